@@ -1,0 +1,183 @@
+//! The one error type of tinyaot-codegen. Every way a model can be refused is a variant here, with
+//! a message that says what was found and what is supported; nothing in the library panics on input.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Everything that can go wrong between a `.tflite` file and generated source.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file is shorter than its own structure says it is, or is not a FlatBuffer at all.
+    Truncated {
+        /// Bytes available.
+        len: usize,
+        /// What could not be read.
+        detail: String,
+    },
+    /// The FlatBuffer does not verify: offsets out of bounds, bad alignment, nesting too deep, …
+    Corrupt {
+        /// What the verifier (or a later consistency check) reported.
+        detail: String,
+    },
+    /// The file identifier at bytes 4..8 is not `TFL3`.
+    WrongIdentifier {
+        /// The four bytes found there.
+        found: [u8; 4],
+    },
+    /// A schema version other than 3.
+    UnsupportedVersion {
+        /// The version in the file.
+        version: u32,
+    },
+    /// An index in the model points past the end of the table it indexes.
+    IndexOutOfRange {
+        /// What holds the index, e.g. "operator 3 input 1" or "subgraph output 0".
+        context: String,
+        /// The index found.
+        index: i64,
+        /// The length of the table it indexes.
+        len: usize,
+    },
+    /// An operator this build cannot compile.
+    UnsupportedOp {
+        /// The operator's name (`SVDF`, `CUSTOM(TFLite_Detection_PostProcess)`).
+        op: String,
+        /// Its index in execution order.
+        index: usize,
+        /// The operators that are supported.
+        supported: Vec<String>,
+    },
+    /// A supported operator used in a way this build cannot compile (a dtype, shape or option).
+    UnsupportedOpUse {
+        /// The operator's name.
+        op: String,
+        /// Its index in execution order.
+        index: usize,
+        /// What is unsupported and what is.
+        reason: String,
+    },
+    /// A tensor element type this build cannot handle.
+    UnsupportedDtype {
+        /// Tensor index.
+        tensor: usize,
+        /// Tensor name.
+        name: String,
+        /// The type as the schema names it.
+        dtype: String,
+    },
+    /// A tensor whose shape is not known until run time (`shape_signature` holds -1).
+    DynamicShape {
+        /// Tensor index.
+        tensor: usize,
+        /// Tensor name.
+        name: String,
+        /// The shape signature found.
+        signature: Vec<i32>,
+    },
+    /// The model has a number of subgraphs this build cannot compile (it handles exactly one).
+    Subgraphs {
+        /// How many the model has.
+        count: usize,
+    },
+    /// A size or offset computation overflowed.
+    Overflow {
+        /// What was being computed.
+        context: String,
+    },
+    /// Reading or writing a file failed.
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The memory plan failed its own check (a bug in the planner, reported instead of emitted).
+    Plan {
+        /// What the checker found.
+        detail: String,
+    },
+    /// A build-configuration problem (missing `OUT_DIR`, a name that is not an identifier, …).
+    Config {
+        /// What is wrong and how to fix it.
+        detail: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Truncated { len, detail } => write!(
+                f,
+                "the model is truncated or not a TFLite FlatBuffer ({len} bytes): {detail}"
+            ),
+            Error::Corrupt { detail } => write!(f, "the model is corrupt: {detail}"),
+            Error::WrongIdentifier { found } => write!(
+                f,
+                "not a TFLite model: file identifier is {:?}, expected \"TFL3\"",
+                String::from_utf8_lossy(found)
+            ),
+            Error::UnsupportedVersion { version } => write!(
+                f,
+                "unsupported TFLite schema version {version} (tinyaot reads version 3)"
+            ),
+            Error::IndexOutOfRange {
+                context,
+                index,
+                len,
+            } => write!(
+                f,
+                "the model is corrupt: {context} is {index}, but there are only {len}"
+            ),
+            Error::UnsupportedOp {
+                op,
+                index,
+                supported,
+            } => write!(
+                f,
+                "unsupported operator {op} (operator #{index}); supported operators: {}",
+                supported.join(", ")
+            ),
+            Error::UnsupportedOpUse { op, index, reason } => {
+                write!(f, "unsupported use of {op} (operator #{index}): {reason}")
+            }
+            Error::UnsupportedDtype {
+                tensor,
+                name,
+                dtype,
+            } => write!(
+                f,
+                "unsupported tensor type {dtype} for tensor #{tensor} {name:?}"
+            ),
+            Error::DynamicShape {
+                tensor,
+                name,
+                signature,
+            } => write!(
+                f,
+                "tensor #{tensor} {name:?} has a dynamic shape {signature:?}; tinyaot needs static \
+                 shapes (convert with a fixed batch size, e.g. keras.Input(..., batch_size=1))"
+            ),
+            Error::Subgraphs { count } => write!(
+                f,
+                "the model has {count} subgraphs; tinyaot compiles models with exactly one"
+            ),
+            Error::Overflow { context } => write!(f, "size overflow: {context}"),
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Plan { detail } => write!(f, "internal error: invalid memory plan: {detail}"),
+            Error::Config { detail } => f.write_str(detail),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,419 @@
+//! The graph IR: what the loader makes of a `.tflite`, and what planning, lowering and emission read.
+//!
+//! The IR borrows constant tensor data from the model bytes (`'m`), so loading a multi-megabyte model
+//! copies no weights. Everything else is owned and already validated: every tensor index an operator
+//! names is in range, every shape is static, and every byte size fits in `usize`.
+
+use std::fmt;
+
+/// Element type of a tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DType {
+    /// 32-bit IEEE float.
+    F32,
+    /// 16-bit IEEE float.
+    F16,
+    /// 64-bit IEEE float.
+    F64,
+    /// Signed 8-bit integer (the quantized type TFLM's int8 kernels use).
+    I8,
+    /// Unsigned 8-bit integer.
+    U8,
+    /// Signed 16-bit integer.
+    I16,
+    /// Unsigned 16-bit integer.
+    U16,
+    /// Signed 32-bit integer (biases, shapes, indices).
+    I32,
+    /// Unsigned 32-bit integer.
+    U32,
+    /// Signed 64-bit integer.
+    I64,
+    /// Unsigned 64-bit integer.
+    U64,
+    /// Boolean, one byte per element.
+    Bool,
+}
+
+impl DType {
+    /// Bytes per element.
+    pub const fn size(self) -> usize {
+        match self {
+            DType::I8 | DType::U8 | DType::Bool => 1,
+            DType::F16 | DType::I16 | DType::U16 => 2,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F64 | DType::I64 | DType::U64 => 8,
+        }
+    }
+
+    /// The name TFLite's schema gives this type (`INT8`, `FLOAT32`, …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            DType::F32 => "FLOAT32",
+            DType::F16 => "FLOAT16",
+            DType::F64 => "FLOAT64",
+            DType::I8 => "INT8",
+            DType::U8 => "UINT8",
+            DType::I16 => "INT16",
+            DType::U16 => "UINT16",
+            DType::I32 => "INT32",
+            DType::U32 => "UINT32",
+            DType::I64 => "INT64",
+            DType::U64 => "UINT64",
+            DType::Bool => "BOOL",
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Affine quantization: `real = scale * (q - zero_point)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quantization {
+    /// One scale per tensor, or one per channel along `axis`.
+    pub scales: Vec<f32>,
+    /// Same length as `scales`.
+    pub zero_points: Vec<i64>,
+    /// The quantized dimension when there is more than one scale.
+    pub axis: usize,
+}
+
+impl Quantization {
+    /// True when there is one scale per channel (more than one scale).
+    pub fn is_per_channel(&self) -> bool {
+        self.scales.len() > 1
+    }
+}
+
+/// One tensor of the graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor<'m> {
+    /// The name the converter gave it (may be empty).
+    pub name: String,
+    /// Static shape, outermost dimension first. A scalar has an empty shape.
+    pub shape: Vec<usize>,
+    /// Element type.
+    pub dtype: DType,
+    /// Quantization parameters, when the tensor has any (scales present).
+    pub quant: Option<Quantization>,
+    /// Constant contents, borrowed from the model bytes; `None` for activations.
+    pub data: Option<&'m [u8]>,
+    /// A variable (state) tensor: it keeps its value between invocations.
+    pub is_variable: bool,
+    /// `shape.product() * dtype.size()`, checked for overflow by the loader.
+    pub bytes: usize,
+}
+
+impl Tensor<'_> {
+    /// Number of elements (product of the shape; 1 for a scalar).
+    pub fn num_elements(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// True for tensors with constant data (they stay in flash, never in the arena).
+    pub fn is_constant(&self) -> bool {
+        self.data.is_some()
+    }
+}
+
+/// A builtin operator code, as numbered by TFLite's `BuiltinOperator` enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpCode(pub i32);
+
+#[allow(missing_docs)]
+impl OpCode {
+    pub const ADD: OpCode = OpCode(0);
+    pub const AVERAGE_POOL_2D: OpCode = OpCode(1);
+    pub const CONCATENATION: OpCode = OpCode(2);
+    pub const CONV_2D: OpCode = OpCode(3);
+    pub const DEPTHWISE_CONV_2D: OpCode = OpCode(4);
+    pub const DEQUANTIZE: OpCode = OpCode(6);
+    pub const FULLY_CONNECTED: OpCode = OpCode(9);
+    pub const LOGISTIC: OpCode = OpCode(14);
+    pub const MAX_POOL_2D: OpCode = OpCode(17);
+    pub const MUL: OpCode = OpCode(18);
+    pub const RELU: OpCode = OpCode(19);
+    pub const RELU_N1_TO_1: OpCode = OpCode(20);
+    pub const RELU6: OpCode = OpCode(21);
+    pub const RESHAPE: OpCode = OpCode(22);
+    pub const SOFTMAX: OpCode = OpCode(25);
+    pub const SVDF: OpCode = OpCode(27);
+    pub const TANH: OpCode = OpCode(28);
+    pub const CUSTOM: OpCode = OpCode(32);
+    pub const PAD: OpCode = OpCode(34);
+    pub const TRANSPOSE: OpCode = OpCode(39);
+    pub const MEAN: OpCode = OpCode(40);
+    pub const SUB: OpCode = OpCode(41);
+    pub const SQUEEZE: OpCode = OpCode(43);
+    pub const UNIDIRECTIONAL_SEQUENCE_LSTM: OpCode = OpCode(44);
+    pub const STRIDED_SLICE: OpCode = OpCode(45);
+    pub const MAXIMUM: OpCode = OpCode(55);
+    pub const MINIMUM: OpCode = OpCode(57);
+    pub const PADV2: OpCode = OpCode(60);
+    pub const EXPAND_DIMS: OpCode = OpCode(70);
+    pub const LEAKY_RELU: OpCode = OpCode(98);
+    pub const QUANTIZE: OpCode = OpCode(114);
+    pub const HARD_SWISH: OpCode = OpCode(117);
+
+    /// The schema's name for this code (`CONV_2D`), or `BUILTIN_<n>` for a code this build does not know.
+    pub fn name(self) -> String {
+        match tinyaot_schema::tflite::BuiltinOperator(self.0).variant_name() {
+            Some(name) => name.to_string(),
+            None => format!("BUILTIN_{}", self.0),
+        }
+    }
+
+    /// Ops whose output is the input's bytes under another shape: the planner lets the output
+    /// share the input's storage.
+    pub fn is_reshape_like(self) -> bool {
+        matches!(self, OpCode::RESHAPE | OpCode::SQUEEZE | OpCode::EXPAND_DIMS)
+    }
+}
+
+/// What an operator is: a builtin code, or a custom op known only by name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// A builtin operator.
+    Builtin(OpCode),
+    /// A custom operator (`CUSTOM` with a `custom_code` string).
+    Custom(String),
+}
+
+impl OpKind {
+    /// The name users see in messages: `CONV_2D`, or `CUSTOM(name)`.
+    pub fn name(&self) -> String {
+        match self {
+            OpKind::Builtin(code) => code.name(),
+            OpKind::Custom(name) => format!("CUSTOM({name})"),
+        }
+    }
+
+    /// The builtin code, if this is a builtin op.
+    pub fn code(&self) -> Option<OpCode> {
+        match self {
+            OpKind::Builtin(code) => Some(*code),
+            OpKind::Custom(_) => None,
+        }
+    }
+}
+
+/// Padding scheme of convolutions and pools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Padding {
+    /// Output size `ceil(in / stride)`, zero-point padding split evenly, extra at the bottom/right.
+    Same,
+    /// No padding: output size `ceil((in - effective_filter + 1) / stride)`.
+    Valid,
+}
+
+/// Activation fused into an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Activation {
+    /// No clamp beyond the type's range.
+    None,
+    /// `max(x, 0)`.
+    Relu,
+    /// `clamp(x, -1, 1)`.
+    ReluN1To1,
+    /// `clamp(x, 0, 6)`.
+    Relu6,
+    /// `tanh(x)` (not supported fused by TFLM's int8 kernels).
+    Tanh,
+    /// Sign bit (not supported by TFLM's kernels).
+    SignBit,
+}
+
+/// CONV_2D options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conv2DOptions {
+    /// Padding scheme.
+    pub padding: Padding,
+    /// Stride along width.
+    pub stride_w: usize,
+    /// Stride along height.
+    pub stride_h: usize,
+    /// Dilation along width (1 = none).
+    pub dilation_w: usize,
+    /// Dilation along height (1 = none).
+    pub dilation_h: usize,
+    /// Fused activation.
+    pub activation: Activation,
+}
+
+/// DEPTHWISE_CONV_2D options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepthwiseConv2DOptions {
+    /// Padding scheme.
+    pub padding: Padding,
+    /// Stride along width.
+    pub stride_w: usize,
+    /// Stride along height.
+    pub stride_h: usize,
+    /// Output channels per input channel. The loader keeps the file's value (0 in some old converters'
+    /// output); lowering derives the effective value from the filter shape.
+    pub depth_multiplier: usize,
+    /// Dilation along width (1 = none).
+    pub dilation_w: usize,
+    /// Dilation along height (1 = none).
+    pub dilation_h: usize,
+    /// Fused activation.
+    pub activation: Activation,
+}
+
+/// FULLY_CONNECTED options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FullyConnectedOptions {
+    /// Fused activation.
+    pub activation: Activation,
+    /// Keep the input's leading dimensions in the output instead of flattening to 2-D.
+    pub keep_num_dims: bool,
+    /// False for the default weights format; true for any shuffled format (unsupported).
+    pub shuffled_weights: bool,
+}
+
+/// AVERAGE_POOL_2D / MAX_POOL_2D options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pool2DOptions {
+    /// Padding scheme.
+    pub padding: Padding,
+    /// Stride along width.
+    pub stride_w: usize,
+    /// Stride along height.
+    pub stride_h: usize,
+    /// Window width.
+    pub filter_w: usize,
+    /// Window height.
+    pub filter_h: usize,
+    /// Fused activation.
+    pub activation: Activation,
+}
+
+/// STRIDED_SLICE options (masks are bit sets over dimensions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StridedSliceOptions {
+    /// Bit i set: ignore `begin[i]`, start at the first element.
+    pub begin_mask: i32,
+    /// Bit i set: ignore `end[i]`, run to the last element.
+    pub end_mask: i32,
+    /// Bit i set: an ellipsis at position i.
+    pub ellipsis_mask: i32,
+    /// Bit i set: insert a new axis of size 1.
+    pub new_axis_mask: i32,
+    /// Bit i set: take a single element and drop the dimension.
+    pub shrink_axis_mask: i32,
+    /// `end` is an offset from `begin` rather than an index.
+    pub offset: bool,
+}
+
+/// SVDF options (the op is loaded so that its graphs can be planned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SvdfOptions {
+    /// Rank of the decomposition.
+    pub rank: usize,
+    /// Fused activation.
+    pub activation: Activation,
+}
+
+/// Typed builtin options of an operator. Ops without options, or whose options this build does not
+/// decode, have `Options::None`.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Options {
+    /// No options (or none that matter).
+    None,
+    /// CONV_2D.
+    Conv2D(Conv2DOptions),
+    /// DEPTHWISE_CONV_2D.
+    DepthwiseConv2D(DepthwiseConv2DOptions),
+    /// FULLY_CONNECTED.
+    FullyConnected(FullyConnectedOptions),
+    /// AVERAGE_POOL_2D, MAX_POOL_2D.
+    Pool2D(Pool2DOptions),
+    /// SOFTMAX: `beta`.
+    Softmax {
+        /// Inverse temperature.
+        beta: f32,
+    },
+    /// ADD, SUB, MUL: the fused activation.
+    Arithmetic {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// CONCATENATION.
+    Concatenation {
+        /// Axis to concatenate along (may be negative, as in the file).
+        axis: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// RESHAPE: the target shape when given as an option rather than as a tensor.
+    Reshape {
+        /// Target shape (may contain one -1).
+        new_shape: Vec<i32>,
+    },
+    /// SQUEEZE: the dimensions to remove (empty: all of size 1).
+    Squeeze {
+        /// Dimensions to remove.
+        squeeze_dims: Vec<i32>,
+    },
+    /// STRIDED_SLICE.
+    StridedSlice(StridedSliceOptions),
+    /// MEAN and the other reducers.
+    Reducer {
+        /// Keep reduced dimensions with size 1.
+        keep_dims: bool,
+    },
+    /// LEAKY_RELU.
+    LeakyRelu {
+        /// Slope for negative inputs.
+        alpha: f32,
+    },
+    /// SVDF.
+    Svdf(SvdfOptions),
+}
+
+/// One operator of the graph, in execution order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operator {
+    /// What the op is.
+    pub kind: OpKind,
+    /// Version of the op's definition in the model's operator table.
+    pub version: i32,
+    /// Decoded builtin options.
+    pub options: Options,
+    /// Input tensor indices; `None` where the model marks an optional input as absent (-1).
+    pub inputs: Vec<Option<usize>>,
+    /// Output tensor indices.
+    pub outputs: Vec<usize>,
+    /// Intermediate tensors (used by LSTM-style ops).
+    pub intermediates: Vec<usize>,
+}
+
+impl Operator {
+    /// The input at `i`, if present.
+    pub fn input(&self, i: usize) -> Option<usize> {
+        self.inputs.get(i).copied().flatten()
+    }
+}
+
+/// A loaded model: one subgraph, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Graph<'m> {
+    /// All tensors; operators refer to them by index.
+    pub tensors: Vec<Tensor<'m>>,
+    /// Operators in execution order.
+    pub operators: Vec<Operator>,
+    /// Graph input tensor indices.
+    pub inputs: Vec<usize>,
+    /// Graph output tensor indices.
+    pub outputs: Vec<usize>,
+    /// The `OfflineMemoryAllocation` metadata, if present: one offset per tensor, -1 for "plan online".
+    pub offline_offsets: Option<Vec<i32>>,
+    /// The model's description string.
+    pub description: String,
+}

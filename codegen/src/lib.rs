@@ -1,0 +1,12 @@
+//! tinyaot-codegen: compiles a TensorFlow Lite model ahead of time into static inference code.
+//!
+//! Data flows one way: [`load`] (bytes to a verified graph [`ir`]) → [`plan`] (arena offsets) →
+//! `lower` (what TFLM computes in Prepare) → `emit` (Rust or C source).
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod ir;
+pub mod load;
+pub mod plan;
+
+pub use error::{Error, Result};

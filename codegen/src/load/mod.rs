@@ -1,0 +1,1 @@
+//! Loading: bytes → verified FlatBuffer → [`Graph`](crate::ir::Graph).

@@ -1,0 +1,1 @@
+//! The kernels, one module per operator family. See the crate documentation for the calling convention.
