@@ -171,7 +171,10 @@ impl OpCode {
     /// Ops whose output is the input's bytes under another shape: the planner lets the output
     /// share the input's storage.
     pub fn is_reshape_like(self) -> bool {
-        matches!(self, OpCode::RESHAPE | OpCode::SQUEEZE | OpCode::EXPAND_DIMS)
+        matches!(
+            self,
+            OpCode::RESHAPE | OpCode::SQUEEZE | OpCode::EXPAND_DIMS
+        )
     }
 }
 

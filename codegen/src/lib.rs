@@ -4,9 +4,15 @@
 //! `lower` (what TFLM computes in Prepare) → `emit` (Rust or C source).
 #![deny(missing_docs)]
 
+pub mod cli;
+pub mod config;
+pub mod emit;
 pub mod error;
 pub mod ir;
 pub mod load;
+pub mod lower;
 pub mod plan;
 
+pub use config::{rust_source, Config};
+pub use emit::rust::RustOptions;
 pub use error::{Error, Result};

@@ -1,10 +1,6 @@
-//! The `tinyaot` command line.
+//! The `tinyaot` command line; see `tinyaot help`.
 
 fn main() {
-    std::process::exit(tinyaot_codegen_cli());
-}
-
-fn tinyaot_codegen_cli() -> i32 {
-    eprintln!("error: not yet implemented");
-    2
+    let args = std::env::args().skip(1).collect();
+    std::process::exit(tinyaot_codegen::cli::main(args));
 }

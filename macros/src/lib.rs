@@ -1,8 +1,130 @@
 //! `include_model!`: compiles a TensorFlow Lite model into Rust at build time.
-use proc_macro::TokenStream;
+//!
+//! A thin shell over `tinyaot-codegen`: parse the arguments, resolve the path against the crate's
+//! `CARGO_MANIFEST_DIR`, generate exactly what `tinyaot_codegen::Config` writes from a build script,
+//! and report every problem as a `compile_error!` pointing at the argument at fault. Use it through
+//! the runtime crate: `tinyaot::include_model!("models/net.tflite");`.
+#![deny(missing_docs)]
 
-/// Placeholder.
+use std::path::{Path, PathBuf};
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::quote;
+use syn::parse::{Parse, ParseStream};
+use syn::{Ident, LitStr, Token};
+
+/// Compiles a `.tflite` model into a `pub struct` implementing `tinyaot::Model`.
+///
+/// ```ignore
+/// tinyaot::include_model!("models/person_detect.tflite");               // struct PersonDetect
+/// tinyaot::include_model!("models/person_detect.tflite", name = Sensor); // struct Sensor
+/// ```
+///
+/// The path is relative to the including crate's `Cargo.toml` directory. Cargo rebuilds the crate
+/// when the model file changes.
 #[proc_macro]
-pub fn include_model(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn include_model(input: TokenStream) -> TokenStream {
+    let args = syn::parse_macro_input!(input as Args);
+    match expand(&args) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// `"path"` followed by optional `, name = Ident`.
+struct Args {
+    path: LitStr,
+    name: Option<Ident>,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let path: LitStr = input.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected the model's path as a string literal, e.g. \
+                 include_model!(\"models/net.tflite\")",
+            )
+        })?;
+        let mut name = None;
+        while input.parse::<Token![,]>().is_ok() {
+            if input.is_empty() {
+                break;
+            }
+            let key: Ident = input.parse()?;
+            if key != "name" {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("unknown option `{key}`; the only option is `name = StructName`"),
+                ));
+            }
+            input.parse::<Token![=]>()?;
+            let value: Ident = input.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "`name` must be a Rust identifier, e.g. `name = Sensor`",
+                )
+            })?;
+            if name.replace(value).is_some() {
+                return Err(syn::Error::new(key.span(), "`name` is given twice"));
+            }
+        }
+        if !input.is_empty() {
+            return Err(input.error("unexpected tokens; expected `, name = StructName`"));
+        }
+        Ok(Args { path, name })
+    }
+}
+
+fn expand(args: &Args) -> syn::Result<TokenStream2> {
+    let span = args.path.span();
+    let path = resolve(&args.path.value(), span)?;
+    let bytes = std::fs::read(&path).map_err(|e| {
+        syn::Error::new(
+            span,
+            format!(
+                "cannot read model {}: {e} (the path is relative to the crate's Cargo.toml \
+                 directory)",
+                path.display()
+            ),
+        )
+    })?;
+    let stem = tinyaot_codegen::config::file_stem(&path)
+        .map_err(|e| syn::Error::new(span, e.to_string()))?;
+    let mut config = tinyaot_codegen::Config::new();
+    if let Some(name) = &args.name {
+        config.name(name.to_string());
+    }
+    let source = config
+        .generate(&bytes, &stem)
+        .map_err(|e| syn::Error::new(span, format!("cannot compile {}: {e}", path.display())))?;
+    let code: TokenStream2 = source
+        .parse()
+        .map_err(|e| syn::Error::new(span, format!("internal error: generated code: {e}")))?;
+    let tracked = path.to_string_lossy().into_owned();
+    Ok(quote! {
+        // Makes Cargo rebuild the crate when the model changes (the bytes themselves are unused).
+        const _: &[u8] = include_bytes!(#tracked);
+        #code
+    })
+}
+
+/// Resolves `path` against `CARGO_MANIFEST_DIR`; absolute paths are refused so that a crate builds
+/// the same wherever it is checked out.
+fn resolve(path: &str, span: Span) -> syn::Result<PathBuf> {
+    if Path::new(path).is_absolute() {
+        return Err(syn::Error::new(
+            span,
+            "the model path must be relative to the crate's Cargo.toml directory, not absolute, \
+             so that the crate builds wherever it is checked out",
+        ));
+    }
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").ok_or_else(|| {
+        syn::Error::new(
+            span,
+            "CARGO_MANIFEST_DIR is not set; include_model! must be expanded by Cargo",
+        )
+    })?;
+    Ok(PathBuf::from(root).join(path))
 }

@@ -57,3 +57,27 @@ impl<const N: usize> Default for Arena<N> {
         Self::new()
     }
 }
+
+/// Where a kernel input lives: in the arena at a byte offset, or constant in flash. Kernels whose
+/// inputs may be constants (element-wise binary ops, concatenation) take their inputs as `Src`.
+#[derive(Clone, Copy, Debug)]
+pub enum Src<'a> {
+    /// At this byte offset of the arena.
+    Arena(usize),
+    /// Constant bytes (little-endian elements), typically a `static` in flash.
+    Flash(&'a [u8]),
+}
+
+impl<'a> Src<'a> {
+    /// The bytes of this input: `len` bytes of `arena` at the offset, or the constant bytes.
+    #[inline]
+    pub fn bytes<'b>(&self, arena: &'b [u8], len: usize) -> &'b [u8]
+    where
+        'a: 'b,
+    {
+        match *self {
+            Src::Arena(offset) => &arena[offset..offset + len],
+            Src::Flash(bytes) => &bytes[..len],
+        }
+    }
+}

@@ -1,11 +1,41 @@
-//! PLACEHOLDER until the generated schema lands.
-#[allow(missing_docs)]
-pub mod tflite {
-    #[derive(Clone, Copy)]
-    pub struct BuiltinOperator(pub i32);
-    impl BuiltinOperator {
-        pub fn variant_name(self) -> Option<&'static str> {
-            None
-        }
-    }
-}
+//! tinyaot-schema: the TensorFlow Lite FlatBuffers schema as Rust.
+//!
+//! [`tflite`] is the code `flatc` 25.12.19 generates from this crate's `tflite.fbs` (checked in as
+//! `src/tflite_generated.rs`, never edited by hand). Regenerate it with `schema/regen.sh`; CI runs
+//! `schema/regen.sh --check`, and this crate's tests fail when `tflite.fbs` changed without a
+//! regeneration (they compare the schema's SHA-256 with the one `regen.sh` recorded).
+//!
+//! Reading a model: [`tflite::root_as_model_with_opts`] verifies the buffer with explicit bounds
+//! and returns the root [`tflite::Model`] table; every accessor after that is bounds-safe.
+#![deny(missing_docs)]
+
+// The generated code is not documented and trips many lints; it is kept byte-for-byte as flatc
+// wrote it so that `regen.sh --check` stays a plain diff, hence the allows here rather than edits.
+#[allow(
+    unknown_lints,
+    missing_docs,
+    unused_imports,
+    dead_code,
+    deprecated,
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    unsafe_op_in_unsafe_fn,
+    mismatched_lifetime_syntaxes,
+    clippy::all,
+    clippy::pedantic
+)]
+#[rustfmt::skip]
+mod tflite_generated;
+
+/// The `tflite` namespace of the schema: `Model`, `SubGraph`, `Tensor`, `Operator`, the
+/// `BuiltinOperator` and `TensorType` enums, every options table, and the root accessors
+/// (`root_as_model_with_opts`, `MODEL_IDENTIFIER`, …).
+pub use tflite_generated::tflite;
+
+/// SHA-256 (lowercase hex) of the `tflite.fbs` that `src/tflite_generated.rs` was generated from,
+/// as recorded by `schema/regen.sh`.
+pub const SCHEMA_SHA256: &str = include_str!("tflite.fbs.sha256");
+
+/// The schema source itself, for tools that want to show or hash it.
+pub const SCHEMA_FBS: &str = include_str!("../tflite.fbs");

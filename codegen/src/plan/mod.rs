@@ -1,1 +1,264 @@
 //! Memory planning: lifetimes, offsets at the liveness lower bound, and an independent checker.
+//!
+//! The planner works in four stages, each its own module:
+//!
+//! 1. Lifetimes (`lifetime`): the step range each tensor is live, exactly as TFLM defines it:
+//!    graph inputs are created at step 0, operator *i* runs at step *i + 1* (creating its outputs
+//!    and intermediates, using its inputs), graph outputs live to the last step (the number of
+//!    operators), both ends inclusive.
+//! 2. Aliases (`alias`): explicit decisions that two tensors share storage (today: the output of a
+//!    reshape-like op and its input). They are data in the plan, [`MemoryPlan::aliases`], which the
+//!    checker verifies against the graph rather than trusts.
+//! 3. Offsets (`greedy`, `search`): the tensors of one alias group form one [`Buffer`];
+//!    [`plan_buffers`] places buffers so that the arena meets the liveness [`lower_bound`] whenever
+//!    it can.
+//! 4. The check (`check`): [`check_plan`] recomputes lifetimes from the graph with its own code
+//!    and proves that no two tensors alive at a common step share a byte unless a verified alias
+//!    allows it. [`plan_graph`] runs it on every plan it returns.
+//!
+//! Variable tensors live in a separate persistent "state" region; constant tensors stay in flash.
+
+mod alias;
+mod buffer;
+mod check;
+mod greedy;
+mod lifetime;
+pub mod report;
+mod search;
+
+use crate::ir::Graph;
+use crate::{Error, Result};
+
+pub use buffer::{lower_bound, plan_buffers, Buffer};
+pub use check::{check_buffers, check_plan};
+use lifetime::Steps;
+
+/// Alignment, in bytes, of every offset and of every size the planner reserves.
+pub const ALIGN: usize = 16;
+
+/// `bytes` rounded up to a multiple of [`ALIGN`], or `None` on overflow.
+pub fn align_up(bytes: usize) -> Option<usize> {
+    Some(bytes.checked_add(ALIGN - 1)? / ALIGN * ALIGN)
+}
+
+/// Where a tensor's bytes live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Region {
+    /// The activation arena, shared over time by tensors whose lifetimes do not overlap.
+    Arena,
+    /// The persistent state region of variable tensors: each keeps its own bytes forever.
+    State,
+    /// Constant data, read in place from the model (flash); it takes no RAM.
+    Flash,
+    /// A non-constant tensor that no operator touches and that is neither a graph input nor a
+    /// graph output: it needs no storage at all.
+    Unused,
+}
+
+impl Region {
+    /// Lower-case name used in reports (`arena`, `state`, `flash`, `unused`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Region::Arena => "arena",
+            Region::State => "state",
+            Region::Flash => "flash",
+            Region::Unused => "unused",
+        }
+    }
+}
+
+/// Why one tensor may share another's storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AliasKind {
+    /// The tensor is the output of a reshape-like op (RESHAPE, SQUEEZE, EXPAND_DIMS) whose data
+    /// input is `of`, with the same byte size: same bytes, another shape, same offset.
+    Reshape,
+}
+
+/// One storage-sharing decision: `tensor` occupies the same bytes as `of`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Alias {
+    /// The tensor that reuses storage (the op's output).
+    pub tensor: usize,
+    /// The tensor whose storage it reuses (the op's input).
+    pub of: usize,
+    /// The operator (index in execution order) that justifies the decision.
+    pub op: usize,
+    /// What kind of sharing it is; the checker verifies each kind by its own rule.
+    pub kind: AliasKind,
+}
+
+/// Where one tensor lives and when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorPlacement {
+    /// Tensor index in the graph (equal to this placement's position in [`MemoryPlan::tensors`]).
+    pub index: usize,
+    /// The tensor's size in bytes (not rounded up).
+    pub bytes: usize,
+    /// Byte offset within `region` (multiple of [`ALIGN`]); 0 for [`Region::Flash`] and
+    /// [`Region::Unused`].
+    pub offset: usize,
+    /// Which storage region holds it.
+    pub region: Region,
+    /// First step the tensor is live (0: before the first operator; operator *i* runs at step
+    /// *i + 1*). State tensors: 0. Flash tensors: the first step that reads them. Unused: 0.
+    pub first_step: usize,
+    /// Last step the tensor is live, inclusive. Graph outputs and state tensors: the number of
+    /// operators. Flash tensors: the last step that reads them. Unused: 0.
+    pub last_step: usize,
+    /// For a tensor that shares another's storage: the tensor that owns it (the root of its alias
+    /// group, itself `alias_of: None`). The individual decisions are in [`MemoryPlan::aliases`].
+    pub alias_of: Option<usize>,
+}
+
+/// The memory plan of a graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryPlan {
+    /// Size of the activation arena in bytes (a multiple of [`ALIGN`]).
+    pub arena_bytes: usize,
+    /// The liveness lower bound: the largest sum, over any single step, of the [`ALIGN`]-rounded
+    /// sizes of the arena buffers live at that step. No plan without further aliasing can be smaller.
+    pub lower_bound_bytes: usize,
+    /// Size of the persistent state region (variable tensors), in bytes.
+    pub state_bytes: usize,
+    /// Number of steps: operators + 1 (step 0 is before the first operator).
+    pub num_steps: usize,
+    /// One placement per graph tensor, in tensor index order.
+    pub tensors: Vec<TensorPlacement>,
+    /// Every storage-sharing decision the plan relies on.
+    pub aliases: Vec<Alias>,
+}
+
+impl MemoryPlan {
+    /// The placement of tensor `index`, if the graph has such a tensor.
+    pub fn placement(&self, index: usize) -> Option<&TensorPlacement> {
+        self.tensors.get(index)
+    }
+
+    /// Byte offset of tensor `index` within its region, for tensors in the arena or the state
+    /// region; `None` for flash and unused tensors and for indices out of range.
+    pub fn offset_of(&self, index: usize) -> Option<usize> {
+        let p = self.tensors.get(index)?;
+        matches!(p.region, Region::Arena | Region::State).then_some(p.offset)
+    }
+
+    /// The region holding tensor `index`, if the graph has such a tensor.
+    pub fn region_of(&self, index: usize) -> Option<Region> {
+        self.tensors.get(index).map(|p| p.region)
+    }
+
+    /// How many bytes the arena is above the lower bound.
+    pub fn excess_bytes(&self) -> usize {
+        self.arena_bytes.saturating_sub(self.lower_bound_bytes)
+    }
+}
+
+/// Plans the memory of `graph`: regions, lifetimes, aliases and offsets, then verifies the result
+/// with [`check_plan`].
+///
+/// Deterministic: the same graph always gets the same plan.
+///
+/// # Errors
+///
+/// [`Error::Corrupt`] when an operator reads a non-constant tensor that nothing has produced yet,
+/// [`Error::Overflow`] when sizes do not fit in `usize`, and [`Error::Plan`] if the result fails its
+/// own check (a planner bug, reported instead of returned).
+pub fn plan_graph(graph: &Graph) -> Result<MemoryPlan> {
+    let steps = lifetime::lifetimes(graph)?;
+    let regions = lifetime::regions(graph, &steps);
+    let aliases = alias::reshape_aliases(graph, &regions);
+    let roots = alias::roots(graph.tensors.len(), &aliases);
+
+    // One buffer per alias group of arena tensors that take space, indexed by the group's root.
+    let mut buffer_of_root = vec![None; graph.tensors.len()];
+    let mut buffers: Vec<Buffer> = Vec::new();
+    for (t, tensor) in graph.tensors.iter().enumerate() {
+        let Some(s) = steps[t] else { continue };
+        if regions[t] != Region::Arena || tensor.bytes == 0 {
+            continue;
+        }
+        let bytes = align_up(tensor.bytes).ok_or_else(|| overflow(t))?;
+        match buffer_of_root[roots[t]] {
+            Some(b) => {
+                let buf: &mut Buffer = &mut buffers[b];
+                buf.bytes = buf.bytes.max(bytes);
+                buf.first = buf.first.min(s.first);
+                buf.last = buf.last.max(s.last);
+            }
+            None => {
+                buffer_of_root[roots[t]] = Some(buffers.len());
+                buffers.push(Buffer {
+                    bytes,
+                    first: s.first,
+                    last: s.last,
+                });
+            }
+        }
+    }
+    // Every sum the planner forms is at most the sum of all buffer sizes: check it once here so that
+    // the unit arithmetic below cannot overflow.
+    buffers
+        .iter()
+        .try_fold(0usize, |acc, b| acc.checked_add(b.bytes))
+        .ok_or_else(|| Error::Overflow {
+            context: "total size of the activation tensors".to_string(),
+        })?;
+
+    let offsets = plan_buffers(&buffers);
+    let arena_bytes = buffers
+        .iter()
+        .zip(&offsets)
+        .map(|(b, o)| o + b.bytes)
+        .max()
+        .unwrap_or(0);
+
+    let num_steps = graph.operators.len() + 1;
+    let mut state_bytes = 0usize;
+    let mut tensors = Vec::with_capacity(graph.tensors.len());
+    for (t, tensor) in graph.tensors.iter().enumerate() {
+        let s = steps[t].unwrap_or(Steps { first: 0, last: 0 });
+        let (offset, first, last) = match regions[t] {
+            Region::Arena => {
+                let offset = buffer_of_root[roots[t]].map_or(0, |b| offsets[b]);
+                (offset, s.first, s.last)
+            }
+            Region::State => {
+                let offset = state_bytes;
+                state_bytes = align_up(tensor.bytes)
+                    .and_then(|b| state_bytes.checked_add(b))
+                    .ok_or_else(|| overflow(t))?;
+                (offset, 0, num_steps - 1)
+            }
+            Region::Flash => (0, s.first, s.last),
+            Region::Unused => (0, 0, 0),
+        };
+        tensors.push(TensorPlacement {
+            index: t,
+            bytes: tensor.bytes,
+            offset,
+            region: regions[t],
+            first_step: first,
+            last_step: last,
+            alias_of: (roots[t] != t).then_some(roots[t]),
+        });
+    }
+
+    let plan = MemoryPlan {
+        arena_bytes,
+        lower_bound_bytes: lower_bound(&buffers),
+        state_bytes,
+        num_steps,
+        tensors,
+        aliases,
+    };
+    check_plan(graph, &plan)?;
+    Ok(plan)
+}
+
+fn overflow(tensor: usize) -> Error {
+    Error::Overflow {
+        context: format!("memory plan: aligned size of tensor #{tensor}"),
+    }
+}

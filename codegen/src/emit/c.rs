@@ -1,0 +1,500 @@
+//! The C backend: the plan and the lowered calls rendered through the tera templates of
+//! `templates/c/` (embedded, so the `tinyaot` binary needs no files beside it) into self-contained
+//! C99: `<prefix>.h` (the API), `<prefix>.c` (arena, weights, parameters, `invoke`),
+//! `<prefix>_kernels.h` (internal: fixed-point math, parameter structs, kernel prototypes) and one
+//! `<prefix>_<module>.c` per kernel module the model uses, holding only the functions it calls.
+//!
+//! Every name the generated code defines starts with the prefix, so several models link into one
+//! program. The code needs `<stdint.h>` and `<stddef.h>` only: no malloc, no stdio, no libm (the float
+//! transcendentals are computed as the Rust runtime computes them).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use tera::{Context, Map, Tera, Value};
+
+use super::c_data::{self, comment, f32_literal, shape_text};
+use super::c_decl::{tensor_view, Decls, Naming};
+use super::{io_tensors, Layout, Region};
+use crate::error::{Error, Result};
+use crate::ir::{DType, Graph};
+use crate::lower::{Call, CallKind, KernelCall, Operand};
+
+pub use super::c_data::default_prefix;
+
+/// What the C backend needs besides the model.
+#[derive(Clone, Debug)]
+pub struct COptions {
+    /// Prefix of every generated file and C name (`net` → `net.h`, `net_invoke`, `NET_ARENA_BYTES`).
+    pub prefix: String,
+    /// The model's file name, for the header comments.
+    pub source_name: String,
+}
+
+/// A generated file: its name (no directory) and contents.
+pub type CFile = (String, String);
+
+macro_rules! module {
+    ($name:literal) => {
+        (
+            $name,
+            include_str!(concat!("../../../templates/c/kernels/", $name, ".h.tera")),
+            include_str!(concat!("../../../templates/c/kernels/", $name, ".c.tera")),
+        )
+    };
+}
+
+/// The kernel modules the C backend has: name, header template, source template. The module names
+/// are the Rust runtime's (`tinyaot::kernels::<module>`), which the lowering names in each call.
+const MODULES: &[(&str, &str, &str)] = &[
+    module!("activations"),
+    module!("concat"),
+    module!("conv"),
+    module!("copy"),
+    module!("depthwise"),
+    module!("elementwise"),
+    module!("fully_connected"),
+    module!("logistic_tanh"),
+    module!("mean"),
+    module!("pad"),
+    module!("pool"),
+    module!("quantize"),
+    module!("softmax"),
+    module!("strided_slice"),
+    module!("transpose"),
+];
+
+const PUBLIC_HEADER: &str = include_str!("../../../templates/c/model.h.tera");
+const MODEL_SOURCE: &str = include_str!("../../../templates/c/model.c.tera");
+const KERNELS_HEADER: &str = include_str!("../../../templates/c/kernels.h.tera");
+
+/// Renders the model as C source files, the public header first and the model source second.
+pub fn generate(
+    graph: &Graph,
+    layout: &Layout,
+    calls: &[Call],
+    options: &COptions,
+) -> Result<Vec<CFile>> {
+    c_data::check_prefix(&options.prefix)?;
+    let prefix = options.prefix.as_str();
+    let mut tera = templates()?;
+
+    // Which kernel functions the model calls, per module.
+    let mut used: BTreeMap<&'static str, BTreeSet<&'static str>> = BTreeMap::new();
+    for call in calls {
+        match &call.kind {
+            CallKind::Kernel(k) => {
+                used.entry(k.module).or_default().insert(k.function);
+            }
+            CallKind::Alias { input, output } => {
+                if layout.arena_offset(*input)? != layout.arena_offset(*output)? {
+                    used.entry("copy").or_default().insert("copy");
+                }
+            }
+        }
+    }
+
+    // The kernel header: prelude, then each used module's declarations.
+    let mut module_headers = String::new();
+    let mut decls = Decls::default();
+    for (&module, functions) in &used {
+        if !MODULES.iter().any(|(m, _, _)| *m == module) {
+            let op = calls
+                .iter()
+                .find(|c| matches!(&c.kind, CallKind::Kernel(k) if k.module == module));
+            let function = functions.iter().next().copied().unwrap_or("?");
+            return Err(no_kernel(graph, op.map_or(0, |c| c.op), module, function));
+        }
+        let ctx = module_context(prefix, functions);
+        let header = render(&mut tera, &format!("{module}.h"), &ctx)?;
+        for function in functions {
+            let proto = format!("{prefix}_{module}_{function}(");
+            if !header.contains(&proto) {
+                let op = calls.iter().find(|c| match &c.kind {
+                    CallKind::Kernel(k) => k.module == module && k.function == *function,
+                    CallKind::Alias { .. } => false,
+                });
+                return Err(no_kernel(graph, op.map_or(0, |c| c.op), module, function));
+            }
+        }
+        decls.parse(&header)?;
+        module_headers.push_str(&header);
+    }
+
+    let emitter = Emitter {
+        graph,
+        layout,
+        prefix,
+        decls,
+    };
+    let mut constants = BTreeSet::new();
+    let mut params = String::new();
+    let mut steps = Vec::new();
+    for call in calls {
+        steps.push(emitter.step(call, &mut params, &mut constants)?);
+    }
+    let (inputs, outputs) = emitter.io(&mut constants)?;
+
+    let weights = super::constant_bytes(graph, &constants.iter().copied().collect::<Vec<_>>());
+    let mut files: Vec<CFile> = Vec::new();
+    let kernel_files: Vec<String> = used.keys().map(|m| format!("{prefix}_{m}.c")).collect();
+
+    let mut ctx = base_context(prefix, options, graph, layout, weights);
+    ctx.insert("inputs", &inputs);
+    ctx.insert("outputs", &outputs);
+    ctx.insert("io_all", &inputs.iter().chain(&outputs).collect::<Vec<_>>());
+    ctx.insert("kernel_files", &kernel_files);
+    let mut consts = Vec::new();
+    for &t in &constants {
+        let tensor = &graph.tensors[t];
+        let data = tensor.data.unwrap_or(&[]);
+        consts.push(object(vec![
+            ("name", format!("{prefix}_t{t}").into()),
+            (
+                "comment",
+                format!(
+                    "tensor {t} {}: {} {}, {} bytes",
+                    comment(&format!("{:?}", tensor.name)),
+                    tensor.dtype,
+                    shape_text(&tensor.shape),
+                    data.len()
+                )
+                .into(),
+            ),
+            ("words", c_data::words_for(data.len()).into()),
+            ("data", c_data::words(data).into()),
+        ]));
+    }
+    ctx.insert("constants", &consts);
+    ctx.insert("params", &params);
+    ctx.insert("steps", &steps);
+    ctx.insert("module_headers", &module_headers);
+
+    files.push((format!("{prefix}.h"), render(&mut tera, "model.h", &ctx)?));
+    files.push((format!("{prefix}.c"), render(&mut tera, "model.c", &ctx)?));
+    files.push((
+        format!("{prefix}_kernels.h"),
+        render(&mut tera, "kernels.h", &ctx)?,
+    ));
+    for (&module, functions) in &used {
+        let mut mctx = module_context(prefix, functions);
+        mctx.extend(base_context(prefix, options, graph, layout, weights));
+        let source = render(&mut tera, &format!("{module}.c"), &mctx)?;
+        files.push((format!("{prefix}_{module}.c"), source));
+    }
+    Ok(files)
+}
+
+/// Every file name [`generate`] can produce for `prefix`, whatever the model.
+pub fn file_names(prefix: &str) -> Vec<String> {
+    let mut names = vec![
+        format!("{prefix}.h"),
+        format!("{prefix}.c"),
+        format!("{prefix}_kernels.h"),
+    ];
+    names.extend(MODULES.iter().map(|(m, _, _)| format!("{prefix}_{m}.c")));
+    names
+}
+
+/// The embedded templates, parsed.
+fn templates() -> Result<Tera> {
+    let mut tera = Tera::default();
+    // Generated C is not HTML: never escape.
+    tera.autoescape_on(vec![]);
+    let mut all: Vec<(String, &str)> = vec![
+        ("model.h".to_string(), PUBLIC_HEADER),
+        ("model.c".to_string(), MODEL_SOURCE),
+        ("kernels.h".to_string(), KERNELS_HEADER),
+    ];
+    for (name, header, source) in MODULES {
+        all.push((format!("{name}.h"), header));
+        all.push((format!("{name}.c"), source));
+    }
+    tera.add_raw_templates(all).map_err(template_error)?;
+    Ok(tera)
+}
+
+fn render(tera: &mut Tera, name: &str, ctx: &Context) -> Result<String> {
+    tera.render(name, ctx).map_err(template_error)
+}
+
+fn template_error(e: tera::Error) -> Error {
+    // tera's Display names only the outermost error; the cause says what actually went wrong.
+    let mut detail = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        let _ = write!(detail, ": {s}");
+        source = s.source();
+    }
+    Error::Config {
+        detail: format!("internal error in a C template: {detail}"),
+    }
+}
+
+fn no_kernel(graph: &Graph, op: usize, module: &str, function: &str) -> Error {
+    Error::UnsupportedOpUse {
+        op: graph
+            .operators
+            .get(op)
+            .map_or_else(|| "?".to_string(), |o| o.kind.name()),
+        index: op,
+        reason: format!(
+            "the C backend has no kernel {module}::{function} yet (the Rust backend has it)"
+        ),
+    }
+}
+
+fn module_context(prefix: &str, functions: &BTreeSet<&str>) -> Context {
+    let mut ctx = Context::new();
+    ctx.insert("p", prefix);
+    ctx.insert("P", &prefix.to_ascii_uppercase());
+    ctx.insert("used", &functions.iter().collect::<Vec<_>>());
+    ctx
+}
+
+fn base_context(
+    prefix: &str,
+    options: &COptions,
+    graph: &Graph,
+    layout: &Layout,
+    weights: usize,
+) -> Context {
+    let mut ctx = Context::new();
+    ctx.insert("p", prefix);
+    ctx.insert("P", &prefix.to_ascii_uppercase());
+    ctx.insert("version", env!("CARGO_PKG_VERSION"));
+    ctx.insert("source", &comment(&options.source_name));
+    ctx.insert("operators", &graph.operators.len());
+    ctx.insert("arena_bytes", &layout.arena_bytes);
+    ctx.insert("state_bytes", &layout.state_bytes);
+    ctx.insert("weights_bytes", &weights);
+    ctx.insert("num_inputs", &graph.inputs.len());
+    ctx.insert("num_outputs", &graph.outputs.len());
+    ctx
+}
+
+/// A JSON object for a template, from `(key, value)` pairs.
+fn object(items: Vec<(&str, Value)>) -> Value {
+    let mut map = Map::new();
+    for (k, v) in items {
+        map.insert(k.to_string(), v);
+    }
+    Value::Object(map)
+}
+
+/// One step of `invoke`: a comment and a statement (empty when the step costs nothing).
+fn step_value(comment: String, code: String) -> Value {
+    object(vec![("comment", comment.into()), ("code", code.into())])
+}
+
+struct Emitter<'g, 'm> {
+    graph: &'g Graph<'m>,
+    layout: &'g Layout,
+    prefix: &'g str,
+    decls: Decls,
+}
+
+impl Emitter<'_, '_> {
+    fn arena(&self, offset: usize) -> String {
+        format!("{}_arena.bytes + {offset}", self.prefix)
+    }
+
+    fn constant(&self, t: usize, member: &str, constants: &mut BTreeSet<usize>) -> String {
+        constants.insert(t);
+        format!("{}_t{t}.{member}", self.prefix)
+    }
+
+    fn step(
+        &self,
+        call: &Call,
+        params: &mut String,
+        constants: &mut BTreeSet<usize>,
+    ) -> Result<Value> {
+        let op = &self.graph.operators[call.op];
+        let name = op.kind.name();
+        let p = self.prefix;
+        match &call.kind {
+            CallKind::Alias { input, output } => {
+                let from = self.layout.arena_offset(*input)?;
+                let to = self.layout.arena_offset(*output)?;
+                let bytes = self.graph.tensors[*output].bytes;
+                Ok(if from == to {
+                    step_value(
+                        format!(
+                            "operator {}: {name} (its output aliases its input)",
+                            call.op
+                        ),
+                        String::new(),
+                    )
+                } else {
+                    step_value(
+                        format!("operator {}: {name} (a copy)", call.op),
+                        format!(
+                            "{p}_copy_copy({}, {}, {bytes}u);",
+                            self.arena(from),
+                            self.arena(to)
+                        ),
+                    )
+                })
+            }
+            CallKind::Kernel(kernel) => {
+                let code = self.kernel_step(call.op, kernel, params, constants)?;
+                Ok(step_value(format!("operator {}: {name}", call.op), code))
+            }
+        }
+    }
+
+    fn kernel_step(
+        &self,
+        op: usize,
+        kernel: &KernelCall,
+        params: &mut String,
+        constants: &mut BTreeSet<usize>,
+    ) -> Result<String> {
+        let p = self.prefix;
+        let mut args = Vec::new();
+        for operand in &kernel.operands {
+            args.push(match *operand {
+                Operand::Offset(t) => self.arena(self.layout.arena_offset(t)?),
+                Operand::Src(t) if self.graph.tensors[t].is_constant() => {
+                    self.constant(t, "u8", constants)
+                }
+                Operand::Src(t) => self.arena(self.layout.arena_offset(t)?),
+            });
+        }
+        if let Some(ps) = &kernel.params {
+            let c_type = format!("{p}_{}_{}", kernel.module, ps.type_name);
+            let decl = self.decls.get(&c_type).ok_or_else(|| Error::Config {
+                detail: format!(
+                    "internal error: the C kernel header {}.h declares no struct {c_type}",
+                    kernel.module
+                ),
+            })?;
+            let used = std::cell::RefCell::new(BTreeSet::new());
+            // The declaration check has already matched the field's element type to the dtype.
+            let tensor = |t: usize| -> String {
+                used.borrow_mut().insert(t);
+                let (_, member) = tensor_view(self.graph.tensors[t].dtype);
+                format!("{p}_t{t}.{member}")
+            };
+            let name = format!("{p}_p{op}");
+            let naming = Naming {
+                array_prefix: name.clone(),
+                tensor: &tensor,
+            };
+            let init = decl.initializer(&c_type, ps, self.graph, &naming)?;
+            constants.extend(used.into_inner());
+            let _ = writeln!(
+                params,
+                "/* operator {op}: {} */\n{}static const {c_type} {name} = {};\n",
+                self.graph.operators[op].kind.name(),
+                init.arrays,
+                init.body
+            );
+            args.push(format!("&{name}"));
+        }
+        Ok(format!(
+            "{p}_{}_{}({});",
+            kernel.module,
+            kernel.function,
+            args.join(", ")
+        ))
+    }
+
+    /// The graph inputs and outputs, with the C expressions of their bytes.
+    fn io(&self, constants: &mut BTreeSet<usize>) -> Result<(Vec<Value>, Vec<Value>)> {
+        let (inputs, outputs) = io_tensors(self.graph);
+        let mut lists = (Vec::new(), Vec::new());
+        for (is_input, list) in [(true, &inputs), (false, &outputs)] {
+            for io in list.iter() {
+                let tensor = io.tensor;
+                let expr = if tensor.is_constant() && !is_input {
+                    self.constant(io.index, "u8", constants)
+                } else {
+                    match self.layout.regions.get(io.index).copied().flatten() {
+                        Some(Region::Arena(offset)) => self.arena(offset),
+                        _ => self.arena(self.layout.arena_offset(io.index)?),
+                    }
+                };
+                // Only a finite per-tensor scale makes a usable macro (the header must compile
+                // without the kernel header's float constants).
+                let (scale, zero_point) = match &tensor.quant {
+                    Some(q) if q.scales.len() == 1 && q.scales[0].is_finite() => (
+                        Some(f32_literal(q.scales[0])),
+                        q.zero_points.first().copied(),
+                    ),
+                    _ => (None, None),
+                };
+                let kind = if is_input { "input" } else { "output" };
+                let position = if is_input {
+                    lists.0.len()
+                } else {
+                    lists.1.len()
+                };
+                let item = object(vec![
+                    ("kind", kind.into()),
+                    ("index", position.into()),
+                    (
+                        "comment",
+                        format!(
+                            "tensor {} {}: {} {}",
+                            io.index,
+                            comment(&format!("{:?}", tensor.name)),
+                            tensor.dtype,
+                            shape_text(&tensor.shape)
+                        )
+                        .into(),
+                    ),
+                    ("expr", expr.into()),
+                    ("bytes", tensor.bytes.into()),
+                    ("elements", tensor.num_elements().into()),
+                    ("ctype", c_element(tensor.dtype).into()),
+                    ("shape", tensor.shape.clone().into()),
+                    ("rank", tensor.shape.len().into()),
+                    ("scale", scale.map_or(Value::Null, Value::from)),
+                    ("zero_point", zero_point.map_or(Value::Null, Value::from)),
+                ]);
+                if is_input {
+                    lists.0.push(item);
+                } else {
+                    lists.1.push(item);
+                }
+            }
+        }
+        Ok(lists)
+    }
+}
+
+/// The C element type of a graph input or output, for the header's documentation.
+fn c_element(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F32 => "float",
+        DType::I8 => "int8_t",
+        DType::U8 | DType::Bool => "uint8_t",
+        DType::I16 => "int16_t",
+        DType::U16 => "uint16_t",
+        DType::I32 => "int32_t",
+        DType::U32 => "uint32_t",
+        DType::I64 => "int64_t",
+        DType::U64 => "uint64_t",
+        DType::F16 => "uint16_t (float16 bits)",
+        DType::F64 => "double",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_parse_and_headers_declare_structs() {
+        let mut tera = templates().unwrap();
+        for (module, _, _) in MODULES {
+            let mut ctx = module_context("net", &BTreeSet::new());
+            ctx.insert("p", "net");
+            let header = render(&mut tera, &format!("{module}.h"), &ctx).unwrap();
+            let mut decls = Decls::default();
+            decls.parse(&header).unwrap();
+        }
+    }
+}

@@ -1,0 +1,351 @@
+//! The C parameter structs: read from the kernel headers in templates/, checked against the lowering.
+//!
+//! Each C kernel header declares its parameter structs once, by hand, in a fixed form:
+//!
+//! ```c
+//! typedef struct {
+//!     size_t batches;          /* Value::Usize */
+//!     int32_t act_min;         /* Value::I32 */
+//!     float scale;             /* Value::F32 */
+//!     int flag;                /* Value::Bool */
+//!     const int8_t *filter;    /* a slice (Usizes, I32s, F32s, Tensor) or an Option of one … */
+//!     size_t filter_len;       /* … always followed by its length, as a Rust slice carries it */
+//! } net_conv_Conv2dS8;
+//! typedef net_elementwise_AddS8 net_elementwise_SubS8;
+//! ```
+//!
+//! The Rust backend fills `tinyaot::kernels::<module>::<Type>` from [`Params::fields`]; this backend
+//! fills the C struct from the same list, and [`StructDecl::initializer`] refuses any difference in
+//! field names, order or kinds. So a field added to or renamed in a Rust struct (and its lowering)
+//! is a generation error here, never a C kernel silently ignoring it — and the C conformance test,
+//! which generates every model, turns that error into a failure.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::c_data::{f32_literal, i32_literal};
+use crate::error::{Error, Result};
+use crate::ir::{DType, Graph};
+use crate::lower::{Params, Value};
+
+/// One field of a C parameter struct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CField {
+    /// The field's name.
+    pub name: String,
+    /// Its type, normalised: `size_t`, `int32_t`, `float`, `int`, or `const T *` for pointers.
+    pub ty: String,
+}
+
+/// A C parameter struct as a kernel header declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StructDecl {
+    /// The fields, in declaration order (a pointer's `_len` field included).
+    pub fields: Vec<CField>,
+}
+
+/// The struct declarations of rendered kernel headers, by C type name (aliases resolved).
+#[derive(Debug, Default)]
+pub(crate) struct Decls {
+    structs: HashMap<String, StructDecl>,
+}
+
+impl Decls {
+    /// Reads every `typedef struct { … } NAME;` and `typedef A B;` of a rendered header. The format
+    /// is the fixed one of the module docs (one field per line, `/* */` comments); anything else is
+    /// an error, so a malformed template fails loudly in the tests rather than half-parsed.
+    pub fn parse(&mut self, header: &str) -> Result<()> {
+        let mut lines = header.lines().map(strip_comment);
+        while let Some(line) = lines.next() {
+            let line = line.trim();
+            if line.starts_with("typedef struct") {
+                let mut fields = Vec::new();
+                let name = loop {
+                    let Some(field) = lines.next() else {
+                        return Err(template_error("unterminated typedef struct"));
+                    };
+                    let field = field.trim();
+                    if let Some(rest) = field.strip_prefix('}') {
+                        break rest.trim().trim_end_matches(';').trim().to_string();
+                    }
+                    if field.is_empty() {
+                        continue;
+                    }
+                    fields.push(parse_field(field)?);
+                };
+                self.structs.insert(name, StructDecl { fields });
+            } else if let Some(rest) = line.strip_prefix("typedef ") {
+                let words: Vec<&str> = rest.trim_end_matches(';').split_whitespace().collect();
+                if let [from, to] = words.as_slice() {
+                    if let Some(decl) = self.structs.get(*from).cloned() {
+                        self.structs.insert((*to).to_string(), decl);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The declaration of C struct `name`, if a parsed header declares it.
+    pub fn get(&self, name: &str) -> Option<&StructDecl> {
+        self.structs.get(name)
+    }
+}
+
+fn strip_comment(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(start) = rest.find("/*") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("*/") {
+            Some(end) => rest = &rest[start + end + 2..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn parse_field(line: &str) -> Result<CField> {
+    let decl = line
+        .strip_suffix(';')
+        .ok_or_else(|| template_error(&format!("struct field `{line}` does not end with `;`")))?;
+    let split = decl
+        .rfind(|c: char| c.is_whitespace() || c == '*')
+        .ok_or_else(|| template_error(&format!("struct field `{line}` has no type")))?;
+    let name = decl[split + 1..].trim().to_string();
+    let ty_part = decl[..=split].trim();
+    let ty = if let Some(base) = ty_part.strip_suffix('*') {
+        format!("{} *", base.trim())
+    } else {
+        ty_part.to_string()
+    };
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(template_error(&format!(
+            "struct field `{line}` has no name"
+        )));
+    }
+    Ok(CField { name, ty })
+}
+
+fn template_error(detail: &str) -> Error {
+    Error::Config {
+        detail: format!("internal error: a C kernel template is malformed: {detail}"),
+    }
+}
+
+/// Static arrays the initializer of one parameter struct needs (slices become arrays).
+pub(crate) struct Initializer {
+    /// `static const T name[n] = { … };` definitions, to precede the struct.
+    pub arrays: String,
+    /// The designated initializer list `{ .a = 1, … }`.
+    pub body: String,
+}
+
+/// How the emitter names things the initializer refers to.
+pub(crate) struct Naming<'a> {
+    /// Prefix of static names, e.g. `net_p3` (arrays become `net_p3_<field>`).
+    pub array_prefix: String,
+    /// The C expression for the element pointer of constant tensor `t`.
+    pub tensor: &'a dyn Fn(usize) -> String,
+}
+
+impl StructDecl {
+    /// The initializer of this C struct from the lowering's fields, or an error naming the first
+    /// difference between the two.
+    pub fn initializer(
+        &self,
+        c_name: &str,
+        params: &Params,
+        graph: &Graph,
+        naming: &Naming,
+    ) -> Result<Initializer> {
+        let mismatch = |detail: String| Error::Config {
+            detail: format!(
+                "internal error: the C struct {c_name} does not match the lowering's {}: {detail}",
+                params.type_name
+            ),
+        };
+        let mut arrays = String::new();
+        let mut body = String::from("{\n");
+        let mut c_fields = self.fields.iter();
+        for (name, value) in &params.fields {
+            let field = c_fields
+                .next()
+                .ok_or_else(|| mismatch(format!("field `{name}` is missing in C")))?;
+            if field.name != *name {
+                return Err(mismatch(format!(
+                    "C has `{}` where the lowering has `{name}`",
+                    field.name
+                )));
+            }
+            if let Some(elem) = field.ty.strip_suffix(" *") {
+                let len_name = format!("{name}_len");
+                match c_fields.next() {
+                    Some(len) if len.name == len_name && len.ty == "size_t" => {}
+                    _ => {
+                        return Err(mismatch(format!(
+                            "pointer `{name}` is not followed by `size_t {len_name}`"
+                        )))
+                    }
+                }
+                let elem = elem.trim_start_matches("const ").trim();
+                let (ptr, len) = self
+                    .slice(name, elem, value, graph, naming, &mut arrays)
+                    .map_err(mismatch)?;
+                let _ = writeln!(body, "    .{name} = {ptr},\n    .{len_name} = {len},");
+            } else {
+                let text =
+                    scalar(&field.ty, value).map_err(|e| mismatch(format!("`{name}`: {e}")))?;
+                let _ = writeln!(body, "    .{name} = {text},");
+            }
+        }
+        if let Some(extra) = c_fields.next() {
+            return Err(mismatch(format!(
+                "C has field `{}` that the lowering does not fill",
+                extra.name
+            )));
+        }
+        body.push('}');
+        Ok(Initializer { arrays, body })
+    }
+
+    /// A pointer field's value and length.
+    fn slice(
+        &self,
+        name: &str,
+        elem: &str,
+        value: &Value,
+        graph: &Graph,
+        naming: &Naming,
+        arrays: &mut String,
+    ) -> std::result::Result<(String, usize), String> {
+        let array = |items: Vec<String>, arrays: &mut String| -> (String, usize) {
+            if items.is_empty() {
+                return ("NULL".to_string(), 0);
+            }
+            let ident = format!("{}_{name}", naming.array_prefix);
+            let _ = writeln!(
+                arrays,
+                "static const {elem} {ident}[{}] = {{ {} }};",
+                items.len(),
+                items.join(", ")
+            );
+            (ident, items.len())
+        };
+        let want = |kind: &str| -> std::result::Result<(), String> {
+            if elem == kind {
+                Ok(())
+            } else {
+                Err(format!(
+                    "`{name}` is `const {elem} *` in C but a {kind} slice in Rust"
+                ))
+            }
+        };
+        Ok(match value {
+            Value::Usizes(v) => {
+                want("size_t")?;
+                array(v.iter().map(|x| format!("{x}u")).collect(), arrays)
+            }
+            Value::I32s(v) => {
+                want("int32_t")?;
+                array(v.iter().map(|&x| i32_literal(x)).collect(), arrays)
+            }
+            Value::F32s(v) => {
+                want("float")?;
+                array(v.iter().map(|&x| f32_literal(x)).collect(), arrays)
+            }
+            Value::Tensor(t) => {
+                let tensor = graph
+                    .tensors
+                    .get(*t)
+                    .filter(|t| t.is_constant())
+                    .ok_or_else(|| format!("`{name}` refers to tensor {t}, which has no data"))?;
+                let (c_elem, _) = tensor_view(tensor.dtype);
+                want(c_elem)?;
+                let len = tensor.data.map_or(0, <[u8]>::len) / tensor.dtype.size().max(1);
+                ((naming.tensor)(*t), len)
+            }
+            Value::Some(inner) => self.slice(name, elem, inner, graph, naming, arrays)?,
+            Value::None => ("NULL".to_string(), 0),
+            other => return Err(format!("`{name}` is a pointer in C but {other:?} in Rust")),
+        })
+    }
+}
+
+/// The C element type and union member through which constant data of `dtype` is viewed — the
+/// types the Rust backend's `Flash` views give (`as_i8`, `as_i16`, `as_i32`, `as_f32`, `bytes`).
+pub(crate) fn tensor_view(dtype: DType) -> (&'static str, &'static str) {
+    match dtype {
+        DType::I8 => ("int8_t", "i8"),
+        DType::I16 => ("int16_t", "i16"),
+        DType::I32 => ("int32_t", "i32"),
+        DType::F32 => ("float", "f32"),
+        _ => ("uint8_t", "u8"),
+    }
+}
+
+/// A scalar field's C literal, if `value` fits C type `ty`.
+fn scalar(ty: &str, value: &Value) -> std::result::Result<String, String> {
+    match (value, ty) {
+        (Value::F32(v), "float") => Ok(f32_literal(*v)),
+        (Value::Bool(b), "int" | "uint8_t") => Ok(if *b { "1" } else { "0" }.to_string()),
+        (Value::Usize(v), _) => int_literal(ty, *v as i128),
+        // A Rust i32 in a C size_t would turn a negative value into a huge one.
+        (Value::I32(v), t) if t != "size_t" && t != "uint32_t" => int_literal(ty, i128::from(*v)),
+        (other, _) => Err(format!("{other:?} cannot fill a C `{ty}`")),
+    }
+}
+
+/// An integer literal of C type `ty`, if `v` fits it.
+fn int_literal(ty: &str, v: i128) -> std::result::Result<String, String> {
+    let (lo, hi, unsigned) = match ty {
+        "size_t" | "uint32_t" => (0, i128::from(u32::MAX), true),
+        "int32_t" | "int" => (i128::from(i32::MIN), i128::from(i32::MAX), false),
+        "uint8_t" => (0, 255, true),
+        _ => return Err(format!("an integer cannot fill a C `{ty}`")),
+    };
+    if v < lo || v > hi {
+        return Err(format!("{v} does not fit in {ty}"));
+    }
+    Ok(if unsigned {
+        format!("{v}u")
+    } else {
+        // In range of i32 (checked above).
+        i32_literal(v as i32)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fields_pointers_and_aliases() {
+        let mut decls = Decls::default();
+        decls
+            .parse(
+                "typedef struct {\n    size_t n; /* count */\n    const int8_t *w;\n    size_t w_len;\n} x_m_A;\ntypedef x_m_A x_m_B;\n",
+            )
+            .unwrap();
+        let a = decls.get("x_m_B").unwrap();
+        assert_eq!(a.fields.len(), 3);
+        assert_eq!(a.fields[1].ty, "const int8_t *");
+        assert_eq!(a.fields[1].name, "w");
+    }
+
+    #[test]
+    fn scalars_are_checked() {
+        assert_eq!(scalar("size_t", &Value::Usize(3)).unwrap(), "3u");
+        assert_eq!(
+            scalar("int32_t", &Value::I32(i32::MIN)).unwrap(),
+            "(-2147483647 - 1)"
+        );
+        assert!(scalar("int32_t", &Value::F32(1.0)).is_err());
+        assert!(scalar("size_t", &Value::I32(-1)).is_err());
+        assert_eq!(scalar("int", &Value::Bool(true)).unwrap(), "1");
+    }
+}

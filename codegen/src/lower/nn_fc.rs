@@ -1,0 +1,103 @@
+//! FULLY_CONNECTED: batches from the weights' depth, per-tensor or per-channel requantization.
+
+use super::{
+    activation_range_f32, activation_range_s8, bias, call, constant_input, expect_rank, flavour,
+    int8_quant, per_channel_multipliers, weight_scales, Flavour,
+};
+use crate::error::Result;
+use crate::ir::{DType, Options};
+use crate::lower::{quant, CallKind, OpContext, Value};
+
+/// FULLY_CONNECTED → `fully_connected::fully_connected_s8` / `fully_connected::fully_connected_f32`.
+pub(super) fn fully_connected(ctx: &OpContext) -> Result<CallKind> {
+    let Options::FullyConnected(o) = &ctx.op().options else {
+        return Err(ctx.unsupported("missing FullyConnectedOptions"));
+    };
+    if o.shuffled_weights {
+        return Err(ctx.unsupported(
+            "shuffled weights format is not supported; supported: the default weights format",
+        ));
+    }
+    let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let kind = flavour(ctx, input)?;
+    expect_rank(ctx, "weights", filter, 2)?;
+    let filter_index = constant_input(ctx, 1, "weights")?;
+    let (units, depth) = (filter.shape[0], filter.shape[1]);
+    if depth == 0 || units == 0 || input.num_elements() % depth != 0 {
+        return Err(ctx.unsupported(format!(
+            "input {:?} is not a whole number of rows of the weights' depth {depth}",
+            input.shape
+        )));
+    }
+    // keep_num_dims only changes the output's shape; the data is batches x units either way.
+    let batches = input.num_elements() / depth;
+    if output.num_elements() != batches * units || output.shape.last() != Some(&units) {
+        return Err(ctx.unsupported(format!(
+            "output {:?} is not {batches} rows of {units} units",
+            output.shape
+        )));
+    }
+    let mut fields = vec![
+        ("batches", Value::Usize(batches)),
+        ("input_depth", Value::Usize(depth)),
+        ("output_depth", Value::Usize(units)),
+    ];
+    match kind {
+        Flavour::Int8 => {
+            ctx.expect_dtype("weights", filter, DType::I8)?;
+            ctx.expect_dtype("output", output, DType::I8)?;
+            let (s_in, zp_in) = int8_quant(ctx, "input", input)?;
+            let (s_out, zp_out) = int8_quant(ctx, "output", output)?;
+            let scales = weight_scales(ctx, filter, units, 0)?;
+            let (multipliers, shifts) = if scales.len() == 1 {
+                // GetQuantizedConvolutionMultipler: the product of the scales is taken in float.
+                let (m, s) =
+                    quant::quantize_multiplier(f64::from(s_in * scales[0]) / f64::from(s_out));
+                (vec![m; units], vec![s; units])
+            } else {
+                per_channel_multipliers(s_in, &scales, s_out, units)
+            };
+            let (act_min, act_max) = activation_range_s8(ctx, o.activation, s_out, zp_out)?;
+            fields.extend([
+                ("input_zero_point", Value::I32(zp_in)),
+                ("output_zero_point", Value::I32(zp_out)),
+                ("filter", Value::Tensor(filter_index)),
+                ("bias", bias(ctx, 2, DType::I32, units)?),
+                ("multipliers", Value::I32s(multipliers)),
+                ("shifts", Value::I32s(shifts)),
+                ("act_min", Value::I32(act_min)),
+                ("act_max", Value::I32(act_max)),
+            ]);
+            call(
+                ctx,
+                "fully_connected",
+                "fully_connected_s8",
+                "FullyConnectedS8",
+                fields,
+            )
+        }
+        Flavour::Float32 => {
+            if filter.dtype != DType::F32 {
+                return Err(ctx.unsupported(format!(
+                    "float input with {} weights (hybrid quantization) is not supported; supported: all-INT8 or all-FLOAT32",
+                    filter.dtype
+                )));
+            }
+            ctx.expect_dtype("output", output, DType::F32)?;
+            let (act_min, act_max) = activation_range_f32(ctx, o.activation)?;
+            fields.extend([
+                ("filter", Value::Tensor(filter_index)),
+                ("bias", bias(ctx, 2, DType::F32, units)?),
+                ("act_min", Value::F32(act_min)),
+                ("act_max", Value::F32(act_max)),
+            ]);
+            call(
+                ctx,
+                "fully_connected",
+                "fully_connected_f32",
+                "FullyConnectedF32",
+                fields,
+            )
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! The parameter arithmetic TFLM does in Prepare, bit for bit: `QuantizeMultiplier`, activation
+//! ranges, padding and output sizes. See ../shared/ARITHMETIC.md for the formulas these restate.
+
+use crate::ir::{Activation, Padding};
+
+/// `frexp`: `x = mantissa * 2^exponent` with `0.5 <= |mantissa| < 1`; `(0, 0)` for zero, and `x`
+/// itself for infinities and NaN, as C's `frexp` does.
+pub fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        // Subnormal: scale into the normal range first.
+        let (m, e) = frexp(x * f64::powi(2.0, 64));
+        return (m, e - 64);
+    }
+    let exponent = biased - 1022;
+    let mantissa = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
+    (mantissa, exponent)
+}
+
+/// `QuantizeMultiplier`: a real multiplier as a Q31 fixed-point value and a power-of-two shift
+/// (positive = left), such that `m ≈ multiplier * 2^(shift - 31)`.
+pub fn quantize_multiplier(real: f64) -> (i32, i32) {
+    if real == 0.0 {
+        return (0, 0);
+    }
+    let (q, mut shift) = frexp(real);
+    // `f64::round` rounds half away from zero, like TfLiteRound / std::round.
+    let mut q_fixed = (q * (1i64 << 31) as f64).round() as i64;
+    if q_fixed == 1i64 << 31 {
+        q_fixed /= 2;
+        shift += 1;
+    }
+    if shift < -31 {
+        return (0, 0);
+    }
+    (q_fixed as i32, shift)
+}
+
+/// `CalculateActivationRangeQuantized` for an output with `scale` and `zero_point` of a type with
+/// range `[qmin, qmax]`. `None` for activations TFLM does not support fused in integer kernels.
+pub fn activation_range_quantized(
+    activation: Activation,
+    scale: f32,
+    zero_point: i32,
+    qmin: i32,
+    qmax: i32,
+) -> Option<(i32, i32)> {
+    // TFLM quantizes the bounds in float: zero_point + (int)round(f / scale).
+    let quantize = |f: f32| zero_point.saturating_add((f / scale).round() as i32);
+    match activation {
+        Activation::None => Some((qmin, qmax)),
+        Activation::Relu => Some((qmin.max(quantize(0.0)), qmax)),
+        Activation::Relu6 => Some((qmin.max(quantize(0.0)), qmax.min(quantize(6.0)))),
+        Activation::ReluN1To1 => Some((qmin.max(quantize(-1.0)), qmax.min(quantize(1.0)))),
+        Activation::Tanh | Activation::SignBit => None,
+    }
+}
+
+/// `CalculateActivationRange` for float kernels. `None` for activations not supported fused.
+pub fn activation_range_f32(activation: Activation) -> Option<(f32, f32)> {
+    match activation {
+        Activation::None => Some((f32::MIN, f32::MAX)),
+        Activation::Relu => Some((0.0, f32::MAX)),
+        Activation::Relu6 => Some((0.0, 6.0)),
+        Activation::ReluN1To1 => Some((-1.0, 1.0)),
+        Activation::Tanh | Activation::SignBit => None,
+    }
+}
+
+/// `ComputeOutSize`: output extent of a window of `filter` taps, `dilation` apart, moved by
+/// `stride` over `input` elements. `None` for a zero stride or dilation, or a window larger than a
+/// VALID input (an empty output).
+pub fn output_size(
+    padding: Padding,
+    input: usize,
+    filter: usize,
+    stride: usize,
+    dilation: usize,
+) -> Option<usize> {
+    if stride == 0 || dilation == 0 || filter == 0 {
+        return None;
+    }
+    let effective = (filter - 1).checked_mul(dilation)?.checked_add(1)?;
+    match padding {
+        Padding::Same => Some(input.div_ceil(stride)),
+        Padding::Valid => (input + stride)
+            .checked_sub(effective)
+            .map(|n| n / stride)
+            .filter(|&n| n > 0),
+    }
+}
+
+/// `ComputePaddingWithOffset`: padding before the first element (the extra one, if the total is
+/// odd, goes after the last element).
+pub fn padding_before(
+    stride: usize,
+    dilation: usize,
+    input: usize,
+    filter: usize,
+    output: usize,
+) -> usize {
+    let effective = (filter.saturating_sub(1)) * dilation + 1;
+    let total = (output.saturating_sub(1) * stride + effective) as i64 - input as i64;
+    if total > 0 {
+        (total / 2) as usize
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frexp_matches_c() {
+        assert_eq!(frexp(1.0), (0.5, 1));
+        assert_eq!(frexp(0.75), (0.75, 0));
+        assert_eq!(frexp(-3.0), (-0.75, 2));
+        assert_eq!(frexp(0.0), (0.0, 0));
+        let tiny = f64::from_bits(1); // smallest subnormal: 2^-1074
+        assert_eq!(frexp(tiny), (0.5, -1073));
+    }
+
+    #[test]
+    fn quantize_multiplier_matches_tflm() {
+        assert_eq!(quantize_multiplier(0.5), (1 << 30, 0));
+        assert_eq!(quantize_multiplier(1.0), (1 << 30, 1));
+        assert_eq!(quantize_multiplier(0.25), (1 << 30, -1));
+        // A value whose Q31 mantissa rounds up to 2^31 is renormalised.
+        let just_below_one = 1.0 - f64::powi(2.0, -40);
+        assert_eq!(quantize_multiplier(just_below_one), (1 << 30, 1));
+        // Too small to represent: both zero.
+        assert_eq!(quantize_multiplier(1e-12), (0, 0));
+        assert_eq!(quantize_multiplier(0.0), (0, 0));
+    }
+
+    #[test]
+    fn activation_ranges() {
+        let r = |a| activation_range_quantized(a, 0.05, -10, -128, 127);
+        assert_eq!(r(Activation::None), Some((-128, 127)));
+        assert_eq!(r(Activation::Relu), Some((-10, 127)));
+        assert_eq!(r(Activation::Relu6), Some((-10, 110)));
+        assert_eq!(r(Activation::ReluN1To1), Some((-30, 10)));
+        assert_eq!(r(Activation::Tanh), None);
+    }
+
+    #[test]
+    fn same_and_valid_sizes_and_padding() {
+        // 15 wide, 3 taps, stride 2: SAME gives 8, VALID gives 7.
+        assert_eq!(output_size(Padding::Same, 15, 3, 2, 1), Some(8));
+        assert_eq!(output_size(Padding::Valid, 15, 3, 2, 1), Some(7));
+        assert_eq!(padding_before(2, 1, 15, 3, 8), 1);
+        // Even total padding split evenly; odd total puts the extra one after.
+        assert_eq!(padding_before(1, 1, 10, 3, 10), 1);
+        assert_eq!(padding_before(2, 1, 16, 3, 8), 0);
+        // Dilation widens the window.
+        assert_eq!(output_size(Padding::Valid, 10, 3, 1, 2), Some(6));
+        assert_eq!(output_size(Padding::Valid, 2, 3, 1, 1), None);
+    }
+}

@@ -1,0 +1,80 @@
+//! Storage-sharing decisions. Each is recorded as an [`Alias`] so that the checker can verify it
+//! against the graph; nothing else in the planner assumes that two tensors may overlap.
+
+use super::{Alias, AliasKind, Region};
+use crate::ir::Graph;
+
+/// The reshape-like ops whose output can simply be the input's bytes.
+///
+/// Only when both tensors are in the arena with the same non-zero size, and each tensor has at most
+/// one writer (the output exactly one: this op, and it is not also a graph input): a second writer of
+/// either would change the other's value behind its back.
+pub(super) fn reshape_aliases(graph: &Graph, regions: &[Region]) -> Vec<Alias> {
+    let mut writers = vec![0usize; graph.tensors.len()];
+    for op in &graph.operators {
+        for &t in op.outputs.iter().chain(&op.intermediates) {
+            if let Some(w) = writers.get_mut(t) {
+                *w += 1;
+            }
+        }
+    }
+    for &t in &graph.inputs {
+        if let Some(w) = writers.get_mut(t) {
+            *w += 1;
+        }
+    }
+
+    let mut aliases = Vec::new();
+    for (i, op) in graph.operators.iter().enumerate() {
+        if !op.kind.code().is_some_and(|c| c.is_reshape_like()) {
+            continue;
+        }
+        let (Some(of), Some(&tensor)) = (op.input(0), op.outputs.first()) else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (graph.tensors.get(of), graph.tensors.get(tensor)) else {
+            continue;
+        };
+        let in_arena = |t: usize| regions.get(t) == Some(&Region::Arena);
+        if of != tensor
+            && in_arena(of)
+            && in_arena(tensor)
+            && a.bytes == b.bytes
+            && a.bytes > 0
+            && writers[of] <= 1
+            && writers[tensor] == 1
+        {
+            aliases.push(Alias {
+                tensor,
+                of,
+                op: i,
+                kind: AliasKind::Reshape,
+            });
+        }
+    }
+    aliases
+}
+
+/// For every tensor, the root of its alias group: follow `tensor -> of` edges until a tensor that
+/// aliases nothing. Each tensor has at most one outgoing edge (one writer), and edges point to
+/// tensors written earlier, so the walk ends; it is bounded anyway so that no input can hang it.
+pub(super) fn roots(num_tensors: usize, aliases: &[Alias]) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..num_tensors).collect();
+    for a in aliases {
+        if a.tensor < num_tensors && a.of < num_tensors {
+            parent[a.tensor] = a.of;
+        }
+    }
+    (0..num_tensors)
+        .map(|t| {
+            let mut r = t;
+            for _ in 0..num_tensors {
+                if parent[r] == r {
+                    break;
+                }
+                r = parent[r];
+            }
+            r
+        })
+        .collect()
+}

@@ -1,0 +1,132 @@
+//! Offset assignment over plain lifetime intervals: the entry point that tries the greedy orders,
+//! then the exact search, and the liveness lower bound they aim at.
+
+use super::{greedy, search, ALIGN};
+
+/// A block of memory needed during an inclusive range of steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Buffer {
+    /// Size in bytes; rounded up to a multiple of [`ALIGN`] when placed. 0 takes no space.
+    pub bytes: usize,
+    /// First step the buffer is live.
+    pub first: usize,
+    /// Last step the buffer is live, inclusive. A range given backwards is read as `last..=first`.
+    pub last: usize,
+}
+
+/// A buffer in the planner's own coordinates: size in [`ALIGN`] units, and steps renumbered to
+/// `0..steps` so that only steps where some buffer starts remain (two inclusive ranges overlap
+/// exactly when one contains the other's start, so nothing else matters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Item {
+    pub size: u64,
+    pub first: usize,
+    pub last: usize,
+}
+
+impl Item {
+    pub fn overlaps(&self, other: &Item) -> bool {
+        self.first <= other.last && other.first <= self.last
+    }
+}
+
+/// The problem in planner coordinates: items with a non-zero size, their positions in the caller's
+/// slice, and the number of (renumbered) steps.
+pub(super) struct Problem {
+    pub items: Vec<Item>,
+    pub origin: Vec<usize>,
+    pub steps: usize,
+}
+
+impl Problem {
+    pub fn new(buffers: &[Buffer]) -> Problem {
+        let mut starts: Vec<usize> = buffers
+            .iter()
+            .filter(|b| b.bytes > 0)
+            .map(|b| b.first.min(b.last))
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let mut items = Vec::new();
+        let mut origin = Vec::new();
+        for (i, b) in buffers.iter().enumerate() {
+            if b.bytes == 0 {
+                continue;
+            }
+            let (lo, hi) = (b.first.min(b.last), b.first.max(b.last));
+            items.push(Item {
+                size: (b.bytes / ALIGN + usize::from(b.bytes % ALIGN != 0)) as u64,
+                first: starts.partition_point(|&s| s < lo),
+                // The last start at or before `hi`; there is one, `lo` itself.
+                last: starts.partition_point(|&s| s <= hi) - 1,
+            });
+            origin.push(i);
+        }
+        Problem {
+            items,
+            origin,
+            steps: starts.len(),
+        }
+    }
+
+    /// Sum of the sizes live at each step.
+    pub fn live_per_step(&self) -> Vec<u64> {
+        let mut live = vec![0u64; self.steps];
+        for it in &self.items {
+            for s in &mut live[it.first..=it.last] {
+                *s = s.saturating_add(it.size);
+            }
+        }
+        live
+    }
+
+    /// The liveness lower bound in units.
+    pub fn bound(&self) -> u64 {
+        self.live_per_step().into_iter().max().unwrap_or(0)
+    }
+}
+
+/// Height (in units) of a placement: the highest end of any item.
+pub(super) fn height(items: &[Item], offsets: &[u64]) -> u64 {
+    items
+        .iter()
+        .zip(offsets)
+        .map(|(it, &o)| o.saturating_add(it.size))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The liveness lower bound of `buffers`: the largest sum, over any single step, of the
+/// [`ALIGN`]-rounded sizes of the buffers live at that step. Saturates instead of overflowing.
+pub fn lower_bound(buffers: &[Buffer]) -> usize {
+    to_bytes(Problem::new(buffers).bound())
+}
+
+/// Assigns an [`ALIGN`]-aligned byte offset to every buffer so that buffers live at a common step
+/// never share a byte; returns one offset per buffer, in order. Zero-sized buffers get offset 0.
+///
+/// Several deterministic greedy orders are tried and the best kept; when that is still above the
+/// [`lower_bound`], a branch-and-bound search with a fixed node budget looks for a better one.
+/// Deterministic: the same input always gets the same offsets. Sizes whose sum exceeds `usize::MAX`
+/// give meaningless (but never panicking) results; [`plan_graph`](super::plan_graph) rejects them.
+pub fn plan_buffers(buffers: &[Buffer]) -> Vec<usize> {
+    let problem = Problem::new(buffers);
+    let bound = problem.bound();
+    let mut best = greedy::best(&problem);
+    if height(&problem.items, &best) > bound {
+        if let Some(better) = search::improve(&problem, bound, height(&problem.items, &best)) {
+            best = better;
+        }
+    }
+    let mut offsets = vec![0usize; buffers.len()];
+    for (&i, &o) in problem.origin.iter().zip(&best) {
+        offsets[i] = to_bytes(o);
+    }
+    offsets
+}
+
+fn to_bytes(units: u64) -> usize {
+    usize::try_from(units)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(ALIGN)
+}

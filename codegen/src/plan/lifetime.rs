@@ -1,0 +1,104 @@
+//! Tensor lifetimes and storage regions, as TFLM's `AllocationInfoBuilder` defines them.
+
+use super::Region;
+use crate::ir::Graph;
+use crate::{Error, Result};
+
+/// An inclusive range of steps. Step 0 is before the first operator; operator *i* runs at step
+/// *i + 1*.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Steps {
+    /// First step the tensor is live.
+    pub first: usize,
+    /// Last step the tensor is live (inclusive).
+    pub last: usize,
+}
+
+/// The live steps of every tensor, or `None` for a tensor no operator touches that is neither a
+/// graph input nor a graph output.
+///
+/// Graph inputs are created at step 0; an operator's outputs and intermediates are created at its
+/// step (the first producer wins, as in TFLM), and every tensor an operator touches is used at its
+/// step; graph outputs are used at the last step. Constant tensors get their read range too
+/// (harmless: they never enter the arena).
+///
+/// A non-constant, non-variable tensor read before anything creates it would be read
+/// uninitialised (TFLM refuses such models too): that is an [`Error::Corrupt`].
+pub(super) fn lifetimes(graph: &Graph) -> Result<Vec<Option<Steps>>> {
+    let n = graph.tensors.len();
+    let last_step = graph.operators.len();
+    let mut first: Vec<Option<usize>> = vec![None; n];
+    let mut last: Vec<Option<usize>> = vec![None; n];
+    let touch = |v: &mut Vec<Option<usize>>, t: usize, step: usize, keep_min: bool| {
+        if let Some(slot) = v.get_mut(t) {
+            *slot = Some(match *slot {
+                Some(old) if keep_min => old.min(step),
+                Some(old) => old.max(step),
+                None => step,
+            });
+        }
+    };
+
+    for &t in &graph.inputs {
+        touch(&mut first, t, 0, true);
+        touch(&mut last, t, 0, false);
+    }
+    for (i, op) in graph.operators.iter().enumerate() {
+        let step = i + 1;
+        for &t in op.outputs.iter().chain(&op.intermediates) {
+            touch(&mut first, t, step, true);
+            touch(&mut last, t, step, false);
+        }
+        for t in op.inputs.iter().flatten().copied() {
+            let Some(tensor) = graph.tensors.get(t) else {
+                continue;
+            };
+            let needs_producer = tensor.data.is_none() && !tensor.is_variable;
+            if needs_producer && first[t].is_none() {
+                return Err(Error::Corrupt {
+                    detail: format!(
+                        "operator #{i} reads tensor #{t} {:?}, which no earlier operator produces \
+                         and which is neither a graph input nor constant",
+                        tensor.name
+                    ),
+                });
+            }
+            touch(&mut first, t, step, true);
+            touch(&mut last, t, step, false);
+        }
+    }
+    for &t in &graph.outputs {
+        touch(&mut first, t, last_step, true);
+        touch(&mut last, t, last_step, false);
+    }
+
+    Ok(first
+        .into_iter()
+        .zip(last)
+        .map(|(f, l)| match (f, l) {
+            (Some(first), Some(last)) => Some(Steps { first, last }),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The region of every tensor: variable tensors in the state region, constants in flash, tensors
+/// with no lifetime unused, everything else in the arena.
+pub(super) fn regions(graph: &Graph, steps: &[Option<Steps>]) -> Vec<Region> {
+    graph
+        .tensors
+        .iter()
+        .zip(steps)
+        .map(|(tensor, s)| {
+            if tensor.is_variable {
+                Region::State
+            } else if tensor.is_constant() {
+                Region::Flash
+            } else if s.is_none() {
+                Region::Unused
+            } else {
+                Region::Arena
+            }
+        })
+        .collect()
+}

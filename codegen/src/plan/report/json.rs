@@ -1,0 +1,98 @@
+//! The plan as JSON for tools. Hand-written: the structure is flat, and the only subtlety, string
+//! escaping, is a dozen lines.
+
+use super::{op_of_step, rows};
+use crate::ir::Graph;
+use crate::plan::{AliasKind, MemoryPlan};
+use std::fmt::Write;
+
+/// The plan as one JSON object:
+///
+/// ```text
+/// { "arena_bytes": N, "lower_bound_bytes": N, "state_bytes": N, "num_ops": N,
+///   "tensors": [ { "index": N, "name": "…", "bytes": N, "offset": N, "region": "arena"|"state",
+///                  "first_op": N, "last_op": N, "alias_of": N|null }, … ],
+///   "aliases": [ { "tensor": N, "of": N, "op": N, "kind": "reshape" }, … ] }
+/// ```
+///
+/// `tensors` lists the tensors that take RAM, in index order; `offset` is within `region`.
+/// `first_op`/`last_op` are operator indices, -1 meaning "before the first operator" (see the
+/// [module documentation](super)).
+pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "{{\n  \"arena_bytes\": {},\n  \"lower_bound_bytes\": {},\n  \"state_bytes\": {},\n  \
+         \"num_ops\": {},\n  \"tensors\": [",
+        plan.arena_bytes,
+        plan.lower_bound_bytes,
+        plan.state_bytes,
+        graph.operators.len()
+    );
+    for (i, p) in rows(plan).enumerate() {
+        let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
+        let alias = p.alias_of.map_or("null".to_string(), |a| a.to_string());
+        let _ = write!(
+            out,
+            "{}\n    {{\"index\": {}, \"name\": {}, \"bytes\": {}, \"offset\": {}, \"region\": \
+             \"{}\", \"first_op\": {}, \"last_op\": {}, \"alias_of\": {alias}}}",
+            if i == 0 { "" } else { "," },
+            p.index,
+            string(name),
+            p.bytes,
+            p.offset,
+            p.region.name(),
+            op_of_step(p.first_step),
+            op_of_step(p.last_step),
+        );
+    }
+    out.push_str("\n  ],\n  \"aliases\": [");
+    for (i, a) in plan.aliases.iter().enumerate() {
+        let kind = match a.kind {
+            AliasKind::Reshape => "reshape",
+        };
+        let _ = write!(
+            out,
+            "{}\n    {{\"tensor\": {}, \"of\": {}, \"op\": {}, \"kind\": \"{kind}\"}}",
+            if i == 0 { "" } else { "," },
+            a.tensor,
+            a.of,
+            a.op
+        );
+    }
+    out.push_str("\n  ]\n}\n");
+    out
+}
+
+/// `s` as a JSON string literal (RFC 8259: quote, backslash and control characters escaped).
+fn string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::string;
+
+    #[test]
+    fn strings_are_escaped() {
+        assert_eq!(string("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(string("x\ny\u{1}"), r#""x\ny\u0001""#);
+        assert_eq!(string("é/ü"), "\"é/ü\"");
+    }
+}

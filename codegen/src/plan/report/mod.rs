@@ -1,0 +1,72 @@
+//! Human- and machine-readable views of a [`MemoryPlan`]: a text table, JSON and an SVG drawing.
+//! Each is a pure function returning a `String`; writing files is the caller's business.
+//!
+//! All three list the tensors that take RAM (arena and state regions), in tensor index order, and
+//! speak of operators rather than steps: `first_op` is the index of the operator that creates the
+//! tensor, or -1 when it exists before the first operator runs (graph inputs, state tensors);
+//! `last_op` is the index of the last operator that needs it (for graph outputs and state tensors,
+//! the last operator of the graph: they must survive the whole invocation), or -1 when no operator
+//! does (a graph input nothing reads).
+
+mod json;
+mod svg;
+mod text;
+
+pub use json::json;
+pub use svg::svg;
+pub use text::text;
+
+use super::{MemoryPlan, Region, TensorPlacement};
+
+/// The placements shown in reports: tensors that take RAM.
+fn rows(plan: &MemoryPlan) -> impl Iterator<Item = &TensorPlacement> {
+    plan.tensors
+        .iter()
+        .filter(|p| matches!(p.region, Region::Arena | Region::State))
+}
+
+/// The operator index of a step: operator *i* runs at step *i + 1*; step 0 is -1.
+fn op_of_step(step: usize) -> i64 {
+    i64::try_from(step).map_or(i64::MAX, |s| s - 1)
+}
+
+/// How far above the lower bound the arena is, in percent of the bound.
+fn excess_percent(plan: &MemoryPlan) -> f64 {
+    if plan.lower_bound_bytes == 0 {
+        0.0
+    } else {
+        plan.excess_bytes() as f64 * 100.0 / plan.lower_bound_bytes as f64
+    }
+}
+
+/// `n` with a comma every three digits: 2,451,840.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(2_451_840), "2,451,840");
+    }
+
+    #[test]
+    fn steps_map_to_operators() {
+        assert_eq!(op_of_step(0), -1);
+        assert_eq!(op_of_step(1), 0);
+    }
+}

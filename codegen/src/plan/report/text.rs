@@ -1,0 +1,89 @@
+//! The plan as a table for people.
+
+use super::{excess_percent, op_of_step, rows, thousands};
+use crate::ir::Graph;
+use crate::plan::{MemoryPlan, Region};
+use std::fmt::Write;
+
+/// Names longer than this are shortened from the left (the end of a converter's name is the
+/// distinctive part: `…/expanded_conv_3/project/BatchNorm`).
+const NAME_WIDTH: usize = 44;
+
+/// A table of the tensors that take RAM (index, name, bytes, offset, first and last operator, and
+/// region or alias), followed by the arena size, the lower bound, how far above it the plan is
+/// (bytes and percent), and the state size when there is state.
+pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>6}  {:<NAME_WIDTH$}  {:>10}  {:>10}  {:>8}  {:>7}  note",
+        "index", "name", "bytes", "offset", "first op", "last op"
+    );
+    for p in rows(plan) {
+        let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
+        let note = match (p.region, p.alias_of) {
+            (Region::State, _) => "state region".to_string(),
+            (_, Some(owner)) => format!("shares #{owner}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{:>6}  {:<NAME_WIDTH$}  {:>10}  {:>10}  {:>8}  {:>7}  {note}",
+            p.index,
+            shorten(name),
+            p.bytes,
+            p.offset,
+            op_of_step(p.first_step),
+            op_of_step(p.last_step),
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "arena:        {:>12} bytes",
+        thousands(plan.arena_bytes)
+    );
+    let _ = writeln!(
+        out,
+        "lower bound:  {:>12} bytes",
+        thousands(plan.lower_bound_bytes)
+    );
+    let _ = writeln!(
+        out,
+        "above bound:  {:>12} bytes ({:.2}%)",
+        thousands(plan.excess_bytes()),
+        excess_percent(plan)
+    );
+    if plan.state_bytes > 0 {
+        let _ = writeln!(
+            out,
+            "state:        {:>12} bytes",
+            thousands(plan.state_bytes)
+        );
+    }
+    out.trim_end_matches('\n').to_string() + "\n"
+}
+
+/// `name` cut to [`NAME_WIDTH`] characters, keeping its end.
+fn shorten(name: &str) -> String {
+    let chars = name.chars().count();
+    if chars <= NAME_WIDTH {
+        return name.to_string();
+    }
+    let tail: String = name.chars().skip(chars - (NAME_WIDTH - 1)).collect();
+    format!("…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_keep_their_end() {
+        let long = format!("{}end", "x".repeat(100));
+        let short = shorten(&long);
+        assert_eq!(short.chars().count(), NAME_WIDTH);
+        assert!(short.starts_with('…') && short.ends_with("end"));
+        assert_eq!(shorten("input"), "input");
+    }
+}

@@ -1,0 +1,327 @@
+//! RELU, RELU6, LEAKY_RELU and HARD_SWISH (int8 and float32), as TFLM computes them.
+//!
+//! Access order: element by element in order, in chunks, each chunk read before written; input
+//! and output have the same size, so every kernel here may run in place (output offset == input
+//! offset). The output must not otherwise overlap the input.
+
+use super::elem::map;
+use crate::math::multiply_by_quantized_multiplier;
+
+/// Constants of float32 element-wise kernels that need only the element count.
+#[derive(Clone, Copy, Debug)]
+pub struct UnaryF32 {
+    /// Number of elements.
+    pub len: usize,
+}
+
+/// Constants of int8 RELU: a requantization from the input to the output scale, then a clamp.
+#[derive(Clone, Copy, Debug)]
+pub struct ReluS8 {
+    /// Number of elements.
+    pub len: usize,
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// `s_in / s_out` as a Q31 multiplier.
+    pub multiplier: i32,
+    /// Its shift (positive = left).
+    pub shift: i32,
+    /// Lower clamp: `max(-128, zp_out)`.
+    pub act_min: i32,
+    /// Upper clamp: 127.
+    pub act_max: i32,
+}
+
+/// Constants of int8 RELU6: TFLM clamps the raw values (no requantization).
+#[derive(Clone, Copy, Debug)]
+pub struct Relu6S8 {
+    /// Number of elements.
+    pub len: usize,
+    /// Quantized 0 (the input zero point).
+    pub lower: i32,
+    /// Quantized 6 on the input scale, clamped to int8.
+    pub upper: i32,
+}
+
+/// Constants of int8 LEAKY_RELU.
+#[derive(Clone, Copy, Debug)]
+pub struct LeakyReluS8 {
+    /// Number of elements.
+    pub len: usize,
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// `s_in / s_out` (for inputs >= zero point) as a Q31 multiplier.
+    pub identity_multiplier: i32,
+    /// Its shift.
+    pub identity_shift: i32,
+    /// `s_in * alpha / s_out` as a Q31 multiplier (negative for a negative alpha).
+    pub alpha_multiplier: i32,
+    /// Its shift.
+    pub alpha_shift: i32,
+}
+
+/// Constants of float32 LEAKY_RELU.
+#[derive(Clone, Copy, Debug)]
+pub struct LeakyReluF32 {
+    /// Number of elements.
+    pub len: usize,
+    /// Slope for negative inputs.
+    pub alpha: f32,
+}
+
+/// Constants of int8 HARD_SWISH (TFLM's 16-bit fixed-point path).
+#[derive(Clone, Copy, Debug)]
+pub struct HardSwishS8 {
+    /// Number of elements.
+    pub len: usize,
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// "Relu-ish" multiplier, Q15 (an int16 value).
+    pub reluish_multiplier: i32,
+    /// Its exponent (positive = left).
+    pub reluish_exponent: i32,
+    /// Output multiplier, Q15 (an int16 value).
+    pub output_multiplier: i32,
+    /// Its exponent (<= 0).
+    pub output_exponent: i32,
+}
+
+/// float32 RELU: `x < 0 ? 0 : x`.
+pub fn relu_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    map(
+        arena,
+        input,
+        output,
+        p.len,
+        |x: f32| if x < 0.0 { 0.0 } else { x },
+    );
+}
+
+/// float32 RELU6: `x > 6 ? 6 : x < 0 ? 0 : x`.
+pub fn relu6_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    // Same as the ternaries for every input, NaN and -0.0 included.
+    map(arena, input, output, p.len, |x: f32| x.clamp(0.0, 6.0));
+}
+
+/// int8 RELU: `clamp(zp_out + MBQM(x - zp_in), act_min, act_max)`.
+// max-then-min as TFLM does: no panic should act_min exceed act_max.
+#[allow(clippy::manual_clamp)]
+pub fn relu_s8(arena: &mut [u8], input: usize, output: usize, p: &ReluS8) {
+    map(arena, input, output, p.len, |x: i8| {
+        let v = p.output_zero_point
+            + multiply_by_quantized_multiplier(
+                x as i32 - p.input_zero_point,
+                p.multiplier,
+                p.shift,
+            );
+        v.max(p.act_min).min(p.act_max) as i8
+    });
+}
+
+/// int8 RELU6: `x > upper ? upper : x < lower ? lower : x` on the raw values.
+pub fn relu6_s8(arena: &mut [u8], input: usize, output: usize, p: &Relu6S8) {
+    map(arena, input, output, p.len, |x: i8| {
+        let v = x as i32;
+        (if v > p.upper {
+            p.upper
+        } else if v < p.lower {
+            p.lower
+        } else {
+            v
+        }) as i8
+    });
+}
+
+/// float32 LEAKY_RELU: `x > 0 ? x : x * alpha`.
+pub fn leaky_relu_f32(arena: &mut [u8], input: usize, output: usize, p: &LeakyReluF32) {
+    map(arena, input, output, p.len, |x: f32| {
+        if x > 0.0 {
+            x
+        } else {
+            x * p.alpha
+        }
+    });
+}
+
+/// int8 LEAKY_RELU: identity or alpha requantization depending on the sign of `x - zp_in`.
+pub fn leaky_relu_s8(arena: &mut [u8], input: usize, output: usize, p: &LeakyReluS8) {
+    let negative_alpha = p.alpha_multiplier < 0;
+    let alpha = p.alpha_multiplier.wrapping_abs();
+    map(arena, input, output, p.len, |x: i8| {
+        let v = x as i32 - p.input_zero_point;
+        let mut out = p.output_zero_point;
+        if v >= 0 {
+            out += multiply_by_quantized_multiplier(v, p.identity_multiplier, p.identity_shift);
+        } else {
+            let scaled = multiply_by_quantized_multiplier(v, alpha, p.alpha_shift);
+            out += if negative_alpha { -scaled } else { scaled };
+        }
+        out.clamp(-128, 127) as i8
+    });
+}
+
+/// float32 HARD_SWISH: `x * min(6, max(0, x + 3)) / 6`.
+pub fn hard_swish_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    map(arena, input, output, p.len, |x: f32| {
+        // std::min(6, std::max(0, x + 3)) with std::max(a, b) = a < b ? b : a (NaN gives 0).
+        let r = x + 3.0;
+        let r = if 0.0 < r { r } else { 0.0 };
+        let r = if r < 6.0 { r } else { 6.0 };
+        x * r / 6.0
+    });
+}
+
+/// int8 HARD_SWISH, TFLM's fixed-point path step by step (16-bit gemmlowp arithmetic).
+pub fn hard_swish_s8(arena: &mut [u8], input: usize, output: usize, p: &HardSwishS8) {
+    let out_mult = p.output_multiplier as i16;
+    let relu_mult = p.reluish_multiplier as i16;
+    map(arena, input, output, p.len, |x: i8| {
+        let input_value = (x as i32 - p.input_zero_point) as i16;
+        let hires = (input_value as i32 * (1 << 7)) as i16;
+        let preshift_output = srdhm_i16(hires, out_mult);
+        let mut reluish = hires;
+        if p.reluish_exponent > 0 {
+            reluish = saturating_left_shift_i16(reluish, p.reluish_exponent - 1);
+        }
+        reluish = srdhm_i16(reluish, relu_mult);
+        if p.reluish_exponent > 0 {
+            reluish = saturating_left_shift_i16(reluish, 1);
+        }
+        if p.reluish_exponent < 0 {
+            reluish = rounding_divide_by_pot_i16(reluish, -p.reluish_exponent);
+        }
+        // [-1, 1] -> [0, 1] in Q15.
+        reluish = ((reluish as i32 + (1 << 15)) >> 1) as i16;
+        let preshift = sdhm_i16(reluish, preshift_output);
+        let out = rounding_divide_by_pot_i16(preshift, -p.output_exponent)
+            .wrapping_add(p.output_zero_point as i16);
+        out.clamp(-128, 127) as i8
+    });
+}
+
+/// gemmlowp's 16-bit `SaturatingRoundingDoublingHighMul`.
+#[inline(always)]
+fn srdhm_i16(a: i16, b: i16) -> i16 {
+    if a == i16::MIN && b == i16::MIN {
+        return i16::MAX;
+    }
+    let ab = a as i32 * b as i32;
+    let nudge = if ab >= 0 { 1 << 14 } else { 1 - (1 << 14) };
+    ((ab + nudge) / (1 << 15)) as i16
+}
+
+/// TFLM's `SaturatingDoublingHighMul` (int16, truncating instead of rounding).
+#[inline(always)]
+fn sdhm_i16(a: i16, b: i16) -> i16 {
+    if a == i16::MIN && b == i16::MIN {
+        return i16::MAX;
+    }
+    ((a as i32 * b as i32) / (1 << 15)) as i16
+}
+
+/// TFLM's int16 `SaturatingLeftShift`.
+#[inline(always)]
+fn saturating_left_shift_i16(value: i16, amount: i32) -> i16 {
+    (value as i64 * (1i64 << amount)).clamp(i16::MIN as i64, i16::MAX as i64) as i16
+}
+
+/// gemmlowp's `RoundingDivideByPOT` on int16 values (mask and threshold are int16 too).
+#[inline(always)]
+fn rounding_divide_by_pot_i16(x: i16, exponent: i32) -> i16 {
+    let mask = ((1i64 << exponent) - 1) as i16;
+    let remainder = x & mask;
+    let threshold = (mask >> 1).wrapping_add(i16::from(x < 0));
+    ((x as i32 >> exponent) as i16).wrapping_add(i16::from(remainder > threshold))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relu_s8_requantizes_then_clamps() {
+        let mut arena = [(-5i8) as u8, 0, 7, 100];
+        let p = ReluS8 {
+            len: 4,
+            input_zero_point: -1,
+            output_zero_point: 2,
+            multiplier: 1 << 30, // 0.5
+            shift: 0,
+            act_min: 2,
+            act_max: 127,
+        };
+        relu_s8(&mut arena, 0, 0, &p);
+        // 2 + round((x + 1) / 2): -5 -> 2 + (-2) = 0 -> 2; 0 -> 2 + 1 = 3 (0.5 rounds up);
+        // 7 -> 6; 100 -> 2 + 51 = 53 (50.5 rounds up)
+        assert_eq!(arena, [2, 3, 6, 53]);
+    }
+
+    #[test]
+    fn relu6_and_leaky_relu_s8() {
+        let mut arena = [(-100i8) as u8, 3, 100];
+        relu6_s8(
+            &mut arena,
+            0,
+            0,
+            &Relu6S8 {
+                len: 3,
+                lower: -3,
+                upper: 50,
+            },
+        );
+        assert_eq!(arena, [(-3i8) as u8, 3, 50]);
+        let mut arena = [(-10i8) as u8, 10];
+        let p = LeakyReluS8 {
+            len: 2,
+            input_zero_point: 0,
+            output_zero_point: 0,
+            identity_multiplier: 1 << 30,
+            identity_shift: 1, // 1.0
+            alpha_multiplier: -(1 << 30),
+            alpha_shift: -1, // -0.25
+        };
+        leaky_relu_s8(&mut arena, 0, 0, &p);
+        // -10 * -0.25 = 2.5: MBQM(-10, 2^30, -1) = -2.5 -> -3 (away from zero); negated: 3.
+        assert_eq!(arena, [3, 10]);
+    }
+
+    #[test]
+    fn int16_helpers() {
+        assert_eq!(srdhm_i16(i16::MIN, i16::MIN), i16::MAX);
+        assert_eq!(srdhm_i16(16384, 16384), 8192);
+        assert_eq!(srdhm_i16(-1, 16384), 0);
+        assert_eq!(sdhm_i16(-3, 16384), -1);
+        assert_eq!(rounding_divide_by_pot_i16(-5, 1), -3);
+        assert_eq!(rounding_divide_by_pot_i16(5, 1), 3);
+        assert_eq!(saturating_left_shift_i16(20000, 1), i16::MAX);
+        assert_eq!(saturating_left_shift_i16(-20000, 2), i16::MIN);
+    }
+
+    #[test]
+    fn hard_swish_s8_matches_float_roughly() {
+        // scale 0.1 in and out, zero points 0: hard_swish(x) for x = -4, -1, 0, 1, 4.
+        // Multipliers from TFLM's Prepare for s_in = s_out = 0.1: output 1/128 -> Q15 16384, exp -6;
+        // reluish (0.1/128) / (3/32768) = 8.5333 -> Q15 17476, exp 4.
+        let mut arena = [(-40i8) as u8, (-10i8) as u8, 0, 10, 40];
+        let p = HardSwishS8 {
+            len: 5,
+            input_zero_point: 0,
+            output_zero_point: 0,
+            reluish_multiplier: 17476,
+            reluish_exponent: 4,
+            output_multiplier: 16384,
+            output_exponent: -6,
+        };
+        hard_swish_s8(&mut arena, 0, 0, &p);
+        // hard_swish: -4 -> 0, -1 -> -1/3, 0 -> 0, 1 -> 2/3, 4 -> 4: in tenths 0, -3, 0, 7, 40.
+        let got: [i8; 5] = core::array::from_fn(|i| arena[i] as i8);
+        for (g, want) in got.iter().zip([0i8, -3, 0, 7, 40]) {
+            assert!((*g as i32 - want as i32).abs() <= 1, "{got:?}");
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! The broadcasting loop of the binary element-wise kernels.
+//!
+//! Generation time reduces both inputs to a common, collapsed output shape with per-input element
+//! strides (0 along a broadcast dimension); adjacent dimensions that broadcast the same way are
+//! merged, so the common cases (same shape; one scalar; per-channel) are one or two dimensions.
+
+use super::elem::{load, next_index, store, Elem, CHUNK};
+use crate::Src;
+
+/// Most dimensions a broadcast shape may have.
+pub(crate) const MAX_RANK: usize = 8;
+
+/// `out[i] = f(a[ia], b[ib])` over `shape` in C order, where `ia`/`ib` follow `a_strides`/`b_strides`.
+///
+/// Reads and writes proceed in output order, chunk by chunk along the innermost dimension: an input
+/// with the output's shape (strides not zero) may be the output itself.
+#[inline(always)]
+pub(crate) fn binary<T: Elem>(
+    arena: &mut [u8],
+    (a, b, output): (Src, Src, usize),
+    (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
+    f: impl Fn(T, T) -> T,
+) {
+    let rank = shape.len();
+    assert!(rank <= MAX_RANK && a_strides.len() == rank && b_strides.len() == rank);
+    if rank == 0 {
+        let (mut x, mut y) = ([T::default()], [T::default()]);
+        load(arena, a, 0, &mut x);
+        load(arena, b, 0, &mut y);
+        store(arena, output, 0, &[f(x[0], y[0])]);
+        return;
+    }
+    if shape.contains(&0) {
+        return;
+    }
+    let total: usize = shape.iter().product();
+    let in_len = |strides: &[usize]| {
+        // One past the last element the input is read at.
+        1 + shape
+            .iter()
+            .zip(strides)
+            .map(|(n, s)| (n - 1) * s)
+            .sum::<usize>()
+    };
+    let (a_len, b_len) = (in_len(a_strides) * T::SIZE, in_len(b_strides) * T::SIZE);
+    if let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total * T::SIZE) {
+        direct(xa, xb, out, shape, a_strides, b_strides, f);
+    } else {
+        staged(arena, (a, b, output), (shape, a_strides, b_strides), f);
+    }
+}
+
+/// The input and output byte slices when neither arena input overlaps the output (the usual case);
+/// `None` when one does (in-place operation), which the staged loop handles.
+fn disjoint<'x>(
+    arena: &'x mut [u8],
+    (a, a_len): (Src<'x>, usize),
+    (b, b_len): (Src<'x>, usize),
+    output: usize,
+    out_len: usize,
+) -> Option<(&'x [u8], &'x [u8], &'x mut [u8])> {
+    let end = output + out_len;
+    let outside = |src: &Src, len: usize| match *src {
+        Src::Arena(offset) => offset + len <= output || offset >= end,
+        Src::Flash(_) => true,
+    };
+    if !outside(&a, a_len) || !outside(&b, b_len) {
+        return None;
+    }
+    let (low, rest) = arena.split_at_mut(output);
+    let (out, high) = rest.split_at_mut(out_len);
+    let (low, high): (&'x [u8], &'x [u8]) = (low, high);
+    let view = |src: Src<'x>, len: usize| -> &'x [u8] {
+        match src {
+            Src::Arena(offset) if offset < output => &low[offset..offset + len],
+            Src::Arena(offset) => &high[offset - end..offset - end + len],
+            Src::Flash(bytes) => &bytes[..len],
+        }
+    };
+    Some((view(a, a_len), view(b, b_len), out))
+}
+
+/// The broadcast loop on separate input and output slices: no staging.
+#[inline(always)]
+fn direct<T: Elem>(
+    a: &[u8],
+    b: &[u8],
+    out: &mut [u8],
+    shape: &[usize],
+    a_strides: &[usize],
+    b_strides: &[usize],
+    f: impl Fn(T, T) -> T,
+) {
+    let rank = shape.len();
+    let inner = shape[rank - 1];
+    let (a_step, b_step) = (a_strides[rank - 1], b_strides[rank - 1]);
+    let outer = &shape[..rank - 1];
+    let mut index = [0usize; MAX_RANK];
+    let size = T::SIZE;
+    for row in out.chunks_exact_mut(inner * size) {
+        let idx = &index[..rank - 1];
+        let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
+        let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
+        let rows = row.chunks_exact_mut(size);
+        match (a_step, b_step) {
+            (0, 0) => {
+                let v = f(T::read(&a[a_pos * size..]), T::read(&b[b_pos * size..]));
+                rows.for_each(|o| v.write(o));
+            }
+            (0, _) => {
+                let x = T::read(&a[a_pos * size..]);
+                let ys = b[b_pos * size..(b_pos + inner) * size].chunks_exact(size);
+                rows.zip(ys).for_each(|(o, y)| f(x, T::read(y)).write(o));
+            }
+            (_, 0) => {
+                let y = T::read(&b[b_pos * size..]);
+                let xs = a[a_pos * size..(a_pos + inner) * size].chunks_exact(size);
+                rows.zip(xs).for_each(|(o, x)| f(T::read(x), y).write(o));
+            }
+            _ => {
+                let xs = a[a_pos * size..(a_pos + inner) * size].chunks_exact(size);
+                let ys = b[b_pos * size..(b_pos + inner) * size].chunks_exact(size);
+                rows.zip(xs)
+                    .zip(ys)
+                    .for_each(|((o, x), y)| f(T::read(x), T::read(y)).write(o));
+            }
+        }
+        next_index(&mut index[..rank - 1], outer);
+    }
+}
+
+/// The broadcast loop through stack buffers, chunk by chunk: correct when the output is an input.
+#[inline(always)]
+fn staged<T: Elem>(
+    arena: &mut [u8],
+    (a, b, output): (Src, Src, usize),
+    (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
+    f: impl Fn(T, T) -> T,
+) {
+    let rank = shape.len();
+    let inner = shape[rank - 1];
+    let (a_step, b_step) = (a_strides[rank - 1], b_strides[rank - 1]);
+    let outer = &shape[..rank - 1];
+    let mut index = [0usize; MAX_RANK];
+    let mut out_pos = 0;
+    let mut xa = [T::default(); CHUNK];
+    let mut xb = [T::default(); CHUNK];
+    let mut xo = [T::default(); CHUNK];
+    loop {
+        let idx = &index[..rank - 1];
+        let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
+        let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
+        let mut done = 0;
+        while done < inner {
+            let n = CHUNK.min(inner - done);
+            load_run(arena, a, a_pos, a_step, done, &mut xa[..n]);
+            load_run(arena, b, b_pos, b_step, done, &mut xb[..n]);
+            for ((o, &x), &y) in xo[..n].iter_mut().zip(&xa[..n]).zip(&xb[..n]) {
+                *o = f(x, y);
+            }
+            store(arena, output, out_pos + done, &xo[..n]);
+            done += n;
+        }
+        out_pos += inner;
+        if !next_index(&mut index[..rank - 1], outer) {
+            break;
+        }
+    }
+}
+
+/// Loads elements `done..done + dst.len()` of a run starting at `pos` with element step `step`
+/// (0: one value repeated; otherwise contiguous).
+#[inline(always)]
+fn load_run<T: Elem>(arena: &[u8], src: Src, pos: usize, step: usize, done: usize, dst: &mut [T]) {
+    if step == 0 {
+        let mut one = [T::default()];
+        load(arena, src, pos, &mut one);
+        dst.fill(one[0]);
+    } else {
+        load(arena, src, pos + done * step, dst);
+    }
+}

@@ -1,0 +1,75 @@
+//! CONCATENATION (any element type; TFLM requires int8 inputs to share the output's quantization,
+//! so no requantization happens here). Up to 10 inputs, TFLM's limit.
+//!
+//! `concatN(arena, in_1, …, in_N, output, p)` for N in 1..=10: a fixed arity keeps the calling
+//! convention (one operand per tensor); all call [`concat`].
+
+use crate::Src;
+
+/// Constants of a concatenation: the output is `outer` rows, each the inputs' chunks in order.
+#[derive(Clone, Copy, Debug)]
+pub struct Concat<'a> {
+    /// Product of the dimensions before the axis.
+    pub outer: usize,
+    /// Bytes each input contributes to one row (its axis extent times the inner size times the
+    /// element size), in input order.
+    pub chunk_bytes: &'a [usize],
+}
+
+/// Concatenates `inputs` into `output`: writes the output in order, row by row, copying each input's
+/// chunk. The output must not overlap any input.
+pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
+    assert_eq!(inputs.len(), p.chunk_bytes.len());
+    let mut out = output;
+    for row in 0..p.outer {
+        for (src, &n) in inputs.iter().zip(p.chunk_bytes) {
+            let from = row * n;
+            match *src {
+                Src::Arena(offset) => arena.copy_within(offset + from..offset + from + n, out),
+                Src::Flash(bytes) => arena[out..out + n].copy_from_slice(&bytes[from..from + n]),
+            }
+            out += n;
+        }
+    }
+}
+
+macro_rules! concat_n {
+    ($($name:ident: $($input:ident),+;)+) => {$(
+        #[doc = concat!("CONCATENATION of ", stringify!($($input),+), " into `output`; see [`concat`].")]
+        // One argument per input tensor is the calling convention; the arity is the point.
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(arena: &mut [u8], $($input: Src,)+ output: usize, p: &Concat) {
+            concat(arena, &[$($input),+], output, p);
+        }
+    )+};
+}
+
+concat_n! {
+    concat1: a;
+    concat2: a, b;
+    concat3: a, b, c;
+    concat4: a, b, c, d;
+    concat5: a, b, c, d, e;
+    concat6: a, b, c, d, e, f;
+    concat7: a, b, c, d, e, f, g;
+    concat8: a, b, c, d, e, f, g, h;
+    concat9: a, b, c, d, e, f, g, h, i;
+    concat10: a, b, c, d, e, f, g, h, i, j;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concatenates_rows_from_arena_and_flash() {
+        // a: 2x1, b (flash): 2x2 -> 2x3 along axis 1.
+        let mut arena = [1u8, 2, 0, 0, 0, 0, 0, 0];
+        let p = Concat {
+            outer: 2,
+            chunk_bytes: &[1, 2],
+        };
+        concat2(&mut arena, Src::Arena(0), Src::Flash(&[5, 6, 7, 8]), 2, &p);
+        assert_eq!(&arena[2..], &[1, 5, 6, 2, 7, 8]);
+    }
+}

@@ -1,0 +1,492 @@
+//! CONV_2D: int8 with per-channel requantization (TFLM's `reference_integer_ops::ConvPerChannel`,
+//! grouped convolutions included) and float32 (`reference_ops::Conv`).
+//!
+//! Layouts: input `[batches, input_h, input_w, input_c]`, filter `[output_c, filter_h, filter_w,
+//! filter_c]` with `input_c = groups * filter_c`, output `[batches, output_h, output_w, output_c]`.
+//!
+//! Access order (both kernels): for each output pixel in order, every output channel in order is
+//! written after reading the pixel's whole input window; the input is read again for later pixels,
+//! so the output must not overlap the input (checked).
+
+use super::nn_common::window::{coord, taps};
+use super::nn_common::{clamp_f32, dot_s8, requantize, views};
+
+/// Constant parameters of [`conv2d_s8`].
+#[derive(Clone, Copy, Debug)]
+pub struct Conv2dS8<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (`groups * filter_c`).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (a multiple of the number of groups).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Input channels per filter (the filter's last dimension).
+    pub filter_c: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Input zero point (taps outside the image count as this value, i.e. contribute nothing).
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// Filter weights, `[output_c, filter_h, filter_w, filter_c]` (zero point 0).
+    pub filter: &'a [i8],
+    /// Per-output-channel bias, in units of `input_scale * filter_scale[c]`.
+    pub bias: Option<&'a [i32]>,
+    /// Per-output-channel Q31 requantization multipliers.
+    pub multipliers: &'a [i32],
+    /// Per-output-channel requantization shifts (positive = left).
+    pub shifts: &'a [i32],
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`conv2d_f32`].
+#[derive(Clone, Copy, Debug)]
+pub struct Conv2dF32<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (`groups * filter_c`).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (a multiple of the number of groups).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Input channels per filter (the filter's last dimension).
+    pub filter_c: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Filter weights, `[output_c, filter_h, filter_w, filter_c]`.
+    pub filter: &'a [f32],
+    /// Per-output-channel bias.
+    pub bias: Option<&'a [f32]>,
+    /// Lowest output value (fused activation).
+    pub act_min: f32,
+    /// Highest output value.
+    pub act_max: f32,
+}
+
+/// `Σ w * x` over two equally long float rows, accumulated in order from `acc`.
+#[inline(always)]
+fn dot_f32(mut acc: f32, w: &[f32], x: &[u8]) -> f32 {
+    for (&w, x) in w.iter().zip(views::f32s(x)) {
+        acc += x * w;
+    }
+    acc
+}
+
+/// The geometry both kernels share, as indexable strides.
+struct Geometry {
+    filter_row: usize,
+    filter_tap: usize,
+    filter_oc: usize,
+    input_row: usize,
+    input_image: usize,
+    filters_per_group: usize,
+}
+
+macro_rules! geometry {
+    ($p:expr) => {{
+        let p = $p;
+        assert!(
+            p.filter_c > 0 && p.input_c % p.filter_c == 0,
+            "input_c must be groups * filter_c"
+        );
+        let groups = p.input_c / p.filter_c;
+        assert!(
+            p.output_c % groups == 0,
+            "output_c must be a multiple of groups"
+        );
+        Geometry {
+            filter_row: p.filter_w * p.filter_c,
+            filter_tap: p.filter_c,
+            filter_oc: p.filter_h * p.filter_w * p.filter_c,
+            input_row: p.input_w * p.input_c,
+            input_image: p.input_h * p.input_w * p.input_c,
+            filters_per_group: p.output_c / groups,
+        }
+    }};
+}
+
+/// int8 CONV_2D with per-channel requantization, bit-exact with TFLM's `ConvPerChannel`.
+/// Reads `batches * input_h * input_w * input_c` bytes at `input`, writes
+/// `batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the order).
+pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
+    let g = geometry!(p);
+    let in_len = p.batches * g.input_image;
+    let out_len = p.batches * p.output_h * p.output_w * p.output_c;
+    let (inp, out) = views::split(arena, input, in_len, output, out_len);
+    let filter = &p.filter[..p.output_c * g.filter_oc];
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    // int8 zero points keep `x - zero_point` within i16 (see `dot4_s8`).
+    assert!(
+        (-128..=127).contains(&p.input_zero_point),
+        "input zero point out of int8 range"
+    );
+    let offset = -p.input_zero_point;
+    // Whole filter rows are contiguous in memory when there is one group and no horizontal dilation.
+    let contiguous = p.filter_c == p.input_c && p.dilation_w == 1;
+    let mut out_px = out.chunks_exact_mut(p.output_c);
+    for b in 0..p.batches {
+        let image = &inp[b * g.input_image..][..g.input_image];
+        for oy in 0..p.output_h {
+            let (ky0, ky1, y0) = taps(
+                oy,
+                p.stride_h,
+                p.pad_top,
+                p.dilation_h,
+                p.filter_h,
+                p.input_h,
+            );
+            for ox in 0..p.output_w {
+                let (kx0, kx1, x0) = taps(
+                    ox,
+                    p.stride_w,
+                    p.pad_left,
+                    p.dilation_w,
+                    p.filter_w,
+                    p.input_w,
+                );
+                let px = out_px.next().expect("output size");
+                let finish = |oc: usize, acc: i32| {
+                    let acc = acc.wrapping_add(bias.map_or(0, |b| b[oc]));
+                    requantize(
+                        acc,
+                        multipliers[oc],
+                        shifts[oc],
+                        p.output_zero_point,
+                        p.act_min,
+                        p.act_max,
+                    )
+                };
+                let mut oc = 0;
+                if contiguous {
+                    // Four output channels at a time: each input byte is loaded once for four filters.
+                    let x = coord(x0, kx0, 1) * p.input_c;
+                    let n = (kx1 - kx0) * p.input_c;
+                    while oc + 4 <= p.output_c {
+                        let mut acc = [0i32; 4];
+                        for ky in ky0..ky1 {
+                            let row = &image[coord(y0, ky, p.dilation_h) * g.input_row..][x..][..n];
+                            let tap = ky * g.filter_row + kx0 * g.filter_tap;
+                            let w: [&[i8]; 4] = core::array::from_fn(|k| {
+                                &filter[(oc + k) * g.filter_oc + tap..][..n]
+                            });
+                            let d = dot4_s8(w, row, offset);
+                            for (a, d) in acc.iter_mut().zip(d) {
+                                *a = a.wrapping_add(d);
+                            }
+                        }
+                        for (k, &a) in acc.iter().enumerate() {
+                            px[oc + k] = finish(oc + k, a);
+                        }
+                        oc += 4;
+                    }
+                }
+                for (oc, o) in px.iter_mut().enumerate().skip(oc) {
+                    let w_oc = &filter[oc * g.filter_oc..][..g.filter_oc];
+                    let group_c = (oc / g.filters_per_group) * p.filter_c;
+                    let mut acc = 0i32;
+                    for ky in ky0..ky1 {
+                        let row =
+                            &image[coord(y0, ky, p.dilation_h) * g.input_row..][..g.input_row];
+                        let w_row = &w_oc[ky * g.filter_row..][..g.filter_row];
+                        if contiguous {
+                            let x = coord(x0, kx0, 1) * p.input_c;
+                            let n = (kx1 - kx0) * p.input_c;
+                            let w = &w_row[kx0 * g.filter_tap..][..n];
+                            acc = acc.wrapping_add(dot_s8(w, &row[x..][..n], offset));
+                        } else {
+                            for kx in kx0..kx1 {
+                                let x = coord(x0, kx, p.dilation_w) * p.input_c + group_c;
+                                let w = &w_row[kx * g.filter_tap..][..p.filter_c];
+                                acc = acc.wrapping_add(dot_s8(w, &row[x..][..p.filter_c], offset));
+                            }
+                        }
+                    }
+                    *o = finish(oc, acc);
+                }
+            }
+        }
+    }
+}
+
+/// Four dot products `Σ w[k][i] * (x[i] + offset)` sharing one input row. `x + offset` fits in i16
+/// for int8 zero points, and so does each product (|w| <= 128, |x + offset| <= 255), so the work
+/// stays in 16-bit multiplies with 32-bit sums.
+#[inline(always)]
+fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
+    let n = x.len();
+    let (w0, w1, w2, w3) = (&w[0][..n], &w[1][..n], &w[2][..n], &w[3][..n]);
+    let offset = offset as i16;
+    let mut acc = [0i32; 4];
+    for i in 0..n {
+        let xi = i16::from(x[i] as i8) + offset;
+        acc[0] = acc[0].wrapping_add(i32::from(i16::from(w0[i]) * xi));
+        acc[1] = acc[1].wrapping_add(i32::from(i16::from(w1[i]) * xi));
+        acc[2] = acc[2].wrapping_add(i32::from(i16::from(w2[i]) * xi));
+        acc[3] = acc[3].wrapping_add(i32::from(i16::from(w3[i]) * xi));
+    }
+    acc
+}
+
+/// float32 CONV_2D, accumulating in TFLM's order (filter y, filter x, input channel), then adding the
+/// bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`, writes
+/// `4 * batches * output_h * output_w * output_c` bytes at `output`.
+pub fn conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Conv2dF32) {
+    let g = geometry!(p);
+    let in_len = 4 * p.batches * g.input_image;
+    let out_len = 4 * p.batches * p.output_h * p.output_w * p.output_c;
+    let (inp, out) = views::split(arena, input, in_len, output, out_len);
+    let filter = &p.filter[..p.output_c * g.filter_oc];
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let contiguous = p.filter_c == p.input_c && p.dilation_w == 1;
+    let mut out_px = out.chunks_exact_mut(4 * p.output_c);
+    for b in 0..p.batches {
+        let image = &inp[4 * b * g.input_image..][..4 * g.input_image];
+        for oy in 0..p.output_h {
+            let (ky0, ky1, y0) = taps(
+                oy,
+                p.stride_h,
+                p.pad_top,
+                p.dilation_h,
+                p.filter_h,
+                p.input_h,
+            );
+            for ox in 0..p.output_w {
+                let (kx0, kx1, x0) = taps(
+                    ox,
+                    p.stride_w,
+                    p.pad_left,
+                    p.dilation_w,
+                    p.filter_w,
+                    p.input_w,
+                );
+                let px = out_px.next().expect("output size");
+                for (oc, o) in px.chunks_exact_mut(4).enumerate() {
+                    let w_oc = &filter[oc * g.filter_oc..][..g.filter_oc];
+                    let group_c = (oc / g.filters_per_group) * p.filter_c;
+                    let mut acc = 0.0f32;
+                    for ky in ky0..ky1 {
+                        let row = &image[4 * coord(y0, ky, p.dilation_h) * g.input_row..]
+                            [..4 * g.input_row];
+                        let w_row = &w_oc[ky * g.filter_row..][..g.filter_row];
+                        if contiguous {
+                            let x = coord(x0, kx0, 1) * p.input_c;
+                            let n = (kx1 - kx0) * p.input_c;
+                            let w = &w_row[kx0 * g.filter_tap..][..n];
+                            acc = dot_f32(acc, w, &row[4 * x..][..4 * n]);
+                        } else {
+                            for kx in kx0..kx1 {
+                                let x = coord(x0, kx, p.dilation_w) * p.input_c + group_c;
+                                let w = &w_row[kx * g.filter_tap..][..p.filter_c];
+                                acc = dot_f32(acc, w, &row[4 * x..][..4 * p.filter_c]);
+                            }
+                        }
+                    }
+                    let bias = bias.map_or(0.0, |b| b[oc]);
+                    let v = clamp_f32(acc + bias, p.act_min, p.act_max);
+                    o.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1x3x3x1 image, 3x3 filter of ones, SAME padding: each output is the sum of its in-image
+    /// neighbourhood (zero point -1 is subtracted), times 0.5.
+    #[test]
+    fn s8_same_padding_sums_in_image_taps() {
+        let input: [i8; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+        let mut arena = [0u8; 18];
+        for (a, &x) in arena.iter_mut().zip(&input) {
+            *a = x as u8;
+        }
+        let p = Conv2dS8 {
+            batches: 1,
+            input_h: 3,
+            input_w: 3,
+            input_c: 1,
+            output_h: 3,
+            output_w: 3,
+            output_c: 1,
+            filter_h: 3,
+            filter_w: 3,
+            filter_c: 1,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 1,
+            pad_left: 1,
+            input_zero_point: -1,
+            output_zero_point: 3,
+            filter: &[1; 9],
+            bias: Some(&[2]),
+            multipliers: &[1 << 30],
+            shifts: &[0],
+            act_min: -128,
+            act_max: 127,
+        };
+        conv2d_s8(&mut arena, 0, 9, &p);
+        // Top-left: taps 0, 1, 3, 4 each + 1 = 12, + bias 2 = 14, / 2 = 7, + 3 = 10.
+        // Centre: all nine, (0 + .. + 8) + 9 = 45, + 2 = 47, / 2 = 23.5 → 24 (away from zero), + 3 = 27.
+        let out: [i8; 9] = core::array::from_fn(|i| arena[9 + i] as i8);
+        assert_eq!(out, [10, 15, 12, 18, 27, 21, 16, 24, 18]);
+    }
+
+    #[test]
+    fn s8_per_channel_requantization_and_clamp() {
+        // 1x1x1x2 input, two output channels with 1x1 filters, different multipliers.
+        let mut arena = [10u8, 20, 0, 0];
+        let p = Conv2dS8 {
+            batches: 1,
+            input_h: 1,
+            input_w: 1,
+            input_c: 2,
+            output_h: 1,
+            output_w: 1,
+            output_c: 2,
+            filter_h: 1,
+            filter_w: 1,
+            filter_c: 2,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            input_zero_point: 0,
+            output_zero_point: 0,
+            filter: &[1, 1, 2, -1],
+            bias: None,
+            multipliers: &[1 << 30, 1 << 30],
+            shifts: &[0, 3],
+            act_min: -128,
+            act_max: 12,
+        };
+        conv2d_s8(&mut arena, 0, 2, &p);
+        // ch0: 30 * 0.5 = 15 → clamped to 12; ch1: (20 - 20) * 4 = 0.
+        assert_eq!([arena[2] as i8, arena[3] as i8], [12, 0]);
+    }
+
+    #[test]
+    fn s8_grouped_stride_and_dilation() {
+        // 1x1x4x2 input, 2 groups of one channel, 1x2 filter dilated by 2, stride 2: output width 1.
+        let mut arena = [1u8, 2, 3, 4, 5, 6, 7, 8, 0, 0];
+        let p = Conv2dS8 {
+            batches: 1,
+            input_h: 1,
+            input_w: 4,
+            input_c: 2,
+            output_h: 1,
+            output_w: 1,
+            output_c: 2,
+            filter_h: 1,
+            filter_w: 2,
+            filter_c: 1,
+            stride_h: 1,
+            stride_w: 2,
+            dilation_h: 1,
+            dilation_w: 2,
+            pad_top: 0,
+            pad_left: 0,
+            input_zero_point: 0,
+            output_zero_point: 0,
+            filter: &[1, 10, 1, -1],
+            bias: None,
+            multipliers: &[1 << 30, 1 << 30],
+            shifts: &[1, 1],
+            act_min: -128,
+            act_max: 127,
+        };
+        conv2d_s8(&mut arena, 0, 8, &p);
+        // oc0 (group 0, channel 0): x=0 → 1, x=2 → 5: 1*1 + 10*5 = 51. oc1 (channel 1): 2 - 6 = -4.
+        assert_eq!([arena[8] as i8, arena[9] as i8], [51, -4]);
+    }
+
+    #[test]
+    fn f32_valid_with_bias_and_relu() {
+        // 1x2x2x1 input, 2x2 filter, VALID: one output.
+        let mut arena = [0u8; 20];
+        for (i, v) in [1.0f32, 2.0, 3.0, 4.0].iter().enumerate() {
+            arena[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let mut p = Conv2dF32 {
+            batches: 1,
+            input_h: 2,
+            input_w: 2,
+            input_c: 1,
+            output_h: 1,
+            output_w: 1,
+            output_c: 1,
+            filter_h: 2,
+            filter_w: 2,
+            filter_c: 1,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            filter: &[0.5, -1.0, 0.25, 1.0],
+            bias: Some(&[0.5]),
+            act_min: 0.0,
+            act_max: f32::MAX,
+        };
+        conv2d_f32(&mut arena, 0, 16, &p);
+        // 0.5 - 2 + 0.75 + 4 + 0.5 = 3.75
+        assert_eq!(f32::from_le_bytes(arena[16..20].try_into().unwrap()), 3.75);
+        p.bias = Some(&[-10.0]);
+        conv2d_f32(&mut arena, 0, 16, &p);
+        assert_eq!(f32::from_le_bytes(arena[16..20].try_into().unwrap()), 0.0);
+    }
+}

@@ -1,0 +1,372 @@
+//! DEPTHWISE_CONV_2D: int8 with per-channel requantization (TFLM's
+//! `reference_integer_ops::DepthwiseConvPerChannel`) and float32 (`reference_ops::DepthwiseConv`).
+//!
+//! Layouts: input `[batches, input_h, input_w, input_c]`, filter `[1, filter_h, filter_w, output_c]`,
+//! output `[batches, output_h, output_w, output_c]` with `output_c = input_c * depth_multiplier`;
+//! output channel `ic * depth_multiplier + m` reads input channel `ic`.
+//!
+//! Access order (both kernels): for each output pixel in order, reads the pixel's input window, then
+//! writes the pixel's output channels in order; the input is read again for later pixels, so the
+//! output must not overlap the input (checked).
+
+use super::nn_common::window::{coord, taps};
+use super::nn_common::{clamp_f32, requantize, views};
+
+/// Output channels accumulated together: the window is walked once per block of this many channels,
+/// with the accumulators on the stack.
+const BLOCK: usize = 32;
+
+/// Constant parameters of [`depthwise_conv2d_s8`].
+#[derive(Clone, Copy, Debug)]
+pub struct DepthwiseConv2dS8<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels.
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (`input_c * depth_multiplier`).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Output channels per input channel.
+    pub depth_multiplier: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Input zero point (taps outside the image contribute nothing).
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// Filter weights, `[1, filter_h, filter_w, output_c]` (zero point 0).
+    pub filter: &'a [i8],
+    /// Per-output-channel bias.
+    pub bias: Option<&'a [i32]>,
+    /// Per-output-channel Q31 requantization multipliers.
+    pub multipliers: &'a [i32],
+    /// Per-output-channel requantization shifts (positive = left).
+    pub shifts: &'a [i32],
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`depthwise_conv2d_f32`].
+#[derive(Clone, Copy, Debug)]
+pub struct DepthwiseConv2dF32<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels.
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (`input_c * depth_multiplier`).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Output channels per input channel.
+    pub depth_multiplier: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Filter weights, `[1, filter_h, filter_w, output_c]`.
+    pub filter: &'a [f32],
+    /// Per-output-channel bias.
+    pub bias: Option<&'a [f32]>,
+    /// Lowest output value (fused activation).
+    pub act_min: f32,
+    /// Highest output value.
+    pub act_max: f32,
+}
+
+/// One output pixel's window: the in-image taps and the input coordinates of tap 0.
+struct Window {
+    ky: (usize, usize),
+    kx: (usize, usize),
+    y0: isize,
+    x0: isize,
+}
+
+/// Walks the output pixels in order and calls `pixel(batch, window, output_index)`.
+macro_rules! for_each_pixel {
+    ($p:expr, |$b:ident, $w:ident, $o:ident| $body:block) => {{
+        let p = $p;
+        let mut $o = 0usize;
+        for $b in 0..p.batches {
+            for oy in 0..p.output_h {
+                let (ky0, ky1, y0) =
+                    taps(oy, p.stride_h, p.pad_top, p.dilation_h, p.filter_h, p.input_h);
+                for ox in 0..p.output_w {
+                    let (kx0, kx1, x0) =
+                        taps(ox, p.stride_w, p.pad_left, p.dilation_w, p.filter_w, p.input_w);
+                    let $w = Window {
+                        ky: (ky0, ky1),
+                        kx: (kx0, kx1),
+                        y0,
+                        x0,
+                    };
+                    $body
+                    $o += 1;
+                }
+            }
+        }
+    }};
+}
+
+fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
+    assert_eq!(
+        input_c * depth_multiplier,
+        output_c,
+        "output_c must be input_c * depth_multiplier"
+    );
+}
+
+/// int8 DEPTHWISE_CONV_2D with per-channel requantization, bit-exact with TFLM's
+/// `DepthwiseConvPerChannel`. Reads `batches * input_h * input_w * input_c` bytes at `input`, writes
+/// `batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the order).
+pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS8) {
+    check_shapes(p.input_c, p.depth_multiplier, p.output_c);
+    let image = p.input_h * p.input_w * p.input_c;
+    let out_len = p.batches * p.output_h * p.output_w * p.output_c;
+    let (inp, out) = views::split(arena, input, p.batches * image, output, out_len);
+    let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let offset = -p.input_zero_point;
+    let dm = p.depth_multiplier;
+    for_each_pixel!(p, |b, w, o| {
+        let out_px = &mut out[o * p.output_c..][..p.output_c];
+        let mut c0 = 0;
+        while c0 < p.output_c {
+            let n = BLOCK.min(p.output_c - c0);
+            let mut acc = [0i32; BLOCK];
+            let acc = &mut acc[..n];
+            for ky in w.ky.0..w.ky.1 {
+                let y = coord(w.y0, ky, p.dilation_h);
+                for kx in w.kx.0..w.kx.1 {
+                    let x = coord(w.x0, kx, p.dilation_w);
+                    let px = &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c..][..p.input_c];
+                    let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
+                    if dm == 1 {
+                        for ((a, &t), &x) in acc.iter_mut().zip(taps).zip(&px[c0..c0 + n]) {
+                            *a += i32::from(t) * (i32::from(x as i8) + offset);
+                        }
+                    } else {
+                        for (j, (a, &t)) in acc.iter_mut().zip(taps).enumerate() {
+                            let x = px[(c0 + j) / dm];
+                            *a += i32::from(t) * (i32::from(x as i8) + offset);
+                        }
+                    }
+                }
+            }
+            for (j, (&a, o)) in acc.iter().zip(&mut out_px[c0..c0 + n]).enumerate() {
+                let c = c0 + j;
+                let a = a.wrapping_add(bias.map_or(0, |bias| bias[c]));
+                *o = requantize(
+                    a,
+                    multipliers[c],
+                    shifts[c],
+                    p.output_zero_point,
+                    p.act_min,
+                    p.act_max,
+                );
+            }
+            c0 += n;
+        }
+    });
+}
+
+/// float32 DEPTHWISE_CONV_2D, accumulating each channel in TFLM's order (filter y, filter x), then
+/// adding the bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`,
+/// writes `4 * batches * output_h * output_w * output_c` bytes at `output`.
+pub fn depthwise_conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dF32) {
+    check_shapes(p.input_c, p.depth_multiplier, p.output_c);
+    let image = p.input_h * p.input_w * p.input_c;
+    let out_len = 4 * p.batches * p.output_h * p.output_w * p.output_c;
+    let (inp, out) = views::split(arena, input, 4 * p.batches * image, output, out_len);
+    let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let dm = p.depth_multiplier;
+    for_each_pixel!(p, |b, w, o| {
+        let out_px = &mut out[4 * o * p.output_c..][..4 * p.output_c];
+        let mut c0 = 0;
+        while c0 < p.output_c {
+            let n = BLOCK.min(p.output_c - c0);
+            let mut acc = [0f32; BLOCK];
+            let acc = &mut acc[..n];
+            for ky in w.ky.0..w.ky.1 {
+                let y = coord(w.y0, ky, p.dilation_h);
+                for kx in w.kx.0..w.kx.1 {
+                    let x = coord(w.x0, kx, p.dilation_w);
+                    let px = &inp[4 * ((b * p.input_h + y) * p.input_w + x) * p.input_c..]
+                        [..4 * p.input_c];
+                    let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
+                    for (j, (a, &t)) in acc.iter_mut().zip(taps).enumerate() {
+                        let i = (c0 + j) / dm;
+                        let x = f32::from_le_bytes([
+                            px[4 * i],
+                            px[4 * i + 1],
+                            px[4 * i + 2],
+                            px[4 * i + 3],
+                        ]);
+                        *a += x * t;
+                    }
+                }
+            }
+            for (j, (&a, o)) in acc
+                .iter()
+                .zip(out_px[4 * c0..4 * (c0 + n)].chunks_exact_mut(4))
+                .enumerate()
+            {
+                let v = clamp_f32(
+                    a + bias.map_or(0.0, |bias| bias[c0 + j]),
+                    p.act_min,
+                    p.act_max,
+                );
+                o.copy_from_slice(&v.to_le_bytes());
+            }
+            c0 += n;
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params<'a>(filter: &'a [i8], dm: usize) -> DepthwiseConv2dS8<'a> {
+        DepthwiseConv2dS8 {
+            batches: 1,
+            input_h: 2,
+            input_w: 2,
+            input_c: 1,
+            output_h: 2,
+            output_w: 2,
+            output_c: dm,
+            filter_h: 2,
+            filter_w: 2,
+            depth_multiplier: dm,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            input_zero_point: 1,
+            output_zero_point: -5,
+            filter,
+            bias: None,
+            multipliers: &[1 << 30, 1 << 30],
+            shifts: &[1, 1],
+            act_min: -128,
+            act_max: 127,
+        }
+    }
+
+    /// 1x2x2x1 input, 2x2 filter, depth multiplier 2, SAME padding (extra row/column at the
+    /// bottom/right, so pad_top = pad_left = 0).
+    #[test]
+    fn s8_depth_multiplier_two_same_padding() {
+        let mut arena = [0u8; 12];
+        for (a, x) in arena.iter_mut().zip([2i8, 3, 4, 5]) {
+            *a = x as u8;
+        }
+        // Filter [1, 2, 2, 2]: channel 0 all ones, channel 1 = [1, -1; 0, 2].
+        let filter = [1, 1, 1, -1, 1, 0, 1, 2];
+        depthwise_conv2d_s8(&mut arena, 0, 4, &params(&filter, 2));
+        // x - zp = [1, 2; 3, 4]. Pixel (0,0): ch0 1+2+3+4 = 10, ch1 1-2+0+8 = 7.
+        // (0,1): ch0 2+4 = 6, ch1 2+0 = 2. (1,0): ch0 3+4 = 7, ch1 3-4 = -1. (1,1): 4, 4.
+        // Multiplier 1.0 (0.5 << 1), zp -5.
+        let out: [i8; 8] = core::array::from_fn(|i| arena[4 + i] as i8);
+        assert_eq!(out, [5, 2, 1, -3, 2, -6, -1, -1]);
+    }
+
+    #[test]
+    fn s8_bias_and_activation() {
+        let mut arena = [0u8; 8];
+        for (a, x) in arena.iter_mut().zip([2i8, 3, 4, 5]) {
+            *a = x as u8;
+        }
+        let filter = [1, 1, 1, 1];
+        let mut p = params(&filter, 1);
+        p.bias = Some(&[100]);
+        p.act_min = -4;
+        p.act_max = 100;
+        depthwise_conv2d_s8(&mut arena, 0, 4, &p);
+        let out: [i8; 4] = core::array::from_fn(|i| arena[4 + i] as i8);
+        // (10 + 100) - 5 = 105 → 100; (6 + 100) - 5 = 101 → 100; 102 → 100; 99.
+        assert_eq!(out, [100, 100, 100, 99]);
+    }
+
+    #[test]
+    fn f32_matches_hand_sum() {
+        let mut arena = [0u8; 32];
+        for (i, v) in [1.0f32, 2.0, 3.0, 4.0].iter().enumerate() {
+            arena[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let p = DepthwiseConv2dF32 {
+            batches: 1,
+            input_h: 2,
+            input_w: 2,
+            input_c: 1,
+            output_h: 2,
+            output_w: 2,
+            output_c: 1,
+            filter_h: 2,
+            filter_w: 2,
+            depth_multiplier: 1,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            filter: &[1.0, 0.5, -1.0, 2.0],
+            bias: Some(&[0.25]),
+            act_min: -1.0,
+            act_max: 6.0,
+        };
+        depthwise_conv2d_f32(&mut arena, 0, 16, &p);
+        let out: [f32; 4] = core::array::from_fn(|i| {
+            f32::from_le_bytes(arena[16 + 4 * i..20 + 4 * i].try_into().unwrap())
+        });
+        // (0,0): 1 + 1 - 3 + 8 + 0.25 = 7.25 → 6; (0,1): 2 - 4 + 0.25 = -1.75 → -1;
+        // (1,0): 3 + 2 + 0.25 = 5.25; (1,1): 4 + 0.25 = 4.25.
+        assert_eq!(out, [6.0, -1.0, 5.25, 4.25]);
+    }
+}

@@ -1,0 +1,160 @@
+//! Element types the kernels move, and the staged loops shared by element-wise kernels.
+//!
+//! Element-wise kernels stage their data through small stack buffers, one chunk at a time: every
+//! chunk of input is read before the matching chunk of output is written. That makes them safe to
+//! run in place (output offset == input offset) without `unsafe` and without per-element indexing
+//! of the whole arena.
+
+use crate::Src;
+
+/// Elements per staged chunk: small enough for any stack, large enough to amortise the copies.
+pub(crate) const CHUNK: usize = 64;
+
+/// A little-endian element type stored in the arena.
+pub(crate) trait Elem: Copy + Default {
+    /// Bytes per element.
+    const SIZE: usize;
+    /// Reads one element from exactly `SIZE` bytes.
+    fn read(bytes: &[u8]) -> Self;
+    /// Writes one element into exactly `SIZE` bytes.
+    fn write(self, bytes: &mut [u8]);
+}
+
+impl Elem for i8 {
+    const SIZE: usize = 1;
+    #[inline(always)]
+    fn read(bytes: &[u8]) -> Self {
+        bytes[0] as i8
+    }
+    #[inline(always)]
+    fn write(self, bytes: &mut [u8]) {
+        bytes[0] = self as u8;
+    }
+}
+
+impl Elem for i16 {
+    const SIZE: usize = 2;
+    #[inline(always)]
+    fn read(bytes: &[u8]) -> Self {
+        i16::from_le_bytes([bytes[0], bytes[1]])
+    }
+    #[inline(always)]
+    fn write(self, bytes: &mut [u8]) {
+        bytes.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl Elem for f32 {
+    const SIZE: usize = 4;
+    #[inline(always)]
+    fn read(bytes: &[u8]) -> Self {
+        f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+    }
+    #[inline(always)]
+    fn write(self, bytes: &mut [u8]) {
+        bytes.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
+/// Reads `dst.len()` consecutive elements of `src`, starting at element `start`.
+#[inline(always)]
+pub(crate) fn load<T: Elem>(arena: &[u8], src: Src, start: usize, dst: &mut [T]) {
+    let (from, to) = (start * T::SIZE, (start + dst.len()) * T::SIZE);
+    let bytes = match src {
+        Src::Arena(offset) => &arena[offset + from..offset + to],
+        Src::Flash(bytes) => &bytes[from..to],
+    };
+    for (d, c) in dst.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
+        *d = T::read(c);
+    }
+}
+
+/// Writes `src` as consecutive elements of the arena tensor at `offset`, starting at element `start`.
+#[inline(always)]
+pub(crate) fn store<T: Elem>(arena: &mut [u8], offset: usize, start: usize, src: &[T]) {
+    let from = offset + start * T::SIZE;
+    let bytes = &mut arena[from..from + src.len() * T::SIZE];
+    for (c, &v) in bytes.chunks_exact_mut(T::SIZE).zip(src) {
+        v.write(c);
+    }
+}
+
+/// `output[i] = f(input[i])` for `len` elements, chunk by chunk (each chunk read before written).
+#[inline(always)]
+pub(crate) fn map<I: Elem, O: Elem>(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    len: usize,
+    mut f: impl FnMut(I) -> O,
+) {
+    let mut a = [I::default(); CHUNK];
+    let mut o = [O::default(); CHUNK];
+    let mut start = 0;
+    while start < len {
+        let n = CHUNK.min(len - start);
+        load(arena, Src::Arena(input), start, &mut a[..n]);
+        for (y, &x) in o[..n].iter_mut().zip(&a[..n]) {
+            *y = f(x);
+        }
+        store(arena, output, start, &o[..n]);
+        start += n;
+    }
+}
+
+/// Splits the arena into the input bytes `input..input + in_len` and the output bytes
+/// `output..output + out_len`, which must not overlap (kernels whose access order does not allow
+/// overlap say so; the planner never overlaps them).
+pub(crate) fn split_io(
+    arena: &mut [u8],
+    input: usize,
+    in_len: usize,
+    output: usize,
+    out_len: usize,
+) -> (&[u8], &mut [u8]) {
+    if output >= input + in_len {
+        let (low, high) = arena.split_at_mut(output);
+        (&low[input..input + in_len], &mut high[..out_len])
+    } else if input >= output + out_len {
+        let (low, high) = arena.split_at_mut(input);
+        (&high[..in_len], &mut low[output..output + out_len])
+    } else {
+        panic!("kernel input and output overlap");
+    }
+}
+
+/// Fills `out` with copies of the element `pattern` (`out.len()` a multiple of its length).
+#[inline(always)]
+pub(crate) fn fill(out: &mut [u8], pattern: &[u8]) {
+    if pattern.len() == 1 || pattern.iter().all(|&b| b == pattern[0]) {
+        out.fill(pattern[0]);
+        return;
+    }
+    // Copy a 64-byte block of the pattern at a time.
+    let mut block = [0u8; 64];
+    let per_block = block.len() / pattern.len() * pattern.len();
+    for c in block[..per_block].chunks_exact_mut(pattern.len()) {
+        c.copy_from_slice(pattern);
+    }
+    let mut blocks = out.chunks_exact_mut(per_block);
+    for b in &mut blocks {
+        b.copy_from_slice(&block[..per_block]);
+    }
+    let rest = blocks.into_remainder();
+    let n = rest.len();
+    rest.copy_from_slice(&block[..n]);
+}
+
+/// Advances the multi-index `index` over `shape` in C order (last dimension fastest); false once
+/// every index has been visited.
+#[inline(always)]
+pub(crate) fn next_index(index: &mut [usize], shape: &[usize]) -> bool {
+    for d in (0..shape.len()).rev() {
+        index[d] += 1;
+        if index[d] < shape[d] {
+            return true;
+        }
+        index[d] = 0;
+    }
+    false
+}

@@ -1,0 +1,405 @@
+//! Binary element-wise ops with broadcasting: ADD, SUB, MUL (int8 and float32), MAXIMUM and
+//! MINIMUM (int8 and float32).
+//!
+//! Every kernel here takes both inputs as [`Src`] (either may be a constant) and a collapsed
+//! broadcast description computed at generation time: `shape` (the output's, with adjacent
+//! dimensions that broadcast alike merged) and one element stride per dimension for each input
+//! (0 along a dimension the input broadcasts; the innermost stride is 0 or 1).
+//!
+//! Access order: the output is written in order, chunk by chunk, each chunk of both inputs read
+//! before the chunk is written. So the output may be the same tensor as (same offset as) an input
+//! whose strides are all non-zero (an input of the output's shape): ADD/SUB/MUL/MAXIMUM/MINIMUM can
+//! run in place. The output must not otherwise overlap an input.
+
+use super::broadcast::binary;
+use crate::math::{
+    multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_smaller_than_one_exp,
+};
+use crate::Src;
+
+/// Constants of int8 ADD and SUB (TFLM's `left_shift = 20` scheme): each input is offset,
+/// shifted left by `left_shift` and rescaled to `2 * max(s1, s2)`; the sum (difference) is rescaled
+/// to the output scale.
+#[derive(Clone, Copy, Debug)]
+pub struct AddS8<'a> {
+    /// Output shape, collapsed.
+    pub shape: &'a [usize],
+    /// Element strides of input 1 per dimension of `shape` (0 = broadcast).
+    pub a_strides: &'a [usize],
+    /// Element strides of input 2 per dimension of `shape` (0 = broadcast).
+    pub b_strides: &'a [usize],
+    /// Minus input 1's zero point.
+    pub a_offset: i32,
+    /// Input 1's multiplier (Q31, below one).
+    pub a_multiplier: i32,
+    /// Input 1's shift (<= 0).
+    pub a_shift: i32,
+    /// Minus input 2's zero point.
+    pub b_offset: i32,
+    /// Input 2's multiplier (Q31, below one).
+    pub b_multiplier: i32,
+    /// Input 2's shift (<= 0).
+    pub b_shift: i32,
+    /// Left shift applied to both offset inputs (20 for int8).
+    pub left_shift: i32,
+    /// Output multiplier (Q31, below one).
+    pub output_multiplier: i32,
+    /// Output shift (<= 0).
+    pub output_shift: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// Lower clamp (fused activation).
+    pub act_min: i32,
+    /// Upper clamp (fused activation).
+    pub act_max: i32,
+}
+
+/// Constants of int8 SUB: the same as ADD's, input 2 subtracted instead of added.
+pub type SubS8<'a> = AddS8<'a>;
+
+/// Constants of int8 MUL: `(x1 - zp1) * (x2 - zp2)` requantized by `s1 * s2 / s_out`.
+#[derive(Clone, Copy, Debug)]
+pub struct MulS8<'a> {
+    /// Output shape, collapsed.
+    pub shape: &'a [usize],
+    /// Element strides of input 1 per dimension of `shape` (0 = broadcast).
+    pub a_strides: &'a [usize],
+    /// Element strides of input 2 per dimension of `shape` (0 = broadcast).
+    pub b_strides: &'a [usize],
+    /// Minus input 1's zero point.
+    pub a_offset: i32,
+    /// Minus input 2's zero point.
+    pub b_offset: i32,
+    /// Output multiplier (Q31).
+    pub output_multiplier: i32,
+    /// Output shift (positive = left).
+    pub output_shift: i32,
+    /// Output zero point.
+    pub output_offset: i32,
+    /// Lower clamp (fused activation).
+    pub act_min: i32,
+    /// Upper clamp (fused activation).
+    pub act_max: i32,
+}
+
+/// Constants of float32 ADD, SUB and MUL.
+#[derive(Clone, Copy, Debug)]
+pub struct BinaryF32<'a> {
+    /// Output shape, collapsed.
+    pub shape: &'a [usize],
+    /// Element strides of input 1 per dimension of `shape` (0 = broadcast).
+    pub a_strides: &'a [usize],
+    /// Element strides of input 2 per dimension of `shape` (0 = broadcast).
+    pub b_strides: &'a [usize],
+    /// Lower clamp (fused activation; `f32::MIN` for none).
+    pub act_min: f32,
+    /// Upper clamp (fused activation; `f32::MAX` for none).
+    pub act_max: f32,
+}
+
+/// Constants of MAXIMUM and MINIMUM (both types: TFLM compares raw values, no requantization).
+#[derive(Clone, Copy, Debug)]
+pub struct MinMax<'a> {
+    /// Output shape, collapsed.
+    pub shape: &'a [usize],
+    /// Element strides of input 1 per dimension of `shape` (0 = broadcast).
+    pub a_strides: &'a [usize],
+    /// Element strides of input 2 per dimension of `shape` (0 = broadcast).
+    pub b_strides: &'a [usize],
+}
+
+/// The int8 ADD/SUB arithmetic on one pair; `sign` is 1 for ADD and -1 for SUB.
+#[inline(always)]
+fn add_sub_s8(x: i8, y: i8, p: &AddS8, sign: i32) -> i8 {
+    let a = (p.a_offset + x as i32).wrapping_mul(1 << p.left_shift);
+    let b = (p.b_offset + y as i32).wrapping_mul(1 << p.left_shift);
+    let a = multiply_by_quantized_multiplier_smaller_than_one_exp(a, p.a_multiplier, p.a_shift);
+    let b = multiply_by_quantized_multiplier_smaller_than_one_exp(b, p.b_multiplier, p.b_shift);
+    let raw = a.wrapping_add(b.wrapping_mul(sign));
+    let out = multiply_by_quantized_multiplier_smaller_than_one_exp(
+        raw,
+        p.output_multiplier,
+        p.output_shift,
+    ) + p.output_offset;
+    clamp_s8(out, p.act_min, p.act_max)
+}
+
+/// int8 ADD: `a + b` with broadcasting, bit-exact with TFLM. See the module docs for access order.
+pub fn add_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddS8) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i8, y| add_sub_s8(x, y, p, 1),
+    );
+}
+
+/// int8 SUB: `a - b` with broadcasting, bit-exact with TFLM. See the module docs for access order.
+pub fn sub_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS8) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i8, y| add_sub_s8(x, y, p, -1),
+    );
+}
+
+/// int8 MUL with broadcasting, bit-exact with TFLM. See the module docs for access order.
+pub fn mul_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MulS8) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i8, y| {
+            let prod = (p.a_offset + x as i32) * (p.b_offset + y as i32);
+            let out = multiply_by_quantized_multiplier(prod, p.output_multiplier, p.output_shift)
+                + p.output_offset;
+            clamp_s8(out, p.act_min, p.act_max)
+        },
+    );
+}
+
+/// `std::min(hi, std::max(lo, x))` as int8, as TFLM clamps (no panic should `lo > hi`).
+#[inline(always)]
+#[allow(clippy::manual_clamp)]
+fn clamp_s8(x: i32, lo: i32, hi: i32) -> i8 {
+    x.max(lo).min(hi) as i8
+}
+
+/// `min(max(x, lo), hi)` with C++ `std::min`/`std::max` semantics (a NaN `x` stays NaN).
+#[inline(always)]
+fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
+    let y = if x < lo { lo } else { x };
+    if hi < y {
+        hi
+    } else {
+        y
+    }
+}
+
+/// float32 ADD with broadcasting. See the module docs for access order.
+pub fn add_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: f32, y| clamp_f32(x + y, p.act_min, p.act_max),
+    );
+}
+
+/// float32 SUB with broadcasting. See the module docs for access order.
+pub fn sub_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: f32, y| clamp_f32(x - y, p.act_min, p.act_max),
+    );
+}
+
+/// float32 MUL with broadcasting. See the module docs for access order.
+pub fn mul_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: f32, y| clamp_f32(x * y, p.act_min, p.act_max),
+    );
+}
+
+/// int8 MAXIMUM (raw values, as TFLM). See the module docs for access order.
+pub fn maximum_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i8, y| x.max(y),
+    );
+}
+
+/// int8 MINIMUM (raw values, as TFLM). See the module docs for access order.
+pub fn minimum_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i8, y| x.min(y),
+    );
+}
+
+/// float32 MAXIMUM: `x > y ? x : y`, as TFLM. See the module docs for access order.
+pub fn maximum_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: f32, y| {
+            if x > y {
+                x
+            } else {
+                y
+            }
+        },
+    );
+}
+
+/// float32 MINIMUM: `x < y ? x : y`, as TFLM. See the module docs for access order.
+pub fn minimum_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: f32, y| {
+            if x < y {
+                x
+            } else {
+                y
+            }
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ADD of two tensors with scale 0.5 / zp 0 into scale 1 / zp 0; multipliers from
+    /// twice_max = 1.0: inputs 0.5 (2^30, 0), output 2^-20 (2^30, -19).
+    fn add_params<'a>(shape: &'a [usize], a: &'a [usize], b: &'a [usize]) -> AddS8<'a> {
+        AddS8 {
+            shape,
+            a_strides: a,
+            b_strides: b,
+            a_offset: 0,
+            a_multiplier: 1 << 30,
+            a_shift: 0,
+            b_offset: 0,
+            b_multiplier: 1 << 30,
+            b_shift: 0,
+            left_shift: 20,
+            output_multiplier: 1 << 30,
+            output_shift: -19,
+            output_offset: 0,
+            act_min: -128,
+            act_max: 127,
+        }
+    }
+
+    #[test]
+    fn add_s8_rounds_half_away_from_zero() {
+        // (x + y) * 0.5, rounded: 3 * 0.5 = 1.5 -> 2, -3 * 0.5 -> -2.
+        let mut arena = [
+            1u8,
+            (-1i8) as u8,
+            100,
+            0,
+            2,
+            (-2i8) as u8,
+            100,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ];
+        let p = add_params(&[4], &[1], &[1]);
+        add_s8(&mut arena, Src::Arena(0), Src::Arena(4), 8, &p);
+        assert_eq!(&arena[8..], &[2u8, (-2i8) as u8, 100, 0]);
+    }
+
+    #[test]
+    fn sub_s8_in_place_with_broadcast_scalar() {
+        let mut arena = [10u8, 20, 30, (-30i8) as u8];
+        let p = add_params(&[4], &[1], &[0]);
+        sub_s8(&mut arena, Src::Arena(0), Src::Flash(&[4u8]), 0, &p);
+        // (x - 4) / 2: 3, 8, 13, -17
+        assert_eq!(arena, [3u8, 8, 13, (-17i8) as u8]);
+    }
+
+    #[test]
+    fn mul_s8_broadcasts_rows() {
+        // a: 2x3, b: 3 (broadcast over rows); multiplier 0.5.
+        let mut arena = [1u8, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0];
+        let p = MulS8 {
+            shape: &[2, 3],
+            a_strides: &[3, 1],
+            b_strides: &[0, 1],
+            a_offset: 0,
+            b_offset: 1,
+            output_multiplier: 1 << 30,
+            output_shift: 0,
+            output_offset: -1,
+            act_min: -128,
+            act_max: 127,
+        };
+        let b = [1u8, 2, (-1i8) as u8];
+        mul_s8(&mut arena, Src::Arena(0), Src::Flash(&b), 6, &p);
+        // (a * (b + 1)) / 2 - 1: row0: 1*2/2-1=0, 2*3/2-1=2, 3*0-1=-1; row1: 3, 6.5->7 -1=6, -1
+        assert_eq!(&arena[6..], &[0u8, 2, (-1i8) as u8, 3, 7, (-1i8) as u8]);
+    }
+
+    #[test]
+    fn float_ops_and_minmax() {
+        let mut arena = [0u8; 24];
+        for (i, v) in [1.0f32, -2.0].iter().enumerate() {
+            arena[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let b = 1.5f32.to_le_bytes();
+        let p = BinaryF32 {
+            shape: &[2],
+            a_strides: &[1],
+            b_strides: &[0],
+            act_min: 0.0,
+            act_max: f32::MAX,
+        };
+        mul_f32(&mut arena, Src::Arena(0), Src::Flash(&b), 8, &p);
+        assert_eq!(crate::bytes::read_f32(&arena[8..], 0), 1.5);
+        assert_eq!(crate::bytes::read_f32(&arena[8..], 1), 0.0);
+        let m = MinMax {
+            shape: &[2],
+            a_strides: &[1],
+            b_strides: &[1],
+        };
+        minimum_f32(&mut arena, Src::Arena(0), Src::Arena(8), 16, &m);
+        assert_eq!(crate::bytes::read_f32(&arena[16..], 0), 1.0);
+        assert_eq!(crate::bytes::read_f32(&arena[16..], 1), -2.0);
+        let mut bytes = [5u8, (-5i8) as u8, 0];
+        maximum_s8(
+            &mut bytes,
+            Src::Arena(0),
+            Src::Flash(&[0u8]),
+            0,
+            &MinMax {
+                shape: &[3],
+                a_strides: &[1],
+                b_strides: &[0],
+            },
+        );
+        assert_eq!(bytes, [5, 0, 0]);
+    }
+
+    #[test]
+    fn add_f32_broadcasts_both_inputs() {
+        // a: 2x1x3, b: 1x2x1 -> 2x2x3: out[i][j][k] = a[i][k] + b[j].
+        let mut arena = [0u8; 4 * (6 + 12)];
+        for i in 0..6 {
+            arena[4 * i..4 * i + 4].copy_from_slice(&(i as f32).to_le_bytes());
+        }
+        let mut b = [0u8; 8];
+        b[..4].copy_from_slice(&10.0f32.to_le_bytes());
+        b[4..].copy_from_slice(&20.0f32.to_le_bytes());
+        let p = BinaryF32 {
+            shape: &[2, 2, 3],
+            a_strides: &[3, 0, 1],
+            b_strides: &[0, 1, 0],
+            act_min: f32::MIN,
+            act_max: f32::MAX,
+        };
+        add_f32(&mut arena, Src::Arena(0), Src::Flash(&b), 24, &p);
+        let out: [f32; 12] = core::array::from_fn(|i| crate::bytes::read_f32(&arena[24..], i));
+        assert_eq!(
+            out,
+            [10.0, 11.0, 12.0, 20.0, 21.0, 22.0, 13.0, 14.0, 15.0, 23.0, 24.0, 25.0]
+        );
+    }
+}

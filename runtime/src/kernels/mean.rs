@@ -1,0 +1,205 @@
+//! MEAN (int8 and float32) over any set of axes.
+//!
+//! Generation time splits the input's dimensions into kept ones (which index the output, in order)
+//! and reduced ones, merging adjacent dimensions of the same kind. Each output element is the sum of
+//! its reduced elements, visited in the input's C order — the order in which TFLM accumulates, which
+//! matters for float32 — so no scratch accumulator is needed.
+
+use super::elem::{next_index, split_io};
+use crate::math::multiply_by_quantized_multiplier;
+
+/// Most kept or reduced dimensions.
+const MAX_RANK: usize = 6;
+
+/// Constants of int8 MEAN (TFLM's integer path).
+#[derive(Clone, Copy, Debug)]
+pub struct MeanS8<'a> {
+    /// Input size in bytes.
+    pub input_bytes: usize,
+    /// Extents of the kept dimensions (the output, in C order).
+    pub kept_shape: &'a [usize],
+    /// Input element stride of each kept dimension.
+    pub kept_strides: &'a [usize],
+    /// Extents of the reduced dimensions.
+    pub reduced_shape: &'a [usize],
+    /// Input element stride of each reduced dimension.
+    pub reduced_strides: &'a [usize],
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// TFLM's multiplier: `QuantizeMultiplier(s_in / s_out)` divided by the element count at Eval.
+    pub multiplier: i32,
+    /// The matching shift.
+    pub shift: i32,
+}
+
+/// Constants of float32 MEAN.
+#[derive(Clone, Copy, Debug)]
+pub struct MeanF32<'a> {
+    /// Input size in bytes.
+    pub input_bytes: usize,
+    /// Extents of the kept dimensions (the output, in C order).
+    pub kept_shape: &'a [usize],
+    /// Input element stride of each kept dimension.
+    pub kept_strides: &'a [usize],
+    /// Extents of the reduced dimensions.
+    pub reduced_shape: &'a [usize],
+    /// Input element stride of each reduced dimension.
+    pub reduced_strides: &'a [usize],
+}
+
+/// int8 MEAN: per output, `sum - zp_in * n` requantized with the multiplier, plus `zp_out`,
+/// clamped. Writes the output in order; the output must not overlap the input.
+pub fn mean_s8(arena: &mut [u8], input: usize, output: usize, p: &MeanS8) {
+    let outputs: usize = p.kept_shape.iter().product();
+    let n: usize = p.reduced_shape.iter().product();
+    let (src, dst) = split_io(arena, input, p.input_bytes, output, outputs);
+    let zero_sum = p.input_zero_point as i64 * n as i64;
+    for_each_output(p.kept_shape, p.kept_strides, dst.len(), |o, base| {
+        let mut sum = 0i32;
+        for_each_run(
+            p.reduced_shape,
+            p.reduced_strides,
+            base,
+            |start, len, step| {
+                if step == 1 {
+                    for &x in &src[start..start + len] {
+                        sum = sum.wrapping_add(x as i8 as i32);
+                    }
+                } else {
+                    for k in 0..len {
+                        sum = sum.wrapping_add(src[start + k * step] as i8 as i32);
+                    }
+                }
+            },
+        );
+        let shifted = (sum as i64 - zero_sum) as i32;
+        let v =
+            multiply_by_quantized_multiplier(shifted, p.multiplier, p.shift) + p.output_zero_point;
+        dst[o] = v.clamp(-128, 127) as i8 as u8;
+    });
+}
+
+/// float32 MEAN: per output, the float sum of its elements in C order divided by their count.
+/// Writes the output in order; the output must not overlap the input.
+pub fn mean_f32(arena: &mut [u8], input: usize, output: usize, p: &MeanF32) {
+    let outputs: usize = p.kept_shape.iter().product();
+    let n: usize = p.reduced_shape.iter().product();
+    let (src, dst) = split_io(arena, input, p.input_bytes, output, outputs * 4);
+    let read =
+        |i: usize| f32::from_le_bytes([src[4 * i], src[4 * i + 1], src[4 * i + 2], src[4 * i + 3]]);
+    for_each_output(p.kept_shape, p.kept_strides, outputs, |o, base| {
+        let mut sum = 0.0f32;
+        for_each_run(
+            p.reduced_shape,
+            p.reduced_strides,
+            base,
+            |start, len, step| {
+                for k in 0..len {
+                    sum += read(start + k * step);
+                }
+            },
+        );
+        let v = if n > 0 { sum / n as f32 } else { 0.0 };
+        dst[4 * o..4 * o + 4].copy_from_slice(&v.to_le_bytes());
+    });
+}
+
+/// Calls `f(output_index, input_base)` for each of the `outputs` output elements in order.
+#[inline(always)]
+fn for_each_output(
+    shape: &[usize],
+    strides: &[usize],
+    outputs: usize,
+    mut f: impl FnMut(usize, usize),
+) {
+    assert!(shape.len() <= MAX_RANK && strides.len() == shape.len());
+    let mut index = [0usize; MAX_RANK];
+    for o in 0..outputs {
+        let base = index.iter().zip(strides).map(|(i, s)| i * s).sum();
+        f(o, base);
+        next_index(&mut index[..shape.len()], shape);
+    }
+}
+
+/// Calls `f(start, len, step)` for each innermost run of the reduced elements from `base`, in C order.
+#[inline(always)]
+fn for_each_run(
+    shape: &[usize],
+    strides: &[usize],
+    base: usize,
+    mut f: impl FnMut(usize, usize, usize),
+) {
+    let rank = shape.len();
+    assert!(rank <= MAX_RANK && strides.len() == rank);
+    if rank == 0 {
+        f(base, 1, 1);
+        return;
+    }
+    if shape.contains(&0) {
+        return;
+    }
+    let mut index = [0usize; MAX_RANK];
+    loop {
+        let start = base
+            + index[..rank - 1]
+                .iter()
+                .zip(strides)
+                .map(|(i, s)| i * s)
+                .sum::<usize>();
+        f(start, shape[rank - 1], strides[rank - 1]);
+        if !next_index(&mut index[..rank - 1], &shape[..rank - 1]) {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_s8_over_hw() {
+        // NHWC 1x2x2x2, mean over H and W: kept [C=2] stride 1, reduced [HW=4] stride 2.
+        let input = [1i8, -1, 2, -2, 3, -3, 5, -5];
+        let mut arena = [0u8; 10];
+        for (a, &x) in arena.iter_mut().zip(&input) {
+            *a = x as u8;
+        }
+        // Same scale in and out: QuantizeMultiplier(1.0) = (2^30, 1); TFLM then divides by n = 4:
+        // shift = min(floor(log2 4) = 2, 32, 31 + 1) = 2, multiplier (2^30 << 2) / 4 = 2^30, shift -1.
+        let p = MeanS8 {
+            input_bytes: 8,
+            kept_shape: &[2],
+            kept_strides: &[1],
+            reduced_shape: &[4],
+            reduced_strides: &[2],
+            input_zero_point: 1,
+            output_zero_point: 1,
+            multiplier: 1 << 30,
+            shift: -1,
+        };
+        mean_s8(&mut arena, 0, 8, &p);
+        // c0: sum 11 - 4 = 7, 7/4 = 1.75 -> 2, +1 = 3; c1: -11 - 4 = -15 -> -3.75 -> -4, +1 = -3.
+        assert_eq!(&arena[8..], &[3u8, (-3i8) as u8]);
+    }
+
+    #[test]
+    fn mean_f32_over_last_axis() {
+        let mut arena = [0u8; 24 + 8];
+        for (i, v) in [1.0f32, 2.0, 4.0, -1.0, -2.0, 0.0].iter().enumerate() {
+            arena[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let p = MeanF32 {
+            input_bytes: 24,
+            kept_shape: &[2],
+            kept_strides: &[3],
+            reduced_shape: &[3],
+            reduced_strides: &[1],
+        };
+        mean_f32(&mut arena, 0, 24, &p);
+        assert_eq!(crate::bytes::read_f32(&arena[24..], 0), 7.0 / 3.0);
+        assert_eq!(crate::bytes::read_f32(&arena[24..], 1), -1.0);
+    }
+}

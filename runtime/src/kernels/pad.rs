@@ -1,0 +1,153 @@
+//! PAD and PADV2 (int8 and float32; TFLM supports up to 5 dimensions).
+
+use super::elem::{fill, next_index, split_io};
+
+/// Most dimensions a padded tensor may have.
+const MAX_RANK: usize = 6;
+
+/// Constants of int8 PAD / PADV2.
+#[derive(Clone, Copy, Debug)]
+pub struct PadS8<'a> {
+    /// Input shape.
+    pub input_shape: &'a [usize],
+    /// Elements added before each dimension.
+    pub before: &'a [usize],
+    /// Elements added after each dimension.
+    pub after: &'a [usize],
+    /// The value of the added elements (PAD: the output zero point; PADV2: the constant value).
+    pub pad_value: i32,
+}
+
+/// Constants of float32 PAD / PADV2.
+#[derive(Clone, Copy, Debug)]
+pub struct PadF32<'a> {
+    /// Input shape.
+    pub input_shape: &'a [usize],
+    /// Elements added before each dimension.
+    pub before: &'a [usize],
+    /// Elements added after each dimension.
+    pub after: &'a [usize],
+    /// The value of the added elements (0 for PAD).
+    pub pad_value: f32,
+}
+
+/// int8 PAD: fills the output with the pad value, then copies the input rows into it. The output
+/// must not overlap the input.
+pub fn pad_s8(arena: &mut [u8], input: usize, output: usize, p: &PadS8) {
+    pad_bytes(
+        arena,
+        input,
+        output,
+        p.input_shape,
+        p.before,
+        p.after,
+        &[p.pad_value as i8 as u8],
+    );
+}
+
+/// float32 PAD: fills the output with the pad value, then copies the input rows into it. The output
+/// must not overlap the input.
+pub fn pad_f32(arena: &mut [u8], input: usize, output: usize, p: &PadF32) {
+    pad_bytes(
+        arena,
+        input,
+        output,
+        p.input_shape,
+        p.before,
+        p.after,
+        &p.pad_value.to_le_bytes(),
+    );
+}
+
+/// Pads with the element `value` (its length is the element size).
+fn pad_bytes(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    shape: &[usize],
+    before: &[usize],
+    after: &[usize],
+    value: &[u8],
+) {
+    let rank = shape.len();
+    assert!(rank <= MAX_RANK && before.len() == rank && after.len() == rank);
+    let elem = value.len();
+    let mut out_shape = [1usize; MAX_RANK];
+    for d in 0..rank {
+        out_shape[d] = before[d] + shape[d] + after[d];
+    }
+    let out_shape = &out_shape[..rank];
+    let in_len = shape.iter().product::<usize>() * elem;
+    let out_len = out_shape.iter().product::<usize>() * elem;
+    let (src, dst) = split_io(arena, input, in_len, output, out_len);
+    if rank == 0 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    if out_len == 0 {
+        return;
+    }
+    // Two passes, both memset/memcpy-like: every output element gets the pad value, then each
+    // input row (innermost dimension) is copied to its place. Cheaper than deciding per element.
+    fill(dst, value);
+    let last = rank - 1;
+    let mut out_strides = [0usize; MAX_RANK];
+    let mut stride = elem;
+    for d in (0..rank).rev() {
+        out_strides[d] = stride;
+        stride *= out_shape[d];
+    }
+    let row = shape[last] * elem;
+    if row == 0 {
+        return;
+    }
+    let lead: usize = (0..rank).map(|d| before[d] * out_strides[d]).sum();
+    let mut index = [0usize; MAX_RANK];
+    for src_row in src.chunks_exact(row) {
+        let at = lead
+            + index[..last]
+                .iter()
+                .zip(&out_strides[..last])
+                .map(|(i, s)| i * s)
+                .sum::<usize>();
+        dst[at..at + row].copy_from_slice(src_row);
+        next_index(&mut index[..last], &shape[..last]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pads_2d_int8() {
+        // [[1,2],[3,4]] padded by 1 row before, 1 column before and after, with -7.
+        let mut arena = [0u8; 4 + 12];
+        arena[..4].copy_from_slice(&[1, 2, 3, 4]);
+        let p = PadS8 {
+            input_shape: &[2, 2],
+            before: &[1, 1],
+            after: &[0, 1],
+            pad_value: -7,
+        };
+        pad_s8(&mut arena, 0, 4, &p);
+        let m = (-7i8) as u8;
+        assert_eq!(&arena[4..], &[m, m, m, m, m, 1, 2, m, m, 3, 4, m]);
+    }
+
+    #[test]
+    fn pads_f32_inner_only() {
+        let mut arena = [0u8; 8 + 16];
+        arena[..4].copy_from_slice(&1.5f32.to_le_bytes());
+        arena[4..8].copy_from_slice(&2.5f32.to_le_bytes());
+        let p = PadF32 {
+            input_shape: &[1, 2],
+            before: &[0, 1],
+            after: &[0, 1],
+            pad_value: 0.0,
+        };
+        pad_f32(&mut arena, 0, 8, &p);
+        let out: [f32; 4] = core::array::from_fn(|i| crate::bytes::read_f32(&arena[8..], i));
+        assert_eq!(out, [0.0, 1.5, 2.5, 0.0]);
+    }
+}

@@ -1,0 +1,171 @@
+//! QUANTIZE (float32 → int8; int8 → int8 and int16 → int8 requantization) and DEQUANTIZE
+//! (int8 → float32).
+//!
+//! Access order: element by element in order, in chunks, each chunk read before written. So
+//! `quantize_f32_s8`, `requantize_s8` and `requantize_s16_s8` may run in place (output offset == input offset: the
+//! output is never larger than the input); `dequantize_s8_f32` writes 4 bytes per byte read and
+//! must not overlap its input.
+
+use super::elem::map;
+use crate::math::multiply_by_quantized_multiplier;
+
+/// Constants of float32 → int8 QUANTIZE.
+#[derive(Clone, Copy, Debug)]
+pub struct QuantizeF32S8 {
+    /// Number of elements.
+    pub len: usize,
+    /// Output scale.
+    pub scale: f32,
+    /// Output zero point.
+    pub zero_point: i32,
+}
+
+/// Constants of int8 → int8 and int16 → int8 QUANTIZE (requantization).
+#[derive(Clone, Copy, Debug)]
+pub struct RequantizeS8 {
+    /// Number of elements.
+    pub len: usize,
+    /// Input zero point.
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// `s_in / s_out` as a Q31 multiplier.
+    pub multiplier: i32,
+    /// Its shift (positive = left).
+    pub shift: i32,
+}
+
+/// Constants of int8 → float32 DEQUANTIZE.
+#[derive(Clone, Copy, Debug)]
+pub struct DequantizeS8F32 {
+    /// Number of elements.
+    pub len: usize,
+    /// Input scale.
+    pub scale: f32,
+    /// Input zero point.
+    pub zero_point: i32,
+}
+
+/// `round(x / scale) + zero_point` (ties away from zero, division in float), clamped to int8.
+pub fn quantize_f32_s8(arena: &mut [u8], input: usize, output: usize, p: &QuantizeF32S8) {
+    map(arena, input, output, p.len, |x: f32| {
+        // `as i32` saturates where C's conversion would be undefined.
+        let q = round_half_away(x / p.scale) as i32;
+        q.saturating_add(p.zero_point).clamp(-128, 127) as i8
+    });
+}
+
+/// `MultiplyByQuantizedMultiplier(x - zp_in, m, shift) + zp_out`, clamped to int8.
+pub fn requantize_s8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    map(arena, input, output, p.len, |x: i8| {
+        let v =
+            multiply_by_quantized_multiplier(x as i32 - p.input_zero_point, p.multiplier, p.shift);
+        (v + p.output_zero_point).clamp(-128, 127) as i8
+    });
+}
+
+/// int16 → int8 requantization, as [`requantize_s8`] (TFLM's `Requantize<int16_t, int8_t>`).
+pub fn requantize_s16_s8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    map(arena, input, output, p.len, |x: i16| {
+        let v =
+            multiply_by_quantized_multiplier(x as i32 - p.input_zero_point, p.multiplier, p.shift);
+        (v + p.output_zero_point).clamp(-128, 127) as i8
+    });
+}
+
+/// `(double)scale * (x - zero_point)`, rounded to float32 (as TFLM computes it, in double).
+pub fn dequantize_s8_f32(arena: &mut [u8], input: usize, output: usize, p: &DequantizeS8F32) {
+    let scale = p.scale as f64;
+    map(arena, input, output, p.len, |x: i8| {
+        (scale * (x as i32 - p.zero_point) as f64) as f32
+    });
+}
+
+/// `roundf`: nearest integer, ties away from zero (`f32::round` needs std).
+#[inline(always)]
+pub(crate) fn round_half_away(x: f32) -> f32 {
+    // Values this large are integers already (and NaN passes through).
+    if !(x < 8_388_608.0 && x > -8_388_608.0) {
+        return x;
+    }
+    let t = x as i32 as f32; // truncation toward zero
+    let frac = x - t;
+    if frac >= 0.5 {
+        t + 1.0
+    } else if frac <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_matches_roundf() {
+        for &(x, r) in &[
+            (0.5f32, 1.0f32),
+            (-0.5, -1.0),
+            (1.49999, 1.0),
+            (2.5, 3.0),
+            (-2.5, -3.0),
+            (0.49999997, 0.0),
+            (-7.0, -7.0),
+            (1e10, 1e10),
+        ] {
+            assert_eq!(round_half_away(x), r, "{x}");
+        }
+    }
+
+    #[test]
+    fn quantize_rounds_and_clamps_in_place() {
+        let mut arena = [0u8; 16];
+        for (i, v) in [0.25f32, -0.25, 100.0, -0.74].iter().enumerate() {
+            arena[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let p = QuantizeF32S8 {
+            len: 4,
+            scale: 0.5,
+            zero_point: -1,
+        };
+        quantize_f32_s8(&mut arena, 0, 0, &p);
+        // 0.5 -> 1 - 1 = 0; -0.5 -> -1 - 1 = -2; 200 -> 127; -1.48 -> -1 - 1 = -2
+        assert_eq!(&arena[..4], &[0u8, (-2i8) as u8, 127, (-2i8) as u8]);
+    }
+
+    #[test]
+    fn requantize_and_dequantize() {
+        let mut arena = [10u8, (-10i8) as u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let p = RequantizeS8 {
+            len: 2,
+            input_zero_point: 0,
+            output_zero_point: 3,
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        requantize_s8(&mut arena, 0, 0, &p);
+        assert_eq!(&arena[..2], &[8u8, (-2i8) as u8]); // 5 + 3, -5 + 3
+        let d = DequantizeS8F32 {
+            len: 2,
+            scale: 0.5,
+            zero_point: 3,
+        };
+        dequantize_s8_f32(&mut arena, 0, 4, &d);
+        let mut wide = [0u8; 4];
+        wide[..2].copy_from_slice(&(-1000i16).to_le_bytes());
+        wide[2..].copy_from_slice(&300i16.to_le_bytes());
+        let p = RequantizeS8 {
+            len: 2,
+            input_zero_point: 0,
+            output_zero_point: -128,
+            multiplier: 1 << 30,
+            shift: -1, // 0.25
+        };
+        requantize_s16_s8(&mut wide, 0, 0, &p);
+        assert_eq!(&wide[..2], &[(-128i8) as u8, (-53i8) as u8]); // -250 - 128 clamps; 75 - 128
+        assert_eq!(crate::bytes::read_f32(&arena[4..], 0), 2.5);
+        assert_eq!(crate::bytes::read_f32(&arena[4..], 1), -2.5);
+    }
+}

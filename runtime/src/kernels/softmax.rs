@@ -1,0 +1,187 @@
+//! SOFTMAX over the last dimension: int8 in, int8 out (TFLM's `reference_ops::Softmax` for quantized
+//! types, gemmlowp fixed point: exp in Q5.26, sum in Q12.19, reciprocal in Q0.31), and float32.
+//!
+//! Access order: the input is first moved to the output (any overlap allowed, `input == output`
+//! included), then each row is transformed in place: read whole, then written element by element.
+
+use super::nn_common::fixed_point::{exp_on_negative_values, reciprocal, rescale};
+use super::nn_common::float_math::exp_f32;
+use super::nn_common::views;
+use crate::math::{
+    multiply_by_quantized_multiplier_greater_than_one, rounding_divide_by_pot,
+    saturating_rounding_doubling_high_mul,
+};
+
+/// Integer bits of the scaled input differences fed to exp (Q5.26).
+const SCALED_DIFF_INTEGER_BITS: i32 = 5;
+/// Integer bits of the sum of exps (Q12.19).
+const ACCUMULATION_INTEGER_BITS: i32 = 12;
+
+/// Constant parameters of [`softmax_s8`] (TFLM's `SoftmaxParams` for int8; the output has zero point
+/// -128 and scale 1/256).
+#[derive(Clone, Copy, Debug)]
+pub struct SoftmaxS8 {
+    /// Number of rows (all dimensions but the last).
+    pub rows: usize,
+    /// Length of a row (the last dimension).
+    pub depth: usize,
+    /// Q31 multiplier of `beta * input_scale * 2^26` (`PreprocessSoftmaxScaling`).
+    pub input_multiplier: i32,
+    /// Its left shift (>= 0).
+    pub input_left_shift: i32,
+    /// Differences from the row maximum below this give exp = 0 (output -128).
+    pub diff_min: i32,
+}
+
+/// Constant parameters of [`softmax_f32`].
+#[derive(Clone, Copy, Debug)]
+pub struct SoftmaxF32 {
+    /// Number of rows (all dimensions but the last).
+    pub rows: usize,
+    /// Length of a row (the last dimension).
+    pub depth: usize,
+    /// Inverse temperature.
+    pub beta: f32,
+}
+
+/// int8 SOFTMAX, bit-exact with TFLM. Reads and writes `rows * depth` bytes.
+pub fn softmax_s8(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS8) {
+    let data = views::in_place(arena, input, output, p.rows * p.depth);
+    if p.depth == 0 {
+        return;
+    }
+    for row in data.chunks_exact_mut(p.depth) {
+        softmax_row_s8(row, p);
+    }
+}
+
+/// `exp(beta * s_in * diff)` in Q0.31 for a difference from the row maximum that is `>= diff_min`.
+#[inline(always)]
+fn exp_of_diff(diff: i32, p: &SoftmaxS8) -> i32 {
+    let scaled = multiply_by_quantized_multiplier_greater_than_one(
+        diff,
+        p.input_multiplier,
+        p.input_left_shift,
+    );
+    exp_on_negative_values(scaled, SCALED_DIFF_INTEGER_BITS)
+}
+
+fn softmax_row_s8(row: &mut [u8], p: &SoftmaxS8) {
+    let max = row
+        .iter()
+        .map(|&x| i32::from(x as i8))
+        .max()
+        .unwrap_or(-128);
+    let mut sum_of_exps = 0i32;
+    for &x in row.iter() {
+        let diff = i32::from(x as i8) - max;
+        if diff >= p.diff_min {
+            let e = exp_of_diff(diff, p);
+            sum_of_exps = sum_of_exps.wrapping_add(rescale(e, 0, ACCUMULATION_INTEGER_BITS));
+        }
+    }
+    let (scale, num_bits_over_unit) = reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
+    // Output is 8 bits: exponent = num_bits_over_unit + 31 - 8, within 0..=31 for any row.
+    let exponent = num_bits_over_unit + 31 - 8;
+    for x in row.iter_mut() {
+        let diff = i32::from(*x as i8) - max;
+        let q = if diff >= p.diff_min {
+            let e = exp_of_diff(diff, p);
+            let unsat =
+                rounding_divide_by_pot(saturating_rounding_doubling_high_mul(scale, e), exponent);
+            (unsat - 128).clamp(-128, 127)
+        } else {
+            -128
+        };
+        *x = q as i8 as u8;
+    }
+}
+
+/// float32 SOFTMAX as TFLM computes it: `exp((x - max) * beta)` per element, summed in order, each
+/// divided by the sum. Reads and writes `4 * rows * depth` bytes.
+pub fn softmax_f32(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxF32) {
+    let data = views::in_place(arena, input, output, 4 * p.rows * p.depth);
+    if p.depth == 0 {
+        return;
+    }
+    for row in data.chunks_exact_mut(4 * p.depth) {
+        let max = views::f32s(row).fold(f32::MIN, |m, x| if m < x { x } else { m });
+        let mut sum = 0.0f32;
+        for x in row.chunks_exact_mut(4) {
+            let e = exp_f32((f32::from_le_bytes([x[0], x[1], x[2], x[3]]) - max) * p.beta);
+            x.copy_from_slice(&e.to_le_bytes());
+            sum += e;
+        }
+        for x in row.chunks_exact_mut(4) {
+            let v = f32::from_le_bytes([x[0], x[1], x[2], x[3]]) / sum;
+            x.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// TFLM's parameters for input scale 1/16, beta 1: multiplier of 2^22 as Q31 with shift 23,
+    /// diff_min = -floor(31 * 2^26 / 2^23) = -248.
+    fn params(depth: usize) -> SoftmaxS8 {
+        SoftmaxS8 {
+            rows: 1,
+            depth,
+            input_multiplier: 1 << 30,
+            input_left_shift: 23,
+            diff_min: -248,
+        }
+    }
+
+    #[test]
+    fn s8_equal_inputs_share_the_mass() {
+        let mut arena = [7u8; 4];
+        softmax_s8(&mut arena, 0, 0, &params(4));
+        // Each 1/4 = 64/256 → 64 - 128 = -64.
+        assert_eq!(arena.map(|x| x as i8), [-64; 4]);
+    }
+
+    #[test]
+    fn s8_outputs_sum_to_about_one() {
+        // Inputs 0, 16, 32 are 0, 1, 2 in real terms: softmax 0.0900, 0.2447, 0.6652.
+        let mut arena = [0u8, 16, 32, 0, 0, 0];
+        softmax_s8(&mut arena, 0, 3, &params(3));
+        let out: [i32; 3] = core::array::from_fn(|i| i32::from(arena[3 + i] as i8) + 128);
+        assert_eq!(out, [23, 63, 170]);
+        assert!((out.iter().sum::<i32>() - 256).abs() <= 1);
+    }
+
+    #[test]
+    fn s8_far_below_max_gives_minus_128() {
+        let mut arena = [(-128i8) as u8, 127];
+        softmax_s8(&mut arena, 0, 0, &params(2));
+        assert_eq!(arena.map(|x| x as i8), [-128, 127]);
+    }
+
+    #[test]
+    fn f32_rows_sum_to_one() {
+        let mut arena = [0u8; 24];
+        for (i, v) in [0.0f32, 1.0, 2.0, 5.0, 5.0, 5.0].iter().enumerate() {
+            arena[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        softmax_f32(
+            &mut arena,
+            0,
+            0,
+            &SoftmaxF32 {
+                rows: 2,
+                depth: 3,
+                beta: 1.0,
+            },
+        );
+        let out: [f32; 6] = core::array::from_fn(|i| {
+            f32::from_le_bytes(arena[4 * i..4 * i + 4].try_into().unwrap())
+        });
+        assert!((out[0] - 0.090_030_57).abs() < 1e-7);
+        assert!((out[2] - 0.665_240_9).abs() < 1e-7);
+        assert_eq!(out[3], out[5]);
+        assert!((out[3] - 1.0 / 3.0).abs() < 1e-7);
+    }
+}

@@ -1,0 +1,497 @@
+//! C conformance: every model the Rust backend accepts (tests/fixtures/models and ../shared/models)
+//! is generated as C through the library, built with the host `cc -std=c99 -Wall -Wextra -Wpedantic
+//! -Werror -O2` together with tests/c/driver.c, and run on TFLM's golden cases in order in one
+//! process (state carries between cases, as on a device). Outputs must equal TFLM's byte for byte
+//! (float32: within 1e-5 relative). Each model's C is also cross-compiled for a Cortex-M4 with
+//! `arm-none-eabi-gcc` and must compile without a single diagnostic; when that compiler is not
+//! installed the test says so loudly and skips only that part.
+//!
+//! Models the Rust backend refuses are skipped with the refusal printed: the Rust conformance test
+//! decides whether a refusal is expected. A model the Rust backend accepts and the C backend
+//! refuses is a failure.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use tinyaot_codegen::config::c_sources;
+use tinyaot_codegen::emit::c::COptions;
+use tinyaot_codegen::RustOptions;
+
+/// Largest accepted relative difference for float32 outputs.
+const F32_RELATIVE_TOLERANCE: f32 = 1e-5;
+
+/// Host flags: the contract of DESIGN.md, with every warning an error.
+const HOST_FLAGS: &[&str] = &[
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Wpedantic",
+    "-Werror",
+    "-O2",
+];
+
+/// Cortex-M4 flags (hard float), every warning an error.
+const ARM_FLAGS: &[&str] = &[
+    "-mcpu=cortex-m4",
+    "-mthumb",
+    "-mfloat-abi=hard",
+    "-mfpu=fpv4-sp-d16",
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Wpedantic",
+    "-Werror",
+    "-O2",
+];
+
+const ARM_CC: &str = "arm-none-eabi-gcc";
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// `$TINYAOT_SHARED_DIR`, else `shared/` beside the repository; panics (fails the test) if missing.
+fn shared_dir() -> PathBuf {
+    let dir = std::env::var_os("TINYAOT_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"));
+    assert!(
+        dir.join("models").is_dir(),
+        "the reference models are missing: looked for {}/models. Put the project's shared/ \
+         directory beside the repository or set TINYAOT_SHARED_DIR.",
+        dir.display()
+    );
+    dir
+}
+
+fn tflite_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "tflite"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn arm_compiler_available() -> bool {
+    Command::new(ARM_CC)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A fresh scratch directory for test `name` of this run, under the target directory when Cargo
+/// says where it is (the tests of this file run in parallel in one process).
+fn scratch(name: &str) -> PathBuf {
+    let base = std::env::var_os("CARGO_TARGET_TMPDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("tinyaot-c-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch directory");
+    dir
+}
+
+#[test]
+fn every_model_matches_tflm_as_c() {
+    let root = workspace();
+    let shared = shared_dir();
+    let suites = [
+        (
+            "fixtures",
+            root.join("tests/fixtures/models"),
+            root.join("tests/fixtures/golden"),
+        ),
+        (
+            "shared",
+            shared.join("models"),
+            shared.join("models/golden"),
+        ),
+    ];
+    let arm = arm_compiler_available();
+    if !arm {
+        println!(
+            "WARNING: {ARM_CC} is not installed: the Cortex-M4 cross-compile check is SKIPPED \
+             (install with `apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi`)"
+        );
+    }
+    let scratch = scratch("conformance");
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for (suite, models, golden) in &suites {
+        for model in tflite_files(models) {
+            let stem = model
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("model");
+            let label = format!("{suite}/{stem}");
+            let dir = scratch.join(format!("{suite}_{stem}"));
+            match check_model(&model, &golden.join(stem), &dir, arm) {
+                Ok(Outcome::Passed(summary)) => {
+                    ran += 1;
+                    report.push(format!("ok       {label}: {summary}"));
+                }
+                Ok(Outcome::Skipped(why)) => report.push(format!(
+                    "skipped  {label}: the Rust backend refuses it too: {why}"
+                )),
+                Err(e) => {
+                    report.push(format!(
+                        "FAILED   {label}: {e} (files kept in {})",
+                        dir.display()
+                    ));
+                    failures.push(format!("{label}: {e}"));
+                }
+            }
+        }
+    }
+    println!("{}", report.join("\n"));
+    if failures.is_empty() {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    println!("{ran} models ran as C and matched TFLM");
+}
+
+enum Outcome {
+    Passed(String),
+    Skipped(String),
+}
+
+fn check_model(model: &Path, golden: &Path, dir: &Path, arm: bool) -> Result<Outcome, String> {
+    let bytes = std::fs::read(model).map_err(|e| format!("{}: {e}", model.display()))?;
+    let name = model
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("model.tflite")
+        .to_string();
+    let options = COptions {
+        prefix: "net".to_string(),
+        source_name: name.clone(),
+    };
+    let files = match c_sources(&bytes, &options) {
+        Ok(files) => files,
+        Err(c_error) => {
+            let rust = tinyaot_codegen::rust_source(
+                &bytes,
+                &RustOptions {
+                    name: "Model".to_string(),
+                    runtime_path: "::tinyaot".to_string(),
+                    source_name: name,
+                },
+            );
+            return match rust {
+                Err(rust_error) => Ok(Outcome::Skipped(rust_error.to_string())),
+                Ok(_) => Err(format!(
+                    "the C backend refused a model the Rust backend accepts: {c_error}"
+                )),
+            };
+        }
+    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut sources = Vec::new();
+    for (file, contents) in &files {
+        let path = dir.join(file);
+        std::fs::write(&path, contents).map_err(|e| format!("{}: {e}", path.display()))?;
+        if file.ends_with(".c") {
+            sources.push(path);
+        }
+    }
+    if arm {
+        cross_compile(dir, &sources)?;
+    }
+    let exe = dir.join("driver");
+    let output = Command::new("cc")
+        .args(HOST_FLAGS)
+        .arg("-I")
+        .arg(dir)
+        .args(&sources)
+        .arg(workspace().join("tests/c/driver.c"))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .map_err(|e| format!("cannot run cc: {e}"))?;
+    if !output.status.success() || !output.stderr.is_empty() {
+        return Err(format!(
+            "cc failed or warned:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    run_cases(&exe, golden, dir).map(Outcome::Passed)
+}
+
+/// Compiles each source for a Cortex-M4; any diagnostic fails.
+fn cross_compile(dir: &Path, sources: &[PathBuf]) -> Result<(), String> {
+    for source in sources {
+        let object = source.with_extension("arm.o");
+        let output = Command::new(ARM_CC)
+            .args(ARM_FLAGS)
+            .arg("-I")
+            .arg(dir)
+            .arg("-c")
+            .arg(source)
+            .arg("-o")
+            .arg(&object)
+            .output()
+            .map_err(|e| format!("cannot run {ARM_CC}: {e}"))?;
+        if !output.status.success() || !output.stderr.is_empty() {
+            return Err(format!(
+                "{ARM_CC} failed or warned on {}:\n{}",
+                source.display(),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        check_undefined_symbols(&object)?;
+    }
+    Ok(())
+}
+
+/// The generated code needs no library: an object may only refer to the model's own functions,
+/// the compiler's run-time helpers (`__aeabi_*`: soft double arithmetic on a single-precision FPU)
+/// and the block moves GCC may emit by itself and requires of every environment (`memcpy`,
+/// `memmove`, `memset`). `expf`, `malloc`, `printf` … would be a broken promise.
+fn check_undefined_symbols(object: &Path) -> Result<(), String> {
+    let output = Command::new("arm-none-eabi-nm")
+        .arg("-u")
+        .arg(object)
+        .output()
+        .map_err(|e| format!("cannot run arm-none-eabi-nm: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let foreign: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.split_whitespace().last())
+        .filter(|sym| {
+            !sym.starts_with("net_")
+                && !sym.starts_with("__aeabi_")
+                && !["memcpy", "memmove", "memset"].contains(sym)
+        })
+        .collect();
+    if foreign.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} needs symbols outside the generated code: {}",
+            object.display(),
+            foreign.join(", ")
+        ))
+    }
+}
+
+/// Runs every golden case through the driver in one process and compares the outputs.
+fn run_cases(exe: &Path, golden: &Path, dir: &Path) -> Result<String, String> {
+    let manifest_path = golden.join("manifest.json");
+    let manifest: Value = serde_json::from_slice(
+        &std::fs::read(&manifest_path).map_err(|e| format!("{}: {e}", manifest_path.display()))?,
+    )
+    .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
+    let cases = manifest["cases"]
+        .as_array()
+        .ok_or("manifest has no cases")?;
+    let mut script = String::new();
+    let mut expected = Vec::new();
+    for (k, case) in cases.iter().enumerate() {
+        let inputs = case["inputs"].as_array().ok_or("case has no inputs")?;
+        let outputs = case["outputs"].as_array().ok_or("case has no outputs")?;
+        for (i, input) in inputs.iter().enumerate() {
+            let file = input["file"].as_str().ok_or("golden input without file")?;
+            script.push_str(&format!("in {i} {}\n", golden.join(file).display()));
+        }
+        script.push_str("invoke\n");
+        for (j, output) in outputs.iter().enumerate() {
+            let got = dir.join(format!("case{k}_output{j}.bin"));
+            script.push_str(&format!("out {j} {}\n", got.display()));
+            let file = output["file"]
+                .as_str()
+                .ok_or("golden output without file")?;
+            let dtype = output["dtype"].as_str().unwrap_or("").to_string();
+            expected.push((k, j, got, golden.join(file), dtype));
+        }
+    }
+    let mut child = Command::new(exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run the driver: {e}"))?;
+    child
+        .stdin
+        .take()
+        .ok_or("driver has no stdin")?
+        .write_all(script.as_bytes())
+        .map_err(|e| format!("writing to the driver: {e}"))?;
+    let output = child
+        .wait_with_output()
+        .map_err(|e| format!("waiting for the driver: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "the driver failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let mut compared = 0;
+    for (k, j, got, want, dtype) in &expected {
+        let got = std::fs::read(got).map_err(|e| format!("{}: {e}", got.display()))?;
+        let want = std::fs::read(want).map_err(|e| format!("{}: {e}", want.display()))?;
+        compare(dtype, &got, &want).map_err(|e| format!("case {k} output {j}: {e}"))?;
+        compared += want.len();
+    }
+    Ok(format!("{} cases, {compared} output bytes", cases.len()))
+}
+
+fn compare(dtype: &str, got: &[u8], want: &[u8]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{} bytes, expected {}", got.len(), want.len()));
+    }
+    if dtype == "float32" {
+        let floats = |b: &[u8]| -> Vec<f32> {
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        for (i, (g, w)) in floats(got).into_iter().zip(floats(want)).enumerate() {
+            let tolerance = F32_RELATIVE_TOLERANCE * w.abs().max(f32::MIN_POSITIVE);
+            if (g - w).abs() > tolerance || g.is_nan() != w.is_nan() {
+                return Err(format!("element {i}: got {g}, TFLM {w}"));
+            }
+        }
+        return Ok(());
+    }
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+        let mismatches = got.iter().zip(want).filter(|(a, b)| a != b).count();
+        return Err(format!(
+            "{mismatches} of {} bytes differ; first at byte {i}: got {}, TFLM {} ({dtype})",
+            got.len(),
+            got[i] as i8,
+            want[i] as i8
+        ));
+    }
+    Ok(())
+}
+
+/// Two models with different prefixes build into one program and run side by side: every name the
+/// C backend defines carries the prefix.
+#[test]
+fn two_models_link_into_one_program() {
+    let root = workspace();
+    let dir = scratch("two_models");
+    std::fs::create_dir_all(&dir).expect("create directory");
+    let mut sources = Vec::new();
+    for (prefix, stem) in [("int8_net", "sine_mlp"), ("float_net", "sine_mlp_float")] {
+        let model = root.join(format!("tests/fixtures/models/{stem}.tflite"));
+        let bytes = std::fs::read(&model).unwrap_or_else(|e| panic!("{}: {e}", model.display()));
+        let options = COptions {
+            prefix: prefix.to_string(),
+            source_name: format!("{stem}.tflite"),
+        };
+        let files = c_sources(&bytes, &options).unwrap_or_else(|e| panic!("{stem}: {e}"));
+        for (name, contents) in files {
+            let path = dir.join(&name);
+            std::fs::write(&path, contents).expect("write source");
+            if name.ends_with(".c") {
+                sources.push(path);
+            }
+        }
+    }
+    let main = dir.join("main.c");
+    std::fs::write(
+        &main,
+        "#include \"int8_net.h\"\n#include \"float_net.h\"\n\
+         int main(void)\n{\n\
+             *(int8_t *)int8_net_input(0) = 0;\n\
+             *(float *)float_net_input(0) = 1.0f;\n\
+             if (int8_net_invoke() != 0 || float_net_invoke() != 0) {\n        return 1;\n    }\n\
+             return int8_net_output(0) != NULL && float_net_output(0) != NULL\n\
+                 && INT8_NET_NUM_INPUTS == 1 && FLOAT_NET_NUM_OUTPUTS == 1 ? 0 : 2;\n}\n",
+    )
+    .expect("write main.c");
+    let exe = dir.join("both");
+    let output = Command::new("cc")
+        .args(HOST_FLAGS)
+        .arg("-I")
+        .arg(&dir)
+        .args(&sources)
+        .arg(&main)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("run cc");
+    assert!(
+        output.status.success() && output.stderr.is_empty(),
+        "cc failed or warned:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let status = Command::new(&exe).status().expect("run the program");
+    assert!(status.success(), "the two-model program failed: {status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tinyaot c`: the directory appears whole, a rerun replaces the files an earlier run generated
+/// (removing kernels no longer needed) and leaves other files alone, and a refused model or a bad
+/// prefix writes nothing.
+#[test]
+fn command_line_writes_whole_directories() {
+    let root = workspace();
+    let base = scratch("cli");
+    std::fs::create_dir_all(&base).expect("create directory");
+    let model = root.join("tests/fixtures/models/sine_mlp.tflite");
+    let out = base.join("nested/out");
+    let run = |args: &[&str]| -> i32 {
+        tinyaot_codegen::cli::main(args.iter().map(|s| s.to_string()).collect())
+    };
+    let model_arg = model.to_str().expect("UTF-8 path");
+    let out_arg = out.to_str().expect("UTF-8 path");
+    assert_eq!(run(&["c", model_arg, "-o", out_arg, "--prefix", "m1"]), 0);
+    for name in ["m1.h", "m1.c", "m1_kernels.h", "m1_fully_connected.c"] {
+        assert!(out.join(name).is_file(), "{name} was not written");
+    }
+    // A stale kernel of an earlier run, and a file of the user's.
+    std::fs::write(out.join("m1_pool.c"), "/* @generated by tinyaot 0.0.0 */\n").expect("write");
+    std::fs::write(out.join("main.c"), "int main(void) { return 0; }\n").expect("write");
+    assert_eq!(run(&["c", model_arg, "-o", out_arg, "--prefix", "m1"]), 0);
+    assert!(
+        !out.join("m1_pool.c").exists(),
+        "a stale generated kernel was left behind"
+    );
+    assert!(out.join("main.c").is_file(), "a user file was removed");
+    assert!(out.join("m1.c").is_file());
+
+    // Refusals write nothing, and leave no temporary directory behind.
+    let garbage = base.join("garbage.tflite");
+    std::fs::write(&garbage, b"not a model at all").expect("write");
+    let fresh = base.join("fresh");
+    let fresh_arg = fresh.to_str().expect("UTF-8 path");
+    assert_eq!(
+        run(&["c", garbage.to_str().expect("UTF-8"), "-o", fresh_arg]),
+        1
+    );
+    assert_eq!(
+        run(&["c", model_arg, "-o", fresh_arg, "--prefix", "2bad"]),
+        1
+    );
+    assert_eq!(run(&["c", model_arg]), 2);
+    assert!(!fresh.exists(), "a refused model left output behind");
+    let leftovers: Vec<_> = std::fs::read_dir(&base)
+        .expect("list")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains("tinyaot-tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary directories left behind");
+    let _ = std::fs::remove_dir_all(&base);
+}
