@@ -12,11 +12,9 @@ use crate::error::{Error, Result};
 ///
 /// ```no_run
 /// // build.rs
-/// fn main() {
-///     tinyaot_codegen::Config::new()
-///         .compile("models/net.tflite")
-///         .expect("compile net.tflite");
-/// }
+/// tinyaot_codegen::Config::new()
+///     .compile("models/net.tflite")
+///     .expect("compile net.tflite");
 /// // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/net.rs"));
 /// ```
 #[derive(Clone, Debug)]
@@ -152,8 +150,9 @@ pub fn write_if_changed(path: &Path, contents: &[u8]) -> Result<()> {
         source,
     };
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, contents).map_err(io_error)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
+    let written = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        // Whatever step failed, leave nothing behind but the previous file (if any).
         let _ = std::fs::remove_file(&tmp);
         io_error(e)
     })

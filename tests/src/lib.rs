@@ -52,6 +52,6 @@ pub struct Entry {
 
 pub mod models {
     //! Generated: one module per compiled model, and [`ENTRIES`].
-    use super::{DynModel, Entry, Outcome};
+    use super::{Entry, Outcome};
     include!(concat!(env!("OUT_DIR"), "/models.rs"));
 }

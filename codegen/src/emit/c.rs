@@ -79,48 +79,8 @@ pub fn generate(
     let prefix = options.prefix.as_str();
     let mut tera = templates()?;
 
-    // Which kernel functions the model calls, per module.
-    let mut used: BTreeMap<&'static str, BTreeSet<&'static str>> = BTreeMap::new();
-    for call in calls {
-        match &call.kind {
-            CallKind::Kernel(k) => {
-                used.entry(k.module).or_default().insert(k.function);
-            }
-            CallKind::Alias { input, output } => {
-                if layout.arena_offset(*input)? != layout.arena_offset(*output)? {
-                    used.entry("copy").or_default().insert("copy");
-                }
-            }
-        }
-    }
-
-    // The kernel header: prelude, then each used module's declarations.
-    let mut module_headers = String::new();
-    let mut decls = Decls::default();
-    for (&module, functions) in &used {
-        if !MODULES.iter().any(|(m, _, _)| *m == module) {
-            let op = calls
-                .iter()
-                .find(|c| matches!(&c.kind, CallKind::Kernel(k) if k.module == module));
-            let function = functions.iter().next().copied().unwrap_or("?");
-            return Err(no_kernel(graph, op.map_or(0, |c| c.op), module, function));
-        }
-        let ctx = module_context(prefix, functions);
-        let header = render(&mut tera, &format!("{module}.h"), &ctx)?;
-        for function in functions {
-            let proto = format!("{prefix}_{module}_{function}(");
-            if !header.contains(&proto) {
-                let op = calls.iter().find(|c| match &c.kind {
-                    CallKind::Kernel(k) => k.module == module && k.function == *function,
-                    CallKind::Alias { .. } => false,
-                });
-                return Err(no_kernel(graph, op.map_or(0, |c| c.op), module, function));
-            }
-        }
-        decls.parse(&header)?;
-        module_headers.push_str(&header);
-    }
-
+    let used = used_kernels(layout, calls)?;
+    let (module_headers, decls) = declarations(&mut tera, prefix, graph, calls, &used)?;
     let emitter = Emitter {
         graph,
         layout,
@@ -144,27 +104,7 @@ pub fn generate(
     ctx.insert("outputs", &outputs);
     ctx.insert("io_all", &inputs.iter().chain(&outputs).collect::<Vec<_>>());
     ctx.insert("kernel_files", &kernel_files);
-    let mut consts = Vec::new();
-    for &t in &constants {
-        let tensor = &graph.tensors[t];
-        let data = tensor.data.unwrap_or(&[]);
-        consts.push(object(vec![
-            ("name", format!("{prefix}_t{t}").into()),
-            (
-                "comment",
-                format!(
-                    "tensor {t} {}: {} {}, {} bytes",
-                    comment(&format!("{:?}", tensor.name)),
-                    tensor.dtype,
-                    shape_text(&tensor.shape),
-                    data.len()
-                )
-                .into(),
-            ),
-            ("words", c_data::words_for(data.len()).into()),
-            ("data", c_data::words(data).into()),
-        ]));
-    }
+    let consts = constant_values(graph, prefix, &constants);
     ctx.insert("constants", &consts);
     ctx.insert("params", &params);
     ctx.insert("steps", &steps);
@@ -183,6 +123,93 @@ pub fn generate(
         files.push((format!("{prefix}_{module}.c"), source));
     }
     Ok(files)
+}
+
+/// The kernel functions the model calls, per module (the copy of a non-aliased RESHAPE included).
+fn used_kernels(
+    layout: &Layout,
+    calls: &[Call],
+) -> Result<BTreeMap<&'static str, BTreeSet<&'static str>>> {
+    let mut used: BTreeMap<&'static str, BTreeSet<&'static str>> = BTreeMap::new();
+    for call in calls {
+        match &call.kind {
+            CallKind::Kernel(k) => {
+                used.entry(k.module).or_default().insert(k.function);
+            }
+            CallKind::Alias { input, output } => {
+                if layout.arena_offset(*input)? != layout.arena_offset(*output)? {
+                    used.entry("copy").or_default().insert("copy");
+                }
+            }
+        }
+    }
+    Ok(used)
+}
+
+/// The used modules' headers, rendered and concatenated, and the parameter structs they declare.
+/// A kernel the C templates do not have is a refusal naming the operator.
+fn declarations(
+    tera: &mut Tera,
+    prefix: &str,
+    graph: &Graph,
+    calls: &[Call],
+    used: &BTreeMap<&'static str, BTreeSet<&'static str>>,
+) -> Result<(String, Decls)> {
+    let first_call = |module: &str, function: Option<&str>| {
+        calls
+            .iter()
+            .find(|c| {
+                matches!(&c.kind, CallKind::Kernel(k)
+                    if k.module == module && function.map_or(true, |f| f == k.function))
+            })
+            .map_or(0, |c| c.op)
+    };
+    let mut headers = String::new();
+    let mut decls = Decls::default();
+    for (&module, functions) in used {
+        if !MODULES.iter().any(|(m, _, _)| *m == module) {
+            let function = functions.iter().next().copied().unwrap_or("?");
+            return Err(no_kernel(graph, first_call(module, None), module, function));
+        }
+        let header = render(
+            tera,
+            &format!("{module}.h"),
+            &module_context(prefix, functions),
+        )?;
+        for function in functions {
+            if !header.contains(&format!("{prefix}_{module}_{function}(")) {
+                let op = first_call(module, Some(function));
+                return Err(no_kernel(graph, op, module, function));
+            }
+        }
+        decls.parse(&header)?;
+        headers.push_str(&header);
+    }
+    Ok((headers, decls))
+}
+
+/// The template data of each referenced constant tensor.
+fn constant_values(graph: &Graph, prefix: &str, constants: &BTreeSet<usize>) -> Vec<Value> {
+    constants
+        .iter()
+        .map(|&t| {
+            let tensor = &graph.tensors[t];
+            let data = tensor.data.unwrap_or(&[]);
+            let text = format!(
+                "tensor {t} {}: {} {}, {} bytes",
+                comment(&format!("{:?}", tensor.name)),
+                tensor.dtype,
+                shape_text(&tensor.shape),
+                data.len()
+            );
+            object(vec![
+                ("name", format!("{prefix}_t{t}").into()),
+                ("comment", text.into()),
+                ("words", c_data::words_for(data.len()).into()),
+                ("data", c_data::words(data).into()),
+            ])
+        })
+        .collect()
 }
 
 /// Every file name [`generate`] can produce for `prefix`, whatever the model.

@@ -337,6 +337,89 @@ mod tests {
         assert_eq!(a.fields[1].name, "w");
     }
 
+    /// A Rust struct and a C struct that differ in any field are refused at generation.
+    #[test]
+    fn initializer_refuses_any_difference() {
+        let mut decls = Decls::default();
+        decls
+            .parse(
+                "typedef struct {\n    size_t len;\n    const int32_t *bias;\n    size_t bias_len;\n    float scale;\n} x_m_P;\n",
+            )
+            .unwrap();
+        let decl = decls.get("x_m_P").unwrap();
+        let graph = Graph {
+            tensors: Vec::new(),
+            operators: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            offline_offsets: None,
+            description: String::new(),
+        };
+        let tensor = |t: usize| format!("t{t}");
+        let naming = Naming {
+            array_prefix: "x_p0".to_string(),
+            tensor: &tensor,
+        };
+        let params = |fields: Vec<(&'static str, Value)>| Params {
+            type_name: "P",
+            fields,
+        };
+        let good = params(vec![
+            ("len", Value::Usize(4)),
+            ("bias", Value::Some(Box::new(Value::I32s(vec![1, -2])))),
+            ("scale", Value::F32(0.5)),
+        ]);
+        let init = decl.initializer("x_m_P", &good, &graph, &naming).unwrap();
+        assert!(init
+            .arrays
+            .contains("static const int32_t x_p0_bias[2] = { 1, -2 };"));
+        assert!(init.body.contains(".bias_len = 2,"));
+        assert!(init.body.contains(".scale = 0.5f,"));
+        let none = params(vec![
+            ("len", Value::Usize(4)),
+            ("bias", Value::None),
+            ("scale", Value::F32(0.5)),
+        ]);
+        let init = decl.initializer("x_m_P", &none, &graph, &naming).unwrap();
+        assert!(init.body.contains(".bias = NULL,"));
+        for bad in [
+            // A field the C struct lacks.
+            vec![
+                ("len", Value::Usize(4)),
+                ("bias", Value::None),
+                ("scale", Value::F32(0.5)),
+                ("extra", Value::I32(1)),
+            ],
+            // A field the lowering does not fill.
+            vec![("len", Value::Usize(4)), ("bias", Value::None)],
+            // Renamed, reordered, retyped.
+            vec![
+                ("n", Value::Usize(4)),
+                ("bias", Value::None),
+                ("scale", Value::F32(0.5)),
+            ],
+            vec![
+                ("bias", Value::None),
+                ("len", Value::Usize(4)),
+                ("scale", Value::F32(0.5)),
+            ],
+            vec![
+                ("len", Value::Usize(4)),
+                ("bias", Value::F32s(vec![1.0])),
+                ("scale", Value::F32(0.5)),
+            ],
+            vec![
+                ("len", Value::Usize(4)),
+                ("bias", Value::None),
+                ("scale", Value::I32(1)),
+            ],
+        ] {
+            assert!(decl
+                .initializer("x_m_P", &params(bad), &graph, &naming)
+                .is_err());
+        }
+    }
+
     #[test]
     fn scalars_are_checked() {
         assert_eq!(scalar("size_t", &Value::Usize(3)).unwrap(), "3u");

@@ -43,7 +43,7 @@ pub fn generate(
     let mut steps = Vec::new();
     for call in calls {
         let op = &graph.operators[call.op];
-        let comment = format!("operator {}: {}", call.op, op.kind.name());
+        let comment = format!("{STEP_MARK}operator {}: {}", call.op, op.kind.name());
         steps.push(quote! { #[doc = #comment] });
         steps.push(emitter.step(call, &mut statics, &mut constants)?);
     }
@@ -120,7 +120,7 @@ pub fn generate(
         detail: format!("generated Rust does not parse: {e}"),
     })?;
     let mut out = header(graph, layout, options, &constants);
-    out.push_str(&prettyplease::unparse(&file));
+    out.push_str(&plain_step_comments(&prettyplease::unparse(&file)));
     append_constants(&mut out, graph, &module, &options.runtime_path, &constants);
     Ok(out)
 }
@@ -156,7 +156,7 @@ fn append_constants(
 ) {
     let _ = writeln!(
         out,
-        "\n/// Constant tensors of [`{module}`], in flash.\n#[doc(hidden)]\npub mod {module}_constants {{\n    use {runtime_path}::bytes::Flash;"
+        "\n/// Constant tensors of [`{module}`], in flash.\n#[doc(hidden)]\npub mod {module}_constants {{"
     );
     for &t in constants {
         let tensor = &graph.tensors[t];
@@ -168,13 +168,36 @@ fn append_constants(
         );
         let _ = write!(
             out,
-            "    pub static T{t}: Flash<{}> = Flash(*b\"",
+            "    pub static T{t}: {runtime_path}::bytes::Flash<{}> = {runtime_path}::bytes::Flash(*b\"",
             data.len()
         );
         escape_bytes(out, data);
         out.push_str("\");\n");
     }
     out.push_str("}\n");
+}
+
+/// Marks the doc attributes that carry step comments through `quote!` (which drops comments).
+const STEP_MARK: &str = "@step ";
+
+/// Turns the marked doc comments inside `invoke` into plain `//` comments: doc comments on
+/// statements are a warning, and these are for readers of the generated code, not for rustdoc.
+fn plain_step_comments(code: &str) -> String {
+    let marked = format!("///{STEP_MARK}");
+    let mut out = String::with_capacity(code.len());
+    for line in code.lines() {
+        match line.trim_start().strip_prefix(&marked) {
+            Some(rest) => {
+                let indent = &line[..line.len() - line.trim_start().len()];
+                out.push_str(indent);
+                out.push_str("// ");
+                out.push_str(rest);
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Writes `data` as the inside of a byte-string literal.
@@ -274,12 +297,18 @@ impl Emitter<'_, '_> {
 
     fn value(&self, value: &Value, constants: &mut BTreeSet<usize>) -> Result<TokenStream> {
         Ok(match value {
-            Value::Usize(v) => quote! { #v },
-            Value::I32(v) => quote! { #v },
+            Value::Usize(v) => unsuffixed(*v as i128),
+            Value::I32(v) => unsuffixed(i128::from(*v)),
             Value::F32(v) => f32_literal(*v),
             Value::Bool(v) => quote! { #v },
-            Value::Usizes(v) => quote! { &[#(#v),*] },
-            Value::I32s(v) => quote! { &[#(#v),*] },
+            Value::Usizes(v) => {
+                let items = v.iter().map(|x| unsuffixed(*x as i128));
+                quote! { &[#(#items),*] }
+            }
+            Value::I32s(v) => {
+                let items = v.iter().map(|x| unsuffixed(i128::from(*x)));
+                quote! { &[#(#items),*] }
+            }
             Value::F32s(v) => {
                 let items = v.iter().map(|x| f32_literal(*x));
                 quote! { &[#(#items),*] }
@@ -425,6 +454,17 @@ fn quant_consts(upper: &str, kind: &str, i: usize, q: &Quantization) -> TokenStr
         pub const #scale_name: f32 = #scale;
         #[doc = #zp_doc]
         pub const #zp_name: i32 = #zp;
+    }
+}
+
+/// An integer literal without a type suffix (the field's type gives it one); negative values are a
+/// minus sign and a literal, as Rust parses them.
+fn unsuffixed(v: i128) -> TokenStream {
+    let magnitude = proc_macro2::Literal::u128_unsuffixed(v.unsigned_abs());
+    if v < 0 {
+        quote! { -#magnitude }
+    } else {
+        quote! { #magnitude }
     }
 }
 

@@ -5,7 +5,8 @@ include!(concat!(env!("OUT_DIR"), "/ds_cnn.rs"));
 
 /// An input spectrogram (49 x 10, int8) and what TFLM outputs for it, from the fixture goldens.
 const INPUT: &[u8] = include_bytes!("../../../tests/fixtures/golden/ds_cnn/case0/input0.bin");
-const TFLM_OUTPUT: &[u8] = include_bytes!("../../../tests/fixtures/golden/ds_cnn/case0/output0.bin");
+const TFLM_OUTPUT: &[u8] =
+    include_bytes!("../../../tests/fixtures/golden/ds_cnn/case0/output0.bin");
 
 fn main() {
     // The arena is a few kilobytes; `new` is `const`, so the model could equally be a `static`.
@@ -23,7 +24,10 @@ fn main() {
         .enumerate()
         .max_by_key(|(_, s)| **s)
         .expect("the model has outputs");
-    println!("DS-CNN keyword spotter: {} bytes of arena", DsCnn::ARENA_BYTES);
+    println!(
+        "DS-CNN keyword spotter: {} bytes of arena",
+        DsCnn::ARENA_BYTES
+    );
     println!(
         "prediction: class {best} with probability {:.3}",
         probability(best_score)
@@ -31,7 +35,11 @@ fn main() {
     let agrees = scores.iter().zip(TFLM_OUTPUT).all(|(a, b)| *a as u8 == *b);
     println!(
         "TensorFlow Lite Micro: {}",
-        if agrees { "identical output" } else { "DIFFERENT output" }
+        if agrees {
+            "identical output"
+        } else {
+            "DIFFERENT output"
+        }
     );
     if !agrees {
         std::process::exit(1);

@@ -10,8 +10,8 @@ fn main() {
         let q = (x / Sine::INPUT0_SCALE).round() as i32 + Sine::INPUT0_ZERO_POINT;
         model.input0_mut()[0] = q.clamp(-128, 127) as i8;
         model.invoke();
-        let y = (i32::from(model.output0()[0]) - Sine::OUTPUT0_ZERO_POINT) as f32
-            * Sine::OUTPUT0_SCALE;
+        let y =
+            (i32::from(model.output0()[0]) - Sine::OUTPUT0_ZERO_POINT) as f32 * Sine::OUTPUT0_SCALE;
         println!("{x:5.3}   {y:8.4}");
     }
 }

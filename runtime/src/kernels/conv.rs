@@ -9,7 +9,7 @@
 //! so the output must not overlap the input (checked).
 
 use super::nn_common::window::{coord, taps};
-use super::nn_common::{clamp_f32, dot_s8, requantize, views};
+use super::nn_common::{clamp_f32, dot4_s8, dot_s8, requantize, views};
 
 /// Constant parameters of [`conv2d_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -255,25 +255,6 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
     }
 }
 
-/// Four dot products `Σ w[k][i] * (x[i] + offset)` sharing one input row. `x + offset` fits in i16
-/// for int8 zero points, and so does each product (|w| <= 128, |x + offset| <= 255), so the work
-/// stays in 16-bit multiplies with 32-bit sums.
-#[inline(always)]
-fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
-    let n = x.len();
-    let (w0, w1, w2, w3) = (&w[0][..n], &w[1][..n], &w[2][..n], &w[3][..n]);
-    let offset = offset as i16;
-    let mut acc = [0i32; 4];
-    for i in 0..n {
-        let xi = i16::from(x[i] as i8) + offset;
-        acc[0] = acc[0].wrapping_add(i32::from(i16::from(w0[i]) * xi));
-        acc[1] = acc[1].wrapping_add(i32::from(i16::from(w1[i]) * xi));
-        acc[2] = acc[2].wrapping_add(i32::from(i16::from(w2[i]) * xi));
-        acc[3] = acc[3].wrapping_add(i32::from(i16::from(w3[i]) * xi));
-    }
-    acc
-}
-
 /// float32 CONV_2D, accumulating in TFLM's order (filter y, filter x, input channel), then adding the
 /// bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `4 * batches * output_h * output_w * output_c` bytes at `output`.
@@ -488,5 +469,93 @@ mod tests {
         p.bias = Some(&[-10.0]);
         conv2d_f32(&mut arena, 0, 16, &p);
         assert_eq!(f32::from_le_bytes(arena[16..20].try_into().unwrap()), 0.0);
+    }
+
+    /// TFLM's loop nest, restated naively: the blocked kernel must agree with it everywhere.
+    fn reference(p: &Conv2dS8, input: &[i8]) -> [i8; 2 * 3 * 5] {
+        let mut out = [0i8; 2 * 3 * 5];
+        for oy in 0..p.output_h {
+            for ox in 0..p.output_w {
+                for oc in 0..p.output_c {
+                    let mut acc = 0i32;
+                    for ky in 0..p.filter_h {
+                        for kx in 0..p.filter_w {
+                            let y = (oy * p.stride_h + ky) as isize - p.pad_top as isize;
+                            let x = (ox * p.stride_w + kx) as isize - p.pad_left as isize;
+                            if y < 0 || x < 0 || y >= p.input_h as isize || x >= p.input_w as isize
+                            {
+                                continue;
+                            }
+                            for ic in 0..p.input_c {
+                                let v =
+                                    input[(y as usize * p.input_w + x as usize) * p.input_c + ic];
+                                let w = p.filter
+                                    [((oc * p.filter_h + ky) * p.filter_w + kx) * p.filter_c + ic];
+                                acc += i32::from(w) * (i32::from(v) - p.input_zero_point);
+                            }
+                        }
+                    }
+                    acc += p.bias.map_or(0, |b| b[oc]);
+                    let v = crate::math::multiply_by_quantized_multiplier(
+                        acc,
+                        p.multipliers[oc],
+                        p.shifts[oc],
+                    ) + p.output_zero_point;
+                    out[(oy * p.output_w + ox) * p.output_c + oc] =
+                        v.clamp(p.act_min, p.act_max) as i8;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn s8_blocked_channels_match_the_reference_loop() {
+        // 1x4x5x3 input, 5 output channels (one block of four and one left over), 3x3 filter,
+        // stride 2, SAME (pad 1 on both axes): output 2x3.
+        let input: [i8; 60] = core::array::from_fn(|i| ((i * 53 + 7) % 256) as u8 as i8);
+        let filter: [i8; 135] = core::array::from_fn(|i| ((i * 29 + 3) % 256) as u8 as i8);
+        let p = Conv2dS8 {
+            batches: 1,
+            input_h: 4,
+            input_w: 5,
+            input_c: 3,
+            output_h: 2,
+            output_w: 3,
+            output_c: 5,
+            filter_h: 3,
+            filter_w: 3,
+            filter_c: 3,
+            stride_h: 2,
+            stride_w: 2,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 1,
+            pad_left: 1,
+            input_zero_point: -128,
+            output_zero_point: 5,
+            filter: &filter,
+            bias: Some(&[100, -2000, 0, 77, -5]),
+            multipliers: &[
+                1_500_000_000,
+                1_100_000_000,
+                2_000_000_000,
+                1 << 30,
+                1_234_567_890,
+            ],
+            shifts: &[-9, -10, -8, -11, -9],
+            act_min: -128,
+            act_max: 127,
+        };
+        let mut arena = [0u8; 90];
+        for (a, &v) in arena.iter_mut().zip(&input) {
+            *a = v as u8;
+        }
+        conv2d_s8(&mut arena, 0, 60, &p);
+        let got: [i8; 30] = core::array::from_fn(|i| arena[60 + i] as i8);
+        let want = reference(&p, &input);
+        assert_eq!(got, want);
+        // The case is not degenerate: outputs vary and do not all saturate.
+        assert!(want.iter().filter(|&&v| v != -128 && v != 127).count() > 10);
     }
 }

@@ -148,6 +148,27 @@ macro_rules! for_each_pixel {
     }};
 }
 
+/// Splits the block of `n` output channels starting at `c0` into runs that share an input channel:
+/// calls `run(input_channel, block_range)` for each, in order.
+#[inline(always)]
+fn for_each_run(
+    c0: usize,
+    n: usize,
+    dm: usize,
+    mut run: impl FnMut(usize, core::ops::Range<usize>),
+) {
+    let mut j = 0;
+    let mut ic = c0 / dm;
+    let mut m = c0 % dm;
+    while j < n {
+        let len = (dm - m).min(n - j);
+        run(ic, j..j + len);
+        j += len;
+        ic += 1;
+        m = 0;
+    }
+}
+
 fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
     assert_eq!(
         input_c * depth_multiplier,
@@ -187,10 +208,12 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
                             *a += i32::from(t) * (i32::from(x as i8) + offset);
                         }
                     } else {
-                        for (j, (a, &t)) in acc.iter_mut().zip(taps).enumerate() {
-                            let x = px[(c0 + j) / dm];
-                            *a += i32::from(t) * (i32::from(x as i8) + offset);
-                        }
+                        for_each_run(c0, n, dm, |ic, range| {
+                            let x = i32::from(px[ic] as i8) + offset;
+                            for (a, &t) in acc[range.clone()].iter_mut().zip(&taps[range]) {
+                                *a += i32::from(t) * x;
+                            }
+                        });
                     }
                 }
             }
@@ -236,16 +259,17 @@ pub fn depthwise_conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &D
                     let px = &inp[4 * ((b * p.input_h + y) * p.input_w + x) * p.input_c..]
                         [..4 * p.input_c];
                     let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
-                    for (j, (a, &t)) in acc.iter_mut().zip(taps).enumerate() {
-                        let i = (c0 + j) / dm;
+                    for_each_run(c0, n, dm, |i, range| {
                         let x = f32::from_le_bytes([
                             px[4 * i],
                             px[4 * i + 1],
                             px[4 * i + 2],
                             px[4 * i + 3],
                         ]);
-                        *a += x * t;
-                    }
+                        for (a, &t) in acc[range.clone()].iter_mut().zip(&taps[range]) {
+                            *a += x * t;
+                        }
+                    });
                 }
             }
             for (j, (&a, o)) in acc
@@ -368,5 +392,56 @@ mod tests {
         // (0,0): 1 + 1 - 3 + 8 + 0.25 = 7.25 → 6; (0,1): 2 - 4 + 0.25 = -1.75 → -1;
         // (1,0): 3 + 2 + 0.25 = 5.25; (1,1): 4 + 0.25 = 4.25.
         assert_eq!(out, [6.0, -1.0, 5.25, 4.25]);
+    }
+
+    #[test]
+    fn s8_blocks_split_inside_a_multiplier_group() {
+        // 1x2x2x12 input, multiplier 3: 36 output channels, so the 32-channel block boundary falls
+        // inside input channel 10's group. 2x2 filter, VALID: one output pixel.
+        let input: [i8; 48] = core::array::from_fn(|i| ((i * 71 + 5) % 256) as u8 as i8);
+        let filter: [i8; 144] = core::array::from_fn(|i| ((i * 37 + 1) % 256) as u8 as i8);
+        let multipliers = [1 << 30; 36];
+        let shifts = [-6; 36];
+        let p = DepthwiseConv2dS8 {
+            batches: 1,
+            input_h: 2,
+            input_w: 2,
+            input_c: 12,
+            output_h: 1,
+            output_w: 1,
+            output_c: 36,
+            filter_h: 2,
+            filter_w: 2,
+            depth_multiplier: 3,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            input_zero_point: 7,
+            output_zero_point: -1,
+            filter: &filter,
+            bias: None,
+            multipliers: &multipliers,
+            shifts: &shifts,
+            act_min: -128,
+            act_max: 127,
+        };
+        let mut arena = [0u8; 84];
+        for (a, &v) in arena.iter_mut().zip(&input) {
+            *a = v as u8;
+        }
+        depthwise_conv2d_s8(&mut arena, 0, 48, &p);
+        for oc in 0..36 {
+            let acc: i32 = (0..4)
+                .map(|tap| {
+                    i32::from(filter[tap * 36 + oc]) * (i32::from(input[tap * 12 + oc / 3]) - 7)
+                })
+                .sum();
+            let want = (crate::math::multiply_by_quantized_multiplier(acc, 1 << 30, -6) - 1)
+                .clamp(-128, 127);
+            assert_eq!(i32::from(arena[48 + oc] as i8), want, "channel {oc}");
+        }
     }
 }

@@ -6,10 +6,11 @@
 //! dimensions that broadcast alike merged) and one element stride per dimension for each input
 //! (0 along a dimension the input broadcasts; the innermost stride is 0 or 1).
 //!
-//! Access order: the output is written in order, chunk by chunk, each chunk of both inputs read
-//! before the chunk is written. So the output may be the same tensor as (same offset as) an input
-//! whose strides are all non-zero (an input of the output's shape): ADD/SUB/MUL/MAXIMUM/MINIMUM can
-//! run in place. The output must not otherwise overlap an input.
+//! Access order: the output is written in order. When no arena input overlaps the output the
+//! kernel reads the inputs directly; otherwise it stages them chunk by chunk, each chunk of both
+//! inputs read before the chunk of output is written. So the output may be the same tensor as (same
+//! offset as) an input whose strides are all non-zero (an input of the output's shape):
+//! ADD/SUB/MUL/MAXIMUM/MINIMUM can run in place. The output must not otherwise overlap an input.
 
 use super::broadcast::binary;
 use crate::math::{

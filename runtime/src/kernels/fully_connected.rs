@@ -8,7 +8,7 @@
 //! Access order: for each batch row, reads the whole input row, writing that row's outputs in order;
 //! the output must not overlap the input (checked).
 
-use super::nn_common::{clamp_f32, dot_s8, requantize, views};
+use super::nn_common::{clamp_f32, dot4_s8, dot_s8, requantize, views};
 
 /// Constant parameters of [`fully_connected_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -64,26 +64,39 @@ pub fn fully_connected_s8(arena: &mut [u8], input: usize, output: usize, p: &Ful
     let filter = &p.filter[..outs * depth];
     let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
     let bias = p.bias.map(|b| &b[..outs]);
+    // int8 zero points keep `x - zero_point` within i16 (see `dot4_s8`).
+    assert!(
+        (-128..=127).contains(&p.input_zero_point),
+        "input zero point out of int8 range"
+    );
     let offset = -p.input_zero_point;
     for (row, out_row) in inp
         .chunks_exact(depth.max(1))
         .zip(out.chunks_exact_mut(outs.max(1)))
     {
         let row = &row[..depth];
-        for (c, o) in out_row.iter_mut().enumerate() {
-            let w = &filter[c * depth..][..depth];
-            let mut acc = dot_s8(w, row, offset);
-            if let Some(bias) = bias {
-                acc = acc.wrapping_add(bias[c]);
-            }
-            *o = requantize(
+        let finish = |c: usize, acc: i32| {
+            let acc = acc.wrapping_add(bias.map_or(0, |b| b[c]));
+            requantize(
                 acc,
                 multipliers[c],
                 shifts[c],
                 p.output_zero_point,
                 p.act_min,
                 p.act_max,
-            );
+            )
+        };
+        // Four outputs at a time share each input load; the rest one by one.
+        let mut c = 0;
+        while c + 4 <= outs {
+            let w: [&[i8]; 4] = core::array::from_fn(|k| &filter[(c + k) * depth..][..depth]);
+            for (k, acc) in dot4_s8(w, row, offset).into_iter().enumerate() {
+                out_row[c + k] = finish(c + k, acc);
+            }
+            c += 4;
+        }
+        for (c, o) in out_row.iter_mut().enumerate().skip(c) {
+            *o = finish(c, dot_s8(&filter[c * depth..][..depth], row, offset));
         }
     }
 }
@@ -171,5 +184,38 @@ mod tests {
             f32::from_le_bytes(arena[8 + 4 * i..12 + 4 * i].try_into().unwrap())
         });
         assert_eq!(out, [-0.5, 3.0]);
+    }
+
+    #[test]
+    fn s8_blocks_of_four_and_the_rest_agree_with_plain_sums() {
+        // One row of 7 inputs, 5 outputs: a block of four and one left over.
+        let x: [i8; 7] = [-128, 127, 0, 5, -9, 64, -1];
+        let w: [i8; 35] = core::array::from_fn(|i| ((i * 41 + 11) % 256) as u8 as i8);
+        let mut arena = [0u8; 12];
+        for (a, &v) in arena.iter_mut().zip(&x) {
+            *a = v as u8;
+        }
+        let p = FullyConnectedS8 {
+            batches: 1,
+            input_depth: 7,
+            output_depth: 5,
+            input_zero_point: 3,
+            output_zero_point: 0,
+            filter: &w,
+            bias: None,
+            multipliers: &[1 << 30; 5],
+            shifts: &[-7; 5],
+            act_min: -128,
+            act_max: 127,
+        };
+        fully_connected_s8(&mut arena, 0, 7, &p);
+        for c in 0..5 {
+            let acc: i32 = (0..7)
+                .map(|d| i32::from(w[c * 7 + d]) * (i32::from(x[d]) - 3))
+                .sum();
+            let want =
+                crate::math::multiply_by_quantized_multiplier(acc, 1 << 30, -7).clamp(-128, 127);
+            assert_eq!(i32::from(arena[7 + c] as i8), want, "output {c}");
+        }
     }
 }
