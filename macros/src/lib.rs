@@ -44,7 +44,8 @@ impl Parse for Args {
             syn::Error::new(
                 e.span(),
                 "expected the model's path as a string literal, e.g. \
-                 include_model!(\"models/net.tflite\")",
+                 `include_model!(\"models/net.tflite\")` (macros such as `concat!` and \
+                 constants are not expanded here)",
             )
         })?;
         let mut name = None;
@@ -79,14 +80,23 @@ impl Parse for Args {
 
 fn expand(args: &Args) -> syn::Result<TokenStream2> {
     let span = args.path.span();
-    let path = resolve(&args.path.value(), span)?;
+    // Messages name the model by the path as written, not as resolved: the resolved path is an
+    // absolute path of this machine, which the user never wrote, and it would make the same
+    // mistake read differently in every checkout (and in the UI tests' expected output).
+    let written = args.path.value();
+    let path = resolve(&written, span)?;
     let bytes = std::fs::read(&path).map_err(|e| {
+        // The OS's wording for a missing file differs between platforms; this one is the same
+        // everywhere and is by far the most common case.
+        let reason = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            _ => e.to_string(),
+        };
         syn::Error::new(
             span,
             format!(
-                "cannot read model {}: {e} (the path is relative to the crate's Cargo.toml \
-                 directory)",
-                path.display()
+                "cannot read model `{written}`: {reason} (the path is relative to the directory \
+                 of this crate's Cargo.toml)"
             ),
         )
     })?;
@@ -98,7 +108,7 @@ fn expand(args: &Args) -> syn::Result<TokenStream2> {
     }
     let source = config
         .generate(&bytes, &stem)
-        .map_err(|e| syn::Error::new(span, format!("cannot compile {}: {e}", path.display())))?;
+        .map_err(|e| syn::Error::new(span, format!("cannot compile `{written}`: {e}")))?;
     let code: TokenStream2 = source
         .parse()
         .map_err(|e| syn::Error::new(span, format!("internal error: generated code: {e}")))?;

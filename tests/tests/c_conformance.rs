@@ -18,6 +18,8 @@ use serde_json::Value;
 use tinyaot_codegen::config::c_sources;
 use tinyaot_codegen::emit::c::COptions;
 use tinyaot_codegen::RustOptions;
+use tinyaot_tests::models::ENTRIES;
+use tinyaot_tests::{DynModel, Outcome as RustOutcome};
 
 /// Largest accepted relative difference for float32 outputs.
 const F32_RELATIVE_TOLERANCE: f32 = 1e-5;
@@ -121,7 +123,10 @@ fn every_model_matches_tflm_as_c() {
     ];
     let arm = arm_compiler_available();
     if !arm {
-        println!(
+        // Written to the stderr handle directly: libtest captures `println!`/`eprintln!` of a
+        // passing test, and this must be seen.
+        let _ = writeln!(
+            std::io::stderr(),
             "WARNING: {ARM_CC} is not installed: the Cortex-M4 cross-compile check is SKIPPED \
              (install with `apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi`)"
         );
@@ -138,7 +143,14 @@ fn every_model_matches_tflm_as_c() {
                 .unwrap_or("model");
             let label = format!("{suite}/{stem}");
             let dir = scratch.join(format!("{suite}_{stem}"));
-            match check_model(&model, &golden.join(stem), &dir, arm) {
+            let rust = ENTRIES
+                .iter()
+                .find(|e| e.suite == *suite && e.name == stem)
+                .and_then(|e| match e.outcome {
+                    RustOutcome::Compiled(make) => Some(make),
+                    RustOutcome::Refused(_) => None,
+                });
+            match check_model(&model, &golden.join(stem), &dir, arm, rust) {
                 Ok(Outcome::Passed(summary)) => {
                     ran += 1;
                     report.push(format!("ok       {label}: {summary}"));
@@ -174,7 +186,13 @@ enum Outcome {
     Skipped(String),
 }
 
-fn check_model(model: &Path, golden: &Path, dir: &Path, arm: bool) -> Result<Outcome, String> {
+fn check_model(
+    model: &Path,
+    golden: &Path,
+    dir: &Path,
+    arm: bool,
+    rust: Option<fn() -> Box<dyn DynModel>>,
+) -> Result<Outcome, String> {
     let bytes = std::fs::read(model).map_err(|e| format!("{}: {e}", model.display()))?;
     let name = model
         .file_name()
@@ -233,7 +251,7 @@ fn check_model(model: &Path, golden: &Path, dir: &Path, arm: bool) -> Result<Out
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    run_cases(&exe, golden, dir).map(Outcome::Passed)
+    run_cases(&exe, golden, dir, rust).map(Outcome::Passed)
 }
 
 /// Compiles each source for a Cortex-M4; any diagnostic fails.
@@ -293,34 +311,137 @@ fn check_undefined_symbols(object: &Path) -> Result<(), String> {
     }
 }
 
-/// Runs every golden case through the driver in one process and compares the outputs.
-fn run_cases(exe: &Path, golden: &Path, dir: &Path) -> Result<String, String> {
+/// Random cases run after the golden ones (the first all-lowest, the second all-highest input
+/// values), compared between C and the Rust runtime byte for byte.
+const RANDOM_CASES: usize = 4;
+
+/// One invocation: the input files and where the driver writes each output.
+struct Case {
+    inputs: Vec<PathBuf>,
+    outputs: Vec<PathBuf>,
+    /// TFLM's outputs and their dtypes, for the golden cases.
+    golden: Option<Vec<(PathBuf, String)>>,
+}
+
+/// A small deterministic generator (xorshift64*): reproducible random inputs without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// The bytes of random input `k` of `bytes` bytes and `dtype`.
+fn random_input(k: usize, dtype: &str, bytes: usize, rng: &mut Rng) -> Vec<u8> {
+    if dtype == "float32" {
+        (0..bytes / 4)
+            .flat_map(|_| {
+                let v = match k {
+                    0 => -8.0f32,
+                    1 => 8.0,
+                    _ => (rng.next() >> 40) as f32 / (1u64 << 24) as f32 * 16.0 - 8.0,
+                };
+                v.to_le_bytes()
+            })
+            .collect()
+    } else {
+        (0..bytes)
+            .map(|_| match k {
+                0 => 0x80,
+                1 => 0x7f,
+                _ => (rng.next() >> 56) as u8,
+            })
+            .collect()
+    }
+}
+
+/// The golden cases of the manifest in `golden`, then [`RANDOM_CASES`] random ones (written to
+/// `dir`).
+fn cases(golden: &Path, dir: &Path) -> Result<Vec<Case>, String> {
     let manifest_path = golden.join("manifest.json");
     let manifest: Value = serde_json::from_slice(
         &std::fs::read(&manifest_path).map_err(|e| format!("{}: {e}", manifest_path.display()))?,
     )
     .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
-    let cases = manifest["cases"]
+    let listed = manifest["cases"]
         .as_array()
         .ok_or("manifest has no cases")?;
-    let mut script = String::new();
-    let mut expected = Vec::new();
-    for (k, case) in cases.iter().enumerate() {
+    let mut cases = Vec::new();
+    let mut shapes = Vec::new();
+    for (k, case) in listed.iter().enumerate() {
         let inputs = case["inputs"].as_array().ok_or("case has no inputs")?;
         let outputs = case["outputs"].as_array().ok_or("case has no outputs")?;
-        for (i, input) in inputs.iter().enumerate() {
+        let mut paths = Vec::new();
+        shapes.clear();
+        for input in inputs {
             let file = input["file"].as_str().ok_or("golden input without file")?;
-            script.push_str(&format!("in {i} {}\n", golden.join(file).display()));
+            let path = golden.join(file);
+            let bytes = std::fs::metadata(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .len() as usize;
+            shapes.push((input["dtype"].as_str().unwrap_or("").to_string(), bytes));
+            paths.push(path);
         }
-        script.push_str("invoke\n");
-        for (j, output) in outputs.iter().enumerate() {
-            let got = dir.join(format!("case{k}_output{j}.bin"));
-            script.push_str(&format!("out {j} {}\n", got.display()));
+        let mut want = Vec::new();
+        for output in outputs {
             let file = output["file"]
                 .as_str()
                 .ok_or("golden output without file")?;
             let dtype = output["dtype"].as_str().unwrap_or("").to_string();
-            expected.push((k, j, got, golden.join(file), dtype));
+            want.push((golden.join(file), dtype));
+        }
+        cases.push(Case {
+            inputs: paths,
+            outputs: (0..outputs.len())
+                .map(|j| dir.join(format!("case{k}_output{j}.bin")))
+                .collect(),
+            golden: Some(want),
+        });
+    }
+    let n_outputs = cases.first().map_or(0, |c| c.outputs.len());
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for r in 0..RANDOM_CASES {
+        let k = cases.len();
+        let mut inputs = Vec::new();
+        for (i, (dtype, bytes)) in shapes.iter().enumerate() {
+            let path = dir.join(format!("random{r}_input{i}.bin"));
+            std::fs::write(&path, random_input(r, dtype, *bytes, &mut rng))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            inputs.push(path);
+        }
+        cases.push(Case {
+            inputs,
+            outputs: (0..n_outputs)
+                .map(|j| dir.join(format!("case{k}_output{j}.bin")))
+                .collect(),
+            golden: None,
+        });
+    }
+    Ok(cases)
+}
+
+/// Runs every case through the driver in one process; compares the golden cases' outputs with
+/// TFLM's and, when the Rust backend compiled the model, every case's outputs with the Rust
+/// runtime's (run in the same order on one instance) byte for byte.
+fn run_cases(
+    exe: &Path,
+    golden: &Path,
+    dir: &Path,
+    rust: Option<fn() -> Box<dyn DynModel>>,
+) -> Result<String, String> {
+    let cases = cases(golden, dir)?;
+    let mut script = String::new();
+    for case in &cases {
+        for (i, input) in case.inputs.iter().enumerate() {
+            script.push_str(&format!("in {i} {}\n", input.display()));
+        }
+        script.push_str("invoke\n");
+        for (j, output) in case.outputs.iter().enumerate() {
+            script.push_str(&format!("out {j} {}\n", output.display()));
         }
     }
     let mut child = Command::new(exe)
@@ -345,14 +466,77 @@ fn run_cases(exe: &Path, golden: &Path, dir: &Path) -> Result<String, String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
+    let read = |path: &Path| std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()));
     let mut compared = 0;
-    for (k, j, got, want, dtype) in &expected {
-        let got = std::fs::read(got).map_err(|e| format!("{}: {e}", got.display()))?;
-        let want = std::fs::read(want).map_err(|e| format!("{}: {e}", want.display()))?;
-        compare(dtype, &got, &want).map_err(|e| format!("case {k} output {j}: {e}"))?;
-        compared += want.len();
+    let mut golden_cases = 0;
+    for (k, case) in cases.iter().enumerate() {
+        let Some(want) = &case.golden else { continue };
+        golden_cases += 1;
+        for (j, (got, (want, dtype))) in case.outputs.iter().zip(want).enumerate() {
+            let want = read(want)?;
+            compare(dtype, &read(got)?, &want).map_err(|e| format!("case {k} output {j}: {e}"))?;
+            compared += want.len();
+        }
     }
-    Ok(format!("{} cases, {compared} output bytes", cases.len()))
+    let mut summary = format!("{golden_cases} cases, {compared} output bytes as TFLM");
+    if let Some(make) = rust {
+        let rust_outputs = run_rust(make, &cases)?;
+        for (k, (case, outputs)) in cases.iter().zip(&rust_outputs).enumerate() {
+            for (j, (got, want)) in case.outputs.iter().zip(outputs).enumerate() {
+                let got = read(got)?;
+                if let Some(i) = (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i))
+                {
+                    return Err(format!(
+                        "case {k} output {j}: C and the Rust runtime differ ({} vs {} bytes), \
+                         first at byte {i}",
+                        got.len(),
+                        want.len()
+                    ));
+                }
+            }
+        }
+        summary.push_str(&format!(
+            "; all {} cases ({RANDOM_CASES} random) identical to the Rust runtime",
+            cases.len()
+        ));
+    }
+    Ok(summary)
+}
+
+/// The outputs of the Rust runtime on `cases`, in order on one instance (on a big stack: arenas
+/// of the large models are megabytes).
+fn run_rust(make: fn() -> Box<dyn DynModel>, cases: &[Case]) -> Result<Vec<Vec<Vec<u8>>>, String> {
+    let inputs: Vec<Vec<Vec<u8>>> = cases
+        .iter()
+        .map(|c| c.inputs.iter().map(std::fs::read).collect::<Result<_, _>>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("reading inputs: {e}"))?;
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let mut model = make();
+            let (_, n_out) = model.counts();
+            let mut all = Vec::new();
+            for case in &inputs {
+                for (i, data) in case.iter().enumerate() {
+                    let slot = model.input(i);
+                    if slot.len() != data.len() {
+                        return Err(format!(
+                            "input {i}: {} bytes, model {}",
+                            data.len(),
+                            slot.len()
+                        ));
+                    }
+                    slot.copy_from_slice(data);
+                }
+                model.invoke();
+                all.push((0..n_out).map(|j| model.output(j).to_vec()).collect());
+            }
+            Ok(all)
+        })
+        .map_err(|e| format!("spawn: {e}"))?
+        .join()
+        .unwrap_or_else(|_| Err("the Rust model panicked".to_string()))
 }
 
 fn compare(dtype: &str, got: &[u8], want: &[u8]) -> Result<(), String> {

@@ -52,17 +52,17 @@ pub fn generate(
     let constants_module = format_ident!("{}_constants", module);
 
     let rt = &emitter.rt;
-    let arena_bytes = layout.arena_bytes;
-    let state_bytes = layout.state_bytes;
-    let n_inputs = graph.inputs.len();
-    let n_outputs = graph.outputs.len();
+    let arena_bytes = lit(layout.arena_bytes);
+    let state_bytes = lit(layout.state_bytes);
+    let n_inputs = lit(graph.inputs.len());
+    let n_outputs = lit(graph.outputs.len());
     let struct_doc = format!(
         " The model compiled from `{}`: {} operators, {} bytes of arena{}.",
         options.source_name,
         graph.operators.len(),
-        arena_bytes,
-        if state_bytes > 0 {
-            format!(", {state_bytes} bytes of state")
+        layout.arena_bytes,
+        if layout.state_bytes > 0 {
+            format!(", {} bytes of state", layout.state_bytes)
         } else {
             String::new()
         }
@@ -234,7 +234,8 @@ impl Emitter<'_, '_> {
                 if from == to {
                     Ok(quote! { {} })
                 } else {
-                    let bytes = self.graph.tensors[*output].bytes;
+                    let (from, to) = (lit(from), lit(to));
+                    let bytes = lit(self.graph.tensors[*output].bytes);
                     Ok(quote! { rt::kernels::copy::copy(arena, #from, #to, #bytes); })
                 }
             }
@@ -275,7 +276,7 @@ impl Emitter<'_, '_> {
     fn operand(&self, operand: Operand, constants: &mut BTreeSet<usize>) -> Result<TokenStream> {
         match operand {
             Operand::Offset(t) => {
-                let offset = self.layout.arena_offset(t)?;
+                let offset = lit(self.layout.arena_offset(t)?);
                 Ok(quote! { #offset })
             }
             Operand::Src(t) if self.graph.tensors[t].is_constant() => {
@@ -283,7 +284,7 @@ impl Emitter<'_, '_> {
                 Ok(quote! { rt::Src::Flash(#path.bytes()) })
             }
             Operand::Src(t) => {
-                let offset = self.layout.arena_offset(t)?;
+                let offset = lit(self.layout.arena_offset(t)?);
                 Ok(quote! { rt::Src::Arena(#offset) })
             }
         }
@@ -347,8 +348,8 @@ impl Emitter<'_, '_> {
                 let tensor = io.tensor;
                 let upper = format!("{}{}", kind.to_uppercase(), i);
                 let shape_name = format_ident!("{}_SHAPE", upper);
-                let shape = &tensor.shape;
-                let rank = shape.len();
+                let shape = tensor.shape.iter().map(|&d| lit(d));
+                let rank = lit(tensor.shape.len());
                 let shape_doc = format!(
                     " Shape of {kind} {i} ({:?}, {}).",
                     tensor.name, tensor.dtype
@@ -367,7 +368,8 @@ impl Emitter<'_, '_> {
                     continue;
                 };
                 let element = format_ident!("{}", element);
-                let len = tensor.num_elements();
+                let len = lit(tensor.num_elements());
+                let offset = lit(offset);
                 let doc = format!(" {kind} {i} {:?}, typed.", tensor.name);
                 if kind == "input" {
                     let getter = format_ident!("input{}_mut", i);
@@ -396,17 +398,18 @@ impl Emitter<'_, '_> {
         let mut input_arms = Vec::new();
         for (i, io) in inputs.iter().enumerate() {
             let offset = self.layout.arena_offset(io.index)?;
-            let end = offset + io.tensor.bytes;
+            let (i, end, offset) = (lit(i), lit(offset + io.tensor.bytes), lit(offset));
             input_arms.push(quote! { #i => &mut self.arena.0[#offset..#end], });
         }
         let mut output_arms = Vec::new();
         for (i, io) in outputs.iter().enumerate() {
+            let i = lit(i);
             if io.tensor.is_constant() {
                 let path = self.constant_path(io.index, constants);
                 output_arms.push(quote! { #i => #path.bytes(), });
             } else {
                 let offset = self.layout.arena_offset(io.index)?;
-                let end = offset + io.tensor.bytes;
+                let (end, offset) = (lit(offset + io.tensor.bytes), lit(offset));
                 output_arms.push(quote! { #i => &self.arena.0[#offset..#end], });
             }
         }
@@ -446,7 +449,7 @@ fn quant_consts(upper: &str, kind: &str, i: usize, q: &Quantization) -> TokenStr
     let scale_name = format_ident!("{}_SCALE", upper);
     let zp_name = format_ident!("{}_ZERO_POINT", upper);
     let scale = f32_literal(q.scales.first().copied().unwrap_or(0.0));
-    let zp = q.zero_points.first().copied().unwrap_or(0) as i32;
+    let zp = unsuffixed(i128::from(q.zero_points.first().copied().unwrap_or(0)));
     let scale_doc = format!(" Quantization scale of {kind} {i}: real = scale * (q - zero_point).");
     let zp_doc = format!(" Quantization zero point of {kind} {i}.");
     quote! {
@@ -455,6 +458,11 @@ fn quant_consts(upper: &str, kind: &str, i: usize, q: &Quantization) -> TokenStr
         #[doc = #zp_doc]
         pub const #zp_name: i32 = #zp;
     }
+}
+
+/// A `usize` literal without a type suffix.
+fn lit(v: usize) -> proc_macro2::Literal {
+    proc_macro2::Literal::usize_unsuffixed(v)
 }
 
 /// An integer literal without a type suffix (the field's type gives it one); negative values are a

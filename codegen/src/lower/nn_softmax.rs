@@ -39,13 +39,19 @@ pub(super) fn softmax(ctx: &OpContext) -> Result<CallKind> {
     };
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     let kind = flavour(ctx, input)?;
-    if output.dtype != input.dtype {
+    let int16_output = kind == Flavour::Int8 && output.dtype == DType::I16;
+    if output.dtype != input.dtype && !int16_output {
         return Err(ctx.unsupported(format!(
-            "{} input with {} output is not supported; supported: INT8 → INT8 and FLOAT32 → FLOAT32",
+            "{} input with {} output is not supported; supported: INT8 → INT8, INT8 → INT16 and FLOAT32 → FLOAT32",
             input.dtype, output.dtype
         )));
     }
-    same_size(ctx, input, output)?;
+    if input.num_elements() != output.num_elements() {
+        return Err(ctx.unsupported(format!(
+            "output shape {:?} does not match input shape {:?}",
+            output.shape, input.shape
+        )));
+    }
     let depth = match input.shape.last() {
         Some(&d) if d > 0 => d,
         _ => {
@@ -60,8 +66,16 @@ pub(super) fn softmax(ctx: &OpContext) -> Result<CallKind> {
     match kind {
         Flavour::Int8 => {
             let (s_in, _) = int8_quant(ctx, "input", input)?;
-            let (s_out, zp_out) = int8_quant(ctx, "output", output)?;
-            if zp_out != -128 || s_out != 1.0 / 256.0 {
+            let (s_out, zp_out) = ctx.per_tensor_quant("output", output)?;
+            if int16_output {
+                // TF_LITE_ENSURE_NEAR(scale, 1/65536, 0.001/65536), compared in float.
+                let target = 1.0f32 / 65536.0;
+                if zp_out != -32768 || (s_out - target).abs() > 0.001 * target {
+                    return Err(ctx.unsupported(format!(
+                        "int16 output quantization ({s_out}, {zp_out}) is not supported; TFLM requires scale 1/65536 and zero point -32768"
+                    )));
+                }
+            } else if zp_out != -128 || s_out != 1.0 / 256.0 {
                 return Err(ctx.unsupported(format!(
                     "int8 output quantization ({s_out}, {zp_out}) is not supported; TFLM requires scale 1/256 and zero point -128"
                 )));
@@ -85,7 +99,11 @@ pub(super) fn softmax(ctx: &OpContext) -> Result<CallKind> {
                 ("input_left_shift", Value::I32(shift)),
                 ("diff_min", Value::I32(diff_min)),
             ]);
-            call(ctx, "softmax", "softmax_s8", "SoftmaxS8", fields)
+            if int16_output {
+                call(ctx, "softmax", "softmax_s8_s16", "SoftmaxS8", fields)
+            } else {
+                call(ctx, "softmax", "softmax_s8", "SoftmaxS8", fields)
+            }
         }
         Flavour::Float32 => {
             fields.push(("beta", Value::F32(beta)));

@@ -324,6 +324,18 @@ fn softmax_s8_matches_tflm_prepare() {
     assert_eq!(field(&k, "diff_min"), &Value::I32(-248));
     assert_eq!(field(&k, "rows"), &Value::Usize(1));
     assert!(reason(&make(1.0 / 128.0)).contains("1/256"));
+    // int8 in, int16 out: the same scaling, another kernel.
+    let mut g = make(1.0 / 65536.0);
+    g.tensors[1].dtype = DType::I16;
+    g.tensors[1].quant = quant(&[1.0 / 65536.0], &[-32768], 0);
+    let k = kernel(&g);
+    assert_eq!(
+        (k.function, k.params.as_ref().unwrap().type_name),
+        ("softmax_s8_s16", "SoftmaxS8")
+    );
+    assert_eq!(field(&k, "diff_min"), &Value::I32(-248));
+    g.tensors[1].quant = quant(&[1.0 / 65536.0], &[0], 0);
+    assert!(reason(&g).contains("-32768"));
 }
 
 #[test]

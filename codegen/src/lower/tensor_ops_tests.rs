@@ -277,4 +277,48 @@ mod graphs {
         let err = lower(&g).unwrap_err().to_string();
         assert!(err.contains("INT16"), "{err}");
     }
+
+    static BEGIN: [u8; 8] = [1, 0, 0, 0, 3, 0, 0, 0];
+    static END: [u8; 8] = [0; 8];
+    static STRIDES: [u8; 8] = [1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff];
+
+    #[test]
+    fn strided_slice_shrinks_and_walks_backwards() {
+        use crate::ir::StridedSliceOptions;
+        let options = Options::StridedSlice(StridedSliceOptions {
+            begin_mask: 0,
+            end_mask: 0,
+            ellipsis_mask: 0,
+            new_axis_mask: 0,
+            shrink_axis_mask: 1,
+            offset: false,
+        });
+        // x[1, 3:0:-2] of a 2x4 tensor: elements 7 and 5.
+        let mut g = graph(
+            vec![
+                tensor(&[2, 4], DType::I8, Some((1.0, 0)), None),
+                tensor(&[2], DType::I32, None, Some(&BEGIN)),
+                tensor(&[2], DType::I32, None, Some(&END)),
+                tensor(&[2], DType::I32, None, Some(&STRIDES)),
+                tensor(&[2], DType::I8, Some((1.0, 0)), None),
+            ],
+            OpCode::STRIDED_SLICE,
+            options.clone(),
+            &[0, 1, 2, 3],
+            4,
+        );
+        assert_eq!(
+            fields(&g),
+            vec![
+                ("elem_bytes", Value::Usize(1)),
+                ("input_bytes", Value::Usize(8)),
+                ("start", Value::Usize(7)),
+                ("counts", Value::Usizes(vec![2])),
+                ("steps", Value::I32s(vec![-2])),
+            ]
+        );
+        // A non-constant begin is refused.
+        g.tensors[1].data = None;
+        assert!(lower(&g).unwrap_err().to_string().contains("begin"));
+    }
 }

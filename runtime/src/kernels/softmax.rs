@@ -66,14 +66,16 @@ fn exp_of_diff(diff: i32, p: &SoftmaxS8) -> i32 {
     exp_on_negative_values(scaled, SCALED_DIFF_INTEGER_BITS)
 }
 
-fn softmax_row_s8(row: &mut [u8], p: &SoftmaxS8) {
+/// A row's maximum, and the reciprocal of its sum of exps as TFLM's `GetReciprocal` gives it: a Q0.31
+/// scale and the bits it must still be shifted right by.
+fn row_stats(row: &[u8], p: &SoftmaxS8) -> (i32, i32, i32) {
     let max = row
         .iter()
         .map(|&x| i32::from(x as i8))
         .max()
         .unwrap_or(-128);
     let mut sum_of_exps = 0i32;
-    for &x in row.iter() {
+    for &x in row {
         let diff = i32::from(x as i8) - max;
         if diff >= p.diff_min {
             let e = exp_of_diff(diff, p);
@@ -81,19 +83,52 @@ fn softmax_row_s8(row: &mut [u8], p: &SoftmaxS8) {
         }
     }
     let (scale, num_bits_over_unit) = reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
-    // Output is 8 bits: exponent = num_bits_over_unit + 31 - 8, within 0..=31 for any row.
-    let exponent = num_bits_over_unit + 31 - 8;
+    (max, scale, num_bits_over_unit)
+}
+
+/// The output of one element for an output type of `bits` bits (zero point its minimum).
+#[inline(always)]
+fn output_value(x: u8, stats: (i32, i32, i32), bits: i32, p: &SoftmaxS8) -> i32 {
+    let (max, scale, num_bits_over_unit) = stats;
+    let (lowest, highest) = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1);
+    let diff = i32::from(x as i8) - max;
+    if diff >= p.diff_min {
+        // Within 0..=31 for any row: the sum of exps is at least 1 and at most the row length.
+        let exponent = num_bits_over_unit + 31 - bits;
+        let e = exp_of_diff(diff, p);
+        let unsat =
+            rounding_divide_by_pot(saturating_rounding_doubling_high_mul(scale, e), exponent);
+        (unsat + lowest).clamp(lowest, highest)
+    } else {
+        lowest
+    }
+}
+
+fn softmax_row_s8(row: &mut [u8], p: &SoftmaxS8) {
+    let stats = row_stats(row, p);
     for x in row.iter_mut() {
-        let diff = i32::from(*x as i8) - max;
-        let q = if diff >= p.diff_min {
-            let e = exp_of_diff(diff, p);
-            let unsat =
-                rounding_divide_by_pot(saturating_rounding_doubling_high_mul(scale, e), exponent);
-            (unsat - 128).clamp(-128, 127)
-        } else {
-            -128
-        };
-        *x = q as i8 as u8;
+        *x = output_value(*x, stats, 8, p) as i8 as u8;
+    }
+}
+
+/// SOFTMAX with int8 input and int16 output (zero point -32768, scale 1/65536), bit-exact with TFLM.
+/// Reads `rows * depth` bytes at `input`, writes `2 * rows * depth` bytes (little-endian `i16`) at
+/// `output`; reads each input row whole before writing its output row; the output must not overlap
+/// the input (checked).
+pub fn softmax_s8_s16(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS8) {
+    let len = p.rows * p.depth;
+    let (inp, out) = views::split(arena, input, len, output, 2 * len);
+    if p.depth == 0 {
+        return;
+    }
+    for (row, out_row) in inp
+        .chunks_exact(p.depth)
+        .zip(out.chunks_exact_mut(2 * p.depth))
+    {
+        let stats = row_stats(row, p);
+        for (&x, o) in row.iter().zip(out_row.chunks_exact_mut(2)) {
+            o.copy_from_slice(&(output_value(x, stats, 16, p) as i16).to_le_bytes());
+        }
     }
 }
 
@@ -183,5 +218,18 @@ mod tests {
         assert!((out[2] - 0.665_240_9).abs() < 1e-7);
         assert_eq!(out[3], out[5]);
         assert!((out[3] - 1.0 / 3.0).abs() < 1e-7);
+    }
+
+    #[test]
+    fn s8_to_s16_keeps_more_bits() {
+        let mut arena = [0u8, 16, 32, 0, 0, 0, 0, 0, 0, 0];
+        softmax_s8_s16(&mut arena, 0, 4, &params(3));
+        let out: [i32; 3] = core::array::from_fn(|i| {
+            i32::from(i16::from_le_bytes([arena[4 + 2 * i], arena[5 + 2 * i]])) + 32768
+        });
+        // 0.0900, 0.2447, 0.6652 of 65536.
+        for (got, want) in out.iter().zip([5900.0, 16037.0, 43597.0]) {
+            assert!((f64::from(*got) - want).abs() < 40.0, "{got} vs {want}");
+        }
     }
 }

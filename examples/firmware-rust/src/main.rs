@@ -1,0 +1,262 @@
+//! Cortex-M4 firmware that runs one model compiled by tinyaot on TFLM's golden inputs, under QEMU's
+//! `mps2-an386` machine, and reports over semihosting:
+//!
+//! - every output, compared on the target with TFLM's output byte for byte and also printed in hex
+//!   (so that the host checks independently);
+//! - SysTick ticks per `invoke` (run QEMU with `-icount shift=0`: virtual time then advances exactly
+//!   one nanosecond per instruction, so ticks convert to instructions; a calibration loop of a known
+//!   instruction count is timed too, so the host can check the conversion instead of assuming it);
+//! - the stack high-water mark (the stack is painted before each `invoke` and scanned after it).
+//!
+//! The model and the golden data come from `$TINYAOT_MCU_DIR/model.rs` and `golden.rs`, which
+//! `cargo xtask mcu` generates (see build.rs). The report is line-oriented; the xtask parses it:
+//!
+//! ```text
+//! tinyaot-mcu lang=rust arena=<bytes> state=<bytes> cases=<n>
+//! calib insns=<n> ticks=<n> empty=<n>
+//! case <k> ticks=<n> stack=<bytes> ok|MISMATCH
+//! out <k> <j> <hex>
+//! result pass|fail
+//! ```
+//! and the firmware exits QEMU through semihosting with status 0 (all outputs exact) or 1.
+#![no_std]
+#![no_main]
+
+use core::fmt::Write as _;
+use core::ptr::{addr_of, addr_of_mut};
+use core::sync::atomic::{compiler_fence, AtomicU32, Ordering};
+
+use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m::peripheral::SYST;
+use cortex_m_rt::{entry, exception};
+use cortex_m_semihosting::{debug, hio};
+use tinyaot::Model as _;
+
+/// The generated model (`pub struct Net`).
+#[allow(missing_docs, clippy::all)]
+mod model {
+    include!(concat!(env!("TINYAOT_MCU_DIR"), "/model.rs"));
+}
+
+/// The golden cases: `pub static CASES: &[Case]`, inputs and TFLM's outputs in a `.golden` section.
+#[allow(missing_docs, clippy::all)]
+mod golden {
+    use super::Case;
+    include!(concat!(env!("TINYAOT_MCU_DIR"), "/golden.rs"));
+}
+
+/// One golden case: the bytes of every input, and TFLM's bytes of every output.
+pub struct Case {
+    /// Input bytes, in the model's input order.
+    pub inputs: &'static [&'static [u8]],
+    /// TFLM's output bytes, in the model's output order.
+    pub outputs: &'static [&'static [u8]],
+}
+
+/// The model instance. A `static` so that its arena is in `.bss`, not on the stack (`new` is
+/// `const`); only `main` touches it, once.
+static mut NET: model::Net = model::Net::new();
+
+/// SysTick reload value: the full 24 bits, so wraps (and their interrupts) are rare.
+const RELOAD: u32 = 0x00FF_FFFF;
+
+/// SysTick wraps so far, counted by the exception handler so that long invocations are measured.
+static WRAPS: AtomicU32 = AtomicU32::new(0);
+
+/// Iterations of the calibration loop (two instructions each).
+const CALIBRATION_ITERATIONS: u32 = 500_000;
+
+/// What unused stack is painted with.
+const PAINT: u32 = 0xCCCC_CCCC;
+
+extern "C" {
+    // From cortex-m-rt's link.x: the stack grows down from `_stack_start` to `_stack_end` (the end
+    // of `.bss`/`.uninit`), so everything between them is stack that nothing else uses.
+    static _stack_start: u32;
+    static _stack_end: u32;
+}
+
+#[exception]
+fn SysTick() {
+    WRAPS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// SysTick ticks since [`start_systick`]: wraps times the period plus the current count.
+#[inline(always)]
+fn now() -> u64 {
+    loop {
+        let wraps = WRAPS.load(Ordering::SeqCst);
+        let current = SYST::get_current();
+        // A wrap between the two loads would pair an old count with a new value: read again.
+        if WRAPS.load(Ordering::SeqCst) == wraps {
+            compiler_fence(Ordering::SeqCst);
+            return u64::from(wraps) * (u64::from(RELOAD) + 1) + u64::from(RELOAD - current);
+        }
+    }
+}
+
+/// Starts SysTick on the core clock with the longest period and its wrap interrupt.
+fn start_systick(syst: &mut SYST) {
+    syst.set_clock_source(SystClkSource::Core);
+    syst.set_reload(RELOAD);
+    syst.clear_current();
+    syst.enable_interrupt();
+    syst.enable_counter();
+}
+
+/// Executes exactly `2 * n` instructions (a `subs`/`bne` loop), for the tick calibration.
+#[inline(always)]
+fn spin(n: u32) {
+    // SAFETY: register-only arithmetic and a local branch; touches no memory and no stack.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "subs {0}, {0}, #1",
+            "bne 2b",
+            inout(reg) n => _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+/// The stack's bounds, lowest address first.
+fn stack_bounds() -> (usize, usize) {
+    // Only the addresses of the linker symbols are taken (safe since Rust 1.82).
+    (addr_of!(_stack_end) as usize, addr_of!(_stack_start) as usize)
+}
+
+/// Paints the unused part of the stack: from its end up to a little below the current stack
+/// pointer (the margin keeps this function's own frame intact).
+#[inline(never)]
+fn paint_stack() {
+    let (bottom, _) = stack_bounds();
+    let limit = cortex_m::register::msp::read() as usize - 64;
+    let mut p = bottom;
+    while p < limit {
+        // SAFETY: [bottom, limit) is stack below the live frames: no object lives there.
+        unsafe { (p as *mut u32).write_volatile(PAINT) };
+        p += 4;
+    }
+}
+
+/// Bytes of stack used since the last [`paint_stack`]: from the top down to the lowest word whose
+/// paint was scrubbed off.
+#[inline(never)]
+fn stack_used() -> usize {
+    let (bottom, top) = stack_bounds();
+    let mut p = bottom;
+    // SAFETY: reads of stack memory between the linker's bounds, word-aligned.
+    while p < top && unsafe { (p as *const u32).read_volatile() } == PAINT {
+        p += 4;
+    }
+    top - p
+}
+
+/// Writes `bytes` as one `out <case> <index> <hex>` line, in chunks to keep semihosting calls few.
+fn write_hex(out: &mut hio::HostStream, case: usize, index: usize, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let _ = write!(out, "out {case} {index} ");
+    let mut line = [0u8; 256];
+    for chunk in bytes.chunks(line.len() / 2) {
+        for (i, &b) in chunk.iter().enumerate() {
+            line[2 * i] = DIGITS[usize::from(b >> 4)];
+            line[2 * i + 1] = DIGITS[usize::from(b & 15)];
+        }
+        let _ = out.write_all(&line[..2 * chunk.len()]);
+    }
+    let _ = out.write_all(b"\n");
+}
+
+#[entry]
+fn main() -> ! {
+    let Ok(mut out) = hio::hstdout() else {
+        debug::exit(debug::EXIT_FAILURE);
+        loop {}
+    };
+    let Some(mut peripherals) = cortex_m::Peripherals::take() else {
+        fail(&mut out, "peripherals already taken")
+    };
+    start_systick(&mut peripherals.SYST);
+
+    // SAFETY: the only reference to NET, taken once; no interrupt handler touches it.
+    let net = unsafe { &mut *addr_of_mut!(NET) };
+    let cases = golden::CASES;
+    let _ = writeln!(
+        out,
+        "tinyaot-mcu lang=rust arena={} state={} cases={}",
+        model::Net::ARENA_BYTES,
+        model::Net::STATE_BYTES,
+        cases.len()
+    );
+
+    // Calibration: a loop of known length, and an empty window (the cost of `now` itself).
+    let t0 = now();
+    spin(CALIBRATION_ITERATIONS);
+    let t1 = now();
+    let e0 = now();
+    let e1 = now();
+    let _ = writeln!(
+        out,
+        "calib insns={} ticks={} empty={}",
+        2 * CALIBRATION_ITERATIONS,
+        t1 - t0,
+        e1 - e0
+    );
+
+    let mut all_ok = true;
+    for (k, case) in cases.iter().enumerate() {
+        if case.inputs.len() != model::Net::INPUTS || case.outputs.len() != model::Net::OUTPUTS {
+            fail(&mut out, "golden case has the wrong number of inputs or outputs");
+        }
+        for (i, input) in case.inputs.iter().enumerate() {
+            let slot = net.input_bytes_mut(i);
+            if slot.len() != input.len() {
+                fail(&mut out, "golden input size differs from the model's");
+            }
+            slot.copy_from_slice(input);
+        }
+        paint_stack();
+        let start = now();
+        net.invoke();
+        let end = now();
+        let stack = stack_used();
+        let ok = case
+            .outputs
+            .iter()
+            .enumerate()
+            .all(|(j, want)| net.output_bytes(j) == *want);
+        all_ok &= ok;
+        let verdict = if ok { "ok" } else { "MISMATCH" };
+        let _ = writeln!(
+            out,
+            "case {k} ticks={} stack={stack} {verdict}",
+            end - start
+        );
+        for j in 0..case.outputs.len() {
+            write_hex(&mut out, k, j, net.output_bytes(j));
+        }
+    }
+    let _ = writeln!(out, "result {}", if all_ok { "pass" } else { "fail" });
+    debug::exit(if all_ok {
+        debug::EXIT_SUCCESS
+    } else {
+        debug::EXIT_FAILURE
+    });
+    loop {}
+}
+
+/// Reports `why` and exits QEMU with a failure status.
+fn fail(out: &mut hio::HostStream, why: &str) -> ! {
+    let _ = writeln!(out, "error: {why}");
+    debug::exit(debug::EXIT_FAILURE);
+    loop {}
+}
+
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo) -> ! {
+    if let Ok(mut out) = hio::hstdout() {
+        let _ = writeln!(out, "error: panic: {info}");
+    }
+    debug::exit(debug::EXIT_FAILURE);
+    loop {}
+}

@@ -1,0 +1,4 @@
+// The path is required.
+tinyaot::include_model!();
+
+fn main() {}

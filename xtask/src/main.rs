@@ -1,0 +1,2 @@
+//! Project automation (placeholder while the `mcu` command is written).
+fn main() {}
