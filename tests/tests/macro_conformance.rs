@@ -158,7 +158,10 @@ fn touching_the_model_rebuilds_the_crate() {
     let first = build(&probe, &target);
     assert_eq!(run(&first.exe), "input 1 bytes", "the int8 sine model");
     let again = build(&probe, &target);
-    assert!(again.fresh, "a second build with nothing changed recompiled the crate");
+    assert!(
+        again.fresh,
+        "a second build with nothing changed recompiled the crate"
+    );
 
     // Newer than anything the last build wrote, whatever the file system's timestamp resolution.
     let later = std::fs::metadata(&again.exe)

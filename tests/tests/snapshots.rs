@@ -73,9 +73,10 @@ fn plan() {
             let Some((stem, bytes)) = model(path) else {
                 return;
             };
-            let graph = tinyaot_codegen::load::load(&bytes).unwrap_or_else(|e| panic!("{stem}: {e}"));
-            let plan = tinyaot_codegen::plan::plan_graph(&graph)
-                .unwrap_or_else(|e| panic!("{stem}: {e}"));
+            let graph =
+                tinyaot_codegen::load::load(&bytes).unwrap_or_else(|e| panic!("{stem}: {e}"));
+            let plan =
+                tinyaot_codegen::plan::plan_graph(&graph).unwrap_or_else(|e| panic!("{stem}: {e}"));
             insta::assert_snapshot!(tinyaot_codegen::plan::report::text(&graph, &plan));
         });
     });

@@ -1,4 +1,8 @@
 // `name` given twice.
-tinyaot::include_model!("fixtures/models/sine_mlp.tflite", name = Sensor, name = Probe);
+tinyaot::include_model!(
+    "fixtures/models/sine_mlp.tflite",
+    name = Sensor,
+    name = Probe
+);
 
 fn main() {}

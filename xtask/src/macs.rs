@@ -1,0 +1,34 @@
+//! Multiply-accumulates per inference, counted from the graph: the figure instructions are divided
+//! by. Only the ops whose cost is dominated by MACs count (CONV_2D, DEPTHWISE_CONV_2D,
+//! FULLY_CONNECTED); everything else (pooling, softmax, element-wise ops) adds instructions but no
+//! MACs, so small models with a large softmax show a high instructions-per-MAC figure.
+
+use tinyaot_codegen::ir::{Graph, OpCode};
+
+/// MACs of one inference of `graph`.
+pub fn macs(graph: &Graph) -> u64 {
+    graph
+        .operators
+        .iter()
+        .map(|op| {
+            let tensor = |i: Option<usize>| i.map(|t| &graph.tensors[t]);
+            let (Some(filter), Some(output)) = (
+                tensor(op.input(1)),
+                tensor(op.outputs.first().copied()),
+            ) else {
+                return 0;
+            };
+            let out = output.num_elements() as u64;
+            let dim = |i: usize| filter.shape.get(i).copied().unwrap_or(1) as u64;
+            match op.kind.code() {
+                // Filter [out_channels, kh, kw, in_channels]: each output element sums kh*kw*in.
+                Some(OpCode::CONV_2D) => out * dim(1) * dim(2) * dim(3),
+                // Filter [1, kh, kw, channels]: each output element sums one kh*kw window.
+                Some(OpCode::DEPTHWISE_CONV_2D) => out * dim(1) * dim(2),
+                // Weights [units, depth]: each output element sums `depth` products.
+                Some(OpCode::FULLY_CONNECTED) => out * dim(filter.shape.len().saturating_sub(1)),
+                _ => 0,
+            }
+        })
+        .sum()
+}

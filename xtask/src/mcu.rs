@@ -1,0 +1,626 @@
+//! `cargo xtask mcu`: every model, from both backends, on a Cortex-M4 under QEMU.
+//!
+//! For each model: generate the Rust (`tinyaot_codegen::Config`) and the C (`c_sources`), embed
+//! TFLM's golden cases, build `examples/firmware-rust` (cargo, thumbv7em-none-eabihf, release) and
+//! `examples/firmware-c` (arm-none-eabi-gcc -O2), run each under `qemu-system-arm -machine
+//! mps2-an386 -icount shift=0`, compare every output with TFLM's bit for bit (on the target and
+//! again here), and measure flash, RAM and instructions.
+//!
+//! One firmware per model and language, rather than one holding every model: each ELF then holds
+//! exactly one model, so its sections and symbols *are* that model's flash and RAM, with no
+//! attribution guesswork; the cost is a rebuild of the firmware crate per model (seconds, the
+//! dependencies stay built). The harness's own share (start-up, semihosting, formatting, timing)
+//! is measured once from the same firmwares built around a do-nothing model (`baseline/`), and
+//! subtracted from the code column.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tinyaot_codegen::config::{c_sources, write_if_changed};
+use tinyaot_codegen::emit::c::COptions;
+use tinyaot_codegen::Config;
+
+use crate::golden::{self, Case};
+use crate::measure::{self, Report, Sizes};
+use crate::table::{self, Measured, Row};
+
+/// The models run by default: the fixture suite's CNNs and MLPs, and the reference models that the
+/// backends accept and that fit the machine's 4 MiB of flash. mobilenet_v2_quantized_1x3x224x224
+/// (3.5 MB of weights) fits too but takes minutes of emulation: ask for it with --models.
+const DEFAULT_MODELS: &[&str] = &[
+    "sine_mlp",
+    "micro_speech_like",
+    "ds_cnn",
+    "resnet8",
+    "mobilenet_v1_025",
+    "mobilenet_v2_035",
+    "autoencoder",
+    "hello_world_int8",
+    "micro_speech_quantized",
+    "person_detect",
+];
+
+/// QEMU's arguments before the ELF: the machine, instruction counting, semihosting, no devices.
+const QEMU: &[&str] = &[
+    "qemu-system-arm",
+    "-machine",
+    "mps2-an386",
+    "-cpu",
+    "cortex-m4",
+    "-icount",
+    "shift=0",
+    "-semihosting-config",
+    "enable=on,target=native",
+    "-nographic",
+    "-monitor",
+    "none",
+    "-serial",
+    "none",
+    "-kernel",
+];
+
+/// Flags for the C firmware: the Cortex-M4 with its single-precision FPU, hard-float ABI.
+const C_FLAGS: &[&str] = &[
+    "-mcpu=cortex-m4",
+    "-mthumb",
+    "-mfloat-abi=hard",
+    "-mfpu=fpv4-sp-d16",
+    "-O2",
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Wpedantic",
+    "-Werror",
+    "-g",
+    "-ffunction-sections",
+    "-fdata-sections",
+];
+
+/// Link flags: own start-up code (startup.c), newlib-nano only for memcpy/memset, unused sections
+/// dropped so that the ELF holds what the model needs.
+const C_LINK_FLAGS: &[&str] = &["-nostartfiles", "--specs=nano.specs", "-Wl,--gc-sections"];
+
+const RUST_TARGET: &str = "thumbv7em-none-eabihf";
+
+/// Where things are.
+struct Paths {
+    root: PathBuf,
+    shared: PathBuf,
+    work: PathBuf,
+    firmware_target: PathBuf,
+}
+
+/// A model to run: its file, its golden directory, and TFLM's arena for it if known.
+struct Spec {
+    name: String,
+    tflite: PathBuf,
+    golden: PathBuf,
+    tflm_arena: Option<u64>,
+}
+
+/// Runs the command with its arguments (after `mcu`).
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut names: Vec<String> = DEFAULT_MODELS.iter().map(|s| s.to_string()).collect();
+    let mut timeout = Duration::from_secs(600);
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let mut value = |flag: &str| {
+            rest.next()
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        match arg.as_str() {
+            "--models" => {
+                names = value("--models")?
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect();
+            }
+            "--timeout" => {
+                let v = value("--timeout")?;
+                let seconds: u64 = v
+                    .parse()
+                    .map_err(|_| format!("--timeout: `{v}` is not a number of seconds"))?;
+                timeout = Duration::from_secs(seconds);
+            }
+            other => return Err(format!("mcu: unknown argument `{other}`")),
+        }
+    }
+    if names.is_empty() {
+        return Err("--models: no model named".into());
+    }
+
+    let paths = paths()?;
+    check_tools()?;
+    let specs = names
+        .iter()
+        .map(|name| spec(&paths, name))
+        .collect::<Result<Vec<_>, _>>()?;
+    std::fs::create_dir_all(&paths.work).map_err(|e| format!("{}: {e}", paths.work.display()))?;
+
+    let started = Instant::now();
+    println!(
+        "QEMU: {} FIRMWARE.elf   (each run bounded to {} s)",
+        QEMU.join(" "),
+        timeout.as_secs()
+    );
+    eprintln!("harness baseline: building both firmwares around a do-nothing model");
+    let harness = baseline(&paths, timeout)?;
+
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for spec in &specs {
+        let t = Instant::now();
+        let row = run_model(&paths, spec, harness, timeout);
+        for (lang, error) in &row.errors {
+            failures.push(format!("{} ({lang}): {error}", spec.name));
+        }
+        eprintln!(
+            "{}: {} ({:.0} s)",
+            spec.name,
+            if row.errors.is_empty() {
+                "rust and c bit-exact with TFLM"
+            } else {
+                "FAILED"
+            },
+            t.elapsed().as_secs_f64()
+        );
+        rows.push(row);
+    }
+    println!();
+    print!("{}", table::render(&rows, harness));
+    println!(
+        "\n{} models, {} failures, {:.0} s",
+        rows.len(),
+        failures.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} failures:\n  {}",
+            failures.len(),
+            failures.join("\n  ")
+        ))
+    }
+}
+
+fn paths() -> Result<Paths, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("xtask/ has no parent")?
+        .to_path_buf();
+    let shared = std::env::var_os("TINYAOT_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared"));
+    if !shared.join("models").is_dir() {
+        return Err(format!(
+            "the reference models are missing: looked for {}/models. Put the project's shared/ \
+             directory beside the repository or set TINYAOT_SHARED_DIR.",
+            shared.display()
+        ));
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let target = if target.is_absolute() {
+        target
+    } else {
+        root.join(target)
+    };
+    Ok(Paths {
+        shared: shared
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", shared.display()))?,
+        work: target.join("mcu"),
+        firmware_target: target.join("mcu").join("firmware-rust-target"),
+        root,
+    })
+}
+
+/// Fails early, with the install line, when a tool is missing.
+fn check_tools() -> Result<(), String> {
+    for (tool, package) in [
+        ("qemu-system-arm", "qemu-system-arm"),
+        ("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"),
+        ("arm-none-eabi-readelf", "binutils-arm-none-eabi"),
+        ("arm-none-eabi-nm", "binutils-arm-none-eabi"),
+    ] {
+        let found = Command::new(tool)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !found {
+            return Err(format!(
+                "`{tool}` is not installed: apt-get install -y {package} (and rustup target add \
+                 {RUST_TARGET})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Finds `name` among the fixtures, then among ../shared's reference models.
+fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
+    let fixtures = paths.root.join("tests/fixtures");
+    let fixture = fixtures.join("models").join(format!("{name}.tflite"));
+    if fixture.is_file() {
+        return Ok(Spec {
+            name: name.to_string(),
+            tflite: fixture,
+            golden: fixtures.join("golden").join(name),
+            tflm_arena: fixture_tflm_arena(&fixtures, name),
+        });
+    }
+    let shared = paths.shared.join("models").join(format!("{name}.tflite"));
+    if shared.is_file() {
+        return Ok(Spec {
+            name: name.to_string(),
+            tflite: shared,
+            golden: paths.shared.join("models/golden").join(name),
+            tflm_arena: shared_tflm_arena(&paths.shared, name),
+        });
+    }
+    Err(format!(
+        "no model `{name}`: neither {} nor {} exists",
+        fixture.display(),
+        shared.display()
+    ))
+}
+
+/// `tflm_arena.total` of the model in tests/fixtures/models.json.
+fn fixture_tflm_arena(fixtures: &Path, name: &str) -> Option<u64> {
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(fixtures.join("models.json")).ok()?).ok()?;
+    json["models"]
+        .as_array()?
+        .iter()
+        .find(|m| m["name"] == name)?["tflm_arena"]["total"]
+        .as_u64()
+}
+
+/// The total of the TFLM arena column of ../shared/models/README.md's table
+/// (`| name.tflite | … | 85,264 / 55,296 / 29,968 |`).
+fn shared_tflm_arena(shared: &Path, name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(shared.join("models/README.md")).ok()?;
+    let row = text
+        .lines()
+        .find(|l| l.starts_with(&format!("| {name}.tflite |")))?;
+    let cell = row.trim_end_matches('|').rsplit('|').next()?;
+    cell.split('/').next()?.trim().replace(',', "").parse().ok()
+}
+
+/// Both firmwares built around the do-nothing model of their `baseline/` directories: the harness's
+/// own flash and RAM.
+fn baseline(paths: &Paths, timeout: Duration) -> Result<[Sizes; 2], String> {
+    let rust_dir = paths.root.join("examples/firmware-rust/baseline");
+    let rust_elf = build_rust(paths, &rust_dir, &paths.work.join("baseline-rust.elf"))?;
+    let c_dir = paths.root.join("examples/firmware-c/baseline");
+    let c_elf = build_c(paths, &c_dir, &paths.work.join("baseline-c.elf"))?;
+    let mut sizes = [Sizes::default(); 2];
+    for (i, elf) in [rust_elf, c_elf].iter().enumerate() {
+        let report = Report::parse(&run_qemu(elf, timeout)?)?;
+        if !report.passed {
+            return Err(format!("{}: the baseline firmware failed", elf.display()));
+        }
+        sizes[i] = measure::sizes(elf, &|_| false)?;
+    }
+    Ok(sizes)
+}
+
+/// Generates, builds, runs and measures one model in both languages.
+fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration) -> Row {
+    let mut row = Row {
+        name: spec.name.clone(),
+        macs: None,
+        weights: None,
+        tflm_arena: spec.tflm_arena,
+        rust: None,
+        c: None,
+        errors: Vec::new(),
+    };
+    let prepared = (|| -> Result<_, String> {
+        let bytes = std::fs::read(&spec.tflite)
+            .map_err(|e| format!("{}: {e}", spec.tflite.display()))?;
+        let graph = tinyaot_codegen::load::load(&bytes).map_err(|e| e.to_string())?;
+        row.macs = Some(crate::macs::macs(&graph));
+        let cases = golden::read(&spec.golden)?;
+        Ok((bytes, cases))
+    })();
+    let (bytes, cases) = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            row.errors.push(("model", e));
+            return row;
+        }
+    };
+    let dir = paths.work.join(&spec.name);
+    let origin = spec.golden.join("manifest.json");
+
+    match rust_side(paths, spec, &bytes, &cases, &origin, &dir.join("rust"), timeout) {
+        Ok((measured, weights)) => {
+            row.weights = Some(weights);
+            row.rust = Some(measured.minus_harness(harness[0]));
+        }
+        Err(e) => row.errors.push(("rust", e)),
+    }
+    match c_side(spec, paths, &bytes, &cases, &origin, &dir.join("c"), timeout) {
+        Ok(measured) => row.c = Some(measured.minus_harness(harness[1])),
+        Err(e) => row.errors.push(("c", e)),
+    }
+    row
+}
+
+/// Rust: generate, build, run, check. Also returns the constant bytes the generated code states.
+fn rust_side(
+    paths: &Paths,
+    spec: &Spec,
+    bytes: &[u8],
+    cases: &[Case],
+    origin: &Path,
+    dir: &Path,
+    timeout: Duration,
+) -> Result<(Measured, u64), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let source = Config::new()
+        .name("Net")
+        .generate(bytes, &spec.name)
+        .map_err(|e| e.to_string())?;
+    let weights = stated_constants(&source)?;
+    write(&dir.join("model.rs"), &source)?;
+    write(&dir.join("golden.rs"), &golden::rust_source(cases, origin))?;
+    let elf = build_rust(paths, dir, &dir.join("firmware.elf"))?;
+    let is_weight = |name: &str| {
+        name.rsplit_once("_constants::T")
+            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let measured = run_and_check(&elf, cases, timeout, &is_weight)?;
+    Ok((measured, weights))
+}
+
+/// C: generate, build, run, check.
+fn c_side(
+    spec: &Spec,
+    paths: &Paths,
+    bytes: &[u8],
+    cases: &[Case],
+    origin: &Path,
+    dir: &Path,
+    timeout: Duration,
+) -> Result<Measured, String> {
+    let options = COptions {
+        prefix: "net".to_string(),
+        source_name: format!("{}.tflite", spec.name),
+    };
+    let files = c_sources(bytes, &options).map_err(|e| e.to_string())?;
+    // A fresh directory: no kernel file of an earlier model may linger and be compiled.
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (name, contents) in &files {
+        write(&dir.join(name), contents)?;
+    }
+    write(&dir.join("golden.h"), &golden::c_header(cases, origin))?;
+    let elf = build_c(paths, dir, &dir.join("firmware.elf"))?;
+    let is_weight = |name: &str| {
+        name.strip_prefix("net_t")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    run_and_check(&elf, cases, timeout, &is_weight)
+}
+
+fn write(path: &Path, contents: &str) -> Result<(), String> {
+    write_if_changed(path, contents.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// The constant bytes the generated Rust's header states (`// … constants N bytes.`).
+fn stated_constants(source: &str) -> Result<u64, String> {
+    source
+        .lines()
+        .take(3)
+        .find_map(|line| {
+            let rest = line.split("constants ").nth(1)?;
+            rest.split(' ').next()?.parse().ok()
+        })
+        .ok_or_else(|| "the generated Rust does not state its constant bytes".to_string())
+}
+
+/// Builds examples/firmware-rust around `$TINYAOT_MCU_DIR = dir` and copies the ELF to `elf`.
+fn build_rust(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let firmware = paths.root.join("examples/firmware-rust");
+    let output = Command::new(cargo)
+        .current_dir(&firmware)
+        .args(["build", "--release", "--quiet", "--target", RUST_TARGET])
+        .env("TINYAOT_MCU_DIR", dir)
+        .env("CARGO_TARGET_DIR", &paths.firmware_target)
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "building the Rust firmware failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let built = paths
+        .firmware_target
+        .join(RUST_TARGET)
+        .join("release/tinyaot-firmware");
+    std::fs::copy(&built, elf).map_err(|e| format!("{}: {e}", built.display()))?;
+    Ok(elf.to_path_buf())
+}
+
+/// Compiles examples/firmware-c with the generated sources of `dir` (every `.c` there) into `elf`.
+fn build_c(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
+    let firmware = paths.root.join("examples/firmware-c");
+    let mut sources: Vec<PathBuf> = ["main.c", "startup.c", "semihosting.c"]
+        .iter()
+        .map(|f| firmware.join(f))
+        .collect();
+    let mut generated: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    generated.sort();
+    sources.extend(generated);
+    let output = Command::new("arm-none-eabi-gcc")
+        .args(C_FLAGS)
+        .arg("-I")
+        .arg(dir)
+        .arg("-I")
+        .arg(&firmware)
+        .args(&sources)
+        .args(C_LINK_FLAGS)
+        .arg("-T")
+        .arg(firmware.join("mps2_an386.ld"))
+        .arg("-o")
+        .arg(elf)
+        .output()
+        .map_err(|e| format!("cannot run arm-none-eabi-gcc: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "building the C firmware failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(elf.to_path_buf())
+}
+
+/// Runs `elf`, checks its outputs against `cases` and measures it.
+fn run_and_check(
+    elf: &Path,
+    cases: &[Case],
+    timeout: Duration,
+    is_weight: &dyn Fn(&str) -> bool,
+) -> Result<Measured, String> {
+    let text = run_qemu(elf, timeout)?;
+    let report = Report::parse(&text)?;
+    compare(&report, cases)?;
+    if !report.passed {
+        return Err("the firmware reported a failure, yet its outputs match here".into());
+    }
+    let sizes = measure::sizes(elf, is_weight)?;
+    Ok(Measured::new(&report, sizes))
+}
+
+/// Every case's outputs, as the firmware printed them, against TFLM's: integer types byte for byte,
+/// float32 within 1e-5 relative (as the host conformance test). The firmware's own verdict must
+/// agree.
+fn compare(report: &Report, cases: &[Case]) -> Result<(), String> {
+    if report.cases.len() != cases.len() || report.outputs.len() != cases.len() {
+        return Err(format!(
+            "the firmware ran {} of {} cases",
+            report.cases.len(),
+            cases.len()
+        ));
+    }
+    for (k, case) in cases.iter().enumerate() {
+        let got = &report.outputs[k];
+        if got.len() != case.outputs.len() {
+            return Err(format!(
+                "case {k}: {} outputs, TFLM {}",
+                got.len(),
+                case.outputs.len()
+            ));
+        }
+        for (j, want) in case.outputs.iter().enumerate() {
+            same(&want.dtype, &got[j], &want.bytes)
+                .map_err(|e| format!("case {k} output {j}: {e}"))?;
+        }
+        let exact = case.outputs.iter().all(|o| o.dtype != "float32");
+        if exact && !report.cases[k].2 {
+            return Err(format!(
+                "case {k}: the target says MISMATCH, the host says equal"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn same(dtype: &str, got: &[u8], want: &[u8]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{} bytes, TFLM {}", got.len(), want.len()));
+    }
+    if dtype == "float32" {
+        let floats = |b: &[u8]| -> Vec<f32> {
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        for (i, (g, w)) in floats(got).into_iter().zip(floats(want)).enumerate() {
+            if (g - w).abs() > 1e-5 * w.abs().max(f32::MIN_POSITIVE) || g.is_nan() != w.is_nan() {
+                return Err(format!("element {i}: got {g}, TFLM {w}"));
+            }
+        }
+        return Ok(());
+    }
+    match (0..got.len()).find(|&i| got[i] != want[i]) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{} of {} bytes differ; first at byte {i}: got {}, TFLM {} ({dtype})",
+            got.iter().zip(want).filter(|(a, b)| a != b).count(),
+            got.len(),
+            got[i] as i8,
+            want[i] as i8
+        )),
+    }
+}
+
+/// Runs `elf` under QEMU (see [`QEMU`]), killing it after `timeout`; returns what it printed.
+fn run_qemu(elf: &Path, timeout: Duration) -> Result<String, String> {
+    let mut child = Command::new(QEMU[0])
+        .args(&QEMU[1..])
+        .arg(elf)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", QEMU[0]))?;
+    // Drain both pipes on threads so that a chatty run cannot block on a full pipe.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "QEMU did not finish within {} s: {}",
+                    timeout.as_secs(),
+                    elf.display()
+                ));
+            }
+            Err(e) => return Err(format!("waiting for QEMU: {e}")),
+        }
+    };
+    let text = stdout.join().unwrap_or_default() + &stderr.join().unwrap_or_default();
+    if !status.success() && !text.contains("result fail") {
+        return Err(format!(
+            "QEMU exited with {status} on {}:\n{text}",
+            elf.display()
+        ));
+    }
+    Ok(text)
+}

@@ -1,0 +1,185 @@
+//! Reading a firmware's report (its semihosting output) and its ELF (section and symbol sizes, with
+//! binutils' `arm-none-eabi-readelf` and `arm-none-eabi-nm`).
+
+use std::path::Path;
+use std::process::Command;
+
+/// Start of the data SRAM in the firmwares' memory maps (memory.x, mps2_an386.ld): allocated
+/// sections below it are flash, from it up to [`TESTDATA`] RAM.
+const RAM: u64 = 0x2000_0000;
+/// Start of the PSRAM that holds only the golden test vectors: counted neither as flash nor RAM.
+const TESTDATA: u64 = 0x2100_0000;
+
+/// What a firmware reported over semihosting.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Activation arena bytes, as the generated code states.
+    pub arena: u64,
+    /// Variable-tensor state bytes.
+    pub state: u64,
+    /// Instructions per SysTick tick, from the calibration loop.
+    pub insns_per_tick: u64,
+    /// Per case: SysTick ticks of the invoke, stack high-water bytes, the target's verdict.
+    pub cases: Vec<(u64, u64, bool)>,
+    /// Per case, per output: the bytes the target produced.
+    pub outputs: Vec<Vec<Vec<u8>>>,
+    /// The final `result pass` line was seen.
+    pub passed: bool,
+}
+
+impl Report {
+    /// Parses the report; an `error:` line, or a missing or malformed line, is an error.
+    pub fn parse(text: &str) -> Result<Report, String> {
+        let mut report = Report::default();
+        let mut seen_header = false;
+        for line in text.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let field = |name: &str| -> Result<u64, String> {
+                words
+                    .iter()
+                    .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))
+                    .and_then(|v| v.parse().ok())
+                    .ok_or_else(|| format!("no `{name}=` in the line `{line}`"))
+            };
+            match words.first().copied() {
+                Some("tinyaot-mcu") => {
+                    report.arena = field("arena")?;
+                    report.state = field("state")?;
+                    seen_header = true;
+                }
+                Some("calib") => report.insns_per_tick = calibrate(field("insns")?, field("ticks")?)?,
+                Some("case") => {
+                    let ok = words.last() == Some(&"ok");
+                    report.cases.push((field("ticks")?, field("stack")?, ok));
+                }
+                Some("out") => {
+                    let (Some(k), Some(j)) = (
+                        words.get(1).and_then(|w| w.parse::<usize>().ok()),
+                        words.get(2).and_then(|w| w.parse::<usize>().ok()),
+                    ) else {
+                        return Err(format!("malformed line `{line}`"));
+                    };
+                    let bytes = hex(words.get(3).copied().unwrap_or(""))
+                        .ok_or_else(|| format!("bad hex in the line for case {k} output {j}"))?;
+                    if report.outputs.len() <= k {
+                        report.outputs.resize(k + 1, Vec::new());
+                    }
+                    if report.outputs[k].len() != j {
+                        return Err(format!("case {k}: output {j} out of order"));
+                    }
+                    report.outputs[k].push(bytes);
+                }
+                Some("result") => report.passed = words.get(1) == Some(&"pass"),
+                Some("error:") => return Err(format!("the firmware reported `{line}`")),
+                _ => {}
+            }
+        }
+        if !seen_header || report.insns_per_tick == 0 {
+            return Err("the firmware's report is incomplete (no header or calibration)".into());
+        }
+        Ok(report)
+    }
+}
+
+/// Instructions per tick from the calibration: `insns` instructions took `ticks`. Under
+/// `-icount shift=0` this is the number of nanoseconds per core-clock tick (40 for the 25 MHz of
+/// mps2-an386); anything but a near-integer ratio means the instruction counting is off.
+fn calibrate(insns: u64, ticks: u64) -> Result<u64, String> {
+    if ticks == 0 {
+        return Err("calibration: SysTick did not advance (is SysTick running?)".into());
+    }
+    let ratio = insns as f64 / ticks as f64;
+    let rounded = ratio.round();
+    if rounded < 1.0 || (ratio - rounded).abs() > 0.001 * rounded {
+        return Err(format!(
+            "calibration: {insns} instructions took {ticks} SysTick ticks ({ratio:.4} per tick, \
+             not an integer): is QEMU running with -icount shift=0?"
+        ));
+    }
+    Ok(rounded as u64)
+}
+
+fn hex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Sizes taken from a firmware's ELF.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Sizes {
+    /// Bytes in flash: allocated sections below RAM, plus the initial values of `.data`.
+    pub flash: u64,
+    /// Bytes of the constant-tensor symbols (the weights), a part of `flash`.
+    pub weights: u64,
+    /// Bytes of static RAM: `.data`, `.bss` and the like (the arena among them).
+    pub ram: u64,
+}
+
+/// Measures `elf`; `is_weight` tells the weight symbols by their (demangled) name.
+pub fn sizes(elf: &Path, is_weight: &dyn Fn(&str) -> bool) -> Result<Sizes, String> {
+    let mut sizes = Sizes::default();
+    let sections = tool("arm-none-eabi-readelf", &["-S", "-W"], elf)?;
+    for line in sections.lines() {
+        // `  [ 2] .text  PROGBITS  00000400 010400 0029ac 00  AX  0   0 16`
+        let Some((_, rest)) = line.split_once(']') else {
+            continue;
+        };
+        let cols: Vec<&str> = rest.split_whitespace().collect();
+        if cols.len() < 8 || !cols[6].contains('A') {
+            continue;
+        }
+        let (Ok(addr), Ok(size)) = (
+            u64::from_str_radix(cols[2], 16),
+            u64::from_str_radix(cols[4], 16),
+        ) else {
+            continue;
+        };
+        if addr < RAM {
+            sizes.flash += size;
+        } else if addr < TESTDATA {
+            sizes.ram += size;
+            // Initialised data also occupies flash (its load image).
+            if cols[1] != "NOBITS" {
+                sizes.flash += size;
+            }
+        }
+    }
+    let symbols = tool("arm-none-eabi-nm", &["-S", "-C", "--defined-only"], elf)?;
+    for line in symbols.lines() {
+        // `00003210 00000040 r tinyaot_firmware::model::__tinyaot_net_constants::T3`
+        let cols: Vec<&str> = line.splitn(4, ' ').collect();
+        if let [addr, size, _, name] = cols[..] {
+            let (Ok(addr), Ok(size)) = (
+                u64::from_str_radix(addr, 16),
+                u64::from_str_radix(size, 16),
+            ) else {
+                continue;
+            };
+            if addr < RAM && is_weight(name) {
+                sizes.weights += size;
+            }
+        }
+    }
+    Ok(sizes)
+}
+
+fn tool(program: &str, args: &[&str], elf: &Path) -> Result<String, String> {
+    let output = Command::new(program)
+        .args(args)
+        .arg(elf)
+        .output()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{program} {}: {}",
+            elf.display(),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}

@@ -1,0 +1,143 @@
+//! The results table of `cargo xtask mcu`, as Markdown (it goes into the README as printed).
+
+use std::fmt::Write as _;
+
+use crate::measure::{Report, Sizes};
+
+/// One firmware's measurements.
+#[derive(Debug, Clone, Copy)]
+pub struct Measured {
+    /// Instructions of the slowest invoke over the cases.
+    pub instructions: u64,
+    /// Stack high-water mark over the cases, bytes.
+    pub stack: u64,
+    /// Flash bytes outside the weight symbols (code, kernel parameters, the harness until
+    /// subtracted; constants the compiler folded into instructions count here too).
+    pub code: u64,
+    /// Arena plus state bytes.
+    pub arena: u64,
+    /// Static RAM besides the arena and the state.
+    pub other_ram: u64,
+}
+
+impl Measured {
+    /// From a firmware's report and its ELF.
+    pub fn new(report: &Report, sizes: Sizes) -> Measured {
+        let ticks = report.cases.iter().map(|c| c.0).max().unwrap_or(0);
+        let arena = report.arena + report.state;
+        Measured {
+            instructions: ticks * report.insns_per_tick,
+            stack: report.cases.iter().map(|c| c.1).max().unwrap_or(0),
+            code: sizes.flash.saturating_sub(sizes.weights),
+            arena,
+            other_ram: sizes.ram.saturating_sub(arena),
+        }
+    }
+
+    /// The same, with the harness's own code and RAM (measured around a do-nothing model)
+    /// subtracted, so that what is left is the model's.
+    pub fn minus_harness(self, harness: Sizes) -> Measured {
+        Measured {
+            code: self.code.saturating_sub(harness.flash),
+            other_ram: self
+                .other_ram
+                .saturating_sub(harness.ram.saturating_sub(HARNESS_ARENA)),
+            ..self
+        }
+    }
+}
+
+/// Arena bytes of the do-nothing baseline models (examples/firmware-*/baseline): one 16-byte
+/// tensor slot.
+pub const HARNESS_ARENA: u64 = 16;
+
+/// One model's row; a missing measurement prints as `FAIL`.
+pub struct Row {
+    /// Model name.
+    pub name: String,
+    /// MACs per inference.
+    pub macs: Option<u64>,
+    /// Constant bytes, as the generated code states them.
+    pub weights: Option<u64>,
+    /// TFLM's arena for the model (x86-64 figure), when known.
+    pub tflm_arena: Option<u64>,
+    /// The Rust firmware.
+    pub rust: Option<Measured>,
+    /// The C firmware.
+    pub c: Option<Measured>,
+    /// What failed, by side.
+    pub errors: Vec<(&'static str, String)>,
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn pair(row: &Row, f: &dyn Fn(&Measured) -> String) -> String {
+    let side = |m: &Option<Measured>| m.as_ref().map_or_else(|| "FAIL".to_string(), f);
+    format!("{} / {}", side(&row.rust), side(&row.c))
+}
+
+/// The table, the harness figures and what the columns mean.
+pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
+    let mut out = String::from(
+        "| model | MACs | instructions / inference (Rust / C) | instructions / MAC (Rust / C) \
+         | code bytes (Rust / C) | weight bytes | arena bytes (TFLM) | other RAM bytes (Rust / C) \
+         | stack bytes (Rust / C) |\n\
+         |---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for row in rows {
+        let macs = row.macs.unwrap_or(0);
+        let per_mac = |m: &Measured| {
+            if macs == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.2}", m.instructions as f64 / macs as f64)
+            }
+        };
+        let arena = row
+            .rust
+            .or(row.c)
+            .map_or_else(|| "FAIL".to_string(), |m| thousands(m.arena));
+        let tflm = row
+            .tflm_arena
+            .map_or_else(|| "?".to_string(), thousands);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} |",
+            row.name,
+            row.macs.map_or_else(|| "?".to_string(), thousands),
+            pair(row, &|m| thousands(m.instructions)),
+            pair(row, &per_mac),
+            pair(row, &|m| thousands(m.code)),
+            row.weights.map_or_else(|| "?".to_string(), thousands),
+            arena,
+            tflm,
+            pair(row, &|m| thousands(m.other_ram)),
+            pair(row, &|m| thousands(m.stack)),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nInstructions: SysTick under `-icount shift=0` (1 instruction = 1 ns of virtual time; the \
+         25 MHz SysTick resolves 40 instructions), the slowest of the golden cases. Code: flash \
+         bytes other than the weights (kernels, generated code, kernel parameters), less the \
+         harness's own (start-up, semihosting, timing: Rust {} B, C {} B of flash, measured around \
+         a do-nothing model). Other RAM: static RAM besides the arena, less the harness's. Stack: \
+         high-water mark of the whole program, painted before and scanned after each invoke. \
+         TFLM arena: tflm_reference.py on x86-64 (tests/fixtures/models.json, \
+         ../shared/models/README.md).",
+        thousands(harness[0].flash),
+        thousands(harness[1].flash),
+    );
+    out
+}
