@@ -45,8 +45,7 @@ pub fn read(dir: &Path) -> Result<Vec<Case>, String> {
                     .as_str()
                     .ok_or_else(|| format!("{}: an item has no `file`", manifest.display()))?;
                 let path = dir.join(file);
-                let bytes =
-                    std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let path = path
                     .canonicalize()
                     .map_err(|e| format!("{}: {e}", path.display()))?;

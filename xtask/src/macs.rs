@@ -12,10 +12,9 @@ pub fn macs(graph: &Graph) -> u64 {
         .iter()
         .map(|op| {
             let tensor = |i: Option<usize>| i.map(|t| &graph.tensors[t]);
-            let (Some(filter), Some(output)) = (
-                tensor(op.input(1)),
-                tensor(op.outputs.first().copied()),
-            ) else {
+            let (Some(filter), Some(output)) =
+                (tensor(op.input(1)), tensor(op.outputs.first().copied()))
+            else {
                 return 0;
             };
             let out = output.num_elements() as u64;

@@ -228,7 +228,10 @@ fn paths() -> Result<Paths, String> {
 fn check_tools() -> Result<(), String> {
     for (tool, package) in [
         ("qemu-system-arm", "qemu-system-arm"),
-        ("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"),
+        (
+            "arm-none-eabi-gcc",
+            "gcc-arm-none-eabi libnewlib-arm-none-eabi",
+        ),
         ("arm-none-eabi-readelf", "binutils-arm-none-eabi"),
         ("arm-none-eabi-nm", "binutils-arm-none-eabi"),
     ] {
@@ -328,8 +331,8 @@ fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration)
         errors: Vec::new(),
     };
     let prepared = (|| -> Result<_, String> {
-        let bytes = std::fs::read(&spec.tflite)
-            .map_err(|e| format!("{}: {e}", spec.tflite.display()))?;
+        let bytes =
+            std::fs::read(&spec.tflite).map_err(|e| format!("{}: {e}", spec.tflite.display()))?;
         let graph = tinyaot_codegen::load::load(&bytes).map_err(|e| e.to_string())?;
         row.macs = Some(crate::macs::macs(&graph));
         let cases = golden::read(&spec.golden)?;
@@ -345,14 +348,30 @@ fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration)
     let dir = paths.work.join(&spec.name);
     let origin = spec.golden.join("manifest.json");
 
-    match rust_side(paths, spec, &bytes, &cases, &origin, &dir.join("rust"), timeout) {
+    match rust_side(
+        paths,
+        spec,
+        &bytes,
+        &cases,
+        &origin,
+        &dir.join("rust"),
+        timeout,
+    ) {
         Ok((measured, weights)) => {
             row.weights = Some(weights);
             row.rust = Some(measured.minus_harness(harness[0]));
         }
         Err(e) => row.errors.push(("rust", e)),
     }
-    match c_side(spec, paths, &bytes, &cases, &origin, &dir.join("c"), timeout) {
+    match c_side(
+        spec,
+        paths,
+        &bytes,
+        &cases,
+        &origin,
+        &dir.join("c"),
+        timeout,
+    ) {
         Ok(measured) => row.c = Some(measured.minus_harness(harness[1])),
         Err(e) => row.errors.push(("c", e)),
     }

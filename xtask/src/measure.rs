@@ -47,7 +47,9 @@ impl Report {
                     report.state = field("state")?;
                     seen_header = true;
                 }
-                Some("calib") => report.insns_per_tick = calibrate(field("insns")?, field("ticks")?)?,
+                Some("calib") => {
+                    report.insns_per_tick = calibrate(field("insns")?, field("ticks")?)?
+                }
                 Some("case") => {
                     let ok = words.last() == Some(&"ok");
                     report.cases.push((field("ticks")?, field("stack")?, ok));
@@ -154,10 +156,9 @@ pub fn sizes(elf: &Path, is_weight: &dyn Fn(&str) -> bool) -> Result<Sizes, Stri
         // `00003210 00000040 r tinyaot_firmware::model::__tinyaot_net_constants::T3`
         let cols: Vec<&str> = line.splitn(4, ' ').collect();
         if let [addr, size, _, name] = cols[..] {
-            let (Ok(addr), Ok(size)) = (
-                u64::from_str_radix(addr, 16),
-                u64::from_str_radix(size, 16),
-            ) else {
+            let (Ok(addr), Ok(size)) =
+                (u64::from_str_radix(addr, 16), u64::from_str_radix(size, 16))
+            else {
                 continue;
             };
             if addr < RAM && is_weight(name) {

@@ -108,9 +108,7 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
             .rust
             .or(row.c)
             .map_or_else(|| "FAIL".to_string(), |m| thousands(m.arena));
-        let tflm = row
-            .tflm_arena
-            .map_or_else(|| "?".to_string(), thousands);
+        let tflm = row.tflm_arena.map_or_else(|| "?".to_string(), thousands);
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} |",

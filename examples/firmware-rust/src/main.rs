@@ -122,7 +122,10 @@ fn spin(n: u32) {
 /// The stack's bounds, lowest address first.
 fn stack_bounds() -> (usize, usize) {
     // Only the addresses of the linker symbols are taken (safe since Rust 1.82).
-    (addr_of!(_stack_end) as usize, addr_of!(_stack_start) as usize)
+    (
+        addr_of!(_stack_end) as usize,
+        addr_of!(_stack_start) as usize,
+    )
 }
 
 /// Paints the unused part of the stack: from its end up to a little below the current stack
@@ -206,7 +209,10 @@ fn main() -> ! {
     let mut all_ok = true;
     for (k, case) in cases.iter().enumerate() {
         if case.inputs.len() != model::Net::INPUTS || case.outputs.len() != model::Net::OUTPUTS {
-            fail(&mut out, "golden case has the wrong number of inputs or outputs");
+            fail(
+                &mut out,
+                "golden case has the wrong number of inputs or outputs",
+            );
         }
         for (i, input) in case.inputs.iter().enumerate() {
             let slot = net.input_bytes_mut(i);
