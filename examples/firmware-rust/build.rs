@@ -23,10 +23,16 @@ fn main() {
              and builds this firmware."
         );
     };
-    let dir = PathBuf::from(dir);
+    // Relative to this crate (`TINYAOT_MCU_DIR=baseline cargo run --release` works from here);
+    // include! needs an absolute path, or it would look beside src/main.rs.
+    let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let dir = manifest_dir.join(dir);
     for file in ["model.rs", "golden.rs"] {
         let path = dir.join(file);
         assert!(path.is_file(), "{} does not exist", path.display());
         println!("cargo:rerun-if-changed={}", path.display());
     }
+    let dir = dir.canonicalize().expect("TINYAOT_MCU_DIR exists");
+    let dir = dir.to_str().expect("TINYAOT_MCU_DIR is valid UTF-8");
+    println!("cargo:rustc-env=TINYAOT_MCU_SOURCES={dir}");
 }

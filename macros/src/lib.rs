@@ -40,6 +40,10 @@ struct Args {
 
 impl Parse for Args {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.is_empty() {
+            return Err(input
+                .error("expected the model's path, e.g. `include_model!(\"models/net.tflite\")`"));
+        }
         let path: LitStr = input.parse().map_err(|e| {
             syn::Error::new(
                 e.span(),
@@ -126,8 +130,8 @@ fn resolve(path: &str, span: Span) -> syn::Result<PathBuf> {
     if Path::new(path).is_absolute() {
         return Err(syn::Error::new(
             span,
-            "the model path must be relative to the crate's Cargo.toml directory, not absolute, \
-             so that the crate builds wherever it is checked out",
+            "the model path must be relative to the directory of this crate's Cargo.toml, not \
+             absolute, so that the crate builds wherever it is checked out",
         ));
     }
     let root = std::env::var_os("CARGO_MANIFEST_DIR").ok_or_else(|| {

@@ -31,3 +31,29 @@ pub fn macs(graph: &Graph) -> u64 {
         })
         .sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model_macs(name: &str) -> u64 {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/models")
+            .join(format!("{name}.tflite"));
+        let bytes = std::fs::read(&path).unwrap();
+        macs(&tinyaot_codegen::load::load(&bytes).unwrap())
+    }
+
+    #[test]
+    fn counts_fully_connected_macs() {
+        // 1 -> 16 -> 16 -> 1: 16 + 256 + 16.
+        assert_eq!(model_macs("sine_mlp"), 288);
+    }
+
+    #[test]
+    fn counts_convolution_macs() {
+        // Element-wise models have none; a CNN has millions.
+        assert_eq!(model_macs("softmax"), 0);
+        assert!(model_macs("ds_cnn") > 1_000_000);
+    }
+}

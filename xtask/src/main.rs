@@ -22,7 +22,9 @@ Commands:
       (examples/firmware-rust, examples/firmware-c), run it under qemu-system-arm (mps2-an386,
       -icount shift=0) on TFLM's golden inputs, compare every output bit for bit, and print
       MACs, instructions per inference, flash (code, weights) and RAM (arena, other, stack).
-      Default models: the fixture CNNs and MLPs and the reference models of ../shared that fit.
+      Default models: the fixture CNNs and MLPs (sine_mlp, micro_speech_like, ds_cnn, resnet8,
+      mobilenet_v1_025, mobilenet_v2_035, autoencoder) and the int8 reference models of ../shared
+      (hello_world_int8, micro_speech_quantized, person_detect, mobilenet_v2_quantized_1x3x224x224).
       --models takes names of tests/fixtures/models/*.tflite or ../shared/models/*.tflite.
       --timeout bounds each QEMU run (default 600 s).
       Needs qemu-system-arm, arm-none-eabi-gcc (with newlib) and the thumbv7em-none-eabihf target.

@@ -184,3 +184,47 @@ fn tool(program: &str, args: &[&str], elf: &Path) -> Result<String, String> {
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPORT: &str = "tinyaot-mcu lang=rust arena=32 state=0 cases=2
+calib insns=1000000 ticks=25000 empty=1
+case 0 ticks=114 stack=608 ok
+out 0 0 7b
+case 1 ticks=120 stack=600 MISMATCH
+out 1 0 80ff
+result fail
+";
+
+    #[test]
+    fn parses_a_report() {
+        let r = Report::parse(REPORT).unwrap();
+        assert_eq!((r.arena, r.state, r.insns_per_tick), (32, 0, 40));
+        assert_eq!(r.cases, vec![(114, 608, true), (120, 600, false)]);
+        assert_eq!(r.outputs, vec![vec![vec![0x7b]], vec![vec![0x80, 0xff]]]);
+        assert!(!r.passed);
+    }
+
+    #[test]
+    fn refuses_reports_that_are_incomplete_or_report_an_error() {
+        assert!(Report::parse("case 0 ticks=1 stack=2 ok\n").is_err());
+        let error = format!("{REPORT}error: panic: index out of bounds\n");
+        assert!(Report::parse(&error).unwrap_err().contains("panic"));
+    }
+
+    #[test]
+    fn calibration_must_give_a_whole_number_of_instructions_per_tick() {
+        assert_eq!(calibrate(1_000_000, 25_001), Ok(40));
+        assert!(calibrate(1_000_000, 0).is_err());
+        assert!(calibrate(1_000_000, 26_000).is_err());
+    }
+
+    #[test]
+    fn hex_round_trips_and_rejects_garbage() {
+        assert_eq!(hex("00a0ff"), Some(vec![0, 0xa0, 0xff]));
+        assert_eq!(hex("abc"), None);
+        assert_eq!(hex("zz"), None);
+    }
+}

@@ -139,3 +139,16 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(2_192_204_760), "2,192,204,760");
+    }
+}

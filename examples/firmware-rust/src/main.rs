@@ -35,14 +35,14 @@ use tinyaot::Model as _;
 /// The generated model (`pub struct Net`).
 #[allow(missing_docs, clippy::all)]
 mod model {
-    include!(concat!(env!("TINYAOT_MCU_DIR"), "/model.rs"));
+    include!(concat!(env!("TINYAOT_MCU_SOURCES"), "/model.rs"));
 }
 
 /// The golden cases: `pub static CASES: &[Case]`, inputs and TFLM's outputs in a `.golden` section.
 #[allow(missing_docs, clippy::all)]
 mod golden {
     use super::Case;
-    include!(concat!(env!("TINYAOT_MCU_DIR"), "/golden.rs"));
+    include!(concat!(env!("TINYAOT_MCU_SOURCES"), "/golden.rs"));
 }
 
 /// One golden case: the bytes of every input, and TFLM's bytes of every output.
@@ -173,8 +173,7 @@ fn write_hex(out: &mut hio::HostStream, case: usize, index: usize, bytes: &[u8])
 #[entry]
 fn main() -> ! {
     let Ok(mut out) = hio::hstdout() else {
-        debug::exit(debug::EXIT_FAILURE);
-        loop {}
+        exit(false)
     };
     let Some(mut peripherals) = cortex_m::Peripherals::take() else {
         fail(&mut out, "peripherals already taken")
@@ -243,19 +242,26 @@ fn main() -> ! {
         }
     }
     let _ = writeln!(out, "result {}", if all_ok { "pass" } else { "fail" });
-    debug::exit(if all_ok {
+    exit(all_ok)
+}
+
+/// Leaves QEMU through semihosting: exit status 0 when `success`, 1 otherwise.
+fn exit(success: bool) -> ! {
+    debug::exit(if success {
         debug::EXIT_SUCCESS
     } else {
         debug::EXIT_FAILURE
     });
-    loop {}
+    // Only reached without a semihosting host (real hardware under a debugger that ignores it).
+    loop {
+        cortex_m::asm::wfi();
+    }
 }
 
 /// Reports `why` and exits QEMU with a failure status.
 fn fail(out: &mut hio::HostStream, why: &str) -> ! {
     let _ = writeln!(out, "error: {why}");
-    debug::exit(debug::EXIT_FAILURE);
-    loop {}
+    exit(false)
 }
 
 #[panic_handler]
@@ -263,6 +269,5 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
     if let Ok(mut out) = hio::hstdout() {
         let _ = writeln!(out, "error: panic: {info}");
     }
-    debug::exit(debug::EXIT_FAILURE);
-    loop {}
+    exit(false)
 }
