@@ -11,8 +11,10 @@ mod golden;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tinyaot_tests::models::{fixtures_ds_cnn, fixtures_resnet8, fixtures_sine_mlp};
-use tinyaot_tests::models::{fixtures_micro_speech_like, fixtures_sine_mlp_float};
+use tinyaot_tests::models::{
+    fixtures_ds_cnn, fixtures_micro_speech_like, fixtures_resnet8, fixtures_sine_mlp,
+    fixtures_sine_mlp_float,
+};
 use tinyaot_tests::DynModel;
 
 // Paths are relative to tests/, the directory of this crate's Cargo.toml.
@@ -66,8 +68,8 @@ fn macro_models_match_build_rs_and_tflm() {
     let mut failures = Vec::new();
     for &(name, from_macro, from_build_rs) in PAIRS {
         let golden = tests_dir().join("fixtures/golden").join(name);
-        // The arenas are constructed in place by `Box::new` only when optimised: give the
-        // unoptimised case a stack that holds the largest of them.
+        // `Box::new(Model::new())` may build the model on the stack before moving it to the heap
+        // (unoptimised code does): a large stack makes that safe for every fixture's arena.
         let result = std::thread::Builder::new()
             .stack_size(64 << 20)
             .spawn(move || run_pair(from_macro, from_build_rs, &golden))

@@ -2,7 +2,8 @@
 //! the message in the `.stderr` beside it, and every `tests/ui/pass/*.rs` must compile and run.
 //!
 //! To accept changed messages: `TRYBUILD=overwrite cargo test -p tinyaot-tests --test ui`, then
-//! review the `.stderr` diffs — each must still read as something a user can act on.
+//! review the `.stderr` diffs — each must still read as something a user can act on. Expect one
+//! whenever an operator is added: `unsupported_op.stderr` lists the supported operators.
 //!
 //! `include_model!` resolves its path against `CARGO_MANIFEST_DIR`, and for the cases that is the
 //! crate trybuild generates under `<target dir>/tests/trybuild/tinyaot-tests/`, not `tests/`: no
