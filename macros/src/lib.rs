@@ -16,7 +16,7 @@ use syn::{Ident, LitStr, Token};
 
 /// Compiles a `.tflite` model into a `pub struct` implementing `tinyaot::Model`.
 ///
-/// ```ignore
+/// ```text
 /// tinyaot::include_model!("models/person_detect.tflite");               // struct PersonDetect
 /// tinyaot::include_model!("models/person_detect.tflite", name = Sensor); // struct Sensor
 /// ```

@@ -10,19 +10,20 @@
 //! decides whether a refusal is expected. A model the Rust backend accepts and the C backend
 //! refuses is a failure.
 
+// The golden-file helpers shared with the Rust conformance tests.
+mod golden;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use golden::compare;
 use serde_json::Value;
 use tinyaot_codegen::config::c_sources;
 use tinyaot_codegen::emit::c::COptions;
 use tinyaot_codegen::RustOptions;
 use tinyaot_tests::models::ENTRIES;
 use tinyaot_tests::{DynModel, Outcome as RustOutcome};
-
-/// Largest accepted relative difference for float32 outputs.
-const F32_RELATIVE_TOLERANCE: f32 = 1e-5;
 
 /// Host flags: the contract of DESIGN.md, with every warning an error.
 const HOST_FLAGS: &[&str] = &[
@@ -537,36 +538,6 @@ fn run_rust(make: fn() -> Box<dyn DynModel>, cases: &[Case]) -> Result<Vec<Vec<V
         .map_err(|e| format!("spawn: {e}"))?
         .join()
         .unwrap_or_else(|_| Err("the Rust model panicked".to_string()))
-}
-
-fn compare(dtype: &str, got: &[u8], want: &[u8]) -> Result<(), String> {
-    if got.len() != want.len() {
-        return Err(format!("{} bytes, expected {}", got.len(), want.len()));
-    }
-    if dtype == "float32" {
-        let floats = |b: &[u8]| -> Vec<f32> {
-            b.chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        };
-        for (i, (g, w)) in floats(got).into_iter().zip(floats(want)).enumerate() {
-            let tolerance = F32_RELATIVE_TOLERANCE * w.abs().max(f32::MIN_POSITIVE);
-            if (g - w).abs() > tolerance || g.is_nan() != w.is_nan() {
-                return Err(format!("element {i}: got {g}, TFLM {w}"));
-            }
-        }
-        return Ok(());
-    }
-    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
-        let mismatches = got.iter().zip(want).filter(|(a, b)| a != b).count();
-        return Err(format!(
-            "{mismatches} of {} bytes differ; first at byte {i}: got {}, TFLM {} ({dtype})",
-            got.len(),
-            got[i] as i8,
-            want[i] as i8
-        ));
-    }
-    Ok(())
 }
 
 /// Two models with different prefixes build into one program and run side by side: every name the
