@@ -95,7 +95,7 @@ pub fn generate(
     }
     let (inputs, outputs) = emitter.io(&mut constants)?;
 
-    let weights = super::constant_bytes(graph, &constants.iter().copied().collect::<Vec<_>>());
+    let weights = super::constant_bytes(graph, &constants);
     let mut files: Vec<CFile> = Vec::new();
     let kernel_files: Vec<String> = used.keys().map(|m| format!("{prefix}_{m}.c")).collect();
 

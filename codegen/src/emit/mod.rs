@@ -64,9 +64,9 @@ pub(crate) fn io_tensors<'g, 'm>(
     (io(&graph.inputs), io(&graph.outputs))
 }
 
-/// Total bytes of constant tensors that some call references (what goes to flash as weights).
-pub fn constant_bytes(graph: &Graph, constants: &[usize]) -> usize {
-    constants.iter().map(|&t| graph.tensors[t].bytes).sum()
+/// Total bytes of the constant tensors `constants` (what goes to flash as weights).
+pub fn constant_bytes<'a>(graph: &Graph, constants: impl IntoIterator<Item = &'a usize>) -> usize {
+    constants.into_iter().map(|&t| graph.tensors[t].bytes).sum()
 }
 
 /// The element type name of `dtype` in Rust, when generated code exposes it typed.

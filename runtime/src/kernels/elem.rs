@@ -102,27 +102,6 @@ pub(crate) fn map<I: Elem, O: Elem>(
     }
 }
 
-/// Splits the arena into the input bytes `input..input + in_len` and the output bytes
-/// `output..output + out_len`, which must not overlap (kernels whose access order does not allow
-/// overlap say so; the planner never overlaps them).
-pub(crate) fn split_io(
-    arena: &mut [u8],
-    input: usize,
-    in_len: usize,
-    output: usize,
-    out_len: usize,
-) -> (&[u8], &mut [u8]) {
-    if output >= input + in_len {
-        let (low, high) = arena.split_at_mut(output);
-        (&low[input..input + in_len], &mut high[..out_len])
-    } else if input >= output + out_len {
-        let (low, high) = arena.split_at_mut(input);
-        (&high[..in_len], &mut low[output..output + out_len])
-    } else {
-        panic!("kernel input and output overlap");
-    }
-}
-
 /// Fills `out` with copies of the element `pattern` (`out.len()` a multiple of its length).
 #[inline(always)]
 pub(crate) fn fill(out: &mut [u8], pattern: &[u8]) {

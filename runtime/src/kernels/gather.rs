@@ -2,7 +2,8 @@
 //! `input[base + Σ index[d] * steps[d]]` (in elements, steps possibly negative). TRANSPOSE and
 //! STRIDED_SLICE are both this loop with different constants.
 
-use super::elem::{next_index, split_io};
+use super::elem::next_index;
+use super::nn_common::views;
 
 /// Most dimensions a gather may have.
 pub(crate) const MAX_RANK: usize = 6;
@@ -23,7 +24,7 @@ pub(crate) fn gather(
     let rank = counts.len();
     assert!(rank <= MAX_RANK && steps.len() == rank && elem > 0);
     let total: usize = counts.iter().product();
-    let (src, dst) = split_io(arena, input, in_len, output, total * elem);
+    let (src, dst) = views::split(arena, input, in_len, output, total * elem);
     if total == 0 {
         return;
     }

@@ -5,7 +5,8 @@
 //! its reduced elements, visited in the input's C order — the order in which TFLM accumulates, which
 //! matters for float32 — so no scratch accumulator is needed.
 
-use super::elem::{next_index, split_io};
+use super::elem::next_index;
+use super::nn_common::views;
 use crate::math::multiply_by_quantized_multiplier;
 
 /// Most kept or reduced dimensions.
@@ -54,7 +55,7 @@ pub struct MeanF32<'a> {
 pub fn mean_s8(arena: &mut [u8], input: usize, output: usize, p: &MeanS8) {
     let outputs: usize = p.kept_shape.iter().product();
     let n: usize = p.reduced_shape.iter().product();
-    let (src, dst) = split_io(arena, input, p.input_bytes, output, outputs);
+    let (src, dst) = views::split(arena, input, p.input_bytes, output, outputs);
     let zero_sum = p.input_zero_point as i64 * n as i64;
     for_each_output(p.kept_shape, p.kept_strides, dst.len(), |o, base| {
         let mut sum = 0i32;
@@ -86,7 +87,7 @@ pub fn mean_s8(arena: &mut [u8], input: usize, output: usize, p: &MeanS8) {
 pub fn mean_f32(arena: &mut [u8], input: usize, output: usize, p: &MeanF32) {
     let outputs: usize = p.kept_shape.iter().product();
     let n: usize = p.reduced_shape.iter().product();
-    let (src, dst) = split_io(arena, input, p.input_bytes, output, outputs * 4);
+    let (src, dst) = views::split(arena, input, p.input_bytes, output, outputs * 4);
     let read =
         |i: usize| f32::from_le_bytes([src[4 * i], src[4 * i + 1], src[4 * i + 2], src[4 * i + 3]]);
     for_each_output(p.kept_shape, p.kept_strides, outputs, |o, base| {

@@ -1,6 +1,7 @@
 //! PAD and PADV2 (int8 and float32; TFLM supports up to 5 dimensions).
 
-use super::elem::{fill, next_index, split_io};
+use super::elem::{fill, next_index};
+use super::nn_common::views;
 
 /// Most dimensions a padded tensor may have.
 const MAX_RANK: usize = 6;
@@ -79,7 +80,7 @@ fn pad_bytes(
     let out_shape = &out_shape[..rank];
     let in_len = shape.iter().product::<usize>() * elem;
     let out_len = out_shape.iter().product::<usize>() * elem;
-    let (src, dst) = split_io(arena, input, in_len, output, out_len);
+    let (src, dst) = views::split(arena, input, in_len, output, out_len);
     if rank == 0 {
         dst.copy_from_slice(src);
         return;
