@@ -10,17 +10,19 @@ pub fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
     if a == i32::MIN && b == i32::MIN {
         return i32::MAX;
     }
-    let ab = a as i64 * b as i64;
-    let nudge: i64 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
-    // Division truncating toward zero, as in C.
-    ((ab + nudge) / (1i64 << 31)) as i32
+    // TFLM computes `(ab + nudge) / 2^31`, truncating toward zero, with `nudge = 2^30` for
+    // `ab >= 0` and `1 - 2^30` otherwise. For `ab < 0` the sum is negative, and truncating it up
+    // equals flooring `ab + 1 - 2^30 + (2^31 - 1) = ab + 2^30`; so both cases are one arithmetic
+    // shift of `ab + 2^30` (a multiply-accumulate and two shifts on Cortex-M).
+    ((a as i64 * b as i64 + (1 << 30)) >> 31) as i32
 }
 
 /// `RoundingDivideByPOT`: `x / 2^exponent`, rounded to nearest with ties away from zero.
 #[inline(always)]
 pub fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
     debug_assert!((0..=31).contains(&exponent));
-    let mask = ((1i64 << exponent) - 1) as i32;
+    // u32 so that exponent 31 needs no 64-bit shift: (1 << 31) - 1 = i32::MAX.
+    let mask = ((1u32 << exponent) - 1) as i32;
     let remainder = x & mask;
     let threshold = (mask >> 1) + i32::from(x < 0);
     (x >> exponent) + i32::from(remainder > threshold)
@@ -75,6 +77,71 @@ mod tests {
         );
         assert_eq!(saturating_rounding_doubling_high_mul(-1, 1 << 30), 0);
         assert_eq!(saturating_rounding_doubling_high_mul(-3, 1 << 30), -1);
+    }
+
+    /// TFLM's definitions, word for word, on i128.
+    fn tflm_high_mul(a: i32, b: i32) -> i32 {
+        if a == i32::MIN && b == i32::MIN {
+            return i32::MAX;
+        }
+        let ab = a as i128 * b as i128;
+        let nudge: i128 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
+        ((ab + nudge) / (1i128 << 31)) as i32
+    }
+
+    fn tflm_divide_by_pot(x: i32, exponent: i32) -> i32 {
+        let mask = ((1i128 << exponent) - 1) as i32;
+        let remainder = x & mask;
+        let threshold = (mask >> 1) + i32::from(x < 0);
+        (x >> exponent) + i32::from(remainder > threshold)
+    }
+
+    #[test]
+    fn shortcuts_agree_with_tflm_definitions() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as i32
+        };
+        let edges = [
+            i32::MIN,
+            i32::MIN + 1,
+            -(1 << 30),
+            -2,
+            -1,
+            0,
+            1,
+            2,
+            1 << 30,
+            i32::MAX,
+        ];
+        // Edge values, then random words, then random values of every magnitude.
+        let mut values = [0i32; 4000];
+        for (i, v) in values.iter_mut().enumerate() {
+            *v = match i {
+                _ if i < edges.len() => edges[i],
+                _ if i < 2000 => next(),
+                _ => next() >> (next() & 31),
+            };
+        }
+        for &a in &values {
+            for &b in edges.iter().chain(&values[..64]) {
+                assert_eq!(
+                    saturating_rounding_doubling_high_mul(a, b),
+                    tflm_high_mul(a, b),
+                    "{a} * {b}"
+                );
+            }
+            for e in 0..=31 {
+                assert_eq!(
+                    rounding_divide_by_pot(a, e),
+                    tflm_divide_by_pot(a, e),
+                    "{a} >> {e}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -116,6 +116,8 @@ fn hex(text: &str) -> Option<Vec<u8>> {
 pub struct Sizes {
     /// Bytes in flash: allocated sections below RAM, plus the initial values of `.data`.
     pub flash: u64,
+    /// Bytes of executable sections in flash (machine code), a part of `flash`.
+    pub code: u64,
     /// Bytes of the constant-tensor symbols (the weights), a part of `flash`.
     pub weights: u64,
     /// Bytes of static RAM: `.data`, `.bss` and the like (the arena among them).
@@ -143,6 +145,9 @@ pub fn sizes(elf: &Path, is_weight: &dyn Fn(&str) -> bool) -> Result<Sizes, Stri
         };
         if addr < RAM {
             sizes.flash += size;
+            if cols[6].contains('X') {
+                sizes.code += size;
+            }
         } else if addr < TESTDATA {
             sizes.ram += size;
             // Initialised data also occupies flash (its load image).

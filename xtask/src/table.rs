@@ -11,9 +11,12 @@ pub struct Measured {
     pub instructions: u64,
     /// Stack high-water mark over the cases, bytes.
     pub stack: u64,
-    /// Flash bytes outside the weight symbols (code, kernel parameters, the harness until
-    /// subtracted; constants the compiler folded into instructions count here too).
+    /// Machine code in flash (executable sections; the harness's until subtracted). Constants the
+    /// compiler folded into instructions count here.
     pub code: u64,
+    /// Read-only data in flash besides the weights: requantization tables, kernel parameter
+    /// structs, literal pools outside the code sections (the harness's until subtracted).
+    pub params: u64,
     /// Arena plus state bytes.
     pub arena: u64,
     /// Static RAM besides the arena and the state.
@@ -28,7 +31,11 @@ impl Measured {
         Measured {
             instructions: ticks * report.insns_per_tick,
             stack: report.cases.iter().map(|c| c.1).max().unwrap_or(0),
-            code: sizes.flash.saturating_sub(sizes.weights),
+            code: sizes.code,
+            params: sizes
+                .flash
+                .saturating_sub(sizes.code)
+                .saturating_sub(sizes.weights),
             arena,
             other_ram: sizes.ram.saturating_sub(arena),
         }
@@ -38,7 +45,10 @@ impl Measured {
     /// subtracted, so that what is left is the model's.
     pub fn minus_harness(self, harness: Sizes) -> Measured {
         Measured {
-            code: self.code.saturating_sub(harness.flash),
+            code: self.code.saturating_sub(harness.code),
+            params: self
+                .params
+                .saturating_sub(harness.flash.saturating_sub(harness.code)),
             other_ram: self
                 .other_ram
                 .saturating_sub(harness.ram.saturating_sub(HARNESS_ARENA)),
@@ -91,9 +101,9 @@ fn pair(row: &Row, f: &dyn Fn(&Measured) -> String) -> String {
 pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
     let mut out = String::from(
         "| model | MACs | instructions / inference (Rust / C) | instructions / MAC (Rust / C) \
-         | code bytes (Rust / C) | weight bytes | arena bytes (TFLM) | other RAM bytes (Rust / C) \
-         | stack bytes (Rust / C) |\n\
-         |---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+         | code bytes (Rust / C) | parameter bytes (Rust / C) | weight bytes | arena bytes (TFLM) \
+         | other RAM bytes (Rust / C) | stack bytes (Rust / C) |\n\
+         |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
     );
     for row in rows {
         let macs = row.macs.unwrap_or(0);
@@ -111,12 +121,13 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
         let tflm = row.tflm_arena.map_or_else(|| "?".to_string(), thousands);
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} |",
             row.name,
             row.macs.map_or_else(|| "?".to_string(), thousands),
             pair(row, &|m| thousands(m.instructions)),
             pair(row, &per_mac),
             pair(row, &|m| thousands(m.code)),
+            pair(row, &|m| thousands(m.params)),
             row.weights.map_or_else(|| "?".to_string(), thousands),
             arena,
             tflm,
@@ -127,15 +138,16 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
     let _ = writeln!(
         out,
         "\nInstructions: SysTick under `-icount shift=0` (1 instruction = 1 ns of virtual time; the \
-         25 MHz SysTick resolves 40 instructions), the slowest of the golden cases. Code: flash \
-         bytes other than the weights (kernels, generated code, kernel parameters), less the \
-         harness's own (start-up, semihosting, timing: Rust {} B, C {} B of flash, measured around \
-         a do-nothing model). Other RAM: static RAM besides the arena, less the harness's. Stack: \
+         25 MHz SysTick resolves 40 instructions), the slowest of the golden cases. Code: machine \
+         code in flash (kernels, the generated invoke, the runtime library functions they call), \
+         less the harness's own (start-up, semihosting, timing: Rust {} B, C {} B, measured around \
+         a do-nothing model). Parameters: other flash besides the weights (per-channel \
+         requantization multipliers and shifts, kernel parameter structs), less the harness's. Other RAM: static RAM besides the arena, less the harness's. Stack: \
          high-water mark of the whole program, painted before and scanned after each invoke. \
          TFLM arena: tflm_reference.py on x86-64 (tests/fixtures/models.json, \
          ../shared/models/README.md).",
-        thousands(harness[0].flash),
-        thousands(harness[1].flash),
+        thousands(harness[0].code),
+        thousands(harness[1].code),
     );
     out
 }

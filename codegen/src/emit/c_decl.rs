@@ -250,6 +250,10 @@ impl StructDecl {
                 want("size_t")?;
                 array(v.iter().map(|x| format!("{x}u")).collect(), arrays)
             }
+            Value::I8s(v) => {
+                want("int8_t")?;
+                array(v.iter().map(|x| x.to_string()).collect(), arrays)
+            }
             Value::I32s(v) => {
                 want("int32_t")?;
                 array(v.iter().map(|&x| i32_literal(x)).collect(), arrays)

@@ -306,6 +306,10 @@ impl Emitter<'_, '_> {
                 let items = v.iter().map(|x| unsuffixed(*x as i128));
                 quote! { &[#(#items),*] }
             }
+            Value::I8s(v) => {
+                let items = v.iter().map(|x| unsuffixed(i128::from(*x)));
+                quote! { &[#(#items),*] }
+            }
             Value::I32s(v) => {
                 let items = v.iter().map(|x| unsuffixed(i128::from(*x)));
                 quote! { &[#(#items),*] }

@@ -83,6 +83,8 @@ pub enum Value {
     Bool(bool),
     /// A `&'static [usize]`.
     Usizes(Vec<usize>),
+    /// A `&'static [i8]`.
+    I8s(Vec<i8>),
     /// A `&'static [i32]`.
     I32s(Vec<i32>),
     /// A `&'static [f32]`.

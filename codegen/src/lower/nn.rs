@@ -203,15 +203,29 @@ fn weight_scales(
 /// Per-channel `QuantizeMultiplier((double)s_in * (double)s_w[c] / (double)s_out)`, one per channel
 /// (a single weight scale is repeated), as TFLM's conv and per-channel fully-connected Prepare do.
 fn per_channel_multipliers(
+    ctx: &OpContext,
     s_in: f32,
     s_w: &[f32],
     s_out: f32,
     channels: usize,
-) -> (Vec<i32>, Vec<i32>) {
+) -> Result<(Vec<i32>, Vec<i8>)> {
     (0..channels)
         .map(|c| {
             let s = if s_w.len() == 1 { s_w[0] } else { s_w[c] };
-            quant::quantize_multiplier(f64::from(s_in) * f64::from(s) / f64::from(s_out))
+            requantization(ctx, f64::from(s_in) * f64::from(s) / f64::from(s_out))
         })
-        .unzip()
+        .collect()
+}
+
+/// `QuantizeMultiplier(real)` with the shift as the `i8` the kernels store. A ratio of scales of
+/// 2^31 or more would need a left shift of 32 bits or more, which TFLM's integer kernels cannot do
+/// either (the shift overflows `int32`): refused. Small ratios give shift -31 at the least.
+fn requantization(ctx: &OpContext, real: f64) -> Result<(i32, i8)> {
+    let (multiplier, shift) = quant::quantize_multiplier(real);
+    match i8::try_from(shift) {
+        Ok(shift) if shift <= 31 => Ok((multiplier, shift)),
+        _ => Err(ctx.unsupported(format!(
+            "the requantization scale (input scale * weight scale / output scale = {real:e}) is 2^31 or more; supported: below 2^31"
+        ))),
+    }
 }

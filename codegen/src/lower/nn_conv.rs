@@ -104,7 +104,8 @@ fn quant_fields(
             let (s_in, zp_in) = int8_quant(ctx, "input", input)?;
             let (s_out, zp_out) = int8_quant(ctx, "output", output)?;
             let scales = weight_scales(ctx, filter, channels, filter_axis)?;
-            let (multipliers, shifts) = per_channel_multipliers(s_in, &scales, s_out, channels);
+            let (multipliers, shifts) =
+                per_channel_multipliers(ctx, s_in, &scales, s_out, channels)?;
             let (act_min, act_max) = activation_range_s8(ctx, activation, s_out, zp_out)?;
             Ok(vec![
                 ("input_zero_point", Value::I32(zp_in)),
@@ -112,7 +113,7 @@ fn quant_fields(
                 ("filter", Value::Tensor(filter_index)),
                 ("bias", bias(ctx, 2, DType::I32, channels)?),
                 ("multipliers", Value::I32s(multipliers)),
-                ("shifts", Value::I32s(shifts)),
+                ("shifts", Value::I8s(shifts)),
                 ("act_min", Value::I32(act_min)),
                 ("act_max", Value::I32(act_max)),
             ])

@@ -2,11 +2,11 @@
 
 use super::{
     activation_range_f32, activation_range_s8, bias, call, constant_input, expect_rank, flavour,
-    int8_quant, per_channel_multipliers, weight_scales, Flavour,
+    int8_quant, per_channel_multipliers, requantization, weight_scales, Flavour,
 };
 use crate::error::Result;
 use crate::ir::{DType, Options};
-use crate::lower::{quant, CallKind, OpContext, Value};
+use crate::lower::{CallKind, OpContext, Value};
 
 /// FULLY_CONNECTED → `fully_connected::fully_connected_s8` / `fully_connected::fully_connected_f32`.
 pub(super) fn fully_connected(ctx: &OpContext) -> Result<CallKind> {
@@ -51,11 +51,10 @@ pub(super) fn fully_connected(ctx: &OpContext) -> Result<CallKind> {
             let scales = weight_scales(ctx, filter, units, 0)?;
             let (multipliers, shifts) = if scales.len() == 1 {
                 // GetQuantizedConvolutionMultipler: the product of the scales is taken in float.
-                let (m, s) =
-                    quant::quantize_multiplier(f64::from(s_in * scales[0]) / f64::from(s_out));
+                let (m, s) = requantization(ctx, f64::from(s_in * scales[0]) / f64::from(s_out))?;
                 (vec![m; units], vec![s; units])
             } else {
-                per_channel_multipliers(s_in, &scales, s_out, units)
+                per_channel_multipliers(ctx, s_in, &scales, s_out, units)?
             };
             let (act_min, act_max) = activation_range_s8(ctx, o.activation, s_out, zp_out)?;
             fields.extend([
@@ -64,7 +63,7 @@ pub(super) fn fully_connected(ctx: &OpContext) -> Result<CallKind> {
                 ("filter", Value::Tensor(filter_index)),
                 ("bias", bias(ctx, 2, DType::I32, units)?),
                 ("multipliers", Value::I32s(multipliers)),
-                ("shifts", Value::I32s(shifts)),
+                ("shifts", Value::I8s(shifts)),
                 ("act_min", Value::I32(act_min)),
                 ("act_max", Value::I32(act_max)),
             ]);

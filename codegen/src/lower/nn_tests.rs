@@ -163,7 +163,7 @@ fn conv_s8_per_channel_params() {
     // to f64 (0.2f32 is slightly above 0.2, and 0.4f32 is exactly twice it).
     let m = (f64::from(0.2f32) * 4.0 * f64::from(1u32 << 31)).round() as i32;
     assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![m, m]));
-    assert_eq!(field(&k, "shifts"), &Value::I32s(vec![-1, 0]));
+    assert_eq!(field(&k, "shifts"), &Value::I8s(vec![-1, 0]));
     assert_eq!(field(&k, "input_zero_point"), &Value::I32(-1));
     assert_eq!(field(&k, "act_min"), &Value::I32(3));
     assert_eq!(field(&k, "act_max"), &Value::I32(127));
@@ -173,7 +173,7 @@ fn conv_s8_per_channel_params() {
 #[test]
 fn conv_s8_per_tensor_filter_repeats_the_multiplier() {
     let k = kernel(&conv_graph(quant(&[0.2], &[0], 0), Activation::None));
-    assert_eq!(field(&k, "shifts"), &Value::I32s(vec![-1, -1]));
+    assert_eq!(field(&k, "shifts"), &Value::I8s(vec![-1, -1]));
     assert_eq!(field(&k, "act_min"), &Value::I32(-128));
 }
 
@@ -242,7 +242,7 @@ fn depthwise_derives_the_multiplier_and_uses_axis_3() {
         field(&k, "multipliers"),
         &Value::I32s(vec![1 << 30, 1 << 30])
     );
-    assert_eq!(field(&k, "shifts"), &Value::I32s(vec![2, 1]));
+    assert_eq!(field(&k, "shifts"), &Value::I8s(vec![2, 1]));
     // RELU6: [-128, -128 + 48].
     assert_eq!(
         (field(&k, "act_min"), field(&k, "act_max")),
@@ -273,7 +273,31 @@ fn fully_connected_per_tensor_multiplies_scales_in_float() {
     assert_eq!(field(&k, "input_depth"), &Value::Usize(3));
     let (m, s) = crate::lower::quant::quantize_multiplier(f64::from(s_in * s_w) / f64::from(s_out));
     assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![m, m]));
-    assert_eq!(field(&k, "shifts"), &Value::I32s(vec![s, s]));
+    assert_eq!(field(&k, "shifts"), &Value::I8s(vec![s as i8, s as i8]));
+}
+
+#[test]
+fn a_scale_ratio_of_2_pow_31_or_more_is_refused() {
+    static W: [u8; 6] = [1; 6];
+    // 2^20 * 2^20 / 1: a left shift of 41 bits.
+    let (s_in, s_w, s_out) = (1048576.0f32, 1048576.0f32, 1.0f32);
+    let g = graph(
+        OpCode::FULLY_CONNECTED,
+        Options::FullyConnected(FullyConnectedOptions {
+            activation: Activation::None,
+            keep_num_dims: false,
+            shuffled_weights: false,
+        }),
+        vec![
+            tensor(&[2, 1, 3], DType::I8, quant(&[s_in], &[5], 0), None),
+            tensor(&[2, 3], DType::I8, quant(&[s_w], &[0], 0), Some(&W)),
+            tensor(&[2, 2], DType::I8, quant(&[s_out], &[-3], 0), None),
+        ],
+        &[Some(0), Some(1), None],
+    );
+    let message = crate::lower::lower(&g).unwrap_err().to_string();
+    assert!(message.contains("FULLY_CONNECTED"), "{message}");
+    assert!(message.contains("below 2^31"), "{message}");
 }
 
 #[test]

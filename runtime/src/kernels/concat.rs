@@ -18,8 +18,13 @@ pub struct Concat<'a> {
 
 /// Concatenates `inputs` into `output`: writes the output in order, row by row, copying each input's
 /// chunk. The output must not overlap any input.
+#[inline(never)]
 pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
-    assert_eq!(inputs.len(), p.chunk_bytes.len());
+    let p = core::hint::black_box(p);
+    assert!(
+        inputs.len() == p.chunk_bytes.len(),
+        "one chunk size per input"
+    );
     let mut out = output;
     for row in 0..p.outer {
         for (src, &n) in inputs.iter().zip(p.chunk_bytes) {

@@ -56,8 +56,8 @@ pub struct Conv2dS8<'a> {
     pub bias: Option<&'a [i32]>,
     /// Per-output-channel Q31 requantization multipliers.
     pub multipliers: &'a [i32],
-    /// Per-output-channel requantization shifts (positive = left).
-    pub shifts: &'a [i32],
+    /// Per-output-channel requantization shifts (positive = left, within -31..=31).
+    pub shifts: &'a [i8],
     /// Lowest output value (fused activation, output zero point included).
     pub act_min: i32,
     /// Highest output value.
@@ -154,7 +154,9 @@ macro_rules! geometry {
 /// int8 CONV_2D with per-channel requantization, bit-exact with TFLM's `ConvPerChannel`.
 /// Reads `batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the order).
+#[inline(never)]
 pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
+    let p = core::hint::black_box(p);
     let g = geometry!(p);
     let in_len = p.batches * g.input_image;
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
@@ -197,7 +199,7 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
                     requantize(
                         acc,
                         multipliers[oc],
-                        shifts[oc],
+                        i32::from(shifts[oc]),
                         p.output_zero_point,
                         p.act_min,
                         p.act_max,
@@ -231,21 +233,16 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
                     let w_oc = &filter[oc * g.filter_oc..][..g.filter_oc];
                     let group_c = (oc / g.filters_per_group) * p.filter_c;
                     let mut acc = 0i32;
+                    // The channels left over from the blocks of four (or all of them when grouped
+                    // or dilated): one tap at a time, which fits every layout.
                     for ky in ky0..ky1 {
                         let row =
                             &image[coord(y0, ky, p.dilation_h) * g.input_row..][..g.input_row];
                         let w_row = &w_oc[ky * g.filter_row..][..g.filter_row];
-                        if contiguous {
-                            let x = coord(x0, kx0, 1) * p.input_c;
-                            let n = (kx1 - kx0) * p.input_c;
-                            let w = &w_row[kx0 * g.filter_tap..][..n];
-                            acc = acc.wrapping_add(dot_s8(w, &row[x..][..n], offset));
-                        } else {
-                            for kx in kx0..kx1 {
-                                let x = coord(x0, kx, p.dilation_w) * p.input_c + group_c;
-                                let w = &w_row[kx * g.filter_tap..][..p.filter_c];
-                                acc = acc.wrapping_add(dot_s8(w, &row[x..][..p.filter_c], offset));
-                            }
+                        for kx in kx0..kx1 {
+                            let x = coord(x0, kx, p.dilation_w) * p.input_c + group_c;
+                            let w = &w_row[kx * g.filter_tap..][..p.filter_c];
+                            acc = acc.wrapping_add(dot_s8(w, &row[x..][..p.filter_c], offset));
                         }
                     }
                     *o = finish(oc, acc);
@@ -258,7 +255,9 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
 /// float32 CONV_2D, accumulating in TFLM's order (filter y, filter x, input channel), then adding the
 /// bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `4 * batches * output_h * output_w * output_c` bytes at `output`.
+#[inline(never)]
 pub fn conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Conv2dF32) {
+    let p = core::hint::black_box(p);
     let g = geometry!(p);
     let in_len = 4 * p.batches * g.input_image;
     let out_len = 4 * p.batches * p.output_h * p.output_w * p.output_c;
@@ -499,7 +498,7 @@ mod tests {
                     let v = crate::math::multiply_by_quantized_multiplier(
                         acc,
                         p.multipliers[oc],
-                        p.shifts[oc],
+                        i32::from(p.shifts[oc]),
                     ) + p.output_zero_point;
                     out[(oy * p.output_w + ox) * p.output_c + oc] =
                         v.clamp(p.act_min, p.act_max) as i8;

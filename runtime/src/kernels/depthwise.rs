@@ -10,7 +10,7 @@
 //! output must not overlap the input (checked).
 
 use super::nn_common::window::{coord, taps};
-use super::nn_common::{clamp_f32, requantize, views};
+use super::nn_common::{clamp_f32, mac4_s8, mac_lanes_s8, requantize, views};
 
 /// Output channels accumulated together: the window is walked once per block of this many channels,
 /// with the accumulators on the stack.
@@ -61,8 +61,8 @@ pub struct DepthwiseConv2dS8<'a> {
     pub bias: Option<&'a [i32]>,
     /// Per-output-channel Q31 requantization multipliers.
     pub multipliers: &'a [i32],
-    /// Per-output-channel requantization shifts (positive = left).
-    pub shifts: &'a [i32],
+    /// Per-output-channel requantization shifts (positive = left, within -31..=31).
+    pub shifts: &'a [i8],
     /// Lowest output value (fused activation, output zero point included).
     pub act_min: i32,
     /// Highest output value.
@@ -170,9 +170,9 @@ fn for_each_run(
 }
 
 fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
-    assert_eq!(
-        input_c * depth_multiplier,
-        output_c,
+    // `assert!`, not `assert_eq!`: the message needs no integer formatting code in flash.
+    assert!(
+        input_c * depth_multiplier == output_c,
         "output_c must be input_c * depth_multiplier"
     );
 }
@@ -180,7 +180,9 @@ fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
 /// int8 DEPTHWISE_CONV_2D with per-channel requantization, bit-exact with TFLM's
 /// `DepthwiseConvPerChannel`. Reads `batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the order).
+#[inline(never)]
 pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS8) {
+    let p = core::hint::black_box(p);
     check_shapes(p.input_c, p.depth_multiplier, p.output_c);
     let image = p.input_h * p.input_w * p.input_c;
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
@@ -190,9 +192,47 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
     let bias = p.bias.map(|b| &b[..p.output_c]);
     let offset = -p.input_zero_point;
     let dm = p.depth_multiplier;
+    let finish = |c: usize, acc: i32| {
+        let acc = acc.wrapping_add(bias.map_or(0, |bias| bias[c]));
+        requantize(
+            acc,
+            multipliers[c],
+            i32::from(shifts[c]),
+            p.output_zero_point,
+            p.act_min,
+            p.act_max,
+        )
+    };
     for_each_pixel!(p, |b, w, o| {
         let out_px = &mut out[o * p.output_c..][..p.output_c];
+        let pixel = |y: usize, x: usize| &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c..];
         let mut c0 = 0;
+        if dm == 1 && p.dilation_w == 1 {
+            // Four channels at a time with the accumulators in registers across the window: each
+            // tap is one word of input and one of filter. Without horizontal dilation a window row
+            // is one contiguous run of input pixels, walked in step with its row of taps.
+            let (kx0, kx1) = w.kx;
+            let x0 = coord(w.x0, kx0, 1);
+            let row_len = (kx1 - kx0) * p.input_c;
+            while c0 + 4 <= p.output_c {
+                let mut acc = [0i32; 4];
+                for ky in w.ky.0..w.ky.1 {
+                    let y = coord(w.y0, ky, p.dilation_h);
+                    let row = &pixel(y, x0)[..row_len];
+                    let taps = &filter[(ky * p.filter_w + kx0) * p.output_c..][..row_len];
+                    for (px, t) in row
+                        .chunks_exact(p.input_c)
+                        .zip(taps.chunks_exact(p.output_c))
+                    {
+                        acc = mac4_s8(acc, &t[c0..c0 + 4], &px[c0..c0 + 4], offset);
+                    }
+                }
+                for (k, &a) in acc.iter().enumerate() {
+                    out_px[c0 + k] = finish(c0 + k, a);
+                }
+                c0 += 4;
+            }
+        }
         while c0 < p.output_c {
             let n = BLOCK.min(p.output_c - c0);
             let mut acc = [0i32; BLOCK];
@@ -201,33 +241,22 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
                 let y = coord(w.y0, ky, p.dilation_h);
                 for kx in w.kx.0..w.kx.1 {
                     let x = coord(w.x0, kx, p.dilation_w);
-                    let px = &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c..][..p.input_c];
+                    let px = &pixel(y, x)[..p.input_c];
                     let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
                     if dm == 1 {
-                        for ((a, &t), &x) in acc.iter_mut().zip(taps).zip(&px[c0..c0 + n]) {
-                            *a += i32::from(t) * (i32::from(x as i8) + offset);
-                        }
+                        mac_lanes_s8(acc, taps, &px[c0..c0 + n], offset);
                     } else {
                         for_each_run(c0, n, dm, |ic, range| {
                             let x = i32::from(px[ic] as i8) + offset;
                             for (a, &t) in acc[range.clone()].iter_mut().zip(&taps[range]) {
-                                *a += i32::from(t) * x;
+                                *a = a.wrapping_add(i32::from(t) * x);
                             }
                         });
                     }
                 }
             }
             for (j, (&a, o)) in acc.iter().zip(&mut out_px[c0..c0 + n]).enumerate() {
-                let c = c0 + j;
-                let a = a.wrapping_add(bias.map_or(0, |bias| bias[c]));
-                *o = requantize(
-                    a,
-                    multipliers[c],
-                    shifts[c],
-                    p.output_zero_point,
-                    p.act_min,
-                    p.act_max,
-                );
+                *o = finish(c0 + j, a);
             }
             c0 += n;
         }
@@ -237,7 +266,9 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
 /// float32 DEPTHWISE_CONV_2D, accumulating each channel in TFLM's order (filter y, filter x), then
 /// adding the bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`,
 /// writes `4 * batches * output_h * output_w * output_c` bytes at `output`.
+#[inline(never)]
 pub fn depthwise_conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dF32) {
+    let p = core::hint::black_box(p);
     check_shapes(p.input_c, p.depth_multiplier, p.output_c);
     let image = p.input_h * p.input_w * p.input_c;
     let out_len = 4 * p.batches * p.output_h * p.output_w * p.output_c;

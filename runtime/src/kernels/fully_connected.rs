@@ -30,7 +30,7 @@ pub struct FullyConnectedS8<'a> {
     /// Q31 requantization multiplier per output (a per-tensor multiplier is repeated).
     pub multipliers: &'a [i32],
     /// Requantization shift per output (positive = left).
-    pub shifts: &'a [i32],
+    pub shifts: &'a [i8],
     /// Lowest output value (fused activation, output zero point included).
     pub act_min: i32,
     /// Highest output value.
@@ -58,7 +58,9 @@ pub struct FullyConnectedF32<'a> {
 
 /// int8 FULLY_CONNECTED, bit-exact with TFLM. Reads `batches * input_depth` bytes at `input`, writes
 /// `batches * output_depth` bytes at `output` (see the module docs for the order).
+#[inline(never)]
 pub fn fully_connected_s8(arena: &mut [u8], input: usize, output: usize, p: &FullyConnectedS8) {
+    let p = core::hint::black_box(p);
     let (depth, outs) = (p.input_depth, p.output_depth);
     let (inp, out) = views::split(arena, input, p.batches * depth, output, p.batches * outs);
     let filter = &p.filter[..outs * depth];
@@ -80,7 +82,7 @@ pub fn fully_connected_s8(arena: &mut [u8], input: usize, output: usize, p: &Ful
             requantize(
                 acc,
                 multipliers[c],
-                shifts[c],
+                i32::from(shifts[c]),
                 p.output_zero_point,
                 p.act_min,
                 p.act_max,
@@ -104,7 +106,9 @@ pub fn fully_connected_s8(arena: &mut [u8], input: usize, output: usize, p: &Ful
 /// float32 FULLY_CONNECTED: each output is `Σ x[d] * w[d]` in order of `d`, plus the bias, clamped.
 /// Reads `4 * batches * input_depth` bytes at `input`, writes `4 * batches * output_depth` bytes at
 /// `output`.
+#[inline(never)]
 pub fn fully_connected_f32(arena: &mut [u8], input: usize, output: usize, p: &FullyConnectedF32) {
+    let p = core::hint::black_box(p);
     let (depth, outs) = (p.input_depth, p.output_depth);
     let (inp, out) = views::split(
         arena,

@@ -2,45 +2,18 @@
 //! logistic, tanh): arena views, window geometry, requantization, gemmlowp fixed-point functions and
 //! `no_std` float transcendentals.
 
+pub(crate) mod dot;
+#[cfg(tinyaot_dsp)]
+mod dsp;
 pub(crate) mod fixed_point;
 pub(crate) mod float_math;
 pub(crate) mod views;
 pub(crate) mod window;
 
-/// Four dot products `Σ w[k][i] * (x[i] + offset)` sharing one input row. `x + offset` fits in i16
-/// for int8 zero points, and so does each product (|w| <= 128, |x + offset| <= 255), so the work
-/// stays in 16-bit multiplies with 32-bit sums.
-#[inline(always)]
-pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
-    let n = x.len();
-    let (w0, w1, w2, w3) = (&w[0][..n], &w[1][..n], &w[2][..n], &w[3][..n]);
-    let offset = offset as i16;
-    let mut acc = [0i32; 4];
-    for i in 0..n {
-        let xi = i16::from(x[i] as i8) + offset;
-        acc[0] = acc[0].wrapping_add(i32::from(i16::from(w0[i]) * xi));
-        acc[1] = acc[1].wrapping_add(i32::from(i16::from(w1[i]) * xi));
-        acc[2] = acc[2].wrapping_add(i32::from(i16::from(w2[i]) * xi));
-        acc[3] = acc[3].wrapping_add(i32::from(i16::from(w3[i]) * xi));
-    }
-    acc
-}
+pub(crate) use dot::{dot4_s8, dot_s8, mac4_s8, mac_lanes_s8};
 
 /// Requantizes an int32 accumulator to int8 as TFLM does: `MultiplyByQuantizedMultiplier` (double
 /// rounding), plus the output zero point, clamped to the activation range.
-/// `Σ w * (x + offset)` over two equally long int8 rows (`x` as arena bytes), computed as
-/// `Σ w * x + offset * Σ w` so that the products stay 16-bit (a multiply-add pair per lane).
-#[inline(always)]
-pub(crate) fn dot_s8(w: &[i8], x: &[u8], offset: i32) -> i32 {
-    let mut products = 0i32;
-    let mut weights = 0i32;
-    for (&w, &x) in w.iter().zip(x) {
-        products = products.wrapping_add(i32::from(i16::from(w) * i16::from(x as i8)));
-        weights = weights.wrapping_add(i32::from(w));
-    }
-    products.wrapping_add(offset.wrapping_mul(weights))
-}
-
 #[inline(always)]
 pub(crate) fn requantize(
     acc: i32,

@@ -1,0 +1,164 @@
+//! The int8 multiply-accumulate loops of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED.
+//!
+//! Every product is `w * (x + offset)` with int8 `w` and `x` and `offset = -input_zero_point` in
+//! `[-127, 128]`, so `x + offset` fits in 16 bits and each product in 17; sums wrap in `i32`. On
+//! ARMv7E-M (`cfg(tinyaot_dsp)`) the loops take four bytes per load and two 16-bit products per
+//! `smlad`; elsewhere they are plain scalar loops. Both give the same bits: the products are exact
+//! and wrapping sums do not depend on their order.
+
+#[cfg(tinyaot_dsp)]
+use super::dsp::{smlabb, smlad, smlatt, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+
+/// Four dot products `Σ w[k][i] * (x[i] + offset)` sharing one input row (each input byte is loaded
+/// once for the four filters).
+#[inline(always)]
+pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
+    let n = x.len();
+    let w = w.map(|w| &w[..n]);
+    let mut acc = [0i32; 4];
+    #[cfg(tinyaot_dsp)]
+    let start = {
+        let offsets = packed_offset(offset);
+        let words = n / 4;
+        for i in 0..words {
+            let xw = word(&x[4 * i..][..4]);
+            let (even, odd) = (sxtab16(offsets, xw), sxtab16_ror8(offsets, xw));
+            for (a, w) in acc.iter_mut().zip(&w) {
+                let ww = word_i8(&w[4 * i..][..4]);
+                *a = smlad(sxtb16_ror8(ww), odd, smlad(sxtb16(ww), even, *a));
+            }
+        }
+        4 * words
+    };
+    #[cfg(not(tinyaot_dsp))]
+    let start = 0;
+    let offset = offset as i16;
+    for i in start..n {
+        let xi = i16::from(x[i] as i8) + offset;
+        for (a, w) in acc.iter_mut().zip(&w) {
+            *a = a.wrapping_add(i32::from(i16::from(w[i]) * xi));
+        }
+    }
+    acc
+}
+
+/// `Σ w * (x + offset)` over two equally long int8 rows (`x` as arena bytes).
+#[inline(always)]
+pub(crate) fn dot_s8(w: &[i8], x: &[u8], offset: i32) -> i32 {
+    let n = x.len();
+    let w = &w[..n];
+    let mut acc = 0i32;
+    #[cfg(tinyaot_dsp)]
+    let start = {
+        let offsets = packed_offset(offset);
+        let words = n / 4;
+        for i in 0..words {
+            let xw = word(&x[4 * i..][..4]);
+            let ww = word_i8(&w[4 * i..][..4]);
+            acc = smlad(sxtb16(ww), sxtab16(offsets, xw), acc);
+            acc = smlad(sxtb16_ror8(ww), sxtab16_ror8(offsets, xw), acc);
+        }
+        4 * words
+    };
+    #[cfg(not(tinyaot_dsp))]
+    let start = 0;
+    // Portable: `Σ w * x + offset * Σ w`, which keeps each product within 16 bits.
+    let mut weights = 0i32;
+    for (&w, &x) in w[start..].iter().zip(&x[start..]) {
+        acc = acc.wrapping_add(i32::from(i16::from(w) * i16::from(x as i8)));
+        weights = weights.wrapping_add(i32::from(w));
+    }
+    acc.wrapping_add(offset.wrapping_mul(weights))
+}
+
+/// Channel-wise `acc[c] += w[c] * (x[c] + offset)` for four channels (a depthwise tap), the
+/// accumulators passed by value so that they stay in registers across the taps.
+#[inline(always)]
+pub(crate) fn mac4_s8(acc: [i32; 4], w: &[i8], x: &[u8], offset: i32) -> [i32; 4] {
+    let (w, x) = (&w[..4], &x[..4]);
+    #[cfg(tinyaot_dsp)]
+    {
+        let offsets = packed_offset(offset);
+        let (xw, ww) = (word(x), word_i8(w));
+        let (x02, x13) = (sxtab16(offsets, xw), sxtab16_ror8(offsets, xw));
+        let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
+        [
+            smlabb(w02, x02, acc[0]),
+            smlabb(w13, x13, acc[1]),
+            smlatt(w02, x02, acc[2]),
+            smlatt(w13, x13, acc[3]),
+        ]
+    }
+    #[cfg(not(tinyaot_dsp))]
+    {
+        core::array::from_fn(|c| {
+            acc[c].wrapping_add(i32::from(w[c]) * (i32::from(x[c] as i8) + offset))
+        })
+    }
+}
+
+/// Channel-wise `acc[c] += w[c] * (x[c] + offset)` over equally long rows, one channel at a time.
+#[inline(always)]
+pub(crate) fn mac_lanes_s8(acc: &mut [i32], w: &[i8], x: &[u8], offset: i32) {
+    for ((a, &w), &x) in acc.iter_mut().zip(w).zip(x) {
+        *a = a.wrapping_add(i32::from(w) * (i32::from(x as i8) + offset));
+    }
+}
+
+/// `offset` in both 16-bit lanes.
+#[cfg(tinyaot_dsp)]
+#[inline(always)]
+fn packed_offset(offset: i32) -> u32 {
+    let lane = u32::from(offset as i16 as u16);
+    lane << 16 | lane
+}
+
+/// Four arena bytes as a little-endian word (one unaligned `ldr` on ARMv7-M).
+#[cfg(tinyaot_dsp)]
+#[inline(always)]
+fn word(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// Four int8 weights as a little-endian word.
+#[cfg(tinyaot_dsp)]
+#[inline(always)]
+fn word_i8(b: &[i8]) -> u32 {
+    // SAFETY: i8 and u8 have the same size, alignment and (all-bits-valid) values. Going through
+    // bytes lets the four loads merge into one `ldr`, which they do not from `b[k] as u8`.
+    let bytes = unsafe { core::slice::from_raw_parts(b.as_ptr().cast::<u8>(), b.len()) };
+    word(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(w: &[i8], x: &[u8], offset: i32) -> i32 {
+        w.iter()
+            .zip(x)
+            .map(|(&w, &x)| i32::from(w) * (i32::from(x as i8) + offset))
+            .sum()
+    }
+
+    #[test]
+    fn dot_products_match_the_plain_sum_at_the_extremes() {
+        let w: [i8; 7] = [-128, 127, -1, 0, 5, -128, 127];
+        let x: [u8; 7] = [0x80, 0x7f, 0xff, 3, 0x80, 0x7f, 0x80];
+        for offset in [-127, 0, 128] {
+            let want = reference(&w, &x, offset);
+            assert_eq!(dot_s8(&w, &x, offset), want);
+            assert_eq!(dot4_s8([&w; 4], &x, offset), [want; 4]);
+            let mut acc = [1i32; 7];
+            mac_lanes_s8(&mut acc, &w, &x, offset);
+            let four = mac4_s8([1; 4], &w[3..], &x[3..], offset);
+            for (c, a) in acc.iter().enumerate() {
+                let want = 1 + reference(&w[c..=c], &x[c..=c], offset);
+                assert_eq!(*a, want);
+                if c >= 3 {
+                    assert_eq!(four[c - 3], want);
+                }
+            }
+        }
+    }
+}
