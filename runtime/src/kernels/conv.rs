@@ -9,7 +9,7 @@
 //! so the output must not overlap the input (checked).
 
 use super::nn_common::window::{coord, taps};
-use super::nn_common::{clamp_f32, dot4_s8, dot_s8, requantize, views};
+use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views, Requantizer};
 
 /// Constant parameters of [`conv2d_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -162,8 +162,14 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, in_len, output, out_len);
     let filter = &p.filter[..p.output_c * g.filter_oc];
-    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
-    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let requantizer = Requantizer::new(
+        p.output_c,
+        p.bias,
+        p.multipliers,
+        p.shifts,
+        p.output_zero_point,
+        (p.act_min, p.act_max),
+    );
     // int8 zero points keep `x - zero_point` within i16 (see `dot4_s8`).
     assert!(
         (-128..=127).contains(&p.input_zero_point),
@@ -194,17 +200,6 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
                     p.input_w,
                 );
                 let px = out_px.next().expect("output size");
-                let finish = |oc: usize, acc: i32| {
-                    let acc = acc.wrapping_add(bias.map_or(0, |b| b[oc]));
-                    requantize(
-                        acc,
-                        multipliers[oc],
-                        i32::from(shifts[oc]),
-                        p.output_zero_point,
-                        p.act_min,
-                        p.act_max,
-                    )
-                };
                 let mut oc = 0;
                 if contiguous {
                     // Four output channels at a time: each input byte is loaded once for four filters.
@@ -223,9 +218,7 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
                                 *a = a.wrapping_add(d);
                             }
                         }
-                        for (k, &a) in acc.iter().enumerate() {
-                            px[oc + k] = finish(oc + k, a);
-                        }
+                        px[oc..oc + 4].copy_from_slice(&requantizer.four(oc, acc));
                         oc += 4;
                     }
                 }
@@ -245,7 +238,7 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
                             acc = acc.wrapping_add(dot_s8(w, &row[x..][..p.filter_c], offset));
                         }
                     }
-                    *o = finish(oc, acc);
+                    *o = requantizer.one(oc, acc);
                 }
             }
         }

@@ -10,7 +10,7 @@
 //! output must not overlap the input (checked).
 
 use super::nn_common::window::{coord, taps};
-use super::nn_common::{clamp_f32, mac4_s8, mac_lanes_s8, requantize, views};
+use super::nn_common::{clamp_f32, mac_lanes_s8, views, Requantizer};
 
 /// Output channels accumulated together: the window is walked once per block of this many channels,
 /// with the accumulators on the stack.
@@ -188,51 +188,20 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, p.batches * image, output, out_len);
     let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
-    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
-    let bias = p.bias.map(|b| &b[..p.output_c]);
     let offset = -p.input_zero_point;
     let dm = p.depth_multiplier;
-    let finish = |c: usize, acc: i32| {
-        let acc = acc.wrapping_add(bias.map_or(0, |bias| bias[c]));
-        requantize(
-            acc,
-            multipliers[c],
-            i32::from(shifts[c]),
-            p.output_zero_point,
-            p.act_min,
-            p.act_max,
-        )
-    };
+    let requantizer = Requantizer::new(
+        p.output_c,
+        p.bias,
+        p.multipliers,
+        p.shifts,
+        p.output_zero_point,
+        (p.act_min, p.act_max),
+    );
     for_each_pixel!(p, |b, w, o| {
         let out_px = &mut out[o * p.output_c..][..p.output_c];
         let pixel = |y: usize, x: usize| &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c..];
         let mut c0 = 0;
-        if dm == 1 && p.dilation_w == 1 {
-            // Four channels at a time with the accumulators in registers across the window: each
-            // tap is one word of input and one of filter. Without horizontal dilation a window row
-            // is one contiguous run of input pixels, walked in step with its row of taps.
-            let (kx0, kx1) = w.kx;
-            let x0 = coord(w.x0, kx0, 1);
-            let row_len = (kx1 - kx0) * p.input_c;
-            while c0 + 4 <= p.output_c {
-                let mut acc = [0i32; 4];
-                for ky in w.ky.0..w.ky.1 {
-                    let y = coord(w.y0, ky, p.dilation_h);
-                    let row = &pixel(y, x0)[..row_len];
-                    let taps = &filter[(ky * p.filter_w + kx0) * p.output_c..][..row_len];
-                    for (px, t) in row
-                        .chunks_exact(p.input_c)
-                        .zip(taps.chunks_exact(p.output_c))
-                    {
-                        acc = mac4_s8(acc, &t[c0..c0 + 4], &px[c0..c0 + 4], offset);
-                    }
-                }
-                for (k, &a) in acc.iter().enumerate() {
-                    out_px[c0 + k] = finish(c0 + k, a);
-                }
-                c0 += 4;
-            }
-        }
         while c0 < p.output_c {
             let n = BLOCK.min(p.output_c - c0);
             let mut acc = [0i32; BLOCK];
@@ -255,8 +224,17 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
                     }
                 }
             }
-            for (j, (&a, o)) in acc.iter().zip(&mut out_px[c0..c0 + n]).enumerate() {
-                *o = finish(c0 + j, a);
+            let out_block = &mut out_px[c0..c0 + n];
+            let whole = n - n % 4;
+            for (j, (o, a)) in out_block
+                .chunks_exact_mut(4)
+                .zip(acc.chunks_exact(4))
+                .enumerate()
+            {
+                o.copy_from_slice(&requantizer.four(c0 + 4 * j, [a[0], a[1], a[2], a[3]]));
+            }
+            for j in whole..n {
+                out_block[j] = requantizer.one(c0 + j, acc[j]);
             }
             c0 += n;
         }

@@ -8,7 +8,7 @@
 //! Access order: for each batch row, reads the whole input row, writing that row's outputs in order;
 //! the output must not overlap the input (checked).
 
-use super::nn_common::{clamp_f32, dot4_s8, dot_s8, requantize, views};
+use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views, Requantizer};
 
 /// Constant parameters of [`fully_connected_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -64,8 +64,14 @@ pub fn fully_connected_s8(arena: &mut [u8], input: usize, output: usize, p: &Ful
     let (depth, outs) = (p.input_depth, p.output_depth);
     let (inp, out) = views::split(arena, input, p.batches * depth, output, p.batches * outs);
     let filter = &p.filter[..outs * depth];
-    let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
-    let bias = p.bias.map(|b| &b[..outs]);
+    let requantizer = Requantizer::new(
+        outs,
+        p.bias,
+        p.multipliers,
+        p.shifts,
+        p.output_zero_point,
+        (p.act_min, p.act_max),
+    );
     // int8 zero points keep `x - zero_point` within i16 (see `dot4_s8`).
     assert!(
         (-128..=127).contains(&p.input_zero_point),
@@ -77,28 +83,15 @@ pub fn fully_connected_s8(arena: &mut [u8], input: usize, output: usize, p: &Ful
         .zip(out.chunks_exact_mut(outs.max(1)))
     {
         let row = &row[..depth];
-        let finish = |c: usize, acc: i32| {
-            let acc = acc.wrapping_add(bias.map_or(0, |b| b[c]));
-            requantize(
-                acc,
-                multipliers[c],
-                i32::from(shifts[c]),
-                p.output_zero_point,
-                p.act_min,
-                p.act_max,
-            )
-        };
         // Four outputs at a time share each input load; the rest one by one.
         let mut c = 0;
         while c + 4 <= outs {
             let w: [&[i8]; 4] = core::array::from_fn(|k| &filter[(c + k) * depth..][..depth]);
-            for (k, acc) in dot4_s8(w, row, offset).into_iter().enumerate() {
-                out_row[c + k] = finish(c + k, acc);
-            }
+            out_row[c..c + 4].copy_from_slice(&requantizer.four(c, dot4_s8(w, row, offset)));
             c += 4;
         }
         for (c, o) in out_row.iter_mut().enumerate().skip(c) {
-            *o = finish(c, dot_s8(&filter[c * depth..][..depth], row, offset));
+            *o = requantizer.one(c, dot_s8(&filter[c * depth..][..depth], row, offset));
         }
     }
 }

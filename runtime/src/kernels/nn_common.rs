@@ -7,26 +7,12 @@ pub(crate) mod dot;
 mod dsp;
 pub(crate) mod fixed_point;
 pub(crate) mod float_math;
+pub(crate) mod requant;
 pub(crate) mod views;
 pub(crate) mod window;
 
-pub(crate) use dot::{dot4_s8, dot_s8, mac4_s8, mac_lanes_s8};
-
-/// Requantizes an int32 accumulator to int8 as TFLM does: `MultiplyByQuantizedMultiplier` (double
-/// rounding), plus the output zero point, clamped to the activation range.
-#[inline(always)]
-pub(crate) fn requantize(
-    acc: i32,
-    multiplier: i32,
-    shift: i32,
-    zero_point: i32,
-    min: i32,
-    max: i32,
-) -> u8 {
-    let scaled = crate::math::multiply_by_quantized_multiplier(acc, multiplier, shift)
-        .wrapping_add(zero_point);
-    scaled.clamp(min, max) as i8 as u8
-}
+pub(crate) use dot::{dot4_s8, dot_s8, mac_lanes_s8};
+pub(crate) use requant::Requantizer;
 
 /// `ActivationFunctionWithMinMax` for floats: `min(max(x, lo), hi)`, in TFLM's order.
 #[inline(always)]

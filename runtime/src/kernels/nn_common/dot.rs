@@ -19,16 +19,23 @@ pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
     #[cfg(tinyaot_dsp)]
     let start = {
         let offsets = packed_offset(offset);
-        let words = n / 4;
-        for i in 0..words {
-            let xw = word(&x[4 * i..][..4]);
+        // Zipped chunk iterators rather than indexing: one shared count, no bounds checks, which
+        // leaves registers for the five pointers and four sums.
+        let words = x
+            .chunks_exact(4)
+            .zip(w[0].chunks_exact(4))
+            .zip(w[1].chunks_exact(4))
+            .zip(w[2].chunks_exact(4))
+            .zip(w[3].chunks_exact(4));
+        for ((((x, w0), w1), w2), w3) in words {
+            let xw = word(x);
             let (even, odd) = (sxtab16(offsets, xw), sxtab16_ror8(offsets, xw));
-            for (a, w) in acc.iter_mut().zip(&w) {
-                let ww = word_i8(&w[4 * i..][..4]);
+            for (a, w) in acc.iter_mut().zip([w0, w1, w2, w3]) {
+                let ww = word_i8(w);
                 *a = smlad(sxtb16_ror8(ww), odd, smlad(sxtb16(ww), even, *a));
             }
         }
-        4 * words
+        n - n % 4
     };
     #[cfg(not(tinyaot_dsp))]
     let start = 0;
@@ -51,14 +58,12 @@ pub(crate) fn dot_s8(w: &[i8], x: &[u8], offset: i32) -> i32 {
     #[cfg(tinyaot_dsp)]
     let start = {
         let offsets = packed_offset(offset);
-        let words = n / 4;
-        for i in 0..words {
-            let xw = word(&x[4 * i..][..4]);
-            let ww = word_i8(&w[4 * i..][..4]);
+        for (x, w) in x.chunks_exact(4).zip(w.chunks_exact(4)) {
+            let (xw, ww) = (word(x), word_i8(w));
             acc = smlad(sxtb16(ww), sxtab16(offsets, xw), acc);
             acc = smlad(sxtb16_ror8(ww), sxtab16_ror8(offsets, xw), acc);
         }
-        4 * words
+        n - n % 4
     };
     #[cfg(not(tinyaot_dsp))]
     let start = 0;
@@ -97,10 +102,23 @@ pub(crate) fn mac4_s8(acc: [i32; 4], w: &[i8], x: &[u8], offset: i32) -> [i32; 4
     }
 }
 
-/// Channel-wise `acc[c] += w[c] * (x[c] + offset)` over equally long rows, one channel at a time.
+/// Channel-wise `acc[c] += w[c] * (x[c] + offset)` over equally long rows: four channels at a
+/// time, then one at a time.
 #[inline(always)]
 pub(crate) fn mac_lanes_s8(acc: &mut [i32], w: &[i8], x: &[u8], offset: i32) {
-    for ((a, &w), &x) in acc.iter_mut().zip(w).zip(x) {
+    let n = acc.len();
+    let (w, x) = (&w[..n], &x[..n]);
+    let (acc4, acc_rest) = acc.split_at_mut(n - n % 4);
+    for ((a, w), x) in acc4
+        .chunks_exact_mut(4)
+        .zip(w.chunks_exact(4))
+        .zip(x.chunks_exact(4))
+    {
+        let sum = mac4_s8([a[0], a[1], a[2], a[3]], w, x, offset);
+        a.copy_from_slice(&sum);
+    }
+    let start = n - n % 4;
+    for ((a, &w), &x) in acc_rest.iter_mut().zip(&w[start..]).zip(&x[start..]) {
         *a = a.wrapping_add(i32::from(w) * (i32::from(x as i8) + offset));
     }
 }
