@@ -10,7 +10,7 @@
 //! output must not overlap the input (checked).
 
 use super::nn_common::window::{coord, taps};
-use super::nn_common::{clamp_f32, mac_lanes_s8, views, Requantizer};
+use super::nn_common::{clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, Requantizer};
 
 /// Output channels accumulated together: the window is walked once per block of this many channels,
 /// with the accumulators on the stack.
@@ -203,7 +203,13 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
         let pixel = |y: usize, x: usize| &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c..];
         let mut c0 = 0;
         while c0 < p.output_c {
-            let n = BLOCK.min(p.output_c - c0);
+            // A block of channels: with a depth multiplier, within the outputs of one input channel
+            // (`shared`), so that each tap is one input byte times a row of filter taps.
+            let (n, shared) = if dm == 1 {
+                (BLOCK.min(p.output_c - c0), None)
+            } else {
+                ((dm - c0 % dm).min(BLOCK), Some(c0 / dm))
+            };
             let mut acc = [0i32; BLOCK];
             let acc = &mut acc[..n];
             for ky in w.ky.0..w.ky.1 {
@@ -212,15 +218,9 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
                     let x = coord(w.x0, kx, p.dilation_w);
                     let px = &pixel(y, x)[..p.input_c];
                     let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
-                    if dm == 1 {
-                        mac_lanes_s8(acc, taps, &px[c0..c0 + n], offset);
-                    } else {
-                        for_each_run(c0, n, dm, |ic, range| {
-                            let x = i32::from(px[ic] as i8) + offset;
-                            for (a, &t) in acc[range.clone()].iter_mut().zip(&taps[range]) {
-                                *a = a.wrapping_add(i32::from(t) * x);
-                            }
-                        });
+                    match shared {
+                        None => mac_lanes_s8(acc, taps, &px[c0..c0 + n], offset),
+                        Some(ic) => mac_broadcast_s8(acc, taps, px[ic], offset),
                     }
                 }
             }

@@ -1,8 +1,9 @@
 //! SOFTMAX over the last dimension: int8 in, int8 out (TFLM's `reference_ops::Softmax` for quantized
 //! types, gemmlowp fixed point: exp in Q5.26, sum in Q12.19, reciprocal in Q0.31), and float32.
 //!
-//! Access order: the input is first moved to the output (any overlap allowed, `input == output`
-//! included), then each row is transformed in place: read whole, then written element by element.
+//! Access order: row by row, each input row is read whole, then its outputs are written element by
+//! element, element k after input element k is read. The output may therefore be the input itself
+//! or start below it (int8, float32); int8 to int16 needs disjoint tensors.
 
 use super::nn_common::fixed_point::{exp_on_negative_values, reciprocal, rescale};
 use super::nn_common::float_math::exp_f32;
@@ -48,12 +49,27 @@ pub struct SoftmaxF32 {
 #[inline(never)]
 pub fn softmax_s8(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS8) {
     let p = core::hint::black_box(p);
-    let data = views::in_place(arena, input, output, p.rows * p.depth);
+    let len = p.rows * p.depth;
+    // One slice over both tensors, indexed from each: no copy first (that would link `memmove`,
+    // 1.5 KB of flash on a Cortex-M, for an operator that can work in place).
+    let low = input.min(output);
+    let data = &mut arena[low..input.max(output) + len];
+    let (src, dst) = (input - low, output - low);
+    assert!(
+        dst <= src || dst >= src + len,
+        "softmax: the output may not start inside the input"
+    );
     if p.depth == 0 {
         return;
     }
-    for row in data.chunks_exact_mut(p.depth) {
-        softmax_row_s8(row, p);
+    for r in 0..p.rows {
+        let (src, dst) = (src + r * p.depth, dst + r * p.depth);
+        let stats = row_stats(&data[src..src + p.depth], p);
+        // Element k is read before output k is written, and output k lands at or below input k
+        // (or clear of the input), so nothing unread is overwritten.
+        for k in 0..p.depth {
+            data[dst + k] = output_value(data[src + k], stats, 8, p) as i8 as u8;
+        }
     }
 }
 
@@ -103,13 +119,6 @@ fn output_value(x: u8, stats: (i32, i32, i32), bits: i32, p: &SoftmaxS8) -> i32 
         (unsat + lowest).clamp(lowest, highest)
     } else {
         lowest
-    }
-}
-
-fn softmax_row_s8(row: &mut [u8], p: &SoftmaxS8) {
-    let stats = row_stats(row, p);
-    for x in row.iter_mut() {
-        *x = output_value(*x, stats, 8, p) as i8 as u8;
     }
 }
 
@@ -192,6 +201,26 @@ mod tests {
         let out: [i32; 3] = core::array::from_fn(|i| i32::from(arena[3 + i] as i8) + 128);
         assert_eq!(out, [23, 63, 170]);
         assert!((out.iter().sum::<i32>() - 256).abs() <= 1);
+    }
+
+    #[test]
+    fn s8_output_may_start_below_its_input() {
+        let p = SoftmaxS8 {
+            rows: 2,
+            ..params(3)
+        };
+        let mut disjoint = [0u8, 16, 32, 32, 16, 0, 0, 0, 0, 0, 0, 0];
+        softmax_s8(&mut disjoint, 0, 6, &p);
+        // Two bytes down, overlapping: the same outputs.
+        let mut shifted = [9u8, 9, 0, 16, 32, 32, 16, 0];
+        softmax_s8(&mut shifted, 2, 0, &p);
+        assert_eq!(shifted[..6], disjoint[6..]);
+    }
+
+    #[test]
+    #[should_panic(expected = "may not start inside the input")]
+    fn s8_output_inside_its_input_is_refused() {
+        softmax_s8(&mut [0u8; 8], 0, 2, &params(3));
     }
 
     #[test]

@@ -123,6 +123,24 @@ pub(crate) fn mac_lanes_s8(acc: &mut [i32], w: &[i8], x: &[u8], offset: i32) {
     }
 }
 
+/// `acc[c] += w[c] * (x + offset)` for one input byte `x` shared by every channel (the output
+/// channels of one input channel under a depth multiplier).
+#[inline(always)]
+pub(crate) fn mac_broadcast_s8(acc: &mut [i32], w: &[i8], x: u8, offset: i32) {
+    let n = acc.len();
+    let w = &w[..n];
+    let (acc4, acc_rest) = acc.split_at_mut(n - n % 4);
+    let xs = [x; 4];
+    for (a, w) in acc4.chunks_exact_mut(4).zip(w.chunks_exact(4)) {
+        let sum = mac4_s8([a[0], a[1], a[2], a[3]], w, &xs, offset);
+        a.copy_from_slice(&sum);
+    }
+    let x = i32::from(x as i8) + offset;
+    for (a, &w) in acc_rest.iter_mut().zip(&w[n - n % 4..]) {
+        *a = a.wrapping_add(i32::from(w) * x);
+    }
+}
+
 /// `offset` in both 16-bit lanes.
 #[cfg(tinyaot_dsp)]
 #[inline(always)]
@@ -169,6 +187,11 @@ mod tests {
             assert_eq!(dot4_s8([&w; 4], &x, offset), [want; 4]);
             let mut acc = [1i32; 7];
             mac_lanes_s8(&mut acc, &w, &x, offset);
+            let mut broadcast = [1i32; 7];
+            mac_broadcast_s8(&mut broadcast, &w, x[2], offset);
+            for (c, a) in broadcast.iter().enumerate() {
+                assert_eq!(*a, 1 + reference(&w[c..=c], &x[2..=2], offset));
+            }
             let four = mac4_s8([1; 4], &w[3..], &x[3..], offset);
             for (c, a) in acc.iter().enumerate() {
                 let want = 1 + reference(&w[c..=c], &x[c..=c], offset);
