@@ -92,9 +92,9 @@ pub struct HardSwishS8 {
 }
 
 /// float32 RELU: `x < 0 ? 0 : x`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn relu_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map(
         arena,
         input,
@@ -105,9 +105,9 @@ pub fn relu_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
 }
 
 /// float32 RELU6: `x > 6 ? 6 : x < 0 ? 0 : x`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn relu6_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     // Same as the ternaries for every input, NaN and -0.0 included.
     map(arena, input, output, p.len, |x: f32| x.clamp(0.0, 6.0));
 }
@@ -115,9 +115,9 @@ pub fn relu6_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
 /// int8 RELU: `clamp(zp_out + MBQM(x - zp_in), act_min, act_max)`.
 // max-then-min as TFLM does: no panic should act_min exceed act_max.
 #[allow(clippy::manual_clamp)]
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn relu_s8(arena: &mut [u8], input: usize, output: usize, p: &ReluS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map(arena, input, output, p.len, |x: i8| {
         let v = p.output_zero_point
             + multiply_by_quantized_multiplier(
@@ -130,9 +130,9 @@ pub fn relu_s8(arena: &mut [u8], input: usize, output: usize, p: &ReluS8) {
 }
 
 /// int8 RELU6: `x > upper ? upper : x < lower ? lower : x` on the raw values.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn relu6_s8(arena: &mut [u8], input: usize, output: usize, p: &Relu6S8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map(arena, input, output, p.len, |x: i8| {
         let v = x as i32;
         (if v > p.upper {
@@ -146,9 +146,9 @@ pub fn relu6_s8(arena: &mut [u8], input: usize, output: usize, p: &Relu6S8) {
 }
 
 /// float32 LEAKY_RELU: `x > 0 ? x : x * alpha`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn leaky_relu_f32(arena: &mut [u8], input: usize, output: usize, p: &LeakyReluF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map(arena, input, output, p.len, |x: f32| {
         if x > 0.0 {
             x
@@ -159,9 +159,9 @@ pub fn leaky_relu_f32(arena: &mut [u8], input: usize, output: usize, p: &LeakyRe
 }
 
 /// int8 LEAKY_RELU: identity or alpha requantization depending on the sign of `x - zp_in`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn leaky_relu_s8(arena: &mut [u8], input: usize, output: usize, p: &LeakyReluS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let negative_alpha = p.alpha_multiplier < 0;
     let alpha = p.alpha_multiplier.wrapping_abs();
     map(arena, input, output, p.len, |x: i8| {
@@ -178,9 +178,9 @@ pub fn leaky_relu_s8(arena: &mut [u8], input: usize, output: usize, p: &LeakyRel
 }
 
 /// float32 HARD_SWISH: `x * min(6, max(0, x + 3)) / 6`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn hard_swish_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map(arena, input, output, p.len, |x: f32| {
         // std::min(6, std::max(0, x + 3)) with std::max(a, b) = a < b ? b : a (NaN gives 0).
         let r = x + 3.0;
@@ -191,9 +191,9 @@ pub fn hard_swish_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF3
 }
 
 /// int8 HARD_SWISH, TFLM's fixed-point path step by step (16-bit gemmlowp arithmetic).
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn hard_swish_s8(arena: &mut [u8], input: usize, output: usize, p: &HardSwishS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let out_mult = p.output_multiplier as i16;
     let relu_mult = p.reluish_multiplier as i16;
     map(arena, input, output, p.len, |x: i8| {

@@ -18,9 +18,9 @@ pub struct Concat<'a> {
 
 /// Concatenates `inputs` into `output`: writes the output in order, row by row, copying each input's
 /// chunk. The output must not overlap any input.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     assert!(
         inputs.len() == p.chunk_bytes.len(),
         "one chunk size per input"

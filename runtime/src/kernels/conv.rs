@@ -154,9 +154,9 @@ macro_rules! geometry {
 /// int8 CONV_2D with per-channel requantization, bit-exact with TFLM's `ConvPerChannel`.
 /// Reads `batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the order).
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let g = geometry!(p);
     let in_len = p.batches * g.input_image;
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
@@ -248,9 +248,9 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
 /// float32 CONV_2D, accumulating in TFLM's order (filter y, filter x, input channel), then adding the
 /// bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `4 * batches * output_h * output_w * output_c` bytes at `output`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Conv2dF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let g = geometry!(p);
     let in_len = 4 * p.batches * g.input_image;
     let out_len = 4 * p.batches * p.output_h * p.output_w * p.output_c;

@@ -3,7 +3,7 @@
 /// Copies `bytes` bytes from arena offset `input` to arena offset `output`.
 ///
 /// Any overlap is allowed (it is a `memmove`); `output == input` does nothing observable.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn copy(arena: &mut [u8], input: usize, output: usize, bytes: usize) {
     arena.copy_within(input..input + bytes, output);
 }

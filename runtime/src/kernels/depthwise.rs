@@ -180,9 +180,9 @@ fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
 /// int8 DEPTHWISE_CONV_2D with per-channel requantization, bit-exact with TFLM's
 /// `DepthwiseConvPerChannel`. Reads `batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the order).
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     check_shapes(p.input_c, p.depth_multiplier, p.output_c);
     let image = p.input_h * p.input_w * p.input_c;
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
@@ -244,9 +244,9 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
 /// float32 DEPTHWISE_CONV_2D, accumulating each channel in TFLM's order (filter y, filter x), then
 /// adding the bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`,
 /// writes `4 * batches * output_h * output_w * output_c` bytes at `output`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn depthwise_conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     check_shapes(p.input_c, p.depth_multiplier, p.output_c);
     let image = p.input_h * p.input_w * p.input_c;
     let out_len = 4 * p.batches * p.output_h * p.output_w * p.output_c;

@@ -126,9 +126,9 @@ fn add_sub_s8(x: i8, y: i8, p: &AddS8, sign: i32) -> i8 {
 }
 
 /// int8 ADD: `a + b` with broadcasting, bit-exact with TFLM. See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn add_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),
@@ -138,9 +138,9 @@ pub fn add_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddS8) {
 }
 
 /// int8 SUB: `a - b` with broadcasting, bit-exact with TFLM. See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn sub_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),
@@ -150,9 +150,9 @@ pub fn sub_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS8) {
 }
 
 /// int8 MUL with broadcasting, bit-exact with TFLM. See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn mul_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MulS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),
@@ -185,9 +185,9 @@ fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
 }
 
 /// float32 ADD with broadcasting. See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn add_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),
@@ -197,9 +197,9 @@ pub fn add_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
 }
 
 /// float32 SUB with broadcasting. See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn sub_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),
@@ -209,9 +209,9 @@ pub fn sub_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
 }
 
 /// float32 MUL with broadcasting. See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn mul_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),
@@ -221,9 +221,9 @@ pub fn mul_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
 }
 
 /// int8 MAXIMUM (raw values, as TFLM). See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn maximum_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),
@@ -233,9 +233,9 @@ pub fn maximum_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
 }
 
 /// int8 MINIMUM (raw values, as TFLM). See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn minimum_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),
@@ -245,9 +245,9 @@ pub fn minimum_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
 }
 
 /// float32 MAXIMUM: `x > y ? x : y`, as TFLM. See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn maximum_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),
@@ -263,9 +263,9 @@ pub fn maximum_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) 
 }
 
 /// float32 MINIMUM: `x < y ? x : y`, as TFLM. See the module docs for access order.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn minimum_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     binary(
         arena,
         (a, b, output),

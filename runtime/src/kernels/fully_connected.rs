@@ -58,9 +58,9 @@ pub struct FullyConnectedF32<'a> {
 
 /// int8 FULLY_CONNECTED, bit-exact with TFLM. Reads `batches * input_depth` bytes at `input`, writes
 /// `batches * output_depth` bytes at `output` (see the module docs for the order).
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn fully_connected_s8(arena: &mut [u8], input: usize, output: usize, p: &FullyConnectedS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let (depth, outs) = (p.input_depth, p.output_depth);
     let (inp, out) = views::split(arena, input, p.batches * depth, output, p.batches * outs);
     let filter = &p.filter[..outs * depth];
@@ -99,9 +99,9 @@ pub fn fully_connected_s8(arena: &mut [u8], input: usize, output: usize, p: &Ful
 /// float32 FULLY_CONNECTED: each output is `Σ x[d] * w[d]` in order of `d`, plus the bias, clamped.
 /// Reads `4 * batches * input_depth` bytes at `input`, writes `4 * batches * output_depth` bytes at
 /// `output`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn fully_connected_f32(arena: &mut [u8], input: usize, output: usize, p: &FullyConnectedF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let (depth, outs) = (p.input_depth, p.output_depth);
     let (inp, out) = views::split(
         arena,

@@ -69,9 +69,9 @@ fn map_f32(arena: &mut [u8], input: usize, output: usize, len: usize, f: impl Fn
 }
 
 /// int8 LOGISTIC, bit-exact with TFLM. Reads and writes `len` bytes.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn logistic_s8(arena: &mut [u8], input: usize, output: usize, p: &LogisticS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map_s8(arena, input, output, p.len, |x| {
         let x = x - p.input_zero_point;
         if x <= -p.input_range_radius {
@@ -87,9 +87,9 @@ pub fn logistic_s8(arena: &mut [u8], input: usize, output: usize, p: &LogisticS8
 }
 
 /// int8 TANH, bit-exact with TFLM. Reads and writes `len` bytes.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn tanh_s8(arena: &mut [u8], input: usize, output: usize, p: &TanhS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map_s8(arena, input, output, p.len, |x| {
         let x = x - p.input_zero_point;
         if x <= -p.input_range_radius {
@@ -105,9 +105,9 @@ pub fn tanh_s8(arena: &mut [u8], input: usize, output: usize, p: &TanhS8) {
 
 /// float32 LOGISTIC as TFLM computes it: 1 above 16.619047, `exp(x)` below -9, else
 /// `1 / (1 + exp(-x))`. Reads and writes `4 * len` bytes.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn logistic_f32(arena: &mut [u8], input: usize, output: usize, p: &ElementsF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     const CUTOFF_UPPER: f32 = 16.619_047;
     const CUTOFF_LOWER: f32 = -9.0;
     map_f32(arena, input, output, p.len, |x| {
@@ -122,9 +122,9 @@ pub fn logistic_f32(arena: &mut [u8], input: usize, output: usize, p: &ElementsF
 }
 
 /// float32 TANH. Reads and writes `4 * len` bytes.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn tanh_f32(arena: &mut [u8], input: usize, output: usize, p: &ElementsF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map_f32(arena, input, output, p.len, float_math::tanh_f32);
 }
 

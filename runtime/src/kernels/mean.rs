@@ -52,9 +52,9 @@ pub struct MeanF32<'a> {
 
 /// int8 MEAN: per output, `sum - zp_in * n` requantized with the multiplier, plus `zp_out`,
 /// clamped. Writes the output in order; the output must not overlap the input.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn mean_s8(arena: &mut [u8], input: usize, output: usize, p: &MeanS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let outputs: usize = p.kept_shape.iter().product();
     let n: usize = p.reduced_shape.iter().product();
     let (src, dst) = views::split(arena, input, p.input_bytes, output, outputs);
@@ -86,9 +86,9 @@ pub fn mean_s8(arena: &mut [u8], input: usize, output: usize, p: &MeanS8) {
 
 /// float32 MEAN: per output, the float sum of its elements in C order divided by their count.
 /// Writes the output in order; the output must not overlap the input.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn mean_f32(arena: &mut [u8], input: usize, output: usize, p: &MeanF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let outputs: usize = p.kept_shape.iter().product();
     let n: usize = p.reduced_shape.iter().product();
     let (src, dst) = views::split(arena, input, p.input_bytes, output, outputs * 4);

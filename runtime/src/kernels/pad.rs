@@ -34,9 +34,9 @@ pub struct PadF32<'a> {
 
 /// int8 PAD: fills the output with the pad value, then copies the input rows into it. The output
 /// must not overlap the input.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn pad_s8(arena: &mut [u8], input: usize, output: usize, p: &PadS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     pad_bytes(
         arena,
         input,
@@ -50,9 +50,9 @@ pub fn pad_s8(arena: &mut [u8], input: usize, output: usize, p: &PadS8) {
 
 /// float32 PAD: fills the output with the pad value, then copies the input rows into it. The output
 /// must not overlap the input.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn pad_f32(arena: &mut [u8], input: usize, output: usize, p: &PadF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     pad_bytes(
         arena,
         input,

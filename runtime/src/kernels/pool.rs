@@ -138,9 +138,9 @@ fn lengths(
 /// int8 AVERAGE_POOL_2D: the in-image taps' sum divided by their count, rounded half away from zero
 /// (`(acc ± n/2) / n` in C integer division), clamped. Reads `batches * input_h * input_w * channels`
 /// bytes at `input`, writes `batches * output_h * output_w * channels` bytes at `output`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn average_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let (in_len, out_len) = lengths(
         p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
     );
@@ -163,9 +163,9 @@ pub fn average_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool
 }
 
 /// int8 MAX_POOL_2D: the largest in-image tap, clamped. Sizes as [`average_pool2d_s8`].
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn max_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let (in_len, out_len) = lengths(
         p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
     );
@@ -193,9 +193,9 @@ fn read(bytes: &[u8], i: usize) -> f32 {
 /// float32 AVERAGE_POOL_2D: the in-image taps summed in order (row, then column), divided by their
 /// count, clamped. Reads `4 * batches * input_h * input_w * channels` bytes at `input`, writes
 /// `4 * batches * output_h * output_w * channels` bytes at `output`.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn average_pool2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Pool2dF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let (in_len, out_len) = lengths(
         p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
     );
@@ -207,9 +207,9 @@ pub fn average_pool2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Poo
 }
 
 /// float32 MAX_POOL_2D: the largest in-image tap, clamped. Sizes as [`average_pool2d_f32`].
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn max_pool2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Pool2dF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let (in_len, out_len) = lengths(
         p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
     );

@@ -47,9 +47,9 @@ pub struct DequantizeS8F32 {
 }
 
 /// `round(x / scale) + zero_point` (ties away from zero, division in float), clamped to int8.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn quantize_f32_s8(arena: &mut [u8], input: usize, output: usize, p: &QuantizeF32S8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map(arena, input, output, p.len, |x: f32| {
         // `as i32` saturates where C's conversion would be undefined.
         let q = round_half_away(x / p.scale) as i32;
@@ -58,9 +58,9 @@ pub fn quantize_f32_s8(arena: &mut [u8], input: usize, output: usize, p: &Quanti
 }
 
 /// `MultiplyByQuantizedMultiplier(x - zp_in, m, shift) + zp_out`, clamped to int8.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn requantize_s8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map(arena, input, output, p.len, |x: i8| {
         let v =
             multiply_by_quantized_multiplier(x as i32 - p.input_zero_point, p.multiplier, p.shift);
@@ -69,9 +69,9 @@ pub fn requantize_s8(arena: &mut [u8], input: usize, output: usize, p: &Requanti
 }
 
 /// int16 → int8 requantization, as [`requantize_s8`] (TFLM's `Requantize<int16_t, int8_t>`).
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn requantize_s16_s8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     map(arena, input, output, p.len, |x: i16| {
         let v =
             multiply_by_quantized_multiplier(x as i32 - p.input_zero_point, p.multiplier, p.shift);
@@ -80,9 +80,9 @@ pub fn requantize_s16_s8(arena: &mut [u8], input: usize, output: usize, p: &Requ
 }
 
 /// `(double)scale * (x - zero_point)`, rounded to float32 (as TFLM computes it, in double).
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn dequantize_s8_f32(arena: &mut [u8], input: usize, output: usize, p: &DequantizeS8F32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let scale = p.scale as f64;
     map(arena, input, output, p.len, |x: i8| {
         (scale * (x as i32 - p.zero_point) as f64) as f32

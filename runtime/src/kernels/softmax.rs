@@ -46,9 +46,9 @@ pub struct SoftmaxF32 {
 }
 
 /// int8 SOFTMAX, bit-exact with TFLM. Reads and writes `rows * depth` bytes.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn softmax_s8(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let len = p.rows * p.depth;
     // One slice over both tensors, indexed from each: no copy first (that would link `memmove`,
     // 1.5 KB of flash on a Cortex-M, for an operator that can work in place).
@@ -126,9 +126,9 @@ fn output_value(x: u8, stats: (i32, i32, i32), bits: i32, p: &SoftmaxS8) -> i32 
 /// Reads `rows * depth` bytes at `input`, writes `2 * rows * depth` bytes (little-endian `i16`) at
 /// `output`; reads each input row whole before writing its output row; the output must not overlap
 /// the input (checked).
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn softmax_s8_s16(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS8) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let len = p.rows * p.depth;
     let (inp, out) = views::split(arena, input, len, output, 2 * len);
     if p.depth == 0 {
@@ -147,9 +147,9 @@ pub fn softmax_s8_s16(arena: &mut [u8], input: usize, output: usize, p: &Softmax
 
 /// float32 SOFTMAX as TFLM computes it: `exp((x - max) * beta)` per element, summed in order, each
 /// divided by the sum. Reads and writes `4 * rows * depth` bytes.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn softmax_f32(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxF32) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let data = views::in_place(arena, input, output, 4 * p.rows * p.depth);
     if p.depth == 0 {
         return;

@@ -21,9 +21,9 @@ pub struct StridedSlice<'a> {
 /// Copies the slice of the tensor at `input` into `output`.
 ///
 /// Writes the output in order; the output must not overlap the input.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn strided_slice(arena: &mut [u8], input: usize, output: usize, p: &StridedSlice) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     gather(
         arena,
         input,

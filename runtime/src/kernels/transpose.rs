@@ -19,9 +19,9 @@ pub struct Transpose<'a> {
 ///
 /// Writes the output in order, reading the input with the permuted strides; the output must not
 /// overlap the input.
-#[inline(never)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub fn transpose(arena: &mut [u8], input: usize, output: usize, p: &Transpose) {
-    let p = core::hint::black_box(p);
+    let p = super::opaque(p);
     let mut steps = [0i32; super::gather::MAX_RANK];
     for (s, &v) in steps.iter_mut().zip(p.input_strides) {
         *s = v as i32;

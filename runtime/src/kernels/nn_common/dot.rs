@@ -14,10 +14,10 @@ use super::dsp::{smlabb, smlad, smlatt, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ro
 #[inline(always)]
 pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
     let n = x.len();
-    let w = w.map(|w| &w[..n]);
     let mut acc = [0i32; 4];
     #[cfg(tinyaot_dsp)]
-    let start = {
+    {
+        let w = w.map(|w| &w[..n]);
         let offsets = packed_offset(offset);
         // Zipped chunk iterators rather than indexing: one shared count, no bounds checks, which
         // leaves registers for the five pointers and four sums.
@@ -35,15 +35,26 @@ pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
                 *a = smlad(sxtb16_ror8(ww), odd, smlad(sxtb16(ww), even, *a));
             }
         }
-        n - n % 4
-    };
+        // The at most three bytes left: a small loop.
+        let offset = offset as i16;
+        for i in n - n % 4..n {
+            let xi = i16::from(x[i] as i8) + offset;
+            for (a, w) in acc.iter_mut().zip(&w) {
+                *a = a.wrapping_add(i32::from(i16::from(w[i]) * xi));
+            }
+        }
+    }
     #[cfg(not(tinyaot_dsp))]
-    let start = 0;
-    let offset = offset as i16;
-    for i in start..n {
-        let xi = i16::from(x[i] as i8) + offset;
-        for (a, w) in acc.iter_mut().zip(&w) {
-            *a = a.wrapping_add(i32::from(i16::from(w[i]) * xi));
+    {
+        // Four named rows, each sliced to `n`: the bounds checks go, and the loop vectorises.
+        let (w0, w1, w2, w3) = (&w[0][..n], &w[1][..n], &w[2][..n], &w[3][..n]);
+        let offset = offset as i16;
+        for i in 0..n {
+            let xi = i16::from(x[i] as i8) + offset;
+            acc[0] = acc[0].wrapping_add(i32::from(i16::from(w0[i]) * xi));
+            acc[1] = acc[1].wrapping_add(i32::from(i16::from(w1[i]) * xi));
+            acc[2] = acc[2].wrapping_add(i32::from(i16::from(w2[i]) * xi));
+            acc[3] = acc[3].wrapping_add(i32::from(i16::from(w3[i]) * xi));
         }
     }
     acc
