@@ -126,7 +126,9 @@ mod tests {
                 _ => next() >> (next() & 31),
             };
         }
-        for &a in &values {
+        // Miri interprets every step: a sample there, all of them natively.
+        let count = if cfg!(miri) { 40 } else { values.len() };
+        for &a in &values[..count] {
             for &b in edges.iter().chain(&values[..64]) {
                 assert_eq!(
                     saturating_rounding_doubling_high_mul(a, b),
