@@ -224,17 +224,8 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
                     }
                 }
             }
-            let out_block = &mut out_px[c0..c0 + n];
-            let whole = n - n % 4;
-            for (j, (o, a)) in out_block
-                .chunks_exact_mut(4)
-                .zip(acc.chunks_exact(4))
-                .enumerate()
-            {
-                o.copy_from_slice(&requantizer.four(c0 + 4 * j, [a[0], a[1], a[2], a[3]]));
-            }
-            for j in whole..n {
-                out_block[j] = requantizer.one(c0 + j, acc[j]);
+            for (j, (o, &a)) in out_px[c0..c0 + n].iter_mut().zip(acc.iter()).enumerate() {
+                *o = requantizer.one(c0 + j, a);
             }
             c0 += n;
         }
