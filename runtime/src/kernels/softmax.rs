@@ -74,7 +74,8 @@ pub fn softmax_s8(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS8) 
 }
 
 /// `exp(beta * s_in * diff)` in Q0.31 for a difference from the row maximum that is `>= diff_min`.
-#[inline(always)]
+/// Out of line: both passes over a row call it, and one copy of the fixed-point exp is enough.
+#[inline(never)]
 fn exp_of_diff(diff: i32, p: &SoftmaxS8) -> i32 {
     let scaled = multiply_by_quantized_multiplier_greater_than_one(
         diff,
