@@ -31,8 +31,7 @@ pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
             let xw = word(x);
             let (even, odd) = (sxtab16(offsets, xw), sxtab16_ror8(offsets, xw));
             for (a, w) in acc.iter_mut().zip([w0, w1, w2, w3]) {
-                let ww = word_i8(w);
-                *a = smlad(sxtb16_ror8(ww), odd, smlad(sxtb16(ww), even, *a));
+                *a = mac_word(word_i8(w), even, odd, *a);
             }
         }
         // The at most three bytes left: a small loop.
@@ -70,9 +69,9 @@ pub(crate) fn dot_s8(w: &[i8], x: &[u8], offset: i32) -> i32 {
     let start = {
         let offsets = packed_offset(offset);
         for (x, w) in x.chunks_exact(4).zip(w.chunks_exact(4)) {
-            let (xw, ww) = (word(x), word_i8(w));
-            acc = smlad(sxtb16(ww), sxtab16(offsets, xw), acc);
-            acc = smlad(sxtb16_ror8(ww), sxtab16_ror8(offsets, xw), acc);
+            let xw = word(x);
+            let (even, odd) = (sxtab16(offsets, xw), sxtab16_ror8(offsets, xw));
+            acc = mac_word(word_i8(w), even, odd, acc);
         }
         n - n % 4
     };
@@ -150,6 +149,14 @@ pub(crate) fn mac_broadcast_s8(acc: &mut [i32], w: &[i8], x: u8, offset: i32) {
     for (a, &w) in acc_rest.iter_mut().zip(&w[n - n % 4..]) {
         *a = a.wrapping_add(i32::from(w) * x);
     }
+}
+
+/// `acc` plus the four products of weight word `ww` with an input word unpacked as `even` (bytes
+/// 0 and 2 plus the offset) and `odd` (bytes 1 and 3 plus the offset).
+#[cfg(tinyaot_dsp)]
+#[inline(always)]
+fn mac_word(ww: u32, even: u32, odd: u32, acc: i32) -> i32 {
+    smlad(sxtb16_ror8(ww), odd, smlad(sxtb16(ww), even, acc))
 }
 
 /// `offset` in both 16-bit lanes.
