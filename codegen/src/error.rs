@@ -92,9 +92,30 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The memory plan failed its own check (a bug in the planner, reported instead of emitted).
-    Plan {
-        /// What the checker found.
+    /// The model is well-formed FlatBuffer but not a valid graph or operator: TFLM's `Prepare` would
+    /// refuse it, or its result would be undefined (a tensor read before any operator writes it, an
+    /// operator reading its own output, a zero-size dimension, a scale that is not a positive finite
+    /// number, …).
+    InvalidModel {
+        /// What is wrong, naming the operator or tensor.
+        detail: String,
+    },
+    /// The model is larger than a configured resource limit allows (see `Limits`). Raise the limit
+    /// with the setter or command-line flag the message names.
+    Limit {
+        /// What exceeds the limit, e.g. "the arena" or "operator count".
+        what: String,
+        /// The value found (saturated at `u128::MAX`).
+        value: u128,
+        /// The limit in force.
+        limit: u128,
+        /// How to raise it, e.g. "Config::max_arena_bytes or --max-arena-bytes".
+        setting: String,
+    },
+    /// A bug in tinyaot itself (a plan that fails its own check, generated code that does not
+    /// parse, …). No model should ever cause one: please report it with the model.
+    Internal {
+        /// What went wrong.
         detail: String,
     },
     /// A build-configuration problem (missing `OUT_DIR`, a name that is not an identifier, …).
@@ -164,9 +185,30 @@ impl fmt::Display for Error {
             ),
             Error::Overflow { context } => write!(f, "size overflow: {context}"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Plan { detail } => write!(f, "internal error: invalid memory plan: {detail}"),
+            Error::InvalidModel { detail } => write!(f, "invalid model: {detail}"),
+            Error::Limit {
+                what,
+                value,
+                limit,
+                setting,
+            } => write!(
+                f,
+                "{what} is {value}, above the limit of {limit} (raise it with {setting})"
+            ),
+            Error::Internal { detail } => write!(
+                f,
+                "internal error (a bug in tinyaot, please report it with the model): {detail}"
+            ),
             Error::Config { detail } => f.write_str(detail),
         }
+    }
+}
+
+impl Error {
+    /// True for [`Error::Internal`]: a bug in tinyaot rather than a fault of the model or the
+    /// configuration. Fuzzing and the hostile-model suite assert this is never returned.
+    pub fn is_internal(&self) -> bool {
+        matches!(self, Error::Internal { .. })
     }
 }
 

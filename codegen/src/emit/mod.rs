@@ -34,7 +34,7 @@ impl Layout {
     pub fn arena_offset(&self, t: usize) -> Result<usize> {
         match self.regions.get(t).copied().flatten() {
             Some(Region::Arena(offset)) => Ok(offset),
-            other => Err(Error::Plan {
+            other => Err(Error::Internal {
                 detail: format!("tensor {t} was expected in the arena but is {other:?}"),
             }),
         }

@@ -116,7 +116,7 @@ pub fn generate(
         }
         pub use #module::#name;
     };
-    let file: syn::File = syn::parse2(code).map_err(|e| Error::Plan {
+    let file: syn::File = syn::parse2(code).map_err(|e| Error::Internal {
         detail: format!("generated Rust does not parse: {e}"),
     })?;
     let mut out = header(graph, layout, options, &constants);
@@ -321,7 +321,7 @@ impl Emitter<'_, '_> {
             Value::Tensor(t) => {
                 let tensor = self.graph.tensors.get(*t).filter(|t| t.is_constant());
                 let Some(tensor) = tensor else {
-                    return Err(Error::Plan {
+                    return Err(Error::Internal {
                         detail: format!("tensor {t} is used as a constant but has no data"),
                     });
                 };

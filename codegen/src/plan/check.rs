@@ -8,7 +8,7 @@ use crate::ir::Graph;
 use crate::{Error, Result};
 
 fn fail<T>(detail: String) -> Result<T> {
-    Err(Error::Plan { detail })
+    Err(Error::Internal { detail })
 }
 
 /// Checks offsets for plain buffers: every offset is [`ALIGN`]-aligned, and two non-empty buffers
@@ -17,7 +17,7 @@ fn fail<T>(detail: String) -> Result<T> {
 ///
 /// # Errors
 ///
-/// [`Error::Plan`] naming the first violation found, or when the lengths differ.
+/// [`Error::Internal`] naming the first violation found, or when the lengths differ.
 pub fn check_buffers(buffers: &[Buffer], offsets: &[usize]) -> Result<usize> {
     if buffers.len() != offsets.len() {
         return fail(format!(
@@ -83,7 +83,7 @@ fn bytes_intersect(a: usize, a_len: usize, b: usize, b_len: usize) -> bool {
 ///
 /// # Errors
 ///
-/// [`Error::Plan`] naming the first violation found.
+/// [`Error::Internal`] naming the first violation found.
 pub fn check_plan(graph: &Graph, plan: &MemoryPlan) -> Result<()> {
     let n = graph.tensors.len();
     let ops = graph.operators.len();

@@ -163,7 +163,7 @@ impl MemoryPlan {
 /// # Errors
 ///
 /// [`Error::Corrupt`] when an operator reads a non-constant tensor that nothing has produced yet,
-/// [`Error::Overflow`] when sizes do not fit in `usize`, and [`Error::Plan`] if the result fails its
+/// [`Error::Overflow`] when sizes do not fit in `usize`, and [`Error::Internal`] if the result fails its
 /// own check (a planner bug, reported instead of returned).
 pub fn plan_graph(graph: &Graph) -> Result<MemoryPlan> {
     let steps = lifetime::lifetimes(graph)?;
