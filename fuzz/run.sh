@@ -1,15 +1,36 @@
 #!/usr/bin/env bash
-# Fuzzes tinyaot_codegen::load::load for SECONDS (default 120) with cargo-fuzz (libFuzzer).
+# Fuzzes tinyaot with cargo-fuzz (libFuzzer) on nightly, for SECONDS in total (default 120).
 #
-#   fuzz/run.sh [SECONDS]
+#   fuzz/run.sh [SECONDS] [TARGET]      TARGET: load, pipeline or all (default all)
+#   fuzz/run.sh TARGET [SECONDS]
 #
-# Seeds fuzz/corpus/load (gitignored) with the shared reference models and the project's fixtures,
-# then runs the `load` target on nightly. Exits non-zero when the fuzzer finds a crash, a leak, a
-# timeout or an out-of-memory; the input that caused it is left in fuzz/artifacts/load/.
+# Targets:
+#   load      tinyaot_codegen::load::load on raw bytes. Corpus fuzz/corpus/load, seeded with the
+#             shared reference models and the project's fixtures.
+#   pipeline  the whole pipeline (load, plan, lower, Rust and C emission) on models that
+#             tinyaot_modelkit::fuzz generates from the bytes; fails on a panic, an internal error
+#             or a backend disagreement. Corpus fuzz/corpus/pipeline, seeded with random bytes.
+# With `all` the time is split evenly between the two, run one after the other (one core).
+#
+# Exits non-zero when the fuzzer finds a crash, a leak, a timeout or an out-of-memory; the input
+# that caused it is left in fuzz/artifacts/<target>/. Replay a pipeline input as a model with
+#   cargo run -p tinyaot-modelkit --features arbitrary --example replay -- FILE
 # The shared models are found at $TINYAOT_SHARED_DIR, else at <workspace>/../shared.
 set -euo pipefail
 
-seconds="${1:-120}"
+seconds=120
+target=all
+for arg in "$@"; do
+  case "$arg" in
+    load | pipeline | all) target="$arg" ;;
+    '' | *[!0-9]*)
+      echo "usage: fuzz/run.sh [SECONDS] [load|pipeline|all]" >&2
+      exit 2
+      ;;
+    *) seconds="$arg" ;;
+  esac
+done
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 shared="${TINYAOT_SHARED_DIR:-$root/../shared}"
@@ -18,25 +39,61 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
 fi
 
-corpus="$here/corpus/load"
-mkdir -p "$corpus"
-seeded=0
-for model in "$shared"/models/*.tflite "$root"/tests/fixtures/models/*.tflite; do
-  [ -f "$model" ] || continue
-  cp -f "$model" "$corpus/seed-$(basename "$model")"
-  seeded=$((seeded + 1))
-done
-if [ "$seeded" = 0 ]; then
-  echo "warning: no seed models found in $shared/models or $root/tests/fixtures/models" >&2
-fi
+seed_load() {
+  local corpus="$here/corpus/load" seeded=0 model
+  mkdir -p "$corpus"
+  for model in "$shared"/models/*.tflite "$root"/tests/fixtures/models/*.tflite; do
+    [ -f "$model" ] || continue
+    cp -f "$model" "$corpus/seed-$(basename "$model")"
+    seeded=$((seeded + 1))
+  done
+  if [ "$seeded" = 0 ]; then
+    echo "warning: no seed models found in $shared/models or $root/tests/fixtures/models" >&2
+  fi
+}
 
-cd "$here"
-# -max_len: large enough for the fixtures and person_detect (300 KB); the 4 MB MobileNet seed
-# is used truncated, which still exercises its structure. -timeout: one input may not take more
-# than 10 s (a hang is a bug). -rss_limit_mb bounds memory (unbounded allocation is a bug).
-exec cargo +nightly fuzz run load "$corpus" -- \
-  -max_total_time="$seconds" \
-  -rss_limit_mb=2048 \
-  -max_len=400000 \
-  -timeout=10 \
-  -print_final_stats=1
+seed_pipeline() {
+  # Any bytes are a model to the generator; random seeds of a few sizes start it off with a spread
+  # of graph sizes (libFuzzer also starts from the empty input, the one-operator model).
+  local corpus="$here/corpus/pipeline" i
+  mkdir -p "$corpus"
+  for i in 1 2 3 4 5 6 7 8; do
+    [ -f "$corpus/seed-$i" ] || head -c $((i * 256)) /dev/urandom >"$corpus/seed-$i"
+  done
+}
+
+run() {
+  local name="$1" secs="$2" max_len
+  case "$name" in
+    load)
+      seed_load
+      # Large enough for the fixtures and person_detect (300 KB); the 4 MB MobileNet seed is
+      # used truncated, which still exercises its structure.
+      max_len=400000
+      ;;
+    pipeline)
+      seed_pipeline
+      # The generator reads a few bytes per choice; 4 KB describes the largest graphs it makes.
+      max_len=4096
+      ;;
+  esac
+  echo "== fuzz target $name for ${secs}s"
+  # -timeout: one input may not take more than 10 s (a hang is a bug). -rss_limit_mb bounds
+  # memory (unbounded allocation is a bug).
+  (cd "$here" && cargo +nightly fuzz run "$name" "$here/corpus/$name" -- \
+    -max_total_time="$secs" \
+    -rss_limit_mb=2048 \
+    -max_len="$max_len" \
+    -timeout=10 \
+    -print_final_stats=1)
+}
+
+case "$target" in
+  all)
+    half=$((seconds / 2))
+    [ "$half" -ge 1 ] || half=1
+    run load "$half"
+    run pipeline "$half"
+    ;;
+  *) run "$target" "$seconds" ;;
+esac

@@ -1,4 +1,5 @@
-//! Compiles every fixture model (tests/fixtures/models) and every reference model (../shared/models)
+//! Compiles every fixture model (tests/fixtures/models, tests/fixtures/hostile/models) and every
+//! reference model (../shared/models)
 //! through the build.rs API users call, and writes `models.rs`: one module per model that compiled,
 //! and the list of models that were refused with the message they were refused with.
 
@@ -18,6 +19,12 @@ fn main() {
             "fixtures",
             manifest_dir.join("fixtures/models"),
             manifest_dir.join("fixtures/golden"),
+        ),
+        // The accepted corners of the hostile-model suite (tests/modelkit/src/hostile.rs).
+        (
+            "hostile",
+            manifest_dir.join("fixtures/hostile/models"),
+            manifest_dir.join("fixtures/hostile/golden"),
         ),
         (
             "shared",

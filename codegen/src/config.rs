@@ -4,9 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::emit::c::COptions;
+use crate::emit::files::write_file;
 use crate::emit::rust::{camel_case, RustOptions};
-use crate::emit::Layout;
+use crate::emit::{Layout, Source};
 use crate::error::{Error, Result};
+use crate::ir::Graph;
+use crate::limits::Limits;
+use crate::plan::MemoryPlan;
 
 /// Compiles models from a build script, in the manner of `prost_build::Config`:
 ///
@@ -22,6 +26,7 @@ pub struct Config {
     name: Option<String>,
     runtime_path: String,
     out_dir: Option<PathBuf>,
+    limits: Limits,
 }
 
 impl Default for Config {
@@ -31,13 +36,60 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Defaults: struct name from the file stem, runtime at `::tinyaot`, output to `$OUT_DIR`.
+    /// Defaults: struct name from the file stem, runtime at `::tinyaot`, output to `$OUT_DIR`,
+    /// the default [`Limits`] with the target's pointer width from Cargo when run by a build script
+    /// ([`Limits::from_env`]).
     pub fn new() -> Self {
         Config {
             name: None,
             runtime_path: "::tinyaot".to_string(),
             out_dir: None,
+            limits: Limits::from_env(),
         }
+    }
+
+    /// Replaces all resource limits at once (see [`Limits`] for each one and its default).
+    pub fn limits(&mut self, limits: Limits) -> &mut Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Largest activation arena, and largest state region, in bytes (default 64 MiB).
+    pub fn max_arena_bytes(&mut self, bytes: u64) -> &mut Self {
+        self.limits.max_arena_bytes = bytes;
+        self
+    }
+
+    /// Largest total size of the constant tensors (weights), in bytes (default 256 MiB).
+    pub fn max_constant_bytes(&mut self, bytes: u64) -> &mut Self {
+        self.limits.max_constant_bytes = bytes;
+        self
+    }
+
+    /// Largest size of any one tensor, in bytes (default 256 MiB).
+    pub fn max_tensor_bytes(&mut self, bytes: u64) -> &mut Self {
+        self.limits.max_tensor_bytes = bytes;
+        self
+    }
+
+    /// Most operators a model may have (default 100,000).
+    pub fn max_operators(&mut self, count: usize) -> &mut Self {
+        self.limits.max_operators = count;
+        self
+    }
+
+    /// Most tensors a model may have (default 1,000,000).
+    pub fn max_tensors(&mut self, count: usize) -> &mut Self {
+        self.limits.max_tensors = count;
+        self
+    }
+
+    /// The width of the target's `usize` in bits: 16, 32 or 64 (default: Cargo's
+    /// `CARGO_CFG_TARGET_POINTER_WIDTH` in a build script, else 32). No size may exceed the
+    /// target's `isize::MAX`; other widths are refused when generating.
+    pub fn target_pointer_width(&mut self, bits: u32) -> &mut Self {
+        self.limits.target_pointer_width = bits;
+        self
     }
 
     /// The generated struct's name (default: the file stem in CamelCase, `person_detect` →
@@ -63,6 +115,10 @@ impl Config {
     /// Compiles `model` into `<out_dir>/<stem>.rs`, writing only when the content changed (so
     /// Cargo does not rebuild needlessly), and tells Cargo to rerun when the model changes.
     /// Returns the path of the generated file.
+    ///
+    /// The file is written whole or not at all, its constant data streamed from the model
+    /// ([`crate::emit::files`]): while writing, SIGXFSZ is ignored if it has its default
+    /// disposition, so that exceeding `ulimit -f` is an error rather than a silent death.
     pub fn compile(&self, model: impl AsRef<Path>) -> Result<PathBuf> {
         let model = model.as_ref();
         let in_build_script = std::env::var_os("CARGO_MANIFEST_DIR").is_some()
@@ -82,40 +138,87 @@ impl Config {
         };
         let bytes = read_model(model)?;
         let stem = file_stem(model)?;
-        let source = self.generate(&bytes, &stem)?;
+        let source = self.generate_source(&bytes, &stem)?;
         let path = out_dir.join(format!("{stem}.rs"));
-        write_if_changed(&path, source.as_bytes())?;
+        write_file(&path, &source).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
         Ok(path)
     }
 
     /// The Rust source for the model in `bytes`, whose file stem is `stem` (for the default name and
     /// the header). Pure: reads and writes nothing.
     pub fn generate(&self, bytes: &[u8], stem: &str) -> Result<String> {
+        self.generate_source(bytes, stem).map(Source::into_string)
+    }
+
+    /// [`generate`](Self::generate) with the constant data left in `bytes` until the [`Source`] is
+    /// written (what [`compile`](Self::compile) and the command line write).
+    pub fn generate_source<'m>(&self, bytes: &'m [u8], stem: &str) -> Result<Source<'m>> {
         let options = RustOptions {
             name: self.name.clone().unwrap_or_else(|| camel_case(stem)),
             runtime_path: self.runtime_path.clone(),
             source_name: format!("{stem}.tflite"),
         };
-        rust_source(bytes, &options)
+        rust_output_with_limits(bytes, &options, &self.limits)
     }
 }
 
 /// The whole pipeline for the Rust backend: load → plan → lower → emit.
 pub fn rust_source(bytes: &[u8], options: &RustOptions) -> Result<String> {
-    let graph = crate::load::load(bytes)?;
-    let plan = crate::plan::plan_graph(&graph)?;
+    rust_output(bytes, options).map(Source::into_string)
+}
+
+/// [`rust_source`] with the constant data left in `bytes` until the [`Source`] is written.
+pub fn rust_output<'m>(bytes: &'m [u8], options: &RustOptions) -> Result<Source<'m>> {
+    rust_output_with_limits(bytes, options, &Limits::default())
+}
+
+/// [`rust_output`] under `limits` instead of the defaults.
+pub fn rust_output_with_limits<'m>(
+    bytes: &'m [u8],
+    options: &RustOptions,
+    limits: &Limits,
+) -> Result<Source<'m>> {
+    let (graph, plan) = plan_model(bytes, limits)?;
     let calls = crate::lower::lower(&graph)?;
-    crate::emit::rust::generate(&graph, &Layout::from_plan(&plan), &calls, options)
+    crate::emit::rust::source(&graph, &Layout::from_plan(&plan), &calls, options)
 }
 
 /// The whole pipeline for the C backend: load → plan → lower → emit. Returns `(file name, contents)`
 /// pairs — `<prefix>.h`, `<prefix>.c`, then the internal header and kernel sources; pure: reads
 /// and writes nothing.
 pub fn c_sources(bytes: &[u8], options: &COptions) -> Result<Vec<(String, String)>> {
-    let graph = crate::load::load(bytes)?;
-    let plan = crate::plan::plan_graph(&graph)?;
+    Ok(c_outputs(bytes, options)?
+        .into_iter()
+        .map(|(name, source)| (name, source.into_string()))
+        .collect())
+}
+
+/// [`c_sources`] with the constant data left in `bytes` until each [`Source`] is written.
+pub fn c_outputs<'m>(bytes: &'m [u8], options: &COptions) -> Result<Vec<(String, Source<'m>)>> {
+    c_outputs_with_limits(bytes, options, &Limits::default())
+}
+
+/// [`c_outputs`] under `limits` instead of the defaults.
+pub fn c_outputs_with_limits<'m>(
+    bytes: &'m [u8],
+    options: &COptions,
+    limits: &Limits,
+) -> Result<Vec<(String, Source<'m>)>> {
+    let (graph, plan) = plan_model(bytes, limits)?;
     let calls = crate::lower::lower(&graph)?;
-    crate::emit::c::generate(&graph, &Layout::from_plan(&plan), &calls, options)
+    crate::emit::c::sources(&graph, &Layout::from_plan(&plan), &calls, options)
+}
+
+/// The front half of both pipelines (and all of `tinyaot plan`): load under `limits`, plan, and
+/// check the plan's arena and state sizes against `limits` before anything is emitted.
+pub fn plan_model<'m>(bytes: &'m [u8], limits: &Limits) -> Result<(Graph<'m>, MemoryPlan)> {
+    let graph = crate::load::load_with_limits(bytes, limits)?;
+    let plan = crate::plan::plan_graph(&graph)?;
+    limits.check_plan(&plan)?;
+    Ok((graph, plan))
 }
 
 /// Reads a model file, with the path in the error.
@@ -139,21 +242,13 @@ pub fn file_stem(path: &Path) -> Result<String> {
         })
 }
 
-/// Writes `contents` to `path` unless it already holds exactly that, through a temporary file and a
-/// rename so that a failure never leaves a partial file.
+/// Writes `contents` to `path` unless it already holds exactly that, whole or not at all
+/// ([`crate::emit::files::write_file`]).
 pub fn write_if_changed(path: &Path, contents: &[u8]) -> Result<()> {
-    if std::fs::read(path).is_ok_and(|old| old == contents) {
-        return Ok(());
-    }
-    let io_error = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let written = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
-    written.map_err(|e| {
-        // Whatever step failed, leave nothing behind but the previous file (if any).
-        let _ = std::fs::remove_file(&tmp);
-        io_error(e)
-    })
+    write_file(path, &Source::raw(contents))
+        .map(|_| ())
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
 }

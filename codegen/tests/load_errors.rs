@@ -2,367 +2,102 @@
 //! contract promises, and each TFLite convention (optional inputs, the two opcode fields, missing
 //! options, external buffers, the offline plan) is honoured.
 
-use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use tinyaot_codegen::ir::{Activation, OpCode, OpKind, Options, Padding};
 use tinyaot_codegen::load::load;
 use tinyaot_codegen::Error;
-use tinyaot_schema::tflite;
+use tinyaot_modelkit::{
+    self as mk, BufferSpec as Buf, BuiltinOperator, MetadataSpec, ModelSpec as Spec, OpCodeSpec,
+    OpSpec, Options as Opts, QuantSpec as Quant, TensorData, TensorSpec, TensorType,
+};
 
 // ---------------------------------------------------------------------------------------------
-// A small description of a model, and its serialisation with the generated builder API.
+// The base model, built with tinyaot-modelkit. Buffers are explicit (not `constant`) so that the
+// tests can name them by index.
 
-#[derive(Clone)]
-struct Quant {
-    scale: Vec<f32>,
-    zero_point: Option<Vec<i64>>,
-    dim: i32,
+fn tensor(shape: &[i32], ty: TensorType, buffer: u32) -> TensorSpec {
+    TensorSpec::new(ty, shape).buffer(buffer)
 }
 
-#[derive(Clone)]
-struct Tensor {
-    shape: Option<Vec<i32>>,
-    signature: Option<Vec<i32>>,
-    ty: tflite::TensorType,
-    buffer: u32,
-    quant: Option<Quant>,
-    variable: bool,
+fn code(builtin: OpCode) -> OpCodeSpec {
+    OpCodeSpec::builtin(BuiltinOperator(builtin.0))
 }
 
-fn tensor(shape: &[i32], ty: tflite::TensorType, buffer: u32) -> Tensor {
-    Tensor {
-        shape: Some(shape.to_vec()),
-        signature: None,
-        ty,
-        buffer,
-        quant: None,
-        variable: false,
+/// The raw operator-code fields.
+fn raw_code(deprecated: i8, builtin: i32, custom: Option<&str>, version: i32) -> OpCodeSpec {
+    OpCodeSpec {
+        deprecated_builtin_code: deprecated,
+        builtin_code: BuiltinOperator(builtin),
+        custom_code: custom.map(str::to_string),
+        version,
     }
 }
 
-#[derive(Clone)]
-enum Opts {
-    None,
-    Conv {
-        padding: i8,
-        stride: (i32, i32),
-        dilation: (i32, i32),
-        act: i8,
-    },
-    Pool {
-        filter: (i32, i32),
-        act: i8,
-    },
-    Softmax(f32),
-    FullyConnected {
-        act: i8,
-        weights_format: i8,
-    },
-    Reshape(Vec<i32>),
-}
-
-#[derive(Clone)]
-struct Op {
-    opcode: u32,
-    inputs: Vec<i32>,
-    outputs: Vec<i32>,
-    intermediates: Vec<i32>,
-    options: Opts,
-}
-
-#[derive(Clone)]
-struct Code {
-    deprecated: i8,
-    builtin: i32,
-    custom: Option<&'static str>,
-    version: i32,
-}
-
-fn code(builtin: OpCode) -> Code {
-    Code {
-        deprecated: i8::try_from(builtin.0).unwrap_or(127),
-        builtin: builtin.0,
-        custom: None,
-        version: 1,
+/// CONV_2D options from the raw fields.
+fn conv(padding: i8, stride: (i32, i32), dilation: (i32, i32), act: i8) -> Opts {
+    Opts::Conv2D {
+        padding: mk::Padding(padding),
+        stride_w: stride.0,
+        stride_h: stride.1,
+        dilation_w: dilation.0,
+        dilation_h: dilation.1,
+        activation: mk::Activation(act),
     }
 }
 
-#[derive(Clone)]
-enum Buf {
-    Empty,
-    Data(Vec<u8>),
-    External { offset: u64, size: u64 },
+/// Pool2D options: VALID, stride 1, the given window.
+fn pool(filter: (i32, i32), act: i8) -> Opts {
+    Opts::pool(mk::Padding::VALID, (1, 1), filter, mk::Activation(act))
 }
 
-#[derive(Clone)]
-struct Spec {
-    version: u32,
-    subgraphs: usize,
-    codes: Vec<Code>,
-    tensors: Vec<Tensor>,
-    ops: Vec<Op>,
-    inputs: Vec<i32>,
-    outputs: Vec<i32>,
-    buffers: Vec<Buf>,
-    metadata: Vec<(&'static str, u32)>,
+fn fully_connected(act: i8, weights_format: i8) -> Opts {
+    Opts::FullyConnected {
+        activation: mk::Activation(act),
+        weights_format: mk::WeightsFormat(weights_format),
+        keep_num_dims: false,
+    }
 }
 
 /// A conv net of one CONV_2D: input [1,4,4,1] i8, filter [2,3,3,1] i8 (per-channel), bias [2]
 /// i32, output [1,4,4,2] i8.
 fn conv_spec() -> Spec {
-    let mut filter = tensor(&[2, 3, 3, 1], tflite::TensorType::INT8, 1);
-    filter.quant = Some(Quant {
-        scale: vec![0.5, 0.25],
-        zero_point: Some(vec![0, 0]),
-        dim: 0,
+    let mut filter = tensor(&[2, 3, 3, 1], TensorType::INT8, 1);
+    filter.quantization = Some(Quant {
+        scales: vec![0.5, 0.25],
+        zero_points: Some(vec![0, 0]),
+        quantized_dimension: 0,
     });
-    let mut input = tensor(&[1, 4, 4, 1], tflite::TensorType::INT8, 0);
-    input.quant = Some(Quant {
-        scale: vec![0.1],
-        zero_point: Some(vec![-3]),
-        dim: 0,
+    let mut input = tensor(&[1, 4, 4, 1], TensorType::INT8, 0);
+    input.quantization = Some(Quant {
+        scales: vec![0.1],
+        zero_points: Some(vec![-3]),
+        quantized_dimension: 0,
     });
     Spec {
-        version: 3,
-        subgraphs: 1,
-        codes: vec![code(OpCode::CONV_2D)],
+        description: Some("hand-built".to_string()),
+        opcodes: vec![code(OpCode::CONV_2D)],
         tensors: vec![
             input,
             filter,
-            tensor(&[2], tflite::TensorType::INT32, 2),
-            tensor(&[1, 4, 4, 2], tflite::TensorType::INT8, 0),
+            tensor(&[2], TensorType::INT32, 2),
+            tensor(&[1, 4, 4, 2], TensorType::INT8, 0),
         ],
-        ops: vec![Op {
-            opcode: 0,
+        operators: vec![OpSpec {
+            opcode_index: 0,
             inputs: vec![0, 1, 2],
             outputs: vec![3],
             intermediates: vec![],
-            options: Opts::Conv {
-                padding: 0,
-                stride: (1, 1),
-                dilation: (1, 1),
-                act: 1,
-            },
+            options: conv(0, (1, 1), (1, 1), 1),
+            custom_options: None,
         }],
         inputs: vec![0],
         outputs: vec![3],
         buffers: vec![Buf::Empty, Buf::Data(vec![1; 18]), Buf::Data(vec![2; 8])],
-        metadata: vec![],
+        ..Spec::new()
     }
 }
 
 fn build(spec: &Spec) -> Vec<u8> {
-    let mut fbb = FlatBufferBuilder::new();
-    let codes: Vec<_> = spec
-        .codes
-        .iter()
-        .map(|c| {
-            let custom_code = c.custom.map(|s| fbb.create_string(s));
-            tflite::OperatorCode::create(
-                &mut fbb,
-                &tflite::OperatorCodeArgs {
-                    deprecated_builtin_code: c.deprecated,
-                    custom_code,
-                    version: c.version,
-                    builtin_code: tflite::BuiltinOperator(c.builtin),
-                },
-            )
-        })
-        .collect();
-    let tensors: Vec<_> = spec
-        .tensors
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let shape = t.shape.as_ref().map(|s| fbb.create_vector(s));
-            let shape_signature = t.signature.as_ref().map(|s| fbb.create_vector(s));
-            let name = Some(fbb.create_string(&format!("t{i}")));
-            let quantization = t.quant.as_ref().map(|q| {
-                let scale = Some(fbb.create_vector(&q.scale));
-                let zero_point = q.zero_point.as_ref().map(|z| fbb.create_vector(z));
-                tflite::QuantizationParameters::create(
-                    &mut fbb,
-                    &tflite::QuantizationParametersArgs {
-                        scale,
-                        zero_point,
-                        quantized_dimension: q.dim,
-                        ..Default::default()
-                    },
-                )
-            });
-            tflite::Tensor::create(
-                &mut fbb,
-                &tflite::TensorArgs {
-                    shape,
-                    type_: t.ty,
-                    buffer: t.buffer,
-                    name,
-                    quantization,
-                    is_variable: t.variable,
-                    shape_signature,
-                    ..Default::default()
-                },
-            )
-        })
-        .collect();
-    let ops: Vec<_> = spec
-        .ops
-        .iter()
-        .map(|op| {
-            let inputs = Some(fbb.create_vector(&op.inputs));
-            let outputs = Some(fbb.create_vector(&op.outputs));
-            let intermediates = Some(fbb.create_vector(&op.intermediates));
-            let (builtin_options_type, builtin_options) = options(&mut fbb, &op.options);
-            tflite::Operator::create(
-                &mut fbb,
-                &tflite::OperatorArgs {
-                    opcode_index: op.opcode,
-                    inputs,
-                    outputs,
-                    intermediates,
-                    builtin_options_type,
-                    builtin_options,
-                    ..Default::default()
-                },
-            )
-        })
-        .collect();
-    let tensors = fbb.create_vector(&tensors);
-    let ops = fbb.create_vector(&ops);
-    let inputs = fbb.create_vector(&spec.inputs);
-    let outputs = fbb.create_vector(&spec.outputs);
-    let subgraphs: Vec<_> = (0..spec.subgraphs)
-        .map(|_| {
-            tflite::SubGraph::create(
-                &mut fbb,
-                &tflite::SubGraphArgs {
-                    tensors: Some(tensors),
-                    inputs: Some(inputs),
-                    outputs: Some(outputs),
-                    operators: Some(ops),
-                    ..Default::default()
-                },
-            )
-        })
-        .collect();
-    let buffers: Vec<_> = spec
-        .buffers
-        .iter()
-        .map(|b| {
-            let args = match b {
-                Buf::Empty => tflite::BufferArgs::default(),
-                Buf::Data(d) => {
-                    let data = Some(fbb.create_vector(d));
-                    tflite::BufferArgs {
-                        data,
-                        ..Default::default()
-                    }
-                }
-                Buf::External { offset, size } => tflite::BufferArgs {
-                    data: None,
-                    offset: *offset,
-                    size: *size,
-                },
-            };
-            tflite::Buffer::create(&mut fbb, &args)
-        })
-        .collect();
-    let metadata: Vec<_> = spec
-        .metadata
-        .iter()
-        .map(|(name, buffer)| {
-            let name = Some(fbb.create_string(name));
-            tflite::Metadata::create(
-                &mut fbb,
-                &tflite::MetadataArgs {
-                    name,
-                    buffer: *buffer,
-                },
-            )
-        })
-        .collect();
-    let model = tflite::ModelArgs {
-        version: spec.version,
-        operator_codes: Some(fbb.create_vector(&codes)),
-        subgraphs: Some(fbb.create_vector(&subgraphs)),
-        description: Some(fbb.create_string("hand-built")),
-        buffers: Some(fbb.create_vector(&buffers)),
-        metadata: Some(fbb.create_vector(&metadata)),
-        ..Default::default()
-    };
-    let model = tflite::Model::create(&mut fbb, &model);
-    tflite::finish_model_buffer(&mut fbb, model);
-    fbb.finished_data().to_vec()
-}
-
-fn options(
-    fbb: &mut FlatBufferBuilder<'_>,
-    opts: &Opts,
-) -> (
-    tflite::BuiltinOptions,
-    Option<WIPOffset<flatbuffers::UnionWIPOffset>>,
-) {
-    use tflite::{ActivationFunctionType as A, BuiltinOptions as B};
-    match opts {
-        Opts::None => (B::NONE, None),
-        Opts::Conv {
-            padding,
-            stride,
-            dilation,
-            act,
-        } => {
-            let o = tflite::Conv2DOptions::create(
-                fbb,
-                &tflite::Conv2DOptionsArgs {
-                    padding: tflite::Padding(*padding),
-                    stride_w: stride.0,
-                    stride_h: stride.1,
-                    dilation_w_factor: dilation.0,
-                    dilation_h_factor: dilation.1,
-                    fused_activation_function: A(*act),
-                    ..Default::default()
-                },
-            );
-            (B::Conv2DOptions, Some(o.as_union_value()))
-        }
-        Opts::Pool { filter, act } => {
-            let o = tflite::Pool2DOptions::create(
-                fbb,
-                &tflite::Pool2DOptionsArgs {
-                    padding: tflite::Padding::VALID,
-                    stride_w: 1,
-                    stride_h: 1,
-                    filter_width: filter.0,
-                    filter_height: filter.1,
-                    fused_activation_function: A(*act),
-                },
-            );
-            (B::Pool2DOptions, Some(o.as_union_value()))
-        }
-        Opts::Softmax(beta) => {
-            let o =
-                tflite::SoftmaxOptions::create(fbb, &tflite::SoftmaxOptionsArgs { beta: *beta });
-            (B::SoftmaxOptions, Some(o.as_union_value()))
-        }
-        Opts::FullyConnected {
-            act,
-            weights_format,
-        } => {
-            let o = tflite::FullyConnectedOptions::create(
-                fbb,
-                &tflite::FullyConnectedOptionsArgs {
-                    fused_activation_function: A(*act),
-                    weights_format: tflite::FullyConnectedOptionsWeightsFormat(*weights_format),
-                    ..Default::default()
-                },
-            );
-            (B::FullyConnectedOptions, Some(o.as_union_value()))
-        }
-        Opts::Reshape(shape) => {
-            let new_shape = Some(fbb.create_vector(shape));
-            let o = tflite::ReshapeOptions::create(fbb, &tflite::ReshapeOptionsArgs { new_shape });
-            (B::ReshapeOptions, Some(o.as_union_value()))
-        }
-    }
+    spec.to_bytes()
 }
 
 fn load_spec(spec: &Spec) -> Result<usize, Error> {
@@ -466,15 +201,15 @@ fn version_and_subgraphs() {
 #[test]
 fn dtypes() {
     for (ty, name) in [
-        (tflite::TensorType::STRING, "STRING"),
-        (tflite::TensorType::COMPLEX64, "COMPLEX64"),
-        (tflite::TensorType::RESOURCE, "RESOURCE"),
-        (tflite::TensorType::VARIANT, "VARIANT"),
-        (tflite::TensorType::INT4, "INT4"),
-        (tflite::TensorType(100), "TensorType(100)"),
+        (TensorType::STRING, "STRING"),
+        (TensorType::COMPLEX64, "COMPLEX64"),
+        (TensorType::RESOURCE, "RESOURCE"),
+        (TensorType::VARIANT, "VARIANT"),
+        (TensorType::INT4, "INT4"),
+        (TensorType(100), "TensorType(100)"),
     ] {
         let mut spec = conv_spec();
-        spec.tensors[3].ty = ty;
+        spec.tensors[3].dtype = ty;
         match load_spec(&spec) {
             Err(Error::UnsupportedDtype { tensor, dtype, .. }) => {
                 assert_eq!((tensor, dtype.as_str()), (3, name));
@@ -483,19 +218,19 @@ fn dtypes() {
         }
     }
     for ty in [
-        tflite::TensorType::FLOAT32,
-        tflite::TensorType::FLOAT16,
-        tflite::TensorType::FLOAT64,
-        tflite::TensorType::UINT8,
-        tflite::TensorType::INT16,
-        tflite::TensorType::UINT16,
-        tflite::TensorType::UINT32,
-        tflite::TensorType::INT64,
-        tflite::TensorType::UINT64,
-        tflite::TensorType::BOOL,
+        TensorType::FLOAT32,
+        TensorType::FLOAT16,
+        TensorType::FLOAT64,
+        TensorType::UINT8,
+        TensorType::INT16,
+        TensorType::UINT16,
+        TensorType::UINT32,
+        TensorType::INT64,
+        TensorType::UINT64,
+        TensorType::BOOL,
     ] {
         let mut spec = conv_spec();
-        spec.tensors[3].ty = ty;
+        spec.tensors[3].dtype = ty;
         assert!(load_spec(&spec).is_ok(), "{ty:?}");
     }
 }
@@ -516,7 +251,7 @@ fn shapes() {
 
     // A signature that disagrees with the shape on rank.
     let mut spec = conv_spec();
-    spec.tensors[0].signature = Some(vec![-1, 4, 4]);
+    spec.tensors[0].shape_signature = Some(vec![-1, 4, 4]);
     assert!(matches!(
         load_spec(&spec),
         Err(Error::DynamicShape { tensor: 0, signature, .. }) if signature == vec![-1, 4, 4]
@@ -524,7 +259,7 @@ fn shapes() {
 
     // The converter's usual open batch dimension: loads at `shape`, as TFLM runs it.
     let mut spec = conv_spec();
-    spec.tensors[0].signature = Some(vec![-1, 4, 4, 1]);
+    spec.tensors[0].shape_signature = Some(vec![-1, 4, 4, 1]);
     let bytes = build(&spec);
     assert_eq!(load(&bytes).unwrap().tensors[0].shape, vec![1, 4, 4, 1]);
 
@@ -537,23 +272,24 @@ fn shapes() {
 
     let mut spec = conv_spec();
     spec.tensors[3].shape = Some(vec![i32::MAX, i32::MAX, i32::MAX, 2]);
-    spec.tensors[3].ty = tflite::TensorType::INT64;
-    assert!(matches!(load_spec(&spec), Err(Error::Overflow { .. })));
+    spec.tensors[3].dtype = TensorType::INT64;
+    // A byte size past u64 is refused by the per-tensor size limit (computed in u128), never wrapped.
+    assert!(matches!(load_spec(&spec), Err(Error::Limit { .. })));
 }
 
 #[test]
 fn quantization() {
     let mut spec = conv_spec();
-    spec.tensors[1].quant.as_mut().unwrap().zero_point = Some(vec![0, 0, 0]);
+    spec.tensors[1].quantization.as_mut().unwrap().zero_points = Some(vec![0, 0, 0]);
     assert!(corrupt_detail(&spec).contains("2 quantization scales but 3 zero points"));
 
     let mut spec = conv_spec();
-    spec.tensors[1].quant.as_mut().unwrap().zero_point = None;
+    spec.tensors[1].quantization.as_mut().unwrap().zero_points = None;
     assert!(corrupt_detail(&spec).contains("no zero points"));
 
     // One zero point for all channels (TFLM applies it to each).
     let mut spec = conv_spec();
-    spec.tensors[1].quant.as_mut().unwrap().zero_point = Some(vec![0]);
+    spec.tensors[1].quantization.as_mut().unwrap().zero_points = Some(vec![0]);
     let bytes = build(&spec);
     let g = load(&bytes).unwrap();
     assert_eq!(g.tensors[1].quant.as_ref().unwrap().zero_points, vec![0, 0]);
@@ -561,7 +297,11 @@ fn quantization() {
     // Per-channel along a dimension of the wrong size, or outside the rank.
     for dim in [1, 3, 4, -1] {
         let mut spec = conv_spec();
-        spec.tensors[1].quant.as_mut().unwrap().dim = dim;
+        spec.tensors[1]
+            .quantization
+            .as_mut()
+            .unwrap()
+            .quantized_dimension = dim;
         assert!(
             corrupt_detail(&spec).contains("per-channel scales"),
             "dim {dim}"
@@ -570,10 +310,10 @@ fn quantization() {
 
     // A bias carrying its filter's quantized_dimension (as real converters write it).
     let mut spec = conv_spec();
-    spec.tensors[2].quant = Some(Quant {
-        scale: vec![0.05, 0.025],
-        zero_point: Some(vec![0, 0]),
-        dim: 3,
+    spec.tensors[2].quantization = Some(Quant {
+        scales: vec![0.05, 0.025],
+        zero_points: Some(vec![0, 0]),
+        quantized_dimension: 3,
     });
     let bytes = build(&spec);
     assert_eq!(
@@ -587,10 +327,10 @@ fn quantization() {
 
     // Empty scales: not quantized.
     let mut spec = conv_spec();
-    spec.tensors[0].quant = Some(Quant {
-        scale: vec![],
-        zero_point: None,
-        dim: 0,
+    spec.tensors[0].quantization = Some(Quant {
+        scales: vec![],
+        zero_points: None,
+        quantized_dimension: 0,
     });
     let bytes = build(&spec);
     assert_eq!(load(&bytes).unwrap().tensors[0].quant, None);
@@ -599,7 +339,7 @@ fn quantization() {
 #[test]
 fn buffers() {
     let mut spec = conv_spec();
-    spec.tensors[1].buffer = 9;
+    spec.tensors[1].data = TensorData::Buffer(9);
     match load_spec(&spec) {
         Err(Error::IndexOutOfRange {
             context,
@@ -613,9 +353,11 @@ fn buffers() {
     spec.buffers[1] = Buf::Data(vec![1; 17]);
     assert!(corrupt_detail(&spec).contains("needs 18 bytes of constant data"));
 
-    // An empty buffer other than 0 is an activation too.
+    // An empty buffer other than 0 is an activation too (here fed as a second graph input, so
+    // that the graph reads nothing undefined).
     let mut spec = conv_spec();
     spec.buffers[2] = Buf::Empty;
+    spec.inputs = vec![0, 2];
     let bytes = build(&spec);
     assert_eq!(load(&bytes).unwrap().tensors[2].data, None);
 
@@ -649,35 +391,35 @@ fn buffers() {
 #[test]
 fn operator_indices() {
     let mut spec = conv_spec();
-    spec.ops[0].opcode = 1;
+    spec.operators[0].opcode_index = 1;
     assert!(matches!(
         load_spec(&spec),
         Err(Error::IndexOutOfRange { context, index: 1, len: 1 }) if context == "operator 0 opcode_index"
     ));
 
     let mut spec = conv_spec();
-    spec.ops[0].inputs[1] = 7;
+    spec.operators[0].inputs[1] = 7;
     assert!(matches!(
         load_spec(&spec),
         Err(Error::IndexOutOfRange { context, index: 7, len: 4 }) if context == "operator 0 input 1"
     ));
 
     let mut spec = conv_spec();
-    spec.ops[0].inputs[2] = -2;
+    spec.operators[0].inputs[2] = -2;
     assert!(matches!(
         load_spec(&spec),
         Err(Error::IndexOutOfRange { index: -2, .. })
     ));
 
     let mut spec = conv_spec();
-    spec.ops[0].outputs[0] = -1;
+    spec.operators[0].outputs[0] = -1;
     assert!(matches!(
         load_spec(&spec),
         Err(Error::IndexOutOfRange { context, .. }) if context == "operator 0 output 0"
     ));
 
     let mut spec = conv_spec();
-    spec.ops[0].intermediates = vec![4];
+    spec.operators[0].intermediates = vec![4];
     assert!(matches!(
         load_spec(&spec),
         Err(Error::IndexOutOfRange { context, .. }) if context == "operator 0 intermediate 0"
@@ -685,8 +427,8 @@ fn operator_indices() {
 
     // -1 is an omitted optional input.
     let mut spec = conv_spec();
-    spec.ops[0].inputs[2] = -1;
-    spec.ops[0].intermediates = vec![2];
+    spec.operators[0].inputs[2] = -1;
+    spec.operators[0].intermediates = vec![2];
     let bytes = build(&spec);
     let g = load(&bytes).unwrap();
     assert_eq!(g.operators[0].inputs, vec![Some(0), Some(1), None]);
@@ -711,12 +453,7 @@ fn operator_indices() {
 fn operator_codes() {
     // Old files: only the byte-wide field.
     let mut spec = conv_spec();
-    spec.codes[0] = Code {
-        deprecated: 3,
-        builtin: 0,
-        custom: None,
-        version: 2,
-    };
+    spec.opcodes[0] = raw_code(3, 0, None, 2);
     let bytes = build(&spec);
     let g = load(&bytes).unwrap();
     assert_eq!(g.operators[0].kind, OpKind::Builtin(OpCode::CONV_2D));
@@ -724,13 +461,8 @@ fn operator_codes() {
 
     // Codes past 127: the byte field holds the placeholder, the wide one the code.
     let mut spec = conv_spec();
-    spec.codes[0] = Code {
-        deprecated: 127,
-        builtin: 150,
-        custom: None,
-        version: 1,
-    };
-    spec.ops[0].options = Opts::None;
+    spec.opcodes[0] = raw_code(127, 150, None, 1);
+    spec.operators[0].options = Opts::None;
     let bytes = build(&spec);
     let g = load(&bytes).unwrap();
     assert_eq!(g.operators[0].kind.name(), "GELU");
@@ -738,13 +470,8 @@ fn operator_codes() {
 
     // Unknown codes load; lowering refuses them.
     let mut spec = conv_spec();
-    spec.codes[0] = Code {
-        deprecated: 127,
-        builtin: 9999,
-        custom: None,
-        version: 1,
-    };
-    spec.ops[0].options = Opts::None;
+    spec.opcodes[0] = raw_code(127, 9999, None, 1);
+    spec.operators[0].options = Opts::None;
     let bytes = build(&spec);
     assert_eq!(
         load(&bytes).unwrap().operators[0].kind.name(),
@@ -752,21 +479,11 @@ fn operator_codes() {
     );
 
     let mut spec = conv_spec();
-    spec.codes[0] = Code {
-        deprecated: -5,
-        builtin: -7,
-        custom: None,
-        version: 1,
-    };
+    spec.opcodes[0] = raw_code(-5, -7, None, 1);
     assert!(corrupt_detail(&spec).contains("negative"));
 
     let mut spec = conv_spec();
-    spec.codes[0] = Code {
-        deprecated: 32,
-        builtin: 32,
-        custom: Some("TFLite_Detection_PostProcess"),
-        version: 1,
-    };
+    spec.opcodes[0] = raw_code(32, 32, Some("TFLite_Detection_PostProcess"), 1);
     let bytes = build(&spec);
     let g = load(&bytes).unwrap();
     assert_eq!(
@@ -775,11 +492,11 @@ fn operator_codes() {
     );
     assert_eq!(g.operators[0].options, Options::None);
 
-    spec.codes[0].custom = None;
+    spec.opcodes[0].custom_code = None;
     assert!(corrupt_detail(&spec).contains("no custom_code"));
 
     // A name that would be copied once per operator is bounded.
-    spec.codes[0].custom = Some(Box::leak("x".repeat(5000).into_boxed_str()));
+    spec.opcodes[0].custom_code = Some("x".repeat(5000));
     assert!(corrupt_detail(&spec).contains("5000-byte custom_code"));
 }
 
@@ -787,12 +504,7 @@ fn operator_codes() {
 fn conv_options() {
     let with = |padding: i8, stride: (i32, i32), dilation: (i32, i32), act: i8| {
         let mut spec = conv_spec();
-        spec.ops[0].options = Opts::Conv {
-            padding,
-            stride,
-            dilation,
-            act,
-        };
+        spec.operators[0].options = conv(padding, stride, dilation, act);
         spec
     };
     let d = corrupt_detail(&with(0, (1, 1), (1, 1), 42));
@@ -825,25 +537,26 @@ fn conv_options() {
 
     // CONV_2D without options: TFLite would run with strides of 0; refuse.
     let mut spec = conv_spec();
-    spec.ops[0].options = Opts::None;
+    spec.operators[0].options = Opts::None;
     assert!(corrupt_detail(&spec).contains("has no Conv2DOptions"));
 
     // Options of the wrong type.
     let mut spec = conv_spec();
-    spec.ops[0].options = Opts::Softmax(1.0);
+    spec.operators[0].options = Opts::Softmax { beta: 1.0 };
     assert!(corrupt_detail(&spec).contains("carries SoftmaxOptions but expects Conv2DOptions"));
 }
 
 /// One op of `code` with `options` on a [1, 4, 4, 2] int8 tensor.
 fn single_op(code: OpCode, options: Opts) -> Spec {
     let mut spec = conv_spec();
-    spec.codes = vec![self::code(code)];
-    spec.ops[0] = Op {
-        opcode: 0,
+    spec.opcodes = vec![self::code(code)];
+    spec.operators[0] = OpSpec {
+        opcode_index: 0,
         inputs: vec![0],
         outputs: vec![3],
         intermediates: vec![],
         options,
+        custom_options: None,
     };
     spec
 }
@@ -862,16 +575,10 @@ fn other_options() {
         Options::Softmax { beta: 0.0 }
     );
     assert_eq!(
-        options_of(&single_op(OpCode::SOFTMAX, Opts::Softmax(0.5))),
+        options_of(&single_op(OpCode::SOFTMAX, Opts::Softmax { beta: 0.5 })),
         Options::Softmax { beta: 0.5 }
     );
-    match options_of(&single_op(
-        OpCode::FULLY_CONNECTED,
-        Opts::FullyConnected {
-            act: 2,
-            weights_format: 1,
-        },
-    )) {
+    match options_of(&single_op(OpCode::FULLY_CONNECTED, fully_connected(2, 1))) {
         Options::FullyConnected(o) => {
             assert!(o.shuffled_weights);
             assert_eq!(o.activation, Activation::ReluN1To1);
@@ -885,16 +592,15 @@ fn other_options() {
         }
         other => panic!("{other:?}"),
     }
-    let d = corrupt_detail(&single_op(
-        OpCode::FULLY_CONNECTED,
-        Opts::FullyConnected {
-            act: 0,
-            weights_format: 7,
-        },
-    ));
+    let d = corrupt_detail(&single_op(OpCode::FULLY_CONNECTED, fully_connected(0, 7)));
     assert!(d.contains("weights_format 7"), "{d}");
     assert_eq!(
-        options_of(&single_op(OpCode::RESHAPE, Opts::Reshape(vec![1, -1]))),
+        options_of(&single_op(
+            OpCode::RESHAPE,
+            Opts::Reshape {
+                new_shape: Some(vec![1, -1])
+            }
+        )),
         Options::Reshape {
             new_shape: vec![1, -1]
         }
@@ -913,13 +619,7 @@ fn other_options() {
         options_of(&single_op(OpCode::MEAN, Opts::None)),
         Options::Reducer { keep_dims: false }
     );
-    let d = corrupt_detail(&single_op(
-        OpCode::MAX_POOL_2D,
-        Opts::Pool {
-            filter: (2, 0),
-            act: 0,
-        },
-    ));
+    let d = corrupt_detail(&single_op(OpCode::MAX_POOL_2D, pool((2, 0), 0)));
     assert!(
         d.contains("operator 0 (MAX_POOL_2D)") && d.contains("filter_height is 0"),
         "{d}"
@@ -931,7 +631,7 @@ fn other_options() {
     assert!(corrupt_detail(&single_op(OpCode::SVDF, Opts::None)).contains("has no SVDFOptions"));
     // Ops outside `Options` load with none, whatever they carry.
     assert_eq!(
-        options_of(&single_op(OpCode::TANH, Opts::Softmax(1.0))),
+        options_of(&single_op(OpCode::TANH, Opts::Softmax { beta: 1.0 })),
         Options::None
     );
 }
@@ -943,7 +643,16 @@ fn offline_memory_allocation() {
         spec.buffers.push(Buf::Data(
             words.iter().flat_map(|w| w.to_le_bytes()).collect(),
         ));
-        spec.metadata = vec![("min_runtime_version", 0), ("OfflineMemoryAllocation", 3)];
+        spec.metadata = vec![
+            MetadataSpec {
+                name: "min_runtime_version".to_string(),
+                buffer: 0,
+            },
+            MetadataSpec {
+                name: "OfflineMemoryAllocation".to_string(),
+                buffer: 3,
+            },
+        ];
         spec
     };
     let bytes = build(&plan(&[1, 0, 4, 0, -1, -1, 16]));
@@ -960,7 +669,7 @@ fn offline_memory_allocation() {
     spec.buffers[3] = Buf::Data(vec![0; 13]);
     assert!(corrupt_detail(&spec).contains("whole number"));
     let mut spec = plan(&[1, 0, 4, 0, 0, 0, 0]);
-    spec.metadata[1].1 = 7;
+    spec.metadata[1].buffer = 7;
     assert!(matches!(
         load_spec(&spec),
         Err(Error::IndexOutOfRange { .. })
@@ -970,7 +679,7 @@ fn offline_memory_allocation() {
 #[test]
 fn variable_tensors() {
     let mut spec = conv_spec();
-    spec.tensors[3].variable = true;
+    spec.tensors[3].is_variable = true;
     let bytes = build(&spec);
     let g = load(&bytes).unwrap();
     assert!(g.tensors[3].is_variable && !g.tensors[0].is_variable);

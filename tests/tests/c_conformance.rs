@@ -117,6 +117,11 @@ fn every_model_matches_tflm_as_c() {
             root.join("tests/fixtures/golden"),
         ),
         (
+            "hostile",
+            root.join("tests/fixtures/hostile/models"),
+            root.join("tests/fixtures/hostile/golden"),
+        ),
+        (
             "shared",
             shared.join("models"),
             shared.join("models/golden"),

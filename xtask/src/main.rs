@@ -4,7 +4,13 @@
 //! - `mcu [--models a,b] [--timeout SECONDS]`: runs models on a Cortex-M4 under QEMU, from the Rust
 //!   and the C backend, checks every output against TFLM's goldens bit for bit, and prints a table
 //!   of instructions, flash and RAM (see [`mcu`]).
+//! - `difftest --cases N --seed S [--ops a,b] [--batch K] [--from I]`: random small models through
+//!   TFLM and both backends, compared byte for byte (see [`difftest`]).
+//! - `genbench [--update-readme]`: generation time and peak memory on large synthetic models
+//!   (see [`genbench`]).
 
+mod difftest;
+mod genbench;
 mod golden;
 mod macs;
 mod mcu;
@@ -29,12 +35,29 @@ Commands:
       --timeout bounds each QEMU run (default 600 s).
       Needs qemu-system-arm, arm-none-eabi-gcc (with newlib) and the thumbv7em-none-eabihf target.
       Exit status 1 on any mismatch, failure or missing tool.
+  difftest [--cases N] [--seed S] [--ops A,B,...] [--batch K] [--from I]
+      Differential test: N random small models (cases I..I+N of seed S; default 100 cases of
+      seed 1 from 0), single ops and chains of 2-3, int8 and float32, random shapes, options
+      and quantization (some scales chosen where f32 and f64 requantization multipliers
+      differ), run by TFLM (xtask/difftest.py; needs `pip install --pre tflite-micro numpy`)
+      and by both backends (K cases per generated Rust crate and C program, default 150).
+      Outputs must match TFLM byte for byte (float32 within 1e-5 relative); TFLM refusing
+      what tinyaot accepts is a difference; tinyaot refusing what TFLM runs is counted as
+      unsupported. --ops restricts the ops drawn. Differing cases are saved under
+      <target>/difftest/failures/. Exit status 1 on any difference.
+  genbench [--update-readme] [--quick]
+      Generation time and peak memory of the release `tinyaot rust` and `tinyaot c` on synthetic
+      models: chains of 10k-80k RELUs and 62-500 MB of weights (built with tinyaot-modelkit,
+      run in child processes). Prints a table; --update-readme also writes it into README.md
+      between the genbench markers; --quick measures the two smallest of each kind.
 ";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.split_first() {
         Some((command, rest)) if command == "mcu" => mcu::run(rest),
+        Some((command, rest)) if command == "difftest" => difftest::run(rest),
+        Some((command, rest)) if command == "genbench" => genbench::run(rest),
         Some((command, _)) if command == "help" || command == "--help" || command == "-h" => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -1,5 +1,12 @@
 //! The `tinyaot` command line: a thin shell over the library. Errors go to stderr as `error: …`
 //! with a non-zero exit status, and no command leaves a partial output file behind.
+//!
+//! Outputs are written whole or not at all ([`crate::emit::files`]). The binary also calls
+//! [`install_signal_handlers`] first: SIGXFSZ is ignored, so that exceeding `ulimit -f` is an
+//! `error:` (exit status 1) instead of a silent death, and SIGINT and SIGTERM remove the staging
+//! entries of a write in progress before the process dies of the signal. Dying of it (rather than
+//! exiting with 130 or 143) is what lets a calling shell or `make` see that the command was
+//! interrupted and stop too; shells report it as status 130 or 143 all the same.
 
 mod args;
 mod c;
@@ -27,9 +34,90 @@ Usage:
   tinyaot help
       Print this text.
 
+Resource limits (plan, rust and c; sizes take a binary suffix K, M or G):
+  --max-arena-bytes N       largest activation arena and state region (default 64M)
+  --max-constant-bytes N    largest total of the constant tensors (weights; default 256M)
+  --max-tensor-bytes N      largest single tensor (default 256M)
+  --max-operators N         most operators (default 100000)
+  --max-tensors N           most tensors (default 1000000)
+  --target-pointer-width W  16, 32 or 64 (default 32): no size may exceed the target's isize::MAX
+
 Exit status: 0 on success, 1 when the model is refused or a file cannot be written, 2 on a usage
 error. Messages go to stderr and start with `error:`.
 ";
+
+/// Prepares the process for writing outputs, as the module docs describe. For the `tinyaot`
+/// binary's `main`, before any other thread exists (the signal mask it sets is inherited); not for
+/// library users, whose process's signals are theirs.
+pub fn install_signal_handlers() {
+    crate::emit::files::ignore_sigxfsz();
+    #[cfg(unix)]
+    signals::install();
+}
+
+#[cfg(unix)]
+mod signals {
+    //! SIGINT and SIGTERM, handled by a thread: the signals are blocked in every thread and taken
+    //! with `sigwait`, so the cleanup is ordinary code (file removal, locks), not a signal handler.
+
+    use std::io::Write;
+
+    pub(super) fn install() {
+        // SAFETY: plain libc calls on a local, initialised signal set.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in [libc::SIGINT, libc::SIGTERM] {
+                // A signal the parent made us ignore (`nohup`, a background job) stays ignored.
+                let mut current: libc::sigaction = std::mem::zeroed();
+                let ignored = libc::sigaction(sig, std::ptr::null(), &mut current) == 0
+                    && current.sa_sigaction == libc::SIG_IGN;
+                if !ignored {
+                    libc::sigaddset(&mut set, sig);
+                }
+            }
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return;
+            }
+            let spawned = std::thread::Builder::new()
+                .name("signals".to_string())
+                .spawn(move || wait(set));
+            if spawned.is_err() {
+                // No thread to take them: let the signals act as they did before.
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            }
+        }
+    }
+
+    fn wait(set: libc::sigset_t) {
+        let mut sig: libc::c_int = 0;
+        // SAFETY: `set` is initialised and `sig` a valid out-pointer.
+        while unsafe { libc::sigwait(&set, &mut sig) } != 0 {}
+        // Held until the process ends: no commit starts after the cleanup, and one in progress
+        // has finished before it (the output is then whole).
+        let _staged = crate::emit::files::remove_staged_and_hold();
+        let name = if sig == libc::SIGINT {
+            "SIGINT"
+        } else {
+            "SIGTERM"
+        };
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: interrupted by {name}; no partial output left behind"
+        );
+        // SAFETY: restore the default action and deliver the signal to this thread, where it is
+        // unblocked: the process ends as killed by it.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            let mut only: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut only);
+            libc::sigaddset(&mut only, sig);
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
+            libc::raise(sig);
+        }
+        std::process::exit(128 + sig);
+    }
+}
 
 /// Runs the command line on `args` (without the program name) and returns the exit status.
 pub fn main(args: Vec<String>) -> i32 {

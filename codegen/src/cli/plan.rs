@@ -3,13 +3,15 @@
 
 use std::path::Path;
 
+use super::args::with_limit_options;
 use super::{Args, Failure};
-use crate::config::{read_model, write_if_changed};
-use crate::plan::{plan_graph, report};
+use crate::config::{plan_model, read_model, write_if_changed};
+use crate::plan::report;
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<(), Failure> {
-    let args = Args::parse(args, &["--format", "--svg"])?;
+    let args = Args::parse(args, &with_limit_options(&["--format", "--svg"]))?;
+    let limits = args.limits()?;
     let model = Path::new(args.model()?);
     let json = match args.get("--format").unwrap_or("text") {
         "text" => false,
@@ -21,14 +23,13 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         }
     };
     let bytes = read_model(model)?;
-    let graph = crate::load::load(&bytes)?;
-    let plan = plan_graph(&graph)?;
+    let (graph, plan) = plan_model(&bytes, &limits)?;
     if let Some(svg) = args.get("--svg") {
         let title = model.file_name().map_or_else(
             || model.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        // Written to a temporary file and renamed: a failure leaves no partial drawing.
+        // Written whole or not at all (crate::emit::files): a failure leaves no partial drawing.
         write_if_changed(
             Path::new(svg),
             report::svg(&graph, &plan, &title).as_bytes(),

@@ -2,18 +2,24 @@
 
 use std::path::Path;
 
+use super::args::with_limit_options;
 use super::{Args, Failure};
-use crate::config::{file_stem, read_model, write_if_changed};
+use crate::config::{file_stem, read_model};
+use crate::emit::files::{write_file, Written};
 use crate::Config;
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<(), Failure> {
-    let args = Args::parse(args, &["--output|-o", "--name", "--runtime-path"])?;
+    let args = Args::parse(
+        args,
+        &with_limit_options(&["--output|-o", "--name", "--runtime-path"]),
+    )?;
     let model = Path::new(args.model()?);
     let output = args
         .get("--output")
         .ok_or_else(|| Failure::Usage("missing `-o FILE.rs`".to_string()))?;
     let mut config = Config::new();
+    config.limits(args.limits()?);
     if let Some(name) = args.get("--name") {
         config.name(name);
     }
@@ -21,8 +27,12 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         config.runtime_path(path);
     }
     let bytes = read_model(model)?;
-    let source = config.generate(&bytes, &file_stem(model)?)?;
-    write_if_changed(Path::new(output), source.as_bytes())?;
-    eprintln!("wrote {output} ({} bytes of Rust)", source.len());
+    let source = config.generate_source(&bytes, &file_stem(model)?)?;
+    // Streamed: the constant data is encoded as it is written, never held whole.
+    match write_file(Path::new(output), &source) {
+        Ok(Written::Bytes(bytes)) => eprintln!("wrote {output} ({bytes} bytes of Rust)"),
+        Ok(Written::Unchanged) => eprintln!("{output} is up to date"),
+        Err(e) => return Err(Failure::Refused(format!("{output}: {e}"))),
+    }
     Ok(())
 }

@@ -4,6 +4,10 @@
 //! `<prefix>_kernels.h` (internal: fixed-point math, parameter structs, kernel prototypes) and one
 //! `<prefix>_<module>.c` per kernel module the model uses, holding only the functions it calls.
 //!
+//! Constant data never goes through the templates: each constant's initializer is rendered as a
+//! placeholder and the data spliced in as the file is written ([`Source`]), so a model of hundreds
+//! of megabytes costs about its own size in memory, not several times that in strings.
+//!
 //! Every name the generated code defines starts with the prefix, so several models link into one
 //! program. The code needs `<stdint.h>` and `<stddef.h>` only: no malloc, no stdio, no libm (the float
 //! transcendentals are computed as the Rust runtime computes them).
@@ -15,7 +19,8 @@ use tera::{Context, Map, Tera, Value};
 
 use super::c_data::{self, comment, f32_literal, shape_text};
 use super::c_decl::{tensor_view, Decls, Naming};
-use super::{io_tensors, Layout, Region};
+use super::source::Encoding;
+use super::{io_tensors, Layout, Region, Source};
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph};
 use crate::lower::{Call, CallKind, KernelCall, Operand};
@@ -68,13 +73,33 @@ const PUBLIC_HEADER: &str = include_str!("../../../templates/c/model.h.tera");
 const MODEL_SOURCE: &str = include_str!("../../../templates/c/model.c.tera");
 const KERNELS_HEADER: &str = include_str!("../../../templates/c/kernels.h.tera");
 
-/// Renders the model as C source files, the public header first and the model source second.
+/// Renders the model as C source files, the public header first and the model source second, each
+/// in one `String`; [`sources`] is the streaming form.
 pub fn generate(
     graph: &Graph,
     layout: &Layout,
     calls: &[Call],
     options: &COptions,
 ) -> Result<Vec<CFile>> {
+    Ok(sources(graph, layout, calls, options)?
+        .into_iter()
+        .map(|(name, source)| (name, source.into_string()))
+        .collect())
+}
+
+/// Stands for a constant's initializer in the rendered model source. Nothing else in the output can
+/// contain it: model-derived text reaches the C only through [`comment`] (printable ASCII) or as
+/// identifiers and numbers, none of which holds a NUL.
+const DATA_PLACEHOLDER: &str = "\0tinyaot-constant-data\0";
+
+/// The files of [`generate`], in the same order and byte for byte the same, with constant data
+/// written only when each [`Source`] is.
+pub fn sources<'m>(
+    graph: &Graph<'m>,
+    layout: &Layout,
+    calls: &[Call],
+    options: &COptions,
+) -> Result<Vec<(String, Source<'m>)>> {
     c_data::check_prefix(&options.prefix)?;
     let prefix = options.prefix.as_str();
     let mut tera = templates()?;
@@ -96,7 +121,7 @@ pub fn generate(
     let (inputs, outputs) = emitter.io(&mut constants)?;
 
     let weights = super::constant_bytes(graph, &constants);
-    let mut files: Vec<CFile> = Vec::new();
+    let mut files: Vec<(String, Source<'m>)> = Vec::new();
     let kernel_files: Vec<String> = used.keys().map(|m| format!("{prefix}_{m}.c")).collect();
 
     let mut ctx = base_context(prefix, options, graph, layout, weights);
@@ -110,17 +135,32 @@ pub fn generate(
     ctx.insert("steps", &steps);
     ctx.insert("module_headers", &module_headers);
 
-    files.push((format!("{prefix}.h"), render(&mut tera, "model.h", &ctx)?));
-    files.push((format!("{prefix}.c"), render(&mut tera, "model.c", &ctx)?));
+    let data: Vec<&'m [u8]> = constants
+        .iter()
+        .map(|&t| graph.tensors[t].data.unwrap_or(&[]))
+        .collect();
+    let model_c = render(&mut tera, "model.c", &ctx)?;
+    let model_c =
+        Source::splice(&model_c, DATA_PLACEHOLDER, Encoding::CWords, &data).ok_or_else(|| {
+            Error::Internal {
+                detail: "the C model template does not place every constant's data once"
+                    .to_string(),
+            }
+        })?;
+    files.push((
+        format!("{prefix}.h"),
+        Source::text(render(&mut tera, "model.h", &ctx)?),
+    ));
+    files.push((format!("{prefix}.c"), model_c));
     files.push((
         format!("{prefix}_kernels.h"),
-        render(&mut tera, "kernels.h", &ctx)?,
+        Source::text(render(&mut tera, "kernels.h", &ctx)?),
     ));
     for (&module, functions) in &used {
         let mut mctx = module_context(prefix, functions);
         mctx.extend(base_context(prefix, options, graph, layout, weights));
         let source = render(&mut tera, &format!("{module}.c"), &mctx)?;
-        files.push((format!("{prefix}_{module}.c"), source));
+        files.push((format!("{prefix}_{module}.c"), Source::text(source)));
     }
     Ok(files)
 }
@@ -188,7 +228,8 @@ fn declarations(
     Ok((headers, decls))
 }
 
-/// The template data of each referenced constant tensor.
+/// The template data of each referenced constant tensor; `data` is a placeholder for the
+/// initializer ([`DATA_PLACEHOLDER`]).
 fn constant_values(graph: &Graph, prefix: &str, constants: &BTreeSet<usize>) -> Vec<Value> {
     constants
         .iter()
@@ -206,7 +247,7 @@ fn constant_values(graph: &Graph, prefix: &str, constants: &BTreeSet<usize>) -> 
                 ("name", format!("{prefix}_t{t}").into()),
                 ("comment", text.into()),
                 ("words", c_data::words_for(data.len()).into()),
-                ("data", c_data::words(data).into()),
+                ("data", DATA_PLACEHOLDER.into()),
             ])
         })
         .collect()
@@ -224,7 +265,21 @@ pub fn file_names(prefix: &str) -> Vec<String> {
 }
 
 /// The embedded templates, parsed.
+/// The embedded templates, parsed once per process (parsing dominated the C backend's time: a
+/// clone of the parsed set is far cheaper than parsing again).
 fn templates() -> Result<Tera> {
+    static PARSED: std::sync::OnceLock<std::result::Result<Tera, String>> =
+        std::sync::OnceLock::new();
+    match PARSED.get_or_init(|| parse_templates().map_err(|e| e.to_string())) {
+        Ok(tera) => Ok(tera.clone()),
+        Err(detail) => Err(Error::Internal {
+            detail: detail.clone(),
+        }),
+    }
+}
+
+/// Parses every embedded template.
+fn parse_templates() -> Result<Tera> {
     let mut tera = Tera::default();
     // Generated C is not HTML: never escape.
     tera.autoescape_on(vec![]);
@@ -253,8 +308,9 @@ fn template_error(e: tera::Error) -> Error {
         let _ = write!(detail, ": {s}");
         source = s.source();
     }
-    Error::Config {
-        detail: format!("internal error in a C template: {detail}"),
+    // The templates are ours: any failure to parse or render them is a bug in tinyaot.
+    Error::Internal {
+        detail: format!("in a C template: {detail}"),
     }
 }
 

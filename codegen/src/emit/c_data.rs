@@ -39,31 +39,50 @@ pub(crate) fn words_for(bytes: usize) -> usize {
 /// a line. Words rather than bytes because compilers parse an initializer element by element: a
 /// 4 MB model compiles in about 2 s this way, against about 11 s as a byte list (string literals
 /// would be faster still, but ISO C99 only guarantees 4095 characters per literal, and
-/// `-Wpedantic` rejects longer ones).
+/// `-Wpedantic` rejects longer ones). The whole in one string, for tests: the emitter streams it
+/// ([`push_words`]).
+#[cfg(test)]
 pub(crate) fn words(data: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let n = words_for(data.len());
-    let mut out = String::with_capacity(n * 21 + n / 6 * 5);
-    for (i, chunk) in data.chunks(8).enumerate() {
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        let value = u64::from_le_bytes(word);
-        out.push_str(if i % 6 == 0 { "    0x" } else { " 0x" });
-        for shift in (0..16).rev() {
-            out.push(HEX[((value >> (shift * 4)) & 0xf) as usize] as char);
+    let mut out = Vec::new();
+    push_words(&mut out, data);
+    if out.last() != Some(&b'\n') {
+        out.push(b'\n');
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Appends the lines of [`words`] for `data` without the final line end, starting a new line; for
+/// data written in pieces ([`super::source::Source`]), each piece a multiple of 48 bytes but the
+/// last, so that lines break where they would for the whole.
+pub(crate) fn push_words(out: &mut Vec<u8>, data: &[u8]) {
+    /// Each byte as two hex digits.
+    const HEX2: [[u8; 2]; 256] = {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut table = [[0u8; 2]; 256];
+        let mut b = 0;
+        while b < 256 {
+            table[b] = [HEX[b >> 4], HEX[b & 0xf]];
+            b += 1;
         }
-        out.push(',');
+        table
+    };
+    let n = words_for(data.len());
+    out.reserve(n * 21 + n / 6 * 5);
+    for (i, chunk) in data.chunks(8).enumerate() {
+        out.extend_from_slice(if i % 6 == 0 { b"    0x" } else { b" 0x" });
+        // Little-endian: the last byte is the most significant, printed first; padding is zero.
+        for k in (0..8).rev() {
+            let byte = chunk.get(k).copied().unwrap_or(0);
+            out.extend_from_slice(&HEX2[usize::from(byte)]);
+        }
+        out.push(b',');
         if i % 6 == 5 {
-            out.push('\n');
+            out.push(b'\n');
         }
     }
     if data.is_empty() {
-        out.push_str("    0x0000000000000000,");
+        out.extend_from_slice(b"    0x0000000000000000,");
     }
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    out
 }
 
 /// Text safe inside a `/* */` comment on one line: printable ASCII, no comment terminator.

@@ -1,10 +1,15 @@
 //! Emission: the plan and the lowered calls, rendered as source. The backends share [`Layout`] and
-//! differ only in syntax.
+//! differ only in syntax. They render the code into [`Source`]s whose constant data is encoded only
+//! as it is written, and [`files`] writes them whole or not at all.
 
 pub mod c;
 mod c_data;
 mod c_decl;
+pub mod files;
 pub mod rust;
+mod source;
+
+pub use source::Source;
 
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph, Tensor};

@@ -1,5 +1,7 @@
 //! The Rust backend: `quote!` for the code, `prettyplease` to format it, and constant data appended
 //! as byte-string literals (one token each, so a multi-megabyte model stays fast to parse and compile).
+//! The literals are [`Source`] data parts: encoded only as they are written ([`source`]), never held
+//! whole in memory.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -7,7 +9,8 @@ use std::fmt::Write as _;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{io_tensors, rust_element, Layout, Region};
+use super::source::Encoding;
+use super::{io_tensors, rust_element, Layout, Region, Source};
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph, Quantization};
 use crate::lower::{Call, CallKind, KernelCall, Operand, Value};
@@ -23,13 +26,24 @@ pub struct RustOptions {
     pub source_name: String,
 }
 
-/// Renders the model as one Rust source file.
+/// Renders the model as one Rust source file, in one `String`; [`source`] is the streaming form.
 pub fn generate(
     graph: &Graph,
     layout: &Layout,
     calls: &[Call],
     options: &RustOptions,
 ) -> Result<String> {
+    source(graph, layout, calls, options).map(Source::into_string)
+}
+
+/// Renders the model as one Rust source file whose constant data is written only when the
+/// [`Source`] is (the byte-for-byte same text as [`generate`]).
+pub fn source<'m>(
+    graph: &Graph<'m>,
+    layout: &Layout,
+    calls: &[Call],
+    options: &RustOptions,
+) -> Result<Source<'m>> {
     let emitter = Emitter {
         graph,
         layout,
@@ -119,7 +133,7 @@ pub fn generate(
     let file: syn::File = syn::parse2(code).map_err(|e| Error::Internal {
         detail: format!("generated Rust does not parse: {e}"),
     })?;
-    let mut out = header(graph, layout, options, &constants);
+    let mut out = Source::text(header(graph, layout, options, &constants));
     out.push_str(&plain_step_comments(&prettyplease::unparse(&file)));
     append_constants(&mut out, graph, &module, &options.runtime_path, &constants);
     Ok(out)
@@ -146,35 +160,40 @@ fn header(
 
 /// Appends `static T<i>: Flash<N>` for every referenced constant, in a sibling module of the model's.
 /// The literals are written directly rather than through prettyplease: each is a single token, and
-/// keeping them out of the syntax tree keeps generation fast for multi-megabyte models.
-fn append_constants(
-    out: &mut String,
-    graph: &Graph,
+/// keeping them out of the syntax tree keeps generation fast for multi-megabyte models; their
+/// contents are data parts of `out`, escaped only as they are written.
+fn append_constants<'m>(
+    out: &mut Source<'m>,
+    graph: &Graph<'m>,
     module: &Ident,
     runtime_path: &str,
     constants: &BTreeSet<usize>,
 ) {
+    let mut text = String::new();
     let _ = writeln!(
-        out,
+        text,
         "\n/// Constant tensors of [`{module}`], in flash.\n#[doc(hidden)]\npub mod {module}_constants {{"
     );
     for &t in constants {
         let tensor = &graph.tensors[t];
         let data = tensor.data.unwrap_or(&[]);
         let _ = writeln!(
-            out,
+            text,
             "    /// Tensor {t} {:?}: {} {:?}.",
             tensor.name, tensor.dtype, tensor.shape
         );
         let _ = write!(
-            out,
+            text,
             "    pub static T{t}: {runtime_path}::bytes::Flash<{}> = {runtime_path}::bytes::Flash(*b\"",
             data.len()
         );
-        escape_bytes(out, data);
-        out.push_str("\");\n");
+        out.push_str(&text);
+        text.clear();
+        out.push_data(Encoding::RustByteString, data);
+        text.push_str("\");\n");
     }
-    out.push_str("}\n");
+    text.push_str("}\n");
+    out.push_str(&text);
 }
 
 /// Marks the doc attributes that carry step comments through `quote!` (which drops comments).
@@ -198,20 +217,6 @@ fn plain_step_comments(code: &str) -> String {
         out.push('\n');
     }
     out
-}
-
-/// Writes `data` as the inside of a byte-string literal.
-fn escape_bytes(out: &mut String, data: &[u8]) {
-    for &b in data {
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            0x20..=0x7e => out.push(b as char),
-            _ => {
-                let _ = write!(out, "\\x{b:02x}");
-            }
-        }
-    }
 }
 
 struct Emitter<'g, 'm> {

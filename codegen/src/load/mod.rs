@@ -10,6 +10,7 @@
 
 mod buffer;
 mod dtype;
+pub mod graph;
 mod index;
 mod metadata;
 mod operator;
@@ -19,6 +20,7 @@ mod verify;
 
 use crate::error::{Error, Result};
 use crate::ir::Graph;
+use crate::limits::Limits;
 
 use buffer::Buffers;
 
@@ -36,10 +38,26 @@ const SCHEMA_VERSION: u32 = 3;
 /// - [`Error::Corrupt`] when the FlatBuffer does not verify, or a value is out of its domain
 ///   (negative dimension, unknown activation, zero stride, inconsistent quantization, …);
 /// - [`Error::UnsupportedVersion`] for a schema version other than 3;
+/// - [`Error::InvalidModel`] when the data flow is not one TFLM runs with a defined result (a
+///   tensor read before it is written, an operator reading its own output, an output no operator
+///   writes, a zero-size or over-deep shape; see [`graph`]);
 /// - [`Error::Subgraphs`] unless the model has exactly one subgraph;
 /// - [`Error::UnsupportedDtype`], [`Error::DynamicShape`], [`Error::Overflow`] and
 ///   [`Error::IndexOutOfRange`] for the tensor and index problems they name.
 pub fn load(bytes: &[u8]) -> Result<Graph<'_>> {
+    load_with_limits(bytes, &Limits::default())
+}
+
+/// [`load`] under `limits`: the operator and tensor counts are checked against the FlatBuffer's
+/// vector lengths before anything is copied, each tensor's byte size as it is loaded, and the
+/// total of the constant bytes as it is summed.
+///
+/// # Errors
+///
+/// Those of [`load`], and [`Error::Limit`] for a count or size above `limits` or above what the
+/// target's pointer width can address; [`Error::Config`] for an unsupported pointer width.
+pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m>> {
+    limits.validate()?;
     let model = verify::model(bytes)?;
     if model.version() != SCHEMA_VERSION {
         return Err(Error::UnsupportedVersion {
@@ -56,13 +74,33 @@ pub fn load(bytes: &[u8]) -> Result<Graph<'_>> {
     };
 
     let buffers = Buffers::new(bytes, model.buffers());
+    // Buffer 0 is TFLite's "no data" sentinel: tensors that name it are activations. With data
+    // in it, TFLM would treat every activation as a constant holding that data.
+    if buffers.len() > 0 && !buffers.contents(0, || "buffer 0".to_string())?.is_empty() {
+        return Err(Error::InvalidModel {
+            detail: "buffer 0 holds data; it must be empty (TFLite's sentinel for tensors \
+                     without constant data)"
+                .to_string(),
+        });
+    }
 
+    limits.check_tensors(subgraph.tensors().map_or(0, |t| t.len()))?;
+    limits.check_operators(subgraph.operators().map_or(0, |o| o.len()))?;
+    // Summed in u128: at most 2^32 tensors of at most 2^64 bytes each.
+    let mut constant_bytes = 0u128;
     let tensors = subgraph
         .tensors()
         .into_iter()
         .flatten()
         .enumerate()
-        .map(|(i, t)| tensor::tensor(i, t, &buffers))
+        .map(|(i, t)| {
+            let tensor = tensor::tensor(i, t, &buffers, limits)?;
+            if let Some(data) = tensor.data {
+                constant_bytes += data.len() as u128;
+                limits.check_constant_bytes(constant_bytes)?;
+            }
+            Ok(tensor)
+        })
         .collect::<Result<Vec<_>>>()?;
     let num_tensors = tensors.len();
 
@@ -79,12 +117,14 @@ pub fn load(bytes: &[u8]) -> Result<Graph<'_>> {
     let outputs = index::tensor_list(subgraph.outputs(), num_tensors, "subgraph output")?;
     let offline_offsets = metadata::offline_offsets(model.metadata(), &buffers, num_tensors)?;
 
-    Ok(Graph {
+    let graph = Graph {
         tensors,
         operators,
         inputs,
         outputs,
         offline_offsets,
         description: model.description().unwrap_or_default().to_string(),
-    })
+    };
+    graph::check(&graph)?;
+    Ok(graph)
 }

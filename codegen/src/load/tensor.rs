@@ -6,12 +6,14 @@ use super::buffer::Buffers;
 use super::dtype;
 use crate::error::{Error, Result};
 use crate::ir::{self, DType, Quantization};
+use crate::limits::Limits;
 
 /// Converts tensor `index` of the subgraph.
 pub(super) fn tensor<'m>(
     index: usize,
     t: tflite::Tensor<'m>,
     buffers: &Buffers<'m>,
+    limits: &Limits,
 ) -> Result<ir::Tensor<'m>> {
     let name = t.name().unwrap_or_default().to_string();
     let Some(dtype) = dtype::from_tflite(t.type_()) else {
@@ -31,6 +33,21 @@ pub(super) fn tensor<'m>(
     }
     dynamic(index, &name, t.shape(), t.shape_signature())?;
     let shape = shape(index, &name, t.shape())?;
+    // Before the quantization parameters and the data are looked at: nothing this tensor implies
+    // is allocated or emitted unless its size fits the limits and the target. The size is
+    // computed wide (saturating) so that a size past the host's `usize` is a limit, too.
+    let wide = if shape.contains(&0) {
+        0
+    } else {
+        shape
+            .iter()
+            .try_fold(dtype.size() as u128, |acc, &d| acc.checked_mul(d as u128))
+            .unwrap_or(u128::MAX)
+    };
+    limits.check_tensor_bytes(
+        || format!("the size of tensor #{index} {name:?} ({dtype} {shape:?}) in bytes"),
+        wide,
+    )?;
     let bytes = byte_size(dtype, &shape).ok_or_else(|| Error::Overflow {
         context: format!("byte size of tensor #{index} {name:?} ({dtype} {shape:?})"),
     })?;

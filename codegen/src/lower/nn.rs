@@ -137,8 +137,30 @@ fn activation_range_s8(
     scale: f32,
     zp: i32,
 ) -> Result<(i32, i32)> {
-    quant::activation_range_quantized(activation, scale, zp, -128, 127)
-        .ok_or_else(|| unsupported_activation(ctx, activation))
+    activation_range(ctx, activation, scale, zp, -128, 127)
+}
+
+/// `CalculateActivationRangeQuantized` for an output of range `[qmin, qmax]`, refusing bounds
+/// whose quantized value overflows `int32` (TFLM's Prepare refuses those) and TANH / SIGN_BIT.
+pub(super) fn activation_range(
+    ctx: &OpContext,
+    activation: Activation,
+    scale: f32,
+    zp: i32,
+    qmin: i32,
+    qmax: i32,
+) -> Result<(i32, i32)> {
+    let bound = |value: f32| ctx.quantize_bound("fused activation bound", value, scale, zp);
+    let (lo, hi) = match activation {
+        Activation::None => (qmin, qmax),
+        Activation::Relu => (qmin.max(bound(0.0)?), qmax),
+        Activation::Relu6 => (qmin.max(bound(0.0)?), qmax.min(bound(6.0)?)),
+        Activation::ReluN1To1 => (qmin.max(bound(-1.0)?), qmax.min(bound(1.0)?)),
+        Activation::Tanh | Activation::SignBit => {
+            return Err(unsupported_activation(ctx, activation))
+        }
+    };
+    Ok((lo, hi))
 }
 
 /// The fused activation's float range, or an error for TANH / SIGN_BIT.
@@ -152,21 +174,9 @@ fn unsupported_activation(ctx: &OpContext, activation: Activation) -> crate::err
     ))
 }
 
-/// The per-tensor `(scale, zero_point)` of an int8 activation: the scale must be positive and
-/// finite and the zero point an int8 value.
+/// The validated per-tensor `(scale, zero_point)` of an int8 activation.
 fn int8_quant(ctx: &OpContext, what: &str, tensor: &Tensor) -> Result<(f32, i32)> {
-    let (scale, zero_point) = ctx.per_tensor_quant(what, tensor)?;
-    if !(scale > 0.0 && scale.is_finite()) {
-        return Err(ctx.unsupported(format!(
-            "{what} scale {scale} is not a positive finite number"
-        )));
-    }
-    if !(-128..=127).contains(&zero_point) {
-        return Err(ctx.unsupported(format!(
-            "{what} zero point {zero_point} is outside the int8 range"
-        )));
-    }
-    Ok((scale, zero_point))
+    ctx.int8_quant(what, tensor)
 }
 
 /// Scales of a symmetric int8 weight tensor: one, or one per channel of `channels` along `axis`.
@@ -185,10 +195,8 @@ fn weight_scales(
             "weights have a non-zero zero point; only symmetric (zero point 0) int8 weights are supported",
         ));
     }
-    if let Some(bad) = q.scales.iter().find(|s| !(**s > 0.0 && s.is_finite())) {
-        return Err(ctx.unsupported(format!(
-            "weight scale {bad} is not a positive finite number"
-        )));
+    for &scale in &q.scales {
+        ctx.check_scale("weight", scale)?;
     }
     match q.scales.len() {
         1 => Ok(q.scales.clone()),
@@ -221,11 +229,9 @@ fn per_channel_multipliers(
 /// 2^31 or more would need a left shift of 32 bits or more, which TFLM's integer kernels cannot do
 /// either (the shift overflows `int32`): refused. Small ratios give shift -31 at the least.
 fn requantization(ctx: &OpContext, real: f64) -> Result<(i32, i8)> {
-    let (multiplier, shift) = quant::quantize_multiplier(real);
-    match i8::try_from(shift) {
-        Ok(shift) if shift <= 31 => Ok((multiplier, shift)),
-        _ => Err(ctx.unsupported(format!(
-            "the requantization scale (input scale * weight scale / output scale = {real:e}) is 2^31 or more; supported: below 2^31"
-        ))),
-    }
+    let (multiplier, shift) = ctx.multiplier("input scale * weight scale / output scale", real)?;
+    // `multiplier` keeps the shift within -31..=31.
+    let shift =
+        i8::try_from(shift).map_err(|_| ctx.invalid("requantization shift out of range"))?;
+    Ok((multiplier, shift))
 }

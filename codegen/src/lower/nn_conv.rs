@@ -50,7 +50,16 @@ fn geometry_fields(
     output: &[usize],
 ) -> Result<Vec<(&'static str, Value)>> {
     if w.stride.0 == 0 || w.stride.1 == 0 || w.dilation.0 == 0 || w.dilation.1 == 0 {
-        return Err(ctx.unsupported("strides and dilations must be at least 1"));
+        return Err(ctx.invalid("strides and dilations must be at least 1"));
+    }
+    // TFLM's ConvParams hold strides and dilations as int16_t: larger values wrap.
+    for (name, value) in [
+        ("stride", w.stride.0),
+        ("stride", w.stride.1),
+        ("dilation", w.dilation.0),
+        ("dilation", w.dilation.1),
+    ] {
+        fits_i16(ctx, name, value)?;
     }
     let pad_top = padding(
         ctx,
@@ -76,6 +85,8 @@ fn geometry_fields(
             output: output[2],
         },
     )?;
+    fits_i16(ctx, "padding", pad_top)?;
+    fits_i16(ctx, "padding", pad_left)?;
     Ok(vec![
         ("stride_h", Value::Usize(w.stride.0)),
         ("stride_w", Value::Usize(w.stride.1)),
@@ -190,6 +201,14 @@ pub(super) fn depthwise(ctx: &OpContext) -> Result<CallKind> {
     let Options::DepthwiseConv2D(o) = &ctx.op().options else {
         return Err(ctx.unsupported("missing DepthwiseConv2DOptions"));
     };
+    // TFLM's depthwise Prepare takes a third input as a bias without checking that it is present,
+    // and crashes on an absent one (-1); CONV_2D and FULLY_CONNECTED handle that case.
+    if ctx.op().inputs.len() == 3 && ctx.op().input(2).is_none() {
+        return Err(ctx.invalid(
+            "the bias input is written as absent (-1); TFLM's depthwise convolution crashes on \
+             that: leave the bias input out instead",
+        ));
+    }
     let w = Window {
         padding: o.padding,
         stride: (o.stride_h, o.stride_w),
@@ -243,5 +262,17 @@ pub(super) fn depthwise(ctx: &OpContext) -> Result<CallKind> {
             "DepthwiseConv2dF32",
             fields,
         ),
+    }
+}
+
+/// Fails unless `value` fits TFLM's `int16_t` parameter fields (padding, strides, dilations),
+/// where a larger value would wrap and compute something else.
+pub(super) fn fits_i16(ctx: &OpContext, what: &str, value: usize) -> Result<()> {
+    if value <= i16::MAX as usize {
+        Ok(())
+    } else {
+        Err(ctx.invalid(format!(
+            "{what} {value} is above 32767; TFLM stores it as int16 and would wrap"
+        )))
     }
 }

@@ -30,11 +30,44 @@ pub(super) fn fully_connected(ctx: &OpContext) -> Result<CallKind> {
         )));
     }
     // keep_num_dims only changes the output's shape; the data is batches x units either way.
+    // TFLM's Prepare computes the output shape: the input's with the last dimension replaced by
+    // `units` under keep_num_dims (which needs the input's last dimension to be the depth), else
+    // [batches, units].
     let batches = input.num_elements() / depth;
-    if output.num_elements() != batches * units || output.shape.last() != Some(&units) {
-        return Err(ctx.unsupported(format!(
-            "output {:?} is not {batches} rows of {units} units",
-            output.shape
+    let expected: Vec<usize> = if o.keep_num_dims {
+        if input.shape.last() != Some(&depth) {
+            return Err(ctx.invalid(format!(
+                "keep_num_dims needs the input's last dimension to be the weights' depth {depth}; \
+                 the input is {:?}",
+                input.shape
+            )));
+        }
+        let mut shape = input.shape.clone();
+        if let Some(last) = shape.last_mut() {
+            *last = units;
+        }
+        shape
+    } else {
+        vec![batches, units]
+    };
+    // Without keep_num_dims TFLM's kernels read the batch count off the output itself, so any
+    // output of `batches` rows of `units` runs the same way.
+    let fits = if o.keep_num_dims {
+        output.shape == expected
+    } else {
+        output.num_elements() == batches * units && output.shape.last() == Some(&units)
+    };
+    if !fits {
+        return Err(ctx.invalid(format!(
+            "output shape {:?} is not the {expected:?} that input {:?} and weights {:?} give{}",
+            output.shape,
+            input.shape,
+            filter.shape,
+            if o.keep_num_dims {
+                " with keep_num_dims"
+            } else {
+                ""
+            }
         )));
     }
     let mut fields = vec![
@@ -50,8 +83,11 @@ pub(super) fn fully_connected(ctx: &OpContext) -> Result<CallKind> {
             let (s_out, zp_out) = int8_quant(ctx, "output", output)?;
             let scales = weight_scales(ctx, filter, units, 0)?;
             let (multipliers, shifts) = if scales.len() == 1 {
-                // GetQuantizedConvolutionMultipler: the product of the scales is taken in float.
-                let (m, s) = requantization(ctx, f64::from(s_in * scales[0]) / f64::from(s_out))?;
+                // GetQuantizedConvolutionMultipler, in double throughout (as TFLM computes it:
+                // taking the product in float first is 1 LSB off for some scale pairs).
+                let product = f64::from(s_in) * f64::from(scales[0]);
+                check_bias_scale(ctx, product, f64::from(s_out))?;
+                let (m, s) = requantization(ctx, product / f64::from(s_out))?;
                 (vec![m; units], vec![s; units])
             } else {
                 per_channel_multipliers(ctx, s_in, &scales, s_out, units)?
@@ -98,5 +134,27 @@ pub(super) fn fully_connected(ctx: &OpContext) -> Result<CallKind> {
                 fields,
             )
         }
+    }
+}
+
+/// TFLM's per-tensor FULLY_CONNECTED Prepare requires the bias scale to be within 2% of an output
+/// step of `input scale × weight scale` (otherwise the integer bias means something else).
+fn check_bias_scale(ctx: &OpContext, product: f64, s_out: f64) -> Result<()> {
+    let Some(bias) = ctx.optional_input(2) else {
+        return Ok(());
+    };
+    let bias_scale = bias
+        .quant
+        .as_ref()
+        .and_then(|q| q.scales.first().copied())
+        .unwrap_or(0.0);
+    let diff = (product - f64::from(bias_scale)).abs() / s_out;
+    if diff <= 0.02 {
+        Ok(())
+    } else {
+        Err(ctx.invalid(format!(
+            "bias scale {bias_scale:e} is not input scale × weight scale ({product:e}); TFLM \
+             requires them to differ by at most 2% of the output scale"
+        )))
     }
 }

@@ -46,6 +46,7 @@ pub(super) fn pool(ctx: &OpContext, pool: Kind) -> Result<CallKind> {
             )));
         }
         pads[axis] = quant::padding_before(stride, 1, input, filter, output);
+        super::conv::fits_i16(ctx, "padding", pads[axis])?;
     }
     let mut fields = vec![
         ("batches", Value::Usize(i[0])),

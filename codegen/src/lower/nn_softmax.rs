@@ -37,6 +37,9 @@ pub(super) fn softmax(ctx: &OpContext) -> Result<CallKind> {
     let Options::Softmax { beta } = ctx.op().options else {
         return Err(ctx.unsupported("missing SoftmaxOptions"));
     };
+    if !beta.is_finite() {
+        return Err(ctx.invalid(format!("beta {beta} is not a finite number")));
+    }
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     let kind = flavour(ctx, input)?;
     let int16_output = kind == Flavour::Int8 && output.dtype == DType::I16;
@@ -121,10 +124,18 @@ pub(super) fn logistic_or_tanh(ctx: &OpContext, curve: Curve) -> Result<CallKind
     match kind {
         Flavour::Int8 => {
             let (s_in, zp_in) = int8_quant(ctx, "input", input)?;
-            let (_, zp_out) = int8_quant(ctx, "output", output)?;
-            if curve == Curve::Logistic && zp_out != -128 {
-                return Err(ctx.unsupported(format!(
-                    "int8 output zero point {zp_out} is not supported; TFLM requires -128"
+            let (s_out, zp_out) = int8_quant(ctx, "output", output)?;
+            // The kernels write a fixed-point result whose meaning is fixed: LOGISTIC's [0, 1) in
+            // steps of 1/256 from -128, TANH's [-1, 1) in steps of 1/128 around 0. TFLM checks
+            // only LOGISTIC's zero point; any other output quantization reads back as garbage.
+            let (scale, zero_point) = match curve {
+                Curve::Logistic => (1.0 / 256.0, -128),
+                Curve::Tanh => (1.0 / 128.0, 0),
+            };
+            if s_out != scale || zp_out != zero_point {
+                return Err(ctx.invalid(format!(
+                    "int8 output quantization (scale {s_out:e}, zero point {zp_out}) is not the \
+                     fixed (scale {scale}, zero point {zero_point}) the kernel produces"
                 )));
             }
             // Input rescaled to Q4.27: frexp of s_in * 2^27, rounded to Q31 without the 2^31 fix-up

@@ -73,10 +73,12 @@ fn field<'a>(k: &'a KernelCall, name: &str) -> &'a Value {
         .1
 }
 
+/// The message of a refusal: an unsupported use, or a model TFLM would refuse.
 fn reason(graph: &Graph) -> String {
     match lower(graph) {
         Err(Error::UnsupportedOpUse { reason, .. }) => reason,
-        other => panic!("expected UnsupportedOpUse, got {other:?}"),
+        Err(Error::InvalidModel { detail }) => detail,
+        other => panic!("expected UnsupportedOpUse or InvalidModel, got {other:?}"),
     }
 }
 
@@ -200,7 +202,7 @@ fn conv_refusals_say_why() {
     // A zero output scale.
     let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
     g.tensors[3].quant = quant(&[0.0], &[0], 0);
-    assert!(reason(&g).contains("positive finite"));
+    assert!(reason(&g).contains("positive, finite"));
     // Hybrid: float input, int8 filter.
     let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
     g.tensors[0].dtype = DType::F32;
@@ -231,7 +233,7 @@ fn depthwise_derives_the_multiplier_and_uses_axis_3() {
             ),
             tensor(&[1, 1, 1, 2], DType::I8, quant(&[0.125], &[-128], 0), None),
         ],
-        &[Some(0), Some(1), None],
+        &[Some(0), Some(1)],
     );
     let k = kernel(&g);
     assert_eq!(k.function, "depthwise_conv2d_s8");
@@ -251,7 +253,7 @@ fn depthwise_derives_the_multiplier_and_uses_axis_3() {
 }
 
 #[test]
-fn fully_connected_per_tensor_multiplies_scales_in_float() {
+fn fully_connected_per_tensor_multiplies_scales_in_double() {
     static W: [u8; 6] = [1; 6];
     let (s_in, s_w, s_out) = (0.1f32, 0.3f32, 0.7f32);
     let g = graph(
@@ -271,7 +273,9 @@ fn fully_connected_per_tensor_multiplies_scales_in_float() {
     let k = kernel(&g);
     assert_eq!(field(&k, "batches"), &Value::Usize(2));
     assert_eq!(field(&k, "input_depth"), &Value::Usize(3));
-    let (m, s) = crate::lower::quant::quantize_multiplier(f64::from(s_in * s_w) / f64::from(s_out));
+    let (m, s) = crate::lower::quant::quantize_multiplier(
+        f64::from(s_in) * f64::from(s_w) / f64::from(s_out),
+    );
     assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![m, m]));
     assert_eq!(field(&k, "shifts"), &Value::I8s(vec![s as i8, s as i8]));
 }
@@ -364,26 +368,32 @@ fn softmax_s8_matches_tflm_prepare() {
 
 #[test]
 fn logistic_and_tanh_s8_match_tflm_prepare() {
-    let make = |code, out_zp| {
+    let make = |code, out_scale, out_zp| {
         graph(
             code,
             Options::None,
             vec![
                 tensor(&[4], DType::I8, quant(&[0.0625], &[2], 0), None),
-                tensor(&[4], DType::I8, quant(&[1.0 / 256.0], &[out_zp], 0), None),
+                tensor(&[4], DType::I8, quant(&[out_scale], &[out_zp], 0), None),
             ],
             &[Some(0)],
         )
     };
-    let k = kernel(&make(OpCode::LOGISTIC, -128));
+    let k = kernel(&make(OpCode::LOGISTIC, 1.0 / 256.0, -128));
     assert_eq!(k.function, "logistic_s8");
     // 2^-4 * 2^27 = 2^23 → frexp (0.5, 24); radius floor(15 * 2^27 / 2^24) = 120.
     assert_eq!(field(&k, "input_multiplier"), &Value::I32(1 << 30));
     assert_eq!(field(&k, "input_left_shift"), &Value::I32(24));
     assert_eq!(field(&k, "input_range_radius"), &Value::I32(120));
     assert_eq!(field(&k, "input_zero_point"), &Value::I32(2));
-    assert!(reason(&make(OpCode::LOGISTIC, 0)).contains("-128"));
-    assert_eq!(kernel(&make(OpCode::TANH, 0)).function, "tanh_s8");
+    assert!(reason(&make(OpCode::LOGISTIC, 1.0 / 256.0, 0)).contains("-128"));
+    assert_eq!(
+        kernel(&make(OpCode::TANH, 1.0 / 128.0, 0)).function,
+        "tanh_s8"
+    );
+    // The kernels' output quantization is fixed; any other reads back as garbage.
+    assert!(reason(&make(OpCode::TANH, 1.0 / 256.0, 0)).contains("fixed"));
+    assert!(reason(&make(OpCode::LOGISTIC, 1.0 / 128.0, -128)).contains("fixed"));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use super::{kernel, num_type, same_dtype, Num};
 use crate::error::Result;
 use crate::ir::{Activation, OpCode, Options};
-use crate::lower::quant::{activation_range_f32, activation_range_quantized, quantize_multiplier};
+use crate::lower::quant::activation_range_f32;
 use crate::lower::{CallKind, OpContext, Operand, Value};
 
 /// Most dimensions a broadcast may have (TFLM's broadcasting loop handles six).
@@ -124,11 +124,11 @@ fn broadcast_fields(bc: Broadcast) -> Vec<(&'static str, Value)> {
 /// `QuantizeMultiplierSmallerThanOneExp`: TFLM aborts unless `0 < m < 1`.
 fn multiplier_below_one(ctx: &OpContext, what: &str, m: f64) -> Result<(i32, i32)> {
     if !(m > 0.0 && m < 1.0) {
-        return Err(ctx.unsupported(format!(
+        return Err(ctx.invalid(format!(
             "{what} multiplier {m} is not in (0, 1) (TFLM requires that of int8 ADD/SUB)"
         )));
     }
-    Ok(quantize_multiplier(m))
+    ctx.multiplier(&format!("the {what} rescaling"), m)
 }
 
 /// ADD, SUB, MUL.
@@ -155,15 +155,16 @@ pub(super) fn arithmetic(ctx: &OpContext, code: OpCode) -> Result<CallKind> {
         fields.push(("act_max", Value::F32(hi)));
         return Ok(kernel("elementwise", function, operands, type_name, fields));
     }
-    let (s1, z1) = ctx.per_tensor_quant("input 1", ctx.input(0)?)?;
-    let (s2, z2) = ctx.per_tensor_quant("input 2", ctx.input(1)?)?;
-    let (so, zo) = ctx.per_tensor_quant("the output", ctx.output(0)?)?;
+    let (s1, z1) = ctx.int8_quant("input 1", ctx.input(0)?)?;
+    let (s2, z2) = ctx.int8_quant("input 2", ctx.input(1)?)?;
+    let (so, zo) = ctx.int8_quant("the output", ctx.output(0)?)?;
     let (act_min, act_max) =
-        activation_range_quantized(activation, so, zo, -128, 127).ok_or_else(|| {
-            ctx.unsupported(format!("fused activation {activation:?} is not supported"))
-        })?;
+        crate::lower::nn::activation_range(ctx, activation, so, zo, -128, 127)?;
     if code == OpCode::MUL {
-        let (m, shift) = quantize_multiplier(s1 as f64 * s2 as f64 / so as f64);
+        let (m, shift) = ctx.multiplier(
+            "input 1 scale × input 2 scale / output scale",
+            f64::from(s1) * f64::from(s2) / f64::from(so),
+        )?;
         fields.extend([
             ("a_offset", Value::I32(-z1)),
             ("b_offset", Value::I32(-z2)),
@@ -176,22 +177,14 @@ pub(super) fn arithmetic(ctx: &OpContext, code: OpCode) -> Result<CallKind> {
         return Ok(kernel("elementwise", function, operands, type_name, fields));
     }
     const LEFT_SHIFT: i32 = 20;
-    // ADD computes the rescaling factors in double; SUB (sub_common.cc) in float.
-    let (r1, r2, ro) = if code == OpCode::ADD {
-        let twice_max = 2.0 * s1.max(s2) as f64;
-        (
-            s1 as f64 / twice_max,
-            s2 as f64 / twice_max,
-            twice_max / ((1 << LEFT_SHIFT) as f64 * so as f64),
-        )
-    } else {
-        let twice_max: f32 = 2.0 * s1.max(s2);
-        (
-            (s1 / twice_max) as f64,
-            (s2 / twice_max) as f64,
-            (twice_max / ((1 << LEFT_SHIFT) as f32 * so)) as f64,
-        )
-    };
+    // ADD and SUB compute the rescaling factors in double (taking SUB's in float, as older TFLM
+    // sources read, is 1 LSB off against TFLM for some scale pairs).
+    let twice_max = 2.0 * f64::from(s1.max(s2));
+    let (r1, r2, ro) = (
+        f64::from(s1) / twice_max,
+        f64::from(s2) / twice_max,
+        twice_max / (f64::from(1 << LEFT_SHIFT) * f64::from(so)),
+    );
     let (m1, sh1) = multiplier_below_one(ctx, "input 1", r1)?;
     let (m2, sh2) = multiplier_below_one(ctx, "input 2", r2)?;
     let (mo, sho) = multiplier_below_one(ctx, "output", ro)?;

@@ -100,7 +100,7 @@ fn padv2_value(ctx: &OpContext, num: Num) -> Result<Value> {
     let output = ctx.output(0)?;
     let zo = match num {
         Num::I8 => {
-            let (_, zo) = ctx.per_tensor_quant("the output", output)?;
+            let (_, zo) = ctx.int8_quant("the output", output)?;
             if !(-128..=127).contains(&zo) {
                 return Err(ctx.unsupported(format!("output zero point {zo} is outside int8")));
             }
@@ -234,9 +234,10 @@ pub(super) fn mean(ctx: &OpContext) -> Result<CallKind> {
             fields,
         ));
     }
-    let (si, zi) = ctx.per_tensor_quant("the input", input)?;
-    let (so, zo) = ctx.per_tensor_quant("the output", output)?;
+    let (si, zi) = ctx.int8_quant("the input", input)?;
+    let (so, zo) = ctx.int8_quant("the output", output)?;
     let n = red.iter().map(|r| r.0 as i64).product::<i64>();
+    ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
     let (multiplier, shift) = mean_multiplier(si, so, n)
         .ok_or_else(|| ctx.unsupported("the mean's rescaling is out of TFLM's range"))?;
     fields.extend([
@@ -302,7 +303,7 @@ pub(super) fn concatenation(ctx: &OpContext) -> Result<CallKind> {
     }
     let axis = axis_pos as usize;
     let out_q = if output.dtype == DType::I8 {
-        Some(ctx.per_tensor_quant("the output", output)?)
+        Some(ctx.int8_quant("the output", output)?)
     } else {
         None
     };
@@ -315,7 +316,7 @@ pub(super) fn concatenation(ctx: &OpContext) -> Result<CallKind> {
         let what = format!("input {i}");
         same_dtype(ctx, &what, input, output)?;
         if let Some(q) = out_q {
-            if ctx.per_tensor_quant(&what, input)? != q {
+            if ctx.int8_quant(&what, input)? != q {
                 return Err(ctx.unsupported(format!(
                     "{what} is quantized differently from the output; TFLM's CONCATENATION requires \
                      identical scale and zero point (no requantization)"
@@ -374,11 +375,24 @@ pub(super) fn transpose(ctx: &OpContext) -> Result<CallKind> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     movable(ctx, "the input", input)?;
     same_dtype(ctx, "the output", output, input)?;
+    if !matches!(input.dtype, DType::I8 | DType::F32) {
+        return Err(ctx.unsupported(format!(
+            "input type {}; TRANSPOSE supports INT8 and FLOAT32 (TFLM's kernel has no INT32 case)",
+            input.dtype
+        )));
+    }
     let rank = input.shape.len();
     if rank > 5 {
-        return Err(ctx.unsupported(format!("rank {rank}; TFLM transposes up to 5 dimensions")));
+        return Err(ctx.invalid(format!("rank {rank}; TFLM transposes up to 5 dimensions")));
     }
-    let perm = const_ints(ctx, "perm", ctx.input(1)?)?;
+    let perm_tensor = ctx.input(1)?;
+    if perm_tensor.dtype != DType::I32 {
+        return Err(ctx.invalid(format!(
+            "perm has type {}; TFLM reads it as INT32",
+            perm_tensor.dtype
+        )));
+    }
+    let perm = const_ints(ctx, "perm", perm_tensor)?;
     let mut seen = vec![false; rank];
     let valid = perm.len() == rank
         && perm.iter().all(|&p| {
@@ -522,8 +536,9 @@ pub(super) fn strided_slice(ctx: &OpContext) -> Result<CallKind> {
         ));
     }
     let rank = input.shape.len();
-    if rank > 5 {
-        return Err(ctx.unsupported(format!("rank {rank}; at most 5 dimensions are supported")));
+    // strided_slice_common.cc's kMaxDim.
+    if rank > 4 {
+        return Err(ctx.invalid(format!("rank {rank}; TFLM slices at most 4 dimensions")));
     }
     let begin = const_ints(ctx, "begin", ctx.input(1)?)?;
     let end = const_ints(ctx, "end", ctx.input(2)?)?;

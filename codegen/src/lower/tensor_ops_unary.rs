@@ -48,18 +48,28 @@ fn float_to_quantized_s8(value: f32, scale: f32, zero_point: i32) -> i32 {
 pub(super) fn quantize(ctx: &OpContext) -> Result<CallKind> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     ctx.expect_dtype("the output", output, DType::I8)?;
-    let (so, zo) = ctx.per_tensor_quant("the output", output)?;
+    let (so, zo) = ctx.int8_quant("the output", output)?;
     match input.dtype {
-        DType::F32 => unary(
-            ctx,
-            "quantize",
-            "quantize_f32_s8",
-            "QuantizeF32S8",
-            vec![("scale", Value::F32(so)), ("zero_point", Value::I32(zo))],
-        ),
+        DType::F32 => {
+            // TFLM converts round(x / scale) to int32 without a range check (undefined beyond
+            // it): refuse scales so small that an input of magnitude 1 already overflows.
+            ctx.quantize_bound("the output scale", 1.0, so, zo)?;
+            unary(
+                ctx,
+                "quantize",
+                "quantize_f32_s8",
+                "QuantizeF32S8",
+                vec![("scale", Value::F32(so)), ("zero_point", Value::I32(zo))],
+            )
+        }
         DType::I8 | DType::I16 => {
-            let (si, zi) = ctx.per_tensor_quant("the input", input)?;
-            let (m, shift) = quantize_multiplier(si as f64 / so as f64);
+            let (si, zi) = if input.dtype == DType::I8 {
+                ctx.int8_quant("the input", input)?
+            } else {
+                ctx.per_tensor_quant("the input", input)?
+            };
+            let (m, shift) =
+                ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
             let function = if input.dtype == DType::I8 {
                 "requantize_s8"
             } else {
@@ -89,7 +99,7 @@ pub(super) fn dequantize(ctx: &OpContext) -> Result<CallKind> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     ctx.expect_dtype("the input", input, DType::I8)?;
     ctx.expect_dtype("the output", output, DType::F32)?;
-    let (si, zi) = ctx.per_tensor_quant("the input", input)?;
+    let (si, zi) = ctx.int8_quant("the input", input)?;
     unary(
         ctx,
         "quantize",
@@ -112,11 +122,11 @@ pub(super) fn relu(ctx: &OpContext) -> Result<CallKind> {
     if same_type_unary(ctx)? == Num::F32 {
         return unary(ctx, "activations", "relu_f32", "UnaryF32", vec![]);
     }
-    let (si, zi) = ctx.per_tensor_quant("the input", ctx.input(0)?)?;
-    let (so, zo) = ctx.per_tensor_quant("the output", ctx.output(0)?)?;
-    // CalculateReluOpData: the ratio is taken in float, then widened.
-    let (m, shift) = quantize_multiplier((si / so) as f64);
-    let act_min = (-128i32).max(zo.saturating_add((0.0f32 / so).round() as i32));
+    let (si, zi) = ctx.int8_quant("the input", ctx.input(0)?)?;
+    let (so, zo) = ctx.int8_quant("the output", ctx.output(0)?)?;
+    // CalculateReluOpData: the ratio in double (in float it is 1 LSB off for some scale pairs).
+    let (m, shift) = ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
+    let act_min = (-128i32).max(ctx.quantize_bound("RELU's lower bound", 0.0, so, zo)?);
     unary(
         ctx,
         "activations",
@@ -138,10 +148,9 @@ pub(super) fn relu6(ctx: &OpContext) -> Result<CallKind> {
     if same_type_unary(ctx)? == Num::F32 {
         return unary(ctx, "activations", "relu6_f32", "UnaryF32", vec![]);
     }
-    let (si, zi) = ctx.per_tensor_quant("the input", ctx.input(0)?)?;
-    if !(-128..=127).contains(&zi) {
-        return Err(ctx.unsupported(format!("input zero point {zi} is outside int8")));
-    }
+    let (si, zi) = ctx.int8_quant("the input", ctx.input(0)?)?;
+    // FloatToQuantizedType converts round(6 / scale) to int32 unchecked: refuse what overflows.
+    ctx.quantize_bound("RELU6's upper bound", 6.0, si, zi)?;
     let upper = float_to_quantized_s8(6.0, si, zi);
     unary(
         ctx,
@@ -158,6 +167,9 @@ pub(super) fn leaky_relu(ctx: &OpContext) -> Result<CallKind> {
         Options::LeakyRelu { alpha } => *alpha,
         _ => return Err(ctx.unsupported("the op has no LeakyReluOptions (alpha)")),
     };
+    if !alpha.is_finite() {
+        return Err(ctx.invalid(format!("alpha {alpha} is not a finite number")));
+    }
     if same_type_unary(ctx)? == Num::F32 {
         return unary(
             ctx,
@@ -167,11 +179,18 @@ pub(super) fn leaky_relu(ctx: &OpContext) -> Result<CallKind> {
             vec![("alpha", Value::F32(alpha))],
         );
     }
-    let (si, zi) = ctx.per_tensor_quant("the input", ctx.input(0)?)?;
-    let (so, zo) = ctx.per_tensor_quant("the output", ctx.output(0)?)?;
-    // leaky_relu_common.cc: both ratios in float, then widened.
-    let (am, ash) = quantize_multiplier((si * alpha / so) as f64);
-    let (im, ish) = quantize_multiplier((si / so) as f64);
+    let (si, zi) = ctx.int8_quant("the input", ctx.input(0)?)?;
+    let (so, zo) = ctx.int8_quant("the output", ctx.output(0)?)?;
+    // leaky_relu_common.cc: both ratios in double (in float they are 1 LSB off for some scales).
+    // A zero alpha is a RELU: its multiplier is 0 by design, not an underflow.
+    let alpha_ratio = f64::from(si) * f64::from(alpha) / f64::from(so);
+    if alpha != 0.0 {
+        // Range checks on the magnitude; the signed value is quantized as TFLM does (a negative
+        // mantissa that rounds to -2^31 is kept, not renormalised).
+        ctx.multiplier("input scale × |alpha| / output scale", alpha_ratio.abs())?;
+    }
+    let (am, ash) = quantize_multiplier(alpha_ratio);
+    let (im, ish) = ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
     unary(
         ctx,
         "activations",
@@ -203,8 +222,8 @@ pub(super) fn hard_swish(ctx: &OpContext) -> Result<CallKind> {
     if same_type_unary(ctx)? == Num::F32 {
         return unary(ctx, "activations", "hard_swish_f32", "UnaryF32", vec![]);
     }
-    let (si, zi) = ctx.per_tensor_quant("the input", ctx.input(0)?)?;
-    let (so, zo) = ctx.per_tensor_quant("the output", ctx.output(0)?)?;
+    let (si, zi) = ctx.int8_quant("the input", ctx.input(0)?)?;
+    let (so, zo) = ctx.int8_quant("the output", ctx.output(0)?)?;
     // hard_swish_common.cc, all in float before widening.
     let hires_input_scale = (1.0f32 / 128.0) * si;
     let reluish_scale = 3.0f32 / 32768.0;

@@ -57,7 +57,10 @@ pub(super) fn reshape_aliases(graph: &Graph, regions: &[Region]) -> Vec<Alias> {
 
 /// For every tensor, the root of its alias group: follow `tensor -> of` edges until a tensor that
 /// aliases nothing. Each tensor has at most one outgoing edge (one writer), and edges point to
-/// tensors written earlier, so the walk ends; it is bounded anyway so that no input can hang it.
+/// tensors written earlier, so the walk ends. Each walk stops at the first tensor whose root is
+/// already known and then records the root for every tensor it passed, so the whole is linear even
+/// for long chains of reshapes; a cycle (which no valid graph has) ends the walk where it closes,
+/// so that no input can hang it.
 pub(super) fn roots(num_tensors: usize, aliases: &[Alias]) -> Vec<usize> {
     let mut parent: Vec<usize> = (0..num_tensors).collect();
     for a in aliases {
@@ -65,16 +68,29 @@ pub(super) fn roots(num_tensors: usize, aliases: &[Alias]) -> Vec<usize> {
             parent[a.tensor] = a.of;
         }
     }
-    (0..num_tensors)
-        .map(|t| {
-            let mut r = t;
-            for _ in 0..num_tensors {
-                if parent[r] == r {
-                    break;
-                }
-                r = parent[r];
+    const UNKNOWN: usize = usize::MAX;
+    let mut root = vec![UNKNOWN; num_tensors];
+    // Walk number of the walk that last passed each tensor: a repeat within one walk is a cycle.
+    let mut seen = vec![UNKNOWN; num_tensors];
+    let mut path = Vec::new();
+    for t in 0..num_tensors {
+        path.clear();
+        let mut r = t;
+        let found = loop {
+            if root[r] != UNKNOWN {
+                break root[r];
             }
-            r
-        })
-        .collect()
+            if parent[r] == r || seen[r] == t {
+                break r;
+            }
+            seen[r] = t;
+            path.push(r);
+            r = parent[r];
+        };
+        for &p in &path {
+            root[p] = found;
+        }
+        root[t] = found;
+    }
+    root
 }

@@ -69,15 +69,25 @@ impl Problem {
         }
     }
 
-    /// Sum of the sizes live at each step.
+    /// Sum of the sizes live at each step (saturated at `u64::MAX`).
+    ///
+    /// A running sum over start and end marks, linear in items plus steps: adding each size over
+    /// its whole lifetime would be quadratic when many items live long.
     pub fn live_per_step(&self) -> Vec<u64> {
-        let mut live = vec![0u64; self.steps];
+        // Sizes are u64, so a sum of fewer than 2^63 of them fits in i128.
+        let mut delta = vec![0i128; self.steps + 1];
         for it in &self.items {
-            for s in &mut live[it.first..=it.last] {
-                *s = s.saturating_add(it.size);
-            }
+            delta[it.first] += i128::from(it.size);
+            delta[it.last + 1] -= i128::from(it.size);
         }
-        live
+        let mut running = 0i128;
+        delta[..self.steps]
+            .iter()
+            .map(|d| {
+                running += d;
+                u64::try_from(running).unwrap_or(u64::MAX)
+            })
+            .collect()
     }
 
     /// The liveness lower bound in units.
@@ -113,7 +123,12 @@ pub fn plan_buffers(buffers: &[Buffer]) -> Vec<usize> {
     let problem = Problem::new(buffers);
     let bound = problem.bound();
     let mut best = greedy::best(&problem);
-    if height(&problem.items, &best) > bound {
+    // The search spends at least (items + steps) work units per node and needs a path of
+    // items + 1 nodes to find anything: when that is above its budget it cannot succeed, and
+    // skipping it changes nothing but the time (quadratic in the items) it would waste.
+    let path_cost =
+        (problem.items.len() as u128 + 1) * (problem.items.len() as u128 + problem.steps as u128);
+    if height(&problem.items, &best) > bound && path_cost <= u128::from(search::WORK_BUDGET) {
         if let Some(better) = search::improve(&problem, bound, height(&problem.items, &best)) {
             best = better;
         }

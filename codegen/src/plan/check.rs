@@ -1,7 +1,13 @@
 //! The independent checker. It shares no code with the planner: lifetimes are recomputed here from
-//! the graph by a different method (one scan per tensor), alias decisions are verified against the
-//! operators that justify them, and overlap is tested pair by pair. Only the public plan types and
-//! [`ALIGN`] are common.
+//! the graph by a different method (every use of every tensor, sorted by tensor), alias decisions
+//! are verified against the operators that justify them, and overlap is tested by a sweep over the
+//! steps that keeps the live blocks ordered by offset. Only the public plan types and [`ALIGN`] are
+//! common.
+//!
+//! Every check is O(n log n) in the size of the graph, so that checking never dominates generation
+//! (a pairwise test takes minutes on a chain of 100,000 operators).
+
+use std::collections::BTreeMap;
 
 use super::{AliasKind, Buffer, MemoryPlan, Region, ALIGN};
 use crate::ir::Graph;
@@ -40,34 +46,91 @@ pub fn check_buffers(buffers: &[Buffer], offsets: &[usize]) -> Result<usize> {
             arena = arena.max(end);
         }
     }
-    for i in 0..buffers.len() {
-        for j in i + 1..buffers.len() {
-            let (a, b) = (&buffers[i], &buffers[j]);
+    let mut blocks = Sweep::default();
+    for (i, j) in sweep_order(buffers.iter().enumerate().filter_map(|(i, b)| {
+        let (lo, hi) = (b.first.min(b.last), b.first.max(b.last));
+        (b.bytes > 0).then_some((i, lo, hi))
+    })) {
+        let Some(i) = i else {
+            blocks.remove(offsets[j]);
+            continue;
+        };
+        let (a, o) = (&buffers[i], offsets[i]);
+        if let Some(other) = blocks.insert(o, o + a.bytes, i, i) {
+            let b = &buffers[other];
             let (a_lo, a_hi) = (a.first.min(a.last), a.first.max(a.last));
             let (b_lo, b_hi) = (b.first.min(b.last), b.first.max(b.last));
-            let meet = a_lo <= b_hi && b_lo <= a_hi;
-            if meet && bytes_intersect(offsets[i], a.bytes, offsets[j], b.bytes) {
-                return fail(format!(
-                    "buffers {i} (steps {a_lo}..={a_hi}, bytes {}..{}) and {j} (steps \
-                     {b_lo}..={b_hi}, bytes {}..{}) are live together and overlap",
-                    offsets[i],
-                    offsets[i] + a.bytes,
-                    offsets[j],
-                    offsets[j] + b.bytes
-                ));
-            }
+            return fail(format!(
+                "buffers {other} (steps {b_lo}..={b_hi}, bytes {}..{}) and {i} (steps \
+                 {a_lo}..={a_hi}, bytes {}..{}) are live together and overlap",
+                offsets[other],
+                offsets[other] + b.bytes,
+                o,
+                o + a.bytes
+            ));
         }
     }
     Ok(arena)
 }
 
-fn round_up(n: usize) -> Option<usize> {
-    Some(n.checked_add(ALIGN - 1)? / ALIGN * ALIGN)
+/// The order in which a sweep over the steps meets the blocks `(index, first, last)` (inclusive
+/// steps): `(Some(index), index)` when a block starts, `(None, index)` after its last step. At each
+/// step the blocks that ended before it leave before the blocks that start at it arrive.
+fn sweep_order(blocks: impl Iterator<Item = (usize, usize, usize)>) -> Vec<(Option<usize>, usize)> {
+    let mut events: Vec<(usize, bool, usize)> = Vec::new();
+    for (i, first, last) in blocks {
+        events.push((first, true, i));
+        events.push((last.saturating_add(1), false, i));
+    }
+    // `false` (leave) sorts before `true` (arrive) at the same step.
+    events.sort_unstable();
+    events
+        .into_iter()
+        .map(|(_, arrive, i)| (arrive.then_some(i), i))
+        .collect()
 }
 
-/// True when `[a, a + a_len)` and `[b, b + b_len)` share a byte (empty ranges share none).
-fn bytes_intersect(a: usize, a_len: usize, b: usize, b_len: usize) -> bool {
-    a_len > 0 && b_len > 0 && a < b.saturating_add(b_len) && b < a.saturating_add(a_len)
+/// The blocks live at the current step of a sweep, by offset. Blocks of different groups never
+/// overlap in here (an overlapping arrival is reported instead of inserted), so the only block that
+/// can overlap a newcomer `[start, end)` is the one with the largest offset below `end`. Blocks of
+/// one alias group share their bytes exactly and are counted in one entry.
+#[derive(Default)]
+struct Sweep {
+    /// Offset → (end, group, representative index, members live).
+    live: BTreeMap<usize, (usize, usize, usize, usize)>,
+}
+
+impl Sweep {
+    /// Adds block `index` of `group` at `[start, end)`; returns the index of a live block of another
+    /// group that shares a byte with it, if any (and then adds nothing).
+    fn insert(&mut self, start: usize, end: usize, group: usize, index: usize) -> Option<usize> {
+        if let Some((&o, entry)) = self.live.range_mut(..end).next_back() {
+            if o == start && entry.1 == group {
+                entry.0 = entry.0.max(end);
+                entry.3 += 1;
+                return None;
+            }
+            if entry.0 > start {
+                return Some(entry.2);
+            }
+        }
+        self.live.insert(start, (end, group, index, 1));
+        None
+    }
+
+    /// Removes one member of the block at `start`.
+    fn remove(&mut self, start: usize) {
+        if let Some(entry) = self.live.get_mut(&start) {
+            entry.3 -= 1;
+            if entry.3 == 0 {
+                self.live.remove(&start);
+            }
+        }
+    }
+}
+
+fn round_up(n: usize) -> Option<usize> {
+    Some(n.checked_add(ALIGN - 1)? / ALIGN * ALIGN)
 }
 
 /// Verifies a plan against its graph:
@@ -100,6 +163,7 @@ pub fn check_plan(graph: &Graph, plan: &MemoryPlan) -> Result<()> {
         ));
     }
 
+    let lives = live_steps(graph);
     for (t, (p, tensor)) in plan.tensors.iter().zip(&graph.tensors).enumerate() {
         if p.index != t || p.bytes != tensor.bytes {
             return fail(format!(
@@ -107,7 +171,7 @@ pub fn check_plan(graph: &Graph, plan: &MemoryPlan) -> Result<()> {
                 p.index, p.bytes, tensor.bytes
             ));
         }
-        let live = live_steps(graph, t);
+        let live = lives.get(t).copied().flatten();
         let region = if tensor.is_variable {
             Region::State
         } else if tensor.data.is_some() {
@@ -160,28 +224,57 @@ pub fn check_plan(graph: &Graph, plan: &MemoryPlan) -> Result<()> {
     check_bound(plan, &group)
 }
 
-/// The steps tensor `t` is live, found by scanning the graph for this one tensor: created at 0 if a
-/// graph input, else at its first writer's step; last used at the latest step touching it, or the
-/// end for graph outputs. `None` if nothing touches it.
-fn live_steps(graph: &Graph, t: usize) -> Option<(usize, usize)> {
+/// The steps every tensor is live, from a list of every use of every tensor sorted by tensor: a
+/// graph input is created at 0, anything else at its first writer's step; last used at the latest
+/// step touching it, or the end for graph outputs. `None` for a tensor nothing touches.
+fn live_steps(graph: &Graph) -> Vec<Option<(usize, usize)>> {
+    let n = graph.tensors.len();
     let end = graph.operators.len();
-    let mut created = graph.inputs.contains(&t).then_some(0);
-    let mut last = created;
+    // (tensor, step, writes)
+    let mut uses: Vec<(usize, usize, bool)> = Vec::new();
     for (i, op) in graph.operators.iter().enumerate() {
-        let writes = op.outputs.contains(&t) || op.intermediates.contains(&t);
-        let reads = op.inputs.contains(&Some(t));
-        if writes && created.is_none() {
-            created = Some(i + 1);
+        for &t in op.outputs.iter().chain(&op.intermediates) {
+            uses.push((t, i + 1, true));
         }
-        if writes || reads {
-            last = Some(i + 1);
+        for t in op.inputs.iter().flatten() {
+            uses.push((*t, i + 1, false));
         }
     }
-    if graph.outputs.contains(&t) {
-        created = created.or(Some(end));
-        last = Some(end);
+    uses.sort_unstable();
+    let mut is_input = vec![false; n];
+    let mut is_output = vec![false; n];
+    for &t in &graph.inputs {
+        if let Some(slot) = is_input.get_mut(t) {
+            *slot = true;
+        }
     }
-    Some((created?, last?))
+    for &t in &graph.outputs {
+        if let Some(slot) = is_output.get_mut(t) {
+            *slot = true;
+        }
+    }
+    let mut live = Vec::with_capacity(n);
+    let mut rest = uses.as_slice();
+    for t in 0..n {
+        let count = rest.iter().take_while(|u| u.0 == t).count();
+        // Uses of indices past the table (none in a loaded graph) sort last and are never read.
+        let (mine, after) = rest.split_at(count);
+        rest = after;
+        let mut created = is_input[t].then_some(0);
+        let mut last = created;
+        if created.is_none() {
+            created = mine.iter().find(|u| u.2).map(|u| u.1);
+        }
+        if let Some(u) = mine.last() {
+            last = Some(u.1);
+        }
+        if is_output[t] {
+            created = created.or(Some(end));
+            last = Some(end);
+        }
+        live.push(created.zip(last));
+    }
+    live
 }
 
 /// State tensors all live forever, so no two may share a byte.
@@ -256,16 +349,12 @@ fn alias_groups(graph: &Graph, plan: &MemoryPlan) -> Result<Vec<usize>> {
                 }
             }
         }
-        // Merge the two groups, relabelling every member: quadratic, and obviously right.
-        let (keep, drop) = (
-            label[a.tensor].min(label[a.of]),
-            label[a.tensor].max(label[a.of]),
-        );
-        for l in &mut label {
-            if *l == drop {
-                *l = keep;
-            }
-        }
+        // Merge the two groups; the root of a group is always its smallest index.
+        let (x, y) = (find(&mut label, a.tensor), find(&mut label, a.of));
+        label[x.max(y)] = x.min(y);
+    }
+    for t in 0..n {
+        label[t] = find(&mut label, t);
     }
 
     for p in &plan.tensors {
@@ -284,35 +373,47 @@ fn alias_groups(graph: &Graph, plan: &MemoryPlan) -> Result<Vec<usize>> {
     Ok(label)
 }
 
+/// The root of `t` in the union-find forest `parent`, halving the path on the way.
+fn find(parent: &mut [usize], mut t: usize) -> usize {
+    while parent[t] != t {
+        parent[t] = parent[parent[t]];
+        t = parent[t];
+    }
+    t
+}
+
 /// Any two arena tensors live at a common step share no byte unless they are in one alias group.
 fn check_arena_disjoint(plan: &MemoryPlan, group: &[usize]) -> Result<()> {
-    let arena: Vec<_> = plan
+    // Steps were checked against the graph before, so `first_step <= last_step` here.
+    let arena = plan
         .tensors
         .iter()
         .filter(|p| p.region == Region::Arena && p.bytes > 0)
-        .collect();
-    for (i, a) in arena.iter().enumerate() {
-        for b in &arena[i + 1..] {
-            let meet = a.first_step <= b.last_step && b.first_step <= a.last_step;
-            if meet
-                && group[a.index] != group[b.index]
-                && bytes_intersect(a.offset, a.bytes, b.offset, b.bytes)
-            {
-                return fail(format!(
-                    "tensors #{} (steps {}..={}, bytes {}..{}) and #{} (steps {}..={}, bytes \
-                     {}..{}) are live together and overlap",
-                    a.index,
-                    a.first_step,
-                    a.last_step,
-                    a.offset,
-                    a.offset + a.bytes,
-                    b.index,
-                    b.first_step,
-                    b.last_step,
-                    b.offset,
-                    b.offset + b.bytes
-                ));
-            }
+        .map(|p| (p.index, p.first_step, p.last_step));
+    let mut blocks = Sweep::default();
+    for (arrives, t) in sweep_order(arena) {
+        let b = &plan.tensors[t];
+        if arrives.is_none() {
+            blocks.remove(b.offset);
+            continue;
+        }
+        // Offsets plus sizes were checked to fit in the arena before.
+        if let Some(other) = blocks.insert(b.offset, b.offset + b.bytes, group[t], t) {
+            let a = &plan.tensors[other];
+            return fail(format!(
+                "tensors #{} (steps {}..={}, bytes {}..{}) and #{} (steps {}..={}, bytes \
+                 {}..{}) are live together and overlap",
+                a.index,
+                a.first_step,
+                a.last_step,
+                a.offset,
+                a.offset + a.bytes,
+                b.index,
+                b.first_step,
+                b.last_step,
+                b.offset,
+                b.offset + b.bytes
+            ));
         }
     }
     Ok(())
@@ -321,19 +422,48 @@ fn check_arena_disjoint(plan: &MemoryPlan, group: &[usize]) -> Result<()> {
 /// Recomputes the liveness lower bound step by step: a group counts, once, at every step where any
 /// member is live, with its largest member's size rounded up.
 fn check_bound(plan: &MemoryPlan, group: &[usize]) -> Result<()> {
+    // Members of one group share their bytes (checked with the aliases), so a group is one block
+    // over the union of its members' lifetimes: merge those per group, then add every block's
+    // size at its first step and take it away after its last.
+    let mut members: Vec<(usize, usize, usize, usize)> = plan
+        .tensors
+        .iter()
+        .filter(|p| p.region == Region::Arena && p.first_step < plan.num_steps)
+        .map(|p| {
+            let size = round_up(p.bytes).unwrap_or(usize::MAX);
+            let last = p.last_step.min(plan.num_steps - 1);
+            (group[p.index], p.first_step, last, size)
+        })
+        .filter(|m| m.1 <= m.2)
+        .collect();
+    members.sort_unstable();
+    let mut delta = vec![0i128; plan.num_steps + 1];
+    let mut add = |first: usize, last: usize, size: usize| {
+        delta[first] += size as i128;
+        delta[last + 1] -= size as i128;
+    };
+    let mut open: Option<(usize, usize, usize, usize)> = None;
+    for m in members {
+        match &mut open {
+            Some(o) if o.0 == m.0 && m.1 <= o.2 => {
+                o.2 = o.2.max(m.2);
+                o.3 = o.3.max(m.3);
+            }
+            _ => {
+                if let Some(o) = open.replace(m) {
+                    add(o.1, o.2, o.3);
+                }
+            }
+        }
+    }
+    if let Some(o) = open {
+        add(o.1, o.2, o.3);
+    }
+    let mut running = 0i128;
     let mut bound = 0usize;
-    for step in 0..plan.num_steps {
-        let mut live: Vec<(usize, usize)> = plan
-            .tensors
-            .iter()
-            .filter(|p| p.region == Region::Arena && p.first_step <= step && step <= p.last_step)
-            .map(|p| (group[p.index], round_up(p.bytes).unwrap_or(usize::MAX)))
-            .collect();
-        // Largest size first within a group, then keep one entry per group.
-        live.sort_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)));
-        live.dedup_by_key(|x| x.0);
-        let total = live.iter().fold(0usize, |acc, x| acc.saturating_add(x.1));
-        bound = bound.max(total);
+    for d in &delta[..plan.num_steps] {
+        running += d;
+        bound = bound.max(usize::try_from(running).unwrap_or(usize::MAX));
     }
     if bound != plan.lower_bound_bytes {
         return fail(format!(

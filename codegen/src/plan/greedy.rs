@@ -14,8 +14,18 @@ enum Fit {
     Best,
 }
 
+/// Overlapping pairs (summed over every item placed, in all orders) the greedy phase may look at.
+/// A chain of 100,000 operators needs about 2.4 million; only graphs where very many tensors are
+/// live at once (thousands of graph outputs, say) come near, and there every placement would cost
+/// O(n) and the whole O(n²). Fixed, not timed, so that plans stay deterministic.
+const WORK_BUDGET: usize = 64_000_000;
+
 /// The best placement over all orders and fits (lowest height; ties go to the earlier candidate,
 /// so the result is deterministic).
+///
+/// Orders are tried while the [`WORK_BUDGET`] lasts; an order cut short by it is dropped. If not
+/// even the first one completes, the items are stacked one above the other: a valid placement,
+/// found in linear time, and at the lower bound whenever everything is live at once.
 pub(super) fn best(p: &Problem) -> Vec<u64> {
     let items = &p.items;
     const M: u64 = u64::MAX;
@@ -31,32 +41,59 @@ pub(super) fn best(p: &Problem) -> Vec<u64> {
         |it| [M - it.last as u64, M - it.size, 0], // backwards in time
     ];
     let mut best: Option<(u64, Vec<u64>)> = None;
-    for key in keys {
+    let mut work = 0usize;
+    'orders: for key in keys {
         let mut order: Vec<usize> = (0..items.len()).collect();
         order.sort_by_key(|&i| key(&items[i]));
         for fit in [Fit::First, Fit::Best] {
-            let offsets = place(items, &order, fit);
+            let Some(offsets) = place(items, &order, fit, &mut work) else {
+                break 'orders;
+            };
             let h = height(items, &offsets);
             if best.as_ref().map_or(true, |(bh, _)| h < *bh) {
                 best = Some((h, offsets));
             }
         }
     }
-    best.map(|(_, o)| o).unwrap_or_default()
+    best.map_or_else(|| stacked(items), |(_, o)| o)
+}
+
+/// Every item above the previous one, in index order.
+fn stacked(items: &[Item]) -> Vec<u64> {
+    let mut top = 0u64;
+    items
+        .iter()
+        .map(|it| {
+            let offset = top;
+            top = top.saturating_add(it.size);
+            offset
+        })
+        .collect()
 }
 
 /// Places `items` in `order`, each in a gap chosen by `fit` among the placed items it overlaps.
-fn place(items: &[Item], order: &[usize], fit: Fit) -> Vec<u64> {
+///
+/// The placed items that overlap an item in time come from [`Placed`], an index by step, rather
+/// than from a scan of everything placed: the cost is O((n + K) log n) for K overlapping pairs,
+/// linear in a chain of operators, where a scan would make every placement cost O(n). `None` when
+/// `work` (the overlapping pairs looked at) passes the [`WORK_BUDGET`].
+fn place(items: &[Item], order: &[usize], fit: Fit, work: &mut usize) -> Option<Vec<u64>> {
     let mut offsets = vec![0u64; items.len()];
-    let mut placed: Vec<usize> = Vec::with_capacity(items.len());
+    let steps = items.iter().map(|it| it.last + 1).max().unwrap_or(0);
+    let mut placed = Placed::new(steps);
+    let mut overlapping: Vec<usize> = Vec::new();
     let mut busy: Vec<(u64, u64)> = Vec::new();
     for &i in order {
         let it = &items[i];
+        placed.overlapping(it, &mut overlapping);
+        *work += overlapping.len();
+        if *work > WORK_BUDGET {
+            return None;
+        }
         busy.clear();
         busy.extend(
-            placed
+            overlapping
                 .iter()
-                .filter(|&&j| items[j].overlaps(it))
                 .map(|&j| (offsets[j], offsets[j].saturating_add(items[j].size))),
         );
         busy.sort_unstable();
@@ -83,9 +120,95 @@ fn place(items: &[Item], order: &[usize], fit: Fit) -> Vec<u64> {
             cursor = cursor.max(end);
         }
         offsets[i] = chosen.map_or(cursor, |(_, o)| o);
-        placed.push(i);
+        placed.insert(i, it);
     }
-    offsets
+    Some(offsets)
+}
+
+/// The items placed so far, indexed by time. An item overlaps `[first, last]` exactly when it is
+/// live at step `first` or starts in `first + 1..=last`; the two cases are disjoint, and each has
+/// its own index:
+///
+/// - a segment tree over the steps, where each item is stored at the O(log n) nodes that together
+///   cover its lifetime, answers "live at step s" by walking from the leaf of `s` to the root;
+/// - a list of items per start step, with the non-empty steps in an ordered set, answers "starts
+///   in a range".
+///
+/// The lists are singly linked through one flat array (`next`), so that building the index for
+/// every order tried costs a few allocations rather than one per node.
+struct Placed {
+    /// Number of leaves (a power of two, at least the number of steps).
+    leaves: usize,
+    /// First entry of node `k`'s list (1-based heap order), `NONE` when empty. Node `k` lists the
+    /// items whose lifetime covers the node's whole range.
+    node_head: Vec<usize>,
+    /// First entry of the list of items starting at each step.
+    start_head: Vec<usize>,
+    /// The steps whose start list is not empty.
+    starts: std::collections::BTreeSet<usize>,
+    /// Entries: (item, next entry in the same list).
+    entries: Vec<(usize, usize)>,
+}
+
+const NONE: usize = usize::MAX;
+
+impl Placed {
+    fn new(steps: usize) -> Placed {
+        let leaves = steps.max(1).next_power_of_two();
+        Placed {
+            leaves,
+            node_head: vec![NONE; 2 * leaves],
+            start_head: vec![NONE; steps],
+            starts: std::collections::BTreeSet::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    fn push(entries: &mut Vec<(usize, usize)>, head: &mut usize, item: usize) {
+        entries.push((item, *head));
+        *head = entries.len() - 1;
+    }
+
+    fn insert(&mut self, index: usize, it: &Item) {
+        // The canonical cover of the half-open leaf range [lo, hi), bottom up.
+        let (mut lo, mut hi) = (it.first + self.leaves, it.last + 1 + self.leaves);
+        while lo < hi {
+            if lo & 1 == 1 {
+                Self::push(&mut self.entries, &mut self.node_head[lo], index);
+                lo += 1;
+            }
+            if hi & 1 == 1 {
+                hi -= 1;
+                Self::push(&mut self.entries, &mut self.node_head[hi], index);
+            }
+            lo >>= 1;
+            hi >>= 1;
+        }
+        Self::push(&mut self.entries, &mut self.start_head[it.first], index);
+        self.starts.insert(it.first);
+    }
+
+    fn list(&self, mut entry: usize, out: &mut Vec<usize>) {
+        while let Some(&(item, next)) = self.entries.get(entry) {
+            out.push(item);
+            entry = next;
+        }
+    }
+
+    /// Replaces `out` with the placed items whose lifetime meets `it`'s (in no particular order).
+    fn overlapping(&self, it: &Item, out: &mut Vec<usize>) {
+        out.clear();
+        let mut node = it.first + self.leaves;
+        while node > 0 {
+            self.list(self.node_head[node], out);
+            node >>= 1;
+        }
+        if it.first < it.last {
+            for &step in self.starts.range(it.first + 1..=it.last) {
+                self.list(self.start_head[step], out);
+            }
+        }
+    }
 }
 
 fn span(it: &Item) -> u64 {

@@ -13,7 +13,7 @@ use super::buffer::{height, Item, Problem};
 /// result is deterministic; about 20 ms of release-mode time. Measured on random instances of up to
 /// 40 buffers that the greedy orders left above the bound: half of the searches reached the bound
 /// within 7,500 units and four in five within 250,000; about one in ten ran out of budget.
-const WORK_BUDGET: u64 = 5_000_000;
+pub(super) const WORK_BUDGET: u64 = 5_000_000;
 
 /// Looks for a placement lower than `current` (in units), first one exactly at `bound`, then (if
 /// that phase runs out of budget) the best below `current`. `None` if nothing better was found.

@@ -15,6 +15,9 @@ use std::fmt::Write;
 ///   "aliases": [ { "tensor": N, "of": N, "op": N, "kind": "reshape" }, … ] }
 /// ```
 ///
+/// A model with `OfflineMemoryAllocation` metadata also gets `"offline_plan": "ignored: …"`
+/// (the reason), after `num_ops`.
+///
 /// `tensors` lists the tensors that take RAM, in index order; `offset` is within `region`.
 /// `first_op`/`last_op` are operator indices, -1 meaning "before the first operator" (see the
 /// [module documentation](super)).
@@ -29,6 +32,17 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
         plan.state_bytes,
         graph.operators.len()
     );
+    if graph.offline_offsets.is_some() {
+        // Inserted before "tensors", which the format string above has already opened.
+        let tensors_at = out.len() - "\n  \"tensors\": [".len();
+        out.insert_str(
+            tensors_at,
+            &format!(
+                "\n  \"offline_plan\": {},",
+                string(&format!("ignored: {}", super::OFFLINE_PLAN_IGNORED))
+            ),
+        );
+    }
     for (i, p) in rows(plan).enumerate() {
         let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
         let alias = p.alias_of.map_or("null".to_string(), |a| a.to_string());

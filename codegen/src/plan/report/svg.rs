@@ -188,27 +188,55 @@ pub fn svg(graph: &Graph, plan: &MemoryPlan, title: &str) -> String {
     s
 }
 
-/// Bytes live at each step: every alias group once, at its [`ALIGN`]-rounded size.
+/// Bytes live at each step: every alias group once, at its [`ALIGN`]-rounded size (members of a
+/// group share their bytes, so have one size). Each group's members' lifetimes are merged, then
+/// every merged range adds its size at its first step and takes it away after its last: linear
+/// after a sort, where summing step by step would be quadratic in a long chain.
 fn live_per_step(plan: &MemoryPlan) -> Vec<usize> {
-    let mut live = vec![0usize; plan.num_steps];
-    let mut counted = vec![usize::MAX; plan.tensors.len()];
-    for (step, total) in live.iter_mut().enumerate() {
-        for p in plan
-            .tensors
-            .iter()
-            .filter(|p| p.region == Region::Arena && p.first_step <= step && step <= p.last_step)
-        {
+    let steps = plan.num_steps;
+    let mut ranges: Vec<(usize, usize, usize, usize)> = plan
+        .tensors
+        .iter()
+        .filter(|p| {
+            p.region == Region::Arena && p.first_step <= p.last_step && p.first_step < steps
+        })
+        .map(|p| {
+            let size = p.bytes.div_ceil(ALIGN).saturating_mul(ALIGN);
             let owner = p.alias_of.unwrap_or(p.index);
-            if counted.get(owner) == Some(&step) {
-                continue;
+            (owner, p.first_step, p.last_step.min(steps - 1), size)
+        })
+        .collect();
+    ranges.sort_unstable();
+    let mut delta = vec![0i128; steps + 1];
+    let mut add = |(_, first, last, size): (usize, usize, usize, usize)| {
+        delta[first] += size as i128;
+        delta[last + 1] -= size as i128;
+    };
+    let mut open: Option<(usize, usize, usize, usize)> = None;
+    for r in ranges {
+        match &mut open {
+            Some(o) if o.0 == r.0 && r.1 <= o.2 => {
+                o.2 = o.2.max(r.2);
+                o.3 = o.3.max(r.3);
             }
-            if let Some(c) = counted.get_mut(owner) {
-                *c = step;
+            _ => {
+                if let Some(o) = open.replace(r) {
+                    add(o);
+                }
             }
-            *total = total.saturating_add(p.bytes.div_ceil(ALIGN).saturating_mul(ALIGN));
         }
     }
-    live
+    if let Some(o) = open {
+        add(o);
+    }
+    let mut running = 0i128;
+    delta[..steps]
+        .iter()
+        .map(|d| {
+            running += d;
+            usize::try_from(running).unwrap_or(usize::MAX)
+        })
+        .collect()
 }
 
 /// Round tick values (1, 2 or 5 times a power of ten) from 0 to `max`, about eight of them.

@@ -61,6 +61,9 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
             thousands(plan.state_bytes)
         );
     }
+    if graph.offline_offsets.is_some() {
+        let _ = writeln!(out, "offline plan: {}", super::OFFLINE_PLAN_IGNORED);
+    }
     out.trim_end_matches('\n').to_string() + "\n"
 }
 

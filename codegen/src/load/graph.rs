@@ -1,0 +1,142 @@
+//! Whole-graph checks, after every tensor and operator has been read: the data flow must be one
+//! that TFLM runs with a defined result, so that planning and lowering can rely on it.
+//!
+//! TFLM itself checks little of this (its interpreter runs operators in order over whatever the
+//! arena holds), so a graph that breaks these rules computes garbage there. tinyaot refuses it with
+//! [`Error::InvalidModel`], naming the operator and tensor, rather than plan around it.
+
+use crate::error::{Error, Result};
+use crate::ir::{Graph, Tensor};
+
+/// The deepest tensor TFLM's kernels handle (`RuntimeShape` and the reference kernels stop at 6
+/// dimensions; several ops at 4 or 5, which their lowering checks).
+pub const MAX_RANK: usize = 6;
+
+/// Checks the graph's data flow and its tensors' basic well-formedness.
+pub(super) fn check(graph: &Graph) -> Result<()> {
+    // Only tensors the computation touches: converters leave unused and intermediate tensors
+    // (an LSTM's `[0]`-shaped intermediates) that TFLM never looks at.
+    let mut used = vec![false; graph.tensors.len()];
+    for op in &graph.operators {
+        for &t in op.inputs.iter().flatten().chain(&op.outputs) {
+            used[t] = true;
+        }
+    }
+    for &t in graph.inputs.iter().chain(&graph.outputs) {
+        used[t] = true;
+    }
+    for (index, tensor) in graph.tensors.iter().enumerate() {
+        if used[index] {
+            check_tensor(index, tensor)?;
+        }
+    }
+    // Which tensors hold a defined value before operator `i` runs: constants, graph inputs and
+    // variables from the start, then each operator's outputs.
+    let mut defined: Vec<bool> = graph
+        .tensors
+        .iter()
+        .map(|t| t.is_constant() || t.is_variable)
+        .collect();
+    for &input in &graph.inputs {
+        let tensor = &graph.tensors[input];
+        if tensor.is_constant() {
+            return Err(invalid(format!(
+                "graph input tensor #{input} {:?} is a constant (it has data in its buffer)",
+                tensor.name
+            )));
+        }
+        defined[input] = true;
+    }
+    let mut writer: Vec<Option<usize>> = vec![None; graph.tensors.len()];
+    for (op_index, op) in graph.operators.iter().enumerate() {
+        let name = op.kind.name();
+        for input in op.inputs.iter().flatten().copied() {
+            if op.outputs.contains(&input) {
+                return Err(invalid(format!(
+                    "operator #{op_index} {name} reads its own output, tensor #{input} {:?}",
+                    graph.tensors[input].name
+                )));
+            }
+            if !defined[input] {
+                return Err(invalid(format!(
+                    "operator #{op_index} {name} reads tensor #{input} {:?}, which is not a constant, \
+                     a graph input, a variable, nor written by an earlier operator",
+                    graph.tensors[input].name
+                )));
+            }
+        }
+        for (position, &output) in op.outputs.iter().enumerate() {
+            let tensor = &graph.tensors[output];
+            if op.outputs[..position].contains(&output) {
+                return Err(invalid(format!(
+                    "operator #{op_index} {name} names tensor #{output} {:?} as two of its outputs",
+                    tensor.name
+                )));
+            }
+            if tensor.is_constant() {
+                return Err(invalid(format!(
+                    "operator #{op_index} {name} writes tensor #{output} {:?}, which is a constant",
+                    tensor.name
+                )));
+            }
+            if graph.inputs.contains(&output) {
+                return Err(invalid(format!(
+                    "operator #{op_index} {name} writes tensor #{output} {:?}, which is a graph input",
+                    tensor.name
+                )));
+            }
+            if let Some(earlier) = writer[output] {
+                return Err(invalid(format!(
+                    "tensor #{output} {:?} is written by operator #{earlier} and again by operator \
+                     #{op_index} {name}; each tensor must have one writer",
+                    tensor.name
+                )));
+            }
+            writer[output] = Some(op_index);
+            defined[output] = true;
+        }
+    }
+    for &output in &graph.outputs {
+        let tensor = &graph.tensors[output];
+        if writer[output].is_none() {
+            let what = if graph.inputs.contains(&output) {
+                "is a graph input that no operator writes"
+            } else if tensor.is_constant() {
+                "is a constant that no operator writes"
+            } else {
+                "is not written by any operator"
+            };
+            return Err(invalid(format!(
+                "graph output tensor #{output} {:?} {what}; tinyaot needs every graph output to be \
+                 computed by an operator",
+                tensor.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A tensor's shape: at most [`MAX_RANK`] dimensions, none of them zero.
+fn check_tensor(index: usize, tensor: &Tensor) -> Result<()> {
+    if tensor.shape.len() > MAX_RANK {
+        return Err(invalid(format!(
+            "tensor #{index} {:?} has rank {}; TFLM's kernels handle at most {MAX_RANK} dimensions",
+            tensor.name,
+            tensor.shape.len()
+        )));
+    }
+    // An empty constant list (shape [0]: no axes, an empty new shape) is a legitimate operand.
+    let empty_list = tensor.is_constant() && tensor.shape.len() == 1;
+    if tensor.shape.contains(&0) && !empty_list {
+        return Err(invalid(format!(
+            "tensor #{index} {:?} has a zero-size dimension {:?}; tensors must have at least one \
+             element",
+            tensor.name, tensor.shape
+        )));
+    }
+    Ok(())
+}
+
+fn invalid(detail: String) -> Error {
+    Error::InvalidModel { detail }
+}

@@ -1,0 +1,60 @@
+//! Fuzz target: the whole pipeline (load → plan → lower → emit, both backends) on models that
+//! `tinyaot_modelkit::fuzz::arbitrary_model` generates from the fuzzer's bytes — mostly well-typed
+//! chains of the supported operators, with frequent corruptions — so that inputs get past the
+//! loader into lowering, planning and emission.
+//!
+//! Fails (panics, so libFuzzer keeps the input) when any stage panics, when any stage returns an
+//! error that `Error::is_internal` calls a tinyaot bug, or when the backends disagree: the Rust and
+//! C backends share everything up to emission, so one accepting a model the other refuses is a bug.
+//!
+//! Replay a crash as a model: `cargo run -p tinyaot-modelkit --features arbitrary --example replay
+//! -- fuzz/artifacts/pipeline/crash-…` (from the repository root).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tinyaot_codegen::{c_sources, COptions, Config, Error};
+
+fn check<T>(stage: &str, r: &Result<T, Error>) {
+    if let Err(e) = r {
+        assert!(!e.is_internal(), "{stage}: internal error: {e}");
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let spec = tinyaot_modelkit::fuzz::model_from_bytes(data);
+    let bytes = spec.to_bytes();
+
+    // The stages the backends share, on their own: a failure here is the same failure in both
+    // backends (they run exactly these functions first), so only a model that gets through all
+    // three needs the (costly) emitters — and every error is still checked for being internal.
+    let loaded = tinyaot_codegen::load::load(&bytes);
+    check("load", &loaded);
+    let Ok(graph) = loaded else {
+        return;
+    };
+    let plan = tinyaot_codegen::plan::plan_graph(&graph);
+    check("plan_graph", &plan);
+    let calls = tinyaot_codegen::lower::lower(&graph);
+    check("lower", &calls);
+    if plan.is_err() || calls.is_err() {
+        return;
+    }
+
+    let rust = Config::new().generate(&bytes, "fuzz");
+    check("rust backend", &rust);
+    let c = c_sources(
+        &bytes,
+        &COptions {
+            prefix: "fuzz".to_string(),
+            source_name: "fuzz.tflite".to_string(),
+        },
+    );
+    check("C backend", &c);
+    assert_eq!(
+        rust.is_ok(),
+        c.is_ok(),
+        "backend parity: rust {:?}, C {:?}",
+        rust.as_ref().err(),
+        c.as_ref().err()
+    );
+});

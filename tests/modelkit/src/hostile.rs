@@ -1,0 +1,1576 @@
+//! The hostile-model suite: crafted models, each with the outcome tinyaot must give.
+//!
+//! Every case is a `.tflite` built here (no external data), in one of the [`Category`]s, with its
+//! [`Expect`]ed outcome: refused with an error of a given kind whose message mentions the problem,
+//! or accepted. `codegen/tests/hostile.rs` runs every case through both backends (and checks that
+//! no case ever yields an internal error). The accepted cases are also committed with TFLM goldens
+//! in `tests/fixtures/hostile` (its `generate.sh`), where the conformance tests check them bit for
+//! bit in Rust and in C; so "accepted" means "bit-exact with TFLM".
+//!
+//! Each case names the defect it guards against; keep them small (a handful of tensors), so the
+//! whole suite runs in well under a second.
+
+use crate::{
+    Activation, BufferSpec, BuiltinOperator as B, ModelSpec, OpCodeSpec, Options, Padding,
+    TensorSpec, TensorType,
+};
+
+/// What part of a model a case attacks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    /// The file itself: truncation, identifier, version, subgraphs, indices, buffers, types.
+    Structure,
+    /// The data flow: reads before writes, self-reads, missing or doubled writers.
+    Graph,
+    /// Scales, zero points and the multipliers derived from them.
+    Quantization,
+    /// Operator arity, element types, shapes and options.
+    TypesAndParameters,
+    /// Sizes beyond the configured limits or the target's address space.
+    ResourceLimits,
+    /// Unusual but legitimate models, which must be accepted (and match TFLM).
+    LegitimateCorners,
+}
+
+/// The kind of refusal, mirroring `tinyaot_codegen::Error`'s variants by family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// A loader error: truncated, corrupt, wrong identifier or version, subgraph count, index
+    /// out of range, unsupported element type, dynamic shape, size overflow.
+    Load,
+    /// `Error::InvalidModel`: TFLM refuses it, or its result there is undefined.
+    Invalid,
+    /// `Error::UnsupportedOpUse`: a valid use tinyaot does not compile.
+    Unsupported,
+    /// `Error::UnsupportedOp`: an operator tinyaot does not compile.
+    UnsupportedOp,
+    /// `Error::Limit`: a configured resource limit.
+    Limit,
+}
+
+/// The outcome a case must have.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// Refused with this kind of error, the message containing the text.
+    Refused(Refusal, &'static str),
+    /// Compiled by both backends (and bit-exact with TFLM).
+    Accepted,
+}
+
+/// One crafted model and its expected outcome.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// A short unique name (also the file stem when written out).
+    pub name: String,
+    /// What it attacks.
+    pub category: Category,
+    /// The `.tflite` bytes.
+    pub model: Vec<u8>,
+    /// What tinyaot must do with it.
+    pub expect: Expect,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Base models
+
+/// One int8 operator `[1, 8] → [1, 8]` with the given input and output quantization.
+fn unary8(op: B, options: Options, input: (f32, i64), output: (f32, i64)) -> ModelSpec {
+    unary8_shaped(&[1, 8], op, options, input, output)
+}
+
+/// The same over `shape` (the divergent-scale cases take 1,024 elements, so that random inputs
+/// reach the values where a 1-LSB multiplier error shows).
+fn unary8_shaped(
+    shape: &[i32],
+    op: B,
+    options: Options,
+    input: (f32, i64),
+    output: (f32, i64),
+) -> ModelSpec {
+    ModelSpec::single_op(
+        op,
+        options,
+        vec![TensorSpec::int8(shape, input.0, input.1)],
+        vec![TensorSpec::int8(shape, output.0, output.1)],
+    )
+}
+
+fn relu8(input: (f32, i64), output: (f32, i64)) -> ModelSpec {
+    unary8(B::RELU, Options::None, input, output)
+}
+
+/// ADD / SUB / MUL of two int8 `[1, 4]` tensors.
+fn binary8(op: B, a: (f32, i64), b: (f32, i64), out: (f32, i64)) -> ModelSpec {
+    binary8_shaped(&[1, 4], op, a, b, out)
+}
+
+/// The same over `shape`.
+fn binary8_shaped(
+    shape: &[i32],
+    op: B,
+    a: (f32, i64),
+    b: (f32, i64),
+    out: (f32, i64),
+) -> ModelSpec {
+    ModelSpec::single_op(
+        op,
+        Options::default_for(op),
+        vec![
+            TensorSpec::int8(shape, a.0, a.1),
+            TensorSpec::int8(shape, b.0, b.1),
+        ],
+        vec![TensorSpec::int8(shape, out.0, out.1)],
+    )
+}
+
+/// CONV_2D: input [1,4,4,1] (0.1, -3), per-channel filter [2,3,3,1], bias [2], output
+/// [1,4,4,2] (0.2, 5). Tensors: 0 input, 1 filter, 2 bias, 3 output.
+fn conv8(activation: Activation) -> ModelSpec {
+    ModelSpec::single_op(
+        B::CONV_2D,
+        Options::conv2d(Padding::SAME, (1, 1), activation),
+        vec![
+            TensorSpec::int8(&[1, 4, 4, 1], 0.1, -3),
+            TensorSpec::int8(&[2, 3, 3, 1], 1.0, 0)
+                .per_channel(&[0.5, 0.25], 0)
+                .constant_i8(&[1, -2, 3, -4, 5, -6, 7, -8, 9, 9, -8, 7, -6, 5, -4, 3, -2, 1]),
+            TensorSpec::int32(&[2])
+                .per_channel(&[0.05, 0.025], 0)
+                .constant_i32(&[20, -20]),
+        ],
+        vec![TensorSpec::int8(&[1, 4, 4, 2], 0.2, 5)],
+    )
+}
+
+/// FULLY_CONNECTED: input [1,8] (s_in, 1), per-tensor weights [4,8] (s_w), bias [4] with scale
+/// s_in·s_w, output [1,4] (s_out, -2). Tensors: 0 input, 1 weights, 2 bias, 3 output.
+fn fc8(s_in: f32, s_w: f32, s_out: f32) -> ModelSpec {
+    let weights: Vec<i8> = (0..32).map(|i| ((i * 37) % 255 - 127) as i8).collect();
+    ModelSpec::single_op(
+        B::FULLY_CONNECTED,
+        Options::fully_connected(Activation::NONE),
+        vec![
+            TensorSpec::int8(&[1, 8], s_in, 1),
+            TensorSpec::int8(&[4, 8], s_w, 0).constant_i8(&weights),
+            TensorSpec::int32(&[4])
+                .quant(s_in * s_w, 0)
+                .constant_i32(&[100, -100, 7, 0]),
+        ],
+        vec![TensorSpec::int8(&[1, 4], s_out, -2)],
+    )
+}
+
+/// A float32 unary op `[2, 3] → [2, 3]`.
+fn unary_f32(op: B, options: Options) -> ModelSpec {
+    ModelSpec::single_op(
+        op,
+        options,
+        vec![TensorSpec::f32(&[2, 3])],
+        vec![TensorSpec::f32(&[2, 3])],
+    )
+}
+
+/// `m` changed by `f`.
+fn with(mut m: ModelSpec, f: impl FnOnce(&mut ModelSpec)) -> ModelSpec {
+    f(&mut m);
+    m
+}
+
+/// A scale pair `(s_in, s_out)` whose ratio rounds differently to a Q31 multiplier when taken in
+/// f32 than in f64: the cases where computing multipliers in float is one LSB off against TFLM.
+pub fn divergent_scales(seed: u32) -> (f32, f32) {
+    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(12_345);
+    loop {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let a = 0.001 + (state >> 8) as f32 / (1u32 << 24) as f32 * 0.1;
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let b = 0.001 + (state >> 8) as f32 / (1u32 << 24) as f32 * 0.1;
+        let in_f32 = quantize_multiplier(f64::from(a / b));
+        let in_f64 = quantize_multiplier(f64::from(a) / f64::from(b));
+        if in_f32 != in_f64 {
+            return (a, b);
+        }
+    }
+}
+
+/// TFLM's `QuantizeMultiplier` (enough of it to find divergent scales).
+fn quantize_multiplier(real: f64) -> (i64, i32) {
+    if real == 0.0 {
+        return (0, 0);
+    }
+    let mut shift = real.abs().log2().floor() as i32 + 1;
+    let mut q = (real / f64::powi(2.0, shift) * f64::powi(2.0, 31)).round() as i64;
+    if q == 1 << 31 {
+        q /= 2;
+        shift += 1;
+    }
+    (q, shift)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The suite
+
+/// Every case, in a fixed order.
+pub fn cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    structure(&mut cases);
+    graph(&mut cases);
+    quantization(&mut cases);
+    types_and_parameters(&mut cases);
+    resource_limits(&mut cases);
+    legitimate_corners(&mut cases);
+    cases
+}
+
+struct Suite<'a> {
+    cases: &'a mut Vec<Case>,
+    category: Category,
+}
+
+impl Suite<'_> {
+    fn bytes(&mut self, name: &str, model: Vec<u8>, expect: Expect) {
+        self.cases.push(Case {
+            name: name.to_string(),
+            category: self.category,
+            model,
+            expect,
+        });
+    }
+
+    fn refused(&mut self, name: &str, model: ModelSpec, kind: Refusal, mentions: &'static str) {
+        self.bytes(name, model.to_bytes(), Expect::Refused(kind, mentions));
+    }
+
+    fn accepted(&mut self, name: &str, model: ModelSpec) {
+        self.bytes(name, model.to_bytes(), Expect::Accepted);
+    }
+}
+
+fn structure(cases: &mut Vec<Case>) {
+    use Refusal::{Invalid, Load};
+    let mut s = Suite {
+        cases,
+        category: Category::Structure,
+    };
+    let good = conv8(Activation::RELU).to_bytes();
+    s.bytes(
+        "truncated_half",
+        good[..good.len() / 2].to_vec(),
+        Expect::Refused(Load, ""),
+    );
+    s.bytes(
+        "truncated_header",
+        good[..6].to_vec(),
+        Expect::Refused(Load, ""),
+    );
+    let mut wrong_id = good.clone();
+    wrong_id[4..8].copy_from_slice(b"TFL2");
+    s.bytes("wrong_identifier", wrong_id, Expect::Refused(Load, "TFL3"));
+    s.refused(
+        "schema_version_2",
+        with(conv8(Activation::NONE), |m| m.version = 2),
+        Load,
+        "version 2",
+    );
+    s.refused(
+        "no_subgraph",
+        with(conv8(Activation::NONE), |m| m.subgraphs = 0),
+        Load,
+        "0 subgraphs",
+    );
+    s.refused(
+        "two_subgraphs",
+        with(conv8(Activation::NONE), |m| m.subgraphs = 2),
+        Load,
+        "2 subgraphs",
+    );
+    s.refused(
+        "operator_input_index_out_of_range",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.operators[0].inputs = vec![7]
+        }),
+        Load,
+        "7",
+    );
+    s.refused(
+        "graph_output_index_out_of_range",
+        with(relu8((0.1, 0), (0.1, 0)), |m| m.outputs = vec![-5]),
+        Load,
+        "",
+    );
+    s.refused(
+        "opcode_index_out_of_range",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.operators[0].opcode_index = 9
+        }),
+        Load,
+        "9",
+    );
+    s.refused(
+        "tensor_buffer_index_out_of_range",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[0] = m.tensors[0].clone().buffer(99)
+        }),
+        Load,
+        "99",
+    );
+    s.refused(
+        "non_empty_buffer_0",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.buffers[0] = BufferSpec::Data(vec![1, 2, 3, 4, 5, 6, 7, 8])
+        }),
+        Invalid,
+        "buffer 0",
+    );
+    s.refused(
+        "dynamic_batch_in_shape",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[0].shape = Some(vec![-1, 8])
+        }),
+        Load,
+        "dynamic",
+    );
+    s.refused(
+        "string_tensor",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[0].dtype = TensorType::STRING
+        }),
+        Load,
+        "STRING",
+    );
+    s.refused(
+        "unknown_tensor_type",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[0].dtype = TensorType(77)
+        }),
+        Load,
+        "",
+    );
+    s.refused(
+        "rank_7_tensor",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[0].shape = Some(vec![1, 1, 1, 1, 1, 1, 8]);
+            m.tensors[1].shape = Some(vec![1, 1, 1, 1, 1, 1, 8]);
+        }),
+        Invalid,
+        "rank 7",
+    );
+    s.refused(
+        "rank_200000_input",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            let mut shape = vec![1; 200_000];
+            shape[0] = 8;
+            m.tensors[0].shape = Some(shape);
+        }),
+        Invalid,
+        "rank 200000",
+    );
+    s.refused(
+        "zero_size_dimension",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[0].shape = Some(vec![0, 8]);
+            m.tensors[1].shape = Some(vec![0, 8]);
+        }),
+        Invalid,
+        "zero-size",
+    );
+    s.refused(
+        "negative_dimension",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[0].shape = Some(vec![-3, 8])
+        }),
+        Load,
+        "",
+    );
+    s.refused(
+        "constant_shorter_than_its_shape",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[1] = m.tensors[1].clone().constant_i8(&[1; 5])
+        }),
+        Load,
+        "",
+    );
+    s.refused(
+        "wrong_options_table",
+        with(conv8(Activation::NONE), |m| {
+            m.operators[0].options = Options::Softmax { beta: 1.0 }
+        }),
+        Load,
+        "expects Conv2DOptions",
+    );
+}
+
+fn graph(cases: &mut Vec<Case>) {
+    use Refusal::{Invalid, Unsupported, UnsupportedOp};
+    let mut s = Suite {
+        cases,
+        category: Category::Graph,
+    };
+    let relu = || relu8((0.1, 0), (0.1, 0));
+    s.refused(
+        "operator_reads_its_own_output",
+        with(relu(), |m| m.operators[0].inputs = vec![1]),
+        Invalid,
+        "reads its own output",
+    );
+    s.refused(
+        "reads_a_tensor_nobody_writes",
+        with(relu(), |m| {
+            let t = m.tensor(TensorSpec::int8(&[1, 8], 0.1, 0));
+            m.operators[0].inputs = vec![t];
+        }),
+        Invalid,
+        "nor written by an earlier operator",
+    );
+    s.refused(
+        "reads_a_later_operators_output",
+        with(relu(), |m| {
+            let t = m.tensor(TensorSpec::int8(&[1, 8], 0.1, 0));
+            let out = m.outputs[0];
+            m.op(B::RELU, Options::None, &[out], &[t]);
+            m.operators[0].inputs = vec![t];
+            m.outputs = vec![out];
+        }),
+        Invalid,
+        "reads tensor",
+    );
+    s.refused(
+        "graph_output_never_written",
+        with(relu(), |m| {
+            let t = m.tensor(TensorSpec::int8(&[1, 8], 0.1, 0));
+            m.outputs.push(t);
+        }),
+        Invalid,
+        "not written by any operator",
+    );
+    s.refused(
+        "no_operators_at_all",
+        with(relu(), |m| m.operators.clear()),
+        Invalid,
+        "not written by any operator",
+    );
+    s.refused(
+        "graph_output_is_the_graph_input",
+        with(relu(), |m| m.outputs = vec![0]),
+        Invalid,
+        "graph input that no operator writes",
+    );
+    s.refused(
+        "two_writers_of_one_tensor",
+        with(relu(), |m| {
+            m.op(B::RELU, Options::None, &[0], &[1]);
+        }),
+        Invalid,
+        "again by operator #1",
+    );
+    s.refused(
+        "operator_writes_a_constant",
+        with(relu(), |m| {
+            m.tensors[1] = m.tensors[1].clone().constant_i8(&[0; 8]);
+        }),
+        Invalid,
+        "which is a constant",
+    );
+    s.refused(
+        "operator_writes_a_graph_input",
+        with(relu(), |m| {
+            m.inputs = vec![0, 1];
+            m.op(B::RELU, Options::None, &[0], &[1]);
+            m.operators.remove(0);
+            let t = m.tensor(TensorSpec::int8(&[1, 8], 0.1, 0));
+            m.op(B::RELU, Options::None, &[1], &[t]);
+            m.outputs = vec![t];
+        }),
+        Invalid,
+        "which is a graph input",
+    );
+    s.refused(
+        "constant_graph_input",
+        with(relu(), |m| {
+            m.tensors[0] = m.tensors[0].clone().constant_i8(&[1; 8]);
+        }),
+        Invalid,
+        "is a constant",
+    );
+    s.refused(
+        "same_tensor_twice_as_outputs",
+        with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
+            m.operators[0].outputs = vec![2, 2]
+        }),
+        Invalid,
+        "two of its outputs",
+    );
+    s.refused(
+        "variable_tensor_input",
+        with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
+            m.inputs = vec![0];
+            m.tensors[1] = m.tensors[1].clone().variable();
+        }),
+        Unsupported,
+        "variable",
+    );
+    s.refused(
+        "reshape_of_a_constant",
+        with(ModelSpec::new(), |m| {
+            let c = m.tensor(TensorSpec::f32(&[2, 3]).constant_f32(&[1.0; 6]));
+            let r = m.tensor(TensorSpec::f32(&[3, 2]));
+            let shape = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[3, 2]));
+            let x = m.tensor(TensorSpec::f32(&[3, 2]));
+            let y = m.tensor(TensorSpec::f32(&[3, 2]));
+            m.op(
+                B::RESHAPE,
+                Options::Reshape { new_shape: None },
+                &[c, shape],
+                &[r],
+            );
+            m.op(B::ADD, Options::default_for(B::ADD), &[r, x], &[y]);
+            m.inputs = vec![x];
+            m.outputs = vec![y];
+        }),
+        Unsupported,
+        "reshaping a constant",
+    );
+    s.refused(
+        "custom_operator",
+        with(relu(), |m| {
+            m.opcodes[0] = OpCodeSpec::custom("TFLite_Detection_PostProcess")
+        }),
+        UnsupportedOp,
+        "CUSTOM(TFLite_Detection_PostProcess)",
+    );
+    s.refused(
+        "unsupported_builtin_floor",
+        with(unary_f32(B::RELU, Options::None), |m| {
+            m.opcodes[0] = OpCodeSpec::builtin(B::FLOOR)
+        }),
+        UnsupportedOp,
+        "FLOOR",
+    );
+    s.refused(
+        "unknown_builtin_code",
+        with(relu(), |m| m.opcodes[0] = OpCodeSpec::builtin(B(4000))),
+        UnsupportedOp,
+        "4000",
+    );
+}
+
+fn quantization(cases: &mut Vec<Case>) {
+    use Refusal::{Invalid, Unsupported};
+    let mut s = Suite {
+        cases,
+        category: Category::Quantization,
+    };
+    let not_normal = "not a positive, finite, normal number";
+    for (name, scale) in [
+        ("relu_input_scale_zero", 0.0),
+        ("relu_input_scale_negative", -0.5),
+        ("relu_input_scale_nan", f32::NAN),
+        ("relu_input_scale_inf", f32::INFINITY),
+        ("relu_input_scale_denormal", 1e-40),
+    ] {
+        s.refused(name, relu8((scale, 0), (0.1, 0)), Invalid, not_normal);
+    }
+    s.refused(
+        "relu_output_scale_zero",
+        relu8((0.1, 0), (0.0, 0)),
+        Invalid,
+        not_normal,
+    );
+    for (name, zp) in [
+        ("relu_zero_point_128", 128),
+        ("relu_zero_point_200", 200),
+        ("relu_zero_point_minus_129", -129),
+        ("relu_zero_point_2_pow_40", 1 << 40),
+    ] {
+        s.refused(name, relu8((0.1, zp), (0.1, 0)), Invalid, "zero point");
+    }
+    s.refused(
+        "add_output_zero_point_128",
+        binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 128)),
+        Invalid,
+        "outside the int8 range",
+    );
+    s.refused(
+        "conv_input_zero_point_minus_129",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[0] = m.tensors[0].clone().quant(0.1, -129)
+        }),
+        Invalid,
+        "outside the int8 range",
+    );
+    s.refused(
+        "conv_weight_scale_denormal",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[1] = m.tensors[1].clone().per_channel(&[1e-40, 0.25], 0)
+        }),
+        Invalid,
+        not_normal,
+    );
+    s.refused(
+        "conv_weight_scale_nan",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[1] = m.tensors[1].clone().per_channel(&[f32::NAN, 0.25], 0)
+        }),
+        Invalid,
+        not_normal,
+    );
+    s.refused(
+        "conv_weights_asymmetric",
+        with(conv8(Activation::NONE), |m| {
+            if let Some(q) = &mut m.tensors[1].quantization {
+                q.zero_points = Some(vec![3, 0]);
+            }
+        }),
+        Unsupported,
+        "zero point",
+    );
+    s.refused(
+        "conv_per_channel_count_mismatch",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[1] = m.tensors[1].clone().per_channel(&[0.5, 0.25, 0.1], 0)
+        }),
+        Refusal::Load,
+        "",
+    );
+    s.refused(
+        "conv_fused_relu6_tiny_output_scale",
+        with(conv8(Activation::RELU6), |m| {
+            m.tensors[0] = m.tensors[0].clone().quant(1e-12, 0);
+            m.tensors[3] = m.tensors[3].clone().quant(1e-12, 0);
+        }),
+        Invalid,
+        "does not fit in int32",
+    );
+    s.refused(
+        "conv_requantization_above_2_pow_31",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[0] = m.tensors[0].clone().quant(1e6, 0);
+            m.tensors[3] = m.tensors[3].clone().quant(1e-6, 0);
+        }),
+        Invalid,
+        "2^31 or more",
+    );
+    s.refused(
+        "relu_multiplier_underflows",
+        relu8((1e-20, 0), (1e20, 0)),
+        Invalid,
+        "below 2^-32",
+    );
+    s.refused(
+        "fully_connected_bias_scale_mismatch",
+        with(fc8(0.5, 0.25, 1.0), |m| {
+            m.tensors[2] = m.tensors[2].clone().quant(1.0, 0)
+        }),
+        Invalid,
+        "bias scale",
+    );
+    s.refused(
+        "fully_connected_scale_product_overflows",
+        with(fc8(3e38, 1e10, 1.0), |m| {
+            m.tensors[2] = m.tensors[2].clone().quant(f32::MAX, 0)
+        }),
+        Invalid,
+        "",
+    );
+    s.refused(
+        "fully_connected_output_scale_zero",
+        with(fc8(0.5, 0.25, 1.0), |m| {
+            m.tensors[3] = m.tensors[3].clone().quant(0.0, 0)
+        }),
+        Invalid,
+        not_normal,
+    );
+    s.refused(
+        "leaky_relu_alpha_nan",
+        unary8(
+            B::LEAKY_RELU,
+            Options::LeakyRelu { alpha: f32::NAN },
+            (0.1, 0),
+            (0.1, 0),
+        ),
+        Invalid,
+        "alpha",
+    );
+    s.refused(
+        "leaky_relu_alpha_inf",
+        unary8(
+            B::LEAKY_RELU,
+            Options::LeakyRelu {
+                alpha: f32::INFINITY,
+            },
+            (0.1, 0),
+            (0.1, 0),
+        ),
+        Invalid,
+        "alpha",
+    );
+    s.refused(
+        "softmax_beta_nan",
+        unary8(
+            B::SOFTMAX,
+            Options::Softmax { beta: f32::NAN },
+            (0.1, 0),
+            (1.0 / 256.0, -128),
+        ),
+        Invalid,
+        "beta",
+    );
+    s.refused(
+        "softmax_beta_inf_float",
+        unary_f32(
+            B::SOFTMAX,
+            Options::Softmax {
+                beta: f32::INFINITY,
+            },
+        ),
+        Invalid,
+        "beta",
+    );
+    s.refused(
+        "softmax_output_zero_point_not_minus_128",
+        unary8(
+            B::SOFTMAX,
+            Options::Softmax { beta: 1.0 },
+            (0.1, 0),
+            (1.0 / 256.0, 0),
+        ),
+        Unsupported,
+        "-128",
+    );
+    s.refused(
+        "tanh_output_scale_not_1_128",
+        unary8(B::TANH, Options::None, (0.1, 0), (1.0 / 256.0, 0)),
+        Invalid,
+        "fixed",
+    );
+    s.refused(
+        "logistic_output_scale_not_1_256",
+        unary8(B::LOGISTIC, Options::None, (0.1, 0), (1.0 / 128.0, -128)),
+        Invalid,
+        "fixed",
+    );
+    s.refused(
+        "logistic_output_zero_point_0",
+        unary8(B::LOGISTIC, Options::None, (0.1, 0), (1.0 / 256.0, 0)),
+        Invalid,
+        "fixed",
+    );
+    s.refused(
+        "quantize_to_a_tiny_scale",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::f32(&[1, 8])],
+            vec![TensorSpec::int8(&[1, 8], 1e-12, 0)],
+        ),
+        Invalid,
+        "does not fit in int32",
+    );
+    s.refused(
+        "dequantize_scale_nan",
+        ModelSpec::single_op(
+            B::DEQUANTIZE,
+            Options::Dequantize,
+            vec![TensorSpec::int8(&[1, 8], f32::NAN, 0)],
+            vec![TensorSpec::f32(&[1, 8])],
+        ),
+        Invalid,
+        not_normal,
+    );
+    s.refused(
+        "relu6_input_scale_1e_minus_10",
+        unary8(B::RELU6, Options::None, (1e-10, 0), (1e-10, 0)),
+        Invalid,
+        "does not fit in int32",
+    );
+    s.refused(
+        "int8_activation_without_quantization",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[0].quantization = None
+        }),
+        Unsupported,
+        "no quantization",
+    );
+    s.refused(
+        "sub_input_multiplier_not_below_one",
+        binary8(B::SUB, (0.1, 0), (0.1, 0), (1e-9, 0)),
+        Invalid,
+        "",
+    );
+}
+
+fn types_and_parameters(cases: &mut Vec<Case>) {
+    use Refusal::{Invalid, Unsupported};
+    let mut s = Suite {
+        cases,
+        category: Category::TypesAndParameters,
+    };
+    s.refused(
+        "leaky_relu_with_3_inputs",
+        with(
+            unary8(
+                B::LEAKY_RELU,
+                Options::LeakyRelu { alpha: 0.2 },
+                (0.1, 0),
+                (0.1, 0),
+            ),
+            |m| {
+                let a = m.tensor(TensorSpec::int8(&[1, 8], 0.1, 0).constant_i8(&[0; 8]));
+                m.operators[0].inputs = vec![0, a, a];
+            },
+        ),
+        Invalid,
+        "3 inputs",
+    );
+    s.refused(
+        "tanh_with_3_outputs",
+        with(
+            unary8(B::TANH, Options::None, (0.1, 0), (1.0 / 128.0, 0)),
+            |m| {
+                let a = m.tensor(TensorSpec::int8(&[1, 8], 1.0 / 128.0, 0));
+                let b = m.tensor(TensorSpec::int8(&[1, 8], 1.0 / 128.0, 0));
+                m.operators[0].outputs = vec![1, a, b];
+            },
+        ),
+        Invalid,
+        "3 outputs",
+    );
+    s.refused(
+        "add_with_one_input",
+        with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
+            m.operators[0].inputs = vec![0];
+            m.inputs = vec![0];
+        }),
+        Invalid,
+        "1 inputs",
+    );
+    s.refused(
+        "conv_with_4_inputs",
+        with(conv8(Activation::NONE), |m| {
+            m.operators[0].inputs = vec![0, 1, 2, 2]
+        }),
+        Invalid,
+        "4 inputs",
+    );
+    s.refused(
+        "squeeze_dim_out_of_range",
+        ModelSpec::single_op(
+            B::SQUEEZE,
+            Options::Squeeze {
+                squeeze_dims: vec![5],
+            },
+            vec![TensorSpec::f32(&[1, 3, 1])],
+            vec![TensorSpec::f32(&[3])],
+        ),
+        Invalid,
+        "squeeze_dims",
+    );
+    s.refused(
+        "squeeze_dim_not_size_1",
+        ModelSpec::single_op(
+            B::SQUEEZE,
+            Options::Squeeze {
+                squeeze_dims: vec![1],
+            },
+            vec![TensorSpec::f32(&[1, 3, 1])],
+            vec![TensorSpec::f32(&[1, 3])],
+        ),
+        Invalid,
+        "squeeze_dims",
+    );
+    s.refused(
+        "squeeze_output_shape_wrong",
+        ModelSpec::single_op(
+            B::SQUEEZE,
+            Options::Squeeze {
+                squeeze_dims: vec![0],
+            },
+            vec![TensorSpec::f32(&[1, 3, 1])],
+            vec![TensorSpec::f32(&[3])],
+        ),
+        Invalid,
+        "squeezed input shape",
+    );
+    s.refused(
+        "strided_slice_rank_5",
+        ModelSpec::single_op(
+            B::STRIDED_SLICE,
+            Options::default_for(B::STRIDED_SLICE),
+            vec![
+                TensorSpec::f32(&[1, 1, 1, 2, 2]),
+                TensorSpec::int32(&[5]).constant_i32(&[0; 5]),
+                TensorSpec::int32(&[5]).constant_i32(&[1, 1, 1, 2, 2]),
+                TensorSpec::int32(&[5]).constant_i32(&[1; 5]),
+            ],
+            vec![TensorSpec::f32(&[1, 1, 1, 2, 2])],
+        ),
+        Invalid,
+        "at most 4",
+    );
+    s.refused(
+        "transpose_int32",
+        ModelSpec::single_op(
+            B::TRANSPOSE,
+            Options::Transpose,
+            vec![
+                TensorSpec::int32(&[2, 3]),
+                TensorSpec::int32(&[2]).constant_i32(&[1, 0]),
+            ],
+            vec![TensorSpec::int32(&[3, 2])],
+        ),
+        Unsupported,
+        "INT32",
+    );
+    s.refused(
+        "transpose_int64_perm",
+        ModelSpec::single_op(
+            B::TRANSPOSE,
+            Options::Transpose,
+            vec![
+                TensorSpec::f32(&[2, 3]),
+                TensorSpec::new(TensorType::INT64, &[2]).constant_i64(&[1, 0]),
+            ],
+            vec![TensorSpec::f32(&[3, 2])],
+        ),
+        Invalid,
+        "INT64",
+    );
+    s.refused(
+        "transpose_perm_not_a_permutation",
+        ModelSpec::single_op(
+            B::TRANSPOSE,
+            Options::Transpose,
+            vec![
+                TensorSpec::f32(&[2, 3]),
+                TensorSpec::int32(&[2]).constant_i32(&[1, 1]),
+            ],
+            vec![TensorSpec::f32(&[3, 2])],
+        ),
+        Unsupported,
+        "permutation",
+    );
+    s.refused(
+        "conv_dilation_above_int16",
+        with(conv8(Activation::NONE), |m| {
+            m.operators[0].options = Options::Conv2D {
+                padding: Padding::SAME,
+                stride_w: 1,
+                stride_h: 1,
+                dilation_w: 40_000,
+                dilation_h: 1,
+                activation: Activation::NONE,
+            }
+        }),
+        Invalid,
+        "above 32767",
+    );
+    s.refused(
+        "pool_padding_above_int16",
+        ModelSpec::single_op(
+            B::MAX_POOL_2D,
+            Options::pool(Padding::SAME, (1, 1), (65_600, 1), Activation::NONE),
+            vec![TensorSpec::int8(&[1, 1, 1, 1], 0.1, 0)],
+            vec![TensorSpec::int8(&[1, 1, 1, 1], 0.1, 0)],
+        ),
+        Invalid,
+        "above 32767",
+    );
+    s.refused(
+        "fully_connected_keep_dims_wrong_output",
+        with(fc8(0.5, 0.25, 1.0), |m| {
+            m.operators[0].options = Options::FullyConnected {
+                activation: Activation::NONE,
+                weights_format: crate::WeightsFormat::DEFAULT,
+                keep_num_dims: true,
+            };
+            m.tensors[0].shape = Some(vec![1, 1, 8]);
+            m.tensors[3].shape = Some(vec![1, 4]);
+        }),
+        Invalid,
+        "keep_num_dims",
+    );
+    s.refused(
+        "fully_connected_output_shape_wrong",
+        with(fc8(0.5, 0.25, 1.0), |m| {
+            m.tensors[3].shape = Some(vec![1, 3])
+        }),
+        Invalid,
+        "output shape",
+    );
+    s.refused(
+        "fully_connected_shuffled_weights",
+        with(fc8(0.5, 0.25, 1.0), |m| {
+            m.operators[0].options = Options::FullyConnected {
+                activation: Activation::NONE,
+                weights_format: crate::WeightsFormat::SHUFFLED4x16INT8,
+                keep_num_dims: false,
+            }
+        }),
+        Unsupported,
+        "shuffled",
+    );
+    s.refused(
+        "fully_connected_hybrid",
+        with(fc8(0.5, 0.25, 1.0), |m| {
+            m.tensors[0] = TensorSpec::f32(&[1, 8]);
+            m.tensors[3] = TensorSpec::f32(&[1, 4]);
+        }),
+        Unsupported,
+        "hybrid",
+    );
+    s.refused(
+        "conv_output_shape_wrong",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[3].shape = Some(vec![1, 3, 4, 2])
+        }),
+        Unsupported,
+        "output height",
+    );
+    s.refused(
+        "conv_fused_tanh",
+        conv8(Activation::TANH),
+        Unsupported,
+        "activation",
+    );
+    s.refused(
+        "conv_zero_stride",
+        with(conv8(Activation::NONE), |m| {
+            m.operators[0].options = Options::conv2d(Padding::SAME, (0, 1), Activation::NONE)
+        }),
+        Refusal::Load,
+        "",
+    );
+    s.refused(
+        "conv_unknown_padding",
+        with(conv8(Activation::NONE), |m| {
+            m.operators[0].options = Options::conv2d(Padding(7), (1, 1), Activation::NONE)
+        }),
+        Refusal::Load,
+        "",
+    );
+    s.refused(
+        "conv_non_constant_filter",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[1].data = crate::TensorData::Buffer(0);
+            m.inputs = vec![0, 1];
+        }),
+        Unsupported,
+        "run time",
+    );
+    s.refused(
+        "depthwise_multiplier_disagrees",
+        ModelSpec::single_op(
+            B::DEPTHWISE_CONV_2D,
+            Options::depthwise(Padding::VALID, (1, 1), 3, Activation::NONE),
+            vec![
+                TensorSpec::f32(&[1, 3, 3, 2]),
+                TensorSpec::f32(&[1, 3, 3, 4]).constant_f32(&[0.5; 36]),
+            ],
+            vec![TensorSpec::f32(&[1, 1, 1, 4])],
+        ),
+        Unsupported,
+        "depth_multiplier",
+    );
+    s.refused(
+        "depthwise_bias_written_as_absent",
+        with(
+            ModelSpec::single_op(
+                B::DEPTHWISE_CONV_2D,
+                Options::depthwise(Padding::VALID, (1, 1), 1, Activation::NONE),
+                vec![
+                    TensorSpec::f32(&[1, 3, 3, 2]),
+                    TensorSpec::f32(&[1, 3, 3, 2]).constant_f32(&[0.5; 18]),
+                ],
+                vec![TensorSpec::f32(&[1, 1, 1, 2])],
+            ),
+            |m| m.operators[0].inputs.push(-1),
+        ),
+        Invalid,
+        "absent",
+    );
+    s.refused(
+        "concatenation_11_inputs",
+        concatenation_of(11),
+        Invalid,
+        "11 inputs",
+    );
+    s.refused(
+        "concatenation_axis_out_of_range",
+        ModelSpec::single_op(
+            B::CONCATENATION,
+            Options::Concatenation {
+                axis: 4,
+                activation: Activation::NONE,
+            },
+            vec![TensorSpec::f32(&[1, 2]), TensorSpec::f32(&[1, 2])],
+            vec![TensorSpec::f32(&[1, 4])],
+        ),
+        Unsupported,
+        "axis",
+    );
+    s.refused(
+        "mean_axis_out_of_range",
+        ModelSpec::single_op(
+            B::MEAN,
+            Options::Reducer { keep_dims: true },
+            vec![
+                TensorSpec::f32(&[1, 2, 2, 3]),
+                TensorSpec::int32(&[1]).constant_i32(&[9]),
+            ],
+            vec![TensorSpec::f32(&[1, 2, 2, 1])],
+        ),
+        Unsupported,
+        "axis",
+    );
+    s.refused(
+        "pad_negative",
+        ModelSpec::single_op(
+            B::PAD,
+            Options::Pad,
+            vec![
+                TensorSpec::f32(&[1, 3]),
+                TensorSpec::int32(&[2, 2]).constant_i32(&[0, 0, -1, 2]),
+            ],
+            vec![TensorSpec::f32(&[1, 4])],
+        ),
+        Unsupported,
+        "negative",
+    );
+    s.refused(
+        "mul_of_two_constants",
+        with(binary8(B::MUL, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
+            m.tensors[0] = m.tensors[0].clone().constant_i8(&[1; 4]);
+            m.tensors[1] = m.tensors[1].clone().constant_i8(&[2; 4]);
+            m.inputs.clear();
+        }),
+        Unsupported,
+        "constant",
+    );
+    s.refused(
+        "add_int8_inputs_float_output",
+        with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
+            m.tensors[2] = TensorSpec::f32(&[1, 4])
+        }),
+        Unsupported,
+        "FLOAT32",
+    );
+    s.refused(
+        "add_shapes_do_not_broadcast",
+        with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
+            m.tensors[1].shape = Some(vec![1, 3])
+        }),
+        Unsupported,
+        "",
+    );
+    s.refused(
+        "relu_int16",
+        ModelSpec::single_op(
+            B::RELU,
+            Options::None,
+            vec![TensorSpec::new(TensorType::INT16, &[1, 8]).quant(0.1, 0)],
+            vec![TensorSpec::new(TensorType::INT16, &[1, 8]).quant(0.1, 0)],
+        ),
+        Unsupported,
+        "INT16",
+    );
+    s.refused(
+        "relu_output_size_differs",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[1].shape = Some(vec![1, 9])
+        }),
+        Unsupported,
+        "differ in size",
+    );
+    s.refused(
+        "expand_dims_output_size_differs",
+        ModelSpec::single_op(
+            B::EXPAND_DIMS,
+            Options::ExpandDims,
+            vec![
+                TensorSpec::f32(&[2, 3]),
+                TensorSpec::int32(&[1]).constant_i32(&[0]),
+            ],
+            vec![TensorSpec::f32(&[1, 2, 4])],
+        ),
+        Unsupported,
+        "differ in size",
+    );
+}
+
+fn resource_limits(cases: &mut Vec<Case>) {
+    let mut s = Suite {
+        cases,
+        category: Category::ResourceLimits,
+    };
+    // 5 GiB of activations: beyond a 32-bit target's address space and the default arena limit.
+    s.refused(
+        "activation_of_5_gib",
+        ModelSpec::single_op(
+            B::RELU,
+            Options::None,
+            vec![TensorSpec::int8(&[1024, 1024, 1024, 5], 0.1, 0)],
+            vec![TensorSpec::int8(&[1024, 1024, 1024, 5], 0.1, 0)],
+        ),
+        Refusal::Limit,
+        "",
+    );
+    // 24 GiB: the C backend once declared a static array this large.
+    s.refused(
+        "activation_of_24_gib",
+        unary_f32_shaped(&[1024, 1024, 1024, 6]),
+        Refusal::Limit,
+        "",
+    );
+    // A tensor whose byte size overflows 64 bits: refused by the tensor-size limit, not wrapped.
+    s.refused(
+        "byte_size_overflows_u64",
+        unary_f32_shaped(&[i32::MAX, i32::MAX, i32::MAX]),
+        Refusal::Limit,
+        "max-tensor-bytes",
+    );
+    // A constant whose shape says 257 MiB: refused by the per-tensor limit from its shape alone,
+    // before its (here much shorter) data is looked at or anything is copied.
+    s.refused(
+        "constant_of_257_mib",
+        ModelSpec::single_op(
+            B::ADD,
+            Options::default_for(B::ADD),
+            vec![
+                TensorSpec::f32(&[257, 1024, 256]),
+                TensorSpec::f32(&[257, 1024, 256]).constant(vec![0u8; 64]),
+            ],
+            vec![TensorSpec::f32(&[257, 1024, 256])],
+        ),
+        Refusal::Limit,
+        "max-tensor-bytes",
+    );
+    // Many operators: above the default limit (100,000), refused before any per-operator work.
+    s.refused(
+        "operators_above_the_limit",
+        with(ModelSpec::new(), |m| {
+            let mut x = m.tensor(TensorSpec::f32(&[1]));
+            m.inputs = vec![x];
+            for _ in 0..100_001 {
+                let y = m.tensor(TensorSpec::f32(&[1]));
+                m.op(B::RELU, Options::None, &[x], &[y]);
+                x = y;
+            }
+            m.outputs = vec![x];
+        }),
+        Refusal::Limit,
+        "operator",
+    );
+}
+
+/// CONCATENATION of `n` float32 `[1, 2]` graph inputs along the last axis.
+fn concatenation_of(n: i32) -> ModelSpec {
+    with(ModelSpec::new(), |m| {
+        let ins: Vec<i32> = (0..n).map(|_| m.tensor(TensorSpec::f32(&[1, 2]))).collect();
+        let out = m.tensor(TensorSpec::f32(&[1, 2 * n]));
+        m.op(
+            B::CONCATENATION,
+            Options::default_for(B::CONCATENATION),
+            &ins,
+            &[out],
+        );
+        m.inputs = ins;
+        m.outputs = vec![out];
+    })
+}
+
+fn unary_f32_shaped(shape: &[i32]) -> ModelSpec {
+    ModelSpec::single_op(
+        B::RELU,
+        Options::None,
+        vec![TensorSpec::f32(shape)],
+        vec![TensorSpec::f32(shape)],
+    )
+}
+
+fn legitimate_corners(cases: &mut Vec<Case>) {
+    let mut s = Suite {
+        cases,
+        category: Category::LegitimateCorners,
+    };
+    // Scale pairs where a float multiplier is 1 LSB off: RELU, LEAKY_RELU, SUB, ADD, MUL, FC,
+    // CONV, QUANTIZE (requantize) and MEAN must all take TFLM's double arithmetic.
+    const WIDE: &[i32] = &[4, 256];
+    for k in 0..4u32 {
+        let (a, b) = divergent_scales(k);
+        s.accepted(
+            &format!("relu_divergent_scales_{k}"),
+            unary8_shaped(WIDE, B::RELU, Options::None, (a, -3), (b, 2)),
+        );
+        s.accepted(
+            &format!("leaky_relu_divergent_scales_{k}"),
+            unary8_shaped(
+                WIDE,
+                B::LEAKY_RELU,
+                Options::LeakyRelu { alpha: 0.3 },
+                (a, 1),
+                (b, -1),
+            ),
+        );
+        s.accepted(
+            &format!("sub_divergent_scales_{k}"),
+            binary8_shaped(WIDE, B::SUB, (a, 0), (b, 3), (a.max(b) * 2.0, -5)),
+        );
+        s.accepted(
+            &format!("add_divergent_scales_{k}"),
+            binary8_shaped(WIDE, B::ADD, (a, 0), (b, 3), (a.max(b) * 2.0, -5)),
+        );
+        s.accepted(
+            &format!("fully_connected_divergent_scales_{k}"),
+            fc8(a, 0.02, b * 4.0),
+        );
+        s.accepted(
+            &format!("requantize_divergent_scales_{k}"),
+            unary8_shaped(WIDE, B::QUANTIZE, Options::Quantize, (a, 4), (b, -4)),
+        );
+        s.accepted(
+            &format!("hard_swish_divergent_scales_{k}"),
+            unary8_shaped(WIDE, B::HARD_SWISH, Options::HardSwish, (a, 2), (b, -2)),
+        );
+    }
+    // input scale / output scale is 0.75 exactly in f32 but just below in f64: TFLM's multiplier
+    // is 1610612690, the float one 1610612736, and half the odd inputs round differently.
+    let (s_in, s_out) = (0.75f32 * 0.7f32, 0.7f32);
+    s.accepted(
+        "relu_ratio_three_quarters_in_float",
+        unary8_shaped(WIDE, B::RELU, Options::None, (s_in, 0), (s_out, 0)),
+    );
+    s.accepted(
+        "leaky_relu_ratio_three_quarters_in_float",
+        unary8_shaped(
+            WIDE,
+            B::LEAKY_RELU,
+            Options::LeakyRelu { alpha: 0.5 },
+            (s_in, 0),
+            (s_out, 0),
+        ),
+    );
+    s.accepted(
+        "fully_connected_product_three_quarters_in_float",
+        fc8(s_in, 1.0, s_out),
+    );
+    s.accepted(
+        "leaky_relu_alpha_zero",
+        unary8(
+            B::LEAKY_RELU,
+            Options::LeakyRelu { alpha: 0.0 },
+            (0.1, 0),
+            (0.1, 0),
+        ),
+    );
+    s.accepted(
+        "leaky_relu_alpha_negative",
+        unary8(
+            B::LEAKY_RELU,
+            Options::LeakyRelu { alpha: -0.5 },
+            (0.1, 3),
+            (0.1, 0),
+        ),
+    );
+    s.accepted(
+        "relu_zero_points_at_the_int8_ends",
+        relu8((0.05, -128), (0.05, 127)),
+    );
+    s.accepted("relu_scalar", {
+        ModelSpec::single_op(
+            B::RELU,
+            Options::None,
+            vec![TensorSpec::int8(&[], 0.1, 0)],
+            vec![TensorSpec::int8(&[], 0.1, 0)],
+        )
+    });
+    s.accepted("add_rank_6_broadcast", {
+        ModelSpec::single_op(
+            B::ADD,
+            Options::default_for(B::ADD),
+            vec![
+                TensorSpec::f32(&[2, 1, 2, 1, 2, 1]),
+                TensorSpec::f32(&[1, 2, 1, 2, 1, 2]),
+            ],
+            vec![TensorSpec::f32(&[2, 2, 2, 2, 2, 2])],
+        )
+    });
+    s.accepted(
+        "squeeze_all_size_1",
+        ModelSpec::single_op(
+            B::SQUEEZE,
+            Options::Squeeze {
+                squeeze_dims: Vec::new(),
+            },
+            vec![TensorSpec::f32(&[1, 3, 1])],
+            vec![TensorSpec::f32(&[3])],
+        ),
+    );
+    s.accepted(
+        "squeeze_negative_dim",
+        ModelSpec::single_op(
+            B::SQUEEZE,
+            Options::Squeeze {
+                squeeze_dims: vec![-1],
+            },
+            vec![TensorSpec::f32(&[1, 3, 1])],
+            vec![TensorSpec::f32(&[1, 3])],
+        ),
+    );
+    s.accepted(
+        "softmax_int8_to_int16",
+        ModelSpec::single_op(
+            B::SOFTMAX,
+            Options::Softmax { beta: 1.0 },
+            vec![TensorSpec::int8(&[2, 5], 0.1, 3)],
+            vec![TensorSpec::new(TensorType::INT16, &[2, 5]).quant(1.0 / 65536.0, -32768)],
+        ),
+    );
+    s.accepted(
+        "quantize_int16_to_int8",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::new(TensorType::INT16, &[1, 8]).quant(0.001, 0)],
+            vec![TensorSpec::int8(&[1, 8], 0.05, 1)],
+        ),
+    );
+    s.accepted("conv_fused_relu6", conv8(Activation::RELU6));
+    s.accepted(
+        "conv_dilation_2",
+        with(conv8(Activation::NONE), |m| {
+            m.operators[0].options = Options::Conv2D {
+                padding: Padding::SAME,
+                stride_w: 1,
+                stride_h: 1,
+                dilation_w: 2,
+                dilation_h: 2,
+                activation: Activation::NONE,
+            }
+        }),
+    );
+    s.accepted(
+        "conv_without_bias",
+        with(conv8(Activation::NONE), |m| {
+            m.operators[0].inputs = vec![0, 1, -1]
+        }),
+    );
+    s.accepted(
+        "fully_connected_keep_num_dims",
+        with(fc8(0.5, 0.25, 1.0), |m| {
+            m.operators[0].options = Options::FullyConnected {
+                activation: Activation::RELU,
+                weights_format: crate::WeightsFormat::DEFAULT,
+                keep_num_dims: true,
+            };
+            m.tensors[0].shape = Some(vec![1, 1, 8]);
+            m.tensors[3].shape = Some(vec![1, 1, 4]);
+        }),
+    );
+    s.accepted(
+        "max_pool_window_larger_than_input",
+        ModelSpec::single_op(
+            B::MAX_POOL_2D,
+            Options::pool(Padding::SAME, (2, 2), (5, 5), Activation::NONE),
+            vec![TensorSpec::int8(&[1, 3, 3, 2], 0.1, 1)],
+            vec![TensorSpec::int8(&[1, 2, 2, 2], 0.1, 1)],
+        ),
+    );
+    s.accepted(
+        "strided_slice_rank_4_with_masks",
+        ModelSpec::single_op(
+            B::STRIDED_SLICE,
+            Options::StridedSlice {
+                begin_mask: 1,
+                end_mask: 2,
+                ellipsis_mask: 0,
+                new_axis_mask: 0,
+                shrink_axis_mask: 0,
+                offset: false,
+            },
+            vec![
+                TensorSpec::f32(&[2, 3, 2, 2]),
+                TensorSpec::int32(&[4]).constant_i32(&[1, 0, 0, 1]),
+                TensorSpec::int32(&[4]).constant_i32(&[2, 3, 2, 2]),
+                TensorSpec::int32(&[4]).constant_i32(&[1, 2, 1, 1]),
+            ],
+            vec![TensorSpec::f32(&[2, 2, 2, 1])],
+        ),
+    );
+    s.accepted("concatenation_10_inputs", concatenation_of(10));
+    s.accepted(
+        "unused_tensors_and_buffers",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensor(TensorSpec::f32(&[100]));
+            m.tensor(TensorSpec::int8(&[4], 0.1, 0).constant_i8(&[1, 2, 3, 4]));
+            m.buffer(BufferSpec::Data(vec![9; 16]));
+        }),
+    );
+    s.accepted(
+        "offline_memory_allocation_metadata",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.offline_plan(&[0, 16]);
+        }),
+    );
+    s.accepted(
+        "reshape_chain",
+        with(ModelSpec::new(), |m| {
+            let x = m.tensor(TensorSpec::f32(&[2, 3]));
+            let a = m.tensor(TensorSpec::f32(&[3, 2]));
+            let b = m.tensor(TensorSpec::f32(&[6]));
+            let c = m.tensor(TensorSpec::f32(&[6]));
+            m.op(
+                B::RESHAPE,
+                Options::Reshape {
+                    new_shape: Some(vec![3, 2]),
+                },
+                &[x],
+                &[a],
+            );
+            m.op(
+                B::RESHAPE,
+                Options::Reshape {
+                    new_shape: Some(vec![6]),
+                },
+                &[a],
+                &[b],
+            );
+            m.op(B::RELU, Options::None, &[b], &[c]);
+            m.inputs = vec![x];
+            m.outputs = vec![c];
+        }),
+    );
+    s.accepted(
+        "two_graph_outputs_from_one_op_chain",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            let t = m.tensor(TensorSpec::int8(&[1, 8], 0.1, 0));
+            m.op(B::RELU6, Options::None, &[1], &[t]);
+            m.outputs = vec![1, t];
+        }),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_the_suite_is_large() {
+        let cases = cases();
+        let mut names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), cases.len());
+        assert!(cases.len() >= 100, "{} cases", cases.len());
+    }
+
+    #[test]
+    fn divergent_scales_diverge() {
+        for k in 0..4 {
+            let (a, b) = divergent_scales(k);
+            assert_ne!(
+                quantize_multiplier(f64::from(a / b)),
+                quantize_multiplier(f64::from(a) / f64::from(b))
+            );
+        }
+    }
+}

@@ -1,0 +1,1206 @@
+//! tinyaot-modelkit: TFLite FlatBuffers built from a small description, for tests and fuzzers.
+//!
+//! A [`ModelSpec`] describes one model the way the `.tflite` file spells it — operator codes,
+//! tensors, operators, graph inputs and outputs, buffers, metadata — with every index a raw
+//! integer, so hostile models (dangling indices, a non-empty buffer 0, options of the wrong type,
+//! NaN scales, …) are as easy to write as valid ones. [`ModelSpec::to_bytes`] serialises it with
+//! `tinyaot-schema`'s generated builder API.
+//!
+//! The helpers cover the common case in a few lines: [`ModelSpec::single_op`] wires tensors to one
+//! operator (constant inputs carry their data, the other inputs become graph inputs),
+//! [`TensorSpec::int8`] / [`TensorSpec::f32`] make tensors, and [`Options::default_for`] gives
+//! each operator tinyaot lowers well-formed options.
+//!
+//! ```
+//! use tinyaot_modelkit::{Activation, BuiltinOperator, ModelSpec, Options, Padding, TensorSpec};
+//!
+//! // CONV_2D: input [1,4,4,1] int8, per-channel filter [2,3,3,1], int32 bias [2], output [1,4,4,2].
+//! let model = ModelSpec::single_op(
+//!     BuiltinOperator::CONV_2D,
+//!     Options::conv2d(Padding::SAME, (1, 1), Activation::RELU),
+//!     vec![
+//!         TensorSpec::int8(&[1, 4, 4, 1], 0.1, -3),
+//!         TensorSpec::int8(&[2, 3, 3, 1], 1.0, 0)
+//!             .per_channel(&[0.5, 0.25], 0)
+//!             .constant_i8(&[1; 18]),
+//!         TensorSpec::int32(&[2]).per_channel(&[0.05, 0.025], 0).constant_i32(&[2, -2]),
+//!     ],
+//!     vec![TensorSpec::int8(&[1, 4, 4, 2], 0.2, 5)],
+//! );
+//! let bytes: Vec<u8> = model.to_bytes();
+//! assert_eq!(&bytes[4..8], b"TFL3");
+//! ```
+//!
+//! With the `arbitrary` feature, [`fuzz`] generates specs from `arbitrary::Unstructured`, biased
+//! towards models that get through loading into lowering, planning and emission.
+#![deny(missing_docs)]
+
+use flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
+use tinyaot_schema::tflite;
+
+pub use tinyaot_schema::tflite::{
+    ActivationFunctionType as Activation, BuiltinOperator, BuiltinOptions,
+    FullyConnectedOptionsWeightsFormat as WeightsFormat, Padding, TensorType,
+};
+
+#[cfg(feature = "arbitrary")]
+pub mod fuzz;
+pub mod hostile;
+
+/// The metadata name of TFLM's offline memory plan.
+pub const OFFLINE_MEMORY_ALLOCATION: &str = "OfflineMemoryAllocation";
+
+// ---------------------------------------------------------------------------------------------
+// The model
+
+/// A whole model. Every field is public and raw: tests edit it freely to make hostile variants.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelSpec {
+    /// Schema version (3 for every real model).
+    pub version: u32,
+    /// How many subgraphs the file holds; each is a copy of the one described here.
+    pub subgraphs: usize,
+    /// The model description string (`None` leaves it out).
+    pub description: Option<String>,
+    /// `operator_codes`, indexed by [`OpSpec::opcode_index`].
+    pub opcodes: Vec<OpCodeSpec>,
+    /// The subgraph's tensors.
+    pub tensors: Vec<TensorSpec>,
+    /// The subgraph's operators, in execution order.
+    pub operators: Vec<OpSpec>,
+    /// Graph input tensor indices (raw: out-of-range and negative values are written as given).
+    pub inputs: Vec<i32>,
+    /// Graph output tensor indices (raw).
+    pub outputs: Vec<i32>,
+    /// `buffers`. Buffer 0 is by convention the empty sentinel; [`ModelSpec::new`] puts one there.
+    /// Tensors with [`TensorData::Constant`] get buffers appended after these.
+    pub buffers: Vec<BufferSpec>,
+    /// `metadata` entries.
+    pub metadata: Vec<MetadataSpec>,
+    /// Bytes appended after the FlatBuffer, for [`BufferSpec::Trailing`] (and external) buffers.
+    pub trailing: Vec<u8>,
+}
+
+impl Default for ModelSpec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ModelSpec {
+    /// An empty version-3 model with one subgraph and the empty buffer 0.
+    pub fn new() -> Self {
+        ModelSpec {
+            version: 3,
+            subgraphs: 1,
+            description: Some("modelkit".to_string()),
+            opcodes: Vec::new(),
+            tensors: Vec::new(),
+            operators: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            buffers: vec![BufferSpec::Empty],
+            metadata: Vec::new(),
+            trailing: Vec::new(),
+        }
+    }
+
+    /// A model of one operator `op` with `options`. Tensors are numbered inputs first, then
+    /// outputs; inputs without constant data become the graph inputs, `outputs` the graph outputs.
+    pub fn single_op(
+        op: BuiltinOperator,
+        options: Options,
+        inputs: Vec<TensorSpec>,
+        outputs: Vec<TensorSpec>,
+    ) -> Self {
+        let mut m = ModelSpec::new();
+        let mut ins = Vec::new();
+        for t in inputs {
+            let is_graph_input = t.is_activation();
+            let i = m.tensor(t);
+            if is_graph_input {
+                m.inputs.push(i);
+            }
+            ins.push(i);
+        }
+        let outs: Vec<i32> = outputs.into_iter().map(|t| m.tensor(t)).collect();
+        m.outputs = outs.clone();
+        m.op(op, options, &ins, &outs);
+        m
+    }
+
+    /// The index of builtin `op`'s operator code (version 1), added if not there yet.
+    pub fn opcode(&mut self, op: BuiltinOperator) -> u32 {
+        let code = OpCodeSpec::builtin(op);
+        match self.opcodes.iter().position(|c| *c == code) {
+            Some(i) => index_u32(i),
+            None => self.push_opcode(code),
+        }
+    }
+
+    /// Appends an operator code as given (no de-duplication) and returns its index.
+    pub fn push_opcode(&mut self, code: OpCodeSpec) -> u32 {
+        self.opcodes.push(code);
+        index_u32(self.opcodes.len() - 1)
+    }
+
+    /// Appends a tensor and returns its index.
+    pub fn tensor(&mut self, t: TensorSpec) -> i32 {
+        self.tensors.push(t);
+        index_i32(self.tensors.len() - 1)
+    }
+
+    /// Appends a buffer and returns its index.
+    pub fn buffer(&mut self, b: BufferSpec) -> u32 {
+        self.buffers.push(b);
+        index_u32(self.buffers.len() - 1)
+    }
+
+    /// Appends an operator of builtin `op` (its code added as needed) and returns its index.
+    pub fn op(
+        &mut self,
+        op: BuiltinOperator,
+        options: Options,
+        inputs: &[i32],
+        outputs: &[i32],
+    ) -> usize {
+        let opcode_index = self.opcode(op);
+        self.operators.push(OpSpec {
+            opcode_index,
+            inputs: inputs.to_vec(),
+            outputs: outputs.to_vec(),
+            intermediates: Vec::new(),
+            options,
+            custom_options: None,
+        });
+        self.operators.len() - 1
+    }
+
+    /// Adds TFLM's `OfflineMemoryAllocation` metadata: `[version 1, subgraph 0, n, offsets…]`
+    /// with `n = offsets.len()` (pass one offset per tensor, -1 for "plan online").
+    pub fn offline_plan(&mut self, offsets: &[i32]) -> &mut Self {
+        let n = index_i32(offsets.len());
+        let words = [1, 0, n].into_iter().chain(offsets.iter().copied());
+        let bytes = words.flat_map(i32::to_le_bytes).collect();
+        let buffer = self.buffer(BufferSpec::Data(bytes));
+        self.metadata.push(MetadataSpec {
+            name: OFFLINE_MEMORY_ALLOCATION.to_string(),
+            buffer,
+        });
+        self
+    }
+
+    /// The `.tflite` file.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let has_trailing = self
+            .buffers
+            .iter()
+            .any(|b| matches!(b, BufferSpec::Trailing { .. }));
+        if !has_trailing {
+            let mut out = self.build(0);
+            out.extend_from_slice(&self.trailing);
+            return out;
+        }
+        // Trailing offsets are relative to the end of the FlatBuffer, whose length is known only
+        // once built. A first pass with a non-zero placeholder base writes every offset field
+        // (zero would be elided) with the same width, so the second pass has the same length.
+        let len = self.build(u64::MAX / 2).len();
+        let mut out = self.build(len as u64);
+        debug_assert_eq!(out.len(), len);
+        out.extend_from_slice(&self.trailing);
+        out
+    }
+
+    /// Serialises the FlatBuffer, resolving [`BufferSpec::Trailing`] against `trailing_base`.
+    fn build(&self, trailing_base: u64) -> Vec<u8> {
+        let mut fbb = FlatBufferBuilder::new();
+        let codes: Vec<_> = self
+            .opcodes
+            .iter()
+            .map(|c| {
+                let custom_code = c.custom_code.as_deref().map(|s| fbb.create_string(s));
+                tflite::OperatorCode::create(
+                    &mut fbb,
+                    &tflite::OperatorCodeArgs {
+                        deprecated_builtin_code: c.deprecated_builtin_code,
+                        custom_code,
+                        version: c.version,
+                        builtin_code: c.builtin_code,
+                    },
+                )
+            })
+            .collect();
+
+        // Constant tensor data goes into buffers after the explicit ones, in tensor order.
+        let mut buffers: Vec<BufferSpec> = self.buffers.clone();
+        let mut tensor_buffer = Vec::with_capacity(self.tensors.len());
+        for t in &self.tensors {
+            tensor_buffer.push(match &t.data {
+                TensorData::Buffer(b) => *b,
+                TensorData::Constant(bytes) => {
+                    buffers.push(BufferSpec::Data(bytes.clone()));
+                    index_u32(buffers.len() - 1)
+                }
+            });
+        }
+
+        let tensors: Vec<_> = self
+            .tensors
+            .iter()
+            .zip(tensor_buffer)
+            .enumerate()
+            .map(|(i, (t, buffer))| {
+                let shape = t.shape.as_ref().map(|s| fbb.create_vector(s));
+                let shape_signature = t.shape_signature.as_ref().map(|s| fbb.create_vector(s));
+                let name = match &t.name {
+                    Some(n) => fbb.create_string(n),
+                    None => fbb.create_string(&format!("t{i}")),
+                };
+                let quantization = t.quantization.as_ref().map(|q| {
+                    let scale = Some(fbb.create_vector(&q.scales));
+                    let zero_point = q.zero_points.as_ref().map(|z| fbb.create_vector(z));
+                    tflite::QuantizationParameters::create(
+                        &mut fbb,
+                        &tflite::QuantizationParametersArgs {
+                            scale,
+                            zero_point,
+                            quantized_dimension: q.quantized_dimension,
+                            ..Default::default()
+                        },
+                    )
+                });
+                tflite::Tensor::create(
+                    &mut fbb,
+                    &tflite::TensorArgs {
+                        shape,
+                        type_: t.dtype,
+                        buffer,
+                        name: Some(name),
+                        quantization,
+                        is_variable: t.is_variable,
+                        shape_signature,
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect();
+
+        let ops: Vec<_> = self
+            .operators
+            .iter()
+            .map(|op| {
+                let inputs = Some(fbb.create_vector(&op.inputs));
+                let outputs = Some(fbb.create_vector(&op.outputs));
+                let intermediates = Some(fbb.create_vector(&op.intermediates));
+                let custom_options = op.custom_options.as_ref().map(|c| fbb.create_vector(c));
+                let (builtin_options_type, builtin_options) = op.options.write(&mut fbb);
+                tflite::Operator::create(
+                    &mut fbb,
+                    &tflite::OperatorArgs {
+                        opcode_index: op.opcode_index,
+                        inputs,
+                        outputs,
+                        intermediates,
+                        builtin_options_type,
+                        builtin_options,
+                        custom_options,
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect();
+
+        let tensors = fbb.create_vector(&tensors);
+        let ops = fbb.create_vector(&ops);
+        let inputs = fbb.create_vector(&self.inputs);
+        let outputs = fbb.create_vector(&self.outputs);
+        let subgraphs: Vec<_> = (0..self.subgraphs)
+            .map(|_| {
+                tflite::SubGraph::create(
+                    &mut fbb,
+                    &tflite::SubGraphArgs {
+                        tensors: Some(tensors),
+                        inputs: Some(inputs),
+                        outputs: Some(outputs),
+                        operators: Some(ops),
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect();
+
+        let buffers: Vec<_> = buffers
+            .iter()
+            .map(|b| {
+                let args = match b {
+                    BufferSpec::Empty => tflite::BufferArgs::default(),
+                    BufferSpec::Data(d) => tflite::BufferArgs {
+                        data: Some(fbb.create_vector(d)),
+                        ..Default::default()
+                    },
+                    BufferSpec::External { offset, size } => tflite::BufferArgs {
+                        data: None,
+                        offset: *offset,
+                        size: *size,
+                    },
+                    BufferSpec::Trailing { start, size } => tflite::BufferArgs {
+                        data: None,
+                        offset: trailing_base.saturating_add(*start),
+                        size: *size,
+                    },
+                };
+                tflite::Buffer::create(&mut fbb, &args)
+            })
+            .collect();
+        let metadata: Vec<_> = self
+            .metadata
+            .iter()
+            .map(|m| {
+                let name = Some(fbb.create_string(&m.name));
+                tflite::Metadata::create(
+                    &mut fbb,
+                    &tflite::MetadataArgs {
+                        name,
+                        buffer: m.buffer,
+                    },
+                )
+            })
+            .collect();
+        let model = tflite::ModelArgs {
+            version: self.version,
+            operator_codes: Some(fbb.create_vector(&codes)),
+            subgraphs: Some(fbb.create_vector(&subgraphs)),
+            description: self.description.as_deref().map(|d| fbb.create_string(d)),
+            buffers: Some(fbb.create_vector(&buffers)),
+            metadata: Some(fbb.create_vector(&metadata)),
+            ..Default::default()
+        };
+        let model = tflite::Model::create(&mut fbb, &model);
+        tflite::finish_model_buffer(&mut fbb, model);
+        fbb.finished_data().to_vec()
+    }
+}
+
+/// An index as `u32`, saturating (specs never hold 4 G entries; saturation keeps this total).
+fn index_u32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// An index as `i32`, saturating.
+fn index_i32(i: usize) -> i32 {
+    i32::try_from(i).unwrap_or(i32::MAX)
+}
+
+/// One entry of `operator_codes`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpCodeSpec {
+    /// `builtin_code` (any `i32`: unknown codes are expressible).
+    pub builtin_code: BuiltinOperator,
+    /// The pre-2.3 field: the code itself below 127, 127 (`PLACEHOLDER_FOR_GREATER_OP_CODES`)
+    /// above.
+    pub deprecated_builtin_code: i8,
+    /// `custom_code`, for CUSTOM operators.
+    pub custom_code: Option<String>,
+    /// The operator version.
+    pub version: i32,
+}
+
+impl OpCodeSpec {
+    /// A builtin code, version 1, with both code fields set as the TFLite converter sets them.
+    pub fn builtin(op: BuiltinOperator) -> Self {
+        OpCodeSpec {
+            builtin_code: op,
+            deprecated_builtin_code: i8::try_from(op.0).unwrap_or(127),
+            custom_code: None,
+            version: 1,
+        }
+    }
+
+    /// A CUSTOM operator named `name`.
+    pub fn custom(name: &str) -> Self {
+        OpCodeSpec {
+            custom_code: Some(name.to_string()),
+            ..OpCodeSpec::builtin(BuiltinOperator::CUSTOM)
+        }
+    }
+}
+
+/// One operator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpSpec {
+    /// Index into [`ModelSpec::opcodes`] (raw).
+    pub opcode_index: u32,
+    /// Input tensor indices (raw; -1 is TFLite's "optional input absent").
+    pub inputs: Vec<i32>,
+    /// Output tensor indices (raw).
+    pub outputs: Vec<i32>,
+    /// Intermediate tensor indices (raw).
+    pub intermediates: Vec<i32>,
+    /// The builtin options.
+    pub options: Options,
+    /// `custom_options` bytes.
+    pub custom_options: Option<Vec<u8>>,
+}
+
+/// One entry of `buffers`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BufferSpec {
+    /// No data (buffer 0, and the buffer of every non-constant tensor).
+    Empty,
+    /// Inline data.
+    Data(Vec<u8>),
+    /// Data outside the FlatBuffer at absolute file `offset` (raw, written as given).
+    External {
+        /// Byte offset from the start of the file.
+        offset: u64,
+        /// Length in bytes.
+        size: u64,
+    },
+    /// Data in [`ModelSpec::trailing`]: written as an external buffer whose offset is the end of
+    /// the FlatBuffer plus `start`.
+    Trailing {
+        /// Offset into [`ModelSpec::trailing`].
+        start: u64,
+        /// Length in bytes.
+        size: u64,
+    },
+}
+
+/// One entry of `metadata`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetadataSpec {
+    /// Its name, e.g. [`OFFLINE_MEMORY_ALLOCATION`].
+    pub name: String,
+    /// Index of the buffer holding it (raw).
+    pub buffer: u32,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tensors
+
+/// Where a tensor's data comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TensorData {
+    /// Buffer index as written (raw; 0 and empty buffers mean "no data").
+    Buffer(u32),
+    /// Constant data, stored in a new buffer appended at serialisation.
+    Constant(Vec<u8>),
+}
+
+/// Quantization parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuantSpec {
+    /// `scale`: one entry per tensor, or one per channel.
+    pub scales: Vec<f32>,
+    /// `zero_point` (`None` leaves the field out).
+    pub zero_points: Option<Vec<i64>>,
+    /// `quantized_dimension`: the channel axis of per-channel parameters.
+    pub quantized_dimension: i32,
+}
+
+/// One tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorSpec {
+    /// `shape` (`None` leaves the field out).
+    pub shape: Option<Vec<i32>>,
+    /// `shape_signature` (`-1` entries mark dynamic dimensions).
+    pub shape_signature: Option<Vec<i32>>,
+    /// Element type (any `i8`: unknown types are expressible).
+    pub dtype: TensorType,
+    /// Buffer or constant data.
+    pub data: TensorData,
+    /// Quantization parameters.
+    pub quantization: Option<QuantSpec>,
+    /// `is_variable`.
+    pub is_variable: bool,
+    /// Name; `None` writes `t<index>`.
+    pub name: Option<String>,
+}
+
+impl TensorSpec {
+    /// A tensor of `dtype` and `shape`, no data (buffer 0), not quantized.
+    pub fn new(dtype: TensorType, shape: &[i32]) -> Self {
+        TensorSpec {
+            shape: Some(shape.to_vec()),
+            shape_signature: None,
+            dtype,
+            data: TensorData::Buffer(0),
+            quantization: None,
+            is_variable: false,
+            name: None,
+        }
+    }
+
+    /// A float32 tensor.
+    pub fn f32(shape: &[i32]) -> Self {
+        Self::new(TensorType::FLOAT32, shape)
+    }
+
+    /// An int8 tensor quantized per tensor with `scale` and `zero_point`.
+    pub fn int8(shape: &[i32], scale: f32, zero_point: i64) -> Self {
+        Self::new(TensorType::INT8, shape).quant(scale, zero_point)
+    }
+
+    /// An int32 tensor, not quantized (add [`quant`](Self::quant) or
+    /// [`per_channel`](Self::per_channel) for a bias).
+    pub fn int32(shape: &[i32]) -> Self {
+        Self::new(TensorType::INT32, shape)
+    }
+
+    /// Per-tensor quantization: one scale, one zero point.
+    pub fn quant(mut self, scale: f32, zero_point: i64) -> Self {
+        self.quantization = Some(QuantSpec {
+            scales: vec![scale],
+            zero_points: Some(vec![zero_point]),
+            quantized_dimension: 0,
+        });
+        self
+    }
+
+    /// Per-channel quantization along `axis`: the given scales, zero points all 0.
+    pub fn per_channel(mut self, scales: &[f32], axis: i32) -> Self {
+        self.quantization = Some(QuantSpec {
+            scales: scales.to_vec(),
+            zero_points: Some(vec![0; scales.len()]),
+            quantized_dimension: axis,
+        });
+        self
+    }
+
+    /// Constant data (raw bytes, little-endian elements).
+    pub fn constant(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.data = TensorData::Constant(bytes.into());
+        self
+    }
+
+    /// Constant int8 data.
+    pub fn constant_i8(self, values: &[i8]) -> Self {
+        self.constant(values.iter().map(|&v| v as u8).collect::<Vec<u8>>())
+    }
+
+    /// Constant int32 data.
+    pub fn constant_i32(self, values: &[i32]) -> Self {
+        self.constant(
+            values
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )
+    }
+
+    /// Constant int64 data.
+    pub fn constant_i64(self, values: &[i64]) -> Self {
+        self.constant(
+            values
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )
+    }
+
+    /// Constant float32 data.
+    pub fn constant_f32(self, values: &[f32]) -> Self {
+        self.constant(
+            values
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )
+    }
+
+    /// Points the tensor at buffer `index` (raw).
+    pub fn buffer(mut self, index: u32) -> Self {
+        self.data = TensorData::Buffer(index);
+        self
+    }
+
+    /// Sets `shape_signature`.
+    pub fn signature(mut self, signature: &[i32]) -> Self {
+        self.shape_signature = Some(signature.to_vec());
+        self
+    }
+
+    /// Marks the tensor `is_variable`.
+    pub fn variable(mut self) -> Self {
+        self.is_variable = true;
+        self
+    }
+
+    /// Names the tensor.
+    pub fn named(mut self, name: &str) -> Self {
+        self.name = Some(name.to_string());
+        self
+    }
+
+    /// True when the tensor carries no constant data of its own (it is computed or fed).
+    pub fn is_activation(&self) -> bool {
+        matches!(self.data, TensorData::Buffer(0))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+/// Builtin options, one variant per options table tinyaot reads (plus the empty tables of the other
+/// ops it lowers). Enum-typed fields are the schema's newtypes, so out-of-range values are
+/// expressible (`Activation(9)`, `Padding(-1)`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Options {
+    /// No options table (`builtin_options_type` NONE).
+    None,
+    /// `Conv2DOptions`.
+    Conv2D {
+        /// SAME or VALID.
+        padding: Padding,
+        /// Horizontal stride.
+        stride_w: i32,
+        /// Vertical stride.
+        stride_h: i32,
+        /// Horizontal dilation.
+        dilation_w: i32,
+        /// Vertical dilation.
+        dilation_h: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `DepthwiseConv2DOptions`.
+    DepthwiseConv2D {
+        /// SAME or VALID.
+        padding: Padding,
+        /// Horizontal stride.
+        stride_w: i32,
+        /// Vertical stride.
+        stride_h: i32,
+        /// Output channels per input channel.
+        depth_multiplier: i32,
+        /// Horizontal dilation.
+        dilation_w: i32,
+        /// Vertical dilation.
+        dilation_h: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `FullyConnectedOptions`.
+    FullyConnected {
+        /// Fused activation.
+        activation: Activation,
+        /// DEFAULT or a shuffled format.
+        weights_format: WeightsFormat,
+        /// Keep the input's leading dimensions in the output.
+        keep_num_dims: bool,
+    },
+    /// `Pool2DOptions` (AVERAGE_POOL_2D, MAX_POOL_2D).
+    Pool2D {
+        /// SAME or VALID.
+        padding: Padding,
+        /// Horizontal stride.
+        stride_w: i32,
+        /// Vertical stride.
+        stride_h: i32,
+        /// Window width.
+        filter_w: i32,
+        /// Window height.
+        filter_h: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `SoftmaxOptions`.
+    Softmax {
+        /// The inverse temperature.
+        beta: f32,
+    },
+    /// `AddOptions`.
+    Add {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `SubOptions`.
+    Sub {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `MulOptions`.
+    Mul {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `ConcatenationOptions`.
+    Concatenation {
+        /// The axis (negative counts from the end).
+        axis: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `ReshapeOptions`.
+    Reshape {
+        /// `new_shape` (`None` leaves the field out).
+        new_shape: Option<Vec<i32>>,
+    },
+    /// `SqueezeOptions`.
+    Squeeze {
+        /// Axes to squeeze (empty: every size-1 axis).
+        squeeze_dims: Vec<i32>,
+    },
+    /// `StridedSliceOptions`.
+    StridedSlice {
+        /// `begin_mask`.
+        begin_mask: i32,
+        /// `end_mask`.
+        end_mask: i32,
+        /// `ellipsis_mask`.
+        ellipsis_mask: i32,
+        /// `new_axis_mask`.
+        new_axis_mask: i32,
+        /// `shrink_axis_mask`.
+        shrink_axis_mask: i32,
+        /// `offset`: end is begin + end.
+        offset: bool,
+    },
+    /// `ReducerOptions` (MEAN and the other reductions).
+    Reducer {
+        /// Keep reduced axes as size 1.
+        keep_dims: bool,
+    },
+    /// `LeakyReluOptions`.
+    LeakyRelu {
+        /// Slope below zero.
+        alpha: f32,
+    },
+    /// The empty `PadOptions`.
+    Pad,
+    /// The empty `PadV2Options`.
+    PadV2,
+    /// The empty `TransposeOptions`.
+    Transpose,
+    /// The empty `QuantizeOptions`.
+    Quantize,
+    /// The empty `DequantizeOptions`.
+    Dequantize,
+    /// The empty `HardSwishOptions`.
+    HardSwish,
+    /// The empty `MaximumMinimumOptions` (MAXIMUM, MINIMUM).
+    MaximumMinimum,
+    /// The empty `ExpandDimsOptions`.
+    ExpandDims,
+    /// `table`'s options written with the union tag `tag` instead of its own: a type confusion a
+    /// hostile file can carry (the verifier then checks the table against `tag`'s layout).
+    Mislabeled {
+        /// The `builtin_options_type` written.
+        tag: BuiltinOptions,
+        /// The table written.
+        table: Box<Options>,
+    },
+}
+
+impl Options {
+    /// `Conv2DOptions` with the given padding, `(stride_w, stride_h)`, activation, dilation 1.
+    pub fn conv2d(padding: Padding, stride: (i32, i32), activation: Activation) -> Self {
+        Options::Conv2D {
+            padding,
+            stride_w: stride.0,
+            stride_h: stride.1,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation,
+        }
+    }
+
+    /// `DepthwiseConv2DOptions` with dilation 1.
+    pub fn depthwise(
+        padding: Padding,
+        stride: (i32, i32),
+        depth_multiplier: i32,
+        activation: Activation,
+    ) -> Self {
+        Options::DepthwiseConv2D {
+            padding,
+            stride_w: stride.0,
+            stride_h: stride.1,
+            depth_multiplier,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation,
+        }
+    }
+
+    /// `Pool2DOptions` with `(stride_w, stride_h)` and `(filter_w, filter_h)`.
+    pub fn pool(
+        padding: Padding,
+        stride: (i32, i32),
+        filter: (i32, i32),
+        activation: Activation,
+    ) -> Self {
+        Options::Pool2D {
+            padding,
+            stride_w: stride.0,
+            stride_h: stride.1,
+            filter_w: filter.0,
+            filter_h: filter.1,
+            activation,
+        }
+    }
+
+    /// `FullyConnectedOptions` with default weights and `keep_num_dims` false.
+    pub fn fully_connected(activation: Activation) -> Self {
+        Options::FullyConnected {
+            activation,
+            weights_format: WeightsFormat::DEFAULT,
+            keep_num_dims: false,
+        }
+    }
+
+    /// Well-formed options for `op` as the TFLite converter writes them: stride 1, SAME padding,
+    /// 2×2 pool windows, depth multiplier 1, no activation, softmax beta 1, leaky alpha 0.2, no
+    /// reshape `new_shape` (the shape input rules), concatenation on axis -1. Ops without an
+    /// options table get [`Options::None`].
+    pub fn default_for(op: BuiltinOperator) -> Self {
+        use BuiltinOperator as B;
+        let none = Activation::NONE;
+        match op {
+            B::CONV_2D => Options::conv2d(Padding::SAME, (1, 1), none),
+            B::DEPTHWISE_CONV_2D => Options::depthwise(Padding::SAME, (1, 1), 1, none),
+            B::FULLY_CONNECTED => Options::fully_connected(none),
+            B::AVERAGE_POOL_2D | B::MAX_POOL_2D => {
+                Options::pool(Padding::SAME, (1, 1), (2, 2), none)
+            }
+            B::SOFTMAX => Options::Softmax { beta: 1.0 },
+            B::ADD => Options::Add { activation: none },
+            B::SUB => Options::Sub { activation: none },
+            B::MUL => Options::Mul { activation: none },
+            B::CONCATENATION => Options::Concatenation {
+                axis: -1,
+                activation: none,
+            },
+            B::RESHAPE => Options::Reshape { new_shape: None },
+            B::SQUEEZE => Options::Squeeze {
+                squeeze_dims: Vec::new(),
+            },
+            B::STRIDED_SLICE => Options::StridedSlice {
+                begin_mask: 0,
+                end_mask: 0,
+                ellipsis_mask: 0,
+                new_axis_mask: 0,
+                shrink_axis_mask: 0,
+                offset: false,
+            },
+            B::MEAN => Options::Reducer { keep_dims: true },
+            B::LEAKY_RELU => Options::LeakyRelu { alpha: 0.2 },
+            B::PAD => Options::Pad,
+            B::PADV2 => Options::PadV2,
+            B::TRANSPOSE => Options::Transpose,
+            B::QUANTIZE => Options::Quantize,
+            B::DEQUANTIZE => Options::Dequantize,
+            B::HARD_SWISH => Options::HardSwish,
+            B::MAXIMUM | B::MINIMUM => Options::MaximumMinimum,
+            B::EXPAND_DIMS => Options::ExpandDims,
+            _ => Options::None,
+        }
+    }
+
+    /// The union tag this variant writes.
+    pub fn tag(&self) -> BuiltinOptions {
+        use BuiltinOptions as T;
+        match self {
+            Options::None => T::NONE,
+            Options::Conv2D { .. } => T::Conv2DOptions,
+            Options::DepthwiseConv2D { .. } => T::DepthwiseConv2DOptions,
+            Options::FullyConnected { .. } => T::FullyConnectedOptions,
+            Options::Pool2D { .. } => T::Pool2DOptions,
+            Options::Softmax { .. } => T::SoftmaxOptions,
+            Options::Add { .. } => T::AddOptions,
+            Options::Sub { .. } => T::SubOptions,
+            Options::Mul { .. } => T::MulOptions,
+            Options::Concatenation { .. } => T::ConcatenationOptions,
+            Options::Reshape { .. } => T::ReshapeOptions,
+            Options::Squeeze { .. } => T::SqueezeOptions,
+            Options::StridedSlice { .. } => T::StridedSliceOptions,
+            Options::Reducer { .. } => T::ReducerOptions,
+            Options::LeakyRelu { .. } => T::LeakyReluOptions,
+            Options::Pad => T::PadOptions,
+            Options::PadV2 => T::PadV2Options,
+            Options::Transpose => T::TransposeOptions,
+            Options::Quantize => T::QuantizeOptions,
+            Options::Dequantize => T::DequantizeOptions,
+            Options::HardSwish => T::HardSwishOptions,
+            Options::MaximumMinimum => T::MaximumMinimumOptions,
+            Options::ExpandDims => T::ExpandDimsOptions,
+            Options::Mislabeled { tag, .. } => *tag,
+        }
+    }
+
+    /// Writes the table; returns the union tag and value for `OperatorArgs`.
+    fn write(
+        &self,
+        fbb: &mut FlatBufferBuilder<'_>,
+    ) -> (BuiltinOptions, Option<WIPOffset<UnionWIPOffset>>) {
+        let tag = self.tag();
+        let value = match self {
+            Options::None => return (tag, None),
+            Options::Mislabeled { table, .. } => return (tag, table.write(fbb).1),
+            Options::Conv2D {
+                padding,
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                activation,
+            } => tflite::Conv2DOptions::create(
+                fbb,
+                &tflite::Conv2DOptionsArgs {
+                    padding: *padding,
+                    stride_w: *stride_w,
+                    stride_h: *stride_h,
+                    dilation_w_factor: *dilation_w,
+                    dilation_h_factor: *dilation_h,
+                    fused_activation_function: *activation,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::DepthwiseConv2D {
+                padding,
+                stride_w,
+                stride_h,
+                depth_multiplier,
+                dilation_w,
+                dilation_h,
+                activation,
+            } => tflite::DepthwiseConv2DOptions::create(
+                fbb,
+                &tflite::DepthwiseConv2DOptionsArgs {
+                    padding: *padding,
+                    stride_w: *stride_w,
+                    stride_h: *stride_h,
+                    depth_multiplier: *depth_multiplier,
+                    dilation_w_factor: *dilation_w,
+                    dilation_h_factor: *dilation_h,
+                    fused_activation_function: *activation,
+                },
+            )
+            .as_union_value(),
+            Options::FullyConnected {
+                activation,
+                weights_format,
+                keep_num_dims,
+            } => tflite::FullyConnectedOptions::create(
+                fbb,
+                &tflite::FullyConnectedOptionsArgs {
+                    fused_activation_function: *activation,
+                    weights_format: *weights_format,
+                    keep_num_dims: *keep_num_dims,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::Pool2D {
+                padding,
+                stride_w,
+                stride_h,
+                filter_w,
+                filter_h,
+                activation,
+            } => tflite::Pool2DOptions::create(
+                fbb,
+                &tflite::Pool2DOptionsArgs {
+                    padding: *padding,
+                    stride_w: *stride_w,
+                    stride_h: *stride_h,
+                    filter_width: *filter_w,
+                    filter_height: *filter_h,
+                    fused_activation_function: *activation,
+                },
+            )
+            .as_union_value(),
+            Options::Softmax { beta } => {
+                tflite::SoftmaxOptions::create(fbb, &tflite::SoftmaxOptionsArgs { beta: *beta })
+                    .as_union_value()
+            }
+            Options::Add { activation } => tflite::AddOptions::create(
+                fbb,
+                &tflite::AddOptionsArgs {
+                    fused_activation_function: *activation,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::Sub { activation } => tflite::SubOptions::create(
+                fbb,
+                &tflite::SubOptionsArgs {
+                    fused_activation_function: *activation,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::Mul { activation } => tflite::MulOptions::create(
+                fbb,
+                &tflite::MulOptionsArgs {
+                    fused_activation_function: *activation,
+                },
+            )
+            .as_union_value(),
+            Options::Concatenation { axis, activation } => tflite::ConcatenationOptions::create(
+                fbb,
+                &tflite::ConcatenationOptionsArgs {
+                    axis: *axis,
+                    fused_activation_function: *activation,
+                },
+            )
+            .as_union_value(),
+            Options::Reshape { new_shape } => {
+                let new_shape = new_shape.as_ref().map(|s| fbb.create_vector(s));
+                tflite::ReshapeOptions::create(fbb, &tflite::ReshapeOptionsArgs { new_shape })
+                    .as_union_value()
+            }
+            Options::Squeeze { squeeze_dims } => {
+                let squeeze_dims = Some(fbb.create_vector(squeeze_dims));
+                tflite::SqueezeOptions::create(fbb, &tflite::SqueezeOptionsArgs { squeeze_dims })
+                    .as_union_value()
+            }
+            Options::StridedSlice {
+                begin_mask,
+                end_mask,
+                ellipsis_mask,
+                new_axis_mask,
+                shrink_axis_mask,
+                offset,
+            } => tflite::StridedSliceOptions::create(
+                fbb,
+                &tflite::StridedSliceOptionsArgs {
+                    begin_mask: *begin_mask,
+                    end_mask: *end_mask,
+                    ellipsis_mask: *ellipsis_mask,
+                    new_axis_mask: *new_axis_mask,
+                    shrink_axis_mask: *shrink_axis_mask,
+                    offset: *offset,
+                },
+            )
+            .as_union_value(),
+            Options::Reducer { keep_dims } => tflite::ReducerOptions::create(
+                fbb,
+                &tflite::ReducerOptionsArgs {
+                    keep_dims: *keep_dims,
+                },
+            )
+            .as_union_value(),
+            Options::LeakyRelu { alpha } => tflite::LeakyReluOptions::create(
+                fbb,
+                &tflite::LeakyReluOptionsArgs { alpha: *alpha },
+            )
+            .as_union_value(),
+            Options::Pad => {
+                tflite::PadOptions::create(fbb, &tflite::PadOptionsArgs {}).as_union_value()
+            }
+            Options::PadV2 => {
+                tflite::PadV2Options::create(fbb, &tflite::PadV2OptionsArgs {}).as_union_value()
+            }
+            Options::Transpose => {
+                tflite::TransposeOptions::create(fbb, &tflite::TransposeOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::Quantize => {
+                tflite::QuantizeOptions::create(fbb, &tflite::QuantizeOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::Dequantize => {
+                tflite::DequantizeOptions::create(fbb, &tflite::DequantizeOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::HardSwish => {
+                tflite::HardSwishOptions::create(fbb, &tflite::HardSwishOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::MaximumMinimum => {
+                tflite::MaximumMinimumOptions::create(fbb, &tflite::MaximumMinimumOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::ExpandDims => {
+                tflite::ExpandDimsOptions::create(fbb, &tflite::ExpandDimsOptionsArgs {})
+                    .as_union_value()
+            }
+        };
+        (tag, Some(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tinyaot_codegen::ir::{OpCode, OpKind, Options as IrOptions};
+    use tinyaot_codegen::load::load;
+
+    fn conv() -> ModelSpec {
+        ModelSpec::single_op(
+            BuiltinOperator::CONV_2D,
+            Options::conv2d(Padding::SAME, (1, 1), Activation::RELU),
+            vec![
+                TensorSpec::int8(&[1, 4, 4, 1], 0.1, -3),
+                TensorSpec::int8(&[2, 3, 3, 1], 1.0, 0)
+                    .per_channel(&[0.5, 0.25], 0)
+                    .constant_i8(&[1; 18]),
+                TensorSpec::int32(&[2])
+                    .per_channel(&[0.05, 0.025], 0)
+                    .constant_i32(&[2, -2]),
+            ],
+            vec![TensorSpec::int8(&[1, 4, 4, 2], 0.2, 5)],
+        )
+    }
+
+    #[test]
+    fn the_loader_accepts_a_built_conv_model() {
+        let bytes = conv().to_bytes();
+        let g = load(&bytes).expect("conv model loads");
+        assert_eq!(g.tensors.len(), 4);
+        assert_eq!(g.inputs, vec![0]);
+        assert_eq!(g.outputs, vec![3]);
+        assert_eq!(g.tensors[1].data, Some(&[1u8; 18][..]));
+        assert_eq!(g.tensors[2].data.map(<[u8]>::len), Some(8));
+        assert_eq!(g.operators.len(), 1);
+        assert_eq!(g.operators[0].kind, OpKind::Builtin(OpCode::CONV_2D));
+        assert!(matches!(g.operators[0].options, IrOptions::Conv2D(_)));
+    }
+
+    #[test]
+    fn the_whole_pipeline_accepts_a_built_conv_model() {
+        let bytes = conv().to_bytes();
+        let rust = tinyaot_codegen::Config::new()
+            .generate(&bytes, "conv")
+            .expect("rust source");
+        assert!(rust.contains("conv"));
+    }
+
+    #[test]
+    fn trailing_buffers_point_past_the_flatbuffer() {
+        let mut m = conv();
+        m.trailing = vec![7; 18];
+        let b = m.buffer(BufferSpec::Trailing { start: 0, size: 18 });
+        m.tensors[1].data = TensorData::Buffer(b);
+        let bytes = m.to_bytes();
+        let g = load(&bytes).expect("external filter loads");
+        assert_eq!(g.tensors[1].data, Some(&[7u8; 18][..]));
+    }
+
+    #[test]
+    fn the_offline_plan_is_read() {
+        let mut m = conv();
+        m.offline_plan(&[0, -1, -1, 16]);
+        let bytes = m.to_bytes();
+        let g = load(&bytes).expect("offline plan loads");
+        assert_eq!(g.offline_offsets, Some(vec![0, -1, -1, 16]));
+    }
+
+    #[test]
+    fn every_lowered_op_has_default_options_the_loader_takes() {
+        for name in tinyaot_codegen::lower::supported_ops() {
+            let op = (0..=210)
+                .map(BuiltinOperator)
+                .find(|b| b.variant_name() == Some(name.as_str()))
+                .unwrap_or_else(|| panic!("{name} is a BuiltinOperator"));
+            let o = Options::default_for(op);
+            let t = || TensorSpec::f32(&[1, 2, 2, 1]);
+            let m = ModelSpec::single_op(op, o, vec![t(), t()], vec![t()]);
+            let bytes = m.to_bytes();
+            let g = load(&bytes);
+            assert!(g.is_ok(), "{name}: {:?}", g.err());
+        }
+    }
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The TFLM oracle of `cargo xtask difftest`: runs a whole batch of models in one process.
+
+  difftest.py JOBS.json RESULTS.jsonl
+
+JOBS.json is a list of {"id": K, "model": PATH, "inputs": [PATH...], "outputs": [PATH...]}. For each job,
+in order, the models' inputs are read from the raw little-endian files tinyaot's side wrote (dtype and
+shape from TFLM's own input details), TFLM runs the model once, and each output is written raw to the
+given paths. RESULTS.jsonl gets, per job, a line {"id": K, "start": true} before anything is tried and
+{"id": K, "status": "ok"} or {"id": K, "status": "refused", "message": ...} after, flushed at once: when
+TFLM kills the process (abort, segfault), the caller sees which job was running and restarts the batch
+after it. TFLM's own messages (MicroPrintf writes to the C-level stderr) are captured per job and
+become the refusal message. A Python exception in one job never stops the batch.
+"""
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+from tflite_micro.python.tflite_micro import runtime
+
+ARENA = 1 << 20
+# Exceptions that mean this driver is wrong (the runtime wrapper raises RuntimeError when TFLM fails).
+DRIVER_BUGS = (TypeError, AttributeError, NameError, KeyError, FileNotFoundError, ImportError)
+
+
+def tflm_messages(f):
+    f.seek(0)
+    text = f.read().decode(errors="replace")
+    f.seek(0)
+    f.truncate()
+    # The wrapper prints an allocation report on failure too; keep the lines that say what is wrong.
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    return " | ".join(lines[:6])
+
+
+def run_job(job):
+    it = runtime.Interpreter.from_bytes(open(job["model"], "rb").read(), arena_size=ARENA)
+    for i, path in enumerate(job["inputs"]):
+        d = it.get_input_details(i)
+        data = np.fromfile(path, dtype=np.dtype(d["dtype"]))
+        shape = [int(x) for x in d["shape"]]
+        if data.size != int(np.prod(shape)):
+            raise ValueError(f"input {i}: {data.size} elements in {path}, TFLM expects shape {shape}")
+        it.set_input(data.reshape(shape), i)
+    it.invoke()
+    for j, path in enumerate(job["outputs"]):
+        np.ascontiguousarray(it.get_output(j)).tofile(path)
+
+
+def main():
+    jobs = json.load(open(sys.argv[1]))
+    results = open(sys.argv[2], "a")
+    with tempfile.TemporaryFile() as err:
+        saved = os.dup(2)
+        for job in jobs:
+            results.write(json.dumps({"id": job["id"], "start": True}) + "\n")
+            results.flush()
+            os.dup2(err.fileno(), 2)
+            try:
+                run_job(job)
+                line = {"id": job["id"], "status": "ok"}
+            except DRIVER_BUGS as e:  # this script's own mistake, not TFLM's answer: stop everything
+                line = {"id": job["id"], "status": "driver-error", "message": f"{type(e).__name__}: {e}"[:500]}
+            except Exception as e:  # any failure of TFLM is this model's refusal, never the batch's
+                sys.stderr.flush()
+                said = tflm_messages(err)
+                message = f"{type(e).__name__}: {e}".strip()[:300]
+                if said:
+                    message += f" [TFLM: {said[:300]}]"
+                line = {"id": job["id"], "status": "refused", "message": message}
+            finally:
+                os.dup2(saved, 2)
+            err.seek(0)
+            err.truncate()
+            results.write(json.dumps(line) + "\n")
+            results.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,470 @@
+//! `cargo xtask difftest`: differential testing of both tinyaot backends against TFLM.
+//!
+//! Random small models ([`gen`]: one operator or a chain of two or three, int8 or float32, random
+//! shapes, options and quantization, some with scales chosen where an `f32` multiplier differs
+//! from the `f64` one TFLM computes, a few deliberately broken) run through TFLM (the oracle,
+//! `xtask/difftest.py`, one Python process per batch), through the Rust backend (one generated
+//! crate per batch, every model a module) and through the C backend (one program per batch, every
+//! model under its own prefix). Per case:
+//!
+//! - TFLM and tinyaot both refuse: agreed;
+//! - TFLM refuses, tinyaot accepts: DIFFERENCE (a validation gap);
+//! - TFLM runs, tinyaot refuses: unsupported (counted by reason, not a failure);
+//! - both run: the Rust and the C outputs must equal TFLM's byte for byte (float32 within 1e-5
+//!   relative), else DIFFERENCE; so are a backend accepting what the other refuses, a generator
+//!   panic or internal error, generated code that does not compile or that crashes.
+//!
+//! Each differing case is saved under `<target>/difftest/failures/` with its model, inputs, every
+//! side's outputs and a one-line description. Cases are pure functions of `(seed, index)`.
+
+mod gen;
+mod quant;
+mod run;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use tinyaot_modelkit::{BuiltinOperator, TensorType};
+
+pub use gen::OPS;
+
+const USAGE_ARGS: &str = "--cases N --seed S [--ops A,B] [--batch K] [--from I]";
+
+/// The command's options.
+struct Args {
+    cases: u64,
+    seed: u64,
+    from: u64,
+    ops: Vec<BuiltinOperator>,
+    batch: usize,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut parsed = Args {
+        cases: 100,
+        seed: 1,
+        from: 0,
+        ops: OPS.iter().map(|(_, op)| *op).collect(),
+        batch: 150,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| format!("{flag} needs a value ({USAGE_ARGS})"))
+        };
+        let number = |v: &String| {
+            v.parse::<u64>()
+                .map_err(|e| format!("{flag} {v}: {e} ({USAGE_ARGS})"))
+        };
+        match flag.as_str() {
+            "--cases" => parsed.cases = number(value()?)?,
+            "--seed" => parsed.seed = number(value()?)?,
+            "--from" => parsed.from = number(value()?)?,
+            "--batch" => parsed.batch = number(value()?)?.max(1) as usize,
+            "--ops" => {
+                let mut ops = Vec::new();
+                for name in value()?.split(',').filter(|s| !s.is_empty()) {
+                    let op = OPS
+                        .iter()
+                        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                        .ok_or_else(|| {
+                            format!(
+                                "--ops: unknown op `{name}`; known: {}",
+                                OPS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(",")
+                            )
+                        })?;
+                    ops.push(op.1);
+                }
+                if ops.is_empty() {
+                    return Err("--ops: no op given".to_string());
+                }
+                parsed.ops = ops;
+            }
+            other => return Err(format!("unknown option `{other}` ({USAGE_ARGS})")),
+        }
+    }
+    Ok(parsed)
+}
+
+/// How one side dealt with a case.
+#[derive(Clone, Debug)]
+pub enum Side {
+    /// It ran and wrote its outputs.
+    Ran,
+    /// It refused the model (the message says why).
+    Refused(String),
+    /// It failed in a way that is always a defect (panic, internal error, compile error, crash).
+    Broken(String),
+}
+
+/// A case's verdict.
+enum Verdict {
+    Agreed,
+    Unsupported(String),
+    Difference(Vec<String>),
+}
+
+/// Everything about one case once all sides ran.
+pub struct CaseRun {
+    case: gen::Case,
+    dir: PathBuf,
+    tflm: Side,
+    rust: Side,
+    c: Side,
+}
+
+/// Paths of a run.
+pub struct Work {
+    /// The repository.
+    pub root: PathBuf,
+    /// `<target>/difftest`.
+    pub dir: PathBuf,
+}
+
+fn work() -> Result<Work, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("xtask/ has no parent")?
+        .to_path_buf();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let target = if target.is_absolute() {
+        target
+    } else {
+        root.join(target)
+    };
+    Ok(Work {
+        dir: target.join("difftest"),
+        root,
+    })
+}
+
+/// Runs the command.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let args = parse(args)?;
+    let work = work()?;
+    let failures = work.dir.join("failures");
+    std::fs::create_dir_all(&failures).map_err(|e| format!("{}: {e}", failures.display()))?;
+    let started = Instant::now();
+    let mut summary = Summary {
+        rerun: rerun_flags(&args),
+        ..Summary::default()
+    };
+    let end = args.from + args.cases;
+    let mut first = args.from;
+    while first < end {
+        let last = (first + args.batch as u64).min(end);
+        let cases: Vec<gen::Case> = (first..last)
+            .map(|i| gen::case(args.seed, i, &args.ops))
+            .collect();
+        let runs = run::batch(&work, cases)?;
+        for r in runs {
+            summary.add(&work, args.seed, r)?;
+        }
+        eprintln!(
+            "difftest: {} of {} cases done ({:.0} s), {} differences so far",
+            last - args.from,
+            args.cases,
+            started.elapsed().as_secs_f64(),
+            summary.differences
+        );
+        first = last;
+    }
+    summary.print(args.seed, started.elapsed().as_secs_f64());
+    if summary.differences > 0 {
+        return Err(format!(
+            "{} of {} cases differ from TFLM; saved under {}",
+            summary.differences,
+            summary.cases,
+            failures.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The flags that regenerate a run's cases (besides the seed and range): `--ops` when given.
+fn rerun_flags(args: &Args) -> String {
+    if args.ops.len() == OPS.len() {
+        return String::new();
+    }
+    let names: Vec<&str> = args.ops.iter().map(|&op| gen::op_name(op)).collect();
+    format!(" --ops {}", names.join(","))
+}
+
+#[derive(Default)]
+struct Summary {
+    /// Extra flags of the rerun command saved with each failure.
+    rerun: String,
+    cases: u64,
+    agreed_ran: u64,
+    agreed_refused: u64,
+    unsupported: BTreeMap<String, u64>,
+    unsupported_total: u64,
+    unsupported_valid: Vec<String>,
+    differences: u64,
+    rust_differences: u64,
+    c_differences: u64,
+    gaps: u64,
+    per_op: BTreeMap<&'static str, u64>,
+    lines: Vec<String>,
+}
+
+impl Summary {
+    fn add(&mut self, work: &Work, seed: u64, r: CaseRun) -> Result<(), String> {
+        self.cases += 1;
+        for op in &r.case.ops {
+            *self.per_op.entry(op).or_default() += 1;
+        }
+        match verdict(&r) {
+            Verdict::Agreed => {
+                if matches!(r.tflm, Side::Ran) {
+                    self.agreed_ran += 1;
+                } else {
+                    self.agreed_refused += 1;
+                }
+            }
+            Verdict::Unsupported(reason) => {
+                self.unsupported_total += 1;
+                if !r.case.description.contains("MUTATED") {
+                    // A model the generator meant to be valid: worth a look (a tinyaot gap or a
+                    // generator slip), so each one is listed.
+                    self.unsupported_valid.push(format!(
+                        "case {}: {reason} | {}",
+                        r.case.index, r.case.description
+                    ));
+                }
+                *self.unsupported.entry(reason_key(&reason)).or_default() += 1;
+            }
+            Verdict::Difference(problems) => {
+                self.differences += 1;
+                if problems.iter().any(|p| p.starts_with("rust")) {
+                    self.rust_differences += 1;
+                }
+                if problems
+                    .iter()
+                    .any(|p| p.starts_with("c:") || p.starts_with("c "))
+                {
+                    self.c_differences += 1;
+                }
+                if problems.iter().any(|p| p.starts_with("validation gap")) {
+                    self.gaps += 1;
+                }
+                let saved = save_failure(work, seed, &self.rerun, &r, &problems)?;
+                let line = format!(
+                    "DIFFERENCE case {}: {} | {} (saved in {})",
+                    r.case.index,
+                    problems.join("; "),
+                    r.case.description,
+                    saved.display()
+                );
+                eprintln!("{line}");
+                self.lines.push(line);
+            }
+        }
+        Ok(())
+    }
+
+    fn print(&self, seed: u64, seconds: f64) {
+        println!(
+            "\ndifftest seed {seed}: {} cases in {seconds:.0} s",
+            self.cases
+        );
+        println!(
+            "  agreed:      {} ({} both ran and matched, {} both refused)",
+            self.agreed_ran + self.agreed_refused,
+            self.agreed_ran,
+            self.agreed_refused
+        );
+        println!(
+            "  unsupported: {} (TFLM runs them, tinyaot refuses)",
+            self.unsupported_total
+        );
+        let mut reasons: Vec<_> = self.unsupported.iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(a.1));
+        for (reason, n) in reasons.iter().take(12) {
+            println!("    {n:5}  {reason}");
+        }
+        println!(
+            "    of which {} not deliberately broken (MUTATED):",
+            self.unsupported_valid.len()
+        );
+        for line in &self.unsupported_valid {
+            println!("      {line}");
+        }
+        println!(
+            "  differences: {} (Rust backend {}, C backend {}, validation gaps {})",
+            self.differences, self.rust_differences, self.c_differences, self.gaps
+        );
+        for line in &self.lines {
+            println!("    {line}");
+        }
+        let ops: Vec<String> = self
+            .per_op
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!("  ops drawn: {}", ops.join(", "));
+    }
+}
+
+/// A refusal message with the numbers blanked (not those inside words, such as `INT8`), to group
+/// similar reasons.
+fn reason_key(reason: &str) -> String {
+    let mut key = String::new();
+    let mut previous = ' ';
+    let mut in_number = false;
+    for ch in reason.chars() {
+        let starts = ch.is_ascii_digit() && !previous.is_ascii_alphanumeric() && previous != '_';
+        let continues = in_number && (ch.is_ascii_digit() || matches!(ch, '.' | 'e' | '-' | '+'));
+        if starts || continues {
+            if !in_number {
+                key.push('#');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            key.push(ch);
+        }
+        previous = ch;
+    }
+    key.chars().take(150).collect()
+}
+
+fn verdict(r: &CaseRun) -> Verdict {
+    let mut problems = Vec::new();
+    for (name, side) in [("rust", &r.rust), ("c", &r.c)] {
+        if let Side::Broken(why) = side {
+            problems.push(format!("{name}: {why}"));
+        }
+    }
+    if !problems.is_empty() {
+        return Verdict::Difference(problems);
+    }
+    match (&r.rust, &r.c) {
+        (Side::Ran, Side::Refused(why)) => {
+            return Verdict::Difference(vec![format!(
+                "c backend refuses what the Rust backend accepts: {why}"
+            )])
+        }
+        (Side::Refused(why), Side::Ran) => {
+            return Verdict::Difference(vec![format!(
+                "rust backend refuses what the C backend accepts: {why}"
+            )])
+        }
+        _ => {}
+    }
+    match (&r.tflm, &r.rust) {
+        (Side::Refused(_) | Side::Broken(_), Side::Refused(_)) => Verdict::Agreed,
+        (Side::Refused(tflm) | Side::Broken(tflm), _) => Verdict::Difference(vec![format!(
+            "validation gap: TFLM refuses ({tflm}) but tinyaot accepts"
+        )]),
+        (Side::Ran, Side::Refused(why)) => Verdict::Unsupported(why.clone()),
+        (Side::Ran, _) => {
+            for (name, prefix) in [("rust", "rust"), ("c", "c")] {
+                if let Err(e) = compare_outputs(r, prefix) {
+                    problems.push(format!("{name}: {e}"));
+                }
+            }
+            if problems.is_empty() {
+                Verdict::Agreed
+            } else {
+                Verdict::Difference(problems)
+            }
+        }
+    }
+}
+
+/// Float32 outputs may differ from TFLM's by this much, relatively (as in the conformance tests).
+const F32_RELATIVE_TOLERANCE: f32 = 1e-5;
+
+fn compare_outputs(r: &CaseRun, prefix: &str) -> Result<(), String> {
+    for (j, dtype) in r.case.output_types.iter().enumerate() {
+        let read = |name: String| {
+            let path = r.dir.join(&name);
+            std::fs::read(&path).map_err(|e| format!("{name}: {e}"))
+        };
+        let want = read(format!("tflm{j}.bin"))?;
+        let got = read(format!("{prefix}{j}.bin"))?;
+        if got.len() != want.len() {
+            return Err(format!(
+                "output {j}: {} bytes, TFLM {}",
+                got.len(),
+                want.len()
+            ));
+        }
+        if *dtype == TensorType::FLOAT32 {
+            let floats = |b: &[u8]| -> Vec<f32> {
+                b.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            };
+            let (g, w) = (floats(&got), floats(&want));
+            let bad: Vec<usize> = (0..g.len())
+                .filter(|&i| {
+                    let tolerance = F32_RELATIVE_TOLERANCE * w[i].abs().max(f32::MIN_POSITIVE);
+                    (g[i] - w[i]).abs() > tolerance || g[i].is_nan() != w[i].is_nan()
+                })
+                .collect();
+            if let Some(&i) = bad.first() {
+                return Err(format!(
+                    "output {j}: {} of {} floats differ; first element {i}: got {}, TFLM {}",
+                    bad.len(),
+                    g.len(),
+                    g[i],
+                    w[i]
+                ));
+            }
+        } else if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+            let n = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+            let max_lsb = got
+                .iter()
+                .zip(&want)
+                .map(|(&a, &b)| (i32::from(a as i8) - i32::from(b as i8)).abs())
+                .max()
+                .unwrap_or(0);
+            return Err(format!(
+                "output {j}: {n} of {} bytes differ (max {max_lsb} LSB); first byte {i}: got {}, TFLM {}",
+                got.len(),
+                got[i] as i8,
+                want[i] as i8
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn save_failure(
+    work: &Work,
+    seed: u64,
+    rerun: &str,
+    r: &CaseRun,
+    problems: &[String],
+) -> Result<PathBuf, String> {
+    let dir = work
+        .dir
+        .join("failures")
+        .join(format!("seed{seed}-case{}", r.case.index));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if let Ok(entries) = std::fs::read_dir(&r.dir) {
+        for entry in entries.flatten() {
+            let _ = std::fs::copy(entry.path(), dir.join(entry.file_name()));
+        }
+    }
+    let text = format!(
+        "{}\nops: {}\nproblems: {}\nTFLM: {:?}\nrust: {:?}\nc: {:?}\nrerun: cargo xtask difftest --seed {seed} --from {} --cases 1{rerun}\n",
+        r.case.description,
+        r.case.ops.join(" -> "),
+        problems.join("; "),
+        r.tflm,
+        r.rust,
+        r.c,
+        r.case.index
+    );
+    std::fs::write(dir.join("description.txt"), text)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
