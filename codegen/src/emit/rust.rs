@@ -61,6 +61,19 @@ pub fn source<'m>(
         steps.push(quote! { #[doc = #comment] });
         steps.push(emitter.step(call, &mut statics, &mut constants)?);
     }
+    // A model whose every step is a reshape sharing its input's storage touches no arena bytes;
+    // binding the arena then would be an unused variable in the generated code.
+    let uses_arena = calls.iter().any(|call| match &call.kind {
+        CallKind::Kernel(_) => true,
+        CallKind::Alias { input, output } => {
+            layout.arena_offset(*input).ok() != layout.arena_offset(*output).ok()
+        }
+    });
+    let bind_arena = if uses_arena {
+        quote! { let arena: &mut [u8] = &mut self.arena.0; }
+    } else {
+        quote! {}
+    };
     let accessors = emitter.accessors()?;
     let model_impl = emitter.model_impl(&name, &mut constants)?;
     let constants_module = format_ident!("{}_constants", module);
@@ -113,7 +126,7 @@ pub fn source<'m>(
 
                 /// Runs the model once on the current inputs.
                 pub fn invoke(&mut self) {
-                    let arena: &mut [u8] = &mut self.arena.0;
+                    #bind_arena
                     #(#steps)*
                 }
             }
