@@ -12,7 +12,7 @@
 //! above the default 256 MiB), so the runs pass the flags that raise them.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -64,18 +64,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
             other => return Err(format!("genbench: unknown argument `{other}`")),
         }
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .ok_or("xtask/ has no parent")?
-        .to_path_buf();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let target = if target.is_absolute() {
-        target
-    } else {
-        root.join(target)
-    };
+    let root = crate::workspace_root()?;
+    let target = crate::target_dir(&root);
     let work = target.join("genbench");
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
 

@@ -17,7 +17,29 @@ mod mcu;
 mod measure;
 mod table;
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The repository: the parent of `xtask/`.
+fn workspace_root() -> Result<PathBuf, String> {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| "xtask/ has no parent".to_string())
+}
+
+/// Cargo's target directory: `$CARGO_TARGET_DIR` (relative to `root` when relative), else
+/// `<root>/target`.
+fn target_dir(root: &Path) -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    if target.is_absolute() {
+        target
+    } else {
+        root.join(target)
+    }
+}
 
 const USAGE: &str = "\
 Usage: cargo xtask <command>

@@ -200,10 +200,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn paths() -> Result<Paths, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .ok_or("xtask/ has no parent")?
-        .to_path_buf();
+    let root = crate::workspace_root()?;
     let shared = std::env::var_os("TINYAOT_SHARED_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared"));
@@ -214,14 +211,7 @@ fn paths() -> Result<Paths, String> {
             shared.display()
         ));
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let target = if target.is_absolute() {
-        target
-    } else {
-        root.join(target)
-    };
+    let target = crate::target_dir(&root);
     Ok(Paths {
         shared: shared
             .canonicalize()

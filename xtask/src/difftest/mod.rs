@@ -22,7 +22,7 @@ mod quant;
 mod run;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use tinyaot_modelkit::{BuiltinOperator, TensorType};
@@ -124,18 +124,8 @@ pub struct Work {
 }
 
 fn work() -> Result<Work, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .ok_or("xtask/ has no parent")?
-        .to_path_buf();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let target = if target.is_absolute() {
-        target
-    } else {
-        root.join(target)
-    };
+    let root = crate::workspace_root()?;
+    let target = crate::target_dir(&root);
     Ok(Work {
         dir: target.join("difftest"),
         root,

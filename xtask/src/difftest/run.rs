@@ -359,6 +359,35 @@ fn run_program(
 
 /// Case ids named in a compiler's messages: `m<ID>` followed by `.`, `_` (a file of the case) or
 /// `::` (a Rust module path).
+/// After a failed batch build: charges the cases the compiler's messages name with their first
+/// error and drops them from `included`, so the build can be retried without them (returns true).
+/// When the messages name no case, every included case is charged with `batch_failed` and none is
+/// left to retry (returns false).
+fn drop_failed_cases(
+    stderr: &str,
+    included: &mut BTreeSet<u64>,
+    results: &mut BTreeMap<u64, Side>,
+    batch_failed: &str,
+    case_failed: &str,
+) -> bool {
+    let bad = ids_in(stderr, included);
+    if bad.is_empty() {
+        let why = format!("{batch_failed}: {}", first_error(stderr, 0));
+        for id in std::mem::take(included) {
+            results.insert(id, Side::Broken(why.clone()));
+        }
+        return false;
+    }
+    for id in bad {
+        results.insert(
+            id,
+            Side::Broken(format!("{case_failed}: {}", first_error(stderr, id))),
+        );
+        included.remove(&id);
+    }
+    true
+}
+
 fn ids_in(text: &str, known: &BTreeSet<u64>) -> BTreeSet<u64> {
     let mut found = BTreeSet::new();
     let bytes = text.as_bytes();
@@ -470,26 +499,14 @@ opt-level = 3
             break;
         }
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let bad = ids_in(&stderr, &included);
-        if bad.is_empty() {
-            let why = format!(
-                "the Rust batch crate does not build: {}",
-                first_error(&stderr, 0)
-            );
-            for id in std::mem::take(&mut included) {
-                results.insert(id, Side::Broken(why.clone()));
-            }
+        if !drop_failed_cases(
+            &stderr,
+            &mut included,
+            &mut results,
+            "the Rust batch crate does not build",
+            "generated Rust does not compile",
+        ) {
             break;
-        }
-        for id in bad {
-            results.insert(
-                id,
-                Side::Broken(format!(
-                    "generated Rust does not compile: {}",
-                    first_error(&stderr, id)
-                )),
-            );
-            included.remove(&id);
         }
     }
     if included.is_empty() {
@@ -628,26 +645,14 @@ fn c_backend(
                 break;
             }
             Err(stderr) => {
-                let bad = ids_in(&stderr, &included);
-                if bad.is_empty() {
-                    let why = format!(
-                        "the C batch program does not build: {}",
-                        first_error(&stderr, 0)
-                    );
-                    for id in std::mem::take(&mut included) {
-                        results.insert(id, Side::Broken(why.clone()));
-                    }
+                if !drop_failed_cases(
+                    &stderr,
+                    &mut included,
+                    &mut results,
+                    "the C batch program does not build",
+                    "generated C does not compile warning-free",
+                ) {
                     break;
-                }
-                for id in bad {
-                    results.insert(
-                        id,
-                        Side::Broken(format!(
-                            "generated C does not compile warning-free: {}",
-                            first_error(&stderr, id)
-                        )),
-                    );
-                    included.remove(&id);
                 }
             }
         }
