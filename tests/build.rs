@@ -4,37 +4,23 @@
 //! and the list of models that were refused with the message they were refused with.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use tinyaot_test_support as support;
 
 fn main() {
-    let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    let workspace = manifest_dir.parent().unwrap().to_path_buf();
-    let shared = shared_dir(&workspace);
-    println!("cargo:rerun-if-env-changed=TINYAOT_SHARED_DIR");
+    // Panics, failing the build with where it looked, when the reference models are missing.
+    let shared = support::shared_dir();
+    println!("cargo:rerun-if-env-changed={}", support::SHARED_DIR_VAR);
 
     let mut sources = Vec::new();
-    for (suite, models, golden) in [
-        (
-            "fixtures",
-            manifest_dir.join("fixtures/models"),
-            manifest_dir.join("fixtures/golden"),
-        ),
-        // The accepted corners of the hostile-model suite (tests/modelkit/src/hostile.rs).
-        (
-            "hostile",
-            manifest_dir.join("fixtures/hostile/models"),
-            manifest_dir.join("fixtures/hostile/golden"),
-        ),
-        (
-            "shared",
-            shared.join("models"),
-            shared.join("models/golden"),
-        ),
-    ] {
-        println!("cargo:rerun-if-changed={}", models.display());
-        for model in tflite_files(&models) {
-            sources.push((suite, model, golden.clone()));
+    // The fixtures, the accepted corners of the hostile-model suite (tests/modelkit/src/hostile.rs)
+    // and the reference models.
+    for suite in support::suites(&shared) {
+        println!("cargo:rerun-if-changed={}", suite.models.display());
+        for model in support::tflite_files(&suite.models) {
+            sources.push((suite.name, model, suite.golden.clone()));
         }
     }
 
@@ -86,34 +72,6 @@ fn main() {
         "\n/// Every model under test.\npub const ENTRIES: &[Entry] = &[\n{entries}];"
     );
     std::fs::write(out_dir.join("models.rs"), code).unwrap();
-}
-
-/// `$TINYAOT_SHARED_DIR`, else `shared/` beside the repository (where CI puts it).
-fn shared_dir(workspace: &Path) -> PathBuf {
-    let dir = std::env::var_os("TINYAOT_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace.join("../shared"));
-    if !dir.join("models").is_dir() {
-        panic!(
-            "the reference models are missing: looked for {}/models. Put the project's shared/ \
-             directory beside the repository or set TINYAOT_SHARED_DIR.",
-            dir.display()
-        );
-    }
-    dir
-}
-
-fn tflite_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "tflite"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
 }
 
 fn sanitize(stem: &str) -> String {

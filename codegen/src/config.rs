@@ -1,9 +1,9 @@
-//! The build.rs API: [`Config`], and the pure [`rust_source`] under it that the macro and the
-//! command line share.
+//! The build.rs API: [`Config`] (Rust and C output, and the memory plan as [`PlanReport`]), and the
+//! pure [`rust_source`] and [`c_sources`] under it that the macro and the command line share.
 
 use std::path::{Path, PathBuf};
 
-use crate::emit::c::COptions;
+use crate::emit::c::{default_prefix, COptions};
 use crate::emit::files::write_file;
 use crate::emit::rust::{camel_case, RustOptions};
 use crate::emit::{Layout, Source};
@@ -12,7 +12,8 @@ use crate::ir::Graph;
 use crate::limits::Limits;
 use crate::plan::MemoryPlan;
 
-/// Compiles models from a build script, in the manner of `prost_build::Config`:
+/// Compiles models from a build script, in the manner of `prost_build::Config`: into Rust with
+/// [`compile`](Self::compile), into C with [`compile_c`](Self::compile_c).
 ///
 /// ```no_run
 /// // build.rs
@@ -24,6 +25,7 @@ use crate::plan::MemoryPlan;
 #[derive(Clone, Debug)]
 pub struct Config {
     name: Option<String>,
+    prefix: Option<String>,
     runtime_path: String,
     out_dir: Option<PathBuf>,
     limits: Limits,
@@ -42,6 +44,7 @@ impl Config {
     pub fn new() -> Self {
         Config {
             name: None,
+            prefix: None,
             runtime_path: "::tinyaot".to_string(),
             out_dir: None,
             limits: Limits::from_env(),
@@ -99,6 +102,14 @@ impl Config {
         self
     }
 
+    /// The C prefix of every generated file and name, for [`compile_c`](Self::compile_c) and
+    /// [`generate_c`](Self::generate_c) (`net` → `net.h`, `net_invoke`, `NET_ARENA_BYTES`; default:
+    /// the file stem with every character that is not a letter or digit replaced by `_`).
+    pub fn prefix(&mut self, prefix: impl Into<String>) -> &mut Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
     /// The path of the runtime crate in generated code (default `::tinyaot`), for crates that
     /// rename or re-export it.
     pub fn runtime_path(&mut self, path: impl Into<String>) -> &mut Self {
@@ -106,7 +117,8 @@ impl Config {
         self
     }
 
-    /// Where [`compile`](Self::compile) writes (default: the `OUT_DIR` Cargo gives build scripts).
+    /// Where [`compile`](Self::compile) and [`compile_c`](Self::compile_c) write (default: the
+    /// `OUT_DIR` Cargo gives build scripts).
     pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
         self.out_dir = Some(dir.into());
         self
@@ -116,26 +128,12 @@ impl Config {
     /// Cargo does not rebuild needlessly), and tells Cargo to rerun when the model changes.
     /// Returns the path of the generated file.
     ///
-    /// The file is written whole or not at all, its constant data streamed from the model
-    /// ([`crate::emit::files`]): while writing, SIGXFSZ is ignored if it has its default
-    /// disposition, so that exceeding `ulimit -f` is an error rather than a silent death.
+    /// The file is written whole or not at all, its constant data streamed from the model: while
+    /// writing, SIGXFSZ is ignored if it has its default disposition, so that exceeding
+    /// `ulimit -f` is an error rather than a silent death.
     pub fn compile(&self, model: impl AsRef<Path>) -> Result<PathBuf> {
         let model = model.as_ref();
-        let in_build_script = std::env::var_os("CARGO_MANIFEST_DIR").is_some()
-            && std::env::var_os("OUT_DIR").is_some();
-        if in_build_script {
-            println!("cargo:rerun-if-changed={}", model.display());
-        }
-        let out_dir = match &self.out_dir {
-            Some(dir) => dir.clone(),
-            None => std::env::var_os("OUT_DIR")
-                .map(PathBuf::from)
-                .ok_or_else(|| Error::Config {
-                    detail: "OUT_DIR is not set: call Config::compile from a build script, or \
-                             set Config::out_dir"
-                        .to_string(),
-                })?,
-        };
+        let out_dir = self.output_dir(model, "compile")?;
         let bytes = read_model(model)?;
         let stem = file_stem(model)?;
         let source = self.generate_source(&bytes, &stem)?;
@@ -153,8 +151,77 @@ impl Config {
         self.generate_source(bytes, stem).map(Source::into_string)
     }
 
-    /// [`generate`](Self::generate) with the constant data left in `bytes` until the [`Source`] is
+    /// Compiles `model` into self-contained C99 sources in `out_dir`, the files `tinyaot c` writes:
+    /// `<prefix>.h` (the API: `<prefix>_invoke`, `<prefix>_input`, `<prefix>_output`, sizes and
+    /// quantization as macros), `<prefix>.c`, `<prefix>_kernels.h` and the kernel sources the model
+    /// uses. Returns their paths in that order; compile the `.c` ones (with the `cc` crate, say)
+    /// with `out_dir` on the include path. Tells Cargo to rerun when the model changes.
+    ///
+    /// The files are moved into place whole or not at all, and files an earlier run generated for
+    /// the same prefix that this model no longer needs (a kernel it stopped using) are removed;
+    /// other files in `out_dir` are left alone.
+    pub fn compile_c(&self, model: impl AsRef<Path>) -> Result<Vec<PathBuf>> {
+        let model = model.as_ref();
+        let out_dir = self.output_dir(model, "compile_c")?;
+        let bytes = read_model(model)?;
+        let stem = file_stem(model)?;
+        let options = self.c_options(&stem);
+        let files = c_outputs_with_limits(&bytes, &options, &self.limits)?;
+        crate::emit::c_dir::write_dir(&out_dir, &options.prefix, &files)?;
+        Ok(files.iter().map(|(name, _)| out_dir.join(name)).collect())
+    }
+
+    /// The C sources for the model in `bytes`, whose file stem is `stem` (for the default prefix
+    /// and the header comments), as `(file name, contents)` pairs in the order
+    /// [`compile_c`](Self::compile_c) returns them. Pure: reads and writes nothing.
+    pub fn generate_c(&self, bytes: &[u8], stem: &str) -> Result<Vec<(String, String)>> {
+        Ok(
+            c_outputs_with_limits(bytes, &self.c_options(stem), &self.limits)?
+                .into_iter()
+                .map(|(name, source)| (name, source.into_string()))
+                .collect(),
+        )
+    }
+
+    /// The memory plan of the model in `bytes` under this configuration's limits: what
+    /// `tinyaot plan` prints, and the arena and state sizes the generated code will have.
+    pub fn plan<'m>(&self, bytes: &'m [u8]) -> Result<PlanReport<'m>> {
+        let (graph, plan) = plan_model(bytes, &self.limits)?;
+        Ok(PlanReport { graph, plan })
+    }
+
+    /// The directory [`compile`](Self::compile) and [`compile_c`](Self::compile_c) (named by
+    /// `method`, for the error) write into; in a build script, also tells Cargo to rerun when
+    /// `model` changes.
+    fn output_dir(&self, model: &Path, method: &str) -> Result<PathBuf> {
+        let in_build_script = std::env::var_os("CARGO_MANIFEST_DIR").is_some()
+            && std::env::var_os("OUT_DIR").is_some();
+        if in_build_script {
+            println!("cargo:rerun-if-changed={}", model.display());
+        }
+        match &self.out_dir {
+            Some(dir) => Ok(dir.clone()),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| Error::Config {
+                    detail: format!(
+                        "OUT_DIR is not set: call Config::{method} from a build script, or set \
+                         Config::out_dir"
+                    ),
+                }),
+        }
+    }
+
+    fn c_options(&self, stem: &str) -> COptions {
+        COptions {
+            prefix: self.prefix.clone().unwrap_or_else(|| default_prefix(stem)),
+            source_name: format!("{stem}.tflite"),
+        }
+    }
+
+    /// [`generate`](Self::generate) with the constant data left in `bytes` until the `Source` is
     /// written (what [`compile`](Self::compile) and the command line write).
+    #[doc(hidden)] // For the CLI crate, which streams the output to a file of its own choosing.
     pub fn generate_source<'m>(&self, bytes: &'m [u8], stem: &str) -> Result<Source<'m>> {
         let options = RustOptions {
             name: self.name.clone().unwrap_or_else(|| camel_case(stem)),
@@ -165,17 +232,51 @@ impl Config {
     }
 }
 
+/// A model's memory plan together with the model it was made for: what `tinyaot plan` prints, from
+/// [`Config::plan`].
+#[derive(Clone, Debug)]
+pub struct PlanReport<'m> {
+    graph: Graph<'m>,
+    plan: MemoryPlan,
+}
+
+impl PlanReport<'_> {
+    /// The plan itself: arena and state sizes, the liveness lower bound, every tensor's placement.
+    pub fn memory_plan(&self) -> &MemoryPlan {
+        &self.plan
+    }
+
+    /// The plan as a table, one row per arena tensor (offset, size, lifetime), then the arena
+    /// size, the lower bound and the state size: `tinyaot plan`'s default output.
+    pub fn text(&self) -> String {
+        crate::plan::report::text(&self.graph, &self.plan)
+    }
+
+    /// The plan as JSON (`tinyaot plan --format json`): `arena_bytes`, `lower_bound_bytes`,
+    /// `state_bytes` and one object per arena tensor.
+    pub fn json(&self) -> String {
+        crate::plan::report::json(&self.graph, &self.plan)
+    }
+
+    /// The plan drawn as SVG (`tinyaot plan --svg FILE`): op step across, offset down, titled
+    /// `title`.
+    pub fn svg(&self, title: &str) -> String {
+        crate::plan::report::svg(&self.graph, &self.plan, title)
+    }
+}
+
 /// The whole pipeline for the Rust backend: load → plan → lower → emit.
 pub fn rust_source(bytes: &[u8], options: &RustOptions) -> Result<String> {
     rust_output(bytes, options).map(Source::into_string)
 }
 
 /// [`rust_source`] with the constant data left in `bytes` until the [`Source`] is written.
-pub fn rust_output<'m>(bytes: &'m [u8], options: &RustOptions) -> Result<Source<'m>> {
+pub(crate) fn rust_output<'m>(bytes: &'m [u8], options: &RustOptions) -> Result<Source<'m>> {
     rust_output_with_limits(bytes, options, &Limits::default())
 }
 
-/// [`rust_output`] under `limits` instead of the defaults.
+/// [`rust_source`] under `limits` instead of the defaults, with the constant data left in `bytes`
+/// until the [`Source`] is written.
 pub fn rust_output_with_limits<'m>(
     bytes: &'m [u8],
     options: &RustOptions,
@@ -197,11 +298,15 @@ pub fn c_sources(bytes: &[u8], options: &COptions) -> Result<Vec<(String, String
 }
 
 /// [`c_sources`] with the constant data left in `bytes` until each [`Source`] is written.
-pub fn c_outputs<'m>(bytes: &'m [u8], options: &COptions) -> Result<Vec<(String, Source<'m>)>> {
+pub(crate) fn c_outputs<'m>(
+    bytes: &'m [u8],
+    options: &COptions,
+) -> Result<Vec<(String, Source<'m>)>> {
     c_outputs_with_limits(bytes, options, &Limits::default())
 }
 
-/// [`c_outputs`] under `limits` instead of the defaults.
+/// [`c_sources`] under `limits` instead of the defaults, with the constant data left in `bytes`
+/// until each [`Source`] is written.
 pub fn c_outputs_with_limits<'m>(
     bytes: &'m [u8],
     options: &COptions,

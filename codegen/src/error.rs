@@ -57,6 +57,12 @@ pub enum Error {
         /// What is unsupported and what is.
         reason: String,
     },
+    /// A model feature, outside any one operator, that this build cannot compile yet (a variable
+    /// tensor used as a graph input or output, …).
+    Unsupported {
+        /// What is unsupported and what is.
+        detail: String,
+    },
     /// A tensor element type this build cannot handle.
     UnsupportedDtype {
         /// Tensor index.
@@ -183,6 +189,7 @@ impl fmt::Display for Error {
                 f,
                 "the model has {count} subgraphs; tinyaot compiles models with exactly one"
             ),
+            Error::Unsupported { detail } => write!(f, "unsupported: {detail}"),
             Error::Overflow { context } => write!(f, "size overflow: {context}"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
             Error::InvalidModel { detail } => write!(f, "invalid model: {detail}"),

@@ -121,60 +121,16 @@ impl Tensor<'_> {
     }
 }
 
-/// A builtin operator code, as numbered by TFLite's `BuiltinOperator` enum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct OpCode(pub i32);
+/// A builtin operator code: the schema's `BuiltinOperator` (a newtype over the file's `i32`, with
+/// one associated constant per operator), so that codes are never copied by hand. Codes newer than
+/// the schema are kept as numbers.
+pub use tinyaot_schema::tflite::BuiltinOperator as OpCode;
 
-#[allow(missing_docs)]
-impl OpCode {
-    pub const ADD: OpCode = OpCode(0);
-    pub const AVERAGE_POOL_2D: OpCode = OpCode(1);
-    pub const CONCATENATION: OpCode = OpCode(2);
-    pub const CONV_2D: OpCode = OpCode(3);
-    pub const DEPTHWISE_CONV_2D: OpCode = OpCode(4);
-    pub const DEQUANTIZE: OpCode = OpCode(6);
-    pub const FULLY_CONNECTED: OpCode = OpCode(9);
-    pub const LOGISTIC: OpCode = OpCode(14);
-    pub const MAX_POOL_2D: OpCode = OpCode(17);
-    pub const MUL: OpCode = OpCode(18);
-    pub const RELU: OpCode = OpCode(19);
-    pub const RELU_N1_TO_1: OpCode = OpCode(20);
-    pub const RELU6: OpCode = OpCode(21);
-    pub const RESHAPE: OpCode = OpCode(22);
-    pub const SOFTMAX: OpCode = OpCode(25);
-    pub const SVDF: OpCode = OpCode(27);
-    pub const TANH: OpCode = OpCode(28);
-    pub const CUSTOM: OpCode = OpCode(32);
-    pub const PAD: OpCode = OpCode(34);
-    pub const TRANSPOSE: OpCode = OpCode(39);
-    pub const MEAN: OpCode = OpCode(40);
-    pub const SUB: OpCode = OpCode(41);
-    pub const SQUEEZE: OpCode = OpCode(43);
-    pub const UNIDIRECTIONAL_SEQUENCE_LSTM: OpCode = OpCode(44);
-    pub const STRIDED_SLICE: OpCode = OpCode(45);
-    pub const MAXIMUM: OpCode = OpCode(55);
-    pub const MINIMUM: OpCode = OpCode(57);
-    pub const PADV2: OpCode = OpCode(60);
-    pub const EXPAND_DIMS: OpCode = OpCode(70);
-    pub const LEAKY_RELU: OpCode = OpCode(98);
-    pub const QUANTIZE: OpCode = OpCode(114);
-    pub const HARD_SWISH: OpCode = OpCode(117);
-
-    /// The schema's name for this code (`CONV_2D`), or `BUILTIN_<n>` for a code this build does not know.
-    pub fn name(self) -> String {
-        match tinyaot_schema::tflite::BuiltinOperator(self.0).variant_name() {
-            Some(name) => name.to_string(),
-            None => format!("BUILTIN_{}", self.0),
-        }
-    }
-
-    /// Ops whose output is the input's bytes under another shape: the planner lets the output
-    /// share the input's storage.
-    pub fn is_reshape_like(self) -> bool {
-        matches!(
-            self,
-            OpCode::RESHAPE | OpCode::SQUEEZE | OpCode::EXPAND_DIMS
-        )
+/// The schema's name for `code` (`CONV_2D`), or `BUILTIN_<n>` for a code this build does not know.
+pub fn op_name(code: OpCode) -> String {
+    match code.variant_name() {
+        Some(name) => name.to_string(),
+        None => format!("BUILTIN_{}", code.0),
     }
 }
 
@@ -191,7 +147,7 @@ impl OpKind {
     /// The name users see in messages: `CONV_2D`, or `CUSTOM(name)`.
     pub fn name(&self) -> String {
         match self {
-            OpKind::Builtin(code) => code.name(),
+            OpKind::Builtin(code) => op_name(*code),
             OpKind::Custom(name) => format!("CUSTOM({name})"),
         }
     }

@@ -1,22 +1,57 @@
-//! tinyaot-codegen: compiles a TensorFlow Lite model ahead of time into static inference code.
+//! tinyaot-codegen: compiles a TensorFlow Lite model ahead of time into static inference code, Rust
+//! or C, for microcontrollers.
 //!
-//! Data flows one way: [`load`] (bytes to a verified graph [`ir`]) → [`plan`] (arena offsets) →
-//! [`lower`] (what TFLM computes in Prepare) → [`emit`] (Rust or C source). [`Config`] is the build.rs
-//! API, `include_model!` (crate `tinyaot-macros`) and the `tinyaot` command line ([`cli`]) sit on top.
+//! The API is [`Config`]: from a build script, [`Config::compile`] writes `$OUT_DIR/<stem>.rs` and
+//! [`Config::compile_c`] self-contained C99 sources; [`Config::plan`] gives the memory plan as a
+//! [`PlanReport`] (what `tinyaot plan` prints). [`Limits`] bound what a model may ask for, and
+//! every refusal is an [`Error`] (a generator bug is [`Error::Internal`], see
+//! [`Error::is_internal`]). [`rust_source`] and [`c_sources`] are the same pipeline, pure, for
+//! callers with the model's bytes in hand. The `tinyaot` command line (crate `tinyaot-cli`) and
+//! `include_model!` (crate `tinyaot-macros`) sit on top.
+//!
+//! ```no_run
+//! // build.rs: the model as Rust (include!(concat!(env!("OUT_DIR"), "/net.rs")) in src/)…
+//! tinyaot_codegen::Config::new().compile("models/net.tflite")?;
+//! // …and as C, for a C program linked into the same crate (with the `cc` crate, say).
+//! let files = tinyaot_codegen::Config::new()
+//!     .prefix("net")
+//!     .compile_c("models/net.tflite")?;
+//! let c_files: Vec<_> = files.iter().filter(|f| f.extension() == Some("c".as_ref())).collect();
+//! # let _ = c_files;
+//! # Ok::<(), tinyaot_codegen::Error>(())
+//! ```
+//!
+//! Inside, data flows one way: `load` (bytes to a verified graph, `ir`) → `plan` (arena offsets)
+//! → `lower` (what TFLM computes in Prepare) → `emit` (Rust or C source). Those modules are public
+//! only for the workspace's other crates and are hidden from these docs: they are not a stable API.
 #![deny(missing_docs)]
 
-pub mod cli;
+// Hidden: the CLI crate (read_model, file_stem, write_if_changed, c_outputs_with_limits), xtask
+// (plan_model, write_if_changed), macros and tests/ (file_stem), codegen/tests/limits.rs.
+#[doc(hidden)]
 pub mod config;
+// Hidden: the CLI crate (files, c_dir, c::default_prefix), xtask, tests/parity (c::kernel_library),
+// tests/ (c::generate, Layout).
+#[doc(hidden)]
 pub mod emit;
-pub mod error;
+mod error;
+// Hidden: xtask (macs), tests/modelkit, tests/parity and codegen's own integration tests.
+#[doc(hidden)]
 pub mod ir;
-pub mod limits;
+mod limits;
+// Hidden: fuzz targets, xtask, tests/modelkit, tests/parity, tests/ and codegen's own tests.
+#[doc(hidden)]
 pub mod load;
+// Hidden: fuzz targets, tests/modelkit (supported_ops), tests/parity, tests/.
+#[doc(hidden)]
 pub mod lower;
+// Hidden: fuzz targets, tests/parity, tests/ and codegen's own tests (plan_graph, check_plan, …).
+#[doc(hidden)]
 pub mod plan;
 
-pub use config::{c_sources, rust_source, Config};
+pub use config::{c_sources, rust_source, Config, PlanReport};
 pub use emit::c::COptions;
 pub use emit::rust::RustOptions;
 pub use error::{Error, Result};
 pub use limits::Limits;
+pub use plan::{Alias, AliasKind, MemoryPlan, Region, TensorPlacement, ALIGN};

@@ -1,8 +1,8 @@
 //! Resource limits: each limit refuses a model just above it and accepts one at it, through the
-//! library (both backends alike, and `tinyaot plan`'s front half) and through the command line.
+//! library (both backends alike, and `tinyaot plan`'s front half). The command line's flags are
+//! tested in tinyaot-cli's tests/limits.rs.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use tinyaot_codegen::config::{c_outputs_with_limits, plan_model, rust_output_with_limits};
 use tinyaot_codegen::{COptions, Error, Limits, RustOptions};
@@ -13,39 +13,13 @@ use tinyaot_modelkit::{BuiltinOperator, ModelSpec, Options, TensorSpec};
 
 /// `n` chained float RELUs on `[1, width]`: n operators, n + 1 tensors, an arena of two tensors.
 fn chain(n: usize, width: i32) -> Vec<u8> {
-    let mut m = ModelSpec::new();
-    let mut prev = m.tensor(TensorSpec::f32(&[1, width]));
-    m.inputs.push(prev);
-    for _ in 0..n {
-        let next = m.tensor(TensorSpec::f32(&[1, width]));
-        m.op(
-            BuiltinOperator::RELU,
-            Options::default_for(BuiltinOperator::RELU),
-            &[prev],
-            &[next],
-        );
-        prev = next;
-    }
-    m.outputs.push(prev);
-    m.to_bytes()
+    ModelSpec::relu_chain(n, width).to_bytes()
 }
 
 /// A float FULLY_CONNECTED from `[1, inputs]` to `[1, units]` with constant weights
 /// (`4 * units * inputs` bytes) and a constant bias (`4 * units` bytes).
 fn fully_connected(inputs: i32, units: i32) -> Vec<u8> {
-    let weights = vec![0f32; (inputs * units) as usize];
-    let bias = vec![0f32; units as usize];
-    ModelSpec::single_op(
-        BuiltinOperator::FULLY_CONNECTED,
-        Options::default_for(BuiltinOperator::FULLY_CONNECTED),
-        vec![
-            TensorSpec::f32(&[1, inputs]),
-            TensorSpec::f32(&[units, inputs]).constant_f32(&weights),
-            TensorSpec::f32(&[units]).constant_f32(&bias),
-        ],
-        vec![TensorSpec::f32(&[1, units])],
-    )
-    .to_bytes()
+    ModelSpec::zero_fully_connected(inputs, units).to_bytes()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -314,116 +288,10 @@ fn config_setters() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-// ---------------------------------------------------------------------------------------------
-// The command line
-
+/// A fresh, empty directory for one test's files.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tinyaot-limits-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
-}
-
-fn tinyaot(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tinyaot"))
-        .args(args)
-        .output()
-        .expect("run tinyaot");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
-#[test]
-fn cli_flags_raise_and_lower_every_limit() {
-    let dir = scratch("cli");
-    let chain_path = dir.join("chain.tflite");
-    std::fs::write(&chain_path, chain(3, 100)).expect("write");
-    let fc_path = dir.join("fc.tflite");
-    std::fs::write(&fc_path, fully_connected(16, 8)).expect("write");
-    let rs = dir.join("out.rs");
-    let c_dir = dir.join("c");
-
-    // (model, flag, value refused, value accepted)
-    let cases = [
-        (&chain_path, "--max-operators", "2", "3"),
-        (&chain_path, "--max-tensors", "3", "4"),
-        (&chain_path, "--max-arena-bytes", "799", "800"),
-        (&fc_path, "--max-tensor-bytes", "511", "512"),
-        (&fc_path, "--max-constant-bytes", "543", "544"),
-        (&chain_path, "--target-pointer-width", "16", "32"),
-    ];
-    for (model, flag, low, high) in cases {
-        // The 16-bit case needs a model whose arena is above 32,767 bytes.
-        let model_path = if flag == "--target-pointer-width" {
-            let p = dir.join("wide.tflite");
-            std::fs::write(&p, chain(1, 10_000)).expect("write");
-            p
-        } else {
-            model.clone()
-        };
-        let m = s(&model_path);
-        for command in [
-            vec!["plan", m],
-            vec!["rust", m, "-o", s(&rs)],
-            vec!["c", m, "-o", s(&c_dir)],
-        ] {
-            let _ = std::fs::remove_file(&rs);
-            let _ = std::fs::remove_dir_all(&c_dir);
-            let mut args = command.clone();
-            args.extend([flag, low]);
-            let (code, stderr) = tinyaot(&args);
-            assert_eq!(code, 1, "{args:?}: {stderr}");
-            assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
-            assert!(
-                stderr.contains(flag),
-                "{args:?} does not name {flag}: {stderr}"
-            );
-            assert!(!rs.exists() && !c_dir.exists(), "{args:?} left output");
-
-            let mut args = command.clone();
-            args.extend([flag, high]);
-            let (code, stderr) = tinyaot(&args);
-            assert_eq!(code, 0, "{args:?}: {stderr}");
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn cli_defaults_refuse_a_large_model_and_flags_take_suffixes() {
-    let dir = scratch("defaults");
-    let path = dir.join("wide.tflite");
-    // A [1, 17M] float activation: 68 MB, above the default 64 MiB arena (and per-tensor 256 MiB is
-    // fine), so only --max-arena-bytes matters.
-    std::fs::write(&path, chain(1, 17 << 20)).expect("write");
-    let (code, stderr) = tinyaot(&["plan", s(&path)]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("--max-arena-bytes"), "{stderr}");
-    let (code, stderr) = tinyaot(&["plan", s(&path), "--max-arena-bytes", "1G"]);
-    assert_eq!(code, 0, "{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn cli_bad_limit_values_are_usage_errors() {
-    let dir = scratch("usage");
-    let path = dir.join("chain.tflite");
-    std::fs::write(&path, chain(1, 4)).expect("write");
-    for (flag, value) in [
-        ("--max-arena-bytes", "lots"),
-        ("--max-operators", "-3"),
-        ("--max-tensors", "1.5"),
-        ("--target-pointer-width", "128"),
-    ] {
-        let (code, stderr) = tinyaot(&["plan", s(&path), flag, value]);
-        assert_eq!(code, 2, "{flag} {value}: {stderr}");
-        assert!(stderr.contains(flag), "{flag} {value}: {stderr}");
-    }
-    let _ = std::fs::remove_dir_all(&dir);
 }

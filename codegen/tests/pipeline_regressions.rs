@@ -92,3 +92,27 @@ fn softmax_with_a_degenerate_beta_is_refused_cleanly() {
         assert!(run(&spec).is_err(), "beta {beta}");
     }
 }
+
+/// Found by the pipeline fuzzer: a variable tensor that no operator touches but that is a graph
+/// input went to the state region, and both emitters then failed internally looking for it in the
+/// arena. Variables anywhere are refused as unsupported (stateful models), never internally.
+#[test]
+fn a_variable_graph_input_or_output_is_refused_as_unsupported() {
+    let mut extra_input = ModelSpec::single_op(
+        B::RELU,
+        Options::None,
+        vec![TensorSpec::int8(&[1, 8], 0.1, 0)],
+        vec![TensorSpec::int8(&[1, 8], 0.1, 0)],
+    );
+    extra_input
+        .tensors
+        .push(TensorSpec::int8(&[1, 4], 0.5, 0).variable());
+    extra_input.inputs.push(2);
+    let msg = refused(&extra_input);
+    assert!(msg.contains("variable") && msg.contains("#2"), "{msg}");
+
+    let mut extra_output = extra_input.clone();
+    extra_output.inputs.pop();
+    extra_output.outputs.push(2);
+    assert!(run(&extra_output).is_err());
+}

@@ -1,6 +1,6 @@
 // Runs person_detect, compiled to C by `tinyaot c`, on a 96x96 grayscale image.
 //
-//   cargo run --release -p tinyaot-codegen -- c ../shared/models/person_detect.tflite -o build/person_detect --prefix net
+//   cargo run --release -p tinyaot-cli -- c ../shared/models/person_detect.tflite -o build/person_detect --prefix net
 //   cc -std=c99 -O2 -Ibuild/person_detect build/person_detect/*.c examples/c/person_detect.c -o build/person_detect_demo
 //   ./build/person_detect_demo ../shared/models/golden/person_detect/case0/input0.bin
 //

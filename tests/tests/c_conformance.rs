@@ -10,22 +10,19 @@
 //! decides whether a refusal is expected. A model the Rust backend accepts and the C backend
 //! refuses is a failure.
 
-// The golden-file helpers shared with the Rust conformance tests.
-mod golden;
-
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use golden::compare;
-use serde_json::Value;
 use tinyaot_codegen::config::c_sources;
 use tinyaot_codegen::emit::c::COptions;
 use tinyaot_codegen::RustOptions;
+use tinyaot_test_support::{self as support, compare, load_cases, Tensor};
 use tinyaot_tests::models::ENTRIES;
 use tinyaot_tests::{DynModel, Outcome as RustOutcome};
 
-/// Host flags: the contract of DESIGN.md, with every warning an error.
+/// Host flags: the C the README promises (C99, `<stddef.h>` and `<stdint.h>` only), with every
+/// warning an error.
 const HOST_FLAGS: &[&str] = &[
     "-std=c99",
     "-Wall",
@@ -51,40 +48,6 @@ const ARM_FLAGS: &[&str] = &[
 
 const ARM_CC: &str = "arm-none-eabi-gcc";
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
-}
-
-/// `$TINYAOT_SHARED_DIR`, else `shared/` beside the repository; panics (fails the test) if missing.
-fn shared_dir() -> PathBuf {
-    let dir = std::env::var_os("TINYAOT_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared"));
-    assert!(
-        dir.join("models").is_dir(),
-        "the reference models are missing: looked for {}/models. Put the project's shared/ \
-         directory beside the repository or set TINYAOT_SHARED_DIR.",
-        dir.display()
-    );
-    dir
-}
-
-fn tflite_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "tflite"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
 fn arm_compiler_available() -> bool {
     Command::new(ARM_CC)
         .arg("--version")
@@ -108,25 +71,8 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn every_model_matches_tflm_as_c() {
-    let root = workspace();
-    let shared = shared_dir();
-    let suites = [
-        (
-            "fixtures",
-            root.join("tests/fixtures/models"),
-            root.join("tests/fixtures/golden"),
-        ),
-        (
-            "hostile",
-            root.join("tests/fixtures/hostile/models"),
-            root.join("tests/fixtures/hostile/golden"),
-        ),
-        (
-            "shared",
-            shared.join("models"),
-            shared.join("models/golden"),
-        ),
-    ];
+    // Panics (fails the test) with where it looked when the reference models are missing.
+    let suites = support::suites(&support::shared_dir());
     let arm = arm_compiler_available();
     if !arm {
         // Written to the stderr handle directly: libtest captures `println!`/`eprintln!` of a
@@ -141,8 +87,13 @@ fn every_model_matches_tflm_as_c() {
     let mut report = Vec::new();
     let mut failures = Vec::new();
     let mut ran = 0;
-    for (suite, models, golden) in &suites {
-        for model in tflite_files(models) {
+    for support::Suite {
+        name: suite,
+        models,
+        golden,
+    } in &suites
+    {
+        for model in support::tflite_files(models) {
             let stem = model
                 .file_stem()
                 .and_then(|s| s.to_str())
@@ -246,7 +197,7 @@ fn check_model(
         .arg("-I")
         .arg(dir)
         .args(&sources)
-        .arg(workspace().join("tests/c/driver.c"))
+        .arg(support::workspace_root().join("tests/c/driver.c"))
         .arg("-o")
         .arg(&exe)
         .output()
@@ -325,8 +276,8 @@ const RANDOM_CASES: usize = 4;
 struct Case {
     inputs: Vec<PathBuf>,
     outputs: Vec<PathBuf>,
-    /// TFLM's outputs and their dtypes, for the golden cases.
-    golden: Option<Vec<(PathBuf, String)>>,
+    /// TFLM's outputs, for the golden cases.
+    golden: Option<Vec<Tensor>>,
 }
 
 /// A small deterministic generator (xorshift64*): reproducible random inputs without a dependency.
@@ -368,44 +319,21 @@ fn random_input(k: usize, dtype: &str, bytes: usize, rng: &mut Rng) -> Vec<u8> {
 /// The golden cases of the manifest in `golden`, then [`RANDOM_CASES`] random ones (written to
 /// `dir`).
 fn cases(golden: &Path, dir: &Path) -> Result<Vec<Case>, String> {
-    let manifest_path = golden.join("manifest.json");
-    let manifest: Value = serde_json::from_slice(
-        &std::fs::read(&manifest_path).map_err(|e| format!("{}: {e}", manifest_path.display()))?,
-    )
-    .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
-    let listed = manifest["cases"]
-        .as_array()
-        .ok_or("manifest has no cases")?;
     let mut cases = Vec::new();
     let mut shapes = Vec::new();
-    for (k, case) in listed.iter().enumerate() {
-        let inputs = case["inputs"].as_array().ok_or("case has no inputs")?;
-        let outputs = case["outputs"].as_array().ok_or("case has no outputs")?;
-        let mut paths = Vec::new();
-        shapes.clear();
-        for input in inputs {
-            let file = input["file"].as_str().ok_or("golden input without file")?;
-            let path = golden.join(file);
-            let bytes = std::fs::metadata(&path)
-                .map_err(|e| format!("{}: {e}", path.display()))?
-                .len() as usize;
-            shapes.push((input["dtype"].as_str().unwrap_or("").to_string(), bytes));
-            paths.push(path);
-        }
-        let mut want = Vec::new();
-        for output in outputs {
-            let file = output["file"]
-                .as_str()
-                .ok_or("golden output without file")?;
-            let dtype = output["dtype"].as_str().unwrap_or("").to_string();
-            want.push((golden.join(file), dtype));
-        }
+    for (k, case) in load_cases(golden)?.into_iter().enumerate() {
+        // The random cases take the dtypes and sizes of the last golden case's inputs.
+        shapes = case
+            .inputs
+            .iter()
+            .map(|input| (input.dtype.clone(), input.bytes.len()))
+            .collect();
         cases.push(Case {
-            inputs: paths,
-            outputs: (0..outputs.len())
+            inputs: case.inputs.into_iter().map(|input| input.path).collect(),
+            outputs: (0..case.outputs.len())
                 .map(|j| dir.join(format!("case{k}_output{j}.bin")))
                 .collect(),
-            golden: Some(want),
+            golden: Some(case.outputs),
         });
     }
     let n_outputs = cases.first().map_or(0, |c| c.outputs.len());
@@ -478,10 +406,10 @@ fn run_cases(
     for (k, case) in cases.iter().enumerate() {
         let Some(want) = &case.golden else { continue };
         golden_cases += 1;
-        for (j, (got, (want, dtype))) in case.outputs.iter().zip(want).enumerate() {
-            let want = read(want)?;
-            compare(dtype, &read(got)?, &want).map_err(|e| format!("case {k} output {j}: {e}"))?;
-            compared += want.len();
+        for (j, (got, want)) in case.outputs.iter().zip(want).enumerate() {
+            compare(&want.dtype, &read(got)?, &want.bytes)
+                .map_err(|e| format!("case {k} output {j}: {e}"))?;
+            compared += want.bytes.len();
         }
     }
     let mut summary = format!("{golden_cases} cases, {compared} output bytes as TFLM");
@@ -549,7 +477,7 @@ fn run_rust(make: fn() -> Box<dyn DynModel>, cases: &[Case]) -> Result<Vec<Vec<V
 /// C backend defines carries the prefix.
 #[test]
 fn two_models_link_into_one_program() {
-    let root = workspace();
+    let root = support::workspace_root();
     let dir = scratch("two_models");
     std::fs::create_dir_all(&dir).expect("create directory");
     let mut sources = Vec::new();
@@ -607,14 +535,13 @@ fn two_models_link_into_one_program() {
 /// prefix writes nothing.
 #[test]
 fn command_line_writes_whole_directories() {
-    let root = workspace();
+    let root = support::workspace_root();
     let base = scratch("cli");
     std::fs::create_dir_all(&base).expect("create directory");
     let model = root.join("tests/fixtures/models/sine_mlp.tflite");
     let out = base.join("nested/out");
-    let run = |args: &[&str]| -> i32 {
-        tinyaot_codegen::cli::main(args.iter().map(|s| s.to_string()).collect())
-    };
+    let run =
+        |args: &[&str]| -> i32 { tinyaot_cli::main(args.iter().map(|s| s.to_string()).collect()) };
     let model_arg = model.to_str().expect("UTF-8 path");
     let out_arg = out.to_str().expect("UTF-8 path");
     assert_eq!(run(&["c", model_arg, "-o", out_arg, "--prefix", "m1"]), 0);
@@ -664,7 +591,7 @@ fn unaliased_reshapes_are_copied() {
     use tinyaot_codegen::emit::{Layout, Region};
     use tinyaot_codegen::lower::CallKind;
 
-    let root = workspace();
+    let root = support::workspace_root();
     for stem in ["squeeze_expand_reshape", "squeeze_expand_reshape_float"] {
         let model = root.join(format!("tests/fixtures/models/{stem}.tflite"));
         let bytes = std::fs::read(&model).unwrap_or_else(|e| panic!("{}: {e}", model.display()));

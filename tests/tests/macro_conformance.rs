@@ -67,7 +67,9 @@ fn tests_dir() -> &'static Path {
 fn macro_models_match_build_rs_and_tflm() {
     let mut failures = Vec::new();
     for &(name, from_macro, from_build_rs) in PAIRS {
-        let golden = tests_dir().join("fixtures/golden").join(name);
+        let golden = tinyaot_test_support::fixtures_dir()
+            .join("golden")
+            .join(name);
         // `Box::new(Model::new())` may build the model on the stack before moving it to the heap
         // (unoptimised code does): a large stack makes that safe for every fixture's arena.
         let result = std::thread::Builder::new()
@@ -98,7 +100,7 @@ fn run_pair(
     from_build_rs: fn() -> Box<dyn DynModel>,
     golden: &Path,
 ) -> Result<String, String> {
-    let cases = golden::load(golden)?;
+    let cases = tinyaot_test_support::load_cases(golden)?;
     let (mut ours, mut twin) = (from_macro(), from_build_rs());
     let mut compared = 0;
     for (k, case) in cases.iter().enumerate() {

@@ -18,9 +18,6 @@ use std::time::{Duration, Instant};
 
 use tinyaot_modelkit::{BuiltinOperator, ModelSpec, Options, TensorSpec};
 
-const BEGIN: &str = "<!-- genbench:begin -->";
-const END: &str = "<!-- genbench:end -->";
-
 /// Operators in the chain models.
 const CHAINS: [usize; 4] = [10_000, 20_000, 40_000, 80_000];
 /// Constant megabytes (10^6 bytes) in the weight models.
@@ -75,7 +72,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "build",
             "--release",
             "-p",
-            "tinyaot-codegen",
+            "tinyaot-cli",
             "--bin",
             "tinyaot",
         ])
@@ -117,20 +114,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let table = table(&rows);
     print!("{table}");
     if update_readme {
-        let block = format!(
-            "{BEGIN}\n\n`cargo xtask genbench --update-readme`, on this 2-core machine:\n\n{table}\n{END}"
-        );
-        let readme = root.join("README.md");
-        let text =
-            std::fs::read_to_string(&readme).map_err(|e| format!("{}: {e}", readme.display()))?;
-        let updated = match (text.find(BEGIN), text.find(END)) {
-            (Some(b), Some(e)) if b < e => {
-                format!("{}{block}{}", &text[..b], &text[e + END.len()..])
-            }
-            _ => return Err(format!("README.md has no {BEGIN} … {END} block to replace")),
-        };
-        std::fs::write(&readme, updated).map_err(|e| format!("{}: {e}", readme.display()))?;
-        eprintln!("genbench: README.md updated");
+        crate::readme::replace_block(
+            &root,
+            "genbench",
+            &format!("`cargo xtask genbench --update-readme`, on this 2-core machine:\n\n{table}"),
+        )?;
     }
     let _ = std::fs::remove_dir_all(&work);
     Ok(())

@@ -4,65 +4,25 @@
 //! outside flash and RAM so that the test vectors do not distort the measurements.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde_json::Value;
+pub use tinyaot_test_support::Case;
+use tinyaot_test_support::Tensor;
 
-/// One golden tensor: where it is, its dtype as the manifest names it, and its bytes.
-pub struct Blob {
-    /// The `.bin` file.
-    pub path: PathBuf,
-    /// `int8`, `float32`, …
-    pub dtype: String,
-    /// Its contents.
-    pub bytes: Vec<u8>,
-}
-
-/// One case: inputs to set, outputs TFLM produced, in the model's order.
-pub struct Case {
-    /// Input tensors.
-    pub inputs: Vec<Blob>,
-    /// TFLM's output tensors.
-    pub outputs: Vec<Blob>,
-}
-
-/// Reads every case of `<dir>/manifest.json`, in order.
+/// Reads every case of `<dir>/manifest.json`, in order, with each file's path made canonical (the
+/// generated `golden.rs` names the files by `include_bytes!`, from another directory).
 pub fn read(dir: &Path) -> Result<Vec<Case>, String> {
-    let manifest = dir.join("manifest.json");
-    let text = std::fs::read(&manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
-    let json: Value =
-        serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", manifest.display()))?;
-    let cases = json["cases"]
-        .as_array()
-        .ok_or_else(|| format!("{}: no `cases` array", manifest.display()))?;
-    let blobs = |list: &Value| -> Result<Vec<Blob>, String> {
-        let list = list
-            .as_array()
-            .ok_or_else(|| format!("{}: a case lacks inputs or outputs", manifest.display()))?;
-        list.iter()
-            .map(|item| {
-                let file = item["file"]
-                    .as_str()
-                    .ok_or_else(|| format!("{}: an item has no `file`", manifest.display()))?;
-                let path = dir.join(file);
-                let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-                let path = path
-                    .canonicalize()
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-                let dtype = item["dtype"].as_str().unwrap_or("").to_string();
-                Ok(Blob { path, dtype, bytes })
-            })
-            .collect()
-    };
-    cases
-        .iter()
-        .map(|case| {
-            Ok(Case {
-                inputs: blobs(&case["inputs"])?,
-                outputs: blobs(&case["outputs"])?,
-            })
-        })
-        .collect()
+    let mut cases = tinyaot_test_support::load_cases(dir)?;
+    for blob in cases
+        .iter_mut()
+        .flat_map(|case| case.inputs.iter_mut().chain(case.outputs.iter_mut()))
+    {
+        blob.path = blob
+            .path
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", blob.path.display()))?;
+    }
+    Ok(cases)
 }
 
 /// `golden.rs` for the Rust firmware: one `static` per tensor (the file, by `include_bytes!`, so the
@@ -74,7 +34,7 @@ pub fn rust_source(cases: &[Case], origin: &Path) -> String {
     );
     let mut table = String::from("pub static CASES: &[Case] = &[\n");
     for (k, case) in cases.iter().enumerate() {
-        let names = |kind: &str, blobs: &[Blob], out: &mut String| -> Vec<String> {
+        let names = |kind: &str, blobs: &[Tensor], out: &mut String| -> Vec<String> {
             blobs
                 .iter()
                 .enumerate()
@@ -131,7 +91,7 @@ pub fn c_header(cases: &[Case], origin: &Path) -> String {
                 }
                 out.push_str("};\n");
             }
-            let list = |f: &dyn Fn(usize, &Blob) -> String| {
+            let list = |f: &dyn Fn(usize, &Tensor) -> String| {
                 blobs
                     .iter()
                     .enumerate()

@@ -1,20 +1,34 @@
 //! tinyaot's project automation, run as `cargo xtask <command>` (an alias in .cargo/config.toml).
 //!
 //! Commands:
-//! - `mcu [--models a,b] [--timeout SECONDS]`: runs models on a Cortex-M4 under QEMU, from the Rust
+//! - `mcu [--models a,b] [--timeout SECONDS] [--update-readme]`: runs models on a Cortex-M4 under QEMU, from the Rust
 //!   and the C backend, checks every output against TFLM's goldens bit for bit, and prints a table
 //!   of instructions, flash and RAM (see [`mcu`]).
 //! - `difftest --cases N --seed S [--ops a,b] [--batch K] [--from I]`: random small models through
 //!   TFLM and both backends, compared byte for byte (see [`difftest`]).
 //! - `genbench [--update-readme]`: generation time and peak memory on large synthetic models
 //!   (see [`genbench`]).
+//! - `arena [--update-readme]`: tinyaot's arena against the liveness lower bound and TFLM's arena
+//!   (see [`arena`]).
+//! - `bench [--update-readme] [MODEL…]`: microseconds per inference on the host against TFLM's
+//!   reference kernels (see [`bench`]).
+//! - `kernels [--check]`: the C declarations of the kernels' parameter structs, generated from the
+//!   Rust runtime (see [`kernels`]).
+//!
+//! `--update-readme` writes a command's table into its marker block of README.md (see [`readme`]):
+//! the README's figures are never typed by hand.
 
+mod arena;
+mod bench;
 mod difftest;
 mod genbench;
 mod golden;
+mod kernels;
 mod macs;
 mod mcu;
 mod measure;
+mod parity_gen;
+mod readme;
 mod table;
 
 use std::path::{Path, PathBuf};
@@ -45,7 +59,7 @@ const USAGE: &str = "\
 Usage: cargo xtask <command>
 
 Commands:
-  mcu [--models a,b,...] [--timeout SECONDS]
+  mcu [--models a,b,...] [--timeout SECONDS] [--update-readme]
       Generate each model's Rust and C with tinyaot, build a Cortex-M4 firmware for each
       (examples/firmware-rust, examples/firmware-c), run it under qemu-system-arm (mps2-an386,
       -icount shift=0) on TFLM's golden inputs, compare every output bit for bit, and print
@@ -56,6 +70,8 @@ Commands:
       --models takes names of tests/fixtures/models/*.tflite or ../shared/models/*.tflite.
       --timeout bounds each QEMU run (default 600 s).
       Needs qemu-system-arm, arm-none-eabi-gcc (with newlib) and the thumbv7em-none-eabihf target.
+      --update-readme writes the table into README.md between the mcu markers (default models
+      only, and only when every run passed).
       Exit status 1 on any mismatch, failure or missing tool.
   difftest [--cases N] [--seed S] [--ops A,B,...] [--batch K] [--from I]
       Differential test: N random small models (cases I..I+N of seed S; default 100 cases of
@@ -72,6 +88,21 @@ Commands:
       models: chains of 10k-80k RELUs and 62-500 MB of weights (built with tinyaot-modelkit,
       run in child processes). Prints a table; --update-readme also writes it into README.md
       between the genbench markers; --quick measures the two smallest of each kind.
+  arena [--update-readme]
+      tinyaot's arena (and state) against the liveness lower bound and TFLM's arena (total /
+      planned tensors / bookkeeping, from ../shared/tools/tflm_reference.py arena run by
+      $TINYAOT_PYTHON or python3) for the reference models of ../shared/models, and how many
+      fixture models plan at their bound. --update-readme writes the table into README.md
+      between the arena markers.
+  bench [--update-readme] [MODEL...]
+      Microseconds per inference of the generated Rust on the host next to TFLM's reference
+      kernels, from `cargo run --release -p tinyaot-tests --bin bench` (TFLM's column needs
+      tflite-micro in $TINYAOT_PYTHON or python3). Default: the README's seven models;
+      --update-readme writes the output into README.md between the bench markers.
+  kernels [--check]
+      Write the C typedefs of every kernel parameter struct (templates/c/kernels/
+      <family>.params.h.tera) from the Rust structs of runtime/src/kernels/<family>.rs, the one
+      place they are written by hand. --check writes nothing and fails if a file is out of date.
 ";
 
 fn main() -> ExitCode {
@@ -80,6 +111,9 @@ fn main() -> ExitCode {
         Some((command, rest)) if command == "mcu" => mcu::run(rest),
         Some((command, rest)) if command == "difftest" => difftest::run(rest),
         Some((command, rest)) if command == "genbench" => genbench::run(rest),
+        Some((command, rest)) if command == "arena" => arena::run(rest),
+        Some((command, rest)) if command == "bench" => bench::run(rest),
+        Some((command, rest)) if command == "kernels" => kernels::run(rest),
         Some((command, _)) if command == "help" || command == "--help" || command == "-h" => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

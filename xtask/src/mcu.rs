@@ -107,6 +107,8 @@ struct Spec {
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut names: Vec<String> = DEFAULT_MODELS.iter().map(|s| s.to_string()).collect();
     let mut timeout = Duration::from_secs(600);
+    let mut update_readme = false;
+    let mut models_named = false;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let mut value = |flag: &str| {
@@ -115,7 +117,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 .ok_or_else(|| format!("{flag} needs a value"))
         };
         match arg.as_str() {
+            "--update-readme" => update_readme = true,
             "--models" => {
+                models_named = true;
                 names = value("--models")?
                     .split(',')
                     .map(str::trim)
@@ -135,6 +139,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     if names.is_empty() {
         return Err("--models: no model named".into());
+    }
+    if update_readme && models_named {
+        // The README's table is the whole default list; a subset would silently drop rows.
+        return Err("--update-readme measures the default model list: drop --models".into());
     }
 
     let paths = paths()?;
@@ -176,7 +184,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         rows.push(row);
     }
     println!();
-    print!("{}", table::render(&rows, harness));
+    let rendered = table::render(&rows, harness);
+    print!("{rendered}");
     // One run per model and language; the last line has the form CI log readers count.
     let passed = rows
         .iter()
@@ -189,6 +198,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         2 * rows.len() - passed
     );
     if failures.is_empty() {
+        if update_readme {
+            crate::readme::replace_block(
+                &paths.root,
+                "mcu",
+                &format!(
+                    "`cargo xtask mcu --update-readme` (`mcu: {passed} passed, 0 failed`):\n\n{rendered}"
+                ),
+            )?;
+        }
         Ok(())
     } else {
         Err(format!(
@@ -201,16 +219,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 fn paths() -> Result<Paths, String> {
     let root = crate::workspace_root()?;
-    let shared = std::env::var_os("TINYAOT_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared"));
-    if !shared.join("models").is_dir() {
-        return Err(format!(
-            "the reference models are missing: looked for {}/models. Put the project's shared/ \
-             directory beside the repository or set TINYAOT_SHARED_DIR.",
-            shared.display()
-        ));
-    }
+    let shared = tinyaot_test_support::find_shared_dir()?;
     let target = crate::target_dir(&root);
     Ok(Paths {
         shared: shared
@@ -558,9 +567,9 @@ fn run_and_check(
     Ok(Measured::new(&report, sizes))
 }
 
-/// Every case's outputs, as the firmware printed them, against TFLM's: integer types byte for byte,
-/// float32 within 1e-5 relative (as the host conformance test). The firmware's own verdict must
-/// agree.
+/// Every case's outputs, as the firmware printed them, against TFLM's under the host conformance
+/// test's rule ([`tinyaot_test_support::compare`]: integer types byte for byte, float32 within 1e-5
+/// relative). The firmware's own verdict must agree.
 fn compare(report: &Report, cases: &[Case]) -> Result<(), String> {
     if report.cases.len() != cases.len() || report.outputs.len() != cases.len() {
         return Err(format!(
@@ -579,7 +588,7 @@ fn compare(report: &Report, cases: &[Case]) -> Result<(), String> {
             ));
         }
         for (j, want) in case.outputs.iter().enumerate() {
-            same(&want.dtype, &got[j], &want.bytes)
+            tinyaot_test_support::compare(&want.dtype, &got[j], &want.bytes)
                 .map_err(|e| format!("case {k} output {j}: {e}"))?;
         }
         let exact = case.outputs.iter().all(|o| o.dtype != "float32");
@@ -590,35 +599,6 @@ fn compare(report: &Report, cases: &[Case]) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn same(dtype: &str, got: &[u8], want: &[u8]) -> Result<(), String> {
-    if got.len() != want.len() {
-        return Err(format!("{} bytes, TFLM {}", got.len(), want.len()));
-    }
-    if dtype == "float32" {
-        let floats = |b: &[u8]| -> Vec<f32> {
-            b.chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        };
-        for (i, (g, w)) in floats(got).into_iter().zip(floats(want)).enumerate() {
-            if (g - w).abs() > 1e-5 * w.abs().max(f32::MIN_POSITIVE) || g.is_nan() != w.is_nan() {
-                return Err(format!("element {i}: got {g}, TFLM {w}"));
-            }
-        }
-        return Ok(());
-    }
-    match (0..got.len()).find(|&i| got[i] != want[i]) {
-        None => Ok(()),
-        Some(i) => Err(format!(
-            "{} of {} bytes differ; first at byte {i}: got {}, TFLM {} ({dtype})",
-            got.iter().zip(want).filter(|(a, b)| a != b).count(),
-            got.len(),
-            got[i] as i8,
-            want[i] as i8
-        )),
-    }
 }
 
 /// Runs `elf` under QEMU (see [`QEMU`]), killing it after `timeout`; returns what it printed.
@@ -688,16 +668,5 @@ mod tests {
                       // 3 operators; arena 32 bytes; state 0 bytes; constants 420 bytes.\n";
         assert_eq!(stated_constants(header), Ok(420));
         assert!(stated_constants("// nothing\n").is_err());
-    }
-
-    #[test]
-    fn float_outputs_compare_within_tolerance_and_integers_exactly() {
-        let f = |v: f32| v.to_le_bytes().to_vec();
-        assert!(same("float32", &f(1.0), &f(1.0 + 1e-7)).is_ok());
-        assert!(same("float32", &f(1.0), &f(1.001)).is_err());
-        assert!(same("int8", &[1, 2], &[1, 2]).is_ok());
-        let e = same("int8", &[1, 2], &[1, 3]).unwrap_err();
-        assert!(e.contains("first at byte 1"), "{e}");
-        assert!(same("int8", &[1], &[1, 2]).is_err());
     }
 }

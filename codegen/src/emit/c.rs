@@ -39,35 +39,40 @@ pub struct COptions {
 /// A generated file: its name (no directory) and contents.
 pub type CFile = (String, String);
 
+/// `(name, header template, source template)` of a kernel module, embedded.
 macro_rules! module {
-    ($name:literal) => {
+    ($name:ident) => {
         (
-            $name,
-            include_str!(concat!("../../../templates/c/kernels/", $name, ".h.tera")),
-            include_str!(concat!("../../../templates/c/kernels/", $name, ".c.tera")),
+            stringify!($name),
+            include_str!(concat!(
+                "../../../templates/c/kernels/",
+                stringify!($name),
+                ".h.tera"
+            )),
+            include_str!(concat!(
+                "../../../templates/c/kernels/",
+                stringify!($name),
+                ".c.tera"
+            )),
         )
     };
 }
 
-/// The kernel modules the C backend has: name, header template, source template. The module names
-/// are the Rust runtime's (`tinyaot::kernels::<module>`), which the lowering names in each call.
-const MODULES: &[(&str, &str, &str)] = &[
-    module!("activations"),
-    module!("concat"),
-    module!("conv"),
-    module!("copy"),
-    module!("depthwise"),
-    module!("elementwise"),
-    module!("fully_connected"),
-    module!("logistic_tanh"),
-    module!("mean"),
-    module!("pad"),
-    module!("pool"),
-    module!("quantize"),
-    module!("softmax"),
-    module!("strided_slice"),
-    module!("transpose"),
-];
+/// Makes [`MODULES`] from the operator registry's list ([`crate::lower::ops::families`]): every
+/// family with a kernel, and the support modules the emitters call themselves.
+macro_rules! c_modules {
+    (
+        kernels: [$($kernel:ident),* $(,)?],
+        aliases: [$($alias:ident),* $(,)?],
+        support: [$($support:ident),* $(,)?] $(,)?
+    ) => {
+        /// The kernel modules the C backend has: name, header template, source template. The
+        /// module names are the Rust runtime's (`tinyaot::kernels::<module>`), which the lowering
+        /// names in each call.
+        const MODULES: &[(&str, &str, &str)] = &[$(module!($kernel),)* $(module!($support),)*];
+    };
+}
+crate::lower::ops::families!(c_modules);
 
 const PUBLIC_HEADER: &str = include_str!("../../../templates/c/model.h.tera");
 const MODEL_SOURCE: &str = include_str!("../../../templates/c/model.c.tera");
@@ -102,10 +107,10 @@ pub fn sources<'m>(
 ) -> Result<Vec<(String, Source<'m>)>> {
     c_data::check_prefix(&options.prefix)?;
     let prefix = options.prefix.as_str();
-    let mut tera = templates()?;
+    let tera = templates()?;
 
     let used = used_kernels(layout, calls)?;
-    let (module_headers, decls) = declarations(&mut tera, prefix, graph, calls, &used)?;
+    let (module_headers, decls) = declarations(tera, prefix, graph, calls, &used)?;
     let emitter = Emitter {
         graph,
         layout,
@@ -139,7 +144,7 @@ pub fn sources<'m>(
         .iter()
         .map(|&t| graph.tensors[t].data.unwrap_or(&[]))
         .collect();
-    let model_c = render(&mut tera, "model.c", &ctx)?;
+    let model_c = render(tera, "model.c", &ctx)?;
     let model_c =
         Source::splice(&model_c, DATA_PLACEHOLDER, Encoding::CWords, &data).ok_or_else(|| {
             Error::Internal {
@@ -149,17 +154,17 @@ pub fn sources<'m>(
         })?;
     files.push((
         format!("{prefix}.h"),
-        Source::text(render(&mut tera, "model.h", &ctx)?),
+        Source::text(render(tera, "model.h", &ctx)?),
     ));
     files.push((format!("{prefix}.c"), model_c));
     files.push((
         format!("{prefix}_kernels.h"),
-        Source::text(render(&mut tera, "kernels.h", &ctx)?),
+        Source::text(render(tera, "kernels.h", &ctx)?),
     ));
     for (&module, functions) in &used {
         let mut mctx = module_context(prefix, functions);
         mctx.extend(base_context(prefix, options, graph, layout, weights));
-        let source = render(&mut tera, &format!("{module}.c"), &mctx)?;
+        let source = render(tera, &format!("{module}.c"), &mctx)?;
         files.push((format!("{prefix}_{module}.c"), Source::text(source)));
     }
     Ok(files)
@@ -189,7 +194,7 @@ fn used_kernels(
 /// The used modules' headers, rendered and concatenated, and the parameter structs they declare.
 /// A kernel the C templates do not have is a refusal naming the operator.
 fn declarations(
-    tera: &mut Tera,
+    tera: &Tera,
     prefix: &str,
     graph: &Graph,
     calls: &[Call],
@@ -205,7 +210,6 @@ fn declarations(
             .map_or(0, |c| c.op)
     };
     let mut headers = String::new();
-    let mut decls = Decls::default();
     for (&module, functions) in used {
         if !MODULES.iter().any(|(m, _, _)| *m == module) {
             let function = functions.iter().next().copied().unwrap_or("?");
@@ -222,10 +226,9 @@ fn declarations(
                 return Err(no_kernel(graph, op, module, function));
             }
         }
-        decls.parse(&header)?;
         headers.push_str(&header);
     }
-    Ok((headers, decls))
+    Ok((headers, Decls::generated()))
 }
 
 /// The template data of each referenced constant tensor; `data` is a placeholder for the
@@ -254,7 +257,7 @@ fn constant_values(graph: &Graph, prefix: &str, constants: &BTreeSet<usize>) -> 
 }
 
 /// Every file name [`generate`] can produce for `prefix`, whatever the model.
-pub fn file_names(prefix: &str) -> Vec<String> {
+pub(crate) fn file_names(prefix: &str) -> Vec<String> {
     let mut names = vec![
         format!("{prefix}.h"),
         format!("{prefix}.c"),
@@ -264,14 +267,13 @@ pub fn file_names(prefix: &str) -> Vec<String> {
     names
 }
 
-/// The embedded templates, parsed.
-/// The embedded templates, parsed once per process (parsing dominated the C backend's time: a
-/// clone of the parsed set is far cheaper than parsing again).
-fn templates() -> Result<Tera> {
+/// The embedded templates, parsed once per process (parsing dominated the C backend's time) and
+/// shared: rendering only reads them.
+fn templates() -> Result<&'static Tera> {
     static PARSED: std::sync::OnceLock<std::result::Result<Tera, String>> =
         std::sync::OnceLock::new();
     match PARSED.get_or_init(|| parse_templates().map_err(|e| e.to_string())) {
-        Ok(tera) => Ok(tera.clone()),
+        Ok(tera) => Ok(tera),
         Err(detail) => Err(Error::Internal {
             detail: detail.clone(),
         }),
@@ -292,11 +294,15 @@ fn parse_templates() -> Result<Tera> {
         all.push((format!("{name}.h"), header));
         all.push((format!("{name}.c"), source));
     }
+    // The parameter typedefs each header includes, generated from the Rust structs.
+    for (name, text) in super::c_params::TEMPLATES {
+        all.push((name.to_string(), text));
+    }
     tera.add_raw_templates(all).map_err(template_error)?;
     Ok(tera)
 }
 
-fn render(tera: &mut Tera, name: &str, ctx: &Context) -> Result<String> {
+fn render(tera: &Tera, name: &str, ctx: &Context) -> Result<String> {
     tera.render(name, ctx).map_err(template_error)
 }
 
@@ -447,12 +453,15 @@ impl Emitter<'_, '_> {
         }
         if let Some(ps) = &kernel.params {
             let c_type = format!("{p}_{}_{}", kernel.module, ps.type_name);
-            let decl = self.decls.get(&c_type).ok_or_else(|| Error::Config {
-                detail: format!(
-                    "internal error: the C kernel header {}.h declares no struct {c_type}",
-                    kernel.module
-                ),
-            })?;
+            let decl =
+                self.decls
+                    .get(kernel.module, ps.type_name)
+                    .ok_or_else(|| Error::Config {
+                        detail: format!(
+                            "internal error: the C kernel header {}.h declares no struct {c_type}",
+                            kernel.module
+                        ),
+                    })?;
             let used = std::cell::RefCell::new(BTreeSet::new());
             // The declaration check has already matched the field's element type to the dtype.
             let tensor = |t: usize| -> String {
@@ -565,19 +574,70 @@ fn c_element(dtype: DType) -> &'static str {
     }
 }
 
+/// Every C kernel module with all of its functions, and the internal header they include: the
+/// kernel library that the per-kernel Rust↔C parity tests (`tests/parity`) compile once on the
+/// host. Not part of the API: generated models use [`sources`].
+#[doc(hidden)]
+pub fn kernel_library(prefix: &str) -> Result<Vec<CFile>> {
+    c_data::check_prefix(prefix)?;
+    let tera = templates()?;
+    let mut ctx = Context::new();
+    ctx.insert("p", prefix);
+    ctx.insert("P", &prefix.to_ascii_uppercase());
+    ctx.insert("version", env!("CARGO_PKG_VERSION"));
+    ctx.insert("source", "the kernel library");
+    let mut headers = String::new();
+    let mut files = Vec::new();
+    for (module, _, source) in MODULES {
+        let mut mctx = module_context(prefix, &guarded_functions(source));
+        mctx.extend(ctx.clone());
+        headers.push_str(&render(tera, &format!("{module}.h"), &mctx)?);
+        let text = render(tera, &format!("{module}.c"), &mctx)?;
+        files.push((format!("{prefix}_{module}.c"), text));
+    }
+    ctx.insert("module_headers", &headers);
+    files.insert(
+        0,
+        (
+            format!("{prefix}_kernels.h"),
+            render(tera, "kernels.h", &ctx)?,
+        ),
+    );
+    Ok(files)
+}
+
+/// The function names a kernel source template emits only when used (`{% if "name" in used %}`).
+fn guarded_functions(template: &str) -> BTreeSet<&str> {
+    template
+        .split("{% if \"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("\" in used %}").map(|(name, _)| name))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every header renders, and declares each generated struct of its module.
     #[test]
     fn templates_parse_and_headers_declare_structs() {
-        let mut tera = templates().unwrap();
+        let tera = templates().unwrap();
         for (module, _, _) in MODULES {
             let mut ctx = module_context("net", &BTreeSet::new());
             ctx.insert("p", "net");
-            let header = render(&mut tera, &format!("{module}.h"), &ctx).unwrap();
-            let mut decls = Decls::default();
-            decls.parse(&header).unwrap();
+            let header = render(tera, &format!("{module}.h"), &ctx).unwrap();
+            for (m, name, _) in super::super::c_params::STRUCTS {
+                if m == module {
+                    assert!(
+                        header.contains(&format!(" net_{module}_{name};")),
+                        "{module}.h does not declare {name}"
+                    );
+                }
+            }
+        }
+        for (m, _, _) in super::super::c_params::STRUCTS {
+            assert!(MODULES.iter().any(|(module, _, _)| module == m), "{m}");
         }
     }
 }

@@ -1,6 +1,8 @@
-//! The C parameter structs: read from the kernel headers in templates/, checked against the lowering.
+//! The C parameter structs, as `cargo xtask kernels` generates them from the Rust runtime's structs
+//! ([`super::c_params::STRUCTS`]), and their initialisers from the lowering's fields.
 //!
-//! Each C kernel header declares its parameter structs once, by hand, in a fixed form:
+//! A kernel's parameter struct is written by hand once, in Rust (`runtime/src/kernels/<family>.rs`);
+//! its C typedef is generated in a fixed form:
 //!
 //! ```c
 //! typedef struct {
@@ -16,9 +18,9 @@
 //!
 //! The Rust backend fills `tinyaot::kernels::<module>::<Type>` from [`Params::fields`]; this backend
 //! fills the C struct from the same list, and [`StructDecl::initializer`] refuses any difference in
-//! field names, order or kinds. So a field added to or renamed in a Rust struct (and its lowering)
-//! is a generation error here, never a C kernel silently ignoring it — and the C conformance test,
-//! which generates every model, turns that error into a failure.
+//! field names, order or kinds. So a lowering that fills a struct differently from the runtime's
+//! declaration is a generation error, never a C kernel silently reading the wrong field — and the C
+//! conformance test, which generates every model, turns that error into a failure.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -37,103 +39,46 @@ pub(crate) struct CField {
     pub ty: String,
 }
 
-/// A C parameter struct as a kernel header declares it.
+/// A C parameter struct.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct StructDecl {
     /// The fields, in declaration order (a pointer's `_len` field included).
     pub fields: Vec<CField>,
 }
 
-/// The struct declarations of rendered kernel headers, by C type name (aliases resolved).
-#[derive(Debug, Default)]
+/// The parameter structs of every kernel family, by `(module, struct name)` (aliases included).
+#[derive(Debug)]
 pub(crate) struct Decls {
+    /// Keyed by `module::name`.
     structs: HashMap<String, StructDecl>,
 }
 
 impl Decls {
-    /// Reads every `typedef struct { … } NAME;` and `typedef A B;` of a rendered header. The format
-    /// is the fixed one of the module docs (one field per line, `/* */` comments); anything else is
-    /// an error, so a malformed template fails loudly in the tests rather than half-parsed.
-    pub fn parse(&mut self, header: &str) -> Result<()> {
-        let mut lines = header.lines().map(strip_comment);
-        while let Some(line) = lines.next() {
-            let line = line.trim();
-            if line.starts_with("typedef struct") {
-                let mut fields = Vec::new();
-                let name = loop {
-                    let Some(field) = lines.next() else {
-                        return Err(template_error("unterminated typedef struct"));
-                    };
-                    let field = field.trim();
-                    if let Some(rest) = field.strip_prefix('}') {
-                        break rest.trim().trim_end_matches(';').trim().to_string();
-                    }
-                    if field.is_empty() {
-                        continue;
-                    }
-                    fields.push(parse_field(field)?);
-                };
-                self.structs.insert(name, StructDecl { fields });
-            } else if let Some(rest) = line.strip_prefix("typedef ") {
-                let words: Vec<&str> = rest.trim_end_matches(';').split_whitespace().collect();
-                if let [from, to] = words.as_slice() {
-                    if let Some(decl) = self.structs.get(*from).cloned() {
-                        self.structs.insert((*to).to_string(), decl);
-                    }
-                }
-            }
-        }
-        Ok(())
+    /// The generated declarations ([`super::c_params::STRUCTS`]).
+    pub fn generated() -> Decls {
+        Decls::from_table(super::c_params::STRUCTS)
     }
 
-    /// The declaration of C struct `name`, if a parsed header declares it.
-    pub fn get(&self, name: &str) -> Option<&StructDecl> {
-        self.structs.get(name)
+    fn from_table(table: &[super::c_params::StructFields]) -> Decls {
+        let structs = table
+            .iter()
+            .map(|(module, name, fields)| {
+                let fields = fields
+                    .iter()
+                    .map(|(name, ty)| CField {
+                        name: (*name).to_string(),
+                        ty: (*ty).to_string(),
+                    })
+                    .collect();
+                (format!("{module}::{name}"), StructDecl { fields })
+            })
+            .collect();
+        Decls { structs }
     }
-}
 
-fn strip_comment(line: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(start) = rest.find("/*") {
-        out.push_str(&rest[..start]);
-        match rest[start..].find("*/") {
-            Some(end) => rest = &rest[start + end + 2..],
-            None => {
-                rest = "";
-                break;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-fn parse_field(line: &str) -> Result<CField> {
-    let decl = line
-        .strip_suffix(';')
-        .ok_or_else(|| template_error(&format!("struct field `{line}` does not end with `;`")))?;
-    let split = decl
-        .rfind(|c: char| c.is_whitespace() || c == '*')
-        .ok_or_else(|| template_error(&format!("struct field `{line}` has no type")))?;
-    let name = decl[split + 1..].trim().to_string();
-    let ty_part = decl[..=split].trim();
-    let ty = if let Some(base) = ty_part.strip_suffix('*') {
-        format!("{} *", base.trim())
-    } else {
-        ty_part.to_string()
-    };
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(template_error(&format!(
-            "struct field `{line}` has no name"
-        )));
-    }
-    Ok(CField { name, ty })
-}
-
-fn template_error(detail: &str) -> Error {
-    Error::Config {
-        detail: format!("internal error: a C kernel template is malformed: {detail}"),
+    /// The declaration of struct `name` of kernel module `module`.
+    pub fn get(&self, module: &str, name: &str) -> Option<&StructDecl> {
+        self.structs.get(&format!("{module}::{name}"))
     }
 }
 
@@ -328,29 +273,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_fields_pointers_and_aliases() {
-        let mut decls = Decls::default();
-        decls
-            .parse(
-                "typedef struct {\n    size_t n; /* count */\n    const int8_t *w;\n    size_t w_len;\n} x_m_A;\ntypedef x_m_A x_m_B;\n",
-            )
-            .unwrap();
-        let a = decls.get("x_m_B").unwrap();
-        assert_eq!(a.fields.len(), 3);
-        assert_eq!(a.fields[1].ty, "const int8_t *");
-        assert_eq!(a.fields[1].name, "w");
+    fn the_generated_table_has_pointers_followed_by_lengths() {
+        let decls = Decls::generated();
+        let conv = decls.get("conv", "Conv2dS8").unwrap();
+        let filter = conv.fields.iter().position(|f| f.name == "filter").unwrap();
+        assert_eq!(conv.fields[filter].ty, "const int8_t *");
+        assert_eq!(conv.fields[filter + 1].name, "filter_len");
+        // An alias has its target's fields.
+        assert_eq!(
+            decls.get("elementwise", "SubS8"),
+            decls.get("elementwise", "AddS8")
+        );
+        assert!(decls.get("conv", "NoSuchStruct").is_none());
     }
 
     /// A Rust struct and a C struct that differ in any field are refused at generation.
     #[test]
     fn initializer_refuses_any_difference() {
-        let mut decls = Decls::default();
-        decls
-            .parse(
-                "typedef struct {\n    size_t len;\n    const int32_t *bias;\n    size_t bias_len;\n    float scale;\n} x_m_P;\n",
-            )
-            .unwrap();
-        let decl = decls.get("x_m_P").unwrap();
+        let decls = Decls::from_table(&[(
+            "m",
+            "P",
+            &[
+                ("len", "size_t"),
+                ("bias", "const int32_t *"),
+                ("bias_len", "size_t"),
+                ("scale", "float"),
+            ],
+        )]);
+        let decl = decls.get("m", "P").unwrap();
         let graph = Graph {
             tensors: Vec::new(),
             operators: Vec::new(),

@@ -146,7 +146,7 @@ impl Drop for StagingDir {
 /// For the command line's SIGINT/SIGTERM handler: removes every staging entry and returns the lock
 /// of the registry, which the caller holds until the process ends so that no commit starts
 /// afterwards (one in progress finishes first).
-pub(crate) fn remove_staged_and_hold() -> MutexGuard<'static, Vec<PathBuf>> {
+pub fn remove_staged_and_hold() -> MutexGuard<'static, Vec<PathBuf>> {
     let mut staged = registry();
     for path in staged.drain(..) {
         remove_entry(&path);
@@ -552,7 +552,7 @@ fn set_sigxfsz_ignored_if_default() -> Option<libc::sigaction> {
 
 /// For the command line: ignores SIGXFSZ for the rest of the process, so that every write beyond
 /// the file-size limit fails with `EFBIG` (reported as an error) instead of killing it.
-pub(crate) fn ignore_sigxfsz() {
+pub fn ignore_sigxfsz() {
     #[cfg(unix)]
     // SAFETY: setting a standard signal to SIG_IGN has no preconditions.
     unsafe {

@@ -5,6 +5,8 @@
 pub mod c;
 mod c_data;
 mod c_decl;
+pub mod c_dir;
+mod c_params;
 pub mod files;
 pub mod rust;
 mod source;

@@ -10,8 +10,8 @@ use tinyaot_schema::tflite::{self, ActivationFunctionType as Act, BuiltinOptions
 
 use crate::error::{Error, Result};
 use crate::ir::{
-    Activation, Conv2DOptions, DepthwiseConv2DOptions, FullyConnectedOptions, OpCode, OpKind,
-    Options, Padding, Pool2DOptions, StridedSliceOptions, SvdfOptions,
+    op_name, Activation, Conv2DOptions, DepthwiseConv2DOptions, FullyConnectedOptions, OpCode,
+    OpKind, Options, Padding, Pool2DOptions, StridedSliceOptions, SvdfOptions,
 };
 
 /// Decodes the options of operator `index`.
@@ -164,7 +164,14 @@ pub(super) fn decode(index: usize, kind: &OpKind, op: &tflite::Operator<'_>) -> 
                 offset: o.is_some_and(|o| o.offset()),
             })
         }
-        OpCode::MEAN | SUM | REDUCE_PROD | REDUCE_MAX | REDUCE_MIN | REDUCE_ANY | REDUCE_ALL => {
+        // The other reducers share MEAN's ReducerOptions.
+        OpCode::MEAN
+        | OpCode::SUM
+        | OpCode::REDUCE_PROD
+        | OpCode::REDUCE_MAX
+        | OpCode::REDUCE_MIN
+        | OpCode::REDUCE_ANY
+        | OpCode::REDUCE_ALL => {
             ctx.optional(Bo::ReducerOptions)?;
             Options::Reducer {
                 keep_dims: op
@@ -192,14 +199,6 @@ pub(super) fn decode(index: usize, kind: &OpKind, op: &tflite::Operator<'_>) -> 
     })
 }
 
-// The reducers `OpCode` does not name; they share MEAN's ReducerOptions.
-const SUM: OpCode = OpCode(74);
-const REDUCE_PROD: OpCode = OpCode(81);
-const REDUCE_MAX: OpCode = OpCode(82);
-const REDUCE_MIN: OpCode = OpCode(89);
-const REDUCE_ANY: OpCode = OpCode(91);
-const REDUCE_ALL: OpCode = OpCode(140);
-
 /// The operator being decoded, for checks and messages that name it.
 struct Ctx<'a, 'm> {
     index: usize,
@@ -210,7 +209,7 @@ struct Ctx<'a, 'm> {
 impl Ctx<'_, '_> {
     fn corrupt(&self, what: String) -> Error {
         Error::Corrupt {
-            detail: format!("operator {} ({}): {what}", self.index, self.code.name()),
+            detail: format!("operator {} ({}): {what}", self.index, op_name(self.code)),
         }
     }
 

@@ -1,12 +1,17 @@
 //! The view one operator's lowering has of the graph, with accessors that turn every unmet
-//! expectation into an [`Error::UnsupportedOpUse`] naming the op.
+//! expectation into an error naming the op: [`Error::UnsupportedOpUse`] for a valid use tinyaot does
+//! not support, [`Error::InvalidModel`] for a model TFLM's Prepare refuses or computes garbage on.
+//!
+//! These are the only validation helpers the operator families use (`lower/ops/`), so that a check
+//! written once (scale ranges, shift ranges, int8 zero points, fused activation bounds) applies
+//! to every op that needs it.
 
-use super::CallKind;
+use super::{quant, CallKind, Data};
 use crate::error::{Error, Result};
-use crate::ir::{DType, Graph, Operator, Tensor};
+use crate::ir::{Activation, DType, Graph, Operator, Tensor};
 
 /// One operator and the graph around it.
-pub struct OpContext<'g, 'm> {
+pub(crate) struct OpContext<'g, 'm> {
     graph: &'g Graph<'m>,
     index: usize,
 }
@@ -219,4 +224,257 @@ impl<'g, 'm> OpContext<'g, 'm> {
         }
         Ok(CallKind::Alias { input, output })
     }
+
+    /// The kernel flavour of `tensor`: int8 or float32; anything else is refused.
+    pub fn num(&self, what: &str, tensor: &Tensor) -> Result<Num> {
+        match tensor.dtype {
+            DType::I8 => Ok(Num::I8),
+            DType::F32 => Ok(Num::F32),
+            other => Err(self.unsupported(format!(
+                "{what} has type {other}; only INT8 and FLOAT32 are supported"
+            ))),
+        }
+    }
+
+    /// The kernel flavour of an op from its first input, as [`num`](Self::num) with the wording
+    /// the convolution, matrix and curve ops have always used (messages are kept stable).
+    pub fn input_num(&self, input: &Tensor) -> Result<Num> {
+        match input.dtype {
+            DType::I8 => Ok(Num::I8),
+            DType::F32 => Ok(Num::F32),
+            other => Err(self.unsupported(format!(
+                "input type {other} is not supported; supported: INT8 (quantized) and FLOAT32"
+            ))),
+        }
+    }
+
+    /// Fails unless `tensor` has the same element type as `like`.
+    pub fn same_dtype(&self, what: &str, tensor: &Tensor, like: &Tensor) -> Result<()> {
+        self.expect_dtype(what, tensor, like.dtype)
+    }
+
+    /// Fails unless `tensor` has a type the data-movement kernels copy (TFLM's lists, less the
+    /// 16-bit type the rest of tinyaot does not handle).
+    pub fn movable(&self, what: &str, tensor: &Tensor) -> Result<()> {
+        match tensor.dtype {
+            DType::I8 | DType::F32 | DType::I32 => Ok(()),
+            other => Err(self.unsupported(format!(
+                "{what} has type {other}; INT8, FLOAT32 and INT32 are supported"
+            ))),
+        }
+    }
+
+    /// Fails unless `tensor` has exactly `rank` dimensions.
+    pub fn expect_rank(&self, what: &str, tensor: &Tensor, rank: usize) -> Result<()> {
+        if tensor.shape.len() == rank {
+            Ok(())
+        } else {
+            Err(self.unsupported(format!(
+                "{what} has shape {:?}; only rank {rank} is supported",
+                tensor.shape
+            )))
+        }
+    }
+
+    /// Fails unless `value` fits TFLM's `int16_t` parameter fields (padding, strides, dilations),
+    /// where a larger value would wrap and compute something else.
+    pub fn fits_i16(&self, what: &str, value: usize) -> Result<()> {
+        if value <= i16::MAX as usize {
+            Ok(())
+        } else {
+            Err(self.invalid(format!(
+                "{what} {value} is above 32767; TFLM stores it as int16 and would wrap"
+            )))
+        }
+    }
+
+    /// The tensor index of a weights-like input `i` that must be constant (in flash).
+    pub fn constant_input(&self, i: usize, what: &str) -> Result<usize> {
+        let index = self.input_index(i)?;
+        if self.graph.tensors[index].is_constant() {
+            Ok(index)
+        } else {
+            Err(self.unsupported(format!(
+                "{what} is computed at run time; only constant {what} is supported"
+            )))
+        }
+    }
+
+    /// The integer contents of a constant INT32 or INT64 tensor (read at generation time).
+    pub fn const_ints(&self, what: &str, tensor: &Tensor) -> Result<Vec<i64>> {
+        let Some(data) = tensor.data else {
+            return Err(self.unsupported(format!(
+                "{what} is not a constant tensor; only constant {what} tensors are supported"
+            )));
+        };
+        let n = tensor.num_elements();
+        let values: Option<Vec<i64>> = match tensor.dtype {
+            DType::I32 => (0..n)
+                .map(|i| {
+                    let b = data.get(4 * i..4 * i + 4)?;
+                    Some(i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+                })
+                .collect(),
+            DType::I64 => (0..n)
+                .map(|i| {
+                    let b = data.get(8 * i..8 * i + 8)?;
+                    Some(i64::from_le_bytes(b.try_into().ok()?))
+                })
+                .collect(),
+            other => {
+                return Err(
+                    self.unsupported(format!("{what} has type {other}; expected INT32 or INT64"))
+                )
+            }
+        };
+        values
+            .ok_or_else(|| self.unsupported(format!("{what} has fewer bytes than its shape needs")))
+    }
+
+    /// [`const_ints`](Self::const_ints) converted to `i32` (TFLM reads these tensors as int32).
+    pub fn const_i32s(&self, what: &str, tensor: &Tensor) -> Result<Vec<i32>> {
+        self.const_ints(what, tensor)?
+            .into_iter()
+            .map(|v| {
+                i32::try_from(v)
+                    .map_err(|_| self.unsupported(format!("{what} value {v} out of range")))
+            })
+            .collect()
+    }
+
+    /// The optional bias at input `i`: `None`, or a constant of `dtype` with `len` elements.
+    pub fn bias<T>(&self, i: usize, dtype: DType, len: usize) -> Result<Option<Data<T>>> {
+        let Some(index) = self.op().input(i) else {
+            return Ok(None);
+        };
+        let tensor = &self.graph.tensors[index];
+        self.expect_dtype("bias", tensor, dtype)?;
+        if !tensor.is_constant() {
+            return Err(
+                self.unsupported("bias is computed at run time; only a constant bias is supported")
+            );
+        }
+        if tensor.num_elements() != len {
+            return Err(self.unsupported(format!(
+                "bias has {} elements, expected one per output channel ({len})",
+                tensor.num_elements()
+            )));
+        }
+        Ok(Some(Data::Tensor(index)))
+    }
+
+    /// `CalculateActivationRangeQuantized` for an output of range `[qmin, qmax]`, refusing bounds
+    /// whose quantized value overflows `int32` (TFLM's Prepare refuses those) and TANH / SIGN_BIT.
+    pub fn activation_range(
+        &self,
+        activation: Activation,
+        scale: f32,
+        zp: i32,
+        qmin: i32,
+        qmax: i32,
+    ) -> Result<(i32, i32)> {
+        let bound = |value: f32| self.quantize_bound("fused activation bound", value, scale, zp);
+        let (lo, hi) = match activation {
+            Activation::None => (qmin, qmax),
+            Activation::Relu => (qmin.max(bound(0.0)?), qmax),
+            Activation::Relu6 => (qmin.max(bound(0.0)?), qmax.min(bound(6.0)?)),
+            Activation::ReluN1To1 => (qmin.max(bound(-1.0)?), qmax.min(bound(1.0)?)),
+            Activation::Tanh | Activation::SignBit => {
+                return Err(self.unsupported_activation(activation))
+            }
+        };
+        Ok((lo, hi))
+    }
+
+    /// [`activation_range`](Self::activation_range) for an int8 output.
+    pub fn activation_range_s8(
+        &self,
+        activation: Activation,
+        scale: f32,
+        zp: i32,
+    ) -> Result<(i32, i32)> {
+        self.activation_range(activation, scale, zp, -128, 127)
+    }
+
+    /// The fused activation's float range, or an error for TANH / SIGN_BIT.
+    pub fn activation_range_f32(&self, activation: Activation) -> Result<(f32, f32)> {
+        quant::activation_range_f32(activation)
+            .ok_or_else(|| self.unsupported_activation(activation))
+    }
+
+    fn unsupported_activation(&self, activation: Activation) -> Error {
+        self.unsupported(format!(
+            "fused activation {activation:?} is not supported; supported: NONE, RELU, RELU6, \
+             RELU_N1_TO_1"
+        ))
+    }
+
+    /// Scales of a symmetric int8 weight tensor: one, or one per channel of `channels` along
+    /// `axis`. Fails for other counts, another axis, or a non-zero zero point.
+    pub fn weight_scales(
+        &self,
+        weights: &Tensor,
+        channels: usize,
+        axis: usize,
+    ) -> Result<Vec<f32>> {
+        let Some(q) = &weights.quant else {
+            return Err(self.unsupported("weights have no quantization parameters"));
+        };
+        if q.zero_points.iter().any(|&z| z != 0) {
+            return Err(self.unsupported(
+                "weights have a non-zero zero point; only symmetric (zero point 0) int8 weights \
+                 are supported",
+            ));
+        }
+        for &scale in &q.scales {
+            self.check_scale("weight", scale)?;
+        }
+        match q.scales.len() {
+            1 => Ok(q.scales.clone()),
+            n if n == channels && q.axis == axis => Ok(q.scales.clone()),
+            n => Err(self.unsupported(format!(
+                "weights have {n} scales along dimension {}; supported: one, or one per output \
+                 channel ({channels}) along dimension {axis}",
+                q.axis
+            ))),
+        }
+    }
+
+    /// Per-channel `QuantizeMultiplier((double)s_in * (double)s_w[c] / (double)s_out)`, one per
+    /// channel (a single weight scale is repeated), as TFLM's conv and per-channel
+    /// fully-connected Prepare do.
+    pub fn per_channel_multipliers(
+        &self,
+        s_in: f32,
+        s_w: &[f32],
+        s_out: f32,
+        channels: usize,
+    ) -> Result<(Vec<i32>, Vec<i8>)> {
+        (0..channels)
+            .map(|c| {
+                let s = if s_w.len() == 1 { s_w[0] } else { s_w[c] };
+                self.requantization(f64::from(s_in) * f64::from(s) / f64::from(s_out))
+            })
+            .collect()
+    }
+
+    /// [`multiplier`](Self::multiplier) of `input scale * weight scale / output scale`, with the
+    /// shift as the `i8` the weighted kernels store.
+    pub fn requantization(&self, real: f64) -> Result<(i32, i8)> {
+        let (multiplier, shift) =
+            self.multiplier("input scale * weight scale / output scale", real)?;
+        // `multiplier` keeps the shift within -31..=31.
+        let shift =
+            i8::try_from(shift).map_err(|_| self.invalid("requantization shift out of range"))?;
+        Ok((multiplier, shift))
+    }
+}
+
+/// The element types of the int8-or-float32 kernels, which come in one variant for each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Num {
+    /// Quantized int8 (with int32 biases where there are any).
+    I8,
+    /// float32.
+    F32,
 }

@@ -5,15 +5,20 @@
 //! operands, and the fields of its `'static` parameter struct. Both backends render the same calls;
 //! they differ only in syntax. A kernel's Rust parameter struct lives at
 //! `tinyaot::kernels::<module>::<params type>` and its fields are exactly [`Params::fields`], in order.
+//!
+//! Each operator is lowered by its family in `ops/<family>.rs`, named like the kernel module its
+//! calls name; the registry there (`ops/mod.rs`) is the one list of supported operators, their
+//! arities and which ones only reshape. `context.rs` holds the validation every family shares.
 
-pub mod context;
-mod nn;
+mod context;
+pub(crate) mod ops;
+pub(crate) mod params;
 pub mod quant;
-mod tensor_ops;
 
 use crate::error::{Error, Result};
-use crate::ir::{Graph, OpCode, OpKind};
-pub use context::OpContext;
+use crate::ir::{op_name, Graph};
+pub(crate) use context::{Num, OpContext};
+pub(crate) use ops::is_reshape_like;
 
 /// One step of the generated `invoke`.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,8 +103,47 @@ pub enum Value {
     None,
 }
 
+/// The value of a slice parameter in the typed constructors of [`params`]: computed at generation
+/// time, or the data of a constant tensor (by index), which the emitters reference in place.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Data<T> {
+    /// Values computed by the lowering.
+    Values(Vec<T>),
+    /// The data of this constant tensor.
+    Tensor(usize),
+}
+
+macro_rules! data_value {
+    ($($t:ty => $variant:ident),*) => {$(
+        impl From<Data<$t>> for Value {
+            fn from(data: Data<$t>) -> Value {
+                match data {
+                    Data::Values(v) => Value::$variant(v),
+                    Data::Tensor(t) => Value::Tensor(t),
+                }
+            }
+        }
+    )*};
+}
+data_value!(i8 => I8s, i32 => I32s, f32 => F32s);
+
 /// Lowers every operator of `graph`, in execution order.
 pub fn lower(graph: &Graph) -> Result<Vec<Call>> {
+    // Variables read or written by an operator are refused with that operator's name (below); a
+    // variable that is only a graph input or output would still be placed in the state region,
+    // where the emitters' input and output views cannot reach it.
+    for &t in graph.inputs.iter().chain(&graph.outputs) {
+        let tensor = &graph.tensors[t];
+        if tensor.is_variable {
+            return Err(Error::Unsupported {
+                detail: format!(
+                    "graph input or output tensor #{t} {:?} is a variable (state kept between \
+                     invocations); stateful models are not supported yet",
+                    tensor.name
+                ),
+            });
+        }
+    }
     let mut calls = Vec::with_capacity(graph.operators.len());
     for index in 0..graph.operators.len() {
         let ctx = OpContext::new(graph, index);
@@ -113,52 +157,16 @@ pub fn lower(graph: &Graph) -> Result<Vec<Call>> {
 
 /// The operators this build compiles, by name, sorted.
 pub fn supported_ops() -> Vec<String> {
-    let mut names: Vec<String> = RESHAPE_LIKE
-        .iter()
-        .chain(nn::SUPPORTED)
-        .chain(tensor_ops::SUPPORTED)
-        .map(|code| code.name())
-        .collect();
+    let mut names: Vec<String> = ops::codes().map(op_name).collect();
     names.sort();
     names
 }
 
-/// Ops whose output is their input's bytes.
-const RESHAPE_LIKE: &[OpCode] = &[OpCode::RESHAPE, OpCode::SQUEEZE, OpCode::EXPAND_DIMS];
-
-/// `(least inputs, most inputs, outputs)` of each supported operator, as TFLM's Prepare checks
-/// them (`NumInputs` counts absent optional inputs).
-fn arity(code: OpCode) -> Option<(usize, usize, usize)> {
-    Some(match code {
-        OpCode::CONV_2D | OpCode::DEPTHWISE_CONV_2D | OpCode::FULLY_CONNECTED => (2, 3, 1),
-        OpCode::ADD | OpCode::SUB | OpCode::MUL | OpCode::MAXIMUM | OpCode::MINIMUM => (2, 2, 1),
-        OpCode::PAD | OpCode::PADV2 => (2, 3, 1),
-        OpCode::MEAN | OpCode::TRANSPOSE | OpCode::EXPAND_DIMS => (2, 2, 1),
-        OpCode::RESHAPE => (1, 2, 1),
-        OpCode::STRIDED_SLICE => (4, 4, 1),
-        // TFLM's kMaxInputNum.
-        OpCode::CONCATENATION => (1, 10, 1),
-        OpCode::AVERAGE_POOL_2D
-        | OpCode::MAX_POOL_2D
-        | OpCode::SOFTMAX
-        | OpCode::LOGISTIC
-        | OpCode::TANH
-        | OpCode::QUANTIZE
-        | OpCode::DEQUANTIZE
-        | OpCode::RELU
-        | OpCode::RELU6
-        | OpCode::LEAKY_RELU
-        | OpCode::HARD_SWISH
-        | OpCode::SQUEEZE => (1, 1, 1),
-        _ => return None,
-    })
-}
-
 fn lower_op(ctx: &OpContext) -> Result<CallKind> {
-    let Some((min, max, outputs)) = ctx.op().kind.code().and_then(arity) else {
+    let Some((family, entry)) = ctx.op().kind.code().and_then(ops::find) else {
         return Err(unsupported_op(ctx));
     };
-    ctx.expect_arity(min, max, outputs)?;
+    ctx.expect_arity(*entry.inputs.start(), *entry.inputs.end(), entry.outputs)?;
     let op = ctx.op();
     for t in op.inputs.iter().flatten().chain(&op.outputs) {
         let tensor = &ctx.graph().tensors[*t];
@@ -170,64 +178,7 @@ fn lower_op(ctx: &OpContext) -> Result<CallKind> {
             )));
         }
     }
-    match &ctx.op().kind {
-        OpKind::Builtin(code) if RESHAPE_LIKE.contains(code) => reshape_like(ctx, *code),
-        OpKind::Builtin(code) if nn::SUPPORTED.contains(code) => nn::lower(ctx, *code),
-        OpKind::Builtin(code) if tensor_ops::SUPPORTED.contains(code) => {
-            tensor_ops::lower(ctx, *code)
-        }
-        _ => Err(unsupported_op(ctx)),
-    }
-}
-
-/// RESHAPE, SQUEEZE, EXPAND_DIMS: the output is the input's bytes; the shapes must be what the
-/// op's definition gives, or TFLM's Prepare refuses.
-fn reshape_like(ctx: &OpContext, code: OpCode) -> Result<CallKind> {
-    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    if input.is_constant() {
-        return Err(ctx.unsupported(
-            "the input is a constant tensor; reshaping a constant at run time is not supported \
-             (fold it into a constant of the new shape offline, as the TFLite converter does)",
-        ));
-    }
-    if code == OpCode::SQUEEZE {
-        let dims = match &ctx.op().options {
-            crate::ir::Options::Squeeze { squeeze_dims } => squeeze_dims.clone(),
-            _ => Vec::new(),
-        };
-        let rank = input.shape.len();
-        let mut squeezed = vec![false; rank];
-        if dims.is_empty() {
-            for (d, &size) in input.shape.iter().enumerate() {
-                squeezed[d] = size == 1;
-            }
-        }
-        for &d in &dims {
-            let axis = if d < 0 {
-                i64::from(d) + rank as i64
-            } else {
-                i64::from(d)
-            };
-            if axis < 0 || axis >= rank as i64 || input.shape[axis as usize] != 1 {
-                return Err(ctx.invalid(format!(
-                    "squeeze_dims {dims:?}: {d} is not a dimension of size 1 of the input {:?}",
-                    input.shape
-                )));
-            }
-            squeezed[axis as usize] = true;
-        }
-        let expected: Vec<usize> = (0..rank)
-            .filter(|&d| !squeezed[d])
-            .map(|d| input.shape[d])
-            .collect();
-        if output.shape != expected {
-            return Err(ctx.invalid(format!(
-                "output shape {:?} is not the squeezed input shape {expected:?}",
-                output.shape
-            )));
-        }
-    }
-    ctx.alias()
+    ops::lower(ctx, family, entry)
 }
 
 /// The error for an operator no lowering handles.
@@ -236,32 +187,5 @@ pub(crate) fn unsupported_op(ctx: &OpContext) -> Error {
         op: ctx.op().kind.name(),
         index: ctx.index(),
         supported: supported_ops(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exactly_the_supported_ops_have_an_arity() {
-        let supported: Vec<OpCode> = RESHAPE_LIKE
-            .iter()
-            .chain(nn::SUPPORTED)
-            .chain(tensor_ops::SUPPORTED)
-            .copied()
-            .collect();
-        for code in &supported {
-            assert!(arity(*code).is_some(), "{} has no arity", code.name());
-        }
-        for n in 0..256 {
-            let code = OpCode(n);
-            assert_eq!(
-                arity(code).is_some(),
-                supported.contains(&code),
-                "{}",
-                code.name()
-            );
-        }
     }
 }

@@ -1,5 +1,6 @@
 //! The parameter arithmetic TFLM does in Prepare, bit for bit: `QuantizeMultiplier`, activation
-//! ranges, padding and output sizes. See ../shared/ARITHMETIC.md for the formulas these restate.
+//! ranges, padding and output sizes, as TFLM's `quantization_util.cc`, `kernel_util.cc` and
+//! `padding.h` compute them.
 
 use crate::ir::{Activation, Padding};
 
@@ -69,6 +70,16 @@ pub fn activation_range_f32(activation: Activation) -> Option<(f32, f32)> {
         Activation::ReluN1To1 => Some((-1.0, 1.0)),
         Activation::Tanh | Activation::SignBit => None,
     }
+}
+
+/// `CalculateInputRadius`: the largest input difference whose rescaled value
+/// (`input_integer_bits` integer bits out of `total_signed_bits`) stays in range. The shifts must be
+/// below 63 (callers check the scale they come from).
+pub fn input_radius(input_integer_bits: i32, input_left_shift: i32, total_signed_bits: i32) -> i32 {
+    let max = f64::from((1 << input_integer_bits) - 1)
+        * (1i64 << (total_signed_bits - input_integer_bits)) as f64
+        / (1i64 << input_left_shift) as f64;
+    max.floor() as i32
 }
 
 /// `ComputeOutSize`: output extent of a window of `filter` taps, `dilation` apart, moved by

@@ -26,7 +26,7 @@ pub(super) fn reshape_aliases(graph: &Graph, regions: &[Region]) -> Vec<Alias> {
 
     let mut aliases = Vec::new();
     for (i, op) in graph.operators.iter().enumerate() {
-        if !op.kind.code().is_some_and(|c| c.is_reshape_like()) {
+        if !op.kind.code().is_some_and(crate::lower::is_reshape_like) {
             continue;
         }
         let (Some(of), Some(&tensor)) = (op.input(0), op.outputs.first()) else {

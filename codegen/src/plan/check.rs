@@ -329,7 +329,7 @@ fn alias_groups(graph: &Graph, plan: &MemoryPlan) -> Result<Vec<usize>> {
         };
         match a.kind {
             AliasKind::Reshape => {
-                let reshape = op.kind.code().is_some_and(|c| c.is_reshape_like());
+                let reshape = op.kind.code().is_some_and(crate::lower::is_reshape_like);
                 let wired = op.input(0) == Some(a.of) && op.outputs.first() == Some(&a.tensor);
                 if !reshape || !wired || a.tensor == a.of {
                     return fail(format!(

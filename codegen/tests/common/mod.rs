@@ -1,55 +1,17 @@
-//! Helpers shared by the integration tests: where the reference models and fixtures live.
+//! Helpers shared by the integration tests: the reference models and fixtures they load. Where
+//! the data lives is tinyaot-test-support's.
 //!
 //! Each test crate includes this with `mod common;`; not every crate uses every helper.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
-/// The workspace root (the directory holding the top-level `Cargo.toml`).
-pub fn workspace_root() -> PathBuf {
-    // CARGO_MANIFEST_DIR is `<workspace>/codegen` for this crate's tests.
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().unwrap_or(manifest).to_path_buf()
-}
+use tinyaot_test_support::{fixtures_dir, shared_dir, tflite_files};
 
-/// The shared reference data: `$TINYAOT_SHARED_DIR` if set, else `<workspace>/../shared`.
-///
-/// Panics (failing the test) when the directory is missing: a test that silently passes without
-/// its data checks nothing.
-pub fn shared_dir() -> PathBuf {
-    let dir = match std::env::var_os("TINYAOT_SHARED_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => workspace_root().join("..").join("shared"),
-    };
-    assert!(
-        dir.join("models").is_dir(),
-        "shared reference data not found: looked for {}/models (set TINYAOT_SHARED_DIR to the \
-         directory holding models/ and tools/)",
-        dir.display()
-    );
-    dir
-}
-
-/// `<shared>/models`.
+/// `<shared>/models`; panics (failing the test) when the shared data is missing: a test that
+/// silently passes without its data checks nothing.
 pub fn shared_models_dir() -> PathBuf {
     shared_dir().join("models")
-}
-
-/// The project's own fixtures: `<workspace>/tests/fixtures` (may not exist yet).
-pub fn fixture_dir() -> PathBuf {
-    workspace_root().join("tests").join("fixtures")
-}
-
-/// Every `*.tflite` directly in `dir`, sorted; empty when `dir` does not exist.
-pub fn tflite_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
-        .collect();
-    files.sort();
-    files
 }
 
 /// The reference models in `<shared>/models`; fails when there are none.
@@ -62,7 +24,7 @@ pub fn shared_models() -> Vec<PathBuf> {
 
 /// The fixture models in `<workspace>/tests/fixtures/models` (empty until they are generated).
 pub fn fixture_models() -> Vec<PathBuf> {
-    tflite_files(&fixture_dir().join("models"))
+    tflite_files(&fixtures_dir().join("models"))
 }
 
 /// Reads a file, failing the test with its path on error.

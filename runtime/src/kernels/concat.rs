@@ -2,7 +2,7 @@
 //! so no requantization happens here). Up to 10 inputs, TFLM's limit.
 //!
 //! `concatN(arena, in_1, …, in_N, output, p)` for N in 1..=10: a fixed arity keeps the calling
-//! convention (one operand per tensor); all call [`concat`].
+//! convention (one operand per tensor); all call [`concat()`].
 
 use crate::Src;
 
@@ -40,7 +40,7 @@ pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
 
 macro_rules! concat_n {
     ($($name:ident: $($input:ident),+;)+) => {$(
-        #[doc = concat!("CONCATENATION of ", stringify!($($input),+), " into `output`; see [`concat`].")]
+        #[doc = concat!("CONCATENATION of ", stringify!($($input),+), " into `output`; see [`concat()`].")]
         // One argument per input tensor is the calling convention; the arity is the point.
         #[allow(clippy::too_many_arguments)]
         pub fn $name(arena: &mut [u8], $($input: Src,)+ output: usize, p: &Concat) {

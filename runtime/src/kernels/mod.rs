@@ -2,7 +2,7 @@
 //!
 //! On bare-metal targets (`target_os = "none"`), where flash is the budget, every kernel is
 //! compiled once however many operators call it: each entry point is `#[inline(never)]` and passes
-//! its parameter reference through [`opaque`], so that link-time optimisation neither inlines a copy
+//! its parameter reference through `opaque`, so that link-time optimisation neither inlines a copy
 //! into `invoke` per operator nor clones a specialisation per constant parameter struct. Flash then
 //! holds one copy of each kernel a model uses, at a cost of a few percent in speed on the
 //! Cortex-M4 (`cargo xtask mcu`). Elsewhere the optimiser is left free to specialise.

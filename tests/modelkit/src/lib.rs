@@ -129,6 +129,43 @@ impl ModelSpec {
         m
     }
 
+    /// `n` chained float RELUs on `[1, width]`: n operators, n + 1 tensors, an arena of two
+    /// tensors (the resource-limit tests of the library and the command line).
+    pub fn relu_chain(n: usize, width: i32) -> Self {
+        let mut m = ModelSpec::new();
+        let mut prev = m.tensor(TensorSpec::f32(&[1, width]));
+        m.inputs.push(prev);
+        for _ in 0..n {
+            let next = m.tensor(TensorSpec::f32(&[1, width]));
+            m.op(
+                BuiltinOperator::RELU,
+                Options::default_for(BuiltinOperator::RELU),
+                &[prev],
+                &[next],
+            );
+            prev = next;
+        }
+        m.outputs.push(prev);
+        m
+    }
+
+    /// A float FULLY_CONNECTED from `[1, inputs]` to `[1, units]` with all-zero constant weights
+    /// (`4 * units * inputs` bytes) and bias (`4 * units` bytes).
+    pub fn zero_fully_connected(inputs: i32, units: i32) -> Self {
+        let weights = vec![0f32; (inputs * units) as usize];
+        let bias = vec![0f32; units as usize];
+        ModelSpec::single_op(
+            BuiltinOperator::FULLY_CONNECTED,
+            Options::default_for(BuiltinOperator::FULLY_CONNECTED),
+            vec![
+                TensorSpec::f32(&[1, inputs]),
+                TensorSpec::f32(&[units, inputs]).constant_f32(&weights),
+                TensorSpec::f32(&[units]).constant_f32(&bias),
+            ],
+            vec![TensorSpec::f32(&[1, units])],
+        )
+    }
+
     /// The index of builtin `op`'s operator code (version 1), added if not there yet.
     pub fn opcode(&mut self, op: BuiltinOperator) -> u32 {
         let code = OpCodeSpec::builtin(op);

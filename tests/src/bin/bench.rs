@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use tinyaot_test_support::{shared_dir_unchecked, suites};
 use tinyaot_tests::models::ENTRIES;
 use tinyaot_tests::Outcome;
 
@@ -71,23 +72,21 @@ fn time_model(make: fn() -> Box<dyn tinyaot_tests::DynModel>) -> f64 {
     start.elapsed().as_secs_f64() * 1e6 / f64::from(runs)
 }
 
+/// The `.tflite` file of model `name` of `suite` (as build.rs found it).
 fn model_path(suite: &str, name: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    match suite {
-        "fixtures" => root.join("fixtures/models").join(format!("{name}.tflite")),
-        _ => shared_dir().join("models").join(format!("{name}.tflite")),
-    }
-}
-
-fn shared_dir() -> PathBuf {
-    std::env::var_os("TINYAOT_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
+    let [fixtures, hostile, shared] = suites(&shared_dir_unchecked());
+    let models = match suite {
+        "fixtures" => fixtures.models,
+        "hostile" => hostile.models,
+        _ => shared.models,
+    };
+    models.join(format!("{name}.tflite"))
 }
 
 /// TFLM's µs per invoke from `tflm_reference.py time`.
 fn tflm_micros(model: &Path) -> Result<f64, String> {
-    let script = shared_dir().join("tools/tflm_reference.py");
+    // Unchecked: without the shared data TFLM's column says it is not available.
+    let script = shared_dir_unchecked().join("tools/tflm_reference.py");
     let python = std::env::var("TINYAOT_PYTHON").unwrap_or_else(|_| "python3".to_string());
     let out = Command::new(&python)
         .arg(&script)

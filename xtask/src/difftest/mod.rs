@@ -25,7 +25,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tinyaot_modelkit::{BuiltinOperator, TensorType};
+use tinyaot_modelkit::BuiltinOperator;
+use tinyaot_test_support::Mismatch;
 
 pub use gen::OPS;
 
@@ -367,9 +368,9 @@ fn verdict(r: &CaseRun) -> Verdict {
     }
 }
 
-/// Float32 outputs may differ from TFLM's by this much, relatively (as in the conformance tests).
-const F32_RELATIVE_TOLERANCE: f32 = 1e-5;
-
+/// Compares one side's outputs with TFLM's under the conformance rule
+/// ([`tinyaot_test_support::compare`]), saying how many elements differ and, for integers, by how
+/// many LSB at most.
 fn compare_outputs(r: &CaseRun, prefix: &str) -> Result<(), String> {
     for (j, dtype) in r.case.output_types.iter().enumerate() {
         let read = |name: String| {
@@ -378,49 +379,41 @@ fn compare_outputs(r: &CaseRun, prefix: &str) -> Result<(), String> {
         };
         let want = read(format!("tflm{j}.bin"))?;
         let got = read(format!("{prefix}{j}.bin"))?;
-        if got.len() != want.len() {
-            return Err(format!(
-                "output {j}: {} bytes, TFLM {}",
-                got.len(),
-                want.len()
-            ));
-        }
-        if *dtype == TensorType::FLOAT32 {
-            let floats = |b: &[u8]| -> Vec<f32> {
-                b.chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect()
-            };
-            let (g, w) = (floats(&got), floats(&want));
-            let bad: Vec<usize> = (0..g.len())
-                .filter(|&i| {
-                    let tolerance = F32_RELATIVE_TOLERANCE * w[i].abs().max(f32::MIN_POSITIVE);
-                    (g[i] - w[i]).abs() > tolerance || g[i].is_nan() != w[i].is_nan()
-                })
-                .collect();
-            if let Some(&i) = bad.first() {
+        // Golden manifests name dtypes as numpy does: the schema's names in lower case.
+        let dtype = dtype.variant_name().unwrap_or("").to_ascii_lowercase();
+        match tinyaot_test_support::compare(&dtype, &got, &want) {
+            Ok(()) => {}
+            Err(Mismatch::Float {
+                index,
+                got,
+                want,
+                differing,
+                elements,
+            }) => {
                 return Err(format!(
-                    "output {j}: {} of {} floats differ; first element {i}: got {}, TFLM {}",
-                    bad.len(),
-                    g.len(),
-                    g[i],
-                    w[i]
+                    "output {j}: {differing} of {elements} floats differ; first element {index}: \
+                     got {got}, TFLM {want}"
+                ))
+            }
+            Err(Mismatch::Byte {
+                index,
+                differing,
+                bytes,
+                ..
+            }) => {
+                let max_lsb = got
+                    .iter()
+                    .zip(&want)
+                    .map(|(&a, &b)| (i32::from(a as i8) - i32::from(b as i8)).abs())
+                    .max()
+                    .unwrap_or(0);
+                return Err(format!(
+                    "output {j}: {differing} of {bytes} bytes differ (max {max_lsb} LSB); first \
+                     byte {index}: got {}, TFLM {}",
+                    got[index] as i8, want[index] as i8
                 ));
             }
-        } else if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
-            let n = got.iter().zip(&want).filter(|(a, b)| a != b).count();
-            let max_lsb = got
-                .iter()
-                .zip(&want)
-                .map(|(&a, &b)| (i32::from(a as i8) - i32::from(b as i8)).abs())
-                .max()
-                .unwrap_or(0);
-            return Err(format!(
-                "output {j}: {n} of {} bytes differ (max {max_lsb} LSB); first byte {i}: got {}, TFLM {}",
-                got.len(),
-                got[i] as i8,
-                want[i] as i8
-            ));
+            Err(length @ Mismatch::Length { .. }) => return Err(format!("output {j}: {length}")),
         }
     }
     Ok(())

@@ -1,0 +1,212 @@
+//! A small argument parser: one positional MODEL and `--flag VALUE` options, each allowed once.
+
+use tinyaot_codegen::Limits;
+
+use crate::Failure;
+
+/// The resource-limit options `plan`, `rust` and `c` accept (see [`Args::limits`]).
+pub const LIMIT_OPTIONS: [&str; 6] = [
+    "--max-arena-bytes",
+    "--max-constant-bytes",
+    "--max-tensor-bytes",
+    "--max-operators",
+    "--max-tensors",
+    "--target-pointer-width",
+];
+
+/// `options` followed by [`LIMIT_OPTIONS`], for [`Args::parse`].
+pub fn with_limit_options(options: &[&'static str]) -> Vec<&'static str> {
+    options.iter().chain(&LIMIT_OPTIONS).copied().collect()
+}
+
+/// Parsed arguments of one subcommand.
+#[derive(Debug, Default)]
+pub struct Args {
+    /// Positional arguments, in order.
+    pub positional: Vec<String>,
+    options: Vec<(&'static str, String)>,
+}
+
+impl Args {
+    /// Parses `args`, accepting the options in `allowed` (long names with their dashes; an entry may
+    /// list a short alias after a `|`, as in `"--output|-o"`; the long name is what [`Args::get`]
+    /// takes).
+    pub fn parse(args: &[String], allowed: &[&'static str]) -> Result<Args, Failure> {
+        let mut parsed = Args::default();
+        let mut iter = args.iter();
+        while let Some(arg) = iter.next() {
+            if !arg.starts_with('-') || arg == "-" {
+                parsed.positional.push(arg.clone());
+                continue;
+            }
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) => (flag, Some(value.to_string())),
+                None => (arg.as_str(), None),
+            };
+            let Some(long) = allowed
+                .iter()
+                .find(|spec| spec.split('|').any(|name| name == flag))
+                .map(|spec| spec.split('|').next().unwrap_or(spec))
+            else {
+                return Err(Failure::Usage(format!("unknown option `{flag}`")));
+            };
+            let value = match inline {
+                Some(value) => value,
+                None => iter
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| Failure::Usage(format!("option `{long}` needs a value")))?,
+            };
+            if parsed.get(long).is_some() {
+                return Err(Failure::Usage(format!("option `{long}` given twice")));
+            }
+            parsed.options.push((long, value));
+        }
+        Ok(parsed)
+    }
+
+    /// The value of option `long` (e.g. `"--format"`), if given.
+    pub fn get(&self, long: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(name, _)| *name == long)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// The single positional MODEL argument.
+    pub fn model(&self) -> Result<&str, Failure> {
+        match self.positional.as_slice() {
+            [model] => Ok(model),
+            [] => Err(Failure::Usage("missing MODEL argument".to_string())),
+            more => Err(Failure::Usage(format!(
+                "expected one MODEL argument, got {}",
+                more.len()
+            ))),
+        }
+    }
+
+    /// The default [`Limits`] with the [`LIMIT_OPTIONS`] given applied. Sizes and counts are
+    /// decimal integers, optionally with `_` separators and a binary suffix `K`, `M` or `G`
+    /// (`64M` is 64 MiB); the pointer width is 16, 32 or 64.
+    pub fn limits(&self) -> Result<Limits, Failure> {
+        let mut limits = Limits::default();
+        if let Some(v) = self.get("--max-arena-bytes") {
+            limits.max_arena_bytes = number("--max-arena-bytes", v)?;
+        }
+        if let Some(v) = self.get("--max-constant-bytes") {
+            limits.max_constant_bytes = number("--max-constant-bytes", v)?;
+        }
+        if let Some(v) = self.get("--max-tensor-bytes") {
+            limits.max_tensor_bytes = number("--max-tensor-bytes", v)?;
+        }
+        if let Some(v) = self.get("--max-operators") {
+            limits.max_operators = count("--max-operators", v)?;
+        }
+        if let Some(v) = self.get("--max-tensors") {
+            limits.max_tensors = count("--max-tensors", v)?;
+        }
+        if let Some(v) = self.get("--target-pointer-width") {
+            limits.target_pointer_width = match v {
+                "16" => 16,
+                "32" => 32,
+                "64" => 64,
+                other => {
+                    return Err(Failure::Usage(format!(
+                        "`--target-pointer-width {other}`: expected 16, 32 or 64"
+                    )))
+                }
+            };
+        }
+        Ok(limits)
+    }
+}
+
+/// A size or count: digits (with optional `_`), then an optional binary suffix K, M or G.
+fn number(flag: &str, value: &str) -> Result<u64, Failure> {
+    let bad = || {
+        Failure::Usage(format!(
+            "`{flag} {value}`: expected a whole number, optionally with a suffix K, M or G \
+             (binary: 64M is 67108864)"
+        ))
+    };
+    let (digits, shift) = match value.strip_suffix(['K', 'k']) {
+        Some(d) => (d, 10),
+        None => match value.strip_suffix('M') {
+            Some(d) => (d, 20),
+            None => match value.strip_suffix('G') {
+                Some(d) => (d, 30),
+                None => (value, 0),
+            },
+        },
+    };
+    let digits: String = digits.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    n.checked_mul(1u64 << shift).ok_or_else(bad)
+}
+
+fn count(flag: &str, value: &str) -> Result<usize, Failure> {
+    let n = number(flag, value)?;
+    usize::try_from(n).map_err(|_| Failure::Usage(format!("`{flag} {value}`: too large")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Result<Args, Failure> {
+        let list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        Args::parse(&list, &with_limit_options(&["--output|-o"]))
+    }
+
+    #[test]
+    fn limit_options() {
+        let a = args(&[
+            "m.tflite",
+            "--max-arena-bytes",
+            "64M",
+            "--max-constant-bytes=1_000",
+            "--max-tensor-bytes",
+            "2G",
+            "--max-operators",
+            "7",
+            "--max-tensors",
+            "3K",
+            "--target-pointer-width",
+            "16",
+        ])
+        .expect("parses");
+        let l = a.limits().expect("valid");
+        assert_eq!(l.max_arena_bytes, 64 << 20);
+        assert_eq!(l.max_constant_bytes, 1000);
+        assert_eq!(l.max_tensor_bytes, 2 << 30);
+        assert_eq!(l.max_operators, 7);
+        assert_eq!(l.max_tensors, 3 << 10);
+        assert_eq!(l.target_pointer_width, 16);
+        assert_eq!(
+            args(&["m"]).expect("parses").limits().expect("valid"),
+            Limits::default()
+        );
+    }
+
+    #[test]
+    fn bad_limit_values() {
+        for (flag, value) in [
+            ("--max-arena-bytes", "-1"),
+            ("--max-arena-bytes", "1.5M"),
+            ("--max-arena-bytes", "M"),
+            ("--max-arena-bytes", "99999999999999999999"),
+            ("--max-arena-bytes", "17179869184G"),
+            ("--max-operators", "lots"),
+            ("--target-pointer-width", "8"),
+        ] {
+            let a = args(&["m", flag, value]).expect("parses");
+            assert!(
+                matches!(a.limits(), Err(Failure::Usage(_))),
+                "{flag} {value} accepted"
+            );
+        }
+    }
+}

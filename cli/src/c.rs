@@ -1,0 +1,70 @@
+//! `tinyaot c MODEL -o DIR [--prefix net]`: self-contained C99 sources in DIR.
+//!
+//! Everything but the constant data is generated in memory first, so a refused model touches no
+//! file. The files are then written whole or not at all by `tinyaot_codegen::emit::c_dir`, the
+//! writer `Config::compile_c` uses too: DIR appears whole, a rerun replaces the files an earlier
+//! run generated for the same prefix (removing kernels no longer needed) and leaves other files
+//! alone.
+
+use std::path::Path;
+
+use tinyaot_codegen::config::{c_outputs_with_limits, file_stem, read_model};
+use tinyaot_codegen::emit::c::default_prefix;
+use tinyaot_codegen::emit::c_dir::write_dir;
+use tinyaot_codegen::COptions;
+
+use crate::args::with_limit_options;
+use crate::{Args, Failure};
+
+/// Runs the subcommand.
+pub fn run(args: &[String]) -> Result<(), Failure> {
+    let args = Args::parse(args, &with_limit_options(&["--output|-o", "--prefix"]))?;
+    let limits = args.limits()?;
+    let model = Path::new(args.model()?);
+    let output = args
+        .get("--output")
+        .ok_or_else(|| Failure::Usage("missing `-o DIR`".to_string()))?;
+    let stem = file_stem(model)?;
+    let options = COptions {
+        prefix: args
+            .get("--prefix")
+            .map_or_else(|| default_prefix(&stem), str::to_string),
+        source_name: model
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("model.tflite")
+            .to_string(),
+    };
+    let bytes = read_model(model)?;
+    let files = c_outputs_with_limits(&bytes, &options, &limits)?;
+    write_dir(Path::new(output), &options.prefix, &files)?;
+    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    let header = files
+        .first()
+        .map_or_else(String::new, |(_, source)| source.clone().into_string());
+    let summary = summary_numbers(&header);
+    eprintln!(
+        "wrote {} files to {output} ({}); arena {} bytes, weights {} bytes",
+        files.len(),
+        names.join(" "),
+        summary.0,
+        summary.1
+    );
+    Ok(())
+}
+
+/// Arena and weight bytes, read back from the header's macros (the one place they are rendered).
+fn summary_numbers(header: &str) -> (String, String) {
+    let find = |suffix: &str| {
+        header
+            .lines()
+            .find_map(|line| {
+                let rest = line.strip_prefix("#define ")?;
+                let (name, value) = rest.split_once(' ')?;
+                name.ends_with(suffix)
+                    .then(|| value.trim().trim_end_matches('u').to_string())
+            })
+            .unwrap_or_else(|| "?".to_string())
+    };
+    (find("_ARENA_BYTES"), find("_WEIGHTS_BYTES"))
+}

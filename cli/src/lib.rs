@@ -1,0 +1,171 @@
+//! The `tinyaot` command line: a thin shell over tinyaot-codegen. Errors go to stderr as `error: …`
+//! with a non-zero exit status, and no command leaves a partial output file behind.
+//!
+//! The arguments are parsed by hand (`src/args.rs`, about 200 lines with their own tests), not
+//! with clap: clap 4 with derive costs about 28 s of CPU in a fresh release build, against the
+//! README's goal that a fresh clone's first `cargo run --release` finishes in about 90 s.
+//!
+//! Outputs are written whole or not at all (tinyaot-codegen's `emit::files`). The binary also calls
+//! [`install_signal_handlers`] first: SIGXFSZ is ignored, so that exceeding `ulimit -f` is an
+//! `error:` (exit status 1) instead of a silent death, and SIGINT and SIGTERM remove the staging
+//! entries of a write in progress before the process dies of the signal. Dying of it (rather than
+//! exiting with 130 or 143) is what lets a calling shell or `make` see that the command was
+//! interrupted and stop too; shells report it as status 130 or 143 all the same.
+#![deny(missing_docs)]
+
+mod args;
+mod c;
+mod plan;
+mod rust;
+
+use args::Args;
+
+const USAGE: &str = "\
+tinyaot: compile TensorFlow Lite models ahead of time into static inference code
+
+Usage:
+  tinyaot plan MODEL [--format text|json] [--svg FILE]
+      Print the memory plan: every arena tensor's offset, size and lifetime, the arena size and
+      the liveness lower bound. --svg also draws the plan (op step across, offset down).
+  tinyaot rust MODEL -o FILE.rs [--name Net] [--runtime-path PATH]
+      Write the Rust source that build.rs and include_model! produce. --name sets the struct name
+      (default: the file stem in CamelCase); --runtime-path the runtime crate's path (::tinyaot).
+  tinyaot c MODEL -o DIR [--prefix net]
+      Write self-contained C99 sources into DIR: PREFIX.h (the API: PREFIX_invoke, PREFIX_input,
+      PREFIX_output, sizes and quantization as macros), PREFIX.c, PREFIX_kernels.h and the kernel
+      files the model uses. `cc -std=c99 DIR/*.c main.c` builds; no malloc, stdio or libm. -o DIR
+      is created (or updated in place: files an earlier run generated for PREFIX are replaced);
+      --prefix sets the C prefix of every file and name (default: the file stem, sanitized).
+  tinyaot help
+      Print this text.
+
+Resource limits (plan, rust and c; sizes take a binary suffix K, M or G):
+  --max-arena-bytes N       largest activation arena and state region (default 64M)
+  --max-constant-bytes N    largest total of the constant tensors (weights; default 256M)
+  --max-tensor-bytes N      largest single tensor (default 256M)
+  --max-operators N         most operators (default 100000)
+  --max-tensors N           most tensors (default 1000000)
+  --target-pointer-width W  16, 32 or 64 (default 32): no size may exceed the target's isize::MAX
+
+Exit status: 0 on success, 1 when the model is refused or a file cannot be written, 2 on a usage
+error. Messages go to stderr and start with `error:`.
+";
+
+/// Prepares the process for writing outputs, as the module docs describe. For the `tinyaot`
+/// binary's `main`, before any other thread exists (the signal mask it sets is inherited); not for
+/// library users, whose process's signals are theirs.
+pub fn install_signal_handlers() {
+    tinyaot_codegen::emit::files::ignore_sigxfsz();
+    #[cfg(unix)]
+    signals::install();
+}
+
+#[cfg(unix)]
+mod signals {
+    //! SIGINT and SIGTERM, handled by a thread: the signals are blocked in every thread and taken
+    //! with `sigwait`, so the cleanup is ordinary code (file removal, locks), not a signal handler.
+
+    use std::io::Write;
+
+    pub(super) fn install() {
+        // SAFETY: plain libc calls on a local, initialised signal set.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in [libc::SIGINT, libc::SIGTERM] {
+                // A signal the parent made us ignore (`nohup`, a background job) stays ignored.
+                let mut current: libc::sigaction = std::mem::zeroed();
+                let ignored = libc::sigaction(sig, std::ptr::null(), &mut current) == 0
+                    && current.sa_sigaction == libc::SIG_IGN;
+                if !ignored {
+                    libc::sigaddset(&mut set, sig);
+                }
+            }
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return;
+            }
+            let spawned = std::thread::Builder::new()
+                .name("signals".to_string())
+                .spawn(move || wait(set));
+            if spawned.is_err() {
+                // No thread to take them: let the signals act as they did before.
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            }
+        }
+    }
+
+    fn wait(set: libc::sigset_t) {
+        let mut sig: libc::c_int = 0;
+        // SAFETY: `set` is initialised and `sig` a valid out-pointer.
+        while unsafe { libc::sigwait(&set, &mut sig) } != 0 {}
+        // Held until the process ends: no commit starts after the cleanup, and one in progress
+        // has finished before it (the output is then whole).
+        let _staged = tinyaot_codegen::emit::files::remove_staged_and_hold();
+        let name = if sig == libc::SIGINT {
+            "SIGINT"
+        } else {
+            "SIGTERM"
+        };
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: interrupted by {name}; no partial output left behind"
+        );
+        // SAFETY: restore the default action and deliver the signal to this thread, where it is
+        // unblocked: the process ends as killed by it.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            let mut only: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut only);
+            libc::sigaddset(&mut only, sig);
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
+            libc::raise(sig);
+        }
+        std::process::exit(128 + sig);
+    }
+}
+
+/// Runs the command line on `args` (without the program name) and returns the exit status.
+pub fn main(args: Vec<String>) -> i32 {
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return 2;
+    };
+    let result = match command.as_str() {
+        "plan" => plan::run(rest),
+        "rust" => rust::run(rest),
+        "c" => c::run(rest),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            return 0;
+        }
+        other => Err(Failure::Usage(format!(
+            "unknown command `{other}` (expected plan, rust, c or help)"
+        ))),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(Failure::Usage(message)) => {
+            eprintln!("error: {message}\n\n{USAGE}");
+            2
+        }
+        Err(Failure::Refused(message)) => {
+            eprintln!("error: {message}");
+            1
+        }
+    }
+}
+
+/// Why a command failed.
+#[derive(Debug)]
+enum Failure {
+    /// The command line itself is wrong (exit status 2, usage printed).
+    Usage(String),
+    /// The model was refused or a file could not be read or written (exit status 1).
+    Refused(String),
+}
+
+impl From<tinyaot_codegen::Error> for Failure {
+    fn from(e: tinyaot_codegen::Error) -> Self {
+        Failure::Refused(e.to_string())
+    }
+}

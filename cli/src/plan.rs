@@ -1,0 +1,45 @@
+//! `tinyaot plan MODEL [--format text|json] [--svg FILE]`: the memory plan, as a table or JSON on
+//! stdout, and optionally drawn as SVG. The views themselves are tinyaot-codegen's
+//! [`PlanReport`].
+
+use std::path::Path;
+
+use tinyaot_codegen::config::{read_model, write_if_changed};
+use tinyaot_codegen::{Config, PlanReport};
+
+use crate::args::with_limit_options;
+use crate::{Args, Failure};
+
+/// Runs the subcommand.
+pub fn run(args: &[String]) -> Result<(), Failure> {
+    let args = Args::parse(args, &with_limit_options(&["--format", "--svg"]))?;
+    let mut config = Config::new();
+    config.limits(args.limits()?);
+    let model = Path::new(args.model()?);
+    let json = match args.get("--format").unwrap_or("text") {
+        "text" => false,
+        "json" => true,
+        other => {
+            return Err(Failure::Usage(format!(
+                "unknown format `{other}` (expected text or json)"
+            )))
+        }
+    };
+    let bytes = read_model(model)?;
+    let report: PlanReport = config.plan(&bytes)?;
+    if let Some(svg) = args.get("--svg") {
+        let title = model.file_name().map_or_else(
+            || model.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        // Written whole or not at all (tinyaot-codegen's emit::files): a failure leaves no partial
+        // drawing.
+        write_if_changed(Path::new(svg), report.svg(&title).as_bytes())?;
+    }
+    if json {
+        print!("{}", report.json());
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(())
+}

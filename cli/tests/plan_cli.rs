@@ -1,0 +1,146 @@
+//! `tinyaot plan` end to end: text, JSON and SVG on a reference model, and failures that print
+//! `error:`, exit non-zero and leave no file behind.
+
+mod common;
+
+use std::process::{Command, Output};
+
+fn tinyaot(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tinyaot"))
+        .args(args)
+        .output()
+        .expect("run tinyaot")
+}
+
+fn person_detect() -> String {
+    tinyaot_test_support::shared_dir()
+        .join("models")
+        .join("person_detect.tflite")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "tinyaot failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
+}
+
+#[test]
+fn text_table_and_summary() {
+    let out = stdout(&tinyaot(&["plan", &person_detect()]));
+    let header = out.lines().next().unwrap_or_default();
+    for column in ["index", "name", "bytes", "offset", "first op", "last op"] {
+        assert!(header.contains(column), "no {column} column: {header}");
+    }
+    assert!(out.contains("arena:              55,296 bytes"), "{out}");
+    assert!(out.contains("lower bound:        55,296 bytes"), "{out}");
+    assert!(
+        out.contains("above bound:             0 bytes (0.00%)"),
+        "{out}"
+    );
+    // The graph input exists before the first operator.
+    let input = out
+        .lines()
+        .find(|l| l.contains(" input "))
+        .expect("input row");
+    assert!(input.split_whitespace().any(|w| w == "-1"), "{input}");
+}
+
+#[test]
+fn json_has_the_contract_fields() {
+    let out = stdout(&tinyaot(&["plan", &person_detect(), "--format", "json"]));
+    assert!(out.contains("\"arena_bytes\": 55296,"), "{out}");
+    assert!(out.contains("\"lower_bound_bytes\": 55296,"), "{out}");
+    assert!(out.contains("\"state_bytes\": 0,"), "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("{\"index\""))
+        .collect();
+    assert_eq!(rows.len(), 32, "one row per arena tensor");
+    for row in &rows {
+        for key in [
+            "\"name\": \"",
+            "\"bytes\": ",
+            "\"offset\": ",
+            "\"first_op\": ",
+            "\"last_op\": ",
+        ] {
+            assert!(row.contains(key), "{key} missing in {row}");
+        }
+    }
+    assert!(out.trim_end().ends_with('}'));
+    let opens = out.matches(['{', '[']).count();
+    let closes = out.matches(['}', ']']).count();
+    assert_eq!(opens, closes, "unbalanced JSON");
+}
+
+#[test]
+fn svg_is_written_whole() {
+    let dir = common::scratch("svg");
+    let svg = dir.join("plan.svg");
+    let svg_arg = svg.to_string_lossy().into_owned();
+    stdout(&tinyaot(&["plan", &person_detect(), "--svg", &svg_arg]));
+    let text = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(text.starts_with("<svg "));
+    assert!(text.ends_with("</svg>\n"));
+    assert!(text.matches("<rect ").count() > 32, "one box per tensor");
+    assert_eq!(
+        std::fs::read_dir(&dir).expect("list").count(),
+        1,
+        "no temporary file left"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn failures_say_error_and_leave_no_file() {
+    let dir = common::scratch("fail");
+    let junk = dir.join("junk.tflite");
+    std::fs::write(&junk, b"not a model at all").expect("write junk");
+    let svg = dir.join("out.svg");
+    let (junk, svg_arg) = (
+        junk.to_string_lossy().into_owned(),
+        svg.to_string_lossy().into_owned(),
+    );
+
+    let cases: [&[&str]; 4] = [
+        &["plan", &junk, "--svg", &svg_arg],
+        &["plan", "/nonexistent/model.tflite", "--svg", &svg_arg],
+        &[
+            "plan",
+            &person_detect(),
+            "--format",
+            "xml",
+            "--svg",
+            &svg_arg,
+        ],
+        &["plan"],
+    ];
+    for args in cases {
+        let o = tinyaot(args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.starts_with("error:"), "{args:?}: {err}");
+        assert!(!svg.exists(), "{args:?} left {}", svg.display());
+    }
+
+    let missing_dir = dir.join("no/such/dir/out.svg");
+    let o = tinyaot(&[
+        "plan",
+        &person_detect(),
+        "--svg",
+        &missing_dir.to_string_lossy(),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("error:"));
+    assert_eq!(
+        std::fs::read_dir(&dir).expect("list").count(),
+        1,
+        "only the junk model is left"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,145 @@
+//! CONCATENATION → `concat::concat<n>`: chunks copied in turn, one fixed-arity kernel per input
+//! count (TFLM: no activation, int8 inputs quantized exactly as the output, at most 10 inputs).
+
+use super::{kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{Activation, DType, OpCode, Options};
+use crate::lower::params::concat as P;
+use crate::lower::{OpContext, Operand};
+
+/// Function names of the fixed-arity concatenation kernels; TFLM's `kMaxInputNum` is 10.
+const CONCAT_FUNCTIONS: [&str; 10] = [
+    "concat1", "concat2", "concat3", "concat4", "concat5", "concat6", "concat7", "concat8",
+    "concat9", "concat10",
+];
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::CONCATENATION,
+    inputs: 1..=CONCAT_FUNCTIONS.len(),
+    outputs: 1,
+    lower: Lowering::Kernel(concatenation),
+}];
+
+/// CONCATENATION (TFLM: no activation, int8 inputs quantized exactly as the output, ≤ 10 inputs).
+fn concatenation(ctx: &OpContext) -> Result<Kernel> {
+    let (axis, activation) = match &ctx.op().options {
+        Options::Concatenation { axis, activation } => (*axis, *activation),
+        _ => (0, Activation::None),
+    };
+    if activation != Activation::None {
+        return Err(ctx.unsupported(format!(
+            "fused activation {activation:?}: TFLM's CONCATENATION supports none"
+        )));
+    }
+    let output = ctx.output(0)?;
+    ctx.movable("the output", output)?;
+    let n = ctx.op().inputs.len();
+    if n == 0 || n > CONCAT_FUNCTIONS.len() {
+        return Err(ctx.unsupported(format!("{n} inputs; 1 to 10 are supported (as TFLM)")));
+    }
+    let rank = output.shape.len();
+    if rank > 6 {
+        return Err(ctx.unsupported(format!("rank {rank}; at most 6 is supported")));
+    }
+    let axis_pos = if axis < 0 { axis + rank as i32 } else { axis };
+    if axis_pos < 0 || axis_pos as usize >= rank.max(1) {
+        return Err(ctx.unsupported(format!("axis {axis} is out of range for rank {rank}")));
+    }
+    let axis = axis_pos as usize;
+    let out_q = if output.dtype == DType::I8 {
+        Some(ctx.int8_quant("the output", output)?)
+    } else {
+        None
+    };
+    let elem = output.dtype.size();
+    let mut chunk_bytes = Vec::with_capacity(n);
+    let mut operands = Vec::with_capacity(n + 1);
+    let mut axis_total = 0;
+    for i in 0..n {
+        let input = ctx.input(i)?;
+        let what = format!("input {i}");
+        ctx.same_dtype(&what, input, output)?;
+        if let Some(q) = out_q {
+            if ctx.int8_quant(&what, input)? != q {
+                return Err(ctx.unsupported(format!(
+                    "{what} is quantized differently from the output; TFLM's CONCATENATION requires \
+                     identical scale and zero point (no requantization)"
+                )));
+            }
+        }
+        let shape_ok = input.shape.len() == rank
+            && (0..rank).all(|d| d == axis || input.shape[d] == output.shape[d]);
+        if !shape_ok {
+            return Err(ctx.unsupported(format!(
+                "{what} shape {:?} does not match output shape {:?} outside axis {axis}",
+                input.shape, output.shape
+            )));
+        }
+        axis_total += if rank == 0 { 1 } else { input.shape[axis] };
+        chunk_bytes.push(input.shape[axis.min(rank)..].iter().product::<usize>() * elem);
+        operands.push(Operand::Src(ctx.input_index(i)?));
+    }
+    if rank > 0 && axis_total != output.shape[axis] {
+        return Err(ctx.unsupported(format!(
+            "inputs sum to {axis_total} along axis {axis}, output has {}",
+            output.shape[axis]
+        )));
+    }
+    operands.push(Operand::Offset(ctx.output_index(0)?));
+    let outer = output.shape[..axis.min(rank)].iter().product::<usize>();
+    Ok(kernel(
+        CONCAT_FUNCTIONS[n - 1],
+        operands,
+        P::Concat { outer, chunk_bytes },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{graph, per_tensor, tensor};
+    use crate::ir::{DType, OpCode, Options, Quantization};
+    use crate::lower::{lower, CallKind, Operand, Value};
+
+    #[test]
+    fn concatenation_refuses_requantization_and_lowers_chunks() {
+        let axis_options = Options::Concatenation {
+            axis: -1,
+            activation: crate::ir::Activation::None,
+        };
+        let mut g = graph(
+            OpCode::CONCATENATION,
+            axis_options,
+            vec![
+                tensor(&[1, 2, 3], DType::I8, per_tensor(0.5, 1), None),
+                tensor(&[1, 2, 1], DType::I8, per_tensor(0.5, 1), None),
+                tensor(&[1, 2, 4], DType::I8, per_tensor(0.5, 1), None),
+            ],
+            &[Some(0), Some(1)],
+        );
+        match &lower(&g).unwrap()[0].kind {
+            CallKind::Kernel(k) => {
+                assert_eq!(k.function, "concat2");
+                assert_eq!(
+                    k.operands,
+                    vec![Operand::Src(0), Operand::Src(1), Operand::Offset(2)]
+                );
+                assert_eq!(
+                    k.params.clone().unwrap().fields,
+                    vec![
+                        ("outer", Value::Usize(2)),
+                        ("chunk_bytes", Value::Usizes(vec![3, 1]))
+                    ]
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        g.tensors[1].quant = Some(Quantization {
+            scales: vec![0.25],
+            zero_points: vec![1],
+            axis: 0,
+        });
+        let err = lower(&g).unwrap_err().to_string();
+        assert!(err.contains("quantized differently"), "{err}");
+    }
+}

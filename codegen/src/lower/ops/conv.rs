@@ -1,0 +1,440 @@
+//! CONV_2D → `conv::conv2d_{s8,f32}`: shapes, padding, per-channel requantization, activation
+//! range. The window geometry and the requantization are shared with DEPTHWISE_CONV_2D
+//! ([`super::depthwise`]), which TFLM also derives from the same `ConvParams`.
+
+use super::{in_out, kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{Activation, DType, OpCode, Options, Padding};
+use crate::lower::params::conv as P;
+use crate::lower::{quant, Data, Num, OpContext};
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::CONV_2D,
+    inputs: 2..=3,
+    outputs: 1,
+    lower: Lowering::Kernel(conv2d),
+}];
+
+/// What both convolutions share, from their options.
+pub(super) struct Window {
+    pub padding: Padding,
+    pub stride: (usize, usize),
+    pub dilation: (usize, usize),
+    pub activation: Activation,
+}
+
+/// One spatial axis of a convolution: sizes, stride and dilation.
+struct Axis {
+    name: &'static str,
+    input: usize,
+    filter: usize,
+    stride: usize,
+    dilation: usize,
+    output: usize,
+}
+
+/// Leading padding along one axis, after checking the model's output size against TFLM's.
+fn padding(ctx: &OpContext, padding: Padding, a: Axis) -> Result<usize> {
+    let expected = quant::output_size(padding, a.input, a.filter, a.stride, a.dilation);
+    if expected != Some(a.output) {
+        return Err(ctx.unsupported(format!(
+            "output {} is {} but {padding:?} padding with input {}, filter {}, stride {}, dilation {} gives {expected:?}",
+            a.name, a.output, a.input, a.filter, a.stride, a.dilation
+        )));
+    }
+    Ok(quant::padding_before(
+        a.stride, a.dilation, a.input, a.filter, a.output,
+    ))
+}
+
+/// What both convolutions' parameter structs hold after their channel fields: strides,
+/// dilations and padding.
+pub(super) struct Geometry {
+    pub stride_h: usize,
+    pub stride_w: usize,
+    pub dilation_h: usize,
+    pub dilation_w: usize,
+    pub pad_top: usize,
+    pub pad_left: usize,
+}
+
+/// The [`Geometry`] of a convolution, checked as TFLM's Prepare checks it.
+pub(super) fn geometry(
+    ctx: &OpContext,
+    w: &Window,
+    input: &[usize],
+    filter_hw: (usize, usize),
+    output: &[usize],
+) -> Result<Geometry> {
+    if w.stride.0 == 0 || w.stride.1 == 0 || w.dilation.0 == 0 || w.dilation.1 == 0 {
+        return Err(ctx.invalid("strides and dilations must be at least 1"));
+    }
+    // TFLM's ConvParams hold strides and dilations as int16_t: larger values wrap.
+    for (name, value) in [
+        ("stride", w.stride.0),
+        ("stride", w.stride.1),
+        ("dilation", w.dilation.0),
+        ("dilation", w.dilation.1),
+    ] {
+        ctx.fits_i16(name, value)?;
+    }
+    let pad_top = padding(
+        ctx,
+        w.padding,
+        Axis {
+            name: "height",
+            input: input[1],
+            filter: filter_hw.0,
+            stride: w.stride.0,
+            dilation: w.dilation.0,
+            output: output[1],
+        },
+    )?;
+    let pad_left = padding(
+        ctx,
+        w.padding,
+        Axis {
+            name: "width",
+            input: input[2],
+            filter: filter_hw.1,
+            stride: w.stride.1,
+            dilation: w.dilation.1,
+            output: output[2],
+        },
+    )?;
+    ctx.fits_i16("padding", pad_top)?;
+    ctx.fits_i16("padding", pad_left)?;
+    Ok(Geometry {
+        stride_h: w.stride.0,
+        stride_w: w.stride.1,
+        dilation_h: w.dilation.0,
+        dilation_w: w.dilation.1,
+        pad_top,
+        pad_left,
+    })
+}
+
+/// The weights, requantization and activation range of a convolution, int8 or float.
+pub(super) enum ConvQuant {
+    /// Per-channel requantization.
+    I8 {
+        input_zero_point: i32,
+        output_zero_point: i32,
+        filter: Data<i8>,
+        bias: Option<Data<i32>>,
+        multipliers: Data<i32>,
+        shifts: Data<i8>,
+        act_min: i32,
+        act_max: i32,
+    },
+    /// Float weights and clamp.
+    F32 {
+        filter: Data<f32>,
+        bias: Option<Data<f32>>,
+        act_min: f32,
+        act_max: f32,
+    },
+}
+
+/// Type checks, requantization and activation range for an int8 or float convolution whose output
+/// channels lie along `filter_axis` of the filter.
+pub(super) fn weights_and_range(
+    ctx: &OpContext,
+    num: Num,
+    filter_axis: usize,
+    channels: usize,
+    activation: Activation,
+) -> Result<ConvQuant> {
+    let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let filter_index = ctx.constant_input(1, "filter")?;
+    match num {
+        Num::I8 => {
+            ctx.expect_dtype("filter", filter, DType::I8)?;
+            ctx.expect_dtype("output", output, DType::I8)?;
+            let (s_in, zp_in) = ctx.int8_quant("input", input)?;
+            let (s_out, zp_out) = ctx.int8_quant("output", output)?;
+            let scales = ctx.weight_scales(filter, channels, filter_axis)?;
+            let (multipliers, shifts) =
+                ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
+            let (act_min, act_max) = ctx.activation_range_s8(activation, s_out, zp_out)?;
+            Ok(ConvQuant::I8 {
+                input_zero_point: zp_in,
+                output_zero_point: zp_out,
+                filter: Data::Tensor(filter_index),
+                bias: ctx.bias(2, DType::I32, channels)?,
+                multipliers: Data::Values(multipliers),
+                shifts: Data::Values(shifts),
+                act_min,
+                act_max,
+            })
+        }
+        Num::F32 => {
+            if filter.dtype != DType::F32 {
+                return Err(ctx.unsupported(format!(
+                    "float input with {} filter (hybrid quantization) is not supported; supported: all-INT8 or all-FLOAT32",
+                    filter.dtype
+                )));
+            }
+            ctx.expect_dtype("output", output, DType::F32)?;
+            let (act_min, act_max) = ctx.activation_range_f32(activation)?;
+            Ok(ConvQuant::F32 {
+                filter: Data::Tensor(filter_index),
+                bias: ctx.bias(2, DType::F32, channels)?,
+                act_min,
+                act_max,
+            })
+        }
+    }
+}
+
+/// CONV_2D → `conv::conv2d_s8` / `conv::conv2d_f32`.
+fn conv2d(ctx: &OpContext) -> Result<Kernel> {
+    let Options::Conv2D(o) = &ctx.op().options else {
+        return Err(ctx.unsupported("missing Conv2DOptions"));
+    };
+    let w = Window {
+        padding: o.padding,
+        stride: (o.stride_h, o.stride_w),
+        dilation: (o.dilation_h, o.dilation_w),
+        activation: o.activation,
+    };
+    let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let num = ctx.input_num(input)?;
+    ctx.expect_rank("input", input, 4)?;
+    ctx.expect_rank("filter", filter, 4)?;
+    ctx.expect_rank("output", output, 4)?;
+    let (i, f, out) = (&input.shape, &filter.shape, &output.shape);
+    if i[0] != out[0] || f[0] != out[3] {
+        return Err(ctx.unsupported(format!(
+            "input {i:?}, filter {f:?} and output {out:?} disagree on batches or output channels"
+        )));
+    }
+    if f[3] == 0 || i[3] % f[3] != 0 || out[3] % (i[3] / f[3]).max(1) != 0 {
+        return Err(ctx.unsupported(format!(
+            "input channels {} are not a whole number of groups of the filter's {} channels dividing output channels {}",
+            i[3], f[3], out[3]
+        )));
+    }
+    let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
+    Ok(
+        match weights_and_range(ctx, num, 0, out[3], w.activation)? {
+            ConvQuant::I8 {
+                input_zero_point,
+                output_zero_point,
+                filter,
+                bias,
+                multipliers,
+                shifts,
+                act_min,
+                act_max,
+            } => kernel(
+                "conv2d_s8",
+                in_out(ctx)?,
+                P::Conv2dS8 {
+                    batches: i[0],
+                    input_h: i[1],
+                    input_w: i[2],
+                    input_c: i[3],
+                    output_h: out[1],
+                    output_w: out[2],
+                    output_c: out[3],
+                    filter_h: f[1],
+                    filter_w: f[2],
+                    filter_c: f[3],
+                    stride_h: g.stride_h,
+                    stride_w: g.stride_w,
+                    dilation_h: g.dilation_h,
+                    dilation_w: g.dilation_w,
+                    pad_top: g.pad_top,
+                    pad_left: g.pad_left,
+                    input_zero_point,
+                    output_zero_point,
+                    filter,
+                    bias,
+                    multipliers,
+                    shifts,
+                    act_min,
+                    act_max,
+                },
+            ),
+            ConvQuant::F32 {
+                filter,
+                bias,
+                act_min,
+                act_max,
+            } => kernel(
+                "conv2d_f32",
+                in_out(ctx)?,
+                P::Conv2dF32 {
+                    batches: i[0],
+                    input_h: i[1],
+                    input_w: i[2],
+                    input_c: i[3],
+                    output_h: out[1],
+                    output_w: out[2],
+                    output_c: out[3],
+                    filter_h: f[1],
+                    filter_w: f[2],
+                    filter_c: f[3],
+                    stride_h: g.stride_h,
+                    stride_w: g.stride_w,
+                    dilation_h: g.dilation_h,
+                    dilation_w: g.dilation_w,
+                    pad_top: g.pad_top,
+                    pad_left: g.pad_left,
+                    filter,
+                    bias,
+                    act_min,
+                    act_max,
+                },
+            ),
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{field, graph, kernel, quant, reason, tensor};
+    use crate::ir::*;
+    use crate::lower::{Operand, Value};
+
+    static W9: [u8; 18] = [1; 18];
+    static BIAS2: [u8; 8] = [0; 8];
+
+    fn conv_options(padding: Padding, activation: Activation) -> Options {
+        Options::Conv2D(Conv2DOptions {
+            padding,
+            stride_w: 1,
+            stride_h: 1,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation,
+        })
+    }
+
+    /// 1x3x3x1 int8 input, 2x3x3x1 per-channel filter, SAME, RELU.
+    fn conv_graph(filter_quant: Option<Quantization>, activation: Activation) -> Graph<'static> {
+        graph(
+            OpCode::CONV_2D,
+            conv_options(Padding::Same, activation),
+            vec![
+                tensor(&[1, 3, 3, 1], DType::I8, quant(&[0.5], &[-1], 0), None),
+                tensor(&[2, 3, 3, 1], DType::I8, filter_quant, Some(&W9)),
+                tensor(
+                    &[2],
+                    DType::I32,
+                    quant(&[0.1, 0.2], &[0, 0], 0),
+                    Some(&BIAS2),
+                ),
+                tensor(&[1, 3, 3, 2], DType::I8, quant(&[0.25], &[3], 0), None),
+            ],
+            &[Some(0), Some(1), Some(2)],
+        )
+    }
+
+    #[test]
+    fn conv_s8_per_channel_params() {
+        let g = conv_graph(quant(&[0.2, 0.4], &[0, 0], 0), Activation::Relu);
+        let k = kernel(&g);
+        assert_eq!((k.module, k.function), ("conv", "conv2d_s8"));
+        assert_eq!(k.operands, vec![Operand::Offset(0), Operand::Offset(3)]);
+        let names: Vec<_> = k
+            .params
+            .as_ref()
+            .unwrap()
+            .fields
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "batches",
+                "input_h",
+                "input_w",
+                "input_c",
+                "output_h",
+                "output_w",
+                "output_c",
+                "filter_h",
+                "filter_w",
+                "filter_c",
+                "stride_h",
+                "stride_w",
+                "dilation_h",
+                "dilation_w",
+                "pad_top",
+                "pad_left",
+                "input_zero_point",
+                "output_zero_point",
+                "filter",
+                "bias",
+                "multipliers",
+                "shifts",
+                "act_min",
+                "act_max"
+            ]
+        );
+        assert_eq!(field(&k, "pad_top"), &Value::Usize(1));
+        assert_eq!(field(&k, "pad_left"), &Value::Usize(1));
+        // 0.5 * 0.2 / 0.25 = 0.8 * 2^-1 and 0.5 * 0.4 / 0.25 = 0.8 * 2^0, with the f32 scales
+        // widened to f64 (0.2f32 is slightly above 0.2, and 0.4f32 is exactly twice it).
+        let m = (f64::from(0.2f32) * 4.0 * f64::from(1u32 << 31)).round() as i32;
+        assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![m, m]));
+        assert_eq!(field(&k, "shifts"), &Value::I8s(vec![-1, 0]));
+        assert_eq!(field(&k, "input_zero_point"), &Value::I32(-1));
+        assert_eq!(field(&k, "act_min"), &Value::I32(3));
+        assert_eq!(field(&k, "act_max"), &Value::I32(127));
+        assert_eq!(field(&k, "bias"), &Value::Some(Box::new(Value::Tensor(2))));
+    }
+
+    #[test]
+    fn conv_s8_per_tensor_filter_repeats_the_multiplier() {
+        let k = kernel(&conv_graph(quant(&[0.2], &[0], 0), Activation::None));
+        assert_eq!(field(&k, "shifts"), &Value::I8s(vec![-1, -1]));
+        assert_eq!(field(&k, "act_min"), &Value::I32(-128));
+    }
+
+    #[test]
+    fn conv_refusals_say_why() {
+        assert!(
+            reason(&conv_graph(quant(&[0.2], &[3], 0), Activation::None)).contains("zero point")
+        );
+        assert!(reason(&conv_graph(
+            quant(&[0.2, 0.4], &[0, 0], 0),
+            Activation::Tanh
+        ))
+        .contains("activation"));
+        // Non-constant filter.
+        let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
+        g.tensors[1].data = None;
+        assert!(reason(&g).contains("run time"));
+        // Output shape that VALID padding would not give.
+        let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
+        g.operators[0].options = conv_options(Padding::Valid, Activation::None);
+        assert!(reason(&g).contains("output height"));
+        // int16 activations.
+        let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
+        g.tensors[0].dtype = DType::I16;
+        assert!(reason(&g).contains("INT16"));
+        // A zero output scale.
+        let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
+        g.tensors[3].quant = quant(&[0.0], &[0], 0);
+        assert!(reason(&g).contains("positive, finite"));
+        // Hybrid: float input, int8 filter.
+        let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
+        g.tensors[0].dtype = DType::F32;
+        assert!(reason(&g).contains("hybrid"));
+    }
+
+    /// The kernel reads its input from the arena: a constant input is refused here rather than
+    /// failing in the emitter as a generator bug (it used to be `Error::Internal`).
+    #[test]
+    fn a_constant_input_is_refused() {
+        static INPUT: [u8; 9] = [0; 9];
+        let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
+        g.tensors[0].data = Some(&INPUT);
+        assert!(reason(&g).contains("the input is a constant tensor"));
+    }
+}

@@ -1,0 +1,181 @@
+//! DEPTHWISE_CONV_2D → `depthwise::depthwise_conv2d_{s8,f32}`: the depth multiplier from the
+//! shapes; window geometry and requantization as CONV_2D's ([`super::conv`]).
+
+use super::conv::{geometry, weights_and_range, ConvQuant, Window};
+use super::{in_out, kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{OpCode, Options};
+use crate::lower::params::depthwise as P;
+use crate::lower::OpContext;
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::DEPTHWISE_CONV_2D,
+    inputs: 2..=3,
+    outputs: 1,
+    lower: Lowering::Kernel(depthwise),
+}];
+
+/// DEPTHWISE_CONV_2D → `depthwise::depthwise_conv2d_s8` / `depthwise::depthwise_conv2d_f32`.
+fn depthwise(ctx: &OpContext) -> Result<Kernel> {
+    let Options::DepthwiseConv2D(o) = &ctx.op().options else {
+        return Err(ctx.unsupported("missing DepthwiseConv2DOptions"));
+    };
+    // TFLM's depthwise Prepare takes a third input as a bias without checking that it is present,
+    // and crashes on an absent one (-1); CONV_2D and FULLY_CONNECTED handle that case.
+    if ctx.op().inputs.len() == 3 && ctx.op().input(2).is_none() {
+        return Err(ctx.invalid(
+            "the bias input is written as absent (-1); TFLM's depthwise convolution crashes on \
+             that: leave the bias input out instead",
+        ));
+    }
+    let w = Window {
+        padding: o.padding,
+        stride: (o.stride_h, o.stride_w),
+        dilation: (o.dilation_h, o.dilation_w),
+        activation: o.activation,
+    };
+    let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let num = ctx.input_num(input)?;
+    ctx.expect_rank("input", input, 4)?;
+    ctx.expect_rank("filter", filter, 4)?;
+    ctx.expect_rank("output", output, 4)?;
+    let (i, f, out) = (&input.shape, &filter.shape, &output.shape);
+    if i[0] != out[0] || f[0] != 1 || f[3] != out[3] || i[3] == 0 || out[3] % i[3] != 0 {
+        return Err(ctx.unsupported(format!(
+            "input {i:?}, filter {f:?} and output {out:?} do not fit a depthwise convolution (filter [1, h, w, input channels * multiplier])"
+        )));
+    }
+    let depth_multiplier = out[3] / i[3];
+    if o.depth_multiplier != 0 && o.depth_multiplier != depth_multiplier {
+        return Err(ctx.unsupported(format!(
+            "depth_multiplier option {} disagrees with the shapes ({depth_multiplier})",
+            o.depth_multiplier
+        )));
+    }
+    let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
+    Ok(
+        match weights_and_range(ctx, num, 3, out[3], w.activation)? {
+            ConvQuant::I8 {
+                input_zero_point,
+                output_zero_point,
+                filter,
+                bias,
+                multipliers,
+                shifts,
+                act_min,
+                act_max,
+            } => kernel(
+                "depthwise_conv2d_s8",
+                in_out(ctx)?,
+                P::DepthwiseConv2dS8 {
+                    batches: i[0],
+                    input_h: i[1],
+                    input_w: i[2],
+                    input_c: i[3],
+                    output_h: out[1],
+                    output_w: out[2],
+                    output_c: out[3],
+                    filter_h: f[1],
+                    filter_w: f[2],
+                    depth_multiplier,
+                    stride_h: g.stride_h,
+                    stride_w: g.stride_w,
+                    dilation_h: g.dilation_h,
+                    dilation_w: g.dilation_w,
+                    pad_top: g.pad_top,
+                    pad_left: g.pad_left,
+                    input_zero_point,
+                    output_zero_point,
+                    filter,
+                    bias,
+                    multipliers,
+                    shifts,
+                    act_min,
+                    act_max,
+                },
+            ),
+            ConvQuant::F32 {
+                filter,
+                bias,
+                act_min,
+                act_max,
+            } => kernel(
+                "depthwise_conv2d_f32",
+                in_out(ctx)?,
+                P::DepthwiseConv2dF32 {
+                    batches: i[0],
+                    input_h: i[1],
+                    input_w: i[2],
+                    input_c: i[3],
+                    output_h: out[1],
+                    output_w: out[2],
+                    output_c: out[3],
+                    filter_h: f[1],
+                    filter_w: f[2],
+                    depth_multiplier,
+                    stride_h: g.stride_h,
+                    stride_w: g.stride_w,
+                    dilation_h: g.dilation_h,
+                    dilation_w: g.dilation_w,
+                    pad_top: g.pad_top,
+                    pad_left: g.pad_left,
+                    filter,
+                    bias,
+                    act_min,
+                    act_max,
+                },
+            ),
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{field, graph, kernel, quant, tensor};
+    use crate::ir::*;
+    use crate::lower::Value;
+
+    #[test]
+    fn depthwise_derives_the_multiplier_and_uses_axis_3() {
+        static W: [u8; 8] = [1; 8];
+        let g = graph(
+            OpCode::DEPTHWISE_CONV_2D,
+            Options::DepthwiseConv2D(DepthwiseConv2DOptions {
+                padding: Padding::Valid,
+                stride_w: 1,
+                stride_h: 1,
+                depth_multiplier: 0,
+                dilation_w: 1,
+                dilation_h: 1,
+                activation: Activation::Relu6,
+            }),
+            vec![
+                tensor(&[1, 2, 2, 1], DType::I8, quant(&[0.5], &[0], 0), None),
+                tensor(
+                    &[1, 2, 2, 2],
+                    DType::I8,
+                    quant(&[0.5, 0.25], &[0, 0], 3),
+                    Some(&W),
+                ),
+                tensor(&[1, 1, 1, 2], DType::I8, quant(&[0.125], &[-128], 0), None),
+            ],
+            &[Some(0), Some(1)],
+        );
+        let k = kernel(&g);
+        assert_eq!(k.function, "depthwise_conv2d_s8");
+        assert_eq!(field(&k, "depth_multiplier"), &Value::Usize(2));
+        assert_eq!(field(&k, "bias"), &Value::None);
+        // 0.5 * 0.5 / 0.125 = 2 = 0.5 * 2^2; 0.5 * 0.25 / 0.125 = 1 = 0.5 * 2^1.
+        assert_eq!(
+            field(&k, "multipliers"),
+            &Value::I32s(vec![1 << 30, 1 << 30])
+        );
+        assert_eq!(field(&k, "shifts"), &Value::I8s(vec![2, 1]));
+        // RELU6: [-128, -128 + 48].
+        assert_eq!(
+            (field(&k, "act_min"), field(&k, "act_max")),
+            (&Value::I32(-128), &Value::I32(-80))
+        );
+    }
+}

@@ -1,0 +1,355 @@
+//! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*`: broadcasting and TFLM's quantized
+//! parameters.
+
+use super::{kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{Activation, OpCode, Options};
+use crate::lower::params::elementwise as P;
+use crate::lower::quant::activation_range_f32;
+use crate::lower::{Num, OpContext, Operand};
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::ADD,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| arithmetic(ctx, Arithmetic::Add)),
+    },
+    OpEntry {
+        code: OpCode::SUB,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| arithmetic(ctx, Arithmetic::Sub)),
+    },
+    OpEntry {
+        code: OpCode::MUL,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| arithmetic(ctx, Arithmetic::Mul)),
+    },
+    OpEntry {
+        code: OpCode::MAXIMUM,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| min_max(ctx, true)),
+    },
+    OpEntry {
+        code: OpCode::MINIMUM,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| min_max(ctx, false)),
+    },
+];
+
+/// Most dimensions a broadcast may have (TFLM's broadcasting loop handles six).
+const MAX_RANK: usize = 6;
+
+/// A broadcast reduced to a collapsed output shape and per-input element strides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Broadcast {
+    /// Collapsed output shape.
+    shape: Vec<usize>,
+    /// Element strides of input 1 (0 where it broadcasts).
+    a_strides: Vec<usize>,
+    /// Element strides of input 2 (0 where it broadcasts).
+    b_strides: Vec<usize>,
+}
+
+/// NumPy-style broadcast of `a` and `b` (aligned at their last dimensions), checked against
+/// `out`, with adjacent dimensions that broadcast alike merged. `Err` carries the reason.
+fn broadcast(a: &[usize], b: &[usize], out: &[usize]) -> std::result::Result<Broadcast, String> {
+    let rank = a.len().max(b.len());
+    if rank > MAX_RANK {
+        return Err(format!(
+            "inputs of rank {rank}; at most {MAX_RANK} dimensions are supported"
+        ));
+    }
+    let ext = |s: &[usize]| {
+        let mut e = vec![1; rank - s.len()];
+        e.extend_from_slice(s);
+        e
+    };
+    let (a, b) = (ext(a), ext(b));
+    let mut full = Vec::with_capacity(rank);
+    for d in 0..rank {
+        let o = match (a[d], b[d]) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            (x, y) => {
+                return Err(format!(
+                    "input shapes {a:?} and {b:?} do not broadcast (dimension {d}: {x} vs {y})"
+                ))
+            }
+        };
+        full.push(o);
+    }
+    if full.as_slice() != out {
+        return Err(format!(
+            "output shape {out:?} is not the broadcast shape {full:?} of the inputs"
+        ));
+    }
+    // Merge runs of dimensions in which each input is either present or broadcast throughout.
+    let mut dims: Vec<(usize, bool, bool)> = Vec::new();
+    for d in 0..rank {
+        if full[d] == 1 {
+            continue;
+        }
+        let (has_a, has_b) = (a[d] != 1, b[d] != 1);
+        match dims.last_mut() {
+            Some(last) if last.1 == has_a && last.2 == has_b => last.0 *= full[d],
+            _ => dims.push((full[d], has_a, has_b)),
+        }
+    }
+    if dims.is_empty() {
+        dims.push((1, false, false));
+    }
+    let n = dims.len();
+    let (mut a_strides, mut b_strides) = (vec![0; n], vec![0; n]);
+    let (mut sa, mut sb) = (1, 1);
+    for i in (0..n).rev() {
+        let (size, has_a, has_b) = dims[i];
+        if has_a {
+            a_strides[i] = sa;
+            sa *= size;
+        }
+        if has_b {
+            b_strides[i] = sb;
+            sb *= size;
+        }
+    }
+    Ok(Broadcast {
+        shape: dims.iter().map(|d| d.0).collect(),
+        a_strides,
+        b_strides,
+    })
+}
+
+/// Checks the operands of a binary op and returns its broadcast.
+fn binary_operands(ctx: &OpContext) -> Result<(Num, Broadcast, Vec<Operand>)> {
+    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let num = ctx.num("input 1", a)?;
+    ctx.same_dtype("input 2", b, a)?;
+    ctx.same_dtype("the output", out, a)?;
+    if a.is_constant() && b.is_constant() {
+        return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
+    }
+    let bc = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| ctx.unsupported(e))?;
+    let operands = vec![
+        Operand::Src(ctx.input_index(0)?),
+        Operand::Src(ctx.input_index(1)?),
+        Operand::Offset(ctx.output_index(0)?),
+    ];
+    Ok((num, bc, operands))
+}
+
+/// `QuantizeMultiplierSmallerThanOneExp`: TFLM aborts unless `0 < m < 1`.
+fn multiplier_below_one(ctx: &OpContext, what: &str, m: f64) -> Result<(i32, i32)> {
+    if !(m > 0.0 && m < 1.0) {
+        return Err(ctx.invalid(format!(
+            "{what} multiplier {m} is not in (0, 1) (TFLM requires that of int8 ADD/SUB)"
+        )));
+    }
+    ctx.multiplier(&format!("the {what} rescaling"), m)
+}
+
+/// Which arithmetic op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arithmetic {
+    Add,
+    Sub,
+    Mul,
+}
+
+/// ADD, SUB, MUL.
+fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
+    let activation = match &ctx.op().options {
+        Options::Arithmetic { activation } => *activation,
+        _ => Activation::None,
+    };
+    let (num, bc, operands) = binary_operands(ctx)?;
+    let Broadcast {
+        shape,
+        a_strides,
+        b_strides,
+    } = bc;
+    if num == Num::F32 {
+        let function = match op {
+            Arithmetic::Add => "add_f32",
+            Arithmetic::Sub => "sub_f32",
+            Arithmetic::Mul => "mul_f32",
+        };
+        // Not `OpContext::activation_range_f32`: this refusal has always been worded without the
+        // list of supported activations.
+        let (lo, hi) = activation_range_f32(activation).ok_or_else(|| {
+            ctx.unsupported(format!("fused activation {activation:?} is not supported"))
+        })?;
+        return Ok(kernel(
+            function,
+            operands,
+            P::BinaryF32 {
+                shape,
+                a_strides,
+                b_strides,
+                act_min: lo,
+                act_max: hi,
+            },
+        ));
+    }
+    let (s1, z1) = ctx.int8_quant("input 1", ctx.input(0)?)?;
+    let (s2, z2) = ctx.int8_quant("input 2", ctx.input(1)?)?;
+    let (so, zo) = ctx.int8_quant("the output", ctx.output(0)?)?;
+    let (act_min, act_max) = ctx.activation_range_s8(activation, so, zo)?;
+    if op == Arithmetic::Mul {
+        let (m, shift) = ctx.multiplier(
+            "input 1 scale × input 2 scale / output scale",
+            f64::from(s1) * f64::from(s2) / f64::from(so),
+        )?;
+        return Ok(kernel(
+            "mul_s8",
+            operands,
+            P::MulS8 {
+                shape,
+                a_strides,
+                b_strides,
+                a_offset: -z1,
+                b_offset: -z2,
+                output_multiplier: m,
+                output_shift: shift,
+                output_offset: zo,
+                act_min,
+                act_max,
+            },
+        ));
+    }
+    const LEFT_SHIFT: i32 = 20;
+    // ADD and SUB compute the rescaling factors in double (taking SUB's in float, as older TFLM
+    // sources read, is 1 LSB off against TFLM for some scale pairs).
+    let twice_max = 2.0 * f64::from(s1.max(s2));
+    let (r1, r2, ro) = (
+        f64::from(s1) / twice_max,
+        f64::from(s2) / twice_max,
+        twice_max / (f64::from(1 << LEFT_SHIFT) * f64::from(so)),
+    );
+    let (m1, sh1) = multiplier_below_one(ctx, "input 1", r1)?;
+    let (m2, sh2) = multiplier_below_one(ctx, "input 2", r2)?;
+    let (mo, sho) = multiplier_below_one(ctx, "output", ro)?;
+    // SUB's parameters are ADD's (an alias in the runtime), under its own name.
+    macro_rules! add_or_sub {
+        ($ty:ident) => {
+            P::$ty {
+                shape,
+                a_strides,
+                b_strides,
+                a_offset: -z1,
+                a_multiplier: m1,
+                a_shift: sh1,
+                b_offset: -z2,
+                b_multiplier: m2,
+                b_shift: sh2,
+                left_shift: LEFT_SHIFT,
+                output_multiplier: mo,
+                output_shift: sho,
+                output_offset: zo,
+                act_min,
+                act_max,
+            }
+        };
+    }
+    Ok(if op == Arithmetic::Sub {
+        kernel("sub_s8", operands, add_or_sub!(SubS8))
+    } else {
+        kernel("add_s8", operands, add_or_sub!(AddS8))
+    })
+}
+
+/// MAXIMUM (`maximum` true), MINIMUM: TFLM compares the raw values (int8 quantization is not
+/// looked at).
+fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
+    let (num, bc, operands) = binary_operands(ctx)?;
+    let function = match (maximum, num) {
+        (true, Num::I8) => "maximum_s8",
+        (true, Num::F32) => "maximum_f32",
+        (false, Num::I8) => "minimum_s8",
+        (false, Num::F32) => "minimum_f32",
+    };
+    Ok(kernel(
+        function,
+        operands,
+        P::MinMax {
+            shape: bc.shape,
+            a_strides: bc.a_strides,
+            b_strides: bc.b_strides,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{fields, graph, per_tensor, tensor};
+    use super::broadcast;
+    use crate::ir::{DType, OpCode, Options};
+    use crate::lower::Value;
+
+    #[test]
+    fn broadcast_collapses_and_strides() {
+        let b = broadcast(&[1, 4, 4, 8], &[8], &[1, 4, 4, 8]).unwrap();
+        assert_eq!(b.shape, vec![16, 8]);
+        assert_eq!(b.a_strides, vec![8, 1]);
+        assert_eq!(b.b_strides, vec![0, 1]);
+        let b = broadcast(&[2, 3], &[2, 3], &[2, 3]).unwrap();
+        assert_eq!(
+            (b.shape, b.a_strides, b.b_strides),
+            (vec![6], vec![1], vec![1])
+        );
+        let b = broadcast(&[2, 1, 3], &[1, 5, 1], &[2, 5, 3]).unwrap();
+        assert_eq!(b.shape, vec![2, 5, 3]);
+        assert_eq!(b.a_strides, vec![3, 0, 1]);
+        assert_eq!(b.b_strides, vec![0, 1, 0]);
+        let b = broadcast(&[], &[], &[]).unwrap();
+        assert_eq!(
+            (b.shape, b.a_strides, b.b_strides),
+            (vec![1], vec![0], vec![0])
+        );
+        assert!(broadcast(&[2, 3], &[3, 2], &[2, 3]).is_err());
+        assert!(broadcast(&[2, 3], &[3], &[3, 3]).is_err());
+    }
+
+    #[test]
+    fn add_s8_parameters_follow_tflm_prepare() {
+        let g = graph(
+            OpCode::ADD,
+            Options::Arithmetic {
+                activation: crate::ir::Activation::Relu,
+            },
+            vec![
+                tensor(&[1, 4], DType::I8, per_tensor(0.5, 0), None),
+                tensor(&[4], DType::I8, per_tensor(0.25, 2), None),
+                tensor(&[1, 4], DType::I8, per_tensor(1.0, -1), None),
+            ],
+            &[Some(0), Some(1)],
+        );
+        // twice_max = 1.0: input multipliers 0.5 and 0.25, output 2^-20.
+        assert_eq!(
+            fields(&g),
+            vec![
+                ("shape", Value::Usizes(vec![4])),
+                ("a_strides", Value::Usizes(vec![1])),
+                ("b_strides", Value::Usizes(vec![1])),
+                ("a_offset", Value::I32(0)),
+                ("a_multiplier", Value::I32(1 << 30)),
+                ("a_shift", Value::I32(0)),
+                ("b_offset", Value::I32(-2)),
+                ("b_multiplier", Value::I32(1 << 30)),
+                ("b_shift", Value::I32(-1)),
+                ("left_shift", Value::I32(20)),
+                ("output_multiplier", Value::I32(1 << 30)),
+                ("output_shift", Value::I32(-19)),
+                ("output_offset", Value::I32(-1)),
+                ("act_min", Value::I32(-1)),
+                ("act_max", Value::I32(127)),
+            ]
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! MEAN → `mean::mean_{s8,f32}`: constant axes read at generation time and turned into kept and
+//! reduced runs of the input, with TFLM's int8 rescaling.
+
+use super::{in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{OpCode, Options};
+use crate::lower::params::mean as P;
+use crate::lower::quant::quantize_multiplier;
+use crate::lower::{Num, OpContext};
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::MEAN,
+    inputs: 2..=2,
+    outputs: 1,
+    lower: Lowering::Kernel(mean),
+}];
+
+/// Runs of (extent, element stride).
+type Runs = Vec<(usize, usize)>;
+
+/// Splits `shape` into (kept, reduced) runs of (extent, element stride), size-1 dimensions dropped,
+/// adjacent dimensions of the same kind merged.
+fn split_axes(shape: &[usize], reduced: &[bool]) -> (Runs, Runs) {
+    let strides = strides_of(shape);
+    let (mut kept, mut red): (Runs, Runs) = (Vec::new(), Vec::new());
+    let mut last_kind = None;
+    for d in 0..shape.len() {
+        if shape[d] == 1 {
+            continue;
+        }
+        let list = if reduced[d] { &mut red } else { &mut kept };
+        match (last_kind, list.last_mut()) {
+            (Some(k), Some(run)) if k == reduced[d] && run.1 == strides[d] * shape[d] => {
+                *run = (run.0 * shape[d], strides[d]);
+            }
+            _ => list.push((shape[d], strides[d])),
+        }
+        last_kind = Some(reduced[d]);
+    }
+    (kept, red)
+}
+
+/// MEAN.
+fn mean(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let num = ctx.num("the input", input)?;
+    ctx.same_dtype("the output", output, input)?;
+    let keep_dims = match &ctx.op().options {
+        Options::Reducer { keep_dims } => *keep_dims,
+        _ => false,
+    };
+    let rank = input.shape.len();
+    let axes = ctx.const_ints("axis", ctx.input(1)?)?;
+    let mut reduced = vec![false; rank];
+    for &a in &axes {
+        let r = if a < 0 { a + rank as i64 } else { a };
+        if r < 0 || r >= rank as i64 {
+            return Err(ctx.unsupported(format!("axis {a} is out of range for rank {rank}")));
+        }
+        reduced[r as usize] = true;
+    }
+    let expected: Vec<usize> = (0..rank)
+        .filter_map(|d| match (reduced[d], keep_dims) {
+            (true, true) => Some(1),
+            (true, false) => None,
+            (false, _) => Some(input.shape[d]),
+        })
+        .collect();
+    if expected != output.shape && !(expected.is_empty() && output.num_elements() == 1) {
+        return Err(ctx.unsupported(format!(
+            "output shape {:?} is not the reduced shape {expected:?}",
+            output.shape
+        )));
+    }
+    if input.num_elements() == 0 {
+        return Err(ctx.unsupported("empty input"));
+    }
+    let (kept, red) = split_axes(&input.shape, &reduced);
+    if kept.len() > 6 || red.len() > 6 {
+        return Err(ctx.unsupported("too many dimensions"));
+    }
+    let kept_shape: Vec<usize> = kept.iter().map(|r| r.0).collect();
+    let kept_strides: Vec<usize> = kept.iter().map(|r| r.1).collect();
+    let reduced_shape: Vec<usize> = red.iter().map(|r| r.0).collect();
+    let reduced_strides: Vec<usize> = red.iter().map(|r| r.1).collect();
+    if num == Num::F32 {
+        return Ok(kernel(
+            "mean_f32",
+            in_out(ctx)?,
+            P::MeanF32 {
+                input_bytes: input.bytes,
+                kept_shape,
+                kept_strides,
+                reduced_shape,
+                reduced_strides,
+            },
+        ));
+    }
+    let (si, zi) = ctx.int8_quant("the input", input)?;
+    let (so, zo) = ctx.int8_quant("the output", output)?;
+    let n = red.iter().map(|r| r.0 as i64).product::<i64>();
+    ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
+    let (multiplier, shift) = mean_multiplier(si, so, n)
+        .ok_or_else(|| ctx.unsupported("the mean's rescaling is out of TFLM's range"))?;
+    Ok(kernel(
+        "mean_s8",
+        in_out(ctx)?,
+        P::MeanS8 {
+            input_bytes: input.bytes,
+            kept_shape,
+            kept_strides,
+            reduced_shape,
+            reduced_strides,
+            input_zero_point: zi,
+            output_zero_point: zo,
+            multiplier,
+            shift,
+        },
+    ))
+}
+
+/// TFLM's int8 MEAN rescaling: `QuantizeMultiplier(s_in / s_out)` in Prepare, then at Eval the
+/// division by the element count `n` folded into the multiplier (QuantizedMeanOrSum).
+fn mean_multiplier(si: f32, so: f32, n: i64) -> Option<(i32, i32)> {
+    let (m, s) = quantize_multiplier(si as f64 / so as f64);
+    if n <= 0 {
+        return None;
+    }
+    let shift = (63 - (n as u64).leading_zeros() as i32).min(32).min(31 + s);
+    if shift < 0 {
+        return None;
+    }
+    let m = ((m as i64) << shift) / n;
+    Some((i32::try_from(m).ok()?, s - shift))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mean_multiplier;
+
+    #[test]
+    fn mean_multiplier_follows_tflm_eval() {
+        // Same scales: (2^30, 1); n = 49: shift = 5, multiplier (2^30 << 5) / 49, shift 1 - 5.
+        assert_eq!(
+            mean_multiplier(0.5, 0.5, 49),
+            Some((((1i64 << 35) / 49) as i32, -4))
+        );
+        assert_eq!(mean_multiplier(0.5, 0.5, 4), Some((1 << 30, -1)));
+    }
+}

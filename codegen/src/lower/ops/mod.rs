@@ -1,0 +1,320 @@
+//! The operator registry: every builtin operator tinyaot compiles, grouped in families, one file per
+//! family.
+//!
+//! A family is named like the runtime kernel module its operators call
+//! (`runtime/src/kernels/<family>.rs`) and its C twin (`templates/c/kernels/<family>.{h,c}.tera`).
+//! Each family file declares the operators it handles in a table (`OPS`: code, arity, lowering),
+//! and [`families!`] lists the families once; everything else is derived from those: the
+//! dispatch in [`lower`](super::lower), the arity check, the supported-op list of
+//! [`Error::UnsupportedOp`](crate::Error::UnsupportedOp), which ops the planner lets share storage
+//! ([`is_reshape_like`]), the kernel module each call names (the family's own name, filled in
+//! here so that it cannot differ), and the C backend's template table (emit/c.rs).
+//!
+//! Adding an operator to an existing family is one entry in that family's `OPS` and its lowering
+//! function; a new family is a new file, a `mod` line and its name in [`families!`] (a `mod`
+//! missing from the list leaves its `OPS` unused, which the build refuses as dead code; a name
+//! without its `mod` does not compile).
+
+mod activations;
+mod concat;
+mod conv;
+mod depthwise;
+mod elementwise;
+mod fully_connected;
+mod logistic_tanh;
+mod mean;
+mod pad;
+mod pool;
+mod quantize;
+mod reshape;
+mod softmax;
+mod strided_slice;
+mod transpose;
+
+#[cfg(test)]
+mod testing;
+
+use std::ops::RangeInclusive;
+
+use super::{CallKind, KernelCall, OpContext, Operand, Params};
+use crate::error::Result;
+use crate::ir::OpCode;
+
+/// Calls `$then!` with the operator families and kernel modules, each named once:
+///
+/// - `kernels`: families whose operators call the kernel module of the same name;
+/// - `aliases`: families whose operators lower to [`CallKind::Alias`] and so have no kernel module;
+/// - `support`: kernel modules no operator names, which the emitters call themselves (`copy`, for
+///   an alias whose input and output the plan keeps apart).
+///
+/// The registry below takes the families, the C backend its kernel modules' templates (a file
+/// path must be a literal for `include_str!`, hence a macro rather than a constant). Each family
+/// also needs its `mod` line above: a module declared by a macro is invisible to rustfmt.
+macro_rules! families {
+    ($then:ident) => {
+        $then! {
+            kernels: [
+                activations,
+                concat,
+                conv,
+                depthwise,
+                elementwise,
+                fully_connected,
+                logistic_tanh,
+                mean,
+                pad,
+                pool,
+                quantize,
+                softmax,
+                strided_slice,
+                transpose
+            ],
+            aliases: [reshape],
+            support: [copy],
+        }
+    };
+}
+pub(crate) use families;
+
+/// One operator a family lowers.
+pub(crate) struct OpEntry {
+    /// The builtin code.
+    pub code: OpCode,
+    /// How many inputs the operator takes, as TFLM's Prepare checks it (`NumInputs` counts
+    /// absent optional inputs).
+    pub inputs: RangeInclusive<usize>,
+    /// How many outputs it has.
+    pub outputs: usize,
+    /// What it lowers to.
+    pub lower: Lowering,
+}
+
+/// How an operator becomes a step of `invoke`.
+pub(crate) enum Lowering {
+    /// A call of a kernel in the family's module (the registry names the module).
+    Kernel(fn(&OpContext) -> Result<Kernel>),
+    /// The output is the input's bytes under another shape (RESHAPE and friends): the function only
+    /// validates, the step is a [`CallKind::Alias`], and the planner lets the output share the
+    /// input's storage.
+    Alias(fn(&OpContext) -> Result<()>),
+}
+
+/// A family's kernel call, less the module: that is the family's name, which the registry adds.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Kernel {
+    /// Function name in the family's module, e.g. `"conv2d_s8"`.
+    pub function: &'static str,
+    /// Arena operands in the order the kernel takes them (inputs, then outputs).
+    pub operands: Vec<Operand>,
+    /// The parameter struct (the last argument, by reference).
+    pub params: Params,
+}
+
+/// A family: its name (the kernel module's) and its operators.
+pub(crate) struct Family {
+    /// The family's file name, which is its kernel module's.
+    pub name: &'static str,
+    /// Its operators.
+    pub ops: &'static [OpEntry],
+}
+
+macro_rules! registry {
+    (
+        kernels: [$($kernel:ident),* $(,)?],
+        aliases: [$($alias:ident),* $(,)?],
+        support: [$($support:ident),* $(,)?] $(,)?
+    ) => {
+        /// Every family, in the order of [`families!`].
+        const FAMILIES: &[Family] = &[
+            $(Family { name: stringify!($kernel), ops: $kernel::OPS },)*
+            $(Family { name: stringify!($alias), ops: $alias::OPS },)*
+        ];
+    };
+}
+families!(registry);
+
+/// The family and entry of `code`, if any family lowers it.
+pub(super) fn find(code: OpCode) -> Option<(&'static Family, &'static OpEntry)> {
+    FAMILIES.iter().find_map(|family| {
+        family
+            .ops
+            .iter()
+            .find(|entry| entry.code == code)
+            .map(|entry| (family, entry))
+    })
+}
+
+/// Every code the registry lowers, in registry order.
+pub(super) fn codes() -> impl Iterator<Item = OpCode> {
+    FAMILIES
+        .iter()
+        .flat_map(|family| family.ops.iter().map(|entry| entry.code))
+}
+
+/// True for ops whose output is their input's bytes under another shape (they lower to
+/// [`CallKind::Alias`]): the planner lets the output share the input's storage.
+pub(crate) fn is_reshape_like(code: OpCode) -> bool {
+    matches!(find(code), Some((_, entry)) if matches!(entry.lower, Lowering::Alias(_)))
+}
+
+/// Lowers one operator of `family` by its `entry` (the caller has checked its arity and tensors).
+pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result<CallKind> {
+    match entry.lower {
+        Lowering::Kernel(lower) => {
+            let k = lower(ctx)?;
+            Ok(CallKind::Kernel(KernelCall {
+                module: family.name,
+                function: k.function,
+                operands: k.operands,
+                params: Some(k.params),
+            }))
+        }
+        Lowering::Alias(check) => {
+            check(ctx)?;
+            ctx.alias()
+        }
+    }
+}
+
+/// A kernel call with its parameter struct, built with the typed constructors of
+/// [`crate::lower::params`] (generated from the runtime's declarations).
+fn kernel(function: &'static str, operands: Vec<Operand>, params: impl Into<Params>) -> Kernel {
+    Kernel {
+        function,
+        operands,
+        params: params.into(),
+    }
+}
+
+/// The operands of a kernel with one arena input and one arena output: input 0, output 0. A
+/// constant input is refused: these kernels read the arena only, and such an op is better folded
+/// offline.
+fn in_out(ctx: &OpContext) -> Result<Vec<Operand>> {
+    let input = ctx.input_index(0)?;
+    if ctx.graph().tensors[input].is_constant() {
+        return Err(ctx.unsupported(
+            "the input is a constant tensor; constant inputs to this op are not supported (fold it offline)",
+        ));
+    }
+    Ok(vec![
+        Operand::Offset(input),
+        Operand::Offset(ctx.output_index(0)?),
+    ])
+}
+
+/// A kernel from input 0 to an output of as many elements; `params` makes its parameter struct
+/// from the element count. A constant input is refused ([`in_out`]).
+fn unary<P: Into<Params>>(
+    ctx: &OpContext,
+    function: &'static str,
+    params: impl FnOnce(usize) -> P,
+) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    if input.num_elements() != output.num_elements() {
+        return Err(ctx.unsupported(format!(
+            "input shape {:?} and output shape {:?} differ in size",
+            input.shape, output.shape
+        )));
+    }
+    Ok(kernel(function, in_out(ctx)?, params(input.num_elements())))
+}
+
+/// Row-major element strides of `shape`.
+fn strides_of(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
+/// Drops extent-1 dimensions of a gather walk `(count, input step)` and merges adjacent ones the
+/// input walks contiguously (TRANSPOSE and STRIDED_SLICE share the runtime's gather loop).
+fn collapse_gather(dims: &[(usize, i64)]) -> Vec<(usize, i64)> {
+    let mut out: Vec<(usize, i64)> = Vec::new();
+    for &(count, step) in dims {
+        if count == 1 {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if last.1 == step * count as i64 => *last = (last.0 * count, step),
+            _ => out.push((count, step)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::op_name;
+
+    #[test]
+    fn every_code_is_listed_once() {
+        let codes: Vec<OpCode> = codes().collect();
+        for (i, code) in codes.iter().enumerate() {
+            assert!(
+                !codes[..i].contains(code),
+                "{} is listed twice",
+                op_name(*code)
+            );
+            assert!(
+                code.variant_name().is_some(),
+                "{code:?} is not a schema code"
+            );
+        }
+    }
+
+    #[test]
+    fn arities_are_ranges_and_families_are_of_one_kind() {
+        for family in FAMILIES {
+            assert!(!family.ops.is_empty(), "family {} is empty", family.name);
+            let aliases = family
+                .ops
+                .iter()
+                .filter(|e| matches!(e.lower, Lowering::Alias(_)))
+                .count();
+            // An alias family has no kernel module; a kernel family's calls name its module.
+            assert!(
+                aliases == 0 || aliases == family.ops.len(),
+                "family {} mixes aliases and kernels",
+                family.name
+            );
+            for entry in family.ops {
+                assert!(
+                    entry.inputs.start() <= entry.inputs.end() && entry.outputs > 0,
+                    "{}",
+                    op_name(entry.code)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn only_the_alias_family_is_reshape_like() {
+        let reshape_like: Vec<String> = codes()
+            .filter(|&c| is_reshape_like(c))
+            .map(op_name)
+            .collect();
+        assert_eq!(reshape_like, ["RESHAPE", "SQUEEZE", "EXPAND_DIMS"]);
+        assert!(!is_reshape_like(OpCode::CUSTOM));
+    }
+
+    #[test]
+    fn family_names_are_kernel_modules() {
+        macro_rules! check {
+            (
+                kernels: [$($kernel:ident),* $(,)?],
+                aliases: [$($alias:ident),* $(,)?],
+                support: [$($support:ident),* $(,)?] $(,)?
+            ) => {
+                let kernels = [$(stringify!($kernel)),*];
+                for family in FAMILIES {
+                    let alias = family.ops.iter().all(|e| matches!(e.lower, Lowering::Alias(_)));
+                    assert_eq!(kernels.contains(&family.name), !alias, "{}", family.name);
+                }
+            };
+        }
+        families!(check);
+    }
+}

@@ -1,0 +1,199 @@
+//! PAD and PADV2 → `pad::pad_{s8,f32}`: constant paddings read at generation time, trailing
+//! unpadded dimensions merged into longer rows.
+
+use super::{in_out, kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::OpCode;
+use crate::lower::params::pad as P;
+use crate::lower::{Num, OpContext};
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::PAD,
+        inputs: 2..=3,
+        outputs: 1,
+        lower: Lowering::Kernel(pad),
+    },
+    OpEntry {
+        code: OpCode::PADV2,
+        inputs: 2..=3,
+        outputs: 1,
+        lower: Lowering::Kernel(pad),
+    },
+];
+
+/// PAD, PADV2.
+fn pad(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let num = ctx.num("the input", input)?;
+    ctx.same_dtype("the output", output, input)?;
+    let rank = input.shape.len();
+    if rank > 5 || output.shape.len() != rank {
+        return Err(ctx.unsupported(format!(
+            "input rank {rank}, output rank {}: TFLM pads tensors of up to 5 dimensions",
+            output.shape.len()
+        )));
+    }
+    let paddings = ctx.const_i32s("paddings", ctx.input(1)?)?;
+    if paddings.len() != 2 * rank {
+        return Err(ctx.unsupported(format!(
+            "paddings has {} values; expected {} (two per dimension)",
+            paddings.len(),
+            2 * rank
+        )));
+    }
+    let mut before = Vec::with_capacity(rank);
+    let mut after = Vec::with_capacity(rank);
+    for d in 0..rank {
+        let (b, a) = (paddings[2 * d], paddings[2 * d + 1]);
+        if b < 0 || a < 0 {
+            return Err(ctx.unsupported(format!("negative padding {b}, {a} in dimension {d}")));
+        }
+        if input.shape[d] + b as usize + a as usize != output.shape[d] {
+            return Err(ctx.unsupported(format!(
+                "output dimension {d} is {}, expected {} + {b} + {a}",
+                output.shape[d], input.shape[d]
+            )));
+        }
+        before.push(b as usize);
+        after.push(a as usize);
+    }
+    let pad_value = padv2_value(ctx, num)?;
+    // Merge trailing unpadded dimensions into the one before: fewer, longer rows.
+    let mut shape = input.shape.clone();
+    while shape.len() >= 2 && before[shape.len() - 1] == 0 && after[shape.len() - 1] == 0 {
+        let inner = shape.pop().unwrap_or(1);
+        before.pop();
+        after.pop();
+        let last = shape.len() - 1;
+        shape[last] *= inner;
+        before[last] *= inner;
+        after[last] *= inner;
+    }
+    Ok(match pad_value {
+        PadValue::I8(pad_value) => kernel(
+            "pad_s8",
+            in_out(ctx)?,
+            P::PadS8 {
+                input_shape: shape,
+                before,
+                after,
+                pad_value,
+            },
+        ),
+        PadValue::F32(pad_value) => kernel(
+            "pad_f32",
+            in_out(ctx)?,
+            P::PadF32 {
+                input_shape: shape,
+                before,
+                after,
+                pad_value,
+            },
+        ),
+    })
+}
+
+/// The value padding writes, of the op's element type.
+enum PadValue {
+    /// An int8 value, widened.
+    I8(i32),
+    /// A float32 value.
+    F32(f32),
+}
+
+/// The padding value: PADV2's constant input if given, else the output zero point (int8) or 0.
+fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
+    let output = ctx.output(0)?;
+    let zo = match num {
+        Num::I8 => {
+            let (_, zo) = ctx.int8_quant("the output", output)?;
+            if !(-128..=127).contains(&zo) {
+                return Err(ctx.unsupported(format!("output zero point {zo} is outside int8")));
+            }
+            zo
+        }
+        Num::F32 => 0,
+    };
+    let Some(value) = ctx.optional_input(2) else {
+        return Ok(match num {
+            Num::I8 => PadValue::I8(zo),
+            Num::F32 => PadValue::F32(0.0),
+        });
+    };
+    ctx.same_dtype("the constant value", value, output)?;
+    let Some(data) = value.data else {
+        return Err(ctx.unsupported("the constant value is not a constant tensor"));
+    };
+    if value.num_elements() != 1 {
+        return Err(ctx.unsupported("the constant value must have exactly one element"));
+    }
+    match num {
+        Num::I8 => {
+            // Compared with the output's (int8-checked) quantization, so only the scale needs
+            // checking here.
+            let (sv, zv) = ctx.per_tensor_quant("the constant value", value)?;
+            let (so, _) = ctx.per_tensor_quant("the output", output)?;
+            if zv != zo || sv != so {
+                return Err(ctx.unsupported(
+                    "the constant value's quantization differs from the output's (TFLM requires equal)",
+                ));
+            }
+            let byte = *data
+                .first()
+                .ok_or_else(|| ctx.unsupported("empty constant value"))?;
+            Ok(PadValue::I8(byte as i8 as i32))
+        }
+        Num::F32 => {
+            let b = data
+                .get(..4)
+                .ok_or_else(|| ctx.unsupported("constant value shorter than 4 bytes"))?;
+            Ok(PadValue::F32(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{fields, graph, per_tensor, tensor};
+    use crate::ir::{DType, OpCode, Options};
+    use crate::lower::{lower, Value};
+
+    const PADDINGS: &[u8] = &[
+        0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ];
+
+    static PADDINGS_4D: [u8; 32] = [
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0,
+    ];
+
+    #[test]
+    fn pad_merges_unpadded_channels_and_uses_zero_point() {
+        let g = graph(
+            OpCode::PAD,
+            Options::None,
+            vec![
+                tensor(&[1, 2, 3, 4], DType::I8, per_tensor(0.5, -3), None),
+                tensor(&[3, 2], DType::I32, None, Some(PADDINGS)),
+                tensor(&[1, 5, 3, 4], DType::I8, per_tensor(0.5, -3), None),
+            ],
+            &[Some(0), Some(1)],
+        );
+        // Rank 3 paddings for a rank-4 tensor is refused.
+        assert!(lower(&g).is_err());
+        let mut g = g;
+        g.tensors[1] = tensor(&[4, 2], DType::I32, None, Some(&PADDINGS_4D));
+        assert_eq!(
+            fields(&g),
+            vec![
+                // H rows of W*C bytes: padding 1 and 2 rows become 12 and 24 bytes.
+                ("input_shape", Value::Usizes(vec![1, 24])),
+                ("before", Value::Usizes(vec![0, 12])),
+                ("after", Value::Usizes(vec![0, 24])),
+                ("pad_value", Value::I32(-3)),
+            ]
+        );
+    }
+}

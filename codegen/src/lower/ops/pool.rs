@@ -1,0 +1,166 @@
+//! AVERAGE_POOL_2D and MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,f32}`: shapes, padding,
+//! activation range.
+
+use super::{in_out, kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{DType, OpCode, Options};
+use crate::lower::params::pool as P;
+use crate::lower::{quant, Num, OpContext};
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::AVERAGE_POOL_2D,
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| pool(ctx, Kind::Average)),
+    },
+    OpEntry {
+        code: OpCode::MAX_POOL_2D,
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| pool(ctx, Kind::Max)),
+    },
+];
+
+/// Which pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Average,
+    Max,
+}
+
+/// AVERAGE_POOL_2D / MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,f32}`.
+fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
+    let Options::Pool2D(o) = &ctx.op().options else {
+        return Err(ctx.unsupported("missing Pool2DOptions"));
+    };
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let num = ctx.input_num(input)?;
+    ctx.expect_rank("input", input, 4)?;
+    ctx.expect_rank("output", output, 4)?;
+    let (i, out) = (&input.shape, &output.shape);
+    if i[0] != out[0] || i[3] != out[3] {
+        return Err(ctx.unsupported(format!(
+            "input {i:?} and output {out:?} differ in batches or channels"
+        )));
+    }
+    let mut pads = [0usize; 2];
+    for (axis, (name, filter, stride)) in [
+        ("height", o.filter_h, o.stride_h),
+        ("width", o.filter_w, o.stride_w),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (input, output) = (i[1 + axis], out[1 + axis]);
+        let expected = quant::output_size(o.padding, input, filter, stride, 1);
+        if expected != Some(output) {
+            return Err(ctx.unsupported(format!(
+                "output {name} is {output} but {:?} padding with input {input}, window {filter}, stride {stride} gives {expected:?}",
+                o.padding
+            )));
+        }
+        pads[axis] = quant::padding_before(stride, 1, input, filter, output);
+        ctx.fits_i16("padding", pads[axis])?;
+    }
+    let function = match (num, pool) {
+        (Num::I8, Kind::Average) => "average_pool2d_s8",
+        (Num::I8, Kind::Max) => "max_pool2d_s8",
+        (Num::F32, Kind::Average) => "average_pool2d_f32",
+        (Num::F32, Kind::Max) => "max_pool2d_f32",
+    };
+    match num {
+        Num::I8 => {
+            ctx.expect_dtype("output", output, DType::I8)?;
+            let (s_in, zp_in) = ctx.int8_quant("input", input)?;
+            let (s_out, zp_out) = ctx.int8_quant("output", output)?;
+            // TFLM's pooling Prepare requires the same quantization on both sides.
+            if f64::from((s_in - s_out).abs()) > 1e-6 || zp_in != zp_out {
+                return Err(ctx.unsupported(format!(
+                    "input quantization ({s_in}, {zp_in}) differs from output ({s_out}, {zp_out}); pools must keep it"
+                )));
+            }
+            let (act_min, act_max) = ctx.activation_range_s8(o.activation, s_out, zp_out)?;
+            Ok(kernel(
+                function,
+                in_out(ctx)?,
+                P::Pool2dS8 {
+                    batches: i[0],
+                    input_h: i[1],
+                    input_w: i[2],
+                    channels: i[3],
+                    output_h: out[1],
+                    output_w: out[2],
+                    filter_h: o.filter_h,
+                    filter_w: o.filter_w,
+                    stride_h: o.stride_h,
+                    stride_w: o.stride_w,
+                    pad_top: pads[0],
+                    pad_left: pads[1],
+                    act_min,
+                    act_max,
+                },
+            ))
+        }
+        Num::F32 => {
+            ctx.expect_dtype("output", output, DType::F32)?;
+            let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
+            Ok(kernel(
+                function,
+                in_out(ctx)?,
+                P::Pool2dF32 {
+                    batches: i[0],
+                    input_h: i[1],
+                    input_w: i[2],
+                    channels: i[3],
+                    output_h: out[1],
+                    output_w: out[2],
+                    filter_h: o.filter_h,
+                    filter_w: o.filter_w,
+                    stride_h: o.stride_h,
+                    stride_w: o.stride_w,
+                    pad_top: pads[0],
+                    pad_left: pads[1],
+                    act_min,
+                    act_max,
+                },
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{field, graph, kernel, quant, reason, tensor};
+    use crate::ir::*;
+    use crate::lower::Value;
+
+    #[test]
+    fn pools_compute_same_padding_and_keep_quantization() {
+        let options = Options::Pool2D(Pool2DOptions {
+            padding: Padding::Same,
+            stride_w: 2,
+            stride_h: 2,
+            filter_w: 3,
+            filter_h: 3,
+            activation: Activation::None,
+        });
+        let make = |out_zp| {
+            graph(
+                OpCode::AVERAGE_POOL_2D,
+                options.clone(),
+                vec![
+                    tensor(&[1, 5, 5, 2], DType::I8, quant(&[0.5], &[1], 0), None),
+                    tensor(&[1, 3, 3, 2], DType::I8, quant(&[0.5], &[out_zp], 0), None),
+                ],
+                &[Some(0)],
+            )
+        };
+        let k = kernel(&make(1));
+        assert_eq!(k.function, "average_pool2d_s8");
+        // (3 - 1) * 2 + 3 - 5 = 2 → 1 before.
+        assert_eq!(field(&k, "pad_top"), &Value::Usize(1));
+        assert!(reason(&make(2)).contains("differs"));
+    }
+}

@@ -1,0 +1,296 @@
+//! STRIDED_SLICE → `strided_slice::strided_slice`: constant begin, end and strides read at
+//! generation time, resolved per axis as TFLM's Eval resolves them, and turned into the runtime's
+//! collapsed gather loop.
+
+use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{OpCode, Options};
+use crate::lower::params::strided_slice as P;
+use crate::lower::{Data, OpContext};
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::STRIDED_SLICE,
+    inputs: 4..=4,
+    outputs: 1,
+    lower: Lowering::Kernel(strided_slice),
+}];
+
+/// One axis of a strided slice, resolved as TFLM's Eval resolves it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SliceAxis {
+    /// First index.
+    start: i64,
+    /// Number of indices taken.
+    count: usize,
+}
+
+/// The per-axis flags of a strided slice.
+#[derive(Clone, Copy, Debug, Default)]
+struct AxisFlags {
+    /// `begin_mask` bit: start at the first element (in stride direction).
+    begin_masked: bool,
+    /// `end_mask` bit: run to the last element.
+    end_masked: bool,
+    /// `shrink_axis_mask` bit: take one element and drop the dimension.
+    shrink: bool,
+    /// The `offset` option: `end` is relative to `begin`.
+    offset: bool,
+}
+
+/// `StridedSliceStartForAxis` / `StridedSliceEndForAxis` and the loop count, for one axis.
+fn slice_axis(size: i64, begin: i64, end: i64, stride: i64, flags: AxisFlags) -> SliceAxis {
+    let AxisFlags {
+        begin_masked,
+        end_masked,
+        shrink,
+        offset,
+    } = flags;
+    let clamp = |v: i64| {
+        if stride > 0 {
+            v.clamp(0, size)
+        } else {
+            v.clamp(-1, size - 1)
+        }
+    };
+    let mut start = begin;
+    if start < 0 {
+        start += size;
+    }
+    start = clamp(start);
+    if begin_masked {
+        start = if stride > 0 { 0 } else { size - 1 };
+    }
+    let stop = if shrink {
+        if start >= size {
+            start
+        } else {
+            start + 1
+        }
+    } else {
+        let mut stop = end;
+        if offset {
+            stop += start;
+        }
+        if stop < 0 {
+            stop += size;
+        }
+        stop = clamp(stop);
+        if end_masked {
+            stop = if stride > 0 { size } else { -1 };
+        }
+        stop
+    };
+    let span = if stride > 0 {
+        stop - start
+    } else {
+        start - stop
+    };
+    let step = stride.abs();
+    let count = if span > 0 {
+        (span + step - 1) / step
+    } else {
+        0
+    };
+    SliceAxis {
+        start,
+        count: count as usize,
+    }
+}
+
+/// STRIDED_SLICE (TFLM: up to 4 dimensions here 5; constant begin/end/strides; ellipsis and
+/// new-axis masks unsupported, as TFLM ignores them).
+fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    ctx.movable("the input", input)?;
+    ctx.same_dtype("the output", output, input)?;
+    let Options::StridedSlice(o) = &ctx.op().options else {
+        return Err(ctx.unsupported("the op has no StridedSliceOptions"));
+    };
+    if o.ellipsis_mask != 0 || o.new_axis_mask != 0 {
+        return Err(ctx.unsupported(
+            "ellipsis_mask / new_axis_mask are set; TFLM ignores them (computing something else), \
+             so they are not supported",
+        ));
+    }
+    let rank = input.shape.len();
+    // strided_slice_common.cc's kMaxDim.
+    if rank > 4 {
+        return Err(ctx.invalid(format!("rank {rank}; TFLM slices at most 4 dimensions")));
+    }
+    let begin = ctx.const_ints("begin", ctx.input(1)?)?;
+    let end = ctx.const_ints("end", ctx.input(2)?)?;
+    let strides = ctx.const_ints("strides", ctx.input(3)?)?;
+    if begin.len() != rank || end.len() != rank || strides.len() != rank {
+        return Err(ctx.unsupported(format!(
+            "begin/end/strides have {}/{}/{} values for an input of rank {rank}",
+            begin.len(),
+            end.len(),
+            strides.len()
+        )));
+    }
+    let in_strides = strides_of(&input.shape);
+    let mut dims = Vec::new();
+    let mut out_shape = Vec::new();
+    let mut base = 0i64;
+    let mut empty = false;
+    for d in 0..rank {
+        if strides[d] == 0 {
+            return Err(ctx.unsupported(format!("stride 0 in dimension {d}")));
+        }
+        let bit = |mask: i32| mask & (1 << d) != 0;
+        let shrink = bit(o.shrink_axis_mask);
+        let resolve = |offset| {
+            let flags = AxisFlags {
+                begin_masked: bit(o.begin_mask),
+                end_masked: bit(o.end_mask),
+                shrink,
+                offset,
+            };
+            slice_axis(input.shape[d] as i64, begin[d], end[d], strides[d], flags)
+        };
+        let axis = resolve(o.offset);
+        if o.offset && axis != resolve(false) {
+            return Err(ctx.unsupported(format!(
+                "offset=true changes dimension {d}'s slice; TFLM ignores the offset flag, so its \
+                 result would differ from TFLite's"
+            )));
+        }
+        if shrink && axis.count != 1 {
+            return Err(ctx.unsupported(format!("shrink axis {d} selects no element")));
+        }
+        if !shrink {
+            out_shape.push(axis.count);
+        }
+        empty |= axis.count == 0;
+        base += axis.start.max(0) * in_strides[d] as i64;
+        dims.push((axis.count, strides[d] * in_strides[d] as i64));
+    }
+    if out_shape != output.shape {
+        return Err(ctx.unsupported(format!(
+            "output shape {:?} is not the slice's shape {out_shape:?}",
+            output.shape
+        )));
+    }
+    let dims = if empty {
+        vec![(0, 1)]
+    } else {
+        collapse_gather(&dims)
+    };
+    let mut steps = Vec::with_capacity(dims.len());
+    for &(_, s) in &dims {
+        steps.push(i32::try_from(s).map_err(|_| ctx.unsupported("input too large"))?);
+    }
+    Ok(kernel(
+        "strided_slice",
+        in_out(ctx)?,
+        P::StridedSlice {
+            elem_bytes: input.dtype.size(),
+            input_bytes: input.bytes,
+            start: if empty { 0 } else { base as usize },
+            counts: dims.iter().map(|d| d.0).collect(),
+            steps: Data::Values(steps),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{fields, graph, per_tensor, tensor};
+    use super::{slice_axis, AxisFlags, SliceAxis};
+    use crate::ir::{DType, OpCode, Options};
+    use crate::lower::{lower, Value};
+
+    #[test]
+    fn slice_axes_resolve_like_tflm() {
+        let ax = |size, b, e, s, begin_masked, end_masked, shrink| {
+            let flags = AxisFlags {
+                begin_masked,
+                end_masked,
+                shrink,
+                offset: false,
+            };
+            slice_axis(size, b, e, s, flags)
+        };
+        assert_eq!(
+            ax(5, 1, 4, 1, false, false, false),
+            SliceAxis { start: 1, count: 3 }
+        );
+        assert_eq!(
+            ax(5, -1, 0, -2, false, false, false),
+            SliceAxis { start: 4, count: 2 }
+        );
+        assert_eq!(
+            ax(5, 3, 0, 1, true, true, false),
+            SliceAxis { start: 0, count: 5 }
+        );
+        assert_eq!(
+            ax(5, 0, 0, -1, true, true, false),
+            SliceAxis { start: 4, count: 5 }
+        );
+        assert_eq!(
+            ax(5, -2, 0, 1, false, false, true),
+            SliceAxis { start: 3, count: 1 }
+        );
+        assert_eq!(
+            ax(5, 10, 20, 1, false, false, false),
+            SliceAxis { start: 5, count: 0 }
+        );
+        assert_eq!(
+            slice_axis(
+                5,
+                1,
+                2,
+                1,
+                AxisFlags {
+                    offset: true,
+                    ..AxisFlags::default()
+                }
+            ),
+            SliceAxis { start: 1, count: 2 }
+        );
+    }
+
+    static BEGIN: [u8; 8] = [1, 0, 0, 0, 3, 0, 0, 0];
+    static END: [u8; 8] = [0; 8];
+    static STRIDES: [u8; 8] = [1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff];
+
+    #[test]
+    fn strided_slice_shrinks_and_walks_backwards() {
+        use crate::ir::StridedSliceOptions;
+        let options = Options::StridedSlice(StridedSliceOptions {
+            begin_mask: 0,
+            end_mask: 0,
+            ellipsis_mask: 0,
+            new_axis_mask: 0,
+            shrink_axis_mask: 1,
+            offset: false,
+        });
+        // x[1, 3:0:-2] of a 2x4 tensor: elements 7 and 5.
+        let mut g = graph(
+            OpCode::STRIDED_SLICE,
+            options.clone(),
+            vec![
+                tensor(&[2, 4], DType::I8, per_tensor(1.0, 0), None),
+                tensor(&[2], DType::I32, None, Some(&BEGIN)),
+                tensor(&[2], DType::I32, None, Some(&END)),
+                tensor(&[2], DType::I32, None, Some(&STRIDES)),
+                tensor(&[2], DType::I8, per_tensor(1.0, 0), None),
+            ],
+            &[Some(0), Some(1), Some(2), Some(3)],
+        );
+        assert_eq!(
+            fields(&g),
+            vec![
+                ("elem_bytes", Value::Usize(1)),
+                ("input_bytes", Value::Usize(8)),
+                ("start", Value::Usize(7)),
+                ("counts", Value::Usizes(vec![2])),
+                ("steps", Value::I32s(vec![-2])),
+            ]
+        );
+        // A non-constant begin is refused.
+        g.tensors[1].data = None;
+        assert!(lower(&g).unwrap_err().to_string().contains("begin"));
+    }
+}

@@ -1,0 +1,72 @@
+//! TRANSPOSE → `transpose::transpose`: a constant permutation read at generation time and turned
+//! into the runtime's collapsed gather loop (TFLM: up to 5 dimensions).
+
+use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{DType, OpCode};
+use crate::lower::params::transpose as P;
+use crate::lower::OpContext;
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::TRANSPOSE,
+    inputs: 2..=2,
+    outputs: 1,
+    lower: Lowering::Kernel(transpose),
+}];
+
+/// TRANSPOSE (TFLM: up to 5 dimensions, constant permutation).
+fn transpose(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    ctx.movable("the input", input)?;
+    ctx.same_dtype("the output", output, input)?;
+    if !matches!(input.dtype, DType::I8 | DType::F32) {
+        return Err(ctx.unsupported(format!(
+            "input type {}; TRANSPOSE supports INT8 and FLOAT32 (TFLM's kernel has no INT32 case)",
+            input.dtype
+        )));
+    }
+    let rank = input.shape.len();
+    if rank > 5 {
+        return Err(ctx.invalid(format!("rank {rank}; TFLM transposes up to 5 dimensions")));
+    }
+    let perm_tensor = ctx.input(1)?;
+    if perm_tensor.dtype != DType::I32 {
+        return Err(ctx.invalid(format!(
+            "perm has type {}; TFLM reads it as INT32",
+            perm_tensor.dtype
+        )));
+    }
+    let perm = ctx.const_ints("perm", perm_tensor)?;
+    let mut seen = vec![false; rank];
+    let valid = perm.len() == rank
+        && perm.iter().all(|&p| {
+            (0..rank as i64).contains(&p) && !std::mem::replace(&mut seen[p as usize], true)
+        });
+    if !valid {
+        return Err(ctx.unsupported(format!("perm {perm:?} is not a permutation of 0..{rank}")));
+    }
+    let expected: Vec<usize> = perm.iter().map(|&p| input.shape[p as usize]).collect();
+    if expected != output.shape {
+        return Err(ctx.unsupported(format!(
+            "output shape {:?} is not the permuted input shape {expected:?}",
+            output.shape
+        )));
+    }
+    let strides = strides_of(&input.shape);
+    let dims: Vec<(usize, i64)> = perm
+        .iter()
+        .map(|&p| (input.shape[p as usize], strides[p as usize] as i64))
+        .collect();
+    let dims = collapse_gather(&dims);
+    Ok(kernel(
+        "transpose",
+        in_out(ctx)?,
+        P::Transpose {
+            elem_bytes: input.dtype.size(),
+            input_bytes: input.bytes,
+            shape: dims.iter().map(|d| d.0).collect(),
+            input_strides: dims.iter().map(|d| d.1 as usize).collect(),
+        },
+    ))
+}

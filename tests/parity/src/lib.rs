@@ -1,0 +1,388 @@
+//! Per-kernel parity between the Rust runtime and the C kernels.
+//!
+//! The C kernels of every family (rendered from `templates/c/` with all functions, prefix
+//! `parity`) are compiled once by `build.rs`. For each kernel call that lowering produces for a
+//! model, [`check_model`] fills an arena with the same seeded data twice, runs the Rust kernel on
+//! one copy and its C twin on the other with the same parameter values, and compares the two
+//! arenas byte for byte. A difference is reported as the kernel, the operator and the parameter
+//! values, not as "model X differs".
+//!
+//! The parameter structs, their C mirrors and the dispatch are generated from the runtime's
+//! sources by `cargo xtask kernels` (`src/generated.rs`), so a new kernel joins the harness with
+//! no hand edit here.
+
+mod generated;
+
+use tinyaot_codegen::ir::{DType, Graph};
+use tinyaot_codegen::lower::{CallKind, KernelCall, Operand, Value};
+use tinyaot_codegen::plan::{MemoryPlan, Region};
+
+pub use generated::{ffi, run_c, run_rust, KERNELS};
+
+/// Byte alignment of the arena and of constant copies: the generated code's (`ALIGN` = 16).
+const ALIGN: usize = 16;
+
+/// Bytes aligned to [`ALIGN`], without `unsafe`: an over-allocated vector and the aligned window.
+#[derive(Clone)]
+struct Aligned {
+    storage: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Aligned {
+    fn new(len: usize) -> Aligned {
+        let storage = vec![0u8; len + ALIGN];
+        let start = storage.as_ptr().align_offset(ALIGN).min(ALIGN);
+        Aligned {
+            storage,
+            start,
+            len,
+        }
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Aligned {
+        let mut a = Aligned::new(bytes.len());
+        a.bytes_mut().copy_from_slice(bytes);
+        a
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.storage[self.start..self.start + self.len]
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..self.start + self.len]
+    }
+}
+
+/// One lowered kernel call of a model, with what both runners need to build their arguments.
+pub struct Call<'a> {
+    graph: &'a Graph<'a>,
+    plan: &'a MemoryPlan,
+    kernel: &'a KernelCall,
+    /// Aligned copies of the constant operands, by operand position.
+    constants: Vec<Option<Aligned>>,
+}
+
+/// A scalar parameter field's type.
+pub trait Scalar: Sized {
+    /// The value, if `value` is of this type.
+    fn from_value(value: &Value) -> Option<Self>;
+}
+
+impl Scalar for usize {
+    fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::Usize(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+impl Scalar for i32 {
+    fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::I32(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+impl Scalar for f32 {
+    fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::F32(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+impl Scalar for bool {
+    fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::Bool(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// A slice parameter field's element type: from a computed list or a constant tensor's bytes.
+pub trait Element: Sized + Copy {
+    /// The elements of a computed list, if it holds this type.
+    fn from_list(value: &Value) -> Option<Vec<Self>>;
+    /// The elements of a constant tensor's little-endian bytes.
+    fn from_le_bytes(bytes: &[u8]) -> Vec<Self>;
+}
+
+macro_rules! element {
+    ($t:ty, $variant:ident) => {
+        impl Element for $t {
+            fn from_list(value: &Value) -> Option<Vec<Self>> {
+                match value {
+                    Value::$variant(v) => Some(v.clone()),
+                    _ => None,
+                }
+            }
+            fn from_le_bytes(bytes: &[u8]) -> Vec<Self> {
+                bytes
+                    .chunks_exact(std::mem::size_of::<$t>())
+                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("chunks_exact")))
+                    .collect()
+            }
+        }
+    };
+}
+element!(i8, I8s);
+element!(i32, I32s);
+element!(f32, F32s);
+element!(usize, Usizes);
+
+impl Element for u8 {
+    fn from_list(_: &Value) -> Option<Vec<Self>> {
+        None
+    }
+    fn from_le_bytes(bytes: &[u8]) -> Vec<Self> {
+        bytes.to_vec()
+    }
+}
+
+impl<'a> Call<'a> {
+    fn new(graph: &'a Graph<'a>, plan: &'a MemoryPlan, kernel: &'a KernelCall) -> Call<'a> {
+        let constants = kernel
+            .operands
+            .iter()
+            .map(|op| match op {
+                Operand::Src(t) => graph.tensors[*t].data.map(Aligned::from_bytes),
+                Operand::Offset(_) => None,
+            })
+            .collect();
+        Call {
+            graph,
+            plan,
+            kernel,
+            constants,
+        }
+    }
+
+    /// The kernel's module (family).
+    pub fn module(&self) -> &str {
+        self.kernel.module
+    }
+
+    /// The kernel's function.
+    pub fn function(&self) -> &str {
+        self.kernel.function
+    }
+
+    fn field(&self, name: &str) -> Result<&Value, String> {
+        let params = self
+            .kernel
+            .params
+            .as_ref()
+            .ok_or("the call has no parameters")?;
+        params
+            .fields
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| format!("{}: no field {name}", self.describe()))
+    }
+
+    /// A scalar field.
+    pub fn scalar<T: Scalar>(&self, name: &str) -> Result<T, String> {
+        T::from_value(self.field(name)?)
+            .ok_or_else(|| format!("{}: field {name} has another type", self.describe()))
+    }
+
+    /// A slice field.
+    pub fn slice<T: Element>(&self, name: &str) -> Result<Vec<T>, String> {
+        self.elements(name, self.field(name)?)
+    }
+
+    /// An optional slice field.
+    pub fn opt_slice<T: Element>(&self, name: &str) -> Result<Option<Vec<T>>, String> {
+        match self.field(name)? {
+            Value::None => Ok(None),
+            Value::Some(inner) => self.elements(name, inner).map(Some),
+            _ => Err(format!("{}: field {name} is not optional", self.describe())),
+        }
+    }
+
+    fn elements<T: Element>(&self, name: &str, value: &Value) -> Result<Vec<T>, String> {
+        if let Value::Tensor(t) = value {
+            let data = self.graph.tensors[*t]
+                .data
+                .ok_or_else(|| format!("{}: field {name} names a non-constant", self.describe()))?;
+            return Ok(T::from_le_bytes(data));
+        }
+        T::from_list(value)
+            .ok_or_else(|| format!("{}: field {name} has another type", self.describe()))
+    }
+
+    fn arena_offset(&self, t: usize) -> Result<usize, String> {
+        let placement = &self.plan.tensors[t];
+        if placement.region != Region::Arena {
+            return Err(format!(
+                "{}: tensor {t} is not in the arena",
+                self.describe()
+            ));
+        }
+        Ok(placement.offset)
+    }
+
+    fn operand(&self, i: usize) -> Result<&Operand, String> {
+        self.kernel
+            .operands
+            .get(i)
+            .ok_or_else(|| format!("{}: no operand {i}", self.describe()))
+    }
+
+    /// Operand `i` as an arena offset (Rust).
+    pub fn offset(&self, i: usize) -> Result<usize, String> {
+        match self.operand(i)? {
+            Operand::Offset(t) | Operand::Src(t) => self.arena_offset(*t),
+        }
+    }
+
+    /// Operand `i` as a `Src` (Rust).
+    pub fn src(&self, i: usize) -> Result<tinyaot::Src<'_>, String> {
+        match (&self.constants[i], self.operand(i)?) {
+            (Some(data), _) => Ok(tinyaot::Src::Flash(data.bytes())),
+            (None, Operand::Offset(t) | Operand::Src(t)) => {
+                Ok(tinyaot::Src::Arena(self.arena_offset(*t)?))
+            }
+        }
+    }
+
+    /// Operand `i` as a C input pointer: into the arena at `base` (`len` bytes), or at the
+    /// constant's aligned copy.
+    pub fn c_input(&self, base: *mut u8, len: usize, i: usize) -> Result<*const u8, String> {
+        if let Some(data) = &self.constants[i] {
+            return Ok(data.bytes().as_ptr());
+        }
+        Ok(self.c_output(base, len, i)?.cast_const())
+    }
+
+    /// Operand `i` as a C output pointer into the arena at `base` (`len` bytes).
+    pub fn c_output(&self, base: *mut u8, len: usize, i: usize) -> Result<*mut u8, String> {
+        let offset = self.offset(i)?;
+        if offset > len {
+            return Err(format!(
+                "{}: operand {i} is outside the arena",
+                self.describe()
+            ));
+        }
+        Ok(base.wrapping_add(offset))
+    }
+
+    /// `module::function` and the parameter values, for messages.
+    pub fn describe(&self) -> String {
+        format!("{}::{}", self.kernel.module, self.kernel.function)
+    }
+
+    /// The parameter values, for a failure report.
+    fn parameters(&self) -> String {
+        match &self.kernel.params {
+            None => String::new(),
+            Some(p) => p
+                .fields
+                .iter()
+                .map(|(n, v)| format!("{n}: {}", short(v)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+/// A field value in a report: long lists shortened.
+fn short(value: &Value) -> String {
+    let text = format!("{value:?}");
+    if text.len() > 120 {
+        format!("{}…", &text[..120])
+    } else {
+        text
+    }
+}
+
+/// What [`check_model`] did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// `(module, function)` of every kernel call compared.
+    pub compared: Vec<(String, String)>,
+    /// A description of every difference found.
+    pub differences: Vec<String>,
+}
+
+/// Deterministic filler: the arena is the same for both runs, and every run of the test.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// An arena of the plan's size: random bytes, and for every float32 arena tensor random finite
+/// values in [-8, 8) (random bytes would be NaN payloads, which C and Rust need not propagate
+/// alike, and are not what a model computes on).
+fn filled_arena(graph: &Graph, plan: &MemoryPlan, seed: u64) -> Aligned {
+    let mut arena = Aligned::new(plan.arena_bytes);
+    let mut rng = SplitMix(seed);
+    for b in arena.bytes_mut() {
+        *b = rng.next() as u8;
+    }
+    for (t, tensor) in graph.tensors.iter().enumerate() {
+        let placement = &plan.tensors[t];
+        if tensor.dtype != DType::F32 || placement.region != Region::Arena || tensor.bytes == 0 {
+            continue;
+        }
+        let bytes = arena.bytes_mut();
+        let Some(region) = bytes.get_mut(placement.offset..placement.offset + tensor.bytes) else {
+            continue;
+        };
+        for chunk in region.chunks_exact_mut(4) {
+            let x = (rng.next() >> 40) as f32 / (1u64 << 24) as f32 * 16.0 - 8.0;
+            chunk.copy_from_slice(&x.to_le_bytes());
+        }
+    }
+    arena
+}
+
+/// Runs every kernel call of `model` (which must load, plan and lower) in Rust and in C on the
+/// same arena and compares the results; `name` labels the reports.
+pub fn check_model(name: &str, model: &[u8], seed: u64) -> Result<Outcome, String> {
+    let graph = tinyaot_codegen::load::load(model).map_err(|e| format!("{name}: {e}"))?;
+    let plan = tinyaot_codegen::plan::plan_graph(&graph).map_err(|e| format!("{name}: {e}"))?;
+    let calls = tinyaot_codegen::lower::lower(&graph).map_err(|e| format!("{name}: {e}"))?;
+    let mut outcome = Outcome::default();
+    for (index, call) in calls.iter().enumerate() {
+        let CallKind::Kernel(kernel) = &call.kind else {
+            continue;
+        };
+        let call_ctx = Call::new(&graph, &plan, kernel);
+        let start = filled_arena(&graph, &plan, seed ^ index as u64);
+        let mut rust = start.clone();
+        run_rust(&call_ctx, rust.bytes_mut()).map_err(|e| format!("{name} op {}: {e}", call.op))?;
+        let mut c = start;
+        run_c(&call_ctx, c.bytes_mut()).map_err(|e| format!("{name} op {}: {e}", call.op))?;
+        outcome
+            .compared
+            .push((kernel.module.to_string(), kernel.function.to_string()));
+        if let Some(at) = rust.bytes().iter().zip(c.bytes()).position(|(a, b)| a != b) {
+            outcome.differences.push(format!(
+                "{name}: operator #{} ({}), arena byte {at}: Rust {} vs C {}; parameters {{{}}}",
+                call.op,
+                call_ctx.describe(),
+                rust.bytes()[at],
+                c.bytes()[at],
+                call_ctx.parameters()
+            ));
+        }
+    }
+    Ok(outcome)
+}

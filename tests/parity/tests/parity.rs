@@ -1,0 +1,179 @@
+//! Every Rust kernel against its C twin, byte for byte, on the calls lowering makes:
+//! - corner cases: every fixture model (tests/fixtures/models) and every accepted model of the
+//!   hostile suite, whose parameters are the legitimate corners (tiny and huge scales, odd shapes,
+//!   broadcasts, strides, …);
+//! - property tests: random models from `tinyaot_modelkit::fuzz`, each lowered call checked.
+//!
+//! Every kernel of the runtime must be reached by the corner cases (the test lists the ones
+//! that are not), so a new kernel cannot join untested.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+use tinyaot_modelkit::hostile::{cases, Expect};
+use tinyaot_modelkit::{Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec};
+use tinyaot_parity::{check_model, ffi, KERNELS};
+
+/// CONCATENATION of 1 to 10 inputs (one kernel per arity), int8 and float32, the second input a
+/// constant where there is one (the `Src::Flash` path), along the last axis.
+fn concatenations() -> Vec<(String, Vec<u8>)> {
+    let mut models = Vec::new();
+    for n in 1..=10i32 {
+        for float in [false, true] {
+            let tensor = |width: i32| {
+                if float {
+                    TensorSpec::f32(&[1, 2, width])
+                } else {
+                    TensorSpec::int8(&[1, 2, width], 0.5, -3)
+                }
+            };
+            let inputs: Vec<TensorSpec> = (1..=n)
+                .map(|i| {
+                    let t = tensor(i);
+                    match (i, float) {
+                        (2, false) => t.constant_i8(&vec![7; 2 * i as usize]),
+                        (2, true) => t.constant_f32(&vec![0.25; 2 * i as usize]),
+                        _ => t,
+                    }
+                })
+                .collect();
+            let width = n * (n + 1) / 2;
+            let spec = ModelSpec::single_op(
+                B::CONCATENATION,
+                Options::Concatenation {
+                    axis: -1,
+                    activation: Activation::NONE,
+                },
+                inputs,
+                vec![tensor(width)],
+            );
+            let kind = if float { "float" } else { "int8" };
+            models.push((format!("concat{n}_{kind}"), spec.to_bytes()));
+        }
+    }
+    models
+}
+
+fn fixture_models() -> Vec<(String, Vec<u8>)> {
+    tinyaot_test_support::tflite_files(&tinyaot_test_support::fixtures_dir().join("models"))
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .expect("a file name")
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read(&p).expect("readable fixture"))
+        })
+        .collect()
+}
+
+#[test]
+fn every_kernel_matches_its_c_twin_on_the_corner_cases() {
+    let mut covered = BTreeSet::new();
+    let mut differences = Vec::new();
+    let mut calls = 0;
+    let accepted = cases()
+        .into_iter()
+        .filter(|c| matches!(c.expect, Expect::Accepted))
+        .map(|c| (format!("hostile/{}", c.name), c.model));
+    let all = fixture_models()
+        .into_iter()
+        .chain(accepted)
+        .chain(concatenations());
+    for (seed, (name, model)) in all.enumerate() {
+        let outcome = check_model(&name, &model, seed as u64).unwrap_or_else(|e| panic!("{e}"));
+        calls += outcome.compared.len();
+        covered.extend(outcome.compared);
+        differences.extend(outcome.differences);
+    }
+    assert!(
+        differences.is_empty(),
+        "{} of {calls} kernel calls differ between Rust and C:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    let missing: Vec<String> = KERNELS
+        .iter()
+        .filter(|(m, f)| !covered.contains(&(m.to_string(), f.to_string())))
+        .map(|(m, f)| format!("{m}::{f}"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "kernels no corner case reaches (add a fixture or a hostile-suite corner): {}",
+        missing.join(", ")
+    );
+}
+
+/// `copy::copy`, which the emitters call for a RESHAPE whose output does not share its input's
+/// storage (no lowered call names it), on every length up to 64 and a few offsets.
+#[test]
+fn copy_matches_its_c_twin() {
+    for bytes in 0..64 {
+        for (input, output) in [(0, 64), (64, 0), (3, 80), (80, 17)] {
+            let start: Vec<u8> = (0..160u8).map(|i| i.wrapping_mul(37)).collect();
+            let mut rust = start.clone();
+            tinyaot::kernels::copy::copy(&mut rust, input, output, bytes);
+            let mut c = start;
+            let base = c.as_mut_ptr();
+            // SAFETY: both ranges, input..input + bytes and output..output + bytes, are within the
+            // 160-byte buffer (at most 80 + 63 = 143) and do not overlap (the offsets differ by at
+            // least 64 where bytes < 64).
+            unsafe {
+                ffi::parity_copy_copy(base.add(input), base.add(output), bytes);
+            }
+            assert_eq!(rust, c, "copy of {bytes} bytes from {input} to {output}");
+        }
+    }
+}
+
+/// The random models of the property test do reach the kernels (a generator that only made
+/// refused models would make it pass vacuously).
+#[test]
+fn random_models_reach_the_kernels() {
+    let mut compared = 0;
+    let mut state = 0x5EED_u64;
+    for _ in 0..300 {
+        let bytes: Vec<u8> = (0..512)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 33) as u8
+            })
+            .collect();
+        if let Some(outcome) = accepted_outcome(&bytes, state) {
+            assert!(
+                outcome.differences.is_empty(),
+                "{}",
+                outcome.differences.join("\n")
+            );
+            compared += outcome.compared.len();
+        }
+    }
+    assert!(
+        compared >= 100,
+        "only {compared} kernel calls in 300 random models"
+    );
+}
+
+/// The parity outcome of the model generated from `bytes`, if the pipeline accepts it (the rest
+/// is refused before any kernel exists; the fuzzers check those refusals).
+fn accepted_outcome(bytes: &[u8], seed: u64) -> Option<tinyaot_parity::Outcome> {
+    let model = tinyaot_modelkit::fuzz::model_from_bytes(bytes).to_bytes();
+    let graph = tinyaot_codegen::load::load(&model).ok()?;
+    tinyaot_codegen::plan::plan_graph(&graph).ok()?;
+    tinyaot_codegen::lower::lower(&graph).ok()?;
+    Some(check_model("random", &model, seed).unwrap_or_else(|e| panic!("{e}")))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn random_models_run_identically_in_rust_and_c(bytes in proptest::collection::vec(any::<u8>(), 0..1024), seed in any::<u64>()) {
+        if let Some(outcome) = accepted_outcome(&bytes, seed) {
+            prop_assert!(outcome.differences.is_empty(), "{}", outcome.differences.join("\n"));
+        }
+    }
+}

@@ -1,0 +1,485 @@
+//! Test data helpers, written once for tinyaot's tests, build scripts, benchmark and xtask:
+//!
+//! - where the data is: the workspace, its fixtures, and the shared reference data (`../shared`
+//!   beside the repository, or `$TINYAOT_SHARED_DIR`), with the conformance [`suites`];
+//! - TFLM's golden cases: `<golden dir>/manifest.json` and the raw little-endian tensors it names
+//!   ([`load_cases`]);
+//! - the conformance rule for comparing an output with TFLM's ([`compare`]): every integer type
+//!   byte for byte, float32 within [`F32_RELATIVE_TOLERANCE`] relative.
+//!
+//! Errors are `String`s naming the file at fault: every caller either prints them in a report or
+//! fails with them. [`shared_dir`] panics instead, for tests and build scripts, where a missing
+//! data directory must fail loudly rather than let a test pass having checked nothing.
+#![deny(missing_docs)]
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The environment variable that says where the shared reference data is.
+pub const SHARED_DIR_VAR: &str = "TINYAOT_SHARED_DIR";
+
+/// The workspace root (the directory of the top-level `Cargo.toml`).
+pub fn workspace_root() -> PathBuf {
+    // This crate is `<workspace>/tests/support` and its manifest directory is fixed when it is
+    // compiled, so every user (test, build script, binary, xtask) gets the same answer whatever its
+    // own crate or current directory.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .nth(2)
+        .unwrap_or(manifest)
+        .to_path_buf()
+}
+
+/// The project's own fixtures: `<workspace>/tests/fixtures`.
+pub fn fixtures_dir() -> PathBuf {
+    workspace_root().join("tests/fixtures")
+}
+
+/// Where the shared reference data should be, unchecked: `$TINYAOT_SHARED_DIR` if set (taken as
+/// given, so a relative path is relative to the current directory), else `<workspace>/../shared`.
+pub fn shared_dir_unchecked() -> PathBuf {
+    std::env::var_os(SHARED_DIR_VAR)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared"))
+}
+
+/// The shared reference data ([`shared_dir_unchecked`]), or an error saying where it was looked
+/// for when it has no `models/` directory.
+pub fn find_shared_dir() -> Result<PathBuf, String> {
+    let dir = shared_dir_unchecked();
+    if dir.join("models").is_dir() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "the reference models are missing: looked for {}/models. Put the project's shared/ \
+             directory beside the repository or set {SHARED_DIR_VAR}.",
+            dir.display()
+        ))
+    }
+}
+
+/// [`find_shared_dir`] for tests and build scripts: panics with its message when the data is
+/// missing.
+pub fn shared_dir() -> PathBuf {
+    find_shared_dir().unwrap_or_else(|message| panic!("{message}"))
+}
+
+/// Every `*.tflite` directly in `dir`, sorted; empty when `dir` does not exist or cannot be read.
+pub fn tflite_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "tflite"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A set of models with TFLM goldens: `<golden>/<stem>/manifest.json` for each
+/// `<models>/<stem>.tflite`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suite {
+    /// `fixtures`, `hostile` or `shared`.
+    pub name: &'static str,
+    /// The directory of the `.tflite` files.
+    pub models: PathBuf,
+    /// The directory holding one golden directory per model.
+    pub golden: PathBuf,
+}
+
+/// The conformance suites, in the order they run: the fixtures (`tests/fixtures`), the accepted
+/// hostile models (`tests/fixtures/hostile`) and the reference models of `shared` (the directory
+/// [`shared_dir`] returns).
+pub fn suites(shared: &Path) -> [Suite; 3] {
+    let fixtures = fixtures_dir();
+    [
+        Suite {
+            name: "fixtures",
+            models: fixtures.join("models"),
+            golden: fixtures.join("golden"),
+        },
+        Suite {
+            name: "hostile",
+            models: fixtures.join("hostile/models"),
+            golden: fixtures.join("hostile/golden"),
+        },
+        Suite {
+            name: "shared",
+            models: shared.join("models"),
+            golden: shared.join("models/golden"),
+        },
+    ]
+}
+
+/// One tensor of a golden case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tensor {
+    /// Its file: the manifest's `file`, joined to the golden directory.
+    pub path: PathBuf,
+    /// Its dtype as the manifest names it (`int8`, `float32`, …; empty when absent).
+    pub dtype: String,
+    /// Its raw little-endian bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// One golden case: the inputs to set and the outputs TFLM produced, in the model's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    /// The input tensors.
+    pub inputs: Vec<Tensor>,
+    /// TFLM's output tensors.
+    pub outputs: Vec<Tensor>,
+}
+
+/// Reads every case of `<golden>/manifest.json`, in the order they must run (state carries
+/// between cases, as on a device), with the bytes of every tensor.
+pub fn load_cases(golden: &Path) -> Result<Vec<Case>, String> {
+    let manifest = golden.join("manifest.json");
+    let text = std::fs::read(&manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let json: Value =
+        serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let cases = json["cases"]
+        .as_array()
+        .ok_or_else(|| format!("{}: no `cases` array", manifest.display()))?;
+    let tensors = |k: usize, case: &Value, kind: &str| -> Result<Vec<Tensor>, String> {
+        let list = case[kind]
+            .as_array()
+            .ok_or_else(|| format!("{}: case {k} has no `{kind}` array", manifest.display()))?;
+        list.iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let file = item["file"].as_str().ok_or_else(|| {
+                    format!("{}: case {k} {kind} {i} has no `file`", manifest.display())
+                })?;
+                let path = golden.join(file);
+                let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let dtype = item["dtype"].as_str().unwrap_or("").to_string();
+                Ok(Tensor { path, dtype, bytes })
+            })
+            .collect()
+    };
+    cases
+        .iter()
+        .enumerate()
+        .map(|(k, case)| {
+            Ok(Case {
+                inputs: tensors(k, case, "inputs")?,
+                outputs: tensors(k, case, "outputs")?,
+            })
+        })
+        .collect()
+}
+
+/// Largest accepted relative difference between a float32 output and TFLM's.
+pub const F32_RELATIVE_TOLERANCE: f32 = 1e-5;
+
+/// Whether a float32 output element matches TFLM's `want`: within [`F32_RELATIVE_TOLERANCE`] of
+/// it relatively (for `want` zero or subnormal, within that much of the smallest normal float), NaN
+/// only where TFLM has NaN, and an infinity only where TFLM has the same infinity.
+pub fn f32_matches(got: f32, want: f32) -> bool {
+    if got.is_nan() || want.is_nan() {
+        return got.is_nan() && want.is_nan();
+    }
+    if got.is_infinite() || want.is_infinite() {
+        // The relative bound of an infinite `want` is infinite and would accept anything.
+        return got == want;
+    }
+    (got - want).abs() <= F32_RELATIVE_TOLERANCE * want.abs().max(f32::MIN_POSITIVE)
+}
+
+/// How an output differs from TFLM's: where first, and how much in all.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mismatch {
+    /// The sizes differ.
+    Length {
+        /// Bytes of the output.
+        got: usize,
+        /// Bytes of TFLM's.
+        want: usize,
+    },
+    /// A float32 element is out of tolerance ([`f32_matches`]).
+    Float {
+        /// The first element out of tolerance.
+        index: usize,
+        /// Its value.
+        got: f32,
+        /// TFLM's value.
+        want: f32,
+        /// How many elements are out of tolerance.
+        differing: usize,
+        /// How many elements there are.
+        elements: usize,
+    },
+    /// A byte differs (any type but float32, compared byte for byte).
+    Byte {
+        /// The first differing byte.
+        index: usize,
+        /// Its value.
+        got: u8,
+        /// TFLM's value.
+        want: u8,
+        /// How many bytes differ.
+        differing: usize,
+        /// How many bytes there are.
+        bytes: usize,
+        /// The dtype compared.
+        dtype: String,
+    },
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Mismatch::Length { got, want } => write!(f, "{got} bytes, TFLM {want}"),
+            Mismatch::Float {
+                index, got, want, ..
+            } => write!(f, "element {index}: got {got}, TFLM {want}"),
+            // Bytes print as int8, the type of nearly every quantized output.
+            Mismatch::Byte {
+                index,
+                got,
+                want,
+                differing,
+                bytes,
+                dtype,
+            } => write!(
+                f,
+                "{differing} of {bytes} bytes differ; first at byte {index}: got {}, TFLM {} \
+                 ({dtype})",
+                *got as i8, *want as i8
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
+/// Compares an output of dtype `dtype` (as golden manifests name it) with TFLM's under the
+/// conformance rule: `float32` element by element with [`f32_matches`], anything else byte for
+/// byte. Returns the first mismatch.
+pub fn compare(dtype: &str, got: &[u8], want: &[u8]) -> Result<(), Mismatch> {
+    if got.len() != want.len() {
+        return Err(Mismatch::Length {
+            got: got.len(),
+            want: want.len(),
+        });
+    }
+    // A float32 tensor is whole elements; should it not be, its tail is compared exactly rather
+    // than skipped.
+    let floats = if dtype == "float32" { got.len() / 4 } else { 0 };
+    let element = |b: &[u8], i: usize| {
+        f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    };
+    let bad_floats = (0..floats).filter(|&i| !f32_matches(element(got, i), element(want, i)));
+    if let Some(index) = bad_floats.clone().next() {
+        return Err(Mismatch::Float {
+            index,
+            got: element(got, index),
+            want: element(want, index),
+            differing: bad_floats.count(),
+            elements: floats,
+        });
+    }
+    let start = 4 * floats;
+    if let Some(index) = (start..got.len()).find(|&i| got[i] != want[i]) {
+        return Err(Mismatch::Byte {
+            index,
+            got: got[index],
+            want: want[index],
+            differing: (start..got.len()).filter(|&i| got[i] != want[i]).count(),
+            bytes: got.len(),
+            dtype: dtype.to_string(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(values: &[f32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn the_workspace_root_holds_the_workspace_manifest() {
+        let root = workspace_root();
+        let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+        assert!(manifest.contains("[workspace]"), "{}", root.display());
+        assert!(fixtures_dir().join("golden").is_dir());
+    }
+
+    #[test]
+    fn shared_dir_honours_the_variable_and_says_where_it_looked() {
+        // The only test of this crate that reads or writes the variable.
+        let saved = std::env::var_os(SHARED_DIR_VAR);
+        let missing = workspace_root().join("no-such-shared-dir");
+        std::env::set_var(SHARED_DIR_VAR, &missing);
+        let error = find_shared_dir().unwrap_err();
+        assert_eq!(shared_dir_unchecked(), missing);
+        std::env::set_var(SHARED_DIR_VAR, workspace_root().join("tests"));
+        let fixtures = find_shared_dir();
+        std::env::remove_var(SHARED_DIR_VAR);
+        let default = shared_dir_unchecked();
+        if let Some(saved) = saved {
+            std::env::set_var(SHARED_DIR_VAR, saved);
+        }
+        assert_eq!(
+            error,
+            format!(
+                "the reference models are missing: looked for {}/models. Put the project's \
+                 shared/ directory beside the repository or set TINYAOT_SHARED_DIR.",
+                missing.display()
+            )
+        );
+        // tests/ has no models/ directory either: only a directory holding models/ qualifies.
+        assert!(fixtures.is_err());
+        assert_eq!(default, workspace_root().join("../shared"));
+    }
+
+    #[test]
+    fn suites_pair_models_with_goldens() {
+        let shared = Path::new("/data/shared");
+        let [fixtures, hostile, reference] = suites(shared);
+        assert_eq!(fixtures.models, fixtures_dir().join("models"));
+        assert_eq!(hostile.golden, fixtures_dir().join("hostile/golden"));
+        assert_eq!(reference.name, "shared");
+        assert_eq!(reference.golden, shared.join("models/golden"));
+        let models = tflite_files(&fixtures.models);
+        assert!(models.windows(2).all(|w| w[0] < w[1]), "sorted");
+        assert!(models.iter().any(|m| m.ends_with("sine_mlp.tflite")));
+        assert!(tflite_files(&fixtures_dir().join("no-such-dir")).is_empty());
+    }
+
+    #[test]
+    fn a_fixture_manifest_loads_in_order() {
+        let golden = fixtures_dir().join("golden/sine_mlp");
+        let cases = load_cases(&golden).expect("sine_mlp goldens");
+        assert_eq!(cases.len(), 3);
+        for (k, case) in cases.iter().enumerate() {
+            assert_eq!(case.inputs.len(), 1);
+            assert_eq!(case.outputs.len(), 1);
+            assert_eq!(
+                case.inputs[0].path,
+                golden.join(format!("case{k}/input0.bin"))
+            );
+            assert_eq!(case.outputs[0].dtype, "int8");
+            assert_eq!(case.outputs[0].bytes.len(), 1);
+        }
+    }
+
+    #[test]
+    fn broken_manifests_are_named() {
+        let dir = std::env::temp_dir().join(format!("tinyaot-support-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let manifest = dir.join("manifest.json");
+        let error = |json: &str| {
+            std::fs::write(&manifest, json).expect("write manifest");
+            load_cases(&dir).expect_err("an error")
+        };
+        let at = manifest.display().to_string();
+        assert_eq!(error("{}"), format!("{at}: no `cases` array"));
+        assert_eq!(
+            error(r#"{"cases": [{"inputs": []}]}"#),
+            format!("{at}: case 0 has no `outputs` array")
+        );
+        assert_eq!(
+            error(r#"{"cases": [{"inputs": [{"dtype": "int8"}], "outputs": []}]}"#),
+            format!("{at}: case 0 inputs 0 has no `file`")
+        );
+        assert!(
+            error(r#"{"cases": [{"inputs": [{"file": "x.bin"}], "outputs": []}]}"#)
+                .starts_with(&dir.join("x.bin").display().to_string())
+        );
+        assert!(error("not json").starts_with(&at));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(load_cases(&dir).unwrap_err().starts_with(&at));
+    }
+
+    #[test]
+    fn integers_compare_byte_for_byte() {
+        assert_eq!(compare("int8", &[1, 2, 3], &[1, 2, 3]), Ok(()));
+        let mismatch = compare("int8", &[1, 0xff, 3, 9], &[1, 0x7f, 3, 4]).unwrap_err();
+        assert_eq!(
+            mismatch.to_string(),
+            "2 of 4 bytes differ; first at byte 1: got -1, TFLM 127 (int8)"
+        );
+        // One LSB is a difference too, in every integer type.
+        assert!(compare("int32", &[0, 0, 0, 1], &[0, 0, 0, 0]).is_err());
+        assert_eq!(
+            compare("int8", &[1, 2], &[1, 2, 3])
+                .unwrap_err()
+                .to_string(),
+            "2 bytes, TFLM 3"
+        );
+    }
+
+    #[test]
+    fn floats_compare_within_the_relative_tolerance() {
+        let want = 1000.0f32;
+        let inside = want * (1.0 + 0.9 * F32_RELATIVE_TOLERANCE);
+        let outside = want * (1.0 + 2.0 * F32_RELATIVE_TOLERANCE);
+        assert_eq!(compare("float32", &f32s(&[inside]), &f32s(&[want])), Ok(()));
+        let mismatch = compare(
+            "float32",
+            &f32s(&[1.0, outside, 0.5]),
+            &f32s(&[1.0, want, 0.0]),
+        )
+        .unwrap_err();
+        assert_eq!(
+            mismatch,
+            Mismatch::Float {
+                index: 1,
+                got: outside,
+                want,
+                differing: 2,
+                elements: 3
+            }
+        );
+        assert_eq!(mismatch.to_string(), "element 1: got 1000.02, TFLM 1000");
+        // The same bytes as int8 would differ: the dtype decides.
+        assert!(compare("int8", &f32s(&[inside]), &f32s(&[want])).is_err());
+    }
+
+    #[test]
+    fn zeros_nans_and_infinities() {
+        assert!(f32_matches(-0.0, 0.0));
+        assert!(
+            f32_matches(1e-44, 0.0),
+            "within 1e-5 of the smallest normal"
+        );
+        assert!(!f32_matches(1e-30, 0.0));
+        assert!(f32_matches(f32::NAN, -f32::NAN));
+        assert!(!f32_matches(f32::NAN, 1.0));
+        assert!(!f32_matches(1.0, f32::NAN));
+        assert!(f32_matches(f32::INFINITY, f32::INFINITY));
+        assert!(!f32_matches(f32::NEG_INFINITY, f32::INFINITY));
+        assert!(!f32_matches(1.0, f32::INFINITY));
+        assert!(!f32_matches(f32::INFINITY, f32::MAX));
+        assert!(!f32_matches(f32::MAX, -f32::MAX));
+    }
+
+    #[test]
+    fn a_ragged_float_tail_is_compared_exactly() {
+        let mut got = f32s(&[1.0]);
+        let mut want = got.clone();
+        got.push(1);
+        want.push(2);
+        assert_eq!(
+            compare("float32", &got, &want),
+            Err(Mismatch::Byte {
+                index: 4,
+                got: 1,
+                want: 2,
+                differing: 1,
+                bytes: 5,
+                dtype: "float32".to_string()
+            })
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! `cargo xtask arena`: tinyaot's arena against the liveness lower bound and against TFLM's arena,
+//! for the reference models of `../shared/models`, plus a count of the fixture models that plan at
+//! their bound. A figure, not a test (the plan tests assert the bound). With `--update-readme` the
+//! table replaces the `arena` block of README.md.
+//!
+//! tinyaot's figures come from the planner (`tinyaot_codegen::config::plan_model`); TFLM's from
+//! `../shared/tools/tflm_reference.py arena`, run once for all models by `$TINYAOT_PYTHON` (default
+//! `python3`, which needs `pip install --pre tflite-micro numpy`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::table::thousands;
+use tinyaot_codegen::{c_sources, COptions, Limits};
+
+/// The reference models, in the README's order: the runnable ones, then the stateful ones tinyaot
+/// can plan but not yet compile.
+const MODELS: &[&str] = &[
+    "hello_world_int8",
+    "hello_world_float",
+    "micro_speech_quantized",
+    "person_detect",
+    "mobilenet_v2_quantized_1x3x224x224",
+    "keyword_scrambled",
+    "trained_lstm_int8",
+];
+
+/// TFLM's arena for one model, as `tflm_reference.py arena` prints it.
+#[derive(Debug, Default, PartialEq)]
+struct TflmArena {
+    total: u64,
+    /// Planned tensors (and, for stateful models, kernel scratch buffers).
+    head: u64,
+    /// Persistent bookkeeping.
+    tail: u64,
+}
+
+/// tinyaot's plan of one model.
+struct Planned {
+    arena: usize,
+    lower_bound: usize,
+    state: usize,
+    /// Both backends generate code for it (else it is planned only).
+    compiles: bool,
+}
+
+/// Runs the command with its arguments (after `arena`).
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut update_readme = false;
+    for arg in args {
+        match arg.as_str() {
+            "--update-readme" => update_readme = true,
+            other => return Err(format!("arena: unknown argument `{other}`")),
+        }
+    }
+    let root = crate::workspace_root()?;
+    let shared = tinyaot_test_support::find_shared_dir()?;
+    let paths: Vec<PathBuf> = MODELS
+        .iter()
+        .map(|m| shared.join("models").join(format!("{m}.tflite")))
+        .collect();
+    let tflm = tflm_arenas(&shared, &paths)?;
+
+    let mut table = String::from(
+        "| model | tinyaot arena = lower bound | TFLM arena: total / planned tensors / bookkeeping |\n\
+         |---|---:|---|\n",
+    );
+    for (name, path) in MODELS.iter().zip(&paths) {
+        let planned = plan(path)?;
+        let t = tflm
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, a)| a)
+            .ok_or_else(|| format!("tflm_reference.py printed nothing for {name}"))?;
+        let mut ours = if planned.arena == planned.lower_bound {
+            thousands(planned.arena as u64)
+        } else {
+            format!(
+                "{} (bound {})",
+                thousands(planned.arena as u64),
+                thousands(planned.lower_bound as u64)
+            )
+        };
+        if planned.state > 0 {
+            let _ = write!(ours, " + {} state", thousands(planned.state as u64));
+        }
+        let label = if planned.compiles {
+            name.to_string()
+        } else {
+            format!("{name} (plan only)")
+        };
+        let _ = writeln!(
+            table,
+            "| {label} | {ours} | {} / {} / {} |",
+            thousands(t.total),
+            thousands(t.head),
+            thousands(t.tail)
+        );
+    }
+    let (fixtures, at_bound) = fixtures_at_bound(&root)?;
+    let summary = format!(
+        "{at_bound} of the {fixtures} fixture models (tests/fixtures/models) plan at their lower bound."
+    );
+    print!("{table}\n{summary}\n");
+    if update_readme {
+        crate::readme::replace_block(
+            &root,
+            "arena",
+            &format!("`cargo xtask arena --update-readme`:\n\n{table}\n{summary}"),
+        )?;
+    }
+    Ok(())
+}
+
+/// Plans a model and tries the C backend on it (the cheaper of the two; both accept the same
+/// models).
+fn plan(path: &Path) -> Result<Planned, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (_, plan) = tinyaot_codegen::config::plan_model(&bytes, &Limits::default())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let options = COptions {
+        prefix: "model".to_string(),
+        source_name: "model.tflite".to_string(),
+    };
+    Ok(Planned {
+        arena: plan.arena_bytes,
+        lower_bound: plan.lower_bound_bytes,
+        state: plan.state_bytes,
+        compiles: c_sources(&bytes, &options).is_ok(),
+    })
+}
+
+/// How many of the fixture models there are, and how many plan at their lower bound.
+fn fixtures_at_bound(root: &Path) -> Result<(usize, usize), String> {
+    let models = tinyaot_test_support::tflite_files(&root.join("tests/fixtures/models"));
+    let mut at_bound = 0;
+    for path in &models {
+        let planned = plan(path)?;
+        at_bound += usize::from(planned.arena == planned.lower_bound);
+    }
+    Ok((models.len(), at_bound))
+}
+
+/// Runs `tflm_reference.py arena` once on every model.
+fn tflm_arenas(shared: &Path, models: &[PathBuf]) -> Result<Vec<(String, TflmArena)>, String> {
+    let python = std::env::var("TINYAOT_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let script = shared.join("tools/tflm_reference.py");
+    let output = Command::new(&python)
+        .arg(&script)
+        .arg("arena")
+        .args(models)
+        .output()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} arena failed ({}): {}\n(needs `{python} -m pip install --pre tflite-micro numpy`)",
+            script.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(parse_line)
+        .collect())
+}
+
+/// `name.tflite\ttotal=1504\thead=32\ttail=1472` → `("name", TflmArena { … })`.
+fn parse_line(line: &str) -> Option<(String, TflmArena)> {
+    let mut fields = line.split('\t');
+    let name = fields.next()?.strip_suffix(".tflite")?.to_string();
+    let mut arena = TflmArena::default();
+    for field in fields {
+        let (key, value) = field.split_once('=')?;
+        let value: u64 = value.parse().ok()?;
+        match key {
+            "total" => arena.total = value,
+            "head" => arena.head = value,
+            "tail" => arena.tail = value,
+            _ => {}
+        }
+    }
+    Some((name, arena))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_reference_scripts_lines() {
+        assert_eq!(
+            parse_line("hello_world_int8.tflite\ttotal=1504\thead=32\ttail=1472"),
+            Some((
+                "hello_world_int8".to_string(),
+                TflmArena {
+                    total: 1504,
+                    head: 32,
+                    tail: 1472
+                }
+            ))
+        );
+        assert_eq!(parse_line("not a line"), None);
+    }
+}

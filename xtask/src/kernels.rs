@@ -1,0 +1,553 @@
+//! `cargo xtask kernels [--check]`: the C declarations of every kernel parameter struct, generated
+//! from the Rust runtime.
+//!
+//! A kernel's parameter struct is written by hand once, in Rust, in its family's file
+//! `runtime/src/kernels/<family>.rs` (with its documentation). This command reads those files with
+//! `syn` and writes, for each family that has parameter structs, the C typedefs to
+//! `templates/c/kernels/<family>.params.h.tera`, which the family's hand-written header
+//! `<family>.h.tera` includes, and the list of those templates that the C backend embeds to
+//! `codegen/src/emit/c_params.rs`, the lowering's typed constructors of the same structs to
+//! `codegen/src/lower/params.rs`, and the per-kernel Rust↔C parity harness's dispatch and FFI
+//! declarations to `tests/parity/src/generated.rs` (see [`crate::parity_gen`]). `--check` writes
+//! nothing and fails when a checked-in file differs
+//! from what would be generated (CI runs it, like `schema/regen.sh --check`).
+//!
+//! The C form is the one the C backend's initialisers expect (`codegen/src/emit/c_decl.rs`):
+//! `usize` → `size_t`, `i32` → `int32_t`, `f32` → `float`, `bool` → `int`, a slice `&[T]` → a
+//! `const T *` followed by its `size_t <name>_len`, an `Option<&[T]>` → the same, `NULL` for `None`;
+//! `pub type A = B;` → `typedef B A;`. Any other field type is an error naming the field, so a
+//! struct the C side cannot mirror is caught here rather than at a C compiler.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use syn::{GenericArgument, Item, PathArguments, Type};
+
+/// Runs the command with its arguments (after `kernels`).
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut check = false;
+    for arg in args {
+        match arg.as_str() {
+            "--check" => check = true,
+            other => return Err(format!("kernels: unknown argument `{other}`")),
+        }
+    }
+    let root = crate::workspace_root()?;
+    let outputs = generate(&root)?;
+    let mut stale = Vec::new();
+    for (path, text) in &outputs {
+        let current = std::fs::read_to_string(path).unwrap_or_default();
+        if current == *text {
+            continue;
+        }
+        if check {
+            stale.push(
+                path.strip_prefix(&root)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string(),
+            );
+        } else {
+            std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            eprintln!("kernels: wrote {}", path.display());
+        }
+    }
+    // A family that lost its last parameter struct must not keep a stale file.
+    let dir = root.join("templates/c/kernels");
+    for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        let is_params = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with(".params.h.tera"));
+        if is_params && !outputs.iter().any(|(p, _)| *p == path) {
+            if check {
+                stale.push(format!("{} (no longer generated)", path.display()));
+            } else {
+                std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+    }
+    if stale.is_empty() {
+        if check {
+            eprintln!("kernels: {} generated files are up to date", outputs.len());
+        }
+        Ok(())
+    } else {
+        Err(format!(
+            "generated kernel declarations are out of date (run `cargo xtask kernels`): {}",
+            stale.join(", ")
+        ))
+    }
+}
+
+/// Every generated file: its path and contents.
+fn generate(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String> {
+    let kernels = root.join("runtime/src/kernels");
+    let mut outputs = Vec::new();
+    let mut with_params = Vec::new();
+    let mut parity = Vec::new();
+    for family in families(&read(&kernels.join("mod.rs"))?)? {
+        let source = read(&kernels.join(format!("{family}.rs")))?;
+        let decls = declarations(&family, &source)?;
+        let functions = crate::parity_gen::functions(&family, &source)?;
+        parity.push((family.clone(), decls_for_parity(&decls), functions));
+        if decls.is_empty() {
+            continue;
+        }
+        let path = root.join(format!("templates/c/kernels/{family}.params.h.tera"));
+        outputs.push((path, c_typedefs(&family, &decls)?));
+        with_params.push((family, decls));
+    }
+    outputs.push((
+        root.join("codegen/src/emit/c_params.rs"),
+        template_list(&with_params)?,
+    ));
+    outputs.push((
+        root.join("tests/parity/src/generated.rs"),
+        crate::parity_gen::source(&parity)?,
+    ));
+    outputs.push((
+        root.join("codegen/src/lower/params.rs"),
+        lowering_params(&with_params)?,
+    ));
+    Ok(outputs)
+}
+
+/// A declaration's name and fields: an alias has its target's.
+fn fields_of<'d>(
+    family: &str,
+    decl: &'d Decl,
+    decls: &'d [Decl],
+) -> Result<(&'d String, &'d Vec<Field>), String> {
+    match decl {
+        Decl::Struct { name, fields } => Ok((name, fields)),
+        Decl::Alias { name, target } => decls
+            .iter()
+            .find_map(|d| match d {
+                Decl::Struct { name, fields } if name == target => Some(fields),
+                _ => None,
+            })
+            .map(|fields| (name, fields))
+            .ok_or_else(|| format!("{family}::{name}: alias of an unknown struct")),
+    }
+}
+
+/// `codegen/src/emit/c_params.rs`: the generated templates, embedded by name (`conv.params.h`),
+/// and every struct's C fields, from which the C backend writes initialisers.
+fn template_list(families: &[(String, Vec<Decl>)]) -> Result<String, String> {
+    let mut out = String::from(
+        "// @generated by `cargo xtask kernels` from runtime/src/kernels/. Do not edit.\n\
+         //! The C parameter typedefs of each kernel family, generated from the Rust runtime's structs\n\
+         //! (`cargo xtask kernels`): the tera templates that the family headers include, and the\n\
+         //! fields of every struct, from which the C backend writes initialisers.\n\n\
+         /// `(template name, template text)` for every family with parameter structs.\n\
+         pub(crate) const TEMPLATES: &[(&str, &str)] = &[\n",
+    );
+    for (family, _) in families {
+        let _ = writeln!(
+            out,
+            "(\"{family}.params.h\", include_str!(\"../../../templates/c/kernels/{family}.params.h.tera\")),"
+        );
+    }
+    out.push_str(
+        "];\n\n/// `(module, struct, fields)` of a parameter struct or alias, each field as\n\
+         /// `(name, C type)`: a slice is `const T *` followed by its `size_t <name>_len`.\n\
+         pub(crate) type StructFields = (&'static str, &'static str, &'static [(&'static str, &'static str)]);\n\n\
+         /// Every parameter struct and alias of every kernel family.\n\
+         pub(crate) const STRUCTS: &[StructFields] = &[\n",
+    );
+    for (family, decls) in families {
+        for decl in decls {
+            let (name, fields) = fields_of(family, decl, decls)?;
+            let _ = write!(out, "(\"{family}\", \"{name}\", &[");
+            for field in fields {
+                match &field.kind {
+                    FieldKind::Scalar(ty) => {
+                        let _ = write!(out, "(\"{}\", \"{ty}\"),", field.name);
+                    }
+                    FieldKind::Slice { element, .. } => {
+                        let _ = write!(
+                            out,
+                            "(\"{0}\", \"const {element} *\"), (\"{0}_len\", \"size_t\"),",
+                            field.name
+                        );
+                    }
+                }
+            }
+            out.push_str("]),\n");
+        }
+    }
+    out.push_str("];\n");
+    crate::parity_gen::rustfmt(&out)
+}
+
+/// `codegen/src/lower/params.rs`: one typed struct per parameter struct (aliases included, as
+/// their own struct: the Rust backend names the alias), with the conversion to the lowering's
+/// field list in declaration order. The lowering fills these by field name, so a field it misses,
+/// misspells or gives the wrong type is a compile error, and the order is the runtime's.
+fn lowering_params(families: &[(String, Vec<Decl>)]) -> Result<String, String> {
+    let mut out = String::from(
+        "// @generated by `cargo xtask kernels` from runtime/src/kernels/. Do not edit.\n\
+         //! Typed constructors of every kernel parameter struct, generated from the runtime's\n\
+         //! declarations (`cargo xtask kernels`): `tinyaot::kernels::<family>::<Struct>` has exactly\n\
+         //! the fields of `<family>::<Struct>` here, in the same order. See the runtime for what each\n\
+         //! field means.\n\n",
+    );
+    for (family, decls) in families {
+        let uses_data = decls.iter().any(|d| match d {
+            Decl::Struct { fields, .. } => fields.iter().any(
+                |f| matches!(&f.kind, FieldKind::Slice { element, .. } if *element != "size_t"),
+            ),
+            Decl::Alias { .. } => false,
+        });
+        let imports = if uses_data {
+            "Data, Params, Value"
+        } else {
+            "Params, Value"
+        };
+        let _ = writeln!(
+            out,
+            "/// The parameter structs of `tinyaot::kernels::{family}`.\npub(crate) mod {family} {{\n    use crate::lower::{{{imports}}};"
+        );
+        for decl in decls {
+            let (name, fields) = fields_of(family, decl, decls)?;
+            let _ = writeln!(
+                out,
+                "/// `tinyaot::kernels::{family}::{name}`.\n#[derive(Clone, Debug, PartialEq)]\npub(crate) struct {name} {{"
+            );
+            let mut conversions = String::new();
+            for field in fields {
+                let (ty, value) = match &field.kind {
+                    FieldKind::Scalar(c) => {
+                        let (ty, variant) = match *c {
+                            "size_t" => ("usize", "Usize"),
+                            "int32_t" => ("i32", "I32"),
+                            "float" => ("f32", "F32"),
+                            _ => ("bool", "Bool"),
+                        };
+                        (
+                            ty.to_string(),
+                            format!("Value::{variant}(p.{})", field.name),
+                        )
+                    }
+                    FieldKind::Slice { element, optional } => {
+                        let ty = match *element {
+                            "size_t" => "Vec<usize>".to_string(),
+                            "int8_t" => "Data<i8>".to_string(),
+                            "int32_t" => "Data<i32>".to_string(),
+                            "float" => "Data<f32>".to_string(),
+                            _ => "Data<u8>".to_string(),
+                        };
+                        let one = if *element == "size_t" {
+                            "Value::Usizes(v)".to_string()
+                        } else {
+                            "Value::from(v)".to_string()
+                        };
+                        if *optional {
+                            (
+                                format!("Option<{ty}>"),
+                                format!(
+                                    "p.{}.map_or(Value::None, |v| Value::Some(Box::new({one})))",
+                                    field.name
+                                ),
+                            )
+                        } else {
+                            (ty, one.replace("(v)", &format!("(p.{})", field.name)))
+                        }
+                    }
+                };
+                let _ = writeln!(
+                    out,
+                    "    /// `{}`.\n    pub {}: {ty},",
+                    field.name, field.name
+                );
+                let _ = writeln!(conversions, "(\"{}\", {value}),", field.name);
+            }
+            let _ = writeln!(
+                out,
+                "}}\n\nimpl From<{name}> for Params {{\n    fn from(p: {name}) -> Params {{\n        \
+                 Params {{ type_name: \"{name}\", fields: vec![{conversions}] }}\n    }}\n}}\n"
+            );
+        }
+        out.push_str("}\n\n");
+    }
+    crate::parity_gen::rustfmt(&out)
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The public modules of `runtime/src/kernels/mod.rs`: the operator families.
+fn families(mod_rs: &str) -> Result<Vec<String>, String> {
+    let file = syn::parse_file(mod_rs).map_err(|e| format!("runtime/src/kernels/mod.rs: {e}"))?;
+    Ok(file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Mod(m) if matches!(m.vis, syn::Visibility::Public(_)) => {
+                Some(m.ident.to_string())
+            }
+            _ => None,
+        })
+        .collect())
+}
+
+/// The declarations as the parity generator sees them.
+fn decls_for_parity(decls: &[Decl]) -> Vec<crate::parity_gen::Struct> {
+    let mut structs: Vec<crate::parity_gen::Struct> = Vec::new();
+    for decl in decls {
+        match decl {
+            Decl::Struct { name, fields } => structs.push(crate::parity_gen::Struct {
+                name: name.clone(),
+                target: None,
+                fields: fields
+                    .iter()
+                    .map(|f| crate::parity_gen::FieldSpec {
+                        name: f.name.clone(),
+                        c_type: match &f.kind {
+                            FieldKind::Scalar(t) | FieldKind::Slice { element: t, .. } => t,
+                        },
+                        slice: matches!(f.kind, FieldKind::Slice { .. }),
+                        optional: matches!(f.kind, FieldKind::Slice { optional: true, .. }),
+                    })
+                    .collect(),
+            }),
+            Decl::Alias { name, target } => {
+                if let Some(t) = structs.iter().find(|s| s.name == *target) {
+                    let fields = t.fields.clone();
+                    structs.push(crate::parity_gen::Struct {
+                        name: name.clone(),
+                        target: Some(target.clone()),
+                        fields,
+                    });
+                }
+            }
+        }
+    }
+    structs
+}
+
+/// One parameter declaration of a family, in source order.
+#[derive(Debug, PartialEq)]
+enum Decl {
+    /// `pub struct Name { fields }`.
+    Struct { name: String, fields: Vec<Field> },
+    /// `pub type Name = Target;`.
+    Alias { name: String, target: String },
+}
+
+/// A field of a parameter struct, as C sees it.
+#[derive(Debug, PartialEq)]
+struct Field {
+    name: String,
+    kind: FieldKind,
+}
+
+#[derive(Debug, PartialEq)]
+enum FieldKind {
+    /// A scalar with its C type.
+    Scalar(&'static str),
+    /// A slice of the C element type; `optional` for `Option<&[T]>`.
+    Slice {
+        element: &'static str,
+        optional: bool,
+    },
+}
+
+/// The public structs and type aliases of a family's file.
+fn declarations(family: &str, source: &str) -> Result<Vec<Decl>, String> {
+    let file =
+        syn::parse_file(source).map_err(|e| format!("runtime/src/kernels/{family}.rs: {e}"))?;
+    let mut decls = Vec::new();
+    for item in &file.items {
+        match item {
+            Item::Struct(s) if matches!(s.vis, syn::Visibility::Public(_)) => {
+                let mut fields = Vec::new();
+                for field in &s.fields {
+                    let name = field
+                        .ident
+                        .as_ref()
+                        .ok_or_else(|| {
+                            format!(
+                                "{family}::{}: tuple structs are not parameter structs",
+                                s.ident
+                            )
+                        })?
+                        .to_string();
+                    let kind = field_kind(&field.ty).ok_or_else(|| {
+                        format!(
+                            "{family}::{}::{name}: a C parameter struct cannot mirror this type; \
+                             use usize, i32, f32, bool, &[T] or Option<&[T]> (T: i8, u8, i32, usize, f32)",
+                            s.ident
+                        )
+                    })?;
+                    fields.push(Field { name, kind });
+                }
+                decls.push(Decl::Struct {
+                    name: s.ident.to_string(),
+                    fields,
+                });
+            }
+            Item::Type(t) if matches!(t.vis, syn::Visibility::Public(_)) => {
+                let target = type_name(&t.ty).ok_or_else(|| {
+                    format!("{family}::{}: an alias must name another struct", t.ident)
+                })?;
+                decls.push(Decl::Alias {
+                    name: t.ident.to_string(),
+                    target,
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(decls)
+}
+
+/// The last path segment's name of a plain path type (`AddS8<'a>` → `AddS8`).
+fn type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn field_kind(ty: &Type) -> Option<FieldKind> {
+    if let Some(element) = slice_element(ty) {
+        return Some(FieldKind::Slice {
+            element,
+            optional: false,
+        });
+    }
+    let Type::Path(path) = ty else { return None };
+    let segment = path.path.segments.last()?;
+    if segment.ident == "Option" {
+        let PathArguments::AngleBracketed(args) = &segment.arguments else {
+            return None;
+        };
+        let [GenericArgument::Type(inner)] = args.args.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        return Some(FieldKind::Slice {
+            element: slice_element(inner)?,
+            optional: true,
+        });
+    }
+    Some(FieldKind::Scalar(
+        match segment.ident.to_string().as_str() {
+            "usize" => "size_t",
+            "i32" => "int32_t",
+            "f32" => "float",
+            "bool" => "int",
+            _ => return None,
+        },
+    ))
+}
+
+/// The C element type of `&[T]`.
+fn slice_element(ty: &Type) -> Option<&'static str> {
+    let Type::Reference(reference) = ty else {
+        return None;
+    };
+    if reference.mutability.is_some() {
+        return None;
+    }
+    let Type::Slice(slice) = &*reference.elem else {
+        return None;
+    };
+    Some(match type_name(&slice.elem)?.as_str() {
+        "i8" => "int8_t",
+        "u8" => "uint8_t",
+        "i32" => "int32_t",
+        "usize" => "size_t",
+        "f32" => "float",
+        _ => return None,
+    })
+}
+
+/// The typedefs of one family, as the tera template its header includes with
+/// `{%- include "<family>.params.h" %}`: the tag drops the line break before it, the comment's
+/// line break takes its place, and there is no trailing newline, so the header's text around the
+/// tag renders as if the typedefs were written in it.
+fn c_typedefs(family: &str, decls: &[Decl]) -> Result<String, String> {
+    let mut out = format!(
+        "{{# @generated by `cargo xtask kernels` from runtime/src/kernels/{family}.rs. Do not edit. #}}\n"
+    );
+    let c_name = |name: &str| format!("{{{{ p }}}}_{family}_{name}");
+    let mut first = true;
+    for decl in decls {
+        match decl {
+            Decl::Struct { name, fields } => {
+                if !first {
+                    out.push('\n');
+                }
+                out.push_str("typedef struct {\n");
+                for field in fields {
+                    match &field.kind {
+                        FieldKind::Scalar(ty) => {
+                            let _ = writeln!(out, "    {ty} {};", field.name);
+                        }
+                        FieldKind::Slice { element, optional } => {
+                            let note = if *optional {
+                                format!(" /* NULL: no {} */", field.name)
+                            } else {
+                                String::new()
+                            };
+                            let _ = writeln!(out, "    const {element} *{};{note}", field.name);
+                            let _ = writeln!(out, "    size_t {}_len;", field.name);
+                        }
+                    }
+                }
+                let _ = writeln!(out, "}} {};", c_name(name));
+            }
+            Decl::Alias { name, target } => {
+                if first {
+                    return Err(format!("{family}::{name}: an alias before any struct"));
+                }
+                let _ = writeln!(out, "typedef {} {};", c_name(target), c_name(name));
+            }
+        }
+        first = false;
+    }
+    // The include tag's own line break ends the last line.
+    out.pop();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirrors_each_field_kind() {
+        let source = "
+            pub struct Demo<'a> {
+                pub n: usize,
+                pub zp: i32,
+                pub scale: f32,
+                pub on: bool,
+                pub shape: &'a [usize],
+                pub bias: Option<&'a [i32]>,
+            }
+            pub type Same<'a> = Demo<'a>;
+            struct Private { x: u64 }
+        ";
+        let decls = declarations("demo", source).unwrap();
+        assert_eq!(
+            c_typedefs("demo", &decls).unwrap(),
+            "{# @generated by `cargo xtask kernels` from runtime/src/kernels/demo.rs. Do not edit. #}\n\
+             typedef struct {\n    size_t n;\n    int32_t zp;\n    float scale;\n    int on;\n    \
+             const size_t *shape;\n    size_t shape_len;\n    const int32_t *bias; /* NULL: no bias */\n    \
+             size_t bias_len;\n} {{ p }}_demo_Demo;\ntypedef {{ p }}_demo_Demo {{ p }}_demo_Same;"
+        );
+    }
+
+    #[test]
+    fn refuses_what_c_cannot_mirror() {
+        let err = declarations("demo", "pub struct Bad { pub x: u64 }").unwrap_err();
+        assert!(err.contains("demo::Bad::x"), "{err}");
+        let err = declarations("demo", "pub struct Bad<'a> { pub x: &'a mut [i8] }").unwrap_err();
+        assert!(err.contains("demo::Bad::x"), "{err}");
+    }
+}

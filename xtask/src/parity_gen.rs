@@ -1,0 +1,441 @@
+//! The generated half of the per-kernel Rust↔C parity harness (`tests/parity`), written by
+//! `cargo xtask kernels` to `tests/parity/src/generated.rs`.
+//!
+//! From each family's file in `runtime/src/kernels/` it reads the kernel entry points
+//! (`pub fn name(arena: &mut [u8], operands…, p: &Params)`, plus the fixed-arity `concat_n!`
+//! family) and the parameter structs, and writes, for every kernel:
+//! - `#[repr(C)]` mirrors of the C parameter typedefs and the `extern "C"` prototypes of the C
+//!   kernels, which the harness links from the C templates compiled with `cc`;
+//! - one function that builds the Rust parameter struct from a lowered call's fields and runs the
+//!   Rust kernel, and one that builds the C struct from the same fields and runs the C kernel;
+//! - `run_rust` / `run_c` dispatching on `(module, function)`, and the list of every kernel, so
+//!   that the harness can demand each is covered.
+//!
+//! A new kernel joins the harness when `cargo xtask kernels` is rerun; CI's `--check` fails when
+//! that was forgotten.
+
+use std::fmt::Write as _;
+
+use syn::{FnArg, Item, Pat, Type};
+
+/// A parameter struct (or an alias of one) as the harness needs it.
+#[derive(Clone, Debug)]
+pub struct Struct {
+    /// Its Rust name.
+    pub name: String,
+    /// For an alias, the struct it names.
+    pub target: Option<String>,
+    /// Its fields (an alias's are its target's).
+    pub fields: Vec<FieldSpec>,
+}
+
+/// One field: its name and C type (a slice's element type for slices).
+#[derive(Clone, Debug)]
+pub struct FieldSpec {
+    pub name: String,
+    pub c_type: &'static str,
+    pub slice: bool,
+    pub optional: bool,
+}
+
+/// A kernel entry point.
+#[derive(Debug)]
+pub struct Function {
+    name: String,
+    /// Operand names and whether each is a `Src` (else an arena offset).
+    operands: Vec<(String, bool)>,
+    /// The parameter struct it takes, if any (`copy` takes a byte count instead).
+    params: Option<String>,
+}
+
+/// The kernel entry points of one family's source.
+pub fn functions(family: &str, source: &str) -> Result<Vec<Function>, String> {
+    let file =
+        syn::parse_file(source).map_err(|e| format!("runtime/src/kernels/{family}.rs: {e}"))?;
+    let mut out = Vec::new();
+    for item in &file.items {
+        match item {
+            Item::Fn(f) if matches!(f.vis, syn::Visibility::Public(_)) => {
+                if let Some(function) = entry_point(family, f)? {
+                    out.push(function);
+                }
+            }
+            Item::Macro(m) if m.mac.path.is_ident("concat_n") => {
+                // `concat_n! { concat1: a; concat2: a, b; … }`: each entry is
+                // `fn name(arena, <inputs: Src>…, output: usize, p: &Concat)`.
+                let body = m.mac.tokens.to_string();
+                for entry in body.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+                    let (name, inputs) = entry
+                        .split_once(':')
+                        .ok_or_else(|| format!("{family}: unreadable concat_n! entry `{entry}`"))?;
+                    let mut operands: Vec<(String, bool)> = inputs
+                        .split(',')
+                        .map(|i| (i.trim().to_string(), true))
+                        .collect();
+                    operands.push(("output".to_string(), false));
+                    out.push(Function {
+                        name: name.trim().to_string(),
+                        operands,
+                        params: Some("Concat".to_string()),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// `pub fn name(arena: &mut [u8], operands…, p: &T)` or `(…, bytes: usize)`; other public
+/// functions (there are none today) are not kernels and are skipped.
+fn entry_point(family: &str, f: &syn::ItemFn) -> Result<Option<Function>, String> {
+    let args: Vec<(String, &Type)> = f
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            FnArg::Typed(t) => match &*t.pat {
+                Pat::Ident(i) => Some((i.ident.to_string(), &*t.ty)),
+                _ => None,
+            },
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let Some(((first, _), rest)) = args.split_first() else {
+        return Ok(None);
+    };
+    let Some(((last, last_ty), operands)) = rest.split_last() else {
+        return Ok(None);
+    };
+    if first != "arena" {
+        return Ok(None);
+    }
+    let params = match last_ty {
+        Type::Reference(r) => Some(
+            type_name(&r.elem)
+                .ok_or_else(|| format!("{family}::{}: unreadable parameter type", f.sig.ident))?,
+        ),
+        _ if last == "bytes" => None,
+        _ => return Ok(None),
+    };
+    let mut ops = Vec::new();
+    for (name, ty) in operands {
+        match type_name(ty).as_deref() {
+            Some("usize") => ops.push((name.clone(), false)),
+            Some("Src") => ops.push((name.clone(), true)),
+            // `concat(arena, inputs: &[Src], …)` is called through its fixed-arity wrappers.
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(Function {
+        name: f.sig.ident.to_string(),
+        operands: ops,
+        params,
+    }))
+}
+
+fn type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// The accessor suffix of `Call` for a C type (`size_t` → `usize`).
+fn rust_type(c_type: &str) -> &'static str {
+    match c_type {
+        "size_t" => "usize",
+        "int32_t" => "i32",
+        "float" => "f32",
+        "int" => "bool",
+        "int8_t" => "i8",
+        "uint8_t" => "u8",
+        _ => "unknown",
+    }
+}
+
+/// The FFI mirror's field type for a C scalar or element type.
+fn ffi_type(c_type: &str) -> &'static str {
+    match c_type {
+        "size_t" => "usize",
+        "int32_t" => "i32",
+        "float" => "f32",
+        "int" => "core::ffi::c_int",
+        "int8_t" => "i8",
+        "uint8_t" => "u8",
+        _ => "unknown",
+    }
+}
+
+/// `tests/parity/src/generated.rs`.
+pub fn source(families: &[(String, Vec<Struct>, Vec<Function>)]) -> Result<String, String> {
+    let mut out = String::from(
+        "// @generated by `cargo xtask kernels` from runtime/src/kernels/. Do not edit.\n\
+         //! Per kernel: the C parameter struct mirrors and prototypes, a function running the Rust\n\
+         //! kernel and one running the C kernel on the same lowered call, and the dispatch.\n\n\
+         use crate::Call;\n\n",
+    );
+    // The mirrors, one module per family.
+    out.push_str("/// `#[repr(C)]` mirrors of the C kernels' parameter typedefs.\npub mod ffi {\n");
+    for (family, structs, _) in families {
+        if structs.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "    /// `{family}`'s typedefs.\n    pub mod {family} {{"
+        );
+        for s in structs {
+            if let Some(target) = &s.target {
+                let _ = writeln!(
+                    out,
+                    "        /// `{}` is `{target}` in C too.\n        pub type {} = {target};",
+                    s.name, s.name
+                );
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "        /// The C `{family}_{}`.\n        #[repr(C)]\n        pub struct {} {{",
+                s.name, s.name
+            );
+            for f in &s.fields {
+                let ty = ffi_type(f.c_type);
+                if f.slice {
+                    let _ = writeln!(
+                        out,
+                        "            /// `{0}`'s data.\n            pub {0}: *const {ty},\n            \
+                         /// `{0}`'s length.\n            pub {0}_len: usize,",
+                        f.name
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "            /// `{0}`.\n            pub {0}: {ty},",
+                        f.name
+                    );
+                }
+            }
+            out.push_str("        }\n");
+        }
+        out.push_str("    }\n");
+    }
+    // One pointer per tensor operand is the calling convention; concat10 takes eleven.
+    out.push_str("\n    #[allow(clippy::too_many_arguments)]\n    extern \"C\" {\n");
+    for (family, _, functions) in families {
+        for function in functions {
+            let mut args: Vec<String> = function
+                .operands
+                .iter()
+                .map(|(name, _)| {
+                    let ptr = if name == "output" {
+                        "*mut u8"
+                    } else {
+                        "*const u8"
+                    };
+                    format!("{name}: {ptr}")
+                })
+                .collect();
+            match &function.params {
+                Some(p) => args.push(format!("p: *const {family}::{p}")),
+                None => args.push("bytes: usize".to_string()),
+            }
+            let _ = writeln!(
+                out,
+                "        /// The C `{family}::{0}`.\n        pub fn parity_{family}_{0}({1});",
+                function.name,
+                args.join(", ")
+            );
+        }
+    }
+    out.push_str("    }\n}\n");
+
+    // Per kernel with a parameter struct: the Rust and the C runner.
+    let mut list = Vec::new();
+    for (family, structs, functions) in families {
+        for function in functions {
+            let Some(params) = &function.params else {
+                continue;
+            };
+            let s = structs
+                .iter()
+                .find(|s| s.name == *params)
+                .ok_or_else(|| format!("{family}::{}: no struct {params}", function.name))?;
+            list.push((family.clone(), function.name.clone()));
+            out.push_str(&runner(family, function, s, false));
+            out.push_str(&runner(family, function, s, true));
+        }
+    }
+
+    // Dispatch and the list.
+    for (lang, c) in [("rust", false), ("c", true)] {
+        let _ = writeln!(
+            out,
+            "\n/// Runs the {} kernel a call names on `arena`.\npub fn run_{lang}(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {{\n    match (call.module(), call.function()) {{",
+            if c { "C" } else { "Rust" }
+        );
+        for (family, function) in &list {
+            let _ = writeln!(
+                out,
+                "        (\"{family}\", \"{function}\") => {lang}_{family}_{function}(call, arena),"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "        (module, function) => Err(format!(\"no kernel {{module}}::{{function}}\")),\n    }}\n}}"
+        );
+    }
+    out.push_str(
+        "\n/// Every kernel with a parameter struct, as `(module, function)`.\npub const KERNELS: &[(&str, &str)] = &[\n",
+    );
+    for (family, function) in &list {
+        let _ = writeln!(out, "    (\"{family}\", \"{function}\"),");
+    }
+    out.push_str("];\n");
+    rustfmt(&out)
+}
+
+/// `text` formatted by rustfmt (the generated files must pass `cargo fmt --check`).
+pub fn rustfmt(text: &str) -> Result<String, String> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run rustfmt: {e}"))?;
+    child
+        .stdin
+        .take()
+        .ok_or("rustfmt has no stdin")?
+        .write_all(text.as_bytes())
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    let output = child
+        .wait_with_output()
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "rustfmt refused the generated parity code: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    String::from_utf8(output.stdout).map_err(|e| format!("rustfmt: {e}"))
+}
+
+/// A scalar field's initialiser, read from the call (the same in both languages' structs).
+fn scalar_field(f: &FieldSpec) -> String {
+    format!(
+        "        {0}: call.scalar::<{1}>(\"{0}\")?,\n",
+        f.name,
+        rust_type(f.c_type)
+    )
+}
+
+/// The function that runs one kernel in one language.
+fn runner(family: &str, function: &Function, s: &Struct, c: bool) -> String {
+    let name = &function.name;
+    let mut out = String::new();
+    let lang = if c { "c" } else { "rust" };
+    let _ = writeln!(
+        out,
+        "\n/// `{family}::{name}` in {}.\nfn {lang}_{family}_{name}(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {{",
+        if c { "C" } else { "Rust" }
+    );
+    // Slices are read into owned vectors first (the struct borrows them).
+    for f in s.fields.iter().filter(|f| f.slice) {
+        let ty = rust_type(f.c_type);
+        let accessor = if f.optional { "opt_slice" } else { "slice" };
+        let _ = writeln!(
+            out,
+            "    let {0}: {1} = call.{accessor}(\"{0}\")?;",
+            f.name,
+            if f.optional {
+                format!("Option<Vec<{ty}>>")
+            } else {
+                format!("Vec<{ty}>")
+            }
+        );
+    }
+    if c {
+        let _ = writeln!(out, "    let p = ffi::{family}::{} {{", s.name);
+        for f in &s.fields {
+            if f.slice {
+                if f.optional {
+                    let _ = writeln!(
+                        out,
+                        "        {0}: {0}.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),\n        {0}_len: {0}.as_ref().map_or(0, Vec::len),",
+                        f.name
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "        {0}: {0}.as_ptr(),\n        {0}_len: {0}.len(),",
+                        f.name
+                    );
+                }
+            } else if f.c_type == "int" {
+                let _ = writeln!(
+                    out,
+                    "        {0}: core::ffi::c_int::from(call.scalar::<bool>(\"{0}\")?),",
+                    f.name
+                );
+            } else {
+                out.push_str(&scalar_field(f));
+            }
+        }
+        out.push_str("    };\n    let base = arena.as_mut_ptr();\n");
+        let mut args = Vec::new();
+        for (i, (operand, _)) in function.operands.iter().enumerate() {
+            if operand == "output" {
+                let _ = writeln!(
+                    out,
+                    "    let {operand} = call.c_output(base, arena.len(), {i})?;"
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "    let {operand} = call.c_input(base, arena.len(), {i})?;"
+                );
+            }
+            args.push(operand.clone());
+        }
+        let _ = writeln!(
+            out,
+            "    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the \
+             offsets the\n    // memory plan gives, and the Rust kernel, run first on the same \
+             call, bounds-checked every\n    // access the parameters describe.\n    unsafe {{ \
+             ffi::parity_{family}_{name}({}, &p) }};\n    Ok(())\n}}",
+            args.join(", ")
+        );
+    } else {
+        let _ = writeln!(out, "    let p = tinyaot::kernels::{family}::{} {{", s.name);
+        for f in &s.fields {
+            if f.slice {
+                if f.optional {
+                    let _ = writeln!(out, "        {0}: {0}.as_deref(),", f.name);
+                } else {
+                    let _ = writeln!(out, "        {0}: &{0},", f.name);
+                }
+            } else {
+                out.push_str(&scalar_field(f));
+            }
+        }
+        out.push_str("    };\n");
+        let mut args = vec!["arena".to_string()];
+        for (i, (_, is_src)) in function.operands.iter().enumerate() {
+            args.push(if *is_src {
+                format!("call.src({i})?")
+            } else {
+                format!("call.offset({i})?")
+            });
+        }
+        let _ = writeln!(
+            out,
+            "    tinyaot::kernels::{family}::{name}({}, &p);\n    Ok(())\n}}",
+            args.join(", ")
+        );
+    }
+    out
+}
