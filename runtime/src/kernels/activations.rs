@@ -1,4 +1,5 @@
-//! RELU, RELU6, LEAKY_RELU and HARD_SWISH (int8 and float32), as TFLM computes them.
+//! RELU, RELU6, LEAKY_RELU and HARD_SWISH (int8 and float32), and FLOOR (float32): element-wise
+//! unary functions, as TFLM computes them.
 //!
 //! Access order: element by element in order, in chunks, each chunk read before written; input
 //! and output have the same size, so every kernel here may run in place (output offset == input
@@ -102,6 +103,26 @@ pub fn relu_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
         p.len,
         |x: f32| if x < 0.0 { 0.0 } else { x },
     );
+}
+
+/// float32 FLOOR: the largest integer not above `x`, as `std::floor` (-0.0, infinities and NaN
+/// unchanged; -0.5 → -1.0; 0.5 → +0.0). `core` has no `floor` without `std`: below 2^23 in
+/// magnitude a float converts to `i32` exactly, truncating toward zero, and one step down fixes
+/// negative fractions; from 2^23 on every float is an integer.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn floor_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, |x: f32| {
+        if !(x > -8_388_608.0 && x < 8_388_608.0) || x == 0.0 {
+            return x;
+        }
+        let truncated = x as i32 as f32;
+        if truncated > x {
+            truncated - 1.0
+        } else {
+            truncated
+        }
+    });
 }
 
 /// float32 RELU6: `x > 6 ? 6 : x < 0 ? 0 : x`.
@@ -258,6 +279,42 @@ fn rounding_divide_by_pot_i16(x: i16, exponent: i32) -> i16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// FLOOR against the corners of `std::floor`, bit for bit (the sign of zero included).
+    #[test]
+    fn floor_f32_matches_floor_at_the_corners() {
+        let cases: [(f32, f32); 14] = [
+            (2.5, 2.0),
+            (-2.5, -3.0),
+            (-2.0, -2.0),
+            (0.5, 0.0),
+            (-0.5, -1.0),
+            (0.0, 0.0),
+            (-0.0, -0.0),
+            (1e-45, 0.0),
+            (-1e-45, -1.0),
+            (8_388_607.5, 8_388_607.0),
+            (-8_388_607.5, -8_388_608.0),
+            (16_777_216.0, 16_777_216.0),
+            (f32::NEG_INFINITY, f32::NEG_INFINITY),
+            (f32::MIN, f32::MIN),
+        ];
+        let mut arena = [0u8; 4 * 15];
+        for (i, (x, _)) in cases.iter().enumerate() {
+            arena[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        }
+        arena[56..60].copy_from_slice(&f32::NAN.to_le_bytes());
+        floor_f32(&mut arena, 0, 0, &UnaryF32 { len: 15 });
+        for (i, (x, want)) in cases.iter().enumerate() {
+            let got = f32::from_le_bytes(arena[4 * i..4 * i + 4].try_into().unwrap());
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "floor({x}) = {got}, not {want}"
+            );
+        }
+        assert!(f32::from_le_bytes(arena[56..60].try_into().unwrap()).is_nan());
+    }
 
     #[test]
     fn relu_s8_requantizes_then_clamps() {

@@ -106,6 +106,7 @@ const OPS: &[B] = &[
     B::RELU6,
     B::LEAKY_RELU,
     B::HARD_SWISH,
+    B::FLOOR,
     B::RESHAPE,
     B::SQUEEZE,
     B::EXPAND_DIMS,
@@ -509,7 +510,7 @@ impl Gen<'_, '_> {
                 let out_t = self.same_quant(v, &out);
                 self.push_op(op, Options::default_for(op), &[v.index, b, e, s], out_t);
             }
-            B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH => {
+            B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH | B::FLOOR => {
                 let v = self.latest();
                 let shape = self.shape_of(v);
                 let out = self.activation(&shape);

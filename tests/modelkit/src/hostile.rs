@@ -539,12 +539,12 @@ fn graph(cases: &mut Vec<Case>) {
         "CUSTOM(TFLite_Detection_PostProcess)",
     );
     s.refused(
-        "unsupported_builtin_floor",
+        "unsupported_builtin_ceil",
         with(unary_f32(B::RELU, Options::None), |m| {
-            m.opcodes[0] = OpCodeSpec::builtin(B::FLOOR)
+            m.opcodes[0] = OpCodeSpec::builtin(B::CEIL)
         }),
         UnsupportedOp,
-        "FLOOR",
+        "CEIL",
     );
     s.refused(
         "unknown_builtin_code",

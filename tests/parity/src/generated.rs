@@ -803,6 +803,12 @@ pub mod ffi {
             output: *mut u8,
             p: *const activations::UnaryF32,
         );
+        /// The C `activations::floor_f32`.
+        pub fn parity_activations_floor_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const activations::UnaryF32,
+        );
         /// The C `activations::relu6_f32`.
         pub fn parity_activations_relu6_f32(
             input: *const u8,
@@ -1180,6 +1186,30 @@ fn c_activations_relu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Strin
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_activations_relu_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `activations::floor_f32` in Rust.
+fn rust_activations_floor_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::activations::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot::kernels::activations::floor_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `activations::floor_f32` in C.
+fn c_activations_floor_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::activations::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_activations_floor_f32(input, output, &p) };
     Ok(())
 }
 
@@ -3480,6 +3510,7 @@ fn c_transpose_transpose(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
 pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     match (call.module(), call.function()) {
         ("activations", "relu_f32") => rust_activations_relu_f32(call, arena),
+        ("activations", "floor_f32") => rust_activations_floor_f32(call, arena),
         ("activations", "relu6_f32") => rust_activations_relu6_f32(call, arena),
         ("activations", "relu_s8") => rust_activations_relu_s8(call, arena),
         ("activations", "relu6_s8") => rust_activations_relu6_s8(call, arena),
@@ -3546,6 +3577,7 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     match (call.module(), call.function()) {
         ("activations", "relu_f32") => c_activations_relu_f32(call, arena),
+        ("activations", "floor_f32") => c_activations_floor_f32(call, arena),
         ("activations", "relu6_f32") => c_activations_relu6_f32(call, arena),
         ("activations", "relu_s8") => c_activations_relu_s8(call, arena),
         ("activations", "relu6_s8") => c_activations_relu6_s8(call, arena),
@@ -3611,6 +3643,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 /// Every kernel with a parameter struct, as `(module, function)`.
 pub const KERNELS: &[(&str, &str)] = &[
     ("activations", "relu_f32"),
+    ("activations", "floor_f32"),
     ("activations", "relu6_f32"),
     ("activations", "relu_s8"),
     ("activations", "relu6_s8"),

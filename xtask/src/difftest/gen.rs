@@ -90,6 +90,7 @@ pub const OPS: &[(&str, B)] = &[
     ("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D),
     ("DEQUANTIZE", B::DEQUANTIZE),
     ("EXPAND_DIMS", B::EXPAND_DIMS),
+    ("FLOOR", B::FLOOR),
     ("FULLY_CONNECTED", B::FULLY_CONNECTED),
     ("HARD_SWISH", B::HARD_SWISH),
     ("LEAKY_RELU", B::LEAKY_RELU),
@@ -514,6 +515,14 @@ impl<'a> G<'a> {
             B::SOFTMAX | B::LOGISTIC | B::TANH => {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 4.0);
                 Some(self.curve(op, x))
+            }
+            B::FLOOR => {
+                // TFLM's FLOOR is float32 only.
+                if dtype != TensorType::FLOAT32 {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
+                Some(self.activation(op, x))
             }
             B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH => {
                 let x = self.take(

@@ -1,4 +1,5 @@
-//! RELU, RELU6, LEAKY_RELU, HARD_SWISH → `activations::*`: one input, one output of its size.
+//! RELU, RELU6, LEAKY_RELU, HARD_SWISH, FLOOR → `activations::*`: one input, one output of its
+//! size.
 
 use super::{unary, Kernel, Lowering, OpEntry};
 use crate::error::Result;
@@ -33,7 +34,21 @@ pub(crate) const OPS: &[OpEntry] = &[
         outputs: 1,
         lower: Lowering::Kernel(hard_swish),
     },
+    OpEntry {
+        code: OpCode::FLOOR,
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(floor),
+    },
 ];
+
+/// FLOOR: float32 only (TFLM's kernel checks the input type and nothing else).
+fn floor(ctx: &OpContext) -> Result<Kernel> {
+    if same_type_unary(ctx)? != Num::F32 {
+        return Err(ctx.invalid("int8 input; TFLM's FLOOR refuses all but FLOAT32"));
+    }
+    unary(ctx, "floor_f32", |len| P::UnaryF32 { len })
+}
 
 /// `FloatToQuantizedType<int8_t>`: `round(value / scale) + zero_point`, clamped to int8.
 fn float_to_quantized_s8(value: f32, scale: f32, zero_point: i32) -> i32 {
