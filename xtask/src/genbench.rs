@@ -148,30 +148,11 @@ fn make(kind: &str, size: &str, path: &Path) -> Result<(), String> {
         .parse()
         .map_err(|_| format!("genbench --make: bad size `{size}`"))?;
     let bytes = match kind {
-        "chain" => chain(size),
+        "chain" => ModelSpec::relu_chain(size, 16).to_bytes(),
         "weights" => weights(size),
         other => return Err(format!("genbench --make: unknown kind `{other}`")),
     };
     std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// `ops` chained float RELUs on `[1, 16]`.
-fn chain(ops: usize) -> Vec<u8> {
-    let mut m = ModelSpec::new();
-    let mut prev = m.tensor(TensorSpec::f32(&[1, 16]));
-    m.inputs.push(prev);
-    for _ in 0..ops {
-        let next = m.tensor(TensorSpec::f32(&[1, 16]));
-        m.op(
-            BuiltinOperator::RELU,
-            Options::default_for(BuiltinOperator::RELU),
-            &[prev],
-            &[next],
-        );
-        prev = next;
-    }
-    m.outputs.push(prev);
-    m.to_bytes()
 }
 
 /// One float FULLY_CONNECTED from `[1, FEATURES]` with about `bytes` bytes of weights, filled with
