@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use tinyaot_codegen::plan::report::thousands;
 use tinyaot_codegen::{c_sources, COptions, Config, Error};
 use tinyaot_test_support::fixtures_dir;
 
@@ -107,7 +108,7 @@ fn plan_report_views() {
         .find(|l| l.starts_with("arena:"))
         .expect("an arena line");
     assert!(
-        arena.ends_with(&format!(" {} bytes", group(plan.arena_bytes))),
+        arena.ends_with(&format!(" {} bytes", thousands(plan.arena_bytes))),
         "{text}"
     );
     assert!(report
@@ -119,17 +120,4 @@ fn plan_report_views() {
         Config::new().max_arena_bytes(1).plan(&bytes),
         Err(Error::Limit { .. })
     ));
-}
-
-/// `n` with thousands separators, as the text report prints sizes.
-fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -45,8 +45,9 @@ fn excess_percent(plan: &MemoryPlan) -> f64 {
     }
 }
 
-/// `n` with a comma every three digits: 2,451,840.
-fn thousands(n: usize) -> String {
+/// `n` with a comma every three digits: 2,451,840. Shared with the project's tools and tests,
+/// so that their figures read as the report's.
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
