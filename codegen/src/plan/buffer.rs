@@ -122,7 +122,7 @@ pub fn lower_bound(buffers: &[Buffer]) -> usize {
 pub fn plan_buffers(buffers: &[Buffer]) -> Vec<usize> {
     let problem = Problem::new(buffers);
     let bound = problem.bound();
-    let mut best = greedy::best(&problem);
+    let mut best = greedy::best(&problem, bound);
     // The search spends at least (items + steps) work units per node and needs a path of
     // items + 1 nodes to find anything: when that is above its budget it cannot succeed, and
     // skipping it changes nothing but the time (quadratic in the items) it would waste.

@@ -26,7 +26,11 @@ const WORK_BUDGET: usize = 64_000_000;
 /// Orders are tried while the [`WORK_BUDGET`] lasts; an order cut short by it is dropped. If not
 /// even the first one completes, the items are stacked one above the other: a valid placement,
 /// found in linear time, and at the lower bound whenever everything is live at once.
-pub(super) fn best(p: &Problem) -> Vec<u64> {
+///
+/// The search stops at the first placement whose height is `bound` (the liveness lower bound):
+/// no later candidate can be strictly lower, so it could never replace it, and the result is the
+/// same as trying them all.
+pub(super) fn best(p: &Problem, bound: u64) -> Vec<u64> {
     let items = &p.items;
     const M: u64 = u64::MAX;
     // Sort keys, ascending; `M - x` sorts by `x` descending. The sort is stable over the index
@@ -52,6 +56,9 @@ pub(super) fn best(p: &Problem) -> Vec<u64> {
             let h = height(items, &offsets);
             if best.as_ref().map_or(true, |(bh, _)| h < *bh) {
                 best = Some((h, offsets));
+            }
+            if h <= bound {
+                break 'orders;
             }
         }
     }
