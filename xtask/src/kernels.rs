@@ -1,22 +1,33 @@
-//! `cargo xtask kernels [--check]`: the C declarations of every kernel parameter struct, generated
-//! from the Rust runtime.
+//! `cargo xtask kernels [--check]`: everything about the kernels that can be derived from the
+//! Rust runtime and the file layout, generated.
 //!
-//! A kernel's parameter struct is written by hand once, in Rust, in its family's file
-//! `runtime/src/kernels/<family>.rs` (with its documentation). This command reads those files with
-//! `syn` and writes, for each family that has parameter structs, the C typedefs to
-//! `templates/c/kernels/<family>.params.h.tera`, which the family's hand-written header
-//! `<family>.h.tera` includes, and the list of those templates that the C backend embeds to
-//! `codegen/src/emit/c_params.rs`, the lowering's typed constructors of the same structs to
-//! `codegen/src/lower/params.rs`, and the per-kernel Rust↔C parity harness's dispatch and FFI
-//! declarations to `tests/parity/src/generated.rs` (see [`crate::parity_gen`]). `--check` writes
-//! nothing and fails when a checked-in file differs
-//! from what would be generated (CI runs it, like `schema/regen.sh --check`).
+//! A kernel family is a file `runtime/src/kernels/<family>.rs` with a C twin
+//! `templates/c/kernels/<family>.c.tera`, and usually a lowering file
+//! `codegen/src/lower/ops/<family>.rs`. Its parameter structs and entry points are written by hand
+//! once, in the runtime file; this command reads them with `syn` and writes:
+//! - the family's C header `templates/c/kernels/<family>.h.tera`: the runtime module's summary as
+//!   a comment, the parameter typedefs and the kernels' prototypes;
+//! - `codegen/src/emit/c_params.rs`: every struct's C fields, from which the C backend writes
+//!   initialisers;
+//! - `codegen/src/lower/params.rs`: the lowering's typed constructors of the same structs, and
+//!   the runtime's `MAX_RANK` (the one rank limit of the kernels' loops);
+//! - `tests/parity/src/generated.rs`: the per-kernel Rust↔C parity harness's dispatch and FFI
+//!   declarations (see [`crate::parity_gen`]);
+//! - the module lists: the `pub mod` lines of `runtime/src/kernels/mod.rs` and, in
+//!   `codegen/src/lower/ops/mod.rs`, the `mod` lines and the `families!` list (kernel families,
+//!   alias-only families without a runtime file, and support modules without a lowering file),
+//!   each between marker lines.
+//!
+//! `--check` writes nothing and fails when a checked-in file differs from what would be generated
+//! (CI runs it, like `schema/regen.sh --check`).
 //!
 //! The C form is the one the C backend's initialisers expect (`codegen/src/emit/c_decl.rs`):
 //! `usize` → `size_t`, `i32` → `int32_t`, `f32` → `float`, `bool` → `int`, a slice `&[T]` → a
 //! `const T *` followed by its `size_t <name>_len`, an `Option<&[T]>` → the same, `NULL` for `None`;
 //! `pub type A = B;` → `typedef B A;`. Any other field type is an error naming the field, so a
-//! struct the C side cannot mirror is caught here rather than at a C compiler.
+//! struct the C side cannot mirror is caught here rather than at a C compiler. Prototypes follow
+//! the calling convention: a `const uint8_t *` per input operand, `uint8_t *output`, then the
+//! parameter struct by pointer (or `size_t bytes` for `copy`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -52,15 +63,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
             eprintln!("kernels: wrote {}", path.display());
         }
     }
-    // A family that lost its last parameter struct must not keep a stale file.
+    // Headers of families that are gone, and the typedef-only templates of earlier versions, must
+    // not stay behind.
     let dir = root.join("templates/c/kernels");
     for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
         let path = entry.map_err(|e| e.to_string())?.path();
-        let is_params = path
+        let is_header = path
             .file_name()
             .and_then(|n| n.to_str())
-            .is_some_and(|n| n.ends_with(".params.h.tera"));
-        if is_params && !outputs.iter().any(|(p, _)| *p == path) {
+            .is_some_and(|n| n.ends_with(".h.tera"));
+        if is_header && !outputs.iter().any(|(p, _)| *p == path) {
             if check {
                 stale.push(format!("{} (no longer generated)", path.display()));
             } else {
@@ -84,34 +96,247 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// Every generated file: its path and contents.
 fn generate(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String> {
     let kernels = root.join("runtime/src/kernels");
+    let layout = Layout::discover(root)?;
     let mut outputs = Vec::new();
     let mut with_params = Vec::new();
     let mut parity = Vec::new();
-    for family in families(&read(&kernels.join("mod.rs"))?)? {
+    for family in &layout.kernels {
         let source = read(&kernels.join(format!("{family}.rs")))?;
-        let decls = declarations(&family, &source)?;
-        let functions = crate::parity_gen::functions(&family, &source)?;
+        let decls = declarations(family, &source)?;
+        let functions = crate::parity_gen::functions(family, &source)?;
+        let path = root.join(format!("templates/c/kernels/{family}.h.tera"));
+        outputs.push((path, c_header(family, &source, &decls, &functions)?));
         parity.push((family.clone(), decls_for_parity(&decls), functions));
-        if decls.is_empty() {
-            continue;
+        if !decls.is_empty() {
+            with_params.push((family.clone(), decls));
         }
-        let path = root.join(format!("templates/c/kernels/{family}.params.h.tera"));
-        outputs.push((path, c_typedefs(&family, &decls)?));
-        with_params.push((family, decls));
     }
     outputs.push((
         root.join("codegen/src/emit/c_params.rs"),
-        template_list(&with_params)?,
+        struct_table(&with_params)?,
     ));
     outputs.push((
         root.join("tests/parity/src/generated.rs"),
         crate::parity_gen::source(&parity)?,
     ));
+    let runtime_mod = kernels.join("mod.rs");
+    let max_rank = max_rank(&read(&runtime_mod)?)?;
     outputs.push((
         root.join("codegen/src/lower/params.rs"),
-        lowering_params(&with_params)?,
+        lowering_params(&with_params, max_rank)?,
     ));
+    let lines: Vec<String> = layout
+        .kernels
+        .iter()
+        .map(|f| format!("pub mod {f};"))
+        .collect();
+    let text = replace_block(&runtime_mod, &read(&runtime_mod)?, &lines.join("\n"))?;
+    outputs.push((runtime_mod, crate::parity_gen::rustfmt(&text)?));
+    let ops_mod = root.join("codegen/src/lower/ops/mod.rs");
+    let text = replace_block(&ops_mod, &read(&ops_mod)?, &layout.registry())?;
+    outputs.push((ops_mod, crate::parity_gen::rustfmt(&text)?));
     Ok(outputs)
+}
+
+/// The families, found from the files that make them.
+struct Layout {
+    /// Runtime kernel modules with a C twin: the kernel families (sorted).
+    kernels: Vec<String>,
+    /// Lowering files (`codegen/src/lower/ops/<name>.rs`, not `mod.rs` or `testing.rs`), sorted.
+    lowering: Vec<String>,
+}
+
+impl Layout {
+    fn discover(root: &Path) -> Result<Layout, String> {
+        let stems = |dir: &str, suffix: &str| -> Result<Vec<String>, String> {
+            let dir = root.join(dir);
+            let mut out = Vec::new();
+            for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+                let name = entry.map_err(|e| e.to_string())?.file_name();
+                if let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(suffix)) {
+                    out.push(stem.to_string());
+                }
+            }
+            out.sort();
+            Ok(out)
+        };
+        let runtime = stems("runtime/src/kernels", ".rs")?;
+        let c = stems("templates/c/kernels", ".c.tera")?;
+        if let Some(orphan) = c.iter().find(|f| !runtime.contains(f)) {
+            return Err(format!(
+                "templates/c/kernels/{orphan}.c.tera has no Rust twin runtime/src/kernels/{orphan}.rs"
+            ));
+        }
+        let lowering = stems("codegen/src/lower/ops", ".rs")?
+            .into_iter()
+            .filter(|f| f != "mod" && f != "testing")
+            .collect();
+        Ok(Layout {
+            kernels: c,
+            lowering,
+        })
+    }
+
+    /// The generated part of `codegen/src/lower/ops/mod.rs`: the `mod` lines and `families!`.
+    fn registry(&self) -> String {
+        let list = |names: Vec<&String>| {
+            names
+                .iter()
+                .map(|n| format!("                {n},\n"))
+                .collect::<String>()
+        };
+        let kernels = list(
+            self.lowering
+                .iter()
+                .filter(|f| self.kernels.contains(f))
+                .collect(),
+        );
+        let aliases = list(
+            self.lowering
+                .iter()
+                .filter(|f| !self.kernels.contains(f))
+                .collect(),
+        );
+        let support = list(
+            self.kernels
+                .iter()
+                .filter(|f| !self.lowering.contains(f))
+                .collect(),
+        );
+        let mut out = String::new();
+        for family in &self.lowering {
+            let _ = writeln!(out, "mod {family};");
+        }
+        let _ = write!(
+            out,
+            "
+/// Calls `$then!` with the operator families and kernel modules, each named once:
+///
+/// - `kernels`: families whose operators call the kernel module of the same name;
+/// - `aliases`: families whose operators lower to [`CallKind::Alias`] and so have no kernel module;
+/// - `support`: kernel modules no operator names, which the emitters call themselves (`copy`, for
+///   an alias whose input and output the plan keeps apart).
+///
+/// The registry below takes the families, the C backend its kernel modules' templates (a file
+/// path must be a literal for `include_str!`, hence a macro rather than a constant).
+macro_rules! families {{
+    ($then:ident) => {{
+        $then! {{
+            kernels: [
+{kernels}            ],
+            aliases: [
+{aliases}            ],
+            support: [
+{support}            ],
+        }}
+    }};
+}}"
+        );
+        out
+    }
+}
+
+/// The end of the comment line that starts a generated block inside a hand-written file, and the
+/// line that ends it.
+const BLOCK_START: &str = "Do not edit down to the end marker.";
+const BLOCK_END: &str = "// End of the lines written by `cargo xtask kernels`.";
+
+/// `text` with the lines between its marker lines replaced by `block`.
+fn replace_block(path: &Path, text: &str, block: &str) -> Result<String, String> {
+    let missing = || {
+        format!(
+            "{}: no generated block (a comment line ending `{BLOCK_START}`, then `{BLOCK_END}`)",
+            path.display()
+        )
+    };
+    let start = text.find(BLOCK_START).ok_or_else(missing)?;
+    let body = start + text[start..].find('\n').ok_or_else(missing)? + 1;
+    let end = body + text[body..].find(BLOCK_END).ok_or_else(missing)?;
+    Ok(format!("{}{block}\n{}", &text[..body], &text[end..]))
+}
+
+/// The first paragraph of a module's `//!` documentation, on one line.
+fn summary(source: &str) -> String {
+    let mut words = Vec::new();
+    for line in source.lines() {
+        let Some(doc) = line.trim_start().strip_prefix("//!") else {
+            break;
+        };
+        let doc = doc.trim();
+        if doc.is_empty() {
+            if words.is_empty() {
+                continue;
+            }
+            break;
+        }
+        words.extend(doc.split_whitespace().map(str::to_string));
+    }
+    // Intra-doc links read as plain code in C: "[`concat()`]" is "`concat()`".
+    words.join(" ").replace("[`", "`").replace("`]", "`")
+}
+
+/// `text` as a C block comment wrapped at 100 columns.
+fn c_comment(text: &str) -> String {
+    let mut out = String::from("/*");
+    let mut column = 2;
+    for word in text.split_whitespace() {
+        if column + 1 + word.len() > 97 && column > 3 {
+            out.push_str("\n *");
+            column = 2;
+        }
+        out.push(' ');
+        out.push_str(word);
+        column += 1 + word.len();
+    }
+    out.push_str(" */\n");
+    out
+}
+
+/// A family's C header template: its summary, its parameter typedefs and its prototypes.
+fn c_header(
+    family: &str,
+    source: &str,
+    decls: &[Decl],
+    functions: &[crate::parity_gen::Function],
+) -> Result<String, String> {
+    let text = format!(
+        "{family} (runtime/src/kernels/{family}.rs): {}",
+        summary(source)
+    );
+    if ["*/", "{{", "{%", "{#"].iter().any(|t| text.contains(t)) {
+        return Err(format!(
+            "runtime/src/kernels/{family}.rs: the module summary may not contain `*/` or a tera tag"
+        ));
+    }
+    let mut out = format!(
+        "{{# @generated by `cargo xtask kernels` from runtime/src/kernels/{family}.rs. Do not edit. #}}\n"
+    );
+    out.push_str(&c_comment(&text));
+    out.push_str(&c_typedefs(family, decls)?);
+    for function in functions {
+        let mut args: Vec<String> = function
+            .operands
+            .iter()
+            .map(|(name, _)| {
+                if name == "output" {
+                    "uint8_t *output".to_string()
+                } else {
+                    format!("const uint8_t *{name}")
+                }
+            })
+            .collect();
+        args.push(match &function.params {
+            Some(p) => format!("const {{{{ p }}}}_{family}_{p} *p"),
+            None => "size_t bytes".to_string(),
+        });
+        let _ = writeln!(
+            out,
+            "void {{{{ p }}}}_{family}_{}({});",
+            function.name,
+            args.join(", ")
+        );
+    }
+    Ok(out)
 }
 
 /// A declaration's name and fields: an alias has its target's.
@@ -133,25 +358,17 @@ fn fields_of<'d>(
     }
 }
 
-/// `codegen/src/emit/c_params.rs`: the generated templates, embedded by name (`conv.params.h`),
-/// and every struct's C fields, from which the C backend writes initialisers.
-fn template_list(families: &[(String, Vec<Decl>)]) -> Result<String, String> {
+/// `codegen/src/emit/c_params.rs`: every struct's C fields, from which the C backend writes
+/// initialisers.
+fn struct_table(families: &[(String, Vec<Decl>)]) -> Result<String, String> {
     let mut out = String::from(
         "// @generated by `cargo xtask kernels` from runtime/src/kernels/. Do not edit.\n\
-         //! The C parameter typedefs of each kernel family, generated from the Rust runtime's structs\n\
-         //! (`cargo xtask kernels`): the tera templates that the family headers include, and the\n\
-         //! fields of every struct, from which the C backend writes initialisers.\n\n\
-         /// `(template name, template text)` for every family with parameter structs.\n\
-         pub(crate) const TEMPLATES: &[(&str, &str)] = &[\n",
+         //! The C parameter structs of each kernel family, generated from the Rust runtime's structs\n\
+         //! (`cargo xtask kernels`): the fields of every struct, from which the C backend writes\n\
+         //! initialisers.\n\n",
     );
-    for (family, _) in families {
-        let _ = writeln!(
-            out,
-            "(\"{family}.params.h\", include_str!(\"../../../templates/c/kernels/{family}.params.h.tera\")),"
-        );
-    }
     out.push_str(
-        "];\n\n/// `(module, struct, fields)` of a parameter struct or alias, each field as\n\
+        "/// `(module, struct, fields)` of a parameter struct or alias, each field as\n\
          /// `(name, C type)`: a slice is `const T *` followed by its `size_t <name>_len`.\n\
          pub(crate) type StructFields = (&'static str, &'static str, &'static [(&'static str, &'static str)]);\n\n\
          /// Every parameter struct and alias of every kernel family.\n\
@@ -186,13 +403,19 @@ fn template_list(families: &[(String, Vec<Decl>)]) -> Result<String, String> {
 /// their own struct: the Rust backend names the alias), with the conversion to the lowering's
 /// field list in declaration order. The lowering fills these by field name, so a field it misses,
 /// misspells or gives the wrong type is a compile error, and the order is the runtime's.
-fn lowering_params(families: &[(String, Vec<Decl>)]) -> Result<String, String> {
+fn lowering_params(families: &[(String, Vec<Decl>)], max_rank: usize) -> Result<String, String> {
     let mut out = String::from(
         "// @generated by `cargo xtask kernels` from runtime/src/kernels/. Do not edit.\n\
          //! Typed constructors of every kernel parameter struct, generated from the runtime's\n\
          //! declarations (`cargo xtask kernels`): `tinyaot::kernels::<family>::<Struct>` has exactly\n\
          //! the fields of `<family>::<Struct>` here, in the same order. See the runtime for what each\n\
          //! field means.\n\n",
+    );
+    let _ = writeln!(
+        out,
+        "/// `tinyaot::kernels::MAX_RANK`: the most dimensions a kernel's shape parameters may have\n\
+         /// (after merging); the lowering refuses longer ones, and the C backend declares it as\n\
+         /// `<PREFIX>_MAX_RANK`.\npub(crate) const MAX_RANK: usize = {max_rank};\n"
     );
     for (family, decls) in families {
         let uses_data = decls.iter().any(|d| match d {
@@ -279,19 +502,24 @@ fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The public modules of `runtime/src/kernels/mod.rs`: the operator families.
-fn families(mod_rs: &str) -> Result<Vec<String>, String> {
+/// The value of `pub const MAX_RANK: usize = N;` in `runtime/src/kernels/mod.rs`.
+fn max_rank(mod_rs: &str) -> Result<usize, String> {
     let file = syn::parse_file(mod_rs).map_err(|e| format!("runtime/src/kernels/mod.rs: {e}"))?;
-    Ok(file
-        .items
+    file.items
         .iter()
-        .filter_map(|item| match item {
-            Item::Mod(m) if matches!(m.vis, syn::Visibility::Public(_)) => {
-                Some(m.ident.to_string())
-            }
+        .find_map(|item| match item {
+            Item::Const(c) if c.ident == "MAX_RANK" => match &*c.expr {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                }) => n.base10_parse().ok(),
+                _ => None,
+            },
             _ => None,
         })
-        .collect())
+        .ok_or_else(|| {
+            "runtime/src/kernels/mod.rs: no `pub const MAX_RANK: usize = <integer>;`".to_string()
+        })
 }
 
 /// The declarations as the parity generator sees them.
@@ -466,22 +694,14 @@ fn slice_element(ty: &Type) -> Option<&'static str> {
     })
 }
 
-/// The typedefs of one family, as the tera template its header includes with
-/// `{%- include "<family>.params.h" %}`: the tag drops the line break before it, the comment's
-/// line break takes its place, and there is no trailing newline, so the header's text around the
-/// tag renders as if the typedefs were written in it.
+/// The typedefs of one family, each followed by a blank line (none without structs).
 fn c_typedefs(family: &str, decls: &[Decl]) -> Result<String, String> {
-    let mut out = format!(
-        "{{# @generated by `cargo xtask kernels` from runtime/src/kernels/{family}.rs. Do not edit. #}}\n"
-    );
+    let mut out = String::new();
     let c_name = |name: &str| format!("{{{{ p }}}}_{family}_{name}");
     let mut first = true;
     for decl in decls {
         match decl {
             Decl::Struct { name, fields } => {
-                if !first {
-                    out.push('\n');
-                }
                 out.push_str("typedef struct {\n");
                 for field in fields {
                     match &field.kind {
@@ -499,19 +719,17 @@ fn c_typedefs(family: &str, decls: &[Decl]) -> Result<String, String> {
                         }
                     }
                 }
-                let _ = writeln!(out, "}} {};", c_name(name));
+                let _ = writeln!(out, "}} {};\n", c_name(name));
             }
             Decl::Alias { name, target } => {
                 if first {
                     return Err(format!("{family}::{name}: an alias before any struct"));
                 }
-                let _ = writeln!(out, "typedef {} {};", c_name(target), c_name(name));
+                let _ = writeln!(out, "typedef {} {};\n", c_name(target), c_name(name));
             }
         }
         first = false;
     }
-    // The include tag's own line break ends the last line.
-    out.pop();
     Ok(out)
 }
 
@@ -536,10 +754,9 @@ mod tests {
         let decls = declarations("demo", source).unwrap();
         assert_eq!(
             c_typedefs("demo", &decls).unwrap(),
-            "{# @generated by `cargo xtask kernels` from runtime/src/kernels/demo.rs. Do not edit. #}\n\
-             typedef struct {\n    size_t n;\n    int32_t zp;\n    float scale;\n    int on;\n    \
+            "typedef struct {\n    size_t n;\n    int32_t zp;\n    float scale;\n    int on;\n    \
              const size_t *shape;\n    size_t shape_len;\n    const int32_t *bias; /* NULL: no bias */\n    \
-             size_t bias_len;\n} {{ p }}_demo_Demo;\ntypedef {{ p }}_demo_Demo {{ p }}_demo_Same;"
+             size_t bias_len;\n} {{ p }}_demo_Demo;\n\ntypedef {{ p }}_demo_Demo {{ p }}_demo_Same;\n\n"
         );
     }
 

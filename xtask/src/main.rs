@@ -100,9 +100,11 @@ Commands:
       tflite-micro in $TINYAOT_PYTHON or python3). Default: the README's seven models;
       --update-readme writes the output into README.md between the bench markers.
   kernels [--check]
-      Write the C typedefs of every kernel parameter struct (templates/c/kernels/
-      <family>.params.h.tera) from the Rust structs of runtime/src/kernels/<family>.rs, the one
-      place they are written by hand. --check writes nothing and fails if a file is out of date.
+      Write what derives from the Rust kernels (runtime/src/kernels/<family>.rs, where kernel
+      signatures and parameter structs are written by hand once) and the file layout: the C
+      headers templates/c/kernels/<family>.h.tera, the C field table, the lowering's typed
+      constructors, the parity harness's dispatch, and the family module lists. --check writes
+      nothing and fails if a file is out of date.
 ";
 
 fn main() -> ExitCode {

@@ -41,11 +41,12 @@ pub struct FieldSpec {
 /// A kernel entry point.
 #[derive(Debug)]
 pub struct Function {
-    name: String,
+    /// Its name in the family's module.
+    pub name: String,
     /// Operand names and whether each is a `Src` (else an arena offset).
-    operands: Vec<(String, bool)>,
+    pub operands: Vec<(String, bool)>,
     /// The parameter struct it takes, if any (`copy` takes a byte count instead).
-    params: Option<String>,
+    pub params: Option<String>,
 }
 
 /// The kernel entry points of one family's source.

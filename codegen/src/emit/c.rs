@@ -294,10 +294,6 @@ fn parse_templates() -> Result<Tera> {
         all.push((format!("{name}.h"), header));
         all.push((format!("{name}.c"), source));
     }
-    // The parameter typedefs each header includes, generated from the Rust structs.
-    for (name, text) in super::c_params::TEMPLATES {
-        all.push((name.to_string(), text));
-    }
     tera.add_raw_templates(all).map_err(template_error)?;
     Ok(tera)
 }
@@ -351,6 +347,7 @@ fn base_context(
     let mut ctx = Context::new();
     ctx.insert("p", prefix);
     ctx.insert("P", &prefix.to_ascii_uppercase());
+    ctx.insert("max_rank", &crate::lower::params::MAX_RANK);
     ctx.insert("version", env!("CARGO_PKG_VERSION"));
     ctx.insert("source", &comment(&options.source_name));
     ctx.insert("operators", &graph.operators.len());
@@ -584,6 +581,7 @@ pub fn kernel_library(prefix: &str) -> Result<Vec<CFile>> {
     let mut ctx = Context::new();
     ctx.insert("p", prefix);
     ctx.insert("P", &prefix.to_ascii_uppercase());
+    ctx.insert("max_rank", &crate::lower::params::MAX_RANK);
     ctx.insert("version", env!("CARGO_PKG_VERSION"));
     ctx.insert("source", "the kernel library");
     let mut headers = String::new();

@@ -4,6 +4,11 @@
 //! the fields of `<family>::<Struct>` here, in the same order. See the runtime for what each
 //! field means.
 
+/// `tinyaot::kernels::MAX_RANK`: the most dimensions a kernel's shape parameters may have
+/// (after merging); the lowering refuses longer ones, and the C backend declares it as
+/// `<PREFIX>_MAX_RANK`.
+pub(crate) const MAX_RANK: usize = 6;
+
 /// The parameter structs of `tinyaot::kernels::activations`.
 pub(crate) mod activations {
     use crate::lower::{Params, Value};

@@ -5,10 +5,8 @@
 //! merged, so the common cases (same shape; one scalar; per-channel) are one or two dimensions.
 
 use super::elem::{load, next_index, store, Elem, CHUNK};
+use super::MAX_RANK;
 use crate::Src;
-
-/// Most dimensions a broadcast shape may have.
-pub(crate) const MAX_RANK: usize = 8;
 
 /// `out[i] = f(a[ia], b[ib])` over `shape` in C order, where `ia`/`ib` follow `a_strides`/`b_strides`.
 ///

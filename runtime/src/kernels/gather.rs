@@ -4,9 +4,7 @@
 
 use super::elem::next_index;
 use super::nn_common::views;
-
-/// Most dimensions a gather may have.
-pub(crate) const MAX_RANK: usize = 6;
+use super::MAX_RANK;
 
 /// Copies the strided selection of the `in_len`-byte input at `input` to `output`, element size
 /// `elem` bytes. Input and output must not overlap.

@@ -7,10 +7,8 @@
 
 use super::elem::next_index;
 use super::nn_common::views;
+use super::MAX_RANK;
 use crate::math::multiply_by_quantized_multiplier;
-
-/// Most kept or reduced dimensions.
-const MAX_RANK: usize = 6;
 
 /// Constants of int8 MEAN (TFLM's integer path).
 #[derive(Clone, Copy, Debug)]

@@ -7,25 +7,37 @@
 //! holds one copy of each kernel a model uses, at a cost of a few percent in speed on the
 //! Cortex-M4 (`cargo xtask mcu`). Elsewhere the optimiser is left free to specialise.
 
-pub mod activations;
+// Helpers the kernels share.
 mod broadcast;
+mod elem;
+mod gather;
+mod nn_common;
+
+// Written by `cargo xtask kernels`: one module per family (a file here with a C twin
+// templates/c/kernels/<family>.c.tera). Do not edit down to the end marker.
+pub mod activations;
 pub mod concat;
 pub mod conv;
 pub mod copy;
 pub mod depthwise;
-mod elem;
 pub mod elementwise;
 pub mod fully_connected;
-mod gather;
 pub mod logistic_tanh;
 pub mod mean;
-mod nn_common;
 pub mod pad;
 pub mod pool;
 pub mod quantize;
 pub mod softmax;
 pub mod strided_slice;
 pub mod transpose;
+// End of the lines written by `cargo xtask kernels`.
+
+/// The most dimensions a kernel's shape parameters may have, after generation time has merged
+/// the dimensions it can (TFLM's kernels take at most 6 as well). Loops that walk a shape keep their
+/// index in an array of this size. `cargo xtask kernels` copies it to the lowering
+/// (`codegen/src/lower/params.rs`), which refuses anything longer, and the C backend declares it
+/// as `<PREFIX>_MAX_RANK`.
+pub const MAX_RANK: usize = 6;
 
 /// `p`, hidden from the optimiser on bare-metal targets (see the module documentation).
 #[inline(always)]

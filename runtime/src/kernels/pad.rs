@@ -2,9 +2,7 @@
 
 use super::elem::{fill, next_index};
 use super::nn_common::views;
-
-/// Most dimensions a padded tensor may have.
-const MAX_RANK: usize = 6;
+use super::MAX_RANK;
 
 /// Constants of int8 PAD / PADV2.
 #[derive(Clone, Copy, Debug)]

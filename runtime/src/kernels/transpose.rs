@@ -22,7 +22,7 @@ pub struct Transpose<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn transpose(arena: &mut [u8], input: usize, output: usize, p: &Transpose) {
     let p = super::opaque(p);
-    let mut steps = [0i32; super::gather::MAX_RANK];
+    let mut steps = [0i32; super::MAX_RANK];
     for (s, &v) in steps.iter_mut().zip(p.input_strides) {
         *s = v as i32;
     }

@@ -4,7 +4,7 @@
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{Activation, OpCode, Options};
-use crate::lower::params::elementwise as P;
+use crate::lower::params::{elementwise as P, MAX_RANK};
 use crate::lower::quant::activation_range_f32;
 use crate::lower::{Num, OpContext, Operand};
 
@@ -41,9 +41,6 @@ pub(crate) const OPS: &[OpEntry] = &[
         lower: Lowering::Kernel(|ctx| min_max(ctx, false)),
     },
 ];
-
-/// Most dimensions a broadcast may have (TFLM's broadcasting loop handles six).
-const MAX_RANK: usize = 6;
 
 /// A broadcast reduced to a collapsed output shape and per-input element strides.
 #[derive(Clone, Debug, PartialEq, Eq)]

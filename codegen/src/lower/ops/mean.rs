@@ -4,7 +4,7 @@
 use super::{in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{OpCode, Options};
-use crate::lower::params::mean as P;
+use crate::lower::params::{mean as P, MAX_RANK};
 use crate::lower::quant::quantize_multiplier;
 use crate::lower::{Num, OpContext};
 
@@ -77,7 +77,7 @@ fn mean(ctx: &OpContext) -> Result<Kernel> {
         return Err(ctx.unsupported("empty input"));
     }
     let (kept, red) = split_axes(&input.shape, &reduced);
-    if kept.len() > 6 || red.len() > 6 {
+    if kept.len() > MAX_RANK || red.len() > MAX_RANK {
         return Err(ctx.unsupported("too many dimensions"));
     }
     let kept_shape: Vec<usize> = kept.iter().map(|r| r.0).collect();

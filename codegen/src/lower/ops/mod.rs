@@ -11,10 +11,20 @@
 //! here so that it cannot differ), and the C backend's template table (emit/c.rs).
 //!
 //! Adding an operator to an existing family is one entry in that family's `OPS` and its lowering
-//! function; a new family is a new file, a `mod` line and its name in [`families!`] (a `mod`
-//! missing from the list leaves its `OPS` unused, which the build refuses as dead code; a name
-//! without its `mod` does not compile).
+//! function; a new family is a new file here (with its runtime and C twins), after which
+//! `cargo xtask kernels` rewrites the `mod` lines and [`families!`] from the files present.
 
+#[cfg(test)]
+mod testing;
+
+use std::ops::RangeInclusive;
+
+use super::{CallKind, KernelCall, OpContext, Operand, Params};
+use crate::error::Result;
+use crate::ir::OpCode;
+
+// Written by `cargo xtask kernels` from the files in this directory, runtime/src/kernels/
+// and templates/c/kernels/. Do not edit down to the end marker.
 mod activations;
 mod concat;
 mod conv;
@@ -31,15 +41,6 @@ mod softmax;
 mod strided_slice;
 mod transpose;
 
-#[cfg(test)]
-mod testing;
-
-use std::ops::RangeInclusive;
-
-use super::{CallKind, KernelCall, OpContext, Operand, Params};
-use crate::error::Result;
-use crate::ir::OpCode;
-
 /// Calls `$then!` with the operator families and kernel modules, each named once:
 ///
 /// - `kernels`: families whose operators call the kernel module of the same name;
@@ -48,8 +49,7 @@ use crate::ir::OpCode;
 ///   an alias whose input and output the plan keeps apart).
 ///
 /// The registry below takes the families, the C backend its kernel modules' templates (a file
-/// path must be a literal for `include_str!`, hence a macro rather than a constant). Each family
-/// also needs its `mod` line above: a module declared by a macro is invisible to rustfmt.
+/// path must be a literal for `include_str!`, hence a macro rather than a constant).
 macro_rules! families {
     ($then:ident) => {
         $then! {
@@ -67,13 +67,18 @@ macro_rules! families {
                 quantize,
                 softmax,
                 strided_slice,
-                transpose
+                transpose,
             ],
-            aliases: [reshape],
-            support: [copy],
+            aliases: [
+                reshape,
+            ],
+            support: [
+                copy,
+            ],
         }
     };
 }
+// End of the lines written by `cargo xtask kernels`.
 pub(crate) use families;
 
 /// One operator a family lowers.
