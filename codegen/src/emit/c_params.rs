@@ -68,6 +68,15 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "arg_min_max",
+        "ArgMinMax",
+        &[
+            ("outer", "size_t"),
+            ("axis_len", "size_t"),
+            ("inner", "size_t"),
+        ],
+    ),
+    (
         "concat",
         "Concat",
         &[

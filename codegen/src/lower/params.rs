@@ -179,6 +179,34 @@ pub(crate) mod activations {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::arg_min_max`.
+pub(crate) mod arg_min_max {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::arg_min_max::ArgMinMax`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ArgMinMax {
+        /// `outer`.
+        pub outer: usize,
+        /// `axis_len`.
+        pub axis_len: usize,
+        /// `inner`.
+        pub inner: usize,
+    }
+
+    impl From<ArgMinMax> for Params {
+        fn from(p: ArgMinMax) -> Params {
+            Params {
+                type_name: "ArgMinMax",
+                fields: vec![
+                    ("outer", Value::Usize(p.outer)),
+                    ("axis_len", Value::Usize(p.axis_len)),
+                    ("inner", Value::Usize(p.inner)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::concat`.
 pub(crate) mod concat {
     use crate::lower::{Params, Value};

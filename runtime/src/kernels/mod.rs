@@ -16,6 +16,7 @@ mod nn_common;
 // Written by `cargo xtask kernels`: one module per family (a file here with a C twin
 // templates/c/kernels/<family>.c.tera). Do not edit down to the end marker.
 pub mod activations;
+pub mod arg_min_max;
 pub mod concat;
 pub mod conv;
 pub mod copy;

@@ -107,6 +107,8 @@ const OPS: &[B] = &[
     B::LEAKY_RELU,
     B::HARD_SWISH,
     B::FLOOR,
+    B::ARG_MAX,
+    B::ARG_MIN,
     B::RESHAPE,
     B::SQUEEZE,
     B::EXPAND_DIMS,
@@ -521,6 +523,21 @@ impl Gen<'_, '_> {
                     _ => Options::default_for(op),
                 };
                 self.push_op(op, options, &[v.index], out);
+            }
+            B::ARG_MAX | B::ARG_MIN => {
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                let rank = shape.len() as i32;
+                let axis = self.int(-rank.max(1), (rank - 1).max(0));
+                let a = if axis < 0 { axis + rank } else { axis };
+                let mut out = shape.clone();
+                if (0..rank).contains(&a) {
+                    out.remove(a as usize);
+                }
+                let axis = self.constant(TensorSpec::int32(&[1]).constant_i32(&[axis]));
+                // Indices are INT32 whatever the input: later operators of the chain mostly
+                // refuse them, which the refusal paths need too.
+                self.push_op(op, Options::None, &[v.index, axis], TensorSpec::int32(&out));
             }
             B::RESHAPE => {
                 let v = self.latest();

@@ -949,6 +949,78 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Unsupported,
         "permutation",
     );
+    // ARG_MAX / ARG_MIN: TFLM's kernel has no Prepare; at Eval it takes an INT32 axis and output
+    // and FLOAT32 or INT8 input, reads the axis tensor's first element and trusts the output shape.
+    let arg = |op: B, input: TensorSpec, axis: TensorSpec, output: TensorSpec| {
+        ModelSpec::single_op(op, Options::None, vec![input, axis], vec![output])
+    };
+    let axis = |a: i32| TensorSpec::int32(&[1]).constant_i32(&[a]);
+    s.refused(
+        "arg_max_int64_output",
+        arg(
+            B::ARG_MAX,
+            TensorSpec::f32(&[2, 3]),
+            axis(1),
+            TensorSpec::new(TensorType::INT64, &[2]),
+        ),
+        Invalid,
+        "INT32 indices only",
+    );
+    s.refused(
+        "arg_min_int32_input",
+        arg(
+            B::ARG_MIN,
+            TensorSpec::int32(&[2, 3]),
+            axis(1),
+            TensorSpec::int32(&[2]),
+        ),
+        Invalid,
+        "FLOAT32 and INT8",
+    );
+    s.refused(
+        "arg_max_axis_out_of_range",
+        arg(
+            B::ARG_MAX,
+            TensorSpec::f32(&[2, 3]),
+            axis(-3),
+            TensorSpec::int32(&[2]),
+        ),
+        Invalid,
+        "axis -3 is out of range",
+    );
+    s.refused(
+        "arg_max_two_axes",
+        arg(
+            B::ARG_MAX,
+            TensorSpec::f32(&[2, 3]),
+            TensorSpec::int32(&[2]).constant_i32(&[0, 1]),
+            TensorSpec::int32(&[2]),
+        ),
+        Invalid,
+        "axis has 2 elements",
+    );
+    s.refused(
+        "arg_min_output_keeps_the_axis",
+        arg(
+            B::ARG_MIN,
+            TensorSpec::f32(&[2, 3]),
+            axis(1),
+            TensorSpec::int32(&[2, 1]),
+        ),
+        Invalid,
+        "without axis 1",
+    );
+    s.refused(
+        "arg_max_int64_axis",
+        arg(
+            B::ARG_MAX,
+            TensorSpec::f32(&[2, 3]),
+            TensorSpec::new(TensorType::INT64, &[1]).constant_i64(&[1]),
+            TensorSpec::int32(&[2]),
+        ),
+        Invalid,
+        "reads it as INT32",
+    );
     s.refused(
         "conv_dilation_above_int16",
         with(conv8(Activation::NONE), |m| {

@@ -87,6 +87,19 @@ pub mod ffi {
             pub output_exponent: i32,
         }
     }
+    /// `arg_min_max`'s typedefs.
+    pub mod arg_min_max {
+        /// The C `arg_min_max_ArgMinMax`.
+        #[repr(C)]
+        pub struct ArgMinMax {
+            /// `outer`.
+            pub outer: usize,
+            /// `axis_len`.
+            pub axis_len: usize,
+            /// `inner`.
+            pub inner: usize,
+        }
+    }
     /// `concat`'s typedefs.
     pub mod concat {
         /// The C `concat_Concat`.
@@ -851,6 +864,30 @@ pub mod ffi {
             output: *mut u8,
             p: *const activations::HardSwishS8,
         );
+        /// The C `arg_min_max::arg_max_s8`.
+        pub fn parity_arg_min_max_arg_max_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const arg_min_max::ArgMinMax,
+        );
+        /// The C `arg_min_max::arg_min_s8`.
+        pub fn parity_arg_min_max_arg_min_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const arg_min_max::ArgMinMax,
+        );
+        /// The C `arg_min_max::arg_max_f32`.
+        pub fn parity_arg_min_max_arg_max_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const arg_min_max::ArgMinMax,
+        );
+        /// The C `arg_min_max::arg_min_f32`.
+        pub fn parity_arg_min_max_arg_min_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const arg_min_max::ArgMinMax,
+        );
         /// The C `concat::concat1`.
         pub fn parity_concat_concat1(a: *const u8, output: *mut u8, p: *const concat::Concat);
         /// The C `concat::concat2`.
@@ -1420,6 +1457,118 @@ fn c_activations_hard_swish_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_activations_hard_swish_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `arg_min_max::arg_max_s8` in Rust.
+fn rust_arg_min_max_arg_max_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::arg_min_max::ArgMinMax {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+    };
+    tinyaot::kernels::arg_min_max::arg_max_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `arg_min_max::arg_max_s8` in C.
+fn c_arg_min_max_arg_max_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::arg_min_max::ArgMinMax {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_arg_min_max_arg_max_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `arg_min_max::arg_min_s8` in Rust.
+fn rust_arg_min_max_arg_min_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::arg_min_max::ArgMinMax {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+    };
+    tinyaot::kernels::arg_min_max::arg_min_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `arg_min_max::arg_min_s8` in C.
+fn c_arg_min_max_arg_min_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::arg_min_max::ArgMinMax {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_arg_min_max_arg_min_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `arg_min_max::arg_max_f32` in Rust.
+fn rust_arg_min_max_arg_max_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::arg_min_max::ArgMinMax {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+    };
+    tinyaot::kernels::arg_min_max::arg_max_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `arg_min_max::arg_max_f32` in C.
+fn c_arg_min_max_arg_max_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::arg_min_max::ArgMinMax {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_arg_min_max_arg_max_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `arg_min_max::arg_min_f32` in Rust.
+fn rust_arg_min_max_arg_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::arg_min_max::ArgMinMax {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+    };
+    tinyaot::kernels::arg_min_max::arg_min_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `arg_min_max::arg_min_f32` in C.
+fn c_arg_min_max_arg_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::arg_min_max::ArgMinMax {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_arg_min_max_arg_min_f32(input, output, &p) };
     Ok(())
 }
 
@@ -3518,6 +3667,10 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("activations", "leaky_relu_s8") => rust_activations_leaky_relu_s8(call, arena),
         ("activations", "hard_swish_f32") => rust_activations_hard_swish_f32(call, arena),
         ("activations", "hard_swish_s8") => rust_activations_hard_swish_s8(call, arena),
+        ("arg_min_max", "arg_max_s8") => rust_arg_min_max_arg_max_s8(call, arena),
+        ("arg_min_max", "arg_min_s8") => rust_arg_min_max_arg_min_s8(call, arena),
+        ("arg_min_max", "arg_max_f32") => rust_arg_min_max_arg_max_f32(call, arena),
+        ("arg_min_max", "arg_min_f32") => rust_arg_min_max_arg_min_f32(call, arena),
         ("concat", "concat1") => rust_concat_concat1(call, arena),
         ("concat", "concat2") => rust_concat_concat2(call, arena),
         ("concat", "concat3") => rust_concat_concat3(call, arena),
@@ -3585,6 +3738,10 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("activations", "leaky_relu_s8") => c_activations_leaky_relu_s8(call, arena),
         ("activations", "hard_swish_f32") => c_activations_hard_swish_f32(call, arena),
         ("activations", "hard_swish_s8") => c_activations_hard_swish_s8(call, arena),
+        ("arg_min_max", "arg_max_s8") => c_arg_min_max_arg_max_s8(call, arena),
+        ("arg_min_max", "arg_min_s8") => c_arg_min_max_arg_min_s8(call, arena),
+        ("arg_min_max", "arg_max_f32") => c_arg_min_max_arg_max_f32(call, arena),
+        ("arg_min_max", "arg_min_f32") => c_arg_min_max_arg_min_f32(call, arena),
         ("concat", "concat1") => c_concat_concat1(call, arena),
         ("concat", "concat2") => c_concat_concat2(call, arena),
         ("concat", "concat3") => c_concat_concat3(call, arena),
@@ -3651,6 +3808,10 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("activations", "leaky_relu_s8"),
     ("activations", "hard_swish_f32"),
     ("activations", "hard_swish_s8"),
+    ("arg_min_max", "arg_max_s8"),
+    ("arg_min_max", "arg_min_s8"),
+    ("arg_min_max", "arg_max_f32"),
+    ("arg_min_max", "arg_min_f32"),
     ("concat", "concat1"),
     ("concat", "concat2"),
     ("concat", "concat3"),

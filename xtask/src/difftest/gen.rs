@@ -84,6 +84,8 @@ impl Rng {
 /// The operators the generator draws, by TFLite name (what `--ops` takes).
 pub const OPS: &[(&str, B)] = &[
     ("ADD", B::ADD),
+    ("ARG_MAX", B::ARG_MAX),
+    ("ARG_MIN", B::ARG_MIN),
     ("AVERAGE_POOL_2D", B::AVERAGE_POOL_2D),
     ("CONCATENATION", B::CONCATENATION),
     ("CONV_2D", B::CONV_2D),
@@ -446,7 +448,18 @@ impl<'a> G<'a> {
     fn apply(&mut self, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
         let dtype = x.map(|t| self.dtype(t)).unwrap_or(dtype);
         let rank = x.map(|t| self.shape(t).len());
+        // INT32 indices (ARG_MAX, ARG_MIN) end a chain: no other op here takes them.
+        if dtype == TensorType::INT32 {
+            return None;
+        }
         match op {
+            B::ARG_MAX | B::ARG_MIN => {
+                if rank == Some(0) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 4.0);
+                Some(self.arg_min_max(op, x))
+            }
             B::CONV_2D | B::DEPTHWISE_CONV_2D | B::AVERAGE_POOL_2D | B::MAX_POOL_2D => {
                 if rank.is_some_and(|r| r != 4) {
                     return None;
@@ -1159,6 +1172,25 @@ impl<'a> G<'a> {
             Options::PadV2
         };
         self.m.op(op, options, &inputs, &[out]);
+        out
+    }
+
+    /// ARG_MAX or ARG_MIN of `x` along a random axis (sometimes given as negative).
+    fn arg_min_max(&mut self, op: B, x: i32) -> i32 {
+        let s = self.shape(x);
+        let rank = s.len();
+        let a = self.rng.range(0, rank as i64 - 1) as usize;
+        let value = if self.rng.chance(0.3) {
+            a as i32 - rank as i32
+        } else {
+            a as i32
+        };
+        let axis = self.const_i32(&[1], &[value]);
+        let mut out_shape = s.clone();
+        out_shape.remove(a);
+        let out = self.m.tensor(TensorSpec::int32(&out_shape));
+        self.describe(format!("{} axis {value} of {s:?}", op_name(op)));
+        self.m.op(op, Options::None, &[x, axis], &[out]);
         out
     }
 

@@ -26,6 +26,7 @@ use crate::ir::OpCode;
 // Written by `cargo xtask kernels` from the files in this directory, runtime/src/kernels/
 // and templates/c/kernels/. Do not edit down to the end marker.
 mod activations;
+mod arg_min_max;
 mod concat;
 mod conv;
 mod depthwise;
@@ -55,6 +56,7 @@ macro_rules! families {
         $then! {
             kernels: [
                 activations,
+                arg_min_max,
                 concat,
                 conv,
                 depthwise,

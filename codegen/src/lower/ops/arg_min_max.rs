@@ -1,0 +1,97 @@
+//! ARG_MAX, ARG_MIN → `arg_min_max::arg_{max,min}_{s8,f32}`: a constant axis read at generation
+//! time and turned into `[outer, axis_len, inner]` around it.
+//!
+//! TFLM's kernel has no `Prepare`: at `Eval` it takes an INT32 axis, an INT32 output and a FLOAT32
+//! or INT8 input and refuses anything else; it reads only the axis tensor's first element and
+//! trusts the output shape. tinyaot refuses what TFLM refuses, and also what it would compute
+//! garbage on: an axis out of range, an axis tensor with other than one element, and an output
+//! shape other than the input's without the axis.
+
+use super::{in_out, kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{DType, OpCode};
+use crate::lower::params::arg_min_max as P;
+use crate::lower::OpContext;
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::ARG_MAX,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(arg_max),
+    },
+    OpEntry {
+        code: OpCode::ARG_MIN,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(arg_min),
+    },
+];
+
+fn arg_max(ctx: &OpContext) -> Result<Kernel> {
+    arg_min_max(ctx, "arg_max")
+}
+
+fn arg_min(ctx: &OpContext) -> Result<Kernel> {
+    arg_min_max(ctx, "arg_min")
+}
+
+/// ARG_MAX or ARG_MIN; `name` is the kernel's name less its type suffix.
+fn arg_min_max(ctx: &OpContext, name: &str) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let function = match (name, input.dtype) {
+        ("arg_max", DType::I8) => "arg_max_s8",
+        ("arg_max", DType::F32) => "arg_max_f32",
+        ("arg_min", DType::I8) => "arg_min_s8",
+        ("arg_min", DType::F32) => "arg_min_f32",
+        (_, other) => {
+            return Err(ctx.invalid(format!(
+                "input type {other}; TFLM's kernel supports FLOAT32 and INT8"
+            )))
+        }
+    };
+    if output.dtype != DType::I32 {
+        return Err(ctx.invalid(format!(
+            "output type {}; TFLM's kernel writes INT32 indices only",
+            output.dtype
+        )));
+    }
+    let axis_tensor = ctx.input(1)?;
+    if axis_tensor.dtype != DType::I32 {
+        return Err(ctx.invalid(format!(
+            "axis has type {}; TFLM's kernel reads it as INT32",
+            axis_tensor.dtype
+        )));
+    }
+    let axes = ctx.const_ints("axis", axis_tensor)?;
+    let [axis] = axes[..] else {
+        return Err(ctx.invalid(format!("axis has {} elements; TFLM reads one", axes.len())));
+    };
+    let rank = input.shape.len();
+    let normalized = if axis < 0 { axis + rank as i64 } else { axis };
+    if !(0..rank as i64).contains(&normalized) {
+        return Err(ctx.invalid(format!("axis {axis} is out of range for rank {rank}")));
+    }
+    let axis = normalized as usize;
+    let mut expected = input.shape.clone();
+    expected.remove(axis);
+    if expected != output.shape {
+        return Err(ctx.invalid(format!(
+            "output shape {:?} is not the input shape without axis {axis}, {expected:?}",
+            output.shape
+        )));
+    }
+    if input.num_elements() == 0 {
+        return Err(ctx.unsupported("empty input"));
+    }
+    Ok(kernel(
+        function,
+        in_out(ctx)?,
+        P::ArgMinMax {
+            outer: input.shape[..axis].iter().product(),
+            axis_len: input.shape[axis],
+            inner: input.shape[axis + 1..].iter().product(),
+        },
+    ))
+}
