@@ -32,12 +32,38 @@ pub trait Model {
     const OUTPUTS: usize;
     /// Runs the model once on the current inputs.
     fn invoke(&mut self);
+    /// Runs the model once, calling `hook` before and after each operator (to time them on a
+    /// board, say). `invoke` is this with [`NoHook`], which compiles to nothing.
+    fn invoke_with<H: OperatorHook>(&mut self, hook: &mut H);
     /// The bytes of input `index` (little-endian, C order). Panics if `index >= INPUTS`.
     fn input_bytes_mut(&mut self, index: usize) -> &mut [u8];
     /// The bytes of output `index` (little-endian, C order). Panics if `index >= OUTPUTS`.
     fn output_bytes(&self, index: usize) -> &[u8];
     /// Clears the variable (state) tensors, as after construction.
     fn reset(&mut self);
+}
+
+/// Called around each operator by a generated model's `invoke_with`: for per-operator timing on a
+/// board (read a cycle counter such as the Cortex-M DWT's `CYCCNT` in both methods), counting, or
+/// tracing. Operators are numbered as in the `.tflite` (`index`) and named by their builtin
+/// operator (`"CONV_2D"`); RESHAPE-like operators that share their input's storage are reported
+/// too, and take no time.
+pub trait OperatorHook {
+    /// Operator `index` (`name`) is about to run.
+    fn before(&mut self, index: usize, name: &'static str);
+    /// Operator `index` (`name`) has run.
+    fn after(&mut self, index: usize, name: &'static str);
+}
+
+/// The hook `invoke` passes: it does nothing, and once inlined costs nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoHook;
+
+impl OperatorHook for NoHook {
+    #[inline(always)]
+    fn before(&mut self, _index: usize, _name: &'static str) {}
+    #[inline(always)]
+    fn after(&mut self, _index: usize, _name: &'static str) {}
 }
 
 /// A 16-byte-aligned byte buffer of `N` bytes: the activation arena and the state of variable tensors.

@@ -7,6 +7,9 @@
 pub trait DynModel {
     /// Runs the model once.
     fn invoke(&mut self);
+    /// Runs the model once through `invoke_with`, returning what its hook saw: `(true, index,
+    /// name)` before each operator and `(false, index, name)` after it.
+    fn invoke_recording(&mut self) -> Vec<(bool, usize, &'static str)>;
     /// Input `index` as bytes.
     fn input(&mut self, index: usize) -> &mut [u8];
     /// Output `index` as bytes.
@@ -19,6 +22,11 @@ impl<M: tinyaot::Model> DynModel for M {
     fn invoke(&mut self) {
         tinyaot::Model::invoke(self)
     }
+    fn invoke_recording(&mut self) -> Vec<(bool, usize, &'static str)> {
+        let mut recorder = Recorder(Vec::new());
+        tinyaot::Model::invoke_with(self, &mut recorder);
+        recorder.0
+    }
     fn input(&mut self, index: usize) -> &mut [u8] {
         self.input_bytes_mut(index)
     }
@@ -27,6 +35,18 @@ impl<M: tinyaot::Model> DynModel for M {
     }
     fn counts(&self) -> (usize, usize) {
         (M::INPUTS, M::OUTPUTS)
+    }
+}
+
+/// An operator hook that records every call.
+struct Recorder(Vec<(bool, usize, &'static str)>);
+
+impl tinyaot::OperatorHook for Recorder {
+    fn before(&mut self, index: usize, name: &'static str) {
+        self.0.push((true, index, name));
+    }
+    fn after(&mut self, index: usize, name: &'static str) {
+        self.0.push((false, index, name));
     }
 }
 

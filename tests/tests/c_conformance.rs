@@ -484,18 +484,7 @@ fn two_models_link_into_one_program() {
     for (prefix, stem) in [("int8_net", "sine_mlp"), ("float_net", "sine_mlp_float")] {
         let model = root.join(format!("tests/fixtures/models/{stem}.tflite"));
         let bytes = std::fs::read(&model).unwrap_or_else(|e| panic!("{}: {e}", model.display()));
-        let options = COptions {
-            prefix: prefix.to_string(),
-            source_name: format!("{stem}.tflite"),
-        };
-        let files = c_sources(&bytes, &options).unwrap_or_else(|e| panic!("{stem}: {e}"));
-        for (name, contents) in files {
-            let path = dir.join(&name);
-            std::fs::write(&path, contents).expect("write source");
-            if name.ends_with(".c") {
-                sources.push(path);
-            }
-        }
+        sources.extend(write_c_sources(&dir, &bytes, prefix, stem));
     }
     let main = dir.join("main.c");
     std::fs::write(
@@ -509,13 +498,95 @@ fn two_models_link_into_one_program() {
                  && INT8_NET_NUM_INPUTS == 1 && FLOAT_NET_NUM_OUTPUTS == 1 ? 0 : 2;\n}\n",
     )
     .expect("write main.c");
-    let exe = dir.join("both");
+    let exe = compile_host_program(&dir, &sources, &main, &[], "both");
+    let status = Command::new(&exe).status().expect("run the program");
+    assert!(status.success(), "the two-model program failed: {status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The operator hooks of the C backend: with `<PREFIX>_OPERATOR_BEGIN` / `_END` defined on the
+/// command line, `invoke` calls them around each operator, in order, with its index and name.
+#[test]
+fn operator_hooks_wrap_every_operator() {
+    let root = support::workspace_root();
+    let dir = scratch("hooks");
+    std::fs::create_dir_all(&dir).expect("create directory");
+    // Two operators, one a RESHAPE-like op that shares its input's storage.
+    let stem = "squeeze_expand_reshape";
+    let model = root.join(format!("tests/fixtures/models/{stem}.tflite"));
+    let bytes = std::fs::read(&model).unwrap_or_else(|e| panic!("{}: {e}", model.display()));
+    let graph = tinyaot_codegen::load::load(&bytes).expect("the fixture loads");
+    let expected: String = graph
+        .operators
+        .iter()
+        .enumerate()
+        .map(|(i, op)| format!("+{i} {0}\n-{i} {0}\n", op.kind.name()))
+        .collect();
+    let sources = write_c_sources(&dir, &bytes, "net", stem);
+    // The hook's prototype, included into every file (the model's net.c among them).
+    let header = dir.join("hook.h");
+    std::fs::write(
+        &header,
+        "void hook(int before, int index, const char *name);\n",
+    )
+    .expect("write hook.h");
+    let main = dir.join("main.c");
+    std::fs::write(
+        &main,
+        "#include <stdio.h>\n#include \"net.h\"\n\
+         void hook(int before, int index, const char *name)\n{\n\
+             printf(\"%c%d %s\\n\", before ? '+' : '-', index, name);\n}\n\
+         int main(void)\n{\n    return net_invoke();\n}\n",
+    )
+    .expect("write main.c");
+    let header_arg = header.display().to_string();
+    let flags = [
+        "-DNET_OPERATOR_BEGIN(i,n)=hook(1,i,n)",
+        "-DNET_OPERATOR_END(i,n)=hook(0,i,n)",
+        "-include",
+        &header_arg,
+    ];
+    let exe = compile_host_program(&dir, &sources, &main, &flags, "hooks");
+    let run = Command::new(&exe).output().expect("run the program");
+    assert!(run.status.success(), "the program failed: {}", run.status);
+    assert_eq!(String::from_utf8_lossy(&run.stdout), expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes the C files of model `bytes` under `prefix` into `dir`; returns the `.c` files.
+fn write_c_sources(dir: &Path, bytes: &[u8], prefix: &str, stem: &str) -> Vec<PathBuf> {
+    let options = COptions {
+        prefix: prefix.to_string(),
+        source_name: format!("{stem}.tflite"),
+    };
+    let mut sources = Vec::new();
+    for (name, contents) in c_sources(bytes, &options).unwrap_or_else(|e| panic!("{stem}: {e}")) {
+        let path = dir.join(&name);
+        std::fs::write(&path, contents).expect("write source");
+        if name.ends_with(".c") {
+            sources.push(path);
+        }
+    }
+    sources
+}
+
+/// Compiles `sources` and `main` with the host compiler (HOST_FLAGS plus `extra`) into
+/// `dir/name`, failing the test on any error or warning.
+fn compile_host_program(
+    dir: &Path,
+    sources: &[PathBuf],
+    main: &Path,
+    extra: &[&str],
+    name: &str,
+) -> PathBuf {
+    let exe = dir.join(name);
     let output = Command::new("cc")
         .args(HOST_FLAGS)
+        .args(extra)
         .arg("-I")
-        .arg(&dir)
-        .args(&sources)
-        .arg(&main)
+        .arg(dir)
+        .args(sources)
+        .arg(main)
         .arg("-o")
         .arg(&exe)
         .output()
@@ -525,9 +596,7 @@ fn two_models_link_into_one_program() {
         "cc failed or warned:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let status = Command::new(&exe).status().expect("run the program");
-    assert!(status.success(), "the two-model program failed: {status}");
-    let _ = std::fs::remove_dir_all(&dir);
+    exe
 }
 
 /// `tinyaot c`: the directory appears whole, a rerun replaces the files an earlier run generated

@@ -121,7 +121,14 @@ pub fn sources<'m>(
     let mut params = String::new();
     let mut steps = Vec::new();
     for call in calls {
-        steps.push(emitter.step(call, &mut params, &mut constants)?);
+        let mut step = emitter.step(call, &mut params, &mut constants)?;
+        // For the operator hooks around the step ({{ P }}_OPERATOR_BEGIN / _END).
+        if let Value::Object(fields) = &mut step {
+            fields.insert("index".to_string(), call.op.into());
+            let name = graph.operators[call.op].kind.name();
+            fields.insert("name".to_string(), name.into());
+        }
+        steps.push(step);
     }
     let (inputs, outputs) = emitter.io(&mut constants)?;
 

@@ -57,9 +57,16 @@ pub fn source<'m>(
     let mut steps = Vec::new();
     for call in calls {
         let op = &graph.operators[call.op];
-        let comment = format!("{STEP_MARK}operator {}: {}", call.op, op.kind.name());
+        let name = op.kind.name();
+        let comment = format!("{STEP_MARK}operator {}: {name}", call.op);
+        let index = lit(call.op);
         steps.push(quote! { #[doc = #comment] });
+        steps.push(quote! { hook.before(#index, #name); });
         steps.push(emitter.step(call, &mut statics, &mut constants)?);
+        steps.push(quote! { hook.after(#index, #name); });
+    }
+    if calls.is_empty() {
+        steps.push(quote! { let _ = hook; });
     }
     // A model whose every step is a reshape sharing its input's storage touches no arena bytes;
     // binding the arena then would be an unused variable in the generated code.
@@ -126,6 +133,12 @@ pub fn source<'m>(
 
                 /// Runs the model once on the current inputs.
                 pub fn invoke(&mut self) {
+                    self.invoke_with(&mut rt::NoHook)
+                }
+
+                /// Runs the model once, calling `hook` before and after each operator (see
+                /// `OperatorHook`); with `NoHook` this is `invoke`.
+                pub fn invoke_with<H: rt::OperatorHook>(&mut self, hook: &mut H) {
                     #bind_arena
                     #(#steps)*
                 }
@@ -443,6 +456,10 @@ impl Emitter<'_, '_> {
 
                 fn invoke(&mut self) {
                     #name::invoke(self)
+                }
+
+                fn invoke_with<H: rt::OperatorHook>(&mut self, hook: &mut H) {
+                    #name::invoke_with(self, hook)
                 }
 
                 fn input_bytes_mut(&mut self, index: usize) -> &mut [u8] {

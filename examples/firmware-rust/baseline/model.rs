@@ -39,6 +39,10 @@ impl ::tinyaot::Model for Net {
         Net::invoke(self)
     }
 
+    fn invoke_with<H: ::tinyaot::OperatorHook>(&mut self, _hook: &mut H) {
+        Net::invoke(self)
+    }
+
     fn input_bytes_mut(&mut self, index: usize) -> &mut [u8] {
         match index {
             // A length the optimiser cannot see, as a real model's input is too long to copy

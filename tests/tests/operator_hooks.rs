@@ -1,0 +1,60 @@
+//! `invoke_with`: the hook sees every operator of the model, in order, once before and once after
+//! it runs, with the `.tflite`'s operator index and builtin name, and the outputs are those of
+//! `invoke`.
+
+use tinyaot_tests::models::ENTRIES;
+use tinyaot_tests::Outcome;
+
+#[test]
+fn the_hook_wraps_every_operator_and_changes_nothing() {
+    let mut checked = 0;
+    for entry in ENTRIES.iter().filter(|e| e.suite == "fixtures") {
+        let Outcome::Compiled(make) = entry.outcome else {
+            continue;
+        };
+        let path = tinyaot_test_support::fixtures_dir()
+            .join("models")
+            .join(format!("{}.tflite", entry.name));
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let graph = tinyaot_codegen::load::load(&bytes).expect("a fixture that compiled loads");
+        let expected: Vec<(bool, usize, String)> = graph
+            .operators
+            .iter()
+            .enumerate()
+            .flat_map(|(i, op)| [(true, i, op.kind.name()), (false, i, op.kind.name())])
+            .collect();
+
+        let (mut plain, mut hooked) = (make(), make());
+        let (inputs, outputs) = plain.counts();
+        for i in 0..inputs {
+            // The same arbitrary input in both instances.
+            for (k, (a, b)) in plain
+                .input(i)
+                .iter_mut()
+                .zip(hooked.input(i).iter_mut())
+                .enumerate()
+            {
+                let v = (k * 37 + i * 11) as u8 & 0x3f;
+                *a = v;
+                *b = v;
+            }
+        }
+        plain.invoke();
+        let events = hooked.invoke_recording();
+        let events: Vec<(bool, usize, String)> = events
+            .into_iter()
+            .map(|(before, i, name)| (before, i, name.to_string()))
+            .collect();
+        assert_eq!(events, expected, "{}: hook calls", entry.name);
+        for o in 0..outputs {
+            assert_eq!(
+                plain.output(o),
+                hooked.output(o),
+                "{}: output {o} differs with the hook",
+                entry.name
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 40, "only {checked} fixture models were checked");
+}
