@@ -15,5 +15,8 @@ void out_u64(uint64_t value);
 void semihosting_exit(int success);
 /* Counts SysTick wraps (see main.c). */
 void systick_handler(void);
+/* The operator hooks of `cargo xtask mcu --profile` (main.c, with -DTINYAOT_MCU_PROFILE). */
+void mcu_op_begin(int index, const char *name);
+void mcu_op_end(int index, const char *name);
 
 #endif

@@ -8,6 +8,10 @@
  *   out <k> <j> <hex>
  *   result pass|fail
  *
+ * Built with -DTINYAOT_MCU_PROFILE and the model's operator hooks pointed at mcu_op_begin /
+ * mcu_op_end (`cargo xtask mcu --profile`), case 0 also prints `op <index> <name> ticks=<n>` after
+ * each operator, written between operators, outside the timed windows.
+ *
  * - Outputs are compared on the target with TFLM's byte for byte, and printed in hex so that the
  *   host checks them independently.
  * - SysTick runs on the core clock; under `qemu-system-arm -icount shift=0` virtual time advances
@@ -126,6 +130,37 @@ static void write_hex(size_t k, size_t j, const uint8_t *bytes, size_t n)
     out_str("\n");
 }
 
+#ifdef TINYAOT_MCU_PROFILE
+/* Set while case 0 runs: the hooks report only then. */
+static int profiling;
+static uint64_t op_start;
+
+void mcu_op_begin(int index, const char *name)
+{
+    (void)index;
+    (void)name;
+    if (profiling) {
+        op_start = now();
+    }
+}
+
+void mcu_op_end(int index, const char *name)
+{
+    uint64_t ticks;
+    if (!profiling) {
+        return;
+    }
+    ticks = now() - op_start;
+    out_str("op ");
+    out_u64((uint64_t)index);
+    out_str(" ");
+    out_str(name);
+    out_str(" ticks=");
+    out_u64(ticks);
+    out_str("\n");
+}
+#endif
+
 static int equal(const uint8_t *a, const uint8_t *b, size_t n)
 {
     size_t i;
@@ -193,11 +228,17 @@ int main(void)
             }
         }
         paint_stack();
+#ifdef TINYAOT_MCU_PROFILE
+        profiling = k == 0;
+#endif
         start = now();
         if (net_invoke() != 0) {
             return fail("net_invoke returned non-zero");
         }
         end = now();
+#ifdef TINYAOT_MCU_PROFILE
+        profiling = 0;
+#endif
         stack = stack_used();
         for (j = 0; j < NET_NUM_OUTPUTS; ++j) {
             const uint8_t *got = (const uint8_t *)net_output((int)j);

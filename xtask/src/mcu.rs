@@ -87,12 +87,14 @@ const C_LINK_FLAGS: &[&str] = &["-nostartfiles", "--specs=nano.specs", "-Wl,--gc
 
 const RUST_TARGET: &str = "thumbv7em-none-eabihf";
 
-/// Where things are.
+/// Where things are, and how the firmwares are built.
 struct Paths {
     root: PathBuf,
     shared: PathBuf,
     work: PathBuf,
     firmware_target: PathBuf,
+    /// `--profile`: firmwares that report every operator's instructions.
+    profile: bool,
 }
 
 /// A model to run: its file, its golden directory, and TFLM's arena for it if known.
@@ -108,6 +110,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut names: Vec<String> = DEFAULT_MODELS.iter().map(|s| s.to_string()).collect();
     let mut timeout = Duration::from_secs(600);
     let mut update_readme = false;
+    let mut profile = false;
     let mut models_named = false;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
@@ -118,6 +121,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         };
         match arg.as_str() {
             "--update-readme" => update_readme = true,
+            "--profile" => profile = true,
             "--models" => {
                 models_named = true;
                 names = value("--models")?
@@ -145,7 +149,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err("--update-readme measures the default model list: drop --models".into());
     }
 
-    let paths = paths()?;
+    if update_readme && profile {
+        // The hooks cost instructions and code: the table of a profiling run is not the README's.
+        return Err("--profile and --update-readme do not go together".into());
+    }
+
+    let mut paths = paths()?;
+    paths.profile = profile;
     check_tools()?;
     let specs = names
         .iter()
@@ -185,6 +195,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     println!();
     let rendered = table::render(&rows, harness);
+    if profile {
+        println!(
+            "Profiled firmwares: the operator hooks add a few instructions to every operator \
+             and some code, so the table below is not comparable to the README's."
+        );
+        for row in &rows {
+            print!("{}", table::render_profile(row));
+        }
+        println!();
+    }
     print!("{rendered}");
     // One run per model and language; the last line has the form CI log readers count.
     let passed = rows
@@ -228,6 +248,7 @@ fn paths() -> Result<Paths, String> {
         work: target.join("mcu"),
         firmware_target: target.join("mcu").join("firmware-rust-target"),
         root,
+        profile: false,
     })
 }
 
@@ -357,6 +378,7 @@ fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration)
         rust: None,
         c: None,
         errors: Vec::new(),
+        profile: Vec::new(),
     };
     let prepared = (|| -> Result<_, String> {
         let bytes =
@@ -385,9 +407,13 @@ fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration)
         &dir.join("rust"),
         timeout,
     ) {
-        Ok((measured, weights)) => {
+        Ok(((measured, ops), weights)) => {
             row.weights = Some(weights);
             row.rust = Some(measured.minus_harness(harness[0]));
+            row.profile = ops
+                .into_iter()
+                .map(|(i, name, n)| (i, name, Some(n), None))
+                .collect();
         }
         Err(e) => row.errors.push(("rust", e)),
     }
@@ -400,7 +426,15 @@ fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration)
         &dir.join("c"),
         timeout,
     ) {
-        Ok(measured) => row.c = Some(measured.minus_harness(harness[1])),
+        Ok((measured, ops)) => {
+            row.c = Some(measured.minus_harness(harness[1]));
+            for (i, name, n) in ops {
+                match row.profile.iter_mut().find(|op| op.0 == i) {
+                    Some(op) => op.3 = Some(n),
+                    None => row.profile.push((i, name, None, Some(n))),
+                }
+            }
+        }
         Err(e) => row.errors.push(("c", e)),
     }
     row
@@ -415,7 +449,7 @@ fn rust_side(
     origin: &Path,
     dir: &Path,
     timeout: Duration,
-) -> Result<(Measured, u64), String> {
+) -> Result<(Timed, u64), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let source = Config::new()
         .name("Net")
@@ -442,7 +476,7 @@ fn c_side(
     origin: &Path,
     dir: &Path,
     timeout: Duration,
-) -> Result<Measured, String> {
+) -> Result<Timed, String> {
     let options = COptions {
         prefix: "net".to_string(),
         source_name: format!("{}.tflite", spec.name),
@@ -495,6 +529,11 @@ fn build_rust(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> 
             "--target",
             RUST_TARGET,
         ])
+        .args(if paths.profile {
+            &["--features", "profile"][..]
+        } else {
+            &[]
+        })
         .env("TINYAOT_MCU_DIR", dir)
         .env("CARGO_TARGET_DIR", &paths.firmware_target)
         .output()
@@ -527,8 +566,23 @@ fn build_c(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
         .collect();
     generated.sort();
     sources.extend(generated);
+    // --profile: the model's operator hooks call main.c's mcu_op_begin / mcu_op_end, declared in
+    // firmware.h, which every file then includes first.
+    let firmware_h = firmware.join("firmware.h").display().to_string();
+    let profile_flags = [
+        "-DTINYAOT_MCU_PROFILE",
+        "-DNET_OPERATOR_BEGIN(i,n)=mcu_op_begin(i,n)",
+        "-DNET_OPERATOR_END(i,n)=mcu_op_end(i,n)",
+        "-include",
+        &firmware_h,
+    ];
     let output = Command::new("arm-none-eabi-gcc")
         .args(C_FLAGS)
+        .args(if paths.profile {
+            &profile_flags[..]
+        } else {
+            &[]
+        })
         .arg("-I")
         .arg(dir)
         .arg("-I")
@@ -551,12 +605,15 @@ fn build_c(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
 }
 
 /// Runs `elf`, checks its outputs against `cases` and measures it.
+/// A firmware's measurements, and with `--profile` its instructions per operator.
+type Timed = (Measured, Vec<(usize, String, u64)>);
+
 fn run_and_check(
     elf: &Path,
     cases: &[Case],
     timeout: Duration,
     is_weight: &dyn Fn(&str) -> bool,
-) -> Result<Measured, String> {
+) -> Result<Timed, String> {
     let text = run_qemu(elf, timeout)?;
     let report = Report::parse(&text)?;
     compare(&report, cases)?;
@@ -564,7 +621,10 @@ fn run_and_check(
         return Err("the firmware reported a failure, yet its outputs match here".into());
     }
     let sizes = measure::sizes(elf, is_weight)?;
-    Ok(Measured::new(&report, sizes))
+    Ok((
+        Measured::new(&report, sizes),
+        table::operator_instructions(&report),
+    ))
 }
 
 /// Every case's outputs, as the firmware printed them, against TFLM's under the host conformance

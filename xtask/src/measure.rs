@@ -23,6 +23,10 @@ pub struct Report {
     pub cases: Vec<(u64, u64, bool)>,
     /// Per case, per output: the bytes the target produced.
     pub outputs: Vec<Vec<Vec<u8>>>,
+    /// SysTick ticks of an empty timed window (two reads of the clock), from the calibration.
+    pub empty_ticks: u64,
+    /// With `--profile`: `(operator index, operator name, ticks)` of case 0, in order.
+    pub ops: Vec<(usize, String, u64)>,
     /// The final `result pass` line was seen.
     pub passed: bool,
 }
@@ -48,7 +52,17 @@ impl Report {
                     seen_header = true;
                 }
                 Some("calib") => {
-                    report.insns_per_tick = calibrate(field("insns")?, field("ticks")?)?
+                    report.insns_per_tick = calibrate(field("insns")?, field("ticks")?)?;
+                    report.empty_ticks = field("empty")?;
+                }
+                Some("op") => {
+                    let (Some(index), Some(name)) = (
+                        words.get(1).and_then(|w| w.parse::<usize>().ok()),
+                        words.get(2),
+                    ) else {
+                        return Err(format!("malformed line `{line}`"));
+                    };
+                    report.ops.push((index, name.to_string(), field("ticks")?));
                 }
                 Some("case") => {
                     let ok = words.last() == Some(&"ok");
@@ -210,6 +224,22 @@ result fail
         assert_eq!(r.cases, vec![(114, 608, true), (120, 600, false)]);
         assert_eq!(r.outputs, vec![vec![vec![0x7b]], vec![vec![0x80, 0xff]]]);
         assert!(!r.passed);
+    }
+
+    #[test]
+    fn parses_operator_lines() {
+        let r = Report::parse(&format!(
+            "{REPORT}op 0 CONV_2D ticks=50\nop 1 RESHAPE ticks=1\n"
+        ))
+        .unwrap();
+        assert_eq!(r.empty_ticks, 1);
+        assert_eq!(
+            r.ops,
+            vec![
+                (0, "CONV_2D".to_string(), 50),
+                (1, "RESHAPE".to_string(), 1)
+            ]
+        );
     }
 
     #[test]

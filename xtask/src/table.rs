@@ -77,6 +77,52 @@ pub struct Row {
     pub c: Option<Measured>,
     /// What failed, by side.
     pub errors: Vec<(&'static str, String)>,
+    /// With `--profile`: instructions per operator of case 0, `(index, name, Rust, C)`.
+    pub profile: Vec<(usize, String, Option<u64>, Option<u64>)>,
+}
+
+/// Instructions per operator from a report's `op` lines: each window's ticks, less the empty
+/// window's, times the instructions per tick.
+pub fn operator_instructions(report: &Report) -> Vec<(usize, String, u64)> {
+    report
+        .ops
+        .iter()
+        .map(|(index, name, ticks)| {
+            let ticks = ticks.saturating_sub(report.empty_ticks);
+            (*index, name.clone(), ticks * report.insns_per_tick)
+        })
+        .collect()
+}
+
+/// The `--profile` table of one model: operators by instructions, slowest first, with each one's
+/// share of the total (by the Rust column, else the C one).
+pub fn render_profile(row: &Row) -> String {
+    let mut ops = row.profile.clone();
+    let key = |op: &(usize, String, Option<u64>, Option<u64>)| op.2.or(op.3).unwrap_or(0);
+    let total: u64 = ops.iter().map(key).sum();
+    ops.sort_by(|a, b| key(b).cmp(&key(a)).then(a.0.cmp(&b.0)));
+    let mut out = format!(
+        "\n{}: instructions per operator (case 0), slowest first\n\n\
+         | # | operator | Rust | C | share |\n|--:|---|--:|--:|--:|\n",
+        row.name
+    );
+    let cell = |v: Option<u64>| v.map_or_else(|| "—".to_string(), thousands);
+    for op in &ops {
+        let share = if total > 0 {
+            100.0 * key(op) as f64 / total as f64
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {share:.1}% |",
+            op.0,
+            op.1,
+            cell(op.2),
+            cell(op.3)
+        );
+    }
+    out
 }
 
 /// `1234567` → `1,234,567`.

@@ -18,6 +18,11 @@
 //! out <k> <j> <hex>
 //! result pass|fail
 //! ```
+//!
+//! With the `profile` feature (`cargo xtask mcu --profile`), case 0 runs through `invoke_with` and a
+//! hook that prints `op <index> <name> ticks=<n>` after each operator (the line is written between
+//! operators, outside the timed windows; each window includes one `now()`, the `empty` of the
+//! calibration).
 //! and the firmware exits QEMU through semihosting with status 0 (all outputs exact) or 1.
 #![no_std]
 #![no_main]
@@ -222,6 +227,16 @@ fn main() -> ! {
         }
         paint_stack();
         let start = now();
+        #[cfg(feature = "profile")]
+        if k == 0 {
+            net.invoke_with(&mut Profile {
+                out: &mut out,
+                start: 0,
+            });
+        } else {
+            net.invoke();
+        }
+        #[cfg(not(feature = "profile"))]
         net.invoke();
         let end = now();
         let stack = stack_used();
@@ -243,6 +258,25 @@ fn main() -> ! {
     }
     let _ = writeln!(out, "result {}", if all_ok { "pass" } else { "fail" });
     exit(all_ok)
+}
+
+/// The `profile` feature's hook: ticks per operator, one `op` line each.
+#[cfg(feature = "profile")]
+struct Profile<'a> {
+    out: &'a mut hio::HostStream,
+    start: u64,
+}
+
+#[cfg(feature = "profile")]
+impl tinyaot::OperatorHook for Profile<'_> {
+    fn before(&mut self, _index: usize, _name: &'static str) {
+        self.start = now();
+    }
+
+    fn after(&mut self, index: usize, name: &'static str) {
+        let ticks = now() - self.start;
+        let _ = writeln!(self.out, "op {index} {name} ticks={ticks}");
+    }
 }
 
 /// Leaves QEMU through semihosting: exit status 0 when `success`, 1 otherwise.
