@@ -327,11 +327,6 @@ pub enum Options {
         /// Keep reduced dimensions with size 1.
         keep_dims: bool,
     },
-    /// LEAKY_RELU.
-    LeakyRelu {
-        /// Slope for negative inputs.
-        alpha: f32,
-    },
     /// SVDF.
     Svdf(SvdfOptions),
 }
@@ -375,4 +370,8 @@ pub struct Graph<'m> {
     pub offline_offsets: Option<Vec<i32>>,
     /// The model's description string.
     pub description: String,
+    /// The subgraph as the `.tflite` stores it (verified when loaded), from which lowering reads
+    /// builtin options that [`Options`] does not decode (see `OpContext::tflite_operator`).
+    /// `None` for graphs built by hand in tests.
+    pub source: Option<tinyaot_schema::tflite::SubGraph<'m>>,
 }

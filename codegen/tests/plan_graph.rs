@@ -59,6 +59,7 @@ fn graph(
         outputs: outputs.to_vec(),
         offline_offsets: None,
         description: String::new(),
+        source: None,
     }
 }
 

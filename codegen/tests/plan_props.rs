@@ -299,5 +299,6 @@ fn build(spec: &GraphSpec) -> Graph<'static> {
         outputs,
         offline_offsets: None,
         description: String::new(),
+        source: None,
     }
 }

@@ -308,6 +308,7 @@ mod tests {
             outputs: Vec::new(),
             offline_offsets: None,
             description: String::new(),
+            source: None,
         };
         let tensor = |t: usize| format!("t{t}");
         let naming = Naming {

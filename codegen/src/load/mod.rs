@@ -124,6 +124,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         outputs,
         offline_offsets,
         description: model.description().unwrap_or_default().to_string(),
+        source: Some(subgraph),
     };
     graph::check(&graph)?;
     Ok(graph)

@@ -180,12 +180,10 @@ pub(super) fn decode(index: usize, kind: &OpKind, op: &tflite::Operator<'_>) -> 
             }
         }
         OpCode::LEAKY_RELU => {
+            // Its lowering reads alpha from the FlatBuffer (`OpContext::tflite_operator`), the way
+            // a new operator's options are read without a loader change.
             ctx.optional(Bo::LeakyReluOptions)?;
-            Options::LeakyRelu {
-                alpha: op
-                    .builtin_options_as_leaky_relu_options()
-                    .map_or(0.0, |o| o.alpha()),
-            }
+            Options::None
         }
         OpCode::SVDF => {
             ctx.require(Bo::SVDFOptions)?;

@@ -248,6 +248,25 @@ impl<'g, 'm> OpContext<'g, 'm> {
         }
     }
 
+    /// The operator as the `.tflite` stores it, for builtin options the loader does not decode into
+    /// [`Options`](crate::ir::Options): a lowering reads them directly, e.g.
+    /// `ctx.tflite_operator()?.builtin_options_as_svdfoptions()`, with no change to the loader.
+    /// The FlatBuffer was verified when the graph was loaded, so its accessors do not panic.
+    pub fn tflite_operator(&self) -> Result<tinyaot_schema::tflite::Operator<'m>> {
+        self.graph
+            .source
+            .and_then(|subgraph| subgraph.operators())
+            .filter(|operators| self.index < operators.len())
+            .map(|operators| operators.get(self.index))
+            .ok_or_else(|| Error::Internal {
+                detail: format!(
+                    "operator #{}: the graph was not loaded from a .tflite, so its options \
+                     cannot be read",
+                    self.index
+                ),
+            })
+    }
+
     /// Fails unless `tensor` has the same element type as `like`.
     pub fn same_dtype(&self, what: &str, tensor: &Tensor, like: &Tensor) -> Result<()> {
         self.expect_dtype(what, tensor, like.dtype)

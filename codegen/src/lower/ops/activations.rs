@@ -3,7 +3,7 @@
 
 use super::{unary, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{OpCode, Options};
+use crate::ir::OpCode;
 use crate::lower::params::activations as P;
 use crate::lower::quant::quantize_multiplier;
 use crate::lower::{Num, OpContext};
@@ -104,10 +104,12 @@ fn relu6(ctx: &OpContext) -> Result<Kernel> {
 
 /// LEAKY_RELU.
 fn leaky_relu(ctx: &OpContext) -> Result<Kernel> {
-    let alpha = match &ctx.op().options {
-        Options::LeakyRelu { alpha } => *alpha,
-        _ => return Err(ctx.unsupported("the op has no LeakyReluOptions (alpha)")),
-    };
+    // Read from the FlatBuffer here rather than decoded by the loader (which only checks that the
+    // options present are LeakyReluOptions): TFLM's parser defaults alpha to 0 without them.
+    let alpha = ctx
+        .tflite_operator()?
+        .builtin_options_as_leaky_relu_options()
+        .map_or(0.0, |o| o.alpha());
     if !alpha.is_finite() {
         return Err(ctx.invalid(format!("alpha {alpha} is not a finite number")));
     }
@@ -184,7 +186,7 @@ fn hard_swish(ctx: &OpContext) -> Result<Kernel> {
 mod tests {
     use super::super::testing::{graph, per_tensor, tensor};
     use super::*;
-    use crate::ir::DType;
+    use crate::ir::{DType, Options};
     use crate::lower::lower;
 
     #[test]

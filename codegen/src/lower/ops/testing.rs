@@ -59,6 +59,7 @@ pub(super) fn graph<'m>(
         outputs: vec![output],
         offline_offsets: None,
         description: String::new(),
+        source: None,
     }
 }
 
