@@ -59,7 +59,7 @@ const USAGE: &str = "\
 Usage: cargo xtask <command>
 
 Commands:
-  mcu [--models a,b,...] [--timeout SECONDS] [--update-readme | --profile]
+  mcu [--models a,b,...] [--timeout SECONDS] [--json FILE] [--update-readme | --profile]
       Generate each model's Rust and C with tinyaot, build a Cortex-M4 firmware for each
       (examples/firmware-rust, examples/firmware-c), run it under qemu-system-arm (mps2-an386,
       -icount shift=0) on TFLM's golden inputs, compare every output bit for bit, and print
@@ -73,7 +73,8 @@ Commands:
       --update-readme writes the table into README.md between the mcu markers (default models
       only, and only when every run passed). --profile builds the firmwares with the generated
       code's operator hooks and prints, per model, each operator's instructions on case 0 (Rust
-      and C), slowest first.
+      and C), slowest first. --json FILE also writes the figures of the table (and of the
+      profile) as JSON, per model and language.
       Exit status 1 on any mismatch, failure or missing tool.
   difftest [--cases N] [--seed S] [--ops A,B,...] [--batch K] [--from I]
       Differential test: N random small models (cases I..I+N of seed S; default 100 cases of

@@ -111,6 +111,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut timeout = Duration::from_secs(600);
     let mut update_readme = false;
     let mut profile = false;
+    let mut json_path: Option<PathBuf> = None;
     let mut models_named = false;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
@@ -122,6 +123,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         match arg.as_str() {
             "--update-readme" => update_readme = true,
             "--profile" => profile = true,
+            "--json" => json_path = Some(PathBuf::from(value("--json")?)),
             "--models" => {
                 models_named = true;
                 names = value("--models")?
@@ -194,6 +196,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         rows.push(row);
     }
     println!();
+    if let Some(path) = &json_path {
+        let text = serde_json::to_string_pretty(&table::json(&rows, harness))
+            .map_err(|e| format!("--json: {e}"))?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
     let rendered = table::render(&rows, harness);
     if profile {
         println!(

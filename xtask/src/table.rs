@@ -125,6 +125,61 @@ pub fn render_profile(row: &Row) -> String {
     out
 }
 
+/// The rows as JSON, from the same figures as [`render`]: per model its MACs, weight bytes and
+/// TFLM arena, and per language (`rust`, `c`; `null` for a failed side) instructions,
+/// instructions per MAC, code, parameter, arena, other-RAM and stack bytes, plus the harness's
+/// own sizes; with `--profile`, each operator's instructions.
+pub fn json(rows: &[Row], harness: [Sizes; 2]) -> serde_json::Value {
+    use serde_json::json;
+    let side = |m: &Option<Measured>, macs: Option<u64>| {
+        m.as_ref().map(|m| {
+            json!({
+                "instructions": m.instructions,
+                "instructions_per_mac": macs
+                    .filter(|&n| n > 0)
+                    .map(|n| m.instructions as f64 / n as f64),
+                "code_bytes": m.code,
+                "parameter_bytes": m.params,
+                "arena_bytes": m.arena,
+                "other_ram_bytes": m.other_ram,
+                "stack_bytes": m.stack,
+            })
+        })
+    };
+    let models: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|row| {
+            let mut model = json!({
+                "model": row.name,
+                "macs": row.macs,
+                "weight_bytes": row.weights,
+                "tflm_arena_bytes": row.tflm_arena,
+                "rust": side(&row.rust, row.macs),
+                "c": side(&row.c, row.macs),
+                "errors": row.errors.iter().map(|(side, e)| json!({"side": side, "error": e}))
+                    .collect::<Vec<_>>(),
+            });
+            if !row.profile.is_empty() {
+                model["operators"] = row
+                    .profile
+                    .iter()
+                    .map(|(index, name, rust, c)| {
+                        json!({"index": index, "operator": name, "rust": rust, "c": c})
+                    })
+                    .collect();
+            }
+            model
+        })
+        .collect();
+    let sizes =
+        |s: &Sizes| json!({"code_bytes": s.code, "flash_bytes": s.flash, "ram_bytes": s.ram});
+    json!({
+        "target": "Cortex-M4, qemu-system-arm -machine mps2-an386 -icount shift=0",
+        "harness": {"rust": sizes(&harness[0]), "c": sizes(&harness[1])},
+        "models": models,
+    })
+}
+
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -201,6 +256,43 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_has_the_table_figures_per_language() {
+        let measured = Measured {
+            instructions: 3520,
+            stack: 564,
+            code: 1932,
+            params: 988,
+            arena: 32,
+            other_ram: 0,
+        };
+        let row = Row {
+            name: "sine_mlp".into(),
+            macs: Some(288),
+            weights: Some(420),
+            tflm_arena: Some(1760),
+            rust: Some(measured),
+            c: None,
+            errors: vec![("c", "failed".into())],
+            profile: vec![(0, "FULLY_CONNECTED".into(), Some(1320), None)],
+        };
+        let sizes = Sizes {
+            flash: 9684,
+            code: 7768,
+            weights: 0,
+            ram: 32,
+        };
+        let j = json(&[row], [sizes, sizes]);
+        let model = &j["models"][0];
+        assert_eq!(model["model"], "sine_mlp");
+        assert_eq!(model["rust"]["instructions"], 3520);
+        assert_eq!(model["rust"]["code_bytes"], 1932);
+        assert!(model["c"].is_null());
+        assert_eq!(model["errors"][0]["side"], "c");
+        assert_eq!(model["operators"][0]["operator"], "FULLY_CONNECTED");
+        assert_eq!(j["harness"]["rust"]["code_bytes"], 7768);
+    }
 
     #[test]
     fn groups_thousands() {
