@@ -121,14 +121,7 @@ pub fn sources<'m>(
     let mut params = String::new();
     let mut steps = Vec::new();
     for call in calls {
-        let mut step = emitter.step(call, &mut params, &mut constants)?;
-        // For the operator hooks around the step ({{ P }}_OPERATOR_BEGIN / _END).
-        if let Value::Object(fields) = &mut step {
-            fields.insert("index".to_string(), call.op.into());
-            let name = graph.operators[call.op].kind.name();
-            fields.insert("name".to_string(), name.into());
-        }
-        steps.push(step);
+        steps.push(emitter.step(call, &mut params, &mut constants)?);
     }
     let (inputs, outputs) = emitter.io(&mut constants)?;
 
@@ -375,9 +368,15 @@ fn object(items: Vec<(&str, Value)>) -> Value {
     Value::Object(map)
 }
 
-/// One step of `invoke`: a comment and a statement (empty when the step costs nothing).
-fn step_value(comment: String, code: String) -> Value {
-    object(vec![("comment", comment.into()), ("code", code.into())])
+/// One step of `invoke`: the operator's index and name (for the operator hooks around it), a
+/// comment and a statement (empty when the step costs nothing).
+fn step_value(index: usize, name: String, comment: String, code: String) -> Value {
+    object(vec![
+        ("index", index.into()),
+        ("name", name.into()),
+        ("comment", comment.into()),
+        ("code", code.into()),
+    ])
 }
 
 struct Emitter<'g, 'm> {
@@ -406,13 +405,13 @@ impl Emitter<'_, '_> {
         let op = &self.graph.operators[call.op];
         let name = op.kind.name();
         let p = self.prefix;
-        match &call.kind {
+        let (comment, code) = match &call.kind {
             CallKind::Alias { input, output } => {
                 let from = self.layout.arena_offset(*input)?;
                 let to = self.layout.arena_offset(*output)?;
                 let bytes = self.graph.tensors[*output].bytes;
-                Ok(if from == to {
-                    step_value(
+                if from == to {
+                    (
                         format!(
                             "operator {}: {name} (its output aliases its input)",
                             call.op
@@ -420,7 +419,7 @@ impl Emitter<'_, '_> {
                         String::new(),
                     )
                 } else {
-                    step_value(
+                    (
                         format!("operator {}: {name} (a copy)", call.op),
                         format!(
                             "{p}_copy_copy({}, {}, {bytes}u);",
@@ -428,13 +427,14 @@ impl Emitter<'_, '_> {
                             self.arena(to)
                         ),
                     )
-                })
+                }
             }
-            CallKind::Kernel(kernel) => {
-                let code = self.kernel_step(call.op, kernel, params, constants)?;
-                Ok(step_value(format!("operator {}: {name}", call.op), code))
-            }
-        }
+            CallKind::Kernel(kernel) => (
+                format!("operator {}: {name}", call.op),
+                self.kernel_step(call.op, kernel, params, constants)?,
+            ),
+        };
+        Ok(step_value(call.op, name, comment, code))
     }
 
     fn kernel_step(

@@ -350,6 +350,19 @@ impl<'g, 'm> OpContext<'g, 'm> {
             .ok_or_else(|| self.unsupported(format!("{what} has fewer bytes than its shape needs")))
     }
 
+    /// [`const_ints`](Self::const_ints) of a tensor TFLM reads as `int32_t` whatever its declared
+    /// type (a permutation, an axis): any other type is refused, since TFLM would read its bytes
+    /// as int32 and compute something else.
+    pub fn const_int32_tensor(&self, what: &str, tensor: &Tensor) -> Result<Vec<i64>> {
+        if tensor.dtype != DType::I32 {
+            return Err(self.invalid(format!(
+                "{what} has type {}; TFLM reads it as INT32",
+                tensor.dtype
+            )));
+        }
+        self.const_ints(what, tensor)
+    }
+
     /// [`const_ints`](Self::const_ints) converted to `i32` (TFLM reads these tensors as int32).
     pub fn const_i32s(&self, what: &str, tensor: &Tensor) -> Result<Vec<i32>> {
         self.const_ints(what, tensor)?

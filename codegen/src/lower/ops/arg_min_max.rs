@@ -19,33 +19,23 @@ pub(crate) const OPS: &[OpEntry] = &[
         code: OpCode::ARG_MAX,
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Kernel(arg_max),
+        lower: Lowering::Kernel(|ctx| arg_min_max(ctx, ["arg_max_s8", "arg_max_f32"])),
     },
     OpEntry {
         code: OpCode::ARG_MIN,
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Kernel(arg_min),
+        lower: Lowering::Kernel(|ctx| arg_min_max(ctx, ["arg_min_s8", "arg_min_f32"])),
     },
 ];
 
-fn arg_max(ctx: &OpContext) -> Result<Kernel> {
-    arg_min_max(ctx, "arg_max")
-}
-
-fn arg_min(ctx: &OpContext) -> Result<Kernel> {
-    arg_min_max(ctx, "arg_min")
-}
-
-/// ARG_MAX or ARG_MIN; `name` is the kernel's name less its type suffix.
-fn arg_min_max(ctx: &OpContext, name: &str) -> Result<Kernel> {
+/// ARG_MAX or ARG_MIN, whose kernels for INT8 and FLOAT32 input are `[int8, float]`.
+fn arg_min_max(ctx: &OpContext, [int8, float]: [&'static str; 2]) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    let function = match (name, input.dtype) {
-        ("arg_max", DType::I8) => "arg_max_s8",
-        ("arg_max", DType::F32) => "arg_max_f32",
-        ("arg_min", DType::I8) => "arg_min_s8",
-        ("arg_min", DType::F32) => "arg_min_f32",
-        (_, other) => {
+    let function = match input.dtype {
+        DType::I8 => int8,
+        DType::F32 => float,
+        other => {
             return Err(ctx.invalid(format!(
                 "input type {other}; TFLM's kernel supports FLOAT32 and INT8"
             )))
@@ -57,14 +47,7 @@ fn arg_min_max(ctx: &OpContext, name: &str) -> Result<Kernel> {
             output.dtype
         )));
     }
-    let axis_tensor = ctx.input(1)?;
-    if axis_tensor.dtype != DType::I32 {
-        return Err(ctx.invalid(format!(
-            "axis has type {}; TFLM's kernel reads it as INT32",
-            axis_tensor.dtype
-        )));
-    }
-    let axes = ctx.const_ints("axis", axis_tensor)?;
+    let axes = ctx.const_int32_tensor("axis", ctx.input(1)?)?;
     let [axis] = axes[..] else {
         return Err(ctx.invalid(format!("axis has {} elements; TFLM reads one", axes.len())));
     };

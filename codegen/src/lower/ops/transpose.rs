@@ -30,14 +30,7 @@ fn transpose(ctx: &OpContext) -> Result<Kernel> {
     if rank > 5 {
         return Err(ctx.invalid(format!("rank {rank}; TFLM transposes up to 5 dimensions")));
     }
-    let perm_tensor = ctx.input(1)?;
-    if perm_tensor.dtype != DType::I32 {
-        return Err(ctx.invalid(format!(
-            "perm has type {}; TFLM reads it as INT32",
-            perm_tensor.dtype
-        )));
-    }
-    let perm = ctx.const_ints("perm", perm_tensor)?;
+    let perm = ctx.const_int32_tensor("perm", ctx.input(1)?)?;
     let mut seen = vec![false; rank];
     let valid = perm.len() == rank
         && perm.iter().all(|&p| {
