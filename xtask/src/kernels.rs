@@ -120,7 +120,8 @@ fn generate(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String> {
         crate::parity_gen::source(&parity)?,
     ));
     let runtime_mod = kernels.join("mod.rs");
-    let max_rank = max_rank(&read(&runtime_mod)?)?;
+    let runtime_mod_text = read(&runtime_mod)?;
+    let max_rank = max_rank(&runtime_mod_text)?;
     outputs.push((
         root.join("codegen/src/lower/params.rs"),
         lowering_params(&with_params, max_rank)?,
@@ -130,7 +131,7 @@ fn generate(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String> {
         .iter()
         .map(|f| format!("pub mod {f};"))
         .collect();
-    let text = replace_block(&runtime_mod, &read(&runtime_mod)?, &lines.join("\n"))?;
+    let text = replace_block(&runtime_mod, &runtime_mod_text, &lines.join("\n"))?;
     outputs.push((runtime_mod, crate::parity_gen::rustfmt(&text)?));
     let ops_mod = root.join("codegen/src/lower/ops/mod.rs");
     let text = replace_block(&ops_mod, &read(&ops_mod)?, &layout.registry())?;
@@ -243,16 +244,12 @@ const BLOCK_END: &str = "// End of the lines written by `cargo xtask kernels`.";
 
 /// `text` with the lines between its marker lines replaced by `block`.
 fn replace_block(path: &Path, text: &str, block: &str) -> Result<String, String> {
-    let missing = || {
+    crate::readme::splice_lines(text, BLOCK_START, BLOCK_END, block).ok_or_else(|| {
         format!(
             "{}: no generated block (a comment line ending `{BLOCK_START}`, then `{BLOCK_END}`)",
             path.display()
         )
-    };
-    let start = text.find(BLOCK_START).ok_or_else(missing)?;
-    let body = start + text[start..].find('\n').ok_or_else(missing)? + 1;
-    let end = body + text[body..].find(BLOCK_END).ok_or_else(missing)?;
-    Ok(format!("{}{block}\n{}", &text[..body], &text[end..]))
+    })
 }
 
 /// The first paragraph of a module's `//!` documentation, on one line.

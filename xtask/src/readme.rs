@@ -22,12 +22,24 @@ pub fn replace_block(root: &Path, name: &str, body: &str) -> Result<(), String> 
 
 /// `text` with what lies between `begin` and `end` replaced by `body`, set off by blank lines.
 fn splice(text: &str, begin: &str, end: &str, body: &str) -> Option<String> {
+    splice_lines(
+        text,
+        begin,
+        end,
+        &format!("\n{}\n", body.trim_matches('\n')),
+    )
+}
+
+/// `text` with what lies between the first `begin` and the `end` after it replaced by `body` on
+/// lines of its own: `begin`, a line break, `body`, a line break, `end`. `None` when a marker is
+/// missing or `end` comes first. Also used for the marked blocks that `cargo xtask kernels`
+/// writes into Rust files.
+pub fn splice_lines(text: &str, begin: &str, end: &str, body: &str) -> Option<String> {
     let b = text.find(begin)?;
     let e = text[b..].find(end)? + b;
     Some(format!(
-        "{}{begin}\n\n{}\n\n{end}{}",
+        "{}{begin}\n{body}\n{end}{}",
         &text[..b],
-        body.trim_matches('\n'),
         &text[e + end.len()..]
     ))
 }
