@@ -121,6 +121,26 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "conv",
+        "Conv1x1S8",
+        &[
+            ("pixels", "size_t"),
+            ("input_c", "size_t"),
+            ("output_c", "size_t"),
+            ("output_zero_point", "int32_t"),
+            ("filter", "const int8_t *"),
+            ("filter_len", "size_t"),
+            ("folded_bias", "const int32_t *"),
+            ("folded_bias_len", "size_t"),
+            ("multipliers", "const int32_t *"),
+            ("multipliers_len", "size_t"),
+            ("shifts", "const int8_t *"),
+            ("shifts_len", "size_t"),
+            ("act_min", "int32_t"),
+            ("act_max", "int32_t"),
+        ],
+    ),
+    (
+        "conv",
         "Conv2dF32",
         &[
             ("batches", "size_t"),

@@ -262,7 +262,17 @@ fn discard(path: &Path) {
 fn remove_entry(path: &Path) {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => {
-            let _ = fs::remove_dir_all(path);
+            // The signal handler runs beside the writer, which may create a file in the directory
+            // between `remove_dir_all`'s listing and its final `rmdir`: that fails (not empty) and
+            // would leave the directory behind. Once the directory is gone nothing can be created
+            // in it, so a few more tries end the race (bounded, so that a directory that cannot be
+            // removed does not hang the handler).
+            for _ in 0..100 {
+                match fs::remove_dir_all(path) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => continue,
+                    _ => break,
+                }
+            }
         }
         Ok(_) => {
             let _ = fs::remove_file(path);

@@ -326,6 +326,51 @@ pub(crate) mod conv {
         }
     }
 
+    /// `tinyaot::kernels::conv::Conv1x1S8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Conv1x1S8 {
+        /// `pixels`.
+        pub pixels: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `filter`.
+        pub filter: Data<i8>,
+        /// `folded_bias`.
+        pub folded_bias: Data<i32>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<Conv1x1S8> for Params {
+        fn from(p: Conv1x1S8) -> Params {
+            Params {
+                type_name: "Conv1x1S8",
+                fields: vec![
+                    ("pixels", Value::Usize(p.pixels)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("filter", Value::from(p.filter)),
+                    ("folded_bias", Value::from(p.folded_bias)),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::conv::Conv2dF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct Conv2dF32 {

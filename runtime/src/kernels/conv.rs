@@ -9,7 +9,7 @@
 //! so the output must not overlap the input (checked).
 
 use super::nn_common::window::{coord, taps};
-use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views, Requantizer};
+use super::nn_common::{clamp_f32, dot4_rows_s8, dot4_s8, dot_s8, views, Requantizer};
 
 /// Constant parameters of [`conv2d_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +54,35 @@ pub struct Conv2dS8<'a> {
     pub filter: &'a [i8],
     /// Per-output-channel bias, in units of `input_scale * filter_scale[c]`.
     pub bias: Option<&'a [i32]>,
+    /// Per-output-channel Q31 requantization multipliers.
+    pub multipliers: &'a [i32],
+    /// Per-output-channel requantization shifts (positive = left, within -31..=31).
+    pub shifts: &'a [i8],
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`conv2d_1x1_s8`]: an int8 CONV_2D with a 1×1 filter, stride 1, no
+/// padding and one group, which is a matrix product of the `pixels × input_c` input and the
+/// transposed `output_c × input_c` filter.
+#[derive(Clone, Copy, Debug)]
+pub struct Conv1x1S8<'a> {
+    /// Pixels (batches × height × width, the same in the input and the output).
+    pub pixels: usize,
+    /// Input channels (at least 1).
+    pub input_c: usize,
+    /// Output channels (at least 1).
+    pub output_c: usize,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// Filter weights, `[output_c, 1, 1, input_c]` (zero point 0).
+    pub filter: &'a [i8],
+    /// Per-output-channel bias with the input zero point folded in at generation time,
+    /// `bias[c] - input_zero_point * Σ filter[c]` (wrapping), so that the kernel multiplies the
+    /// raw int8 inputs: with no padding every tap is in the image, and the sums are equal.
+    pub folded_bias: &'a [i32],
     /// Per-output-channel Q31 requantization multipliers.
     pub multipliers: &'a [i32],
     /// Per-output-channel requantization shifts (positive = left, within -31..=31).
@@ -245,6 +274,42 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
     }
 }
 
+/// int8 1×1 CONV_2D ([`Conv1x1S8`]), bit-exact with TFLM's `ConvPerChannel`: one pixel by four
+/// output channels per pass. Reads
+/// `pixels * input_c` bytes at `input`, writes `pixels * output_c` bytes at `output`: the output
+/// pixels in order, each written after reading its input pixel; the output must not overlap the
+/// input (checked).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
+    let p = super::opaque(p);
+    let (n, m) = (p.input_c, p.output_c);
+    assert!(n > 0 && m > 0, "1x1 convolution with no channels");
+    let (inp, out) = views::split(arena, input, p.pixels * n, output, p.pixels * m);
+    let blocked = m - m % 4;
+    let (blocks, rest) = p.filter[..m * n].split_at(blocked * n);
+    let requantizer = Requantizer::new(
+        m,
+        Some(p.folded_bias),
+        p.multipliers,
+        p.shifts,
+        p.output_zero_point,
+        (p.act_min, p.act_max),
+    );
+    for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
+        let (o_blocks, o_rest) = o.split_at_mut(blocked);
+        for (c, (w, o)) in blocks
+            .chunks_exact(4 * n)
+            .zip(o_blocks.chunks_exact_mut(4))
+            .enumerate()
+        {
+            o.copy_from_slice(&requantizer.four(4 * c, dot4_rows_s8(x, w)));
+        }
+        for (c, (w, o)) in rest.chunks_exact(n).zip(o_rest).enumerate() {
+            *o = requantizer.one(blocked + c, dot_s8(w, x, 0));
+        }
+    }
+}
+
 /// float32 CONV_2D, accumulating in TFLM's order (filter y, filter x, input channel), then adding the
 /// bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `4 * batches * output_h * output_w * output_c` bytes at `output`.
@@ -312,7 +377,9 @@ pub fn conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Conv2dF32) 
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::{vec, vec::Vec};
 
     /// A 1x3x3x1 image, 3x3 filter of ones, SAME padding: each output is the sum of its in-image
     /// neighbourhood (zero point -1 is subtracted), times 0.5.
@@ -549,5 +616,87 @@ mod tests {
         assert_eq!(got, want);
         // The case is not degenerate: outputs vary and do not all saturate.
         assert!(want.iter().filter(|&&v| v != -128 && v != 127).count() > 10);
+    }
+
+    /// The 1×1 kernel, with the zero point folded into its bias, against the general kernel: odd
+    /// and even pixel and channel counts, rows shorter and longer than a word.
+    #[test]
+    fn s8_1x1_matches_the_general_kernel() {
+        for (pixels, n, m) in [
+            (5, 7, 5),
+            (4, 8, 6),
+            (1, 3, 1),
+            (3, 12, 4),
+            (2, 1, 3),
+            (2, 9, 11),
+        ] {
+            let input: Vec<i8> = (0..pixels * n)
+                .map(|i| ((i * 53 + 7) % 256) as u8 as i8)
+                .collect();
+            let filter: Vec<i8> = (0..m * n)
+                .map(|i| ((i * 29 + 3) % 256) as u8 as i8)
+                .collect();
+            let bias: Vec<i32> = (0..m).map(|c| c as i32 * 977 - 2000).collect();
+            let multipliers: Vec<i32> = (0..m)
+                .map(|c| 1_100_000_000 + c as i32 * 90_000_000)
+                .collect();
+            let shifts: Vec<i8> = (0..m).map(|c| -7 - (c % 4) as i8).collect();
+            let zp = -37;
+            let general = Conv2dS8 {
+                batches: 1,
+                input_h: 1,
+                input_w: pixels,
+                input_c: n,
+                output_h: 1,
+                output_w: pixels,
+                output_c: m,
+                filter_h: 1,
+                filter_w: 1,
+                filter_c: n,
+                stride_h: 1,
+                stride_w: 1,
+                dilation_h: 1,
+                dilation_w: 1,
+                pad_top: 0,
+                pad_left: 0,
+                input_zero_point: zp,
+                output_zero_point: 3,
+                filter: &filter,
+                bias: Some(&bias),
+                multipliers: &multipliers,
+                shifts: &shifts,
+                act_min: -100,
+                act_max: 120,
+            };
+            let folded: Vec<i32> = (0..m)
+                .map(|c| {
+                    let sum: i32 = filter[c * n..][..n].iter().map(|&w| i32::from(w)).sum();
+                    bias[c].wrapping_sub(zp.wrapping_mul(sum))
+                })
+                .collect();
+            let fast = Conv1x1S8 {
+                pixels,
+                input_c: n,
+                output_c: m,
+                output_zero_point: 3,
+                filter: &filter,
+                folded_bias: &folded,
+                multipliers: &multipliers,
+                shifts: &shifts,
+                act_min: -100,
+                act_max: 120,
+            };
+            let mut arena = vec![0u8; pixels * (n + 2 * m)];
+            for (a, &v) in arena.iter_mut().zip(&input) {
+                *a = v as u8;
+            }
+            let (want_at, got_at) = (pixels * n, pixels * (n + m));
+            conv2d_s8(&mut arena, 0, want_at, &general);
+            conv2d_1x1_s8(&mut arena, 0, got_at, &fast);
+            assert_eq!(arena[want_at..got_at], arena[got_at..], "{pixels} {n} {m}");
+            assert!(arena[want_at..got_at]
+                .iter()
+                .any(|&v| v != 0 && v != 120 && v as i8 != -100));
+        }
     }
 }

@@ -188,6 +188,47 @@ pub(super) fn weights_and_range(
     }
 }
 
+/// The int8 weights of a constant filter whose `channels` output channels lead its layout, as
+/// `channels` rows of equal length.
+pub(super) fn filter_rows<'m>(
+    ctx: &OpContext,
+    filter: &crate::ir::Tensor<'m>,
+    channels: usize,
+) -> Result<(Vec<i8>, usize)> {
+    let row = filter.num_elements() / channels.max(1);
+    let bytes = filter
+        .data
+        .and_then(|d| d.get(..channels * row))
+        .ok_or_else(|| ctx.unsupported("filter has fewer bytes than its shape needs"))?;
+    Ok((bytes.iter().map(|&b| b as i8).collect(), row))
+}
+
+/// `bias[c] - input_zero_point * Σ filter[c]` for each row of an int8 filter (wrapping, as the
+/// kernels' sums do), so that a kernel whose taps are all in the image can multiply the raw
+/// inputs: `Σ w (x - zp) + bias = Σ w x + (bias - zp Σ w)`.
+pub(super) fn folded_bias(
+    ctx: &OpContext,
+    (weights, row): (&[i8], usize),
+    bias: Option<&Data<i32>>,
+    input_zero_point: i32,
+    channels: usize,
+) -> Result<Vec<i32>> {
+    let bias = match bias {
+        None => vec![0; channels],
+        Some(Data::Values(v)) => v.clone(),
+        Some(Data::Tensor(t)) => ctx.const_i32s("bias", &ctx.graph().tensors[*t])?,
+    };
+    Ok(weights
+        .chunks_exact(row.max(1))
+        .chain(core::iter::repeat(&[][..]))
+        .zip(bias)
+        .map(|(row, b)| {
+            let sum = row.iter().fold(0i32, |s, &w| s.wrapping_add(i32::from(w)));
+            b.wrapping_sub(input_zero_point.wrapping_mul(sum))
+        })
+        .collect())
+}
+
 /// CONV_2D → `conv::conv2d_s8` / `conv::conv2d_f32`.
 fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     let Options::Conv2D(o) = &ctx.op().options else {
@@ -217,9 +258,79 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         )));
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
-    Ok(
-        match weights_and_range(ctx, num, 0, out[3], w.activation)? {
-            ConvQuant::I8 {
+    let quant = weights_and_range(ctx, num, 0, out[3], w.activation)?;
+    if let ConvQuant::I8 {
+        input_zero_point,
+        output_zero_point,
+        bias,
+        multipliers,
+        shifts,
+        act_min,
+        act_max,
+        ..
+    } = &quant
+    {
+        // A 1×1 filter with stride 1, no padding and one group is a matrix product: every tap is
+        // in the image, so the input zero point folds into the bias.
+        let pointwise = f[1] == 1 && f[2] == 1 && (g.stride_h, g.stride_w) == (1, 1);
+        if pointwise && (g.pad_top, g.pad_left) == (0, 0) && f[3] == i[3] && i[3] > 0 && out[3] > 0
+        {
+            let (weights, row) = filter_rows(ctx, ctx.input(1)?, out[3])?;
+            let folded = folded_bias(
+                ctx,
+                (&weights, row),
+                bias.as_ref(),
+                *input_zero_point,
+                out[3],
+            )?;
+            return Ok(kernel(
+                "conv2d_1x1_s8",
+                in_out(ctx)?,
+                P::Conv1x1S8 {
+                    pixels: i[0] * i[1] * i[2],
+                    input_c: i[3],
+                    output_c: out[3],
+                    output_zero_point: *output_zero_point,
+                    filter: Data::Tensor(ctx.constant_input(1, "filter")?),
+                    folded_bias: Data::Values(folded),
+                    multipliers: multipliers.clone(),
+                    shifts: shifts.clone(),
+                    act_min: *act_min,
+                    act_max: *act_max,
+                },
+            ));
+        }
+    }
+    Ok(match quant {
+        ConvQuant::I8 {
+            input_zero_point,
+            output_zero_point,
+            filter,
+            bias,
+            multipliers,
+            shifts,
+            act_min,
+            act_max,
+        } => kernel(
+            "conv2d_s8",
+            in_out(ctx)?,
+            P::Conv2dS8 {
+                batches: i[0],
+                input_h: i[1],
+                input_w: i[2],
+                input_c: i[3],
+                output_h: out[1],
+                output_w: out[2],
+                output_c: out[3],
+                filter_h: f[1],
+                filter_w: f[2],
+                filter_c: f[3],
+                stride_h: g.stride_h,
+                stride_w: g.stride_w,
+                dilation_h: g.dilation_h,
+                dilation_w: g.dilation_w,
+                pad_top: g.pad_top,
+                pad_left: g.pad_left,
                 input_zero_point,
                 output_zero_point,
                 filter,
@@ -228,69 +339,40 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                 shifts,
                 act_min,
                 act_max,
-            } => kernel(
-                "conv2d_s8",
-                in_out(ctx)?,
-                P::Conv2dS8 {
-                    batches: i[0],
-                    input_h: i[1],
-                    input_w: i[2],
-                    input_c: i[3],
-                    output_h: out[1],
-                    output_w: out[2],
-                    output_c: out[3],
-                    filter_h: f[1],
-                    filter_w: f[2],
-                    filter_c: f[3],
-                    stride_h: g.stride_h,
-                    stride_w: g.stride_w,
-                    dilation_h: g.dilation_h,
-                    dilation_w: g.dilation_w,
-                    pad_top: g.pad_top,
-                    pad_left: g.pad_left,
-                    input_zero_point,
-                    output_zero_point,
-                    filter,
-                    bias,
-                    multipliers,
-                    shifts,
-                    act_min,
-                    act_max,
-                },
-            ),
-            ConvQuant::F32 {
+            },
+        ),
+        ConvQuant::F32 {
+            filter,
+            bias,
+            act_min,
+            act_max,
+        } => kernel(
+            "conv2d_f32",
+            in_out(ctx)?,
+            P::Conv2dF32 {
+                batches: i[0],
+                input_h: i[1],
+                input_w: i[2],
+                input_c: i[3],
+                output_h: out[1],
+                output_w: out[2],
+                output_c: out[3],
+                filter_h: f[1],
+                filter_w: f[2],
+                filter_c: f[3],
+                stride_h: g.stride_h,
+                stride_w: g.stride_w,
+                dilation_h: g.dilation_h,
+                dilation_w: g.dilation_w,
+                pad_top: g.pad_top,
+                pad_left: g.pad_left,
                 filter,
                 bias,
                 act_min,
                 act_max,
-            } => kernel(
-                "conv2d_f32",
-                in_out(ctx)?,
-                P::Conv2dF32 {
-                    batches: i[0],
-                    input_h: i[1],
-                    input_w: i[2],
-                    input_c: i[3],
-                    output_h: out[1],
-                    output_w: out[2],
-                    output_c: out[3],
-                    filter_h: f[1],
-                    filter_w: f[2],
-                    filter_c: f[3],
-                    stride_h: g.stride_h,
-                    stride_w: g.stride_w,
-                    dilation_h: g.dilation_h,
-                    dilation_w: g.dilation_w,
-                    pad_top: g.pad_top,
-                    pad_left: g.pad_left,
-                    filter,
-                    bias,
-                    act_min,
-                    act_max,
-                },
-            ),
-        },
-    )
+            },
+        ),
+    })
 }
 
 #[cfg(test)]

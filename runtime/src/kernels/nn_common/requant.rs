@@ -44,9 +44,12 @@ impl<'a> Requantizer<'a> {
     /// The outputs of channels `c0..c0 + 4`.
     #[inline(always)]
     pub(crate) fn four(&self, c0: usize, acc: [i32; 4]) -> [u8; 4] {
-        let multipliers = &self.multipliers[c0..c0 + 4];
-        let shifts = &self.shifts[c0..c0 + 4];
-        let bias = self.bias.map(|b| &b[c0..c0 + 4]);
+        // As arrays: one bounds check per slice, none per element.
+        let multipliers: &[i32; 4] = self.multipliers[c0..c0 + 4].try_into().expect("4");
+        let shifts: &[i8; 4] = self.shifts[c0..c0 + 4].try_into().expect("4");
+        let bias = self
+            .bias
+            .map(|b| -> &[i32; 4] { b[c0..c0 + 4].try_into().expect("4") });
         // Spelled out, with the `#[inline(always)]` `apply`: through `core::array::from_fn` or a
         // closure the compiler may emit a call per output, which costs as much as the arithmetic.
         let bias = |k: usize| bias.map_or(0, |b| b[k]);
@@ -59,26 +62,101 @@ impl<'a> Requantizer<'a> {
     }
 
     /// `MultiplyByQuantizedMultiplier(acc, multiplier, shift) + zero_point`, clamped. The same bits
-    /// as [`crate::math::multiply_by_quantized_multiplier`] for a non-negative multiplier, which
-    /// rules out the one saturating case of the doubling high multiply (`i32::MIN * i32::MIN`), so
-    /// it is left out here.
+    /// as [`crate::math::multiply_by_quantized_multiplier`] for a non-negative multiplier, in fewer
+    /// instructions (see [`divide_high_by_pot`]); a non-negative multiplier also rules out the one
+    /// saturating case of the doubling high multiply (`i32::MIN * i32::MIN`), so it is left out.
     #[inline(always)]
     fn apply(&self, acc: i32, multiplier: i32, shift: i8) -> u8 {
+        // `max(shift, 0)` and `max(-shift, 0)` without a branch: one `bic` and one `sub` on ARM,
+        // and no second copy of the rest.
         let shift = i32::from(shift);
-        let (left, right) = if shift > 0 { (shift, 0) } else { (0, -shift) };
+        let left = shift & !(shift >> 31);
+        let right = left - shift;
         let x = acc.wrapping_shl(left as u32);
         let high = ((i64::from(x) * i64::from(multiplier) + (1 << 30)) >> 31) as i32;
-        let scaled = crate::math::rounding_divide_by_pot(high, right);
-        scaled
+        // TFLM's `min(max(v, act_min), act_max)`; `clamp` would also assert `min <= max` per output.
+        divide_high_by_pot(high, right)
             .wrapping_add(self.zero_point)
-            .clamp(self.min, self.max) as i8 as u8
+            .max(self.min)
+            .min(self.max) as i8 as u8
     }
+}
+
+/// TFLM's `RoundingDivideByPOT(high, right)` (round to nearest, ties away from zero) for the
+/// `high` that a doubling high multiply by a non-negative Q31 multiplier gives, `right` in `0..=31`.
+///
+/// Ties away from zero are ties upward once negative values are moved down by one:
+/// `round(h / 2^r) = floor((h - [h < 0]) / 2^r + 1/2) = (((h - [h < 0]) >> (r - 1)) + 1) >> 1`
+/// (nested floors of divisions by powers of two compose). That is four instructions, where the
+/// reference's mask, remainder and threshold take nine. Neither step overflows: such a `high` lies
+/// within `-2^31 + 1 ..= 2^31 - 2` (`|x * m| <= 2^31 (2^31 - 1)`), so `h - 1` and, for `r = 1`,
+/// `h + 1` stay in range.
+#[inline(always)]
+pub(crate) fn divide_high_by_pot(high: i32, right: i32) -> i32 {
+    if right == 0 {
+        return high;
+    }
+    let toward_zero = high + (high >> 31);
+    ((toward_zero >> (right - 1)) + 1) >> 1
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::math::multiply_by_quantized_multiplier;
+
+    /// The shortcut rounding against the reference one, at the extremes of `high` and on a
+    /// pseudo-random sample of every reachable `(acc, multiplier, shift)`.
+    #[test]
+    fn divide_high_by_pot_matches_rounding_divide_by_pot() {
+        use crate::math::{rounding_divide_by_pot, saturating_rounding_doubling_high_mul};
+        let (lowest, highest) = (i32::MIN + 1, i32::MAX - 1);
+        let extremes = [lowest, -(1 << 30), -3, -2, -1, 0, 1, 2, 3, 1 << 30, highest];
+        for right in 0..=31 {
+            for &h in &extremes {
+                for d in [-1, 0, 1] {
+                    let h = h.saturating_add(d).clamp(lowest, highest);
+                    assert_eq!(
+                        divide_high_by_pot(h, right),
+                        rounding_divide_by_pot(h, right)
+                    );
+                }
+                // Exact ties, both signs.
+                if right > 0 && right < 31 {
+                    let tie = (1 << (right - 1)) + (5 << right);
+                    for t in [tie, -tie] {
+                        assert_eq!(
+                            divide_high_by_pot(t, right),
+                            rounding_divide_by_pot(t, right)
+                        );
+                    }
+                }
+            }
+        }
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let cases = if cfg!(miri) { 2_000 } else { 2_000_000 };
+        for _ in 0..cases {
+            let r = next();
+            let acc = (r >> 32) as i32 >> (r % 24);
+            let multiplier = (next() >> 33) as i32;
+            let shift = (r % 63) as i32 - 31;
+            let want = crate::math::multiply_by_quantized_multiplier(acc, multiplier, shift);
+            let (left, right) = if shift > 0 { (shift, 0) } else { (0, -shift) };
+            let high =
+                saturating_rounding_doubling_high_mul(acc.wrapping_shl(left as u32), multiplier);
+            assert_eq!(
+                divide_high_by_pot(high, right),
+                want,
+                "{acc} {multiplier} {shift}"
+            );
+        }
+    }
 
     #[test]
     fn agrees_with_the_reference_multiply() {
