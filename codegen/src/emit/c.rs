@@ -348,6 +348,7 @@ fn base_context(
     ctx.insert("p", prefix);
     ctx.insert("P", &prefix.to_ascii_uppercase());
     ctx.insert("max_rank", &crate::lower::params::MAX_RANK);
+    ctx.insert("im2col_max", &crate::lower::params::IM2COL_MAX);
     ctx.insert("version", env!("CARGO_PKG_VERSION"));
     ctx.insert("source", &comment(&options.source_name));
     ctx.insert("operators", &graph.operators.len());
@@ -589,6 +590,7 @@ pub fn kernel_library(prefix: &str) -> Result<Vec<CFile>> {
     ctx.insert("p", prefix);
     ctx.insert("P", &prefix.to_ascii_uppercase());
     ctx.insert("max_rank", &crate::lower::params::MAX_RANK);
+    ctx.insert("im2col_max", &crate::lower::params::IM2COL_MAX);
     ctx.insert("version", env!("CARGO_PKG_VERSION"));
     ctx.insert("source", "the kernel library");
     let mut headers = String::new();

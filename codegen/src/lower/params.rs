@@ -9,6 +9,10 @@
 /// `<PREFIX>_MAX_RANK`.
 pub(crate) const MAX_RANK: usize = 6;
 
+/// `tinyaot::kernels::IM2COL_MAX`: the most bytes of a window the stack buffer of
+/// `conv::conv2d_im2col_s8` holds; the C backend declares it as `<PREFIX>_IM2COL_MAX`.
+pub(crate) const IM2COL_MAX: usize = 576;
+
 /// The parameter structs of `tinyaot::kernels::activations`.
 pub(crate) mod activations {
     use crate::lower::{Params, Value};
@@ -359,6 +363,90 @@ pub(crate) mod conv {
                     ("pixels", Value::Usize(p.pixels)),
                     ("input_c", Value::Usize(p.input_c)),
                     ("output_c", Value::Usize(p.output_c)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("filter", Value::from(p.filter)),
+                    ("folded_bias", Value::from(p.folded_bias)),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::conv::Conv2dIm2colS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Conv2dIm2colS8 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `filter`.
+        pub filter: Data<i8>,
+        /// `folded_bias`.
+        pub folded_bias: Data<i32>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<Conv2dIm2colS8> for Params {
+        fn from(p: Conv2dIm2colS8) -> Params {
+            Params {
+                type_name: "Conv2dIm2colS8",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
                     ("output_zero_point", Value::I32(p.output_zero_point)),
                     ("filter", Value::from(p.filter)),
                     ("folded_bias", Value::from(p.folded_bias)),

@@ -9,7 +9,9 @@
 //! so the output must not overlap the input (checked).
 
 use super::nn_common::window::{coord, taps};
-use super::nn_common::{clamp_f32, dot4_rows_s8, dot4_s8, dot_s8, views, Requantizer};
+use super::nn_common::{
+    clamp_f32, dot4_rows_s8, dot4_rows_s8_outlined, dot4_s8, dot_s8, views, Requantizer,
+};
 
 /// Constant parameters of [`conv2d_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -82,6 +84,60 @@ pub struct Conv1x1S8<'a> {
     /// Per-output-channel bias with the input zero point folded in at generation time,
     /// `bias[c] - input_zero_point * Σ filter[c]` (wrapping), so that the kernel multiplies the
     /// raw int8 inputs: with no padding every tap is in the image, and the sums are equal.
+    pub folded_bias: &'a [i32],
+    /// Per-output-channel Q31 requantization multipliers.
+    pub multipliers: &'a [i32],
+    /// Per-output-channel requantization shifts (positive = left, within -31..=31).
+    pub shifts: &'a [i8],
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`conv2d_im2col_s8`]: an int8 CONV_2D with one group whose window
+/// (`filter_h * filter_w * input_c` bytes) fits [`super::IM2COL_MAX`].
+#[derive(Clone, Copy, Debug)]
+pub struct Conv2dIm2colS8<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (the filter's last dimension too).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (at least 1).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Input zero point: the value of the window's taps outside the image.
+    pub input_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// Filter weights, `[output_c, filter_h, filter_w, input_c]` (zero point 0).
+    pub filter: &'a [i8],
+    /// Per-output-channel bias with the input zero point folded in at generation time, as
+    /// [`Conv1x1S8::folded_bias`]: taps outside the image are gathered as the input zero point, so
+    /// every tap of the window is multiplied and the sums are equal.
     pub folded_bias: &'a [i32],
     /// Per-output-channel Q31 requantization multipliers.
     pub multipliers: &'a [i32],
@@ -306,6 +362,100 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
         }
         for (c, (w, o)) in rest.chunks_exact(n).zip(o_rest).enumerate() {
             *o = requantizer.one(blocked + c, dot_s8(w, x, 0));
+        }
+    }
+}
+
+/// int8 CONV_2D with one group ([`Conv2dIm2colS8`]), bit-exact with TFLM's `ConvPerChannel`:
+/// each output pixel's window is gathered into one contiguous run on the stack (taps outside the
+/// image as the input zero point), then every block of four output channels is one long dot
+/// product with their filter rows, which are contiguous in the model's layout. Reads
+/// `batches * input_h * input_w * input_c` bytes at `input`, writes
+/// `batches * output_h * output_w * output_c` bytes at `output`: each output pixel is written after
+/// reading its window; the output must not overlap the input (checked).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dIm2colS8) {
+    let p = super::opaque(p);
+    let c = p.input_c;
+    let row = p.filter_w * c;
+    let k = p.filter_h * row;
+    let m = p.output_c;
+    assert!(
+        k > 0 && k <= super::IM2COL_MAX && m > 0,
+        "im2col window empty or larger than IM2COL_MAX"
+    );
+    assert!(
+        (-128..=127).contains(&p.input_zero_point),
+        "input zero point out of int8 range"
+    );
+    let image_len = p.input_h * p.input_w * c;
+    let out_len = p.batches * p.output_h * p.output_w * m;
+    let (inp, out) = views::split(arena, input, p.batches * image_len, output, out_len);
+    let blocked = m - m % 4;
+    let (blocks, rest) = p.filter[..m * k].split_at(blocked * k);
+    let requantizer = Requantizer::new(
+        m,
+        Some(p.folded_bias),
+        p.multipliers,
+        p.shifts,
+        p.output_zero_point,
+        (p.act_min, p.act_max),
+    );
+    let outside = p.input_zero_point as i8 as u8;
+    let mut buffer = [0u8; super::IM2COL_MAX];
+    let window = &mut buffer[..k];
+    let mut out_px = out.chunks_exact_mut(m);
+    for b in 0..p.batches {
+        let image = &inp[b * image_len..][..image_len];
+        for oy in 0..p.output_h {
+            let (ky0, ky1, y0) = taps(
+                oy,
+                p.stride_h,
+                p.pad_top,
+                p.dilation_h,
+                p.filter_h,
+                p.input_h,
+            );
+            for ox in 0..p.output_w {
+                let (kx0, kx1, x0) = taps(
+                    ox,
+                    p.stride_w,
+                    p.pad_left,
+                    p.dilation_w,
+                    p.filter_w,
+                    p.input_w,
+                );
+                if ky1 - ky0 < p.filter_h || kx1 - kx0 < p.filter_w {
+                    window.fill(outside);
+                }
+                for ky in ky0..ky1 {
+                    let y = coord(y0, ky, p.dilation_h);
+                    let image_row = &image[y * p.input_w * c..][..p.input_w * c];
+                    let window_row = &mut window[ky * row..][..row];
+                    if p.dilation_w == 1 {
+                        let x = coord(x0, kx0, 1) * c;
+                        let n = (kx1 - kx0) * c;
+                        window_row[kx0 * c..][..n].copy_from_slice(&image_row[x..][..n]);
+                    } else {
+                        for kx in kx0..kx1 {
+                            let x = coord(x0, kx, p.dilation_w) * c;
+                            window_row[kx * c..][..c].copy_from_slice(&image_row[x..][..c]);
+                        }
+                    }
+                }
+                let px = out_px.next().expect("output size");
+                let (px_blocks, px_rest) = px.split_at_mut(blocked);
+                for (i, (w, o)) in blocks
+                    .chunks_exact(4 * k)
+                    .zip(px_blocks.chunks_exact_mut(4))
+                    .enumerate()
+                {
+                    o.copy_from_slice(&requantizer.four(4 * i, dot4_rows_s8_outlined(window, w)));
+                }
+                for (i, (w, o)) in rest.chunks_exact(k).zip(px_rest).enumerate() {
+                    *o = requantizer.one(blocked + i, dot_s8(w, window, 0));
+                }
+            }
         }
     }
 }
@@ -697,6 +847,101 @@ mod tests {
             assert!(arena[want_at..got_at]
                 .iter()
                 .any(|&v| v != 0 && v != 120 && v as i8 != -100));
+        }
+    }
+
+    /// The im2col kernel, with the zero point folded into its bias, against the general kernel:
+    /// padding on every side, stride, dilation, odd channel counts.
+    #[test]
+    fn s8_im2col_matches_the_general_kernel() {
+        // (input h, w, c, output c, filter h, w, stride, dilation, pad top, pad left, output h, w)
+        let cases = [
+            (4, 5, 3, 5, 3, 3, 2, 1, 1, 1, 2, 3),
+            (5, 5, 2, 4, 3, 3, 1, 2, 2, 2, 5, 5),
+            (6, 4, 1, 7, 4, 2, 1, 1, 1, 0, 6, 3),
+            (3, 3, 8, 9, 3, 3, 1, 1, 0, 0, 1, 1),
+        ];
+        for (ih, iw, c, m, fh, fw, stride, dilation, pad_top, pad_left, oh, ow) in cases {
+            let input: Vec<i8> = (0..ih * iw * c)
+                .map(|i| ((i * 53 + 7) % 256) as u8 as i8)
+                .collect();
+            let k = fh * fw * c;
+            let filter: Vec<i8> = (0..m * k)
+                .map(|i| ((i * 29 + 3) % 256) as u8 as i8)
+                .collect();
+            let bias: Vec<i32> = (0..m).map(|ch| ch as i32 * 977 - 2000).collect();
+            let multipliers: Vec<i32> = (0..m)
+                .map(|ch| 1_100_000_000 + ch as i32 * 90_000_000)
+                .collect();
+            let shifts: Vec<i8> = (0..m).map(|ch| -8 - (ch % 4) as i8).collect();
+            let zp = -37;
+            let general = Conv2dS8 {
+                batches: 1,
+                input_h: ih,
+                input_w: iw,
+                input_c: c,
+                output_h: oh,
+                output_w: ow,
+                output_c: m,
+                filter_h: fh,
+                filter_w: fw,
+                filter_c: c,
+                stride_h: stride,
+                stride_w: stride,
+                dilation_h: dilation,
+                dilation_w: dilation,
+                pad_top,
+                pad_left,
+                input_zero_point: zp,
+                output_zero_point: 3,
+                filter: &filter,
+                bias: Some(&bias),
+                multipliers: &multipliers,
+                shifts: &shifts,
+                act_min: -100,
+                act_max: 120,
+            };
+            let folded: Vec<i32> = (0..m)
+                .map(|ch| {
+                    let sum: i32 = filter[ch * k..][..k].iter().map(|&w| i32::from(w)).sum();
+                    bias[ch].wrapping_sub(zp.wrapping_mul(sum))
+                })
+                .collect();
+            let fast = Conv2dIm2colS8 {
+                batches: 1,
+                input_h: ih,
+                input_w: iw,
+                input_c: c,
+                output_h: oh,
+                output_w: ow,
+                output_c: m,
+                filter_h: fh,
+                filter_w: fw,
+                stride_h: stride,
+                stride_w: stride,
+                dilation_h: dilation,
+                dilation_w: dilation,
+                pad_top,
+                pad_left,
+                input_zero_point: zp,
+                output_zero_point: 3,
+                filter: &filter,
+                folded_bias: &folded,
+                multipliers: &multipliers,
+                shifts: &shifts,
+                act_min: -100,
+                act_max: 120,
+            };
+            let (n_in, n_out) = (ih * iw * c, oh * ow * m);
+            let mut arena = vec![0u8; n_in + 2 * n_out];
+            for (a, &v) in arena.iter_mut().zip(&input) {
+                *a = v as u8;
+            }
+            conv2d_s8(&mut arena, 0, n_in, &general);
+            conv2d_im2col_s8(&mut arena, 0, n_in + n_out, &fast);
+            let (want, got) = arena[n_in..].split_at(n_out);
+            assert_eq!(want, got, "{ih}x{iw}x{c} -> {m}, {fh}x{fw}");
+            assert!(want.iter().any(|&v| v != 120 && v as i8 != -100));
         }
     }
 }

@@ -40,6 +40,13 @@ pub mod transpose;
 /// as `<PREFIX>_MAX_RANK`.
 pub const MAX_RANK: usize = 6;
 
+/// The most bytes of one convolution window (`filter_h * filter_w * input_c`) that
+/// [`conv::conv2d_im2col_s8`] gathers into its stack buffer. `cargo xtask kernels` copies it to
+/// the lowering, which picks that kernel only for windows this small, and the C backend declares it
+/// as `<PREFIX>_IM2COL_MAX`. 576 bytes holds a 3×3 window of 64 channels and keeps the stack under
+/// 1.5 KB.
+pub const IM2COL_MAX: usize = 576;
+
 /// `p`, hidden from the optimiser on bare-metal targets (see the module documentation).
 #[inline(always)]
 fn opaque<T>(p: &T) -> &T {

@@ -11,7 +11,9 @@ pub(crate) mod requant;
 pub(crate) mod views;
 pub(crate) mod window;
 
-pub(crate) use dot::{dot4_rows_s8, dot4_s8, dot_s8, mac_broadcast_s8, mac_lanes_s8};
+pub(crate) use dot::{
+    dot4_rows_s8, dot4_rows_s8_outlined, dot4_s8, dot_s8, mac_broadcast_s8, mac_lanes_s8,
+};
 pub(crate) use requant::Requantizer;
 
 /// `ActivationFunctionWithMinMax` for floats: `min(max(x, lo), hi)`, in TFLM's order.

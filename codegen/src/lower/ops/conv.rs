@@ -300,6 +300,48 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                 },
             ));
         }
+        // Any other single-group convolution whose window fits the kernel's stack buffer: gathered
+        // per pixel (taps outside the image as the zero point, so the bias folds the same way).
+        let window = f[1] * f[2] * f[3];
+        if f[3] == i[3] && window > 0 && window <= crate::lower::params::IM2COL_MAX && out[3] > 0 {
+            let (weights, row) = filter_rows(ctx, ctx.input(1)?, out[3])?;
+            let folded = folded_bias(
+                ctx,
+                (&weights, row),
+                bias.as_ref(),
+                *input_zero_point,
+                out[3],
+            )?;
+            return Ok(kernel(
+                "conv2d_im2col_s8",
+                in_out(ctx)?,
+                P::Conv2dIm2colS8 {
+                    batches: i[0],
+                    input_h: i[1],
+                    input_w: i[2],
+                    input_c: i[3],
+                    output_h: out[1],
+                    output_w: out[2],
+                    output_c: out[3],
+                    filter_h: f[1],
+                    filter_w: f[2],
+                    stride_h: g.stride_h,
+                    stride_w: g.stride_w,
+                    dilation_h: g.dilation_h,
+                    dilation_w: g.dilation_w,
+                    pad_top: g.pad_top,
+                    pad_left: g.pad_left,
+                    input_zero_point: *input_zero_point,
+                    output_zero_point: *output_zero_point,
+                    filter: Data::Tensor(ctx.constant_input(1, "filter")?),
+                    folded_bias: Data::Values(folded),
+                    multipliers: multipliers.clone(),
+                    shifts: shifts.clone(),
+                    act_min: *act_min,
+                    act_max: *act_max,
+                },
+            ));
+        }
     }
     Ok(match quant {
         ConvQuant::I8 {
@@ -419,7 +461,8 @@ mod tests {
     fn conv_s8_per_channel_params() {
         let g = conv_graph(quant(&[0.2, 0.4], &[0, 0], 0), Activation::Relu);
         let k = kernel(&g);
-        assert_eq!((k.module, k.function), ("conv", "conv2d_s8"));
+        // One group and a small window: the gathering kernel.
+        assert_eq!((k.module, k.function), ("conv", "conv2d_im2col_s8"));
         assert_eq!(k.operands, vec![Operand::Offset(0), Operand::Offset(3)]);
         let names: Vec<_> = k
             .params
@@ -441,7 +484,6 @@ mod tests {
                 "output_c",
                 "filter_h",
                 "filter_w",
-                "filter_c",
                 "stride_h",
                 "stride_w",
                 "dilation_h",
@@ -451,7 +493,7 @@ mod tests {
                 "input_zero_point",
                 "output_zero_point",
                 "filter",
-                "bias",
+                "folded_bias",
                 "multipliers",
                 "shifts",
                 "act_min",
@@ -468,7 +510,29 @@ mod tests {
         assert_eq!(field(&k, "input_zero_point"), &Value::I32(-1));
         assert_eq!(field(&k, "act_min"), &Value::I32(3));
         assert_eq!(field(&k, "act_max"), &Value::I32(127));
+        // Bias 0, nine weights of 1, input zero point -1: 0 - (-1) * 9.
+        assert_eq!(field(&k, "folded_bias"), &Value::I32s(vec![9, 9]));
+    }
+
+    /// Two groups keep the general kernel, with the model's bias and the zero point applied per
+    /// tap; a 1×1 filter with stride 1 and no padding takes the matrix-product kernel.
+    #[test]
+    fn conv_s8_kernel_choice() {
+        let mut g = conv_graph(quant(&[0.2, 0.4], &[0, 0], 0), Activation::None);
+        g.tensors[0].shape = vec![1, 3, 3, 2];
+        g.tensors[0].bytes = 18;
+        let k = kernel(&g);
+        assert_eq!(k.function, "conv2d_s8");
         assert_eq!(field(&k, "bias"), &Value::Some(Box::new(Value::Tensor(2))));
+        let mut g = conv_graph(quant(&[0.2, 0.4], &[0, 0], 0), Activation::None);
+        g.tensors[0].shape = vec![1, 3, 3, 9];
+        g.tensors[0].bytes = 81;
+        g.tensors[1].shape = vec![2, 1, 1, 9];
+        g.operators[0].options = conv_options(Padding::Valid, Activation::None);
+        let k = kernel(&g);
+        assert_eq!(k.function, "conv2d_1x1_s8");
+        assert_eq!(field(&k, "pixels"), &Value::Usize(9));
+        assert_eq!(field(&k, "folded_bias"), &Value::I32s(vec![9, 9]));
     }
 
     #[test]

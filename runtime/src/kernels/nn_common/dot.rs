@@ -62,8 +62,8 @@ pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
 /// The four dot products of the input row `x` with the four consecutive filter rows in `w`
 /// (`4 * x.len()` bytes), with no offset: the input zero point is folded into the bias at
 /// generation time. One pass per input word: the word is unpacked once for the four rows, and
-/// without an offset to add there is one register more for the loop, so nothing spills on
-/// ARMv7E-M (about 1.4 instructions per multiply-accumulate).
+/// without an offset to add there is one register more for the loop (about 1.4 instructions per
+/// multiply-accumulate on ARMv7E-M). See also [`dot4_rows_s8_outlined`].
 #[inline(always)]
 pub(crate) fn dot4_rows_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
     let n = x.len();
@@ -73,21 +73,31 @@ pub(crate) fn dot4_rows_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
     let mut acc = [0i32; 4];
     #[cfg(tinyaot_dsp)]
     let start = {
-        let words = x
-            .chunks_exact(4)
-            .zip(w0.chunks_exact(4))
-            .zip(w1.chunks_exact(4))
-            .zip(w2.chunks_exact(4))
-            .zip(w3.chunks_exact(4));
-        for ((((x, w0), w1), w2), w3) in words {
-            let x = word(x);
-            let (even, odd) = (sxtb16(x), sxtb16_ror8(x));
-            acc[0] = mac_word(word_i8(w0), even, odd, acc[0]);
-            acc[1] = mac_word(word_i8(w1), even, odd, acc[1]);
-            acc[2] = mac_word(word_i8(w2), even, odd, acc[2]);
-            acc[3] = mac_word(word_i8(w3), even, odd, acc[3]);
+        let whole = n - n % 4;
+        let (mut xp, mut wp) = (x.as_ptr(), w0.as_ptr());
+        // SAFETY: `whole <= n = x.len()`, so the end is within (or one past) `x`.
+        let end = unsafe { xp.add(whole) };
+        while xp != end {
+            // SAFETY: xp = x + i and wp = w0 + i for the same i with i + 4 <= whole <= n; `x` has
+            // n bytes and rows 0..4 of `w` (n bytes each, at wp + k * n) were sliced above, so
+            // every four-byte read is in bounds; `read_unaligned` needs no alignment.
+            let (xw, ww) = unsafe {
+                (
+                    xp.cast::<u32>().read_unaligned(),
+                    [0, n, 2 * n, 3 * n].map(|o| wp.add(o).cast::<u32>().read_unaligned()),
+                )
+            };
+            let (even, odd) = (sxtb16(xw), sxtb16_ror8(xw));
+            for (a, ww) in acc.iter_mut().zip(ww) {
+                *a = mac_word(ww, even, odd, *a);
+            }
+            // SAFETY: both stay within their slices (at most one past the last word read).
+            unsafe {
+                xp = xp.add(4);
+                wp = wp.add(4);
+            }
         }
-        n - n % 4
+        whole
     };
     #[cfg(not(tinyaot_dsp))]
     let start = 0;
@@ -99,6 +109,15 @@ pub(crate) fn dot4_rows_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
         acc[3] = acc[3].wrapping_add(xi * i32::from(w3[i]));
     }
     acc
+}
+
+/// [`dot4_rows_s8`], not inlined on bare metal: for long rows (a gathered convolution window) the
+/// loop then gets every register of its own frame, where inlined into a kernel's pixel loop it
+/// spilled sums (measured with `cargo xtask mcu --profile`); for short rows (a 1×1 convolution of
+/// few channels) the call costs more than it saves, so those kernels inline it.
+#[cfg_attr(target_os = "none", inline(never))]
+pub(crate) fn dot4_rows_s8_outlined(x: &[u8], w: &[i8]) -> [i32; 4] {
+    dot4_rows_s8(x, w)
 }
 
 /// `Σ w * (x + offset)` over two equally long int8 rows (`x` as arena bytes).
