@@ -1,12 +1,17 @@
 //! DEPTHWISE_CONV_2D → `depthwise::depthwise_conv2d_{s8,f32}`: the depth multiplier from the
 //! shapes; window geometry and requantization as CONV_2D's ([`super::conv`]).
 
-use super::conv::{geometry, weights_and_range, ConvQuant, Window};
+use super::conv::{filter_rows, folded_bias, geometry, weights_and_range, ConvQuant, Window};
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{OpCode, Options};
-use crate::lower::params::depthwise as P;
-use crate::lower::OpContext;
+use crate::lower::params::{conv as C, depthwise as P, IM2COL_MAX};
+use crate::lower::{Data, OpContext};
+
+/// The largest filter (bytes) that a one-channel depthwise convolution has transposed into a
+/// CONV_2D filter: the transposed copy is written into the generated source as a literal, which
+/// stays small and fast to compile below this.
+const TRANSPOSED_FILTER_MAX: usize = 4096;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -54,9 +59,100 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         )));
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
-    Ok(
-        match weights_and_range(ctx, num, 3, out[3], w.activation)? {
-            ConvQuant::I8 {
+    let quant = weights_and_range(ctx, num, 3, out[3], w.activation)?;
+    if let ConvQuant::I8 {
+        input_zero_point,
+        output_zero_point,
+        bias,
+        multipliers,
+        shifts,
+        act_min,
+        act_max,
+        ..
+    } = &quant
+    {
+        // One input channel: output channel m is the convolution of that channel with filter
+        // column m, i.e. a CONV_2D whose filter is this one transposed to [m, h, w, 1]. The same
+        // integers are summed (in another order, which wrapping sums ignore) and requantized per
+        // output channel alike, so it runs on the gathering convolution kernel.
+        let window = f[1] * f[2];
+        let taps = window * out[3];
+        if i[3] == 1 && window > 0 && window <= IM2COL_MAX && taps <= TRANSPOSED_FILTER_MAX {
+            let (columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
+            let transposed: Vec<i8> = (0..out[3])
+                .flat_map(|m| columns.iter().skip(m).step_by(out[3]).copied())
+                .collect();
+            let folded = folded_bias(
+                ctx,
+                (&transposed, window),
+                bias.as_ref(),
+                *input_zero_point,
+                out[3],
+            )?;
+            return Ok(Kernel {
+                module: Some("conv"),
+                ..kernel(
+                    "conv2d_im2col_s8",
+                    in_out(ctx)?,
+                    C::Conv2dIm2colS8 {
+                        batches: i[0],
+                        input_h: i[1],
+                        input_w: i[2],
+                        input_c: 1,
+                        output_h: out[1],
+                        output_w: out[2],
+                        output_c: out[3],
+                        filter_h: f[1],
+                        filter_w: f[2],
+                        stride_h: g.stride_h,
+                        stride_w: g.stride_w,
+                        dilation_h: g.dilation_h,
+                        dilation_w: g.dilation_w,
+                        pad_top: g.pad_top,
+                        pad_left: g.pad_left,
+                        input_zero_point: *input_zero_point,
+                        output_zero_point: *output_zero_point,
+                        filter: Data::Values(transposed),
+                        folded_bias: Data::Values(folded),
+                        multipliers: multipliers.clone(),
+                        shifts: shifts.clone(),
+                        act_min: *act_min,
+                        act_max: *act_max,
+                    },
+                )
+            });
+        }
+    }
+    Ok(match quant {
+        ConvQuant::I8 {
+            input_zero_point,
+            output_zero_point,
+            filter,
+            bias,
+            multipliers,
+            shifts,
+            act_min,
+            act_max,
+        } => kernel(
+            "depthwise_conv2d_s8",
+            in_out(ctx)?,
+            P::DepthwiseConv2dS8 {
+                batches: i[0],
+                input_h: i[1],
+                input_w: i[2],
+                input_c: i[3],
+                output_h: out[1],
+                output_w: out[2],
+                output_c: out[3],
+                filter_h: f[1],
+                filter_w: f[2],
+                depth_multiplier,
+                stride_h: g.stride_h,
+                stride_w: g.stride_w,
+                dilation_h: g.dilation_h,
+                dilation_w: g.dilation_w,
+                pad_top: g.pad_top,
+                pad_left: g.pad_left,
                 input_zero_point,
                 output_zero_point,
                 filter,
@@ -65,69 +161,40 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
                 shifts,
                 act_min,
                 act_max,
-            } => kernel(
-                "depthwise_conv2d_s8",
-                in_out(ctx)?,
-                P::DepthwiseConv2dS8 {
-                    batches: i[0],
-                    input_h: i[1],
-                    input_w: i[2],
-                    input_c: i[3],
-                    output_h: out[1],
-                    output_w: out[2],
-                    output_c: out[3],
-                    filter_h: f[1],
-                    filter_w: f[2],
-                    depth_multiplier,
-                    stride_h: g.stride_h,
-                    stride_w: g.stride_w,
-                    dilation_h: g.dilation_h,
-                    dilation_w: g.dilation_w,
-                    pad_top: g.pad_top,
-                    pad_left: g.pad_left,
-                    input_zero_point,
-                    output_zero_point,
-                    filter,
-                    bias,
-                    multipliers,
-                    shifts,
-                    act_min,
-                    act_max,
-                },
-            ),
-            ConvQuant::F32 {
+            },
+        ),
+        ConvQuant::F32 {
+            filter,
+            bias,
+            act_min,
+            act_max,
+        } => kernel(
+            "depthwise_conv2d_f32",
+            in_out(ctx)?,
+            P::DepthwiseConv2dF32 {
+                batches: i[0],
+                input_h: i[1],
+                input_w: i[2],
+                input_c: i[3],
+                output_h: out[1],
+                output_w: out[2],
+                output_c: out[3],
+                filter_h: f[1],
+                filter_w: f[2],
+                depth_multiplier,
+                stride_h: g.stride_h,
+                stride_w: g.stride_w,
+                dilation_h: g.dilation_h,
+                dilation_w: g.dilation_w,
+                pad_top: g.pad_top,
+                pad_left: g.pad_left,
                 filter,
                 bias,
                 act_min,
                 act_max,
-            } => kernel(
-                "depthwise_conv2d_f32",
-                in_out(ctx)?,
-                P::DepthwiseConv2dF32 {
-                    batches: i[0],
-                    input_h: i[1],
-                    input_w: i[2],
-                    input_c: i[3],
-                    output_h: out[1],
-                    output_w: out[2],
-                    output_c: out[3],
-                    filter_h: f[1],
-                    filter_w: f[2],
-                    depth_multiplier,
-                    stride_h: g.stride_h,
-                    stride_w: g.stride_w,
-                    dilation_h: g.dilation_h,
-                    dilation_w: g.dilation_w,
-                    pad_top: g.pad_top,
-                    pad_left: g.pad_left,
-                    filter,
-                    bias,
-                    act_min,
-                    act_max,
-                },
-            ),
-        },
-    )
+            },
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -136,22 +203,59 @@ mod tests {
     use crate::ir::*;
     use crate::lower::Value;
 
+    fn options() -> Options {
+        Options::DepthwiseConv2D(DepthwiseConv2DOptions {
+            padding: Padding::Valid,
+            stride_w: 1,
+            stride_h: 1,
+            depth_multiplier: 0,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation: Activation::Relu6,
+        })
+    }
+
     #[test]
     fn depthwise_derives_the_multiplier_and_uses_axis_3() {
-        static W: [u8; 8] = [1; 8];
+        static W: [u8; 16] = [1; 16];
         let g = graph(
             OpCode::DEPTHWISE_CONV_2D,
-            Options::DepthwiseConv2D(DepthwiseConv2DOptions {
-                padding: Padding::Valid,
-                stride_w: 1,
-                stride_h: 1,
-                depth_multiplier: 0,
-                dilation_w: 1,
-                dilation_h: 1,
-                activation: Activation::Relu6,
-            }),
+            options(),
             vec![
-                tensor(&[1, 2, 2, 1], DType::I8, quant(&[0.5], &[0], 0), None),
+                tensor(&[1, 2, 2, 2], DType::I8, quant(&[0.5], &[0], 0), None),
+                tensor(
+                    &[1, 2, 2, 4],
+                    DType::I8,
+                    quant(&[0.5, 0.25, 0.5, 0.25], &[0, 0, 0, 0], 3),
+                    Some(&W),
+                ),
+                tensor(&[1, 1, 1, 4], DType::I8, quant(&[0.125], &[-128], 0), None),
+            ],
+            &[Some(0), Some(1)],
+        );
+        let k = kernel(&g);
+        assert_eq!(k.function, "depthwise_conv2d_s8");
+        assert_eq!(field(&k, "depth_multiplier"), &Value::Usize(2));
+        assert_eq!(field(&k, "bias"), &Value::None);
+        // 0.5 * 0.5 / 0.125 = 2 = 0.5 * 2^2; 0.5 * 0.25 / 0.125 = 1 = 0.5 * 2^1.
+        assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![1 << 30; 4]));
+        assert_eq!(field(&k, "shifts"), &Value::I8s(vec![2, 1, 2, 1]));
+        // RELU6: [-128, -128 + 48].
+        assert_eq!(
+            (field(&k, "act_min"), field(&k, "act_max")),
+            (&Value::I32(-128), &Value::I32(-80))
+        );
+    }
+
+    /// One input channel: a CONV_2D of the transposed filter, on the gathering kernel.
+    #[test]
+    fn one_input_channel_runs_as_a_convolution() {
+        static W: [u8; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+        let g = graph(
+            OpCode::DEPTHWISE_CONV_2D,
+            options(),
+            vec![
+                tensor(&[1, 2, 2, 1], DType::I8, quant(&[0.5], &[3], 0), None),
                 tensor(
                     &[1, 2, 2, 2],
                     DType::I8,
@@ -163,19 +267,14 @@ mod tests {
             &[Some(0), Some(1)],
         );
         let k = kernel(&g);
-        assert_eq!(k.function, "depthwise_conv2d_s8");
-        assert_eq!(field(&k, "depth_multiplier"), &Value::Usize(2));
-        assert_eq!(field(&k, "bias"), &Value::None);
-        // 0.5 * 0.5 / 0.125 = 2 = 0.5 * 2^2; 0.5 * 0.25 / 0.125 = 1 = 0.5 * 2^1.
+        assert_eq!((k.module, k.function), ("conv", "conv2d_im2col_s8"));
+        // Taps (y, x) of channel 0 are W[0], W[2], W[4], W[6]; of channel 1, W[1], W[3], ...
         assert_eq!(
-            field(&k, "multipliers"),
-            &Value::I32s(vec![1 << 30, 1 << 30])
+            field(&k, "filter"),
+            &Value::I8s(vec![1, 3, 5, 7, 2, 4, 6, 8])
         );
+        // No bias, input zero point 3: -3 * (1 + 3 + 5 + 7) and -3 * (2 + 4 + 6 + 8).
+        assert_eq!(field(&k, "folded_bias"), &Value::I32s(vec![-48, -60]));
         assert_eq!(field(&k, "shifts"), &Value::I8s(vec![2, 1]));
-        // RELU6: [-128, -128 + 48].
-        assert_eq!(
-            (field(&k, "act_min"), field(&k, "act_max")),
-            (&Value::I32(-128), &Value::I32(-80))
-        );
     }
 }

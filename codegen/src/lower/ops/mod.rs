@@ -106,10 +106,14 @@ pub(crate) enum Lowering {
     Alias(fn(&OpContext) -> Result<()>),
 }
 
-/// A family's kernel call, less the module: that is the family's name, which the registry adds.
+/// A family's kernel call, usually less the module: that is the family's name, which the registry
+/// adds.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Kernel {
-    /// Function name in the family's module, e.g. `"conv2d_s8"`.
+    /// Another family's kernel module, for an operator that lowers to that family's kernel (a
+    /// one-channel DEPTHWISE_CONV_2D to a CONV_2D kernel); `None` for the family's own.
+    pub module: Option<&'static str>,
+    /// Function name in the module, e.g. `"conv2d_s8"`.
     pub function: &'static str,
     /// Arena operands in the order the kernel takes them (inputs, then outputs).
     pub operands: Vec<Operand>,
@@ -170,7 +174,7 @@ pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result
         Lowering::Kernel(lower) => {
             let k = lower(ctx)?;
             Ok(CallKind::Kernel(KernelCall {
-                module: family.name,
+                module: k.module.unwrap_or(family.name),
                 function: k.function,
                 operands: k.operands,
                 params: Some(k.params),
@@ -187,6 +191,7 @@ pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result
 /// [`crate::lower::params`] (generated from the runtime's declarations).
 fn kernel(function: &'static str, operands: Vec<Operand>, params: impl Into<Params>) -> Kernel {
     Kernel {
+        module: None,
         function,
         operands,
         params: params.into(),
