@@ -137,6 +137,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shifts_len", "size_t"),
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
+            ("narrow_requant", "int"),
         ],
     ),
     (
@@ -170,6 +171,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shifts_len", "size_t"),
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
+            ("narrow_requant", "int"),
         ],
     ),
     (
@@ -232,6 +234,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shifts_len", "size_t"),
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
+            ("narrow_requant", "int"),
         ],
     ),
     (

@@ -353,6 +353,8 @@ pub(crate) mod conv {
         pub act_min: i32,
         /// `act_max`.
         pub act_max: i32,
+        /// `narrow_requant`.
+        pub narrow_requant: bool,
     }
 
     impl From<Conv1x1S8> for Params {
@@ -370,6 +372,7 @@ pub(crate) mod conv {
                     ("shifts", Value::from(p.shifts)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                    ("narrow_requant", Value::Bool(p.narrow_requant)),
                 ],
             }
         }
@@ -424,6 +427,8 @@ pub(crate) mod conv {
         pub act_min: i32,
         /// `act_max`.
         pub act_max: i32,
+        /// `narrow_requant`.
+        pub narrow_requant: bool,
     }
 
     impl From<Conv2dIm2colS8> for Params {
@@ -454,6 +459,7 @@ pub(crate) mod conv {
                     ("shifts", Value::from(p.shifts)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                    ("narrow_requant", Value::Bool(p.narrow_requant)),
                 ],
             }
         }
@@ -593,6 +599,8 @@ pub(crate) mod depthwise {
         pub act_min: i32,
         /// `act_max`.
         pub act_max: i32,
+        /// `narrow_requant`.
+        pub narrow_requant: bool,
     }
 
     impl From<DepthwiseConv2dS8> for Params {
@@ -628,6 +636,7 @@ pub(crate) mod depthwise {
                     ("shifts", Value::from(p.shifts)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                    ("narrow_requant", Value::Bool(p.narrow_requant)),
                 ],
             }
         }

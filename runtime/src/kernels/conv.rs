@@ -93,6 +93,10 @@ pub struct Conv1x1S8<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
+    /// True when every shift is at most -1 and the accumulator plus bias stays below 2^30 in
+    /// magnitude for every input (both checked at generation time): the requantization then takes
+    /// its short path, with the same results.
+    pub narrow_requant: bool,
 }
 
 /// Constant parameters of [`conv2d_im2col_s8`]: an int8 CONV_2D with one group whose window
@@ -147,6 +151,10 @@ pub struct Conv2dIm2colS8<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
+    /// True when every shift is at most -1 and the accumulator plus bias stays below 2^30 in
+    /// magnitude for every input (both checked at generation time): the requantization then takes
+    /// its short path, with the same results.
+    pub narrow_requant: bool,
 }
 
 /// Constant parameters of [`conv2d_f32`].
@@ -350,7 +358,8 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
         p.shifts,
         p.output_zero_point,
         (p.act_min, p.act_max),
-    );
+    )
+    .narrow(p.narrow_requant);
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
         let (o_blocks, o_rest) = o.split_at_mut(blocked);
         for (c, (w, o)) in blocks
@@ -400,7 +409,8 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
         p.shifts,
         p.output_zero_point,
         (p.act_min, p.act_max),
-    );
+    )
+    .narrow(p.narrow_requant);
     let outside = p.input_zero_point as i8 as u8;
     let mut buffer = [0u8; super::IM2COL_MAX];
     let window = &mut buffer[..k];
@@ -835,6 +845,7 @@ mod tests {
                 shifts: &shifts,
                 act_min: -100,
                 act_max: 120,
+                narrow_requant: false,
             };
             let mut arena = vec![0u8; pixels * (n + 2 * m)];
             for (a, &v) in arena.iter_mut().zip(&input) {
@@ -844,6 +855,17 @@ mod tests {
             conv2d_s8(&mut arena, 0, want_at, &general);
             conv2d_1x1_s8(&mut arena, 0, got_at, &fast);
             assert_eq!(arena[want_at..got_at], arena[got_at..], "{pixels} {n} {m}");
+            // The shifts are right shifts and the sums small: the short requantization agrees.
+            let narrow = Conv1x1S8 {
+                narrow_requant: true,
+                ..fast
+            };
+            conv2d_1x1_s8(&mut arena, 0, got_at, &narrow);
+            assert_eq!(
+                arena[want_at..got_at],
+                arena[got_at..],
+                "narrow {pixels} {n} {m}"
+            );
             assert!(arena[want_at..got_at]
                 .iter()
                 .any(|&v| v != 0 && v != 120 && v as i8 != -100));
@@ -931,6 +953,7 @@ mod tests {
                 shifts: &shifts,
                 act_min: -100,
                 act_max: 120,
+                narrow_requant: false,
             };
             let (n_in, n_out) = (ih * iw * c, oh * ow * m);
             let mut arena = vec![0u8; n_in + 2 * n_out];
@@ -941,6 +964,13 @@ mod tests {
             conv2d_im2col_s8(&mut arena, 0, n_in + n_out, &fast);
             let (want, got) = arena[n_in..].split_at(n_out);
             assert_eq!(want, got, "{ih}x{iw}x{c} -> {m}, {fh}x{fw}");
+            let narrow = Conv2dIm2colS8 {
+                narrow_requant: true,
+                ..fast
+            };
+            conv2d_im2col_s8(&mut arena, 0, n_in + n_out, &narrow);
+            let (want, got) = arena[n_in..].split_at(n_out);
+            assert_eq!(want, got, "narrow {ih}x{iw}x{c} -> {m}, {fh}x{fw}");
             assert!(want.iter().any(|&v| v != 120 && v as i8 != -100));
         }
     }

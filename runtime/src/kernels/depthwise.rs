@@ -10,11 +10,18 @@
 //! output must not overlap the input (checked).
 
 use super::nn_common::window::{coord, taps};
-use super::nn_common::{clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, Requantizer};
+use super::nn_common::{
+    clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, window4_s8, Requantizer, TapTable,
+};
 
 /// Output channels accumulated together: the window is walked once per block of this many channels,
 /// with the accumulators on the stack.
 const BLOCK: usize = 32;
+
+/// The most taps (`filter_h * filter_w`) whose input offsets [`depthwise_conv2d_s8`] tabulates
+/// for the pixels whose window lies wholly in the image (a 5×5 filter; larger ones take the
+/// general path everywhere).
+const MAX_TAPS: usize = 25;
 
 /// Constant parameters of [`depthwise_conv2d_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -67,6 +74,10 @@ pub struct DepthwiseConv2dS8<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
+    /// True when every shift is at most -1 and the accumulator plus bias stays below 2^30 in
+    /// magnitude for every input (both checked at generation time): the requantization then takes
+    /// its short path, with the same results.
+    pub narrow_requant: bool,
 }
 
 /// Constant parameters of [`depthwise_conv2d_f32`].
@@ -197,11 +208,32 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
         p.shifts,
         p.output_zero_point,
         (p.act_min, p.act_max),
-    );
+    )
+    .narrow(p.narrow_requant);
+    // Without a depth multiplier, the taps of a window wholly in the image lie at fixed offsets
+    // from its first: tabulated once, they make each tap two loads and the multiply-accumulates.
+    let taps = p.filter_h * p.filter_w;
+    let mut tap_offsets = [0usize; MAX_TAPS];
+    let tabulated = dm == 1 && taps <= MAX_TAPS;
+    if tabulated {
+        for (k, o) in tap_offsets[..taps].iter_mut().enumerate() {
+            let (ky, kx) = (k / p.filter_w, k % p.filter_w);
+            *o = (ky * p.dilation_h * p.input_w + kx * p.dilation_w) * p.input_c;
+        }
+    }
+    let tap_table = TapTable::new(&tap_offsets[..taps.min(MAX_TAPS)]);
     for_each_pixel!(p, |b, w, o| {
         let out_px = &mut out[o * p.output_c..][..p.output_c];
         let pixel = |y: usize, x: usize| &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c..];
         let mut c0 = 0;
+        if tabulated && w.ky == (0, p.filter_h) && w.kx == (0, p.filter_w) {
+            let window = pixel(w.y0 as usize, w.x0 as usize);
+            while c0 + 4 <= p.output_c {
+                let acc = window4_s8(&window[c0..], &filter[c0..], &tap_table, p.output_c, offset);
+                out_px[c0..c0 + 4].copy_from_slice(&requantizer.four(c0, acc));
+                c0 += 4;
+            }
+        }
         while c0 < p.output_c {
             // A block of channels: with a depth multiplier, within the outputs of one input channel
             // (`shared`), so that each tap is one input byte times a row of filter taps.
@@ -319,6 +351,7 @@ mod tests {
             shifts: &[1, 1],
             act_min: -128,
             act_max: 127,
+            narrow_requant: false,
         }
     }
 
@@ -427,6 +460,7 @@ mod tests {
             shifts: &shifts,
             act_min: -128,
             act_max: 127,
+            narrow_requant: false,
         };
         let mut arena = [0u8; 84];
         for (a, &v) in arena.iter_mut().zip(&input) {

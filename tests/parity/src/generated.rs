@@ -206,6 +206,8 @@ pub mod ffi {
             pub act_min: i32,
             /// `act_max`.
             pub act_max: i32,
+            /// `narrow_requant`.
+            pub narrow_requant: core::ffi::c_int,
         }
         /// The C `conv_Conv2dIm2colS8`.
         #[repr(C)]
@@ -264,6 +266,8 @@ pub mod ffi {
             pub act_min: i32,
             /// `act_max`.
             pub act_max: i32,
+            /// `narrow_requant`.
+            pub narrow_requant: core::ffi::c_int,
         }
         /// The C `conv_Conv2dF32`.
         #[repr(C)]
@@ -375,6 +379,8 @@ pub mod ffi {
             pub act_min: i32,
             /// `act_max`.
             pub act_max: i32,
+            /// `narrow_requant`.
+            pub narrow_requant: core::ffi::c_int,
         }
         /// The C `depthwise_DepthwiseConv2dF32`.
         #[repr(C)]
@@ -2192,6 +2198,7 @@ fn rust_conv_conv2d_1x1_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
         shifts: &shifts,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
     };
     tinyaot::kernels::conv::conv2d_1x1_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
@@ -2218,6 +2225,7 @@ fn c_conv_conv2d_1x1_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
         shifts_len: shifts.len(),
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
@@ -2259,6 +2267,7 @@ fn rust_conv_conv2d_im2col_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), S
         shifts: &shifts,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
     };
     tinyaot::kernels::conv::conv2d_im2col_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
@@ -2298,6 +2307,7 @@ fn c_conv_conv2d_im2col_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
         shifts_len: shifts.len(),
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
@@ -2408,6 +2418,7 @@ fn rust_depthwise_depthwise_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Resu
         shifts: &shifts,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
     };
     tinyaot::kernels::depthwise::depthwise_conv2d_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
@@ -2448,6 +2459,7 @@ fn c_depthwise_depthwise_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<
         shifts_len: shifts.len(),
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;

@@ -229,6 +229,34 @@ pub(super) fn folded_bias(
         .collect())
 }
 
+/// Whether a kernel may take the short requantization (the runtime's `narrow_requant`): every
+/// shift is a right shift, and for every channel `max_input * Σ|w| + |bias|` stays below 2^30,
+/// so that no input can bring the accumulator plus bias to 2^30 in magnitude.
+pub(super) fn narrow_requant(
+    shifts: &Data<i8>,
+    rows: impl Iterator<Item = (i64, i64)>,
+    max_input: i64,
+) -> bool {
+    let Data::Values(shifts) = shifts else {
+        return false;
+    };
+    shifts.iter().all(|&s| s <= -1)
+        && rows
+            .map(|(weight_abs_sum, bias)| max_input * weight_abs_sum + bias.abs())
+            .all(|bound| bound < 1 << 30)
+}
+
+/// `(Σ|w|, bias)` for each row of an int8 filter with the folded bias of that row.
+pub(super) fn folded_rows<'a>(
+    (weights, row): (&'a [i8], usize),
+    folded: &'a [i32],
+) -> impl Iterator<Item = (i64, i64)> + 'a {
+    weights
+        .chunks_exact(row.max(1))
+        .map(|r| r.iter().map(|&w| i64::from(w).abs()).sum::<i64>())
+        .zip(folded.iter().map(|&b| i64::from(b)))
+}
+
 /// CONV_2D → `conv::conv2d_s8` / `conv::conv2d_f32`.
 fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     let Options::Conv2D(o) = &ctx.op().options else {
@@ -283,6 +311,8 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                 *input_zero_point,
                 out[3],
             )?;
+            // Raw int8 inputs: at most 128 in magnitude.
+            let narrow = narrow_requant(shifts, folded_rows((&weights, row), &folded), 128);
             return Ok(kernel(
                 "conv2d_1x1_s8",
                 in_out(ctx)?,
@@ -297,6 +327,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                     shifts: shifts.clone(),
                     act_min: *act_min,
                     act_max: *act_max,
+                    narrow_requant: narrow,
                 },
             ));
         }
@@ -312,6 +343,8 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                 *input_zero_point,
                 out[3],
             )?;
+            // Raw int8 inputs, padding gathered as the (int8) zero point: at most 128.
+            let narrow = narrow_requant(shifts, folded_rows((&weights, row), &folded), 128);
             return Ok(kernel(
                 "conv2d_im2col_s8",
                 in_out(ctx)?,
@@ -339,6 +372,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                     shifts: shifts.clone(),
                     act_min: *act_min,
                     act_max: *act_max,
+                    narrow_requant: narrow,
                 },
             ));
         }
@@ -497,9 +531,12 @@ mod tests {
                 "multipliers",
                 "shifts",
                 "act_min",
-                "act_max"
+                "act_max",
+                "narrow_requant"
             ]
         );
+        // Shift 0 for the second channel: not every shift is a right shift.
+        assert_eq!(field(&k, "narrow_requant"), &Value::Bool(false));
         assert_eq!(field(&k, "pad_top"), &Value::Usize(1));
         assert_eq!(field(&k, "pad_left"), &Value::Usize(1));
         // 0.5 * 0.2 / 0.25 = 0.8 * 2^-1 and 0.5 * 0.4 / 0.25 = 0.8 * 2^0, with the f32 scales
@@ -539,6 +576,8 @@ mod tests {
     fn conv_s8_per_tensor_filter_repeats_the_multiplier() {
         let k = kernel(&conv_graph(quant(&[0.2], &[0], 0), Activation::None));
         assert_eq!(field(&k, "shifts"), &Value::I8s(vec![-1, -1]));
+        // Right shifts only, and at most 128 * 9 + 9 in magnitude: the short requantization.
+        assert_eq!(field(&k, "narrow_requant"), &Value::Bool(true));
         assert_eq!(field(&k, "act_min"), &Value::I32(-128));
     }
 

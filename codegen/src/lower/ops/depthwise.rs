@@ -1,7 +1,10 @@
 //! DEPTHWISE_CONV_2D → `depthwise::depthwise_conv2d_{s8,f32}`: the depth multiplier from the
 //! shapes; window geometry and requantization as CONV_2D's ([`super::conv`]).
 
-use super::conv::{filter_rows, folded_bias, geometry, weights_and_range, ConvQuant, Window};
+use super::conv::{
+    filter_rows, folded_bias, folded_rows, geometry, narrow_requant, weights_and_range, ConvQuant,
+    Window,
+};
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{OpCode, Options};
@@ -89,6 +92,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
                 *input_zero_point,
                 out[3],
             )?;
+            let narrow = narrow_requant(shifts, folded_rows((&transposed, window), &folded), 128);
             return Ok(Kernel {
                 module: Some("conv"),
                 ..kernel(
@@ -118,6 +122,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
                         shifts: shifts.clone(),
                         act_min: *act_min,
                         act_max: *act_max,
+                        narrow_requant: narrow,
                     },
                 )
             });
@@ -133,36 +138,57 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
             shifts,
             act_min,
             act_max,
-        } => kernel(
-            "depthwise_conv2d_s8",
-            in_out(ctx)?,
-            P::DepthwiseConv2dS8 {
-                batches: i[0],
-                input_h: i[1],
-                input_w: i[2],
-                input_c: i[3],
-                output_h: out[1],
-                output_w: out[2],
-                output_c: out[3],
-                filter_h: f[1],
-                filter_w: f[2],
-                depth_multiplier,
-                stride_h: g.stride_h,
-                stride_w: g.stride_w,
-                dilation_h: g.dilation_h,
-                dilation_w: g.dilation_w,
-                pad_top: g.pad_top,
-                pad_left: g.pad_left,
-                input_zero_point,
-                output_zero_point,
-                filter,
-                bias,
-                multipliers,
-                shifts,
-                act_min,
-                act_max,
-            },
-        ),
+        } => {
+            // Inputs minus the zero point: at most this in magnitude.
+            let max_input =
+                i64::from(128 + input_zero_point).max(i64::from(127 - input_zero_point));
+            let (columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
+            let biases = match &bias {
+                None => vec![0; out[3]],
+                Some(Data::Values(v)) => v.clone(),
+                Some(Data::Tensor(t)) => ctx.const_i32s("bias", &ctx.graph().tensors[*t])?,
+            };
+            let rows = (0..out[3]).zip(biases).map(|(m, b)| {
+                let sum = columns
+                    .iter()
+                    .skip(m)
+                    .step_by(out[3])
+                    .map(|&w| i64::from(w).abs());
+                (sum.sum::<i64>(), i64::from(b))
+            });
+            let narrow = narrow_requant(&shifts, rows, max_input);
+            kernel(
+                "depthwise_conv2d_s8",
+                in_out(ctx)?,
+                P::DepthwiseConv2dS8 {
+                    batches: i[0],
+                    input_h: i[1],
+                    input_w: i[2],
+                    input_c: i[3],
+                    output_h: out[1],
+                    output_w: out[2],
+                    output_c: out[3],
+                    filter_h: f[1],
+                    filter_w: f[2],
+                    depth_multiplier,
+                    stride_h: g.stride_h,
+                    stride_w: g.stride_w,
+                    dilation_h: g.dilation_h,
+                    dilation_w: g.dilation_w,
+                    pad_top: g.pad_top,
+                    pad_left: g.pad_left,
+                    input_zero_point,
+                    output_zero_point,
+                    filter,
+                    bias,
+                    multipliers,
+                    shifts,
+                    act_min,
+                    act_max,
+                    narrow_requant: narrow,
+                },
+            )
+        }
         ConvQuant::F32 {
             filter,
             bias,

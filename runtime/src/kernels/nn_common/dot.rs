@@ -173,6 +173,86 @@ pub(crate) fn mac4_s8(acc: [i32; 4], w: &[i8], x: &[u8], offset: i32) -> [i32; 4
     }
 }
 
+/// The input offsets of a depthwise window's taps from its first (for a window wholly in the
+/// image), with their maximum, found once when the table is built so that [`window4_s8`] checks
+/// its bounds with one comparison.
+pub(crate) struct TapTable<'a> {
+    offsets: &'a [usize],
+    max: usize,
+}
+
+impl<'a> TapTable<'a> {
+    /// The table of `offsets`.
+    pub(crate) fn new(offsets: &'a [usize]) -> Self {
+        let max = offsets.iter().copied().max().unwrap_or(0);
+        TapTable { offsets, max }
+    }
+}
+
+/// The four channel sums `Σ_k w[k * w_step + c] * (x[offsets[k] + c] + offset)`, `c < 4`, of a
+/// depthwise window whose taps lie at the tabulated offsets of the input and `w_step` bytes
+/// apart in the filter. The bounds are checked once, up front, so that each tap is two loads and
+/// the multiply-accumulates, its four sums in registers. Not inlined on bare metal: in its own
+/// frame the loop gets every register (measured with `cargo xtask mcu --profile`).
+#[cfg_attr(target_os = "none", inline(never))]
+pub(crate) fn window4_s8(
+    x: &[u8],
+    w: &[i8],
+    table: &TapTable,
+    w_step: usize,
+    offset: i32,
+) -> [i32; 4] {
+    let taps = table.offsets.len();
+    let mut acc = [0i32; 4];
+    if taps == 0 {
+        return acc;
+    }
+    assert!(
+        table.max + 4 <= x.len() && (taps - 1) * w_step + 4 <= w.len(),
+        "depthwise window out of bounds"
+    );
+    let mut wp = w.as_ptr();
+    for &o in table.offsets {
+        // SAFETY: o <= table.max (the table's invariant: `max` is the largest offset, computed
+        // from the same slice when it was built) and max + 4 <= x.len(); the k-th tap's filter
+        // word starts at k * w_step <= (taps - 1) * w_step with four bytes within `w` (both
+        // asserted above); `read_unaligned` needs no alignment.
+        let (xw, ww) = unsafe {
+            (
+                x.as_ptr().add(o).cast::<[u8; 4]>().read_unaligned(),
+                wp.cast::<[u8; 4]>().read_unaligned(),
+            )
+        };
+        acc = mac4_words(acc, ww, xw, offset);
+        wp = wp.wrapping_add(w_step);
+    }
+    acc
+}
+
+/// [`mac4_s8`] on four weight bytes and four input bytes already loaded.
+#[inline(always)]
+fn mac4_words(acc: [i32; 4], w: [u8; 4], x: [u8; 4], offset: i32) -> [i32; 4] {
+    #[cfg(tinyaot_dsp)]
+    {
+        let offsets = packed_offset(offset);
+        let (xw, ww) = (u32::from_le_bytes(x), u32::from_le_bytes(w));
+        let (x02, x13) = (sxtab16(offsets, xw), sxtab16_ror8(offsets, xw));
+        let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
+        [
+            smlabb(w02, x02, acc[0]),
+            smlabb(w13, x13, acc[1]),
+            smlatt(w02, x02, acc[2]),
+            smlatt(w13, x13, acc[3]),
+        ]
+    }
+    #[cfg(not(tinyaot_dsp))]
+    {
+        core::array::from_fn(|c| {
+            acc[c].wrapping_add(i32::from(w[c] as i8) * (i32::from(x[c] as i8) + offset))
+        })
+    }
+}
+
 /// Channel-wise `acc[c] += w[c] * (x[c] + offset)` over equally long rows: four channels at a
 /// time, then one at a time.
 #[inline(always)]

@@ -90,3 +90,15 @@ pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
     }
     r
 }
+
+/// `(a * b + 2^31) >> 32`: the high word of the 64-bit product, rounded.
+#[inline(always)]
+pub(crate) fn smmulr(a: i32, b: i32) -> i32 {
+    let r;
+    // SAFETY: register-only arithmetic; no memory, stack or flags touched.
+    unsafe {
+        asm!("smmulr {r}, {a}, {b}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b,
+             options(pure, nomem, nostack, preserves_flags));
+    }
+    r
+}
