@@ -154,6 +154,7 @@ pub fn json(rows: &[Row], harness: [Sizes; 2]) -> serde_json::Value {
                 "macs": row.macs,
                 "weight_bytes": row.weights,
                 "tflm_arena_bytes": row.tflm_arena,
+                "tflm_cmsis_nn_instructions": tflm_cmsis_nn(&row.name),
                 "rust": side(&row.rust, row.macs),
                 "c": side(&row.c, row.macs),
                 "errors": row.errors.iter().map(|(side, e)| json!({"side": side, "error": e}))
@@ -198,13 +199,36 @@ fn pair(row: &Row, f: &dyn Fn(&Measured) -> String) -> String {
     format!("{} / {}", side(&row.rust), side(&row.c))
 }
 
+/// Instructions per inference of TFLM running ARM's CMSIS-NN kernels on the same QEMU command
+/// line, one invoke, outputs bit-exact, for the listed models whose architecture was measured
+/// that way (tflite-micro 90b983c, CMSIS-NN 4ab83cc, arm-none-eabi-gcc 12 -O2 -DNDEBUG, int8
+/// kernel registrations). Quoted, not measured by this command: building TFLM is not part of
+/// this project. mobilenet_v1_025 has person_detect's layers.
+const TFLM_CMSIS_NN: &[(&str, u64)] = &[
+    ("person_detect", 22_928_840),
+    ("mobilenet_v1_025", 22_928_840),
+    ("ds_cnn", 7_697_560),
+    ("resnet8", 29_864_320),
+    ("micro_speech_quantized", 1_494_920),
+    ("mobilenet_v2_quantized_1x3x224x224", 797_900_000),
+];
+
+/// The quoted TFLM + CMSIS-NN instructions of `model`, if measured.
+pub fn tflm_cmsis_nn(model: &str) -> Option<u64> {
+    TFLM_CMSIS_NN
+        .iter()
+        .find(|(name, _)| *name == model)
+        .map(|&(_, n)| n)
+}
+
 /// The table, the harness figures and what the columns mean.
 pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
     let mut out = String::from(
-        "| model | MACs | instructions / inference (Rust / C) | instructions / MAC (Rust / C) \
+        "| model | MACs | instructions / inference (Rust / C) | TFLM + CMSIS-NN instructions \
+         | instructions / MAC (Rust / C) \
          | code bytes (Rust / C) | parameter bytes (Rust / C) | weight bytes | arena bytes (TFLM) \
          | other RAM bytes (Rust / C) | stack bytes (Rust / C) |\n\
-         |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+         |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
     );
     for row in rows {
         let macs = row.macs.unwrap_or(0);
@@ -222,10 +246,11 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
         let tflm = row.tflm_arena.map_or_else(|| "?".to_string(), thousands);
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} |",
             row.name,
             row.macs.map_or_else(|| "?".to_string(), thousands),
             pair(row, &|m| thousands(m.instructions)),
+            tflm_cmsis_nn(&row.name).map_or_else(|| "-".to_string(), thousands),
             pair(row, &per_mac),
             pair(row, &|m| thousands(m.code)),
             pair(row, &|m| thousands(m.params)),
@@ -246,7 +271,10 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
          requantization multipliers and shifts, kernel parameter structs), less the harness's. Other RAM: static RAM besides the arena, less the harness's. Stack: \
          high-water mark of the whole program, painted before and scanned after each invoke. \
          TFLM arena: tflm_reference.py on x86-64 (tests/fixtures/models.json, \
-         ../shared/models/README.md).",
+         ../shared/models/README.md). TFLM + CMSIS-NN: TFLM with ARM's CMSIS-NN kernels on the \
+         same QEMU command line, one invoke, bit-exact (tflite-micro 90b983c, CMSIS-NN 4ab83cc, \
+         arm-none-eabi-gcc 12 -O2), quoted from a measurement outside this project for the \
+         architectures it covered (mobilenet_v1_025 has person_detect's layers); - where none.",
         thousands(harness[0].code),
         thousands(harness[1].code),
     );
