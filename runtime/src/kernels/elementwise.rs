@@ -13,6 +13,7 @@
 //! ADD/SUB/MUL/MAXIMUM/MINIMUM can run in place. The output must not otherwise overlap an input.
 
 use super::broadcast::binary;
+use super::nn_common::requant::{divide_high_by_pot, rounding_high_mul};
 use crate::math::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_smaller_than_one_exp,
 };
@@ -125,28 +126,71 @@ fn add_sub_s8(x: i8, y: i8, p: &AddS8, sign: i32) -> i8 {
     clamp_s8(out, p.act_min, p.act_max)
 }
 
+/// True when [`add_sub_s8_narrow`] gives [`add_sub_s8`]'s bits: int8 offsets (`|x + offset| <=
+/// 255`), a left shift of at most 20, non-negative multipliers and right shifts within 0..=31. Then
+/// every value multiplied stays below 2^30 in magnitude (255 * 2^20 per input, twice that for the
+/// sum, since a doubling high multiply by a Q31 multiplier never grows a value).
+fn narrow_add(p: &AddS8) -> bool {
+    let offset = |o: i32| (-127..=128).contains(&o);
+    let multiplier = |m: i32| m >= 0;
+    let shift = |s: i32| (-31..=0).contains(&s);
+    offset(p.a_offset)
+        && offset(p.b_offset)
+        && (0..=20).contains(&p.left_shift)
+        && multiplier(p.a_multiplier)
+        && multiplier(p.b_multiplier)
+        && multiplier(p.output_multiplier)
+        && shift(p.a_shift)
+        && shift(p.b_shift)
+        && shift(p.output_shift)
+}
+
+/// [`add_sub_s8`] for parameters [`narrow_add`] accepts, in about a third of the instructions:
+/// each `MultiplyByQuantizedMultiplierSmallerThanOneExp` is one rounding high multiply of the
+/// doubled value (`floor((v m + 2^30) / 2^31) = floor((2 v m + 2^31) / 2^32)`, and `2 v` fits) and
+/// the shortcut rounding division of [`divide_high_by_pot`].
+#[inline(always)]
+fn add_sub_s8_narrow(x: i8, y: i8, p: &AddS8, sign: i32) -> i8 {
+    let a = (p.a_offset + i32::from(x)) << (p.left_shift + 1);
+    let b = (p.b_offset + i32::from(y)) << (p.left_shift + 1);
+    let a = divide_high_by_pot(rounding_high_mul(a, p.a_multiplier), -p.a_shift);
+    let b = divide_high_by_pot(rounding_high_mul(b, p.b_multiplier), -p.b_shift);
+    let raw = a + b * sign;
+    let scaled = rounding_high_mul(raw << 1, p.output_multiplier);
+    let out = divide_high_by_pot(scaled, -p.output_shift) + p.output_offset;
+    clamp_s8(out, p.act_min, p.act_max)
+}
+
 /// int8 ADD: `a + b` with broadcasting, bit-exact with TFLM. See the module docs for access order.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn add_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddS8) {
     let p = super::opaque(p);
-    binary(
-        arena,
-        (a, b, output),
-        (p.shape, p.a_strides, p.b_strides),
-        |x: i8, y| add_sub_s8(x, y, p, 1),
-    );
+    let broadcast = (p.shape, p.a_strides, p.b_strides);
+    if narrow_add(p) {
+        binary(arena, (a, b, output), broadcast, |x: i8, y| {
+            add_sub_s8_narrow(x, y, p, 1)
+        });
+    } else {
+        binary(arena, (a, b, output), broadcast, |x: i8, y| {
+            add_sub_s8(x, y, p, 1)
+        });
+    }
 }
 
 /// int8 SUB: `a - b` with broadcasting, bit-exact with TFLM. See the module docs for access order.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn sub_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS8) {
     let p = super::opaque(p);
-    binary(
-        arena,
-        (a, b, output),
-        (p.shape, p.a_strides, p.b_strides),
-        |x: i8, y| add_sub_s8(x, y, p, -1),
-    );
+    let broadcast = (p.shape, p.a_strides, p.b_strides);
+    if narrow_add(p) {
+        binary(arena, (a, b, output), broadcast, |x: i8, y| {
+            add_sub_s8_narrow(x, y, p, -1)
+        });
+    } else {
+        binary(arena, (a, b, output), broadcast, |x: i8, y| {
+            add_sub_s8(x, y, p, -1)
+        });
+    }
 }
 
 /// int8 MUL with broadcasting, bit-exact with TFLM. See the module docs for access order.
@@ -283,6 +327,56 @@ pub fn minimum_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The narrow ADD/SUB against the reference arithmetic on every pair of int8 inputs, for
+    /// pseudo-random parameters within what `narrow_add` accepts (and at its edges).
+    #[test]
+    fn narrow_add_sub_matches_the_reference_on_every_input_pair() {
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let sets = if cfg!(miri) { 1 } else { 40 };
+        for set in 0..sets {
+            let mut multiplier = || (next() >> 33) as i32 | 1 << 30;
+            let (a_multiplier, b_multiplier, output_multiplier) =
+                (multiplier(), multiplier(), multiplier());
+            let offset = |r: u64| (r % 256) as i32 - 127;
+            let p = AddS8 {
+                shape: &[],
+                a_strides: &[],
+                b_strides: &[],
+                a_offset: if set == 0 { 128 } else { offset(next()) },
+                a_multiplier: if set == 0 { i32::MAX } else { a_multiplier },
+                a_shift: -((next() % 4) as i32),
+                b_offset: if set == 0 { -127 } else { offset(next()) },
+                b_multiplier,
+                b_shift: -((next() % 4) as i32),
+                left_shift: 20,
+                output_multiplier,
+                output_shift: -((next() % 24) as i32),
+                output_offset: offset(next()),
+                act_min: -128,
+                act_max: 127,
+            };
+            assert!(narrow_add(&p));
+            let step = if cfg!(miri) { 37 } else { 1 };
+            for x in (-128..=127i8).step_by(step) {
+                for y in (-128..=127i8).step_by(step) {
+                    for sign in [1, -1] {
+                        assert_eq!(
+                            add_sub_s8_narrow(x, y, &p, sign),
+                            add_sub_s8(x, y, &p, sign),
+                            "{p:?} {x} {y} {sign}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// ADD of two tensors with scale 0.5 / zp 0 into scale 1 / zp 0; multipliers from
     /// twice_max = 1.0: inputs 0.5 (2^30, 0), output 2^-20 (2^30, -19).

@@ -115,7 +115,7 @@ impl Requantizer<'_> {
 
 /// `floor((a * b + 2^31) / 2^32)`: the high word of the product, rounded (`smmulr`).
 #[inline(always)]
-fn rounding_high_mul(a: i32, b: i32) -> i32 {
+pub(crate) fn rounding_high_mul(a: i32, b: i32) -> i32 {
     #[cfg(tinyaot_dsp)]
     {
         super::dsp::smmulr(a, b)
