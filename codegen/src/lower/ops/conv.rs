@@ -257,6 +257,104 @@ pub(super) fn folded_rows<'a>(
         .zip(folded.iter().map(|&b| i64::from(b)))
 }
 
+/// An int8 convolution's parameters for the kernels that multiply every tap (none skipped) and so
+/// fold the input zero point into the bias: see [`fold`].
+pub(super) struct Folded {
+    pub input_zero_point: i32,
+    pub output_zero_point: i32,
+    pub filter: Data<i8>,
+    pub bias: Vec<i32>,
+    pub multipliers: Data<i32>,
+    pub shifts: Data<i8>,
+    pub act: (i32, i32),
+    /// Whether the short requantization applies ([`narrow_requant`]).
+    pub narrow: bool,
+}
+
+/// The [`Folded`] parameters of an int8 convolution with `quant`, whose filter (as the kernel
+/// reads it, `filter`) has the rows `(weights, row)`, one per output channel. Inputs reach the
+/// kernels raw (int8, at most 128 in magnitude), and taps outside the image are gathered as the
+/// zero point, so the folded bias gives TFLM's sums.
+pub(super) fn fold(
+    ctx: &OpContext,
+    quant: &ConvQuant,
+    (weights, row): (Vec<i8>, usize),
+    filter: Data<i8>,
+) -> Result<Folded> {
+    let ConvQuant::I8 {
+        input_zero_point,
+        output_zero_point,
+        bias,
+        multipliers,
+        shifts,
+        act_min,
+        act_max,
+        ..
+    } = quant
+    else {
+        return Err(ctx.unsupported("a float convolution has no zero point to fold"));
+    };
+    let channels = weights.len() / row.max(1);
+    let folded = folded_bias(
+        ctx,
+        (&weights, row),
+        bias.as_ref(),
+        *input_zero_point,
+        channels,
+    )?;
+    let narrow = narrow_requant(shifts, folded_rows((&weights, row), &folded), 128);
+    Ok(Folded {
+        input_zero_point: *input_zero_point,
+        output_zero_point: *output_zero_point,
+        filter,
+        bias: folded,
+        multipliers: multipliers.clone(),
+        shifts: shifts.clone(),
+        act: (*act_min, *act_max),
+        narrow,
+    })
+}
+
+/// `conv::conv2d_im2col_s8` for an int8 convolution of one group whose input, filter window
+/// `(height, width)` and output have these shapes.
+pub(super) fn im2col(
+    ctx: &OpContext,
+    (i, (filter_h, filter_w), out): (&[usize], (usize, usize), &[usize]),
+    g: &Geometry,
+    folded: Folded,
+) -> Result<Kernel> {
+    Ok(kernel(
+        "conv2d_im2col_s8",
+        in_out(ctx)?,
+        P::Conv2dIm2colS8 {
+            batches: i[0],
+            input_h: i[1],
+            input_w: i[2],
+            input_c: i[3],
+            output_h: out[1],
+            output_w: out[2],
+            output_c: out[3],
+            filter_h,
+            filter_w,
+            stride_h: g.stride_h,
+            stride_w: g.stride_w,
+            dilation_h: g.dilation_h,
+            dilation_w: g.dilation_w,
+            pad_top: g.pad_top,
+            pad_left: g.pad_left,
+            input_zero_point: folded.input_zero_point,
+            output_zero_point: folded.output_zero_point,
+            filter: folded.filter,
+            folded_bias: Data::Values(folded.bias),
+            multipliers: folded.multipliers,
+            shifts: folded.shifts,
+            act_min: folded.act.0,
+            act_max: folded.act.1,
+            narrow_requant: folded.narrow,
+        },
+    ))
+}
+
 /// CONV_2D → `conv::conv2d_s8` / `conv::conv2d_f32`.
 fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     let Options::Conv2D(o) = &ctx.op().options else {
@@ -287,32 +385,14 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
     let quant = weights_and_range(ctx, num, 0, out[3], w.activation)?;
-    if let ConvQuant::I8 {
-        input_zero_point,
-        output_zero_point,
-        bias,
-        multipliers,
-        shifts,
-        act_min,
-        act_max,
-        ..
-    } = &quant
-    {
+    if matches!(quant, ConvQuant::I8 { .. }) && f[3] == i[3] && out[3] > 0 {
         // A 1×1 filter with stride 1, no padding and one group is a matrix product: every tap is
         // in the image, so the input zero point folds into the bias.
         let pointwise = f[1] == 1 && f[2] == 1 && (g.stride_h, g.stride_w) == (1, 1);
-        if pointwise && (g.pad_top, g.pad_left) == (0, 0) && f[3] == i[3] && i[3] > 0 && out[3] > 0
-        {
-            let (weights, row) = filter_rows(ctx, ctx.input(1)?, out[3])?;
-            let folded = folded_bias(
-                ctx,
-                (&weights, row),
-                bias.as_ref(),
-                *input_zero_point,
-                out[3],
-            )?;
-            // Raw int8 inputs: at most 128 in magnitude.
-            let narrow = narrow_requant(shifts, folded_rows((&weights, row), &folded), 128);
+        if pointwise && (g.pad_top, g.pad_left) == (0, 0) && i[3] > 0 {
+            let rows = filter_rows(ctx, ctx.input(1)?, out[3])?;
+            let filter = Data::Tensor(ctx.constant_input(1, "filter")?);
+            let folded = fold(ctx, &quant, rows, filter)?;
             return Ok(kernel(
                 "conv2d_1x1_s8",
                 in_out(ctx)?,
@@ -320,61 +400,25 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                     pixels: i[0] * i[1] * i[2],
                     input_c: i[3],
                     output_c: out[3],
-                    output_zero_point: *output_zero_point,
-                    filter: Data::Tensor(ctx.constant_input(1, "filter")?),
-                    folded_bias: Data::Values(folded),
-                    multipliers: multipliers.clone(),
-                    shifts: shifts.clone(),
-                    act_min: *act_min,
-                    act_max: *act_max,
-                    narrow_requant: narrow,
+                    output_zero_point: folded.output_zero_point,
+                    filter: folded.filter,
+                    folded_bias: Data::Values(folded.bias),
+                    multipliers: folded.multipliers,
+                    shifts: folded.shifts,
+                    act_min: folded.act.0,
+                    act_max: folded.act.1,
+                    narrow_requant: folded.narrow,
                 },
             ));
         }
         // Any other single-group convolution whose window fits the kernel's stack buffer: gathered
         // per pixel (taps outside the image as the zero point, so the bias folds the same way).
         let window = f[1] * f[2] * f[3];
-        if f[3] == i[3] && window > 0 && window <= crate::lower::params::IM2COL_MAX && out[3] > 0 {
-            let (weights, row) = filter_rows(ctx, ctx.input(1)?, out[3])?;
-            let folded = folded_bias(
-                ctx,
-                (&weights, row),
-                bias.as_ref(),
-                *input_zero_point,
-                out[3],
-            )?;
-            // Raw int8 inputs, padding gathered as the (int8) zero point: at most 128.
-            let narrow = narrow_requant(shifts, folded_rows((&weights, row), &folded), 128);
-            return Ok(kernel(
-                "conv2d_im2col_s8",
-                in_out(ctx)?,
-                P::Conv2dIm2colS8 {
-                    batches: i[0],
-                    input_h: i[1],
-                    input_w: i[2],
-                    input_c: i[3],
-                    output_h: out[1],
-                    output_w: out[2],
-                    output_c: out[3],
-                    filter_h: f[1],
-                    filter_w: f[2],
-                    stride_h: g.stride_h,
-                    stride_w: g.stride_w,
-                    dilation_h: g.dilation_h,
-                    dilation_w: g.dilation_w,
-                    pad_top: g.pad_top,
-                    pad_left: g.pad_left,
-                    input_zero_point: *input_zero_point,
-                    output_zero_point: *output_zero_point,
-                    filter: Data::Tensor(ctx.constant_input(1, "filter")?),
-                    folded_bias: Data::Values(folded),
-                    multipliers: multipliers.clone(),
-                    shifts: shifts.clone(),
-                    act_min: *act_min,
-                    act_max: *act_max,
-                    narrow_requant: narrow,
-                },
-            ));
+        if window > 0 && window <= crate::lower::params::IM2COL_MAX {
+            let rows = filter_rows(ctx, ctx.input(1)?, out[3])?;
+            let filter = Data::Tensor(ctx.constant_input(1, "filter")?);
+            let folded = fold(ctx, &quant, rows, filter)?;
+            return im2col(ctx, (i, (f[1], f[2]), out), &g, folded);
         }
     }
     Ok(match quant {

@@ -2,13 +2,12 @@
 //! shapes; window geometry and requantization as CONV_2D's ([`super::conv`]).
 
 use super::conv::{
-    filter_rows, folded_bias, folded_rows, geometry, narrow_requant, weights_and_range, ConvQuant,
-    Window,
+    filter_rows, fold, geometry, im2col, narrow_requant, weights_and_range, ConvQuant, Window,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{OpCode, Options};
-use crate::lower::params::{conv as C, depthwise as P, IM2COL_MAX};
+use crate::lower::params::{depthwise as P, IM2COL_MAX};
 use crate::lower::{Data, OpContext};
 
 /// The largest filter (bytes) that a one-channel depthwise convolution has transposed into a
@@ -63,70 +62,26 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
     let quant = weights_and_range(ctx, num, 3, out[3], w.activation)?;
-    if let ConvQuant::I8 {
-        input_zero_point,
-        output_zero_point,
-        bias,
-        multipliers,
-        shifts,
-        act_min,
-        act_max,
-        ..
-    } = &quant
+    // One input channel: output channel m is the convolution of that channel with filter column
+    // m, i.e. a CONV_2D whose filter is this one transposed to [m, h, w, 1]. The same integers are
+    // summed (in another order, which wrapping sums ignore) and requantized per output channel
+    // alike, so it runs on the gathering convolution kernel.
+    let window = f[1] * f[2];
+    let one_channel = i[3] == 1 && window > 0 && window <= IM2COL_MAX;
+    if matches!(quant, ConvQuant::I8 { .. })
+        && one_channel
+        && window * out[3] <= TRANSPOSED_FILTER_MAX
     {
-        // One input channel: output channel m is the convolution of that channel with filter
-        // column m, i.e. a CONV_2D whose filter is this one transposed to [m, h, w, 1]. The same
-        // integers are summed (in another order, which wrapping sums ignore) and requantized per
-        // output channel alike, so it runs on the gathering convolution kernel.
-        let window = f[1] * f[2];
-        let taps = window * out[3];
-        if i[3] == 1 && window > 0 && window <= IM2COL_MAX && taps <= TRANSPOSED_FILTER_MAX {
-            let (columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
-            let transposed: Vec<i8> = (0..out[3])
-                .flat_map(|m| columns.iter().skip(m).step_by(out[3]).copied())
-                .collect();
-            let folded = folded_bias(
-                ctx,
-                (&transposed, window),
-                bias.as_ref(),
-                *input_zero_point,
-                out[3],
-            )?;
-            let narrow = narrow_requant(shifts, folded_rows((&transposed, window), &folded), 128);
-            return Ok(Kernel {
-                module: Some("conv"),
-                ..kernel(
-                    "conv2d_im2col_s8",
-                    in_out(ctx)?,
-                    C::Conv2dIm2colS8 {
-                        batches: i[0],
-                        input_h: i[1],
-                        input_w: i[2],
-                        input_c: 1,
-                        output_h: out[1],
-                        output_w: out[2],
-                        output_c: out[3],
-                        filter_h: f[1],
-                        filter_w: f[2],
-                        stride_h: g.stride_h,
-                        stride_w: g.stride_w,
-                        dilation_h: g.dilation_h,
-                        dilation_w: g.dilation_w,
-                        pad_top: g.pad_top,
-                        pad_left: g.pad_left,
-                        input_zero_point: *input_zero_point,
-                        output_zero_point: *output_zero_point,
-                        filter: Data::Values(transposed),
-                        folded_bias: Data::Values(folded),
-                        multipliers: multipliers.clone(),
-                        shifts: shifts.clone(),
-                        act_min: *act_min,
-                        act_max: *act_max,
-                        narrow_requant: narrow,
-                    },
-                )
-            });
-        }
+        let (columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
+        let transposed: Vec<i8> = (0..out[3])
+            .flat_map(|m| columns.iter().skip(m).step_by(out[3]).copied())
+            .collect();
+        let filter = Data::Values(transposed.clone());
+        let folded = fold(ctx, &quant, (transposed, window), filter)?;
+        return Ok(Kernel {
+            module: Some("conv"),
+            ..im2col(ctx, (i, (f[1], f[2]), out), &g, folded)?
+        });
     }
     Ok(match quant {
         ConvQuant::I8 {
