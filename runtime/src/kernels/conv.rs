@@ -460,7 +460,13 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
                     .zip(px_blocks.chunks_exact_mut(4))
                     .enumerate()
                 {
-                    o.copy_from_slice(&requantizer.four(4 * i, dot4_rows_s8_outlined(window, w)));
+                    // Short windows: the call would cost more than the registers it frees.
+                    let acc = if k < 32 {
+                        dot4_rows_s8(window, w)
+                    } else {
+                        dot4_rows_s8_outlined(window, w)
+                    };
+                    o.copy_from_slice(&requantizer.four(4 * i, acc));
                 }
                 for (i, (w, o)) in rest.chunks_exact(k).zip(px_rest).enumerate() {
                     *o = requantizer.one(blocked + i, dot_s8(w, window, 0));
