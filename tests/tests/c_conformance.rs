@@ -614,7 +614,7 @@ fn command_line_writes_whole_directories() {
     let model_arg = model.to_str().expect("UTF-8 path");
     let out_arg = out.to_str().expect("UTF-8 path");
     assert_eq!(run(&["c", model_arg, "-o", out_arg, "--prefix", "m1"]), 0);
-    for name in ["m1.h", "m1.c", "m1_kernels.h", "m1_fully_connected.c"] {
+    for name in ["m1.h", "m1.c", "m1_kernels.h", "m1_conv.c"] {
         assert!(out.join(name).is_file(), "{name} was not written");
     }
     // A stale kernel of an earlier run, and a file of the user's.

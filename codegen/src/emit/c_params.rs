@@ -360,27 +360,6 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "fully_connected",
-        "FullyConnectedS8",
-        &[
-            ("batches", "size_t"),
-            ("input_depth", "size_t"),
-            ("output_depth", "size_t"),
-            ("input_zero_point", "int32_t"),
-            ("output_zero_point", "int32_t"),
-            ("filter", "const int8_t *"),
-            ("filter_len", "size_t"),
-            ("bias", "const int32_t *"),
-            ("bias_len", "size_t"),
-            ("multipliers", "const int32_t *"),
-            ("multipliers_len", "size_t"),
-            ("shifts", "const int8_t *"),
-            ("shifts_len", "size_t"),
-            ("act_min", "int32_t"),
-            ("act_max", "int32_t"),
-        ],
-    ),
-    (
-        "fully_connected",
         "FullyConnectedF32",
         &[
             ("batches", "size_t"),

@@ -948,58 +948,6 @@ pub(crate) mod elementwise {
 /// The parameter structs of `tinyaot::kernels::fully_connected`.
 pub(crate) mod fully_connected {
     use crate::lower::{Data, Params, Value};
-    /// `tinyaot::kernels::fully_connected::FullyConnectedS8`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct FullyConnectedS8 {
-        /// `batches`.
-        pub batches: usize,
-        /// `input_depth`.
-        pub input_depth: usize,
-        /// `output_depth`.
-        pub output_depth: usize,
-        /// `input_zero_point`.
-        pub input_zero_point: i32,
-        /// `output_zero_point`.
-        pub output_zero_point: i32,
-        /// `filter`.
-        pub filter: Data<i8>,
-        /// `bias`.
-        pub bias: Option<Data<i32>>,
-        /// `multipliers`.
-        pub multipliers: Data<i32>,
-        /// `shifts`.
-        pub shifts: Data<i8>,
-        /// `act_min`.
-        pub act_min: i32,
-        /// `act_max`.
-        pub act_max: i32,
-    }
-
-    impl From<FullyConnectedS8> for Params {
-        fn from(p: FullyConnectedS8) -> Params {
-            Params {
-                type_name: "FullyConnectedS8",
-                fields: vec![
-                    ("batches", Value::Usize(p.batches)),
-                    ("input_depth", Value::Usize(p.input_depth)),
-                    ("output_depth", Value::Usize(p.output_depth)),
-                    ("input_zero_point", Value::I32(p.input_zero_point)),
-                    ("output_zero_point", Value::I32(p.output_zero_point)),
-                    ("filter", Value::from(p.filter)),
-                    (
-                        "bias",
-                        p.bias
-                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
-                    ),
-                    ("multipliers", Value::from(p.multipliers)),
-                    ("shifts", Value::from(p.shifts)),
-                    ("act_min", Value::I32(p.act_min)),
-                    ("act_max", Value::I32(p.act_max)),
-                ],
-            }
-        }
-    }
-
     /// `tinyaot::kernels::fully_connected::FullyConnectedF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct FullyConnectedF32 {

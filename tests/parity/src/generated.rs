@@ -544,40 +544,6 @@ pub mod ffi {
     }
     /// `fully_connected`'s typedefs.
     pub mod fully_connected {
-        /// The C `fully_connected_FullyConnectedS8`.
-        #[repr(C)]
-        pub struct FullyConnectedS8 {
-            /// `batches`.
-            pub batches: usize,
-            /// `input_depth`.
-            pub input_depth: usize,
-            /// `output_depth`.
-            pub output_depth: usize,
-            /// `input_zero_point`.
-            pub input_zero_point: i32,
-            /// `output_zero_point`.
-            pub output_zero_point: i32,
-            /// `filter`'s data.
-            pub filter: *const i8,
-            /// `filter`'s length.
-            pub filter_len: usize,
-            /// `bias`'s data.
-            pub bias: *const i32,
-            /// `bias`'s length.
-            pub bias_len: usize,
-            /// `multipliers`'s data.
-            pub multipliers: *const i32,
-            /// `multipliers`'s length.
-            pub multipliers_len: usize,
-            /// `shifts`'s data.
-            pub shifts: *const i8,
-            /// `shifts`'s length.
-            pub shifts_len: usize,
-            /// `act_min`.
-            pub act_min: i32,
-            /// `act_max`.
-            pub act_max: i32,
-        }
         /// The C `fully_connected_FullyConnectedF32`.
         #[repr(C)]
         pub struct FullyConnectedF32 {
@@ -1184,12 +1150,6 @@ pub mod ffi {
             b: *const u8,
             output: *mut u8,
             p: *const elementwise::MinMax,
-        );
-        /// The C `fully_connected::fully_connected_s8`.
-        pub fn parity_fully_connected_fully_connected_s8(
-            input: *const u8,
-            output: *mut u8,
-            p: *const fully_connected::FullyConnectedS8,
         );
         /// The C `fully_connected::fully_connected_f32`.
         pub fn parity_fully_connected_fully_connected_f32(
@@ -3017,70 +2977,6 @@ fn c_elementwise_minimum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
-/// `fully_connected::fully_connected_s8` in Rust.
-fn rust_fully_connected_fully_connected_s8(
-    call: &Call<'_>,
-    arena: &mut [u8],
-) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::fully_connected::FullyConnectedS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_depth: call.scalar::<usize>("input_depth")?,
-        output_depth: call.scalar::<usize>("output_depth")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::fully_connected::fully_connected_s8(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        &p,
-    );
-    Ok(())
-}
-
-/// `fully_connected::fully_connected_s8` in C.
-fn c_fully_connected_fully_connected_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = ffi::fully_connected::FullyConnectedS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_depth: call.scalar::<usize>("input_depth")?,
-        output_depth: call.scalar::<usize>("output_depth")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: filter.as_ptr(),
-        filter_len: filter.len(),
-        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
-        bias_len: bias.as_ref().map_or(0, Vec::len),
-        multipliers: multipliers.as_ptr(),
-        multipliers_len: multipliers.len(),
-        shifts: shifts.as_ptr(),
-        shifts_len: shifts.len(),
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_fully_connected_fully_connected_s8(input, output, &p) };
-    Ok(())
-}
-
 /// `fully_connected::fully_connected_f32` in Rust.
 fn rust_fully_connected_fully_connected_f32(
     call: &Call<'_>,
@@ -3945,9 +3841,6 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "minimum_s8") => rust_elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_f32") => rust_elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => rust_elementwise_minimum_f32(call, arena),
-        ("fully_connected", "fully_connected_s8") => {
-            rust_fully_connected_fully_connected_s8(call, arena)
-        }
         ("fully_connected", "fully_connected_f32") => {
             rust_fully_connected_fully_connected_f32(call, arena)
         }
@@ -4018,9 +3911,6 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "minimum_s8") => c_elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_f32") => c_elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => c_elementwise_minimum_f32(call, arena),
-        ("fully_connected", "fully_connected_s8") => {
-            c_fully_connected_fully_connected_s8(call, arena)
-        }
         ("fully_connected", "fully_connected_f32") => {
             c_fully_connected_fully_connected_f32(call, arena)
         }
@@ -4090,7 +3980,6 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "minimum_s8"),
     ("elementwise", "maximum_f32"),
     ("elementwise", "minimum_f32"),
-    ("fully_connected", "fully_connected_s8"),
     ("fully_connected", "fully_connected_f32"),
     ("logistic_tanh", "logistic_s8"),
     ("logistic_tanh", "tanh_s8"),

@@ -1,10 +1,12 @@
-//! FULLY_CONNECTED → `fully_connected::fully_connected_{s8,f32}`: batches from the weights'
-//! depth, per-tensor or per-channel requantization.
+//! FULLY_CONNECTED → `conv::conv2d_1x1_s8` (int8: the same product as a 1×1 convolution's) and
+//! `fully_connected::fully_connected_f32`: batches from the weights' depth, per-tensor or
+//! per-channel requantization.
 
+use super::conv::{filter_rows, fold, ConvQuant};
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{DType, OpCode, Options};
-use crate::lower::params::fully_connected as P;
+use crate::lower::params::{conv as C, fully_connected as P};
 use crate::lower::{Data, Num, OpContext};
 
 /// The operators of this family.
@@ -15,7 +17,7 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     lower: Lowering::Kernel(fully_connected),
 }];
 
-/// FULLY_CONNECTED → `fully_connected::fully_connected_s8` / `fully_connected::fully_connected_f32`.
+/// FULLY_CONNECTED → `conv::conv2d_1x1_s8` / `fully_connected::fully_connected_f32`.
 fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     let Options::FullyConnected(o) = &ctx.op().options else {
         return Err(ctx.unsupported("missing FullyConnectedOptions"));
@@ -95,23 +97,42 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
                 ctx.per_channel_multipliers(s_in, &scales, s_out, units)?
             };
             let (act_min, act_max) = ctx.activation_range_s8(o.activation, s_out, zp_out)?;
-            Ok(kernel(
-                "fully_connected_s8",
-                in_out(ctx)?,
-                P::FullyConnectedS8 {
-                    batches,
-                    input_depth: depth,
-                    output_depth: units,
-                    input_zero_point: zp_in,
-                    output_zero_point: zp_out,
-                    filter: Data::Tensor(filter_index),
-                    bias: ctx.bias(2, DType::I32, units)?,
-                    multipliers: Data::Values(multipliers),
-                    shifts: Data::Values(shifts),
-                    act_min,
-                    act_max,
-                },
-            ))
+            // The int8 product is a 1×1 convolution's: `batches` pixels of `depth` channels into
+            // `units`, the same sums requantized the same way per output (TFLM's per-tensor and
+            // per-channel kernels agree once the multiplier is repeated), so it runs on that kernel
+            // with the input zero point folded into the bias.
+            let quant = ConvQuant::I8 {
+                input_zero_point: zp_in,
+                output_zero_point: zp_out,
+                filter: Data::Tensor(filter_index),
+                bias: ctx.bias(2, DType::I32, units)?,
+                multipliers: Data::Values(multipliers),
+                shifts: Data::Values(shifts),
+                act_min,
+                act_max,
+            };
+            let rows = filter_rows(ctx, filter, units)?;
+            let folded = fold(ctx, &quant, rows, Data::Tensor(filter_index))?;
+            Ok(Kernel {
+                module: Some("conv"),
+                ..kernel(
+                    "conv2d_1x1_s8",
+                    in_out(ctx)?,
+                    C::Conv1x1S8 {
+                        pixels: batches,
+                        input_c: depth,
+                        output_c: units,
+                        output_zero_point: folded.output_zero_point,
+                        filter: folded.filter,
+                        folded_bias: Data::Values(folded.bias),
+                        multipliers: folded.multipliers,
+                        shifts: folded.shifts,
+                        act_min: folded.act.0,
+                        act_max: folded.act.1,
+                        narrow_requant: folded.narrow,
+                    },
+                )
+            })
         }
         Num::F32 => {
             if filter.dtype != DType::F32 {
@@ -186,8 +207,12 @@ mod tests {
             &[Some(0), Some(1), None],
         );
         let k = kernel(&g);
-        assert_eq!(field(&k, "batches"), &Value::Usize(2));
-        assert_eq!(field(&k, "input_depth"), &Value::Usize(3));
+        // The int8 product runs on the 1×1 convolution: batches are its pixels.
+        assert_eq!((k.module, k.function), ("conv", "conv2d_1x1_s8"));
+        assert_eq!(field(&k, "pixels"), &Value::Usize(2));
+        assert_eq!(field(&k, "input_c"), &Value::Usize(3));
+        // No bias, weights all 1, input zero point 5: -5 * 3 per output.
+        assert_eq!(field(&k, "folded_bias"), &Value::I32s(vec![-15, -15]));
         let (m, s) = crate::lower::quant::quantize_multiplier(
             f64::from(s_in) * f64::from(s_w) / f64::from(s_out),
         );
