@@ -315,6 +315,32 @@ pub(super) fn fold(
     })
 }
 
+/// `conv::conv2d_1x1_s8` for an int8 product of `pixels` rows of `input_c` channels into
+/// `output_c` (a 1×1 convolution with stride 1 and no padding, or a FULLY_CONNECTED).
+pub(super) fn pointwise(
+    ctx: &OpContext,
+    (pixels, input_c, output_c): (usize, usize, usize),
+    folded: Folded,
+) -> Result<Kernel> {
+    Ok(kernel(
+        "conv2d_1x1_s8",
+        in_out(ctx)?,
+        P::Conv1x1S8 {
+            pixels,
+            input_c,
+            output_c,
+            output_zero_point: folded.output_zero_point,
+            filter: folded.filter,
+            folded_bias: Data::Values(folded.bias),
+            multipliers: folded.multipliers,
+            shifts: folded.shifts,
+            act_min: folded.act.0,
+            act_max: folded.act.1,
+            narrow_requant: folded.narrow,
+        },
+    ))
+}
+
 /// `conv::conv2d_im2col_s8` for an int8 convolution of one group whose input, filter window
 /// `(height, width)` and output have these shapes.
 pub(super) fn im2col(
@@ -388,28 +414,12 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     if matches!(quant, ConvQuant::I8 { .. }) && f[3] == i[3] && out[3] > 0 {
         // A 1×1 filter with stride 1, no padding and one group is a matrix product: every tap is
         // in the image, so the input zero point folds into the bias.
-        let pointwise = f[1] == 1 && f[2] == 1 && (g.stride_h, g.stride_w) == (1, 1);
-        if pointwise && (g.pad_top, g.pad_left) == (0, 0) && i[3] > 0 {
+        let one_by_one = f[1] == 1 && f[2] == 1 && (g.stride_h, g.stride_w) == (1, 1);
+        if one_by_one && (g.pad_top, g.pad_left) == (0, 0) && i[3] > 0 {
             let rows = filter_rows(ctx, ctx.input(1)?, out[3])?;
             let filter = Data::Tensor(ctx.constant_input(1, "filter")?);
             let folded = fold(ctx, &quant, rows, filter)?;
-            return Ok(kernel(
-                "conv2d_1x1_s8",
-                in_out(ctx)?,
-                P::Conv1x1S8 {
-                    pixels: i[0] * i[1] * i[2],
-                    input_c: i[3],
-                    output_c: out[3],
-                    output_zero_point: folded.output_zero_point,
-                    filter: folded.filter,
-                    folded_bias: Data::Values(folded.bias),
-                    multipliers: folded.multipliers,
-                    shifts: folded.shifts,
-                    act_min: folded.act.0,
-                    act_max: folded.act.1,
-                    narrow_requant: folded.narrow,
-                },
-            ));
+            return pointwise(ctx, (i[0] * i[1] * i[2], i[3], out[3]), folded);
         }
         // Any other single-group convolution whose window fits the kernel's stack buffer: gathered
         // per pixel (taps outside the image as the zero point, so the bias folds the same way).

@@ -2,11 +2,11 @@
 //! `fully_connected::fully_connected_f32`: batches from the weights' depth, per-tensor or
 //! per-channel requantization.
 
-use super::conv::{filter_rows, fold, ConvQuant};
+use super::conv::{filter_rows, fold, pointwise, ConvQuant};
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{DType, OpCode, Options};
-use crate::lower::params::{conv as C, fully_connected as P};
+use crate::lower::params::fully_connected as P;
 use crate::lower::{Data, Num, OpContext};
 
 /// The operators of this family.
@@ -115,23 +115,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             let folded = fold(ctx, &quant, rows, Data::Tensor(filter_index))?;
             Ok(Kernel {
                 module: Some("conv"),
-                ..kernel(
-                    "conv2d_1x1_s8",
-                    in_out(ctx)?,
-                    C::Conv1x1S8 {
-                        pixels: batches,
-                        input_c: depth,
-                        output_c: units,
-                        output_zero_point: folded.output_zero_point,
-                        filter: folded.filter,
-                        folded_bias: Data::Values(folded.bias),
-                        multipliers: folded.multipliers,
-                        shifts: folded.shifts,
-                        act_min: folded.act.0,
-                        act_max: folded.act.1,
-                        narrow_requant: folded.narrow,
-                    },
-                )
+                ..pointwise(ctx, (batches, depth, units), folded)?
             })
         }
         Num::F32 => {
