@@ -478,4 +478,89 @@ mod tests {
             assert_eq!(i32::from(arena[48 + oc] as i8), want, "channel {oc}");
         }
     }
+
+    /// Without a depth multiplier: windows wholly in the image take the tap table (four channels
+    /// at a time), the border and the last channels the blocks; both against TFLM's loop restated,
+    /// with padding, dilation 1 and 2, and the short requantization on and off.
+    #[test]
+    fn s8_tap_table_and_blocks_match_the_reference_loop() {
+        extern crate std;
+        use std::vec::Vec;
+        let (h, w, c, f) = (5usize, 6usize, 6usize, 3usize);
+        let input: Vec<i8> = (0..h * w * c)
+            .map(|i| ((i * 53 + 7) % 256) as u8 as i8)
+            .collect();
+        let filter: Vec<i8> = (0..f * f * c)
+            .map(|i| ((i * 29 + 3) % 256) as u8 as i8)
+            .collect();
+        let bias: Vec<i32> = (0..c).map(|ch| ch as i32 * 301 - 700).collect();
+        let multipliers: Vec<i32> = (0..c)
+            .map(|ch| 1_200_000_000 + ch as i32 * 50_000_000)
+            .collect();
+        let shifts: Vec<i8> = (0..c).map(|ch| -6 - (ch % 3) as i8).collect();
+        for (dilation, pad) in [(1, 1), (2, 2)] {
+            for narrow in [false, true] {
+                let p = DepthwiseConv2dS8 {
+                    batches: 1,
+                    input_h: h,
+                    input_w: w,
+                    input_c: c,
+                    output_h: h,
+                    output_w: w,
+                    output_c: c,
+                    filter_h: f,
+                    filter_w: f,
+                    depth_multiplier: 1,
+                    stride_h: 1,
+                    stride_w: 1,
+                    dilation_h: dilation,
+                    dilation_w: dilation,
+                    pad_top: pad,
+                    pad_left: pad,
+                    input_zero_point: -9,
+                    output_zero_point: 4,
+                    filter: &filter,
+                    bias: Some(&bias),
+                    multipliers: &multipliers,
+                    shifts: &shifts,
+                    act_min: -120,
+                    act_max: 125,
+                    narrow_requant: narrow,
+                };
+                let n = h * w * c;
+                let mut arena = std::vec![0u8; 2 * n];
+                for (a, &v) in arena.iter_mut().zip(&input) {
+                    *a = v as u8;
+                }
+                depthwise_conv2d_s8(&mut arena, 0, n, &p);
+                for oy in 0..h {
+                    for ox in 0..w {
+                        for ch in 0..c {
+                            let mut acc = bias[ch];
+                            for ky in 0..f {
+                                for kx in 0..f {
+                                    let y = (oy + ky * dilation) as isize - pad as isize;
+                                    let x = (ox + kx * dilation) as isize - pad as isize;
+                                    if y < 0 || x < 0 || y >= h as isize || x >= w as isize {
+                                        continue;
+                                    }
+                                    let v = input[(y as usize * w + x as usize) * c + ch];
+                                    acc += i32::from(filter[(ky * f + kx) * c + ch])
+                                        * (i32::from(v) + 9);
+                                }
+                            }
+                            let want = (crate::math::multiply_by_quantized_multiplier(
+                                acc,
+                                multipliers[ch],
+                                shifts[ch].into(),
+                            ) + 4)
+                                .clamp(-120, 125);
+                            let got = arena[n + (oy * w + ox) * c + ch] as i8;
+                            assert_eq!(i32::from(got), want, "{dilation} {narrow} {oy} {ox} {ch}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
