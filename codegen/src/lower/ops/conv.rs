@@ -203,6 +203,20 @@ pub(super) fn filter_rows<'m>(
     Ok((bytes.iter().map(|&b| b as i8).collect(), row))
 }
 
+/// The values of an optional int32 bias (zeros for `channels` channels without one), read at
+/// generation time.
+pub(super) fn bias_values(
+    ctx: &OpContext,
+    bias: Option<&Data<i32>>,
+    channels: usize,
+) -> Result<Vec<i32>> {
+    Ok(match bias {
+        None => vec![0; channels],
+        Some(Data::Values(v)) => v.clone(),
+        Some(Data::Tensor(t)) => ctx.const_i32s("bias", &ctx.graph().tensors[*t])?,
+    })
+}
+
 /// `bias[c] - input_zero_point * Σ filter[c]` for each row of an int8 filter (wrapping, as the
 /// kernels' sums do), so that a kernel whose taps are all in the image can multiply the raw
 /// inputs: `Σ w (x - zp) + bias = Σ w x + (bias - zp Σ w)`.
@@ -213,11 +227,7 @@ pub(super) fn folded_bias(
     input_zero_point: i32,
     channels: usize,
 ) -> Result<Vec<i32>> {
-    let bias = match bias {
-        None => vec![0; channels],
-        Some(Data::Values(v)) => v.clone(),
-        Some(Data::Tensor(t)) => ctx.const_i32s("bias", &ctx.graph().tensors[*t])?,
-    };
+    let bias = bias_values(ctx, bias, channels)?;
     Ok(weights
         .chunks_exact(row.max(1))
         .chain(core::iter::repeat(&[][..]))

@@ -2,7 +2,8 @@
 //! shapes; window geometry and requantization as CONV_2D's ([`super::conv`]).
 
 use super::conv::{
-    filter_rows, fold, geometry, im2col, narrow_requant, weights_and_range, ConvQuant, Window,
+    bias_values, filter_rows, fold, geometry, im2col, narrow_requant, weights_and_range, ConvQuant,
+    Window,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
@@ -98,11 +99,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
             let max_input =
                 i64::from(128 + input_zero_point).max(i64::from(127 - input_zero_point));
             let (columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
-            let biases = match &bias {
-                None => vec![0; out[3]],
-                Some(Data::Values(v)) => v.clone(),
-                Some(Data::Tensor(t)) => ctx.const_i32s("bias", &ctx.graph().tensors[*t])?,
-            };
+            let biases = bias_values(ctx, bias.as_ref(), out[3])?;
             let rows = (0..out[3]).zip(biases).map(|(m, b)| {
                 let sum = columns
                     .iter()

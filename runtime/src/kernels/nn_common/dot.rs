@@ -220,37 +220,13 @@ pub(crate) fn window4_s8(
         let (xw, ww) = unsafe {
             (
                 x.as_ptr().add(o).cast::<[u8; 4]>().read_unaligned(),
-                wp.cast::<[u8; 4]>().read_unaligned(),
+                wp.cast::<[i8; 4]>().read_unaligned(),
             )
         };
-        acc = mac4_words(acc, ww, xw, offset);
+        acc = mac4_s8(acc, &ww, &xw, offset);
         wp = wp.wrapping_add(w_step);
     }
     acc
-}
-
-/// [`mac4_s8`] on four weight bytes and four input bytes already loaded.
-#[inline(always)]
-fn mac4_words(acc: [i32; 4], w: [u8; 4], x: [u8; 4], offset: i32) -> [i32; 4] {
-    #[cfg(tinyaot_dsp)]
-    {
-        let offsets = packed_offset(offset);
-        let (xw, ww) = (u32::from_le_bytes(x), u32::from_le_bytes(w));
-        let (x02, x13) = (sxtab16(offsets, xw), sxtab16_ror8(offsets, xw));
-        let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
-        [
-            smlabb(w02, x02, acc[0]),
-            smlabb(w13, x13, acc[1]),
-            smlatt(w02, x02, acc[2]),
-            smlatt(w13, x13, acc[3]),
-        ]
-    }
-    #[cfg(not(tinyaot_dsp))]
-    {
-        core::array::from_fn(|c| {
-            acc[c].wrapping_add(i32::from(w[c] as i8) * (i32::from(x[c] as i8) + offset))
-        })
-    }
 }
 
 /// Channel-wise `acc[c] += w[c] * (x[c] + offset)` over equally long rows: four channels at a
