@@ -467,9 +467,16 @@ fn rust_side(
     write(&dir.join("model.rs"), &source)?;
     write(&dir.join("golden.rs"), &golden::rust_source(cases, origin))?;
     let elf = build_rust(paths, dir, &dir.join("firmware.elf"))?;
+    // Constant tensors (`T<index>`) and weights laid out at generation time (`W<op>_<FIELD>`).
     let is_weight = |name: &str| {
-        name.rsplit_once("_constants::T")
-            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        let Some((_, n)) = name.rsplit_once("_constants::") else {
+            return false;
+        };
+        let digits = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+        n.strip_prefix('T').is_some_and(digits)
+            || n.strip_prefix('W')
+                .and_then(|n| n.split_once('_'))
+                .is_some_and(|(op, _)| digits(op))
     };
     let measured = run_and_check(&elf, cases, timeout, &is_weight)?;
     Ok((measured, weights))
@@ -500,9 +507,15 @@ fn c_side(
     }
     write(&dir.join("golden.h"), &golden::c_header(cases, origin))?;
     let elf = build_c(paths, dir, &dir.join("firmware.elf"))?;
+    // Constant tensors (`net_t<index>`) and weights laid out at generation time
+    // (`net_w<op>_<field>`).
     let is_weight = |name: &str| {
-        name.strip_prefix("net_t")
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        let digits = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+        name.strip_prefix("net_t").is_some_and(digits)
+            || name
+                .strip_prefix("net_w")
+                .and_then(|n| n.split_once('_'))
+                .is_some_and(|(op, _)| digits(op))
     };
     run_and_check(&elf, cases, timeout, &is_weight)
 }

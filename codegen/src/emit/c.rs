@@ -12,18 +12,20 @@
 //! program. The code needs `<stdint.h>` and `<stddef.h>` only: no malloc, no stdio, no libm (the float
 //! transcendentals are computed as the Rust runtime computes them).
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use tera::{Context, Map, Tera, Value};
 
 use super::c_data::{self, comment, f32_literal, shape_text};
 use super::c_decl::{tensor_view, Decls, Naming};
-use super::source::Encoding;
+use super::source::{Bytes, Encoding};
 use super::{io_tensors, Layout, Region, Source};
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph};
-use crate::lower::{Call, CallKind, KernelCall, Operand};
+use crate::lower::{Call, CallKind, KernelCall, Operand, Packed};
 
 pub use super::c_data::default_prefix;
 
@@ -116,6 +118,7 @@ pub fn sources<'m>(
         layout,
         prefix,
         decls,
+        packed: RefCell::new(Vec::new()),
     };
     let mut constants = BTreeSet::new();
     let mut params = String::new();
@@ -125,7 +128,9 @@ pub fn sources<'m>(
     }
     let (inputs, outputs) = emitter.io(&mut constants)?;
 
-    let weights = super::constant_bytes(graph, &constants);
+    let packed = emitter.packed.into_inner();
+    let weights = super::constant_bytes(graph, &constants)
+        + packed.iter().map(|p| p.data.len()).sum::<usize>();
     let mut files: Vec<(String, Source<'m>)> = Vec::new();
     let kernel_files: Vec<String> = used.keys().map(|m| format!("{prefix}_{m}.c")).collect();
 
@@ -134,15 +139,24 @@ pub fn sources<'m>(
     ctx.insert("outputs", &outputs);
     ctx.insert("io_all", &inputs.iter().chain(&outputs).collect::<Vec<_>>());
     ctx.insert("kernel_files", &kernel_files);
-    let consts = constant_values(graph, prefix, &constants);
+    let mut consts = constant_values(graph, prefix, &constants);
+    consts.extend(packed.iter().map(|p| {
+        object(vec![
+            ("name", p.name.clone().into()),
+            ("comment", comment(&p.comment).into()),
+            ("words", c_data::words_for(p.data.len()).into()),
+            ("data", DATA_PLACEHOLDER.into()),
+        ])
+    }));
     ctx.insert("constants", &consts);
     ctx.insert("params", &params);
     ctx.insert("steps", &steps);
     ctx.insert("module_headers", &module_headers);
 
-    let data: Vec<&'m [u8]> = constants
+    let data: Vec<Bytes<'m>> = constants
         .iter()
-        .map(|&t| graph.tensors[t].data.unwrap_or(&[]))
+        .map(|&t| Bytes::Borrowed(graph.tensors[t].data.unwrap_or(&[])))
+        .chain(packed.iter().map(|p| Bytes::Shared(p.data.clone())))
         .collect();
     let model_c = render(tera, "model.c", &ctx)?;
     let model_c =
@@ -385,6 +399,16 @@ struct Emitter<'g, 'm> {
     layout: &'g Layout,
     prefix: &'g str,
     decls: Decls,
+    /// The generation-time constants of the kernel parameters, in the order met:
+    /// (name, comment, element type, data).
+    packed: RefCell<Vec<PackedConst>>,
+}
+
+/// A generation-time constant of a kernel parameter, declared like a constant tensor.
+struct PackedConst {
+    name: String,
+    comment: String,
+    data: Arc<[u8]>,
 }
 
 impl Emitter<'_, '_> {
@@ -475,9 +499,26 @@ impl Emitter<'_, '_> {
                 format!("{p}_t{t}.{member}")
             };
             let name = format!("{p}_p{op}");
+            let packed = |field: &str, packed: &Packed| -> String {
+                // `w`: weights, like the tensors (`t`) they are derived from.
+                let ident = format!("{p}_w{op}_{field}");
+                let (_, member) = tensor_view(packed.dtype);
+                self.packed.borrow_mut().push(PackedConst {
+                    name: ident.clone(),
+                    comment: format!(
+                        "operator {op}'s {field}, laid out for its kernel at generation time: {}, \
+                         {} bytes",
+                        packed.dtype,
+                        packed.bytes.len()
+                    ),
+                    data: packed.bytes.clone(),
+                });
+                format!("{ident}.{member}")
+            };
             let naming = Naming {
                 array_prefix: name.clone(),
                 tensor: &tensor,
+                packed: &packed,
             };
             let init = decl.initializer(&c_type, ps, self.graph, &naming)?;
             constants.extend(used.into_inner());

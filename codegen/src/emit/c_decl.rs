@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 use super::c_data::{f32_literal, i32_literal};
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph};
-use crate::lower::{Params, Value};
+use crate::lower::{Packed, Params, Value};
 
 /// One field of a C parameter struct.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,6 +96,9 @@ pub(crate) struct Naming<'a> {
     pub array_prefix: String,
     /// The C expression for the element pointer of constant tensor `t`.
     pub tensor: &'a dyn Fn(usize) -> String,
+    /// The C expression for the element pointer of the generation-time constant of field `name`
+    /// (declared by the caller as a constant like the tensors, named after the field).
+    pub packed: &'a dyn Fn(&str, &Packed) -> String,
 }
 
 impl StructDecl {
@@ -218,6 +221,12 @@ impl StructDecl {
                 let len = tensor.data.map_or(0, <[u8]>::len) / tensor.dtype.size().max(1);
                 ((naming.tensor)(*t), len)
             }
+            Value::Packed(packed) => {
+                let (c_elem, _) = tensor_view(packed.dtype);
+                want(c_elem)?;
+                let len = packed.bytes.len() / packed.dtype.size().max(1);
+                ((naming.packed)(name, packed), len)
+            }
             Value::Some(inner) => self.slice(name, elem, inner, graph, naming, arrays)?,
             Value::None => ("NULL".to_string(), 0),
             other => return Err(format!("`{name}` is a pointer in C but {other:?} in Rust")),
@@ -311,9 +320,11 @@ mod tests {
             source: None,
         };
         let tensor = |t: usize| format!("t{t}");
+        let packed = |field: &str, _: &Packed| format!("x_p0_{field}.i8");
         let naming = Naming {
             array_prefix: "x_p0".to_string(),
             tensor: &tensor,
+            packed: &packed,
         };
         let params = |fields: Vec<(&'static str, Value)>| Params {
             type_name: "P",
@@ -337,6 +348,20 @@ mod tests {
         ]);
         let init = decl.initializer("x_m_P", &none, &graph, &naming).unwrap();
         assert!(init.body.contains(".bias = NULL,"));
+        // Generation-time constant data: named by the caller, its length in elements.
+        let packed_bias = Packed {
+            dtype: DType::I32,
+            bytes: [1u8, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff].into(),
+        };
+        let packed = params(vec![
+            ("len", Value::Usize(4)),
+            ("bias", Value::Packed(packed_bias)),
+            ("scale", Value::F32(0.5)),
+        ]);
+        let init = decl.initializer("x_m_P", &packed, &graph, &naming).unwrap();
+        assert!(init.body.contains(".bias = x_p0_bias.i8,"), "{}", init.body);
+        assert!(init.body.contains(".bias_len = 2,"));
+        assert!(init.arrays.is_empty());
         for bad in [
             // A field the C struct lacks.
             vec![
@@ -361,6 +386,17 @@ mod tests {
             vec![
                 ("len", Value::Usize(4)),
                 ("bias", Value::F32s(vec![1.0])),
+                ("scale", Value::F32(0.5)),
+            ],
+            vec![
+                ("len", Value::Usize(4)),
+                (
+                    "bias",
+                    Value::Packed(Packed {
+                        dtype: DType::I8,
+                        bytes: [1u8].into(),
+                    }),
+                ),
                 ("scale", Value::F32(0.5)),
             ],
             vec![

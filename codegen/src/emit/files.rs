@@ -624,7 +624,7 @@ mod tests {
         let path = dir.join("out.rs");
         let mut source = Source::text("head ");
         let data = vec![7u8; 100_000];
-        source.push_data(super::super::source::Encoding::RustByteString, &data);
+        source.push_data(super::super::source::Encoding::RustByteString, &data[..]);
         let expected = source.clone().into_string();
         assert_eq!(
             write_file(&path, &source).unwrap(),

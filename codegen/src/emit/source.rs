@@ -8,6 +8,7 @@
 //! the model plus the code plus one chunk, and the time is one pass over the data.
 
 use std::io::{self, Write};
+use std::sync::Arc;
 
 /// How constant data is spelled in the generated text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +26,40 @@ pub(crate) enum Encoding {
 #[derive(Clone, Debug)]
 enum Part<'m> {
     Text(String),
-    Data(Encoding, &'m [u8]),
+    Data(Encoding, Bytes<'m>),
+}
+
+/// Constant data: the model's own bytes, or bytes computed at generation time (a filter
+/// re-laid out for its kernel, say), shared with the lowering that made them.
+#[derive(Clone, Debug)]
+pub(crate) enum Bytes<'m> {
+    /// Bytes of the model.
+    Borrowed(&'m [u8]),
+    /// Bytes computed at generation time.
+    Shared(Arc<[u8]>),
+}
+
+impl std::ops::Deref for Bytes<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(b) => b,
+            Bytes::Shared(b) => b,
+        }
+    }
+}
+
+impl<'m> From<&'m [u8]> for Bytes<'m> {
+    fn from(bytes: &'m [u8]) -> Self {
+        Bytes::Borrowed(bytes)
+    }
+}
+
+impl From<Arc<[u8]>> for Bytes<'_> {
+    fn from(bytes: Arc<[u8]>) -> Self {
+        Bytes::Shared(bytes)
+    }
 }
 
 /// Generated source text, with constant data kept by reference (`'m`: the model's bytes) and
@@ -68,8 +102,8 @@ impl<'m> Source<'m> {
     }
 
     /// Appends constant data, to be encoded as `encoding` when written.
-    pub(crate) fn push_data(&mut self, encoding: Encoding, data: &'m [u8]) {
-        self.parts.push(Part::Data(encoding, data));
+    pub(crate) fn push_data(&mut self, encoding: Encoding, data: impl Into<Bytes<'m>>) {
+        self.parts.push(Part::Data(encoding, data.into()));
     }
 
     /// Builds a source from rendered `text` in which each occurrence of `placeholder` stands for
@@ -79,14 +113,14 @@ impl<'m> Source<'m> {
         text: &str,
         placeholder: &str,
         encoding: Encoding,
-        data: &[&'m [u8]],
+        data: &[Bytes<'m>],
     ) -> Option<Source<'m>> {
         let mut source = Source::default();
         let mut pieces = text.split(placeholder);
         source.push_str(pieces.next().unwrap_or(""));
         let mut data = data.iter();
         for piece in pieces {
-            source.push_data(encoding, data.next()?);
+            source.push_data(encoding, data.next()?.clone());
             source.push_str(piece);
         }
         data.next().is_none().then_some(source)
@@ -196,7 +230,13 @@ mod tests {
     #[test]
     fn splice_and_write_match_whole_rendering() {
         let data: Vec<u8> = (0..=255u8).cycle().take(3 * CHUNK + 17).collect();
-        let source = Source::splice("a@b@c", "@", Encoding::CWords, &[&data[..], &[][..]]).unwrap();
+        let source = Source::splice(
+            "a@b@c",
+            "@",
+            Encoding::CWords,
+            &[data[..].into(), (&[][..]).into()],
+        )
+        .unwrap();
         let mut expected = String::from("a");
         expected.push_str(&super::super::c_data::words(&data));
         expected.push('b');
@@ -207,13 +247,13 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), expected);
         assert_eq!(source.into_string(), expected);
         assert!(Source::splice("a@b", "@", Encoding::CWords, &[]).is_none());
-        assert!(Source::splice("ab", "@", Encoding::CWords, &[&[1u8][..]]).is_none());
+        assert!(Source::splice("ab", "@", Encoding::CWords, &[(&[1u8][..]).into()]).is_none());
     }
 
     #[test]
     fn rust_bytes_are_escaped() {
         let mut source = Source::text("b\"");
-        source.push_data(Encoding::RustByteString, b"a\"\\\x00\x7f~");
+        source.push_data(Encoding::RustByteString, &b"a\"\\\x00\x7f~"[..]);
         source.push_str("\"");
         assert_eq!(source.into_string(), "b\"a\\\"\\\\\\x00\\x7f~\"");
     }

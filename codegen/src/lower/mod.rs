@@ -16,7 +16,7 @@ pub(crate) mod params;
 pub mod quant;
 
 use crate::error::{Error, Result};
-use crate::ir::{op_name, Graph};
+use crate::ir::{op_name, DType, Graph};
 pub(crate) use context::{Num, OpContext};
 pub(crate) use ops::is_reshape_like;
 
@@ -97,10 +97,23 @@ pub enum Value {
     /// The data of a constant tensor as a typed slice: `&[i8]` for INT8, `&[i32]` for INT32,
     /// `&[f32]` for FLOAT32, `&[u8]` otherwise.
     Tensor(usize),
+    /// Constant data computed at generation time (weights re-laid out for a kernel, say), written
+    /// like a constant tensor's data (a byte string in Rust, 64-bit words in C: fast to compile
+    /// however large) and viewed as the same typed slice as [`Value::Tensor`] of its type.
+    Packed(Packed),
     /// `Some(value)`.
     Some(Box<Value>),
     /// `None`.
     None,
+}
+
+/// Constant data computed at generation time: little-endian bytes viewed as elements of `dtype`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packed {
+    /// The element type of the slice the kernel reads.
+    pub dtype: DType,
+    /// The elements, little-endian.
+    pub bytes: std::sync::Arc<[u8]>,
 }
 
 /// The value of a slice parameter in the typed constructors of [`params`]: computed at generation
@@ -111,21 +124,28 @@ pub(crate) enum Data<T> {
     Values(Vec<T>),
     /// The data of this constant tensor.
     Tensor(usize),
+    /// Values computed by the lowering and emitted as constant data ([`Value::Packed`]) rather
+    /// than as a literal list: for large arrays, such as a filter re-laid out for its kernel.
+    Packed(Vec<T>),
 }
 
 macro_rules! data_value {
-    ($($t:ty => $variant:ident),*) => {$(
+    ($($t:ty => $variant:ident, $dtype:ident),*) => {$(
         impl From<Data<$t>> for Value {
             fn from(data: Data<$t>) -> Value {
                 match data {
                     Data::Values(v) => Value::$variant(v),
                     Data::Tensor(t) => Value::Tensor(t),
+                    Data::Packed(v) => Value::Packed(Packed {
+                        dtype: DType::$dtype,
+                        bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                    }),
                 }
             }
         }
     )*};
 }
-data_value!(i8 => I8s, i32 => I32s, f32 => F32s);
+data_value!(i8 => I8s, I8, i32 => I32s, I32, f32 => F32s, F32);
 
 /// Lowers every operator of `graph`, in execution order.
 pub fn lower(graph: &Graph) -> Result<Vec<Call>> {

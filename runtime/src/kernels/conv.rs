@@ -10,7 +10,8 @@
 
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
-    clamp_f32, dot4_rows_s8, dot4_rows_s8_outlined, dot4_s8, dot_s8, views, Requantizer,
+    clamp_f32, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8, dot_s8, views,
+    Requantizer,
 };
 
 /// Constant parameters of [`conv2d_s8`].
@@ -79,7 +80,11 @@ pub struct Conv1x1S8<'a> {
     pub output_c: usize,
     /// Output zero point.
     pub output_zero_point: i32,
-    /// Filter weights, `[output_c, 1, 1, input_c]` (zero point 0).
+    /// Filter weights, the rows of `[output_c, 1, 1, input_c]` (zero point 0) re-laid out at
+    /// generation time so that four rows are read through one pointer: each block of four rows
+    /// as their 4-byte words interleaved (word 0 of rows 0, 1, 2, 3, then word 1 of each, …),
+    /// then the block's rows' last `input_c % 4` bytes one row after another; the
+    /// `output_c % 4` rows after the last block as they are.
     pub filter: &'a [i8],
     /// Per-output-channel bias with the input zero point folded in at generation time,
     /// `bias[c] - input_zero_point * Σ filter[c]` (wrapping), so that the kernel multiplies the
@@ -137,7 +142,8 @@ pub struct Conv2dIm2colS8<'a> {
     pub input_zero_point: i32,
     /// Output zero point.
     pub output_zero_point: i32,
-    /// Filter weights, `[output_c, filter_h, filter_w, input_c]` (zero point 0).
+    /// Filter weights, the rows of `[output_c, filter_h, filter_w, input_c]` (zero point 0)
+    /// re-laid out at generation time as [`Conv1x1S8::filter`]'s, each row a whole window.
     pub filter: &'a [i8],
     /// Per-output-channel bias with the input zero point folded in at generation time, as
     /// [`Conv1x1S8::folded_bias`]: taps outside the image are gathered as the input zero point, so
@@ -360,20 +366,30 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
         (p.act_min, p.act_max),
     )
     .narrow(p.narrow_requant);
+    let mut acc = [0i32; ACC_RUN];
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
-        let (o_blocks, o_rest) = o.split_at_mut(blocked);
-        for (c, (w, o)) in blocks
-            .chunks_exact(4 * n)
-            .zip(o_blocks.chunks_exact_mut(4))
+        // Runs of up to ACC_RUN channels: their sums first, then their requantization, each loop
+        // with its own values in registers.
+        for (run, (w, o)) in blocks
+            .chunks(ACC_RUN * n)
+            .zip(o[..blocked].chunks_mut(ACC_RUN))
             .enumerate()
         {
-            o.copy_from_slice(&requantizer.four(4 * c, dot4_rows_s8(x, w)));
+            let acc = &mut acc[..o.len()];
+            for (a, w) in acc.chunks_exact_mut(4).zip(w.chunks_exact(4 * n)) {
+                a.copy_from_slice(&dot4_interleaved_s8(x, w));
+            }
+            requantizer.run(run * ACC_RUN, acc, o);
         }
-        for (c, (w, o)) in rest.chunks_exact(n).zip(o_rest).enumerate() {
+        for (c, (w, o)) in rest.chunks_exact(n).zip(&mut o[blocked..]).enumerate() {
             *o = requantizer.one(blocked + c, dot_s8(w, x, 0));
         }
     }
 }
+
+/// The channels whose sums a matrix-product kernel gathers before requantizing them
+/// ([`Requantizer::run`]): a multiple of four, on the stack (4 bytes each).
+const ACC_RUN: usize = 32;
 
 /// int8 CONV_2D with one group ([`Conv2dIm2colS8`]), bit-exact with TFLM's `ConvPerChannel`:
 /// each output pixel's window is gathered into one contiguous run on the stack (taps outside the
@@ -414,6 +430,9 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
     let outside = p.input_zero_point as i8 as u8;
     let mut buffer = [0u8; super::IM2COL_MAX];
     let window = &mut buffer[..k];
+    // Half the 1×1 kernel's run: the window buffer is on the stack too.
+    let mut acc = [0i32; ACC_RUN / 2];
+    let run_len = acc.len();
     let mut out_px = out.chunks_exact_mut(m);
     for b in 0..p.batches {
         let image = &inp[b * image_len..][..image_len];
@@ -455,18 +474,22 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
                 }
                 let px = out_px.next().expect("output size");
                 let (px_blocks, px_rest) = px.split_at_mut(blocked);
-                for (i, (w, o)) in blocks
-                    .chunks_exact(4 * k)
-                    .zip(px_blocks.chunks_exact_mut(4))
+                // As in the 1×1 kernel: runs of sums, then their requantization.
+                for (run, (w, o)) in blocks
+                    .chunks(run_len * k)
+                    .zip(px_blocks.chunks_mut(run_len))
                     .enumerate()
                 {
-                    // Short windows: the call would cost more than the registers it frees.
-                    let acc = if k < 32 {
-                        dot4_rows_s8(window, w)
-                    } else {
-                        dot4_rows_s8_outlined(window, w)
-                    };
-                    o.copy_from_slice(&requantizer.four(4 * i, acc));
+                    let acc = &mut acc[..o.len()];
+                    for (a, w) in acc.chunks_exact_mut(4).zip(w.chunks_exact(4 * k)) {
+                        // Short windows: the call would cost more than the registers it frees.
+                        a.copy_from_slice(&if k < 32 {
+                            dot4_interleaved_s8(window, w)
+                        } else {
+                            dot4_interleaved_s8_outlined(window, w)
+                        });
+                    }
+                    requantizer.run(run * run_len, acc, o);
                 }
                 for (i, (w, o)) in rest.chunks_exact(k).zip(px_rest).enumerate() {
                     *o = requantizer.one(blocked + i, dot_s8(w, window, 0));
@@ -544,6 +567,7 @@ pub fn conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Conv2dF32) 
 #[cfg(test)]
 mod tests {
     extern crate std;
+    use super::super::nn_common::dot::tests::interleave_rows4;
     use super::*;
     use std::{vec, vec::Vec};
 
@@ -840,12 +864,13 @@ mod tests {
                     bias[c].wrapping_sub(zp.wrapping_mul(sum))
                 })
                 .collect();
+            let interleaved = interleave_rows4(&filter, n);
             let fast = Conv1x1S8 {
                 pixels,
                 input_c: n,
                 output_c: m,
                 output_zero_point: 3,
-                filter: &filter,
+                filter: &interleaved,
                 folded_bias: &folded,
                 multipliers: &multipliers,
                 shifts: &shifts,
@@ -935,6 +960,7 @@ mod tests {
                     bias[ch].wrapping_sub(zp.wrapping_mul(sum))
                 })
                 .collect();
+            let interleaved = interleave_rows4(&filter, k);
             let fast = Conv2dIm2colS8 {
                 batches: 1,
                 input_h: ih,
@@ -953,7 +979,7 @@ mod tests {
                 pad_left,
                 input_zero_point: zp,
                 output_zero_point: 3,
-                filter: &filter,
+                filter: &interleaved,
                 folded_bias: &folded,
                 multipliers: &multipliers,
                 shifts: &shifts,

@@ -222,16 +222,27 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
         }
     }
     let tap_table = TapTable::new(&tap_offsets[..taps.min(MAX_TAPS)]);
+    // One run of sums for both paths below (the stack is a budget).
+    let mut sums = [0i32; BLOCK];
     for_each_pixel!(p, |b, w, o| {
         let out_px = &mut out[o * p.output_c..][..p.output_c];
         let pixel = |y: usize, x: usize| &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c..];
         let mut c0 = 0;
         if tabulated && w.ky == (0, p.filter_h) && w.kx == (0, p.filter_w) {
             let window = pixel(w.y0 as usize, w.x0 as usize);
-            while c0 + 4 <= p.output_c {
-                let acc = window4_s8(&window[c0..], &filter[c0..], &tap_table, p.output_c, offset);
-                out_px[c0..c0 + 4].copy_from_slice(&requantizer.four(c0, acc));
-                c0 += 4;
+            // Runs of up to BLOCK channels: their sums, four at a time, then their
+            // requantization, each loop with its own values in registers.
+            let whole = p.output_c - p.output_c % 4;
+            while c0 < whole {
+                let n = BLOCK.min(whole - c0);
+                for (k, a) in sums[..n].chunks_exact_mut(4).enumerate() {
+                    let c = c0 + 4 * k;
+                    let four =
+                        window4_s8(&window[c..], &filter[c..], &tap_table, p.output_c, offset);
+                    a.copy_from_slice(&four);
+                }
+                requantizer.run(c0, &sums[..n], &mut out_px[c0..c0 + n]);
+                c0 += n;
             }
         }
         while c0 < p.output_c {
@@ -242,8 +253,8 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
             } else {
                 ((dm - c0 % dm).min(BLOCK), Some(c0 / dm))
             };
-            let mut acc = [0i32; BLOCK];
-            let acc = &mut acc[..n];
+            let acc = &mut sums[..n];
+            acc.fill(0);
             for ky in w.ky.0..w.ky.1 {
                 let y = coord(w.y0, ky, p.dilation_h);
                 for kx in w.kx.0..w.kx.1 {
@@ -256,9 +267,7 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
                     }
                 }
             }
-            for (j, (o, &a)) in out_px[c0..c0 + n].iter_mut().zip(acc.iter()).enumerate() {
-                *o = requantizer.one(c0 + j, a);
-            }
+            requantizer.run(c0, acc, &mut out_px[c0..c0 + n]);
             c0 += n;
         }
     });

@@ -216,6 +216,9 @@ impl<'a> Call<'a> {
                 .ok_or_else(|| format!("{}: field {name} names a non-constant", self.describe()))?;
             return Ok(T::from_le_bytes(data));
         }
+        if let Value::Packed(packed) = value {
+            return Ok(T::from_le_bytes(&packed.bytes));
+        }
         T::from_list(value)
             .ok_or_else(|| format!("{}: field {name} has another type", self.describe()))
     }

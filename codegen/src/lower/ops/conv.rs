@@ -212,7 +212,7 @@ pub(super) fn bias_values(
 ) -> Result<Vec<i32>> {
     Ok(match bias {
         None => vec![0; channels],
-        Some(Data::Values(v)) => v.clone(),
+        Some(Data::Values(v) | Data::Packed(v)) => v.clone(),
         Some(Data::Tensor(t)) => ctx.const_i32s("bias", &ctx.graph().tensors[*t])?,
     })
 }
@@ -281,15 +281,14 @@ pub(super) struct Folded {
     pub narrow: bool,
 }
 
-/// The [`Folded`] parameters of an int8 convolution with `quant`, whose filter (as the kernel
-/// reads it, `filter`) has the rows `(weights, row)`, one per output channel. Inputs reach the
-/// kernels raw (int8, at most 128 in magnitude), and taps outside the image are gathered as the
-/// zero point, so the folded bias gives TFLM's sums.
+/// The [`Folded`] parameters of an int8 convolution with `quant`, whose filter has the rows
+/// `(weights, row)`, one per output channel (re-laid out for the kernels by [`interleave_rows4`]).
+/// Inputs reach the kernels raw (int8, at most 128 in magnitude), and taps outside the image are
+/// gathered as the zero point, so the folded bias gives TFLM's sums.
 pub(super) fn fold(
     ctx: &OpContext,
     quant: &ConvQuant,
     (weights, row): (Vec<i8>, usize),
-    filter: Data<i8>,
 ) -> Result<Folded> {
     let ConvQuant::I8 {
         input_zero_point,
@@ -316,13 +315,36 @@ pub(super) fn fold(
     Ok(Folded {
         input_zero_point: *input_zero_point,
         output_zero_point: *output_zero_point,
-        filter,
+        filter: Data::Packed(interleave_rows4(&weights, row)),
         bias: folded,
         multipliers: multipliers.clone(),
         shifts: shifts.clone(),
         act: (*act_min, *act_max),
         narrow,
     })
+}
+
+/// The rows of an int8 filter (`row` bytes each) in the order the matrix-product kernels read
+/// them (the runtime's `Conv1x1S8::filter`): each block of four rows as their 4-byte words
+/// interleaved (word 0 of rows 0, 1, 2, 3, then word 1 of each, …), then the rows' last
+/// `row % 4` bytes one row after another; the rows after the last whole block as they are. The
+/// kernels then read a block through one pointer, 16 bytes per step.
+pub(super) fn interleave_rows4(weights: &[i8], row: usize) -> Vec<i8> {
+    let mut out = Vec::with_capacity(weights.len());
+    let whole = row - row % 4;
+    let mut blocks = weights.chunks_exact(4 * row.max(1));
+    for block in blocks.by_ref() {
+        for j in (0..whole).step_by(4) {
+            for r in 0..4 {
+                out.extend_from_slice(&block[r * row + j..][..4]);
+            }
+        }
+        for r in 0..4 {
+            out.extend_from_slice(&block[r * row + whole..][..row - whole]);
+        }
+    }
+    out.extend_from_slice(blocks.remainder());
+    out
 }
 
 /// `conv::conv2d_1x1_s8` for an int8 product of `pixels` rows of `input_c` channels into
@@ -427,8 +449,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         let one_by_one = f[1] == 1 && f[2] == 1 && (g.stride_h, g.stride_w) == (1, 1);
         if one_by_one && (g.pad_top, g.pad_left) == (0, 0) && i[3] > 0 {
             let rows = filter_rows(ctx, ctx.input(1)?, out[3])?;
-            let filter = Data::Tensor(ctx.constant_input(1, "filter")?);
-            let folded = fold(ctx, &quant, rows, filter)?;
+            let folded = fold(ctx, &quant, rows)?;
             return pointwise(ctx, (i[0] * i[1] * i[2], i[3], out[3]), folded);
         }
         // Any other single-group convolution whose window fits the kernel's stack buffer: gathered
@@ -436,8 +457,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         let window = f[1] * f[2] * f[3];
         if window > 0 && window <= crate::lower::params::IM2COL_MAX {
             let rows = filter_rows(ctx, ctx.input(1)?, out[3])?;
-            let filter = Data::Tensor(ctx.constant_input(1, "filter")?);
-            let folded = fold(ctx, &quant, rows, filter)?;
+            let folded = fold(ctx, &quant, rows)?;
             return im2col(ctx, (i, (f[1], f[2]), out), &g, folded);
         }
     }
@@ -523,6 +543,23 @@ mod tests {
 
     static W9: [u8; 18] = [1; 18];
     static BIAS2: [u8; 8] = [0; 8];
+
+    #[test]
+    fn interleaves_blocks_of_four_rows_by_words() {
+        // Five rows of six: one block (words of rows 0..4, then their two-byte tails), one row left.
+        let weights: Vec<i8> = (0..30).collect();
+        let packed = super::interleave_rows4(&weights, 6);
+        #[rustfmt::skip]
+        let expected: Vec<i8> = vec![
+            0, 1, 2, 3, 6, 7, 8, 9, 12, 13, 14, 15, 18, 19, 20, 21,
+            4, 5, 10, 11, 16, 17, 22, 23,
+            24, 25, 26, 27, 28, 29,
+        ];
+        assert_eq!(packed, expected);
+        // A row shorter than a word: the block is its rows' tails.
+        assert_eq!(super::interleave_rows4(&[1, 2, 3, 4], 1), vec![1, 2, 3, 4]);
+        assert_eq!(super::interleave_rows4(&[], 0), Vec::<i8>::new());
+    }
 
     fn conv_options(padding: Padding, activation: Activation) -> Options {
         Options::Conv2D(Conv2DOptions {

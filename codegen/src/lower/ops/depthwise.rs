@@ -9,12 +9,7 @@ use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{OpCode, Options};
 use crate::lower::params::{depthwise as P, IM2COL_MAX};
-use crate::lower::{Data, OpContext};
-
-/// The largest filter (bytes) that a one-channel depthwise convolution has transposed into a
-/// CONV_2D filter: the transposed copy is written into the generated source as a literal, which
-/// stays small and fast to compile below this.
-const TRANSPOSED_FILTER_MAX: usize = 4096;
+use crate::lower::OpContext;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -69,16 +64,12 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     // alike, so it runs on the gathering convolution kernel.
     let window = f[1] * f[2];
     let one_channel = i[3] == 1 && window > 0 && window <= IM2COL_MAX;
-    if matches!(quant, ConvQuant::I8 { .. })
-        && one_channel
-        && window * out[3] <= TRANSPOSED_FILTER_MAX
-    {
+    if matches!(quant, ConvQuant::I8 { .. }) && one_channel {
         let (columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
         let transposed: Vec<i8> = (0..out[3])
             .flat_map(|m| columns.iter().skip(m).step_by(out[3]).copied())
             .collect();
-        let filter = Data::Values(transposed.clone());
-        let folded = fold(ctx, &quant, (transposed, window), filter)?;
+        let folded = fold(ctx, &quant, (transposed, window))?;
         return Ok(Kernel {
             module: Some("conv"),
             ..im2col(ctx, (i, (f[1], f[2]), out), &g, folded)?
@@ -179,7 +170,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
 mod tests {
     use super::super::testing::{field, graph, kernel, quant, tensor};
     use crate::ir::*;
-    use crate::lower::Value;
+    use crate::lower::{Packed, Value};
 
     fn options() -> Options {
         Options::DepthwiseConv2D(DepthwiseConv2DOptions {
@@ -247,10 +238,12 @@ mod tests {
         let k = kernel(&g);
         assert_eq!((k.module, k.function), ("conv", "conv2d_im2col_s8"));
         // Taps (y, x) of channel 0 are W[0], W[2], W[4], W[6]; of channel 1, W[1], W[3], ...
-        assert_eq!(
-            field(&k, "filter"),
-            &Value::I8s(vec![1, 3, 5, 7, 2, 4, 6, 8])
-        );
+        // Fewer than four rows: no block to interleave, the rows stay as they are.
+        let filter = Packed {
+            dtype: DType::I8,
+            bytes: [1u8, 3, 5, 7, 2, 4, 6, 8].into(),
+        };
+        assert_eq!(field(&k, "filter"), &Value::Packed(filter));
         // No bias, input zero point 3: -3 * (1 + 3 + 5 + 7) and -3 * (2 + 4 + 6 + 8).
         assert_eq!(field(&k, "folded_bias"), &Value::I32s(vec![-48, -60]));
         assert_eq!(field(&k, "shifts"), &Value::I8s(vec![2, 1]));

@@ -112,7 +112,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
                 act_max,
             };
             let rows = filter_rows(ctx, filter, units)?;
-            let folded = fold(ctx, &quant, rows, Data::Tensor(filter_index))?;
+            let folded = fold(ctx, &quant, rows)?;
             Ok(Kernel {
                 module: Some("conv"),
                 ..pointwise(ctx, (batches, depth, units), folded)?

@@ -59,32 +59,32 @@ pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
     acc
 }
 
-/// The four dot products of the input row `x` with the four consecutive filter rows in `w`
-/// (`4 * x.len()` bytes), with no offset: the input zero point is folded into the bias at
-/// generation time. One pass per input word: the word is unpacked once for the four rows, and
-/// without an offset to add there is one register more for the loop (about 1.4 instructions per
-/// multiply-accumulate on ARMv7E-M). See also [`dot4_rows_s8_outlined`].
+/// The four dot products of the input row `x` with a block of four filter rows of `x.len()` bytes
+/// each, interleaved by words (`4 * x.len()` bytes: word 0 of rows 0, 1, 2, 3, then word 1 of
+/// each, …, then each row's last `x.len() % 4` bytes, one row after another; see the runtime's
+/// `Conv1x1S8::filter`), with no offset: the input zero point is folded into the bias at
+/// generation time. One pass per input word: the word is unpacked once for the four rows, whose
+/// words are the next 16 bytes of the block, read through one pointer, so the loop keeps its four
+/// sums and both pointers in registers. See also [`dot4_interleaved_s8_outlined`].
 #[inline(always)]
-pub(crate) fn dot4_rows_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
+pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
     let n = x.len();
-    let (w0, rest) = w[..4 * n].split_at(n);
-    let (w1, rest) = rest.split_at(n);
-    let (w2, w3) = rest.split_at(n);
+    let whole = n - n % 4;
+    let (words, tails) = w[..4 * n].split_at(4 * whole);
     let mut acc = [0i32; 4];
     #[cfg(tinyaot_dsp)]
-    let start = {
-        let whole = n - n % 4;
-        let (mut xp, mut wp) = (x.as_ptr(), w0.as_ptr());
+    {
+        let (mut xp, mut wp) = (x.as_ptr(), words.as_ptr());
         // SAFETY: `whole <= n = x.len()`, so the end is within (or one past) `x`.
         let end = unsafe { xp.add(whole) };
         while xp != end {
-            // SAFETY: xp = x + i and wp = w0 + i for the same i with i + 4 <= whole <= n; `x` has
-            // n bytes and rows 0..4 of `w` (n bytes each, at wp + k * n) were sliced above, so
-            // every four-byte read is in bounds; `read_unaligned` needs no alignment.
+            // SAFETY: xp = x + i and wp = words + 4 i for the same i with i + 4 <= whole, and
+            // `words` has 4 * whole bytes, so both reads are in bounds; `read_unaligned` needs no
+            // alignment.
             let (xw, ww) = unsafe {
                 (
                     xp.cast::<u32>().read_unaligned(),
-                    [0, n, 2 * n, 3 * n].map(|o| wp.add(o).cast::<u32>().read_unaligned()),
+                    wp.cast::<[u32; 4]>().read(),
                 )
             };
             let (even, odd) = (sxtb16(xw), sxtb16_ror8(xw));
@@ -94,30 +94,36 @@ pub(crate) fn dot4_rows_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
             // SAFETY: both stay within their slices (at most one past the last word read).
             unsafe {
                 xp = xp.add(4);
-                wp = wp.add(4);
+                wp = wp.add(16);
             }
         }
-        whole
-    };
+    }
     #[cfg(not(tinyaot_dsp))]
-    let start = 0;
-    for i in start..n {
-        let xi = i32::from(x[i] as i8);
-        acc[0] = acc[0].wrapping_add(xi * i32::from(w0[i]));
-        acc[1] = acc[1].wrapping_add(xi * i32::from(w1[i]));
-        acc[2] = acc[2].wrapping_add(xi * i32::from(w2[i]));
-        acc[3] = acc[3].wrapping_add(xi * i32::from(w3[i]));
+    for (x, w) in x[..whole].chunks_exact(4).zip(words.chunks_exact(16)) {
+        for (a, w) in acc.iter_mut().zip(w.chunks_exact(4)) {
+            for (&x, &w) in x.iter().zip(w) {
+                *a = a.wrapping_add(i32::from(x as i8) * i32::from(w));
+            }
+        }
+    }
+    let tail = n - whole;
+    if tail > 0 {
+        for (a, w) in acc.iter_mut().zip(tails.chunks_exact(tail)) {
+            for (&x, &w) in x[whole..].iter().zip(w) {
+                *a = a.wrapping_add(i32::from(x as i8) * i32::from(w));
+            }
+        }
     }
     acc
 }
 
-/// [`dot4_rows_s8`], not inlined on bare metal: for long rows (a gathered convolution window) the
-/// loop then gets every register of its own frame, where inlined into a kernel's pixel loop it
-/// spilled sums (measured with `cargo xtask mcu --profile`); for short rows (a 1×1 convolution of
-/// few channels) the call costs more than it saves, so those kernels inline it.
+/// [`dot4_interleaved_s8`], not inlined on bare metal: for long rows (a gathered convolution
+/// window) the loop then gets every register of its own frame, where inlined into a kernel's
+/// pixel loop it spilled sums (measured with `cargo xtask mcu --profile`); for short rows (a 1×1
+/// convolution of few channels) the call costs more than it saves, so those kernels inline it.
 #[cfg_attr(target_os = "none", inline(never))]
-pub(crate) fn dot4_rows_s8_outlined(x: &[u8], w: &[i8]) -> [i32; 4] {
-    dot4_rows_s8(x, w)
+pub(crate) fn dot4_interleaved_s8_outlined(x: &[u8], w: &[i8]) -> [i32; 4] {
+    dot4_interleaved_s8(x, w)
 }
 
 /// `Σ w * (x + offset)` over two equally long int8 rows (`x` as arena bytes).
@@ -302,7 +308,30 @@ fn word_i8(b: &[i8]) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    /// The runtime's `Conv1x1S8::filter` layout of `rows` (`row` bytes each), as the generator
+    /// writes it: blocks of four rows interleaved by words, then their tails; the rest as they are.
+    pub(crate) fn interleave_rows4(rows: &[i8], row: usize) -> Vec<i8> {
+        let mut out = Vec::with_capacity(rows.len());
+        let whole = row - row % 4;
+        let mut blocks = rows.chunks_exact(4 * row.max(1));
+        for block in blocks.by_ref() {
+            for j in (0..whole).step_by(4) {
+                for r in 0..4 {
+                    out.extend_from_slice(&block[r * row + j..][..4]);
+                }
+            }
+            for r in 0..4 {
+                out.extend_from_slice(&block[r * row + whole..][..row - whole]);
+            }
+        }
+        out.extend_from_slice(blocks.remainder());
+        out
+    }
+
     use super::*;
 
     fn reference(w: &[i8], x: &[u8], offset: i32) -> i32 {
@@ -337,7 +366,7 @@ mod tests {
                 ];
                 let flat: [i8; 28] = core::array::from_fn(|i| rows[i / 7][i % 7]);
                 assert_eq!(
-                    dot4_rows_s8(&x, &flat),
+                    dot4_interleaved_s8(&x, &interleave_rows4(&flat, 7)),
                     rows.map(|row| reference(&row, &x, 0))
                 );
             }
