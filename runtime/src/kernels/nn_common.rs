@@ -8,6 +8,8 @@ mod dsp;
 pub(crate) mod fixed_point;
 pub(crate) mod float_math;
 pub(crate) mod requant;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod sse2;
 pub(crate) mod views;
 pub(crate) mod window;
 

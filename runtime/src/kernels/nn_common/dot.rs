@@ -71,6 +71,9 @@ pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
     let n = x.len();
     let whole = n - n % 4;
     let (words, tails) = w[..4 * n].split_at(4 * whole);
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    let mut acc = super::sse2::dot4_interleaved(&x[..whole], words);
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     let mut acc = [0i32; 4];
     #[cfg(tinyaot_dsp)]
     {
@@ -98,7 +101,7 @@ pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
             }
         }
     }
-    #[cfg(not(tinyaot_dsp))]
+    #[cfg(not(any(tinyaot_dsp, all(target_arch = "x86_64", not(miri)))))]
     for (x, w) in x[..whole].chunks_exact(4).zip(words.chunks_exact(16)) {
         for (a, w) in acc.iter_mut().zip(w.chunks_exact(4)) {
             for (&x, &w) in x.iter().zip(w) {
@@ -218,6 +221,8 @@ pub(crate) fn window4_s8(
         "depthwise window out of bounds"
     );
     let mut wp = w.as_ptr();
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    let mut lanes = super::sse2::Mac4::new(offset);
     for &o in table.offsets {
         // SAFETY: o <= table.max (the table's invariant: `max` is the largest offset, computed
         // from the same slice when it was built) and max + 4 <= x.len(); the k-th tap's filter
@@ -229,8 +234,19 @@ pub(crate) fn window4_s8(
                 wp.cast::<[i8; 4]>().read_unaligned(),
             )
         };
-        acc = mac4_s8(acc, &ww, &xw, offset);
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        {
+            lanes = lanes.mac(ww, xw);
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+        {
+            acc = mac4_s8(acc, &ww, &xw, offset);
+        }
         wp = wp.wrapping_add(w_step);
+    }
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        acc = lanes.sums();
     }
     acc
 }

@@ -150,7 +150,14 @@ impl Requantizer<'_> {
     /// constants.
     #[inline(always)]
     fn apply_narrow_int8(&self, acc: i32, multiplier: i32, shift: i8) -> u8 {
-        (self.narrow_unclamped(acc, multiplier, shift)).clamp(-128, 127) as i8 as u8
+        let v = self.narrow_unclamped(acc, multiplier, shift);
+        // On x86-64 a plain clamp compiles to branches, which mispredict (outputs are often
+        // clamped: activations fold into the output range); on the Cortex-M it is one `ssat`.
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        let v = super::sse2::saturate_i8(v);
+        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+        let v = v.clamp(-128, 127) as i8;
+        v as u8
     }
 
     /// The narrow path's result before the clamp.
