@@ -11,7 +11,7 @@
 
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
-    clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, window4_s8, Requantizer, TapTable,
+    clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, window_run_s8, Requantizer, TapTable,
 };
 
 /// Output channels accumulated together: the window is walked once per block of this many channels,
@@ -235,12 +235,8 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
             let whole = p.output_c - p.output_c % 4;
             while c0 < whole {
                 let n = BLOCK.min(whole - c0);
-                for (k, a) in sums[..n].chunks_exact_mut(4).enumerate() {
-                    let c = c0 + 4 * k;
-                    let four =
-                        window4_s8(&window[c..], &filter[c..], &tap_table, p.output_c, offset);
-                    a.copy_from_slice(&four);
-                }
+                let (x, w) = (&window[c0..], &filter[c0..]);
+                window_run_s8(x, w, &tap_table, p.output_c, offset, &mut sums[..n]);
                 requantizer.run(c0, &sums[..n], &mut out_px[c0..c0 + n]);
                 c0 += n;
             }

@@ -183,7 +183,7 @@ pub(crate) fn mac4_s8(acc: [i32; 4], w: &[i8], x: &[u8], offset: i32) -> [i32; 4
 }
 
 /// The input offsets of a depthwise window's taps from its first (for a window wholly in the
-/// image), with their maximum, found once when the table is built so that [`window4_s8`] checks
+/// image), with their maximum, found once when the table is built so that [`window_run_s8`] checks
 /// its bounds with one comparison.
 pub(crate) struct TapTable<'a> {
     offsets: &'a [usize],
@@ -198,57 +198,67 @@ impl<'a> TapTable<'a> {
     }
 }
 
-/// The four channel sums `Σ_k w[k * w_step + c] * (x[offsets[k] + c] + offset)`, `c < 4`, of a
-/// depthwise window whose taps lie at the tabulated offsets of the input and `w_step` bytes
-/// apart in the filter. The bounds are checked once, up front, so that each tap is two loads and
-/// the multiply-accumulates, its four sums in registers. Not inlined on bare metal: in its own
-/// frame the loop gets every register (measured with `cargo xtask mcu --profile`).
+/// The channel sums `Σ_k w[k * w_step + c] * (x[offsets[k] + c] + offset)` of a depthwise window
+/// whose taps lie at the tabulated offsets of the input and `w_step` bytes apart in the filter,
+/// for the channels `c < sums.len()` (a multiple of four), four at a time. The bounds are checked
+/// once, up front, so that each tap is two loads and the multiply-accumulates, its four sums in
+/// registers. Not inlined on bare metal: in its own frame the loop gets every register, and one
+/// call covers a whole run of channels (measured with `cargo xtask mcu --profile`).
 #[cfg_attr(target_os = "none", inline(never))]
-pub(crate) fn window4_s8(
+pub(crate) fn window_run_s8(
     x: &[u8],
     w: &[i8],
     table: &TapTable,
     w_step: usize,
     offset: i32,
-) -> [i32; 4] {
+    sums: &mut [i32],
+) {
+    let n = sums.len();
     let taps = table.offsets.len();
-    let mut acc = [0i32; 4];
+    assert!(
+        n % 4 == 0,
+        "depthwise run not a whole number of four channels"
+    );
     if taps == 0 {
-        return acc;
+        sums.fill(0);
+        return;
     }
     assert!(
-        table.max + 4 <= x.len() && (taps - 1) * w_step + 4 <= w.len(),
+        table.max + n <= x.len() && (taps - 1) * w_step + n <= w.len(),
         "depthwise window out of bounds"
     );
-    let mut wp = w.as_ptr();
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    let mut lanes = super::sse2::Mac4::new(offset);
-    for &o in table.offsets {
-        // SAFETY: o <= table.max (the table's invariant: `max` is the largest offset, computed
-        // from the same slice when it was built) and max + 4 <= x.len(); the k-th tap's filter
-        // word starts at k * w_step <= (taps - 1) * w_step with four bytes within `w` (both
-        // asserted above); `read_unaligned` needs no alignment.
-        let (xw, ww) = unsafe {
-            (
-                x.as_ptr().add(o).cast::<[u8; 4]>().read_unaligned(),
-                wp.cast::<[i8; 4]>().read_unaligned(),
-            )
-        };
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        {
-            lanes = lanes.mac(ww, xw);
-        }
+    for (c, four) in sums.chunks_exact_mut(4).enumerate() {
+        let (x, mut wp) = (&x[4 * c..], w[4 * c..].as_ptr());
         #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-        {
-            acc = mac4_s8(acc, &ww, &xw, offset);
+        let mut acc = [0i32; 4];
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        let mut lanes = super::sse2::Mac4::new(offset);
+        for &o in table.offsets {
+            // SAFETY: o <= table.max (the table's invariant: `max` is the largest offset,
+            // computed from the same slice when it was built) and 4 c + 4 <= n, with
+            // max + n <= x.len() before `x` was advanced by 4 c; the k-th tap's filter word
+            // starts at 4 c + k * w_step <= 4 c + (taps - 1) * w_step, with four bytes within
+            // `w` (both asserted above); `read_unaligned` needs no alignment.
+            let (xw, ww) = unsafe {
+                (
+                    x.as_ptr().add(o).cast::<[u8; 4]>().read_unaligned(),
+                    wp.cast::<[i8; 4]>().read_unaligned(),
+                )
+            };
+            #[cfg(all(target_arch = "x86_64", not(miri)))]
+            {
+                lanes = lanes.mac(ww, xw);
+            }
+            #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+            {
+                acc = mac4_s8(acc, &ww, &xw, offset);
+            }
+            wp = wp.wrapping_add(w_step);
         }
-        wp = wp.wrapping_add(w_step);
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        let acc = lanes.sums();
+        four.copy_from_slice(&acc);
     }
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        acc = lanes.sums();
-    }
-    acc
 }
 
 /// Channel-wise `acc[c] += w[c] * (x[c] + offset)` over equally long rows: four channels at a

@@ -65,7 +65,7 @@ fn dot4_interleaved_sse2(x: &[u8], words: &[i8]) -> [i32; 4] {
 }
 
 /// Four channel sums `Σ w[c] * (x[c] + offset)` kept in one register, for the taps of a depthwise
-/// window ([`super::dot::window4_s8`]). Each product is exact in 16 bits (`|w| <= 128`,
+/// window ([`super::dot::window_run_s8`]). Each product is exact in 16 bits (`|w| <= 128`,
 /// `|x + offset| <= 255`), then widened and added in 32-bit lanes.
 #[derive(Clone, Copy)]
 pub(crate) struct Mac4 {
