@@ -213,12 +213,13 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
     // Without a depth multiplier, the taps of a window wholly in the image lie at fixed offsets
     // from its first: tabulated once, they make each tap two loads and the multiply-accumulates.
     let taps = p.filter_h * p.filter_w;
-    let mut tap_offsets = [0usize; MAX_TAPS];
+    let mut tap_offsets = [[0usize; 2]; MAX_TAPS];
     let tabulated = dm == 1 && taps <= MAX_TAPS;
     if tabulated {
         for (k, o) in tap_offsets[..taps].iter_mut().enumerate() {
             let (ky, kx) = (k / p.filter_w, k % p.filter_w);
-            *o = (ky * p.dilation_h * p.input_w + kx * p.dilation_w) * p.input_c;
+            let input = (ky * p.dilation_h * p.input_w + kx * p.dilation_w) * p.input_c;
+            *o = [input, k * p.output_c];
         }
     }
     let tap_table = TapTable::new(&tap_offsets[..taps.min(MAX_TAPS)]);
@@ -236,7 +237,7 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
             while c0 < whole {
                 let n = BLOCK.min(whole - c0);
                 let (x, w) = (&window[c0..], &filter[c0..]);
-                window_run_s8(x, w, &tap_table, p.output_c, offset, &mut sums[..n]);
+                window_run_s8(x, w, &tap_table, offset, &mut sums[..n]);
                 requantizer.run(c0, &sums[..n], &mut out_px[c0..c0 + n]);
                 c0 += n;
             }

@@ -182,67 +182,65 @@ pub(crate) fn mac4_s8(acc: [i32; 4], w: &[i8], x: &[u8], offset: i32) -> [i32; 4
     }
 }
 
-/// The input offsets of a depthwise window's taps from its first (for a window wholly in the
-/// image), with their maximum, found once when the table is built so that [`window_run_s8`] checks
-/// its bounds with one comparison.
+/// The taps of a depthwise window wholly in the image: for each, its input offset from the
+/// window's first tap and its filter offset from the first tap's, with their maxima, found once
+/// when the table is built so that [`window_run_s8`] checks its bounds with two comparisons. The
+/// pairs sit together so that a tap's two offsets are one load (`ldrd`).
 pub(crate) struct TapTable<'a> {
-    offsets: &'a [usize],
-    max: usize,
+    taps: &'a [[usize; 2]],
+    max_input: usize,
+    max_filter: usize,
 }
 
 impl<'a> TapTable<'a> {
-    /// The table of `offsets`.
-    pub(crate) fn new(offsets: &'a [usize]) -> Self {
-        let max = offsets.iter().copied().max().unwrap_or(0);
-        TapTable { offsets, max }
+    /// The table of `taps`: `[input offset, filter offset]` each.
+    pub(crate) fn new(taps: &'a [[usize; 2]]) -> Self {
+        let max = |i: usize| taps.iter().map(|t| t[i]).max().unwrap_or(0);
+        TapTable {
+            taps,
+            max_input: max(0),
+            max_filter: max(1),
+        }
     }
 }
 
-/// The channel sums `Σ_k w[k * w_step + c] * (x[offsets[k] + c] + offset)` of a depthwise window
-/// whose taps lie at the tabulated offsets of the input and `w_step` bytes apart in the filter,
-/// for the channels `c < sums.len()` (a multiple of four), four at a time. The bounds are checked
-/// once, up front, so that each tap is two loads and the multiply-accumulates, its four sums in
-/// registers. Not inlined on bare metal: in its own frame the loop gets every register, and one
-/// call covers a whole run of channels (measured with `cargo xtask mcu --profile`).
+/// The channel sums `Σ_k w[filter_k + c] * (x[input_k + c] + offset)` of a depthwise window whose
+/// taps the table gives, for the channels `c < sums.len()` (a multiple of four), four at a time.
+/// The bounds are checked once, up front, so that each tap is three loads (its offsets, the input
+/// word, the filter word) and the multiply-accumulates, its four sums in registers. Not inlined
+/// on bare metal: in its own frame the loop gets every register, and one call covers a whole run
+/// of channels (measured with `cargo xtask mcu --profile`).
 #[cfg_attr(target_os = "none", inline(never))]
-pub(crate) fn window_run_s8(
-    x: &[u8],
-    w: &[i8],
-    table: &TapTable,
-    w_step: usize,
-    offset: i32,
-    sums: &mut [i32],
-) {
+pub(crate) fn window_run_s8(x: &[u8], w: &[i8], table: &TapTable, offset: i32, sums: &mut [i32]) {
     let n = sums.len();
-    let taps = table.offsets.len();
     assert!(
         n % 4 == 0,
         "depthwise run not a whole number of four channels"
     );
-    if taps == 0 {
+    if table.taps.is_empty() {
         sums.fill(0);
         return;
     }
     assert!(
-        table.max + n <= x.len() && (taps - 1) * w_step + n <= w.len(),
+        table.max_input + n <= x.len() && table.max_filter + n <= w.len(),
         "depthwise window out of bounds"
     );
     for (c, four) in sums.chunks_exact_mut(4).enumerate() {
-        let (x, mut wp) = (&x[4 * c..], w[4 * c..].as_ptr());
+        let (x, w) = (&x[4 * c..], &w[4 * c..]);
         #[cfg(not(all(target_arch = "x86_64", not(miri))))]
         let mut acc = [0i32; 4];
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         let mut lanes = super::sse2::Mac4::new(offset);
-        for &o in table.offsets {
-            // SAFETY: o <= table.max (the table's invariant: `max` is the largest offset,
-            // computed from the same slice when it was built) and 4 c + 4 <= n, with
-            // max + n <= x.len() before `x` was advanced by 4 c; the k-th tap's filter word
-            // starts at 4 c + k * w_step <= 4 c + (taps - 1) * w_step, with four bytes within
-            // `w` (both asserted above); `read_unaligned` needs no alignment.
+        for &[o, wo] in table.taps {
+            // SAFETY: o <= max_input and wo <= max_filter (the table's invariant: the maxima
+            // are computed from the same slice when it is built), 4 c + 4 <= n, and
+            // max_input + n <= x.len(), max_filter + n <= w.len() before `x` and `w` were
+            // advanced by 4 c (asserted above): both four-byte reads are in bounds;
+            // `read_unaligned` needs no alignment.
             let (xw, ww) = unsafe {
                 (
                     x.as_ptr().add(o).cast::<[u8; 4]>().read_unaligned(),
-                    wp.cast::<[i8; 4]>().read_unaligned(),
+                    w.as_ptr().add(wo).cast::<[i8; 4]>().read_unaligned(),
                 )
             };
             #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -253,7 +251,6 @@ pub(crate) fn window_run_s8(
             {
                 acc = mac4_s8(acc, &ww, &xw, offset);
             }
-            wp = wp.wrapping_add(w_step);
         }
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         let acc = lanes.sums();
