@@ -335,24 +335,44 @@ pub(crate) mod tests {
     extern crate std;
     use std::vec::Vec;
 
-    /// The runtime's `Conv1x1S8::filter` layout of `rows` (`row` bytes each), as the generator
-    /// writes it: blocks of four rows interleaved by words, then their tails; the rest as they are.
+    /// The runtime's `Conv1x1S8::filter` layout of `rows` (`row` bytes each), spelled as the
+    /// source of each byte of the layout (the generator's lowering builds it the other way, by
+    /// appending words and tails; both are checked against the same example below and in its
+    /// tests).
     pub(crate) fn interleave_rows4(rows: &[i8], row: usize) -> Vec<i8> {
-        let mut out = Vec::with_capacity(rows.len());
         let whole = row - row % 4;
-        let mut blocks = rows.chunks_exact(4 * row.max(1));
-        for block in blocks.by_ref() {
-            for j in (0..whole).step_by(4) {
-                for r in 0..4 {
-                    out.extend_from_slice(&block[r * row + j..][..4]);
+        let tail = row - whole;
+        let blocked = rows.len() - rows.len() % (4 * row.max(1));
+        (0..rows.len())
+            .map(|i| {
+                if i >= blocked {
+                    return rows[i];
                 }
-            }
-            for r in 0..4 {
-                out.extend_from_slice(&block[r * row + whole..][..row - whole]);
-            }
-        }
-        out.extend_from_slice(blocks.remainder());
-        out
+                let (block, j) = (i / (4 * row), i % (4 * row));
+                let (r, column) = if j < 4 * whole {
+                    ((j % 16) / 4, 4 * (j / 16) + j % 4)
+                } else {
+                    let t = j - 4 * whole;
+                    (t / tail, whole + t % tail)
+                };
+                rows[(4 * block + r) * row + column]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_interleaved_layout_of_an_example() {
+        // Five rows of six: one block (words of rows 0..4, then their two-byte tails), one row
+        // left as it is; the same example as the lowering's test of its layout.
+        let rows: Vec<i8> = (0..30).collect();
+        #[rustfmt::skip]
+        let expected: Vec<i8> = std::vec![
+            0, 1, 2, 3, 6, 7, 8, 9, 12, 13, 14, 15, 18, 19, 20, 21,
+            4, 5, 10, 11, 16, 17, 22, 23,
+            24, 25, 26, 27, 28, 29,
+        ];
+        assert_eq!(interleave_rows4(&rows, 6), expected);
+        assert_eq!(interleave_rows4(&[1, 2, 3, 4], 1), std::vec![1, 2, 3, 4]);
     }
 
     use super::*;
