@@ -357,9 +357,11 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
     let (inp, out) = views::split(arena, input, p.pixels * n, output, p.pixels * m);
     let blocked = m - m % 4;
     let (blocks, rest) = p.filter[..m * n].split_at(blocked * n);
+    let bias = &p.folded_bias[..m];
+    // The sums start from the biases: the requantizer adds none.
     let requantizer = Requantizer::new(
         m,
-        Some(p.folded_bias),
+        None,
         p.multipliers,
         p.shifts,
         p.output_zero_point,
@@ -370,19 +372,25 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
         // Runs of up to ACC_RUN channels: their sums first, then their requantization, each loop
         // with its own values in registers.
-        for (run, (w, o)) in blocks
+        for (run, ((w, o), b)) in blocks
             .chunks(ACC_RUN * n)
             .zip(o[..blocked].chunks_mut(ACC_RUN))
+            .zip(bias[..blocked].chunks(ACC_RUN))
             .enumerate()
         {
             let acc = &mut acc[..o.len()];
-            for (a, w) in acc.chunks_exact_mut(4).zip(w.chunks_exact(4 * n)) {
-                a.copy_from_slice(&dot4_interleaved_s8(x, w));
+            for ((a, w), b) in acc
+                .chunks_exact_mut(4)
+                .zip(w.chunks_exact(4 * n))
+                .zip(b.chunks_exact(4))
+            {
+                a.copy_from_slice(&dot4_interleaved_s8(x, w, [b[0], b[1], b[2], b[3]]));
             }
             requantizer.run(run * ACC_RUN, acc, o);
         }
         for (c, (w, o)) in rest.chunks_exact(n).zip(&mut o[blocked..]).enumerate() {
-            *o = requantizer.one(blocked + c, dot_s8(w, x, 0));
+            let sum = dot_s8(w, x, 0).wrapping_add(bias[blocked + c]);
+            *o = requantizer.one(blocked + c, sum);
         }
     }
 }
@@ -418,9 +426,11 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
     let (inp, out) = views::split(arena, input, p.batches * image_len, output, out_len);
     let blocked = m - m % 4;
     let (blocks, rest) = p.filter[..m * k].split_at(blocked * k);
+    let bias = &p.folded_bias[..m];
+    // The sums start from the biases: the requantizer adds none.
     let requantizer = Requantizer::new(
         m,
-        Some(p.folded_bias),
+        None,
         p.multipliers,
         p.shifts,
         p.output_zero_point,
@@ -475,24 +485,31 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
                 let px = out_px.next().expect("output size");
                 let (px_blocks, px_rest) = px.split_at_mut(blocked);
                 // As in the 1×1 kernel: runs of sums, then their requantization.
-                for (run, (w, o)) in blocks
+                for (run, ((w, o), b)) in blocks
                     .chunks(run_len * k)
                     .zip(px_blocks.chunks_mut(run_len))
+                    .zip(bias[..blocked].chunks(run_len))
                     .enumerate()
                 {
                     let acc = &mut acc[..o.len()];
-                    for (a, w) in acc.chunks_exact_mut(4).zip(w.chunks_exact(4 * k)) {
+                    for ((a, w), b) in acc
+                        .chunks_exact_mut(4)
+                        .zip(w.chunks_exact(4 * k))
+                        .zip(b.chunks_exact(4))
+                    {
+                        let init = [b[0], b[1], b[2], b[3]];
                         // Short windows: the call would cost more than the registers it frees.
                         a.copy_from_slice(&if k < 32 {
-                            dot4_interleaved_s8(window, w)
+                            dot4_interleaved_s8(window, w, init)
                         } else {
-                            dot4_interleaved_s8_outlined(window, w)
+                            dot4_interleaved_s8_outlined(window, w, init)
                         });
                     }
                     requantizer.run(run * run_len, acc, o);
                 }
                 for (i, (w, o)) in rest.chunks_exact(k).zip(px_rest).enumerate() {
-                    *o = requantizer.one(blocked + i, dot_s8(w, window, 0));
+                    let sum = dot_s8(w, window, 0).wrapping_add(bias[blocked + i]);
+                    *o = requantizer.one(blocked + i, sum);
                 }
             }
         }

@@ -201,9 +201,11 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
     let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
     let offset = -p.input_zero_point;
     let dm = p.depth_multiplier;
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    // The sums start from the biases: the requantizer adds none.
     let requantizer = Requantizer::new(
         p.output_c,
-        p.bias,
+        None,
         p.multipliers,
         p.shifts,
         p.output_zero_point,
@@ -237,6 +239,7 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
             while c0 < whole {
                 let n = BLOCK.min(whole - c0);
                 let (x, w) = (&window[c0..], &filter[c0..]);
+                start_from(&mut sums[..n], bias, c0);
                 window_run_s8(x, w, &tap_table, offset, &mut sums[..n]);
                 requantizer.run(c0, &sums[..n], &mut out_px[c0..c0 + n]);
                 c0 += n;
@@ -251,7 +254,7 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
                 ((dm - c0 % dm).min(BLOCK), Some(c0 / dm))
             };
             let acc = &mut sums[..n];
-            acc.fill(0);
+            start_from(acc, bias, c0);
             for ky in w.ky.0..w.ky.1 {
                 let y = coord(w.y0, ky, p.dilation_h);
                 for kx in w.kx.0..w.kx.1 {
@@ -268,6 +271,16 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
             c0 += n;
         }
     });
+}
+
+/// Sets `sums` to the biases of channels `c0..c0 + sums.len()` (zeros without a bias): the sums
+/// start from them, so that the requantization adds none.
+#[inline(always)]
+fn start_from(sums: &mut [i32], bias: Option<&[i32]>, c0: usize) {
+    match bias {
+        Some(b) => sums.copy_from_slice(&b[c0..c0 + sums.len()]),
+        None => sums.fill(0),
+    }
 }
 
 /// float32 DEPTHWISE_CONV_2D, accumulating each channel in TFLM's order (filter y, filter x), then

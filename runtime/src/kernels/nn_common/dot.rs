@@ -63,18 +63,21 @@ pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
 /// each, interleaved by words (`4 * x.len()` bytes: word 0 of rows 0, 1, 2, 3, then word 1 of
 /// each, …, then each row's last `x.len() % 4` bytes, one row after another; see the runtime's
 /// `Conv1x1S8::filter`), with no offset: the input zero point is folded into the bias at
-/// generation time. One pass per input word: the word is unpacked once for the four rows, whose
+/// generation time. The sums start from `init` (the channels' biases). One pass per input word: the word is unpacked once for the four rows, whose
 /// words are the next 16 bytes of the block, read through one pointer, so the loop keeps its four
 /// sums and both pointers in registers. See also [`dot4_interleaved_s8_outlined`].
 #[inline(always)]
-pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
+pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8], init: [i32; 4]) -> [i32; 4] {
     let n = x.len();
     let whole = n - n % 4;
     let (words, tails) = w[..4 * n].split_at(4 * whole);
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    let mut acc = super::sse2::dot4_interleaved(&x[..whole], words);
+    let mut acc = {
+        let sums = super::sse2::dot4_interleaved(&x[..whole], words);
+        core::array::from_fn(|r| init[r].wrapping_add(sums[r]))
+    };
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    let mut acc = [0i32; 4];
+    let mut acc = init;
     #[cfg(tinyaot_dsp)]
     {
         let (mut xp, mut wp) = (x.as_ptr(), words.as_ptr());
@@ -125,8 +128,8 @@ pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8]) -> [i32; 4] {
 /// pixel loop it spilled sums (measured with `cargo xtask mcu --profile`); for short rows (a 1×1
 /// convolution of few channels) the call costs more than it saves, so those kernels inline it.
 #[cfg_attr(target_os = "none", inline(never))]
-pub(crate) fn dot4_interleaved_s8_outlined(x: &[u8], w: &[i8]) -> [i32; 4] {
-    dot4_interleaved_s8(x, w)
+pub(crate) fn dot4_interleaved_s8_outlined(x: &[u8], w: &[i8], init: [i32; 4]) -> [i32; 4] {
+    dot4_interleaved_s8(x, w, init)
 }
 
 /// `Σ w * (x + offset)` over two equally long int8 rows (`x` as arena bytes).
@@ -204,8 +207,9 @@ impl<'a> TapTable<'a> {
     }
 }
 
-/// The channel sums `Σ_k w[filter_k + c] * (x[input_k + c] + offset)` of a depthwise window whose
-/// taps the table gives, for the channels `c < sums.len()` (a multiple of four), four at a time.
+/// Adds to `sums[c]` the channel sums `Σ_k w[filter_k + c] * (x[input_k + c] + offset)` of a
+/// depthwise window whose taps the table gives, for the channels `c < sums.len()` (a multiple of
+/// four), four at a time (the kernel starts `sums` from the biases).
 /// The bounds are checked once, up front, so that each tap is three loads (its offsets, the input
 /// word, the filter word) and the multiply-accumulates, its four sums in registers. Not inlined
 /// on bare metal: in its own frame the loop gets every register, and one call covers a whole run
@@ -218,7 +222,6 @@ pub(crate) fn window_run_s8(x: &[u8], w: &[i8], table: &TapTable, offset: i32, s
         "depthwise run not a whole number of four channels"
     );
     if table.taps.is_empty() {
-        sums.fill(0);
         return;
     }
     assert!(
@@ -227,8 +230,9 @@ pub(crate) fn window_run_s8(x: &[u8], w: &[i8], table: &TapTable, offset: i32, s
     );
     for (c, four) in sums.chunks_exact_mut(4).enumerate() {
         let (x, w) = (&x[4 * c..], &w[4 * c..]);
+        let init = [four[0], four[1], four[2], four[3]];
         #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-        let mut acc = [0i32; 4];
+        let mut acc = init;
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         let mut lanes = super::sse2::Mac4::new(offset);
         for &[o, wo] in table.taps {
@@ -253,7 +257,10 @@ pub(crate) fn window_run_s8(x: &[u8], w: &[i8], table: &TapTable, offset: i32, s
             }
         }
         #[cfg(all(target_arch = "x86_64", not(miri)))]
-        let acc = lanes.sums();
+        let acc: [i32; 4] = {
+            let sums = lanes.sums();
+            core::array::from_fn(|c| init[c].wrapping_add(sums[c]))
+        };
         four.copy_from_slice(&acc);
     }
 }
@@ -409,7 +416,7 @@ pub(crate) mod tests {
                 ];
                 let flat: [i8; 28] = core::array::from_fn(|i| rows[i / 7][i % 7]);
                 assert_eq!(
-                    dot4_interleaved_s8(&x, &interleave_rows4(&flat, 7)),
+                    dot4_interleaved_s8(&x, &interleave_rows4(&flat, 7), [0; 4]),
                     rows.map(|row| reference(&row, &x, 0))
                 );
             }

@@ -1,13 +1,6 @@
 //! The per-channel requantization that ends CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: bias,
 //! TFLM's `MultiplyByQuantizedMultiplier` (double rounding), output zero point, activation clamp.
 
-/// The longest run of channels [`Requantizer::run`] takes: the kernels' runs (the convolutions'
-/// `ACC_RUN`, depthwise's `BLOCK`) are at most this.
-pub(crate) const RUN_MAX: usize = 32;
-
-/// The bias of a run without one.
-static ZERO_BIAS: [i32; RUN_MAX] = [0; RUN_MAX];
-
 /// One kernel call's requantization parameters, sliced to its channels once so that the per-output
 /// work has no bounds checks to repeat.
 pub(crate) struct Requantizer<'a> {
@@ -79,38 +72,39 @@ impl<'a> Requantizer<'a> {
         ]
     }
 
-    /// The outputs of channels `c0..c0 + acc.len()`, written to `out` (as long as `acc`). The
-    /// path is chosen once, outside the loop, which then keeps its pointers and the output
-    /// parameters in registers: kernels gather a run of accumulators first and requantize them
-    /// here, rather than interleaving the two loops' live values (measured with
-    /// `cargo xtask mcu --profile`). Not inlined on bare metal, so that the loop has the
-    /// registers of its own frame (a call per run of channels, not per output).
-    /// Runs are at most [`RUN_MAX`] channels long.
+    /// The outputs of channels `c0..c0 + sums.len()`, written to `out` (as long as `sums`), for
+    /// sums that already include the bias: the kernels that requantize runs start their sums from
+    /// it (so this requantizer has none, checked). The path is chosen once, outside the loop,
+    /// which then keeps its pointers and the output parameters in registers: kernels gather a run
+    /// of sums first and requantize them here, rather than interleaving the two loops' live
+    /// values (measured with `cargo xtask mcu --profile`). Not inlined on bare metal, so that
+    /// the loop has the registers of its own frame (a call per run of channels, not per output).
     #[cfg_attr(target_os = "none", inline(never))]
-    pub(crate) fn run(&self, c0: usize, acc: &[i32], out: &mut [u8]) {
-        let n = acc.len();
-        assert!(n <= RUN_MAX, "requantization run longer than RUN_MAX");
+    pub(crate) fn run(&self, c0: usize, sums: &[i32], out: &mut [u8]) {
+        assert!(
+            self.bias.is_none(),
+            "a run's sums include the bias: its requantizer has none"
+        );
+        let n = sums.len();
         let out = &mut out[..n];
         let multipliers = &self.multipliers[c0..c0 + n];
         let shifts = &self.shifts[c0..c0 + n];
-        // Without a bias, zeros: one loop of each kind, no test per output.
-        let bias = self.bias.map_or(&ZERO_BIAS[..n], |b| &b[c0..c0 + n]);
-        let inputs = acc.iter().zip(bias).zip(multipliers).zip(shifts);
+        let inputs = sums.iter().zip(multipliers).zip(shifts);
         let outputs = out.iter_mut();
         if self.narrow && (self.min, self.max) == (-128, 127) {
             // No activation to clamp to beyond int8 itself (the usual case: ReLU and ReLU6 fold
             // into the output's quantization): the clamp to constants is one saturation (`ssat`
             // on ARM) instead of two comparisons and selects.
-            for ((((&a, &b), &m), &s), o) in inputs.zip(outputs) {
-                *o = self.apply_narrow_int8(a.wrapping_add(b), m, s);
+            for (((&a, &m), &s), o) in inputs.zip(outputs) {
+                *o = self.apply_narrow_int8(a, m, s);
             }
         } else if self.narrow {
-            for ((((&a, &b), &m), &s), o) in inputs.zip(outputs) {
-                *o = self.apply_narrow(a.wrapping_add(b), m, s);
+            for (((&a, &m), &s), o) in inputs.zip(outputs) {
+                *o = self.apply_narrow(a, m, s);
             }
         } else {
-            for ((((&a, &b), &m), &s), o) in inputs.zip(outputs) {
-                *o = self.apply(a.wrapping_add(b), m, s);
+            for (((&a, &m), &s), o) in inputs.zip(outputs) {
+                *o = self.apply(a, m, s);
             }
         }
     }
