@@ -191,7 +191,9 @@ fn header(
     )
 }
 
-/// Appends `static T<i>: Flash<N>` for every referenced constant, in a sibling module of the model's.
+/// Appends `static T<i>: Flash<N>` for every referenced constant tensor and
+/// `static W<op>_<FIELD>: Flash<N>` for every constant computed at generation time (`packed`), in
+/// a sibling module of the model's.
 /// The literals are written directly rather than through prettyplease: each is a single token, and
 /// keeping them out of the syntax tree keeps generation fast for multi-megabyte models; their
 /// contents are data parts of `out`, escaped only as they are written.
