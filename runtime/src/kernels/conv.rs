@@ -402,7 +402,8 @@ const ACC_RUN: usize = 32;
 /// int8 CONV_2D with one group ([`Conv2dIm2colS8`]), bit-exact with TFLM's `ConvPerChannel`:
 /// each output pixel's window is gathered into one contiguous run on the stack (taps outside the
 /// image as the input zero point), then every block of four output channels is one long dot
-/// product with their filter rows, which are contiguous in the model's layout. Reads
+/// product with their filter rows, interleaved by words at generation time
+/// ([`Conv2dIm2colS8::filter`]). Reads
 /// `batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `batches * output_h * output_w * output_c` bytes at `output`: each output pixel is written after
 /// reading its window; the output must not overlap the input (checked).
