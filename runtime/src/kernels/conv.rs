@@ -8,6 +8,7 @@
 //! written after reading the pixel's whole input window; the input is read again for later pixels,
 //! so the output must not overlap the input (checked).
 
+use super::nn_common::wide::{pair_run, start_pairs, Widened, PAIRED, WIDE_CHANNELS};
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
     clamp_f32, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8, dot_s8, views,
@@ -84,7 +85,8 @@ pub struct Conv1x1S8<'a> {
     /// generation time so that four rows are read through one pointer: each block of four rows
     /// as their 4-byte words interleaved (word 0 of rows 0, 1, 2, 3, then word 1 of each, …),
     /// then the block's rows' last `input_c % 4` bytes one row after another; the
-    /// `output_c % 4` rows after the last block as they are.
+    /// `output_c % 4` rows after the last block as they are. Word-aligned on ARMv7E-M, where
+    /// the kernel reads it by words (generated code keeps it in 16-byte aligned `Flash`; checked).
     pub filter: &'a [i8],
     /// Per-output-channel bias with the input zero point folded in at generation time,
     /// `bias[c] - input_zero_point * Σ filter[c]` (wrapping), so that the kernel multiplies the
@@ -344,8 +346,9 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
     }
 }
 
-/// int8 1×1 CONV_2D ([`Conv1x1S8`]), bit-exact with TFLM's `ConvPerChannel`: one pixel by four
-/// output channels per pass. Reads
+/// int8 1×1 CONV_2D ([`Conv1x1S8`]), bit-exact with TFLM's `ConvPerChannel`: on ARMv7E-M two
+/// pixels by two output channels per pass over inputs widened once per pair of pixels
+/// ([`super::nn_common::wide`]), elsewhere one pixel by four output channels per pass. Reads
 /// `pixels * input_c` bytes at `input`, writes `pixels * output_c` bytes at `output`: the output
 /// pixels in order, each written after reading its input pixel; the output must not overlap the
 /// input (checked).
@@ -368,7 +371,21 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
         (p.act_min, p.act_max),
     )
     .narrow(p.narrow_requant);
+    // One run of sums for both paths (the stack is a budget).
     let mut acc = [0i32; ACC_RUN];
+    let paired = if PAIRED && n >= 4 && blocked > 0 {
+        conv1x1_pairs(
+            inp,
+            out,
+            (n, m),
+            (blocks, rest, bias),
+            &requantizer,
+            &mut acc,
+        )
+    } else {
+        0
+    };
+    let (inp, out) = (&inp[paired * n..], &mut out[paired * m..]);
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
         // Runs of up to ACC_RUN channels: their sums first, then their requantization, each loop
         // with its own values in registers.
@@ -393,6 +410,74 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
             *o = requantizer.one(blocked + c, sum);
         }
     }
+}
+
+/// The pairs of pixels of [`conv2d_1x1_s8`] on the paired path: both pixels' sums of a run of
+/// channels (in `acc`, in the paired layout of [`pair_run`]), then their requantization. A row
+/// that fits one chunk of [`WIDE_CHANNELS`] is widened once per pair, a longer one chunk by chunk
+/// for each run. Returns how many pixels it wrote: all but an odd last one, which the one-pixel
+/// loop takes.
+#[inline(always)]
+fn conv1x1_pairs(
+    inp: &[u8],
+    out: &mut [u8],
+    (n, m): (usize, usize),
+    (blocks, rest, bias): (&[i8], &[i8], &[i32]),
+    requantizer: &Requantizer,
+    acc: &mut [i32; ACC_RUN],
+) -> usize {
+    const RUN: usize = ACC_RUN / 2;
+    let blocked = m - m % 4;
+    let whole = n - n % 4;
+    let tail = n - whole;
+    let single = whole <= WIDE_CHANNELS;
+    let mut wide = Widened::new();
+    let mut done = 0;
+    for (x, o) in inp.chunks_exact(2 * n).zip(out.chunks_exact_mut(2 * m)) {
+        let (x0, x1) = x.split_at(n);
+        let (o0, o1) = o.split_at_mut(m);
+        if single {
+            wide.fill(&x0[..whole], &x1[..whole]);
+        }
+        for (run, (w, b)) in blocks
+            .chunks(RUN * n)
+            .zip(bias[..blocked].chunks(RUN))
+            .enumerate()
+        {
+            let (c0, len) = (run * RUN, b.len());
+            let sums = &mut acc[..2 * len];
+            // The sums start from the biases: the requantizer adds none.
+            start_pairs(sums, b);
+            for k0 in (0..whole).step_by(WIDE_CHANNELS) {
+                if !single {
+                    let k1 = whole.min(k0 + WIDE_CHANNELS);
+                    wide.fill(&x0[k0..k1], &x1[k0..k1]);
+                }
+                pair_run(&wide, w, (4 * n, 4 * k0), sums);
+            }
+            if tail > 0 {
+                // Each row's last `tail` bytes follow its block's words (see `Conv1x1S8::filter`).
+                for r in 0..len {
+                    let row = &w[(r / 4) * 4 * n + 4 * whole + (r % 4) * tail..][..tail];
+                    // Row r's sums in the paired layout: pixel 0, then pixel 1 two words on.
+                    let at = (r / 2) * 4 + r % 2;
+                    for ((&w, &v0), &v1) in row.iter().zip(&x0[whole..]).zip(&x1[whole..]) {
+                        sums[at] = sums[at].wrapping_add(i32::from(w) * i32::from(v0 as i8));
+                        sums[at + 2] =
+                            sums[at + 2].wrapping_add(i32::from(w) * i32::from(v1 as i8));
+                    }
+                }
+            }
+            requantizer.run_pairs(c0, sums, &mut o0[c0..c0 + len], &mut o1[c0..c0 + len]);
+        }
+        for (c, w) in rest.chunks_exact(n).enumerate() {
+            let (c, b) = (blocked + c, bias[blocked + c]);
+            o0[c] = requantizer.one(c, dot_s8(w, x0, 0).wrapping_add(b));
+            o1[c] = requantizer.one(c, dot_s8(w, x1, 0).wrapping_add(b));
+        }
+        done += 2;
+    }
+    done
 }
 
 /// The channels whose sums a matrix-product kernel gathers before requantizing them
@@ -837,6 +922,10 @@ mod tests {
             (3, 12, 4),
             (2, 1, 3),
             (2, 9, 11),
+            // Longer than a widened chunk (three chunks, one byte of tail) and more channels than
+            // a run; exactly one chunk with two bytes of tail.
+            (3, 301, 37),
+            (4, 130, 70),
         ] {
             let input: Vec<i8> = (0..pixels * n)
                 .map(|i| ((i * 53 + 7) % 256) as u8 as i8)
@@ -846,9 +935,11 @@ mod tests {
                 .collect();
             let bias: Vec<i32> = (0..m).map(|c| c as i32 * 977 - 2000).collect();
             let multipliers: Vec<i32> = (0..m)
-                .map(|c| 1_100_000_000 + c as i32 * 90_000_000)
+                .map(|c| 1_100_000_000 + (c % 11) as i32 * 90_000_000)
                 .collect();
-            let shifts: Vec<i8> = (0..m).map(|c| -7 - (c % 4) as i8).collect();
+            // Longer rows, larger sums: shifted further, so that not every output saturates.
+            let extra = if n > 100 { 4 } else { 0 };
+            let shifts: Vec<i8> = (0..m).map(|c| -7 - extra - (c % 4) as i8).collect();
             let zp = -37;
             let general = Conv2dS8 {
                 batches: 1,

@@ -11,6 +11,7 @@ pub(crate) mod requant;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod sse2;
 pub(crate) mod views;
+pub(crate) mod wide;
 pub(crate) mod window;
 
 pub(crate) use dot::{

@@ -109,6 +109,42 @@ impl<'a> Requantizer<'a> {
         }
     }
 
+    /// The outputs of channels `c0..c0 + out0.len()` (an even count) of two pixels, written to
+    /// `out0` and `out1`, from sums in the paired layout (for each two channels `c, c + 1`:
+    /// `[pixel 0 c, pixel 0 c + 1, pixel 1 c, pixel 1 c + 1]`) that already include the bias, as
+    /// [`run`](Self::run): each channel's multiplier and shift are loaded once for both pixels.
+    #[cfg_attr(target_os = "none", inline(never))]
+    pub(crate) fn run_pairs(&self, c0: usize, sums: &[i32], out0: &mut [u8], out1: &mut [u8]) {
+        assert!(
+            self.bias.is_none(),
+            "a run's sums include the bias: its requantizer has none"
+        );
+        let n = out0.len();
+        assert!(n % 2 == 0, "paired run of an odd channel count");
+        let (sums, out1) = (&sums[..2 * n], &mut out1[..n]);
+        let multipliers = &self.multipliers[c0..c0 + n];
+        let shifts = &self.shifts[c0..c0 + n];
+        let rows = sums
+            .chunks_exact(4)
+            .zip(multipliers.chunks_exact(2).zip(shifts.chunks_exact(2)))
+            .zip(out0.chunks_exact_mut(2).zip(out1.chunks_exact_mut(2)));
+        if self.narrow && (self.min, self.max) == (-128, 127) {
+            for ((s, (m, sh)), (o0, o1)) in rows {
+                o0[0] = self.apply_narrow_int8(s[0], m[0], sh[0]);
+                o0[1] = self.apply_narrow_int8(s[1], m[1], sh[1]);
+                o1[0] = self.apply_narrow_int8(s[2], m[0], sh[0]);
+                o1[1] = self.apply_narrow_int8(s[3], m[1], sh[1]);
+            }
+        } else {
+            for ((s, (m, sh)), (o0, o1)) in rows {
+                o0[0] = self.apply(s[0], m[0], sh[0]);
+                o0[1] = self.apply(s[1], m[1], sh[1]);
+                o1[0] = self.apply(s[2], m[0], sh[0]);
+                o1[1] = self.apply(s[3], m[1], sh[1]);
+            }
+        }
+    }
+
     /// `MultiplyByQuantizedMultiplier(acc, multiplier, shift) + zero_point`, clamped. The same bits
     /// as [`crate::math::multiply_by_quantized_multiplier`] for a non-negative multiplier, in fewer
     /// instructions (see [`divide_high_by_pot`]); a non-negative multiplier also rules out the one
