@@ -18,6 +18,9 @@ use super::nn_common::{
 /// with the accumulators on the stack.
 const BLOCK: usize = 32;
 
+/// The starting sums of a run of channels without a bias.
+const ZEROS: [i32; BLOCK] = [0; BLOCK];
+
 /// The most taps (`filter_h * filter_w`) whose input offsets [`depthwise_conv2d_s8`] tabulates
 /// for the pixels whose window lies wholly in the image (a 5×5 filter; larger ones take the
 /// general path everywhere).
@@ -214,9 +217,10 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
     .narrow(p.narrow_requant);
     // Without a depth multiplier, the taps of a window wholly in the image lie at fixed offsets
     // from its first: tabulated once, they make each tap two loads and the multiply-accumulates.
+    // A window cut by the border takes a table of its own in-image taps, built for the pixel.
     let taps = p.filter_h * p.filter_w;
-    let mut tap_offsets = [[0usize; 2]; MAX_TAPS];
     let tabulated = dm == 1 && taps <= MAX_TAPS;
+    let mut tap_offsets = [[0usize; 2]; MAX_TAPS];
     if tabulated {
         for (k, o) in tap_offsets[..taps].iter_mut().enumerate() {
             let (ky, kx) = (k / p.filter_w, k % p.filter_w);
@@ -224,23 +228,59 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
             *o = [input, k * p.output_c];
         }
     }
-    let tap_table = TapTable::new(&tap_offsets[..taps.min(MAX_TAPS)]);
+    let full_table = TapTable::new(&tap_offsets[..taps.min(MAX_TAPS)]);
+    let mut border_offsets = [[0usize; 2]; MAX_TAPS];
+    // The channels the tables serve: whole groups of four.
+    let tabled = if tabulated {
+        p.output_c - p.output_c % 4
+    } else {
+        0
+    };
+    let span_w = (p.filter_w - 1) * p.dilation_w;
     // One run of sums for both paths below (the stack is a budget).
     let mut sums = [0i32; BLOCK];
     for_each_pixel!(p, |b, w, o| {
         let out_px = &mut out[o * p.output_c..][..p.output_c];
         let pixel = |y: usize, x: usize| &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c..];
         let mut c0 = 0;
-        if tabulated && w.ky == (0, p.filter_h) && w.kx == (0, p.filter_w) {
-            let window = pixel(w.y0 as usize, w.x0 as usize);
+        if tabled > 0 {
+            let inside = w.ky == (0, p.filter_h) && w.x0 >= 0 && w.x0 as usize + span_w < p.input_w;
+            let border_table;
+            let (window, table) = if inside {
+                (pixel(w.y0 as usize, w.x0 as usize), &full_table)
+            } else {
+                // The in-image taps, offset from the first of them.
+                let (y, x) = (
+                    coord(w.y0, w.ky.0, p.dilation_h),
+                    coord(w.x0, w.kx.0, p.dilation_w),
+                );
+                let mut count = 0;
+                for ky in w.ky.0..w.ky.1 {
+                    for kx in w.kx.0..w.kx.1 {
+                        let rows = (ky - w.ky.0) * p.dilation_h * p.input_w;
+                        let input = (rows + (kx - w.kx.0) * p.dilation_w) * p.input_c;
+                        border_offsets[count] = [input, (ky * p.filter_w + kx) * p.output_c];
+                        count += 1;
+                    }
+                }
+                border_table = TapTable::new(&border_offsets[..count]);
+                // A window with no tap in the image reads nothing: any pixel will do.
+                let window = if count > 0 { pixel(y, x) } else { &inp[..0] };
+                (window, &border_table)
+            };
             // Runs of up to BLOCK channels: their sums, four at a time, then their
             // requantization, each loop with its own values in registers.
-            let whole = p.output_c - p.output_c % 4;
-            while c0 < whole {
-                let n = BLOCK.min(whole - c0);
-                let (x, w) = (&window[c0..], &filter[c0..]);
-                start_from(&mut sums[..n], bias, c0);
-                window_run_s8(x, w, &tap_table, offset, &mut sums[..n]);
+            while c0 < tabled {
+                let n = BLOCK.min(tabled - c0);
+                let init = bias.map_or(&ZEROS[..n], |b| &b[c0..c0 + n]);
+                window_run_s8(
+                    window,
+                    &filter[c0..],
+                    table,
+                    (c0, offset),
+                    init,
+                    &mut sums[..n],
+                );
                 requantizer.run(c0, &sums[..n], &mut out_px[c0..c0 + n]);
                 c0 += n;
             }
@@ -498,9 +538,11 @@ mod tests {
         }
     }
 
-    /// Without a depth multiplier: windows wholly in the image take the tap table (four channels
-    /// at a time), the border and the last channels the blocks; both against TFLM's loop restated,
-    /// with padding, dilation 1 and 2, and the short requantization on and off.
+    /// Without a depth multiplier: windows wholly in the image take the full tap table, windows
+    /// cut by the border a table of their in-image taps (four channels at a time), the last
+    /// channels the blocks; all against TFLM's loop restated, with padding (down to windows with
+    /// no tap in the image), stride 1 and 2, dilation 1 and 2, and the short requantization with
+    /// a bias and the general one without.
     #[test]
     fn s8_tap_table_and_blocks_match_the_reference_loop() {
         extern crate std;
@@ -517,21 +559,23 @@ mod tests {
             .map(|ch| 1_200_000_000 + ch as i32 * 50_000_000)
             .collect();
         let shifts: Vec<i8> = (0..c).map(|ch| -6 - (ch % 3) as i8).collect();
-        for (dilation, pad) in [(1, 1), (2, 2)] {
+        for (dilation, pad, stride) in [(1, 1, 1), (2, 2, 1), (1, 1, 2), (1, 0, 2), (1, 3, 1)] {
+            let oh = (h + 2 * pad - dilation * (f - 1) - 1) / stride + 1;
+            let ow = (w + 2 * pad - dilation * (f - 1) - 1) / stride + 1;
             for narrow in [false, true] {
                 let p = DepthwiseConv2dS8 {
                     batches: 1,
                     input_h: h,
                     input_w: w,
                     input_c: c,
-                    output_h: h,
-                    output_w: w,
+                    output_h: oh,
+                    output_w: ow,
                     output_c: c,
                     filter_h: f,
                     filter_w: f,
                     depth_multiplier: 1,
-                    stride_h: 1,
-                    stride_w: 1,
+                    stride_h: stride,
+                    stride_w: stride,
                     dilation_h: dilation,
                     dilation_w: dilation,
                     pad_top: pad,
@@ -539,7 +583,7 @@ mod tests {
                     input_zero_point: -9,
                     output_zero_point: 4,
                     filter: &filter,
-                    bias: Some(&bias),
+                    bias: if narrow { Some(&bias) } else { None },
                     multipliers: &multipliers,
                     shifts: &shifts,
                     act_min: -120,
@@ -547,19 +591,19 @@ mod tests {
                     narrow_requant: narrow,
                 };
                 let n = h * w * c;
-                let mut arena = std::vec![0u8; 2 * n];
+                let mut arena = std::vec![0u8; n + oh * ow * c];
                 for (a, &v) in arena.iter_mut().zip(&input) {
                     *a = v as u8;
                 }
                 depthwise_conv2d_s8(&mut arena, 0, n, &p);
-                for oy in 0..h {
-                    for ox in 0..w {
+                for oy in 0..oh {
+                    for ox in 0..ow {
                         for ch in 0..c {
-                            let mut acc = bias[ch];
+                            let mut acc = if narrow { bias[ch] } else { 0 };
                             for ky in 0..f {
                                 for kx in 0..f {
-                                    let y = (oy + ky * dilation) as isize - pad as isize;
-                                    let x = (ox + kx * dilation) as isize - pad as isize;
+                                    let y = (oy * stride + ky * dilation) as isize - pad as isize;
+                                    let x = (ox * stride + kx * dilation) as isize - pad as isize;
                                     if y < 0 || x < 0 || y >= h as isize || x >= w as isize {
                                         continue;
                                     }
@@ -574,7 +618,7 @@ mod tests {
                                 shifts[ch].into(),
                             ) + 4)
                                 .clamp(-120, 125);
-                            let got = arena[n + (oy * w + ox) * c + ch] as i8;
+                            let got = arena[n + (oy * ow + ox) * c + ch] as i8;
                             assert_eq!(i32::from(got), want, "{dilation} {narrow} {oy} {ox} {ch}");
                         }
                     }

@@ -207,30 +207,45 @@ impl<'a> TapTable<'a> {
     }
 }
 
-/// Adds to `sums[c]` the channel sums `Σ_k w[filter_k + c] * (x[input_k + c] + offset)` of a
-/// depthwise window whose taps the table gives, for the channels `c < sums.len()` (a multiple of
-/// four), four at a time (the kernel starts `sums` from the biases).
-/// The bounds are checked once, up front, so that each tap is three loads (its offsets, the input
-/// word, the filter word) and the multiply-accumulates, its four sums in registers. Not inlined
-/// on bare metal: in its own frame the loop gets every register, and one call covers a whole run
-/// of channels (measured with `cargo xtask mcu --profile`).
+/// Sets `sums[c]` to `init[c]` (the channels' biases, or zeros) plus the channel sums
+/// `Σ_k w[filter_k + c] * (x[c0 + input_k + c] + offset)` of a depthwise window whose taps the
+/// table gives, for the channels `c < sums.len()` (a multiple of four), four at a time; `x` is
+/// the window's first tap's pixel and `c0` the run's first channel in it (the filter `w` starts at
+/// that channel). The bounds are checked once, up front, so that each tap is three loads (its
+/// offsets, the input word, the filter word) and the multiply-accumulates, its four sums in
+/// registers. Not inlined on bare metal: in its own frame the loop gets every register, and one
+/// call covers a whole run of channels (measured with `cargo xtask mcu --profile`).
 #[cfg_attr(target_os = "none", inline(never))]
-pub(crate) fn window_run_s8(x: &[u8], w: &[i8], table: &TapTable, offset: i32, sums: &mut [i32]) {
+pub(crate) fn window_run_s8(
+    x: &[u8],
+    w: &[i8],
+    table: &TapTable,
+    (c0, offset): (usize, i32),
+    init: &[i32],
+    sums: &mut [i32],
+) {
     let n = sums.len();
     assert!(
         n % 4 == 0,
         "depthwise run not a whole number of four channels"
     );
+    let init = &init[..n];
     if table.taps.is_empty() {
+        sums.copy_from_slice(init);
         return;
     }
     assert!(
-        table.max_input + n <= x.len() && table.max_filter + n <= w.len(),
+        c0 + table.max_input + n <= x.len() && table.max_filter + n <= w.len(),
         "depthwise window out of bounds"
     );
-    for (c, four) in sums.chunks_exact_mut(4).enumerate() {
+    let x = &x[c0..];
+    for (c, (four, init)) in sums
+        .chunks_exact_mut(4)
+        .zip(init.chunks_exact(4))
+        .enumerate()
+    {
         let (x, w) = (&x[4 * c..], &w[4 * c..]);
-        let init = [four[0], four[1], four[2], four[3]];
+        let init = [init[0], init[1], init[2], init[3]];
         #[cfg(not(all(target_arch = "x86_64", not(miri))))]
         let mut acc = init;
         #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -238,8 +253,8 @@ pub(crate) fn window_run_s8(x: &[u8], w: &[i8], table: &TapTable, offset: i32, s
         for &[o, wo] in table.taps {
             // SAFETY: o <= max_input and wo <= max_filter (the table's invariant: the maxima
             // are computed from the same slice when it is built), 4 c + 4 <= n, and
-            // max_input + n <= x.len(), max_filter + n <= w.len() before `x` and `w` were
-            // advanced by 4 c (asserted above): both four-byte reads are in bounds;
+            // c0 + max_input + n <= x.len(), max_filter + n <= w.len() before `x` and `w` were
+            // advanced by c0 + 4 c and 4 c (asserted above): both four-byte reads are in bounds;
             // `read_unaligned` needs no alignment.
             let (xw, ww) = unsafe {
                 (
