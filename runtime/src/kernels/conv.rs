@@ -8,7 +8,7 @@
 //! written after reading the pixel's whole input window; the input is read again for later pixels,
 //! so the output must not overlap the input (checked).
 
-use super::nn_common::wide::{pair_run, start_pairs, Widened, PAIRED, WIDE_CHANNELS};
+use super::nn_common::wide::{pair_run, start_pairs, widen_into, Widened, PAIRED, WIDE_CHANNELS};
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
     clamp_f32, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8, dot_s8, views,
@@ -602,6 +602,161 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
     }
 }
 
+/// [`conv2d_im2col_s8`] for input channels in whole words and output channels in blocks of four
+/// (the lowering chooses it then), two pixels at a time on ARMv7E-M: both pixels' windows are
+/// widened straight from the image (no gathering buffer), then multiplied with the filter rows
+/// two channels by two pixels per pass ([`super::nn_common::wide`]) and requantized together.
+/// Elsewhere it is [`conv2d_im2col_s8`]. Reads and writes as [`conv2d_im2col_s8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_im2col_pairs_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dIm2colS8) {
+    if !PAIRED {
+        // A call, not inlined on bare metal: the two paths' stack buffers do not add up.
+        return conv2d_im2col_s8(arena, input, output, p);
+    }
+    let p = super::opaque(p);
+    let (c, m) = (p.input_c, p.output_c);
+    let k = p.filter_h * p.filter_w * c;
+    assert!(
+        k > 0 && c % 4 == 0 && m % 4 == 0,
+        "paired im2col needs whole words of input channels and blocks of four output channels"
+    );
+    let image_len = p.input_h * p.input_w * c;
+    let out_len = p.batches * p.output_h * p.output_w * m;
+    let (inp, out) = views::split(arena, input, p.batches * image_len, output, out_len);
+    // The sums start from the biases: the requantizer adds none.
+    let requantizer = Requantizer::new(
+        m,
+        None,
+        p.multipliers,
+        p.shifts,
+        p.output_zero_point,
+        (p.act_min, p.act_max),
+    )
+    .narrow(p.narrow_requant);
+    im2col_pairs(
+        inp,
+        out,
+        p,
+        (&p.filter[..m * k], &p.folded_bias[..m]),
+        &requantizer,
+    );
+}
+
+/// The pixels of [`conv2d_im2col_pairs_s8`] on the paired path, two at a time (an odd last
+/// pixel paired with itself, its twin's outputs dropped): both windows widened a tap's words at a
+/// time (taps outside the image as the input zero point), in chunks of [`WIDE_CHANNELS`] bytes
+/// (once per pair when the window fits one chunk, once per run of channels otherwise). Inlined:
+/// one frame with its caller's (the stack is a budget).
+#[inline(always)]
+fn im2col_pairs(
+    inp: &[u8],
+    out: &mut [u8],
+    p: &Conv2dIm2colS8,
+    (blocks, bias): (&[i8], &[i32]),
+    requantizer: &Requantizer,
+) {
+    const RUN: usize = ACC_RUN / 2;
+    let (k, m) = (p.filter_h * p.filter_w * p.input_c, p.output_c);
+    let single = k <= WIDE_CHANNELS;
+    let plane = p.output_h * p.output_w;
+    let pixels = p.batches * plane;
+    let mut wide = Widened::new();
+    let mut acc = [0i32; 2 * RUN];
+    let mut dropped = [0u8; RUN];
+    let mut q = 0;
+    while q < pixels {
+        let twin = (q + 1).min(pixels - 1);
+        let windows = [window_of(p, plane, q), window_of(p, plane, twin)];
+        let (o0, o1) = out[q * m..].split_at_mut(m);
+        if single {
+            widen_windows(inp, p, &windows, 0, k, &mut wide);
+        }
+        for (run, (w, b)) in blocks.chunks(RUN * k).zip(bias.chunks(RUN)).enumerate() {
+            let (c0, len) = (run * RUN, b.len());
+            let sums = &mut acc[..2 * len];
+            start_pairs(sums, b);
+            for k0 in (0..k).step_by(WIDE_CHANNELS) {
+                if !single {
+                    widen_windows(inp, p, &windows, k0, k.min(k0 + WIDE_CHANNELS), &mut wide);
+                }
+                pair_run(&wide, w, (4 * k, 4 * k0), sums);
+            }
+            let second = if twin > q {
+                &mut o1[c0..c0 + len]
+            } else {
+                &mut dropped[..len]
+            };
+            requantizer.run_pairs(c0, sums, &mut o0[c0..c0 + len], second);
+        }
+        q += 2;
+    }
+}
+
+/// Where output pixel `q` (counted over batches, rows and columns) reads: its batch's image
+/// offset and its window's in-image taps, `(image, (ky0, ky1, y0), (kx0, kx1, x0))` as
+/// [`taps`] gives them.
+type Window = (usize, (usize, usize, isize), (usize, usize, isize));
+
+/// The [`Window`] of output pixel `q`; `plane` is `output_h * output_w`.
+fn window_of(p: &Conv2dIm2colS8, plane: usize, q: usize) -> Window {
+    let (b, oy, ox) = (q / plane, q % plane / p.output_w, q % p.output_w);
+    let image = b * p.input_h * p.input_w * p.input_c;
+    let ys = taps(
+        oy,
+        p.stride_h,
+        p.pad_top,
+        p.dilation_h,
+        p.filter_h,
+        p.input_h,
+    );
+    let xs = taps(
+        ox,
+        p.stride_w,
+        p.pad_left,
+        p.dilation_w,
+        p.filter_w,
+        p.input_w,
+    );
+    (image, ys, xs)
+}
+
+/// Widens bytes `k0..k1` (multiples of four, at most [`WIDE_CHANNELS`] apart) of two pixels'
+/// im2col windows: the taps in `(filter y, filter x)` order, each its `input_c` channels (whole
+/// words), the taps outside the image as the input zero point; one run of words per tap.
+fn widen_windows(
+    inp: &[u8],
+    p: &Conv2dIm2colS8,
+    windows: &[Window; 2],
+    k0: usize,
+    k1: usize,
+    wide: &mut Widened,
+) {
+    let c = p.input_c;
+    let zero = u32::from_ne_bytes([p.input_zero_point as i8 as u8; 4]);
+    // The tap's bytes `j..j + n` in a window's image, or None outside the image.
+    let source = |&(image, (ky0, ky1, y0), (kx0, kx1, x0)): &Window, tap: usize, j: usize, n| {
+        let (ky, kx) = (tap / p.filter_w, tap % p.filter_w);
+        ((ky0..ky1).contains(&ky) && (kx0..kx1).contains(&kx)).then(|| {
+            let (y, x) = (coord(y0, ky, p.dilation_h), coord(x0, kx, p.dilation_w));
+            &inp[image + (y * p.input_w + x) * c + j..][..n]
+        })
+    };
+    let mut dst = wide.words_mut(k1 - k0);
+    let mut k = k0;
+    while k < k1 {
+        let (tap, j) = (k / c, k % c);
+        let n = (c - j).min(k1 - k);
+        let (run, rest) = dst.split_at_mut(n);
+        let (a, b) = (
+            source(&windows[0], tap, j, n),
+            source(&windows[1], tap, j, n),
+        );
+        widen_into(run, a, b, zero);
+        dst = rest;
+        k += n;
+    }
+}
+
 /// float32 CONV_2D, accumulating in TFLM's order (filter y, filter x, input channel), then adding the
 /// bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `4 * batches * output_h * output_w * output_c` bytes at `output`.
@@ -1022,6 +1177,14 @@ mod tests {
             (5, 5, 2, 4, 3, 3, 1, 2, 2, 2, 5, 5),
             (6, 4, 1, 7, 4, 2, 1, 1, 1, 0, 6, 3),
             (3, 3, 8, 9, 3, 3, 1, 1, 0, 0, 1, 1),
+            // Windows of two widened chunks (180 bytes), runs of 16, 16 and 4 channels.
+            (6, 6, 20, 36, 3, 3, 1, 1, 1, 1, 6, 6),
+            // Three bytes of tail per window.
+            (4, 4, 7, 8, 3, 3, 2, 1, 1, 1, 2, 2),
+            // Whole words of channels (the paired path on ARMv7E-M and in these tests): one
+            // chunk with stride and an odd pixel count, and dilation with padding.
+            (5, 5, 8, 8, 3, 3, 2, 1, 1, 1, 3, 3),
+            (5, 5, 4, 4, 3, 3, 1, 2, 2, 2, 5, 5),
         ];
         for (ih, iw, c, m, fh, fw, stride, dilation, pad_top, pad_left, oh, ow) in cases {
             let input: Vec<i8> = (0..ih * iw * c)
@@ -1033,9 +1196,10 @@ mod tests {
                 .collect();
             let bias: Vec<i32> = (0..m).map(|ch| ch as i32 * 977 - 2000).collect();
             let multipliers: Vec<i32> = (0..m)
-                .map(|ch| 1_100_000_000 + ch as i32 * 90_000_000)
+                .map(|ch| 1_100_000_000 + (ch % 11) as i32 * 90_000_000)
                 .collect();
-            let shifts: Vec<i8> = (0..m).map(|ch| -8 - (ch % 4) as i8).collect();
+            let extra = if k > 100 { 3 } else { 0 };
+            let shifts: Vec<i8> = (0..m).map(|ch| -8 - extra - (ch % 4) as i8).collect();
             let zp = -37;
             let general = Conv2dS8 {
                 batches: 1,
@@ -1113,6 +1277,15 @@ mod tests {
             let (want, got) = arena[n_in..].split_at(n_out);
             assert_eq!(want, got, "narrow {ih}x{iw}x{c} -> {m}, {fh}x{fw}");
             assert!(want.iter().any(|&v| v != 120 && v as i8 != -100));
+            // The paired variant, where the lowering would choose it.
+            if c % 4 == 0 && m % 4 == 0 {
+                for params in [&fast, &narrow] {
+                    arena[n_in + n_out..].fill(0);
+                    conv2d_im2col_pairs_s8(&mut arena, 0, n_in + n_out, params);
+                    let (want, got) = arena[n_in..].split_at(n_out);
+                    assert_eq!(want, got, "paired {ih}x{iw}x{c} -> {m}, {fh}x{fw}");
+                }
+            }
         }
     }
 }

@@ -374,15 +374,22 @@ pub(super) fn pointwise(
 }
 
 /// `conv::conv2d_im2col_s8` for an int8 convolution of one group whose input, filter window
-/// `(height, width)` and output have these shapes.
+/// `(height, width)` and output have these shapes; `conv::conv2d_im2col_pairs_s8` (two pixels at
+/// a time on Cortex-M4, the same parameters) when its input channels are whole words and its
+/// output channels whole blocks of four.
 pub(super) fn im2col(
     ctx: &OpContext,
     (i, (filter_h, filter_w), out): (&[usize], (usize, usize), &[usize]),
     g: &Geometry,
     folded: Folded,
 ) -> Result<Kernel> {
+    let paired = i[3] % 4 == 0 && out[3] % 4 == 0;
     Ok(kernel(
-        "conv2d_im2col_s8",
+        if paired {
+            "conv2d_im2col_pairs_s8"
+        } else {
+            "conv2d_im2col_s8"
+        },
         in_out(ctx)?,
         P::Conv2dIm2colS8 {
             batches: i[0],
@@ -590,6 +597,39 @@ mod tests {
             ],
             &[Some(0), Some(1), Some(2)],
         )
+    }
+
+    /// Input channels in whole words and output channels in blocks of four: the paired
+    /// gathering kernel, with the same parameters.
+    #[test]
+    fn conv_s8_whole_words_take_the_paired_kernel() {
+        static W: [u8; 4 * 9 * 4] = [1; 4 * 9 * 4];
+        static BIAS: [u8; 16] = [0; 16];
+        let g = graph(
+            OpCode::CONV_2D,
+            conv_options(Padding::Same, Activation::None),
+            vec![
+                tensor(&[1, 3, 3, 4], DType::I8, quant(&[0.5], &[-1], 0), None),
+                tensor(
+                    &[4, 3, 3, 4],
+                    DType::I8,
+                    quant(&[0.25; 4], &[0; 4], 0),
+                    Some(&W),
+                ),
+                tensor(
+                    &[4],
+                    DType::I32,
+                    quant(&[0.125; 4], &[0; 4], 0),
+                    Some(&BIAS),
+                ),
+                tensor(&[1, 3, 3, 4], DType::I8, quant(&[0.25], &[3], 0), None),
+            ],
+            &[Some(0), Some(1), Some(2)],
+        );
+        let k = kernel(&g);
+        assert_eq!((k.module, k.function), ("conv", "conv2d_im2col_pairs_s8"));
+        let name = k.params.as_ref().map(|p| p.type_name.to_string());
+        assert_eq!(name.as_deref(), Some("Conv2dIm2colS8"));
     }
 
     #[test]

@@ -67,6 +67,45 @@ impl Widened {
         }
         self.len = n;
     }
+
+    /// The buffer's first `n` words (`n` a multiple of four, at most [`WIDE_CHANNELS`]), to be
+    /// filled by [`widen_into`] as the widened chunk of `n` bytes.
+    #[inline(always)]
+    pub(crate) fn words_mut(&mut self, n: usize) -> &mut [u32] {
+        assert!(
+            n % 4 == 0 && n <= WIDE_CHANNELS,
+            "widened chunk not whole words or too long"
+        );
+        self.len = n;
+        &mut self.words[..n]
+    }
+}
+
+/// Widens the next `dst.len()` bytes of two pixels into `dst` (four words per four bytes, in
+/// [`Widened`]'s order): `x0` and `x1` are the pixels' bytes, or `None` where every byte is the
+/// input zero point, given as `zero` (its byte four times).
+#[inline(always)]
+pub(crate) fn widen_into(dst: &mut [u32], x0: Option<&[u8]>, x1: Option<&[u8]>, zero: u32) {
+    let n = dst.len();
+    match (x0, x1) {
+        (Some(a), Some(b)) => {
+            for ((w, a), b) in dst
+                .chunks_exact_mut(4)
+                .zip(a[..n].chunks_exact(4))
+                .zip(b[..n].chunks_exact(4))
+            {
+                let (a, b) = (word(a), word(b));
+                w.copy_from_slice(&[sxtb16(a), sxtb16_ror8(a), sxtb16(b), sxtb16_ror8(b)]);
+            }
+        }
+        (a, b) => {
+            for (g, w) in dst.chunks_exact_mut(4).enumerate() {
+                let a = a.map_or(zero, |a| word(&a[4 * g..]));
+                let b = b.map_or(zero, |b| word(&b[4 * g..]));
+                w.copy_from_slice(&[sxtb16(a), sxtb16_ror8(a), sxtb16(b), sxtb16_ror8(b)]);
+            }
+        }
+    }
 }
 
 /// Adds to `sums` the dot products of the widened chunk with the chunk of each filter row of
