@@ -239,6 +239,85 @@ pub(crate) fn window_run_s8(
         "depthwise window out of bounds"
     );
     let x = &x[c0..];
+    #[cfg(tinyaot_dsp)]
+    {
+        let taps = table.taps.as_ptr().cast::<usize>();
+        let end = taps.wrapping_add(2 * table.taps.len());
+        let (mut from, mut at, mut groups) = (init.as_ptr(), sums.as_mut_ptr(), n / 4);
+        let (mut xb, mut wb, mut tp) = (x.as_ptr(), w.as_ptr(), taps);
+        if groups == 0 {
+            return;
+        }
+        // SAFETY: group g (g < n / 4) reads each tap's offsets o <= max_input and wo <= max_filter
+        // (the table's invariant: the maxima are computed from the same slice when it is built)
+        // and the four bytes at x + 4 g + o and w + 4 g + wo, in bounds since c0 + max_input + n
+        // <= x.len() and max_filter + n <= w.len() before `x` was advanced by c0 (asserted
+        // above); `ldr` needs no alignment. The table has at least one tap (checked above) and
+        // is read to its end for each group. Group g's starting sums are init[4 g..4 g + 4] and
+        // its sums go to sums[4 g..4 g + 4] (`init` was cut to n): `i32`s, word-aligned for
+        // `ldrd`/`strd`, as the table's `usize` pairs. The tap loop needs all 13 registers, so
+        // the two sum pointers, the group count and the table's start wait in 16 bytes of stack,
+        // released before the block ends. In assembly so that a tap is 12 instructions (the
+        // compiler's schedule spilled, 17) and the group loop is not unrolled (code size).
+        unsafe {
+            core::arch::asm!(
+                "sub sp, sp, #16",
+                "str {from}, [sp]",
+                "str {at}, [sp, #4]",
+                "str {xo}, [sp, #8]",
+                "str {tp}, [sp, #12]",
+                "3:",
+                "ldr {from}, [sp]",
+                "ldrd {a0}, {a1}, [{from}]",
+                "ldrd {a2}, {a3}, [{from}, #8]",
+                "add {from}, {from}, #16",
+                "str {from}, [sp]",
+                "2:",
+                "ldrd {xo}, {wo}, [{tp}], #8",
+                "ldr {xo}, [{xb}, {xo}]",
+                "ldr {wo}, [{wb}, {wo}]",
+                "sxtab16 {from}, {off}, {xo}",
+                "sxtab16 {xo}, {off}, {xo}, ror #8",
+                "sxtb16 {at}, {wo}",
+                "sxtb16 {wo}, {wo}, ror #8",
+                "smlabb {a0}, {at}, {from}, {a0}",
+                "smlabb {a1}, {wo}, {xo}, {a1}",
+                "smlatt {a2}, {at}, {from}, {a2}",
+                "smlatt {a3}, {wo}, {xo}, {a3}",
+                "cmp {tp}, {end}",
+                "bne 2b",
+                "ldr {at}, [sp, #4]",
+                "strd {a0}, {a1}, [{at}]",
+                "strd {a2}, {a3}, [{at}, #8]",
+                "add {at}, {at}, #16",
+                "str {at}, [sp, #4]",
+                "add {xb}, {xb}, #4",
+                "add {wb}, {wb}, #4",
+                "ldr {tp}, [sp, #12]",
+                "ldr {at}, [sp, #8]",
+                "subs {at}, {at}, #1",
+                "str {at}, [sp, #8]",
+                "bne 3b",
+                "add sp, sp, #16",
+                from = inout(reg) from,
+                at = inout(reg) at,
+                tp = inout(reg) tp,
+                xb = inout(reg) xb,
+                wb = inout(reg) wb,
+                end = in(reg) end,
+                off = in(reg) packed_offset(offset),
+                a0 = out(reg) _,
+                a1 = out(reg) _,
+                a2 = out(reg) _,
+                a3 = out(reg) _,
+                xo = inout(reg) groups,
+                wo = out(reg) _,
+            );
+        }
+        // The pointers and the count are spent.
+        let _ = (from, at, groups, tp, xb, wb);
+    }
+    #[cfg(not(tinyaot_dsp))]
     for (c, (four, init)) in sums
         .chunks_exact_mut(4)
         .zip(init.chunks_exact(4))
