@@ -553,18 +553,27 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
                 if ky1 - ky0 < p.filter_h || kx1 - kx0 < p.filter_w {
                     window.fill(outside);
                 }
-                for ky in ky0..ky1 {
-                    let y = coord(y0, ky, p.dilation_h);
-                    let image_row = &image[y * p.input_w * c..][..p.input_w * c];
-                    let window_row = &mut window[ky * row..][..row];
-                    if p.dilation_w == 1 {
-                        let x = coord(x0, kx0, 1) * c;
-                        let n = (kx1 - kx0) * c;
-                        window_row[kx0 * c..][..n].copy_from_slice(&image_row[x..][..n]);
-                    } else {
+                if p.dilation_w == 1 && kx0 < kx1 {
+                    // Each in-image row's taps are one run of the image: a short copy per row,
+                    // both positions stepped rather than recomputed.
+                    let n = (kx1 - kx0) * c;
+                    let step = p.dilation_h * p.input_w * c;
+                    let mut from =
+                        (coord(y0, ky0, p.dilation_h) * p.input_w + coord(x0, kx0, 1)) * c;
+                    let mut to = ky0 * row + kx0 * c;
+                    for _ in ky0..ky1 {
+                        copy_short(&mut window[to..to + n], &image[from..from + n]);
+                        from += step;
+                        to += row;
+                    }
+                } else {
+                    for ky in ky0..ky1 {
+                        let y = coord(y0, ky, p.dilation_h);
+                        let image_row = &image[y * p.input_w * c..][..p.input_w * c];
+                        let window_row = &mut window[ky * row..][..row];
                         for kx in kx0..kx1 {
                             let x = coord(x0, kx, p.dilation_w) * c;
-                            window_row[kx * c..][..c].copy_from_slice(&image_row[x..][..c]);
+                            copy_short(&mut window_row[kx * c..][..c], &image_row[x..][..c]);
                         }
                     }
                 }
@@ -754,6 +763,24 @@ fn widen_windows(
         widen_into(run, a, b, zero);
         dst = rest;
         k += n;
+    }
+}
+
+/// `dst.copy_from_slice(src)` (equally long), with the short lengths of one-channel windows'
+/// rows (1 to 8 bytes) as inline loads and stores rather than a call of `memcpy`, which costs more
+/// than such a copy.
+#[inline(always)]
+fn copy_short(dst: &mut [u8], src: &[u8]) {
+    match dst.len() {
+        1 => dst.copy_from_slice(&src[..1]),
+        2 => dst.copy_from_slice(&src[..2]),
+        3 => dst.copy_from_slice(&src[..3]),
+        4 => dst.copy_from_slice(&src[..4]),
+        5 => dst.copy_from_slice(&src[..5]),
+        6 => dst.copy_from_slice(&src[..6]),
+        7 => dst.copy_from_slice(&src[..7]),
+        8 => dst.copy_from_slice(&src[..8]),
+        _ => dst.copy_from_slice(src),
     }
 }
 
