@@ -152,6 +152,31 @@ pub(crate) fn start_pairs(sums: &mut [i32], bias: &[i32]) {
     }
 }
 
+/// One group of four input channels of a pass ([`pass`]'s assembly): three loads, four
+/// unpackings and eight `smlad` for 16 products.
+#[cfg(tinyaot_dsp)]
+macro_rules! pair_group {
+    () => {
+        concat!(
+            "ldrd {wa}, {wb}, [{wp}], #16\n",
+            "ldrd {at}, {x1}, [{xp}], #8\n",
+            "sxtb16 {a02}, {wa}\n",
+            "sxtb16 {wa}, {wa}, ror #8\n",
+            "sxtb16 {b02}, {wb}\n",
+            "sxtb16 {wb}, {wb}, ror #8\n",
+            "smlad {s0}, {a02}, {at}, {s0}\n",
+            "smlad {s0}, {wa}, {x1}, {s0}\n",
+            "smlad {s1}, {b02}, {at}, {s1}\n",
+            "smlad {s1}, {wb}, {x1}, {s1}\n",
+            "ldrd {at}, {x1}, [{xp}], #8\n",
+            "smlad {s2}, {a02}, {at}, {s2}\n",
+            "smlad {s2}, {wa}, {x1}, {s2}\n",
+            "smlad {s3}, {b02}, {at}, {s3}\n",
+            "smlad {s3}, {wb}, {x1}, {s3}",
+        )
+    };
+}
+
 /// One pass of [`pair_run`]: channels `offset / 4` and `offset / 4 + 1` of a block (`offset` 0 or
 /// 8) against both pixels, added to `sums` (`[pixel 0 channel a, pixel 0 channel b, pixel 1
 /// channel a, pixel 1 channel b]`).
@@ -184,22 +209,15 @@ fn pass(x: &[u32], w: &[i8], offset: usize, sums: &mut [i32]) {
                 "ldrd {s0}, {s1}, [{at}]",
                 "ldrd {s2}, {s3}, [{at}, #8]",
                 "push {{{at}}}",
+                // Two groups per iteration: half the loop's count and branch. An odd count
+                // enters at the second (`count` rounded up by the carry of the halving).
+                "lsrs {count}, {count}, #1",
+                "adc {count}, {count}, #0",
+                "bcs 3f",
                 "2:",
-                "ldrd {wa}, {wb}, [{wp}], #16",
-                "ldrd {at}, {x1}, [{xp}], #8",
-                "sxtb16 {a02}, {wa}",
-                "sxtb16 {wa}, {wa}, ror #8",
-                "sxtb16 {b02}, {wb}",
-                "sxtb16 {wb}, {wb}, ror #8",
-                "smlad {s0}, {a02}, {at}, {s0}",
-                "smlad {s0}, {wa}, {x1}, {s0}",
-                "smlad {s1}, {b02}, {at}, {s1}",
-                "smlad {s1}, {wb}, {x1}, {s1}",
-                "ldrd {at}, {x1}, [{xp}], #8",
-                "smlad {s2}, {a02}, {at}, {s2}",
-                "smlad {s2}, {wa}, {x1}, {s2}",
-                "smlad {s3}, {b02}, {at}, {s3}",
-                "smlad {s3}, {wb}, {x1}, {s3}",
+                pair_group!(),
+                "3:",
+                pair_group!(),
                 "subs {count}, {count}, #1",
                 "bne 2b",
                 "pop {{{at}}}",
