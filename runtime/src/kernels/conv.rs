@@ -742,9 +742,20 @@ fn widen_windows(
 ) {
     let c = p.input_c;
     let zero = u32::from_ne_bytes([p.input_zero_point as i8 as u8; 4]);
-    // The tap's bytes `j..j + n` in a window's image, or None outside the image.
-    let source = |&(image, (ky0, ky1, y0), (kx0, kx1, x0)): &Window, tap: usize, j: usize, n| {
-        let (ky, kx) = (tap / p.filter_w, tap % p.filter_w);
+    // When both windows have every column in the image and none is dilated, a filter row's taps
+    // are one run of the image: widened a row at a time rather than a tap at a time.
+    let whole_rows = p.dilation_w == 1
+        && windows
+            .iter()
+            .all(|&(_, _, (kx0, kx1, _))| kx0 == 0 && kx1 == p.filter_w);
+    let unit = if whole_rows { p.filter_w * c } else { c };
+    // A unit's bytes `j..j + n` in a window's image, or None outside the image.
+    let source = |&(image, (ky0, ky1, y0), (kx0, kx1, x0)): &Window, u: usize, j: usize, n| {
+        let (ky, kx) = if whole_rows {
+            (u, 0)
+        } else {
+            (u / p.filter_w, u % p.filter_w)
+        };
         ((ky0..ky1).contains(&ky) && (kx0..kx1).contains(&kx)).then(|| {
             let (y, x) = (coord(y0, ky, p.dilation_h), coord(x0, kx, p.dilation_w));
             &inp[image + (y * p.input_w + x) * c + j..][..n]
@@ -753,13 +764,10 @@ fn widen_windows(
     let mut dst = wide.words_mut(k1 - k0);
     let mut k = k0;
     while k < k1 {
-        let (tap, j) = (k / c, k % c);
-        let n = (c - j).min(k1 - k);
+        let (u, j) = (k / unit, k % unit);
+        let n = (unit - j).min(k1 - k);
         let (run, rest) = dst.split_at_mut(n);
-        let (a, b) = (
-            source(&windows[0], tap, j, n),
-            source(&windows[1], tap, j, n),
-        );
+        let (a, b) = (source(&windows[0], u, j, n), source(&windows[1], u, j, n));
         widen_into(run, a, b, zero);
         dst = rest;
         k += n;
