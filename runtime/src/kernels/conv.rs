@@ -362,15 +362,13 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
     let (blocks, rest) = p.filter[..m * n].split_at(blocked * n);
     let bias = &p.folded_bias[..m];
     // The sums start from the biases: the requantizer adds none.
-    let requantizer = Requantizer::new(
+    let requantizer = Requantizer::for_biased_sums(
         m,
-        None,
-        p.multipliers,
-        p.shifts,
+        (p.multipliers, p.shifts),
         p.output_zero_point,
         (p.act_min, p.act_max),
-    )
-    .narrow(p.narrow_requant);
+        p.narrow_requant,
+    );
     // One run of sums for both paths (the stack is a budget).
     let mut acc = [0i32; ACC_RUN];
     let paired = if PAIRED && n >= 4 && blocked > 0 {
@@ -514,15 +512,13 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
     let (blocks, rest) = p.filter[..m * k].split_at(blocked * k);
     let bias = &p.folded_bias[..m];
     // The sums start from the biases: the requantizer adds none.
-    let requantizer = Requantizer::new(
+    let requantizer = Requantizer::for_biased_sums(
         m,
-        None,
-        p.multipliers,
-        p.shifts,
+        (p.multipliers, p.shifts),
         p.output_zero_point,
         (p.act_min, p.act_max),
-    )
-    .narrow(p.narrow_requant);
+        p.narrow_requant,
+    );
     let outside = p.input_zero_point as i8 as u8;
     let mut buffer = [0u8; super::IM2COL_MAX];
     let window = &mut buffer[..k];
@@ -633,15 +629,13 @@ pub fn conv2d_im2col_pairs_s8(arena: &mut [u8], input: usize, output: usize, p: 
     let out_len = p.batches * p.output_h * p.output_w * m;
     let (inp, out) = views::split(arena, input, p.batches * image_len, output, out_len);
     // The sums start from the biases: the requantizer adds none.
-    let requantizer = Requantizer::new(
+    let requantizer = Requantizer::for_biased_sums(
         m,
-        None,
-        p.multipliers,
-        p.shifts,
+        (p.multipliers, p.shifts),
         p.output_zero_point,
         (p.act_min, p.act_max),
-    )
-    .narrow(p.narrow_requant);
+        p.narrow_requant,
+    );
     im2col_pairs(
         inp,
         out,

@@ -206,15 +206,13 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
     let dm = p.depth_multiplier;
     let bias = p.bias.map(|b| &b[..p.output_c]);
     // The sums start from the biases: the requantizer adds none.
-    let requantizer = Requantizer::new(
+    let requantizer = Requantizer::for_biased_sums(
         p.output_c,
-        None,
-        p.multipliers,
-        p.shifts,
+        (p.multipliers, p.shifts),
         p.output_zero_point,
         (p.act_min, p.act_max),
-    )
-    .narrow(p.narrow_requant);
+        p.narrow_requant,
+    );
     // Without a depth multiplier, the taps of a window wholly in the image lie at fixed offsets
     // from its first: tabulated once, they make each tap two loads and the multiply-accumulates.
     // A window cut by the border takes a table of its own in-image taps, built for the pixel.

@@ -90,6 +90,19 @@ impl<'a> Requantizer<'a> {
         }
     }
 
+    /// A requantizer for sums that start from the bias (the kernels that gather runs of sums):
+    /// none of its own, the short path when `narrow` says so (see [`narrow`](Self::narrow)).
+    #[inline(always)]
+    pub(crate) fn for_biased_sums(
+        channels: usize,
+        (multipliers, shifts): (&'a [i32], &'a [i8]),
+        zero_point: i32,
+        range: (i32, i32),
+        narrow: bool,
+    ) -> Self {
+        Self::new(channels, None, multipliers, shifts, zero_point, range).narrow(narrow)
+    }
+
     /// The same requantizer, taking the short path when `narrow` is true: the caller's parameter
     /// struct says so after the generation-time check that every shift is a right shift
     /// (`shift <= -1`) and that `|acc + bias| < 2^30` for every possible input.
