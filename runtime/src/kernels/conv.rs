@@ -360,6 +360,10 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
     let (inp, out) = views::split(arena, input, p.pixels * n, output, p.pixels * m);
     let blocked = m - m % 4;
     let (blocks, rest) = p.filter[..m * n].split_at(blocked * n);
+    // The word loops read the filter by aligned words (generated filters are 16-byte aligned
+    // `Flash`; a caller's own must be word-aligned).
+    #[cfg(tinyaot_dsp)]
+    super::nn_common::check_word_aligned(blocks);
     let bias = &p.folded_bias[..m];
     // The sums start from the biases: the requantizer adds none.
     let requantizer = Requantizer::for_biased_sums(
@@ -511,6 +515,9 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
     let blocked = m - m % 4;
     let (blocks, rest) = p.filter[..m * k].split_at(blocked * k);
     let bias = &p.folded_bias[..m];
+    // As in the 1×1 kernel: the word loops read the filter by aligned words.
+    #[cfg(tinyaot_dsp)]
+    super::nn_common::check_word_aligned(blocks);
     // The sums start from the biases: the requantizer adds none.
     let requantizer = Requantizer::for_biased_sums(
         m,
@@ -573,7 +580,8 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
                         }
                     }
                 }
-                let px = out_px.next().expect("output size");
+                // One output chunk per pixel, by the output's length (views::split).
+                let Some(px) = out_px.next() else { return };
                 let (px_blocks, px_rest) = px.split_at_mut(blocked);
                 // As in the 1×1 kernel: runs of sums, then their requantization.
                 for (run, ((w, o), b)) in blocks

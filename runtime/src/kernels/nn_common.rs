@@ -20,6 +20,22 @@ pub(crate) use dot::{
 };
 pub(crate) use requant::Requantizer;
 
+/// Panics unless `filter` starts at a word boundary: the DSP kernels read filters by aligned
+/// words (generated code keeps them in 16-byte aligned `Flash`). One shared cold panic, so that
+/// each kernel's check is a test and a branch.
+#[cfg(tinyaot_dsp)]
+#[inline(always)]
+pub(crate) fn check_word_aligned(filter: &[i8]) {
+    #[cold]
+    #[inline(never)]
+    fn misaligned() -> ! {
+        panic!("filter not word-aligned")
+    }
+    if filter.as_ptr() as usize % 4 != 0 {
+        misaligned()
+    }
+}
+
 /// `ActivationFunctionWithMinMax` for floats: `min(max(x, lo), hi)`, in TFLM's order.
 #[inline(always)]
 pub(crate) fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {

@@ -85,8 +85,11 @@ pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8], init: [i32; 4]) -> [i32; 4
         let end = unsafe { xp.add(whole) };
         while xp != end {
             // SAFETY: xp = x + i and wp = words + 4 i for the same i with i + 4 <= whole, and
-            // `words` has 4 * whole bytes, so both reads are in bounds; `read_unaligned` needs no
-            // alignment.
+            // `words` has 4 * whole bytes, so both reads are in bounds; the input read is
+            // unaligned, and the words start word-aligned (asserted once per call by the
+            // kernels, `conv2d_1x1_s8` and `conv2d_im2col_s8`, for their whole filter, whose
+            // blocks are 4 n bytes long) and i is a multiple of 4, so the aligned read of four
+            // weight words is sound.
             let (xw, ww) = unsafe {
                 (
                     xp.cast::<u32>().read_unaligned(),

@@ -130,10 +130,7 @@ pub(crate) fn pair_run(
     // The assembly's `ldrd` needs word-aligned weights (generated code keeps them in 16-byte
     // aligned `Flash`); the emulation elsewhere reads bytes.
     #[cfg(tinyaot_dsp)]
-    assert!(
-        blocks.as_ptr() as usize % 4 == 0,
-        "filter blocks not word-aligned"
-    );
+    super::check_word_aligned(blocks);
     let x = &x.words[..words];
     for (b, sums) in sums.chunks_exact_mut(8).enumerate() {
         // One bounds check per block: the chunk's words of its four rows.
