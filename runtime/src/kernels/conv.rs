@@ -348,8 +348,8 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
 
 /// int8 1×1 CONV_2D ([`Conv1x1S8`]), bit-exact with TFLM's `ConvPerChannel`: on ARMv7E-M two
 /// pixels by two output channels per pass over inputs widened once per pair of pixels
-/// ([`super::nn_common::wide`]), elsewhere one pixel by four output channels per pass. Reads
-/// `pixels * input_c` bytes at `input`, writes `pixels * output_c` bytes at `output`: the output
+/// (`runtime/src/kernels/nn_common/wide.rs`), elsewhere one pixel by four output channels per
+/// pass. Reads `pixels * input_c` bytes at `input`, writes `pixels * output_c` bytes at `output`: the output
 /// pixels in order, each written after reading its input pixel; the output must not overlap the
 /// input (checked).
 #[cfg_attr(target_os = "none", inline(never))]
@@ -618,8 +618,8 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
 /// [`conv2d_im2col_s8`] for input channels in whole words and output channels in blocks of four
 /// (the lowering chooses it then), two pixels at a time on ARMv7E-M: both pixels' windows are
 /// widened straight from the image (no gathering buffer), then multiplied with the filter rows
-/// two channels by two pixels per pass ([`super::nn_common::wide`]) and requantized together.
-/// Elsewhere it is [`conv2d_im2col_s8`]. Reads and writes as [`conv2d_im2col_s8`].
+/// two channels by two pixels per pass (`runtime/src/kernels/nn_common/wide.rs`) and requantized
+/// together. Elsewhere it is [`conv2d_im2col_s8`]. Reads and writes as [`conv2d_im2col_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_im2col_pairs_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dIm2colS8) {
     if !PAIRED {

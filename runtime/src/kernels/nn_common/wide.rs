@@ -1,5 +1,6 @@
-//! The int8 matrix product of the 1×1 convolution (and of FULLY_CONNECTED, which lowers to it) two
-//! pixels at a time, on inputs widened once to 16-bit lanes.
+//! The int8 matrix product of the 1×1 convolution (and of FULLY_CONNECTED, which lowers to it)
+//! and of the paired gathering convolution (`conv::conv2d_im2col_pairs_s8`, whose windows are the
+//! rows) two pixels at a time, on inputs widened once to 16-bit lanes.
 //!
 //! One pixel at a time, every 16 multiply-accumulates of a block of four filter rows cost four
 //! weight words unpacked into eight 16-bit lane pairs (`sxtb16`): the weights' unpacking is the
