@@ -13,7 +13,7 @@
 //! ADD/SUB/MUL/MAXIMUM/MINIMUM can run in place. The output must not otherwise overlap an input.
 
 use super::broadcast::binary;
-use super::nn_common::requant::{divide_high_by_pot, rounding_high_mul};
+use super::nn_common::requant::rounding_high_mul;
 use crate::math::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_smaller_than_one_exp,
 };
@@ -148,17 +148,32 @@ fn narrow_add(p: &AddS8) -> bool {
 /// [`add_sub_s8`] for parameters [`narrow_add`] accepts, in about a third of the instructions:
 /// each `MultiplyByQuantizedMultiplierSmallerThanOneExp` is one rounding high multiply of the
 /// doubled value (`floor((v m + 2^30) / 2^31) = floor((2 v m + 2^31) / 2^32)`, and `2 v` fits) and
-/// the shortcut rounding division of [`divide_high_by_pot`].
+/// the shortcut rounding division of `divide_high_by_pot` (in `nn_common::requant`).
+/// The roundings take no branch: every value they divide stays below 2^30 in magnitude
+/// (the rescaled inputs below 255 · 2^20, their sum and its rescaling below 2^29), so
+/// [`halve_doubled_by_pot`] applies, for a zero shift too.
 #[inline(always)]
 fn add_sub_s8_narrow(x: i8, y: i8, p: &AddS8, sign: i32) -> i8 {
     let a = (p.a_offset + i32::from(x)) << (p.left_shift + 1);
     let b = (p.b_offset + i32::from(y)) << (p.left_shift + 1);
-    let a = divide_high_by_pot(rounding_high_mul(a, p.a_multiplier), -p.a_shift);
-    let b = divide_high_by_pot(rounding_high_mul(b, p.b_multiplier), -p.b_shift);
+    let a = (halve_doubled_by_pot(rounding_high_mul(a, p.a_multiplier), -p.a_shift) + 1) >> 1;
+    let b = (halve_doubled_by_pot(rounding_high_mul(b, p.b_multiplier), -p.b_shift) + 1) >> 1;
     let raw = a + b * sign;
     let scaled = rounding_high_mul(raw << 1, p.output_multiplier);
-    let out = divide_high_by_pot(scaled, -p.output_shift) + p.output_offset;
+    // The zero point joins the final halving: `(t + 1 + 2 zp) >> 1 = ((t + 1) >> 1) + zp`.
+    let doubled = halve_doubled_by_pot(scaled, -p.output_shift);
+    let out = (doubled + 1 + 2 * p.output_offset) >> 1;
     clamp_s8(out, p.act_min, p.act_max)
+}
+
+/// `(2 h - [h < 0]) >> right` for `|h| < 2^30` and `right` in `0..=31`: one more halving of it,
+/// rounding up (`(t + 1) >> 1`), is TFLM's `RoundingDivideByPOT(h, right)` (to nearest, ties away
+/// from zero), for a zero `right` too, where `divide_high_by_pot` needs a branch. For `right >=
+/// 1` it equals that function's `(h - [h < 0]) >> (right - 1)`: `2 h - 1` is odd, so flooring it
+/// or `2 h - 2` by `2^right` gives the same; for `right = 0` the halving gives `h` back.
+#[inline(always)]
+fn halve_doubled_by_pot(h: i32, right: i32) -> i32 {
+    (2 * h - i32::from(h < 0)) >> right
 }
 
 /// int8 ADD: `a + b` with broadcasting, bit-exact with TFLM. See the module docs for access order.
