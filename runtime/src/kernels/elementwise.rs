@@ -148,10 +148,9 @@ fn narrow_add(p: &AddS8) -> bool {
 /// [`add_sub_s8`] for parameters [`narrow_add`] accepts, in about a third of the instructions:
 /// each `MultiplyByQuantizedMultiplierSmallerThanOneExp` is one rounding high multiply of the
 /// doubled value (`floor((v m + 2^30) / 2^31) = floor((2 v m + 2^31) / 2^32)`, and `2 v` fits) and
-/// the shortcut rounding division of `divide_high_by_pot` (in `nn_common::requant`).
-/// The roundings take no branch: every value they divide stays below 2^30 in magnitude
-/// (the rescaled inputs below 255 · 2^20, their sum and its rescaling below 2^29), so
-/// [`halve_doubled_by_pot`] applies, for a zero shift too.
+/// a rounding division without a branch, [`halve_doubled_by_pot`] and a final halving: every value
+/// divided stays below 2^30 in magnitude (the rescaled inputs below 255 · 2^20, their sum and its
+/// rescaling below 2^29), so it applies for a zero shift too.
 #[inline(always)]
 fn add_sub_s8_narrow(x: i8, y: i8, p: &AddS8, sign: i32) -> i8 {
     let a = (p.a_offset + i32::from(x)) << (p.left_shift + 1);

@@ -260,8 +260,9 @@ pub(crate) fn window_run_s8(
         // its sums go to sums[4 g..4 g + 4] (`init` was cut to n): `i32`s, word-aligned for
         // `ldrd`/`strd`, as the table's `usize` pairs. The tap loop needs all 13 registers, so
         // the two sum pointers, the group count and the table's start wait in 16 bytes of stack,
-        // released before the block ends. In assembly so that a tap is 12 instructions (the
-        // compiler's schedule spilled, 17) and the group loop is not unrolled (code size).
+        // released before the block ends. In assembly so that a tap is 14 instructions with its
+        // loop test (the compiler's schedule spilled, 17) and the group loop is not unrolled
+        // (code size).
         unsafe {
             core::arch::asm!(
                 "sub sp, sp, #16",
@@ -418,16 +419,14 @@ fn packed_offset(offset: i32) -> u32 {
 }
 
 /// Four arena bytes as a little-endian word (one unaligned `ldr` on ARMv7-M).
-#[cfg(tinyaot_dsp)]
 #[inline(always)]
-fn word(b: &[u8]) -> u32 {
+pub(super) fn word(b: &[u8]) -> u32 {
     u32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 
 /// Four int8 weights as a little-endian word.
-#[cfg(tinyaot_dsp)]
 #[inline(always)]
-fn word_i8(b: &[i8]) -> u32 {
+pub(super) fn word_i8(b: &[i8]) -> u32 {
     // SAFETY: i8 and u8 have the same size, alignment and (all-bits-valid) values. Going through
     // bytes lets the four loads merge into one `ldr`, which they do not from `b[k] as u8`.
     let bytes = unsafe { core::slice::from_raw_parts(b.as_ptr().cast::<u8>(), b.len()) };

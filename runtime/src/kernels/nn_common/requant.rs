@@ -14,10 +14,11 @@ pub(crate) struct Requantizer<'a> {
     narrow: bool,
 }
 
-/// One output of [`Requantizer::run_pairs`]'s assembly: `apply_narrow_int8` of sum register
-/// `$acc` with multiplier `$m` and `!shift` in `$s` (the rounding division's exponent less one),
-/// stored through `$out` (advanced): `smmulr` of the doubled sum, the round toward zero, the
-/// shift, the zero point merged with the final halving, saturated to int8.
+/// One output of the requantization assembly ([`Requantizer::run`], [`Requantizer::run_pairs`]):
+/// `apply_narrow_int8` of sum register `$acc` with multiplier `$m` and `!shift` in `$s` (the
+/// rounding division's exponent less one), stored through `$out` (advanced): `smmulr` of the
+/// doubled sum, the round toward zero, the shift, the zero point merged with the final halving,
+/// saturated to int8.
 #[cfg(tinyaot_dsp)]
 macro_rules! requantize_int8 {
     ($acc:literal, $m:literal, $s:literal, $out:literal) => {
@@ -63,6 +64,22 @@ macro_rules! requantize_int8 {
             "}, [{",
             $out,
             "}], #1",
+        )
+    };
+}
+
+/// The start of a step of two channels in the requantization assembly: their multipliers into
+/// `{m0}`, `{m1}` (one `ldrd`) and their shifts into `{s0}`, `{s1}` (one `ldrh`), each inverted
+/// (`mvn`) so that its low byte is the rounding division's exponent less one (the shifts are right
+/// shifts on the narrow path), the byte `asr` by register reads.
+#[cfg(tinyaot_dsp)]
+macro_rules! channel_pair {
+    () => {
+        concat!(
+            "ldrd {m0}, {m1}, [{mp}], #8\n",
+            "ldrh {s0}, [{shp}], #2\n",
+            "mvn {s1}, {s0}, lsr #8\n",
+            "mvn {s0}, {s0}",
         )
     };
 }
@@ -155,7 +172,7 @@ impl<'a> Requantizer<'a> {
         let out = &mut out[..n];
         let multipliers = &self.multipliers[c0..c0 + n];
         let shifts = &self.shifts[c0..c0 + n];
-        let int8 = self.narrow && (self.min, self.max) == (-128, 127);
+        let int8 = self.narrow_int8();
         #[cfg(tinyaot_dsp)]
         if int8 {
             // Pairs of channels in assembly, then an odd last one.
@@ -183,6 +200,14 @@ impl<'a> Requantizer<'a> {
                 *o = self.apply(a, m, s);
             }
         }
+    }
+
+    /// Whether the short path applies with no activation to clamp to beyond int8 itself (the
+    /// usual case: ReLU and ReLU6 fold into the output's quantization), so that the clamp is one
+    /// saturation.
+    #[inline(always)]
+    fn narrow_int8(&self) -> bool {
+        self.narrow && (self.min, self.max) == (-128, 127)
     }
 
     /// [`run`](Self::run)'s narrow int8 path for the channels in pairs, in assembly: per two
@@ -218,10 +243,7 @@ impl<'a> Requantizer<'a> {
         unsafe {
             core::arch::asm!(
                 "2:",
-                "ldrd {m0}, {m1}, [{mp}], #8",
-                "ldrh {s0}, [{shp}], #2",
-                "mvn {s1}, {s0}, lsr #8",
-                "mvn {s0}, {s0}",
+                channel_pair!(),
                 "ldrd {a}, {b}, [{sums}], #8",
                 requantize_int8!("a", "m0", "s0", "o"),
                 requantize_int8!("b", "m1", "s1", "o"),
@@ -262,7 +284,7 @@ impl<'a> Requantizer<'a> {
         let (sums, out1) = (&sums[..2 * n], &mut out1[..n]);
         let multipliers = &self.multipliers[c0..c0 + n];
         let shifts = &self.shifts[c0..c0 + n];
-        if !(self.narrow && (self.min, self.max) == (-128, 127)) {
+        if !self.narrow_int8() {
             // The rarer paths: two call sites of `apply`, not four (code size).
             for (j, (o0, o1)) in out0.iter_mut().zip(out1.iter_mut()).enumerate() {
                 let (m, sh, at) = (multipliers[j], shifts[j], (j / 2) * 4 + j % 2);
@@ -288,10 +310,7 @@ impl<'a> Requantizer<'a> {
             unsafe {
                 core::arch::asm!(
                     "2:",
-                    "ldrd {m0}, {m1}, [{mp}], #8",
-                    "ldrh {s0}, [{shp}], #2",
-                    "mvn {s1}, {s0}, lsr #8",
-                    "mvn {s0}, {s0}",
+                    channel_pair!(),
                     "ldrd {a}, {b}, [{sums}], #8",
                     requantize_int8!("a", "m0", "s0", "o0"),
                     requantize_int8!("b", "m1", "s1", "o0"),

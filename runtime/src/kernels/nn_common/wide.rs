@@ -21,6 +21,9 @@
 //! the chunking on the host. Release builds for other targets keep the one-pixel kernels, which
 //! vectorise there.
 
+use super::dot::word;
+#[cfg(not(tinyaot_dsp))]
+use super::dot::word_i8;
 #[cfg(tinyaot_dsp)]
 use super::dsp::{sxtb16, sxtb16_ror8};
 
@@ -53,20 +56,8 @@ impl Widened {
     /// [`WIDE_CHANNELS`]).
     #[inline(always)]
     pub(crate) fn fill(&mut self, x0: &[u8], x1: &[u8]) {
-        let n = x0.len();
-        assert!(
-            n % 4 == 0 && n <= WIDE_CHANNELS && x1.len() == n,
-            "widened chunk not whole words or too long"
-        );
-        for ((w, a), b) in self.words[..n]
-            .chunks_exact_mut(4)
-            .zip(x0.chunks_exact(4))
-            .zip(x1.chunks_exact(4))
-        {
-            let (a, b) = (word(a), word(b));
-            w.copy_from_slice(&[sxtb16(a), sxtb16_ror8(a), sxtb16(b), sxtb16_ror8(b)]);
-        }
-        self.len = n;
+        assert!(x1.len() == x0.len(), "widened pixels not equally long");
+        widen_into(self.words_mut(x0.len()), Some(x0), Some(x1), 0);
     }
 
     /// The buffer's first `n` words (`n` a multiple of four, at most [`WIDE_CHANNELS`]), to be
@@ -249,19 +240,6 @@ fn pass(x: &[u32], w: &[i8], offset: usize, sums: &mut [i32]) {
         sums[2] = smlad(a13, xs[3], smlad(a02, xs[2], sums[2]));
         sums[3] = smlad(b13, xs[3], smlad(b02, xs[2], sums[3]));
     }
-}
-
-/// Four int8 weights as a little-endian word.
-#[cfg(not(tinyaot_dsp))]
-#[inline(always)]
-fn word_i8(b: &[i8]) -> u32 {
-    u32::from_le_bytes([b[0] as u8, b[1] as u8, b[2] as u8, b[3] as u8])
-}
-
-/// Four bytes as a little-endian word.
-#[inline(always)]
-fn word(b: &[u8]) -> u32 {
-    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 
 /// Emulated `sxtb16`: bytes 0 and 2, sign-extended into the low and high 16-bit lanes.
