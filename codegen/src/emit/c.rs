@@ -348,6 +348,7 @@ fn module_context(prefix: &str, functions: &BTreeSet<&str>) -> Context {
     ctx.insert("p", prefix);
     ctx.insert("P", &prefix.to_ascii_uppercase());
     ctx.insert("used", &functions.iter().collect::<Vec<_>>());
+    ctx.insert("wide_channels", &crate::lower::params::WIDE_CHANNELS);
     ctx
 }
 

@@ -13,6 +13,11 @@ pub(crate) const MAX_RANK: usize = 6;
 /// `conv::conv2d_im2col_s8` holds; the C backend declares it as `<PREFIX>_IM2COL_MAX`.
 pub(crate) const IM2COL_MAX: usize = 576;
 
+/// `tinyaot::kernels::WIDE_CHANNELS`: the bytes of a window the paired gathering
+/// convolution widens at once; a quarter of it is the longest window whose channels are
+/// not whole words it takes. The C backend declares it as `<PREFIX>_WIDE_CHANNELS`.
+pub(crate) const WIDE_CHANNELS: usize = 128;
+
 /// The parameter structs of `tinyaot::kernels::activations`.
 pub(crate) mod activations {
     use crate::lower::{Params, Value};

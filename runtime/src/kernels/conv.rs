@@ -100,9 +100,10 @@ pub struct Conv1x1S8<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
-    /// True when every shift is at most -1 and the accumulator plus bias stays below 2^30 in
-    /// magnitude for every input (both checked at generation time): the requantization then takes
-    /// its short path, with the same results.
+    /// True when every shift is at most -1, the accumulator plus bias stays below 2^30 in
+    /// magnitude for every input, and the output zero point and the activation range lie within
+    /// int8 (all checked at generation time): the requantization then takes its short path, with
+    /// the same results.
     pub narrow_requant: bool,
 }
 
@@ -145,7 +146,9 @@ pub struct Conv2dIm2colS8<'a> {
     /// Output zero point.
     pub output_zero_point: i32,
     /// Filter weights, the rows of `[output_c, filter_h, filter_w, input_c]` (zero point 0)
-    /// re-laid out at generation time as [`Conv1x1S8::filter`]'s, each row a whole window.
+    /// re-laid out at generation time as [`Conv1x1S8::filter`]'s, each row a whole window (for
+    /// [`conv2d_im2col_gather_pairs_s8`], the window rounded up to whole words, the padding
+    /// weights zero).
     pub filter: &'a [i8],
     /// Per-output-channel bias with the input zero point folded in at generation time, as
     /// [`Conv1x1S8::folded_bias`]: taps outside the image are gathered as the input zero point, so
@@ -159,9 +162,10 @@ pub struct Conv2dIm2colS8<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
-    /// True when every shift is at most -1 and the accumulator plus bias stays below 2^30 in
-    /// magnitude for every input (both checked at generation time): the requantization then takes
-    /// its short path, with the same results.
+    /// True when every shift is at most -1, the accumulator plus bias stays below 2^30 in
+    /// magnitude for every input, and the output zero point and the activation range lie within
+    /// int8 (all checked at generation time): the requantization then takes its short path, with
+    /// the same results.
     pub narrow_requant: bool,
 }
 
@@ -433,7 +437,7 @@ fn conv1x1_pairs(
     let whole = n - n % 4;
     let tail = n - whole;
     let single = whole <= WIDE_CHANNELS;
-    let mut wide = Widened::new();
+    let mut wide = Widened::<WIDE_CHANNELS>::new();
     let mut done = 0;
     for (x, o) in inp.chunks_exact(2 * n).zip(out.chunks_exact_mut(2 * m)) {
         let (x0, x1) = x.split_at(n);
@@ -455,7 +459,7 @@ fn conv1x1_pairs(
                     let k1 = whole.min(k0 + WIDE_CHANNELS);
                     wide.fill(&x0[k0..k1], &x1[k0..k1]);
                 }
-                pair_run(&wide, w, (4 * n, 4 * k0), sums);
+                pair_run(wide.words(), w, (4 * n, 4 * k0), sums);
             }
             if tail > 0 {
                 // Each row's last `tail` bytes follow its block's words (see `Conv1x1S8::filter`).
@@ -497,12 +501,24 @@ const ACC_RUN: usize = 32;
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dIm2colS8) {
     let p = super::opaque(p);
+    let k = p.filter_h * p.filter_w * p.input_c;
+    im2col_one_pixel(arena, (input, output), p, k);
+}
+
+/// The body of [`conv2d_im2col_s8`], for filter rows of `k` bytes: the window's length, or (for
+/// [`conv2d_im2col_pairs_s8`] off the paired path) that rounded up to whole words with zero
+/// weights, the window buffer's padding bytes multiplied by them.
+#[inline(always)]
+fn im2col_one_pixel(
+    arena: &mut [u8],
+    (input, output): (usize, usize),
+    p: &Conv2dIm2colS8,
+    k: usize,
+) {
     let c = p.input_c;
-    let row = p.filter_w * c;
-    let k = p.filter_h * row;
     let m = p.output_c;
     assert!(
-        k > 0 && k <= super::IM2COL_MAX && m > 0,
+        k > 0 && k >= p.filter_h * p.filter_w * c && k <= super::IM2COL_MAX && m > 0,
         "im2col window empty or larger than IM2COL_MAX"
     );
     assert!(
@@ -526,7 +542,6 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
         (p.act_min, p.act_max),
         p.narrow_requant,
     );
-    let outside = p.input_zero_point as i8 as u8;
     let mut buffer = [0u8; super::IM2COL_MAX];
     let window = &mut buffer[..k];
     // Half the 1×1 kernel's run: the window buffer is on the stack too.
@@ -553,33 +568,7 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
                     p.filter_w,
                     p.input_w,
                 );
-                if ky1 - ky0 < p.filter_h || kx1 - kx0 < p.filter_w {
-                    window.fill(outside);
-                }
-                if p.dilation_w == 1 && kx0 < kx1 {
-                    // Each in-image row's taps are one run of the image: a short copy per row,
-                    // both positions stepped rather than recomputed.
-                    let n = (kx1 - kx0) * c;
-                    let step = p.dilation_h * p.input_w * c;
-                    let mut from =
-                        (coord(y0, ky0, p.dilation_h) * p.input_w + coord(x0, kx0, 1)) * c;
-                    let mut to = ky0 * row + kx0 * c;
-                    for _ in ky0..ky1 {
-                        copy_short(&mut window[to..to + n], &image[from..from + n]);
-                        from += step;
-                        to += row;
-                    }
-                } else {
-                    for ky in ky0..ky1 {
-                        let y = coord(y0, ky, p.dilation_h);
-                        let image_row = &image[y * p.input_w * c..][..p.input_w * c];
-                        let window_row = &mut window[ky * row..][..row];
-                        for kx in kx0..kx1 {
-                            let x = coord(x0, kx, p.dilation_w) * c;
-                            copy_short(&mut window_row[kx * c..][..c], &image_row[x..][..c]);
-                        }
-                    }
-                }
+                gather_window(image, p, ((ky0, ky1, y0), (kx0, kx1, x0)), window);
                 // One output chunk per pixel, by the output's length (views::split).
                 let Some(px) = out_px.next() else { return };
                 let (px_blocks, px_rest) = px.split_at_mut(blocked);
@@ -622,16 +611,50 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
 /// together. Elsewhere it is [`conv2d_im2col_s8`]. Reads and writes as [`conv2d_im2col_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_im2col_pairs_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dIm2colS8) {
-    if !PAIRED {
-        // A call, not inlined on bare metal: the two paths' stack buffers do not add up.
-        return conv2d_im2col_s8(arena, input, output, p);
-    }
-    let p = super::opaque(p);
+    im2col_pairs_kernel(arena, (input, output), super::opaque(p), false);
+}
+
+/// [`conv2d_im2col_pairs_s8`] for short windows whose input channels are not whole words (the
+/// lowering chooses it for windows of at most a quarter of
+/// [`WIDE_CHANNELS`](super::WIDE_CHANNELS) bytes once rounded up to whole words, and output
+/// channels in blocks of four): on ARMv7E-M both pixels' windows are gathered into two small
+/// buffers, then widened from there. Its filter rows are the windows rounded up to whole words,
+/// the padding weights zero (see [`Conv2dIm2colS8::filter`]). Elsewhere it is
+/// [`conv2d_im2col_s8`] on those rows. Reads and writes as [`conv2d_im2col_s8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_im2col_gather_pairs_s8(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    p: &Conv2dIm2colS8,
+) {
+    im2col_pairs_kernel(arena, (input, output), super::opaque(p), true);
+}
+
+/// The body of [`conv2d_im2col_pairs_s8`] (`gathered` false) and
+/// [`conv2d_im2col_gather_pairs_s8`] (`gathered` true).
+#[inline(always)]
+fn im2col_pairs_kernel(
+    arena: &mut [u8],
+    (input, output): (usize, usize),
+    p: &Conv2dIm2colS8,
+    gathered: bool,
+) {
     let (c, m) = (p.input_c, p.output_c);
-    let k = p.filter_h * p.filter_w * c;
+    let k = padded_window(p);
+    if !PAIRED {
+        return im2col_one_pixel(arena, (input, output), p, k);
+    }
     assert!(
-        k > 0 && c % 4 == 0 && m % 4 == 0,
-        "paired im2col needs whole words of input channels and blocks of four output channels"
+        k > 0
+            && m % 4 == 0
+            && if gathered {
+                k <= GATHERED_MAX
+            } else {
+                c % 4 == 0
+            },
+        "paired im2col needs blocks of four output channels, and whole words of input channels \
+         or (gathering) a window of at most WIDE_CHANNELS / 4 bytes"
     );
     let image_len = p.input_h * p.input_w * c;
     let out_len = p.batches * p.output_h * p.output_w * m;
@@ -644,13 +667,22 @@ pub fn conv2d_im2col_pairs_s8(arena: &mut [u8], input: usize, output: usize, p: 
         (p.act_min, p.act_max),
         p.narrow_requant,
     );
-    im2col_pairs(
-        inp,
-        out,
-        p,
-        (&p.filter[..m * k], &p.folded_bias[..m]),
-        &requantizer,
-    );
+    let parameters = (&p.filter[..m * k], &p.folded_bias[..m]);
+    if gathered {
+        im2col_pairs::<GATHERED_MAX>(inp, out, p, parameters, &requantizer, true);
+    } else {
+        im2col_pairs::<WIDE_CHANNELS>(inp, out, p, parameters, &requantizer, false);
+    }
+}
+
+/// The longest window [`conv2d_im2col_gather_pairs_s8`] gathers: a quarter of [`WIDE_CHANNELS`]
+/// (see there).
+const GATHERED_MAX: usize = WIDE_CHANNELS / 4;
+
+/// The filter rows' length in bytes for the paired gathering convolutions: the window's, rounded
+/// up to whole words (the padding weights zero) when its input channels are not whole words.
+fn padded_window(p: &Conv2dIm2colS8) -> usize {
+    (p.filter_h * p.filter_w * p.input_c).next_multiple_of(4)
 }
 
 /// The pixels of [`conv2d_im2col_pairs_s8`] on the paired path, two at a time (an odd last
@@ -659,38 +691,47 @@ pub fn conv2d_im2col_pairs_s8(arena: &mut [u8], input: usize, output: usize, p: 
 /// (once per pair when the window fits one chunk, once per run of channels otherwise). Inlined:
 /// one frame with its caller's (the stack is a budget).
 #[inline(always)]
-fn im2col_pairs(
+fn im2col_pairs<const N: usize>(
     inp: &[u8],
     out: &mut [u8],
     p: &Conv2dIm2colS8,
     (blocks, bias): (&[i8], &[i32]),
     requantizer: &Requantizer,
+    gathered: bool,
 ) {
     const RUN: usize = ACC_RUN / 2;
-    let (k, m) = (p.filter_h * p.filter_w * p.input_c, p.output_c);
-    let single = k <= WIDE_CHANNELS;
+    let (k, m) = (padded_window(p), p.output_c);
+    let single = k <= N;
     let plane = p.output_h * p.output_w;
     let pixels = p.batches * plane;
-    let mut wide = Widened::new();
+    let image_len = p.input_h * p.input_w * p.input_c;
+    let mut wide = Widened::<N>::new();
     let mut acc = [0i32; 2 * RUN];
     let mut dropped = [0u8; RUN];
+    // Only used when gathering (a window then fits); the padding bytes stay zero.
+    let mut bytes = [[0u8; GATHERED_MAX]; 2];
     let mut q = 0;
     while q < pixels {
         let twin = (q + 1).min(pixels - 1);
         let windows = [window_of(p, plane, q), window_of(p, plane, twin)];
         let (o0, o1) = out[q * m..].split_at_mut(m);
-        if single {
+        if gathered {
+            for (&(image, ys, xs), bytes) in windows.iter().zip(&mut bytes) {
+                gather_window(&inp[image..][..image_len], p, (ys, xs), &mut bytes[..k]);
+            }
+            wide.fill(&bytes[0][..k], &bytes[1][..k]);
+        } else if single {
             widen_windows(inp, p, &windows, 0, k, &mut wide);
         }
         for (run, (w, b)) in blocks.chunks(RUN * k).zip(bias.chunks(RUN)).enumerate() {
             let (c0, len) = (run * RUN, b.len());
             let sums = &mut acc[..2 * len];
             start_pairs(sums, b);
-            for k0 in (0..k).step_by(WIDE_CHANNELS) {
+            for k0 in (0..k).step_by(N) {
                 if !single {
-                    widen_windows(inp, p, &windows, k0, k.min(k0 + WIDE_CHANNELS), &mut wide);
+                    widen_windows(inp, p, &windows, k0, k.min(k0 + N), &mut wide);
                 }
-                pair_run(&wide, w, (4 * k, 4 * k0), sums);
+                pair_run(wide.words(), w, (4 * k, 4 * k0), sums);
             }
             let second = if twin > q {
                 &mut o1[c0..c0 + len]
@@ -731,16 +772,16 @@ fn window_of(p: &Conv2dIm2colS8, plane: usize, q: usize) -> Window {
     (image, ys, xs)
 }
 
-/// Widens bytes `k0..k1` (multiples of four, at most [`WIDE_CHANNELS`] apart) of two pixels'
+/// Widens bytes `k0..k1` (multiples of four, at most `N` apart) of two pixels'
 /// im2col windows: the taps in `(filter y, filter x)` order, each its `input_c` channels (whole
 /// words), the taps outside the image as the input zero point; one run of words per tap.
-fn widen_windows(
+fn widen_windows<const N: usize>(
     inp: &[u8],
     p: &Conv2dIm2colS8,
     windows: &[Window; 2],
     k0: usize,
     k1: usize,
-    wide: &mut Widened,
+    wide: &mut Widened<N>,
 ) {
     let c = p.input_c;
     let zero = u32::from_ne_bytes([p.input_zero_point as i8 as u8; 4]);
@@ -773,6 +814,48 @@ fn widen_windows(
         widen_into(run, a, b, zero);
         dst = rest;
         k += n;
+    }
+}
+
+/// Gathers the im2col window of one output pixel of a [`Conv2dIm2colS8`] convolution from its
+/// batch's `image` into `window` (at least the window's length): the taps in `(filter y, filter
+/// x)` order, each its `input_c` channels, and where the in-image taps `(ky0, ky1, y0)`,
+/// `(kx0, kx1, x0)` (as [`taps`] gives them) leave some out, the whole buffer first filled with
+/// the input zero point.
+#[inline(always)]
+fn gather_window(
+    image: &[u8],
+    p: &Conv2dIm2colS8,
+    ((ky0, ky1, y0), (kx0, kx1, x0)): ((usize, usize, isize), (usize, usize, isize)),
+    window: &mut [u8],
+) {
+    let c = p.input_c;
+    let row = p.filter_w * c;
+    if ky1 - ky0 < p.filter_h || kx1 - kx0 < p.filter_w {
+        window.fill(p.input_zero_point as i8 as u8);
+    }
+    if p.dilation_w == 1 && kx0 < kx1 {
+        // Each in-image row's taps are one run of the image: a short copy per row, both
+        // positions stepped rather than recomputed.
+        let n = (kx1 - kx0) * c;
+        let step = p.dilation_h * p.input_w * c;
+        let mut from = (coord(y0, ky0, p.dilation_h) * p.input_w + coord(x0, kx0, 1)) * c;
+        let mut to = ky0 * row + kx0 * c;
+        for _ in ky0..ky1 {
+            copy_short(&mut window[to..to + n], &image[from..from + n]);
+            from += step;
+            to += row;
+        }
+    } else {
+        for ky in ky0..ky1 {
+            let y = coord(y0, ky, p.dilation_h);
+            let image_row = &image[y * p.input_w * c..][..p.input_w * c];
+            let window_row = &mut window[ky * row..][..row];
+            for kx in kx0..kx1 {
+                let x = coord(x0, kx, p.dilation_w) * c;
+                copy_short(&mut window_row[kx * c..][..c], &image_row[x..][..c]);
+            }
+        }
     }
 }
 
@@ -1222,6 +1305,10 @@ mod tests {
             // chunk with stride and an odd pixel count, and dilation with padding.
             (5, 5, 8, 8, 3, 3, 2, 1, 1, 1, 3, 3),
             (5, 5, 4, 4, 3, 3, 1, 2, 2, 2, 5, 5),
+            // Short windows of channels not in whole words (the gathering paired kernel): three
+            // channels with stride and an odd pixel count, one channel with padding all round.
+            (6, 6, 3, 8, 3, 3, 2, 1, 1, 1, 3, 3),
+            (5, 5, 1, 8, 3, 3, 1, 1, 1, 1, 5, 5),
         ];
         for (ih, iw, c, m, fh, fw, stride, dilation, pad_top, pad_left, oh, ow) in cases {
             let input: Vec<i8> = (0..ih * iw * c)
@@ -1321,6 +1408,31 @@ mod tests {
                     conv2d_im2col_pairs_s8(&mut arena, 0, n_in + n_out, params);
                     let (want, got) = arena[n_in..].split_at(n_out);
                     assert_eq!(want, got, "paired {ih}x{iw}x{c} -> {m}, {fh}x{fw}");
+                }
+            }
+            // The gathering paired variant, where the lowering would choose it: rows padded to
+            // whole words with zero weights.
+            let padded = k.next_multiple_of(4);
+            if c % 4 != 0 && m % 4 == 0 && padded <= GATHERED_MAX {
+                let rows: Vec<i8> = filter
+                    .chunks_exact(k)
+                    .flat_map(|r| {
+                        r.iter()
+                            .copied()
+                            .chain(core::iter::repeat(0).take(padded - k))
+                    })
+                    .collect();
+                let interleaved = interleave_rows4(&rows, padded);
+                for narrow_requant in [false, true] {
+                    let gathered = Conv2dIm2colS8 {
+                        filter: &interleaved,
+                        narrow_requant,
+                        ..fast
+                    };
+                    arena[n_in + n_out..].fill(0);
+                    conv2d_im2col_gather_pairs_s8(&mut arena, 0, n_in + n_out, &gathered);
+                    let (want, got) = arena[n_in..].split_at(n_out);
+                    assert_eq!(want, got, "gathered {ih}x{iw}x{c} -> {m}, {fh}x{fw}");
                 }
             }
         }

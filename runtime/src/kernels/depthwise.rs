@@ -11,7 +11,8 @@
 
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
-    clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, window_run_s8, Requantizer, TapTable,
+    clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, window3x3_run_s8, window_run_s8, Requantizer,
+    TapTable,
 };
 
 /// Output channels accumulated together: the window is walked once per block of this many channels,
@@ -77,9 +78,10 @@ pub struct DepthwiseConv2dS8<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
-    /// True when every shift is at most -1 and the accumulator plus bias stays below 2^30 in
-    /// magnitude for every input (both checked at generation time): the requantization then takes
-    /// its short path, with the same results.
+    /// True when every shift is at most -1, the accumulator plus bias stays below 2^30 in
+    /// magnitude for every input, and the output zero point and the activation range lie within
+    /// int8 (all checked at generation time): the requantization then takes its short path, with
+    /// the same results.
     pub narrow_requant: bool,
 }
 
@@ -235,6 +237,9 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
         0
     };
     let span_w = (p.filter_w - 1) * p.dilation_w;
+    // 3×3 windows without dilation wholly in the image take the tableless run.
+    let three_by_three = (p.filter_h, p.filter_w, p.dilation_h, p.dilation_w) == (3, 3, 1, 1);
+    let row_bytes = p.input_w * p.input_c;
     // One run of sums for both paths below (the stack is a budget).
     let mut sums = [0i32; BLOCK];
     for_each_pixel!(p, |b, w, o| {
@@ -271,14 +276,24 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
             while c0 < tabled {
                 let n = BLOCK.min(tabled - c0);
                 let init = bias.map_or(&ZEROS[..n], |b| &b[c0..c0 + n]);
-                window_run_s8(
-                    window,
-                    &filter[c0..],
-                    table,
-                    (c0, offset),
-                    init,
-                    &mut sums[..n],
-                );
+                if inside && three_by_three {
+                    window3x3_run_s8(
+                        window,
+                        filter,
+                        (p.input_c, row_bytes, c0, offset),
+                        init,
+                        &mut sums[..n],
+                    );
+                } else {
+                    window_run_s8(
+                        window,
+                        &filter[c0..],
+                        table,
+                        (c0, offset),
+                        init,
+                        &mut sums[..n],
+                    );
+                }
                 requantizer.run(c0, &sums[..n], &mut out_px[c0..c0 + n]);
                 c0 += n;
             }

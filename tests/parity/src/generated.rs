@@ -1071,6 +1071,12 @@ pub mod ffi {
             output: *mut u8,
             p: *const conv::Conv2dIm2colS8,
         );
+        /// The C `conv::conv2d_im2col_gather_pairs_s8`.
+        pub fn parity_conv_conv2d_im2col_gather_pairs_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const conv::Conv2dIm2colS8,
+        );
         /// The C `conv::conv2d_f32`.
         pub fn parity_conv_conv2d_f32(input: *const u8, output: *mut u8, p: *const conv::Conv2dF32);
         /// The C `copy::copy`.
@@ -2364,6 +2370,96 @@ fn c_conv_conv2d_im2col_pairs_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_conv2d_im2col_pairs_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_im2col_gather_pairs_s8` in Rust.
+fn rust_conv_conv2d_im2col_gather_pairs_s8(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot::kernels::conv::Conv2dIm2colS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: &filter,
+        folded_bias: &folded_bias,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
+    };
+    tinyaot::kernels::conv::conv2d_im2col_gather_pairs_s8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `conv::conv2d_im2col_gather_pairs_s8` in C.
+fn c_conv_conv2d_im2col_gather_pairs_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv2dIm2colS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        folded_bias: folded_bias.as_ptr(),
+        folded_bias_len: folded_bias.len(),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_im2col_gather_pairs_s8(input, output, &p) };
     Ok(())
 }
 
@@ -3917,6 +4013,9 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("conv", "conv2d_1x1_s8") => rust_conv_conv2d_1x1_s8(call, arena),
         ("conv", "conv2d_im2col_s8") => rust_conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => rust_conv_conv2d_im2col_pairs_s8(call, arena),
+        ("conv", "conv2d_im2col_gather_pairs_s8") => {
+            rust_conv_conv2d_im2col_gather_pairs_s8(call, arena)
+        }
         ("conv", "conv2d_f32") => rust_conv_conv2d_f32(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => rust_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => rust_depthwise_depthwise_conv2d_f32(call, arena),
@@ -3988,6 +4087,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("conv", "conv2d_1x1_s8") => c_conv_conv2d_1x1_s8(call, arena),
         ("conv", "conv2d_im2col_s8") => c_conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => c_conv_conv2d_im2col_pairs_s8(call, arena),
+        ("conv", "conv2d_im2col_gather_pairs_s8") => {
+            c_conv_conv2d_im2col_gather_pairs_s8(call, arena)
+        }
         ("conv", "conv2d_f32") => c_conv_conv2d_f32(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => c_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
@@ -4058,6 +4160,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("conv", "conv2d_1x1_s8"),
     ("conv", "conv2d_im2col_s8"),
     ("conv", "conv2d_im2col_pairs_s8"),
+    ("conv", "conv2d_im2col_gather_pairs_s8"),
     ("conv", "conv2d_f32"),
     ("depthwise", "depthwise_conv2d_s8"),
     ("depthwise", "depthwise_conv2d_f32"),

@@ -6,6 +6,7 @@ use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{Activation, DType, OpCode, Options, Padding};
 use crate::lower::params::conv as P;
+use crate::lower::params::WIDE_CHANNELS;
 use crate::lower::{quant, Data, Num, OpContext};
 
 /// The operators of this family.
@@ -241,16 +242,24 @@ pub(super) fn folded_bias(
 
 /// Whether a kernel may take the short requantization (the runtime's `narrow_requant`): every
 /// shift is a right shift, and for every channel `max_input * Σ|w| + |bias|` stays below 2^30,
-/// so that no input can bring the accumulator plus bias to 2^30 in magnitude.
+/// so that no input can bring the accumulator plus bias to 2^30 in magnitude; and the output's
+/// zero point and activation range `(zero_point, min, max)` lie within int8, as the runtime's
+/// clamp by saturation needs (int8 outputs always have them there).
 pub(super) fn narrow_requant(
     shifts: &Data<i8>,
     rows: impl Iterator<Item = (i64, i64)>,
     max_input: i64,
+    (zero_point, min, max): (i32, i32, i32),
 ) -> bool {
     let Data::Values(shifts) = shifts else {
         return false;
     };
-    shifts.iter().all(|&s| s <= -1)
+    let int8 = -128..=127;
+    int8.contains(&zero_point)
+        && int8.contains(&min)
+        && int8.contains(&max)
+        && min <= max
+        && shifts.iter().all(|&s| s <= -1)
         && rows
             .map(|(weight_abs_sum, bias)| max_input * weight_abs_sum + bias.abs())
             .all(|bound| bound < 1 << 30)
@@ -311,7 +320,12 @@ pub(super) fn fold(
         *input_zero_point,
         channels,
     )?;
-    let narrow = narrow_requant(shifts, folded_rows((&weights, row), &folded), 128);
+    let narrow = narrow_requant(
+        shifts,
+        folded_rows((&weights, row), &folded),
+        128,
+        (*output_zero_point, *act_min, *act_max),
+    );
     Ok(Folded {
         input_zero_point: *input_zero_point,
         output_zero_point: *output_zero_point,
@@ -373,19 +387,49 @@ pub(super) fn pointwise(
     ))
 }
 
-/// `conv::conv2d_im2col_s8` for an int8 convolution of one group whose input, filter window
-/// `(height, width)` and output have these shapes; `conv::conv2d_im2col_pairs_s8` (two pixels at
-/// a time on Cortex-M4, the same parameters) when its input channels are whole words and its
-/// output channels whole blocks of four.
+/// The fewest output channels for which [`im2col`] gathers windows whose channels are not whole
+/// words into the paired kernel: below that, widening both windows costs more than the pairs save
+/// (measured with `cargo xtask mcu --profile`).
+const GATHERED_PAIRS_MIN_OUTPUTS: usize = 8;
+
+/// `conv::conv2d_im2col_s8` for an int8 convolution of one group with `quant` whose input,
+/// filter window `(height, width)` and output have these shapes and whose filter has the rows
+/// `(weights, window)`, one per output channel; `conv::conv2d_im2col_pairs_s8` (two pixels at a
+/// time on Cortex-M4, the same parameters) when its output channels are whole blocks of four and
+/// its input channels whole words; `conv::conv2d_im2col_gather_pairs_s8` when its output channels
+/// are whole blocks of four, at least [`GATHERED_PAIRS_MIN_OUTPUTS`], and its window short enough
+/// to gather (at most a quarter of [`WIDE_CHANNELS`] bytes once rounded up to whole words, its
+/// rows then padded with zero weights).
 pub(super) fn im2col(
     ctx: &OpContext,
     (i, (filter_h, filter_w), out): (&[usize], (usize, usize), &[usize]),
     g: &Geometry,
-    folded: Folded,
+    quant: &ConvQuant,
+    (weights, window): (Vec<i8>, usize),
 ) -> Result<Kernel> {
-    let paired = i[3] % 4 == 0 && out[3] % 4 == 0;
+    let padded = window.next_multiple_of(4);
+    let blocks = out[3] % 4 == 0;
+    let paired = blocks && i[3] % 4 == 0;
+    let gathered =
+        blocks && !paired && padded <= WIDE_CHANNELS / 4 && out[3] >= GATHERED_PAIRS_MIN_OUTPUTS;
+    let rows = if gathered {
+        let rows = weights
+            .chunks_exact(window.max(1))
+            .flat_map(|r| {
+                r.iter()
+                    .copied()
+                    .chain(core::iter::repeat(0).take(padded - window))
+            })
+            .collect();
+        (rows, padded)
+    } else {
+        (weights, window)
+    };
+    let folded = fold(ctx, quant, rows)?;
     Ok(kernel(
-        if paired {
+        if gathered {
+            "conv2d_im2col_gather_pairs_s8"
+        } else if paired {
             "conv2d_im2col_pairs_s8"
         } else {
             "conv2d_im2col_s8"
@@ -464,8 +508,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         let window = f[1] * f[2] * f[3];
         if window > 0 && window <= crate::lower::params::IM2COL_MAX {
             let rows = filter_rows(ctx, ctx.input(1)?, out[3])?;
-            let folded = fold(ctx, &quant, rows)?;
-            return im2col(ctx, (i, (f[1], f[2]), out), &g, folded);
+            return im2col(ctx, (i, (f[1], f[2]), out), &g, &quant, rows);
         }
     }
     Ok(match quant {
@@ -630,6 +673,48 @@ mod tests {
         assert_eq!((k.module, k.function), ("conv", "conv2d_im2col_pairs_s8"));
         let name = k.params.as_ref().map(|p| p.type_name.to_string());
         assert_eq!(name.as_deref(), Some("Conv2dIm2colS8"));
+    }
+
+    /// Three input channels (a window of 27 bytes) and eight output channels: the gathering
+    /// paired kernel, its filter rows padded to 28 bytes with zero weights.
+    #[test]
+    fn conv_s8_short_windows_not_in_words_take_the_gathering_paired_kernel() {
+        static W: [u8; 8 * 9 * 3] = [1; 8 * 9 * 3];
+        static BIAS: [u8; 32] = [0; 32];
+        let g = graph(
+            OpCode::CONV_2D,
+            conv_options(Padding::Same, Activation::None),
+            vec![
+                tensor(&[1, 3, 3, 3], DType::I8, quant(&[0.5], &[-1], 0), None),
+                tensor(
+                    &[8, 3, 3, 3],
+                    DType::I8,
+                    quant(&[0.25; 8], &[0; 8], 0),
+                    Some(&W),
+                ),
+                tensor(
+                    &[8],
+                    DType::I32,
+                    quant(&[0.125; 8], &[0; 8], 0),
+                    Some(&BIAS),
+                ),
+                tensor(&[1, 3, 3, 8], DType::I8, quant(&[0.25], &[3], 0), None),
+            ],
+            &[Some(0), Some(1), Some(2)],
+        );
+        let k = kernel(&g);
+        assert_eq!(
+            (k.module, k.function),
+            ("conv", "conv2d_im2col_gather_pairs_s8")
+        );
+        let Value::Packed(filter) = field(&k, "filter") else {
+            panic!("a packed filter");
+        };
+        // Eight rows of 27 ones, each padded with a zero to 28 bytes.
+        assert_eq!(filter.bytes.len(), 8 * 28);
+        assert_eq!(filter.bytes.iter().filter(|&&w| w == 0).count(), 8);
+        // The folded bias sums the 27 real weights: 0 - (-1) * 27.
+        assert_eq!(field(&k, "folded_bias"), &Value::I32s(vec![27; 8]));
     }
 
     #[test]

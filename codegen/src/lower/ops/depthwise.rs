@@ -2,7 +2,7 @@
 //! shapes; window geometry and requantization as CONV_2D's ([`super::conv`]).
 
 use super::conv::{
-    bias_values, filter_rows, fold, geometry, im2col, narrow_requant, weights_and_range, ConvQuant,
+    bias_values, filter_rows, geometry, im2col, narrow_requant, weights_and_range, ConvQuant,
     Window,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
@@ -69,10 +69,15 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         let transposed: Vec<i8> = (0..out[3])
             .flat_map(|m| columns.iter().skip(m).step_by(out[3]).copied())
             .collect();
-        let folded = fold(ctx, &quant, (transposed, window))?;
         return Ok(Kernel {
             module: Some("conv"),
-            ..im2col(ctx, (i, (f[1], f[2]), out), &g, folded)?
+            ..im2col(
+                ctx,
+                (i, (f[1], f[2]), out),
+                &g,
+                &quant,
+                (transposed, window),
+            )?
         });
     }
     Ok(match quant {
@@ -99,7 +104,12 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
                     .map(|&w| i64::from(w).abs());
                 (sum.sum::<i64>(), i64::from(b))
             });
-            let narrow = narrow_requant(&shifts, rows, max_input);
+            let narrow = narrow_requant(
+                &shifts,
+                rows,
+                max_input,
+                (output_zero_point, act_min, act_max),
+            );
             kernel(
                 "depthwise_conv2d_s8",
                 in_out(ctx)?,

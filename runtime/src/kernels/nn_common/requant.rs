@@ -68,6 +68,77 @@ macro_rules! requantize_int8 {
     };
 }
 
+/// One output of the requantization assembly for an activation range narrower than int8 (`{pk}`
+/// and `{top}` from [`Requantizer::clamp_operands`]): as [`requantize_int8!`] up to the shift,
+/// then `h - min` clamped below at 0 by `usat #31` (the zero point, less `min`, merged with the
+/// final halving as before), `R - y` clamped below at 0 the same way (`R = max - min`, the packed
+/// operand's high half), and `max` less that: `min(max(h, min), max)` in three more instructions
+/// than the int8 clamp and no comparison (emulated and checked against the reference by the test
+/// `the_clamp_by_saturation_matches_the_reference`).
+#[cfg(tinyaot_dsp)]
+macro_rules! requantize_clamped {
+    ($acc:literal, $m:literal, $s:literal, $out:literal) => {
+        concat!(
+            "lsl {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, #1\n",
+            "smmulr {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {",
+            $m,
+            "}\n",
+            "add {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, asr #31\n",
+            "asr {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {",
+            $s,
+            "}\n",
+            "sxtah {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {pk}\n",
+            "usat {",
+            $acc,
+            "}, #31, {",
+            $acc,
+            "}, asr #1\n",
+            "rsb {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {pk}, asr #16\n",
+            "usat {",
+            $acc,
+            "}, #31, {",
+            $acc,
+            "}\n",
+            "rsb {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {top}\n",
+            "strb {",
+            $acc,
+            "}, [{",
+            $out,
+            "}], #1",
+        )
+    };
+}
+
 /// The start of a step of two channels in the requantization assembly: their multipliers into
 /// `{m0}`, `{m1}` (one `ldrd`) and their shifts into `{s0}`, `{s1}` (one `ldrh`), each inverted
 /// (`mvn`) so that its low byte is the rounding division's exponent less one (the shifts are right
@@ -172,19 +243,22 @@ impl<'a> Requantizer<'a> {
         let out = &mut out[..n];
         let multipliers = &self.multipliers[c0..c0 + n];
         let shifts = &self.shifts[c0..c0 + n];
-        let int8 = self.narrow_int8();
-        #[cfg(tinyaot_dsp)]
-        if int8 {
-            // Pairs of channels in assembly, then an odd last one.
-            let done = self.run_int8_dsp(sums, multipliers, shifts, out);
-            if done < n {
-                out[n - 1] = self.apply_narrow_int8(sums[n - 1], multipliers[n - 1], shifts[n - 1]);
-            }
-            return;
-        }
         let inputs = sums.iter().zip(multipliers).zip(shifts);
         let outputs = out.iter_mut();
-        if int8 {
+        #[cfg(tinyaot_dsp)]
+        if self.narrow {
+            // Pairs of channels in assembly, then an odd last one.
+            let done = self.run_narrow_dsp(sums, multipliers, shifts, out);
+            if done < n {
+                out[n - 1] = self.apply_narrow(sums[n - 1], multipliers[n - 1], shifts[n - 1]);
+            }
+        } else {
+            for (((&a, &m), &s), o) in inputs.zip(outputs) {
+                *o = self.apply_wide(a, m, s);
+            }
+        }
+        #[cfg(not(tinyaot_dsp))]
+        if self.narrow_int8() {
             // No activation to clamp to beyond int8 itself (the usual case: ReLU and ReLU6 fold
             // into the output's quantization): the clamp to constants is one saturation (`ssat`
             // on ARM) instead of two comparisons and selects.
@@ -210,14 +284,28 @@ impl<'a> Requantizer<'a> {
         self.narrow && (self.min, self.max) == (-128, 127)
     }
 
-    /// [`run`](Self::run)'s narrow int8 path for the channels in pairs, in assembly: per two
+    /// The operands of [`requantize_clamped!`]: the zero point less the range's low end, doubled
+    /// plus one (the final halving's rounding), in the low half, and the range's width
+    /// `max - min` in the high half; and `max`. The narrow path's generation-time check keeps the
+    /// range and the zero point within int8, where both halves fit 16 bits (outside it the
+    /// results are wrong, as the narrow path's are when its promise is broken, but nothing else).
+    #[cfg(any(tinyaot_dsp, test))]
+    #[inline(always)]
+    fn clamp_operands(&self) -> (u32, i32) {
+        let halving = 1 + 2 * (self.zero_point - self.min);
+        let width = self.max - self.min;
+        (u32::from(halving as u16) | (width as u32) << 16, self.max)
+    }
+
+    /// [`run`](Self::run)'s narrow path for the channels in pairs, in assembly: per two
     /// channels, their multipliers (`ldrd`), shifts (`ldrh`, each inverted to the rounding
-    /// division's exponent less one), sums (`ldrd`) and seven instructions per output, 10.5 per
-    /// output where the compiler's loop took 13. Returns how many outputs it wrote (all but an
+    /// division's exponent less one), sums (`ldrd`) and seven instructions per output for the
+    /// int8 activation range (10.5 per output where the compiler's loop took 13), ten for a
+    /// narrower one (the compiler's loop took 20). Returns how many outputs it wrote (all but an
     /// odd last one). The slices are equally long (cut by the caller).
     #[cfg(tinyaot_dsp)]
     #[inline(always)]
-    fn run_int8_dsp(
+    fn run_narrow_dsp(
         &self,
         sums: &[i32],
         multipliers: &[i32],
@@ -235,34 +323,65 @@ impl<'a> Requantizer<'a> {
         let (mut mp, mut shp, mut sp) = (multipliers.as_ptr(), shifts.as_ptr(), sums.as_ptr());
         let mut o = out.as_mut_ptr();
         let end = o.wrapping_add(n);
-        // SAFETY: each iteration reads two multipliers, two shifts and two sums and writes two
-        // bytes, n / 2 >= 1 times: exactly the first n of each (asserted), with `end` n bytes
-        // past `out`. `ldrd` needs word alignment (`i32` slices); `ldrh` none on ARMv7-M. The
-        // shifts are right shifts (the narrow path's generation-time check), so `!shift` is the
-        // rounding division's exponent less one, 0 to 30, in the byte `asr` reads.
-        unsafe {
-            core::arch::asm!(
-                "2:",
-                channel_pair!(),
-                "ldrd {a}, {b}, [{sums}], #8",
-                requantize_int8!("a", "m0", "s0", "o"),
-                requantize_int8!("b", "m1", "s1", "o"),
-                "cmp {o}, {end}",
-                "bne 2b",
-                mp = inout(reg) mp,
-                shp = inout(reg) shp,
-                sums = inout(reg) sp,
-                o = inout(reg) o,
-                end = in(reg) end,
-                zp = in(reg) 1 + 2 * self.zero_point,
-                m0 = out(reg) _,
-                m1 = out(reg) _,
-                s0 = out(reg) _,
-                s1 = out(reg) _,
-                a = out(reg) _,
-                b = out(reg) _,
-                options(nostack),
-            );
+        if self.narrow_int8() {
+            // SAFETY: each iteration reads two multipliers, two shifts and two sums and writes
+            // two bytes, n / 2 >= 1 times: exactly the first n of each (asserted), with `end` n
+            // bytes past `out`. `ldrd` needs word alignment (`i32` slices); `ldrh` none on
+            // ARMv7-M. The shifts are right shifts (the narrow path's generation-time check), so
+            // `!shift` is the rounding division's exponent less one, 0 to 30, in the byte `asr`
+            // reads.
+            unsafe {
+                core::arch::asm!(
+                    "2:",
+                    channel_pair!(),
+                    "ldrd {a}, {b}, [{sums}], #8",
+                    requantize_int8!("a", "m0", "s0", "o"),
+                    requantize_int8!("b", "m1", "s1", "o"),
+                    "cmp {o}, {end}",
+                    "bne 2b",
+                    mp = inout(reg) mp,
+                    shp = inout(reg) shp,
+                    sums = inout(reg) sp,
+                    o = inout(reg) o,
+                    end = in(reg) end,
+                    zp = in(reg) 1 + 2 * self.zero_point,
+                    m0 = out(reg) _,
+                    m1 = out(reg) _,
+                    s0 = out(reg) _,
+                    s1 = out(reg) _,
+                    a = out(reg) _,
+                    b = out(reg) _,
+                    options(nostack),
+                );
+            }
+        } else {
+            let (pk, top) = self.clamp_operands();
+            // SAFETY: as above (the loop reads and writes the same, only its arithmetic differs).
+            unsafe {
+                core::arch::asm!(
+                    "2:",
+                    channel_pair!(),
+                    "ldrd {a}, {b}, [{sums}], #8",
+                    requantize_clamped!("a", "m0", "s0", "o"),
+                    requantize_clamped!("b", "m1", "s1", "o"),
+                    "cmp {o}, {end}",
+                    "bne 2b",
+                    mp = inout(reg) mp,
+                    shp = inout(reg) shp,
+                    sums = inout(reg) sp,
+                    o = inout(reg) o,
+                    end = in(reg) end,
+                    pk = in(reg) pk,
+                    top = in(reg) top,
+                    m0 = out(reg) _,
+                    m1 = out(reg) _,
+                    s0 = out(reg) _,
+                    s1 = out(reg) _,
+                    a = out(reg) _,
+                    b = out(reg) _,
+                    options(nostack),
+                );
+            }
         }
         // The pointers are spent.
         let _ = (mp, shp, sp, o);
@@ -284,12 +403,25 @@ impl<'a> Requantizer<'a> {
         let (sums, out1) = (&sums[..2 * n], &mut out1[..n]);
         let multipliers = &self.multipliers[c0..c0 + n];
         let shifts = &self.shifts[c0..c0 + n];
-        if !self.narrow_int8() {
+        // The paths below: the assembly's (every narrow requantizer) on ARMv7E-M, the int8
+        // range's elsewhere.
+        let fast = if cfg!(tinyaot_dsp) {
+            self.narrow
+        } else {
+            self.narrow_int8()
+        };
+        if !fast {
             // The rarer paths: two call sites of `apply`, not four (code size).
             for (j, (o0, o1)) in out0.iter_mut().zip(out1.iter_mut()).enumerate() {
                 let (m, sh, at) = (multipliers[j], shifts[j], (j / 2) * 4 + j % 2);
-                *o0 = self.apply(sums[at], m, sh);
-                *o1 = self.apply(sums[at + 2], m, sh);
+                // On ARMv7E-M every narrow requantizer took the assembly.
+                if cfg!(tinyaot_dsp) {
+                    *o0 = self.apply_wide(sums[at], m, sh);
+                    *o1 = self.apply_wide(sums[at + 2], m, sh);
+                } else {
+                    *o0 = self.apply(sums[at], m, sh);
+                    *o1 = self.apply(sums[at + 2], m, sh);
+                }
             }
             return;
         }
@@ -298,42 +430,79 @@ impl<'a> Requantizer<'a> {
             let (mut mp, mut shp, mut sp) = (multipliers.as_ptr(), shifts.as_ptr(), sums.as_ptr());
             let (mut o0, mut o1) = (out0.as_mut_ptr(), out1.as_mut_ptr());
             let end = o0.wrapping_add(n);
-            // SAFETY: for each two channels (n is even, asserted) the loop reads two multipliers,
-            // two shifts and four sums and writes one byte of each output per channel: exactly
-            // the n multipliers and shifts, 2 n sums and n bytes of each output the slices hold
-            // (cut or asserted above), in order, with `end` one past out0. `ldrd` needs word
-            // alignment (`i32` slices); `ldrh` needs none on ARMv7-M. The shifts are right
-            // shifts (the narrow path's generation-time check), so `!shift` is the rounding
-            // division's exponent less one, 0 to 30, in the byte `asr` reads. In assembly: the
-            // compiler's loop re-masked each shift and spilled (51 instructions for four
-            // outputs); this is 36.
-            unsafe {
-                core::arch::asm!(
-                    "2:",
-                    channel_pair!(),
-                    "ldrd {a}, {b}, [{sums}], #8",
-                    requantize_int8!("a", "m0", "s0", "o0"),
-                    requantize_int8!("b", "m1", "s1", "o0"),
-                    "ldrd {a}, {b}, [{sums}], #8",
-                    requantize_int8!("a", "m0", "s0", "o1"),
-                    requantize_int8!("b", "m1", "s1", "o1"),
-                    "cmp {o0}, {end}",
-                    "bne 2b",
-                    mp = inout(reg) mp,
-                    shp = inout(reg) shp,
-                    sums = inout(reg) sp,
-                    o0 = inout(reg) o0,
-                    o1 = inout(reg) o1,
-                    end = in(reg) end,
-                    zp = in(reg) 1 + 2 * self.zero_point,
-                    m0 = out(reg) _,
-                    m1 = out(reg) _,
-                    s0 = out(reg) _,
-                    s1 = out(reg) _,
-                    a = out(reg) _,
-                    b = out(reg) _,
-                    options(nostack),
-                );
+            if self.narrow_int8() {
+                // SAFETY: for each two channels (n is even, asserted) the loop reads two
+                // multipliers, two shifts and four sums and writes one byte of each output per
+                // channel: exactly the n multipliers and shifts, 2 n sums and n bytes of each
+                // output the slices hold (cut or asserted above), in order, with `end` one past
+                // out0. `ldrd` needs word alignment (`i32` slices); `ldrh` needs none on ARMv7-M.
+                // The shifts are right shifts (the narrow path's generation-time check), so
+                // `!shift` is the rounding division's exponent less one, 0 to 30, in the byte `asr`
+                // reads. In assembly: the compiler's loop re-masked each shift and spilled (51
+                // instructions for four outputs); this is 36.
+                unsafe {
+                    core::arch::asm!(
+                        "2:",
+                        channel_pair!(),
+                        "ldrd {a}, {b}, [{sums}], #8",
+                        requantize_int8!("a", "m0", "s0", "o0"),
+                        requantize_int8!("b", "m1", "s1", "o0"),
+                        "ldrd {a}, {b}, [{sums}], #8",
+                        requantize_int8!("a", "m0", "s0", "o1"),
+                        requantize_int8!("b", "m1", "s1", "o1"),
+                        "cmp {o0}, {end}",
+                        "bne 2b",
+                        mp = inout(reg) mp,
+                        shp = inout(reg) shp,
+                        sums = inout(reg) sp,
+                        o0 = inout(reg) o0,
+                        o1 = inout(reg) o1,
+                        end = in(reg) end,
+                        zp = in(reg) 1 + 2 * self.zero_point,
+                        m0 = out(reg) _,
+                        m1 = out(reg) _,
+                        s0 = out(reg) _,
+                        s1 = out(reg) _,
+                        a = out(reg) _,
+                        b = out(reg) _,
+                        options(nostack),
+                    );
+                }
+            } else {
+                let (pk, top) = self.clamp_operands();
+                // SAFETY: as above, with the output's end kept on the stack (the loop needs 13
+                // registers), pushed and popped within the block.
+                unsafe {
+                    core::arch::asm!(
+                        "add {a}, {o0}, {a}",
+                        "push {{{a}}}",
+                        "2:",
+                        channel_pair!(),
+                        "ldrd {a}, {b}, [{sums}], #8",
+                        requantize_clamped!("a", "m0", "s0", "o0"),
+                        requantize_clamped!("b", "m1", "s1", "o0"),
+                        "ldrd {a}, {b}, [{sums}], #8",
+                        requantize_clamped!("a", "m0", "s0", "o1"),
+                        requantize_clamped!("b", "m1", "s1", "o1"),
+                        "ldr {a}, [sp]",
+                        "cmp {o0}, {a}",
+                        "bne 2b",
+                        "add sp, sp, #4",
+                        mp = inout(reg) mp,
+                        shp = inout(reg) shp,
+                        sums = inout(reg) sp,
+                        o0 = inout(reg) o0,
+                        o1 = inout(reg) o1,
+                        pk = in(reg) pk,
+                        top = in(reg) top,
+                        m0 = out(reg) _,
+                        m1 = out(reg) _,
+                        s0 = out(reg) _,
+                        s1 = out(reg) _,
+                        a = inout(reg) n => _,
+                        b = out(reg) _,
+                    );
+                }
             }
             // The pointers are spent.
             let _ = (mp, shp, sp, o0, o1);
@@ -361,6 +530,13 @@ impl<'a> Requantizer<'a> {
         if self.narrow {
             return self.apply_narrow(acc, multiplier, shift);
         }
+        self.apply_wide(acc, multiplier, shift)
+    }
+
+    /// [`apply`](Self::apply) off the short path. Every model measured takes the short path, so
+    /// on bare metal this is one shared copy (code size), not one inlined per call site.
+    #[cfg_attr(target_os = "none", inline(never))]
+    fn apply_wide(&self, acc: i32, multiplier: i32, shift: i8) -> u8 {
         // `max(shift, 0)` and `max(-shift, 0)` without a branch: one `bic` and one `sub` on ARM,
         // and no second copy of the rest.
         let shift = i32::from(shift);
@@ -368,7 +544,8 @@ impl<'a> Requantizer<'a> {
         let right = left - shift;
         let x = acc.wrapping_shl(left as u32);
         let high = ((i64::from(x) * i64::from(multiplier) + (1 << 30)) >> 31) as i32;
-        // TFLM's `min(max(v, act_min), act_max)`; `clamp` would also assert `min <= max` per output.
+        // TFLM's `min(max(v, act_min), act_max)`; `clamp` would also assert `min <= max` per
+        // output.
         divide_high_by_pot(high, right)
             .wrapping_add(self.zero_point)
             .max(self.min)
@@ -392,7 +569,8 @@ impl Requantizer<'_> {
     }
 
     /// [`apply_narrow`](Self::apply_narrow) for the activation range `-128..=127`, clamped to
-    /// constants.
+    /// constants (off ARMv7E-M: there the assembly takes every narrow run).
+    #[cfg(not(tinyaot_dsp))]
     #[inline(always)]
     fn apply_narrow_int8(&self, acc: i32, multiplier: i32, shift: i8) -> u8 {
         let v = self.narrow_unclamped(acc, multiplier, shift);
@@ -428,8 +606,8 @@ pub(crate) fn rounding_high_mul(a: i32, b: i32) -> i32 {
     }
 }
 
-/// TFLM's `RoundingDivideByPOT(high, right)` (round to nearest, ties away from zero) for the
-/// `high` that a doubling high multiply by a non-negative Q31 multiplier gives, `right` in `0..=31`.
+/// TFLM's `RoundingDivideByPOT(high, right)` (round to nearest, ties away from zero) for the `high`
+/// that a doubling high multiply by a non-negative Q31 multiplier gives, `right` in `0..=31`.
 ///
 /// Ties away from zero are ties upward once negative values are moved down by one:
 /// `round(h / 2^r) = floor((h - [h < 0]) / 2^r + 1/2) = (((h - [h < 0]) >> (r - 1)) + 1) >> 1`
@@ -550,6 +728,56 @@ mod tests {
                 .narrow(true);
             clamped.run(0, &[acc], &mut out);
             assert_eq!(out[0] as i8, (want as i8).clamp(-100, 90));
+        }
+    }
+
+    /// [`requantize_clamped!`]'s arithmetic, instruction by instruction, against the narrow
+    /// path's reference clamp, on a pseudo-random sample of accumulators, shifts, multipliers,
+    /// zero points and activation ranges inside int8 (their extremes included).
+    #[test]
+    fn the_clamp_by_saturation_matches_the_reference() {
+        let usat31 = |v: i32| v.max(0);
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let cases = if cfg!(miri) { 2_000 } else { 1_000_000 };
+        let limit = (1 << 30) - 1;
+        for i in 0..cases {
+            let r = next();
+            let acc = match i % 5 {
+                0 => limit,
+                1 => -limit,
+                _ => ((r >> 32) as i32 >> (r % 30)) % (1 << 30),
+            };
+            let multiplier = (next() >> 33) as i32;
+            let shift = -1 - (r % 31) as i8;
+            let zero_point = (next() % 256) as i32 - 128;
+            let (a, b) = ((next() % 256) as i32 - 128, (next() % 256) as i32 - 128);
+            let (min, max) = match i % 7 {
+                0 => (-128, 127),
+                1 => (a.min(b), 127),
+                _ => (a.min(b), a.max(b)),
+            };
+            let (multipliers, shifts) = ([multiplier], [shift]);
+            let r = Requantizer::new(1, None, &multipliers, &shifts, zero_point, (min, max))
+                .narrow(true);
+            let (pk, top) = r.clamp_operands();
+            // lsl, smmulr, add, asr
+            let high = rounding_high_mul(acc << 1, multiplier);
+            let v = (high + (high >> 31)) >> !i32::from(shift);
+            // sxtah, usat #31 (asr #1), rsb (asr #16), usat #31, rsb
+            let y = usat31((v + i32::from(pk as u16 as i16)) >> 1);
+            let z = usat31((pk as i32 >> 16) - y);
+            let out = (top - z) as u8;
+            assert_eq!(
+                out,
+                r.apply_narrow(acc, multiplier, shift),
+                "{acc} {multiplier} {shift} {zero_point} {min} {max}"
+            );
         }
     }
 

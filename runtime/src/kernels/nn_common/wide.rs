@@ -34,38 +34,46 @@ pub(crate) const PAIRED: bool = cfg!(any(tinyaot_dsp, test));
 /// Input channels widened per chunk: the buffer holds two pixels of this many channels as 16-bit
 /// lanes (512 bytes of stack). Longer rows are taken in chunks, widened again for each run of
 /// output channels.
-pub(crate) const WIDE_CHANNELS: usize = 128;
+pub(crate) use crate::kernels::WIDE_CHANNELS;
 
-/// Two pixels' input chunk as 16-bit lanes: for each four channels `k..k + 4`, the words
-/// `[pixel 0 (k, k+2), pixel 0 (k+1, k+3), pixel 1 (k, k+2), pixel 1 (k+1, k+3)]`.
-pub(crate) struct Widened {
-    words: [u32; WIDE_CHANNELS],
+/// Two pixels' input chunk of up to `N` channels as 16-bit lanes (`4 N` bytes): for each four
+/// channels `k..k + 4`, the words `[pixel 0 (k, k+2), pixel 0 (k+1, k+3), pixel 1 (k, k+2),
+/// pixel 1 (k+1, k+3)]`. Kernels whose windows are short take a smaller buffer (the stack is a
+/// budget).
+pub(crate) struct Widened<const N: usize = WIDE_CHANNELS> {
+    words: [u32; N],
     len: usize,
 }
 
-impl Widened {
+impl<const N: usize> Widened<N> {
     /// An empty buffer.
     pub(crate) fn new() -> Self {
         Widened {
-            words: [0; WIDE_CHANNELS],
+            words: [0; N],
             len: 0,
         }
     }
 
+    /// The widened chunk: four words per four channels.
+    #[inline(always)]
+    pub(crate) fn words(&self) -> &[u32] {
+        &self.words[..self.len]
+    }
+
     /// Widens `x0` and `x1` (two pixels' channels, equally long, a multiple of four and at most
-    /// [`WIDE_CHANNELS`]).
+    /// `N`).
     #[inline(always)]
     pub(crate) fn fill(&mut self, x0: &[u8], x1: &[u8]) {
         assert!(x1.len() == x0.len(), "widened pixels not equally long");
         widen_into(self.words_mut(x0.len()), Some(x0), Some(x1), 0);
     }
 
-    /// The buffer's first `n` words (`n` a multiple of four, at most [`WIDE_CHANNELS`]), to be
-    /// filled by [`widen_into`] as the widened chunk of `n` bytes.
+    /// The buffer's first `n` words (`n` a multiple of four, at most `N`), to be filled by
+    /// [`widen_into`] as the widened chunk of `n` bytes.
     #[inline(always)]
     pub(crate) fn words_mut(&mut self, n: usize) -> &mut [u32] {
         assert!(
-            n % 4 == 0 && n <= WIDE_CHANNELS,
+            n % 4 == 0 && n <= N,
             "widened chunk not whole words or too long"
         );
         self.len = n;
@@ -100,7 +108,7 @@ pub(crate) fn widen_into(dst: &mut [u32], x0: Option<&[u8]>, x1: Option<&[u8]>, 
     }
 }
 
-/// Adds to `sums` the dot products of the widened chunk with the chunk of each filter row of
+/// Adds to `sums` the dot products of the widened chunk `x` ([`Widened::words`]) with the chunk of each filter row of
 /// `blocks`, for both pixels. `sums` are in the paired layout, eight per block of four rows:
 /// `[pixel 0 row 0, pixel 0 row 1, pixel 1 row 0, pixel 1 row 1]`, then the same for rows 2 and 3
 /// (the order of a pass, and of [`super::Requantizer::run_pairs`]). The blocks are `block` bytes
@@ -108,13 +116,8 @@ pub(crate) fn widen_into(dst: &mut [u32], x0: Option<&[u8]>, x1: Option<&[u8]>, 
 /// `4 * ` the chunk's length. Not inlined on bare metal: one call per run of channels, and the
 /// loop gets every register of its own frame.
 #[cfg_attr(target_os = "none", inline(never))]
-pub(crate) fn pair_run(
-    x: &Widened,
-    blocks: &[i8],
-    (block, start): (usize, usize),
-    sums: &mut [i32],
-) {
-    let words = x.len;
+pub(crate) fn pair_run(x: &[u32], blocks: &[i8], (block, start): (usize, usize), sums: &mut [i32]) {
+    let words = x.len();
     assert!(
         sums.len() % 8 == 0 && block % 4 == 0 && start % 4 == 0,
         "paired run not whole blocks and words"
@@ -123,7 +126,6 @@ pub(crate) fn pair_run(
     // aligned `Flash`); the emulation elsewhere reads bytes.
     #[cfg(tinyaot_dsp)]
     super::check_word_aligned(blocks);
-    let x = &x.words[..words];
     for (b, sums) in sums.chunks_exact_mut(8).enumerate() {
         // One bounds check per block: the chunk's words of its four rows.
         let w = &blocks[b * block + start..][..4 * words];
