@@ -50,7 +50,7 @@ pub(crate) fn binary<T: Elem>(
 
 /// The input and output byte slices when neither arena input overlaps the output (the usual case);
 /// `None` when one does (in-place operation), which the staged loop handles.
-fn disjoint<'x>(
+pub(crate) fn disjoint<'x>(
     arena: &'x mut [u8],
     (a, a_len): (Src<'x>, usize),
     (b, b_len): (Src<'x>, usize),
