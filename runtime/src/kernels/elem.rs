@@ -102,6 +102,51 @@ pub(crate) fn map<I: Elem, O: Elem>(
     }
 }
 
+/// `dst.copy_from_slice(src)` (equally long), for long runs (PAD's rows). On ARMv7E-M, when both
+/// are word-aligned, 32 bytes per step by `ldm`/`stm` of four registers twice (the compiler's
+/// `memcpy` moves one word per step); the rest, and unaligned runs, by `copy_from_slice`.
+#[inline(always)]
+pub(crate) fn copy_run(dst: &mut [u8], src: &[u8]) {
+    assert!(dst.len() == src.len(), "copied runs not equally long");
+    #[cfg(tinyaot_dsp)]
+    {
+        let blocks = dst.len() / 32;
+        let aligned = (dst.as_ptr() as usize | src.as_ptr() as usize) % 4 == 0;
+        if aligned && blocks > 0 {
+            let (mut d, mut s) = (dst.as_mut_ptr(), src.as_ptr());
+            // SAFETY: `blocks` >= 1 steps each read 32 bytes of `src` and write 32 bytes of `dst`,
+            // in order from their starts: blocks * 32 <= len of both (equal, asserted). Both are
+            // word-aligned (checked), as `ldm`/`stm` need; `src` and `dst` are a shared and a
+            // mutable slice, so they do not overlap.
+            unsafe {
+                core::arch::asm!(
+                    "2:",
+                    "ldmia {s}!, {{r2, r3, r4, r5}}",
+                    "stmia {d}!, {{r2, r3, r4, r5}}",
+                    "ldmia {s}!, {{r2, r3, r4, r5}}",
+                    "stmia {d}!, {{r2, r3, r4, r5}}",
+                    "subs {n}, {n}, #1",
+                    "bne 2b",
+                    s = inout(reg) s,
+                    d = inout(reg) d,
+                    n = inout(reg) blocks => _,
+                    out("r2") _,
+                    out("r3") _,
+                    out("r4") _,
+                    out("r5") _,
+                    options(nostack),
+                );
+            }
+            // The pointers are spent.
+            let _ = (d, s);
+            let done = blocks * 32;
+            dst[done..].copy_from_slice(&src[done..]);
+            return;
+        }
+    }
+    dst.copy_from_slice(src);
+}
+
 /// Fills `out` with copies of the element `pattern` (`out.len()` a multiple of its length).
 #[inline(always)]
 pub(crate) fn fill(out: &mut [u8], pattern: &[u8]) {

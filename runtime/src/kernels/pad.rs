@@ -1,6 +1,6 @@
 //! PAD and PADV2 (int8 and float32; TFLM supports up to 5 dimensions).
 
-use super::elem::{fill, next_index};
+use super::elem::{copy_run, fill, next_index};
 use super::nn_common::views;
 use super::MAX_RANK;
 
@@ -90,9 +90,9 @@ fn pad_bytes(
     if out_len == 0 {
         return;
     }
-    // Two passes, both memset/memcpy-like: every output element gets the pad value, then each
-    // input row (innermost dimension) is copied to its place. Cheaper than deciding per element.
-    fill(dst, value);
+    // In output order, each byte written once: the padding up to an input row (innermost
+    // dimension), then the row, and after the last row the padding to the end. Cheaper than
+    // deciding per element, and than filling the whole output first.
     let last = rank - 1;
     let mut out_strides = [0usize; MAX_RANK];
     let mut stride = elem;
@@ -101,11 +101,13 @@ fn pad_bytes(
         stride *= out_shape[d];
     }
     let row = shape[last] * elem;
-    if row == 0 {
+    if row == 0 || src.is_empty() {
+        fill(dst, value);
         return;
     }
     let lead: usize = (0..rank).map(|d| before[d] * out_strides[d]).sum();
     let mut index = [0usize; MAX_RANK];
+    let mut filled = 0;
     for src_row in src.chunks_exact(row) {
         let at = lead
             + index[..last]
@@ -113,9 +115,12 @@ fn pad_bytes(
                 .zip(&out_strides[..last])
                 .map(|(i, s)| i * s)
                 .sum::<usize>();
-        dst[at..at + row].copy_from_slice(src_row);
+        fill(&mut dst[filled..at], value);
+        copy_run(&mut dst[at..at + row], src_row);
+        filled = at + row;
         next_index(&mut index[..last], &shape[..last]);
     }
+    fill(&mut dst[filled..], value);
 }
 
 #[cfg(test)]
