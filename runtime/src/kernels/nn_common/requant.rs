@@ -139,6 +139,70 @@ macro_rules! requantize_clamped {
     };
 }
 
+/// One output of the requantization assembly for an activation range `min..=127` (`{pk}` from
+/// [`Requantizer::relu_operand`]: ReLU's usual range): as [`requantize_clamped!`] up to `h - min`
+/// clamped below at 0, then `min` added back (the packed operand's high half) and saturated to
+/// int8: one instruction less than the general clamp (checked by the test
+/// `the_clamp_by_saturation_matches_the_reference`).
+#[cfg(tinyaot_dsp)]
+macro_rules! requantize_relu {
+    ($acc:literal, $m:literal, $s:literal, $out:literal) => {
+        concat!(
+            "lsl {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, #1\n",
+            "smmulr {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {",
+            $m,
+            "}\n",
+            "add {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, asr #31\n",
+            "asr {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {",
+            $s,
+            "}\n",
+            "sxtah {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {pk}\n",
+            "usat {",
+            $acc,
+            "}, #31, {",
+            $acc,
+            "}, asr #1\n",
+            "sxtah {",
+            $acc,
+            "}, {",
+            $acc,
+            "}, {pk}, ror #16\n",
+            "ssat {",
+            $acc,
+            "}, #8, {",
+            $acc,
+            "}\n",
+            "strb {",
+            $acc,
+            "}, [{",
+            $out,
+            "}], #1",
+        )
+    };
+}
+
 /// The start of a step of two channels in the requantization assembly: their multipliers into
 /// `{m0}`, `{m1}` (one `ldrd`) and their shifts into `{s0}`, `{s1}` (one `ldrh`), each inverted
 /// (`mvn`) so that its low byte is the rounding division's exponent less one (the shifts are right
@@ -289,6 +353,22 @@ impl<'a> Requantizer<'a> {
     /// `max - min` in the high half; and `max`. The narrow path's generation-time check keeps the
     /// range and the zero point within int8, where both halves fit 16 bits (outside it the
     /// results are wrong, as the narrow path's are when its promise is broken, but nothing else).
+    /// The operand of [`requantize_relu!`]: as [`clamp_operands`](Self::clamp_operands)' low
+    /// half, and the range's low end in the high half.
+    #[cfg(any(tinyaot_dsp, test))]
+    #[inline(always)]
+    fn relu_operand(&self) -> u32 {
+        let halving = 1 + 2 * (self.zero_point - self.min);
+        u32::from(halving as u16) | u32::from(self.min as u16) << 16
+    }
+
+    /// Whether the narrow path's activation range is `min..=127` with `min` above -128 (ReLU's
+    /// usual range), which [`requantize_relu!`] takes.
+    #[inline(always)]
+    fn narrow_relu(&self) -> bool {
+        self.narrow && self.max == 127 && self.min > -128
+    }
+
     #[cfg(any(tinyaot_dsp, test))]
     #[inline(always)]
     fn clamp_operands(&self) -> (u32, i32) {
@@ -345,6 +425,33 @@ impl<'a> Requantizer<'a> {
                     o = inout(reg) o,
                     end = in(reg) end,
                     zp = in(reg) 1 + 2 * self.zero_point,
+                    m0 = out(reg) _,
+                    m1 = out(reg) _,
+                    s0 = out(reg) _,
+                    s1 = out(reg) _,
+                    a = out(reg) _,
+                    b = out(reg) _,
+                    options(nostack),
+                );
+            }
+        } else if self.narrow_relu() {
+            let pk = self.relu_operand();
+            // SAFETY: as above (the loop reads and writes the same, only its arithmetic differs).
+            unsafe {
+                core::arch::asm!(
+                    "2:",
+                    channel_pair!(),
+                    "ldrd {a}, {b}, [{sums}], #8",
+                    requantize_relu!("a", "m0", "s0", "o"),
+                    requantize_relu!("b", "m1", "s1", "o"),
+                    "cmp {o}, {end}",
+                    "bne 2b",
+                    mp = inout(reg) mp,
+                    shp = inout(reg) shp,
+                    sums = inout(reg) sp,
+                    o = inout(reg) o,
+                    end = in(reg) end,
+                    pk = in(reg) pk,
                     m0 = out(reg) _,
                     m1 = out(reg) _,
                     s0 = out(reg) _,
@@ -459,6 +566,38 @@ impl<'a> Requantizer<'a> {
                         o1 = inout(reg) o1,
                         end = in(reg) end,
                         zp = in(reg) 1 + 2 * self.zero_point,
+                        m0 = out(reg) _,
+                        m1 = out(reg) _,
+                        s0 = out(reg) _,
+                        s1 = out(reg) _,
+                        a = out(reg) _,
+                        b = out(reg) _,
+                        options(nostack),
+                    );
+                }
+            } else if self.narrow_relu() {
+                let pk = self.relu_operand();
+                // SAFETY: as above (the loop reads and writes the same, only its arithmetic
+                // differs).
+                unsafe {
+                    core::arch::asm!(
+                        "2:",
+                        channel_pair!(),
+                        "ldrd {a}, {b}, [{sums}], #8",
+                        requantize_relu!("a", "m0", "s0", "o0"),
+                        requantize_relu!("b", "m1", "s1", "o0"),
+                        "ldrd {a}, {b}, [{sums}], #8",
+                        requantize_relu!("a", "m0", "s0", "o1"),
+                        requantize_relu!("b", "m1", "s1", "o1"),
+                        "cmp {o0}, {end}",
+                        "bne 2b",
+                        mp = inout(reg) mp,
+                        shp = inout(reg) shp,
+                        sums = inout(reg) sp,
+                        o0 = inout(reg) o0,
+                        o1 = inout(reg) o1,
+                        end = in(reg) end,
+                        pk = in(reg) pk,
                         m0 = out(reg) _,
                         m1 = out(reg) _,
                         s0 = out(reg) _,
@@ -773,11 +912,21 @@ mod tests {
             let y = usat31((v + i32::from(pk as u16 as i16)) >> 1);
             let z = usat31((pk as i32 >> 16) - y);
             let out = (top - z) as u8;
+            let want = r.apply_narrow(acc, multiplier, shift);
             assert_eq!(
-                out,
-                r.apply_narrow(acc, multiplier, shift),
+                out, want,
                 "{acc} {multiplier} {shift} {zero_point} {min} {max}"
             );
+            if r.narrow_relu() {
+                // `requantize_relu!`: sxtah, usat #31 (asr #1), sxtah (ror #16), ssat #8.
+                let pk = r.relu_operand();
+                let y = usat31((v + i32::from(pk as u16 as i16)) >> 1);
+                let out = (y + (pk as i32 >> 16)).clamp(-128, 127) as u8;
+                assert_eq!(
+                    out, want,
+                    "relu {acc} {multiplier} {shift} {zero_point} {min}"
+                );
+            }
         }
     }
 
