@@ -43,6 +43,7 @@ const DEFAULT_MODELS: &[&str] = &[
     "micro_speech_quantized",
     "person_detect",
     "mobilenet_v2_quantized_1x3x224x224",
+    "add_sub_same_shape",
 ];
 
 /// QEMU's arguments before the ELF: the machine, instruction counting, semihosting, no devices.
