@@ -108,41 +108,6 @@ pub(crate) fn widen_into(dst: &mut [u32], x0: Option<&[u8]>, x1: Option<&[u8]>, 
     }
 }
 
-/// Adds to `sums` the dot products of the widened chunk `x` ([`Widened::words`]) with the chunk of each filter row of
-/// `blocks`, for both pixels. `sums` are in the paired layout, eight per block of four rows:
-/// `[pixel 0 row 0, pixel 0 row 1, pixel 1 row 0, pixel 1 row 1]`, then the same for rows 2 and 3
-/// (the order of a pass, and of [`super::Requantizer::run_pairs`]). The blocks are `block` bytes
-/// apart (`4 * input_c`), each read from byte `start` (`4 * ` the chunk's first channel) for
-/// `4 * ` the chunk's length. Not inlined on bare metal: one call per run of channels, and the
-/// loop gets every register of its own frame.
-#[cfg_attr(target_os = "none", inline(never))]
-pub(crate) fn pair_run(x: &[u32], blocks: &[i8], (block, start): (usize, usize), sums: &mut [i32]) {
-    let words = x.len();
-    assert!(
-        sums.len() % 8 == 0 && block % 4 == 0 && start % 4 == 0,
-        "paired run not whole blocks and words"
-    );
-    // The assembly's `ldrd` needs word-aligned weights (generated code keeps them in 16-byte
-    // aligned `Flash`); the emulation elsewhere reads bytes.
-    #[cfg(tinyaot_dsp)]
-    super::check_word_aligned(blocks);
-    for (b, sums) in sums.chunks_exact_mut(8).enumerate() {
-        // One bounds check per block: the chunk's words of its four rows.
-        let w = &blocks[b * block + start..][..4 * words];
-        let (lo, hi) = sums.split_at_mut(4);
-        pass(x, w, 0, lo);
-        pass(x, w, 8, hi);
-    }
-}
-
-/// Sets the paired-layout `sums` of a run (see [`pair_run`]) to the biases of its channels.
-#[inline(always)]
-pub(crate) fn start_pairs(sums: &mut [i32], bias: &[i32]) {
-    for (s, b) in sums.chunks_exact_mut(4).zip(bias.chunks_exact(2)) {
-        (s[0], s[1], s[2], s[3]) = (b[0], b[1], b[0], b[1]);
-    }
-}
-
 /// One group of four input channels of a pass ([`pass`]'s assembly): three loads, four
 /// unpackings and eight `smlad` for 16 products.
 #[cfg(tinyaot_dsp)]
@@ -168,60 +133,119 @@ macro_rules! pair_group {
     };
 }
 
-/// One pass of [`pair_run`]: channels `offset / 4` and `offset / 4 + 1` of a block (`offset` 0 or
-/// 8) against both pixels, added to `sums` (`[pixel 0 channel a, pixel 0 channel b, pixel 1
-/// channel a, pixel 1 channel b]`).
-#[inline(always)]
-fn pass(x: &[u32], w: &[i8], offset: usize, sums: &mut [i32]) {
-    let groups = x.len() / 4;
+/// One pass of [`pair_run`]'s assembly: the sums at `[sp]` (four, advanced past), the chunk at
+/// `[sp, #8]` and its group count at `[sp, #12]`, against the filter words from `{wp}` (advanced
+/// 16 bytes a group); `$a` and `$b` are the loop's local labels. Two groups per iteration: half
+/// the loop's count and branch; an odd count enters at the second (`count` rounded up by the
+/// carry of the halving).
+#[cfg(tinyaot_dsp)]
+macro_rules! pair_pass {
+    ($a:literal, $b:literal) => {
+        concat!(
+            "ldr {xp}, [sp, #8]\n",
+            "ldr {at}, [sp]\n",
+            "ldrd {s0}, {s1}, [{at}]\n",
+            "ldrd {s2}, {s3}, [{at}, #8]\n",
+            "ldr {count}, [sp, #12]\n",
+            "lsrs {count}, {count}, #1\n",
+            "adc {count}, {count}, #0\n",
+            "bcs ",
+            $b,
+            "f\n",
+            $a,
+            ":\n",
+            pair_group!(),
+            "\n",
+            $b,
+            ":\n",
+            pair_group!(),
+            "\n",
+            "subs {count}, {count}, #1\n",
+            "bne ",
+            $a,
+            "b\n",
+            "ldr {at}, [sp]\n",
+            "strd {s0}, {s1}, [{at}], #8\n",
+            "strd {s2}, {s3}, [{at}], #8\n",
+            "str {at}, [sp]\n",
+        )
+    };
+}
+
+/// Adds to `sums` the dot products of the widened chunk `x` ([`Widened::words`]) with the chunk of each filter row of
+/// `blocks`, for both pixels. `sums` are in the paired layout, eight per block of four rows:
+/// `[pixel 0 row 0, pixel 0 row 1, pixel 1 row 0, pixel 1 row 1]`, then the same for rows 2 and 3
+/// (the order of a pass, and of [`super::Requantizer::run_pairs`]). The blocks are `block` bytes
+/// apart (`4 * input_c`), each read from byte `start` (`4 * ` the chunk's first channel) for
+/// `4 * ` the chunk's length. Not inlined on bare metal: one call per run of channels, and the
+/// loop gets every register of its own frame.
+#[cfg_attr(target_os = "none", inline(never))]
+pub(crate) fn pair_run(x: &[u32], blocks: &[i8], (block, start): (usize, usize), sums: &mut [i32]) {
+    let words = x.len();
     assert!(
-        w.len() >= 16 * groups && offset <= 8 && sums.len() == 4,
-        "paired pass past its block"
+        sums.len() % 8 == 0 && block % 4 == 0 && start % 4 == 0 && words % 4 == 0,
+        "paired run not whole blocks and words"
     );
-    if groups == 0 {
+    let count = sums.len() / 8;
+    if count == 0 || words == 0 {
         return;
     }
+    // One bounds check for the run: the chunk's words of the last block's four rows.
+    let _ = &blocks[(count - 1) * block + start..][..4 * words];
     #[cfg(tinyaot_dsp)]
     {
-        let (mut xp, mut wp, mut count) = (x.as_ptr(), w.as_ptr().wrapping_add(offset), groups);
-        let mut at = sums.as_mut_ptr();
-        // SAFETY: `sums` is four `i32`s (asserted), read and written through `at` at the start and
-        // the end. Group g reads x[4 g..4 g + 4] (x has 4 groups words) and bytes
-        // 16 g + offset..16 g + offset + 8 of w (w has at least 16 groups bytes, offset <= 8): all
-        // in bounds, for the `groups >= 1` iterations. `ldrd`/`strd` need word alignment: `x` and
-        // `sums` are `u32`/`i32` slices, and `w` is word-aligned (asserted by `pair_run`: the
-        // filter is 16-byte aligned `Flash` in generated code) with block, start, 16 g and offset
-        // multiples of 4. The loop needs all 13 registers, so the sums' address waits on the stack
-        // (pushed and popped within the block). In assembly so that the loop is three loads
-        // (`ldrd`), four unpackings and eight `smlad` per 16 products, which the compiler's own
-        // schedule did not reach, and the sums move in four instructions.
+        // The assembly's `ldrd` needs word-aligned weights (generated code keeps them in 16-byte
+        // aligned `Flash`).
+        super::check_word_aligned(blocks);
+        let groups = words / 4;
+        let (mut at, mut xp, mut wp) = (
+            sums.as_mut_ptr(),
+            x.as_ptr(),
+            blocks.as_ptr().wrapping_add(start),
+        );
+        // SAFETY: for each of the `count` blocks (count >= 1), two passes each read the chunk's
+        // `words` words of `x` (4 groups words, groups >= 1) and, from the block's start plus 0
+        // or 8, 8 bytes of every 16 for 16 groups bytes of the filter: within
+        // blocks[b block + start..][..4 words], in bounds for the last block (checked above)
+        // and so for every block. Each pass reads and writes its four sums, sums[8 b..8 b + 8]
+        // in order (sums.len() = 8 count). `ldrd`/`strd` need word alignment: `x` and `sums`
+        // are `u32`/`i32` slices, and the filter is word-aligned (checked above) with block,
+        // start, 16 g and 8 multiples of 4. The passes need all 13 registers, so the run's
+        // state (the sums' address, the blocks left, the chunk's address, its groups, and the
+        // filter pointer's steps back to a block's second pass and on to the next block) waits
+        // in 24 bytes of stack, released before the block ends. In assembly so that a pass is
+        // three loads (`ldrd`), four unpackings and eight `smlad` per 16 products, which the
+        // compiler's own schedule did not reach, and a block costs about 30 instructions
+        // besides (the loop of one asm block per pass took about 55).
         unsafe {
             core::arch::asm!(
-                "ldrd {s0}, {s1}, [{at}]",
-                "ldrd {s2}, {s3}, [{at}, #8]",
-                "push {{{at}}}",
-                // Two groups per iteration: half the loop's count and branch. An odd count
-                // enters at the second (`count` rounded up by the carry of the halving).
-                "lsrs {count}, {count}, #1",
-                "adc {count}, {count}, #0",
-                "bcs 3f",
-                "2:",
-                pair_group!(),
-                "3:",
-                pair_group!(),
-                "subs {count}, {count}, #1",
-                "bne 2b",
-                "pop {{{at}}}",
-                "strd {s0}, {s1}, [{at}]",
-                "strd {s2}, {s3}, [{at}, #8]",
+                "sub sp, sp, #24",
+                "str {at}, [sp]",
+                "str {s0}, [sp, #4]",
+                "str {xp}, [sp, #8]",
+                "str {s1}, [sp, #12]",
+                "str {s2}, [sp, #16]",
+                "str {s3}, [sp, #20]",
+                "4:",
+                pair_pass!("2", "3"),
+                "ldr {at}, [sp, #16]",
+                "sub {wp}, {wp}, {at}",
+                pair_pass!("5", "6"),
+                "ldr {at}, [sp, #20]",
+                "add {wp}, {wp}, {at}",
+                "ldr {at}, [sp, #4]",
+                "subs {at}, {at}, #1",
+                "str {at}, [sp, #4]",
+                "bne 4b",
+                "add sp, sp, #24",
                 at = inout(reg) at,
                 xp = inout(reg) xp,
                 wp = inout(reg) wp,
-                count = inout(reg) count,
-                s0 = out(reg) _,
-                s1 = out(reg) _,
-                s2 = out(reg) _,
-                s3 = out(reg) _,
+                s0 = inout(reg) count => _,
+                s1 = inout(reg) groups => _,
+                s2 = inout(reg) 16 * groups - 8 => _,
+                s3 = inout(reg) block.wrapping_sub(16 * groups + 8) => _,
+                count = out(reg) _,
                 wa = out(reg) _,
                 wb = out(reg) _,
                 a02 = out(reg) _,
@@ -229,10 +253,32 @@ fn pass(x: &[u32], w: &[i8], offset: usize, sums: &mut [i32]) {
                 x1 = out(reg) _,
             );
         }
-        // The pointers and the count are spent.
-        let _ = (at, xp, wp, count);
+        // The pointers are spent.
+        let _ = (at, xp, wp);
     }
     #[cfg(not(tinyaot_dsp))]
+    for (b, sums) in sums.chunks_exact_mut(8).enumerate() {
+        let w = &blocks[b * block + start..][..4 * words];
+        let (lo, hi) = sums.split_at_mut(4);
+        pass(x, w, 0, lo);
+        pass(x, w, 8, hi);
+    }
+}
+
+/// Sets the paired-layout `sums` of a run (see [`pair_run`]) to the biases of its channels.
+#[inline(always)]
+pub(crate) fn start_pairs(sums: &mut [i32], bias: &[i32]) {
+    for (s, b) in sums.chunks_exact_mut(4).zip(bias.chunks_exact(2)) {
+        (s[0], s[1], s[2], s[3]) = (b[0], b[1], b[0], b[1]);
+    }
+}
+
+/// One pass of [`pair_run`] off ARMv7E-M, with the lane instructions emulated: channels
+/// `offset / 4` and `offset / 4 + 1` of a block (`offset` 0 or 8) against both pixels, added to
+/// `sums` (`[pixel 0 channel a, pixel 0 channel b, pixel 1 channel a, pixel 1 channel b]`).
+#[cfg(not(tinyaot_dsp))]
+#[inline(always)]
+fn pass(x: &[u32], w: &[i8], offset: usize, sums: &mut [i32]) {
     for (xs, w) in x.chunks_exact(4).zip(w[offset..].chunks(16)) {
         let (wa, wb) = (word_i8(&w[..4]), word_i8(&w[4..8]));
         let (a02, a13) = (sxtb16(wa), sxtb16_ror8(wa));
