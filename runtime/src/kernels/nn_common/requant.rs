@@ -364,6 +364,7 @@ impl<'a> Requantizer<'a> {
 
     /// Whether the narrow path's activation range is `min..=127` with `min` above -128 (ReLU's
     /// usual range), which [`requantize_relu!`] takes.
+    #[cfg(any(tinyaot_dsp, test))]
     #[inline(always)]
     fn narrow_relu(&self) -> bool {
         self.narrow && self.max == 127 && self.min > -128
