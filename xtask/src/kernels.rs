@@ -434,7 +434,7 @@ fn lowering_params(families: &[(String, Vec<Decl>)], limits: &Limits) -> Result<
          /// `conv::conv2d_im2col_s8` holds; the C backend declares it as `<PREFIX>_IM2COL_MAX`.\n\
          pub(crate) const IM2COL_MAX: usize = {im2col_max};\n\n\
          /// `tinyaot::kernels::WIDE_CHANNELS`: the bytes of a window the paired gathering\n\
-         /// convolution widens at once; a quarter of it is the longest window whose channels are\n\
+         /// convolution widens at once; half of it is the longest window whose channels are\n\
          /// not whole words it takes. The C backend declares it as `<PREFIX>_WIDE_CHANNELS`.\n\
          pub(crate) const WIDE_CHANNELS: usize = {wide_channels};\n"
     );

@@ -14,7 +14,7 @@ pub(crate) const MAX_RANK: usize = 6;
 pub(crate) const IM2COL_MAX: usize = 576;
 
 /// `tinyaot::kernels::WIDE_CHANNELS`: the bytes of a window the paired gathering
-/// convolution widens at once; a quarter of it is the longest window whose channels are
+/// convolution widens at once; half of it is the longest window whose channels are
 /// not whole words it takes. The C backend declares it as `<PREFIX>_WIDE_CHANNELS`.
 pub(crate) const WIDE_CHANNELS: usize = 128;
 

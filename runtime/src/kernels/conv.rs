@@ -486,9 +486,14 @@ fn conv1x1_pairs(
     done
 }
 
-/// The channels whose sums a matrix-product kernel gathers before requantizing them
-/// ([`Requantizer::run`]): a multiple of four, on the stack (4 bytes each).
-const ACC_RUN: usize = 32;
+/// The sums the 1×1 kernel gathers before requantizing them ([`Requantizer::run`]; two pixels'
+/// sums of half as many channels on the paired path): a multiple of eight, on the stack (4 bytes
+/// each). Longer runs mean fewer calls per pixel (measured with `cargo xtask mcu --profile`).
+const ACC_RUN: usize = 64;
+
+/// [`ACC_RUN`] for the gathering kernels, whose stack also holds a window (one-pixel) or a larger
+/// widened chunk (paired): half as many.
+const GATHER_ACC_RUN: usize = ACC_RUN / 2;
 
 /// int8 CONV_2D with one group ([`Conv2dIm2colS8`]), bit-exact with TFLM's `ConvPerChannel`:
 /// each output pixel's window is gathered into one contiguous run on the stack (taps outside the
@@ -545,7 +550,7 @@ fn im2col_one_pixel(
     let mut buffer = [0u8; super::IM2COL_MAX];
     let window = &mut buffer[..k];
     // Half the 1×1 kernel's run: the window buffer is on the stack too.
-    let mut acc = [0i32; ACC_RUN / 2];
+    let mut acc = [0i32; GATHER_ACC_RUN / 2];
     let run_len = acc.len();
     let mut out_px = out.chunks_exact_mut(m);
     for b in 0..p.batches {
@@ -615,7 +620,7 @@ pub fn conv2d_im2col_pairs_s8(arena: &mut [u8], input: usize, output: usize, p: 
 }
 
 /// [`conv2d_im2col_pairs_s8`] for short windows whose input channels are not whole words (the
-/// lowering chooses it for windows of at most a quarter of
+/// lowering chooses it for windows of at most half of
 /// [`WIDE_CHANNELS`](super::WIDE_CHANNELS) bytes once rounded up to whole words, and output
 /// channels in blocks of four): on ARMv7E-M both pixels' windows are gathered into two small
 /// buffers, then widened from there. Its filter rows are the windows rounded up to whole words,
@@ -654,7 +659,7 @@ fn im2col_pairs_kernel(
                 c % 4 == 0
             },
         "paired im2col needs blocks of four output channels, and whole words of input channels \
-         or (gathering) a window of at most WIDE_CHANNELS / 4 bytes"
+         or (gathering) a window of at most WIDE_CHANNELS / 2 bytes"
     );
     let image_len = p.input_h * p.input_w * c;
     let out_len = p.batches * p.output_h * p.output_w * m;
@@ -675,9 +680,9 @@ fn im2col_pairs_kernel(
     }
 }
 
-/// The longest window [`conv2d_im2col_gather_pairs_s8`] gathers: a quarter of [`WIDE_CHANNELS`]
+/// The longest window [`conv2d_im2col_gather_pairs_s8`] gathers: half of [`WIDE_CHANNELS`]
 /// (see there).
-const GATHERED_MAX: usize = WIDE_CHANNELS / 4;
+const GATHERED_MAX: usize = WIDE_CHANNELS / 2;
 
 /// The filter rows' length in bytes for the paired gathering convolutions: the window's, rounded
 /// up to whole words (the padding weights zero) when its input channels are not whole words.
@@ -699,7 +704,7 @@ fn im2col_pairs<const N: usize>(
     requantizer: &Requantizer,
     gathered: bool,
 ) {
-    const RUN: usize = ACC_RUN / 2;
+    const RUN: usize = GATHER_ACC_RUN / 2;
     let (k, m) = (padded_window(p), p.output_c);
     let single = k <= N;
     let plane = p.output_h * p.output_w;

@@ -49,8 +49,8 @@ pub const IM2COL_MAX: usize = 576;
 
 /// The input channels (bytes) of two pixels that the paired matrix-product kernels widen to 16-bit
 /// lanes at once, in a stack buffer of `4 * WIDE_CHANNELS` bytes; longer rows are taken in chunks.
-/// A quarter of it is the longest window whose channels are not whole words
-/// [`conv::conv2d_im2col_pairs_s8`] gathers (two such windows on the stack beside the widened
+/// Half of it is the longest window whose channels are not whole words
+/// [`conv::conv2d_im2col_gather_pairs_s8`] gathers (two such windows on the stack beside the widened
 /// buffer). `cargo xtask kernels` copies it to the lowering, which picks that kernel for such
 /// windows only when this small, and the C backend declares it as `<PREFIX>_WIDE_CHANNELS`.
 pub const WIDE_CHANNELS: usize = 128;

@@ -398,7 +398,7 @@ const GATHERED_PAIRS_MIN_OUTPUTS: usize = 8;
 /// time on Cortex-M4, the same parameters) when its output channels are whole blocks of four and
 /// its input channels whole words; `conv::conv2d_im2col_gather_pairs_s8` when its output channels
 /// are whole blocks of four, at least [`GATHERED_PAIRS_MIN_OUTPUTS`], and its window short enough
-/// to gather (at most a quarter of [`WIDE_CHANNELS`] bytes once rounded up to whole words, its
+/// to gather (at most half of [`WIDE_CHANNELS`] bytes once rounded up to whole words, its
 /// rows then padded with zero weights).
 pub(super) fn im2col(
     ctx: &OpContext,
@@ -411,7 +411,7 @@ pub(super) fn im2col(
     let blocks = out[3] % 4 == 0;
     let paired = blocks && i[3] % 4 == 0;
     let gathered =
-        blocks && !paired && padded <= WIDE_CHANNELS / 4 && out[3] >= GATHERED_PAIRS_MIN_OUTPUTS;
+        blocks && !paired && padded <= WIDE_CHANNELS / 2 && out[3] >= GATHERED_PAIRS_MIN_OUTPUTS;
     let rows = if gathered {
         let rows = weights
             .chunks_exact(window.max(1))
