@@ -377,39 +377,44 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
         (p.act_min, p.act_max),
         p.narrow_requant,
     );
-    // One run of sums for both paths (the stack is a budget).
-    let mut acc = [0i32; ACC_RUN];
-    let paired = if PAIRED && n >= 4 && blocked > 0 {
-        conv1x1_pairs(
-            inp,
-            out,
-            (n, m),
-            (blocks, rest, bias),
-            &requantizer,
-            &mut acc,
-        )
+    // The paired path's buffers (its sums and widened inputs) are set up only where it runs:
+    // zeroing them costs a few hundred instructions a call, which one-pixel layers (FULLY_CONNECTED)
+    // would pay for nothing.
+    let paired = if PAIRED && n >= 4 && blocked > 0 && p.pixels >= 2 {
+        conv1x1_pairs(inp, out, (n, m), (blocks, rest, bias), &requantizer)
     } else {
         0
     };
     let (inp, out) = (&inp[paired * n..], &mut out[paired * m..]);
+    let mut acc = [0i32; ONE_PIXEL_RUN];
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
-        // Runs of up to ACC_RUN channels: their sums first, then their requantization, each loop
-        // with its own values in registers.
+        // Runs of up to ONE_PIXEL_RUN channels: their sums first, then their requantization, each
+        // loop with its own values in registers.
         for (run, ((w, o), b)) in blocks
-            .chunks(ACC_RUN * n)
-            .zip(o[..blocked].chunks_mut(ACC_RUN))
-            .zip(bias[..blocked].chunks(ACC_RUN))
+            .chunks(ONE_PIXEL_RUN * n)
+            .zip(o[..blocked].chunks_mut(ONE_PIXEL_RUN))
+            .zip(bias[..blocked].chunks(ONE_PIXEL_RUN))
             .enumerate()
         {
             let acc = &mut acc[..o.len()];
-            for ((a, w), b) in acc
-                .chunks_exact_mut(4)
-                .zip(w.chunks_exact(4 * n))
-                .zip(b.chunks_exact(4))
-            {
-                a.copy_from_slice(&dot4_interleaved_s8(x, w, [b[0], b[1], b[2], b[3]]));
+            #[cfg(tinyaot_dsp)]
+            let words = n % 4 == 0;
+            #[cfg(not(tinyaot_dsp))]
+            let words = false;
+            if words {
+                #[cfg(tinyaot_dsp)]
+                // The sums start from the biases.
+                super::nn_common::dot4_run_s8(x, w, b, acc);
+            } else {
+                for ((a, w), b) in acc
+                    .chunks_exact_mut(4)
+                    .zip(w.chunks_exact(4 * n))
+                    .zip(b.chunks_exact(4))
+                {
+                    a.copy_from_slice(&dot4_interleaved_s8(x, w, [b[0], b[1], b[2], b[3]]));
+                }
             }
-            requantizer.run(run * ACC_RUN, acc, o);
+            requantizer.run(run * ONE_PIXEL_RUN, acc, o);
         }
         for (c, (w, o)) in rest.chunks_exact(n).zip(&mut o[blocked..]).enumerate() {
             let sum = dot_s8(w, x, 0).wrapping_add(bias[blocked + c]);
@@ -430,9 +435,9 @@ fn conv1x1_pairs(
     (n, m): (usize, usize),
     (blocks, rest, bias): (&[i8], &[i8], &[i32]),
     requantizer: &Requantizer,
-    acc: &mut [i32; ACC_RUN],
 ) -> usize {
     const RUN: usize = ACC_RUN / 2;
+    let mut acc = [0i32; ACC_RUN];
     let blocked = m - m % 4;
     let whole = n - n % 4;
     let tail = n - whole;
@@ -490,6 +495,10 @@ fn conv1x1_pairs(
 /// sums of half as many channels on the paired path): a multiple of eight, on the stack (4 bytes
 /// each). Longer runs mean fewer calls per pixel (measured with `cargo xtask mcu --profile`).
 const ACC_RUN: usize = 64;
+
+/// The channels whose sums the 1×1 kernel's one-pixel loop gathers before requantizing them
+/// (fewer than the paired path's: zeroing its buffer costs every call, one-pixel layers included).
+const ONE_PIXEL_RUN: usize = 16;
 
 /// [`ACC_RUN`] for the gathering kernels, whose stack also holds a window (one-pixel) or a larger
 /// widened chunk (paired): half as many.

@@ -126,6 +126,103 @@ pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8], init: [i32; 4]) -> [i32; 4
     acc
 }
 
+/// `sums[4 b + r] = init[4 b + r] + ` the dot product of `x` (whole words) with row `r` of block
+/// `b` of `w`, for
+/// each block of four filter rows of `x.len()` bytes interleaved by words ([`dot4_interleaved_s8`]
+/// without tails), as many blocks as `sums` has fours: the one-pixel loop of the 1×1 kernel
+/// (FULLY_CONNECTED) on ARMv7E-M. One assembly block walks every block of the run: per input word
+/// 23 instructions with the loop test (the compiler's loop took 25). Not inlined, so that one copy
+/// serves every call (inlined, the compiler copied the loop into each of its callers' paths).
+#[cfg(tinyaot_dsp)]
+#[inline(never)]
+pub(crate) fn dot4_run_s8(x: &[u8], w: &[i8], init: &[i32], sums: &mut [i32]) {
+    let n = x.len();
+    let count = sums.len() / 4;
+    assert!(
+        n % 4 == 0
+            && n > 0
+            && sums.len() % 4 == 0
+            && init.len() >= sums.len()
+            && w.len() >= 4 * n * count,
+        "one-pixel run not whole words and blocks"
+    );
+    if count == 0 {
+        return;
+    }
+    let (at, xp, wp) = (sums.as_mut_ptr(), x.as_ptr(), w.as_ptr());
+    let from = init.as_ptr();
+    let end = xp.wrapping_add(n);
+    // SAFETY: block b (b < count) reads the n bytes of `x` (by words, `ldr` needs no alignment)
+    // and the 4 n bytes of `w` from 4 n b, in order (`w` has at least 4 n count bytes, asserted):
+    // in bounds; `ldrd` needs word alignment, which the weights have (the kernel asserts it once
+    // per call for its whole filter, whose blocks are 4 n bytes long). It reads and writes its
+    // four starting sums, init[4 b..4 b + 4], and writes its four sums, sums[4 b..4 b + 4]
+    // (`i32`s, word-aligned for `ldrd`/`strd`; `init` is at least as long, asserted). The loop
+    // needs 13 registers, so the two sum pointers, the blocks left and the row length wait in 16
+    // bytes of stack, released before the block ends.
+    unsafe {
+        core::arch::asm!(
+            "sub sp, sp, #16",
+            "str {at}, [sp]",
+            "str {a0}, [sp, #4]",
+            "str {a1}, [sp, #8]",
+            "str {a2}, [sp, #12]",
+            "4:",
+            "ldr {t}, [sp, #8]",
+            "sub {xp}, {end}, {t}",
+            "ldr {at}, [sp, #12]",
+            "ldrd {a0}, {a1}, [{at}], #8",
+            "ldrd {a2}, {a3}, [{at}], #8",
+            "str {at}, [sp, #12]",
+            "2:",
+            "ldr {x}, [{xp}], #4",
+            "ldrd {wa}, {wb}, [{wp}], #8",
+            "sxtb16 {at}, {x}",
+            "sxtb16 {x}, {x}, ror #8",
+            "sxtb16 {t}, {wa}",
+            "smlad {a0}, {t}, {at}, {a0}",
+            "sxtb16 {wa}, {wa}, ror #8",
+            "smlad {a0}, {wa}, {x}, {a0}",
+            "sxtb16 {t}, {wb}",
+            "smlad {a1}, {t}, {at}, {a1}",
+            "sxtb16 {wb}, {wb}, ror #8",
+            "smlad {a1}, {wb}, {x}, {a1}",
+            "ldrd {wa}, {wb}, [{wp}], #8",
+            "sxtb16 {t}, {wa}",
+            "smlad {a2}, {t}, {at}, {a2}",
+            "sxtb16 {wa}, {wa}, ror #8",
+            "smlad {a2}, {wa}, {x}, {a2}",
+            "sxtb16 {t}, {wb}",
+            "smlad {a3}, {t}, {at}, {a3}",
+            "sxtb16 {wb}, {wb}, ror #8",
+            "smlad {a3}, {wb}, {x}, {a3}",
+            "cmp {xp}, {end}",
+            "bne 2b",
+            "ldr {at}, [sp]",
+            "strd {a0}, {a1}, [{at}], #8",
+            "strd {a2}, {a3}, [{at}], #8",
+            "str {at}, [sp]",
+            "ldr {t}, [sp, #4]",
+            "subs {t}, {t}, #1",
+            "str {t}, [sp, #4]",
+            "bne 4b",
+            "add sp, sp, #16",
+            at = inout(reg) at => _,
+            xp = inout(reg) xp => _,
+            wp = inout(reg) wp => _,
+            end = in(reg) end,
+            a0 = inout(reg) count => _,
+            a1 = inout(reg) n => _,
+            a2 = inout(reg) from => _,
+            a3 = out(reg) _,
+            x = out(reg) _,
+            wa = out(reg) _,
+            wb = out(reg) _,
+            t = out(reg) _,
+        );
+    }
+}
+
 /// [`dot4_interleaved_s8`], not inlined on bare metal: for long rows (a gathered convolution
 /// window) the loop then gets every register of its own frame, where inlined into a kernel's
 /// pixel loop it spilled sums (measured with `cargo xtask mcu --profile`); for short rows (a 1×1

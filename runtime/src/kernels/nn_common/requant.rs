@@ -435,33 +435,6 @@ impl<'a> Requantizer<'a> {
                     options(nostack),
                 );
             }
-        } else if self.narrow_relu() {
-            let pk = self.relu_operand();
-            // SAFETY: as above (the loop reads and writes the same, only its arithmetic differs).
-            unsafe {
-                core::arch::asm!(
-                    "2:",
-                    channel_pair!(),
-                    "ldrd {a}, {b}, [{sums}], #8",
-                    requantize_relu!("a", "m0", "s0", "o"),
-                    requantize_relu!("b", "m1", "s1", "o"),
-                    "cmp {o}, {end}",
-                    "bne 2b",
-                    mp = inout(reg) mp,
-                    shp = inout(reg) shp,
-                    sums = inout(reg) sp,
-                    o = inout(reg) o,
-                    end = in(reg) end,
-                    pk = in(reg) pk,
-                    m0 = out(reg) _,
-                    m1 = out(reg) _,
-                    s0 = out(reg) _,
-                    s1 = out(reg) _,
-                    a = out(reg) _,
-                    b = out(reg) _,
-                    options(nostack),
-                );
-            }
         } else {
             let (pk, top) = self.clamp_operands();
             // SAFETY: as above (the loop reads and writes the same, only its arithmetic differs).
