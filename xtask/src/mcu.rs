@@ -44,6 +44,8 @@ const DEFAULT_MODELS: &[&str] = &[
     "person_detect",
     "mobilenet_v2_quantized_1x3x224x224",
     "add_sub_same_shape",
+    "ad_autoencoder",
+    "vww_mobilenet_v1_025",
 ];
 
 /// QEMU's arguments before the ELF: the machine, instruction counting, semihosting, no devices.

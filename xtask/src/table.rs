@@ -203,7 +203,9 @@ fn pair(row: &Row, f: &dyn Fn(&Measured) -> String) -> String {
 /// line, one invoke, outputs bit-exact, for the listed models whose architecture was measured
 /// that way (tflite-micro 90b983c, CMSIS-NN 4ab83cc, arm-none-eabi-gcc 12 -O2 -DNDEBUG, int8
 /// kernel registrations). Quoted, not measured by this command: building TFLM is not part of
-/// this project. mobilenet_v1_025 has person_detect's layers.
+/// this project. mobilenet_v1_025 has person_detect's layers; ad_autoencoder is MLPerf Tiny's
+/// anomaly-detection autoencoder and vww_mobilenet_v1_025 its visual-wake-words network, both
+/// built by the fixture generator with those architectures.
 const TFLM_CMSIS_NN: &[(&str, u64)] = &[
     ("person_detect", 22_928_840),
     ("mobilenet_v1_025", 22_928_840),
@@ -211,6 +213,8 @@ const TFLM_CMSIS_NN: &[(&str, u64)] = &[
     ("resnet8", 29_864_320),
     ("micro_speech_quantized", 1_494_920),
     ("mobilenet_v2_quantized_1x3x224x224", 797_900_000),
+    ("ad_autoencoder", 583_160),
+    ("vww_mobilenet_v1_025", 24_102_320),
 ];
 
 /// The quoted TFLM + CMSIS-NN instructions of `model`, if measured.

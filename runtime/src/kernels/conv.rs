@@ -8,7 +8,9 @@
 //! written after reading the pixel's whole input window; the input is read again for later pixels,
 //! so the output must not overlap the input (checked).
 
-use super::nn_common::wide::{pair_run, start_pairs, widen_into, Widened, PAIRED, WIDE_CHANNELS};
+use super::nn_common::wide::{
+    pair_run, single_run, start_pairs, widen_into, Widened, PAIRED, WIDE_CHANNELS,
+};
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
     clamp_f32, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8, dot_s8, views,
@@ -419,6 +421,62 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
         for (c, (w, o)) in rest.chunks_exact(n).zip(&mut o[blocked..]).enumerate() {
             let sum = dot_s8(w, x, 0).wrapping_add(bias[blocked + c]);
             *o = requantizer.one(blocked + c, sum);
+        }
+    }
+}
+
+/// [`conv2d_1x1_s8`] for one pixel at a time (FULLY_CONNECTED; the lowering chooses it for a
+/// single pixel with input channels in whole words and output channels in blocks of four): on
+/// ARMv7E-M the pixel is widened to 16-bit lanes once (a chunk of up to `2 WIDE_CHANNELS`
+/// channels at a time, again for each run of 64 channels when longer), then each block of four
+/// filter rows is summed against it by `runtime/src/kernels/nn_common/wide.rs`'s one-pixel run
+/// (where [`conv2d_1x1_s8`] unpacks the input again for every block) and each run requantized.
+/// Elsewhere it is [`conv2d_1x1_s8`]. Reads and writes as [`conv2d_1x1_s8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_1x1_widened_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
+    if !PAIRED {
+        return conv2d_1x1_s8(arena, input, output, p);
+    }
+    let p = super::opaque(p);
+    let (n, m) = (p.input_c, p.output_c);
+    assert!(
+        n > 0 && m > 0 && n % 4 == 0 && m % 4 == 0,
+        "widened 1x1 convolution needs whole words of input channels and blocks of four outputs"
+    );
+    let (inp, out) = views::split(arena, input, p.pixels * n, output, p.pixels * m);
+    let filter = &p.filter[..m * n];
+    let bias = &p.folded_bias[..m];
+    // The sums start from the biases: the requantizer adds none.
+    let requantizer = Requantizer::for_biased_sums(
+        m,
+        (p.multipliers, p.shifts),
+        p.output_zero_point,
+        (p.act_min, p.act_max),
+        p.narrow_requant,
+    );
+    const CHUNK: usize = 2 * WIDE_CHANNELS;
+    let single = n <= CHUNK;
+    let mut wide = Widened::<WIDE_CHANNELS>::new();
+    let mut acc = [0i32; ACC_RUN];
+    for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
+        if single {
+            wide.fill_single(x);
+        }
+        for (run, ((w, o), b)) in filter
+            .chunks(ACC_RUN * n)
+            .zip(o.chunks_mut(ACC_RUN))
+            .zip(bias.chunks(ACC_RUN))
+            .enumerate()
+        {
+            let sums = &mut acc[..o.len()];
+            sums.copy_from_slice(b);
+            for k0 in (0..n).step_by(CHUNK) {
+                if !single {
+                    wide.fill_single(&x[k0..n.min(k0 + CHUNK)]);
+                }
+                single_run(wide.words(), w, (4 * n, 4 * k0), sums);
+            }
+            requantizer.run(run * ACC_RUN, sums, o);
         }
     }
 }
@@ -1215,6 +1273,10 @@ mod tests {
             // a run; exactly one chunk with two bytes of tail.
             (3, 301, 37),
             (4, 130, 70),
+            // Whole words in, blocks of four out (the widened one-pixel kernel): one chunk, and
+            // three chunks (two of 256 channels) with more channels than a run.
+            (1, 32, 8),
+            (2, 600, 72),
         ] {
             let input: Vec<i8> = (0..pixels * n)
                 .map(|i| ((i * 53 + 7) % 256) as u8 as i8)
@@ -1298,6 +1360,19 @@ mod tests {
             assert!(arena[want_at..got_at]
                 .iter()
                 .any(|&v| v != 0 && v != 120 && v as i8 != -100));
+            // The widened one-pixel kernel, where the lowering would choose it (any pixel count
+            // works: one at a time).
+            if n % 4 == 0 && m % 4 == 0 {
+                for params in [&fast, &narrow] {
+                    arena[got_at..].fill(0);
+                    conv2d_1x1_widened_s8(&mut arena, 0, got_at, params);
+                    assert_eq!(
+                        arena[want_at..got_at],
+                        arena[got_at..],
+                        "widened {pixels} {n} {m}"
+                    );
+                }
+            }
         }
     }
 

@@ -1059,6 +1059,12 @@ pub mod ffi {
             output: *mut u8,
             p: *const conv::Conv1x1S8,
         );
+        /// The C `conv::conv2d_1x1_widened_s8`.
+        pub fn parity_conv_conv2d_1x1_widened_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const conv::Conv1x1S8,
+        );
         /// The C `conv::conv2d_im2col_s8`.
         pub fn parity_conv_conv2d_im2col_s8(
             input: *const u8,
@@ -2206,6 +2212,62 @@ fn c_conv_conv2d_1x1_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_conv2d_1x1_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_1x1_widened_s8` in Rust.
+fn rust_conv_conv2d_1x1_widened_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot::kernels::conv::Conv1x1S8 {
+        pixels: call.scalar::<usize>("pixels")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: &filter,
+        folded_bias: &folded_bias,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
+    };
+    tinyaot::kernels::conv::conv2d_1x1_widened_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `conv::conv2d_1x1_widened_s8` in C.
+fn c_conv_conv2d_1x1_widened_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv1x1S8 {
+        pixels: call.scalar::<usize>("pixels")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        folded_bias: folded_bias.as_ptr(),
+        folded_bias_len: folded_bias.len(),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_1x1_widened_s8(input, output, &p) };
     Ok(())
 }
 
@@ -4011,6 +4073,7 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("concat", "concat10") => rust_concat_concat10(call, arena),
         ("conv", "conv2d_s8") => rust_conv_conv2d_s8(call, arena),
         ("conv", "conv2d_1x1_s8") => rust_conv_conv2d_1x1_s8(call, arena),
+        ("conv", "conv2d_1x1_widened_s8") => rust_conv_conv2d_1x1_widened_s8(call, arena),
         ("conv", "conv2d_im2col_s8") => rust_conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => rust_conv_conv2d_im2col_pairs_s8(call, arena),
         ("conv", "conv2d_im2col_gather_pairs_s8") => {
@@ -4085,6 +4148,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("concat", "concat10") => c_concat_concat10(call, arena),
         ("conv", "conv2d_s8") => c_conv_conv2d_s8(call, arena),
         ("conv", "conv2d_1x1_s8") => c_conv_conv2d_1x1_s8(call, arena),
+        ("conv", "conv2d_1x1_widened_s8") => c_conv_conv2d_1x1_widened_s8(call, arena),
         ("conv", "conv2d_im2col_s8") => c_conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => c_conv_conv2d_im2col_pairs_s8(call, arena),
         ("conv", "conv2d_im2col_gather_pairs_s8") => {
@@ -4158,6 +4222,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("concat", "concat10"),
     ("conv", "conv2d_s8"),
     ("conv", "conv2d_1x1_s8"),
+    ("conv", "conv2d_1x1_widened_s8"),
     ("conv", "conv2d_im2col_s8"),
     ("conv", "conv2d_im2col_pairs_s8"),
     ("conv", "conv2d_im2col_gather_pairs_s8"),

@@ -362,14 +362,22 @@ pub(super) fn interleave_rows4(weights: &[i8], row: usize) -> Vec<i8> {
 }
 
 /// `conv::conv2d_1x1_s8` for an int8 product of `pixels` rows of `input_c` channels into
-/// `output_c` (a 1×1 convolution with stride 1 and no padding, or a FULLY_CONNECTED).
+/// `output_c` (a 1×1 convolution with stride 1 and no padding, or a FULLY_CONNECTED);
+/// `conv::conv2d_1x1_widened_s8` (the same parameters) for one row of at least [`WIDENED_MIN`]
+/// channels in whole words into blocks of four.
 pub(super) fn pointwise(
     ctx: &OpContext,
     (pixels, input_c, output_c): (usize, usize, usize),
     folded: Folded,
 ) -> Result<Kernel> {
+    // One pixel (FULLY_CONNECTED) with whole words in and blocks of four out: widened once.
+    let widened = pixels == 1 && input_c % 4 == 0 && output_c % 4 == 0 && input_c >= WIDENED_MIN;
     Ok(kernel(
-        "conv2d_1x1_s8",
+        if widened {
+            "conv2d_1x1_widened_s8"
+        } else {
+            "conv2d_1x1_s8"
+        },
         in_out(ctx)?,
         P::Conv1x1S8 {
             pixels,
@@ -386,6 +394,11 @@ pub(super) fn pointwise(
         },
     ))
 }
+
+/// The fewest input channels for which [`pointwise`] widens a single pixel once
+/// (`conv::conv2d_1x1_widened_s8`): below that, setting up the widened buffer costs more than the
+/// blocks save (measured with `cargo xtask mcu`).
+const WIDENED_MIN: usize = 32;
 
 /// The fewest output channels for which [`im2col`] gathers windows whose channels are not whole
 /// words into the paired kernel: below that, widening both windows costs more than the pairs save
@@ -673,6 +686,39 @@ mod tests {
         assert_eq!((k.module, k.function), ("conv", "conv2d_im2col_pairs_s8"));
         let name = k.params.as_ref().map(|p| p.type_name.to_string());
         assert_eq!(name.as_deref(), Some("Conv2dIm2colS8"));
+    }
+
+    /// A FULLY_CONNECTED-like product of one pixel, 32 channels in whole words into 8: the
+    /// widened one-pixel kernel; fewer input channels keep the general one.
+    #[test]
+    fn pointwise_single_pixel_takes_the_widened_kernel() {
+        for (n, want) in [(32, "conv2d_1x1_widened_s8"), (16, "conv2d_1x1_s8")] {
+            static W: [u8; 8 * 32] = [1; 8 * 32];
+            static BIAS: [u8; 32] = [0; 32];
+            let g = graph(
+                OpCode::CONV_2D,
+                conv_options(Padding::Valid, Activation::None),
+                vec![
+                    tensor(&[1, 1, 1, n], DType::I8, quant(&[0.5], &[-1], 0), None),
+                    tensor(
+                        &[8, 1, 1, n],
+                        DType::I8,
+                        quant(&[0.25; 8], &[0; 8], 0),
+                        Some(&W[..8 * n]),
+                    ),
+                    tensor(
+                        &[8],
+                        DType::I32,
+                        quant(&[0.125; 8], &[0; 8], 0),
+                        Some(&BIAS),
+                    ),
+                    tensor(&[1, 1, 1, 8], DType::I8, quant(&[0.25], &[3], 0), None),
+                ],
+                &[Some(0), Some(1), Some(2)],
+            );
+            let k = kernel(&g);
+            assert_eq!((k.module, k.function), ("conv", want), "{n} input channels");
+        }
     }
 
     /// Three input channels (a window of 27 bytes) and eight output channels: the gathering

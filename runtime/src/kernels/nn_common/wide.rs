@@ -68,6 +68,25 @@ impl<const N: usize> Widened<N> {
         widen_into(self.words_mut(x0.len()), Some(x0), Some(x1), 0);
     }
 
+    /// Widens one pixel's channels `x` (a multiple of four, at most `2 N`): for each four channels
+    /// `k..k + 4` the words `[(k, k+2), (k+1, k+3)]`, for [`single_run`].
+    #[inline(always)]
+    pub(crate) fn fill_single(&mut self, x: &[u8]) {
+        let n = x.len();
+        assert!(
+            n % 4 == 0 && n <= 2 * N,
+            "widened pixel not whole words or too long"
+        );
+        self.len = n / 2;
+        for (w, c) in self.words[..n / 2]
+            .chunks_exact_mut(2)
+            .zip(x.chunks_exact(4))
+        {
+            let v = word(c);
+            w.copy_from_slice(&[sxtb16(v), sxtb16_ror8(v)]);
+        }
+    }
+
     /// The buffer's first `n` words (`n` a multiple of four, at most `N`), to be filled by
     /// [`widen_into`] as the widened chunk of `n` bytes.
     #[inline(always)]
@@ -172,6 +191,36 @@ macro_rules! pair_pass {
     };
 }
 
+/// One group of four input channels of [`single_run`]'s assembly: the pixel's two lane words
+/// (`ldrd`), the four rows' weight words (two `ldrd`), eight unpackings and eight `smlad` for 16
+/// products; `{at}` serves as the unpacking temporary.
+#[cfg(tinyaot_dsp)]
+macro_rules! single_group {
+    () => {
+        concat!(
+            "ldrd {x02}, {x13}, [{xp}], #8\n",
+            "ldrd {wa}, {wb}, [{wp}], #8\n",
+            "sxtb16 {at}, {wa}\n",
+            "smlad {a0}, {at}, {x02}, {a0}\n",
+            "sxtb16 {wa}, {wa}, ror #8\n",
+            "smlad {a0}, {wa}, {x13}, {a0}\n",
+            "sxtb16 {at}, {wb}\n",
+            "smlad {a1}, {at}, {x02}, {a1}\n",
+            "sxtb16 {wb}, {wb}, ror #8\n",
+            "smlad {a1}, {wb}, {x13}, {a1}\n",
+            "ldrd {wa}, {wb}, [{wp}], #8\n",
+            "sxtb16 {at}, {wa}\n",
+            "smlad {a2}, {at}, {x02}, {a2}\n",
+            "sxtb16 {wa}, {wa}, ror #8\n",
+            "smlad {a2}, {wa}, {x13}, {a2}\n",
+            "sxtb16 {at}, {wb}\n",
+            "smlad {a3}, {at}, {x02}, {a3}\n",
+            "sxtb16 {wb}, {wb}, ror #8\n",
+            "smlad {a3}, {wb}, {x13}, {a3}",
+        )
+    };
+}
+
 /// Adds to `sums` the dot products of the widened chunk `x` ([`Widened::words`]) with the chunk of each filter row of
 /// `blocks`, for both pixels. `sums` are in the paired layout, eight per block of four rows:
 /// `[pixel 0 row 0, pixel 0 row 1, pixel 1 row 0, pixel 1 row 1]`, then the same for rows 2 and 3
@@ -262,6 +311,115 @@ pub(crate) fn pair_run(x: &[u32], blocks: &[i8], (block, start): (usize, usize),
         let (lo, hi) = sums.split_at_mut(4);
         pass(x, w, 0, lo);
         pass(x, w, 8, hi);
+    }
+}
+
+/// Adds to `sums` (four per block of four filter rows, in row order) the dot products of one
+/// pixel's widened chunk `x` ([`Widened::fill_single`]: two words per four channels) with the
+/// chunk of each filter row of `blocks`, laid out and addressed as [`pair_run`]'s. Per four
+/// channels of a block: one `ldrd` of the input lanes, two of the four rows' weight words, eight
+/// unpackings and eight `smlad` for 16 products, two groups per iteration (the one-pixel loop,
+/// which unpacks the input again for every block, takes 23). Not inlined on bare metal, as
+/// [`pair_run`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub(crate) fn single_run(
+    x: &[u32],
+    blocks: &[i8],
+    (block, start): (usize, usize),
+    sums: &mut [i32],
+) {
+    let words = x.len();
+    assert!(
+        sums.len() % 4 == 0 && block % 4 == 0 && start % 4 == 0 && words % 2 == 0,
+        "single run not whole blocks and words"
+    );
+    let count = sums.len() / 4;
+    if count == 0 || words == 0 {
+        return;
+    }
+    // One bounds check for the run: the chunk's words of the last block's four rows (two words
+    // of `x` per four channels, 16 bytes of the block).
+    let _ = &blocks[(count - 1) * block + start..][..8 * words];
+    #[cfg(tinyaot_dsp)]
+    {
+        super::check_word_aligned(blocks);
+        let groups = words / 2;
+        let (mut at, mut xp, mut wp) = (
+            sums.as_mut_ptr(),
+            x.as_ptr(),
+            blocks.as_ptr().wrapping_add(start),
+        );
+        // SAFETY: for each of the `count` blocks (count >= 1), the loop reads the chunk's
+        // `words` words of `x` (2 groups words, groups >= 1) and 16 groups bytes of the filter
+        // from the block's start: blocks[b block + start..][..8 words], in bounds for the last
+        // block (checked above) and so for every block; it reads and writes the block's four
+        // sums, sums[4 b..4 b + 4] in order (sums.len() = 4 count). `ldrd`/`strd` need word
+        // alignment: `x` and `sums` are `u32`/`i32` slices, and the filter is word-aligned
+        // (checked above) with block, start and 8 multiples of 4. The loop needs 13 registers,
+        // so the run's state (the sums' address, the blocks left, the chunk's address, its
+        // groups, and the filter pointer's step to the next block) waits in 20 bytes of stack,
+        // released before the block ends. Two groups per iteration; an odd count enters at the
+        // second (the count rounded up by the carry of the halving).
+        unsafe {
+            core::arch::asm!(
+                "sub sp, sp, #20",
+                "str {at}, [sp]",
+                "str {a0}, [sp, #4]",
+                "str {xp}, [sp, #8]",
+                "str {a1}, [sp, #12]",
+                "str {a2}, [sp, #16]",
+                "4:",
+                "ldr {xp}, [sp, #8]",
+                "ldr {at}, [sp]",
+                "ldrd {a0}, {a1}, [{at}]",
+                "ldrd {a2}, {a3}, [{at}, #8]",
+                "ldr {count}, [sp, #12]",
+                "lsrs {count}, {count}, #1",
+                "adc {count}, {count}, #0",
+                "bcs 3f",
+                "2:",
+                single_group!(),
+                "3:",
+                single_group!(),
+                "subs {count}, {count}, #1",
+                "bne 2b",
+                "ldr {at}, [sp]",
+                "strd {a0}, {a1}, [{at}], #8",
+                "strd {a2}, {a3}, [{at}], #8",
+                "str {at}, [sp]",
+                "ldr {at}, [sp, #16]",
+                "add {wp}, {wp}, {at}",
+                "ldr {at}, [sp, #4]",
+                "subs {at}, {at}, #1",
+                "str {at}, [sp, #4]",
+                "bne 4b",
+                "add sp, sp, #20",
+                at = inout(reg) at,
+                xp = inout(reg) xp,
+                wp = inout(reg) wp,
+                a0 = inout(reg) count => _,
+                a1 = inout(reg) groups => _,
+                a2 = inout(reg) block.wrapping_sub(16 * groups) => _,
+                a3 = out(reg) _,
+                count = out(reg) _,
+                x02 = out(reg) _,
+                x13 = out(reg) _,
+                wa = out(reg) _,
+                wb = out(reg) _,
+            );
+        }
+        // The pointers are spent.
+        let _ = (at, xp, wp);
+    }
+    #[cfg(not(tinyaot_dsp))]
+    for (b, sums) in sums.chunks_exact_mut(4).enumerate() {
+        let w = &blocks[b * block + start..][..8 * words];
+        for (xs, w) in x.chunks_exact(2).zip(w.chunks_exact(16)) {
+            for (r, s) in sums.iter_mut().enumerate() {
+                let ww = word_i8(&w[4 * r..4 * r + 4]);
+                *s = smlad(sxtb16_ror8(ww), xs[1], smlad(sxtb16(ww), xs[0], *s));
+            }
+        }
     }
 }
 
