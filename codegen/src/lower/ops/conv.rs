@@ -364,14 +364,19 @@ pub(super) fn interleave_rows4(weights: &[i8], row: usize) -> Vec<i8> {
 /// `conv::conv2d_1x1_s8` for an int8 product of `pixels` rows of `input_c` channels into
 /// `output_c` (a 1×1 convolution with stride 1 and no padding, or a FULLY_CONNECTED);
 /// `conv::conv2d_1x1_widened_s8` (the same parameters) for one row of at least [`WIDENED_MIN`]
-/// channels in whole words into blocks of four.
+/// channels in whole words into at least two blocks of four.
 pub(super) fn pointwise(
     ctx: &OpContext,
     (pixels, input_c, output_c): (usize, usize, usize),
     folded: Folded,
 ) -> Result<Kernel> {
-    // One pixel (FULLY_CONNECTED) with whole words in and blocks of four out: widened once.
-    let widened = pixels == 1 && input_c % 4 == 0 && output_c % 4 == 0 && input_c >= WIDENED_MIN;
+    // One pixel (FULLY_CONNECTED) with whole words in and blocks of four out, at least two of
+    // them (the widening then serves several blocks): widened once.
+    let widened = pixels == 1
+        && input_c % 4 == 0
+        && output_c % 4 == 0
+        && output_c >= 8
+        && input_c >= WIDENED_MIN;
     Ok(kernel(
         if widened {
             "conv2d_1x1_widened_s8"

@@ -14,14 +14,13 @@ pub(crate) struct Requantizer<'a> {
     narrow: bool,
 }
 
-/// One output of the requantization assembly ([`Requantizer::run`], [`Requantizer::run_pairs`]):
-/// `apply_narrow_int8` of sum register `$acc` with multiplier `$m` and `!shift` in `$s` (the
-/// rounding division's exponent less one), stored through `$out` (advanced): `smmulr` of the
-/// doubled sum, the round toward zero, the shift, the zero point merged with the final halving,
-/// saturated to int8.
+/// The start of every output of the requantization assembly: sum register `$acc` doubled,
+/// multiplied by `$m` with rounding (`smmulr`), rounded toward zero and shifted right by the low
+/// byte of `$s` (`!shift`, the rounding division's exponent less one); the variants differ in
+/// how the zero point joins and how the result is clamped.
 #[cfg(tinyaot_dsp)]
-macro_rules! requantize_int8 {
-    ($acc:literal, $m:literal, $s:literal, $out:literal) => {
+macro_rules! requantize_start {
+    ($acc:literal, $m:literal, $s:literal) => {
         concat!(
             "lsl {",
             $acc,
@@ -49,6 +48,20 @@ macro_rules! requantize_int8 {
             "}, {",
             $s,
             "}\n",
+        )
+    };
+}
+
+/// One output of the requantization assembly ([`Requantizer::run`], [`Requantizer::run_pairs`]):
+/// `apply_narrow_int8` of sum register `$acc` with multiplier `$m` and `!shift` in `$s` (the
+/// rounding division's exponent less one), stored through `$out` (advanced): `smmulr` of the
+/// doubled sum, the round toward zero, the shift, the zero point merged with the final halving,
+/// saturated to int8.
+#[cfg(tinyaot_dsp)]
+macro_rules! requantize_int8 {
+    ($acc:literal, $m:literal, $s:literal, $out:literal) => {
+        concat!(
+            requantize_start!($acc, $m, $s),
             "add {",
             $acc,
             "}, {",
@@ -79,32 +92,7 @@ macro_rules! requantize_int8 {
 macro_rules! requantize_clamped {
     ($acc:literal, $m:literal, $s:literal, $out:literal) => {
         concat!(
-            "lsl {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, #1\n",
-            "smmulr {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, {",
-            $m,
-            "}\n",
-            "add {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, asr #31\n",
-            "asr {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, {",
-            $s,
-            "}\n",
+            requantize_start!($acc, $m, $s),
             "sxtah {",
             $acc,
             "}, {",
@@ -148,32 +136,7 @@ macro_rules! requantize_clamped {
 macro_rules! requantize_relu {
     ($acc:literal, $m:literal, $s:literal, $out:literal) => {
         concat!(
-            "lsl {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, #1\n",
-            "smmulr {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, {",
-            $m,
-            "}\n",
-            "add {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, asr #31\n",
-            "asr {",
-            $acc,
-            "}, {",
-            $acc,
-            "}, {",
-            $s,
-            "}\n",
+            requantize_start!($acc, $m, $s),
             "sxtah {",
             $acc,
             "}, {",
