@@ -16,6 +16,56 @@ const EXPECTED_REFUSALS: &[(&str, &str)] = &[
     ("trained_lstm_int8", "UNIDIRECTIONAL_SEQUENCE_LSTM"),
 ];
 
+/// Models of TFLM's integration suite (../shared/models/tflm_suite) that tinyaot does not compile
+/// yet, by the start of their names, and how their refusal starts: the int16 operators of the
+/// SEANet layers and the stateful models (issues 14 and 15).
+const EXPECTED_SUITE_REFUSALS: &[(&str, &str)] = &[
+    (
+        "seanet_add",
+        "unsupported use of ADD (operator #0): input 1 has type INT16",
+    ),
+    (
+        "seanet_sub",
+        "unsupported use of SUB (operator #0): input 1 has type INT16",
+    ),
+    (
+        "seanet_conv",
+        "unsupported use of CONV_2D (operator #0): input type INT16",
+    ),
+    (
+        "seanet_leaky_relu",
+        "unsupported use of LEAKY_RELU (operator #0): the input has type INT16",
+    ),
+    (
+        "seanet_quantize",
+        "unsupported use of QUANTIZE (operator #0): the output has type INT",
+    ),
+    (
+        "seanet_transpose_conv",
+        "unsupported operator TRANSPOSE_CONV ",
+    ),
+    ("keyword_scrambled_8bit", "unsupported operator SVDF "),
+    (
+        "micro_speech_lstm",
+        "unsupported operator UNIDIRECTIONAL_SEQUENCE_LSTM ",
+    ),
+    (
+        "trained_lstm_float",
+        "unsupported operator UNIDIRECTIONAL_SEQUENCE_LSTM ",
+    ),
+    (
+        "dtln_noise_suppression",
+        "unsupported operator UNIDIRECTIONAL_SEQUENCE_LSTM ",
+    ),
+];
+
+/// Whether `name` of the TFLM suite was refused as [`EXPECTED_SUITE_REFUSALS`] expects.
+fn expected_suite_refusal(name: &str, message: &str) -> bool {
+    EXPECTED_SUITE_REFUSALS
+        .iter()
+        .any(|(prefix, refusal)| name.starts_with(prefix) && message.starts_with(refusal))
+}
+
 #[test]
 fn every_model_matches_tflm() {
     let mut failures = Vec::new();
@@ -40,6 +90,11 @@ fn every_model_matches_tflm() {
                         failures.push(format!("{label}: {e}"));
                     }
                 }
+            }
+            Outcome::Refused(message)
+                if entry.suite == "tflm_suite" && expected_suite_refusal(entry.name, message) =>
+            {
+                report.push(format!("refused  {label} as expected: {message}"))
             }
             Outcome::Refused(message) => {
                 let expected = EXPECTED_REFUSALS

@@ -17,6 +17,19 @@ pub struct PadS8<'a> {
     pub pad_value: i32,
 }
 
+/// Constants of int16 PAD / PADV2 (16x8 models).
+#[derive(Clone, Copy, Debug)]
+pub struct PadS16<'a> {
+    /// Input shape.
+    pub input_shape: &'a [usize],
+    /// Elements added before each dimension.
+    pub before: &'a [usize],
+    /// Elements added after each dimension.
+    pub after: &'a [usize],
+    /// The value of the added elements (PAD: 0, as TFLM pads int16; PADV2: the constant value).
+    pub pad_value: i32,
+}
+
 /// Constants of float32 PAD / PADV2.
 #[derive(Clone, Copy, Debug)]
 pub struct PadF32<'a> {
@@ -43,6 +56,21 @@ pub fn pad_s8(arena: &mut [u8], input: usize, output: usize, p: &PadS8) {
         p.before,
         p.after,
         &[p.pad_value as i8 as u8],
+    );
+}
+
+/// int16 PAD: as [`pad_s8`], for two-byte elements. The output must not overlap the input.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn pad_s16(arena: &mut [u8], input: usize, output: usize, p: &PadS16) {
+    let p = super::opaque(p);
+    pad_bytes(
+        arena,
+        input,
+        output,
+        p.input_shape,
+        p.before,
+        p.after,
+        &(p.pad_value as i16).to_le_bytes(),
     );
 }
 
@@ -126,6 +154,25 @@ fn pad_bytes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pads_int16_with_two_byte_elements() {
+        // [[1, -2]] padded by one column before and two after, with 300: little-endian int16s.
+        let mut arena = [0u8; 4 + 10];
+        arena[..4].copy_from_slice(&[1, 0, 0xfe, 0xff]);
+        let p = PadS16 {
+            input_shape: &[1, 2],
+            before: &[0, 1],
+            after: &[0, 2],
+            pad_value: 300,
+        };
+        pad_s16(&mut arena, 0, 4, &p);
+        let v = 300i16.to_le_bytes();
+        assert_eq!(
+            &arena[4..],
+            &[v[0], v[1], 1, 0, 0xfe, 0xff, v[0], v[1], v[0], v[1]]
+        );
+    }
 
     #[test]
     fn pads_2d_int8() {

@@ -679,6 +679,24 @@ pub mod ffi {
             /// `pad_value`.
             pub pad_value: i32,
         }
+        /// The C `pad_PadS16`.
+        #[repr(C)]
+        pub struct PadS16 {
+            /// `input_shape`'s data.
+            pub input_shape: *const usize,
+            /// `input_shape`'s length.
+            pub input_shape_len: usize,
+            /// `before`'s data.
+            pub before: *const usize,
+            /// `before`'s length.
+            pub before_len: usize,
+            /// `after`'s data.
+            pub after: *const usize,
+            /// `after`'s length.
+            pub after_len: usize,
+            /// `pad_value`.
+            pub pad_value: i32,
+        }
         /// The C `pad_PadF32`.
         #[repr(C)]
         pub struct PadF32 {
@@ -1205,6 +1223,8 @@ pub mod ffi {
         pub fn parity_mean_mean_f32(input: *const u8, output: *mut u8, p: *const mean::MeanF32);
         /// The C `pad::pad_s8`.
         pub fn parity_pad_pad_s8(input: *const u8, output: *mut u8, p: *const pad::PadS8);
+        /// The C `pad::pad_s16`.
+        pub fn parity_pad_pad_s16(input: *const u8, output: *mut u8, p: *const pad::PadS16);
         /// The C `pad::pad_f32`.
         pub fn parity_pad_pad_f32(input: *const u8, output: *mut u8, p: *const pad::PadF32);
         /// The C `pool::average_pool2d_s8`.
@@ -3520,6 +3540,45 @@ fn c_pad_pad_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `pad::pad_s16` in Rust.
+fn rust_pad_pad_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let before: Vec<usize> = call.slice("before")?;
+    let after: Vec<usize> = call.slice("after")?;
+    let p = tinyaot::kernels::pad::PadS16 {
+        input_shape: &input_shape,
+        before: &before,
+        after: &after,
+        pad_value: call.scalar::<i32>("pad_value")?,
+    };
+    tinyaot::kernels::pad::pad_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `pad::pad_s16` in C.
+fn c_pad_pad_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let before: Vec<usize> = call.slice("before")?;
+    let after: Vec<usize> = call.slice("after")?;
+    let p = ffi::pad::PadS16 {
+        input_shape: input_shape.as_ptr(),
+        input_shape_len: input_shape.len(),
+        before: before.as_ptr(),
+        before_len: before.len(),
+        after: after.as_ptr(),
+        after_len: after.len(),
+        pad_value: call.scalar::<i32>("pad_value")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pad_pad_s16(input, output, &p) };
+    Ok(())
+}
+
 /// `pad::pad_f32` in Rust.
 fn rust_pad_pad_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let input_shape: Vec<usize> = call.slice("input_shape")?;
@@ -4102,6 +4161,7 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("mean", "mean_s8") => rust_mean_mean_s8(call, arena),
         ("mean", "mean_f32") => rust_mean_mean_f32(call, arena),
         ("pad", "pad_s8") => rust_pad_pad_s8(call, arena),
+        ("pad", "pad_s16") => rust_pad_pad_s16(call, arena),
         ("pad", "pad_f32") => rust_pad_pad_f32(call, arena),
         ("pool", "average_pool2d_s8") => rust_pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => rust_pool_max_pool2d_s8(call, arena),
@@ -4177,6 +4237,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("mean", "mean_s8") => c_mean_mean_s8(call, arena),
         ("mean", "mean_f32") => c_mean_mean_f32(call, arena),
         ("pad", "pad_s8") => c_pad_pad_s8(call, arena),
+        ("pad", "pad_s16") => c_pad_pad_s16(call, arena),
         ("pad", "pad_f32") => c_pad_pad_f32(call, arena),
         ("pool", "average_pool2d_s8") => c_pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => c_pool_max_pool2d_s8(call, arena),
@@ -4247,6 +4308,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("mean", "mean_s8"),
     ("mean", "mean_f32"),
     ("pad", "pad_s8"),
+    ("pad", "pad_s16"),
     ("pad", "pad_f32"),
     ("pool", "average_pool2d_s8"),
     ("pool", "max_pool2d_s8"),

@@ -83,7 +83,7 @@ pub fn tflite_files(dir: &Path) -> Vec<PathBuf> {
 /// `<models>/<stem>.tflite`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Suite {
-    /// `fixtures`, `hostile` or `shared`.
+    /// `fixtures`, `hostile`, `shared` or `tflm_suite`.
     pub name: &'static str,
     /// The directory of the `.tflite` files.
     pub models: PathBuf,
@@ -92,9 +92,10 @@ pub struct Suite {
 }
 
 /// The conformance suites, in the order they run: the fixtures (`tests/fixtures`), the accepted
-/// hostile models (`tests/fixtures/hostile`) and the reference models of `shared` (the directory
-/// [`shared_dir`] returns).
-pub fn suites(shared: &Path) -> [Suite; 3] {
+/// hostile models (`tests/fixtures/hostile`), the reference models of `shared` (the directory
+/// [`shared_dir`] returns) and TFLM's own integration suite beside them (`models/tflm_suite`:
+/// the SEANet 16x8 layers and the LSTM/SVDF models).
+pub fn suites(shared: &Path) -> [Suite; 4] {
     let fixtures = fixtures_dir();
     [
         Suite {
@@ -111,6 +112,11 @@ pub fn suites(shared: &Path) -> [Suite; 3] {
             name: "shared",
             models: shared.join("models"),
             golden: shared.join("models/golden"),
+        },
+        Suite {
+            name: "tflm_suite",
+            models: shared.join("models/tflm_suite"),
+            golden: shared.join("models/tflm_suite/golden"),
         },
     ]
 }
@@ -345,7 +351,8 @@ mod tests {
     #[test]
     fn suites_pair_models_with_goldens() {
         let shared = Path::new("/data/shared");
-        let [fixtures, hostile, reference] = suites(shared);
+        let [fixtures, hostile, reference, tflm] = suites(shared);
+        assert_eq!(tflm.golden, shared.join("models/tflm_suite/golden"));
         assert_eq!(fixtures.models, fixtures_dir().join("models"));
         assert_eq!(hostile.golden, fixtures_dir().join("hostile/golden"));
         assert_eq!(reference.name, "shared");

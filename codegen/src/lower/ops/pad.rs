@@ -3,7 +3,7 @@
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::OpCode;
+use crate::ir::{DType, OpCode};
 use crate::lower::params::pad as P;
 use crate::lower::{Num, OpContext};
 
@@ -26,7 +26,13 @@ pub(crate) const OPS: &[OpEntry] = &[
 /// PAD, PADV2.
 fn pad(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    let num = ctx.num("the input", input)?;
+    // int16 (16x8 models): TFLM pads with 0 or PADV2's constant, no quantization involved.
+    let int16 = input.dtype == DType::I16;
+    let num = if int16 {
+        Num::I8
+    } else {
+        ctx.num("the input", input)?
+    };
     ctx.same_dtype("the output", output, input)?;
     let rank = input.shape.len();
     if rank > 5 || output.shape.len() != rank {
@@ -59,7 +65,11 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
         before.push(b as usize);
         after.push(a as usize);
     }
-    let pad_value = padv2_value(ctx, num)?;
+    let pad_value = if int16 {
+        pad_value_s16(ctx)?
+    } else {
+        padv2_value(ctx, num)?
+    };
     // Merge trailing unpadded dimensions into the one before: fewer, longer rows.
     let mut shape = input.shape.clone();
     while shape.len() >= 2 && before[shape.len() - 1] == 0 && after[shape.len() - 1] == 0 {
@@ -76,6 +86,16 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
             "pad_s8",
             in_out(ctx)?,
             P::PadS8 {
+                input_shape: shape,
+                before,
+                after,
+                pad_value,
+            },
+        ),
+        PadValue::I16(pad_value) => kernel(
+            "pad_s16",
+            in_out(ctx)?,
+            P::PadS16 {
                 input_shape: shape,
                 before,
                 after,
@@ -99,8 +119,32 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
 enum PadValue {
     /// An int8 value, widened.
     I8(i32),
+    /// An int16 value, widened.
+    I16(i32),
     /// A float32 value.
     F32(f32),
+}
+
+/// The int16 padding value as TFLM's `pad.cc` takes it: PADV2's constant input if given (its raw
+/// value: TFLM checks no quantization for int16), else 0.
+fn pad_value_s16(ctx: &OpContext) -> Result<PadValue> {
+    let Some(value) = ctx.optional_input(2) else {
+        return Ok(PadValue::I16(0));
+    };
+    let output = ctx.output(0)?;
+    ctx.same_dtype("the constant value", value, output)?;
+    let Some(data) = value.data else {
+        return Err(ctx.unsupported("the constant value is not a constant tensor"));
+    };
+    if value.num_elements() != 1 {
+        return Err(ctx.unsupported("the constant value must have exactly one element"));
+    }
+    let bytes = data
+        .get(..2)
+        .ok_or_else(|| ctx.unsupported("empty constant value"))?;
+    Ok(PadValue::I16(i32::from(i16::from_le_bytes([
+        bytes[0], bytes[1],
+    ]))))
 }
 
 /// The padding value: PADV2's constant input if given, else the output zero point (int8) or 0.
@@ -193,6 +237,35 @@ mod tests {
                 ("before", Value::Usizes(vec![0, 12])),
                 ("after", Value::Usizes(vec![0, 24])),
                 ("pad_value", Value::I32(-3)),
+            ]
+        );
+    }
+
+    /// int16 pads with 0 whatever the zero point (TFLM's `pad.cc`), on the int16 kernel.
+    #[test]
+    fn int16_pad_uses_zero() {
+        let g = graph(
+            OpCode::PAD,
+            Options::None,
+            vec![
+                tensor(&[1, 2, 3, 4], DType::I16, per_tensor(0.5, 0), None),
+                tensor(&[4, 2], DType::I32, None, Some(&PADDINGS_4D)),
+                tensor(&[1, 5, 3, 4], DType::I16, per_tensor(0.5, 0), None),
+            ],
+            &[Some(0), Some(1)],
+        );
+        let calls = lower(&g).expect("int16 PAD lowers");
+        let crate::lower::CallKind::Kernel(k) = &calls[0].kind else {
+            panic!("a kernel call");
+        };
+        assert_eq!(k.function, "pad_s16");
+        assert_eq!(
+            fields(&g),
+            vec![
+                ("input_shape", Value::Usizes(vec![1, 24])),
+                ("before", Value::Usizes(vec![0, 12])),
+                ("after", Value::Usizes(vec![0, 24])),
+                ("pad_value", Value::I32(0)),
             ]
         );
     }
