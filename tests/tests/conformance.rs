@@ -33,10 +33,6 @@ const EXPECTED_SUITE_REFUSALS: &[(&str, &str)] = &[
         "unsupported use of CONV_2D (operator #0): input type INT16",
     ),
     (
-        "seanet_leaky_relu",
-        "unsupported use of LEAKY_RELU (operator #0): the input has type INT16",
-    ),
-    (
         "seanet_quantize",
         "unsupported use of QUANTIZE (operator #0): the output has type INT",
     ),

@@ -51,6 +51,19 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "activations",
+        "LeakyReluS16",
+        &[
+            ("len", "size_t"),
+            ("input_zero_point", "int32_t"),
+            ("output_zero_point", "int32_t"),
+            ("identity_multiplier", "int32_t"),
+            ("identity_shift", "int32_t"),
+            ("alpha_multiplier", "int32_t"),
+            ("alpha_shift", "int32_t"),
+        ],
+    ),
+    (
+        "activations",
         "LeakyReluF32",
         &[("len", "size_t"), ("alpha", "float")],
     ),

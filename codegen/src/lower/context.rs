@@ -135,6 +135,18 @@ impl<'g, 'm> OpContext<'g, 'm> {
         Ok((scale, zero_point))
     }
 
+    /// [`int8_quant`](Self::int8_quant) for an int16 tensor: its per-tensor scale and a zero point
+    /// within int16.
+    pub fn int16_quant(&self, what: &str, tensor: &Tensor) -> Result<(f32, i32)> {
+        let (scale, zero_point) = self.per_tensor_quant(what, tensor)?;
+        if !(-32768..=32767).contains(&zero_point) {
+            return Err(self.invalid(format!(
+                "{what} zero point {zero_point} is outside the int16 range [-32768, 32767]"
+            )));
+        }
+        Ok((scale, zero_point))
+    }
+
     /// Fails unless `scale` is a positive, finite, normal `f32` (zero, negative, NaN, infinite
     /// and denormal scales make TFLM's multipliers meaningless).
     pub fn check_scale(&self, what: &str, scale: f32) -> Result<()> {

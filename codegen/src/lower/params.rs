@@ -133,6 +133,42 @@ pub(crate) mod activations {
         }
     }
 
+    /// `tinyaot::kernels::activations::LeakyReluS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LeakyReluS16 {
+        /// `len`.
+        pub len: usize,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `identity_multiplier`.
+        pub identity_multiplier: i32,
+        /// `identity_shift`.
+        pub identity_shift: i32,
+        /// `alpha_multiplier`.
+        pub alpha_multiplier: i32,
+        /// `alpha_shift`.
+        pub alpha_shift: i32,
+    }
+
+    impl From<LeakyReluS16> for Params {
+        fn from(p: LeakyReluS16) -> Params {
+            Params {
+                type_name: "LeakyReluS16",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("identity_multiplier", Value::I32(p.identity_multiplier)),
+                    ("identity_shift", Value::I32(p.identity_shift)),
+                    ("alpha_multiplier", Value::I32(p.alpha_multiplier)),
+                    ("alpha_shift", Value::I32(p.alpha_shift)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::activations::LeakyReluF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct LeakyReluF32 {

@@ -64,6 +64,9 @@ pub struct LeakyReluS8 {
     pub alpha_shift: i32,
 }
 
+/// Constants of int16 LEAKY_RELU (16x8 models): [`LeakyReluS8`]'s, the zero points int16 ones.
+pub type LeakyReluS16 = LeakyReluS8;
+
 /// Constants of float32 LEAKY_RELU.
 #[derive(Clone, Copy, Debug)]
 pub struct LeakyReluF32 {
@@ -183,19 +186,40 @@ pub fn leaky_relu_f32(arena: &mut [u8], input: usize, output: usize, p: &LeakyRe
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn leaky_relu_s8(arena: &mut [u8], input: usize, output: usize, p: &LeakyReluS8) {
     let p = super::opaque(p);
-    let negative_alpha = p.alpha_multiplier < 0;
-    let alpha = p.alpha_multiplier.wrapping_abs();
     map(arena, input, output, p.len, |x: i8| {
-        let v = x as i32 - p.input_zero_point;
-        let mut out = p.output_zero_point;
-        if v >= 0 {
-            out += multiply_by_quantized_multiplier(v, p.identity_multiplier, p.identity_shift);
-        } else {
-            let scaled = multiply_by_quantized_multiplier(v, alpha, p.alpha_shift);
-            out += if negative_alpha { -scaled } else { scaled };
-        }
-        out.clamp(-128, 127) as i8
+        leaky_relu_one(i32::from(x), p).clamp(-128, 127) as i8
     });
+}
+
+/// int16 LEAKY_RELU (TFLM's `QuantizeLeakyRelu<int16_t>`): as [`leaky_relu_s8`], saturated to
+/// int16.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn leaky_relu_s16(arena: &mut [u8], input: usize, output: usize, p: &LeakyReluS16) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, |x: i16| {
+        leaky_relu_one(i32::from(x), p).clamp(-32768, 32767) as i16
+    });
+}
+
+/// One LEAKY_RELU output before its type's clamp: the output zero point plus `x - zp_in` rescaled
+/// by the identity or (below the zero point) the alpha multiplier. A negative alpha multiplies the
+/// magnitude and negates, as TFLM's `MultiplyByQuantizedMultiplier` of a negative multiplier does.
+#[inline(always)]
+fn leaky_relu_one(x: i32, p: &LeakyReluS8) -> i32 {
+    let v = x - p.input_zero_point;
+    let mut out = p.output_zero_point;
+    if v >= 0 {
+        out += multiply_by_quantized_multiplier(v, p.identity_multiplier, p.identity_shift);
+    } else {
+        let scaled =
+            multiply_by_quantized_multiplier(v, p.alpha_multiplier.wrapping_abs(), p.alpha_shift);
+        out += if p.alpha_multiplier < 0 {
+            -scaled
+        } else {
+            scaled
+        };
+    }
+    out
 }
 
 /// float32 HARD_SWISH: `x * min(6, max(0, x + 3)) / 6`.
@@ -361,6 +385,32 @@ mod tests {
         leaky_relu_s8(&mut arena, 0, 0, &p);
         // -10 * -0.25 = 2.5: MBQM(-10, 2^30, -1) = -2.5 -> -3 (away from zero); negated: 3.
         assert_eq!(arena, [3, 10]);
+    }
+
+    /// int16 LEAKY_RELU: the int8 arithmetic on two-byte elements, saturated to int16.
+    #[test]
+    fn leaky_relu_s16_saturates_to_int16() {
+        let values: [i16; 4] = [-20_000, -10, 10, 30_000];
+        let mut arena = [0u8; 8];
+        for (a, v) in arena.chunks_exact_mut(2).zip(values) {
+            a.copy_from_slice(&v.to_le_bytes());
+        }
+        let p = LeakyReluS16 {
+            len: 4,
+            input_zero_point: 0,
+            output_zero_point: 0,
+            identity_multiplier: 1 << 30,
+            identity_shift: 2, // 2.0
+            alpha_multiplier: 1 << 30,
+            alpha_shift: -1, // 0.25
+        };
+        leaky_relu_s16(&mut arena, 0, 0, &p);
+        let mut got = [0i16; 4];
+        for (g, b) in got.iter_mut().zip(arena.chunks_exact(2)) {
+            *g = i16::from_le_bytes([b[0], b[1]]);
+        }
+        // -20000 / 4 = -5000; -10 / 4 = -2.5 -> -3 (away from zero); 10 * 2; 30000 * 2 saturates.
+        assert_eq!(got, [-5000, -3, 20, 32767]);
     }
 
     #[test]

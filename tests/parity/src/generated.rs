@@ -60,6 +60,8 @@ pub mod ffi {
             /// `alpha_shift`.
             pub alpha_shift: i32,
         }
+        /// `LeakyReluS16` is `LeakyReluS8` in C too.
+        pub type LeakyReluS16 = LeakyReluS8;
         /// The C `activations_LeakyReluF32`.
         #[repr(C)]
         pub struct LeakyReluF32 {
@@ -932,6 +934,12 @@ pub mod ffi {
             output: *mut u8,
             p: *const activations::LeakyReluS8,
         );
+        /// The C `activations::leaky_relu_s16`.
+        pub fn parity_activations_leaky_relu_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const activations::LeakyReluS16,
+        );
         /// The C `activations::hard_swish_f32`.
         pub fn parity_activations_hard_swish_f32(
             input: *const u8,
@@ -1503,6 +1511,42 @@ fn c_activations_leaky_relu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_activations_leaky_relu_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `activations::leaky_relu_s16` in Rust.
+fn rust_activations_leaky_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::activations::LeakyReluS16 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        identity_multiplier: call.scalar::<i32>("identity_multiplier")?,
+        identity_shift: call.scalar::<i32>("identity_shift")?,
+        alpha_multiplier: call.scalar::<i32>("alpha_multiplier")?,
+        alpha_shift: call.scalar::<i32>("alpha_shift")?,
+    };
+    tinyaot::kernels::activations::leaky_relu_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `activations::leaky_relu_s16` in C.
+fn c_activations_leaky_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::activations::LeakyReluS16 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        identity_multiplier: call.scalar::<i32>("identity_multiplier")?,
+        identity_shift: call.scalar::<i32>("identity_shift")?,
+        alpha_multiplier: call.scalar::<i32>("alpha_multiplier")?,
+        alpha_shift: call.scalar::<i32>("alpha_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_activations_leaky_relu_s16(input, output, &p) };
     Ok(())
 }
 
@@ -4114,6 +4158,7 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("activations", "relu6_s8") => rust_activations_relu6_s8(call, arena),
         ("activations", "leaky_relu_f32") => rust_activations_leaky_relu_f32(call, arena),
         ("activations", "leaky_relu_s8") => rust_activations_leaky_relu_s8(call, arena),
+        ("activations", "leaky_relu_s16") => rust_activations_leaky_relu_s16(call, arena),
         ("activations", "hard_swish_f32") => rust_activations_hard_swish_f32(call, arena),
         ("activations", "hard_swish_s8") => rust_activations_hard_swish_s8(call, arena),
         ("arg_min_max", "arg_max_s8") => rust_arg_min_max_arg_max_s8(call, arena),
@@ -4190,6 +4235,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("activations", "relu6_s8") => c_activations_relu6_s8(call, arena),
         ("activations", "leaky_relu_f32") => c_activations_leaky_relu_f32(call, arena),
         ("activations", "leaky_relu_s8") => c_activations_leaky_relu_s8(call, arena),
+        ("activations", "leaky_relu_s16") => c_activations_leaky_relu_s16(call, arena),
         ("activations", "hard_swish_f32") => c_activations_hard_swish_f32(call, arena),
         ("activations", "hard_swish_s8") => c_activations_hard_swish_s8(call, arena),
         ("arg_min_max", "arg_max_s8") => c_arg_min_max_arg_max_s8(call, arena),
@@ -4265,6 +4311,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("activations", "relu6_s8"),
     ("activations", "leaky_relu_f32"),
     ("activations", "leaky_relu_s8"),
+    ("activations", "leaky_relu_s16"),
     ("activations", "hard_swish_f32"),
     ("activations", "hard_swish_s8"),
     ("arg_min_max", "arg_max_s8"),

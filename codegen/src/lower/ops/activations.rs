@@ -3,7 +3,7 @@
 
 use super::{unary, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::OpCode;
+use crate::ir::{DType, OpCode};
 use crate::lower::params::activations as P;
 use crate::lower::quant::quantize_multiplier;
 use crate::lower::{Num, OpContext};
@@ -113,11 +113,23 @@ fn leaky_relu(ctx: &OpContext) -> Result<Kernel> {
     if !alpha.is_finite() {
         return Err(ctx.invalid(format!("alpha {alpha} is not a finite number")));
     }
-    if same_type_unary(ctx)? == Num::F32 {
+    // int16 (16x8 models): TFLM's QuantizeLeakyRelu<int16_t>, the same arithmetic.
+    let int16 = ctx.input(0)?.dtype == DType::I16;
+    if !int16 && same_type_unary(ctx)? == Num::F32 {
         return unary(ctx, "leaky_relu_f32", |len| P::LeakyReluF32 { len, alpha });
     }
-    let (si, zi) = ctx.int8_quant("the input", ctx.input(0)?)?;
-    let (so, zo) = ctx.int8_quant("the output", ctx.output(0)?)?;
+    let ((si, zi), (so, zo)) = if int16 {
+        ctx.same_dtype("the output", ctx.output(0)?, ctx.input(0)?)?;
+        (
+            ctx.int16_quant("the input", ctx.input(0)?)?,
+            ctx.int16_quant("the output", ctx.output(0)?)?,
+        )
+    } else {
+        (
+            ctx.int8_quant("the input", ctx.input(0)?)?,
+            ctx.int8_quant("the output", ctx.output(0)?)?,
+        )
+    };
     // leaky_relu_common.cc: both ratios in double (in float they are 1 LSB off for some scales).
     // A zero alpha is a RELU: its multiplier is 0 by design, not an underflow.
     let alpha_ratio = f64::from(si) * f64::from(alpha) / f64::from(so);
@@ -128,15 +140,23 @@ fn leaky_relu(ctx: &OpContext) -> Result<Kernel> {
     }
     let (am, ash) = quantize_multiplier(alpha_ratio);
     let (im, ish) = ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
-    unary(ctx, "leaky_relu_s8", |len| P::LeakyReluS8 {
-        len,
-        input_zero_point: zi,
-        output_zero_point: zo,
-        identity_multiplier: im,
-        identity_shift: ish,
-        alpha_multiplier: am,
-        alpha_shift: ash,
-    })
+    unary(
+        ctx,
+        if int16 {
+            "leaky_relu_s16"
+        } else {
+            "leaky_relu_s8"
+        },
+        |len| P::LeakyReluS8 {
+            len,
+            input_zero_point: zi,
+            output_zero_point: zo,
+            identity_multiplier: im,
+            identity_shift: ish,
+            alpha_multiplier: am,
+            alpha_shift: ash,
+        },
+    )
 }
 
 /// `DownScaleInt32ToInt16Multiplier`: a Q31 multiplier rounded to Q15.
