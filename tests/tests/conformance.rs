@@ -21,14 +21,6 @@ const EXPECTED_REFUSALS: &[(&str, &str)] = &[
 /// SEANet layers and the stateful models (issues 14 and 15).
 const EXPECTED_SUITE_REFUSALS: &[(&str, &str)] = &[
     (
-        "seanet_add",
-        "unsupported use of ADD (operator #0): input 1 has type INT16",
-    ),
-    (
-        "seanet_sub",
-        "unsupported use of SUB (operator #0): input 1 has type INT16",
-    ),
-    (
         "seanet_conv",
         "unsupported use of CONV_2D (operator #0): input type INT16",
     ),

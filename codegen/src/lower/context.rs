@@ -440,6 +440,16 @@ impl<'g, 'm> OpContext<'g, 'm> {
         self.activation_range(activation, scale, zp, -128, 127)
     }
 
+    /// [`activation_range_s8`](Self::activation_range_s8) for an int16 output.
+    pub fn activation_range_s16(
+        &self,
+        activation: Activation,
+        scale: f32,
+        zp: i32,
+    ) -> Result<(i32, i32)> {
+        self.activation_range(activation, scale, zp, -32768, 32767)
+    }
+
     /// The fused activation's float range, or an error for TANH / SIGN_BIT.
     pub fn activation_range_f32(&self, activation: Activation) -> Result<(f32, f32)> {
         quant::activation_range_f32(activation)

@@ -113,17 +113,24 @@ pub struct MinMax<'a> {
 /// The int8 ADD/SUB arithmetic on one pair; `sign` is 1 for ADD and -1 for SUB.
 #[inline(always)]
 fn add_sub_s8(x: i8, y: i8, p: &AddS8, sign: i32) -> i8 {
-    let a = (p.a_offset + x as i32).wrapping_mul(1 << p.left_shift);
-    let b = (p.b_offset + y as i32).wrapping_mul(1 << p.left_shift);
+    clamp_s8(
+        add_sub_unclamped(x.into(), y.into(), p, sign),
+        p.act_min,
+        p.act_max,
+    )
+}
+
+/// TFLM's `AddElementwise` / `SubElementwise` on one pair before the activation clamp, for int8
+/// (left shift 20) and int16 (left shift 15) alike; `sign` is 1 for ADD and -1 for SUB.
+#[inline(always)]
+fn add_sub_unclamped(x: i32, y: i32, p: &AddS8, sign: i32) -> i32 {
+    let a = (p.a_offset + x).wrapping_mul(1 << p.left_shift);
+    let b = (p.b_offset + y).wrapping_mul(1 << p.left_shift);
     let a = multiply_by_quantized_multiplier_smaller_than_one_exp(a, p.a_multiplier, p.a_shift);
     let b = multiply_by_quantized_multiplier_smaller_than_one_exp(b, p.b_multiplier, p.b_shift);
     let raw = a.wrapping_add(b.wrapping_mul(sign));
-    let out = multiply_by_quantized_multiplier_smaller_than_one_exp(
-        raw,
-        p.output_multiplier,
-        p.output_shift,
-    ) + p.output_offset;
-    clamp_s8(out, p.act_min, p.act_max)
+    multiply_by_quantized_multiplier_smaller_than_one_exp(raw, p.output_multiplier, p.output_shift)
+        + p.output_offset
 }
 
 /// True when [`add_sub_s8_narrow`] gives [`add_sub_s8`]'s bits: int8 offsets (`|x + offset| <=
@@ -443,6 +450,47 @@ pub fn sub_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS8) {
     }
 }
 
+/// Constants of int16 ADD and SUB (16x8 models): [`AddS8`]'s, with TFLM's int16 left shift of 15
+/// and int16 zero points and activation range.
+pub type AddS16<'a> = AddS8<'a>;
+
+/// Constants of int16 SUB: [`AddS16`]'s.
+pub type SubS16<'a> = AddS8<'a>;
+
+/// int16 ADD: `a + b` with broadcasting, bit-exact with TFLM's `AddElementwise<int16_t>` (the
+/// general path: the int8 short path's bounds do not hold for int16). See the module docs for
+/// access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn add_s16(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddS16) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i16, y: i16| {
+            add_sub_unclamped(x.into(), y.into(), p, 1)
+                .max(p.act_min)
+                .min(p.act_max) as i16
+        },
+    );
+}
+
+/// int16 SUB: `a - b` with broadcasting, as [`add_s16`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn sub_s16(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS16) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i16, y: i16| {
+            add_sub_unclamped(x.into(), y.into(), p, -1)
+                .max(p.act_min)
+                .min(p.act_max) as i16
+        },
+    );
+}
+
 /// int8 MUL with broadcasting, bit-exact with TFLM. See the module docs for access order.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn mul_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MulS8) {
@@ -670,6 +718,38 @@ mod tests {
         let p = add_params(&[4], &[1], &[1]);
         add_s8(&mut arena, Src::Arena(0), Src::Arena(4), 8, &p);
         assert_eq!(&arena[8..], &[2u8, (-2i8) as u8, 100, 0]);
+    }
+
+    /// int16 ADD and SUB: TFLM's left shift of 15, int16 elements and range, half away from zero.
+    #[test]
+    fn add_s16_and_sub_s16_round_and_saturate() {
+        let p = AddS16 {
+            left_shift: 15,
+            // (x ± y) * 0.5 again: each input halved, the sum doubled back down by 2^14.
+            output_shift: -14,
+            act_min: -32768,
+            act_max: 32767,
+            ..add_params(&[3], &[1], &[1])
+        };
+        let words = |v: [i16; 3]| {
+            let mut b = [0u8; 6];
+            for (c, x) in b.chunks_exact_mut(2).zip(v) {
+                c.copy_from_slice(&x.to_le_bytes());
+            }
+            b
+        };
+        let read = |b: &[u8]| -> [i16; 3] {
+            core::array::from_fn(|i| i16::from_le_bytes([b[2 * i], b[2 * i + 1]]))
+        };
+        let mut arena = [0u8; 18];
+        arena[..6].copy_from_slice(&words([1, -3, 32767]));
+        arena[6..12].copy_from_slice(&words([2, 0, 32767]));
+        add_s16(&mut arena, Src::Arena(0), Src::Arena(6), 12, &p);
+        // 1.5 -> 2, -1.5 -> -2, 32767 stays.
+        assert_eq!(read(&arena[12..]), [2, -2, 32767]);
+        sub_s16(&mut arena, Src::Arena(0), Src::Arena(6), 12, &p);
+        // -0.5 -> -1, -1.5 -> -2, 0.
+        assert_eq!(read(&arena[12..]), [-1, -2, 0]);
     }
 
     #[test]

@@ -543,6 +543,10 @@ pub mod ffi {
             /// `b_strides`'s length.
             pub b_strides_len: usize,
         }
+        /// `AddS16` is `AddS8` in C too.
+        pub type AddS16 = AddS8;
+        /// `SubS16` is `AddS8` in C too.
+        pub type SubS16 = AddS8;
     }
     /// `fully_connected`'s typedefs.
     pub mod fully_connected {
@@ -1138,6 +1142,20 @@ pub mod ffi {
             b: *const u8,
             output: *mut u8,
             p: *const elementwise::SubS8,
+        );
+        /// The C `elementwise::add_s16`.
+        pub fn parity_elementwise_add_s16(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddS16,
+        );
+        /// The C `elementwise::sub_s16`.
+        pub fn parity_elementwise_sub_s16(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::SubS16,
         );
         /// The C `elementwise::mul_s8`.
         pub fn parity_elementwise_mul_s8(
@@ -2933,6 +2951,130 @@ fn c_elementwise_sub_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     Ok(())
 }
 
+/// `elementwise::add_s16` in Rust.
+fn rust_elementwise_add_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot::kernels::elementwise::AddS16 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::elementwise::add_s16(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
+    Ok(())
+}
+
+/// `elementwise::add_s16` in C.
+fn c_elementwise_add_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::AddS16 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_s16(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::sub_s16` in Rust.
+fn rust_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot::kernels::elementwise::SubS16 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::elementwise::sub_s16(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
+    Ok(())
+}
+
+/// `elementwise::sub_s16` in C.
+fn c_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::SubS16 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_sub_s16(a, b, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::mul_s8` in Rust.
 fn rust_elementwise_mul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4188,6 +4330,8 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("depthwise", "depthwise_conv2d_f32") => rust_depthwise_depthwise_conv2d_f32(call, arena),
         ("elementwise", "add_s8") => rust_elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => rust_elementwise_sub_s8(call, arena),
+        ("elementwise", "add_s16") => rust_elementwise_add_s16(call, arena),
+        ("elementwise", "sub_s16") => rust_elementwise_sub_s16(call, arena),
         ("elementwise", "mul_s8") => rust_elementwise_mul_s8(call, arena),
         ("elementwise", "add_f32") => rust_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => rust_elementwise_sub_f32(call, arena),
@@ -4265,6 +4409,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
         ("elementwise", "add_s8") => c_elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => c_elementwise_sub_s8(call, arena),
+        ("elementwise", "add_s16") => c_elementwise_add_s16(call, arena),
+        ("elementwise", "sub_s16") => c_elementwise_sub_s16(call, arena),
         ("elementwise", "mul_s8") => c_elementwise_mul_s8(call, arena),
         ("elementwise", "add_f32") => c_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => c_elementwise_sub_f32(call, arena),
@@ -4339,6 +4485,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("depthwise", "depthwise_conv2d_f32"),
     ("elementwise", "add_s8"),
     ("elementwise", "sub_s8"),
+    ("elementwise", "add_s16"),
+    ("elementwise", "sub_s16"),
     ("elementwise", "mul_s8"),
     ("elementwise", "add_f32"),
     ("elementwise", "sub_f32"),

@@ -3,7 +3,7 @@
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{Activation, OpCode, Options};
+use crate::ir::{Activation, DType, OpCode, Options};
 use crate::lower::params::{elementwise as P, MAX_RANK};
 use crate::lower::quant::activation_range_f32;
 use crate::lower::{Num, OpContext, Operand};
@@ -165,6 +165,9 @@ fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
         Options::Arithmetic { activation } => *activation,
         _ => Activation::None,
     };
+    if op != Arithmetic::Mul && ctx.input(0)?.dtype == DType::I16 {
+        return add_sub_s16(ctx, op, activation);
+    }
     let (num, bc, operands) = binary_operands(ctx)?;
     let Broadcast {
         shape,
@@ -258,6 +261,62 @@ fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
         kernel("sub_s8", operands, add_or_sub!(SubS8))
     } else {
         kernel("add_s8", operands, add_or_sub!(AddS8))
+    })
+}
+
+/// int16 ADD and SUB (16x8 models): TFLM's `CalculateOpDataAdd` / `CalculateOpDataSub` with the
+/// int16 left shift of 15, on the runtime's `add_s16` / `sub_s16`.
+fn add_sub_s16(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Result<Kernel> {
+    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    ctx.same_dtype("input 2", b, a)?;
+    ctx.same_dtype("the output", out, a)?;
+    if a.is_constant() && b.is_constant() {
+        return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
+    }
+    let Broadcast {
+        shape,
+        a_strides,
+        b_strides,
+    } = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| ctx.unsupported(e))?;
+    let operands = vec![
+        Operand::Src(ctx.input_index(0)?),
+        Operand::Src(ctx.input_index(1)?),
+        Operand::Offset(ctx.output_index(0)?),
+    ];
+    let (s1, z1) = ctx.int16_quant("input 1", a)?;
+    let (s2, z2) = ctx.int16_quant("input 2", b)?;
+    let (so, zo) = ctx.int16_quant("the output", out)?;
+    let (act_min, act_max) = ctx.activation_range_s16(activation, so, zo)?;
+    const LEFT_SHIFT: i32 = 15;
+    let twice_max = 2.0 * f64::from(s1.max(s2));
+    let (m1, sh1) = multiplier_below_one(ctx, "input 1", f64::from(s1) / twice_max)?;
+    let (m2, sh2) = multiplier_below_one(ctx, "input 2", f64::from(s2) / twice_max)?;
+    let (mo, sho) = multiplier_below_one(
+        ctx,
+        "output",
+        twice_max / (f64::from(1 << LEFT_SHIFT) * f64::from(so)),
+    )?;
+    let params = P::AddS8 {
+        shape,
+        a_strides,
+        b_strides,
+        a_offset: -z1,
+        a_multiplier: m1,
+        a_shift: sh1,
+        b_offset: -z2,
+        b_multiplier: m2,
+        b_shift: sh2,
+        left_shift: LEFT_SHIFT,
+        output_multiplier: mo,
+        output_shift: sho,
+        output_offset: zo,
+        act_min,
+        act_max,
+    };
+    Ok(if op == Arithmetic::Sub {
+        kernel("sub_s16", operands, params)
+    } else {
+        kernel("add_s16", operands, params)
     })
 }
 
