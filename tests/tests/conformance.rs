@@ -25,10 +25,6 @@ const EXPECTED_SUITE_REFUSALS: &[(&str, &str)] = &[
         "unsupported use of CONV_2D (operator #0): input type INT16",
     ),
     (
-        "seanet_quantize",
-        "unsupported use of QUANTIZE (operator #0): the output has type INT",
-    ),
-    (
         "seanet_transpose_conv",
         "unsupported operator TRANSPOSE_CONV ",
     ),

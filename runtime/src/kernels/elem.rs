@@ -44,6 +44,18 @@ impl Elem for i16 {
     }
 }
 
+impl Elem for i32 {
+    const SIZE: usize = 4;
+    #[inline(always)]
+    fn read(bytes: &[u8]) -> Self {
+        i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+    }
+    #[inline(always)]
+    fn write(self, bytes: &mut [u8]) {
+        bytes.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
 impl Elem for f32 {
     const SIZE: usize = 4;
     #[inline(always)]
