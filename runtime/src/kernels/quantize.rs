@@ -79,9 +79,10 @@ pub fn requantize_s16_s8(arena: &mut [u8], input: usize, output: usize, p: &Requ
     });
 }
 
-/// TFLM's `Requantize<I, O>` of one element: `MultiplyByQuantizedMultiplier(x - zp_in, m, shift)
-/// + zp_out`, clamped to the output type's range `lo..=hi` (the subtraction wraps, as it does in
-/// practice where C++ leaves an int32 overflow undefined).
+/// TFLM's `Requantize<I, O>` of one element: the output zero point plus
+/// `MultiplyByQuantizedMultiplier(x - zp_in, m, shift)`, clamped to the output type's range
+/// `lo..=hi` (the subtraction wraps, as it does in practice where C++ leaves an int32 overflow
+/// undefined).
 #[inline(always)]
 fn requantize_one(x: i32, p: &RequantizeS8, (lo, hi): (i32, i32)) -> i32 {
     let v =
