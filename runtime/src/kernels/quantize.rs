@@ -116,8 +116,8 @@ pub fn requantize_s8_s16(arena: &mut [u8], input: usize, output: usize, p: &Requ
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn requantize_s8_s32(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
     let p = super::opaque(p);
-    let range = (i32::from(i32::MIN), i32::from(i32::MAX));
-    requantize_map::<i8, i32>(arena, (input, output), p, range, |v| v as i32);
+    let range = (i32::MIN, i32::MAX);
+    requantize_map::<i8, i32>(arena, (input, output), p, range, |v| v);
 }
 
 /// int16 → int16 requantization (TFLM's `Requantize<int16_t, int16_t>`), as [`requantize_s8`].
@@ -132,8 +132,8 @@ pub fn requantize_s16_s16(arena: &mut [u8], input: usize, output: usize, p: &Req
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn requantize_s16_s32(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
     let p = super::opaque(p);
-    let range = (i32::from(i32::MIN), i32::from(i32::MAX));
-    requantize_map::<i16, i32>(arena, (input, output), p, range, |v| v as i32);
+    let range = (i32::MIN, i32::MAX);
+    requantize_map::<i16, i32>(arena, (input, output), p, range, |v| v);
 }
 
 /// int32 → int8 requantization (TFLM's `Requantize<int32_t, int8_t>`), as [`requantize_s8`].
