@@ -125,8 +125,15 @@ fn broadcast(a: &[usize], b: &[usize], out: &[usize]) -> std::result::Result<Bro
 
 /// Checks the operands of a binary op and returns its broadcast.
 fn binary_operands(ctx: &OpContext) -> Result<(Num, Broadcast, Vec<Operand>)> {
+    let num = ctx.num("input 1", ctx.input(0)?)?;
+    let (bc, operands) = binary_layout(ctx)?;
+    Ok((num, bc, operands))
+}
+
+/// [`binary_operands`] for any element type: the inputs and the output of one type, not both
+/// inputs constant, their broadcast and the kernel's operands.
+fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let num = ctx.num("input 1", a)?;
     ctx.same_dtype("input 2", b, a)?;
     ctx.same_dtype("the output", out, a)?;
     if a.is_constant() && b.is_constant() {
@@ -138,7 +145,7 @@ fn binary_operands(ctx: &OpContext) -> Result<(Num, Broadcast, Vec<Operand>)> {
         Operand::Src(ctx.input_index(1)?),
         Operand::Offset(ctx.output_index(0)?),
     ];
-    Ok((num, bc, operands))
+    Ok((bc, operands))
 }
 
 /// `QuantizeMultiplierSmallerThanOneExp`: TFLM aborts unless `0 < m < 1`.
@@ -157,6 +164,40 @@ enum Arithmetic {
     Add,
     Sub,
     Mul,
+}
+
+/// The parameter struct `$ty` (ADD's or SUB's, int8 or int16: the same fields) from the broadcast,
+/// the zero points `(input 1, input 2, output)`, the activation range and the [`AddSubScales`].
+macro_rules! add_sub_params {
+    ($ty:ident, $bc:expr, ($z1:expr, $z2:expr, $zo:expr), ($lo:expr, $hi:expr), $scales:expr) => {{
+        let Broadcast {
+            shape,
+            a_strides,
+            b_strides,
+        } = $bc;
+        let AddSubScales {
+            left_shift,
+            inputs: [(a_multiplier, a_shift), (b_multiplier, b_shift)],
+            output: (output_multiplier, output_shift),
+        } = $scales;
+        P::$ty {
+            shape,
+            a_strides,
+            b_strides,
+            a_offset: -$z1,
+            a_multiplier,
+            a_shift,
+            b_offset: -$z2,
+            b_multiplier,
+            b_shift,
+            left_shift,
+            output_multiplier,
+            output_shift,
+            output_offset: $zo,
+            act_min: $lo,
+            act_max: $hi,
+        }
+    }};
 }
 
 /// ADD, SUB, MUL.
@@ -223,44 +264,55 @@ fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
             },
         ));
     }
-    const LEFT_SHIFT: i32 = 20;
-    // ADD and SUB compute the rescaling factors in double (taking SUB's in float, as older TFLM
-    // sources read, is 1 LSB off against TFLM for some scale pairs).
-    let twice_max = 2.0 * f64::from(s1.max(s2));
-    let (r1, r2, ro) = (
-        f64::from(s1) / twice_max,
-        f64::from(s2) / twice_max,
-        twice_max / (f64::from(1 << LEFT_SHIFT) * f64::from(so)),
-    );
-    let (m1, sh1) = multiplier_below_one(ctx, "input 1", r1)?;
-    let (m2, sh2) = multiplier_below_one(ctx, "input 2", r2)?;
-    let (mo, sho) = multiplier_below_one(ctx, "output", ro)?;
+    let scales = add_sub_scales(ctx, (s1, s2, so), 20)?;
+    let bc = Broadcast {
+        shape,
+        a_strides,
+        b_strides,
+    };
     // SUB's parameters are ADD's (an alias in the runtime), under its own name.
-    macro_rules! add_or_sub {
-        ($ty:ident) => {
-            P::$ty {
-                shape,
-                a_strides,
-                b_strides,
-                a_offset: -z1,
-                a_multiplier: m1,
-                a_shift: sh1,
-                b_offset: -z2,
-                b_multiplier: m2,
-                b_shift: sh2,
-                left_shift: LEFT_SHIFT,
-                output_multiplier: mo,
-                output_shift: sho,
-                output_offset: zo,
-                act_min,
-                act_max,
-            }
-        };
-    }
     Ok(if op == Arithmetic::Sub {
-        kernel("sub_s8", operands, add_or_sub!(SubS8))
+        kernel(
+            "sub_s8",
+            operands,
+            add_sub_params!(SubS8, bc, (z1, z2, zo), (act_min, act_max), scales),
+        )
     } else {
-        kernel("add_s8", operands, add_or_sub!(AddS8))
+        kernel(
+            "add_s8",
+            operands,
+            add_sub_params!(AddS8, bc, (z1, z2, zo), (act_min, act_max), scales),
+        )
+    })
+}
+
+/// The rescaling of TFLM's `CalculateOpDataAdd` / `CalculateOpDataSub` for input scales `s1`, `s2`
+/// and output scale `so` under `left_shift` (20 for int8, 15 for int16): both inputs to twice the
+/// larger input scale, the sum to the output's, each a `QuantizeMultiplierSmallerThanOneExp` in
+/// double (taking SUB's in float, as older TFLM sources read, is 1 LSB off for some scale pairs).
+struct AddSubScales {
+    left_shift: i32,
+    inputs: [(i32, i32); 2],
+    output: (i32, i32),
+}
+
+fn add_sub_scales(
+    ctx: &OpContext,
+    (s1, s2, so): (f32, f32, f32),
+    left_shift: i32,
+) -> Result<AddSubScales> {
+    let twice_max = 2.0 * f64::from(s1.max(s2));
+    Ok(AddSubScales {
+        left_shift,
+        inputs: [
+            multiplier_below_one(ctx, "input 1", f64::from(s1) / twice_max)?,
+            multiplier_below_one(ctx, "input 2", f64::from(s2) / twice_max)?,
+        ],
+        output: multiplier_below_one(
+            ctx,
+            "output",
+            twice_max / (f64::from(1 << left_shift) * f64::from(so)),
+        )?,
     })
 }
 
@@ -268,55 +320,24 @@ fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
 /// int16 left shift of 15, on the runtime's `add_s16` / `sub_s16`.
 fn add_sub_s16(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Result<Kernel> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    ctx.same_dtype("input 2", b, a)?;
-    ctx.same_dtype("the output", out, a)?;
-    if a.is_constant() && b.is_constant() {
-        return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
-    }
-    let Broadcast {
-        shape,
-        a_strides,
-        b_strides,
-    } = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| ctx.unsupported(e))?;
-    let operands = vec![
-        Operand::Src(ctx.input_index(0)?),
-        Operand::Src(ctx.input_index(1)?),
-        Operand::Offset(ctx.output_index(0)?),
-    ];
+    let (bc, operands) = binary_layout(ctx)?;
     let (s1, z1) = ctx.int16_quant("input 1", a)?;
     let (s2, z2) = ctx.int16_quant("input 2", b)?;
     let (so, zo) = ctx.int16_quant("the output", out)?;
     let (act_min, act_max) = ctx.activation_range_s16(activation, so, zo)?;
-    const LEFT_SHIFT: i32 = 15;
-    let twice_max = 2.0 * f64::from(s1.max(s2));
-    let (m1, sh1) = multiplier_below_one(ctx, "input 1", f64::from(s1) / twice_max)?;
-    let (m2, sh2) = multiplier_below_one(ctx, "input 2", f64::from(s2) / twice_max)?;
-    let (mo, sho) = multiplier_below_one(
-        ctx,
-        "output",
-        twice_max / (f64::from(1 << LEFT_SHIFT) * f64::from(so)),
-    )?;
-    let params = P::AddS8 {
-        shape,
-        a_strides,
-        b_strides,
-        a_offset: -z1,
-        a_multiplier: m1,
-        a_shift: sh1,
-        b_offset: -z2,
-        b_multiplier: m2,
-        b_shift: sh2,
-        left_shift: LEFT_SHIFT,
-        output_multiplier: mo,
-        output_shift: sho,
-        output_offset: zo,
-        act_min,
-        act_max,
-    };
+    let scales = add_sub_scales(ctx, (s1, s2, so), 15)?;
     Ok(if op == Arithmetic::Sub {
-        kernel("sub_s16", operands, params)
+        kernel(
+            "sub_s16",
+            operands,
+            add_sub_params!(SubS16, bc, (z1, z2, zo), (act_min, act_max), scales),
+        )
     } else {
-        kernel("add_s16", operands, params)
+        kernel(
+            "add_s16",
+            operands,
+            add_sub_params!(AddS16, bc, (z1, z2, zo), (act_min, act_max), scales),
+        )
     })
 }
 
