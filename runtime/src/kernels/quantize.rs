@@ -104,30 +104,6 @@ fn requantize_map<I: super::elem::Elem + Into<i32>, O: super::elem::Elem>(
     });
 }
 
-/// int8 → int16 requantization (TFLM's `Requantize<int8_t, int16_t>`), as [`requantize_s8`].
-#[cfg_attr(target_os = "none", inline(never))]
-pub fn requantize_s8_s16(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
-    let p = super::opaque(p);
-    let range = (i32::from(i16::MIN), i32::from(i16::MAX));
-    requantize_map::<i8, i16>(arena, (input, output), p, range, |v| v as i16);
-}
-
-/// int8 → int32 requantization (TFLM's `Requantize<int8_t, int32_t>`), as [`requantize_s8`].
-#[cfg_attr(target_os = "none", inline(never))]
-pub fn requantize_s8_s32(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
-    let p = super::opaque(p);
-    let range = (i32::MIN, i32::MAX);
-    requantize_map::<i8, i32>(arena, (input, output), p, range, |v| v);
-}
-
-/// int16 → int16 requantization (TFLM's `Requantize<int16_t, int16_t>`), as [`requantize_s8`].
-#[cfg_attr(target_os = "none", inline(never))]
-pub fn requantize_s16_s16(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
-    let p = super::opaque(p);
-    let range = (i32::from(i16::MIN), i32::from(i16::MAX));
-    requantize_map::<i16, i16>(arena, (input, output), p, range, |v| v as i16);
-}
-
 /// int16 → int32 requantization (TFLM's `Requantize<int16_t, int32_t>`), as [`requantize_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn requantize_s16_s32(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
@@ -136,31 +112,12 @@ pub fn requantize_s16_s32(arena: &mut [u8], input: usize, output: usize, p: &Req
     requantize_map::<i16, i32>(arena, (input, output), p, range, |v| v);
 }
 
-/// int32 → int8 requantization (TFLM's `Requantize<int32_t, int8_t>`), as [`requantize_s8`].
-#[cfg_attr(target_os = "none", inline(never))]
-pub fn requantize_s32_s8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
-    let p = super::opaque(p);
-    let range = (i32::from(i8::MIN), i32::from(i8::MAX));
-    requantize_map::<i32, i8>(arena, (input, output), p, range, |v| v as i8);
-}
-
 /// int32 → int16 requantization (TFLM's `Requantize<int32_t, int16_t>`), as [`requantize_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn requantize_s32_s16(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
     let p = super::opaque(p);
     let range = (i32::from(i16::MIN), i32::from(i16::MAX));
     requantize_map::<i32, i16>(arena, (input, output), p, range, |v| v as i16);
-}
-
-/// float32 → int16 QUANTIZE: `round(x / scale) + zero_point` as [`quantize_f32_s8`], clamped to
-/// int16 (TFLM's `AffineQuantize<int16_t>`).
-#[cfg_attr(target_os = "none", inline(never))]
-pub fn quantize_f32_s16(arena: &mut [u8], input: usize, output: usize, p: &QuantizeF32S8) {
-    let p = super::opaque(p);
-    map(arena, input, output, p.len, |x: f32| {
-        let q = round_half_away(x / p.scale) as i32;
-        q.saturating_add(p.zero_point).clamp(-32768, 32767) as i16
-    });
 }
 
 /// `(double)scale * (x - zero_point)`, rounded to float32 (as TFLM computes it, in double).
@@ -195,10 +152,10 @@ pub(crate) fn round_half_away(x: f32) -> f32 {
 mod tests {
     use super::*;
 
-    /// The requantizations between int8, int16 and int32 against TFLM's `Requantize` formula,
-    /// with saturation at each output type's ends; and float32 → int16.
+    /// int16 → int32 and int32 → int16 requantization against TFLM's `Requantize` formula, with
+    /// saturation at int16's ends.
     #[test]
-    fn requantizations_between_integer_types() {
+    fn requantizations_between_int16_and_int32() {
         let p = RequantizeS8 {
             len: 3,
             input_zero_point: 2,
@@ -206,47 +163,28 @@ mod tests {
             multiplier: 1 << 30,
             shift: 9, // × 256
         };
-        let expect = |x: i32, lo: i32, hi: i32| {
-            (multiply_by_quantized_multiplier(x - 2, 1 << 30, 9) - 1).clamp(lo, hi)
-        };
-        // int8 → int16 and int16 → int16: 127 → (125 × 256) - 1 = 31999, -128 saturates.
-        let mut arena = [0u8; 3 + 6];
-        arena[..3].copy_from_slice(&[127u8, 0, (-128i8) as u8]);
-        requantize_s8_s16(&mut arena, 0, 3, &p);
+        let expect = |x: i32| multiply_by_quantized_multiplier(x - 2, 1 << 30, 9) - 1;
         let read16 = |b: &[u8]| -> [i32; 3] {
             core::array::from_fn(|i| i32::from(i16::from_le_bytes([b[2 * i], b[2 * i + 1]])))
         };
-        assert_eq!(
-            read16(&arena[3..]),
-            [127, 0, -128].map(|x| expect(x, -32768, 32767))
-        );
-        let mut arena = [0u8; 6 + 12];
-        for (c, x) in arena[..6].chunks_exact_mut(2).zip([300i16, -300, 2]) {
-            c.copy_from_slice(&x.to_le_bytes());
-        }
-        requantize_s16_s16(&mut arena, 0, 6, &p);
-        assert_eq!(
-            read16(&arena[6..12]),
-            [300, -300, 2].map(|x| expect(x, -32768, 32767))
-        );
-        // int16 → int32: no saturation; int32 → int16 / int8: saturation.
-        requantize_s16_s32(&mut arena, 0, 6, &p);
         let read32 = |b: &[u8]| -> [i32; 3] {
             core::array::from_fn(|i| {
                 i32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
             })
         };
-        assert_eq!(
-            read32(&arena[6..]),
-            [300, -300, 2].map(|x| expect(x, i32::MIN, i32::MAX))
-        );
+        let mut arena = [0u8; 6 + 12];
+        for (c, x) in arena[..6].chunks_exact_mut(2).zip([300i16, -300, 2]) {
+            c.copy_from_slice(&x.to_le_bytes());
+        }
+        requantize_s16_s32(&mut arena, 0, 6, &p);
+        assert_eq!(read32(&arena[6..]), [300, -300, 2].map(expect));
         let shrink = RequantizeS8 {
             multiplier: 1 << 30,
             shift: -7, // ÷ 256
             ..p
         };
-        let down = |x: i32, lo: i32, hi: i32| {
-            (multiply_by_quantized_multiplier(x - 2, 1 << 30, -7) - 1).clamp(lo, hi)
+        let down = |x: i32| {
+            (multiply_by_quantized_multiplier(x - 2, 1 << 30, -7) - 1).clamp(-32768, 32767)
         };
         let mut arena = [0u8; 12 + 6];
         for (c, x) in arena[..12]
@@ -256,35 +194,7 @@ mod tests {
             c.copy_from_slice(&x.to_le_bytes());
         }
         requantize_s32_s16(&mut arena, 0, 12, &shrink);
-        assert_eq!(
-            read16(&arena[12..]),
-            [10_000_000, -5_000, 1_000].map(|x| down(x, -32768, 32767))
-        );
-        requantize_s32_s8(&mut arena, 0, 12, &shrink);
-        assert_eq!(
-            [arena[12], arena[13], arena[14]].map(|b| i32::from(b as i8)),
-            [10_000_000, -5_000, 1_000].map(|x| down(x, -128, 127))
-        );
-        // int8 → int32.
-        let mut arena = [0u8; 3 + 12];
-        arena[..3].copy_from_slice(&[127u8, 0, (-128i8) as u8]);
-        requantize_s8_s32(&mut arena, 0, 3, &p);
-        assert_eq!(
-            read32(&arena[3..]),
-            [127, 0, -128].map(|x| expect(x, i32::MIN, i32::MAX))
-        );
-        // float32 → int16: rounded half away from zero, saturated.
-        let q = QuantizeF32S8 {
-            len: 3,
-            scale: 0.5,
-            zero_point: 3,
-        };
-        let mut arena = [0u8; 12 + 6];
-        for (c, x) in arena[..12].chunks_exact_mut(4).zip([1.25f32, -1.25, 1e9]) {
-            c.copy_from_slice(&x.to_le_bytes());
-        }
-        quantize_f32_s16(&mut arena, 0, 12, &q);
-        assert_eq!(read16(&arena[12..]), [3 + 3, -3 + 3, 32767]);
+        assert_eq!(read16(&arena[12..]), [10_000_000, -5_000, 1_000].map(down));
     }
 
     #[test]

@@ -1295,32 +1295,8 @@ pub mod ffi {
             output: *mut u8,
             p: *const quantize::RequantizeS8,
         );
-        /// The C `quantize::requantize_s8_s16`.
-        pub fn parity_quantize_requantize_s8_s16(
-            input: *const u8,
-            output: *mut u8,
-            p: *const quantize::RequantizeS8,
-        );
-        /// The C `quantize::requantize_s8_s32`.
-        pub fn parity_quantize_requantize_s8_s32(
-            input: *const u8,
-            output: *mut u8,
-            p: *const quantize::RequantizeS8,
-        );
-        /// The C `quantize::requantize_s16_s16`.
-        pub fn parity_quantize_requantize_s16_s16(
-            input: *const u8,
-            output: *mut u8,
-            p: *const quantize::RequantizeS8,
-        );
         /// The C `quantize::requantize_s16_s32`.
         pub fn parity_quantize_requantize_s16_s32(
-            input: *const u8,
-            output: *mut u8,
-            p: *const quantize::RequantizeS8,
-        );
-        /// The C `quantize::requantize_s32_s8`.
-        pub fn parity_quantize_requantize_s32_s8(
             input: *const u8,
             output: *mut u8,
             p: *const quantize::RequantizeS8,
@@ -1330,12 +1306,6 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const quantize::RequantizeS8,
-        );
-        /// The C `quantize::quantize_f32_s16`.
-        pub fn parity_quantize_quantize_f32_s16(
-            input: *const u8,
-            output: *mut u8,
-            p: *const quantize::QuantizeF32S8,
         );
         /// The C `quantize::dequantize_s8_f32`.
         pub fn parity_quantize_dequantize_s8_f32(
@@ -4138,102 +4108,6 @@ fn c_quantize_requantize_s16_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
-/// `quantize::requantize_s8_s16` in Rust.
-fn rust_quantize_requantize_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s8_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
-/// `quantize::requantize_s8_s16` in C.
-fn c_quantize_requantize_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = ffi::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_quantize_requantize_s8_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `quantize::requantize_s8_s32` in Rust.
-fn rust_quantize_requantize_s8_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s8_s32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
-/// `quantize::requantize_s8_s32` in C.
-fn c_quantize_requantize_s8_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = ffi::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_quantize_requantize_s8_s32(input, output, &p) };
-    Ok(())
-}
-
-/// `quantize::requantize_s16_s16` in Rust.
-fn rust_quantize_requantize_s16_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s16_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
-/// `quantize::requantize_s16_s16` in C.
-fn c_quantize_requantize_s16_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = ffi::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_quantize_requantize_s16_s16(input, output, &p) };
-    Ok(())
-}
-
 /// `quantize::requantize_s16_s32` in Rust.
 fn rust_quantize_requantize_s16_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot::kernels::quantize::RequantizeS8 {
@@ -4266,38 +4140,6 @@ fn c_quantize_requantize_s16_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     Ok(())
 }
 
-/// `quantize::requantize_s32_s8` in Rust.
-fn rust_quantize_requantize_s32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s32_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
-/// `quantize::requantize_s32_s8` in C.
-fn c_quantize_requantize_s32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = ffi::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_quantize_requantize_s32_s8(input, output, &p) };
-    Ok(())
-}
-
 /// `quantize::requantize_s32_s16` in Rust.
 fn rust_quantize_requantize_s32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot::kernels::quantize::RequantizeS8 {
@@ -4327,34 +4169,6 @@ fn c_quantize_requantize_s32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_requantize_s32_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `quantize::quantize_f32_s16` in Rust.
-fn rust_quantize_quantize_f32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::QuantizeF32S8 {
-        len: call.scalar::<usize>("len")?,
-        scale: call.scalar::<f32>("scale")?,
-        zero_point: call.scalar::<i32>("zero_point")?,
-    };
-    tinyaot::kernels::quantize::quantize_f32_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
-/// `quantize::quantize_f32_s16` in C.
-fn c_quantize_quantize_f32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = ffi::quantize::QuantizeF32S8 {
-        len: call.scalar::<usize>("len")?,
-        scale: call.scalar::<f32>("scale")?,
-        zero_point: call.scalar::<i32>("zero_point")?,
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_quantize_quantize_f32_s16(input, output, &p) };
     Ok(())
 }
 
@@ -4621,13 +4435,8 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("quantize", "quantize_f32_s8") => rust_quantize_quantize_f32_s8(call, arena),
         ("quantize", "requantize_s8") => rust_quantize_requantize_s8(call, arena),
         ("quantize", "requantize_s16_s8") => rust_quantize_requantize_s16_s8(call, arena),
-        ("quantize", "requantize_s8_s16") => rust_quantize_requantize_s8_s16(call, arena),
-        ("quantize", "requantize_s8_s32") => rust_quantize_requantize_s8_s32(call, arena),
-        ("quantize", "requantize_s16_s16") => rust_quantize_requantize_s16_s16(call, arena),
         ("quantize", "requantize_s16_s32") => rust_quantize_requantize_s16_s32(call, arena),
-        ("quantize", "requantize_s32_s8") => rust_quantize_requantize_s32_s8(call, arena),
         ("quantize", "requantize_s32_s16") => rust_quantize_requantize_s32_s16(call, arena),
-        ("quantize", "quantize_f32_s16") => rust_quantize_quantize_f32_s16(call, arena),
         ("quantize", "dequantize_s8_f32") => rust_quantize_dequantize_s8_f32(call, arena),
         ("softmax", "softmax_s8") => rust_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => rust_softmax_softmax_s8_s16(call, arena),
@@ -4707,13 +4516,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("quantize", "quantize_f32_s8") => c_quantize_quantize_f32_s8(call, arena),
         ("quantize", "requantize_s8") => c_quantize_requantize_s8(call, arena),
         ("quantize", "requantize_s16_s8") => c_quantize_requantize_s16_s8(call, arena),
-        ("quantize", "requantize_s8_s16") => c_quantize_requantize_s8_s16(call, arena),
-        ("quantize", "requantize_s8_s32") => c_quantize_requantize_s8_s32(call, arena),
-        ("quantize", "requantize_s16_s16") => c_quantize_requantize_s16_s16(call, arena),
         ("quantize", "requantize_s16_s32") => c_quantize_requantize_s16_s32(call, arena),
-        ("quantize", "requantize_s32_s8") => c_quantize_requantize_s32_s8(call, arena),
         ("quantize", "requantize_s32_s16") => c_quantize_requantize_s32_s16(call, arena),
-        ("quantize", "quantize_f32_s16") => c_quantize_quantize_f32_s16(call, arena),
         ("quantize", "dequantize_s8_f32") => c_quantize_dequantize_s8_f32(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
@@ -4788,13 +4592,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("quantize", "quantize_f32_s8"),
     ("quantize", "requantize_s8"),
     ("quantize", "requantize_s16_s8"),
-    ("quantize", "requantize_s8_s16"),
-    ("quantize", "requantize_s8_s32"),
-    ("quantize", "requantize_s16_s16"),
     ("quantize", "requantize_s16_s32"),
-    ("quantize", "requantize_s32_s8"),
     ("quantize", "requantize_s32_s16"),
-    ("quantize", "quantize_f32_s16"),
     ("quantize", "dequantize_s8_f32"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),

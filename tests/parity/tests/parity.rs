@@ -1,5 +1,6 @@
 //! Every Rust kernel against its C twin, byte for byte, on the calls lowering makes:
-//! - corner cases: every fixture model (tests/fixtures/models) and every accepted model of the
+//! - corner cases: every fixture model (tests/fixtures/models), the compiled models of TFLM's
+//!   integration suite (../shared/models/tflm_suite), and every accepted model of the
 //!   hostile suite, whose parameters are the legitimate corners (tiny and huge scales, odd shapes,
 //!   broadcasts, strides, …);
 //! - property tests: random models from `tinyaot_modelkit::fuzz`, each lowered call checked.
@@ -54,6 +55,33 @@ fn concatenations() -> Vec<(String, Vec<u8>)> {
     models
 }
 
+/// The models of TFLM's integration suite (`../shared/models/tflm_suite`) that tinyaot compiles:
+/// the int16 SEANet layers, whose kernels no fixture reaches. The others are skipped here (the
+/// conformance test requires their refusals).
+fn tflm_suite_models() -> Vec<(String, Vec<u8>)> {
+    let dir = tinyaot_test_support::shared_dir().join("models/tflm_suite");
+    tinyaot_test_support::tflite_files(&dir)
+        .into_iter()
+        .filter(|p| {
+            let bytes = std::fs::read(p).expect("readable model");
+            tinyaot_codegen::Config::new()
+                .generate(&bytes, "model")
+                .is_ok()
+        })
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .expect("a file name")
+                .to_string_lossy()
+                .into_owned();
+            (
+                format!("tflm_suite/{name}"),
+                std::fs::read(&p).expect("readable model"),
+            )
+        })
+        .collect()
+}
+
 fn fixture_models() -> Vec<(String, Vec<u8>)> {
     tinyaot_test_support::tflite_files(&tinyaot_test_support::fixtures_dir().join("models"))
         .into_iter()
@@ -80,7 +108,8 @@ fn every_kernel_matches_its_c_twin_on_the_corner_cases() {
     let all = fixture_models()
         .into_iter()
         .chain(accepted)
-        .chain(concatenations());
+        .chain(concatenations())
+        .chain(tflm_suite_models());
     for (seed, (name, model)) in all.enumerate() {
         let outcome = check_model(&name, &model, seed as u64).unwrap_or_else(|e| panic!("{e}"));
         calls += outcome.compared.len();

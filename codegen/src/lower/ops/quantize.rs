@@ -71,45 +71,27 @@ fn quantize(ctx: &OpContext) -> Result<Kernel> {
     }
 }
 
-/// QUANTIZE into int16 or int32, or from int32: float32 → int16 (`AffineQuantize<int16_t>`), and
-/// the requantizations TFLM's `quantize_common.cc` runs: int8 → int16 / int32, int16 → int16 /
-/// int32, int32 → int8 / int16 (`Requantize<input, output>`, `input scale / output scale` as a
+/// QUANTIZE into int16 or int32, or from int32: the requantizations between int16 and int32 of
+/// TFLM's `quantize_common.cc` (`Requantize<input, output>`, `input scale / output scale` as a
 /// `QuantizeMultiplier` in double).
 fn quantize_wide(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    let (so, zo) = ctx.per_tensor_quant("the output", output)?;
-    let range = match output.dtype {
-        DType::I8 => -128..=127,
-        DType::I16 => -32768..=32767,
-        _ => i32::MIN..=i32::MAX,
-    };
-    if !range.contains(&zo) {
-        return Err(ctx.invalid(format!(
-            "the output zero point {zo} is outside the {} range",
-            output.dtype
-        )));
-    }
     let function = match (input.dtype, output.dtype) {
-        (DType::F32, DType::I16) => {
-            ctx.quantize_bound("the output scale", 1.0, so, zo)?;
-            return unary(ctx, "quantize_f32_s16", |len| P::QuantizeF32S8 {
-                len,
-                scale: so,
-                zero_point: zo,
-            });
-        }
-        (DType::I8, DType::I16) => "requantize_s8_s16",
-        (DType::I8, DType::I32) => "requantize_s8_s32",
-        (DType::I16, DType::I16) => "requantize_s16_s16",
         (DType::I16, DType::I32) => "requantize_s16_s32",
-        (DType::I32, DType::I8) => "requantize_s32_s8",
         (DType::I32, DType::I16) => "requantize_s32_s16",
         (i, o) => {
             return Err(ctx.unsupported(format!(
-                "QUANTIZE from {i} to {o} is not supported; supported: FLOAT32 to INT8 or INT16,                  INT8 to INT8, INT16 or INT32, INT16 to INT8, INT16 or INT32, INT32 to INT8 or                  INT16"
+                "QUANTIZE from {i} to {o} is not supported; supported: FLOAT32, INT8 or INT16 to \
+                 INT8, INT16 to INT32 and INT32 to INT16"
             )))
         }
     };
+    let (so, zo) = ctx.per_tensor_quant("the output", output)?;
+    if output.dtype == DType::I16 && !(-32768..=32767).contains(&zo) {
+        return Err(ctx.invalid(format!(
+            "the output zero point {zo} is outside the int16 range"
+        )));
+    }
     let (si, zi) = ctx.per_tensor_quant("the input", input)?;
     let (m, shift) = ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
     unary(ctx, function, |len| P::RequantizeS8 {
