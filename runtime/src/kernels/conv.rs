@@ -399,12 +399,7 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
             .enumerate()
         {
             let acc = &mut acc[..o.len()];
-            #[cfg(tinyaot_dsp)]
-            let words = n % 4 == 0;
-            #[cfg(not(tinyaot_dsp))]
-            let words = false;
-            if words {
-                #[cfg(tinyaot_dsp)]
+            if n % 4 == 0 {
                 // The sums start from the biases.
                 super::nn_common::dot4_run_s8(x, w, b, acc);
             } else {

@@ -13,6 +13,8 @@
 //! ADD/SUB/MUL/MAXIMUM/MINIMUM can run in place. The output must not otherwise overlap an input.
 
 use super::broadcast::binary;
+#[cfg(tinyaot_dsp)]
+use super::nn_common::requant::clamp_operand;
 use super::nn_common::requant::rounding_high_mul;
 use crate::math::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_smaller_than_one_exp,
@@ -362,8 +364,7 @@ fn add_s8_requantize(sums: &[i32], out: &mut [u8], p: &AddS8) {
     } else {
         // The clamp by saturation of the requantization's `requantize_clamped!`: `h - min`
         // clamped below at 0, `R - y` clamped below at 0, `max` less that.
-        let (min, max) = (p.act_min, p.act_max);
-        let pk = u32::from((1 + 2 * (p.output_offset - min)) as u16) | ((max - min) as u32) << 16;
+        let pk = clamp_operand(p.output_offset, (p.act_min, p.act_max));
         // SAFETY: as above; the zero point and the range are within int8 (checked by the
         // caller), so both halves of `pk` fit 16 bits.
         unsafe {
@@ -389,7 +390,7 @@ fn add_s8_requantize(sums: &[i32], out: &mut [u8], p: &AddS8) {
                 om = in(reg) om,
                 ro = in(reg) ro,
                 pk = in(reg) pk,
-                top = in(reg) max,
+                top = in(reg) p.act_max,
                 v = out(reg) _,
                 t = out(reg) _,
                 options(nostack),

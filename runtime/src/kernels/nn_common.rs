@@ -14,7 +14,6 @@ pub(crate) mod views;
 pub(crate) mod wide;
 pub(crate) mod window;
 
-#[cfg(tinyaot_dsp)]
 pub(crate) use dot::dot4_run_s8;
 pub(crate) use dot::{
     dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8, dot_s8, mac_broadcast_s8,

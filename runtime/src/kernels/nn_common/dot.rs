@@ -60,12 +60,13 @@ pub(crate) fn dot4_s8(w: [&[i8]; 4], x: &[u8], offset: i32) -> [i32; 4] {
 }
 
 /// The four dot products of the input row `x` with a block of four filter rows of `x.len()` bytes
-/// each, interleaved by words (`4 * x.len()` bytes: word 0 of rows 0, 1, 2, 3, then word 1 of
-/// each, …, then each row's last `x.len() % 4` bytes, one row after another; see the runtime's
-/// `Conv1x1S8::filter`), with no offset: the input zero point is folded into the bias at
-/// generation time. The sums start from `init` (the channels' biases). One pass per input word: the word is unpacked once for the four rows, whose
-/// words are the next 16 bytes of the block, read through one pointer, so the loop keeps its four
-/// sums and both pointers in registers. See also [`dot4_interleaved_s8_outlined`].
+/// each, interleaved by words (`4 * x.len()` bytes: word 0 of rows 0, 1, 2, 3, then word 1 of each,
+/// …, then each row's last `x.len() % 4` bytes, one row after another; see the runtime's
+/// `Conv1x1S8::filter`), with no offset: the input zero point is folded into the bias at generation
+/// time. The sums start from `init` (the channels' biases). One pass per input word: the word is
+/// unpacked once for the four rows, whose words are the next 16 bytes of the block, read through
+/// one pointer, so the loop keeps its four sums and both pointers in registers. See also
+/// [`dot4_interleaved_s8_outlined`].
 #[inline(always)]
 pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8], init: [i32; 4]) -> [i32; 4] {
     let n = x.len();
@@ -127,14 +128,13 @@ pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8], init: [i32; 4]) -> [i32; 4
 }
 
 /// `sums[4 b + r] = init[4 b + r] + ` the dot product of `x` (whole words) with row `r` of block
-/// `b` of `w`, for
-/// each block of four filter rows of `x.len()` bytes interleaved by words ([`dot4_interleaved_s8`]
-/// without tails), as many blocks as `sums` has fours: the one-pixel loop of the 1×1 kernel
-/// (FULLY_CONNECTED) on ARMv7E-M. One assembly block walks every block of the run: per input word
-/// 23 instructions with the loop test (the compiler's loop took 25). Not inlined, so that one copy
-/// serves every call (inlined, the compiler copied the loop into each of its callers' paths).
-#[cfg(tinyaot_dsp)]
-#[inline(never)]
+/// `b` of `w`, for each block of four filter rows of `x.len()` bytes interleaved by words
+/// ([`dot4_interleaved_s8`] without tails), as many blocks as `sums` has fours: the one-pixel
+/// loop of the 1×1 kernel (FULLY_CONNECTED). On ARMv7E-M one assembly block walks every block of
+/// the run: per input word 23 instructions with the loop test (the compiler's loop took 25); not
+/// inlined on bare metal, so that one copy serves every call (inlined, the compiler copied the
+/// loop into each of its callers' paths). Elsewhere [`dot4_interleaved_s8`] block by block.
+#[cfg_attr(target_os = "none", inline(never))]
 pub(crate) fn dot4_run_s8(x: &[u8], w: &[i8], init: &[i32], sums: &mut [i32]) {
     let n = x.len();
     let count = sums.len() / 4;
@@ -149,77 +149,92 @@ pub(crate) fn dot4_run_s8(x: &[u8], w: &[i8], init: &[i32], sums: &mut [i32]) {
     if count == 0 {
         return;
     }
-    let (at, xp, wp) = (sums.as_mut_ptr(), x.as_ptr(), w.as_ptr());
-    let from = init.as_ptr();
-    let end = xp.wrapping_add(n);
-    // SAFETY: block b (b < count) reads the n bytes of `x` (by words, `ldr` needs no alignment)
-    // and the 4 n bytes of `w` from 4 n b, in order (`w` has at least 4 n count bytes, asserted):
-    // in bounds; `ldrd` needs word alignment, which the weights have (the kernel asserts it once
-    // per call for its whole filter, whose blocks are 4 n bytes long). It reads and writes its
-    // four starting sums, init[4 b..4 b + 4], and writes its four sums, sums[4 b..4 b + 4]
-    // (`i32`s, word-aligned for `ldrd`/`strd`; `init` is at least as long, asserted). The loop
-    // needs 13 registers, so the two sum pointers, the blocks left and the row length wait in 16
-    // bytes of stack, released before the block ends.
-    unsafe {
-        core::arch::asm!(
-            "sub sp, sp, #16",
-            "str {at}, [sp]",
-            "str {a0}, [sp, #4]",
-            "str {a1}, [sp, #8]",
-            "str {a2}, [sp, #12]",
-            "4:",
-            "ldr {t}, [sp, #8]",
-            "sub {xp}, {end}, {t}",
-            "ldr {at}, [sp, #12]",
-            "ldrd {a0}, {a1}, [{at}], #8",
-            "ldrd {a2}, {a3}, [{at}], #8",
-            "str {at}, [sp, #12]",
-            "2:",
-            "ldr {x}, [{xp}], #4",
-            "ldrd {wa}, {wb}, [{wp}], #8",
-            "sxtb16 {at}, {x}",
-            "sxtb16 {x}, {x}, ror #8",
-            "sxtb16 {t}, {wa}",
-            "smlad {a0}, {t}, {at}, {a0}",
-            "sxtb16 {wa}, {wa}, ror #8",
-            "smlad {a0}, {wa}, {x}, {a0}",
-            "sxtb16 {t}, {wb}",
-            "smlad {a1}, {t}, {at}, {a1}",
-            "sxtb16 {wb}, {wb}, ror #8",
-            "smlad {a1}, {wb}, {x}, {a1}",
-            "ldrd {wa}, {wb}, [{wp}], #8",
-            "sxtb16 {t}, {wa}",
-            "smlad {a2}, {t}, {at}, {a2}",
-            "sxtb16 {wa}, {wa}, ror #8",
-            "smlad {a2}, {wa}, {x}, {a2}",
-            "sxtb16 {t}, {wb}",
-            "smlad {a3}, {t}, {at}, {a3}",
-            "sxtb16 {wb}, {wb}, ror #8",
-            "smlad {a3}, {wb}, {x}, {a3}",
-            "cmp {xp}, {end}",
-            "bne 2b",
-            "ldr {at}, [sp]",
-            "strd {a0}, {a1}, [{at}], #8",
-            "strd {a2}, {a3}, [{at}], #8",
-            "str {at}, [sp]",
-            "ldr {t}, [sp, #4]",
-            "subs {t}, {t}, #1",
-            "str {t}, [sp, #4]",
-            "bne 4b",
-            "add sp, sp, #16",
-            at = inout(reg) at => _,
-            xp = inout(reg) xp => _,
-            wp = inout(reg) wp => _,
-            end = in(reg) end,
-            a0 = inout(reg) count => _,
-            a1 = inout(reg) n => _,
-            a2 = inout(reg) from => _,
-            a3 = out(reg) _,
-            x = out(reg) _,
-            wa = out(reg) _,
-            wb = out(reg) _,
-            t = out(reg) _,
-        );
+    #[cfg(tinyaot_dsp)]
+    {
+        let (at, xp, wp) = (sums.as_mut_ptr(), x.as_ptr(), w.as_ptr());
+        let from = init.as_ptr();
+        let end = xp.wrapping_add(n);
+        // SAFETY: block b (b < count) reads the n bytes of `x` (by words, `ldr` needs no alignment)
+        // and the 4 n bytes of `w` from 4 n b, in order (`w` has at least 4 n count bytes,
+        // asserted): in bounds; `ldrd` needs word alignment, which the weights have (the kernel
+        // asserts it once per call for its whole filter, whose blocks are 4 n bytes long). It reads
+        // and writes its four starting sums, init[4 b..4 b + 4], and writes its four sums, sums[4
+        // b..4 b + 4] (`i32`s, word-aligned for `ldrd`/`strd`; `init` is at least as long,
+        // asserted). The loop needs 13 registers, so the two sum pointers, the blocks left and the
+        // row length wait in 16 bytes of stack, released before the block ends.
+        unsafe {
+            core::arch::asm!(
+                "sub sp, sp, #16",
+                "str {at}, [sp]",
+                "str {a0}, [sp, #4]",
+                "str {a1}, [sp, #8]",
+                "str {a2}, [sp, #12]",
+                "4:",
+                "ldr {t}, [sp, #8]",
+                "sub {xp}, {end}, {t}",
+                "ldr {at}, [sp, #12]",
+                "ldrd {a0}, {a1}, [{at}], #8",
+                "ldrd {a2}, {a3}, [{at}], #8",
+                "str {at}, [sp, #12]",
+                "2:",
+                "ldr {x}, [{xp}], #4",
+                "ldrd {wa}, {wb}, [{wp}], #8",
+                "sxtb16 {at}, {x}",
+                "sxtb16 {x}, {x}, ror #8",
+                "sxtb16 {t}, {wa}",
+                "smlad {a0}, {t}, {at}, {a0}",
+                "sxtb16 {wa}, {wa}, ror #8",
+                "smlad {a0}, {wa}, {x}, {a0}",
+                "sxtb16 {t}, {wb}",
+                "smlad {a1}, {t}, {at}, {a1}",
+                "sxtb16 {wb}, {wb}, ror #8",
+                "smlad {a1}, {wb}, {x}, {a1}",
+                "ldrd {wa}, {wb}, [{wp}], #8",
+                "sxtb16 {t}, {wa}",
+                "smlad {a2}, {t}, {at}, {a2}",
+                "sxtb16 {wa}, {wa}, ror #8",
+                "smlad {a2}, {wa}, {x}, {a2}",
+                "sxtb16 {t}, {wb}",
+                "smlad {a3}, {t}, {at}, {a3}",
+                "sxtb16 {wb}, {wb}, ror #8",
+                "smlad {a3}, {wb}, {x}, {a3}",
+                "cmp {xp}, {end}",
+                "bne 2b",
+                "ldr {at}, [sp]",
+                "strd {a0}, {a1}, [{at}], #8",
+                "strd {a2}, {a3}, [{at}], #8",
+                "str {at}, [sp]",
+                "ldr {t}, [sp, #4]",
+                "subs {t}, {t}, #1",
+                "str {t}, [sp, #4]",
+                "bne 4b",
+                "add sp, sp, #16",
+                at = inout(reg) at => _,
+                xp = inout(reg) xp => _,
+                wp = inout(reg) wp => _,
+                end = in(reg) end,
+                a0 = inout(reg) count => _,
+                a1 = inout(reg) n => _,
+                a2 = inout(reg) from => _,
+                a3 = out(reg) _,
+                x = out(reg) _,
+                wa = out(reg) _,
+                wb = out(reg) _,
+                t = out(reg) _,
+            );
+        }
+    }
+    #[cfg(not(tinyaot_dsp))]
+    for ((s, w), init) in sums
+        .chunks_exact_mut(4)
+        .zip(w.chunks_exact(4 * n))
+        .zip(init.chunks_exact(4))
+    {
+        s.copy_from_slice(&dot4_interleaved_s8(
+            x,
+            w,
+            [init[0], init[1], init[2], init[3]],
+        ));
     }
 }
 

@@ -311,18 +311,12 @@ impl<'a> Requantizer<'a> {
         self.narrow && (self.min, self.max) == (-128, 127)
     }
 
-    /// The operands of [`requantize_clamped!`]: the zero point less the range's low end, doubled
-    /// plus one (the final halving's rounding), in the low half, and the range's width
-    /// `max - min` in the high half; and `max`. The narrow path's generation-time check keeps the
-    /// range and the zero point within int8, where both halves fit 16 bits (outside it the
-    /// results are wrong, as the narrow path's are when its promise is broken, but nothing else).
     /// The operand of [`requantize_relu!`]: as [`clamp_operands`](Self::clamp_operands)' low
     /// half, and the range's low end in the high half.
     #[cfg(any(tinyaot_dsp, test))]
     #[inline(always)]
     fn relu_operand(&self) -> u32 {
-        let halving = 1 + 2 * (self.zero_point - self.min);
-        u32::from(halving as u16) | u32::from(self.min as u16) << 16
+        halving_operand(self.zero_point, self.min) | u32::from(self.min as u16) << 16
     }
 
     /// Whether the narrow path's activation range is `min..=127` with `min` above -128 (ReLU's
@@ -333,12 +327,15 @@ impl<'a> Requantizer<'a> {
         self.narrow && self.max == 127 && self.min > -128
     }
 
+    /// The operands of [`requantize_clamped!`]: [`clamp_operand`] of this requantizer's zero point
+    /// and range, and `max`.
     #[cfg(any(tinyaot_dsp, test))]
     #[inline(always)]
     fn clamp_operands(&self) -> (u32, i32) {
-        let halving = 1 + 2 * (self.zero_point - self.min);
-        let width = self.max - self.min;
-        (u32::from(halving as u16) | (width as u32) << 16, self.max)
+        (
+            clamp_operand(self.zero_point, (self.min, self.max)),
+            self.max,
+        )
     }
 
     /// [`run`](Self::run)'s narrow path for the channels in pairs, in assembly: per two
@@ -667,6 +664,26 @@ impl Requantizer<'_> {
         let halved = (toward_zero >> !i32::from(shift)) + (1 + 2 * self.zero_point);
         halved >> 1
     }
+}
+
+/// The packed operand of the clamp by saturation to `min..=max` ([`requantize_clamped!`], and int8
+/// ADD's): the zero point less `min`, doubled plus one (the final halving's rounding), in the low
+/// half ([`halving_operand`]), and the range's width `max - min` in the high half. The narrow
+/// paths' checks keep the range and the zero point within int8, where both halves fit 16 bits
+/// (outside it the results are wrong, as the narrow path's are when its promise is broken, but
+/// nothing else).
+#[cfg(any(tinyaot_dsp, test))]
+#[inline(always)]
+pub(crate) fn clamp_operand(zero_point: i32, (min, max): (i32, i32)) -> u32 {
+    halving_operand(zero_point, min) | ((max - min) as u32) << 16
+}
+
+/// `1 + 2 (zero_point - min)` in the low 16 bits: what the clamps by saturation add before the
+/// final halving, so that it yields `h - min` ([`clamp_operand`]).
+#[cfg(any(tinyaot_dsp, test))]
+#[inline(always)]
+fn halving_operand(zero_point: i32, min: i32) -> u32 {
+    u32::from((1 + 2 * (zero_point - min)) as u16)
 }
 
 /// `floor((a * b + 2^31) / 2^32)`: the high word of the product, rounded (`smmulr`).
