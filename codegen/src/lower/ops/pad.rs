@@ -3,7 +3,7 @@
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{DType, OpCode};
+use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::pad as P;
 use crate::lower::{Num, OpContext};
 
@@ -26,12 +26,12 @@ pub(crate) const OPS: &[OpEntry] = &[
 /// PAD, PADV2.
 fn pad(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    // int16 (16x8 models): TFLM pads with 0 or PADV2's constant, no quantization involved.
-    let int16 = input.dtype == DType::I16;
-    let num = if int16 {
-        Num::I8
+    // int16 (16x8 models, `None` here): TFLM pads with 0 or PADV2's constant, no quantization
+    // involved.
+    let num = if input.dtype == DType::I16 {
+        None
     } else {
-        ctx.num("the input", input)?
+        Some(ctx.num("the input", input)?)
     };
     ctx.same_dtype("the output", output, input)?;
     let rank = input.shape.len();
@@ -65,10 +65,9 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
         before.push(b as usize);
         after.push(a as usize);
     }
-    let pad_value = if int16 {
-        pad_value_s16(ctx)?
-    } else {
-        padv2_value(ctx, num)?
+    let pad_value = match num {
+        None => pad_value_s16(ctx)?,
+        Some(num) => padv2_value(ctx, num)?,
     };
     // Merge trailing unpadded dimensions into the one before: fewer, longer rows.
     let mut shape = input.shape.clone();
@@ -125,20 +124,28 @@ enum PadValue {
     F32(f32),
 }
 
-/// The int16 padding value as TFLM's `pad.cc` takes it: PADV2's constant input if given (its raw
-/// value: TFLM checks no quantization for int16), else 0.
-fn pad_value_s16(ctx: &OpContext) -> Result<PadValue> {
+/// PADV2's constant value, if the op has one: a constant tensor of one element of the output's
+/// type, and its bytes.
+fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<Option<(&'g Tensor<'m>, &'m [u8])>> {
     let Some(value) = ctx.optional_input(2) else {
-        return Ok(PadValue::I16(0));
+        return Ok(None);
     };
-    let output = ctx.output(0)?;
-    ctx.same_dtype("the constant value", value, output)?;
+    ctx.same_dtype("the constant value", value, ctx.output(0)?)?;
     let Some(data) = value.data else {
         return Err(ctx.unsupported("the constant value is not a constant tensor"));
     };
     if value.num_elements() != 1 {
         return Err(ctx.unsupported("the constant value must have exactly one element"));
     }
+    Ok(Some((value, data)))
+}
+
+/// The int16 padding value as TFLM's `pad.cc` takes it: PADV2's constant input if given (its raw
+/// value: TFLM checks no quantization for int16), else 0.
+fn pad_value_s16(ctx: &OpContext) -> Result<PadValue> {
+    let Some((_, data)) = constant_value(ctx)? else {
+        return Ok(PadValue::I16(0));
+    };
     let bytes = data
         .get(..2)
         .ok_or_else(|| ctx.unsupported("empty constant value"))?;
@@ -160,19 +167,12 @@ fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
         }
         Num::F32 => 0,
     };
-    let Some(value) = ctx.optional_input(2) else {
+    let Some((value, data)) = constant_value(ctx)? else {
         return Ok(match num {
             Num::I8 => PadValue::I8(zo),
             Num::F32 => PadValue::F32(0.0),
         });
     };
-    ctx.same_dtype("the constant value", value, output)?;
-    let Some(data) = value.data else {
-        return Err(ctx.unsupported("the constant value is not a constant tensor"));
-    };
-    if value.num_elements() != 1 {
-        return Err(ctx.unsupported("the constant value must have exactly one element"));
-    }
     match num {
         Num::I8 => {
             // Compared with the output's (int8-checked) quantization, so only the scale needs
