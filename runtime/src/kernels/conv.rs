@@ -352,6 +352,21 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
     }
 }
 
+/// The requantizer of a gathering or 1×1 kernel, whose sums start from the folded bias, for `$m`
+/// channels of its parameter struct `$p` (a [`Conv1x1S8`] or a [`Conv2dIm2colS8`]: the same
+/// requantization fields).
+macro_rules! biased_requantizer {
+    ($p:expr, $m:expr) => {
+        Requantizer::for_biased_sums(
+            $m,
+            ($p.multipliers, $p.shifts),
+            $p.output_zero_point,
+            ($p.act_min, $p.act_max),
+            $p.narrow_requant,
+        )
+    };
+}
+
 /// int8 1×1 CONV_2D ([`Conv1x1S8`]), bit-exact with TFLM's `ConvPerChannel`: on ARMv7E-M two
 /// pixels by two output channels per pass over inputs widened once per pair of pixels
 /// (`runtime/src/kernels/nn_common/wide.rs`), elsewhere one pixel by four output channels per
@@ -372,13 +387,7 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
     super::nn_common::check_word_aligned(blocks);
     let bias = &p.folded_bias[..m];
     // The sums start from the biases: the requantizer adds none.
-    let requantizer = Requantizer::for_biased_sums(
-        m,
-        (p.multipliers, p.shifts),
-        p.output_zero_point,
-        (p.act_min, p.act_max),
-        p.narrow_requant,
-    );
+    let requantizer = biased_requantizer!(p, m);
     // The paired path's buffers (its sums and widened inputs) are set up only where it runs:
     // zeroing them costs a few hundred instructions a call, which one-pixel layers (FULLY_CONNECTED)
     // would pay for nothing.
@@ -442,13 +451,7 @@ pub fn conv2d_1x1_widened_s8(arena: &mut [u8], input: usize, output: usize, p: &
     let filter = &p.filter[..m * n];
     let bias = &p.folded_bias[..m];
     // The sums start from the biases: the requantizer adds none.
-    let requantizer = Requantizer::for_biased_sums(
-        m,
-        (p.multipliers, p.shifts),
-        p.output_zero_point,
-        (p.act_min, p.act_max),
-        p.narrow_requant,
-    );
+    let requantizer = biased_requantizer!(p, m);
     const CHUNK: usize = 2 * WIDE_CHANNELS;
     let single = n <= CHUNK;
     let mut wide = Widened::<WIDE_CHANNELS>::new();
@@ -602,13 +605,7 @@ fn im2col_one_pixel(
     #[cfg(tinyaot_dsp)]
     super::nn_common::check_word_aligned(blocks);
     // The sums start from the biases: the requantizer adds none.
-    let requantizer = Requantizer::for_biased_sums(
-        m,
-        (p.multipliers, p.shifts),
-        p.output_zero_point,
-        (p.act_min, p.act_max),
-        p.narrow_requant,
-    );
+    let requantizer = biased_requantizer!(p, m);
     let mut buffer = [0u8; super::IM2COL_MAX];
     let window = &mut buffer[..k];
     // Half the 1×1 kernel's run: the window buffer is on the stack too.
@@ -727,13 +724,7 @@ fn im2col_pairs_kernel(
     let out_len = p.batches * p.output_h * p.output_w * m;
     let (inp, out) = views::split(arena, input, p.batches * image_len, output, out_len);
     // The sums start from the biases: the requantizer adds none.
-    let requantizer = Requantizer::for_biased_sums(
-        m,
-        (p.multipliers, p.shifts),
-        p.output_zero_point,
-        (p.act_min, p.act_max),
-        p.narrow_requant,
-    );
+    let requantizer = biased_requantizer!(p, m);
     let parameters = (&p.filter[..m * k], &p.folded_bias[..m]);
     if gathered {
         im2col_pairs::<GATHERED_MAX>(inp, out, p, parameters, &requantizer, true);
