@@ -36,6 +36,12 @@ impl<const N: usize> Flash<N> {
         unsafe { core::slice::from_raw_parts(self.0.as_ptr() as *const i32, N / 4) }
     }
 
+    /// The bytes as little-endian `i64`s (`N` must be a multiple of 8; a remainder is ignored).
+    pub const fn as_i64(&self) -> &[i64] {
+        // SAFETY: as for `as_i16`, with 8-byte elements (the data is 16-byte aligned).
+        unsafe { core::slice::from_raw_parts(self.0.as_ptr() as *const i64, N / 8) }
+    }
+
     /// The bytes as little-endian `f32`s (`N` must be a multiple of 4; a remainder is ignored).
     pub const fn as_f32(&self) -> &[f32] {
         // SAFETY: as for `as_i32`; every bit pattern is a valid f32.

@@ -20,14 +20,6 @@ const EXPECTED_REFUSALS: &[(&str, &str)] = &[
 /// yet, by the start of their names, and how their refusal starts: the int16 operators of the
 /// SEANet layers and the stateful models (issues 14 and 15).
 const EXPECTED_SUITE_REFUSALS: &[(&str, &str)] = &[
-    (
-        "seanet_conv",
-        "unsupported use of CONV_2D (operator #0): input type INT16",
-    ),
-    (
-        "seanet_transpose_conv",
-        "unsupported operator TRANSPOSE_CONV ",
-    ),
     ("keyword_scrambled_8bit", "unsupported operator SVDF "),
     (
         "micro_speech_lstm",

@@ -480,6 +480,7 @@ fn lowering_params(families: &[(String, Vec<Decl>)], limits: &Limits) -> Result<
                             "size_t" => "Vec<usize>".to_string(),
                             "int8_t" => "Data<i8>".to_string(),
                             "int32_t" => "Data<i32>".to_string(),
+                            "int64_t" => "Data<i64>".to_string(),
                             "float" => "Data<f32>".to_string(),
                             _ => "Data<u8>".to_string(),
                         };
@@ -709,6 +710,7 @@ fn slice_element(ty: &Type) -> Option<&'static str> {
         "i8" => "int8_t",
         "u8" => "uint8_t",
         "i32" => "int32_t",
+        "i64" => "int64_t",
         "usize" => "size_t",
         "f32" => "float",
         _ => return None,

@@ -147,6 +147,7 @@ fn rust_type(c_type: &str) -> &'static str {
     match c_type {
         "size_t" => "usize",
         "int32_t" => "i32",
+        "int64_t" => "i64",
         "float" => "f32",
         "int" => "bool",
         "int8_t" => "i8",
@@ -160,6 +161,7 @@ fn ffi_type(c_type: &str) -> &'static str {
     match c_type {
         "size_t" => "usize",
         "int32_t" => "i32",
+        "int64_t" => "i64",
         "float" => "f32",
         "int" => "core::ffi::c_int",
         "int8_t" => "i8",

@@ -30,6 +30,16 @@ pub(crate) fn i32_literal(v: i32) -> String {
     }
 }
 
+/// A C literal of `v`, which C99 writes through `INT64_C` (and the minimum as an expression, as
+/// [`i32_literal`] does).
+pub(crate) fn i64_literal(v: i64) -> String {
+    if v == i64::MIN {
+        "(-INT64_C(9223372036854775807) - 1)".to_string()
+    } else {
+        format!("INT64_C({v})")
+    }
+}
+
 /// The number of 64-bit words holding `bytes` bytes (at least one: C has no empty arrays).
 pub(crate) fn words_for(bytes: usize) -> usize {
     bytes.div_ceil(8).max(1)

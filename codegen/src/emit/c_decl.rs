@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::c_data::{f32_literal, i32_literal};
+use super::c_data::{f32_literal, i32_literal, i64_literal};
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph};
 use crate::lower::{Packed, Params, Value};
@@ -206,6 +206,10 @@ impl StructDecl {
                 want("int32_t")?;
                 array(v.iter().map(|&x| i32_literal(x)).collect(), arrays)
             }
+            Value::I64s(v) => {
+                want("int64_t")?;
+                array(v.iter().map(|&x| i64_literal(x)).collect(), arrays)
+            }
             Value::F32s(v) => {
                 want("float")?;
                 array(v.iter().map(|&x| f32_literal(x)).collect(), arrays)
@@ -235,12 +239,14 @@ impl StructDecl {
 }
 
 /// The C element type and union member through which constant data of `dtype` is viewed — the
-/// types the Rust backend's `Flash` views give (`as_i8`, `as_i16`, `as_i32`, `as_f32`, `bytes`).
+/// types the Rust backend's `Flash` views give (`as_i8`, `as_i16`, `as_i32`, `as_i64`, `as_f32`,
+/// `bytes`).
 pub(crate) fn tensor_view(dtype: DType) -> (&'static str, &'static str) {
     match dtype {
         DType::I8 => ("int8_t", "i8"),
         DType::I16 => ("int16_t", "i16"),
         DType::I32 => ("int32_t", "i32"),
+        DType::I64 => ("int64_t", "i64"),
         DType::F32 => ("float", "f32"),
         _ => ("uint8_t", "u8"),
     }

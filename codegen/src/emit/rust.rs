@@ -251,6 +251,7 @@ fn flash_view(dtype: DType) -> TokenStream {
         DType::I8 => quote! { as_i8() },
         DType::I16 => quote! { as_i16() },
         DType::I32 => quote! { as_i32() },
+        DType::I64 => quote! { as_i64() },
         DType::F32 => quote! { as_f32() },
         _ => quote! { bytes() },
     }
@@ -391,6 +392,10 @@ impl Emitter<'_, '_> {
                 quote! { &[#(#items),*] }
             }
             Value::I32s(v) => {
+                let items = v.iter().map(|x| unsuffixed(i128::from(*x)));
+                quote! { &[#(#items),*] }
+            }
+            Value::I64s(v) => {
                 let items = v.iter().map(|x| unsuffixed(i128::from(*x)));
                 quote! { &[#(#items),*] }
             }

@@ -92,10 +92,12 @@ pub enum Value {
     I8s(Vec<i8>),
     /// A `&'static [i32]`.
     I32s(Vec<i32>),
+    /// A `&'static [i64]`.
+    I64s(Vec<i64>),
     /// A `&'static [f32]`.
     F32s(Vec<f32>),
-    /// The data of a constant tensor as a typed slice: `&[i8]` for INT8, `&[i32]` for INT32,
-    /// `&[f32]` for FLOAT32, `&[u8]` otherwise.
+    /// The data of a constant tensor as a typed slice: `&[i8]` for INT8, `&[i16]` for INT16,
+    /// `&[i32]` for INT32, `&[i64]` for INT64, `&[f32]` for FLOAT32, `&[u8]` otherwise.
     Tensor(usize),
     /// Constant data computed at generation time (weights re-laid out for a kernel, say), written
     /// like a constant tensor's data (a byte string in Rust, 64-bit words in C: fast to compile
@@ -145,7 +147,7 @@ macro_rules! data_value {
         }
     )*};
 }
-data_value!(i8 => I8s, I8, i32 => I32s, I32, f32 => F32s, F32);
+data_value!(i8 => I8s, I8, i32 => I32s, I32, i64 => I64s, I64, f32 => F32s, F32);
 
 /// Lowers every operator of `graph`, in execution order.
 pub fn lower(graph: &Graph) -> Result<Vec<Call>> {

@@ -1,5 +1,6 @@
 //! CONV_2D: int8 with per-channel requantization (TFLM's `reference_integer_ops::ConvPerChannel`,
-//! grouped convolutions included) and float32 (`reference_ops::Conv`).
+//! grouped convolutions included), int16 with int8 weights (its 16x8 variant) and float32
+//! (`reference_ops::Conv`).
 //!
 //! Layouts: input `[batches, input_h, input_w, input_c]`, filter `[output_c, filter_h, filter_w,
 //! filter_c]` with `input_c = groups * filter_c`, output `[batches, output_h, output_w, output_c]`.
@@ -8,12 +9,13 @@
 //! written after reading the pixel's whole input window; the input is read again for later pixels,
 //! so the output must not overlap the input (checked).
 
+use super::nn_common::requant::requantize_16x8;
 use super::nn_common::wide::{
     pair_run, single_run, start_pairs, widen_into, Widened, PAIRED, WIDE_CHANNELS,
 };
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
-    clamp_f32, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8, dot_s8, views,
+    clamp_f32, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8, dot_s16, dot_s8, views,
     Requantizer,
 };
 
@@ -65,6 +67,58 @@ pub struct Conv2dS8<'a> {
     /// Per-output-channel requantization shifts (positive = left, within -31..=31).
     pub shifts: &'a [i8],
     /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`conv2d_s16`]: an int16 CONV_2D with int8 weights (TFLM's "16x8"
+/// `ConvPerChannel` with 64-bit sums). Its zero points are 0 (generation-time check), so there are
+/// no offsets.
+#[derive(Clone, Copy, Debug)]
+pub struct Conv2dS16<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (`groups * filter_c`).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (a multiple of the number of groups).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Input channels per filter (the filter's last dimension).
+    pub filter_c: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Filter weights, `[output_c, filter_h, filter_w, filter_c]` (zero point 0).
+    pub filter: &'a [i8],
+    /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]`.
+    pub bias: Option<&'a [i64]>,
+    /// Per-output-channel multipliers reduced to 16 bits as TFLM's 64-bit
+    /// `MultiplyByQuantizedMultiplier` reduces them (`0..=0x7FFF`).
+    pub multipliers: &'a [i32],
+    /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`).
+    pub shifts: &'a [i8],
+    /// Lowest output value (fused activation).
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
@@ -932,6 +986,75 @@ fn copy_short(dst: &mut [u8], src: &[u8]) {
         7 => dst.copy_from_slice(&src[..7]),
         8 => dst.copy_from_slice(&src[..8]),
         _ => dst.copy_from_slice(src),
+    }
+}
+
+/// int16 CONV_2D with int8 weights, bit-exact with TFLM's 16x8 `ConvPerChannel` (64-bit sums and
+/// bias, [`requantize_16x8`]). Reads `2 * batches * input_h * input_w * input_c` bytes at `input`,
+/// writes `2 * batches * output_h * output_w * output_c` bytes at `output` (see the module docs for
+/// the order).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS16) {
+    let p = super::opaque(p);
+    let g = geometry!(p);
+    let in_len = 2 * p.batches * g.input_image;
+    let out_len = 2 * p.batches * p.output_h * p.output_w * p.output_c;
+    let (inp, out) = views::split(arena, input, in_len, output, out_len);
+    let filter = &p.filter[..p.output_c * g.filter_oc];
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    // With one group and no horizontal dilation a window row is one contiguous run.
+    let contiguous = p.filter_c == p.input_c && p.dilation_w == 1;
+    let mut out_px = out.chunks_exact_mut(2 * p.output_c);
+    for b in 0..p.batches {
+        let image = &inp[2 * b * g.input_image..][..2 * g.input_image];
+        for oy in 0..p.output_h {
+            let (ky0, ky1, y0) = taps(
+                oy,
+                p.stride_h,
+                p.pad_top,
+                p.dilation_h,
+                p.filter_h,
+                p.input_h,
+            );
+            for ox in 0..p.output_w {
+                let (kx0, kx1, x0) = taps(
+                    ox,
+                    p.stride_w,
+                    p.pad_left,
+                    p.dilation_w,
+                    p.filter_w,
+                    p.input_w,
+                );
+                let px = out_px.next().expect("output size");
+                for (oc, o) in px.chunks_exact_mut(2).enumerate() {
+                    let w_oc = &filter[oc * g.filter_oc..][..g.filter_oc];
+                    let group_c = (oc / g.filters_per_group) * p.filter_c;
+                    let mut acc = 0i64;
+                    for ky in ky0..ky1 {
+                        let row = &image[2 * coord(y0, ky, p.dilation_h) * g.input_row..]
+                            [..2 * g.input_row];
+                        let w_row = &w_oc[ky * g.filter_row..][..g.filter_row];
+                        if contiguous {
+                            let x = coord(x0, kx0, 1) * p.input_c;
+                            let n = (kx1 - kx0) * p.input_c;
+                            let w = &w_row[kx0 * g.filter_tap..][..n];
+                            acc += dot_s16(w, &row[2 * x..][..2 * n]);
+                        } else {
+                            for kx in kx0..kx1 {
+                                let x = coord(x0, kx, p.dilation_w) * p.input_c + group_c;
+                                let w = &w_row[kx * g.filter_tap..][..p.filter_c];
+                                acc += dot_s16(w, &row[2 * x..][..2 * p.filter_c]);
+                            }
+                        }
+                    }
+                    let acc = acc.wrapping_add(bias.map_or(0, |b| b[oc]));
+                    let v =
+                        requantize_16x8(acc, multipliers[oc], shifts[oc], (p.act_min, p.act_max));
+                    o.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
     }
 }
 

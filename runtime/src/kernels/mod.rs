@@ -31,6 +31,7 @@ pub mod quantize;
 pub mod softmax;
 pub mod strided_slice;
 pub mod transpose;
+pub mod transpose_conv;
 // End of the lines written by `cargo xtask kernels`.
 
 /// The most dimensions a kernel's shape parameters may have, after generation time has merged

@@ -135,6 +135,7 @@ macro_rules! element {
 }
 element!(i8, I8s);
 element!(i32, I32s);
+element!(i64, I64s);
 element!(f32, F32s);
 element!(usize, Usizes);
 

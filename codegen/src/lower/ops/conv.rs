@@ -138,17 +138,32 @@ pub(super) enum ConvQuant {
     },
 }
 
-/// Type checks, requantization and activation range for an int8 or float convolution whose output
-/// channels lie along `filter_axis` of the filter.
+/// Where a convolution's data input, filter and optional bias are among its inputs.
+#[derive(Clone, Copy)]
+pub(super) struct Inputs {
+    pub input: usize,
+    pub filter: usize,
+    pub bias: usize,
+}
+
+/// CONV_2D's and DEPTHWISE_CONV_2D's inputs.
+pub(super) const CONV_INPUTS: Inputs = Inputs {
+    input: 0,
+    filter: 1,
+    bias: 2,
+};
+
+/// Type checks, requantization and activation range for an int8 or float convolution with inputs
+/// `at`, whose output channels lie along `filter_axis` of the filter.
 pub(super) fn weights_and_range(
     ctx: &OpContext,
-    num: Num,
+    (num, at): (Num, Inputs),
     filter_axis: usize,
     channels: usize,
     activation: Activation,
 ) -> Result<ConvQuant> {
-    let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let filter_index = ctx.constant_input(1, "filter")?;
+    let (input, filter, output) = (ctx.input(at.input)?, ctx.input(at.filter)?, ctx.output(0)?);
+    let filter_index = ctx.constant_input(at.filter, "filter")?;
     match num {
         Num::I8 => {
             ctx.expect_dtype("filter", filter, DType::I8)?;
@@ -163,7 +178,7 @@ pub(super) fn weights_and_range(
                 input_zero_point: zp_in,
                 output_zero_point: zp_out,
                 filter: Data::Tensor(filter_index),
-                bias: ctx.bias(2, DType::I32, channels)?,
+                bias: ctx.bias(at.bias, DType::I32, channels)?,
                 multipliers: Data::Values(multipliers),
                 shifts: Data::Values(shifts),
                 act_min,
@@ -181,12 +196,110 @@ pub(super) fn weights_and_range(
             let (act_min, act_max) = ctx.activation_range_f32(activation)?;
             Ok(ConvQuant::F32 {
                 filter: Data::Tensor(filter_index),
-                bias: ctx.bias(2, DType::F32, channels)?,
+                bias: ctx.bias(at.bias, DType::F32, channels)?,
                 act_min,
                 act_max,
             })
         }
     }
+}
+
+/// The weights, bias and requantization of a convolution with int16 activations and int8 weights
+/// (TFLM's "16x8"): see [`quant_16x8`].
+pub(super) struct Quant16x8 {
+    pub filter: Data<i8>,
+    pub bias: Option<Data<i64>>,
+    /// Multipliers reduced to 16 bits, as TFLM's 64-bit `MultiplyByQuantizedMultiplier` reduces
+    /// them at every call.
+    pub multipliers: Data<i32>,
+    /// Right shifts of the product, `15 - shift`.
+    pub shifts: Data<i8>,
+    pub act: (i32, i32),
+}
+
+/// Type checks, requantization and activation range of a 16x8 convolution with inputs `at`
+/// (output channels along dimension 0 of the filter); `options_bias_type` is the
+/// `quantized_bias_type` of its options, if the model has them, and `int16_bias` whether an INT16
+/// bias is widened (TRANSPOSE_CONV's Eval does that; CONV_2D refuses one).
+///
+/// TFLM's 16x8 kernels apply no zero points, so nonzero ones are refused (TFLM would ignore
+/// them). A 64-bit bias (or none) gives TFLM's 64-bit sums; a 32-bit bias, or none where the
+/// options ask for 32-bit biases, gives its 32-bit sums and int8-style requantization, which
+/// tinyaot does not implement.
+pub(super) fn quant_16x8(
+    ctx: &OpContext,
+    at: Inputs,
+    (channels, activation): (usize, Activation),
+    options_bias_type: Option<tinyaot_schema::tflite::TensorType>,
+    int16_bias: bool,
+) -> Result<Quant16x8> {
+    let (input, filter, output) = (ctx.input(at.input)?, ctx.input(at.filter)?, ctx.output(0)?);
+    let filter_index = ctx.constant_input(at.filter, "filter")?;
+    ctx.expect_dtype("filter", filter, DType::I8)?;
+    ctx.expect_dtype("output", output, DType::I16)?;
+    let (s_in, zp_in) = ctx.int16_quant("input", input)?;
+    let (s_out, zp_out) = ctx.int16_quant("output", output)?;
+    if zp_in != 0 || zp_out != 0 {
+        return Err(ctx.unsupported(format!(
+            "int16 input zero point {zp_in} and output zero point {zp_out}: TFLM's int16 \
+             kernels apply none; supported: both 0"
+        )));
+    }
+    let bias_type = ctx
+        .op()
+        .input(at.bias)
+        .map(|t| ctx.graph().tensors[t].dtype);
+    let narrow_sums = match bias_type {
+        Some(t) => t == DType::I32,
+        None => options_bias_type == Some(tinyaot_schema::tflite::TensorType::INT32),
+    };
+    if narrow_sums {
+        return Err(ctx.unsupported(format!(
+            "int16 input with a 32-bit bias is not supported; supported: an INT64 bias{} or none",
+            if int16_bias { ", an INT16 bias" } else { "" }
+        )));
+    }
+    let scales = ctx.weight_scales(filter, channels, 0)?;
+    let (multipliers, shifts) = ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
+    let (multipliers, shifts) = multipliers
+        .iter()
+        .zip(&shifts)
+        .map(|(&m, &shift)| {
+            // TFLM shifts right by 15 - shift, which must be at least 1.
+            if shift > 14 {
+                return Err(ctx.unsupported(format!(
+                    "input scale * weight scale / output scale is 2^{shift} or more: TFLM's \
+                     64-bit requantization shifts by 15 - {shift}, less than 1"
+                )));
+            }
+            let reduced = if m < 0x7FFF_0000 {
+                (m + (1 << 15)) >> 16
+            } else {
+                0x7FFF
+            };
+            Ok((reduced, 15 - shift))
+        })
+        .collect::<Result<(Vec<i32>, Vec<i8>)>>()?;
+    Ok(Quant16x8 {
+        filter: Data::Tensor(filter_index),
+        bias: if int16_bias && bias_type == Some(DType::I16) {
+            ctx.bias::<i64>(at.bias, DType::I16, channels)?;
+            let bytes = ctx.input(at.bias)?.data.unwrap_or_default();
+            let widened: Vec<i64> = bytes
+                .chunks_exact(2)
+                .map(|b| i64::from(i16::from_le_bytes([b[0], b[1]])))
+                .collect();
+            if widened.len() != channels {
+                return Err(ctx.unsupported("bias has fewer bytes than its shape needs"));
+            }
+            Some(Data::Values(widened))
+        } else {
+            ctx.bias(at.bias, DType::I64, channels)?
+        },
+        multipliers: Data::Values(multipliers),
+        shifts: Data::Values(shifts),
+        act: ctx.activation_range_s16(activation, s_out, 0)?,
+    })
 }
 
 /// The int8 weights of a constant filter whose `channels` output channels lead its layout, as
@@ -494,7 +607,11 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         activation: o.activation,
     };
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let num = ctx.input_num(input)?;
+    let num = if input.dtype == DType::I16 {
+        None
+    } else {
+        Some(ctx.input_num(input)?)
+    };
     ctx.expect_rank("input", input, 4)?;
     ctx.expect_rank("filter", filter, 4)?;
     ctx.expect_rank("output", output, 4)?;
@@ -511,7 +628,49 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         )));
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
-    let quant = weights_and_range(ctx, num, 0, out[3], w.activation)?;
+    let Some(num) = num else {
+        let options_bias_type = ctx
+            .tflite_operator()
+            .ok()
+            .and_then(|op| op.builtin_options_as_conv_2_doptions())
+            .map(|o| o.quantized_bias_type());
+        let q = quant_16x8(
+            ctx,
+            CONV_INPUTS,
+            (out[3], w.activation),
+            options_bias_type,
+            false,
+        )?;
+        return Ok(kernel(
+            "conv2d_s16",
+            in_out(ctx)?,
+            P::Conv2dS16 {
+                batches: i[0],
+                input_h: i[1],
+                input_w: i[2],
+                input_c: i[3],
+                output_h: out[1],
+                output_w: out[2],
+                output_c: out[3],
+                filter_h: f[1],
+                filter_w: f[2],
+                filter_c: f[3],
+                stride_h: g.stride_h,
+                stride_w: g.stride_w,
+                dilation_h: g.dilation_h,
+                dilation_w: g.dilation_w,
+                pad_top: g.pad_top,
+                pad_left: g.pad_left,
+                filter: q.filter,
+                bias: q.bias,
+                multipliers: q.multipliers,
+                shifts: q.shifts,
+                act_min: q.act.0,
+                act_max: q.act.1,
+            },
+        ));
+    };
+    let quant = weights_and_range(ctx, (num, CONV_INPUTS), 0, out[3], w.activation)?;
     if matches!(quant, ConvQuant::I8 { .. }) && f[3] == i[3] && out[3] > 0 {
         // A 1×1 filter with stride 1, no padding and one group is a matrix product: every tap is
         // in the image, so the input zero point folds into the bias.

@@ -3,7 +3,7 @@
 
 use super::conv::{
     bias_values, filter_rows, geometry, im2col, narrow_requant, weights_and_range, ConvQuant,
-    Window,
+    Window, CONV_INPUTS,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
@@ -57,7 +57,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         )));
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
-    let quant = weights_and_range(ctx, num, 3, out[3], w.activation)?;
+    let quant = weights_and_range(ctx, (num, CONV_INPUTS), 3, out[3], w.activation)?;
     // One input channel: output channel m is the convolution of that channel with filter column
     // m, i.e. a CONV_2D whose filter is this one transposed to [m, h, w, 1]. The same integers are
     // summed (in another order, which wrapping sums ignore) and requantized per output channel

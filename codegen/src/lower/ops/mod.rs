@@ -41,6 +41,7 @@ mod reshape;
 mod softmax;
 mod strided_slice;
 mod transpose;
+mod transpose_conv;
 
 /// Calls `$then!` with the operator families and kernel modules, each named once:
 ///
@@ -70,6 +71,7 @@ macro_rules! families {
                 softmax,
                 strided_slice,
                 transpose,
+                transpose_conv,
             ],
             aliases: [
                 reshape,
@@ -202,7 +204,12 @@ fn kernel(function: &'static str, operands: Vec<Operand>, params: impl Into<Para
 /// constant input is refused: these kernels read the arena only, and such an op is better folded
 /// offline.
 fn in_out(ctx: &OpContext) -> Result<Vec<Operand>> {
-    let input = ctx.input_index(0)?;
+    in_out_from(ctx, 0)
+}
+
+/// [`in_out`] for an operator whose data input is input `i` (TRANSPOSE_CONV's is input 2).
+fn in_out_from(ctx: &OpContext, i: usize) -> Result<Vec<Operand>> {
+    let input = ctx.input_index(i)?;
     if ctx.graph().tensors[input].is_constant() {
         return Err(ctx.unsupported(
             "the input is a constant tensor; constant inputs to this op are not supported (fold it offline)",

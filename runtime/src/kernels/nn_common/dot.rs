@@ -247,6 +247,22 @@ pub(crate) fn dot4_interleaved_s8_outlined(x: &[u8], w: &[i8], init: [i32; 4]) -
     dot4_interleaved_s8(x, w, init)
 }
 
+/// `Σ w * x` over int8 weights and the little-endian int16 inputs `x` (two bytes each), exactly:
+/// runs of 256 products are summed in 32 bits (each is at most 2^22 in magnitude, so a run stays
+/// below 2^30), the runs in 64.
+#[inline(always)]
+pub(crate) fn dot_s16(w: &[i8], x: &[u8]) -> i64 {
+    let mut total = 0i64;
+    for (w, x) in w.chunks(256).zip(x.chunks(512)) {
+        let mut run = 0i32;
+        for (&w, x) in w.iter().zip(x.chunks_exact(2)) {
+            run += i32::from(w) * i32::from(i16::from_le_bytes([x[0], x[1]]));
+        }
+        total += i64::from(run);
+    }
+    total
+}
+
 /// `Σ w * (x + offset)` over two equally long int8 rows (`x` as arena bytes).
 #[inline(always)]
 pub(crate) fn dot_s8(w: &[i8], x: &[u8], offset: i32) -> i32 {

@@ -1,5 +1,6 @@
 //! The per-channel requantization that ends CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: bias,
-//! TFLM's `MultiplyByQuantizedMultiplier` (double rounding), output zero point, activation clamp.
+//! TFLM's `MultiplyByQuantizedMultiplier` (double rounding), output zero point, activation clamp;
+//! and its 64-bit variant for int16 activations ([`requantize_16x8`]).
 
 /// One kernel call's requantization parameters, sliced to its channels once so that the per-output
 /// work has no bounds checks to repeat.
@@ -684,6 +685,20 @@ pub(crate) fn clamp_operand(zero_point: i32, (min, max): (i32, i32)) -> u32 {
 #[inline(always)]
 fn halving_operand(zero_point: i32, min: i32) -> u32 {
     u32::from((1 + 2 * (zero_point - min)) as u16)
+}
+
+/// The requantization of TFLM's 16x8 kernels (int16 activations, int8 weights, 64-bit sums):
+/// its `MultiplyByQuantizedMultiplier` for an `int64_t` sum, with the multiplier already reduced
+/// to 16 bits and the shift turned into a right shift at generation time, so that
+/// `(acc * multiplier + 2^(shift - 1)) >> shift`, truncated to 32 bits as TFLM's cast does, then
+/// clamped to `min..=max`. `shift` is within `1..=46` (generation-time check); the product wraps
+/// as TFLM's does for sums outside the range it assumes (`|acc| < 2^47`).
+#[inline(always)]
+pub(crate) fn requantize_16x8(acc: i64, multiplier: i32, shift: i8, (min, max): (i32, i32)) -> i16 {
+    let shift = u32::from(shift as u8 & 63);
+    let round = 1i64 << (shift.max(1) - 1);
+    let scaled = acc.wrapping_mul(i64::from(multiplier)).wrapping_add(round) >> shift;
+    (scaled as i32).max(min).min(max) as i16
 }
 
 /// `floor((a * b + 2^31) / 2^32)`: the high word of the product, rounded (`smmulr`).

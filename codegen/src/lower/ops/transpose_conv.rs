@@ -1,0 +1,225 @@
+//! TRANSPOSE_CONV → `transpose_conv::transpose_conv_{s8,s16,f32}`: options read from the
+//! FlatBuffer, TFLM's padding (computed from the output size), per-channel requantization shared
+//! with CONV_2D ([`super::conv`]). The kernels gather each output element's products, so unlike
+//! TFLM's (an int32 or int64 sum per output element) they need no scratch memory.
+
+use super::conv::{quant_16x8, weights_and_range, ConvQuant, Inputs};
+use super::{in_out_from, kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{Activation, DType, OpCode, Padding};
+use crate::lower::params::transpose_conv as P;
+use crate::lower::OpContext;
+use tinyaot_schema::tflite;
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::TRANSPOSE_CONV,
+    inputs: 3..=4,
+    outputs: 1,
+    lower: Lowering::Kernel(transpose_conv),
+}];
+
+/// TRANSPOSE_CONV's inputs: the output shape (input 0) comes first.
+const INPUTS: Inputs = Inputs {
+    input: 2,
+    filter: 1,
+    bias: 3,
+};
+
+/// Leading padding along one axis as TFLM's Prepare computes it: `ComputePaddingHeightWidth` with
+/// the output size in the place of a convolution's input size (dilation 1), whatever the input
+/// size. `None` for sizes beyond `i64`.
+fn padding(padding: Padding, output: usize, filter: usize, stride: usize) -> Option<usize> {
+    let (output, filter, stride) = (
+        i64::try_from(output).ok()?,
+        i64::try_from(filter).ok()?,
+        i64::try_from(stride).ok()?,
+    );
+    // ComputeOutSize (C division, truncating toward zero as Rust's does).
+    let size = match padding {
+        Padding::Same => (output + stride - 1) / stride,
+        Padding::Valid => (output + stride - filter) / stride,
+    };
+    let total = (size - 1) * stride + filter - output;
+    usize::try_from(total.max(0) / 2).ok()
+}
+
+/// A fused activation of the options, as [`Activation`].
+fn activation(ctx: &OpContext, a: tflite::ActivationFunctionType) -> Result<Activation> {
+    use tflite::ActivationFunctionType as Act;
+    Ok(match a {
+        Act::NONE => Activation::None,
+        Act::RELU => Activation::Relu,
+        Act::RELU_N1_TO_1 => Activation::ReluN1To1,
+        Act::RELU6 => Activation::Relu6,
+        Act::TANH => Activation::Tanh,
+        Act::SIGN_BIT => Activation::SignBit,
+        other => {
+            return Err(ctx.invalid(format!(
+                "fused activation {} is not an ActivationFunctionType (0..=5)",
+                other.0
+            )))
+        }
+    })
+}
+
+/// TRANSPOSE_CONV (TFLM: int8, int16 with int8 weights, float32; input 0 the output shape, 1 the
+/// filter `[output_c, filter_h, filter_w, input_c]`, 2 the input, 3 an optional bias).
+fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
+    let o = ctx
+        .tflite_operator()?
+        .builtin_options_as_transpose_conv_options()
+        .ok_or_else(|| ctx.unsupported("missing TransposeConvOptions"))?;
+    let pad_kind = match o.padding() {
+        tflite::Padding::SAME => Padding::Same,
+        tflite::Padding::VALID => Padding::Valid,
+        p => return Err(ctx.invalid(format!("padding {} is neither SAME (0) nor VALID (1)", p.0))),
+    };
+    let mut strides = [0; 2];
+    for (s, (name, v)) in strides
+        .iter_mut()
+        .zip([("stride_h", o.stride_h()), ("stride_w", o.stride_w())])
+    {
+        *s = usize::try_from(v)
+            .ok()
+            .filter(|&v| v >= 1)
+            .ok_or_else(|| ctx.invalid(format!("{name} is {v}; it must be at least 1")))?;
+        // TFLM's ConvParams hold strides as int16_t: larger values wrap.
+        ctx.fits_i16("stride", *s)?;
+    }
+    let [stride_h, stride_w] = strides;
+    let act = activation(ctx, o.fused_activation_function())?;
+
+    let (input, filter, output) = (
+        ctx.input(INPUTS.input)?,
+        ctx.input(INPUTS.filter)?,
+        ctx.output(0)?,
+    );
+    ctx.expect_rank("input", input, 4)?;
+    ctx.expect_rank("filter", filter, 4)?;
+    ctx.expect_rank("output", output, 4)?;
+    let (i, f, out) = (&input.shape, &filter.shape, &output.shape);
+    if i[0] != out[0] || f[0] != out[3] || f[3] != i[3] {
+        return Err(ctx.unsupported(format!(
+            "input {i:?}, filter {f:?} and output {out:?} disagree on batches or channels \
+             (filter: [output channels, height, width, input channels])"
+        )));
+    }
+    // TFLM takes the output's size from the output tensor; a constant output shape that says
+    // otherwise makes the model inconsistent.
+    let shape = ctx.input(0)?;
+    if shape.is_constant() {
+        let values = ctx.const_int32_tensor("output_shape", shape)?;
+        if values.len() != 4 || values.iter().zip(out).any(|(&v, &d)| v != d as i64) {
+            return Err(ctx.invalid(format!(
+                "output_shape {values:?} disagrees with the output tensor's shape {out:?}"
+            )));
+        }
+    }
+    let pad = |output, filter, stride| {
+        padding(pad_kind, output, filter, stride)
+            .ok_or_else(|| ctx.unsupported("sizes too large for TFLM's padding arithmetic"))
+    };
+    let (pad_top, pad_left) = (pad(out[1], f[1], stride_h)?, pad(out[2], f[2], stride_w)?);
+    ctx.fits_i16("padding", pad_top)?;
+    ctx.fits_i16("padding", pad_left)?;
+
+    let operands = in_out_from(ctx, INPUTS.input)?;
+    macro_rules! params {
+        ($ty:ident { $($field:ident: $value:expr),* $(,)? }) => {
+            P::$ty {
+                batches: i[0],
+                input_h: i[1],
+                input_w: i[2],
+                input_c: i[3],
+                output_h: out[1],
+                output_w: out[2],
+                output_c: out[3],
+                filter_h: f[1],
+                filter_w: f[2],
+                stride_h,
+                stride_w,
+                pad_top,
+                pad_left,
+                $($field: $value),*
+            }
+        };
+    }
+    if input.dtype == DType::I16 {
+        // TFLM's Eval takes the 64-bit path whatever the options' bias type, widening an INT16
+        // bias.
+        let q = quant_16x8(ctx, INPUTS, (out[3], act), None, true)?;
+        return Ok(kernel(
+            "transpose_conv_s16",
+            operands,
+            params!(TransposeConvS16 {
+                filter: q.filter,
+                bias: q.bias,
+                multipliers: q.multipliers,
+                shifts: q.shifts,
+                act_min: q.act.0,
+                act_max: q.act.1,
+            }),
+        ));
+    }
+    let num = ctx.input_num(input)?;
+    Ok(
+        match weights_and_range(ctx, (num, INPUTS), 0, out[3], act)? {
+            ConvQuant::I8 {
+                input_zero_point,
+                output_zero_point,
+                filter,
+                bias,
+                multipliers,
+                shifts,
+                act_min,
+                act_max,
+            } => kernel(
+                "transpose_conv_s8",
+                operands,
+                params!(TransposeConvS8 {
+                    input_zero_point: input_zero_point,
+                    output_zero_point: output_zero_point,
+                    filter: filter,
+                    bias: bias,
+                    multipliers: multipliers,
+                    shifts: shifts,
+                    act_min: act_min,
+                    act_max: act_max,
+                }),
+            ),
+            ConvQuant::F32 {
+                filter,
+                bias,
+                act_min,
+                act_max,
+            } => kernel(
+                "transpose_conv_f32",
+                operands,
+                params!(TransposeConvF32 {
+                    filter: filter,
+                    bias: bias,
+                    act_min: act_min,
+                    act_max: act_max,
+                }),
+            ),
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padding_follows_tflm_from_the_output_size() {
+        // SAME, output 10, filter 3, stride 2: ComputeOutSize 5, total (5 - 1) * 2 + 3 - 10 = 1.
+        assert_eq!(padding(Padding::Same, 10, 3, 2), Some(0));
+        // SAME, output 12, filter 4, stride 2: size 6, total 10 + 4 - 12 = 2.
+        assert_eq!(padding(Padding::Same, 12, 4, 2), Some(1));
+        // VALID, output (5 - 1) * 2 + 4 = 12: size (12 + 2 - 4) / 2 = 5, total 0.
+        assert_eq!(padding(Padding::Valid, 12, 4, 2), Some(0));
+        // VALID with a filter larger than the output: size truncates toward zero, no padding.
+        assert_eq!(padding(Padding::Valid, 1, 5, 1), Some(0));
+    }
+}
