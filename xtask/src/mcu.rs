@@ -27,8 +27,9 @@ use crate::golden::{self, Case};
 use crate::measure::{self, Report, Sizes};
 use crate::table::{self, Measured, Row};
 
-/// The models run by default: the fixture suite's CNNs and MLPs, and the int8 reference models the
-/// backends accept. All fit the machine: mobilenet_v2_quantized_1x3x224x224, the largest, has
+/// The models run by default: the fixture suite's CNNs and MLPs, the int8 reference models the
+/// backends accept, and int16 ("16x8") models: one SEANet layer of TFLM's integration suite per
+/// operator and the int16 fixtures. All fit the machine: mobilenet_v2_quantized_1x3x224x224, the largest, has
 /// 3.5 MB of weights in the 4 MiB of code SRAM and its 2.4 MB arena in the 4 MiB of data SRAM
 /// (and takes about 40 s of emulation for both languages and three cases).
 const DEFAULT_MODELS: &[&str] = &[
@@ -46,6 +47,16 @@ const DEFAULT_MODELS: &[&str] = &[
     "add_sub_same_shape",
     "ad_autoencoder",
     "vww_mobilenet_v1_025",
+    "seanet_conv0",
+    "seanet_transpose_conv0",
+    "seanet_add0",
+    "seanet_sub0",
+    "seanet_leaky_relu0",
+    "seanet_pad0",
+    "seanet_strided_slice0",
+    "seanet_quantize0",
+    "conv_stride2_same_odd_int16",
+    "transpose_conv_int16",
 ];
 
 /// QEMU's arguments before the ELF: the machine, instruction counting, semihosting, no devices.
@@ -305,7 +316,8 @@ fn check_tools() -> Result<(), String> {
     Ok(())
 }
 
-/// Finds `name` among the fixtures, then among ../shared's reference models.
+/// Finds `name` among the fixtures, then among ../shared's reference models, then among TFLM's
+/// integration suite (../shared/models/tflm_suite).
 fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
     let fixtures = paths.root.join("tests/fixtures");
     let fixture = fixtures.join("models").join(format!("{name}.tflite"));
@@ -326,10 +338,21 @@ fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
             tflm_arena: shared_tflm_arena(&paths.shared, name),
         });
     }
+    let suite = paths.shared.join("models/tflm_suite");
+    let suite_model = suite.join(format!("{name}.tflite"));
+    if suite_model.is_file() {
+        return Ok(Spec {
+            name: name.to_string(),
+            tflite: suite_model,
+            golden: suite.join("golden").join(name),
+            tflm_arena: None,
+        });
+    }
     Err(format!(
-        "no model `{name}`: neither {} nor {} exists",
+        "no model `{name}`: none of {}, {} and {} exists",
         fixture.display(),
-        shared.display()
+        shared.display(),
+        suite_model.display()
     ))
 }
 

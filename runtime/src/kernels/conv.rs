@@ -15,8 +15,8 @@ use super::nn_common::wide::{
 };
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
-    clamp_f32, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8, dot_s16, dot_s8, views,
-    Requantizer,
+    clamp_f32, dot2_swizzled_s16, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8,
+    dot_s16, dot_s8, views, Requantizer,
 };
 
 /// Constant parameters of [`conv2d_s8`].
@@ -115,6 +115,57 @@ pub struct Conv2dS16<'a> {
     pub bias: Option<&'a [i64]>,
     /// Per-output-channel multipliers reduced to 16 bits as TFLM's 64-bit
     /// `MultiplyByQuantizedMultiplier` reduces them (`0..=0x7FFF`).
+    pub multipliers: &'a [i32],
+    /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`).
+    pub shifts: &'a [i8],
+    /// Lowest output value (fused activation).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`conv2d_im2col_s16`]: an int16 CONV_2D with int8 weights and one group
+/// whose window (`filter_h * filter_w * input_c` elements) fits [`super::IM2COL_MAX`] bytes as
+/// int16, with its filter rows laid out for the gathered windows.
+#[derive(Clone, Copy, Debug)]
+pub struct Conv2dIm2colS16<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (the filter's last dimension).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels.
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// One row of weights per output channel, `[filter_h, filter_w, input_c]` in order except that
+    /// each whole group of four is stored as its weights 0, 2, 1, 3 (the runtime's
+    /// `dot2_swizzled_s16`).
+    pub filter: &'a [i8],
+    /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]`.
+    pub bias: Option<&'a [i64]>,
+    /// Per-output-channel multipliers reduced to 16 bits (`0..=0x7FFF`).
     pub multipliers: &'a [i32],
     /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`).
     pub shifts: &'a [i8],
@@ -1058,6 +1109,107 @@ pub fn conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS16) 
     }
 }
 
+/// A gathered window, aligned for word loads.
+#[repr(C, align(8))]
+struct WindowBuffer([u8; super::IM2COL_MAX]);
+
+/// int16 CONV_2D with int8 weights over gathered windows ([`Conv2dIm2colS16`]), bit-exact with
+/// TFLM's 16x8 `ConvPerChannel`: each output pixel's window is copied into one stack buffer (taps
+/// outside the image as 0, which int16's zero point 0 makes "no contribution"), then multiplied
+/// with two filter rows at a time. A window of at most 288 products sums exactly in 32 bits (each
+/// is at most 2^22 in magnitude), widened to 64 for the bias. Reads and writes as [`conv2d_s16`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_im2col_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dIm2colS16) {
+    let p = super::opaque(p);
+    let c = p.input_c;
+    let window = p.filter_h * p.filter_w * c;
+    assert!(
+        window > 0 && 2 * window <= super::IM2COL_MAX && p.output_c > 0,
+        "int16 im2col window empty or larger than IM2COL_MAX"
+    );
+    let in_row = p.input_w * c;
+    let in_image = p.input_h * in_row;
+    let in_len = 2 * p.batches * in_image;
+    let out_len = 2 * p.batches * p.output_h * p.output_w * p.output_c;
+    let (inp, out) = views::split(arena, input, in_len, output, out_len);
+    let filter = &p.filter[..p.output_c * window];
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let act = (p.act_min, p.act_max);
+    let finish = |oc: usize, sum: i32| {
+        let sum = i64::from(sum).wrapping_add(bias.map_or(0, |b| b[oc]));
+        requantize_16x8(sum, multipliers[oc], shifts[oc], act).to_le_bytes()
+    };
+    // Word-aligned, so that the dot product's input words load as words.
+    let mut buffer = WindowBuffer([0; super::IM2COL_MAX]);
+    let cols = &mut buffer.0[..2 * window];
+    let row_bytes = 2 * p.filter_w * c;
+    let mut out_px = out.chunks_exact_mut(2 * p.output_c);
+    for b in 0..p.batches {
+        let image = &inp[2 * b * in_image..][..2 * in_image];
+        for oy in 0..p.output_h {
+            let (ky0, ky1, y0) = taps(
+                oy,
+                p.stride_h,
+                p.pad_top,
+                p.dilation_h,
+                p.filter_h,
+                p.input_h,
+            );
+            for ox in 0..p.output_w {
+                let (kx0, kx1, x0) = taps(
+                    ox,
+                    p.stride_w,
+                    p.pad_left,
+                    p.dilation_w,
+                    p.filter_w,
+                    p.input_w,
+                );
+                for (ky, dst) in cols.chunks_exact_mut(row_bytes).enumerate() {
+                    if ky < ky0 || ky >= ky1 {
+                        dst.fill(0);
+                        continue;
+                    }
+                    let row = &image[2 * coord(y0, ky, p.dilation_h) * in_row..][..2 * in_row];
+                    if p.dilation_w == 1 {
+                        // The taps in the image are one run of the input row.
+                        let (start, end) = (2 * kx0 * c, 2 * kx1 * c);
+                        dst[..start].fill(0);
+                        let x = 2 * coord(x0, kx0, 1) * c;
+                        dst[start..end].copy_from_slice(&row[x..][..end - start]);
+                        dst[end..].fill(0);
+                    } else {
+                        for (kx, tap) in dst.chunks_exact_mut(2 * c).enumerate() {
+                            if (kx0..kx1).contains(&kx) {
+                                let x = 2 * coord(x0, kx, p.dilation_w) * c;
+                                tap.copy_from_slice(&row[x..][..2 * c]);
+                            } else {
+                                tap.fill(0);
+                            }
+                        }
+                    }
+                }
+                let px = out_px.next().expect("output size");
+                let cols = &*cols;
+                let mut pairs = px.chunks_exact_mut(4);
+                let mut rows = filter.chunks_exact(2 * window);
+                for (oc, (o, w)) in (&mut pairs).zip(&mut rows).enumerate() {
+                    let (w0, w1) = w.split_at(window);
+                    let [s0, s1] = dot2_swizzled_s16(cols, w0, w1);
+                    o[..2].copy_from_slice(&finish(2 * oc, s0));
+                    o[2..].copy_from_slice(&finish(2 * oc + 1, s1));
+                }
+                let last = pairs.into_remainder();
+                if !last.is_empty() {
+                    let w = rows.remainder();
+                    let [s, _] = dot2_swizzled_s16(cols, w, w);
+                    last.copy_from_slice(&finish(p.output_c - 1, s));
+                }
+            }
+        }
+    }
+}
+
 /// float32 CONV_2D, accumulating in TFLM's order (filter y, filter x, input channel), then adding the
 /// bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `4 * batches * output_h * output_w * output_c` bytes at `output`.
@@ -1633,6 +1785,107 @@ mod tests {
                     assert_eq!(want, got, "gathered {ih}x{iw}x{c} -> {m}, {fh}x{fw}");
                 }
             }
+        }
+    }
+
+    /// The gathering int16 kernel (swizzled weights, 32-bit window sums) gives the general one's
+    /// bytes: odd and even channel counts, windows with and without a whole last group of four,
+    /// padding, stride and dilation, and inputs and weights at their extremes.
+    #[test]
+    fn s16_gathered_windows_match_the_general_kernel() {
+        let cases = [
+            // (input h, w, c, output c, filter h, w, stride, dilation, pad)
+            (5, 6, 2, 3, 3, 3, 1, 1, 1),
+            (6, 7, 3, 4, 2, 3, 2, 1, 0),
+            (7, 7, 4, 5, 3, 3, 1, 2, 2),
+            (4, 9, 8, 2, 1, 4, 1, 1, 0),
+        ];
+        for (ih, iw, c, m, fh, fw, stride, dilation, pad) in cases {
+            let out_dim = |i: usize, f: usize| (i + 2 * pad - dilation * (f - 1) - 1) / stride + 1;
+            let (oh, ow) = (out_dim(ih, fh), out_dim(iw, fw));
+            let window = fh * fw * c;
+            let mut seed = 0x2545_f491u32 ^ window as u32;
+            let mut next = move || {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                seed
+            };
+            let n_in = 2 * ih * iw * c;
+            let n_out = 2 * oh * ow * m;
+            let mut arena = vec![0u8; n_in + 2 * n_out];
+            for (i, x) in arena[..n_in].chunks_exact_mut(2).enumerate() {
+                let v = match i % 7 {
+                    0 => i16::MIN,
+                    1 => i16::MAX,
+                    _ => next() as i16,
+                };
+                x.copy_from_slice(&v.to_le_bytes());
+            }
+            let filter: Vec<i8> = (0..m * window)
+                .map(|i| if i % 5 == 0 { -128 } else { next() as i8 })
+                .collect();
+            let bias: Vec<i64> = (0..m).map(|k| i64::from(next() as i16) << 8 >> k).collect();
+            let multipliers: Vec<i32> = (0..m).map(|k| 0x4000 + 997 * k as i32).collect();
+            let shifts: Vec<i8> = (0..m).map(|k| 20 + k as i8).collect();
+            let general = Conv2dS16 {
+                batches: 1,
+                input_h: ih,
+                input_w: iw,
+                input_c: c,
+                output_h: oh,
+                output_w: ow,
+                output_c: m,
+                filter_h: fh,
+                filter_w: fw,
+                filter_c: c,
+                stride_h: stride,
+                stride_w: stride,
+                dilation_h: dilation,
+                dilation_w: dilation,
+                pad_top: pad,
+                pad_left: pad,
+                filter: &filter,
+                bias: Some(&bias),
+                multipliers: &multipliers,
+                shifts: &shifts,
+                act_min: -30000,
+                act_max: 31000,
+            };
+            conv2d_s16(&mut arena, 0, n_in, &general);
+            let mut swizzled = filter.clone();
+            for row in swizzled.chunks_exact_mut(window) {
+                for q in row.chunks_exact_mut(4) {
+                    q.swap(1, 2);
+                }
+            }
+            let gathered = Conv2dIm2colS16 {
+                batches: 1,
+                input_h: ih,
+                input_w: iw,
+                input_c: c,
+                output_h: oh,
+                output_w: ow,
+                output_c: m,
+                filter_h: fh,
+                filter_w: fw,
+                stride_h: stride,
+                stride_w: stride,
+                dilation_h: dilation,
+                dilation_w: dilation,
+                pad_top: pad,
+                pad_left: pad,
+                filter: &swizzled,
+                bias: Some(&bias),
+                multipliers: &multipliers,
+                shifts: &shifts,
+                act_min: -30000,
+                act_max: 31000,
+            };
+            conv2d_im2col_s16(&mut arena, 0, n_in + n_out, &gathered);
+            let (want, got) = arena[n_in..].split_at(n_out);
+            assert_eq!(want, got, "{ih}x{iw}x{c} -> {m}, {fh}x{fw}");
+            assert!(want.iter().any(|&b| b != 0));
         }
     }
 }

@@ -233,6 +233,60 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: i32,
         }
+        /// The C `conv_Conv2dIm2colS16`.
+        #[repr(C)]
+        pub struct Conv2dIm2colS16 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `filter`'s data.
+            pub filter: *const i8,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `bias`'s data.
+            pub bias: *const i64,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
         /// The C `conv_Conv1x1S8`.
         #[repr(C)]
         pub struct Conv1x1S8 {
@@ -1320,6 +1374,12 @@ pub mod ffi {
         );
         /// The C `conv::conv2d_s16`.
         pub fn parity_conv_conv2d_s16(input: *const u8, output: *mut u8, p: *const conv::Conv2dS16);
+        /// The C `conv::conv2d_im2col_s16`.
+        pub fn parity_conv_conv2d_im2col_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const conv::Conv2dIm2colS16,
+        );
         /// The C `conv::conv2d_f32`.
         pub fn parity_conv_conv2d_f32(input: *const u8, output: *mut u8, p: *const conv::Conv2dF32);
         /// The C `copy::copy`.
@@ -2919,6 +2979,82 @@ fn c_conv_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_conv2d_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_im2col_s16` in Rust.
+fn rust_conv_conv2d_im2col_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot::kernels::conv::Conv2dIm2colS16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        filter: &filter,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::conv::conv2d_im2col_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `conv::conv2d_im2col_s16` in C.
+fn c_conv_conv2d_im2col_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv2dIm2colS16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_im2col_s16(input, output, &p) };
     Ok(())
 }
 
@@ -4930,6 +5066,7 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
             rust_conv_conv2d_im2col_gather_pairs_s8(call, arena)
         }
         ("conv", "conv2d_s16") => rust_conv_conv2d_s16(call, arena),
+        ("conv", "conv2d_im2col_s16") => rust_conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_f32") => rust_conv_conv2d_f32(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => rust_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => rust_depthwise_depthwise_conv2d_f32(call, arena),
@@ -5021,6 +5158,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
             c_conv_conv2d_im2col_gather_pairs_s8(call, arena)
         }
         ("conv", "conv2d_s16") => c_conv_conv2d_s16(call, arena),
+        ("conv", "conv2d_im2col_s16") => c_conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_f32") => c_conv_conv2d_f32(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => c_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
@@ -5107,6 +5245,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("conv", "conv2d_im2col_pairs_s8"),
     ("conv", "conv2d_im2col_gather_pairs_s8"),
     ("conv", "conv2d_s16"),
+    ("conv", "conv2d_im2col_s16"),
     ("conv", "conv2d_f32"),
     ("depthwise", "depthwise_conv2d_s8"),
     ("depthwise", "depthwise_conv2d_f32"),

@@ -302,6 +302,19 @@ pub(super) fn quant_16x8(
     })
 }
 
+/// Rows of `row` weights with each whole group of four stored as its weights 0, 2, 1, 3 (the rest
+/// in order): the layout of `conv2d_im2col_s16`'s filter, whose DSP loop sign-extends bytes 0 and 2
+/// of a weight word into one pair of lanes and bytes 1 and 3 into the other.
+pub(super) fn swizzle_quads(weights: &[i8], row: usize) -> Vec<i8> {
+    let mut out = weights.to_vec();
+    for r in out.chunks_exact_mut(row.max(1)) {
+        for q in r.chunks_exact_mut(4) {
+            q.swap(1, 2);
+        }
+    }
+    out
+}
+
 /// The int8 weights of a constant filter whose `channels` output channels lead its layout, as
 /// `channels` rows of equal length.
 pub(super) fn filter_rows<'m>(
@@ -641,6 +654,38 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
             options_bias_type,
             false,
         )?;
+        // One group and a window that fits the kernel's stack buffer as int16: gathered per pixel.
+        let window = f[1] * f[2] * f[3];
+        if f[3] == i[3] && window > 0 && 2 * window <= crate::lower::params::IM2COL_MAX {
+            let (weights, row) = filter_rows(ctx, ctx.input(1)?, out[3])?;
+            return Ok(kernel(
+                "conv2d_im2col_s16",
+                in_out(ctx)?,
+                P::Conv2dIm2colS16 {
+                    batches: i[0],
+                    input_h: i[1],
+                    input_w: i[2],
+                    input_c: i[3],
+                    output_h: out[1],
+                    output_w: out[2],
+                    output_c: out[3],
+                    filter_h: f[1],
+                    filter_w: f[2],
+                    stride_h: g.stride_h,
+                    stride_w: g.stride_w,
+                    dilation_h: g.dilation_h,
+                    dilation_w: g.dilation_w,
+                    pad_top: g.pad_top,
+                    pad_left: g.pad_left,
+                    filter: Data::Packed(swizzle_quads(&weights, row)),
+                    bias: q.bias,
+                    multipliers: q.multipliers,
+                    shifts: q.shifts,
+                    act_min: q.act.0,
+                    act_max: q.act.1,
+                },
+            ));
+        }
         return Ok(kernel(
             "conv2d_s16",
             in_out(ctx)?,

@@ -247,6 +247,56 @@ pub(crate) fn dot4_interleaved_s8_outlined(x: &[u8], w: &[i8], init: [i32; 4]) -
     dot4_interleaved_s8(x, w, init)
 }
 
+/// The two sums `Σ w0[i] * x[i]` and `Σ w1[i] * x[i]` over the little-endian int16 inputs `x` (two
+/// bytes each) and two rows of int8 weights as long, each whole group of four weights stored as
+/// weights 0, 2, 1, 3: then on ARMv7E-M `sxtb16` of a weight word gives lanes `(w0, w1)` and
+/// `sxtb16 ror #8` lanes `(w2, w3)`, which `smlad` multiplies with the input words `(x0, x1)` and
+/// `(x2, x3)` as loaded: fourteen instructions for eight products. The elements after the last
+/// whole group are in order. The sums wrap in 32 bits (callers keep them in range). One row is
+/// summed by passing it twice.
+#[inline(always)]
+pub(crate) fn dot2_swizzled_s16(x: &[u8], w0: &[i8], w1: &[i8]) -> [i32; 2] {
+    let n = x.len() / 2;
+    let whole = n - n % 4;
+    let (mut a0, mut a1) = (0i32, 0i32);
+    let groups = x[..2 * whole]
+        .chunks_exact(8)
+        .zip(w0[..whole].chunks_exact(4))
+        .zip(w1[..whole].chunks_exact(4));
+    for ((x, w0), w1) in groups {
+        #[cfg(tinyaot_dsp)]
+        {
+            // SAFETY: `x` is a chunk of eight bytes, so both four-byte reads are in bounds; they
+            // are unaligned reads (ARMv7E-M's `ldr` allows them). Spelled as pointer reads: built
+            // from bytes, LLVM splits the second word into three narrow loads.
+            let (x01, x23) = unsafe {
+                let p = x.as_ptr().cast::<u32>();
+                (p.read_unaligned(), p.add(1).read_unaligned())
+            };
+            let (q0, q1) = (word_i8(w0), word_i8(w1));
+            a0 = smlad(sxtb16_ror8(q0), x23, smlad(sxtb16(q0), x01, a0));
+            a1 = smlad(sxtb16_ror8(q1), x23, smlad(sxtb16(q1), x01, a1));
+        }
+        #[cfg(not(tinyaot_dsp))]
+        {
+            let x: [i32; 4] =
+                core::array::from_fn(|i| i32::from(i16::from_le_bytes([x[2 * i], x[2 * i + 1]])));
+            let quad = |w: &[i8]| {
+                let [w0, w2, w1, w3] = [w[0], w[1], w[2], w[3]].map(i32::from);
+                w0 * x[0] + w1 * x[1] + w2 * x[2] + w3 * x[3]
+            };
+            a0 = a0.wrapping_add(quad(w0));
+            a1 = a1.wrapping_add(quad(w1));
+        }
+    }
+    for i in whole..n {
+        let xi = i32::from(i16::from_le_bytes([x[2 * i], x[2 * i + 1]]));
+        a0 = a0.wrapping_add(i32::from(w0[i]) * xi);
+        a1 = a1.wrapping_add(i32::from(w1[i]) * xi);
+    }
+    [a0, a1]
+}
+
 /// `Σ w * x` over int8 weights and the little-endian int16 inputs `x` (two bytes each), exactly:
 /// runs of 256 products are summed in 32 bits (each is at most 2^22 in magnitude, so a run stays
 /// below 2^30), the runs in 64.
