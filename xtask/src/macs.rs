@@ -1,6 +1,6 @@
 //! Multiply-accumulates per inference, counted from the graph: the figure instructions are divided
 //! by. Only the ops whose cost is dominated by MACs count (CONV_2D, DEPTHWISE_CONV_2D,
-//! FULLY_CONNECTED); everything else (pooling, softmax, element-wise ops) adds instructions but no
+//! TRANSPOSE_CONV, FULLY_CONNECTED); everything else (pooling, softmax, element-wise ops) adds instructions but no
 //! MACs, so small models with a large softmax show a high instructions-per-MAC figure.
 
 use tinyaot_codegen::ir::{Graph, OpCode};
@@ -24,6 +24,10 @@ pub fn macs(graph: &Graph) -> u64 {
                 Some(OpCode::CONV_2D) => out * dim(1) * dim(2) * dim(3),
                 // Filter [1, kh, kw, channels]: each output element sums one kh*kw window.
                 Some(OpCode::DEPTHWISE_CONV_2D) => out * dim(1) * dim(2),
+                // Filter [out_channels, kh, kw, in_channels]: each input element meets kh*kw*out
+                // weights (those landing outside the output included, as TFLM's loop counts them).
+                Some(OpCode::TRANSPOSE_CONV) => tensor(op.input(2))
+                    .map_or(0, |input| input.num_elements() as u64 * dim(0) * dim(1) * dim(2)),
                 // Weights [units, depth]: each output element sums `depth` products.
                 Some(OpCode::FULLY_CONNECTED) => out * dim(filter.shape.len().saturating_sub(1)),
                 _ => 0,
