@@ -26,8 +26,9 @@ pub fn macs(graph: &Graph) -> u64 {
                 Some(OpCode::DEPTHWISE_CONV_2D) => out * dim(1) * dim(2),
                 // Filter [out_channels, kh, kw, in_channels]: each input element meets kh*kw*out
                 // weights (those landing outside the output included, as TFLM's loop counts them).
-                Some(OpCode::TRANSPOSE_CONV) => tensor(op.input(2))
-                    .map_or(0, |input| input.num_elements() as u64 * dim(0) * dim(1) * dim(2)),
+                Some(OpCode::TRANSPOSE_CONV) => tensor(op.input(2)).map_or(0, |input| {
+                    input.num_elements() as u64 * dim(0) * dim(1) * dim(2)
+                }),
                 // Weights [units, depth]: each output element sums `depth` products.
                 Some(OpCode::FULLY_CONNECTED) => out * dim(filter.shape.len().saturating_sub(1)),
                 _ => 0,

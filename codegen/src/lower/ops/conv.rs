@@ -811,7 +811,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
 mod tests {
     use super::super::testing::{field, graph, kernel, quant, reason, tensor};
     use crate::ir::*;
-    use crate::lower::{Operand, Value};
+    use crate::lower::{Data, Operand, Value};
 
     static W9: [u8; 18] = [1; 18];
     static BIAS2: [u8; 8] = [0; 8];
@@ -1092,6 +1092,51 @@ mod tests {
         let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
         g.tensors[0].dtype = DType::F32;
         assert!(reason(&g).contains("hybrid"));
+    }
+
+    /// An int16 CONV_2D with a 64-bit bias: the 16x8 requantization (multiplier reduced to 16
+    /// bits, right shift 15 - shift), the gathering kernel with its weights swizzled in fours;
+    /// zero points other than 0 and a 32-bit bias are refused.
+    #[test]
+    fn conv_s16_lowering_and_refusals() {
+        static W16: [u8; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+        static BIAS64: [u8; 16] = [0; 16];
+        let g16 = |input_zp: i64, bias_dtype: DType| {
+            graph(
+                OpCode::CONV_2D,
+                conv_options(Padding::Same, Activation::None),
+                vec![
+                    tensor(
+                        &[1, 3, 3, 4],
+                        DType::I16,
+                        quant(&[0.5], &[input_zp], 0),
+                        None,
+                    ),
+                    tensor(
+                        &[2, 1, 1, 4],
+                        DType::I8,
+                        quant(&[0.25], &[0], 0),
+                        Some(&W16),
+                    ),
+                    tensor(&[2], bias_dtype, quant(&[0.125], &[0], 0), Some(&BIAS64)),
+                    tensor(&[1, 3, 3, 2], DType::I16, quant(&[0.5], &[0], 0), None),
+                ],
+                &[Some(0), Some(1), Some(2)],
+            )
+        };
+        let k = kernel(&g16(0, DType::I64));
+        assert_eq!(k.function, "conv2d_im2col_s16");
+        assert_eq!(
+            field(&k, "filter"),
+            &Value::from(Data::Packed(vec![1i8, 3, 2, 4, 5, 7, 6, 8]))
+        );
+        // 0.5 * 0.25 / 0.5 = 0.5 * 2^-1: Q31 multiplier 2^30, reduced (2^30 + 2^15) >> 16 = 2^14;
+        // shift -1, so a right shift of 16.
+        assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![1 << 14; 2]));
+        assert_eq!(field(&k, "shifts"), &Value::I8s(vec![16; 2]));
+        assert_eq!(field(&k, "act_min"), &Value::I32(-32768));
+        assert!(reason(&g16(3, DType::I64)).contains("zero point"));
+        assert!(reason(&g16(0, DType::I32)).contains("32-bit bias"));
     }
 
     /// The kernel reads its input from the arena: a constant input is refused here rather than
