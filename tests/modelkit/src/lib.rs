@@ -717,6 +717,17 @@ pub enum Options {
         /// Fused activation.
         activation: Activation,
     },
+    /// `TransposeConvOptions`.
+    TransposeConv {
+        /// SAME or VALID.
+        padding: Padding,
+        /// Horizontal stride.
+        stride_w: i32,
+        /// Vertical stride.
+        stride_h: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
     /// `FullyConnectedOptions`.
     FullyConnected {
         /// Fused activation.
@@ -941,6 +952,7 @@ impl Options {
             Options::None => T::NONE,
             Options::Conv2D { .. } => T::Conv2DOptions,
             Options::DepthwiseConv2D { .. } => T::DepthwiseConv2DOptions,
+            Options::TransposeConv { .. } => T::TransposeConvOptions,
             Options::FullyConnected { .. } => T::FullyConnectedOptions,
             Options::Pool2D { .. } => T::Pool2DOptions,
             Options::Softmax { .. } => T::SoftmaxOptions,
@@ -989,6 +1001,22 @@ impl Options {
                     stride_h: *stride_h,
                     dilation_w_factor: *dilation_w,
                     dilation_h_factor: *dilation_h,
+                    fused_activation_function: *activation,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::TransposeConv {
+                padding,
+                stride_w,
+                stride_h,
+                activation,
+            } => tflite::TransposeConvOptions::create(
+                fbb,
+                &tflite::TransposeConvOptionsArgs {
+                    padding: *padding,
+                    stride_w: *stride_w,
+                    stride_h: *stride_h,
                     fused_activation_function: *activation,
                     ..Default::default()
                 },

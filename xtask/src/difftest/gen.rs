@@ -114,6 +114,7 @@ pub const OPS: &[(&str, B)] = &[
     ("SUB", B::SUB),
     ("TANH", B::TANH),
     ("TRANSPOSE", B::TRANSPOSE),
+    ("TRANSPOSE_CONV", B::TRANSPOSE_CONV),
 ];
 
 /// One generated case.
@@ -460,7 +461,11 @@ impl<'a> G<'a> {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 4.0);
                 Some(self.arg_min_max(op, x))
             }
-            B::CONV_2D | B::DEPTHWISE_CONV_2D | B::AVERAGE_POOL_2D | B::MAX_POOL_2D => {
+            B::CONV_2D
+            | B::DEPTHWISE_CONV_2D
+            | B::AVERAGE_POOL_2D
+            | B::MAX_POOL_2D
+            | B::TRANSPOSE_CONV => {
                 if rank.is_some_and(|r| r != 4) {
                     return None;
                 }
@@ -475,6 +480,7 @@ impl<'a> G<'a> {
                 );
                 Some(match op {
                     B::CONV_2D | B::DEPTHWISE_CONV_2D => self.conv(op, x),
+                    B::TRANSPOSE_CONV => self.transpose_conv(x),
                     _ => self.pool(op, x),
                 })
             }
@@ -758,6 +764,103 @@ impl<'a> G<'a> {
         self.describe(text);
         let inputs = self.operands(&[x, filter, bias]);
         self.m.op(op, options, &inputs, &[out]);
+        out
+    }
+
+    /// TRANSPOSE_CONV of `x` with TensorFlow's output size for the padding (`h * stride` for SAME,
+    /// `(h - 1) * stride + filter` for VALID), per-channel or per-tensor int8 weights or float ones,
+    /// and a bias or none.
+    fn transpose_conv(&mut self, x: i32) -> i32 {
+        let s = self.shape(x);
+        let dtype = self.dtype(x);
+        let (n, h, w, cin) = (s[0], s[1], s[2], s[3]);
+        let (kh, kw) = (self.rng.int(1, 4), self.rng.int(1, 4));
+        let (sh, sw) = (self.rng.pick(&[1, 2, 2, 3]), self.rng.pick(&[1, 2, 2, 3]));
+        let padding = self.rng.pick(&[Padding::SAME, Padding::VALID]);
+        let out_dim = |size: i32, k: i32, stride: i32| {
+            if padding == Padding::SAME {
+                size * stride
+            } else {
+                (size - 1) * stride + k
+            }
+        };
+        let cout = self.rng.int(1, 4);
+        let out_shape = vec![n, out_dim(h, kh, sh), out_dim(w, kw, sw), cout];
+        let filter_shape = vec![cout, kh, kw, cin];
+        let count = elements(&filter_shape) as usize;
+        // Each output element sums about kh * kw * cin / (sh * sw) products.
+        let depth = f64::from((kh * kw * cin).max(sh * sw)) / f64::from(sh * sw);
+        let activation = self.rng.pick(ACTIVATIONS);
+        let has_bias = self.rng.chance(0.8);
+        let (filter, bias, out) = if dtype == TensorType::INT8 {
+            let (s_in, _) = self.q(x);
+            let per_channel = self.rng.chance(0.7);
+            let scales: Vec<f32> = (0..if per_channel { cout } else { 1 })
+                .map(|_| self.rng.logu(2e-3, 5e-2) as f32)
+                .collect();
+            let typical = depth.sqrt() * 4096.0 / 90.0;
+            let s_out =
+                (f64::from(s_in) * f64::from(scales[0]) * typical * self.rng.logu(0.3, 3.0)) as f32;
+            let weights = self.weights(count, !per_channel);
+            let f = TensorSpec::new(TensorType::INT8, &filter_shape).constant_i8(&weights);
+            let f = if per_channel {
+                f.per_channel(&scales, 0)
+            } else {
+                f.quant(scales[0], 0)
+            };
+            let filter = self.m.tensor(f);
+            let bias = if has_bias {
+                let values: Vec<i32> = (0..cout).map(|_| self.rng.int(-3000, 3000)).collect();
+                let b_scales: Vec<f32> = (0..cout as usize)
+                    .map(|c| s_in * scales[if per_channel { c } else { 0 }])
+                    .collect();
+                let b = TensorSpec::int32(&[cout]).constant_i32(&values);
+                let b = if per_channel {
+                    b.per_channel(&b_scales, 0)
+                } else {
+                    b.quant(b_scales[0], 0)
+                };
+                self.m.tensor(b)
+            } else {
+                -1
+            };
+            let zp = self.zero_point();
+            let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
+            (filter, bias, out)
+        } else {
+            let weights: Vec<f32> = (0..count).map(|_| self.rng.sym(1.0)).collect();
+            let filter = self
+                .m
+                .tensor(TensorSpec::f32(&filter_shape).constant_f32(&weights));
+            let bias = if has_bias {
+                let values: Vec<f32> = (0..cout).map(|_| self.rng.sym(1.0)).collect();
+                self.m
+                    .tensor(TensorSpec::f32(&[cout]).constant_f32(&values))
+            } else {
+                -1
+            };
+            let out = self.act(TensorType::FLOAT32, &out_shape, None);
+            (filter, bias, out)
+        };
+        let shape = self.const_i32(&[4], &out_shape);
+        let text = format!(
+            "TRANSPOSE_CONV in {} filter {} bias={} stride=({sh},{sw}) pad={} act={} -> {}",
+            self.qtext(x),
+            self.qtext(filter),
+            has_bias,
+            pad_name(padding),
+            act_name(activation),
+            self.qtext(out)
+        );
+        self.describe(text);
+        let inputs = self.operands(&[shape, filter, x, bias]);
+        let options = Options::TransposeConv {
+            padding,
+            stride_w: sw,
+            stride_h: sh,
+            activation,
+        };
+        self.m.op(B::TRANSPOSE_CONV, options, &inputs, &[out]);
         out
     }
 
