@@ -162,6 +162,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shifts_len", "size_t"),
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
+            ("swizzled", "int"),
         ],
     ),
     (
@@ -761,6 +762,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shifts_len", "size_t"),
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
+            ("swizzled", "int"),
         ],
     ),
     (

@@ -418,6 +418,8 @@ pub(crate) mod conv {
         pub act_min: i32,
         /// `act_max`.
         pub act_max: i32,
+        /// `swizzled`.
+        pub swizzled: bool,
     }
 
     impl From<Conv2dS16> for Params {
@@ -451,6 +453,7 @@ pub(crate) mod conv {
                     ("shifts", Value::from(p.shifts)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                    ("swizzled", Value::Bool(p.swizzled)),
                 ],
             }
         }
@@ -2007,6 +2010,8 @@ pub(crate) mod transpose_conv {
         pub act_min: i32,
         /// `act_max`.
         pub act_max: i32,
+        /// `swizzled`.
+        pub swizzled: bool,
     }
 
     impl From<TransposeConvS16> for Params {
@@ -2037,6 +2042,7 @@ pub(crate) mod transpose_conv {
                     ("shifts", Value::from(p.shifts)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                    ("swizzled", Value::Bool(p.swizzled)),
                 ],
             }
         }

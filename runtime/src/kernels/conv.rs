@@ -122,6 +122,11 @@ pub struct Conv2dS16<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
+    /// Whether each filter row's whole groups of four are stored as weights 0, 2, 1, 3 (the
+    /// runtime's `dot2_swizzled_s16`), for one group, no horizontal dilation, `input_c` a multiple
+    /// of 4 and `filter_w * input_c` at most 511 (generation-time checks): then every window row
+    /// is one run of whole groups whose sum fits 32 bits, taken for two output channels at a time.
+    pub swizzled: bool,
 }
 
 /// Constant parameters of [`conv2d_im2col_s16`]: an int16 CONV_2D with int8 weights and one group
@@ -1078,6 +1083,42 @@ pub fn conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS16) 
                     p.input_w,
                 );
                 let px = out_px.next().expect("output size");
+                let finish = |oc: usize, acc: i64| {
+                    let acc = acc.wrapping_add(bias.map_or(0, |b| b[oc]));
+                    requantize_16x8(acc, multipliers[oc], shifts[oc], (p.act_min, p.act_max))
+                        .to_le_bytes()
+                };
+                if p.swizzled {
+                    let x = 2 * coord(x0, kx0, 1) * p.input_c;
+                    let n = (kx1 - kx0) * p.input_c;
+                    let tap = kx0 * g.filter_tap;
+                    // Two output channels at a time (the last one twice when their count is odd).
+                    for (pair, o) in px.chunks_mut(4).enumerate() {
+                        let oc = 2 * pair;
+                        let oc1 = (oc + 1).min(p.output_c - 1);
+                        let (w0, w1) = (
+                            &filter[oc * g.filter_oc..][..g.filter_oc],
+                            &filter[oc1 * g.filter_oc..][..g.filter_oc],
+                        );
+                        let (mut acc0, mut acc1) = (0i64, 0i64);
+                        for ky in ky0..ky1 {
+                            let row = &image[2 * coord(y0, ky, p.dilation_h) * g.input_row..];
+                            let at = ky * g.filter_row + tap;
+                            let [s0, s1] = dot2_swizzled_s16(
+                                &row[x..][..2 * n],
+                                &w0[at..][..n],
+                                &w1[at..][..n],
+                            );
+                            acc0 += i64::from(s0);
+                            acc1 += i64::from(s1);
+                        }
+                        o[..2].copy_from_slice(&finish(oc, acc0));
+                        if o.len() == 4 {
+                            o[2..].copy_from_slice(&finish(oc1, acc1));
+                        }
+                    }
+                    continue;
+                }
                 for (oc, o) in px.chunks_exact_mut(2).enumerate() {
                     let w_oc = &filter[oc * g.filter_oc..][..g.filter_oc];
                     let group_c = (oc / g.filters_per_group) * p.filter_c;
@@ -1099,10 +1140,7 @@ pub fn conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS16) 
                             }
                         }
                     }
-                    let acc = acc.wrapping_add(bias.map_or(0, |b| b[oc]));
-                    let v =
-                        requantize_16x8(acc, multipliers[oc], shifts[oc], (p.act_min, p.act_max));
-                    o.copy_from_slice(&v.to_le_bytes());
+                    o.copy_from_slice(&finish(oc, acc));
                 }
             }
         }
@@ -1799,6 +1837,7 @@ mod tests {
             (6, 7, 3, 4, 2, 3, 2, 1, 0),
             (7, 7, 4, 5, 3, 3, 1, 2, 2),
             (4, 9, 8, 2, 1, 4, 1, 1, 0),
+            (5, 5, 12, 3, 3, 3, 2, 1, 1),
         ];
         for (ih, iw, c, m, fh, fw, stride, dilation, pad) in cases {
             let out_dim = |i: usize, f: usize| (i + 2 * pad - dilation * (f - 1) - 1) / stride + 1;
@@ -1851,6 +1890,7 @@ mod tests {
                 shifts: &shifts,
                 act_min: -30000,
                 act_max: 31000,
+                swizzled: false,
             };
             conv2d_s16(&mut arena, 0, n_in, &general);
             let mut swizzled = filter.clone();
@@ -1886,6 +1926,18 @@ mod tests {
             let (want, got) = arena[n_in..].split_at(n_out);
             assert_eq!(want, got, "{ih}x{iw}x{c} -> {m}, {fh}x{fw}");
             assert!(want.iter().any(|&b| b != 0));
+            // The general kernel's path for swizzled rows, where the lowering would choose it.
+            if c % 4 == 0 && dilation == 1 {
+                let rows = Conv2dS16 {
+                    filter: &swizzled,
+                    swizzled: true,
+                    ..general
+                };
+                arena[n_in + n_out..].fill(0);
+                conv2d_s16(&mut arena, 0, n_in + n_out, &rows);
+                let (want, got) = arena[n_in..].split_at(n_out);
+                assert_eq!(want, got, "swizzled {ih}x{iw}x{c} -> {m}, {fh}x{fw}");
+            }
         }
     }
 }

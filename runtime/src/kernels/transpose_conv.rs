@@ -16,7 +16,7 @@
 //! it; later pixels read the input again, so the output must not overlap the input (checked).
 
 use super::nn_common::requant::requantize_16x8;
-use super::nn_common::{clamp_f32, dot_s16, dot_s8, views, Requantizer};
+use super::nn_common::{clamp_f32, dot2_swizzled_s16, dot_s16, dot_s8, views, Requantizer};
 
 /// Constant parameters of [`transpose_conv_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -107,6 +107,11 @@ pub struct TransposeConvS16<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
+    /// Whether each filter row's whole groups of four are stored as weights 0, 2, 1, 3 (the
+    /// runtime's `dot2_swizzled_s16`), for `input_c` a multiple of 4 and at most 508
+    /// (generation-time check): then each tap's weights are whole groups whose 32-bit sum cannot
+    /// overflow, taken for two output channels at a time.
+    pub swizzled: bool,
 }
 
 /// Constant parameters of [`transpose_conv_f32`].
@@ -159,13 +164,14 @@ fn sources(out: usize, pad: usize, stride: usize, filter: usize, input: usize) -
     (first, end.max(first))
 }
 
-/// The loop all three kernels share: for each output element (pixel by pixel, channel by
-/// channel) a sum starting at `$zero` takes `$acc = $mac` for each contributing input pixel, with
-/// `$w` its `input_c` weights and `$x` the bytes of its `input_c` input elements, in TFLM's order;
-/// then `$finish` stores sum `$sum` of channel `$oc` into the element's bytes `$o`. `$elem` is the
-/// element size in bytes.
+/// The loop all three kernels share: for each output pixel, `$k` output channels at a time (the
+/// last channel repeated to fill the last pass), `$k` sums starting at `$zero` take
+/// `$acc = $mac` for each contributing input pixel in TFLM's order, with `$w` the `$k` channels'
+/// `input_c` weights for it and `$x` the bytes of its `input_c` input elements; then `$finish`
+/// stores sum `$sum` of each channel `$oc` into the element's bytes `$o`. `$elem` is the element
+/// size in bytes.
 macro_rules! gather {
-    ($p:expr, ($arena:expr, $input:expr, $output:expr), $elem:expr, $zero:expr,
+    ($p:expr, ($arena:expr, $input:expr, $output:expr), ($elem:expr, $k:expr), $zero:expr,
      |$acc:ident, $w:ident, $x:ident| $mac:expr,
      |$oc:ident, $sum:ident, $o:ident| $finish:expr) => {{
         let p = $p;
@@ -188,21 +194,29 @@ macro_rules! gather {
                 for ox in 0..p.output_w {
                     let (x0, x1) = sources(ox, p.pad_left, p.stride_w, p.filter_w, p.input_w);
                     let px = out_px.next().expect("output size");
-                    for ($oc, $o) in px.chunks_exact_mut($elem).enumerate() {
-                        let w_oc = &filter[$oc * filter_oc..][..filter_oc];
-                        let mut $acc = $zero;
+                    for (pass, outs) in px.chunks_mut($k * $elem).enumerate() {
+                        let channels: [usize; $k] =
+                            core::array::from_fn(|i| ($k * pass + i).min(p.output_c - 1));
+                        let w_oc = channels.map(|oc| &filter[oc * filter_oc..][..filter_oc]);
+                        let mut $acc = [$zero; $k];
                         for y in y0..y1 {
                             let ky = oy + p.pad_top - y * p.stride_h;
                             let row = &image[$elem * y * in_row..][..$elem * in_row];
                             for x in x0..x1 {
                                 let kx = ox + p.pad_left - x * p.stride_w;
-                                let $w = &w_oc[(ky * p.filter_w + kx) * p.input_c..][..p.input_c];
+                                let tap = (ky * p.filter_w + kx) * p.input_c;
+                                let $w = w_oc.map(|w| &w[tap..][..p.input_c]);
                                 let $x = &row[$elem * x * p.input_c..][..$elem * p.input_c];
                                 $acc = $mac;
                             }
                         }
-                        let $sum = $acc;
-                        $finish;
+                        for (($oc, $sum), $o) in channels
+                            .into_iter()
+                            .zip($acc)
+                            .zip(outs.chunks_exact_mut($elem))
+                        {
+                            $finish;
+                        }
                     }
                 }
             }
@@ -234,9 +248,9 @@ pub fn transpose_conv_s8(arena: &mut [u8], input: usize, output: usize, p: &Tran
     gather!(
         p,
         (arena, input, output),
-        1,
+        (1, 1),
         0i32,
-        |acc, w, x| acc.wrapping_add(dot_s8(w, x, offset)),
+        |acc, w, x| [acc[0].wrapping_add(dot_s8(w[0], x, offset))],
         |oc, sum, o| o[0] = requantizer.one(oc, sum)
     );
 }
@@ -251,12 +265,32 @@ pub fn transpose_conv_s16(arena: &mut [u8], input: usize, output: usize, p: &Tra
     let bias = p.bias.map(|b| &b[..p.output_c]);
     let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
     let act = (p.act_min, p.act_max);
+    // Swizzled weights: two channels at a time, each tap one run of whole groups of four whose
+    // sum fits 32 bits. Otherwise one channel at a time.
+    if p.swizzled {
+        gather!(
+            p,
+            (arena, input, output),
+            (2, 2),
+            0i64,
+            |acc, w, x| {
+                let [s0, s1] = dot2_swizzled_s16(x, w[0], w[1]);
+                [acc[0] + i64::from(s0), acc[1] + i64::from(s1)]
+            },
+            |oc, sum, o| {
+                let sum = sum.wrapping_add(bias.map_or(0, |b| b[oc]));
+                let v = requantize_16x8(sum, multipliers[oc], shifts[oc], act);
+                o.copy_from_slice(&v.to_le_bytes());
+            }
+        );
+        return;
+    }
     gather!(
         p,
         (arena, input, output),
-        2,
+        (2, 1),
         0i64,
-        |acc, w, x| acc + dot_s16(w, x),
+        |acc, w, x| [acc[0] + dot_s16(w[0], x)],
         |oc, sum, o| {
             let sum = sum.wrapping_add(bias.map_or(0, |b| b[oc]));
             let v = requantize_16x8(sum, multipliers[oc], shifts[oc], act);
@@ -276,12 +310,12 @@ pub fn transpose_conv_f32(arena: &mut [u8], input: usize, output: usize, p: &Tra
     gather!(
         p,
         (arena, input, output),
-        4,
+        (4, 1),
         0.0f32,
-        |acc, w, x| w
+        |acc, w, x| [w[0]
             .iter()
             .zip(views::f32s(x))
-            .fold(acc, |acc, (&w, x)| acc + x * w),
+            .fold(acc[0], |acc, (&w, x)| acc + x * w)],
         |oc, sum, o| {
             let v = clamp_f32(sum + bias.map_or(0.0, |b| b[oc]), p.act_min, p.act_max);
             o.copy_from_slice(&v.to_le_bytes());
@@ -376,11 +410,74 @@ mod tests {
             shifts: &[15],
             act_min: -32768,
             act_max: 32767,
+            swizzled: false,
         };
         transpose_conv_s16(&mut arena, 0, 4, &p);
         let out: [i16; 3] =
             core::array::from_fn(|i| i16::from_le_bytes([arena[4 + 2 * i], arena[5 + 2 * i]]));
         // 3000 + 10, 5000 - 9000 + 10, -15000 + 10, each halved (rounding half up).
         assert_eq!(out, [1505, -1995, -7495]);
+    }
+
+    /// Swizzled weights (two channels at a time, 32-bit tap sums) give the plain path's bytes:
+    /// stride 2 with overlapping 3x3 taps, padding, an odd channel count, extreme values.
+    #[test]
+    fn s16_swizzled_taps_match_the_plain_path() {
+        extern crate std;
+        use std::vec::Vec;
+        let (ih, iw, c, m, oh, ow) = (3, 4, 8, 3, 6, 8);
+        let n_in = 2 * ih * iw * c;
+        let n_out = 2 * oh * ow * m;
+        let mut arena = [0u8; 2 * 3 * 4 * 8 + 2 * 2 * 6 * 8 * 3];
+        let mut seed = 0x9e37_79b9u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for (i, x) in arena[..n_in].chunks_exact_mut(2).enumerate() {
+            let v = if i % 5 == 0 { i16::MIN } else { next() as i16 };
+            x.copy_from_slice(&v.to_le_bytes());
+        }
+        let filter: Vec<i8> = (0..m * 9 * c)
+            .map(|i| if i % 7 == 0 { -128 } else { next() as i8 })
+            .collect();
+        let mut swizzled = filter.clone();
+        for q in swizzled.chunks_exact_mut(4) {
+            q.swap(1, 2);
+        }
+        let plain = TransposeConvS16 {
+            batches: 1,
+            input_h: ih,
+            input_w: iw,
+            input_c: c,
+            output_h: oh,
+            output_w: ow,
+            output_c: m,
+            filter_h: 3,
+            filter_w: 3,
+            stride_h: 2,
+            stride_w: 2,
+            pad_top: 0,
+            pad_left: 1,
+            filter: &filter,
+            bias: Some(&[5, -70_000, 1 << 40]),
+            multipliers: &[0x4000, 0x7fff, 0x1234],
+            shifts: &[22, 23, 45],
+            act_min: -32768,
+            act_max: 32767,
+            swizzled: false,
+        };
+        transpose_conv_s16(&mut arena, 0, n_in, &plain);
+        let fast = TransposeConvS16 {
+            filter: &swizzled,
+            swizzled: true,
+            ..plain
+        };
+        transpose_conv_s16(&mut arena, 0, n_in + n_out, &fast);
+        let (want, got) = arena[n_in..].split_at(n_out);
+        assert_eq!(want, got);
+        assert!(want.iter().any(|&b| b != 0));
     }
 }

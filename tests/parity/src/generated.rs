@@ -232,6 +232,8 @@ pub mod ffi {
             pub act_min: i32,
             /// `act_max`.
             pub act_max: i32,
+            /// `swizzled`.
+            pub swizzled: core::ffi::c_int,
         }
         /// The C `conv_Conv2dIm2colS16`.
         #[repr(C)]
@@ -1108,6 +1110,8 @@ pub mod ffi {
             pub act_min: i32,
             /// `act_max`.
             pub act_max: i32,
+            /// `swizzled`.
+            pub swizzled: core::ffi::c_int,
         }
         /// The C `transpose_conv_TransposeConvF32`.
         #[repr(C)]
@@ -2933,6 +2937,7 @@ fn rust_conv_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
         shifts: &shifts,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        swizzled: call.scalar::<bool>("swizzled")?,
     };
     tinyaot::kernels::conv::conv2d_s16(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
@@ -2971,6 +2976,7 @@ fn c_conv_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         shifts_len: shifts.len(),
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        swizzled: core::ffi::c_int::from(call.scalar::<bool>("swizzled")?),
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
@@ -4912,6 +4918,7 @@ fn rust_transpose_conv_transpose_conv_s16(call: &Call<'_>, arena: &mut [u8]) -> 
         shifts: &shifts,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        swizzled: call.scalar::<bool>("swizzled")?,
     };
     tinyaot::kernels::transpose_conv::transpose_conv_s16(
         arena,
@@ -4952,6 +4959,7 @@ fn c_transpose_conv_transpose_conv_s16(call: &Call<'_>, arena: &mut [u8]) -> Res
         shifts_len: shifts.len(),
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        swizzled: core::ffi::c_int::from(call.scalar::<bool>("swizzled")?),
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;

@@ -686,6 +686,15 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                 },
             ));
         }
+        // Window rows of whole groups of four whose 32-bit sums cannot overflow: the general
+        // kernel's DSP path, with the filter laid out for it.
+        let swizzled = f[3] == i[3] && g.dilation_w == 1 && i[3] % 4 == 0 && f[2] * i[3] <= 511;
+        let filter = if swizzled {
+            let (weights, row) = filter_rows(ctx, ctx.input(1)?, out[3])?;
+            Data::Packed(swizzle_quads(&weights, row))
+        } else {
+            q.filter
+        };
         return Ok(kernel(
             "conv2d_s16",
             in_out(ctx)?,
@@ -706,12 +715,13 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                 dilation_w: g.dilation_w,
                 pad_top: g.pad_top,
                 pad_left: g.pad_left,
-                filter: q.filter,
+                filter,
                 bias: q.bias,
                 multipliers: q.multipliers,
                 shifts: q.shifts,
                 act_min: q.act.0,
                 act_max: q.act.1,
+                swizzled,
             },
         ));
     };

@@ -3,12 +3,12 @@
 //! with CONV_2D ([`super::conv`]). The kernels gather each output element's products, so unlike
 //! TFLM's (an int32 or int64 sum per output element) they need no scratch memory.
 
-use super::conv::{quant_16x8, weights_and_range, ConvQuant, Inputs};
+use super::conv::{filter_rows, quant_16x8, swizzle_quads, weights_and_range, ConvQuant, Inputs};
 use super::{in_out_from, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{Activation, DType, OpCode, Padding};
 use crate::lower::params::transpose_conv as P;
-use crate::lower::OpContext;
+use crate::lower::{Data, OpContext};
 use tinyaot_schema::tflite;
 
 /// The operators of this family.
@@ -149,16 +149,26 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
         // TFLM's Eval takes the 64-bit path whatever the options' bias type, widening an INT16
         // bias.
         let q = quant_16x8(ctx, INPUTS, (out[3], act), None, true)?;
+        // Taps of whole groups of four whose 32-bit sums cannot overflow: two channels at a time
+        // over weights laid out for the DSP loop.
+        let swizzled = i[3] % 4 == 0 && i[3] <= 508;
+        let filter = if swizzled {
+            let (weights, row) = filter_rows(ctx, filter, out[3])?;
+            Data::Packed(swizzle_quads(&weights, row))
+        } else {
+            q.filter
+        };
         return Ok(kernel(
             "transpose_conv_s16",
             operands,
             params!(TransposeConvS16 {
-                filter: q.filter,
+                filter: filter,
                 bias: q.bias,
                 multipliers: q.multipliers,
                 shifts: q.shifts,
                 act_min: q.act.0,
                 act_max: q.act.1,
+                swizzled: swizzled,
             }),
         ));
     }
