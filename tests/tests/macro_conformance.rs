@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tinyaot_tests::models::{
-    fixtures_ds_cnn, fixtures_micro_speech_like, fixtures_resnet8, fixtures_sine_mlp,
-    fixtures_sine_mlp_float,
+    fixtures_conv_stride2_same_odd_int16, fixtures_ds_cnn, fixtures_micro_speech_like,
+    fixtures_resnet8, fixtures_sine_mlp, fixtures_sine_mlp_float, fixtures_transpose_conv_int16,
 };
 use tinyaot_tests::DynModel;
 
@@ -23,6 +23,9 @@ tinyaot::include_model!("fixtures/models/sine_mlp_float.tflite", name = SineFloa
 tinyaot::include_model!("fixtures/models/ds_cnn.tflite");
 tinyaot::include_model!("fixtures/models/micro_speech_like.tflite");
 tinyaot::include_model!("fixtures/models/resnet8.tflite");
+// int16 activations with int8 weights and 64-bit biases (CONV_2D, TRANSPOSE_CONV).
+tinyaot::include_model!("fixtures/models/conv_stride2_same_odd_int16.tflite");
+tinyaot::include_model!("fixtures/models/transpose_conv_int16.tflite");
 
 /// A macro-compiled model, its build.rs-compiled twin, and the fixture name (model and golden).
 type Pair = (
@@ -56,6 +59,16 @@ const PAIRS: &[Pair] = &[
         "resnet8",
         || Box::new(Resnet8::new()),
         || Box::new(fixtures_resnet8::Model::new()),
+    ),
+    (
+        "conv_stride2_same_odd_int16",
+        || Box::new(ConvStride2SameOddInt16::new()),
+        || Box::new(fixtures_conv_stride2_same_odd_int16::Model::new()),
+    ),
+    (
+        "transpose_conv_int16",
+        || Box::new(TransposeConvInt16::new()),
+        || Box::new(fixtures_transpose_conv_int16::Model::new()),
     ),
 ];
 
