@@ -479,6 +479,7 @@ fn lowering_params(families: &[(String, Vec<Decl>)], limits: &Limits) -> Result<
                         let ty = match *element {
                             "size_t" => "Vec<usize>".to_string(),
                             "int8_t" => "Data<i8>".to_string(),
+                            "int16_t" => "Data<i16>".to_string(),
                             "int32_t" => "Data<i32>".to_string(),
                             "int64_t" => "Data<i64>".to_string(),
                             "float" => "Data<f32>".to_string(),
@@ -709,6 +710,7 @@ fn slice_element(ty: &Type) -> Option<&'static str> {
     Some(match type_name(&slice.elem)?.as_str() {
         "i8" => "int8_t",
         "u8" => "uint8_t",
+        "i16" => "int16_t",
         "i32" => "int32_t",
         "i64" => "int64_t",
         "usize" => "size_t",

@@ -151,6 +151,7 @@ fn rust_type(c_type: &str) -> &'static str {
         "float" => "f32",
         "int" => "bool",
         "int8_t" => "i8",
+        "int16_t" => "i16",
         "uint8_t" => "u8",
         _ => "unknown",
     }
@@ -165,6 +166,7 @@ fn ffi_type(c_type: &str) -> &'static str {
         "float" => "f32",
         "int" => "core::ffi::c_int",
         "int8_t" => "i8",
+        "int16_t" => "i16",
         "uint8_t" => "u8",
         _ => "unknown",
     }

@@ -202,6 +202,10 @@ impl StructDecl {
                 want("int8_t")?;
                 array(v.iter().map(|x| x.to_string()).collect(), arrays)
             }
+            Value::I16s(v) => {
+                want("int16_t")?;
+                array(v.iter().map(|x| x.to_string()).collect(), arrays)
+            }
             Value::I32s(v) => {
                 want("int32_t")?;
                 array(v.iter().map(|&x| i32_literal(x)).collect(), arrays)

@@ -676,6 +676,20 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "softmax",
+        "SoftmaxS16",
+        &[
+            ("rows", "size_t"),
+            ("depth", "size_t"),
+            ("input_multiplier", "int32_t"),
+            ("input_shift", "int32_t"),
+            ("exp_lut", "const int16_t *"),
+            ("exp_lut_len", "size_t"),
+            ("recip_lut", "const int16_t *"),
+            ("recip_lut_len", "size_t"),
+        ],
+    ),
+    (
+        "softmax",
         "SoftmaxF32",
         &[("rows", "size_t"), ("depth", "size_t"), ("beta", "float")],
     ),

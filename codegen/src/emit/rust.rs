@@ -391,6 +391,10 @@ impl Emitter<'_, '_> {
                 let items = v.iter().map(|x| unsuffixed(i128::from(*x)));
                 quote! { &[#(#items),*] }
             }
+            Value::I16s(v) => {
+                let items = v.iter().map(|x| unsuffixed(i128::from(*x)));
+                quote! { &[#(#items),*] }
+            }
             Value::I32s(v) => {
                 let items = v.iter().map(|x| unsuffixed(i128::from(*x)));
                 quote! { &[#(#items),*] }

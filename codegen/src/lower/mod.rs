@@ -90,6 +90,8 @@ pub enum Value {
     Usizes(Vec<usize>),
     /// A `&'static [i8]`.
     I8s(Vec<i8>),
+    /// A `&'static [i16]`.
+    I16s(Vec<i16>),
     /// A `&'static [i32]`.
     I32s(Vec<i32>),
     /// A `&'static [i64]`.
@@ -147,7 +149,9 @@ macro_rules! data_value {
         }
     )*};
 }
-data_value!(i8 => I8s, I8, i32 => I32s, I32, i64 => I64s, I64, f32 => F32s, F32);
+data_value!(
+    i8 => I8s, I8, i16 => I16s, I16, i32 => I32s, I32, i64 => I64s, I64, f32 => F32s, F32
+);
 
 /// Lowers every operator of `graph`, in execution order.
 pub fn lower(graph: &Graph) -> Result<Vec<Call>> {

@@ -1763,7 +1763,7 @@ pub(crate) mod quantize {
 
 /// The parameter structs of `tinyaot::kernels::softmax`.
 pub(crate) mod softmax {
-    use crate::lower::{Params, Value};
+    use crate::lower::{Data, Params, Value};
     /// `tinyaot::kernels::softmax::SoftmaxS8`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct SoftmaxS8 {
@@ -1789,6 +1789,39 @@ pub(crate) mod softmax {
                     ("input_multiplier", Value::I32(p.input_multiplier)),
                     ("input_left_shift", Value::I32(p.input_left_shift)),
                     ("diff_min", Value::I32(p.diff_min)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::softmax::SoftmaxS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SoftmaxS16 {
+        /// `rows`.
+        pub rows: usize,
+        /// `depth`.
+        pub depth: usize,
+        /// `input_multiplier`.
+        pub input_multiplier: i32,
+        /// `input_shift`.
+        pub input_shift: i32,
+        /// `exp_lut`.
+        pub exp_lut: Data<i16>,
+        /// `recip_lut`.
+        pub recip_lut: Data<i16>,
+    }
+
+    impl From<SoftmaxS16> for Params {
+        fn from(p: SoftmaxS16) -> Params {
+            Params {
+                type_name: "SoftmaxS16",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("depth", Value::Usize(p.depth)),
+                    ("input_multiplier", Value::I32(p.input_multiplier)),
+                    ("input_shift", Value::I32(p.input_shift)),
+                    ("exp_lut", Value::from(p.exp_lut)),
+                    ("recip_lut", Value::from(p.recip_lut)),
                 ],
             }
         }

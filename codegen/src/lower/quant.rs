@@ -123,6 +123,38 @@ pub fn padding_before(
     }
 }
 
+/// `LUTPopulateInt16<float>`: the 513-entry table of `f` over an int16 input quantized with
+/// `(scale, zero_point)` `input`, in units of an int16 output quantized with `output`, for
+/// `LUTLookup`'s interpolation. Every step in `f32`, in TFLM's order; an entry is the sample at
+/// its point less half the error interpolation would make at the midpoint to the next one.
+pub fn lut_populate_int16(
+    input: (f32, i32),
+    output: (f32, i32),
+    f: impl Fn(f32) -> f32,
+) -> [i16; 513] {
+    let bound = |(scale, zero_point): (f32, i32), q: i32| scale * (q - zero_point) as f32;
+    let (input_min, input_max) = (bound(input, -32768), bound(input, 32767));
+    let (output_min, output_max) = (bound(output, -32768), bound(output, 32767));
+    let step = (input_max - input_min) / 512.0;
+    let half_step = step / 2.0;
+    let inverse = 65536.0 / (output_max - output_min);
+    // `f32::round` rounds half away from zero, as `TfLiteRound` (`roundf`) does.
+    let narrow = |v: f32| v.clamp(-32768.0, 32767.0) as i16;
+    let mut lut = [0i16; 513];
+    for (i, entry) in lut[..512].iter_mut().enumerate() {
+        let at = input_min + i as f32 * step;
+        let value = f(at);
+        let midpoint = f(at + half_step);
+        let next = f(input_min + (i + 1) as f32 * step);
+        let sample = (value * inverse).round();
+        let interpolated = ((next * inverse + (value * inverse).round()) / 2.0).round();
+        let bias = ((interpolated - (midpoint * inverse).round()) / 2.0).round();
+        *entry = narrow(sample - bias);
+    }
+    lut[512] = narrow((f(input_max) * inverse).round());
+    lut
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D, int8 and float32 (TFLM's `reference_integer_ops::AveragePool` /
-//! `MaxPool` and `reference_ops::AveragePool` / `MaxPool`). Windows only cover taps inside the image;
-//! an average divides by the number of those taps.
+//! AVERAGE_POOL_2D and MAX_POOL_2D, int8, int16 and float32 (TFLM's
+//! `reference_integer_ops::AveragePool` / `MaxPool` and `reference_ops::AveragePool` / `MaxPool`).
+//! Windows only cover taps inside the image; an average divides by the number of those taps.
 //!
 //! Layouts: input `[batches, input_h, input_w, channels]`, output `[batches, output_h, output_w,
 //! channels]`.
@@ -14,7 +14,8 @@ use super::nn_common::{clamp_f32, views};
 /// Channels pooled together: the window is walked once per block of this many channels.
 const BLOCK: usize = 32;
 
-/// Constant parameters of the int8 pools.
+/// Constant parameters of the int8 and int16 pools (TFLM's integer pools share their arithmetic:
+/// the int16 ones are the int8 ones on wider values).
 #[derive(Clone, Copy, Debug)]
 pub struct Pool2dS8 {
     /// Batch size (input and output).
@@ -41,7 +42,8 @@ pub struct Pool2dS8 {
     pub pad_top: usize,
     /// Columns of padding left of the image.
     pub pad_left: usize,
-    /// Lowest output value (fused activation; input and output share scale and zero point).
+    /// Lowest output value (fused activation; input and output share scale and zero point), within
+    /// the element type's range.
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
@@ -180,6 +182,59 @@ pub fn max_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8
     );
 }
 
+/// int16 AVERAGE_POOL_2D: as [`average_pool2d_s8`] on int16 values (the sum of the raw values, zero
+/// point included, so the rounding is around raw 0 as in TFLM). Reads
+/// `2 * batches * input_h * input_w * channels` bytes at `input`, writes
+/// `2 * batches * output_h * output_w * channels` bytes at `output`. A window has at most 65,536
+/// in-image taps (generation-time check), so the sum fits in 32 bits.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn average_pool2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8) {
+    let p = super::opaque(p);
+    let (in_len, out_len) = lengths(
+        p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
+    );
+    let (inp, out) = views::split(arena, input, 2 * in_len, output, 2 * out_len);
+    pool!(
+        p,
+        0i32,
+        |acc, i| *acc += i32::from(read_s16(inp, i)),
+        |acc, n, o| {
+            let n = n.max(1);
+            let avg = if acc > 0 {
+                (acc + n / 2) / n
+            } else {
+                (acc - n / 2) / n
+            };
+            let v = avg.clamp(p.act_min, p.act_max) as i16;
+            out[2 * o..2 * o + 2].copy_from_slice(&v.to_le_bytes());
+        }
+    );
+}
+
+/// int16 MAX_POOL_2D: the largest in-image tap, clamped. Sizes as [`average_pool2d_s16`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn max_pool2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8) {
+    let p = super::opaque(p);
+    let (in_len, out_len) = lengths(
+        p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
+    );
+    let (inp, out) = views::split(arena, input, 2 * in_len, output, 2 * out_len);
+    pool!(
+        p,
+        i16::MIN,
+        |acc, i| *acc = (*acc).max(read_s16(inp, i)),
+        |acc, _n, o| {
+            let v = i32::from(acc).clamp(p.act_min, p.act_max) as i16;
+            out[2 * o..2 * o + 2].copy_from_slice(&v.to_le_bytes());
+        }
+    );
+}
+
+#[inline(always)]
+fn read_s16(bytes: &[u8], i: usize) -> i16 {
+    i16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]])
+}
+
 #[inline(always)]
 fn read(bytes: &[u8], i: usize) -> f32 {
     f32::from_le_bytes([
@@ -281,6 +336,47 @@ mod tests {
         max_pool2d_s8(&mut a, 0, 9, &p);
         let out: [i8; 4] = core::array::from_fn(|i| a[9 + i] as i8);
         assert_eq!(out, [4, 5, 0, 6]);
+    }
+
+    /// The int8 cases' windows on int16 values beyond the int8 range.
+    fn arena_s16(values: [i16; 9]) -> [u8; 26] {
+        let mut a = [0u8; 26];
+        for (a, v) in a.chunks_exact_mut(2).zip(values) {
+            a.copy_from_slice(&v.to_le_bytes());
+        }
+        a
+    }
+
+    fn out_s16(a: &[u8; 26]) -> [i16; 4] {
+        core::array::from_fn(|i| i16::from_le_bytes([a[18 + 2 * i], a[19 + 2 * i]]))
+    }
+
+    #[test]
+    fn s16_average_rounds_half_away_from_raw_zero() {
+        let mut a = arena_s16([1000, 2000, 5001, 4000, 4000, -3000, -7001, -8000, 32767]);
+        let mut p = params();
+        (p.act_min, p.act_max) = (-32768, 32767);
+        average_pool2d_s16(&mut a, 0, 18, &p);
+        // 11000/4 = 2750; (5001-3000)/2 = 1000.5 → 1001; (-7001-8000)/2 = -7500.5 → -7501;
+        // 32767 alone.
+        assert_eq!(out_s16(&a), [2750, 1001, -7501, 32767]);
+        // Sums beyond the int16 range: four taps of -32768 average to -32768.
+        let mut a = arena_s16([-32768; 9]);
+        average_pool2d_s16(&mut a, 0, 18, &p);
+        assert_eq!(out_s16(&a), [-32768; 4]);
+    }
+
+    #[test]
+    fn s16_max_with_activation() {
+        let mut a = arena_s16([1000, 2000, 5001, 4000, 4000, -3000, -7001, -8000, 32767]);
+        let mut p = params();
+        (p.act_min, p.act_max) = (-5000, 4500);
+        max_pool2d_s16(&mut a, 0, 18, &p);
+        assert_eq!(out_s16(&a), [4000, 4500, -5000, 4500]);
+        (p.act_min, p.act_max) = (-32768, 32767);
+        let mut a = arena_s16([-32768; 9]);
+        max_pool2d_s16(&mut a, 0, 18, &p);
+        assert_eq!(out_s16(&a), [-32768; 4]);
     }
 
     #[test]

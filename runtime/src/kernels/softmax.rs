@@ -1,16 +1,17 @@
-//! SOFTMAX over the last dimension: int8 in, int8 out (TFLM's `reference_ops::Softmax` for quantized
-//! types, gemmlowp fixed point: exp in Q5.26, sum in Q12.19, reciprocal in Q0.31), and float32.
+//! SOFTMAX over the last dimension: int8 in, int8 or int16 out (TFLM's `reference_ops::Softmax` for
+//! quantized types, gemmlowp fixed point: exp in Q5.26, sum in Q12.19, reciprocal in Q0.31), int16
+//! (`SoftmaxInt16`: exp and reciprocal from interpolated 513-entry tables) and float32.
 //!
 //! Access order: row by row, each input row is read whole, then its outputs are written element by
 //! element, element k after input element k is read. The output may therefore be the input itself
-//! or start below it (int8, float32); int8 to int16 needs disjoint tensors.
+//! or start below it (int8, float32); int8 to int16 and int16 need disjoint tensors.
 
 use super::nn_common::fixed_point::{exp_on_negative_values, reciprocal, rescale};
 use super::nn_common::float_math::exp_f32;
 use super::nn_common::views;
 use crate::math::{
-    multiply_by_quantized_multiplier_greater_than_one, rounding_divide_by_pot,
-    saturating_rounding_doubling_high_mul,
+    multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_greater_than_one,
+    rounding_divide_by_pot, saturating_rounding_doubling_high_mul,
 };
 
 /// Integer bits of the scaled input differences fed to exp (Q5.26).
@@ -32,6 +33,27 @@ pub struct SoftmaxS8 {
     pub input_left_shift: i32,
     /// Differences from the row maximum below this give exp = 0 (output -128).
     pub diff_min: i32,
+}
+
+/// Constant parameters of [`softmax_s16`] (TFLM's `SoftmaxParams` for int16: zero points 0, output
+/// scale 1/32768).
+#[derive(Clone, Copy, Debug)]
+pub struct SoftmaxS16<'a> {
+    /// Number of rows (all dimensions but the last).
+    pub rows: usize,
+    /// Length of a row (the last dimension; at most 65,538, so that a row's sum of exps, each
+    /// below 2^15, fits in 31 bits).
+    pub depth: usize,
+    /// Q31 multiplier of `beta * input_scale * 65535 / 10`: maps a difference from the row maximum
+    /// to exp table units, in which -65535 is -10.0.
+    pub input_multiplier: i32,
+    /// Its shift (positive: left).
+    pub input_shift: i32,
+    /// `exp(x)` for x in [-10, 0] in Q0.15 (TFLM's `LUTPopulate` table: 513 entries, computed at
+    /// generation time).
+    pub exp_lut: &'a [i16],
+    /// `1 / (1 + x)` for x in [0, 1] in Q0.15 (513 entries).
+    pub recip_lut: &'a [i16],
 }
 
 /// Constant parameters of [`softmax_f32`].
@@ -146,6 +168,73 @@ pub fn softmax_s8_s16(arena: &mut [u8], input: usize, output: usize, p: &Softmax
     }
 }
 
+/// TFLM's `LUTLookup`: entry `256 + (v >> 7)` of a 513-entry table, interpolated linearly over the
+/// low 7 bits (the slope, as TFLM stores it, wraps to 16 bits).
+#[inline(always)]
+fn lut_lookup(v: i16, lut: &[i16; 513]) -> i16 {
+    let index = (256 + (v >> 7)) as usize;
+    let offset = i32::from(v & 0x7F);
+    let base = lut[index];
+    let slope = i32::from(lut[index + 1].wrapping_sub(base));
+    base.wrapping_add(((slope * offset + 64) >> 7) as i16)
+}
+
+/// int16 SOFTMAX, bit-exact with TFLM's `SoftmaxInt16`: per row, `exp(x - max)` from the exp table
+/// (kept in the output row, as TFLM does), their sum normalised to [1, 2) and inverted through the
+/// reciprocal table, then each exp scaled by it to Q0.15, clamped to [0, 32767]. Reads
+/// `2 * rows * depth` bytes at `input`, writes as many at `output`; the tensors must not overlap
+/// (checked).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn softmax_s16(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS16) {
+    let p = super::opaque(p);
+    let len = 2 * p.rows * p.depth;
+    let (inp, out) = views::split(arena, input, len, output, len);
+    let exp_lut: &[i16; 513] = p.exp_lut[..513].try_into().expect("513 entries");
+    let recip_lut: &[i16; 513] = p.recip_lut[..513].try_into().expect("513 entries");
+    if p.depth == 0 {
+        return;
+    }
+    for (row, out_row) in inp
+        .chunks_exact(2 * p.depth)
+        .zip(out.chunks_exact_mut(2 * p.depth))
+    {
+        let values = row
+            .chunks_exact(2)
+            .map(|x| i16::from_le_bytes([x[0], x[1]]));
+        let max = i32::from(values.clone().max().unwrap_or(i16::MIN));
+        let mut sum = 0i32;
+        for (x, o) in values.zip(out_row.chunks_exact_mut(2)) {
+            let scaled = multiply_by_quantized_multiplier(
+                i32::from(x) - max,
+                p.input_multiplier,
+                p.input_shift,
+            );
+            // Recentred from [-65535, 0] to the table's [-32768, 32767].
+            let e = lut_lookup(
+                scaled.saturating_add(32767).clamp(-32768, 32767) as i16,
+                exp_lut,
+            );
+            o.copy_from_slice(&e.to_le_bytes());
+            // At most 65,538 exps of at most 32,762 each (generation-time check): no overflow.
+            sum += i32::from(e);
+        }
+        // The largest element's exp is 32,762, so the sum is positive: 1 ..= 30 leading zeros.
+        let zeros = (sum as u32).leading_zeros();
+        let normalised = (((i64::from(sum) << (zeros - 1)) + (1 << 13)) >> 14) as i32;
+        let reciprocal = i64::from(lut_lookup(
+            (normalised - (1 << 15) - (1 << 16)).clamp(-32768, 32767) as i16,
+            recip_lut,
+        ));
+        let shift = 31 - zeros;
+        let round = 1i64 << (shift - 1);
+        for o in out_row.chunks_exact_mut(2) {
+            let e = i64::from(i16::from_le_bytes([o[0], o[1]]));
+            let v = (((e * reciprocal + round) >> shift) as i32).clamp(0, 32767) as i16;
+            o.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
 /// float32 SOFTMAX as TFLM computes it: `exp((x - max) * beta)` per element, summed in order, each
 /// divided by the sum. Reads and writes `4 * rows * depth` bytes.
 #[cfg_attr(target_os = "none", inline(never))]
@@ -254,6 +343,60 @@ mod tests {
         assert!((out[2] - 0.665_240_9).abs() < 1e-7);
         assert_eq!(out[3], out[5]);
         assert!((out[3] - 1.0 / 3.0).abs() < 1e-7);
+    }
+
+    /// TFLM's tables at the entries these cases reach (the ends): exp(-10) and exp(0) in Q0.15, and
+    /// 1 / (1 + x) near x = 1. Input scale 10/65535 per LSB is the exp table's own unit
+    /// (multiplier 1: 2^30 with shift 1).
+    fn s16_tables() -> ([i16; 513], [i16; 513]) {
+        let (mut exp, mut recip) = ([0i16; 513], [0i16; 513]);
+        (exp[0], exp[1], exp[511], exp[512]) = (2, 2, 32133, 32767);
+        (recip[511], recip[512]) = (16400, 16384);
+        (exp, recip)
+    }
+
+    fn s16_params<'a>(depth: usize, tables: &'a ([i16; 513], [i16; 513])) -> SoftmaxS16<'a> {
+        SoftmaxS16 {
+            rows: 1,
+            depth,
+            input_multiplier: 1 << 30,
+            input_shift: 1,
+            exp_lut: &tables.0,
+            recip_lut: &tables.1,
+        }
+    }
+
+    fn run_s16<const N: usize>(input: [i16; N], p: &SoftmaxS16) -> [i16; N] {
+        extern crate std;
+        let mut arena = std::vec![0u8; 4 * N];
+        for (a, x) in arena.chunks_exact_mut(2).zip(input) {
+            a.copy_from_slice(&x.to_le_bytes());
+        }
+        softmax_s16(&mut arena, 0, 2 * N, p);
+        core::array::from_fn(|i| {
+            i16::from_le_bytes([arena[2 * N + 2 * i], arena[2 * N + 2 * i + 1]])
+        })
+    }
+
+    #[test]
+    fn s16_equal_inputs_share_the_mass() {
+        let tables = s16_tables();
+        // Each exp is the interpolation at the table's end, 32133 + (634 * 127 + 64) >> 7 = 32762;
+        // their sum 131048 normalised is 131048 - 98304 = 32744 in the reciprocal table,
+        // 16400 + (-16 * 104 + 64) >> 7 = 16387; 32762 * 16387 >> 16, rounded: 8192 = 1/4.
+        assert_eq!(run_s16([-5; 4], &s16_params(4, &tables)), [8192; 4]);
+    }
+
+    #[test]
+    fn s16_far_below_max_gets_the_tables_floor() {
+        let tables = s16_tables();
+        // The difference -65535 is -10.0: exp table entry 0, which is 2, not 0. Sum 32764, 17
+        // leading zeros: (32764 << 16 + 2^13) >> 14 = 131056 → reciprocal entry 511 at offset
+        // 112, 16400 + (-16 * 112 + 64) >> 7 = 16386; outputs (e * 16386 + 2^13) >> 14.
+        assert_eq!(
+            run_s16([32767, -32768], &s16_params(2, &tables)),
+            [32766, 2]
+        );
     }
 
     #[test]

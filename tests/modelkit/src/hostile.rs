@@ -170,6 +170,11 @@ fn unary_f32(op: B, options: Options) -> ModelSpec {
     )
 }
 
+/// An int16 tensor of `shape` with per-tensor quantization.
+fn int16(shape: &[i32], scale: f32, zero_point: i64) -> TensorSpec {
+    TensorSpec::new(TensorType::INT16, shape).quant(scale, zero_point)
+}
+
 /// `m` changed by `f`.
 fn with(mut m: ModelSpec, f: impl FnOnce(&mut ModelSpec)) -> ModelSpec {
     f(&mut m);
@@ -1246,6 +1251,40 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         "INT16",
     );
     s.refused(
+        "softmax_int16_to_int8",
+        ModelSpec::single_op(
+            B::SOFTMAX,
+            Options::Softmax { beta: 1.0 },
+            vec![int16(&[2, 5], 1e-3, 0)],
+            vec![TensorSpec::int8(&[2, 5], 1.0 / 256.0, -128)],
+        ),
+        Unsupported,
+        "INT16 → INT16",
+    );
+    s.refused(
+        "softmax_int16_output_zero_point_not_0",
+        ModelSpec::single_op(
+            B::SOFTMAX,
+            Options::Softmax { beta: 1.0 },
+            vec![int16(&[2, 5], 1e-3, 0)],
+            vec![int16(&[2, 5], 1.0 / 32768.0, -32768)],
+        ),
+        Invalid,
+        "zero point 0",
+    );
+    s.refused(
+        // 257 x 257 taps of int16 can overflow TFLM's 32-bit window sum.
+        "average_pool_int16_window_over_65536_taps",
+        ModelSpec::single_op(
+            B::AVERAGE_POOL_2D,
+            Options::pool(Padding::VALID, (1, 1), (257, 257), Activation::NONE),
+            vec![int16(&[1, 257, 257, 1], 0.01, 0)],
+            vec![int16(&[1, 1, 1, 1], 0.01, 0)],
+        ),
+        Unsupported,
+        "65536 taps",
+    );
+    s.refused(
         "relu_output_size_differs",
         with(relu8((0.1, 0), (0.1, 0)), |m| {
             m.tensors[1].shape = Some(vec![1, 9])
@@ -1545,6 +1584,37 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
             Options::pool(Padding::SAME, (2, 2), (5, 5), Activation::NONE),
             vec![TensorSpec::int8(&[1, 3, 3, 2], 0.1, 1)],
             vec![TensorSpec::int8(&[1, 2, 2, 2], 0.1, 1)],
+        ),
+    );
+    // int16 pools with a zero point, which TFLM allows (16x8 models have none): the average rounds
+    // around raw 0, not around the zero point; the activation ranges are the zero point's.
+    s.accepted(
+        "average_pool_int16_zero_point",
+        ModelSpec::single_op(
+            B::AVERAGE_POOL_2D,
+            Options::pool(Padding::SAME, (2, 2), (2, 2), Activation::RELU_N1_TO_1),
+            vec![int16(&[1, 5, 7, 3], 1.0 / 4096.0, -300)],
+            vec![int16(&[1, 3, 4, 3], 1.0 / 4096.0, -300)],
+        ),
+    );
+    s.accepted(
+        "max_pool_int16_zero_point_relu",
+        ModelSpec::single_op(
+            B::MAX_POOL_2D,
+            Options::pool(Padding::SAME, (2, 2), (2, 2), Activation::RELU),
+            vec![int16(&[1, 5, 7, 2], 0.5, 20000)],
+            vec![int16(&[1, 3, 4, 2], 0.5, 20000)],
+        ),
+    );
+    // int16 SOFTMAX with beta 0.5 and an input scale whose multiplier shifts left (by 3): most
+    // differences saturate to the exp table's first entry.
+    s.accepted(
+        "softmax_int16_beta_and_left_shift",
+        ModelSpec::single_op(
+            B::SOFTMAX,
+            Options::Softmax { beta: 0.5 },
+            vec![int16(&[3, 7], 0.002, 0)],
+            vec![int16(&[3, 7], 1.0 / 32768.0, 0)],
         ),
     );
     s.accepted(

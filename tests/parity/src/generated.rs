@@ -954,6 +954,26 @@ pub mod ffi {
             /// `diff_min`.
             pub diff_min: i32,
         }
+        /// The C `softmax_SoftmaxS16`.
+        #[repr(C)]
+        pub struct SoftmaxS16 {
+            /// `rows`.
+            pub rows: usize,
+            /// `depth`.
+            pub depth: usize,
+            /// `input_multiplier`.
+            pub input_multiplier: i32,
+            /// `input_shift`.
+            pub input_shift: i32,
+            /// `exp_lut`'s data.
+            pub exp_lut: *const i16,
+            /// `exp_lut`'s length.
+            pub exp_lut_len: usize,
+            /// `recip_lut`'s data.
+            pub recip_lut: *const i16,
+            /// `recip_lut`'s length.
+            pub recip_lut_len: usize,
+        }
         /// The C `softmax_SoftmaxF32`.
         #[repr(C)]
         pub struct SoftmaxF32 {
@@ -1536,6 +1556,18 @@ pub mod ffi {
             output: *mut u8,
             p: *const pool::Pool2dS8,
         );
+        /// The C `pool::average_pool2d_s16`.
+        pub fn parity_pool_average_pool2d_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const pool::Pool2dS8,
+        );
+        /// The C `pool::max_pool2d_s16`.
+        pub fn parity_pool_max_pool2d_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const pool::Pool2dS8,
+        );
         /// The C `pool::average_pool2d_f32`.
         pub fn parity_pool_average_pool2d_f32(
             input: *const u8,
@@ -1595,6 +1627,12 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const softmax::SoftmaxS8,
+        );
+        /// The C `softmax::softmax_s16`.
+        pub fn parity_softmax_softmax_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const softmax::SoftmaxS16,
         );
         /// The C `softmax::softmax_f32`.
         pub fn parity_softmax_softmax_f32(
@@ -4361,6 +4399,106 @@ fn c_pool_max_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     Ok(())
 }
 
+/// `pool::average_pool2d_s16` in Rust.
+fn rust_pool_average_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::pool::Pool2dS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        channels: call.scalar::<usize>("channels")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::pool::average_pool2d_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `pool::average_pool2d_s16` in C.
+fn c_pool_average_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::pool::Pool2dS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        channels: call.scalar::<usize>("channels")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pool_average_pool2d_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `pool::max_pool2d_s16` in Rust.
+fn rust_pool_max_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::pool::Pool2dS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        channels: call.scalar::<usize>("channels")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::pool::max_pool2d_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `pool::max_pool2d_s16` in C.
+fn c_pool_max_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::pool::Pool2dS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        channels: call.scalar::<usize>("channels")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pool_max_pool2d_s16(input, output, &p) };
+    Ok(())
+}
+
 /// `pool::average_pool2d_f32` in Rust.
 fn rust_pool_average_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot::kernels::pool::Pool2dF32 {
@@ -4706,6 +4844,46 @@ fn c_softmax_softmax_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_softmax_softmax_s8_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `softmax::softmax_s16` in Rust.
+fn rust_softmax_softmax_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let exp_lut: Vec<i16> = call.slice("exp_lut")?;
+    let recip_lut: Vec<i16> = call.slice("recip_lut")?;
+    let p = tinyaot::kernels::softmax::SoftmaxS16 {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        exp_lut: &exp_lut,
+        recip_lut: &recip_lut,
+    };
+    tinyaot::kernels::softmax::softmax_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `softmax::softmax_s16` in C.
+fn c_softmax_softmax_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let exp_lut: Vec<i16> = call.slice("exp_lut")?;
+    let recip_lut: Vec<i16> = call.slice("recip_lut")?;
+    let p = ffi::softmax::SoftmaxS16 {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        exp_lut: exp_lut.as_ptr(),
+        exp_lut_len: exp_lut.len(),
+        recip_lut: recip_lut.as_ptr(),
+        recip_lut_len: recip_lut.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_softmax_softmax_s16(input, output, &p) };
     Ok(())
 }
 
@@ -5104,6 +5282,8 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pad", "pad_f32") => rust_pad_pad_f32(call, arena),
         ("pool", "average_pool2d_s8") => rust_pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => rust_pool_max_pool2d_s8(call, arena),
+        ("pool", "average_pool2d_s16") => rust_pool_average_pool2d_s16(call, arena),
+        ("pool", "max_pool2d_s16") => rust_pool_max_pool2d_s16(call, arena),
         ("pool", "average_pool2d_f32") => rust_pool_average_pool2d_f32(call, arena),
         ("pool", "max_pool2d_f32") => rust_pool_max_pool2d_f32(call, arena),
         ("quantize", "quantize_f32_s8") => rust_quantize_quantize_f32_s8(call, arena),
@@ -5114,6 +5294,7 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("quantize", "dequantize_s8_f32") => rust_quantize_dequantize_s8_f32(call, arena),
         ("softmax", "softmax_s8") => rust_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => rust_softmax_softmax_s8_s16(call, arena),
+        ("softmax", "softmax_s16") => rust_softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => rust_softmax_softmax_f32(call, arena),
         ("strided_slice", "strided_slice") => rust_strided_slice_strided_slice(call, arena),
         ("transpose", "transpose") => rust_transpose_transpose(call, arena),
@@ -5196,6 +5377,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pad", "pad_f32") => c_pad_pad_f32(call, arena),
         ("pool", "average_pool2d_s8") => c_pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => c_pool_max_pool2d_s8(call, arena),
+        ("pool", "average_pool2d_s16") => c_pool_average_pool2d_s16(call, arena),
+        ("pool", "max_pool2d_s16") => c_pool_max_pool2d_s16(call, arena),
         ("pool", "average_pool2d_f32") => c_pool_average_pool2d_f32(call, arena),
         ("pool", "max_pool2d_f32") => c_pool_max_pool2d_f32(call, arena),
         ("quantize", "quantize_f32_s8") => c_quantize_quantize_f32_s8(call, arena),
@@ -5206,6 +5389,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("quantize", "dequantize_s8_f32") => c_quantize_dequantize_s8_f32(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
+        ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => c_softmax_softmax_f32(call, arena),
         ("strided_slice", "strided_slice") => c_strided_slice_strided_slice(call, arena),
         ("transpose", "transpose") => c_transpose_transpose(call, arena),
@@ -5281,6 +5465,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pad", "pad_f32"),
     ("pool", "average_pool2d_s8"),
     ("pool", "max_pool2d_s8"),
+    ("pool", "average_pool2d_s16"),
+    ("pool", "max_pool2d_s16"),
     ("pool", "average_pool2d_f32"),
     ("pool", "max_pool2d_f32"),
     ("quantize", "quantize_f32_s8"),
@@ -5291,6 +5477,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("quantize", "dequantize_s8_f32"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
+    ("softmax", "softmax_s16"),
     ("softmax", "softmax_f32"),
     ("strided_slice", "strided_slice"),
     ("transpose", "transpose"),

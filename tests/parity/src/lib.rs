@@ -134,6 +134,7 @@ macro_rules! element {
     };
 }
 element!(i8, I8s);
+element!(i16, I16s);
 element!(i32, I32s);
 element!(i64, I64s);
 element!(f32, F32s);

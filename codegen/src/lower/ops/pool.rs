@@ -1,4 +1,4 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,f32}`: shapes, padding,
+//! AVERAGE_POOL_2D and MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,s16,f32}`: shapes, padding,
 //! activation range.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
@@ -30,13 +30,18 @@ enum Kind {
     Max,
 }
 
-/// AVERAGE_POOL_2D / MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,f32}`.
+/// AVERAGE_POOL_2D / MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,s16,f32}`.
 fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
     let Options::Pool2D(o) = &ctx.op().options else {
         return Err(ctx.unsupported("missing Pool2DOptions"));
     };
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    let num = ctx.input_num(input)?;
+    // int16 (`None` here): TFLM's int8 pools on int16 values, with the same checks.
+    let num = if input.dtype == DType::I16 {
+        None
+    } else {
+        Some(ctx.input_num(input)?)
+    };
     ctx.expect_rank("input", input, 4)?;
     ctx.expect_rank("output", output, 4)?;
     let (i, out) = (&input.shape, &output.shape);
@@ -65,23 +70,48 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
         ctx.fits_i16("padding", pads[axis])?;
     }
     let function = match (num, pool) {
-        (Num::I8, Kind::Average) => "average_pool2d_s8",
-        (Num::I8, Kind::Max) => "max_pool2d_s8",
-        (Num::F32, Kind::Average) => "average_pool2d_f32",
-        (Num::F32, Kind::Max) => "max_pool2d_f32",
+        (Some(Num::I8), Kind::Average) => "average_pool2d_s8",
+        (Some(Num::I8), Kind::Max) => "max_pool2d_s8",
+        (None, Kind::Average) => "average_pool2d_s16",
+        (None, Kind::Max) => "max_pool2d_s16",
+        (Some(Num::F32), Kind::Average) => "average_pool2d_f32",
+        (Some(Num::F32), Kind::Max) => "max_pool2d_f32",
     };
     match num {
-        Num::I8 => {
-            ctx.expect_dtype("output", output, DType::I8)?;
-            let (s_in, zp_in) = ctx.int8_quant("input", input)?;
-            let (s_out, zp_out) = ctx.int8_quant("output", output)?;
+        Some(Num::I8) | None => {
+            let int16 = num.is_none();
+            let ((s_in, zp_in), (s_out, zp_out)) = if int16 {
+                ctx.expect_dtype("output", output, DType::I16)?;
+                (
+                    ctx.int16_quant("input", input)?,
+                    ctx.int16_quant("output", output)?,
+                )
+            } else {
+                ctx.expect_dtype("output", output, DType::I8)?;
+                (
+                    ctx.int8_quant("input", input)?,
+                    ctx.int8_quant("output", output)?,
+                )
+            };
             // TFLM's pooling Prepare requires the same quantization on both sides.
             if f64::from((s_in - s_out).abs()) > 1e-6 || zp_in != zp_out {
                 return Err(ctx.unsupported(format!(
                     "input quantization ({s_in}, {zp_in}) differs from output ({s_out}, {zp_out}); pools must keep it"
                 )));
             }
-            let (act_min, act_max) = ctx.activation_range_s8(o.activation, s_out, zp_out)?;
+            let (act_min, act_max) = if int16 {
+                // TFLM sums a window in 32 bits: more than 65,536 int16 taps can overflow it.
+                let taps = o.filter_h.min(i[1]).saturating_mul(o.filter_w.min(i[2]));
+                if pool == Kind::Average && taps > 1 << 16 {
+                    return Err(ctx.unsupported(format!(
+                        "an int16 average over windows of up to {taps} taps: TFLM's 32-bit sum \
+                         can overflow; supported: at most 65536 taps"
+                    )));
+                }
+                ctx.activation_range_s16(o.activation, s_out, zp_out)?
+            } else {
+                ctx.activation_range_s8(o.activation, s_out, zp_out)?
+            };
             Ok(kernel(
                 function,
                 in_out(ctx)?,
@@ -103,7 +133,7 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
                 },
             ))
         }
-        Num::F32 => {
+        Some(Num::F32) => {
             ctx.expect_dtype("output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
             Ok(kernel(
@@ -162,5 +192,52 @@ mod tests {
         // (3 - 1) * 2 + 3 - 5 = 2 → 1 before.
         assert_eq!(field(&k, "pad_top"), &Value::Usize(1));
         assert!(reason(&make(2)).contains("differs"));
+    }
+
+    #[test]
+    fn int16_pools_keep_the_zero_point_in_the_activation_range() {
+        let pool = |code, filter: usize, input: usize, output: usize| {
+            graph(
+                code,
+                Options::Pool2D(Pool2DOptions {
+                    padding: Padding::Valid,
+                    stride_w: 1,
+                    stride_h: 1,
+                    filter_w: filter,
+                    filter_h: filter,
+                    activation: Activation::Relu6,
+                }),
+                vec![
+                    tensor(
+                        &[1, input, input, 1],
+                        DType::I16,
+                        quant(&[0.01], &[100], 0),
+                        None,
+                    ),
+                    tensor(
+                        &[1, output, output, 1],
+                        DType::I16,
+                        quant(&[0.01], &[100], 0),
+                        None,
+                    ),
+                ],
+                &[Some(0)],
+            )
+        };
+        let k = kernel(&pool(OpCode::MAX_POOL_2D, 2, 3, 2));
+        assert_eq!(k.function, "max_pool2d_s16");
+        // RELU6 from the zero point 100 to 100 + 6 / 0.01.
+        assert_eq!(field(&k, "act_min"), &Value::I32(100));
+        assert_eq!(field(&k, "act_max"), &Value::I32(700));
+        let k = kernel(&pool(OpCode::AVERAGE_POOL_2D, 2, 3, 2));
+        assert_eq!(k.function, "average_pool2d_s16");
+        // 256 x 256 taps of int16 fit TFLM's 32-bit sum; 257 x 257 may not. A max pool has no sum.
+        kernel(&pool(OpCode::AVERAGE_POOL_2D, 256, 256, 1));
+        kernel(&pool(OpCode::MAX_POOL_2D, 257, 257, 1));
+        assert!(reason(&pool(OpCode::AVERAGE_POOL_2D, 257, 257, 1)).contains("65536 taps"));
+        // int16 in, int8 out: TFLM would write int16 values into the int8 tensor.
+        let mut g = pool(OpCode::MAX_POOL_2D, 2, 3, 2);
+        g.tensors[1].dtype = DType::I8;
+        assert!(reason(&g).contains("INT16"));
     }
 }

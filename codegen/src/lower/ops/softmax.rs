@@ -1,11 +1,11 @@
-//! SOFTMAX → `softmax::softmax_{s8,s8_s16,f32}`, over the last dimension: the fixed-point input
-//! scaling TFLM's Prepare computes for int8.
+//! SOFTMAX → `softmax::softmax_{s8,s8_s16,s16,f32}`, over the last dimension: the fixed-point
+//! input scaling TFLM's Prepare computes for int8 and int16, and int16's exp and reciprocal tables.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::softmax as P;
-use crate::lower::{quant, Num, OpContext};
+use crate::lower::{quant, Data, Num, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -24,11 +24,17 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
         return Err(ctx.invalid(format!("beta {beta} is not a finite number")));
     }
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    let num = ctx.input_num(input)?;
-    let int16_output = num == Num::I8 && output.dtype == DType::I16;
+    // int16 (`None` here): TFLM's `SoftmaxInt16`, int16 to int16 only.
+    let num = if input.dtype == DType::I16 {
+        None
+    } else {
+        Some(ctx.input_num(input)?)
+    };
+    let int16_output = num == Some(Num::I8) && output.dtype == DType::I16;
     if output.dtype != input.dtype && !int16_output {
         return Err(ctx.unsupported(format!(
-            "{} input with {} output is not supported; supported: INT8 → INT8, INT8 → INT16 and FLOAT32 → FLOAT32",
+            "{} input with {} output is not supported; supported: INT8 → INT8, INT8 → INT16, \
+             INT16 → INT16 and FLOAT32 → FLOAT32",
             input.dtype, output.dtype
         )));
     }
@@ -48,6 +54,9 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
         }
     };
     let rows = input.num_elements() / depth;
+    let Some(num) = num else {
+        return softmax_s16(ctx, beta, rows, depth);
+    };
     match num {
         Num::I8 => {
             let (s_in, _) = ctx.int8_quant("input", input)?;
@@ -106,11 +115,131 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
     }
 }
 
+/// int16 SOFTMAX → `softmax::softmax_s16`, as TFLM's Prepare checks and computes it.
+fn softmax_s16(ctx: &OpContext, beta: f32, rows: usize, depth: usize) -> Result<Kernel> {
+    let (s_in, zp_in) = ctx.int16_quant("input", ctx.input(0)?)?;
+    let (s_out, zp_out) = ctx.int16_quant("output", ctx.output(0)?)?;
+    // TF_LITE_ENSURE_NEAR(scale, 1/32768, 0.001/32768), compared in float.
+    let target = 1.0f32 / 32768.0;
+    if zp_in != 0 || zp_out != 0 || (s_out - target).abs() > 0.001 * target {
+        return Err(ctx.invalid(format!(
+            "int16 input zero point {zp_in}, output quantization ({s_out}, {zp_out}): TFLM \
+             requires input zero point 0, output scale 1/32768 and zero point 0"
+        )));
+    }
+    // A row's exps, each below 2^15, are summed in 32 bits.
+    if depth > 65538 {
+        return Err(ctx.unsupported(format!(
+            "rows of {depth} int16 elements: TFLM's 32-bit sum of exps overflows beyond 65538"
+        )));
+    }
+    // Differences from the row maximum (down to -65535) in exp table units, -65535 being -10.0.
+    let (input_multiplier, input_shift) = ctx.multiplier(
+        "input scale × beta × 65535 / 10",
+        f64::from(s_in) * f64::from(beta) / (10.0 / 65535.0),
+    )?;
+    if input_shift > 15 {
+        return Err(ctx.unsupported(format!(
+            "input scale × beta = {:e} is too large: TFLM shifts differences of up to 65535 left \
+             by {input_shift} bits in 32-bit arithmetic, which overflows (supported: at most 15)",
+            f64::from(s_in) * f64::from(beta)
+        )));
+    }
+    let (exp_lut, recip_lut) = int16_tables();
+    Ok(kernel(
+        "softmax_s16",
+        in_out(ctx)?,
+        P::SoftmaxS16 {
+            rows,
+            depth,
+            input_multiplier,
+            input_shift,
+            exp_lut: Data::Packed(exp_lut.to_vec()),
+            recip_lut: Data::Packed(recip_lut.to_vec()),
+        },
+    ))
+}
+
+/// The two tables TFLM's int16 SOFTMAX builds in Prepare, which depend on no tensor: `exp(x)` for
+/// x in [-10, 0] and `1 / (1 + x)` for x in [0, 1], both in Q0.15 (see [`exp_f32`] for the exp).
+fn int16_tables() -> ([i16; 513], [i16; 513]) {
+    // `range` is an int32 65535 in TFLM; its quotients are f32.
+    let range = 65535.0f32;
+    let exp = quant::lut_populate_int16((10.0 / range, 32767), (2.0 / range, 0), exp_f32);
+    let recip =
+        quant::lut_populate_int16((1.0 / range, -32768), (2.0 / range, 0), |x| 1.0 / (1.0 + x));
+    (exp, recip)
+}
+
+/// The single-precision exp of the exp table. TFLM calls the C library's `expf`, which need not be
+/// correctly rounded (glibc's is within 0.502 ulp: at -2.216796875, an argument of the table, it
+/// gives 0x3DDF2524 where the correctly rounded value is 0x3DDF2523), nor the same on every host.
+/// The table does not change when any of its exp values moves by one ulp either way (a test checks
+/// every combination), so exp in double precision, rounded once, gives TFLM's table anywhere.
+fn exp_f32(x: f32) -> f32 {
+    f64::from(x).exp() as f32
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{field, graph, kernel, quant, reason, tensor};
+    use super::{exp_f32, int16_tables};
     use crate::ir::*;
-    use crate::lower::Value;
+    use crate::lower::{quant::lut_populate_int16, Value};
+    use std::cell::Cell;
+    use tinyaot_test_support::{hex, sha256};
+
+    /// Σ, first and last entries and the sha256 of the comma-joined decimal values, as
+    /// docs/ARITHMETIC-INT16.md records them from TFLM's own `LUTPopulateInt16`.
+    fn check_table(lut: &[i16; 513], sum: i64, first: [i16; 4], last: [i16; 3], sha: &str) {
+        assert_eq!(lut.iter().map(|&v| i64::from(v)).sum::<i64>(), sum);
+        assert_eq!(lut[..4], first);
+        assert_eq!(lut[510..], last);
+        let text = lut.iter().map(i16::to_string).collect::<Vec<_>>().join(",");
+        let hash = hex(&sha256(text.as_bytes()));
+        assert!(hash.starts_with(sha), "sha256 {hash}");
+    }
+
+    #[test]
+    fn int16_tables_are_tflms() {
+        let (exp, recip) = int16_tables();
+        check_table(
+            &exp,
+            1_694_030,
+            [2; 4],
+            [31512, 32133, 32767],
+            "9bdd476d5d308a47",
+        );
+        let recip_first = [32767, 32704, 32640, 32578];
+        check_table(
+            &recip,
+            11_653_643,
+            recip_first,
+            [16416, 16400, 16384],
+            "8bc66134991ac647",
+        );
+    }
+
+    #[test]
+    fn int16_exp_table_is_the_same_for_any_expf_within_one_ulp() {
+        let (exp, _) = int16_tables();
+        let range = 65535.0f32;
+        let ulp = |x: f32, d: i32| f32::from_bits((x.to_bits() as i32 + d) as u32);
+        // Each entry reads three exps in turn (at its point, the midpoint, the next point): move
+        // each of the three by -1, 0 or +1 ulp, in all 27 ways.
+        for pattern in 0..27i32 {
+            let call = Cell::new(0);
+            let moved = lut_populate_int16((10.0 / range, 32767), (2.0 / range, 0), |x| {
+                let k = call.get();
+                call.set(k + 1);
+                let d = [pattern % 3, pattern / 3 % 3, pattern / 9][k % 3] - 1;
+                ulp(exp_f32(x), d)
+            });
+            assert_eq!(moved, exp, "pattern {pattern}");
+        }
+        // glibc's expf at -2.216796875 (0x3DDF2524), one ulp above the correctly rounded value.
+        assert_eq!(exp_f32(-2.216_796_9).to_bits(), 0x3DDF_2523);
+    }
 
     #[test]
     fn softmax_s8_matches_tflm_prepare() {
@@ -144,5 +273,39 @@ mod tests {
         assert_eq!(field(&k, "diff_min"), &Value::I32(-248));
         g.tensors[1].quant = quant(&[1.0 / 65536.0], &[0], 0);
         assert!(reason(&g).contains("-32768"));
+    }
+
+    #[test]
+    fn softmax_s16_matches_tflm_prepare() {
+        let make = |in_scale: f32, out_scale: f32, out_zp: i64| {
+            graph(
+                OpCode::SOFTMAX,
+                Options::Softmax { beta: 1.0 },
+                vec![
+                    tensor(&[2, 5], DType::I16, quant(&[in_scale], &[0], 0), None),
+                    tensor(&[2, 5], DType::I16, quant(&[out_scale], &[out_zp], 0), None),
+                ],
+                &[Some(0)],
+            )
+        };
+        // 10 / 65535 per LSB is the exp table's own unit: multiplier 1 (2^30, shift 1).
+        let k = kernel(&make(10.0 / 65535.0, 1.0 / 32768.0, 0));
+        assert_eq!(k.function, "softmax_s16");
+        assert_eq!(field(&k, "input_multiplier"), &Value::I32(1 << 30));
+        assert_eq!(field(&k, "input_shift"), &Value::I32(1));
+        assert_eq!(field(&k, "rows"), &Value::Usize(2));
+        assert!(reason(&make(1e-4, 1.0 / 32768.0, 1)).contains("zero point 0"));
+        assert!(reason(&make(1e-4, 1.0 / 65536.0, 0)).contains("1/32768"));
+        // Up to 2^15 table units per LSB is a shift of 15 (65535 << 15 fits in 32 bits); beyond
+        // that, TFLM's shifted differences overflow.
+        let limit = (32767.0 * 10.0 / 65535.0) as f32;
+        assert_eq!(
+            field(&kernel(&make(limit, 1.0 / 32768.0, 0)), "input_shift"),
+            &Value::I32(15)
+        );
+        assert!(reason(&make(6.0, 1.0 / 32768.0, 0)).contains("overflows"));
+        let mut g = make(1e-4, 1.0 / 32768.0, 0);
+        g.tensors[1].dtype = DType::I8;
+        assert!(reason(&g).contains("INT16 → INT16"));
     }
 }
