@@ -57,6 +57,8 @@ const DEFAULT_MODELS: &[&str] = &[
     "seanet_quantize0",
     "conv_stride2_same_odd_int16",
     "transpose_conv_int16",
+    "pool_same_odd_int16",
+    "softmax_int16",
 ];
 
 /// QEMU's arguments before the ELF: the machine, instruction counting, semihosting, no devices.
