@@ -853,6 +853,91 @@ pub(crate) mod depthwise {
         }
     }
 
+    /// `tinyaot::kernels::depthwise::DepthwiseConv2dS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DepthwiseConv2dS16 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `depth_multiplier`.
+        pub depth_multiplier: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `filter`.
+        pub filter: Data<i8>,
+        /// `bias`.
+        pub bias: Option<Data<i64>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<DepthwiseConv2dS16> for Params {
+        fn from(p: DepthwiseConv2dS16) -> Params {
+            Params {
+                type_name: "DepthwiseConv2dS16",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("depth_multiplier", Value::Usize(p.depth_multiplier)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("filter", Value::from(p.filter)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::depthwise::DepthwiseConv2dF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct DepthwiseConv2dF32 {
@@ -1279,6 +1364,104 @@ pub(crate) mod elementwise {
 /// The parameter structs of `tinyaot::kernels::fully_connected`.
 pub(crate) mod fully_connected {
     use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::fully_connected::FullyConnectedS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FullyConnectedS16 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_depth`.
+        pub input_depth: usize,
+        /// `output_depth`.
+        pub output_depth: usize,
+        /// `filter`.
+        pub filter: Data<i8>,
+        /// `bias`.
+        pub bias: Option<Data<i64>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<FullyConnectedS16> for Params {
+        fn from(p: FullyConnectedS16) -> Params {
+            Params {
+                type_name: "FullyConnectedS16",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_depth", Value::Usize(p.input_depth)),
+                    ("output_depth", Value::Usize(p.output_depth)),
+                    ("filter", Value::from(p.filter)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::fully_connected::FullyConnectedAcc32S16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FullyConnectedAcc32S16 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_depth`.
+        pub input_depth: usize,
+        /// `output_depth`.
+        pub output_depth: usize,
+        /// `filter`.
+        pub filter: Data<i8>,
+        /// `bias`.
+        pub bias: Option<Data<i32>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<FullyConnectedAcc32S16> for Params {
+        fn from(p: FullyConnectedAcc32S16) -> Params {
+            Params {
+                type_name: "FullyConnectedAcc32S16",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_depth", Value::Usize(p.input_depth)),
+                    ("output_depth", Value::Usize(p.output_depth)),
+                    ("filter", Value::from(p.filter)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::fully_connected::FullyConnectedF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct FullyConnectedF32 {

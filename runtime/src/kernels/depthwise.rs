@@ -1,14 +1,16 @@
 //! DEPTHWISE_CONV_2D: int8 with per-channel requantization (TFLM's
-//! `reference_integer_ops::DepthwiseConvPerChannel`) and float32 (`reference_ops::DepthwiseConv`).
+//! `reference_integer_ops::DepthwiseConvPerChannel`), int16 with int8 weights (its 16x8 variant)
+//! and float32 (`reference_ops::DepthwiseConv`).
 //!
 //! Layouts: input `[batches, input_h, input_w, input_c]`, filter `[1, filter_h, filter_w, output_c]`,
 //! output `[batches, output_h, output_w, output_c]` with `output_c = input_c * depth_multiplier`;
 //! output channel `ic * depth_multiplier + m` reads input channel `ic`.
 //!
-//! Access order (both kernels): for each output pixel in order, reads the pixel's input window, then
+//! Access order (all kernels): for each output pixel in order, reads the pixel's input window, then
 //! writes the pixel's output channels in order; the input is read again for later pixels, so the
 //! output must not overlap the input (checked).
 
+use super::nn_common::requant::requantize_16x8;
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
     clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, window3x3_run_s8, window_run_s8, Requantizer,
@@ -83,6 +85,58 @@ pub struct DepthwiseConv2dS8<'a> {
     /// int8 (all checked at generation time): the requantization then takes its short path, with
     /// the same results.
     pub narrow_requant: bool,
+}
+
+/// Constant parameters of [`depthwise_conv2d_s16`]: an int16 DEPTHWISE_CONV_2D with int8 weights
+/// (TFLM's "16x8" `DepthwiseConvPerChannel`, 64-bit sums). Its zero points are 0 (generation-time
+/// check), so there are no offsets.
+#[derive(Clone, Copy, Debug)]
+pub struct DepthwiseConv2dS16<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels.
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (`input_c * depth_multiplier`).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Output channels per input channel.
+    pub depth_multiplier: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Filter weights, `[1, filter_h, filter_w, output_c]` (zero point 0).
+    pub filter: &'a [i8],
+    /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]`.
+    pub bias: Option<&'a [i64]>,
+    /// Per-output-channel multipliers reduced to 16 bits as TFLM's 64-bit
+    /// `MultiplyByQuantizedMultiplier` reduces them (`0..=0x7FFF`).
+    pub multipliers: &'a [i32],
+    /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`).
+    pub shifts: &'a [i8],
+    /// Lowest output value (fused activation).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
 }
 
 /// Constant parameters of [`depthwise_conv2d_f32`].
@@ -336,6 +390,66 @@ fn start_from(sums: &mut [i32], bias: Option<&[i32]>, c0: usize) {
     }
 }
 
+/// int16 DEPTHWISE_CONV_2D with int8 weights, bit-exact with TFLM's 16x8
+/// `DepthwiseConvPerChannel` (64-bit sums and bias, [`requantize_16x8`]). Reads
+/// `2 * batches * input_h * input_w * input_c` bytes at `input`, writes
+/// `2 * batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the
+/// order).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn depthwise_conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS16) {
+    let p = super::opaque(p);
+    check_shapes(p.input_c, p.depth_multiplier, p.output_c);
+    let image = p.input_h * p.input_w * p.input_c;
+    let out_len = 2 * p.batches * p.output_h * p.output_w * p.output_c;
+    let (inp, out) = views::split(arena, input, 2 * p.batches * image, output, out_len);
+    let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let dm = p.depth_multiplier;
+    for_each_pixel!(p, |b, w, o| {
+        let out_px = &mut out[2 * o * p.output_c..][..2 * p.output_c];
+        let mut c0 = 0;
+        while c0 < p.output_c {
+            // A block of channels, the window walked once for all of them. Each product is below
+            // 2^22 in magnitude and the sums are 64-bit, so they are exact (as TFLM's).
+            let n = BLOCK.min(p.output_c - c0);
+            let mut acc = [0i64; BLOCK];
+            let acc = &mut acc[..n];
+            for ky in w.ky.0..w.ky.1 {
+                let y = coord(w.y0, ky, p.dilation_h);
+                for kx in w.kx.0..w.kx.1 {
+                    let x = coord(w.x0, kx, p.dilation_w);
+                    let px = &inp[2 * ((b * p.input_h + y) * p.input_w + x) * p.input_c..]
+                        [..2 * p.input_c];
+                    let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
+                    if dm == 1 {
+                        let xs = px[2 * c0..][..2 * n].chunks_exact(2);
+                        for ((a, &t), x) in acc.iter_mut().zip(taps).zip(xs) {
+                            let x = i32::from(i16::from_le_bytes([x[0], x[1]]));
+                            *a += i64::from(i32::from(t) * x);
+                        }
+                    } else {
+                        for_each_run(c0, n, dm, |i, range| {
+                            let x = i32::from(i16::from_le_bytes([px[2 * i], px[2 * i + 1]]));
+                            for (a, &t) in acc[range.clone()].iter_mut().zip(&taps[range]) {
+                                *a += i64::from(i32::from(t) * x);
+                            }
+                        });
+                    }
+                }
+            }
+            let outs = out_px[2 * c0..2 * (c0 + n)].chunks_exact_mut(2);
+            for (j, (&a, o)) in acc.iter().zip(outs).enumerate() {
+                let c = c0 + j;
+                let a = a.wrapping_add(bias.map_or(0, |b| b[c]));
+                let v = requantize_16x8(a, multipliers[c], shifts[c], (p.act_min, p.act_max));
+                o.copy_from_slice(&v.to_le_bytes());
+            }
+            c0 += n;
+        }
+    });
+}
+
 /// float32 DEPTHWISE_CONV_2D, accumulating each channel in TFLM's order (filter y, filter x), then
 /// adding the bias and clamping. Reads `4 * batches * input_h * input_w * input_c` bytes at `input`,
 /// writes `4 * batches * output_h * output_w * output_c` bytes at `output`.
@@ -460,6 +574,131 @@ mod tests {
         let out: [i8; 4] = core::array::from_fn(|i| arena[4 + i] as i8);
         // (10 + 100) - 5 = 105 → 100; (6 + 100) - 5 = 101 → 100; 102 → 100; 99.
         assert_eq!(out, [100, 100, 100, 99]);
+    }
+
+    /// The int16 kernel on the s8 test's shape: depth multiplier 2, SAME padding; the product
+    /// `(acc * 0x4000 + 2^14) >> 15` halves the sums rounding half up, as TFLM's 64-bit
+    /// requantization does.
+    #[test]
+    fn s16_depth_multiplier_two_rounds_half_up() {
+        let mut arena = [0u8; 24];
+        for (a, x) in arena.chunks_exact_mut(2).zip([100i16, -200, 300, 400]) {
+            a.copy_from_slice(&x.to_le_bytes());
+        }
+        let p = DepthwiseConv2dS16 {
+            batches: 1,
+            input_h: 2,
+            input_w: 2,
+            input_c: 1,
+            output_h: 2,
+            output_w: 2,
+            output_c: 2,
+            filter_h: 2,
+            filter_w: 2,
+            depth_multiplier: 2,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            // Channel 0 all ones, channel 1 = [1, -1; 0, 2].
+            filter: &[1, 1, 1, -1, 1, 0, 1, 2],
+            bias: Some(&[0, 1]),
+            multipliers: &[0x4000, 0x4000],
+            shifts: &[15, 15],
+            act_min: -32768,
+            act_max: 500,
+        };
+        depthwise_conv2d_s16(&mut arena, 0, 8, &p);
+        let out: [i16; 8] =
+            core::array::from_fn(|i| i16::from_le_bytes([arena[8 + 2 * i], arena[9 + 2 * i]]));
+        // Sums (channel 0, channel 1 + bias 1) per pixel: (600, 1101), (200, -199), (700, -99),
+        // (400, 401); halved half up: 551 clamps to 500, -99.5 -> -99, -49.5 -> -49, 200.5 -> 201.
+        assert_eq!(out, [300, 500, 100, -99, 350, -49, 200, 201]);
+    }
+
+    /// The int16 kernel against TFLM's loop restated, across the 32-channel blocks, with and
+    /// without a depth multiplier, with padding, strides and dilations, extreme inputs and a bias.
+    #[test]
+    fn s16_matches_the_reference_loop() {
+        extern crate std;
+        use std::vec::Vec;
+        let (h, w, f) = (5usize, 6usize, 3usize);
+        for (c, dm, dilation, pad, stride) in [(12, 3, 1, 1, 2), (40, 1, 2, 2, 1), (3, 2, 1, 0, 1)]
+        {
+            let oc = c * dm;
+            let input: Vec<i16> = (0..h * w * c)
+                .map(|i| match i % 7 {
+                    0 => i16::MIN,
+                    1 => i16::MAX,
+                    _ => ((i * 7919 + 13) % 65536) as u16 as i16,
+                })
+                .collect();
+            let filter: Vec<i8> = (0..f * f * oc)
+                .map(|i| ((i * 29 + 3) % 256) as u8 as i8)
+                .collect();
+            let bias: Vec<i64> = (0..oc).map(|ch| ch as i64 * 100_003 - 1_500_000).collect();
+            let multipliers: Vec<i32> = (0..oc).map(|ch| 0x4000 + 97 * ch as i32).collect();
+            let shifts: Vec<i8> = (0..oc).map(|ch| 18 + (ch % 5) as i8).collect();
+            let oh = (h + 2 * pad - dilation * (f - 1) - 1) / stride + 1;
+            let ow = (w + 2 * pad - dilation * (f - 1) - 1) / stride + 1;
+            let p = DepthwiseConv2dS16 {
+                batches: 1,
+                input_h: h,
+                input_w: w,
+                input_c: c,
+                output_h: oh,
+                output_w: ow,
+                output_c: oc,
+                filter_h: f,
+                filter_w: f,
+                depth_multiplier: dm,
+                stride_h: stride,
+                stride_w: stride,
+                dilation_h: dilation,
+                dilation_w: dilation,
+                pad_top: pad,
+                pad_left: pad,
+                filter: &filter,
+                bias: Some(&bias),
+                multipliers: &multipliers,
+                shifts: &shifts,
+                act_min: -30000,
+                act_max: 31000,
+            };
+            let n = 2 * h * w * c;
+            let mut arena = std::vec![0u8; n + 2 * oh * ow * oc];
+            for (a, v) in arena.chunks_exact_mut(2).zip(&input) {
+                a.copy_from_slice(&v.to_le_bytes());
+            }
+            depthwise_conv2d_s16(&mut arena, 0, n, &p);
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    for ch in 0..oc {
+                        let mut acc = 0i64;
+                        for ky in 0..f {
+                            for kx in 0..f {
+                                let y = (oy * stride + ky * dilation) as isize - pad as isize;
+                                let x = (ox * stride + kx * dilation) as isize - pad as isize;
+                                if y < 0 || x < 0 || y >= h as isize || x >= w as isize {
+                                    continue;
+                                }
+                                let v = input[(y as usize * w + x as usize) * c + ch / dm];
+                                acc += i64::from(filter[(ky * f + kx) * oc + ch]) * i64::from(v);
+                            }
+                        }
+                        acc += bias[ch];
+                        let s = u32::from(shifts[ch] as u8);
+                        let scaled = (acc * i64::from(multipliers[ch]) + (1 << (s - 1))) >> s;
+                        let want = (scaled as i32).clamp(-30000, 31000);
+                        let at = n + 2 * ((oy * ow + ox) * oc + ch);
+                        let got = i16::from_le_bytes([arena[at], arena[at + 1]]);
+                        assert_eq!(i32::from(got), want, "{c} {dm} {oy} {ox} {ch}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! FULLY_CONNECTED, float32 (`reference_ops::FullyConnected`). The int8 operator runs on
-//! [`super::conv::conv2d_1x1_s8`]: its product is a 1×1 convolution's, and TFLM's
-//! `reference_integer_ops::FullyConnected` / `FullyConnectedPerChannel` requantize it the same way
-//! once a per-tensor multiplier is repeated for every channel.
+//! FULLY_CONNECTED: float32 (`reference_ops::FullyConnected`) and int16 with int8 weights (TFLM's
+//! "16x8" `reference_integer_ops::FullyConnected` / `FullyConnectedPerChannel`, with 64-bit or
+//! 32-bit sums). The int8 operator runs on [`super::conv::conv2d_1x1_s8`]: its product is a 1×1
+//! convolution's, and TFLM's int8 kernels requantize it the same way once a per-tensor multiplier
+//! is repeated for every channel.
 //!
 //! Layouts: input `[batches, input_depth]` (any shape with that many elements), filter
 //! `[output_depth, input_depth]`, output `[batches, output_depth]`.
@@ -9,7 +10,68 @@
 //! Access order: for each batch row, reads the whole input row, writing that row's outputs in order;
 //! the output must not overlap the input (checked).
 
-use super::nn_common::{clamp_f32, views};
+use super::nn_common::requant::scale_16x8;
+use super::nn_common::{clamp_f32, dot_s16, views};
+use crate::math::multiply_by_quantized_multiplier;
+
+/// Constant parameters of [`fully_connected_s16`]: an int16 FULLY_CONNECTED with int8 weights and
+/// TFLM's 64-bit sums (an INT64 bias, or none unless the options ask for 32-bit biases).
+#[derive(Clone, Copy, Debug)]
+pub struct FullyConnectedS16<'a> {
+    /// Rows of the input (input elements / `input_depth`).
+    pub batches: usize,
+    /// Elements per input row (the filter's last dimension).
+    pub input_depth: usize,
+    /// Outputs per row (the filter's first dimension).
+    pub output_depth: usize,
+    /// Weights, `[output_depth, input_depth]` (zero point 0).
+    pub filter: &'a [i8],
+    /// Per-output 64-bit bias with the input zero point folded in,
+    /// `bias[c] - input_zero_point * Σ_d filter[c, d]`: TFLM subtracts the zero point from every
+    /// input, and its 64-bit sums are exact, so the fold gives the same sums.
+    pub bias: Option<&'a [i64]>,
+    /// Per-output multipliers reduced to 16 bits as TFLM's 64-bit `MultiplyByQuantizedMultiplier`
+    /// reduces them (`0..=0x7FFF`; one repeated for every output under per-tensor quantization).
+    pub multipliers: &'a [i32],
+    /// Per-output right shifts of the product, `15 - shift` (within `1..=46`).
+    pub shifts: &'a [i8],
+    /// Output zero point, added after the requantization (TFLM's int16 FULLY_CONNECTED applies it,
+    /// unlike its int16 convolutions).
+    pub output_zero_point: i32,
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`fully_connected_acc32_s16`]: an int16 FULLY_CONNECTED with int8
+/// weights and TFLM's 32-bit sums (an INT32 bias, or none where the options ask for 32-bit biases).
+#[derive(Clone, Copy, Debug)]
+pub struct FullyConnectedAcc32S16<'a> {
+    /// Rows of the input (input elements / `input_depth`).
+    pub batches: usize,
+    /// Elements per input row (the filter's last dimension).
+    pub input_depth: usize,
+    /// Outputs per row (the filter's first dimension).
+    pub output_depth: usize,
+    /// Weights, `[output_depth, input_depth]` (zero point 0).
+    pub filter: &'a [i8],
+    /// Per-output 32-bit bias with the input zero point folded in,
+    /// `bias[c] - input_zero_point * Σ_d filter[c, d]` wrapped to 32 bits: TFLM's 32-bit sums
+    /// wrap, and wrapping sums are the same in any order.
+    pub bias: Option<&'a [i32]>,
+    /// Per-output Q31 requantization multipliers (TFLM's 32-bit `MultiplyByQuantizedMultiplier`;
+    /// one repeated for every output under per-tensor quantization).
+    pub multipliers: &'a [i32],
+    /// Per-output requantization shifts (positive = left, within -31..=31).
+    pub shifts: &'a [i8],
+    /// Output zero point, added after the requantization.
+    pub output_zero_point: i32,
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
 
 /// Constant parameters of [`fully_connected_f32`].
 #[derive(Clone, Copy, Debug)]
@@ -63,9 +125,169 @@ pub fn fully_connected_f32(arena: &mut [u8], input: usize, output: usize, p: &Fu
     }
 }
 
+/// Walks the rows of an int16 FULLY_CONNECTED: for each row and output `c`, writes
+/// `requantize(c, Σ_d filter[c, d] * x[d])` (the exact sum) as the output element.
+#[inline(always)]
+fn int16_rows(
+    arena: &mut [u8],
+    (input, output): (usize, usize),
+    (batches, depth, outs): (usize, usize, usize),
+    filter: &[i8],
+    requantize: impl Fn(usize, i64) -> i16,
+) {
+    let (inp, out) = views::split(
+        arena,
+        input,
+        2 * batches * depth,
+        output,
+        2 * batches * outs,
+    );
+    let filter = &filter[..outs * depth];
+    for (row, out_row) in inp
+        .chunks_exact(2 * depth.max(1))
+        .zip(out.chunks_exact_mut(2 * outs.max(1)))
+    {
+        let row = &row[..2 * depth];
+        for (c, (o, w)) in out_row
+            .chunks_exact_mut(2)
+            .zip(filter.chunks_exact(depth.max(1)))
+            .enumerate()
+        {
+            let v = requantize(c, dot_s16(&w[..depth], row));
+            o.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// int16 FULLY_CONNECTED with int8 weights and 64-bit sums, bit-exact with TFLM's 16x8
+/// `FullyConnected` / `FullyConnectedPerChannel` for an `int64_t` bias: each output is
+/// `MultiplyByQuantizedMultiplier(Σ_d w[d] * (x[d] - input_zero_point) + bias)` (its 64-bit
+/// overload, [`scale_16x8`]) plus the output zero point, clamped. Reads
+/// `2 * batches * input_depth` bytes at `input`, writes `2 * batches * output_depth` bytes at
+/// `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn fully_connected_s16(arena: &mut [u8], input: usize, output: usize, p: &FullyConnectedS16) {
+    let p = super::opaque(p);
+    let outs = p.output_depth;
+    let bias = p.bias.map(|b| &b[..outs]);
+    let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
+    int16_rows(
+        arena,
+        (input, output),
+        (p.batches, p.input_depth, outs),
+        p.filter,
+        |c, sum| {
+            let acc = sum.wrapping_add(bias.map_or(0, |b| b[c]));
+            let v = scale_16x8(acc, multipliers[c], shifts[c]).wrapping_add(p.output_zero_point);
+            v.max(p.act_min).min(p.act_max) as i16
+        },
+    );
+}
+
+/// int16 FULLY_CONNECTED with int8 weights and 32-bit sums, bit-exact with TFLM's 16x8
+/// `FullyConnected` / `FullyConnectedPerChannel` for an `int32_t` bias: each output is
+/// `MultiplyByQuantizedMultiplier(Σ_d w[d] * (x[d] - input_zero_point) + bias)` (its 32-bit,
+/// double-rounding overload) plus the output zero point, clamped; the sums wrap at 32 bits as
+/// TFLM's do. Reads `2 * batches * input_depth` bytes at `input`, writes
+/// `2 * batches * output_depth` bytes at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn fully_connected_acc32_s16(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    p: &FullyConnectedAcc32S16,
+) {
+    let p = super::opaque(p);
+    let outs = p.output_depth;
+    let bias = p.bias.map(|b| &b[..outs]);
+    let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
+    int16_rows(
+        arena,
+        (input, output),
+        (p.batches, p.input_depth, outs),
+        p.filter,
+        |c, sum| {
+            // The exact sum truncated to 32 bits is the wrapping 32-bit sum.
+            let acc = (sum as i32).wrapping_add(bias.map_or(0, |b| b[c]));
+            let v = multiply_by_quantized_multiplier(acc, multipliers[c], i32::from(shifts[c]))
+                .wrapping_add(p.output_zero_point);
+            v.max(p.act_min).min(p.act_max) as i16
+        },
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn s16_arena(rows: &[[i16; 3]; 2]) -> [u8; 20] {
+        let mut arena = [0u8; 20];
+        for (a, v) in arena.chunks_exact_mut(2).zip(rows.iter().flatten()) {
+            a.copy_from_slice(&v.to_le_bytes());
+        }
+        arena
+    }
+
+    fn s16_out(arena: &[u8]) -> [i16; 4] {
+        core::array::from_fn(|i| i16::from_le_bytes([arena[12 + 2 * i], arena[13 + 2 * i]]))
+    }
+
+    /// 64-bit sums: `(acc * 0x4000 + 2^19) >> 20` is `acc / 64` rounded half up, then the output
+    /// zero point 7 and the clamp.
+    #[test]
+    fn s16_sums_in_64_bits_and_adds_the_output_zero_point() {
+        let mut arena = s16_arena(&[[1000, -2000, 3000], [32767, -32768, 5]]);
+        let p = FullyConnectedS16 {
+            batches: 2,
+            input_depth: 3,
+            output_depth: 2,
+            filter: &[1, 2, 3, -128, 127, 0],
+            bias: Some(&[10, -5]),
+            multipliers: &[0x4000, 0x4000],
+            shifts: &[20, 20],
+            output_zero_point: 7,
+            act_min: -32768,
+            act_max: 32767,
+        };
+        fully_connected_s16(&mut arena, 0, 12, &p);
+        // Row 0: 6010 / 64 = 93.9 -> 94 + 7; -382005 / 64 = -5968.8 -> -5969 + 7.
+        // Row 1: -32744 / 64 = -511.6 -> -512 + 7; -8355717 / 64 + 7 clamps.
+        assert_eq!(s16_out(&arena), [101, -5962, -505, -32768]);
+    }
+
+    /// 32-bit sums wrap as TFLM's do: 600 products of 127 * 32767 add up past 2^31 to a negative
+    /// sum, which requantizes to the bottom of the range; TFLM's 32-bit requantization rounds
+    /// half away from zero.
+    #[test]
+    fn s16_with_32_bit_sums_wraps_and_rounds_as_int8() {
+        extern crate std;
+        let mut arena = std::vec![0u8; 2 * 600 + 4];
+        for a in arena[..1200].chunks_exact_mut(2) {
+            a.copy_from_slice(&32767i16.to_le_bytes());
+        }
+        let mut filter = [127i8; 1200];
+        // Output 1: one weight of 1 on input 0, bias 2: 32767 + 2 = 32769, times 0.5 is 16384.5,
+        // which rounds to 16385 (away from zero); zero point -1.
+        filter[600..].fill(0);
+        filter[600] = 1;
+        let p = FullyConnectedAcc32S16 {
+            batches: 1,
+            input_depth: 600,
+            output_depth: 2,
+            filter: &filter,
+            bias: Some(&[0, 2]),
+            multipliers: &[1 << 30, 1 << 30],
+            shifts: &[0, 0],
+            output_zero_point: -1,
+            act_min: -32768,
+            act_max: 32767,
+        };
+        fully_connected_acc32_s16(&mut arena, 0, 1200, &p);
+        let out: [i16; 2] = core::array::from_fn(|i| {
+            i16::from_le_bytes([arena[1200 + 2 * i], arena[1201 + 2 * i]])
+        });
+        assert_eq!(out, [-32768, 16384]);
+    }
 
     #[test]
     fn f32_without_bias_clamps() {

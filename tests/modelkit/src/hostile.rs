@@ -160,6 +160,59 @@ fn fc8(s_in: f32, s_w: f32, s_out: f32) -> ModelSpec {
     )
 }
 
+/// int16 FULLY_CONNECTED with int8 weights (16x8) and zero points: input [16,8] (0.002, 1234),
+/// per-channel weights [4,8], a bias [4] of type `bias` (TFLM sums in 32 bits for INT32, in 64
+/// otherwise), output [16,4] (0.05, -77), fused RELU. Tensors: 0 input, 1 weights, 2 bias, 3
+/// output.
+fn fc16(bias: TensorType) -> ModelSpec {
+    let weights: Vec<i8> = (0..32).map(|i| ((i * 37) % 255 - 127) as i8).collect();
+    let values = [3000i64, -2000, 70, 0];
+    let bias = match bias {
+        TensorType::INT32 => TensorSpec::int32(&[4]).constant_i32(&values.map(|v| v as i32)),
+        TensorType::INT16 => TensorSpec::new(bias, &[4]).constant(
+            values
+                .iter()
+                .flat_map(|&v| (v as i16).to_le_bytes())
+                .collect::<Vec<u8>>(),
+        ),
+        _ => TensorSpec::new(bias, &[4]).constant_i64(&values),
+    };
+    ModelSpec::single_op(
+        B::FULLY_CONNECTED,
+        Options::fully_connected(Activation::RELU),
+        vec![
+            TensorSpec::new(TensorType::INT16, &[16, 8]).quant(0.002, 1234),
+            TensorSpec::int8(&[4, 8], 1.0, 0)
+                .per_channel(&[0.02, 0.01, 0.03, 0.015], 0)
+                .constant_i8(&weights),
+            bias,
+        ],
+        vec![TensorSpec::new(TensorType::INT16, &[16, 4]).quant(0.05, -77)],
+    )
+}
+
+/// int16 DEPTHWISE_CONV_2D with int8 weights (16x8): input [1,4,5,2] (0.001, `zero_point`),
+/// per-tensor filter [1,3,3,4] (depth multiplier 2), an optional bias [4] of type `bias`, output
+/// [1,2,3,4] (0.05, 0), VALID. Tensors: 0 input, 1 filter, 2 bias (if any), then the output.
+fn dw16(bias: Option<TensorType>, zero_point: i64) -> ModelSpec {
+    let filter: Vec<i8> = (0..36).map(|i| ((i * 53) % 255 - 127) as i8).collect();
+    let mut inputs = vec![
+        TensorSpec::new(TensorType::INT16, &[1, 4, 5, 2]).quant(0.001, zero_point),
+        TensorSpec::int8(&[1, 3, 3, 4], 0.02, 0).constant_i8(&filter),
+    ];
+    let values = [50_000i64, -50_000, 7, 0];
+    inputs.extend(bias.map(|t| match t {
+        TensorType::INT32 => TensorSpec::int32(&[4]).constant_i32(&values.map(|v| v as i32)),
+        _ => TensorSpec::new(t, &[4]).constant_i64(&values),
+    }));
+    ModelSpec::single_op(
+        B::DEPTHWISE_CONV_2D,
+        Options::depthwise(Padding::VALID, (1, 1), 2, Activation::NONE),
+        inputs,
+        vec![TensorSpec::new(TensorType::INT16, &[1, 2, 3, 4]).quant(0.05, 0)],
+    )
+}
+
 /// A float32 unary op `[2, 3] → [2, 3]`.
 fn unary_f32(op: B, options: Options) -> ModelSpec {
     ModelSpec::single_op(
@@ -1148,6 +1201,26 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Unsupported,
         "depth_multiplier",
     );
+    // TFLM reads an int16 DEPTHWISE_CONV_2D bias as int64 whatever its type, an int16
+    // FULLY_CONNECTED one as int64 unless it is INT32; its 16x8 convolutions apply no zero points.
+    s.refused(
+        "depthwise_int16_int32_bias",
+        dw16(Some(TensorType::INT32), 0),
+        Invalid,
+        "reads its bias as INT64",
+    );
+    s.refused(
+        "fully_connected_int16_int16_bias",
+        fc16(TensorType::INT16),
+        Invalid,
+        "misread",
+    );
+    s.refused(
+        "depthwise_int16_zero_point",
+        dw16(Some(TensorType::INT64), 5),
+        Unsupported,
+        "zero point 5",
+    );
     s.refused(
         "depthwise_bias_written_as_absent",
         with(
@@ -1443,6 +1516,15 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
             unary8_shaped(WIDE, B::HARD_SWISH, Options::HardSwish, (a, 2), (b, -2)),
         );
     }
+    // int16 activations (16x8): FULLY_CONNECTED applies both zero points, summing in 64 bits for
+    // an INT64 bias and in 32 for an INT32 one; DEPTHWISE_CONV_2D with per-tensor weights and
+    // without a bias.
+    s.accepted("fully_connected_int16_zero_points", fc16(TensorType::INT64));
+    s.accepted(
+        "fully_connected_int16_int32_bias_zero_points",
+        fc16(TensorType::INT32),
+    );
+    s.accepted("depthwise_int16_no_bias", dw16(None, 0));
     // input scale / output scale is 0.75 exactly in f32 but just below in f64: TFLM's multiplier
     // is 1610612690, the float one 1610612736, and half the odd inputs round differently.
     let (s_in, s_out) = (0.75f32 * 0.7f32, 0.7f32);

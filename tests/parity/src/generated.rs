@@ -496,6 +496,62 @@ pub mod ffi {
             /// `narrow_requant`.
             pub narrow_requant: core::ffi::c_int,
         }
+        /// The C `depthwise_DepthwiseConv2dS16`.
+        #[repr(C)]
+        pub struct DepthwiseConv2dS16 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `depth_multiplier`.
+            pub depth_multiplier: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `filter`'s data.
+            pub filter: *const i8,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `bias`'s data.
+            pub bias: *const i64,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
         /// The C `depthwise_DepthwiseConv2dF32`.
         #[repr(C)]
         pub struct DepthwiseConv2dF32 {
@@ -662,6 +718,70 @@ pub mod ffi {
     }
     /// `fully_connected`'s typedefs.
     pub mod fully_connected {
+        /// The C `fully_connected_FullyConnectedS16`.
+        #[repr(C)]
+        pub struct FullyConnectedS16 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_depth`.
+            pub input_depth: usize,
+            /// `output_depth`.
+            pub output_depth: usize,
+            /// `filter`'s data.
+            pub filter: *const i8,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `bias`'s data.
+            pub bias: *const i64,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+        /// The C `fully_connected_FullyConnectedAcc32S16`.
+        #[repr(C)]
+        pub struct FullyConnectedAcc32S16 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_depth`.
+            pub input_depth: usize,
+            /// `output_depth`.
+            pub output_depth: usize,
+            /// `filter`'s data.
+            pub filter: *const i8,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `bias`'s data.
+            pub bias: *const i32,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
         /// The C `fully_connected_FullyConnectedF32`.
         #[repr(C)]
         pub struct FullyConnectedF32 {
@@ -1414,6 +1534,12 @@ pub mod ffi {
             output: *mut u8,
             p: *const depthwise::DepthwiseConv2dS8,
         );
+        /// The C `depthwise::depthwise_conv2d_s16`.
+        pub fn parity_depthwise_depthwise_conv2d_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const depthwise::DepthwiseConv2dS16,
+        );
         /// The C `depthwise::depthwise_conv2d_f32`.
         pub fn parity_depthwise_depthwise_conv2d_f32(
             input: *const u8,
@@ -1509,6 +1635,18 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedF32,
+        );
+        /// The C `fully_connected::fully_connected_s16`.
+        pub fn parity_fully_connected_fully_connected_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const fully_connected::FullyConnectedS16,
+        );
+        /// The C `fully_connected::fully_connected_acc32_s16`.
+        pub fn parity_fully_connected_fully_connected_acc32_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const fully_connected::FullyConnectedAcc32S16,
         );
         /// The C `logistic_tanh::logistic_s8`.
         pub fn parity_logistic_tanh_logistic_s8(
@@ -3254,6 +3392,84 @@ fn c_depthwise_depthwise_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<
     Ok(())
 }
 
+/// `depthwise::depthwise_conv2d_s16` in Rust.
+fn rust_depthwise_depthwise_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot::kernels::depthwise::DepthwiseConv2dS16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        filter: &filter,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::depthwise::depthwise_conv2d_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `depthwise::depthwise_conv2d_s16` in C.
+fn c_depthwise_depthwise_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::depthwise::DepthwiseConv2dS16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_depthwise_depthwise_conv2d_s16(input, output, &p) };
+    Ok(())
+}
+
 /// `depthwise::depthwise_conv2d_f32` in Rust.
 fn rust_depthwise_depthwise_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<f32> = call.slice("filter")?;
@@ -3971,6 +4187,133 @@ fn c_fully_connected_fully_connected_f32(call: &Call<'_>, arena: &mut [u8]) -> R
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_fully_connected_fully_connected_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_s16` in Rust.
+fn rust_fully_connected_fully_connected_s16(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot::kernels::fully_connected::FullyConnectedS16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        filter: &filter,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::fully_connected::fully_connected_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_s16` in C.
+fn c_fully_connected_fully_connected_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::fully_connected::FullyConnectedS16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_fully_connected_fully_connected_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_acc32_s16` in Rust.
+fn rust_fully_connected_fully_connected_acc32_s16(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot::kernels::fully_connected::FullyConnectedAcc32S16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        filter: &filter,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::fully_connected::fully_connected_acc32_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_acc32_s16` in C.
+fn c_fully_connected_fully_connected_acc32_s16(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::fully_connected::FullyConnectedAcc32S16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_fully_connected_fully_connected_acc32_s16(input, output, &p) };
     Ok(())
 }
 
@@ -5255,6 +5598,7 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("conv", "conv2d_im2col_s16") => rust_conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_f32") => rust_conv_conv2d_f32(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => rust_depthwise_depthwise_conv2d_s8(call, arena),
+        ("depthwise", "depthwise_conv2d_s16") => rust_depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => rust_depthwise_depthwise_conv2d_f32(call, arena),
         ("elementwise", "add_s8") => rust_elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => rust_elementwise_sub_s8(call, arena),
@@ -5270,6 +5614,12 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "minimum_f32") => rust_elementwise_minimum_f32(call, arena),
         ("fully_connected", "fully_connected_f32") => {
             rust_fully_connected_fully_connected_f32(call, arena)
+        }
+        ("fully_connected", "fully_connected_s16") => {
+            rust_fully_connected_fully_connected_s16(call, arena)
+        }
+        ("fully_connected", "fully_connected_acc32_s16") => {
+            rust_fully_connected_fully_connected_acc32_s16(call, arena)
         }
         ("logistic_tanh", "logistic_s8") => rust_logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => rust_logistic_tanh_tanh_s8(call, arena),
@@ -5350,6 +5700,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("conv", "conv2d_im2col_s16") => c_conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_f32") => c_conv_conv2d_f32(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => c_depthwise_depthwise_conv2d_s8(call, arena),
+        ("depthwise", "depthwise_conv2d_s16") => c_depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
         ("elementwise", "add_s8") => c_elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => c_elementwise_sub_s8(call, arena),
@@ -5365,6 +5716,12 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "minimum_f32") => c_elementwise_minimum_f32(call, arena),
         ("fully_connected", "fully_connected_f32") => {
             c_fully_connected_fully_connected_f32(call, arena)
+        }
+        ("fully_connected", "fully_connected_s16") => {
+            c_fully_connected_fully_connected_s16(call, arena)
+        }
+        ("fully_connected", "fully_connected_acc32_s16") => {
+            c_fully_connected_fully_connected_acc32_s16(call, arena)
         }
         ("logistic_tanh", "logistic_s8") => c_logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => c_logistic_tanh_tanh_s8(call, arena),
@@ -5440,6 +5797,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("conv", "conv2d_im2col_s16"),
     ("conv", "conv2d_f32"),
     ("depthwise", "depthwise_conv2d_s8"),
+    ("depthwise", "depthwise_conv2d_s16"),
     ("depthwise", "depthwise_conv2d_f32"),
     ("elementwise", "add_s8"),
     ("elementwise", "sub_s8"),
@@ -5454,6 +5812,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "maximum_f32"),
     ("elementwise", "minimum_f32"),
     ("fully_connected", "fully_connected_f32"),
+    ("fully_connected", "fully_connected_s16"),
+    ("fully_connected", "fully_connected_acc32_s16"),
     ("logistic_tanh", "logistic_s8"),
     ("logistic_tanh", "tanh_s8"),
     ("logistic_tanh", "logistic_f32"),

@@ -217,21 +217,31 @@ pub(super) struct Quant16x8 {
     pub act: (i32, i32),
 }
 
-/// Type checks, requantization and activation range of a 16x8 convolution with inputs `at`
-/// (output channels along dimension 0 of the filter); `options_bias_type` is the
-/// `quantized_bias_type` of its options, if the model has them, and `int16_bias` whether an INT16
-/// bias is widened (TRANSPOSE_CONV's Eval does that; CONV_2D refuses one).
+/// How a 16x8 convolution's Eval in TFLM reads its bias, which differs per operator.
+#[derive(Clone, Copy)]
+pub(super) enum Bias16x8 {
+    /// CONV_2D's: an INT64 bias gives 64-bit sums, an INT32 one 32-bit sums (not implemented
+    /// here); without a bias the options' `quantized_bias_type` (if the model has options)
+    /// decides, INT32 meaning 32-bit sums.
+    ByType(Option<tinyaot_schema::tflite::TensorType>),
+    /// TRANSPOSE_CONV's: an INT16 bias is widened; any other is read as INT64.
+    WidenInt16,
+    /// DEPTHWISE_CONV_2D's: any bias is read as INT64, whatever its declared type.
+    Int64,
+}
+
+/// Type checks, requantization and activation range of a 16x8 convolution with inputs `at`,
+/// whose output channels lie along `filter_axis` of the filter, its bias read as `bias` says.
 ///
-/// TFLM's 16x8 kernels apply no zero points, so nonzero ones are refused (TFLM would ignore
+/// TFLM's 16x8 convolutions apply no zero points, so nonzero ones are refused (TFLM would ignore
 /// them). A 64-bit bias (or none) gives TFLM's 64-bit sums; a 32-bit bias, or none where the
-/// options ask for 32-bit biases, gives its 32-bit sums and int8-style requantization, which
-/// tinyaot does not implement.
+/// options ask for 32-bit biases, gives CONV_2D's 32-bit sums and int8-style requantization, which
+/// tinyaot does not implement for convolutions; a bias TFLM would misread is refused.
 pub(super) fn quant_16x8(
     ctx: &OpContext,
-    at: Inputs,
+    (at, filter_axis): (Inputs, usize),
     (channels, activation): (usize, Activation),
-    options_bias_type: Option<tinyaot_schema::tflite::TensorType>,
-    int16_bias: bool,
+    bias: Bias16x8,
 ) -> Result<Quant16x8> {
     let (input, filter, output) = (ctx.input(at.input)?, ctx.input(at.filter)?, ctx.output(0)?);
     let filter_index = ctx.constant_input(at.filter, "filter")?;
@@ -249,40 +259,38 @@ pub(super) fn quant_16x8(
         .op()
         .input(at.bias)
         .map(|t| ctx.graph().tensors[t].dtype);
-    let narrow_sums = match bias_type {
-        Some(t) => t == DType::I32,
-        None => options_bias_type == Some(tinyaot_schema::tflite::TensorType::INT32),
+    let narrow_sums = match (bias, bias_type) {
+        (Bias16x8::Int64, _) => false,
+        (_, Some(t)) => t == DType::I32,
+        (Bias16x8::ByType(options), None) => {
+            options == Some(tinyaot_schema::tflite::TensorType::INT32)
+        }
+        (Bias16x8::WidenInt16, None) => false,
     };
     if narrow_sums {
         return Err(ctx.unsupported(format!(
             "int16 input with a 32-bit bias is not supported; supported: an INT64 bias{} or none",
-            if int16_bias { ", an INT16 bias" } else { "" }
+            if matches!(bias, Bias16x8::WidenInt16) {
+                ", an INT16 bias"
+            } else {
+                ""
+            }
         )));
     }
-    let scales = ctx.weight_scales(filter, channels, 0)?;
+    if let (Bias16x8::Int64, Some(t)) = (bias, bias_type) {
+        if t != DType::I64 {
+            return Err(ctx.invalid(format!(
+                "bias has type {t}: TFLM's int16 kernel reads its bias as INT64 whatever the \
+                 declared type, so it would misread this one; supported: an INT64 bias or none"
+            )));
+        }
+    }
+    let scales = ctx.weight_scales(filter, channels, filter_axis)?;
     let (multipliers, shifts) = ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
-    let (multipliers, shifts) = multipliers
-        .iter()
-        .zip(&shifts)
-        .map(|(&m, &shift)| {
-            // TFLM shifts right by 15 - shift, which must be at least 1.
-            if shift > 14 {
-                return Err(ctx.unsupported(format!(
-                    "input scale * weight scale / output scale is 2^{shift} or more: TFLM's \
-                     64-bit requantization shifts by 15 - {shift}, less than 1"
-                )));
-            }
-            let reduced = if m < 0x7FFF_0000 {
-                (m + (1 << 15)) >> 16
-            } else {
-                0x7FFF
-            };
-            Ok((reduced, 15 - shift))
-        })
-        .collect::<Result<(Vec<i32>, Vec<i8>)>>()?;
+    let (multipliers, shifts) = reduce_16x8(ctx, &multipliers, &shifts)?;
     Ok(Quant16x8 {
         filter: Data::Tensor(filter_index),
-        bias: if int16_bias && bias_type == Some(DType::I16) {
+        bias: if matches!(bias, Bias16x8::WidenInt16) && bias_type == Some(DType::I16) {
             ctx.bias::<i64>(at.bias, DType::I16, channels)?;
             let bytes = ctx.input(at.bias)?.data.unwrap_or_default();
             let widened: Vec<i64> = bytes
@@ -313,6 +321,34 @@ pub(super) fn swizzle_quads(weights: &[i8], row: usize) -> Vec<i8> {
         }
     }
     out
+}
+
+/// TFLM's `QuantizeMultiplier` results `(multiplier, shift)` as its 64-bit
+/// `MultiplyByQuantizedMultiplier` uses them, reduced once at generation time: the multiplier
+/// rounded to 16 bits and the shift made the right shift `15 - shift`, which must be at least 1.
+pub(super) fn reduce_16x8(
+    ctx: &OpContext,
+    multipliers: &[i32],
+    shifts: &[i8],
+) -> Result<(Vec<i32>, Vec<i8>)> {
+    multipliers
+        .iter()
+        .zip(shifts)
+        .map(|(&m, &shift)| {
+            if shift > 14 {
+                return Err(ctx.unsupported(format!(
+                    "input scale * weight scale / output scale is 2^{shift} or more: TFLM's \
+                     64-bit requantization shifts by 15 - {shift}, less than 1"
+                )));
+            }
+            let reduced = if m < 0x7FFF_0000 {
+                (m + (1 << 15)) >> 16
+            } else {
+                0x7FFF
+            };
+            Ok((reduced, 15 - shift))
+        })
+        .collect()
 }
 
 /// The int8 weights of a constant filter whose `channels` output channels lead its layout, as
@@ -649,10 +685,9 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
             .map(|o| o.quantized_bias_type());
         let q = quant_16x8(
             ctx,
-            CONV_INPUTS,
+            (CONV_INPUTS, 0),
             (out[3], w.activation),
-            options_bias_type,
-            false,
+            Bias16x8::ByType(options_bias_type),
         )?;
         // One group and a window that fits the kernel's stack buffer as int16: gathered per pixel.
         let window = f[1] * f[2] * f[3];

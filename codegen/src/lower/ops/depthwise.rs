@@ -1,13 +1,13 @@
-//! DEPTHWISE_CONV_2D → `depthwise::depthwise_conv2d_{s8,f32}`: the depth multiplier from the
+//! DEPTHWISE_CONV_2D → `depthwise::depthwise_conv2d_{s8,s16,f32}`: the depth multiplier from the
 //! shapes; window geometry and requantization as CONV_2D's ([`super::conv`]).
 
 use super::conv::{
-    bias_values, filter_rows, geometry, im2col, narrow_requant, weights_and_range, ConvQuant,
-    Window, CONV_INPUTS,
+    bias_values, filter_rows, geometry, im2col, narrow_requant, quant_16x8, weights_and_range,
+    Bias16x8, ConvQuant, Window, CONV_INPUTS,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{OpCode, Options};
+use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{depthwise as P, IM2COL_MAX};
 use crate::lower::OpContext;
 
@@ -19,7 +19,8 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     lower: Lowering::Kernel(depthwise),
 }];
 
-/// DEPTHWISE_CONV_2D → `depthwise::depthwise_conv2d_s8` / `depthwise::depthwise_conv2d_f32`.
+/// DEPTHWISE_CONV_2D → `depthwise::depthwise_conv2d_s8` / `depthwise::depthwise_conv2d_s16` /
+/// `depthwise::depthwise_conv2d_f32`.
 fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     let Options::DepthwiseConv2D(o) = &ctx.op().options else {
         return Err(ctx.unsupported("missing DepthwiseConv2DOptions"));
@@ -39,7 +40,11 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         activation: o.activation,
     };
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let num = ctx.input_num(input)?;
+    let num = if input.dtype == DType::I16 {
+        None
+    } else {
+        Some(ctx.input_num(input)?)
+    };
     ctx.expect_rank("input", input, 4)?;
     ctx.expect_rank("filter", filter, 4)?;
     ctx.expect_rank("output", output, 4)?;
@@ -57,6 +62,43 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         )));
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
+    let Some(num) = num else {
+        // TFLM's 16x8 depthwise kernel always sums in 64 bits and reads any bias as int64.
+        let q = quant_16x8(
+            ctx,
+            (CONV_INPUTS, 3),
+            (out[3], w.activation),
+            Bias16x8::Int64,
+        )?;
+        return Ok(kernel(
+            "depthwise_conv2d_s16",
+            in_out(ctx)?,
+            P::DepthwiseConv2dS16 {
+                batches: i[0],
+                input_h: i[1],
+                input_w: i[2],
+                input_c: i[3],
+                output_h: out[1],
+                output_w: out[2],
+                output_c: out[3],
+                filter_h: f[1],
+                filter_w: f[2],
+                depth_multiplier,
+                stride_h: g.stride_h,
+                stride_w: g.stride_w,
+                dilation_h: g.dilation_h,
+                dilation_w: g.dilation_w,
+                pad_top: g.pad_top,
+                pad_left: g.pad_left,
+                filter: q.filter,
+                bias: q.bias,
+                multipliers: q.multipliers,
+                shifts: q.shifts,
+                act_min: q.act.0,
+                act_max: q.act.1,
+            },
+        ));
+    };
     let quant = weights_and_range(ctx, (num, CONV_INPUTS), 3, out[3], w.activation)?;
     // One input channel: output channel m is the convolution of that channel with filter column
     // m, i.e. a CONV_2D whose filter is this one transposed to [m, h, w, 1]. The same integers are
@@ -178,7 +220,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{field, graph, kernel, quant, tensor};
+    use super::super::testing::{field, graph, kernel, quant, reason, tensor};
     use crate::ir::*;
     use crate::lower::{Packed, Value};
 
@@ -224,6 +266,58 @@ mod tests {
             (field(&k, "act_min"), field(&k, "act_max")),
             (&Value::I32(-128), &Value::I32(-80))
         );
+    }
+
+    /// An int16 depthwise graph: per-channel weights along dimension 3, a bias of type `bias`,
+    /// and an input zero point `zp_in`.
+    fn s16_graph(bias: DType, zp_in: i64) -> Graph<'static> {
+        static W: [u8; 16] = [1; 16];
+        static B: [u8; 32] = [0; 32];
+        let bias_bytes = &B[..4 * bias.size()];
+        graph(
+            OpCode::DEPTHWISE_CONV_2D,
+            options(),
+            vec![
+                tensor(&[1, 2, 2, 2], DType::I16, quant(&[0.5], &[zp_in], 0), None),
+                tensor(
+                    &[1, 2, 2, 4],
+                    DType::I8,
+                    quant(&[0.5, 0.25, 0.5, 0.25], &[0, 0, 0, 0], 3),
+                    Some(&W),
+                ),
+                tensor(&[4], bias, None, Some(bias_bytes)),
+                tensor(&[1, 1, 1, 4], DType::I16, quant(&[0.125], &[0], 0), None),
+            ],
+            &[Some(0), Some(1), Some(2)],
+        )
+    }
+
+    #[test]
+    fn int16_depthwise_reduces_the_multipliers_of_dimension_3() {
+        let k = kernel(&s16_graph(DType::I64, 0));
+        assert_eq!(k.function, "depthwise_conv2d_s16");
+        assert_eq!(field(&k, "depth_multiplier"), &Value::Usize(2));
+        // 2 = 2^30 * 2^-30 * 2^2 and 1 = 2^30 * 2^-30 * 2^1: multiplier 2^30 reduced to 2^14,
+        // right shifts 15 - 2 and 15 - 1.
+        assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![1 << 14; 4]));
+        assert_eq!(field(&k, "shifts"), &Value::I8s(vec![13, 14, 13, 14]));
+        assert_eq!(field(&k, "bias"), &Value::Some(Box::new(Value::Tensor(2))));
+        // RELU6 over an output scale of 1/8: [0, 48].
+        assert_eq!(
+            (field(&k, "act_min"), field(&k, "act_max")),
+            (&Value::I32(0), &Value::I32(48))
+        );
+    }
+
+    /// TFLM reads any int16 depthwise bias as int64 and applies no zero points.
+    #[test]
+    fn int16_depthwise_refuses_what_tflm_would_misread_or_ignore() {
+        for dtype in [DType::I32, DType::I16] {
+            let message = reason(&s16_graph(dtype, 0));
+            assert!(message.contains("reads its bias as INT64"), "{message}");
+        }
+        let message = reason(&s16_graph(DType::I64, 3));
+        assert!(message.contains("zero point 3"), "{message}");
     }
 
     /// One input channel: a CONV_2D of the transposed filter, on the gathering kernel.

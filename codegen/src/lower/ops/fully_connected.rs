@@ -1,8 +1,9 @@
-//! FULLY_CONNECTED → `conv::conv2d_1x1_s8` (int8: the same product as a 1×1 convolution's) and
-//! `fully_connected::fully_connected_f32`: batches from the weights' depth, per-tensor or
+//! FULLY_CONNECTED → `conv::conv2d_1x1_s8` (int8: the same product as a 1×1 convolution's),
+//! `fully_connected::fully_connected_{s16,acc32_s16}` (int16 with int8 weights, 64-bit or 32-bit
+//! sums) and `fully_connected::fully_connected_f32`: batches from the weights' depth, per-tensor or
 //! per-channel requantization.
 
-use super::conv::{filter_rows, fold, pointwise, ConvQuant};
+use super::conv::{filter_rows, fold, folded_bias, pointwise, reduce_16x8, ConvQuant};
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{DType, OpCode, Options};
@@ -17,7 +18,8 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     lower: Lowering::Kernel(fully_connected),
 }];
 
-/// FULLY_CONNECTED → `conv::conv2d_1x1_s8` / `fully_connected::fully_connected_f32`.
+/// FULLY_CONNECTED → `conv::conv2d_1x1_s8` / `fully_connected::fully_connected_s16` /
+/// `fully_connected::fully_connected_acc32_s16` / `fully_connected::fully_connected_f32`.
 fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     let Options::FullyConnected(o) = &ctx.op().options else {
         return Err(ctx.unsupported("missing FullyConnectedOptions"));
@@ -28,7 +30,11 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let num = ctx.input_num(input)?;
+    let num = if input.dtype == DType::I16 {
+        None
+    } else {
+        Some(ctx.input_num(input)?)
+    };
     ctx.expect_rank("weights", filter, 2)?;
     let filter_index = ctx.constant_input(1, "weights")?;
     let (units, depth) = (filter.shape[0], filter.shape[1]);
@@ -79,23 +85,16 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             }
         )));
     }
+    let Some(num) = num else {
+        return fully_connected_16x8(ctx, o.activation, (batches, depth, units));
+    };
     match num {
         Num::I8 => {
             ctx.expect_dtype("weights", filter, DType::I8)?;
             ctx.expect_dtype("output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-            let scales = ctx.weight_scales(filter, units, 0)?;
-            let (multipliers, shifts) = if scales.len() == 1 {
-                // GetQuantizedConvolutionMultipler, in double throughout (as TFLM computes it:
-                // taking the product in float first is 1 LSB off for some scale pairs).
-                let product = f64::from(s_in) * f64::from(scales[0]);
-                check_bias_scale(ctx, product, f64::from(s_out))?;
-                let (m, s) = ctx.requantization(product / f64::from(s_out))?;
-                (vec![m; units], vec![s; units])
-            } else {
-                ctx.per_channel_multipliers(s_in, &scales, s_out, units)?
-            };
+            let (multipliers, shifts) = requantization(ctx, s_in, units, s_out)?;
             let (act_min, act_max) = ctx.activation_range_s8(o.activation, s_out, zp_out)?;
             // The int8 product is a 1×1 convolution's: `batches` pixels of `depth` channels into
             // `units`, the same sums requantized the same way per output (TFLM's per-tensor and
@@ -144,6 +143,126 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     }
 }
 
+/// The requantization multipliers and shifts of the `units` outputs, per tensor or per channel as
+/// the weights' scales are (TFLM's Prepare: the same for int8 and int16 inputs).
+fn requantization(
+    ctx: &OpContext,
+    s_in: f32,
+    units: usize,
+    s_out: f32,
+) -> Result<(Vec<i32>, Vec<i8>)> {
+    let scales = ctx.weight_scales(ctx.input(1)?, units, 0)?;
+    if scales.len() == 1 {
+        // GetQuantizedConvolutionMultipler, in double throughout (as TFLM computes it: taking the
+        // product in float first is 1 LSB off for some scale pairs).
+        let product = f64::from(s_in) * f64::from(scales[0]);
+        check_bias_scale(ctx, product, f64::from(s_out))?;
+        let (m, s) = ctx.requantization(product / f64::from(s_out))?;
+        Ok((vec![m; units], vec![s; units]))
+    } else {
+        ctx.per_channel_multipliers(s_in, &scales, s_out, units)
+    }
+}
+
+/// FULLY_CONNECTED with int16 activations and int8 weights (TFLM's "16x8"), `batches` rows of
+/// `depth` inputs into `units` outputs. Unlike its 16x8 convolutions, TFLM's kernel subtracts the
+/// input zero point and adds the output zero point. Its Eval sums in 32 bits (and requantizes as
+/// int8 does) for an INT32 bias, or for none when the options' `quantized_bias_type` is INT32;
+/// otherwise in 64 bits, reading the bias as int64 whatever its type.
+fn fully_connected_16x8(
+    ctx: &OpContext,
+    activation: crate::ir::Activation,
+    (batches, depth, units): (usize, usize, usize),
+) -> Result<Kernel> {
+    let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let filter_index = ctx.constant_input(1, "weights")?;
+    ctx.expect_dtype("weights", filter, DType::I8)?;
+    ctx.expect_dtype("output", output, DType::I16)?;
+    let (s_in, zp_in) = ctx.int16_quant("input", input)?;
+    let (s_out, zp_out) = ctx.int16_quant("output", output)?;
+    let (multipliers, shifts) = requantization(ctx, s_in, units, s_out)?;
+    let (act_min, act_max) = ctx.activation_range_s16(activation, s_out, zp_out)?;
+    let bias_type = ctx.optional_input(2).map(|t| t.dtype);
+    let options_bias_type = ctx
+        .tflite_operator()
+        .ok()
+        .and_then(|op| op.builtin_options_as_fully_connected_options())
+        .map(|o| o.quantized_bias_type());
+    let narrow_sums = match bias_type {
+        Some(t) => t == DType::I32,
+        None => options_bias_type == Some(tinyaot_schema::tflite::TensorType::INT32),
+    };
+    let (weights, row) = filter_rows(ctx, filter, units)?;
+    if narrow_sums {
+        let bias = ctx.bias(2, DType::I32, units)?;
+        // The input zero point folds into the bias (32-bit sums wrap the same in any order).
+        let bias = if zp_in == 0 {
+            bias
+        } else {
+            let folded = folded_bias(ctx, (&weights, row), bias.as_ref(), zp_in, units)?;
+            Some(Data::Values(folded))
+        };
+        return Ok(kernel(
+            "fully_connected_acc32_s16",
+            in_out(ctx)?,
+            P::FullyConnectedAcc32S16 {
+                batches,
+                input_depth: depth,
+                output_depth: units,
+                filter: Data::Tensor(filter_index),
+                bias,
+                multipliers: Data::Values(multipliers),
+                shifts: Data::Values(shifts),
+                output_zero_point: zp_out,
+                act_min,
+                act_max,
+            },
+        ));
+    }
+    if let Some(t) = bias_type.filter(|&t| t != DType::I64) {
+        return Err(ctx.invalid(format!(
+            "bias has type {t}: TFLM's int16 FULLY_CONNECTED reads any bias but an INT32 one as \
+             INT64, so it would misread this one; supported: an INT64 or INT32 bias, or none"
+        )));
+    }
+    let bias = ctx.bias(2, DType::I64, units)?;
+    // The input zero point folds into the bias: the 64-bit sums are exact.
+    let bias = if zp_in == 0 {
+        bias
+    } else {
+        let values = match ctx.optional_input(2) {
+            Some(b) => ctx.const_ints("bias", b)?,
+            None => vec![0; units],
+        };
+        let folded = weights
+            .chunks_exact(row.max(1))
+            .zip(values)
+            .map(|(w, b)| {
+                let sum: i64 = w.iter().map(|&w| i64::from(w)).sum();
+                b.wrapping_sub(i64::from(zp_in) * sum)
+            })
+            .collect();
+        Some(Data::Values(folded))
+    };
+    let (multipliers, shifts) = reduce_16x8(ctx, &multipliers, &shifts)?;
+    Ok(kernel(
+        "fully_connected_s16",
+        in_out(ctx)?,
+        P::FullyConnectedS16 {
+            batches,
+            input_depth: depth,
+            output_depth: units,
+            filter: Data::Tensor(filter_index),
+            bias,
+            multipliers: Data::Values(multipliers),
+            shifts: Data::Values(shifts),
+            output_zero_point: zp_out,
+            act_min,
+            act_max,
+        },
+    ))
+}
+
 /// TFLM's per-tensor FULLY_CONNECTED Prepare requires the bias scale to be within 2% of an output
 /// step of `input scale × weight scale` (otherwise the integer bias means something else).
 fn check_bias_scale(ctx: &OpContext, product: f64, s_out: f64) -> Result<()> {
@@ -168,7 +287,7 @@ fn check_bias_scale(ctx: &OpContext, product: f64, s_out: f64) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{field, graph, kernel, quant, tensor};
+    use super::super::testing::{field, graph, kernel, quant, reason, tensor};
     use crate::ir::*;
     use crate::lower::Value;
 
@@ -226,6 +345,90 @@ mod tests {
         let message = crate::lower::lower(&g).unwrap_err().to_string();
         assert!(message.contains("FULLY_CONNECTED"), "{message}");
         assert!(message.contains("below 2^31"), "{message}");
+    }
+
+    /// An int16 FULLY_CONNECTED of 2 rows of 3 into 2 outputs with per-channel weights, zero
+    /// points 3 (input) and -4 (output), and a bias of type `bias` (10 and -20), if any.
+    fn s16_graph(bias: Option<DType>) -> Graph<'static> {
+        static W: [u8; 6] = [1, 2, 3, 0xFF, 0xFE, 4];
+        static B64: [u8; 16] = [
+            10, 0, 0, 0, 0, 0, 0, 0, 0xEC, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        ];
+        static B32: [u8; 8] = [10, 0, 0, 0, 0xEC, 0xFF, 0xFF, 0xFF];
+        static B16: [u8; 4] = [10, 0, 0xEC, 0xFF];
+        let bias = bias.map(|dtype| {
+            let data: &'static [u8] = match dtype {
+                DType::I64 => &B64,
+                DType::I32 => &B32,
+                _ => &B16,
+            };
+            tensor(&[2], dtype, None, Some(data))
+        });
+        let has_bias = bias.is_some();
+        let mut tensors = vec![
+            tensor(&[2, 3], DType::I16, quant(&[0.5], &[3], 0), None),
+            tensor(
+                &[2, 3],
+                DType::I8,
+                quant(&[0.25, 0.5], &[0, 0], 0),
+                Some(&W),
+            ),
+        ];
+        tensors.extend(bias);
+        tensors.push(tensor(&[2, 2], DType::I16, quant(&[0.125], &[-4], 0), None));
+        graph(
+            OpCode::FULLY_CONNECTED,
+            Options::FullyConnected(FullyConnectedOptions {
+                activation: Activation::None,
+                keep_num_dims: false,
+                shuffled_weights: false,
+            }),
+            tensors,
+            &[Some(0), Some(1), has_bias.then_some(2)],
+        )
+    }
+
+    /// An INT64 bias, or none: 64-bit sums, reduced multipliers, the input zero point folded into
+    /// the bias (rows of the weights sum to 6 and 1), the output zero point kept.
+    #[test]
+    fn int16_with_a_64_bit_bias_or_none_sums_in_64_bits() {
+        let k = kernel(&s16_graph(Some(DType::I64)));
+        assert_eq!(k.function, "fully_connected_s16");
+        assert_eq!(
+            field(&k, "bias"),
+            &Value::Some(Box::new(Value::I64s(vec![10 - 3 * 6, -20 - 3])))
+        );
+        // 0.5 * 0.25 / 0.125 = 1 = 2^30 * 2^-30 * 2^1; 0.5 * 0.5 / 0.125 = 2 (shift 2).
+        assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![1 << 14; 2]));
+        assert_eq!(field(&k, "shifts"), &Value::I8s(vec![14, 13]));
+        assert_eq!(field(&k, "output_zero_point"), &Value::I32(-4));
+        assert_eq!(field(&k, "act_min"), &Value::I32(-32768));
+        let k = kernel(&s16_graph(None));
+        assert_eq!(k.function, "fully_connected_s16");
+        assert_eq!(
+            field(&k, "bias"),
+            &Value::Some(Box::new(Value::I64s(vec![-3 * 6, -3])))
+        );
+    }
+
+    /// An INT32 bias: TFLM's 32-bit sums and 32-bit requantization.
+    #[test]
+    fn int16_with_a_32_bit_bias_sums_in_32_bits() {
+        let k = kernel(&s16_graph(Some(DType::I32)));
+        assert_eq!(k.function, "fully_connected_acc32_s16");
+        assert_eq!(
+            field(&k, "bias"),
+            &Value::Some(Box::new(Value::I32s(vec![10 - 3 * 6, -20 - 3])))
+        );
+        assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![1 << 30; 2]));
+        assert_eq!(field(&k, "shifts"), &Value::I8s(vec![1, 2]));
+    }
+
+    /// TFLM reads any int16 FULLY_CONNECTED bias but an INT32 one as int64.
+    #[test]
+    fn int16_with_another_bias_type_is_refused() {
+        let message = reason(&s16_graph(Some(DType::I16)));
+        assert!(message.contains("misread"), "{message}");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! with CONV_2D ([`super::conv`]). The kernels gather each output element's products, so unlike
 //! TFLM's (an int32 or int64 sum per output element) they need no scratch memory.
 
-use super::conv::{filter_rows, quant_16x8, swizzle_quads, weights_and_range, ConvQuant, Inputs};
+use super::conv::{
+    filter_rows, quant_16x8, swizzle_quads, weights_and_range, Bias16x8, ConvQuant, Inputs,
+};
 use super::{in_out_from, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{Activation, DType, OpCode, Padding};
@@ -148,7 +150,7 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
     if input.dtype == DType::I16 {
         // TFLM's Eval takes the 64-bit path whatever the options' bias type, widening an INT16
         // bias.
-        let q = quant_16x8(ctx, INPUTS, (out[3], act), None, true)?;
+        let q = quant_16x8(ctx, (INPUTS, 0), (out[3], act), Bias16x8::WidenInt16)?;
         // Taps of whole groups of four whose 32-bit sums cannot overflow: two channels at a time
         // over weights laid out for the DSP loop.
         let swizzled = i[3] % 4 == 0 && i[3] <= 508;

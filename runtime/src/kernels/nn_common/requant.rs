@@ -687,18 +687,24 @@ fn halving_operand(zero_point: i32, min: i32) -> u32 {
     u32::from((1 + 2 * (zero_point - min)) as u16)
 }
 
-/// The requantization of TFLM's 16x8 kernels (int16 activations, int8 weights, 64-bit sums):
-/// its `MultiplyByQuantizedMultiplier` for an `int64_t` sum, with the multiplier already reduced
-/// to 16 bits and the shift turned into a right shift at generation time, so that
-/// `(acc * multiplier + 2^(shift - 1)) >> shift`, truncated to 32 bits as TFLM's cast does, then
-/// clamped to `min..=max`. `shift` is within `1..=46` (generation-time check); the product wraps
-/// as TFLM's does for sums outside the range it assumes (`|acc| < 2^47`).
+/// The scaling of TFLM's 16x8 kernels (int16 activations, int8 weights, 64-bit sums): its
+/// `MultiplyByQuantizedMultiplier` for an `int64_t` sum, with the multiplier already reduced to 16
+/// bits and the shift turned into a right shift at generation time, so that
+/// `(acc * multiplier + 2^(shift - 1)) >> shift`, truncated to 32 bits as TFLM's cast does.
+/// `shift` is within `1..=46` (generation-time check); the product wraps as TFLM's does for sums
+/// outside the range it assumes (`|acc| < 2^47`).
 #[inline(always)]
-pub(crate) fn requantize_16x8(acc: i64, multiplier: i32, shift: i8, (min, max): (i32, i32)) -> i16 {
+pub(crate) fn scale_16x8(acc: i64, multiplier: i32, shift: i8) -> i32 {
     let shift = u32::from(shift as u8 & 63);
     let round = 1i64 << (shift.max(1) - 1);
-    let scaled = acc.wrapping_mul(i64::from(multiplier)).wrapping_add(round) >> shift;
-    (scaled as i32).max(min).min(max) as i16
+    (acc.wrapping_mul(i64::from(multiplier)).wrapping_add(round) >> shift) as i32
+}
+
+/// [`scale_16x8`] clamped to `min..=max`: the requantization of the 16x8 convolutions, which add
+/// no output zero point.
+#[inline(always)]
+pub(crate) fn requantize_16x8(acc: i64, multiplier: i32, shift: i8, (min, max): (i32, i32)) -> i16 {
+    scale_16x8(acc, multiplier, shift).max(min).min(max) as i16
 }
 
 /// `floor((a * b + 2^31) / 2^32)`: the high word of the product, rounded (`smmulr`).
