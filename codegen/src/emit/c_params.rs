@@ -728,6 +728,15 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "quantize",
+        "DequantizeU8F32",
+        &[
+            ("len", "size_t"),
+            ("scale", "float"),
+            ("zero_point", "int32_t"),
+        ],
+    ),
+    (
         "softmax",
         "SoftmaxS8",
         &[

@@ -1917,6 +1917,30 @@ pub(crate) mod quantize {
             }
         }
     }
+
+    /// `tinyaot::kernels::quantize::DequantizeU8F32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DequantizeU8F32 {
+        /// `len`.
+        pub len: usize,
+        /// `scale`.
+        pub scale: f32,
+        /// `zero_point`.
+        pub zero_point: i32,
+    }
+
+    impl From<DequantizeU8F32> for Params {
+        fn from(p: DequantizeU8F32) -> Params {
+            Params {
+                type_name: "DequantizeU8F32",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("scale", Value::F32(p.scale)),
+                    ("zero_point", Value::I32(p.zero_point)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::softmax`.

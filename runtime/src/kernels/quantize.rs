@@ -1,5 +1,5 @@
-//! QUANTIZE (float32 → int8 and int16; requantization between int8, int16 and int32) and
-//! DEQUANTIZE (int8 and int16 → float32).
+//! QUANTIZE (float32 → int8 and int16; requantization between int8, int16 and int32, and between
+//! int8 and uint8) and DEQUANTIZE (int8, int16 and uint8 → float32).
 //!
 //! Access order: element by element in order, in chunks, each chunk read before written. So the
 //! kernels whose output elements are no wider than their input's may run in place (output offset
@@ -143,6 +143,24 @@ pub fn requantize_s16(arena: &mut [u8], input: usize, output: usize, p: &Requant
     requantize_map::<i16, i16>(arena, (input, output), p, range, |v| v as i16);
 }
 
+/// int8 → uint8 requantization (TFLM's `Requantize<int8_t, uint8_t>`), as [`requantize_s8`],
+/// clamped to uint8. TFLM's shortcut for equal scales and zero points 128 apart (`x ^ 0x80`) gives
+/// the same bytes: the identity multiplier is exact.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn requantize_s8_u8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    let p = super::opaque(p);
+    let range = (0, i32::from(u8::MAX));
+    requantize_map::<i8, u8>(arena, (input, output), p, range, |v| v as u8);
+}
+
+/// uint8 → int8 requantization (TFLM's `Requantize<uint8_t, int8_t>`), as [`requantize_s8_u8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn requantize_u8_s8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    let p = super::opaque(p);
+    let range = (i32::from(i8::MIN), i32::from(i8::MAX));
+    requantize_map::<u8, i8>(arena, (input, output), p, range, |v| v as i8);
+}
+
 /// int16 → int32 requantization (TFLM's `Requantize<int16_t, int32_t>`), as [`requantize_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn requantize_s16_s32(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
@@ -175,6 +193,19 @@ pub fn dequantize_s16_f32(arena: &mut [u8], input: usize, output: usize, p: &Deq
     let p = super::opaque(p);
     let scale = p.scale as f64;
     map(arena, input, output, p.len, |x: i16| {
+        (scale * (i32::from(x) - p.zero_point) as f64) as f32
+    });
+}
+
+/// Constants of uint8 → float32 DEQUANTIZE: [`DequantizeS8F32`]'s.
+pub type DequantizeU8F32 = DequantizeS8F32;
+
+/// uint8 → float32 DEQUANTIZE: as [`dequantize_s8_f32`] (TFLM's `Dequantize<uint8_t>`).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn dequantize_u8_f32(arena: &mut [u8], input: usize, output: usize, p: &DequantizeU8F32) {
+    let p = super::opaque(p);
+    let scale = p.scale as f64;
+    map(arena, input, output, p.len, |x: u8| {
         (scale * (i32::from(x) - p.zero_point) as f64) as f32
     });
 }
@@ -294,6 +325,46 @@ mod tests {
         dequantize_s16_f32(&mut wide, 0, 6, &d);
         let out: [f32; 3] = core::array::from_fn(|i| crate::bytes::read_f32(&wide[6..], i));
         assert_eq!(out, [285.0, -4098.0, 4029.0]);
+    }
+
+    /// int8 ↔ uint8: the identity rescaling with zero points 128 apart is TFLM's `x ^ 0x80`; a
+    /// real rescaling clamps to the output type; uint8 → float32 subtracts the zero point.
+    #[test]
+    fn uint8_conversions() {
+        let flip = RequantizeS8 {
+            len: 4,
+            input_zero_point: -5,
+            output_zero_point: 123,
+            multiplier: 1 << 30,
+            shift: 1,
+        };
+        let mut arena = [0x80u8, 0xff, 0, 0x7f];
+        requantize_s8_u8(&mut arena, 0, 0, &flip);
+        assert_eq!(arena, [0x80u8 ^ 0x80, 0xff ^ 0x80, 0x80, 0x7f ^ 0x80]);
+        let back = RequantizeS8 {
+            input_zero_point: 123,
+            output_zero_point: -5,
+            ..flip
+        };
+        requantize_u8_s8(&mut arena, 0, 0, &back);
+        assert_eq!(arena, [0x80u8, 0xff, 0, 0x7f]);
+        let double = RequantizeS8 {
+            shift: 2, // × 2
+            ..back
+        };
+        let mut arena = [0u8, 100, 200, 255];
+        requantize_u8_s8(&mut arena, 0, 0, &double);
+        // 2 (x - 123) - 5, clamped: -251 → -128, -51, 149 → 127, 259 → 127.
+        assert_eq!(arena.map(|b| b as i8), [-128, -51, 127, 127]);
+        let d = DequantizeU8F32 {
+            len: 2,
+            scale: 0.5,
+            zero_point: 128,
+        };
+        let mut wide = [255u8, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        dequantize_u8_f32(&mut wide, 0, 2, &d);
+        assert_eq!(crate::bytes::read_f32(&wide[2..], 0), 63.5);
+        assert_eq!(crate::bytes::read_f32(&wide[2..], 1), -64.0);
     }
 
     #[test]

@@ -1249,6 +1249,18 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Unsupported,
         "",
     );
+    // float32 → uint8 passes TFLM's QUANTIZE Prepare and fails in its Eval.
+    s.refused(
+        "quantize_float_to_uint8",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::f32(&[1, 8])],
+            vec![TensorSpec::new(TensorType::UINT8, &[1, 8]).quant(0.1, 128)],
+        ),
+        Unsupported,
+        "UINT8",
+    );
     // TFLM's HARD_SWISH passes Prepare on int16 and fails in Eval.
     s.refused(
         "hard_swish_int16",
@@ -1639,6 +1651,47 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
             B::DEQUANTIZE,
             Options::Dequantize,
             vec![int16(WIDE16, (0.002, 11))],
+            vec![TensorSpec::f32(WIDE16)],
+        ),
+    );
+    // TFLM's uint8 conversions: int8 ↔ uint8 (with the zero points 128 apart at equal scales, its
+    // `x ^ 0x80` shortcut) and uint8 → float32.
+    let uint8 = |scale: f32, zero_point: i64| {
+        TensorSpec::new(TensorType::UINT8, WIDE16).quant(scale, zero_point)
+    };
+    s.accepted(
+        "quantize_int8_to_uint8_zero_points_128_apart",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::int8(WIDE16, 0.05, -3)],
+            vec![uint8(0.05, 125)],
+        ),
+    );
+    s.accepted(
+        "quantize_int8_to_uint8",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::int8(WIDE16, 0.05, 3)],
+            vec![uint8(0.03, 140)],
+        ),
+    );
+    s.accepted(
+        "quantize_uint8_to_int8",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![uint8(0.1, 100)],
+            vec![TensorSpec::int8(WIDE16, 0.07, -10)],
+        ),
+    );
+    s.accepted(
+        "dequantize_uint8",
+        ModelSpec::single_op(
+            B::DEQUANTIZE,
+            Options::Dequantize,
+            vec![uint8(0.02, 131)],
             vec![TensorSpec::f32(WIDE16)],
         ),
     );

@@ -905,6 +905,8 @@ pub mod ffi {
         }
         /// `DequantizeS16F32` is `DequantizeS8F32` in C too.
         pub type DequantizeS16F32 = DequantizeS8F32;
+        /// `DequantizeU8F32` is `DequantizeS8F32` in C too.
+        pub type DequantizeU8F32 = DequantizeS8F32;
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -1591,6 +1593,18 @@ pub mod ffi {
             output: *mut u8,
             p: *const quantize::RequantizeS8,
         );
+        /// The C `quantize::requantize_s8_u8`.
+        pub fn parity_quantize_requantize_s8_u8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::RequantizeS8,
+        );
+        /// The C `quantize::requantize_u8_s8`.
+        pub fn parity_quantize_requantize_u8_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::RequantizeS8,
+        );
         /// The C `quantize::requantize_s16_s32`.
         pub fn parity_quantize_requantize_s16_s32(
             input: *const u8,
@@ -1614,6 +1628,12 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const quantize::DequantizeS16F32,
+        );
+        /// The C `quantize::dequantize_u8_f32`.
+        pub fn parity_quantize_dequantize_u8_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::DequantizeU8F32,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -4910,6 +4930,70 @@ fn c_quantize_requantize_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
+/// `quantize::requantize_s8_u8` in Rust.
+fn rust_quantize_requantize_s8_u8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot::kernels::quantize::requantize_s8_u8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::requantize_s8_u8` in C.
+fn c_quantize_requantize_s8_u8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_requantize_s8_u8(input, output, &p) };
+    Ok(())
+}
+
+/// `quantize::requantize_u8_s8` in Rust.
+fn rust_quantize_requantize_u8_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot::kernels::quantize::requantize_u8_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::requantize_u8_s8` in C.
+fn c_quantize_requantize_u8_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_requantize_u8_s8(input, output, &p) };
+    Ok(())
+}
+
 /// `quantize::requantize_s16_s32` in Rust.
 fn rust_quantize_requantize_s16_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot::kernels::quantize::RequantizeS8 {
@@ -5027,6 +5111,34 @@ fn c_quantize_dequantize_s16_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_dequantize_s16_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `quantize::dequantize_u8_f32` in Rust.
+fn rust_quantize_dequantize_u8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::DequantizeU8F32 {
+        len: call.scalar::<usize>("len")?,
+        scale: call.scalar::<f32>("scale")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    tinyaot::kernels::quantize::dequantize_u8_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::dequantize_u8_f32` in C.
+fn c_quantize_dequantize_u8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::DequantizeU8F32 {
+        len: call.scalar::<usize>("len")?,
+        scale: call.scalar::<f32>("scale")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_dequantize_u8_f32(input, output, &p) };
     Ok(())
 }
 
@@ -5502,10 +5614,13 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("quantize", "requantize_s16_s8") => rust_quantize_requantize_s16_s8(call, arena),
         ("quantize", "requantize_s8_s16") => rust_quantize_requantize_s8_s16(call, arena),
         ("quantize", "requantize_s16") => rust_quantize_requantize_s16(call, arena),
+        ("quantize", "requantize_s8_u8") => rust_quantize_requantize_s8_u8(call, arena),
+        ("quantize", "requantize_u8_s8") => rust_quantize_requantize_u8_s8(call, arena),
         ("quantize", "requantize_s16_s32") => rust_quantize_requantize_s16_s32(call, arena),
         ("quantize", "requantize_s32_s16") => rust_quantize_requantize_s32_s16(call, arena),
         ("quantize", "dequantize_s8_f32") => rust_quantize_dequantize_s8_f32(call, arena),
         ("quantize", "dequantize_s16_f32") => rust_quantize_dequantize_s16_f32(call, arena),
+        ("quantize", "dequantize_u8_f32") => rust_quantize_dequantize_u8_f32(call, arena),
         ("softmax", "softmax_s8") => rust_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => rust_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_f32") => rust_softmax_softmax_f32(call, arena),
@@ -5605,10 +5720,13 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("quantize", "requantize_s16_s8") => c_quantize_requantize_s16_s8(call, arena),
         ("quantize", "requantize_s8_s16") => c_quantize_requantize_s8_s16(call, arena),
         ("quantize", "requantize_s16") => c_quantize_requantize_s16(call, arena),
+        ("quantize", "requantize_s8_u8") => c_quantize_requantize_s8_u8(call, arena),
+        ("quantize", "requantize_u8_s8") => c_quantize_requantize_u8_s8(call, arena),
         ("quantize", "requantize_s16_s32") => c_quantize_requantize_s16_s32(call, arena),
         ("quantize", "requantize_s32_s16") => c_quantize_requantize_s32_s16(call, arena),
         ("quantize", "dequantize_s8_f32") => c_quantize_dequantize_s8_f32(call, arena),
         ("quantize", "dequantize_s16_f32") => c_quantize_dequantize_s16_f32(call, arena),
+        ("quantize", "dequantize_u8_f32") => c_quantize_dequantize_u8_f32(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_f32") => c_softmax_softmax_f32(call, arena),
@@ -5701,10 +5819,13 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("quantize", "requantize_s16_s8"),
     ("quantize", "requantize_s8_s16"),
     ("quantize", "requantize_s16"),
+    ("quantize", "requantize_s8_u8"),
+    ("quantize", "requantize_u8_s8"),
     ("quantize", "requantize_s16_s32"),
     ("quantize", "requantize_s32_s16"),
     ("quantize", "dequantize_s8_f32"),
     ("quantize", "dequantize_s16_f32"),
+    ("quantize", "dequantize_u8_f32"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_f32"),

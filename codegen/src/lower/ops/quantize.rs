@@ -1,9 +1,9 @@
 //! QUANTIZE and DEQUANTIZE → `quantize::*`: float32 → int8 and int16, requantization between int8,
-//! int16 and int32, int8 and int16 → float32.
+//! int16 and int32 and between int8 and uint8, int8, int16 and uint8 → float32.
 
 use super::{unary, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{DType, OpCode};
+use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::quantize as P;
 use crate::lower::OpContext;
 
@@ -23,14 +23,27 @@ pub(crate) const OPS: &[OpEntry] = &[
     },
 ];
 
-/// QUANTIZE: float32 → int8 or int16, or a requantization between int8, int16 and int32 (TFLM's
-/// `quantize_common.cc`: the pairs its Eval runs, less int8 ↔ int32, int32 → int8 and uint8).
+/// The per-tensor `(scale, zero point)` of a uint8 tensor, its zero point within uint8.
+fn uint8_quant(ctx: &OpContext, what: &str, tensor: &Tensor) -> Result<(f32, i32)> {
+    let (scale, zero_point) = ctx.per_tensor_quant(what, tensor)?;
+    if !(0..=255).contains(&zero_point) {
+        return Err(ctx.invalid(format!(
+            "{what} zero point {zero_point} is outside the uint8 range [0, 255]"
+        )));
+    }
+    Ok((scale, zero_point))
+}
+
+/// QUANTIZE: float32 → int8 or int16, or a requantization between int8, int16 and int32 or
+/// between int8 and uint8 (TFLM's `quantize_common.cc`: the pairs its Eval runs, less int8 ↔
+/// int32 and int32 → int8).
 fn quantize(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     let (so, zo) = match output.dtype {
         DType::I8 => ctx.int8_quant("the output", output)?,
         DType::I16 => ctx.int16_quant("the output", output)?,
         DType::I32 => ctx.per_tensor_quant("the output", output)?,
+        DType::U8 => uint8_quant(ctx, "the output", output)?,
         _ => return Err(unsupported_pair(ctx)),
     };
     if input.dtype == DType::F32 {
@@ -53,6 +66,8 @@ fn quantize(ctx: &OpContext) -> Result<Kernel> {
     }
     let function = match (input.dtype, output.dtype) {
         (DType::I8, DType::I8) => "requantize_s8",
+        (DType::I8, DType::U8) => "requantize_s8_u8",
+        (DType::U8, DType::I8) => "requantize_u8_s8",
         (DType::I8, DType::I16) => "requantize_s8_s16",
         (DType::I16, DType::I8) => "requantize_s16_s8",
         (DType::I16, DType::I16) => "requantize_s16",
@@ -61,10 +76,10 @@ fn quantize(ctx: &OpContext) -> Result<Kernel> {
         _ => return Err(unsupported_pair(ctx)),
     };
     // An int16 or int32 input's zero point is not in the int8 range: only the scale is checked.
-    let (si, zi) = if input.dtype == DType::I8 {
-        ctx.int8_quant("the input", input)?
-    } else {
-        ctx.per_tensor_quant("the input", input)?
+    let (si, zi) = match input.dtype {
+        DType::I8 => ctx.int8_quant("the input", input)?,
+        DType::U8 => uint8_quant(ctx, "the input", input)?,
+        _ => ctx.per_tensor_quant("the input", input)?,
     };
     // Every integer pair: `QuantizeMultiplier((double)s_in / (double)s_out)`.
     let (m, shift) = ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
@@ -85,11 +100,12 @@ fn unsupported_pair(ctx: &OpContext) -> crate::error::Error {
     };
     ctx.unsupported(format!(
         "QUANTIZE from {i} to {o} is not supported; supported: FLOAT32, INT8 or INT16 to INT8 or \
-         INT16, INT16 to INT32 and INT32 to INT16"
+         INT16, INT16 to INT32, INT32 to INT16, INT8 to UINT8 and UINT8 to INT8"
     ))
 }
 
-/// DEQUANTIZE: int8 or int16 → float32 (`(double)scale * (x - zero_point)`, rounded to float).
+/// DEQUANTIZE: int8, int16 or uint8 → float32 (`(double)scale * (x - zero_point)`, rounded to
+/// float).
 fn dequantize(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     ctx.expect_dtype("the output", output, DType::F32)?;
@@ -97,6 +113,14 @@ fn dequantize(ctx: &OpContext) -> Result<Kernel> {
         DType::I16 => {
             let (si, zi) = ctx.int16_quant("the input", input)?;
             unary(ctx, "dequantize_s16_f32", |len| P::DequantizeS16F32 {
+                len,
+                scale: si,
+                zero_point: zi,
+            })
+        }
+        DType::U8 => {
+            let (si, zi) = uint8_quant(ctx, "the input", input)?;
+            unary(ctx, "dequantize_u8_f32", |len| P::DequantizeU8F32 {
                 len,
                 scale: si,
                 zero_point: zi,
