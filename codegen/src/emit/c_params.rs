@@ -29,7 +29,29 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "activations",
+        "ReluS16",
+        &[
+            ("len", "size_t"),
+            ("input_zero_point", "int32_t"),
+            ("output_zero_point", "int32_t"),
+            ("multiplier", "int32_t"),
+            ("shift", "int32_t"),
+            ("act_min", "int32_t"),
+            ("act_max", "int32_t"),
+        ],
+    ),
+    (
+        "activations",
         "Relu6S8",
+        &[
+            ("len", "size_t"),
+            ("lower", "int32_t"),
+            ("upper", "int32_t"),
+        ],
+    ),
+    (
+        "activations",
+        "Relu6S16",
         &[
             ("len", "size_t"),
             ("lower", "int32_t"),
@@ -516,6 +538,25 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "elementwise",
+        "MulS16",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+            ("a_offset", "int32_t"),
+            ("b_offset", "int32_t"),
+            ("output_multiplier", "int32_t"),
+            ("output_shift", "int32_t"),
+            ("output_offset", "int32_t"),
+            ("act_min", "int32_t"),
+            ("act_max", "int32_t"),
+        ],
+    ),
+    (
         "fully_connected",
         "FullyConnectedS16",
         &[
@@ -592,6 +633,24 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("input_left_shift", "int32_t"),
         ],
     ),
+    (
+        "logistic_tanh",
+        "LogisticS16",
+        &[
+            ("len", "size_t"),
+            ("input_multiplier", "int32_t"),
+            ("input_right_shift", "int32_t"),
+        ],
+    ),
+    (
+        "logistic_tanh",
+        "TanhS16",
+        &[
+            ("len", "size_t"),
+            ("input_multiplier", "int32_t"),
+            ("input_right_shift", "int32_t"),
+        ],
+    ),
     ("logistic_tanh", "ElementsF32", &[("len", "size_t")]),
     (
         "mean",
@@ -625,6 +684,25 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("reduced_shape_len", "size_t"),
             ("reduced_strides", "const size_t *"),
             ("reduced_strides_len", "size_t"),
+        ],
+    ),
+    (
+        "mean",
+        "MeanS16",
+        &[
+            ("input_bytes", "size_t"),
+            ("kept_shape", "const size_t *"),
+            ("kept_shape_len", "size_t"),
+            ("kept_strides", "const size_t *"),
+            ("kept_strides_len", "size_t"),
+            ("reduced_shape", "const size_t *"),
+            ("reduced_shape_len", "size_t"),
+            ("reduced_strides", "const size_t *"),
+            ("reduced_strides_len", "size_t"),
+            ("input_zero_point", "int32_t"),
+            ("output_zero_point", "int32_t"),
+            ("multiplier", "int32_t"),
+            ("shift", "int32_t"),
         ],
     ),
     (
@@ -728,7 +806,34 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "quantize",
+        "QuantizeF32S16",
+        &[
+            ("len", "size_t"),
+            ("scale", "float"),
+            ("zero_point", "int32_t"),
+        ],
+    ),
+    (
+        "quantize",
         "DequantizeS8F32",
+        &[
+            ("len", "size_t"),
+            ("scale", "float"),
+            ("zero_point", "int32_t"),
+        ],
+    ),
+    (
+        "quantize",
+        "DequantizeS16F32",
+        &[
+            ("len", "size_t"),
+            ("scale", "float"),
+            ("zero_point", "int32_t"),
+        ],
+    ),
+    (
+        "quantize",
+        "DequantizeU8F32",
         &[
             ("len", "size_t"),
             ("scale", "float"),

@@ -285,12 +285,12 @@ impl<'g, 'm> OpContext<'g, 'm> {
     }
 
     /// Fails unless `tensor` has a type the data-movement kernels copy (TFLM's lists, less the
-    /// 16-bit type the rest of tinyaot does not handle).
+    /// types the rest of tinyaot does not handle).
     pub fn movable(&self, what: &str, tensor: &Tensor) -> Result<()> {
         match tensor.dtype {
-            DType::I8 | DType::F32 | DType::I32 => Ok(()),
+            DType::I8 | DType::I16 | DType::F32 | DType::I32 => Ok(()),
             other => Err(self.unsupported(format!(
-                "{what} has type {other}; INT8, FLOAT32 and INT32 are supported"
+                "{what} has type {other}; INT8, INT16, FLOAT32 and INT32 are supported"
             ))),
         }
     }

@@ -73,6 +73,42 @@ pub(crate) mod activations {
         }
     }
 
+    /// `tinyaot::kernels::activations::ReluS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ReluS16 {
+        /// `len`.
+        pub len: usize,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `multiplier`.
+        pub multiplier: i32,
+        /// `shift`.
+        pub shift: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<ReluS16> for Params {
+        fn from(p: ReluS16) -> Params {
+            Params {
+                type_name: "ReluS16",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("multiplier", Value::I32(p.multiplier)),
+                    ("shift", Value::I32(p.shift)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::activations::Relu6S8`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct Relu6S8 {
@@ -88,6 +124,30 @@ pub(crate) mod activations {
         fn from(p: Relu6S8) -> Params {
             Params {
                 type_name: "Relu6S8",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("lower", Value::I32(p.lower)),
+                    ("upper", Value::I32(p.upper)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::activations::Relu6S16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Relu6S16 {
+        /// `len`.
+        pub len: usize,
+        /// `lower`.
+        pub lower: i32,
+        /// `upper`.
+        pub upper: i32,
+    }
+
+    impl From<Relu6S16> for Params {
+        fn from(p: Relu6S16) -> Params {
+            Params {
+                type_name: "Relu6S16",
                 fields: vec![
                     ("len", Value::Usize(p.len)),
                     ("lower", Value::I32(p.lower)),
@@ -1359,6 +1419,51 @@ pub(crate) mod elementwise {
             }
         }
     }
+
+    /// `tinyaot::kernels::elementwise::MulS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct MulS16 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `a_offset`.
+        pub a_offset: i32,
+        /// `b_offset`.
+        pub b_offset: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<MulS16> for Params {
+        fn from(p: MulS16) -> Params {
+            Params {
+                type_name: "MulS16",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("a_offset", Value::I32(p.a_offset)),
+                    ("b_offset", Value::I32(p.b_offset)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::fully_connected`.
@@ -1566,6 +1671,54 @@ pub(crate) mod logistic_tanh {
         }
     }
 
+    /// `tinyaot::kernels::logistic_tanh::LogisticS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LogisticS16 {
+        /// `len`.
+        pub len: usize,
+        /// `input_multiplier`.
+        pub input_multiplier: i32,
+        /// `input_right_shift`.
+        pub input_right_shift: i32,
+    }
+
+    impl From<LogisticS16> for Params {
+        fn from(p: LogisticS16) -> Params {
+            Params {
+                type_name: "LogisticS16",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("input_multiplier", Value::I32(p.input_multiplier)),
+                    ("input_right_shift", Value::I32(p.input_right_shift)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::logistic_tanh::TanhS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct TanhS16 {
+        /// `len`.
+        pub len: usize,
+        /// `input_multiplier`.
+        pub input_multiplier: i32,
+        /// `input_right_shift`.
+        pub input_right_shift: i32,
+    }
+
+    impl From<TanhS16> for Params {
+        fn from(p: TanhS16) -> Params {
+            Params {
+                type_name: "TanhS16",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("input_multiplier", Value::I32(p.input_multiplier)),
+                    ("input_right_shift", Value::I32(p.input_right_shift)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::logistic_tanh::ElementsF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct ElementsF32 {
@@ -1653,6 +1806,48 @@ pub(crate) mod mean {
                     ("kept_strides", Value::Usizes(p.kept_strides)),
                     ("reduced_shape", Value::Usizes(p.reduced_shape)),
                     ("reduced_strides", Value::Usizes(p.reduced_strides)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::mean::MeanS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct MeanS16 {
+        /// `input_bytes`.
+        pub input_bytes: usize,
+        /// `kept_shape`.
+        pub kept_shape: Vec<usize>,
+        /// `kept_strides`.
+        pub kept_strides: Vec<usize>,
+        /// `reduced_shape`.
+        pub reduced_shape: Vec<usize>,
+        /// `reduced_strides`.
+        pub reduced_strides: Vec<usize>,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `multiplier`.
+        pub multiplier: i32,
+        /// `shift`.
+        pub shift: i32,
+    }
+
+    impl From<MeanS16> for Params {
+        fn from(p: MeanS16) -> Params {
+            Params {
+                type_name: "MeanS16",
+                fields: vec![
+                    ("input_bytes", Value::Usize(p.input_bytes)),
+                    ("kept_shape", Value::Usizes(p.kept_shape)),
+                    ("kept_strides", Value::Usizes(p.kept_strides)),
+                    ("reduced_shape", Value::Usizes(p.reduced_shape)),
+                    ("reduced_strides", Value::Usizes(p.reduced_strides)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("multiplier", Value::I32(p.multiplier)),
+                    ("shift", Value::I32(p.shift)),
                 ],
             }
         }
@@ -1919,6 +2114,30 @@ pub(crate) mod quantize {
         }
     }
 
+    /// `tinyaot::kernels::quantize::QuantizeF32S16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct QuantizeF32S16 {
+        /// `len`.
+        pub len: usize,
+        /// `scale`.
+        pub scale: f32,
+        /// `zero_point`.
+        pub zero_point: i32,
+    }
+
+    impl From<QuantizeF32S16> for Params {
+        fn from(p: QuantizeF32S16) -> Params {
+            Params {
+                type_name: "QuantizeF32S16",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("scale", Value::F32(p.scale)),
+                    ("zero_point", Value::I32(p.zero_point)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::quantize::DequantizeS8F32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct DequantizeS8F32 {
@@ -1934,6 +2153,54 @@ pub(crate) mod quantize {
         fn from(p: DequantizeS8F32) -> Params {
             Params {
                 type_name: "DequantizeS8F32",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("scale", Value::F32(p.scale)),
+                    ("zero_point", Value::I32(p.zero_point)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::quantize::DequantizeS16F32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DequantizeS16F32 {
+        /// `len`.
+        pub len: usize,
+        /// `scale`.
+        pub scale: f32,
+        /// `zero_point`.
+        pub zero_point: i32,
+    }
+
+    impl From<DequantizeS16F32> for Params {
+        fn from(p: DequantizeS16F32) -> Params {
+            Params {
+                type_name: "DequantizeS16F32",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("scale", Value::F32(p.scale)),
+                    ("zero_point", Value::I32(p.zero_point)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::quantize::DequantizeU8F32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DequantizeU8F32 {
+        /// `len`.
+        pub len: usize,
+        /// `scale`.
+        pub scale: f32,
+        /// `zero_point`.
+        pub zero_point: i32,
+    }
+
+    impl From<DequantizeU8F32> for Params {
+        fn from(p: DequantizeU8F32) -> Params {
+            Params {
+                type_name: "DequantizeU8F32",
                 fields: vec![
                     ("len", Value::Usize(p.len)),
                     ("scale", Value::F32(p.scale)),

@@ -1,5 +1,5 @@
-//! RELU, RELU6, LEAKY_RELU and HARD_SWISH (int8 and float32), and FLOOR (float32): element-wise
-//! unary functions, as TFLM computes them.
+//! RELU, RELU6 and LEAKY_RELU (int8, int16 and float32), HARD_SWISH (int8 and float32), and FLOOR
+//! (float32): element-wise unary functions, as TFLM computes them.
 //!
 //! Access order: element by element in order, in chunks, each chunk read before written; input
 //! and output have the same size, so every kernel here may run in place (output offset == input
@@ -34,6 +34,10 @@ pub struct ReluS8 {
     pub act_max: i32,
 }
 
+/// Constants of int16 RELU (16x8 models): [`ReluS8`]'s, with int16 bounds (TFLM requires both zero
+/// points to be 0).
+pub type ReluS16 = ReluS8;
+
 /// Constants of int8 RELU6: TFLM clamps the raw values (no requantization).
 #[derive(Clone, Copy, Debug)]
 pub struct Relu6S8 {
@@ -44,6 +48,9 @@ pub struct Relu6S8 {
     /// Quantized 6 on the input scale, clamped to int8.
     pub upper: i32,
 }
+
+/// Constants of int16 RELU6: [`Relu6S8`]'s, the bounds int16 values (still no requantization).
+pub type Relu6S16 = Relu6S8;
 
 /// Constants of int8 LEAKY_RELU.
 #[derive(Clone, Copy, Debug)]
@@ -136,20 +143,43 @@ pub fn relu6_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
     map(arena, input, output, p.len, |x: f32| x.clamp(0.0, 6.0));
 }
 
-/// int8 RELU: `clamp(zp_out + MBQM(x - zp_in), act_min, act_max)`.
-// max-then-min as TFLM does: no panic should act_min exceed act_max.
+/// One RELU output of TFLM's `ReluQuantized`: `clamp(zp_out + MBQM(x - zp_in), act_min, act_max)`,
+/// max then min as TFLM does (no panic should `act_min` exceed `act_max`).
+#[inline(always)]
 #[allow(clippy::manual_clamp)]
+fn relu_one(x: i32, p: &ReluS8) -> i32 {
+    let v = p.output_zero_point
+        + multiply_by_quantized_multiplier(x - p.input_zero_point, p.multiplier, p.shift);
+    v.max(p.act_min).min(p.act_max)
+}
+
+/// One RELU6 output of TFLM's `Relu6Quantized`: `x > upper ? upper : x < lower ? lower : x`.
+#[inline(always)]
+fn relu6_one(x: i32, p: &Relu6S8) -> i32 {
+    if x > p.upper {
+        p.upper
+    } else if x < p.lower {
+        p.lower
+    } else {
+        x
+    }
+}
+
+/// int8 RELU: `clamp(zp_out + MBQM(x - zp_in), act_min, act_max)`.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn relu_s8(arena: &mut [u8], input: usize, output: usize, p: &ReluS8) {
     let p = super::opaque(p);
     map(arena, input, output, p.len, |x: i8| {
-        let v = p.output_zero_point
-            + multiply_by_quantized_multiplier(
-                x as i32 - p.input_zero_point,
-                p.multiplier,
-                p.shift,
-            );
-        v.max(p.act_min).min(p.act_max) as i8
+        relu_one(i32::from(x), p) as i8
+    });
+}
+
+/// int16 RELU (TFLM's `ReluQuantized<int16_t>`): as [`relu_s8`], the bounds within int16.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn relu_s16(arena: &mut [u8], input: usize, output: usize, p: &ReluS16) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, |x: i16| {
+        relu_one(i32::from(x), p) as i16
     });
 }
 
@@ -158,14 +188,16 @@ pub fn relu_s8(arena: &mut [u8], input: usize, output: usize, p: &ReluS8) {
 pub fn relu6_s8(arena: &mut [u8], input: usize, output: usize, p: &Relu6S8) {
     let p = super::opaque(p);
     map(arena, input, output, p.len, |x: i8| {
-        let v = x as i32;
-        (if v > p.upper {
-            p.upper
-        } else if v < p.lower {
-            p.lower
-        } else {
-            v
-        }) as i8
+        relu6_one(i32::from(x), p) as i8
+    });
+}
+
+/// int16 RELU6 (TFLM's `Relu6Quantized<int16_t>`): as [`relu6_s8`], a clamp of the raw values.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn relu6_s16(arena: &mut [u8], input: usize, output: usize, p: &Relu6S16) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, |x: i16| {
+        relu6_one(i32::from(x), p) as i16
     });
 }
 
@@ -356,6 +388,42 @@ mod tests {
         // 2 + round((x + 1) / 2): -5 -> 2 + (-2) = 0 -> 2; 0 -> 2 + 1 = 3 (0.5 rounds up);
         // 7 -> 6; 100 -> 2 + 51 = 53 (50.5 rounds up)
         assert_eq!(arena, [2, 3, 6, 53]);
+    }
+
+    /// int16 RELU requantizes (here ×2, saturating at 32767, the zero points 0 as TFLM requires);
+    /// int16 RELU6 clamps the raw values to [zp_in, q(6)].
+    #[test]
+    fn relu_s16_and_relu6_s16() {
+        let words = |v: [i16; 4]| -> [u8; 8] {
+            let mut b = [0u8; 8];
+            for (c, x) in b.chunks_exact_mut(2).zip(v) {
+                c.copy_from_slice(&x.to_le_bytes());
+            }
+            b
+        };
+        let read = |b: &[u8]| -> [i16; 4] {
+            core::array::from_fn(|i| i16::from_le_bytes([b[2 * i], b[2 * i + 1]]))
+        };
+        let mut arena = words([-300, 0, 1000, 20000]);
+        let relu = ReluS16 {
+            len: 4,
+            input_zero_point: 0,
+            output_zero_point: 0,
+            multiplier: 1 << 30,
+            shift: 2, // ×2
+            act_min: 0,
+            act_max: 32767,
+        };
+        relu_s16(&mut arena, 0, 0, &relu);
+        assert_eq!(read(&arena), [0, 0, 2000, 32767]);
+        let mut arena = words([-300, -5, 1000, 20000]);
+        let relu6 = Relu6S16 {
+            len: 4,
+            lower: -10,
+            upper: 12278, // 6 / (6 / 12288) - 10
+        };
+        relu6_s16(&mut arena, 0, 0, &relu6);
+        assert_eq!(read(&arena), [-10, -5, 1000, 12278]);
     }
 
     #[test]

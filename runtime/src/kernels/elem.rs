@@ -32,6 +32,18 @@ impl Elem for i8 {
     }
 }
 
+impl Elem for u8 {
+    const SIZE: usize = 1;
+    #[inline(always)]
+    fn read(bytes: &[u8]) -> Self {
+        bytes[0]
+    }
+    #[inline(always)]
+    fn write(self, bytes: &mut [u8]) {
+        bytes[0] = self;
+    }
+}
+
 impl Elem for i16 {
     const SIZE: usize = 2;
     #[inline(always)]

@@ -1,5 +1,5 @@
-//! Binary element-wise ops with broadcasting: ADD, SUB, MUL (int8 and float32), MAXIMUM and
-//! MINIMUM (int8 and float32).
+//! Binary element-wise ops with broadcasting: ADD, SUB, MUL, MAXIMUM and MINIMUM (int8, int16 and
+//! float32).
 //!
 //! Every kernel here takes both inputs as [`Src`] (either may be a constant) and a collapsed
 //! broadcast description computed at generation time: `shape` (the output's, with adjacent
@@ -500,12 +500,34 @@ pub fn mul_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MulS8) {
         arena,
         (a, b, output),
         (p.shape, p.a_strides, p.b_strides),
-        |x: i8, y| {
-            let prod = (p.a_offset + x as i32) * (p.b_offset + y as i32);
-            let out = multiply_by_quantized_multiplier(prod, p.output_multiplier, p.output_shift)
-                + p.output_offset;
-            clamp_s8(out, p.act_min, p.act_max)
-        },
+        |x: i8, y: i8| mul_one(x.into(), y.into(), p) as i8,
+    );
+}
+
+/// Constants of int16 MUL (16x8 models): [`MulS8`]'s, the offsets 0 (TFLM requires int16 zero
+/// points of 0) and the activation range within int16.
+pub type MulS16<'a> = MulS8<'a>;
+
+/// One MUL output before the cast: TFLM's `MulElementwise`, `zp_out + MBQM((x + a_offset) *
+/// (y + b_offset))` clamped max then min (no panic should `act_min` exceed `act_max`).
+#[inline(always)]
+fn mul_one(x: i32, y: i32, p: &MulS8) -> i32 {
+    let prod = (p.a_offset + x).wrapping_mul(p.b_offset + y);
+    let out = multiply_by_quantized_multiplier(prod, p.output_multiplier, p.output_shift)
+        + p.output_offset;
+    out.max(p.act_min).min(p.act_max)
+}
+
+/// int16 MUL with broadcasting, bit-exact with TFLM's `MulElementwise<int16_t>` (the product of
+/// two int16 values fits in int32). See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn mul_s16(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MulS16) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i16, y: i16| mul_one(x.into(), y.into(), p) as i16,
     );
 }
 
@@ -584,6 +606,30 @@ pub fn minimum_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
         (a, b, output),
         (p.shape, p.a_strides, p.b_strides),
         |x: i8, y| x.min(y),
+    );
+}
+
+/// int16 MAXIMUM (raw values, as TFLM). See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn maximum_s16(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i16, y| x.max(y),
+    );
+}
+
+/// int16 MINIMUM (raw values, as TFLM). See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn minimum_s16(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i16, y| x.min(y),
     );
 }
 
@@ -782,6 +828,52 @@ mod tests {
         mul_s8(&mut arena, Src::Arena(0), Src::Flash(&b), 6, &p);
         // (a * (b + 1)) / 2 - 1: row0: 1*2/2-1=0, 2*3/2-1=2, 3*0-1=-1; row1: 3, 6.5->7 -1=6, -1
         assert_eq!(&arena[6..], &[0u8, 2, (-1i8) as u8, 3, 7, (-1i8) as u8]);
+    }
+
+    /// int16 MUL: the product requantized (here by 2^-14), rounding half away from zero, clamped to
+    /// the activation range; int16 MAXIMUM / MINIMUM compare signed 16-bit values.
+    #[test]
+    fn mul_s16_and_min_max_s16() {
+        let words = |v: [i16; 3]| {
+            let mut b = [0u8; 6];
+            for (c, x) in b.chunks_exact_mut(2).zip(v) {
+                c.copy_from_slice(&x.to_le_bytes());
+            }
+            b
+        };
+        let read = |b: &[u8]| -> [i16; 3] {
+            core::array::from_fn(|i| i16::from_le_bytes([b[2 * i], b[2 * i + 1]]))
+        };
+        let p = MulS16 {
+            shape: &[3],
+            a_strides: &[1],
+            b_strides: &[0],
+            a_offset: 0,
+            b_offset: 0,
+            output_multiplier: 1 << 30,
+            output_shift: -13, // 2^-14
+            output_offset: 0,
+            act_min: -32768,
+            act_max: 30000,
+        };
+        let mut arena = [0u8; 12];
+        arena[..6].copy_from_slice(&words([8192, -24576, 32767]));
+        let b = (-32768i16).to_le_bytes();
+        mul_s16(&mut arena, Src::Arena(0), Src::Flash(&b), 6, &p);
+        // 8192 · -32768 / 16384 = -16384; -24576 · -32768 / 16384 = 49152 → 30000;
+        // 32767 · -32768 / 16384 = -65534 → -32768.
+        assert_eq!(read(&arena[6..]), [-16384, 30000, -32768]);
+        let m = MinMax {
+            shape: &[3],
+            a_strides: &[1],
+            b_strides: &[1],
+        };
+        arena[6..].copy_from_slice(&words([-300, 255, 32767]));
+        let mut out = arena;
+        maximum_s16(&mut out, Src::Arena(0), Src::Arena(6), 0, &m);
+        assert_eq!(read(&out[..6]), [8192, 255, 32767]);
+        minimum_s16(&mut arena, Src::Arena(0), Src::Arena(6), 0, &m);
+        assert_eq!(read(&arena[..6]), [-300, -24576, 32767]);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! MEAN (int8 and float32) over any set of axes.
+//! MEAN (int8, int16 and float32) over any set of axes.
 //!
 //! Generation time splits the input's dimensions into kept ones (which index the output, in order)
 //! and reduced ones, merging adjacent dimensions of the same kind. Each output element is the sum of
@@ -48,37 +48,78 @@ pub struct MeanF32<'a> {
     pub reduced_strides: &'a [usize],
 }
 
+/// Constants of int16 MEAN (16x8 models): [`MeanS8`]'s; TFLM runs the same integer path.
+pub type MeanS16<'a> = MeanS8<'a>;
+
+/// TFLM's integer MEAN (`QuantizedMeanOrSum`): per output, `sum - zp_in * n` (the sum wraps in
+/// int32, as TFLM's; `run_sum(start, len, step)` is the wrapping sum of one run of input elements,
+/// and wrapping addition is associative) requantized with the multiplier, plus `zp_out`, clamped
+/// to `lo..=hi` and passed to `write(o, value)` in output order.
+#[inline(always)]
+fn mean_integer(
+    p: &MeanS8,
+    (lo, hi): (i32, i32),
+    run_sum: impl Fn(usize, usize, usize) -> i32,
+    mut write: impl FnMut(usize, i32),
+) {
+    let outputs: usize = p.kept_shape.iter().product();
+    let n: usize = p.reduced_shape.iter().product();
+    let zero_sum = p.input_zero_point as i64 * n as i64;
+    for_each_output(p.kept_shape, p.kept_strides, outputs, |o, base| {
+        let mut sum = 0i32;
+        for_each_run(
+            p.reduced_shape,
+            p.reduced_strides,
+            base,
+            |start, len, step| sum = sum.wrapping_add(run_sum(start, len, step)),
+        );
+        let shifted = (sum as i64 - zero_sum) as i32;
+        let v =
+            multiply_by_quantized_multiplier(shifted, p.multiplier, p.shift) + p.output_zero_point;
+        write(o, v.clamp(lo, hi));
+    });
+}
+
 /// int8 MEAN: per output, `sum - zp_in * n` requantized with the multiplier, plus `zp_out`,
 /// clamped. Writes the output in order; the output must not overlap the input.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn mean_s8(arena: &mut [u8], input: usize, output: usize, p: &MeanS8) {
     let p = super::opaque(p);
     let outputs: usize = p.kept_shape.iter().product();
-    let n: usize = p.reduced_shape.iter().product();
     let (src, dst) = views::split(arena, input, p.input_bytes, output, outputs);
-    let zero_sum = p.input_zero_point as i64 * n as i64;
-    for_each_output(p.kept_shape, p.kept_strides, dst.len(), |o, base| {
+    let run_sum = |start: usize, len: usize, step: usize| {
         let mut sum = 0i32;
-        for_each_run(
-            p.reduced_shape,
-            p.reduced_strides,
-            base,
-            |start, len, step| {
-                if step == 1 {
-                    for &x in &src[start..start + len] {
-                        sum = sum.wrapping_add(x as i8 as i32);
-                    }
-                } else {
-                    for k in 0..len {
-                        sum = sum.wrapping_add(src[start + k * step] as i8 as i32);
-                    }
-                }
-            },
-        );
-        let shifted = (sum as i64 - zero_sum) as i32;
-        let v =
-            multiply_by_quantized_multiplier(shifted, p.multiplier, p.shift) + p.output_zero_point;
-        dst[o] = v.clamp(-128, 127) as i8 as u8;
+        if step == 1 {
+            for &x in &src[start..start + len] {
+                sum = sum.wrapping_add(x as i8 as i32);
+            }
+        } else {
+            for k in 0..len {
+                sum = sum.wrapping_add(src[start + k * step] as i8 as i32);
+            }
+        }
+        sum
+    };
+    mean_integer(p, (-128, 127), run_sum, |o, v| dst[o] = v as i8 as u8);
+}
+
+/// int16 MEAN (TFLM's `QuantizedMeanOrSum<int16_t>`): as [`mean_s8`], clamped to int16. Writes the
+/// output in order; the output must not overlap the input.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn mean_s16(arena: &mut [u8], input: usize, output: usize, p: &MeanS16) {
+    let p = super::opaque(p);
+    let outputs: usize = p.kept_shape.iter().product();
+    let (src, dst) = views::split(arena, input, p.input_bytes, output, 2 * outputs);
+    let run_sum = |start: usize, len: usize, step: usize| {
+        let mut sum = 0i32;
+        for k in 0..len {
+            let i = 2 * (start + k * step);
+            sum = sum.wrapping_add(i32::from(i16::from_le_bytes([src[i], src[i + 1]])));
+        }
+        sum
+    };
+    mean_integer(p, (-32768, 32767), run_sum, |o, v| {
+        dst[2 * o..2 * o + 2].copy_from_slice(&(v as i16).to_le_bytes())
     });
 }
 
@@ -186,6 +227,35 @@ mod tests {
         mean_s8(&mut arena, 0, 8, &p);
         // c0: sum 11 - 4 = 7, 7/4 = 1.75 -> 2, +1 = 3; c1: -11 - 4 = -15 -> -3.75 -> -4, +1 = -3.
         assert_eq!(&arena[8..], &[3u8, (-3i8) as u8]);
+    }
+
+    /// The int8 case's arithmetic on int16 values (TFLM's one integer path): 1x2x2x2 over H and W,
+    /// same scales (multiplier 2^30, shift -1 after the division by 4), zero points 0.
+    #[test]
+    fn mean_s16_over_hw() {
+        let input = [1000i16, -1000, 2000, -2001, 3000, -3000, 32767, -32768];
+        let mut arena = [0u8; 20];
+        for (c, x) in arena.chunks_exact_mut(2).zip(input) {
+            c.copy_from_slice(&x.to_le_bytes());
+        }
+        let p = MeanS16 {
+            input_bytes: 16,
+            kept_shape: &[2],
+            kept_strides: &[1],
+            reduced_shape: &[4],
+            reduced_strides: &[2],
+            input_zero_point: 0,
+            output_zero_point: 0,
+            multiplier: 1 << 30,
+            shift: -1,
+        };
+        mean_s16(&mut arena, 0, 16, &p);
+        // c0: 38767 / 4 = 9691.75 → 9692; c1: -38769 / 4 = -9692.25 → -9692.
+        let out = [
+            i16::from_le_bytes([arena[16], arena[17]]),
+            i16::from_le_bytes([arena[18], arena[19]]),
+        ];
+        assert_eq!(out, [9692, -9692]);
     }
 
     #[test]

@@ -1,10 +1,10 @@
-//! QUANTIZE (float32 → int8; int8 → int8 and int16 → int8 requantization) and DEQUANTIZE
-//! (int8 → float32).
+//! QUANTIZE (float32 → int8 and int16; requantization between int8, int16 and int32, and between
+//! int8 and uint8) and DEQUANTIZE (int8, int16 and uint8 → float32).
 //!
-//! Access order: element by element in order, in chunks, each chunk read before written. So
-//! `quantize_f32_s8`, `requantize_s8` and `requantize_s16_s8` may run in place (output offset == input offset: the
-//! output is never larger than the input); `dequantize_s8_f32` writes 4 bytes per byte read and
-//! must not overlap its input.
+//! Access order: element by element in order, in chunks, each chunk read before written. So the
+//! kernels whose output elements are no wider than their input's may run in place (output offset
+//! == input offset); the widening ones (`requantize_s8_s16`, `requantize_s16_s32`, the
+//! dequantizations) must not overlap their input.
 
 use super::elem::map;
 use crate::math::multiply_by_quantized_multiplier;
@@ -35,6 +35,9 @@ pub struct RequantizeS8 {
     pub shift: i32,
 }
 
+/// Constants of float32 → int16 QUANTIZE: [`QuantizeF32S8`]'s.
+pub type QuantizeF32S16 = QuantizeF32S8;
+
 /// Constants of int8 → float32 DEQUANTIZE.
 #[derive(Clone, Copy, Debug)]
 pub struct DequantizeS8F32 {
@@ -46,14 +49,34 @@ pub struct DequantizeS8F32 {
     pub zero_point: i32,
 }
 
+/// Constants of int16 → float32 DEQUANTIZE: [`DequantizeS8F32`]'s.
+pub type DequantizeS16F32 = DequantizeS8F32;
+
+/// TFLM's `AffineQuantize` of one element: `round(x / scale) + zero_point` (ties away from zero,
+/// division in float), clamped to `lo..=hi`. `as i32` saturates where C's conversion would be
+/// undefined.
+#[inline(always)]
+fn affine_quantize(x: f32, p: &QuantizeF32S8, (lo, hi): (i32, i32)) -> i32 {
+    let q = round_half_away(x / p.scale) as i32;
+    q.saturating_add(p.zero_point).clamp(lo, hi)
+}
+
 /// `round(x / scale) + zero_point` (ties away from zero, division in float), clamped to int8.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn quantize_f32_s8(arena: &mut [u8], input: usize, output: usize, p: &QuantizeF32S8) {
     let p = super::opaque(p);
     map(arena, input, output, p.len, |x: f32| {
-        // `as i32` saturates where C's conversion would be undefined.
-        let q = round_half_away(x / p.scale) as i32;
-        q.saturating_add(p.zero_point).clamp(-128, 127) as i8
+        affine_quantize(x, p, (-128, 127)) as i8
+    });
+}
+
+/// float32 → int16 QUANTIZE (TFLM's `AffineQuantize<int16_t>`): as [`quantize_f32_s8`], clamped to
+/// int16.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn quantize_f32_s16(arena: &mut [u8], input: usize, output: usize, p: &QuantizeF32S16) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, |x: f32| {
+        affine_quantize(x, p, (-32768, 32767)) as i16
     });
 }
 
@@ -104,6 +127,40 @@ fn requantize_map<I: super::elem::Elem + Into<i32>, O: super::elem::Elem>(
     });
 }
 
+/// int8 → int16 requantization (TFLM's `Requantize<int8_t, int16_t>`), as [`requantize_s8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn requantize_s8_s16(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    let p = super::opaque(p);
+    let range = (i32::from(i16::MIN), i32::from(i16::MAX));
+    requantize_map::<i8, i16>(arena, (input, output), p, range, |v| v as i16);
+}
+
+/// int16 → int16 requantization (TFLM's `Requantize<int16_t, int16_t>`), as [`requantize_s8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn requantize_s16(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    let p = super::opaque(p);
+    let range = (i32::from(i16::MIN), i32::from(i16::MAX));
+    requantize_map::<i16, i16>(arena, (input, output), p, range, |v| v as i16);
+}
+
+/// int8 → uint8 requantization (TFLM's `Requantize<int8_t, uint8_t>`), as [`requantize_s8`],
+/// clamped to uint8. TFLM's shortcut for equal scales and zero points 128 apart (`x ^ 0x80`) gives
+/// the same bytes: the identity multiplier is exact.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn requantize_s8_u8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    let p = super::opaque(p);
+    let range = (0, i32::from(u8::MAX));
+    requantize_map::<i8, u8>(arena, (input, output), p, range, |v| v as u8);
+}
+
+/// uint8 → int8 requantization (TFLM's `Requantize<uint8_t, int8_t>`), as [`requantize_s8_u8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn requantize_u8_s8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    let p = super::opaque(p);
+    let range = (i32::from(i8::MIN), i32::from(i8::MAX));
+    requantize_map::<u8, i8>(arena, (input, output), p, range, |v| v as i8);
+}
+
 /// int16 → int32 requantization (TFLM's `Requantize<int16_t, int32_t>`), as [`requantize_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn requantize_s16_s32(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
@@ -127,6 +184,29 @@ pub fn dequantize_s8_f32(arena: &mut [u8], input: usize, output: usize, p: &Dequ
     let scale = p.scale as f64;
     map(arena, input, output, p.len, |x: i8| {
         (scale * (x as i32 - p.zero_point) as f64) as f32
+    });
+}
+
+/// int16 → float32 DEQUANTIZE: as [`dequantize_s8_f32`] (TFLM's `Dequantize<int16_t>`).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn dequantize_s16_f32(arena: &mut [u8], input: usize, output: usize, p: &DequantizeS16F32) {
+    let p = super::opaque(p);
+    let scale = p.scale as f64;
+    map(arena, input, output, p.len, |x: i16| {
+        (scale * (i32::from(x) - p.zero_point) as f64) as f32
+    });
+}
+
+/// Constants of uint8 → float32 DEQUANTIZE: [`DequantizeS8F32`]'s.
+pub type DequantizeU8F32 = DequantizeS8F32;
+
+/// uint8 → float32 DEQUANTIZE: as [`dequantize_s8_f32`] (TFLM's `Dequantize<uint8_t>`).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn dequantize_u8_f32(arena: &mut [u8], input: usize, output: usize, p: &DequantizeU8F32) {
+    let p = super::opaque(p);
+    let scale = p.scale as f64;
+    map(arena, input, output, p.len, |x: u8| {
+        (scale * (i32::from(x) - p.zero_point) as f64) as f32
     });
 }
 
@@ -195,6 +275,96 @@ mod tests {
         }
         requantize_s32_s16(&mut arena, 0, 12, &shrink);
         assert_eq!(read16(&arena[12..]), [10_000_000, -5_000, 1_000].map(down));
+    }
+
+    /// The int16 conversions: float32 → int16 rounds half away from zero and saturates; int8 →
+    /// int16 and int16 → int16 requantize (here ×256 and ×1/2); int16 → float32 in double.
+    #[test]
+    fn int16_conversions() {
+        let read16 = |b: &[u8]| -> [i16; 3] {
+            core::array::from_fn(|i| i16::from_le_bytes([b[2 * i], b[2 * i + 1]]))
+        };
+        let mut arena = [0u8; 12 + 6];
+        for (c, x) in arena[..12].chunks_exact_mut(4).zip([2.5f32, -0.75, 1e6]) {
+            c.copy_from_slice(&x.to_le_bytes());
+        }
+        let q = QuantizeF32S16 {
+            len: 3,
+            scale: 0.5,
+            zero_point: -3,
+        };
+        quantize_f32_s16(&mut arena, 0, 12, &q);
+        // 5 - 3; -1.5 → -2, - 3; 2e6 saturates.
+        assert_eq!(read16(&arena[12..]), [2, -5, 32767]);
+        let up = RequantizeS8 {
+            len: 3,
+            input_zero_point: 1,
+            output_zero_point: -7,
+            multiplier: 1 << 30,
+            shift: 9, // × 256
+        };
+        let mut arena = [10u8, (-128i8) as u8, 127, 0, 0, 0, 0, 0, 0];
+        requantize_s8_s16(&mut arena, 0, 3, &up);
+        // 9 · 256 - 7; -129 · 256 - 7 saturates; 126 · 256 - 7.
+        assert_eq!(read16(&arena[3..]), [2297, -32768, 32249]);
+        let down = RequantizeS8 {
+            shift: 0, // × 1/2
+            ..up
+        };
+        requantize_s16(&mut arena, 3, 3, &down);
+        // (2297 - 1) / 2 = 1148, - 7; -32769 / 2 → -16384 (the doubling high multiply's
+        // rounding), - 7; (32249 - 1) / 2 = 16124, - 7.
+        assert_eq!(read16(&arena[3..]), [1141, -16391, 16117]);
+        let d = DequantizeS16F32 {
+            len: 3,
+            scale: 0.25,
+            zero_point: 1,
+        };
+        let mut wide = [0u8; 6 + 12];
+        wide[..6].copy_from_slice(&arena[3..]);
+        dequantize_s16_f32(&mut wide, 0, 6, &d);
+        let out: [f32; 3] = core::array::from_fn(|i| crate::bytes::read_f32(&wide[6..], i));
+        assert_eq!(out, [285.0, -4098.0, 4029.0]);
+    }
+
+    /// int8 ↔ uint8: the identity rescaling with zero points 128 apart is TFLM's `x ^ 0x80`; a
+    /// real rescaling clamps to the output type; uint8 → float32 subtracts the zero point.
+    #[test]
+    fn uint8_conversions() {
+        let flip = RequantizeS8 {
+            len: 4,
+            input_zero_point: -5,
+            output_zero_point: 123,
+            multiplier: 1 << 30,
+            shift: 1,
+        };
+        let mut arena = [0x80u8, 0xff, 0, 0x7f];
+        requantize_s8_u8(&mut arena, 0, 0, &flip);
+        assert_eq!(arena, [0x80u8 ^ 0x80, 0xff ^ 0x80, 0x80, 0x7f ^ 0x80]);
+        let back = RequantizeS8 {
+            input_zero_point: 123,
+            output_zero_point: -5,
+            ..flip
+        };
+        requantize_u8_s8(&mut arena, 0, 0, &back);
+        assert_eq!(arena, [0x80u8, 0xff, 0, 0x7f]);
+        let double = RequantizeS8 {
+            shift: 2, // × 2
+            ..back
+        };
+        let mut arena = [0u8, 100, 200, 255];
+        requantize_u8_s8(&mut arena, 0, 0, &double);
+        // 2 (x - 123) - 5, clamped: -251 → -128, -51, 149 → 127, 259 → 127.
+        assert_eq!(arena.map(|b| b as i8), [-128, -51, 127, 127]);
+        let d = DequantizeU8F32 {
+            len: 2,
+            scale: 0.5,
+            zero_point: 128,
+        };
+        let mut wide = [255u8, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        dequantize_u8_f32(&mut wide, 0, 2, &d);
+        assert_eq!(crate::bytes::read_f32(&wide[2..], 0), 63.5);
+        assert_eq!(crate::bytes::read_f32(&wide[2..], 1), -64.0);
     }
 
     #[test]

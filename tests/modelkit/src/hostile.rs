@@ -95,6 +95,21 @@ fn unary8_shaped(
     )
 }
 
+/// An int16 tensor of `shape` with the given quantization.
+fn int16(shape: &[i32], (scale, zero_point): (f32, i64)) -> TensorSpec {
+    TensorSpec::new(TensorType::INT16, shape).quant(scale, zero_point)
+}
+
+/// One int16 operator over `shape` with the given input and output quantization.
+fn unary16(shape: &[i32], op: B, input: (f32, i64), output: (f32, i64)) -> ModelSpec {
+    ModelSpec::single_op(
+        op,
+        Options::default_for(op),
+        vec![int16(shape, input)],
+        vec![int16(shape, output)],
+    )
+}
+
 fn relu8(input: (f32, i64), output: (f32, i64)) -> ModelSpec {
     unary8(B::RELU, Options::None, input, output)
 }
@@ -1312,16 +1327,73 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Unsupported,
         "",
     );
+    // float32 → uint8 passes TFLM's QUANTIZE Prepare and fails in its Eval.
     s.refused(
-        "relu_int16",
+        "quantize_float_to_uint8",
         ModelSpec::single_op(
-            B::RELU,
-            Options::None,
-            vec![TensorSpec::new(TensorType::INT16, &[1, 8]).quant(0.1, 0)],
-            vec![TensorSpec::new(TensorType::INT16, &[1, 8]).quant(0.1, 0)],
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::f32(&[1, 8])],
+            vec![TensorSpec::new(TensorType::UINT8, &[1, 8]).quant(0.1, 128)],
         ),
         Unsupported,
+        "UINT8",
+    );
+    // TFLM's HARD_SWISH passes Prepare on int16 and fails in Eval.
+    s.refused(
+        "hard_swish_int16",
+        unary16(&[1, 8], B::HARD_SWISH, (0.1, 0), (0.1, 0)),
+        Invalid,
         "INT16",
+    );
+    // int16 quantization TFLM's Prepare refuses: nonzero zero points (RELU, LOGISTIC, TANH, MUL,
+    // CONCATENATION), a LOGISTIC / TANH output scale other than 2^-15, an input scale LOGISTIC
+    // cannot rescale (its multiplier would exceed 32767).
+    s.refused(
+        "relu_int16_zero_point",
+        unary16(&[1, 8], B::RELU, (0.1, 2), (0.1, 0)),
+        Invalid,
+        "zero points",
+    );
+    s.refused(
+        "logistic_int16_zero_point",
+        unary16(&[1, 8], B::LOGISTIC, (1.0 / 4096.0, -1), (1.0 / 32768.0, 0)),
+        Invalid,
+        "zero points",
+    );
+    s.refused(
+        "tanh_int16_output_scale",
+        unary16(&[1, 8], B::TANH, (1.0 / 4096.0, 0), (1.0 / 16384.0, 0)),
+        Invalid,
+        "2^-15",
+    );
+    s.refused(
+        "logistic_int16_input_scale_too_large",
+        unary16(&[1, 8], B::LOGISTIC, (3.0, 0), (1.0 / 32768.0, 0)),
+        Invalid,
+        "input scale",
+    );
+    s.refused(
+        "mul_int16_zero_point",
+        ModelSpec::single_op(
+            B::MUL,
+            Options::default_for(B::MUL),
+            vec![int16(&[1, 4], (0.01, 0)), int16(&[1, 4], (0.01, 3))],
+            vec![int16(&[1, 4], (0.01, 0))],
+        ),
+        Invalid,
+        "zero points",
+    );
+    s.refused(
+        "concatenation_int16_zero_point",
+        ModelSpec::single_op(
+            B::CONCATENATION,
+            Options::default_for(B::CONCATENATION),
+            vec![int16(&[1, 2], (0.01, 0)), int16(&[1, 2], (0.01, 0))],
+            vec![int16(&[1, 4], (0.01, 1))],
+        ),
+        Invalid,
+        "zero point",
     );
     s.refused(
         "softmax_int16_to_int8",
@@ -1625,6 +1697,136 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
             Options::Quantize,
             vec![TensorSpec::new(TensorType::INT16, &[1, 8]).quant(0.001, 0)],
             vec![TensorSpec::int8(&[1, 8], 0.05, 1)],
+        ),
+    );
+    // int16 (16x8) corners. LOGISTIC and TANH: TFLM's power-of-two input scales (2^-12 for both,
+    // 2^-11 for TANH: multiplier 3 or 6, no shift) and a large general one (multiplier 30720, most
+    // inputs saturate); full-range random inputs reach every table entry.
+    const WIDE16: &[i32] = &[4, 256];
+    let q15 = (1.0 / 32768.0, 0);
+    s.accepted(
+        "logistic_int16_input_scale_2_pow_minus_12",
+        unary16(WIDE16, B::LOGISTIC, (1.0 / 4096.0, 0), q15),
+    );
+    s.accepted(
+        "tanh_int16_input_scale_2_pow_minus_11",
+        unary16(WIDE16, B::TANH, (1.0 / 2048.0, 0), q15),
+    );
+    s.accepted(
+        "logistic_int16_input_scale_2_5",
+        unary16(WIDE16, B::LOGISTIC, (2.5, 0), q15),
+    );
+    s.accepted(
+        "tanh_int16_input_scale_1e_minus_4",
+        unary16(WIDE16, B::TANH, (1e-4, 0), q15),
+    );
+    // RELU int16 requantizes with TFLM's double ratio (the divergent pairs), RELU6 int16 clamps
+    // raw values to [zp_in, q(6)] and looks at no zero point or output scale.
+    for k in 0..2u32 {
+        let (a, b) = divergent_scales(k);
+        s.accepted(
+            &format!("relu_int16_divergent_scales_{k}"),
+            unary16(WIDE16, B::RELU, (a, 0), (b * 16.0, 0)),
+        );
+    }
+    s.accepted(
+        "relu6_int16_zero_point",
+        unary16(WIDE16, B::RELU6, (0.0004, -3000), (0.05, 7)),
+    );
+    // CONCATENATION int16 with different scales: concatenated raw, no requantization.
+    s.accepted(
+        "concatenation_int16_different_scales",
+        ModelSpec::single_op(
+            B::CONCATENATION,
+            Options::default_for(B::CONCATENATION),
+            vec![int16(&[2, 3], (0.01, 0)), int16(&[2, 5], (0.5, 0))],
+            vec![int16(&[2, 8], (0.02, 0))],
+        ),
+    );
+    // The QUANTIZE and DEQUANTIZE conversions into and out of int16 with nonzero zero points.
+    s.accepted(
+        "quantize_int8_to_int16",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::int8(WIDE16, 0.05, 3)],
+            vec![int16(WIDE16, (0.0013, -20))],
+        ),
+    );
+    s.accepted("quantize_int16_to_int16_divergent_scales", {
+        let (a, b) = divergent_scales(2);
+        unary16(WIDE16, B::QUANTIZE, (a, 5), (b * 8.0, -9))
+    });
+    s.accepted(
+        "quantize_float_to_int16_zero_point",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::f32(WIDE16)],
+            vec![int16(WIDE16, (0.0001, -7))],
+        ),
+    );
+    s.accepted(
+        "dequantize_int16_zero_point",
+        ModelSpec::single_op(
+            B::DEQUANTIZE,
+            Options::Dequantize,
+            vec![int16(WIDE16, (0.002, 11))],
+            vec![TensorSpec::f32(WIDE16)],
+        ),
+    );
+    // TFLM's uint8 conversions: int8 ↔ uint8 (with the zero points 128 apart at equal scales, its
+    // `x ^ 0x80` shortcut) and uint8 → float32.
+    let uint8 = |scale: f32, zero_point: i64| {
+        TensorSpec::new(TensorType::UINT8, WIDE16).quant(scale, zero_point)
+    };
+    s.accepted(
+        "quantize_int8_to_uint8_zero_points_128_apart",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::int8(WIDE16, 0.05, -3)],
+            vec![uint8(0.05, 125)],
+        ),
+    );
+    s.accepted(
+        "quantize_int8_to_uint8",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::int8(WIDE16, 0.05, 3)],
+            vec![uint8(0.03, 140)],
+        ),
+    );
+    s.accepted(
+        "quantize_uint8_to_int8",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![uint8(0.1, 100)],
+            vec![TensorSpec::int8(WIDE16, 0.07, -10)],
+        ),
+    );
+    s.accepted(
+        "dequantize_uint8",
+        ModelSpec::single_op(
+            B::DEQUANTIZE,
+            Options::Dequantize,
+            vec![uint8(0.02, 131)],
+            vec![TensorSpec::f32(WIDE16)],
+        ),
+    );
+    // MEAN int16 with zero points and different scales (TFLM's integer path, as int8's).
+    s.accepted(
+        "mean_int16_zero_points",
+        ModelSpec::single_op(
+            B::MEAN,
+            Options::Reducer { keep_dims: false },
+            vec![
+                int16(&[1, 5, 7, 6], (0.003, 40)),
+                TensorSpec::int32(&[1]).constant_i32(&[2]),
+            ],
+            vec![int16(&[1, 5, 6], (0.002, -15))],
         ),
     );
     s.accepted("conv_fused_relu6", conv8(Activation::RELU6));

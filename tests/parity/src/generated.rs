@@ -32,6 +32,8 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: i32,
         }
+        /// `ReluS16` is `ReluS8` in C too.
+        pub type ReluS16 = ReluS8;
         /// The C `activations_Relu6S8`.
         #[repr(C)]
         pub struct Relu6S8 {
@@ -42,6 +44,8 @@ pub mod ffi {
             /// `upper`.
             pub upper: i32,
         }
+        /// `Relu6S16` is `Relu6S8` in C too.
+        pub type Relu6S16 = Relu6S8;
         /// The C `activations_LeakyReluS8`.
         #[repr(C)]
         pub struct LeakyReluS8 {
@@ -715,6 +719,8 @@ pub mod ffi {
         pub type AddS16 = AddS8;
         /// `SubS16` is `AddS8` in C too.
         pub type SubS16 = AddS8;
+        /// `MulS16` is `MulS8` in C too.
+        pub type MulS16 = MulS8;
     }
     /// `fully_connected`'s typedefs.
     pub mod fully_connected {
@@ -835,6 +841,18 @@ pub mod ffi {
             /// `input_left_shift`.
             pub input_left_shift: i32,
         }
+        /// The C `logistic_tanh_LogisticS16`.
+        #[repr(C)]
+        pub struct LogisticS16 {
+            /// `len`.
+            pub len: usize,
+            /// `input_multiplier`.
+            pub input_multiplier: i32,
+            /// `input_right_shift`.
+            pub input_right_shift: i32,
+        }
+        /// `TanhS16` is `LogisticS16` in C too.
+        pub type TanhS16 = LogisticS16;
         /// The C `logistic_tanh_ElementsF32`.
         #[repr(C)]
         pub struct ElementsF32 {
@@ -896,6 +914,8 @@ pub mod ffi {
             /// `reduced_strides`'s length.
             pub reduced_strides_len: usize,
         }
+        /// `MeanS16` is `MeanS8` in C too.
+        pub type MeanS16 = MeanS8;
     }
     /// `pad`'s typedefs.
     pub mod pad {
@@ -1047,6 +1067,8 @@ pub mod ffi {
             /// `shift`.
             pub shift: i32,
         }
+        /// `QuantizeF32S16` is `QuantizeF32S8` in C too.
+        pub type QuantizeF32S16 = QuantizeF32S8;
         /// The C `quantize_DequantizeS8F32`.
         #[repr(C)]
         pub struct DequantizeS8F32 {
@@ -1057,6 +1079,10 @@ pub mod ffi {
             /// `zero_point`.
             pub zero_point: i32,
         }
+        /// `DequantizeS16F32` is `DequantizeS8F32` in C too.
+        pub type DequantizeS16F32 = DequantizeS8F32;
+        /// `DequantizeU8F32` is `DequantizeS8F32` in C too.
+        pub type DequantizeU8F32 = DequantizeS8F32;
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -1323,11 +1349,23 @@ pub mod ffi {
             output: *mut u8,
             p: *const activations::ReluS8,
         );
+        /// The C `activations::relu_s16`.
+        pub fn parity_activations_relu_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const activations::ReluS16,
+        );
         /// The C `activations::relu6_s8`.
         pub fn parity_activations_relu6_s8(
             input: *const u8,
             output: *mut u8,
             p: *const activations::Relu6S8,
+        );
+        /// The C `activations::relu6_s16`.
+        pub fn parity_activations_relu6_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const activations::Relu6S16,
         );
         /// The C `activations::leaky_relu_f32`.
         pub fn parity_activations_leaky_relu_f32(
@@ -1581,6 +1619,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::MulS8,
         );
+        /// The C `elementwise::mul_s16`.
+        pub fn parity_elementwise_mul_s16(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MulS16,
+        );
         /// The C `elementwise::add_f32`.
         pub fn parity_elementwise_add_f32(
             a: *const u8,
@@ -1611,6 +1656,20 @@ pub mod ffi {
         );
         /// The C `elementwise::minimum_s8`.
         pub fn parity_elementwise_minimum_s8(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MinMax,
+        );
+        /// The C `elementwise::maximum_s16`.
+        pub fn parity_elementwise_maximum_s16(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MinMax,
+        );
+        /// The C `elementwise::minimum_s16`.
+        pub fn parity_elementwise_minimum_s16(
             a: *const u8,
             b: *const u8,
             output: *mut u8,
@@ -1660,6 +1719,18 @@ pub mod ffi {
             output: *mut u8,
             p: *const logistic_tanh::TanhS8,
         );
+        /// The C `logistic_tanh::logistic_s16`.
+        pub fn parity_logistic_tanh_logistic_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const logistic_tanh::LogisticS16,
+        );
+        /// The C `logistic_tanh::tanh_s16`.
+        pub fn parity_logistic_tanh_tanh_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const logistic_tanh::TanhS16,
+        );
         /// The C `logistic_tanh::logistic_f32`.
         pub fn parity_logistic_tanh_logistic_f32(
             input: *const u8,
@@ -1674,6 +1745,8 @@ pub mod ffi {
         );
         /// The C `mean::mean_s8`.
         pub fn parity_mean_mean_s8(input: *const u8, output: *mut u8, p: *const mean::MeanS8);
+        /// The C `mean::mean_s16`.
+        pub fn parity_mean_mean_s16(input: *const u8, output: *mut u8, p: *const mean::MeanS16);
         /// The C `mean::mean_f32`.
         pub fn parity_mean_mean_f32(input: *const u8, output: *mut u8, p: *const mean::MeanF32);
         /// The C `pad::pad_s8`.
@@ -1724,6 +1797,12 @@ pub mod ffi {
             output: *mut u8,
             p: *const quantize::QuantizeF32S8,
         );
+        /// The C `quantize::quantize_f32_s16`.
+        pub fn parity_quantize_quantize_f32_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::QuantizeF32S16,
+        );
         /// The C `quantize::requantize_s8`.
         pub fn parity_quantize_requantize_s8(
             input: *const u8,
@@ -1732,6 +1811,30 @@ pub mod ffi {
         );
         /// The C `quantize::requantize_s16_s8`.
         pub fn parity_quantize_requantize_s16_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::RequantizeS8,
+        );
+        /// The C `quantize::requantize_s8_s16`.
+        pub fn parity_quantize_requantize_s8_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::RequantizeS8,
+        );
+        /// The C `quantize::requantize_s16`.
+        pub fn parity_quantize_requantize_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::RequantizeS8,
+        );
+        /// The C `quantize::requantize_s8_u8`.
+        pub fn parity_quantize_requantize_s8_u8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::RequantizeS8,
+        );
+        /// The C `quantize::requantize_u8_s8`.
+        pub fn parity_quantize_requantize_u8_s8(
             input: *const u8,
             output: *mut u8,
             p: *const quantize::RequantizeS8,
@@ -1753,6 +1856,18 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const quantize::DequantizeS8F32,
+        );
+        /// The C `quantize::dequantize_s16_f32`.
+        pub fn parity_quantize_dequantize_s16_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::DequantizeS16F32,
+        );
+        /// The C `quantize::dequantize_u8_f32`.
+        pub fn parity_quantize_dequantize_u8_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::DequantizeU8F32,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -1919,6 +2034,42 @@ fn c_activations_relu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `activations::relu_s16` in Rust.
+fn rust_activations_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::activations::ReluS16 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::activations::relu_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `activations::relu_s16` in C.
+fn c_activations_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::activations::ReluS16 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_activations_relu_s16(input, output, &p) };
+    Ok(())
+}
+
 /// `activations::relu6_s8` in Rust.
 fn rust_activations_relu6_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot::kernels::activations::Relu6S8 {
@@ -1944,6 +2095,34 @@ fn c_activations_relu6_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Strin
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_activations_relu6_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `activations::relu6_s16` in Rust.
+fn rust_activations_relu6_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::activations::Relu6S16 {
+        len: call.scalar::<usize>("len")?,
+        lower: call.scalar::<i32>("lower")?,
+        upper: call.scalar::<i32>("upper")?,
+    };
+    tinyaot::kernels::activations::relu6_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `activations::relu6_s16` in C.
+fn c_activations_relu6_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::activations::Relu6S16 {
+        len: call.scalar::<usize>("len")?,
+        lower: call.scalar::<i32>("lower")?,
+        upper: call.scalar::<i32>("upper")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_activations_relu6_s16(input, output, &p) };
     Ok(())
 }
 
@@ -3838,6 +4017,58 @@ fn c_elementwise_mul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     Ok(())
 }
 
+/// `elementwise::mul_s16` in Rust.
+fn rust_elementwise_mul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot::kernels::elementwise::MulS16 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot::kernels::elementwise::mul_s16(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
+    Ok(())
+}
+
+/// `elementwise::mul_s16` in C.
+fn c_elementwise_mul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MulS16 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_mul_s16(a, b, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::add_f32` in Rust.
 fn rust_elementwise_add_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4049,6 +4280,94 @@ fn c_elementwise_minimum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_minimum_s8(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::maximum_s16` in Rust.
+fn rust_elementwise_maximum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot::kernels::elementwise::MinMax {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot::kernels::elementwise::maximum_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::maximum_s16` in C.
+fn c_elementwise_maximum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MinMax {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_maximum_s16(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::minimum_s16` in Rust.
+fn rust_elementwise_minimum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot::kernels::elementwise::MinMax {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot::kernels::elementwise::minimum_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::minimum_s16` in C.
+fn c_elementwise_minimum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MinMax {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_minimum_s16(a, b, output, &p) };
     Ok(())
 }
 
@@ -4381,6 +4700,62 @@ fn c_logistic_tanh_tanh_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
     Ok(())
 }
 
+/// `logistic_tanh::logistic_s16` in Rust.
+fn rust_logistic_tanh_logistic_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::logistic_tanh::LogisticS16 {
+        len: call.scalar::<usize>("len")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_right_shift: call.scalar::<i32>("input_right_shift")?,
+    };
+    tinyaot::kernels::logistic_tanh::logistic_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `logistic_tanh::logistic_s16` in C.
+fn c_logistic_tanh_logistic_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::logistic_tanh::LogisticS16 {
+        len: call.scalar::<usize>("len")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_right_shift: call.scalar::<i32>("input_right_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_logistic_tanh_logistic_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `logistic_tanh::tanh_s16` in Rust.
+fn rust_logistic_tanh_tanh_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::logistic_tanh::TanhS16 {
+        len: call.scalar::<usize>("len")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_right_shift: call.scalar::<i32>("input_right_shift")?,
+    };
+    tinyaot::kernels::logistic_tanh::tanh_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `logistic_tanh::tanh_s16` in C.
+fn c_logistic_tanh_tanh_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::logistic_tanh::TanhS16 {
+        len: call.scalar::<usize>("len")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_right_shift: call.scalar::<i32>("input_right_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_logistic_tanh_tanh_s16(input, output, &p) };
+    Ok(())
+}
+
 /// `logistic_tanh::logistic_f32` in Rust.
 fn rust_logistic_tanh_logistic_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot::kernels::logistic_tanh::ElementsF32 {
@@ -4478,6 +4853,58 @@ fn c_mean_mean_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_mean_mean_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `mean::mean_s16` in Rust.
+fn rust_mean_mean_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot::kernels::mean::MeanS16 {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot::kernels::mean::mean_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `mean::mean_s16` in C.
+fn c_mean_mean_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::mean::MeanS16 {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_mean_mean_s16(input, output, &p) };
     Ok(())
 }
 
@@ -4970,6 +5397,34 @@ fn c_quantize_quantize_f32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), S
     Ok(())
 }
 
+/// `quantize::quantize_f32_s16` in Rust.
+fn rust_quantize_quantize_f32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::QuantizeF32S16 {
+        len: call.scalar::<usize>("len")?,
+        scale: call.scalar::<f32>("scale")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    tinyaot::kernels::quantize::quantize_f32_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::quantize_f32_s16` in C.
+fn c_quantize_quantize_f32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::QuantizeF32S16 {
+        len: call.scalar::<usize>("len")?,
+        scale: call.scalar::<f32>("scale")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_quantize_f32_s16(input, output, &p) };
+    Ok(())
+}
+
 /// `quantize::requantize_s8` in Rust.
 fn rust_quantize_requantize_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot::kernels::quantize::RequantizeS8 {
@@ -5031,6 +5486,134 @@ fn c_quantize_requantize_s16_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_requantize_s16_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `quantize::requantize_s8_s16` in Rust.
+fn rust_quantize_requantize_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot::kernels::quantize::requantize_s8_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::requantize_s8_s16` in C.
+fn c_quantize_requantize_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_requantize_s8_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `quantize::requantize_s16` in Rust.
+fn rust_quantize_requantize_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot::kernels::quantize::requantize_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::requantize_s16` in C.
+fn c_quantize_requantize_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_requantize_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `quantize::requantize_s8_u8` in Rust.
+fn rust_quantize_requantize_s8_u8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot::kernels::quantize::requantize_s8_u8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::requantize_s8_u8` in C.
+fn c_quantize_requantize_s8_u8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_requantize_s8_u8(input, output, &p) };
+    Ok(())
+}
+
+/// `quantize::requantize_u8_s8` in Rust.
+fn rust_quantize_requantize_u8_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot::kernels::quantize::requantize_u8_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::requantize_u8_s8` in C.
+fn c_quantize_requantize_u8_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_requantize_u8_s8(input, output, &p) };
     Ok(())
 }
 
@@ -5123,6 +5706,62 @@ fn c_quantize_dequantize_s8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_dequantize_s8_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `quantize::dequantize_s16_f32` in Rust.
+fn rust_quantize_dequantize_s16_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::DequantizeS16F32 {
+        len: call.scalar::<usize>("len")?,
+        scale: call.scalar::<f32>("scale")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    tinyaot::kernels::quantize::dequantize_s16_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::dequantize_s16_f32` in C.
+fn c_quantize_dequantize_s16_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::DequantizeS16F32 {
+        len: call.scalar::<usize>("len")?,
+        scale: call.scalar::<f32>("scale")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_dequantize_s16_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `quantize::dequantize_u8_f32` in Rust.
+fn rust_quantize_dequantize_u8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::DequantizeU8F32 {
+        len: call.scalar::<usize>("len")?,
+        scale: call.scalar::<f32>("scale")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    tinyaot::kernels::quantize::dequantize_u8_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::dequantize_u8_f32` in C.
+fn c_quantize_dequantize_u8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::DequantizeU8F32 {
+        len: call.scalar::<usize>("len")?,
+        scale: call.scalar::<f32>("scale")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_dequantize_u8_f32(input, output, &p) };
     Ok(())
 }
 
@@ -5566,7 +6205,9 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("activations", "floor_f32") => rust_activations_floor_f32(call, arena),
         ("activations", "relu6_f32") => rust_activations_relu6_f32(call, arena),
         ("activations", "relu_s8") => rust_activations_relu_s8(call, arena),
+        ("activations", "relu_s16") => rust_activations_relu_s16(call, arena),
         ("activations", "relu6_s8") => rust_activations_relu6_s8(call, arena),
+        ("activations", "relu6_s16") => rust_activations_relu6_s16(call, arena),
         ("activations", "leaky_relu_f32") => rust_activations_leaky_relu_f32(call, arena),
         ("activations", "leaky_relu_s8") => rust_activations_leaky_relu_s8(call, arena),
         ("activations", "leaky_relu_s16") => rust_activations_leaky_relu_s16(call, arena),
@@ -5605,11 +6246,14 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "add_s16") => rust_elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => rust_elementwise_sub_s16(call, arena),
         ("elementwise", "mul_s8") => rust_elementwise_mul_s8(call, arena),
+        ("elementwise", "mul_s16") => rust_elementwise_mul_s16(call, arena),
         ("elementwise", "add_f32") => rust_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => rust_elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => rust_elementwise_mul_f32(call, arena),
         ("elementwise", "maximum_s8") => rust_elementwise_maximum_s8(call, arena),
         ("elementwise", "minimum_s8") => rust_elementwise_minimum_s8(call, arena),
+        ("elementwise", "maximum_s16") => rust_elementwise_maximum_s16(call, arena),
+        ("elementwise", "minimum_s16") => rust_elementwise_minimum_s16(call, arena),
         ("elementwise", "maximum_f32") => rust_elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => rust_elementwise_minimum_f32(call, arena),
         ("fully_connected", "fully_connected_f32") => {
@@ -5623,9 +6267,12 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("logistic_tanh", "logistic_s8") => rust_logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => rust_logistic_tanh_tanh_s8(call, arena),
+        ("logistic_tanh", "logistic_s16") => rust_logistic_tanh_logistic_s16(call, arena),
+        ("logistic_tanh", "tanh_s16") => rust_logistic_tanh_tanh_s16(call, arena),
         ("logistic_tanh", "logistic_f32") => rust_logistic_tanh_logistic_f32(call, arena),
         ("logistic_tanh", "tanh_f32") => rust_logistic_tanh_tanh_f32(call, arena),
         ("mean", "mean_s8") => rust_mean_mean_s8(call, arena),
+        ("mean", "mean_s16") => rust_mean_mean_s16(call, arena),
         ("mean", "mean_f32") => rust_mean_mean_f32(call, arena),
         ("pad", "pad_s8") => rust_pad_pad_s8(call, arena),
         ("pad", "pad_s16") => rust_pad_pad_s16(call, arena),
@@ -5637,11 +6284,18 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pool", "average_pool2d_f32") => rust_pool_average_pool2d_f32(call, arena),
         ("pool", "max_pool2d_f32") => rust_pool_max_pool2d_f32(call, arena),
         ("quantize", "quantize_f32_s8") => rust_quantize_quantize_f32_s8(call, arena),
+        ("quantize", "quantize_f32_s16") => rust_quantize_quantize_f32_s16(call, arena),
         ("quantize", "requantize_s8") => rust_quantize_requantize_s8(call, arena),
         ("quantize", "requantize_s16_s8") => rust_quantize_requantize_s16_s8(call, arena),
+        ("quantize", "requantize_s8_s16") => rust_quantize_requantize_s8_s16(call, arena),
+        ("quantize", "requantize_s16") => rust_quantize_requantize_s16(call, arena),
+        ("quantize", "requantize_s8_u8") => rust_quantize_requantize_s8_u8(call, arena),
+        ("quantize", "requantize_u8_s8") => rust_quantize_requantize_u8_s8(call, arena),
         ("quantize", "requantize_s16_s32") => rust_quantize_requantize_s16_s32(call, arena),
         ("quantize", "requantize_s32_s16") => rust_quantize_requantize_s32_s16(call, arena),
         ("quantize", "dequantize_s8_f32") => rust_quantize_dequantize_s8_f32(call, arena),
+        ("quantize", "dequantize_s16_f32") => rust_quantize_dequantize_s16_f32(call, arena),
+        ("quantize", "dequantize_u8_f32") => rust_quantize_dequantize_u8_f32(call, arena),
         ("softmax", "softmax_s8") => rust_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => rust_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => rust_softmax_softmax_s16(call, arena),
@@ -5668,7 +6322,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("activations", "floor_f32") => c_activations_floor_f32(call, arena),
         ("activations", "relu6_f32") => c_activations_relu6_f32(call, arena),
         ("activations", "relu_s8") => c_activations_relu_s8(call, arena),
+        ("activations", "relu_s16") => c_activations_relu_s16(call, arena),
         ("activations", "relu6_s8") => c_activations_relu6_s8(call, arena),
+        ("activations", "relu6_s16") => c_activations_relu6_s16(call, arena),
         ("activations", "leaky_relu_f32") => c_activations_leaky_relu_f32(call, arena),
         ("activations", "leaky_relu_s8") => c_activations_leaky_relu_s8(call, arena),
         ("activations", "leaky_relu_s16") => c_activations_leaky_relu_s16(call, arena),
@@ -5707,11 +6363,14 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "add_s16") => c_elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => c_elementwise_sub_s16(call, arena),
         ("elementwise", "mul_s8") => c_elementwise_mul_s8(call, arena),
+        ("elementwise", "mul_s16") => c_elementwise_mul_s16(call, arena),
         ("elementwise", "add_f32") => c_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => c_elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => c_elementwise_mul_f32(call, arena),
         ("elementwise", "maximum_s8") => c_elementwise_maximum_s8(call, arena),
         ("elementwise", "minimum_s8") => c_elementwise_minimum_s8(call, arena),
+        ("elementwise", "maximum_s16") => c_elementwise_maximum_s16(call, arena),
+        ("elementwise", "minimum_s16") => c_elementwise_minimum_s16(call, arena),
         ("elementwise", "maximum_f32") => c_elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => c_elementwise_minimum_f32(call, arena),
         ("fully_connected", "fully_connected_f32") => {
@@ -5725,9 +6384,12 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("logistic_tanh", "logistic_s8") => c_logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => c_logistic_tanh_tanh_s8(call, arena),
+        ("logistic_tanh", "logistic_s16") => c_logistic_tanh_logistic_s16(call, arena),
+        ("logistic_tanh", "tanh_s16") => c_logistic_tanh_tanh_s16(call, arena),
         ("logistic_tanh", "logistic_f32") => c_logistic_tanh_logistic_f32(call, arena),
         ("logistic_tanh", "tanh_f32") => c_logistic_tanh_tanh_f32(call, arena),
         ("mean", "mean_s8") => c_mean_mean_s8(call, arena),
+        ("mean", "mean_s16") => c_mean_mean_s16(call, arena),
         ("mean", "mean_f32") => c_mean_mean_f32(call, arena),
         ("pad", "pad_s8") => c_pad_pad_s8(call, arena),
         ("pad", "pad_s16") => c_pad_pad_s16(call, arena),
@@ -5739,11 +6401,18 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pool", "average_pool2d_f32") => c_pool_average_pool2d_f32(call, arena),
         ("pool", "max_pool2d_f32") => c_pool_max_pool2d_f32(call, arena),
         ("quantize", "quantize_f32_s8") => c_quantize_quantize_f32_s8(call, arena),
+        ("quantize", "quantize_f32_s16") => c_quantize_quantize_f32_s16(call, arena),
         ("quantize", "requantize_s8") => c_quantize_requantize_s8(call, arena),
         ("quantize", "requantize_s16_s8") => c_quantize_requantize_s16_s8(call, arena),
+        ("quantize", "requantize_s8_s16") => c_quantize_requantize_s8_s16(call, arena),
+        ("quantize", "requantize_s16") => c_quantize_requantize_s16(call, arena),
+        ("quantize", "requantize_s8_u8") => c_quantize_requantize_s8_u8(call, arena),
+        ("quantize", "requantize_u8_s8") => c_quantize_requantize_u8_s8(call, arena),
         ("quantize", "requantize_s16_s32") => c_quantize_requantize_s16_s32(call, arena),
         ("quantize", "requantize_s32_s16") => c_quantize_requantize_s32_s16(call, arena),
         ("quantize", "dequantize_s8_f32") => c_quantize_dequantize_s8_f32(call, arena),
+        ("quantize", "dequantize_s16_f32") => c_quantize_dequantize_s16_f32(call, arena),
+        ("quantize", "dequantize_u8_f32") => c_quantize_dequantize_u8_f32(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -5767,7 +6436,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("activations", "floor_f32"),
     ("activations", "relu6_f32"),
     ("activations", "relu_s8"),
+    ("activations", "relu_s16"),
     ("activations", "relu6_s8"),
+    ("activations", "relu6_s16"),
     ("activations", "leaky_relu_f32"),
     ("activations", "leaky_relu_s8"),
     ("activations", "leaky_relu_s16"),
@@ -5804,11 +6475,14 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "add_s16"),
     ("elementwise", "sub_s16"),
     ("elementwise", "mul_s8"),
+    ("elementwise", "mul_s16"),
     ("elementwise", "add_f32"),
     ("elementwise", "sub_f32"),
     ("elementwise", "mul_f32"),
     ("elementwise", "maximum_s8"),
     ("elementwise", "minimum_s8"),
+    ("elementwise", "maximum_s16"),
+    ("elementwise", "minimum_s16"),
     ("elementwise", "maximum_f32"),
     ("elementwise", "minimum_f32"),
     ("fully_connected", "fully_connected_f32"),
@@ -5816,9 +6490,12 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected", "fully_connected_acc32_s16"),
     ("logistic_tanh", "logistic_s8"),
     ("logistic_tanh", "tanh_s8"),
+    ("logistic_tanh", "logistic_s16"),
+    ("logistic_tanh", "tanh_s16"),
     ("logistic_tanh", "logistic_f32"),
     ("logistic_tanh", "tanh_f32"),
     ("mean", "mean_s8"),
+    ("mean", "mean_s16"),
     ("mean", "mean_f32"),
     ("pad", "pad_s8"),
     ("pad", "pad_s16"),
@@ -5830,11 +6507,18 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pool", "average_pool2d_f32"),
     ("pool", "max_pool2d_f32"),
     ("quantize", "quantize_f32_s8"),
+    ("quantize", "quantize_f32_s16"),
     ("quantize", "requantize_s8"),
     ("quantize", "requantize_s16_s8"),
+    ("quantize", "requantize_s8_s16"),
+    ("quantize", "requantize_s16"),
+    ("quantize", "requantize_s8_u8"),
+    ("quantize", "requantize_u8_s8"),
     ("quantize", "requantize_s16_s32"),
     ("quantize", "requantize_s32_s16"),
     ("quantize", "dequantize_s8_f32"),
+    ("quantize", "dequantize_s16_f32"),
+    ("quantize", "dequantize_u8_f32"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

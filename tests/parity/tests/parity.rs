@@ -156,6 +156,61 @@ fn copy_matches_its_c_twin() {
     }
 }
 
+/// int16 LOGISTIC and TANH on every int16 input, for input rescalings that between them reach
+/// every entry of the sigmoid table (and its saturation): the C twin's copy of the table must be
+/// the runtime's, entry for entry, which the fixtures' inputs alone would not show.
+#[test]
+fn int16_logistic_and_tanh_match_their_c_twins_on_every_input() {
+    use tinyaot::kernels::logistic_tanh as k;
+    let len = 1usize << 16;
+    let start: Vec<u8> = (i16::MIN..=i16::MAX).flat_map(i16::to_le_bytes).collect();
+    // (multiplier, right shift): TFLM's power-of-two cases (3, 6) and general ones up to 32767.
+    for (multiplier, shift) in [
+        (3, 0),
+        (6, 0),
+        (24576, 12),
+        (18432, 13),
+        (32767, 0),
+        (20000, 3),
+    ] {
+        for tanh in [false, true] {
+            let rust_p = k::LogisticS16 {
+                len,
+                input_multiplier: multiplier,
+                input_right_shift: shift,
+            };
+            let c_p = tinyaot_parity::ffi::logistic_tanh::LogisticS16 {
+                len,
+                input_multiplier: multiplier,
+                input_right_shift: shift,
+            };
+            let mut rust = start.clone();
+            rust.resize(4 * len, 0);
+            let mut c = rust.clone();
+            if tanh {
+                k::tanh_s16(&mut rust, 0, 2 * len, &rust_p);
+            } else {
+                k::logistic_s16(&mut rust, 0, 2 * len, &rust_p);
+            }
+            let base = c.as_mut_ptr();
+            // SAFETY: the input is the first 2 * len bytes of the 4 * len-byte buffer, the output
+            // the last 2 * len; `c_p.len` is len.
+            unsafe {
+                if tanh {
+                    ffi::parity_logistic_tanh_tanh_s16(base, base.add(2 * len), &c_p);
+                } else {
+                    ffi::parity_logistic_tanh_logistic_s16(base, base.add(2 * len), &c_p);
+                }
+            }
+            assert!(
+                rust == c,
+                "{} of ({multiplier}, {shift}) differs between Rust and C",
+                if tanh { "tanh_s16" } else { "logistic_s16" }
+            );
+        }
+    }
+}
+
 /// The random models of the property test do reach the kernels (a generator that only made
 /// refused models would make it pass vacuously).
 #[test]

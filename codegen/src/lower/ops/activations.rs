@@ -50,13 +50,6 @@ fn floor(ctx: &OpContext) -> Result<Kernel> {
     unary(ctx, "floor_f32", |len| P::UnaryF32 { len })
 }
 
-/// `FloatToQuantizedType<int8_t>`: `round(value / scale) + zero_point`, clamped to int8.
-fn float_to_quantized_s8(value: f32, scale: f32, zero_point: i32) -> i32 {
-    ((value / scale).round() as i32)
-        .saturating_add(zero_point)
-        .clamp(-128, 127)
-}
-
 /// The element type of a same-type unary op (input and output).
 fn same_type_unary(ctx: &OpContext) -> Result<Num> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
@@ -65,41 +58,74 @@ fn same_type_unary(ctx: &OpContext) -> Result<Num> {
     Ok(num)
 }
 
-/// RELU: float clamp, or int8 requantization then clamp at the output's zero.
+/// RELU: float clamp, or int8 / int16 requantization then clamp at the output's zero.
 fn relu(ctx: &OpContext) -> Result<Kernel> {
-    if same_type_unary(ctx)? == Num::F32 {
+    let int16 = ctx.input(0)?.dtype == DType::I16;
+    if !int16 && same_type_unary(ctx)? == Num::F32 {
         return unary(ctx, "relu_f32", |len| P::UnaryF32 { len });
     }
-    let (si, zi) = ctx.int8_quant("the input", ctx.input(0)?)?;
-    let (so, zo) = ctx.int8_quant("the output", ctx.output(0)?)?;
+    let ((si, zi), (so, zo), (qmin, qmax)) = if int16 {
+        ctx.same_dtype("the output", ctx.output(0)?, ctx.input(0)?)?;
+        let (input, output) = (
+            ctx.int16_quant("the input", ctx.input(0)?)?,
+            ctx.int16_quant("the output", ctx.output(0)?)?,
+        );
+        // ReluPrepare ENSUREs both for int16 (int8 takes any).
+        if input.1 != 0 || output.1 != 0 {
+            return Err(ctx.invalid(format!(
+                "int16 zero points {} (input) and {} (output); TFLM requires both to be 0",
+                input.1, output.1
+            )));
+        }
+        (input, output, (-32768, 32767))
+    } else {
+        (
+            ctx.int8_quant("the input", ctx.input(0)?)?,
+            ctx.int8_quant("the output", ctx.output(0)?)?,
+            (-128, 127),
+        )
+    };
     // CalculateReluOpData: the ratio in double (in float it is 1 LSB off for some scale pairs).
     let (m, shift) = ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
-    let act_min = (-128i32).max(ctx.quantize_bound("RELU's lower bound", 0.0, so, zo)?);
-    unary(ctx, "relu_s8", |len| P::ReluS8 {
+    let act_min = qmin.max(ctx.quantize_bound("RELU's lower bound", 0.0, so, zo)?);
+    let params = |len| P::ReluS8 {
         len,
         input_zero_point: zi,
         output_zero_point: zo,
         multiplier: m,
         shift,
         act_min,
-        act_max: 127,
-    })
+        act_max: qmax,
+    };
+    unary(ctx, if int16 { "relu_s16" } else { "relu_s8" }, params)
 }
 
-/// RELU6: float clamp, or TFLM's int8 clamp of the raw values to the input's quantized 0 and 6.
+/// RELU6: float clamp, or TFLM's int8 / int16 clamp of the raw values to the input's quantized 0
+/// and 6 (no requantization, and no check of the output's quantization, for either type).
 fn relu6(ctx: &OpContext) -> Result<Kernel> {
-    if same_type_unary(ctx)? == Num::F32 {
+    let int16 = ctx.input(0)?.dtype == DType::I16;
+    if !int16 && same_type_unary(ctx)? == Num::F32 {
         return unary(ctx, "relu6_f32", |len| P::UnaryF32 { len });
     }
-    let (si, zi) = ctx.int8_quant("the input", ctx.input(0)?)?;
+    let ((si, zi), (qmin, qmax)) = if int16 {
+        ctx.same_dtype("the output", ctx.output(0)?, ctx.input(0)?)?;
+        (
+            ctx.int16_quant("the input", ctx.input(0)?)?,
+            (-32768, 32767),
+        )
+    } else {
+        (ctx.int8_quant("the input", ctx.input(0)?)?, (-128, 127))
+    };
     // FloatToQuantizedType converts round(6 / scale) to int32 unchecked: refuse what overflows.
-    ctx.quantize_bound("RELU6's upper bound", 6.0, si, zi)?;
-    let upper = float_to_quantized_s8(6.0, si, zi);
-    unary(ctx, "relu6_s8", |len| P::Relu6S8 {
+    let upper = ctx
+        .quantize_bound("RELU6's upper bound", 6.0, si, zi)?
+        .clamp(qmin, qmax);
+    let params = |len| P::Relu6S8 {
         len,
         lower: zi,
         upper,
-    })
+    };
+    unary(ctx, if int16 { "relu6_s16" } else { "relu6_s8" }, params)
 }
 
 /// LEAKY_RELU.
@@ -171,6 +197,14 @@ fn downscale_to_i16(m: i32) -> i32 {
 
 /// HARD_SWISH.
 fn hard_swish(ctx: &OpContext) -> Result<Kernel> {
+    // hard_swish_common.cc computes parameters for int8 only: TFLM's Prepare accepts an int16
+    // model, then its Eval fails on it ("Unsupported type INT16").
+    if ctx.input(0)?.dtype == DType::I16 {
+        return Err(ctx.invalid(
+            "input type INT16: TFLM's HARD_SWISH has no int16 kernel (its Eval fails); \
+             supported: INT8 and FLOAT32",
+        ));
+    }
     if same_type_unary(ctx)? == Num::F32 {
         return unary(ctx, "hard_swish_f32", |len| P::UnaryF32 { len });
     }
@@ -207,7 +241,7 @@ mod tests {
     use super::super::testing::{graph, per_tensor, tensor};
     use super::*;
     use crate::ir::{DType, Options};
-    use crate::lower::lower;
+    use crate::lower::{lower, CallKind, Value};
 
     #[test]
     fn downscale_rounds_and_saturates() {
@@ -216,16 +250,69 @@ mod tests {
         assert_eq!(downscale_to_i16(i32::MAX), i16::MAX as i32);
     }
 
+    /// RELU6's upper bound, TFLM's `FloatToQuantizedType`: `round(6 / scale) + zero point`,
+    /// clamped to the type (int8 or int16); the lower bound is the input's zero point.
     #[test]
-    fn quantized_six() {
-        assert_eq!(float_to_quantized_s8(6.0, 0.05, -128), -8);
-        assert_eq!(float_to_quantized_s8(6.0, 0.01, 0), 127);
+    fn relu6_bounds_are_the_quantized_six() {
+        let bounds = |dtype, scale, zp| {
+            let g = graph(
+                OpCode::RELU6,
+                Options::None,
+                vec![
+                    tensor(&[4], dtype, per_tensor(scale, zp), None),
+                    tensor(&[4], dtype, per_tensor(1.0, 0), None),
+                ],
+                &[Some(0)],
+            );
+            match &lower(&g).unwrap()[0].kind {
+                CallKind::Kernel(k) => (k.function, k.params.clone().unwrap().fields),
+                other => panic!("{other:?}"),
+            }
+        };
+        let fields = |lower, upper| {
+            vec![
+                ("len", Value::Usize(4)),
+                ("lower", Value::I32(lower)),
+                ("upper", Value::I32(upper)),
+            ]
+        };
+        assert_eq!(
+            bounds(DType::I8, 0.05, -128),
+            ("relu6_s8", fields(-128, -8))
+        );
+        assert_eq!(bounds(DType::I8, 0.01, 0), ("relu6_s8", fields(0, 127)));
+        assert_eq!(
+            bounds(DType::I16, 6.0 / 12288.0, -10),
+            ("relu6_s16", fields(-10, 12278))
+        );
+        assert_eq!(bounds(DType::I16, 1e-4, 5), ("relu6_s16", fields(5, 32767)));
     }
 
     #[test]
-    fn int16_is_refused_clearly() {
+    fn relu_s16_requires_zero_points_of_0() {
+        let make = |zp| {
+            graph(
+                OpCode::RELU,
+                Options::None,
+                vec![
+                    tensor(&[4], DType::I16, per_tensor(0.5, zp), None),
+                    tensor(&[4], DType::I16, per_tensor(0.25, 0), None),
+                ],
+                &[Some(0)],
+            )
+        };
+        match &lower(&make(0)).unwrap()[0].kind {
+            CallKind::Kernel(k) => assert_eq!(k.function, "relu_s16"),
+            other => panic!("{other:?}"),
+        }
+        let err = lower(&make(3)).unwrap_err().to_string();
+        assert!(err.contains("zero points"), "{err}");
+    }
+
+    #[test]
+    fn int16_hard_swish_is_refused_clearly() {
         let g = graph(
-            OpCode::RELU,
+            OpCode::HARD_SWISH,
             Options::None,
             vec![
                 tensor(&[4], DType::I16, per_tensor(0.5, 0), None),
@@ -234,6 +321,6 @@ mod tests {
             &[Some(0)],
         );
         let err = lower(&g).unwrap_err().to_string();
-        assert!(err.contains("INT16"), "{err}");
+        assert!(err.contains("INT16") && err.contains("HARD_SWISH"), "{err}");
     }
 }

@@ -1,9 +1,10 @@
 //! CONCATENATION → `concat::concat<n>`: chunks copied in turn, one fixed-arity kernel per input
-//! count (TFLM: no activation, int8 inputs quantized exactly as the output, at most 10 inputs).
+//! count (TFLM: no activation, int8 inputs quantized exactly as the output, int16 zero points 0,
+//! at most 10 inputs).
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{Activation, DType, OpCode, Options};
+use crate::ir::{Activation, DType, OpCode, Options, Tensor};
 use crate::lower::params::concat as P;
 use crate::lower::{OpContext, Operand};
 
@@ -21,7 +22,24 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     lower: Lowering::Kernel(concatenation),
 }];
 
-/// CONCATENATION (TFLM: no activation, int8 inputs quantized exactly as the output, ≤ 10 inputs).
+/// The zero point TFLM reads from an int16 tensor's quantization (0 without one), which its
+/// CONCATENATION requires to be 0: every zero point is checked.
+fn int16_zero_point_is_0(ctx: &OpContext, what: &str, tensor: &Tensor) -> Result<()> {
+    let zero_points = tensor
+        .quant
+        .as_ref()
+        .map_or(&[][..], |q| &q.zero_points[..]);
+    match zero_points.iter().find(|&&z| z != 0) {
+        Some(z) => Err(ctx.invalid(format!(
+            "{what} has int16 zero point {z}; TFLM's CONCATENATION requires int16 zero points of \
+             0 (it concatenates int16 values raw, whatever their scales)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// CONCATENATION (TFLM: no activation, int8 inputs quantized exactly as the output, int16 zero
+/// points 0 and scales not compared, ≤ 10 inputs).
 fn concatenation(ctx: &OpContext) -> Result<Kernel> {
     let (axis, activation) = match &ctx.op().options {
         Options::Concatenation { axis, activation } => (*axis, *activation),
@@ -45,6 +63,9 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
         return Err(ctx.unsupported(format!("axis {axis} is out of range for rank {rank}")));
     }
     let axis = axis_pos as usize;
+    if output.dtype == DType::I16 {
+        int16_zero_point_is_0(ctx, "the output", output)?;
+    }
     let out_q = if output.dtype == DType::I8 {
         Some(ctx.int8_quant("the output", output)?)
     } else {
@@ -58,6 +79,9 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
         let input = ctx.input(i)?;
         let what = format!("input {i}");
         ctx.same_dtype(&what, input, output)?;
+        if output.dtype == DType::I16 {
+            int16_zero_point_is_0(ctx, &what, input)?;
+        }
         if let Some(q) = out_q {
             if ctx.int8_quant(&what, input)? != q {
                 return Err(ctx.unsupported(format!(

@@ -1,5 +1,5 @@
-//! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*`: broadcasting and TFLM's quantized
-//! parameters.
+//! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*` (int8, int16 and float32): broadcasting and
+//! TFLM's quantized parameters.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
@@ -206,8 +206,12 @@ fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
         Options::Arithmetic { activation } => *activation,
         _ => Activation::None,
     };
-    if op != Arithmetic::Mul && ctx.input(0)?.dtype == DType::I16 {
-        return add_sub_s16(ctx, op, activation);
+    if ctx.input(0)?.dtype == DType::I16 {
+        return if op == Arithmetic::Mul {
+            mul_s16(ctx, activation)
+        } else {
+            add_sub_s16(ctx, op, activation)
+        };
     }
     let (num, bc, operands) = binary_operands(ctx)?;
     let Broadcast {
@@ -341,15 +345,62 @@ fn add_sub_s16(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Resul
     })
 }
 
-/// MAXIMUM (`maximum` true), MINIMUM: TFLM compares the raw values (int8 quantization is not
-/// looked at).
+/// int16 MUL (16x8 models): TFLM's `CalculateOpDataMul`, which for int16 ENSUREs every zero point
+/// is 0, on the runtime's `mul_s16` (`MulElementwise<int16_t>`: the int8 arithmetic, int16 range).
+fn mul_s16(ctx: &OpContext, activation: Activation) -> Result<Kernel> {
+    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let (bc, operands) = binary_layout(ctx)?;
+    let (s1, z1) = ctx.int16_quant("input 1", a)?;
+    let (s2, z2) = ctx.int16_quant("input 2", b)?;
+    let (so, zo) = ctx.int16_quant("the output", out)?;
+    if (z1, z2, zo) != (0, 0, 0) {
+        return Err(ctx.invalid(format!(
+            "int16 zero points {z1}, {z2} (inputs) and {zo} (output); TFLM requires all to be 0"
+        )));
+    }
+    let (act_min, act_max) = ctx.activation_range_s16(activation, so, zo)?;
+    let (m, shift) = ctx.multiplier(
+        "input 1 scale × input 2 scale / output scale",
+        f64::from(s1) * f64::from(s2) / f64::from(so),
+    )?;
+    Ok(kernel(
+        "mul_s16",
+        operands,
+        P::MulS16 {
+            shape: bc.shape,
+            a_strides: bc.a_strides,
+            b_strides: bc.b_strides,
+            a_offset: 0,
+            b_offset: 0,
+            output_multiplier: m,
+            output_shift: shift,
+            output_offset: 0,
+            act_min,
+            act_max,
+        },
+    ))
+}
+
+/// MAXIMUM (`maximum` true), MINIMUM: TFLM compares the raw values (int8 and int16 quantization is
+/// not looked at: `maximum_minimum.cc` has no Prepare).
 fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
-    let (num, bc, operands) = binary_operands(ctx)?;
-    let function = match (maximum, num) {
-        (true, Num::I8) => "maximum_s8",
-        (true, Num::F32) => "maximum_f32",
-        (false, Num::I8) => "minimum_s8",
-        (false, Num::F32) => "minimum_f32",
+    let (function, bc, operands) = if ctx.input(0)?.dtype == DType::I16 {
+        let (bc, operands) = binary_layout(ctx)?;
+        let function = if maximum {
+            "maximum_s16"
+        } else {
+            "minimum_s16"
+        };
+        (function, bc, operands)
+    } else {
+        let (num, bc, operands) = binary_operands(ctx)?;
+        let function = match (maximum, num) {
+            (true, Num::I8) => "maximum_s8",
+            (true, Num::F32) => "maximum_f32",
+            (false, Num::I8) => "minimum_s8",
+            (false, Num::F32) => "minimum_f32",
+        };
+        (function, bc, operands)
     };
     Ok(kernel(
         function,

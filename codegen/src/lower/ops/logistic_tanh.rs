@@ -1,5 +1,6 @@
-//! LOGISTIC and TANH → `logistic_tanh::{logistic,tanh}_{s8,f32}`: the fixed-point input scaling
-//! TFLM's Prepare computes for int8, and the fixed output quantization the int8 kernels produce.
+//! LOGISTIC and TANH → `logistic_tanh::{logistic,tanh}_{s8,s16,f32}`: the fixed-point input
+//! scaling TFLM's Prepare computes for int8 and int16, and the fixed output quantization the
+//! integer kernels produce.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
@@ -41,9 +42,86 @@ fn same_size(ctx: &OpContext, input: &Tensor, output: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// LOGISTIC / TANH → `logistic_tanh::{logistic,tanh}_{s8,f32}`.
+/// `CheckedLog2`: `log(x) / log(2)` in float, rounded, and whether it is within 1e-3 of an integer.
+fn checked_log2(x: f32) -> (i32, bool) {
+    let log2 = x.ln() * (1.0f32 / 2.0f32.ln());
+    let rounded = log2.round();
+    (rounded as i32, (log2 - rounded).abs() < 1e-3)
+}
+
+/// The int16 kernels' input rescaling as TFLM's Prepare computes it (`logistic_common.cc`,
+/// `tanh.cc`), its power-of-two case resolved as the kernel resolves it: `(multiplier, right
+/// shift)` taking the input to 1/12288 per LSB, or `None` for an input scale TFLM cannot rescale
+/// (a multiplier above 32767, which its DCHECK refuses, or one truncated to 0, which the kernel
+/// would mistake for the power-of-two case with an overflowing shift).
+fn input_rescaling_s16(s_in: f32, curve: Curve) -> Option<(i32, i32)> {
+    let (log2, exact) = checked_log2(s_in);
+    // 15 - 3 integer bits: the shift that takes the input to 2^-12 per LSB.
+    let shift = 12 + log2;
+    let pot = exact
+        && match curve {
+            Curve::Logistic => shift == 0,
+            Curve::Tanh => shift == 0 || shift == 1,
+        };
+    if pot {
+        // 2^-12 (or TANH's 2^-11) per LSB: times 3 (or 6) is 1/12288 per LSB.
+        return Some((3 << shift, 0));
+    }
+    let mut multiplier = f64::from(s_in) * 4096.0 * 3.0;
+    let mut shift = 0;
+    while multiplier <= 32767.0 / 2.0 && shift <= 30 {
+        shift += 1;
+        multiplier *= 2.0;
+    }
+    // Truncated, as TFLM's cast.
+    let multiplier = multiplier as i32;
+    (1..=32767)
+        .contains(&multiplier)
+        .then_some((multiplier, shift))
+}
+
+/// LOGISTIC / TANH int16 → `logistic_tanh::{logistic,tanh}_s16`: TFLM's Prepare checks (zero
+/// points 0, output scale 2^-15 within `CheckedLog2`'s tolerance) and input rescaling.
+fn logistic_or_tanh_s16(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let (s_in, zp_in) = ctx.int16_quant("the input", input)?;
+    let (s_out, zp_out) = ctx.int16_quant("the output", output)?;
+    if zp_in != 0 || zp_out != 0 {
+        return Err(ctx.invalid(format!(
+            "int16 zero points {zp_in} (input) and {zp_out} (output); TFLM requires both to be 0"
+        )));
+    }
+    if checked_log2(s_out) != (-15, true) {
+        return Err(ctx.invalid(format!(
+            "int16 output scale {s_out:e} is not the 2^-15 TFLM requires (the kernel's output is \
+             fixed: Q0.15)"
+        )));
+    }
+    let (input_multiplier, input_right_shift) =
+        input_rescaling_s16(s_in, curve).ok_or_else(|| {
+            ctx.invalid(format!(
+                "int16 input scale {s_in:e} is out of the range TFLM rescales (above 32767 / \
+                 12288, or so small that its multiplier truncates to 0)"
+            ))
+        })?;
+    let params = P::LogisticS16 {
+        len: input.num_elements(),
+        input_multiplier,
+        input_right_shift,
+    };
+    Ok(match curve {
+        Curve::Logistic => kernel("logistic_s16", in_out(ctx)?, params),
+        Curve::Tanh => kernel("tanh_s16", in_out(ctx)?, params),
+    })
+}
+
+/// LOGISTIC / TANH → `logistic_tanh::{logistic,tanh}_{s8,s16,f32}`.
 fn logistic_or_tanh(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    if input.dtype == DType::I16 {
+        same_size(ctx, input, output)?;
+        return logistic_or_tanh_s16(ctx, curve);
+    }
     let num = ctx.input_num(input)?;
     same_size(ctx, input, output)?;
     let len = input.num_elements();
@@ -147,6 +225,56 @@ mod tests {
         // The kernels' output quantization is fixed; any other reads back as garbage.
         assert!(reason(&make(OpCode::TANH, 1.0 / 256.0, 0)).contains("fixed"));
         assert!(reason(&make(OpCode::LOGISTIC, 1.0 / 128.0, -128)).contains("fixed"));
+    }
+
+    #[test]
+    fn logistic_and_tanh_s16_match_tflm_prepare() {
+        let make = |code, in_scale: f32, out_scale: f32, zp: i64| {
+            graph(
+                code,
+                Options::None,
+                vec![
+                    tensor(&[4], DType::I16, quant(&[in_scale], &[zp], 0), None),
+                    tensor(&[4], DType::I16, quant(&[out_scale], &[0], 0), None),
+                ],
+                &[Some(0)],
+            )
+        };
+        let q15 = 1.0 / 32768.0;
+        let params = |g: &Graph| {
+            let k = kernel(g);
+            (
+                k.function,
+                field(&k, "input_multiplier").clone(),
+                field(&k, "input_right_shift").clone(),
+            )
+        };
+        // 2^-12: TFLM's power-of-two case for both, multiplier 3 << 0.
+        assert_eq!(
+            params(&make(OpCode::LOGISTIC, 1.0 / 4096.0, q15, 0)),
+            ("logistic_s16", Value::I32(3), Value::I32(0))
+        );
+        // 2^-11: power-of-two for TANH only (3 << 1); LOGISTIC's general case gives
+        // 2^-11 · 12288 = 6 doubled 12 times: 24576, shift 12.
+        assert_eq!(
+            params(&make(OpCode::TANH, 1.0 / 2048.0, q15, 0)),
+            ("tanh_s16", Value::I32(6), Value::I32(0))
+        );
+        assert_eq!(
+            params(&make(OpCode::LOGISTIC, 1.0 / 2048.0, q15, 0)),
+            ("logistic_s16", Value::I32(24576), Value::I32(12))
+        );
+        // 6 / 32767 (the fixture's range): 2.2500 doubled 13 times = 18432.56…, truncated.
+        let s = 6.0f32 / 32767.0;
+        let expected = (f64::from(s) * 12288.0 * 8192.0) as i32;
+        assert_eq!(
+            params(&make(OpCode::TANH, s, q15, 0)),
+            ("tanh_s16", Value::I32(expected), Value::I32(13))
+        );
+        // Refusals: a zero point, another output scale, an input scale beyond 32767 / 12288.
+        assert!(reason(&make(OpCode::LOGISTIC, 1.0 / 4096.0, q15, 1)).contains("zero points"));
+        assert!(reason(&make(OpCode::TANH, 1.0 / 4096.0, 1.0 / 256.0, 0)).contains("2^-15"));
+        assert!(reason(&make(OpCode::TANH, 3.0, q15, 0)).contains("input scale"));
     }
 
     #[test]

@@ -1,9 +1,9 @@
-//! MEAN → `mean::mean_{s8,f32}`: constant axes read at generation time and turned into kept and
-//! reduced runs of the input, with TFLM's int8 rescaling.
+//! MEAN → `mean::mean_{s8,s16,f32}`: constant axes read at generation time and turned into kept and
+//! reduced runs of the input, with TFLM's integer rescaling (one path for int8 and int16).
 
 use super::{in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{OpCode, Options};
+use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{mean as P, MAX_RANK};
 use crate::lower::quant::quantize_multiplier;
 use crate::lower::{Num, OpContext};
@@ -44,7 +44,9 @@ fn split_axes(shape: &[usize], reduced: &[bool]) -> (Runs, Runs) {
 /// MEAN.
 fn mean(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    let num = ctx.num("the input", input)?;
+    // int16 (16x8 models) takes int8's integer path in TFLM (`QuantizedMeanOrSum<int16_t>`).
+    let int16 = input.dtype == DType::I16;
+    let float = !int16 && ctx.num("the input", input)? == Num::F32;
     ctx.same_dtype("the output", output, input)?;
     let keep_dims = match &ctx.op().options {
         Options::Reducer { keep_dims } => *keep_dims,
@@ -84,7 +86,7 @@ fn mean(ctx: &OpContext) -> Result<Kernel> {
     let kept_strides: Vec<usize> = kept.iter().map(|r| r.1).collect();
     let reduced_shape: Vec<usize> = red.iter().map(|r| r.0).collect();
     let reduced_strides: Vec<usize> = red.iter().map(|r| r.1).collect();
-    if num == Num::F32 {
+    if float {
         return Ok(kernel(
             "mean_f32",
             in_out(ctx)?,
@@ -97,14 +99,23 @@ fn mean(ctx: &OpContext) -> Result<Kernel> {
             },
         ));
     }
-    let (si, zi) = ctx.int8_quant("the input", input)?;
-    let (so, zo) = ctx.int8_quant("the output", output)?;
+    let ((si, zi), (so, zo)) = if int16 {
+        (
+            ctx.int16_quant("the input", input)?,
+            ctx.int16_quant("the output", output)?,
+        )
+    } else {
+        (
+            ctx.int8_quant("the input", input)?,
+            ctx.int8_quant("the output", output)?,
+        )
+    };
     let n = red.iter().map(|r| r.0 as i64).product::<i64>();
     ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
     let (multiplier, shift) = mean_multiplier(si, so, n)
         .ok_or_else(|| ctx.unsupported("the mean's rescaling is out of TFLM's range"))?;
     Ok(kernel(
-        "mean_s8",
+        if int16 { "mean_s16" } else { "mean_s8" },
         in_out(ctx)?,
         P::MeanS8 {
             input_bytes: input.bytes,

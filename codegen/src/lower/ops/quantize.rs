@@ -1,9 +1,9 @@
-//! QUANTIZE and DEQUANTIZE → `quantize::*`: float32 → int8, int8 / int16 → int8 requantization,
-//! int8 → float32.
+//! QUANTIZE and DEQUANTIZE → `quantize::*`: float32 → int8 and int16, requantization between int8,
+//! int16 and int32 and between int8 and uint8, int8, int16 and uint8 → float32.
 
 use super::{unary, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{DType, OpCode};
+use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::quantize as P;
 use crate::lower::OpContext;
 
@@ -23,76 +23,65 @@ pub(crate) const OPS: &[OpEntry] = &[
     },
 ];
 
-/// QUANTIZE: float32 → int8, or int8 / int16 → int8 requantization; the other conversions TFLM's
-/// QUANTIZE runs between float32, int8, int16 and int32 in [`quantize_wide`].
+/// The per-tensor `(scale, zero point)` of a uint8 tensor, its zero point within uint8.
+fn uint8_quant(ctx: &OpContext, what: &str, tensor: &Tensor) -> Result<(f32, i32)> {
+    let (scale, zero_point) = ctx.per_tensor_quant(what, tensor)?;
+    if !(0..=255).contains(&zero_point) {
+        return Err(ctx.invalid(format!(
+            "{what} zero point {zero_point} is outside the uint8 range [0, 255]"
+        )));
+    }
+    Ok((scale, zero_point))
+}
+
+/// QUANTIZE: float32 → int8 or int16, or a requantization between int8, int16 and int32 or
+/// between int8 and uint8 (TFLM's `quantize_common.cc`: the pairs its Eval runs, less int8 ↔
+/// int32 and int32 → int8).
 fn quantize(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    if matches!(output.dtype, DType::I16 | DType::I32) || input.dtype == DType::I32 {
-        return quantize_wide(ctx);
-    }
-    ctx.expect_dtype("the output", output, DType::I8)?;
-    let (so, zo) = ctx.int8_quant("the output", output)?;
-    match input.dtype {
-        DType::F32 => {
-            // TFLM converts round(x / scale) to int32 without a range check (undefined beyond
-            // it): refuse scales so small that an input of magnitude 1 already overflows.
-            ctx.quantize_bound("the output scale", 1.0, so, zo)?;
-            unary(ctx, "quantize_f32_s8", |len| P::QuantizeF32S8 {
+    let (so, zo) = match output.dtype {
+        DType::I8 => ctx.int8_quant("the output", output)?,
+        DType::I16 => ctx.int16_quant("the output", output)?,
+        DType::I32 => ctx.per_tensor_quant("the output", output)?,
+        DType::U8 => uint8_quant(ctx, "the output", output)?,
+        _ => return Err(unsupported_pair(ctx)),
+    };
+    if input.dtype == DType::F32 {
+        // TFLM converts round(x / scale) to int32 without a range check (undefined beyond it):
+        // refuse scales so small that an input of magnitude 1 already overflows.
+        ctx.quantize_bound("the output scale", 1.0, so, zo)?;
+        return match output.dtype {
+            DType::I8 => unary(ctx, "quantize_f32_s8", |len| P::QuantizeF32S8 {
                 len,
                 scale: so,
                 zero_point: zo,
-            })
-        }
-        DType::I8 | DType::I16 => {
-            // An int16 input's zero point is not in the int8 range: only the scale is checked.
-            let (si, zi) = if input.dtype == DType::I8 {
-                ctx.int8_quant("the input", input)?
-            } else {
-                ctx.per_tensor_quant("the input", input)?
-            };
-            let (m, shift) =
-                ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
-            let function = if input.dtype == DType::I8 {
-                "requantize_s8"
-            } else {
-                "requantize_s16_s8"
-            };
-            unary(ctx, function, |len| P::RequantizeS8 {
+            }),
+            DType::I16 => unary(ctx, "quantize_f32_s16", |len| P::QuantizeF32S16 {
                 len,
-                input_zero_point: zi,
-                output_zero_point: zo,
-                multiplier: m,
-                shift,
-            })
-        }
-        other => Err(ctx.unsupported(format!(
-            "input type {other} is not supported; QUANTIZE supports FLOAT32, INT8 or INT16 to INT8"
-        ))),
+                scale: so,
+                zero_point: zo,
+            }),
+            _ => Err(unsupported_pair(ctx)),
+        };
     }
-}
-
-/// QUANTIZE into int16 or int32, or from int32: the requantizations between int16 and int32 of
-/// TFLM's `quantize_common.cc` (`Requantize<input, output>`, `input scale / output scale` as a
-/// `QuantizeMultiplier` in double).
-fn quantize_wide(ctx: &OpContext) -> Result<Kernel> {
-    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     let function = match (input.dtype, output.dtype) {
+        (DType::I8, DType::I8) => "requantize_s8",
+        (DType::I8, DType::U8) => "requantize_s8_u8",
+        (DType::U8, DType::I8) => "requantize_u8_s8",
+        (DType::I8, DType::I16) => "requantize_s8_s16",
+        (DType::I16, DType::I8) => "requantize_s16_s8",
+        (DType::I16, DType::I16) => "requantize_s16",
         (DType::I16, DType::I32) => "requantize_s16_s32",
         (DType::I32, DType::I16) => "requantize_s32_s16",
-        (i, o) => {
-            return Err(ctx.unsupported(format!(
-                "QUANTIZE from {i} to {o} is not supported; supported: FLOAT32, INT8 or INT16 to \
-                 INT8, INT16 to INT32 and INT32 to INT16"
-            )))
-        }
+        _ => return Err(unsupported_pair(ctx)),
     };
-    let (so, zo) = ctx.per_tensor_quant("the output", output)?;
-    if output.dtype == DType::I16 && !(-32768..=32767).contains(&zo) {
-        return Err(ctx.invalid(format!(
-            "the output zero point {zo} is outside the int16 range"
-        )));
-    }
-    let (si, zi) = ctx.per_tensor_quant("the input", input)?;
+    // An int16 or int32 input's zero point is not in the int8 range: only the scale is checked.
+    let (si, zi) = match input.dtype {
+        DType::I8 => ctx.int8_quant("the input", input)?,
+        DType::U8 => uint8_quant(ctx, "the input", input)?,
+        _ => ctx.per_tensor_quant("the input", input)?,
+    };
+    // Every integer pair: `QuantizeMultiplier((double)s_in / (double)s_out)`.
     let (m, shift) = ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
     unary(ctx, function, |len| P::RequantizeS8 {
         len,
@@ -103,15 +92,48 @@ fn quantize_wide(ctx: &OpContext) -> Result<Kernel> {
     })
 }
 
-/// DEQUANTIZE: int8 → float32.
+/// The refusal of a QUANTIZE pair of types tinyaot does not convert.
+fn unsupported_pair(ctx: &OpContext) -> crate::error::Error {
+    let (i, o) = match (ctx.input(0), ctx.output(0)) {
+        (Ok(i), Ok(o)) => (i.dtype, o.dtype),
+        (Err(e), _) | (_, Err(e)) => return e,
+    };
+    ctx.unsupported(format!(
+        "QUANTIZE from {i} to {o} is not supported; supported: FLOAT32, INT8 or INT16 to INT8 or \
+         INT16, INT16 to INT32, INT32 to INT16, INT8 to UINT8 and UINT8 to INT8"
+    ))
+}
+
+/// DEQUANTIZE: int8, int16 or uint8 → float32 (`(double)scale * (x - zero_point)`, rounded to
+/// float).
 fn dequantize(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    ctx.expect_dtype("the input", input, DType::I8)?;
     ctx.expect_dtype("the output", output, DType::F32)?;
-    let (si, zi) = ctx.int8_quant("the input", input)?;
-    unary(ctx, "dequantize_s8_f32", |len| P::DequantizeS8F32 {
-        len,
-        scale: si,
-        zero_point: zi,
-    })
+    match input.dtype {
+        DType::I16 => {
+            let (si, zi) = ctx.int16_quant("the input", input)?;
+            unary(ctx, "dequantize_s16_f32", |len| P::DequantizeS16F32 {
+                len,
+                scale: si,
+                zero_point: zi,
+            })
+        }
+        DType::U8 => {
+            let (si, zi) = uint8_quant(ctx, "the input", input)?;
+            unary(ctx, "dequantize_u8_f32", |len| P::DequantizeU8F32 {
+                len,
+                scale: si,
+                zero_point: zi,
+            })
+        }
+        _ => {
+            ctx.expect_dtype("the input", input, DType::I8)?;
+            let (si, zi) = ctx.int8_quant("the input", input)?;
+            unary(ctx, "dequantize_s8_f32", |len| P::DequantizeS8F32 {
+                len,
+                scale: si,
+                zero_point: zi,
+            })
+        }
+    }
 }

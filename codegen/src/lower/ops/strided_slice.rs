@@ -4,7 +4,7 @@
 
 use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{DType, OpCode, Options};
+use crate::ir::{OpCode, Options};
 use crate::lower::params::strided_slice as P;
 use crate::lower::{Data, OpContext};
 
@@ -103,9 +103,7 @@ fn slice_axis(size: i64, begin: i64, end: i64, stride: i64, flags: AxisFlags) ->
 fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     // TFLM slices int16 (16x8 models) as it slices the other types: bytes moved, no arithmetic.
-    if input.dtype != DType::I16 {
-        ctx.movable("the input", input)?;
-    }
+    ctx.movable("the input", input)?;
     ctx.same_dtype("the output", output, input)?;
     let Options::StridedSlice(o) = &ctx.op().options else {
         return Err(ctx.unsupported("the op has no StridedSliceOptions"));

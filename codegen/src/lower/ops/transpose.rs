@@ -20,9 +20,11 @@ fn transpose(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     ctx.movable("the input", input)?;
     ctx.same_dtype("the output", output, input)?;
-    if !matches!(input.dtype, DType::I8 | DType::F32) {
+    // int16 (16x8 models) is permuted as the other types: bytes moved, no arithmetic.
+    if !matches!(input.dtype, DType::I8 | DType::I16 | DType::F32) {
         return Err(ctx.unsupported(format!(
-            "input type {}; TRANSPOSE supports INT8 and FLOAT32 (TFLM's kernel has no INT32 case)",
+            "input type {}; TRANSPOSE supports INT8, INT16 and FLOAT32 (TFLM's kernel has no INT32 \
+             case)",
             input.dtype
         )));
     }
