@@ -238,11 +238,6 @@ fn unary_f32(op: B, options: Options) -> ModelSpec {
     )
 }
 
-/// An int16 tensor of `shape` with per-tensor quantization.
-fn int16(shape: &[i32], scale: f32, zero_point: i64) -> TensorSpec {
-    TensorSpec::new(TensorType::INT16, shape).quant(scale, zero_point)
-}
-
 /// `m` changed by `f`.
 fn with(mut m: ModelSpec, f: impl FnOnce(&mut ModelSpec)) -> ModelSpec {
     f(&mut m);
@@ -1400,7 +1395,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         ModelSpec::single_op(
             B::SOFTMAX,
             Options::Softmax { beta: 1.0 },
-            vec![int16(&[2, 5], 1e-3, 0)],
+            vec![int16(&[2, 5], (1e-3, 0))],
             vec![TensorSpec::int8(&[2, 5], 1.0 / 256.0, -128)],
         ),
         Unsupported,
@@ -1411,8 +1406,8 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         ModelSpec::single_op(
             B::SOFTMAX,
             Options::Softmax { beta: 1.0 },
-            vec![int16(&[2, 5], 1e-3, 0)],
-            vec![int16(&[2, 5], 1.0 / 32768.0, -32768)],
+            vec![int16(&[2, 5], (1e-3, 0))],
+            vec![int16(&[2, 5], (1.0 / 32768.0, -32768))],
         ),
         Invalid,
         "zero point 0",
@@ -1423,8 +1418,8 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         ModelSpec::single_op(
             B::AVERAGE_POOL_2D,
             Options::pool(Padding::VALID, (1, 1), (257, 257), Activation::NONE),
-            vec![int16(&[1, 257, 257, 1], 0.01, 0)],
-            vec![int16(&[1, 1, 1, 1], 0.01, 0)],
+            vec![int16(&[1, 257, 257, 1], (0.01, 0))],
+            vec![int16(&[1, 1, 1, 1], (0.01, 0))],
         ),
         Unsupported,
         "65536 taps",
@@ -1877,8 +1872,8 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
         ModelSpec::single_op(
             B::AVERAGE_POOL_2D,
             Options::pool(Padding::SAME, (2, 2), (2, 2), Activation::RELU_N1_TO_1),
-            vec![int16(&[1, 5, 7, 3], 1.0 / 4096.0, -300)],
-            vec![int16(&[1, 3, 4, 3], 1.0 / 4096.0, -300)],
+            vec![int16(&[1, 5, 7, 3], (1.0 / 4096.0, -300))],
+            vec![int16(&[1, 3, 4, 3], (1.0 / 4096.0, -300))],
         ),
     );
     s.accepted(
@@ -1886,8 +1881,8 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
         ModelSpec::single_op(
             B::MAX_POOL_2D,
             Options::pool(Padding::SAME, (2, 2), (2, 2), Activation::RELU),
-            vec![int16(&[1, 5, 7, 2], 0.5, 20000)],
-            vec![int16(&[1, 3, 4, 2], 0.5, 20000)],
+            vec![int16(&[1, 5, 7, 2], (0.5, 20000))],
+            vec![int16(&[1, 3, 4, 2], (0.5, 20000))],
         ),
     );
     // int16 SOFTMAX with beta 0.5 and an input scale whose multiplier shifts left (by 3): most
@@ -1897,8 +1892,8 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
         ModelSpec::single_op(
             B::SOFTMAX,
             Options::Softmax { beta: 0.5 },
-            vec![int16(&[3, 7], 0.002, 0)],
-            vec![int16(&[3, 7], 1.0 / 32768.0, 0)],
+            vec![int16(&[3, 7], (0.002, 0))],
+            vec![int16(&[3, 7], (1.0 / 32768.0, 0))],
         ),
     );
     s.accepted(
