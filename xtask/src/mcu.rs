@@ -59,6 +59,8 @@ const DEFAULT_MODELS: &[&str] = &[
     "transpose_conv_int16",
     "pool_same_odd_int16",
     "softmax_int16",
+    "ds_cnn_int16",
+    "resnet8_int16",
 ];
 
 /// QEMU's arguments before the ELF: the machine, instruction counting, semihosting, no devices.
