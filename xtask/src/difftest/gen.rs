@@ -690,29 +690,11 @@ impl<'a> G<'a> {
                 );
                 (vec![w], o)
             };
-            let weights = self.weights(count, !per_channel);
-            let mut f = TensorSpec::new(TensorType::INT8, &filter_shape).constant_i8(&weights);
-            f = if per_channel {
-                f.per_channel(&w_scales, channel_axis)
-            } else {
-                f.quant(w_scales[0], 0)
-            };
-            let filter = self.m.tensor(f);
-            let bias = if has_bias {
-                let values: Vec<i32> = (0..cout).map(|_| self.rng.int(-3000, 3000)).collect();
-                let scales: Vec<f32> = (0..cout as usize)
-                    .map(|c| s_in * w_scales[if per_channel { c } else { 0 }])
-                    .collect();
-                let b = TensorSpec::int32(&[cout]).constant_i32(&values);
-                let b = if per_channel {
-                    b.per_channel(&scales, 0)
-                } else {
-                    b.quant(scales[0], 0)
-                };
-                self.m.tensor(b)
-            } else {
-                -1
-            };
+            let (filter, bias) = self.int8_filter_and_bias(
+                (&filter_shape, channel_axis),
+                (s_in, &w_scales, per_channel),
+                has_bias,
+            );
             let zp = self.zero_point();
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (filter, bias, out)
@@ -767,6 +749,40 @@ impl<'a> G<'a> {
         out
     }
 
+    /// A constant int8 filter of `shape` with output channels along `axis`, weight scales `scales`
+    /// (one per channel, or one), and if `has_bias` an int32 bias of scales `s_in * scales`: the
+    /// weights and biases of CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV.
+    fn int8_filter_and_bias(
+        &mut self,
+        (shape, axis): (&[i32], usize),
+        (s_in, scales, per_channel): (f32, &[f32], bool),
+        has_bias: bool,
+    ) -> (i32, i32) {
+        let cout = shape[axis];
+        let weights = self.weights(elements(shape) as usize, !per_channel);
+        let f = TensorSpec::new(TensorType::INT8, shape).constant_i8(&weights);
+        let f = if per_channel {
+            f.per_channel(scales, axis as i32)
+        } else {
+            f.quant(scales[0], 0)
+        };
+        let filter = self.m.tensor(f);
+        if !has_bias {
+            return (filter, -1);
+        }
+        let values: Vec<i32> = (0..cout).map(|_| self.rng.int(-3000, 3000)).collect();
+        let b_scales: Vec<f32> = (0..cout as usize)
+            .map(|c| s_in * scales[if per_channel { c } else { 0 }])
+            .collect();
+        let b = TensorSpec::int32(&[cout]).constant_i32(&values);
+        let b = if per_channel {
+            b.per_channel(&b_scales, 0)
+        } else {
+            b.quant(b_scales[0], 0)
+        };
+        (filter, self.m.tensor(b))
+    }
+
     /// TRANSPOSE_CONV of `x` with TensorFlow's output size for the padding (`h * stride` for SAME,
     /// `(h - 1) * stride + filter` for VALID), per-channel or per-tensor int8 weights or float ones,
     /// and a bias or none.
@@ -801,29 +817,11 @@ impl<'a> G<'a> {
             let typical = depth.sqrt() * 4096.0 / 90.0;
             let s_out =
                 (f64::from(s_in) * f64::from(scales[0]) * typical * self.rng.logu(0.3, 3.0)) as f32;
-            let weights = self.weights(count, !per_channel);
-            let f = TensorSpec::new(TensorType::INT8, &filter_shape).constant_i8(&weights);
-            let f = if per_channel {
-                f.per_channel(&scales, 0)
-            } else {
-                f.quant(scales[0], 0)
-            };
-            let filter = self.m.tensor(f);
-            let bias = if has_bias {
-                let values: Vec<i32> = (0..cout).map(|_| self.rng.int(-3000, 3000)).collect();
-                let b_scales: Vec<f32> = (0..cout as usize)
-                    .map(|c| s_in * scales[if per_channel { c } else { 0 }])
-                    .collect();
-                let b = TensorSpec::int32(&[cout]).constant_i32(&values);
-                let b = if per_channel {
-                    b.per_channel(&b_scales, 0)
-                } else {
-                    b.quant(b_scales[0], 0)
-                };
-                self.m.tensor(b)
-            } else {
-                -1
-            };
+            let (filter, bias) = self.int8_filter_and_bias(
+                (&filter_shape, 0),
+                (s_in, &scales, per_channel),
+                has_bias,
+            );
             let zp = self.zero_point();
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (filter, bias, out)

@@ -310,6 +310,17 @@ pub(super) fn quant_16x8(
     })
 }
 
+/// The constant int8 filter `filter` with `channels` output channels leading its layout, each
+/// channel's row laid out by [`swizzle_quads`] for the 16x8 kernels' DSP loop.
+pub(super) fn swizzled_filter(
+    ctx: &OpContext,
+    filter: &crate::ir::Tensor,
+    channels: usize,
+) -> Result<Data<i8>> {
+    let (weights, row) = filter_rows(ctx, filter, channels)?;
+    Ok(Data::Packed(swizzle_quads(&weights, row)))
+}
+
 /// Rows of `row` weights with each whole group of four stored as its weights 0, 2, 1, 3 (the rest
 /// in order): the layout of `conv2d_im2col_s16`'s filter, whose DSP loop sign-extends bytes 0 and 2
 /// of a weight word into one pair of lanes and bytes 1 and 3 into the other.
@@ -677,6 +688,29 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         )));
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
+    // The fields every CONV_2D parameter struct starts with: shapes, strides, dilation, padding.
+    macro_rules! conv_params {
+        ($ty:ident { $($field:ident: $value:expr),* $(,)? }) => {
+            P::$ty {
+                batches: i[0],
+                input_h: i[1],
+                input_w: i[2],
+                input_c: i[3],
+                output_h: out[1],
+                output_w: out[2],
+                output_c: out[3],
+                filter_h: f[1],
+                filter_w: f[2],
+                stride_h: g.stride_h,
+                stride_w: g.stride_w,
+                dilation_h: g.dilation_h,
+                dilation_w: g.dilation_w,
+                pad_top: g.pad_top,
+                pad_left: g.pad_left,
+                $($field: $value),*
+            }
+        };
+    }
     let Some(num) = num else {
         let options_bias_type = ctx
             .tflite_operator()
@@ -692,72 +726,40 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         // One group and a window that fits the kernel's stack buffer as int16: gathered per pixel.
         let window = f[1] * f[2] * f[3];
         if f[3] == i[3] && window > 0 && 2 * window <= crate::lower::params::IM2COL_MAX {
-            let (weights, row) = filter_rows(ctx, ctx.input(1)?, out[3])?;
             return Ok(kernel(
                 "conv2d_im2col_s16",
                 in_out(ctx)?,
-                P::Conv2dIm2colS16 {
-                    batches: i[0],
-                    input_h: i[1],
-                    input_w: i[2],
-                    input_c: i[3],
-                    output_h: out[1],
-                    output_w: out[2],
-                    output_c: out[3],
-                    filter_h: f[1],
-                    filter_w: f[2],
-                    stride_h: g.stride_h,
-                    stride_w: g.stride_w,
-                    dilation_h: g.dilation_h,
-                    dilation_w: g.dilation_w,
-                    pad_top: g.pad_top,
-                    pad_left: g.pad_left,
-                    filter: Data::Packed(swizzle_quads(&weights, row)),
+                conv_params!(Conv2dIm2colS16 {
+                    filter: swizzled_filter(ctx, filter, out[3])?,
                     bias: q.bias,
                     multipliers: q.multipliers,
                     shifts: q.shifts,
                     act_min: q.act.0,
                     act_max: q.act.1,
-                },
+                }),
             ));
         }
         // Window rows of whole groups of four whose 32-bit sums cannot overflow: the general
         // kernel's DSP path, with the filter laid out for it.
         let swizzled = f[3] == i[3] && g.dilation_w == 1 && i[3] % 4 == 0 && f[2] * i[3] <= 511;
         let filter = if swizzled {
-            let (weights, row) = filter_rows(ctx, ctx.input(1)?, out[3])?;
-            Data::Packed(swizzle_quads(&weights, row))
+            swizzled_filter(ctx, filter, out[3])?
         } else {
             q.filter
         };
         return Ok(kernel(
             "conv2d_s16",
             in_out(ctx)?,
-            P::Conv2dS16 {
-                batches: i[0],
-                input_h: i[1],
-                input_w: i[2],
-                input_c: i[3],
-                output_h: out[1],
-                output_w: out[2],
-                output_c: out[3],
-                filter_h: f[1],
-                filter_w: f[2],
+            conv_params!(Conv2dS16 {
                 filter_c: f[3],
-                stride_h: g.stride_h,
-                stride_w: g.stride_w,
-                dilation_h: g.dilation_h,
-                dilation_w: g.dilation_w,
-                pad_top: g.pad_top,
-                pad_left: g.pad_left,
-                filter,
+                filter: filter,
                 bias: q.bias,
                 multipliers: q.multipliers,
                 shifts: q.shifts,
                 act_min: q.act.0,
                 act_max: q.act.1,
-                swizzled,
-            },
+                swizzled: swizzled,
+            }),
         ));
     };
     let quant = weights_and_range(ctx, (num, CONV_INPUTS), 0, out[3], w.activation)?;
@@ -791,32 +793,17 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         } => kernel(
             "conv2d_s8",
             in_out(ctx)?,
-            P::Conv2dS8 {
-                batches: i[0],
-                input_h: i[1],
-                input_w: i[2],
-                input_c: i[3],
-                output_h: out[1],
-                output_w: out[2],
-                output_c: out[3],
-                filter_h: f[1],
-                filter_w: f[2],
+            conv_params!(Conv2dS8 {
                 filter_c: f[3],
-                stride_h: g.stride_h,
-                stride_w: g.stride_w,
-                dilation_h: g.dilation_h,
-                dilation_w: g.dilation_w,
-                pad_top: g.pad_top,
-                pad_left: g.pad_left,
-                input_zero_point,
-                output_zero_point,
-                filter,
-                bias,
-                multipliers,
-                shifts,
-                act_min,
-                act_max,
-            },
+                input_zero_point: input_zero_point,
+                output_zero_point: output_zero_point,
+                filter: filter,
+                bias: bias,
+                multipliers: multipliers,
+                shifts: shifts,
+                act_min: act_min,
+                act_max: act_max,
+            }),
         ),
         ConvQuant::F32 {
             filter,
@@ -826,28 +813,13 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         } => kernel(
             "conv2d_f32",
             in_out(ctx)?,
-            P::Conv2dF32 {
-                batches: i[0],
-                input_h: i[1],
-                input_w: i[2],
-                input_c: i[3],
-                output_h: out[1],
-                output_w: out[2],
-                output_c: out[3],
-                filter_h: f[1],
-                filter_w: f[2],
+            conv_params!(Conv2dF32 {
                 filter_c: f[3],
-                stride_h: g.stride_h,
-                stride_w: g.stride_w,
-                dilation_h: g.dilation_h,
-                dilation_w: g.dilation_w,
-                pad_top: g.pad_top,
-                pad_left: g.pad_left,
-                filter,
-                bias,
-                act_min,
-                act_max,
-            },
+                filter: filter,
+                bias: bias,
+                act_min: act_min,
+                act_max: act_max,
+            }),
         ),
     })
 }

@@ -3,14 +3,12 @@
 //! with CONV_2D ([`super::conv`]). The kernels gather each output element's products, so unlike
 //! TFLM's (an int32 or int64 sum per output element) they need no scratch memory.
 
-use super::conv::{
-    filter_rows, quant_16x8, swizzle_quads, weights_and_range, Bias16x8, ConvQuant, Inputs,
-};
+use super::conv::{quant_16x8, swizzled_filter, weights_and_range, Bias16x8, ConvQuant, Inputs};
 use super::{in_out_from, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{Activation, DType, OpCode, Padding};
 use crate::lower::params::transpose_conv as P;
-use crate::lower::{Data, OpContext};
+use crate::lower::OpContext;
 use tinyaot_schema::tflite;
 
 /// The operators of this family.
@@ -155,8 +153,7 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
         // over weights laid out for the DSP loop.
         let swizzled = i[3] % 4 == 0 && i[3] <= 508;
         let filter = if swizzled {
-            let (weights, row) = filter_rows(ctx, filter, out[3])?;
-            Data::Packed(swizzle_quads(&weights, row))
+            swizzled_filter(ctx, filter, out[3])?
         } else {
             q.filter
         };
