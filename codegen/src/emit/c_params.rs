@@ -185,6 +185,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
             ("swizzled", "int"),
+            ("acc32", "int"),
         ],
     ),
     (

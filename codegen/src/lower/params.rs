@@ -480,6 +480,8 @@ pub(crate) mod conv {
         pub act_max: i32,
         /// `swizzled`.
         pub swizzled: bool,
+        /// `acc32`.
+        pub acc32: bool,
     }
 
     impl From<Conv2dS16> for Params {
@@ -514,6 +516,7 @@ pub(crate) mod conv {
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
                     ("swizzled", Value::Bool(p.swizzled)),
+                    ("acc32", Value::Bool(p.acc32)),
                 ],
             }
         }

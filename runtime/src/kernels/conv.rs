@@ -18,6 +18,7 @@ use super::nn_common::{
     clamp_f32, dot2_swizzled_s16, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8,
     dot_s16, dot_s8, views, Requantizer,
 };
+use crate::math::multiply_by_quantized_multiplier;
 
 /// Constant parameters of [`conv2d_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -111,12 +112,15 @@ pub struct Conv2dS16<'a> {
     pub pad_left: usize,
     /// Filter weights, `[output_c, filter_h, filter_w, filter_c]` (zero point 0).
     pub filter: &'a [i8],
-    /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]`.
+    /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]` (with `acc32`,
+    /// an INT32 bias widened).
     pub bias: Option<&'a [i64]>,
     /// Per-output-channel multipliers reduced to 16 bits as TFLM's 64-bit
-    /// `MultiplyByQuantizedMultiplier` reduces them (`0..=0x7FFF`).
+    /// `MultiplyByQuantizedMultiplier` reduces them (`0..=0x7FFF`); with `acc32`, the Q31
+    /// multipliers.
     pub multipliers: &'a [i32],
-    /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`).
+    /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`); with
+    /// `acc32`, TFLM's shifts (positive = left, within -31..=31).
     pub shifts: &'a [i8],
     /// Lowest output value (fused activation).
     pub act_min: i32,
@@ -127,6 +131,10 @@ pub struct Conv2dS16<'a> {
     /// of 4 and `filter_w * input_c` at most 511 (generation-time checks): then every window row
     /// is one run of whole groups whose sum fits 32 bits, taken for two output channels at a time.
     pub swizzled: bool,
+    /// TFLM's 32-bit sums (an INT32 bias, or none where the options ask for INT32 biases): the
+    /// sum plus the bias wraps at 32 bits and takes the 32-bit `MultiplyByQuantizedMultiplier`
+    /// (as int8's), instead of the 64-bit sum and [`requantize_16x8`].
+    pub acc32: bool,
 }
 
 /// Constant parameters of [`conv2d_im2col_s16`]: an int16 CONV_2D with int8 weights and one group
@@ -1085,6 +1093,15 @@ pub fn conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS16) 
                 let px = out_px.next().expect("output size");
                 let finish = |oc: usize, acc: i64| {
                     let acc = acc.wrapping_add(bias.map_or(0, |b| b[oc]));
+                    if p.acc32 {
+                        // The exact sum truncated to 32 bits is TFLM's wrapping 32-bit sum.
+                        let v = multiply_by_quantized_multiplier(
+                            acc as i32,
+                            multipliers[oc],
+                            i32::from(shifts[oc]),
+                        );
+                        return (v.max(p.act_min).min(p.act_max) as i16).to_le_bytes();
+                    }
                     requantize_16x8(acc, multipliers[oc], shifts[oc], (p.act_min, p.act_max))
                         .to_le_bytes()
                 };
@@ -1891,6 +1908,7 @@ mod tests {
                 act_min: -30000,
                 act_max: 31000,
                 swizzled: false,
+                acc32: false,
             };
             conv2d_s16(&mut arena, 0, n_in, &general);
             let mut swizzled = filter.clone();

@@ -238,6 +238,8 @@ pub mod ffi {
             pub act_max: i32,
             /// `swizzled`.
             pub swizzled: core::ffi::c_int,
+            /// `acc32`.
+            pub acc32: core::ffi::c_int,
         }
         /// The C `conv_Conv2dIm2colS16`.
         #[repr(C)]
@@ -3293,6 +3295,7 @@ fn rust_conv_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
         swizzled: call.scalar::<bool>("swizzled")?,
+        acc32: call.scalar::<bool>("acc32")?,
     };
     tinyaot::kernels::conv::conv2d_s16(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
@@ -3332,6 +3335,7 @@ fn c_conv_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
         swizzled: core::ffi::c_int::from(call.scalar::<bool>("swizzled")?),
+        acc32: core::ffi::c_int::from(call.scalar::<bool>("acc32")?),
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;

@@ -210,19 +210,22 @@ pub(super) struct Quant16x8 {
     pub filter: Data<i8>,
     pub bias: Option<Data<i64>>,
     /// Multipliers reduced to 16 bits, as TFLM's 64-bit `MultiplyByQuantizedMultiplier` reduces
-    /// them at every call.
+    /// them at every call; with `acc32`, the Q31 multipliers.
     pub multipliers: Data<i32>,
-    /// Right shifts of the product, `15 - shift`.
+    /// Right shifts of the product, `15 - shift`; with `acc32`, TFLM's shifts.
     pub shifts: Data<i8>,
     pub act: (i32, i32),
+    /// TFLM's 32-bit sums (CONV_2D with an INT32 bias, widened here, or none where the options
+    /// ask for INT32 biases) and its 32-bit `MultiplyByQuantizedMultiplier`.
+    pub acc32: bool,
 }
 
 /// How a 16x8 convolution's Eval in TFLM reads its bias, which differs per operator.
 #[derive(Clone, Copy)]
 pub(super) enum Bias16x8 {
-    /// CONV_2D's: an INT64 bias gives 64-bit sums, an INT32 one 32-bit sums (not implemented
-    /// here); without a bias the options' `quantized_bias_type` (if the model has options)
-    /// decides, INT32 meaning 32-bit sums.
+    /// CONV_2D's: an INT64 bias gives 64-bit sums, an INT32 one 32-bit sums; without a bias the
+    /// options' `quantized_bias_type` (if the model has options) decides, INT32 meaning 32-bit
+    /// sums.
     ByType(Option<tinyaot_schema::tflite::TensorType>),
     /// TRANSPOSE_CONV's: an INT16 bias is widened; any other is read as INT64.
     WidenInt16,
@@ -234,9 +237,9 @@ pub(super) enum Bias16x8 {
 /// whose output channels lie along `filter_axis` of the filter, its bias read as `bias` says.
 ///
 /// TFLM's 16x8 convolutions apply no zero points, so nonzero ones are refused (TFLM would ignore
-/// them). A 64-bit bias (or none) gives TFLM's 64-bit sums; a 32-bit bias, or none where the
-/// options ask for 32-bit biases, gives CONV_2D's 32-bit sums and int8-style requantization, which
-/// tinyaot does not implement for convolutions; a bias TFLM would misread is refused.
+/// them). A 64-bit bias (or none) gives TFLM's 64-bit sums; for CONV_2D a 32-bit bias, or none
+/// where the options ask for 32-bit biases, gives its 32-bit sums and int8-style requantization
+/// (`acc32`); a bias TFLM would misread is refused.
 pub(super) fn quant_16x8(
     ctx: &OpContext,
     (at, filter_axis): (Inputs, usize),
@@ -267,7 +270,7 @@ pub(super) fn quant_16x8(
         }
         (Bias16x8::WidenInt16, None) => false,
     };
-    if narrow_sums {
+    if narrow_sums && !matches!(bias, Bias16x8::ByType(_)) {
         return Err(ctx.unsupported(format!(
             "int16 input with a 32-bit bias is not supported; supported: an INT64 bias{} or none",
             if matches!(bias, Bias16x8::WidenInt16) {
@@ -287,10 +290,19 @@ pub(super) fn quant_16x8(
     }
     let scales = ctx.weight_scales(filter, channels, filter_axis)?;
     let (multipliers, shifts) = ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
-    let (multipliers, shifts) = reduce_16x8(ctx, &multipliers, &shifts)?;
+    let (multipliers, shifts) = if narrow_sums {
+        (multipliers, shifts)
+    } else {
+        reduce_16x8(ctx, &multipliers, &shifts)?
+    };
     Ok(Quant16x8 {
         filter: Data::Tensor(filter_index),
-        bias: if matches!(bias, Bias16x8::WidenInt16) && bias_type == Some(DType::I16) {
+        bias: if narrow_sums && bias_type.is_some() {
+            // Widened for the kernel, which adds it to the 32-bit sum truncating it back.
+            let values = ctx.const_ints("bias", ctx.input(at.bias)?)?;
+            ctx.bias::<i32>(at.bias, DType::I32, channels)?;
+            Some(Data::Values(values))
+        } else if matches!(bias, Bias16x8::WidenInt16) && bias_type == Some(DType::I16) {
             ctx.bias::<i64>(at.bias, DType::I16, channels)?;
             let bytes = ctx.input(at.bias)?.data.unwrap_or_default();
             let widened: Vec<i64> = bytes
@@ -307,6 +319,7 @@ pub(super) fn quant_16x8(
         multipliers: Data::Values(multipliers),
         shifts: Data::Values(shifts),
         act: ctx.activation_range_s16(activation, s_out, 0)?,
+        acc32: narrow_sums,
     })
 }
 
@@ -725,7 +738,8 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         )?;
         // One group and a window that fits the kernel's stack buffer as int16: gathered per pixel.
         let window = f[1] * f[2] * f[3];
-        if f[3] == i[3] && window > 0 && 2 * window <= crate::lower::params::IM2COL_MAX {
+        if !q.acc32 && f[3] == i[3] && window > 0 && 2 * window <= crate::lower::params::IM2COL_MAX
+        {
             return Ok(kernel(
                 "conv2d_im2col_s16",
                 in_out(ctx)?,
@@ -759,6 +773,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                 act_min: q.act.0,
                 act_max: q.act.1,
                 swizzled: swizzled,
+                acc32: q.acc32,
             }),
         ));
     };
@@ -1113,7 +1128,7 @@ mod tests {
 
     /// An int16 CONV_2D with a 64-bit bias: the 16x8 requantization (multiplier reduced to 16
     /// bits, right shift 15 - shift), the gathering kernel with its weights swizzled in fours;
-    /// zero points other than 0 and a 32-bit bias are refused.
+    /// zero points other than 0 are refused; a 32-bit bias takes TFLM's 32-bit sums.
     #[test]
     fn conv_s16_lowering_and_refusals() {
         static W16: [u8; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
@@ -1153,7 +1168,12 @@ mod tests {
         assert_eq!(field(&k, "shifts"), &Value::I8s(vec![16; 2]));
         assert_eq!(field(&k, "act_min"), &Value::I32(-32768));
         assert!(reason(&g16(3, DType::I64)).contains("zero point"));
-        assert!(reason(&g16(0, DType::I32)).contains("32-bit bias"));
+        // A 32-bit bias: TFLM's 32-bit sums, with the int8-style Q31 multiplier and shift.
+        let k = kernel(&g16(0, DType::I32));
+        assert_eq!(k.function, "conv2d_s16");
+        assert_eq!(field(&k, "acc32"), &Value::Bool(true));
+        assert_eq!(field(&k, "multipliers"), &Value::I32s(vec![1 << 30; 2]));
+        assert_eq!(field(&k, "shifts"), &Value::I8s(vec![-1; 2]));
     }
 
     /// The kernel reads its input from the arena: a constant input is refused here rather than
