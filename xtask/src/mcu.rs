@@ -29,7 +29,7 @@ use crate::table::{self, Measured, Row};
 
 /// The models run by default: the fixture suite's CNNs and MLPs, the int8 reference models the
 /// backends accept, and int16 ("16x8") models: one SEANet layer of TFLM's integration suite per
-/// operator and the int16 fixtures. All fit the machine: mobilenet_v2_quantized_1x3x224x224, the largest, has
+/// operator and every int16 fixture. All fit the machine: mobilenet_v2_quantized_1x3x224x224, the largest, has
 /// 3.5 MB of weights in the 4 MiB of code SRAM and its 2.4 MB arena in the 4 MiB of data SRAM
 /// (and takes about 40 s of emulation for both languages and three cases).
 const DEFAULT_MODELS: &[&str] = &[
@@ -55,12 +55,33 @@ const DEFAULT_MODELS: &[&str] = &[
     "seanet_pad0",
     "seanet_strided_slice0",
     "seanet_quantize0",
+    "add_sub_mul_broadcast_int16",
+    "add_sub_same_shape_int16",
+    "autoencoder_int16",
+    "concatenation_int16",
+    "conv_dilation2_int16",
+    "conv_int32_bias_int16",
+    "conv_per_channel_int16",
     "conv_stride2_same_odd_int16",
-    "transpose_conv_int16",
-    "pool_same_odd_int16",
-    "softmax_int16",
+    "depthwise_multiplier_int16",
     "ds_cnn_int16",
+    "fc_int32_bias_int16",
+    "fc_keep_num_dims_int16",
+    "leaky_relu_int16",
+    "logistic_int16",
+    "maximum_minimum_int16",
+    "mean_int16",
+    "pad_int16",
+    "pool_same_odd_int16",
+    "quantize_swish_dequantize_int16",
+    "relu_relu6_int16",
     "resnet8_int16",
+    "sine_mlp_int16",
+    "softmax_int16",
+    "strided_slice_int16",
+    "tanh_int16",
+    "transpose_conv_int16",
+    "transpose_int16",
 ];
 
 /// QEMU's arguments before the ELF: the machine, instruction counting, semihosting, no devices.
