@@ -169,6 +169,22 @@ pub fn requantize_s16_s32(arena: &mut [u8], input: usize, output: usize, p: &Req
     requantize_map::<i16, i32>(arena, (input, output), p, range, |v| v);
 }
 
+/// int8 → int32 requantization (TFLM's `Requantize<int8_t, int32_t>`), as [`requantize_s8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn requantize_s8_s32(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    let p = super::opaque(p);
+    let range = (i32::MIN, i32::MAX);
+    requantize_map::<i8, i32>(arena, (input, output), p, range, |v| v);
+}
+
+/// int32 → int8 requantization (TFLM's `Requantize<int32_t, int8_t>`), as [`requantize_s8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn requantize_s32_s8(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {
+    let p = super::opaque(p);
+    let range = (i32::from(i8::MIN), i32::from(i8::MAX));
+    requantize_map::<i32, i8>(arena, (input, output), p, range, |v| v as i8);
+}
+
 /// int32 → int16 requantization (TFLM's `Requantize<int32_t, int16_t>`), as [`requantize_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn requantize_s32_s16(arena: &mut [u8], input: usize, output: usize, p: &RequantizeS8) {

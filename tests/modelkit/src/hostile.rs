@@ -1748,6 +1748,26 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
             vec![int16(WIDE16, (0.0013, -20))],
         ),
     );
+    // int8 ↔ int32, TFLM's other integer conversions: zero points on both sides, and int32 inputs
+    // beyond the int8 range (clamped).
+    s.accepted(
+        "quantize_int8_to_int32",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::int8(WIDE16, 0.05, 3)],
+            vec![TensorSpec::int32(WIDE16).quant(0.0007, -1000)],
+        ),
+    );
+    s.accepted(
+        "quantize_int32_to_int8",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::int32(WIDE16).quant(0.0007, 12)],
+            vec![TensorSpec::int8(WIDE16, 0.01, -5)],
+        ),
+    );
     s.accepted("quantize_int16_to_int16_divergent_scales", {
         let (a, b) = divergent_scales(2);
         unary16(WIDE16, B::QUANTIZE, (a, 5), (b * 8.0, -9))

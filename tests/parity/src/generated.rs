@@ -1847,6 +1847,18 @@ pub mod ffi {
             output: *mut u8,
             p: *const quantize::RequantizeS8,
         );
+        /// The C `quantize::requantize_s8_s32`.
+        pub fn parity_quantize_requantize_s8_s32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::RequantizeS8,
+        );
+        /// The C `quantize::requantize_s32_s8`.
+        pub fn parity_quantize_requantize_s32_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const quantize::RequantizeS8,
+        );
         /// The C `quantize::requantize_s32_s16`.
         pub fn parity_quantize_requantize_s32_s16(
             input: *const u8,
@@ -5653,6 +5665,70 @@ fn c_quantize_requantize_s16_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     Ok(())
 }
 
+/// `quantize::requantize_s8_s32` in Rust.
+fn rust_quantize_requantize_s8_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot::kernels::quantize::requantize_s8_s32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::requantize_s8_s32` in C.
+fn c_quantize_requantize_s8_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_requantize_s8_s32(input, output, &p) };
+    Ok(())
+}
+
+/// `quantize::requantize_s32_s8` in Rust.
+fn rust_quantize_requantize_s32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot::kernels::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot::kernels::quantize::requantize_s32_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `quantize::requantize_s32_s8` in C.
+fn c_quantize_requantize_s32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::quantize::RequantizeS8 {
+        len: call.scalar::<usize>("len")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_quantize_requantize_s32_s8(input, output, &p) };
+    Ok(())
+}
+
 /// `quantize::requantize_s32_s16` in Rust.
 fn rust_quantize_requantize_s32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot::kernels::quantize::RequantizeS8 {
@@ -6296,6 +6372,8 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("quantize", "requantize_s8_u8") => rust_quantize_requantize_s8_u8(call, arena),
         ("quantize", "requantize_u8_s8") => rust_quantize_requantize_u8_s8(call, arena),
         ("quantize", "requantize_s16_s32") => rust_quantize_requantize_s16_s32(call, arena),
+        ("quantize", "requantize_s8_s32") => rust_quantize_requantize_s8_s32(call, arena),
+        ("quantize", "requantize_s32_s8") => rust_quantize_requantize_s32_s8(call, arena),
         ("quantize", "requantize_s32_s16") => rust_quantize_requantize_s32_s16(call, arena),
         ("quantize", "dequantize_s8_f32") => rust_quantize_dequantize_s8_f32(call, arena),
         ("quantize", "dequantize_s16_f32") => rust_quantize_dequantize_s16_f32(call, arena),
@@ -6413,6 +6491,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("quantize", "requantize_s8_u8") => c_quantize_requantize_s8_u8(call, arena),
         ("quantize", "requantize_u8_s8") => c_quantize_requantize_u8_s8(call, arena),
         ("quantize", "requantize_s16_s32") => c_quantize_requantize_s16_s32(call, arena),
+        ("quantize", "requantize_s8_s32") => c_quantize_requantize_s8_s32(call, arena),
+        ("quantize", "requantize_s32_s8") => c_quantize_requantize_s32_s8(call, arena),
         ("quantize", "requantize_s32_s16") => c_quantize_requantize_s32_s16(call, arena),
         ("quantize", "dequantize_s8_f32") => c_quantize_dequantize_s8_f32(call, arena),
         ("quantize", "dequantize_s16_f32") => c_quantize_dequantize_s16_f32(call, arena),
@@ -6519,6 +6599,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("quantize", "requantize_s8_u8"),
     ("quantize", "requantize_u8_s8"),
     ("quantize", "requantize_s16_s32"),
+    ("quantize", "requantize_s8_s32"),
+    ("quantize", "requantize_s32_s8"),
     ("quantize", "requantize_s32_s16"),
     ("quantize", "dequantize_s8_f32"),
     ("quantize", "dequantize_s16_f32"),

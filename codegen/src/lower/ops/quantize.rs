@@ -1,5 +1,5 @@
 //! QUANTIZE and DEQUANTIZE → `quantize::*`: float32 → int8 and int16, requantization between int8,
-//! int16 and int32 and between int8 and uint8, int8, int16 and uint8 → float32.
+//! int16 and int32 (each way) and between int8 and uint8, int8, int16 and uint8 → float32.
 
 use super::{unary, Kernel, Lowering, OpEntry};
 use crate::error::Result;
@@ -35,8 +35,7 @@ fn uint8_quant(ctx: &OpContext, what: &str, tensor: &Tensor) -> Result<(f32, i32
 }
 
 /// QUANTIZE: float32 → int8 or int16, or a requantization between int8, int16 and int32 or
-/// between int8 and uint8 (TFLM's `quantize_common.cc`: the pairs its Eval runs, less int8 ↔
-/// int32 and int32 → int8).
+/// between int8 and uint8 (TFLM's `quantize_common.cc`: the pairs its Eval runs).
 fn quantize(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     let (so, zo) = match output.dtype {
@@ -72,6 +71,8 @@ fn quantize(ctx: &OpContext) -> Result<Kernel> {
         (DType::I16, DType::I8) => "requantize_s16_s8",
         (DType::I16, DType::I16) => "requantize_s16",
         (DType::I16, DType::I32) => "requantize_s16_s32",
+        (DType::I8, DType::I32) => "requantize_s8_s32",
+        (DType::I32, DType::I8) => "requantize_s32_s8",
         (DType::I32, DType::I16) => "requantize_s32_s16",
         _ => return Err(unsupported_pair(ctx)),
     };
@@ -100,7 +101,7 @@ fn unsupported_pair(ctx: &OpContext) -> crate::error::Error {
     };
     ctx.unsupported(format!(
         "QUANTIZE from {i} to {o} is not supported; supported: FLOAT32, INT8 or INT16 to INT8 or \
-         INT16, INT16 to INT32, INT32 to INT16, INT8 to UINT8 and UINT8 to INT8"
+         INT16, INT8 or INT16 to INT32, INT32 to INT8 or INT16, INT8 to UINT8 and UINT8 to INT8"
     ))
 }
 
