@@ -72,6 +72,37 @@ const PAIRS: &[Pair] = &[
     ),
 ];
 
+/// Every SEANet model of TFLM's integration suite, compiled by `include_model!` (the list is
+/// written by build.rs, which compiles their build.rs twins).
+mod suite {
+    include!(concat!(env!("OUT_DIR"), "/macro_suite.rs"));
+}
+
+/// The macro compiles all 127 SEANet layers of TFLM's integration suite to the bytes build.rs's
+/// twins compute, which match TFLM's goldens.
+#[test]
+fn macro_compiles_tflm_suite_like_build_rs() {
+    let mut failures = Vec::new();
+    assert!(
+        suite::PAIRS.len() >= 127,
+        "{} SEANet models",
+        suite::PAIRS.len()
+    );
+    for &(name, golden, from_macro, from_build_rs) in suite::PAIRS {
+        let golden = Path::new(golden).to_path_buf();
+        let result = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || run_pair(from_macro, from_build_rs, &golden))
+            .expect("spawn")
+            .join()
+            .unwrap_or_else(|_| Err("panicked".to_string()));
+        if let Err(e) = result {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 fn tests_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
