@@ -1,6 +1,7 @@
-//! The planner on real models: every reference model in `../shared/models` (required) and every
-//! fixture model in `tests/fixtures/models` (when generated) plans at exactly the liveness lower
-//! bound, and the independent checker accepts the plan.
+//! The planner on real models: every reference model in `../shared/models` (required), the SEANet
+//! layers of TFLM's integration suite and every fixture model in `tests/fixtures/models` (when
+//! generated) plans at exactly the liveness lower bound, and the independent checker accepts the
+//! plan.
 
 mod common;
 
@@ -46,6 +47,30 @@ fn plan_model(path: &Path) -> String {
 #[test]
 fn reference_models_plan_at_the_lower_bound() {
     for path in common::shared_models() {
+        println!("{}", plan_model(&path));
+    }
+}
+
+/// TFLM's integration suite (`<shared>/models/tflm_suite`): its SEANet layers, int16 CONV_2D and
+/// TRANSPOSE_CONV included (their kernels need no scratch memory, so nothing is planned beyond
+/// the tensors).
+#[test]
+fn tflm_suite_models_plan_at_the_lower_bound() {
+    let dir = common::shared_models_dir().join("tflm_suite");
+    let models: Vec<_> = tinyaot_test_support::tflite_files(&dir)
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("seanet_"))
+        })
+        .collect();
+    assert!(
+        models.len() >= 127,
+        "{} SEANet models in {}",
+        models.len(),
+        dir.display()
+    );
+    for path in models {
         println!("{}", plan_model(&path));
     }
 }
