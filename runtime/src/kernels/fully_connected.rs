@@ -11,7 +11,7 @@
 //! the output must not overlap the input (checked).
 
 use super::nn_common::requant::scale_16x8;
-use super::nn_common::{clamp_f32, dot_s16, views};
+use super::nn_common::{clamp_f32, dot2_swizzled_s16, views};
 use crate::math::multiply_by_quantized_multiplier;
 
 /// Constant parameters of [`fully_connected_s16`]: an int16 FULLY_CONNECTED with int8 weights and
@@ -24,7 +24,8 @@ pub struct FullyConnectedS16<'a> {
     pub input_depth: usize,
     /// Outputs per row (the filter's first dimension).
     pub output_depth: usize,
-    /// Weights, `[output_depth, input_depth]` (zero point 0).
+    /// Weights, `[output_depth, input_depth]` (zero point 0), each row's whole groups of four
+    /// stored as weights 0, 2, 1, 3 (the runtime's `dot2_swizzled_s16`).
     pub filter: &'a [i8],
     /// Per-output 64-bit bias with the input zero point folded in,
     /// `bias[c] - input_zero_point * Σ_d filter[c, d]`: TFLM subtracts the zero point from every
@@ -54,7 +55,8 @@ pub struct FullyConnectedAcc32S16<'a> {
     pub input_depth: usize,
     /// Outputs per row (the filter's first dimension).
     pub output_depth: usize,
-    /// Weights, `[output_depth, input_depth]` (zero point 0).
+    /// Weights, `[output_depth, input_depth]` (zero point 0), each row's whole groups of four
+    /// stored as weights 0, 2, 1, 3 (the runtime's `dot2_swizzled_s16`).
     pub filter: &'a [i8],
     /// Per-output 32-bit bias with the input zero point folded in,
     /// `bias[c] - input_zero_point * Σ_d filter[c, d]` wrapped to 32 bits: TFLM's 32-bit sums
@@ -126,7 +128,9 @@ pub fn fully_connected_f32(arena: &mut [u8], input: usize, output: usize, p: &Fu
 }
 
 /// Walks the rows of an int16 FULLY_CONNECTED: for each row and output `c`, writes
-/// `requantize(c, Σ_d filter[c, d] * x[d])` (the exact sum) as the output element.
+/// `requantize(c, Σ_d filter[c, d] * x[d])` (the exact sum) as the output element. Two outputs at
+/// a time (the last one twice when their count is odd), over runs of at most 508 inputs whose
+/// 32-bit sums cannot overflow (each product is at most 2^22 in magnitude), summed in 64 bits.
 #[inline(always)]
 fn int16_rows(
     arena: &mut [u8],
@@ -135,6 +139,8 @@ fn int16_rows(
     filter: &[i8],
     requantize: impl Fn(usize, i64) -> i16,
 ) {
+    /// Inputs per 32-bit run: whole groups of four, below 2^31 / 2^22.
+    const RUN: usize = 508;
     let (inp, out) = views::split(
         arena,
         input,
@@ -148,13 +154,23 @@ fn int16_rows(
         .zip(out.chunks_exact_mut(2 * outs.max(1)))
     {
         let row = &row[..2 * depth];
-        for (c, (o, w)) in out_row
-            .chunks_exact_mut(2)
-            .zip(filter.chunks_exact(depth.max(1)))
-            .enumerate()
-        {
-            let v = requantize(c, dot_s16(&w[..depth], row));
-            o.copy_from_slice(&v.to_le_bytes());
+        for (pair, o) in out_row.chunks_mut(4).enumerate() {
+            let c = 2 * pair;
+            let c1 = (c + 1).min(outs - 1);
+            let (w0, w1) = (
+                &filter[c * depth..][..depth],
+                &filter[c1 * depth..][..depth],
+            );
+            let (mut s0, mut s1) = (0i64, 0i64);
+            for ((x, w0), w1) in row.chunks(2 * RUN).zip(w0.chunks(RUN)).zip(w1.chunks(RUN)) {
+                let [a, b] = dot2_swizzled_s16(x, w0, w1);
+                s0 += i64::from(a);
+                s1 += i64::from(b);
+            }
+            o[..2].copy_from_slice(&requantize(c, s0).to_le_bytes());
+            if o.len() == 4 {
+                o[2..].copy_from_slice(&requantize(c1, s1).to_le_bytes());
+            }
         }
     }
 }

@@ -3,7 +3,9 @@
 //! sums) and `fully_connected::fully_connected_f32`: batches from the weights' depth, per-tensor or
 //! per-channel requantization.
 
-use super::conv::{filter_rows, fold, folded_bias, pointwise, reduce_16x8, ConvQuant};
+use super::conv::{
+    filter_rows, fold, folded_bias, pointwise, reduce_16x8, swizzle_quads, ConvQuant,
+};
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{DType, OpCode, Options};
@@ -175,7 +177,7 @@ fn fully_connected_16x8(
     (batches, depth, units): (usize, usize, usize),
 ) -> Result<Kernel> {
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let filter_index = ctx.constant_input(1, "weights")?;
+    ctx.constant_input(1, "weights")?;
     ctx.expect_dtype("weights", filter, DType::I8)?;
     ctx.expect_dtype("output", output, DType::I16)?;
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
@@ -209,7 +211,7 @@ fn fully_connected_16x8(
                 batches,
                 input_depth: depth,
                 output_depth: units,
-                filter: Data::Tensor(filter_index),
+                filter: Data::Packed(swizzle_quads(&weights, row)),
                 bias,
                 multipliers: Data::Values(multipliers),
                 shifts: Data::Values(shifts),
@@ -252,7 +254,7 @@ fn fully_connected_16x8(
             batches,
             input_depth: depth,
             output_depth: units,
-            filter: Data::Tensor(filter_index),
+            filter: Data::Packed(swizzle_quads(&weights, row)),
             bias,
             multipliers: Data::Values(multipliers),
             shifts: Data::Values(shifts),
