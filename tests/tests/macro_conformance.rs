@@ -89,14 +89,7 @@ fn macro_compiles_tflm_suite_like_build_rs() {
         suite::PAIRS.len()
     );
     for &(name, golden, from_macro, from_build_rs) in suite::PAIRS {
-        let golden = Path::new(golden).to_path_buf();
-        let result = std::thread::Builder::new()
-            .stack_size(64 << 20)
-            .spawn(move || run_pair(from_macro, from_build_rs, &golden))
-            .expect("spawn")
-            .join()
-            .unwrap_or_else(|_| Err("panicked".to_string()));
-        if let Err(e) = result {
+        if let Err(e) = run_pair_on_big_stack(from_macro, from_build_rs, Path::new(golden)) {
             failures.push(format!("{name}: {e}"));
         }
     }
@@ -114,15 +107,7 @@ fn macro_models_match_build_rs_and_tflm() {
         let golden = tinyaot_test_support::fixtures_dir()
             .join("golden")
             .join(name);
-        // `Box::new(Model::new())` may build the model on the stack before moving it to the heap
-        // (unoptimised code does): a large stack makes that safe for every fixture's arena.
-        let result = std::thread::Builder::new()
-            .stack_size(64 << 20)
-            .spawn(move || run_pair(from_macro, from_build_rs, &golden))
-            .expect("spawn")
-            .join()
-            .unwrap_or_else(|_| Err("panicked".to_string()));
-        match result {
+        match run_pair_on_big_stack(from_macro, from_build_rs, &golden) {
             Ok(summary) => println!("ok       {name}: {summary}"),
             Err(e) => {
                 println!("MISMATCH {name}: {e}");
@@ -136,6 +121,23 @@ fn macro_models_match_build_rs_and_tflm() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// [`run_pair`] on a thread of its own: `Box::new(Model::new())` may build the model on the stack
+/// before moving it to the heap (unoptimised code does), and a large stack makes that safe for
+/// every fixture's arena.
+fn run_pair_on_big_stack(
+    from_macro: fn() -> Box<dyn DynModel>,
+    from_build_rs: fn() -> Box<dyn DynModel>,
+    golden: &Path,
+) -> Result<String, String> {
+    let golden = golden.to_path_buf();
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(move || run_pair(from_macro, from_build_rs, &golden))
+        .expect("spawn")
+        .join()
+        .unwrap_or_else(|_| Err("panicked".to_string()))
 }
 
 /// Runs every golden case, in order, on one instance from the macro and one from build.rs.
