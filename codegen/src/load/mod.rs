@@ -23,6 +23,7 @@ use crate::ir::Graph;
 use crate::limits::Limits;
 
 use buffer::Buffers;
+pub(crate) use options::{activation_from, padding_from};
 
 /// The only schema version tinyaot reads (every TFLite file written since 2018).
 const SCHEMA_VERSION: u32 = 3;

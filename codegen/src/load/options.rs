@@ -238,27 +238,17 @@ impl Ctx<'_, '_> {
     }
 
     fn padding(&self, p: tflite::Padding) -> Result<Padding> {
-        match p {
-            tflite::Padding::SAME => Ok(Padding::Same),
-            tflite::Padding::VALID => Ok(Padding::Valid),
-            _ => Err(self.corrupt(format!("padding {} is neither SAME (0) nor VALID (1)", p.0))),
-        }
+        padding_from(p).ok_or_else(|| {
+            self.corrupt(format!("padding {} is neither SAME (0) nor VALID (1)", p.0))
+        })
     }
 
     fn activation(&self, a: Act) -> Result<Activation> {
-        Ok(match a {
-            Act::NONE => Activation::None,
-            Act::RELU => Activation::Relu,
-            Act::RELU_N1_TO_1 => Activation::ReluN1To1,
-            Act::RELU6 => Activation::Relu6,
-            Act::TANH => Activation::Tanh,
-            Act::SIGN_BIT => Activation::SignBit,
-            _ => {
-                return Err(self.corrupt(format!(
-                    "fused activation {} is not an ActivationFunctionType (0..=5)",
-                    a.0
-                )))
-            }
+        activation_from(a).ok_or_else(|| {
+            self.corrupt(format!(
+                "fused activation {} is not an ActivationFunctionType (0..=5)",
+                a.0
+            ))
         })
     }
 
@@ -298,4 +288,26 @@ fn name_of(b: Bo) -> String {
         Some(n) => n.to_string(),
         None => format!("BuiltinOptions({})", b.0),
     }
+}
+
+/// A FlatBuffer padding as [`Padding`]; `None` for a value that is neither SAME nor VALID.
+pub(crate) fn padding_from(p: tflite::Padding) -> Option<Padding> {
+    match p {
+        tflite::Padding::SAME => Some(Padding::Same),
+        tflite::Padding::VALID => Some(Padding::Valid),
+        _ => None,
+    }
+}
+
+/// A FlatBuffer fused activation as [`Activation`]; `None` outside ActivationFunctionType.
+pub(crate) fn activation_from(a: Act) -> Option<Activation> {
+    Some(match a {
+        Act::NONE => Activation::None,
+        Act::RELU => Activation::Relu,
+        Act::RELU_N1_TO_1 => Activation::ReluN1To1,
+        Act::RELU6 => Activation::Relu6,
+        Act::TANH => Activation::Tanh,
+        Act::SIGN_BIT => Activation::SignBit,
+        _ => return None,
+    })
 }

@@ -6,10 +6,10 @@
 use super::conv::{quant_16x8, swizzled_filter, weights_and_range, Bias16x8, ConvQuant, Inputs};
 use super::{in_out_from, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{Activation, DType, OpCode, Padding};
+use crate::ir::{DType, OpCode, Padding};
+use crate::load::{activation_from, padding_from};
 use crate::lower::params::transpose_conv as P;
 use crate::lower::OpContext;
-use tinyaot_schema::tflite;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -44,25 +44,6 @@ fn padding(padding: Padding, output: usize, filter: usize, stride: usize) -> Opt
     usize::try_from(total.max(0) / 2).ok()
 }
 
-/// A fused activation of the options, as [`Activation`].
-fn activation(ctx: &OpContext, a: tflite::ActivationFunctionType) -> Result<Activation> {
-    use tflite::ActivationFunctionType as Act;
-    Ok(match a {
-        Act::NONE => Activation::None,
-        Act::RELU => Activation::Relu,
-        Act::RELU_N1_TO_1 => Activation::ReluN1To1,
-        Act::RELU6 => Activation::Relu6,
-        Act::TANH => Activation::Tanh,
-        Act::SIGN_BIT => Activation::SignBit,
-        other => {
-            return Err(ctx.invalid(format!(
-                "fused activation {} is not an ActivationFunctionType (0..=5)",
-                other.0
-            )))
-        }
-    })
-}
-
 /// TRANSPOSE_CONV (TFLM: int8, int16 with int8 weights, float32; input 0 the output shape, 1 the
 /// filter `[output_c, filter_h, filter_w, input_c]`, 2 the input, 3 an optional bias).
 fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
@@ -70,11 +51,13 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
         .tflite_operator()?
         .builtin_options_as_transpose_conv_options()
         .ok_or_else(|| ctx.unsupported("missing TransposeConvOptions"))?;
-    let pad_kind = match o.padding() {
-        tflite::Padding::SAME => Padding::Same,
-        tflite::Padding::VALID => Padding::Valid,
-        p => return Err(ctx.invalid(format!("padding {} is neither SAME (0) nor VALID (1)", p.0))),
-    };
+    // The loader's own reading of these enums; a bad value is TFLM's Prepare refusing the model.
+    let pad_kind = padding_from(o.padding()).ok_or_else(|| {
+        ctx.invalid(format!(
+            "padding {} is neither SAME (0) nor VALID (1)",
+            o.padding().0
+        ))
+    })?;
     let mut strides = [0; 2];
     for (s, (name, v)) in strides
         .iter_mut()
@@ -88,7 +71,12 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
         ctx.fits_i16("stride", *s)?;
     }
     let [stride_h, stride_w] = strides;
-    let act = activation(ctx, o.fused_activation_function())?;
+    let act = activation_from(o.fused_activation_function()).ok_or_else(|| {
+        ctx.invalid(format!(
+            "fused activation {} is not an ActivationFunctionType (0..=5)",
+            o.fused_activation_function().0
+        ))
+    })?;
 
     let (input, filter, output) = (
         ctx.input(INPUTS.input)?,
