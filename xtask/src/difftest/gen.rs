@@ -659,7 +659,6 @@ impl<'a> G<'a> {
         let depth = if depthwise { kh * kw } else { kh * kw * cin };
         let activation = self.rng.pick(ACTIVATIONS);
         let has_bias = self.rng.chance(0.8);
-        let count = elements(&filter_shape) as usize;
         let out_shape = vec![n, oh, ow, cout];
         let (filter, bias, out) = if dtype == TensorType::INT8 {
             let (s_in, _) = self.q(x);
@@ -699,17 +698,7 @@ impl<'a> G<'a> {
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (filter, bias, out)
         } else {
-            let weights: Vec<f32> = (0..count).map(|_| self.rng.sym(1.0)).collect();
-            let filter = self
-                .m
-                .tensor(TensorSpec::f32(&filter_shape).constant_f32(&weights));
-            let bias = if has_bias {
-                let values: Vec<f32> = (0..cout).map(|_| self.rng.sym(1.0)).collect();
-                self.m
-                    .tensor(TensorSpec::f32(&[cout]).constant_f32(&values))
-            } else {
-                -1
-            };
+            let (filter, bias) = self.f32_filter_and_bias(&filter_shape, cout, has_bias);
             let out = self.act(TensorType::FLOAT32, &out_shape, None);
             (filter, bias, out)
         };
@@ -747,6 +736,22 @@ impl<'a> G<'a> {
         let inputs = self.operands(&[x, filter, bias]);
         self.m.op(op, options, &inputs, &[out]);
         out
+    }
+
+    /// A constant float32 filter of `shape` and, if `has_bias`, a bias of `channels` values, all
+    /// uniform in [-1, 1): the float weights of the convolutions and FULLY_CONNECTED.
+    fn f32_filter_and_bias(&mut self, shape: &[i32], channels: i32, has_bias: bool) -> (i32, i32) {
+        let weights: Vec<f32> = (0..elements(shape)).map(|_| self.rng.sym(1.0)).collect();
+        let filter = self.m.tensor(TensorSpec::f32(shape).constant_f32(&weights));
+        if !has_bias {
+            return (filter, -1);
+        }
+        let values: Vec<f32> = (0..channels).map(|_| self.rng.sym(1.0)).collect();
+        (
+            filter,
+            self.m
+                .tensor(TensorSpec::f32(&[channels]).constant_f32(&values)),
+        )
     }
 
     /// A constant int8 filter of `shape` with output channels along `axis`, weight scales `scales`
@@ -803,7 +808,6 @@ impl<'a> G<'a> {
         let cout = self.rng.int(1, 4);
         let out_shape = vec![n, out_dim(h, kh, sh), out_dim(w, kw, sw), cout];
         let filter_shape = vec![cout, kh, kw, cin];
-        let count = elements(&filter_shape) as usize;
         // Each output element sums about kh * kw * cin / (sh * sw) products.
         let depth = f64::from((kh * kw * cin).max(sh * sw)) / f64::from(sh * sw);
         let activation = self.rng.pick(ACTIVATIONS);
@@ -826,17 +830,7 @@ impl<'a> G<'a> {
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (filter, bias, out)
         } else {
-            let weights: Vec<f32> = (0..count).map(|_| self.rng.sym(1.0)).collect();
-            let filter = self
-                .m
-                .tensor(TensorSpec::f32(&filter_shape).constant_f32(&weights));
-            let bias = if has_bias {
-                let values: Vec<f32> = (0..cout).map(|_| self.rng.sym(1.0)).collect();
-                self.m
-                    .tensor(TensorSpec::f32(&[cout]).constant_f32(&values))
-            } else {
-                -1
-            };
+            let (filter, bias) = self.f32_filter_and_bias(&filter_shape, cout, has_bias);
             let out = self.act(TensorType::FLOAT32, &out_shape, None);
             (filter, bias, out)
         };
@@ -966,17 +960,7 @@ impl<'a> G<'a> {
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (w, b, out)
         } else {
-            let weights: Vec<f32> = (0..count).map(|_| self.rng.sym(1.0)).collect();
-            let w = self
-                .m
-                .tensor(TensorSpec::f32(&[units, depth]).constant_f32(&weights));
-            let b = if has_bias {
-                let values: Vec<f32> = (0..units).map(|_| self.rng.sym(1.0)).collect();
-                self.m
-                    .tensor(TensorSpec::f32(&[units]).constant_f32(&values))
-            } else {
-                -1
-            };
+            let (w, b) = self.f32_filter_and_bias(&[units, depth], units, has_bias);
             let out = self.act(TensorType::FLOAT32, &out_shape, None);
             (w, b, out)
         };
