@@ -282,9 +282,8 @@ pub fn rust_output_with_limits<'m>(
     options: &RustOptions,
     limits: &Limits,
 ) -> Result<Source<'m>> {
-    let (graph, plan) = plan_model(bytes, limits)?;
-    let calls = crate::lower::lower(&graph)?;
-    crate::emit::rust::source(&graph, &Layout::from_plan(&plan), &calls, options)
+    let (graph, calls, plan) = lower_and_plan(bytes, limits)?;
+    crate::emit::rust::source(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
 }
 
 /// The whole pipeline for the C backend: load → plan → lower → emit. Returns `(file name, contents)`
@@ -312,18 +311,27 @@ pub fn c_outputs_with_limits<'m>(
     options: &COptions,
     limits: &Limits,
 ) -> Result<Vec<(String, Source<'m>)>> {
-    let (graph, plan) = plan_model(bytes, limits)?;
-    let calls = crate::lower::lower(&graph)?;
-    crate::emit::c::sources(&graph, &Layout::from_plan(&plan), &calls, options)
+    let (graph, calls, plan) = lower_and_plan(bytes, limits)?;
+    crate::emit::c::sources(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
 }
 
-/// The front half of both pipelines (and all of `tinyaot plan`): load under `limits`, plan, and
-/// check the plan's arena and state sizes against `limits` before anything is emitted.
+/// All of `tinyaot plan`: load under `limits`, lower (the kernels' scratch memory is part of the
+/// plan), plan, and check the plan's arena and state sizes against `limits`.
 pub fn plan_model<'m>(bytes: &'m [u8], limits: &Limits) -> Result<(Graph<'m>, MemoryPlan)> {
+    lower_and_plan(bytes, limits).map(|(graph, _, plan)| (graph, plan))
+}
+
+/// The front half of both pipelines: [`plan_model`], keeping the lowered calls.
+fn lower_and_plan<'m>(
+    bytes: &'m [u8],
+    limits: &Limits,
+) -> Result<(Graph<'m>, Vec<crate::lower::Call>, MemoryPlan)> {
     let graph = crate::load::load_with_limits(bytes, limits)?;
-    let plan = crate::plan::plan_graph(&graph)?;
+    let calls = crate::lower::lower(&graph)?;
+    let scratch = crate::plan::scratch_requests(&calls);
+    let plan = crate::plan::plan_graph_with_scratch(&graph, &scratch)?;
     limits.check_plan(&plan)?;
-    Ok((graph, plan))
+    Ok((graph, calls, plan))
 }
 
 /// Reads a model file, with the path in the error.

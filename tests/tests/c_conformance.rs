@@ -667,7 +667,7 @@ fn unaliased_reshapes_are_copied() {
         let graph = tinyaot_codegen::load::load(&bytes).expect("load");
         let plan = tinyaot_codegen::plan::plan_graph(&graph).expect("plan");
         let calls = tinyaot_codegen::lower::lower(&graph).expect("lower");
-        let mut layout = Layout::from_plan(&plan);
+        let mut layout = Layout::from_plan(&graph, &plan);
         let mut moved = 0;
         for call in &calls {
             if let CallKind::Alias { output, .. } = call.kind {
