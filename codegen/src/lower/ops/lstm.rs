@@ -478,8 +478,9 @@ mod tests {
     use super::super::testing::{graph, per_tensor, reason, tensor};
     use crate::ir::*;
 
-    /// A float LSTM graph of 24 inputs with `present` optional inputs; one unit, one input.
-    fn lstm_graph(peephole: bool) -> Graph<'static> {
+    /// A float LSTM graph of 24 inputs, one unit and one input, with a peephole weight or
+    /// without the input gate (CIFG) if asked.
+    fn lstm_graph(peephole: bool, cifg: bool) -> Graph<'static> {
         static W: [u8; 4] = [0; 4];
         let mut tensors = vec![tensor(&[1, 1, 1], DType::F32, None, None)];
         for _ in 0..8 {
@@ -500,6 +501,11 @@ mod tests {
         inputs.extend([if peephole { Some(15) } else { None }, None, None]);
         inputs.extend((9..13).map(Some));
         inputs.extend([None, None, Some(13), Some(14), None, None, None, None]);
+        if cifg {
+            for i in [1, 5, 12] {
+                inputs[i] = None;
+            }
+        }
         graph(
             OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM,
             Options::None,
@@ -510,8 +516,17 @@ mod tests {
 
     #[test]
     fn peephole_lstm_is_refused_by_name() {
-        let r = reason(&lstm_graph(true));
+        let r = reason(&lstm_graph(true, false));
         assert!(r.contains("input 9 (peephole"), "{r}");
         assert!(r.contains("standard LSTM"), "{r}");
+    }
+
+    #[test]
+    fn cifg_lstm_is_refused_by_name() {
+        let r = reason(&lstm_graph(false, true));
+        assert!(
+            r.contains("the input gate's input weights (input 1) are absent"),
+            "{r}"
+        );
     }
 }
