@@ -319,8 +319,8 @@ fn c_header(
             .operands
             .iter()
             .map(|(name, _)| {
-                if name == "output" {
-                    "uint8_t *output".to_string()
+                if crate::parity_gen::is_written(name) {
+                    format!("uint8_t *{name}")
                 } else {
                     format!("const uint8_t *{name}")
                 }

@@ -1,7 +1,8 @@
 //! Multiply-accumulates per inference, counted from the graph: the figure instructions are divided
 //! by. Only the ops whose cost is dominated by MACs count (CONV_2D, DEPTHWISE_CONV_2D,
-//! TRANSPOSE_CONV, FULLY_CONNECTED); everything else (pooling, softmax, element-wise ops) adds instructions but no
-//! MACs, so small models with a large softmax show a high instructions-per-MAC figure.
+//! TRANSPOSE_CONV, FULLY_CONNECTED, UNIDIRECTIONAL_SEQUENCE_LSTM's gate products); everything
+//! else (pooling, softmax, element-wise ops) adds instructions but no MACs, so small models
+//! with a large softmax show a high instructions-per-MAC figure.
 
 use tinyaot_codegen::ir::{Graph, OpCode};
 
@@ -31,6 +32,9 @@ pub fn macs(graph: &Graph) -> u64 {
                 }),
                 // Weights [units, depth]: each output element sums `depth` products.
                 Some(OpCode::FULLY_CONNECTED) => out * dim(filter.shape.len().saturating_sub(1)),
+                // Input weights [units, input]: each output element (a unit at a step) sums the
+                // four gates' products with the input row and the previous hidden state.
+                Some(OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM) => out * 4 * (dim(1) + dim(0)),
                 _ => 0,
             }
         })
@@ -53,6 +57,12 @@ mod tests {
     fn counts_fully_connected_macs() {
         // 1 -> 16 -> 16 -> 1: 16 + 256 + 16.
         assert_eq!(model_macs("sine_mlp"), 288);
+    }
+
+    #[test]
+    fn counts_lstm_macs() {
+        // 6 steps x 12 units x 4 gates x (5 inputs + 12 hidden), then the 72 -> 4 FC.
+        assert_eq!(model_macs("lstm"), 6 * 12 * 4 * 17 + 288);
     }
 
     #[test]

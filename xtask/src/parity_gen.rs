@@ -38,6 +38,13 @@ pub struct FieldSpec {
     pub optional: bool,
 }
 
+/// Whether a kernel writes its operand `name`: its output, and an operator's state tensors
+/// (`hidden_state`, `cell_state`: named `*_state`), which it updates in place. They are
+/// `uint8_t *` in C, the other operands `const uint8_t *`.
+pub fn is_written(name: &str) -> bool {
+    name == "output" || name.ends_with("_state")
+}
+
 /// A kernel entry point.
 #[derive(Debug)]
 pub struct Function {
@@ -233,7 +240,7 @@ pub fn source(families: &[(String, Vec<Struct>, Vec<Function>)]) -> Result<Strin
                 .operands
                 .iter()
                 .map(|(name, _)| {
-                    let ptr = if name == "output" {
+                    let ptr = if is_written(name) {
                         "*mut u8"
                     } else {
                         "*const u8"
@@ -393,7 +400,7 @@ fn runner(family: &str, function: &Function, s: &Struct, c: bool) -> String {
         out.push_str("    };\n    let base = arena.as_mut_ptr();\n");
         let mut args = Vec::new();
         for (i, (operand, _)) in function.operands.iter().enumerate() {
-            if operand == "output" {
+            if is_written(operand) {
                 let _ = writeln!(
                     out,
                     "    let {operand} = call.c_output(base, arena.len(), {i})?;"

@@ -183,60 +183,75 @@ fn interpolate(u: u32, frac: u32, bits: u32, saturated: u32) -> u32 {
     }
 }
 
-/// int16 LOGISTIC, bit-exact with TFLM: the rescaled input's magnitude indexes the table in steps
-/// of 512 LSB; a negative input takes `1 - σ`. Reads and writes `2 * len` bytes.
+/// One int16 LOGISTIC value, TFLM's `reference_integer_ops::Logistic` for int16: the rescaled
+/// input's magnitude indexes the table in steps of 512 LSB; a negative input takes `1 - σ`.
+/// UNIDIRECTIONAL_SEQUENCE_LSTM's gates call the same function.
+#[inline(always)]
+pub(crate) fn logistic_one_s16(x: i16, p: &LogisticS16) -> i16 {
+    let d = rescale_s16(x, p);
+    let a = d.unsigned_abs();
+    let r = interpolate(a >> 9, a & 0x1ff, 9, 0x7fff << 10);
+    // Q0.25 back to Q0.15, rounding; 1 - σ is (2^25 - r) with the rounding's -1.
+    let r = if d >= 0 {
+        r.wrapping_add(1 << 9)
+    } else {
+        (1u32 << 25).wrapping_sub(r).wrapping_add((1 << 9) - 1)
+    };
+    (r >> 10) as i16
+}
+
+/// One int16 TANH value, TFLM's `reference_integer_ops::Tanh` for int16: `2 σ(2x) - 1` from the
+/// same table, in steps of 256 LSB. UNIDIRECTIONAL_SEQUENCE_LSTM calls the same function.
+#[inline(always)]
+pub(crate) fn tanh_one_s16(x: i16, p: &TanhS16) -> i16 {
+    let d = rescale_s16(x, p);
+    let a = d.unsigned_abs();
+    // At most 0xffff << 8: fits an i32.
+    let r = interpolate(a >> 8, a & 0xff, 8, 0xffff << 8) as i32;
+    let r = if d >= 0 {
+        r - (1 << 23) + (1 << 7)
+    } else {
+        -r + (1 << 23) + (1 << 7) - 1
+    };
+    (r >> 8) as i16
+}
+
+/// int16 LOGISTIC, bit-exact with TFLM ([`logistic_one_s16`] per element). Reads and writes
+/// `2 * len` bytes.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn logistic_s16(arena: &mut [u8], input: usize, output: usize, p: &LogisticS16) {
     let p = super::opaque(p);
-    map(arena, input, output, p.len, |x: i16| {
-        let d = rescale_s16(x, p);
-        let a = d.unsigned_abs();
-        let r = interpolate(a >> 9, a & 0x1ff, 9, 0x7fff << 10);
-        // Q0.25 back to Q0.15, rounding; 1 - σ is (2^25 - r) with the rounding's -1.
-        let r = if d >= 0 {
-            r.wrapping_add(1 << 9)
-        } else {
-            (1u32 << 25).wrapping_sub(r).wrapping_add((1 << 9) - 1)
-        };
-        (r >> 10) as i16
-    });
+    map(arena, input, output, p.len, |x: i16| logistic_one_s16(x, p));
 }
 
-/// int16 TANH, bit-exact with TFLM: `2 σ(2x) - 1` from the same table, in steps of 256 LSB. Reads
-/// and writes `2 * len` bytes.
+/// int16 TANH, bit-exact with TFLM ([`tanh_one_s16`] per element). Reads and writes `2 * len`
+/// bytes.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn tanh_s16(arena: &mut [u8], input: usize, output: usize, p: &TanhS16) {
     let p = super::opaque(p);
-    map(arena, input, output, p.len, |x: i16| {
-        let d = rescale_s16(x, p);
-        let a = d.unsigned_abs();
-        // At most 0xffff << 8: fits an i32.
-        let r = interpolate(a >> 8, a & 0xff, 8, 0xffff << 8) as i32;
-        let r = if d >= 0 {
-            r - (1 << 23) + (1 << 7)
-        } else {
-            -r + (1 << 23) + (1 << 7) - 1
-        };
-        (r >> 8) as i16
-    });
+    map(arena, input, output, p.len, |x: i16| tanh_one_s16(x, p));
 }
 
-/// float32 LOGISTIC as TFLM computes it: 1 above 16.619047, `exp(x)` below -9, else
-/// `1 / (1 + exp(-x))`. Reads and writes `4 * len` bytes.
+/// One float32 LOGISTIC value as TFLM's `reference_ops::Logistic` computes it: 1 above 16.619047,
+/// `exp(x)` below -9, else `1 / (1 + exp(-x))`.
+#[inline(always)]
+pub(crate) fn logistic_one_f32(x: f32) -> f32 {
+    const CUTOFF_UPPER: f32 = 16.619_047;
+    const CUTOFF_LOWER: f32 = -9.0;
+    if x > CUTOFF_UPPER {
+        1.0
+    } else if x < CUTOFF_LOWER {
+        exp_f32(x)
+    } else {
+        1.0 / (1.0 + exp_f32(-x))
+    }
+}
+
+/// float32 LOGISTIC ([`logistic_one_f32`] per element). Reads and writes `4 * len` bytes.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn logistic_f32(arena: &mut [u8], input: usize, output: usize, p: &ElementsF32) {
     let p = super::opaque(p);
-    const CUTOFF_UPPER: f32 = 16.619_047;
-    const CUTOFF_LOWER: f32 = -9.0;
-    map_f32(arena, input, output, p.len, |x| {
-        if x > CUTOFF_UPPER {
-            1.0
-        } else if x < CUTOFF_LOWER {
-            exp_f32(x)
-        } else {
-            1.0 / (1.0 + exp_f32(-x))
-        }
-    });
+    map_f32(arena, input, output, p.len, logistic_one_f32);
 }
 
 /// float32 TANH. Reads and writes `4 * len` bytes.

@@ -24,6 +24,7 @@ pub mod depthwise;
 pub mod elementwise;
 pub mod fully_connected;
 pub mod logistic_tanh;
+pub mod lstm;
 pub mod mean;
 pub mod pad;
 pub mod pool;

@@ -862,6 +862,145 @@ pub mod ffi {
             pub len: usize,
         }
     }
+    /// `lstm`'s typedefs.
+    pub mod lstm {
+        /// The C `lstm_LstmS8`.
+        #[repr(C)]
+        pub struct LstmS8 {
+            /// `batches`.
+            pub batches: usize,
+            /// `time_steps`.
+            pub time_steps: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `units`.
+            pub units: usize,
+            /// `time_major`.
+            pub time_major: core::ffi::c_int,
+            /// `input_weights`'s data.
+            pub input_weights: *const i8,
+            /// `input_weights`'s length.
+            pub input_weights_len: usize,
+            /// `recurrent_weights`'s data.
+            pub recurrent_weights: *const i8,
+            /// `recurrent_weights`'s length.
+            pub recurrent_weights_len: usize,
+            /// `biases`'s data.
+            pub biases: *const i32,
+            /// `biases`'s length.
+            pub biases_len: usize,
+            /// `input_offset`.
+            pub input_offset: i32,
+            /// `hidden_offset`.
+            pub hidden_offset: i32,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `mul_multipliers`'s data.
+            pub mul_multipliers: *const i32,
+            /// `mul_multipliers`'s length.
+            pub mul_multipliers_len: usize,
+            /// `mul_shifts`'s data.
+            pub mul_shifts: *const i8,
+            /// `mul_shifts`'s length.
+            pub mul_shifts_len: usize,
+            /// `hidden_zero_point`.
+            pub hidden_zero_point: i32,
+            /// `cell_min`.
+            pub cell_min: i32,
+            /// `cell_max`.
+            pub cell_max: i32,
+            /// `cell_tanh_multiplier`.
+            pub cell_tanh_multiplier: i32,
+            /// `cell_tanh_shift`.
+            pub cell_tanh_shift: i32,
+        }
+        /// The C `lstm_LstmS16`.
+        #[repr(C)]
+        pub struct LstmS16 {
+            /// `batches`.
+            pub batches: usize,
+            /// `time_steps`.
+            pub time_steps: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `units`.
+            pub units: usize,
+            /// `time_major`.
+            pub time_major: core::ffi::c_int,
+            /// `input_weights`'s data.
+            pub input_weights: *const i8,
+            /// `input_weights`'s length.
+            pub input_weights_len: usize,
+            /// `recurrent_weights`'s data.
+            pub recurrent_weights: *const i8,
+            /// `recurrent_weights`'s length.
+            pub recurrent_weights_len: usize,
+            /// `biases`'s data.
+            pub biases: *const i64,
+            /// `biases`'s length.
+            pub biases_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `mul_multipliers`'s data.
+            pub mul_multipliers: *const i32,
+            /// `mul_multipliers`'s length.
+            pub mul_multipliers_len: usize,
+            /// `mul_shifts`'s data.
+            pub mul_shifts: *const i8,
+            /// `mul_shifts`'s length.
+            pub mul_shifts_len: usize,
+            /// `hidden_zero_point`.
+            pub hidden_zero_point: i32,
+            /// `cell_min`.
+            pub cell_min: i32,
+            /// `cell_max`.
+            pub cell_max: i32,
+            /// `cell_tanh_multiplier`.
+            pub cell_tanh_multiplier: i32,
+            /// `cell_tanh_shift`.
+            pub cell_tanh_shift: i32,
+        }
+        /// The C `lstm_LstmF32`.
+        #[repr(C)]
+        pub struct LstmF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `time_steps`.
+            pub time_steps: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `units`.
+            pub units: usize,
+            /// `time_major`.
+            pub time_major: core::ffi::c_int,
+            /// `input_weights`'s data.
+            pub input_weights: *const f32,
+            /// `input_weights`'s length.
+            pub input_weights_len: usize,
+            /// `recurrent_weights`'s data.
+            pub recurrent_weights: *const f32,
+            /// `recurrent_weights`'s length.
+            pub recurrent_weights_len: usize,
+            /// `biases`'s data.
+            pub biases: *const f32,
+            /// `biases`'s length.
+            pub biases_len: usize,
+            /// `cell_clip`.
+            pub cell_clip: f32,
+        }
+    }
     /// `mean`'s typedefs.
     pub mod mean {
         /// The C `mean_MeanS8`.
@@ -1744,6 +1883,30 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const logistic_tanh::ElementsF32,
+        );
+        /// The C `lstm::lstm_s8`.
+        pub fn parity_lstm_lstm_s8(
+            input: *const u8,
+            hidden_state: *mut u8,
+            cell_state: *mut u8,
+            output: *mut u8,
+            p: *const lstm::LstmS8,
+        );
+        /// The C `lstm::lstm_s16`.
+        pub fn parity_lstm_lstm_s16(
+            input: *const u8,
+            hidden_state: *mut u8,
+            cell_state: *mut u8,
+            output: *mut u8,
+            p: *const lstm::LstmS16,
+        );
+        /// The C `lstm::lstm_f32`.
+        pub fn parity_lstm_lstm_f32(
+            input: *const u8,
+            hidden_state: *mut u8,
+            cell_state: *mut u8,
+            output: *mut u8,
+            p: *const lstm::LstmF32,
         );
         /// The C `mean::mean_s8`.
         pub fn parity_mean_mean_s8(input: *const u8, output: *mut u8, p: *const mean::MeanS8);
@@ -4820,6 +4983,240 @@ fn c_logistic_tanh_tanh_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
+/// `lstm::lstm_s8` in Rust.
+fn rust_lstm_lstm_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_weights: Vec<i8> = call.slice("input_weights")?;
+    let recurrent_weights: Vec<i8> = call.slice("recurrent_weights")?;
+    let biases: Vec<i32> = call.slice("biases")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = tinyaot::kernels::lstm::LstmS8 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: call.scalar::<bool>("time_major")?,
+        input_weights: &input_weights,
+        recurrent_weights: &recurrent_weights,
+        biases: &biases,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        mul_multipliers: &mul_multipliers,
+        mul_shifts: &mul_shifts,
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    tinyaot::kernels::lstm::lstm_s8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `lstm::lstm_s8` in C.
+fn c_lstm_lstm_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_weights: Vec<i8> = call.slice("input_weights")?;
+    let recurrent_weights: Vec<i8> = call.slice("recurrent_weights")?;
+    let biases: Vec<i32> = call.slice("biases")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = ffi::lstm::LstmS8 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: core::ffi::c_int::from(call.scalar::<bool>("time_major")?),
+        input_weights: input_weights.as_ptr(),
+        input_weights_len: input_weights.len(),
+        recurrent_weights: recurrent_weights.as_ptr(),
+        recurrent_weights_len: recurrent_weights.len(),
+        biases: biases.as_ptr(),
+        biases_len: biases.len(),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        mul_multipliers: mul_multipliers.as_ptr(),
+        mul_multipliers_len: mul_multipliers.len(),
+        mul_shifts: mul_shifts.as_ptr(),
+        mul_shifts_len: mul_shifts.len(),
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let hidden_state = call.c_output(base, arena.len(), 1)?;
+    let cell_state = call.c_output(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_lstm_lstm_s8(input, hidden_state, cell_state, output, &p) };
+    Ok(())
+}
+
+/// `lstm::lstm_s16` in Rust.
+fn rust_lstm_lstm_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_weights: Vec<i8> = call.slice("input_weights")?;
+    let recurrent_weights: Vec<i8> = call.slice("recurrent_weights")?;
+    let biases: Vec<i64> = call.slice("biases")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = tinyaot::kernels::lstm::LstmS16 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: call.scalar::<bool>("time_major")?,
+        input_weights: &input_weights,
+        recurrent_weights: &recurrent_weights,
+        biases: &biases,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        mul_multipliers: &mul_multipliers,
+        mul_shifts: &mul_shifts,
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    tinyaot::kernels::lstm::lstm_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `lstm::lstm_s16` in C.
+fn c_lstm_lstm_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_weights: Vec<i8> = call.slice("input_weights")?;
+    let recurrent_weights: Vec<i8> = call.slice("recurrent_weights")?;
+    let biases: Vec<i64> = call.slice("biases")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = ffi::lstm::LstmS16 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: core::ffi::c_int::from(call.scalar::<bool>("time_major")?),
+        input_weights: input_weights.as_ptr(),
+        input_weights_len: input_weights.len(),
+        recurrent_weights: recurrent_weights.as_ptr(),
+        recurrent_weights_len: recurrent_weights.len(),
+        biases: biases.as_ptr(),
+        biases_len: biases.len(),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        mul_multipliers: mul_multipliers.as_ptr(),
+        mul_multipliers_len: mul_multipliers.len(),
+        mul_shifts: mul_shifts.as_ptr(),
+        mul_shifts_len: mul_shifts.len(),
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let hidden_state = call.c_output(base, arena.len(), 1)?;
+    let cell_state = call.c_output(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_lstm_lstm_s16(input, hidden_state, cell_state, output, &p) };
+    Ok(())
+}
+
+/// `lstm::lstm_f32` in Rust.
+fn rust_lstm_lstm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_weights: Vec<f32> = call.slice("input_weights")?;
+    let recurrent_weights: Vec<f32> = call.slice("recurrent_weights")?;
+    let biases: Vec<f32> = call.slice("biases")?;
+    let p = tinyaot::kernels::lstm::LstmF32 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: call.scalar::<bool>("time_major")?,
+        input_weights: &input_weights,
+        recurrent_weights: &recurrent_weights,
+        biases: &biases,
+        cell_clip: call.scalar::<f32>("cell_clip")?,
+    };
+    tinyaot::kernels::lstm::lstm_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `lstm::lstm_f32` in C.
+fn c_lstm_lstm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_weights: Vec<f32> = call.slice("input_weights")?;
+    let recurrent_weights: Vec<f32> = call.slice("recurrent_weights")?;
+    let biases: Vec<f32> = call.slice("biases")?;
+    let p = ffi::lstm::LstmF32 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: core::ffi::c_int::from(call.scalar::<bool>("time_major")?),
+        input_weights: input_weights.as_ptr(),
+        input_weights_len: input_weights.len(),
+        recurrent_weights: recurrent_weights.as_ptr(),
+        recurrent_weights_len: recurrent_weights.len(),
+        biases: biases.as_ptr(),
+        biases_len: biases.len(),
+        cell_clip: call.scalar::<f32>("cell_clip")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let hidden_state = call.c_output(base, arena.len(), 1)?;
+    let cell_state = call.c_output(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_lstm_lstm_f32(input, hidden_state, cell_state, output, &p) };
+    Ok(())
+}
+
 /// `mean::mean_s8` in Rust.
 fn rust_mean_mean_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let kept_shape: Vec<usize> = call.slice("kept_shape")?;
@@ -6351,6 +6748,9 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("logistic_tanh", "tanh_s16") => rust_logistic_tanh_tanh_s16(call, arena),
         ("logistic_tanh", "logistic_f32") => rust_logistic_tanh_logistic_f32(call, arena),
         ("logistic_tanh", "tanh_f32") => rust_logistic_tanh_tanh_f32(call, arena),
+        ("lstm", "lstm_s8") => rust_lstm_lstm_s8(call, arena),
+        ("lstm", "lstm_s16") => rust_lstm_lstm_s16(call, arena),
+        ("lstm", "lstm_f32") => rust_lstm_lstm_f32(call, arena),
         ("mean", "mean_s8") => rust_mean_mean_s8(call, arena),
         ("mean", "mean_s16") => rust_mean_mean_s16(call, arena),
         ("mean", "mean_f32") => rust_mean_mean_f32(call, arena),
@@ -6470,6 +6870,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("logistic_tanh", "tanh_s16") => c_logistic_tanh_tanh_s16(call, arena),
         ("logistic_tanh", "logistic_f32") => c_logistic_tanh_logistic_f32(call, arena),
         ("logistic_tanh", "tanh_f32") => c_logistic_tanh_tanh_f32(call, arena),
+        ("lstm", "lstm_s8") => c_lstm_lstm_s8(call, arena),
+        ("lstm", "lstm_s16") => c_lstm_lstm_s16(call, arena),
+        ("lstm", "lstm_f32") => c_lstm_lstm_f32(call, arena),
         ("mean", "mean_s8") => c_mean_mean_s8(call, arena),
         ("mean", "mean_s16") => c_mean_mean_s16(call, arena),
         ("mean", "mean_f32") => c_mean_mean_f32(call, arena),
@@ -6578,6 +6981,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("logistic_tanh", "tanh_s16"),
     ("logistic_tanh", "logistic_f32"),
     ("logistic_tanh", "tanh_f32"),
+    ("lstm", "lstm_s8"),
+    ("lstm", "lstm_s16"),
+    ("lstm", "lstm_f32"),
     ("mean", "mean_s8"),
     ("mean", "mean_s16"),
     ("mean", "mean_f32"),

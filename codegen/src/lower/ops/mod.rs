@@ -33,6 +33,7 @@ mod depthwise;
 mod elementwise;
 mod fully_connected;
 mod logistic_tanh;
+mod lstm;
 mod mean;
 mod pad;
 mod pool;
@@ -64,6 +65,7 @@ macro_rules! families {
                 elementwise,
                 fully_connected,
                 logistic_tanh,
+                lstm,
                 mean,
                 pad,
                 pool,

@@ -26,6 +26,32 @@ pub(crate) fn split(
     }
 }
 
+/// Splits `arena` into `N` mutable views, one per `(offset, len)` range, in the order given.
+/// Panics if a range is outside the arena or two non-empty ranges overlap: for kernels that read
+/// and write several tensors (an operator's state among them) at once.
+pub(crate) fn disjoint<const N: usize>(
+    arena: &mut [u8],
+    ranges: [(usize, usize); N],
+) -> [&mut [u8]; N] {
+    let mut order: [usize; N] = core::array::from_fn(|i| i);
+    order.sort_unstable_by_key(|&i| ranges[i].0);
+    let mut views: [&mut [u8]; N] = core::array::from_fn(|_| <&mut [u8]>::default());
+    let (mut rest, mut base) = (arena, 0usize);
+    for &i in &order {
+        let (offset, len) = ranges[i];
+        if len == 0 {
+            continue;
+        }
+        assert!(offset >= base, "kernel operands overlap");
+        let (_, tail) = core::mem::take(&mut rest).split_at_mut(offset - base);
+        let (view, tail) = tail.split_at_mut(len);
+        views[i] = view;
+        rest = tail;
+        base = offset + len;
+    }
+    views
+}
+
 /// Moves the `len` bytes at `input` to `output` (any overlap allowed) and returns them, for kernels
 /// that then transform their data in place.
 pub(crate) fn in_place(arena: &mut [u8], input: usize, output: usize, len: usize) -> &mut [u8] {
@@ -63,6 +89,22 @@ mod tests {
     fn split_rejects_overlap() {
         let mut arena = [0u8; 8];
         let _ = split(&mut arena, 0, 4, 2, 4);
+    }
+
+    #[test]
+    fn disjoint_views_keep_the_given_order() {
+        let mut arena = [0u8, 1, 2, 3, 4, 5, 6];
+        let [a, b, c] = disjoint(&mut arena, [(4, 2), (0, 1), (1, 0)]);
+        assert_eq!((&*a, &*b, c.len()), (&[4u8, 5][..], &[0u8][..], 0));
+        a[0] = 9;
+        assert_eq!(arena[4], 9);
+    }
+
+    #[test]
+    #[should_panic(expected = "overlap")]
+    fn disjoint_rejects_overlap() {
+        let mut arena = [0u8; 8];
+        let _ = disjoint(&mut arena, [(0, 4), (3, 2)]);
     }
 
     #[test]

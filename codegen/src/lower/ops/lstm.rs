@@ -1,0 +1,532 @@
+//! UNIDIRECTIONAL_SEQUENCE_LSTM → `lstm::lstm_{s8,s16,f32}`: what TFLM's
+//! `UnidirectionalSequenceLstmPrepare` checks and computes (`lstm_eval_common.cc`): the standard
+//! LSTM only (all eight weight matrices and four biases; no peephole, projection or layer norm),
+//! int8 or int16 activations with int8 weights and an int16 cell state whose scale is a power of
+//! two, or float32; gate products requantized to 2^-12, the sigmoid and tanh outputs at 2^-15.
+
+use super::{kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{DType, OpCode, Tensor};
+use crate::lower::params::lstm as P;
+use crate::lower::{Data, OpContext, Operand};
+use tinyaot_schema::tflite::ActivationFunctionType;
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM,
+    inputs: 24..=24,
+    outputs: 1,
+    lower: Lowering::Kernel(lstm),
+}];
+
+/// The gates in TFLM's order of evaluation, with their input-weight, recurrent-weight and bias
+/// input indices.
+const GATES: [(&str, usize, usize, usize); 4] = [
+    ("forget", 2, 6, 13),
+    ("input", 1, 5, 12),
+    ("cell", 3, 7, 14),
+    ("output", 4, 8, 15),
+];
+
+/// The inputs of the LSTM variants TFLM's kernel does not implement, with what they are.
+const VARIANTS: [(usize, &str); 9] = [
+    (9, "peephole (cell-to-input weights)"),
+    (10, "peephole (cell-to-forget weights)"),
+    (11, "peephole (cell-to-output weights)"),
+    (16, "projection weights"),
+    (17, "projection bias"),
+    (20, "layer normalization (input gate)"),
+    (21, "layer normalization (forget gate)"),
+    (22, "layer normalization (cell gate)"),
+    (23, "layer normalization (output gate)"),
+];
+
+/// The scale of the gates' pre-activations (TFLM's Q3.12) and of the sigmoid and tanh outputs
+/// (Q0.15).
+const GATE_SCALE: f64 = 1.0 / 4096.0;
+const ACTIVATION_SCALE: f64 = 1.0 / 32768.0;
+
+/// What the four gates' shapes give: batches, time steps, input size, units.
+struct Sizes {
+    batches: usize,
+    time_steps: usize,
+    input_size: usize,
+    units: usize,
+    time_major: bool,
+}
+
+/// UNIDIRECTIONAL_SEQUENCE_LSTM → `lstm::lstm_s8` / `lstm::lstm_s16` / `lstm::lstm_f32`.
+fn lstm(ctx: &OpContext) -> Result<Kernel> {
+    for (i, what) in VARIANTS {
+        if ctx.optional_input(i).is_some() {
+            return Err(ctx.unsupported(format!(
+                "input {i} ({what}) is present: TFLM implements the standard LSTM only (no \
+                 peephole, projection or layer normalization); supported: inputs 0-8, 12-15, 18 \
+                 and 19"
+            )));
+        }
+    }
+    for (gate, input_weights, recurrent_weights, bias) in GATES {
+        for (i, what) in [
+            (input_weights, "input weights"),
+            (recurrent_weights, "recurrent weights"),
+            (bias, "bias"),
+        ] {
+            if ctx.optional_input(i).is_none() {
+                return Err(ctx.unsupported(format!(
+                    "the {gate} gate's {what} (input {i}) are absent (CIFG, or a model TFLM \
+                     refuses); TFLM's kernel needs all four gates' weights and biases"
+                )));
+            }
+        }
+    }
+    let (input, hidden, cell, output) = (
+        ctx.input(0)?,
+        ctx.input(18)?,
+        ctx.input(19)?,
+        ctx.output(0)?,
+    );
+    for (what, t) in [
+        ("hidden state (input 18)", hidden),
+        ("cell state (input 19)", cell),
+    ] {
+        if !t.is_variable || t.is_constant() {
+            return Err(ctx.invalid(format!(
+                "the {what} is not a variable tensor; TFLM's LSTM keeps its state in variables"
+            )));
+        }
+    }
+    if ctx.graph().tensors[ctx.input_index(0)?].is_constant() {
+        return Err(
+            ctx.unsupported("the input is a constant tensor; only a computed input is supported")
+        );
+    }
+    ctx.same_dtype("hidden state", hidden, input)?;
+    ctx.same_dtype("output", output, input)?;
+    let sizes = sizes(ctx, input, hidden, cell, output)?;
+    let weight_type = ctx.input(2)?.dtype;
+    for (_, iw, rw, _) in GATES {
+        ctx.expect_dtype("weights", ctx.input(iw)?, weight_type)?;
+        ctx.expect_dtype("weights", ctx.input(rw)?, weight_type)?;
+        ctx.constant_input(iw, "weights")?;
+        ctx.constant_input(rw, "weights")?;
+    }
+    let options = ctx
+        .tflite_operator()?
+        .builtin_options_as_unidirectional_sequence_lstmoptions()
+        .ok_or_else(|| {
+            ctx.invalid(
+                "no UnidirectionalSequenceLSTMOptions: TFLM's defaults have no cell gate \
+                 activation, which its kernel does not implement",
+            )
+        })?;
+    if sizes.time_major != options.time_major() {
+        return Err(ctx.invalid("the layout does not match the options' time_major"));
+    }
+    let activation = options.fused_activation_function();
+    if activation != ActivationFunctionType::TANH {
+        return Err(ctx.unsupported(format!(
+            "cell gate activation {:?} is not supported; supported: TANH (TFLM's kernel \
+             implements only TANH and SIGMOID, which a model cannot name)",
+            activation.variant_name().unwrap_or("unknown")
+        )));
+    }
+    let cell_clip = options.cell_clip();
+    match input.dtype {
+        DType::F32 => lstm_f32(ctx, sizes, cell, cell_clip),
+        DType::I8 | DType::I16 => lstm_int(ctx, sizes, cell, cell_clip),
+        other => Err(ctx.unsupported(format!(
+            "input type {other} is not supported; supported: INT8, INT16 (with INT8 weights) and \
+             FLOAT32"
+        ))),
+    }
+}
+
+/// Batches, time steps, input size and units from the input and the hidden state, with TFLM's
+/// shape checks (`ValidateTensorSize`).
+fn sizes(
+    ctx: &OpContext,
+    input: &Tensor,
+    hidden: &Tensor,
+    cell: &Tensor,
+    output: &Tensor,
+) -> Result<Sizes> {
+    ctx.expect_rank("input", input, 3)?;
+    ctx.expect_rank("hidden state", hidden, 2)?;
+    ctx.expect_rank("output", output, 3)?;
+    // The layout: TFLM reads time_major from the options, checked against this by the caller.
+    let time_major = ctx
+        .tflite_operator()
+        .ok()
+        .and_then(|op| op.builtin_options_as_unidirectional_sequence_lstmoptions())
+        .is_some_and(|o| o.time_major());
+    let (batches, time_steps) = if time_major {
+        (input.shape[1], input.shape[0])
+    } else {
+        (input.shape[0], input.shape[1])
+    };
+    let (input_size, units) = (input.shape[2], hidden.shape[1]);
+    for (_, iw, rw, bias) in GATES {
+        let (iw, rw, b) = (ctx.input(iw)?, ctx.input(rw)?, ctx.input(bias)?);
+        if iw.shape != [units, input_size] || rw.shape != [units, units] || b.shape != [units] {
+            return Err(ctx.invalid(format!(
+                "weights {:?} and {:?} and bias {:?} are not [{units}, {input_size}], \
+                 [{units}, {units}] and [{units}]",
+                iw.shape, rw.shape, b.shape
+            )));
+        }
+    }
+    let state = batches * units;
+    if hidden.num_elements() != state || cell.num_elements() != state {
+        return Err(ctx.invalid(format!(
+            "hidden state {:?} and cell state {:?} do not hold {batches} × {units} elements",
+            hidden.shape, cell.shape
+        )));
+    }
+    if output.shape != [input.shape[0], input.shape[1], units] {
+        return Err(ctx.invalid(format!(
+            "output shape {:?} is not [{}, {}, {units}]",
+            output.shape, input.shape[0], input.shape[1]
+        )));
+    }
+    if batches == 0 || time_steps == 0 || input_size == 0 || units == 0 {
+        return Err(ctx.unsupported("an empty dimension is not supported"));
+    }
+    Ok(Sizes {
+        batches,
+        time_steps,
+        input_size,
+        units,
+        time_major,
+    })
+}
+
+/// The operands: input, hidden state, cell state, output.
+fn operands(ctx: &OpContext) -> Result<Vec<Operand>> {
+    Ok(vec![
+        Operand::Offset(ctx.input_index(0)?),
+        Operand::Offset(ctx.input_index(18)?),
+        Operand::Offset(ctx.input_index(19)?),
+        Operand::Offset(ctx.output_index(0)?),
+    ])
+}
+
+/// The weights of the four gates for input `which` (0: the input weights, 1: the recurrent
+/// weights) as the kernel lays them out, `[units, 4, row]`, as raw bytes of `size`-byte elements.
+fn interleave(ctx: &OpContext, which: usize, units: usize, size: usize) -> Result<Vec<u8>> {
+    let mut gates = Vec::with_capacity(4);
+    for (_, iw, rw, _) in GATES {
+        let t = ctx.input(if which == 0 { iw } else { rw })?;
+        let data = t
+            .data
+            .and_then(|d| d.get(..t.num_elements() * size))
+            .ok_or_else(|| ctx.unsupported("weights have fewer bytes than their shape needs"))?;
+        gates.push(data);
+    }
+    let row = gates[0].len() / units;
+    let mut out = Vec::with_capacity(4 * gates[0].len());
+    for j in 0..units {
+        for g in &gates {
+            out.extend_from_slice(&g[j * row..][..row]);
+        }
+    }
+    Ok(out)
+}
+
+/// float32 → `lstm_f32`.
+fn lstm_f32(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<Kernel> {
+    let weights = ctx.input(2)?;
+    if weights.dtype != DType::F32 {
+        return Err(ctx.unsupported(format!(
+            "float input with {} weights (hybrid quantization) is not supported; supported: \
+             all-FLOAT32, or INT8 / INT16 activations with INT8 weights",
+            weights.dtype
+        )));
+    }
+    ctx.expect_dtype("cell state", cell, DType::F32)?;
+    let floats = |bytes: Vec<u8>| -> Vec<f32> {
+        bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    };
+    let mut biases = vec![0.0f32; 4 * s.units];
+    for (g, (_, _, _, b)) in GATES.iter().enumerate() {
+        let t = ctx.input(*b)?;
+        ctx.expect_dtype("bias", t, DType::F32)?;
+        let data = t
+            .data
+            .and_then(|d| d.get(..4 * s.units))
+            .ok_or_else(|| ctx.unsupported("the biases must be constant"))?;
+        for (j, v) in floats(data.to_vec()).into_iter().enumerate() {
+            biases[4 * j + g] = v;
+        }
+    }
+    Ok(kernel(
+        "lstm_f32",
+        operands(ctx)?,
+        P::LstmF32 {
+            batches: s.batches,
+            time_steps: s.time_steps,
+            input_size: s.input_size,
+            units: s.units,
+            time_major: s.time_major,
+            input_weights: Data::Packed(floats(interleave(ctx, 0, s.units, 4)?)),
+            recurrent_weights: Data::Packed(floats(interleave(ctx, 1, s.units, 4)?)),
+            biases: Data::Values(biases),
+            cell_clip,
+        },
+    ))
+}
+
+/// int8 → `lstm_s8`, int16 → `lstm_s16` (int8 weights, int16 cell state).
+fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<Kernel> {
+    let (input, hidden) = (ctx.input(0)?, ctx.input(18)?);
+    let wide = input.dtype == DType::I16;
+    ctx.expect_dtype("weights", ctx.input(2)?, DType::I8)?;
+    ctx.expect_dtype("cell state", cell, DType::I16)?;
+    let quant = |what: &str, t: &Tensor| {
+        if wide {
+            ctx.int16_quant(what, t)
+        } else {
+            ctx.int8_quant(what, t)
+        }
+    };
+    let (s_in, zp_in) = quant("input", input)?;
+    let (s_h, zp_h) = quant("hidden state", hidden)?;
+    // The output takes the hidden state's bytes as they are (TFLM copies them), whatever its own
+    // quantization says.
+    let (s_c, _) = ctx.int16_quant("cell state", cell)?;
+    let power = cell_scale_power(ctx, s_c)?;
+    // TFLM's Tanh of the cell state: left shift 12 + power, the power-of-two case (multiplier
+    // 3 << shift) when that is not negative, else multiplier 3 with a right shift.
+    let shift = 12 + power;
+    let (cell_tanh_multiplier, cell_tanh_shift) = if shift >= 0 {
+        if shift > 14 {
+            return Err(ctx.unsupported(format!(
+                "cell state scale 2^{power} is too coarse for TFLM's int16 tanh (at most 2^2)"
+            )));
+        }
+        (3 << shift, 0)
+    } else {
+        if -shift > 31 {
+            return Err(ctx.unsupported(format!(
+                "cell state scale 2^{power} is too fine for TFLM's int16 tanh (at least 2^-43)"
+            )));
+        }
+        (3, -shift)
+    };
+    // Gate products: GetQuantizedConvolutionMultipler in double, to the gate scale 2^-12.
+    let mut multipliers = Vec::with_capacity(8);
+    let mut shifts = Vec::with_capacity(8);
+    for (gate, iw, rw, _) in GATES {
+        for (i, s_x) in [(iw, s_in), (rw, s_h)] {
+            let w = ctx.input(i)?;
+            let scales = ctx.weight_scales(w, s.units, 0)?;
+            if scales.len() != 1 {
+                return Err(ctx.unsupported(format!(
+                    "the {gate} gate's weights are quantized per channel; TFLM's LSTM \
+                     requantizes with one multiplier per tensor (it would misread them)"
+                )));
+            }
+            let real = f64::from(s_x) * f64::from(scales[0]) / GATE_SCALE;
+            let (m, shift) = ctx.requantization(real)?;
+            multipliers.push(m);
+            shifts.push(shift);
+        }
+    }
+    // CreateInterGateMulParams: the three products, in double.
+    let mul = |what: &str, a: f64, b: f64, out: f32| {
+        ctx.requantization(a * b / f64::from(out)).map_err(|_| {
+            ctx.invalid(format!(
+                "the {what} product's rescaling cannot be represented"
+            ))
+        })
+    };
+    let products = [
+        mul(
+            "forget gate × cell state",
+            ACTIVATION_SCALE,
+            f64::from(s_c),
+            s_c,
+        )?,
+        mul(
+            "input gate × cell gate",
+            ACTIVATION_SCALE,
+            ACTIVATION_SCALE,
+            s_c,
+        )?,
+        mul(
+            "output gate × tanh(cell)",
+            ACTIVATION_SCALE,
+            ACTIVATION_SCALE,
+            s_h,
+        )?,
+    ];
+    let (mul_multipliers, mul_shifts): (Vec<i32>, Vec<i8>) = products.into_iter().unzip();
+    // CreateLstmCellStateInfo: the clip in double, truncated to int16; applied when positive.
+    let (cell_min, cell_max) = if cell_clip > 0.0 {
+        let q = (f64::from(cell_clip) / f64::from(s_c)).clamp(-32768.0, 32767.0) as i16;
+        (-i32::from(q), i32::from(q))
+    } else {
+        (-32768, 32767)
+    };
+    let input_weights = interleave(ctx, 0, s.units, 1)?;
+    let recurrent_weights = interleave(ctx, 1, s.units, 1)?;
+    let signed = |v: Vec<u8>| -> Vec<i8> { v.into_iter().map(|b| b as i8).collect() };
+    if !wide {
+        let mut biases = vec![0i32; 4 * s.units];
+        for (g, (_, _, _, b)) in GATES.iter().enumerate() {
+            let t = ctx.input(*b)?;
+            ctx.expect_dtype("bias", t, DType::I32)?;
+            for (j, v) in ctx.const_i32s("bias", t)?.into_iter().enumerate() {
+                biases[4 * j + g] = v;
+            }
+        }
+        return Ok(kernel(
+            "lstm_s8",
+            operands(ctx)?,
+            P::LstmS8 {
+                batches: s.batches,
+                time_steps: s.time_steps,
+                input_size: s.input_size,
+                units: s.units,
+                time_major: s.time_major,
+                input_weights: Data::Packed(signed(input_weights)),
+                recurrent_weights: Data::Packed(signed(recurrent_weights)),
+                biases: Data::Values(biases),
+                input_offset: -zp_in,
+                hidden_offset: -zp_h,
+                multipliers: Data::Values(multipliers),
+                shifts: Data::Values(shifts),
+                mul_multipliers: Data::Values(mul_multipliers),
+                mul_shifts: Data::Values(mul_shifts),
+                hidden_zero_point: zp_h,
+                cell_min,
+                cell_max,
+                cell_tanh_multiplier,
+                cell_tanh_shift,
+            },
+        ));
+    }
+    // 16x8: 64-bit sums (TFLM reads the biases as int64: any other type would be misread), the
+    // zero points folded into the biases, the multipliers reduced to 16 bits.
+    let (input_weights, recurrent_weights) = (signed(input_weights), signed(recurrent_weights));
+    let mut biases = vec![0i64; 8 * s.units];
+    for (g, (_, _, _, b)) in GATES.iter().enumerate() {
+        let t = ctx.input(*b)?;
+        if t.dtype != DType::I64 {
+            return Err(ctx.invalid(format!(
+                "bias has type {}: TFLM's int16 LSTM reads its biases as INT64, so it would \
+                 misread this one; supported: INT64",
+                t.dtype
+            )));
+        }
+        for (j, v) in ctx.const_ints("bias", t)?.into_iter().enumerate() {
+            let row = |w: &[i8], n: usize| -> i64 {
+                w[(4 * j + g) * n..][..n]
+                    .iter()
+                    .map(|&w| i64::from(w))
+                    .sum()
+            };
+            biases[8 * j + 2 * g] =
+                v.wrapping_sub(i64::from(zp_in) * row(&input_weights, s.input_size));
+            biases[8 * j + 2 * g + 1] = -i64::from(zp_h) * row(&recurrent_weights, s.units);
+        }
+    }
+    let (multipliers, shifts) = super::conv::reduce_16x8(ctx, &multipliers, &shifts)?;
+    Ok(kernel(
+        "lstm_s16",
+        operands(ctx)?,
+        P::LstmS16 {
+            batches: s.batches,
+            time_steps: s.time_steps,
+            input_size: s.input_size,
+            units: s.units,
+            time_major: s.time_major,
+            input_weights: Data::Packed(input_weights),
+            recurrent_weights: Data::Packed(recurrent_weights),
+            biases: Data::Values(biases),
+            multipliers: Data::Values(multipliers),
+            shifts: Data::Values(shifts),
+            mul_multipliers: Data::Values(mul_multipliers),
+            mul_shifts: Data::Values(mul_shifts),
+            hidden_zero_point: zp_h,
+            cell_min,
+            cell_max,
+            cell_tanh_multiplier,
+            cell_tanh_shift,
+        },
+    ))
+}
+
+/// The power of two of the cell state's scale. TFLM rounds `log2(scale)` (`CheckedLog2`, whose
+/// verdict it ignores); a scale that is not a power of two is refused rather than rounded.
+fn cell_scale_power(ctx: &OpContext, scale: f32) -> Result<i32> {
+    let (mantissa, exponent) = crate::lower::quant::frexp(f64::from(scale));
+    if mantissa != 0.5 {
+        return Err(ctx.unsupported(format!(
+            "cell state scale {scale:e} is not a power of two; TFLM's int16 tanh of the cell \
+             state needs one (the converter always makes it one)"
+        )));
+    }
+    Ok(exponent - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{graph, per_tensor, reason, tensor};
+    use crate::ir::*;
+
+    /// A float LSTM graph of 24 inputs, one unit and one input, with a peephole weight or
+    /// without the input gate (CIFG) if asked.
+    fn lstm_graph(peephole: bool, cifg: bool) -> Graph<'static> {
+        static W: [u8; 4] = [0; 4];
+        let mut tensors = vec![tensor(&[1, 1, 1], DType::F32, None, None)];
+        for _ in 0..8 {
+            tensors.push(tensor(&[1, 1], DType::F32, None, Some(&W)));
+        }
+        for _ in 0..4 {
+            tensors.push(tensor(&[1], DType::F32, None, Some(&W)));
+        }
+        let mut hidden = tensor(&[1, 1], DType::F32, None, None);
+        hidden.is_variable = true;
+        let mut cell = hidden.clone();
+        cell.is_variable = true;
+        tensors.push(hidden); // 13
+        tensors.push(cell); // 14
+        tensors.push(tensor(&[1], DType::F32, None, Some(&W))); // 15: a peephole
+        tensors.push(tensor(&[1, 1, 1], DType::F32, per_tensor(1.0, 0), None));
+        let mut inputs: Vec<Option<usize>> = (0..9).map(Some).collect();
+        inputs.extend([if peephole { Some(15) } else { None }, None, None]);
+        inputs.extend((9..13).map(Some));
+        inputs.extend([None, None, Some(13), Some(14), None, None, None, None]);
+        if cifg {
+            for i in [1, 5, 12] {
+                inputs[i] = None;
+            }
+        }
+        graph(
+            OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM,
+            Options::None,
+            tensors,
+            &inputs,
+        )
+    }
+
+    #[test]
+    fn peephole_lstm_is_refused_by_name() {
+        let r = reason(&lstm_graph(true, false));
+        assert!(r.contains("input 9 (peephole"), "{r}");
+        assert!(r.contains("standard LSTM"), "{r}");
+    }
+
+    #[test]
+    fn cifg_lstm_is_refused_by_name() {
+        let r = reason(&lstm_graph(false, true));
+        assert!(
+            r.contains("the input gate's input weights (input 1) are absent"),
+            "{r}"
+        );
+    }
+}

@@ -1,0 +1,624 @@
+//! UNIDIRECTIONAL_SEQUENCE_LSTM, bit-exact with TFLM's `EvalLstm` (the standard LSTM: no
+//! peephole, projection or layer norm): int8 activations with int16 cell state (`lstm_s8`), int16
+//! activations with int8 weights (`lstm_s16`) and float32 (`lstm_f32`).
+//!
+//! Each time step of each batch row computes, for every unit `j`, the four gates from the input row
+//! `x` and the hidden state `h` of the previous step: `gate = act(FC_in(x) + FC_rec(h))`, where
+//! TFLM's integer kernels requantize each fully connected product to int16 at scale 2^-12 and add
+//! the two with int16 saturation; the forget, input and output gates take the sigmoid, the cell
+//! gate the tanh (both TFLM's int16 table functions, [`logistic_one_s16`] / [`tanh_one_s16`]).
+//! Then `c = clip(sat(f·c ⊕ i·g))` (two int16 multiplications requantized to the cell scale, a
+//! saturating add, the quantized cell clip) and `h = o · tanh(c)`, requantized to the hidden state.
+//! TFLM computes each stage for all units into four scratch buffers; the stages are element-wise
+//! per unit, so computing them unit by unit gives the same values with no buffer: the new hidden
+//! state is written to the step's output row, then copied into the hidden state (the old one is
+//! read until the row is done).
+//!
+//! Layouts: input `[batches, time, input_size]` (or `[time, batches, input_size]` when time
+//! major), output the same with `units` for `input_size`, hidden and cell state `[batches,
+//! units]`; the weights of unit `j` are the four gates' rows (forget, input, cell, output) one
+//! after another: `[units, 4, input_size]` and `[units, 4, units]`. Access order: batch rows and
+//! time steps in order, for each the whole input row and hidden state are read while the output
+//! row is written; input, output and the two states must not overlap (checked).
+
+use super::logistic_tanh::{logistic_one_f32, logistic_one_s16, tanh_one_s16, LogisticS16};
+use super::nn_common::float_math::tanh_f32;
+use super::nn_common::requant::scale_16x8;
+use super::nn_common::{clamp_f32, dot4_s8, dot_s16, views};
+use crate::math::multiply_by_quantized_multiplier;
+
+/// Constant parameters of [`lstm_s8`]: int8 activations, int8 weights, int32 biases, int16 cell
+/// state (TFLM's "8x8→16" LSTM).
+#[derive(Clone, Copy, Debug)]
+pub struct LstmS8<'a> {
+    /// Batch rows (each with its own hidden and cell state).
+    pub batches: usize,
+    /// Time steps per batch row.
+    pub time_steps: usize,
+    /// Elements of one input row.
+    pub input_size: usize,
+    /// Units: elements of the hidden state, cell state and one output row.
+    pub units: usize,
+    /// Input and output are `[time, batches, …]` rather than `[batches, time, …]`.
+    pub time_major: bool,
+    /// The input weights, `[units, 4, input_size]` (gates forget, input, cell, output).
+    pub input_weights: &'a [i8],
+    /// The recurrent weights, `[units, 4, units]`.
+    pub recurrent_weights: &'a [i8],
+    /// The gates' biases, `[units, 4]`, added to the input product.
+    pub biases: &'a [i32],
+    /// `-input_zero_point`.
+    pub input_offset: i32,
+    /// `-hidden_state_zero_point`.
+    pub hidden_offset: i32,
+    /// Q31 multipliers taking each gate's input product then recurrent product to the gate scale
+    /// 2^-12: `[4, 2]`.
+    pub multipliers: &'a [i32],
+    /// Their shifts (positive = left).
+    pub shifts: &'a [i8],
+    /// Q31 multipliers of the three products: forget gate × cell state → cell state, input gate ×
+    /// cell gate → cell state, output gate × tanh(cell) → hidden state.
+    pub mul_multipliers: &'a [i32],
+    /// Their shifts (positive = left).
+    pub mul_shifts: &'a [i8],
+    /// Hidden state (and output) zero point.
+    pub hidden_zero_point: i32,
+    /// Lowest cell state value: `-quantized cell clip`, or -32768 without a clip.
+    pub cell_min: i32,
+    /// Highest cell state value: the quantized cell clip, or 32767 without one.
+    pub cell_max: i32,
+    /// The tanh of the cell state: multiplier as [`LogisticS16`]'s (TFLM's power-of-two case
+    /// resolved from the cell scale's power of two).
+    pub cell_tanh_multiplier: i32,
+    /// Its right shift.
+    pub cell_tanh_shift: i32,
+}
+
+/// Constant parameters of [`lstm_s16`]: int16 activations, int8 weights, 64-bit sums (TFLM's
+/// "16x8" LSTM, int64 biases), int16 cell state.
+#[derive(Clone, Copy, Debug)]
+pub struct LstmS16<'a> {
+    /// Batch rows (each with its own hidden and cell state).
+    pub batches: usize,
+    /// Time steps per batch row.
+    pub time_steps: usize,
+    /// Elements of one input row.
+    pub input_size: usize,
+    /// Units: elements of the hidden state, cell state and one output row.
+    pub units: usize,
+    /// Input and output are `[time, batches, …]` rather than `[batches, time, …]`.
+    pub time_major: bool,
+    /// The input weights, `[units, 4, input_size]` (gates forget, input, cell, output).
+    pub input_weights: &'a [i8],
+    /// The recurrent weights, `[units, 4, units]`.
+    pub recurrent_weights: &'a [i8],
+    /// `[units, 4, 2]`: each gate's bias for its input product (the gate bias less
+    /// `input_zero_point · Σ weights`) and for its recurrent product (`-hidden_zero_point ·
+    /// Σ weights`; TFLM has no recurrent bias but subtracts the zero point, and 64-bit sums are
+    /// exact, so folding gives the same sums).
+    pub biases: &'a [i64],
+    /// `[4, 2]` multipliers of the products reduced to 16 bits as TFLM's 64-bit
+    /// `MultiplyByQuantizedMultiplier` reduces them.
+    pub multipliers: &'a [i32],
+    /// Their right shifts, `15 - shift` (within `1..=46`).
+    pub shifts: &'a [i8],
+    /// Q31 multipliers of the three products: forget gate × cell state → cell state, input gate ×
+    /// cell gate → cell state, output gate × tanh(cell) → hidden state.
+    pub mul_multipliers: &'a [i32],
+    /// Their shifts (positive = left).
+    pub mul_shifts: &'a [i8],
+    /// Hidden state (and output) zero point.
+    pub hidden_zero_point: i32,
+    /// Lowest cell state value: `-quantized cell clip`, or -32768 without a clip.
+    pub cell_min: i32,
+    /// Highest cell state value: the quantized cell clip, or 32767 without one.
+    pub cell_max: i32,
+    /// The tanh of the cell state: multiplier as [`LogisticS16`]'s.
+    pub cell_tanh_multiplier: i32,
+    /// Its right shift.
+    pub cell_tanh_shift: i32,
+}
+
+/// Constant parameters of [`lstm_f32`].
+#[derive(Clone, Copy, Debug)]
+pub struct LstmF32<'a> {
+    /// Batch rows (each with its own hidden and cell state).
+    pub batches: usize,
+    /// Time steps per batch row.
+    pub time_steps: usize,
+    /// Elements of one input row.
+    pub input_size: usize,
+    /// Units: elements of the hidden state, cell state and one output row.
+    pub units: usize,
+    /// Input and output are `[time, batches, …]` rather than `[batches, time, …]`.
+    pub time_major: bool,
+    /// The input weights, `[units, 4, input_size]` (gates forget, input, cell, output).
+    pub input_weights: &'a [f32],
+    /// The recurrent weights, `[units, 4, units]`.
+    pub recurrent_weights: &'a [f32],
+    /// The gates' biases, `[units, 4]`, added to the input product.
+    pub biases: &'a [f32],
+    /// The cell clip: the cell state is clamped to `±cell_clip` when it is positive.
+    pub cell_clip: f32,
+}
+
+/// The sigmoid of the gates: TFLM calls its int16 Logistic with multiplier 0 and shift 0, the
+/// power-of-two case, i.e. multiplier 3 (the gate scale 2^-12 is 1/4096 and the table wants
+/// 1/12288 per LSB).
+const GATE_SIGMOID: LogisticS16 = LogisticS16 {
+    len: 1,
+    input_multiplier: 3,
+    input_right_shift: 0,
+};
+
+/// The tanh of the cell gate: TFLM's Tanh with a cell scale power of -12, the same multiplier.
+const GATE_TANH: LogisticS16 = GATE_SIGMOID;
+
+/// The arena views of one call: input, hidden state, cell state, output.
+fn views_of(
+    arena: &mut [u8],
+    (input, hidden_state, cell_state, output): (usize, usize, usize, usize),
+    (input_bytes, state_bytes, cell_bytes, output_bytes): (usize, usize, usize, usize),
+) -> [&mut [u8]; 4] {
+    views::disjoint(
+        arena,
+        [
+            (input, input_bytes),
+            (hidden_state, state_bytes),
+            (cell_state, cell_bytes),
+            (output, output_bytes),
+        ],
+    )
+}
+
+/// The row of input and output for batch `b` at step `t`.
+#[inline(always)]
+fn row_of(time_major: bool, batches: usize, time_steps: usize, b: usize, t: usize) -> usize {
+    if time_major {
+        t * batches + b
+    } else {
+        b * time_steps + t
+    }
+}
+
+/// `x` saturated to int16.
+#[inline(always)]
+fn sat16(x: i32) -> i32 {
+    x.clamp(-32768, 32767)
+}
+
+/// TFLM's `MulElementwise` of two int16 values with zero offsets: the requantized product plus
+/// `zero_point`, clamped to `[lo, hi]`.
+#[inline(always)]
+fn mul_s16(
+    a: i32,
+    b: i32,
+    multiplier: i32,
+    shift: i8,
+    zero_point: i32,
+    (lo, hi): (i32, i32),
+) -> i32 {
+    let v = multiply_by_quantized_multiplier(a * b, multiplier, i32::from(shift));
+    v.wrapping_add(zero_point).clamp(lo, hi)
+}
+
+/// The integer cell and hidden update of one unit from its four gate pre-activations (int16 at
+/// scale 2^-12, forget, input, cell, output): updates `cell` and returns the new hidden value
+/// (before narrowing to the activation type, whose range is `hidden_range`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn update_s16(
+    gates: [i32; 4],
+    cell: &mut [u8],
+    mul_multipliers: &[i32],
+    mul_shifts: &[i8],
+    hidden_zero_point: i32,
+    hidden_range: (i32, i32),
+    (cell_min, cell_max): (i32, i32),
+    cell_tanh: &LogisticS16,
+) -> i32 {
+    let f = i32::from(logistic_one_s16(gates[0] as i16, &GATE_SIGMOID));
+    let i = i32::from(logistic_one_s16(gates[1] as i16, &GATE_SIGMOID));
+    let g = i32::from(tanh_one_s16(gates[2] as i16, &GATE_TANH));
+    let o = i32::from(logistic_one_s16(gates[3] as i16, &GATE_SIGMOID));
+    let full = (-32768, 32767);
+    let c = i32::from(i16::from_le_bytes([cell[0], cell[1]]));
+    let forget = mul_s16(f, c, mul_multipliers[0], mul_shifts[0], 0, full);
+    let input = mul_s16(i, g, mul_multipliers[1], mul_shifts[1], 0, full);
+    let c = sat16(forget + input).clamp(cell_min, cell_max) as i16;
+    cell.copy_from_slice(&c.to_le_bytes());
+    let t = i32::from(tanh_one_s16(c, cell_tanh));
+    mul_s16(
+        t,
+        o,
+        mul_multipliers[2],
+        mul_shifts[2],
+        hidden_zero_point,
+        hidden_range,
+    )
+}
+
+/// The four rows `[4, n]` of `w` as separate slices.
+#[inline(always)]
+fn rows4<T>(w: &[T], n: usize) -> [&[T]; 4] {
+    let (a, rest) = w.split_at(n);
+    let (b, rest) = rest.split_at(n);
+    let (c, d) = rest.split_at(n);
+    [a, b, c, &d[..n]]
+}
+
+/// int8 UNIDIRECTIONAL_SEQUENCE_LSTM with int16 cell state, bit-exact with TFLM's
+/// `EvalLstm<int8_t, int8_t, int16_t, int32_t>`. Reads the input (`batches · time_steps ·
+/// input_size` bytes), updates the hidden state (`batches · units` bytes) and the cell state
+/// (`2 · batches · units` bytes) in place, writes the output (`batches · time_steps · units`
+/// bytes).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn lstm_s8(
+    arena: &mut [u8],
+    input: usize,
+    hidden_state: usize,
+    cell_state: usize,
+    output: usize,
+    p: &LstmS8,
+) {
+    let p = super::opaque(p);
+    let (batches, steps, n_in, n) = (p.batches, p.time_steps, p.input_size, p.units);
+    let [inp, hidden, cell, out] = views_of(
+        arena,
+        (input, hidden_state, cell_state, output),
+        (
+            batches * steps * n_in,
+            batches * n,
+            2 * batches * n,
+            batches * steps * n,
+        ),
+    );
+    let (wi, wr) = (
+        &p.input_weights[..4 * n * n_in],
+        &p.recurrent_weights[..4 * n * n],
+    );
+    let biases = &p.biases[..4 * n];
+    let (m, s) = (&p.multipliers[..8], &p.shifts[..8]);
+    let cell_tanh = LogisticS16 {
+        len: 1,
+        input_multiplier: p.cell_tanh_multiplier,
+        input_right_shift: p.cell_tanh_shift,
+    };
+    for b in 0..batches {
+        let h = &mut hidden[b * n..][..n];
+        let c = &mut cell[2 * b * n..][..2 * n];
+        for t in 0..steps {
+            let row = row_of(p.time_major, batches, steps, b, t);
+            let x = &inp[row * n_in..][..n_in];
+            let o = &mut out[row * n..][..n];
+            for (j, (o, c)) in o.iter_mut().zip(c.chunks_exact_mut(2)).enumerate() {
+                let from_input = dot4_s8(rows4(&wi[4 * j * n_in..], n_in), x, p.input_offset);
+                let from_hidden = dot4_s8(rows4(&wr[4 * j * n..], n), h, p.hidden_offset);
+                let gates: [i32; 4] = core::array::from_fn(|g| {
+                    let acc = from_input[g].wrapping_add(biases[4 * j + g]);
+                    let a = multiply_by_quantized_multiplier(acc, m[2 * g], i32::from(s[2 * g]));
+                    let r = multiply_by_quantized_multiplier(
+                        from_hidden[g],
+                        m[2 * g + 1],
+                        i32::from(s[2 * g + 1]),
+                    );
+                    sat16(sat16(a) + sat16(r))
+                });
+                let v = update_s16(
+                    gates,
+                    c,
+                    p.mul_multipliers,
+                    p.mul_shifts,
+                    p.hidden_zero_point,
+                    (-128, 127),
+                    (p.cell_min, p.cell_max),
+                    &cell_tanh,
+                );
+                *o = v as i8 as u8;
+            }
+            h.copy_from_slice(o);
+        }
+    }
+}
+
+/// int16 UNIDIRECTIONAL_SEQUENCE_LSTM with int8 weights and int16 cell state, bit-exact with
+/// TFLM's `EvalLstm<int16_t, int8_t, int16_t, int64_t>`. Reads the input (`2 · batches ·
+/// time_steps · input_size` bytes), updates the hidden and cell states (`2 · batches · units`
+/// bytes each) in place, writes the output (`2 · batches · time_steps · units` bytes).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn lstm_s16(
+    arena: &mut [u8],
+    input: usize,
+    hidden_state: usize,
+    cell_state: usize,
+    output: usize,
+    p: &LstmS16,
+) {
+    let p = super::opaque(p);
+    let (batches, steps, n_in, n) = (p.batches, p.time_steps, p.input_size, p.units);
+    let [inp, hidden, cell, out] = views_of(
+        arena,
+        (input, hidden_state, cell_state, output),
+        (
+            2 * batches * steps * n_in,
+            2 * batches * n,
+            2 * batches * n,
+            2 * batches * steps * n,
+        ),
+    );
+    let (wi, wr) = (
+        &p.input_weights[..4 * n * n_in],
+        &p.recurrent_weights[..4 * n * n],
+    );
+    let biases = &p.biases[..8 * n];
+    let (m, s) = (&p.multipliers[..8], &p.shifts[..8]);
+    let cell_tanh = LogisticS16 {
+        len: 1,
+        input_multiplier: p.cell_tanh_multiplier,
+        input_right_shift: p.cell_tanh_shift,
+    };
+    for b in 0..batches {
+        let h = &mut hidden[2 * b * n..][..2 * n];
+        let c = &mut cell[2 * b * n..][..2 * n];
+        for t in 0..steps {
+            let row = row_of(p.time_major, batches, steps, b, t);
+            let x = &inp[2 * row * n_in..][..2 * n_in];
+            let o = &mut out[2 * row * n..][..2 * n];
+            for (j, (o, c)) in o.chunks_exact_mut(2).zip(c.chunks_exact_mut(2)).enumerate() {
+                let wi = rows4(&wi[4 * j * n_in..], n_in);
+                let wr = rows4(&wr[4 * j * n..], n);
+                let gates: [i32; 4] = core::array::from_fn(|g| {
+                    let k = 8 * j + 2 * g;
+                    let acc = dot_s16(wi[g], x).wrapping_add(biases[k]);
+                    let a = scale_16x8(acc, m[2 * g], s[2 * g]);
+                    let acc = dot_s16(wr[g], h).wrapping_add(biases[k + 1]);
+                    let r = scale_16x8(acc, m[2 * g + 1], s[2 * g + 1]);
+                    sat16(sat16(a) + sat16(r))
+                });
+                let v = update_s16(
+                    gates,
+                    c,
+                    p.mul_multipliers,
+                    p.mul_shifts,
+                    p.hidden_zero_point,
+                    (-32768, 32767),
+                    (p.cell_min, p.cell_max),
+                    &cell_tanh,
+                );
+                o.copy_from_slice(&(v as i16).to_le_bytes());
+            }
+            h.copy_from_slice(o);
+        }
+    }
+}
+
+/// `Σ w[d] · x[d]` in order of `d`, as TFLM's float FullyConnected sums.
+#[inline(always)]
+fn dot_f32(w: &[f32], x: &[u8]) -> f32 {
+    let mut total = 0.0f32;
+    for (&w, x) in w.iter().zip(views::f32s(x)) {
+        total += x * w;
+    }
+    total
+}
+
+/// float32 UNIDIRECTIONAL_SEQUENCE_LSTM, as TFLM's `EvalLstm<float, …>`: each gate is
+/// `act(clamp(Σ x·w + bias) + clamp(Σ h·w))` (clamps to ±FLT_MAX, TFLM's "no activation"), the
+/// cell `clip(clamp(f·c) + clamp(i·g))`, the hidden state `clamp(tanh(c)·o)`. Reads the input,
+/// updates the hidden and cell states in place and writes the output (4 bytes per element).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn lstm_f32(
+    arena: &mut [u8],
+    input: usize,
+    hidden_state: usize,
+    cell_state: usize,
+    output: usize,
+    p: &LstmF32,
+) {
+    let p = super::opaque(p);
+    let (batches, steps, n_in, n) = (p.batches, p.time_steps, p.input_size, p.units);
+    let [inp, hidden, cell, out] = views_of(
+        arena,
+        (input, hidden_state, cell_state, output),
+        (
+            4 * batches * steps * n_in,
+            4 * batches * n,
+            4 * batches * n,
+            4 * batches * steps * n,
+        ),
+    );
+    let (wi, wr) = (
+        &p.input_weights[..4 * n * n_in],
+        &p.recurrent_weights[..4 * n * n],
+    );
+    let biases = &p.biases[..4 * n];
+    let none = |x: f32| clamp_f32(x, f32::MIN, f32::MAX);
+    for b in 0..batches {
+        let h = &mut hidden[4 * b * n..][..4 * n];
+        let c = &mut cell[4 * b * n..][..4 * n];
+        for t in 0..steps {
+            let row = row_of(p.time_major, batches, steps, b, t);
+            let x = &inp[4 * row * n_in..][..4 * n_in];
+            let o = &mut out[4 * row * n..][..4 * n];
+            for (j, (o, c)) in o.chunks_exact_mut(4).zip(c.chunks_exact_mut(4)).enumerate() {
+                let wi = rows4(&wi[4 * j * n_in..], n_in);
+                let wr = rows4(&wr[4 * j * n..], n);
+                let gate = |g: usize| {
+                    none(dot_f32(wi[g], x) + biases[4 * j + g]) + none(dot_f32(wr[g], h) + 0.0)
+                };
+                let f = logistic_one_f32(gate(0));
+                let i = logistic_one_f32(gate(1));
+                let g = tanh_f32(gate(2));
+                let og = logistic_one_f32(gate(3));
+                let old = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                let mut new = none(f * old) + none(i * g);
+                if p.cell_clip > 0.0 {
+                    new = new.min(p.cell_clip).max(-p.cell_clip);
+                }
+                c.copy_from_slice(&new.to_le_bytes());
+                o.copy_from_slice(&none(tanh_f32(new) * og).to_le_bytes());
+            }
+            h.copy_from_slice(o);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One unit, one input, one step, int8: weights 0 and biases 0 make every gate 0, so σ = 0.5
+    /// (16384), tanh = 0; the cell keeps half of itself and the hidden state is 0.5 · tanh(c).
+    #[test]
+    fn s8_zero_gates_halve_the_cell() {
+        let p = LstmS8 {
+            batches: 1,
+            time_steps: 1,
+            input_size: 1,
+            units: 1,
+            time_major: false,
+            input_weights: &[0; 4],
+            recurrent_weights: &[0; 4],
+            biases: &[0; 4],
+            input_offset: 0,
+            hidden_offset: 0,
+            multipliers: &[1 << 30; 8],
+            shifts: &[0; 8],
+            // 2^-15 · 2^-11 / 2^-11 = 2^-15: multiplier 2^30, shift -14.
+            mul_multipliers: &[1 << 30, 1 << 30, 1 << 30],
+            mul_shifts: &[-14, -14, -22],
+            hidden_zero_point: 0,
+            cell_min: -32768,
+            cell_max: 32767,
+            // Cell scale 2^-11: shift 15 - 11 - 3 = 1 → multiplier 3 << 1.
+            cell_tanh_multiplier: 6,
+            cell_tanh_shift: 0,
+        };
+        // input 0 | hidden 1 | cell 2..4 | output 4
+        let mut arena = [5u8, 0, 0, 0, 0];
+        arena[2..4].copy_from_slice(&2048i16.to_le_bytes()); // 1.0 at scale 2^-11
+        lstm_s8(&mut arena, 0, 1, 2, 4, &p);
+        // f · c = 16384 · 2048 · 2^-15 = 1024 (0.5); i · g = 0.
+        assert_eq!(i16::from_le_bytes([arena[2], arena[3]]), 1024);
+        // tanh(0.5) = 0.4621 → about 15143 (2^-15), times σ = 16384: the multiplier 2^30 with
+        // shift -22 scales by 2^-23 (an output scale of 2^-7), 15143 · 2^14 · 2^-23 = 29.6 → 30.
+        assert_eq!(arena[4] as i8, arena[1] as i8);
+        assert_eq!(arena[4] as i8, 30);
+    }
+
+    /// The float kernel on one unit with weights 1: the state carries over to the next call.
+    #[test]
+    fn f32_state_carries_over() {
+        let p = LstmF32 {
+            batches: 1,
+            time_steps: 2,
+            input_size: 1,
+            units: 1,
+            time_major: false,
+            input_weights: &[1.0; 4],
+            recurrent_weights: &[1.0; 4],
+            biases: &[0.0; 4],
+            cell_clip: 0.0,
+        };
+        let mut arena = [0u8; 4 * 6];
+        for (k, v) in [1.0f32, 1.0].iter().enumerate() {
+            arena[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let f = |a: &[u8], k: usize| f32::from_le_bytes(a[4 * k..4 * k + 4].try_into().unwrap());
+        lstm_f32(&mut arena, 0, 8, 12, 16, &p);
+        let sig = |x: f32| 1.0 / (1.0 + (-x).exp());
+        // Step 1: gates 1 → c = σ(1) tanh(1), h = σ(1) tanh(c).
+        let c1 = sig(1.0) * 1.0f32.tanh();
+        let h1 = sig(1.0) * c1.tanh();
+        assert!((f(&arena, 4) - h1).abs() < 1e-6);
+        // Step 2: gates 1 + h1.
+        let z = 1.0 + h1;
+        let c2 = sig(z) * c1 + sig(z) * z.tanh();
+        let h2 = sig(z) * c2.tanh();
+        assert!((f(&arena, 5) - h2).abs() < 1e-6);
+        assert_eq!((f(&arena, 2), f(&arena, 3)), (f(&arena, 5), c2));
+    }
+
+    /// int16: the cell clip bounds the cell state, and a gate product beyond int16 saturates.
+    #[test]
+    fn s16_clip_and_saturation() {
+        let p = LstmS16 {
+            batches: 1,
+            time_steps: 1,
+            input_size: 1,
+            units: 1,
+            time_major: true,
+            input_weights: &[127; 4],
+            recurrent_weights: &[0; 4],
+            biases: &[0; 8],
+            // A product of 127 · 32767 at 2^0 saturates every gate at 32767 (σ → 32767 − …).
+            multipliers: &[0x4000; 8],
+            shifts: &[15; 8],
+            mul_multipliers: &[1 << 30, 1 << 30, 1 << 30],
+            mul_shifts: &[-14, -14, -14],
+            hidden_zero_point: 0,
+            cell_min: -1000,
+            cell_max: 1000,
+            cell_tanh_multiplier: 6,
+            cell_tanh_shift: 0,
+        };
+        let mut arena = [0u8; 8];
+        arena[..2].copy_from_slice(&32767i16.to_le_bytes());
+        lstm_s16(&mut arena, 0, 2, 4, 6, &p);
+        let v = |k: usize| i16::from_le_bytes([arena[2 * k], arena[2 * k + 1]]);
+        assert_eq!(v(2), 1000);
+        assert_eq!(v(1), v(3));
+        assert!(v(3) > 0);
+    }
+    /// Two batch rows of two steps, batch-major and time-major: the same values in the two layouts
+    /// (each batch row has its own state).
+    #[test]
+    fn s8_time_major_is_a_layout() {
+        let weights: [i8; 8] = [3, -5, 7, 2, 9, -4, 6, 1];
+        let p = |time_major| LstmS8 {
+            batches: 2,
+            time_steps: 2,
+            input_size: 2,
+            units: 1,
+            time_major,
+            input_weights: &weights,
+            recurrent_weights: &[50, -60, 70, 80],
+            biases: &[100, -200, 300, 400],
+            input_offset: 3,
+            hidden_offset: -2,
+            multipliers: &[0x5000_0000; 8],
+            shifts: &[4; 8],
+            mul_multipliers: &[1 << 30, 1 << 30, 1 << 30],
+            mul_shifts: &[-14, -14, -20],
+            hidden_zero_point: 2,
+            cell_min: -32768,
+            cell_max: 32767,
+            cell_tanh_multiplier: 3,
+            cell_tanh_shift: 0,
+        };
+        // [batch][time][input]
+        let x: [[[i8; 2]; 2]; 2] = [[[10, -20], [30, 40]], [[-50, 60], [70, -80]]];
+        // input 0..8 | hidden 8..10 | cell 10..14 | output 14..18
+        let mut batch_major = [0u8; 18];
+        let mut time_major = [0u8; 18];
+        for b in 0..2 {
+            for t in 0..2 {
+                for i in 0..2 {
+                    batch_major[(b * 2 + t) * 2 + i] = x[b][t][i] as u8;
+                    time_major[(t * 2 + b) * 2 + i] = x[b][t][i] as u8;
+                }
+            }
+        }
+        lstm_s8(&mut batch_major, 0, 8, 10, 14, &p(false));
+        lstm_s8(&mut time_major, 0, 8, 10, 14, &p(true));
+        assert_eq!(batch_major[8..14], time_major[8..14]);
+        for b in 0..2 {
+            for t in 0..2 {
+                assert_eq!(batch_major[14 + b * 2 + t], time_major[14 + t * 2 + b]);
+            }
+        }
+        // The last step of each batch row is its hidden state.
+        assert_eq!(batch_major[8], batch_major[15]);
+        assert_eq!(batch_major[9], batch_major[17]);
+    }
+}
