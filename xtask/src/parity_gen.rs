@@ -2,7 +2,7 @@
 //! `cargo xtask kernels` to `tests/parity/src/generated.rs`.
 //!
 //! From each family's file in `runtime/src/kernels/` it reads the kernel entry points
-//! (`pub fn name(arena: &mut [u8], operands…, p: &Params)`, plus the fixed-arity `concat_n!`
+//! (`pub fn name(arena: &mut [u8], operands…, p: &Params)`, plus the fixed-arity `concat_n!`/`split_n!`
 //! family) and the parameter structs, and writes, for every kernel:
 //! - `#[repr(C)]` mirrors of the C parameter typedefs and the `extern "C"` prototypes of the C
 //!   kernels, which the harness links from the C templates compiled with `cc`;
@@ -78,6 +78,23 @@ pub fn functions(family: &str, source: &str) -> Result<Vec<Function>, String> {
                         name: name.trim().to_string(),
                         operands,
                         params: Some("Concat".to_string()),
+                    });
+                }
+            }
+            Item::Macro(m) if m.mac.path.is_ident("split_n") => {
+                // `split_n! { split1: a; split2: a, b; … }`: each entry is
+                // `fn name(arena, input: Src, <outputs: usize>…, p: &Split)`.
+                let body = m.mac.tokens.to_string();
+                for entry in body.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+                    let (name, outputs) = entry
+                        .split_once(':')
+                        .ok_or_else(|| format!("{family}: unreadable split_n! entry `{entry}`"))?;
+                    let mut operands = vec![("input".to_string(), true)];
+                    operands.extend(outputs.split(',').map(|o| (o.trim().to_string(), false)));
+                    out.push(Function {
+                        name: name.trim().to_string(),
+                        operands,
+                        params: Some("Split".to_string()),
                     });
                 }
             }
@@ -233,7 +250,7 @@ pub fn source(families: &[(String, Vec<Struct>, Vec<Function>)]) -> Result<Strin
                 .operands
                 .iter()
                 .map(|(name, _)| {
-                    let ptr = if name == "output" {
+                    let ptr = if name.starts_with("output") {
                         "*mut u8"
                     } else {
                         "*const u8"
@@ -393,7 +410,7 @@ fn runner(family: &str, function: &Function, s: &Struct, c: bool) -> String {
         out.push_str("    };\n    let base = arena.as_mut_ptr();\n");
         let mut args = Vec::new();
         for (i, (operand, _)) in function.operands.iter().enumerate() {
-            if operand == "output" {
+            if operand.starts_with("output") {
                 let _ = writeln!(
                     out,
                     "    let {operand} = call.c_output(base, arena.len(), {i})?;"

@@ -42,6 +42,9 @@ pub enum CallKind {
         /// Output tensor index.
         output: usize,
     },
+    /// Nothing happens at run time: the operator's effect was compiled away (VAR_HANDLE, whose
+    /// variable is a tensor of the IR; CALL_ONCE, whose init subgraph the loader evaluated).
+    Nothing,
 }
 
 /// A kernel call with everything constant.
