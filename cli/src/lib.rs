@@ -25,8 +25,9 @@ tinyaot: compile TensorFlow Lite models ahead of time into static inference code
 
 Usage:
   tinyaot plan MODEL [--format text|json] [--svg FILE]
-      Print the memory plan: every arena tensor's offset, size and lifetime, the arena size and
-      the liveness lower bound. --svg also draws the plan (op step across, offset down).
+      Print the memory plan: every arena and state tensor's offset, size and lifetime, each
+      kernel's scratch memory, the arena size, the liveness lower bound and the state size. --svg
+      also draws the plan (op step across, offset down).
   tinyaot rust MODEL -o FILE.rs [--name Net] [--runtime-path PATH]
       Write the Rust source that build.rs and include_model! produce. --name sets the struct name
       (default: the file stem in CamelCase); --runtime-path the runtime crate's path (::tinyaot).

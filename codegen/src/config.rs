@@ -186,8 +186,7 @@ impl Config {
     /// The memory plan of the model in `bytes` under this configuration's limits: what
     /// `tinyaot plan` prints, and the arena and state sizes the generated code will have.
     pub fn plan<'m>(&self, bytes: &'m [u8]) -> Result<PlanReport<'m>> {
-        let (graph, plan) = plan_model(bytes, &self.limits)?;
-        Ok(PlanReport { graph, plan })
+        plan_report(bytes, &self.limits)
     }
 
     /// The directory [`compile`](Self::compile) and [`compile_c`](Self::compile_c) (named by
@@ -238,6 +237,9 @@ impl Config {
 pub struct PlanReport<'m> {
     graph: Graph<'m>,
     plan: MemoryPlan,
+    /// Why the model does not compile, when it does not: its plan then has no kernel scratch
+    /// memory (the lowering decides it), and says so.
+    refusal: Option<String>,
 }
 
 impl PlanReport<'_> {
@@ -249,7 +251,19 @@ impl PlanReport<'_> {
     /// The plan as a table, one row per arena tensor (offset, size, lifetime), then the arena
     /// size, the lower bound and the state size: `tinyaot plan`'s default output.
     pub fn text(&self) -> String {
-        crate::plan::report::text(&self.graph, &self.plan)
+        let mut text = crate::plan::report::text(&self.graph, &self.plan);
+        if let Some(why) = &self.refusal {
+            text.push_str(&format!(
+                "scratch:      not planned: the model does not compile ({why})\n"
+            ));
+        }
+        text
+    }
+
+    /// Why the model does not compile, if it does not (the plan then leaves out kernel scratch
+    /// memory, which the lowering decides).
+    pub fn refusal(&self) -> Option<&str> {
+        self.refusal.as_deref()
     }
 
     /// The plan as JSON (`tinyaot plan --format json`): `arena_bytes`, `lower_bound_bytes`,
@@ -282,9 +296,8 @@ pub fn rust_output_with_limits<'m>(
     options: &RustOptions,
     limits: &Limits,
 ) -> Result<Source<'m>> {
-    let (graph, plan) = plan_model(bytes, limits)?;
-    let calls = crate::lower::lower(&graph)?;
-    crate::emit::rust::source(&graph, &Layout::from_plan(&plan), &calls, options)
+    let (graph, calls, plan) = lower_and_plan(bytes, limits)?;
+    crate::emit::rust::source(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
 }
 
 /// The whole pipeline for the C backend: load → plan → lower → emit. Returns `(file name, contents)`
@@ -312,18 +325,44 @@ pub fn c_outputs_with_limits<'m>(
     options: &COptions,
     limits: &Limits,
 ) -> Result<Vec<(String, Source<'m>)>> {
-    let (graph, plan) = plan_model(bytes, limits)?;
-    let calls = crate::lower::lower(&graph)?;
-    crate::emit::c::sources(&graph, &Layout::from_plan(&plan), &calls, options)
+    let (graph, calls, plan) = lower_and_plan(bytes, limits)?;
+    crate::emit::c::sources(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
 }
 
-/// The front half of both pipelines (and all of `tinyaot plan`): load under `limits`, plan, and
-/// check the plan's arena and state sizes against `limits` before anything is emitted.
+/// All of `tinyaot plan`: load under `limits`, lower (the kernels' scratch memory is part of the
+/// plan), plan, and check the plan's arena and state sizes against `limits`. A model that loads
+/// but does not compile is still planned, without scratch memory ([`PlanReport::refusal`]).
 pub fn plan_model<'m>(bytes: &'m [u8], limits: &Limits) -> Result<(Graph<'m>, MemoryPlan)> {
+    plan_report(bytes, limits).map(|report| (report.graph, report.plan))
+}
+
+fn plan_report<'m>(bytes: &'m [u8], limits: &Limits) -> Result<PlanReport<'m>> {
     let graph = crate::load::load_with_limits(bytes, limits)?;
-    let plan = crate::plan::plan_graph(&graph)?;
+    let (scratch, refusal) = match crate::lower::lower(&graph) {
+        Ok(calls) => (crate::plan::scratch_requests(&calls), None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
+    let plan = crate::plan::plan_graph_with_scratch(&graph, &scratch)?;
     limits.check_plan(&plan)?;
-    Ok((graph, plan))
+    Ok(PlanReport {
+        graph,
+        plan,
+        refusal,
+    })
+}
+
+/// The front half of both pipelines: load, lower (refusing what does not compile), plan with the
+/// kernels' scratch memory, and check the sizes against `limits`.
+fn lower_and_plan<'m>(
+    bytes: &'m [u8],
+    limits: &Limits,
+) -> Result<(Graph<'m>, Vec<crate::lower::Call>, MemoryPlan)> {
+    let graph = crate::load::load_with_limits(bytes, limits)?;
+    let calls = crate::lower::lower(&graph)?;
+    let scratch = crate::plan::scratch_requests(&calls);
+    let plan = crate::plan::plan_graph_with_scratch(&graph, &scratch)?;
+    limits.check_plan(&plan)?;
+    Ok((graph, calls, plan))
 }
 
 /// Reads a model file, with the path in the error.

@@ -105,6 +105,10 @@ pub struct Tensor<'m> {
     pub data: Option<&'m [u8]>,
     /// A variable (state) tensor: it keeps its value between invocations.
     pub is_variable: bool,
+    /// For a variable tensor, the bytes it holds after `reset` (and before the first `invoke`),
+    /// when the model sets them (a resource variable's value from a CALL_ONCE init subgraph).
+    /// `None`: TFLM's reset value, every byte the zero point for an INT8 tensor, 0 otherwise.
+    pub initial: Option<&'m [u8]>,
     /// `shape.product() * dtype.size()`, checked for overflow by the loader.
     pub bytes: usize,
 }

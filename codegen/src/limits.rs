@@ -160,6 +160,13 @@ impl Limits {
             plan.state_bytes as u128,
             self.max_arena_bytes,
             setting,
+        )?;
+        // The generated model keeps both in one buffer, which must be one object of the target.
+        self.check_bytes(
+            || "the size of the arena and the state together in bytes".to_string(),
+            plan.arena_bytes as u128 + plan.state_bytes as u128,
+            u64::MAX,
+            setting,
         )
     }
 
@@ -305,9 +312,10 @@ mod tests {
             num_steps: 1,
             tensors: Vec::new(),
             aliases: Vec::new(),
+            scratch: Vec::new(),
         };
         let l = Limits::default();
-        assert!(l.check_plan(&plan(64 << 20, 64 << 20)).is_ok());
+        assert!(l.check_plan(&plan(32 << 20, 32 << 20)).is_ok());
         let (what, ..) = limit_of(l.check_plan(&plan((64 << 20) + 16, 0)).unwrap_err());
         assert!(what.contains("arena"), "{what}");
         let (what, ..) = limit_of(l.check_plan(&plan(0, (64 << 20) + 16)).unwrap_err());

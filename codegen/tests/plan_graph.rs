@@ -17,6 +17,7 @@ fn activation(bytes: usize) -> Tensor<'static> {
         quant: None,
         data: None,
         is_variable: false,
+        initial: None,
         bytes,
     }
 }
@@ -31,6 +32,7 @@ fn constant() -> Tensor<'static> {
 fn variable(bytes: usize) -> Tensor<'static> {
     Tensor {
         is_variable: true,
+        initial: None,
         ..activation(bytes)
     }
 }
@@ -393,4 +395,53 @@ fn buffers_plan_below_tflm_where_it_breaks_ties_badly() {
     assert_eq!(arena, tinyaot_codegen::plan::lower_bound(&buffers));
     assert_eq!(arena, 96);
     assert_eq!(offsets[4], 0);
+}
+
+#[test]
+fn scratch_is_planned_at_its_step_and_counted_in_the_bound() {
+    use tinyaot_codegen::plan::{plan_graph_with_scratch, Scratch};
+    let g = chain();
+    // Step 2 (operator 1) holds 0, 2 and 3: 112 + 208 + 304; 100 bytes of scratch there raise the
+    // bound by 112; 500 bytes at step 3 (3 and 4 live: 304 + 64) stay below it.
+    let scratch = [
+        Scratch { op: 1, bytes: 100 },
+        Scratch { op: 2, bytes: 200 },
+        Scratch { op: 2, bytes: 10 },
+    ];
+    let plan = plan_graph_with_scratch(&g, &scratch).expect("plan");
+    assert_eq!(plan.lower_bound_bytes, 736);
+    assert_eq!(plan.arena_bytes, 736);
+    let slots: Vec<_> = plan
+        .scratch
+        .iter()
+        .map(|s| (s.op, s.slot, s.bytes))
+        .collect();
+    assert_eq!(slots, [(1, 0, 100), (2, 0, 200), (2, 1, 10)]);
+    check_plan(&g, &plan).expect("checks");
+
+    // Scratch on a tensor live at its step, on another scratch of the same step, out of the
+    // arena or unaligned: each refused.
+    let on_tensor = plan.tensors[3].offset;
+    let mut bad = plan.clone();
+    bad.scratch[0].offset = on_tensor;
+    assert!(check_plan(&g, &bad).is_err(), "scratch over a live tensor");
+    let mut bad = plan.clone();
+    bad.scratch[2].offset = bad.scratch[1].offset;
+    assert!(
+        check_plan(&g, &bad).is_err(),
+        "two scratch blocks of one step"
+    );
+    let mut bad = plan.clone();
+    bad.scratch[0].offset = bad.arena_bytes;
+    assert!(check_plan(&g, &bad).is_err(), "scratch outside the arena");
+    let mut bad = plan.clone();
+    bad.scratch[0].offset += 8;
+    assert!(check_plan(&g, &bad).is_err(), "unaligned scratch");
+    let mut bad = plan.clone();
+    bad.scratch[0].bytes += 16 * 64;
+    assert!(check_plan(&g, &bad).is_err(), "a bound that omits scratch");
+    assert!(
+        plan_graph_with_scratch(&g, &[Scratch { op: 3, bytes: 1 }]).is_err(),
+        "scratch of an operator the graph does not have"
+    );
 }

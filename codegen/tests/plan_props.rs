@@ -235,6 +235,7 @@ fn tensor(bytes: usize, data: Option<&'static [u8]>, is_variable: bool) -> Tenso
         quant: None,
         data,
         is_variable,
+        initial: None,
         bytes,
     }
 }

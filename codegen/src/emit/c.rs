@@ -370,10 +370,56 @@ fn base_context(
     ctx.insert("operators", &graph.operators.len());
     ctx.insert("arena_bytes", &layout.arena_bytes);
     ctx.insert("state_bytes", &layout.state_bytes);
+    ctx.insert("memory_bytes", &layout.memory_bytes());
+    ctx.insert("state_flag", &!layout.state_starts_zeroed());
+    ctx.insert("reset_code", &reset_code(prefix, layout));
     ctx.insert("weights_bytes", &weights);
     ctx.insert("num_inputs", &graph.inputs.len());
     ctx.insert("num_outputs", &graph.outputs.len());
     ctx
+}
+
+/// The body of `<prefix>_reset`: each run of the state region (after the arena in the model's
+/// buffer) set to its initial contents, by loops (the kernels' C uses no library calls).
+fn reset_code(prefix: &str, layout: &Layout) -> String {
+    use std::fmt::Write as _;
+    let mut code = String::new();
+    if layout.state_init.is_empty() {
+        return code;
+    }
+    code.push_str("    size_t i;\n");
+    for (k, (offset, init)) in layout.state_init.iter().enumerate() {
+        let start = layout.arena_bytes + offset;
+        match init {
+            super::StateInit::Fill(bytes, value) => {
+                let _ = writeln!(
+                    code,
+                    "    for (i = 0; i < {bytes}u; ++i) {{\n        \
+                     {prefix}_arena.bytes[{start}u + i] = {value}u;\n    }}"
+                );
+            }
+            super::StateInit::Bytes(bytes) => {
+                let _ = write!(
+                    code,
+                    "    {{\n        static const uint8_t init{k}[{}] = {{",
+                    bytes.len()
+                );
+                for (j, b) in bytes.iter().enumerate() {
+                    if j % 16 == 0 {
+                        code.push_str("\n            ");
+                    }
+                    let _ = write!(code, "{b},");
+                }
+                let _ = writeln!(
+                    code,
+                    "\n        }};\n        for (i = 0; i < {}u; ++i) {{\n            \
+                     {prefix}_arena.bytes[{start}u + i] = init{k}[i];\n        }}\n    }}",
+                    bytes.len()
+                );
+            }
+        }
+    }
+    code
 }
 
 /// A JSON object for a template, from `(key, value)` pairs.
@@ -477,8 +523,13 @@ impl Emitter<'_, '_> {
     ) -> Result<String> {
         let p = self.prefix;
         let mut args = Vec::new();
+        let mut scratch_slot = 0;
         for operand in &kernel.operands {
             args.push(match *operand {
+                Operand::Scratch(_) => {
+                    scratch_slot += 1;
+                    self.arena(self.layout.scratch_offset(op, scratch_slot - 1)?)
+                }
                 Operand::Offset(t) => self.arena(self.layout.arena_offset(t)?),
                 Operand::Src(t) if self.graph.tensors[t].is_constant() => {
                     self.constant(t, "u8", constants)

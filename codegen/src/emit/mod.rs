@@ -26,6 +26,10 @@ pub enum Region {
 }
 
 /// The run-time placement of every tensor: what the emitters need of the memory plan.
+///
+/// The generated model keeps its arena and its state in one buffer, the state after the arena's
+/// `arena_bytes`: kernels address both through the one `arena` slice (or pointer) they take, and a
+/// variable tensor is an operand like any other.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
     /// Bytes of the activation arena.
@@ -34,17 +38,55 @@ pub struct Layout {
     pub state_bytes: usize,
     /// Per tensor index: its region, or `None` for constants and tensors nothing uses.
     pub regions: Vec<Option<Region>>,
+    /// Arena offsets of kernel scratch memory, by `(operator, slot)`.
+    pub scratch: std::collections::BTreeMap<(usize, usize), usize>,
+    /// What the state region holds after a reset, as runs `(offset, contents)` covering it.
+    pub state_init: Vec<(usize, StateInit)>,
+}
+
+/// What a run of the state region holds after a reset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateInit {
+    /// This many bytes, each of this value.
+    Fill(usize, u8),
+    /// These bytes.
+    Bytes(Vec<u8>),
 }
 
 impl Layout {
-    /// The arena offset of tensor `t`, or an internal error if it is not in the arena.
+    /// The offset of tensor `t` in the model's buffer (arena, then state), or an internal error if
+    /// it is in neither.
     pub fn arena_offset(&self, t: usize) -> Result<usize> {
         match self.regions.get(t).copied().flatten() {
             Some(Region::Arena(offset)) => Ok(offset),
+            Some(Region::State(offset)) => Ok(self.arena_bytes + offset),
             other => Err(Error::Internal {
                 detail: format!("tensor {t} was expected in the arena but is {other:?}"),
             }),
         }
+    }
+
+    /// The arena offset of slot `slot` of operator `op`'s scratch memory.
+    pub fn scratch_offset(&self, op: usize, slot: usize) -> Result<usize> {
+        self.scratch
+            .get(&(op, slot))
+            .copied()
+            .ok_or_else(|| Error::Internal {
+                detail: format!("operator #{op} has no scratch slot {slot} in the plan"),
+            })
+    }
+
+    /// Bytes of the model's buffer: the arena, then the state.
+    pub fn memory_bytes(&self) -> usize {
+        self.arena_bytes + self.state_bytes
+    }
+
+    /// True when a reset leaves every state byte zero (the buffer starts so: nothing to do).
+    pub fn state_starts_zeroed(&self) -> bool {
+        self.state_init.iter().all(|(_, init)| match init {
+            StateInit::Fill(_, v) => *v == 0,
+            StateInit::Bytes(b) => b.iter().all(|&v| v == 0),
+        })
     }
 }
 
@@ -89,8 +131,8 @@ pub(crate) fn rust_element(dtype: DType) -> Option<&'static str> {
 }
 
 impl Layout {
-    /// The layout of a memory plan.
-    pub fn from_plan(plan: &crate::plan::MemoryPlan) -> Layout {
+    /// The layout of a memory plan of `graph`.
+    pub fn from_plan(graph: &Graph, plan: &crate::plan::MemoryPlan) -> Layout {
         let regions = plan
             .tensors
             .iter()
@@ -100,10 +142,45 @@ impl Layout {
                 _ => None,
             })
             .collect();
+        let scratch = plan
+            .scratch
+            .iter()
+            .map(|s| ((s.op, s.slot), s.offset))
+            .collect();
         Layout {
             arena_bytes: plan.arena_bytes,
             state_bytes: plan.state_bytes,
             regions,
+            scratch,
+            state_init: state_init(graph, plan),
         }
     }
+}
+
+/// The state region after a reset, tensor by tensor in offset order (gaps, which only alignment
+/// leaves, are zero): a variable's `initial` bytes when the model sets them, else what TFLM's
+/// `ResetVariableTensors` writes: the zero point in every byte of an INT8 tensor, 0 otherwise.
+fn state_init(graph: &Graph, plan: &crate::plan::MemoryPlan) -> Vec<(usize, StateInit)> {
+    let mut runs: Vec<(usize, StateInit)> = plan
+        .tensors
+        .iter()
+        .filter(|p| p.region == crate::plan::Region::State && p.bytes > 0)
+        .map(|p| {
+            let tensor = &graph.tensors[p.index];
+            let init = match tensor.initial {
+                Some(bytes) => StateInit::Bytes(bytes.to_vec()),
+                None => {
+                    let zero_point = match (&tensor.quant, tensor.dtype) {
+                        (Some(q), DType::I8) => q.zero_points.first().copied().unwrap_or(0),
+                        _ => 0,
+                    };
+                    // TFLM memsets the int8 zero point: its low byte.
+                    StateInit::Fill(p.bytes, zero_point as i8 as u8)
+                }
+            };
+            (p.offset, init)
+        })
+        .collect();
+    runs.sort_by_key(|r| r.0);
+    runs
 }

@@ -12,7 +12,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use super::source::Encoding;
-use super::{io_tensors, rust_element, Layout, Region, Source};
+use super::{io_tensors, rust_element, Layout, Region, Source, StateInit};
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph, Quantization};
 use crate::lower::{Call, CallKind, KernelCall, Operand, Value};
@@ -92,6 +92,39 @@ pub fn source<'m>(
     let rt = &emitter.rt;
     let arena_bytes = lit(layout.arena_bytes);
     let state_bytes = lit(layout.state_bytes);
+    let memory_bytes = lit(layout.memory_bytes());
+    // State that a reset leaves nonzero is written on the first invoke (and by `reset`), not by
+    // `new`: a nonzero byte in a `static` model would put its whole arena in flash as well.
+    let state_flag = !layout.state_starts_zeroed();
+    let reset_state = reset_statements(layout);
+    let (flag_field, flag_init, flag_check) = if state_flag {
+        (
+            quote! {
+                /// Whether the state holds its initial value or a later one (false at start-up).
+                state_ready: bool,
+            },
+            quote! { , state_ready: false },
+            quote! {
+                if !self.state_ready {
+                    self.reset();
+                }
+            },
+        )
+    } else {
+        (quote! {}, quote! {}, quote! {})
+    };
+    let set_flag = if state_flag {
+        quote! { self.state_ready = true; }
+    } else {
+        quote! {}
+    };
+    let reset_doc = if layout.state_bytes == 0 {
+        " Restores the initial state; this model has none, so it does nothing."
+    } else if state_flag {
+        " Restores the initial state of the variable tensors (the first `invoke` does it itself)."
+    } else {
+        " Restores the initial state of the variable tensors (zero, as after `new`)."
+    };
     let n_inputs = lit(graph.inputs.len());
     let n_outputs = lit(graph.outputs.len());
     let struct_doc = format!(
@@ -114,8 +147,9 @@ pub fn source<'m>(
 
             #[doc = #struct_doc]
             pub struct #name {
-                arena: rt::Arena<#arena_bytes>,
-                state: rt::Arena<#state_bytes>,
+                /// The arena, then the state of the variable tensors.
+                arena: rt::Arena<#memory_bytes>,
+                #flag_field
             }
 
             impl #name {
@@ -128,9 +162,16 @@ pub fn source<'m>(
                 /// Number of outputs.
                 pub const OUTPUTS: usize = #n_outputs;
 
-                /// A model with a zeroed arena and reset state; `const`, so it can be a `static`.
+                /// A model with a zeroed arena (its state, if any, takes its initial value on the
+                /// first `invoke`); `const`, so it can be a `static`.
                 pub const fn new() -> Self {
-                    #name { arena: rt::Arena::new(), state: rt::Arena::new() }
+                    #name { arena: rt::Arena::new() #flag_init }
+                }
+
+                #[doc = #reset_doc]
+                pub fn reset(&mut self) {
+                    #reset_state
+                    #set_flag
                 }
 
                 #accessors
@@ -143,6 +184,7 @@ pub fn source<'m>(
                 /// Runs the model once, calling `hook` before and after each operator (see
                 /// `OperatorHook`); with `NoHook` this is `invoke`.
                 pub fn invoke_with<H: rt::OperatorHook>(&mut self, hook: &mut H) {
+                    #flag_check
                     #bind_arena
                     #(#steps)*
                 }
@@ -170,6 +212,28 @@ pub fn source<'m>(
     let runtime_path = &options.runtime_path;
     append_constants(&mut out, graph, &module, runtime_path, &constants, &packed);
     Ok(out)
+}
+
+/// The statements of `reset`: each run of the state region set to its initial contents.
+fn reset_statements(layout: &Layout) -> TokenStream {
+    let mut statements = Vec::new();
+    for (offset, init) in &layout.state_init {
+        let start = layout.arena_bytes + offset;
+        match init {
+            StateInit::Fill(bytes, value) => {
+                let (start, end, value) =
+                    (lit(start), lit(start + bytes), lit(usize::from(*value)));
+                statements.push(quote! { self.arena.0[#start..#end].fill(#value); });
+            }
+            StateInit::Bytes(bytes) => {
+                let end = lit(start + bytes.len());
+                let start = lit(start);
+                let data = proc_macro2::Literal::byte_string(bytes);
+                statements.push(quote! { self.arena.0[#start..#end].copy_from_slice(#data); });
+            }
+        }
+    }
+    quote! { #(#statements)* }
 }
 
 fn header(
@@ -330,7 +394,14 @@ impl Emitter<'_, '_> {
         let module = format_ident!("{}", kernel.module);
         let function = format_ident!("{}", kernel.function);
         let mut args = Vec::new();
+        let mut scratch_slot = 0;
         for operand in &kernel.operands {
+            if let Operand::Scratch(_) = operand {
+                let offset = lit(self.layout.scratch_offset(op, scratch_slot)?);
+                scratch_slot += 1;
+                args.push(quote! { #offset });
+                continue;
+            }
             args.push(self.operand(*operand, constants)?);
         }
         if let Some(params) = &kernel.params {
@@ -364,6 +435,9 @@ impl Emitter<'_, '_> {
                 let offset = lit(self.layout.arena_offset(t)?);
                 Ok(quote! { rt::Src::Arena(#offset) })
             }
+            Operand::Scratch(_) => Err(Error::Internal {
+                detail: "scratch memory is resolved by its operator's step".to_string(),
+            }),
         }
     }
 
@@ -549,7 +623,7 @@ impl Emitter<'_, '_> {
                 }
 
                 fn reset(&mut self) {
-                    self.state = rt::Arena::new();
+                    #name::reset(self)
                 }
             }
         })

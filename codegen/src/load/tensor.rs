@@ -60,6 +60,7 @@ pub(super) fn tensor<'m>(
         quant,
         data,
         is_variable: t.is_variable(),
+        initial: None,
         bytes,
     })
 }

@@ -67,6 +67,24 @@ pub enum Operand {
     Offset(usize),
     /// A `tinyaot::Src`: `Src::Arena(offset)` for an arena tensor, `Src::Flash(bytes)` for a constant.
     Src(usize),
+    /// Scratch memory of this many bytes for the call alone: the kernel gets a byte offset into
+    /// the arena (`usize`), 16-byte aligned, whose contents are undefined on entry. The planner
+    /// places it like a tensor live only at the call's step ([`crate::plan::Scratch`]).
+    Scratch(usize),
+}
+
+impl Call {
+    /// The scratch sizes this call asks for, in operand order.
+    pub fn scratch(&self) -> impl Iterator<Item = usize> + '_ {
+        let operands = match &self.kind {
+            CallKind::Kernel(k) => k.operands.as_slice(),
+            CallKind::Alias { .. } => &[],
+        };
+        operands.iter().filter_map(|o| match o {
+            Operand::Scratch(bytes) => Some(*bytes),
+            _ => None,
+        })
+    }
 }
 
 /// A kernel's parameter struct: `tinyaot::kernels::<module>::<type_name> { fields… }`.
@@ -158,16 +176,15 @@ data_value!(
 
 /// Lowers every operator of `graph`, in execution order.
 pub fn lower(graph: &Graph) -> Result<Vec<Call>> {
-    // Variables read or written by an operator are refused with that operator's name (below); a
-    // variable that is only a graph input or output would still be placed in the state region,
-    // where the emitters' input and output views cannot reach it.
+    // A variable lives in the state region, where the emitters' input and output views cannot
+    // reach it: a graph input or output that is a variable is refused.
     for &t in graph.inputs.iter().chain(&graph.outputs) {
         let tensor = &graph.tensors[t];
         if tensor.is_variable {
             return Err(Error::Unsupported {
                 detail: format!(
                     "graph input or output tensor #{t} {:?} is a variable (state kept between \
-                     invocations); stateful models are not supported yet",
+                     invocations); tinyaot keeps state apart from the inputs and outputs",
                     tensor.name
                 ),
             });
@@ -196,17 +213,6 @@ fn lower_op(ctx: &OpContext) -> Result<CallKind> {
         return Err(unsupported_op(ctx));
     };
     ctx.expect_arity(*entry.inputs.start(), *entry.inputs.end(), entry.outputs)?;
-    let op = ctx.op();
-    for t in op.inputs.iter().flatten().chain(&op.outputs) {
-        let tensor = &ctx.graph().tensors[*t];
-        if tensor.is_variable {
-            return Err(ctx.unsupported(format!(
-                "tensor #{t} {:?} is a variable (state kept between invocations); stateful \
-                 models are not supported yet",
-                tensor.name
-            )));
-        }
-    }
     ops::lower(ctx, family, entry)
 }
 

@@ -220,8 +220,9 @@ pub fn check_plan(graph: &Graph, plan: &MemoryPlan) -> Result<()> {
 
     check_state_disjoint(plan)?;
     let group = alias_groups(graph, plan)?;
-    check_arena_disjoint(plan, &group)?;
-    check_bound(plan, &group)
+    let blocks = arena_blocks(plan, &group)?;
+    check_arena_disjoint(plan, &blocks)?;
+    check_bound(plan, &blocks)
 }
 
 /// The steps every tensor is live, from a list of every use of every tensor sorted by tensor: a
@@ -382,35 +383,100 @@ fn find(parent: &mut [usize], mut t: usize) -> usize {
     t
 }
 
-/// Any two arena tensors live at a common step share no byte unless they are in one alias group.
-fn check_arena_disjoint(plan: &MemoryPlan, group: &[usize]) -> Result<()> {
-    // Steps were checked against the graph before, so `first_step <= last_step` here.
-    let arena = plan
+/// One block of arena bytes the checker sweeps over: a tensor, or a kernel's scratch memory.
+struct Block {
+    /// Alias group: blocks of one group may share bytes (scratch is always its own group).
+    group: usize,
+    first: usize,
+    last: usize,
+    offset: usize,
+    bytes: usize,
+}
+
+/// The arena tensors (by tensor index) and then the scratch placements, as blocks; scratch
+/// memory is checked to be aligned, inside the arena and at an operator's step.
+fn arena_blocks(plan: &MemoryPlan, group: &[usize]) -> Result<Vec<Block>> {
+    let n = plan.tensors.len();
+    let mut blocks: Vec<Block> = plan
         .tensors
         .iter()
-        .filter(|p| p.region == Region::Arena && p.bytes > 0)
-        .map(|p| (p.index, p.first_step, p.last_step));
-    let mut blocks = Sweep::default();
-    for (arrives, t) in sweep_order(arena) {
-        let b = &plan.tensors[t];
+        .map(|p| Block {
+            group: group[p.index],
+            first: p.first_step,
+            last: p.last_step,
+            offset: p.offset,
+            bytes: if p.region == Region::Arena {
+                p.bytes
+            } else {
+                0
+            },
+        })
+        .collect();
+    let mut slots: BTreeMap<usize, usize> = BTreeMap::new();
+    for (k, s) in plan.scratch.iter().enumerate() {
+        let slot = slots.entry(s.op).or_insert(0);
+        if s.slot != *slot || s.op + 1 >= plan.num_steps {
+            return fail(format!(
+                "scratch {k}: slot {} of operator #{} is out of order or range",
+                s.slot, s.op
+            ));
+        }
+        *slot += 1;
+        let inside = s
+            .offset
+            .checked_add(s.bytes)
+            .is_some_and(|end| end <= plan.arena_bytes);
+        if s.offset % ALIGN != 0 || !inside {
+            return fail(format!(
+                "scratch {k} of operator #{}: bytes {}..+{} are unaligned or outside the arena",
+                s.op, s.offset, s.bytes
+            ));
+        }
+        blocks.push(Block {
+            group: n + k,
+            first: s.op + 1,
+            last: s.op + 1,
+            offset: s.offset,
+            bytes: s.bytes,
+        });
+    }
+    Ok(blocks)
+}
+
+/// Any two blocks (arena tensors, scratch memory) live at a common step share no byte unless they
+/// are in one alias group.
+fn check_arena_disjoint(plan: &MemoryPlan, blocks: &[Block]) -> Result<()> {
+    // Steps were checked against the graph before, so `first <= last` here.
+    let live = blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.bytes > 0)
+        .map(|(i, b)| (i, b.first, b.last));
+    let name = |i: usize| match i.checked_sub(plan.tensors.len()) {
+        None => format!("tensor #{i}"),
+        Some(k) => format!("scratch {k} of operator #{}", plan.scratch[k].op),
+    };
+    let mut sweep = Sweep::default();
+    for (arrives, i) in sweep_order(live) {
+        let b = &blocks[i];
         if arrives.is_none() {
-            blocks.remove(b.offset);
+            sweep.remove(b.offset);
             continue;
         }
         // Offsets plus sizes were checked to fit in the arena before.
-        if let Some(other) = blocks.insert(b.offset, b.offset + b.bytes, group[t], t) {
-            let a = &plan.tensors[other];
+        if let Some(other) = sweep.insert(b.offset, b.offset + b.bytes, b.group, i) {
+            let a = &blocks[other];
             return fail(format!(
-                "tensors #{} (steps {}..={}, bytes {}..{}) and #{} (steps {}..={}, bytes \
-                 {}..{}) are live together and overlap",
-                a.index,
-                a.first_step,
-                a.last_step,
+                "{} (steps {}..={}, bytes {}..{}) and {} (steps {}..={}, bytes {}..{}) are live \
+                 together and overlap",
+                name(other),
+                a.first,
+                a.last,
                 a.offset,
                 a.offset + a.bytes,
-                b.index,
-                b.first_step,
-                b.last_step,
+                name(i),
+                b.first,
+                b.last,
                 b.offset,
                 b.offset + b.bytes
             ));
@@ -421,18 +487,17 @@ fn check_arena_disjoint(plan: &MemoryPlan, group: &[usize]) -> Result<()> {
 
 /// Recomputes the liveness lower bound step by step: a group counts, once, at every step where any
 /// member is live, with its largest member's size rounded up.
-fn check_bound(plan: &MemoryPlan, group: &[usize]) -> Result<()> {
+fn check_bound(plan: &MemoryPlan, blocks: &[Block]) -> Result<()> {
     // Members of one group share their bytes (checked with the aliases), so a group is one block
     // over the union of its members' lifetimes: merge those per group, then add every block's
     // size at its first step and take it away after its last.
-    let mut members: Vec<(usize, usize, usize, usize)> = plan
-        .tensors
+    let mut members: Vec<(usize, usize, usize, usize)> = blocks
         .iter()
-        .filter(|p| p.region == Region::Arena && p.first_step < plan.num_steps)
-        .map(|p| {
-            let size = round_up(p.bytes).unwrap_or(usize::MAX);
-            let last = p.last_step.min(plan.num_steps - 1);
-            (group[p.index], p.first_step, last, size)
+        .filter(|b| b.bytes > 0 && b.first < plan.num_steps)
+        .map(|b| {
+            let size = round_up(b.bytes).unwrap_or(usize::MAX);
+            let last = b.last.min(plan.num_steps - 1);
+            (b.group, b.first, last, size)
         })
         .filter(|m| m.1 <= m.2)
         .collect();

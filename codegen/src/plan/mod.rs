@@ -120,6 +120,29 @@ pub struct TensorPlacement {
     pub alias_of: Option<usize>,
 }
 
+/// A kernel's request for scratch memory: `bytes` bytes in the arena for the duration of operator
+/// `op` alone (its step), as the lowering asks for it ([`crate::lower::Operand::Scratch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Scratch {
+    /// The operator (index in execution order) whose kernel uses it.
+    pub op: usize,
+    /// Its size in bytes (not rounded up).
+    pub bytes: usize,
+}
+
+/// Where one scratch request lives: [`Scratch`] plus its arena offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScratchPlacement {
+    /// The operator whose kernel uses it; it is live at step `op + 1` only.
+    pub op: usize,
+    /// Which of that operator's scratch requests it is (0 for the first, in operand order).
+    pub slot: usize,
+    /// Its size in bytes (not rounded up).
+    pub bytes: usize,
+    /// Byte offset within the arena (multiple of [`ALIGN`]).
+    pub offset: usize,
+}
+
 /// The memory plan of a graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryPlan {
@@ -136,6 +159,8 @@ pub struct MemoryPlan {
     pub tensors: Vec<TensorPlacement>,
     /// Every storage-sharing decision the plan relies on.
     pub aliases: Vec<Alias>,
+    /// Kernel scratch memory, in the order it was requested (by operator, then slot).
+    pub scratch: Vec<ScratchPlacement>,
 }
 
 impl MemoryPlan {
@@ -162,7 +187,26 @@ impl MemoryPlan {
     }
 }
 
-/// Plans the memory of `graph`: regions, lifetimes, aliases and offsets, then verifies the result
+/// Plans the memory of `graph` with no kernel scratch memory: [`plan_graph_with_scratch`] with
+/// none requested.
+///
+/// # Errors
+///
+/// As [`plan_graph_with_scratch`].
+pub fn plan_graph(graph: &Graph) -> Result<MemoryPlan> {
+    plan_graph_with_scratch(graph, &[])
+}
+
+/// The scratch requests of lowered calls, in order: what [`plan_graph_with_scratch`] takes.
+pub fn scratch_requests(calls: &[crate::lower::Call]) -> Vec<Scratch> {
+    calls
+        .iter()
+        .flat_map(|call| call.scratch().map(|bytes| Scratch { op: call.op, bytes }))
+        .collect()
+}
+
+/// Plans the memory of `graph`: regions, lifetimes, aliases and offsets of its tensors and of the
+/// kernels' `scratch` memory (each live at its operator's step alone), then verifies the result
 /// with [`check_plan`].
 ///
 /// Deterministic: the same graph always gets the same plan.
@@ -171,8 +215,9 @@ impl MemoryPlan {
 ///
 /// [`Error::Corrupt`] when an operator reads a non-constant tensor that nothing has produced yet,
 /// [`Error::Overflow`] when sizes do not fit in `usize`, and [`Error::Internal`] if the result fails its
-/// own check (a planner bug, reported instead of returned).
-pub fn plan_graph(graph: &Graph) -> Result<MemoryPlan> {
+/// own check (a planner bug, reported instead of returned), or when a scratch request names an
+/// operator the graph does not have.
+pub fn plan_graph_with_scratch(graph: &Graph, scratch: &[Scratch]) -> Result<MemoryPlan> {
     let steps = lifetime::lifetimes(graph)?;
     let regions = lifetime::regions(graph, &steps);
     let aliases = alias::reshape_aliases(graph, &regions);
@@ -203,6 +248,23 @@ pub fn plan_graph(graph: &Graph) -> Result<MemoryPlan> {
                 });
             }
         }
+    }
+    // Scratch memory: one buffer per request, live at its operator's step alone.
+    let tensor_buffers = buffers.len();
+    for (k, s) in scratch.iter().enumerate() {
+        if s.op >= graph.operators.len() {
+            return Err(Error::Internal {
+                detail: format!("scratch request {k} names operator #{}", s.op),
+            });
+        }
+        let bytes = align_up(s.bytes).ok_or_else(|| Error::Overflow {
+            context: format!("memory plan: scratch memory of operator #{}", s.op),
+        })?;
+        buffers.push(Buffer {
+            bytes,
+            first: s.op + 1,
+            last: s.op + 1,
+        });
     }
     // Every sum the planner forms is at most the sum of all buffer sizes: check it once here so that
     // the unit arithmetic below cannot overflow.
@@ -252,6 +314,21 @@ pub fn plan_graph(graph: &Graph) -> Result<MemoryPlan> {
         });
     }
 
+    let mut slots = vec![0usize; graph.operators.len()];
+    let scratch = scratch
+        .iter()
+        .zip(&offsets[tensor_buffers..])
+        .map(|(s, &offset)| {
+            let slot = slots[s.op];
+            slots[s.op] += 1;
+            ScratchPlacement {
+                op: s.op,
+                slot,
+                bytes: s.bytes,
+                offset,
+            }
+        })
+        .collect();
     let plan = MemoryPlan {
         arena_bytes,
         lower_bound_bytes: lower_bound(&buffers),
@@ -259,6 +336,7 @@ pub fn plan_graph(graph: &Graph) -> Result<MemoryPlan> {
         num_steps,
         tensors,
         aliases,
+        scratch,
     };
     check_plan(graph, &plan)?;
     Ok(plan)

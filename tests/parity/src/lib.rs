@@ -60,6 +60,8 @@ impl Aligned {
 pub struct Call<'a> {
     graph: &'a Graph<'a>,
     plan: &'a MemoryPlan,
+    /// The operator the call implements (its scratch memory is planned by operator).
+    op: usize,
     kernel: &'a KernelCall,
     /// Aligned copies of the constant operands, by operand position.
     constants: Vec<Option<Aligned>>,
@@ -150,18 +152,24 @@ impl Element for u8 {
 }
 
 impl<'a> Call<'a> {
-    fn new(graph: &'a Graph<'a>, plan: &'a MemoryPlan, kernel: &'a KernelCall) -> Call<'a> {
+    fn new(
+        graph: &'a Graph<'a>,
+        plan: &'a MemoryPlan,
+        op: usize,
+        kernel: &'a KernelCall,
+    ) -> Call<'a> {
         let constants = kernel
             .operands
             .iter()
             .map(|op| match op {
                 Operand::Src(t) => graph.tensors[*t].data.map(Aligned::from_bytes),
-                Operand::Offset(_) => None,
+                Operand::Offset(_) | Operand::Scratch(_) => None,
             })
             .collect();
         Call {
             graph,
             plan,
+            op,
             kernel,
             constants,
         }
@@ -225,15 +233,31 @@ impl<'a> Call<'a> {
             .ok_or_else(|| format!("{}: field {name} has another type", self.describe()))
     }
 
+    /// The offset of tensor `t` in the model's buffer: the arena, then the state.
     fn arena_offset(&self, t: usize) -> Result<usize, String> {
         let placement = &self.plan.tensors[t];
-        if placement.region != Region::Arena {
-            return Err(format!(
+        match placement.region {
+            Region::Arena => Ok(placement.offset),
+            Region::State => Ok(self.plan.arena_bytes + placement.offset),
+            _ => Err(format!(
                 "{}: tensor {t} is not in the arena",
                 self.describe()
-            ));
+            )),
         }
-        Ok(placement.offset)
+    }
+
+    /// The arena offset of the scratch memory that is operand `i`.
+    fn scratch_offset(&self, i: usize) -> Result<usize, String> {
+        let slot = self.kernel.operands[..i]
+            .iter()
+            .filter(|o| matches!(o, Operand::Scratch(_)))
+            .count();
+        self.plan
+            .scratch
+            .iter()
+            .find(|s| s.op == self.op && s.slot == slot)
+            .map(|s| s.offset)
+            .ok_or_else(|| format!("{}: scratch {slot} is not planned", self.describe()))
     }
 
     fn operand(&self, i: usize) -> Result<&Operand, String> {
@@ -247,6 +271,7 @@ impl<'a> Call<'a> {
     pub fn offset(&self, i: usize) -> Result<usize, String> {
         match self.operand(i)? {
             Operand::Offset(t) | Operand::Src(t) => self.arena_offset(*t),
+            Operand::Scratch(_) => self.scratch_offset(i),
         }
     }
 
@@ -257,6 +282,7 @@ impl<'a> Call<'a> {
             (None, Operand::Offset(t) | Operand::Src(t)) => {
                 Ok(tinyaot::Src::Arena(self.arena_offset(*t)?))
             }
+            (None, Operand::Scratch(_)) => Ok(tinyaot::Src::Arena(self.scratch_offset(i)?)),
         }
     }
 
@@ -332,22 +358,27 @@ impl SplitMix {
     }
 }
 
-/// An arena of the plan's size: random bytes, and for every float32 arena tensor random finite
-/// values in [-8, 8) (random bytes would be NaN payloads, which C and Rust need not propagate
-/// alike, and are not what a model computes on).
+/// The model's buffer (the plan's arena, then its state): random bytes, and for every float32
+/// tensor random finite values in [-8, 8) (random bytes would be NaN payloads, which C and Rust
+/// need not propagate alike, and are not what a model computes on).
 fn filled_arena(graph: &Graph, plan: &MemoryPlan, seed: u64) -> Aligned {
-    let mut arena = Aligned::new(plan.arena_bytes);
+    let mut arena = Aligned::new(plan.arena_bytes + plan.state_bytes);
     let mut rng = SplitMix(seed);
     for b in arena.bytes_mut() {
         *b = rng.next() as u8;
     }
     for (t, tensor) in graph.tensors.iter().enumerate() {
         let placement = &plan.tensors[t];
-        if tensor.dtype != DType::F32 || placement.region != Region::Arena || tensor.bytes == 0 {
+        let start = match placement.region {
+            Region::Arena => placement.offset,
+            Region::State => plan.arena_bytes + placement.offset,
+            _ => continue,
+        };
+        if tensor.dtype != DType::F32 || tensor.bytes == 0 {
             continue;
         }
         let bytes = arena.bytes_mut();
-        let Some(region) = bytes.get_mut(placement.offset..placement.offset + tensor.bytes) else {
+        let Some(region) = bytes.get_mut(start..start + tensor.bytes) else {
             continue;
         };
         for chunk in region.chunks_exact_mut(4) {
@@ -362,14 +393,16 @@ fn filled_arena(graph: &Graph, plan: &MemoryPlan, seed: u64) -> Aligned {
 /// same arena and compares the results; `name` labels the reports.
 pub fn check_model(name: &str, model: &[u8], seed: u64) -> Result<Outcome, String> {
     let graph = tinyaot_codegen::load::load(model).map_err(|e| format!("{name}: {e}"))?;
-    let plan = tinyaot_codegen::plan::plan_graph(&graph).map_err(|e| format!("{name}: {e}"))?;
     let calls = tinyaot_codegen::lower::lower(&graph).map_err(|e| format!("{name}: {e}"))?;
+    let scratch = tinyaot_codegen::plan::scratch_requests(&calls);
+    let plan = tinyaot_codegen::plan::plan_graph_with_scratch(&graph, &scratch)
+        .map_err(|e| format!("{name}: {e}"))?;
     let mut outcome = Outcome::default();
     for (index, call) in calls.iter().enumerate() {
         let CallKind::Kernel(kernel) = &call.kind else {
             continue;
         };
-        let call_ctx = Call::new(&graph, &plan, kernel);
+        let call_ctx = Call::new(&graph, &plan, call.op, kernel);
         let start = filled_arena(&graph, &plan, seed ^ index as u64);
         let mut rust = start.clone();
         run_rust(&call_ctx, rust.bytes_mut()).map_err(|e| format!("{name} op {}: {e}", call.op))?;

@@ -33,6 +33,7 @@ pub(super) fn tensor<'m>(
         quant,
         data,
         is_variable: false,
+        initial: None,
         bytes: elements * dtype.size(),
     }
 }

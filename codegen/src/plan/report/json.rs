@@ -12,8 +12,11 @@ use std::fmt::Write;
 /// { "arena_bytes": N, "lower_bound_bytes": N, "state_bytes": N, "num_ops": N,
 ///   "tensors": [ { "index": N, "name": "…", "bytes": N, "offset": N, "region": "arena"|"state",
 ///                  "first_op": N, "last_op": N, "alias_of": N|null }, … ],
-///   "aliases": [ { "tensor": N, "of": N, "op": N, "kind": "reshape" }, … ] }
+///   "aliases": [ { "tensor": N, "of": N, "op": N, "kind": "reshape" }, … ],
+///   "scratch": [ { "op": N, "slot": N, "bytes": N, "offset": N }, … ] }
 /// ```
+///
+/// `scratch` is kernel scratch memory, in the arena during operator `op` alone.
 ///
 /// A model with `OfflineMemoryAllocation` metadata also gets `"offline_plan": "ignored: …"`
 /// (the reason), after `num_ops`.
@@ -72,6 +75,18 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
             a.tensor,
             a.of,
             a.op
+        );
+    }
+    out.push_str("\n  ],\n  \"scratch\": [");
+    for (i, s) in plan.scratch.iter().enumerate() {
+        let _ = write!(
+            out,
+            "{}\n    {{\"op\": {}, \"slot\": {}, \"bytes\": {}, \"offset\": {}}}",
+            if i == 0 { "" } else { "," },
+            s.op,
+            s.slot,
+            s.bytes,
+            s.offset
         );
     }
     out.push_str("\n  ]\n}\n");

@@ -48,7 +48,7 @@ pub fn svg(graph: &Graph, plan: &MemoryPlan, title: &str) -> String {
     );
     let _ = writeln!(
         s,
-        r##"<text x="{LEFT}" y="44" font-size="12" fill="#444">x: operator (column "in" = graph inputs before the first operator); y: arena offset in bytes, 0 at the top. One box per tensor (#index); red line: bytes live at each step.</text>"##
+        r##"<text x="{LEFT}" y="44" font-size="12" fill="#444">x: operator (column "in" = graph inputs before the first operator); y: arena offset in bytes, 0 at the top. One box per tensor (#index), grey dashed boxes for kernel scratch; red line: bytes live at each step.</text>"##
     );
 
     // Grid and axes.
@@ -139,6 +139,24 @@ pub fn svg(graph: &Graph, plan: &MemoryPlan, title: &str) -> String {
         s.push_str("</g>\n");
     }
 
+    // Kernel scratch memory: a grey box in its operator's column.
+    for (k, sc) in plan
+        .scratch
+        .iter()
+        .enumerate()
+        .filter(|(_, sc)| sc.bytes > 0)
+    {
+        let (x0, w) = (x(sc.op + 1), col);
+        let (y0, h) = (y(sc.offset), (sc.bytes as f64 * scale).max(1.0));
+        let _ = writeln!(
+            s,
+            r##"<g><title>scratch {k}: {} B at offset {}, operator {} only</title><rect x="{x0:.1}" y="{y0:.1}" width="{w:.1}" height="{h:.1}" fill="#b0b0b0" fill-opacity="0.9" stroke="#333" stroke-width="0.6" stroke-dasharray="2 2"/></g>"##,
+            thousands(sc.bytes),
+            thousands(sc.offset),
+            sc.op
+        );
+    }
+
     // Bytes live per step, as a step line, and the arena / bound markers.
     let live = live_per_step(plan);
     let mut points = String::new();
@@ -206,6 +224,17 @@ fn live_per_step(plan: &MemoryPlan) -> Vec<usize> {
             (owner, p.first_step, p.last_step.min(steps - 1), size)
         })
         .collect();
+    // Scratch memory: each its own group (after every tensor index), live at its step alone.
+    ranges.extend(
+        plan.scratch
+            .iter()
+            .enumerate()
+            .filter(|(_, sc)| sc.op + 1 < steps)
+            .map(|(k, sc)| {
+                let size = sc.bytes.div_ceil(ALIGN).saturating_mul(ALIGN);
+                (plan.tensors.len() + k, sc.op + 1, sc.op + 1, size)
+            }),
+    );
     ranges.sort_unstable();
     let mut delta = vec![0i128; steps + 1];
     let mut add = |(_, first, last, size): (usize, usize, usize, usize)| {

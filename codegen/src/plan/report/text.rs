@@ -37,6 +37,22 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
             op_of_step(p.last_step),
         );
     }
+    for s in &plan.scratch {
+        let op = graph
+            .operators
+            .get(s.op)
+            .map_or(String::new(), |o| o.kind.name());
+        let _ = writeln!(
+            out,
+            "{:>6}  {:<NAME_WIDTH$}  {:>10}  {:>10}  {:>8}  {:>7}  scratch of the kernel",
+            "-",
+            shorten(&format!("scratch {} of #{} {op}", s.slot, s.op)),
+            s.bytes,
+            s.offset,
+            s.op,
+            s.op,
+        );
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -59,6 +75,11 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
             out,
             "state:        {:>12} bytes",
             thousands(plan.state_bytes)
+        );
+        let _ = writeln!(
+            out,
+            "RAM:          {:>12} bytes (arena + state)",
+            thousands(plan.arena_bytes + plan.state_bytes)
         );
     }
     if graph.offline_offsets.is_some() {
