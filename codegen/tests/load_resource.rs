@@ -210,10 +210,25 @@ fn a_resource_variable_becomes_one_variable_tensor() {
         (t.name.as_str(), &t.shape[..], t.bytes),
         ("buf", &[1, 4][..], 4)
     );
+    // The init subgraph's constant is the initial value, which new() and reset() set.
+    assert_eq!(t.initial, Some(&[1u8, 2, 3, 4][..]));
     assert_eq!(g.operators[2].inputs, vec![Some(state)]);
     assert_eq!(g.operators[3].inputs, vec![Some(0)]);
     assert_eq!(g.operators[3].outputs, vec![state]);
     assert!(g.operators[0].outputs.is_empty() && g.operators[1].outputs.is_empty());
+}
+
+#[test]
+fn reset_sets_the_init_subgraphs_values() {
+    let bytes = streaming(main_ops(), init_ops());
+    let source = tinyaot_codegen::Config::new()
+        .generate(&bytes, "m")
+        .expect("generates");
+    let reset = source.find("pub fn reset").expect("a reset");
+    assert!(
+        source[reset..].contains(r#"copy_from_slice(b"\x01\x02\x03\x04")"#),
+        "{source}"
+    );
 }
 
 #[test]

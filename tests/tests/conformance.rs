@@ -35,13 +35,6 @@ const EXPECTED_SUITE_REFUSALS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Fixtures refused until the stateful groundwork (variable tensors in the state region, initial
-/// values) is merged, and how their refusal starts. TODO(issue 15): empty once it is.
-const PENDING_STATE_REFUSALS: &[(&str, &str)] = &[(
-    "streaming_kws",
-    "unsupported use of READ_VARIABLE (operator #3): tensor #27 \"Variable\" is a variable",
-)];
-
 /// Whether `name` of the TFLM suite was refused as [`EXPECTED_SUITE_REFUSALS`] expects.
 fn expected_suite_refusal(name: &str, message: &str) -> bool {
     EXPECTED_SUITE_REFUSALS
@@ -78,16 +71,6 @@ fn every_model_matches_tflm() {
                 if entry.suite == "tflm_suite" && expected_suite_refusal(entry.name, message) =>
             {
                 report.push(format!("refused  {label} as expected: {message}"))
-            }
-            Outcome::Refused(message)
-                if entry.suite == "fixtures"
-                    && PENDING_STATE_REFUSALS
-                        .iter()
-                        .any(|(name, start)| *name == entry.name && message.starts_with(start)) =>
-            {
-                report.push(format!(
-                    "refused  {label} until the stateful groundwork: {message}"
-                ))
             }
             Outcome::Refused(message) => {
                 let expected = EXPECTED_REFUSALS

@@ -43,10 +43,6 @@ fn model(path: &Path) -> Option<(String, Vec<u8>)> {
     Some((stem, std::fs::read(path).expect("read model")))
 }
 
-/// Fixtures whose code is generated once the stateful groundwork is merged (their plan is
-/// snapshotted already). TODO(issue 15): empty once it is.
-const PENDING_STATE: &[&str] = &["streaming_kws"];
-
 /// Snapshot settings shared by every test: names without the module prefix (`rust@x.tflite.snap`).
 fn settings() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
@@ -62,9 +58,6 @@ fn rust() {
             let Some((stem, bytes)) = model(path) else {
                 return;
             };
-            if PENDING_STATE.contains(&stem.as_str()) {
-                return;
-            }
             let source = tinyaot_codegen::Config::new()
                 .generate(&bytes, &stem)
                 .unwrap_or_else(|e| panic!("{stem}: {e}"));
@@ -96,9 +89,6 @@ fn c() {
             let Some((stem, bytes)) = model(path) else {
                 return;
             };
-            if PENDING_STATE.contains(&stem.as_str()) {
-                return;
-            }
             let options = COptions {
                 prefix: default_prefix(&stem),
                 source_name: format!("{stem}.tflite"),

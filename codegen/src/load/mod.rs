@@ -131,7 +131,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         buffers: &buffers,
         limits,
     };
-    let initial = resource::resolve(
+    let initial_values = resource::resolve(
         &resources,
         &mut tensors,
         &mut operators,
@@ -139,6 +139,9 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         (&inputs, &outputs),
     )?;
     limits.check_tensors(tensors.len())?;
+    for (t, bytes) in initial_values {
+        tensors[t].initial = Some(bytes);
+    }
 
     let graph = Graph {
         tensors,
@@ -150,7 +153,5 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         source: Some(subgraph),
     };
     graph::check(&graph)?;
-    // TODO(groundwork): the variables' initial values go into `Tensor::initial`.
-    let _ = initial;
     Ok(graph)
 }

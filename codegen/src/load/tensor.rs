@@ -75,6 +75,7 @@ pub(super) fn resource_handle<'m>(t: tflite::Tensor<'m>) -> ir::Tensor<'m> {
         quant: None,
         data: None,
         is_variable: false,
+        initial: None,
         bytes: DType::I32.size(),
     }
 }

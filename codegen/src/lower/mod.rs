@@ -78,7 +78,7 @@ impl Call {
     pub fn scratch(&self) -> impl Iterator<Item = usize> + '_ {
         let operands = match &self.kind {
             CallKind::Kernel(k) => k.operands.as_slice(),
-            CallKind::Alias { .. } => &[],
+            CallKind::Alias { .. } | CallKind::Nothing => &[],
         };
         operands.iter().filter_map(|o| match o {
             Operand::Scratch(bytes) => Some(*bytes),

@@ -42,7 +42,7 @@ pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
 
 macro_rules! split_n {
     ($($name:ident: $($output:ident),+;)+) => {$(
-        #[doc = concat!("SPLIT / SPLIT_V of `input` into ", stringify!($($output),+), "; see [`split()`].")]
+        #[doc = concat!("SPLIT of `input` into ", stringify!($($output),+), "; see [`split()`].")]
         // One argument per output tensor is the calling convention; the arity is the point.
         #[allow(clippy::too_many_arguments)]
         pub fn $name(arena: &mut [u8], input: Src, $($output: usize,)+ p: &Split) {
@@ -60,8 +60,10 @@ split_n! {
     split6: output_a, output_b, output_c, output_d, output_e, output_f;
     split7: output_a, output_b, output_c, output_d, output_e, output_f, output_g;
     split8: output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h;
-    split9: output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h, output_i;
-    split10: output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h, output_i, output_j;
+    split9: output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h,
+        output_i;
+    split10: output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h,
+        output_i, output_j;
 }
 
 #[cfg(test)]

@@ -148,10 +148,6 @@ fn every_kernel_matches_its_c_twin_on_the_corner_cases() {
         .chain(splits())
         .chain(tflm_suite_models());
     for (seed, (name, model)) in all.enumerate() {
-        // TODO(issue 15): compiled once the stateful groundwork is merged.
-        if name == "streaming_kws" {
-            continue;
-        }
         let outcome = check_model(&name, &model, seed as u64).unwrap_or_else(|e| panic!("{e}"));
         calls += outcome.compared.len();
         covered.extend(outcome.compared);
