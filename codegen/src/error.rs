@@ -81,7 +81,8 @@ pub enum Error {
         /// The shape signature found.
         signature: Vec<i32>,
     },
-    /// The model has a number of subgraphs this build cannot compile (it handles exactly one).
+    /// The model has no subgraph (tinyaot compiles subgraph 0, with the init subgraphs its
+    /// CALL_ONCE operators run).
     Subgraphs {
         /// How many the model has.
         count: usize,
@@ -187,7 +188,7 @@ impl fmt::Display for Error {
             ),
             Error::Subgraphs { count } => write!(
                 f,
-                "the model has {count} subgraphs; tinyaot compiles models with exactly one"
+                "the model has {count} subgraphs; tinyaot needs subgraph 0, the one TFLM invokes"
             ),
             Error::Unsupported { detail } => write!(f, "unsupported: {detail}"),
             Error::Overflow { context } => write!(f, "size overflow: {context}"),

@@ -5,6 +5,7 @@
  *   in INDEX PATH    read PATH into net_input(INDEX) (its size must be net_input_bytes(INDEX))
  *   invoke           call net_invoke (which must return 0)
  *   out INDEX PATH   write net_output(INDEX) to PATH
+ *   reset            call net_reset (the state of a fresh instance)
  * and checks the API's bad-index answers once at start. Exits non-zero with a message on stderr at
  * the first problem.
  */
@@ -52,6 +53,8 @@ int main(void)
             if (net_invoke() != 0) {
                 return fail("net_invoke", "returned non-zero");
             }
+        } else if (strncmp(line, "reset", 5) == 0) {
+            net_reset();
         } else if (sscanf(line, "out %d %3999[^\n]", &index, path) == 2) {
             const void *src = net_output(index);
             size_t n = net_output_bytes(index);

@@ -16,6 +16,8 @@ pub trait DynModel {
     fn output(&self, index: usize) -> &[u8];
     /// Number of inputs and outputs.
     fn counts(&self) -> (usize, usize);
+    /// Sets the state back to that of a fresh instance.
+    fn reset(&mut self);
 }
 
 impl<M: tinyaot::Model> DynModel for M {
@@ -35,6 +37,9 @@ impl<M: tinyaot::Model> DynModel for M {
     }
     fn counts(&self) -> (usize, usize) {
         (M::INPUTS, M::OUTPUTS)
+    }
+    fn reset(&mut self) {
+        tinyaot::Model::reset(self)
     }
 }
 

@@ -405,6 +405,24 @@ fn run_cases(
             script.push_str(&format!("out {j} {}\n", output.display()));
         }
     }
+    // After reset, the first case again: a fresh instance's outputs (the state's initial value).
+    let after_reset: Vec<PathBuf> = match cases.first() {
+        Some(first) => {
+            script.push_str("reset\n");
+            for (i, input) in first.inputs.iter().enumerate() {
+                script.push_str(&format!("in {i} {}\n", input.display()));
+            }
+            script.push_str("invoke\n");
+            (0..first.outputs.len())
+                .map(|j| {
+                    let path = dir.join(format!("after_reset_output{j}.bin"));
+                    script.push_str(&format!("out {j} {}\n", path.display()));
+                    path
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
     let mut child = Command::new(exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -437,6 +455,15 @@ fn run_cases(
             compare(&want.dtype, &read(got)?, &want.bytes)
                 .map_err(|e| format!("case {k} output {j}: {e}"))?;
             compared += want.bytes.len();
+        }
+    }
+    if let Some(first) = cases.first() {
+        for (j, (again, before)) in after_reset.iter().zip(&first.outputs).enumerate() {
+            if read(again)? != read(before)? {
+                return Err(format!(
+                    "output {j} of case 0 run again after net_reset differs from the first run"
+                ));
+            }
         }
     }
     let mut summary = format!("{golden_cases} cases, {compared} output bytes as TFLM");

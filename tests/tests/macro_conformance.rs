@@ -13,7 +13,8 @@ use std::process::Command;
 
 use tinyaot_tests::models::{
     fixtures_conv_stride2_same_odd_int16, fixtures_ds_cnn, fixtures_micro_speech_like,
-    fixtures_resnet8, fixtures_sine_mlp, fixtures_sine_mlp_float, fixtures_transpose_conv_int16,
+    fixtures_resnet8, fixtures_sine_mlp, fixtures_sine_mlp_float, fixtures_streaming_kws,
+    fixtures_transpose_conv_int16,
 };
 use tinyaot_tests::DynModel;
 
@@ -26,6 +27,8 @@ tinyaot::include_model!("fixtures/models/resnet8.tflite");
 // int16 activations with int8 weights and 64-bit biases (CONV_2D, TRANSPOSE_CONV).
 tinyaot::include_model!("fixtures/models/conv_stride2_same_odd_int16.tflite");
 tinyaot::include_model!("fixtures/models/transpose_conv_int16.tflite");
+// Resource variables (state carried across the 8 golden cases) set up by a CALL_ONCE, uint8 output.
+tinyaot::include_model!("fixtures/models/streaming_kws.tflite");
 
 /// A macro-compiled model, its build.rs-compiled twin, and the fixture name (model and golden).
 type Pair = (
@@ -69,6 +72,11 @@ const PAIRS: &[Pair] = &[
         "transpose_conv_int16",
         || Box::new(TransposeConvInt16::new()),
         || Box::new(fixtures_transpose_conv_int16::Model::new()),
+    ),
+    (
+        "streaming_kws",
+        || Box::new(StreamingKws::new()),
+        || Box::new(fixtures_streaming_kws::Model::new()),
     ),
 ];
 

@@ -85,6 +85,8 @@ const DEFAULT_MODELS: &[&str] = &[
     "tanh_int16",
     "transpose_conv_int16",
     "transpose_int16",
+    "streaming_kws",
+    "streaming_kws_init",
 ];
 
 /// QEMU's arguments before the ELF: the machine, instruction counting, semihosting, no devices.

@@ -2,7 +2,7 @@
 //! `cargo xtask kernels` to `tests/parity/src/generated.rs`.
 //!
 //! From each family's file in `runtime/src/kernels/` it reads the kernel entry points
-//! (`pub fn name(arena: &mut [u8], operands…, p: &Params)`, plus the fixed-arity `concat_n!`
+//! (`pub fn name(arena: &mut [u8], operands…, p: &Params)`, plus the fixed-arity `concat_n!`/`split_n!`
 //! family) and the parameter structs, and writes, for every kernel:
 //! - `#[repr(C)]` mirrors of the C parameter typedefs and the `extern "C"` prototypes of the C
 //!   kernels, which the harness links from the C templates compiled with `cc`;
@@ -38,11 +38,11 @@ pub struct FieldSpec {
     pub optional: bool,
 }
 
-/// Whether a kernel writes its operand `name`: its output, and an operator's state tensors
-/// (`hidden_state`, `cell_state`: named `*_state`), which it updates in place. They are
+/// Whether a kernel writes its operand `name`: its outputs (`output`, `output0`, …) and the state
+/// tensors it updates in place (`hidden_state`, `cell_state`: named `*_state`). They are
 /// `uint8_t *` in C, the other operands `const uint8_t *`.
 pub fn is_written(name: &str) -> bool {
-    name == "output" || name.ends_with("_state")
+    name.starts_with("output") || name.ends_with("_state")
 }
 
 /// A kernel entry point.
@@ -85,6 +85,23 @@ pub fn functions(family: &str, source: &str) -> Result<Vec<Function>, String> {
                         name: name.trim().to_string(),
                         operands,
                         params: Some("Concat".to_string()),
+                    });
+                }
+            }
+            Item::Macro(m) if m.mac.path.is_ident("split_n") => {
+                // `split_n! { split1: a; split2: a, b; … }`: each entry is
+                // `fn name(arena, input: Src, <outputs: usize>…, p: &Split)`.
+                let body = m.mac.tokens.to_string();
+                for entry in body.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+                    let (name, outputs) = entry
+                        .split_once(':')
+                        .ok_or_else(|| format!("{family}: unreadable split_n! entry `{entry}`"))?;
+                    let mut operands = vec![("input".to_string(), true)];
+                    operands.extend(outputs.split(',').map(|o| (o.trim().to_string(), false)));
+                    out.push(Function {
+                        name: name.trim().to_string(),
+                        operands,
+                        params: Some("Split".to_string()),
                     });
                 }
             }

@@ -195,6 +195,7 @@ fn used_kernels(
             CallKind::Kernel(k) => {
                 used.entry(k.module).or_default().insert(k.function);
             }
+            CallKind::Nothing => {}
             CallKind::Alias { input, output } => {
                 if layout.arena_offset(*input)? != layout.arena_offset(*output)? {
                     used.entry("copy").or_default().insert("copy");
@@ -504,6 +505,10 @@ impl Emitter<'_, '_> {
             CallKind::Kernel(kernel) => (
                 format!("operator {}: {name}", call.op),
                 self.kernel_step(call.op, kernel, params, constants)?,
+            ),
+            CallKind::Nothing => (
+                format!("operator {}: {name} (done at generation time)", call.op),
+                String::new(),
             ),
         };
         Ok(step_value(call.op, name, comment, code))

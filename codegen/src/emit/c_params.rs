@@ -952,6 +952,15 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         &[("rows", "size_t"), ("depth", "size_t"), ("beta", "float")],
     ),
     (
+        "split",
+        "Split",
+        &[
+            ("outer", "size_t"),
+            ("chunk_bytes", "const size_t *"),
+            ("chunk_bytes_len", "size_t"),
+        ],
+    ),
+    (
         "strided_slice",
         "StridedSlice",
         &[

@@ -75,6 +75,7 @@ pub fn source<'m>(
     // binding the arena then would be an unused variable in the generated code.
     let uses_arena = calls.iter().any(|call| match &call.kind {
         CallKind::Kernel(_) => true,
+        CallKind::Nothing => false,
         CallKind::Alias { input, output } => {
             layout.arena_offset(*input).ok() != layout.arena_offset(*output).ok()
         }
@@ -379,6 +380,7 @@ impl Emitter<'_, '_> {
                 }
             }
             CallKind::Kernel(kernel) => self.kernel_step(call.op, kernel, statics, constants),
+            CallKind::Nothing => Ok(quote! { {} }),
         }
     }
 

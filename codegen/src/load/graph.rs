@@ -85,7 +85,8 @@ pub(super) fn check(graph: &Graph) -> Result<()> {
                     tensor.name
                 )));
             }
-            if let Some(earlier) = writer[output] {
+            // A variable (a resource variable's tensor) may be assigned several times.
+            if let (Some(earlier), false) = (writer[output], tensor.is_variable) {
                 return Err(invalid(format!(
                     "tensor #{output} {:?} is written by operator #{earlier} and again by operator \
                      #{op_index} {name}; each tensor must have one writer",

@@ -15,6 +15,7 @@ mod index;
 mod metadata;
 mod operator;
 mod options;
+mod resource;
 mod tensor;
 mod verify;
 
@@ -42,7 +43,9 @@ const SCHEMA_VERSION: u32 = 3;
 /// - [`Error::InvalidModel`] when the data flow is not one TFLM runs with a defined result (a
 ///   tensor read before it is written, an operator reading its own output, an output no operator
 ///   writes, a zero-size or over-deep shape; see [`graph`]);
-/// - [`Error::Subgraphs`] unless the model has exactly one subgraph;
+/// - [`Error::Subgraphs`] when the model has no subgraph;
+/// - [`Error::Unsupported`] for resource variables used otherwise than streaming models use them,
+///   and for control flow (see [`resource`]);
 /// - [`Error::UnsupportedDtype`], [`Error::DynamicShape`], [`Error::Overflow`] and
 ///   [`Error::IndexOutOfRange`] for the tensor and index problems they name.
 pub fn load(bytes: &[u8]) -> Result<Graph<'_>> {
@@ -65,12 +68,11 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
             version: model.version(),
         });
     }
+    // Subgraph 0 is the model (TFLM invokes it); others run only through its operators: the
+    // resource pass below evaluates CALL_ONCE's init subgraphs and refuses other control flow.
     let subgraphs = model.subgraphs();
     let count = subgraphs.map_or(0, |s| s.len());
-    let Some(subgraph) = subgraphs
-        .filter(|_| count == 1)
-        .and_then(|s| s.iter().next())
-    else {
+    let Some(subgraph) = subgraphs.and_then(|s| s.iter().next()) else {
         return Err(Error::Subgraphs { count });
     };
 
@@ -89,12 +91,19 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     limits.check_operators(subgraph.operators().map_or(0, |o| o.len()))?;
     // Summed in u128: at most 2^32 tensors of at most 2^64 bytes each.
     let mut constant_bytes = 0u128;
-    let tensors = subgraph
+    // RESOURCE tensors (resource variable handles) load as placeholders that the resource pass
+    // takes out of every operator.
+    let mut resource = Vec::new();
+    let mut tensors = subgraph
         .tensors()
         .into_iter()
         .flatten()
         .enumerate()
         .map(|(i, t)| {
+            resource.push(t.type_() == tinyaot_schema::tflite::TensorType::RESOURCE);
+            if resource[i] {
+                return Ok(tensor::resource_handle(t));
+            }
             let tensor = tensor::tensor(i, t, &buffers, limits)?;
             if let Some(data) = tensor.data {
                 constant_bytes += data.len() as u128;
@@ -106,7 +115,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     let num_tensors = tensors.len();
 
     let codes = model.operator_codes();
-    let operators = subgraph
+    let mut operators = subgraph
         .operators()
         .into_iter()
         .flatten()
@@ -117,6 +126,22 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     let inputs = index::tensor_list(subgraph.inputs(), num_tensors, "subgraph input")?;
     let outputs = index::tensor_list(subgraph.outputs(), num_tensors, "subgraph output")?;
     let offline_offsets = metadata::offline_offsets(model.metadata(), &buffers, num_tensors)?;
+    let resources = resource::Model {
+        model,
+        buffers: &buffers,
+        limits,
+    };
+    let initial_values = resource::resolve(
+        &resources,
+        &mut tensors,
+        &mut operators,
+        &resource,
+        (&inputs, &outputs),
+    )?;
+    limits.check_tensors(tensors.len())?;
+    for (t, bytes) in initial_values {
+        tensors[t].initial = Some(bytes);
+    }
 
     let graph = Graph {
         tensors,

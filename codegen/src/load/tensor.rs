@@ -65,6 +65,21 @@ pub(super) fn tensor<'m>(
     })
 }
 
+/// A RESOURCE tensor (a resource variable's handle): a placeholder the resource pass
+/// (`resource.rs`) takes out of every operator, so that nothing plans, lowers or emits it.
+pub(super) fn resource_handle<'m>(t: tflite::Tensor<'m>) -> ir::Tensor<'m> {
+    ir::Tensor {
+        name: t.name().unwrap_or_default().to_string(),
+        shape: Vec::new(),
+        dtype: DType::I32,
+        quant: None,
+        data: None,
+        is_variable: false,
+        initial: None,
+        bytes: DType::I32.size(),
+    }
+}
+
 /// Refuses shapes that are not known before run time.
 ///
 /// The converter writes `shape_signature` -1 for a dimension left open (usually the batch) while

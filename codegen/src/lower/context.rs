@@ -103,7 +103,8 @@ impl<'g, 'm> OpContext<'g, 'm> {
     }
 
     /// Fails unless the operator has between `min` and `max` inputs (absent optional inputs
-    /// count, as TFLM's `NumInputs` counts them) and exactly `outputs` outputs.
+    /// count, as TFLM's `NumInputs` counts them) and exactly `outputs` outputs (any number for
+    /// `usize::MAX`: the lowering checks).
     pub fn expect_arity(&self, min: usize, max: usize, outputs: usize) -> Result<()> {
         let (n_in, n_out) = (self.op().inputs.len(), self.op().outputs.len());
         if n_in < min || n_in > max {
@@ -116,7 +117,7 @@ impl<'g, 'm> OpContext<'g, 'm> {
             };
             return Err(self.invalid(format!("{n_in} inputs; the operator takes {expected}")));
         }
-        if n_out != outputs {
+        if n_out != outputs && outputs != usize::MAX {
             return Err(self.invalid(format!("{n_out} outputs; the operator has {outputs}")));
         }
         Ok(())

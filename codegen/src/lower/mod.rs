@@ -42,6 +42,9 @@ pub enum CallKind {
         /// Output tensor index.
         output: usize,
     },
+    /// Nothing happens at run time: the operator's effect was compiled away (VAR_HANDLE, whose
+    /// variable is a tensor of the IR; CALL_ONCE, whose init subgraph the loader evaluated).
+    Nothing,
 }
 
 /// A kernel call with everything constant.
@@ -75,7 +78,7 @@ impl Call {
     pub fn scratch(&self) -> impl Iterator<Item = usize> + '_ {
         let operands = match &self.kind {
             CallKind::Kernel(k) => k.operands.as_slice(),
-            CallKind::Alias { .. } => &[],
+            CallKind::Alias { .. } | CallKind::Nothing => &[],
         };
         operands.iter().filter_map(|o| match o {
             Operand::Scratch(bytes) => Some(*bytes),

@@ -2489,6 +2489,31 @@ pub(crate) mod softmax {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::split`.
+pub(crate) mod split {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::split::Split`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Split {
+        /// `outer`.
+        pub outer: usize,
+        /// `chunk_bytes`.
+        pub chunk_bytes: Vec<usize>,
+    }
+
+    impl From<Split> for Params {
+        fn from(p: Split) -> Params {
+            Params {
+                type_name: "Split",
+                fields: vec![
+                    ("outer", Value::Usize(p.outer)),
+                    ("chunk_bytes", Value::Usizes(p.chunk_bytes)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::strided_slice`.
 pub(crate) mod strided_slice {
     use crate::lower::{Data, Params, Value};

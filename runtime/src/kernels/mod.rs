@@ -30,6 +30,7 @@ pub mod pad;
 pub mod pool;
 pub mod quantize;
 pub mod softmax;
+pub mod split;
 pub mod strided_slice;
 pub mod transpose;
 pub mod transpose_conv;

@@ -346,11 +346,73 @@ fn structure(cases: &mut Vec<Case>) {
         Load,
         "0 subgraphs",
     );
+    // Several subgraphs: subgraph 0 is compiled, others only run as CALL_ONCE's init subgraph
+    // (evaluated at generation time); every other way into a subgraph is refused.
     s.refused(
-        "two_subgraphs",
-        with(conv8(Activation::NONE), |m| m.subgraphs = 2),
+        "two_subgraphs_if",
+        with(conv8(Activation::NONE), |m| {
+            m.subgraphs = 2;
+            m.op(B::IF, Options::None, &[], &[]);
+        }),
         Load,
-        "2 subgraphs",
+        "IF runs other subgraphs",
+    );
+    s.refused(
+        "while_without_subgraphs",
+        with(conv8(Activation::NONE), |m| {
+            m.op(B::WHILE, Options::None, &[], &[]);
+        }),
+        Load,
+        "WHILE runs other subgraphs",
+    );
+    s.refused(
+        "call_once_of_itself",
+        with(conv8(Activation::NONE), |m| {
+            m.subgraphs = 2;
+            m.operators.insert(0, m.operators[0].clone());
+            let code = m.opcode(B::CALL_ONCE);
+            m.operators[0].opcode_index = code;
+            m.operators[0].inputs.clear();
+            m.operators[0].outputs.clear();
+        }),
+        Invalid,
+        "names subgraph 0",
+    );
+    s.refused(
+        "call_once_in_a_single_subgraph",
+        with(conv8(Activation::NONE), |m| {
+            m.subgraphs = 1;
+            m.operators.insert(0, m.operators[0].clone());
+            let code = m.opcode(B::CALL_ONCE);
+            m.operators[0].opcode_index = code;
+            m.operators[0].inputs.clear();
+            m.operators[0].outputs.clear();
+        }),
+        Invalid,
+        "names subgraph 0",
+    );
+    s.refused(
+        "var_handle_without_shared_name",
+        with(conv8(Activation::NONE), |m| {
+            m.subgraphs = 2;
+            let handle = m.tensor(TensorSpec::new(TensorType::RESOURCE, &[]));
+            m.operators.insert(0, m.operators[0].clone());
+            let code = m.opcode(B::VAR_HANDLE);
+            m.operators[0].opcode_index = code;
+            m.operators[0].inputs.clear();
+            m.operators[0].outputs = vec![handle];
+        }),
+        Invalid,
+        "no shared_name",
+    );
+    s.refused(
+        "resource_handle_as_conv_input",
+        with(conv8(Activation::NONE), |m| {
+            let handle = m.tensor(TensorSpec::new(TensorType::RESOURCE, &[]));
+            m.operators[0].inputs[0] = handle;
+        }),
+        Load,
+        "uses resource handle tensor",
     );
     s.refused(
         "operator_input_index_out_of_range",

@@ -1255,7 +1255,18 @@ mod tests {
 
     #[test]
     fn every_lowered_op_has_default_options_the_loader_takes() {
+        // The resource operators need handles and an init subgraph, which a one-op model lacks:
+        // codegen/tests/load_resource.rs loads them.
+        let resource = [
+            "VAR_HANDLE",
+            "READ_VARIABLE",
+            "ASSIGN_VARIABLE",
+            "CALL_ONCE",
+        ];
         for name in tinyaot_codegen::lower::supported_ops() {
+            if resource.contains(&name.as_str()) {
+                continue;
+            }
             let op = (0..=210)
                 .map(BuiltinOperator)
                 .find(|b| b.variant_name() == Some(name.as_str()))

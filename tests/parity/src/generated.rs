@@ -1272,6 +1272,19 @@ pub mod ffi {
             pub beta: f32,
         }
     }
+    /// `split`'s typedefs.
+    pub mod split {
+        /// The C `split_Split`.
+        #[repr(C)]
+        pub struct Split {
+            /// `outer`.
+            pub outer: usize,
+            /// `chunk_bytes`'s data.
+            pub chunk_bytes: *const usize,
+            /// `chunk_bytes`'s length.
+            pub chunk_bytes_len: usize,
+        }
+    }
     /// `strided_slice`'s typedefs.
     pub mod strided_slice {
         /// The C `strided_slice_StridedSlice`.
@@ -2069,6 +2082,107 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const softmax::SoftmaxF32,
+        );
+        /// The C `split::split1`.
+        pub fn parity_split_split1(input: *const u8, output_a: *mut u8, p: *const split::Split);
+        /// The C `split::split2`.
+        pub fn parity_split_split2(
+            input: *const u8,
+            output_a: *mut u8,
+            output_b: *mut u8,
+            p: *const split::Split,
+        );
+        /// The C `split::split3`.
+        pub fn parity_split_split3(
+            input: *const u8,
+            output_a: *mut u8,
+            output_b: *mut u8,
+            output_c: *mut u8,
+            p: *const split::Split,
+        );
+        /// The C `split::split4`.
+        pub fn parity_split_split4(
+            input: *const u8,
+            output_a: *mut u8,
+            output_b: *mut u8,
+            output_c: *mut u8,
+            output_d: *mut u8,
+            p: *const split::Split,
+        );
+        /// The C `split::split5`.
+        pub fn parity_split_split5(
+            input: *const u8,
+            output_a: *mut u8,
+            output_b: *mut u8,
+            output_c: *mut u8,
+            output_d: *mut u8,
+            output_e: *mut u8,
+            p: *const split::Split,
+        );
+        /// The C `split::split6`.
+        pub fn parity_split_split6(
+            input: *const u8,
+            output_a: *mut u8,
+            output_b: *mut u8,
+            output_c: *mut u8,
+            output_d: *mut u8,
+            output_e: *mut u8,
+            output_f: *mut u8,
+            p: *const split::Split,
+        );
+        /// The C `split::split7`.
+        pub fn parity_split_split7(
+            input: *const u8,
+            output_a: *mut u8,
+            output_b: *mut u8,
+            output_c: *mut u8,
+            output_d: *mut u8,
+            output_e: *mut u8,
+            output_f: *mut u8,
+            output_g: *mut u8,
+            p: *const split::Split,
+        );
+        /// The C `split::split8`.
+        pub fn parity_split_split8(
+            input: *const u8,
+            output_a: *mut u8,
+            output_b: *mut u8,
+            output_c: *mut u8,
+            output_d: *mut u8,
+            output_e: *mut u8,
+            output_f: *mut u8,
+            output_g: *mut u8,
+            output_h: *mut u8,
+            p: *const split::Split,
+        );
+        /// The C `split::split9`.
+        pub fn parity_split_split9(
+            input: *const u8,
+            output_a: *mut u8,
+            output_b: *mut u8,
+            output_c: *mut u8,
+            output_d: *mut u8,
+            output_e: *mut u8,
+            output_f: *mut u8,
+            output_g: *mut u8,
+            output_h: *mut u8,
+            output_i: *mut u8,
+            p: *const split::Split,
+        );
+        /// The C `split::split10`.
+        pub fn parity_split_split10(
+            input: *const u8,
+            output_a: *mut u8,
+            output_b: *mut u8,
+            output_c: *mut u8,
+            output_d: *mut u8,
+            output_e: *mut u8,
+            output_f: *mut u8,
+            output_g: *mut u8,
+            output_h: *mut u8,
+            output_i: *mut u8,
+            output_j: *mut u8,
+            p: *const split::Split,
         );
         /// The C `strided_slice::strided_slice`.
         pub fn parity_strided_slice_strided_slice(
@@ -6374,6 +6488,450 @@ fn c_softmax_softmax_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `split::split1` in Rust.
+fn rust_split_split1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split1(arena, call.src(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `split::split1` in C.
+fn c_split_split1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_split_split1(input, output_a, &p) };
+    Ok(())
+}
+
+/// `split::split2` in Rust.
+fn rust_split_split2(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split2(arena, call.src(0)?, call.offset(1)?, call.offset(2)?, &p);
+    Ok(())
+}
+
+/// `split::split2` in C.
+fn c_split_split2(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    let output_b = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_split_split2(input, output_a, output_b, &p) };
+    Ok(())
+}
+
+/// `split::split3` in Rust.
+fn rust_split_split3(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split3(
+        arena,
+        call.src(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `split::split3` in C.
+fn c_split_split3(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    let output_b = call.c_output(base, arena.len(), 2)?;
+    let output_c = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_split_split3(input, output_a, output_b, output_c, &p) };
+    Ok(())
+}
+
+/// `split::split4` in Rust.
+fn rust_split_split4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split4(
+        arena,
+        call.src(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        call.offset(4)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `split::split4` in C.
+fn c_split_split4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    let output_b = call.c_output(base, arena.len(), 2)?;
+    let output_c = call.c_output(base, arena.len(), 3)?;
+    let output_d = call.c_output(base, arena.len(), 4)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_split_split4(input, output_a, output_b, output_c, output_d, &p) };
+    Ok(())
+}
+
+/// `split::split5` in Rust.
+fn rust_split_split5(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split5(
+        arena,
+        call.src(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        call.offset(4)?,
+        call.offset(5)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `split::split5` in C.
+fn c_split_split5(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    let output_b = call.c_output(base, arena.len(), 2)?;
+    let output_c = call.c_output(base, arena.len(), 3)?;
+    let output_d = call.c_output(base, arena.len(), 4)?;
+    let output_e = call.c_output(base, arena.len(), 5)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_split_split5(input, output_a, output_b, output_c, output_d, output_e, &p)
+    };
+    Ok(())
+}
+
+/// `split::split6` in Rust.
+fn rust_split_split6(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split6(
+        arena,
+        call.src(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        call.offset(4)?,
+        call.offset(5)?,
+        call.offset(6)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `split::split6` in C.
+fn c_split_split6(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    let output_b = call.c_output(base, arena.len(), 2)?;
+    let output_c = call.c_output(base, arena.len(), 3)?;
+    let output_d = call.c_output(base, arena.len(), 4)?;
+    let output_e = call.c_output(base, arena.len(), 5)?;
+    let output_f = call.c_output(base, arena.len(), 6)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_split_split6(
+            input, output_a, output_b, output_c, output_d, output_e, output_f, &p,
+        )
+    };
+    Ok(())
+}
+
+/// `split::split7` in Rust.
+fn rust_split_split7(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split7(
+        arena,
+        call.src(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        call.offset(4)?,
+        call.offset(5)?,
+        call.offset(6)?,
+        call.offset(7)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `split::split7` in C.
+fn c_split_split7(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    let output_b = call.c_output(base, arena.len(), 2)?;
+    let output_c = call.c_output(base, arena.len(), 3)?;
+    let output_d = call.c_output(base, arena.len(), 4)?;
+    let output_e = call.c_output(base, arena.len(), 5)?;
+    let output_f = call.c_output(base, arena.len(), 6)?;
+    let output_g = call.c_output(base, arena.len(), 7)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_split_split7(
+            input, output_a, output_b, output_c, output_d, output_e, output_f, output_g, &p,
+        )
+    };
+    Ok(())
+}
+
+/// `split::split8` in Rust.
+fn rust_split_split8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split8(
+        arena,
+        call.src(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        call.offset(4)?,
+        call.offset(5)?,
+        call.offset(6)?,
+        call.offset(7)?,
+        call.offset(8)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `split::split8` in C.
+fn c_split_split8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    let output_b = call.c_output(base, arena.len(), 2)?;
+    let output_c = call.c_output(base, arena.len(), 3)?;
+    let output_d = call.c_output(base, arena.len(), 4)?;
+    let output_e = call.c_output(base, arena.len(), 5)?;
+    let output_f = call.c_output(base, arena.len(), 6)?;
+    let output_g = call.c_output(base, arena.len(), 7)?;
+    let output_h = call.c_output(base, arena.len(), 8)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_split_split8(
+            input, output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h,
+            &p,
+        )
+    };
+    Ok(())
+}
+
+/// `split::split9` in Rust.
+fn rust_split_split9(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split9(
+        arena,
+        call.src(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        call.offset(4)?,
+        call.offset(5)?,
+        call.offset(6)?,
+        call.offset(7)?,
+        call.offset(8)?,
+        call.offset(9)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `split::split9` in C.
+fn c_split_split9(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    let output_b = call.c_output(base, arena.len(), 2)?;
+    let output_c = call.c_output(base, arena.len(), 3)?;
+    let output_d = call.c_output(base, arena.len(), 4)?;
+    let output_e = call.c_output(base, arena.len(), 5)?;
+    let output_f = call.c_output(base, arena.len(), 6)?;
+    let output_g = call.c_output(base, arena.len(), 7)?;
+    let output_h = call.c_output(base, arena.len(), 8)?;
+    let output_i = call.c_output(base, arena.len(), 9)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_split_split9(
+            input, output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h,
+            output_i, &p,
+        )
+    };
+    Ok(())
+}
+
+/// `split::split10` in Rust.
+fn rust_split_split10(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot::kernels::split::split10(
+        arena,
+        call.src(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        call.offset(4)?,
+        call.offset(5)?,
+        call.offset(6)?,
+        call.offset(7)?,
+        call.offset(8)?,
+        call.offset(9)?,
+        call.offset(10)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `split::split10` in C.
+fn c_split_split10(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output_a = call.c_output(base, arena.len(), 1)?;
+    let output_b = call.c_output(base, arena.len(), 2)?;
+    let output_c = call.c_output(base, arena.len(), 3)?;
+    let output_d = call.c_output(base, arena.len(), 4)?;
+    let output_e = call.c_output(base, arena.len(), 5)?;
+    let output_f = call.c_output(base, arena.len(), 6)?;
+    let output_g = call.c_output(base, arena.len(), 7)?;
+    let output_h = call.c_output(base, arena.len(), 8)?;
+    let output_i = call.c_output(base, arena.len(), 9)?;
+    let output_j = call.c_output(base, arena.len(), 10)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_split_split10(
+            input, output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h,
+            output_i, output_j, &p,
+        )
+    };
+    Ok(())
+}
+
 /// `strided_slice::strided_slice` in Rust.
 fn rust_strided_slice_strided_slice(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let counts: Vec<usize> = call.slice("counts")?;
@@ -6782,6 +7340,16 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("softmax", "softmax_s8_s16") => rust_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => rust_softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => rust_softmax_softmax_f32(call, arena),
+        ("split", "split1") => rust_split_split1(call, arena),
+        ("split", "split2") => rust_split_split2(call, arena),
+        ("split", "split3") => rust_split_split3(call, arena),
+        ("split", "split4") => rust_split_split4(call, arena),
+        ("split", "split5") => rust_split_split5(call, arena),
+        ("split", "split6") => rust_split_split6(call, arena),
+        ("split", "split7") => rust_split_split7(call, arena),
+        ("split", "split8") => rust_split_split8(call, arena),
+        ("split", "split9") => rust_split_split9(call, arena),
+        ("split", "split10") => rust_split_split10(call, arena),
         ("strided_slice", "strided_slice") => rust_strided_slice_strided_slice(call, arena),
         ("transpose", "transpose") => rust_transpose_transpose(call, arena),
         ("transpose_conv", "transpose_conv_s8") => {
@@ -6904,6 +7472,16 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => c_softmax_softmax_f32(call, arena),
+        ("split", "split1") => c_split_split1(call, arena),
+        ("split", "split2") => c_split_split2(call, arena),
+        ("split", "split3") => c_split_split3(call, arena),
+        ("split", "split4") => c_split_split4(call, arena),
+        ("split", "split5") => c_split_split5(call, arena),
+        ("split", "split6") => c_split_split6(call, arena),
+        ("split", "split7") => c_split_split7(call, arena),
+        ("split", "split8") => c_split_split8(call, arena),
+        ("split", "split9") => c_split_split9(call, arena),
+        ("split", "split10") => c_split_split10(call, arena),
         ("strided_slice", "strided_slice") => c_strided_slice_strided_slice(call, arena),
         ("transpose", "transpose") => c_transpose_transpose(call, arena),
         ("transpose_conv", "transpose_conv_s8") => c_transpose_conv_transpose_conv_s8(call, arena),
@@ -7015,6 +7593,16 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),
     ("softmax", "softmax_f32"),
+    ("split", "split1"),
+    ("split", "split2"),
+    ("split", "split3"),
+    ("split", "split4"),
+    ("split", "split5"),
+    ("split", "split6"),
+    ("split", "split7"),
+    ("split", "split8"),
+    ("split", "split9"),
+    ("split", "split10"),
     ("strided_slice", "strided_slice"),
     ("transpose", "transpose"),
     ("transpose_conv", "transpose_conv_s8"),

@@ -12,7 +12,9 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use tinyaot_modelkit::hostile::{cases, Expect};
-use tinyaot_modelkit::{Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec};
+use tinyaot_modelkit::{
+    Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType,
+};
 use tinyaot_parity::{check_model, ffi, KERNELS};
 
 /// CONCATENATION of 1 to 10 inputs (one kernel per arity), int8 and float32, the second input a
@@ -50,6 +52,40 @@ fn concatenations() -> Vec<(String, Vec<u8>)> {
             );
             let kind = if float { "float" } else { "int8" };
             models.push((format!("concat{n}_{kind}"), spec.to_bytes()));
+        }
+    }
+    models
+}
+
+/// SPLIT_V of an int8 or int16 `[1, 2, w]` (a constant for one of them) into 1 to 10 outputs of
+/// widths 1..=n along the last axis: every fixed-arity split kernel, on rows of several chunks.
+fn splits() -> Vec<(String, Vec<u8>)> {
+    let mut models = Vec::new();
+    for n in 1..=10i32 {
+        for int16 in [false, true] {
+            let tensor = |width: i32| {
+                if int16 {
+                    TensorSpec::new(TensorType::INT16, &[1, 2, width]).quant(0.5, 0)
+                } else {
+                    TensorSpec::int8(&[1, 2, width], 0.5, -3)
+                }
+            };
+            let width = n * (n + 1) / 2;
+            let input = if n == 3 && !int16 {
+                tensor(width).constant_i8(&vec![5; 2 * width as usize])
+            } else {
+                tensor(width)
+            };
+            let sizes = TensorSpec::int32(&[n]).constant_i32(&(1..=n).collect::<Vec<_>>());
+            let axis = TensorSpec::int32(&[1]).constant_i32(&[-1]);
+            let spec = ModelSpec::single_op(
+                B::SPLIT_V,
+                Options::None,
+                vec![input, sizes, axis],
+                (1..=n).map(tensor).collect(),
+            );
+            let kind = if int16 { "int16" } else { "int8" };
+            models.push((format!("split{n}_{kind}"), spec.to_bytes()));
         }
     }
     models
@@ -109,6 +145,7 @@ fn every_kernel_matches_its_c_twin_on_the_corner_cases() {
         .into_iter()
         .chain(accepted)
         .chain(concatenations())
+        .chain(splits())
         .chain(tflm_suite_models());
     for (seed, (name, model)) in all.enumerate() {
         let outcome = check_model(&name, &model, seed as u64).unwrap_or_else(|e| panic!("{e}"));

@@ -39,7 +39,9 @@ mod pad;
 mod pool;
 mod quantize;
 mod reshape;
+mod resource;
 mod softmax;
+mod split;
 mod strided_slice;
 mod transpose;
 mod transpose_conv;
@@ -71,12 +73,14 @@ macro_rules! families {
                 pool,
                 quantize,
                 softmax,
+                split,
                 strided_slice,
                 transpose,
                 transpose_conv,
             ],
             aliases: [
                 reshape,
+                resource,
             ],
             support: [
                 copy,
@@ -87,6 +91,9 @@ macro_rules! families {
 // End of the lines written by `cargo xtask kernels`.
 pub(crate) use families;
 
+/// [`OpEntry::outputs`] of an operator whose output count its lowering checks.
+pub(crate) const ANY_OUTPUTS: usize = usize::MAX;
+
 /// One operator a family lowers.
 pub(crate) struct OpEntry {
     /// The builtin code.
@@ -94,7 +101,7 @@ pub(crate) struct OpEntry {
     /// How many inputs the operator takes, as TFLM's Prepare checks it (`NumInputs` counts
     /// absent optional inputs).
     pub inputs: RangeInclusive<usize>,
-    /// How many outputs it has.
+    /// How many outputs it has, or [`ANY_OUTPUTS`] when its lowering checks the count (SPLIT).
     pub outputs: usize,
     /// What it lowers to.
     pub lower: Lowering,
@@ -108,6 +115,8 @@ pub(crate) enum Lowering {
     /// validates, the step is a [`CallKind::Alias`], and the planner lets the output share the
     /// input's storage.
     Alias(fn(&OpContext) -> Result<()>),
+    /// Nothing at run time ([`CallKind::Nothing`]): the function only validates.
+    Nothing(fn(&OpContext) -> Result<()>),
 }
 
 /// A family's kernel call, usually less the module: that is the family's name, which the registry
@@ -187,6 +196,10 @@ pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result
         Lowering::Alias(check) => {
             check(ctx)?;
             ctx.alias()
+        }
+        Lowering::Nothing(check) => {
+            check(ctx)?;
+            Ok(CallKind::Nothing)
         }
     }
 }
@@ -293,7 +306,7 @@ mod tests {
             let aliases = family
                 .ops
                 .iter()
-                .filter(|e| matches!(e.lower, Lowering::Alias(_)))
+                .filter(|e| matches!(e.lower, Lowering::Alias(_) | Lowering::Nothing(_)))
                 .count();
             // An alias family has no kernel module; a kernel family's calls name its module.
             assert!(
@@ -303,7 +316,8 @@ mod tests {
             );
             for entry in family.ops {
                 assert!(
-                    entry.inputs.start() <= entry.inputs.end() && entry.outputs > 0,
+                    entry.inputs.start() <= entry.inputs.end()
+                        && (entry.outputs > 0 || matches!(entry.lower, Lowering::Nothing(_))),
                     "{}",
                     op_name(entry.code)
                 );
@@ -317,7 +331,16 @@ mod tests {
             .filter(|&c| is_reshape_like(c))
             .map(op_name)
             .collect();
-        assert_eq!(reshape_like, ["RESHAPE", "SQUEEZE", "EXPAND_DIMS"]);
+        assert_eq!(
+            reshape_like,
+            [
+                "RESHAPE",
+                "SQUEEZE",
+                "EXPAND_DIMS",
+                "READ_VARIABLE",
+                "ASSIGN_VARIABLE"
+            ]
+        );
         assert!(!is_reshape_like(OpCode::CUSTOM));
     }
 
@@ -331,7 +354,10 @@ mod tests {
             ) => {
                 let kernels = [$(stringify!($kernel)),*];
                 for family in FAMILIES {
-                    let alias = family.ops.iter().all(|e| matches!(e.lower, Lowering::Alias(_)));
+                    let alias = family
+                        .ops
+                        .iter()
+                        .all(|e| matches!(e.lower, Lowering::Alias(_) | Lowering::Nothing(_)));
                     assert_eq!(kernels.contains(&family.name), !alias, "{}", family.name);
                 }
             };

@@ -1,0 +1,228 @@
+//! SPLIT and SPLIT_V → `split::split<n>`: the input's rows cut into the outputs' chunks, one
+//! fixed-arity kernel per output count (TFLM: a constant int32 axis, possibly negative; FLOAT32,
+//! INT8, INT16 and INT32; the outputs' shapes say where to cut, as TFLM's Eval reads them; the
+//! values are copied, never requantized). SPLIT_V's sizes (one of them may be -1, "the rest") are
+//! checked against the outputs.
+//!
+//! The copies are real: an output is a contiguous byte range of the input only when the axis
+//! has no larger dimension before it, and the planner has no alias at a byte offset yet.
+
+use super::{kernel, Kernel, Lowering, OpEntry, ANY_OUTPUTS};
+use crate::error::Result;
+use crate::ir::OpCode;
+use crate::lower::params::split as P;
+use crate::lower::{OpContext, Operand};
+
+/// Function names of the fixed-arity split kernels.
+const SPLIT_FUNCTIONS: [&str; 10] = [
+    "split1", "split2", "split3", "split4", "split5", "split6", "split7", "split8", "split9",
+    "split10",
+];
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::SPLIT,
+        inputs: 2..=2,
+        outputs: ANY_OUTPUTS,
+        lower: Lowering::Kernel(split),
+    },
+    OpEntry {
+        code: OpCode::SPLIT_V,
+        inputs: 3..=3,
+        outputs: ANY_OUTPUTS,
+        lower: Lowering::Kernel(split_v),
+    },
+];
+
+/// SPLIT: inputs (axis, input); equal outputs.
+fn split(ctx: &OpContext) -> Result<Kernel> {
+    let axis = axis(ctx, 0, 1)?;
+    let input = ctx.input(1)?;
+    let n = ctx.op().outputs.len();
+    let first = ctx.output(0)?;
+    for i in 1..n {
+        if ctx.output(i)?.shape != first.shape {
+            return Err(ctx.invalid(format!(
+                "output {i} has shape {:?}, output 0 {:?}; SPLIT's outputs are equal (TFLM \
+                 copies each with output 0's size)",
+                ctx.output(i)?.shape,
+                first.shape
+            )));
+        }
+    }
+    if first.shape.len() == input.shape.len() && first.shape[axis] * n != input.shape[axis] {
+        return Err(ctx.invalid(format!(
+            "{n} outputs of {} along axis {axis} do not make the input's {}",
+            first.shape[axis], input.shape[axis]
+        )));
+    }
+    lower(ctx, 1, axis)
+}
+
+/// SPLIT_V: inputs (input, size_splits, axis).
+fn split_v(ctx: &OpContext) -> Result<Kernel> {
+    let axis = axis(ctx, 2, 0)?;
+    let input = ctx.input(0)?;
+    let n = ctx.op().outputs.len();
+    let sizes = ctx.input(1)?;
+    if sizes.is_constant() {
+        let sizes = ctx.const_ints("size_splits", sizes)?;
+        let negative = sizes.iter().filter(|&&s| s < 0).count();
+        let known: i64 = sizes.iter().filter(|&&s| s >= 0).sum();
+        let rest = input.shape[axis] as i64 - known;
+        let resolved: Vec<i64> = sizes
+            .iter()
+            .map(|&s| if s < 0 { rest } else { s })
+            .collect();
+        let outputs: Vec<i64> = (0..n)
+            .map(|i| Ok(ctx.output(i)?.shape.get(axis).map_or(-1, |&d| d as i64)))
+            .collect::<Result<_>>()?;
+        if negative > 1 || sizes.iter().any(|&s| s < -1) || resolved != outputs {
+            return Err(ctx.invalid(format!(
+                "size_splits {sizes:?} (-1: the rest of {}) do not match the outputs' sizes \
+                 {outputs:?} along axis {axis}",
+                input.shape[axis]
+            )));
+        }
+    }
+    lower(ctx, 0, axis)
+}
+
+/// The resolved axis, from the constant int32 tensor at input `at` (TFLM refuses a computed
+/// one), for the input tensor at `input`.
+fn axis(ctx: &OpContext, at: usize, input: usize) -> Result<usize> {
+    let rank = ctx.input(input)?.shape.len();
+    let tensor = ctx.input(at)?;
+    if !tensor.is_constant() {
+        return Err(
+            ctx.unsupported("the axis is computed at run time; TFLM supports only a constant axis")
+        );
+    }
+    let values = ctx.const_int32_tensor("the axis", tensor)?;
+    let Some(&value) = values.first() else {
+        return Err(ctx.invalid("the axis tensor is empty"));
+    };
+    let resolved = if value < 0 {
+        value + rank as i64
+    } else {
+        value
+    };
+    if resolved < 0 || resolved >= rank as i64 {
+        return Err(ctx.invalid(format!(
+            "axis {value} is out of range for the input's rank {rank}"
+        )));
+    }
+    Ok(resolved as usize)
+}
+
+/// The kernel call for input `input` cut along `axis` into the outputs, whose shapes must be the
+/// input's outside the axis and add up to it along the axis.
+fn lower(ctx: &OpContext, input: usize, axis: usize) -> Result<Kernel> {
+    let tensor = ctx.input(input)?;
+    ctx.movable("the input", tensor)?;
+    let n = ctx.op().outputs.len();
+    if n == 0 || n > SPLIT_FUNCTIONS.len() {
+        return Err(ctx.unsupported(format!(
+            "{n} outputs; 1 to {} are supported",
+            SPLIT_FUNCTIONS.len()
+        )));
+    }
+    let rank = tensor.shape.len();
+    let elem = tensor.dtype.size();
+    let mut chunk_bytes = Vec::with_capacity(n);
+    let mut operands = vec![Operand::Src(ctx.input_index(input)?)];
+    let mut total = 0;
+    for i in 0..n {
+        let output = ctx.output(i)?;
+        let what = format!("output {i}");
+        ctx.same_dtype(&what, output, tensor)?;
+        let shape_ok = output.shape.len() == rank
+            && (0..rank).all(|d| d == axis || output.shape[d] == tensor.shape[d]);
+        if !shape_ok {
+            return Err(ctx.invalid(format!(
+                "{what} has shape {:?}, which is not the input's {:?} cut along axis {axis}",
+                output.shape, tensor.shape
+            )));
+        }
+        total += output.shape[axis];
+        chunk_bytes.push(output.shape[axis..].iter().product::<usize>() * elem);
+        operands.push(Operand::Offset(ctx.output_index(i)?));
+    }
+    if total != tensor.shape[axis] {
+        return Err(ctx.invalid(format!(
+            "the outputs add up to {total} along axis {axis}, the input has {}",
+            tensor.shape[axis]
+        )));
+    }
+    let outer = tensor.shape[..axis].iter().product::<usize>();
+    Ok(kernel(
+        SPLIT_FUNCTIONS[n - 1],
+        operands,
+        P::Split { outer, chunk_bytes },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{field, graph, kernel, reason, tensor};
+    use crate::ir::{DType, OpCode, Options};
+    use crate::lower::{Operand, Value};
+
+    /// SPLIT_V of a float32 [2, 5, 3] along `axis` (bytes of `axis_bytes`) with `sizes` into
+    /// outputs of `shapes`.
+    fn split_v<'m>(
+        axis_bytes: &'m [u8],
+        sizes: &'m [u8],
+        n_sizes: usize,
+        shapes: &[&[usize]],
+    ) -> crate::ir::Graph<'m> {
+        let mut tensors = vec![
+            tensor(&[2, 5, 3], DType::F32, None, None),
+            tensor(&[n_sizes], DType::I32, None, Some(sizes)),
+            tensor(&[1], DType::I32, None, Some(axis_bytes)),
+        ];
+        tensors.extend(shapes.iter().map(|s| tensor(s, DType::F32, None, None)));
+        let mut g = graph(
+            OpCode::SPLIT_V,
+            Options::None,
+            tensors,
+            &[Some(0), Some(1), Some(2)],
+        );
+        g.operators[0].outputs = (3..3 + shapes.len()).collect();
+        g.outputs = g.operators[0].outputs.clone();
+        g
+    }
+
+    fn ints(v: &[i32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn split_v_resolves_minus_one_and_negative_axis() {
+        let (axis, sizes) = (ints(&[-2]), ints(&[2, -1]));
+        let g = split_v(&axis, &sizes, 2, &[&[2, 2, 3], &[2, 3, 3]]);
+        let k = kernel(&g);
+        assert_eq!(k.function, "split2");
+        assert_eq!(
+            k.operands,
+            vec![Operand::Src(0), Operand::Offset(3), Operand::Offset(4)]
+        );
+        assert_eq!(field(&k, "outer"), &Value::Usize(2));
+        assert_eq!(field(&k, "chunk_bytes"), &Value::Usizes(vec![24, 36]));
+    }
+
+    #[test]
+    fn split_v_refuses_sizes_that_disagree_with_outputs() {
+        let (axis, sizes) = (ints(&[1]), ints(&[1, -1]));
+        let g = split_v(&axis, &sizes, 2, &[&[2, 2, 3], &[2, 3, 3]]);
+        assert!(reason(&g).contains("size_splits [1, -1]"), "{}", reason(&g));
+        let (axis, sizes) = (ints(&[3]), ints(&[2, -1]));
+        let g = split_v(&axis, &sizes, 2, &[&[2, 2, 3], &[2, 3, 3]]);
+        assert!(
+            reason(&g).contains("axis 3 is out of range"),
+            "{}",
+            reason(&g)
+        );
+    }
+}

@@ -1,0 +1,319 @@
+//! The loader's resource pass on hand-built two-subgraph models: a resource variable becomes one
+//! variable tensor whose initial value the CALL_ONCE init subgraph assigns; the ways a model can
+//! use resource variables or subgraphs otherwise are refused, naming the operator and subgraph.
+
+use flatbuffers::FlatBufferBuilder;
+use tinyaot_codegen::load::load;
+use tinyaot_schema::tflite::{self, BuiltinOperator as B, TensorType as T};
+
+/// A tensor: type, shape, constant bytes.
+type Tensor = (T, Vec<i32>, Option<Vec<u8>>);
+
+/// An operator: code, inputs, outputs, and its CALL_ONCE target or VAR_HANDLE shared name.
+#[derive(Clone)]
+enum Opt {
+    None,
+    CallOnce(i32),
+    VarHandle(&'static str),
+}
+type Op = (B, Vec<i32>, Vec<i32>, Opt);
+
+/// A subgraph: tensors, operators, inputs, outputs.
+type Subgraph = (Vec<Tensor>, Vec<Op>, Vec<i32>, Vec<i32>);
+
+/// A model of subgraphs of (tensors, operators, inputs, outputs).
+fn model(subgraphs: &[Subgraph]) -> Vec<u8> {
+    let mut fbb = FlatBufferBuilder::new();
+    let mut codes: Vec<B> = Vec::new();
+    let mut buffers = vec![tflite::Buffer::create(&mut fbb, &Default::default())];
+    let mut graphs = Vec::new();
+    for (tensors, ops, inputs, outputs) in subgraphs {
+        let mut ts = Vec::new();
+        for (ty, shape, data) in tensors {
+            let buffer = match data {
+                Some(d) => {
+                    let data = Some(fbb.create_vector(d));
+                    buffers.push(tflite::Buffer::create(
+                        &mut fbb,
+                        &tflite::BufferArgs {
+                            data,
+                            ..Default::default()
+                        },
+                    ));
+                    buffers.len() as u32 - 1
+                }
+                None => 0,
+            };
+            let shape = Some(fbb.create_vector(shape));
+            let quantization = (*ty == T::INT8).then(|| {
+                let scale = Some(fbb.create_vector(&[0.5f32]));
+                let zero_point = Some(fbb.create_vector(&[0i64]));
+                tflite::QuantizationParameters::create(
+                    &mut fbb,
+                    &tflite::QuantizationParametersArgs {
+                        scale,
+                        zero_point,
+                        ..Default::default()
+                    },
+                )
+            });
+            ts.push(tflite::Tensor::create(
+                &mut fbb,
+                &tflite::TensorArgs {
+                    shape,
+                    type_: *ty,
+                    buffer,
+                    quantization,
+                    ..Default::default()
+                },
+            ));
+        }
+        let mut os = Vec::new();
+        for (code, ins, outs, opt) in ops {
+            let index = codes.iter().position(|c| c == code).unwrap_or_else(|| {
+                codes.push(*code);
+                codes.len() - 1
+            });
+            let (options_type, options) = match opt {
+                Opt::None => (tflite::BuiltinOptions::NONE, None),
+                Opt::CallOnce(i) => (
+                    tflite::BuiltinOptions::CallOnceOptions,
+                    Some(
+                        tflite::CallOnceOptions::create(
+                            &mut fbb,
+                            &tflite::CallOnceOptionsArgs {
+                                init_subgraph_index: *i,
+                            },
+                        )
+                        .as_union_value(),
+                    ),
+                ),
+                Opt::VarHandle(name) => {
+                    let shared_name = Some(fbb.create_string(name));
+                    (
+                        tflite::BuiltinOptions::VarHandleOptions,
+                        Some(
+                            tflite::VarHandleOptions::create(
+                                &mut fbb,
+                                &tflite::VarHandleOptionsArgs {
+                                    container: None,
+                                    shared_name,
+                                },
+                            )
+                            .as_union_value(),
+                        ),
+                    )
+                }
+            };
+            let inputs = Some(fbb.create_vector(ins));
+            let outputs = Some(fbb.create_vector(outs));
+            os.push(tflite::Operator::create(
+                &mut fbb,
+                &tflite::OperatorArgs {
+                    opcode_index: index as u32,
+                    inputs,
+                    outputs,
+                    builtin_options_type: options_type,
+                    builtin_options: options,
+                    ..Default::default()
+                },
+            ));
+        }
+        let args = tflite::SubGraphArgs {
+            tensors: Some(fbb.create_vector(&ts)),
+            operators: Some(fbb.create_vector(&os)),
+            inputs: Some(fbb.create_vector(inputs)),
+            outputs: Some(fbb.create_vector(outputs)),
+            ..Default::default()
+        };
+        graphs.push(tflite::SubGraph::create(&mut fbb, &args));
+    }
+    let codes: Vec<_> = codes
+        .iter()
+        .map(|c| {
+            tflite::OperatorCode::create(
+                &mut fbb,
+                &tflite::OperatorCodeArgs {
+                    deprecated_builtin_code: c.0.min(127) as i8,
+                    builtin_code: *c,
+                    version: 1,
+                    ..Default::default()
+                },
+            )
+        })
+        .collect();
+    let args = tflite::ModelArgs {
+        version: 3,
+        operator_codes: Some(fbb.create_vector(&codes)),
+        subgraphs: Some(fbb.create_vector(&graphs)),
+        buffers: Some(fbb.create_vector(&buffers)),
+        ..Default::default()
+    };
+    let m = tflite::Model::create(&mut fbb, &args);
+    fbb.finish(m, Some("TFL3"));
+    fbb.finished_data().to_vec()
+}
+
+fn i8x4() -> Tensor {
+    (T::INT8, vec![1, 4], None)
+}
+
+fn handle() -> Tensor {
+    (T::RESOURCE, vec![], None)
+}
+
+/// Main: CALL_ONCE(1), VAR_HANDLE "buf" -> #1, READ_VARIABLE #1 -> #2 (the output),
+/// ASSIGN_VARIABLE #1 <- #0 (the input). Init: VAR_HANDLE "buf", ASSIGN_VARIABLE of [1, 2, 3, 4].
+fn streaming(main: Vec<Op>, init: Vec<Op>) -> Vec<u8> {
+    model(&[
+        (vec![i8x4(), handle(), i8x4()], main, vec![0], vec![2]),
+        (
+            vec![handle(), (T::INT8, vec![1, 4], Some(vec![1, 2, 3, 4]))],
+            init,
+            vec![],
+            vec![],
+        ),
+    ])
+}
+
+fn main_ops() -> Vec<Op> {
+    vec![
+        (B::CALL_ONCE, vec![], vec![], Opt::CallOnce(1)),
+        (B::VAR_HANDLE, vec![], vec![1], Opt::VarHandle("buf")),
+        (B::READ_VARIABLE, vec![1], vec![2], Opt::None),
+        (B::ASSIGN_VARIABLE, vec![1, 0], vec![], Opt::None),
+    ]
+}
+
+fn init_ops() -> Vec<Op> {
+    vec![
+        (B::VAR_HANDLE, vec![], vec![0], Opt::VarHandle("buf")),
+        (B::ASSIGN_VARIABLE, vec![0, 1], vec![], Opt::None),
+    ]
+}
+
+fn refusal(bytes: &[u8]) -> String {
+    match load(bytes) {
+        Ok(_) => panic!("loaded"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_resource_variable_becomes_one_variable_tensor() {
+    let bytes = streaming(main_ops(), init_ops());
+    let g = load(&bytes).expect("loads");
+    let state = g.tensors.len() - 1;
+    let t = &g.tensors[state];
+    assert!(t.is_variable);
+    assert_eq!(
+        (t.name.as_str(), &t.shape[..], t.bytes),
+        ("buf", &[1, 4][..], 4)
+    );
+    // The init subgraph's constant is the initial value, which new() and reset() set.
+    assert_eq!(t.initial, Some(&[1u8, 2, 3, 4][..]));
+    assert_eq!(g.operators[2].inputs, vec![Some(state)]);
+    assert_eq!(g.operators[3].inputs, vec![Some(0)]);
+    assert_eq!(g.operators[3].outputs, vec![state]);
+    assert!(g.operators[0].outputs.is_empty() && g.operators[1].outputs.is_empty());
+}
+
+#[test]
+fn reset_sets_the_init_subgraphs_values() {
+    let bytes = streaming(main_ops(), init_ops());
+    let source = tinyaot_codegen::Config::new()
+        .generate(&bytes, "m")
+        .expect("generates");
+    let reset = source.find("pub fn reset").expect("a reset");
+    assert!(
+        source[reset..].contains(r#"copy_from_slice(b"\x01\x02\x03\x04")"#),
+        "{source}"
+    );
+}
+
+#[test]
+fn call_once_after_an_access_is_refused() {
+    // VAR_HANDLE, ASSIGN_VARIABLE, CALL_ONCE, READ_VARIABLE.
+    let m = main_ops();
+    let ops = vec![m[1].clone(), m[3].clone(), m[0].clone(), m[2].clone()];
+    let e = refusal(&streaming(ops, init_ops()));
+    assert!(
+        e.contains("operator #2 CALL_ONCE comes after operator #1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_init_subgraph_that_computes_is_refused() {
+    let mut init = init_ops();
+    init.insert(0, (B::RELU, vec![1], vec![1], Opt::None));
+    let e = refusal(&streaming(main_ops(), init));
+    assert!(e.contains("operator #0 RELU of subgraph 1"), "{e}");
+}
+
+#[test]
+fn a_read_before_any_assignment_is_refused() {
+    let mut ops = main_ops();
+    ops.remove(0);
+    let e = refusal(&streaming(ops, init_ops()));
+    assert!(
+        e.contains("READ_VARIABLE reads resource variable \"buf\" before any"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_init_subgraph_indices_are_refused() {
+    for (index, expected) in [(0, "a cycle"), (2, "init_subgraph_index"), (-1, "-1")] {
+        let mut ops = main_ops();
+        ops[0].3 = Opt::CallOnce(index);
+        let e = refusal(&streaming(ops, init_ops()));
+        assert!(e.contains(expected), "{index}: {e}");
+    }
+}
+
+#[test]
+fn nested_call_once_and_control_flow_are_refused() {
+    // The init subgraph calling itself (a cycle through CALL_ONCE).
+    let mut init = init_ops();
+    init.insert(0, (B::CALL_ONCE, vec![], vec![], Opt::CallOnce(1)));
+    let e = refusal(&streaming(main_ops(), init));
+    assert!(e.contains("CALL_ONCE of subgraph 1"), "{e}");
+    let mut ops = main_ops();
+    ops.insert(1, (B::WHILE, vec![], vec![], Opt::None));
+    let e = refusal(&streaming(ops, init_ops()));
+    assert!(e.contains("operator #1 WHILE runs other subgraphs"), "{e}");
+}
+
+#[test]
+fn assignments_of_another_size_are_refused() {
+    let bytes = model(&[
+        (
+            vec![(T::INT8, vec![1, 8], None), handle(), i8x4()],
+            main_ops(),
+            vec![0],
+            vec![2],
+        ),
+        (
+            vec![handle(), (T::INT8, vec![1, 4], Some(vec![1, 2, 3, 4]))],
+            init_ops(),
+            vec![],
+            vec![],
+        ),
+    ]);
+    let e = refusal(&bytes);
+    assert!(
+        e.contains("every value of a variable must have the same type and size"),
+        "{e}"
+    );
+}
+
+#[test]
+fn hostile_counts_and_errors_never_panic() {
+    // Every prefix of a valid model: an error or a graph, never a panic.
+    let bytes = streaming(main_ops(), init_ops());
+    for n in 0..bytes.len() {
+        let _ = load(&bytes[..n]);
+    }
+    assert!(load(&bytes).is_ok());
+}

@@ -1,0 +1,101 @@
+//! SPLIT and SPLIT_V (any element type: the outputs are byte ranges of the input, copied out, with
+//! no requantization, as TFLM copies them). Up to 10 outputs.
+//!
+//! `splitN(arena, input, out_1, …, out_N, p)` for N in 1..=10: a fixed arity keeps the calling
+//! convention (one operand per tensor); all call [`split()`].
+
+use crate::Src;
+
+/// Constants of a split: the input is `outer` rows, each the outputs' chunks in order.
+#[derive(Clone, Copy, Debug)]
+pub struct Split<'a> {
+    /// Product of the dimensions before the axis.
+    pub outer: usize,
+    /// Bytes each output takes from one row (its axis extent times the inner size times the
+    /// element size), in output order.
+    pub chunk_bytes: &'a [usize],
+}
+
+/// Splits `input` into `outputs`: reads the input in order, row by row, copying each output's
+/// chunk. No output may overlap the input.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
+    let p = super::opaque(p);
+    assert!(
+        outputs.len() == p.chunk_bytes.len(),
+        "one chunk size per output"
+    );
+    let mut from = 0;
+    for row in 0..p.outer {
+        for (&output, &n) in outputs.iter().zip(p.chunk_bytes) {
+            let to = output + row * n;
+            match input {
+                Src::Arena(offset) => {
+                    arena.copy_within(offset + from..offset + from + n, to);
+                }
+                Src::Flash(bytes) => arena[to..to + n].copy_from_slice(&bytes[from..from + n]),
+            }
+            from += n;
+        }
+    }
+}
+
+macro_rules! split_n {
+    ($($name:ident: $($output:ident),+;)+) => {$(
+        #[doc = concat!("SPLIT of `input` into ", stringify!($($output),+), "; see [`split()`].")]
+        // One argument per output tensor is the calling convention; the arity is the point.
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(arena: &mut [u8], input: Src, $($output: usize,)+ p: &Split) {
+            split(arena, input, &[$($output),+], p);
+        }
+    )+};
+}
+
+split_n! {
+    split1: output_a;
+    split2: output_a, output_b;
+    split3: output_a, output_b, output_c;
+    split4: output_a, output_b, output_c, output_d;
+    split5: output_a, output_b, output_c, output_d, output_e;
+    split6: output_a, output_b, output_c, output_d, output_e, output_f;
+    split7: output_a, output_b, output_c, output_d, output_e, output_f, output_g;
+    split8: output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h;
+    split9: output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h,
+        output_i;
+    split10: output_a, output_b, output_c, output_d, output_e, output_f, output_g, output_h,
+        output_i, output_j;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_rows_from_arena_and_flash() {
+        // 2x3 along axis 1 into 2x1 and 2x2.
+        let mut arena = [1u8, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0];
+        let p = Split {
+            outer: 2,
+            chunk_bytes: &[1, 2],
+        };
+        split2(&mut arena, Src::Arena(0), 6, 8, &p);
+        assert_eq!(&arena[6..], &[1, 4, 2, 3, 5, 6]);
+        split2(&mut arena, Src::Flash(&[9, 8, 7, 6, 5, 4]), 6, 8, &p);
+        assert_eq!(&arena[6..], &[9, 6, 8, 7, 5, 4]);
+    }
+
+    #[test]
+    fn one_row_is_consecutive_ranges() {
+        // Axis 0 of a 3x2 int16 tensor: the outputs are consecutive byte ranges.
+        let mut arena = [0u8; 24];
+        for (i, b) in arena[..12].iter_mut().enumerate() {
+            *b = i as u8 + 1;
+        }
+        let p = Split {
+            outer: 1,
+            chunk_bytes: &[4, 8],
+        };
+        split2(&mut arena, Src::Arena(0), 12, 16, &p);
+        assert_eq!(&arena[12..], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    }
+}
