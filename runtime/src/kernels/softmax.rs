@@ -134,11 +134,17 @@ fn output_value(x: u8, stats: (i32, i32, i32), bits: i32, p: &SoftmaxS8) -> i32 
     let (lowest, highest) = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1);
     let diff = i32::from(x as i8) - max;
     if diff >= p.diff_min {
-        // Within 0..=31 for any row: the sum of exps is at least 1 and at most the row length.
+        // At least 0 (the sum of exps is at least 1), but above 31 for an int8 output when the
+        // sum reaches 512 (a row of 512 or more nearly equal values): a shift TFLM's reference
+        // performs with undefined behaviour. The product is in [0, 2^31), so its exact rounded
+        // quotient by 2^32 or more is 0.
         let exponent = num_bits_over_unit + 31 - bits;
         let e = exp_of_diff(diff, p);
-        let unsat =
-            rounding_divide_by_pot(saturating_rounding_doubling_high_mul(scale, e), exponent);
+        let unsat = if exponent > 31 {
+            0
+        } else {
+            rounding_divide_by_pot(saturating_rounding_doubling_high_mul(scale, e), exponent)
+        };
         (unsat + lowest).clamp(lowest, highest)
     } else {
         lowest
@@ -281,6 +287,18 @@ mod tests {
         softmax_s8(&mut arena, 0, 0, &params(4));
         // Each 1/4 = 64/256 → 64 - 128 = -64.
         assert_eq!(arena.map(|x| x as i8), [-64; 4]);
+    }
+
+    #[test]
+    fn s8_rows_of_512_or_more_equal_values_round_to_zero() {
+        // The sum of exps reaches 512: TFLM's shift would be 32 (undefined); 1/600 of 256 is 0.
+        let mut arena = [5u8; 600];
+        softmax_s8(&mut arena, 0, 0, &params(600));
+        assert!(arena.iter().all(|&x| x as i8 == -128));
+        // Just below: 1/511 of 256 rounds to 1 (shift 31).
+        let mut arena = [5u8; 511];
+        softmax_s8(&mut arena, 0, 0, &params(511));
+        assert!(arena.iter().all(|&x| x as i8 == -127));
     }
 
     #[test]
