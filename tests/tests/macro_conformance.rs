@@ -13,7 +13,8 @@ use std::process::Command;
 
 use tinyaot_tests::models::{
     fixtures_conv_stride2_same_odd_int16, fixtures_ds_cnn, fixtures_micro_speech_like,
-    fixtures_resnet8, fixtures_sine_mlp, fixtures_sine_mlp_float, fixtures_transpose_conv_int16,
+    fixtures_resnet8, fixtures_sine_mlp, fixtures_sine_mlp_float, fixtures_svdf_float,
+    fixtures_svdf_int8, fixtures_transpose_conv_int16,
 };
 use tinyaot_tests::DynModel;
 
@@ -26,6 +27,9 @@ tinyaot::include_model!("fixtures/models/resnet8.tflite");
 // int16 activations with int8 weights and 64-bit biases (CONV_2D, TRANSPOSE_CONV).
 tinyaot::include_model!("fixtures/models/conv_stride2_same_odd_int16.tflite");
 tinyaot::include_model!("fixtures/models/transpose_conv_int16.tflite");
+// Stateful: SVDF's activation state carries from case to case.
+tinyaot::include_model!("fixtures/models/svdf_int8.tflite");
+tinyaot::include_model!("fixtures/models/svdf_float.tflite");
 
 /// A macro-compiled model, its build.rs-compiled twin, and the fixture name (model and golden).
 type Pair = (
@@ -69,6 +73,16 @@ const PAIRS: &[Pair] = &[
         "transpose_conv_int16",
         || Box::new(TransposeConvInt16::new()),
         || Box::new(fixtures_transpose_conv_int16::Model::new()),
+    ),
+    (
+        "svdf_int8",
+        || Box::new(SvdfInt8::new()),
+        || Box::new(fixtures_svdf_int8::Model::new()),
+    ),
+    (
+        "svdf_float",
+        || Box::new(SvdfFloat::new()),
+        || Box::new(fixtures_svdf_float::Model::new()),
     ),
 ];
 

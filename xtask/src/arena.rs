@@ -14,8 +14,8 @@ use std::process::Command;
 use crate::table::thousands;
 use tinyaot_codegen::{c_sources, COptions, Limits};
 
-/// The reference models, in the README's order: the runnable ones, then the stateful ones tinyaot
-/// can plan but not yet compile.
+/// The reference models, in the README's order: the stateless ones, then the stateful ones (the
+/// table marks those tinyaot can plan but not yet compile).
 const MODELS: &[&str] = &[
     "hello_world_int8",
     "hello_world_float",

@@ -1,6 +1,6 @@
 //! Multiply-accumulates per inference, counted from the graph: the figure instructions are divided
 //! by. Only the ops whose cost is dominated by MACs count (CONV_2D, DEPTHWISE_CONV_2D,
-//! TRANSPOSE_CONV, FULLY_CONNECTED); everything else (pooling, softmax, element-wise ops) adds instructions but no
+//! TRANSPOSE_CONV, FULLY_CONNECTED, SVDF); everything else (pooling, softmax, element-wise ops) adds instructions but no
 //! MACs, so small models with a large softmax show a high instructions-per-MAC figure.
 
 use tinyaot_codegen::ir::{Graph, OpCode};
@@ -31,6 +31,13 @@ pub fn macs(graph: &Graph) -> u64 {
                 }),
                 // Weights [units, depth]: each output element sums `depth` products.
                 Some(OpCode::FULLY_CONNECTED) => out * dim(filter.shape.len().saturating_sub(1)),
+                // Feature weights [filters, input_size], time weights [filters, memory]: per batch
+                // row, each filter sums its inputs and then its memory.
+                Some(OpCode::SVDF) => tensor(op.input(2)).map_or(0, |time| {
+                    let batches = output.shape.first().copied().unwrap_or(1) as u64;
+                    let memory = time.shape.get(1).copied().unwrap_or(0) as u64;
+                    batches * dim(0) * (dim(1) + memory)
+                }),
                 _ => 0,
             }
         })
@@ -53,6 +60,12 @@ mod tests {
     fn counts_fully_connected_macs() {
         // 1 -> 16 -> 16 -> 1: 16 + 256 + 16.
         assert_eq!(model_macs("sine_mlp"), 288);
+    }
+
+    #[test]
+    fn counts_svdf_macs() {
+        // Batch 2: 8 filters of 12 inputs and memory 5, then 6 filters of 4 inputs and memory 3.
+        assert_eq!(model_macs("svdf_int8"), 2 * (8 * (12 + 5) + 6 * (4 + 3)));
     }
 
     #[test]

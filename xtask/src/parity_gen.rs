@@ -49,6 +49,13 @@ pub struct Function {
     pub params: Option<String>,
 }
 
+/// Whether a kernel writes the operand named `name`: its `output`, or a variable tensor's `state`
+/// that it updates in place (SVDF). The C prototypes take these as `uint8_t *`, the others as
+/// `const uint8_t *`.
+pub fn written(name: &str) -> bool {
+    name == "output" || name == "state"
+}
+
 /// The kernel entry points of one family's source.
 pub fn functions(family: &str, source: &str) -> Result<Vec<Function>, String> {
     let file =
@@ -233,7 +240,7 @@ pub fn source(families: &[(String, Vec<Struct>, Vec<Function>)]) -> Result<Strin
                 .operands
                 .iter()
                 .map(|(name, _)| {
-                    let ptr = if name == "output" {
+                    let ptr = if written(name) {
                         "*mut u8"
                     } else {
                         "*const u8"
@@ -393,7 +400,7 @@ fn runner(family: &str, function: &Function, s: &Struct, c: bool) -> String {
         out.push_str("    };\n    let base = arena.as_mut_ptr();\n");
         let mut args = Vec::new();
         for (i, (operand, _)) in function.operands.iter().enumerate() {
-            if operand == "output" {
+            if written(operand) {
                 let _ = writeln!(
                     out,
                     "    let {operand} = call.c_output(base, arena.len(), {i})?;"

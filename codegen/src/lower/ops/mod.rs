@@ -40,6 +40,7 @@ mod quantize;
 mod reshape;
 mod softmax;
 mod strided_slice;
+mod svdf;
 mod transpose;
 mod transpose_conv;
 
@@ -70,6 +71,7 @@ macro_rules! families {
                 quantize,
                 softmax,
                 strided_slice,
+                svdf,
                 transpose,
                 transpose_conv,
             ],
