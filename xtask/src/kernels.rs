@@ -26,9 +26,8 @@
 //! `const T *` followed by its `size_t <name>_len`, an `Option<&[T]>` → the same, `NULL` for `None`;
 //! `pub type A = B;` → `typedef B A;`. Any other field type is an error naming the field, so a
 //! struct the C side cannot mirror is caught here rather than at a C compiler. Prototypes follow
-//! the calling convention: a `const uint8_t *` per input operand, `uint8_t *` for the `output` and
-//! for a `state` updated in place, then the parameter struct by pointer (or `size_t bytes` for
-//! `copy`).
+//! the calling convention: a `const uint8_t *` per input operand, `uint8_t *output`, then the
+//! parameter struct by pointer (or `size_t bytes` for `copy`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -320,7 +319,7 @@ fn c_header(
             .operands
             .iter()
             .map(|(name, _)| {
-                if crate::parity_gen::written(name) {
+                if crate::parity_gen::is_written(name) {
                     format!("uint8_t *{name}")
                 } else {
                     format!("const uint8_t *{name}")

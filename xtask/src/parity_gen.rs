@@ -38,6 +38,13 @@ pub struct FieldSpec {
     pub optional: bool,
 }
 
+/// Whether a kernel writes its operand `name`: its output, and an operator's state tensors
+/// (`hidden_state`, `cell_state`: named `*_state`), which it updates in place. They are
+/// `uint8_t *` in C, the other operands `const uint8_t *`.
+pub fn is_written(name: &str) -> bool {
+    name == "output" || name.ends_with("_state")
+}
+
 /// A kernel entry point.
 #[derive(Debug)]
 pub struct Function {
@@ -47,13 +54,6 @@ pub struct Function {
     pub operands: Vec<(String, bool)>,
     /// The parameter struct it takes, if any (`copy` takes a byte count instead).
     pub params: Option<String>,
-}
-
-/// Whether a kernel writes the operand named `name`: its `output`, or a variable tensor's `state`
-/// that it updates in place (SVDF). The C prototypes take these as `uint8_t *`, the others as
-/// `const uint8_t *`.
-pub fn written(name: &str) -> bool {
-    name == "output" || name == "state"
 }
 
 /// The kernel entry points of one family's source.
@@ -240,7 +240,7 @@ pub fn source(families: &[(String, Vec<Struct>, Vec<Function>)]) -> Result<Strin
                 .operands
                 .iter()
                 .map(|(name, _)| {
-                    let ptr = if written(name) {
+                    let ptr = if is_written(name) {
                         "*mut u8"
                     } else {
                         "*const u8"
@@ -400,7 +400,7 @@ fn runner(family: &str, function: &Function, s: &Struct, c: bool) -> String {
         out.push_str("    };\n    let base = arena.as_mut_ptr();\n");
         let mut args = Vec::new();
         for (i, (operand, _)) in function.operands.iter().enumerate() {
-            if written(operand) {
+            if is_written(operand) {
                 let _ = writeln!(
                     out,
                     "    let {operand} = call.c_output(base, arena.len(), {i})?;"

@@ -227,14 +227,14 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
 /// state zero point; each output is `MultiplyByQuantizedMultiplier(bias + Σ_rank Σ_memory w_t *
 /// (state - state_zero_point))` plus the output zero point, clamped to int8 (TFLM applies no fused
 /// activation here). Sums wrap at 32 bits. Reads `batches * input_size` bytes at `input`, updates
-/// `2 * batches * num_filters * memory_size` bytes at `state`, writes `batches * num_units` bytes
-/// at `output`.
+/// `2 * batches * num_filters * memory_size` bytes at `activation_state`, writes
+/// `batches * num_units` bytes at `output`.
 #[cfg_attr(target_os = "none", inline(never))]
-pub fn svdf_s8(arena: &mut [u8], input: usize, state: usize, output: usize, p: &SvdfS8) {
+pub fn svdf_s8(arena: &mut [u8], input: usize, activation_state: usize, output: usize, p: &SvdfS8) {
     let p = super::opaque(p);
     svdf_int(
         arena,
-        (input, state, output),
+        (input, activation_state, output),
         Int {
             dims: [
                 p.batches,
@@ -255,21 +255,21 @@ pub fn svdf_s8(arena: &mut [u8], input: usize, state: usize, output: usize, p: &
     );
 }
 
-/// [`svdf_s8`] with int8 time weights and state (TFLM's `EvalInt8SvdfReference`): new state values
-/// are clamped to int8 before the state zero point is added (and the sum truncated to int8). Updates
-/// `batches * num_filters * memory_size` bytes at `state`.
+/// [`svdf_s8`] with int8 time weights and state (TFLM's `EvalInt8SvdfReference`): new state
+/// values are clamped to int8 before the state zero point is added (and the sum truncated to
+/// int8). Updates `batches * num_filters * memory_size` bytes at `activation_state`.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn svdf_s8_state8(
     arena: &mut [u8],
     input: usize,
-    state: usize,
+    activation_state: usize,
     output: usize,
     p: &SvdfS8State8,
 ) {
     let p = super::opaque(p);
     svdf_int(
         arena,
-        (input, state, output),
+        (input, activation_state, output),
         Int {
             dims: [
                 p.batches,
@@ -293,11 +293,18 @@ pub fn svdf_s8_state8(
 /// float32 SVDF (TFLM's `EvalFloatSvdfReference`): the new state value of each filter is
 /// `Σ w_f * x` in input order; each output is the bias plus, filter by filter, `Σ w_t * state` in
 /// time order, then the fused activation. Reads `4 * batches * input_size` bytes at `input`,
-/// updates `4 * batches * num_filters * memory_size` bytes at `state`, writes
+/// updates `4 * batches * num_filters * memory_size` bytes at `activation_state`, writes
 /// `4 * batches * num_units` bytes at `output`.
 #[cfg_attr(target_os = "none", inline(never))]
-pub fn svdf_f32(arena: &mut [u8], input: usize, state: usize, output: usize, p: &SvdfF32) {
+pub fn svdf_f32(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    p: &SvdfF32,
+) {
     let p = super::opaque(p);
+    let state = activation_state;
     let (batches, input_size, filters, rank, memory) = (
         p.batches,
         p.input_size,

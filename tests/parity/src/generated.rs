@@ -2029,21 +2029,21 @@ pub mod ffi {
         /// The C `svdf::svdf_s8`.
         pub fn parity_svdf_svdf_s8(
             input: *const u8,
-            state: *mut u8,
+            activation_state: *mut u8,
             output: *mut u8,
             p: *const svdf::SvdfS8,
         );
         /// The C `svdf::svdf_s8_state8`.
         pub fn parity_svdf_svdf_s8_state8(
             input: *const u8,
-            state: *mut u8,
+            activation_state: *mut u8,
             output: *mut u8,
             p: *const svdf::SvdfS8State8,
         );
         /// The C `svdf::svdf_f32`.
         pub fn parity_svdf_svdf_f32(
             input: *const u8,
-            state: *mut u8,
+            activation_state: *mut u8,
             output: *mut u8,
             p: *const svdf::SvdfF32,
         );
@@ -6202,12 +6202,12 @@ fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
-    let state = call.c_output(base, arena.len(), 1)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
     let output = call.c_output(base, arena.len(), 2)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_svdf_svdf_s8(input, state, output, &p) };
+    unsafe { ffi::parity_svdf_svdf_s8(input, activation_state, output, &p) };
     Ok(())
 }
 
@@ -6270,12 +6270,12 @@ fn c_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
-    let state = call.c_output(base, arena.len(), 1)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
     let output = call.c_output(base, arena.len(), 2)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_svdf_svdf_s8_state8(input, state, output, &p) };
+    unsafe { ffi::parity_svdf_svdf_s8_state8(input, activation_state, output, &p) };
     Ok(())
 }
 
@@ -6322,12 +6322,12 @@ fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
-    let state = call.c_output(base, arena.len(), 1)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
     let output = call.c_output(base, arena.len(), 2)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_svdf_svdf_f32(input, state, output, &p) };
+    unsafe { ffi::parity_svdf_svdf_f32(input, activation_state, output, &p) };
     Ok(())
 }
 
