@@ -273,7 +273,7 @@ pub struct StridedSliceOptions {
     pub offset: bool,
 }
 
-/// SVDF options (the op is loaded so that its graphs can be planned).
+/// SVDF options (its lowering: `lower/ops/svdf.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SvdfOptions {
     /// Rank of the decomposition.

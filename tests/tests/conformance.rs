@@ -11,13 +11,12 @@ use tinyaot_tests::models::ENTRIES;
 use tinyaot_tests::Outcome;
 
 /// Models of ../shared/models that use operators tinyaot does not support yet, and the operator.
-const EXPECTED_REFUSALS: &[(&str, &str)] = &[("keyword_scrambled", "SVDF")];
+const EXPECTED_REFUSALS: &[(&str, &str)] = &[];
 
 /// Models of TFLM's integration suite (../shared/models/tflm_suite) that tinyaot does not compile
-/// yet, by the start of their names, and how their refusal starts: the int16 operators of the
-/// SEANet layers and the stateful models (issues 14 and 15).
-const EXPECTED_SUITE_REFUSALS: &[(&str, &str)] =
-    &[("keyword_scrambled_8bit", "unsupported operator SVDF ")];
+/// yet, by the start of their names, and how their refusal starts (none since the int16 SEANet
+/// layers and the stateful models of issues 14 and 15).
+const EXPECTED_SUITE_REFUSALS: &[(&str, &str)] = &[];
 
 /// Whether `name` of the TFLM suite was refused as [`EXPECTED_SUITE_REFUSALS`] expects.
 fn expected_suite_refusal(name: &str, message: &str) -> bool {

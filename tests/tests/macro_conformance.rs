@@ -14,7 +14,7 @@ use std::process::Command;
 use tinyaot_tests::models::{
     fixtures_conv_stride2_same_odd_int16, fixtures_ds_cnn, fixtures_micro_speech_like,
     fixtures_resnet8, fixtures_sine_mlp, fixtures_sine_mlp_float, fixtures_streaming_kws,
-    fixtures_transpose_conv_int16,
+    fixtures_svdf_float, fixtures_svdf_int8, fixtures_transpose_conv_int16,
 };
 use tinyaot_tests::DynModel;
 
@@ -29,6 +29,9 @@ tinyaot::include_model!("fixtures/models/conv_stride2_same_odd_int16.tflite");
 tinyaot::include_model!("fixtures/models/transpose_conv_int16.tflite");
 // Resource variables (state carried across the 8 golden cases) set up by a CALL_ONCE, uint8 output.
 tinyaot::include_model!("fixtures/models/streaming_kws.tflite");
+// Stateful: SVDF's activation state carries from case to case.
+tinyaot::include_model!("fixtures/models/svdf_int8.tflite");
+tinyaot::include_model!("fixtures/models/svdf_float.tflite");
 
 /// A macro-compiled model, its build.rs-compiled twin, and the fixture name (model and golden).
 type Pair = (
@@ -78,22 +81,33 @@ const PAIRS: &[Pair] = &[
         || Box::new(StreamingKws::new()),
         || Box::new(fixtures_streaming_kws::Model::new()),
     ),
+    (
+        "svdf_int8",
+        || Box::new(SvdfInt8::new()),
+        || Box::new(fixtures_svdf_int8::Model::new()),
+    ),
+    (
+        "svdf_float",
+        || Box::new(SvdfFloat::new()),
+        || Box::new(fixtures_svdf_float::Model::new()),
+    ),
 ];
 
-/// Every SEANet model of TFLM's integration suite, compiled by `include_model!` (the list is
-/// written by build.rs, which compiles their build.rs twins).
+/// Every model of TFLM's integration suite and the stateful reference models, compiled by
+/// `include_model!` (the list is written by build.rs, which compiles their build.rs twins).
 mod suite {
     include!(concat!(env!("OUT_DIR"), "/macro_suite.rs"));
 }
 
-/// The macro compiles all 127 SEANet layers of TFLM's integration suite to the bytes build.rs's
-/// twins compute, which match TFLM's goldens.
+/// The macro compiles all 131 models of TFLM's integration suite (127 SEANet layers, four
+/// stateful models) and the two stateful reference models (SVDF, LSTM) to the bytes build.rs's
+/// twins compute, which match TFLM's goldens, case after case on one instance.
 #[test]
 fn macro_compiles_tflm_suite_like_build_rs() {
     let mut failures = Vec::new();
     assert!(
-        suite::PAIRS.len() >= 127,
-        "{} SEANet models",
+        suite::PAIRS.len() >= 133,
+        "{} models of the suite",
         suite::PAIRS.len()
     );
     for &(name, golden, from_macro, from_build_rs) in suite::PAIRS {

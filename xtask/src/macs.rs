@@ -1,8 +1,8 @@
 //! Multiply-accumulates per inference, counted from the graph: the figure instructions are divided
 //! by. Only the ops whose cost is dominated by MACs count (CONV_2D, DEPTHWISE_CONV_2D,
-//! TRANSPOSE_CONV, FULLY_CONNECTED, UNIDIRECTIONAL_SEQUENCE_LSTM's gate products); everything
-//! else (pooling, softmax, element-wise ops) adds instructions but no MACs, so small models
-//! with a large softmax show a high instructions-per-MAC figure.
+//! TRANSPOSE_CONV, FULLY_CONNECTED, SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM's gate products);
+//! everything else (pooling, softmax, element-wise ops) adds instructions but no MACs, so small
+//! models with a large softmax show a high instructions-per-MAC figure.
 
 use tinyaot_codegen::ir::{Graph, OpCode};
 
@@ -35,6 +35,13 @@ pub fn macs(graph: &Graph) -> u64 {
                 // Input weights [units, input]: each output element (a unit at a step) sums the
                 // four gates' products with the input row and the previous hidden state.
                 Some(OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM) => out * 4 * (dim(1) + dim(0)),
+                // Feature weights [filters, input_size], time weights [filters, memory]: per batch
+                // row, each filter sums its inputs and then its memory.
+                Some(OpCode::SVDF) => tensor(op.input(2)).map_or(0, |time| {
+                    let batches = output.shape.first().copied().unwrap_or(1) as u64;
+                    let memory = time.shape.get(1).copied().unwrap_or(0) as u64;
+                    batches * dim(0) * (dim(1) + memory)
+                }),
                 _ => 0,
             }
         })
@@ -63,6 +70,12 @@ mod tests {
     fn counts_lstm_macs() {
         // 6 steps x 12 units x 4 gates x (5 inputs + 12 hidden), then the 72 -> 4 FC.
         assert_eq!(model_macs("lstm"), 6 * 12 * 4 * 17 + 288);
+    }
+
+    #[test]
+    fn counts_svdf_macs() {
+        // Batch 2: 8 filters of 12 inputs and memory 5, then 6 filters of 4 inputs and memory 3.
+        assert_eq!(model_macs("svdf_int8"), 2 * (8 * (12 + 5) + 6 * (4 + 3)));
     }
 
     #[test]

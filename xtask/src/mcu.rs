@@ -28,8 +28,9 @@ use crate::measure::{self, Report, Sizes};
 use crate::table::{self, Measured, Row};
 
 /// The models run by default: the fixture suite's CNNs and MLPs, the int8 reference models the
-/// backends accept, and int16 ("16x8") models: one SEANet layer of TFLM's integration suite per
-/// operator and every int16 fixture. All fit the machine: mobilenet_v2_quantized_1x3x224x224, the largest, has
+/// backends accept, the stateful SVDF fixtures and keyword_scrambled, and int16 ("16x8") models:
+/// one SEANet layer of TFLM's integration suite per operator and every int16 fixture. All fit the
+/// machine: mobilenet_v2_quantized_1x3x224x224, the largest, has
 /// 3.5 MB of weights in the 4 MiB of code SRAM and its 2.4 MB arena in the 4 MiB of data SRAM
 /// (and takes about 40 s of emulation for both languages and three cases).
 const DEFAULT_MODELS: &[&str] = &[
@@ -45,6 +46,9 @@ const DEFAULT_MODELS: &[&str] = &[
     "person_detect",
     "mobilenet_v2_quantized_1x3x224x224",
     "add_sub_same_shape",
+    "svdf_int8",
+    "svdf_float",
+    "keyword_scrambled",
     "ad_autoencoder",
     "vww_mobilenet_v1_025",
     "lstm",

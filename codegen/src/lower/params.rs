@@ -2548,6 +2548,187 @@ pub(crate) mod strided_slice {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::svdf`.
+pub(crate) mod svdf {
+    use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::svdf::SvdfS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SvdfS8 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_size`.
+        pub input_size: usize,
+        /// `num_filters`.
+        pub num_filters: usize,
+        /// `rank`.
+        pub rank: usize,
+        /// `memory_size`.
+        pub memory_size: usize,
+        /// `weights_feature`.
+        pub weights_feature: Data<i8>,
+        /// `weights_time`.
+        pub weights_time: Data<i16>,
+        /// `bias`.
+        pub bias: Option<Data<i32>>,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `state_zero_point`.
+        pub state_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `feature_multiplier`.
+        pub feature_multiplier: i32,
+        /// `feature_shift`.
+        pub feature_shift: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+    }
+
+    impl From<SvdfS8> for Params {
+        fn from(p: SvdfS8) -> Params {
+            Params {
+                type_name: "SvdfS8",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_size", Value::Usize(p.input_size)),
+                    ("num_filters", Value::Usize(p.num_filters)),
+                    ("rank", Value::Usize(p.rank)),
+                    ("memory_size", Value::Usize(p.memory_size)),
+                    ("weights_feature", Value::from(p.weights_feature)),
+                    ("weights_time", Value::from(p.weights_time)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("state_zero_point", Value::I32(p.state_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("feature_multiplier", Value::I32(p.feature_multiplier)),
+                    ("feature_shift", Value::I32(p.feature_shift)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::svdf::SvdfS8State8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SvdfS8State8 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_size`.
+        pub input_size: usize,
+        /// `num_filters`.
+        pub num_filters: usize,
+        /// `rank`.
+        pub rank: usize,
+        /// `memory_size`.
+        pub memory_size: usize,
+        /// `weights_feature`.
+        pub weights_feature: Data<i8>,
+        /// `weights_time`.
+        pub weights_time: Data<i8>,
+        /// `bias`.
+        pub bias: Option<Data<i32>>,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `state_zero_point`.
+        pub state_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `feature_multiplier`.
+        pub feature_multiplier: i32,
+        /// `feature_shift`.
+        pub feature_shift: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+    }
+
+    impl From<SvdfS8State8> for Params {
+        fn from(p: SvdfS8State8) -> Params {
+            Params {
+                type_name: "SvdfS8State8",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_size", Value::Usize(p.input_size)),
+                    ("num_filters", Value::Usize(p.num_filters)),
+                    ("rank", Value::Usize(p.rank)),
+                    ("memory_size", Value::Usize(p.memory_size)),
+                    ("weights_feature", Value::from(p.weights_feature)),
+                    ("weights_time", Value::from(p.weights_time)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("state_zero_point", Value::I32(p.state_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("feature_multiplier", Value::I32(p.feature_multiplier)),
+                    ("feature_shift", Value::I32(p.feature_shift)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::svdf::SvdfF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SvdfF32 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_size`.
+        pub input_size: usize,
+        /// `num_filters`.
+        pub num_filters: usize,
+        /// `rank`.
+        pub rank: usize,
+        /// `memory_size`.
+        pub memory_size: usize,
+        /// `weights_feature`.
+        pub weights_feature: Data<f32>,
+        /// `weights_time`.
+        pub weights_time: Data<f32>,
+        /// `bias`.
+        pub bias: Option<Data<f32>>,
+        /// `act_min`.
+        pub act_min: f32,
+        /// `act_max`.
+        pub act_max: f32,
+    }
+
+    impl From<SvdfF32> for Params {
+        fn from(p: SvdfF32) -> Params {
+            Params {
+                type_name: "SvdfF32",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_size", Value::Usize(p.input_size)),
+                    ("num_filters", Value::Usize(p.num_filters)),
+                    ("rank", Value::Usize(p.rank)),
+                    ("memory_size", Value::Usize(p.memory_size)),
+                    ("weights_feature", Value::from(p.weights_feature)),
+                    ("weights_time", Value::from(p.weights_time)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("act_min", Value::F32(p.act_min)),
+                    ("act_max", Value::F32(p.act_max)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::transpose`.
 pub(crate) mod transpose {
     use crate::lower::{Params, Value};

@@ -32,6 +32,7 @@ pub mod quantize;
 pub mod softmax;
 pub mod split;
 pub mod strided_slice;
+pub mod svdf;
 pub mod transpose;
 pub mod transpose_conv;
 // End of the lines written by `cargo xtask kernels`.

@@ -583,7 +583,7 @@ impl Gen<'_, '_> {
                 self.push_op(op, Options::ExpandDims, &[v.index, a], out_t);
             }
             _ => {
-                // An unsupported operator: GATHER, SVDF or a CUSTOM one.
+                // An unsupported operator: GATHER or a CUSTOM one.
                 let v = self.latest();
                 let shape = self.shape_of(v);
                 let out_t = self.same_quant(v, &shape);

@@ -828,6 +828,13 @@ pub enum Options {
     HardSwish,
     /// The empty `MaximumMinimumOptions` (MAXIMUM, MINIMUM).
     MaximumMinimum,
+    /// `SVDFOptions`.
+    Svdf {
+        /// Filters per output unit.
+        rank: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
     /// The empty `ExpandDimsOptions`.
     ExpandDims,
     /// `table`'s options written with the union tag `tag` instead of its own: a type confusion a
@@ -899,8 +906,8 @@ impl Options {
 
     /// Well-formed options for `op` as the TFLite converter writes them: stride 1, SAME padding,
     /// 2×2 pool windows, depth multiplier 1, no activation, softmax beta 1, leaky alpha 0.2, no
-    /// reshape `new_shape` (the shape input rules), concatenation on axis -1. Ops without an
-    /// options table get [`Options::None`].
+    /// reshape `new_shape` (the shape input rules), concatenation on axis -1, SVDF rank 1. Ops
+    /// without an options table get [`Options::None`].
     pub fn default_for(op: BuiltinOperator) -> Self {
         use BuiltinOperator as B;
         let none = Activation::NONE;
@@ -941,6 +948,10 @@ impl Options {
             B::HARD_SWISH => Options::HardSwish,
             B::MAXIMUM | B::MINIMUM => Options::MaximumMinimum,
             B::EXPAND_DIMS => Options::ExpandDims,
+            B::SVDF => Options::Svdf {
+                rank: 1,
+                activation: none,
+            },
             _ => Options::None,
         }
     }
@@ -972,6 +983,7 @@ impl Options {
             Options::Dequantize => T::DequantizeOptions,
             Options::HardSwish => T::HardSwishOptions,
             Options::MaximumMinimum => T::MaximumMinimumOptions,
+            Options::Svdf { .. } => T::SVDFOptions,
             Options::ExpandDims => T::ExpandDimsOptions,
             Options::Mislabeled { tag, .. } => *tag,
         }
@@ -1182,6 +1194,15 @@ impl Options {
                 tflite::ExpandDimsOptions::create(fbb, &tflite::ExpandDimsOptionsArgs {})
                     .as_union_value()
             }
+            Options::Svdf { rank, activation } => tflite::SVDFOptions::create(
+                fbb,
+                &tflite::SVDFOptionsArgs {
+                    rank: *rank,
+                    fused_activation_function: *activation,
+                    asymmetric_quantize_inputs: false,
+                },
+            )
+            .as_union_value(),
         };
         (tag, Some(value))
     }

@@ -1306,6 +1306,119 @@ pub mod ffi {
             pub steps_len: usize,
         }
     }
+    /// `svdf`'s typedefs.
+    pub mod svdf {
+        /// The C `svdf_SvdfS8`.
+        #[repr(C)]
+        pub struct SvdfS8 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `num_filters`.
+            pub num_filters: usize,
+            /// `rank`.
+            pub rank: usize,
+            /// `memory_size`.
+            pub memory_size: usize,
+            /// `weights_feature`'s data.
+            pub weights_feature: *const i8,
+            /// `weights_feature`'s length.
+            pub weights_feature_len: usize,
+            /// `weights_time`'s data.
+            pub weights_time: *const i16,
+            /// `weights_time`'s length.
+            pub weights_time_len: usize,
+            /// `bias`'s data.
+            pub bias: *const i32,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `state_zero_point`.
+            pub state_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `feature_multiplier`.
+            pub feature_multiplier: i32,
+            /// `feature_shift`.
+            pub feature_shift: i32,
+            /// `output_multiplier`.
+            pub output_multiplier: i32,
+            /// `output_shift`.
+            pub output_shift: i32,
+        }
+        /// The C `svdf_SvdfS8State8`.
+        #[repr(C)]
+        pub struct SvdfS8State8 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `num_filters`.
+            pub num_filters: usize,
+            /// `rank`.
+            pub rank: usize,
+            /// `memory_size`.
+            pub memory_size: usize,
+            /// `weights_feature`'s data.
+            pub weights_feature: *const i8,
+            /// `weights_feature`'s length.
+            pub weights_feature_len: usize,
+            /// `weights_time`'s data.
+            pub weights_time: *const i8,
+            /// `weights_time`'s length.
+            pub weights_time_len: usize,
+            /// `bias`'s data.
+            pub bias: *const i32,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `state_zero_point`.
+            pub state_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `feature_multiplier`.
+            pub feature_multiplier: i32,
+            /// `feature_shift`.
+            pub feature_shift: i32,
+            /// `output_multiplier`.
+            pub output_multiplier: i32,
+            /// `output_shift`.
+            pub output_shift: i32,
+        }
+        /// The C `svdf_SvdfF32`.
+        #[repr(C)]
+        pub struct SvdfF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `num_filters`.
+            pub num_filters: usize,
+            /// `rank`.
+            pub rank: usize,
+            /// `memory_size`.
+            pub memory_size: usize,
+            /// `weights_feature`'s data.
+            pub weights_feature: *const f32,
+            /// `weights_feature`'s length.
+            pub weights_feature_len: usize,
+            /// `weights_time`'s data.
+            pub weights_time: *const f32,
+            /// `weights_time`'s length.
+            pub weights_time_len: usize,
+            /// `bias`'s data.
+            pub bias: *const f32,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `act_min`.
+            pub act_min: f32,
+            /// `act_max`.
+            pub act_max: f32,
+        }
+    }
     /// `transpose`'s typedefs.
     pub mod transpose {
         /// The C `transpose_Transpose`.
@@ -2189,6 +2302,27 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const strided_slice::StridedSlice,
+        );
+        /// The C `svdf::svdf_s8`.
+        pub fn parity_svdf_svdf_s8(
+            input: *const u8,
+            activation_state: *mut u8,
+            output: *mut u8,
+            p: *const svdf::SvdfS8,
+        );
+        /// The C `svdf::svdf_s8_state8`.
+        pub fn parity_svdf_svdf_s8_state8(
+            input: *const u8,
+            activation_state: *mut u8,
+            output: *mut u8,
+            p: *const svdf::SvdfS8State8,
+        );
+        /// The C `svdf::svdf_f32`.
+        pub fn parity_svdf_svdf_f32(
+            input: *const u8,
+            activation_state: *mut u8,
+            output: *mut u8,
+            p: *const svdf::SvdfF32,
         );
         /// The C `transpose::transpose`.
         pub fn parity_transpose_transpose(
@@ -6970,6 +7104,188 @@ fn c_strided_slice_strided_slice(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     Ok(())
 }
 
+/// `svdf::svdf_s8` in Rust.
+fn rust_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i16> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = tinyaot::kernels::svdf::SvdfS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: &weights_feature,
+        weights_time: &weights_time,
+        bias: bias.as_deref(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    tinyaot::kernels::svdf::svdf_s8(arena, call.offset(0)?, call.offset(1)?, call.offset(2)?, &p);
+    Ok(())
+}
+
+/// `svdf::svdf_s8` in C.
+fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i16> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = ffi::svdf::SvdfS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: weights_feature.as_ptr(),
+        weights_feature_len: weights_feature.len(),
+        weights_time: weights_time.as_ptr(),
+        weights_time_len: weights_time.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_svdf_svdf_s8(input, activation_state, output, &p) };
+    Ok(())
+}
+
+/// `svdf::svdf_s8_state8` in Rust.
+fn rust_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i8> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = tinyaot::kernels::svdf::SvdfS8State8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: &weights_feature,
+        weights_time: &weights_time,
+        bias: bias.as_deref(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    tinyaot::kernels::svdf::svdf_s8_state8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `svdf::svdf_s8_state8` in C.
+fn c_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i8> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = ffi::svdf::SvdfS8State8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: weights_feature.as_ptr(),
+        weights_feature_len: weights_feature.len(),
+        weights_time: weights_time.as_ptr(),
+        weights_time_len: weights_time.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_svdf_svdf_s8_state8(input, activation_state, output, &p) };
+    Ok(())
+}
+
+/// `svdf::svdf_f32` in Rust.
+fn rust_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<f32> = call.slice("weights_feature")?;
+    let weights_time: Vec<f32> = call.slice("weights_time")?;
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = tinyaot::kernels::svdf::SvdfF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: &weights_feature,
+        weights_time: &weights_time,
+        bias: bias.as_deref(),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot::kernels::svdf::svdf_f32(arena, call.offset(0)?, call.offset(1)?, call.offset(2)?, &p);
+    Ok(())
+}
+
+/// `svdf::svdf_f32` in C.
+fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<f32> = call.slice("weights_feature")?;
+    let weights_time: Vec<f32> = call.slice("weights_time")?;
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = ffi::svdf::SvdfF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: weights_feature.as_ptr(),
+        weights_feature_len: weights_feature.len(),
+        weights_time: weights_time.as_ptr(),
+        weights_time_len: weights_time.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_svdf_svdf_f32(input, activation_state, output, &p) };
+    Ok(())
+}
+
 /// `transpose::transpose` in Rust.
 fn rust_transpose_transpose(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -7351,6 +7667,9 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("split", "split9") => rust_split_split9(call, arena),
         ("split", "split10") => rust_split_split10(call, arena),
         ("strided_slice", "strided_slice") => rust_strided_slice_strided_slice(call, arena),
+        ("svdf", "svdf_s8") => rust_svdf_svdf_s8(call, arena),
+        ("svdf", "svdf_s8_state8") => rust_svdf_svdf_s8_state8(call, arena),
+        ("svdf", "svdf_f32") => rust_svdf_svdf_f32(call, arena),
         ("transpose", "transpose") => rust_transpose_transpose(call, arena),
         ("transpose_conv", "transpose_conv_s8") => {
             rust_transpose_conv_transpose_conv_s8(call, arena)
@@ -7483,6 +7802,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("split", "split9") => c_split_split9(call, arena),
         ("split", "split10") => c_split_split10(call, arena),
         ("strided_slice", "strided_slice") => c_strided_slice_strided_slice(call, arena),
+        ("svdf", "svdf_s8") => c_svdf_svdf_s8(call, arena),
+        ("svdf", "svdf_s8_state8") => c_svdf_svdf_s8_state8(call, arena),
+        ("svdf", "svdf_f32") => c_svdf_svdf_f32(call, arena),
         ("transpose", "transpose") => c_transpose_transpose(call, arena),
         ("transpose_conv", "transpose_conv_s8") => c_transpose_conv_transpose_conv_s8(call, arena),
         ("transpose_conv", "transpose_conv_s16") => {
@@ -7604,6 +7926,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("split", "split9"),
     ("split", "split10"),
     ("strided_slice", "strided_slice"),
+    ("svdf", "svdf_s8"),
+    ("svdf", "svdf_s8_state8"),
+    ("svdf", "svdf_f32"),
     ("transpose", "transpose"),
     ("transpose_conv", "transpose_conv_s8"),
     ("transpose_conv", "transpose_conv_s16"),

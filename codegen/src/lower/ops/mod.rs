@@ -43,6 +43,7 @@ mod resource;
 mod softmax;
 mod split;
 mod strided_slice;
+mod svdf;
 mod transpose;
 mod transpose_conv;
 
@@ -75,6 +76,7 @@ macro_rules! families {
                 softmax,
                 split,
                 strided_slice,
+                svdf,
                 transpose,
                 transpose_conv,
             ],

@@ -1,0 +1,370 @@
+//! SVDF → `svdf::svdf_s8` (int8 input and output, int16 time weights and state),
+//! `svdf::svdf_s8_state8` (int8 time weights and state) and `svdf::svdf_f32`, validated as TFLM's
+//! `PrepareSvdf` validates and with its two multipliers. The activation state (input 4) is a
+//! variable tensor, which the kernels update in place.
+
+use super::{kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{DType, OpCode, Options, Tensor};
+use crate::lower::params::svdf as P;
+use crate::lower::{Data, OpContext, Operand};
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::SVDF,
+    // TFLM's Prepare demands five inputs; the bias (input 3) may be the optional -1.
+    inputs: 5..=5,
+    outputs: 1,
+    lower: Lowering::Kernel(svdf),
+}];
+
+/// The sizes TFLM's Prepare reads off the tensors, checked as it checks them.
+struct Dims {
+    batches: usize,
+    input_size: usize,
+    num_filters: usize,
+    rank: usize,
+    memory_size: usize,
+}
+
+/// SVDF → `svdf::svdf_s8` / `svdf::svdf_s8_state8` / `svdf::svdf_f32`.
+fn svdf(ctx: &OpContext) -> Result<Kernel> {
+    let Options::Svdf(o) = &ctx.op().options else {
+        return Err(ctx.unsupported("missing SVDFOptions"));
+    };
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let (weights_feature, weights_time, state) = (ctx.input(1)?, ctx.input(2)?, ctx.input(4)?);
+    let dims = dims(ctx, o.rank)?;
+    let units = dims.num_filters / dims.rank;
+    if ctx.optional_input(3).is_none() {
+        // PrepareSvdf reads the bias's scale (int8) and EvalFloatSvdfReference its data (float)
+        // without checking that there is one (TFLM's TODO #1751): TFLM crashes on such a model.
+        return Err(ctx.unsupported(
+            "SVDF without a bias is not supported: TFLM Micro dereferences the missing bias \
+             (its TODO #1751); supported: a constant bias of num_units values",
+        ));
+    }
+    if ctx
+        .input_index(0)
+        .is_ok_and(|i| ctx.graph().tensors[i].is_constant())
+    {
+        return Err(ctx.unsupported(
+            "the input is a constant tensor; constant inputs to this op are not supported (fold it \
+             offline)",
+        ));
+    }
+    let feature_index = ctx.constant_input(1, "feature weights")?;
+    let time_index = ctx.constant_input(2, "time weights")?;
+    let operands = vec![
+        Operand::Offset(ctx.input_index(0)?),
+        Operand::Offset(ctx.input_index(4)?),
+        Operand::Offset(ctx.output_index(0)?),
+    ];
+    match input.dtype {
+        DType::F32 => {
+            if weights_feature.dtype != DType::F32 {
+                return Err(ctx.unsupported(format!(
+                    "float input with {} feature weights (hybrid SVDF) is not supported: TFLM \
+                     Micro does not run it; supported: all-INT8 (int16 or int8 time weights and \
+                     state) or all-FLOAT32",
+                    weights_feature.dtype
+                )));
+            }
+            ctx.expect_dtype("time weights", weights_time, DType::F32)?;
+            ctx.expect_dtype("activation state", state, DType::F32)?;
+            ctx.expect_dtype("output", output, DType::F32)?;
+            let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
+            Ok(kernel(
+                "svdf_f32",
+                operands,
+                P::SvdfF32 {
+                    batches: dims.batches,
+                    input_size: dims.input_size,
+                    num_filters: dims.num_filters,
+                    rank: dims.rank,
+                    memory_size: dims.memory_size,
+                    weights_feature: Data::Tensor(feature_index),
+                    weights_time: Data::Tensor(time_index),
+                    bias: ctx.bias(3, DType::F32, units)?,
+                    act_min,
+                    act_max,
+                },
+            ))
+        }
+        DType::I8 => {
+            ctx.expect_dtype("feature weights", weights_feature, DType::I8)?;
+            ctx.expect_dtype("output", output, DType::I8)?;
+            if !matches!(weights_time.dtype, DType::I16 | DType::I8) {
+                return Err(ctx.invalid(format!(
+                    "time weights have type {}; TFLM's int8 SVDF takes INT16 or INT8 time weights",
+                    weights_time.dtype
+                )));
+            }
+            if state.dtype != weights_time.dtype {
+                return Err(ctx.invalid(format!(
+                    "the activation state is {} but the time weights are {}: TFLM reads the state \
+                     as the time weights' type, so it would misread it; supported: both INT16 or \
+                     both INT8",
+                    state.dtype, weights_time.dtype
+                )));
+            }
+            let q = int8_quant(ctx, state, weights_time)?;
+            let bias = ctx.bias(3, DType::I32, units)?;
+            // TFLM's int8 SVDF applies no fused activation (whatever the options say): its
+            // outputs are only clamped to the int8 range, so none is applied here either.
+            if weights_time.dtype == DType::I16 {
+                Ok(kernel(
+                    "svdf_s8",
+                    operands,
+                    P::SvdfS8 {
+                        batches: dims.batches,
+                        input_size: dims.input_size,
+                        num_filters: dims.num_filters,
+                        rank: dims.rank,
+                        memory_size: dims.memory_size,
+                        weights_feature: Data::Tensor(feature_index),
+                        weights_time: Data::Tensor(time_index),
+                        bias,
+                        input_zero_point: q.zero_points[0],
+                        state_zero_point: q.zero_points[1],
+                        output_zero_point: q.zero_points[2],
+                        feature_multiplier: q.scales[0].0,
+                        feature_shift: q.scales[0].1,
+                        output_multiplier: q.scales[1].0,
+                        output_shift: q.scales[1].1,
+                    },
+                ))
+            } else {
+                Ok(kernel(
+                    "svdf_s8_state8",
+                    operands,
+                    P::SvdfS8State8 {
+                        batches: dims.batches,
+                        input_size: dims.input_size,
+                        num_filters: dims.num_filters,
+                        rank: dims.rank,
+                        memory_size: dims.memory_size,
+                        weights_feature: Data::Tensor(feature_index),
+                        weights_time: Data::Tensor(time_index),
+                        bias,
+                        input_zero_point: q.zero_points[0],
+                        state_zero_point: q.zero_points[1],
+                        output_zero_point: q.zero_points[2],
+                        feature_multiplier: q.scales[0].0,
+                        feature_shift: q.scales[0].1,
+                        output_multiplier: q.scales[1].0,
+                        output_shift: q.scales[1].1,
+                    },
+                ))
+            }
+        }
+        other => Err(ctx.unsupported(format!(
+            "input type {other} is not supported; supported: INT8 (int8 feature weights, int16 or \
+             int8 time weights and state, int32 bias) or FLOAT32"
+        ))),
+    }
+}
+
+/// The shapes PrepareSvdf checks: input `[batches, input_size]`, feature weights
+/// `[num_filters, input_size]`, time weights `[num_filters, memory_size]`, bias `[num_units]`,
+/// a variable activation state `[batches, memory_size * num_filters]` and output
+/// `[batches, num_units]`, with `num_filters` a multiple of the rank.
+fn dims(ctx: &OpContext, rank: usize) -> Result<Dims> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let (weights_feature, weights_time, state) = (ctx.input(1)?, ctx.input(2)?, ctx.input(4)?);
+    ctx.expect_rank("input", input, 2)?;
+    ctx.expect_rank("output", output, 2)?;
+    ctx.expect_rank("feature weights", weights_feature, 2)?;
+    ctx.expect_rank("time weights", weights_time, 2)?;
+    ctx.expect_rank("activation state", state, 2)?;
+    let (batches, input_size) = (input.shape[0], input.shape[1]);
+    let num_filters = weights_feature.shape[0];
+    let memory_size = weights_time.shape[1];
+    if rank == 0 || num_filters % rank != 0 {
+        return Err(ctx.invalid(format!(
+            "num_filters {num_filters} (the feature weights' first dimension) is not a multiple of \
+             rank {rank}"
+        )));
+    }
+    let units = num_filters / rank;
+    if output.shape != [batches, units] {
+        return Err(ctx.invalid(format!(
+            "output shape {:?} is not [batches, num_units] = [{batches}, {units}]",
+            output.shape
+        )));
+    }
+    if weights_feature.shape[1] != input_size {
+        return Err(ctx.invalid(format!(
+            "feature weights {:?} do not take the input's {input_size} values",
+            weights_feature.shape
+        )));
+    }
+    if weights_time.shape[0] != num_filters {
+        return Err(ctx.invalid(format!(
+            "time weights {:?} do not have one row per filter ({num_filters})",
+            weights_time.shape
+        )));
+    }
+    if let Some(bias) = ctx.optional_input(3) {
+        if bias.shape.first() != Some(&units) {
+            return Err(ctx.invalid(format!(
+                "bias shape {:?} does not start with num_units {units}",
+                bias.shape
+            )));
+        }
+    }
+    if state.shape != [batches, memory_size * num_filters] {
+        return Err(ctx.invalid(format!(
+            "activation state shape {:?} is not [batches, memory_size * num_filters] = \
+             [{batches}, {}]",
+            state.shape,
+            memory_size * num_filters
+        )));
+    }
+    if !state.is_variable {
+        return Err(ctx.invalid(
+            "the activation state (input 4) is not a variable tensor; TFLM's Prepare requires one",
+        ));
+    }
+    if state.num_elements() == 0 {
+        // TFLM's left shift of the state would run past an empty one.
+        return Err(ctx.invalid("the activation state is empty"));
+    }
+    Ok(Dims {
+        batches,
+        input_size,
+        num_filters,
+        rank,
+        memory_size,
+    })
+}
+
+/// The int8 kernels' zero points (input, state, output) and multipliers.
+struct Int8Quant {
+    zero_points: [i32; 3],
+    scales: [(i32, i32); 2],
+}
+
+/// PrepareSvdf's int8 quantization: `effective_scale_1 = input * feature weights / state` and
+/// `effective_scale_2 = state * time weights / output`, each computed in float and then widened to
+/// double (as TFLM does, unlike the convolutions' double products), and a bias scale within 1e-5
+/// of `state * time weights`. TFLM ignores the weights' zero points.
+fn int8_quant(ctx: &OpContext, state: &Tensor, weights_time: &Tensor) -> Result<Int8Quant> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let (s_in, zp_in) = ctx.int8_quant("input", input)?;
+    let (s_out, zp_out) = ctx.int8_quant("output", output)?;
+    let (s_state, zp_state) = if state.dtype == DType::I16 {
+        ctx.int16_quant("activation state", state)?
+    } else {
+        ctx.int8_quant("activation state", state)?
+    };
+    let (s_wf, _) = ctx.per_tensor_quant("feature weights", ctx.input(1)?)?;
+    let (s_wt, _) = ctx.per_tensor_quant("time weights", weights_time)?;
+    let (s_bias, _) = ctx.per_tensor_quant("bias", ctx.input(3)?)?;
+    let state_time = s_state * s_wt;
+    if (f64::from(s_bias) - f64::from(state_time)).abs() >= 1e-5 {
+        return Err(ctx.invalid(format!(
+            "bias scale {s_bias:e} is not within 1e-5 of activation state scale * time weights \
+             scale = {state_time:e}, as TFLM's Prepare requires"
+        )));
+    }
+    let scale_1 = ctx.multiplier(
+        "input scale * feature weights scale / activation state scale",
+        f64::from(s_in * s_wf / s_state),
+    )?;
+    let scale_2 = ctx.multiplier(
+        "activation state scale * time weights scale / output scale",
+        f64::from(state_time / s_out),
+    )?;
+    Ok(Int8Quant {
+        zero_points: [zp_in, zp_state, zp_out],
+        scales: [scale_1, scale_2],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{fields, graph, per_tensor, reason, tensor};
+    use crate::ir::{Activation, DType, OpCode, Options, SvdfOptions, Tensor};
+    use crate::lower::Value;
+
+    const W8: [u8; 24] = [1; 24];
+    const W16: [u8; 48] = [1; 48];
+    const BIAS: [u8; 24] = [0; 24];
+
+    /// An int8 SVDF: batch 1, 4 inputs, 6 filters of `rank`, memory 4; the state and time weights
+    /// of `state`'s type.
+    fn int8_svdf(rank: usize, state: DType, input: DType) -> crate::ir::Graph<'static> {
+        let units = 6 / rank;
+        let time: &'static [u8] = if state == DType::I16 { &W16 } else { &W8 };
+        let mut st = tensor(&[1, 24], state, per_tensor(1.0 / 256.0, 0), None);
+        st.is_variable = true;
+        let weights = if input == DType::F32 {
+            DType::I8
+        } else {
+            input
+        };
+        let tensors: Vec<Tensor> = vec![
+            tensor(&[1, 4], input, per_tensor(0.5, 0), None),
+            tensor(&[6, 4], weights, per_tensor(0.01, 0), Some(&W8)),
+            tensor(
+                &[6, 4],
+                state,
+                per_tensor(0.125, 0),
+                Some(&time[..24 * state.size()]),
+            ),
+            tensor(
+                &[units],
+                DType::I32,
+                per_tensor(1.0 / 2048.0, 0),
+                Some(&BIAS[..4 * units]),
+            ),
+            st,
+            tensor(&[1, units], input, per_tensor(0.25, 3), None),
+        ];
+        graph(
+            OpCode::SVDF,
+            Options::Svdf(SvdfOptions {
+                rank,
+                activation: Activation::Relu,
+            }),
+            tensors,
+            &[Some(0), Some(1), Some(2), Some(3), Some(4)],
+        )
+    }
+
+    #[test]
+    fn int8_svdf_takes_tflms_multipliers() {
+        let f = fields(&int8_svdf(2, DType::I16, DType::I8));
+        let get = |n: &str| f.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone());
+        // 0.5 * 0.01 / (1 / 256) = 1.28 = 0.64 * 2^1; (1 / 256) * 0.125 / 0.25 = 2^-9 = 0.5 * 2^-8.
+        assert_eq!(get("feature_shift"), Some(Value::I32(1)));
+        assert_eq!(get("output_multiplier"), Some(Value::I32(1 << 30)));
+        assert_eq!(get("output_shift"), Some(Value::I32(-8)));
+        assert_eq!(get("rank"), Some(Value::Usize(2)));
+    }
+
+    #[test]
+    fn refusals_name_what_is_supported() {
+        // 6 filters are not a multiple of rank 4.
+        assert!(reason(&int8_svdf(4, DType::I16, DType::I8)).contains("not a multiple of rank 4"));
+        // Hybrid: float input with int8 feature weights.
+        let r = reason(&int8_svdf(1, DType::I16, DType::F32));
+        assert!(
+            r.contains("hybrid SVDF") && r.contains("all-FLOAT32"),
+            "{r}"
+        );
+        // The state must be a variable.
+        let mut g = int8_svdf(1, DType::I16, DType::I8);
+        g.tensors[4].is_variable = false;
+        assert!(reason(&g).contains("not a variable tensor"));
+        // No bias: TFLM crashes.
+        let mut g = int8_svdf(1, DType::I16, DType::I8);
+        g.operators[0].inputs[3] = None;
+        assert!(reason(&g).contains("without a bias"));
+        // A bias scale TFLM's Prepare refuses.
+        let mut g = int8_svdf(1, DType::I16, DType::I8);
+        g.tensors[3].quant = per_tensor(0.5, 0);
+        assert!(reason(&g).contains("bias scale"));
+    }
+}

@@ -1,0 +1,487 @@
+//! SVDF (a rank-`rank` singular value decomposition filter over time), bit-exact with TFLM's
+//! reference kernels: int8 input and output with an int16 (or int8) activation state and time
+//! weights (`EvalIntegerSvdfReference`), and float32 (`EvalFloatSvdfReference`). The state, a
+//! variable tensor `[batches, num_filters * memory_size]`, is updated in place: every call shifts
+//! it left by one element (each filter's oldest value drops out) and writes the newest feature
+//! (`weights_feature · input`) in each filter's last column, then each output unit sums, over its
+//! `rank` filters, the dot product of the filter's state row with its time weights, plus the bias.
+//!
+//! TFLM sums the time products into an int32 (float) scratch of `batches * num_filters` and adds
+//! it to a second scratch of `batches * num_units` that starts at the bias; these kernels add each
+//! filter's sum to its unit's total as soon as it is known, the same additions in the same order,
+//! so they need neither scratch.
+//!
+//! Access order: reads the input, updates the state, then writes the output; the three must not
+//! overlap (checked).
+
+use super::nn_common::{clamp_f32, views};
+use crate::math::multiply_by_quantized_multiplier;
+
+/// Constant parameters of [`svdf_s8`]: int8 input and output, int16 time weights and state.
+#[derive(Clone, Copy, Debug)]
+pub struct SvdfS8<'a> {
+    /// Rows of the input, the state and the output.
+    pub batches: usize,
+    /// Elements per input row.
+    pub input_size: usize,
+    /// Filters: `num_units * rank` (the first dimension of both weight tensors).
+    pub num_filters: usize,
+    /// Filters summed into each output unit.
+    pub rank: usize,
+    /// State values kept per filter (the time weights' second dimension).
+    pub memory_size: usize,
+    /// Feature weights, `[num_filters, input_size]` (TFLM ignores their zero point).
+    pub weights_feature: &'a [i8],
+    /// Time weights, `[num_filters, memory_size]` (TFLM ignores their zero point).
+    pub weights_time: &'a [i16],
+    /// Per-unit bias (`num_units` values), or none (sums start at 0).
+    pub bias: Option<&'a [i32]>,
+    /// Input zero point, subtracted from every input.
+    pub input_zero_point: i32,
+    /// State zero point: added to each new state value, subtracted from state values read.
+    pub state_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// Q31 multiplier of input scale * feature weight scale / state scale (TFLM's
+    /// `effective_scale_1`).
+    pub feature_multiplier: i32,
+    /// Its shift (positive = left).
+    pub feature_shift: i32,
+    /// Q31 multiplier of state scale * time weight scale / output scale (`effective_scale_2`).
+    pub output_multiplier: i32,
+    /// Its shift (positive = left).
+    pub output_shift: i32,
+}
+
+/// Constant parameters of [`svdf_s8_state8`]: [`SvdfS8`] with int8 time weights and state.
+#[derive(Clone, Copy, Debug)]
+pub struct SvdfS8State8<'a> {
+    /// Rows of the input, the state and the output.
+    pub batches: usize,
+    /// Elements per input row.
+    pub input_size: usize,
+    /// Filters: `num_units * rank` (the first dimension of both weight tensors).
+    pub num_filters: usize,
+    /// Filters summed into each output unit.
+    pub rank: usize,
+    /// State values kept per filter (the time weights' second dimension).
+    pub memory_size: usize,
+    /// Feature weights, `[num_filters, input_size]` (TFLM ignores their zero point).
+    pub weights_feature: &'a [i8],
+    /// Time weights, `[num_filters, memory_size]` (TFLM ignores their zero point).
+    pub weights_time: &'a [i8],
+    /// Per-unit bias (`num_units` values), or none (sums start at 0).
+    pub bias: Option<&'a [i32]>,
+    /// Input zero point, subtracted from every input.
+    pub input_zero_point: i32,
+    /// State zero point: added to each new state value, subtracted from state values read.
+    pub state_zero_point: i32,
+    /// Output zero point.
+    pub output_zero_point: i32,
+    /// Q31 multiplier of input scale * feature weight scale / state scale.
+    pub feature_multiplier: i32,
+    /// Its shift (positive = left).
+    pub feature_shift: i32,
+    /// Q31 multiplier of state scale * time weight scale / output scale.
+    pub output_multiplier: i32,
+    /// Its shift (positive = left).
+    pub output_shift: i32,
+}
+
+/// Constant parameters of [`svdf_f32`].
+#[derive(Clone, Copy, Debug)]
+pub struct SvdfF32<'a> {
+    /// Rows of the input, the state and the output.
+    pub batches: usize,
+    /// Elements per input row.
+    pub input_size: usize,
+    /// Filters: `num_units * rank`.
+    pub num_filters: usize,
+    /// Filters summed into each output unit.
+    pub rank: usize,
+    /// State values kept per filter.
+    pub memory_size: usize,
+    /// Feature weights, `[num_filters, input_size]`.
+    pub weights_feature: &'a [f32],
+    /// Time weights, `[num_filters, memory_size]`.
+    pub weights_time: &'a [f32],
+    /// Per-unit bias, or none (sums start at 0).
+    pub bias: Option<&'a [f32]>,
+    /// Lowest output value (fused activation).
+    pub act_min: f32,
+    /// Highest output value.
+    pub act_max: f32,
+}
+
+/// A state (and time weight) element of the integer kernels: int16 or int8.
+trait Word: Copy {
+    /// Bytes per element.
+    const BYTES: usize;
+    /// The type's range, to which each new feature is clamped before the zero point is added.
+    const MIN: i32;
+    /// See [`Word::MIN`].
+    const MAX: i32;
+    /// The little-endian element at the start of `b`.
+    fn load(b: &[u8]) -> i32;
+    /// Stores `v` truncated to the type (TFLM's conversion of an int32 to `T`).
+    fn store(v: i32, b: &mut [u8]);
+    /// The value, widened.
+    fn widen(self) -> i32;
+}
+
+impl Word for i16 {
+    const BYTES: usize = 2;
+    const MIN: i32 = i16::MIN as i32;
+    const MAX: i32 = i16::MAX as i32;
+    fn load(b: &[u8]) -> i32 {
+        i32::from(i16::from_le_bytes([b[0], b[1]]))
+    }
+    fn store(v: i32, b: &mut [u8]) {
+        b[..2].copy_from_slice(&(v as i16).to_le_bytes());
+    }
+    fn widen(self) -> i32 {
+        i32::from(self)
+    }
+}
+
+impl Word for i8 {
+    const BYTES: usize = 1;
+    const MIN: i32 = i8::MIN as i32;
+    const MAX: i32 = i8::MAX as i32;
+    fn load(b: &[u8]) -> i32 {
+        i32::from(b[0] as i8)
+    }
+    fn store(v: i32, b: &mut [u8]) {
+        b[0] = v as u8;
+    }
+    fn widen(self) -> i32 {
+        i32::from(self)
+    }
+}
+
+/// What the two integer kernels share, their time weights aside.
+struct Int<'a, W> {
+    dims: [usize; 5],
+    weights_feature: &'a [i8],
+    weights_time: &'a [W],
+    bias: Option<&'a [i32]>,
+    zero_points: [i32; 3],
+    scales: [(i32, i32); 2],
+}
+
+/// The integer SVDF: `Word` is the state's (and time weights') element type.
+#[inline(always)]
+fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, usize), p: Int<W>) {
+    let [batches, input_size, filters, rank, memory] = p.dims;
+    let [zp_in, zp_state, zp_out] = p.zero_points;
+    let [(m1, s1), (m2, s2)] = p.scales;
+    let units = filters / rank.max(1);
+    let row = filters * memory;
+    let state_len = W::BYTES * batches * row;
+    let weights_feature = &p.weights_feature[..filters * input_size];
+    let weights_time = &p.weights_time[..row];
+    let bias = p.bias.map(|b| &b[..units]);
+    // Shift the state left by one element and write the new features in each last column.
+    {
+        let (inp, st) = views::split(arena, input, batches * input_size, state, state_len);
+        if state_len > 0 {
+            st.copy_within(W::BYTES.., 0);
+        }
+        for b in 0..batches {
+            let x = &inp[b * input_size..][..input_size];
+            for f in 0..filters {
+                let w = &weights_feature[f * input_size..][..input_size];
+                let mut dot = 0i32;
+                for (&w, &x) in w.iter().zip(x) {
+                    dot = dot.wrapping_add(i32::from(w) * (i32::from(x as i8) - zp_in));
+                }
+                let v = multiply_by_quantized_multiplier(dot, m1, s1).clamp(W::MIN, W::MAX);
+                let at = W::BYTES * (b * row + f * memory + memory - 1);
+                W::store(zp_state.wrapping_add(v), &mut st[at..]);
+            }
+        }
+    }
+    // Each unit: the bias plus, over its filters, the state row times the time weights.
+    let (st, out) = views::split(arena, state, state_len, output, batches * units);
+    for b in 0..batches {
+        for u in 0..units {
+            let mut acc = bias.map_or(0, |b| b[u]);
+            for f in u * rank..(u + 1) * rank {
+                let s = &st[W::BYTES * (b * row + f * memory)..][..W::BYTES * memory];
+                let w = &weights_time[f * memory..][..memory];
+                let mut dot = 0i32;
+                for (&w, s) in w.iter().zip(s.chunks_exact(W::BYTES)) {
+                    let d = W::load(s).wrapping_sub(zp_state);
+                    dot = dot.wrapping_add(w.widen().wrapping_mul(d));
+                }
+                acc = acc.wrapping_add(dot);
+            }
+            let v = multiply_by_quantized_multiplier(acc, m2, s2).wrapping_add(zp_out);
+            out[b * units + u] = v.clamp(-128, 127) as i8 as u8;
+        }
+    }
+}
+
+/// int8 SVDF with int16 time weights and state (TFLM's `EvalInt16SvdfReference`). Each new state
+/// value is `clamp_int16(MultiplyByQuantizedMultiplier(Σ w_f * (x - input_zero_point)))` plus the
+/// state zero point; each output is `MultiplyByQuantizedMultiplier(bias + Σ_rank Σ_memory w_t *
+/// (state - state_zero_point))` plus the output zero point, clamped to int8 (TFLM applies no fused
+/// activation here). Sums wrap at 32 bits. Reads `batches * input_size` bytes at `input`, updates
+/// `2 * batches * num_filters * memory_size` bytes at `activation_state`, writes
+/// `batches * num_units` bytes at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn svdf_s8(arena: &mut [u8], input: usize, activation_state: usize, output: usize, p: &SvdfS8) {
+    let p = super::opaque(p);
+    svdf_int(
+        arena,
+        (input, activation_state, output),
+        Int {
+            dims: [
+                p.batches,
+                p.input_size,
+                p.num_filters,
+                p.rank,
+                p.memory_size,
+            ],
+            weights_feature: p.weights_feature,
+            weights_time: p.weights_time,
+            bias: p.bias,
+            zero_points: [p.input_zero_point, p.state_zero_point, p.output_zero_point],
+            scales: [
+                (p.feature_multiplier, p.feature_shift),
+                (p.output_multiplier, p.output_shift),
+            ],
+        },
+    );
+}
+
+/// [`svdf_s8`] with int8 time weights and state (TFLM's `EvalInt8SvdfReference`): new state
+/// values are clamped to int8 before the state zero point is added (and the sum truncated to
+/// int8). Updates `batches * num_filters * memory_size` bytes at `activation_state`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn svdf_s8_state8(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    p: &SvdfS8State8,
+) {
+    let p = super::opaque(p);
+    svdf_int(
+        arena,
+        (input, activation_state, output),
+        Int {
+            dims: [
+                p.batches,
+                p.input_size,
+                p.num_filters,
+                p.rank,
+                p.memory_size,
+            ],
+            weights_feature: p.weights_feature,
+            weights_time: p.weights_time,
+            bias: p.bias,
+            zero_points: [p.input_zero_point, p.state_zero_point, p.output_zero_point],
+            scales: [
+                (p.feature_multiplier, p.feature_shift),
+                (p.output_multiplier, p.output_shift),
+            ],
+        },
+    );
+}
+
+/// float32 SVDF (TFLM's `EvalFloatSvdfReference`): the new state value of each filter is
+/// `Σ w_f * x` in input order; each output is the bias plus, filter by filter, `Σ w_t * state` in
+/// time order, then the fused activation. Reads `4 * batches * input_size` bytes at `input`,
+/// updates `4 * batches * num_filters * memory_size` bytes at `activation_state`, writes
+/// `4 * batches * num_units` bytes at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn svdf_f32(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    p: &SvdfF32,
+) {
+    let p = super::opaque(p);
+    let state = activation_state;
+    let (batches, input_size, filters, rank, memory) = (
+        p.batches,
+        p.input_size,
+        p.num_filters,
+        p.rank,
+        p.memory_size,
+    );
+    let units = filters / rank.max(1);
+    let row = filters * memory;
+    let state_len = 4 * batches * row;
+    let weights_feature = &p.weights_feature[..filters * input_size];
+    let weights_time = &p.weights_time[..row];
+    let bias = p.bias.map(|b| &b[..units]);
+    {
+        let (inp, st) = views::split(arena, input, 4 * batches * input_size, state, state_len);
+        if state_len > 0 {
+            st.copy_within(4.., 0);
+        }
+        for b in 0..batches {
+            let x = &inp[4 * b * input_size..][..4 * input_size];
+            for f in 0..filters {
+                let w = &weights_feature[f * input_size..][..input_size];
+                let mut dot = 0.0f32;
+                for (&w, x) in w.iter().zip(views::f32s(x)) {
+                    dot += w * x;
+                }
+                let at = 4 * (b * row + f * memory + memory - 1);
+                st[at..at + 4].copy_from_slice(&dot.to_le_bytes());
+            }
+        }
+    }
+    let (st, out) = views::split(arena, state, state_len, output, 4 * batches * units);
+    for b in 0..batches {
+        for u in 0..units {
+            let mut acc = bias.map_or(0.0, |b| b[u]);
+            for f in u * rank..(u + 1) * rank {
+                let s = &st[4 * (b * row + f * memory)..][..4 * memory];
+                let w = &weights_time[f * memory..][..memory];
+                let mut dot = 0.0f32;
+                for (&w, s) in w.iter().zip(views::f32s(s)) {
+                    dot += w * s;
+                }
+                acc += dot;
+            }
+            let v = clamp_f32(acc, p.act_min, p.act_max);
+            let at = 4 * (b * units + u);
+            out[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One batch, two inputs, two filters of rank 2 (one unit), memory 3, int16 state. The state
+    /// starts at [1, 2, 3 | 4, 5, 6]; the shift gives [2, 3, 4 | 5, 6, 6] before the new features
+    /// land in the last columns.
+    #[test]
+    fn s8_shifts_the_state_and_sums_over_the_rank() {
+        // Arena: input (2 bytes) at 0, state (12 bytes) at 2, output (1 byte) at 14.
+        let mut arena = [0u8; 16];
+        arena[0] = 13u8; // 13 - zp 3 = 10
+        arena[1] = (-7i8) as u8; // -7 - 3 = -10
+        for (i, v) in [1i16, 2, 3, 4, 5, 6].iter().enumerate() {
+            arena[2 + 2 * i..4 + 2 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        let p = SvdfS8 {
+            batches: 1,
+            input_size: 2,
+            num_filters: 2,
+            rank: 2,
+            memory_size: 3,
+            // Features: 10 * 3 - 10 * 1 = 20, and 10 * -2 - 10 * 5 = -70.
+            weights_feature: &[3, 1, -2, 5],
+            weights_time: &[1, 1, 1, 100, -1, 2],
+            bias: Some(&[1000]),
+            input_zero_point: 3,
+            state_zero_point: 1,
+            output_zero_point: -5,
+            // x * 0.5 rounded: 20 -> 10, -70 -> -35; plus the state zero point 1.
+            feature_multiplier: 1 << 30,
+            feature_shift: 0,
+            // x / 8, rounded half away from zero.
+            output_multiplier: 1 << 30,
+            output_shift: -2,
+        };
+        svdf_s8(&mut arena, 0, 2, 14, &p);
+        let state: [i16; 6] =
+            core::array::from_fn(|i| i16::from_le_bytes([arena[2 + 2 * i], arena[3 + 2 * i]]));
+        assert_eq!(state, [2, 3, 11, 5, 6, -34]);
+        // Filter 0: (2-1) + (3-1) + (11-1) = 13; filter 1: 100*4 - 5 + 2*-35 = 325.
+        // 1000 + 13 + 325 = 1338, / 8 = 167.25 -> 167, - 5 = 162 -> clamped to 127.
+        assert_eq!(arena[14] as i8, 127);
+        // A second call: the bias now -1000 + ... with the same state carried.
+        let p2 = SvdfS8 {
+            bias: Some(&[-2000]),
+            ..p
+        };
+        svdf_s8(&mut arena, 0, 2, 14, &p2);
+        let state: [i16; 6] =
+            core::array::from_fn(|i| i16::from_le_bytes([arena[2 + 2 * i], arena[3 + 2 * i]]));
+        assert_eq!(state, [3, 11, 11, 6, -34, -34]);
+        // Filter 0: 2 + 10 + 10 = 22; filter 1: 100*5 + 35 - 70 = 465; -2000 + 487 = -1513,
+        // / 8 = -189.125 -> -189, - 5 = -194 -> clamped to -128.
+        assert_eq!(arena[14] as i8, -128);
+    }
+
+    /// int8 state: a new feature clamps to int8 before the zero point is added, and the sum
+    /// wraps to int8 as TFLM's conversion does.
+    #[test]
+    fn s8_state8_clamps_then_adds_the_zero_point() {
+        let mut arena = [0u8; 8];
+        arena[0] = 100u8;
+        // State [zp, zp] = [-50, -50].
+        arena[1] = (-50i8) as u8;
+        arena[2] = (-50i8) as u8;
+        let p = SvdfS8State8 {
+            batches: 1,
+            input_size: 1,
+            num_filters: 1,
+            rank: 1,
+            memory_size: 2,
+            weights_feature: &[127],
+            weights_time: &[1, 2],
+            bias: Some(&[0]),
+            input_zero_point: 0,
+            state_zero_point: -50,
+            output_zero_point: 0,
+            // 12700 clamps to 127; 127 - 50 = 77.
+            feature_multiplier: 1 << 30,
+            feature_shift: 1,
+            output_multiplier: 1 << 30,
+            output_shift: 1,
+        };
+        svdf_s8_state8(&mut arena, 0, 1, 3, &p);
+        assert_eq!([arena[1] as i8, arena[2] as i8], [-50, 77]);
+        // 1 * 0 + 2 * 127 = 254, times 1 = 254 -> 127.
+        assert_eq!(arena[3] as i8, 127);
+        // With state zero point 100, 127 + 100 = 227 wraps to -29.
+        let p2 = SvdfS8State8 {
+            state_zero_point: 100,
+            ..p
+        };
+        svdf_s8_state8(&mut arena, 0, 1, 3, &p2);
+        assert_eq!([arena[1] as i8, arena[2] as i8], [77, -29]);
+    }
+
+    #[test]
+    fn f32_rank1_with_relu() {
+        // Input [1, 2] at 0, state 2 filters x 2 memory at 8, output 2 units at 24.
+        let mut arena = [0u8; 32];
+        let put = |arena: &mut [u8], at: usize, vs: &[f32]| {
+            for (i, v) in vs.iter().enumerate() {
+                arena[at + 4 * i..at + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        };
+        put(&mut arena, 0, &[1.0, 2.0]);
+        put(&mut arena, 8, &[0.5, 1.5, -1.0, 4.0]);
+        let p = SvdfF32 {
+            batches: 1,
+            input_size: 2,
+            num_filters: 2,
+            rank: 1,
+            memory_size: 2,
+            weights_feature: &[1.0, 1.0, -1.0, 0.0],
+            weights_time: &[2.0, 1.0, 1.0, 1.0],
+            bias: Some(&[0.25, 0.0]),
+            act_min: 0.0,
+            act_max: f32::INFINITY,
+        };
+        svdf_f32(&mut arena, 0, 8, 24, &p);
+        let get =
+            |arena: &[u8], at: usize| f32::from_le_bytes(arena[at..at + 4].try_into().unwrap());
+        // State: [1.5, 3 | 4, -1]; outputs 0.25 + 3 + 3 and max(0, 4 - 1) = 3.
+        let state: [f32; 4] = core::array::from_fn(|i| get(&arena, 8 + 4 * i));
+        assert_eq!(state, [1.5, 3.0, 4.0, -1.0]);
+        assert_eq!([get(&arena, 24), get(&arena, 28)], [6.25, 3.0]);
+    }
+}
