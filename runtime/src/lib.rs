@@ -39,7 +39,8 @@ pub trait Model {
     fn input_bytes_mut(&mut self, index: usize) -> &mut [u8];
     /// The bytes of output `index` (little-endian, C order). Panics if `index >= OUTPUTS`.
     fn output_bytes(&self, index: usize) -> &[u8];
-    /// Clears the variable (state) tensors, as after construction.
+    /// Restores the variable (state) tensors to their initial value, as before the first `invoke`
+    /// (the zero point, or what the model's CALL_ONCE init subgraph assigns).
     fn reset(&mut self);
 }
 

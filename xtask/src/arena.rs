@@ -30,6 +30,17 @@ const MODELS: &[&str] = &[
     "tflm_suite/dtln_noise_suppression",
 ];
 
+/// The stateful fixture models (under `tests/fixtures/models`), after the reference models.
+const FIXTURE_MODELS: &[&str] = &[
+    "svdf_int8",
+    "svdf_float",
+    "lstm",
+    "lstm_int16",
+    "lstm_float",
+    "streaming_kws",
+    "streaming_kws_init",
+];
+
 /// TFLM's arena for one model, as `tflm_reference.py arena` prints it.
 #[derive(Debug, Default, PartialEq)]
 struct TflmArena {
@@ -58,9 +69,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let root = crate::workspace_root()?;
     let shared = tinyaot_test_support::find_shared_dir()?;
+    let fixtures = root.join("tests/fixtures/models");
     let paths: Vec<PathBuf> = MODELS
         .iter()
         .map(|m| shared.join("models").join(format!("{m}.tflite")))
+        .chain(
+            FIXTURE_MODELS
+                .iter()
+                .map(|m| fixtures.join(format!("{m}.tflite"))),
+        )
         .collect();
     let tflm = tflm_arenas(&shared, &paths)?;
 
@@ -69,7 +86,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
          TFLM arena: total / planned tensors / bookkeeping |\n\
          |---|---:|---:|---:|---|\n",
     );
-    for (path_name, path) in MODELS.iter().zip(&paths) {
+    for (path_name, path) in MODELS.iter().chain(FIXTURE_MODELS).zip(&paths) {
         let name = path_name.rsplit('/').next().unwrap_or(path_name);
         let bytes = read(path)?;
         let planned = plan(path, &bytes)?;
