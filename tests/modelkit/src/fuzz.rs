@@ -112,6 +112,9 @@ const OPS: &[B] = &[
     B::RESHAPE,
     B::SQUEEZE,
     B::EXPAND_DIMS,
+    B::SPLIT,
+    B::SPLIT_V,
+    B::SVDF,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.
@@ -342,6 +345,8 @@ impl Gen<'_, '_> {
                 self.image_op(op)
             }
             B::FULLY_CONNECTED => self.fully_connected(),
+            B::SPLIT | B::SPLIT_V => self.split(op),
+            B::SVDF => self.svdf(),
             B::SOFTMAX | B::LOGISTIC | B::TANH => {
                 let v = self.latest();
                 let shape = self.shape_of(v);
@@ -734,6 +739,136 @@ impl Gen<'_, '_> {
             keep_num_dims,
         };
         self.push_op(B::FULLY_CONNECTED, options, &inputs, out);
+    }
+
+    /// SPLIT (axis a constant input before the data) or SPLIT_V (sizes, one of them now and then
+    /// -1, and the axis after the data), into 1 to 4 outputs along a random axis.
+    fn split(&mut self, op: B) {
+        let v = self.latest();
+        let shape = self.shape_of(v);
+        let rank = shape.len() as i32;
+        if rank == 0 {
+            return;
+        }
+        let axis = self.int(-rank, rank - 1);
+        let a = if axis < 0 { axis + rank } else { axis } as usize;
+        let d = shape[a];
+        let sizes: Vec<i32> = if op == B::SPLIT {
+            // Equal parts: a divisor of the dimension (now and then not one, which is refused).
+            let n = self.int(1, 4);
+            let n = if d % n == 0 || self.chance(10) { n } else { 1 };
+            vec![d / n; n as usize]
+        } else {
+            let mut left = d;
+            let mut sizes = Vec::new();
+            while left > 0 && sizes.len() < 3 {
+                let s = self.int(1, left);
+                sizes.push(s);
+                left -= s;
+            }
+            if left > 0 {
+                sizes.push(left);
+            }
+            if sizes.len() > 1 && self.chance(30) {
+                let i = self.index(sizes.len());
+                sizes[i] = -1;
+            }
+            sizes
+        };
+        let axis_t = self.constant(TensorSpec::int32(&[]).constant_i32(&[axis]));
+        let num_splits = sizes.len() as i32;
+        let inputs = if op == B::SPLIT {
+            vec![axis_t, v.index]
+        } else {
+            let s = self.constant(TensorSpec::int32(&[num_splits]).constant_i32(&sizes));
+            vec![v.index, s, axis_t]
+        };
+        let total: i32 = sizes.iter().filter(|&&s| s >= 0).sum();
+        let mut outputs = Vec::new();
+        for &size in &sizes {
+            let mut out = shape.clone();
+            out[a] = if size < 0 { d - total } else { size };
+            let t = self.same_quant(v, &out);
+            outputs.push(self.m.tensor(t));
+        }
+        let options = if op == B::SPLIT {
+            Options::Split { num_splits }
+        } else {
+            Options::SplitV { num_splits }
+        };
+        self.m.op(op, options, &inputs, &outputs);
+        for &index in &outputs {
+            self.values.push(Value { index });
+        }
+    }
+
+    /// SVDF on a [batches, input size] value: int8 with an int16 state and time weights (bias
+    /// scale = state scale × time weight scale, as TFLM requires), or float32, with its state a
+    /// variable tensor.
+    fn svdf(&mut self) {
+        let v = self.latest();
+        let shape = self.shape_of(v);
+        let batches = shape.first().copied().unwrap_or(1).max(1);
+        let input_size = elements(&shape) as i32 / batches;
+        let flat = vec![batches, input_size.max(1)];
+        let input = if shape.len() == 2 {
+            v
+        } else {
+            let out = self.same_quant(v, &flat);
+            let s = self.constant(TensorSpec::int32(&[2]).constant_i32(&flat));
+            self.push_op(
+                B::RESHAPE,
+                Options::Reshape { new_shape: None },
+                &[v.index, s],
+                out,
+            );
+            self.values.last().copied().unwrap_or(v)
+        };
+        let (units, rank, memory) = (self.int(1, 4), self.int(1, 2), self.int(1, 4));
+        let filters = units * rank;
+        let feature = self.weights(&[filters, flat[1]], None);
+        let feature = self.constant(feature);
+        let (time, state, bias) = if self.int8 {
+            let (state_scale, time_scale) = (self.scale() / 16.0, self.scale() / 64.0);
+            let data = self.bytes(2 * (filters * memory) as usize);
+            let time = TensorSpec::new(TensorType::INT16, &[filters, memory])
+                .constant(data)
+                .quant(time_scale, 0);
+            let state = TensorSpec::new(TensorType::INT16, &[batches, filters * memory])
+                .quant(state_scale, 0)
+                .variable();
+            let data: Vec<i32> = (0..units)
+                .map(|_| i32::from(self.byte() as i8) * 64)
+                .collect();
+            let bias = TensorSpec::int32(&[units])
+                .constant_i32(&data)
+                .quant(state_scale * time_scale, 0);
+            (time, state, bias)
+        } else {
+            let time = self.weights(&[filters, memory], None);
+            let state = TensorSpec::f32(&[batches, filters * memory]).variable();
+            let data: Vec<f32> = (0..units)
+                .map(|_| f32::from(self.byte() as i8) / 32.0)
+                .collect();
+            (time, state, TensorSpec::f32(&[units]).constant_f32(&data))
+        };
+        let (time, state, bias) = (
+            self.constant(time),
+            self.m.tensor(state),
+            self.constant(bias),
+        );
+        let out = self.activation(&[batches, units]);
+        let activation = if self.chance(50) {
+            Activation::RELU
+        } else {
+            Activation::NONE
+        };
+        self.push_op(
+            B::SVDF,
+            Options::Svdf { rank, activation },
+            &[input.index, feature, time, bias, state],
+            out,
+        );
     }
 
     fn binary(&mut self, op: B) {

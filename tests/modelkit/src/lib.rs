@@ -837,6 +837,16 @@ pub enum Options {
     },
     /// The empty `ExpandDimsOptions`.
     ExpandDims,
+    /// `SplitOptions`.
+    Split {
+        /// Number of outputs.
+        num_splits: i32,
+    },
+    /// `SplitVOptions`.
+    SplitV {
+        /// Number of outputs.
+        num_splits: i32,
+    },
     /// `table`'s options written with the union tag `tag` instead of its own: a type confusion a
     /// hostile file can carry (the verifier then checks the table against `tag`'s layout).
     Mislabeled {
@@ -952,6 +962,8 @@ impl Options {
                 rank: 1,
                 activation: none,
             },
+            B::SPLIT => Options::Split { num_splits: 1 },
+            B::SPLIT_V => Options::SplitV { num_splits: 1 },
             _ => Options::None,
         }
     }
@@ -984,6 +996,8 @@ impl Options {
             Options::HardSwish => T::HardSwishOptions,
             Options::MaximumMinimum => T::MaximumMinimumOptions,
             Options::Svdf { .. } => T::SVDFOptions,
+            Options::Split { .. } => T::SplitOptions,
+            Options::SplitV { .. } => T::SplitVOptions,
             Options::ExpandDims => T::ExpandDimsOptions,
             Options::Mislabeled { tag, .. } => *tag,
         }
@@ -1200,6 +1214,20 @@ impl Options {
                     rank: *rank,
                     fused_activation_function: *activation,
                     asymmetric_quantize_inputs: false,
+                },
+            )
+            .as_union_value(),
+            Options::Split { num_splits } => tflite::SplitOptions::create(
+                fbb,
+                &tflite::SplitOptionsArgs {
+                    num_splits: *num_splits,
+                },
+            )
+            .as_union_value(),
+            Options::SplitV { num_splits } => tflite::SplitVOptions::create(
+                fbb,
+                &tflite::SplitVOptionsArgs {
+                    num_splits: *num_splits,
                 },
             )
             .as_union_value(),
