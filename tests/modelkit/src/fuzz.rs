@@ -754,10 +754,11 @@ impl Gen<'_, '_> {
         let a = if axis < 0 { axis + rank } else { axis } as usize;
         let d = shape[a];
         let sizes: Vec<i32> = if op == B::SPLIT {
-            // Equal parts: a divisor of the dimension (now and then not one, which is refused).
+            // Equal parts: a divisor of the dimension (now and then not one, which is refused;
+            // its outputs still get a dimension of at least 1, for the operators drawn after it).
             let n = self.int(1, 4);
             let n = if d % n == 0 || self.chance(10) { n } else { 1 };
-            vec![d / n; n as usize]
+            vec![(d / n).max(1); n as usize]
         } else {
             let mut left = d;
             let mut sizes = Vec::new();
