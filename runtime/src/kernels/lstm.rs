@@ -536,7 +536,10 @@ mod tests {
         let c2 = sig(z) * c1 + sig(z) * z.tanh();
         let h2 = sig(z) * c2.tanh();
         assert!((f(&arena, 5) - h2).abs() < 1e-6);
-        assert_eq!((f(&arena, 2), f(&arena, 3)), (f(&arena, 5), c2));
+        // The hidden state is the last output row, bit for bit; the cell state is c2 up to the
+        // rounding of exp and tanh (which Miri perturbs on purpose).
+        assert_eq!(f(&arena, 2), f(&arena, 5));
+        assert!((f(&arena, 3) - c2).abs() < 1e-6);
     }
 
     /// int16: the cell clip bounds the cell state, and a gate product beyond int16 saturates.
