@@ -169,6 +169,34 @@ struct Int<'a, W> {
     scales: [(i32, i32); 2],
 }
 
+/// The [`Int`] of an integer kernel's parameters ([`SvdfS8`] and [`SvdfS8State8`] have the same
+/// fields, their time weights' type aside).
+macro_rules! int_args {
+    ($p:expr) => {
+        Int {
+            dims: [
+                $p.batches,
+                $p.input_size,
+                $p.num_filters,
+                $p.rank,
+                $p.memory_size,
+            ],
+            weights_feature: $p.weights_feature,
+            weights_time: $p.weights_time,
+            bias: $p.bias,
+            zero_points: [
+                $p.input_zero_point,
+                $p.state_zero_point,
+                $p.output_zero_point,
+            ],
+            scales: [
+                ($p.feature_multiplier, $p.feature_shift),
+                ($p.output_multiplier, $p.output_shift),
+            ],
+        }
+    };
+}
+
 /// The integer SVDF: `Word` is the state's (and time weights') element type.
 #[inline(always)]
 fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, usize), p: Int<W>) {
@@ -232,27 +260,7 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn svdf_s8(arena: &mut [u8], input: usize, activation_state: usize, output: usize, p: &SvdfS8) {
     let p = super::opaque(p);
-    svdf_int(
-        arena,
-        (input, activation_state, output),
-        Int {
-            dims: [
-                p.batches,
-                p.input_size,
-                p.num_filters,
-                p.rank,
-                p.memory_size,
-            ],
-            weights_feature: p.weights_feature,
-            weights_time: p.weights_time,
-            bias: p.bias,
-            zero_points: [p.input_zero_point, p.state_zero_point, p.output_zero_point],
-            scales: [
-                (p.feature_multiplier, p.feature_shift),
-                (p.output_multiplier, p.output_shift),
-            ],
-        },
-    );
+    svdf_int(arena, (input, activation_state, output), int_args!(p));
 }
 
 /// [`svdf_s8`] with int8 time weights and state (TFLM's `EvalInt8SvdfReference`): new state
@@ -267,27 +275,7 @@ pub fn svdf_s8_state8(
     p: &SvdfS8State8,
 ) {
     let p = super::opaque(p);
-    svdf_int(
-        arena,
-        (input, activation_state, output),
-        Int {
-            dims: [
-                p.batches,
-                p.input_size,
-                p.num_filters,
-                p.rank,
-                p.memory_size,
-            ],
-            weights_feature: p.weights_feature,
-            weights_time: p.weights_time,
-            bias: p.bias,
-            zero_points: [p.input_zero_point, p.state_zero_point, p.output_zero_point],
-            scales: [
-                (p.feature_multiplier, p.feature_shift),
-                (p.output_multiplier, p.output_shift),
-            ],
-        },
-    );
+    svdf_int(arena, (input, activation_state, output), int_args!(p));
 }
 
 /// float32 SVDF (TFLM's `EvalFloatSvdfReference`): the new state value of each filter is

@@ -112,50 +112,36 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
             let bias = ctx.bias(3, DType::I32, units)?;
             // TFLM's int8 SVDF applies no fused activation (whatever the options say): its
             // outputs are only clamped to the int8 range, so none is applied here either.
+            // The two kernels' parameters have the same fields, the time weights' type aside.
+            macro_rules! int_params {
+                ($function:literal, $params:ident) => {
+                    Ok(kernel(
+                        $function,
+                        operands,
+                        P::$params {
+                            batches: dims.batches,
+                            input_size: dims.input_size,
+                            num_filters: dims.num_filters,
+                            rank: dims.rank,
+                            memory_size: dims.memory_size,
+                            weights_feature: Data::Tensor(feature_index),
+                            weights_time: Data::Tensor(time_index),
+                            bias,
+                            input_zero_point: q.zero_points[0],
+                            state_zero_point: q.zero_points[1],
+                            output_zero_point: q.zero_points[2],
+                            feature_multiplier: q.scales[0].0,
+                            feature_shift: q.scales[0].1,
+                            output_multiplier: q.scales[1].0,
+                            output_shift: q.scales[1].1,
+                        },
+                    ))
+                };
+            }
             if weights_time.dtype == DType::I16 {
-                Ok(kernel(
-                    "svdf_s8",
-                    operands,
-                    P::SvdfS8 {
-                        batches: dims.batches,
-                        input_size: dims.input_size,
-                        num_filters: dims.num_filters,
-                        rank: dims.rank,
-                        memory_size: dims.memory_size,
-                        weights_feature: Data::Tensor(feature_index),
-                        weights_time: Data::Tensor(time_index),
-                        bias,
-                        input_zero_point: q.zero_points[0],
-                        state_zero_point: q.zero_points[1],
-                        output_zero_point: q.zero_points[2],
-                        feature_multiplier: q.scales[0].0,
-                        feature_shift: q.scales[0].1,
-                        output_multiplier: q.scales[1].0,
-                        output_shift: q.scales[1].1,
-                    },
-                ))
+                int_params!("svdf_s8", SvdfS8)
             } else {
-                Ok(kernel(
-                    "svdf_s8_state8",
-                    operands,
-                    P::SvdfS8State8 {
-                        batches: dims.batches,
-                        input_size: dims.input_size,
-                        num_filters: dims.num_filters,
-                        rank: dims.rank,
-                        memory_size: dims.memory_size,
-                        weights_feature: Data::Tensor(feature_index),
-                        weights_time: Data::Tensor(time_index),
-                        bias,
-                        input_zero_point: q.zero_points[0],
-                        state_zero_point: q.zero_points[1],
-                        output_zero_point: q.zero_points[2],
-                        feature_multiplier: q.scales[0].0,
-                        feature_shift: q.scales[0].1,
-                        output_multiplier: q.scales[1].0,
-                        output_shift: q.scales[1].1,
-                    },
-                ))
+                int_params!("svdf_s8_state8", SvdfS8State8)
             }
         }
         other => Err(ctx.unsupported(format!(
