@@ -1,4 +1,5 @@
-//! `tinyaot c MODEL -o DIR [--prefix net]`: self-contained C99 sources in DIR.
+//! `tinyaot c MODEL -o DIR [--prefix net] [--layout cmake|arduino|zephyr|esp-idf]`: self-contained
+//! C99 sources in DIR, with the build files of the chosen layout (`tinyaot_codegen::CLayout`).
 //!
 //! Everything but the constant data is generated in memory first, so a refused model touches no
 //! file. The files are then written whole or not at all by `tinyaot_codegen::emit::c_dir`, the
@@ -10,16 +11,29 @@ use std::path::Path;
 
 use tinyaot_codegen::config::{c_outputs_with_limits, file_stem, read_model};
 use tinyaot_codegen::emit::c::default_prefix;
+use tinyaot_codegen::emit::c_build::lay_out;
 use tinyaot_codegen::emit::c_dir::write_dir;
-use tinyaot_codegen::COptions;
+use tinyaot_codegen::{CLayout, COptions};
 
 use crate::args::with_limit_options;
 use crate::{Args, Failure};
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<(), Failure> {
-    let args = Args::parse(args, &with_limit_options(&["--output|-o", "--prefix"]))?;
+    let args = Args::parse(
+        args,
+        &with_limit_options(&["--output|-o", "--prefix", "--layout"]),
+    )?;
     let limits = args.limits()?;
+    let layout = match args.get("--layout") {
+        None => CLayout::default(),
+        Some(name) => CLayout::from_name(name).ok_or_else(|| {
+            Failure::Usage(format!(
+                "`--layout {name}`: expected one of {}",
+                CLayout::NAMES.join(", ")
+            ))
+        })?,
+    };
     let model = Path::new(args.model()?);
     let output = args
         .get("--output")
@@ -37,6 +51,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     };
     let bytes = read_model(model)?;
     let files = c_outputs_with_limits(&bytes, &options, &limits)?;
+    let files = lay_out(layout, &options, files)?;
     write_dir(Path::new(output), &options.prefix, &files)?;
     let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
     let header = files

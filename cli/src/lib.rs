@@ -31,12 +31,19 @@ Usage:
   tinyaot rust MODEL -o FILE.rs [--name Net] [--runtime-path PATH]
       Write the Rust source that build.rs and include_model! produce. --name sets the struct name
       (default: the file stem in CamelCase); --runtime-path the runtime crate's path (::tinyaot).
-  tinyaot c MODEL -o DIR [--prefix net]
+  tinyaot c MODEL -o DIR [--prefix net] [--layout cmake|arduino|zephyr|esp-idf]
       Write self-contained C99 sources into DIR: PREFIX.h (the API: PREFIX_invoke, PREFIX_input,
       PREFIX_output, sizes and quantization as macros), PREFIX.c, PREFIX_kernels.h and the kernel
       files the model uses. `cc -std=c99 DIR/*.c main.c` builds; no malloc, stdio or libm. -o DIR
       is created (or updated in place: files an earlier run generated for PREFIX are replaced);
       --prefix sets the C prefix of every file and name (default: the file stem, sanitized).
+      --layout adds a build system's files (a CMakeLists.txt of the user's is never overwritten):
+        cmake    (default) CMakeLists.txt: a static library PREFIX, for add_subdirectory(DIR)
+        arduino  library.properties, the sources in DIR/src: copy DIR into libraries/
+        zephyr   the cmake files, and zephyr/module.yml, zephyr/CMakeLists.txt, zephyr/Kconfig:
+                 add DIR to ZEPHYR_EXTRA_MODULES and set CONFIG_TINYAOT_PREFIX=y (upper case)
+        esp-idf  CMakeLists.txt (idf_component_register) and idf_component.yml: a component,
+                 for the project's components/ or EXTRA_COMPONENT_DIRS
   tinyaot help
       Print this text.
 

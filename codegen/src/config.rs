@@ -3,7 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+#[cfg(feature = "c")]
 use crate::emit::c::{default_prefix, COptions};
+#[cfg(feature = "c")]
+use crate::emit::c_build::{lay_out, CLayout};
 use crate::emit::files::write_file;
 use crate::emit::rust::{camel_case, RustOptions};
 use crate::emit::{Layout, Source};
@@ -13,7 +16,7 @@ use crate::limits::Limits;
 use crate::plan::MemoryPlan;
 
 /// Compiles models from a build script, in the manner of `prost_build::Config`: into Rust with
-/// [`compile`](Self::compile), into C with [`compile_c`](Self::compile_c).
+/// [`compile`](Self::compile), into C with [`compile_c`](Self::compile_c) (feature `c`).
 ///
 /// ```no_run
 /// // build.rs
@@ -25,7 +28,10 @@ use crate::plan::MemoryPlan;
 #[derive(Clone, Debug)]
 pub struct Config {
     name: Option<String>,
+    #[cfg(feature = "c")]
     prefix: Option<String>,
+    #[cfg(feature = "c")]
+    layout: CLayout,
     runtime_path: String,
     out_dir: Option<PathBuf>,
     limits: Limits,
@@ -44,7 +50,10 @@ impl Config {
     pub fn new() -> Self {
         Config {
             name: None,
+            #[cfg(feature = "c")]
             prefix: None,
+            #[cfg(feature = "c")]
+            layout: CLayout::default(),
             runtime_path: "::tinyaot".to_string(),
             out_dir: None,
             limits: Limits::from_env(),
@@ -105,8 +114,18 @@ impl Config {
     /// The C prefix of every generated file and name, for [`compile_c`](Self::compile_c) and
     /// [`generate_c`](Self::generate_c) (`net` → `net.h`, `net_invoke`, `NET_ARENA_BYTES`; default:
     /// the file stem with every character that is not a letter or digit replaced by `_`).
+    #[cfg(feature = "c")]
     pub fn prefix(&mut self, prefix: impl Into<String>) -> &mut Self {
         self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// The build-system files [`compile_c`](Self::compile_c) and
+    /// [`generate_c`](Self::generate_c) add to the sources (default [`CLayout::CMake`]: a
+    /// `CMakeLists.txt`; `tinyaot c --layout`).
+    #[cfg(feature = "c")]
+    pub fn layout(&mut self, layout: CLayout) -> &mut Self {
+        self.layout = layout;
         self
     }
 
@@ -154,12 +173,15 @@ impl Config {
     /// Compiles `model` into self-contained C99 sources in `out_dir`, the files `tinyaot c` writes:
     /// `<prefix>.h` (the API: `<prefix>_invoke`, `<prefix>_input`, `<prefix>_output`, sizes and
     /// quantization as macros), `<prefix>.c`, `<prefix>_kernels.h` and the kernel sources the model
-    /// uses. Returns their paths in that order; compile the `.c` ones (with the `cc` crate, say)
-    /// with `out_dir` on the include path. Tells Cargo to rerun when the model changes.
+    /// uses, then the [`layout`](Self::layout)'s build files (by default a `CMakeLists.txt`).
+    /// Returns their paths in that order; compile the `.c` ones (with the `cc` crate, say) with
+    /// `out_dir` on the include path. Tells Cargo to rerun when the model changes.
     ///
     /// The files are moved into place whole or not at all, and files an earlier run generated for
     /// the same prefix that this model no longer needs (a kernel it stopped using) are removed;
-    /// other files in `out_dir` are left alone.
+    /// other files in `out_dir` are left alone, and a build file of the same name that tinyaot did
+    /// not generate is an error rather than overwritten.
+    #[cfg(feature = "c")]
     pub fn compile_c(&self, model: impl AsRef<Path>) -> Result<Vec<PathBuf>> {
         let model = model.as_ref();
         let out_dir = self.output_dir(model, "compile_c")?;
@@ -167,20 +189,23 @@ impl Config {
         let stem = file_stem(model)?;
         let options = self.c_options(&stem);
         let files = c_outputs_with_limits(&bytes, &options, &self.limits)?;
+        let files = lay_out(self.layout, &options, files)?;
         crate::emit::c_dir::write_dir(&out_dir, &options.prefix, &files)?;
         Ok(files.iter().map(|(name, _)| out_dir.join(name)).collect())
     }
 
-    /// The C sources for the model in `bytes`, whose file stem is `stem` (for the default prefix
-    /// and the header comments), as `(file name, contents)` pairs in the order
-    /// [`compile_c`](Self::compile_c) returns them. Pure: reads and writes nothing.
+    /// The files [`compile_c`](Self::compile_c) writes for the model in `bytes`, whose file stem
+    /// is `stem` (for the default prefix and the header comments), as `(path relative to the
+    /// output directory, contents)` pairs in the order it returns them. Pure: reads and writes
+    /// nothing.
+    #[cfg(feature = "c")]
     pub fn generate_c(&self, bytes: &[u8], stem: &str) -> Result<Vec<(String, String)>> {
-        Ok(
-            c_outputs_with_limits(bytes, &self.c_options(stem), &self.limits)?
-                .into_iter()
-                .map(|(name, source)| (name, source.into_string()))
-                .collect(),
-        )
+        let options = self.c_options(stem);
+        let files = c_outputs_with_limits(bytes, &options, &self.limits)?;
+        Ok(lay_out(self.layout, &options, files)?
+            .into_iter()
+            .map(|(name, source)| (name, source.into_string()))
+            .collect())
     }
 
     /// The memory plan of the model in `bytes` under this configuration's limits: what
@@ -211,6 +236,7 @@ impl Config {
         }
     }
 
+    #[cfg(feature = "c")]
     fn c_options(&self, stem: &str) -> COptions {
         COptions {
             prefix: self.prefix.clone().unwrap_or_else(|| default_prefix(stem)),
@@ -301,8 +327,9 @@ pub fn rust_output_with_limits<'m>(
 }
 
 /// The whole pipeline for the C backend: load → plan → lower → emit. Returns `(file name, contents)`
-/// pairs — `<prefix>.h`, `<prefix>.c`, then the internal header and kernel sources; pure: reads
-/// and writes nothing.
+/// pairs — `<prefix>.h`, `<prefix>.c`, then the internal header and kernel sources (no build
+/// files: [`Config::generate_c`] adds them); pure: reads and writes nothing.
+#[cfg(feature = "c")]
 pub fn c_sources(bytes: &[u8], options: &COptions) -> Result<Vec<(String, String)>> {
     Ok(c_outputs(bytes, options)?
         .into_iter()
@@ -311,6 +338,7 @@ pub fn c_sources(bytes: &[u8], options: &COptions) -> Result<Vec<(String, String
 }
 
 /// [`c_sources`] with the constant data left in `bytes` until each [`Source`] is written.
+#[cfg(feature = "c")]
 pub(crate) fn c_outputs<'m>(
     bytes: &'m [u8],
     options: &COptions,
@@ -320,6 +348,7 @@ pub(crate) fn c_outputs<'m>(
 
 /// [`c_sources`] under `limits` instead of the defaults, with the constant data left in `bytes`
 /// until each [`Source`] is written.
+#[cfg(feature = "c")]
 pub fn c_outputs_with_limits<'m>(
     bytes: &'m [u8],
     options: &COptions,

@@ -2,7 +2,8 @@
 //! or C, for microcontrollers.
 //!
 //! The API is [`Config`]: from a build script, [`Config::compile`] writes `$OUT_DIR/<stem>.rs` and
-//! [`Config::compile_c`] self-contained C99 sources; [`Config::plan`] gives the memory plan as a
+//! [`Config::compile_c`] self-contained C99 sources with a `CMakeLists.txt` (or the files of
+//! another build system, [`CLayout`]); [`Config::plan`] gives the memory plan as a
 //! [`PlanReport`] (what `tinyaot plan` prints). [`Limits`] bound what a model may ask for, and
 //! every refusal is an [`Error`] (a generator bug is [`Error::Internal`], see
 //! [`Error::is_internal`]). [`rust_source`] and [`c_sources`] are the same pipeline, pure, for
@@ -13,13 +14,24 @@
 //! // build.rs: the model as Rust (include!(concat!(env!("OUT_DIR"), "/net.rs")) in src/)…
 //! tinyaot_codegen::Config::new().compile("models/net.tflite")?;
 //! // …and as C, for a C program linked into the same crate (with the `cc` crate, say).
+//! # #[cfg(feature = "c")] {
 //! let files = tinyaot_codegen::Config::new()
 //!     .prefix("net")
 //!     .compile_c("models/net.tflite")?;
 //! let c_files: Vec<_> = files.iter().filter(|f| f.extension() == Some("c".as_ref())).collect();
 //! # let _ = c_files;
+//! # }
 //! # Ok::<(), tinyaot_codegen::Error>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `c` (default): the C backend — [`Config::compile_c`], [`Config::generate_c`],
+//!   [`Config::prefix`], [`Config::layout`], [`c_sources`], [`COptions`], [`CLayout`] — with its
+//!   embedded templates and their engine, `tera`. A build script that only writes Rust
+//!   ([`Config::compile`]) needs none of it: `tinyaot-codegen = { version = "…",
+//!   default-features = false }` builds fewer crates (the README's "From build.rs" gives the
+//!   figures).
 //!
 //! Inside, data flows one way: `load` (bytes to a verified graph, `ir`) → `plan` (arena offsets)
 //! → `lower` (what TFLM computes in Prepare) → `emit` (Rust or C source). Those modules are public
@@ -49,8 +61,13 @@ pub mod lower;
 #[doc(hidden)]
 pub mod plan;
 
-pub use config::{c_sources, rust_source, Config, PlanReport};
+#[cfg(feature = "c")]
+pub use config::c_sources;
+pub use config::{rust_source, Config, PlanReport};
+#[cfg(feature = "c")]
 pub use emit::c::COptions;
+#[cfg(feature = "c")]
+pub use emit::c_build::CLayout;
 pub use emit::rust::RustOptions;
 pub use error::{Error, Result};
 pub use limits::Limits;

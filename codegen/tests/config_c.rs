@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use tinyaot_codegen::plan::report::thousands;
-use tinyaot_codegen::{c_sources, COptions, Config, Error};
+use tinyaot_codegen::{c_sources, CLayout, COptions, Config, Error};
 use tinyaot_test_support::fixtures_dir;
 
 fn sine_mlp() -> PathBuf {
@@ -33,12 +33,18 @@ fn compile_c_writes_what_generate_c_gives() {
         prefix: "sine_mlp".to_string(),
         source_name: "sine_mlp.tflite".to_string(),
     };
-    assert_eq!(generated, c_sources(&bytes, &options).expect("generates"));
+    // The sources, then the default layout's CMake files.
+    let sources = c_sources(&bytes, &options).expect("generates");
+    assert_eq!(generated[..sources.len()], sources);
     let names: Vec<&str> = generated.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(
         names[..3],
         ["sine_mlp.h", "sine_mlp.c", "sine_mlp_kernels.h"],
         "{names:?}"
+    );
+    assert_eq!(
+        names[sources.len()..],
+        ["sine_mlp.tinyaot.cmake", "CMakeLists.txt"]
     );
 
     let paths = config.compile_c(&model).expect("compiles");
@@ -79,6 +85,22 @@ fn compile_c_writes_what_generate_c_gives() {
     config.compile_c(&model).expect("compiles again");
     assert!(!stale.exists(), "a stale generated kernel was left behind");
     assert!(objects.is_dir() && dir.join("net.c").is_file());
+    // Both models' libraries stay described, by the one CMakeLists.txt they share.
+    assert!(
+        dir.join("net.tinyaot.cmake").is_file() && dir.join("sine_mlp.tinyaot.cmake").is_file()
+    );
+
+    // Another layout: Arduino's sources in src/ and library.properties. The models' CMake files
+    // stay (the directory's CMakeLists.txt and net's are not sine_mlp's); sine_mlp's go.
+    let paths = Config::new()
+        .out_dir(&dir)
+        .layout(CLayout::Arduino)
+        .compile_c(&model)
+        .expect("compiles");
+    assert_eq!(paths[0], dir.join("src/sine_mlp.h"));
+    assert_eq!(paths.last(), Some(&dir.join("library.properties")));
+    assert!(!dir.join("sine_mlp.c").exists() && !dir.join("sine_mlp.tinyaot.cmake").exists());
+    assert!(dir.join("CMakeLists.txt").is_file() && dir.join("net.tinyaot.cmake").is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -21,6 +21,10 @@
 //! snapshot holds the model's own files (`<prefix>.h`, `<prefix>.c`) and the names of the kernel
 //! files it needs: the kernels are the templates of `templates/c/` rendered nearly verbatim, and
 //! repeating them in every model's snapshot would bury the model-specific changes.
+//!
+//! The build-system files `tinyaot c --layout` adds (`c_build_files@<layout>.snap`) are
+//! snapshotted once, for the DS-CNN under the prefix `net`: they depend on the model only through
+//! its file name and the list of kernel files.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -114,5 +118,46 @@ fn c() {
             let _ = writeln!(text, "==> also generated: {} <==", others.join(" "));
             insta::assert_snapshot!(text);
         });
+    });
+}
+
+#[test]
+fn c_build_files() {
+    use tinyaot_codegen::{CLayout, Config};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/models/ds_cnn.tflite");
+    let bytes = std::fs::read(&path).expect("read ds_cnn");
+    let sources = c_sources(
+        &bytes,
+        &COptions {
+            prefix: "net".to_string(),
+            source_name: "ds_cnn.tflite".to_string(),
+        },
+    )
+    .expect("generates");
+    settings().bind(|| {
+        for name in CLayout::NAMES {
+            let layout = CLayout::from_name(name).expect("known layout");
+            let files = Config::new()
+                .prefix("net")
+                .layout(layout)
+                .generate_c(&bytes, "ds_cnn")
+                .expect("generates");
+            let mut text = String::new();
+            for (file, contents) in &files {
+                // The sources, wherever the layout puts them, are the `c` snapshots' business.
+                let base = file.rsplit('/').next().unwrap_or(file);
+                let source = sources.iter().find(|(s, _)| s == base);
+                match source {
+                    Some((_, expected)) => {
+                        assert_eq!(contents, expected, "{name}: {file} is not the source");
+                        let _ = writeln!(text, "==> {file}: the source <==");
+                    }
+                    None => {
+                        let _ = writeln!(text, "==> {file} <==\n{contents}");
+                    }
+                }
+            }
+            insta::assert_snapshot!(format!("c_build_files@{name}"), text);
+        }
     });
 }

@@ -116,9 +116,13 @@ impl StagingDir {
         &self.path
     }
 
-    /// Writes `source` into the staging directory as `name`.
+    /// Writes `source` into the staging directory as `name` (which may name a subdirectory,
+    /// created as needed).
     pub fn write(&self, name: &str, source: &Source) -> io::Result<()> {
         let path = self.path.join(name);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
         let file = File::create(&path)?;
         write_all(file, source).map(|_| ()).map_err(explain)
     }

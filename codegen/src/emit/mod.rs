@@ -2,10 +2,18 @@
 //! differ only in syntax. They render the code into [`Source`]s whose constant data is encoded only
 //! as it is written, and [`files`] writes them whole or not at all.
 
+// The C backend (feature `c`): its templates are the only use of `tera`.
+#[cfg(feature = "c")]
 pub mod c;
+#[cfg(feature = "c")]
+pub mod c_build;
+#[cfg(feature = "c")]
 mod c_data;
+#[cfg(feature = "c")]
 mod c_decl;
+#[cfg(feature = "c")]
 pub mod c_dir;
+#[cfg(feature = "c")]
 mod c_params;
 pub mod files;
 pub mod rust;

@@ -20,6 +20,7 @@ pub(crate) enum Encoding {
     RustByteString,
     /// The inside of a C `uint64_t` array initializer: little-endian words, six to a line (see
     /// [`super::c_data::words`]).
+    #[cfg(feature = "c")]
     CWords,
 }
 
@@ -109,6 +110,7 @@ impl<'m> Source<'m> {
     /// Builds a source from rendered `text` in which each occurrence of `placeholder` stands for
     /// the next entry of `data`. `None` when the counts differ (the caller's bug: the template and
     /// the data disagree).
+    #[cfg(feature = "c")] // The C templates' placeholders; the Rust emitter pushes data itself.
     pub(crate) fn splice(
         text: &str,
         placeholder: &str,
@@ -181,9 +183,12 @@ impl<'m> Source<'m> {
 
 /// Appends the encoding of `chunk`; `last` says whether it ends the data (for the C line end).
 fn encode(out: &mut Vec<u8>, encoding: Encoding, chunk: &[u8], last: bool) {
+    #[cfg(not(feature = "c"))]
+    let _ = last; // Only the C encoding ends its data with a line end.
     match encoding {
         Encoding::Raw => out.extend_from_slice(chunk),
         Encoding::RustByteString => escape_bytes(out, chunk),
+        #[cfg(feature = "c")]
         Encoding::CWords => {
             // Chunks are whole lines (CHUNK is a multiple of 48), so each restarts a line.
             super::c_data::push_words(out, chunk);
@@ -228,6 +233,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "c")]
     fn splice_and_write_match_whole_rendering() {
         let data: Vec<u8> = (0..=255u8).cycle().take(3 * CHUNK + 17).collect();
         let source = Source::splice(

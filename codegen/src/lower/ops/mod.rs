@@ -91,6 +91,8 @@ macro_rules! families {
     };
 }
 // End of the lines written by `cargo xtask kernels`.
+// The C backend's table of kernel modules is made from it (feature `c`).
+#[cfg(feature = "c")]
 pub(crate) use families;
 
 /// [`OpEntry::outputs`] of an operator whose output count its lowering checks.
