@@ -5,7 +5,8 @@
 //! streaming_kws's. Every output must equal TFLM's golden byte for byte, in Rust and in C: so
 //! streaming_kws's state survives ds_cnn's invokes. Then the declared-survive outputs: with
 //! `keep("output0")` (and its input kept too) streaming_kws's output still holds its value after
-//! ds_cnn ran (and without it, it does not, so the check is not vacuous). Then the refusals: no model, duplicate names,
+//! ds_cnn ran (and without it, it does not, so the check is not vacuous). The group's C is also
+//! built for a Cortex-M4 without a diagnostic. Then the refusals: no model, duplicate names,
 //! a model that does not compile (named in the error, nothing written), a bad `keep`.
 
 use std::io::Write as _;
@@ -201,6 +202,7 @@ fn run_c(dir: &Path, keep: bool) -> Vec<Vec<Vec<u8>>> {
         "cc failed or warned:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    cross_compile(dir, &sources);
     let (kws, cmd) = (golden("streaming_kws"), golden("ds_cnn"));
     let mut script = String::new();
     let mut reads = Vec::new();
@@ -253,6 +255,51 @@ fn run_c(dir: &Path, keep: bool) -> Vec<Vec<Vec<u8>>> {
                 .collect()
         })
         .collect()
+}
+
+/// Compiles the group's sources for a Cortex-M4 (hard float), every warning an error, when
+/// `arm-none-eabi-gcc` is installed (`.ci/run` installs it); says so loudly when it is not.
+fn cross_compile(dir: &Path, sources: &[PathBuf]) {
+    let available = Command::new("arm-none-eabi-gcc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        let _ = writeln!(
+            std::io::stderr(),
+            "WARNING: arm-none-eabi-gcc is not installed: the group's Cortex-M4 build is SKIPPED"
+        );
+        return;
+    }
+    for source in sources {
+        let output = Command::new("arm-none-eabi-gcc")
+            .args([
+                "-mcpu=cortex-m4",
+                "-mthumb",
+                "-mfloat-abi=hard",
+                "-mfpu=fpv4-sp-d16",
+                "-std=c99",
+                "-Wall",
+                "-Wextra",
+                "-Wpedantic",
+                "-Werror",
+                "-O2",
+                "-c",
+            ])
+            .arg("-I")
+            .arg(dir)
+            .arg(source)
+            .arg("-o")
+            .arg(source.with_extension("arm.o"))
+            .output()
+            .expect("run arm-none-eabi-gcc");
+        assert!(
+            output.status.success() && output.stderr.is_empty(),
+            "{}: arm-none-eabi-gcc failed or warned:\n{}",
+            source.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
 }
 
 #[test]
