@@ -653,11 +653,38 @@ fn check_names(group: &str, models: &[GroupModel], names: &[String], rust: bool)
                 ),
             });
         }
-        if let Some(j) = names[..i].iter().position(|n| key(n) == key(name)) {
+        // A model's Rust modules are `__tinyaot_<snake case>` and `…_constants`, the group's
+        // `__tinyaot_group_<snake case>`: `Kws` and `KwsConstants` would collide, and so would a
+        // model `GroupModels` with the group `Models`.
+        let modules = |n: &str| {
+            let snake = crate::emit::rust::accessor_name(n);
+            [snake.clone(), format!("{snake}_constants")]
+        };
+        let group_module = format!("group_{}", crate::emit::rust::accessor_name(group));
+        if rust && modules(name).contains(&group_module) {
             return Err(Error::Config {
                 detail: format!(
-                    "models {} and {file} have the same name `{name}`: give each a name of its \
-                     own (name/prefix, --name/--prefix)",
+                    "model `{name}` ({file}): its Rust module would be the group's \
+                     (`__tinyaot_{group_module}`); give the model or the group another name"
+                ),
+            });
+        }
+        let clash = |n: &str| {
+            key(n) == key(name) || (rust && modules(n).iter().any(|m| modules(name).contains(m)))
+        };
+        if let Some(j) = names[..i].iter().position(|n| clash(n)) {
+            let same = if key(&names[j]) == key(name) {
+                format!("the same name `{name}`")
+            } else {
+                format!(
+                    "names `{}` and `{name}` that clash in the generated Rust modules",
+                    names[j]
+                )
+            };
+            return Err(Error::Config {
+                detail: format!(
+                    "models {} and {file} have {same}: give each a name of its own \
+                     (name/prefix, --name/--prefix)",
                     models[j].path.display()
                 ),
             });

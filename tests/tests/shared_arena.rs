@@ -406,6 +406,17 @@ fn bad_groups_are_refused_and_write_nothing() {
         let written: Vec<_> = std::fs::read_dir(&out).expect("read out").collect();
         assert!(written.is_empty(), "{what}: something was written");
     }
+    // Names whose generated Rust modules (`__tinyaot_kws_constants`) would clash.
+    let error = Config::new()
+        .out_dir(&out)
+        .compile_group(&[kws().name("Kws"), cmd().name("KwsConstants")])
+        .expect_err("clash");
+    assert!(
+        error
+            .to_string()
+            .contains("names `Kws` and `KwsConstants` that clash in the generated Rust modules"),
+        "{error}"
+    );
     // The group's name clashing with a model's, in Rust and in C.
     let mut config = Config::new();
     config.group_name("kws").out_dir(&out);

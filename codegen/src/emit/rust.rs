@@ -356,6 +356,7 @@ pub fn group_source<'m>(
 ) -> Result<Source<'m>> {
     let rt = parse_tokens(runtime_path, "runtime path")?;
     let group_ident = ident(group_name)?;
+    // No model's module (`__tinyaot_<snake case>`) is named so: `Config` refuses such names.
     let group_module = format_ident!("__tinyaot_group_{}", snake_case(group_name));
     let mut codes = Vec::new();
     let mut fields = Vec::new();
