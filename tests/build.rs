@@ -105,6 +105,24 @@ fn main() {
          pub const PAIRS: &[(&str, &str, Make, Make)] = &[\n{macro_pairs}];"
     );
     std::fs::write(out_dir.join("macro_suite.rs"), macro_suite).unwrap();
+
+    // Two models sharing one arena (tests/shared_arena.rs), through the build.rs API: the
+    // stateful streaming_kws and ds_cnn, without (`pair.rs`) and with (`kept_pair.rs`)
+    // streaming_kws's input and output kept out of the shared arena.
+    let fixtures = support::fixtures_dir().join("models");
+    for (group, keep) in [("Pair", false), ("KeptPair", true)] {
+        let mut kws = tinyaot_codegen::GroupModel::new(fixtures.join("streaming_kws.tflite"));
+        kws = kws.name("Kws");
+        if keep {
+            kws = kws.keep("inputs").keep("output0");
+        }
+        let cmd = tinyaot_codegen::GroupModel::new(fixtures.join("ds_cnn.tflite")).name("Cmd");
+        tinyaot_codegen::Config::new()
+            .group_name(group)
+            .out_dir(&out_dir)
+            .compile_group(&[kws, cmd])
+            .unwrap_or_else(|e| panic!("group {group}: {e}"));
+    }
 }
 
 /// `target` as a path relative to the directory `base` (both made absolute first), with `..` for

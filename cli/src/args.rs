@@ -30,7 +30,8 @@ pub struct Args {
 impl Args {
     /// Parses `args`, accepting the options in `allowed` (long names with their dashes; an entry may
     /// list a short alias after a `|`, as in `"--output|-o"`; the long name is what [`Args::get`]
-    /// takes).
+    /// takes). An option listed with a `+` after its names (`"--keep+"`) may be given several
+    /// times ([`Args::all`]); any other only once.
     pub fn parse(args: &[String], allowed: &[&'static str]) -> Result<Args, Failure> {
         let mut parsed = Args::default();
         let mut iter = args.iter();
@@ -43,10 +44,11 @@ impl Args {
                 Some((flag, value)) => (flag, Some(value.to_string())),
                 None => (arg.as_str(), None),
             };
-            let Some(long) = allowed
+            let Some((long, repeatable)) = allowed
                 .iter()
-                .find(|spec| spec.split('|').any(|name| name == flag))
-                .map(|spec| spec.split('|').next().unwrap_or(spec))
+                .map(|spec| (spec.trim_end_matches('+'), spec.ends_with('+')))
+                .find(|(spec, _)| spec.split('|').any(|name| name == flag))
+                .map(|(spec, repeatable)| (spec.split('|').next().unwrap_or(spec), repeatable))
             else {
                 return Err(Failure::Usage(format!("unknown option `{flag}`")));
             };
@@ -57,7 +59,7 @@ impl Args {
                     .cloned()
                     .ok_or_else(|| Failure::Usage(format!("option `{long}` needs a value")))?,
             };
-            if parsed.get(long).is_some() {
+            if !repeatable && parsed.get(long).is_some() {
                 return Err(Failure::Usage(format!("option `{long}` given twice")));
             }
             parsed.options.push((long, value));
@@ -71,6 +73,23 @@ impl Args {
             .iter()
             .find(|(name, _)| *name == long)
             .map(|(_, value)| value.as_str())
+    }
+
+    /// Every value of option `long`, in the order given.
+    pub fn all(&self, long: &str) -> Vec<&str> {
+        self.options
+            .iter()
+            .filter(|(name, _)| *name == long)
+            .map(|(_, value)| value.as_str())
+            .collect()
+    }
+
+    /// The positional MODEL arguments: at least one.
+    pub fn models(&self) -> Result<&[String], Failure> {
+        if self.positional.is_empty() {
+            return Err(Failure::Usage("missing MODEL argument".to_string()));
+        }
+        Ok(&self.positional)
     }
 
     /// The single positional MODEL argument.
@@ -189,6 +208,35 @@ mod tests {
             args(&["m"]).expect("parses").limits().expect("valid"),
             Limits::default()
         );
+    }
+
+    #[test]
+    fn repeatable_options() {
+        let list: Vec<String> = [
+            "a",
+            "--keep",
+            "a:output0",
+            "b",
+            "--keep=b:inputs",
+            "-o",
+            "x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let a = Args::parse(&list, &["--output|-o", "--keep+"]).expect("parses");
+        assert_eq!(a.positional, ["a", "b"]);
+        assert_eq!(a.all("--keep"), ["a:output0", "b:inputs"]);
+        assert_eq!(a.get("--output"), Some("x"));
+        // Options without `+` stay single.
+        let twice: Vec<String> = ["-o", "x", "-o", "y"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert!(matches!(
+            Args::parse(&twice, &["--output|-o", "--keep+"]),
+            Err(Failure::Usage(_))
+        ));
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! `tinyaot c MODEL -o DIR [--prefix net] [--layout cmake|arduino|zephyr|esp-idf]`: self-contained
-//! C99 sources in DIR, with the build files of the chosen layout (`tinyaot_codegen::CLayout`).
+//! C99 sources in DIR, with the build files of the chosen layout (`tinyaot_codegen::CLayout`); for
+//! several models sharing one arena, `tinyaot c A B -o DIR [--prefix a --prefix b] [--group models]
+//! [--keep a:output0]` (sources only: a group has no build-system layout yet).
 //!
 //! Everything but the constant data is generated in memory first, so a refused model touches no
 //! file. The files are then written whole or not at all by `tinyaot_codegen::emit::c_dir`, the
@@ -13,16 +15,17 @@ use tinyaot_codegen::config::{c_outputs_with_limits, file_stem, read_model};
 use tinyaot_codegen::emit::c::default_prefix;
 use tinyaot_codegen::emit::c_build::lay_out;
 use tinyaot_codegen::emit::c_dir::write_dir;
-use tinyaot_codegen::{CLayout, COptions};
+use tinyaot_codegen::{CLayout, COptions, Config};
 
 use crate::args::with_limit_options;
+use crate::group::{is_group, members, Naming};
 use crate::{Args, Failure};
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<(), Failure> {
     let args = Args::parse(
         args,
-        &with_limit_options(&["--output|-o", "--prefix", "--layout"]),
+        &with_limit_options(&["--output|-o", "--prefix+", "--group", "--keep+", "--layout"]),
     )?;
     let limits = args.limits()?;
     let layout = match args.get("--layout") {
@@ -34,15 +37,43 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             ))
         })?,
     };
-    let model = Path::new(args.model()?);
     let output = args
         .get("--output")
         .ok_or_else(|| Failure::Usage("missing `-o DIR`".to_string()))?;
+    if is_group(&args) {
+        if args.get("--layout").is_some() {
+            return Err(Failure::Usage(
+                "`--layout` applies to one model: a group of models writes its sources only"
+                    .to_string(),
+            ));
+        }
+        let mut config = Config::new();
+        config.limits(limits).out_dir(output);
+        if let Some(group) = args.get("--group") {
+            config.group_name(group);
+        }
+        let models = members(&args, Naming::C)?;
+        let files = config.compile_group_c(&models)?;
+        let names: Vec<String> = files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        eprintln!(
+            "wrote {} files to {output} ({})",
+            files.len(),
+            names.join(" ")
+        );
+        return Ok(());
+    }
+    let model = Path::new(args.model()?);
+    let prefix = match args.all("--prefix").as_slice() {
+        [] => None,
+        [prefix] => Some(prefix.to_string()),
+        _ => return Err(Failure::Usage("option `--prefix` given twice".to_string())),
+    };
     let stem = file_stem(model)?;
     let options = COptions {
-        prefix: args
-            .get("--prefix")
-            .map_or_else(|| default_prefix(&stem), str::to_string),
+        prefix: prefix.unwrap_or_else(|| default_prefix(&stem)),
         source_name: model
             .file_name()
             .and_then(|n| n.to_str())

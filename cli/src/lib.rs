@@ -15,6 +15,7 @@
 
 mod args;
 mod c;
+mod group;
 mod plan;
 mod rust;
 
@@ -44,6 +45,16 @@ Usage:
                  add DIR to ZEPHYR_EXTRA_MODULES and set CONFIG_TINYAOT_PREFIX=y (upper case)
         esp-idf  CMakeLists.txt (idf_component_register) and idf_component.yml: a component,
                  for the project's components/ or EXTRA_COMPONENT_DIRS
+  tinyaot plan|rust|c A.tflite B.tflite ... [--group NAME] [--keep MODEL:IO]...
+      Several models that run one after another, sharing ONE arena as large as the largest of
+      theirs; each keeps its own state. rust writes one FILE.rs: a struct (--group, default
+      Models) with an accessor per model (models.a() -> a handle with one model's API); --name,
+      once per model in order, names the handles (accessor: the name in snake case). c writes
+      GROUP.h/GROUP.c (--group, default models: the buffer models_arena) and each model's files
+      (--prefix, once per model in order). plan prints each plan and the shared size. Invoking one
+      model overwrites the others' inputs and outputs, except those kept: --keep MODEL:IO (IO is
+      input<i>, output<i>, inputs or outputs; MODEL a model's name or file stem) keeps it after
+      the shared arena, where it survives the others' invokes.
   tinyaot help
       Print this text.
 

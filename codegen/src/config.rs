@@ -8,6 +8,7 @@ use crate::emit::c::{default_prefix, COptions};
 #[cfg(feature = "c")]
 use crate::emit::c_build::{lay_out, CLayout};
 use crate::emit::files::write_file;
+use crate::emit::group::kept_tensors;
 use crate::emit::rust::{camel_case, RustOptions};
 use crate::emit::{Layout, Source};
 use crate::error::{Error, Result};
@@ -32,6 +33,7 @@ pub struct Config {
     prefix: Option<String>,
     #[cfg(feature = "c")]
     layout: CLayout,
+    group_name: Option<String>,
     runtime_path: String,
     out_dir: Option<PathBuf>,
     limits: Limits,
@@ -54,6 +56,7 @@ impl Config {
             prefix: None,
             #[cfg(feature = "c")]
             layout: CLayout::default(),
+            group_name: None,
             runtime_path: "::tinyaot".to_string(),
             out_dir: None,
             limits: Limits::from_env(),
@@ -126,6 +129,14 @@ impl Config {
     #[cfg(feature = "c")]
     pub fn layout(&mut self, layout: CLayout) -> &mut Self {
         self.layout = layout;
+        self
+    }
+
+    /// The name of a group of models ([`compile_group`](Self::compile_group)): the group's struct
+    /// in Rust (default `Models`, written to `<out_dir>/models.rs`) and its C prefix (default
+    /// `models`: `models.h`, `models_arena`, `MODELS_SHARED_BYTES`).
+    pub fn group_name(&mut self, name: impl Into<String>) -> &mut Self {
+        self.group_name = Some(name.into());
         self
     }
 
@@ -255,6 +266,470 @@ impl Config {
         };
         rust_output_with_limits(bytes, &options, &self.limits)
     }
+}
+
+/// One model of a group compiled into one shared arena by [`Config::compile_group`] and
+/// [`Config::compile_group_c`]: its file, its names, and what it keeps out of the shared arena.
+///
+/// ```no_run
+/// // build.rs: a wake-word detector and the command recogniser it wakes, run one after another.
+/// use tinyaot_codegen::{Config, GroupModel};
+/// Config::new().compile_group(&[
+///     GroupModel::new("models/kws.tflite").name("Kws").keep("output0"),
+///     GroupModel::new("models/cmd.tflite").name("Cmd"),
+/// ])?; // writes $OUT_DIR/models.rs: `Models`, with `kws()` and `cmd()`
+/// # Ok::<(), tinyaot_codegen::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct GroupModel {
+    path: PathBuf,
+    name: Option<String>,
+    prefix: Option<String>,
+    keep: Vec<String>,
+}
+
+impl GroupModel {
+    /// The model in the file `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        GroupModel {
+            path: path.into(),
+            name: None,
+            prefix: None,
+            keep: Vec::new(),
+        }
+    }
+
+    /// Its handle's name in Rust (default: the file stem in CamelCase); the group's accessor for
+    /// it is the name in snake case (`Kws` → `kws()`).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Its C prefix (default: the file stem, sanitized): `kws` → `kws.h`, `kws_invoke()`.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// Keeps an input or output out of the shared arena, so that it survives the other models'
+    /// invokes: `input<i>`, `output<i>`, `inputs` (all of them) or `outputs`. Without it, invoking
+    /// another model of the group may overwrite it.
+    pub fn keep(mut self, io: impl Into<String>) -> Self {
+        self.keep.push(io.into());
+        self
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn stem(&self) -> Result<String> {
+        file_stem(&self.path)
+    }
+
+    fn rust_name(&self) -> Result<String> {
+        Ok(self.name.clone().unwrap_or(camel_case(&self.stem()?)))
+    }
+
+    /// The model's C prefix, which also names it in the group's plan.
+    #[cfg(feature = "c")]
+    fn c_prefix(&self) -> Result<String> {
+        Ok(self.prefix.clone().unwrap_or(default_prefix(&self.stem()?)))
+    }
+
+    /// Without the C backend the plan names the model by its prefix if one is set, else by its
+    /// file stem.
+    #[cfg(not(feature = "c"))]
+    fn c_prefix(&self) -> Result<String> {
+        self.prefix.clone().map_or_else(|| self.stem(), Ok)
+    }
+
+    fn source_name(&self) -> String {
+        self.path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("model.tflite")
+            .to_string()
+    }
+}
+
+impl Config {
+    /// Compiles several models that run one after another into one Rust file,
+    /// `<out_dir>/<group>.rs` (the [`group_name`](Self::group_name) in snake case): a struct
+    /// (default `Models`) owning ONE buffer — a shared arena as large as the largest of the
+    /// models' arenas, then each model's own state and kept inputs and outputs — with an accessor
+    /// per model (`models.kws()`) that borrows it and returns a handle with a single model's API
+    /// (`input0_mut`, `output0`, `invoke`, `reset`, `tinyaot::Model`).
+    ///
+    /// Invoking one model overwrites the shared arena: the other models' inputs and outputs with
+    /// it, except those declared with [`GroupModel::keep`]. The borrow checker keeps a reference
+    /// into one model's inputs or outputs from living across another model's invoke; a kept
+    /// output can be read again (`models.kws().output0()`) after the others ran. Each model's
+    /// state is its own and survives the others' invokes. Written whole or not at all; a model
+    /// that is refused is an error naming it, and nothing is written.
+    pub fn compile_group(&self, models: &[GroupModel]) -> Result<PathBuf> {
+        let out_dir = self.group_output_dir(models, "compile_group")?;
+        let source = self.generate_group(models)?;
+        let path = out_dir.join(format!(
+            "{}.rs",
+            crate::emit::rust::accessor_name(&self.rust_group_name())
+        ));
+        write_if_changed(&path, source.as_bytes())?;
+        Ok(path)
+    }
+
+    /// The Rust source [`compile_group`](Self::compile_group) writes, reading the models' files
+    /// and writing nothing.
+    pub fn generate_group(&self, models: &[GroupModel]) -> Result<String> {
+        let bytes = read_group(models)?;
+        let group = self.rust_group_name();
+        let mut compiled = Vec::new();
+        for (model, bytes) in models.iter().zip(&bytes) {
+            let name = model.rust_name()?;
+            let named = |e| in_model(&name, e);
+            let (graph, calls, plan) = lower_and_plan(bytes, &self.limits).map_err(named)?;
+            let keep = kept_tensors(&graph, &model.keep, &name)?;
+            compiled.push((name, graph, calls, plan, keep));
+        }
+        check_names(
+            &group,
+            models,
+            &compiled.iter().map(|c| c.0.clone()).collect::<Vec<_>>(),
+            true,
+        )?;
+        let layout = crate::emit::group::layout(
+            compiled
+                .iter()
+                .map(|(_, graph, _, plan, keep)| (Layout::from_plan(graph, plan), keep.clone()))
+                .collect(),
+            &self.limits,
+        )?;
+        let members: Vec<_> = compiled
+            .iter()
+            .zip(models)
+            .map(
+                |((name, graph, calls, _, _), model)| crate::emit::rust::RustMember {
+                    graph,
+                    calls,
+                    options: RustOptions {
+                        name: name.clone(),
+                        runtime_path: self.runtime_path.clone(),
+                        source_name: model.source_name(),
+                    },
+                    keep: model.keep.clone(),
+                },
+            )
+            .collect();
+        crate::emit::rust::group_source(&group, &self.runtime_path, &members, &layout)
+            .map(Source::into_string)
+    }
+
+    /// Compiles several models that run one after another into C sharing one buffer, in
+    /// `out_dir`: `<group>.h` and `<group>.c` (the [`group_name`](Self::group_name), default
+    /// `models`: the buffer `models_arena`, `MODELS_SHARED_BYTES`, `MODELS_MEMORY_BYTES`,
+    /// `models_reset()`), then each model's files as [`compile_c`](Self::compile_c) writes them
+    /// under its [`GroupModel::prefix`], its `.c` addressing the group's buffer. What
+    /// [`compile_group`](Self::compile_group) says of the shared arena, the state and kept
+    /// inputs and outputs holds here too. Returns the paths, the group's files first.
+    #[cfg(feature = "c")]
+    pub fn compile_group_c(&self, models: &[GroupModel]) -> Result<Vec<PathBuf>> {
+        let out_dir = self.group_output_dir(models, "compile_group_c")?;
+        let bytes = read_group(models)?;
+        let (files, prefixes) = self.group_c_outputs(models, &bytes)?;
+        let prefixes: Vec<&str> = prefixes.iter().map(String::as_str).collect();
+        crate::emit::c_dir::write_group_dir(&out_dir, &self.c_group_name(), &prefixes, &files)?;
+        Ok(files.iter().map(|(name, _)| out_dir.join(name)).collect())
+    }
+
+    /// The C sources [`compile_group_c`](Self::compile_group_c) writes, as `(file name,
+    /// contents)` pairs, reading the models' files and writing nothing.
+    #[cfg(feature = "c")]
+    pub fn generate_group_c(&self, models: &[GroupModel]) -> Result<Vec<(String, String)>> {
+        let bytes = read_group(models)?;
+        Ok(self
+            .group_c_outputs(models, &bytes)?
+            .0
+            .into_iter()
+            .map(|(name, source)| (name, source.into_string()))
+            .collect())
+    }
+
+    /// The memory plans of several models sharing one arena, and the group's sizes: what
+    /// `tinyaot plan A B` prints. A model that does not compile is planned without scratch
+    /// memory, as [`plan`](Self::plan) does.
+    pub fn plan_group(&self, models: &[GroupModel]) -> Result<GroupPlan> {
+        let bytes = read_group(models)?;
+        let mut entries = Vec::new();
+        let mut layouts = Vec::new();
+        let mut names = Vec::new();
+        for (model, bytes) in models.iter().zip(&bytes) {
+            let name = model.c_prefix()?;
+            let report = plan_report(bytes, &self.limits).map_err(|e| in_model(&name, e))?;
+            let keep = kept_tensors(&report.graph, &model.keep, &name)?;
+            layouts.push((Layout::from_plan(&report.graph, &report.plan), keep));
+            entries.push((
+                name.clone(),
+                model.source_name(),
+                report.text(),
+                report.json(),
+            ));
+            names.push(name);
+        }
+        check_names(&self.c_group_name(), models, &names, false)?;
+        let layout = crate::emit::group::layout(layouts, &self.limits)?;
+        Ok(GroupPlan {
+            group: self.c_group_name(),
+            entries,
+            layout,
+        })
+    }
+
+    #[cfg(feature = "c")]
+    fn group_c_outputs<'m>(
+        &self,
+        models: &[GroupModel],
+        bytes: &'m [Vec<u8>],
+    ) -> Result<(CFiles<'m>, Vec<String>)> {
+        let group = self.c_group_name();
+        let mut compiled = Vec::new();
+        for (model, bytes) in models.iter().zip(bytes) {
+            let prefix = model.c_prefix()?;
+            let named = |e| in_model(&prefix, e);
+            let (graph, calls, plan) = lower_and_plan(bytes, &self.limits).map_err(named)?;
+            let keep = kept_tensors(&graph, &model.keep, &prefix)?;
+            compiled.push((prefix, graph, calls, plan, keep));
+        }
+        let prefixes: Vec<String> = compiled.iter().map(|c| c.0.clone()).collect();
+        check_names(&group, models, &prefixes, false)?;
+        let layout = crate::emit::group::layout(
+            compiled
+                .iter()
+                .map(|(_, graph, _, plan, keep)| (Layout::from_plan(graph, plan), keep.clone()))
+                .collect(),
+            &self.limits,
+        )?;
+        let members: Vec<_> = compiled
+            .iter()
+            .zip(models)
+            .map(
+                |((prefix, graph, calls, _, _), model)| crate::emit::c_group::CMember {
+                    graph,
+                    calls,
+                    options: COptions {
+                        prefix: prefix.clone(),
+                        source_name: model.source_name(),
+                    },
+                },
+            )
+            .collect();
+        let files = crate::emit::c_group::group_sources(&group, &members, &layout)?;
+        Ok((files, prefixes))
+    }
+
+    fn rust_group_name(&self) -> String {
+        self.group_name
+            .clone()
+            .unwrap_or_else(|| "Models".to_string())
+    }
+
+    fn c_group_name(&self) -> String {
+        self.group_name
+            .clone()
+            .unwrap_or_else(|| "models".to_string())
+    }
+
+    /// [`output_dir`](Self::output_dir) for every model of a group.
+    fn group_output_dir(&self, models: &[GroupModel], method: &str) -> Result<PathBuf> {
+        let mut dir = Err(no_models());
+        for model in models {
+            dir = Ok(self.output_dir(&model.path, method)?);
+        }
+        dir
+    }
+}
+
+/// Generated C files: `(file name, contents)`.
+#[cfg(feature = "c")]
+type CFiles<'m> = Vec<(String, Source<'m>)>;
+
+/// The memory plans of a group of models and the group's sizes, from [`Config::plan_group`].
+#[derive(Clone, Debug)]
+pub struct GroupPlan {
+    group: String,
+    /// Per model: its name, its file name, and its plan as text and as JSON.
+    entries: Vec<(String, String, String, String)>,
+    layout: crate::emit::group::GroupLayout,
+}
+
+impl GroupPlan {
+    /// Bytes of the shared arena: the largest of the models' arenas, 16-byte aligned.
+    pub fn shared_bytes(&self) -> usize {
+        self.layout.shared_bytes
+    }
+
+    /// Bytes of the group's whole buffer: the shared arena, then each model's state and kept
+    /// inputs and outputs.
+    pub fn memory_bytes(&self) -> usize {
+        self.layout.memory_bytes
+    }
+
+    /// What the models take as separate models: the sum of their arenas and states.
+    pub fn separate_bytes(&self) -> usize {
+        self.layout
+            .members
+            .iter()
+            .map(|m| m.layout.arena_bytes + m.layout.state_bytes)
+            .sum()
+    }
+
+    /// Every model's plan (as [`PlanReport::text`]), then the group's sizes.
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        for (name, file, plan, _) in &self.entries {
+            text.push_str(&format!("== {name} ({file})\n{plan}\n"));
+        }
+        text.push_str(&format!(
+            "== group {}: {} models run one after another, sharing one arena\n",
+            self.group,
+            self.entries.len()
+        ));
+        for ((name, ..), m) in self.entries.iter().zip(&self.layout.members) {
+            text.push_str(&format!(
+                "{name}: arena {} bytes, state {} bytes, kept {} bytes\n",
+                m.layout.arena_bytes, m.layout.state_bytes, m.kept_bytes
+            ));
+        }
+        text.push_str(&format!(
+            "shared arena: {} bytes (the largest arena)\n\
+             group memory: {} bytes (shared arena, states, kept inputs and outputs)\n\
+             separately:   {} bytes (the sum of the models' arenas and states)\n",
+            self.shared_bytes(),
+            self.memory_bytes(),
+            self.separate_bytes()
+        ));
+        text
+    }
+
+    /// Every model's plan (as [`PlanReport::json`]) under `models`, and the group's sizes.
+    pub fn json(&self) -> String {
+        let string = crate::plan::report::json::string;
+        let mut json = format!("{{\"group\": {}, \"models\": [", string(&self.group));
+        for (i, ((name, file, _, plan), m)) in
+            self.entries.iter().zip(&self.layout.members).enumerate()
+        {
+            if i > 0 {
+                json.push_str(", ");
+            }
+            json.push_str(&format!(
+                "{{\"name\": {}, \"file\": {}, \"state_base\": {}, \
+                 \"kept_bytes\": {}, \"plan\": {}}}",
+                string(name),
+                string(file),
+                m.layout.state_base,
+                m.kept_bytes,
+                plan.trim_end()
+            ));
+        }
+        json.push_str(&format!(
+            "], \"shared_arena_bytes\": {}, \"memory_bytes\": {}, \"separate_bytes\": {}}}\n",
+            self.shared_bytes(),
+            self.memory_bytes(),
+            self.separate_bytes()
+        ));
+        json
+    }
+}
+
+fn no_models() -> Error {
+    Error::Config {
+        detail: "a group needs at least one model".to_string(),
+    }
+}
+
+fn in_model(name: &str, error: Error) -> Error {
+    Error::InModel {
+        model: name.to_string(),
+        error: Box::new(error),
+    }
+}
+
+/// Reads every model of a group; an empty group is an error.
+fn read_group(models: &[GroupModel]) -> Result<Vec<Vec<u8>>> {
+    if models.is_empty() {
+        return Err(no_models());
+    }
+    models.iter().map(|m| read_model(&m.path)).collect()
+}
+
+/// Refuses a group whose models' names (Rust handle names when `rust`, else C prefixes) repeat
+/// one another or the group's.
+fn check_names(group: &str, models: &[GroupModel], names: &[String], rust: bool) -> Result<()> {
+    for (i, name) in names.iter().enumerate() {
+        let file = models[i].path.display();
+        if name == group {
+            return Err(Error::Config {
+                detail: format!(
+                    "model `{name}` ({file}) has the group's name: give the group another \
+                     (group_name, --group) or the model another (name/prefix, --name/--prefix)"
+                ),
+            });
+        }
+        let key = |n: &str| {
+            if rust {
+                crate::emit::rust::accessor_name(n)
+            } else {
+                n.to_string()
+            }
+        };
+        if rust && ["new", "reset", "default"].contains(&key(name).as_str()) {
+            return Err(Error::Config {
+                detail: format!(
+                    "model `{name}` ({file}): its accessor `{}()` is a method of the group \
+                     already; give the model another name",
+                    key(name)
+                ),
+            });
+        }
+        // A model's Rust modules are `__tinyaot_<snake case>` and `…_constants`, the group's
+        // `__tinyaot_group_<snake case>`: `Kws` and `KwsConstants` would collide, and so would a
+        // model `GroupModels` with the group `Models`.
+        let modules = |n: &str| {
+            let snake = crate::emit::rust::accessor_name(n);
+            [snake.clone(), format!("{snake}_constants")]
+        };
+        let group_module = format!("group_{}", crate::emit::rust::accessor_name(group));
+        if rust && modules(name).contains(&group_module) {
+            return Err(Error::Config {
+                detail: format!(
+                    "model `{name}` ({file}): its Rust module would be the group's \
+                     (`__tinyaot_{group_module}`); give the model or the group another name"
+                ),
+            });
+        }
+        let clash = |n: &str| {
+            key(n) == key(name) || (rust && modules(n).iter().any(|m| modules(name).contains(m)))
+        };
+        if let Some(j) = names[..i].iter().position(|n| clash(n)) {
+            let same = if key(&names[j]) == key(name) {
+                format!("the same name `{name}`")
+            } else {
+                format!(
+                    "names `{}` and `{name}` that clash in the generated Rust modules",
+                    names[j]
+                )
+            };
+            return Err(Error::Config {
+                detail: format!(
+                    "models {} and {file} have {same}: give each a name of its own \
+                     (name/prefix, --name/--prefix)",
+                    models[j].path.display()
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A model's memory plan together with the model it was made for: what `tinyaot plan` prints, from

@@ -130,6 +130,13 @@ pub enum Error {
         /// What is wrong and how to fix it.
         detail: String,
     },
+    /// One model of a group (several models sharing one arena) was refused: `error` says why.
+    InModel {
+        /// The model's name in the group.
+        model: String,
+        /// Why it was refused.
+        error: Box<Error>,
+    },
 }
 
 impl fmt::Display for Error {
@@ -208,6 +215,7 @@ impl fmt::Display for Error {
                 "internal error (a bug in tinyaot, please report it with the model): {detail}"
             ),
             Error::Config { detail } => f.write_str(detail),
+            Error::InModel { model, error } => write!(f, "model `{model}`: {error}"),
         }
     }
 }
@@ -216,7 +224,10 @@ impl Error {
     /// True for [`Error::Internal`]: a bug in tinyaot rather than a fault of the model or the
     /// configuration. Fuzzing and the hostile-model suite assert this is never returned.
     pub fn is_internal(&self) -> bool {
-        matches!(self, Error::Internal { .. })
+        match self {
+            Error::InModel { error, .. } => error.is_internal(),
+            other => matches!(other, Error::Internal { .. }),
+        }
     }
 }
 
@@ -224,6 +235,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io { source, .. } => Some(source),
+            Error::InModel { error, .. } => error.source(),
             _ => None,
         }
     }

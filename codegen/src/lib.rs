@@ -4,11 +4,13 @@
 //! The API is [`Config`]: from a build script, [`Config::compile`] writes `$OUT_DIR/<stem>.rs` and
 //! [`Config::compile_c`] self-contained C99 sources with a `CMakeLists.txt` (or the files of
 //! another build system, [`CLayout`]); [`Config::plan`] gives the memory plan as a
-//! [`PlanReport`] (what `tinyaot plan` prints). [`Limits`] bound what a model may ask for, and
-//! every refusal is an [`Error`] (a generator bug is [`Error::Internal`], see
-//! [`Error::is_internal`]). [`rust_source`] and [`c_sources`] are the same pipeline, pure, for
-//! callers with the model's bytes in hand. The `tinyaot` command line (crate `tinyaot-cli`) and
-//! `include_model!` (crate `tinyaot-macros`) sit on top.
+//! [`PlanReport`] (what `tinyaot plan` prints). Several models that run one after another share
+//! one arena through [`Config::compile_group`] and [`Config::compile_group_c`] (each a
+//! [`GroupModel`]; [`Config::plan_group`] gives their plans as a [`GroupPlan`]). [`Limits`]
+//! bound what a model may ask for, and every refusal is an [`Error`] (a generator bug is
+//! [`Error::Internal`], see [`Error::is_internal`]). [`rust_source`] and [`c_sources`] are the
+//! same pipeline, pure, for callers with the model's bytes in hand. The `tinyaot` command line
+//! (crate `tinyaot-cli`) and `include_model!` (crate `tinyaot-macros`) sit on top.
 //!
 //! ```no_run
 //! // build.rs: the model as Rust (include!(concat!(env!("OUT_DIR"), "/net.rs")) in src/)…
@@ -63,7 +65,7 @@ pub mod plan;
 
 #[cfg(feature = "c")]
 pub use config::c_sources;
-pub use config::{rust_source, Config, PlanReport};
+pub use config::{rust_source, Config, GroupModel, GroupPlan, PlanReport};
 #[cfg(feature = "c")]
 pub use emit::c::COptions;
 #[cfg(feature = "c")]

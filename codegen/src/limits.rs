@@ -170,6 +170,20 @@ impl Limits {
         )
     }
 
+    /// Refuses a group's buffer (the shared arena, then every model's state and kept inputs and
+    /// outputs) larger than the target's largest object: it is one object in Rust and in C.
+    pub fn check_group_bytes(&self, bytes: u128) -> Result<()> {
+        self.check_bytes(
+            || {
+                "the size of the group's buffer (shared arena, states, kept tensors) in bytes"
+                    .into()
+            },
+            bytes,
+            u64::MAX,
+            "Config::max_arena_bytes or --max-arena-bytes",
+        )
+    }
+
     /// Compares `bytes` with the configured `limit` and with the target's largest object, naming
     /// whichever is lower when it is exceeded.
     fn check_bytes(

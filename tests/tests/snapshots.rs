@@ -161,3 +161,47 @@ fn c_build_files() {
         }
     });
 }
+
+/// A small group of two models sharing one arena (`Config::generate_group` and
+/// `generate_group_c`, what `tinyaot rust A B` and `tinyaot c A B` write): the stateful
+/// `svdf_int8`, its output kept out of the shared arena, and `sine_mlp`. Of the C, the group's
+/// files and each model's own `.h` and `.c`, and the names of the kernel files.
+#[test]
+fn group() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/models");
+    let members = [
+        tinyaot_codegen::GroupModel::new(models.join("svdf_int8.tflite"))
+            .name("Kws")
+            .prefix("kws")
+            .keep("output0"),
+        tinyaot_codegen::GroupModel::new(models.join("sine_mlp.tflite"))
+            .name("Cmd")
+            .prefix("cmd"),
+    ];
+    let config = tinyaot_codegen::Config::new();
+    settings().bind(|| {
+        let rust = config
+            .generate_group(&members)
+            .unwrap_or_else(|e| panic!("{e}"));
+        insta::assert_snapshot!("group_rust", rust);
+        let files = config
+            .generate_group_c(&members)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let own = ["models.h", "models.c", "kws.h", "kws.c", "cmd.h", "cmd.c"];
+        let mut text = String::new();
+        for name in own {
+            let (_, contents) = files
+                .iter()
+                .find(|(file, _)| file == name)
+                .unwrap_or_else(|| panic!("no {name} generated"));
+            let _ = writeln!(text, "==> {name} <==\n{contents}");
+        }
+        let others: Vec<&str> = files
+            .iter()
+            .map(|(file, _)| file.as_str())
+            .filter(|file| !own.contains(file))
+            .collect();
+        let _ = writeln!(text, "==> also generated: {} <==", others.join(" "));
+        insta::assert_snapshot!("group_c", text);
+    });
+}

@@ -1,5 +1,7 @@
 //! UI tests of `include_model!` (trybuild): every `tests/ui/*.rs` must fail to compile with exactly
 //! the message in the `.stderr` beside it, and every `tests/ui/pass/*.rs` must compile and run.
+//! `group_output_across_invoke.rs` is the borrow rule of a group of models sharing one arena
+//! (`tinyaot_tests::groups`): one model's output may not be held across the other's invoke.
 //!
 //! To accept changed messages: `TRYBUILD=overwrite cargo test -p tinyaot-tests --test ui`, then
 //! review the `.stderr` diffs — each must still read as something a user can act on. Expect one

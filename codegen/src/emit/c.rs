@@ -107,16 +107,31 @@ pub fn sources<'m>(
     calls: &[Call],
     options: &COptions,
 ) -> Result<Vec<(String, Source<'m>)>> {
+    sources_in(graph, layout, calls, options, None)
+}
+
+/// [`sources`] for a model of its own (`group` `None`), or for a model of the group whose prefix
+/// is `group` ([`super::c_group`]): its `.c` then addresses the group's arena, `<group>_arena`,
+/// instead of defining one of its own.
+pub(super) fn sources_in<'m>(
+    graph: &Graph<'m>,
+    layout: &Layout,
+    calls: &[Call],
+    options: &COptions,
+    group: Option<&str>,
+) -> Result<Vec<(String, Source<'m>)>> {
     c_data::check_prefix(&options.prefix)?;
     let prefix = options.prefix.as_str();
     let tera = templates()?;
 
     let used = used_kernels(layout, calls)?;
     let (module_headers, decls) = declarations(tera, prefix, graph, calls, &used)?;
+    let arena_name = format!("{}_arena", group.unwrap_or(prefix));
     let emitter = Emitter {
         graph,
         layout,
         prefix,
+        arena_name: &arena_name,
         decls,
         packed: RefCell::new(Vec::new()),
     };
@@ -135,6 +150,11 @@ pub fn sources<'m>(
     let kernel_files: Vec<String> = used.keys().map(|m| format!("{prefix}_{m}.c")).collect();
 
     let mut ctx = base_context(prefix, options, graph, layout, weights);
+    if let Some(group) = group {
+        ctx.insert("group", group);
+        ctx.insert("state_base", &layout.state_base);
+        ctx.insert("reset_code", &reset_code(&arena_name, layout));
+    }
     ctx.insert("inputs", &inputs);
     ctx.insert("outputs", &outputs);
     ctx.insert("io_all", &inputs.iter().chain(&outputs).collect::<Vec<_>>());
@@ -372,7 +392,10 @@ fn base_context(
     ctx.insert("state_bytes", &layout.state_bytes);
     ctx.insert("memory_bytes", &layout.memory_bytes());
     ctx.insert("state_flag", &!layout.state_starts_zeroed());
-    ctx.insert("reset_code", &reset_code(prefix, layout));
+    ctx.insert(
+        "reset_code",
+        &reset_code(&format!("{prefix}_arena"), layout),
+    );
     ctx.insert("weights_bytes", &weights);
     ctx.insert("num_inputs", &graph.inputs.len());
     ctx.insert("num_outputs", &graph.outputs.len());
@@ -380,8 +403,8 @@ fn base_context(
 }
 
 /// The body of `<prefix>_reset`: each run of the state region (after the arena in the model's
-/// buffer) set to its initial contents, by loops (the kernels' C uses no library calls).
-fn reset_code(prefix: &str, layout: &Layout) -> String {
+/// buffer, `arena`) set to its initial contents, by loops (the kernels' C uses no library calls).
+fn reset_code(arena: &str, layout: &Layout) -> String {
     use std::fmt::Write as _;
     let mut code = String::new();
     if layout.state_init.is_empty() {
@@ -389,13 +412,13 @@ fn reset_code(prefix: &str, layout: &Layout) -> String {
     }
     code.push_str("    size_t i;\n");
     for (k, (offset, init)) in layout.state_init.iter().enumerate() {
-        let start = layout.arena_bytes + offset;
+        let start = layout.state_base + offset;
         match init {
             super::StateInit::Fill(bytes, value) => {
                 let _ = writeln!(
                     code,
                     "    for (i = 0; i < {bytes}u; ++i) {{\n        \
-                     {prefix}_arena.bytes[{start}u + i] = {value}u;\n    }}"
+                     {arena}.bytes[{start}u + i] = {value}u;\n    }}"
                 );
             }
             super::StateInit::Bytes(bytes) => {
@@ -413,7 +436,7 @@ fn reset_code(prefix: &str, layout: &Layout) -> String {
                 let _ = writeln!(
                     code,
                     "\n        }};\n        for (i = 0; i < {}u; ++i) {{\n            \
-                     {prefix}_arena.bytes[{start}u + i] = init{k}[i];\n        }}\n    }}",
+                     {arena}.bytes[{start}u + i] = init{k}[i];\n        }}\n    }}",
                     bytes.len()
                 );
             }
@@ -446,6 +469,8 @@ struct Emitter<'g, 'm> {
     graph: &'g Graph<'m>,
     layout: &'g Layout,
     prefix: &'g str,
+    /// The arena's symbol: `<prefix>_arena`, or the group's.
+    arena_name: &'g str,
     decls: Decls,
     /// The generation-time constants of the kernel parameters, in the order met:
     /// (name, comment, element type, data).
@@ -461,7 +486,7 @@ struct PackedConst {
 
 impl Emitter<'_, '_> {
     fn arena(&self, offset: usize) -> String {
-        format!("{}_arena.bytes + {offset}", self.prefix)
+        format!("{}.bytes + {offset}", self.arena_name)
     }
 
     fn constant(&self, t: usize, member: &str, constants: &mut BTreeSet<usize>) -> String {

@@ -14,8 +14,11 @@ mod c_decl;
 #[cfg(feature = "c")]
 pub mod c_dir;
 #[cfg(feature = "c")]
+pub mod c_group;
+#[cfg(feature = "c")]
 mod c_params;
 pub mod files;
+pub mod group;
 pub mod rust;
 mod source;
 
@@ -44,6 +47,9 @@ pub struct Layout {
     pub arena_bytes: usize,
     /// Bytes of the state region (variable tensors).
     pub state_bytes: usize,
+    /// Where the state region starts in the model's buffer: `arena_bytes` for a model of its own;
+    /// for a model of a group, its own place after the shared arena ([`group`]).
+    pub state_base: usize,
     /// Per tensor index: its region, or `None` for constants and tensors nothing uses.
     pub regions: Vec<Option<Region>>,
     /// Arena offsets of kernel scratch memory, by `(operator, slot)`.
@@ -67,7 +73,7 @@ impl Layout {
     pub fn arena_offset(&self, t: usize) -> Result<usize> {
         match self.regions.get(t).copied().flatten() {
             Some(Region::Arena(offset)) => Ok(offset),
-            Some(Region::State(offset)) => Ok(self.arena_bytes + offset),
+            Some(Region::State(offset)) => Ok(self.state_base + offset),
             other => Err(Error::Internal {
                 detail: format!("tensor {t} was expected in the arena but is {other:?}"),
             }),
@@ -158,6 +164,7 @@ impl Layout {
         Layout {
             arena_bytes: plan.arena_bytes,
             state_bytes: plan.state_bytes,
+            state_base: plan.arena_bytes,
             regions,
             scratch,
             state_init: state_init(graph, plan),

@@ -46,6 +46,64 @@ pub fn source<'m>(
     calls: &[Call],
     options: &RustOptions,
 ) -> Result<Source<'m>> {
+    let model = model_code(graph, layout, calls, options, None)?;
+    let packed_bytes: usize = model.packed.iter().map(|p| p.data.len()).sum();
+    let mut out = Source::text(header(
+        graph,
+        layout,
+        options,
+        &model.constants,
+        packed_bytes,
+    ));
+    out.push_str(&model.code);
+    model.append_constants(&mut out, graph, &options.runtime_path);
+    Ok(out)
+}
+
+/// One model's generated code: its module (formatted), and the constants it refers to, which go
+/// to a sibling module appended after the code ([`ModelCode::append_constants`]).
+struct ModelCode {
+    code: String,
+    module: Ident,
+    constants: BTreeSet<usize>,
+    packed: Vec<PackedConst>,
+}
+
+impl ModelCode {
+    fn append_constants<'m>(&self, out: &mut Source<'m>, graph: &Graph<'m>, runtime_path: &str) {
+        append_constants(
+            out,
+            graph,
+            &self.module,
+            runtime_path,
+            &self.constants,
+            &self.packed,
+        );
+    }
+}
+
+/// How a model of a group ([`group_source`]) reaches the group's buffer: it is a handle borrowing
+/// the buffer (and its state flag) from the group's struct, not an owner.
+struct Membership<'a> {
+    /// Bytes of the group's buffer.
+    memory_bytes: usize,
+    /// The group's struct, for the documentation.
+    group: &'a str,
+    /// The model's accessor on the group.
+    accessor: &'a str,
+    /// What the model keeps out of the shared arena, for the documentation.
+    kept: &'a str,
+}
+
+/// The module of one model: a struct owning its buffer, or with `member`, a handle borrowing the
+/// group's.
+fn model_code(
+    graph: &Graph,
+    layout: &Layout,
+    calls: &[Call],
+    options: &RustOptions,
+    member: Option<&Membership>,
+) -> Result<ModelCode> {
     let emitter = Emitter {
         graph,
         layout,
@@ -86,7 +144,11 @@ pub fn source<'m>(
         quote! {}
     };
     let accessors = emitter.accessors()?;
-    let model_impl = emitter.model_impl(&name, &mut constants)?;
+    let ty = match member {
+        None => quote! { #name },
+        Some(_) => quote! { #name<'_> },
+    };
+    let model_impl = emitter.model_impl(&name, &ty, &mut constants)?;
     let constants_module = format_ident!("{}_constants", module);
 
     let rt = &emitter.rt;
@@ -97,8 +159,9 @@ pub fn source<'m>(
     // `new`: a nonzero byte in a `static` model would put its whole arena in flash as well.
     let state_flag = !layout.state_starts_zeroed();
     let reset_state = reset_statements(layout);
-    let (flag_field, flag_init, flag_check) = if state_flag {
-        (
+    let (flag_field, flag_init, flag_check) = match (state_flag, member) {
+        (false, _) => (quote! {}, quote! {}, quote! {}),
+        (true, None) => (
             quote! {
                 /// Whether the state holds its initial value or a later one (false at start-up).
                 state_ready: bool,
@@ -109,19 +172,31 @@ pub fn source<'m>(
                     self.reset();
                 }
             },
-        )
-    } else {
-        (quote! {}, quote! {}, quote! {})
+        ),
+        (true, Some(_)) => (
+            quote! {
+                /// Whether the state holds its initial value or a later one (the group's).
+                pub(super) state_ready: &'a mut bool,
+            },
+            quote! {},
+            quote! {
+                if !*self.state_ready {
+                    self.reset();
+                }
+            },
+        ),
     };
-    let set_flag = if state_flag {
-        quote! { self.state_ready = true; }
-    } else {
-        quote! {}
+    let set_flag = match (state_flag, member) {
+        (false, _) => quote! {},
+        (true, None) => quote! { self.state_ready = true; },
+        (true, Some(_)) => quote! { *self.state_ready = true; },
     };
     let reset_doc = if layout.state_bytes == 0 {
         " Restores the initial state; this model has none, so it does nothing."
     } else if state_flag {
         " Restores the initial state of the variable tensors (the first `invoke` does it itself)."
+    } else if member.is_some() {
+        " Restores the initial state of the variable tensors (zero, as after the group's `new`)."
     } else {
         " Restores the initial state of the variable tensors (zero, as after `new`)."
     };
@@ -138,6 +213,58 @@ pub fn source<'m>(
             String::new()
         }
     );
+    let (struct_def, constructors) = match member {
+        None => (
+            quote! {
+                #[doc = #struct_doc]
+                pub struct #name {
+                    /// The arena, then the state of the variable tensors.
+                    arena: rt::Arena<#memory_bytes>,
+                    #flag_field
+                }
+            },
+            quote! {
+                /// A model with a zeroed arena (its state, if any, takes its initial value on the
+                /// first `invoke`); `const`, so it can be a `static`.
+                pub const fn new() -> Self {
+                    #name { arena: rt::Arena::new() #flag_init }
+                }
+            },
+        ),
+        Some(m) => {
+            let group_bytes = lit(m.memory_bytes);
+            let doc = doc_lines(&format!(
+                "{struct_doc}\n\nBorrowed from the group `{group}` (`{accessor}()`), whose \
+                 shared arena it runs in: invoking it overwrites what every other model of the \
+                 group left in that arena, their inputs and outputs included, except what they \
+                 keep. Its state is its own. {kept}",
+                group = m.group,
+                accessor = m.accessor,
+                kept = m.kept,
+            ));
+            (
+                quote! {
+                    #doc
+                    pub struct #name<'a> {
+                        /// The group's buffer: the shared arena, then every model's own memory.
+                        pub(super) arena: &'a mut rt::Arena<#group_bytes>,
+                        #flag_field
+                    }
+                },
+                quote! {},
+            )
+        }
+    };
+    let default_impl = match member {
+        None => quote! {
+            impl Default for #name {
+                fn default() -> Self {
+                    Self::new()
+                }
+            }
+        },
+        Some(_) => quote! {},
+    };
     let code = quote! {
         #[doc(hidden)]
         #[allow(clippy::all, clippy::pedantic, dead_code, non_upper_case_globals, unused_imports)]
@@ -145,14 +272,9 @@ pub fn source<'m>(
             use #rt as rt;
             use super::#constants_module as constants;
 
-            #[doc = #struct_doc]
-            pub struct #name {
-                /// The arena, then the state of the variable tensors.
-                arena: rt::Arena<#memory_bytes>,
-                #flag_field
-            }
+            #struct_def
 
-            impl #name {
+            impl #ty {
                 /// Bytes of the activation arena.
                 pub const ARENA_BYTES: usize = #arena_bytes;
                 /// Bytes of the state of variable tensors.
@@ -162,11 +284,7 @@ pub fn source<'m>(
                 /// Number of outputs.
                 pub const OUTPUTS: usize = #n_outputs;
 
-                /// A model with a zeroed arena (its state, if any, takes its initial value on the
-                /// first `invoke`); `const`, so it can be a `static`.
-                pub const fn new() -> Self {
-                    #name { arena: rt::Arena::new() #flag_init }
-                }
+                #constructors
 
                 #[doc = #reset_doc]
                 pub fn reset(&mut self) {
@@ -190,11 +308,7 @@ pub fn source<'m>(
                 }
             }
 
-            impl Default for #name {
-                fn default() -> Self {
-                    Self::new()
-                }
-            }
+            #default_impl
 
             #model_impl
 
@@ -205,20 +319,238 @@ pub fn source<'m>(
     let file: syn::File = syn::parse2(code).map_err(|e| Error::Internal {
         detail: format!("generated Rust does not parse: {e}"),
     })?;
-    let packed = emitter.packed.into_inner();
-    let packed_bytes: usize = packed.iter().map(|p| p.data.len()).sum();
-    let mut out = Source::text(header(graph, layout, options, &constants, packed_bytes));
-    out.push_str(&plain_step_comments(&prettyplease::unparse(&file)));
-    let runtime_path = &options.runtime_path;
-    append_constants(&mut out, graph, &module, runtime_path, &constants, &packed);
+    Ok(ModelCode {
+        code: plain_step_comments(&prettyplease::unparse(&file)),
+        module,
+        constants,
+        packed: emitter.packed.into_inner(),
+    })
+}
+
+/// One model of a group, for [`group_source`].
+pub struct RustMember<'g, 'm> {
+    /// The model.
+    pub graph: &'g Graph<'m>,
+    /// Its lowered calls.
+    pub calls: &'g [Call],
+    /// Its handle's name (`options.name`; its accessor on the group is that in snake case), the
+    /// runtime path and its file name.
+    pub options: RustOptions,
+    /// What it keeps out of the shared arena, as declared (`output0`, `inputs`, …).
+    pub keep: Vec<String>,
+}
+
+/// The accessor of a model named `name` on its group: `Kws` → `kws()`.
+pub fn accessor_name(name: &str) -> String {
+    snake_case(name)
+}
+
+/// Renders a group of models, run one after another in one buffer laid out as `group` says, as
+/// one Rust source file: a struct `group_name` owning the buffer, with an accessor per model
+/// returning a handle with a single model's API.
+pub fn group_source<'m>(
+    group_name: &str,
+    runtime_path: &str,
+    members: &[RustMember<'_, 'm>],
+    group: &super::group::GroupLayout,
+) -> Result<Source<'m>> {
+    let rt = parse_tokens(runtime_path, "runtime path")?;
+    let group_ident = ident(group_name)?;
+    // No model's module (`__tinyaot_<snake case>`) is named so: `Config` refuses such names.
+    let group_module = format_ident!("__tinyaot_group_{}", snake_case(group_name));
+    let mut codes = Vec::new();
+    let mut fields = Vec::new();
+    let mut inits = Vec::new();
+    let mut methods = Vec::new();
+    let mut resets = Vec::new();
+    let mut summary = String::new();
+    for (member, place) in members.iter().zip(&group.members) {
+        let name = ident(&member.options.name)?;
+        let accessor_text = accessor_name(&member.options.name);
+        let accessor = syn::parse_str::<Ident>(&accessor_text).map_err(|_| Error::Config {
+            detail: format!(
+                "model `{}`: its accessor `{accessor_text}` is not a Rust identifier; choose \
+                 another name",
+                member.options.name
+            ),
+        })?;
+        let kept = if member.keep.is_empty() {
+            "It keeps nothing out of the shared arena.".to_string()
+        } else {
+            format!(
+                "It keeps {} out of the shared arena: {} the other models' invokes.",
+                member.keep.join(", "),
+                if member.keep.len() == 1 {
+                    "that survives"
+                } else {
+                    "those survive"
+                }
+            )
+        };
+        let membership = Membership {
+            memory_bytes: group.memory_bytes,
+            group: group_name,
+            accessor: &accessor_text,
+            kept: &kept,
+        };
+        let code = model_code(
+            member.graph,
+            &place.layout,
+            member.calls,
+            &member.options,
+            Some(&membership),
+        )?;
+        let packed_bytes: usize = code.packed.iter().map(|p| p.data.len()).sum();
+        let _ = writeln!(
+            summary,
+            "// `{}` (`{}`): {} operators; arena {} bytes; state {} bytes; kept {} bytes; \
+             constants {} bytes.",
+            member.options.name,
+            member.options.source_name,
+            member.graph.operators.len(),
+            place.layout.arena_bytes,
+            place.layout.state_bytes,
+            place.kept_bytes,
+            super::constant_bytes(member.graph, &code.constants) + packed_bytes
+        );
+        let doc = doc_lines(&format!(
+            "Model `{}` (from `{}`), borrowing the group: invoking it overwrites the shared \
+             arena. The borrow checker keeps a reference into one model's inputs or outputs \
+             from living across another model's invoke.",
+            member.options.name, member.options.source_name
+        ));
+        let has_flag = !place.layout.state_starts_zeroed();
+        let flag = format_ident!("{}_state_ready", accessor_text);
+        if has_flag {
+            let flag_doc = format!(
+                " Whether `{}`'s state holds its initial value or a later one.",
+                member.options.name
+            );
+            fields.push(quote! { #[doc = #flag_doc] #flag: bool, });
+            inits.push(quote! { , #flag: false });
+            methods.push(quote! {
+                #doc
+                pub fn #accessor(&mut self) -> super::#name<'_> {
+                    super::#name { arena: &mut self.memory, state_ready: &mut self.#flag }
+                }
+            });
+        } else {
+            methods.push(quote! {
+                #doc
+                pub fn #accessor(&mut self) -> super::#name<'_> {
+                    super::#name { arena: &mut self.memory }
+                }
+            });
+        }
+        resets.push(quote! { self.#accessor().reset(); });
+        codes.push(code);
+    }
+    let shared = lit(group.shared_bytes);
+    let memory = lit(group.memory_bytes);
+    let group_doc = doc_lines(&format!(
+        "{} models that run one after another in one buffer: a shared arena of {} bytes (the \
+         largest of their arenas), then each model's own state and kept inputs and outputs ({} \
+         bytes in all). Each accessor borrows the group and returns the model's handle.",
+        members.len(),
+        group.shared_bytes,
+        group.memory_bytes
+    ));
+    let code = quote! {
+        #[doc(hidden)]
+        #[allow(clippy::all, clippy::pedantic, dead_code, non_upper_case_globals, unused_imports)]
+        pub mod #group_module {
+            use #rt as rt;
+
+            #group_doc
+            pub struct #group_ident {
+                /// The shared arena, then each model's state and kept inputs and outputs.
+                memory: rt::Arena<#memory>,
+                #(#fields)*
+            }
+
+            impl #group_ident {
+                /// Bytes of the shared arena: the largest of the models' arenas, 16-byte aligned.
+                pub const SHARED_BYTES: usize = #shared;
+                /// Bytes of the whole buffer: the shared arena, then each model's own memory.
+                pub const MEMORY_BYTES: usize = #memory;
+
+                /// The group with a zeroed buffer (each model's state, if any, takes its initial
+                /// value on its first `invoke`); `const`, so it can be a `static`.
+                pub const fn new() -> Self {
+                    #group_ident { memory: rt::Arena::new() #(#inits)* }
+                }
+
+                #(#methods)*
+
+                /// Restores every model's initial state.
+                pub fn reset(&mut self) {
+                    #(#resets)*
+                }
+            }
+
+            impl Default for #group_ident {
+                fn default() -> Self {
+                    Self::new()
+                }
+            }
+        }
+        pub use #group_module::#group_ident;
+    };
+    let file: syn::File = syn::parse2(code).map_err(|e| Error::Internal {
+        detail: format!("generated Rust does not parse: {e}"),
+    })?;
+    let sources: Vec<String> = members
+        .iter()
+        .map(|m| format!("`{}`", m.options.source_name))
+        .collect();
+    let mut out = Source::text(format!(
+        "// @generated by tinyaot {} from {}. Do not edit: regenerate instead.\n\
+         // Group `{group_name}`: {} models run one after another in one buffer of {} bytes: a \
+         shared arena of {} bytes, then each model's state and kept inputs and outputs.\n\
+         {summary}\n",
+        env!("CARGO_PKG_VERSION"),
+        sources.join(", "),
+        members.len(),
+        group.memory_bytes,
+        group.shared_bytes,
+    ));
+    out.push_str(&prettyplease::unparse(&file));
+    for code in &codes {
+        out.push_str("\n");
+        out.push_str(&code.code);
+    }
+    for (code, member) in codes.iter().zip(members) {
+        code.append_constants(&mut out, member.graph, runtime_path);
+    }
     Ok(out)
+}
+
+/// `text` as doc attributes of at most about 90 columns each, paragraphs (split by a blank line)
+/// apart: one long `#[doc]` would be one long line of generated code.
+fn doc_lines(text: &str) -> TokenStream {
+    let mut lines: Vec<String> = Vec::new();
+    for (i, paragraph) in text.split("\n\n").enumerate() {
+        if i > 0 {
+            lines.push(String::new());
+        }
+        let mut line = String::new();
+        for word in paragraph.split_whitespace() {
+            if !line.is_empty() && line.len() + word.len() > 90 {
+                lines.push(std::mem::take(&mut line));
+            }
+            line.push(' ');
+            line.push_str(word);
+        }
+        lines.push(line);
+    }
+    quote! { #(#[doc = #lines])* }
 }
 
 /// The statements of `reset`: each run of the state region set to its initial contents.
 fn reset_statements(layout: &Layout) -> TokenStream {
     let mut statements = Vec::new();
     for (offset, init) in &layout.state_init {
-        let start = layout.arena_bytes + offset;
+        let start = layout.state_base + offset;
         match init {
             StateInit::Fill(bytes, value) => {
                 let (start, end, value) =
@@ -574,7 +906,12 @@ impl Emitter<'_, '_> {
         Ok(quote! { #(#items)* })
     }
 
-    fn model_impl(&self, name: &Ident, constants: &mut BTreeSet<usize>) -> Result<TokenStream> {
+    fn model_impl(
+        &self,
+        name: &Ident,
+        ty: &TokenStream,
+        constants: &mut BTreeSet<usize>,
+    ) -> Result<TokenStream> {
         let (inputs, outputs) = io_tensors(self.graph);
         let mut input_arms = Vec::new();
         for (i, io) in inputs.iter().enumerate() {
@@ -595,7 +932,7 @@ impl Emitter<'_, '_> {
             }
         }
         Ok(quote! {
-            impl rt::Model for #name {
+            impl rt::Model for #ty {
                 const ARENA_BYTES: usize = #name::ARENA_BYTES;
                 const INPUTS: usize = #name::INPUTS;
                 const OUTPUTS: usize = #name::OUTPUTS;

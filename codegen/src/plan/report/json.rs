@@ -94,7 +94,7 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
 }
 
 /// `s` as a JSON string literal (RFC 8259: quote, backslash and control characters escaped).
-fn string(s: &str) -> String {
+pub(crate) fn string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

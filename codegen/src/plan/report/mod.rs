@@ -8,7 +8,7 @@
 //! the last operator of the graph: they must survive the whole invocation), or -1 when no operator
 //! does (a graph input nothing reads).
 
-mod json;
+pub(crate) mod json;
 mod svg;
 mod text;
 
