@@ -1,10 +1,11 @@
 """Tests of the installed `tinyaot` package: the API and the console command.
 
 Runs from the repository checkout against the installed wheel, with plain asserts: under pytest
-(`python -m pytest python/tests`) or alone (`python python/tests/test_tinyaot.py`). The API is
-exercised on the bundled DS-CNN fixture and, when TensorFlow imports, on a small Keras model
-converted here; every result is compared with what the `tinyaot` command writes for the same
-model, byte for byte.
+(`python -m pytest python/tests`, from the repository's root: in python/, the source package
+would shadow the installed one) or alone (`python python/tests/test_tinyaot.py`, from anywhere).
+The API is exercised on the bundled DS-CNN fixture and, when TensorFlow imports, on a small Keras
+model converted here; every result is compared with what the `tinyaot` command writes for the
+same model, byte for byte.
 """
 
 from __future__ import annotations
@@ -247,12 +248,15 @@ def test_console_command() -> None:
         assert done.returncode == 0, done.stderr
         assert done.stderr.startswith("wrote "), done.stderr
         assert read_dir(out) == tinyaot.generate_c(FIXTURE, prefix="ds_cnn")
-        # `python -m tinyaot` and tinyaot.run are the same command line.
+        # `python -m tinyaot` and tinyaot.run are the same command line. Run away from the
+        # checkout, whose python/tinyaot (without the extension module) would shadow the
+        # installed package when it is the working directory.
         module = subprocess.run(
             [sys.executable, "-m", "tinyaot", "plan", str(FIXTURE), "--format", "json"],
             capture_output=True,
             text=True,
             check=False,
+            cwd=tmp,
         )
         assert module.returncode == 0, module.stderr
         assert json.loads(module.stdout) == tinyaot.plan(FIXTURE)

@@ -21,5 +21,4 @@ def main() -> NoReturn:
     # The process is the command's: SIGINT and SIGTERM remove a write's staging files, then kill
     # it, exactly as they do the binary.
     _native.install_signal_handlers()
-    sys.stdout.flush()
     sys.exit(_native.run(args))
