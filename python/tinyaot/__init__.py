@@ -1,0 +1,112 @@
+"""Compile TensorFlow Lite models ahead of time into static C or Rust inference code.
+
+tinyaot reads a ``.tflite`` model, plans its activation memory offline and generates self-contained
+C99 or Rust: a static arena, constant weights and parameters, and a straight-line sequence of
+kernel calls, bit-exact with TensorFlow Lite Micro. This package is the compiler itself (written
+in Rust), with no Python dependencies::
+
+    import tensorflow as tf, tinyaot
+    model = tf.lite.TFLiteConverter.from_keras_model(keras_model).convert()
+    files = tinyaot.generate_c(model, prefix="net")   # {"net.h": "...", "net.c": "...", ...}
+    print(tinyaot.plan(model)["arena_bytes"])
+
+Every function takes the model as ``bytes`` (a converter's output, or a file read whole) or as
+the path of a ``.tflite`` file (``str`` or ``os.PathLike``). A model tinyaot does not compile, or a
+file that cannot be read, raises :class:`Error` with the message the ``tinyaot`` command prints
+after ``error:``. The ``tinyaot`` command itself is installed with the package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Optional, Sequence, Union
+
+from . import _native
+from ._native import Error
+
+__all__ = ["Error", "Model", "generate_c", "generate_rust", "plan", "run", "__version__"]
+
+__version__: str = _native.__version__
+
+#: A model: its bytes (``bytes``, ``bytearray`` or ``memoryview``), or the path of a ``.tflite``
+#: file.
+Model = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
+
+
+def _native_model(model: Model) -> Union[bytes, str]:
+    """The model as the extension module takes it: ``bytes``, or a path as ``str``."""
+    if isinstance(model, bytes):
+        return model
+    if isinstance(model, (bytearray, memoryview)):
+        # Copied: the compiler reads the model with the GIL released, and a mutable buffer could
+        # change under it.
+        return bytes(model)
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        return os.fsdecode(path) if isinstance(path, bytes) else path
+    raise TypeError(
+        "model must be bytes (the .tflite contents) or a path (str or os.PathLike), not "
+        + type(model).__name__
+    )
+
+
+def generate_c(model: Model, prefix: str = "net") -> Dict[str, str]:
+    """Generate the self-contained C99 sources of ``model``, what ``tinyaot c`` writes.
+
+    Returns a dict from file name to contents, in this order: ``<prefix>.h`` (the API:
+    ``<prefix>_invoke``, ``<prefix>_input``, ``<prefix>_output``, the sizes and quantization as
+    macros), ``<prefix>.c``, ``<prefix>_kernels.h``, then one ``.c`` file per kernel family the
+    model uses. Write them to a directory and ``cc -std=c99 DIR/*.c main.c`` builds: no malloc,
+    stdio or libm.
+
+    :param model: the model's bytes, or the path of a ``.tflite`` file.
+    :param prefix: the C prefix of every file and name (``net`` gives ``net.h``, ``net_invoke``,
+        ``NET_ARENA_BYTES``).
+    :raises Error: the model is refused (unsupported operator, invalid file, ...), the prefix is
+        not a C identifier, or the file cannot be read.
+    """
+    return dict(_native.generate_c(_native_model(model), prefix))
+
+
+def generate_rust(model: Model, name: Optional[str] = None) -> str:
+    """Generate the Rust module of ``model``, what ``tinyaot rust`` writes.
+
+    The module defines ``pub struct <name>`` with ``const fn new()``, ``invoke()``, typed
+    accessors for the inputs and outputs, and an implementation of ``tinyaot::Model``; it needs the
+    ``tinyaot`` runtime crate.
+
+    :param model: the model's bytes, or the path of a ``.tflite`` file.
+    :param name: the struct's name. By default, the file stem in CamelCase for a path
+        (``person_detect.tflite`` gives ``PersonDetect``), and ``Net`` for bytes.
+    :raises Error: the model is refused, the name is not a Rust identifier, or the file cannot be
+        read.
+    """
+    return _native.generate_rust(_native_model(model), name)
+
+
+def plan(model: Model) -> Dict[str, Any]:
+    """The memory plan of ``model``: the JSON of ``tinyaot plan --format json``, decoded.
+
+    Its keys include ``arena_bytes`` (the activation arena the generated code declares),
+    ``lower_bound_bytes`` (the liveness lower bound), ``state_bytes`` (variable tensors),
+    ``num_ops``, ``tensors`` (each planned tensor's offset, size, region and first and last
+    operator) and ``aliases``. A model that loads but does not compile is still planned, without
+    kernel scratch memory.
+
+    :param model: the model's bytes, or the path of a ``.tflite`` file.
+    :raises Error: the model cannot be loaded or planned, or the file cannot be read.
+    """
+    result: Dict[str, Any] = json.loads(_native.plan_json(_native_model(model)))
+    return result
+
+
+def run(args: Sequence[str]) -> int:
+    """Run the ``tinyaot`` command line on ``args`` in this process; return its exit status.
+
+    ``run(["c", "net.tflite", "-o", "out"])`` is ``tinyaot c net.tflite -o out``: 0 on success,
+    1 when the model is refused or a file cannot be written, 2 on a usage error. It writes to the
+    process's standard output and error (file descriptors 1 and 2), which a notebook shows in its
+    server's log rather than in the cell: there, prefer the functions above.
+    """
+    return int(_native.run([str(arg) for arg in args]))

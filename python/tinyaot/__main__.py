@@ -1,0 +1,5 @@
+"""``python -m tinyaot``: the ``tinyaot`` command."""
+
+from ._cli import main
+
+main()
