@@ -17,7 +17,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tinyaot_codegen::config::{c_outputs_with_limits, file_stem, read_model};
 use tinyaot_codegen::emit::c::COptions;
-use tinyaot_codegen::{Config, Limits};
+use tinyaot_codegen::emit::c_build::lay_out;
+use tinyaot_codegen::{CLayout, Config, Limits};
 
 create_exception!(
     tinyaot,
@@ -83,16 +84,29 @@ fn from_path<T>(
     })
 }
 
-/// The C sources of `model` with C prefix `prefix`, as `(file name, contents)` pairs in the order
-/// `tinyaot c` writes them: `<prefix>.h`, `<prefix>.c`, `<prefix>_kernels.h`, the kernel files.
+/// The C files of `model` with C prefix `prefix`, as `(file name, contents)` pairs in the order
+/// `tinyaot c --layout LAYOUT` writes them: `<prefix>.h`, `<prefix>.c`, `<prefix>_kernels.h`, the
+/// kernel files (under `src/` for Arduino), then the layout's build files.
 #[pyfunction]
-fn generate_c(model: &Bound<'_, PyAny>, prefix: String) -> PyResult<Vec<(String, String)>> {
+#[pyo3(signature = (model, prefix, layout="cmake"))]
+fn generate_c(
+    model: &Bound<'_, PyAny>,
+    prefix: String,
+    layout: &str,
+) -> PyResult<Vec<(String, String)>> {
+    let layout = CLayout::from_name(layout).ok_or_else(|| {
+        Error::new_err(format!(
+            "`layout={layout}`: expected one of {}",
+            CLayout::NAMES.join(", ")
+        ))
+    })?;
     with_model(model, |m| {
         let options = COptions {
             prefix,
             source_name: m.file_name.to_string(),
         };
         let files = c_outputs_with_limits(m.bytes, &options, &Limits::default())?;
+        let files = lay_out(layout, &options, files)?;
         Ok(files
             .into_iter()
             .map(|(name, source)| (name, source.into_string()))

@@ -51,22 +51,26 @@ def _native_model(model: Model) -> Union[bytes, str]:
     )
 
 
-def generate_c(model: Model, prefix: str = "net") -> Dict[str, str]:
+def generate_c(model: Model, prefix: str = "net", layout: str = "cmake") -> Dict[str, str]:
     """Generate the self-contained C99 sources of ``model``, what ``tinyaot c`` writes.
 
     Returns a dict from file name to contents, in this order: ``<prefix>.h`` (the API:
     ``<prefix>_invoke``, ``<prefix>_input``, ``<prefix>_output``, the sizes and quantization as
     macros), ``<prefix>.c``, ``<prefix>_kernels.h``, then one ``.c`` file per kernel family the
-    model uses. Write them to a directory and ``cc -std=c99 DIR/*.c main.c`` builds: no malloc,
-    stdio or libm.
+    model uses, then the build files of ``layout`` (names are relative paths: the Arduino layout
+    puts the sources under ``src/``). Write them to a directory and ``cc -std=c99 DIR/*.c
+    main.c`` builds: no malloc, stdio or libm.
 
     :param model: the model's bytes, or the path of a ``.tflite`` file.
     :param prefix: the C prefix of every file and name (``net`` gives ``net.h``, ``net_invoke``,
         ``NET_ARENA_BYTES``).
+    :param layout: the build system's files written beside the sources, as ``tinyaot c
+        --layout``: ``"cmake"`` (``CMakeLists.txt`` and ``<prefix>.tinyaot.cmake``: a static
+        library for ``add_subdirectory``), ``"arduino"``, ``"zephyr"`` or ``"esp-idf"``.
     :raises Error: the model is refused (unsupported operator, invalid file, ...), the prefix is
-        not a C identifier, or the file cannot be read.
+        not a C identifier, the layout is unknown, or the file cannot be read.
     """
-    return dict(_native.generate_c(_native_model(model), prefix))
+    return dict(_native.generate_c(_native_model(model), prefix, layout))
 
 
 def generate_rust(model: Model, name: Optional[str] = None) -> str:
