@@ -385,32 +385,16 @@ impl Config {
     pub fn generate_group(&self, models: &[GroupModel]) -> Result<String> {
         let bytes = read_group(models)?;
         let group = self.rust_group_name();
-        let mut compiled = Vec::new();
-        for (model, bytes) in models.iter().zip(&bytes) {
-            let name = model.rust_name()?;
-            let named = |e| in_model(&name, e);
-            let (graph, calls, plan) = lower_and_plan(bytes, &self.limits).map_err(named)?;
-            let keep = kept_tensors(&graph, &model.keep, &name)?;
-            compiled.push((name, graph, calls, plan, keep));
-        }
-        check_names(
-            &group,
-            models,
-            &compiled.iter().map(|c| c.0.clone()).collect::<Vec<_>>(),
-            true,
-        )?;
-        let layout = crate::emit::group::layout(
-            compiled
-                .iter()
-                .map(|(_, graph, _, plan, keep)| (Layout::from_plan(graph, plan), keep.clone()))
-                .collect(),
-            &self.limits,
-        )?;
+        let names = models
+            .iter()
+            .map(GroupModel::rust_name)
+            .collect::<Result<Vec<_>>>()?;
+        let (compiled, layout) = self.compile_members(models, &bytes, names, &group, true)?;
         let members: Vec<_> = compiled
             .iter()
             .zip(models)
             .map(
-                |((name, graph, calls, _, _), model)| crate::emit::rust::RustMember {
+                |((name, graph, calls), model)| crate::emit::rust::RustMember {
                     graph,
                     calls,
                     options: RustOptions {
@@ -493,28 +477,17 @@ impl Config {
         bytes: &'m [Vec<u8>],
     ) -> Result<(CFiles<'m>, Vec<String>)> {
         let group = self.c_group_name();
-        let mut compiled = Vec::new();
-        for (model, bytes) in models.iter().zip(bytes) {
-            let prefix = model.c_prefix()?;
-            let named = |e| in_model(&prefix, e);
-            let (graph, calls, plan) = lower_and_plan(bytes, &self.limits).map_err(named)?;
-            let keep = kept_tensors(&graph, &model.keep, &prefix)?;
-            compiled.push((prefix, graph, calls, plan, keep));
-        }
-        let prefixes: Vec<String> = compiled.iter().map(|c| c.0.clone()).collect();
-        check_names(&group, models, &prefixes, false)?;
-        let layout = crate::emit::group::layout(
-            compiled
-                .iter()
-                .map(|(_, graph, _, plan, keep)| (Layout::from_plan(graph, plan), keep.clone()))
-                .collect(),
-            &self.limits,
-        )?;
+        let prefixes = models
+            .iter()
+            .map(GroupModel::c_prefix)
+            .collect::<Result<Vec<_>>>()?;
+        let (compiled, layout) =
+            self.compile_members(models, bytes, prefixes.clone(), &group, false)?;
         let members: Vec<_> = compiled
             .iter()
             .zip(models)
             .map(
-                |((prefix, graph, calls, _, _), model)| crate::emit::c_group::CMember {
+                |((prefix, graph, calls), model)| crate::emit::c_group::CMember {
                     graph,
                     calls,
                     options: COptions {
@@ -526,6 +499,35 @@ impl Config {
             .collect();
         let files = crate::emit::c_group::group_sources(&group, &members, &layout)?;
         Ok((files, prefixes))
+    }
+
+    /// Lowers and plans each model of a group (named by `names`: Rust names or C prefixes, as
+    /// `rust` says), checks the names, and lays out the group's buffer.
+    #[allow(clippy::type_complexity)]
+    fn compile_members<'m>(
+        &self,
+        models: &[GroupModel],
+        bytes: &'m [Vec<u8>],
+        names: Vec<String>,
+        group: &str,
+        rust: bool,
+    ) -> Result<(
+        Vec<(String, Graph<'m>, Vec<crate::lower::Call>)>,
+        crate::emit::group::GroupLayout,
+    )> {
+        let mut compiled = Vec::new();
+        let mut layouts = Vec::new();
+        for ((model, bytes), name) in models.iter().zip(bytes).zip(names) {
+            let named = |e| in_model(&name, e);
+            let (graph, calls, plan) = lower_and_plan(bytes, &self.limits).map_err(named)?;
+            let keep = kept_tensors(&graph, &model.keep, &name)?;
+            layouts.push((Layout::from_plan(&graph, &plan), keep));
+            compiled.push((name, graph, calls));
+        }
+        let names: Vec<String> = compiled.iter().map(|c| c.0.clone()).collect();
+        check_names(group, models, &names, rust)?;
+        let layout = crate::emit::group::layout(layouts, &self.limits)?;
+        Ok((compiled, layout))
     }
 
     fn rust_group_name(&self) -> String {

@@ -21,41 +21,9 @@ use tinyaot_test_support::{self as support, compare, load_cases, Tensor};
 use tinyaot_tests::models::ENTRIES;
 use tinyaot_tests::{DynModel, Outcome as RustOutcome};
 
-/// Host flags: the C the README promises (C99, `<stddef.h>` and `<stdint.h>` only), with every
-/// warning an error.
-const HOST_FLAGS: &[&str] = &[
-    "-std=c99",
-    "-Wall",
-    "-Wextra",
-    "-Wpedantic",
-    "-Werror",
-    "-O2",
-];
-
-/// Cortex-M4 flags (hard float), every warning an error.
-const ARM_FLAGS: &[&str] = &[
-    "-mcpu=cortex-m4",
-    "-mthumb",
-    "-mfloat-abi=hard",
-    "-mfpu=fpv4-sp-d16",
-    "-std=c99",
-    "-Wall",
-    "-Wextra",
-    "-Wpedantic",
-    "-Werror",
-    "-O2",
-];
-
-const ARM_CC: &str = "arm-none-eabi-gcc";
-
-fn arm_compiler_available() -> bool {
-    Command::new(ARM_CC)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
+use support::{
+    arm_compiler_available, ARM_CC, ARM_C_FLAGS as ARM_FLAGS, HOST_C_FLAGS as HOST_FLAGS,
+};
 
 /// A fresh scratch directory for test `name` of this run, under the target directory when Cargo
 /// says where it is (the tests of this file run in parallel in one process).

@@ -181,14 +181,7 @@ fn run_c(dir: &Path, keep: bool) -> Vec<Vec<Vec<u8>>> {
     }
     let exe = dir.join("driver");
     let output = Command::new("cc")
-        .args([
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-Wpedantic",
-            "-Werror",
-            "-O2",
-        ])
+        .args(support::HOST_C_FLAGS)
         .arg("-I")
         .arg(dir)
         .args(&sources)
@@ -260,11 +253,7 @@ fn run_c(dir: &Path, keep: bool) -> Vec<Vec<Vec<u8>>> {
 /// Compiles the group's sources for a Cortex-M4 (hard float), every warning an error, when
 /// `arm-none-eabi-gcc` is installed (`.ci/run` installs it); says so loudly when it is not.
 fn cross_compile(dir: &Path, sources: &[PathBuf]) {
-    let available = Command::new("arm-none-eabi-gcc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
+    if !support::arm_compiler_available() {
         let _ = writeln!(
             std::io::stderr(),
             "WARNING: arm-none-eabi-gcc is not installed: the group's Cortex-M4 build is SKIPPED"
@@ -272,20 +261,9 @@ fn cross_compile(dir: &Path, sources: &[PathBuf]) {
         return;
     }
     for source in sources {
-        let output = Command::new("arm-none-eabi-gcc")
-            .args([
-                "-mcpu=cortex-m4",
-                "-mthumb",
-                "-mfloat-abi=hard",
-                "-mfpu=fpv4-sp-d16",
-                "-std=c99",
-                "-Wall",
-                "-Wextra",
-                "-Wpedantic",
-                "-Werror",
-                "-O2",
-                "-c",
-            ])
+        let output = Command::new(support::ARM_CC)
+            .args(support::ARM_C_FLAGS)
+            .arg("-c")
             .arg("-I")
             .arg(dir)
             .arg(source)

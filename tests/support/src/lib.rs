@@ -18,6 +18,45 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+/// Host C compiler flags of the C tests: the C the README promises (C99, `<stddef.h>` and
+/// `<stdint.h>` only), with every warning an error.
+pub const HOST_C_FLAGS: &[&str] = &[
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Wpedantic",
+    "-Werror",
+    "-O2",
+];
+
+/// The cross compiler of the C tests' Cortex-M4 builds.
+pub const ARM_CC: &str = "arm-none-eabi-gcc";
+
+/// [`ARM_CC`]'s flags: Cortex-M4 with its FPU (hard float), every warning an error.
+pub const ARM_C_FLAGS: &[&str] = &[
+    "-mcpu=cortex-m4",
+    "-mthumb",
+    "-mfloat-abi=hard",
+    "-mfpu=fpv4-sp-d16",
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Wpedantic",
+    "-Werror",
+    "-O2",
+];
+
+/// Whether [`ARM_CC`] runs here (CI installs it; a machine without it skips the cross builds,
+/// saying so).
+pub fn arm_compiler_available() -> bool {
+    std::process::Command::new(ARM_CC)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// The environment variable that says where the shared reference data is.
 pub const SHARED_DIR_VAR: &str = "TINYAOT_SHARED_DIR";
 
