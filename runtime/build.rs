@@ -1,15 +1,58 @@
-//! Turns on the Cortex-M DSP-extension kernels (`cfg(tinyaot_dsp)`) for targets that always have
-//! the extension: ARMv7E-M (`thumbv7em-*`: Cortex-M4 and M7). Everywhere else, Miri included, the
-//! portable kernels compile; both compute the same bits.
+//! Turns on the Cortex-M DSP-extension kernels (`cfg(tinyaot_dsp)`) for targets that have the
+//! extension: ARMv7E-M (`thumbv7em-*`: Cortex-M4 and M7) always, and ARMv8-M Mainline
+//! (`thumbv8m.main-*`: Cortex-M33, M35P, M55, M85) when the build enables it, with
+//! `-C target-cpu=cortex-m33` (or another of those cores) or `-C target-feature=+dsp`: the
+//! extension is optional there, and its instructions (`smlad`, `sxtb16`, `ssat`, …) are the same
+//! as ARMv7E-M's. Everywhere else, ARMv6-M and Miri included, the portable kernels compile; both
+//! compute the same bits.
 //!
 //! A build script rather than `cfg(target_feature = "dsp")`: rustc does not expose that Arm
-//! feature to `cfg` on stable.
+//! feature to `cfg` on stable, so the flags are read from `CARGO_ENCODED_RUSTFLAGS`.
+
+/// The ARMv8-M Mainline cores whose every implementation has the DSP extension in LLVM's model
+/// (`-C target-cpu=` turns it on).
+const DSP_CPUS: &[&str] = &["cortex-m33", "cortex-m35p", "cortex-m55", "cortex-m85"];
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(tinyaot_dsp)");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     let target = std::env::var("TARGET").unwrap_or_default();
-    if target.starts_with("thumbv7em") {
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let dsp = target.starts_with("thumbv7em")
+        || (target.starts_with("thumbv8m.main")
+            && (features.split(',').any(|f| f == "dsp") || flags_enable_dsp(&flags)));
+    if dsp {
         println!("cargo:rustc-cfg=tinyaot_dsp");
     }
+}
+
+/// Whether the rustc flags (`CARGO_ENCODED_RUSTFLAGS`: separated by 0x1f) enable the feature, or
+/// else name a core that has it: an explicit `+dsp`/`-dsp` (the last one) overrides the core's
+/// default, as in rustc.
+fn flags_enable_dsp(encoded: &str) -> bool {
+    let flags: Vec<&str> = encoded.split('\x1f').collect();
+    let (mut cpu, mut feature) = (false, None);
+    let mut i = 0;
+    while i < flags.len() {
+        // `-C name=value`, `-Cname=value` or `--codegen name=value`.
+        let (option, step) = match flags[i] {
+            "-C" | "--codegen" => (flags.get(i + 1).copied().unwrap_or(""), 2),
+            flag => (flag.strip_prefix("-C").unwrap_or(""), 1),
+        };
+        if let Some(name) = option.strip_prefix("target-cpu=") {
+            cpu = DSP_CPUS.contains(&name);
+        } else if let Some(list) = option.strip_prefix("target-feature=") {
+            for item in list.split(',') {
+                match item {
+                    "+dsp" => feature = Some(true),
+                    "-dsp" => feature = Some(false),
+                    _ => {}
+                }
+            }
+        }
+        i += step;
+    }
+    feature.unwrap_or(cpu)
 }

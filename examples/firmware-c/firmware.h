@@ -1,4 +1,5 @@
-/* Shared declarations of the C firmware: semihosting output and exit, and the SysTick handler. */
+/* Shared declarations of the C firmware: semihosting output and exit, and the core's clock, spin
+ * loop and stack pointer (inline, from the architecture's header: cortex_m.h or rv32.h). */
 #ifndef TINYAOT_FIRMWARE_H
 #define TINYAOT_FIRMWARE_H
 
@@ -13,10 +14,20 @@ void out_str(const char *s);
 void out_u64(uint64_t value);
 /* Leaves QEMU: exit status 0 when `success`, 1 otherwise (semihosting SYS_EXIT). */
 void semihosting_exit(int success);
-/* Counts SysTick wraps (see main.c). */
-void systick_handler(void);
+/* One semihosting call: `operation` with its argument (cortex_m.c, rv32.c). */
+int semihost_call(int operation, const void *argument);
+/* Starts the clock that clock_now() reads (cortex_m.c: SysTick; rv32.c: nothing to do). */
+void clock_start(void);
 /* The operator hooks of `cargo xtask mcu --profile` (main.c, with -DTINYAOT_MCU_PROFILE). */
 void mcu_op_begin(int index, const char *name);
 void mcu_op_end(int index, const char *name);
+
+#if defined(__riscv)
+#include "rv32.h"
+#elif defined(__arm__)
+#include "cortex_m.h"
+#else
+#error "the firmware runs on Cortex-M or RV32 cores"
+#endif
 
 #endif

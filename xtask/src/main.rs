@@ -1,9 +1,11 @@
 //! tinyaot's project automation, run as `cargo xtask <command>` (an alias in .cargo/config.toml).
 //!
 //! Commands:
-//! - `mcu [--models a,b] [--timeout SECONDS] [--update-readme]`: runs models on a Cortex-M4 under QEMU, from the Rust
-//!   and the C backend, checks every output against TFLM's goldens bit for bit, and prints a table
-//!   of instructions, flash and RAM (see [`mcu`]).
+//! - `mcu [--core m0plus|m4|m7|m33|m55|rv32|all] [--models a,b] [--timeout SECONDS]
+//!   [--update-readme]`: runs models on emulated cores under QEMU (default the Cortex-M4), from the
+//!   Rust and the C backend, checks every output against TFLM's goldens bit for bit, and prints a
+//!   table of instructions, flash and RAM per core, and a summary of the cores (see [`mcu`],
+//!   [`cores`]).
 //! - `difftest --cases N --seed S [--ops a,b] [--batch K] [--from I]`: random small models through
 //!   TFLM and both backends, compared byte for byte (see [`difftest`]).
 //! - `genbench [--update-readme]`: generation time and peak memory on large synthetic models
@@ -20,6 +22,7 @@
 
 mod arena;
 mod bench;
+mod cores;
 mod difftest;
 mod genbench;
 mod golden;
@@ -59,22 +62,31 @@ const USAGE: &str = "\
 Usage: cargo xtask <command>
 
 Commands:
-  mcu [--models a,b,...] [--timeout SECONDS] [--json FILE] [--update-readme | --profile]
-      Generate each model's Rust and C with tinyaot, build a Cortex-M4 firmware for each
-      (examples/firmware-rust, examples/firmware-c), run it under qemu-system-arm (mps2-an386,
-      -icount shift=0) on TFLM's golden inputs, compare every output bit for bit, and print
-      MACs, instructions per inference, flash (code, weights) and RAM (arena, other, stack).
+  mcu [--core CORES] [--models a,b,...] [--timeout SECONDS] [--json FILE]
+      [--update-readme | --profile]
+      Generate each model's Rust and C with tinyaot, build a firmware for each on each core
+      (examples/firmware-rust, examples/firmware-c), run it under QEMU (-icount shift=0) on
+      TFLM's golden inputs, compare every output bit for bit, and print MACs, instructions per
+      inference, flash (code, weights) and RAM (arena, other, stack), per core.
+      --core: a comma-separated list of m0plus (mps2-an385, thumbv6m-none-eabi, portable
+      kernels), m4 (mps2-an386, the default), m7 (mps2-an500), m33 (mps2-an505), m55
+      (mps3-an547) and rv32 (qemu-system-riscv32 virt, riscv32imc-unknown-none-elf), or all.
+      Each model is generated once for every core; with several cores a summary table of the
+      cores follows the per-core tables.
       Default models: the fixture CNNs and MLPs (sine_mlp, micro_speech_like, ds_cnn, resnet8,
       mobilenet_v1_025, mobilenet_v2_035, autoencoder) and the int8 reference models of ../shared
       (hello_world_int8, micro_speech_quantized, person_detect, mobilenet_v2_quantized_1x3x224x224).
       --models takes names of tests/fixtures/models/*.tflite or ../shared/models/*.tflite.
       --timeout bounds each QEMU run (default 600 s).
-      Needs qemu-system-arm, arm-none-eabi-gcc (with newlib) and the thumbv7em-none-eabihf target.
-      --update-readme writes the table into README.md between the mcu markers (default models
-      only, and only when every run passed). --profile builds the firmwares with the generated
-      code's operator hooks and prints, per model, each operator's instructions on case 0 (Rust
-      and C), slowest first. --json FILE also writes the figures of the table (and of the
-      profile) as JSON, per model and language.
+      Needs qemu-system-arm, arm-none-eabi-gcc (with newlib) and the core's Rust target; rv32
+      needs qemu-system-riscv32 (qemu-system-misc) and riscv64-unknown-elf-gcc with picolibc.
+      --update-readme writes the Cortex-M4's table into README.md between the mcu markers
+      (needs m4 among the cores) and, with --core all, the summary of the cores between the
+      mcu-cores markers (default models only, and only when every run passed). --profile
+      builds the firmwares with the generated code's operator hooks and prints, per model, each
+      operator's instructions on case 0 (Rust and C), slowest first. --json FILE also writes
+      the figures of the tables (and of the profile) as JSON, per model and language (with
+      several cores, {\"cores\": [one object per core]}).
       Exit status 1 on any mismatch, failure or missing tool.
   difftest [--cases N] [--seed S] [--ops A,B,...] [--batch K] [--from I]
       Differential test: N random small models (cases I..I+N of seed S; default 100 cases of

@@ -1,17 +1,18 @@
-//! `cargo xtask mcu`: every model, from both backends, on a Cortex-M4 under QEMU.
+//! `cargo xtask mcu`: every model, from both backends, on emulated microcontroller cores (QEMU).
 //!
-//! For each model: generate the Rust (`tinyaot_codegen::Config`) and the C (`c_sources`), embed
-//! TFLM's golden cases, build `examples/firmware-rust` (cargo, thumbv7em-none-eabihf, release) and
-//! `examples/firmware-c` (arm-none-eabi-gcc -O2), run each under `qemu-system-arm -machine
-//! mps2-an386 -icount shift=0`, compare every output with TFLM's bit for bit (on the target and
-//! again here), and measure flash, RAM and instructions.
+//! For each model: generate the Rust (`tinyaot_codegen::Config`) and the C (`c_sources`) once,
+//! embed TFLM's golden cases, and for each core of `--core` (default `m4`; see [`crate::cores`])
+//! build `examples/firmware-rust` (cargo, the core's Rust target, release) and
+//! `examples/firmware-c` (the core's gcc, -O2), run each under the core's QEMU board with
+//! `-icount shift=0`, compare every output with TFLM's bit for bit (on the target and again here),
+//! and measure flash, RAM and instructions.
 //!
-//! One firmware per model and language, rather than one holding every model: each ELF then holds
-//! exactly one model, so its sections and symbols *are* that model's flash and RAM, with no
+//! One firmware per model, core and language, rather than one holding every model: each ELF then
+//! holds exactly one model, so its sections and symbols *are* that model's flash and RAM, with no
 //! attribution guesswork; the cost is a rebuild of the firmware crate per model (seconds, the
-//! dependencies stay built). The harness's own share (start-up, semihosting, formatting, timing)
-//! is measured once from the same firmwares built around a do-nothing model (`baseline/`), and
-//! subtracted from the code column.
+//! dependencies stay built, in one target directory per core). The harness's own share (start-up,
+//! semihosting, formatting, timing) is measured once per core from the same firmwares built around
+//! a do-nothing model (`baseline/`), and subtracted from the code column.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -23,16 +24,18 @@ use tinyaot_codegen::config::{c_sources, write_if_changed};
 use tinyaot_codegen::emit::c::COptions;
 use tinyaot_codegen::Config;
 
+use crate::cores::{self, Core};
 use crate::golden::{self, Case};
 use crate::measure::{self, Report, Sizes};
-use crate::table::{self, Measured, Row};
+use crate::table::{self, CoreRun, Measured, Row};
 
 /// The models run by default: the fixture suite's CNNs and MLPs, the int8 reference models the
 /// backends accept, the stateful SVDF fixtures and keyword_scrambled, and int16 ("16x8") models:
-/// one SEANet layer of TFLM's integration suite per operator and every int16 fixture. All fit the
-/// machine: mobilenet_v2_quantized_1x3x224x224, the largest, has
-/// 3.5 MB of weights in the 4 MiB of code SRAM and its 2.4 MB arena in the 4 MiB of data SRAM
-/// (and takes about 40 s of emulation for both languages and three cases).
+/// one SEANet layer of TFLM's integration suite per operator and every int16 fixture. All fit
+/// every board: mobilenet_v2_quantized_1x3x224x224, the largest, has 3.5 MB of weights in the
+/// 4 MiB of code SRAM (the 8 MiB QSPI flash on the M55's board, 8 MiB on RV32's) and its
+/// 2.4 MB arena in the 4 MiB of data SRAM (and takes about 40 s of emulation on the Cortex-M4 for
+/// both languages and three cases).
 const DEFAULT_MODELS: &[&str] = &[
     "sine_mlp",
     "micro_speech_like",
@@ -93,31 +96,8 @@ const DEFAULT_MODELS: &[&str] = &[
     "streaming_kws_init",
 ];
 
-/// QEMU's arguments before the ELF: the machine, instruction counting, semihosting, no devices.
-const QEMU: &[&str] = &[
-    "qemu-system-arm",
-    "-machine",
-    "mps2-an386",
-    "-cpu",
-    "cortex-m4",
-    "-icount",
-    "shift=0",
-    "-semihosting-config",
-    "enable=on,target=native",
-    "-nographic",
-    "-monitor",
-    "none",
-    "-serial",
-    "none",
-    "-kernel",
-];
-
-/// Flags for the C firmware: the Cortex-M4 with its single-precision FPU, hard-float ABI.
+/// Flags for the C firmware besides the core's (`Core::c_arch`).
 const C_FLAGS: &[&str] = &[
-    "-mcpu=cortex-m4",
-    "-mthumb",
-    "-mfloat-abi=hard",
-    "-mfpu=fpv4-sp-d16",
     "-O2",
     "-std=c99",
     "-Wall",
@@ -129,17 +109,17 @@ const C_FLAGS: &[&str] = &[
     "-fdata-sections",
 ];
 
-/// Link flags: own start-up code (startup.c), newlib-nano only for memcpy/memset, unused sections
-/// dropped so that the ELF holds what the model needs.
-const C_LINK_FLAGS: &[&str] = &["-nostartfiles", "--specs=nano.specs", "-Wl,--gc-sections"];
-
-const RUST_TARGET: &str = "thumbv7em-none-eabihf";
+/// Link flags besides the C library's specs (`Core::c_specs`: newlib-nano or picolibc, only for
+/// memcpy/memset): own start-up code (cortex_m.c, rv32.c), unused sections dropped so that the ELF
+/// holds what the model needs.
+const C_LINK_FLAGS: &[&str] = &["-nostartfiles", "-Wl,--gc-sections"];
 
 /// Where things are, and how the firmwares are built.
 struct Paths {
     root: PathBuf,
     shared: PathBuf,
     work: PathBuf,
+    /// The firmware crate's target directories, one per core under it.
     firmware_target: PathBuf,
     /// `--profile`: firmwares that report every operator's instructions.
     profile: bool,
@@ -161,6 +141,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut profile = false;
     let mut json_path: Option<PathBuf> = None;
     let mut models_named = false;
+    let mut cores = vec![cores::m4()];
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let mut value = |flag: &str| {
@@ -172,6 +153,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--update-readme" => update_readme = true,
             "--profile" => profile = true,
             "--json" => json_path = Some(PathBuf::from(value("--json")?)),
+            "--core" => cores = cores::parse(&value("--core")?)?,
             "--models" => {
                 models_named = true;
                 names = value("--models")?
@@ -195,18 +177,27 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err("--models: no model named".into());
     }
     if update_readme && models_named {
-        // The README's table is the whole default list; a subset would silently drop rows.
+        // The README's tables are the whole default list; a subset would silently drop rows.
         return Err("--update-readme measures the default model list: drop --models".into());
     }
-
     if update_readme && profile {
         // The hooks cost instructions and code: the table of a profiling run is not the README's.
         return Err("--profile and --update-readme do not go together".into());
     }
+    // The README has the Cortex-M4's table, and the summary of every core, which only a run of
+    // every core writes.
+    let all_cores = cores.len() == cores::CORES.len();
+    if update_readme && !cores.iter().any(|c| c.name == "m4") {
+        return Err(
+            "--update-readme writes the Cortex-M4's table (m4 must be among the cores) and, with \
+             --core all, the summary of every core"
+                .into(),
+        );
+    }
 
     let mut paths = paths()?;
     paths.profile = profile;
-    check_tools()?;
+    check_tools(&cores)?;
     let specs = names
         .iter()
         .map(|name| spec(&paths, name))
@@ -214,74 +205,135 @@ pub fn run(args: &[String]) -> Result<(), String> {
     std::fs::create_dir_all(&paths.work).map_err(|e| format!("{}: {e}", paths.work.display()))?;
 
     let started = Instant::now();
-    println!(
-        "Each firmware runs as: {} {}   (killed after {} s)",
-        QEMU.join(" "),
-        paths.work.join("MODEL/{rust,c}/firmware.elf").display(),
-        timeout.as_secs()
-    );
-    eprintln!("harness baseline: building both firmwares around a do-nothing model");
-    let harness = baseline(&paths, timeout)?;
+    let mut runs = Vec::new();
+    for &core in &cores {
+        println!(
+            "{}: each firmware runs as: {} {}   (killed after {} s)",
+            core.name,
+            core.qemu_command().join(" "),
+            paths
+                .work
+                .join(core.name)
+                .join("MODEL/{rust,c}/firmware.elf")
+                .display(),
+            timeout.as_secs()
+        );
+        eprintln!(
+            "{}: harness baseline: building both firmwares around a do-nothing model",
+            core.name
+        );
+        runs.push(CoreRun {
+            core,
+            harness: baseline(&paths, core, timeout)?,
+            rows: Vec::new(),
+        });
+    }
 
-    let mut rows = Vec::new();
     let mut failures = Vec::new();
     for spec in &specs {
-        let t = Instant::now();
-        let row = run_model(&paths, spec, harness, timeout);
-        for (lang, error) in &row.errors {
-            failures.push(format!("{} ({lang}): {error}", spec.name));
+        // Generated once, built for every core.
+        let prepared = prepare(spec);
+        for run in &mut runs {
+            let t = Instant::now();
+            let row = match &prepared {
+                Ok(model) => run_model(&paths, run.core, spec, model, run.harness, timeout),
+                Err(e) => Row {
+                    errors: vec![("model", e.clone())],
+                    ..empty_row(spec)
+                },
+            };
+            for (lang, error) in &row.errors {
+                failures.push(format!(
+                    "{} ({}, {lang}): {error}",
+                    spec.name, run.core.name
+                ));
+            }
+            eprintln!(
+                "{} [{}]: {} ({:.0} s)",
+                spec.name,
+                run.core.name,
+                if row.errors.is_empty() {
+                    "rust and c bit-exact with TFLM"
+                } else {
+                    "FAILED"
+                },
+                t.elapsed().as_secs_f64()
+            );
+            run.rows.push(row);
         }
-        eprintln!(
-            "{}: {} ({:.0} s)",
-            spec.name,
-            if row.errors.is_empty() {
-                "rust and c bit-exact with TFLM"
-            } else {
-                "FAILED"
-            },
-            t.elapsed().as_secs_f64()
-        );
-        rows.push(row);
     }
     println!();
     if let Some(path) = &json_path {
-        let text = serde_json::to_string_pretty(&table::json(&rows, harness))
-            .map_err(|e| format!("--json: {e}"))?;
+        let per_core: Vec<Value> = runs
+            .iter()
+            .map(|r| table::json(&r.rows, r.harness, r.core))
+            .collect();
+        let value = match &per_core[..] {
+            [one] => one.clone(),
+            _ => serde_json::json!({ "cores": per_core }),
+        };
+        let text = serde_json::to_string_pretty(&value).map_err(|e| format!("--json: {e}"))?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
-    let rendered = table::render(&rows, harness);
-    if profile {
+    let mut m4_table = None;
+    for run in &runs {
+        let rendered = table::render(&run.rows, run.harness, run.core);
         println!(
-            "Profiled firmwares: the operator hooks add a few instructions to every operator \
-             and some code, so the table below is not comparable to the README's."
+            "{} ({} on {}):\n",
+            run.core.title, run.core.name, run.core.machine
         );
-        for row in &rows {
-            print!("{}", table::render_profile(row));
+        if profile {
+            println!(
+                "Profiled firmwares: the operator hooks add a few instructions to every operator \
+                 and some code, so the table below is not comparable to the README's."
+            );
+            for row in &run.rows {
+                print!("{}", table::render_profile(row));
+            }
+            println!();
         }
-        println!();
+        println!("{rendered}");
+        if run.core.name == "m4" {
+            m4_table = Some((rendered, passed(&run.rows)));
+        }
     }
-    print!("{rendered}");
-    // One run per model and language; the last line has the form CI log readers count.
-    let passed = rows
-        .iter()
-        .map(|r| usize::from(r.rust.is_some()) + usize::from(r.c.is_some()))
-        .sum::<usize>();
+    let summary = table::render_cores(&runs);
+    if runs.len() > 1 {
+        println!("Every core:\n\n{summary}");
+    }
+    // One run per model, core and language; the last line has the form CI log readers count.
+    let passed: usize = runs.iter().map(|r| passed(&r.rows)).sum();
+    let total = 2 * specs.len() * runs.len();
     println!(
-        "\n{} models x Rust and C in {:.0} s\nmcu: {passed} passed, {} failed",
-        rows.len(),
+        "{} models x {} core(s) x Rust and C in {:.0} s\nmcu: {passed} passed, {} failed",
+        specs.len(),
+        runs.len(),
         started.elapsed().as_secs_f64(),
-        2 * rows.len() - passed
+        total - passed
     );
     if failures.is_empty() {
         if update_readme {
-            crate::readme::replace_block(
-                &paths.root,
-                "mcu",
-                &format!(
-                    "`cargo xtask mcu --update-readme` (`mcu: {passed} passed, 0 failed`):\n\n{rendered}"
-                ),
-            )?;
+            if let Some((table, passed)) = m4_table {
+                crate::readme::replace_block(
+                    &paths.root,
+                    "mcu",
+                    &format!(
+                        "`cargo xtask mcu --update-readme` (`mcu: {passed} passed, 0 failed`):\
+                         \n\n{table}"
+                    ),
+                )?;
+            }
+            if all_cores {
+                crate::readme::replace_block(
+                    &paths.root,
+                    "mcu-cores",
+                    &format!(
+                        "`cargo xtask mcu --core all --update-readme` (`mcu: {passed} passed, 0 \
+                         failed`):\n\n{summary}"
+                    ),
+                )?;
+            }
         }
         Ok(())
     } else {
@@ -291,6 +343,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
             failures.join("\n  ")
         ))
     }
+}
+
+/// Firmwares that passed in `rows`: one per row and language.
+fn passed(rows: &[Row]) -> usize {
+    rows.iter()
+        .map(|r| usize::from(r.rust.is_some()) + usize::from(r.c.is_some()))
+        .sum()
 }
 
 fn paths() -> Result<Paths, String> {
@@ -308,44 +367,42 @@ fn paths() -> Result<Paths, String> {
     })
 }
 
-/// Fails early, with the install line, when a tool is missing.
-fn check_tools() -> Result<(), String> {
-    for (tool, package) in [
-        ("qemu-system-arm", "qemu-system-arm"),
-        (
-            "arm-none-eabi-gcc",
-            "gcc-arm-none-eabi libnewlib-arm-none-eabi",
-        ),
-        ("arm-none-eabi-readelf", "binutils-arm-none-eabi"),
-        ("arm-none-eabi-nm", "binutils-arm-none-eabi"),
-    ] {
-        let found = Command::new(tool)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !found {
+/// Fails early, with the install line, when a tool a core needs is missing.
+fn check_tools(cores: &[&Core]) -> Result<(), String> {
+    for core in cores {
+        let readelf = format!("{}readelf", core.binutils);
+        let nm = format!("{}nm", core.binutils);
+        for tool in [core.qemu, core.cc, &readelf, &nm] {
+            let found = Command::new(tool)
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if !found {
+                return Err(format!(
+                    "`{tool}` is not installed ({}): apt-get install -y {} (and rustup target \
+                     add {})",
+                    core.name, core.apt, core.rust_target
+                ));
+            }
+        }
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        let sysroot = Command::new(rustc)
+            .args(["--print", "sysroot"])
+            .output()
+            .map_err(|e| format!("cannot run rustc: {e}"))?;
+        let sysroot = String::from_utf8_lossy(&sysroot.stdout).trim().to_string();
+        if !Path::new(&sysroot)
+            .join("lib/rustlib")
+            .join(core.rust_target)
+            .is_dir()
+        {
             return Err(format!(
-                "`{tool}` is not installed: apt-get install -y {package} (and rustup target add \
-                 {RUST_TARGET})"
+                "the {0} standard library is not installed ({1}): rustup target add {0}",
+                core.rust_target, core.name
             ));
         }
-    }
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let sysroot = Command::new(rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .map_err(|e| format!("cannot run rustc: {e}"))?;
-    let sysroot = String::from_utf8_lossy(&sysroot.stdout).trim().to_string();
-    if !Path::new(&sysroot)
-        .join("lib/rustlib")
-        .join(RUST_TARGET)
-        .is_dir()
-    {
-        return Err(format!(
-            "the {RUST_TARGET} standard library is not installed: rustup target add {RUST_TARGET}"
-        ));
     }
     Ok(())
 }
@@ -418,27 +475,67 @@ fn readme_tflm_arena(text: &str, name: &str) -> Option<u64> {
     cell.split('/').next()?.trim().replace(',', "").parse().ok()
 }
 
-/// Both firmwares built around the do-nothing model of their `baseline/` directories: the harness's
-/// own flash and RAM.
-fn baseline(paths: &Paths, timeout: Duration) -> Result<[Sizes; 2], String> {
+/// Both firmwares built for `core` around the do-nothing model of their `baseline/` directories:
+/// the harness's own flash and RAM.
+fn baseline(paths: &Paths, core: &Core, timeout: Duration) -> Result<[Sizes; 2], String> {
+    let work = paths.work.join(core.name);
+    std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     let rust_dir = paths.root.join("examples/firmware-rust/baseline");
-    let rust_elf = build_rust(paths, &rust_dir, &paths.work.join("baseline-rust.elf"))?;
+    let rust_elf = build_rust(paths, core, &rust_dir, &work.join("baseline-rust.elf"))?;
     let c_dir = paths.root.join("examples/firmware-c/baseline");
-    let c_elf = build_c(paths, &c_dir, &paths.work.join("baseline-c.elf"))?;
+    let c_elf = build_c(paths, core, &c_dir, &work.join("baseline-c.elf"))?;
     let mut sizes = [Sizes::default(); 2];
     for (i, elf) in [rust_elf, c_elf].iter().enumerate() {
-        let report = Report::parse(&run_qemu(elf, timeout)?)?;
+        let report = Report::parse(&run_qemu(elf, timeout, core)?, core)?;
         if !report.passed {
             return Err(format!("{}: the baseline firmware failed", elf.display()));
         }
-        sizes[i] = measure::sizes(elf, &|_| false)?;
+        sizes[i] = measure::sizes(elf, &|_| false, core)?;
     }
     Ok(sizes)
 }
 
-/// Generates, builds, runs and measures one model in both languages.
-fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration) -> Row {
-    let mut row = Row {
+/// A model as every core builds it: generated once.
+struct Prepared {
+    cases: Vec<Case>,
+    macs: u64,
+    /// The generated Rust and the constant bytes it states, or why generation failed.
+    rust: Result<(String, u64), String>,
+    /// The generated C files, or why generation failed.
+    c: Result<Vec<(String, String)>, String>,
+}
+
+/// Loads `spec`'s model and golden cases and generates its Rust and C.
+fn prepare(spec: &Spec) -> Result<Prepared, String> {
+    let bytes =
+        std::fs::read(&spec.tflite).map_err(|e| format!("{}: {e}", spec.tflite.display()))?;
+    let graph = tinyaot_codegen::load::load(&bytes).map_err(|e| e.to_string())?;
+    let macs = crate::macs::macs(&graph);
+    let cases = golden::read(&spec.golden)?;
+    let rust = Config::new()
+        .name("Net")
+        .generate(&bytes, &spec.name)
+        .map_err(|e| e.to_string())
+        .and_then(|source| {
+            let weights = stated_constants(&source)?;
+            Ok((source, weights))
+        });
+    let options = COptions {
+        prefix: "net".to_string(),
+        source_name: format!("{}.tflite", spec.name),
+    };
+    let c = c_sources(&bytes, &options).map_err(|e| e.to_string());
+    Ok(Prepared {
+        cases,
+        macs,
+        rust,
+        c,
+    })
+}
+
+/// A row with no measurement yet.
+fn empty_row(spec: &Spec) -> Row {
+    Row {
         name: spec.name.clone(),
         macs: None,
         weights: None,
@@ -447,34 +544,39 @@ fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration)
         c: None,
         errors: Vec::new(),
         profile: Vec::new(),
-    };
-    let prepared = (|| -> Result<_, String> {
-        let bytes =
-            std::fs::read(&spec.tflite).map_err(|e| format!("{}: {e}", spec.tflite.display()))?;
-        let graph = tinyaot_codegen::load::load(&bytes).map_err(|e| e.to_string())?;
-        row.macs = Some(crate::macs::macs(&graph));
-        let cases = golden::read(&spec.golden)?;
-        Ok((bytes, cases))
-    })();
-    let (bytes, cases) = match prepared {
-        Ok(p) => p,
-        Err(e) => {
-            row.errors.push(("model", e));
-            return row;
-        }
-    };
-    let dir = paths.work.join(&spec.name);
-    let origin = spec.golden.join("manifest.json");
+    }
+}
 
-    match rust_side(
-        paths,
-        spec,
-        &bytes,
-        &cases,
-        &origin,
-        &dir.join("rust"),
-        timeout,
-    ) {
+/// Builds, runs and measures one prepared model on `core` in both languages.
+fn run_model(
+    paths: &Paths,
+    core: &Core,
+    spec: &Spec,
+    model: &Prepared,
+    harness: [Sizes; 2],
+    timeout: Duration,
+) -> Row {
+    let mut row = Row {
+        macs: Some(model.macs),
+        ..empty_row(spec)
+    };
+    let dir = paths.work.join(core.name).join(&spec.name);
+    let origin = spec.golden.join("manifest.json");
+    let cases = &model.cases;
+
+    let rust = model.rust.clone().and_then(|(source, weights)| {
+        let built = rust_side(
+            paths,
+            core,
+            &source,
+            cases,
+            &origin,
+            &dir.join("rust"),
+            timeout,
+        )?;
+        Ok((built, weights))
+    });
+    match rust {
         Ok(((measured, ops), weights)) => {
             row.weights = Some(weights);
             row.rust = Some(measured.minus_harness(harness[0]));
@@ -485,15 +587,11 @@ fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration)
         }
         Err(e) => row.errors.push(("rust", e)),
     }
-    match c_side(
-        spec,
-        paths,
-        &bytes,
-        &cases,
-        &origin,
-        &dir.join("c"),
-        timeout,
-    ) {
+    let c = model
+        .c
+        .clone()
+        .and_then(|files| c_side(paths, core, &files, cases, &origin, &dir.join("c"), timeout));
+    match c {
         Ok((measured, ops)) => {
             row.c = Some(measured.minus_harness(harness[1]));
             for (i, name, n) in ops {
@@ -508,25 +606,20 @@ fn run_model(paths: &Paths, spec: &Spec, harness: [Sizes; 2], timeout: Duration)
     row
 }
 
-/// Rust: generate, build, run, check. Also returns the constant bytes the generated code states.
+/// Rust: build for `core`, run, check.
 fn rust_side(
     paths: &Paths,
-    spec: &Spec,
-    bytes: &[u8],
+    core: &Core,
+    source: &str,
     cases: &[Case],
     origin: &Path,
     dir: &Path,
     timeout: Duration,
-) -> Result<(Timed, u64), String> {
+) -> Result<Timed, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let source = Config::new()
-        .name("Net")
-        .generate(bytes, &spec.name)
-        .map_err(|e| e.to_string())?;
-    let weights = stated_constants(&source)?;
-    write(&dir.join("model.rs"), &source)?;
+    write(&dir.join("model.rs"), source)?;
     write(&dir.join("golden.rs"), &golden::rust_source(cases, origin))?;
-    let elf = build_rust(paths, dir, &dir.join("firmware.elf"))?;
+    let elf = build_rust(paths, core, dir, &dir.join("firmware.elf"))?;
     // Constant tensors (`T<index>`) and weights laid out at generation time (`W<op>_<FIELD>`).
     let is_weight = |name: &str| {
         let Some((_, n)) = name.rsplit_once("_constants::") else {
@@ -538,35 +631,29 @@ fn rust_side(
                 .and_then(|n| n.split_once('_'))
                 .is_some_and(|(op, _)| digits(op))
     };
-    let measured = run_and_check(&elf, cases, timeout, &is_weight)?;
-    Ok((measured, weights))
+    run_and_check(&elf, cases, timeout, &is_weight, core)
 }
 
-/// C: generate, build, run, check.
+/// C: build for `core`, run, check.
 fn c_side(
-    spec: &Spec,
     paths: &Paths,
-    bytes: &[u8],
+    core: &Core,
+    files: &[(String, String)],
     cases: &[Case],
     origin: &Path,
     dir: &Path,
     timeout: Duration,
 ) -> Result<Timed, String> {
-    let options = COptions {
-        prefix: "net".to_string(),
-        source_name: format!("{}.tflite", spec.name),
-    };
-    let files = c_sources(bytes, &options).map_err(|e| e.to_string())?;
     // A fresh directory: no kernel file of an earlier model may linger and be compiled.
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for (name, contents) in &files {
+    for (name, contents) in files {
         write(&dir.join(name), contents)?;
     }
     write(&dir.join("golden.h"), &golden::c_header(cases, origin))?;
-    let elf = build_c(paths, dir, &dir.join("firmware.elf"))?;
+    let elf = build_c(paths, core, dir, &dir.join("firmware.elf"))?;
     // Constant tensors (`net_t<index>`) and weights laid out at generation time
     // (`net_w<op>_<field>`).
     let is_weight = |name: &str| {
@@ -577,7 +664,7 @@ fn c_side(
                 .and_then(|n| n.split_once('_'))
                 .is_some_and(|(op, _)| digits(op))
     };
-    run_and_check(&elf, cases, timeout, &is_weight)
+    run_and_check(&elf, cases, timeout, &is_weight, core)
 }
 
 fn write(path: &Path, contents: &str) -> Result<(), String> {
@@ -596,10 +683,13 @@ fn stated_constants(source: &str) -> Result<u64, String> {
         .ok_or_else(|| "the generated Rust does not state its constant bytes".to_string())
 }
 
-/// Builds examples/firmware-rust around `$TINYAOT_MCU_DIR = dir` and copies the ELF to `elf`.
-fn build_rust(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
+/// Builds examples/firmware-rust for `core` around `$TINYAOT_MCU_DIR = dir` and copies the ELF to
+/// `elf`. Each core has a target directory of its own: cores that share a Rust target (M4 and
+/// M7, M33 and M55) differ in flags and board, and would rebuild everything in turn in one.
+fn build_rust(paths: &Paths, core: &Core, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let firmware = paths.root.join("examples/firmware-rust");
+    let target_dir = paths.firmware_target.join(core.name);
     let output = Command::new(cargo)
         .current_dir(&firmware)
         .args([
@@ -608,7 +698,7 @@ fn build_rust(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> 
             "--locked",
             "--quiet",
             "--target",
-            RUST_TARGET,
+            core.rust_target,
         ])
         .args(if paths.profile {
             &["--features", "profile"][..]
@@ -616,7 +706,11 @@ fn build_rust(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> 
             &[]
         })
         .env("TINYAOT_MCU_DIR", dir)
-        .env("CARGO_TARGET_DIR", &paths.firmware_target)
+        .env("TINYAOT_MCU_BOARD", core.board)
+        // The core's flags, and only them: whatever RUSTFLAGS the caller has is for the host.
+        .env("CARGO_ENCODED_RUSTFLAGS", core.encoded_rustflags())
+        .env_remove("RUSTFLAGS")
+        .env("CARGO_TARGET_DIR", &target_dir)
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !output.status.success() {
@@ -625,18 +719,18 @@ fn build_rust(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> 
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    let built = paths
-        .firmware_target
-        .join(RUST_TARGET)
+    let built = target_dir
+        .join(core.rust_target)
         .join("release/tinyaot-firmware");
     std::fs::copy(&built, elf).map_err(|e| format!("{}: {e}", built.display()))?;
     Ok(elf.to_path_buf())
 }
 
-/// Compiles examples/firmware-c with the generated sources of `dir` (every `.c` there) into `elf`.
-fn build_c(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
+/// Compiles examples/firmware-c for `core` with the generated sources of `dir` (every `.c` there)
+/// into `elf`.
+fn build_c(paths: &Paths, core: &Core, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
     let firmware = paths.root.join("examples/firmware-c");
-    let mut sources: Vec<PathBuf> = ["main.c", "startup.c", "semihosting.c"]
+    let mut sources: Vec<PathBuf> = ["main.c", core.c_startup, "semihosting.c"]
         .iter()
         .map(|f| firmware.join(f))
         .collect();
@@ -657,7 +751,8 @@ fn build_c(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
         "-include",
         &firmware_h,
     ];
-    let output = Command::new("arm-none-eabi-gcc")
+    let output = Command::new(core.cc)
+        .args(core.c_arch)
         .args(C_FLAGS)
         .args(if paths.profile {
             &profile_flags[..]
@@ -670,12 +765,16 @@ fn build_c(paths: &Paths, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
         .arg(&firmware)
         .args(&sources)
         .args(C_LINK_FLAGS)
+        .arg(core.c_specs)
+        // The board's script INCLUDEs the architecture's sections (cortex_m.ld) from here.
+        .arg("-L")
+        .arg(&firmware)
         .arg("-T")
-        .arg(firmware.join("mps2_an386.ld"))
+        .arg(firmware.join(format!("{}.ld", core.board)))
         .arg("-o")
         .arg(elf)
         .output()
-        .map_err(|e| format!("cannot run arm-none-eabi-gcc: {e}"))?;
+        .map_err(|e| format!("cannot run {}: {e}", core.cc))?;
     if !output.status.success() {
         return Err(format!(
             "building the C firmware failed:\n{}",
@@ -694,14 +793,15 @@ fn run_and_check(
     cases: &[Case],
     timeout: Duration,
     is_weight: &dyn Fn(&str) -> bool,
+    core: &Core,
 ) -> Result<Timed, String> {
-    let text = run_qemu(elf, timeout)?;
-    let report = Report::parse(&text)?;
+    let text = run_qemu(elf, timeout, core)?;
+    let report = Report::parse(&text, core)?;
     compare(&report, cases)?;
     if !report.passed {
         return Err("the firmware reported a failure, yet its outputs match here".into());
     }
-    let sizes = measure::sizes(elf, is_weight)?;
+    let sizes = measure::sizes(elf, is_weight, core)?;
     Ok((
         Measured::new(&report, sizes),
         table::operator_instructions(&report),
@@ -742,16 +842,18 @@ fn compare(report: &Report, cases: &[Case]) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `elf` under QEMU (see [`QEMU`]), killing it after `timeout`; returns what it printed.
-fn run_qemu(elf: &Path, timeout: Duration) -> Result<String, String> {
-    let mut child = Command::new(QEMU[0])
-        .args(&QEMU[1..])
+/// Runs `elf` under `core`'s QEMU board ([`Core::qemu_command`]), killing it after `timeout`;
+/// returns what it printed.
+fn run_qemu(elf: &Path, timeout: Duration, core: &Core) -> Result<String, String> {
+    let qemu = core.qemu_command();
+    let mut child = Command::new(qemu[0])
+        .args(&qemu[1..])
         .arg(elf)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", QEMU[0]))?;
+        .map_err(|e| format!("cannot run {}: {e}", qemu[0]))?;
     // Drain both pipes on threads so that a chatty run cannot block on a full pipe.
     let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
         std::thread::spawn(move || {

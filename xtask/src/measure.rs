@@ -1,14 +1,10 @@
 //! Reading a firmware's report (its semihosting output) and its ELF (section and symbol sizes, with
-//! binutils' `arm-none-eabi-readelf` and `arm-none-eabi-nm`).
+//! the core's binutils: `arm-none-eabi-readelf` and `arm-none-eabi-nm`, or RISC-V's).
 
 use std::path::Path;
 use std::process::Command;
 
-/// Start of the data SRAM in the firmwares' memory maps (memory.x, mps2_an386.ld): allocated
-/// sections below it are flash, from it up to [`TESTDATA`] RAM.
-const RAM: u64 = 0x2000_0000;
-/// Start of the PSRAM that holds only the golden test vectors: counted neither as flash nor RAM.
-const TESTDATA: u64 = 0x2100_0000;
+use crate::cores::Core;
 
 /// What a firmware reported over semihosting.
 #[derive(Debug, Default)]
@@ -17,8 +13,9 @@ pub struct Report {
     pub arena: u64,
     /// Variable-tensor state bytes.
     pub state: u64,
-    /// Instructions per SysTick tick, from the calibration loop.
-    pub insns_per_tick: u64,
+    /// Instructions per clock tick (numerator, denominator): the core's, confirmed by the
+    /// calibration loop.
+    pub insns_per_tick: (u64, u64),
     /// Per case: SysTick ticks of the invoke, stack high-water bytes, the target's verdict.
     pub cases: Vec<(u64, u64, bool)>,
     /// Per case, per output: the bytes the target produced.
@@ -32,8 +29,10 @@ pub struct Report {
 }
 
 impl Report {
-    /// Parses the report; an `error:` line, or a missing or malformed line, is an error.
-    pub fn parse(text: &str) -> Result<Report, String> {
+    /// Parses the report of a firmware that ran on `core`; an `error:` line, or a missing or
+    /// malformed line, is an error, and so is a calibration that does not give the core's
+    /// instructions per tick.
+    pub fn parse(text: &str, core: &Core) -> Result<Report, String> {
         let mut report = Report::default();
         let mut seen_header = false;
         for line in text.lines() {
@@ -52,7 +51,8 @@ impl Report {
                     seen_header = true;
                 }
                 Some("calib") => {
-                    report.insns_per_tick = calibrate(field("insns")?, field("ticks")?)?;
+                    calibrate(field("insns")?, field("ticks")?, core.insns_per_tick)?;
+                    report.insns_per_tick = core.insns_per_tick;
                     report.empty_ticks = field("empty")?;
                 }
                 Some("op") => {
@@ -90,29 +90,35 @@ impl Report {
                 _ => {}
             }
         }
-        if !seen_header || report.insns_per_tick == 0 {
+        if !seen_header || report.insns_per_tick.0 == 0 {
             return Err("the firmware's report is incomplete (no header or calibration)".into());
         }
         Ok(report)
     }
+
+    /// The instructions `ticks` clock ticks stand for.
+    pub fn instructions(&self, ticks: u64) -> u64 {
+        ticks * self.insns_per_tick.0 / self.insns_per_tick.1
+    }
 }
 
-/// Instructions per tick from the calibration: `insns` instructions took `ticks`. Under
-/// `-icount shift=0` this is the number of nanoseconds per core-clock tick (40 for the 25 MHz of
-/// mps2-an386); anything but a near-integer ratio means the instruction counting is off.
-fn calibrate(insns: u64, ticks: u64) -> Result<u64, String> {
+/// Checks the calibration: `insns` instructions took `ticks`, which must be the core's
+/// `expected` instructions per tick (numerator, denominator) to within 0.1%. Under
+/// `-icount shift=0` that is the number of nanoseconds per clock tick (40 for the 25 MHz of
+/// mps2-an386, 1 for RV32's minstret); any other ratio means the instruction counting is off.
+fn calibrate(insns: u64, ticks: u64, expected: (u64, u64)) -> Result<(), String> {
     if ticks == 0 {
-        return Err("calibration: SysTick did not advance (is SysTick running?)".into());
+        return Err("calibration: the clock did not advance (is SysTick running?)".into());
     }
     let ratio = insns as f64 / ticks as f64;
-    let rounded = ratio.round();
-    if rounded < 1.0 || (ratio - rounded).abs() > 0.001 * rounded {
+    let want = expected.0 as f64 / expected.1 as f64;
+    if (ratio - want).abs() > 0.001 * want {
         return Err(format!(
-            "calibration: {insns} instructions took {ticks} SysTick ticks ({ratio:.4} per tick, \
-             not an integer): is QEMU running with -icount shift=0?"
+            "calibration: {insns} instructions took {ticks} clock ticks ({ratio:.4} per tick, \
+             not the board's {want}): is QEMU running with -icount shift=0?"
         ));
     }
-    Ok(rounded as u64)
+    Ok(())
 }
 
 fn hex(text: &str) -> Option<Vec<u8>> {
@@ -128,7 +134,7 @@ fn hex(text: &str) -> Option<Vec<u8>> {
 /// Sizes taken from a firmware's ELF.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Sizes {
-    /// Bytes in flash: allocated sections below RAM, plus the initial values of `.data`.
+    /// Bytes in flash: allocated sections in the board's flash, plus the initial values of `.data`.
     pub flash: u64,
     /// Bytes of executable sections in flash (machine code), a part of `flash`.
     pub code: u64,
@@ -138,10 +144,13 @@ pub struct Sizes {
     pub ram: u64,
 }
 
-/// Measures `elf`; `is_weight` tells the weight symbols by their (demangled) name.
-pub fn sizes(elf: &Path, is_weight: &dyn Fn(&str) -> bool) -> Result<Sizes, String> {
+/// Measures `elf`, built for `core`'s board; `is_weight` tells the weight symbols by their
+/// (demangled) name. Sections in the board's flash count as flash, in its RAM as RAM; the test
+/// vectors' region counts as neither.
+pub fn sizes(elf: &Path, is_weight: &dyn Fn(&str) -> bool, core: &Core) -> Result<Sizes, String> {
     let mut sizes = Sizes::default();
-    let sections = tool("arm-none-eabi-readelf", &["-S", "-W"], elf)?;
+    let readelf = format!("{}readelf", core.binutils);
+    let sections = tool(&readelf, &["-S", "-W"], elf)?;
     for line in sections.lines() {
         // `  [ 2] .text  PROGBITS  00000400 010400 0029ac 00  AX  0   0 16`
         let Some((_, rest)) = line.split_once(']') else {
@@ -157,12 +166,12 @@ pub fn sizes(elf: &Path, is_weight: &dyn Fn(&str) -> bool) -> Result<Sizes, Stri
         ) else {
             continue;
         };
-        if addr < RAM {
+        if core.in_flash(addr) {
             sizes.flash += size;
             if cols[6].contains('X') {
                 sizes.code += size;
             }
-        } else if addr < TESTDATA {
+        } else if core.in_ram(addr) {
             sizes.ram += size;
             // Initialised data also occupies flash (its load image).
             if cols[1] != "NOBITS" {
@@ -170,7 +179,8 @@ pub fn sizes(elf: &Path, is_weight: &dyn Fn(&str) -> bool) -> Result<Sizes, Stri
             }
         }
     }
-    let symbols = tool("arm-none-eabi-nm", &["-S", "-C", "--defined-only"], elf)?;
+    let nm = format!("{}nm", core.binutils);
+    let symbols = tool(&nm, &["-S", "-C", "--defined-only"], elf)?;
     for line in symbols.lines() {
         // `00003210 00000040 r tinyaot_firmware::model::__tinyaot_net_constants::T3`
         let cols: Vec<&str> = line.splitn(4, ' ').collect();
@@ -180,7 +190,7 @@ pub fn sizes(elf: &Path, is_weight: &dyn Fn(&str) -> bool) -> Result<Sizes, Stri
             else {
                 continue;
             };
-            if addr < RAM && is_weight(name) {
+            if core.in_flash(addr) && is_weight(name) {
                 sizes.weights += size;
             }
         }
@@ -207,6 +217,7 @@ fn tool(program: &str, args: &[&str], elf: &Path) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cores;
 
     const REPORT: &str = "tinyaot-mcu lang=rust arena=32 state=0 cases=2
 calib insns=1000000 ticks=25000 empty=1
@@ -219,8 +230,9 @@ result fail
 
     #[test]
     fn parses_a_report() {
-        let r = Report::parse(REPORT).unwrap();
-        assert_eq!((r.arena, r.state, r.insns_per_tick), (32, 0, 40));
+        let r = Report::parse(REPORT, cores::m4()).unwrap();
+        assert_eq!((r.arena, r.state, r.insns_per_tick), (32, 0, (40, 1)));
+        assert_eq!(r.instructions(3), 120);
         assert_eq!(r.cases, vec![(114, 608, true), (120, 600, false)]);
         assert_eq!(r.outputs, vec![vec![vec![0x7b]], vec![vec![0x80, 0xff]]]);
         assert!(!r.passed);
@@ -228,9 +240,10 @@ result fail
 
     #[test]
     fn parses_operator_lines() {
-        let r = Report::parse(&format!(
-            "{REPORT}op 0 CONV_2D ticks=50\nop 1 RESHAPE ticks=1\n"
-        ))
+        let r = Report::parse(
+            &format!("{REPORT}op 0 CONV_2D ticks=50\nop 1 RESHAPE ticks=1\n"),
+            cores::m4(),
+        )
         .unwrap();
         assert_eq!(r.empty_ticks, 1);
         assert_eq!(
@@ -244,16 +257,23 @@ result fail
 
     #[test]
     fn refuses_reports_that_are_incomplete_or_report_an_error() {
-        assert!(Report::parse("case 0 ticks=1 stack=2 ok\n").is_err());
+        assert!(Report::parse("case 0 ticks=1 stack=2 ok\n", cores::m4()).is_err());
         let error = format!("{REPORT}error: panic: index out of bounds\n");
-        assert!(Report::parse(&error).unwrap_err().contains("panic"));
+        assert!(Report::parse(&error, cores::m4())
+            .unwrap_err()
+            .contains("panic"));
     }
 
     #[test]
-    fn calibration_must_give_a_whole_number_of_instructions_per_tick() {
-        assert_eq!(calibrate(1_000_000, 25_001), Ok(40));
-        assert!(calibrate(1_000_000, 0).is_err());
-        assert!(calibrate(1_000_000, 26_000).is_err());
+    fn calibration_must_give_the_boards_instructions_per_tick() {
+        assert_eq!(calibrate(1_000_000, 25_001, (40, 1)), Ok(()));
+        assert!(calibrate(1_000_000, 0, (40, 1)).is_err());
+        assert!(calibrate(1_000_000, 26_000, (40, 1)).is_err());
+        // The M55's 32 MHz SysTick: 31.25 instructions per tick.
+        assert_eq!(calibrate(1_000_000, 32_001, (125, 4)), Ok(()));
+        assert!(calibrate(1_000_000, 25_000, (125, 4)).is_err());
+        // RV32's minstret, read by a few instructions of its own.
+        assert_eq!(calibrate(1_000_000, 1_000_006, (1, 1)), Ok(()));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::cores::Core;
 use crate::measure::{Report, Sizes};
 
 /// One firmware's measurements.
@@ -29,7 +30,7 @@ impl Measured {
         let ticks = report.cases.iter().map(|c| c.0).max().unwrap_or(0);
         let arena = report.arena + report.state;
         Measured {
-            instructions: ticks * report.insns_per_tick,
+            instructions: report.instructions(ticks),
             stack: report.cases.iter().map(|c| c.1).max().unwrap_or(0),
             code: sizes.code,
             params: sizes
@@ -89,7 +90,7 @@ pub fn operator_instructions(report: &Report) -> Vec<(usize, String, u64)> {
         .iter()
         .map(|(index, name, ticks)| {
             let ticks = ticks.saturating_sub(report.empty_ticks);
-            (*index, name.clone(), ticks * report.insns_per_tick)
+            (*index, name.clone(), report.instructions(ticks))
         })
         .collect()
 }
@@ -129,7 +130,7 @@ pub fn render_profile(row: &Row) -> String {
 /// TFLM arena, and per language (`rust`, `c`; `null` for a failed side) instructions,
 /// instructions per MAC, code, parameter, arena, other-RAM and stack bytes, plus the harness's
 /// own sizes; with `--profile`, each operator's instructions.
-pub fn json(rows: &[Row], harness: [Sizes; 2]) -> serde_json::Value {
+pub fn json(rows: &[Row], harness: [Sizes; 2], core: &Core) -> serde_json::Value {
     use serde_json::json;
     let side = |m: &Option<Measured>, macs: Option<u64>| {
         m.as_ref().map(|m| {
@@ -154,7 +155,7 @@ pub fn json(rows: &[Row], harness: [Sizes; 2]) -> serde_json::Value {
                 "macs": row.macs,
                 "weight_bytes": row.weights,
                 "tflm_arena_bytes": row.tflm_arena,
-                "tflm_cmsis_nn_instructions": tflm_cmsis_nn(&row.name),
+                "tflm_cmsis_nn_instructions": tflm_cmsis_nn(&row.name, core),
                 "rust": side(&row.rust, row.macs),
                 "c": side(&row.c, row.macs),
                 "errors": row.errors.iter().map(|(side, e)| json!({"side": side, "error": e}))
@@ -175,7 +176,11 @@ pub fn json(rows: &[Row], harness: [Sizes; 2]) -> serde_json::Value {
     let sizes =
         |s: &Sizes| json!({"code_bytes": s.code, "flash_bytes": s.flash, "ram_bytes": s.ram});
     json!({
-        "target": "Cortex-M4, qemu-system-arm -machine mps2-an386 -icount shift=0",
+        "core": core.name,
+        "target": format!(
+            "{}, {} -machine {} -icount shift=0",
+            core.title, core.qemu, core.machine
+        ),
         "harness": {"rust": sizes(&harness[0]), "c": sizes(&harness[1])},
         "models": models,
     })
@@ -217,16 +222,34 @@ const TFLM_CMSIS_NN: &[(&str, u64)] = &[
     ("vww_mobilenet_v1_025", 24_102_320),
 ];
 
-/// The quoted TFLM + CMSIS-NN instructions of `model`, if measured.
-pub fn tflm_cmsis_nn(model: &str) -> Option<u64> {
+/// The quoted TFLM + CMSIS-NN instructions of `model`, if measured (on the Cortex-M4 only).
+pub fn tflm_cmsis_nn(model: &str, core: &Core) -> Option<u64> {
+    if core.name != "m4" {
+        return None;
+    }
     TFLM_CMSIS_NN
         .iter()
         .find(|(name, _)| *name == model)
         .map(|&(_, n)| n)
 }
 
-/// The table, the harness figures and what the columns mean.
-pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
+/// How the core's clock counts instructions, for the tables' notes.
+pub fn clock_note(core: &Core) -> String {
+    if core.insns_per_tick == (1, 1) {
+        "minstret under `-icount shift=0` (QEMU counts every instruction)".to_string()
+    } else {
+        let (n, d) = core.insns_per_tick;
+        format!(
+            "SysTick under `-icount shift=0` (1 instruction = 1 ns of virtual time; the {} MHz \
+             SysTick resolves {} instructions)",
+            1000 * d / n,
+            core.resolution()
+        )
+    }
+}
+
+/// The table of one core, the harness figures and what the columns mean.
+pub fn render(rows: &[Row], harness: [Sizes; 2], core: &Core) -> String {
     let mut out = String::from(
         "| model | MACs | instructions / inference (Rust / C) | TFLM + CMSIS-NN instructions \
          | instructions / MAC (Rust / C) \
@@ -254,7 +277,7 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
             row.name,
             row.macs.map_or_else(|| "?".to_string(), thousands),
             pair(row, &|m| thousands(m.instructions)),
-            tflm_cmsis_nn(&row.name).map_or_else(|| "-".to_string(), thousands),
+            tflm_cmsis_nn(&row.name, core).map_or_else(|| "-".to_string(), thousands),
             pair(row, &per_mac),
             pair(row, &|m| thousands(m.code)),
             pair(row, &|m| thousands(m.params)),
@@ -267,8 +290,7 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
     }
     let _ = writeln!(
         out,
-        "\nInstructions: SysTick under `-icount shift=0` (1 instruction = 1 ns of virtual time; the \
-         25 MHz SysTick resolves 40 instructions), the slowest of the golden cases. Code: machine \
+        "\nInstructions: {}, the slowest of the golden cases. Code: machine \
          code in flash (kernels, the generated invoke, the runtime library functions they call), \
          less the harness's own (start-up, semihosting, timing: Rust {} B, C {} B, measured around \
          a do-nothing model). Parameters: other flash besides the weights (per-channel \
@@ -279,9 +301,108 @@ pub fn render(rows: &[Row], harness: [Sizes; 2]) -> String {
          same QEMU command line, one invoke, bit-exact (tflite-micro 90b983c, CMSIS-NN 4ab83cc, \
          arm-none-eabi-gcc 12 -O2), quoted from a measurement outside this project for the \
          architectures it covered (mobilenet_v1_025 has person_detect's layers); - where none.",
+        clock_note(core),
         thousands(harness[0].code),
         thousands(harness[1].code),
     );
+    out
+}
+
+/// One core's rows, for [`render_cores`].
+pub struct CoreRun {
+    /// The core.
+    pub core: &'static Core,
+    /// Its harness's sizes (Rust, C).
+    pub harness: [Sizes; 2],
+    /// One row per model.
+    pub rows: Vec<Row>,
+}
+
+/// The summary of every core run: models bit-exact, instructions (all models and the median
+/// model), instructions against the Cortex-M4's on the same models, code of all models, and the
+/// largest RAM (arena, other RAM and stack) of any model, in Rust and in C.
+pub fn render_cores(runs: &[CoreRun]) -> String {
+    let mut out = String::from(
+        "| core | QEMU machine | Rust target (flags) | C flags | models bit-exact (Rust / C) \
+         | instructions, all models (Rust / C) | instructions, median model (Rust / C) \
+         | instructions against the Cortex-M4 (Rust / C) | code bytes, all models (Rust / C) \
+         | largest RAM bytes: arena + other + stack (Rust / C) |\n\
+         |---|---|---|---|--:|--:|--:|--:|--:|--:|\n",
+    );
+    let m4 = runs.iter().find(|r| r.core.name == "m4");
+    let side = |row: &Row, rust: bool| if rust { row.rust } else { row.c };
+    for run in runs {
+        let column = |f: &dyn Fn(bool) -> String| format!("{} / {}", f(true), f(false));
+        let passed = |rust: bool| run.rows.iter().filter_map(|r| side(r, rust)).count();
+        let total = |rust: bool| -> u64 {
+            let n = run.rows.iter().filter_map(|r| side(r, rust));
+            n.map(|m| m.instructions).sum()
+        };
+        let median = |rust: bool| {
+            let mut n: Vec<u64> = run
+                .rows
+                .iter()
+                .filter_map(|r| side(r, rust).map(|m| m.instructions))
+                .collect();
+            n.sort_unstable();
+            n.get(n.len() / 2)
+                .map_or_else(|| "-".to_string(), |&n| thousands(n))
+        };
+        // Against the M4 on the models both ran.
+        let ratio = |rust: bool| {
+            let Some(m4) = m4 else {
+                return "-".to_string();
+            };
+            let (mut this, mut base) = (0u64, 0u64);
+            for row in &run.rows {
+                let other = m4.rows.iter().find(|r| r.name == row.name);
+                if let (Some(a), Some(b)) = (side(row, rust), other.and_then(|o| side(o, rust))) {
+                    this += a.instructions;
+                    base += b.instructions;
+                }
+            }
+            if base == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.2}x", this as f64 / base as f64)
+            }
+        };
+        let code = |rust: bool| {
+            let n = run.rows.iter().filter_map(|r| side(r, rust));
+            thousands(n.map(|m| m.code).sum())
+        };
+        let ram = |rust: bool| {
+            let n = run.rows.iter().filter_map(|r| side(r, rust));
+            thousands(
+                n.map(|m| m.arena + m.other_ram + m.stack)
+                    .max()
+                    .unwrap_or(0),
+            )
+        };
+        let core = run.core;
+        let flags = if core.rustflags.is_empty() {
+            String::new()
+        } else {
+            format!(" (`{}`)", core.rustflags.join(" "))
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | `{}`{flags} | `{}` | {} of {} / {} of {} | {} | {} | {} | {} | {} |",
+            core.title,
+            core.machine,
+            core.rust_target,
+            core.c_arch.join(" "),
+            passed(true),
+            run.rows.len(),
+            passed(false),
+            run.rows.len(),
+            column(&|r| thousands(total(r))),
+            column(&median),
+            column(&ratio),
+            column(&code),
+            column(&ram),
+        );
+    }
     out
 }
 
@@ -315,7 +436,7 @@ mod tests {
             weights: 0,
             ram: 32,
         };
-        let j = json(&[row], [sizes, sizes]);
+        let j = json(&[row], [sizes, sizes], crate::cores::m4());
         let model = &j["models"][0];
         assert_eq!(model["model"], "sine_mlp");
         assert_eq!(model["rust"]["instructions"], 3520);
@@ -324,6 +445,7 @@ mod tests {
         assert_eq!(model["errors"][0]["side"], "c");
         assert_eq!(model["operators"][0]["operator"], "FULLY_CONNECTED");
         assert_eq!(j["harness"]["rust"]["code_bytes"], 7768);
+        assert_eq!(j["core"], "m4");
     }
 
     #[test]

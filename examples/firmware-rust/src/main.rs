@@ -1,11 +1,13 @@
-//! Cortex-M4 firmware that runs one model compiled by tinyaot on TFLM's golden inputs, under QEMU's
-//! `mps2-an386` machine, and reports over semihosting:
+//! Firmware that runs one model compiled by tinyaot on TFLM's golden inputs on a Cortex-M or RV32
+//! core under QEMU (the board's `memory/<board>.x`, chosen by build.rs; the core's start-up, clock
+//! and semihosting in `cortex_m.rs` or `rv32.rs`), and reports over semihosting:
 //!
 //! - every output, compared on the target with TFLM's output byte for byte and also printed in hex
 //!   (so that the host checks independently);
-//! - SysTick ticks per `invoke` (run QEMU with `-icount shift=0`: virtual time then advances exactly
-//!   one nanosecond per instruction, so ticks convert to instructions; a calibration loop of a known
-//!   instruction count is timed too, so the host can check the conversion instead of assuming it);
+//! - clock ticks per `invoke` (SysTick on Cortex-M, minstret on RV32; run QEMU with
+//!   `-icount shift=0`: virtual time then advances exactly one nanosecond per instruction, so ticks
+//!   convert to instructions; a calibration loop of a known instruction count is timed too, so the
+//!   host can check the conversion instead of assuming it);
 //! - the stack high-water mark (the stack is painted before each `invoke` and scanned after it).
 //!
 //! The model and the golden data come from `$TINYAOT_MCU_DIR/model.rs` and `golden.rs`, which
@@ -28,14 +30,15 @@
 #![no_main]
 
 use core::fmt::Write as _;
-use core::ptr::{addr_of, addr_of_mut};
-use core::sync::atomic::{compiler_fence, AtomicU32, Ordering};
+use core::ptr::addr_of_mut;
 
-use cortex_m::peripheral::syst::SystClkSource;
-use cortex_m::peripheral::SYST;
-use cortex_m_rt::{entry, exception};
-use cortex_m_semihosting::{debug, hio};
+use platform::{now, Out};
 use tinyaot::Model as _;
+
+/// The core's start-up, clock, stack pointer and semihosting.
+#[cfg_attr(target_arch = "arm", path = "cortex_m.rs")]
+#[cfg_attr(target_arch = "riscv32", path = "rv32.rs")]
+mod platform;
 
 /// The generated model (`pub struct Net`).
 #[allow(missing_docs, clippy::all)]
@@ -59,14 +62,8 @@ pub struct Case {
 }
 
 /// The model instance. A `static` so that its arena is in `.bss`, not on the stack (`new` is
-/// `const`); only `main` touches it, once.
+/// `const`); only `run` touches it, once.
 static mut NET: model::Net = model::Net::new();
-
-/// SysTick reload value: the full 24 bits, so wraps (and their interrupts) are rare.
-const RELOAD: u32 = 0x00FF_FFFF;
-
-/// SysTick wraps so far, counted by the exception handler so that long invocations are measured.
-static WRAPS: AtomicU32 = AtomicU32::new(0);
 
 /// Iterations of the calibration loop (two instructions each).
 const CALIBRATION_ITERATIONS: u32 = 500_000;
@@ -74,71 +71,12 @@ const CALIBRATION_ITERATIONS: u32 = 500_000;
 /// What unused stack is painted with.
 const PAINT: u32 = 0xCCCC_CCCC;
 
-extern "C" {
-    // From cortex-m-rt's link.x: the stack grows down from `_stack_start` to `_stack_end` (the end
-    // of `.bss`/`.uninit`), so everything between them is stack that nothing else uses.
-    static _stack_start: u32;
-    static _stack_end: u32;
-}
-
-#[exception]
-fn SysTick() {
-    WRAPS.fetch_add(1, Ordering::Relaxed);
-}
-
-/// SysTick ticks since [`start_systick`]: wraps times the period plus the current count.
-#[inline(always)]
-fn now() -> u64 {
-    loop {
-        let wraps = WRAPS.load(Ordering::SeqCst);
-        let current = SYST::get_current();
-        // A wrap between the two loads would pair an old count with a new value: read again.
-        if WRAPS.load(Ordering::SeqCst) == wraps {
-            compiler_fence(Ordering::SeqCst);
-            return u64::from(wraps) * (u64::from(RELOAD) + 1) + u64::from(RELOAD - current);
-        }
-    }
-}
-
-/// Starts SysTick on the core clock with the longest period and its wrap interrupt.
-fn start_systick(syst: &mut SYST) {
-    syst.set_clock_source(SystClkSource::Core);
-    syst.set_reload(RELOAD);
-    syst.clear_current();
-    syst.enable_interrupt();
-    syst.enable_counter();
-}
-
-/// Executes exactly `2 * n` instructions (a `subs`/`bne` loop), for the tick calibration.
-#[inline(always)]
-fn spin(n: u32) {
-    // SAFETY: register-only arithmetic and a local branch; touches no memory and no stack.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            "subs {0}, {0}, #1",
-            "bne 2b",
-            inout(reg) n => _,
-            options(nomem, nostack),
-        );
-    }
-}
-
-/// The stack's bounds, lowest address first.
-fn stack_bounds() -> (usize, usize) {
-    // Only the addresses of the linker symbols are taken (safe since Rust 1.82).
-    (
-        addr_of!(_stack_end) as usize,
-        addr_of!(_stack_start) as usize,
-    )
-}
-
 /// Paints the unused part of the stack: from its end up to a little below the current stack
 /// pointer (the margin keeps this function's own frame intact).
 #[inline(never)]
 fn paint_stack() {
-    let (bottom, _) = stack_bounds();
-    let limit = cortex_m::register::msp::read() as usize - 64;
+    let (bottom, _) = platform::stack_bounds();
+    let limit = platform::stack_pointer() - 64;
     let mut p = bottom;
     while p < limit {
         // SAFETY: [bottom, limit) is stack below the live frames: no object lives there.
@@ -151,7 +89,7 @@ fn paint_stack() {
 /// paint was scrubbed off.
 #[inline(never)]
 fn stack_used() -> usize {
-    let (bottom, top) = stack_bounds();
+    let (bottom, top) = platform::stack_bounds();
     let mut p = bottom;
     // SAFETY: reads of stack memory between the linker's bounds, word-aligned.
     while p < top && unsafe { (p as *const u32).read_volatile() } == PAINT {
@@ -161,7 +99,7 @@ fn stack_used() -> usize {
 }
 
 /// Writes `bytes` as one `out <case> <index> <hex>` line, in chunks to keep semihosting calls few.
-fn write_hex(out: &mut hio::HostStream, case: usize, index: usize, bytes: &[u8]) {
+fn write_hex(out: &mut Out, case: usize, index: usize, bytes: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let _ = write!(out, "out {case} {index} ");
     let mut line = [0u8; 256];
@@ -175,15 +113,11 @@ fn write_hex(out: &mut hio::HostStream, case: usize, index: usize, bytes: &[u8])
     let _ = out.write_all(b"\n");
 }
 
-#[entry]
-fn main() -> ! {
-    let Ok(mut out) = hio::hstdout() else {
+/// The harness, called by the core's start-up once the clock runs.
+fn run() -> ! {
+    let Some(mut out) = platform::console() else {
         exit(false)
     };
-    let Some(mut peripherals) = cortex_m::Peripherals::take() else {
-        fail(&mut out, "peripherals already taken")
-    };
-    start_systick(&mut peripherals.SYST);
 
     // SAFETY: the only reference to NET, taken once; no interrupt handler touches it.
     let net = unsafe { &mut *addr_of_mut!(NET) };
@@ -198,7 +132,7 @@ fn main() -> ! {
 
     // Calibration: a loop of known length, and an empty window (the cost of `now` itself).
     let t0 = now();
-    spin(CALIBRATION_ITERATIONS);
+    platform::spin(CALIBRATION_ITERATIONS);
     let t1 = now();
     let e0 = now();
     let e1 = now();
@@ -263,7 +197,7 @@ fn main() -> ! {
 /// The `profile` feature's hook: ticks per operator, one `op` line each.
 #[cfg(feature = "profile")]
 struct Profile<'a> {
-    out: &'a mut hio::HostStream,
+    out: &'a mut Out,
     start: u64,
 }
 
@@ -281,26 +215,18 @@ impl tinyaot::OperatorHook for Profile<'_> {
 
 /// Leaves QEMU through semihosting: exit status 0 when `success`, 1 otherwise.
 fn exit(success: bool) -> ! {
-    debug::exit(if success {
-        debug::EXIT_SUCCESS
-    } else {
-        debug::EXIT_FAILURE
-    });
-    // Only reached without a semihosting host (real hardware under a debugger that ignores it).
-    loop {
-        cortex_m::asm::wfi();
-    }
+    platform::exit(success)
 }
 
 /// Reports `why` and exits QEMU with a failure status.
-fn fail(out: &mut hio::HostStream, why: &str) -> ! {
+fn fail(out: &mut Out, why: &str) -> ! {
     let _ = writeln!(out, "error: {why}");
     exit(false)
 }
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo) -> ! {
-    if let Ok(mut out) = hio::hstdout() {
+    if let Some(mut out) = platform::console() {
         let _ = writeln!(out, "error: panic: {info}");
     }
     exit(false)
