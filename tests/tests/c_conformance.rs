@@ -25,16 +25,9 @@ use support::{
     arm_compiler_available, ARM_CC, ARM_C_FLAGS as ARM_FLAGS, HOST_C_FLAGS as HOST_FLAGS,
 };
 
-/// A fresh scratch directory for test `name` of this run, under the target directory when Cargo
-/// says where it is (the tests of this file run in parallel in one process).
+/// A fresh scratch directory for test `name` of this run.
 fn scratch(name: &str) -> PathBuf {
-    let base = std::env::var_os("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = base.join(format!("tinyaot-c-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch directory");
-    dir
+    support::scratch_dir("c", name)
 }
 
 #[test]

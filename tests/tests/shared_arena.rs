@@ -149,13 +149,7 @@ fn a_kept_output_survives_the_other_models_invoke_in_rust() {
 
 /// A fresh scratch directory for test `name` of this run.
 fn scratch(name: &str) -> PathBuf {
-    let base = std::env::var_os("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = base.join(format!("tinyaot-group-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch directory");
-    dir
+    support::scratch_dir("group", name)
 }
 
 fn members(keep: bool) -> Vec<GroupModel> {

@@ -239,6 +239,19 @@ fn unary_f32(op: B, options: Options) -> ModelSpec {
 }
 
 /// `m` changed by `f`.
+/// A convolution model whose first operator is a CALL_ONCE naming subgraph 0 (the options
+/// builder leaves the init subgraph index 0), in a model of `subgraphs` subgraphs.
+fn call_once_first(subgraphs: usize) -> ModelSpec {
+    with(conv8(Activation::NONE), |m| {
+        m.subgraphs = subgraphs;
+        m.operators.insert(0, m.operators[0].clone());
+        let code = m.opcode(B::CALL_ONCE);
+        m.operators[0].opcode_index = code;
+        m.operators[0].inputs.clear();
+        m.operators[0].outputs.clear();
+    })
+}
+
 fn with(mut m: ModelSpec, f: impl FnOnce(&mut ModelSpec)) -> ModelSpec {
     f(&mut m);
     m
@@ -367,27 +380,13 @@ fn structure(cases: &mut Vec<Case>) {
     );
     s.refused(
         "call_once_of_itself",
-        with(conv8(Activation::NONE), |m| {
-            m.subgraphs = 2;
-            m.operators.insert(0, m.operators[0].clone());
-            let code = m.opcode(B::CALL_ONCE);
-            m.operators[0].opcode_index = code;
-            m.operators[0].inputs.clear();
-            m.operators[0].outputs.clear();
-        }),
+        call_once_first(2),
         Invalid,
         "names subgraph 0",
     );
     s.refused(
         "call_once_in_a_single_subgraph",
-        with(conv8(Activation::NONE), |m| {
-            m.subgraphs = 1;
-            m.operators.insert(0, m.operators[0].clone());
-            let code = m.opcode(B::CALL_ONCE);
-            m.operators[0].opcode_index = code;
-            m.operators[0].inputs.clear();
-            m.operators[0].outputs.clear();
-        }),
+        call_once_first(1),
         Invalid,
         "names subgraph 0",
     );

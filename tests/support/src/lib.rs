@@ -57,6 +57,18 @@ pub fn arm_compiler_available() -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// A fresh, empty scratch directory `tinyaot-<kind>-<pid>-<name>` for a test of this run, under
+/// `CARGO_TARGET_TMPDIR` when it is set, else the system's temporary directory.
+pub fn scratch_dir(kind: &str, name: &str) -> PathBuf {
+    let base = std::env::var_os("CARGO_TARGET_TMPDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("tinyaot-{kind}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch directory");
+    dir
+}
+
 /// The environment variable that says where the shared reference data is.
 pub const SHARED_DIR_VAR: &str = "TINYAOT_SHARED_DIR";
 
