@@ -119,11 +119,22 @@ impl StagingDir {
     /// Writes `source` into the staging directory as `name` (which may name a subdirectory,
     /// created as needed).
     pub fn write(&self, name: &str, source: &Source) -> io::Result<()> {
-        let path = self.path.join(name);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent)?;
+        // Subdirectories one by one below the staging directory, never the staging directory
+        // itself: once the signal handler has removed it, `create_dir_all` would make it again,
+        // and it would be left behind.
+        let mut dir = self.path.clone();
+        for part in Path::new(name)
+            .parent()
+            .into_iter()
+            .flat_map(Path::components)
+        {
+            dir.push(part);
+            match fs::create_dir(&dir) {
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
+                _ => {}
+            }
         }
-        let file = File::create(&path)?;
+        let file = File::create(self.path.join(name))?;
         write_all(file, source).map(|_| ()).map_err(explain)
     }
 
