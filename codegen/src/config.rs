@@ -37,6 +37,7 @@ pub struct Config {
     runtime_path: String,
     out_dir: Option<PathBuf>,
     limits: Limits,
+    overlap: bool,
 }
 
 impl Default for Config {
@@ -60,7 +61,20 @@ impl Config {
             runtime_path: "::tinyaot".to_string(),
             out_dir: None,
             limits: Limits::from_env(),
+            overlap: true,
         }
+    }
+
+    /// Whether the planner may overlap an operator's output with an input that dies at that
+    /// operator, where the kernel's access contract allows it (default `true`): in place for
+    /// element-wise operators, and convolutions' outputs written over the input rows they have
+    /// finished reading ([`crate::plan::Overlap`]). The arena then goes below the liveness bound,
+    /// and a graph input read only by the first operator is overwritten by it: call
+    /// `overlap(false)` to keep every tensor's bytes intact for its whole lifetime (the input
+    /// readable after `invoke`, say) at the cost of the bound-sized arena.
+    pub fn overlap(&mut self, on: bool) -> &mut Self {
+        self.overlap = on;
+        self
     }
 
     /// Replaces all resource limits at once (see [`Limits`] for each one and its default).
@@ -199,7 +213,7 @@ impl Config {
         let bytes = read_model(model)?;
         let stem = file_stem(model)?;
         let options = self.c_options(&stem);
-        let files = c_outputs_with_limits(&bytes, &options, &self.limits)?;
+        let files = c_outputs_with(&bytes, &options, &self.limits, self.overlap)?;
         let files = lay_out(self.layout, &options, files)?;
         crate::emit::c_dir::write_dir(&out_dir, &options.prefix, &files)?;
         Ok(files.iter().map(|(name, _)| out_dir.join(name)).collect())
@@ -212,7 +226,7 @@ impl Config {
     #[cfg(feature = "c")]
     pub fn generate_c(&self, bytes: &[u8], stem: &str) -> Result<Vec<(String, String)>> {
         let options = self.c_options(stem);
-        let files = c_outputs_with_limits(bytes, &options, &self.limits)?;
+        let files = c_outputs_with(bytes, &options, &self.limits, self.overlap)?;
         Ok(lay_out(self.layout, &options, files)?
             .into_iter()
             .map(|(name, source)| (name, source.into_string()))
@@ -222,7 +236,7 @@ impl Config {
     /// The memory plan of the model in `bytes` under this configuration's limits: what
     /// `tinyaot plan` prints, and the arena and state sizes the generated code will have.
     pub fn plan<'m>(&self, bytes: &'m [u8]) -> Result<PlanReport<'m>> {
-        plan_report(bytes, &self.limits)
+        plan_report(bytes, &self.limits, self.overlap)
     }
 
     /// The directory [`compile`](Self::compile) and [`compile_c`](Self::compile_c) (named by
@@ -264,7 +278,7 @@ impl Config {
             runtime_path: self.runtime_path.clone(),
             source_name: format!("{stem}.tflite"),
         };
-        rust_output_with_limits(bytes, &options, &self.limits)
+        rust_output_with(bytes, &options, &self.limits, self.overlap)
     }
 }
 
@@ -450,7 +464,8 @@ impl Config {
         let mut names = Vec::new();
         for (model, bytes) in models.iter().zip(&bytes) {
             let name = model.c_prefix()?;
-            let report = plan_report(bytes, &self.limits).map_err(|e| in_model(&name, e))?;
+            let report =
+                plan_report(bytes, &self.limits, self.overlap).map_err(|e| in_model(&name, e))?;
             let keep = kept_tensors(&report.graph, &model.keep, &name)?;
             layouts.push((Layout::from_plan(&report.graph, &report.plan), keep));
             entries.push((
@@ -519,7 +534,8 @@ impl Config {
         let mut layouts = Vec::new();
         for ((model, bytes), name) in models.iter().zip(bytes).zip(names) {
             let named = |e| in_model(&name, e);
-            let (graph, calls, plan) = lower_and_plan(bytes, &self.limits).map_err(named)?;
+            let (graph, calls, plan) =
+                lower_and_plan(bytes, &self.limits, self.overlap).map_err(named)?;
             let keep = kept_tensors(&graph, &model.keep, &name)?;
             layouts.push((Layout::from_plan(&graph, &plan), keep));
             compiled.push((name, graph, calls));
@@ -799,7 +815,17 @@ pub fn rust_output_with_limits<'m>(
     options: &RustOptions,
     limits: &Limits,
 ) -> Result<Source<'m>> {
-    let (graph, calls, plan) = lower_and_plan(bytes, limits)?;
+    rust_output_with(bytes, options, limits, true)
+}
+
+/// [`rust_output_with_limits`], planned with or without overlaps ([`Config::overlap`]).
+pub fn rust_output_with<'m>(
+    bytes: &'m [u8],
+    options: &RustOptions,
+    limits: &Limits,
+    overlap: bool,
+) -> Result<Source<'m>> {
+    let (graph, calls, plan) = lower_and_plan(bytes, limits, overlap)?;
     crate::emit::rust::source(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
 }
 
@@ -831,7 +857,18 @@ pub fn c_outputs_with_limits<'m>(
     options: &COptions,
     limits: &Limits,
 ) -> Result<Vec<(String, Source<'m>)>> {
-    let (graph, calls, plan) = lower_and_plan(bytes, limits)?;
+    c_outputs_with(bytes, options, limits, true)
+}
+
+/// [`c_outputs_with_limits`], planned with or without overlaps ([`Config::overlap`]).
+#[cfg(feature = "c")]
+pub fn c_outputs_with<'m>(
+    bytes: &'m [u8],
+    options: &COptions,
+    limits: &Limits,
+    overlap: bool,
+) -> Result<Vec<(String, Source<'m>)>> {
+    let (graph, calls, plan) = lower_and_plan(bytes, limits, overlap)?;
     crate::emit::c::sources(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
 }
 
@@ -839,16 +876,20 @@ pub fn c_outputs_with_limits<'m>(
 /// plan), plan, and check the plan's arena and state sizes against `limits`. A model that loads
 /// but does not compile is still planned, without scratch memory ([`PlanReport::refusal`]).
 pub fn plan_model<'m>(bytes: &'m [u8], limits: &Limits) -> Result<(Graph<'m>, MemoryPlan)> {
-    plan_report(bytes, limits).map(|report| (report.graph, report.plan))
+    plan_report(bytes, limits, true).map(|report| (report.graph, report.plan))
 }
 
-fn plan_report<'m>(bytes: &'m [u8], limits: &Limits) -> Result<PlanReport<'m>> {
+fn plan_report<'m>(bytes: &'m [u8], limits: &Limits, overlap: bool) -> Result<PlanReport<'m>> {
     let graph = crate::load::load_with_limits(bytes, limits)?;
-    let (scratch, refusal) = match crate::lower::lower(&graph) {
-        Ok(calls) => (crate::plan::scratch_requests(&calls), None),
-        Err(e) => (Vec::new(), Some(e.to_string())),
+    let (scratch, access, refusal) = match crate::lower::lower(&graph) {
+        Ok(calls) => (
+            crate::plan::scratch_requests(&calls),
+            contracts(&calls, overlap),
+            None,
+        ),
+        Err(e) => (Vec::new(), Vec::new(), Some(e.to_string())),
     };
-    let plan = crate::plan::plan_graph_with_scratch(&graph, &scratch)?;
+    let plan = crate::plan::plan_graph_with(&graph, &scratch, &access)?;
     limits.check_plan(&plan)?;
     Ok(PlanReport {
         graph,
@@ -862,13 +903,23 @@ fn plan_report<'m>(bytes: &'m [u8], limits: &Limits) -> Result<PlanReport<'m>> {
 fn lower_and_plan<'m>(
     bytes: &'m [u8],
     limits: &Limits,
+    overlap: bool,
 ) -> Result<(Graph<'m>, Vec<crate::lower::Call>, MemoryPlan)> {
     let graph = crate::load::load_with_limits(bytes, limits)?;
     let calls = crate::lower::lower(&graph)?;
     let scratch = crate::plan::scratch_requests(&calls);
-    let plan = crate::plan::plan_graph_with_scratch(&graph, &scratch)?;
+    let plan = crate::plan::plan_graph_with(&graph, &scratch, &contracts(&calls, overlap))?;
     limits.check_plan(&plan)?;
     Ok((graph, calls, plan))
+}
+
+/// The calls' access contracts when planning with overlaps, none without.
+fn contracts(calls: &[crate::lower::Call], overlap: bool) -> Vec<(usize, crate::lower::Access)> {
+    if overlap {
+        crate::plan::access_contracts(calls)
+    } else {
+        Vec::new()
+    }
 }
 
 /// Reads a model file, with the path in the error.

@@ -326,6 +326,7 @@ mod tests {
             num_steps: 1,
             tensors: Vec::new(),
             aliases: Vec::new(),
+            overlaps: Vec::new(),
             scratch: Vec::new(),
         };
         let l = Limits::default();

@@ -11,7 +11,8 @@ use tinyaot_modelkit::{BuiltinOperator, ModelSpec, Options, TensorSpec};
 // ---------------------------------------------------------------------------------------------
 // Models
 
-/// `n` chained float RELUs on `[1, width]`: n operators, n + 1 tensors, an arena of two tensors.
+/// `n` chained float RELUs on `[1, width]`: n operators, n + 1 tensors, an arena of one tensor (each
+/// RELU runs in place over the one before; two tensors planned without overlaps).
 fn chain(n: usize, width: i32) -> Vec<u8> {
     ModelSpec::relu_chain(n, width).to_bytes()
 }
@@ -136,16 +137,16 @@ fn constant_bytes() {
 
 #[test]
 fn arena_bytes() {
-    // Two live [1, 100] float tensors at a time: 2 * 400 bytes, each rounded up to 16: 800.
+    // One [1, 100] float tensor at a time (the RELUs in place): 400 bytes.
     let model = chain(3, 100);
     let mut limits = Limits::default();
-    limits.max_arena_bytes = 800;
+    limits.max_arena_bytes = 400;
     accepted(&model, &limits);
-    limits.max_arena_bytes = 799;
+    limits.max_arena_bytes = 399;
     let (what, value, limit, setting) = refused(&model, &limits);
     assert_eq!(
         (what.as_str(), value, limit),
-        ("the size of the activation arena in bytes", 800, 799)
+        ("the size of the activation arena in bytes", 400, 399)
     );
     assert_eq!(setting, "Config::max_arena_bytes or --max-arena-bytes");
 }
@@ -193,7 +194,8 @@ fn huge_activation_is_refused_on_a_32_bit_target_even_with_limits_raised() {
     limits.max_arena_bytes = 64 << 20;
     let (what, value, _, _) = refused(&model, &limits);
     assert_eq!(what, "the size of the activation arena in bytes");
-    assert_eq!(value, 80 << 30);
+    // The RELU in place: one 40 GiB tensor.
+    assert_eq!(value, 40 << 30);
 }
 
 #[test]
@@ -234,7 +236,7 @@ fn config_setters() {
     let model = chain(3, 100);
     let dir = scratch("config");
     let mut config = tinyaot_codegen::Config::new();
-    config.out_dir(&dir).max_arena_bytes(799);
+    config.out_dir(&dir).max_arena_bytes(399);
     let path = dir.join("chain.tflite");
     std::fs::write(&path, &model).expect("write model");
     match config.compile(&path) {
@@ -247,7 +249,7 @@ fn config_setters() {
         !dir.join("chain.rs").exists(),
         "a refused model left a file"
     );
-    config.max_arena_bytes(800);
+    config.max_arena_bytes(400);
     config.compile(&path).expect("compiles at the limit");
 
     let refused_by = |config: &tinyaot_codegen::Config, model: &[u8], flag: &str| match config

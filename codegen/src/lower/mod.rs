@@ -10,6 +10,7 @@
 //! calls name; the registry there (`ops/mod.rs`) is the one list of supported operators, their
 //! arities and which ones only reshape. `context.rs` holds the validation every family shares.
 
+mod access;
 mod context;
 pub(crate) mod ops;
 pub(crate) mod params;
@@ -17,6 +18,7 @@ pub mod quant;
 
 use crate::error::{Error, Result};
 use crate::ir::{op_name, DType, Graph};
+pub use access::{Access, Stream};
 pub(crate) use context::{Num, OpContext};
 pub(crate) use ops::is_reshape_like;
 
@@ -58,6 +60,9 @@ pub struct KernelCall {
     pub operands: Vec<Operand>,
     /// The parameter struct, if the kernel takes one (it is then the last argument, by reference).
     pub params: Option<Params>,
+    /// The access contracts this kernel variant keeps ([`Access`]): which of its inputs its
+    /// output may overlap, and how. Empty: the output must stay apart from every input.
+    pub access: Vec<Access>,
 }
 
 /// How a tensor is passed to a kernel.

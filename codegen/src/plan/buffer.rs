@@ -36,6 +36,13 @@ pub(super) struct Problem {
     pub items: Vec<Item>,
     pub origin: Vec<usize>,
     pub steps: usize,
+    /// Permitted overlaps ([`super::overlap::Permit`]) in units: for `(i, j)`, item `i` placed
+    /// after item `j` sees `j` as busy over `[offset_j + a, offset_j + b)` instead of its whole
+    /// extent (an empty range still keeps `i` from straddling that point).
+    pub permits: std::collections::HashMap<(usize, usize), (u64, u64)>,
+    /// For the input item of a permit: its output item and the gap (units). A greedy placing the
+    /// input before its output keeps the gap below the input free, for the output to start in.
+    pub reserve: std::collections::HashMap<usize, (usize, u64)>,
 }
 
 impl Problem {
@@ -66,7 +73,40 @@ impl Problem {
             items,
             origin,
             steps: starts.len(),
+            permits: std::collections::HashMap::new(),
+            reserve: std::collections::HashMap::new(),
         }
+    }
+
+    /// [`Problem::new`] with permitted overlaps between buffers (indices into `buffers`).
+    ///
+    /// The output may lie at least `gap` below the input or apart from it: from the output's side
+    /// the input is busy over `[in + size_out − gap, in + size_in)`, from the input's side the
+    /// output over `[out, out + gap)`. A permit whose output is so large that the first range
+    /// would be backwards is dropped (it could never be used).
+    pub fn with_permits(buffers: &[Buffer], permits: &[super::overlap::Permit]) -> Problem {
+        let mut p = Problem::new(buffers);
+        let mut item_of = vec![None; buffers.len()];
+        for (i, &b) in p.origin.iter().enumerate() {
+            item_of[b] = Some(i);
+        }
+        for permit in permits {
+            let (Some(Some(o)), Some(Some(i))) =
+                (item_of.get(permit.output), item_of.get(permit.input))
+            else {
+                continue;
+            };
+            let (o, i) = (*o, *i);
+            let gap = (permit.gap / ALIGN) as u64;
+            let (so, si) = (p.items[o].size, p.items[i].size);
+            if o == i || gap > so || so - gap > si {
+                continue;
+            }
+            p.permits.insert((o, i), (so - gap, si));
+            p.permits.insert((i, o), (0, gap));
+            p.reserve.insert(i, (o, gap));
+        }
+        p
     }
 
     /// Sum of the sizes live at each step (saturated at `u64::MAX`).
@@ -133,6 +173,22 @@ pub fn plan_buffers(buffers: &[Buffer]) -> Vec<usize> {
             best = better;
         }
     }
+    let mut offsets = vec![0usize; buffers.len()];
+    for (&i, &o) in problem.origin.iter().zip(&best) {
+        offsets[i] = to_bytes(o);
+    }
+    offsets
+}
+
+/// [`plan_buffers`] where some pairs of buffers may overlap by [`Permit`](super::overlap::Permit)s: the greedy
+/// orders alone (the exact search knows nothing of permits), keeping the lowest placement.
+pub(super) fn plan_buffers_with_permits(
+    buffers: &[Buffer],
+    permits: &[super::overlap::Permit],
+) -> Vec<usize> {
+    let problem = Problem::with_permits(buffers, permits);
+    // No bound to stop at: with overlaps the liveness bound is no floor.
+    let best = greedy::best(&problem, 0);
     let mut offsets = vec![0usize; buffers.len()];
     for (&i, &o) in problem.origin.iter().zip(&best) {
         offsets[i] = to_bytes(o);

@@ -9,8 +9,9 @@
 
 use std::collections::BTreeMap;
 
-use super::{AliasKind, Buffer, MemoryPlan, Region, ALIGN};
+use super::{AliasKind, Buffer, MemoryPlan, Overlap, Region, ALIGN};
 use crate::ir::Graph;
+use crate::lower::{Access, Stream};
 use crate::{Error, Result};
 
 fn fail<T>(detail: String) -> Result<T> {
@@ -146,8 +147,32 @@ fn round_up(n: usize) -> Option<usize> {
 ///
 /// # Errors
 ///
-/// [`Error::Internal`] naming the first violation found.
+/// [`Error::Internal`] naming the first violation found, an overlap among them: a plan checked
+/// here may have none ([`check_plan_with`] checks overlaps against the kernels' contracts).
 pub fn check_plan(graph: &Graph, plan: &MemoryPlan) -> Result<()> {
+    check_plan_with(graph, plan, &[])
+}
+
+/// [`check_plan`] for a plan with [`Overlap`]s, each proven from the contract its kernel declares
+/// (`access`, by operator, as [`super::access_contracts`] lists them), not from the planner's
+/// reasoning:
+///
+/// - the operator declares exactly that contract; the input dies at the operator's step (its last
+///   use, no graph output), the output is born there and has no other writer; no operator, input
+///   or output takes part in two overlaps;
+/// - in place: one offset, the output no larger than the input;
+/// - a stream: the geometry gives both tensors' sizes, and for every group of output pixels, in
+///   its own recomputation here, the group's bytes avoid every input byte still to be read;
+/// - at the step, the union of the two tensors' bytes is one block for the sweep: nothing else
+///   live there may touch it. Before the step the input, after it the output, are swept as usual.
+///
+/// The liveness bound is recomputed without the overlaps; the arena may be below it only when
+/// the plan has some.
+///
+/// # Errors
+///
+/// [`Error::Internal`] naming the first violation found.
+pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Access)]) -> Result<()> {
     let n = graph.tensors.len();
     let ops = graph.operators.len();
     if plan.tensors.len() != n {
@@ -221,8 +246,164 @@ pub fn check_plan(graph: &Graph, plan: &MemoryPlan) -> Result<()> {
     check_state_disjoint(plan)?;
     let group = alias_groups(graph, plan)?;
     let blocks = arena_blocks(plan, &group)?;
-    check_arena_disjoint(plan, &blocks)?;
-    check_bound(plan, &blocks)
+    check_bound(plan, &blocks)?;
+    let blocks = overlap_blocks(graph, plan, &lives, access, blocks)?;
+    check_arena_disjoint(plan, &blocks)
+}
+
+/// Verifies every overlap of `plan` (see [`check_plan_with`]) and returns `blocks` with each
+/// overlap's input ending before its step, its output starting after it, and one block for both
+/// at the step (its own group).
+fn overlap_blocks(
+    graph: &Graph,
+    plan: &MemoryPlan,
+    lives: &[Option<(usize, usize)>],
+    access: &[(usize, Access)],
+    mut blocks: Vec<Block>,
+) -> Result<Vec<Block>> {
+    let n = graph.tensors.len();
+    let mut writers = vec![0usize; n];
+    for op in &graph.operators {
+        for &t in op.outputs.iter().chain(&op.intermediates) {
+            if t < n {
+                writers[t] += 1;
+            }
+        }
+    }
+    for &t in &graph.inputs {
+        if t < n {
+            writers[t] += 1;
+        }
+    }
+    let mut used = std::collections::BTreeSet::new();
+    for (k, &Overlap { op, access: a }) in plan.overlaps.iter().enumerate() {
+        let (x, y) = a.tensors();
+        let what = format!("overlap {k} (operator #{op}, tensor #{x} into #{y})");
+        if !access.contains(&(op, a)) {
+            return fail(format!(
+                "{what}: the operator's kernel declares no such contract"
+            ));
+        }
+        let (Some(px), Some(py)) = (plan.tensors.get(x), plan.tensors.get(y)) else {
+            return fail(format!("{what}: tensor index out of range"));
+        };
+        if px.region != Region::Arena || py.region != Region::Arena || x == y {
+            return fail(format!(
+                "{what}: both tensors must be distinct arena tensors"
+            ));
+        }
+        let step = op + 1;
+        let dies = lives[x].is_some_and(|(_, last)| last == step) && !graph.outputs.contains(&x);
+        let born = lives[y].is_some_and(|(first, _)| first == step) && writers[y] == 1;
+        if !dies || !born {
+            return fail(format!(
+                "{what}: the input must die and the output be born (one writer) at step {step}"
+            ));
+        }
+        for key in [(0, op), (1, x), (2, y)] {
+            if !used.insert(key) {
+                return fail(format!("{what}: takes part in another overlap"));
+            }
+        }
+        match a {
+            Access::InPlace { .. } => {
+                if px.offset != py.offset || py.bytes > px.bytes {
+                    return fail(format!(
+                        "{what}: in place needs one offset and an output no larger than the \
+                         input"
+                    ));
+                }
+            }
+            Access::Stream { stream, .. } => check_stream(&what, &stream, px, py)?,
+        }
+        // The sweep: the input up to the step before, the output from the step after, and the
+        // union of their bytes at the step.
+        let low = px.offset.min(py.offset);
+        let high = (px.offset + px.bytes).max(py.offset + py.bytes);
+        if px.offset + px.bytes < py.offset || py.offset + py.bytes < px.offset {
+            return fail(format!("{what}: the tensors do not overlap"));
+        }
+        blocks[x].last = step - 1;
+        blocks[y].first = step + 1;
+        blocks.push(Block {
+            group: usize::MAX - k,
+            first: step,
+            last: step,
+            offset: low,
+            bytes: high - low,
+        });
+    }
+    // A block shortened to nothing (an input made at the step before? no: `first > last`) is not
+    // swept.
+    for b in &mut blocks {
+        if b.first > b.last {
+            b.bytes = 0;
+        }
+    }
+    Ok(blocks)
+}
+
+/// Proves one stream overlap: the contract's geometry gives both tensors' sizes, and each group
+/// of output pixels, placed at the output's offset, avoids the input bytes from the lowest one any
+/// pixel from there on reads (from the next group on, when the group reads before it writes).
+fn check_stream(
+    what: &str,
+    s: &Stream,
+    input: &super::TensorPlacement,
+    output: &super::TensorPlacement,
+) -> Result<()> {
+    let dims = [
+        s.batches,
+        s.input_h,
+        s.input_w,
+        s.input_pixel,
+        s.output_h,
+        s.output_w,
+        s.output_pixel,
+        s.stride_h,
+        s.stride_w,
+        s.group,
+    ];
+    let product = |v: &[usize]| v.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+    let in_len = product(&dims[0..4]);
+    let out_len = product(&[dims[0], dims[4], dims[5], dims[6]]);
+    if dims.contains(&0) || in_len != Some(input.bytes) || out_len != Some(output.bytes) {
+        return fail(format!(
+            "{what}: the stream's geometry does not give the tensors' sizes"
+        ));
+    }
+    let (rows, cols) = (s.output_h, s.output_w);
+    let pixels = s.batches * rows * cols;
+    // The lowest input byte output pixel `p` reads: its window's corner, clamped to the image.
+    let corner = |p: usize| {
+        let b = p / (rows * cols);
+        let y = p / cols % rows;
+        let x = p % cols;
+        let iy = (y * s.stride_h).saturating_sub(s.pad_top);
+        let ix = (x * s.stride_w).saturating_sub(s.pad_left);
+        (b * s.input_h * s.input_w + iy * s.input_w + ix) * s.input_pixel
+    };
+    // Backwards over the groups: `lowest` is the lowest byte read from the group's end on.
+    let mut lowest = input.bytes;
+    let last_group = (pixels - 1) / s.group;
+    for g in (0..=last_group).rev() {
+        let (start, end) = (g * s.group, ((g + 1) * s.group).min(pixels));
+        let after = lowest;
+        lowest = (start..end).map(corner).fold(lowest, usize::min);
+        let pending = input.offset + if s.reads_first { after } else { lowest };
+        let written = (
+            output.offset + start * s.output_pixel,
+            output.offset + end * s.output_pixel,
+        );
+        if written.0 < input.offset + input.bytes && pending < written.1 {
+            return fail(format!(
+                "{what}: output pixels {start}..{end} (bytes {}..{}) overwrite input bytes from \
+                 {pending} still to be read",
+                written.0, written.1
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The steps every tensor is live, from a list of every use of every tensor sorted by tensor: a
@@ -536,7 +717,7 @@ fn check_bound(plan: &MemoryPlan, blocks: &[Block]) -> Result<()> {
             plan.lower_bound_bytes
         ));
     }
-    if plan.arena_bytes < bound {
+    if plan.arena_bytes < bound && plan.overlaps.is_empty() {
         return fail(format!(
             "arena of {} bytes is below the lower bound {bound}",
             plan.arena_bytes

@@ -50,7 +50,7 @@ pub(super) fn best(p: &Problem, bound: u64) -> Vec<u64> {
         let mut order: Vec<usize> = (0..items.len()).collect();
         order.sort_by_key(|&i| key(&items[i]));
         for fit in [Fit::First, Fit::Best] {
-            let Some(offsets) = place(items, &order, fit, &mut work) else {
+            let Some(offsets) = place(p, &order, fit, &mut work) else {
                 break 'orders;
             };
             let h = height(items, &offsets);
@@ -84,12 +84,16 @@ fn stacked(items: &[Item]) -> Vec<u64> {
 /// than from a scan of everything placed: the cost is O((n + K) log n) for K overlapping pairs,
 /// linear in a chain of operators, where a scan would make every placement cost O(n). `None` when
 /// `work` (the overlapping pairs looked at) passes the [`WORK_BUDGET`].
-fn place(items: &[Item], order: &[usize], fit: Fit, work: &mut usize) -> Option<Vec<u64>> {
+fn place(p: &Problem, order: &[usize], fit: Fit, work: &mut usize) -> Option<Vec<u64>> {
+    let items = &p.items;
     let mut offsets = vec![0u64; items.len()];
     let steps = items.iter().map(|it| it.last + 1).max().unwrap_or(0);
     let mut placed = Placed::new(steps);
     let mut overlapping: Vec<usize> = Vec::new();
     let mut busy: Vec<(u64, u64)> = Vec::new();
+    // Units kept free below each placed item for its permitted output (see `Problem::reserve`).
+    let mut reserved = vec![0u64; items.len()];
+    let mut is_placed = vec![false; items.len()];
     for &i in order {
         let it = &items[i];
         placed.overlapping(it, &mut overlapping);
@@ -98,11 +102,19 @@ fn place(items: &[Item], order: &[usize], fit: Fit, work: &mut usize) -> Option<
             return None;
         }
         busy.clear();
-        busy.extend(
-            overlapping
-                .iter()
-                .map(|&j| (offsets[j], offsets[j].saturating_add(items[j].size))),
-        );
+        busy.extend(overlapping.iter().map(|&j| match p.permits.get(&(i, j)) {
+            Some(&(a, b)) => (offsets[j].saturating_add(a), offsets[j].saturating_add(b)),
+            None => (
+                offsets[j] - reserved[j],
+                offsets[j].saturating_add(items[j].size),
+            ),
+        }));
+        // An input placed before its output keeps the output's gap free below it.
+        let below = match p.reserve.get(&i) {
+            Some(&(output, gap)) if !is_placed[output] => gap,
+            _ => 0,
+        };
+        let size = it.size.saturating_add(below);
         busy.sort_unstable();
         // Walk the gaps from the bottom: `cursor` is the lowest free byte above everything seen.
         let mut cursor = 0u64;
@@ -110,7 +122,7 @@ fn place(items: &[Item], order: &[usize], fit: Fit, work: &mut usize) -> Option<
         for &(start, end) in &busy {
             if start > cursor {
                 let gap = start - cursor;
-                if gap >= it.size {
+                if gap >= size {
                     match fit {
                         Fit::First => {
                             chosen = Some((gap, cursor));
@@ -126,7 +138,9 @@ fn place(items: &[Item], order: &[usize], fit: Fit, work: &mut usize) -> Option<
             }
             cursor = cursor.max(end);
         }
-        offsets[i] = chosen.map_or(cursor, |(_, o)| o);
+        offsets[i] = chosen.map_or(cursor, |(_, o)| o).saturating_add(below);
+        reserved[i] = below;
+        is_placed[i] = true;
         placed.insert(i, it);
     }
     Some(offsets)

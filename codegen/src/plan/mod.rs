@@ -30,14 +30,17 @@ mod buffer;
 mod check;
 mod greedy;
 mod lifetime;
+mod overlap;
 pub mod report;
 mod search;
 
 use crate::ir::Graph;
+use crate::lower::Access;
 use crate::{Error, Result};
 
+use buffer::plan_buffers_with_permits;
 pub use buffer::{lower_bound, plan_buffers, Buffer};
-pub use check::{check_buffers, check_plan};
+pub use check::{check_buffers, check_plan, check_plan_with};
 use lifetime::Steps;
 
 /// Alignment, in bytes, of every offset and of every size the planner reserves.
@@ -97,6 +100,18 @@ pub struct Alias {
     pub kind: AliasKind,
 }
 
+/// One overlap decision: at operator `op`'s step the output of `access` shares bytes with the
+/// input, which dies there, as the kernel's contract allows ([`Access`]). The two tensors keep
+/// their own placements (an in-place pair at one offset); the checker proves each decision from the
+/// contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Overlap {
+    /// The operator (index in execution order) whose kernel keeps the contract.
+    pub op: usize,
+    /// The contract, naming the input and the output.
+    pub access: Access,
+}
+
 /// Where one tensor lives and when.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorPlacement {
@@ -149,7 +164,8 @@ pub struct MemoryPlan {
     /// Size of the activation arena in bytes (a multiple of [`ALIGN`]).
     pub arena_bytes: usize,
     /// The liveness lower bound: the largest sum, over any single step, of the [`ALIGN`]-rounded
-    /// sizes of the arena buffers live at that step. No plan without further aliasing can be smaller.
+    /// sizes of the arena buffers live at that step (reshape aliases sharing one buffer). No plan
+    /// without overlaps can be smaller; with [`MemoryPlan::overlaps`] the arena may be.
     pub lower_bound_bytes: usize,
     /// Size of the persistent state region (variable tensors), in bytes.
     pub state_bytes: usize,
@@ -159,6 +175,9 @@ pub struct MemoryPlan {
     pub tensors: Vec<TensorPlacement>,
     /// Every storage-sharing decision the plan relies on.
     pub aliases: Vec<Alias>,
+    /// Every overlap of an operator's output with a dying input the plan relies on, in operator
+    /// order (none when planned without overlaps).
+    pub overlaps: Vec<Overlap>,
     /// Kernel scratch memory, in the order it was requested (by operator, then slot).
     pub scratch: Vec<ScratchPlacement>,
 }
@@ -207,7 +226,7 @@ pub fn scratch_requests(calls: &[crate::lower::Call]) -> Vec<Scratch> {
 
 /// Plans the memory of `graph`: regions, lifetimes, aliases and offsets of its tensors and of the
 /// kernels' `scratch` memory (each live at its operator's step alone), then verifies the result
-/// with [`check_plan`].
+/// with [`check_plan`]. No tensors overlap: [`plan_graph_with`] with no contracts.
 ///
 /// Deterministic: the same graph always gets the same plan.
 ///
@@ -218,54 +237,47 @@ pub fn scratch_requests(calls: &[crate::lower::Call]) -> Vec<Scratch> {
 /// own check (a planner bug, reported instead of returned), or when a scratch request names an
 /// operator the graph does not have.
 pub fn plan_graph_with_scratch(graph: &Graph, scratch: &[Scratch]) -> Result<MemoryPlan> {
+    plan_graph_with(graph, scratch, &[])
+}
+
+/// The access contracts of lowered calls, by operator: what [`plan_graph_with`] takes.
+pub fn access_contracts(calls: &[crate::lower::Call]) -> Vec<(usize, Access)> {
+    calls
+        .iter()
+        .flat_map(|call| {
+            let access = match &call.kind {
+                crate::lower::CallKind::Kernel(k) => k.access.as_slice(),
+                _ => &[],
+            };
+            access.iter().map(|&a| (call.op, a))
+        })
+        .collect()
+}
+
+/// [`plan_graph_with_scratch`], letting operators' outputs overlap their dying inputs where the
+/// kernels' contracts `access` (by operator, [`access_contracts`]) allow it ([`Overlap`]): in
+/// place, or a stream's output below its input. The plan with overlaps is kept only when its arena
+/// is smaller than the plan without; overlaps the final offsets do not use are dropped. The result
+/// is verified with [`check_plan_with`] against the same contracts.
+///
+/// # Errors
+///
+/// As [`plan_graph_with_scratch`].
+pub fn plan_graph_with(
+    graph: &Graph,
+    scratch: &[Scratch],
+    access: &[(usize, Access)],
+) -> Result<MemoryPlan> {
     let steps = lifetime::lifetimes(graph)?;
     let regions = lifetime::regions(graph, &steps);
     let aliases = alias::reshape_aliases(graph, &regions);
     let roots = alias::roots(graph.tensors.len(), &aliases);
+    let scratch_buffers = scratch_buffers(graph, scratch)?;
 
-    // One buffer per alias group of arena tensors that take space, indexed by the group's root.
-    let mut buffer_of_root = vec![None; graph.tensors.len()];
-    let mut buffers: Vec<Buffer> = Vec::new();
-    for (t, tensor) in graph.tensors.iter().enumerate() {
-        let Some(s) = steps[t] else { continue };
-        if regions[t] != Region::Arena || tensor.bytes == 0 {
-            continue;
-        }
-        let bytes = align_up(tensor.bytes).ok_or_else(|| overflow(t))?;
-        match buffer_of_root[roots[t]] {
-            Some(b) => {
-                let buf: &mut Buffer = &mut buffers[b];
-                buf.bytes = buf.bytes.max(bytes);
-                buf.first = buf.first.min(s.first);
-                buf.last = buf.last.max(s.last);
-            }
-            None => {
-                buffer_of_root[roots[t]] = Some(buffers.len());
-                buffers.push(Buffer {
-                    bytes,
-                    first: s.first,
-                    last: s.last,
-                });
-            }
-        }
-    }
-    // Scratch memory: one buffer per request, live at its operator's step alone.
-    let tensor_buffers = buffers.len();
-    for (k, s) in scratch.iter().enumerate() {
-        if s.op >= graph.operators.len() {
-            return Err(Error::Internal {
-                detail: format!("scratch request {k} names operator #{}", s.op),
-            });
-        }
-        let bytes = align_up(s.bytes).ok_or_else(|| Error::Overflow {
-            context: format!("memory plan: scratch memory of operator #{}", s.op),
-        })?;
-        buffers.push(Buffer {
-            bytes,
-            first: s.op + 1,
-            last: s.op + 1,
-        });
-    }
+    // Without overlaps: one buffer per reshape alias group, then the scratch memory.
+    let (mut buffers, mut buffer_of_root) = tensor_buffers(graph, &steps, &regions, &roots)?;
+    let mut tensor_buffers_len = buffers.len();
+    buffers.extend_from_slice(&scratch_buffers);
     // Every sum the planner forms is at most the sum of all buffer sizes: check it once here so that
     // the unit arithmetic below cannot overflow.
     buffers
@@ -274,14 +286,58 @@ pub fn plan_graph_with_scratch(graph: &Graph, scratch: &[Scratch]) -> Result<Mem
         .ok_or_else(|| Error::Overflow {
             context: "total size of the activation tensors".to_string(),
         })?;
+    let lower_bound_bytes = lower_bound(&buffers);
+    let mut offsets = plan_buffers(&buffers);
+    let mut arena_bytes = arena_of(&buffers, &offsets);
+    let mut root_of = roots.clone();
+    let mut overlaps = Vec::new();
 
-    let offsets = plan_buffers(&buffers);
-    let arena_bytes = buffers
-        .iter()
-        .zip(&offsets)
-        .map(|(b, o)| o + b.bytes)
-        .max()
-        .unwrap_or(0);
+    if !access.is_empty() {
+        let decided = overlap::decide(graph, &steps, &regions, &aliases, access);
+        if !decided.overlaps.is_empty() {
+            let (mut with, of_root) =
+                tensor_buffers(graph, &steps, &regions, &decided.buffer_root)?;
+            let with_tensors = with.len();
+            with.extend_from_slice(&scratch_buffers);
+            let buffer = |t: usize| of_root[decided.buffer_root[t]];
+            let permits: Vec<overlap::Permit> = decided
+                .streams
+                .iter()
+                .filter_map(|&(y, x, gap)| {
+                    Some(overlap::Permit {
+                        output: buffer(y)?,
+                        input: buffer(x)?,
+                        gap,
+                    })
+                })
+                .collect();
+            let candidates = [
+                plan_buffers_with_permits(&with, &permits),
+                plan_buffers(&with),
+            ];
+            for candidate in candidates {
+                let arena = arena_of(&with, &candidate);
+                if arena < arena_bytes {
+                    arena_bytes = arena;
+                    offsets = candidate;
+                    buffers.clone_from(&with);
+                    buffer_of_root.clone_from(&of_root);
+                    root_of.clone_from(&decided.buffer_root);
+                    tensor_buffers_len = with_tensors;
+                    overlaps.clone_from(&decided.overlaps);
+                }
+            }
+        }
+    }
+
+    let offset_of = |t: usize| buffer_of_root[root_of[t]].map_or(0, |b| offsets[b]);
+    // A stream decision the offsets do not use (its tensors apart) is no overlap at all.
+    overlaps.retain(|o: &Overlap| {
+        let (x, y) = o.access.tensors();
+        let (ox, oy) = (offset_of(x), offset_of(y));
+        let (bx, by) = (graph.tensors[x].bytes, graph.tensors[y].bytes);
+        ox < oy + by && oy < ox + bx
+    });
 
     let num_steps = graph.operators.len() + 1;
     let mut state_bytes = 0usize;
@@ -289,10 +345,7 @@ pub fn plan_graph_with_scratch(graph: &Graph, scratch: &[Scratch]) -> Result<Mem
     for (t, tensor) in graph.tensors.iter().enumerate() {
         let s = steps[t].unwrap_or(Steps { first: 0, last: 0 });
         let (offset, first, last) = match regions[t] {
-            Region::Arena => {
-                let offset = buffer_of_root[roots[t]].map_or(0, |b| offsets[b]);
-                (offset, s.first, s.last)
-            }
+            Region::Arena => (offset_of(t), s.first, s.last),
             Region::State => {
                 let offset = state_bytes;
                 state_bytes = align_up(tensor.bytes)
@@ -317,7 +370,7 @@ pub fn plan_graph_with_scratch(graph: &Graph, scratch: &[Scratch]) -> Result<Mem
     let mut slots = vec![0usize; graph.operators.len()];
     let scratch = scratch
         .iter()
-        .zip(&offsets[tensor_buffers..])
+        .zip(&offsets[tensor_buffers_len..])
         .map(|(s, &offset)| {
             let slot = slots[s.op];
             slots[s.op] += 1;
@@ -331,15 +384,85 @@ pub fn plan_graph_with_scratch(graph: &Graph, scratch: &[Scratch]) -> Result<Mem
         .collect();
     let plan = MemoryPlan {
         arena_bytes,
-        lower_bound_bytes: lower_bound(&buffers),
+        lower_bound_bytes,
         state_bytes,
         num_steps,
         tensors,
         aliases,
+        overlaps,
         scratch,
     };
-    check_plan(graph, &plan)?;
+    check_plan_with(graph, &plan, access)?;
     Ok(plan)
+}
+
+/// One buffer per group of arena tensors that take space (the groups given by `root`, indexed by
+/// the root), and for every root its buffer, if any.
+fn tensor_buffers(
+    graph: &Graph,
+    steps: &[Option<Steps>],
+    regions: &[Region],
+    root: &[usize],
+) -> Result<(Vec<Buffer>, Vec<Option<usize>>)> {
+    let mut buffer_of_root = vec![None; graph.tensors.len()];
+    let mut buffers: Vec<Buffer> = Vec::new();
+    for (t, tensor) in graph.tensors.iter().enumerate() {
+        let Some(s) = steps[t] else { continue };
+        if regions[t] != Region::Arena || tensor.bytes == 0 {
+            continue;
+        }
+        let bytes = align_up(tensor.bytes).ok_or_else(|| overflow(t))?;
+        match buffer_of_root[root[t]] {
+            Some(b) => {
+                let buf: &mut Buffer = &mut buffers[b];
+                buf.bytes = buf.bytes.max(bytes);
+                buf.first = buf.first.min(s.first);
+                buf.last = buf.last.max(s.last);
+            }
+            None => {
+                buffer_of_root[root[t]] = Some(buffers.len());
+                buffers.push(Buffer {
+                    bytes,
+                    first: s.first,
+                    last: s.last,
+                });
+            }
+        }
+    }
+    Ok((buffers, buffer_of_root))
+}
+
+/// Scratch memory: one buffer per request, live at its operator's step alone.
+fn scratch_buffers(graph: &Graph, scratch: &[Scratch]) -> Result<Vec<Buffer>> {
+    scratch
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            if s.op >= graph.operators.len() {
+                return Err(Error::Internal {
+                    detail: format!("scratch request {k} names operator #{}", s.op),
+                });
+            }
+            let bytes = align_up(s.bytes).ok_or_else(|| Error::Overflow {
+                context: format!("memory plan: scratch memory of operator #{}", s.op),
+            })?;
+            Ok(Buffer {
+                bytes,
+                first: s.op + 1,
+                last: s.op + 1,
+            })
+        })
+        .collect()
+}
+
+/// The arena `offsets` need for `buffers`: the highest end.
+fn arena_of(buffers: &[Buffer], offsets: &[usize]) -> usize {
+    buffers
+        .iter()
+        .zip(offsets)
+        .map(|(b, o)| o + b.bytes)
+        .max()
+        .unwrap_or(0)
 }
 
 fn overflow(tensor: usize) -> Error {

@@ -1,7 +1,7 @@
 //! RELU, RELU6, LEAKY_RELU, HARD_SWISH, FLOOR → `activations::*`: one input, one output of its
 //! size.
 
-use super::{unary, Kernel, Lowering, OpEntry};
+use super::{unary_in_place as unary, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{DType, OpCode};
 use crate::lower::params::activations as P;

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::ir::{Activation, DType, OpCode, Options, Padding};
 use crate::lower::params::conv as P;
 use crate::lower::params::WIDE_CHANNELS;
-use crate::lower::{quant, Data, Num, OpContext};
+use crate::lower::{quant, Access, Data, Num, OpContext, Stream};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -583,7 +583,13 @@ pub(super) fn pointwise(
             act_max: folded.act.1,
             narrow_requant: folded.narrow,
         },
-    ))
+    )
+    .with_access(Access::Stream {
+        input: ctx.input_index(0)?,
+        output: ctx.output_index(0)?,
+        // Pairs of pixels on Cortex-M (one pixel elsewhere, which keeps a pair's contract too).
+        stream: Stream::pointwise(pixels, (input_c, output_c), 2),
+    }))
 }
 
 /// The fewest input channels for which [`pointwise`] widens a single pixel once
@@ -665,7 +671,32 @@ pub(super) fn im2col(
             act_max: folded.act.1,
             narrow_requant: folded.narrow,
         },
-    ))
+    )
+    .with_access(Access::Stream {
+        input: ctx.input_index(0)?,
+        output: ctx.output_index(0)?,
+        stream: window_stream((i, out), g, 2),
+    }))
+}
+
+/// The [`Stream`] of a convolution-like kernel from an NHWC input of shape `i` to an output of
+/// shape `out` (int8: a pixel's bytes are its channels) computing `group` pixels together.
+pub(super) fn window_stream((i, out): (&[usize], &[usize]), g: &Geometry, group: usize) -> Stream {
+    Stream {
+        batches: i[0],
+        input_h: i[1],
+        input_w: i[2],
+        input_pixel: i[3],
+        output_h: out[1],
+        output_w: out[2],
+        output_pixel: out[3],
+        stride_h: g.stride_h,
+        stride_w: g.stride_w,
+        pad_top: g.pad_top,
+        pad_left: g.pad_left,
+        group,
+        reads_first: false,
+    }
 }
 
 /// CONV_2D → `conv::conv2d_s8` / `conv::conv2d_f32`.

@@ -3,13 +3,13 @@
 
 use super::conv::{
     bias_values, filter_rows, geometry, im2col, narrow_requant, quant_16x8, weights_and_range,
-    Bias16x8, ConvQuant, Window, CONV_INPUTS,
+    window_stream, Bias16x8, ConvQuant, Window, CONV_INPUTS,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{depthwise as P, IM2COL_MAX};
-use crate::lower::OpContext;
+use crate::lower::{Access, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -183,6 +183,13 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
                     narrow_requant: narrow,
                 },
             )
+            // One pixel at a time, its channels in blocks: a pixel's window is read block by
+            // block as its outputs are written.
+            .with_access(Access::Stream {
+                input: ctx.input_index(0)?,
+                output: ctx.output_index(0)?,
+                stream: window_stream((i, out), &g, 1),
+            })
         }
         ConvQuant::F32 {
             filter,

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::ir::{Activation, DType, OpCode, Options};
 use crate::lower::params::{elementwise as P, MAX_RANK};
 use crate::lower::quant::activation_range_f32;
-use crate::lower::{Num, OpContext, Operand};
+use crate::lower::{Access, Num, OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -14,31 +14,31 @@ pub(crate) const OPS: &[OpEntry] = &[
         code: OpCode::ADD,
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Kernel(|ctx| arithmetic(ctx, Arithmetic::Add)),
+        lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Add)?)),
     },
     OpEntry {
         code: OpCode::SUB,
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Kernel(|ctx| arithmetic(ctx, Arithmetic::Sub)),
+        lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Sub)?)),
     },
     OpEntry {
         code: OpCode::MUL,
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Kernel(|ctx| arithmetic(ctx, Arithmetic::Mul)),
+        lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Mul)?)),
     },
     OpEntry {
         code: OpCode::MAXIMUM,
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Kernel(|ctx| min_max(ctx, true)),
+        lower: Lowering::Kernel(|ctx| in_place(ctx, min_max(ctx, true)?)),
     },
     OpEntry {
         code: OpCode::MINIMUM,
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Kernel(|ctx| min_max(ctx, false)),
+        lower: Lowering::Kernel(|ctx| in_place(ctx, min_max(ctx, false)?)),
     },
 ];
 
@@ -198,6 +198,24 @@ macro_rules! add_sub_params {
             act_max: $hi,
         }
     }};
+}
+
+/// `k` with an [`Access::InPlace`] contract for each arena input of the output's size (no
+/// broadcast): every kernel of this family stages an input that overlaps its output chunk by chunk,
+/// each chunk read before it is written (runtime/src/kernels/elementwise.rs), so the output may
+/// take such an input's bytes.
+fn in_place(ctx: &OpContext, mut k: Kernel) -> Result<Kernel> {
+    let output = ctx.output_index(0)?;
+    let out = ctx.output(0)?;
+    for i in 0..2 {
+        let input = ctx.input_index(i)?;
+        let tensor = ctx.input(i)?;
+        let same = tensor.num_elements() == out.num_elements() && tensor.bytes == out.bytes;
+        if !tensor.is_constant() && same && input != output {
+            k = k.with_access(Access::InPlace { input, output });
+        }
+    }
+    Ok(k)
 }
 
 /// ADD, SUB, MUL.

@@ -19,7 +19,7 @@ mod testing;
 
 use std::ops::RangeInclusive;
 
-use super::{CallKind, KernelCall, OpContext, Operand, Params};
+use super::{Access, CallKind, KernelCall, OpContext, Operand, Params};
 use crate::error::Result;
 use crate::ir::OpCode;
 
@@ -136,6 +136,23 @@ pub(crate) struct Kernel {
     pub operands: Vec<Operand>,
     /// The parameter struct (the last argument, by reference).
     pub params: Params,
+    /// The access contracts the kernel keeps ([`KernelCall::access`]).
+    pub access: Vec<Access>,
+}
+
+impl Kernel {
+    /// The kernel with `access` among its contracts.
+    pub fn with_access(mut self, access: Access) -> Kernel {
+        self.access.push(access);
+        self
+    }
+
+    /// The kernel with an [`Access::InPlace`] contract between its input 0 and output 0, as
+    /// [`in_out`] names them (element-wise kernels that read each chunk before writing it).
+    pub fn in_place(self, ctx: &OpContext) -> Result<Kernel> {
+        let (input, output) = (ctx.input_index(0)?, ctx.output_index(0)?);
+        Ok(self.with_access(Access::InPlace { input, output }))
+    }
 }
 
 /// A family: its name (the kernel module's) and its operators.
@@ -195,6 +212,7 @@ pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result
                 function: k.function,
                 operands: k.operands,
                 params: Some(k.params),
+                access: k.access,
             }))
         }
         Lowering::Alias(check) => {
@@ -216,6 +234,7 @@ fn kernel(function: &'static str, operands: Vec<Operand>, params: impl Into<Para
         function,
         operands,
         params: params.into(),
+        access: Vec::new(),
     }
 }
 
@@ -255,6 +274,16 @@ fn unary<P: Into<Params>>(
         )));
     }
     Ok(kernel(function, in_out(ctx)?, params(input.num_elements())))
+}
+
+/// [`unary`] for a kernel that may run in place ([`Kernel::in_place`]): its output elements are no
+/// wider than its input's and it reads each chunk before writing it.
+fn unary_in_place<P: Into<Params>>(
+    ctx: &OpContext,
+    function: &'static str,
+    params: impl FnOnce(usize) -> P,
+) -> Result<Kernel> {
+    unary(ctx, function, params)?.in_place(ctx)
 }
 
 /// Row-major element strides of `shape`.

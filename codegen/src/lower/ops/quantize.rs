@@ -13,7 +13,7 @@ pub(crate) const OPS: &[OpEntry] = &[
         code: OpCode::QUANTIZE,
         inputs: 1..=1,
         outputs: 1,
-        lower: Lowering::Kernel(quantize),
+        lower: Lowering::Kernel(quantize_in_place),
     },
     OpEntry {
         code: OpCode::DEQUANTIZE,
@@ -22,6 +22,17 @@ pub(crate) const OPS: &[OpEntry] = &[
         lower: Lowering::Kernel(dequantize),
     },
 ];
+
+/// QUANTIZE, in place where its output elements are no wider than its input's: the kernels go
+/// chunk by chunk, each read before it is written (runtime/src/kernels/quantize.rs).
+fn quantize_in_place(ctx: &OpContext) -> Result<Kernel> {
+    let k = quantize(ctx)?;
+    if ctx.output(0)?.bytes <= ctx.input(0)?.bytes {
+        k.in_place(ctx)
+    } else {
+        Ok(k)
+    }
+}
 
 /// The per-tensor `(scale, zero point)` of a uint8 tensor, its zero point within uint8.
 fn uint8_quant(ctx: &OpContext, what: &str, tensor: &Tensor) -> Result<(f32, i32)> {

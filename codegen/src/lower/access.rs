@@ -1,0 +1,145 @@
+//! Access contracts: what a kernel promises about the order in which it reads one arena input and
+//! writes its output. They are the only facts that let the planner overlap two tensors that are
+//! live at the same step (`plan/overlap.rs`), and the facts the independent plan checker proves
+//! every such overlap against (`plan/check.rs`). Each contract is stated here once, in terms of
+//! bytes and pixels; the runtime's and the C kernels' doc comments state the same order, and
+//! `tests/parity` runs every declared contract at its tightest overlap in both languages.
+//!
+//! A kernel declares a contract only for the variants whose code follows it: a call without one
+//! keeps its input and output apart, as before.
+
+/// A kernel's promise about one arena input and its output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// The output may occupy exactly the input's bytes: the same offset, the output no larger than
+    /// the input. The kernel goes through the elements in order and reads each element (or chunk of
+    /// elements) of the input before it writes the output at the same place. Element-wise
+    /// operators (activations, ADD and friends on an input of the output's shape, requantization).
+    InPlace {
+        /// The input tensor (graph index).
+        input: usize,
+        /// The output tensor (graph index).
+        output: usize,
+    },
+    /// A forward stream over output pixels ([`Stream`]): the output may overlap the input's early
+    /// part, at an offset far enough below it that no write reaches an input byte still to be read.
+    Stream {
+        /// The input tensor (graph index).
+        input: usize,
+        /// The output tensor (graph index).
+        output: usize,
+        /// The geometry and grouping of the stream.
+        stream: Stream,
+    },
+}
+
+impl Access {
+    /// The input and output tensors the contract is about.
+    pub fn tensors(&self) -> (usize, usize) {
+        match *self {
+            Access::InPlace { input, output } | Access::Stream { input, output, .. } => {
+                (input, output)
+            }
+        }
+    }
+}
+
+/// A kernel that computes its output pixel by pixel, in row-major order over (batch, y, x), each
+/// from a window of the input.
+///
+/// - Output pixel `p` (of `batches · output_h · output_w`) is the output bytes
+///   `[O + p · output_pixel, O + (p + 1) · output_pixel)`.
+/// - `minread(p)`, for `p = (b, y, x)`, is the lowest input byte its window reads, relative to the
+///   input's offset `I`, the window's corner clamped to the image:
+///   `((b · input_h + max(0, y · stride_h − pad_top)) · input_w + max(0, x · stride_w − pad_left))
+///   · input_pixel`.
+/// - Pixels are computed in groups of `group` consecutive pixels (the last group may be shorter),
+///   counted over the flattened index (a group may cross rows).
+///
+/// The kernel promises that it computes the groups in increasing order and that every input byte
+/// it reads while computing a group lies at or above `I + minread(first pixel of the group)`. So a
+/// write of group `G` is harmless when it avoids `[I + lo(G), I + input length)`, where `lo(G)` is
+/// the smallest `minread` of the group's first pixel and every later pixel (of the next group's
+/// first pixel and later when `reads_first`: every read of the group precedes its first write;
+/// the input length after the last group). The smallest, not the first: with `pad_top ≥
+/// stride_h`, output row 1 reads input row 0 again, so `minread` is not monotone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stream {
+    /// Images.
+    pub batches: usize,
+    /// Input rows per image.
+    pub input_h: usize,
+    /// Input pixels per row.
+    pub input_w: usize,
+    /// Bytes per input pixel.
+    pub input_pixel: usize,
+    /// Output rows per image.
+    pub output_h: usize,
+    /// Output pixels per row.
+    pub output_w: usize,
+    /// Bytes per output pixel.
+    pub output_pixel: usize,
+    /// Input rows between consecutive output rows' windows.
+    pub stride_h: usize,
+    /// Input pixels between consecutive output pixels' windows.
+    pub stride_w: usize,
+    /// Rows of padding above the image: output row `y`'s window starts at input row
+    /// `y · stride_h − pad_top`.
+    pub pad_top: usize,
+    /// Pixels of padding left of the image.
+    pub pad_left: usize,
+    /// Output pixels computed together.
+    pub group: usize,
+    /// Every read of a group precedes its first write.
+    pub reads_first: bool,
+}
+
+impl Stream {
+    /// A flat stream of `pixels` pixels each computed from the input pixel at its own index (a
+    /// 1×1 convolution, FULLY_CONNECTED rows): one input row, stride 1, no padding.
+    pub fn pointwise(
+        pixels: usize,
+        (input_pixel, output_pixel): (usize, usize),
+        group: usize,
+    ) -> Stream {
+        Stream {
+            batches: 1,
+            input_h: 1,
+            input_w: pixels,
+            input_pixel,
+            output_h: 1,
+            output_w: pixels,
+            output_pixel,
+            stride_h: 1,
+            stride_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            group,
+            reads_first: false,
+        }
+    }
+
+    /// Output pixels in all.
+    pub fn pixels(&self) -> usize {
+        self.batches * self.output_h * self.output_w
+    }
+
+    /// Bytes of input the stream reads (its input tensor's size).
+    pub fn input_len(&self) -> usize {
+        self.batches * self.input_h * self.input_w * self.input_pixel
+    }
+
+    /// Bytes of output the stream writes (its output tensor's size).
+    pub fn output_len(&self) -> usize {
+        self.pixels() * self.output_pixel
+    }
+
+    /// `minread(p)`: the lowest input byte output pixel `p`'s window reads, relative to the input.
+    pub fn min_read(&self, p: usize) -> usize {
+        let plane = self.output_h * self.output_w;
+        let (b, y, x) = (p / plane, p % plane / self.output_w, p % self.output_w);
+        let row = (y * self.stride_h).saturating_sub(self.pad_top);
+        let col = (x * self.stride_w).saturating_sub(self.pad_left);
+        ((b * self.input_h + row) * self.input_w + col) * self.input_pixel
+    }
+}

@@ -1,0 +1,205 @@
+//! Overlap decisions: where an operator's output may share bytes with an input that dies at the
+//! operator's step, by the kernel's access contract ([`Access`]).
+//!
+//! Two kinds, decided operator by operator in execution order:
+//!
+//! - [`Access::InPlace`]: the output takes exactly the input's bytes. The two tensors join one
+//!   buffer (like a reshape's alias group), so the placement needs nothing new.
+//! - [`Access::Stream`]: the output may start a *gap* below the input and overlap its early part
+//!   (or lie apart from it). The pair becomes a [`Permit`] the greedy placement honours.
+//!
+//! Either needs the input's buffer to die at the operator's step with no other of its tensors
+//! live there (nothing reads those bytes afterwards), and the output's buffer to be born there.
+//! Nothing here is trusted: the checker proves every decision from the contract with its own code.
+
+use super::alias::roots;
+use super::lifetime::Steps;
+use super::{Overlap, Region, ALIGN};
+use crate::ir::Graph;
+use crate::lower::{Access, Stream};
+
+/// A permitted overlap between two buffers (by index in the planner's buffer list): `output` may
+/// be placed at least `gap` bytes below `input`'s offset (or apart from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Permit {
+    /// The output's buffer.
+    pub output: usize,
+    /// The input's buffer.
+    pub input: usize,
+    /// How far below the input the output must start, in bytes (a multiple of [`ALIGN`]).
+    pub gap: usize,
+}
+
+/// The decisions for one graph.
+pub(super) struct Decisions {
+    /// For every tensor, the root of its buffer: reshape aliases and in-place pairs joined.
+    pub buffer_root: Vec<usize>,
+    /// Every overlap decided, in operator order.
+    pub overlaps: Vec<Overlap>,
+    /// The stream overlaps as tensor pairs with their gaps: `(output, input, gap)`.
+    pub streams: Vec<(usize, usize, usize)>,
+}
+
+/// Per buffer (union-find root): what the decisions need to know about its tensors.
+#[derive(Clone, Copy)]
+struct Group {
+    first: usize,
+    last: usize,
+    /// How many tensors of the buffer are live at `last`.
+    at_last: usize,
+    /// A graph output is in the buffer (it must survive to the end).
+    output: bool,
+}
+
+/// Decides the overlaps of `graph` from the contracts `access` (by operator). `steps` and
+/// `regions` are the planner's, `reshape` its reshape aliases.
+pub(super) fn decide(
+    graph: &Graph,
+    steps: &[Option<Steps>],
+    regions: &[Region],
+    reshape: &[super::Alias],
+    access: &[(usize, Access)],
+) -> Decisions {
+    let n = graph.tensors.len();
+    let mut parent = roots(n, reshape);
+    let mut writers = vec![0usize; n];
+    for op in &graph.operators {
+        for &t in op.outputs.iter().chain(&op.intermediates) {
+            if let Some(w) = writers.get_mut(t) {
+                *w += 1;
+            }
+        }
+    }
+    for &t in &graph.inputs {
+        if let Some(w) = writers.get_mut(t) {
+            *w += 1;
+        }
+    }
+    let mut is_output = vec![false; n];
+    for &t in &graph.outputs {
+        if let Some(o) = is_output.get_mut(t) {
+            *o = true;
+        }
+    }
+    // Aggregates per reshape root.
+    let mut group: Vec<Option<Group>> = vec![None; n];
+    for t in 0..n {
+        let (Some(s), Region::Arena) = (steps[t], regions[t]) else {
+            continue;
+        };
+        let g = group[parent[t]].get_or_insert(Group {
+            first: s.first,
+            last: s.last,
+            at_last: 0,
+            output: false,
+        });
+        g.first = g.first.min(s.first);
+        if s.last > g.last {
+            g.last = s.last;
+            g.at_last = 0;
+        }
+        if s.last == g.last {
+            g.at_last += 1;
+        }
+        g.output |= is_output[t];
+    }
+
+    let mut decisions = Decisions {
+        buffer_root: Vec::new(),
+        overlaps: Vec::new(),
+        streams: Vec::new(),
+    };
+    let mut used_op = vec![false; graph.operators.len()];
+    for &(op, access) in access {
+        if op >= graph.operators.len() || used_op[op] {
+            continue;
+        }
+        let s = op + 1;
+        let (x, y) = access.tensors();
+        let tensor_ok = |t: usize| {
+            t < n && regions[t] == Region::Arena && graph.tensors[t].bytes > 0 && steps[t].is_some()
+        };
+        if x == y || !tensor_ok(x) || !tensor_ok(y) || writers[y] != 1 {
+            continue;
+        }
+        let (rx, ry) = (find(&mut parent, x), find(&mut parent, y));
+        let (Some(gx), Some(gy)) = (group[rx], group[ry]) else {
+            continue;
+        };
+        let x_dies = rx != ry
+            && steps[x].is_some_and(|st| st.last == s)
+            && gx.last == s
+            && gx.at_last == 1
+            && !gx.output;
+        let y_born = steps[y].is_some_and(|st| st.first == s) && gy.first == s;
+        if !x_dies || !y_born {
+            continue;
+        }
+        let (xb, yb) = (graph.tensors[x].bytes, graph.tensors[y].bytes);
+        match access {
+            Access::InPlace { .. } => {
+                if yb > xb {
+                    continue;
+                }
+                // One buffer from now on: the input's bytes become the output's.
+                parent[rx] = ry;
+                let g = group[ry].as_mut().expect("checked above");
+                g.first = g.first.min(gx.first);
+            }
+            Access::Stream { stream, .. } => {
+                if stream.input_len() != xb || stream.output_len() != yb {
+                    continue;
+                }
+                let Some(gap) = stream_gap(&stream).and_then(super::align_up) else {
+                    continue;
+                };
+                decisions.streams.push((y, x, gap));
+            }
+        }
+        used_op[op] = true;
+        decisions.overlaps.push(Overlap { op, access });
+    }
+    decisions.buffer_root = (0..n).map(|t| find(&mut parent, t)).collect();
+    decisions
+}
+
+/// The root of `t`, halving the path.
+fn find(parent: &mut [usize], mut t: usize) -> usize {
+    while parent[t] != t {
+        parent[t] = parent[parent[t]];
+        t = parent[t];
+    }
+    t
+}
+
+/// The smallest distance `D >= 0` such that an output placed `D` bytes below its input keeps the
+/// contract: the largest, over the groups, of the group's end minus the lowest input byte still to
+/// be read when it is written ([`Stream`]). `None` for a degenerate stream (no group size).
+pub(super) fn stream_gap(s: &Stream) -> Option<usize> {
+    if s.group == 0 {
+        return None;
+    }
+    let pixels = s.pixels();
+    // Backwards over the groups, `pending` is the lowest input byte read by any pixel from the
+    // group's end on (the input length past the last pixel): constant memory, however large.
+    let mut pending = s.input_len();
+    let mut gap = 0usize;
+    if pixels == 0 {
+        return Some(0);
+    }
+    let mut start = (pixels - 1) / s.group * s.group;
+    loop {
+        let end = (start + s.group).min(pixels);
+        let after = pending;
+        for p in start..end {
+            pending = pending.min(s.min_read(p));
+        }
+        let still = if s.reads_first { after } else { pending };
+        gap = gap.max((end * s.output_pixel).saturating_sub(still));
+        if start == 0 {
+            break;
+        }
+        start -= s.group;
+    }
+    Some(gap.div_ceil(ALIGN) * ALIGN)
+}
