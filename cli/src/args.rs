@@ -16,7 +16,12 @@ pub const LIMIT_OPTIONS: [&str; 6] = [
 
 /// `options` followed by [`LIMIT_OPTIONS`], for [`Args::parse`].
 pub fn with_limit_options(options: &[&'static str]) -> Vec<&'static str> {
-    options.iter().chain(&LIMIT_OPTIONS).copied().collect()
+    options
+        .iter()
+        .chain(&LIMIT_OPTIONS)
+        .chain(&["--no-overlap!"])
+        .copied()
+        .collect()
 }
 
 /// Parsed arguments of one subcommand.
@@ -31,7 +36,8 @@ impl Args {
     /// Parses `args`, accepting the options in `allowed` (long names with their dashes; an entry may
     /// list a short alias after a `|`, as in `"--output|-o"`; the long name is what [`Args::get`]
     /// takes). An option listed with a `+` after its names (`"--keep+"`) may be given several
-    /// times ([`Args::all`]); any other only once.
+    /// times ([`Args::all`]); any other only once. One listed with a `!` (`"--no-overlap!"`) is a
+    /// switch: it takes no value ([`Args::switch`]).
     pub fn parse(args: &[String], allowed: &[&'static str]) -> Result<Args, Failure> {
         let mut parsed = Args::default();
         let mut iter = args.iter();
@@ -44,17 +50,26 @@ impl Args {
                 Some((flag, value)) => (flag, Some(value.to_string())),
                 None => (arg.as_str(), None),
             };
-            let Some((long, repeatable)) = allowed
+            let Some((long, repeatable, switch)) = allowed
                 .iter()
-                .map(|spec| (spec.trim_end_matches('+'), spec.ends_with('+')))
-                .find(|(spec, _)| spec.split('|').any(|name| name == flag))
-                .map(|(spec, repeatable)| (spec.split('|').next().unwrap_or(spec), repeatable))
+                .map(|spec| {
+                    let name = spec.trim_end_matches(['+', '!']);
+                    (name, spec.ends_with('+'), spec.ends_with('!'))
+                })
+                .find(|(spec, ..)| spec.split('|').any(|name| name == flag))
+                .map(|(spec, repeatable, switch)| {
+                    (spec.split('|').next().unwrap_or(spec), repeatable, switch)
+                })
             else {
                 return Err(Failure::Usage(format!("unknown option `{flag}`")));
             };
-            let value = match inline {
-                Some(value) => value,
-                None => iter
+            let value = match (inline, switch) {
+                (Some(_), true) => {
+                    return Err(Failure::Usage(format!("option `{long}` takes no value")))
+                }
+                (None, true) => String::new(),
+                (Some(value), false) => value,
+                (None, false) => iter
                     .next()
                     .cloned()
                     .ok_or_else(|| Failure::Usage(format!("option `{long}` needs a value")))?,
@@ -65,6 +80,16 @@ impl Args {
             parsed.options.push((long, value));
         }
         Ok(parsed)
+    }
+
+    /// Whether the switch `long` (an option listed with a `!`, taking no value) was given.
+    pub fn switch(&self, long: &str) -> bool {
+        self.get(long).is_some()
+    }
+
+    /// Whether to plan with overlaps: unless `--no-overlap` was given.
+    pub fn overlap(&self) -> bool {
+        !self.switch("--no-overlap")
     }
 
     /// The value of option `long` (e.g. `"--format"`), if given.
@@ -178,6 +203,17 @@ mod tests {
     fn args(list: &[&str]) -> Result<Args, Failure> {
         let list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
         Args::parse(&list, &with_limit_options(&["--output|-o"]))
+    }
+
+    #[test]
+    fn no_overlap_is_a_switch() {
+        assert!(args(&["m.tflite"]).expect("parses").overlap());
+        let a = args(&["--no-overlap", "m.tflite"]).expect("parses");
+        assert!(!a.overlap());
+        assert_eq!(a.positional, ["m.tflite"], "a switch takes no value");
+        for bad in [&["--no-overlap=yes"][..], &["--no-overlap", "--no-overlap"]] {
+            assert!(matches!(args(bad), Err(Failure::Usage(_))), "{bad:?}");
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use tinyaot_codegen::config::{c_outputs_with_limits, file_stem, read_model};
+use tinyaot_codegen::config::{c_outputs_with, file_stem, read_model};
 use tinyaot_codegen::emit::c::default_prefix;
 use tinyaot_codegen::emit::c_build::lay_out;
 use tinyaot_codegen::emit::c_dir::write_dir;
@@ -48,7 +48,10 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             ));
         }
         let mut config = Config::new();
-        config.limits(limits).out_dir(output);
+        config
+            .limits(limits)
+            .overlap(args.overlap())
+            .out_dir(output);
         if let Some(group) = args.get("--group") {
             config.group_name(group);
         }
@@ -81,7 +84,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             .to_string(),
     };
     let bytes = read_model(model)?;
-    let files = c_outputs_with_limits(&bytes, &options, &limits)?;
+    let files = c_outputs_with(&bytes, &options, &limits, args.overlap())?;
     let files = lay_out(layout, &options, files)?;
     write_dir(Path::new(output), &options.prefix, &files)?;
     let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();

@@ -58,6 +58,15 @@ Usage:
   tinyaot help
       Print this text.
 
+Memory (plan, rust and c):
+  --no-overlap              plan without overlaps: every tensor keeps its bytes for its whole
+                            lifetime (the arena at the liveness lower bound). By default an
+                            operator's output may overlap an input it is the last to read, where
+                            its kernel's access order allows: in place for element-wise operators,
+                            a convolution writing over the input rows it has finished with. The
+                            graph input is then overwritten by invoke when its first operator is
+                            its only reader.
+
 Resource limits (plan, rust and c; sizes take a binary suffix K, M or G):
   --max-arena-bytes N       largest activation arena and state region (default 64M)
   --max-constant-bytes N    largest total of the constant tensors (weights; default 256M)

@@ -36,12 +36,28 @@ fn text_table_and_summary() {
     for column in ["index", "name", "bytes", "offset", "first op", "last op"] {
         assert!(header.contains(column), "no {column} column: {header}");
     }
-    assert!(out.contains("arena:              55,296 bytes"), "{out}");
+    // By default outputs overlap the inputs they are the last to read, below the bound.
+    assert!(out.contains("arena:              36,896 bytes"), "{out}");
     assert!(out.contains("lower bound:        55,296 bytes"), "{out}");
     assert!(
-        out.contains("above bound:             0 bytes (0.00%)"),
+        out.contains("below bound:        18,400 bytes (33.28%), by 5 overlaps"),
         "{out}"
     );
+    assert!(
+        out.contains("overlaps #51 (stream, operator 2, 18448 bytes below it)"),
+        "{out}"
+    );
+    // --no-overlap: the plan at the bound.
+    let bound = stdout(&tinyaot(&["plan", &person_detect(), "--no-overlap"]));
+    assert!(
+        bound.contains("arena:              55,296 bytes"),
+        "{bound}"
+    );
+    assert!(
+        bound.contains("above bound:             0 bytes (0.00%)"),
+        "{bound}"
+    );
+    assert!(!bound.contains("overlaps #"), "{bound}");
     // The graph input exists before the first operator.
     let input = out
         .lines()
@@ -53,7 +69,11 @@ fn text_table_and_summary() {
 #[test]
 fn json_has_the_contract_fields() {
     let out = stdout(&tinyaot(&["plan", &person_detect(), "--format", "json"]));
-    assert!(out.contains("\"arena_bytes\": 55296,"), "{out}");
+    assert!(out.contains("\"arena_bytes\": 36896,"), "{out}");
+    assert!(
+        out.contains("{\"op\": 2, \"input\": 51, \"output\": 54, \"kind\": \"stream\"}"),
+        "{out}"
+    );
     assert!(out.contains("\"lower_bound_bytes\": 55296,"), "{out}");
     assert!(out.contains("\"state_bytes\": 0,"), "{out}");
     let rows: Vec<&str> = out
@@ -88,6 +108,8 @@ fn svg_is_written_whole() {
     assert!(text.starts_with("<svg "));
     assert!(text.ends_with("</svg>\n"));
     assert!(text.matches("<rect ").count() > 32, "one box per tensor");
+    // The five overlaps, hatched in their operators' columns.
+    assert_eq!(text.matches("fill=\"url(#overlap)\"").count(), 5, "{text}");
     assert_eq!(
         std::fs::read_dir(&dir).expect("list").count(),
         1,

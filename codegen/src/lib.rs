@@ -40,7 +40,7 @@
 //! only for the workspace's other crates and are hidden from these docs: they are not a stable API.
 #![deny(missing_docs)]
 
-// Hidden: the CLI crate (read_model, file_stem, write_if_changed, c_outputs_with_limits), xtask
+// Hidden: the CLI crate (read_model, file_stem, write_if_changed, c_outputs_with), xtask
 // (plan_model, write_if_changed), macros and tests/ (file_stem), codegen/tests/limits.rs.
 #[doc(hidden)]
 pub mod config;

@@ -15,7 +15,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use tinyaot_codegen::config::{c_outputs_with_limits, file_stem, read_model};
+use tinyaot_codegen::config::{c_outputs_with, file_stem, read_model};
 use tinyaot_codegen::emit::c::COptions;
 use tinyaot_codegen::emit::c_build::lay_out;
 use tinyaot_codegen::{CLayout, Config, Limits};
@@ -88,11 +88,12 @@ fn from_path<T>(
 /// `tinyaot c --layout LAYOUT` writes them: `<prefix>.h`, `<prefix>.c`, `<prefix>_kernels.h`, the
 /// kernel files (under `src/` for Arduino), then the layout's build files.
 #[pyfunction]
-#[pyo3(signature = (model, prefix, layout="cmake"))]
+#[pyo3(signature = (model, prefix, layout="cmake", overlap=true))]
 fn generate_c(
     model: &Bound<'_, PyAny>,
     prefix: String,
     layout: &str,
+    overlap: bool,
 ) -> PyResult<Vec<(String, String)>> {
     let layout = CLayout::from_name(layout).ok_or_else(|| {
         Error::new_err(format!(
@@ -105,7 +106,7 @@ fn generate_c(
             prefix,
             source_name: m.file_name.to_string(),
         };
-        let files = c_outputs_with_limits(m.bytes, &options, &Limits::default())?;
+        let files = c_outputs_with(m.bytes, &options, &Limits::default(), overlap)?;
         let files = lay_out(layout, &options, files)?;
         Ok(files
             .into_iter()
@@ -117,11 +118,15 @@ fn generate_c(
 /// The Rust module of `model` (what `tinyaot rust` writes), its struct named `name` or, by
 /// default, after the file stem in CamelCase.
 #[pyfunction]
-#[pyo3(signature = (model, name=None))]
-fn generate_rust(model: &Bound<'_, PyAny>, name: Option<String>) -> PyResult<String> {
+#[pyo3(signature = (model, name=None, overlap=true))]
+fn generate_rust(
+    model: &Bound<'_, PyAny>,
+    name: Option<String>,
+    overlap: bool,
+) -> PyResult<String> {
     with_model(model, |m| {
         let mut config = Config::new();
-        config.limits(Limits::default());
+        config.limits(Limits::default()).overlap(overlap);
         if let Some(name) = name {
             config.name(name);
         }
@@ -131,10 +136,11 @@ fn generate_rust(model: &Bound<'_, PyAny>, name: Option<String>) -> PyResult<Str
 
 /// The memory plan of `model` as JSON, exactly what `tinyaot plan --format json` prints.
 #[pyfunction]
-fn plan_json(model: &Bound<'_, PyAny>) -> PyResult<String> {
+#[pyo3(signature = (model, overlap=true))]
+fn plan_json(model: &Bound<'_, PyAny>, overlap: bool) -> PyResult<String> {
     with_model(model, |m| {
         let mut config = Config::new();
-        config.limits(Limits::default());
+        config.limits(Limits::default()).overlap(overlap);
         Ok(config.plan(m.bytes)?.json())
     })
 }

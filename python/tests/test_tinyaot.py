@@ -194,7 +194,13 @@ def test_plan_is_the_commands_json() -> None:
             assert done.returncode == 0, done.stderr
             assert plan == json.loads(done.stdout)
             assert plan["arena_bytes"] == json.loads(done.stdout)["arena_bytes"] > 0
-            assert plan["lower_bound_bytes"] <= plan["arena_bytes"]
+            # Without overlaps the arena is the liveness bound; with them (the default) at most.
+            bound_only = tinyaot.plan(data, overlap=False)
+            done = cli("plan", str(path), "--format", "json", "--no-overlap")
+            assert done.returncode == 0, done.stderr
+            assert bound_only == json.loads(done.stdout)
+            assert bound_only["arena_bytes"] == plan["lower_bound_bytes"] >= plan["arena_bytes"]
+            assert bound_only["overlaps"] == []
             assert plan["tensors"] and plan["num_ops"] > 0
             # The arena the C code declares is the planned one.
             header = tinyaot.generate_c(data, prefix="net")["net.h"]

@@ -51,7 +51,9 @@ def _native_model(model: Model) -> Union[bytes, str]:
     )
 
 
-def generate_c(model: Model, prefix: str = "net", layout: str = "cmake") -> Dict[str, str]:
+def generate_c(
+    model: Model, prefix: str = "net", layout: str = "cmake", overlap: bool = True
+) -> Dict[str, str]:
     """Generate the self-contained C99 sources of ``model``, what ``tinyaot c`` writes.
 
     Returns a dict from file name to contents, in this order: ``<prefix>.h`` (the API:
@@ -67,13 +69,17 @@ def generate_c(model: Model, prefix: str = "net", layout: str = "cmake") -> Dict
     :param layout: the build system's files written beside the sources, as ``tinyaot c
         --layout``: ``"cmake"`` (``CMakeLists.txt`` and ``<prefix>.tinyaot.cmake``: a static
         library for ``add_subdirectory``), ``"arduino"``, ``"zephyr"`` or ``"esp-idf"``.
+    :param overlap: plan with overlaps (the default): an operator's output may take bytes of an
+        input it is the last to read, where its kernel's access order allows, so the arena goes
+        below the liveness bound and ``invoke`` may overwrite the input. ``False`` is ``tinyaot c
+        --no-overlap``: every tensor keeps its bytes for its whole lifetime.
     :raises Error: the model is refused (unsupported operator, invalid file, ...), the prefix is
         not a C identifier, the layout is unknown, or the file cannot be read.
     """
-    return dict(_native.generate_c(_native_model(model), prefix, layout))
+    return dict(_native.generate_c(_native_model(model), prefix, layout, overlap))
 
 
-def generate_rust(model: Model, name: Optional[str] = None) -> str:
+def generate_rust(model: Model, name: Optional[str] = None, overlap: bool = True) -> str:
     """Generate the Rust module of ``model``, what ``tinyaot rust`` writes.
 
     The module defines ``pub struct <name>`` with ``const fn new()``, ``invoke()``, typed
@@ -83,25 +89,28 @@ def generate_rust(model: Model, name: Optional[str] = None) -> str:
     :param model: the model's bytes, or the path of a ``.tflite`` file.
     :param name: the struct's name. By default, the file stem in CamelCase for a path
         (``person_detect.tflite`` gives ``PersonDetect``), and ``Net`` for bytes.
+    :param overlap: as for :func:`generate_c` (``False`` is ``tinyaot rust --no-overlap``).
     :raises Error: the model is refused, the name is not a Rust identifier, or the file cannot be
         read.
     """
-    return _native.generate_rust(_native_model(model), name)
+    return _native.generate_rust(_native_model(model), name, overlap)
 
 
-def plan(model: Model) -> Dict[str, Any]:
+def plan(model: Model, overlap: bool = True) -> Dict[str, Any]:
     """The memory plan of ``model``: the JSON of ``tinyaot plan --format json``, decoded.
 
     Its keys include ``arena_bytes`` (the activation arena the generated code declares),
     ``lower_bound_bytes`` (the liveness lower bound), ``state_bytes`` (variable tensors),
     ``num_ops``, ``tensors`` (each planned tensor's offset, size, region and first and last
-    operator) and ``aliases``. A model that loads but does not compile is still planned, without
-    kernel scratch memory.
+    operator), ``aliases`` and ``overlaps`` (outputs sharing bytes with an input they are the last
+    to read; with some, ``arena_bytes`` is below ``lower_bound_bytes``). A model that loads but
+    does not compile is still planned, without kernel scratch memory.
 
     :param model: the model's bytes, or the path of a ``.tflite`` file.
+    :param overlap: as for :func:`generate_c` (``False`` is ``tinyaot plan --no-overlap``).
     :raises Error: the model cannot be loaded or planned, or the file cannot be read.
     """
-    result: Dict[str, Any] = json.loads(_native.plan_json(_native_model(model)))
+    result: Dict[str, Any] = json.loads(_native.plan_json(_native_model(model), overlap))
     return result
 
 

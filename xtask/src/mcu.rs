@@ -20,9 +20,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tinyaot_codegen::config::{c_sources, write_if_changed};
+use tinyaot_codegen::config::{c_outputs_with, write_if_changed};
 use tinyaot_codegen::emit::c::COptions;
-use tinyaot_codegen::Config;
+use tinyaot_codegen::{Config, Limits};
 
 use crate::cores::{self, Core};
 use crate::golden::{self, Case};
@@ -123,6 +123,8 @@ struct Paths {
     firmware_target: PathBuf,
     /// `--profile`: firmwares that report every operator's instructions.
     profile: bool,
+    /// Plan with overlaps (the default; `--no-overlap` turns it off, to measure what they cost).
+    overlap: bool,
 }
 
 /// A model to run: its file, its golden directory, and TFLM's arena for it if known.
@@ -139,6 +141,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut timeout = Duration::from_secs(600);
     let mut update_readme = false;
     let mut profile = false;
+    let mut overlap = true;
     let mut json_path: Option<PathBuf> = None;
     let mut models_named = false;
     let mut cores = vec![cores::m4()];
@@ -152,6 +155,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         match arg.as_str() {
             "--update-readme" => update_readme = true,
             "--profile" => profile = true,
+            "--no-overlap" => overlap = false,
             "--json" => json_path = Some(PathBuf::from(value("--json")?)),
             "--core" => cores = cores::parse(&value("--core")?)?,
             "--models" => {
@@ -180,6 +184,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // The README's tables are the whole default list; a subset would silently drop rows.
         return Err("--update-readme measures the default model list: drop --models".into());
     }
+    if update_readme && !overlap {
+        // The README shows what users get: the default plan.
+        return Err("--no-overlap and --update-readme do not go together".into());
+    }
     if update_readme && profile {
         // The hooks cost instructions and code: the table of a profiling run is not the README's.
         return Err("--profile and --update-readme do not go together".into());
@@ -197,6 +205,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     let mut paths = paths()?;
     paths.profile = profile;
+    paths.overlap = overlap;
     check_tools(&cores)?;
     let specs = names
         .iter()
@@ -232,7 +241,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut failures = Vec::new();
     for spec in &specs {
         // Generated once, built for every core.
-        let prepared = prepare(spec);
+        let prepared = prepare(spec, paths.overlap);
         for run in &mut runs {
             let t = Instant::now();
             let row = match &prepared {
@@ -364,6 +373,7 @@ fn paths() -> Result<Paths, String> {
         firmware_target: target.join("mcu").join("firmware-rust-target"),
         root,
         profile: false,
+        overlap: true,
     })
 }
 
@@ -499,21 +509,30 @@ fn baseline(paths: &Paths, core: &Core, timeout: Duration) -> Result<[Sizes; 2],
 struct Prepared {
     cases: Vec<Case>,
     macs: u64,
+    /// The liveness lower bound of the model's arena (the plan without overlaps).
+    bound: u64,
     /// The generated Rust and the constant bytes it states, or why generation failed.
     rust: Result<(String, u64), String>,
     /// The generated C files, or why generation failed.
     c: Result<Vec<(String, String)>, String>,
 }
 
-/// Loads `spec`'s model and golden cases and generates its Rust and C.
-fn prepare(spec: &Spec) -> Result<Prepared, String> {
+/// Loads `spec`'s model and golden cases and generates its Rust and C, planned with or without
+/// `overlap`.
+fn prepare(spec: &Spec, overlap: bool) -> Result<Prepared, String> {
     let bytes =
         std::fs::read(&spec.tflite).map_err(|e| format!("{}: {e}", spec.tflite.display()))?;
     let graph = tinyaot_codegen::load::load(&bytes).map_err(|e| e.to_string())?;
     let macs = crate::macs::macs(&graph);
     let cases = golden::read(&spec.golden)?;
+    let bound = Config::new()
+        .plan(&bytes)
+        .map_err(|e| e.to_string())?
+        .memory_plan()
+        .lower_bound_bytes;
     let rust = Config::new()
         .name("Net")
+        .overlap(overlap)
         .generate(&bytes, &spec.name)
         .map_err(|e| e.to_string())
         .and_then(|source| {
@@ -524,10 +543,18 @@ fn prepare(spec: &Spec) -> Result<Prepared, String> {
         prefix: "net".to_string(),
         source_name: format!("{}.tflite", spec.name),
     };
-    let c = c_sources(&bytes, &options).map_err(|e| e.to_string());
+    let c = c_outputs_with(&bytes, &options, &Limits::default(), overlap)
+        .map(|files| {
+            files
+                .into_iter()
+                .map(|(name, source)| (name, source.into_string()))
+                .collect()
+        })
+        .map_err(|e| e.to_string());
     Ok(Prepared {
         cases,
         macs,
+        bound: bound as u64,
         rust,
         c,
     })
@@ -540,6 +567,7 @@ fn empty_row(spec: &Spec) -> Row {
         macs: None,
         weights: None,
         tflm_arena: spec.tflm_arena,
+        bound: None,
         rust: None,
         c: None,
         errors: Vec::new(),
@@ -558,6 +586,7 @@ fn run_model(
 ) -> Row {
     let mut row = Row {
         macs: Some(model.macs),
+        bound: Some(model.bound),
         ..empty_row(spec)
     };
     let dir = paths.work.join(core.name).join(&spec.name);

@@ -72,6 +72,8 @@ pub struct Row {
     pub weights: Option<u64>,
     /// TFLM's arena for the model (x86-64 figure), when known.
     pub tflm_arena: Option<u64>,
+    /// The liveness lower bound of tinyaot's arena (its plan without overlaps), when known.
+    pub bound: Option<u64>,
     /// The Rust firmware.
     pub rust: Option<Measured>,
     /// The C firmware.
@@ -155,6 +157,7 @@ pub fn json(rows: &[Row], harness: [Sizes; 2], core: &Core) -> serde_json::Value
                 "macs": row.macs,
                 "weight_bytes": row.weights,
                 "tflm_arena_bytes": row.tflm_arena,
+                "lower_bound_bytes": row.bound,
                 "tflm_cmsis_nn_instructions": tflm_cmsis_nn(&row.name, core),
                 "rust": side(&row.rust, row.macs),
                 "c": side(&row.c, row.macs),
@@ -253,7 +256,8 @@ pub fn render(rows: &[Row], harness: [Sizes; 2], core: &Core) -> String {
     let mut out = String::from(
         "| model | MACs | instructions / inference (Rust / C) | TFLM + CMSIS-NN instructions \
          | instructions / MAC (Rust / C) \
-         | code bytes (Rust / C) | parameter bytes (Rust / C) | weight bytes | arena bytes (TFLM) \
+         | code bytes (Rust / C) | parameter bytes (Rust / C) | weight bytes \
+         | arena bytes / lower bound (TFLM) \
          | other RAM bytes (Rust / C) | stack bytes (Rust / C) |\n\
          |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
     );
@@ -271,9 +275,10 @@ pub fn render(rows: &[Row], harness: [Sizes; 2], core: &Core) -> String {
             .or(row.c)
             .map_or_else(|| "FAIL".to_string(), |m| thousands(m.arena));
         let tflm = row.tflm_arena.map_or_else(|| "?".to_string(), thousands);
+        let bound = row.bound.map_or_else(|| "?".to_string(), thousands);
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} ({}) | {} | {} |",
             row.name,
             row.macs.map_or_else(|| "?".to_string(), thousands),
             pair(row, &|m| thousands(m.instructions)),
@@ -283,6 +288,7 @@ pub fn render(rows: &[Row], harness: [Sizes; 2], core: &Core) -> String {
             pair(row, &|m| thousands(m.params)),
             row.weights.map_or_else(|| "?".to_string(), thousands),
             arena,
+            bound,
             tflm,
             pair(row, &|m| thousands(m.other_ram)),
             pair(row, &|m| thousands(m.stack)),
@@ -296,6 +302,9 @@ pub fn render(rows: &[Row], harness: [Sizes; 2], core: &Core) -> String {
          a do-nothing model). Parameters: other flash besides the weights (per-channel \
          requantization multipliers and shifts, kernel parameter structs), less the harness's. Other RAM: static RAM besides the arena, less the harness's. Stack: \
          high-water mark of the whole program, painted before and scanned after each invoke. \
+         Arena: the generated arena (and state) of the default plan, whose outputs overlap the \
+         inputs they are the last to read where the kernels' access order allows; lower bound: \
+         the liveness bound, the least any plan without such overlaps needs. \
          TFLM arena: tflm_reference.py on x86-64 (tests/fixtures/models.json, \
          ../shared/models/README.md). TFLM + CMSIS-NN: TFLM with ARM's CMSIS-NN kernels on the \
          same QEMU command line, one invoke, bit-exact (tflite-micro 90b983c, CMSIS-NN 4ab83cc, \
@@ -425,6 +434,7 @@ mod tests {
             macs: Some(288),
             weights: Some(420),
             tflm_arena: Some(1760),
+            bound: Some(32),
             rust: Some(measured),
             c: None,
             errors: vec![("c", "failed".into())],

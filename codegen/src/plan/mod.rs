@@ -276,6 +276,7 @@ pub fn plan_graph_with(
 
     // Without overlaps: one buffer per reshape alias group, then the scratch memory.
     let (mut buffers, mut buffer_of_root) = tensor_buffers(graph, &steps, &regions, &roots)?;
+    // (`buffers` is the plan without overlaps; a placement with overlaps has its own.)
     let mut tensor_buffers_len = buffers.len();
     buffers.extend_from_slice(&scratch_buffers);
     // Every sum the planner forms is at most the sum of all buffer sizes: check it once here so that
@@ -292,41 +293,40 @@ pub fn plan_graph_with(
     let mut root_of = roots.clone();
     let mut overlaps = Vec::new();
 
-    if !access.is_empty() {
-        let decided = overlap::decide(graph, &steps, &regions, &aliases, access);
-        if !decided.overlaps.is_empty() {
-            let (mut with, of_root) =
-                tensor_buffers(graph, &steps, &regions, &decided.buffer_root)?;
-            let with_tensors = with.len();
-            with.extend_from_slice(&scratch_buffers);
-            let buffer = |t: usize| of_root[decided.buffer_root[t]];
-            let permits: Vec<overlap::Permit> = decided
-                .streams
-                .iter()
-                .filter_map(|&(y, x, gap)| {
-                    Some(overlap::Permit {
-                        output: buffer(y)?,
-                        input: buffer(x)?,
-                        gap,
-                    })
-                })
-                .collect();
-            let candidates = [
-                plan_buffers_with_permits(&with, &permits),
-                plan_buffers(&with),
-            ];
-            for candidate in candidates {
-                let arena = arena_of(&with, &candidate);
-                if arena < arena_bytes {
-                    arena_bytes = arena;
-                    offsets = candidate;
-                    buffers.clone_from(&with);
-                    buffer_of_root.clone_from(&of_root);
-                    root_of.clone_from(&decided.buffer_root);
-                    tensor_buffers_len = with_tensors;
-                    overlaps.clone_from(&decided.overlaps);
+    let ctx = OverlapContext {
+        graph,
+        steps: &steps,
+        regions: &regions,
+        aliases: &aliases,
+        scratch: &scratch_buffers,
+    };
+    if let Some(mut best) = ctx.place(access)? {
+        // Each overlap costs its kernel a little time (the overlap-tolerant path): drop those the
+        // arena does not need, one at a time, keeping the arena. Bounded, so that a graph with
+        // very many overlaps plans in linear time (it keeps them all).
+        if best.overlaps.len() <= PRUNE_MAX_OVERLAPS {
+            let mut kept: Vec<(usize, Access)> = access.to_vec();
+            for o in best.overlaps.clone() {
+                let without: Vec<(usize, Access)> = kept
+                    .iter()
+                    .copied()
+                    .filter(|&(op, a)| (op, a) != (o.op, o.access))
+                    .collect();
+                if let Some(p) = ctx.place(&without)? {
+                    if p.arena <= best.arena {
+                        kept = without;
+                        best = p;
+                    }
                 }
             }
+        }
+        if best.arena < arena_bytes {
+            arena_bytes = best.arena;
+            offsets = best.offsets;
+            buffer_of_root = best.buffer_of_root;
+            root_of = best.root_of;
+            tensor_buffers_len = best.tensor_buffers;
+            overlaps = best.overlaps;
         }
     }
 
@@ -394,6 +394,76 @@ pub fn plan_graph_with(
     };
     check_plan_with(graph, &plan, access)?;
     Ok(plan)
+}
+
+/// The most overlaps [`plan_graph_with`] tries to drop one by one (each try is a placement).
+const PRUNE_MAX_OVERLAPS: usize = 64;
+
+/// What placing with overlaps needs besides the contracts.
+struct OverlapContext<'a, 'g> {
+    graph: &'a Graph<'g>,
+    steps: &'a [Option<Steps>],
+    regions: &'a [Region],
+    aliases: &'a [Alias],
+    scratch: &'a [Buffer],
+}
+
+/// A placement with overlaps.
+struct Placed {
+    arena: usize,
+    offsets: Vec<usize>,
+    buffer_of_root: Vec<Option<usize>>,
+    root_of: Vec<usize>,
+    tensor_buffers: usize,
+    overlaps: Vec<Overlap>,
+}
+
+impl OverlapContext<'_, '_> {
+    /// The best placement with the overlaps `access` allows (greedy with permits, or without
+    /// them on the buffers in-place pairs merge), or `None` when no overlap is possible.
+    fn place(&self, access: &[(usize, Access)]) -> Result<Option<Placed>> {
+        let decided = overlap::decide(self.graph, self.steps, self.regions, self.aliases, access);
+        if decided.overlaps.is_empty() {
+            return Ok(None);
+        }
+        let (mut buffers, of_root) =
+            tensor_buffers(self.graph, self.steps, self.regions, &decided.buffer_root)?;
+        let tensor_buffers_len = buffers.len();
+        buffers.extend_from_slice(self.scratch);
+        let buffer = |t: usize| of_root[decided.buffer_root[t]];
+        let permits: Vec<overlap::Permit> = decided
+            .streams
+            .iter()
+            .filter_map(|&(y, x, gap)| {
+                Some(overlap::Permit {
+                    output: buffer(y)?,
+                    input: buffer(x)?,
+                    gap,
+                })
+            })
+            .collect();
+        let mut best: Option<(usize, Vec<usize>)> = None;
+        for candidate in [
+            plan_buffers_with_permits(&buffers, &permits),
+            plan_buffers(&buffers),
+        ] {
+            let arena = arena_of(&buffers, &candidate);
+            if best.as_ref().map_or(true, |(a, _)| arena < *a) {
+                best = Some((arena, candidate));
+            }
+        }
+        let Some((arena, offsets)) = best else {
+            return Ok(None);
+        };
+        Ok(Some(Placed {
+            arena,
+            offsets,
+            buffer_of_root: of_root,
+            root_of: decided.buffer_root,
+            tensor_buffers: tensor_buffers_len,
+            overlaps: decided.overlaps,
+        }))
+    }
 }
 
 /// One buffer per group of arena tensors that take space (the groups given by `root`, indexed by

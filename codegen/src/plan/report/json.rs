@@ -1,7 +1,7 @@
 //! The plan as JSON for tools. Hand-written: the structure is flat, and the only subtlety, string
 //! escaping, is a dozen lines.
 
-use super::{op_of_step, rows};
+use super::{op_of_step, overlap_kind, rows};
 use crate::ir::Graph;
 use crate::plan::{AliasKind, MemoryPlan};
 use std::fmt::Write;
@@ -13,10 +13,13 @@ use std::fmt::Write;
 ///   "tensors": [ { "index": N, "name": "…", "bytes": N, "offset": N, "region": "arena"|"state",
 ///                  "first_op": N, "last_op": N, "alias_of": N|null }, … ],
 ///   "aliases": [ { "tensor": N, "of": N, "op": N, "kind": "reshape" }, … ],
+///   "overlaps": [ { "op": N, "input": N, "output": N, "kind": "in place"|"stream" }, … ],
 ///   "scratch": [ { "op": N, "slot": N, "bytes": N, "offset": N }, … ] }
 /// ```
 ///
-/// `scratch` is kernel scratch memory, in the arena during operator `op` alone.
+/// `scratch` is kernel scratch memory, in the arena during operator `op` alone. `overlaps` are the
+/// operators whose output shares bytes with an input they are the last to read, as the kernel's
+/// access contract allows ([`crate::plan::Overlap`]); with some, the arena may be below the bound.
 ///
 /// A model with `OfflineMemoryAllocation` metadata also gets `"offline_plan": "ignored: …"`
 /// (the reason), after `num_ops`.
@@ -75,6 +78,17 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
             a.tensor,
             a.of,
             a.op
+        );
+    }
+    out.push_str("\n  ],\n  \"overlaps\": [");
+    for (i, o) in plan.overlaps.iter().enumerate() {
+        let (input, output) = o.access.tensors();
+        let _ = write!(
+            out,
+            "{}\n    {{\"op\": {}, \"input\": {input}, \"output\": {output}, \"kind\": \"{}\"}}",
+            if i == 0 { "" } else { "," },
+            o.op,
+            overlap_kind(o)
         );
     }
     out.push_str("\n  ],\n  \"scratch\": [");

@@ -16,7 +16,8 @@ pub use json::json;
 pub use svg::svg;
 pub use text::text;
 
-use super::{MemoryPlan, Region, TensorPlacement};
+use super::{MemoryPlan, Overlap, Region, TensorPlacement};
+use crate::lower::Access;
 
 /// Why a model's `OfflineMemoryAllocation` metadata (TFLM's offline plan) is not used, as both
 /// reports say it.
@@ -34,6 +35,28 @@ fn rows(plan: &MemoryPlan) -> impl Iterator<Item = &TensorPlacement> {
 /// The operator index of a step: operator *i* runs at step *i + 1*; step 0 is -1.
 fn op_of_step(step: usize) -> i64 {
     i64::try_from(step).map_or(i64::MAX, |s| s - 1)
+}
+
+/// `"in place"` or `"stream"`: an overlap's kind as the reports name it.
+fn overlap_kind(o: &Overlap) -> &'static str {
+    match o.access {
+        Access::InPlace { .. } => "in place",
+        Access::Stream { .. } => "stream",
+    }
+}
+
+/// How far below the bound the arena is (bytes), when it is.
+fn below_bound(plan: &MemoryPlan) -> usize {
+    plan.lower_bound_bytes.saturating_sub(plan.arena_bytes)
+}
+
+/// [`below_bound`] in percent of the bound.
+fn below_percent(plan: &MemoryPlan) -> f64 {
+    if plan.lower_bound_bytes == 0 {
+        0.0
+    } else {
+        below_bound(plan) as f64 * 100.0 / plan.lower_bound_bytes as f64
+    }
 }
 
 /// How far above the lower bound the arena is, in percent of the bound.

@@ -1,10 +1,12 @@
 //! The plan as a picture: x is the step (one column per operator), y the arena offset (0 at the
 //! top, growing down), one labelled box per arena tensor. A red step line marks the bytes live at
-//! each step; its peak is the lower bound, so gaps between the boxes and the line are waste.
+//! each step; its peak is the lower bound, so gaps between the boxes and the line are waste. Where
+//! an operator's output overlaps an input it is the last to read (an [`Overlap`]), the shared
+//! bytes are hatched in that operator's column: that is how the arena goes below the line.
 
-use super::{excess_percent, thousands};
+use super::{below_bound, below_percent, excess_percent, overlap_kind, thousands};
 use crate::ir::Graph;
-use crate::plan::{MemoryPlan, Region, ALIGN};
+use crate::plan::{MemoryPlan, Overlap, Region, ALIGN};
 use std::fmt::Write;
 
 const LEFT: f64 = 96.0;
@@ -21,7 +23,9 @@ pub fn svg(graph: &Graph, plan: &MemoryPlan, title: &str) -> String {
     let plot_w = col * steps as f64;
     let width = LEFT + plot_w + RIGHT;
     let height = TOP + PLOT_H + BOTTOM;
-    let scale = PLOT_H / plan.arena_bytes.max(1) as f64;
+    // With overlaps the bound (the red line's peak) lies below the arena's end: both must fit.
+    let extent = plan.arena_bytes.max(plan.lower_bound_bytes);
+    let scale = PLOT_H / extent.max(1) as f64;
     let y = |offset: usize| TOP + offset as f64 * scale;
     let x = |step: usize| LEFT + step as f64 * col;
 
@@ -36,23 +40,35 @@ pub fn svg(graph: &Graph, plan: &MemoryPlan, title: &str) -> String {
     } else {
         String::new()
     };
+    let against = if plan.arena_bytes < plan.lower_bound_bytes {
+        format!(
+            "−{} B, {:.2}% below, by {} overlaps",
+            thousands(below_bound(plan)),
+            below_percent(plan),
+            plan.overlaps.len()
+        )
+    } else {
+        format!(
+            "+{} B, {:.2}%",
+            thousands(plan.excess_bytes()),
+            excess_percent(plan)
+        )
+    };
     let _ = writeln!(
         s,
-        r#"<text x="{LEFT}" y="24" font-size="16" font-weight="bold">{}: arena {} B, lower bound {} B (+{} B, {:.2}%){}</text>"#,
+        r#"<text x="{LEFT}" y="24" font-size="16" font-weight="bold">{}: arena {} B, lower bound {} B ({against}){}</text>"#,
         escape(title),
         thousands(plan.arena_bytes),
         thousands(plan.lower_bound_bytes),
-        thousands(plan.excess_bytes()),
-        excess_percent(plan),
         state
     );
     let _ = writeln!(
         s,
-        r##"<text x="{LEFT}" y="44" font-size="12" fill="#444">x: operator (column "in" = graph inputs before the first operator); y: arena offset in bytes, 0 at the top. One box per tensor (#index), grey dashed boxes for kernel scratch; red line: bytes live at each step.</text>"##
+        r##"<text x="{LEFT}" y="44" font-size="12" fill="#444">x: operator (column "in" = graph inputs before the first operator); y: arena offset in bytes, 0 at the top. One box per tensor (#index), grey dashed boxes for kernel scratch, purple hatching: bytes an output shares with an input it is the last to read; red line: bytes live at each step without such overlaps.</text>"##
     );
 
     // Grid and axes.
-    for (value, label) in y_ticks(plan.arena_bytes) {
+    for (value, label) in y_ticks(extent) {
         let yy = y(value);
         let _ = writeln!(
             s,
@@ -157,6 +173,28 @@ pub fn svg(graph: &Graph, plan: &MemoryPlan, title: &str) -> String {
         );
     }
 
+    // Overlaps: the bytes an output shares with its dying input, hatched in the operator's column.
+    let _ = writeln!(
+        s,
+        r##"<defs><pattern id="overlap" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff" fill-opacity="0.3"/><line x1="0" y1="0" x2="0" y2="6" stroke="#6a1b9a" stroke-width="3"/></pattern></defs>"##
+    );
+    for o in &plan.overlaps {
+        let Some((from, to)) = shared_bytes(plan, o) else {
+            continue;
+        };
+        let (input, output) = o.access.tensors();
+        let (x0, w) = (x(o.op + 1), col);
+        let (y0, h) = (y(from), ((to - from) as f64 * scale).max(1.0));
+        let _ = writeln!(
+            s,
+            r##"<g><title>operator {}: output #{output} overlaps input #{input} ({}) over bytes {}..{}</title><rect x="{x0:.1}" y="{y0:.1}" width="{w:.1}" height="{h:.1}" fill="url(#overlap)" stroke="#6a1b9a" stroke-width="1.2"/></g>"##,
+            o.op,
+            overlap_kind(o),
+            thousands(from),
+            thousands(to)
+        );
+    }
+
     // Bytes live per step, as a step line, and the arena / bound markers.
     let live = live_per_step(plan);
     let mut points = String::new();
@@ -204,6 +242,15 @@ pub fn svg(graph: &Graph, plan: &MemoryPlan, title: &str) -> String {
     );
     s.push_str("</svg>\n");
     s
+}
+
+/// The arena bytes `[from, to)` the output and the input of overlap `o` share, if any.
+fn shared_bytes(plan: &MemoryPlan, o: &Overlap) -> Option<(usize, usize)> {
+    let (input, output) = o.access.tensors();
+    let (i, out) = (plan.tensors.get(input)?, plan.tensors.get(output)?);
+    let from = i.offset.max(out.offset);
+    let to = (i.offset + i.bytes).min(out.offset + out.bytes);
+    (from < to).then_some((from, to))
 }
 
 /// Bytes live at each step: every alias group once, at its [`ALIGN`]-rounded size (members of a

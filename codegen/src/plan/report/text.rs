@@ -1,6 +1,8 @@
 //! The plan as a table for people.
 
-use super::{excess_percent, op_of_step, rows, thousands};
+use super::{
+    below_bound, below_percent, excess_percent, op_of_step, overlap_kind, rows, thousands,
+};
 use crate::ir::Graph;
 use crate::plan::{MemoryPlan, Region};
 use std::fmt::Write;
@@ -10,8 +12,8 @@ use std::fmt::Write;
 const NAME_WIDTH: usize = 44;
 
 /// A table of the tensors that take RAM (index, name, bytes, offset, first and last operator, and
-/// region or alias), followed by the arena size, the lower bound, how far above it the plan is
-/// (bytes and percent), and the state size when there is state.
+/// region, alias or overlap), followed by the arena size, the lower bound, how far above (or, with
+/// overlaps, below) it the plan is (bytes and percent), and the state size when there is state.
 pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -21,9 +23,23 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
     );
     for p in rows(plan) {
         let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
-        let note = match (p.region, p.alias_of) {
-            (Region::State, _) => "state region".to_string(),
-            (_, Some(owner)) => format!("shares #{owner}"),
+        let over = plan
+            .overlaps
+            .iter()
+            .find(|o| o.access.tensors().1 == p.index);
+        let note = match (p.region, p.alias_of, over) {
+            (Region::State, ..) => "state region".to_string(),
+            (_, Some(owner), _) => format!("shares #{owner}"),
+            (_, None, Some(o)) => {
+                let input = o.access.tensors().0;
+                let from = plan.tensors.get(input).map_or(0, |i| i.offset);
+                format!(
+                    "overlaps #{input} ({}, operator {}, {} bytes below it)",
+                    overlap_kind(o),
+                    o.op,
+                    from.saturating_sub(p.offset)
+                )
+            }
             _ => String::new(),
         };
         let _ = writeln!(
@@ -64,12 +80,22 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
         "lower bound:  {:>12} bytes",
         thousands(plan.lower_bound_bytes)
     );
-    let _ = writeln!(
-        out,
-        "above bound:  {:>12} bytes ({:.2}%)",
-        thousands(plan.excess_bytes()),
-        excess_percent(plan)
-    );
+    if plan.arena_bytes < plan.lower_bound_bytes {
+        let _ = writeln!(
+            out,
+            "below bound:  {:>12} bytes ({:.2}%), by {} overlaps of outputs with dying inputs",
+            thousands(below_bound(plan)),
+            below_percent(plan),
+            plan.overlaps.len()
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "above bound:  {:>12} bytes ({:.2}%)",
+            thousands(plan.excess_bytes()),
+            excess_percent(plan)
+        );
+    }
     if plan.state_bytes > 0 {
         let _ = writeln!(
             out,
