@@ -1,7 +1,7 @@
 //! The planner on real models: every reference model in `../shared/models` (required), the SEANet
 //! layers of TFLM's integration suite and every fixture model in `tests/fixtures/models` (when
-//! generated) plans at exactly the liveness lower bound, and the independent checker accepts the
-//! plan.
+//! generated) plans at exactly the liveness lower bound without overlaps, and at or below it with
+//! them (the default), and the independent checker accepts both plans.
 
 mod common;
 
@@ -25,6 +25,28 @@ fn plan_model(path: &Path) -> String {
         plan.arena_bytes,
         plan.lower_bound_bytes,
         "{}: arena above the lower bound",
+        path.display()
+    );
+    // With overlaps (what the backends generate): never above the bound, deterministic, proven
+    // (`plan_graph_with` checks every plan it returns against the calls' contracts).
+    let overlapped = |bytes: &[u8]| {
+        tinyaot_codegen::config::plan_model(bytes, &tinyaot_codegen::Limits::default())
+            .unwrap_or_else(|e| panic!("{}: plan with overlaps: {e}", path.display()))
+            .1
+    };
+    let with = overlapped(&bytes);
+    assert!(
+        with.arena_bytes <= plan.lower_bound_bytes
+            && with.lower_bound_bytes == plan.lower_bound_bytes,
+        "{}: overlaps made the arena {} against the bound {}",
+        path.display(),
+        with.arena_bytes,
+        plan.lower_bound_bytes
+    );
+    assert_eq!(
+        with,
+        overlapped(&bytes),
+        "{}: not deterministic",
         path.display()
     );
     let arena_tensors = plan

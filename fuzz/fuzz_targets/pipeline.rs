@@ -1,7 +1,7 @@
 //! Fuzz target: the whole pipeline (load → plan → lower → emit, both backends) on models that
 //! `tinyaot_modelkit::fuzz::arbitrary_model` generates from the fuzzer's bytes — mostly well-typed
 //! chains of the supported operators, with frequent corruptions — so that inputs get past the
-//! loader into lowering, planning and emission.
+//! loader into lowering, planning and emission; planning with and without overlaps.
 //!
 //! Fails (panics, so libFuzzer keeps the input) when any stage panics, when any stage returns an
 //! error that `Error::is_internal` calls a tinyaot bug, or when the backends disagree: the Rust and
@@ -43,4 +43,16 @@ fuzz_target!(|data: &[u8]| {
         rust.as_ref().err(),
         c.as_ref().err()
     );
+
+    // Overlaps (the default, each proven by the checker inside `plan`) never need more than the
+    // bound-only plan, whose arena is the bound.
+    if let (Ok(with), Ok(without)) = (
+        Config::new().plan(&bytes),
+        Config::new().overlap(false).plan(&bytes),
+    ) {
+        let (with, without) = (with.memory_plan(), without.memory_plan());
+        assert!(with.arena_bytes <= without.arena_bytes, "overlaps grew the arena");
+        assert_eq!(with.lower_bound_bytes, without.lower_bound_bytes);
+        assert!(without.overlaps.is_empty());
+    }
 });

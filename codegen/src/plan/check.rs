@@ -275,11 +275,18 @@ fn overlap_blocks(
             writers[t] += 1;
         }
     }
-    let mut used = std::collections::BTreeSet::new();
+    let mut is_output = vec![false; n];
+    for &t in &graph.outputs {
+        if let Some(o) = is_output.get_mut(t) {
+            *o = true;
+        }
+    }
+    let declared: std::collections::HashSet<&(usize, Access)> = access.iter().collect();
+    let mut used = std::collections::HashSet::new();
     for (k, &Overlap { op, access: a }) in plan.overlaps.iter().enumerate() {
         let (x, y) = a.tensors();
         let what = format!("overlap {k} (operator #{op}, tensor #{x} into #{y})");
-        if !access.contains(&(op, a)) {
+        if !declared.contains(&(op, a)) {
             return fail(format!(
                 "{what}: the operator's kernel declares no such contract"
             ));
@@ -293,7 +300,7 @@ fn overlap_blocks(
             ));
         }
         let step = op + 1;
-        let dies = lives[x].is_some_and(|(_, last)| last == step) && !graph.outputs.contains(&x);
+        let dies = lives[x].is_some_and(|(_, last)| last == step) && !is_output[x];
         let born = lives[y].is_some_and(|(first, _)| first == step) && writers[y] == 1;
         if !dies || !born {
             return fail(format!(
