@@ -398,6 +398,7 @@ fn base_context(
     );
     ctx.insert("weights_bytes", &weights);
     ctx.insert("num_inputs", &graph.inputs.len());
+    ctx.insert("invoke_note", &layout.overwritten_inputs_note());
     ctx.insert("num_outputs", &graph.outputs.len());
     ctx
 }

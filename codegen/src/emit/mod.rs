@@ -56,6 +56,9 @@ pub struct Layout {
     pub scratch: std::collections::BTreeMap<(usize, usize), usize>,
     /// What the state region holds after a reset, as runs `(offset, contents)` covering it.
     pub state_init: Vec<(usize, StateInit)>,
+    /// The graph inputs (by position among them) that `invoke` overwrites: an operator's output
+    /// overlaps them ([`crate::plan::Overlap`]). The generated docs say so.
+    pub overwritten_inputs: Vec<usize>,
 }
 
 /// What a run of the state region holds after a reset.
@@ -93,6 +96,23 @@ impl Layout {
     /// Bytes of the model's buffer: the arena, then the state.
     pub fn memory_bytes(&self) -> usize {
         self.arena_bytes + self.state_bytes
+    }
+
+    /// A sentence for the docs of `invoke` when it overwrites graph inputs (empty otherwise).
+    pub fn overwritten_inputs_note(&self) -> String {
+        match self.overwritten_inputs.as_slice() {
+            [] => String::new(),
+            list => {
+                let names: Vec<String> = list.iter().map(|i| format!("input {i}")).collect();
+                format!(
+                    "Overwrites {} (its last reader writes its output over it, to save RAM): write \
+                     {} again before each invoke, or plan with `--no-overlap` to keep {}.",
+                    names.join(", "),
+                    if list.len() == 1 { "it" } else { "them" },
+                    if list.len() == 1 { "it" } else { "them" },
+                )
+            }
+        }
     }
 
     /// True when a reset leaves every state byte zero (the buffer starts so: nothing to do).
@@ -161,6 +181,13 @@ impl Layout {
             .iter()
             .map(|s| ((s.op, s.slot), s.offset))
             .collect();
+        let overwritten_inputs = graph
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, &t)| plan.overlaps.iter().any(|o| o.access.tensors().0 == t))
+            .map(|(i, _)| i)
+            .collect();
         Layout {
             arena_bytes: plan.arena_bytes,
             state_bytes: plan.state_bytes,
@@ -168,6 +195,7 @@ impl Layout {
             regions,
             scratch,
             state_init: state_init(graph, plan),
+            overwritten_inputs,
         }
     }
 }

@@ -191,6 +191,10 @@ fn model_code(
         (true, None) => quote! { self.state_ready = true; },
         (true, Some(_)) => quote! { *self.state_ready = true; },
     };
+    let invoke_doc = match layout.overwritten_inputs_note() {
+        note if note.is_empty() => " Runs the model once on the current inputs.".to_string(),
+        note => format!(" Runs the model once on the current inputs. {note}"),
+    };
     let reset_doc = if layout.state_bytes == 0 {
         " Restores the initial state; this model has none, so it does nothing."
     } else if state_flag {
@@ -294,7 +298,7 @@ fn model_code(
 
                 #accessors
 
-                /// Runs the model once on the current inputs.
+                #[doc = #invoke_doc]
                 pub fn invoke(&mut self) {
                     self.invoke_with(&mut rt::NoHook)
                 }
