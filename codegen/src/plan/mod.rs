@@ -303,8 +303,8 @@ pub fn plan_graph_with(
     if let Some(mut best) = ctx.place(access)? {
         // Each overlap costs its kernel a little time (the overlap-tolerant path): drop those the
         // arena does not need, one at a time, keeping the arena. Bounded, so that a graph with
-        // very many overlaps plans in linear time (it keeps them all).
-        if best.overlaps.len() <= PRUNE_MAX_OVERLAPS {
+        // very many overlaps or tensors plans in O(n log n) (it keeps them all).
+        if best.overlaps.len() <= PRUNE_MAX_OVERLAPS && graph.tensors.len() <= PRUNE_MAX_TENSORS {
             let mut kept: Vec<(usize, Access)> = access.to_vec();
             for o in best.overlaps.clone() {
                 let without: Vec<(usize, Access)> = kept
@@ -398,6 +398,10 @@ pub fn plan_graph_with(
 
 /// The most overlaps [`plan_graph_with`] tries to drop one by one (each try is a placement).
 const PRUNE_MAX_OVERLAPS: usize = 64;
+
+/// The most tensors of a graph whose overlaps [`plan_graph_with`] prunes: each try costs a whole
+/// placement, so that a huge graph would spend minutes (it keeps every overlap instead).
+const PRUNE_MAX_TENSORS: usize = 4096;
 
 /// What placing with overlaps needs besides the contracts.
 struct OverlapContext<'a, 'g> {
