@@ -5,9 +5,29 @@
 //! Layouts: input `[batches, input_h, input_w, input_c]`, filter `[output_c, filter_h, filter_w,
 //! filter_c]` with `input_c = groups * filter_c`, output `[batches, output_h, output_w, output_c]`.
 //!
-//! Access order (both kernels): for each output pixel in order, every output channel in order is
-//! written after reading the pixel's whole input window; the input is read again for later pixels,
-//! so the output must not overlap the input (checked).
+//! Access order (all kernels): for each output pixel in order, every output channel in order is
+//! written after reading the pixel's whole input window (the paired kernels: a pair of pixels'
+//! windows, then both pixels' channels); the input is read again for later pixels.
+//!
+//! The int8 1×1 and gathering kernels ([`conv2d_1x1_s8`], [`conv2d_1x1_widened_s8`],
+//! [`conv2d_im2col_s8`], [`conv2d_im2col_pairs_s8`], [`conv2d_im2col_gather_pairs_s8`]) stream:
+//! their output may overlap their input as the stream contract allows, in groups of two pixels.
+//! Output pixel `p` (row-major over batch, y, x) is the `output_c` bytes at
+//! `output + p * output_c`; `min_read(p)`, the lowest input byte of its window clamped to the
+//! image, is `((b * input_h + row) * input_w + column) * input_c` after `input`, with
+//! `row = max(0, y * stride_h - pad_top)` and `column = max(0, x * stride_w - pad_left)` (a 1×1
+//! kernel is a one-row image: `p * input_c`). The plan guarantees that the
+//! output bytes of each group of pixels `2k, 2k + 1` miss the input bytes from `min_read(2k)`
+//! on; output bytes below that may overlap the input (the output starting below the input,
+//! never above it while they overlap: checked). The kernels take the groups in order, each on
+//! views that split the arena at the group's lowest read (`views::Stream`), so that the split's
+//! check tests the guarantee at run time. One case needs more than the statement: where the
+//! group's second pixel starts an output row whose window starts on the same input row as the
+//! first pixel's (`pad_top >= stride_h` and an odd `output_w`), its window starts further left,
+//! below `min_read(2k)`; the kernels split there, the lowest read of the group's pixels, and
+//! refuse (panic) a plan that only kept the bytes from `min_read(2k)` on. Disjoint operands take
+//! the kernels' code as it was, without views per group. The other kernels need their output and
+//! input disjoint (checked).
 
 use super::nn_common::requant::requantize_16x8;
 use super::nn_common::wide::{
@@ -485,14 +505,259 @@ macro_rules! biased_requantizer {
     };
 }
 
+/// One pixel of [`conv2d_1x1_s8`] off the paired path: its `n` input bytes `x` to its `m` output
+/// bytes `o`, in runs of up to [`ONE_PIXEL_RUN`] channels (their sums in `acc`), the `blocked`
+/// channels of the filter's `blocks` of four rows, then its `rest` of rows one at a time. A
+/// macro of the caller's names, as the other bodies the disjoint and stream paths share below:
+/// the disjoint path's code is then exactly what it was before the stream path shared it (a
+/// function or closure, however inlined, cost it up to 3% more instructions on the Cortex-M4,
+/// `cargo xtask mcu --profile`).
+macro_rules! conv1x1_pixel {
+    (
+        $x:ident, $o:ident, $acc:ident, $n:ident, $blocked:ident, $blocks:ident, $rest:ident,
+        $bias:ident, $requantizer:ident
+    ) => {{
+        // Runs of up to ONE_PIXEL_RUN channels: their sums first, then their requantization, each
+        // loop with its own values in registers.
+        for (run, ((w, $o), b)) in $blocks
+            .chunks(ONE_PIXEL_RUN * $n)
+            .zip($o[..$blocked].chunks_mut(ONE_PIXEL_RUN))
+            .zip($bias[..$blocked].chunks(ONE_PIXEL_RUN))
+            .enumerate()
+        {
+            let $acc = &mut $acc[..$o.len()];
+            if $n % 4 == 0 {
+                // The sums start from the biases.
+                super::nn_common::dot4_run_s8($x, w, b, $acc);
+            } else {
+                for ((a, w), b) in $acc
+                    .chunks_exact_mut(4)
+                    .zip(w.chunks_exact(4 * $n))
+                    .zip(b.chunks_exact(4))
+                {
+                    a.copy_from_slice(&dot4_interleaved_s8($x, w, [b[0], b[1], b[2], b[3]]));
+                }
+            }
+            $requantizer.run(run * ONE_PIXEL_RUN, $acc, $o);
+        }
+        for (c, (w, $o)) in $rest.chunks_exact($n).zip(&mut $o[$blocked..]).enumerate() {
+            let sum = dot_s8(w, $x, 0).wrapping_add($bias[$blocked + c]);
+            *$o = $requantizer.one($blocked + c, sum);
+        }
+    }};
+}
+
+/// Two pixels of [`conv2d_1x1_s8`] on the paired path, their `2 n` input bytes `x` to their
+/// `2 m` output bytes `o`: both pixels' sums of a run of `RUN` channels (in `acc`, in the paired
+/// layout of [`pair_run`]), then their requantization. A row that fits one chunk of
+/// [`WIDE_CHANNELS`] (`single`) is widened into `wide` once per pair, a longer one chunk by chunk
+/// for each run; `whole` and `tail` split `n` at its last whole word. (A macro: see
+/// [`conv1x1_pixel`].)
+macro_rules! conv1x1_pair {
+    (
+        $x:ident, $o:ident, $acc:ident, $wide:ident, $n:ident, $m:ident, $blocked:ident,
+        $whole:ident, $tail:ident, $single:ident, $blocks:ident, $rest:ident, $bias:ident,
+        $requantizer:ident
+    ) => {{
+        let (x0, x1) = $x.split_at($n);
+        let (o0, o1) = $o.split_at_mut($m);
+        if $single {
+            $wide.fill(&x0[..$whole], &x1[..$whole]);
+        }
+        for (run, (w, b)) in $blocks
+            .chunks(RUN * $n)
+            .zip($bias[..$blocked].chunks(RUN))
+            .enumerate()
+        {
+            let (c0, len) = (run * RUN, b.len());
+            let sums = &mut $acc[..2 * len];
+            // The sums start from the biases: the $requantizer adds none.
+            start_pairs(sums, b);
+            for k0 in (0..$whole).step_by(WIDE_CHANNELS) {
+                if !$single {
+                    let k1 = $whole.min(k0 + WIDE_CHANNELS);
+                    $wide.fill(&x0[k0..k1], &x1[k0..k1]);
+                }
+                pair_run($wide.words(), w, (4 * $n, 4 * k0), sums);
+            }
+            if $tail > 0 {
+                // Each row's last `$tail` bytes follow its block's words (see `Conv1x1S8::filter`).
+                for r in 0..len {
+                    let row = &w[(r / 4) * 4 * $n + 4 * $whole + (r % 4) * $tail..][..$tail];
+                    // Row r's sums in the paired layout: pixel 0, then pixel 1 two words on.
+                    let at = (r / 2) * 4 + r % 2;
+                    for ((&w, &v0), &v1) in row.iter().zip(&x0[$whole..]).zip(&x1[$whole..]) {
+                        sums[at] = sums[at].wrapping_add(i32::from(w) * i32::from(v0 as i8));
+                        sums[at + 2] =
+                            sums[at + 2].wrapping_add(i32::from(w) * i32::from(v1 as i8));
+                    }
+                }
+            }
+            $requantizer.run_pairs(c0, sums, &mut o0[c0..c0 + len], &mut o1[c0..c0 + len]);
+        }
+        for (c, w) in $rest.chunks_exact($n).enumerate() {
+            let (c, b) = ($blocked + c, $bias[$blocked + c]);
+            o0[c] = $requantizer.one(c, dot_s8(w, x0, 0).wrapping_add(b));
+            o1[c] = $requantizer.one(c, dot_s8(w, x1, 0).wrapping_add(b));
+        }
+    }};
+}
+
+/// One pixel of [`conv2d_1x1_widened_s8`]: its `n` input bytes `x` widened into `wide` (once
+/// when `single`, else a chunk of `CHUNK` at a time for each run), its output bytes `o` in runs
+/// of up to [`ACC_RUN`] channels (their sums in `acc`). (A macro: see [`conv1x1_pixel`].)
+macro_rules! widened_pixel {
+    (
+        $x:ident, $o:ident, $acc:ident, $wide:ident, $single:ident, $n:ident, $filter:ident,
+        $bias:ident, $requantizer:ident
+    ) => {{
+        if $single {
+            $wide.fill_single($x);
+        }
+        for (run, ((w, $o), b)) in $filter
+            .chunks(ACC_RUN * $n)
+            .zip($o.chunks_mut(ACC_RUN))
+            .zip($bias.chunks(ACC_RUN))
+            .enumerate()
+        {
+            let sums = &mut $acc[..$o.len()];
+            sums.copy_from_slice(b);
+            for k0 in (0..$n).step_by(CHUNK) {
+                if !$single {
+                    $wide.fill_single(&$x[k0..$n.min(k0 + CHUNK)]);
+                }
+                single_run($wide.words(), w, (4 * $n, 4 * k0), sums);
+            }
+            $requantizer.run(run * ACC_RUN, sums, $o);
+        }
+    }};
+}
+
+/// One output pixel of [`im2col_one_pixel`]: its window (the in-image taps `ky0..ky1`,
+/// `kx0..kx1` from `y0`, `x0`) gathered from the batch's image at `origin` in `image` (see
+/// [`gather_window`]) into `window`, then its output bytes (the next of `out_px`) in runs of
+/// `run_len` sums in `acc`, each then requantized. (A macro: see [`conv1x1_pixel`].)
+macro_rules! im2col_pixel {
+    (
+        $image:ident, $origin:ident, $p:ident, $ky0:ident, $ky1:ident, $y0:ident, $kx0:ident,
+        $kx1:ident, $x0:ident, $window:ident, $out_px:ident, $blocked:ident, $blocks:ident,
+        $run_len:ident, $k:ident, $acc:ident, $bias:ident, $requantizer:ident, $rest:ident
+    ) => {{
+        gather_window(
+            $image,
+            $origin,
+            $p,
+            (($ky0, $ky1, $y0), ($kx0, $kx1, $x0)),
+            $window,
+        );
+        // One output chunk per pixel, by the output's length (views::split).
+        let Some(px) = $out_px.next() else { return };
+        let (px_blocks, px_rest) = px.split_at_mut($blocked);
+        // As in the 1×1 kernel: runs of sums, then their requantization.
+        for (run, ((w, o), b)) in $blocks
+            .chunks($run_len * $k)
+            .zip(px_blocks.chunks_mut($run_len))
+            .zip($bias[..$blocked].chunks($run_len))
+            .enumerate()
+        {
+            let $acc = &mut $acc[..o.len()];
+            for ((a, w), b) in $acc
+                .chunks_exact_mut(4)
+                .zip(w.chunks_exact(4 * $k))
+                .zip(b.chunks_exact(4))
+            {
+                let init = [b[0], b[1], b[2], b[3]];
+                // Short windows: the call would cost more than the registers it frees.
+                a.copy_from_slice(&if $k < 32 {
+                    dot4_interleaved_s8($window, w, init)
+                } else {
+                    dot4_interleaved_s8_outlined($window, w, init)
+                });
+            }
+            $requantizer.run(run * $run_len, $acc, o);
+        }
+        for (i, (w, o)) in $rest.chunks_exact($k).zip(px_rest).enumerate() {
+            let sum = dot_s8(w, $window, 0).wrapping_add($bias[$blocked + i]);
+            *o = $requantizer.one($blocked + i, sum);
+        }
+    }};
+}
+
+/// Output pixel `q` of [`conv2d_im2col_pairs_s8`] on the paired path and its `twin` (the next, or
+/// `q` itself when it is the odd last one, its outputs then dropped into `dropped`), to `o0` and
+/// `o1`: both `windows` (see [`Window`]; their image offsets in `inp`) gathered into `bytes` and
+/// widened from there (`gathered`), or widened straight from `inp` a tap's words at a time, in
+/// chunks of `N` bytes (once per pair when the window fits one chunk, `single`; once per run of
+/// channels otherwise); then each run of `RUN` channels' sums in `acc`, requantized. (A macro:
+/// see [`conv1x1_pixel`].)
+macro_rules! im2col_pair {
+    (
+        $whole_images:tt, $image_len:ident, $gathered:ident, $windows:ident, $inp:ident, $p:ident,
+        $bytes:ident, $k:ident, $wide:ident, $single:ident, $blocks:ident, $bias:ident, $acc:ident,
+        $twin:ident, $q:ident, $o0:ident, $o1:ident, $dropped:ident, $requantizer:ident
+    ) => {{
+        if $gathered {
+            for (&(image, ys, xs), $bytes) in $windows.iter().zip(&mut $bytes) {
+                // The disjoint path's `inp` holds whole images: each sliced once per window. A
+                // stream path's view may start inside one.
+                if $whole_images {
+                    gather_window(
+                        &$inp[image..][..$image_len],
+                        0,
+                        $p,
+                        (ys, xs),
+                        &mut $bytes[..$k],
+                    );
+                } else {
+                    gather_window($inp, image, $p, (ys, xs), &mut $bytes[..$k]);
+                }
+            }
+            $wide.fill(&$bytes[0][..$k], &$bytes[1][..$k]);
+        } else if $single {
+            widen_windows($inp, $p, &$windows, 0, $k, &mut $wide);
+        }
+        for (run, (w, b)) in $blocks.chunks(RUN * $k).zip($bias.chunks(RUN)).enumerate() {
+            let (c0, len) = (run * RUN, b.len());
+            let sums = &mut $acc[..2 * len];
+            start_pairs(sums, b);
+            for k0 in (0..$k).step_by(N) {
+                if !$single {
+                    widen_windows($inp, $p, &$windows, k0, $k.min(k0 + N), &mut $wide);
+                }
+                pair_run($wide.words(), w, (4 * $k, 4 * k0), sums);
+            }
+            let second = if $twin > $q {
+                &mut $o1[c0..c0 + len]
+            } else {
+                &mut $dropped[..len]
+            };
+            $requantizer.run_pairs(c0, sums, &mut $o0[c0..c0 + len], second);
+        }
+    }};
+}
+
 /// int8 1×1 CONV_2D ([`Conv1x1S8`]), bit-exact with TFLM's `ConvPerChannel`: on ARMv7E-M two
 /// pixels by two output channels per pass over inputs widened once per pair of pixels
 /// (`runtime/src/kernels/nn_common/wide.rs`), elsewhere one pixel by four output channels per
-/// pass. Reads `pixels * input_c` bytes at `input`, writes `pixels * output_c` bytes at `output`: the output
-/// pixels in order, each written after reading its input pixel; the output must not overlap the
-/// input (checked).
+/// pass. Reads `pixels * input_c` bytes at `input`, writes `pixels * output_c` bytes at
+/// `output`: the pixels in order (on the paired path in pairs), each written after reading its
+/// input pixel (its pair's). The output may overlap the input as the stream contract allows
+/// (module docs; `min_read(p) = p * input_c`), else they must be disjoint (checked).
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
+    let p = super::opaque(p);
+    let (in_len, out_len) = (p.pixels * p.input_c, p.pixels * p.output_c);
+    if views::overlapping(input, in_len, output, out_len) {
+        conv1x1_streamed(arena, (input, output), p);
+    } else {
+        conv1x1_disjoint(arena, input, output, p);
+    }
+}
+
+/// [`conv2d_1x1_s8`] with its input and output disjoint (checked). A function of its own, apart
+/// from the overlap test: its code is then the kernel's as it was before the stream path.
+#[cfg_attr(target_os = "none", inline(never))]
+fn conv1x1_disjoint(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
     let p = super::opaque(p);
     let (n, m) = (p.input_c, p.output_c);
     assert!(n > 0 && m > 0, "1x1 convolution with no channels");
@@ -517,33 +782,7 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
     let (inp, out) = (&inp[paired * n..], &mut out[paired * m..]);
     let mut acc = [0i32; ONE_PIXEL_RUN];
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
-        // Runs of up to ONE_PIXEL_RUN channels: their sums first, then their requantization, each
-        // loop with its own values in registers.
-        for (run, ((w, o), b)) in blocks
-            .chunks(ONE_PIXEL_RUN * n)
-            .zip(o[..blocked].chunks_mut(ONE_PIXEL_RUN))
-            .zip(bias[..blocked].chunks(ONE_PIXEL_RUN))
-            .enumerate()
-        {
-            let acc = &mut acc[..o.len()];
-            if n % 4 == 0 {
-                // The sums start from the biases.
-                super::nn_common::dot4_run_s8(x, w, b, acc);
-            } else {
-                for ((a, w), b) in acc
-                    .chunks_exact_mut(4)
-                    .zip(w.chunks_exact(4 * n))
-                    .zip(b.chunks_exact(4))
-                {
-                    a.copy_from_slice(&dot4_interleaved_s8(x, w, [b[0], b[1], b[2], b[3]]));
-                }
-            }
-            requantizer.run(run * ONE_PIXEL_RUN, acc, o);
-        }
-        for (c, (w, o)) in rest.chunks_exact(n).zip(&mut o[blocked..]).enumerate() {
-            let sum = dot_s8(w, x, 0).wrapping_add(bias[blocked + c]);
-            *o = requantizer.one(blocked + c, sum);
-        }
+        conv1x1_pixel!(x, o, acc, n, blocked, blocks, rest, bias, requantizer);
     }
 }
 
@@ -553,12 +792,26 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
 /// channels at a time, again for each run of 64 channels when longer), then each block of four
 /// filter rows is summed against it by `runtime/src/kernels/nn_common/wide.rs`'s one-pixel run
 /// (where [`conv2d_1x1_s8`] unpacks the input again for every block) and each run requantized.
-/// Elsewhere it is [`conv2d_1x1_s8`]. Reads and writes as [`conv2d_1x1_s8`].
+/// Elsewhere it is [`conv2d_1x1_s8`]. Reads and writes as [`conv2d_1x1_s8`] (one pixel at a
+/// time), its output overlapping its input as that allows.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_1x1_widened_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
     if !PAIRED {
         return conv2d_1x1_s8(arena, input, output, p);
     }
+    let p = super::opaque(p);
+    let (in_len, out_len) = (p.pixels * p.input_c, p.pixels * p.output_c);
+    if views::overlapping(input, in_len, output, out_len) {
+        widened_streamed(arena, (input, output), p);
+    } else {
+        widened_disjoint(arena, input, output, p);
+    }
+}
+
+/// [`conv2d_1x1_widened_s8`] with its input and output disjoint (checked), on its own as
+/// [`conv1x1_disjoint`] is.
+#[cfg_attr(target_os = "none", inline(never))]
+fn widened_disjoint(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
     let p = super::opaque(p);
     let (n, m) = (p.input_c, p.output_c);
     assert!(
@@ -575,25 +828,7 @@ pub fn conv2d_1x1_widened_s8(arena: &mut [u8], input: usize, output: usize, p: &
     let mut wide = Widened::<WIDE_CHANNELS>::new();
     let mut acc = [0i32; ACC_RUN];
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
-        if single {
-            wide.fill_single(x);
-        }
-        for (run, ((w, o), b)) in filter
-            .chunks(ACC_RUN * n)
-            .zip(o.chunks_mut(ACC_RUN))
-            .zip(bias.chunks(ACC_RUN))
-            .enumerate()
-        {
-            let sums = &mut acc[..o.len()];
-            sums.copy_from_slice(b);
-            for k0 in (0..n).step_by(CHUNK) {
-                if !single {
-                    wide.fill_single(&x[k0..n.min(k0 + CHUNK)]);
-                }
-                single_run(wide.words(), w, (4 * n, 4 * k0), sums);
-            }
-            requantizer.run(run * ACC_RUN, sums, o);
-        }
+        widened_pixel!(x, o, acc, wide, single, n, filter, bias, requantizer);
     }
 }
 
@@ -619,47 +854,22 @@ fn conv1x1_pairs(
     let mut wide = Widened::<WIDE_CHANNELS>::new();
     let mut done = 0;
     for (x, o) in inp.chunks_exact(2 * n).zip(out.chunks_exact_mut(2 * m)) {
-        let (x0, x1) = x.split_at(n);
-        let (o0, o1) = o.split_at_mut(m);
-        if single {
-            wide.fill(&x0[..whole], &x1[..whole]);
-        }
-        for (run, (w, b)) in blocks
-            .chunks(RUN * n)
-            .zip(bias[..blocked].chunks(RUN))
-            .enumerate()
-        {
-            let (c0, len) = (run * RUN, b.len());
-            let sums = &mut acc[..2 * len];
-            // The sums start from the biases: the requantizer adds none.
-            start_pairs(sums, b);
-            for k0 in (0..whole).step_by(WIDE_CHANNELS) {
-                if !single {
-                    let k1 = whole.min(k0 + WIDE_CHANNELS);
-                    wide.fill(&x0[k0..k1], &x1[k0..k1]);
-                }
-                pair_run(wide.words(), w, (4 * n, 4 * k0), sums);
-            }
-            if tail > 0 {
-                // Each row's last `tail` bytes follow its block's words (see `Conv1x1S8::filter`).
-                for r in 0..len {
-                    let row = &w[(r / 4) * 4 * n + 4 * whole + (r % 4) * tail..][..tail];
-                    // Row r's sums in the paired layout: pixel 0, then pixel 1 two words on.
-                    let at = (r / 2) * 4 + r % 2;
-                    for ((&w, &v0), &v1) in row.iter().zip(&x0[whole..]).zip(&x1[whole..]) {
-                        sums[at] = sums[at].wrapping_add(i32::from(w) * i32::from(v0 as i8));
-                        sums[at + 2] =
-                            sums[at + 2].wrapping_add(i32::from(w) * i32::from(v1 as i8));
-                    }
-                }
-            }
-            requantizer.run_pairs(c0, sums, &mut o0[c0..c0 + len], &mut o1[c0..c0 + len]);
-        }
-        for (c, w) in rest.chunks_exact(n).enumerate() {
-            let (c, b) = (blocked + c, bias[blocked + c]);
-            o0[c] = requantizer.one(c, dot_s8(w, x0, 0).wrapping_add(b));
-            o1[c] = requantizer.one(c, dot_s8(w, x1, 0).wrapping_add(b));
-        }
+        conv1x1_pair!(
+            x,
+            o,
+            acc,
+            wide,
+            n,
+            m,
+            blocked,
+            whole,
+            tail,
+            single,
+            blocks,
+            rest,
+            bias,
+            requantizer
+        );
         done += 2;
     }
     done
@@ -684,8 +894,9 @@ const GATHER_ACC_RUN: usize = ACC_RUN / 2;
 /// product with their filter rows, interleaved by words at generation time
 /// ([`Conv2dIm2colS8::filter`]). Reads
 /// `batches * input_h * input_w * input_c` bytes at `input`, writes
-/// `batches * output_h * output_w * output_c` bytes at `output`: each output pixel is written after
-/// reading its window; the output must not overlap the input (checked).
+/// `batches * output_h * output_w * output_c` bytes at `output`: the pixels in order, each written
+/// after reading its window. The output may overlap the input as the stream contract allows
+/// (module docs), else they must be disjoint (checked).
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dIm2colS8) {
     let p = super::opaque(p);
@@ -698,6 +909,24 @@ pub fn conv2d_im2col_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2
 /// weights, the window buffer's padding bytes multiplied by them.
 #[inline(always)]
 fn im2col_one_pixel(
+    arena: &mut [u8],
+    (input, output): (usize, usize),
+    p: &Conv2dIm2colS8,
+    k: usize,
+) {
+    let in_len = p.batches * p.input_h * p.input_w * p.input_c;
+    let out_len = p.batches * p.output_h * p.output_w * p.output_c;
+    if views::overlapping(input, in_len, output, out_len) {
+        im2col_one_pixel_streamed(arena, (input, output), p, k);
+    } else {
+        im2col_one_pixel_disjoint(arena, (input, output), p, k);
+    }
+}
+
+/// [`im2col_one_pixel`] with its input and output disjoint (checked), on its own as
+/// [`conv1x1_disjoint`] is.
+#[cfg_attr(target_os = "none", inline(never))]
+fn im2col_one_pixel_disjoint(
     arena: &mut [u8],
     (input, output): (usize, usize),
     p: &Conv2dIm2colS8,
@@ -750,37 +979,28 @@ fn im2col_one_pixel(
                     p.filter_w,
                     p.input_w,
                 );
-                gather_window(image, p, ((ky0, ky1, y0), (kx0, kx1, x0)), window);
-                // One output chunk per pixel, by the output's length (views::split).
-                let Some(px) = out_px.next() else { return };
-                let (px_blocks, px_rest) = px.split_at_mut(blocked);
-                // As in the 1×1 kernel: runs of sums, then their requantization.
-                for (run, ((w, o), b)) in blocks
-                    .chunks(run_len * k)
-                    .zip(px_blocks.chunks_mut(run_len))
-                    .zip(bias[..blocked].chunks(run_len))
-                    .enumerate()
-                {
-                    let acc = &mut acc[..o.len()];
-                    for ((a, w), b) in acc
-                        .chunks_exact_mut(4)
-                        .zip(w.chunks_exact(4 * k))
-                        .zip(b.chunks_exact(4))
-                    {
-                        let init = [b[0], b[1], b[2], b[3]];
-                        // Short windows: the call would cost more than the registers it frees.
-                        a.copy_from_slice(&if k < 32 {
-                            dot4_interleaved_s8(window, w, init)
-                        } else {
-                            dot4_interleaved_s8_outlined(window, w, init)
-                        });
-                    }
-                    requantizer.run(run * run_len, acc, o);
-                }
-                for (i, (w, o)) in rest.chunks_exact(k).zip(px_rest).enumerate() {
-                    let sum = dot_s8(w, window, 0).wrapping_add(bias[blocked + i]);
-                    *o = requantizer.one(blocked + i, sum);
-                }
+                let origin = 0;
+                im2col_pixel!(
+                    image,
+                    origin,
+                    p,
+                    ky0,
+                    ky1,
+                    y0,
+                    kx0,
+                    kx1,
+                    x0,
+                    window,
+                    out_px,
+                    blocked,
+                    blocks,
+                    run_len,
+                    k,
+                    acc,
+                    bias,
+                    requantizer,
+                    rest
+                );
             }
         }
     }
@@ -790,7 +1010,8 @@ fn im2col_one_pixel(
 /// (the lowering chooses it then), two pixels at a time on ARMv7E-M: both pixels' windows are
 /// widened straight from the image (no gathering buffer), then multiplied with the filter rows
 /// two channels by two pixels per pass (`runtime/src/kernels/nn_common/wide.rs`) and requantized
-/// together. Elsewhere it is [`conv2d_im2col_s8`]. Reads and writes as [`conv2d_im2col_s8`].
+/// together. Elsewhere it is [`conv2d_im2col_s8`]. Reads and writes as [`conv2d_im2col_s8`] (a
+/// pair's windows, then both pixels' outputs), its output overlapping its input as that allows.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_im2col_pairs_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dIm2colS8) {
     im2col_pairs_kernel(arena, (input, output), super::opaque(p), false);
@@ -802,7 +1023,7 @@ pub fn conv2d_im2col_pairs_s8(arena: &mut [u8], input: usize, output: usize, p: 
 /// channels in blocks of four): on ARMv7E-M both pixels' windows are gathered into two small
 /// buffers, then widened from there. Its filter rows are the windows rounded up to whole words,
 /// the padding weights zero (see [`Conv2dIm2colS8::filter`]). Elsewhere it is
-/// [`conv2d_im2col_s8`] on those rows. Reads and writes as [`conv2d_im2col_s8`].
+/// [`conv2d_im2col_s8`] on those rows. Reads and writes as [`conv2d_im2col_pairs_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_im2col_gather_pairs_s8(
     arena: &mut [u8],
@@ -822,11 +1043,24 @@ fn im2col_pairs_kernel(
     p: &Conv2dIm2colS8,
     gathered: bool,
 ) {
-    let (c, m) = (p.input_c, p.output_c);
-    let k = padded_window(p);
     if !PAIRED {
-        return im2col_one_pixel(arena, (input, output), p, k);
+        return im2col_one_pixel(arena, (input, output), p, padded_window(p));
     }
+    let in_len = p.batches * p.input_h * p.input_w * p.input_c;
+    let out_len = p.batches * p.output_h * p.output_w * p.output_c;
+    if views::overlapping(input, in_len, output, out_len) {
+        im2col_pairs_streamed(arena, (input, output), p, gathered);
+    } else if gathered {
+        im2col_pairs_disjoint::<true>(arena, (input, output), p);
+    } else {
+        im2col_pairs_disjoint::<false>(arena, (input, output), p);
+    }
+}
+
+/// Checks what the paired kernels need (`gathered` for [`conv2d_im2col_gather_pairs_s8`]).
+#[inline(always)]
+fn check_paired(p: &Conv2dIm2colS8, k: usize, gathered: bool) {
+    let (c, m) = (p.input_c, p.output_c);
     assert!(
         k > 0
             && m % 4 == 0
@@ -838,13 +1072,26 @@ fn im2col_pairs_kernel(
         "paired im2col needs blocks of four output channels, and whole words of input channels \
          or (gathering) a window of at most WIDE_CHANNELS / 2 bytes"
     );
+}
+
+/// [`im2col_pairs_kernel`] with its input and output disjoint (checked), on its own as
+/// [`conv1x1_disjoint`] is: `GATHERED` as there.
+#[cfg_attr(target_os = "none", inline(never))]
+fn im2col_pairs_disjoint<const GATHERED: bool>(
+    arena: &mut [u8],
+    (input, output): (usize, usize),
+    p: &Conv2dIm2colS8,
+) {
+    let (c, m) = (p.input_c, p.output_c);
+    let k = padded_window(p);
+    check_paired(p, k, GATHERED);
     let image_len = p.input_h * p.input_w * c;
     let out_len = p.batches * p.output_h * p.output_w * m;
     let (inp, out) = views::split(arena, input, p.batches * image_len, output, out_len);
     // The sums start from the biases: the requantizer adds none.
     let requantizer = biased_requantizer!(p, m);
     let parameters = (&p.filter[..m * k], &p.folded_bias[..m]);
-    if gathered {
+    if GATHERED {
         im2col_pairs::<GATHERED_MAX>(inp, out, p, parameters, &requantizer, true);
     } else {
         im2col_pairs::<WIDE_CHANNELS>(inp, out, p, parameters, &requantizer, false);
@@ -891,38 +1138,258 @@ fn im2col_pairs<const N: usize>(
         let twin = (q + 1).min(pixels - 1);
         let windows = [window_of(p, plane, q), window_of(p, plane, twin)];
         let (o0, o1) = out[q * m..].split_at_mut(m);
-        if gathered {
-            for (&(image, ys, xs), bytes) in windows.iter().zip(&mut bytes) {
-                gather_window(&inp[image..][..image_len], p, (ys, xs), &mut bytes[..k]);
-            }
-            wide.fill(&bytes[0][..k], &bytes[1][..k]);
-        } else if single {
-            widen_windows(inp, p, &windows, 0, k, &mut wide);
-        }
-        for (run, (w, b)) in blocks.chunks(RUN * k).zip(bias.chunks(RUN)).enumerate() {
-            let (c0, len) = (run * RUN, b.len());
-            let sums = &mut acc[..2 * len];
-            start_pairs(sums, b);
-            for k0 in (0..k).step_by(N) {
-                if !single {
-                    widen_windows(inp, p, &windows, k0, k.min(k0 + N), &mut wide);
-                }
-                pair_run(wide.words(), w, (4 * k, 4 * k0), sums);
-            }
-            let second = if twin > q {
-                &mut o1[c0..c0 + len]
-            } else {
-                &mut dropped[..len]
-            };
-            requantizer.run_pairs(c0, sums, &mut o0[c0..c0 + len], second);
-        }
+        im2col_pair!(
+            true,
+            image_len,
+            gathered,
+            windows,
+            inp,
+            p,
+            bytes,
+            k,
+            wide,
+            single,
+            blocks,
+            bias,
+            acc,
+            twin,
+            q,
+            o0,
+            o1,
+            dropped,
+            requantizer
+        );
         q += 2;
     }
 }
 
+/// [`conv2d_1x1_s8`] when its output overlaps its input: the groups of two pixels in order, each
+/// on its own views ([`views::Stream::groups`]), a pair by [`conv1x1_pair`] where the disjoint path
+/// pairs pixels, else a pixel at a time by [`conv1x1_pixel`]; set up as [`conv1x1_disjoint`] is.
+#[inline(never)]
+fn conv1x1_streamed(arena: &mut [u8], operands: (usize, usize), p: &Conv1x1S8) {
+    let (n, m) = (p.input_c, p.output_c);
+    assert!(n > 0 && m > 0, "1x1 convolution with no channels");
+    let blocked = m - m % 4;
+    let (blocks, rest) = p.filter[..m * n].split_at(blocked * n);
+    #[cfg(tinyaot_dsp)]
+    super::nn_common::check_word_aligned(blocks);
+    let bias = &p.folded_bias[..m];
+    let requantizer = biased_requantizer!(p, m);
+    let paired = PAIRED && n >= 4 && blocked > 0 && p.pixels >= 2;
+    const RUN: usize = ACC_RUN / 2;
+    let whole = n - n % 4;
+    let tail = n - whole;
+    let single = whole <= WIDE_CHANNELS;
+    let mut wide = Widened::<WIDE_CHANNELS>::new();
+    let (mut pair_acc, mut pixel_acc) = ([0i32; ACC_RUN], [0i32; ONE_PIXEL_RUN]);
+    let stream = views::Stream::one_row(p.pixels, n, m);
+    stream.groups(arena, operands, 2, |inp, _, out, pixels| {
+        if paired && pixels.len() == 2 {
+            let (x, o, acc) = (&inp[..2 * n], out, &mut pair_acc);
+            conv1x1_pair!(
+                x,
+                o,
+                acc,
+                wide,
+                n,
+                m,
+                blocked,
+                whole,
+                tail,
+                single,
+                blocks,
+                rest,
+                bias,
+                requantizer
+            );
+        } else {
+            let acc = &mut pixel_acc;
+            for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
+                conv1x1_pixel!(x, o, acc, n, blocked, blocks, rest, bias, requantizer);
+            }
+        }
+    });
+}
+
+/// [`conv2d_1x1_widened_s8`] when its output overlaps its input: the groups of two pixels in
+/// order, each on its own views, a pixel at a time by [`widened_pixel`]; set up as
+/// [`widened_disjoint`] is.
+#[inline(never)]
+fn widened_streamed(arena: &mut [u8], operands: (usize, usize), p: &Conv1x1S8) {
+    let (n, m) = (p.input_c, p.output_c);
+    assert!(
+        n > 0 && m > 0 && n % 4 == 0 && m % 4 == 0,
+        "widened 1x1 convolution needs whole words of input channels and blocks of four outputs"
+    );
+    let filter = &p.filter[..m * n];
+    let bias = &p.folded_bias[..m];
+    let requantizer = biased_requantizer!(p, m);
+    const CHUNK: usize = 2 * WIDE_CHANNELS;
+    let single = n <= CHUNK;
+    let mut wide = Widened::<WIDE_CHANNELS>::new();
+    let mut acc = [0i32; ACC_RUN];
+    let stream = views::Stream::one_row(p.pixels, n, m);
+    stream.groups(arena, operands, 2, |inp, _, out, _| {
+        for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
+            widened_pixel!(x, o, acc, wide, single, n, filter, bias, requantizer);
+        }
+    });
+}
+
+/// [`im2col_one_pixel`] when the output overlaps the input: the groups of two pixels in order,
+/// each on its own views, a pixel at a time by [`im2col_pixel`]; set up as
+/// [`im2col_one_pixel_disjoint`] is.
+#[inline(never)]
+fn im2col_one_pixel_streamed(
+    arena: &mut [u8],
+    operands: (usize, usize),
+    p: &Conv2dIm2colS8,
+    k: usize,
+) {
+    let c = p.input_c;
+    let m = p.output_c;
+    assert!(
+        k > 0 && k >= p.filter_h * p.filter_w * c && k <= super::IM2COL_MAX && m > 0,
+        "im2col window empty or larger than IM2COL_MAX"
+    );
+    assert!(
+        (-128..=127).contains(&p.input_zero_point),
+        "input zero point out of int8 range"
+    );
+    let blocked = m - m % 4;
+    let (blocks, rest) = p.filter[..m * k].split_at(blocked * k);
+    let bias = &p.folded_bias[..m];
+    #[cfg(tinyaot_dsp)]
+    super::nn_common::check_word_aligned(blocks);
+    let requantizer = biased_requantizer!(p, m);
+    let mut buffer = [0u8; super::IM2COL_MAX];
+    let window = &mut buffer[..k];
+    let mut acc = [0i32; GATHER_ACC_RUN / 2];
+    let run_len = acc.len();
+    let plane = p.output_h * p.output_w;
+    stream_of(p).groups(arena, operands, 2, |inp, from, out, pixels| {
+        let mut out_px = out.chunks_exact_mut(m);
+        for q in pixels {
+            let (image, (ky0, ky1, y0), (kx0, kx1, x0)) = window_of(p, plane, q);
+            // The view starts `from` bytes into the input: the batch's image starts at this
+            // offset in it (wrapping when before it).
+            let (image, origin) = (inp, image.wrapping_sub(from));
+            im2col_pixel!(
+                image,
+                origin,
+                p,
+                ky0,
+                ky1,
+                y0,
+                kx0,
+                kx1,
+                x0,
+                window,
+                out_px,
+                blocked,
+                blocks,
+                run_len,
+                k,
+                acc,
+                bias,
+                requantizer,
+                rest
+            );
+        }
+    });
+}
+
+/// [`im2col_pairs_kernel`] when the output overlaps the input: the groups of two pixels in
+/// order, each on its own views, by [`im2col_pair`] (`N` as [`im2col_pairs`]'s).
+#[inline(never)]
+fn im2col_pairs_streamed(
+    arena: &mut [u8],
+    operands: (usize, usize),
+    p: &Conv2dIm2colS8,
+    gathered: bool,
+) {
+    if gathered {
+        im2col_pairs_streamed_by::<GATHERED_MAX>(arena, operands, p, true);
+    } else {
+        im2col_pairs_streamed_by::<WIDE_CHANNELS>(arena, operands, p, false);
+    }
+}
+
+/// [`im2col_pairs_streamed`] in chunks of `N` bytes; set up as [`im2col_pairs`] is.
+#[inline(always)]
+fn im2col_pairs_streamed_by<const N: usize>(
+    arena: &mut [u8],
+    operands: (usize, usize),
+    p: &Conv2dIm2colS8,
+    gathered: bool,
+) {
+    const RUN: usize = GATHER_ACC_RUN / 2;
+    let (k, m) = (padded_window(p), p.output_c);
+    check_paired(p, k, gathered);
+    let requantizer = biased_requantizer!(p, m);
+    let (blocks, bias) = (&p.filter[..m * k], &p.folded_bias[..m]);
+    let single = k <= N;
+    let plane = p.output_h * p.output_w;
+    let pixels = p.batches * plane;
+    // Not slicing images: a view may start inside one.
+    let image_len = 0;
+    let mut wide = Widened::<N>::new();
+    let mut acc = [0i32; 2 * RUN];
+    let mut dropped = [0u8; RUN];
+    let mut bytes = [[0u8; GATHERED_MAX]; 2];
+    stream_of(p).groups(arena, operands, 2, |inp, from, out, group| {
+        let q = group.start;
+        let twin = (q + 1).min(pixels - 1);
+        // The images' offsets in the view, which starts `from` bytes into the input (wrapping
+        // when before it).
+        let windows = [window_of(p, plane, q), window_of(p, plane, twin)]
+            .map(|(image, ys, xs)| (image.wrapping_sub(from), ys, xs));
+        let (o0, o1) = out.split_at_mut(m);
+        im2col_pair!(
+            false,
+            image_len,
+            gathered,
+            windows,
+            inp,
+            p,
+            bytes,
+            k,
+            wide,
+            single,
+            blocks,
+            bias,
+            acc,
+            twin,
+            q,
+            o0,
+            o1,
+            dropped,
+            requantizer
+        );
+    });
+}
+
+/// The stream geometry ([`views::Stream`]) of a [`Conv2dIm2colS8`] convolution.
+fn stream_of(p: &Conv2dIm2colS8) -> views::Stream {
+    views::Stream {
+        batches: p.batches,
+        input_h: p.input_h,
+        input_w: p.input_w,
+        input_c: p.input_c,
+        output_h: p.output_h,
+        output_w: p.output_w,
+        output_c: p.output_c,
+        stride_h: p.stride_h,
+        stride_w: p.stride_w,
+        pad_top: p.pad_top,
+        pad_left: p.pad_left,
+    }
+}
+
 /// Where output pixel `q` (counted over batches, rows and columns) reads: its batch's image
-/// offset and its window's in-image taps, `(image, (ky0, ky1, y0), (kx0, kx1, x0))` as
-/// [`taps`] gives them.
+/// offset (in the input, or in a view of it: wrapping when before the view) and its window's
+/// in-image taps, `(image, (ky0, ky1, y0), (kx0, kx1, x0))` as [`taps`] gives them.
 type Window = (usize, (usize, usize, isize), (usize, usize, isize));
 
 /// The [`Window`] of output pixel `q`; `plane` is `output_h * output_w`.
@@ -977,7 +1444,7 @@ fn widen_windows<const N: usize>(
         };
         ((ky0..ky1).contains(&ky) && (kx0..kx1).contains(&kx)).then(|| {
             let (y, x) = (coord(y0, ky, p.dilation_h), coord(x0, kx, p.dilation_w));
-            &inp[image + (y * p.input_w + x) * c + j..][..n]
+            &inp[image.wrapping_add((y * p.input_w + x) * c + j)..][..n]
         })
     };
     let mut dst = wide.words_mut(k1 - k0);
@@ -994,13 +1461,16 @@ fn widen_windows<const N: usize>(
 }
 
 /// Gathers the im2col window of one output pixel of a [`Conv2dIm2colS8`] convolution from its
-/// batch's `image` into `window` (at least the window's length): the taps in `(filter y, filter
-/// x)` order, each its `input_c` channels, and where the in-image taps `(ky0, ky1, y0)`,
-/// `(kx0, kx1, x0)` (as [`taps`] gives them) leave some out, the whole buffer first filled with
-/// the input zero point.
+/// batch's image, which starts at `origin` in `image` (wrapping: `image` may be a view of the
+/// input that starts after the image's first byte; only the window's in-image taps, which lie in
+/// the view, are indexed), into `window` (at least the window's length): the taps in
+/// `(filter y, filter x)` order, each its `input_c` channels, and where the in-image taps
+/// `(ky0, ky1, y0)`, `(kx0, kx1, x0)` (as [`taps`] gives them) leave some out, the whole buffer
+/// first filled with the input zero point.
 #[inline(always)]
 fn gather_window(
     image: &[u8],
+    origin: usize,
     p: &Conv2dIm2colS8,
     ((ky0, ky1, y0), (kx0, kx1, x0)): ((usize, usize, isize), (usize, usize, isize)),
     window: &mut [u8],
@@ -1015,7 +1485,8 @@ fn gather_window(
         // positions stepped rather than recomputed.
         let n = (kx1 - kx0) * c;
         let step = p.dilation_h * p.input_w * c;
-        let mut from = (coord(y0, ky0, p.dilation_h) * p.input_w + coord(x0, kx0, 1)) * c;
+        let first = (coord(y0, ky0, p.dilation_h) * p.input_w + coord(x0, kx0, 1)) * c;
+        let mut from = origin.wrapping_add(first);
         let mut to = ky0 * row + kx0 * c;
         for _ in ky0..ky1 {
             copy_short(&mut window[to..to + n], &image[from..from + n]);
@@ -1025,11 +1496,12 @@ fn gather_window(
     } else {
         for ky in ky0..ky1 {
             let y = coord(y0, ky, p.dilation_h);
-            let image_row = &image[y * p.input_w * c..][..p.input_w * c];
+            // Tap by tap: a row's first byte may lie before a view's start.
+            let image_row = origin.wrapping_add(y * p.input_w * c);
             let window_row = &mut window[ky * row..][..row];
             for kx in kx0..kx1 {
-                let x = coord(x0, kx, p.dilation_w) * c;
-                copy_short(&mut window_row[kx * c..][..c], &image_row[x..][..c]);
+                let x = image_row.wrapping_add(coord(x0, kx, p.dilation_w) * c);
+                copy_short(&mut window_row[kx * c..][..c], &image[x..][..c]);
             }
         }
     }

@@ -7,8 +7,19 @@
 //! output channel `ic * depth_multiplier + m` reads input channel `ic`.
 //!
 //! Access order (all kernels): for each output pixel in order, reads the pixel's input window, then
-//! writes the pixel's output channels in order; the input is read again for later pixels, so the
-//! output must not overlap the input (checked).
+//! writes the pixel's output channels in order; the input is read again for later pixels.
+//!
+//! [`depthwise_conv2d_s8`] streams: its output may overlap its input as the stream contract
+//! allows, in groups of one pixel. Output pixel `p` (row-major over batch, y, x) is the `output_c`
+//! bytes at `output + p * output_c`; `min_read(p)`, the lowest input byte of its window clamped
+//! to the image, is `((b * input_h + row) * input_w + column) * input_c` after `input`, with
+//! `row = max(0, y * stride_h - pad_top)` and `column = max(0, x * stride_w - pad_left)`. The plan
+//! guarantees that each pixel's output bytes miss the input bytes from its `min_read` on; output
+//! bytes below that may overlap the input (the output starting below the input, never above it
+//! while they overlap: checked). The kernel takes the pixels in order, each on views that split
+//! the arena there (`views::Stream`), so that the split's check tests the guarantee at run time;
+//! disjoint operands take the kernel's code as it was, without views per pixel. The other kernels
+//! need their output and input disjoint (checked).
 
 use super::nn_common::requant::requantize_16x8;
 use super::nn_common::window::{coord, taps};
@@ -247,137 +258,235 @@ fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
     );
 }
 
+/// The whole of [`depthwise_conv2d_s8`] (given `$p`) but for the walk over its output pixels:
+/// sets up what the pixels share, defines the macro `pixel!(input, from, batch, window, output)`
+/// that computes one pixel (its window in `batch`, read from `input`, which holds the input from
+/// byte `from` on, into its `output_c` bytes `output`), then runs `$walk`, which takes each pixel
+/// in order. (`$d` is `$`, for the inner macro's own metavariables.) A macro rather than a shared
+/// function or closure: each path is compiled on its own and the disjoint path's code is the
+/// one it had before the stream path shared it; a function or a closure cost it up to 3% more
+/// instructions on the Cortex-M4 (`cargo xtask mcu --profile`).
+macro_rules! depthwise_s8 {
+    ($d:tt, $p:ident, $walk:block) => {{
+        let p = $p;
+        let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
+        let offset = -p.input_zero_point;
+        let dm = p.depth_multiplier;
+        let bias = p.bias.map(|b| &b[..p.output_c]);
+        // The sums start from the biases: the requantizer adds none.
+        let requantizer = Requantizer::for_biased_sums(
+            p.output_c,
+            (p.multipliers, p.shifts),
+            p.output_zero_point,
+            (p.act_min, p.act_max),
+            p.narrow_requant,
+        );
+        // Without a depth multiplier, the taps of a window wholly in the image lie at fixed
+        // offsets from its first: tabulated once, they make each tap two loads and the
+        // multiply-accumulates. A window cut by the border takes a table of its own in-image
+        // taps, built for the pixel.
+        let taps = p.filter_h * p.filter_w;
+        let tabulated = dm == 1 && taps <= MAX_TAPS;
+        let mut tap_offsets = [[0usize; 2]; MAX_TAPS];
+        if tabulated {
+            for (k, o) in tap_offsets[..taps].iter_mut().enumerate() {
+                let (ky, kx) = (k / p.filter_w, k % p.filter_w);
+                let input = (ky * p.dilation_h * p.input_w + kx * p.dilation_w) * p.input_c;
+                *o = [input, k * p.output_c];
+            }
+        }
+        let full_table = TapTable::new(&tap_offsets[..taps.min(MAX_TAPS)]);
+        let mut border_offsets = [[0usize; 2]; MAX_TAPS];
+        // The channels the tables serve: whole groups of four.
+        let tabled = if tabulated {
+            p.output_c - p.output_c % 4
+        } else {
+            0
+        };
+        let span_w = (p.filter_w - 1) * p.dilation_w;
+        // 3×3 windows without dilation wholly in the image take the tableless run.
+        let three_by_three = (p.filter_h, p.filter_w, p.dilation_h, p.dilation_w) == (3, 3, 1, 1);
+        let row_bytes = p.input_w * p.input_c;
+        // One run of sums for both paths below (the stack is a budget).
+        let mut sums = [0i32; BLOCK];
+        macro_rules! pixel {
+            ($d inp:expr, $d from:expr, $d b:expr, $d w:expr, $d out_px:expr) => {{
+                let pixel = |y: usize, x: usize| {
+                    &$d inp[(($d b * p.input_h + y) * p.input_w + x) * p.input_c - $d from..]
+                };
+                let mut c0 = 0;
+                if tabled > 0 {
+                    let inside = $d w.ky == (0, p.filter_h)
+                        && $d w.x0 >= 0
+                        && $d w.x0 as usize + span_w < p.input_w;
+                    let border_table;
+                    let (window, table) = if inside {
+                        (pixel($d w.y0 as usize, $d w.x0 as usize), &full_table)
+                    } else {
+                        // The in-image taps, offset from the first of them.
+                        let (y, x) = (
+                            coord($d w.y0, $d w.ky.0, p.dilation_h),
+                            coord($d w.x0, $d w.kx.0, p.dilation_w),
+                        );
+                        let mut count = 0;
+                        for ky in $d w.ky.0..$d w.ky.1 {
+                            for kx in $d w.kx.0..$d w.kx.1 {
+                                let rows = (ky - $d w.ky.0) * p.dilation_h * p.input_w;
+                                let input = (rows + (kx - $d w.kx.0) * p.dilation_w) * p.input_c;
+                                let tap = (ky * p.filter_w + kx) * p.output_c;
+                                border_offsets[count] = [input, tap];
+                                count += 1;
+                            }
+                        }
+                        border_table = TapTable::new(&border_offsets[..count]);
+                        // A window with no tap in the image reads nothing: any pixel will do.
+                        let window = if count > 0 { pixel(y, x) } else { &$d inp[..0] };
+                        (window, &border_table)
+                    };
+                    // Runs of up to BLOCK channels: their sums, four at a time, then their
+                    // requantization, each loop with its own values in registers.
+                    while c0 < tabled {
+                        let n = BLOCK.min(tabled - c0);
+                        let init = bias.map_or(&ZEROS[..n], |b| &b[c0..c0 + n]);
+                        if inside && three_by_three {
+                            window3x3_run_s8(
+                                window,
+                                filter,
+                                (p.input_c, row_bytes, c0, offset),
+                                init,
+                                &mut sums[..n],
+                            );
+                        } else {
+                            window_run_s8(
+                                window,
+                                &filter[c0..],
+                                table,
+                                (c0, offset),
+                                init,
+                                &mut sums[..n],
+                            );
+                        }
+                        requantizer.run(c0, &sums[..n], &mut $d out_px[c0..c0 + n]);
+                        c0 += n;
+                    }
+                }
+                while c0 < p.output_c {
+                    // A block of channels: with a depth multiplier, within the outputs of one input
+                    // channel (`shared`), so that each tap is one input byte times a row of filter
+                    // taps.
+                    let (n, shared) = if dm == 1 {
+                        (BLOCK.min(p.output_c - c0), None)
+                    } else {
+                        ((dm - c0 % dm).min(BLOCK), Some(c0 / dm))
+                    };
+                    let acc = &mut sums[..n];
+                    start_from(acc, bias, c0);
+                    for ky in $d w.ky.0..$d w.ky.1 {
+                        let y = coord($d w.y0, ky, p.dilation_h);
+                        for kx in $d w.kx.0..$d w.kx.1 {
+                            let x = coord($d w.x0, kx, p.dilation_w);
+                            let px = &pixel(y, x)[..p.input_c];
+                            let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
+                            match shared {
+                                None => mac_lanes_s8(acc, taps, &px[c0..c0 + n], offset),
+                                Some(ic) => mac_broadcast_s8(acc, taps, px[ic], offset),
+                            }
+                        }
+                    }
+                    requantizer.run(c0, acc, &mut $d out_px[c0..c0 + n]);
+                    c0 += n;
+                }
+            }};
+        }
+        $walk
+    }};
+}
+
 /// int8 DEPTHWISE_CONV_2D with per-channel requantization, bit-exact with TFLM's
-/// `DepthwiseConvPerChannel`. Reads `batches * input_h * input_w * input_c` bytes at `input`, writes
-/// `batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the order).
+/// `DepthwiseConvPerChannel`. Reads `batches * input_h * input_w * input_c` bytes at `input`,
+/// writes `batches * output_h * output_w * output_c` bytes at `output` (see the module docs for
+/// the order). The output may overlap the input as the stream contract allows (module docs, groups
+/// of one pixel); otherwise they must be disjoint (checked).
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS8) {
     let p = super::opaque(p);
+    let in_len = p.batches * p.input_h * p.input_w * p.input_c;
+    let out_len = p.batches * p.output_h * p.output_w * p.output_c;
+    if views::overlapping(input, in_len, output, out_len) {
+        depthwise_s8_streamed(arena, (input, output), p);
+    } else {
+        depthwise_s8_disjoint(arena, input, output, p);
+    }
+}
+
+/// [`depthwise_conv2d_s8`] with its input and output disjoint (checked). A function of its own,
+/// apart from the overlap test: its code is then the kernel's as it was before the stream path.
+#[cfg_attr(target_os = "none", inline(never))]
+fn depthwise_s8_disjoint(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS8) {
     check_shapes(p.input_c, p.depth_multiplier, p.output_c);
     let image = p.input_h * p.input_w * p.input_c;
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, p.batches * image, output, out_len);
-    let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
-    let offset = -p.input_zero_point;
-    let dm = p.depth_multiplier;
-    let bias = p.bias.map(|b| &b[..p.output_c]);
-    // The sums start from the biases: the requantizer adds none.
-    let requantizer = Requantizer::for_biased_sums(
-        p.output_c,
-        (p.multipliers, p.shifts),
-        p.output_zero_point,
-        (p.act_min, p.act_max),
-        p.narrow_requant,
-    );
-    // Without a depth multiplier, the taps of a window wholly in the image lie at fixed offsets
-    // from its first: tabulated once, they make each tap two loads and the multiply-accumulates.
-    // A window cut by the border takes a table of its own in-image taps, built for the pixel.
-    let taps = p.filter_h * p.filter_w;
-    let tabulated = dm == 1 && taps <= MAX_TAPS;
-    let mut tap_offsets = [[0usize; 2]; MAX_TAPS];
-    if tabulated {
-        for (k, o) in tap_offsets[..taps].iter_mut().enumerate() {
-            let (ky, kx) = (k / p.filter_w, k % p.filter_w);
-            let input = (ky * p.dilation_h * p.input_w + kx * p.dilation_w) * p.input_c;
-            *o = [input, k * p.output_c];
-        }
-    }
-    let full_table = TapTable::new(&tap_offsets[..taps.min(MAX_TAPS)]);
-    let mut border_offsets = [[0usize; 2]; MAX_TAPS];
-    // The channels the tables serve: whole groups of four.
-    let tabled = if tabulated {
-        p.output_c - p.output_c % 4
-    } else {
-        0
-    };
-    let span_w = (p.filter_w - 1) * p.dilation_w;
-    // 3×3 windows without dilation wholly in the image take the tableless run.
-    let three_by_three = (p.filter_h, p.filter_w, p.dilation_h, p.dilation_w) == (3, 3, 1, 1);
-    let row_bytes = p.input_w * p.input_c;
-    // One run of sums for both paths below (the stack is a budget).
-    let mut sums = [0i32; BLOCK];
-    for_each_pixel!(p, |b, w, o| {
-        let out_px = &mut out[o * p.output_c..][..p.output_c];
-        let pixel = |y: usize, x: usize| &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c..];
-        let mut c0 = 0;
-        if tabled > 0 {
-            let inside = w.ky == (0, p.filter_h) && w.x0 >= 0 && w.x0 as usize + span_w < p.input_w;
-            let border_table;
-            let (window, table) = if inside {
-                (pixel(w.y0 as usize, w.x0 as usize), &full_table)
-            } else {
-                // The in-image taps, offset from the first of them.
-                let (y, x) = (
-                    coord(w.y0, w.ky.0, p.dilation_h),
-                    coord(w.x0, w.kx.0, p.dilation_w),
-                );
-                let mut count = 0;
-                for ky in w.ky.0..w.ky.1 {
-                    for kx in w.kx.0..w.kx.1 {
-                        let rows = (ky - w.ky.0) * p.dilation_h * p.input_w;
-                        let input = (rows + (kx - w.kx.0) * p.dilation_w) * p.input_c;
-                        border_offsets[count] = [input, (ky * p.filter_w + kx) * p.output_c];
-                        count += 1;
-                    }
-                }
-                border_table = TapTable::new(&border_offsets[..count]);
-                // A window with no tap in the image reads nothing: any pixel will do.
-                let window = if count > 0 { pixel(y, x) } else { &inp[..0] };
-                (window, &border_table)
-            };
-            // Runs of up to BLOCK channels: their sums, four at a time, then their
-            // requantization, each loop with its own values in registers.
-            while c0 < tabled {
-                let n = BLOCK.min(tabled - c0);
-                let init = bias.map_or(&ZEROS[..n], |b| &b[c0..c0 + n]);
-                if inside && three_by_three {
-                    window3x3_run_s8(
-                        window,
-                        filter,
-                        (p.input_c, row_bytes, c0, offset),
-                        init,
-                        &mut sums[..n],
-                    );
-                } else {
-                    window_run_s8(
-                        window,
-                        &filter[c0..],
-                        table,
-                        (c0, offset),
-                        init,
-                        &mut sums[..n],
-                    );
-                }
-                requantizer.run(c0, &sums[..n], &mut out_px[c0..c0 + n]);
-                c0 += n;
-            }
-        }
-        while c0 < p.output_c {
-            // A block of channels: with a depth multiplier, within the outputs of one input channel
-            // (`shared`), so that each tap is one input byte times a row of filter taps.
-            let (n, shared) = if dm == 1 {
-                (BLOCK.min(p.output_c - c0), None)
-            } else {
-                ((dm - c0 % dm).min(BLOCK), Some(c0 / dm))
-            };
-            let acc = &mut sums[..n];
-            start_from(acc, bias, c0);
-            for ky in w.ky.0..w.ky.1 {
-                let y = coord(w.y0, ky, p.dilation_h);
-                for kx in w.kx.0..w.kx.1 {
-                    let x = coord(w.x0, kx, p.dilation_w);
-                    let px = &pixel(y, x)[..p.input_c];
-                    let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
-                    match shared {
-                        None => mac_lanes_s8(acc, taps, &px[c0..c0 + n], offset),
-                        Some(ic) => mac_broadcast_s8(acc, taps, px[ic], offset),
-                    }
-                }
-            }
-            requantizer.run(c0, acc, &mut out_px[c0..c0 + n]);
-            c0 += n;
-        }
+    depthwise_s8!($, p, {
+        for_each_pixel!(p, |b, w, o| {
+            let out_px = &mut out[o * p.output_c..][..p.output_c];
+            pixel!(inp, 0, b, w, out_px);
+        });
     });
+}
+
+/// [`depthwise_conv2d_s8`] when its output overlaps its input: the pixels in order (groups of
+/// one), each on its own views ([`views::Stream::groups`]: the input from the pixel's lowest read
+/// on, and its output bytes).
+#[inline(never)]
+fn depthwise_s8_streamed(arena: &mut [u8], operands: (usize, usize), p: &DepthwiseConv2dS8) {
+    check_shapes(p.input_c, p.depth_multiplier, p.output_c);
+    let stream = views::Stream {
+        batches: p.batches,
+        input_h: p.input_h,
+        input_w: p.input_w,
+        input_c: p.input_c,
+        output_h: p.output_h,
+        output_w: p.output_w,
+        output_c: p.output_c,
+        stride_h: p.stride_h,
+        stride_w: p.stride_w,
+        pad_top: p.pad_top,
+        pad_left: p.pad_left,
+    };
+    depthwise_s8!($, p, {
+        stream.groups(arena, operands, 1, |inp, from, out, pixels| {
+            let (b, oy, ox) = stream.pixel(pixels.start);
+            let w = window(p, oy, ox);
+            pixel!(inp, from, b, w, out);
+        });
+    });
+}
+
+/// The [`Window`] of output pixel `(oy, ox)`, as [`for_each_pixel`] gives it.
+fn window(p: &DepthwiseConv2dS8, oy: usize, ox: usize) -> Window {
+    let (ky0, ky1, y0) = taps(
+        oy,
+        p.stride_h,
+        p.pad_top,
+        p.dilation_h,
+        p.filter_h,
+        p.input_h,
+    );
+    let (kx0, kx1, x0) = taps(
+        ox,
+        p.stride_w,
+        p.pad_left,
+        p.dilation_w,
+        p.filter_w,
+        p.input_w,
+    );
+    Window {
+        ky: (ky0, ky1),
+        kx: (kx0, kx1),
+        y0,
+        x0,
+    }
 }
 
 /// Sets `sums` to the biases of channels `c0..c0 + sums.len()` (zeros without a bias): the sums

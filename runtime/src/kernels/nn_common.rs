@@ -10,6 +10,8 @@ pub(crate) mod float_math;
 pub(crate) mod requant;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod sse2;
+#[cfg(test)]
+mod stream_tests;
 pub(crate) mod views;
 pub(crate) mod wide;
 pub(crate) mod window;

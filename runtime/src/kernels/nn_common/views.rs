@@ -3,7 +3,8 @@
 
 /// Splits `arena` into the `in_len` bytes at `input` (read) and the `out_len` bytes at `output`
 /// (written). Panics if a range is outside the arena or the two ranges overlap: kernels that use this
-/// read input after writing output, so their operands must be disjoint.
+/// read input after writing output, so their operands must be disjoint (a streaming kernel's
+/// per-group views included, see [`Stream`]).
 pub(crate) fn split(
     arena: &mut [u8],
     input: usize,
@@ -23,6 +24,130 @@ pub(crate) fn split(
     } else {
         let (low, high) = arena.split_at_mut(input);
         (&high[..in_len], &mut low[output..out_end])
+    }
+}
+
+/// Whether the `in_len` bytes at `input` and the `out_len` bytes at `output` overlap (both
+/// non-empty): a streaming kernel (see [`Stream`]) then takes its overlap-tolerant path. Panics if
+/// they overlap with the output starting at or above the input, which the plan never does (the
+/// stream contract).
+#[inline(always)]
+pub(crate) fn overlapping(input: usize, in_len: usize, output: usize, out_len: usize) -> bool {
+    let overlap =
+        in_len != 0 && out_len != 0 && input < output + out_len && output < input + in_len;
+    if overlap {
+        assert!(
+            output < input,
+            "kernel output overlaps its input from above"
+        );
+    }
+    overlap
+}
+
+/// The geometry of a streaming kernel, whose output may overlap its input as the stream contract
+/// allows: the output pixels `q = 0..pixels()` in row-major order over `(batch, y, x)`, output
+/// pixel `q` the `output_c` bytes at `q * output_c`, an input pixel `input_c` bytes, and
+/// [`min_read`](Self::min_read) the lowest input byte of an output pixel's window. The plan
+/// guarantees, for each group of `g` consecutive pixels (`g` fixed per kernel), that the group's
+/// output bytes miss the input bytes from its first pixel's `min_read` on; a kernel that handles
+/// the groups in order, each reading only input bytes at or above that, then never reads a byte
+/// it has overwritten. [`groups`](Self::groups) hands it each group's views, so that
+/// [`split`]'s assert checks the plan at run time. A 1×1 kernel is a one-row image
+/// ([`one_row`](Self::one_row)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Stream {
+    /// Batch size.
+    pub(crate) batches: usize,
+    /// Input height.
+    pub(crate) input_h: usize,
+    /// Input width.
+    pub(crate) input_w: usize,
+    /// Bytes per input pixel.
+    pub(crate) input_c: usize,
+    /// Output height.
+    pub(crate) output_h: usize,
+    /// Output width.
+    pub(crate) output_w: usize,
+    /// Bytes per output pixel.
+    pub(crate) output_c: usize,
+    /// Vertical stride.
+    pub(crate) stride_h: usize,
+    /// Horizontal stride.
+    pub(crate) stride_w: usize,
+    /// Rows of padding above the image.
+    pub(crate) pad_top: usize,
+    /// Columns of padding left of the image.
+    pub(crate) pad_left: usize,
+}
+
+impl Stream {
+    /// `pixels` pixels of `input_c` bytes in, `output_c` bytes out, one for one (a 1×1 kernel).
+    pub(crate) fn one_row(pixels: usize, input_c: usize, output_c: usize) -> Self {
+        Stream {
+            batches: 1,
+            input_h: 1,
+            input_w: pixels,
+            input_c,
+            output_h: 1,
+            output_w: pixels,
+            output_c,
+            stride_h: 1,
+            stride_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+        }
+    }
+
+    /// The number of output pixels.
+    pub(crate) fn pixels(&self) -> usize {
+        self.batches * self.output_h * self.output_w
+    }
+
+    /// Output pixel `q`'s `(batch, y, x)`.
+    pub(crate) fn pixel(&self, q: usize) -> (usize, usize, usize) {
+        let plane = self.output_h * self.output_w;
+        (q / plane, q % plane / self.output_w, q % self.output_w)
+    }
+
+    /// The lowest input byte (from the input's start) of output pixel `q`'s window, clamped to
+    /// the image: its first row and column, each at least 0.
+    pub(crate) fn min_read(&self, q: usize) -> usize {
+        let (b, y, x) = self.pixel(q);
+        let row = (y * self.stride_h).saturating_sub(self.pad_top);
+        let column = (x * self.stride_w).saturating_sub(self.pad_left);
+        ((b * self.input_h + row) * self.input_w + column) * self.input_c
+    }
+
+    /// Calls `group(input, from, output, pixels)` for the groups of `g` consecutive output pixels
+    /// in order (the last one cut short): `input` the input bytes from `from` on (`from` the
+    /// lowest [`min_read`](Self::min_read) of the group's pixels: the first pixel's, except where
+    /// a later one starts an output row whose window starts on the same input row further left,
+    /// see the conv module's docs), `output` the group's output bytes. Panics if they overlap
+    /// (the plan broke the contract) or lie outside `arena`.
+    #[inline(always)]
+    pub(crate) fn groups(
+        &self,
+        arena: &mut [u8],
+        (input, output): (usize, usize),
+        g: usize,
+        mut group: impl FnMut(&[u8], usize, &mut [u8], core::ops::Range<usize>),
+    ) {
+        let in_len = self.batches * self.input_h * self.input_w * self.input_c;
+        let pixels = self.pixels();
+        let mut p0 = 0;
+        while p0 < pixels {
+            let p1 = (p0 + g).min(pixels);
+            let from = (p0..p1)
+                .map(|q| self.min_read(q))
+                .min()
+                .unwrap_or(0)
+                .min(in_len);
+            let out_at = output + p0 * self.output_c;
+            let out_len = (p1 - p0) * self.output_c;
+            let (inp, out) = split(arena, input + from, in_len - from, out_at, out_len);
+            group(inp, from, out, p0..p1);
+            p0 = p1;
+        }
     }
 }
 
