@@ -401,10 +401,7 @@ pub fn check_model(name: &str, model: &[u8], seed: u64) -> Result<Outcome, Strin
     let graph = tinyaot_codegen::load::load(model).map_err(|e| format!("{name}: {e}"))?;
     let calls = tinyaot_codegen::lower::lower(&graph).map_err(|e| format!("{name}: {e}"))?;
     let scratch = tinyaot_codegen::plan::scratch_requests(&calls);
-    let access: Vec<(usize, Access)> = tinyaot_codegen::plan::access_contracts(&calls)
-        .into_iter()
-        .filter(|(_, a)| RUST_STREAMS_OVERLAP || matches!(a, Access::InPlace { .. }))
-        .collect();
+    let access = tinyaot_codegen::plan::access_contracts(&calls);
     let plan = tinyaot_codegen::plan::plan_graph_with(&graph, &scratch, &access)
         .map_err(|e| format!("{name}: {e}"))?;
     let mut outcome = Outcome::default();
@@ -429,13 +426,6 @@ pub fn check_model(name: &str, model: &[u8], seed: u64) -> Result<Outcome, Strin
     }
     Ok(outcome)
 }
-
-/// Whether the Rust runtime's stream kernels take overlapping operands. They refuse them for now
-/// (`nn_common::views`: "kernel input and output overlap") until they are made overlap-tolerant
-/// (issue 17, the runtime's part, in progress); meanwhile [`check_model`] plans the in-place
-/// overlaps only, and [`check_overlaps`] runs a stream contract overlapped in C alone, against
-/// both languages apart.
-const RUST_STREAMS_OVERLAP: bool = false;
 
 /// The smallest multiple of 16 (the arena's alignment) `D` such that the output of stream `s`,
 /// placed `D` bytes below its input, keeps the contract as `tinyaot_codegen::plan::check_plan_with`
@@ -631,31 +621,24 @@ pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutc
                 Call::new(&graph, &plan_b, call.op, kernel),
             );
             let (rust_a, c_a) = run_both(&call_a, &start_a).map_err(|e| format!("{what}: {e}"))?;
-            if let Some(d) = difference(&call_a, &rust_a, &c_a) {
-                outcome.differences.push(format!("{what}, apart: {d}"));
+            let (rust_b, c_b) = run_both(&call_b, &start_b).map_err(|e| format!("{what}: {e}"))?;
+            for (layout, ctx, rust, c) in [
+                ("apart", &call_a, &rust_a, &c_a),
+                ("overlapped", &call_b, &rust_b, &c_b),
+            ] {
+                if let Some(d) = difference(ctx, rust, c) {
+                    outcome.differences.push(format!("{what}, {layout}: {d}"));
+                }
             }
+            // Rust's arena equals C's after each run (above): Rust's outputs stand for both.
             let out_a = &rust_a.bytes()[base + xb..][..py.bytes];
-            // The overlapped runs: C's, and Rust's where its kernel takes overlapping operands.
-            let mut c_b = start_b.clone();
-            run_c(&call_b, c_b.bytes_mut()).map_err(|e| format!("{what}: {e}"))?;
-            let mut overlapped = vec![("C", c_b)];
-            if RUST_STREAMS_OVERLAP || contract == "in place" {
-                let mut rust_b = start_b;
-                run_rust(&call_b, rust_b.bytes_mut()).map_err(|e| format!("{what}: {e}"))?;
-                if let Some(d) = difference(&call_b, &rust_b, &overlapped[0].1) {
-                    outcome.differences.push(format!("{what}, overlapped: {d}"));
-                }
-                overlapped.push(("Rust", rust_b));
-            }
-            for (language, arena) in &overlapped {
-                let out_b = &arena.bytes()[base..][..py.bytes];
-                if let Some(at) = out_a.iter().zip(out_b).position(|(a, b)| a != b) {
-                    outcome.differences.push(format!(
-                        "{what}: {contract} {gap} bytes below, output byte {at}: {} overlapped \
-                         ({language}) vs {} apart",
-                        out_b[at], out_a[at]
-                    ));
-                }
+            let out_b = &rust_b.bytes()[base..][..py.bytes];
+            if let Some(at) = out_a.iter().zip(out_b).position(|(a, b)| a != b) {
+                outcome.differences.push(format!(
+                    "{what}: {contract} {gap} bytes below, output byte {at}: {} overlapped vs {} \
+                     apart",
+                    out_b[at], out_a[at]
+                ));
             }
             outcome.overlapped.push(Overlapped {
                 module: kernel.module.to_string(),
