@@ -32,6 +32,7 @@ pub fn arbitrary_model(u: &mut Unstructured<'_>) -> ModelSpec {
         m: ModelSpec::new(),
         int8: true,
         values: Vec::new(),
+        wide: false,
     };
     g.int8 = g.chance(70);
     let ops = g.int(1, 6);
@@ -64,6 +65,74 @@ pub fn arbitrary_model(u: &mut Unstructured<'_>) -> ModelSpec {
     g.m
 }
 
+/// The overlap model `bytes` describe (see [`overlap_model`]).
+pub fn overlap_model_from_bytes(bytes: &[u8]) -> ModelSpec {
+    overlap_model(&mut Unstructured::new(bytes))
+}
+
+/// A model drawn from `u` for the overlap tests of `tests/parity`: a chain of 1–4 operators,
+/// never corrupted, whose kernels declare access contracts (codegen/src/lower/access.rs):
+/// convolutions (windows up to 3×3, strides 1–2, SAME or VALID, now and then dilated), 1×1
+/// convolutions, FULLY_CONNECTED, depthwise convolutions (depth multiplier 1 or 2), the binary
+/// element-wise family, the activations and QUANTIZE. Its images are larger than
+/// [`arbitrary_model`]'s (up to 11×11 pixels of up to 40 channels, up to 3 batches, odd sizes
+/// among them) and its channel counts chosen to reach every variant of those kernels: input
+/// channels in whole words or not, output channels in blocks of four (up to 16) or not, and
+/// single rows of 32 channels and more into FULLY_CONNECTED. Mostly int8, now and then float32.
+pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
+    let mut g = Gen {
+        u,
+        m: ModelSpec::new(),
+        int8: true,
+        values: Vec::new(),
+        wide: true,
+    };
+    g.int8 = g.chance(85);
+    let sides = [1, 1, 2, 3, 4, 5, 7, 8, 11];
+    let channels = [1, 2, 3, 4, 5, 7, 8, 12, 16, 33, 36, 40];
+    let batches = if g.chance(75) { 1 } else { g.int(2, 3) };
+    let shape = [batches, g.pick(&sides), g.pick(&sides), g.pick(&channels)];
+    let first = g.input(&shape);
+    g.values.push(first);
+    for _ in 0..g.int(1, 4) {
+        match g.int(0, 9) {
+            0..=2 => g.image_op(B::CONV_2D, false),
+            3 => g.image_op(B::CONV_2D, true),
+            4 => {
+                // Half the time a single row of whole words: the widened product.
+                let v = if g.chance(50) {
+                    let depth = g.pick(&[32, 36, 40, 48]);
+                    g.input(&[1, depth])
+                } else {
+                    g.latest()
+                };
+                g.fully_connected(v);
+            }
+            5 | 6 => g.image_op(B::DEPTHWISE_CONV_2D, false),
+            7 => {
+                let op = g.pick(&[B::ADD, B::SUB, B::MUL, B::MAXIMUM, B::MINIMUM]);
+                g.binary(op);
+            }
+            _ => {
+                // FLOOR takes float32 only.
+                let op = g.pick(&[
+                    B::RELU,
+                    B::RELU6,
+                    B::LEAKY_RELU,
+                    B::HARD_SWISH,
+                    B::QUANTIZE,
+                    if g.int8 { B::RELU } else { B::FLOOR },
+                ]);
+                g.emit(op);
+            }
+        }
+    }
+    if let Some(&last) = g.values.last() {
+        g.m.outputs.push(last.index);
+    }
+    g.m
+}
+
 /// A tensor the chain can feed into the next operator.
 #[derive(Clone, Copy, Debug)]
 struct Value {
@@ -77,6 +146,8 @@ struct Gen<'u, 'b> {
     int8: bool,
     /// Non-constant tensors produced so far (graph inputs and operator outputs).
     values: Vec<Value>,
+    /// [`overlap_model`]'s wider channel counts for convolutions and FULLY_CONNECTED.
+    wide: bool,
 }
 
 /// The operators tinyaot lowers, plus a few it does not (to exercise the refusal path).
@@ -232,6 +303,14 @@ impl Gen<'_, '_> {
         Value { index }
     }
 
+    /// A new graph input of `shape`, of the model's flavour.
+    fn input(&mut self, shape: &[i32]) -> Value {
+        let t = self.activation(shape);
+        let index = self.m.tensor(t);
+        self.m.inputs.push(index);
+        Value { index }
+    }
+
     /// A value of rank 4 to feed an image op: the last one when it fits, else a new graph input.
     fn rank4(&mut self) -> Value {
         let v = self.latest();
@@ -340,11 +419,19 @@ impl Gen<'_, '_> {
         } else {
             self.pick(OPS)
         };
+        self.emit(op);
+    }
+
+    /// Appends one `op` to the chain, its shapes and options drawn.
+    fn emit(&mut self, op: B) {
         match op {
             B::CONV_2D | B::DEPTHWISE_CONV_2D | B::AVERAGE_POOL_2D | B::MAX_POOL_2D => {
-                self.image_op(op)
+                self.image_op(op, false)
             }
-            B::FULLY_CONNECTED => self.fully_connected(),
+            B::FULLY_CONNECTED => {
+                let v = self.latest();
+                self.fully_connected(v)
+            }
             B::SPLIT | B::SPLIT_V => self.split(op),
             B::SVDF => self.svdf(),
             B::SOFTMAX | B::LOGISTIC | B::TANH => {
@@ -625,7 +712,9 @@ impl Gen<'_, '_> {
         t
     }
 
-    fn image_op(&mut self, op: B) {
+    /// A convolution, depthwise convolution or pool on a rank-4 value; `pointwise`: a 1×1
+    /// window with stride 1 (a matrix product).
+    fn image_op(&mut self, op: B, pointwise: bool) {
         let v = self.rank4();
         let shape = self.shape_of(v);
         let (n, h, w, c) = (shape[0], shape[1], shape[2], shape[3]);
@@ -634,10 +723,20 @@ impl Gen<'_, '_> {
         } else {
             Padding::VALID
         };
-        let (sw, sh) = (self.int(1, 2), self.int(1, 2));
+        let (sw, sh) = if pointwise {
+            (1, 1)
+        } else {
+            (self.int(1, 2), self.int(1, 2))
+        };
         // VALID padding needs the window to fit the input.
-        let (kh, kw) = (self.int(1, h.clamp(1, 3)), self.int(1, w.clamp(1, 3)));
-        let (dw, dh) = if op == B::CONV_2D || op == B::DEPTHWISE_CONV_2D {
+        let (kh, kw) = if pointwise {
+            (1, 1)
+        } else {
+            (self.int(1, h.clamp(1, 3)), self.int(1, w.clamp(1, 3)))
+        };
+        let (dw, dh) = if pointwise {
+            (1, 1)
+        } else if op == B::CONV_2D || op == B::DEPTHWISE_CONV_2D {
             if self.chance(80) {
                 (1, 1)
             } else {
@@ -657,7 +756,7 @@ impl Gen<'_, '_> {
         let act = self.act();
         match op {
             B::CONV_2D => {
-                let o = self.int(1, 8);
+                let o = self.outputs();
                 let f = self.weights(&[o, kh, kw, c], Some(0));
                 let b = self.bias(o, v, &f);
                 let fi = self.constant(f);
@@ -707,12 +806,21 @@ impl Gen<'_, '_> {
         }
     }
 
-    fn fully_connected(&mut self) {
-        let v = self.latest();
+    /// Output channels of a convolution or FULLY_CONNECTED: 1 to 8, or with `wide` also 12 and
+    /// 16 (blocks of four beyond two).
+    fn outputs(&mut self) -> i32 {
+        if self.wide {
+            self.pick(&[1, 3, 4, 8, 12, 16])
+        } else {
+            self.int(1, 8)
+        }
+    }
+
+    fn fully_connected(&mut self, v: Value) {
         let shape = self.shape_of(v);
         let d = shape.last().copied().unwrap_or(1);
         let batch = elements(&shape) as i32 / d.max(1);
-        let units = self.int(1, 8);
+        let units = self.outputs();
         let f = self.weights(&[units, d], None);
         let b = self.bias(units, v, &f);
         let keep_num_dims = self.chance(20);
@@ -1360,5 +1468,26 @@ mod tests {
             .count();
         // The bias towards well-formed models is the point of the generator.
         assert!(loaded >= 250, "only {loaded} of 500 load");
+    }
+
+    /// The overlap tests' models are not corrupted: nearly all of them compile (the rest are
+    /// scale pairs TFLM refuses too, such as an int8 HARD_SWISH whose output scale is far below
+    /// its input's), and the mapping is deterministic.
+    #[test]
+    fn overlap_models_compile() {
+        let compiled = (0..200)
+            .filter(|&seed| {
+                let bytes = noise(seed, 256);
+                let model = overlap_model(&mut Unstructured::new(&bytes)).to_bytes();
+                assert_eq!(
+                    model,
+                    overlap_model(&mut Unstructured::new(&bytes)).to_bytes()
+                );
+                tinyaot_codegen::Config::new()
+                    .generate(&model, "model")
+                    .is_ok()
+            })
+            .count();
+        assert!(compiled >= 180, "only {compiled} of 200 compile");
     }
 }

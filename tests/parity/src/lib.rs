@@ -7,6 +7,11 @@
 //! arenas byte for byte. A difference is reported as the kernel, the operator and the parameter
 //! values, not as "model X differs".
 //!
+//! The arena is laid out by the plan the generated code uses, overlaps included: where a kernel
+//! declares an access contract (`tinyaot_codegen::lower::Access`), its output may share bytes with
+//! a dying input. [`check_overlaps`] goes further and runs every declared contract at the tightest
+//! overlap it allows, in both languages, against the same call with the two tensors apart.
+//!
 //! The parameter structs, their C mirrors and the dispatch are generated from the runtime's
 //! sources by `cargo xtask kernels` (`src/generated.rs`), so a new kernel joins the harness with
 //! no hand edit here.
@@ -14,7 +19,7 @@
 mod generated;
 
 use tinyaot_codegen::ir::{DType, Graph};
-use tinyaot_codegen::lower::{CallKind, KernelCall, Operand, Value};
+use tinyaot_codegen::lower::{Access, CallKind, KernelCall, Operand, Stream, Value};
 use tinyaot_codegen::plan::{MemoryPlan, Region};
 
 pub use generated::{ffi, run_c, run_rust, KERNELS};
@@ -390,12 +395,14 @@ fn filled_arena(graph: &Graph, plan: &MemoryPlan, seed: u64) -> Aligned {
 }
 
 /// Runs every kernel call of `model` (which must load, plan and lower) in Rust and in C on the
-/// same arena and compares the results; `name` labels the reports.
+/// same arena, laid out by the plan the generated code uses (its overlaps included), and compares
+/// the results; `name` labels the reports.
 pub fn check_model(name: &str, model: &[u8], seed: u64) -> Result<Outcome, String> {
     let graph = tinyaot_codegen::load::load(model).map_err(|e| format!("{name}: {e}"))?;
     let calls = tinyaot_codegen::lower::lower(&graph).map_err(|e| format!("{name}: {e}"))?;
     let scratch = tinyaot_codegen::plan::scratch_requests(&calls);
-    let plan = tinyaot_codegen::plan::plan_graph_with_scratch(&graph, &scratch)
+    let access = tinyaot_codegen::plan::access_contracts(&calls);
+    let plan = tinyaot_codegen::plan::plan_graph_with(&graph, &scratch, &access)
         .map_err(|e| format!("{name}: {e}"))?;
     let mut outcome = Outcome::default();
     for (index, call) in calls.iter().enumerate() {
@@ -404,22 +411,241 @@ pub fn check_model(name: &str, model: &[u8], seed: u64) -> Result<Outcome, Strin
         };
         let call_ctx = Call::new(&graph, &plan, call.op, kernel);
         let start = filled_arena(&graph, &plan, seed ^ index as u64);
-        let mut rust = start.clone();
-        run_rust(&call_ctx, rust.bytes_mut()).map_err(|e| format!("{name} op {}: {e}", call.op))?;
-        let mut c = start;
-        run_c(&call_ctx, c.bytes_mut()).map_err(|e| format!("{name} op {}: {e}", call.op))?;
+        let (rust, c) =
+            run_both(&call_ctx, &start).map_err(|e| format!("{name} op {}: {e}", call.op))?;
         outcome
             .compared
             .push((kernel.module.to_string(), kernel.function.to_string()));
-        if let Some(at) = rust.bytes().iter().zip(c.bytes()).position(|(a, b)| a != b) {
+        if let Some(d) = difference(&call_ctx, &rust, &c) {
             outcome.differences.push(format!(
-                "{name}: operator #{} ({}), arena byte {at}: Rust {} vs C {}; parameters {{{}}}",
+                "{name}: operator #{} ({}), {d}",
                 call.op,
                 call_ctx.describe(),
-                rust.bytes()[at],
-                c.bytes()[at],
-                call_ctx.parameters()
             ));
+        }
+    }
+    Ok(outcome)
+}
+
+/// The smallest multiple of 16 (the arena's alignment) `D` such that the output of stream `s`,
+/// placed `D` bytes below its input, keeps the contract as `tinyaot_codegen::plan::check_plan_with`
+/// states it: every group of output pixels avoids the input bytes from the lowest one any pixel
+/// from the group on reads ([`Stream::min_read`]; from the next group on when the group reads
+/// before it writes) to the input's end. Computed here, not taken from the planner: group `g`
+/// (pixels `start..end`) forbids exactly the `D` with `start · output_pixel − input_len < D <
+/// end · output_pixel − pending`, and the answer is the least aligned `D` outside every such
+/// interval (not necessarily past all of them: an output larger than its input may have groups
+/// that lie past the input's end).
+pub fn tightest_gap(s: &Stream) -> usize {
+    let pixels = s.pixels();
+    if pixels == 0 || s.group == 0 {
+        return 0;
+    }
+    let (out_pixel, input_len) = (s.output_pixel as i128, s.input_len() as i128);
+    let mut forbidden = Vec::with_capacity(pixels.div_ceil(s.group));
+    let mut lowest = s.input_len();
+    for g in (0..pixels.div_ceil(s.group)).rev() {
+        let (start, end) = (g * s.group, ((g + 1) * s.group).min(pixels));
+        let after = lowest;
+        lowest = (start..end).map(|p| s.min_read(p)).fold(lowest, usize::min);
+        let pending = if s.reads_first { after } else { lowest };
+        forbidden.push((
+            start as i128 * out_pixel - input_len,
+            end as i128 * out_pixel - pending as i128,
+        ));
+    }
+    // By lower end: once an interval starts at or above the candidate, so do the rest.
+    forbidden.sort_unstable();
+    let mut gap: i128 = 0;
+    for (low, high) in forbidden {
+        if low >= gap {
+            break;
+        }
+        if high > gap {
+            gap = (high + ALIGN as i128 - 1) / ALIGN as i128 * ALIGN as i128;
+        }
+    }
+    gap as usize
+}
+
+/// One access contract run overlapped by [`check_overlaps`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Overlapped {
+    /// The kernel's module (family).
+    pub module: String,
+    /// The kernel's function.
+    pub function: String,
+    /// `"in place"` or `"stream"`.
+    pub contract: &'static str,
+    /// How far below its input the output started, in bytes (0 in place).
+    pub gap: usize,
+}
+
+/// What [`check_overlaps`] did.
+#[derive(Debug, Default)]
+pub struct OverlapOutcome {
+    /// Every contract run overlapped, in call order.
+    pub overlapped: Vec<Overlapped>,
+    /// A description of every difference found.
+    pub differences: Vec<String>,
+}
+
+/// `plan` with tensors `input` and `output` moved to the offsets `at` and the arena grown to
+/// `arena_bytes` (the state region follows it, as in the generated code).
+fn relocated(
+    plan: &MemoryPlan,
+    (input, output): (usize, usize),
+    at: (usize, usize),
+    arena_bytes: usize,
+) -> MemoryPlan {
+    let mut moved = plan.clone();
+    moved.arena_bytes = arena_bytes;
+    moved.tensors[input].offset = at.0;
+    moved.tensors[output].offset = at.1;
+    moved
+}
+
+/// Runs `call` in Rust and in C on copies of `start`: the two arenas after.
+fn run_both(call: &Call, start: &Aligned) -> Result<(Aligned, Aligned), String> {
+    let mut rust = start.clone();
+    run_rust(call, rust.bytes_mut())?;
+    let mut c = start.clone();
+    run_c(call, c.bytes_mut())?;
+    Ok((rust, c))
+}
+
+/// The first byte where the arenas `rust` and `c` after `call` differ, described.
+fn difference(call: &Call, rust: &Aligned, c: &Aligned) -> Option<String> {
+    let at = rust
+        .bytes()
+        .iter()
+        .zip(c.bytes())
+        .position(|(a, b)| a != b)?;
+    Some(format!(
+        "arena byte {at}: Rust {} vs C {}; parameters {{{}}}",
+        rust.bytes()[at],
+        c.bytes()[at],
+        call.parameters()
+    ))
+}
+
+/// Runs every access contract that a kernel call of `model` declares (the model must load, plan
+/// and lower) twice, each time in Rust and in C: (a) with the contract's input and output apart,
+/// (b) with them overlapping as tightly as the contract allows (in place: one offset; a stream:
+/// the output [`tightest_gap`] bytes below the input), from the same input bytes, and requires
+/// the four outputs to be identical byte for byte (and Rust's arena to equal C's after each
+/// run). The other operands keep their places in the model's plan without overlaps; the two
+/// tensors go to fresh bytes past its arena. Also requires every stream overlap the planner
+/// itself makes to be at least [`tightest_gap`] apart (a planner closer than that would break
+/// the contract, or this computation would be wrong). Contracts that the planner could never
+/// use (a tensor outside the arena, or empty) are not run; `name` labels the reports.
+pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutcome, String> {
+    let graph = tinyaot_codegen::load::load(model).map_err(|e| format!("{name}: {e}"))?;
+    let calls = tinyaot_codegen::lower::lower(&graph).map_err(|e| format!("{name}: {e}"))?;
+    let scratch = tinyaot_codegen::plan::scratch_requests(&calls);
+    let apart = tinyaot_codegen::plan::plan_graph_with_scratch(&graph, &scratch)
+        .map_err(|e| format!("{name}: {e}"))?;
+    let access = tinyaot_codegen::plan::access_contracts(&calls);
+    let planned = tinyaot_codegen::plan::plan_graph_with(&graph, &scratch, &access)
+        .map_err(|e| format!("{name}: {e}"))?;
+    let mut outcome = OverlapOutcome::default();
+    for o in &planned.overlaps {
+        if let Access::Stream {
+            input,
+            output,
+            stream,
+        } = o.access
+        {
+            let (i, out) = (
+                planned.tensors[input].offset,
+                planned.tensors[output].offset,
+            );
+            let tightest = tightest_gap(&stream);
+            if out <= i && i - out < tightest {
+                outcome.differences.push(format!(
+                    "{name}: operator #{}: the planner put the output {} bytes below the input, \
+                     closer than the tightest gap computed here ({tightest})",
+                    o.op,
+                    i - out
+                ));
+            }
+        }
+    }
+    for (index, call) in calls.iter().enumerate() {
+        let CallKind::Kernel(kernel) = &call.kind else {
+            continue;
+        };
+        for (k, access) in kernel.access.iter().enumerate() {
+            let (x, y) = access.tensors();
+            let (px, py) = (&apart.tensors[x], &apart.tensors[y]);
+            if px.region != Region::Arena
+                || py.region != Region::Arena
+                || px.bytes == 0
+                || py.bytes == 0
+            {
+                continue;
+            }
+            let what = format!(
+                "{name}: operator #{} ({}::{}, tensor #{x} into #{y})",
+                call.op, kernel.module, kernel.function
+            );
+            let (contract, gap) = match access {
+                Access::InPlace { .. } if py.bytes <= px.bytes => ("in place", 0),
+                Access::Stream { stream, .. }
+                    if stream.input_len() == px.bytes && stream.output_len() == py.bytes =>
+                {
+                    ("stream", tightest_gap(stream))
+                }
+                _ => {
+                    outcome.differences.push(format!(
+                        "{what}: declares {access:?}, which its tensors' sizes cannot take"
+                    ));
+                    continue;
+                }
+            };
+            let base = apart.arena_bytes;
+            let (xb, yb) = (
+                px.bytes.next_multiple_of(ALIGN),
+                py.bytes.next_multiple_of(ALIGN),
+            );
+            let arena_bytes = base + xb + yb + gap;
+            // (a) input, then output; (b) output, its input `gap` bytes above it.
+            let plan_a = relocated(&apart, (x, y), (base, base + xb), arena_bytes);
+            let plan_b = relocated(&apart, (x, y), (base + gap, base), arena_bytes);
+            let start_a = filled_arena(&graph, &plan_a, seed ^ index as u64 ^ ((k as u64) << 32));
+            let mut start_b = start_a.clone();
+            start_b.bytes_mut()[base + gap..][..px.bytes]
+                .copy_from_slice(&start_a.bytes()[base..][..px.bytes]);
+            let (call_a, call_b) = (
+                Call::new(&graph, &plan_a, call.op, kernel),
+                Call::new(&graph, &plan_b, call.op, kernel),
+            );
+            let (rust_a, c_a) = run_both(&call_a, &start_a).map_err(|e| format!("{what}: {e}"))?;
+            let (rust_b, c_b) = run_both(&call_b, &start_b).map_err(|e| format!("{what}: {e}"))?;
+            for (layout, ctx, rust, c) in [
+                ("apart", &call_a, &rust_a, &c_a),
+                ("overlapped", &call_b, &rust_b, &c_b),
+            ] {
+                if let Some(d) = difference(ctx, rust, c) {
+                    outcome.differences.push(format!("{what}, {layout}: {d}"));
+                }
+            }
+            // Rust's arena equals C's after each run (above): Rust's outputs stand for both.
+            let out_a = &rust_a.bytes()[base + xb..][..py.bytes];
+            let out_b = &rust_b.bytes()[base..][..py.bytes];
+            if let Some(at) = out_a.iter().zip(out_b).position(|(a, b)| a != b) {
+                outcome.differences.push(format!(
+                    "{what}: {contract} {gap} bytes below, output byte {at}: {} overlapped vs {} \
+                     apart",
+                    out_b[at], out_a[at]
+                ));
+            }
+            outcome.overlapped.push(Overlapped {
+                module: kernel.module.to_string(),
+                function: kernel.function.to_string(),
+                contract,
+                gap,
+            });
         }
     }
     Ok(outcome)

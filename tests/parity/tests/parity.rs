@@ -3,7 +3,10 @@
 //!   integration suite (../shared/models/tflm_suite), and every accepted model of the
 //!   hostile suite, whose parameters are the legitimate corners (tiny and huge scales, odd shapes,
 //!   broadcasts, strides, …);
-//! - property tests: random models from `tinyaot_modelkit::fuzz`, each lowered call checked.
+//! - property tests: random models from `tinyaot_modelkit::fuzz`, each lowered call checked;
+//! - overlaps: every access contract a kernel call declares, on the fixture and shared models and
+//!   on random models of the kernels that declare them (`tinyaot_modelkit::fuzz::overlap_model`),
+//!   run at its tightest overlap in both languages and compared with the same call apart.
 //!
 //! Every kernel of the runtime must be reached by the corner cases (the test lists the ones
 //! that are not), so a new kernel cannot join untested.
@@ -15,7 +18,7 @@ use tinyaot_modelkit::hostile::{cases, Expect};
 use tinyaot_modelkit::{
     Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType,
 };
-use tinyaot_parity::{check_model, ffi, KERNELS};
+use tinyaot_parity::{check_model, check_overlaps, ffi, OverlapOutcome, KERNELS};
 
 /// CONCATENATION of 1 to 10 inputs (one kernel per arity), int8 and float32, the second input a
 /// constant where there is one (the `Src::Flash` path), along the last axis.
@@ -294,6 +297,151 @@ proptest! {
     #[test]
     fn random_models_run_identically_in_rust_and_c(bytes in proptest::collection::vec(any::<u8>(), 0..1024), seed in any::<u64>()) {
         if let Some(outcome) = accepted_outcome(&bytes, seed) {
+            prop_assert!(outcome.differences.is_empty(), "{}", outcome.differences.join("\n"));
+        }
+    }
+}
+
+/// The kernels that declare a stream contract (`Access::Stream`): each must be run overlapped.
+const STREAM_KERNELS: [&str; 6] = [
+    "conv2d_1x1_s8",
+    "conv2d_1x1_widened_s8",
+    "conv2d_im2col_s8",
+    "conv2d_im2col_pairs_s8",
+    "conv2d_im2col_gather_pairs_s8",
+    "depthwise_conv2d_s8",
+];
+
+/// The families whose kernels declare in-place contracts (`Access::InPlace`): each must be run
+/// overlapped.
+const IN_PLACE_FAMILIES: [&str; 3] = ["activations", "elementwise", "quantize"];
+
+/// The models of `../shared/models` (not its subdirectories) that tinyaot compiles.
+fn shared_models() -> Vec<(String, Vec<u8>)> {
+    let dir = tinyaot_test_support::shared_dir().join("models");
+    tinyaot_test_support::tflite_files(&dir)
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .expect("a file name")
+                .to_string_lossy()
+                .into_owned();
+            (
+                format!("shared/{name}"),
+                std::fs::read(&p).expect("readable model"),
+            )
+        })
+        .filter(|(_, bytes)| {
+            tinyaot_codegen::Config::new()
+                .generate(bytes, "model")
+                .is_ok()
+        })
+        .collect()
+}
+
+/// Fails unless `outcomes` found no difference, ran a stream contract of every kernel in
+/// [`STREAM_KERNELS`] and an in-place contract of every family in [`IN_PLACE_FAMILIES`]; `what`
+/// names the models.
+fn require_every_contract(what: &str, outcomes: &[OverlapOutcome]) {
+    let differences: Vec<&String> = outcomes.iter().flat_map(|o| &o.differences).collect();
+    let overlapped: Vec<_> = outcomes.iter().flat_map(|o| &o.overlapped).collect();
+    assert!(
+        differences.is_empty(),
+        "{} of {} overlapped calls of {what} differ:\n{}",
+        differences.len(),
+        overlapped.len(),
+        differences
+            .iter()
+            .map(|d| d.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let streams: BTreeSet<&str> = overlapped
+        .iter()
+        .filter(|o| o.contract == "stream")
+        .map(|o| o.function.as_str())
+        .collect();
+    let in_place: BTreeSet<&str> = overlapped
+        .iter()
+        .filter(|o| o.contract == "in place")
+        .map(|o| o.module.as_str())
+        .collect();
+    let missing: Vec<&str> = STREAM_KERNELS
+        .iter()
+        .filter(|f| !streams.contains(*f))
+        .chain(IN_PLACE_FAMILIES.iter().filter(|m| !in_place.contains(*m)))
+        .copied()
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{what}: no overlapped call of {} (of {} overlapped calls)",
+        missing.join(", "),
+        overlapped.len()
+    );
+}
+
+/// Every contract the fixture models, the shared reference models and TFLM's suite declare,
+/// overlapped as tightly as it allows, gives the same output as apart, in Rust and in C.
+#[test]
+fn every_contract_holds_at_its_tightest_overlap_on_the_models() {
+    let outcomes: Vec<OverlapOutcome> = fixture_models()
+        .into_iter()
+        .chain(shared_models())
+        .chain(tflm_suite_models())
+        .enumerate()
+        .map(|(seed, (name, model))| {
+            check_overlaps(&name, &model, seed as u64).unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect();
+    require_every_contract("the models", &outcomes);
+}
+
+/// The bytes of random model `i` of a fixed sequence (a 64-bit LCG), for the deterministic
+/// sample of the overlap generator.
+fn sample_bytes(i: u64, len: usize) -> Vec<u8> {
+    let mut state = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x0BAD_5EED;
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as u8
+        })
+        .collect()
+}
+
+/// The overlap outcome of the model `overlap_model` makes of `bytes`, if the pipeline accepts it
+/// (a few scale pairs are refused, as TFLM refuses them).
+fn overlap_outcome(bytes: &[u8], seed: u64) -> Option<OverlapOutcome> {
+    let model = tinyaot_modelkit::fuzz::overlap_model_from_bytes(bytes).to_bytes();
+    tinyaot_codegen::Config::new()
+        .generate(&model, "model")
+        .ok()?;
+    Some(check_overlaps("random", &model, seed).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// A fixed sample of random models reaches every contract of every kernel that declares one (so
+/// the property test below cannot pass by testing nothing), and every one holds.
+#[test]
+fn random_models_reach_every_contract_overlapped() {
+    let outcomes: Vec<OverlapOutcome> = (0..300)
+        .filter_map(|i| overlap_outcome(&sample_bytes(i, 256), i))
+        .collect();
+    require_every_contract("300 random models", &outcomes);
+}
+
+proptest! {
+    // A fixed seed: the same cases every run.
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x0C0FFEE),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn random_contracts_hold_at_their_tightest_overlap(bytes in proptest::collection::vec(any::<u8>(), 0..256), seed in any::<u64>()) {
+        if let Some(outcome) = overlap_outcome(&bytes, seed) {
             prop_assert!(outcome.differences.is_empty(), "{}", outcome.differences.join("\n"));
         }
     }
