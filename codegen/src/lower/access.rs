@@ -57,12 +57,13 @@ impl Access {
 ///   counted over the flattened index (a group may cross rows).
 ///
 /// The kernel promises that it computes the groups in increasing order and that every input byte
-/// it reads while computing a group lies at or above `I + minread(first pixel of the group)`. So a
-/// write of group `G` is harmless when it avoids `[I + lo(G), I + input length)`, where `lo(G)` is
-/// the smallest `minread` of the group's first pixel and every later pixel (of the next group's
-/// first pixel and later when `reads_first`: every read of the group precedes its first write;
-/// the input length after the last group). The smallest, not the first: with `pad_top ≥
-/// stride_h`, output row 1 reads input row 0 again, so `minread` is not monotone.
+/// it reads while computing a group lies at or above `I + ` the smallest `minread` of the group's
+/// pixels. So a write of group `G` is harmless when it avoids `[I + lo(G), I + input length)`,
+/// where `lo(G)` is the smallest `minread` of the group's pixels and every later pixel (of the next
+/// group's pixels and later when `reads_first`: every read of the group precedes its first write;
+/// the input length after the last group). The smallest, not the first's: with `pad_top ≥
+/// stride_h`, output row 1 reads input row 0 again, so `minread` is not monotone, and a pair's
+/// second pixel may start a row whose window lies left of the first's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Stream {
     /// Images.
