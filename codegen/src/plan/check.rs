@@ -262,19 +262,7 @@ fn overlap_blocks(
     mut blocks: Vec<Block>,
 ) -> Result<Vec<Block>> {
     let n = graph.tensors.len();
-    let mut writers = vec![0usize; n];
-    for op in &graph.operators {
-        for &t in op.outputs.iter().chain(&op.intermediates) {
-            if t < n {
-                writers[t] += 1;
-            }
-        }
-    }
-    for &t in &graph.inputs {
-        if t < n {
-            writers[t] += 1;
-        }
-    }
+    let writers = writers(graph);
     let mut is_output = vec![false; n];
     for &t in &graph.outputs {
         if let Some(o) = is_output.get_mut(t) {
@@ -489,19 +477,7 @@ fn check_state_disjoint(plan: &MemoryPlan) -> Result<()> {
 /// alias group (the smallest tensor index in the group).
 fn alias_groups(graph: &Graph, plan: &MemoryPlan) -> Result<Vec<usize>> {
     let n = graph.tensors.len();
-    let mut writers = vec![0usize; n];
-    for op in &graph.operators {
-        for &t in op.outputs.iter().chain(&op.intermediates) {
-            if t < n {
-                writers[t] += 1;
-            }
-        }
-    }
-    for &t in &graph.inputs {
-        if t < n {
-            writers[t] += 1;
-        }
-    }
+    let writers = writers(graph);
 
     let mut label: Vec<usize> = (0..n).collect();
     for a in &plan.aliases {
@@ -560,6 +536,23 @@ fn alias_groups(graph: &Graph, plan: &MemoryPlan) -> Result<Vec<usize>> {
         }
     }
     Ok(label)
+}
+
+/// How many times each tensor is written: by an operator (as an output or intermediate), or as
+/// a graph input.
+fn writers(graph: &Graph) -> Vec<usize> {
+    let n = graph.tensors.len();
+    let mut writers = vec![0usize; n];
+    let outputs = graph
+        .operators
+        .iter()
+        .flat_map(|op| op.outputs.iter().chain(&op.intermediates));
+    for &t in outputs.chain(&graph.inputs) {
+        if t < n {
+            writers[t] += 1;
+        }
+    }
+    writers
 }
 
 /// The root of `t` in the union-find forest `parent`, halving the path on the way.

@@ -22,8 +22,8 @@ use crate::lower::Access;
 /// Why a model's `OfflineMemoryAllocation` metadata (TFLM's offline plan) is not used, as both
 /// reports say it.
 pub const OFFLINE_PLAN_IGNORED: &str = "the model's OfflineMemoryAllocation metadata is not used: \
-    tinyaot plans every tensor itself, at the liveness lower bound, and its checker proves that \
-    plan; the offline offsets are neither honoured nor checked";
+    tinyaot plans every tensor itself, at or below the liveness lower bound, and its checker \
+    proves that plan; the offline offsets are neither honoured nor checked";
 
 /// The placements shown in reports: tensors that take RAM.
 fn rows(plan: &MemoryPlan) -> impl Iterator<Item = &TensorPlacement> {
