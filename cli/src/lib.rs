@@ -59,13 +59,13 @@ Usage:
       Print this text.
 
 Memory (plan, rust and c):
-  --no-overlap              plan without overlaps: every tensor keeps its bytes for its whole
-                            lifetime (the arena at the liveness lower bound). By default an
-                            operator's output may overlap an input it is the last to read, where
-                            its kernel's access order allows: in place for element-wise operators,
-                            a convolution writing over the input rows it has finished with. The
-                            graph input is then overwritten by invoke when its first operator is
-                            its only reader.
+  --no-overlap              plan without overlaps: every tensor keeps its bytes until its last
+                            reader has finished (the arena at the liveness lower bound). By
+                            default an operator's output may overlap an input it is the last to
+                            read, where its kernel's access order allows: in place for
+                            element-wise operators, a convolution writing over the input rows it
+                            has finished with. Either way a graph input's bytes may be reused
+                            once read: write the inputs before each invoke.
 
 Resource limits (plan, rust and c; sizes take a binary suffix K, M or G):
   --max-arena-bytes N       largest activation arena and state region (default 64M)

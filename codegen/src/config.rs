@@ -68,10 +68,12 @@ impl Config {
     /// Whether the planner may overlap an operator's output with an input that dies at that
     /// operator, where the kernel's access contract allows it (default `true`): in place for
     /// element-wise operators, and convolutions' outputs written over the input rows they have
-    /// finished reading ([`crate::plan::Overlap`]). The arena then goes below the liveness bound,
-    /// and a graph input read only by the first operator is overwritten by it: call
-    /// `overlap(false)` to keep every tensor's bytes intact for its whole lifetime (the input
-    /// readable after `invoke`, say) at the cost of the bound-sized arena.
+    /// finished reading ([`crate::plan::Overlap`]). The arena then goes below the liveness bound.
+    /// `overlap(false)` keeps every tensor's bytes intact until its last reader has finished (the
+    /// bound-only plan, and kernels' plain paths), at the cost of the bound-sized arena. Either
+    /// way a graph input's bytes may be reused once its last reader has run, as in TFLM: the
+    /// generated `invoke` docs say when, and the input must be written again before each
+    /// `invoke`.
     pub fn overlap(&mut self, on: bool) -> &mut Self {
         self.overlap = on;
         self

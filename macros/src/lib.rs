@@ -19,10 +19,12 @@ use syn::{Ident, LitStr, Token};
 /// ```text
 /// tinyaot::include_model!("models/person_detect.tflite");               // struct PersonDetect
 /// tinyaot::include_model!("models/person_detect.tflite", name = Sensor); // struct Sensor
+/// tinyaot::include_model!("models/person_detect.tflite", overlap = false);
 /// ```
 ///
 /// The path is relative to the including crate's `Cargo.toml` directory. Cargo rebuilds the crate
-/// when the model file changes.
+/// when the model file changes. `overlap = false` plans without overlaps (`Config::overlap`): no
+/// operator writes its output over an input it is reading; the arena is the liveness bound.
 #[proc_macro]
 pub fn include_model(input: TokenStream) -> TokenStream {
     let args = syn::parse_macro_input!(input as Args);
@@ -32,10 +34,11 @@ pub fn include_model(input: TokenStream) -> TokenStream {
     }
 }
 
-/// `"path"` followed by optional `, name = Ident`.
+/// `"path"` followed by optional `, name = Ident` and `, overlap = bool`.
 struct Args {
     path: LitStr,
     name: Option<Ident>,
+    overlap: Option<syn::LitBool>,
 }
 
 impl Parse for Args {
@@ -52,33 +55,53 @@ impl Parse for Args {
                  constants are not expanded here)",
             )
         })?;
-        let mut name = None;
+        let (mut name, mut overlap) = (None, None);
         while input.parse::<Token![,]>().is_ok() {
             if input.is_empty() {
                 break;
             }
             let key: Ident = input.parse()?;
-            if key != "name" {
+            if key != "name" && key != "overlap" {
                 return Err(syn::Error::new(
                     key.span(),
-                    format!("unknown option `{key}`; the only option is `name = StructName`"),
+                    format!(
+                        "unknown option `{key}`; the options are `name = StructName` and \
+                         `overlap = false`"
+                    ),
                 ));
             }
             input.parse::<Token![=]>()?;
-            let value: Ident = input.parse().map_err(|e| {
-                syn::Error::new(
-                    e.span(),
-                    "`name` must be a Rust identifier, e.g. `name = Sensor`",
-                )
-            })?;
-            if name.replace(value).is_some() {
-                return Err(syn::Error::new(key.span(), "`name` is given twice"));
+            let twice = if key == "name" {
+                let value: Ident = input.parse().map_err(|e| {
+                    syn::Error::new(
+                        e.span(),
+                        "`name` must be a Rust identifier, e.g. `name = Sensor`",
+                    )
+                })?;
+                name.replace(value).is_some()
+            } else {
+                let value: syn::LitBool = input.parse().map_err(|e| {
+                    syn::Error::new(e.span(), "`overlap` must be `true` or `false`")
+                })?;
+                overlap.replace(value).is_some()
+            };
+            if twice {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("`{key}` is given twice"),
+                ));
             }
         }
         if !input.is_empty() {
-            return Err(input.error("unexpected tokens; expected `, name = StructName`"));
+            return Err(input.error(
+                "unexpected tokens; expected `, name = StructName` or `, overlap = false`",
+            ));
         }
-        Ok(Args { path, name })
+        Ok(Args {
+            path,
+            name,
+            overlap,
+        })
     }
 }
 
@@ -109,6 +132,9 @@ fn expand(args: &Args) -> syn::Result<TokenStream> {
     let mut config = tinyaot_codegen::Config::new();
     if let Some(name) = &args.name {
         config.name(name.to_string());
+    }
+    if let Some(overlap) = &args.overlap {
+        config.overlap(overlap.value);
     }
     let source = config
         .generate(&bytes, &stem)

@@ -71,8 +71,8 @@ def generate_c(
         library for ``add_subdirectory``), ``"arduino"``, ``"zephyr"`` or ``"esp-idf"``.
     :param overlap: plan with overlaps (the default): an operator's output may take bytes of an
         input it is the last to read, where its kernel's access order allows, so the arena goes
-        below the liveness bound and ``invoke`` may overwrite the input. ``False`` is ``tinyaot c
-        --no-overlap``: every tensor keeps its bytes for its whole lifetime.
+        below the liveness bound. ``False`` is ``tinyaot c --no-overlap``: every tensor keeps its
+        bytes until its last reader has finished (the bound-only plan).
     :raises Error: the model is refused (unsupported operator, invalid file, ...), the prefix is
         not a C identifier, the layout is unknown, or the file cannot be read.
     """

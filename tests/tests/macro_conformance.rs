@@ -22,6 +22,12 @@ use tinyaot_tests::DynModel;
 tinyaot::include_model!("fixtures/models/sine_mlp.tflite");
 tinyaot::include_model!("fixtures/models/sine_mlp_float.tflite", name = SineFloat);
 tinyaot::include_model!("fixtures/models/ds_cnn.tflite");
+// The same, planned without overlaps: its input survives invoke.
+tinyaot::include_model!(
+    "fixtures/models/ds_cnn.tflite",
+    name = DsCnnKept,
+    overlap = false
+);
 tinyaot::include_model!("fixtures/models/micro_speech_like.tflite");
 tinyaot::include_model!("fixtures/models/resnet8.tflite");
 // int16 activations with int8 weights and 64-bit biases (CONV_2D, TRANSPOSE_CONV).
@@ -102,6 +108,24 @@ mod suite {
 /// The macro compiles all 131 models of TFLM's integration suite (127 SEANet layers, four
 /// stateful models) and the two stateful reference models (SVDF, LSTM) to the bytes build.rs's
 /// twins compute, which match TFLM's goldens, case after case on one instance.
+/// `overlap = false` keeps the bound-only plan: a larger arena, the same outputs.
+#[test]
+fn overlap_false_keeps_the_bound_only_plan() {
+    assert_eq!(
+        (DsCnn::ARENA_BYTES, DsCnnKept::ARENA_BYTES),
+        (10_384, 16_000)
+    );
+    let (mut overlapped, mut kept) = (DsCnn::new(), DsCnnKept::new());
+    let input: Vec<i8> = (0..overlapped.input0_mut().len())
+        .map(|i| (i * 37 % 251) as i8)
+        .collect();
+    overlapped.input0_mut().copy_from_slice(&input);
+    kept.input0_mut().copy_from_slice(&input);
+    overlapped.invoke();
+    kept.invoke();
+    assert_eq!(overlapped.output0(), kept.output0());
+}
+
 #[test]
 fn macro_compiles_tflm_suite_like_build_rs() {
     let mut failures = Vec::new();

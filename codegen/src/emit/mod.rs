@@ -56,8 +56,9 @@ pub struct Layout {
     pub scratch: std::collections::BTreeMap<(usize, usize), usize>,
     /// What the state region holds after a reset, as runs `(offset, contents)` covering it.
     pub state_init: Vec<(usize, StateInit)>,
-    /// The graph inputs (by position among them) that `invoke` overwrites: an operator's output
-    /// overlaps them ([`crate::plan::Overlap`]). The generated docs say so.
+    /// The graph inputs (by position among them) that `invoke` overwrites: another tensor or a
+    /// kernel's scratch memory takes some of their bytes once they have been read (or, with an
+    /// overlap, as they are read). The generated docs of `invoke` say so.
     pub overwritten_inputs: Vec<usize>,
 }
 
@@ -104,12 +105,16 @@ impl Layout {
             [] => String::new(),
             list => {
                 let names: Vec<String> = list.iter().map(|i| format!("input {i}")).collect();
+                let (they, are, them, their) = if list.len() == 1 {
+                    ("it", "is", "it", "its")
+                } else {
+                    ("they", "are", "them", "their")
+                };
                 format!(
-                    "Overwrites {} (its last reader writes its output over it, to save RAM): write \
-                     {} again before each invoke, or plan with `--no-overlap` to keep {}.",
+                    "Overwrites {}: {they} {are} read first, then {their} bytes hold other \
+                     tensors (the arena is shared over time); write {them} again before each \
+                     invoke.",
                     names.join(", "),
-                    if list.len() == 1 { "it" } else { "them" },
-                    if list.len() == 1 { "it" } else { "them" },
                 )
             }
         }
@@ -185,7 +190,7 @@ impl Layout {
             .inputs
             .iter()
             .enumerate()
-            .filter(|(_, &t)| plan.overlaps.iter().any(|o| o.access.tensors().0 == t))
+            .filter(|(_, &t)| input_overwritten(plan, t))
             .map(|(i, _)| i)
             .collect();
         Layout {
@@ -198,6 +203,30 @@ impl Layout {
             overwritten_inputs,
         }
     }
+}
+
+/// Whether anything besides graph input `t` (and the reshapes sharing its bytes) takes some of its
+/// arena bytes at any step: another tensor, a kernel's scratch memory.
+fn input_overwritten(plan: &crate::plan::MemoryPlan, t: usize) -> bool {
+    let Some(p) = plan.tensors.get(t) else {
+        return false;
+    };
+    if p.region != crate::plan::Region::Arena || p.bytes == 0 {
+        return false;
+    }
+    let root = p.alias_of.unwrap_or(t);
+    let shares =
+        |offset: usize, bytes: usize| offset < p.offset + p.bytes && p.offset < offset + bytes;
+    plan.tensors.iter().any(|q| {
+        q.index != t
+            && q.region == crate::plan::Region::Arena
+            && q.alias_of.unwrap_or(q.index) != root
+            && q.bytes > 0
+            && shares(q.offset, q.bytes)
+    }) || plan
+        .scratch
+        .iter()
+        .any(|s| s.bytes > 0 && shares(s.offset, s.bytes))
 }
 
 /// The state region after a reset, tensor by tensor in offset order (gaps, which only alignment

@@ -1,6 +1,7 @@
-//! Memory planning: lifetimes, offsets at the liveness lower bound, and an independent checker.
+//! Memory planning: lifetimes, offsets at the liveness lower bound (below it where kernels' access
+//! contracts let outputs overlap dying inputs), and an independent checker.
 //!
-//! The planner works in four stages, each its own module:
+//! The planner works in five stages, each its own module:
 //!
 //! 1. Lifetimes (`lifetime`): the step range each tensor is live, exactly as TFLM defines it:
 //!    graph inputs are created at step 0, operator *i* runs at step *i + 1* (creating its outputs
@@ -12,14 +13,21 @@
 //! 3. Offsets (`greedy`, `search`): the tensors of one alias group form one [`Buffer`];
 //!    [`plan_buffers`] places buffers so that the arena meets the liveness [`lower_bound`] whenever
 //!    it can.
-//! 4. The check (`check`): [`check_plan`] recomputes lifetimes from the graph with its own code
+//! 4. Overlaps (`overlap`, [`plan_graph_with`]): where a kernel's access contract
+//!    ([`crate::lower::Access`]) allows, an operator's output shares bytes with an input that dies
+//!    at that operator: in place (one buffer) or as a stream (the output a computed gap below the
+//!    input, a permit the greedy placement honours). Kept only when the arena shrinks; recorded in
+//!    [`MemoryPlan::overlaps`].
+//! 5. The check (`check`): [`check_plan`] recomputes lifetimes from the graph with its own code
 //!    and proves that no two tensors alive at a common step share a byte unless a verified alias
-//!    allows it. [`plan_graph`] runs it on every plan it returns.
+//!    allows it, or ([`check_plan_with`]) a declared contract proves the overlap pixel group by
+//!    pixel group. [`plan_graph`] and [`plan_graph_with`] run it on every plan they return.
 //!
 //! Variable tensors live in a separate persistent "state" region; constant tensors stay in flash.
 //!
-//! Time: every stage is O(n log n) in the tensors and operators, so that a chain of 100,000
-//! operators plans in about a second. The greedy placement indexes placed buffers by time, so each
+//! Time: every stage is O(n log n) in the tensors and operators (plus, per stream overlap, its
+//! output pixels), so that a chain of 100,000 operators plans in about a second; dropping unneeded
+//! overlaps one by one is limited to small graphs. The greedy placement indexes placed buffers by time, so each
 //! one costs the buffers it actually overlaps; a deterministic work budget bounds graphs where
 //! thousands of buffers are live at once (they fall back to stacking). The exact search runs only
 //! where its budget can complete a placement, and the checker sweeps over steps instead of comparing

@@ -49,8 +49,9 @@ pub(crate) fn overlapping(input: usize, in_len: usize, output: usize, out_len: u
 /// pixel `q` the `output_c` bytes at `q * output_c`, an input pixel `input_c` bytes, and
 /// [`min_read`](Self::min_read) the lowest input byte of an output pixel's window. The plan
 /// guarantees, for each group of `g` consecutive pixels (`g` fixed per kernel), that the group's
-/// output bytes miss the input bytes from its first pixel's `min_read` on; a kernel that handles
-/// the groups in order, each reading only input bytes at or above that, then never reads a byte
+/// output bytes miss the input bytes from the smallest `min_read` of the group's pixels and every
+/// later pixel on (codegen/src/lower/access.rs); a kernel that handles the groups in order, each
+/// reading only input bytes at or above its pixels' smallest `min_read`, then never reads a byte
 /// it has overwritten. [`groups`](Self::groups) hands it each group's views, so that
 /// [`split`]'s assert checks the plan at run time. A 1×1 kernel is a one-row image
 /// ([`one_row`](Self::one_row)).
