@@ -186,11 +186,12 @@ impl Layout {
             .iter()
             .map(|s| ((s.op, s.slot), s.offset))
             .collect();
+        let shared = SharedBytes::new(plan);
         let overwritten_inputs = graph
             .inputs
             .iter()
             .enumerate()
-            .filter(|(_, &t)| input_overwritten(plan, t))
+            .filter(|(_, &t)| shared.overwritten(plan, t))
             .map(|(i, _)| i)
             .collect();
         Layout {
@@ -205,28 +206,75 @@ impl Layout {
     }
 }
 
-/// Whether anything besides graph input `t` (and the reshapes sharing its bytes) takes some of its
-/// arena bytes at any step: another tensor, a kernel's scratch memory.
-fn input_overwritten(plan: &crate::plan::MemoryPlan, t: usize) -> bool {
-    let Some(p) = plan.tensors.get(t) else {
-        return false;
-    };
-    if p.region != crate::plan::Region::Arena || p.bytes == 0 {
-        return false;
+/// The arena's blocks (tensors by alias group, then scratch memory) sorted by offset, with the
+/// two furthest ends of distinct groups among each prefix: "does anything of another group
+/// share bytes with this range?" is then a binary search, so that many graph inputs cost
+/// O(n log n) rather than a scan of every tensor each.
+struct SharedBytes {
+    /// Block starts, ascending.
+    starts: Vec<usize>,
+    /// For the blocks up to each index: the furthest end and its group, and the furthest end of
+    /// any other group (0 if none).
+    reach: Vec<((usize, usize), usize)>,
+}
+
+impl SharedBytes {
+    fn new(plan: &crate::plan::MemoryPlan) -> SharedBytes {
+        let n = plan.tensors.len();
+        let mut blocks: Vec<(usize, usize, usize)> = plan
+            .tensors
+            .iter()
+            .filter(|q| q.region == crate::plan::Region::Arena && q.bytes > 0)
+            .map(|q| (q.offset, q.offset + q.bytes, q.alias_of.unwrap_or(q.index)))
+            .chain(
+                plan.scratch
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.bytes > 0)
+                    .map(|(k, s)| (s.offset, s.offset + s.bytes, n + k)),
+            )
+            .collect();
+        blocks.sort_unstable();
+        let mut best = ((0, usize::MAX), 0);
+        let reach = blocks
+            .iter()
+            .map(|&(_, end, group)| {
+                let ((top, top_group), other) = best;
+                best = if group == top_group {
+                    ((top.max(end), group), other)
+                } else if end > top {
+                    ((end, group), top.max(other))
+                } else {
+                    ((top, top_group), other.max(end))
+                };
+                best
+            })
+            .collect();
+        SharedBytes {
+            starts: blocks.iter().map(|b| b.0).collect(),
+            reach,
+        }
     }
-    let root = p.alias_of.unwrap_or(t);
-    let shares =
-        |offset: usize, bytes: usize| offset < p.offset + p.bytes && p.offset < offset + bytes;
-    plan.tensors.iter().any(|q| {
-        q.index != t
-            && q.region == crate::plan::Region::Arena
-            && q.alias_of.unwrap_or(q.index) != root
-            && q.bytes > 0
-            && shares(q.offset, q.bytes)
-    }) || plan
-        .scratch
-        .iter()
-        .any(|s| s.bytes > 0 && shares(s.offset, s.bytes))
+
+    /// Whether anything besides graph input `t` (and the reshapes sharing its bytes) takes some
+    /// of its arena bytes at any step: another tensor, a kernel's scratch memory.
+    fn overwritten(&self, plan: &crate::plan::MemoryPlan, t: usize) -> bool {
+        let Some(p) = plan.tensors.get(t) else {
+            return false;
+        };
+        if p.region != crate::plan::Region::Arena || p.bytes == 0 {
+            return false;
+        }
+        let group = p.alias_of.unwrap_or(t);
+        // The blocks starting before the input's end; one of another group reaching past its
+        // start shares bytes with it.
+        let before = self.starts.partition_point(|&s| s < p.offset + p.bytes);
+        let Some(&((top, top_group), other)) = before.checked_sub(1).map(|i| &self.reach[i]) else {
+            return false;
+        };
+        let furthest = if top_group == group { other } else { top };
+        furthest > p.offset
+    }
 }
 
 /// The state region after a reset, tensor by tensor in offset order (gaps, which only alignment

@@ -10,19 +10,7 @@ use crate::ir::Graph;
 /// one writer (the output exactly one: this op, and it is not also a graph input): a second writer of
 /// either would change the other's value behind its back.
 pub(super) fn reshape_aliases(graph: &Graph, regions: &[Region]) -> Vec<Alias> {
-    let mut writers = vec![0usize; graph.tensors.len()];
-    for op in &graph.operators {
-        for &t in op.outputs.iter().chain(&op.intermediates) {
-            if let Some(w) = writers.get_mut(t) {
-                *w += 1;
-            }
-        }
-    }
-    for &t in &graph.inputs {
-        if let Some(w) = writers.get_mut(t) {
-            *w += 1;
-        }
-    }
+    let writers = writers(graph);
 
     let mut aliases = Vec::new();
     for (i, op) in graph.operators.iter().enumerate() {
@@ -53,6 +41,22 @@ pub(super) fn reshape_aliases(graph: &Graph, regions: &[Region]) -> Vec<Alias> {
         }
     }
     aliases
+}
+
+/// How many times each tensor is written: by an operator (as an output or intermediate), or as a
+/// graph input. A tensor with more than one writer may not share another's storage.
+pub(super) fn writers(graph: &Graph) -> Vec<usize> {
+    let mut writers = vec![0usize; graph.tensors.len()];
+    let written = graph
+        .operators
+        .iter()
+        .flat_map(|op| op.outputs.iter().chain(&op.intermediates));
+    for &t in written.chain(&graph.inputs) {
+        if let Some(w) = writers.get_mut(t) {
+            *w += 1;
+        }
+    }
+    writers
 }
 
 /// For every tensor, the root of its alias group: follow `tensor -> of` edges until a tensor that

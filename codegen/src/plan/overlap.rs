@@ -12,7 +12,7 @@
 //! live there (nothing reads those bytes afterwards), and the output's buffer to be born there.
 //! Nothing here is trusted: the checker proves every decision from the contract with its own code.
 
-use super::alias::roots;
+use super::alias::{roots, writers};
 use super::lifetime::Steps;
 use super::{Overlap, Region, ALIGN};
 use crate::ir::Graph;
@@ -62,19 +62,7 @@ pub(super) fn decide(
 ) -> Decisions {
     let n = graph.tensors.len();
     let mut parent = roots(n, reshape);
-    let mut writers = vec![0usize; n];
-    for op in &graph.operators {
-        for &t in op.outputs.iter().chain(&op.intermediates) {
-            if let Some(w) = writers.get_mut(t) {
-                *w += 1;
-            }
-        }
-    }
-    for &t in &graph.inputs {
-        if let Some(w) = writers.get_mut(t) {
-            *w += 1;
-        }
-    }
+    let writers = writers(graph);
     let mut is_output = vec![false; n];
     for &t in &graph.outputs {
         if let Some(o) = is_output.get_mut(t) {

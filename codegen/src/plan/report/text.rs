@@ -21,12 +21,16 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
         "{:>6}  {:<NAME_WIDTH$}  {:>10}  {:>10}  {:>8}  {:>7}  note",
         "index", "name", "bytes", "offset", "first op", "last op"
     );
+    // Each overlapped output's overlap, by tensor: one pass, not a scan per row.
+    let mut overlap_into = vec![None; plan.tensors.len()];
+    for o in &plan.overlaps {
+        if let Some(slot) = overlap_into.get_mut(o.access.tensors().1) {
+            *slot = Some(o);
+        }
+    }
     for p in rows(plan) {
         let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
-        let over = plan
-            .overlaps
-            .iter()
-            .find(|o| o.access.tensors().1 == p.index);
+        let over = overlap_into.get(p.index).copied().flatten();
         let note = match (p.region, p.alias_of, over) {
             (Region::State, ..) => "state region".to_string(),
             (_, Some(owner), _) => format!("shares #{owner}"),
