@@ -164,9 +164,15 @@ fn a_depthwise_convolution_trails_its_input_by_a_row_and_a_pixel() {
     assert_eq!(with.overlaps.len(), 1);
     assert_eq!(with.arena_bytes, 480 + 112);
     check(&model, &with, &access).expect("proven");
-    let (_, output) = with.overlaps[0].access.tensors();
+    // (The kernel is reversible: the output may lie the same gap above the input instead.)
+    let (input, output) = with.overlaps[0].access.tensors();
+    let closer = if with.tensors[output].offset > with.tensors[input].offset {
+        -16
+    } else {
+        16
+    };
     expect_refusal(
-        check(&model, &moved(&with, output, 16), &access),
+        check(&model, &moved(&with, output, closer), &access),
         "still to be read",
     );
 }
@@ -235,4 +241,66 @@ fn planning_without_overlaps_is_the_bound_only_plan() {
     let plan = plan_graph_with(&graph, &scratch_requests(&calls), &[]).expect("plans");
     assert!(plan.overlaps.is_empty());
     assert_eq!(plan.arena_bytes, plan.lower_bound_bytes);
+}
+
+/// `plan` with the stream overlap's output placed `above` bytes above its input (the input at
+/// offset 0), the arena grown to hold it.
+fn reversed(plan: &MemoryPlan, above: usize) -> MemoryPlan {
+    let (input, output) = plan.overlaps[0].access.tensors();
+    let mut p = plan.clone();
+    p.tensors[input].offset = 0;
+    p.tensors[output].offset = above;
+    p.arena_bytes = (above + p.tensors[output].bytes)
+        .max(p.tensors[input].bytes)
+        .next_multiple_of(16);
+    p
+}
+
+#[test]
+fn a_reversible_stream_may_start_above_its_input_by_its_reverse_gap() {
+    // Depthwise 3×3 SAME on 6×5×16, taken last to first: pixel (y, x) reads up to (y + 1, x + 1),
+    // so its output may start a row and two pixels (112 bytes) above the input, not 16 closer.
+    let model = depthwise(6, 5, 16);
+    let (with, _, access) = plans(&model);
+    check(&model, &reversed(&with, 112), &access).expect("proven in reverse");
+    expect_refusal(
+        check(&model, &reversed(&with, 96), &access),
+        "still to be read",
+    );
+    // 1×1, 8 → 16 channels on 8×8, pairs last to first: the last pair's output (its pixels 62
+    // and 63, 32 bytes from 62 · 16 = 992 on) must miss the input up to its end (512): any
+    // start above the input does; the first pair's needs the input's first 16 bytes behind it.
+    let model = conv(8, 8, (8, 16), 1, 1);
+    let (with, _, access) = plans(&model);
+    check(&model, &reversed(&with, 16), &access).expect("proven in reverse");
+    // A stream that is not reversible (a strided 3×3 convolution) may not start above at all.
+    let model = conv(9, 9, (4, 8), 3, 2);
+    let (with, _, access) = plans(&model);
+    expect_refusal(
+        check(&model, &reversed(&with, 160), &access),
+        "not reversible",
+    );
+}
+
+#[test]
+fn ds_cnn_alternates_directions_and_fits_in_one_activation_and_a_gap() {
+    // Four depthwise + pointwise blocks on a 25×5×64 activation (8,000 bytes): forwards only,
+    // each layer moves it down by its gap (448 or 128 bytes); alternating directions keeps it
+    // within about one depthwise gap of where it started.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/models/ds_cnn.tflite");
+    let model = std::fs::read(path).expect("ds_cnn fixture");
+    let (with, without, access) = plans(&model);
+    assert_eq!(without.arena_bytes, 16_000);
+    assert!(with.arena_bytes <= 9_000, "arena {}", with.arena_bytes);
+    let above = with
+        .overlaps
+        .iter()
+        .filter(|o| {
+            let (x, y) = o.access.tensors();
+            with.tensors[y].offset > with.tensors[x].offset
+        })
+        .count();
+    assert!(above >= 2, "{above} overlaps above their inputs");
+    check(&model, &with, &access).expect("proven");
 }

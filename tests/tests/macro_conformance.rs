@@ -113,7 +113,7 @@ mod suite {
 fn overlap_false_keeps_the_bound_only_plan() {
     assert_eq!(
         (DsCnn::ARENA_BYTES, DsCnnKept::ARENA_BYTES),
-        (10_384, 16_000)
+        (8_448, 16_000)
     );
     let (mut overlapped, mut kept) = (DsCnn::new(), DsCnnKept::new());
     let input: Vec<i8> = (0..overlapped.input0_mut().len())

@@ -21,8 +21,9 @@ pub enum Access {
         /// The output tensor (graph index).
         output: usize,
     },
-    /// A forward stream over output pixels ([`Stream`]): the output may overlap the input's early
-    /// part, at an offset far enough below it that no write reaches an input byte still to be read.
+    /// A stream over output pixels ([`Stream`]): the output may overlap the input's early part, at
+    /// an offset far enough below it that no write reaches an input byte still to be read; or,
+    /// when the stream is [`reversible`](Stream::reversible), its late part, far enough above it.
     Stream {
         /// The input tensor (graph index).
         input: usize,
@@ -64,6 +65,16 @@ impl Access {
 /// the input length after the last group). The smallest, not the first's: with `pad_top ≥
 /// stride_h`, output row 1 reads input row 0 again, so `minread` is not monotone, and a pair's
 /// second pixel may start a row whose window lies left of the first's.
+///
+/// A [`reversible`](Self::reversible) kernel also runs the same groups in decreasing order when
+/// its output starts above its input (it compares the two offsets), and then reads, while
+/// computing a group, only input bytes below `I + ` the largest `maxread` of the group's pixels:
+/// `maxread(p)` is one past the last byte of the window's last pixel (its far corner, clamped to
+/// the image, from [`window_h`](Self::window_h) and [`window_w`](Self::window_w)). A write of group
+/// `G` is then harmless when it avoids `[I, I + hi(G))`, `hi(G)` the largest `maxread` of the
+/// group's pixels and every earlier pixel (earlier pixels only when `reads_first`). Two layers in a
+/// row can so alternate directions, and an activation moves by one gap and back instead of by
+/// the sum of the gaps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Stream {
     /// Images.
@@ -89,10 +100,17 @@ pub struct Stream {
     pub pad_top: usize,
     /// Pixels of padding left of the image.
     pub pad_left: usize,
+    /// Input rows a window spans: `(filter_h − 1) · dilation_h + 1`.
+    pub window_h: usize,
+    /// Input pixels a window spans in a row: `(filter_w − 1) · dilation_w + 1`.
+    pub window_w: usize,
     /// Output pixels computed together.
     pub group: usize,
     /// Every read of a group precedes its first write.
     pub reads_first: bool,
+    /// The kernel also streams in reverse (groups in decreasing order) when its output starts
+    /// above its input.
+    pub reversible: bool,
 }
 
 impl Stream {
@@ -115,8 +133,19 @@ impl Stream {
             stride_w: 1,
             pad_top: 0,
             pad_left: 0,
+            window_h: 1,
+            window_w: 1,
             group,
             reads_first: false,
+            reversible: false,
+        }
+    }
+
+    /// The same stream, declared [`reversible`](Self::reversible).
+    pub fn reversible(self) -> Stream {
+        Stream {
+            reversible: true,
+            ..self
         }
     }
 
@@ -142,5 +171,26 @@ impl Stream {
         let row = (y * self.stride_h).saturating_sub(self.pad_top);
         let col = (x * self.stride_w).saturating_sub(self.pad_left);
         ((b * self.input_h + row) * self.input_w + col) * self.input_pixel
+    }
+
+    /// `maxread(p)`: one past the last input byte output pixel `p`'s window reads, relative to the
+    /// input (the window's far corner clamped to the image; a window wholly outside the image
+    /// counts from its clamped corner, which only overstates it).
+    pub fn max_read(&self, p: usize) -> usize {
+        let plane = self.output_h * self.output_w;
+        let (b, y, x) = (p / plane, p % plane / self.output_w, p % self.output_w);
+        let last = |at: usize, span: usize, pad: usize, len: usize| {
+            (at + span.max(1) - 1)
+                .saturating_sub(pad)
+                .min(len.saturating_sub(1))
+        };
+        let row = last(y * self.stride_h, self.window_h, self.pad_top, self.input_h);
+        let col = last(
+            x * self.stride_w,
+            self.window_w,
+            self.pad_left,
+            self.input_w,
+        );
+        ((b * self.input_h + row) * self.input_w + col + 1) * self.input_pixel
     }
 }

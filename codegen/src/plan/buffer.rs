@@ -40,8 +40,9 @@ pub(super) struct Problem {
     /// after item `j` sees `j` as busy over `[offset_j + a, offset_j + b)` instead of its whole
     /// extent (an empty range still keeps `i` from straddling that point).
     pub permits: std::collections::HashMap<(usize, usize), (u64, u64)>,
-    /// For the input item of a permit: its output item and the gap (units). A greedy placing the
-    /// input before its output keeps the gap below the input free, for the output to start in.
+    /// For the input item of a forward-only permit: its output item and the gap (units). A greedy
+    /// placing the input before its output keeps the gap below the input free, for the output to
+    /// start in.
     pub reserve: std::collections::HashMap<usize, (usize, u64)>,
 }
 
@@ -80,10 +81,15 @@ impl Problem {
 
     /// [`Problem::new`] with permitted overlaps between buffers (indices into `buffers`).
     ///
-    /// The output may lie at least `gap` below the input or apart from it: from the output's side
-    /// the input is busy over `[in + size_out − gap, in + size_in)`, from the input's side the
-    /// output over `[out, out + gap)`. A permit whose output is so large that the first range
-    /// would be backwards is dropped (it could never be used).
+    /// The output may start at least `gap` below the input (`F`), at least `above` above it
+    /// (`R`, a reversible stream; otherwise the input's size: apart), or lie apart: its offset
+    /// must avoid `(in − F, in + R)`. From the output's side the input is then busy over
+    /// `[in + size_out − F, in + R)`, from the input's side the output over
+    /// `[out + size_in − R, out + F)`. Either range may run backwards (start above end): the
+    /// greedy walk, which sorts ranges by start and checks each gap against the item's size,
+    /// then forbids exactly the offsets between, so that an item may lie below the range's
+    /// start or from its end up. A permit that allows nothing more than apart is dropped, and so
+    /// is a forward-only one whose output is so large that it would reach past the input's end.
     pub fn with_permits(buffers: &[Buffer], permits: &[super::overlap::Permit]) -> Problem {
         let mut p = Problem::new(buffers);
         let mut item_of = vec![None; buffers.len()];
@@ -97,14 +103,26 @@ impl Problem {
                 continue;
             };
             let (o, i) = (*o, *i);
-            let gap = (permit.gap / ALIGN) as u64;
             let (so, si) = (p.items[o].size, p.items[i].size);
-            if o == i || gap > so || so - gap > si {
+            let units = |bytes: usize| (bytes / ALIGN) as u64;
+            let below = Some(units(permit.gap)).filter(|&g| g <= so);
+            let above = permit.above.map(units).filter(|&g| g < si);
+            let (below, above) = match (below, above) {
+                (Some(f), None) if so - f > si => continue,
+                (None, None) => continue,
+                (f, r) => (f.unwrap_or(so), r.unwrap_or(si)),
+            };
+            if o == i {
                 continue;
             }
-            p.permits.insert((o, i), (so - gap, si));
-            p.permits.insert((i, o), (0, gap));
-            p.reserve.insert(i, (o, gap));
+            p.permits.insert((o, i), (so - below, above));
+            p.permits.insert((i, o), (si - above, below));
+            // A reversible stream's output may as well go above an input placed first: keeping
+            // room below it only pushed the chain of activations up (ds_cnn: 8,656 bytes with
+            // the room, 8,448 without).
+            if below < so && permit.above.is_none() {
+                p.reserve.insert(i, (o, below));
+            }
         }
         p
     }

@@ -339,8 +339,12 @@ fn overlap_blocks(
 }
 
 /// Proves one stream overlap: the contract's geometry gives both tensors' sizes, and each group
-/// of output pixels, placed at the output's offset, avoids the input bytes from the lowest one any
-/// pixel from there on reads (from the next group on, when the group reads before it writes).
+/// of output pixels, placed at the output's offset, avoids the input bytes still to be read when
+/// it is written. Output below the input (or at it): the groups in order, and the bytes from the
+/// lowest one any pixel from the group on reads (from the next group on, when the group reads
+/// before it writes). Output above the input: only for a reversible stream, the groups in
+/// decreasing order, and the bytes up to the highest one any pixel up to the group's end reads
+/// (up to its start, when it reads first).
 fn check_stream(
     what: &str,
     s: &Stream,
@@ -369,6 +373,51 @@ fn check_stream(
     }
     let (rows, cols) = (s.output_h, s.output_w);
     let pixels = s.batches * rows * cols;
+    let last_group = (pixels - 1) / s.group;
+    let group = |g: usize| (g * s.group, ((g + 1) * s.group).min(pixels));
+    let written = |(start, end): (usize, usize)| {
+        (
+            output.offset + start * s.output_pixel,
+            output.offset + end * s.output_pixel,
+        )
+    };
+    let clash = |(start, end): (usize, usize), (from, to): (usize, usize)| {
+        fail(format!(
+            "{what}: output pixels {start}..{end} (bytes {from}..{to}) overwrite input bytes \
+             still to be read"
+        ))
+    };
+    if output.offset > input.offset {
+        if !s.reversible {
+            return fail(format!(
+                "{what}: the output starts above the input, and the stream is not reversible"
+            ));
+        }
+        // The highest input byte (exclusive) output pixel `p` reads: its window's far corner,
+        // clamped to the image.
+        let far = |p: usize| {
+            let (b, y, x) = (p / (rows * cols), p / cols % rows, p % cols);
+            let edge = |at: usize, span: usize, pad: usize, len: usize| {
+                (at + span.max(1) - 1).saturating_sub(pad).min(len - 1)
+            };
+            let iy = edge(y * s.stride_h, s.window_h, s.pad_top, s.input_h);
+            let ix = edge(x * s.stride_w, s.window_w, s.pad_left, s.input_w);
+            (b * s.input_h * s.input_w + iy * s.input_w + ix + 1) * s.input_pixel
+        };
+        // Forwards over the groups: `highest` is the highest byte read up to the group's end.
+        let mut highest = 0;
+        for g in 0..=last_group {
+            let (start, end) = group(g);
+            let before = highest;
+            highest = (start..end).map(far).fold(highest, usize::max);
+            let pending = input.offset + if s.reads_first { before } else { highest };
+            let bytes = written((start, end));
+            if bytes.0 < pending && input.offset < bytes.1 {
+                return clash((start, end), bytes);
+            }
+        }
+        return Ok(());
+    }
     // The lowest input byte output pixel `p` reads: its window's corner, clamped to the image.
     let corner = |p: usize| {
         let b = p / (rows * cols);
@@ -380,22 +429,14 @@ fn check_stream(
     };
     // Backwards over the groups: `lowest` is the lowest byte read from the group's end on.
     let mut lowest = input.bytes;
-    let last_group = (pixels - 1) / s.group;
     for g in (0..=last_group).rev() {
-        let (start, end) = (g * s.group, ((g + 1) * s.group).min(pixels));
+        let (start, end) = group(g);
         let after = lowest;
         lowest = (start..end).map(corner).fold(lowest, usize::min);
         let pending = input.offset + if s.reads_first { after } else { lowest };
-        let written = (
-            output.offset + start * s.output_pixel,
-            output.offset + end * s.output_pixel,
-        );
-        if written.0 < input.offset + input.bytes && pending < written.1 {
-            return fail(format!(
-                "{what}: output pixels {start}..{end} (bytes {}..{}) overwrite input bytes from \
-                 {pending} still to be read",
-                written.0, written.1
-            ));
+        let bytes = written((start, end));
+        if bytes.0 < input.offset + input.bytes && pending < bytes.1 {
+            return clash((start, end), bytes);
         }
     }
     Ok(())

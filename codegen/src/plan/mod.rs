@@ -16,7 +16,7 @@
 //! 4. Overlaps (`overlap`, [`plan_graph_with`]): where a kernel's access contract
 //!    ([`crate::lower::Access`]) allows, an operator's output shares bytes with an input that dies
 //!    at that operator: in place (one buffer) or as a stream (the output a computed gap below the
-//!    input, a permit the greedy placement honours). Kept only when the arena shrinks; recorded in
+//!    input, or above it for a reversible stream: a permit the greedy placement honours). Kept only when the arena shrinks; recorded in
 //!    [`MemoryPlan::overlaps`].
 //! 5. The check (`check`): [`check_plan`] recomputes lifetimes from the graph with its own code
 //!    and proves that no two tensors alive at a common step share a byte unless a verified alias
@@ -264,9 +264,10 @@ pub fn access_contracts(calls: &[crate::lower::Call]) -> Vec<(usize, Access)> {
 
 /// [`plan_graph_with_scratch`], letting operators' outputs overlap their dying inputs where the
 /// kernels' contracts `access` (by operator, [`access_contracts`]) allow it ([`Overlap`]): in
-/// place, or a stream's output below its input. The plan with overlaps is kept only when its arena
-/// is smaller than the plan without; overlaps the final offsets do not use are dropped. The result
-/// is verified with [`check_plan_with`] against the same contracts.
+/// place, or a stream's output below its input (above it, for a reversible stream). The plan with
+/// overlaps is kept only when its arena is smaller than the plan without; overlaps the final
+/// offsets do not use are dropped. The result is verified with [`check_plan_with`] against the
+/// same contracts.
 ///
 /// # Errors
 ///
@@ -446,11 +447,12 @@ impl OverlapContext<'_, '_> {
         let permits: Vec<overlap::Permit> = decided
             .streams
             .iter()
-            .filter_map(|&(y, x, gap)| {
+            .filter_map(|&(y, x, gap, above)| {
                 Some(overlap::Permit {
                     output: buffer(y)?,
                     input: buffer(x)?,
                     gap,
+                    above,
                 })
             })
             .collect();

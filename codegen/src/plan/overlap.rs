@@ -6,7 +6,8 @@
 //! - [`Access::InPlace`]: the output takes exactly the input's bytes. The two tensors join one
 //!   buffer (like a reshape's alias group), so the placement needs nothing new.
 //! - [`Access::Stream`]: the output may start a *gap* below the input and overlap its early part
-//!   (or lie apart from it). The pair becomes a [`Permit`] the greedy placement honours.
+//!   (or lie apart from it); a reversible stream's output may also start a gap above the input
+//!   and overlap its late part. The pair becomes a [`Permit`] the greedy placement honours.
 //!
 //! Either needs the input's buffer to die at the operator's step with no other of its tensors
 //! live there (nothing reads those bytes afterwards), and the output's buffer to be born there.
@@ -19,7 +20,8 @@ use crate::ir::Graph;
 use crate::lower::{Access, Stream};
 
 /// A permitted overlap between two buffers (by index in the planner's buffer list): `output` may
-/// be placed at least `gap` bytes below `input`'s offset (or apart from it).
+/// be placed at least `gap` bytes below `input`'s offset, at least `above` bytes above it when
+/// that is given (a reversible stream), or apart from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Permit {
     /// The output's buffer.
@@ -28,6 +30,9 @@ pub(super) struct Permit {
     pub input: usize,
     /// How far below the input the output must start, in bytes (a multiple of [`ALIGN`]).
     pub gap: usize,
+    /// How far above the input the output must start, in bytes (a multiple of [`ALIGN`]), for a
+    /// reversible stream.
+    pub above: Option<usize>,
 }
 
 /// The decisions for one graph.
@@ -36,8 +41,9 @@ pub(super) struct Decisions {
     pub buffer_root: Vec<usize>,
     /// Every overlap decided, in operator order.
     pub overlaps: Vec<Overlap>,
-    /// The stream overlaps as tensor pairs with their gaps: `(output, input, gap)`.
-    pub streams: Vec<(usize, usize, usize)>,
+    /// The stream overlaps as tensor pairs with their gaps: `(output, input, gap below, gap
+    /// above)`, the last for a reversible stream.
+    pub streams: Vec<(usize, usize, usize, Option<usize>)>,
 }
 
 /// Per buffer (union-find root): what the decisions need to know about its tensors.
@@ -141,7 +147,12 @@ pub(super) fn decide(
                 let Some(gap) = stream_gap(&stream).and_then(super::align_up) else {
                     continue;
                 };
-                decisions.streams.push((y, x, gap));
+                let above = if stream.reversible {
+                    stream_gap_above(&stream).and_then(super::align_up)
+                } else {
+                    None
+                };
+                decisions.streams.push((y, x, gap, above));
             }
         }
         used_op[op] = true;
@@ -188,6 +199,34 @@ pub(super) fn stream_gap(s: &Stream) -> Option<usize> {
             break;
         }
         start -= s.group;
+    }
+    Some(gap.div_ceil(ALIGN) * ALIGN)
+}
+
+/// The smallest distance `D >= 0` such that an output placed `D` bytes above its input keeps a
+/// reversible stream's contract (groups in decreasing order): the largest, over the groups, of the
+/// highest input byte still to be read when the group is written (its own pixels' and every
+/// earlier pixel's `maxread`; only the earlier ones' when it reads first) minus the group's start.
+/// `None` for a degenerate stream (no group size).
+pub(super) fn stream_gap_above(s: &Stream) -> Option<usize> {
+    if s.group == 0 {
+        return None;
+    }
+    // Forwards over the groups, `pending` is the highest input byte (exclusive) any pixel up to
+    // the group's start reads.
+    let mut pending = 0usize;
+    let mut gap = 0usize;
+    let pixels = s.pixels();
+    let mut start = 0;
+    while start < pixels {
+        let end = (start + s.group).min(pixels);
+        let before = pending;
+        for p in start..end {
+            pending = pending.max(s.max_read(p));
+        }
+        let still = if s.reads_first { before } else { pending };
+        gap = gap.max(still.saturating_sub(start * s.output_pixel));
+        start = end;
     }
     Some(gap.div_ceil(ALIGN) * ALIGN)
 }

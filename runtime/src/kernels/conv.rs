@@ -18,10 +18,13 @@
 //! `row = max(0, y * stride_h - pad_top)` and `column = max(0, x * stride_w - pad_left)` (a 1×1
 //! kernel is a one-row image: `p * input_c`). The plan guarantees that the
 //! output bytes of each group of pixels `2k, 2k + 1` miss the input bytes from `min_read(2k)`
-//! on; output bytes below that may overlap the input (the output starting below the input,
-//! never above it while they overlap: checked). The kernels take the groups in order, each on
-//! views that split the arena at the group's lowest read (`views::Stream`), so that the split's
-//! check tests the guarantee at run time. One case needs more than the statement: where the
+//! on; output bytes below that may overlap the input (the output starting below the input).
+//! The kernels take the groups in order, each on views that split the arena at the group's
+//! lowest read (`views::Stream`), so that the split's check tests the guarantee at run time.
+//! [`conv2d_1x1_s8`]'s contract is also reversible: with its output starting above its input it
+//! takes the same groups last to first, each on views that end at the group's highest read
+//! (`(2k + 2) * input_c`), the plan keeping each group's output bytes clear of the input bytes
+//! below that. One case needs more than the statement: where the
 //! group's second pixel starts an output row whose window starts on the same input row as the
 //! first pixel's (`pad_top >= stride_h` and an odd `output_w`), its window starts further left,
 //! below `min_read(2k)`; the kernels split there, the lowest read of the group's pixels, and
@@ -1384,6 +1387,9 @@ fn stream_of(p: &Conv2dIm2colS8) -> views::Stream {
         stride_w: p.stride_w,
         pad_top: p.pad_top,
         pad_left: p.pad_left,
+        window_h: (p.filter_h - 1) * p.dilation_h + 1,
+        window_w: (p.filter_w - 1) * p.dilation_w + 1,
+        pointwise: false,
     }
 }
 

@@ -15,9 +15,12 @@
 //! to the image, is `((b * input_h + row) * input_w + column) * input_c` after `input`, with
 //! `row = max(0, y * stride_h - pad_top)` and `column = max(0, x * stride_w - pad_left)`. The plan
 //! guarantees that each pixel's output bytes miss the input bytes from its `min_read` on; output
-//! bytes below that may overlap the input (the output starting below the input, never above it
-//! while they overlap: checked). The kernel takes the pixels in order, each on views that split
-//! the arena there (`views::Stream`), so that the split's check tests the guarantee at run time;
+//! bytes below that may overlap the input (the output starting below the input). The contract is
+//! reversible: with the output starting above the input the pixels go last to first, and the
+//! plan guarantees that each pixel's output bytes miss the input bytes below the highest byte
+//! (exclusive) its window and every earlier pixel's read, the window's far corner clamped to the
+//! image. The kernel takes the pixels in either order, each on views that split the arena at its
+//! window's reads (`views::Stream`), so that the split's check tests the guarantee at run time;
 //! disjoint operands take the kernel's code as it was, without views per pixel. The other kernels
 //! need their output and input disjoint (checked).
 
@@ -453,6 +456,9 @@ fn depthwise_s8_streamed(arena: &mut [u8], operands: (usize, usize), p: &Depthwi
         stride_w: p.stride_w,
         pad_top: p.pad_top,
         pad_left: p.pad_left,
+        window_h: (p.filter_h - 1) * p.dilation_h + 1,
+        window_w: (p.filter_w - 1) * p.dilation_w + 1,
+        pointwise: false,
     };
     depthwise_s8!($, p, {
         stream.groups(arena, operands, 1, |inp, from, out, pixels| {

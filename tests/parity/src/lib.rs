@@ -468,6 +468,27 @@ pub fn tightest_gap(s: &Stream) -> usize {
     gap as usize
 }
 
+/// The smallest multiple of 16 `D` such that the output of a reversible stream `s`, placed `D`
+/// bytes above its input, keeps the contract as `tinyaot_codegen::plan::check_plan_with` states
+/// it: the groups go last to first, and every group of output pixels avoids the input bytes below
+/// the highest one any pixel up to the group's end reads ([`Stream::max_read`]; up to its start
+/// when the group reads before it writes). Group `g` (pixels `start..end`) forbids exactly the
+/// `D` below `pending − start · output_pixel`, so the answer is the largest of those, aligned up.
+pub fn tightest_gap_above(s: &Stream) -> usize {
+    let mut highest = 0;
+    let mut gap = 0;
+    for g in 0..s.pixels().div_ceil(s.group.max(1)) {
+        let (start, end) = (g * s.group, ((g + 1) * s.group).min(s.pixels()));
+        let before = highest;
+        highest = (start..end)
+            .map(|p| s.max_read(p))
+            .fold(highest, usize::max);
+        let pending = if s.reads_first { before } else { highest };
+        gap = gap.max(pending.saturating_sub(start * s.output_pixel));
+    }
+    gap.next_multiple_of(ALIGN)
+}
+
 /// One access contract run overlapped by [`check_overlaps`].
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Overlapped {
@@ -475,9 +496,10 @@ pub struct Overlapped {
     pub module: String,
     /// The kernel's function.
     pub function: String,
-    /// `"in place"` or `"stream"`.
+    /// `"in place"`, `"stream"` or `"reversed stream"`.
     pub contract: &'static str,
-    /// How far below its input the output started, in bytes (0 in place).
+    /// How far below its input the output started, in bytes (above it for a reversed stream; 0
+    /// in place).
     pub gap: usize,
 }
 
@@ -532,11 +554,12 @@ fn difference(call: &Call, rust: &Aligned, c: &Aligned) -> Option<String> {
 /// Runs every access contract that a kernel call of `model` declares (the model must load, plan
 /// and lower) twice, each time in Rust and in C: (a) with the contract's input and output apart,
 /// (b) with them overlapping as tightly as the contract allows (in place: one offset; a stream:
-/// the output [`tightest_gap`] bytes below the input), from the same input bytes, and requires
+/// the output [`tightest_gap`] bytes below the input, and for a reversible one also
+/// [`tightest_gap_above`] bytes above it), from the same input bytes, and requires
 /// the four outputs to be identical byte for byte (and Rust's arena to equal C's after each
 /// run). The other operands keep their places in the model's plan without overlaps; the two
 /// tensors go to fresh bytes past its arena. Also requires every stream overlap the planner
-/// itself makes to be at least [`tightest_gap`] apart (a planner closer than that would break
+/// itself makes to be at least [`tightest_gap`] apart ([`tightest_gap_above`] above) (a planner closer than that would break
 /// the contract, or this computation would be wrong). Contracts that the planner could never
 /// use (a tensor outside the arena, or empty) are not run; `name` labels the reports.
 pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutcome, String> {
@@ -569,6 +592,16 @@ pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutc
                     i - out
                 ));
             }
+            if out > i && (!stream.reversible || out - i < tightest_gap_above(&stream)) {
+                outcome.differences.push(format!(
+                    "{name}: operator #{}: the planner put the output {} bytes above the input, \
+                     closer than the tightest reverse gap computed here ({}; reversible: {})",
+                    o.op,
+                    out - i,
+                    tightest_gap_above(&stream),
+                    stream.reversible
+                ));
+            }
         }
     }
     for (index, call) in calls.iter().enumerate() {
@@ -589,12 +622,17 @@ pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutc
                 "{name}: operator #{} ({}::{}, tensor #{x} into #{y})",
                 call.op, kernel.module, kernel.function
             );
-            let (contract, gap) = match access {
-                Access::InPlace { .. } if py.bytes <= px.bytes => ("in place", 0),
+            // The overlapped layouts: (contract, output offset minus input offset).
+            let layouts: Vec<(&'static str, isize)> = match access {
+                Access::InPlace { .. } if py.bytes <= px.bytes => vec![("in place", 0)],
                 Access::Stream { stream, .. }
                     if stream.input_len() == px.bytes && stream.output_len() == py.bytes =>
                 {
-                    ("stream", tightest_gap(stream))
+                    let mut layouts = vec![("stream", -(tightest_gap(stream) as isize))];
+                    if stream.reversible {
+                        layouts.push(("reversed stream", tightest_gap_above(stream) as isize));
+                    }
+                    layouts
                 }
                 _ => {
                     outcome.differences.push(format!(
@@ -608,44 +646,56 @@ pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutc
                 px.bytes.next_multiple_of(ALIGN),
                 py.bytes.next_multiple_of(ALIGN),
             );
-            let arena_bytes = base + xb + yb + gap;
-            // (a) input, then output; (b) output, its input `gap` bytes above it.
+            let widest = layouts
+                .iter()
+                .map(|l| l.1.unsigned_abs())
+                .max()
+                .unwrap_or(0);
+            let arena_bytes = base + xb + yb + widest;
+            // (a) input, then output, apart.
             let plan_a = relocated(&apart, (x, y), (base, base + xb), arena_bytes);
-            let plan_b = relocated(&apart, (x, y), (base + gap, base), arena_bytes);
             let start_a = filled_arena(&graph, &plan_a, seed ^ index as u64 ^ ((k as u64) << 32));
-            let mut start_b = start_a.clone();
-            start_b.bytes_mut()[base + gap..][..px.bytes]
-                .copy_from_slice(&start_a.bytes()[base..][..px.bytes]);
-            let (call_a, call_b) = (
-                Call::new(&graph, &plan_a, call.op, kernel),
-                Call::new(&graph, &plan_b, call.op, kernel),
-            );
+            let call_a = Call::new(&graph, &plan_a, call.op, kernel);
             let (rust_a, c_a) = run_both(&call_a, &start_a).map_err(|e| format!("{what}: {e}"))?;
-            let (rust_b, c_b) = run_both(&call_b, &start_b).map_err(|e| format!("{what}: {e}"))?;
-            for (layout, ctx, rust, c) in [
-                ("apart", &call_a, &rust_a, &c_a),
-                ("overlapped", &call_b, &rust_b, &c_b),
-            ] {
-                if let Some(d) = difference(ctx, rust, c) {
-                    outcome.differences.push(format!("{what}, {layout}: {d}"));
-                }
+            if let Some(d) = difference(&call_a, &rust_a, &c_a) {
+                outcome.differences.push(format!("{what}, apart: {d}"));
             }
-            // Rust's arena equals C's after each run (above): Rust's outputs stand for both.
             let out_a = &rust_a.bytes()[base + xb..][..py.bytes];
-            let out_b = &rust_b.bytes()[base..][..py.bytes];
-            if let Some(at) = out_a.iter().zip(out_b).position(|(a, b)| a != b) {
-                outcome.differences.push(format!(
-                    "{what}: {contract} {gap} bytes below, output byte {at}: {} overlapped vs {} \
-                     apart",
-                    out_b[at], out_a[at]
-                ));
+            for (contract, shift) in layouts {
+                // (b) the output `gap` bytes below its input (a stream in reverse: above it).
+                let gap = shift.unsigned_abs();
+                let (at_x, at_y) = if shift < 0 {
+                    (base + gap, base)
+                } else {
+                    (base, base + gap)
+                };
+                let plan_b = relocated(&apart, (x, y), (at_x, at_y), arena_bytes);
+                let mut start_b = start_a.clone();
+                start_b.bytes_mut()[at_x..][..px.bytes]
+                    .copy_from_slice(&start_a.bytes()[base..][..px.bytes]);
+                let call_b = Call::new(&graph, &plan_b, call.op, kernel);
+                let (rust_b, c_b) =
+                    run_both(&call_b, &start_b).map_err(|e| format!("{what}: {e}"))?;
+                if let Some(d) = difference(&call_b, &rust_b, &c_b) {
+                    outcome.differences.push(format!("{what}, {contract}: {d}"));
+                }
+                // Rust's arena equals C's after each run (above): Rust's outputs stand for both.
+                let out_b = &rust_b.bytes()[at_y..][..py.bytes];
+                if let Some(at) = out_a.iter().zip(out_b).position(|(a, b)| a != b) {
+                    let side = if shift > 0 { "above" } else { "below" };
+                    outcome.differences.push(format!(
+                        "{what}: {contract} {gap} bytes {side}, output byte {at}: {} overlapped \
+                         vs {} apart",
+                        out_b[at], out_a[at]
+                    ));
+                }
+                outcome.overlapped.push(Overlapped {
+                    module: kernel.module.to_string(),
+                    function: kernel.function.to_string(),
+                    contract,
+                    gap,
+                });
             }
-            outcome.overlapped.push(Overlapped {
-                module: kernel.module.to_string(),
-                function: kernel.function.to_string(),
-                contract,
-                gap,
-            });
         }
     }
     Ok(outcome)

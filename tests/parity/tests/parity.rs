@@ -312,6 +312,10 @@ const STREAM_KERNELS: [&str; 6] = [
     "depthwise_conv2d_s8",
 ];
 
+/// The kernels whose stream contracts are reversible: each must also be run with its output above
+/// its input.
+const REVERSIBLE_KERNELS: [&str; 2] = ["conv2d_1x1_s8", "depthwise_conv2d_s8"];
+
 /// The families whose kernels declare in-place contracts (`Access::InPlace`): each must be run
 /// overlapped.
 const IN_PLACE_FAMILIES: [&str; 3] = ["activations", "elementwise", "quantize"];
@@ -341,8 +345,8 @@ fn shared_models() -> Vec<(String, Vec<u8>)> {
 }
 
 /// Fails unless `outcomes` found no difference, ran a stream contract of every kernel in
-/// [`STREAM_KERNELS`] and an in-place contract of every family in [`IN_PLACE_FAMILIES`]; `what`
-/// names the models.
+/// [`STREAM_KERNELS`] (in reverse too for [`REVERSIBLE_KERNELS`]) and an in-place contract of
+/// every family in [`IN_PLACE_FAMILIES`]; `what` names the models.
 fn require_every_contract(what: &str, outcomes: &[OverlapOutcome]) {
     let differences: Vec<&String> = outcomes.iter().flat_map(|o| &o.differences).collect();
     let overlapped: Vec<_> = outcomes.iter().flat_map(|o| &o.overlapped).collect();
@@ -362,6 +366,11 @@ fn require_every_contract(what: &str, outcomes: &[OverlapOutcome]) {
         .filter(|o| o.contract == "stream")
         .map(|o| o.function.as_str())
         .collect();
+    let reversed: BTreeSet<&str> = overlapped
+        .iter()
+        .filter(|o| o.contract == "reversed stream")
+        .map(|o| o.function.as_str())
+        .collect();
     let in_place: BTreeSet<&str> = overlapped
         .iter()
         .filter(|o| o.contract == "in place")
@@ -370,6 +379,7 @@ fn require_every_contract(what: &str, outcomes: &[OverlapOutcome]) {
     let missing: Vec<&str> = STREAM_KERNELS
         .iter()
         .filter(|f| !streams.contains(*f))
+        .chain(REVERSIBLE_KERNELS.iter().filter(|f| !reversed.contains(*f)))
         .chain(IN_PLACE_FAMILIES.iter().filter(|m| !in_place.contains(*m)))
         .copied()
         .collect();

@@ -52,6 +52,8 @@ fn padding(ctx: &OpContext, padding: Padding, a: Axis) -> Result<usize> {
 /// What both convolutions' parameter structs hold after their channel fields: strides,
 /// dilations and padding.
 pub(super) struct Geometry {
+    pub filter_h: usize,
+    pub filter_w: usize,
     pub stride_h: usize,
     pub stride_w: usize,
     pub dilation_h: usize,
@@ -107,6 +109,8 @@ pub(super) fn geometry(
     ctx.fits_i16("padding", pad_top)?;
     ctx.fits_i16("padding", pad_left)?;
     Ok(Geometry {
+        filter_h: filter_hw.0,
+        filter_w: filter_hw.1,
         stride_h: w.stride.0,
         stride_w: w.stride.1,
         dilation_h: w.dilation.0,
@@ -563,6 +567,9 @@ pub(super) fn pointwise(
         && output_c % 4 == 0
         && output_c >= 8
         && input_c >= WIDENED_MIN;
+    // Pairs of pixels on Cortex-M (one pixel elsewhere, which keeps a pair's contract too); the
+    // one-pixel-at-a-time kernel streams either way (the widened one forwards only, in C).
+    let stream = Stream::pointwise(pixels, (input_c, output_c), 2);
     Ok(kernel(
         if widened {
             "conv2d_1x1_widened_s8"
@@ -587,8 +594,7 @@ pub(super) fn pointwise(
     .with_access(Access::Stream {
         input: ctx.input_index(0)?,
         output: ctx.output_index(0)?,
-        // Pairs of pixels on Cortex-M (one pixel elsewhere, which keeps a pair's contract too).
-        stream: Stream::pointwise(pixels, (input_c, output_c), 2),
+        stream: if widened { stream } else { stream.reversible() },
     }))
 }
 
@@ -694,8 +700,11 @@ pub(super) fn window_stream((i, out): (&[usize], &[usize]), g: &Geometry, group:
         stride_w: g.stride_w,
         pad_top: g.pad_top,
         pad_left: g.pad_left,
+        window_h: (g.filter_h.max(1) - 1) * g.dilation_h + 1,
+        window_w: (g.filter_w.max(1) - 1) * g.dilation_w + 1,
         group,
         reads_first: false,
+        reversible: false,
     }
 }
 

@@ -184,11 +184,11 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
                 },
             )
             // One pixel at a time, its channels in blocks: a pixel's window is read block by
-            // block as its outputs are written.
+            // block as its outputs are written, the pixels in either order.
             .with_access(Access::Stream {
                 input: ctx.input_index(0)?,
                 output: ctx.output_index(0)?,
-                stream: window_stream((i, out), &g, 1),
+                stream: window_stream((i, out), &g, 1).reversible(),
             })
         }
         ConvQuant::F32 {

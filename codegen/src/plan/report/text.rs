@@ -37,11 +37,15 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
             (_, None, Some(o)) => {
                 let input = o.access.tensors().0;
                 let from = plan.tensors.get(input).map_or(0, |i| i.offset);
+                let (distance, side) = if p.offset > from {
+                    (p.offset - from, "above")
+                } else {
+                    (from - p.offset, "below")
+                };
                 format!(
-                    "overlaps #{input} ({}, operator {}, {} bytes below it)",
+                    "overlaps #{input} ({}, operator {}, {distance} bytes {side} it)",
                     overlap_kind(o),
                     o.op,
-                    from.saturating_sub(p.offset)
                 )
             }
             _ => String::new(),

@@ -1,7 +1,8 @@
 //! The streaming kernels (the int8 1×1, im2col and depthwise convolutions) under the stream
 //! contract (see [`Stream`]): random small shapes, each run with its input and output disjoint and
-//! again with the output at the lowest offset below the input that the contract allows, the outputs
-//! compared byte for byte; and an overlap one byte tighter, refused.
+//! again with the output at the lowest offset below the input that the contract allows (and, for
+//! the reversible 1×1 and depthwise kernels, the lowest offset above it), the outputs compared
+//! byte for byte; and an overlap one byte tighter, refused.
 
 extern crate std;
 
@@ -146,6 +147,84 @@ fn check(
     d < out_len
 }
 
+/// The contract's one-past-highest input byte of output pixel `q`'s window, spelled out from its
+/// statement (not through [`Stream::max_read`], which it checks).
+fn max_read(s: &Stream, q: usize) -> usize {
+    let (b, y, x) = (
+        q / (s.output_h * s.output_w),
+        q / s.output_w % s.output_h,
+        q % s.output_w,
+    );
+    let far = |at: usize, span: usize, pad: usize, len: usize| {
+        let end = at + span - 1;
+        (end.max(pad) - pad).min(len - 1)
+    };
+    let row = far(y * s.stride_h, s.window_h, s.pad_top, s.input_h);
+    let column = far(x * s.stride_w, s.window_w, s.pad_left, s.input_w);
+    ((b * s.input_h + row) * s.input_w + column + 1) * s.input_c
+}
+
+/// The smallest `D >= 0` such that the output at `input + D` meets the reverse contract for
+/// groups of `g` pixels (taken last to first): each group's output bytes miss the input bytes
+/// below the highest read of its pixels and every earlier pixel.
+fn lowest_overlap_above(s: &Stream, g: usize) -> usize {
+    let pixels = s.pixels();
+    assert_eq!(s.max_read(pixels - 1), max_read(s, pixels - 1));
+    let mut highest = 0;
+    let groups: Vec<(usize, usize)> = (0..pixels)
+        .step_by(g)
+        .map(|p0| {
+            let p1 = (p0 + g).min(pixels);
+            highest = (p0..p1).map(|q| max_read(s, q)).fold(highest, usize::max);
+            (p0, highest)
+        })
+        .collect();
+    // Output group bytes from D + p0 * so on against input bytes [0, highest).
+    groups
+        .iter()
+        .map(|&(p0, highest)| highest.saturating_sub(p0 * s.output_c))
+        .max()
+        .unwrap()
+}
+
+/// [`run_both`] with the output `d` bytes above the input (a reversible kernel's reverse stream).
+fn run_both_above(
+    input: &[u8],
+    out_len: usize,
+    d: usize,
+    kernel: &dyn Fn(&mut [u8], usize, usize),
+) -> (Vec<u8>, Vec<u8>) {
+    let in_len = input.len();
+    let mut arena = vec![0xA5u8; in_len + out_len];
+    arena[..in_len].copy_from_slice(input);
+    kernel(&mut arena, 0, in_len);
+    let disjoint = arena[in_len..].to_vec();
+    let guard = 3;
+    let mut arena = vec![0xA5u8; guard + (in_len).max(d + out_len) + guard];
+    arena[guard..guard + in_len].copy_from_slice(input);
+    kernel(&mut arena, guard, guard + d);
+    let overlapped = arena[guard + d..guard + d + out_len].to_vec();
+    assert!(arena[..guard].iter().all(|&v| v == 0xA5), "write below");
+    let end = guard + in_len.max(d + out_len);
+    assert!(arena[end..].iter().all(|&v| v == 0xA5), "write above");
+    (disjoint, overlapped)
+}
+
+/// [`check`] for a reversible kernel with its output at the lowest offset above its input.
+fn check_above(
+    s: &Stream,
+    g: usize,
+    input: &[u8],
+    kernel: &dyn Fn(&mut [u8], usize, usize),
+    what: &str,
+) -> bool {
+    let out_len = s.pixels() * s.output_c;
+    let d = lowest_overlap_above(s, g);
+    let (disjoint, overlapped) = run_both_above(input, out_len, d, kernel);
+    assert_eq!(disjoint, overlapped, "{what} above: {s:?}, D = {d}");
+    d < input.len()
+}
+
 /// A random 1×1 convolution: `(stream, input, parameters' owned data)`.
 struct OneByOne {
     pixels: usize,
@@ -203,7 +282,7 @@ impl OneByOne {
 #[test]
 fn one_by_one_kernels_give_the_same_bytes_at_the_lowest_overlap() {
     let mut rng = Rng(17);
-    let mut overlapped = 0;
+    let (mut overlapped, mut above) = (0, 0);
     for case in 0..CASES {
         let whole_words = case % 2 == 1;
         let c = OneByOne::new(&mut rng, whole_words);
@@ -214,6 +293,7 @@ fn one_by_one_kernels_give_the_same_bytes_at_the_lowest_overlap() {
         assert_eq!(lowest_overlap(&s, 2, true), lowest_overlap(&s, 2, false));
         let one = |a: &mut [u8], i, o| conv2d_1x1_s8(a, i, o, &p);
         overlapped += usize::from(check(&s, 2, &input, &one, "conv2d_1x1_s8"));
+        above += usize::from(check_above(&s, 2, &input, &one, "conv2d_1x1_s8"));
         if whole_words {
             let widened = |a: &mut [u8], i, o| conv2d_1x1_widened_s8(a, i, o, &p);
             check(&s, 2, &input, &widened, "conv2d_1x1_widened_s8");
@@ -221,6 +301,7 @@ fn one_by_one_kernels_give_the_same_bytes_at_the_lowest_overlap() {
     }
     // Most cases overlap: an output no larger than the input starts inside it.
     assert!(overlapped * 2 > CASES, "{overlapped} of {CASES}");
+    assert!(above * 2 > CASES, "{above} of {CASES} above");
 }
 
 /// Which im2col kernel a random case is for.
@@ -350,6 +431,9 @@ fn conv_stream(p: &Conv2dIm2colS8) -> Stream {
         stride_w: p.stride_w,
         pad_top: p.pad_top,
         pad_left: p.pad_left,
+        window_h: (p.filter_h - 1) * p.dilation_h + 1,
+        window_w: (p.filter_w - 1) * p.dilation_w + 1,
+        pointwise: false,
     }
 }
 
@@ -453,13 +537,16 @@ fn depthwise_stream(p: &DepthwiseConv2dS8) -> Stream {
         stride_w: p.stride_w,
         pad_top: p.pad_top,
         pad_left: p.pad_left,
+        window_h: (p.filter_h - 1) * p.dilation_h + 1,
+        window_w: (p.filter_w - 1) * p.dilation_w + 1,
+        pointwise: false,
     }
 }
 
 #[test]
 fn depthwise_gives_the_same_bytes_at_the_lowest_overlap() {
     let mut rng = Rng(29);
-    let mut overlapped = 0;
+    let (mut overlapped, mut above) = (0, 0);
     for _ in 0..CASES {
         let c = Depthwise::new(&mut rng);
         let p = c.params();
@@ -469,8 +556,10 @@ fn depthwise_gives_the_same_bytes_at_the_lowest_overlap() {
         let input = rng.bytes(p.batches * p.input_h * p.input_w * p.input_c);
         let kernel = |a: &mut [u8], i, o| depthwise_conv2d_s8(a, i, o, &p);
         overlapped += usize::from(check(&s, 1, &input, &kernel, "depthwise_conv2d_s8"));
+        above += usize::from(check_above(&s, 1, &input, &kernel, "depthwise_conv2d_s8"));
     }
     assert!(overlapped * 3 > CASES, "{overlapped} of {CASES}");
+    assert!(above * 3 > CASES, "{above} of {CASES} above");
 }
 
 /// A fixed 1×1 case (5 pixels, 8 channels in, 4 out): its lowest overlap, and the arena to run it
@@ -504,8 +593,39 @@ fn one_by_one_refuses_an_overlap_one_byte_tighter() {
     tight_one_by_one(7);
 }
 
-/// A fixed depthwise case (3×3 SAME, 4×4×2 in and out): the output `d` bytes below the input.
-fn tight_depthwise(d: usize) -> usize {
+/// [`tight_one_by_one`] with the output `d` bytes above the input (the stream in reverse).
+fn tight_one_by_one_above(d: usize) {
+    let mut rng = Rng(5);
+    let mut c = OneByOne::new(&mut rng, true);
+    (c.pixels, c.n, c.m) = (5, 8, 4);
+    c.filter = interleave_rows4(&rng.weights(4 * 8), 8);
+    c.bias.resize(4, 0);
+    c.multipliers.resize(4, 1 << 30);
+    c.shifts.resize(4, -6);
+    let p = c.params();
+    let input = rng.bytes(5 * 8);
+    let kernel = |a: &mut [u8], i, o| conv2d_1x1_s8(a, i, o, &p);
+    let (disjoint, overlapped) = run_both_above(&input, 20, d, &kernel);
+    assert_eq!(disjoint, overlapped);
+}
+
+#[test]
+fn one_by_one_runs_at_its_lowest_overlap_above() {
+    // Groups 0..2, 2..4, 4..5 from the last: group k's output starts at D + 8 k, and the input
+    // bytes up to its end, 16 (k + 1) (40 for the last), are still to be read: D >= 24.
+    assert_eq!(lowest_overlap_above(&Stream::one_row(5, 8, 4), 2), 24);
+    tight_one_by_one_above(24);
+}
+
+#[test]
+#[should_panic(expected = "kernel input and output overlap")]
+fn one_by_one_refuses_an_overlap_above_one_byte_tighter() {
+    tight_one_by_one_above(23);
+}
+
+/// A fixed depthwise case (3×3 SAME, 4×4×2 in and out): the output `d` bytes below the input
+/// (above it when `above`).
+fn tight_depthwise_either(d: usize, above: bool) -> usize {
     let filter: Vec<i8> = (0..18).map(|i| i as i8 - 9).collect();
     let (multipliers, shifts) = ([1 << 30; 2], [-3i8; 2]);
     let p = DepthwiseConv2dS8 {
@@ -537,9 +657,32 @@ fn tight_depthwise(d: usize) -> usize {
     };
     let input: Vec<u8> = (0..32).map(|i| (i * 7) as u8).collect();
     let kernel = |a: &mut [u8], i, o| depthwise_conv2d_s8(a, i, o, &p);
-    let (disjoint, overlapped) = run_both(&input, 32, d, &kernel);
-    assert_eq!(disjoint, overlapped);
-    lowest_overlap(&depthwise_stream(&p), 1, true)
+    if above {
+        let (disjoint, overlapped) = run_both_above(&input, 32, d, &kernel);
+        assert_eq!(disjoint, overlapped);
+        lowest_overlap_above(&depthwise_stream(&p), 1)
+    } else {
+        let (disjoint, overlapped) = run_both(&input, 32, d, &kernel);
+        assert_eq!(disjoint, overlapped);
+        lowest_overlap(&depthwise_stream(&p), 1, true)
+    }
+}
+
+fn tight_depthwise(d: usize) -> usize {
+    tight_depthwise_either(d, false)
+}
+
+#[test]
+fn depthwise_runs_at_its_lowest_overlap_above() {
+    // Pixel (y, x) reads up to row y + 1 and column x + 1 (each at most 3): pixel (0, 0) reads
+    // up to byte 2 (4 + 1 + 1), so its output, written last, must start there.
+    assert_eq!(tight_depthwise_either(12, true), 12);
+}
+
+#[test]
+#[should_panic(expected = "kernel input and output overlap")]
+fn depthwise_refuses_an_overlap_above_one_byte_tighter() {
+    tight_depthwise_either(11, true);
 }
 
 #[test]
@@ -609,12 +752,13 @@ fn a_straddling_group_refuses_the_first_pixels_bound() {
 }
 
 #[test]
-fn min_read_follows_the_contract() {
+fn min_and_max_read_follow_the_contract() {
     let mut rng = Rng(31);
     for _ in 0..CASES {
         let s = conv_stream(&Gathering::new(&mut rng, Im2col::OnePixel).params());
         for q in 0..s.pixels() {
             assert_eq!(s.min_read(q), min_read(&s, q));
+            assert_eq!(s.max_read(q), max_read(&s, q));
         }
     }
 }

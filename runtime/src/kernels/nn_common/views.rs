@@ -28,33 +28,27 @@ pub(crate) fn split(
 }
 
 /// Whether the `in_len` bytes at `input` and the `out_len` bytes at `output` overlap (both
-/// non-empty): a streaming kernel (see [`Stream`]) then takes its overlap-tolerant path. Panics if
-/// they overlap with the output starting at or above the input, which the plan never does (the
-/// stream contract).
+/// non-empty): a streaming kernel (see [`Stream`]) then takes its overlap-tolerant path, forwards
+/// when the output starts below the input, in reverse when above (only a reversible kernel's plan
+/// does that; [`Stream::groups`] checks every group's views either way).
 #[inline(always)]
 pub(crate) fn overlapping(input: usize, in_len: usize, output: usize, out_len: usize) -> bool {
-    let overlap =
-        in_len != 0 && out_len != 0 && input < output + out_len && output < input + in_len;
-    if overlap {
-        assert!(
-            output < input,
-            "kernel output overlaps its input from above"
-        );
-    }
-    overlap
+    in_len != 0 && out_len != 0 && input < output + out_len && output < input + in_len
 }
 
 /// The geometry of a streaming kernel, whose output may overlap its input as the stream contract
 /// allows: the output pixels `q = 0..pixels()` in row-major order over `(batch, y, x)`, output
 /// pixel `q` the `output_c` bytes at `q * output_c`, an input pixel `input_c` bytes, and
-/// [`min_read`](Self::min_read) the lowest input byte of an output pixel's window. The plan
-/// guarantees, for each group of `g` consecutive pixels (`g` fixed per kernel), that the group's
-/// output bytes miss the input bytes from the smallest `min_read` of the group's pixels and every
-/// later pixel on (codegen/src/lower/access.rs); a kernel that handles the groups in order, each
-/// reading only input bytes at or above its pixels' smallest `min_read`, then never reads a byte
-/// it has overwritten. [`groups`](Self::groups) hands it each group's views, so that
-/// [`split`]'s assert checks the plan at run time. A 1×1 kernel is a one-row image
-/// ([`one_row`](Self::one_row)).
+/// [`min_read`](Self::min_read) and [`max_read`](Self::max_read) the lowest input byte of an
+/// output pixel's window and one past its highest. The plan guarantees, for each group of `g`
+/// consecutive pixels (`g` fixed per kernel), that the group's output bytes miss the input bytes
+/// still to be read (codegen/src/lower/access.rs): with the output below the input, those from
+/// the smallest `min_read` of the group's pixels and every later pixel on; with the output above
+/// (a reversible kernel), those below the largest `max_read` of the group's pixels and every
+/// earlier pixel. A kernel that handles the groups in order (in reverse order), each reading only
+/// input bytes within its pixels' windows, then never reads a byte it has overwritten.
+/// [`groups`](Self::groups) hands it each group's views, so that [`split`]'s assert checks the
+/// plan at run time. A 1×1 kernel is a one-row image ([`one_row`](Self::one_row)).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stream {
     /// Batch size.
@@ -79,6 +73,14 @@ pub(crate) struct Stream {
     pub(crate) pad_top: usize,
     /// Columns of padding left of the image.
     pub(crate) pad_left: usize,
+    /// Input rows a window spans (`(filter_h - 1) * dilation_h + 1`).
+    pub(crate) window_h: usize,
+    /// Input columns a window spans (`(filter_w - 1) * dilation_w + 1`).
+    pub(crate) window_w: usize,
+    /// Output pixel `q` reads input pixel `q` alone ([`one_row`](Self::one_row)): a group's reads
+    /// are then found without the divisions of [`pixel`](Self::pixel), which cost a 1×1 kernel
+    /// with few channels a noticeable share of its instructions.
+    pub(crate) pointwise: bool,
 }
 
 impl Stream {
@@ -96,6 +98,9 @@ impl Stream {
             stride_w: 1,
             pad_top: 0,
             pad_left: 0,
+            window_h: 1,
+            window_w: 1,
+            pointwise: true,
         }
     }
 
@@ -119,12 +124,33 @@ impl Stream {
         ((b * self.input_h + row) * self.input_w + column) * self.input_c
     }
 
+    /// One past the highest input byte (from the input's start) of output pixel `q`'s window:
+    /// the end of its last row's last pixel, each clamped to the image.
+    pub(crate) fn max_read(&self, q: usize) -> usize {
+        let (b, y, x) = self.pixel(q);
+        let last = |at: usize, span: usize, pad: usize, len: usize| {
+            (at + span.max(1) - 1)
+                .saturating_sub(pad)
+                .min(len.saturating_sub(1))
+        };
+        let row = last(y * self.stride_h, self.window_h, self.pad_top, self.input_h);
+        let column = last(
+            x * self.stride_w,
+            self.window_w,
+            self.pad_left,
+            self.input_w,
+        );
+        ((b * self.input_h + row) * self.input_w + column + 1) * self.input_c
+    }
+
     /// Calls `group(input, from, output, pixels)` for the groups of `g` consecutive output pixels
-    /// in order (the last one cut short): `input` the input bytes from `from` on (`from` the
-    /// lowest [`min_read`](Self::min_read) of the group's pixels: the first pixel's, except where
-    /// a later one starts an output row whose window starts on the same input row further left,
-    /// see the conv module's docs), `output` the group's output bytes. Panics if they overlap
-    /// (the plan broke the contract) or lie outside `arena`.
+    /// (the last one cut short): `input` the input bytes from `from` on (`from` the lowest
+    /// [`min_read`](Self::min_read) of the group's pixels: the first pixel's, except where a later
+    /// one starts an output row whose window starts on the same input row further left, see the
+    /// conv module's docs), `output` the group's output bytes. The groups go in order when the
+    /// output starts below the input; in reverse order when it starts above, `input` then ending
+    /// at the group's highest [`max_read`](Self::max_read). Panics if the views overlap (the plan
+    /// broke the contract) or lie outside `arena`.
     #[inline(always)]
     pub(crate) fn groups(
         &self,
@@ -135,19 +161,37 @@ impl Stream {
     ) {
         let in_len = self.batches * self.input_h * self.input_w * self.input_c;
         let pixels = self.pixels();
-        let mut p0 = 0;
-        while p0 < pixels {
+        let groups = pixels.div_ceil(g.max(1));
+        let reverse = output > input;
+        for k in 0..groups {
+            let p0 = if reverse { groups - 1 - k } else { k } * g;
             let p1 = (p0 + g).min(pixels);
-            let from = (p0..p1)
-                .map(|q| self.min_read(q))
-                .min()
-                .unwrap_or(0)
-                .min(in_len);
+            let (from, to) = if self.pointwise {
+                (
+                    p0 * self.input_c,
+                    if reverse { p1 * self.input_c } else { in_len },
+                )
+            } else {
+                let from = (p0..p1)
+                    .map(|q| self.min_read(q))
+                    .min()
+                    .unwrap_or(0)
+                    .min(in_len);
+                let to = if reverse {
+                    (p0..p1)
+                        .map(|q| self.max_read(q))
+                        .max()
+                        .unwrap_or(0)
+                        .clamp(from, in_len)
+                } else {
+                    in_len
+                };
+                (from, to)
+            };
             let out_at = output + p0 * self.output_c;
             let out_len = (p1 - p0) * self.output_c;
-            let (inp, out) = split(arena, input + from, in_len - from, out_at, out_len);
+            let (inp, out) = split(arena, input + from, to - from, out_at, out_len);
             group(inp, from, out, p0..p1);
-            p0 = p1;
         }
     }
 }
