@@ -304,3 +304,57 @@ fn ds_cnn_alternates_directions_and_fits_in_one_activation_and_a_gap() {
     assert!(above >= 2, "{above} overlaps above their inputs");
     check(&model, &with, &access).expect("proven");
 }
+
+/// Two int8 `[1, 16]` inputs, each through a RELU, concatenated along the last axis: the RELUs'
+/// outputs (16 bytes each) are the two halves of the concatenation's output.
+fn concat_of_relus() -> (Vec<u8>, [usize; 3]) {
+    let mut m = ModelSpec::new();
+    let spec = || TensorSpec::int8(&[1, 16], 0.5, 0);
+    let (a, b) = (m.tensor(spec()), m.tensor(spec()));
+    let (ra, rb) = (m.tensor(spec()), m.tensor(spec()));
+    let out = m.tensor(TensorSpec::int8(&[1, 32], 0.5, 0));
+    m.inputs = vec![a, b];
+    m.outputs = vec![out];
+    m.op(B::RELU, Options::default_for(B::RELU), &[a], &[ra]);
+    m.op(B::RELU, Options::default_for(B::RELU), &[b], &[rb]);
+    m.op(
+        B::CONCATENATION,
+        Options::Concatenation {
+            axis: -1,
+            activation: Activation::NONE,
+        },
+        &[ra, rb],
+        &[out],
+    );
+    (m.to_bytes(), [ra as usize, rb as usize, out as usize])
+}
+
+#[test]
+fn a_concatenations_inputs_are_written_into_their_slices_and_nowhere_else() {
+    let (model, [ra, rb, out]) = concat_of_relus();
+    let (with, _, access) = plans(&model);
+    let slices: Vec<_> = with
+        .overlaps
+        .iter()
+        .filter(|o| matches!(o.access, Access::Slice { .. }))
+        .collect();
+    assert_eq!(slices.len(), 2, "{:?}", with.overlaps);
+    let at = |t: usize| with.tensors[t].offset;
+    assert_eq!((at(ra), at(rb)), (at(out), at(out) + 16));
+    check(&model, &with, &access).expect("proven");
+    // A slice one alignment step off its place, or out of the output, is refused.
+    expect_refusal(
+        check(&model, &moved(&with, rb, -16), &access),
+        "a slice lies at",
+    );
+    expect_refusal(
+        check(&model, &moved(&with, rb, 16), &access),
+        "a slice lies at",
+    );
+    // Without the kernel's declaration the same plan is refused outright.
+    let graph = tinyaot_codegen::load::load(&model).expect("loads");
+    expect_refusal(
+        check_plan(&graph, &with).map_err(|e| e.to_string()),
+        "declares no such contract",
+    );
+}

@@ -21,6 +21,19 @@ pub enum Access {
         /// The output tensor (graph index).
         output: usize,
     },
+    /// The input is copied, unchanged, to the output's bytes from `offset` on (a CONCATENATION
+    /// whose inputs are whole rows of its output), and the kernel copies nothing when the input
+    /// already lies there: the input may be placed at the output's offset plus `offset`, for its
+    /// producer to write straight into its slice of the output. The output's other bytes are
+    /// written from the other inputs, never these.
+    Slice {
+        /// The input tensor (graph index).
+        input: usize,
+        /// The output tensor (graph index).
+        output: usize,
+        /// Where in the output the input's bytes go.
+        offset: usize,
+    },
     /// A stream over output pixels ([`Stream`]): the output may overlap the input's early part, at
     /// an offset far enough below it that no write reaches an input byte still to be read; or,
     /// when the stream is [`reversible`](Stream::reversible), its late part, far enough above it.
@@ -38,9 +51,9 @@ impl Access {
     /// The input and output tensors the contract is about.
     pub fn tensors(&self) -> (usize, usize) {
         match *self {
-            Access::InPlace { input, output } | Access::Stream { input, output, .. } => {
-                (input, output)
-            }
+            Access::InPlace { input, output }
+            | Access::Slice { input, output, .. }
+            | Access::Stream { input, output, .. } => (input, output),
         }
     }
 }

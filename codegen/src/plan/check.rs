@@ -270,7 +270,9 @@ fn overlap_blocks(
         }
     }
     let declared: std::collections::HashSet<&(usize, Access)> = access.iter().collect();
-    let mut used = std::collections::HashSet::new();
+    let mut used = std::collections::HashMap::new();
+    // The block at the step of each concatenation with slices: one for all its slices.
+    let mut slice_block = std::collections::HashSet::new();
     for (k, &Overlap { op, access: a }) in plan.overlaps.iter().enumerate() {
         let (x, y) = a.tensors();
         let what = format!("overlap {k} (operator #{op}, tensor #{x} into #{y})");
@@ -295,9 +297,14 @@ fn overlap_blocks(
                 "{what}: the input must die and the output be born (one writer) at step {step}"
             ));
         }
+        // Each operator, input and output takes part in one overlap, except that the slices of
+        // one concatenation share their operator and output.
+        let slice = matches!(a, Access::Slice { .. });
         for key in [(0, op), (1, x), (2, y)] {
-            if !used.insert(key) {
-                return fail(format!("{what}: takes part in another overlap"));
+            match used.insert(key, slice) {
+                Some(true) if slice && key.0 != 1 => {}
+                Some(_) => return fail(format!("{what}: takes part in another overlap")),
+                None => {}
             }
         }
         match a {
@@ -308,6 +315,31 @@ fn overlap_blocks(
                          input"
                     ));
                 }
+            }
+            Access::Slice { offset, .. } => {
+                if offset.checked_add(py.offset) != Some(px.offset)
+                    || offset
+                        .checked_add(px.bytes)
+                        .map_or(true, |end| end > py.bytes)
+                {
+                    return fail(format!(
+                        "{what}: a slice lies at the output's offset plus {offset}, within the \
+                         output"
+                    ));
+                }
+                // The output's bytes, the slices inside them, as one block at the step.
+                blocks[x].last = step - 1;
+                blocks[y].first = step + 1;
+                if slice_block.insert(op) {
+                    blocks.push(Block {
+                        group: usize::MAX - k,
+                        first: step,
+                        last: step,
+                        offset: py.offset,
+                        bytes: py.bytes,
+                    });
+                }
+                continue;
             }
             Access::Stream { stream, .. } => check_stream(&what, &stream, px, py)?,
         }

@@ -15,8 +15,10 @@
 //!    it can.
 //! 4. Overlaps (`overlap`, [`plan_graph_with`]): where a kernel's access contract
 //!    ([`crate::lower::Access`]) allows, an operator's output shares bytes with an input that dies
-//!    at that operator: in place (one buffer) or as a stream (the output a computed gap below the
-//!    input, or above it for a reversible stream: a permit the greedy placement honours). Kept only when the arena shrinks; recorded in
+//!    at that operator: in place (one buffer), as a stream (the output a computed gap below the
+//!    input, or above it for a reversible stream: a permit the greedy placement honours) or as a
+//!    slice (a concatenation's input inside its output's buffer, at its offset there). Kept only
+//!    when the arena shrinks (or, with slices, which save copies, stays); recorded in
 //!    [`MemoryPlan::overlaps`].
 //! 5. The check (`check`): [`check_plan`] recomputes lifetimes from the graph with its own code
 //!    and proves that no two tensors alive at a common step share a byte unless a verified alias
@@ -264,9 +266,10 @@ pub fn access_contracts(calls: &[crate::lower::Call]) -> Vec<(usize, Access)> {
 
 /// [`plan_graph_with_scratch`], letting operators' outputs overlap their dying inputs where the
 /// kernels' contracts `access` (by operator, [`access_contracts`]) allow it ([`Overlap`]): in
-/// place, or a stream's output below its input (above it, for a reversible stream). The plan with
-/// overlaps is kept only when its arena is smaller than the plan without; overlaps the final
-/// offsets do not use are dropped. The result is verified with [`check_plan_with`] against the
+/// place, a stream's output below its input (above it, for a reversible stream), or a
+/// concatenation's input as a slice of its output. The plan with overlaps is kept only when its
+/// arena is smaller than the plan without (or as small, with slices, which save copies);
+/// overlaps the final offsets do not use are dropped. The result is verified with [`check_plan_with`] against the
 /// same contracts.
 ///
 /// # Errors
@@ -284,7 +287,9 @@ pub fn plan_graph_with(
     let scratch_buffers = scratch_buffers(graph, scratch)?;
 
     // Without overlaps: one buffer per reshape alias group, then the scratch memory.
-    let (mut buffers, mut buffer_of_root) = tensor_buffers(graph, &steps, &regions, &roots)?;
+    let mut buffer_offset = vec![0; graph.tensors.len()];
+    let (mut buffers, mut buffer_of_root) =
+        tensor_buffers(graph, &steps, &regions, &roots, &buffer_offset)?;
     // (`buffers` is the plan without overlaps; a placement with overlaps has its own.)
     let mut tensor_buffers_len = buffers.len();
     buffers.extend_from_slice(&scratch_buffers);
@@ -310,12 +315,19 @@ pub fn plan_graph_with(
         scratch: &scratch_buffers,
     };
     if let Some(mut best) = ctx.place(access)? {
-        // Each overlap costs its kernel a little time (the overlap-tolerant path): drop those the
-        // arena does not need, one at a time, keeping the arena. Bounded, so that a graph with
-        // very many overlaps or tensors plans in O(n log n) (it keeps them all).
+        // Each stream or in-place overlap costs its kernel a little time (the overlap-tolerant
+        // path): drop those the arena does not need, one at a time, keeping the arena. Bounded,
+        // so that a graph with very many overlaps or tensors plans in O(n log n) (it keeps them
+        // all). A slice saves its concatenation a copy: kept.
         if best.overlaps.len() <= PRUNE_MAX_OVERLAPS && graph.tensors.len() <= PRUNE_MAX_TENSORS {
             let mut kept: Vec<(usize, Access)> = access.to_vec();
-            for o in best.overlaps.clone() {
+            let costly = best
+                .overlaps
+                .iter()
+                .filter(|o| !matches!(o.access, Access::Slice { .. }))
+                .copied()
+                .collect::<Vec<_>>();
+            for o in costly {
                 let without: Vec<(usize, Access)> = kept
                     .iter()
                     .copied()
@@ -329,17 +341,23 @@ pub fn plan_graph_with(
                 }
             }
         }
-        if best.arena < arena_bytes {
+        let slices = best
+            .overlaps
+            .iter()
+            .any(|o| matches!(o.access, Access::Slice { .. }));
+        if best.arena < arena_bytes || (best.arena == arena_bytes && slices) {
             arena_bytes = best.arena;
             offsets = best.offsets;
             buffer_of_root = best.buffer_of_root;
             root_of = best.root_of;
+            buffer_offset = best.buffer_offset;
             tensor_buffers_len = best.tensor_buffers;
             overlaps = best.overlaps;
         }
     }
 
-    let offset_of = |t: usize| buffer_of_root[root_of[t]].map_or(0, |b| offsets[b]);
+    let offset_of =
+        |t: usize| buffer_of_root[root_of[t]].map_or(0, |b| offsets[b]) + buffer_offset[t];
     // A stream decision the offsets do not use (its tensors apart) is no overlap at all.
     overlaps.retain(|o: &Overlap| {
         let (x, y) = o.access.tensors();
@@ -427,6 +445,7 @@ struct Placed {
     offsets: Vec<usize>,
     buffer_of_root: Vec<Option<usize>>,
     root_of: Vec<usize>,
+    buffer_offset: Vec<usize>,
     tensor_buffers: usize,
     overlaps: Vec<Overlap>,
 }
@@ -439,8 +458,13 @@ impl OverlapContext<'_, '_> {
         if decided.overlaps.is_empty() {
             return Ok(None);
         }
-        let (mut buffers, of_root) =
-            tensor_buffers(self.graph, self.steps, self.regions, &decided.buffer_root)?;
+        let (mut buffers, of_root) = tensor_buffers(
+            self.graph,
+            self.steps,
+            self.regions,
+            &decided.buffer_root,
+            &decided.buffer_offset,
+        )?;
         let tensor_buffers_len = buffers.len();
         buffers.extend_from_slice(self.scratch);
         let buffer = |t: usize| of_root[decided.buffer_root[t]];
@@ -474,6 +498,7 @@ impl OverlapContext<'_, '_> {
             offsets,
             buffer_of_root: of_root,
             root_of: decided.buffer_root,
+            buffer_offset: decided.buffer_offset,
             tensor_buffers: tensor_buffers_len,
             overlaps: decided.overlaps,
         }))
@@ -481,12 +506,13 @@ impl OverlapContext<'_, '_> {
 }
 
 /// One buffer per group of arena tensors that take space (the groups given by `root`, indexed by
-/// the root), and for every root its buffer, if any.
+/// the root; each tensor `at` its offset in the buffer), and for every root its buffer, if any.
 fn tensor_buffers(
     graph: &Graph,
     steps: &[Option<Steps>],
     regions: &[Region],
     root: &[usize],
+    at: &[usize],
 ) -> Result<(Vec<Buffer>, Vec<Option<usize>>)> {
     let mut buffer_of_root = vec![None; graph.tensors.len()];
     let mut buffers: Vec<Buffer> = Vec::new();
@@ -495,7 +521,9 @@ fn tensor_buffers(
         if regions[t] != Region::Arena || tensor.bytes == 0 {
             continue;
         }
-        let bytes = align_up(tensor.bytes).ok_or_else(|| overflow(t))?;
+        let bytes = align_up(tensor.bytes)
+            .and_then(|b| b.checked_add(at[t]))
+            .ok_or_else(|| overflow(t))?;
         match buffer_of_root[root[t]] {
             Some(b) => {
                 let buf: &mut Buffer = &mut buffers[b];

@@ -9,7 +9,12 @@
 //!   (or lie apart from it); a reversible stream's output may also start a gap above the input
 //!   and overlap its late part. The pair becomes a [`Permit`] the greedy placement honours.
 //!
-//! Either needs the input's buffer to die at the operator's step with no other of its tensors
+//! - [`Access::Slice`]: the input takes the output's bytes from the contract's offset on (a
+//!   CONCATENATION's input written by its producer straight into its slice of the output). The
+//!   input joins the output's buffer at that offset; decided first, since it saves a copy
+//!   outright, and its tensors then take part in no other overlap.
+//!
+//! Each needs the input's buffer to die at the operator's step with no other of its tensors
 //! live there (nothing reads those bytes afterwards), and the output's buffer to be born there.
 //! Nothing here is trusted: the checker proves every decision from the contract with its own code.
 
@@ -37,8 +42,11 @@ pub(super) struct Permit {
 
 /// The decisions for one graph.
 pub(super) struct Decisions {
-    /// For every tensor, the root of its buffer: reshape aliases and in-place pairs joined.
+    /// For every tensor, the root of its buffer: reshape aliases, in-place pairs and slices
+    /// joined.
     pub buffer_root: Vec<usize>,
+    /// For every tensor, where in its buffer it starts (a slice's offset; 0 for the rest).
+    pub buffer_offset: Vec<usize>,
     /// Every overlap decided, in operator order.
     pub overlaps: Vec<Overlap>,
     /// The stream overlaps as tensor pairs with their gaps: `(output, input, gap below, gap
@@ -100,20 +108,72 @@ pub(super) fn decide(
 
     let mut decisions = Decisions {
         buffer_root: Vec::new(),
+        buffer_offset: vec![0; n],
         overlaps: Vec::new(),
         streams: Vec::new(),
     };
+    let tensor_ok = |t: usize| {
+        t < n && regions[t] == Region::Arena && graph.tensors[t].bytes > 0 && steps[t].is_some()
+    };
+    // Slices first. A slice is a buffer of its own (no reshape alias), written by one operator,
+    // dying at the concatenation (which gives birth to the output), at an aligned offset.
+    let mut members = vec![0usize; n];
+    for t in (0..n).filter(|&t| tensor_ok(t)) {
+        members[parent[t]] += 1;
+    }
+    let born: Vec<Option<usize>> = (0..n).map(|t| group[parent[t]].map(|g| g.first)).collect();
+    let mut in_slice = vec![false; n];
+    // Buffers that hold slices: such a buffer cannot itself become a slice (offsets would nest).
+    let mut holds_slices = vec![false; n];
+    for &(op, access) in access {
+        let Access::Slice {
+            input: x,
+            output: y,
+            offset,
+        } = access
+        else {
+            continue;
+        };
+        let s = op + 1;
+        if op >= graph.operators.len()
+            || x == y
+            || !tensor_ok(x)
+            || !tensor_ok(y)
+            || writers[x] != 1
+            || writers[y] != 1
+            || in_slice[x]
+            || offset % ALIGN != 0
+            || offset.checked_add(graph.tensors[x].bytes) > Some(graph.tensors[y].bytes)
+        {
+            continue;
+        }
+        let ry = find(&mut parent, y);
+        let Some(gx) = group[x] else { continue };
+        let x_alone = parent[x] == x && members[x] == 1 && !holds_slices[x];
+        let x_dies =
+            x_alone && gx.last == s && gx.at_last == 1 && !gx.output && ry != x && !in_slice[y];
+        let y_born = steps[y].is_some_and(|st| st.first == s) && born[y] == Some(s);
+        if !x_dies || !y_born {
+            continue;
+        }
+        parent[x] = ry;
+        decisions.buffer_offset[x] = offset;
+        in_slice[x] = true;
+        holds_slices[ry] = true;
+        if let Some(g) = group[ry].as_mut() {
+            g.first = g.first.min(gx.first);
+        }
+        decisions.overlaps.push(Overlap { op, access });
+    }
     let mut used_op = vec![false; graph.operators.len()];
     for &(op, access) in access {
-        if op >= graph.operators.len() || used_op[op] {
+        if op >= graph.operators.len() || used_op[op] || matches!(access, Access::Slice { .. }) {
             continue;
         }
         let s = op + 1;
         let (x, y) = access.tensors();
-        let tensor_ok = |t: usize| {
-            t < n && regions[t] == Region::Arena && graph.tensors[t].bytes > 0 && steps[t].is_some()
-        };
-        if x == y || !tensor_ok(x) || !tensor_ok(y) || writers[y] != 1 {
+        if x == y || !tensor_ok(x) || !tensor_ok(y) || writers[y] != 1 || in_slice[x] || in_slice[y]
+        {
             continue;
         }
         let (rx, ry) = (find(&mut parent, x), find(&mut parent, y));
@@ -140,6 +200,7 @@ pub(super) fn decide(
                 let g = group[ry].as_mut().expect("checked above");
                 g.first = g.first.min(gx.first);
             }
+            Access::Slice { .. } => continue,
             Access::Stream { stream, .. } => {
                 if stream.input_len() != xb || stream.output_len() != yb {
                     continue;

@@ -17,7 +17,9 @@ pub struct Concat<'a> {
 }
 
 /// Concatenates `inputs` into `output`: writes the output in order, row by row, copying each input's
-/// chunk. The output must not overlap any input.
+/// chunk. An input that already lies where its chunk goes (a slice of a one-row output, which the
+/// plan lets its producer write in place) is not copied; otherwise the output must not overlap
+/// any input.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
     let p = super::opaque(p);
@@ -30,6 +32,7 @@ pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
         for (src, &n) in inputs.iter().zip(p.chunk_bytes) {
             let from = row * n;
             match *src {
+                Src::Arena(offset) if offset + from == out => {}
                 Src::Arena(offset) => arena.copy_within(offset + from..offset + from + n, out),
                 Src::Flash(bytes) => arena[out..out + n].copy_from_slice(&bytes[from..from + n]),
             }
@@ -76,5 +79,17 @@ mod tests {
         };
         concat2(&mut arena, Src::Arena(0), Src::Flash(&[5, 6, 7, 8]), 2, &p);
         assert_eq!(&arena[2..], &[1, 5, 6, 2, 7, 8]);
+    }
+
+    #[test]
+    fn an_input_already_in_its_slice_stays() {
+        // One row: a (2 bytes) already at the output's start, b (3 bytes) copied after it.
+        let mut arena = [7u8, 8, 0, 0, 0, 1, 2, 3];
+        let p = Concat {
+            outer: 1,
+            chunk_bytes: &[2, 3],
+        };
+        concat2(&mut arena, Src::Arena(0), Src::Arena(5), 0, &p);
+        assert_eq!(&arena[..5], &[7, 8, 1, 2, 3]);
     }
 }

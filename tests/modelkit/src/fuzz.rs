@@ -74,7 +74,7 @@ pub fn overlap_model_from_bytes(bytes: &[u8]) -> ModelSpec {
 /// never corrupted, whose kernels declare access contracts (codegen/src/lower/access.rs):
 /// convolutions (windows up to 3×3, strides 1–2, SAME or VALID, now and then dilated), 1×1
 /// convolutions, FULLY_CONNECTED, depthwise convolutions (depth multiplier 1 or 2), the binary
-/// element-wise family, the activations and QUANTIZE. Its images are larger than
+/// element-wise family, the activations, QUANTIZE and CONCATENATION. Its images are larger than
 /// [`arbitrary_model`]'s (up to 11×11 pixels of up to 40 channels, up to 3 batches, odd sizes
 /// among them) and its channel counts chosen to reach every variant of those kernels: input
 /// channels in whole words or not, output channels in blocks of four (up to 16) or not, and
@@ -95,7 +95,7 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
     let first = g.input(&shape);
     g.values.push(first);
     for _ in 0..g.int(1, 4) {
-        match g.int(0, 9) {
+        match g.int(0, 10) {
             0..=2 => g.image_op(B::CONV_2D, false),
             3 => g.image_op(B::CONV_2D, true),
             4 => {
@@ -113,6 +113,8 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                 let op = g.pick(&[B::ADD, B::SUB, B::MUL, B::MAXIMUM, B::MINIMUM]);
                 g.binary(op);
             }
+            // Whole rows of its output when the axis is the first (or only ones precede it).
+            10 => g.emit(B::CONCATENATION),
             _ => {
                 // FLOOR takes float32 only.
                 let op = g.pick(&[

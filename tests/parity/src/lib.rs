@@ -496,7 +496,7 @@ pub struct Overlapped {
     pub module: String,
     /// The kernel's function.
     pub function: String,
-    /// `"in place"`, `"stream"` or `"reversed stream"`.
+    /// `"in place"`, `"slice"`, `"stream"` or `"reversed stream"`.
     pub contract: &'static str,
     /// How far below its input the output started, in bytes (above it for a reversed stream; 0
     /// in place).
@@ -553,7 +553,8 @@ fn difference(call: &Call, rust: &Aligned, c: &Aligned) -> Option<String> {
 
 /// Runs every access contract that a kernel call of `model` declares (the model must load, plan
 /// and lower) twice, each time in Rust and in C: (a) with the contract's input and output apart,
-/// (b) with them overlapping as tightly as the contract allows (in place: one offset; a stream:
+/// (b) with them overlapping as tightly as the contract allows (in place: one offset; a slice:
+/// the input at its place in the output; a stream:
 /// the output [`tightest_gap`] bytes below the input, and for a reversible one also
 /// [`tightest_gap_above`] bytes above it), from the same input bytes, and requires
 /// the four outputs to be identical byte for byte (and Rust's arena to equal C's after each
@@ -625,6 +626,9 @@ pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutc
             // The overlapped layouts: (contract, output offset minus input offset).
             let layouts: Vec<(&'static str, isize)> = match access {
                 Access::InPlace { .. } if py.bytes <= px.bytes => vec![("in place", 0)],
+                Access::Slice { offset, .. } if offset + px.bytes <= py.bytes => {
+                    vec![("slice", -(*offset as isize))]
+                }
                 Access::Stream { stream, .. }
                     if stream.input_len() == px.bytes && stream.output_len() == py.bytes =>
                 {

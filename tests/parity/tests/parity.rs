@@ -316,6 +316,10 @@ const STREAM_KERNELS: [&str; 6] = [
 /// its input.
 const REVERSIBLE_KERNELS: [&str; 2] = ["conv2d_1x1_s8", "depthwise_conv2d_s8"];
 
+/// The families whose kernels declare slice contracts (`Access::Slice`): each must be run with an
+/// input in its slice of the output.
+const SLICE_FAMILIES: [&str; 1] = ["concat"];
+
 /// The families whose kernels declare in-place contracts (`Access::InPlace`): each must be run
 /// overlapped.
 const IN_PLACE_FAMILIES: [&str; 3] = ["activations", "elementwise", "quantize"];
@@ -345,8 +349,9 @@ fn shared_models() -> Vec<(String, Vec<u8>)> {
 }
 
 /// Fails unless `outcomes` found no difference, ran a stream contract of every kernel in
-/// [`STREAM_KERNELS`] (in reverse too for [`REVERSIBLE_KERNELS`]) and an in-place contract of
-/// every family in [`IN_PLACE_FAMILIES`]; `what` names the models.
+/// [`STREAM_KERNELS`] (in reverse too for [`REVERSIBLE_KERNELS`]), a slice contract of every
+/// family in [`SLICE_FAMILIES`] and an in-place contract of every family in
+/// [`IN_PLACE_FAMILIES`]; `what` names the models.
 fn require_every_contract(what: &str, outcomes: &[OverlapOutcome]) {
     let differences: Vec<&String> = outcomes.iter().flat_map(|o| &o.differences).collect();
     let overlapped: Vec<_> = outcomes.iter().flat_map(|o| &o.overlapped).collect();
@@ -371,6 +376,11 @@ fn require_every_contract(what: &str, outcomes: &[OverlapOutcome]) {
         .filter(|o| o.contract == "reversed stream")
         .map(|o| o.function.as_str())
         .collect();
+    let slices: BTreeSet<&str> = overlapped
+        .iter()
+        .filter(|o| o.contract == "slice")
+        .map(|o| o.module.as_str())
+        .collect();
     let in_place: BTreeSet<&str> = overlapped
         .iter()
         .filter(|o| o.contract == "in place")
@@ -380,6 +390,7 @@ fn require_every_contract(what: &str, outcomes: &[OverlapOutcome]) {
         .iter()
         .filter(|f| !streams.contains(*f))
         .chain(REVERSIBLE_KERNELS.iter().filter(|f| !reversed.contains(*f)))
+        .chain(SLICE_FAMILIES.iter().filter(|m| !slices.contains(*m)))
         .chain(IN_PLACE_FAMILIES.iter().filter(|m| !in_place.contains(*m)))
         .copied()
         .collect();

@@ -1,12 +1,13 @@
 //! CONCATENATION → `concat::concat<n>`: chunks copied in turn, one fixed-arity kernel per input
 //! count (TFLM: no activation, int8 inputs quantized exactly as the output, int16 zero points 0,
-//! at most 10 inputs).
+//! at most 10 inputs). A concatenation of whole rows declares each input a slice of its output
+//! ([`Access::Slice`]): the planner may place an input there, and the kernel then copies nothing.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{Activation, DType, OpCode, Options, Tensor};
 use crate::lower::params::concat as P;
-use crate::lower::{OpContext, Operand};
+use crate::lower::{Access, OpContext, Operand};
 
 /// Function names of the fixed-arity concatenation kernels; TFLM's `kMaxInputNum` is 10.
 const CONCAT_FUNCTIONS: [&str; 10] = [
@@ -110,11 +111,32 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
     }
     operands.push(Operand::Offset(ctx.output_index(0)?));
     let outer = output.shape[..axis.min(rank)].iter().product::<usize>();
-    Ok(kernel(
+    // One row: each input is a contiguous slice of the output, which its producer may write
+    // straight into (the kernel then skips it).
+    let slices = if outer == 1 {
+        let mut offset = 0;
+        let mut slices = Vec::with_capacity(n);
+        for (i, &bytes) in chunk_bytes.iter().enumerate() {
+            slices.push(Access::Slice {
+                input: ctx.input_index(i)?,
+                output: ctx.output_index(0)?,
+                offset,
+            });
+            offset += bytes;
+        }
+        slices
+    } else {
+        Vec::new()
+    };
+    let mut lowered = kernel(
         CONCAT_FUNCTIONS[n - 1],
         operands,
         P::Concat { outer, chunk_bytes },
-    ))
+    );
+    for slice in slices {
+        lowered = lowered.with_access(slice);
+    }
+    Ok(lowered)
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ fn op_of_step(step: usize) -> i64 {
 fn overlap_kind(o: &Overlap) -> &'static str {
     match o.access {
         Access::InPlace { .. } => "in place",
+        Access::Slice { .. } => "slice",
         Access::Stream { .. } => "stream",
     }
 }

@@ -4,6 +4,7 @@ use super::{
     below_bound, below_percent, excess_percent, op_of_step, overlap_kind, rows, thousands,
 };
 use crate::ir::Graph;
+use crate::lower::Access;
 use crate::plan::{MemoryPlan, Region};
 use std::fmt::Write;
 
@@ -22,9 +23,16 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
         "index", "name", "bytes", "offset", "first op", "last op"
     );
     // Each overlapped output's overlap, by tensor: one pass, not a scan per row.
+    // Each overlap's note goes on its output's row; a slice's on its input's (a concatenation's
+    // output holds several).
     let mut overlap_into = vec![None; plan.tensors.len()];
     for o in &plan.overlaps {
-        if let Some(slot) = overlap_into.get_mut(o.access.tensors().1) {
+        let (input, output) = o.access.tensors();
+        let row = match o.access {
+            Access::Slice { .. } => input,
+            _ => output,
+        };
+        if let Some(slot) = overlap_into.get_mut(row) {
             *slot = Some(o);
         }
     }
@@ -34,6 +42,13 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
         let note = match (p.region, p.alias_of, over) {
             (Region::State, ..) => "state region".to_string(),
             (_, Some(owner), _) => format!("shares #{owner}"),
+            (_, None, Some(o)) if matches!(o.access, Access::Slice { .. }) => {
+                let (output, at) = match o.access {
+                    Access::Slice { output, offset, .. } => (output, offset),
+                    _ => (0, 0),
+                };
+                format!("slice of #{output} from byte {at} (operator {})", o.op)
+            }
             (_, None, Some(o)) => {
                 let input = o.access.tensors().0;
                 let from = plan.tensors.get(input).map_or(0, |i| i.offset);
