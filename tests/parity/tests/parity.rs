@@ -366,33 +366,31 @@ fn require_every_contract(what: &str, outcomes: &[OverlapOutcome]) {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    let streams: BTreeSet<&str> = overlapped
+    // Every (contract, kernel function or family) that ran.
+    let ran: BTreeSet<(&str, &str)> = overlapped
         .iter()
-        .filter(|o| o.contract == "stream")
-        .map(|o| o.function.as_str())
+        .flat_map(|o| {
+            [
+                (o.contract, o.function.as_str()),
+                (o.contract, o.module.as_str()),
+            ]
+        })
         .collect();
-    let reversed: BTreeSet<&str> = overlapped
+    let required = [
+        ("stream", &STREAM_KERNELS[..]),
+        ("reversed stream", &REVERSIBLE_KERNELS[..]),
+        ("slice", &SLICE_FAMILIES[..]),
+        ("in place", &IN_PLACE_FAMILIES[..]),
+    ];
+    let ran = &ran;
+    let missing: Vec<String> = required
         .iter()
-        .filter(|o| o.contract == "reversed stream")
-        .map(|o| o.function.as_str())
-        .collect();
-    let slices: BTreeSet<&str> = overlapped
-        .iter()
-        .filter(|o| o.contract == "slice")
-        .map(|o| o.module.as_str())
-        .collect();
-    let in_place: BTreeSet<&str> = overlapped
-        .iter()
-        .filter(|o| o.contract == "in place")
-        .map(|o| o.module.as_str())
-        .collect();
-    let missing: Vec<&str> = STREAM_KERNELS
-        .iter()
-        .filter(|f| !streams.contains(*f))
-        .chain(REVERSIBLE_KERNELS.iter().filter(|f| !reversed.contains(*f)))
-        .chain(SLICE_FAMILIES.iter().filter(|m| !slices.contains(*m)))
-        .chain(IN_PLACE_FAMILIES.iter().filter(|m| !in_place.contains(*m)))
-        .copied()
+        .flat_map(|&(contract, names)| {
+            names
+                .iter()
+                .filter(move |&&name| !ran.contains(&(contract, name)))
+                .map(move |name| format!("{name} ({contract})"))
+        })
         .collect();
     assert!(
         missing.is_empty(),

@@ -107,12 +107,21 @@ fn lowest_overlap(s: &Stream, g: usize, first_pixel_only: bool) -> usize {
         .unwrap()
 }
 
+/// Where the output goes against its input: `d` bytes below it (a forward stream) or above it
+/// (a reversible kernel's reverse stream).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Side {
+    Below,
+    Above,
+}
+
 /// Runs `kernel(arena, input, output)` on `input` with the operands disjoint, then with the output
-/// `d` bytes below the input, and returns both outputs of `out_len` bytes.
+/// `d` bytes to `side` of the input, and returns both outputs of `out_len` bytes. Guard bytes past
+/// both ends catch any overrun.
 fn run_both(
     input: &[u8],
     out_len: usize,
-    d: usize,
+    (d, side): (usize, Side),
     kernel: &dyn Fn(&mut [u8], usize, usize),
 ) -> (Vec<u8>, Vec<u8>) {
     let in_len = input.len();
@@ -120,31 +129,42 @@ fn run_both(
     arena[..in_len].copy_from_slice(input);
     kernel(&mut arena, 0, in_len);
     let disjoint = arena[in_len..].to_vec();
-    // Room below for the output, and past both ends for any overrun to land in.
     let guard = 3;
-    let at = guard + d;
-    let mut arena = vec![0xA5u8; at + in_len.max(out_len) + guard];
-    arena[at..at + in_len].copy_from_slice(input);
-    kernel(&mut arena, at, at - d);
-    let overlapped = arena[at - d..at - d + out_len].to_vec();
+    let (at_in, at_out) = match side {
+        Side::Below => (guard + d, guard),
+        Side::Above => (guard, guard + d),
+    };
+    let end = (at_in + in_len).max(at_out + out_len);
+    let mut arena = vec![0xA5u8; end + guard];
+    arena[at_in..at_in + in_len].copy_from_slice(input);
+    kernel(&mut arena, at_in, at_out);
+    let overlapped = arena[at_out..at_out + out_len].to_vec();
     assert!(arena[..guard].iter().all(|&v| v == 0xA5), "write below");
+    assert!(arena[end..].iter().all(|&v| v == 0xA5), "write above");
     (disjoint, overlapped)
 }
 
-/// Checks one case: the outputs agree at the lowest overlap the contract allows (found with the
-/// lowest read of each group's pixels, see [`lowest_overlap`]); returns whether they overlapped.
+/// Checks one case: the outputs agree at the lowest overlap the contract allows on `side` (found
+/// below with the lowest read of each group's pixels, see [`lowest_overlap`]; above with
+/// [`lowest_overlap_above`]); returns whether they overlapped.
 fn check(
     s: &Stream,
     g: usize,
     input: &[u8],
     kernel: &dyn Fn(&mut [u8], usize, usize),
-    what: &str,
+    (what, side): (&str, Side),
 ) -> bool {
     let out_len = s.pixels() * s.output_c;
-    let d = lowest_overlap(s, g, false);
-    let (disjoint, overlapped) = run_both(input, out_len, d, kernel);
-    assert_eq!(disjoint, overlapped, "{what}: {s:?}, D = {d}");
-    d < out_len
+    let d = match side {
+        Side::Below => lowest_overlap(s, g, false),
+        Side::Above => lowest_overlap_above(s, g),
+    };
+    let (disjoint, overlapped) = run_both(input, out_len, (d, side), kernel);
+    assert_eq!(disjoint, overlapped, "{what} {side:?}: {s:?}, D = {d}");
+    d < match side {
+        Side::Below => out_len,
+        Side::Above => input.len(),
+    }
 }
 
 /// The contract's one-past-highest input byte of output pixel `q`'s window, spelled out from its
@@ -185,44 +205,6 @@ fn lowest_overlap_above(s: &Stream, g: usize) -> usize {
         .map(|&(p0, highest)| highest.saturating_sub(p0 * s.output_c))
         .max()
         .unwrap()
-}
-
-/// [`run_both`] with the output `d` bytes above the input (a reversible kernel's reverse stream).
-fn run_both_above(
-    input: &[u8],
-    out_len: usize,
-    d: usize,
-    kernel: &dyn Fn(&mut [u8], usize, usize),
-) -> (Vec<u8>, Vec<u8>) {
-    let in_len = input.len();
-    let mut arena = vec![0xA5u8; in_len + out_len];
-    arena[..in_len].copy_from_slice(input);
-    kernel(&mut arena, 0, in_len);
-    let disjoint = arena[in_len..].to_vec();
-    let guard = 3;
-    let mut arena = vec![0xA5u8; guard + (in_len).max(d + out_len) + guard];
-    arena[guard..guard + in_len].copy_from_slice(input);
-    kernel(&mut arena, guard, guard + d);
-    let overlapped = arena[guard + d..guard + d + out_len].to_vec();
-    assert!(arena[..guard].iter().all(|&v| v == 0xA5), "write below");
-    let end = guard + in_len.max(d + out_len);
-    assert!(arena[end..].iter().all(|&v| v == 0xA5), "write above");
-    (disjoint, overlapped)
-}
-
-/// [`check`] for a reversible kernel with its output at the lowest offset above its input.
-fn check_above(
-    s: &Stream,
-    g: usize,
-    input: &[u8],
-    kernel: &dyn Fn(&mut [u8], usize, usize),
-    what: &str,
-) -> bool {
-    let out_len = s.pixels() * s.output_c;
-    let d = lowest_overlap_above(s, g);
-    let (disjoint, overlapped) = run_both_above(input, out_len, d, kernel);
-    assert_eq!(disjoint, overlapped, "{what} above: {s:?}, D = {d}");
-    d < input.len()
 }
 
 /// A random 1×1 convolution: `(stream, input, parameters' owned data)`.
@@ -292,11 +274,17 @@ fn one_by_one_kernels_give_the_same_bytes_at_the_lowest_overlap() {
         // A pixel's reads start after the previous pixel's: the contract's bound is the group's.
         assert_eq!(lowest_overlap(&s, 2, true), lowest_overlap(&s, 2, false));
         let one = |a: &mut [u8], i, o| conv2d_1x1_s8(a, i, o, &p);
-        overlapped += usize::from(check(&s, 2, &input, &one, "conv2d_1x1_s8"));
-        above += usize::from(check_above(&s, 2, &input, &one, "conv2d_1x1_s8"));
+        overlapped += usize::from(check(&s, 2, &input, &one, ("conv2d_1x1_s8", Side::Below)));
+        above += usize::from(check(&s, 2, &input, &one, ("conv2d_1x1_s8", Side::Above)));
         if whole_words {
             let widened = |a: &mut [u8], i, o| conv2d_1x1_widened_s8(a, i, o, &p);
-            check(&s, 2, &input, &widened, "conv2d_1x1_widened_s8");
+            check(
+                &s,
+                2,
+                &input,
+                &widened,
+                ("conv2d_1x1_widened_s8", Side::Below),
+            );
         }
     }
     // Most cases overlap: an output no larger than the input starts inside it.
@@ -453,7 +441,7 @@ fn im2col_kernels_give_the_same_bytes_at_the_lowest_overlap() {
                 Im2col::GatherPairs => conv2d_im2col_gather_pairs_s8(a, i, o, &p),
             };
             let what = std::format!("{kind:?}");
-            overlapped += usize::from(check(&s, 2, &input, &kernel, &what));
+            overlapped += usize::from(check(&s, 2, &input, &kernel, (&what, Side::Below)));
         }
         assert!(overlapped * 3 > CASES, "{kind:?}: {overlapped} of {CASES}");
     }
@@ -555,46 +543,28 @@ fn depthwise_gives_the_same_bytes_at_the_lowest_overlap() {
         assert_eq!(lowest_overlap(&s, 1, true), lowest_overlap(&s, 1, false));
         let input = rng.bytes(p.batches * p.input_h * p.input_w * p.input_c);
         let kernel = |a: &mut [u8], i, o| depthwise_conv2d_s8(a, i, o, &p);
-        overlapped += usize::from(check(&s, 1, &input, &kernel, "depthwise_conv2d_s8"));
-        above += usize::from(check_above(&s, 1, &input, &kernel, "depthwise_conv2d_s8"));
+        overlapped += usize::from(check(
+            &s,
+            1,
+            &input,
+            &kernel,
+            ("depthwise_conv2d_s8", Side::Below),
+        ));
+        above += usize::from(check(
+            &s,
+            1,
+            &input,
+            &kernel,
+            ("depthwise_conv2d_s8", Side::Above),
+        ));
     }
     assert!(overlapped * 3 > CASES, "{overlapped} of {CASES}");
     assert!(above * 3 > CASES, "{above} of {CASES} above");
 }
 
-/// A fixed 1×1 case (5 pixels, 8 channels in, 4 out): its lowest overlap, and the arena to run it
-/// with the output `d` bytes below the input.
-fn tight_one_by_one(d: usize) {
-    let mut rng = Rng(5);
-    let mut c = OneByOne::new(&mut rng, true);
-    (c.pixels, c.n, c.m) = (5, 8, 4);
-    c.filter = interleave_rows4(&rng.weights(4 * 8), 8);
-    c.bias.resize(4, 0);
-    c.multipliers.resize(4, 1 << 30);
-    c.shifts.resize(4, -6);
-    let p = c.params();
-    let input = rng.bytes(5 * 8);
-    let mut arena = vec![0u8; d + 40];
-    arena[d..].copy_from_slice(&input);
-    conv2d_1x1_s8(&mut arena, d, 0, &p);
-}
-
-#[test]
-fn one_by_one_runs_at_its_lowest_overlap() {
-    // Groups of two pixels: group k's 8 output bytes end at 8 (k + 1) - D, its reads start at
-    // 16 k, so D >= 8 (group 0); the last group (one pixel) needs 4 * 5 - 32 = -12.
-    assert_eq!(lowest_overlap(&Stream::one_row(5, 8, 4), 2, true), 8);
-    tight_one_by_one(8);
-}
-
-#[test]
-#[should_panic(expected = "kernel input and output overlap")]
-fn one_by_one_refuses_an_overlap_one_byte_tighter() {
-    tight_one_by_one(7);
-}
-
-/// [`tight_one_by_one`] with the output `d` bytes above the input (the stream in reverse).
-fn tight_one_by_one_above(d: usize) {
+/// A fixed 1×1 case (5 pixels, 8 channels in, 4 out) run with the output `d` bytes to `side` of
+/// the input, against the disjoint run.
+fn tight_one_by_one(d: usize, side: Side) {
     let mut rng = Rng(5);
     let mut c = OneByOne::new(&mut rng, true);
     (c.pixels, c.n, c.m) = (5, 8, 4);
@@ -605,8 +575,22 @@ fn tight_one_by_one_above(d: usize) {
     let p = c.params();
     let input = rng.bytes(5 * 8);
     let kernel = |a: &mut [u8], i, o| conv2d_1x1_s8(a, i, o, &p);
-    let (disjoint, overlapped) = run_both_above(&input, 20, d, &kernel);
+    let (disjoint, overlapped) = run_both(&input, 20, (d, side), &kernel);
     assert_eq!(disjoint, overlapped);
+}
+
+#[test]
+fn one_by_one_runs_at_its_lowest_overlap() {
+    // Groups of two pixels: group k's 8 output bytes end at 8 (k + 1) - D, its reads start at
+    // 16 k, so D >= 8 (group 0); the last group (one pixel) needs 4 * 5 - 32 = -12.
+    assert_eq!(lowest_overlap(&Stream::one_row(5, 8, 4), 2, true), 8);
+    tight_one_by_one(8, Side::Below);
+}
+
+#[test]
+#[should_panic(expected = "kernel input and output overlap")]
+fn one_by_one_refuses_an_overlap_one_byte_tighter() {
+    tight_one_by_one(7, Side::Below);
 }
 
 #[test]
@@ -614,18 +598,18 @@ fn one_by_one_runs_at_its_lowest_overlap_above() {
     // Groups 0..2, 2..4, 4..5 from the last: group k's output starts at D + 8 k, and the input
     // bytes up to its end, 16 (k + 1) (40 for the last), are still to be read: D >= 24.
     assert_eq!(lowest_overlap_above(&Stream::one_row(5, 8, 4), 2), 24);
-    tight_one_by_one_above(24);
+    tight_one_by_one(24, Side::Above);
 }
 
 #[test]
 #[should_panic(expected = "kernel input and output overlap")]
 fn one_by_one_refuses_an_overlap_above_one_byte_tighter() {
-    tight_one_by_one_above(23);
+    tight_one_by_one(23, Side::Above);
 }
 
-/// A fixed depthwise case (3×3 SAME, 4×4×2 in and out): the output `d` bytes below the input
-/// (above it when `above`).
-fn tight_depthwise_either(d: usize, above: bool) -> usize {
+/// A fixed depthwise case (3×3 SAME, 4×4×2 in and out) run with the output `d` bytes to `side`
+/// of the input, against the disjoint run: its lowest overlap on that side.
+fn tight_depthwise(d: usize, side: Side) -> usize {
     let filter: Vec<i8> = (0..18).map(|i| i as i8 - 9).collect();
     let (multipliers, shifts) = ([1 << 30; 2], [-3i8; 2]);
     let p = DepthwiseConv2dS8 {
@@ -657,45 +641,38 @@ fn tight_depthwise_either(d: usize, above: bool) -> usize {
     };
     let input: Vec<u8> = (0..32).map(|i| (i * 7) as u8).collect();
     let kernel = |a: &mut [u8], i, o| depthwise_conv2d_s8(a, i, o, &p);
-    if above {
-        let (disjoint, overlapped) = run_both_above(&input, 32, d, &kernel);
-        assert_eq!(disjoint, overlapped);
-        lowest_overlap_above(&depthwise_stream(&p), 1)
-    } else {
-        let (disjoint, overlapped) = run_both(&input, 32, d, &kernel);
-        assert_eq!(disjoint, overlapped);
-        lowest_overlap(&depthwise_stream(&p), 1, true)
+    let (disjoint, overlapped) = run_both(&input, 32, (d, side), &kernel);
+    assert_eq!(disjoint, overlapped);
+    match side {
+        Side::Below => lowest_overlap(&depthwise_stream(&p), 1, true),
+        Side::Above => lowest_overlap_above(&depthwise_stream(&p), 1),
     }
-}
-
-fn tight_depthwise(d: usize) -> usize {
-    tight_depthwise_either(d, false)
 }
 
 #[test]
 fn depthwise_runs_at_its_lowest_overlap_above() {
     // Pixel (y, x) reads up to row y + 1 and column x + 1 (each at most 3): pixel (0, 0) reads
     // up to byte 2 (4 + 1 + 1), so its output, written last, must start there.
-    assert_eq!(tight_depthwise_either(12, true), 12);
+    assert_eq!(tight_depthwise(12, Side::Above), 12);
 }
 
 #[test]
 #[should_panic(expected = "kernel input and output overlap")]
 fn depthwise_refuses_an_overlap_above_one_byte_tighter() {
-    tight_depthwise_either(11, true);
+    tight_depthwise(11, Side::Above);
 }
 
 #[test]
 fn depthwise_runs_at_its_lowest_overlap() {
     // Pixel (y, x) reads from row y - 1 and column x - 1 (each at least 0): pixel (1, 1) reads
     // from byte 0, so the output must end at the input's start by then: 2 (4 + 1 + 1) bytes.
-    assert_eq!(tight_depthwise(12), 12);
+    assert_eq!(tight_depthwise(12, Side::Below), 12);
 }
 
 #[test]
 #[should_panic(expected = "kernel input and output overlap")]
 fn depthwise_refuses_an_overlap_one_byte_tighter() {
-    tight_depthwise(11);
+    tight_depthwise(11, Side::Below);
 }
 
 /// The case where a paired kernel reads below its group's first pixel's window: pixels (0, 2) and
@@ -736,7 +713,7 @@ fn straddling_group(first_pixel_only: bool) {
     );
     let input = rng.bytes(48);
     let kernel = |a: &mut [u8], i, o| conv2d_im2col_s8(a, i, o, &p);
-    let (disjoint, overlapped) = run_both(&input, 6, d, &kernel);
+    let (disjoint, overlapped) = run_both(&input, 6, (d, Side::Below), &kernel);
     assert_eq!(disjoint, overlapped);
 }
 
