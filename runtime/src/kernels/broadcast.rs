@@ -43,8 +43,99 @@ pub(crate) fn binary<T: Elem>(
     let (a_len, b_len) = (in_len(a_strides) * T::SIZE, in_len(b_strides) * T::SIZE);
     if let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total * T::SIZE) {
         direct(xa, xb, out, shape, a_strides, b_strides, f);
-    } else {
+    } else if !in_place(
+        arena,
+        (a, b, output),
+        (shape, a_strides, b_strides),
+        (a_len, b_len),
+        &f,
+    ) {
         staged(arena, (a, b, output), (shape, a_strides, b_strides), f);
+    }
+}
+
+/// The loop when one input is the output itself (its offset and the output's shape: the plan's
+/// in-place operation) and the other lies apart from it: each output element is read, then
+/// written, with no staging (which cost an in-place MAXIMUM on Cortex-M4 2.7 times the
+/// instructions of the same call apart). Returns false, having done nothing, otherwise.
+#[inline(always)]
+fn in_place<T: Elem>(
+    arena: &mut [u8],
+    (a, b, output): (Src, Src, usize),
+    (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
+    (a_len, b_len): (usize, usize),
+    f: &impl Fn(T, T) -> T,
+) -> bool {
+    let out_len = shape.iter().product::<usize>() * T::SIZE;
+    let is_output = |src: Src, strides: &[usize], len: usize| {
+        matches!(src, Src::Arena(offset) if offset == output)
+            && len == out_len
+            && contiguous(shape, strides)
+    };
+    let nothing = (Src::Flash(&[]), 0);
+    if is_output(a, a_strides, a_len) {
+        let Some((y, _, out)) = disjoint(arena, (b, b_len), nothing, output, out_len) else {
+            return false;
+        };
+        rows_in_place(out, y, shape, b_strides, f);
+    } else if is_output(b, b_strides, b_len) {
+        let Some((x, _, out)) = disjoint(arena, (a, a_len), nothing, output, out_len) else {
+            return false;
+        };
+        rows_in_place(out, x, shape, a_strides, |o, x| f(x, o));
+    } else {
+        return false;
+    }
+    true
+}
+
+/// Whether `strides` (in elements) lay `shape` out contiguously, row-major (dimensions of one
+/// element may have any stride).
+#[inline(always)]
+fn contiguous(shape: &[usize], strides: &[usize]) -> bool {
+    let mut expected = 1;
+    for (&n, &stride) in shape.iter().zip(strides).rev() {
+        if n != 1 && stride != expected {
+            return false;
+        }
+        expected *= n;
+    }
+    true
+}
+
+/// [`direct`] with the output as one operand: `out[i] = g(out[i], other[...])`, `other` read with
+/// `strides` as [`direct`] reads an input.
+#[inline(always)]
+fn rows_in_place<T: Elem>(
+    out: &mut [u8],
+    other: &[u8],
+    shape: &[usize],
+    strides: &[usize],
+    g: impl Fn(T, T) -> T,
+) {
+    let rank = shape.len();
+    let inner = shape[rank - 1];
+    let step = strides[rank - 1];
+    let outer = &shape[..rank - 1];
+    let mut index = [0usize; MAX_RANK];
+    let size = T::SIZE;
+    for row in out.chunks_exact_mut(inner * size) {
+        let pos: usize = index[..rank - 1]
+            .iter()
+            .zip(strides)
+            .map(|(i, s)| i * s)
+            .sum();
+        let cells = row.chunks_exact_mut(size);
+        if step == 0 {
+            let y = T::read(&other[pos * size..]);
+            cells.for_each(|o| g(T::read(o), y).write(o));
+        } else {
+            let ys = other[pos * size..(pos + inner) * size].chunks_exact(size);
+            cells
+                .zip(ys)
+                .for_each(|(o, y)| g(T::read(o), T::read(y)).write(o));
+        }
+        next_index(&mut index[..rank - 1], outer);
     }
 }
 

@@ -181,8 +181,8 @@ const ADD_CHUNK: usize = 64;
 
 /// [`add_s8`] (`subtract` false) and [`sub_s8`] (`subtract` true) on ARMv7E-M in the usual case,
 /// in assembly: the short path's parameters ([`narrow_add`]) with TFLM's left shift of 20, inputs
-/// of the output's shape (one contiguous run after collapsing), no arena input overlapping the
-/// output, and an output zero point and activation range within int8. Chunk by chunk, the two
+/// of the output's shape (one contiguous run after collapsing; one of them may be the output
+/// itself, in place), and an output zero point and activation range within int8. Chunk by chunk, the two
 /// inputs' rescaled values are summed (20 instructions per element), then the sums requantized
 /// (11, or 14 for an activation range narrower than int8), where the closure loop took about 56.
 /// Returns false, having written nothing, when the case is not the usual one.
@@ -208,10 +208,27 @@ fn add_sub_s8_dsp(
         return false;
     }
     let n = p.shape[0];
-    let Some((x, y, out)) = super::broadcast::disjoint(arena, (a, n), (b, n), output, n) else {
-        return false;
-    };
     let mut sums = [0i32; ADD_CHUNK];
+    let Some((x, y, out)) = super::broadcast::disjoint(arena, (a, n), (b, n), output, n) else {
+        // In place (an input at the output's offset): each chunk of both inputs is read, here
+        // onto the stack, before the chunk of output is written.
+        let (mut xs, mut ys) = ([0u8; ADD_CHUNK], [0u8; ADD_CHUNK]);
+        let mut start = 0;
+        while start < n {
+            let len = ADD_CHUNK.min(n - start);
+            for (src, staged) in [(a, &mut xs), (b, &mut ys)] {
+                staged[..len].copy_from_slice(match src {
+                    Src::Arena(offset) => &arena[offset + start..][..len],
+                    Src::Flash(bytes) => &bytes[start..][..len],
+                });
+            }
+            let sums = &mut sums[..len];
+            add_s8_pass(&xs[..len], &ys[..len], sums, p, subtract);
+            add_s8_requantize(sums, &mut arena[output + start..][..len], p);
+            start += len;
+        }
+        return true;
+    };
     for ((x, y), o) in x[..n]
         .chunks(ADD_CHUNK)
         .zip(y[..n].chunks(ADD_CHUNK))
@@ -806,6 +823,16 @@ mod tests {
         sub_s8(&mut arena, Src::Arena(0), Src::Flash(&[4u8]), 0, &p);
         // (x - 4) / 2: 3, 8, 13, -17
         assert_eq!(arena, [3u8, 8, 13, (-17i8) as u8]);
+    }
+
+    #[test]
+    fn sub_s8_in_place_into_the_second_operand_keeps_the_order() {
+        // 2 rows of 2: a (flash, broadcast along rows) minus b, written over b.
+        let mut arena = [4u8, 8, 12, 16];
+        let p = add_params(&[2, 2], &[0, 1], &[2, 1]);
+        sub_s8(&mut arena, Src::Flash(&[20u8, 40]), Src::Arena(0), 0, &p);
+        // (a - b) / 2: (20 - 4) / 2, (40 - 8) / 2, (20 - 12) / 2, (40 - 16) / 2.
+        assert_eq!(arena, [8u8, 16, 4, 12]);
     }
 
     #[test]
