@@ -103,7 +103,10 @@ pub(crate) fn store<T: Elem>(arena: &mut [u8], offset: usize, start: usize, src:
     }
 }
 
-/// `output[i] = f(input[i])` for `len` elements, chunk by chunk (each chunk read before written).
+/// `output[i] = f(input[i])` for `len` elements. Apart, or in place (the output at the input's
+/// offset, elements of one size), element by element, each read before it is written; any other
+/// overlap chunk by chunk through stack buffers (each chunk read before written). The staged loop
+/// for every call cost an int16 LEAKY_RELU on Cortex-M4 about a quarter more instructions.
 #[inline(always)]
 pub(crate) fn map<I: Elem, O: Elem>(
     arena: &mut [u8],
@@ -112,6 +115,20 @@ pub(crate) fn map<I: Elem, O: Elem>(
     len: usize,
     mut f: impl FnMut(I) -> O,
 ) {
+    let (in_len, out_len) = (len * I::SIZE, len * O::SIZE);
+    if input == output && I::SIZE == O::SIZE {
+        for cell in arena[input..input + in_len].chunks_exact_mut(I::SIZE) {
+            f(I::read(cell)).write(cell);
+        }
+        return;
+    }
+    if input + in_len <= output || output + out_len <= input {
+        let (inp, out) = super::nn_common::views::split(arena, input, in_len, output, out_len);
+        for (x, y) in inp.chunks_exact(I::SIZE).zip(out.chunks_exact_mut(O::SIZE)) {
+            f(I::read(x)).write(y);
+        }
+        return;
+    }
     let mut a = [I::default(); CHUNK];
     let mut o = [O::default(); CHUNK];
     let mut start = 0;
