@@ -269,8 +269,8 @@ pub fn access_contracts(calls: &[crate::lower::Call]) -> Vec<(usize, Access)> {
 /// place, a stream's output below its input (above it, for a reversible stream), or a
 /// concatenation's input as a slice of its output. The plan with overlaps is kept only when its
 /// arena is smaller than the plan without (or as small, with slices, which save copies);
-/// overlaps the final offsets do not use are dropped. The result is verified with [`check_plan_with`] against the
-/// same contracts.
+/// overlaps the final offsets do not use are dropped. The result is verified with
+/// [`check_plan_with`] against the same contracts.
 ///
 /// # Errors
 ///

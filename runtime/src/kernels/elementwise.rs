@@ -182,9 +182,10 @@ const ADD_CHUNK: usize = 64;
 /// [`add_s8`] (`subtract` false) and [`sub_s8`] (`subtract` true) on ARMv7E-M in the usual case,
 /// in assembly: the short path's parameters ([`narrow_add`]) with TFLM's left shift of 20, inputs
 /// of the output's shape (one contiguous run after collapsing; one of them may be the output
-/// itself, in place), and an output zero point and activation range within int8. Chunk by chunk, the two
-/// inputs' rescaled values are summed (20 instructions per element), then the sums requantized
-/// (11, or 14 for an activation range narrower than int8), where the closure loop took about 56.
+/// itself, in place), and an output zero point and activation range within int8. Chunk by chunk,
+/// the two inputs' rescaled values are summed (20 instructions per element), then the sums
+/// requantized (11, or 14 for an activation range narrower than int8), where the closure loop
+/// took about 56.
 /// Returns false, having written nothing, when the case is not the usual one.
 #[cfg(tinyaot_dsp)]
 #[inline(always)]

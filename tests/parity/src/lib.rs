@@ -554,15 +554,15 @@ fn difference(call: &Call, rust: &Aligned, c: &Aligned) -> Option<String> {
 /// Runs every access contract that a kernel call of `model` declares (the model must load, plan
 /// and lower) twice, each time in Rust and in C: (a) with the contract's input and output apart,
 /// (b) with them overlapping as tightly as the contract allows (in place: one offset; a slice:
-/// the input at its place in the output; a stream:
-/// the output [`tightest_gap`] bytes below the input, and for a reversible one also
-/// [`tightest_gap_above`] bytes above it), from the same input bytes, and requires
-/// the four outputs to be identical byte for byte (and Rust's arena to equal C's after each
-/// run). The other operands keep their places in the model's plan without overlaps; the two
-/// tensors go to fresh bytes past its arena. Also requires every stream overlap the planner
-/// itself makes to be at least [`tightest_gap`] apart ([`tightest_gap_above`] above) (a planner closer than that would break
-/// the contract, or this computation would be wrong). Contracts that the planner could never
-/// use (a tensor outside the arena, or empty) are not run; `name` labels the reports.
+/// the input at its place in the output; a stream: the output [`tightest_gap`] bytes below the
+/// input, and for a reversible one also [`tightest_gap_above`] bytes above it), from the same
+/// input bytes, and requires the four outputs to be identical byte for byte (and Rust's arena to
+/// equal C's after each run). The other operands keep their places in the model's plan without
+/// overlaps; the two tensors go to fresh bytes past its arena. Also requires every stream overlap
+/// the planner itself makes to be at least [`tightest_gap`] apart ([`tightest_gap_above`] above;
+/// a planner closer than that would break the contract, or this computation would be wrong).
+/// Contracts that the planner could never use (a tensor outside the arena, or empty) are not
+/// run; `name` labels the reports.
 pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutcome, String> {
     let graph = tinyaot_codegen::load::load(model).map_err(|e| format!("{name}: {e}"))?;
     let calls = tinyaot_codegen::lower::lower(&graph).map_err(|e| format!("{name}: {e}"))?;
