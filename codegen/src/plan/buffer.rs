@@ -103,6 +103,9 @@ impl Problem {
                 continue;
             };
             let (o, i) = (*o, *i);
+            if o == i {
+                continue;
+            }
             let (so, si) = (p.items[o].size, p.items[i].size);
             let units = |bytes: usize| (bytes / ALIGN) as u64;
             let below = Some(units(permit.gap)).filter(|&g| g <= so);
@@ -112,9 +115,6 @@ impl Problem {
                 (None, None) => continue,
                 (f, r) => (f.unwrap_or(so), r.unwrap_or(si)),
             };
-            if o == i {
-                continue;
-            }
             p.permits.insert((o, i), (so - below, above));
             p.permits.insert((i, o), (si - above, below));
             // A reversible stream's output may as well go above an input placed first: keeping

@@ -5,7 +5,7 @@ use super::{
 };
 use crate::ir::Graph;
 use crate::lower::Access;
-use crate::plan::{MemoryPlan, Region};
+use crate::plan::{MemoryPlan, Overlap, Region};
 use std::fmt::Write;
 
 /// Names longer than this are shortened from the left (the end of a converter's name is the
@@ -22,9 +22,8 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
         "{:>6}  {:<NAME_WIDTH$}  {:>10}  {:>10}  {:>8}  {:>7}  note",
         "index", "name", "bytes", "offset", "first op", "last op"
     );
-    // Each overlapped output's overlap, by tensor: one pass, not a scan per row.
-    // Each overlap's note goes on its output's row; a slice's on its input's (a concatenation's
-    // output holds several).
+    // Each overlap's note, by tensor (one pass, not a scan per row): on its output's row; a
+    // slice's on its input's (a concatenation's output holds several).
     let mut overlap_into = vec![None; plan.tensors.len()];
     for o in &plan.overlaps {
         let (input, output) = o.access.tensors();
@@ -42,13 +41,14 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
         let note = match (p.region, p.alias_of, over) {
             (Region::State, ..) => "state region".to_string(),
             (_, Some(owner), _) => format!("shares #{owner}"),
-            (_, None, Some(o)) if matches!(o.access, Access::Slice { .. }) => {
-                let (output, at) = match o.access {
-                    Access::Slice { output, offset, .. } => (output, offset),
-                    _ => (0, 0),
-                };
-                format!("slice of #{output} from byte {at} (operator {})", o.op)
-            }
+            (
+                _,
+                None,
+                Some(&Overlap {
+                    op,
+                    access: Access::Slice { output, offset, .. },
+                }),
+            ) => format!("slice of #{output} from byte {offset} (operator {op})"),
             (_, None, Some(o)) => {
                 let input = o.access.tensors().0;
                 let from = plan.tensors.get(input).map_or(0, |i| i.offset);
