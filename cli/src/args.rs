@@ -1,6 +1,6 @@
 //! A small argument parser: one positional MODEL and `--flag VALUE` options, each allowed once.
 
-use tinyaot_codegen::Limits;
+use tinyaot_codegen::{Limits, Planning};
 
 use crate::Failure;
 
@@ -19,7 +19,7 @@ pub fn with_limit_options(options: &[&'static str]) -> Vec<&'static str> {
     options
         .iter()
         .chain(&LIMIT_OPTIONS)
-        .chain(&["--no-overlap!"])
+        .chain(&["--no-overlap!", "--keep-order!"])
         .copied()
         .collect()
 }
@@ -90,6 +90,15 @@ impl Args {
     /// Whether to plan with overlaps: unless `--no-overlap` was given.
     pub fn overlap(&self) -> bool {
         !self.switch("--no-overlap")
+    }
+
+    /// How to plan: with overlaps unless `--no-overlap`, reordering operators unless
+    /// `--keep-order`.
+    pub fn planning(&self) -> Planning {
+        Planning {
+            overlap: self.overlap(),
+            reorder: !self.switch("--keep-order"),
+        }
     }
 
     /// The value of option `long` (e.g. `"--format"`), if given.
@@ -210,6 +219,15 @@ mod tests {
         assert!(args(&["m.tflite"]).expect("parses").overlap());
         let a = args(&["--no-overlap", "m.tflite"]).expect("parses");
         assert!(!a.overlap());
+        assert!(a.planning().reorder);
+        let a = args(&["--keep-order", "m.tflite"]).expect("parses");
+        assert_eq!(
+            a.planning(),
+            Planning {
+                overlap: true,
+                reorder: false
+            }
+        );
         assert_eq!(a.positional, ["m.tflite"], "a switch takes no value");
         for bad in [&["--no-overlap=yes"][..], &["--no-overlap", "--no-overlap"]] {
             assert!(matches!(args(bad), Err(Failure::Usage(_))), "{bad:?}");

@@ -51,6 +51,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         config
             .limits(limits)
             .overlap(args.overlap())
+            .reorder(args.planning().reorder)
             .out_dir(output);
         if let Some(group) = args.get("--group") {
             config.group_name(group);
@@ -84,7 +85,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             .to_string(),
     };
     let bytes = read_model(model)?;
-    let files = c_outputs_with(&bytes, &options, &limits, args.overlap())?;
+    let files = c_outputs_with(&bytes, &options, &limits, args.planning())?;
     let files = lay_out(layout, &options, files)?;
     write_dir(Path::new(output), &options.prefix, &files)?;
     let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();

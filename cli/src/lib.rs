@@ -66,6 +66,10 @@ Memory (plan, rust and c):
                             element-wise operators, a convolution writing over the input rows it
                             has finished with. Either way a graph input's bytes may be reused
                             once read: write the inputs before each invoke.
+  --keep-order              run the operators in the model file's order. By default, where the
+                            graph has parallel branches and another order keeps fewer bytes
+                            alive at once, the operators run in that order (same outputs;
+                            comments, hooks and messages keep the file's operator indices).
 
 Resource limits (plan, rust and c; sizes take a binary suffix K, M or G):
   --max-arena-bytes N       largest activation arena and state region (default 64M)

@@ -66,6 +66,36 @@ fn text_table_and_summary() {
     assert!(input.split_whitespace().any(|w| w == "-1"), "{input}");
 }
 
+/// parallel_branches is written breadth-first (both branches' 16-channel tensors alive at once):
+/// the plan runs one branch first, says so, and `--keep-order` keeps the file's order.
+#[test]
+fn operators_reordered_to_lower_the_peak() {
+    let model = tinyaot_test_support::fixtures_dir()
+        .join("models")
+        .join("parallel_branches.tflite")
+        .to_string_lossy()
+        .into_owned();
+    let out = stdout(&tinyaot(&["plan", &model]));
+    assert!(out.contains("arena:               6,144 bytes"), "{out}");
+    assert!(
+        out.contains("order:        the file's operators 0, 2, 4, 1, 3, 5, 6"),
+        "{out}"
+    );
+    let json = stdout(&tinyaot(&["plan", &model, "--format", "json"]));
+    assert!(json.contains("\"order\": [0, 2, 4, 1, 3, 5, 6],"), "{json}");
+    let kept = stdout(&tinyaot(&["plan", &model, "--keep-order"]));
+    assert!(kept.contains("arena:               9,216 bytes"), "{kept}");
+    assert!(!kept.contains("order:"), "{kept}");
+    let kept = stdout(&tinyaot(&[
+        "plan",
+        &model,
+        "--keep-order",
+        "--format",
+        "json",
+    ]));
+    assert!(!kept.contains("\"order\""), "{kept}");
+}
+
 #[test]
 fn json_has_the_contract_fields() {
     let out = stdout(&tinyaot(&["plan", &person_detect(), "--format", "json"]));

@@ -37,7 +37,7 @@ pub struct Config {
     runtime_path: String,
     out_dir: Option<PathBuf>,
     limits: Limits,
-    overlap: bool,
+    planning: Planning,
 }
 
 impl Default for Config {
@@ -61,7 +61,7 @@ impl Config {
             runtime_path: "::tinyaot".to_string(),
             out_dir: None,
             limits: Limits::from_env(),
-            overlap: true,
+            planning: Planning::default(),
         }
     }
 
@@ -75,7 +75,19 @@ impl Config {
     /// generated `invoke` docs say when, and the input must be written again before each
     /// `invoke`.
     pub fn overlap(&mut self, on: bool) -> &mut Self {
-        self.overlap = on;
+        self.planning.overlap = on;
+        self
+    }
+
+    /// Whether the operators may run in another order than the model file's when that lowers the
+    /// memory peak (default `true`): where a graph has parallel branches, an order that finishes
+    /// one branch before starting the next can keep fewer bytes alive at once
+    /// ([`crate::plan::memory_order`]). Any order that runs each operator after the producers of
+    /// its inputs computes the same outputs; the generated comments, operator hooks and messages
+    /// keep naming operators by their index in the file. `reorder(false)` (`--keep-order`) runs
+    /// them in the file's order.
+    pub fn reorder(&mut self, on: bool) -> &mut Self {
+        self.planning.reorder = on;
         self
     }
 
@@ -215,7 +227,7 @@ impl Config {
         let bytes = read_model(model)?;
         let stem = file_stem(model)?;
         let options = self.c_options(&stem);
-        let files = c_outputs_with(&bytes, &options, &self.limits, self.overlap)?;
+        let files = c_outputs_with(&bytes, &options, &self.limits, self.planning)?;
         let files = lay_out(self.layout, &options, files)?;
         crate::emit::c_dir::write_dir(&out_dir, &options.prefix, &files)?;
         Ok(files.iter().map(|(name, _)| out_dir.join(name)).collect())
@@ -228,7 +240,7 @@ impl Config {
     #[cfg(feature = "c")]
     pub fn generate_c(&self, bytes: &[u8], stem: &str) -> Result<Vec<(String, String)>> {
         let options = self.c_options(stem);
-        let files = c_outputs_with(bytes, &options, &self.limits, self.overlap)?;
+        let files = c_outputs_with(bytes, &options, &self.limits, self.planning)?;
         Ok(lay_out(self.layout, &options, files)?
             .into_iter()
             .map(|(name, source)| (name, source.into_string()))
@@ -238,7 +250,7 @@ impl Config {
     /// The memory plan of the model in `bytes` under this configuration's limits: what
     /// `tinyaot plan` prints, and the arena and state sizes the generated code will have.
     pub fn plan<'m>(&self, bytes: &'m [u8]) -> Result<PlanReport<'m>> {
-        plan_report(bytes, &self.limits, self.overlap)
+        plan_report(bytes, &self.limits, self.planning)
     }
 
     /// The directory [`compile`](Self::compile) and [`compile_c`](Self::compile_c) (named by
@@ -280,7 +292,7 @@ impl Config {
             runtime_path: self.runtime_path.clone(),
             source_name: format!("{stem}.tflite"),
         };
-        rust_output_with(bytes, &options, &self.limits, self.overlap)
+        rust_output_with(bytes, &options, &self.limits, self.planning)
     }
 }
 
@@ -467,7 +479,7 @@ impl Config {
         for (model, bytes) in models.iter().zip(&bytes) {
             let name = model.c_prefix()?;
             let report =
-                plan_report(bytes, &self.limits, self.overlap).map_err(|e| in_model(&name, e))?;
+                plan_report(bytes, &self.limits, self.planning).map_err(|e| in_model(&name, e))?;
             let keep = kept_tensors(&report.graph, &model.keep, &name)?;
             layouts.push((Layout::from_plan(&report.graph, &report.plan), keep));
             entries.push((
@@ -537,7 +549,7 @@ impl Config {
         for ((model, bytes), name) in models.iter().zip(bytes).zip(names) {
             let named = |e| in_model(&name, e);
             let (graph, calls, plan) =
-                lower_and_plan(bytes, &self.limits, self.overlap).map_err(named)?;
+                lower_and_plan(bytes, &self.limits, self.planning).map_err(named)?;
             let keep = kept_tensors(&graph, &model.keep, &name)?;
             layouts.push((Layout::from_plan(&graph, &plan), keep));
             compiled.push((name, graph, calls));
@@ -763,10 +775,16 @@ pub struct PlanReport<'m> {
     refusal: Option<String>,
 }
 
-impl PlanReport<'_> {
+impl<'m> PlanReport<'m> {
     /// The plan itself: arena and state sizes, the liveness lower bound, every tensor's placement.
     pub fn memory_plan(&self) -> &MemoryPlan {
         &self.plan
+    }
+
+    /// The graph as planned: its operators in execution order, each with its index in the file
+    /// ([`crate::ir::Operator::source_index`]), which may differ ([`Config::reorder`]).
+    pub fn graph(&self) -> &Graph<'m> {
+        &self.graph
     }
 
     /// The plan as a table, one row per arena tensor (offset, size, lifetime), then the arena
@@ -817,17 +835,18 @@ pub fn rust_output_with_limits<'m>(
     options: &RustOptions,
     limits: &Limits,
 ) -> Result<Source<'m>> {
-    rust_output_with(bytes, options, limits, true)
+    rust_output_with(bytes, options, limits, Planning::default())
 }
 
-/// [`rust_output_with_limits`], planned with or without overlaps ([`Config::overlap`]).
+/// [`rust_output_with_limits`], planned as `planning` says (with or without overlaps, in the
+/// file's order or the one with the lowest peak).
 pub fn rust_output_with<'m>(
     bytes: &'m [u8],
     options: &RustOptions,
     limits: &Limits,
-    overlap: bool,
+    planning: Planning,
 ) -> Result<Source<'m>> {
-    let (graph, calls, plan) = lower_and_plan(bytes, limits, overlap)?;
+    let (graph, calls, plan) = lower_and_plan(bytes, limits, planning)?;
     crate::emit::rust::source(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
 }
 
@@ -859,18 +878,18 @@ pub fn c_outputs_with_limits<'m>(
     options: &COptions,
     limits: &Limits,
 ) -> Result<Vec<(String, Source<'m>)>> {
-    c_outputs_with(bytes, options, limits, true)
+    c_outputs_with(bytes, options, limits, Planning::default())
 }
 
-/// [`c_outputs_with_limits`], planned with or without overlaps ([`Config::overlap`]).
+/// [`c_outputs_with_limits`], planned as `planning` says.
 #[cfg(feature = "c")]
 pub fn c_outputs_with<'m>(
     bytes: &'m [u8],
     options: &COptions,
     limits: &Limits,
-    overlap: bool,
+    planning: Planning,
 ) -> Result<Vec<(String, Source<'m>)>> {
-    let (graph, calls, plan) = lower_and_plan(bytes, limits, overlap)?;
+    let (graph, calls, plan) = lower_and_plan(bytes, limits, planning)?;
     crate::emit::c::sources(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
 }
 
@@ -878,20 +897,16 @@ pub fn c_outputs_with<'m>(
 /// plan), plan, and check the plan's arena and state sizes against `limits`. A model that loads
 /// but does not compile is still planned, without scratch memory ([`PlanReport::refusal`]).
 pub fn plan_model<'m>(bytes: &'m [u8], limits: &Limits) -> Result<(Graph<'m>, MemoryPlan)> {
-    plan_report(bytes, limits, true).map(|report| (report.graph, report.plan))
+    plan_report(bytes, limits, Planning::default()).map(|report| (report.graph, report.plan))
 }
 
-fn plan_report<'m>(bytes: &'m [u8], limits: &Limits, overlap: bool) -> Result<PlanReport<'m>> {
+fn plan_report<'m>(bytes: &'m [u8], limits: &Limits, planning: Planning) -> Result<PlanReport<'m>> {
     let graph = crate::load::load_with_limits(bytes, limits)?;
-    let (scratch, access, refusal) = match crate::lower::lower(&graph) {
-        Ok(calls) => (
-            crate::plan::scratch_requests(&calls),
-            contracts(&calls, overlap),
-            None,
-        ),
-        Err(e) => (Vec::new(), Vec::new(), Some(e.to_string())),
+    let (calls, refusal) = match crate::lower::lower(&graph) {
+        Ok(calls) => (Some(calls), None),
+        Err(e) => (None, Some(e.to_string())),
     };
-    let plan = crate::plan::plan_graph_with(&graph, &scratch, &access)?;
+    let (graph, _, plan) = plan_in_order(graph, calls, planning)?;
     limits.check_plan(&plan)?;
     Ok(PlanReport {
         graph,
@@ -905,14 +920,78 @@ fn plan_report<'m>(bytes: &'m [u8], limits: &Limits, overlap: bool) -> Result<Pl
 fn lower_and_plan<'m>(
     bytes: &'m [u8],
     limits: &Limits,
-    overlap: bool,
+    planning: Planning,
 ) -> Result<(Graph<'m>, Vec<crate::lower::Call>, MemoryPlan)> {
     let graph = crate::load::load_with_limits(bytes, limits)?;
     let calls = crate::lower::lower(&graph)?;
-    let scratch = crate::plan::scratch_requests(&calls);
-    let plan = crate::plan::plan_graph_with(&graph, &scratch, &contracts(&calls, overlap))?;
+    let (graph, calls, plan) = plan_in_order(graph, Some(calls), planning)?;
     limits.check_plan(&plan)?;
-    Ok((graph, calls, plan))
+    Ok((graph, calls.unwrap_or_default(), plan))
+}
+
+/// Plans `graph` with its lowered `calls` (their scratch memory and, with overlaps, their access
+/// contracts; `None`: a graph that does not lower, planned without them) in the file's order,
+/// and, when `planning.reorder` and [`crate::plan::memory_order`] finds an order with a lower
+/// liveness peak, in that order too: the reordered graph, calls and plan are returned when its
+/// arena is smaller, the file's otherwise.
+fn plan_in_order<'m>(
+    graph: Graph<'m>,
+    calls: Option<Vec<crate::lower::Call>>,
+    planning: Planning,
+) -> Result<(Graph<'m>, Option<Vec<crate::lower::Call>>, MemoryPlan)> {
+    let plan_of = |graph: &Graph, calls: &Option<Vec<crate::lower::Call>>| match calls {
+        Some(calls) => crate::plan::plan_graph_with(
+            graph,
+            &crate::plan::scratch_requests(calls),
+            &contracts(calls, planning.overlap),
+        ),
+        None => crate::plan::plan_graph(graph),
+    };
+    let plan = plan_of(&graph, &calls)?;
+    let order = if planning.reorder {
+        crate::plan::memory_order(&graph)
+    } else {
+        None
+    };
+    let Some(order) = order else {
+        return Ok((graph, calls, plan));
+    };
+    let reordered_graph = crate::plan::reordered(graph.clone(), &order);
+    // Calls are made per operator and name tensors, not operators, except for their position.
+    let reordered_calls = calls.as_ref().map(|calls| {
+        order
+            .iter()
+            .enumerate()
+            .map(|(position, &i)| crate::lower::Call {
+                op: position,
+                kind: calls[i].kind.clone(),
+            })
+            .collect::<Vec<_>>()
+    });
+    let reordered_plan = plan_of(&reordered_graph, &reordered_calls)?;
+    if reordered_plan.arena_bytes < plan.arena_bytes {
+        Ok((reordered_graph, reordered_calls, reordered_plan))
+    } else {
+        Ok((graph, calls, plan))
+    }
+}
+
+/// How the memory is planned: [`Config::overlap`] and [`Config::reorder`] (both on by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Planning {
+    /// Let outputs overlap dying inputs where the kernels' contracts allow it.
+    pub overlap: bool,
+    /// Run the operators in another order than the file's when that lowers the memory peak.
+    pub reorder: bool,
+}
+
+impl Default for Planning {
+    fn default() -> Self {
+        Planning {
+            overlap: true,
+            reorder: true,
+        }
+    }
 }
 
 /// The calls' access contracts when planning with overlaps, none without.

@@ -350,6 +350,10 @@ pub struct Operator {
     pub outputs: Vec<usize>,
     /// Intermediate tensors (used by LSTM-style ops).
     pub intermediates: Vec<usize>,
+    /// The operator's index in the model's subgraph: what messages, generated comments and
+    /// operator hooks call it. Equal to its position in [`Graph::operators`] unless the operators
+    /// run in another order than the file's ([`crate::plan::memory_order`]).
+    pub source_index: usize,
 }
 
 impl Operator {
@@ -364,7 +368,8 @@ impl Operator {
 pub struct Graph<'m> {
     /// All tensors; operators refer to them by index.
     pub tensors: Vec<Tensor<'m>>,
-    /// Operators in execution order.
+    /// Operators in execution order (the file's, unless reordered to lower the memory peak: each
+    /// keeps its file index in [`Operator::source_index`]).
     pub operators: Vec<Operator>,
     /// Graph input tensor indices.
     pub inputs: Vec<usize>,

@@ -65,7 +65,7 @@ pub mod plan;
 
 #[cfg(feature = "c")]
 pub use config::c_sources;
-pub use config::{rust_source, Config, GroupModel, GroupPlan, PlanReport};
+pub use config::{rust_source, Config, GroupModel, GroupPlan, PlanReport, Planning};
 #[cfg(feature = "c")]
 pub use emit::c::COptions;
 #[cfg(feature = "c")]

@@ -45,6 +45,8 @@ fn op(code: OpCode, inputs: &[usize], outputs: &[usize]) -> Operator {
         inputs: inputs.iter().map(|&i| Some(i)).collect(),
         outputs: outputs.to_vec(),
         intermediates: vec![],
+        // Numbered in `graph`, from the operator's position.
+        source_index: 0,
     }
 }
 
@@ -54,6 +56,11 @@ fn graph(
     inputs: &[usize],
     outputs: &[usize],
 ) -> Graph<'static> {
+    let operators = operators
+        .into_iter()
+        .enumerate()
+        .map(|(source_index, op)| Operator { source_index, ..op })
+        .collect();
     Graph {
         tensors,
         operators,

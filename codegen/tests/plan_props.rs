@@ -284,6 +284,7 @@ fn build(spec: &GraphSpec) -> Graph<'static> {
             inputs,
             outputs: vec![out],
             intermediates: vec![],
+            source_index: operators.len(),
         });
     }
     // A tensor nothing touches.

@@ -1,7 +1,8 @@
 //! Fuzz target: the whole pipeline (load → plan → lower → emit, both backends) on models that
 //! `tinyaot_modelkit::fuzz::arbitrary_model` generates from the fuzzer's bytes — mostly well-typed
 //! chains of the supported operators, with frequent corruptions — so that inputs get past the
-//! loader into lowering, planning and emission; planning with and without overlaps.
+//! loader into lowering, planning and emission; planning with and without overlaps, in the
+//! file's operator order and in the one with the lowest peak.
 //!
 //! Fails (panics, so libFuzzer keeps the input) when any stage panics, when any stage returns an
 //! error that `Error::is_internal` calls a tinyaot bug, or when the backends disagree: the Rust and
@@ -45,14 +46,21 @@ fuzz_target!(|data: &[u8]| {
     );
 
     // Overlaps (the default, each proven by the checker inside `plan`) never need more than the
-    // bound-only plan, whose arena is the bound.
-    if let (Ok(with), Ok(without)) = (
+    // bound-only plan, whose arena is the bound; another operator order (the default too) is
+    // taken only for a smaller arena.
+    if let (Ok(with), Ok(file_order), Ok(without)) = (
         Config::new().plan(&bytes),
-        Config::new().overlap(false).plan(&bytes),
+        Config::new().reorder(false).plan(&bytes),
+        Config::new().overlap(false).reorder(false).plan(&bytes),
     ) {
-        let (with, without) = (with.memory_plan(), without.memory_plan());
-        assert!(with.arena_bytes <= without.arena_bytes, "overlaps grew the arena");
-        assert_eq!(with.lower_bound_bytes, without.lower_bound_bytes);
+        let (with, file_order, without) = (
+            with.memory_plan(),
+            file_order.memory_plan(),
+            without.memory_plan(),
+        );
+        assert!(with.arena_bytes <= file_order.arena_bytes, "reordering grew the arena");
+        assert!(file_order.arena_bytes <= without.arena_bytes, "overlaps grew the arena");
+        assert_eq!(file_order.lower_bound_bytes, without.lower_bound_bytes);
         assert!(without.overlaps.is_empty());
     }
 });

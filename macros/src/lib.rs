@@ -25,6 +25,8 @@ use syn::{Ident, LitStr, Token};
 /// The path is relative to the including crate's `Cargo.toml` directory. Cargo rebuilds the crate
 /// when the model file changes. `overlap = false` plans without overlaps (`Config::overlap`): no
 /// operator writes its output over an input it is reading; the arena is the liveness bound.
+/// `reorder = false` runs the operators in the file's order (`Config::reorder`), even where
+/// another order would keep fewer bytes alive at once.
 #[proc_macro]
 pub fn include_model(input: TokenStream) -> TokenStream {
     let args = syn::parse_macro_input!(input as Args);
@@ -34,11 +36,12 @@ pub fn include_model(input: TokenStream) -> TokenStream {
     }
 }
 
-/// `"path"` followed by optional `, name = Ident` and `, overlap = bool`.
+/// `"path"` followed by optional `, name = Ident`, `, overlap = bool` and `, reorder = bool`.
 struct Args {
     path: LitStr,
     name: Option<Ident>,
     overlap: Option<syn::LitBool>,
+    reorder: Option<syn::LitBool>,
 }
 
 impl Parse for Args {
@@ -55,18 +58,18 @@ impl Parse for Args {
                  constants are not expanded here)",
             )
         })?;
-        let (mut name, mut overlap) = (None, None);
+        let (mut name, mut overlap, mut reorder) = (None, None, None);
         while input.parse::<Token![,]>().is_ok() {
             if input.is_empty() {
                 break;
             }
             let key: Ident = input.parse()?;
-            if key != "name" && key != "overlap" {
+            if key != "name" && key != "overlap" && key != "reorder" {
                 return Err(syn::Error::new(
                     key.span(),
                     format!(
-                        "unknown option `{key}`; the options are `name = StructName` and \
-                         `overlap = false`"
+                        "unknown option `{key}`; the options are `name = StructName`, \
+                         `overlap = false` and `reorder = false`"
                     ),
                 ));
             }
@@ -81,9 +84,14 @@ impl Parse for Args {
                 name.replace(value).is_some()
             } else {
                 let value: syn::LitBool = input.parse().map_err(|e| {
-                    syn::Error::new(e.span(), "`overlap` must be `true` or `false`")
+                    syn::Error::new(e.span(), format!("`{key}` must be `true` or `false`"))
                 })?;
-                overlap.replace(value).is_some()
+                let slot = if key == "overlap" {
+                    &mut overlap
+                } else {
+                    &mut reorder
+                };
+                slot.replace(value).is_some()
             };
             if twice {
                 return Err(syn::Error::new(
@@ -94,13 +102,15 @@ impl Parse for Args {
         }
         if !input.is_empty() {
             return Err(input.error(
-                "unexpected tokens; expected `, name = StructName` or `, overlap = false`",
+                "unexpected tokens; expected `, name = StructName`, `, overlap = false` or \
+                 `, reorder = false`",
             ));
         }
         Ok(Args {
             path,
             name,
             overlap,
+            reorder,
         })
     }
 }
@@ -135,6 +145,9 @@ fn expand(args: &Args) -> syn::Result<TokenStream> {
     }
     if let Some(overlap) = &args.overlap {
         config.overlap(overlap.value);
+    }
+    if let Some(reorder) = &args.reorder {
+        config.reorder(reorder.value);
     }
     let source = config
         .generate(&bytes, &stem)

@@ -207,6 +207,22 @@ def test_plan_is_the_commands_json() -> None:
             assert "#define NET_ARENA_BYTES {}u".format(plan["arena_bytes"]) in header, header
 
 
+def test_reorder_is_the_commands_keep_order() -> None:
+    branches = FIXTURE.with_name("parallel_branches.tflite")
+    plan = tinyaot.plan(branches)
+    kept = tinyaot.plan(branches, reorder=False)
+    done = cli("plan", str(branches), "--format", "json", "--keep-order")
+    assert done.returncode == 0, done.stderr
+    assert kept == json.loads(done.stdout)
+    # Written breadth-first, the model runs one branch first: a smaller arena.
+    assert plan["order"] == [0, 2, 4, 1, 3, 5, 6] and "order" not in kept
+    assert plan["arena_bytes"] < kept["arena_bytes"]
+    header = tinyaot.generate_c(branches, prefix="net", reorder=False)["net.h"]
+    assert "#define NET_ARENA_BYTES {}u".format(kept["arena_bytes"]) in header, header
+    rust = tinyaot.generate_rust(branches, reorder=False)
+    assert "ARENA_BYTES: usize = {}".format(kept["arena_bytes"]) in rust
+
+
 def test_a_hostile_model_raises_the_commands_error() -> None:
     data = FIXTURE.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:

@@ -52,7 +52,11 @@ def _native_model(model: Model) -> Union[bytes, str]:
 
 
 def generate_c(
-    model: Model, prefix: str = "net", layout: str = "cmake", overlap: bool = True
+    model: Model,
+    prefix: str = "net",
+    layout: str = "cmake",
+    overlap: bool = True,
+    reorder: bool = True,
 ) -> Dict[str, str]:
     """Generate the self-contained C99 sources of ``model``, what ``tinyaot c`` writes.
 
@@ -73,13 +77,19 @@ def generate_c(
         input it is the last to read, where its kernel's access order allows, so the arena goes
         below the liveness bound. ``False`` is ``tinyaot c --no-overlap``: every tensor keeps its
         bytes until its last reader has finished (the bound-only plan).
+    :param reorder: where the graph has parallel branches and another operator order keeps fewer
+        bytes alive at once, run the operators in that order (the default; same outputs, and
+        comments and hooks keep the file's operator indices). ``False`` is ``tinyaot c
+        --keep-order``: the file's order.
     :raises Error: the model is refused (unsupported operator, invalid file, ...), the prefix is
         not a C identifier, the layout is unknown, or the file cannot be read.
     """
-    return dict(_native.generate_c(_native_model(model), prefix, layout, overlap))
+    return dict(_native.generate_c(_native_model(model), prefix, layout, overlap, reorder))
 
 
-def generate_rust(model: Model, name: Optional[str] = None, overlap: bool = True) -> str:
+def generate_rust(
+    model: Model, name: Optional[str] = None, overlap: bool = True, reorder: bool = True
+) -> str:
     """Generate the Rust module of ``model``, what ``tinyaot rust`` writes.
 
     The module defines ``pub struct <name>`` with ``const fn new()``, ``invoke()``, typed
@@ -90,13 +100,14 @@ def generate_rust(model: Model, name: Optional[str] = None, overlap: bool = True
     :param name: the struct's name. By default, the file stem in CamelCase for a path
         (``person_detect.tflite`` gives ``PersonDetect``), and ``Net`` for bytes.
     :param overlap: as for :func:`generate_c` (``False`` is ``tinyaot rust --no-overlap``).
+    :param reorder: as for :func:`generate_c` (``False`` is ``tinyaot rust --keep-order``).
     :raises Error: the model is refused, the name is not a Rust identifier, or the file cannot be
         read.
     """
-    return _native.generate_rust(_native_model(model), name, overlap)
+    return _native.generate_rust(_native_model(model), name, overlap, reorder)
 
 
-def plan(model: Model, overlap: bool = True) -> Dict[str, Any]:
+def plan(model: Model, overlap: bool = True, reorder: bool = True) -> Dict[str, Any]:
     """The memory plan of ``model``: the JSON of ``tinyaot plan --format json``, decoded.
 
     Its keys include ``arena_bytes`` (the activation arena the generated code declares),
@@ -108,9 +119,12 @@ def plan(model: Model, overlap: bool = True) -> Dict[str, Any]:
 
     :param model: the model's bytes, or the path of a ``.tflite`` file.
     :param overlap: as for :func:`generate_c` (``False`` is ``tinyaot plan --no-overlap``).
+    :param reorder: as for :func:`generate_c` (``False`` is ``tinyaot plan --keep-order``).
     :raises Error: the model cannot be loaded or planned, or the file cannot be read.
     """
-    result: Dict[str, Any] = json.loads(_native.plan_json(_native_model(model), overlap))
+    result: Dict[str, Any] = json.loads(
+        _native.plan_json(_native_model(model), overlap, reorder)
+    )
     return result
 
 

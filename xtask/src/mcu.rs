@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tinyaot_codegen::config::{c_outputs_with, write_if_changed};
 use tinyaot_codegen::emit::c::COptions;
-use tinyaot_codegen::{Config, Limits};
+use tinyaot_codegen::{Config, Limits, Planning};
 
 use crate::cores::{self, Core};
 use crate::golden::{self, Case};
@@ -543,7 +543,11 @@ fn prepare(spec: &Spec, overlap: bool) -> Result<Prepared, String> {
         prefix: "net".to_string(),
         source_name: format!("{}.tflite", spec.name),
     };
-    let c = c_outputs_with(&bytes, &options, &Limits::default(), overlap)
+    let planning = Planning {
+        overlap,
+        reorder: true,
+    };
+    let c = c_outputs_with(&bytes, &options, &Limits::default(), planning)
         .map(|files| {
             files
                 .into_iter()

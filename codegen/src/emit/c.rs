@@ -352,12 +352,10 @@ fn template_error(e: tera::Error) -> Error {
 }
 
 fn no_kernel(graph: &Graph, op: usize, module: &str, function: &str) -> Error {
+    let operator = graph.operators.get(op);
     Error::UnsupportedOpUse {
-        op: graph
-            .operators
-            .get(op)
-            .map_or_else(|| "?".to_string(), |o| o.kind.name()),
-        index: op,
+        op: operator.map_or_else(|| "?".to_string(), |o| o.kind.name()),
+        index: operator.map_or(op, |o| o.source_index),
         reason: format!(
             "the C backend has no kernel {module}::{function} yet (the Rust backend has it)"
         ),
@@ -503,6 +501,8 @@ impl Emitter<'_, '_> {
     ) -> Result<Value> {
         let op = &self.graph.operators[call.op];
         let name = op.kind.name();
+        // Comments and hooks name the operator as the model does (its position may differ).
+        let label = op.source_index;
         let p = self.prefix;
         let (comment, code) = match &call.kind {
             CallKind::Alias { input, output } => {
@@ -511,15 +511,12 @@ impl Emitter<'_, '_> {
                 let bytes = self.graph.tensors[*output].bytes;
                 if from == to {
                     (
-                        format!(
-                            "operator {}: {name} (its output aliases its input)",
-                            call.op
-                        ),
+                        format!("operator {label}: {name} (its output aliases its input)"),
                         String::new(),
                     )
                 } else {
                     (
-                        format!("operator {}: {name} (a copy)", call.op),
+                        format!("operator {label}: {name} (a copy)"),
                         format!(
                             "{p}_copy_copy({}, {}, {bytes}u);",
                             self.arena(from),
@@ -529,15 +526,15 @@ impl Emitter<'_, '_> {
                 }
             }
             CallKind::Kernel(kernel) => (
-                format!("operator {}: {name}", call.op),
+                format!("operator {label}: {name}"),
                 self.kernel_step(call.op, kernel, params, constants)?,
             ),
             CallKind::Nothing => (
-                format!("operator {}: {name} (done at generation time)", call.op),
+                format!("operator {label}: {name} (done at generation time)"),
                 String::new(),
             ),
         };
-        Ok(step_value(call.op, name, comment, code))
+        Ok(step_value(label, name, comment, code))
     }
 
     fn kernel_step(
@@ -581,15 +578,16 @@ impl Emitter<'_, '_> {
                 let (_, member) = tensor_view(self.graph.tensors[t].dtype);
                 format!("{p}_t{t}.{member}")
             };
-            let name = format!("{p}_p{op}");
+            let label = self.graph.operators[op].source_index;
+            let name = format!("{p}_p{label}");
             let packed = |field: &str, packed: &Packed| -> String {
                 // `w`: weights, like the tensors (`t`) they are derived from.
-                let ident = format!("{p}_w{op}_{field}");
+                let ident = format!("{p}_w{label}_{field}");
                 let (_, member) = tensor_view(packed.dtype);
                 self.packed.borrow_mut().push(PackedConst {
                     name: ident.clone(),
                     comment: format!(
-                        "operator {op}'s {field}, laid out for its kernel at generation time: {}, \
+                        "operator {label}'s {field}, laid out for its kernel at generation time: {}, \
                          {} bytes",
                         packed.dtype,
                         packed.bytes.len()
@@ -607,7 +605,7 @@ impl Emitter<'_, '_> {
             constants.extend(used.into_inner());
             let _ = writeln!(
                 params,
-                "/* operator {op}: {} */\n{}static const {c_type} {name} = {};\n",
+                "/* operator {label}: {} */\n{}static const {c_type} {name} = {};\n",
                 self.graph.operators[op].kind.name(),
                 init.arrays,
                 init.body

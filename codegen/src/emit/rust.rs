@@ -119,8 +119,9 @@ fn model_code(
     for call in calls {
         let op = &graph.operators[call.op];
         let name = op.kind.name();
-        let comment = format!("{STEP_MARK}operator {}: {name}", call.op);
-        let index = lit(call.op);
+        // Comments and hooks name the operator as the model does (its position may differ).
+        let comment = format!("{STEP_MARK}operator {}: {name}", op.source_index);
+        let index = lit(op.source_index);
         steps.push(quote! { #[doc = #comment] });
         steps.push(quote! { hook.before(#index, #name); });
         steps.push(emitter.step(call, &mut statics, &mut constants)?);
@@ -742,10 +743,11 @@ impl Emitter<'_, '_> {
         }
         if let Some(params) = &kernel.params {
             let ty = format_ident!("{}", params.type_name);
-            let name = format_ident!("P{}", op);
+            let label = self.graph.operators[op].source_index;
+            let name = format_ident!("P{}", label);
             let mut fields = Vec::new();
             for (field, value) in &params.fields {
-                let value = self.value(value, constants, (op, field))?;
+                let value = self.value(value, constants, (label, field))?;
                 let field = format_ident!("{}", field);
                 fields.push(quote! { #field: #value });
             }

@@ -53,6 +53,7 @@ pub(super) fn operator(
         inputs,
         outputs,
         intermediates,
+        source_index: index,
     })
 }
 

@@ -27,9 +27,10 @@ impl<'g, 'm> OpContext<'g, 'm> {
         self.graph
     }
 
-    /// The operator's index in execution order.
+    /// The operator's index in the model's subgraph, as messages name it
+    /// ([`Operator::source_index`]; its position in execution order may differ).
     pub fn index(&self) -> usize {
-        self.index
+        self.op().source_index
     }
 
     /// The operator.
@@ -41,7 +42,7 @@ impl<'g, 'm> OpContext<'g, 'm> {
     pub fn unsupported(&self, reason: impl Into<String>) -> Error {
         Error::UnsupportedOpUse {
             op: self.op().kind.name(),
-            index: self.index,
+            index: self.index(),
             reason: reason.into(),
         }
     }
@@ -95,7 +96,7 @@ impl<'g, 'm> OpContext<'g, 'm> {
         Error::InvalidModel {
             detail: format!(
                 "operator #{} {}: {}",
-                self.index,
+                self.index(),
                 self.op().kind.name(),
                 reason.into()
             ),
@@ -269,13 +270,13 @@ impl<'g, 'm> OpContext<'g, 'm> {
         self.graph
             .source
             .and_then(|subgraph| subgraph.operators())
-            .filter(|operators| self.index < operators.len())
-            .map(|operators| operators.get(self.index))
+            .filter(|operators| self.index() < operators.len())
+            .map(|operators| operators.get(self.index()))
             .ok_or_else(|| Error::Internal {
                 detail: format!(
                     "operator #{}: the graph was not loaded from a .tflite, so its options \
                      cannot be read",
-                    self.index
+                    self.index()
                 ),
             })
     }

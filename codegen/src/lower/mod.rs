@@ -25,7 +25,7 @@ pub(crate) use ops::is_reshape_like;
 /// One step of the generated `invoke`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
-    /// Index of the operator this call implements.
+    /// The operator this call implements: its position in [`Graph::operators`](crate::ir::Graph).
     pub op: usize,
     /// What the step does.
     pub kind: CallKind,

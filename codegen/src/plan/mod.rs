@@ -40,6 +40,7 @@ mod buffer;
 mod check;
 mod greedy;
 mod lifetime;
+mod order;
 mod overlap;
 pub mod report;
 mod search;
@@ -52,6 +53,7 @@ use buffer::plan_buffers_with_permits;
 pub use buffer::{lower_bound, plan_buffers, Buffer};
 pub use check::{check_buffers, check_plan, check_plan_with};
 use lifetime::Steps;
+pub use order::{memory_order, reordered};
 
 /// Alignment, in bytes, of every offset and of every size the planner reserves.
 pub const ALIGN: usize = 16;

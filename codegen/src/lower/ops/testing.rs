@@ -55,6 +55,7 @@ pub(super) fn graph<'m>(
             inputs: inputs.to_vec(),
             outputs: vec![output],
             intermediates: vec![],
+            source_index: 0,
         }],
         inputs: vec![0],
         outputs: vec![output],

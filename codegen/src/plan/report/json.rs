@@ -22,7 +22,9 @@ use std::fmt::Write;
 /// access contract allows ([`crate::plan::Overlap`]); with some, the arena may be below the bound.
 ///
 /// A model with `OfflineMemoryAllocation` metadata also gets `"offline_plan": "ignored: …"`
-/// (the reason), after `num_ops`.
+/// (the reason), after `num_ops`. When the operators run in another order than the file's
+/// ([`crate::plan::memory_order`]), `"order": [N, …]` follows: the file index of the operator at
+/// each position, the positions the `op` fields count.
 ///
 /// `tensors` lists the tensors that take RAM, in index order; `offset` is within `region`.
 /// `first_op`/`last_op` are operator indices, -1 meaning "before the first operator" (see the
@@ -47,6 +49,14 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
                 "\n  \"offline_plan\": {},",
                 string(&format!("ignored: {}", super::OFFLINE_PLAN_IGNORED))
             ),
+        );
+    }
+    if let Some(order) = super::reordering(graph) {
+        let tensors_at = out.len() - "\n  \"tensors\": [".len();
+        let order: Vec<String> = order.iter().map(usize::to_string).collect();
+        out.insert_str(
+            tensors_at,
+            &format!("\n  \"order\": [{}],", order.join(", ")),
         );
     }
     for (i, p) in rows(plan).enumerate() {

@@ -6,7 +6,9 @@
 //! tensor, or -1 when it exists before the first operator runs (graph inputs, state tensors);
 //! `last_op` is the index of the last operator that needs it (for graph outputs and state tensors,
 //! the last operator of the graph: they must survive the whole invocation), or -1 when no operator
-//! does (a graph input nothing reads).
+//! does (a graph input nothing reads). Operator numbers are positions in execution order; when
+//! the operators run in another order than the file's, both the text and the JSON list the file
+//! index of each position (`order`).
 
 pub(crate) mod json;
 mod svg;
@@ -24,6 +26,18 @@ use crate::lower::Access;
 pub const OFFLINE_PLAN_IGNORED: &str = "the model's OfflineMemoryAllocation metadata is not used: \
     tinyaot plans every tensor itself, at or below the liveness lower bound, and its checker \
     proves that plan; the offline offsets are neither honoured nor checked";
+
+/// The operators' file indices in execution order, when that differs from the file's order
+/// ([`crate::plan::memory_order`]): both reports list it, since their operator numbers are
+/// positions in execution order.
+fn reordering(graph: &crate::ir::Graph) -> Option<Vec<usize>> {
+    let order: Vec<usize> = graph.operators.iter().map(|op| op.source_index).collect();
+    order
+        .iter()
+        .enumerate()
+        .any(|(position, &index)| position != index)
+        .then_some(order)
+}
 
 /// The placements shown in reports: tensors that take RAM.
 fn rows(plan: &MemoryPlan) -> impl Iterator<Item = &TensorPlacement> {

@@ -134,6 +134,15 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
     if graph.offline_offsets.is_some() {
         let _ = writeln!(out, "offline plan: {}", super::OFFLINE_PLAN_IGNORED);
     }
+    if let Some(order) = super::reordering(graph) {
+        let order: Vec<String> = order.iter().map(usize::to_string).collect();
+        let _ = writeln!(
+            out,
+            "order:        the file's operators {} (reordered: fewer bytes alive at once; \
+             operator numbers above count positions in this order)",
+            order.join(", ")
+        );
+    }
     out.trim_end_matches('\n').to_string() + "\n"
 }
 
