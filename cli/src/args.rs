@@ -1,5 +1,6 @@
 //! A small argument parser: one positional MODEL and `--flag VALUE` options, each allowed once.
 
+use tinyaot_codegen::plan::MemoryRegion;
 use tinyaot_codegen::{Limits, Planning};
 
 use crate::Failure;
@@ -19,7 +20,7 @@ pub fn with_limit_options(options: &[&'static str]) -> Vec<&'static str> {
     options
         .iter()
         .chain(&LIMIT_OPTIONS)
-        .chain(&["--no-overlap!", "--keep-order!"])
+        .chain(&["--no-overlap!", "--keep-order!", "--region+"])
         .copied()
         .collect()
 }
@@ -93,12 +94,19 @@ impl Args {
     }
 
     /// How to plan: with overlaps unless `--no-overlap`, reordering operators unless
-    /// `--keep-order`.
-    pub fn planning(&self) -> Planning {
-        Planning {
+    /// `--keep-order`, with the memory regions of `--region NAME=SIZE@SECTION` (each given once
+    /// per region, fastest first; SIZE as the limits take it, `64K`).
+    pub fn planning(&self) -> Result<Planning, Failure> {
+        let regions = self
+            .all("--region")
+            .into_iter()
+            .map(region)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Planning {
             overlap: self.overlap(),
             reorder: !self.switch("--keep-order"),
-        }
+            regions,
+        })
     }
 
     /// The value of option `long` (e.g. `"--format"`), if given.
@@ -200,6 +208,22 @@ fn number(flag: &str, value: &str) -> Result<u64, Failure> {
     n.checked_mul(1u64 << shift).ok_or_else(bad)
 }
 
+/// `NAME=SIZE@SECTION`, one `--region`.
+fn region(value: &str) -> Result<MemoryRegion, Failure> {
+    let bad = || {
+        Failure::Usage(format!(
+            "`--region {value}`: expected NAME=SIZE@SECTION, e.g. `--region dtcm=64K@.dtcm`"
+        ))
+    };
+    let (name, rest) = value.split_once('=').ok_or_else(bad)?;
+    let (size, section) = rest.split_once('@').ok_or_else(bad)?;
+    Ok(MemoryRegion {
+        name: name.to_string(),
+        capacity: count("--region", size)?,
+        section: section.to_string(),
+    })
+}
+
 fn count(flag: &str, value: &str) -> Result<usize, Failure> {
     let n = number(flag, value)?;
     usize::try_from(n).map_err(|_| Failure::Usage(format!("`{flag} {value}`: too large")))
@@ -219,15 +243,46 @@ mod tests {
         assert!(args(&["m.tflite"]).expect("parses").overlap());
         let a = args(&["--no-overlap", "m.tflite"]).expect("parses");
         assert!(!a.overlap());
-        assert!(a.planning().reorder);
+        assert!(a.planning().expect("plans").reorder);
         let a = args(&["--keep-order", "m.tflite"]).expect("parses");
         assert_eq!(
-            a.planning(),
+            a.planning().expect("plans"),
             Planning {
                 overlap: true,
-                reorder: false
+                reorder: false,
+                regions: Vec::new(),
             }
         );
+        let with_regions = args(&[
+            "--region",
+            "dtcm=64K@.dtcm",
+            "--region=sram1=1000@.sram1",
+            "m",
+        ]);
+        let regions = with_regions
+            .expect("parses")
+            .planning()
+            .expect("plans")
+            .regions;
+        assert_eq!(
+            regions,
+            [
+                MemoryRegion {
+                    name: "dtcm".to_string(),
+                    capacity: 65536,
+                    section: ".dtcm".to_string()
+                },
+                MemoryRegion {
+                    name: "sram1".to_string(),
+                    capacity: 1000,
+                    section: ".sram1".to_string()
+                }
+            ]
+        );
+        for bad in ["dtcm", "dtcm=64K", "dtcm=lots@.dtcm"] {
+            let refused = args(&["--region", bad, "m"]).expect("parses");
+            assert!(refused.planning().is_err(), "{bad}");
+        }
         assert_eq!(a.positional, ["m.tflite"], "a switch takes no value");
         for bad in [&["--no-overlap=yes"][..], &["--no-overlap", "--no-overlap"]] {
             assert!(matches!(args(bad), Err(Failure::Usage(_))), "{bad:?}");

@@ -50,8 +50,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         let mut config = Config::new();
         config
             .limits(limits)
-            .overlap(args.overlap())
-            .reorder(args.planning().reorder)
+            .planning(args.planning()?)
             .out_dir(output);
         if let Some(group) = args.get("--group") {
             config.group_name(group);
@@ -85,7 +84,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             .to_string(),
     };
     let bytes = read_model(model)?;
-    let files = c_outputs_with(&bytes, &options, &limits, args.planning())?;
+    let files = c_outputs_with(&bytes, &options, &limits, &args.planning()?)?;
     let files = lay_out(layout, &options, files)?;
     write_dir(Path::new(output), &options.prefix, &files)?;
     let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();

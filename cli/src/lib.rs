@@ -66,6 +66,12 @@ Memory (plan, rust and c):
                             element-wise operators, a convolution writing over the input rows it
                             has finished with. Either way a graph input's bytes may be reused
                             once read: write the inputs before each invoke.
+  --region NAME=SIZE@SECTION
+                            a memory region besides the arena (given once per region, fastest
+                            first; SIZE as below, e.g. --region dtcm=64K@.dtcm): the
+                            activations with the most accesses per byte move there, as many as
+                            fit, into one static per region in linker section SECTION (Rust
+                            #[link_section], C section attribute). One model, not a group.
   --keep-order              run the operators in the model file's order. By default, where the
                             graph has parallel branches and another order keeps fewer bytes
                             alive at once, the operators run in that order (same outputs;

@@ -19,10 +19,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         &with_limit_options(&["--format", "--svg", "--group", "--keep+"]),
     )?;
     let mut config = Config::new();
-    config
-        .limits(args.limits()?)
-        .overlap(args.overlap())
-        .reorder(args.planning().reorder);
+    config.limits(args.limits()?).planning(args.planning()?);
     let json = match args.get("--format").unwrap_or("text") {
         "text" => false,
         "json" => true,

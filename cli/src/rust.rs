@@ -29,10 +29,7 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         .get("--output")
         .ok_or_else(|| Failure::Usage("missing `-o FILE.rs`".to_string()))?;
     let mut config = Config::new();
-    config
-        .limits(args.limits()?)
-        .overlap(args.overlap())
-        .reorder(args.planning().reorder);
+    config.limits(args.limits()?).planning(args.planning()?);
     if let Some(path) = args.get("--runtime-path") {
         config.runtime_path(path);
     }

@@ -14,7 +14,7 @@ use crate::emit::{Layout, Source};
 use crate::error::{Error, Result};
 use crate::ir::Graph;
 use crate::limits::Limits;
-use crate::plan::MemoryPlan;
+use crate::plan::{MemoryPlan, MemoryRegion};
 
 /// Compiles models from a build script, in the manner of `prost_build::Config`: into Rust with
 /// [`compile`](Self::compile), into C with [`compile_c`](Self::compile_c) (feature `c`).
@@ -88,6 +88,41 @@ impl Config {
     /// them in the file's order.
     pub fn reorder(&mut self, on: bool) -> &mut Self {
         self.planning.reorder = on;
+        self
+    }
+
+    /// Sets [`overlap`](Self::overlap), [`reorder`](Self::reorder) and the
+    /// [`memory_region`](Self::memory_region)s at once.
+    pub fn planning(&mut self, planning: Planning) -> &mut Self {
+        self.planning = planning;
+        self
+    }
+
+    /// Adds a memory region besides the arena (call it once per region, fastest first): `name`
+    /// (a lower-case identifier), at most `bytes` of it, and the linker `section` its static goes
+    /// to. The planner moves the activations with the most accesses per byte there, as many as
+    /// fit over time ([`crate::plan::plan_graph_in_regions`]): on a Cortex-M7, say,
+    /// `memory_region("dtcm", 64 * 1024, ".dtcm")` for the zero-wait-state DTCM beside the AXI
+    /// SRAM. The generated code gets one static per region: in Rust a
+    /// `#[link_section = "<section>"]` `tinyaot::RegionCell` the model takes at construction
+    /// (`Model::take()`, or `Model::new(&mut region)` for memory you place yourself), in C a
+    /// `<prefix>_region_<name>` buffer with `__attribute__((section("<section>")))` and its size
+    /// in `<PREFIX>_REGION_<NAME>_BYTES`. The linker script
+    /// must map the section to the memory; its contents need not be initialised (the model
+    /// writes every byte before reading it), but in Rust the `RegionCell`'s flag lives in the
+    /// section too: initialise the section like `.bss` (zero) or `.data`. Not for a group of
+    /// models ([`compile_group`](Self::compile_group)).
+    pub fn memory_region(
+        &mut self,
+        name: impl Into<String>,
+        bytes: usize,
+        section: impl Into<String>,
+    ) -> &mut Self {
+        self.planning.regions.push(MemoryRegion {
+            name: name.into(),
+            capacity: bytes,
+            section: section.into(),
+        });
         self
     }
 
@@ -227,7 +262,7 @@ impl Config {
         let bytes = read_model(model)?;
         let stem = file_stem(model)?;
         let options = self.c_options(&stem);
-        let files = c_outputs_with(&bytes, &options, &self.limits, self.planning)?;
+        let files = c_outputs_with(&bytes, &options, &self.limits, &self.planning)?;
         let files = lay_out(self.layout, &options, files)?;
         crate::emit::c_dir::write_dir(&out_dir, &options.prefix, &files)?;
         Ok(files.iter().map(|(name, _)| out_dir.join(name)).collect())
@@ -240,7 +275,7 @@ impl Config {
     #[cfg(feature = "c")]
     pub fn generate_c(&self, bytes: &[u8], stem: &str) -> Result<Vec<(String, String)>> {
         let options = self.c_options(stem);
-        let files = c_outputs_with(bytes, &options, &self.limits, self.planning)?;
+        let files = c_outputs_with(bytes, &options, &self.limits, &self.planning)?;
         Ok(lay_out(self.layout, &options, files)?
             .into_iter()
             .map(|(name, source)| (name, source.into_string()))
@@ -250,7 +285,7 @@ impl Config {
     /// The memory plan of the model in `bytes` under this configuration's limits: what
     /// `tinyaot plan` prints, and the arena and state sizes the generated code will have.
     pub fn plan<'m>(&self, bytes: &'m [u8]) -> Result<PlanReport<'m>> {
-        plan_report(bytes, &self.limits, self.planning)
+        plan_report(bytes, &self.limits, &self.planning)
     }
 
     /// The directory [`compile`](Self::compile) and [`compile_c`](Self::compile_c) (named by
@@ -292,7 +327,7 @@ impl Config {
             runtime_path: self.runtime_path.clone(),
             source_name: format!("{stem}.tflite"),
         };
-        rust_output_with(bytes, &options, &self.limits, self.planning)
+        rust_output_with(bytes, &options, &self.limits, &self.planning)
     }
 }
 
@@ -479,7 +514,7 @@ impl Config {
         for (model, bytes) in models.iter().zip(&bytes) {
             let name = model.c_prefix()?;
             let report =
-                plan_report(bytes, &self.limits, self.planning).map_err(|e| in_model(&name, e))?;
+                plan_report(bytes, &self.limits, &self.planning).map_err(|e| in_model(&name, e))?;
             let keep = kept_tensors(&report.graph, &model.keep, &name)?;
             layouts.push((Layout::from_plan(&report.graph, &report.plan), keep));
             entries.push((
@@ -549,7 +584,7 @@ impl Config {
         for ((model, bytes), name) in models.iter().zip(bytes).zip(names) {
             let named = |e| in_model(&name, e);
             let (graph, calls, plan) =
-                lower_and_plan(bytes, &self.limits, self.planning).map_err(named)?;
+                lower_and_plan(bytes, &self.limits, &self.planning).map_err(named)?;
             let keep = kept_tensors(&graph, &model.keep, &name)?;
             layouts.push((Layout::from_plan(&graph, &plan), keep));
             compiled.push((name, graph, calls));
@@ -835,7 +870,7 @@ pub fn rust_output_with_limits<'m>(
     options: &RustOptions,
     limits: &Limits,
 ) -> Result<Source<'m>> {
-    rust_output_with(bytes, options, limits, Planning::default())
+    rust_output_with(bytes, options, limits, &Planning::default())
 }
 
 /// [`rust_output_with_limits`], planned as `planning` says (with or without overlaps, in the
@@ -844,7 +879,7 @@ pub fn rust_output_with<'m>(
     bytes: &'m [u8],
     options: &RustOptions,
     limits: &Limits,
-    planning: Planning,
+    planning: &Planning,
 ) -> Result<Source<'m>> {
     let (graph, calls, plan) = lower_and_plan(bytes, limits, planning)?;
     crate::emit::rust::source(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
@@ -878,7 +913,7 @@ pub fn c_outputs_with_limits<'m>(
     options: &COptions,
     limits: &Limits,
 ) -> Result<Vec<(String, Source<'m>)>> {
-    c_outputs_with(bytes, options, limits, Planning::default())
+    c_outputs_with(bytes, options, limits, &Planning::default())
 }
 
 /// [`c_outputs_with_limits`], planned as `planning` says.
@@ -887,7 +922,7 @@ pub fn c_outputs_with<'m>(
     bytes: &'m [u8],
     options: &COptions,
     limits: &Limits,
-    planning: Planning,
+    planning: &Planning,
 ) -> Result<Vec<(String, Source<'m>)>> {
     let (graph, calls, plan) = lower_and_plan(bytes, limits, planning)?;
     crate::emit::c::sources(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
@@ -897,10 +932,14 @@ pub fn c_outputs_with<'m>(
 /// plan), plan, and check the plan's arena and state sizes against `limits`. A model that loads
 /// but does not compile is still planned, without scratch memory ([`PlanReport::refusal`]).
 pub fn plan_model<'m>(bytes: &'m [u8], limits: &Limits) -> Result<(Graph<'m>, MemoryPlan)> {
-    plan_report(bytes, limits, Planning::default()).map(|report| (report.graph, report.plan))
+    plan_report(bytes, limits, &Planning::default()).map(|report| (report.graph, report.plan))
 }
 
-fn plan_report<'m>(bytes: &'m [u8], limits: &Limits, planning: Planning) -> Result<PlanReport<'m>> {
+fn plan_report<'m>(
+    bytes: &'m [u8],
+    limits: &Limits,
+    planning: &Planning,
+) -> Result<PlanReport<'m>> {
     let graph = crate::load::load_with_limits(bytes, limits)?;
     let (calls, refusal) = match crate::lower::lower(&graph) {
         Ok(calls) => (Some(calls), None),
@@ -920,7 +959,7 @@ fn plan_report<'m>(bytes: &'m [u8], limits: &Limits, planning: Planning) -> Resu
 fn lower_and_plan<'m>(
     bytes: &'m [u8],
     limits: &Limits,
-    planning: Planning,
+    planning: &Planning,
 ) -> Result<(Graph<'m>, Vec<crate::lower::Call>, MemoryPlan)> {
     let graph = crate::load::load_with_limits(bytes, limits)?;
     let calls = crate::lower::lower(&graph)?;
@@ -937,14 +976,12 @@ fn lower_and_plan<'m>(
 fn plan_in_order<'m>(
     graph: Graph<'m>,
     calls: Option<Vec<crate::lower::Call>>,
-    planning: Planning,
+    planning: &Planning,
 ) -> Result<(Graph<'m>, Option<Vec<crate::lower::Call>>, MemoryPlan)> {
     let plan_of = |graph: &Graph, calls: &Option<Vec<crate::lower::Call>>| match calls {
-        Some(calls) => crate::plan::plan_graph_with(
-            graph,
-            &crate::plan::scratch_requests(calls),
-            &contracts(calls, planning.overlap),
-        ),
+        Some(calls) => {
+            crate::plan::plan_graph_in_regions(graph, calls, planning.overlap, &planning.regions)
+        }
         None => crate::plan::plan_graph(graph),
     };
     let plan = plan_of(&graph, &calls)?;
@@ -969,20 +1006,30 @@ fn plan_in_order<'m>(
             .collect::<Vec<_>>()
     });
     let reordered_plan = plan_of(&reordered_graph, &reordered_calls)?;
-    if reordered_plan.arena_bytes < plan.arena_bytes {
+    // RAM besides the state: the arena and the memory regions.
+    let ram = |plan: &MemoryPlan| {
+        plan.regions
+            .iter()
+            .fold(plan.arena_bytes, |sum, u| sum.saturating_add(u.bytes))
+    };
+    if ram(&reordered_plan) < ram(&plan) {
         Ok((reordered_graph, reordered_calls, reordered_plan))
     } else {
         Ok((graph, calls, plan))
     }
 }
 
-/// How the memory is planned: [`Config::overlap`] and [`Config::reorder`] (both on by default).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the memory is planned: [`Config::overlap`] and [`Config::reorder`] (both on by default),
+/// and [`Config::memory_region`] (none by default).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Planning {
     /// Let outputs overlap dying inputs where the kernels' contracts allow it.
     pub overlap: bool,
     /// Run the operators in another order than the file's when that lowers the memory peak.
     pub reorder: bool,
+    /// Memory regions besides the arena, fastest first, that take the activations with the most
+    /// accesses per byte ([`crate::plan::plan_graph_in_regions`]).
+    pub regions: Vec<MemoryRegion>,
 }
 
 impl Default for Planning {
@@ -990,16 +1037,8 @@ impl Default for Planning {
         Planning {
             overlap: true,
             reorder: true,
+            regions: Vec::new(),
         }
-    }
-}
-
-/// The calls' access contracts when planning with overlaps, none without.
-fn contracts(calls: &[crate::lower::Call], overlap: bool) -> Vec<(usize, crate::lower::Access)> {
-    if overlap {
-        crate::plan::access_contracts(calls)
-    } else {
-        Vec::new()
     }
 }
 

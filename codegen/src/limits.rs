@@ -328,6 +328,7 @@ mod tests {
             aliases: Vec::new(),
             overlaps: Vec::new(),
             scratch: Vec::new(),
+            regions: Vec::new(),
         };
         let l = Limits::default();
         assert!(l.check_plan(&plan(32 << 20, 32 << 20)).is_ok());

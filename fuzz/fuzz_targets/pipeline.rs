@@ -2,7 +2,8 @@
 //! `tinyaot_modelkit::fuzz::arbitrary_model` generates from the fuzzer's bytes — mostly well-typed
 //! chains of the supported operators, with frequent corruptions — so that inputs get past the
 //! loader into lowering, planning and emission; planning with and without overlaps, in the
-//! file's operator order and in the one with the lowest peak.
+//! file's operator order and in the one with the lowest peak; with memory regions besides the
+//! arena.
 //!
 //! Fails (panics, so libFuzzer keeps the input) when any stage panics, when any stage returns an
 //! error that `Error::is_internal` calls a tinyaot bug, or when the backends disagree: the Rust and
@@ -63,4 +64,25 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(file_order.lower_bound_bytes, without.lower_bound_bytes);
         assert!(without.overlaps.is_empty());
     }
+
+    // Memory regions (sized from the input): the chooser, the region placement, its check
+    // (inside `plan`) and both emitters, which must agree; nothing moves into a region that does
+    // not fit, and the arena never grows.
+    let size = 16 * (1 + usize::from(data.first().copied().unwrap_or(0)) * 4);
+    let mut config = Config::new();
+    config
+        .memory_region("dtcm", size, ".dtcm")
+        .memory_region("sram2", size / 2 + 16, ".sram2");
+    if let (Ok(regions), Ok(arena_only)) = (config.plan(&bytes), Config::new().plan(&bytes)) {
+        let (regions, arena_only) = (regions.memory_plan(), arena_only.memory_plan());
+        assert!(regions.arena_bytes <= arena_only.arena_bytes, "regions grew the arena");
+        for used in &regions.regions {
+            assert!(used.bytes <= used.region.capacity, "a region past its capacity");
+        }
+    }
+    let rust = config.generate(&bytes, "fuzz");
+    check("rust backend with regions", &rust);
+    let c = config.generate_c(&bytes, "fuzz");
+    check("C backend with regions", &c);
+    assert_eq!(rust.is_ok(), c.is_ok(), "backend parity with regions");
 });

@@ -18,6 +18,7 @@ use pyo3::types::PyBytes;
 use tinyaot_codegen::config::{c_outputs_with, file_stem, read_model};
 use tinyaot_codegen::emit::c::COptions;
 use tinyaot_codegen::emit::c_build::lay_out;
+use tinyaot_codegen::plan::MemoryRegion;
 use tinyaot_codegen::{CLayout, Config, Limits, Planning};
 
 create_exception!(
@@ -88,13 +89,14 @@ fn from_path<T>(
 /// `tinyaot c --layout LAYOUT` writes them: `<prefix>.h`, `<prefix>.c`, `<prefix>_kernels.h`, the
 /// kernel files (under `src/` for Arduino), then the layout's build files.
 #[pyfunction]
-#[pyo3(signature = (model, prefix, layout="cmake", overlap=true, reorder=true))]
+#[pyo3(signature = (model, prefix, layout="cmake", overlap=true, reorder=true, regions=Vec::new()))]
 fn generate_c(
     model: &Bound<'_, PyAny>,
     prefix: String,
     layout: &str,
     overlap: bool,
     reorder: bool,
+    regions: Vec<(String, usize, String)>,
 ) -> PyResult<Vec<(String, String)>> {
     let layout = CLayout::from_name(layout).ok_or_else(|| {
         Error::new_err(format!(
@@ -107,8 +109,8 @@ fn generate_c(
             prefix,
             source_name: m.file_name.to_string(),
         };
-        let planning = Planning { overlap, reorder };
-        let files = c_outputs_with(m.bytes, &options, &Limits::default(), planning)?;
+        let planning = planning(overlap, reorder, regions);
+        let files = c_outputs_with(m.bytes, &options, &Limits::default(), &planning)?;
         let files = lay_out(layout, &options, files)?;
         Ok(files
             .into_iter()
@@ -120,19 +122,19 @@ fn generate_c(
 /// The Rust module of `model` (what `tinyaot rust` writes), its struct named `name` or, by
 /// default, after the file stem in CamelCase.
 #[pyfunction]
-#[pyo3(signature = (model, name=None, overlap=true, reorder=true))]
+#[pyo3(signature = (model, name=None, overlap=true, reorder=true, regions=Vec::new()))]
 fn generate_rust(
     model: &Bound<'_, PyAny>,
     name: Option<String>,
     overlap: bool,
     reorder: bool,
+    regions: Vec<(String, usize, String)>,
 ) -> PyResult<String> {
     with_model(model, |m| {
         let mut config = Config::new();
         config
             .limits(Limits::default())
-            .overlap(overlap)
-            .reorder(reorder);
+            .planning(planning(overlap, reorder, regions));
         if let Some(name) = name {
             config.name(name);
         }
@@ -142,16 +144,36 @@ fn generate_rust(
 
 /// The memory plan of `model` as JSON, exactly what `tinyaot plan --format json` prints.
 #[pyfunction]
-#[pyo3(signature = (model, overlap=true, reorder=true))]
-fn plan_json(model: &Bound<'_, PyAny>, overlap: bool, reorder: bool) -> PyResult<String> {
+#[pyo3(signature = (model, overlap=true, reorder=true, regions=Vec::new()))]
+fn plan_json(
+    model: &Bound<'_, PyAny>,
+    overlap: bool,
+    reorder: bool,
+    regions: Vec<(String, usize, String)>,
+) -> PyResult<String> {
     with_model(model, |m| {
         let mut config = Config::new();
         config
             .limits(Limits::default())
-            .overlap(overlap)
-            .reorder(reorder);
+            .planning(planning(overlap, reorder, regions));
         Ok(config.plan(m.bytes)?.json())
     })
+}
+
+/// The planning options: overlaps, operator order and memory regions as `(name, bytes, section)`.
+fn planning(overlap: bool, reorder: bool, regions: Vec<(String, usize, String)>) -> Planning {
+    Planning {
+        overlap,
+        reorder,
+        regions: regions
+            .into_iter()
+            .map(|(name, capacity, section)| MemoryRegion {
+                name,
+                capacity,
+                section,
+            })
+            .collect(),
+    }
 }
 
 /// Runs the `tinyaot` command line on `args` (without the program name) in this process and

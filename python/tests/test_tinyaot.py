@@ -223,6 +223,33 @@ def test_reorder_is_the_commands_keep_order() -> None:
     assert "ARENA_BYTES: usize = {}".format(kept["arena_bytes"]) in rust
 
 
+def test_regions_are_the_commands_region() -> None:
+    model = FIXTURE.with_name("mobilenet_v2_035.tflite")
+    regions = [("dtcm", 16 << 10, ".dtcm"), ("sram2", 32 << 10, ".sram2")]
+    plan = tinyaot.plan(model, regions=regions)
+    done = cli(
+        "plan", str(model), "--format", "json",
+        "--region", "dtcm=16K@.dtcm", "--region", "sram2=32K@.sram2",
+    )
+    assert done.returncode == 0, done.stderr
+    assert plan == json.loads(done.stdout)
+    assert [r["name"] for r in plan["regions"]] == ["dtcm", "sram2"]
+    assert all(0 < r["bytes"] <= r["capacity"] for r in plan["regions"])
+    moved = {t["region"] for t in plan["tensors"]}
+    assert {"arena", "dtcm", "sram2"} <= moved, moved
+    files = tinyaot.generate_c(model, prefix="net", regions=regions)
+    assert '__attribute__((section(".dtcm")))' in files["net.c"]
+    assert "NET_REGION_SRAM2_BYTES" in files["net.h"]
+    rust = tinyaot.generate_rust(model, regions=regions)
+    assert '#[link_section = ".sram2"]' in rust
+    try:
+        tinyaot.plan(model, regions=[("Bad Name", 1024, ".x")])
+    except tinyaot.Error as e:
+        assert "memory region" in str(e)
+    else:
+        raise AssertionError("a bad region name was accepted")
+
+
 def test_a_hostile_model_raises_the_commands_error() -> None:
     data = FIXTURE.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import Error
@@ -57,6 +57,7 @@ def generate_c(
     layout: str = "cmake",
     overlap: bool = True,
     reorder: bool = True,
+    regions: Sequence[Tuple[str, int, str]] = (),
 ) -> Dict[str, str]:
     """Generate the self-contained C99 sources of ``model``, what ``tinyaot c`` writes.
 
@@ -81,14 +82,24 @@ def generate_c(
         bytes alive at once, run the operators in that order (the default; same outputs, and
         comments and hooks keep the file's operator indices). ``False`` is ``tinyaot c
         --keep-order``: the file's order.
+    :param regions: memory regions besides the arena, fastest first, as ``(name, bytes,
+        section)`` (``[("dtcm", 65536, ".dtcm")]`` is ``tinyaot c --region dtcm=64K@.dtcm``): the
+        activations with the most accesses per byte move there, into one static per region in
+        that linker section.
     :raises Error: the model is refused (unsupported operator, invalid file, ...), the prefix is
         not a C identifier, the layout is unknown, or the file cannot be read.
     """
-    return dict(_native.generate_c(_native_model(model), prefix, layout, overlap, reorder))
+    return dict(
+        _native.generate_c(_native_model(model), prefix, layout, overlap, reorder, list(regions))
+    )
 
 
 def generate_rust(
-    model: Model, name: Optional[str] = None, overlap: bool = True, reorder: bool = True
+    model: Model,
+    name: Optional[str] = None,
+    overlap: bool = True,
+    reorder: bool = True,
+    regions: Sequence[Tuple[str, int, str]] = (),
 ) -> str:
     """Generate the Rust module of ``model``, what ``tinyaot rust`` writes.
 
@@ -101,13 +112,19 @@ def generate_rust(
         (``person_detect.tflite`` gives ``PersonDetect``), and ``Net`` for bytes.
     :param overlap: as for :func:`generate_c` (``False`` is ``tinyaot rust --no-overlap``).
     :param reorder: as for :func:`generate_c` (``False`` is ``tinyaot rust --keep-order``).
+    :param regions: as for :func:`generate_c`.
     :raises Error: the model is refused, the name is not a Rust identifier, or the file cannot be
         read.
     """
-    return _native.generate_rust(_native_model(model), name, overlap, reorder)
+    return _native.generate_rust(_native_model(model), name, overlap, reorder, list(regions))
 
 
-def plan(model: Model, overlap: bool = True, reorder: bool = True) -> Dict[str, Any]:
+def plan(
+    model: Model,
+    overlap: bool = True,
+    reorder: bool = True,
+    regions: Sequence[Tuple[str, int, str]] = (),
+) -> Dict[str, Any]:
     """The memory plan of ``model``: the JSON of ``tinyaot plan --format json``, decoded.
 
     Its keys include ``arena_bytes`` (the activation arena the generated code declares),
@@ -120,10 +137,12 @@ def plan(model: Model, overlap: bool = True, reorder: bool = True) -> Dict[str, 
     :param model: the model's bytes, or the path of a ``.tflite`` file.
     :param overlap: as for :func:`generate_c` (``False`` is ``tinyaot plan --no-overlap``).
     :param reorder: as for :func:`generate_c` (``False`` is ``tinyaot plan --keep-order``).
+    :param regions: as for :func:`generate_c`; the plan then lists ``regions`` and each moved
+        tensor's ``region`` is its region's name.
     :raises Error: the model cannot be loaded or planned, or the file cannot be read.
     """
     result: Dict[str, Any] = json.loads(
-        _native.plan_json(_native_model(model), overlap, reorder)
+        _native.plan_json(_native_model(model), overlap, reorder, list(regions))
     )
     return result
 

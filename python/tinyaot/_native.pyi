@@ -12,13 +12,20 @@ def generate_c(
     layout: str = "cmake",
     overlap: bool = True,
     reorder: bool = True,
+    regions: List[Tuple[str, int, str]] = ...,
 ) -> List[Tuple[str, str]]: ...
 def generate_rust(
     model: Union[bytes, str],
     name: Optional[str] = None,
     overlap: bool = True,
     reorder: bool = True,
+    regions: List[Tuple[str, int, str]] = ...,
 ) -> str: ...
-def plan_json(model: Union[bytes, str], overlap: bool = True, reorder: bool = True) -> str: ...
+def plan_json(
+    model: Union[bytes, str],
+    overlap: bool = True,
+    reorder: bool = True,
+    regions: List[Tuple[str, int, str]] = ...,
+) -> str: ...
 def run(args: List[str]) -> int: ...
 def install_signal_handlers() -> None: ...

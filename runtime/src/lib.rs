@@ -85,13 +85,64 @@ impl<const N: usize> Default for Arena<N> {
     }
 }
 
-/// Where a kernel input lives: in the arena at a byte offset, or constant in flash. Kernels whose
-/// inputs may be constants (element-wise binary ops, concatenation) take their inputs as `Src`.
+/// The memory of one region besides the arena (a Cortex-M7's DTCM, say), in a `static` that
+/// generated code places in the region's linker section (`#[link_section]`), handed out once: a
+/// model planned with memory regions takes its `&mut` at construction (`Model::take()`).
+///
+/// The flag that records the hand-out lives in the section too: the section must be initialised
+/// like `.bss` (zeroed) or `.data` at start-up, or [`take`](Self::take) may find it set. Memory
+/// you place yourself (a `static` of your own, a `cortex_m::singleton!`) needs no `RegionCell`:
+/// pass its `&mut Arena` to the model's `new`.
+// Both fields are read only by `take`, which needs compare-and-swap.
+#[cfg_attr(not(target_has_atomic = "8"), allow(dead_code))]
+pub struct RegionCell<const N: usize> {
+    taken: core::sync::atomic::AtomicBool,
+    memory: core::cell::UnsafeCell<Arena<N>>,
+}
+
+// SAFETY: the memory is reached only through `take`, which hands out its one `&mut` at most once
+// (an atomic swap of `taken`), so sharing the cell between threads or interrupts shares no access.
+unsafe impl<const N: usize> Sync for RegionCell<N> {}
+
+impl<const N: usize> RegionCell<N> {
+    /// A cell whose memory has not been handed out; `const`, for a `static`.
+    pub const fn new() -> Self {
+        RegionCell {
+            taken: core::sync::atomic::AtomicBool::new(false),
+            memory: core::cell::UnsafeCell::new(Arena::new()),
+        }
+    }
+
+    /// The memory, the first time; `None` after. Needs atomic compare-and-swap (not on
+    /// `thumbv6m` or RISC-V without the A extension: pass memory of your own to `new` there).
+    #[cfg(target_has_atomic = "8")]
+    // A `&mut` from a shared reference, as in `static_cell`: `taken` hands it out once.
+    #[allow(clippy::mut_from_ref)]
+    pub fn take(&'static self) -> Option<&'static mut Arena<N>> {
+        if self.taken.swap(true, core::sync::atomic::Ordering::AcqRel) {
+            return None;
+        }
+        // SAFETY: `taken` was false and is now true for good, so no `&mut` to the memory has been
+        // or will ever again be handed out, and nothing else reaches it (the field is private).
+        Some(unsafe { &mut *self.memory.get() })
+    }
+}
+
+impl<const N: usize> Default for RegionCell<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Where a kernel input lives: in the arena at a byte offset, or bytes outside it (a constant in
+/// flash, or a tensor in another memory region, [`RegionCell`]). Kernels whose inputs may be
+/// constants (element-wise binary ops, concatenation) take their inputs as `Src`.
 #[derive(Clone, Copy, Debug)]
 pub enum Src<'a> {
     /// At this byte offset of the arena.
     Arena(usize),
-    /// Constant bytes (little-endian elements), typically a `static` in flash.
+    /// Bytes outside the arena (little-endian elements): a constant, typically a `static` in
+    /// flash, or a tensor in another memory region.
     Flash(&'a [u8]),
 }
 
@@ -106,5 +157,23 @@ impl<'a> Src<'a> {
             Src::Arena(offset) => &arena[offset..offset + len],
             Src::Flash(bytes) => &bytes[..len],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RegionCell;
+
+    static REGION: RegionCell<32> = RegionCell::new();
+
+    /// The region's memory is handed out once, aligned, and holds what is written to it.
+    #[test]
+    fn a_region_is_taken_once() {
+        let memory = REGION.take().expect("first take");
+        assert_eq!(memory.0.as_ptr() as usize % 16, 0);
+        memory.0[31] = 7;
+        assert!(REGION.take().is_none());
+        assert!(REGION.take().is_none());
+        assert_eq!(memory.0[31], 7);
     }
 }

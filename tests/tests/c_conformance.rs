@@ -14,9 +14,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use tinyaot_codegen::config::c_sources;
+use tinyaot_codegen::config::{c_outputs_with, c_sources};
 use tinyaot_codegen::emit::c::COptions;
+use tinyaot_codegen::plan::MemoryRegion;
 use tinyaot_codegen::RustOptions;
+use tinyaot_codegen::{Limits, Planning};
 use tinyaot_test_support::{self as support, compare, load_cases, Tensor};
 use tinyaot_tests::models::ENTRIES;
 use tinyaot_tests::{DynModel, Outcome as RustOutcome};
@@ -83,7 +85,7 @@ fn every_model_matches_tflm_as_c() {
                 let Some((_, model, golden, dir, rust)) = jobs.get(i) else {
                     break;
                 };
-                let outcome = check_model(model, golden, dir, arm, *rust);
+                let outcome = check_model(model, golden, dir, arm, *rust, &Planning::default());
                 *outcomes[i].lock().expect("no worker panics holding it") = Some(outcome);
             });
         }
@@ -131,12 +133,58 @@ enum Outcome {
     Skipped(String),
 }
 
+/// The fixture models of `REGION_MODELS` planned with their memory regions: each region a static
+/// with its section attribute, cross-compiled for the Cortex-M4 too, the outputs TFLM's.
+#[test]
+fn memory_regions_match_tflm_as_c() {
+    let arm = arm_compiler_available();
+    let scratch = scratch("regions");
+    let mut failures = Vec::new();
+    for (stem, regions) in support::REGION_MODELS {
+        let fixtures = support::fixtures_dir();
+        let model = fixtures.join("models").join(format!("{stem}.tflite"));
+        let planning = Planning {
+            regions: regions
+                .iter()
+                .map(|&(name, capacity, section)| MemoryRegion {
+                    name: name.to_string(),
+                    capacity,
+                    section: section.to_string(),
+                })
+                .collect(),
+            ..Planning::default()
+        };
+        let dir = scratch.join(stem);
+        let golden = fixtures.join("golden").join(stem);
+        match check_model(&model, &golden, &dir, arm, None, &planning) {
+            Ok(Outcome::Passed(_)) => {
+                let source = std::fs::read_to_string(dir.join("net.c")).unwrap_or_default();
+                for (name, _, section) in *regions {
+                    let attribute = format!("__attribute__((section(\"{section}\")))");
+                    if !source.contains(&attribute)
+                        || !source.contains(&format!("net_region_{name}"))
+                    {
+                        failures.push(format!("{stem}: no static for region {name}"));
+                    }
+                }
+            }
+            Ok(Outcome::Skipped(why)) => failures.push(format!("{stem}: skipped: {why}")),
+            Err(e) => failures.push(format!("{stem}: {e} (files kept in {})", dir.display())),
+        }
+    }
+    if failures.is_empty() {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 fn check_model(
     model: &Path,
     golden: &Path,
     dir: &Path,
     arm: bool,
     rust: Option<fn() -> Box<dyn DynModel>>,
+    planning: &Planning,
 ) -> Result<Outcome, String> {
     let bytes = std::fs::read(model).map_err(|e| format!("{}: {e}", model.display()))?;
     let name = model
@@ -148,7 +196,13 @@ fn check_model(
         prefix: "net".to_string(),
         source_name: name.clone(),
     };
-    let files = match c_sources(&bytes, &options) {
+    let files = c_outputs_with(&bytes, &options, &Limits::default(), planning).map(|files| {
+        files
+            .into_iter()
+            .map(|(name, source)| (name, source.into_string()))
+            .collect::<Vec<_>>()
+    });
+    let files = match files {
         Ok(files) => files,
         Err(c_error) => {
             let rust = tinyaot_codegen::rust_source(

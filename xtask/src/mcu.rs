@@ -545,9 +545,9 @@ fn prepare(spec: &Spec, overlap: bool) -> Result<Prepared, String> {
     };
     let planning = Planning {
         overlap,
-        reorder: true,
+        ..Planning::default()
     };
-    let c = c_outputs_with(&bytes, &options, &Limits::default(), planning)
+    let c = c_outputs_with(&bytes, &options, &Limits::default(), &planning)
         .map(|files| {
             files
                 .into_iter()

@@ -22,7 +22,7 @@ use tera::{Context, Map, Tera, Value};
 use super::c_data::{self, comment, f32_literal, shape_text};
 use super::c_decl::{tensor_view, Decls, Naming};
 use super::source::{Bytes, Encoding};
-use super::{io_tensors, Layout, Region, Source};
+use super::{io_tensors, Layout, Source};
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph};
 use crate::lower::{Call, CallKind, KernelCall, Operand, Packed};
@@ -134,6 +134,7 @@ pub(super) fn sources_in<'m>(
         arena_name: &arena_name,
         decls,
         packed: RefCell::new(Vec::new()),
+        arena_used: std::cell::Cell::new(false),
     };
     let mut constants = BTreeSet::new();
     let mut params = String::new();
@@ -150,6 +151,10 @@ pub(super) fn sources_in<'m>(
     let kernel_files: Vec<String> = used.keys().map(|m| format!("{prefix}_{m}.c")).collect();
 
     let mut ctx = base_context(prefix, options, graph, layout, weights);
+    ctx.insert(
+        "arena_used",
+        &(emitter.arena_used.get() || layout.memory_bytes() > 0),
+    );
     if let Some(group) = group {
         ctx.insert("group", group);
         ctx.insert("state_base", &layout.state_base);
@@ -217,7 +222,7 @@ fn used_kernels(
             }
             CallKind::Nothing => {}
             CallKind::Alias { input, output } => {
-                if layout.arena_offset(*input)? != layout.arena_offset(*output)? {
+                if layout.place(*input)? != layout.place(*output)? {
                     used.entry("copy").or_default().insert("copy");
                 }
             }
@@ -398,6 +403,20 @@ fn base_context(
     ctx.insert("num_inputs", &graph.inputs.len());
     ctx.insert("invoke_note", &layout.overwritten_inputs_note());
     ctx.insert("num_outputs", &graph.outputs.len());
+    let regions: Vec<Value> = layout
+        .memory
+        .iter()
+        .map(|used| {
+            object(vec![
+                ("name", used.region.name.clone().into()),
+                ("upper", used.region.name.to_ascii_uppercase().into()),
+                ("section", used.region.section.clone().into()),
+                ("bytes", used.bytes.into()),
+                ("capacity", used.region.capacity.into()),
+            ])
+        })
+        .collect();
+    ctx.insert("regions", &regions);
     ctx
 }
 
@@ -470,6 +489,8 @@ struct Emitter<'g, 'm> {
     prefix: &'g str,
     /// The arena's symbol: `<prefix>_arena`, or the group's.
     arena_name: &'g str,
+    /// Whether the code refers to the arena (not when memory regions hold every tensor).
+    arena_used: std::cell::Cell<bool>,
     decls: Decls,
     /// The generation-time constants of the kernel parameters, in the order met:
     /// (name, comment, element type, data).
@@ -485,7 +506,20 @@ struct PackedConst {
 
 impl Emitter<'_, '_> {
     fn arena(&self, offset: usize) -> String {
+        self.arena_used.set(true);
         format!("{}.bytes + {offset}", self.arena_name)
+    }
+
+    /// The C expression of tensor `t`'s bytes: in the arena (or state) or a memory region.
+    fn tensor_bytes(&self, t: usize) -> Result<String> {
+        let place = self.layout.place(t)?;
+        Ok(match place.memory.and_then(|k| self.layout.memory.get(k)) {
+            Some(used) => format!(
+                "{}_region_{}.bytes + {}",
+                self.prefix, used.region.name, place.offset
+            ),
+            None => self.arena(place.offset),
+        })
     }
 
     fn constant(&self, t: usize, member: &str, constants: &mut BTreeSet<usize>) -> String {
@@ -506,8 +540,8 @@ impl Emitter<'_, '_> {
         let p = self.prefix;
         let (comment, code) = match &call.kind {
             CallKind::Alias { input, output } => {
-                let from = self.layout.arena_offset(*input)?;
-                let to = self.layout.arena_offset(*output)?;
+                let from = self.tensor_bytes(*input)?;
+                let to = self.tensor_bytes(*output)?;
                 let bytes = self.graph.tensors[*output].bytes;
                 if from == to {
                     (
@@ -517,11 +551,7 @@ impl Emitter<'_, '_> {
                 } else {
                     (
                         format!("operator {label}: {name} (a copy)"),
-                        format!(
-                            "{p}_copy_copy({}, {}, {bytes}u);",
-                            self.arena(from),
-                            self.arena(to)
-                        ),
+                        format!("{p}_copy_copy({from}, {to}, {bytes}u);"),
                     )
                 }
             }
@@ -553,11 +583,11 @@ impl Emitter<'_, '_> {
                     scratch_slot += 1;
                     self.arena(self.layout.scratch_offset(op, scratch_slot - 1)?)
                 }
-                Operand::Offset(t) => self.arena(self.layout.arena_offset(t)?),
+                Operand::Offset(t) => self.tensor_bytes(t)?,
                 Operand::Src(t) if self.graph.tensors[t].is_constant() => {
                     self.constant(t, "u8", constants)
                 }
-                Operand::Src(t) => self.arena(self.layout.arena_offset(t)?),
+                Operand::Src(t) => self.tensor_bytes(t)?,
             });
         }
         if let Some(ps) = &kernel.params {
@@ -630,10 +660,7 @@ impl Emitter<'_, '_> {
                 let expr = if tensor.is_constant() && !is_input {
                     self.constant(io.index, "u8", constants)
                 } else {
-                    match self.layout.regions.get(io.index).copied().flatten() {
-                        Some(Region::Arena(offset)) => self.arena(offset),
-                        _ => self.arena(self.layout.arena_offset(io.index)?),
-                    }
+                    self.tensor_bytes(io.index)?
                 };
                 // Only a finite per-tensor scale makes a usable macro (the header must compile
                 // without the kernel header's float constants).

@@ -34,6 +34,18 @@ pub enum Region {
     Arena(usize),
     /// In the state region of variable tensors, at this byte offset.
     State(usize),
+    /// In memory region `k` of [`Layout::memory`], at this byte offset.
+    Memory(usize, usize),
+}
+
+/// Which buffer of a model holds a tensor: the model's own (the arena, then the state) or one of
+/// its memory regions, and the byte offset there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// `None`: the model's buffer; `Some(k)`: memory region `k` of [`Layout::memory`].
+    pub memory: Option<usize>,
+    /// Byte offset in that buffer.
+    pub offset: usize,
 }
 
 /// The run-time placement of every tensor: what the emitters need of the memory plan.
@@ -60,6 +72,9 @@ pub struct Layout {
     /// kernel's scratch memory takes some of their bytes once they have been read (or, with an
     /// overlap, as they are read). The generated docs of `invoke` say so.
     pub overwritten_inputs: Vec<usize>,
+    /// The memory regions besides the arena and the bytes each takes
+    /// ([`crate::plan::MemoryPlan::regions`]).
+    pub memory: Vec<crate::plan::RegionUse>,
 }
 
 /// What a run of the state region holds after a reset.
@@ -80,6 +95,21 @@ impl Layout {
             Some(Region::State(offset)) => Ok(self.state_base + offset),
             other => Err(Error::Internal {
                 detail: format!("tensor {t} was expected in the arena but is {other:?}"),
+            }),
+        }
+    }
+
+    /// Where tensor `t` lives: the model's buffer (arena, then state) or a memory region, or an
+    /// internal error if it is in none.
+    pub fn place(&self, t: usize) -> Result<Place> {
+        match self.regions.get(t).copied().flatten() {
+            Some(Region::Memory(k, offset)) => Ok(Place {
+                memory: Some(k),
+                offset,
+            }),
+            _ => self.arena_offset(t).map(|offset| Place {
+                memory: None,
+                offset,
             }),
         }
     }
@@ -178,6 +208,7 @@ impl Layout {
             .map(|p| match p.region {
                 crate::plan::Region::Arena => Some(Region::Arena(p.offset)),
                 crate::plan::Region::State => Some(Region::State(p.offset)),
+                crate::plan::Region::Memory(k) => Some(Region::Memory(k, p.offset)),
                 _ => None,
             })
             .collect();
@@ -191,7 +222,7 @@ impl Layout {
             .inputs
             .iter()
             .enumerate()
-            .filter(|(_, &t)| shared.overwritten(plan, t))
+            .filter(|(_, &t)| shared.overwritten(plan, t) || overwritten_in_region(plan, t))
             .map(|(i, _)| i)
             .collect();
         Layout {
@@ -202,6 +233,7 @@ impl Layout {
             scratch,
             state_init: state_init(graph, plan),
             overwritten_inputs,
+            memory: plan.regions.clone(),
         }
     }
 }
@@ -275,6 +307,25 @@ impl SharedBytes {
         let furthest = if top_group == group { other } else { top };
         furthest > p.offset
     }
+}
+
+/// Whether graph input `t`, in a memory region, shares bytes there with a tensor of another alias
+/// group (a scan of the region's tensors: memory regions are for few).
+fn overwritten_in_region(plan: &crate::plan::MemoryPlan, t: usize) -> bool {
+    let Some(p) = plan.tensors.get(t) else {
+        return false;
+    };
+    if !matches!(p.region, crate::plan::Region::Memory(_)) || p.bytes == 0 {
+        return false;
+    }
+    let group = p.alias_of.unwrap_or(t);
+    plan.tensors.iter().any(|q| {
+        q.region == p.region
+            && q.bytes > 0
+            && q.alias_of.unwrap_or(q.index) != group
+            && q.offset < p.offset + p.bytes
+            && p.offset < q.offset + q.bytes
+    })
 }
 
 /// The state region after a reset, tensor by tensor in offset order (gaps, which only alignment

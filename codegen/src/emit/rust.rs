@@ -109,7 +109,13 @@ fn model_code(
         layout,
         rt: parse_tokens(&options.runtime_path, "runtime path")?,
         packed: RefCell::new(Vec::new()),
+        used: RefCell::new(BTreeSet::new()),
     };
+    if member.is_some() && !layout.memory.is_empty() {
+        return Err(Error::Config {
+            detail: "memory regions apply to one model, not to a group of models".to_string(),
+        });
+    }
     let name = ident(&options.name)?;
     let module = format_ident!("__tinyaot_{}", snake_case(&options.name));
 
@@ -130,24 +136,23 @@ fn model_code(
     if calls.is_empty() {
         steps.push(quote! { let _ = hook; });
     }
-    // A model whose every step is a reshape sharing its input's storage touches no arena bytes;
-    // binding the arena then would be an unused variable in the generated code.
-    let uses_arena = calls.iter().any(|call| match &call.kind {
-        CallKind::Kernel(_) => true,
-        CallKind::Nothing => false,
-        CallKind::Alias { input, output } => {
-            layout.arena_offset(*input).ok() != layout.arena_offset(*output).ok()
-        }
-    });
-    let bind_arena = if uses_arena {
-        quote! { let arena: &mut [u8] = &mut self.arena.0; }
-    } else {
-        quote! {}
-    };
+    // Only the buffers the steps use are bound: a model whose every step is a reshape sharing its
+    // input's storage touches no arena bytes, and an unused binding would be a warning.
+    let used = emitter.used.borrow().clone();
+    let bindings: Vec<TokenStream> = used
+        .iter()
+        .map(|&memory| {
+            let binding = emitter.binding(memory);
+            let field = emitter.field(memory);
+            quote! { let #binding: &mut [u8] = &mut #field; }
+        })
+        .collect();
+    let bind_arena = quote! { #(#bindings)* };
     let accessors = emitter.accessors()?;
+    let regions = &layout.memory;
     let ty = match member {
-        None => quote! { #name },
-        Some(_) => quote! { #name<'_> },
+        None if regions.is_empty() => quote! { #name },
+        _ => quote! { #name<'_> },
     };
     let model_impl = emitter.model_impl(&name, &ty, &mut constants)?;
     let constants_module = format_ident!("{}_constants", module);
@@ -218,7 +223,46 @@ fn model_code(
             String::new()
         }
     );
+    let region_names: Vec<Ident> = regions
+        .iter()
+        .map(|used| format_ident!("{}", used.region.name))
+        .collect();
+    let region_cells: Vec<Ident> = regions
+        .iter()
+        .map(|used| format_ident!("REGION_{}", used.region.name.to_uppercase()))
+        .collect();
+    let region_sizes: Vec<proc_macro2::Literal> =
+        regions.iter().map(|used| lit(used.bytes)).collect();
+    let region_docs: Vec<String> = regions
+        .iter()
+        .map(|used| {
+            format!(
+                " Memory region `{}` (section `{}`): {} of its {} bytes, the activations with \
+                 the most accesses per byte.",
+                used.region.name, used.region.section, used.bytes, used.region.capacity
+            )
+        })
+        .collect();
     let (struct_def, constructors) = match member {
+        None if !regions.is_empty() => (
+            quote! {
+                #[doc = #struct_doc]
+                ///
+                /// Planned with memory regions besides its arena: it borrows each one's memory, from
+                /// the `static` in the region's linker section (`take`) or from memory of your own
+                /// (`new`).
+                pub struct #name<'r> {
+                    /// The arena, then the state of the variable tensors.
+                    arena: rt::Arena<#memory_bytes>,
+                    #(
+                        #[doc = #region_docs]
+                        #region_names: &'r mut rt::Arena<#region_sizes>,
+                    )*
+                    #flag_field
+                }
+            },
+            quote! {},
+        ),
         None => (
             quote! {
                 #[doc = #struct_doc]
@@ -260,7 +304,66 @@ fn model_code(
             )
         }
     };
+    let region_impl = if regions.is_empty() {
+        quote! {}
+    } else {
+        let sections: Vec<&str> = regions.iter().map(|u| u.region.section.as_str()).collect();
+        let consts: Vec<Ident> = regions
+            .iter()
+            .map(|u| format_ident!("{}_BYTES", u.region.name.to_uppercase()))
+            .collect();
+        let const_docs: Vec<String> = regions
+            .iter()
+            .map(|u| {
+                format!(
+                    " Bytes the model takes of memory region `{}`.",
+                    u.region.name
+                )
+            })
+            .collect();
+        let cell_docs: Vec<String> = regions
+            .iter()
+            .map(|u| {
+                format!(
+                    " The memory of region `{}`, in linker section `{}` (`{}::take`).",
+                    u.region.name, u.region.section, name
+                )
+            })
+            .collect();
+        quote! {
+            impl<'r> #name<'r> {
+                #(
+                    #[doc = #const_docs]
+                    pub const #consts: usize = #region_sizes;
+                )*
+
+                /// A model with a zeroed arena whose memory regions are the given buffers, in the
+                /// order the regions were named (its state, if any, takes its initial value on
+                /// the first `invoke`).
+                pub fn new(#(#region_names: &'r mut rt::Arena<#region_sizes>),*) -> Self {
+                    #name { arena: rt::Arena::new() #(, #region_names)* #flag_init }
+                }
+            }
+
+            impl #name<'static> {
+                /// The model, with the memory of each region from its `static` in the region's
+                /// linker section; `None` if some region was taken before (each can be taken
+                /// once). Needs atomic compare-and-swap; elsewhere, pass memory to `new`.
+                #[cfg(target_has_atomic = "8")]
+                pub fn take() -> Option<Self> {
+                    Some(#name::new(#(#region_cells.take()?),*))
+                }
+            }
+
+            #(
+                #[doc = #cell_docs]
+                #[link_section = #sections]
+                static #region_cells: rt::RegionCell<#region_sizes> = rt::RegionCell::new();
+            )*
+        }
+    };
     let default_impl = match member {
+        None if !regions.is_empty() => quote! {},
         None => quote! {
             impl Default for #name {
                 fn default() -> Self {
@@ -312,6 +415,8 @@ fn model_code(
                     #(#steps)*
                 }
             }
+
+            #region_impl
 
             #default_impl
 
@@ -688,6 +793,9 @@ struct Emitter<'g, 'm> {
     rt: TokenStream,
     /// The generation-time constants of the kernel parameters, in the order met.
     packed: RefCell<Vec<PackedConst>>,
+    /// The buffers `invoke` refers to (`None`: the model's own; `Some(k)`: memory region `k`),
+    /// each bound to a local slice once.
+    used: RefCell<BTreeSet<Option<usize>>>,
 }
 
 /// A generation-time constant of a kernel parameter, a static beside the constant tensors.
@@ -698,6 +806,27 @@ struct PackedConst {
 }
 
 impl Emitter<'_, '_> {
+    /// The local slice `invoke` binds to buffer `memory` (`arena`, or the region's name), noted
+    /// as used.
+    fn binding(&self, memory: Option<usize>) -> Ident {
+        self.used.borrow_mut().insert(memory);
+        match memory.and_then(|k| self.layout.memory.get(k)) {
+            Some(used) => format_ident!("{}", used.region.name),
+            None => format_ident!("arena"),
+        }
+    }
+
+    /// The struct field of buffer `memory`, through which accessors reach it.
+    fn field(&self, memory: Option<usize>) -> TokenStream {
+        match memory.and_then(|k| self.layout.memory.get(k)) {
+            Some(used) => {
+                let name = format_ident!("{}", used.region.name);
+                quote! { self.#name.0 }
+            }
+            None => quote! { self.arena.0 },
+        }
+    }
+
     fn step(
         &self,
         call: &Call,
@@ -706,14 +835,18 @@ impl Emitter<'_, '_> {
     ) -> Result<TokenStream> {
         match &call.kind {
             CallKind::Alias { input, output } => {
-                let from = self.layout.arena_offset(*input)?;
-                let to = self.layout.arena_offset(*output)?;
+                let (from, to) = (self.layout.place(*input)?, self.layout.place(*output)?);
                 if from == to {
                     Ok(quote! { {} })
+                } else if from.memory != to.memory {
+                    Err(Error::Internal {
+                        detail: format!("operator #{}: a copy between memory regions", call.op),
+                    })
                 } else {
-                    let (from, to) = (lit(from), lit(to));
+                    let buffer = self.binding(to.memory);
+                    let (from, to) = (lit(from.offset), lit(to.offset));
                     let bytes = lit(self.graph.tensors[*output].bytes);
-                    Ok(quote! { rt::kernels::copy::copy(arena, #from, #to, #bytes); })
+                    Ok(quote! { rt::kernels::copy::copy(#buffer, #from, #to, #bytes); })
                 }
             }
             CallKind::Kernel(kernel) => self.kernel_step(call.op, kernel, statics, constants),
@@ -730,6 +863,26 @@ impl Emitter<'_, '_> {
     ) -> Result<TokenStream> {
         let module = format_ident!("{}", kernel.module);
         let function = format_ident!("{}", kernel.function);
+        // The kernel works in one buffer: that of its offset operands (and scratch memory, in
+        // the model's own), which the planner keeps together.
+        let mut memories = BTreeSet::new();
+        for operand in &kernel.operands {
+            match *operand {
+                Operand::Offset(t) => {
+                    memories.insert(self.layout.place(t)?.memory);
+                }
+                Operand::Scratch(_) => {
+                    memories.insert(None);
+                }
+                Operand::Src(_) => {}
+            }
+        }
+        if memories.len() > 1 {
+            return Err(Error::Internal {
+                detail: format!("operator #{op}: the kernel's offsets lie in two memory regions"),
+            });
+        }
+        let memory = memories.into_iter().next().flatten();
         let mut args = Vec::new();
         let mut scratch_slot = 0;
         for operand in &kernel.operands {
@@ -739,7 +892,7 @@ impl Emitter<'_, '_> {
                 args.push(quote! { #offset });
                 continue;
             }
-            args.push(self.operand(*operand, constants)?);
+            args.push(self.operand(*operand, memory, constants)?);
         }
         if let Some(params) = &kernel.params {
             let ty = format_ident!("{}", params.type_name);
@@ -756,13 +909,20 @@ impl Emitter<'_, '_> {
             });
             args.push(quote! { &#name });
         }
-        Ok(quote! { rt::kernels::#module::#function(arena, #(#args),*); })
+        let buffer = self.binding(memory);
+        Ok(quote! { rt::kernels::#module::#function(#buffer, #(#args),*); })
     }
 
-    fn operand(&self, operand: Operand, constants: &mut BTreeSet<usize>) -> Result<TokenStream> {
+    /// Operand `operand` of a kernel working in buffer `memory`.
+    fn operand(
+        &self,
+        operand: Operand,
+        memory: Option<usize>,
+        constants: &mut BTreeSet<usize>,
+    ) -> Result<TokenStream> {
         match operand {
             Operand::Offset(t) => {
-                let offset = lit(self.layout.arena_offset(t)?);
+                let offset = lit(self.layout.place(t)?.offset);
                 Ok(quote! { #offset })
             }
             Operand::Src(t) if self.graph.tensors[t].is_constant() => {
@@ -770,8 +930,19 @@ impl Emitter<'_, '_> {
                 Ok(quote! { rt::Src::Flash(#path.bytes()) })
             }
             Operand::Src(t) => {
-                let offset = lit(self.layout.arena_offset(t)?);
-                Ok(quote! { rt::Src::Arena(#offset) })
+                let place = self.layout.place(t)?;
+                if place.memory == memory {
+                    let offset = lit(place.offset);
+                    Ok(quote! { rt::Src::Arena(#offset) })
+                } else {
+                    // In another buffer: its bytes, read like a constant's.
+                    let buffer = self.binding(place.memory);
+                    let (start, end) = (
+                        lit(place.offset),
+                        lit(place.offset + self.graph.tensors[t].bytes),
+                    );
+                    Ok(quote! { rt::Src::Flash(&#buffer[#start..#end]) })
+                }
             }
             Operand::Scratch(_) => Err(Error::Internal {
                 detail: "scratch memory is resolved by its operator's step".to_string(),
@@ -883,8 +1054,10 @@ impl Emitter<'_, '_> {
                 let Some(element) = rust_element(tensor.dtype) else {
                     continue;
                 };
-                let Some(Region::Arena(offset)) = self.layout.regions[io.index] else {
-                    continue;
+                let (field, offset) = match self.layout.regions[io.index] {
+                    Some(Region::Arena(offset)) => (self.field(None), offset),
+                    Some(Region::Memory(k, offset)) => (self.field(Some(k)), offset),
+                    _ => continue,
                 };
                 let element = format_ident!("{}", element);
                 let len = lit(tensor.num_elements());
@@ -895,7 +1068,7 @@ impl Emitter<'_, '_> {
                     items.push(quote! {
                         #[doc = #doc]
                         pub fn #getter(&mut self) -> &mut [#element; #len] {
-                            rt::bytes::array_mut(&mut self.arena.0, #offset)
+                            rt::bytes::array_mut(&mut #field, #offset)
                         }
                     });
                 } else {
@@ -903,7 +1076,7 @@ impl Emitter<'_, '_> {
                     items.push(quote! {
                         #[doc = #doc]
                         pub fn #getter(&self) -> &[#element; #len] {
-                            rt::bytes::array(&self.arena.0, #offset)
+                            rt::bytes::array(&#field, #offset)
                         }
                     });
                 }
@@ -921,9 +1094,11 @@ impl Emitter<'_, '_> {
         let (inputs, outputs) = io_tensors(self.graph);
         let mut input_arms = Vec::new();
         for (i, io) in inputs.iter().enumerate() {
-            let offset = self.layout.arena_offset(io.index)?;
+            let place = self.layout.place(io.index)?;
+            let field = self.field(place.memory);
+            let offset = place.offset;
             let (i, end, offset) = (lit(i), lit(offset + io.tensor.bytes), lit(offset));
-            input_arms.push(quote! { #i => &mut self.arena.0[#offset..#end], });
+            input_arms.push(quote! { #i => &mut #field[#offset..#end], });
         }
         let mut output_arms = Vec::new();
         for (i, io) in outputs.iter().enumerate() {
@@ -932,9 +1107,11 @@ impl Emitter<'_, '_> {
                 let path = self.constant_path(io.index, constants);
                 output_arms.push(quote! { #i => #path.bytes(), });
             } else {
-                let offset = self.layout.arena_offset(io.index)?;
+                let place = self.layout.place(io.index)?;
+                let field = self.field(place.memory);
+                let offset = place.offset;
                 let (end, offset) = (lit(offset + io.tensor.bytes), lit(offset));
-                output_arms.push(quote! { #i => &self.arena.0[#offset..#end], });
+                output_arms.push(quote! { #i => &#field[#offset..#end], });
             }
         }
         Ok(quote! {

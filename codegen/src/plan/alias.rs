@@ -23,10 +23,11 @@ pub(super) fn reshape_aliases(graph: &Graph, regions: &[Region]) -> Vec<Alias> {
         let (Some(a), Some(b)) = (graph.tensors.get(of), graph.tensors.get(tensor)) else {
             continue;
         };
-        let in_arena = |t: usize| regions.get(t) == Some(&Region::Arena);
+        // Both in the arena, or both in one memory region.
+        let placed = |t: usize| matches!(regions.get(t), Some(Region::Arena | Region::Memory(_)));
         if of != tensor
-            && in_arena(of)
-            && in_arena(tensor)
+            && placed(of)
+            && regions[of] == regions[tensor]
             && a.bytes == b.bytes
             && a.bytes > 0
             && writers[of] <= 1

@@ -187,6 +187,14 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
             plan.arena_bytes, plan.state_bytes
         ));
     }
+    for used in &plan.regions {
+        if used.bytes % ALIGN != 0 || used.bytes > used.region.capacity {
+            return fail(format!(
+                "memory region `{}`: {} bytes used of {}, or not {ALIGN}-byte aligned",
+                used.region.name, used.bytes, used.region.capacity
+            ));
+        }
+    }
 
     let lives = live_steps(graph);
     for (t, (p, tensor)) in plan.tensors.iter().zip(&graph.tensors).enumerate() {
@@ -206,15 +214,19 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
         } else {
             Region::Unused
         };
-        if p.region != region {
+        // An activation may live in the arena or in a memory region the plan names.
+        let moved = region == Region::Arena
+            && matches!(p.region, Region::Memory(k) if k < plan.regions.len());
+        if p.region != region && !moved {
             return fail(format!(
                 "tensor #{t} placed in {} but belongs in {}",
                 p.region.name(),
                 region.name()
             ));
         }
-        let (limit, expected) = match region {
+        let (limit, expected) = match p.region {
             Region::Arena => (plan.arena_bytes, live),
+            Region::Memory(k) => (plan.regions[k].bytes, live),
             Region::State => (plan.state_bytes, Some((0, ops))),
             Region::Flash | Region::Unused => continue,
         };
@@ -245,10 +257,32 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
 
     check_state_disjoint(plan)?;
     let group = alias_groups(graph, plan)?;
+    for k in 0..plan.regions.len() {
+        check_arena_disjoint(plan, &region_blocks(plan, &group, k))?;
+    }
     let blocks = arena_blocks(plan, &group)?;
     check_bound(plan, &blocks)?;
     let blocks = overlap_blocks(graph, plan, &lives, access, blocks)?;
     check_arena_disjoint(plan, &blocks)
+}
+
+/// The tensors of memory region `k` as blocks (the others empty), for the same sweep as the
+/// arena's: a region has no scratch memory and no overlaps.
+fn region_blocks(plan: &MemoryPlan, group: &[usize], k: usize) -> Vec<Block> {
+    plan.tensors
+        .iter()
+        .map(|p| Block {
+            group: group[p.index],
+            first: p.first_step,
+            last: p.last_step,
+            offset: p.offset,
+            bytes: if p.region == Region::Memory(k) {
+                p.bytes
+            } else {
+                0
+            },
+        })
+        .collect()
 }
 
 /// Verifies every overlap of `plan` (see [`check_plan_with`]) and returns `blocks` with each
@@ -574,8 +608,11 @@ fn alias_groups(graph: &Graph, plan: &MemoryPlan) -> Result<Vec<usize>> {
                         "{what}: the operator is not a reshape-like op from one to the other"
                     ));
                 }
-                if pt.region != Region::Arena || po.region != Region::Arena {
-                    return fail(format!("{what}: both tensors must be in the arena"));
+                let placed = matches!(pt.region, Region::Arena | Region::Memory(_));
+                if !placed || pt.region != po.region {
+                    return fail(format!(
+                        "{what}: both tensors must be in the arena, or in one memory region"
+                    ));
                 }
                 if pt.bytes != po.bytes || pt.offset != po.offset {
                     return fail(format!("{what}: sizes or offsets differ"));

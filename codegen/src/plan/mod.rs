@@ -42,6 +42,7 @@ mod greedy;
 mod lifetime;
 mod order;
 mod overlap;
+mod regions;
 pub mod report;
 mod search;
 
@@ -54,6 +55,7 @@ pub use buffer::{lower_bound, plan_buffers, Buffer};
 pub use check::{check_buffers, check_plan, check_plan_with};
 use lifetime::Steps;
 pub use order::{memory_order, reordered};
+pub use regions::plan_graph_in_regions;
 
 /// Alignment, in bytes, of every offset and of every size the planner reserves.
 pub const ALIGN: usize = 16;
@@ -76,6 +78,10 @@ pub enum Region {
     /// A non-constant tensor that no operator touches and that is neither a graph input nor a
     /// graph output: it needs no storage at all.
     Unused,
+    /// One of the memory regions the user names besides the arena (a Cortex-M7's DTCM, say), by
+    /// index into [`MemoryPlan::regions`]: an activation moved out of the arena into faster
+    /// memory, placed there like in the arena, over time ([`MemoryRegion`]).
+    Memory(usize),
 }
 
 impl Region {
@@ -86,6 +92,7 @@ impl Region {
             Region::State => "state",
             Region::Flash => "flash",
             Region::Unused => "unused",
+            Region::Memory(_) => "memory region",
         }
     }
 }
@@ -170,6 +177,31 @@ pub struct ScratchPlacement {
     pub offset: usize,
 }
 
+/// A memory region besides the arena that the user names, with its size and the linker section
+/// its generated static goes to (`Config::memory_region`): the planner moves the activations
+/// with the most accesses per byte there ([`Region::Memory`]), as many as fit.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryRegion {
+    /// Its name in the generated code: a lower-case identifier (`dtcm`: Rust field `dtcm`, C
+    /// static `<prefix>_region_dtcm`, macro `<PREFIX>_REGION_DTCM_BYTES`).
+    pub name: String,
+    /// The most bytes the plan may use of it.
+    pub capacity: usize,
+    /// The linker section of its static (`.dtcm`): Rust `#[link_section]`, C
+    /// `__attribute__((section))`.
+    pub section: String,
+}
+
+/// How a plan uses one [`MemoryRegion`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionUse {
+    /// The region.
+    pub region: MemoryRegion,
+    /// The bytes its tensors take (a multiple of [`ALIGN`], at most its capacity): the size of
+    /// its static.
+    pub bytes: usize,
+}
+
 /// The memory plan of a graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryPlan {
@@ -192,6 +224,9 @@ pub struct MemoryPlan {
     pub overlaps: Vec<Overlap>,
     /// Kernel scratch memory, in the order it was requested (by operator, then slot).
     pub scratch: Vec<ScratchPlacement>,
+    /// The memory regions besides the arena, in the order named, and the bytes each one takes
+    /// ([`Region::Memory`] indexes this); empty unless the user names some.
+    pub regions: Vec<RegionUse>,
 }
 
 impl MemoryPlan {
@@ -282,16 +317,54 @@ pub fn plan_graph_with(
     scratch: &[Scratch],
     access: &[(usize, Access)],
 ) -> Result<MemoryPlan> {
+    plan_placed(graph, scratch, access, &[], &[])
+}
+
+/// [`plan_graph_with`], with the tensors `moved[t] = Some(k)` in memory region `regions[k]`
+/// instead of the arena (each region placed on its own, without overlaps; contracts naming a
+/// moved tensor are set aside).
+fn plan_placed(
+    graph: &Graph,
+    scratch: &[Scratch],
+    access: &[(usize, Access)],
+    moved: &[Option<usize>],
+    memory_regions: &[MemoryRegion],
+) -> Result<MemoryPlan> {
     let steps = lifetime::lifetimes(graph)?;
-    let regions = lifetime::regions(graph, &steps);
+    let mut regions = lifetime::regions(graph, &steps);
+    for (t, &k) in moved.iter().enumerate() {
+        if let (Some(k), Some(region @ Region::Arena)) = (k, regions.get_mut(t)) {
+            *region = Region::Memory(k);
+        }
+    }
+    let in_arena: Vec<(usize, Access)>;
+    let access = if moved.iter().any(Option::is_some) {
+        in_arena = access
+            .iter()
+            .copied()
+            .filter(|(_, a)| {
+                let (x, y) = a.tensors();
+                regions.get(x) == Some(&Region::Arena) && regions.get(y) == Some(&Region::Arena)
+            })
+            .collect();
+        &in_arena[..]
+    } else {
+        access
+    };
     let aliases = alias::reshape_aliases(graph, &regions);
     let roots = alias::roots(graph.tensors.len(), &aliases);
     let scratch_buffers = scratch_buffers(graph, scratch)?;
 
     // Without overlaps: one buffer per reshape alias group, then the scratch memory.
     let mut buffer_offset = vec![0; graph.tensors.len()];
-    let (mut buffers, mut buffer_of_root) =
-        tensor_buffers(graph, &steps, &regions, &roots, &buffer_offset)?;
+    let (mut buffers, mut buffer_of_root) = tensor_buffers(
+        graph,
+        &steps,
+        &regions,
+        Region::Arena,
+        &roots,
+        &buffer_offset,
+    )?;
     // (`buffers` is the plan without overlaps; a placement with overlaps has its own.)
     let mut tensor_buffers_len = buffers.len();
     buffers.extend_from_slice(&scratch_buffers);
@@ -368,6 +441,28 @@ pub fn plan_graph_with(
         ox < oy + by && oy < ox + bx
     });
 
+    // The memory regions: each its own placement, without overlaps.
+    let mut region_uses = Vec::with_capacity(memory_regions.len());
+    let mut region_offset = vec![0usize; graph.tensors.len()];
+    for (k, region) in memory_regions.iter().enumerate() {
+        let (bytes, offsets) = place_region(graph, &steps, &regions, &roots, k)?;
+        if bytes > region.capacity {
+            return Err(Error::Internal {
+                detail: format!(
+                    "memory region `{}` takes {bytes} bytes of its {}",
+                    region.name, region.capacity
+                ),
+            });
+        }
+        for (t, offset) in offsets {
+            region_offset[t] = offset;
+        }
+        region_uses.push(RegionUse {
+            region: region.clone(),
+            bytes,
+        });
+    }
+
     let num_steps = graph.operators.len() + 1;
     let mut state_bytes = 0usize;
     let mut tensors = Vec::with_capacity(graph.tensors.len());
@@ -382,6 +477,7 @@ pub fn plan_graph_with(
                     .ok_or_else(|| overflow(t))?;
                 (offset, 0, num_steps - 1)
             }
+            Region::Memory(_) => (region_offset[t], s.first, s.last),
             Region::Flash => (0, s.first, s.last),
             Region::Unused => (0, 0, 0),
         };
@@ -420,9 +516,30 @@ pub fn plan_graph_with(
         aliases,
         overlaps,
         scratch,
+        regions: region_uses,
     };
     check_plan_with(graph, &plan, access)?;
     Ok(plan)
+}
+
+/// Places the tensors of memory region `k` (one buffer per alias group, without overlaps): its
+/// size and every member's offset.
+fn place_region(
+    graph: &Graph,
+    steps: &[Option<Steps>],
+    regions: &[Region],
+    roots: &[usize],
+    k: usize,
+) -> Result<(usize, Vec<(usize, usize)>)> {
+    let at = vec![0; graph.tensors.len()];
+    let (buffers, buffer_of_root) =
+        tensor_buffers(graph, steps, regions, Region::Memory(k), roots, &at)?;
+    let offsets = plan_buffers(&buffers);
+    let members = (0..graph.tensors.len())
+        .filter(|&t| regions[t] == Region::Memory(k))
+        .map(|t| (t, buffer_of_root[roots[t]].map_or(0, |b| offsets[b])))
+        .collect();
+    Ok((arena_of(&buffers, &offsets), members))
 }
 
 /// The most overlaps [`plan_graph_with`] tries to drop one by one (each try is a placement).
@@ -464,6 +581,7 @@ impl OverlapContext<'_, '_> {
             self.graph,
             self.steps,
             self.regions,
+            Region::Arena,
             &decided.buffer_root,
             &decided.buffer_offset,
         )?;
@@ -507,12 +625,14 @@ impl OverlapContext<'_, '_> {
     }
 }
 
-/// One buffer per group of arena tensors that take space (the groups given by `root`, indexed by
-/// the root; each tensor `at` its offset in the buffer), and for every root its buffer, if any.
+/// One buffer per group of tensors of region `which` (the arena, or a memory region) that take
+/// space (the groups given by `root`, indexed by the root; each tensor `at` its offset in the
+/// buffer), and for every root its buffer, if any.
 fn tensor_buffers(
     graph: &Graph,
     steps: &[Option<Steps>],
     regions: &[Region],
+    which: Region,
     root: &[usize],
     at: &[usize],
 ) -> Result<(Vec<Buffer>, Vec<Option<usize>>)> {
@@ -520,7 +640,7 @@ fn tensor_buffers(
     let mut buffers: Vec<Buffer> = Vec::new();
     for (t, tensor) in graph.tensors.iter().enumerate() {
         let Some(s) = steps[t] else { continue };
-        if regions[t] != Region::Arena || tensor.bytes == 0 {
+        if regions[t] != which || tensor.bytes == 0 {
             continue;
         }
         let bytes = align_up(tensor.bytes)

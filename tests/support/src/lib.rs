@@ -72,6 +72,27 @@ pub fn scratch_dir(kind: &str, name: &str) -> PathBuf {
 /// The environment variable that says where the shared reference data is.
 pub const SHARED_DIR_VAR: &str = "TINYAOT_SHARED_DIR";
 
+/// One memory region of a test: its name, size in bytes and linker section.
+pub type RegionSpec = (&'static str, usize, &'static str);
+
+/// The fixture models the memory-region tests compile with regions besides the arena (the
+/// fixture's stem, then each region's name, size and linker section, fastest first), in Rust
+/// (tests/build.rs, tests/tests/memory_regions.rs) and in C (tests/tests/c_conformance.rs). Sizes
+/// are picked so that some activations move and some stay: the regions split the models.
+pub const REGION_MODELS: &[(&str, &[RegionSpec])] = &[
+    (
+        "mobilenet_v2_035",
+        &[("dtcm", 16 << 10, ".dtcm"), ("sram2", 32 << 10, ".sram2")],
+    ),
+    ("parallel_branches", &[("dtcm", 2 << 10, ".dtcm")]),
+    ("parallel_branches_float", &[("dtcm", 8 << 10, ".dtcm")]),
+    ("streaming_kws", &[("dtcm", 1 << 10, ".dtcm")]),
+    ("resnet8", &[("dtcm", 20 << 10, ".dtcm")]),
+    ("add_sub_mul_broadcast", &[("dtcm", 512, ".dtcm")]),
+    ("concatenation", &[("dtcm", 512, ".dtcm")]),
+    ("ds_cnn", &[("dtcm", 16 << 10, ".dtcm")]),
+];
+
 /// The workspace root (the directory of the top-level `Cargo.toml`).
 pub fn workspace_root() -> PathBuf {
     // This crate is `<workspace>/tests/support` and its manifest directory is fixed when it is

@@ -3,7 +3,7 @@
 
 use super::{op_of_step, overlap_kind, rows};
 use crate::ir::Graph;
-use crate::plan::{AliasKind, MemoryPlan};
+use crate::plan::{AliasKind, MemoryPlan, Region};
 use std::fmt::Write;
 
 /// The plan as one JSON object:
@@ -24,7 +24,9 @@ use std::fmt::Write;
 /// A model with `OfflineMemoryAllocation` metadata also gets `"offline_plan": "ignored: …"`
 /// (the reason), after `num_ops`. When the operators run in another order than the file's
 /// ([`crate::plan::memory_order`]), `"order": [N, …]` follows: the file index of the operator at
-/// each position, the positions the `op` fields count.
+/// each position, the positions the `op` fields count. With memory regions
+/// ([`crate::plan::MemoryRegion`]), `"regions": [{"name": "…", "bytes": N, "capacity": N,
+/// "section": "…"}, …]` follows, and a tensor moved there has its region's name as `region`.
 ///
 /// `tensors` lists the tensors that take RAM, in index order; `offset` is within `region`.
 /// `first_op`/`last_op` are operator indices, -1 meaning "before the first operator" (see the
@@ -59,8 +61,32 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
             &format!("\n  \"order\": [{}],", order.join(", ")),
         );
     }
+    if !plan.regions.is_empty() {
+        let tensors_at = out.len() - "\n  \"tensors\": [".len();
+        let regions: Vec<String> = plan
+            .regions
+            .iter()
+            .map(|u| {
+                format!(
+                    "{{\"name\": {}, \"bytes\": {}, \"capacity\": {}, \"section\": {}}}",
+                    string(&u.region.name),
+                    u.bytes,
+                    u.region.capacity,
+                    string(&u.region.section)
+                )
+            })
+            .collect();
+        out.insert_str(
+            tensors_at,
+            &format!("\n  \"regions\": [{}],", regions.join(", ")),
+        );
+    }
     for (i, p) in rows(plan).enumerate() {
         let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
+        let region = match p.region {
+            Region::Memory(k) => plan.regions.get(k).map_or("?", |u| u.region.name.as_str()),
+            other => other.name(),
+        };
         let alias = p.alias_of.map_or("null".to_string(), |a| a.to_string());
         let _ = write!(
             out,
@@ -71,7 +97,7 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
             string(name),
             p.bytes,
             p.offset,
-            p.region.name(),
+            region,
             op_of_step(p.first_step),
             op_of_step(p.last_step),
         );

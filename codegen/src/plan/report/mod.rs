@@ -43,7 +43,7 @@ fn reordering(graph: &crate::ir::Graph) -> Option<Vec<usize>> {
 fn rows(plan: &MemoryPlan) -> impl Iterator<Item = &TensorPlacement> {
     plan.tensors
         .iter()
-        .filter(|p| matches!(p.region, Region::Arena | Region::State))
+        .filter(|p| matches!(p.region, Region::Arena | Region::State | Region::Memory(_)))
 }
 
 /// The operator index of a step: operator *i* runs at step *i + 1*; step 0 is -1.

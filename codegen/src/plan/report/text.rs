@@ -38,8 +38,13 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
     for p in rows(plan) {
         let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
         let over = overlap_into.get(p.index).copied().flatten();
+        let region = |k: usize| plan.regions.get(k).map_or("?", |u| u.region.name.as_str());
         let note = match (p.region, p.alias_of, over) {
             (Region::State, ..) => "state region".to_string(),
+            (Region::Memory(k), Some(owner), _) => {
+                format!("memory region {}, shares #{owner}", region(k))
+            }
+            (Region::Memory(k), ..) => format!("memory region {}", region(k)),
             (_, Some(owner), _) => format!("shares #{owner}"),
             (
                 _,
@@ -117,6 +122,17 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
             "above bound:  {:>12} bytes ({:.2}%)",
             thousands(plan.excess_bytes()),
             excess_percent(plan)
+        );
+    }
+    for used in &plan.regions {
+        let _ = writeln!(
+            out,
+            "region {}: {:>12} bytes of {} (section {}): the activations with the most accesses \
+             per byte",
+            used.region.name,
+            thousands(used.bytes),
+            thousands(used.region.capacity),
+            used.region.section
         );
     }
     if plan.state_bytes > 0 {
