@@ -26,6 +26,13 @@ fn main() {
     println!("cargo:rerun-if-env-changed=TINYAOT_MCU_BOARD");
     println!("cargo:rustc-check-cfg=cfg(tinyaot_boot_vectors)");
     println!("cargo:rustc-check-cfg=cfg(tinyaot_armv6m)");
+    println!("cargo:rustc-check-cfg=cfg(tinyaot_regions)");
+    // The model was planned with memory regions (`cargo xtask mcu --region`): its struct borrows
+    // them, and the firmware takes them from their statics.
+    println!("cargo:rerun-if-env-changed=TINYAOT_MCU_REGIONS");
+    if std::env::var("TINYAOT_MCU_REGIONS").is_ok_and(|v| v == "1") {
+        println!("cargo:rustc-cfg=tinyaot_regions");
+    }
     let board = match std::env::var("TINYAOT_MCU_BOARD") {
         Ok(board) => board,
         Err(_) => match BOARDS.iter().find(|b| b.1 == target && b.2) {

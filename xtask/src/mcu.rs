@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tinyaot_codegen::config::{c_outputs_with, write_if_changed};
 use tinyaot_codegen::emit::c::COptions;
+use tinyaot_codegen::plan::MemoryRegion;
 use tinyaot_codegen::{Config, Limits, Planning};
 
 use crate::cores::{self, Core};
@@ -125,6 +126,9 @@ struct Paths {
     profile: bool,
     /// Plan with overlaps (the default; `--no-overlap` turns it off, to measure what they cost).
     overlap: bool,
+    /// `--region NAME=SIZE`: memory regions besides the arena, each a static in linker section
+    /// `.bss.region_NAME` (which both firmwares' link scripts put in `.bss`, zeroed at start-up).
+    regions: Vec<MemoryRegion>,
 }
 
 /// A model to run: its file, its golden directory, and TFLM's arena for it if known.
@@ -142,6 +146,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut update_readme = false;
     let mut profile = false;
     let mut overlap = true;
+    let mut regions = Vec::new();
     let mut json_path: Option<PathBuf> = None;
     let mut models_named = false;
     let mut cores = vec![cores::m4()];
@@ -156,6 +161,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--update-readme" => update_readme = true,
             "--profile" => profile = true,
             "--no-overlap" => overlap = false,
+            "--region" => regions.push(region(&value("--region")?)?),
             "--json" => json_path = Some(PathBuf::from(value("--json")?)),
             "--core" => cores = cores::parse(&value("--core")?)?,
             "--models" => {
@@ -188,6 +194,30 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // The README shows what users get: the default plan.
         return Err("--no-overlap and --update-readme do not go together".into());
     }
+    if update_readme && !regions.is_empty() {
+        return Err("--region and --update-readme do not go together".into());
+    }
+    if !regions.is_empty() && !models_named {
+        // The firmware builds a model with regions on its stack before moving it to its static:
+        // fine for the fixture CNNs, not for a model with a megabyte arena.
+        return Err("--region needs --models (models whose arena fits on the stack)".into());
+    }
+    // ARMv6-M and RV32IMC have no atomic compare-and-swap.
+    let atomic_swap = |c: &Core| {
+        !matches!(
+            c.rust_target,
+            "thumbv6m-none-eabi" | "riscv32imc-unknown-none-elf"
+        )
+    };
+    if let Some(core) = cores.iter().find(|c| !atomic_swap(c)) {
+        if !regions.is_empty() {
+            return Err(format!(
+                "--region: the {} firmware takes each region's static with `Model::take`, which \
+                 needs atomic compare-and-swap; run it on m4, m7, m33 or m55",
+                core.name
+            ));
+        }
+    }
     if update_readme && profile {
         // The hooks cost instructions and code: the table of a profiling run is not the README's.
         return Err("--profile and --update-readme do not go together".into());
@@ -206,6 +236,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut paths = paths()?;
     paths.profile = profile;
     paths.overlap = overlap;
+    paths.regions = regions;
     check_tools(&cores)?;
     let specs = names
         .iter()
@@ -241,7 +272,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut failures = Vec::new();
     for spec in &specs {
         // Generated once, built for every core.
-        let prepared = prepare(spec, paths.overlap);
+        let prepared = prepare(spec, paths.overlap, &paths.regions);
         for run in &mut runs {
             let t = Instant::now();
             let row = match &prepared {
@@ -374,6 +405,26 @@ fn paths() -> Result<Paths, String> {
         root,
         profile: false,
         overlap: true,
+        regions: Vec::new(),
+    })
+}
+
+/// `NAME=SIZE` of `--region`: a memory region in section `.bss.region_NAME`.
+fn region(value: &str) -> Result<MemoryRegion, String> {
+    let (name, size) = value
+        .split_once('=')
+        .ok_or_else(|| format!("--region {value}: expected NAME=SIZE, e.g. dtcm=16K"))?;
+    let (digits, scale) = match size.strip_suffix(['K', 'k']) {
+        Some(digits) => (digits, 1024),
+        None => (size, 1),
+    };
+    let bytes: usize = digits
+        .parse()
+        .map_err(|_| format!("--region {value}: `{size}` is not a size (bytes, or K)"))?;
+    Ok(MemoryRegion {
+        name: name.to_string(),
+        capacity: bytes * scale,
+        section: format!(".bss.region_{name}"),
     })
 }
 
@@ -491,7 +542,13 @@ fn baseline(paths: &Paths, core: &Core, timeout: Duration) -> Result<[Sizes; 2],
     let work = paths.work.join(core.name);
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     let rust_dir = paths.root.join("examples/firmware-rust/baseline");
-    let rust_elf = build_rust(paths, core, &rust_dir, &work.join("baseline-rust.elf"))?;
+    let rust_elf = build_rust(
+        paths,
+        core,
+        &rust_dir,
+        &work.join("baseline-rust.elf"),
+        false,
+    )?;
     let c_dir = paths.root.join("examples/firmware-c/baseline");
     let c_elf = build_c(paths, core, &c_dir, &work.join("baseline-c.elf"))?;
     let mut sizes = [Sizes::default(); 2];
@@ -519,7 +576,7 @@ struct Prepared {
 
 /// Loads `spec`'s model and golden cases and generates its Rust and C, planned with or without
 /// `overlap`.
-fn prepare(spec: &Spec, overlap: bool) -> Result<Prepared, String> {
+fn prepare(spec: &Spec, overlap: bool, regions: &[MemoryRegion]) -> Result<Prepared, String> {
     let bytes =
         std::fs::read(&spec.tflite).map_err(|e| format!("{}: {e}", spec.tflite.display()))?;
     let graph = tinyaot_codegen::load::load(&bytes).map_err(|e| e.to_string())?;
@@ -530,9 +587,14 @@ fn prepare(spec: &Spec, overlap: bool) -> Result<Prepared, String> {
         .map_err(|e| e.to_string())?
         .memory_plan()
         .lower_bound_bytes;
+    let planning = Planning {
+        overlap,
+        regions: regions.to_vec(),
+        ..Planning::default()
+    };
     let rust = Config::new()
         .name("Net")
-        .overlap(overlap)
+        .planning(planning.clone())
         .generate(&bytes, &spec.name)
         .map_err(|e| e.to_string())
         .and_then(|source| {
@@ -542,10 +604,6 @@ fn prepare(spec: &Spec, overlap: bool) -> Result<Prepared, String> {
     let options = COptions {
         prefix: "net".to_string(),
         source_name: format!("{}.tflite", spec.name),
-    };
-    let planning = Planning {
-        overlap,
-        ..Planning::default()
     };
     let c = c_outputs_with(&bytes, &options, &Limits::default(), &planning)
         .map(|files| {
@@ -652,7 +710,8 @@ fn rust_side(
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     write(&dir.join("model.rs"), source)?;
     write(&dir.join("golden.rs"), &golden::rust_source(cases, origin))?;
-    let elf = build_rust(paths, core, dir, &dir.join("firmware.elf"))?;
+    let regions = !paths.regions.is_empty();
+    let elf = build_rust(paths, core, dir, &dir.join("firmware.elf"), regions)?;
     // Constant tensors (`T<index>`) and weights laid out at generation time (`W<op>_<FIELD>`).
     let is_weight = |name: &str| {
         let Some((_, n)) = name.rsplit_once("_constants::") else {
@@ -719,7 +778,15 @@ fn stated_constants(source: &str) -> Result<u64, String> {
 /// Builds examples/firmware-rust for `core` around `$TINYAOT_MCU_DIR = dir` and copies the ELF to
 /// `elf`. Each core has a target directory of its own: cores that share a Rust target (M4 and
 /// M7, M33 and M55) differ in flags and board, and would rebuild everything in turn in one.
-fn build_rust(paths: &Paths, core: &Core, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
+/// Builds the Rust firmware for `core` around the model in `dir`, planned with memory regions
+/// when `regions` (the firmware then takes them with `Net::take`).
+fn build_rust(
+    paths: &Paths,
+    core: &Core,
+    dir: &Path,
+    elf: &Path,
+    regions: bool,
+) -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let firmware = paths.root.join("examples/firmware-rust");
     let target_dir = paths.firmware_target.join(core.name);
@@ -740,6 +807,7 @@ fn build_rust(paths: &Paths, core: &Core, dir: &Path, elf: &Path) -> Result<Path
         })
         .env("TINYAOT_MCU_DIR", dir)
         .env("TINYAOT_MCU_BOARD", core.board)
+        .env("TINYAOT_MCU_REGIONS", if regions { "1" } else { "0" })
         // The core's flags, and only them: whatever RUSTFLAGS the caller has is for the host.
         .env("CARGO_ENCODED_RUSTFLAGS", core.encoded_rustflags())
         .env_remove("RUSTFLAGS")

@@ -63,7 +63,13 @@ pub struct Case {
 
 /// The model instance. A `static` so that its arena is in `.bss`, not on the stack (`new` is
 /// `const`); only `run` touches it, once.
+#[cfg(not(tinyaot_regions))]
 static mut NET: model::Net = model::Net::new();
+
+/// The model instance, planned with memory regions (`cargo xtask mcu --region`): it borrows each
+/// region's static, taken once by `Net::take` in `run` (made on the stack, then moved here).
+#[cfg(tinyaot_regions)]
+static mut NET: Option<model::Net<'static>> = None;
 
 /// Iterations of the calibration loop (two instructions each).
 const CALIBRATION_ITERATIONS: u32 = 500_000;
@@ -120,7 +126,14 @@ fn run() -> ! {
     };
 
     // SAFETY: the only reference to NET, taken once; no interrupt handler touches it.
+    #[cfg(not(tinyaot_regions))]
     let net = unsafe { &mut *addr_of_mut!(NET) };
+    // SAFETY: as above.
+    #[cfg(tinyaot_regions)]
+    let net = match model::Net::take() {
+        Some(taken) => unsafe { &mut *addr_of_mut!(NET) }.insert(taken),
+        None => exit(false),
+    };
     let cases = golden::CASES;
     let _ = writeln!(
         out,
