@@ -507,6 +507,7 @@ impl Config {
     /// `tinyaot plan A B` prints. A model that does not compile is planned without scratch
     /// memory, as [`plan`](Self::plan) does.
     pub fn plan_group(&self, models: &[GroupModel]) -> Result<GroupPlan> {
+        self.no_regions_for_groups()?;
         let bytes = read_group(models)?;
         let mut entries = Vec::new();
         let mut layouts = Vec::new();
@@ -565,6 +566,20 @@ impl Config {
         Ok((files, prefixes))
     }
 
+    /// Refuses memory regions for a group of models: its models share one arena and run one
+    /// after another; regions of their own would be a second sharing scheme.
+    fn no_regions_for_groups(&self) -> Result<()> {
+        if self.planning.regions.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Config {
+                detail: "memory regions apply to one model, not to a group of models sharing \
+                         an arena"
+                    .to_string(),
+            })
+        }
+    }
+
     /// Lowers and plans each model of a group (named by `names`: Rust names or C prefixes, as
     /// `rust` says), checks the names, and lays out the group's buffer.
     #[allow(clippy::type_complexity)]
@@ -579,6 +594,7 @@ impl Config {
         Vec<(String, Graph<'m>, Vec<crate::lower::Call>)>,
         crate::emit::group::GroupLayout,
     )> {
+        self.no_regions_for_groups()?;
         let mut compiled = Vec::new();
         let mut layouts = Vec::new();
         for ((model, bytes), name) in models.iter().zip(bytes).zip(names) {

@@ -258,7 +258,7 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
     check_state_disjoint(plan)?;
     let group = alias_groups(graph, plan)?;
     for k in 0..plan.regions.len() {
-        check_arena_disjoint(plan, &region_blocks(plan, &group, k))?;
+        check_arena_disjoint(plan, &tensor_blocks(plan, &group, Region::Memory(k)))?;
     }
     let blocks = arena_blocks(plan, &group)?;
     check_bound(plan, &blocks)?;
@@ -266,9 +266,9 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
     check_arena_disjoint(plan, &blocks)
 }
 
-/// The tensors of memory region `k` as blocks (the others empty), for the same sweep as the
-/// arena's: a region has no scratch memory and no overlaps.
-fn region_blocks(plan: &MemoryPlan, group: &[usize], k: usize) -> Vec<Block> {
+/// The tensors of `region` as blocks (the others empty), for the sweep: the arena's, or a memory
+/// region's (which has no scratch memory and no overlaps).
+fn tensor_blocks(plan: &MemoryPlan, group: &[usize], region: Region) -> Vec<Block> {
     plan.tensors
         .iter()
         .map(|p| Block {
@@ -276,11 +276,7 @@ fn region_blocks(plan: &MemoryPlan, group: &[usize], k: usize) -> Vec<Block> {
             first: p.first_step,
             last: p.last_step,
             offset: p.offset,
-            bytes: if p.region == Region::Memory(k) {
-                p.bytes
-            } else {
-                0
-            },
+            bytes: if p.region == region { p.bytes } else { 0 },
         })
         .collect()
 }
@@ -688,21 +684,7 @@ struct Block {
 /// memory is checked to be aligned, inside the arena and at an operator's step.
 fn arena_blocks(plan: &MemoryPlan, group: &[usize]) -> Result<Vec<Block>> {
     let n = plan.tensors.len();
-    let mut blocks: Vec<Block> = plan
-        .tensors
-        .iter()
-        .map(|p| Block {
-            group: group[p.index],
-            first: p.first_step,
-            last: p.last_step,
-            offset: p.offset,
-            bytes: if p.region == Region::Arena {
-                p.bytes
-            } else {
-                0
-            },
-        })
-        .collect();
+    let mut blocks = tensor_blocks(plan, group, Region::Arena);
     let mut slots: BTreeMap<usize, usize> = BTreeMap::new();
     for (k, s) in plan.scratch.iter().enumerate() {
         let slot = slots.entry(s.op).or_insert(0);

@@ -127,7 +127,7 @@ const RESERVED: &[&str] = &[
 
 /// Checks what the generated code will spell: names are lower-case identifiers, distinct, and
 /// not the arena's; sections are non-empty and need no escaping in a string literal.
-pub fn validate(regions: &[MemoryRegion]) -> Result<()> {
+fn validate(regions: &[MemoryRegion]) -> Result<()> {
     for (k, region) in regions.iter().enumerate() {
         let name = &region.name;
         let identifier = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
