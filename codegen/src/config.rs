@@ -507,7 +507,6 @@ impl Config {
     /// `tinyaot plan A B` prints. A model that does not compile is planned without scratch
     /// memory, as [`plan`](Self::plan) does.
     pub fn plan_group(&self, models: &[GroupModel]) -> Result<GroupPlan> {
-        self.no_regions_for_groups()?;
         let bytes = read_group(models)?;
         let mut entries = Vec::new();
         let mut layouts = Vec::new();
@@ -566,20 +565,6 @@ impl Config {
         Ok((files, prefixes))
     }
 
-    /// Refuses memory regions for a group of models: its models share one arena and run one
-    /// after another; regions of their own would be a second sharing scheme.
-    fn no_regions_for_groups(&self) -> Result<()> {
-        if self.planning.regions.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Config {
-                detail: "memory regions apply to one model, not to a group of models sharing \
-                         an arena"
-                    .to_string(),
-            })
-        }
-    }
-
     /// Lowers and plans each model of a group (named by `names`: Rust names or C prefixes, as
     /// `rust` says), checks the names, and lays out the group's buffer.
     #[allow(clippy::type_complexity)]
@@ -594,7 +579,6 @@ impl Config {
         Vec<(String, Graph<'m>, Vec<crate::lower::Call>)>,
         crate::emit::group::GroupLayout,
     )> {
-        self.no_regions_for_groups()?;
         let mut compiled = Vec::new();
         let mut layouts = Vec::new();
         for ((model, bytes), name) in models.iter().zip(bytes).zip(names) {
@@ -988,7 +972,7 @@ fn lower_and_plan<'m>(
 /// contracts; `None`: a graph that does not lower, planned without them) in the file's order,
 /// and, when `planning.reorder` and [`crate::plan::memory_order`] finds an order with a lower
 /// liveness peak, in that order too: the reordered graph, calls and plan are returned when its
-/// arena is smaller, the file's otherwise.
+/// RAM besides the state (the arena and the memory regions) is smaller, the file's otherwise.
 fn plan_in_order<'m>(
     graph: Graph<'m>,
     calls: Option<Vec<crate::lower::Call>>,

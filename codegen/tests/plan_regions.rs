@@ -205,3 +205,27 @@ fn bad_region_names_and_sections_are_refused() {
     let e = plan_graph_in_regions(&graph, &calls, true, &twice).expect_err("refused");
     assert!(e.to_string().contains("twice"), "{e}");
 }
+
+#[test]
+fn a_group_refuses_regions() {
+    let fixture = |stem: &str| {
+        tinyaot_test_support::fixtures_dir()
+            .join("models")
+            .join(format!("{stem}.tflite"))
+    };
+    let models = [
+        tinyaot_codegen::GroupModel::new(fixture("ds_cnn")),
+        tinyaot_codegen::GroupModel::new(fixture("resnet8")),
+    ];
+    let mut config = tinyaot_codegen::Config::new();
+    config.memory_region("dtcm", 16 << 10, ".dtcm");
+    let e = config.plan_group(&models).expect_err("refused");
+    assert!(e.to_string().contains("not to a group"), "{e}");
+    let out = std::env::temp_dir().join(format!("tinyaot-group-regions-{}", std::process::id()));
+    let e = config
+        .out_dir(&out)
+        .compile_group(&models)
+        .expect_err("refused");
+    assert!(e.to_string().contains("not to a group"), "{e}");
+    assert!(!out.join("models.rs").exists());
+}

@@ -48,6 +48,15 @@ pub struct GroupLayout {
 /// Lays out a group of models, each given with its own layout and the graph tensors it keeps with
 /// their sizes (from [`kept_tensors`]).
 pub fn layout(models: Vec<(Layout, Vec<(usize, usize)>)>, limits: &Limits) -> Result<GroupLayout> {
+    // The models share one arena and run one after another; memory regions of their own would
+    // be a second sharing scheme, which neither backend's group code lays out.
+    if models.iter().any(|(layout, _)| !layout.memory.is_empty()) {
+        return Err(Error::Config {
+            detail: "memory regions apply to one model, not to a group of models sharing an \
+                     arena"
+                .to_string(),
+        });
+    }
     let overflow = || Error::Overflow {
         context: "the group's buffer".to_string(),
     };

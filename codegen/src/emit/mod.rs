@@ -217,12 +217,16 @@ impl Layout {
             .iter()
             .map(|s| ((s.op, s.slot), s.offset))
             .collect();
-        let shared = SharedBytes::new(plan);
+        // One index per buffer a graph input may lie in: the arena, each memory region.
+        let shared: Vec<SharedBytes> = std::iter::once(crate::plan::Region::Arena)
+            .chain((0..plan.regions.len()).map(crate::plan::Region::Memory))
+            .map(|region| SharedBytes::new(plan, region))
+            .collect();
         let overwritten_inputs = graph
             .inputs
             .iter()
             .enumerate()
-            .filter(|(_, &t)| shared.overwritten(plan, t) || overwritten_in_region(plan, t))
+            .filter(|(_, &t)| shared.iter().any(|s| s.overwritten(plan, t)))
             .map(|(i, _)| i)
             .collect();
         Layout {
@@ -238,11 +242,13 @@ impl Layout {
     }
 }
 
-/// The arena's blocks (tensors by alias group, then scratch memory) sorted by offset, with the
-/// two furthest ends of distinct groups among each prefix: "does anything of another group
-/// share bytes with this range?" is then a binary search, so that many graph inputs cost
-/// O(n log n) rather than a scan of every tensor each.
+/// One buffer's blocks (the arena's tensors by alias group, then scratch memory; or a memory
+/// region's tensors) sorted by offset, with the two furthest ends of distinct groups among each
+/// prefix: "does anything of another group share bytes with this range?" is then a binary
+/// search, so that many graph inputs cost O(n log n) rather than a scan of every tensor each.
 struct SharedBytes {
+    /// The buffer: [`crate::plan::Region::Arena`] or a memory region.
+    region: crate::plan::Region,
     /// Block starts, ascending.
     starts: Vec<usize>,
     /// For the blocks up to each index: the furthest end and its group, and the furthest end of
@@ -251,15 +257,21 @@ struct SharedBytes {
 }
 
 impl SharedBytes {
-    fn new(plan: &crate::plan::MemoryPlan) -> SharedBytes {
+    fn new(plan: &crate::plan::MemoryPlan, region: crate::plan::Region) -> SharedBytes {
         let n = plan.tensors.len();
+        // Scratch memory is in the arena.
+        let scratch = if region == crate::plan::Region::Arena {
+            &plan.scratch[..]
+        } else {
+            &[]
+        };
         let mut blocks: Vec<(usize, usize, usize)> = plan
             .tensors
             .iter()
-            .filter(|q| q.region == crate::plan::Region::Arena && q.bytes > 0)
+            .filter(|q| q.region == region && q.bytes > 0)
             .map(|q| (q.offset, q.offset + q.bytes, q.alias_of.unwrap_or(q.index)))
             .chain(
-                plan.scratch
+                scratch
                     .iter()
                     .enumerate()
                     .filter(|(_, s)| s.bytes > 0)
@@ -283,18 +295,19 @@ impl SharedBytes {
             })
             .collect();
         SharedBytes {
+            region,
             starts: blocks.iter().map(|b| b.0).collect(),
             reach,
         }
     }
 
     /// Whether anything besides graph input `t` (and the reshapes sharing its bytes) takes some
-    /// of its arena bytes at any step: another tensor, a kernel's scratch memory.
+    /// of its bytes in this buffer at any step: another tensor, a kernel's scratch memory.
     fn overwritten(&self, plan: &crate::plan::MemoryPlan, t: usize) -> bool {
         let Some(p) = plan.tensors.get(t) else {
             return false;
         };
-        if p.region != crate::plan::Region::Arena || p.bytes == 0 {
+        if p.region != self.region || p.bytes == 0 {
             return false;
         }
         let group = p.alias_of.unwrap_or(t);
@@ -307,25 +320,6 @@ impl SharedBytes {
         let furthest = if top_group == group { other } else { top };
         furthest > p.offset
     }
-}
-
-/// Whether graph input `t`, in a memory region, shares bytes there with a tensor of another alias
-/// group (a scan of the region's tensors: memory regions are for few).
-fn overwritten_in_region(plan: &crate::plan::MemoryPlan, t: usize) -> bool {
-    let Some(p) = plan.tensors.get(t) else {
-        return false;
-    };
-    if !matches!(p.region, crate::plan::Region::Memory(_)) || p.bytes == 0 {
-        return false;
-    }
-    let group = p.alias_of.unwrap_or(t);
-    plan.tensors.iter().any(|q| {
-        q.region == p.region
-            && q.bytes > 0
-            && q.alias_of.unwrap_or(q.index) != group
-            && q.offset < p.offset + p.bytes
-            && p.offset < q.offset + q.bytes
-    })
 }
 
 /// The state region after a reset, tensor by tensor in offset order (gaps, which only alignment

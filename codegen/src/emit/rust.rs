@@ -111,11 +111,6 @@ fn model_code(
         packed: RefCell::new(Vec::new()),
         used: RefCell::new(BTreeSet::new()),
     };
-    if member.is_some() && !layout.memory.is_empty() {
-        return Err(Error::Config {
-            detail: "memory regions apply to one model, not to a group of models".to_string(),
-        });
-    }
     let name = ident(&options.name)?;
     let module = format_ident!("__tinyaot_{}", snake_case(&options.name));
 

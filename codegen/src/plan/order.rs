@@ -70,8 +70,9 @@ pub fn reordered<'m>(mut graph: Graph<'m>, order: &[usize]) -> Graph<'m> {
 struct Dependencies {
     /// Per operator: distinct activation tensors it reads (neither constant nor variable).
     reads: Vec<Vec<usize>>,
-    /// Per operator: tensors it writes (outputs), then its intermediates (live at its step only).
+    /// Per operator: its outputs.
     writes: Vec<Vec<usize>>,
+    /// Per operator: its intermediates, alive at its step only.
     intermediates: Vec<Vec<usize>>,
     /// Per tensor: [`align_up`] of its size, 0 for constants and variables.
     bytes: Vec<usize>,
@@ -181,8 +182,7 @@ impl Dependencies {
             }
             done[i] = true;
             let created = self.created(i)?;
-            let transient: usize = self.intermediates[i].iter().map(|&t| self.bytes[t]).sum();
-            peak = peak.max(live.checked_add(created)?.checked_add(transient)?);
+            peak = peak.max(live.checked_add(created)?.checked_add(self.transient(i)?)?);
             live += created;
             for &t in &self.reads[i] {
                 remaining[t] -= 1;
@@ -202,7 +202,17 @@ impl Dependencies {
 
     /// Bytes operator `i` creates: its outputs.
     fn created(&self, i: usize) -> Option<usize> {
-        self.writes[i]
+        self.sum(&self.writes[i])
+    }
+
+    /// Bytes operator `i` needs at its step alone: its intermediates.
+    fn transient(&self, i: usize) -> Option<usize> {
+        self.sum(&self.intermediates[i])
+    }
+
+    /// The bytes of `tensors`, or `None` on overflow.
+    fn sum(&self, tensors: &[usize]) -> Option<usize> {
+        tensors
             .iter()
             .try_fold(0usize, |sum, &t| sum.checked_add(self.bytes[t]))
     }
@@ -260,10 +270,9 @@ impl Dependencies {
             };
             let score = |i: usize| -> Option<(isize, usize, usize)> {
                 let created = self.created(i)?;
-                let transient: usize = self.intermediates[i].iter().map(|&t| self.bytes[t]).sum();
                 let freed = self.freed(i, &remaining);
                 let growth = isize::try_from(created).ok()? - isize::try_from(freed).ok()?;
-                Some((growth, created.checked_add(transient)?, i))
+                Some((growth, created.checked_add(self.transient(i)?)?, i))
             };
             let mut best: Option<(isize, usize, usize)> = None;
             for &i in candidates {

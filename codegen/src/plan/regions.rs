@@ -235,7 +235,8 @@ fn choose(
         unit.accesses += accesses[t];
         unit.bytes += align_up(graph.tensors[t].bytes).unwrap_or(usize::MAX / 2) as f64;
     }
-    // A unit with a tensor outside the arena (a state tensor joined by a kernel) stays.
+    // A unit joined by a kernel to a tensor that cannot move (a state tensor, an empty tensor)
+    // stays: the kernel would find its offsets in two buffers.
     for t in (0..n).filter(|&t| !in_arena(t)) {
         let root = find(&mut parent, t);
         if let Some(unit) = units.get_mut(unit_of_root[root]) {
@@ -308,7 +309,7 @@ struct Unit {
 fn accesses(graph: &Graph) -> Vec<f64> {
     let mut accesses = vec![0.0; graph.tensors.len()];
     for op in &graph.operators {
-        let outputs: Vec<usize> = op.outputs.clone();
+        let outputs = &op.outputs;
         let out_elements: f64 = outputs
             .iter()
             .map(|&t| graph.tensors[t].num_elements() as f64)
@@ -332,7 +333,7 @@ fn accesses(graph: &Graph) -> Vec<f64> {
                 accesses[t] += reads;
             }
         }
-        for &t in &outputs {
+        for &t in outputs {
             accesses[t] += graph.tensors[t].num_elements() as f64;
         }
     }

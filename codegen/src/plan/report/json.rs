@@ -36,33 +36,25 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
     let _ = write!(
         out,
         "{{\n  \"arena_bytes\": {},\n  \"lower_bound_bytes\": {},\n  \"state_bytes\": {},\n  \
-         \"num_ops\": {},\n  \"tensors\": [",
+         \"num_ops\": {},",
         plan.arena_bytes,
         plan.lower_bound_bytes,
         plan.state_bytes,
         graph.operators.len()
     );
+    // The optional fields, between `num_ops` and `tensors`.
     if graph.offline_offsets.is_some() {
-        // Inserted before "tensors", which the format string above has already opened.
-        let tensors_at = out.len() - "\n  \"tensors\": [".len();
-        out.insert_str(
-            tensors_at,
-            &format!(
-                "\n  \"offline_plan\": {},",
-                string(&format!("ignored: {}", super::OFFLINE_PLAN_IGNORED))
-            ),
+        let _ = write!(
+            out,
+            "\n  \"offline_plan\": {},",
+            string(&format!("ignored: {}", super::OFFLINE_PLAN_IGNORED))
         );
     }
     if let Some(order) = super::reordering(graph) {
-        let tensors_at = out.len() - "\n  \"tensors\": [".len();
         let order: Vec<String> = order.iter().map(usize::to_string).collect();
-        out.insert_str(
-            tensors_at,
-            &format!("\n  \"order\": [{}],", order.join(", ")),
-        );
+        let _ = write!(out, "\n  \"order\": [{}],", order.join(", "));
     }
     if !plan.regions.is_empty() {
-        let tensors_at = out.len() - "\n  \"tensors\": [".len();
         let regions: Vec<String> = plan
             .regions
             .iter()
@@ -76,11 +68,9 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
                 )
             })
             .collect();
-        out.insert_str(
-            tensors_at,
-            &format!("\n  \"regions\": [{}],", regions.join(", ")),
-        );
+        let _ = write!(out, "\n  \"regions\": [{}],", regions.join(", "));
     }
+    out.push_str("\n  \"tensors\": [");
     for (i, p) in rows(plan).enumerate() {
         let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
         let region = match p.region {
