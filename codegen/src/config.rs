@@ -928,6 +928,14 @@ pub fn c_outputs_with<'m>(
     crate::emit::c::sources(&graph, &Layout::from_plan(&graph, &plan), &calls, options)
 }
 
+/// Loads `bytes` under `limits` and folds the operators whose inputs are all constant
+/// ([`crate::fold`]): the graph every front end plans, lowers and emits.
+pub fn load_and_fold<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m>> {
+    let mut graph = crate::load::load_with_limits(bytes, limits)?;
+    crate::fold::fold_constants(&mut graph, limits)?;
+    Ok(graph)
+}
+
 /// All of `tinyaot plan`: load under `limits`, lower (the kernels' scratch memory is part of the
 /// plan), plan, and check the plan's arena and state sizes against `limits`. A model that loads
 /// but does not compile is still planned, without scratch memory ([`PlanReport::refusal`]).
@@ -940,7 +948,7 @@ fn plan_report<'m>(
     limits: &Limits,
     planning: &Planning,
 ) -> Result<PlanReport<'m>> {
-    let graph = crate::load::load_with_limits(bytes, limits)?;
+    let graph = load_and_fold(bytes, limits)?;
     let (calls, refusal) = match crate::lower::lower(&graph) {
         Ok(calls) => (Some(calls), None),
         Err(e) => (None, Some(e.to_string())),
@@ -961,7 +969,7 @@ fn lower_and_plan<'m>(
     limits: &Limits,
     planning: &Planning,
 ) -> Result<(Graph<'m>, Vec<crate::lower::Call>, MemoryPlan)> {
-    let graph = crate::load::load_with_limits(bytes, limits)?;
+    let graph = load_and_fold(bytes, limits)?;
     let calls = crate::lower::lower(&graph)?;
     let (graph, calls, plan) = plan_in_order(graph, Some(calls), planning)?;
     limits.check_plan(&plan)?;

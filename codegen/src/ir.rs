@@ -4,6 +4,8 @@
 //! copies no weights. Everything else is owned and already validated: every tensor index an operator
 //! names is in range, every shape is static, and every byte size fits in `usize`.
 
+use std::borrow::Cow;
+
 use std::fmt;
 
 /// Element type of a tensor.
@@ -101,14 +103,15 @@ pub struct Tensor<'m> {
     pub dtype: DType,
     /// Quantization parameters, when the tensor has any (scales present).
     pub quant: Option<Quantization>,
-    /// Constant contents, borrowed from the model bytes; `None` for activations.
-    pub data: Option<&'m [u8]>,
+    /// Constant contents: borrowed from the model bytes, or computed at generation time (an
+    /// operator whose inputs are all constant, folded by [`crate::fold`]); `None` for activations.
+    pub data: Option<Cow<'m, [u8]>>,
     /// A variable (state) tensor: it keeps its value between invocations.
     pub is_variable: bool,
     /// For a variable tensor, the bytes it holds after `reset` (and before the first `invoke`),
     /// when the model sets them (a resource variable's value from a CALL_ONCE init subgraph).
     /// `None`: TFLM's reset value, every byte the zero point for an INT8 tensor, 0 otherwise.
-    pub initial: Option<&'m [u8]>,
+    pub initial: Option<Cow<'m, [u8]>>,
     /// `shape.product() * dtype.size()`, checked for overflow by the loader.
     pub bytes: usize,
 }
@@ -363,6 +366,17 @@ impl Operator {
     }
 }
 
+/// An operator whose inputs were all constant, run at generation time ([`crate::fold`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Folded {
+    /// Its index in the model's subgraph.
+    pub source_index: usize,
+    /// Its name (`RESHAPE`, `SHAPE`, …).
+    pub op: String,
+    /// The tensors it wrote, now constants.
+    pub outputs: Vec<usize>,
+}
+
 /// A loaded model: one subgraph, validated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Graph<'m> {
@@ -379,6 +393,9 @@ pub struct Graph<'m> {
     pub offline_offsets: Option<Vec<i32>>,
     /// The model's description string.
     pub description: String,
+    /// The operators folded at generation time ([`crate::fold`]), in the order folded: their
+    /// outputs are constants of this graph, and they are no longer in [`Graph::operators`].
+    pub folded: Vec<Folded>,
     /// The subgraph as the `.tflite` stores it (verified when loaded), from which lowering reads
     /// builtin options that [`Options`] does not decode (see `OpContext::tflite_operator`).
     /// `None` for graphs built by hand in tests.

@@ -49,6 +49,9 @@ pub mod config;
 #[doc(hidden)]
 pub mod emit;
 mod error;
+// Hidden: tests/parity (KernelArgs, kernels::run) and the tools that load a model themselves.
+#[doc(hidden)]
+pub mod fold;
 // Hidden: xtask (macs), tests/modelkit, tests/parity and codegen's own integration tests.
 #[doc(hidden)]
 pub mod ir;

@@ -125,7 +125,7 @@ fn the_base_model_loads() {
     let filter = &g.tensors[1];
     assert_eq!(filter.shape, vec![2, 3, 3, 1]);
     assert_eq!(filter.bytes, 18);
-    assert_eq!(filter.data, Some(&[1u8; 18][..]));
+    assert_eq!(filter.data.as_deref(), Some(&[1u8; 18][..]));
     let q = filter.quant.as_ref().expect("filter quantization");
     assert!(q.is_per_channel());
     assert_eq!((q.axis, q.scales.len(), q.zero_points.len()), (0, 2, 2));
@@ -379,7 +379,10 @@ fn buffers() {
     bytes.resize(offset as usize, 0);
     bytes.extend((0..18).map(|i| i as u8));
     let g = load(&bytes).unwrap();
-    assert_eq!(g.tensors[1].data, Some(&bytes[offset as usize..]));
+    assert_eq!(
+        g.tensors[1].data.as_deref(),
+        Some(&bytes[offset as usize..])
+    );
 
     // The same layout, cut before the data ends.
     let cut = &bytes[..bytes.len() - 1];

@@ -30,7 +30,7 @@ fn check_invariants(name: &str, g: &Graph<'_>) {
             t.num_elements() * t.dtype.size(),
             "{name} tensor {i}"
         );
-        if let Some(data) = t.data {
+        if let Some(data) = t.data.as_deref() {
             assert_eq!(data.len(), t.bytes, "{name} tensor {i} data");
         }
         if let Some(q) = &t.quant {
@@ -279,7 +279,7 @@ fn mobilenet_v2() {
     assert!(matches!(mean.options, Options::Reducer { .. }));
     // Weights are borrowed from the file, not copied.
     let range = bytes.as_ptr_range();
-    for t in g.tensors.iter().filter_map(|t| t.data) {
+    for t in g.tensors.iter().filter_map(|t| t.data.as_deref()) {
         assert!(range.contains(&t.as_ptr()));
     }
 }

@@ -101,7 +101,7 @@ fn data_ranges(bytes: &[u8]) -> Vec<Range<usize>> {
     let mut ranges: Vec<Range<usize>> = g
         .tensors
         .iter()
-        .filter_map(|t| t.data)
+        .filter_map(|t| t.data.as_deref())
         .map(|d| {
             let start = d.as_ptr() as usize - base;
             start..start + d.len()

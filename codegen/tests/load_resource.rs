@@ -211,7 +211,7 @@ fn a_resource_variable_becomes_one_variable_tensor() {
         ("buf", &[1, 4][..], 4)
     );
     // The init subgraph's constant is the initial value, which new() and reset() set.
-    assert_eq!(t.initial, Some(&[1u8, 2, 3, 4][..]));
+    assert_eq!(t.initial.as_deref(), Some(&[1u8, 2, 3, 4][..]));
     assert_eq!(g.operators[2].inputs, vec![Some(state)]);
     assert_eq!(g.operators[3].inputs, vec![Some(0)]);
     assert_eq!(g.operators[3].outputs, vec![state]);

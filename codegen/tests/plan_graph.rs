@@ -24,7 +24,7 @@ fn activation(bytes: usize) -> Tensor<'static> {
 
 fn constant() -> Tensor<'static> {
     Tensor {
-        data: Some(&WEIGHTS),
+        data: Some((&WEIGHTS[..]).into()),
         ..activation(4)
     }
 }
@@ -68,6 +68,7 @@ fn graph(
         outputs: outputs.to_vec(),
         offline_offsets: None,
         description: String::new(),
+        folded: Vec::new(),
         source: None,
     }
 }

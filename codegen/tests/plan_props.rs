@@ -233,7 +233,7 @@ fn tensor(bytes: usize, data: Option<&'static [u8]>, is_variable: bool) -> Tenso
         shape: vec![bytes],
         dtype: DType::I8,
         quant: None,
-        data,
+        data: data.map(std::borrow::Cow::Borrowed),
         is_variable,
         initial: None,
         bytes,
@@ -301,6 +301,7 @@ fn build(spec: &GraphSpec) -> Graph<'static> {
         outputs,
         offline_offsets: None,
         description: String::new(),
+        folded: Vec::new(),
         source: None,
     }
 }

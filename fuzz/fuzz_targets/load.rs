@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
             .wrapping_add(t.bytes)
             .wrapping_add(t.num_elements())
             .wrapping_add(t.name.len());
-        if let Some(d) = t.data {
+        if let Some(d) = t.data.as_deref() {
             // The IR promises constant data is exactly `bytes` long.
             assert_eq!(d.len(), t.bytes);
             sum = sum.wrapping_add(d.first().copied().unwrap_or(0) as usize);

@@ -584,7 +584,8 @@ fn operator_hooks_wrap_every_operator() {
     let stem = "squeeze_expand_reshape";
     let model = root.join(format!("tests/fixtures/models/{stem}.tflite"));
     let bytes = std::fs::read(&model).unwrap_or_else(|e| panic!("{}: {e}", model.display()));
-    let graph = tinyaot_codegen::load::load(&bytes).expect("the fixture loads");
+    let graph = tinyaot_codegen::config::load_and_fold(&bytes, &tinyaot_codegen::Limits::default())
+        .expect("the fixture loads");
     let expected: String = graph
         .operators
         .iter()
@@ -733,7 +734,9 @@ fn unaliased_reshapes_are_copied() {
     for stem in ["squeeze_expand_reshape", "squeeze_expand_reshape_float"] {
         let model = root.join(format!("tests/fixtures/models/{stem}.tflite"));
         let bytes = std::fs::read(&model).unwrap_or_else(|e| panic!("{}: {e}", model.display()));
-        let graph = tinyaot_codegen::load::load(&bytes).expect("load");
+        let graph =
+            tinyaot_codegen::config::load_and_fold(&bytes, &tinyaot_codegen::Limits::default())
+                .expect("load");
         let plan = tinyaot_codegen::plan::plan_graph(&graph).expect("plan");
         let calls = tinyaot_codegen::lower::lower(&graph).expect("lower");
         let mut layout = Layout::from_plan(&graph, &plan);

@@ -293,7 +293,10 @@ fn touching_the_model_rebuilds_the_crate() {
 fn write_probe(dir: &Path) {
     std::fs::create_dir_all(dir.join("src")).expect("create probe crate");
     std::fs::create_dir_all(dir.join("models")).expect("create probe crate");
-    let runtime = tests_dir().parent().expect("workspace").join("runtime");
+    let runtime = tests_dir()
+        .parent()
+        .expect("workspace")
+        .join("runtime/facade");
     let manifest = format!(
         "[package]\nname = \"tinyaot-rebuild-probe\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
          publish = false\n\n[dependencies]\ntinyaot = {{ path = {:?} }}\n\n\

@@ -78,7 +78,8 @@ fn plan() {
                 return;
             };
             let graph =
-                tinyaot_codegen::load::load(&bytes).unwrap_or_else(|e| panic!("{stem}: {e}"));
+                tinyaot_codegen::config::load_and_fold(&bytes, &tinyaot_codegen::Limits::default())
+                    .unwrap_or_else(|e| panic!("{stem}: {e}"));
             let plan =
                 tinyaot_codegen::plan::plan_graph(&graph).unwrap_or_else(|e| panic!("{stem}: {e}"));
             insta::assert_snapshot!(tinyaot_codegen::plan::report::text(&graph, &plan));

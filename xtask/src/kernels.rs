@@ -120,6 +120,10 @@ fn generate(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String> {
         root.join("tests/parity/src/generated.rs"),
         crate::parity_gen::source(&parity)?,
     ));
+    outputs.push((
+        root.join("codegen/src/fold/kernels.rs"),
+        crate::parity_gen::fold_source(&parity)?,
+    ));
     let runtime_mod = kernels.join("mod.rs");
     let runtime_mod_text = read(&runtime_mod)?;
     let limits = Limits {

@@ -57,7 +57,10 @@ mod tests {
             .join("../tests/fixtures/models")
             .join(format!("{name}.tflite"));
         let bytes = std::fs::read(&path).unwrap();
-        macs(&tinyaot_codegen::load::load(&bytes).unwrap())
+        macs(
+            &tinyaot_codegen::config::load_and_fold(&bytes, &tinyaot_codegen::Limits::default())
+                .unwrap(),
+        )
     }
 
     #[test]

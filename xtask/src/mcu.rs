@@ -579,7 +579,8 @@ struct Prepared {
 fn prepare(spec: &Spec, overlap: bool, regions: &[MemoryRegion]) -> Result<Prepared, String> {
     let bytes =
         std::fs::read(&spec.tflite).map_err(|e| format!("{}: {e}", spec.tflite.display()))?;
-    let graph = tinyaot_codegen::load::load(&bytes).map_err(|e| e.to_string())?;
+    let graph = tinyaot_codegen::config::load_and_fold(&bytes, &tinyaot_codegen::Limits::default())
+        .map_err(|e| e.to_string())?;
     let macs = crate::macs::macs(&graph);
     let cases = golden::read(&spec.golden)?;
     let bound = Config::new()

@@ -180,7 +180,7 @@ pub(super) fn sources_in<'m>(
 
     let data: Vec<Bytes<'m>> = constants
         .iter()
-        .map(|&t| Bytes::Borrowed(graph.tensors[t].data.unwrap_or(&[])))
+        .map(|&t| Bytes::of_constant(&graph.tensors[t]))
         .chain(packed.iter().map(|p| Bytes::Shared(p.data.clone())))
         .collect();
     let model_c = render(tera, "model.c", &ctx)?;
@@ -278,7 +278,7 @@ fn constant_values(graph: &Graph, prefix: &str, constants: &BTreeSet<usize>) -> 
         .iter()
         .map(|&t| {
             let tensor = &graph.tensors[t];
-            let data = tensor.data.unwrap_or(&[]);
+            let data = tensor.data.as_deref().unwrap_or(&[]);
             let text = format!(
                 "tensor {t} {}: {} {}, {} bytes",
                 comment(&format!("{:?}", tensor.name)),

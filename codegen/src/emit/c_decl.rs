@@ -226,7 +226,8 @@ impl StructDecl {
                     .ok_or_else(|| format!("`{name}` refers to tensor {t}, which has no data"))?;
                 let (c_elem, _) = tensor_view(tensor.dtype);
                 want(c_elem)?;
-                let len = tensor.data.map_or(0, <[u8]>::len) / tensor.dtype.size().max(1);
+                let len =
+                    tensor.data.as_deref().map_or(0, <[u8]>::len) / tensor.dtype.size().max(1);
                 ((naming.tensor)(*t), len)
             }
             Value::Packed(packed) => {
@@ -327,6 +328,7 @@ mod tests {
             outputs: Vec::new(),
             offline_offsets: None,
             description: String::new(),
+            folded: Vec::new(),
             source: None,
         };
         let tensor = |t: usize| format!("t{t}");

@@ -332,7 +332,7 @@ fn state_init(graph: &Graph, plan: &crate::plan::MemoryPlan) -> Vec<(usize, Stat
         .filter(|p| p.region == crate::plan::Region::State && p.bytes > 0)
         .map(|p| {
             let tensor = &graph.tensors[p.index];
-            let init = match tensor.initial {
+            let init = match tensor.initial.as_deref() {
                 Some(bytes) => StateInit::Bytes(bytes.to_vec()),
                 None => {
                     let zero_point = match (&tensor.quant, tensor.dtype) {

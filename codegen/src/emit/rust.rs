@@ -11,7 +11,7 @@ use std::sync::Arc;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use super::source::Encoding;
+use super::source::{Bytes, Encoding};
 use super::{io_tensors, rust_element, Layout, Region, Source, StateInit};
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph, Quantization};
@@ -143,7 +143,7 @@ fn model_code(
         })
         .collect();
     let bind_arena = quote! { #(#bindings)* };
-    let accessors = emitter.accessors()?;
+    let accessors = emitter.accessors(&mut constants)?;
     let regions = &layout.memory;
     let ty = match member {
         None if regions.is_empty() => quote! { #name },
@@ -714,7 +714,7 @@ fn append_constants<'m>(
     );
     for &t in constants {
         let tensor = &graph.tensors[t];
-        let data = tensor.data.unwrap_or(&[]);
+        let data = Bytes::of_constant(tensor);
         let _ = writeln!(
             text,
             "    /// Tensor {t} {:?}: {} {:?}.",
@@ -1025,7 +1025,7 @@ impl Emitter<'_, '_> {
     }
 
     /// Typed accessors and quantization constants of inputs and outputs.
-    fn accessors(&self) -> Result<TokenStream> {
+    fn accessors(&self, constants: &mut BTreeSet<usize>) -> Result<TokenStream> {
         let (inputs, outputs) = io_tensors(self.graph);
         let mut items = Vec::new();
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
@@ -1052,12 +1052,25 @@ impl Emitter<'_, '_> {
                 let (field, offset) = match self.layout.regions[io.index] {
                     Some(Region::Arena(offset)) => (self.field(None), offset),
                     Some(Region::Memory(k, offset)) => (self.field(Some(k)), offset),
+                    _ if tensor.is_constant() => (quote! {}, 0),
                     _ => continue,
                 };
                 let element = format_ident!("{}", element);
                 let len = lit(tensor.num_elements());
                 let offset = lit(offset);
                 let doc = format!(" {kind} {i} {:?}, typed.", tensor.name);
+                if let (true, "output") = (tensor.is_constant(), kind) {
+                    // A constant graph output (TFLM returns the constant's data): from flash.
+                    let getter = format_ident!("output{}", i);
+                    let path = self.constant_path(io.index, constants);
+                    items.push(quote! {
+                        #[doc = #doc]
+                        pub fn #getter(&self) -> &[#element; #len] {
+                            rt::bytes::array(#path.bytes(), 0)
+                        }
+                    });
+                    continue;
+                }
                 if kind == "input" {
                     let getter = format_ident!("input{}_mut", i);
                     items.push(quote! {

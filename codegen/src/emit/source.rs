@@ -51,6 +51,18 @@ impl std::ops::Deref for Bytes<'_> {
     }
 }
 
+impl<'m> Bytes<'m> {
+    /// The data of a constant tensor: the model's bytes, or a folded constant's (copied: folded
+    /// constants are the few results of operators whose inputs were all constant).
+    pub(crate) fn of_constant(tensor: &crate::ir::Tensor<'m>) -> Bytes<'m> {
+        match &tensor.data {
+            Some(std::borrow::Cow::Borrowed(bytes)) => Bytes::Borrowed(bytes),
+            Some(std::borrow::Cow::Owned(bytes)) => Bytes::Shared(bytes.as_slice().into()),
+            None => Bytes::Borrowed(&[]),
+        }
+    }
+}
+
 impl<'m> From<&'m [u8]> for Bytes<'m> {
     fn from(bytes: &'m [u8]) -> Self {
         Bytes::Borrowed(bytes)

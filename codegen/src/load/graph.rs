@@ -97,19 +97,21 @@ pub(super) fn check(graph: &Graph) -> Result<()> {
             defined[output] = true;
         }
     }
+    // A graph output that is a graph input (a pass-through) or a constant is what TFLM returns
+    // for it: the input's bytes, or the constant's. One that nothing defines would be whatever
+    // the arena held (TFLM's result is undefined).
     for &output in &graph.outputs {
         let tensor = &graph.tensors[output];
-        if writer[output].is_none() {
-            let what = if graph.inputs.contains(&output) {
-                "is a graph input that no operator writes"
-            } else if tensor.is_constant() {
-                "is a constant that no operator writes"
+        let defined_before = graph.inputs.contains(&output) || tensor.is_constant();
+        if writer[output].is_none() && !defined_before {
+            let what = if tensor.is_variable {
+                "is a variable, which only its operators may expose"
             } else {
-                "is not written by any operator"
+                "is not written by any operator, nor a graph input or a constant"
             };
             return Err(invalid(format!(
-                "graph output tensor #{output} {:?} {what}; tinyaot needs every graph output to be \
-                 computed by an operator",
+                "graph output tensor #{output} {:?} {what}: TFLM would return whatever its \
+                 arena holds (undefined)",
                 tensor.name
             )));
         }

@@ -105,7 +105,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
                 return Ok(tensor::resource_handle(t));
             }
             let tensor = tensor::tensor(i, t, &buffers, limits)?;
-            if let Some(data) = tensor.data {
+            if let Some(data) = &tensor.data {
                 constant_bytes += data.len() as u128;
                 limits.check_constant_bytes(constant_bytes)?;
             }
@@ -150,6 +150,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         outputs,
         offline_offsets,
         description: model.description().unwrap_or_default().to_string(),
+        folded: Vec::new(),
         source: Some(subgraph),
     };
     graph::check(&graph)?;

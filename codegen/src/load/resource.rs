@@ -64,7 +64,7 @@ struct Variable<'m> {
     /// The first assigned value: (dtype, shape, quantization) template, as a tensor.
     template: Option<Tensor<'m>>,
     /// The value the init subgraph leaves in it.
-    initial: Option<&'m [u8]>,
+    initial: Option<std::borrow::Cow<'m, [u8]>>,
     /// Assigned (by the init subgraph or an earlier operator of subgraph 0).
     assigned: bool,
     /// Its IR tensor, once created.
@@ -82,7 +82,7 @@ pub(super) fn resolve<'m>(
     ops: &mut [Operator],
     resource: &[bool],
     io: (&[usize], &[usize]),
-) -> Result<Vec<(usize, &'m [u8])>> {
+) -> Result<Vec<(usize, std::borrow::Cow<'m, [u8]>)>> {
     for (what, list) in [("input", io.0), ("output", io.1)] {
         if let Some(&t) = list.iter().find(|&&t| resource[t]) {
             return Err(unsupported(format!(
@@ -230,7 +230,7 @@ pub(super) fn resolve<'m>(
     }
     Ok(vars
         .iter()
-        .filter_map(|v| Some((v.tensor?, v.initial?)))
+        .filter_map(|v| Some((v.tensor?, v.initial.clone()?)))
         .collect())
 }
 
@@ -453,7 +453,7 @@ fn init_subgraph<'m>(
                 };
                 let v = &mut vars[var];
                 assign(i, &name, &here, v, &value, t)?;
-                v.initial = value.data;
+                v.initial = value.data.clone();
             }
             _ => {
                 return Err(unsupported(format!(

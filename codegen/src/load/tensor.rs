@@ -58,7 +58,7 @@ pub(super) fn tensor<'m>(
         shape,
         dtype,
         quant,
-        data,
+        data: data.map(std::borrow::Cow::Borrowed),
         is_variable: t.is_variable(),
         initial: None,
         bytes,

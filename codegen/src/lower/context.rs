@@ -14,12 +14,35 @@ use crate::ir::{Activation, DType, Graph, Operator, Tensor};
 pub(crate) struct OpContext<'g, 'm> {
     graph: &'g Graph<'m>,
     index: usize,
+    folding: bool,
 }
 
 impl<'g, 'm> OpContext<'g, 'm> {
     /// The context of operator `index` (which must be in range).
     pub fn new(graph: &'g Graph<'m>, index: usize) -> Self {
-        OpContext { graph, index }
+        OpContext {
+            graph,
+            index,
+            folding: false,
+        }
+    }
+
+    /// The context of operator `index` lowered to be run at generation time by
+    /// [`crate::fold`]: every operand, constants included, is then in the folder's arena, so the
+    /// refusals of constant inputs that only the device's layout needs do not apply.
+    pub fn for_folding(graph: &'g Graph<'m>, index: usize) -> Self {
+        OpContext {
+            graph,
+            index,
+            folding: true,
+        }
+    }
+
+    /// Whether a constant operand may stand where the kernel reads the arena: only when the call
+    /// is run at generation time ([`for_folding`](Self::for_folding)). On the device such an
+    /// operator never remains: the folder has computed its outputs.
+    pub fn constant_in_arena_ok(&self) -> bool {
+        self.folding
     }
 
     /// The whole graph.
@@ -161,27 +184,25 @@ impl<'g, 'm> OpContext<'g, 'm> {
         }
     }
 
-    /// TFLM's `QuantizeMultiplier(real)`, refusing what it cannot represent: a ratio of 2^31 or
-    /// more needs a left shift of 32 bits or more (TFLM's integer kernels overflow), and a ratio
-    /// below 2^-32 quantizes to a multiplier of 0 (every output would be the zero point).
+    /// TFLM's `QuantizeMultiplier(real)`. A ratio below 2^-31 quantizes to `(0, 0)` as TFLM's
+    /// does (a dead channel of a pruned or batch-norm-folded model: every output of it is the
+    /// output zero point, clamped by the activation), a defined result that is compiled. Refused:
+    /// a ratio of 2^31 or more, whose left shift of 32 bits or more overflows `int32` in TFLM's
+    /// integer kernels (undefined behaviour), and a negative, infinite or NaN ratio, which no
+    /// scale the TFLite quantization specification allows (positive, finite) can produce.
     /// `what` describes the ratio, e.g. "input scale / output scale".
     pub fn multiplier(&self, what: &str, real: f64) -> Result<(i32, i32)> {
-        if !real.is_finite() || real <= 0.0 {
+        if !real.is_finite() || real < 0.0 {
             return Err(self.invalid(format!(
-                "the rescaling factor {what} = {real:e} is not a positive finite number"
+                "the rescaling factor {what} = {real:e} is not a finite number at or above 0 \
+                 (the TFLite quantization specification: scales are positive and finite)"
             )));
         }
         let (multiplier, shift) = super::quant::quantize_multiplier(real);
         if shift > 31 {
             return Err(self.invalid(format!(
-                "the rescaling factor {what} = {real:e} is 2^31 or more; TFLM's integer kernels \
-                 need it below 2^31"
-            )));
-        }
-        if multiplier == 0 {
-            return Err(self.invalid(format!(
-                "the rescaling factor {what} = {real:e} is below 2^-32: TFLM quantizes it to 0, \
-                 so every output would be the zero point"
+                "the rescaling factor {what} = {real:e} is 2^31 or more: TFLM's integer kernels \
+                 shift left by 32 bits or more, which overflows int32 (undefined behaviour)"
             )));
         }
         Ok((multiplier, shift))
@@ -335,7 +356,7 @@ impl<'g, 'm> OpContext<'g, 'm> {
 
     /// The integer contents of a constant INT32 or INT64 tensor (read at generation time).
     pub fn const_ints(&self, what: &str, tensor: &Tensor) -> Result<Vec<i64>> {
-        let Some(data) = tensor.data else {
+        let Some(data) = tensor.data.as_deref() else {
             return Err(self.unsupported(format!(
                 "{what} is not a constant tensor; only constant {what} tensors are supported"
             )));
@@ -482,8 +503,15 @@ impl<'g, 'm> OpContext<'g, 'm> {
                  are supported",
             ));
         }
+        // A weight scale of 0 (or a denormal one) is what a converter may write for an all-zero
+        // channel; TFLM's requantization of it is a multiplier of 0, a defined result.
         for &scale in &q.scales {
-            self.check_scale("weight", scale)?;
+            if !(scale.is_finite() && scale >= 0.0) {
+                return Err(self.invalid(format!(
+                    "weight scale {scale:e} is not a finite number at or above 0 (the TFLite \
+                     quantization specification)"
+                )));
+            }
         }
         match q.scales.len() {
             1 => Ok(q.scales.clone()),

@@ -213,7 +213,7 @@ pub fn supported_ops() -> Vec<String> {
     names
 }
 
-fn lower_op(ctx: &OpContext) -> Result<CallKind> {
+pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
     let Some((family, entry)) = ctx.op().kind.code().and_then(ops::find) else {
         return Err(unsupported_op(ctx));
     };

@@ -350,6 +350,7 @@ mod tests {
             outputs: vec![y],
             offline_offsets: None,
             description: String::new(),
+            folded: Vec::new(),
             source: None,
         }
     }
@@ -427,6 +428,7 @@ mod tests {
                 inputs: vec![0],
                 offline_offsets: None,
                 description: String::new(),
+                folded: Vec::new(),
                 source: None,
             };
             let Some(order) = memory_order(&graph) else {

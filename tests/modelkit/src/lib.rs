@@ -789,6 +789,13 @@ pub enum Options {
         /// Axes to squeeze (empty: every size-1 axis).
         squeeze_dims: Vec<i32>,
     },
+    /// `PackOptions`.
+    Pack {
+        /// `values_count`: how many inputs.
+        values_count: i32,
+        /// `axis`: the new output axis.
+        axis: i32,
+    },
     /// `StridedSliceOptions`.
     StridedSlice {
         /// `begin_mask`.
@@ -986,6 +993,7 @@ impl Options {
             Options::Reshape { .. } => T::ReshapeOptions,
             Options::Squeeze { .. } => T::SqueezeOptions,
             Options::StridedSlice { .. } => T::StridedSliceOptions,
+            Options::Pack { .. } => T::PackOptions,
             Options::Reducer { .. } => T::ReducerOptions,
             Options::LeakyRelu { .. } => T::LeakyReluOptions,
             Options::Pad => T::PadOptions,
@@ -1166,6 +1174,14 @@ impl Options {
                 },
             )
             .as_union_value(),
+            Options::Pack { values_count, axis } => tflite::PackOptions::create(
+                fbb,
+                &tflite::PackOptionsArgs {
+                    values_count: *values_count,
+                    axis: *axis,
+                },
+            )
+            .as_union_value(),
             Options::Reducer { keep_dims } => tflite::ReducerOptions::create(
                 fbb,
                 &tflite::ReducerOptionsArgs {
@@ -1266,8 +1282,8 @@ mod tests {
         assert_eq!(g.tensors.len(), 4);
         assert_eq!(g.inputs, vec![0]);
         assert_eq!(g.outputs, vec![3]);
-        assert_eq!(g.tensors[1].data, Some(&[1u8; 18][..]));
-        assert_eq!(g.tensors[2].data.map(<[u8]>::len), Some(8));
+        assert_eq!(g.tensors[1].data.as_deref(), Some(&[1u8; 18][..]));
+        assert_eq!(g.tensors[2].data.as_deref().map(<[u8]>::len), Some(8));
         assert_eq!(g.operators.len(), 1);
         assert_eq!(g.operators[0].kind, OpKind::Builtin(OpCode::CONV_2D));
         assert!(matches!(g.operators[0].options, IrOptions::Conv2D(_)));
@@ -1290,7 +1306,7 @@ mod tests {
         m.tensors[1].data = TensorData::Buffer(b);
         let bytes = m.to_bytes();
         let g = load(&bytes).expect("external filter loads");
-        assert_eq!(g.tensors[1].data, Some(&[7u8; 18][..]));
+        assert_eq!(g.tensors[1].data.as_deref(), Some(&[7u8; 18][..]));
     }
 
     #[test]

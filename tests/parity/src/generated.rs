@@ -2351,15 +2351,6 @@ pub mod ffi {
     }
 }
 
-/// `activations::relu_f32` in Rust.
-fn rust_activations_relu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::UnaryF32 {
-        len: call.scalar::<usize>("len")?,
-    };
-    tinyaot::kernels::activations::relu_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `activations::relu_f32` in C.
 fn c_activations_relu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::activations::UnaryF32 {
@@ -2372,15 +2363,6 @@ fn c_activations_relu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Strin
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_activations_relu_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `activations::floor_f32` in Rust.
-fn rust_activations_floor_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::UnaryF32 {
-        len: call.scalar::<usize>("len")?,
-    };
-    tinyaot::kernels::activations::floor_f32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2399,15 +2381,6 @@ fn c_activations_floor_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
     Ok(())
 }
 
-/// `activations::relu6_f32` in Rust.
-fn rust_activations_relu6_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::UnaryF32 {
-        len: call.scalar::<usize>("len")?,
-    };
-    tinyaot::kernels::activations::relu6_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `activations::relu6_f32` in C.
 fn c_activations_relu6_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::activations::UnaryF32 {
@@ -2420,21 +2393,6 @@ fn c_activations_relu6_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_activations_relu6_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `activations::relu_s8` in Rust.
-fn rust_activations_relu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::ReluS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::activations::relu_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2459,21 +2417,6 @@ fn c_activations_relu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
-/// `activations::relu_s16` in Rust.
-fn rust_activations_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::ReluS16 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::activations::relu_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `activations::relu_s16` in C.
 fn c_activations_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::activations::ReluS16 {
@@ -2495,17 +2438,6 @@ fn c_activations_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Strin
     Ok(())
 }
 
-/// `activations::relu6_s8` in Rust.
-fn rust_activations_relu6_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::Relu6S8 {
-        len: call.scalar::<usize>("len")?,
-        lower: call.scalar::<i32>("lower")?,
-        upper: call.scalar::<i32>("upper")?,
-    };
-    tinyaot::kernels::activations::relu6_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `activations::relu6_s8` in C.
 fn c_activations_relu6_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::activations::Relu6S8 {
@@ -2520,17 +2452,6 @@ fn c_activations_relu6_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Strin
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_activations_relu6_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `activations::relu6_s16` in Rust.
-fn rust_activations_relu6_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::Relu6S16 {
-        len: call.scalar::<usize>("len")?,
-        lower: call.scalar::<i32>("lower")?,
-        upper: call.scalar::<i32>("upper")?,
-    };
-    tinyaot::kernels::activations::relu6_s16(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2551,16 +2472,6 @@ fn c_activations_relu6_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
     Ok(())
 }
 
-/// `activations::leaky_relu_f32` in Rust.
-fn rust_activations_leaky_relu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::LeakyReluF32 {
-        len: call.scalar::<usize>("len")?,
-        alpha: call.scalar::<f32>("alpha")?,
-    };
-    tinyaot::kernels::activations::leaky_relu_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `activations::leaky_relu_f32` in C.
 fn c_activations_leaky_relu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::activations::LeakyReluF32 {
@@ -2574,21 +2485,6 @@ fn c_activations_leaky_relu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_activations_leaky_relu_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `activations::leaky_relu_s8` in Rust.
-fn rust_activations_leaky_relu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::LeakyReluS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        identity_multiplier: call.scalar::<i32>("identity_multiplier")?,
-        identity_shift: call.scalar::<i32>("identity_shift")?,
-        alpha_multiplier: call.scalar::<i32>("alpha_multiplier")?,
-        alpha_shift: call.scalar::<i32>("alpha_shift")?,
-    };
-    tinyaot::kernels::activations::leaky_relu_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2613,21 +2509,6 @@ fn c_activations_leaky_relu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     Ok(())
 }
 
-/// `activations::leaky_relu_s16` in Rust.
-fn rust_activations_leaky_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::LeakyReluS16 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        identity_multiplier: call.scalar::<i32>("identity_multiplier")?,
-        identity_shift: call.scalar::<i32>("identity_shift")?,
-        alpha_multiplier: call.scalar::<i32>("alpha_multiplier")?,
-        alpha_shift: call.scalar::<i32>("alpha_shift")?,
-    };
-    tinyaot::kernels::activations::leaky_relu_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `activations::leaky_relu_s16` in C.
 fn c_activations_leaky_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::activations::LeakyReluS16 {
@@ -2649,15 +2530,6 @@ fn c_activations_leaky_relu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
-/// `activations::hard_swish_f32` in Rust.
-fn rust_activations_hard_swish_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::UnaryF32 {
-        len: call.scalar::<usize>("len")?,
-    };
-    tinyaot::kernels::activations::hard_swish_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `activations::hard_swish_f32` in C.
 fn c_activations_hard_swish_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::activations::UnaryF32 {
@@ -2670,21 +2542,6 @@ fn c_activations_hard_swish_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_activations_hard_swish_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `activations::hard_swish_s8` in Rust.
-fn rust_activations_hard_swish_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::activations::HardSwishS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        reluish_multiplier: call.scalar::<i32>("reluish_multiplier")?,
-        reluish_exponent: call.scalar::<i32>("reluish_exponent")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_exponent: call.scalar::<i32>("output_exponent")?,
-    };
-    tinyaot::kernels::activations::hard_swish_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2709,17 +2566,6 @@ fn c_activations_hard_swish_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     Ok(())
 }
 
-/// `arg_min_max::arg_max_s8` in Rust.
-fn rust_arg_min_max_arg_max_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::arg_min_max::ArgMinMax {
-        outer: call.scalar::<usize>("outer")?,
-        axis_len: call.scalar::<usize>("axis_len")?,
-        inner: call.scalar::<usize>("inner")?,
-    };
-    tinyaot::kernels::arg_min_max::arg_max_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `arg_min_max::arg_max_s8` in C.
 fn c_arg_min_max_arg_max_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::arg_min_max::ArgMinMax {
@@ -2734,17 +2580,6 @@ fn c_arg_min_max_arg_max_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_arg_min_max_arg_max_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `arg_min_max::arg_min_s8` in Rust.
-fn rust_arg_min_max_arg_min_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::arg_min_max::ArgMinMax {
-        outer: call.scalar::<usize>("outer")?,
-        axis_len: call.scalar::<usize>("axis_len")?,
-        inner: call.scalar::<usize>("inner")?,
-    };
-    tinyaot::kernels::arg_min_max::arg_min_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2765,17 +2600,6 @@ fn c_arg_min_max_arg_min_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
-/// `arg_min_max::arg_max_f32` in Rust.
-fn rust_arg_min_max_arg_max_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::arg_min_max::ArgMinMax {
-        outer: call.scalar::<usize>("outer")?,
-        axis_len: call.scalar::<usize>("axis_len")?,
-        inner: call.scalar::<usize>("inner")?,
-    };
-    tinyaot::kernels::arg_min_max::arg_max_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `arg_min_max::arg_max_f32` in C.
 fn c_arg_min_max_arg_max_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::arg_min_max::ArgMinMax {
@@ -2793,17 +2617,6 @@ fn c_arg_min_max_arg_max_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
-/// `arg_min_max::arg_min_f32` in Rust.
-fn rust_arg_min_max_arg_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::arg_min_max::ArgMinMax {
-        outer: call.scalar::<usize>("outer")?,
-        axis_len: call.scalar::<usize>("axis_len")?,
-        inner: call.scalar::<usize>("inner")?,
-    };
-    tinyaot::kernels::arg_min_max::arg_min_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `arg_min_max::arg_min_f32` in C.
 fn c_arg_min_max_arg_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::arg_min_max::ArgMinMax {
@@ -2818,17 +2631,6 @@ fn c_arg_min_max_arg_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_arg_min_max_arg_min_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `concat::concat1` in Rust.
-fn rust_concat_concat1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat1(arena, call.src(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2850,17 +2652,6 @@ fn c_concat_concat1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `concat::concat2` in Rust.
-fn rust_concat_concat2(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat2(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
-    Ok(())
-}
-
 /// `concat::concat2` in C.
 fn c_concat_concat2(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -2877,24 +2668,6 @@ fn c_concat_concat2(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_concat_concat2(a, b, output, &p) };
-    Ok(())
-}
-
-/// `concat::concat3` in Rust.
-fn rust_concat_concat3(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat3(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.src(2)?,
-        call.offset(3)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -2918,25 +2691,6 @@ fn c_concat_concat3(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `concat::concat4` in Rust.
-fn rust_concat_concat4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat4(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.src(2)?,
-        call.src(3)?,
-        call.offset(4)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `concat::concat4` in C.
 fn c_concat_concat4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -2955,26 +2709,6 @@ fn c_concat_concat4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_concat_concat4(a, b, c, d, output, &p) };
-    Ok(())
-}
-
-/// `concat::concat5` in Rust.
-fn rust_concat_concat5(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat5(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.src(2)?,
-        call.src(3)?,
-        call.src(4)?,
-        call.offset(5)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -3000,27 +2734,6 @@ fn c_concat_concat5(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `concat::concat6` in Rust.
-fn rust_concat_concat6(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat6(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.src(2)?,
-        call.src(3)?,
-        call.src(4)?,
-        call.src(5)?,
-        call.offset(6)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `concat::concat6` in C.
 fn c_concat_concat6(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -3041,28 +2754,6 @@ fn c_concat_concat6(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_concat_concat6(a, b, c, d, e, f, output, &p) };
-    Ok(())
-}
-
-/// `concat::concat7` in Rust.
-fn rust_concat_concat7(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat7(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.src(2)?,
-        call.src(3)?,
-        call.src(4)?,
-        call.src(5)?,
-        call.src(6)?,
-        call.offset(7)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -3090,29 +2781,6 @@ fn c_concat_concat7(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `concat::concat8` in Rust.
-fn rust_concat_concat8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat8(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.src(2)?,
-        call.src(3)?,
-        call.src(4)?,
-        call.src(5)?,
-        call.src(6)?,
-        call.src(7)?,
-        call.offset(8)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `concat::concat8` in C.
 fn c_concat_concat8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -3135,30 +2803,6 @@ fn c_concat_concat8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_concat_concat8(a, b, c, d, e, f, g, h, output, &p) };
-    Ok(())
-}
-
-/// `concat::concat9` in Rust.
-fn rust_concat_concat9(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat9(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.src(2)?,
-        call.src(3)?,
-        call.src(4)?,
-        call.src(5)?,
-        call.src(6)?,
-        call.src(7)?,
-        call.src(8)?,
-        call.offset(9)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -3188,31 +2832,6 @@ fn c_concat_concat9(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `concat::concat10` in Rust.
-fn rust_concat_concat10(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::concat::Concat {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::concat::concat10(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.src(2)?,
-        call.src(3)?,
-        call.src(4)?,
-        call.src(5)?,
-        call.src(6)?,
-        call.src(7)?,
-        call.src(8)?,
-        call.src(9)?,
-        call.offset(10)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `concat::concat10` in C.
 fn c_concat_concat10(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -3237,42 +2856,6 @@ fn c_concat_concat10(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_concat_concat10(a, b, c, d, e, f, g, h, i, j, output, &p) };
-    Ok(())
-}
-
-/// `conv::conv2d_s8` in Rust.
-fn rust_conv_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::conv::Conv2dS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        filter_c: call.scalar::<usize>("filter_c")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::conv::conv2d_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -3322,29 +2905,6 @@ fn c_conv_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `conv::conv2d_1x1_s8` in Rust.
-fn rust_conv_conv2d_1x1_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::conv::Conv1x1S8 {
-        pixels: call.scalar::<usize>("pixels")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        folded_bias: &folded_bias,
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: call.scalar::<bool>("narrow_requant")?,
-    };
-    tinyaot::kernels::conv::conv2d_1x1_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `conv::conv2d_1x1_s8` in C.
 fn c_conv_conv2d_1x1_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -3378,29 +2938,6 @@ fn c_conv_conv2d_1x1_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     Ok(())
 }
 
-/// `conv::conv2d_1x1_widened_s8` in Rust.
-fn rust_conv_conv2d_1x1_widened_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::conv::Conv1x1S8 {
-        pixels: call.scalar::<usize>("pixels")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        folded_bias: &folded_bias,
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: call.scalar::<bool>("narrow_requant")?,
-    };
-    tinyaot::kernels::conv::conv2d_1x1_widened_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `conv::conv2d_1x1_widened_s8` in C.
 fn c_conv_conv2d_1x1_widened_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -3431,42 +2968,6 @@ fn c_conv_conv2d_1x1_widened_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_conv2d_1x1_widened_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `conv::conv2d_im2col_s8` in Rust.
-fn rust_conv_conv2d_im2col_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::conv::Conv2dIm2colS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        folded_bias: &folded_bias,
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: call.scalar::<bool>("narrow_requant")?,
-    };
-    tinyaot::kernels::conv::conv2d_im2col_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -3516,42 +3017,6 @@ fn c_conv_conv2d_im2col_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
     Ok(())
 }
 
-/// `conv::conv2d_im2col_pairs_s8` in Rust.
-fn rust_conv_conv2d_im2col_pairs_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::conv::Conv2dIm2colS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        folded_bias: &folded_bias,
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: call.scalar::<bool>("narrow_requant")?,
-    };
-    tinyaot::kernels::conv::conv2d_im2col_pairs_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `conv::conv2d_im2col_pairs_s8` in C.
 fn c_conv_conv2d_im2col_pairs_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -3595,50 +3060,6 @@ fn c_conv_conv2d_im2col_pairs_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_conv2d_im2col_pairs_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `conv::conv2d_im2col_gather_pairs_s8` in Rust.
-fn rust_conv_conv2d_im2col_gather_pairs_s8(
-    call: &Call<'_>,
-    arena: &mut [u8],
-) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::conv::Conv2dIm2colS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        folded_bias: &folded_bias,
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: call.scalar::<bool>("narrow_requant")?,
-    };
-    tinyaot::kernels::conv::conv2d_im2col_gather_pairs_s8(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -3688,42 +3109,6 @@ fn c_conv_conv2d_im2col_gather_pairs_s8(call: &Call<'_>, arena: &mut [u8]) -> Re
     Ok(())
 }
 
-/// `conv::conv2d_s16` in Rust.
-fn rust_conv_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::conv::Conv2dS16 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        filter_c: call.scalar::<usize>("filter_c")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        swizzled: call.scalar::<bool>("swizzled")?,
-        acc32: call.scalar::<bool>("acc32")?,
-    };
-    tinyaot::kernels::conv::conv2d_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `conv::conv2d_s16` in C.
 fn c_conv_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -3770,39 +3155,6 @@ fn c_conv_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `conv::conv2d_im2col_s16` in Rust.
-fn rust_conv_conv2d_im2col_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::conv::Conv2dIm2colS16 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::conv::conv2d_im2col_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `conv::conv2d_im2col_s16` in C.
 fn c_conv_conv2d_im2col_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -3846,36 +3198,6 @@ fn c_conv_conv2d_im2col_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
-/// `conv::conv2d_f32` in Rust.
-fn rust_conv_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<f32> = call.slice("filter")?;
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
-    let p = tinyaot::kernels::conv::Conv2dF32 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        filter_c: call.scalar::<usize>("filter_c")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::conv::conv2d_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `conv::conv2d_f32` in C.
 fn c_conv_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<f32> = call.slice("filter")?;
@@ -3911,43 +3233,6 @@ fn c_conv_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_conv2d_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `depthwise::depthwise_conv2d_s8` in Rust.
-fn rust_depthwise_depthwise_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::depthwise::DepthwiseConv2dS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: call.scalar::<bool>("narrow_requant")?,
-    };
-    tinyaot::kernels::depthwise::depthwise_conv2d_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -3998,40 +3283,6 @@ fn c_depthwise_depthwise_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<
     Ok(())
 }
 
-/// `depthwise::depthwise_conv2d_s16` in Rust.
-fn rust_depthwise_depthwise_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::depthwise::DepthwiseConv2dS16 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::depthwise::depthwise_conv2d_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `depthwise::depthwise_conv2d_s16` in C.
 fn c_depthwise_depthwise_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -4076,36 +3327,6 @@ fn c_depthwise_depthwise_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result
     Ok(())
 }
 
-/// `depthwise::depthwise_conv2d_f32` in Rust.
-fn rust_depthwise_depthwise_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<f32> = call.slice("filter")?;
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
-    let p = tinyaot::kernels::depthwise::DepthwiseConv2dF32 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        dilation_h: call.scalar::<usize>("dilation_h")?,
-        dilation_w: call.scalar::<usize>("dilation_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::depthwise::depthwise_conv2d_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `depthwise::depthwise_conv2d_f32` in C.
 fn c_depthwise_depthwise_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<f32> = call.slice("filter")?;
@@ -4141,32 +3362,6 @@ fn c_depthwise_depthwise_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_depthwise_depthwise_conv2d_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::add_s8` in Rust.
-fn rust_elementwise_add_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::AddS8 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        a_offset: call.scalar::<i32>("a_offset")?,
-        a_multiplier: call.scalar::<i32>("a_multiplier")?,
-        a_shift: call.scalar::<i32>("a_shift")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        b_multiplier: call.scalar::<i32>("b_multiplier")?,
-        b_shift: call.scalar::<i32>("b_shift")?,
-        left_shift: call.scalar::<i32>("left_shift")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::elementwise::add_s8(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
     Ok(())
 }
 
@@ -4206,32 +3401,6 @@ fn c_elementwise_add_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     Ok(())
 }
 
-/// `elementwise::sub_s8` in Rust.
-fn rust_elementwise_sub_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::SubS8 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        a_offset: call.scalar::<i32>("a_offset")?,
-        a_multiplier: call.scalar::<i32>("a_multiplier")?,
-        a_shift: call.scalar::<i32>("a_shift")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        b_multiplier: call.scalar::<i32>("b_multiplier")?,
-        b_shift: call.scalar::<i32>("b_shift")?,
-        left_shift: call.scalar::<i32>("left_shift")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::elementwise::sub_s8(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
-    Ok(())
-}
-
 /// `elementwise::sub_s8` in C.
 fn c_elementwise_sub_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4265,32 +3434,6 @@ fn c_elementwise_sub_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_sub_s8(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::add_s16` in Rust.
-fn rust_elementwise_add_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::AddS16 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        a_offset: call.scalar::<i32>("a_offset")?,
-        a_multiplier: call.scalar::<i32>("a_multiplier")?,
-        a_shift: call.scalar::<i32>("a_shift")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        b_multiplier: call.scalar::<i32>("b_multiplier")?,
-        b_shift: call.scalar::<i32>("b_shift")?,
-        left_shift: call.scalar::<i32>("left_shift")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::elementwise::add_s16(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
     Ok(())
 }
 
@@ -4330,32 +3473,6 @@ fn c_elementwise_add_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
-/// `elementwise::sub_s16` in Rust.
-fn rust_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::SubS16 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        a_offset: call.scalar::<i32>("a_offset")?,
-        a_multiplier: call.scalar::<i32>("a_multiplier")?,
-        a_shift: call.scalar::<i32>("a_shift")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        b_multiplier: call.scalar::<i32>("b_multiplier")?,
-        b_shift: call.scalar::<i32>("b_shift")?,
-        left_shift: call.scalar::<i32>("left_shift")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::elementwise::sub_s16(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
-    Ok(())
-}
-
 /// `elementwise::sub_s16` in C.
 fn c_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4392,27 +3509,6 @@ fn c_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
-/// `elementwise::mul_s8` in Rust.
-fn rust_elementwise_mul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::MulS8 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        a_offset: call.scalar::<i32>("a_offset")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::elementwise::mul_s8(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
-    Ok(())
-}
-
 /// `elementwise::mul_s8` in C.
 fn c_elementwise_mul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4441,27 +3537,6 @@ fn c_elementwise_mul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_mul_s8(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::mul_s16` in Rust.
-fn rust_elementwise_mul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::MulS16 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        a_offset: call.scalar::<i32>("a_offset")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::elementwise::mul_s16(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
     Ok(())
 }
 
@@ -4496,22 +3571,6 @@ fn c_elementwise_mul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
-/// `elementwise::add_f32` in Rust.
-fn rust_elementwise_add_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::BinaryF32 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::elementwise::add_f32(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
-    Ok(())
-}
-
 /// `elementwise::add_f32` in C.
 fn c_elementwise_add_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4535,22 +3594,6 @@ fn c_elementwise_add_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_add_f32(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::sub_f32` in Rust.
-fn rust_elementwise_sub_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::BinaryF32 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::elementwise::sub_f32(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
     Ok(())
 }
 
@@ -4580,22 +3623,6 @@ fn c_elementwise_sub_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
-/// `elementwise::mul_f32` in Rust.
-fn rust_elementwise_mul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::BinaryF32 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::elementwise::mul_f32(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
-    Ok(())
-}
-
 /// `elementwise::mul_f32` in C.
 fn c_elementwise_mul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4619,26 +3646,6 @@ fn c_elementwise_mul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_mul_f32(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::maximum_s8` in Rust.
-fn rust_elementwise_maximum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::MinMax {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-    };
-    tinyaot::kernels::elementwise::maximum_s8(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -4666,26 +3673,6 @@ fn c_elementwise_maximum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
-/// `elementwise::minimum_s8` in Rust.
-fn rust_elementwise_minimum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::MinMax {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-    };
-    tinyaot::kernels::elementwise::minimum_s8(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `elementwise::minimum_s8` in C.
 fn c_elementwise_minimum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4707,26 +3694,6 @@ fn c_elementwise_minimum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_minimum_s8(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::maximum_s16` in Rust.
-fn rust_elementwise_maximum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::MinMax {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-    };
-    tinyaot::kernels::elementwise::maximum_s16(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -4754,26 +3721,6 @@ fn c_elementwise_maximum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
-/// `elementwise::minimum_s16` in Rust.
-fn rust_elementwise_minimum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::MinMax {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-    };
-    tinyaot::kernels::elementwise::minimum_s16(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `elementwise::minimum_s16` in C.
 fn c_elementwise_minimum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4795,26 +3742,6 @@ fn c_elementwise_minimum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_minimum_s16(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::maximum_f32` in Rust.
-fn rust_elementwise_maximum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::MinMax {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-    };
-    tinyaot::kernels::elementwise::maximum_f32(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -4842,26 +3769,6 @@ fn c_elementwise_maximum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
-/// `elementwise::minimum_f32` in Rust.
-fn rust_elementwise_minimum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot::kernels::elementwise::MinMax {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-    };
-    tinyaot::kernels::elementwise::minimum_f32(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `elementwise::minimum_f32` in C.
 fn c_elementwise_minimum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4883,31 +3790,6 @@ fn c_elementwise_minimum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_minimum_f32(a, b, output, &p) };
-    Ok(())
-}
-
-/// `fully_connected::fully_connected_f32` in Rust.
-fn rust_fully_connected_fully_connected_f32(
-    call: &Call<'_>,
-    arena: &mut [u8],
-) -> Result<(), String> {
-    let filter: Vec<f32> = call.slice("filter")?;
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
-    let p = tinyaot::kernels::fully_connected::FullyConnectedF32 {
-        batches: call.scalar::<usize>("batches")?,
-        input_depth: call.scalar::<usize>("input_depth")?,
-        output_depth: call.scalar::<usize>("output_depth")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::fully_connected::fully_connected_f32(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -4933,36 +3815,6 @@ fn c_fully_connected_fully_connected_f32(call: &Call<'_>, arena: &mut [u8]) -> R
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_fully_connected_fully_connected_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `fully_connected::fully_connected_s16` in Rust.
-fn rust_fully_connected_fully_connected_s16(
-    call: &Call<'_>,
-    arena: &mut [u8],
-) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::fully_connected::FullyConnectedS16 {
-        batches: call.scalar::<usize>("batches")?,
-        input_depth: call.scalar::<usize>("input_depth")?,
-        output_depth: call.scalar::<usize>("output_depth")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::fully_connected::fully_connected_s16(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -4995,36 +3847,6 @@ fn c_fully_connected_fully_connected_s16(call: &Call<'_>, arena: &mut [u8]) -> R
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_fully_connected_fully_connected_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `fully_connected::fully_connected_acc32_s16` in Rust.
-fn rust_fully_connected_fully_connected_acc32_s16(
-    call: &Call<'_>,
-    arena: &mut [u8],
-) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::fully_connected::FullyConnectedAcc32S16 {
-        batches: call.scalar::<usize>("batches")?,
-        input_depth: call.scalar::<usize>("input_depth")?,
-        output_depth: call.scalar::<usize>("output_depth")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::fully_connected::fully_connected_acc32_s16(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -5063,19 +3885,6 @@ fn c_fully_connected_fully_connected_acc32_s16(
     Ok(())
 }
 
-/// `logistic_tanh::logistic_s8` in Rust.
-fn rust_logistic_tanh_logistic_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::logistic_tanh::LogisticS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        input_range_radius: call.scalar::<i32>("input_range_radius")?,
-        input_multiplier: call.scalar::<i32>("input_multiplier")?,
-        input_left_shift: call.scalar::<i32>("input_left_shift")?,
-    };
-    tinyaot::kernels::logistic_tanh::logistic_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `logistic_tanh::logistic_s8` in C.
 fn c_logistic_tanh_logistic_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::logistic_tanh::LogisticS8 {
@@ -5092,19 +3901,6 @@ fn c_logistic_tanh_logistic_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_logistic_tanh_logistic_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `logistic_tanh::tanh_s8` in Rust.
-fn rust_logistic_tanh_tanh_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::logistic_tanh::TanhS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        input_range_radius: call.scalar::<i32>("input_range_radius")?,
-        input_multiplier: call.scalar::<i32>("input_multiplier")?,
-        input_left_shift: call.scalar::<i32>("input_left_shift")?,
-    };
-    tinyaot::kernels::logistic_tanh::tanh_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -5127,17 +3923,6 @@ fn c_logistic_tanh_tanh_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
     Ok(())
 }
 
-/// `logistic_tanh::logistic_s16` in Rust.
-fn rust_logistic_tanh_logistic_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::logistic_tanh::LogisticS16 {
-        len: call.scalar::<usize>("len")?,
-        input_multiplier: call.scalar::<i32>("input_multiplier")?,
-        input_right_shift: call.scalar::<i32>("input_right_shift")?,
-    };
-    tinyaot::kernels::logistic_tanh::logistic_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `logistic_tanh::logistic_s16` in C.
 fn c_logistic_tanh_logistic_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::logistic_tanh::LogisticS16 {
@@ -5152,17 +3937,6 @@ fn c_logistic_tanh_logistic_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_logistic_tanh_logistic_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `logistic_tanh::tanh_s16` in Rust.
-fn rust_logistic_tanh_tanh_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::logistic_tanh::TanhS16 {
-        len: call.scalar::<usize>("len")?,
-        input_multiplier: call.scalar::<i32>("input_multiplier")?,
-        input_right_shift: call.scalar::<i32>("input_right_shift")?,
-    };
-    tinyaot::kernels::logistic_tanh::tanh_s16(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -5183,15 +3957,6 @@ fn c_logistic_tanh_tanh_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
-/// `logistic_tanh::logistic_f32` in Rust.
-fn rust_logistic_tanh_logistic_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::logistic_tanh::ElementsF32 {
-        len: call.scalar::<usize>("len")?,
-    };
-    tinyaot::kernels::logistic_tanh::logistic_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `logistic_tanh::logistic_f32` in C.
 fn c_logistic_tanh_logistic_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::logistic_tanh::ElementsF32 {
@@ -5207,15 +3972,6 @@ fn c_logistic_tanh_logistic_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
-/// `logistic_tanh::tanh_f32` in Rust.
-fn rust_logistic_tanh_tanh_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::logistic_tanh::ElementsF32 {
-        len: call.scalar::<usize>("len")?,
-    };
-    tinyaot::kernels::logistic_tanh::tanh_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `logistic_tanh::tanh_f32` in C.
 fn c_logistic_tanh_tanh_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::logistic_tanh::ElementsF32 {
@@ -5228,47 +3984,6 @@ fn c_logistic_tanh_tanh_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_logistic_tanh_tanh_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `lstm::lstm_s8` in Rust.
-fn rust_lstm_lstm_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let input_weights: Vec<i8> = call.slice("input_weights")?;
-    let recurrent_weights: Vec<i8> = call.slice("recurrent_weights")?;
-    let biases: Vec<i32> = call.slice("biases")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
-    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
-    let p = tinyaot::kernels::lstm::LstmS8 {
-        batches: call.scalar::<usize>("batches")?,
-        time_steps: call.scalar::<usize>("time_steps")?,
-        input_size: call.scalar::<usize>("input_size")?,
-        units: call.scalar::<usize>("units")?,
-        time_major: call.scalar::<bool>("time_major")?,
-        input_weights: &input_weights,
-        recurrent_weights: &recurrent_weights,
-        biases: &biases,
-        input_offset: call.scalar::<i32>("input_offset")?,
-        hidden_offset: call.scalar::<i32>("hidden_offset")?,
-        multipliers: &multipliers,
-        shifts: &shifts,
-        mul_multipliers: &mul_multipliers,
-        mul_shifts: &mul_shifts,
-        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
-        cell_min: call.scalar::<i32>("cell_min")?,
-        cell_max: call.scalar::<i32>("cell_max")?,
-        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
-        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
-    };
-    tinyaot::kernels::lstm::lstm_s8(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -5321,45 +4036,6 @@ fn c_lstm_lstm_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `lstm::lstm_s16` in Rust.
-fn rust_lstm_lstm_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let input_weights: Vec<i8> = call.slice("input_weights")?;
-    let recurrent_weights: Vec<i8> = call.slice("recurrent_weights")?;
-    let biases: Vec<i64> = call.slice("biases")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
-    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
-    let p = tinyaot::kernels::lstm::LstmS16 {
-        batches: call.scalar::<usize>("batches")?,
-        time_steps: call.scalar::<usize>("time_steps")?,
-        input_size: call.scalar::<usize>("input_size")?,
-        units: call.scalar::<usize>("units")?,
-        time_major: call.scalar::<bool>("time_major")?,
-        input_weights: &input_weights,
-        recurrent_weights: &recurrent_weights,
-        biases: &biases,
-        multipliers: &multipliers,
-        shifts: &shifts,
-        mul_multipliers: &mul_multipliers,
-        mul_shifts: &mul_shifts,
-        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
-        cell_min: call.scalar::<i32>("cell_min")?,
-        cell_max: call.scalar::<i32>("cell_max")?,
-        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
-        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
-    };
-    tinyaot::kernels::lstm::lstm_s16(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `lstm::lstm_s16` in C.
 fn c_lstm_lstm_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let input_weights: Vec<i8> = call.slice("input_weights")?;
@@ -5407,33 +4083,6 @@ fn c_lstm_lstm_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `lstm::lstm_f32` in Rust.
-fn rust_lstm_lstm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let input_weights: Vec<f32> = call.slice("input_weights")?;
-    let recurrent_weights: Vec<f32> = call.slice("recurrent_weights")?;
-    let biases: Vec<f32> = call.slice("biases")?;
-    let p = tinyaot::kernels::lstm::LstmF32 {
-        batches: call.scalar::<usize>("batches")?,
-        time_steps: call.scalar::<usize>("time_steps")?,
-        input_size: call.scalar::<usize>("input_size")?,
-        units: call.scalar::<usize>("units")?,
-        time_major: call.scalar::<bool>("time_major")?,
-        input_weights: &input_weights,
-        recurrent_weights: &recurrent_weights,
-        biases: &biases,
-        cell_clip: call.scalar::<f32>("cell_clip")?,
-    };
-    tinyaot::kernels::lstm::lstm_f32(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `lstm::lstm_f32` in C.
 fn c_lstm_lstm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let input_weights: Vec<f32> = call.slice("input_weights")?;
@@ -5462,27 +4111,6 @@ fn c_lstm_lstm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_lstm_lstm_f32(input, hidden_state, cell_state, output, &p) };
-    Ok(())
-}
-
-/// `mean::mean_s8` in Rust.
-fn rust_mean_mean_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
-    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
-    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
-    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
-    let p = tinyaot::kernels::mean::MeanS8 {
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        kept_shape: &kept_shape,
-        kept_strides: &kept_strides,
-        reduced_shape: &reduced_shape,
-        reduced_strides: &reduced_strides,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::mean::mean_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -5517,27 +4145,6 @@ fn c_mean_mean_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `mean::mean_s16` in Rust.
-fn rust_mean_mean_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
-    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
-    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
-    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
-    let p = tinyaot::kernels::mean::MeanS16 {
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        kept_shape: &kept_shape,
-        kept_strides: &kept_strides,
-        reduced_shape: &reduced_shape,
-        reduced_strides: &reduced_strides,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::mean::mean_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `mean::mean_s16` in C.
 fn c_mean_mean_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let kept_shape: Vec<usize> = call.slice("kept_shape")?;
@@ -5569,23 +4176,6 @@ fn c_mean_mean_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `mean::mean_f32` in Rust.
-fn rust_mean_mean_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
-    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
-    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
-    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
-    let p = tinyaot::kernels::mean::MeanF32 {
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        kept_shape: &kept_shape,
-        kept_strides: &kept_strides,
-        reduced_shape: &reduced_shape,
-        reduced_strides: &reduced_strides,
-    };
-    tinyaot::kernels::mean::mean_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `mean::mean_f32` in C.
 fn c_mean_mean_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let kept_shape: Vec<usize> = call.slice("kept_shape")?;
@@ -5613,21 +4203,6 @@ fn c_mean_mean_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `pad::pad_s8` in Rust.
-fn rust_pad_pad_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let input_shape: Vec<usize> = call.slice("input_shape")?;
-    let before: Vec<usize> = call.slice("before")?;
-    let after: Vec<usize> = call.slice("after")?;
-    let p = tinyaot::kernels::pad::PadS8 {
-        input_shape: &input_shape,
-        before: &before,
-        after: &after,
-        pad_value: call.scalar::<i32>("pad_value")?,
-    };
-    tinyaot::kernels::pad::pad_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `pad::pad_s8` in C.
 fn c_pad_pad_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let input_shape: Vec<usize> = call.slice("input_shape")?;
@@ -5649,21 +4224,6 @@ fn c_pad_pad_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_pad_pad_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `pad::pad_s16` in Rust.
-fn rust_pad_pad_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let input_shape: Vec<usize> = call.slice("input_shape")?;
-    let before: Vec<usize> = call.slice("before")?;
-    let after: Vec<usize> = call.slice("after")?;
-    let p = tinyaot::kernels::pad::PadS16 {
-        input_shape: &input_shape,
-        before: &before,
-        after: &after,
-        pad_value: call.scalar::<i32>("pad_value")?,
-    };
-    tinyaot::kernels::pad::pad_s16(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -5691,21 +4251,6 @@ fn c_pad_pad_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `pad::pad_f32` in Rust.
-fn rust_pad_pad_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let input_shape: Vec<usize> = call.slice("input_shape")?;
-    let before: Vec<usize> = call.slice("before")?;
-    let after: Vec<usize> = call.slice("after")?;
-    let p = tinyaot::kernels::pad::PadF32 {
-        input_shape: &input_shape,
-        before: &before,
-        after: &after,
-        pad_value: call.scalar::<f32>("pad_value")?,
-    };
-    tinyaot::kernels::pad::pad_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `pad::pad_f32` in C.
 fn c_pad_pad_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let input_shape: Vec<usize> = call.slice("input_shape")?;
@@ -5727,28 +4272,6 @@ fn c_pad_pad_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_pad_pad_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `pool::average_pool2d_s8` in Rust.
-fn rust_pool_average_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::pool::Pool2dS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        channels: call.scalar::<usize>("channels")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::pool::average_pool2d_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -5780,28 +4303,6 @@ fn c_pool_average_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
-/// `pool::max_pool2d_s8` in Rust.
-fn rust_pool_max_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::pool::Pool2dS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        channels: call.scalar::<usize>("channels")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::pool::max_pool2d_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `pool::max_pool2d_s8` in C.
 fn c_pool_max_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::pool::Pool2dS8 {
@@ -5827,28 +4328,6 @@ fn c_pool_max_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_pool_max_pool2d_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `pool::average_pool2d_s16` in Rust.
-fn rust_pool_average_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::pool::Pool2dS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        channels: call.scalar::<usize>("channels")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::pool::average_pool2d_s16(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -5880,28 +4359,6 @@ fn c_pool_average_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
-/// `pool::max_pool2d_s16` in Rust.
-fn rust_pool_max_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::pool::Pool2dS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        channels: call.scalar::<usize>("channels")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::pool::max_pool2d_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `pool::max_pool2d_s16` in C.
 fn c_pool_max_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::pool::Pool2dS8 {
@@ -5927,28 +4384,6 @@ fn c_pool_max_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_pool_max_pool2d_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `pool::average_pool2d_f32` in Rust.
-fn rust_pool_average_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::pool::Pool2dF32 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        channels: call.scalar::<usize>("channels")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::pool::average_pool2d_f32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -5980,28 +4415,6 @@ fn c_pool_average_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
-/// `pool::max_pool2d_f32` in Rust.
-fn rust_pool_max_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::pool::Pool2dF32 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        channels: call.scalar::<usize>("channels")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::pool::max_pool2d_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `pool::max_pool2d_f32` in C.
 fn c_pool_max_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::pool::Pool2dF32 {
@@ -6030,17 +4443,6 @@ fn c_pool_max_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
-/// `quantize::quantize_f32_s8` in Rust.
-fn rust_quantize_quantize_f32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::QuantizeF32S8 {
-        len: call.scalar::<usize>("len")?,
-        scale: call.scalar::<f32>("scale")?,
-        zero_point: call.scalar::<i32>("zero_point")?,
-    };
-    tinyaot::kernels::quantize::quantize_f32_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `quantize::quantize_f32_s8` in C.
 fn c_quantize_quantize_f32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::QuantizeF32S8 {
@@ -6058,17 +4460,6 @@ fn c_quantize_quantize_f32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), S
     Ok(())
 }
 
-/// `quantize::quantize_f32_s16` in Rust.
-fn rust_quantize_quantize_f32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::QuantizeF32S16 {
-        len: call.scalar::<usize>("len")?,
-        scale: call.scalar::<f32>("scale")?,
-        zero_point: call.scalar::<i32>("zero_point")?,
-    };
-    tinyaot::kernels::quantize::quantize_f32_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `quantize::quantize_f32_s16` in C.
 fn c_quantize_quantize_f32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::QuantizeF32S16 {
@@ -6083,19 +4474,6 @@ fn c_quantize_quantize_f32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_quantize_f32_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `quantize::requantize_s8` in Rust.
-fn rust_quantize_requantize_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -6118,19 +4496,6 @@ fn c_quantize_requantize_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
-/// `quantize::requantize_s16_s8` in Rust.
-fn rust_quantize_requantize_s16_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s16_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `quantize::requantize_s16_s8` in C.
 fn c_quantize_requantize_s16_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::RequantizeS8 {
@@ -6147,19 +4512,6 @@ fn c_quantize_requantize_s16_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_requantize_s16_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `quantize::requantize_s8_s16` in Rust.
-fn rust_quantize_requantize_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s8_s16(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -6182,19 +4534,6 @@ fn c_quantize_requantize_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
-/// `quantize::requantize_s16` in Rust.
-fn rust_quantize_requantize_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `quantize::requantize_s16` in C.
 fn c_quantize_requantize_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::RequantizeS8 {
@@ -6211,19 +4550,6 @@ fn c_quantize_requantize_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_requantize_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `quantize::requantize_s8_u8` in Rust.
-fn rust_quantize_requantize_s8_u8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s8_u8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -6246,19 +4572,6 @@ fn c_quantize_requantize_s8_u8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     Ok(())
 }
 
-/// `quantize::requantize_u8_s8` in Rust.
-fn rust_quantize_requantize_u8_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_u8_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `quantize::requantize_u8_s8` in C.
 fn c_quantize_requantize_u8_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::RequantizeS8 {
@@ -6275,19 +4588,6 @@ fn c_quantize_requantize_u8_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_requantize_u8_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `quantize::requantize_s16_s32` in Rust.
-fn rust_quantize_requantize_s16_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s16_s32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -6310,19 +4610,6 @@ fn c_quantize_requantize_s16_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     Ok(())
 }
 
-/// `quantize::requantize_s8_s32` in Rust.
-fn rust_quantize_requantize_s8_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s8_s32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `quantize::requantize_s8_s32` in C.
 fn c_quantize_requantize_s8_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::RequantizeS8 {
@@ -6339,19 +4626,6 @@ fn c_quantize_requantize_s8_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_requantize_s8_s32(input, output, &p) };
-    Ok(())
-}
-
-/// `quantize::requantize_s32_s8` in Rust.
-fn rust_quantize_requantize_s32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s32_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -6374,19 +4648,6 @@ fn c_quantize_requantize_s32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
-/// `quantize::requantize_s32_s16` in Rust.
-fn rust_quantize_requantize_s32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::RequantizeS8 {
-        len: call.scalar::<usize>("len")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot::kernels::quantize::requantize_s32_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `quantize::requantize_s32_s16` in C.
 fn c_quantize_requantize_s32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::RequantizeS8 {
@@ -6403,17 +4664,6 @@ fn c_quantize_requantize_s32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_requantize_s32_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `quantize::dequantize_s8_f32` in Rust.
-fn rust_quantize_dequantize_s8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::DequantizeS8F32 {
-        len: call.scalar::<usize>("len")?,
-        scale: call.scalar::<f32>("scale")?,
-        zero_point: call.scalar::<i32>("zero_point")?,
-    };
-    tinyaot::kernels::quantize::dequantize_s8_f32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -6434,17 +4684,6 @@ fn c_quantize_dequantize_s8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
-/// `quantize::dequantize_s16_f32` in Rust.
-fn rust_quantize_dequantize_s16_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::DequantizeS16F32 {
-        len: call.scalar::<usize>("len")?,
-        scale: call.scalar::<f32>("scale")?,
-        zero_point: call.scalar::<i32>("zero_point")?,
-    };
-    tinyaot::kernels::quantize::dequantize_s16_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `quantize::dequantize_s16_f32` in C.
 fn c_quantize_dequantize_s16_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::DequantizeS16F32 {
@@ -6462,17 +4701,6 @@ fn c_quantize_dequantize_s16_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     Ok(())
 }
 
-/// `quantize::dequantize_u8_f32` in Rust.
-fn rust_quantize_dequantize_u8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::quantize::DequantizeU8F32 {
-        len: call.scalar::<usize>("len")?,
-        scale: call.scalar::<f32>("scale")?,
-        zero_point: call.scalar::<i32>("zero_point")?,
-    };
-    tinyaot::kernels::quantize::dequantize_u8_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `quantize::dequantize_u8_f32` in C.
 fn c_quantize_dequantize_u8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::DequantizeU8F32 {
@@ -6487,19 +4715,6 @@ fn c_quantize_dequantize_u8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_dequantize_u8_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `softmax::softmax_s8` in Rust.
-fn rust_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::softmax::SoftmaxS8 {
-        rows: call.scalar::<usize>("rows")?,
-        depth: call.scalar::<usize>("depth")?,
-        input_multiplier: call.scalar::<i32>("input_multiplier")?,
-        input_left_shift: call.scalar::<i32>("input_left_shift")?,
-        diff_min: call.scalar::<i32>("diff_min")?,
-    };
-    tinyaot::kernels::softmax::softmax_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -6522,19 +4737,6 @@ fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     Ok(())
 }
 
-/// `softmax::softmax_s8_s16` in Rust.
-fn rust_softmax_softmax_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::softmax::SoftmaxS8 {
-        rows: call.scalar::<usize>("rows")?,
-        depth: call.scalar::<usize>("depth")?,
-        input_multiplier: call.scalar::<i32>("input_multiplier")?,
-        input_left_shift: call.scalar::<i32>("input_left_shift")?,
-        diff_min: call.scalar::<i32>("diff_min")?,
-    };
-    tinyaot::kernels::softmax::softmax_s8_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `softmax::softmax_s8_s16` in C.
 fn c_softmax_softmax_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -6551,22 +4753,6 @@ fn c_softmax_softmax_s8_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_softmax_softmax_s8_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `softmax::softmax_s16` in Rust.
-fn rust_softmax_softmax_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let exp_lut: Vec<i16> = call.slice("exp_lut")?;
-    let recip_lut: Vec<i16> = call.slice("recip_lut")?;
-    let p = tinyaot::kernels::softmax::SoftmaxS16 {
-        rows: call.scalar::<usize>("rows")?,
-        depth: call.scalar::<usize>("depth")?,
-        input_multiplier: call.scalar::<i32>("input_multiplier")?,
-        input_shift: call.scalar::<i32>("input_shift")?,
-        exp_lut: &exp_lut,
-        recip_lut: &recip_lut,
-    };
-    tinyaot::kernels::softmax::softmax_s16(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -6594,17 +4780,6 @@ fn c_softmax_softmax_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
-/// `softmax::softmax_f32` in Rust.
-fn rust_softmax_softmax_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot::kernels::softmax::SoftmaxF32 {
-        rows: call.scalar::<usize>("rows")?,
-        depth: call.scalar::<usize>("depth")?,
-        beta: call.scalar::<f32>("beta")?,
-    };
-    tinyaot::kernels::softmax::softmax_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `softmax::softmax_f32` in C.
 fn c_softmax_softmax_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxF32 {
@@ -6619,17 +4794,6 @@ fn c_softmax_softmax_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_softmax_softmax_f32(input, output, &p) };
-    Ok(())
-}
-
-/// `split::split1` in Rust.
-fn rust_split_split1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split1(arena, call.src(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -6648,17 +4812,6 @@ fn c_split_split1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_split_split1(input, output_a, &p) };
-    Ok(())
-}
-
-/// `split::split2` in Rust.
-fn rust_split_split2(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split2(arena, call.src(0)?, call.offset(1)?, call.offset(2)?, &p);
     Ok(())
 }
 
@@ -6681,24 +4834,6 @@ fn c_split_split2(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `split::split3` in Rust.
-fn rust_split_split3(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split3(
-        arena,
-        call.src(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `split::split3` in C.
 fn c_split_split3(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -6716,25 +4851,6 @@ fn c_split_split3(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_split_split3(input, output_a, output_b, output_c, &p) };
-    Ok(())
-}
-
-/// `split::split4` in Rust.
-fn rust_split_split4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split4(
-        arena,
-        call.src(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        call.offset(4)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -6759,26 +4875,6 @@ fn c_split_split4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `split::split5` in Rust.
-fn rust_split_split5(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split5(
-        arena,
-        call.src(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        call.offset(4)?,
-        call.offset(5)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `split::split5` in C.
 fn c_split_split5(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -6800,27 +4896,6 @@ fn c_split_split5(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     unsafe {
         ffi::parity_split_split5(input, output_a, output_b, output_c, output_d, output_e, &p)
     };
-    Ok(())
-}
-
-/// `split::split6` in Rust.
-fn rust_split_split6(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split6(
-        arena,
-        call.src(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        call.offset(4)?,
-        call.offset(5)?,
-        call.offset(6)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -6851,28 +4926,6 @@ fn c_split_split6(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `split::split7` in Rust.
-fn rust_split_split7(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split7(
-        arena,
-        call.src(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        call.offset(4)?,
-        call.offset(5)?,
-        call.offset(6)?,
-        call.offset(7)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `split::split7` in C.
 fn c_split_split7(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -6898,29 +4951,6 @@ fn c_split_split7(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
             input, output_a, output_b, output_c, output_d, output_e, output_f, output_g, &p,
         )
     };
-    Ok(())
-}
-
-/// `split::split8` in Rust.
-fn rust_split_split8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split8(
-        arena,
-        call.src(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        call.offset(4)?,
-        call.offset(5)?,
-        call.offset(6)?,
-        call.offset(7)?,
-        call.offset(8)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -6954,30 +4984,6 @@ fn c_split_split8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `split::split9` in Rust.
-fn rust_split_split9(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split9(
-        arena,
-        call.src(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        call.offset(4)?,
-        call.offset(5)?,
-        call.offset(6)?,
-        call.offset(7)?,
-        call.offset(8)?,
-        call.offset(9)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `split::split9` in C.
 fn c_split_split9(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -7006,31 +5012,6 @@ fn c_split_split9(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
             output_i, &p,
         )
     };
-    Ok(())
-}
-
-/// `split::split10` in Rust.
-fn rust_split_split10(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
-    let p = tinyaot::kernels::split::Split {
-        outer: call.scalar::<usize>("outer")?,
-        chunk_bytes: &chunk_bytes,
-    };
-    tinyaot::kernels::split::split10(
-        arena,
-        call.src(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        call.offset(3)?,
-        call.offset(4)?,
-        call.offset(5)?,
-        call.offset(6)?,
-        call.offset(7)?,
-        call.offset(8)?,
-        call.offset(9)?,
-        call.offset(10)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -7066,21 +5047,6 @@ fn c_split_split10(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `strided_slice::strided_slice` in Rust.
-fn rust_strided_slice_strided_slice(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let counts: Vec<usize> = call.slice("counts")?;
-    let steps: Vec<i32> = call.slice("steps")?;
-    let p = tinyaot::kernels::strided_slice::StridedSlice {
-        elem_bytes: call.scalar::<usize>("elem_bytes")?,
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        start: call.scalar::<usize>("start")?,
-        counts: &counts,
-        steps: &steps,
-    };
-    tinyaot::kernels::strided_slice::strided_slice(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `strided_slice::strided_slice` in C.
 fn c_strided_slice_strided_slice(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let counts: Vec<usize> = call.slice("counts")?;
@@ -7101,32 +5067,6 @@ fn c_strided_slice_strided_slice(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_strided_slice_strided_slice(input, output, &p) };
-    Ok(())
-}
-
-/// `svdf::svdf_s8` in Rust.
-fn rust_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
-    let weights_time: Vec<i16> = call.slice("weights_time")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let p = tinyaot::kernels::svdf::SvdfS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_size: call.scalar::<usize>("input_size")?,
-        num_filters: call.scalar::<usize>("num_filters")?,
-        rank: call.scalar::<usize>("rank")?,
-        memory_size: call.scalar::<usize>("memory_size")?,
-        weights_feature: &weights_feature,
-        weights_time: &weights_time,
-        bias: bias.as_deref(),
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        state_zero_point: call.scalar::<i32>("state_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
-        feature_shift: call.scalar::<i32>("feature_shift")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-    };
-    tinyaot::kernels::svdf::svdf_s8(arena, call.offset(0)?, call.offset(1)?, call.offset(2)?, &p);
     Ok(())
 }
 
@@ -7166,38 +5106,6 @@ fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `svdf::svdf_s8_state8` in Rust.
-fn rust_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
-    let weights_time: Vec<i8> = call.slice("weights_time")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let p = tinyaot::kernels::svdf::SvdfS8State8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_size: call.scalar::<usize>("input_size")?,
-        num_filters: call.scalar::<usize>("num_filters")?,
-        rank: call.scalar::<usize>("rank")?,
-        memory_size: call.scalar::<usize>("memory_size")?,
-        weights_feature: &weights_feature,
-        weights_time: &weights_time,
-        bias: bias.as_deref(),
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        state_zero_point: call.scalar::<i32>("state_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
-        feature_shift: call.scalar::<i32>("feature_shift")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-    };
-    tinyaot::kernels::svdf::svdf_s8_state8(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `svdf::svdf_s8_state8` in C.
 fn c_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
@@ -7234,27 +5142,6 @@ fn c_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
-/// `svdf::svdf_f32` in Rust.
-fn rust_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let weights_feature: Vec<f32> = call.slice("weights_feature")?;
-    let weights_time: Vec<f32> = call.slice("weights_time")?;
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
-    let p = tinyaot::kernels::svdf::SvdfF32 {
-        batches: call.scalar::<usize>("batches")?,
-        input_size: call.scalar::<usize>("input_size")?,
-        num_filters: call.scalar::<usize>("num_filters")?,
-        rank: call.scalar::<usize>("rank")?,
-        memory_size: call.scalar::<usize>("memory_size")?,
-        weights_feature: &weights_feature,
-        weights_time: &weights_time,
-        bias: bias.as_deref(),
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::svdf::svdf_f32(arena, call.offset(0)?, call.offset(1)?, call.offset(2)?, &p);
-    Ok(())
-}
-
 /// `svdf::svdf_f32` in C.
 fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<f32> = call.slice("weights_feature")?;
@@ -7286,20 +5173,6 @@ fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `transpose::transpose` in Rust.
-fn rust_transpose_transpose(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let input_strides: Vec<usize> = call.slice("input_strides")?;
-    let p = tinyaot::kernels::transpose::Transpose {
-        elem_bytes: call.scalar::<usize>("elem_bytes")?,
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        shape: &shape,
-        input_strides: &input_strides,
-    };
-    tinyaot::kernels::transpose::transpose(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `transpose::transpose` in C.
 fn c_transpose_transpose(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -7319,44 +5192,6 @@ fn c_transpose_transpose(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_transpose_transpose(input, output, &p) };
-    Ok(())
-}
-
-/// `transpose_conv::transpose_conv_s8` in Rust.
-fn rust_transpose_conv_transpose_conv_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::transpose_conv::TransposeConvS8 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot::kernels::transpose_conv::transpose_conv_s8(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        &p,
-    );
     Ok(())
 }
 
@@ -7403,43 +5238,6 @@ fn c_transpose_conv_transpose_conv_s8(call: &Call<'_>, arena: &mut [u8]) -> Resu
     Ok(())
 }
 
-/// `transpose_conv::transpose_conv_s16` in Rust.
-fn rust_transpose_conv_transpose_conv_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot::kernels::transpose_conv::TransposeConvS16 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        swizzled: call.scalar::<bool>("swizzled")?,
-    };
-    tinyaot::kernels::transpose_conv::transpose_conv_s16(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `transpose_conv::transpose_conv_s16` in C.
 fn c_transpose_conv_transpose_conv_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -7482,38 +5280,6 @@ fn c_transpose_conv_transpose_conv_s16(call: &Call<'_>, arena: &mut [u8]) -> Res
     Ok(())
 }
 
-/// `transpose_conv::transpose_conv_f32` in Rust.
-fn rust_transpose_conv_transpose_conv_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<f32> = call.slice("filter")?;
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
-    let p = tinyaot::kernels::transpose_conv::TransposeConvF32 {
-        batches: call.scalar::<usize>("batches")?,
-        input_h: call.scalar::<usize>("input_h")?,
-        input_w: call.scalar::<usize>("input_w")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_h: call.scalar::<usize>("output_h")?,
-        output_w: call.scalar::<usize>("output_w")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        filter_h: call.scalar::<usize>("filter_h")?,
-        filter_w: call.scalar::<usize>("filter_w")?,
-        stride_h: call.scalar::<usize>("stride_h")?,
-        stride_w: call.scalar::<usize>("stride_w")?,
-        pad_top: call.scalar::<usize>("pad_top")?,
-        pad_left: call.scalar::<usize>("pad_left")?,
-        filter: &filter,
-        bias: bias.as_deref(),
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
-    };
-    tinyaot::kernels::transpose_conv::transpose_conv_f32(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `transpose_conv::transpose_conv_f32` in C.
 fn c_transpose_conv_transpose_conv_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<f32> = call.slice("filter")?;
@@ -7549,139 +5315,9 @@ fn c_transpose_conv_transpose_conv_f32(call: &Call<'_>, arena: &mut [u8]) -> Res
     Ok(())
 }
 
-/// Runs the Rust kernel a call names on `arena`.
+/// Runs the Rust kernel a call names on `arena` (the code generator's runners).
 pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    match (call.module(), call.function()) {
-        ("activations", "relu_f32") => rust_activations_relu_f32(call, arena),
-        ("activations", "floor_f32") => rust_activations_floor_f32(call, arena),
-        ("activations", "relu6_f32") => rust_activations_relu6_f32(call, arena),
-        ("activations", "relu_s8") => rust_activations_relu_s8(call, arena),
-        ("activations", "relu_s16") => rust_activations_relu_s16(call, arena),
-        ("activations", "relu6_s8") => rust_activations_relu6_s8(call, arena),
-        ("activations", "relu6_s16") => rust_activations_relu6_s16(call, arena),
-        ("activations", "leaky_relu_f32") => rust_activations_leaky_relu_f32(call, arena),
-        ("activations", "leaky_relu_s8") => rust_activations_leaky_relu_s8(call, arena),
-        ("activations", "leaky_relu_s16") => rust_activations_leaky_relu_s16(call, arena),
-        ("activations", "hard_swish_f32") => rust_activations_hard_swish_f32(call, arena),
-        ("activations", "hard_swish_s8") => rust_activations_hard_swish_s8(call, arena),
-        ("arg_min_max", "arg_max_s8") => rust_arg_min_max_arg_max_s8(call, arena),
-        ("arg_min_max", "arg_min_s8") => rust_arg_min_max_arg_min_s8(call, arena),
-        ("arg_min_max", "arg_max_f32") => rust_arg_min_max_arg_max_f32(call, arena),
-        ("arg_min_max", "arg_min_f32") => rust_arg_min_max_arg_min_f32(call, arena),
-        ("concat", "concat1") => rust_concat_concat1(call, arena),
-        ("concat", "concat2") => rust_concat_concat2(call, arena),
-        ("concat", "concat3") => rust_concat_concat3(call, arena),
-        ("concat", "concat4") => rust_concat_concat4(call, arena),
-        ("concat", "concat5") => rust_concat_concat5(call, arena),
-        ("concat", "concat6") => rust_concat_concat6(call, arena),
-        ("concat", "concat7") => rust_concat_concat7(call, arena),
-        ("concat", "concat8") => rust_concat_concat8(call, arena),
-        ("concat", "concat9") => rust_concat_concat9(call, arena),
-        ("concat", "concat10") => rust_concat_concat10(call, arena),
-        ("conv", "conv2d_s8") => rust_conv_conv2d_s8(call, arena),
-        ("conv", "conv2d_1x1_s8") => rust_conv_conv2d_1x1_s8(call, arena),
-        ("conv", "conv2d_1x1_widened_s8") => rust_conv_conv2d_1x1_widened_s8(call, arena),
-        ("conv", "conv2d_im2col_s8") => rust_conv_conv2d_im2col_s8(call, arena),
-        ("conv", "conv2d_im2col_pairs_s8") => rust_conv_conv2d_im2col_pairs_s8(call, arena),
-        ("conv", "conv2d_im2col_gather_pairs_s8") => {
-            rust_conv_conv2d_im2col_gather_pairs_s8(call, arena)
-        }
-        ("conv", "conv2d_s16") => rust_conv_conv2d_s16(call, arena),
-        ("conv", "conv2d_im2col_s16") => rust_conv_conv2d_im2col_s16(call, arena),
-        ("conv", "conv2d_f32") => rust_conv_conv2d_f32(call, arena),
-        ("depthwise", "depthwise_conv2d_s8") => rust_depthwise_depthwise_conv2d_s8(call, arena),
-        ("depthwise", "depthwise_conv2d_s16") => rust_depthwise_depthwise_conv2d_s16(call, arena),
-        ("depthwise", "depthwise_conv2d_f32") => rust_depthwise_depthwise_conv2d_f32(call, arena),
-        ("elementwise", "add_s8") => rust_elementwise_add_s8(call, arena),
-        ("elementwise", "sub_s8") => rust_elementwise_sub_s8(call, arena),
-        ("elementwise", "add_s16") => rust_elementwise_add_s16(call, arena),
-        ("elementwise", "sub_s16") => rust_elementwise_sub_s16(call, arena),
-        ("elementwise", "mul_s8") => rust_elementwise_mul_s8(call, arena),
-        ("elementwise", "mul_s16") => rust_elementwise_mul_s16(call, arena),
-        ("elementwise", "add_f32") => rust_elementwise_add_f32(call, arena),
-        ("elementwise", "sub_f32") => rust_elementwise_sub_f32(call, arena),
-        ("elementwise", "mul_f32") => rust_elementwise_mul_f32(call, arena),
-        ("elementwise", "maximum_s8") => rust_elementwise_maximum_s8(call, arena),
-        ("elementwise", "minimum_s8") => rust_elementwise_minimum_s8(call, arena),
-        ("elementwise", "maximum_s16") => rust_elementwise_maximum_s16(call, arena),
-        ("elementwise", "minimum_s16") => rust_elementwise_minimum_s16(call, arena),
-        ("elementwise", "maximum_f32") => rust_elementwise_maximum_f32(call, arena),
-        ("elementwise", "minimum_f32") => rust_elementwise_minimum_f32(call, arena),
-        ("fully_connected", "fully_connected_f32") => {
-            rust_fully_connected_fully_connected_f32(call, arena)
-        }
-        ("fully_connected", "fully_connected_s16") => {
-            rust_fully_connected_fully_connected_s16(call, arena)
-        }
-        ("fully_connected", "fully_connected_acc32_s16") => {
-            rust_fully_connected_fully_connected_acc32_s16(call, arena)
-        }
-        ("logistic_tanh", "logistic_s8") => rust_logistic_tanh_logistic_s8(call, arena),
-        ("logistic_tanh", "tanh_s8") => rust_logistic_tanh_tanh_s8(call, arena),
-        ("logistic_tanh", "logistic_s16") => rust_logistic_tanh_logistic_s16(call, arena),
-        ("logistic_tanh", "tanh_s16") => rust_logistic_tanh_tanh_s16(call, arena),
-        ("logistic_tanh", "logistic_f32") => rust_logistic_tanh_logistic_f32(call, arena),
-        ("logistic_tanh", "tanh_f32") => rust_logistic_tanh_tanh_f32(call, arena),
-        ("lstm", "lstm_s8") => rust_lstm_lstm_s8(call, arena),
-        ("lstm", "lstm_s16") => rust_lstm_lstm_s16(call, arena),
-        ("lstm", "lstm_f32") => rust_lstm_lstm_f32(call, arena),
-        ("mean", "mean_s8") => rust_mean_mean_s8(call, arena),
-        ("mean", "mean_s16") => rust_mean_mean_s16(call, arena),
-        ("mean", "mean_f32") => rust_mean_mean_f32(call, arena),
-        ("pad", "pad_s8") => rust_pad_pad_s8(call, arena),
-        ("pad", "pad_s16") => rust_pad_pad_s16(call, arena),
-        ("pad", "pad_f32") => rust_pad_pad_f32(call, arena),
-        ("pool", "average_pool2d_s8") => rust_pool_average_pool2d_s8(call, arena),
-        ("pool", "max_pool2d_s8") => rust_pool_max_pool2d_s8(call, arena),
-        ("pool", "average_pool2d_s16") => rust_pool_average_pool2d_s16(call, arena),
-        ("pool", "max_pool2d_s16") => rust_pool_max_pool2d_s16(call, arena),
-        ("pool", "average_pool2d_f32") => rust_pool_average_pool2d_f32(call, arena),
-        ("pool", "max_pool2d_f32") => rust_pool_max_pool2d_f32(call, arena),
-        ("quantize", "quantize_f32_s8") => rust_quantize_quantize_f32_s8(call, arena),
-        ("quantize", "quantize_f32_s16") => rust_quantize_quantize_f32_s16(call, arena),
-        ("quantize", "requantize_s8") => rust_quantize_requantize_s8(call, arena),
-        ("quantize", "requantize_s16_s8") => rust_quantize_requantize_s16_s8(call, arena),
-        ("quantize", "requantize_s8_s16") => rust_quantize_requantize_s8_s16(call, arena),
-        ("quantize", "requantize_s16") => rust_quantize_requantize_s16(call, arena),
-        ("quantize", "requantize_s8_u8") => rust_quantize_requantize_s8_u8(call, arena),
-        ("quantize", "requantize_u8_s8") => rust_quantize_requantize_u8_s8(call, arena),
-        ("quantize", "requantize_s16_s32") => rust_quantize_requantize_s16_s32(call, arena),
-        ("quantize", "requantize_s8_s32") => rust_quantize_requantize_s8_s32(call, arena),
-        ("quantize", "requantize_s32_s8") => rust_quantize_requantize_s32_s8(call, arena),
-        ("quantize", "requantize_s32_s16") => rust_quantize_requantize_s32_s16(call, arena),
-        ("quantize", "dequantize_s8_f32") => rust_quantize_dequantize_s8_f32(call, arena),
-        ("quantize", "dequantize_s16_f32") => rust_quantize_dequantize_s16_f32(call, arena),
-        ("quantize", "dequantize_u8_f32") => rust_quantize_dequantize_u8_f32(call, arena),
-        ("softmax", "softmax_s8") => rust_softmax_softmax_s8(call, arena),
-        ("softmax", "softmax_s8_s16") => rust_softmax_softmax_s8_s16(call, arena),
-        ("softmax", "softmax_s16") => rust_softmax_softmax_s16(call, arena),
-        ("softmax", "softmax_f32") => rust_softmax_softmax_f32(call, arena),
-        ("split", "split1") => rust_split_split1(call, arena),
-        ("split", "split2") => rust_split_split2(call, arena),
-        ("split", "split3") => rust_split_split3(call, arena),
-        ("split", "split4") => rust_split_split4(call, arena),
-        ("split", "split5") => rust_split_split5(call, arena),
-        ("split", "split6") => rust_split_split6(call, arena),
-        ("split", "split7") => rust_split_split7(call, arena),
-        ("split", "split8") => rust_split_split8(call, arena),
-        ("split", "split9") => rust_split_split9(call, arena),
-        ("split", "split10") => rust_split_split10(call, arena),
-        ("strided_slice", "strided_slice") => rust_strided_slice_strided_slice(call, arena),
-        ("svdf", "svdf_s8") => rust_svdf_svdf_s8(call, arena),
-        ("svdf", "svdf_s8_state8") => rust_svdf_svdf_s8_state8(call, arena),
-        ("svdf", "svdf_f32") => rust_svdf_svdf_f32(call, arena),
-        ("transpose", "transpose") => rust_transpose_transpose(call, arena),
-        ("transpose_conv", "transpose_conv_s8") => {
-            rust_transpose_conv_transpose_conv_s8(call, arena)
-        }
-        ("transpose_conv", "transpose_conv_s16") => {
-            rust_transpose_conv_transpose_conv_s16(call, arena)
-        }
-        ("transpose_conv", "transpose_conv_f32") => {
-            rust_transpose_conv_transpose_conv_f32(call, arena)
-        }
-        (module, function) => Err(format!("no kernel {module}::{function}")),
-    }
+    tinyaot_codegen::fold::kernels::run(call, arena)
 }
 
 /// Runs the C kernel a call names on `arena`.

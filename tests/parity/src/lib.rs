@@ -72,87 +72,31 @@ pub struct Call<'a> {
     constants: Vec<Option<Aligned>>,
 }
 
-/// A scalar parameter field's type.
-pub trait Scalar: Sized {
-    /// The value, if `value` is of this type.
-    fn from_value(value: &Value) -> Option<Self>;
-}
+pub use tinyaot_codegen::fold::{Element, Scalar};
 
-impl Scalar for usize {
-    fn from_value(value: &Value) -> Option<Self> {
-        match value {
-            Value::Usize(v) => Some(*v),
-            _ => None,
-        }
+/// The generated Rust runners (`tinyaot_codegen::fold::kernels`, the code generator's own, which
+/// its constant folding runs) read a call through this.
+impl tinyaot_codegen::fold::KernelArgs for Call<'_> {
+    fn module(&self) -> &str {
+        Call::module(self)
     }
-}
-
-impl Scalar for i32 {
-    fn from_value(value: &Value) -> Option<Self> {
-        match value {
-            Value::I32(v) => Some(*v),
-            _ => None,
-        }
+    fn function(&self) -> &str {
+        Call::function(self)
     }
-}
-
-impl Scalar for f32 {
-    fn from_value(value: &Value) -> Option<Self> {
-        match value {
-            Value::F32(v) => Some(*v),
-            _ => None,
-        }
+    fn scalar<T: Scalar>(&self, name: &str) -> Result<T, String> {
+        Call::scalar(self, name)
     }
-}
-
-impl Scalar for bool {
-    fn from_value(value: &Value) -> Option<Self> {
-        match value {
-            Value::Bool(v) => Some(*v),
-            _ => None,
-        }
+    fn slice<T: Element>(&self, name: &str) -> Result<Vec<T>, String> {
+        Call::slice(self, name)
     }
-}
-
-/// A slice parameter field's element type: from a computed list or a constant tensor's bytes.
-pub trait Element: Sized + Copy {
-    /// The elements of a computed list, if it holds this type.
-    fn from_list(value: &Value) -> Option<Vec<Self>>;
-    /// The elements of a constant tensor's little-endian bytes.
-    fn from_le_bytes(bytes: &[u8]) -> Vec<Self>;
-}
-
-macro_rules! element {
-    ($t:ty, $variant:ident) => {
-        impl Element for $t {
-            fn from_list(value: &Value) -> Option<Vec<Self>> {
-                match value {
-                    Value::$variant(v) => Some(v.clone()),
-                    _ => None,
-                }
-            }
-            fn from_le_bytes(bytes: &[u8]) -> Vec<Self> {
-                bytes
-                    .chunks_exact(std::mem::size_of::<$t>())
-                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("chunks_exact")))
-                    .collect()
-            }
-        }
-    };
-}
-element!(i8, I8s);
-element!(i16, I16s);
-element!(i32, I32s);
-element!(i64, I64s);
-element!(f32, F32s);
-element!(usize, Usizes);
-
-impl Element for u8 {
-    fn from_list(_: &Value) -> Option<Vec<Self>> {
-        None
+    fn opt_slice<T: Element>(&self, name: &str) -> Result<Option<Vec<T>>, String> {
+        Call::opt_slice(self, name)
     }
-    fn from_le_bytes(bytes: &[u8]) -> Vec<Self> {
-        bytes.to_vec()
+    fn offset(&self, i: usize) -> Result<usize, String> {
+        Call::offset(self, i)
+    }
+    fn src(&self, i: usize) -> Result<tinyaot::Src<'_>, String> {
+        Call::src(self, i)
     }
 }
 
@@ -167,7 +111,7 @@ impl<'a> Call<'a> {
             .operands
             .iter()
             .map(|op| match op {
-                Operand::Src(t) => graph.tensors[*t].data.map(Aligned::from_bytes),
+                Operand::Src(t) => graph.tensors[*t].data.as_deref().map(Aligned::from_bytes),
                 Operand::Offset(_) | Operand::Scratch(_) => None,
             })
             .collect();
@@ -225,17 +169,8 @@ impl<'a> Call<'a> {
     }
 
     fn elements<T: Element>(&self, name: &str, value: &Value) -> Result<Vec<T>, String> {
-        if let Value::Tensor(t) = value {
-            let data = self.graph.tensors[*t]
-                .data
-                .ok_or_else(|| format!("{}: field {name} names a non-constant", self.describe()))?;
-            return Ok(T::from_le_bytes(data));
-        }
-        if let Value::Packed(packed) = value {
-            return Ok(T::from_le_bytes(&packed.bytes));
-        }
-        T::from_list(value)
-            .ok_or_else(|| format!("{}: field {name} has another type", self.describe()))
+        tinyaot_codegen::fold::elements(self.graph, value)
+            .map_err(|e| format!("{}: field {name}: {e}", self.describe()))
     }
 
     /// The offset of tensor `t` in the model's buffer: the arena, then the state.
@@ -398,7 +333,8 @@ fn filled_arena(graph: &Graph, plan: &MemoryPlan, seed: u64) -> Aligned {
 /// same arena, laid out by the plan the generated code uses (its overlaps included), and compares
 /// the results; `name` labels the reports.
 pub fn check_model(name: &str, model: &[u8], seed: u64) -> Result<Outcome, String> {
-    let graph = tinyaot_codegen::load::load(model).map_err(|e| format!("{name}: {e}"))?;
+    let graph = tinyaot_codegen::config::load_and_fold(model, &tinyaot_codegen::Limits::default())
+        .map_err(|e| format!("{name}: {e}"))?;
     let calls = tinyaot_codegen::lower::lower(&graph).map_err(|e| format!("{name}: {e}"))?;
     let scratch = tinyaot_codegen::plan::scratch_requests(&calls);
     let access = tinyaot_codegen::plan::access_contracts(&calls);
@@ -564,7 +500,8 @@ fn difference(call: &Call, rust: &Aligned, c: &Aligned) -> Option<String> {
 /// Contracts that the planner could never use (a tensor outside the arena, or empty) are not
 /// run; `name` labels the reports.
 pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutcome, String> {
-    let graph = tinyaot_codegen::load::load(model).map_err(|e| format!("{name}: {e}"))?;
+    let graph = tinyaot_codegen::config::load_and_fold(model, &tinyaot_codegen::Limits::default())
+        .map_err(|e| format!("{name}: {e}"))?;
     let calls = tinyaot_codegen::lower::lower(&graph).map_err(|e| format!("{name}: {e}"))?;
     let scratch = tinyaot_codegen::plan::scratch_requests(&calls);
     let apart = tinyaot_codegen::plan::plan_graph_with_scratch(&graph, &scratch)

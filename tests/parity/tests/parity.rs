@@ -285,7 +285,8 @@ fn random_models_reach_the_kernels() {
 /// is refused before any kernel exists; the fuzzers check those refusals).
 fn accepted_outcome(bytes: &[u8], seed: u64) -> Option<tinyaot_parity::Outcome> {
     let model = tinyaot_modelkit::fuzz::model_from_bytes(bytes).to_bytes();
-    let graph = tinyaot_codegen::load::load(&model).ok()?;
+    let graph =
+        tinyaot_codegen::config::load_and_fold(&model, &tinyaot_codegen::Limits::default()).ok()?;
     tinyaot_codegen::plan::plan_graph(&graph).ok()?;
     tinyaot_codegen::lower::lower(&graph).ok()?;
     Some(check_model("random", &model, seed).unwrap_or_else(|e| panic!("{e}")))

@@ -472,10 +472,10 @@ debug = false
 incremental = false
 codegen-units = 16
 
-[profile.release.package.tinyaot]
+[profile.release.package.tinyaot-runtime]
 opt-level = 3
 "#,
-        work.root.join("runtime").display()
+        work.root.join("runtime/facade").display()
     );
     write_if_changed(&krate.join("Cargo.toml"), manifest.as_bytes())?;
     if !krate.join("Cargo.lock").exists() {

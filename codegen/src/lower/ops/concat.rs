@@ -1,6 +1,7 @@
-//! CONCATENATION → `concat::concat<n>`: chunks copied in turn, one fixed-arity kernel per input
-//! count (TFLM: no activation, int8 inputs quantized exactly as the output, int16 zero points 0,
-//! at most 10 inputs). A concatenation of whole rows declares each input a slice of its output
+//! CONCATENATION and PACK → `concat::concat<n>`: chunks copied in turn, one fixed-arity kernel
+//! per input count (TFLM: no activation, int8 inputs quantized exactly as the output, int16 zero
+//! points 0, at most 10 inputs; PACK is a concatenation along a new axis of size 1 in each input,
+//! with no quantization checks, as TFLM's). A concatenation of whole rows declares each input a slice of its output
 //! ([`Access::Slice`]): the planner may place an input there, and the kernel then copies nothing.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
@@ -16,12 +17,97 @@ const CONCAT_FUNCTIONS: [&str; 10] = [
 ];
 
 /// The operators of this family.
-pub(crate) const OPS: &[OpEntry] = &[OpEntry {
-    code: OpCode::CONCATENATION,
-    inputs: 1..=CONCAT_FUNCTIONS.len(),
-    outputs: 1,
-    lower: Lowering::Kernel(concatenation),
-}];
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::CONCATENATION,
+        inputs: 1..=CONCAT_FUNCTIONS.len(),
+        outputs: 1,
+        lower: Lowering::Kernel(concatenation),
+    },
+    OpEntry {
+        code: OpCode::PACK,
+        // TFLM's PACK reads `values_count` inputs; the kernels here take at most 10.
+        inputs: 1..=CONCAT_FUNCTIONS.len(),
+        outputs: 1,
+        lower: Lowering::Kernel(pack),
+    },
+];
+
+/// PACK (TFLM `pack.cc`: FLOAT32, INT8, INT16, INT32, INT64; `values_count` inputs of one shape,
+/// stacked along a new output axis `axis`; the bytes copied as they are, quantization unread).
+fn pack(ctx: &OpContext) -> Result<Kernel> {
+    let (values_count, axis) = ctx
+        .tflite_operator()?
+        .builtin_options_as_pack_options()
+        .map_or((0, 0), |o| (o.values_count(), o.axis()));
+    let output = ctx.output(0)?;
+    match output.dtype {
+        DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {}
+        other => {
+            return Err(ctx.unsupported(format!(
+                "the output has type {other}; TFLM's PACK supports FLOAT32, INT8, INT16, INT32 and \
+                 INT64"
+            )))
+        }
+    }
+    let n = ctx.op().inputs.len();
+    if usize::try_from(values_count).ok() != Some(n) {
+        return Err(ctx.invalid(format!(
+            "values_count {values_count} is not the number of inputs, {n} (TFLM reads that many)"
+        )));
+    }
+    let rank = output.shape.len();
+    let axis_pos = if axis < 0 { axis + rank as i32 } else { axis };
+    if axis_pos < 0 || axis_pos as usize >= rank {
+        return Err(ctx.invalid(format!(
+            "axis {axis} is out of range for the output's rank {rank}"
+        )));
+    }
+    let axis = axis_pos as usize;
+    let mut input_shape = output.shape.clone();
+    let stacked = input_shape.remove(axis);
+    if stacked != n {
+        return Err(ctx.invalid(format!(
+            "the output's dimension {axis} is {stacked}, not the number of inputs {n}"
+        )));
+    }
+    let elem = output.dtype.size();
+    let mut operands = Vec::with_capacity(n + 1);
+    for i in 0..n {
+        let input = ctx.input(i)?;
+        ctx.same_dtype(&format!("input {i}"), input, output)?;
+        if input.shape != input_shape {
+            return Err(ctx.invalid(format!(
+                "input {i} has shape {:?}; PACK's inputs all have the shape {input_shape:?} (the \
+                 output's without axis {axis})",
+                input.shape
+            )));
+        }
+        operands.push(Operand::Src(ctx.input_index(i)?));
+    }
+    operands.push(Operand::Offset(ctx.output_index(0)?));
+    let inner = input_shape[axis..].iter().product::<usize>() * elem;
+    let outer = output.shape[..axis].iter().product::<usize>();
+    let mut lowered = kernel(
+        CONCAT_FUNCTIONS[n - 1],
+        operands,
+        P::Concat {
+            outer,
+            chunk_bytes: vec![inner; n],
+        },
+    );
+    // One row: each input is a contiguous slice of the output, as for CONCATENATION.
+    if outer == 1 {
+        for i in 0..n {
+            lowered = lowered.with_access(Access::Slice {
+                input: ctx.input_index(i)?,
+                output: ctx.output_index(0)?,
+                offset: i * inner,
+            });
+        }
+    }
+    Ok(lowered)
+}
 
 /// The zero point TFLM reads from an int16 tensor's quantization (0 without one), which its
 /// CONCATENATION requires to be 0: every zero point is checked.

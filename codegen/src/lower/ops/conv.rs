@@ -308,7 +308,7 @@ pub(super) fn quant_16x8(
             Some(Data::Values(values))
         } else if matches!(bias, Bias16x8::WidenInt16) && bias_type == Some(DType::I16) {
             ctx.bias::<i64>(at.bias, DType::I16, channels)?;
-            let bytes = ctx.input(at.bias)?.data.unwrap_or_default();
+            let bytes = ctx.input(at.bias)?.data.as_deref().unwrap_or_default();
             let widened: Vec<i64> = bytes
                 .chunks_exact(2)
                 .map(|b| i64::from(i16::from_le_bytes([b[0], b[1]])))
@@ -389,6 +389,7 @@ pub(super) fn filter_rows<'m>(
     let row = filter.num_elements() / channels.max(1);
     let bytes = filter
         .data
+        .as_deref()
         .and_then(|d| d.get(..channels * row))
         .ok_or_else(|| ctx.unsupported("filter has fewer bytes than its shape needs"))?;
     Ok((bytes.iter().map(|&b| b as i8).collect(), row))
@@ -1222,7 +1223,7 @@ mod tests {
     fn a_constant_input_is_refused() {
         static INPUT: [u8; 9] = [0; 9];
         let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
-        g.tensors[0].data = Some(&INPUT);
+        g.tensors[0].data = Some((&INPUT[..]).into());
         assert!(reason(&g).contains("the input is a constant tensor"));
     }
 }

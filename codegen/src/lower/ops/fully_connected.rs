@@ -346,7 +346,7 @@ mod tests {
         );
         let message = crate::lower::lower(&g).unwrap_err().to_string();
         assert!(message.contains("FULLY_CONNECTED"), "{message}");
-        assert!(message.contains("below 2^31"), "{message}");
+        assert!(message.contains("2^31 or more"), "{message}");
     }
 
     /// An int16 FULLY_CONNECTED of 2 rows of 3 into 2 outputs with per-channel weights, zero

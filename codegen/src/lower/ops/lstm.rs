@@ -219,6 +219,7 @@ fn interleave(ctx: &OpContext, which: usize, units: usize, size: usize) -> Resul
         let t = ctx.input(if which == 0 { iw } else { rw })?;
         let data = t
             .data
+            .as_deref()
             .and_then(|d| d.get(..t.num_elements() * size))
             .ok_or_else(|| ctx.unsupported("weights have fewer bytes than their shape needs"))?;
         gates.push(data);
@@ -256,6 +257,7 @@ fn lstm_f32(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
         ctx.expect_dtype("bias", t, DType::F32)?;
         let data = t
             .data
+            .as_deref()
             .and_then(|d| d.get(..4 * s.units))
             .ok_or_else(|| ctx.unsupported("the biases must be constant"))?;
         for (j, v) in floats(data.to_vec()).into_iter().enumerate() {

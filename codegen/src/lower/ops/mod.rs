@@ -248,7 +248,7 @@ fn in_out(ctx: &OpContext) -> Result<Vec<Operand>> {
 /// [`in_out`] for an operator whose data input is input `i` (TRANSPOSE_CONV's is input 2).
 fn in_out_from(ctx: &OpContext, i: usize) -> Result<Vec<Operand>> {
     let input = ctx.input_index(i)?;
-    if ctx.graph().tensors[input].is_constant() {
+    if ctx.graph().tensors[input].is_constant() && !ctx.constant_in_arena_ok() {
         return Err(ctx.unsupported(
             "the input is a constant tensor; constant inputs to this op are not supported (fold it offline)",
         ));

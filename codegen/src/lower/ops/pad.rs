@@ -126,12 +126,12 @@ enum PadValue {
 
 /// PADV2's constant value, if the op has one: a constant tensor of one element of the output's
 /// type, and its bytes.
-fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<Option<(&'g Tensor<'m>, &'m [u8])>> {
+fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<Option<(&'g Tensor<'m>, &'g [u8])>> {
     let Some(value) = ctx.optional_input(2) else {
         return Ok(None);
     };
     ctx.same_dtype("the constant value", value, ctx.output(0)?)?;
-    let Some(data) = value.data else {
+    let Some(data) = value.data.as_deref() else {
         return Err(ctx.unsupported("the constant value is not a constant tensor"));
     };
     if value.num_elements() != 1 {

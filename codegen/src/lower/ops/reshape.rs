@@ -38,7 +38,7 @@ pub(crate) const OPS: &[OpEntry] = &[
 /// RESHAPE, EXPAND_DIMS: the input must be computed at run time (the sizes and types are checked
 /// by [`OpContext::alias`]).
 fn reshape(ctx: &OpContext) -> Result<()> {
-    if ctx.input(0)?.is_constant() {
+    if ctx.input(0)?.is_constant() && !ctx.constant_in_arena_ok() {
         return Err(ctx.unsupported(
             "the input is a constant tensor; reshaping a constant at run time is not supported \
              (fold it into a constant of the new shape offline, as the TFLite converter does)",

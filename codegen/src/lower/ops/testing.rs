@@ -31,7 +31,7 @@ pub(super) fn tensor<'m>(
         shape: shape.to_vec(),
         dtype,
         quant,
-        data,
+        data: data.map(std::borrow::Cow::Borrowed),
         is_variable: false,
         initial: None,
         bytes: elements * dtype.size(),
@@ -61,6 +61,7 @@ pub(super) fn graph<'m>(
         outputs: vec![output],
         offline_offsets: None,
         description: String::new(),
+        folded: Vec::new(),
         source: None,
     }
 }

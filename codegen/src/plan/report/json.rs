@@ -23,7 +23,8 @@ use std::fmt::Write;
 ///
 /// A model with `OfflineMemoryAllocation` metadata also gets `"offline_plan": "ignored: …"`
 /// (the reason), after `num_ops`. When the operators run in another order than the file's
-/// ([`crate::plan::memory_order`]), `"order": [N, …]` follows: the file index of the operator at
+/// ([`crate::plan::memory_order`]), `"order": [N, …]` follows (after `"folded": ["#N OP", …]`,
+/// the operators computed at generation time, when there are any): the file index of the operator at
 /// each position, the positions the `op` fields count. With memory regions
 /// ([`crate::plan::MemoryRegion`]), `"regions": [{"name": "…", "bytes": N, "capacity": N,
 /// "section": "…"}, …]` follows, and a tensor moved there has its region's name as `region`.
@@ -49,6 +50,10 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
             "\n  \"offline_plan\": {},",
             string(&format!("ignored: {}", super::OFFLINE_PLAN_IGNORED))
         );
+    }
+    if !graph.folded.is_empty() {
+        let folded: Vec<String> = super::folded(graph).iter().map(|f| string(f)).collect();
+        let _ = write!(out, "\n  \"folded\": [{}],", folded.join(", "));
     }
     if let Some(order) = super::reordering(graph) {
         let order: Vec<String> = order.iter().map(usize::to_string).collect();

@@ -39,6 +39,22 @@ fn reordering(graph: &crate::ir::Graph) -> Option<Vec<usize>> {
         .then_some(order)
 }
 
+/// Whether `order` ([`reordering`]) runs operators in another order than the file's, rather
+/// than only without the folded ones.
+fn is_reordered(order: &[usize]) -> bool {
+    order.windows(2).any(|pair| pair[0] > pair[1])
+}
+
+/// The operators folded at generation time ([`crate::fold`]), as `#index NAME` in file order.
+fn folded(graph: &crate::ir::Graph) -> Vec<String> {
+    let mut folded: Vec<_> = graph.folded.iter().collect();
+    folded.sort_by_key(|f| f.source_index);
+    folded
+        .iter()
+        .map(|f| format!("#{} {}", f.source_index, f.op))
+        .collect()
+}
+
 /// The placements shown in reports: tensors that take RAM.
 fn rows(plan: &MemoryPlan) -> impl Iterator<Item = &TensorPlacement> {
     plan.tensors

@@ -150,12 +150,26 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
     if graph.offline_offsets.is_some() {
         let _ = writeln!(out, "offline plan: {}", super::OFFLINE_PLAN_IGNORED);
     }
+    let folded = super::folded(graph);
+    if !folded.is_empty() {
+        let _ = writeln!(
+            out,
+            "folded:       {} (all inputs constant: computed at generation time, their outputs \
+             are constants)",
+            folded.join(", ")
+        );
+    }
     if let Some(order) = super::reordering(graph) {
+        let why = if super::is_reordered(&order) {
+            "reordered: fewer bytes alive at once"
+        } else {
+            "the folded ones left out"
+        };
         let order: Vec<String> = order.iter().map(usize::to_string).collect();
         let _ = writeln!(
             out,
-            "order:        the file's operators {} (reordered: fewer bytes alive at once; \
-             operator numbers above count positions in this order)",
+            "order:        the file's operators {} ({why}; operator numbers above count \
+             positions in this order)",
             order.join(", ")
         );
     }
