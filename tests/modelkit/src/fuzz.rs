@@ -173,6 +173,7 @@ const OPS: &[B] = &[
     B::PADV2,
     B::MEAN,
     B::CONCATENATION,
+    B::PACK,
     B::TRANSPOSE,
     B::STRIDED_SLICE,
     B::RELU,
@@ -567,6 +568,36 @@ impl Gen<'_, '_> {
                     Options::Concatenation {
                         axis,
                         activation: act,
+                    },
+                    &[v.index, other],
+                    out_t,
+                );
+            }
+            B::PACK => {
+                // The latest tensor and a constant or a new input of its shape, stacked along a
+                // new axis (all operands constant at times: the folder's part).
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                let rank = shape.len() as i32;
+                let axis = self.int(-(rank + 1), rank);
+                let a = if axis < 0 { axis + rank + 1 } else { axis } as usize;
+                let other = self.same_quant(v, &shape);
+                let other = if self.chance(50) {
+                    let data = self.bytes(elements(&shape) * if self.int8 { 1 } else { 4 });
+                    self.constant(other.constant(data))
+                } else {
+                    let i = self.m.tensor(other);
+                    self.m.inputs.push(i);
+                    i
+                };
+                let mut out = shape.clone();
+                out.insert(a.min(out.len()), 2);
+                let out_t = self.same_quant(v, &out);
+                self.push_op(
+                    op,
+                    Options::Pack {
+                        values_count: 2,
+                        axis,
                     },
                     &[v.index, other],
                     out_t,

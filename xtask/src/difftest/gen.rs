@@ -102,6 +102,7 @@ pub const OPS: &[(&str, B)] = &[
     ("MEAN", B::MEAN),
     ("MINIMUM", B::MINIMUM),
     ("MUL", B::MUL),
+    ("PACK", B::PACK),
     ("PAD", B::PAD),
     ("PADV2", B::PADV2),
     ("QUANTIZE", B::QUANTIZE),
@@ -576,6 +577,13 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
                 Some(self.concat(x))
+            }
+            B::PACK => {
+                if rank.is_some_and(|r| r > 4) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(0, 4, 4), 1.0);
+                Some(self.pack(x))
             }
             B::TRANSPOSE => {
                 if rank.is_some_and(|r| r == 0 || r > 5) {
@@ -1389,6 +1397,52 @@ impl<'a> G<'a> {
             Options::Concatenation {
                 axis: written_axis,
                 activation,
+            },
+            &inputs,
+            &[out],
+        );
+        out
+    }
+
+    /// PACK of `x` and one to three more inputs of its shape (quantized alike or not: TFLM's
+    /// PACK copies bytes), along a new axis anywhere, written negative at times.
+    fn pack(&mut self, x: i32) -> i32 {
+        let s = self.shape(x);
+        let rank = s.len() as i32;
+        let dtype = self.dtype(x);
+        let axis = self.rng.int(0, rank);
+        let others = self.rng.int(1, 3);
+        let mut inputs = vec![x];
+        for _ in 0..others {
+            let quant = (dtype == TensorType::INT8 && self.rng.chance(0.7)).then(|| self.q(x));
+            inputs.push(self.input(dtype, &s, quant, 1.0));
+        }
+        let position = self.rng.int(0, others);
+        inputs.swap(0, position as usize);
+        let mut out_shape = s.clone();
+        out_shape.insert(axis as usize, others + 1);
+        let quant = (dtype == TensorType::INT8).then(|| self.q(x));
+        let out = self.act(dtype, &out_shape, quant);
+        let written_axis = if self.rng.chance(0.3) {
+            axis - (rank + 1)
+        } else {
+            axis
+        };
+        let text = format!(
+            "PACK axis={written_axis} [{}] -> {}",
+            inputs
+                .iter()
+                .map(|&t| self.qtext(t))
+                .collect::<Vec<_>>()
+                .join(", "),
+            self.qtext(out)
+        );
+        self.describe(text);
+        self.m.op(
+            B::PACK,
+            Options::Pack {
+                values_count: others + 1,
+                axis: written_axis,
             },
             &inputs,
             &[out],
