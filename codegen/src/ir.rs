@@ -95,7 +95,8 @@ impl Quantization {
 /// One tensor of the graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tensor<'m> {
-    /// The name the converter gave it (may be empty).
+    /// The name the converter gave it (may be empty). TFLM never reads names, so the file may hold
+    /// any bytes: those that are not UTF-8 are escaped as `\xNN`.
     pub name: String,
     /// Static shape, outermost dimension first. A scalar has an empty shape.
     pub shape: Vec<usize>,
@@ -146,7 +147,8 @@ pub fn op_name(code: OpCode) -> String {
 pub enum OpKind {
     /// A builtin operator.
     Builtin(OpCode),
-    /// A custom operator (`CUSTOM` with a `custom_code` string).
+    /// A custom operator (`CUSTOM` with a `custom_code` string; bytes that are not UTF-8 are
+    /// escaped as `\xNN`).
     Custom(String),
 }
 
@@ -391,7 +393,7 @@ pub struct Graph<'m> {
     pub outputs: Vec<usize>,
     /// The `OfflineMemoryAllocation` metadata, if present: one offset per tensor, -1 for "plan online".
     pub offline_offsets: Option<Vec<i32>>,
-    /// The model's description string.
+    /// The model's description string (bytes that are not UTF-8 escaped as `\xNN`).
     pub description: String,
     /// The operators folded at generation time ([`crate::fold`]), in the order folded: their
     /// outputs are constants of this graph, and they are no longer in [`Graph::operators`].

@@ -2,7 +2,7 @@
 //! contract promises, and each TFLite convention (optional inputs, the two opcode fields, missing
 //! options, external buffers, the offline plan) is honoured.
 
-use tinyaot_codegen::ir::{Activation, OpCode, OpKind, Options, Padding};
+use tinyaot_codegen::ir::{Activation, Graph, OpCode, OpKind, Options, Padding};
 use tinyaot_codegen::load::load;
 use tinyaot_codegen::Error;
 use tinyaot_modelkit::{
@@ -690,4 +690,211 @@ fn variable_tensors() {
     let bytes = build(&spec);
     let g = load(&bytes).unwrap();
     assert!(g.tensors[3].is_variable && !g.tensors[0].is_variable);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What TFLM reads and the `flatbuffers` crate's verifier refused (tinyaot said "corrupt"): vectors
+// off their natural alignment, strings that are not UTF-8. And what is still refused.
+
+/// The graph without its link to the file it came from (which differs between two files).
+fn detached(g: Graph<'_>) -> Graph<'_> {
+    Graph { source: None, ..g }
+}
+
+#[test]
+fn zero_points_off_their_alignment_load_as_aligned() {
+    let bytes = build(&conv_spec());
+    let aligned = detached(load(&bytes).expect("aligned"));
+    // Tensor 0 has one zero point, tensor 1 one per channel; both `[i64]` end up at ≡ 4 (mod 8).
+    let moved = mk::misalign_zero_points(&mk::misalign_zero_points(&bytes, 0), 1);
+    assert_ne!(moved, bytes);
+    let misaligned = detached(load(&moved).expect("zero points off their alignment load"));
+    assert_eq!(misaligned, aligned);
+    let quant = |t: usize| misaligned.tensors[t].quant.clone().expect("quantized");
+    assert_eq!(
+        (quant(0).zero_points, quant(0).scales),
+        (vec![-3], vec![0.1])
+    );
+    assert_eq!(quant(1).zero_points, vec![0, 0]);
+    assert_eq!(misaligned.tensors[1].shape, vec![2, 3, 3, 1]);
+    // And the whole FlatBuffer off every alignment.
+    for by in 4..=8 {
+        let shifted = mk::patch::shift(&moved, by);
+        let g = detached(load(&shifted).unwrap_or_else(|e| panic!("shifted by {by}: {e}")));
+        assert_eq!(g, aligned, "shifted by {by}");
+    }
+}
+
+#[test]
+fn names_that_are_not_utf8_load_escaped() {
+    let bytes = build(&conv_spec());
+    let bytes = mk::patch::rename_tensor(&bytes, 0, b"in\xff");
+    let bytes = mk::patch::rename_tensor(&bytes, 1, b"w\xe2\x82/\xc3");
+    let bytes = mk::patch::set_description(&bytes, b"made by \x80tool");
+    let g = load(&bytes).expect("names that are not UTF-8 load");
+    assert_eq!(g.tensors[0].name, r"in\xff");
+    assert_eq!(g.tensors[1].name, r"w\xe2\x82/\xc3");
+    assert_eq!(g.tensors[3].name, "t3");
+    assert_eq!(g.description, r"made by \x80tool");
+    let original = build(&conv_spec());
+    let aligned = detached(load(&original).unwrap());
+    let renamed = detached(g);
+    assert_eq!(renamed.tensors[2..], aligned.tensors[2..]);
+    assert_eq!(renamed.operators, aligned.operators);
+
+    // Messages show the escapes.
+    let mut spec = conv_spec();
+    spec.tensors[0].shape_signature = Some(vec![-1, 4, 4, 1]);
+    spec.tensors[0].shape = Some(vec![1, 4, 4]);
+    let bytes = mk::patch::rename_tensor(&build(&spec), 0, b"in\xff");
+    let e = load(&bytes).unwrap_err();
+    assert!(matches!(e, Error::DynamicShape { .. }), "{e:?}");
+    assert!(e.to_string().contains(r#"tensor #0 "in\\xff""#), "{e}");
+}
+
+#[test]
+fn generated_code_shows_names_that_are_not_utf8_escaped() {
+    // The input is named in doc comments of the Rust and comments of the C; a name that would end
+    // a C comment, or a line, stays inside.
+    let spec = Spec::single_op(
+        BuiltinOperator::CONV_2D,
+        Opts::conv2d(mk::Padding::SAME, (1, 1), mk::Activation::RELU),
+        vec![
+            TensorSpec::int8(&[1, 4, 4, 1], 0.1, -3),
+            TensorSpec::int8(&[2, 3, 3, 1], 1.0, 0)
+                .per_channel(&[0.5, 0.25], 0)
+                .constant_i8(&[1; 18]),
+            TensorSpec::int32(&[2])
+                .per_channel(&[0.05, 0.025], 0)
+                .constant_i32(&[2, -2]),
+        ],
+        vec![TensorSpec::int8(&[1, 4, 4, 2], 0.2, 5)],
+    );
+    let bytes = build(&spec);
+    let bytes = mk::patch::rename_tensor(&bytes, 0, b"in\xff*/\n");
+    let rust = tinyaot_codegen::Config::new()
+        .generate(&bytes, "m")
+        .expect("generates");
+    syn::parse_file(&rust).expect("valid Rust");
+    assert!(rust.contains(r#""in\\xff*/\n""#), "{rust}");
+    #[cfg(feature = "c")]
+    {
+        let files = tinyaot_codegen::Config::new()
+            .generate_c(&bytes, "m")
+            .expect("generates C");
+        let c: String = files.iter().map(|(_, text)| text.as_str()).collect();
+        assert!(c.contains(r#"tensor 0 "in\\xff*?\n""#), "{c}");
+    }
+}
+
+#[test]
+fn metadata_and_custom_codes_that_are_not_utf8_match_as_bytes() {
+    // The offline plan's key matches exactly: a name that only starts like it is another entry.
+    let mut spec = conv_spec();
+    spec.buffers.push(Buf::Data(
+        [1, 0, 4, 0, -1, -1, 16]
+            .iter()
+            .flat_map(|w: &i32| w.to_le_bytes())
+            .collect(),
+    ));
+    spec.metadata = vec![MetadataSpec {
+        name: mk::OFFLINE_MEMORY_ALLOCATION.to_string(),
+        buffer: 3,
+    }];
+    let bytes = build(&spec);
+    assert_eq!(
+        load(&bytes).unwrap().offline_offsets,
+        Some(vec![0, -1, -1, 16])
+    );
+    let suffixed = mk::patch::set_metadata_name(&bytes, 0, b"OfflineMemoryAllocation\xff");
+    assert_eq!(load(&suffixed).unwrap().offline_offsets, None);
+    let other = mk::patch::set_metadata_name(&bytes, 0, b"\xffOfflineMemoryAllocation");
+    assert_eq!(load(&other).unwrap().offline_offsets, None);
+
+    // A custom code that is not UTF-8 is an unknown custom op, named readably.
+    let mut spec = conv_spec();
+    spec.opcodes[0] = raw_code(32, 32, Some("MyOp"), 1);
+    spec.operators[0].options = Opts::None;
+    let bytes = mk::patch::set_custom_code(&build(&spec), 0, b"My\x80Op");
+    let g = load(&bytes).expect("an unknown custom op loads");
+    assert_eq!(g.operators[0].kind, OpKind::Custom(r"My\x80Op".into()));
+    let e = tinyaot_codegen::Config::new()
+        .generate(&bytes, "m")
+        .unwrap_err();
+    assert!(e.to_string().contains(r"CUSTOM(My\x80Op)"), "{e}");
+}
+
+#[test]
+fn truncation_and_offsets_out_of_bounds_are_still_refused() {
+    let bytes = build(&conv_spec());
+    for len in 0..bytes.len() {
+        match load(&bytes[..len]) {
+            Err(
+                Error::Truncated { .. } | Error::Corrupt { .. } | Error::WrongIdentifier { .. },
+            ) => {}
+            other => panic!("{len} of {} bytes: {other:?}", bytes.len()),
+        }
+    }
+    // A name's offset past the end.
+    let model = tinyaot_schema::tflite::root_as_model(&bytes).unwrap();
+    let tensor = model.subgraphs().unwrap().get(0).tensors().unwrap().get(0);
+    let field = mk::patch::field_position(&tensor._tab, tinyaot_schema::tflite::Tensor::VT_NAME);
+    let mut b = bytes.clone();
+    b[field..field + 4].copy_from_slice(&((bytes.len() - field) as u32).to_le_bytes());
+    let e = load(&b).unwrap_err();
+    assert!(matches!(e, Error::Truncated { .. }), "{e:?}");
+    assert!(e.to_string().contains("field `name`"), "{e}");
+    // A table whose vtable offset leads out of the file.
+    let table = tensor._tab.loc();
+    let mut b = bytes.clone();
+    b[table..table + 4].copy_from_slice(&i32::MIN.to_le_bytes());
+    let e = load(&b).unwrap_err();
+    assert!(
+        matches!(&e, Error::Corrupt { detail } if detail.contains("vtable")),
+        "{e:?}"
+    );
+}
+
+/// `n` subgraphs sharing one operators vector of `m` references to one empty operator: a file of
+/// about 12n + 4m bytes whose verification visits n·m tables.
+fn aliased_operators(n: usize, m: usize) -> Vec<u8> {
+    use tinyaot_schema::tflite;
+    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let op = tflite::Operator::create(&mut fbb, &Default::default());
+    let ops = fbb.create_vector(&vec![op; m]);
+    let subgraphs: Vec<_> = (0..n)
+        .map(|_| {
+            let args = tflite::SubGraphArgs {
+                operators: Some(ops),
+                ..Default::default()
+            };
+            tflite::SubGraph::create(&mut fbb, &args)
+        })
+        .collect();
+    let subgraphs = fbb.create_vector(&subgraphs);
+    let args = tflite::ModelArgs {
+        version: 3,
+        subgraphs: Some(subgraphs),
+        ..Default::default()
+    };
+    let model = tflite::Model::create(&mut fbb, &args);
+    tflite::finish_model_buffer(&mut fbb, model);
+    fbb.finished_data().to_vec()
+}
+
+#[test]
+fn aliasing_past_the_limits_is_still_refused() {
+    // 90,000 table visits in a file of about 5 kB: the table count (a quarter of the length) stops
+    // it. Nesting deeper than the limit (32) cannot be written in the TFLite schema, which is six
+    // tables deep at most; the schema crate's tests check that limit.
+    let bytes = aliased_operators(300, 300);
+    assert!(bytes.len() < 6000, "{}", bytes.len());
+    let detail = match load(&bytes) {
+        Err(Error::Corrupt { detail }) => detail,
+        other => panic!("{other:?}"),
+    };
+    assert!(detail.contains("tables"), "{detail}");
+    // One subgraph of those 300 references verifies (and stops at its missing operator codes).
+    let e = load(&aliased_operators(1, 300)).unwrap_err();
+    assert!(matches!(e, Error::IndexOutOfRange { .. }), "{e:?}");
 }

@@ -2,19 +2,20 @@
 //! variable tensor whose initial value the CALL_ONCE init subgraph assigns; the ways a model can
 //! use resource variables or subgraphs otherwise are refused, naming the operator and subgraph.
 
-use flatbuffers::FlatBufferBuilder;
+use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use tinyaot_codegen::load::load;
 use tinyaot_schema::tflite::{self, BuiltinOperator as B, TensorType as T};
 
 /// A tensor: type, shape, constant bytes.
 type Tensor = (T, Vec<i32>, Option<Vec<u8>>);
 
-/// An operator: code, inputs, outputs, and its CALL_ONCE target or VAR_HANDLE shared name.
+/// An operator: code, inputs, outputs, and its CALL_ONCE target or VAR_HANDLE shared name (any
+/// bytes).
 #[derive(Clone)]
 enum Opt {
     None,
     CallOnce(i32),
-    VarHandle(&'static str),
+    VarHandle(&'static [u8]),
 }
 type Op = (B, Vec<i32>, Vec<i32>, Opt);
 
@@ -89,7 +90,7 @@ fn model(subgraphs: &[Subgraph]) -> Vec<u8> {
                     ),
                 ),
                 Opt::VarHandle(name) => {
-                    let shared_name = Some(fbb.create_string(name));
+                    let shared_name = Some(WIPOffset::new(fbb.create_byte_string(name).value()));
                     (
                         tflite::BuiltinOptions::VarHandleOptions,
                         Some(
@@ -179,7 +180,7 @@ fn streaming(main: Vec<Op>, init: Vec<Op>) -> Vec<u8> {
 fn main_ops() -> Vec<Op> {
     vec![
         (B::CALL_ONCE, vec![], vec![], Opt::CallOnce(1)),
-        (B::VAR_HANDLE, vec![], vec![1], Opt::VarHandle("buf")),
+        (B::VAR_HANDLE, vec![], vec![1], Opt::VarHandle(b"buf")),
         (B::READ_VARIABLE, vec![1], vec![2], Opt::None),
         (B::ASSIGN_VARIABLE, vec![1, 0], vec![], Opt::None),
     ]
@@ -187,7 +188,7 @@ fn main_ops() -> Vec<Op> {
 
 fn init_ops() -> Vec<Op> {
     vec![
-        (B::VAR_HANDLE, vec![], vec![0], Opt::VarHandle("buf")),
+        (B::VAR_HANDLE, vec![], vec![0], Opt::VarHandle(b"buf")),
         (B::ASSIGN_VARIABLE, vec![0, 1], vec![], Opt::None),
     ]
 }
@@ -316,4 +317,32 @@ fn hostile_counts_and_errors_never_panic() {
         let _ = load(&bytes[..n]);
     }
     assert!(load(&bytes).is_ok());
+}
+
+#[test]
+fn variables_are_keyed_by_the_bytes_of_their_names() {
+    // TFLM compares the names as C strings, never as text: names that are not UTF-8 are names.
+    let named = |main: &'static [u8], init: &'static [u8]| {
+        let mut ops = main_ops();
+        ops[1].3 = Opt::VarHandle(main);
+        let mut iops = init_ops();
+        iops[0].3 = Opt::VarHandle(init);
+        streaming(ops, iops)
+    };
+    let bytes = named(b"buf\xff", b"buf\xff");
+    let g = load(&bytes).expect("the same bytes are one variable");
+    let state = g.tensors.last().unwrap();
+    assert_eq!(
+        (state.name.as_str(), state.initial.as_deref()),
+        (r"buf\xff", Some(&[1u8, 2, 3, 4][..]))
+    );
+    // Two names that differ in a byte that is not UTF-8 are two variables: the one main reads was
+    // never assigned (a reader that replaced bad bytes, or cut the name at them, would merge them).
+    let e = refusal(&named(b"buf\xff", b"buf\xfe"));
+    assert!(
+        e.contains(r#"reads resource variable "buf\\xff" before any"#),
+        "{e}"
+    );
+    let e = refusal(&named(b"b\xffa", b"b\xffb"));
+    assert!(e.contains("before any"), "{e}");
 }

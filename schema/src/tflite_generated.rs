@@ -165,16 +165,16 @@ impl ::flatbuffers::EndianScalar for TensorType {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for TensorType {
+impl<'a> crate::verifier::Verifiable for TensorType {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for TensorType {}
+impl crate::verifier::SimpleToVerifyInSlice for TensorType {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_QUANTIZATION_DETAILS: u8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -257,16 +257,16 @@ impl ::flatbuffers::EndianScalar for QuantizationDetails {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for QuantizationDetails {
+impl<'a> crate::verifier::Verifiable for QuantizationDetails {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     u8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for QuantizationDetails {}
+impl crate::verifier::SimpleToVerifyInSlice for QuantizationDetails {}
 pub struct QuantizationDetailsUnionTableOffset {}
 
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -343,16 +343,16 @@ impl ::flatbuffers::EndianScalar for DimensionType {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for DimensionType {
+impl<'a> crate::verifier::Verifiable for DimensionType {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for DimensionType {}
+impl crate::verifier::SimpleToVerifyInSlice for DimensionType {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_SPARSE_INDEX_VECTOR: u8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -435,16 +435,16 @@ impl ::flatbuffers::EndianScalar for SparseIndexVector {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for SparseIndexVector {
+impl<'a> crate::verifier::Verifiable for SparseIndexVector {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     u8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for SparseIndexVector {}
+impl crate::verifier::SimpleToVerifyInSlice for SparseIndexVector {}
 pub struct SparseIndexVectorUnionTableOffset {}
 
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -1353,16 +1353,16 @@ impl ::flatbuffers::EndianScalar for BuiltinOperator {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for BuiltinOperator {
+impl<'a> crate::verifier::Verifiable for BuiltinOperator {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i32::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for BuiltinOperator {}
+impl crate::verifier::SimpleToVerifyInSlice for BuiltinOperator {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_BUILTIN_OPTIONS: u8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -1937,16 +1937,16 @@ impl ::flatbuffers::EndianScalar for BuiltinOptions {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for BuiltinOptions {
+impl<'a> crate::verifier::Verifiable for BuiltinOptions {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     u8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for BuiltinOptions {}
+impl crate::verifier::SimpleToVerifyInSlice for BuiltinOptions {}
 pub struct BuiltinOptionsUnionTableOffset {}
 
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2111,16 +2111,16 @@ impl ::flatbuffers::EndianScalar for BuiltinOptions2 {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for BuiltinOptions2 {
+impl<'a> crate::verifier::Verifiable for BuiltinOptions2 {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     u8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for BuiltinOptions2 {}
+impl crate::verifier::SimpleToVerifyInSlice for BuiltinOptions2 {}
 pub struct BuiltinOptions2UnionTableOffset {}
 
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2201,16 +2201,16 @@ impl ::flatbuffers::EndianScalar for StablehloPrecisionConfig {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for StablehloPrecisionConfig {
+impl<'a> crate::verifier::Verifiable for StablehloPrecisionConfig {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     u32::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for StablehloPrecisionConfig {}
+impl crate::verifier::SimpleToVerifyInSlice for StablehloPrecisionConfig {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_STABLEHLO_COMPARISON_DIRECTION: u32 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2301,16 +2301,16 @@ impl ::flatbuffers::EndianScalar for StablehloComparisonDirection {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for StablehloComparisonDirection {
+impl<'a> crate::verifier::Verifiable for StablehloComparisonDirection {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     u32::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for StablehloComparisonDirection {}
+impl crate::verifier::SimpleToVerifyInSlice for StablehloComparisonDirection {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_STABLEHLO_COMPARISON_TYPE: u32 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2397,16 +2397,16 @@ impl ::flatbuffers::EndianScalar for StablehloComparisonType {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for StablehloComparisonType {
+impl<'a> crate::verifier::Verifiable for StablehloComparisonType {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     u32::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for StablehloComparisonType {}
+impl crate::verifier::SimpleToVerifyInSlice for StablehloComparisonType {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_RNG_ALGORITHM: i8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2485,16 +2485,16 @@ impl ::flatbuffers::EndianScalar for RngAlgorithm {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for RngAlgorithm {
+impl<'a> crate::verifier::Verifiable for RngAlgorithm {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for RngAlgorithm {}
+impl crate::verifier::SimpleToVerifyInSlice for RngAlgorithm {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_PADDING: i8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2569,16 +2569,16 @@ impl ::flatbuffers::EndianScalar for Padding {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for Padding {
+impl<'a> crate::verifier::Verifiable for Padding {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for Padding {}
+impl crate::verifier::SimpleToVerifyInSlice for Padding {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_ACTIVATION_FUNCTION_TYPE: i8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2669,16 +2669,16 @@ impl ::flatbuffers::EndianScalar for ActivationFunctionType {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for ActivationFunctionType {
+impl<'a> crate::verifier::Verifiable for ActivationFunctionType {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for ActivationFunctionType {}
+impl crate::verifier::SimpleToVerifyInSlice for ActivationFunctionType {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_LSHPROJECTION_TYPE: i8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2757,16 +2757,16 @@ impl ::flatbuffers::EndianScalar for LSHProjectionType {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for LSHProjectionType {
+impl<'a> crate::verifier::Verifiable for LSHProjectionType {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for LSHProjectionType {}
+impl crate::verifier::SimpleToVerifyInSlice for LSHProjectionType {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_FULLY_CONNECTED_OPTIONS_WEIGHTS_FORMAT: i8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2841,16 +2841,16 @@ impl ::flatbuffers::EndianScalar for FullyConnectedOptionsWeightsFormat {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for FullyConnectedOptionsWeightsFormat {
+impl<'a> crate::verifier::Verifiable for FullyConnectedOptionsWeightsFormat {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for FullyConnectedOptionsWeightsFormat {}
+impl crate::verifier::SimpleToVerifyInSlice for FullyConnectedOptionsWeightsFormat {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_LSTMKERNEL_TYPE: i8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -2925,16 +2925,16 @@ impl ::flatbuffers::EndianScalar for LSTMKernelType {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for LSTMKernelType {
+impl<'a> crate::verifier::Verifiable for LSTMKernelType {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for LSTMKernelType {}
+impl crate::verifier::SimpleToVerifyInSlice for LSTMKernelType {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_COMBINER_TYPE: i8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -3013,16 +3013,16 @@ impl ::flatbuffers::EndianScalar for CombinerType {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for CombinerType {
+impl<'a> crate::verifier::Verifiable for CombinerType {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for CombinerType {}
+impl crate::verifier::SimpleToVerifyInSlice for CombinerType {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_MIRROR_PAD_MODE: i8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -3097,16 +3097,16 @@ impl ::flatbuffers::EndianScalar for MirrorPadMode {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for MirrorPadMode {
+impl<'a> crate::verifier::Verifiable for MirrorPadMode {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for MirrorPadMode {}
+impl crate::verifier::SimpleToVerifyInSlice for MirrorPadMode {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_REDUCE_WINDOW_FUNCTION: i32 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -3201,16 +3201,16 @@ impl ::flatbuffers::EndianScalar for ReduceWindowFunction {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for ReduceWindowFunction {
+impl<'a> crate::verifier::Verifiable for ReduceWindowFunction {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i32::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for ReduceWindowFunction {}
+impl crate::verifier::SimpleToVerifyInSlice for ReduceWindowFunction {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_CUSTOM_OPTIONS_FORMAT: i8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -3281,16 +3281,16 @@ impl ::flatbuffers::EndianScalar for CustomOptionsFormat {
   }
 }
 
-impl<'a> ::flatbuffers::Verifiable for CustomOptionsFormat {
+impl<'a> crate::verifier::Verifiable for CustomOptionsFormat {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     i8::run_verifier(v, pos)
   }
 }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for CustomOptionsFormat {}
+impl crate::verifier::SimpleToVerifyInSlice for CustomOptionsFormat {}
 pub enum CustomQuantizationOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
@@ -3333,11 +3333,11 @@ impl<'a> CustomQuantization<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for CustomQuantization<'_> {
+impl crate::verifier::Verifiable for CustomQuantization<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("custom", Self::VT_CUSTOM, false)?
      .finish();
@@ -3447,11 +3447,11 @@ impl<'a> BlockwiseQuantization<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for BlockwiseQuantization<'_> {
+impl crate::verifier::Verifiable for BlockwiseQuantization<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("scales", Self::VT_SCALES, false)?
      .visit_field::<i32>("zero_points", Self::VT_ZERO_POINTS, false)?
@@ -3586,11 +3586,11 @@ impl<'a> MultiAxisQuantization<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for MultiAxisQuantization<'_> {
+impl crate::verifier::Verifiable for MultiAxisQuantization<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("scales", Self::VT_SCALES, false)?
      .visit_field::<i32>("zero_points", Self::VT_ZERO_POINTS, false)?
@@ -3805,11 +3805,11 @@ impl<'a> QuantizationParameters<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for QuantizationParameters<'_> {
+impl crate::verifier::Verifiable for QuantizationParameters<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, f32>>>("min", Self::VT_MIN, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, f32>>>("max", Self::VT_MAX, false)?
@@ -3981,11 +3981,11 @@ impl<'a> Int32Vector<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Int32Vector<'_> {
+impl crate::verifier::Verifiable for Int32Vector<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("values", Self::VT_VALUES, false)?
      .finish();
@@ -4077,11 +4077,11 @@ impl<'a> Uint16Vector<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Uint16Vector<'_> {
+impl crate::verifier::Verifiable for Uint16Vector<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u16>>>("values", Self::VT_VALUES, false)?
      .finish();
@@ -4173,11 +4173,11 @@ impl<'a> Uint8Vector<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Uint8Vector<'_> {
+impl crate::verifier::Verifiable for Uint8Vector<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("values", Self::VT_VALUES, false)?
      .finish();
@@ -4404,11 +4404,11 @@ impl<'a> DimensionMetadata<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for DimensionMetadata<'_> {
+impl crate::verifier::Verifiable for DimensionMetadata<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<DimensionType>("format", Self::VT_FORMAT, false)?
      .visit_field::<i32>("dense_size", Self::VT_DENSE_SIZE, false)?
@@ -4622,11 +4622,11 @@ impl<'a> SparsityParameters<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SparsityParameters<'_> {
+impl crate::verifier::Verifiable for SparsityParameters<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("traversal_order", Self::VT_TRAVERSAL_ORDER, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("block_map", Self::VT_BLOCK_MAP, false)?
@@ -4752,11 +4752,11 @@ impl<'a> VariantSubType<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for VariantSubType<'_> {
+impl crate::verifier::Verifiable for VariantSubType<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("shape", Self::VT_SHAPE, false)?
      .visit_field::<TensorType>("type_", Self::VT_TYPE_, false)?
@@ -4901,7 +4901,15 @@ impl<'a> Tensor<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Tensor::VT_NAME, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(Tensor::VT_NAME, None)}
+  }
+  /// `name` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn name_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(Tensor::VT_NAME, None)}
   }
   #[inline]
   pub fn quantization(&self) -> Option<QuantizationParameters<'a>> {
@@ -4954,16 +4962,16 @@ impl<'a> Tensor<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Tensor<'_> {
+impl crate::verifier::Verifiable for Tensor<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("shape", Self::VT_SHAPE, false)?
      .visit_field::<TensorType>("type_", Self::VT_TYPE_, false)?
      .visit_field::<u32>("buffer", Self::VT_BUFFER, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("name", Self::VT_NAME, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<QuantizationParameters>>("quantization", Self::VT_QUANTIZATION, false)?
      .visit_field::<bool>("is_variable", Self::VT_IS_VARIABLE, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<SparsityParameters>>("sparsity", Self::VT_SPARSITY, false)?
@@ -5175,11 +5183,11 @@ impl<'a> StablehloGatherOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloGatherOptions<'_> {
+impl crate::verifier::Verifiable for StablehloGatherOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("offset_dims", Self::VT_OFFSET_DIMS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("collapsed_slice_dims", Self::VT_COLLAPSED_SLICE_DIMS, false)?
@@ -5311,11 +5319,11 @@ impl<'a> StablehloTransposeOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloTransposeOptions<'_> {
+impl crate::verifier::Verifiable for StablehloTransposeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("permutation", Self::VT_PERMUTATION, false)?
      .finish();
@@ -5443,11 +5451,11 @@ impl<'a> StablehloDotGeneralOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloDotGeneralOptions<'_> {
+impl crate::verifier::Verifiable for StablehloDotGeneralOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("lhs_batching_dimensions", Self::VT_LHS_BATCHING_DIMENSIONS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("rhs_batching_dimensions", Self::VT_RHS_BATCHING_DIMENSIONS, false)?
@@ -5616,11 +5624,11 @@ impl<'a> StablehloReduceWindowOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloReduceWindowOptions<'_> {
+impl crate::verifier::Verifiable for StablehloReduceWindowOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("window_dimensions", Self::VT_WINDOW_DIMENSIONS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("window_strides", Self::VT_WINDOW_STRIDES, false)?
@@ -5761,11 +5769,11 @@ impl<'a> StablehloWhileOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloWhileOptions<'_> {
+impl crate::verifier::Verifiable for StablehloWhileOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("cond_subgraph_index", Self::VT_COND_SUBGRAPH_INDEX, false)?
      .visit_field::<i32>("body_subgraph_index", Self::VT_BODY_SUBGRAPH_INDEX, false)?
@@ -5883,11 +5891,11 @@ impl<'a> StablehloSortOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloSortOptions<'_> {
+impl crate::verifier::Verifiable for StablehloSortOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i64>("dimension", Self::VT_DIMENSION, false)?
      .visit_field::<bool>("is_stable", Self::VT_IS_STABLE, false)?
@@ -5995,11 +6003,11 @@ impl<'a> StablehloConcatenateOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloConcatenateOptions<'_> {
+impl crate::verifier::Verifiable for StablehloConcatenateOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i64>("dimension", Self::VT_DIMENSION, false)?
      .finish();
@@ -6091,11 +6099,11 @@ impl<'a> StablehloBroadcastInDimOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloBroadcastInDimOptions<'_> {
+impl crate::verifier::Verifiable for StablehloBroadcastInDimOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("broadcast_dimensions", Self::VT_BROADCAST_DIMENSIONS, false)?
      .finish();
@@ -6196,11 +6204,11 @@ impl<'a> StablehloCompareOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloCompareOptions<'_> {
+impl crate::verifier::Verifiable for StablehloCompareOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<StablehloComparisonDirection>("comparison_direction", Self::VT_COMPARISON_DIRECTION, false)?
      .visit_field::<StablehloComparisonType>("compare_type", Self::VT_COMPARE_TYPE, false)?
@@ -6300,11 +6308,11 @@ impl<'a> StablehloDynamicSliceOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloDynamicSliceOptions<'_> {
+impl crate::verifier::Verifiable for StablehloDynamicSliceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("slice_sizes", Self::VT_SLICE_SIZES, false)?
      .finish();
@@ -6414,11 +6422,11 @@ impl<'a> StablehloPadOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloPadOptions<'_> {
+impl crate::verifier::Verifiable for StablehloPadOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("edge_padding_low", Self::VT_EDGE_PADDING_LOW, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("edge_padding_high", Self::VT_EDGE_PADDING_HIGH, false)?
@@ -6526,11 +6534,11 @@ impl<'a> StablehloIotaOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloIotaOptions<'_> {
+impl crate::verifier::Verifiable for StablehloIotaOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i64>("iota_dimension", Self::VT_IOTA_DIMENSION, false)?
      .finish();
@@ -6628,7 +6636,15 @@ impl<'a> StablehloCustomCallOptions<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(StablehloCustomCallOptions::VT_CALL_TARGET_NAME, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(StablehloCustomCallOptions::VT_CALL_TARGET_NAME, None)}
+  }
+  /// `call_target_name` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn call_target_name_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(StablehloCustomCallOptions::VT_CALL_TARGET_NAME, None)}
   }
   #[inline]
   pub fn has_side_effect(&self) -> bool {
@@ -6642,7 +6658,15 @@ impl<'a> StablehloCustomCallOptions<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(StablehloCustomCallOptions::VT_BACKEND_CONFIG, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(StablehloCustomCallOptions::VT_BACKEND_CONFIG, None)}
+  }
+  /// `backend_config` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn backend_config_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(StablehloCustomCallOptions::VT_BACKEND_CONFIG, None)}
   }
   #[inline]
   pub fn api_version(&self) -> i32 {
@@ -6667,15 +6691,15 @@ impl<'a> StablehloCustomCallOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloCustomCallOptions<'_> {
+impl crate::verifier::Verifiable for StablehloCustomCallOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("call_target_name", Self::VT_CALL_TARGET_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("call_target_name", Self::VT_CALL_TARGET_NAME, false)?
      .visit_field::<bool>("has_side_effect", Self::VT_HAS_SIDE_EFFECT, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("backend_config", Self::VT_BACKEND_CONFIG, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("backend_config", Self::VT_BACKEND_CONFIG, false)?
      .visit_field::<i32>("api_version", Self::VT_API_VERSION, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("called_computations", Self::VT_CALLED_COMPUTATIONS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("custom_attributes", Self::VT_CUSTOM_ATTRIBUTES, false)?
@@ -6812,11 +6836,11 @@ impl<'a> StablehloReduceOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloReduceOptions<'_> {
+impl crate::verifier::Verifiable for StablehloReduceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("dimensions", Self::VT_DIMENSIONS, false)?
      .visit_field::<i32>("body_subgraph_index", Self::VT_BODY_SUBGRAPH_INDEX, false)?
@@ -6934,11 +6958,11 @@ impl<'a> StablehloSliceOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloSliceOptions<'_> {
+impl crate::verifier::Verifiable for StablehloSliceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("start_indices", Self::VT_START_INDICES, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("limit_indices", Self::VT_LIMIT_INDICES, false)?
@@ -7190,11 +7214,11 @@ impl<'a> StablehloConvolutionOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloConvolutionOptions<'_> {
+impl crate::verifier::Verifiable for StablehloConvolutionOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("window_strides", Self::VT_WINDOW_STRIDES, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("padding", Self::VT_PADDING, false)?
@@ -7468,11 +7492,11 @@ impl<'a> StablehloScatterOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloScatterOptions<'_> {
+impl crate::verifier::Verifiable for StablehloScatterOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("indices_are_sorted", Self::VT_INDICES_ARE_SORTED, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("update_window_dims", Self::VT_UPDATE_WINDOW_DIMS, false)?
@@ -7612,11 +7636,11 @@ impl<'a> StablehloCaseOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloCaseOptions<'_> {
+impl crate::verifier::Verifiable for StablehloCaseOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("branch_subgraph_indices", Self::VT_BRANCH_SUBGRAPH_INDICES, false)?
      .finish();
@@ -7708,11 +7732,11 @@ impl<'a> StablehloRngBitGeneratorOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StablehloRngBitGeneratorOptions<'_> {
+impl crate::verifier::Verifiable for StablehloRngBitGeneratorOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<RngAlgorithm>("algorithm", Self::VT_ALGORITHM, false)?
      .finish();
@@ -7858,11 +7882,11 @@ impl<'a> Conv2DOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Conv2DOptions<'_> {
+impl crate::verifier::Verifiable for Conv2DOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<Padding>("padding", Self::VT_PADDING, false)?
      .visit_field::<i32>("stride_w", Self::VT_STRIDE_W, false)?
@@ -8065,11 +8089,11 @@ impl<'a> Conv3DOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Conv3DOptions<'_> {
+impl crate::verifier::Verifiable for Conv3DOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<Padding>("padding", Self::VT_PADDING, false)?
      .visit_field::<i32>("stride_d", Self::VT_STRIDE_D, false)?
@@ -8262,11 +8286,11 @@ impl<'a> Pool2DOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Pool2DOptions<'_> {
+impl crate::verifier::Verifiable for Pool2DOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<Padding>("padding", Self::VT_PADDING, false)?
      .visit_field::<i32>("stride_w", Self::VT_STRIDE_W, false)?
@@ -8452,11 +8476,11 @@ impl<'a> DepthwiseConv2DOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for DepthwiseConv2DOptions<'_> {
+impl crate::verifier::Verifiable for DepthwiseConv2DOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<Padding>("padding", Self::VT_PADDING, false)?
      .visit_field::<i32>("stride_w", Self::VT_STRIDE_W, false)?
@@ -8614,11 +8638,11 @@ impl<'a> ConcatEmbeddingsOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ConcatEmbeddingsOptions<'_> {
+impl crate::verifier::Verifiable for ConcatEmbeddingsOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("num_channels", Self::VT_NUM_CHANNELS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("num_columns_per_channel", Self::VT_NUM_COLUMNS_PER_CHANNEL, false)?
@@ -8726,11 +8750,11 @@ impl<'a> LSHProjectionOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for LSHProjectionOptions<'_> {
+impl crate::verifier::Verifiable for LSHProjectionOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<LSHProjectionType>("type_", Self::VT_TYPE_, false)?
      .finish();
@@ -8840,11 +8864,11 @@ impl<'a> SVDFOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SVDFOptions<'_> {
+impl crate::verifier::Verifiable for SVDFOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("rank", Self::VT_RANK, false)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
@@ -8961,11 +8985,11 @@ impl<'a> RNNOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for RNNOptions<'_> {
+impl crate::verifier::Verifiable for RNNOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .visit_field::<bool>("asymmetric_quantize_inputs", Self::VT_ASYMMETRIC_QUANTIZE_INPUTS, false)?
@@ -9083,11 +9107,11 @@ impl<'a> SequenceRNNOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SequenceRNNOptions<'_> {
+impl crate::verifier::Verifiable for SequenceRNNOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("time_major", Self::VT_TIME_MAJOR, false)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
@@ -9222,11 +9246,11 @@ impl<'a> BidirectionalSequenceRNNOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for BidirectionalSequenceRNNOptions<'_> {
+impl crate::verifier::Verifiable for BidirectionalSequenceRNNOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("time_major", Self::VT_TIME_MAJOR, false)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
@@ -9378,11 +9402,11 @@ impl<'a> FullyConnectedOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for FullyConnectedOptions<'_> {
+impl crate::verifier::Verifiable for FullyConnectedOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .visit_field::<FullyConnectedOptionsWeightsFormat>("weights_format", Self::VT_WEIGHTS_FORMAT, false)?
@@ -9506,11 +9530,11 @@ impl<'a> SoftmaxOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SoftmaxOptions<'_> {
+impl crate::verifier::Verifiable for SoftmaxOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<f32>("beta", Self::VT_BETA, false)?
      .finish();
@@ -9611,11 +9635,11 @@ impl<'a> ConcatenationOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ConcatenationOptions<'_> {
+impl crate::verifier::Verifiable for ConcatenationOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("axis", Self::VT_AXIS, false)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
@@ -9724,11 +9748,11 @@ impl<'a> AddOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for AddOptions<'_> {
+impl crate::verifier::Verifiable for AddOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .visit_field::<bool>("pot_scale_int16", Self::VT_POT_SCALE_INT16, false)?
@@ -9828,11 +9852,11 @@ impl<'a> MulOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for MulOptions<'_> {
+impl crate::verifier::Verifiable for MulOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .finish();
@@ -9924,11 +9948,11 @@ impl<'a> L2NormOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for L2NormOptions<'_> {
+impl crate::verifier::Verifiable for L2NormOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .finish();
@@ -10047,11 +10071,11 @@ impl<'a> LocalResponseNormalizationOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for LocalResponseNormalizationOptions<'_> {
+impl crate::verifier::Verifiable for LocalResponseNormalizationOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("radius", Self::VT_RADIUS, false)?
      .visit_field::<f32>("bias", Self::VT_BIAS, false)?
@@ -10203,11 +10227,11 @@ impl<'a> LSTMOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for LSTMOptions<'_> {
+impl crate::verifier::Verifiable for LSTMOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .visit_field::<f32>("cell_clip", Self::VT_CELL_CLIP, false)?
@@ -10376,11 +10400,11 @@ impl<'a> UnidirectionalSequenceLSTMOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for UnidirectionalSequenceLSTMOptions<'_> {
+impl crate::verifier::Verifiable for UnidirectionalSequenceLSTMOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .visit_field::<f32>("cell_clip", Self::VT_CELL_CLIP, false)?
@@ -10557,11 +10581,11 @@ impl<'a> BidirectionalSequenceLSTMOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for BidirectionalSequenceLSTMOptions<'_> {
+impl crate::verifier::Verifiable for BidirectionalSequenceLSTMOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .visit_field::<f32>("cell_clip", Self::VT_CELL_CLIP, false)?
@@ -10702,11 +10726,11 @@ impl<'a> ResizeBilinearOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ResizeBilinearOptions<'_> {
+impl crate::verifier::Verifiable for ResizeBilinearOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("align_corners", Self::VT_ALIGN_CORNERS, false)?
      .visit_field::<bool>("half_pixel_centers", Self::VT_HALF_PIXEL_CENTERS, false)?
@@ -10815,11 +10839,11 @@ impl<'a> ResizeNearestNeighborOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ResizeNearestNeighborOptions<'_> {
+impl crate::verifier::Verifiable for ResizeNearestNeighborOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("align_corners", Self::VT_ALIGN_CORNERS, false)?
      .visit_field::<bool>("half_pixel_centers", Self::VT_HALF_PIXEL_CENTERS, false)?
@@ -10919,11 +10943,11 @@ impl<'a> CallOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for CallOptions<'_> {
+impl crate::verifier::Verifiable for CallOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<u32>("subgraph", Self::VT_SUBGRAPH, false)?
      .finish();
@@ -11005,11 +11029,11 @@ impl<'a> PadOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for PadOptions<'_> {
+impl crate::verifier::Verifiable for PadOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -11083,11 +11107,11 @@ impl<'a> PadV2Options<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for PadV2Options<'_> {
+impl crate::verifier::Verifiable for PadV2Options<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -11171,11 +11195,11 @@ impl<'a> ReshapeOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ReshapeOptions<'_> {
+impl crate::verifier::Verifiable for ReshapeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("new_shape", Self::VT_NEW_SHAPE, false)?
      .finish();
@@ -11257,11 +11281,11 @@ impl<'a> SpaceToBatchNDOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for SpaceToBatchNDOptions<'_> {
+impl crate::verifier::Verifiable for SpaceToBatchNDOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -11335,11 +11359,11 @@ impl<'a> BatchToSpaceNDOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for BatchToSpaceNDOptions<'_> {
+impl crate::verifier::Verifiable for BatchToSpaceNDOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -11441,11 +11465,11 @@ impl<'a> SkipGramOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SkipGramOptions<'_> {
+impl crate::verifier::Verifiable for SkipGramOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("ngram_size", Self::VT_NGRAM_SIZE, false)?
      .visit_field::<i32>("max_skip_size", Self::VT_MAX_SKIP_SIZE, false)?
@@ -11553,11 +11577,11 @@ impl<'a> SpaceToDepthOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SpaceToDepthOptions<'_> {
+impl crate::verifier::Verifiable for SpaceToDepthOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("block_size", Self::VT_BLOCK_SIZE, false)?
      .finish();
@@ -11649,11 +11673,11 @@ impl<'a> DepthToSpaceOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for DepthToSpaceOptions<'_> {
+impl crate::verifier::Verifiable for DepthToSpaceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("block_size", Self::VT_BLOCK_SIZE, false)?
      .finish();
@@ -11754,11 +11778,11 @@ impl<'a> SubOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SubOptions<'_> {
+impl crate::verifier::Verifiable for SubOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .visit_field::<bool>("pot_scale_int16", Self::VT_POT_SCALE_INT16, false)?
@@ -11858,11 +11882,11 @@ impl<'a> DivOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for DivOptions<'_> {
+impl crate::verifier::Verifiable for DivOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
      .finish();
@@ -11944,11 +11968,11 @@ impl<'a> TopKV2Options<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for TopKV2Options<'_> {
+impl crate::verifier::Verifiable for TopKV2Options<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -12032,11 +12056,11 @@ impl<'a> EmbeddingLookupSparseOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for EmbeddingLookupSparseOptions<'_> {
+impl crate::verifier::Verifiable for EmbeddingLookupSparseOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<CombinerType>("combiner", Self::VT_COMBINER, false)?
      .finish();
@@ -12137,11 +12161,11 @@ impl<'a> GatherOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for GatherOptions<'_> {
+impl crate::verifier::Verifiable for GatherOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("axis", Self::VT_AXIS, false)?
      .visit_field::<i32>("batch_dims", Self::VT_BATCH_DIMS, false)?
@@ -12231,11 +12255,11 @@ impl<'a> TransposeOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for TransposeOptions<'_> {
+impl crate::verifier::Verifiable for TransposeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -12309,11 +12333,11 @@ impl<'a> ExpOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for ExpOptions<'_> {
+impl crate::verifier::Verifiable for ExpOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -12387,11 +12411,11 @@ impl<'a> CosOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for CosOptions<'_> {
+impl crate::verifier::Verifiable for CosOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -12475,11 +12499,11 @@ impl<'a> ReducerOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ReducerOptions<'_> {
+impl crate::verifier::Verifiable for ReducerOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("keep_dims", Self::VT_KEEP_DIMS, false)?
      .finish();
@@ -12571,11 +12595,11 @@ impl<'a> SqueezeOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SqueezeOptions<'_> {
+impl crate::verifier::Verifiable for SqueezeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("squeeze_dims", Self::VT_SQUEEZE_DIMS, false)?
      .finish();
@@ -12667,11 +12691,11 @@ impl<'a> SplitOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SplitOptions<'_> {
+impl crate::verifier::Verifiable for SplitOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("num_splits", Self::VT_NUM_SPLITS, false)?
      .finish();
@@ -12763,11 +12787,11 @@ impl<'a> SplitVOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SplitVOptions<'_> {
+impl crate::verifier::Verifiable for SplitVOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("num_splits", Self::VT_NUM_SPLITS, false)?
      .finish();
@@ -12904,11 +12928,11 @@ impl<'a> StridedSliceOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StridedSliceOptions<'_> {
+impl crate::verifier::Verifiable for StridedSliceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("begin_mask", Self::VT_BEGIN_MASK, false)?
      .visit_field::<i32>("end_mask", Self::VT_END_MASK, false)?
@@ -13030,11 +13054,11 @@ impl<'a> LogSoftmaxOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for LogSoftmaxOptions<'_> {
+impl crate::verifier::Verifiable for LogSoftmaxOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -13127,11 +13151,11 @@ impl<'a> CastOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for CastOptions<'_> {
+impl crate::verifier::Verifiable for CastOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<TensorType>("in_data_type", Self::VT_IN_DATA_TYPE, false)?
      .visit_field::<TensorType>("out_data_type", Self::VT_OUT_DATA_TYPE, false)?
@@ -13221,11 +13245,11 @@ impl<'a> DequantizeOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for DequantizeOptions<'_> {
+impl crate::verifier::Verifiable for DequantizeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -13299,11 +13323,11 @@ impl<'a> MaximumMinimumOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for MaximumMinimumOptions<'_> {
+impl crate::verifier::Verifiable for MaximumMinimumOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -13377,11 +13401,11 @@ impl<'a> TileOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for TileOptions<'_> {
+impl crate::verifier::Verifiable for TileOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -13465,11 +13489,11 @@ impl<'a> ArgMaxOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ArgMaxOptions<'_> {
+impl crate::verifier::Verifiable for ArgMaxOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<TensorType>("output_type", Self::VT_OUTPUT_TYPE, false)?
      .finish();
@@ -13561,11 +13585,11 @@ impl<'a> ArgMinOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ArgMinOptions<'_> {
+impl crate::verifier::Verifiable for ArgMinOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<TensorType>("output_type", Self::VT_OUTPUT_TYPE, false)?
      .finish();
@@ -13647,11 +13671,11 @@ impl<'a> GreaterOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for GreaterOptions<'_> {
+impl crate::verifier::Verifiable for GreaterOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -13725,11 +13749,11 @@ impl<'a> GreaterEqualOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for GreaterEqualOptions<'_> {
+impl crate::verifier::Verifiable for GreaterEqualOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -13803,11 +13827,11 @@ impl<'a> LessOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for LessOptions<'_> {
+impl crate::verifier::Verifiable for LessOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -13881,11 +13905,11 @@ impl<'a> LessEqualOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for LessEqualOptions<'_> {
+impl crate::verifier::Verifiable for LessEqualOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -13959,11 +13983,11 @@ impl<'a> NegOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for NegOptions<'_> {
+impl crate::verifier::Verifiable for NegOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -14037,11 +14061,11 @@ impl<'a> SelectOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for SelectOptions<'_> {
+impl crate::verifier::Verifiable for SelectOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -14115,11 +14139,11 @@ impl<'a> SliceOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for SliceOptions<'_> {
+impl crate::verifier::Verifiable for SliceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -14239,11 +14263,11 @@ impl<'a> TransposeConvOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for TransposeConvOptions<'_> {
+impl crate::verifier::Verifiable for TransposeConvOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<Padding>("padding", Self::VT_PADDING, false)?
      .visit_field::<i32>("stride_w", Self::VT_STRIDE_W, false)?
@@ -14357,11 +14381,11 @@ impl<'a> ExpandDimsOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for ExpandDimsOptions<'_> {
+impl crate::verifier::Verifiable for ExpandDimsOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -14445,11 +14469,11 @@ impl<'a> SparseToDenseOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SparseToDenseOptions<'_> {
+impl crate::verifier::Verifiable for SparseToDenseOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("validate_indices", Self::VT_VALIDATE_INDICES, false)?
      .finish();
@@ -14531,11 +14555,11 @@ impl<'a> EqualOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for EqualOptions<'_> {
+impl crate::verifier::Verifiable for EqualOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -14609,11 +14633,11 @@ impl<'a> NotEqualOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for NotEqualOptions<'_> {
+impl crate::verifier::Verifiable for NotEqualOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -14697,11 +14721,11 @@ impl<'a> ShapeOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ShapeOptions<'_> {
+impl crate::verifier::Verifiable for ShapeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<TensorType>("out_type", Self::VT_OUT_TYPE, false)?
      .finish();
@@ -14783,11 +14807,11 @@ impl<'a> RankOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for RankOptions<'_> {
+impl crate::verifier::Verifiable for RankOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -14861,11 +14885,11 @@ impl<'a> PowOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for PowOptions<'_> {
+impl crate::verifier::Verifiable for PowOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -14976,11 +15000,11 @@ impl<'a> FakeQuantOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for FakeQuantOptions<'_> {
+impl crate::verifier::Verifiable for FakeQuantOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<f32>("min", Self::VT_MIN, false)?
      .visit_field::<f32>("max", Self::VT_MAX, false)?
@@ -15105,11 +15129,11 @@ impl<'a> PackOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for PackOptions<'_> {
+impl crate::verifier::Verifiable for PackOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("values_count", Self::VT_VALUES_COUNT, false)?
      .visit_field::<i32>("axis", Self::VT_AXIS, false)?
@@ -15199,11 +15223,11 @@ impl<'a> LogicalOrOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for LogicalOrOptions<'_> {
+impl crate::verifier::Verifiable for LogicalOrOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -15287,11 +15311,11 @@ impl<'a> OneHotOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for OneHotOptions<'_> {
+impl crate::verifier::Verifiable for OneHotOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("axis", Self::VT_AXIS, false)?
      .finish();
@@ -15373,11 +15397,11 @@ impl<'a> AbsOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for AbsOptions<'_> {
+impl crate::verifier::Verifiable for AbsOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -15451,11 +15475,11 @@ impl<'a> HardSwishOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for HardSwishOptions<'_> {
+impl crate::verifier::Verifiable for HardSwishOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -15529,11 +15553,11 @@ impl<'a> LogicalAndOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for LogicalAndOptions<'_> {
+impl crate::verifier::Verifiable for LogicalAndOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -15607,11 +15631,11 @@ impl<'a> LogicalNotOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for LogicalNotOptions<'_> {
+impl crate::verifier::Verifiable for LogicalNotOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -15704,11 +15728,11 @@ impl<'a> UnpackOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for UnpackOptions<'_> {
+impl crate::verifier::Verifiable for UnpackOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("num", Self::VT_NUM, false)?
      .visit_field::<i32>("axis", Self::VT_AXIS, false)?
@@ -15798,11 +15822,11 @@ impl<'a> FloorDivOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for FloorDivOptions<'_> {
+impl crate::verifier::Verifiable for FloorDivOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -15876,11 +15900,11 @@ impl<'a> SquareOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for SquareOptions<'_> {
+impl crate::verifier::Verifiable for SquareOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -15954,11 +15978,11 @@ impl<'a> ZerosLikeOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for ZerosLikeOptions<'_> {
+impl crate::verifier::Verifiable for ZerosLikeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -16032,11 +16056,11 @@ impl<'a> FillOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for FillOptions<'_> {
+impl crate::verifier::Verifiable for FillOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -16110,11 +16134,11 @@ impl<'a> FloorModOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for FloorModOptions<'_> {
+impl crate::verifier::Verifiable for FloorModOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -16188,11 +16212,11 @@ impl<'a> RangeOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for RangeOptions<'_> {
+impl crate::verifier::Verifiable for RangeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -16276,11 +16300,11 @@ impl<'a> LeakyReluOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for LeakyReluOptions<'_> {
+impl crate::verifier::Verifiable for LeakyReluOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<f32>("alpha", Self::VT_ALPHA, false)?
      .finish();
@@ -16362,11 +16386,11 @@ impl<'a> SquaredDifferenceOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for SquaredDifferenceOptions<'_> {
+impl crate::verifier::Verifiable for SquaredDifferenceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -16450,11 +16474,11 @@ impl<'a> MirrorPadOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for MirrorPadOptions<'_> {
+impl crate::verifier::Verifiable for MirrorPadOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<MirrorPadMode>("mode", Self::VT_MODE, false)?
      .finish();
@@ -16546,11 +16570,11 @@ impl<'a> UniqueOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for UniqueOptions<'_> {
+impl crate::verifier::Verifiable for UniqueOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<TensorType>("idx_out_type", Self::VT_IDX_OUT_TYPE, false)?
      .finish();
@@ -16632,11 +16656,11 @@ impl<'a> ReverseV2Options<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for ReverseV2Options<'_> {
+impl crate::verifier::Verifiable for ReverseV2Options<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -16710,11 +16734,11 @@ impl<'a> AddNOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for AddNOptions<'_> {
+impl crate::verifier::Verifiable for AddNOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -16788,11 +16812,11 @@ impl<'a> GatherNdOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for GatherNdOptions<'_> {
+impl crate::verifier::Verifiable for GatherNdOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -16866,11 +16890,11 @@ impl<'a> WhereOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for WhereOptions<'_> {
+impl crate::verifier::Verifiable for WhereOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -16963,11 +16987,11 @@ impl<'a> ReverseSequenceOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ReverseSequenceOptions<'_> {
+impl crate::verifier::Verifiable for ReverseSequenceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("seq_dim", Self::VT_SEQ_DIM, false)?
      .visit_field::<i32>("batch_dim", Self::VT_BATCH_DIM, false)?
@@ -17057,11 +17081,11 @@ impl<'a> MatrixDiagOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for MatrixDiagOptions<'_> {
+impl crate::verifier::Verifiable for MatrixDiagOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -17135,11 +17159,11 @@ impl<'a> QuantizeOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for QuantizeOptions<'_> {
+impl crate::verifier::Verifiable for QuantizeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -17213,11 +17237,11 @@ impl<'a> MatrixSetDiagOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for MatrixSetDiagOptions<'_> {
+impl crate::verifier::Verifiable for MatrixSetDiagOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -17310,11 +17334,11 @@ impl<'a> IfOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for IfOptions<'_> {
+impl crate::verifier::Verifiable for IfOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("then_subgraph_index", Self::VT_THEN_SUBGRAPH_INDEX, false)?
      .visit_field::<i32>("else_subgraph_index", Self::VT_ELSE_SUBGRAPH_INDEX, false)?
@@ -17414,11 +17438,11 @@ impl<'a> CallOnceOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for CallOnceOptions<'_> {
+impl crate::verifier::Verifiable for CallOnceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("init_subgraph_index", Self::VT_INIT_SUBGRAPH_INDEX, false)?
      .finish();
@@ -17519,11 +17543,11 @@ impl<'a> WhileOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for WhileOptions<'_> {
+impl crate::verifier::Verifiable for WhileOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("cond_subgraph_index", Self::VT_COND_SUBGRAPH_INDEX, false)?
      .visit_field::<i32>("body_subgraph_index", Self::VT_BODY_SUBGRAPH_INDEX, false)?
@@ -17613,11 +17637,11 @@ impl<'a> NonMaxSuppressionV4Options<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for NonMaxSuppressionV4Options<'_> {
+impl crate::verifier::Verifiable for NonMaxSuppressionV4Options<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -17691,11 +17715,11 @@ impl<'a> NonMaxSuppressionV5Options<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for NonMaxSuppressionV5Options<'_> {
+impl crate::verifier::Verifiable for NonMaxSuppressionV5Options<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -17769,11 +17793,11 @@ impl<'a> ScatterNdOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for ScatterNdOptions<'_> {
+impl crate::verifier::Verifiable for ScatterNdOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -17847,11 +17871,11 @@ impl<'a> SelectV2Options<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for SelectV2Options<'_> {
+impl crate::verifier::Verifiable for SelectV2Options<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -17925,11 +17949,11 @@ impl<'a> DensifyOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for DensifyOptions<'_> {
+impl crate::verifier::Verifiable for DensifyOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -18003,11 +18027,11 @@ impl<'a> SegmentSumOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for SegmentSumOptions<'_> {
+impl crate::verifier::Verifiable for SegmentSumOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -18109,11 +18133,11 @@ impl<'a> BatchMatMulOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for BatchMatMulOptions<'_> {
+impl crate::verifier::Verifiable for BatchMatMulOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("adj_x", Self::VT_ADJ_X, false)?
      .visit_field::<bool>("adj_y", Self::VT_ADJ_Y, false)?
@@ -18230,11 +18254,11 @@ impl<'a> CumsumOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for CumsumOptions<'_> {
+impl crate::verifier::Verifiable for CumsumOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("exclusive", Self::VT_EXCLUSIVE, false)?
      .visit_field::<bool>("reverse", Self::VT_REVERSE, false)?
@@ -18324,11 +18348,11 @@ impl<'a> BroadcastToOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for BroadcastToOptions<'_> {
+impl crate::verifier::Verifiable for BroadcastToOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -18402,11 +18426,11 @@ impl<'a> Rfft2dOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for Rfft2dOptions<'_> {
+impl crate::verifier::Verifiable for Rfft2dOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -18508,11 +18532,11 @@ impl<'a> HashtableOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for HashtableOptions<'_> {
+impl crate::verifier::Verifiable for HashtableOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i32>("table_id", Self::VT_TABLE_ID, false)?
      .visit_field::<TensorType>("key_dtype", Self::VT_KEY_DTYPE, false)?
@@ -18610,11 +18634,11 @@ impl<'a> HashtableFindOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for HashtableFindOptions<'_> {
+impl crate::verifier::Verifiable for HashtableFindOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -18688,11 +18712,11 @@ impl<'a> HashtableImportOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for HashtableImportOptions<'_> {
+impl crate::verifier::Verifiable for HashtableImportOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -18766,11 +18790,11 @@ impl<'a> HashtableSizeOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for HashtableSizeOptions<'_> {
+impl crate::verifier::Verifiable for HashtableSizeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -18852,25 +18876,41 @@ impl<'a> VarHandleOptions<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(VarHandleOptions::VT_CONTAINER, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(VarHandleOptions::VT_CONTAINER, None)}
+  }
+  /// `container` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn container_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(VarHandleOptions::VT_CONTAINER, None)}
   }
   #[inline]
   pub fn shared_name(&self) -> Option<&'a str> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(VarHandleOptions::VT_SHARED_NAME, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(VarHandleOptions::VT_SHARED_NAME, None)}
+  }
+  /// `shared_name` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn shared_name_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(VarHandleOptions::VT_SHARED_NAME, None)}
   }
 }
 
-impl ::flatbuffers::Verifiable for VarHandleOptions<'_> {
+impl crate::verifier::Verifiable for VarHandleOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("container", Self::VT_CONTAINER, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("shared_name", Self::VT_SHARED_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("container", Self::VT_CONTAINER, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("shared_name", Self::VT_SHARED_NAME, false)?
      .finish();
     Ok(())
   }
@@ -18957,11 +18997,11 @@ impl<'a> ReadVariableOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for ReadVariableOptions<'_> {
+impl crate::verifier::Verifiable for ReadVariableOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -19035,11 +19075,11 @@ impl<'a> AssignVariableOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for AssignVariableOptions<'_> {
+impl crate::verifier::Verifiable for AssignVariableOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -19132,11 +19172,11 @@ impl<'a> RandomOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for RandomOptions<'_> {
+impl crate::verifier::Verifiable for RandomOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i64>("seed", Self::VT_SEED, false)?
      .visit_field::<i64>("seed2", Self::VT_SEED2, false)?
@@ -19236,11 +19276,11 @@ impl<'a> BucketizeOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for BucketizeOptions<'_> {
+impl crate::verifier::Verifiable for BucketizeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, f32>>>("boundaries", Self::VT_BOUNDARIES, false)?
      .finish();
@@ -19332,11 +19372,11 @@ impl<'a> GeluOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for GeluOptions<'_> {
+impl crate::verifier::Verifiable for GeluOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<bool>("approximate", Self::VT_APPROXIMATE, false)?
      .finish();
@@ -19418,11 +19458,11 @@ impl<'a> DynamicUpdateSliceOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for DynamicUpdateSliceOptions<'_> {
+impl crate::verifier::Verifiable for DynamicUpdateSliceOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -19496,11 +19536,11 @@ impl<'a> UnsortedSegmentProdOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for UnsortedSegmentProdOptions<'_> {
+impl crate::verifier::Verifiable for UnsortedSegmentProdOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -19574,11 +19614,11 @@ impl<'a> UnsortedSegmentMaxOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for UnsortedSegmentMaxOptions<'_> {
+impl crate::verifier::Verifiable for UnsortedSegmentMaxOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -19652,11 +19692,11 @@ impl<'a> UnsortedSegmentSumOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for UnsortedSegmentSumOptions<'_> {
+impl crate::verifier::Verifiable for UnsortedSegmentSumOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -19730,11 +19770,11 @@ impl<'a> ATan2Options<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for ATan2Options<'_> {
+impl crate::verifier::Verifiable for ATan2Options<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -19808,11 +19848,11 @@ impl<'a> UnsortedSegmentMinOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for UnsortedSegmentMinOptions<'_> {
+impl crate::verifier::Verifiable for UnsortedSegmentMinOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -19886,11 +19926,11 @@ impl<'a> SignOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for SignOptions<'_> {
+impl crate::verifier::Verifiable for SignOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -19964,11 +20004,11 @@ impl<'a> BitcastOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for BitcastOptions<'_> {
+impl crate::verifier::Verifiable for BitcastOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -20042,11 +20082,11 @@ impl<'a> BitwiseXorOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for BitwiseXorOptions<'_> {
+impl crate::verifier::Verifiable for BitwiseXorOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -20120,11 +20160,11 @@ impl<'a> RightShiftOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for RightShiftOptions<'_> {
+impl crate::verifier::Verifiable for RightShiftOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -20198,11 +20238,11 @@ impl<'a> DilateOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for DilateOptions<'_> {
+impl crate::verifier::Verifiable for DilateOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -20286,11 +20326,11 @@ impl<'a> ReduceWindowOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for ReduceWindowOptions<'_> {
+impl crate::verifier::Verifiable for ReduceWindowOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<ReduceWindowFunction>("reduce_function", Self::VT_REDUCE_FUNCTION, false)?
      .finish();
@@ -20391,7 +20431,15 @@ impl<'a> OperatorCode<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(OperatorCode::VT_CUSTOM_CODE, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(OperatorCode::VT_CUSTOM_CODE, None)}
+  }
+  /// `custom_code` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn custom_code_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(OperatorCode::VT_CUSTOM_CODE, None)}
   }
   #[inline]
   pub fn version(&self) -> i32 {
@@ -20409,14 +20457,14 @@ impl<'a> OperatorCode<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for OperatorCode<'_> {
+impl crate::verifier::Verifiable for OperatorCode<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<i8>("deprecated_builtin_code", Self::VT_DEPRECATED_BUILTIN_CODE, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("custom_code", Self::VT_CUSTOM_CODE, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("custom_code", Self::VT_CUSTOM_CODE, false)?
      .visit_field::<i32>("version", Self::VT_VERSION, false)?
      .visit_field::<BuiltinOperator>("builtin_code", Self::VT_BUILTIN_CODE, false)?
      .finish();
@@ -20533,7 +20581,15 @@ impl<'a> StableHLOCompositeOptions<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(StableHLOCompositeOptions::VT_NAME, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(StableHLOCompositeOptions::VT_NAME, None)}
+  }
+  /// `name` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn name_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(StableHLOCompositeOptions::VT_NAME, None)}
   }
   #[inline]
   pub fn decomposition_subgraph_index(&self) -> i32 {
@@ -20565,13 +20621,13 @@ impl<'a> StableHLOCompositeOptions<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for StableHLOCompositeOptions<'_> {
+impl crate::verifier::Verifiable for StableHLOCompositeOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("name", Self::VT_NAME, false)?
      .visit_field::<i32>("decomposition_subgraph_index", Self::VT_DECOMPOSITION_SUBGRAPH_INDEX, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("composite_attributes", Self::VT_COMPOSITE_ATTRIBUTES, false)?
      .visit_field::<CustomOptionsFormat>("composite_attributes_format", Self::VT_COMPOSITE_ATTRIBUTES_FORMAT, false)?
@@ -20683,11 +20739,11 @@ impl<'a> StablehloShiftLeftOptions<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for StablehloShiftLeftOptions<'_> {
+impl crate::verifier::Verifiable for StablehloShiftLeftOptions<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .finish();
     Ok(())
@@ -23123,11 +23179,11 @@ impl<'a> Operator<'a> {
 
 }
 
-impl ::flatbuffers::Verifiable for Operator<'_> {
+impl crate::verifier::Verifiable for Operator<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<u32>("opcode_index", Self::VT_OPCODE_INDEX, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("inputs", Self::VT_INPUTS, false)?
@@ -24565,7 +24621,15 @@ impl<'a> SubGraph<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(SubGraph::VT_NAME, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(SubGraph::VT_NAME, None)}
+  }
+  /// `name` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn name_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(SubGraph::VT_NAME, None)}
   }
   #[inline]
   pub fn debug_metadata_index(&self) -> i32 {
@@ -24576,17 +24640,17 @@ impl<'a> SubGraph<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SubGraph<'_> {
+impl crate::verifier::Verifiable for SubGraph<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<Tensor>>>>("tensors", Self::VT_TENSORS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("inputs", Self::VT_INPUTS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("outputs", Self::VT_OUTPUTS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<Operator>>>>("operators", Self::VT_OPERATORS, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("name", Self::VT_NAME, false)?
      .visit_field::<i32>("debug_metadata_index", Self::VT_DEBUG_METADATA_INDEX, false)?
      .finish();
     Ok(())
@@ -24730,11 +24794,11 @@ impl<'a> Buffer<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Buffer<'_> {
+impl crate::verifier::Verifiable for Buffer<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("data", Self::VT_DATA, false)?
      .visit_field::<u64>("offset", Self::VT_OFFSET, false)?
@@ -24838,17 +24902,25 @@ impl<'a> ExternalBufferGroup<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(ExternalBufferGroup::VT_NAME, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(ExternalBufferGroup::VT_NAME, None)}
+  }
+  /// `name` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn name_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(ExternalBufferGroup::VT_NAME, None)}
   }
 }
 
-impl ::flatbuffers::Verifiable for ExternalBufferGroup<'_> {
+impl crate::verifier::Verifiable for ExternalBufferGroup<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("name", Self::VT_NAME, false)?
      .finish();
     Ok(())
   }
@@ -24970,21 +25042,29 @@ impl<'a> ExternalBuffer<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(ExternalBuffer::VT_PACKING, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(ExternalBuffer::VT_PACKING, None)}
+  }
+  /// `packing` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn packing_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(ExternalBuffer::VT_PACKING, None)}
   }
 }
 
-impl ::flatbuffers::Verifiable for ExternalBuffer<'_> {
+impl crate::verifier::Verifiable for ExternalBuffer<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<u32>("id", Self::VT_ID, false)?
      .visit_field::<u32>("group", Self::VT_GROUP, false)?
      .visit_field::<u64>("offset", Self::VT_OFFSET, false)?
      .visit_field::<u64>("length", Self::VT_LENGTH, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("packing", Self::VT_PACKING, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("packing", Self::VT_PACKING, false)?
      .finish();
     Ok(())
   }
@@ -25100,7 +25180,15 @@ impl<'a> Metadata<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Metadata::VT_NAME, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(Metadata::VT_NAME, None)}
+  }
+  /// `name` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn name_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(Metadata::VT_NAME, None)}
   }
   #[inline]
   pub fn buffer(&self) -> u32 {
@@ -25111,13 +25199,13 @@ impl<'a> Metadata<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Metadata<'_> {
+impl crate::verifier::Verifiable for Metadata<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("name", Self::VT_NAME, false)?
      .visit_field::<u32>("buffer", Self::VT_BUFFER, false)?
      .finish();
     Ok(())
@@ -25213,7 +25301,15 @@ impl<'a> TensorMap<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(TensorMap::VT_NAME, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(TensorMap::VT_NAME, None)}
+  }
+  /// `name` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn name_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(TensorMap::VT_NAME, None)}
   }
   #[inline]
   pub fn tensor_index(&self) -> u32 {
@@ -25224,13 +25320,13 @@ impl<'a> TensorMap<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for TensorMap<'_> {
+impl crate::verifier::Verifiable for TensorMap<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("name", Self::VT_NAME, false)?
      .visit_field::<u32>("tensor_index", Self::VT_TENSOR_INDEX, false)?
      .finish();
     Ok(())
@@ -25344,7 +25440,15 @@ impl<'a> SignatureDef<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(SignatureDef::VT_SIGNATURE_KEY, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(SignatureDef::VT_SIGNATURE_KEY, None)}
+  }
+  /// `signature_key` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn signature_key_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(SignatureDef::VT_SIGNATURE_KEY, None)}
   }
   #[inline]
   pub fn subgraph_index(&self) -> u32 {
@@ -25355,15 +25459,15 @@ impl<'a> SignatureDef<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for SignatureDef<'_> {
+impl crate::verifier::Verifiable for SignatureDef<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<TensorMap>>>>("inputs", Self::VT_INPUTS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<TensorMap>>>>("outputs", Self::VT_OUTPUTS, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("signature_key", Self::VT_SIGNATURE_KEY, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("signature_key", Self::VT_SIGNATURE_KEY, false)?
      .visit_field::<u32>("subgraph_index", Self::VT_SUBGRAPH_INDEX, false)?
      .finish();
     Ok(())
@@ -25510,7 +25614,15 @@ impl<'a> Model<'a> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Model::VT_DESCRIPTION, None)}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>(Model::VT_DESCRIPTION, None)}
+  }
+  /// `description` as stored: its bytes, not necessarily UTF-8 (see `crate::strings`).
+  #[inline]
+  pub fn description_bytes(&self) -> Option<&'a [u8]> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a verified string (in bounds, any bytes) in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&[u8]>>(Model::VT_DESCRIPTION, None)}
   }
   #[inline]
   pub fn buffers(&self) -> Option<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Buffer<'a>>>> {
@@ -25556,16 +25668,16 @@ impl<'a> Model<'a> {
   }
 }
 
-impl ::flatbuffers::Verifiable for Model<'_> {
+impl crate::verifier::Verifiable for Model<'_> {
   #[inline]
   fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v: &mut crate::verifier::Verifier, pos: usize
+  ) -> Result<(), crate::verifier::InvalidFlatbuffer> {
     v.visit_table(pos)?
      .visit_field::<u32>("version", Self::VT_VERSION, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<OperatorCode>>>>("operator_codes", Self::VT_OPERATOR_CODES, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<SubGraph>>>>("subgraphs", Self::VT_SUBGRAPHS, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("description", Self::VT_DESCRIPTION, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<crate::strings::LenientStr>>("description", Self::VT_DESCRIPTION, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<Buffer>>>>("buffers", Self::VT_BUFFERS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("metadata_buffer", Self::VT_METADATA_BUFFER, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<Metadata>>>>("metadata", Self::VT_METADATA, false)?
@@ -25689,8 +25801,8 @@ impl ::core::fmt::Debug for Model<'_> {
 /// catch every error, or be maximally performant. For the
 /// previous, unchecked, behavior use
 /// `root_as_model_unchecked`.
-pub fn root_as_model(buf: &[u8]) -> Result<Model<'_>, ::flatbuffers::InvalidFlatbuffer> {
-  ::flatbuffers::root::<Model>(buf)
+pub fn root_as_model(buf: &[u8]) -> Result<Model<'_>, crate::verifier::InvalidFlatbuffer> {
+  crate::verifier::root::<Model>(buf)
 }
 #[inline]
 /// Verifies that a buffer of bytes contains a size prefixed
@@ -25699,8 +25811,8 @@ pub fn root_as_model(buf: &[u8]) -> Result<Model<'_>, ::flatbuffers::InvalidFlat
 /// catch every error, or be maximally performant. For the
 /// previous, unchecked, behavior use
 /// `size_prefixed_root_as_model_unchecked`.
-pub fn size_prefixed_root_as_model(buf: &[u8]) -> Result<Model<'_>, ::flatbuffers::InvalidFlatbuffer> {
-  ::flatbuffers::size_prefixed_root::<Model>(buf)
+pub fn size_prefixed_root_as_model(buf: &[u8]) -> Result<Model<'_>, crate::verifier::InvalidFlatbuffer> {
+  crate::verifier::size_prefixed_root::<Model>(buf)
 }
 #[inline]
 /// Verifies, with the given options, that a buffer of bytes
@@ -25710,10 +25822,10 @@ pub fn size_prefixed_root_as_model(buf: &[u8]) -> Result<Model<'_>, ::flatbuffer
 /// previous, unchecked, behavior use
 /// `root_as_model_unchecked`.
 pub fn root_as_model_with_opts<'b, 'o>(
-  opts: &'o ::flatbuffers::VerifierOptions,
+  opts: &'o crate::verifier::VerifierOptions,
   buf: &'b [u8],
-) -> Result<Model<'b>, ::flatbuffers::InvalidFlatbuffer> {
-  ::flatbuffers::root_with_opts::<Model<'b>>(opts, buf)
+) -> Result<Model<'b>, crate::verifier::InvalidFlatbuffer> {
+  crate::verifier::root_with_opts::<Model<'b>>(opts, buf)
 }
 #[inline]
 /// Verifies, with the given verifier options, that a buffer of
@@ -25723,10 +25835,10 @@ pub fn root_as_model_with_opts<'b, 'o>(
 /// previous, unchecked, behavior use
 /// `root_as_model_unchecked`.
 pub fn size_prefixed_root_as_model_with_opts<'b, 'o>(
-  opts: &'o ::flatbuffers::VerifierOptions,
+  opts: &'o crate::verifier::VerifierOptions,
   buf: &'b [u8],
-) -> Result<Model<'b>, ::flatbuffers::InvalidFlatbuffer> {
-  ::flatbuffers::size_prefixed_root_with_opts::<Model<'b>>(opts, buf)
+) -> Result<Model<'b>, crate::verifier::InvalidFlatbuffer> {
+  crate::verifier::size_prefixed_root_with_opts::<Model<'b>>(opts, buf)
 }
 #[inline]
 /// Assumes, without verification, that a buffer of bytes contains a Model and returns it.

@@ -24,7 +24,8 @@ pub(super) fn offline_offsets(
     let Some(entry) = metadata
         .into_iter()
         .flatten()
-        .rfind(|m| m.name() == Some(OFFLINE_MEMORY_ALLOCATION))
+        // Compared as bytes, exactly: a name that is not UTF-8 is just another name.
+        .rfind(|m| m.name_bytes() == Some(OFFLINE_MEMORY_ALLOCATION.as_bytes()))
     else {
         return Ok(None);
     };

@@ -19,6 +19,8 @@ mod resource;
 mod tensor;
 mod verify;
 
+use tinyaot_schema::strings::escape_invalid_utf8;
+
 use crate::error::{Error, Result};
 use crate::ir::Graph;
 use crate::limits::Limits;
@@ -149,10 +151,17 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         inputs,
         outputs,
         offline_offsets,
-        description: model.description().unwrap_or_default().to_string(),
+        description: text(model.description_bytes()),
         folded: Vec::new(),
         source: Some(subgraph),
     };
     graph::check(&graph)?;
     Ok(graph)
+}
+
+/// A string of the file (a name, the description) as text: its UTF-8 as it is, any other byte
+/// escaped as `\xNN`; absent is empty. TFLM never reads names, so the file may hold any bytes;
+/// the escaped text is for messages and comments, never a key (keys compare the bytes).
+fn text(bytes: Option<&[u8]>) -> String {
+    bytes.map_or_else(String::new, |b| escape_invalid_utf8(b).into_owned())
 }

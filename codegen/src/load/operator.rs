@@ -3,7 +3,7 @@
 use flatbuffers::{ForwardsUOffset, Vector};
 use tinyaot_schema::tflite;
 
-use super::{index, options};
+use super::{index, options, text};
 use crate::error::{Error, Result};
 use crate::ir::{self, OpCode, OpKind};
 
@@ -83,8 +83,10 @@ fn kind(index: usize, opcode_index: u32, codes: OpCodes<'_>) -> Result<(OpKind, 
         });
     }
     let kind = if OpCode(builtin) == OpCode::CUSTOM {
-        match code.custom_code() {
-            Some(name) if name.len() <= MAX_CUSTOM_CODE_LEN => OpKind::Custom(name.to_string()),
+        // The name as text; one that is not UTF-8 (TFLM would look it up byte for byte and find no
+        // registration) is an unknown custom op like any other, shown with `\xNN` escapes.
+        match code.custom_code_bytes() {
+            Some(name) if name.len() <= MAX_CUSTOM_CODE_LEN => OpKind::Custom(text(Some(name))),
             Some(name) => {
                 return Err(Error::Corrupt {
                     detail: format!(

@@ -1,8 +1,8 @@
 //! Resource variables and CALL_ONCE: a streaming model (microWakeWord's form) keeps its ring
 //! buffers in resource variables, which subgraph 0 reads (`READ_VARIABLE`) and writes
 //! (`ASSIGN_VARIABLE`) through handles (`VAR_HANDLE`, keyed by container and shared name, as
-//! TFLM's `MicroResourceVariables` keys them), and which a `CALL_ONCE` at its start sets up by
-//! running an init subgraph once.
+//! TFLM's `MicroResourceVariables` keys them: as bytes, which need not be UTF-8), and which a
+//! `CALL_ONCE` at its start sets up by running an init subgraph once.
 //!
 //! tinyaot compiles such a model whole, into the one-subgraph IR:
 //! - each resource variable subgraph 0 uses becomes one variable tensor of the IR (appended after
@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use tinyaot_schema::tflite;
 
 use super::buffer::Buffers;
-use super::{operator, tensor};
+use super::{operator, tensor, text};
 use crate::error::{Error, Result};
 use crate::ir::{OpCode, Operator, Tensor};
 use crate::limits::Limits;
@@ -57,9 +57,12 @@ pub(super) struct Model<'a, 'm> {
     pub limits: &'a Limits,
 }
 
+/// A resource variable's key: (container, shared name), the bytes as stored.
+type Key<'m> = (&'m [u8], &'m [u8]);
+
 /// One resource variable: its key and what is known of it so far.
 struct Variable<'m> {
-    /// `container/shared_name` for messages.
+    /// `container/shared_name` for messages (bytes that are not UTF-8 escaped).
     name: String,
     /// The first assigned value: (dtype, shape, quantization) template, as a tensor.
     template: Option<Tensor<'m>>,
@@ -93,7 +96,7 @@ pub(super) fn resolve<'m>(
         }
     }
     let mut vars: Vec<Variable<'m>> = Vec::new();
-    let mut by_key: HashMap<(String, String), usize> = HashMap::new();
+    let mut by_key: HashMap<Key<'m>, usize> = HashMap::new();
     // The variable each handle tensor of subgraph 0 names, once its VAR_HANDLE has run.
     let mut handle: Vec<Option<usize>> = vec![None; tensors.len()];
     let mut first_access: Option<usize> = None;
@@ -132,7 +135,7 @@ pub(super) fn resolve<'m>(
                 init_subgraph(m, index, target, &mut vars, &mut by_key)?;
             }
             Some(OpCode::VAR_HANDLE) => {
-                let (container, shared) = var_handle_key(source_ops, index)?;
+                let key = var_handle_key(source_ops, index)?;
                 if !op.inputs.is_empty() || op.outputs.len() != 1 {
                     return Err(invalid(format!(
                         "operator #{index} VAR_HANDLE has {} inputs and {} outputs; it takes none \
@@ -156,7 +159,7 @@ pub(super) fn resolve<'m>(
                         tensors[out].name
                     )));
                 }
-                handle[out] = Some(variable(&mut vars, &mut by_key, container, shared));
+                handle[out] = Some(variable(&mut vars, &mut by_key, key));
                 op.outputs.clear();
             }
             Some(OpCode::READ_VARIABLE) => {
@@ -234,18 +237,26 @@ pub(super) fn resolve<'m>(
         .collect())
 }
 
-/// The key of VAR_HANDLE operator `index`: (container, shared name). TFLM looks a variable up by
-/// both (a handle without a container matching any container; tinyaot reads an absent container
-/// as the empty one); a handle without a shared name would crash TFLM's lookup.
-fn var_handle_key(
-    ops: Option<flatbuffers::Vector<'_, flatbuffers::ForwardsUOffset<tflite::Operator<'_>>>>,
+/// The key of VAR_HANDLE operator `index`: (container, shared name), as bytes. TFLM compares them
+/// with `strcmp`, never as text, so a name that is not UTF-8 is a name like any other, and two
+/// names that differ in a byte are two variables (tinyaot compares every byte; `strcmp` would stop
+/// at a 0 byte inside a name). TFLM looks a variable up by both (a handle without a container
+/// matching any container; tinyaot reads an absent container as the empty one); a handle without a
+/// shared name would crash TFLM's lookup.
+fn var_handle_key<'m>(
+    ops: Option<flatbuffers::Vector<'m, flatbuffers::ForwardsUOffset<tflite::Operator<'m>>>>,
     index: usize,
-) -> Result<(String, String)> {
+) -> Result<Key<'m>> {
     let options = ops
         .filter(|o| index < o.len())
         .and_then(|o| o.get(index).builtin_options_as_var_handle_options());
-    match options.and_then(|o| Some((o.container().unwrap_or_default(), o.shared_name()?))) {
-        Some((container, shared)) => Ok((container.to_string(), shared.to_string())),
+    match options.and_then(|o| {
+        Some((
+            o.container_bytes().unwrap_or_default(),
+            o.shared_name_bytes()?,
+        ))
+    }) {
+        Some(key) => Ok(key),
         None => Err(invalid(format!(
             "operator #{index} VAR_HANDLE has no shared_name; TFLM identifies a resource \
              variable by it"
@@ -254,18 +265,17 @@ fn var_handle_key(
 }
 
 /// The variable of key (container, shared), created on first use.
-fn variable(
+fn variable<'m>(
     vars: &mut Vec<Variable<'_>>,
-    by_key: &mut HashMap<(String, String), usize>,
-    container: String,
-    shared: String,
+    by_key: &mut HashMap<Key<'m>, usize>,
+    (container, shared): Key<'m>,
 ) -> usize {
-    let name = if container.is_empty() {
-        shared.clone()
-    } else {
-        format!("{container}/{shared}")
-    };
     *by_key.entry((container, shared)).or_insert_with(|| {
+        let name = if container.is_empty() {
+            text(Some(shared))
+        } else {
+            format!("{}/{}", text(Some(container)), text(Some(shared)))
+        };
         vars.push(Variable {
             name,
             template: None,
@@ -372,7 +382,7 @@ fn init_subgraph<'m>(
     caller: usize,
     target: i32,
     vars: &mut Vec<Variable<'m>>,
-    by_key: &mut HashMap<(String, String), usize>,
+    by_key: &mut HashMap<Key<'m>, usize>,
 ) -> Result<()> {
     let subgraphs = m.model.subgraphs();
     let count = subgraphs.map_or(0, |s| s.len());
@@ -420,8 +430,8 @@ fn init_subgraph<'m>(
                          RESOURCE tensor"
                     )));
                 }
-                let (container, shared) = var_handle_key(raw_ops, i)?;
-                handle.insert(out, variable(vars, by_key, container, shared));
+                let key = var_handle_key(raw_ops, i)?;
+                handle.insert(out, variable(vars, by_key, key));
             }
             Some(OpCode::ASSIGN_VARIABLE) if op.inputs.len() == 2 && op.outputs.is_empty() => {
                 let var = op

@@ -3,7 +3,7 @@
 use tinyaot_schema::tflite;
 
 use super::buffer::Buffers;
-use super::dtype;
+use super::{dtype, text};
 use crate::error::{Error, Result};
 use crate::ir::{self, DType, Quantization};
 use crate::limits::Limits;
@@ -15,7 +15,7 @@ pub(super) fn tensor<'m>(
     buffers: &Buffers<'m>,
     limits: &Limits,
 ) -> Result<ir::Tensor<'m>> {
-    let name = t.name().unwrap_or_default().to_string();
+    let name = text(t.name_bytes());
     let Some(dtype) = dtype::from_tflite(t.type_()) else {
         return Err(Error::UnsupportedDtype {
             tensor: index,
@@ -69,7 +69,7 @@ pub(super) fn tensor<'m>(
 /// (`resource.rs`) takes out of every operator, so that nothing plans, lowers or emits it.
 pub(super) fn resource_handle<'m>(t: tflite::Tensor<'m>) -> ir::Tensor<'m> {
     ir::Tensor {
-        name: t.name().unwrap_or_default().to_string(),
+        name: text(t.name_bytes()),
         shape: Vec::new(),
         dtype: DType::I32,
         quant: None,

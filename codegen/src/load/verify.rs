@@ -1,7 +1,12 @@
 //! The first gate: the file identifier and the FlatBuffers verifier, with explicit limits.
+//!
+//! The verifier is tinyaot-schema's ([`tinyaot_schema::verifier`]), which accepts what TFLM reads:
+//! scalars, offsets and vectors at any position (no alignment), and strings of any bytes (names
+//! are never required to be UTF-8; the loader reads them as bytes and escapes them for display).
+//! Everything must still lie inside the file, and the limits below bound the work.
 
-use flatbuffers::{InvalidFlatbuffer, VerifierOptions};
 use tinyaot_schema::tflite;
+use tinyaot_schema::verifier::{ErrorKind, InvalidFlatbuffer, VerifierOptions};
 
 use crate::error::{Error, Result};
 
@@ -45,18 +50,14 @@ pub(super) fn model(bytes: &[u8]) -> Result<tflite::Model<'_>> {
     tflite::root_as_model_with_opts(&verifier_options(len), bytes).map_err(|e| classify(&e, len))
 }
 
-/// Reads past the end mean the file ends before its structure does (the verifier checks alignment
-/// first, so a misaligned position past the end counts too); everything else it reports
-/// (misalignment inside the file, bad UTF-8, limits, inconsistent unions) is corruption.
+/// Reads past the end mean the file ends before its structure does; everything else the verifier
+/// reports (a vtable offset leading outside the file, a vtable length that is odd or shorter than
+/// its header, a string without its terminator, an inconsistent union, a limit) is corruption.
+/// Alignment and UTF-8 are not errors.
 fn classify(e: &InvalidFlatbuffer, len: usize) -> Error {
-    let detail = e.to_string().trim_end().replace('\n', "; ");
-    match e {
-        InvalidFlatbuffer::RangeOutOfBounds { range, .. } if range.end > len => {
-            Error::Truncated { len, detail }
-        }
-        InvalidFlatbuffer::Unaligned { position, .. } if *position >= len => {
-            Error::Truncated { len, detail }
-        }
+    let detail = e.to_string();
+    match &e.kind {
+        ErrorKind::OutOfBounds { range } if range.end > len => Error::Truncated { len, detail },
         _ => Error::Corrupt { detail },
     }
 }

@@ -31,6 +31,9 @@
 //! assert_eq!(&bytes[4..8], b"TFL3");
 //! ```
 //!
+//! [`patch`] edits built files in ways no builder writes but real models have (a zero-point vector
+//! off its alignment, names that are not UTF-8).
+//!
 //! With the `arbitrary` feature, [`fuzz`] generates specs from `arbitrary::Unstructured`, biased
 //! towards models that get through loading into lowering, planning and emission.
 #![deny(missing_docs)]
@@ -46,6 +49,9 @@ pub use tinyaot_schema::tflite::{
 #[cfg(feature = "arbitrary")]
 pub mod fuzz;
 pub mod hostile;
+pub mod patch;
+
+pub use patch::misalign_zero_points;
 
 /// The metadata name of TFLM's offline memory plan.
 pub const OFFLINE_MEMORY_ALLOCATION: &str = "OfflineMemoryAllocation";
