@@ -2015,6 +2015,29 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
     s.accepted("relu_multiplier_underflows", relu8((1e-20, 0), (1e20, 7)));
     dead_channels(&mut s);
     folded_and_passed_through(&mut s);
+    // A FlatBuffer that TFLM reads and the flatbuffers crate's verifier would refuse: an i64
+    // zero-point vector at a position ≡ 4 (mod 8), as a vendor's post-processing leaves it; the
+    // whole model 4 bytes off its alignment; tensor names and a description that are not UTF-8.
+    let conv = conv8(Activation::RELU).to_bytes();
+    let misaligned = crate::patch::misalign_zero_points(&conv, 1);
+    s.bytes(
+        "zero_points_unaligned",
+        crate::patch::misalign_zero_points(&misaligned, 3),
+        Expect::Accepted,
+    );
+    s.bytes(
+        "model_off_its_alignment",
+        crate::patch::shift(&conv, 4),
+        Expect::Accepted,
+    );
+    let renamed =
+        crate::patch::rename_tensor(&relu8((0.1, 0), (0.1, 0)).to_bytes(), 0, b"in\xff\xfe");
+    let renamed = crate::patch::rename_tensor(&renamed, 1, b"\xc3(out");
+    s.bytes(
+        "names_not_utf8",
+        crate::patch::set_description(&renamed, b"\x80description"),
+        Expect::Accepted,
+    );
     s.accepted(
         "relu_zero_points_at_the_int8_ends",
         relu8((0.05, -128), (0.05, 127)),
