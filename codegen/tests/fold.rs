@@ -7,29 +7,19 @@ use tinyaot_codegen::Limits;
 use tinyaot_modelkit::{ModelSpec, Options, TensorSpec};
 use tinyaot_schema::tflite::BuiltinOperator as B;
 
-/// x + RESHAPE(c): the RESHAPE folds, the ADD stays.
-fn add_of_reshaped_constant() -> ModelSpec {
-    let mut m = ModelSpec::new();
-    let x = m.tensor(TensorSpec::f32(&[2, 2]));
-    let c = m.tensor(TensorSpec::f32(&[4]).constant_f32(&[1.0, 2.0, 3.0, 4.0]));
-    let shape = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[2, 2]));
-    let r = m.tensor(TensorSpec::f32(&[2, 2]));
-    let out = m.tensor(TensorSpec::f32(&[2, 2]));
-    m.inputs = vec![x];
-    m.outputs = vec![out];
-    m.op(
-        B::RESHAPE,
-        Options::default_for(B::RESHAPE),
-        &[c, shape],
-        &[r],
-    );
-    m.op(B::ADD, Options::default_for(B::ADD), &[x, r], &[out]);
-    m
+/// The hostile suite's `add_of_a_reshaped_constant`: x + RESHAPE(c), c = [0.5, -1, 2, 0.25,
+/// -0.75, 3, 1.5, -2.5] reshaped from [8] to [2, 4]; the RESHAPE folds, the ADD stays.
+fn add_of_reshaped_constant() -> Vec<u8> {
+    tinyaot_modelkit::hostile::cases()
+        .into_iter()
+        .find(|c| c.name == "add_of_a_reshaped_constant")
+        .expect("the hostile suite has it")
+        .model
 }
 
 #[test]
 fn a_reshape_of_a_constant_becomes_a_constant_of_the_new_shape() {
-    let bytes = add_of_reshaped_constant().to_bytes();
+    let bytes = add_of_reshaped_constant();
     let graph = load_and_fold(&bytes, &Limits::default()).expect("folds");
     assert_eq!(graph.operators.len(), 1, "only the ADD is left");
     assert_eq!(graph.operators[0].source_index, 1);
@@ -39,8 +29,8 @@ fn a_reshape_of_a_constant_becomes_a_constant_of_the_new_shape() {
         (0, "RESHAPE")
     );
     let folded = &graph.tensors[3];
-    assert_eq!(folded.shape, vec![2, 2]);
-    let want: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0]
+    assert_eq!(folded.shape, vec![2, 4]);
+    let want: Vec<u8> = [0.5f32, -1.0, 2.0, 0.25, -0.75, 3.0, 1.5, -2.5]
         .iter()
         .flat_map(|v| v.to_le_bytes())
         .collect();
@@ -104,10 +94,11 @@ fn operators_reading_variables_or_computed_tensors_are_not_folded() {
 
 #[test]
 fn folded_data_counts_against_the_constant_limit() {
-    // 16 constant bytes in the file, 16 more folded: a limit of 24 refuses the fold.
-    let bytes = add_of_reshaped_constant().to_bytes();
+    // 40 constant bytes in the file (the data and the shape), 32 more folded: a limit of 48
+    // refuses the fold.
+    let bytes = add_of_reshaped_constant();
     let mut limits = Limits::default();
-    limits.max_constant_bytes = 24;
+    limits.max_constant_bytes = 48;
     let err = load_and_fold(&bytes, &limits).expect_err("over the limit");
     assert!(matches!(err, tinyaot_codegen::Error::Limit { .. }), "{err}");
 }
