@@ -1,4 +1,4 @@
-//! Fuzz target: the whole pipeline (load → plan → lower → emit, both backends) on models that
+//! Fuzz target: the whole pipeline (load → fold → lower → plan → emit, both backends) on models that
 //! `tinyaot_modelkit::fuzz::arbitrary_model` generates from the fuzzer's bytes — mostly well-typed
 //! chains of the supported operators, with frequent corruptions — so that inputs get past the
 //! loader into lowering, planning and emission; planning with and without overlaps, in the

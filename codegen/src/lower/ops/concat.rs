@@ -68,7 +68,8 @@ fn pack(ctx: &OpContext) -> Result<Kernel> {
     let stacked = input_shape.remove(axis);
     if stacked != n {
         return Err(ctx.invalid(format!(
-            "the output's dimension {axis} is {stacked}, not the number of inputs {n}"
+            "the output's dimension {axis} is {stacked}, not the number of inputs {n} (TFLM's PACK \
+             would write past its output or leave part of it unwritten: undefined)"
         )));
     }
     let elem = output.dtype.size();
@@ -79,7 +80,8 @@ fn pack(ctx: &OpContext) -> Result<Kernel> {
         if input.shape != input_shape {
             return Err(ctx.invalid(format!(
                 "input {i} has shape {:?}; PACK's inputs all have the shape {input_shape:?} (the \
-                 output's without axis {axis})",
+                 output's without axis {axis}; TFLM's PACK would read or write out of bounds: \
+                 undefined)",
                 input.shape
             )));
         }
