@@ -528,6 +528,60 @@ fn folded_and_passed_through(s: &mut Suite<'_>) {
         );
         m
     });
+    // The byte-moving operators on every type TFLM's kernel takes: CONCATENATION of INT64 and
+    // BOOL, STRIDED_SLICE of BOOL (and with the ellipsis and new-axis masks TFLM sets to 0).
+    for (name, dtype) in [
+        ("concatenation_int64", TensorType::INT64),
+        ("concatenation_bool", TensorType::BOOL),
+    ] {
+        s.accepted(name, {
+            let mut m = ModelSpec::new();
+            let a = m.tensor(TensorSpec::new(dtype, &[2, 3]));
+            let b = m.tensor(TensorSpec::new(dtype, &[2, 2]));
+            let out = m.tensor(TensorSpec::new(dtype, &[2, 5]));
+            m.inputs = vec![a, b];
+            m.outputs = vec![out];
+            m.op(
+                B::CONCATENATION,
+                Options::Concatenation {
+                    axis: 1,
+                    activation: Activation::NONE,
+                },
+                &[a, b],
+                &[out],
+            );
+            m
+        });
+    }
+    for (name, ellipsis_mask, new_axis_mask) in [
+        ("strided_slice_bool", 0, 0),
+        ("strided_slice_masks_tflm_ignores", 1, 2),
+    ] {
+        s.accepted(name, {
+            let mut m = ModelSpec::new();
+            let x = m.tensor(TensorSpec::new(TensorType::BOOL, &[3, 4]));
+            let begin = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[0, 1]));
+            let end = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[3, 4]));
+            let strides = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[2, 2]));
+            let out = m.tensor(TensorSpec::new(TensorType::BOOL, &[2, 2]));
+            m.inputs = vec![x];
+            m.outputs = vec![out];
+            m.op(
+                B::STRIDED_SLICE,
+                Options::StridedSlice {
+                    begin_mask: 0,
+                    end_mask: 0,
+                    ellipsis_mask,
+                    new_axis_mask,
+                    shrink_axis_mask: 0,
+                    offset: false,
+                },
+                &[x, begin, end, strides],
+                &[out],
+            );
+            m
+        });
+    }
     // Every operator folds: the graph's outputs are constants computed at generation time.
     s.accepted("everything_folds", {
         let mut m = ModelSpec::new();
@@ -1253,6 +1307,23 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         cases,
         category: Category::TypesAndParameters,
     };
+    // TFLM's EXPAND_DIMS copies FLOAT32, INT8 and INT16 only ("Expand_Dims only currently
+    // supports int8, int16 and float32").
+    s.refused(
+        "expand_dims_int32",
+        {
+            let mut m = ModelSpec::new();
+            let x = m.tensor(TensorSpec::int32(&[2, 3]));
+            let axis = m.tensor(TensorSpec::int32(&[1]).constant_i32(&[0]));
+            let out = m.tensor(TensorSpec::int32(&[1, 2, 3]));
+            m.inputs = vec![x];
+            m.outputs = vec![out];
+            m.op(B::EXPAND_DIMS, Options::None, &[x, axis], &[out]);
+            m
+        },
+        Invalid,
+        "TFLM's EXPAND_DIMS refuses it",
+    );
     s.refused(
         "leaky_relu_with_3_inputs",
         with(
@@ -1366,8 +1437,8 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             ],
             vec![TensorSpec::int32(&[3, 2])],
         ),
-        Unsupported,
-        "INT32",
+        Invalid,
+        "TFLM's TRANSPOSE refuses it",
     );
     s.refused(
         "transpose_int64_perm",

@@ -140,7 +140,16 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
         )));
     }
     let output = ctx.output(0)?;
-    ctx.movable("the output", output)?;
+    // TFLM's Eval: FLOAT32, INT8, INT16, INT32, INT64 and BOOL, all copied as bytes.
+    match output.dtype {
+        DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::Bool => {}
+        other => {
+            return Err(ctx.invalid(format!(
+                "the output has type {other}; TFLM's CONCATENATION refuses it (it takes FLOAT32, \
+                 INT8, INT16, INT32, INT64 and BOOL)"
+            )))
+        }
+    }
     let n = ctx.op().inputs.len();
     if n == 0 || n > CONCAT_FUNCTIONS.len() {
         return Err(ctx.unsupported(format!("{n} inputs; 1 to 10 are supported (as TFLM)")));

@@ -9,7 +9,7 @@
 
 use super::{Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{OpCode, Options};
+use crate::ir::{DType, OpCode, Options};
 use crate::lower::OpContext;
 
 /// The operators of this family.
@@ -31,7 +31,7 @@ pub(crate) const OPS: &[OpEntry] = &[
         code: OpCode::EXPAND_DIMS,
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Alias(reshape),
+        lower: Lowering::Alias(expand_dims),
     },
 ];
 
@@ -45,6 +45,20 @@ fn reshape(ctx: &OpContext) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// EXPAND_DIMS: as [`reshape`], for the types TFLM's kernel copies (its Eval: "Expand_Dims only
+/// currently supports int8, int16 and float32").
+fn expand_dims(ctx: &OpContext) -> Result<()> {
+    let input = ctx.input(0)?;
+    if !matches!(input.dtype, DType::F32 | DType::I8 | DType::I16) {
+        return Err(ctx.invalid(format!(
+            "the input has type {}; TFLM's EXPAND_DIMS refuses it (it takes FLOAT32, INT8 and \
+             INT16)",
+            input.dtype
+        )));
+    }
+    reshape(ctx)
 }
 
 /// SQUEEZE: as [`reshape`], and the output shape must be the input's without the squeezed

@@ -4,7 +4,7 @@
 
 use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{OpCode, Options};
+use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::strided_slice as P;
 use crate::lower::{Data, OpContext};
 
@@ -102,18 +102,24 @@ fn slice_axis(size: i64, begin: i64, end: i64, stride: i64, flags: AxisFlags) ->
 /// new-axis masks unsupported, as TFLM ignores them).
 fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    // TFLM slices int16 (16x8 models) as it slices the other types: bytes moved, no arithmetic.
-    ctx.movable("the input", input)?;
+    // TFLM slices every type it takes as it slices int8: bytes moved, no arithmetic (its Eval:
+    // FLOAT32, INT8, INT16, INT32, BOOL).
+    match input.dtype {
+        DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::Bool => {}
+        other => {
+            return Err(ctx.invalid(format!(
+                "the input has type {other}; TFLM's STRIDED_SLICE refuses it (it takes FLOAT32, \
+                 INT8, INT16, INT32 and BOOL)"
+            )))
+        }
+    }
     ctx.same_dtype("the output", output, input)?;
+    // TFLM's BuildStridedSliceParams sets ellipsis_mask and new_axis_mask to 0 whatever the
+    // model says, and so does tinyaot: a model written for the masks then fails the output shape
+    // check below, as it fails TFLM's CheckOutputSize.
     let Options::StridedSlice(o) = &ctx.op().options else {
         return Err(ctx.unsupported("the op has no StridedSliceOptions"));
     };
-    if o.ellipsis_mask != 0 || o.new_axis_mask != 0 {
-        return Err(ctx.unsupported(
-            "ellipsis_mask / new_axis_mask are set; TFLM ignores them (computing something else), \
-             so they are not supported",
-        ));
-    }
     let rank = input.shape.len();
     // strided_slice_common.cc's kMaxDim.
     if rank > 4 {

@@ -18,16 +18,15 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
 /// TRANSPOSE (TFLM: up to 5 dimensions, constant permutation).
 fn transpose(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    ctx.movable("the input", input)?;
-    ctx.same_dtype("the output", output, input)?;
-    // int16 (16x8 models) is permuted as the other types: bytes moved, no arithmetic.
+    // int16 (16x8 models) is permuted as the other types: bytes moved, no arithmetic. TFLM's
+    // Eval refuses every other type ("Only float32, int8 and int16 are supported").
     if !matches!(input.dtype, DType::I8 | DType::I16 | DType::F32) {
-        return Err(ctx.unsupported(format!(
-            "input type {}; TRANSPOSE supports INT8, INT16 and FLOAT32 (TFLM's kernel has no INT32 \
-             case)",
+        return Err(ctx.invalid(format!(
+            "the input has type {}; TFLM's TRANSPOSE refuses it (it takes FLOAT32, INT8 and INT16)",
             input.dtype
         )));
     }
+    ctx.same_dtype("the output", output, input)?;
     let rank = input.shape.len();
     if rank > 5 {
         return Err(ctx.invalid(format!("rank {rank}; TFLM transposes up to 5 dimensions")));
