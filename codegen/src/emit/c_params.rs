@@ -480,6 +480,20 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "elementwise",
+        "BinaryS32",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+            ("act_min", "int32_t"),
+            ("act_max", "int32_t"),
+        ],
+    ),
+    (
+        "elementwise",
         "MinMax",
         &[
             ("shape", "const size_t *"),

@@ -1224,6 +1224,118 @@ fn elementwise_minimum_s16<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `elementwise::add_s32`.
+fn elementwise_add_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::sub_s32`.
+fn elementwise_sub_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::sub_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::mul_s32`.
+fn elementwise_mul_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::mul_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::maximum_s32`.
+fn elementwise_maximum_s32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::MinMax {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::maximum_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::minimum_s32`.
+fn elementwise_minimum_s32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::MinMax {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::minimum_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `elementwise::maximum_f32`.
 fn elementwise_maximum_f32<C: KernelArgs + ?Sized>(
     call: &C,
@@ -2658,6 +2770,11 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "minimum_s8") => elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_s16") => elementwise_maximum_s16(call, arena),
         ("elementwise", "minimum_s16") => elementwise_minimum_s16(call, arena),
+        ("elementwise", "add_s32") => elementwise_add_s32(call, arena),
+        ("elementwise", "sub_s32") => elementwise_sub_s32(call, arena),
+        ("elementwise", "mul_s32") => elementwise_mul_s32(call, arena),
+        ("elementwise", "maximum_s32") => elementwise_maximum_s32(call, arena),
+        ("elementwise", "minimum_s32") => elementwise_minimum_s32(call, arena),
         ("elementwise", "maximum_f32") => elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => elementwise_minimum_f32(call, arena),
         ("fully_connected", "fully_connected_f32") => {

@@ -1279,6 +1279,36 @@ pub(crate) mod elementwise {
         }
     }
 
+    /// `tinyaot::kernels::elementwise::BinaryS32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct BinaryS32 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<BinaryS32> for Params {
+        fn from(p: BinaryS32) -> Params {
+            Params {
+                type_name: "BinaryS32",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::elementwise::MinMax`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct MinMax {

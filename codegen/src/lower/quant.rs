@@ -72,6 +72,18 @@ pub fn activation_range_f32(activation: Activation) -> Option<(f32, f32)> {
     }
 }
 
+/// `CalculateActivationRange<int32_t>`: RELU [0, int32 max], RELU6 [0, 6], RELU_N1_TO_1 [-1, 1],
+/// int32's whole range for the others (NONE, and TANH and SIGN_BIT, which TFLM's int32 kernels
+/// take as no clamp rather than refuse).
+pub fn activation_range_s32(activation: Activation) -> (i32, i32) {
+    match activation {
+        Activation::Relu => (0, i32::MAX),
+        Activation::Relu6 => (0, 6),
+        Activation::ReluN1To1 => (-1, 1),
+        Activation::None | Activation::Tanh | Activation::SignBit => (i32::MIN, i32::MAX),
+    }
+}
+
 /// `CalculateInputRadius`: the largest input difference whose rescaled value
 /// (`input_integer_bits` integer bits out of `total_signed_bits`) stays in range. The shifts must be
 /// below 63 (callers check the scale they come from).

@@ -1,5 +1,5 @@
-//! Binary element-wise ops with broadcasting: ADD, SUB, MUL, MAXIMUM and MINIMUM (int8, int16 and
-//! float32).
+//! Binary element-wise ops with broadcasting: ADD, SUB, MUL, MAXIMUM and MINIMUM (int8, int16, int32
+//! and float32).
 //!
 //! Every kernel here takes both inputs as [`Src`] (either may be a constant) and a collapsed
 //! broadcast description computed at generation time: `shape` (the output's, with adjacent
@@ -101,7 +101,25 @@ pub struct BinaryF32<'a> {
     pub act_max: f32,
 }
 
-/// Constants of MAXIMUM and MINIMUM (both types: TFLM compares raw values, no requantization).
+/// Constants of int32 ADD, SUB and MUL: TFLM's unquantized int32 arithmetic (`a + b`, `a - b`,
+/// `a * b` wrapping around at int32's bounds), clamped to the fused activation's range.
+#[derive(Clone, Copy, Debug)]
+pub struct BinaryS32<'a> {
+    /// Output shape, collapsed.
+    pub shape: &'a [usize],
+    /// Element strides of input 1 per dimension of `shape` (0 = broadcast).
+    pub a_strides: &'a [usize],
+    /// Element strides of input 2 per dimension of `shape` (0 = broadcast).
+    pub b_strides: &'a [usize],
+    /// Lower clamp: TFLM's `CalculateActivationRange<int32_t>` of the fused activation (0 for
+    /// RELU and RELU6, -1 for RELU_N1_TO_1, `i32::MIN` otherwise and always for ADD, whose int32
+    /// path ignores the activation).
+    pub act_min: i32,
+    /// Upper clamp: 6 for RELU6, 1 for RELU_N1_TO_1, `i32::MAX` otherwise and always for ADD.
+    pub act_max: i32,
+}
+
+/// Constants of MAXIMUM and MINIMUM (every type: TFLM compares raw values, no requantization).
 #[derive(Clone, Copy, Debug)]
 pub struct MinMax<'a> {
     /// Output shape, collapsed.
@@ -651,6 +669,79 @@ pub fn minimum_s16(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) 
     );
 }
 
+/// `std::min(std::max(x, lo), hi)`, TFLM's `ActivationFunctionWithMinMax` for int32 (no panic
+/// should `lo > hi`).
+#[inline(always)]
+#[allow(clippy::manual_clamp)]
+fn clamp_s32(x: i32, p: &BinaryS32) -> i32 {
+    x.max(p.act_min).min(p.act_max)
+}
+
+/// int32 ADD with broadcasting: `a + b`, wrapping on overflow, clamped to `[act_min, act_max]`
+/// (TFLM's int32 ADD clamps to int32's own range, whatever the fused activation). TFLM computes
+/// the sum in C++ `int32_t`, so where it overflows TFLM's result is undefined; its compiled kernels
+/// wrap, as this one does. See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn add_s32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryS32) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i32, y: i32| clamp_s32(x.wrapping_add(y), p),
+    );
+}
+
+/// int32 SUB with broadcasting: `a - b`, wrapping on overflow (undefined in TFLM's C++, as for
+/// [`add_s32`]), clamped to the fused activation's range. See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn sub_s32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryS32) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i32, y: i32| clamp_s32(x.wrapping_sub(y), p),
+    );
+}
+
+/// int32 MUL with broadcasting: `a * b` wrapping on overflow (TFLM's `WrappingMul`), clamped to
+/// the fused activation's range. See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn mul_s32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryS32) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i32, y: i32| clamp_s32(x.wrapping_mul(y), p),
+    );
+}
+
+/// int32 MAXIMUM (raw values, as TFLM). See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn maximum_s32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i32, y| x.max(y),
+    );
+}
+
+/// int32 MINIMUM (raw values, as TFLM). See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn minimum_s32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i32, y| x.min(y),
+    );
+}
+
 /// float32 MAXIMUM: `x > y ? x : y`, as TFLM. See the module docs for access order.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn maximum_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
@@ -902,6 +993,77 @@ mod tests {
         assert_eq!(read(&out[..6]), [8192, 255, 32767]);
         minimum_s16(&mut arena, Src::Arena(0), Src::Arena(6), 0, &m);
         assert_eq!(read(&arena[..6]), [-300, -24576, 32767]);
+    }
+
+    /// int32 ADD, SUB and MUL wrap at int32's bounds and clamp to the activation range; ADD in
+    /// place over its first input with a broadcast constant; MAXIMUM / MINIMUM compare signed
+    /// 32-bit values.
+    #[test]
+    fn s32_ops_wrap_clamp_and_broadcast() {
+        let words = |v: [i32; 4]| {
+            let mut b = [0u8; 16];
+            for (c, x) in b.chunks_exact_mut(4).zip(v) {
+                c.copy_from_slice(&x.to_le_bytes());
+            }
+            b
+        };
+        let read = |b: &[u8]| -> [i32; 4] {
+            core::array::from_fn(|i| i32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()))
+        };
+        let full = BinaryS32 {
+            shape: &[4],
+            a_strides: &[1],
+            b_strides: &[1],
+            act_min: i32::MIN,
+            act_max: i32::MAX,
+        };
+        let mut arena = [0u8; 48];
+        arena[..16].copy_from_slice(&words([i32::MAX, i32::MIN, -7, 100_000]));
+        arena[16..32].copy_from_slice(&words([1, 1, 3, 100_000]));
+        add_s32(&mut arena, Src::Arena(0), Src::Arena(16), 32, &full);
+        assert_eq!(read(&arena[32..]), [i32::MIN, i32::MIN + 1, -4, 200_000]);
+        sub_s32(&mut arena, Src::Arena(0), Src::Arena(16), 32, &full);
+        assert_eq!(read(&arena[32..]), [i32::MAX - 1, i32::MAX, -10, 0]);
+        mul_s32(&mut arena, Src::Arena(0), Src::Arena(16), 32, &full);
+        // 100000^2 = 10^10 wraps to 1410065408.
+        assert_eq!(read(&arena[32..]), [i32::MAX, i32::MIN, -21, 1_410_065_408]);
+        // RELU: [0, max].
+        let relu = BinaryS32 { act_min: 0, ..full };
+        sub_s32(&mut arena, Src::Arena(0), Src::Arena(16), 32, &relu);
+        assert_eq!(read(&arena[32..]), [i32::MAX - 1, i32::MAX, 0, 0]);
+        // RELU_N1_TO_1: [-1, 1].
+        let n1_to_1 = BinaryS32 {
+            act_min: -1,
+            act_max: 1,
+            ..full
+        };
+        mul_s32(&mut arena, Src::Arena(0), Src::Arena(16), 32, &n1_to_1);
+        assert_eq!(read(&arena[32..]), [1, -1, -1, 1]);
+        let m = MinMax {
+            shape: &[4],
+            a_strides: &[1],
+            b_strides: &[1],
+        };
+        maximum_s32(&mut arena, Src::Arena(0), Src::Arena(16), 32, &m);
+        assert_eq!(read(&arena[32..]), [i32::MAX, 1, 3, 100_000]);
+        minimum_s32(&mut arena, Src::Arena(0), Src::Arena(16), 32, &m);
+        assert_eq!(read(&arena[32..]), [1, i32::MIN, -7, 100_000]);
+        // In place over input 1, input 2 a broadcast constant.
+        let scalar = BinaryS32 {
+            b_strides: &[0],
+            ..full
+        };
+        add_s32(
+            &mut arena,
+            Src::Arena(0),
+            Src::Flash(&2i32.to_le_bytes()),
+            0,
+            &scalar,
+        );
+        assert_eq!(
+            read(&arena[..16]),
+            [i32::MIN + 1, i32::MIN + 2, -5, 100_002]
+        );
     }
 
     #[test]

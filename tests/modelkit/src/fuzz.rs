@@ -4,7 +4,8 @@
 //! rarely gets past the FlatBuffer verifier, and almost never past the loader's consistency
 //! checks; generating the *structure* instead means most inputs load, and reach lowering, planning
 //! and emission. The generator therefore builds mostly well-typed chains of 1–6 operators over
-//! the operators tinyaot lowers (int8 with quantization, or float32; small dimensions), and then
+//! the operators tinyaot lowers (int8 with quantization, or float32, with now and then an int32
+//! ADD, SUB, MUL, MAXIMUM or MINIMUM on a side branch; small dimensions), and then
 //! applies a few corruptions drawn from the ways real-world hostile or broken models go wrong:
 //! wrong arity, mismatched shapes, degenerate scales and zero points, bad options, dangling or
 //! self-referencing indices, variable tensors, constants as outputs, a non-empty buffer 0.
@@ -78,7 +79,8 @@ pub fn overlap_model_from_bytes(bytes: &[u8]) -> ModelSpec {
 /// [`arbitrary_model`]'s (up to 11×11 pixels of up to 40 channels, up to 3 batches, odd sizes
 /// among them) and its channel counts chosen to reach every variant of those kernels: input
 /// channels in whole words or not, output channels in blocks of four (up to 16) or not, and
-/// single rows of 32 channels and more into FULLY_CONNECTED. Mostly int8, now and then float32.
+/// single rows of 32 channels and more into FULLY_CONNECTED. Mostly int8, now and then float32;
+/// now and then the element-wise op is an int32 side branch.
 pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
     let mut g = Gen {
         u,
@@ -1015,6 +1017,18 @@ impl Gen<'_, '_> {
 
     fn binary(&mut self, op: B) {
         let v = self.latest();
+        // Now and then TFLM's unquantized int32 arithmetic, on a new int32 input of the latest
+        // value's shape: a side branch whose result is a graph output, so that the chain goes on
+        // in the model's flavour.
+        let side = self.chance(10);
+        let v = if side {
+            let index = self.m.tensor(TensorSpec::int32(&self.shape_of(v)));
+            self.m.inputs.push(index);
+            Value { index }
+        } else {
+            v
+        };
+        let int32 = self.dtype_of(v) == TensorType::INT32;
         let shape = self.shape_of(v);
         // The other operand: same shape, or broadcast (some dimensions 1, or lower rank).
         let other_shape: Vec<i32> = match self.int(0, 2) {
@@ -1033,20 +1047,22 @@ impl Gen<'_, '_> {
                 shape[shape.len() - keep..].to_vec()
             }
         };
-        let other = if self.int8 && op != B::MAXIMUM && op != B::MINIMUM {
-            self.activation(&other_shape)
-        } else {
+        let like_v = int32 || !self.int8 || op == B::MAXIMUM || op == B::MINIMUM;
+        let other = if like_v {
             self.same_quant(v, &other_shape)
+        } else {
+            self.activation(&other_shape)
         };
         let other = if self.chance(60) {
-            let data = self.bytes(elements(&other_shape) * if self.int8 { 1 } else { 4 });
+            let size = if self.int8 && !int32 { 1 } else { 4 };
+            let data = self.bytes(elements(&other_shape) * size);
             self.constant(other.constant(data))
         } else {
             let i = self.m.tensor(other);
             self.m.inputs.push(i);
             i
         };
-        let out = if op == B::MAXIMUM || op == B::MINIMUM {
+        let out = if int32 || op == B::MAXIMUM || op == B::MINIMUM {
             self.same_quant(v, &shape)
         } else {
             self.activation(&shape)
@@ -1064,6 +1080,11 @@ impl Gen<'_, '_> {
             [v.index, other]
         };
         self.push_op(op, options, &inputs, out);
+        if side {
+            if let Some(out) = self.values.pop() {
+                self.m.outputs.push(out.index);
+            }
+        }
     }
 
     // --- corruptions ---

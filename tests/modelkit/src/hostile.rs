@@ -138,6 +138,24 @@ fn binary8_shaped(
     )
 }
 
+/// ADD / SUB / MUL / MAXIMUM / MINIMUM of two int32 tensors of shapes `a` and `b` into one of
+/// shape `out`, none of them quantized (TFLM's unquantized int32 arithmetic), with the fused
+/// `activation` where the operator has one.
+fn binary32(op: B, a: &[i32], b: &[i32], out: &[i32], activation: Activation) -> ModelSpec {
+    let options = match op {
+        B::ADD => Options::Add { activation },
+        B::SUB => Options::Sub { activation },
+        B::MUL => Options::Mul { activation },
+        _ => Options::MaximumMinimum,
+    };
+    ModelSpec::single_op(
+        op,
+        options,
+        vec![TensorSpec::int32(a), TensorSpec::int32(b)],
+        vec![TensorSpec::int32(out)],
+    )
+}
+
 /// CONV_2D: input [1,4,4,1] (0.1, -3), per-channel filter [2,3,3,1], bias [2], output
 /// [1,4,4,2] (0.2, 5). Tensors: 0 input, 1 filter, 2 bias, 3 output.
 fn conv8(activation: Activation) -> ModelSpec {
@@ -1829,6 +1847,25 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "zero points",
     );
+    // int32 ADD and SUB: TFLM's Prepare requires unquantized inputs (ADD) and output (SUB).
+    s.refused(
+        "add_int32_quantized_input",
+        with(
+            binary32(B::ADD, &[2, 4], &[4], &[2, 4], Activation::NONE),
+            |m| m.tensors[1] = m.tensors[1].clone().quant(1.0, 0),
+        ),
+        Invalid,
+        "quantized",
+    );
+    s.refused(
+        "sub_int32_quantized_output",
+        with(
+            binary32(B::SUB, &[2, 4], &[2, 4], &[2, 4], Activation::NONE),
+            |m| m.tensors[2] = m.tensors[2].clone().quant(1.0, 0),
+        ),
+        Invalid,
+        "quantized",
+    );
     s.refused(
         "concatenation_int16_zero_point",
         ModelSpec::single_op(
@@ -2320,6 +2357,117 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
                 TensorSpec::int32(&[1]).constant_i32(&[2]),
             ],
             vec![int16(&[1, 5, 6], (0.002, -15))],
+        ),
+    );
+    // int32 ADD, SUB, MUL, MAXIMUM and MINIMUM: TFLM's unquantized int32 arithmetic, same shape
+    // and broadcast. Full-range random inputs overflow often: tinyaot wraps (TFLM's MUL wraps by
+    // definition, its ADD and SUB overflow a C++ int32, undefined, and wrap as compiled).
+    // ADD's int32 path ignores the fused activation (its range is int32's); SUB and MUL clamp to
+    // `CalculateActivationRange<int32_t>`: RELU [0, max], RELU6 [0, 6], RELU_N1_TO_1 [-1, 1], and
+    // the whole range for the others, TANH and SIGN_BIT included.
+    s.accepted(
+        "add_int32_relu_ignored",
+        binary32(B::ADD, &[2, 8], &[2, 8], &[2, 8], Activation::RELU),
+    );
+    s.accepted(
+        "add_int32_broadcast",
+        binary32(B::ADD, &[2, 3, 4], &[4], &[2, 3, 4], Activation::NONE),
+    );
+    s.accepted(
+        "add_int32_constant_overflows",
+        with(
+            binary32(B::ADD, &[2, 1, 4], &[3, 1], &[2, 3, 4], Activation::NONE),
+            |m| {
+                m.tensors[1] = m.tensors[1].clone().constant_i32(&[i32::MAX, i32::MIN, -1]);
+                m.inputs = vec![0];
+            },
+        ),
+    );
+    s.accepted(
+        "sub_int32_relu",
+        binary32(B::SUB, &[2, 8], &[2, 8], &[2, 8], Activation::RELU),
+    );
+    s.accepted(
+        "sub_int32_broadcast_relu6",
+        binary32(B::SUB, &[2, 1, 4], &[3, 1], &[2, 3, 4], Activation::RELU6),
+    );
+    s.accepted(
+        "sub_int32_tanh_clamps_nothing",
+        binary32(B::SUB, &[4, 4], &[4], &[4, 4], Activation::TANH),
+    );
+    s.accepted(
+        "mul_int32",
+        binary32(B::MUL, &[2, 8], &[2, 8], &[2, 8], Activation::NONE),
+    );
+    s.accepted(
+        "mul_int32_broadcast_relu_n1_to_1",
+        with(
+            binary32(
+                B::MUL,
+                &[3, 1],
+                &[2, 1, 4],
+                &[2, 3, 4],
+                Activation::RELU_N1_TO_1,
+            ),
+            |m| {
+                // Small factors: products within [-1, 1] and beyond it both occur.
+                m.tensors[0] = m.tensors[0].clone().constant_i32(&[0, 1, -1]);
+                m.inputs = vec![1];
+            },
+        ),
+    );
+    s.accepted(
+        "mul_int32_broadcast_relu",
+        binary32(B::MUL, &[2, 3, 1], &[3, 4], &[2, 3, 4], Activation::RELU),
+    );
+    s.accepted(
+        "maximum_int32",
+        binary32(B::MAXIMUM, &[2, 8], &[2, 8], &[2, 8], Activation::NONE),
+    );
+    s.accepted(
+        "minimum_int32_broadcast",
+        binary32(
+            B::MINIMUM,
+            &[2, 3, 4],
+            &[3, 1],
+            &[2, 3, 4],
+            Activation::NONE,
+        ),
+    );
+    s.accepted(
+        "maximum_int32_scalar",
+        binary32(B::MAXIMUM, &[], &[2, 5], &[2, 5], Activation::NONE),
+    );
+    // Quantization parameters TFLM does not look at: ADD checks its inputs only, MUL, MAXIMUM and
+    // MINIMUM none (their int32 paths read no scale or zero point).
+    s.accepted(
+        "add_int32_quantized_output",
+        with(
+            binary32(B::ADD, &[2, 4], &[2, 4], &[2, 4], Activation::NONE),
+            |m| m.tensors[2] = m.tensors[2].clone().quant(0.5, 3),
+        ),
+    );
+    s.accepted(
+        "mul_int32_quantized",
+        with(
+            binary32(B::MUL, &[2, 4], &[4], &[2, 4], Activation::RELU6),
+            |m| {
+                for (t, (scale, zero_point)) in
+                    [(0.5, 3), (0.25, -7), (2.0, 11)].into_iter().enumerate()
+                {
+                    m.tensors[t] = m.tensors[t].clone().quant(scale, zero_point);
+                }
+            },
+        ),
+    );
+    s.accepted(
+        "minimum_int32_quantized",
+        with(
+            binary32(B::MINIMUM, &[2, 4], &[2, 4], &[2, 4], Activation::NONE),
+            |m| {
+                m.tensors[0] = m.tensors[0].clone().quant(0.5, 3);
+                m.tensors[2] = m.tensors[2].clone().quant(0.1, -2);
+            },
         ),
     );
     s.accepted("conv_fused_relu6", conv8(Activation::RELU6));

@@ -701,6 +701,26 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: f32,
         }
+        /// The C `elementwise_BinaryS32`.
+        #[repr(C)]
+        pub struct BinaryS32 {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
         /// The C `elementwise_MinMax`.
         #[repr(C)]
         pub struct MinMax {
@@ -1937,6 +1957,41 @@ pub mod ffi {
         );
         /// The C `elementwise::minimum_s16`.
         pub fn parity_elementwise_minimum_s16(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MinMax,
+        );
+        /// The C `elementwise::add_s32`.
+        pub fn parity_elementwise_add_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryS32,
+        );
+        /// The C `elementwise::sub_s32`.
+        pub fn parity_elementwise_sub_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryS32,
+        );
+        /// The C `elementwise::mul_s32`.
+        pub fn parity_elementwise_mul_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryS32,
+        );
+        /// The C `elementwise::maximum_s32`.
+        pub fn parity_elementwise_maximum_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MinMax,
+        );
+        /// The C `elementwise::minimum_s32`.
+        pub fn parity_elementwise_minimum_s32(
             a: *const u8,
             b: *const u8,
             output: *mut u8,
@@ -3745,6 +3800,132 @@ fn c_elementwise_minimum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
+/// `elementwise::add_s32` in C.
+fn c_elementwise_add_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryS32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_s32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::sub_s32` in C.
+fn c_elementwise_sub_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryS32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_sub_s32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::mul_s32` in C.
+fn c_elementwise_mul_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryS32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_mul_s32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::maximum_s32` in C.
+fn c_elementwise_maximum_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MinMax {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_maximum_s32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::minimum_s32` in C.
+fn c_elementwise_minimum_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MinMax {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_minimum_s32(a, b, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::maximum_f32` in C.
 fn c_elementwise_maximum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -5376,6 +5557,11 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "minimum_s8") => c_elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_s16") => c_elementwise_maximum_s16(call, arena),
         ("elementwise", "minimum_s16") => c_elementwise_minimum_s16(call, arena),
+        ("elementwise", "add_s32") => c_elementwise_add_s32(call, arena),
+        ("elementwise", "sub_s32") => c_elementwise_sub_s32(call, arena),
+        ("elementwise", "mul_s32") => c_elementwise_mul_s32(call, arena),
+        ("elementwise", "maximum_s32") => c_elementwise_maximum_s32(call, arena),
+        ("elementwise", "minimum_s32") => c_elementwise_minimum_s32(call, arena),
         ("elementwise", "maximum_f32") => c_elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => c_elementwise_minimum_f32(call, arena),
         ("fully_connected", "fully_connected_f32") => {
@@ -5506,6 +5692,11 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "minimum_s8"),
     ("elementwise", "maximum_s16"),
     ("elementwise", "minimum_s16"),
+    ("elementwise", "add_s32"),
+    ("elementwise", "sub_s32"),
+    ("elementwise", "mul_s32"),
+    ("elementwise", "maximum_s32"),
+    ("elementwise", "minimum_s32"),
     ("elementwise", "maximum_f32"),
     ("elementwise", "minimum_f32"),
     ("fully_connected", "fully_connected_f32"),

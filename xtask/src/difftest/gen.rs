@@ -1,6 +1,7 @@
-//! Random small models: one operator or a chain of two or three, int8 or float32, with random
-//! shapes, options and quantization, built with `tinyaot-modelkit`. Every case is a pure function
-//! of `(seed, index)`, so a case can be regenerated alone.
+//! Random small models: one operator or a chain of two or three, int8 or float32 (or int32 for the
+//! binary element-wise operators), with random shapes, options and quantization, built with
+//! `tinyaot-modelkit`. Every case is a pure function of `(seed, index)`, so a case can be
+//! regenerated alone.
 
 use tinyaot_modelkit::{
     Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
@@ -161,10 +162,11 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
     };
     let mut g = G::new(rng);
     g.tricky = g.rng.chance(0.55);
-    let mut dtype = if g.rng.chance(0.6) {
-        TensorType::INT8
-    } else {
-        TensorType::FLOAT32
+    // One draw, as before int32 joined: the cases of runs without an int32 operator are unchanged.
+    let mut dtype = match g.rng.unit() {
+        u if u < 0.6 => TensorType::INT8,
+        u if u >= 0.85 && ops.iter().any(|&op| takes_int32(op)) => TensorType::INT32,
+        _ => TensorType::FLOAT32,
     };
     let mut x = None;
     let mut names = Vec::new();
@@ -181,6 +183,27 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
         g.mutate();
     }
     Some(g.finish(index, names))
+}
+
+/// Whether the generator draws `op` on int32 tensors (TFLM's unquantized int32 arithmetic).
+fn takes_int32(op: B) -> bool {
+    matches!(op, B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM)
+}
+
+/// `n` random int32 values, as raw little-endian bytes: full-range (sums and products overflow
+/// and wrap), or small (the fused activations' clamps to [0, 6] and [-1, 1] show).
+fn int32_values(rng: &mut Rng, n: usize) -> Vec<u8> {
+    let limit = rng.pick(&[i32::MAX, 1000, 8]);
+    (0..n)
+        .flat_map(|_| {
+            let v = if limit == i32::MAX {
+                rng.next_u64() as i32
+            } else {
+                rng.int(-limit, limit)
+            };
+            v.to_le_bytes()
+        })
+        .collect()
 }
 
 /// The TFLite name of `op`.
@@ -271,6 +294,7 @@ impl<'a> G<'a> {
             let bytes = match tensor.dtype {
                 TensorType::INT8 => (0..n).map(|_| rng.next_u64() as u8).collect(),
                 TensorType::FLOAT32 => (0..n).flat_map(|_| rng.sym(range).to_le_bytes()).collect(),
+                TensorType::INT32 => int32_values(rng, n),
                 _ => vec![0; n * 4],
             };
             inputs.push(bytes);
@@ -450,8 +474,8 @@ impl<'a> G<'a> {
     fn apply(&mut self, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
         let dtype = x.map(|t| self.dtype(t)).unwrap_or(dtype);
         let rank = x.map(|t| self.shape(t).len());
-        // INT32 indices (ARG_MAX, ARG_MIN) end a chain: no other op here takes them.
-        if dtype == TensorType::INT32 {
+        // INT32 values (ARG_MAX's and ARG_MIN's indices too) go on only into int32 arithmetic.
+        if dtype == TensorType::INT32 && !takes_int32(op) {
             return None;
         }
         match op {
@@ -1097,6 +1121,8 @@ impl<'a> G<'a> {
             let t = if dtype == TensorType::INT8 {
                 let v: Vec<i8> = (0..n).map(|_| self.rng.int(-128, 127) as i8).collect();
                 TensorSpec::int8(&other_shape, y_q.0, y_q.1).constant_i8(&v)
+            } else if dtype == TensorType::INT32 {
+                TensorSpec::int32(&other_shape).constant(int32_values(self.rng, n))
             } else {
                 let v: Vec<f32> = (0..n).map(|_| self.rng.sym(2.0)).collect();
                 TensorSpec::f32(&other_shape).constant_f32(&v)
@@ -1123,6 +1149,12 @@ impl<'a> G<'a> {
             _ => Options::MaximumMinimum,
         };
         let (a, b) = if swap { (y, x) } else { (x, y) };
+        // Now and then a quantized int32 tensor: TFLM's ADD refuses quantized inputs, SUB a
+        // quantized input or output, MUL, MAXIMUM and MINIMUM read no quantization.
+        if dtype == TensorType::INT32 && self.rng.chance(0.15) {
+            let t = self.rng.pick(&[a, b, out]) as usize;
+            self.m.tensors[t] = self.m.tensors[t].clone().quant(0.5, 3);
+        }
         let text = format!(
             "{} {} {} {}{} act={} -> {}",
             op_name(op),

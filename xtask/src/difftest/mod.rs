@@ -1,11 +1,11 @@
 //! `cargo xtask difftest`: differential testing of both tinyaot backends against TFLM.
 //!
-//! Random small models ([`gen`]: one operator or a chain of two or three, int8 or float32, random
-//! shapes, options and quantization, some with scales chosen where an `f32` multiplier differs
-//! from the `f64` one TFLM computes, a few deliberately broken) run through TFLM (the oracle,
-//! `xtask/difftest.py`, one Python process per batch), through the Rust backend (one generated
-//! crate per batch, every model a module) and through the C backend (one program per batch, every
-//! model under its own prefix). Per case:
+//! Random small models ([`gen`]: one operator or a chain of two or three, int8 or float32, and
+//! int32 for ADD, SUB, MUL, MAXIMUM and MINIMUM; random shapes, options and quantization, some
+//! with scales chosen where an `f32` multiplier differs from the `f64` one TFLM computes, a few
+//! deliberately broken) run through TFLM (the oracle, `xtask/difftest.py`, one Python process per
+//! batch), through the Rust backend (one generated crate per batch, every model a module) and
+//! through the C backend (one program per batch, every model under its own prefix). Per case:
 //!
 //! - TFLM and tinyaot both refuse: agreed;
 //! - TFLM refuses, tinyaot accepts: DIFFERENCE (a validation gap);

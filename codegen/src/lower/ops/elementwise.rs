@@ -1,12 +1,12 @@
-//! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*` (int8, int16 and float32): broadcasting and
-//! TFLM's quantized parameters.
+//! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*` (int8, int16, int32 and float32): broadcasting
+//! and TFLM's quantized parameters.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{Activation, DType, OpCode, Options};
 use crate::lower::params::{elementwise as P, MAX_RANK};
-use crate::lower::quant::activation_range_f32;
-use crate::lower::{Access, Num, OpContext, Operand};
+use crate::lower::quant::{activation_range_f32, activation_range_s32};
+use crate::lower::{Access, OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -123,15 +123,31 @@ fn broadcast(a: &[usize], b: &[usize], out: &[usize]) -> std::result::Result<Bro
     })
 }
 
-/// Checks the operands of a binary op and returns its broadcast.
-fn binary_operands(ctx: &OpContext) -> Result<(Num, Broadcast, Vec<Operand>)> {
-    let num = ctx.num("input 1", ctx.input(0)?)?;
-    let (bc, operands) = binary_layout(ctx)?;
-    Ok((num, bc, operands))
+/// The element types this family's kernels take (TFLM's ADD, SUB and MUL take these; MAXIMUM and
+/// MINIMUM also INT64, which tinyaot does not compile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Elem {
+    S8,
+    S16,
+    S32,
+    F32,
 }
 
-/// [`binary_operands`] for any element type: the inputs and the output of one type, not both
-/// inputs constant, their broadcast and the kernel's operands.
+/// The element type of the op, from its first input (the others must match: [`binary_layout`]).
+fn elem(ctx: &OpContext) -> Result<Elem> {
+    match ctx.input(0)?.dtype {
+        DType::I8 => Ok(Elem::S8),
+        DType::I16 => Ok(Elem::S16),
+        DType::I32 => Ok(Elem::S32),
+        DType::F32 => Ok(Elem::F32),
+        other => Err(ctx.unsupported(format!(
+            "input 1 has type {other}; supported: INT8, INT16, INT32 and FLOAT32"
+        ))),
+    }
+}
+
+/// Checks the operands of a binary op of any element type: the inputs and the output of one type,
+/// not both inputs constant; returns their broadcast and the kernel's operands.
 fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.same_dtype("input 2", b, a)?;
@@ -224,20 +240,20 @@ fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
         Options::Arithmetic { activation } => *activation,
         _ => Activation::None,
     };
-    if ctx.input(0)?.dtype == DType::I16 {
-        return if op == Arithmetic::Mul {
-            mul_s16(ctx, activation)
-        } else {
-            add_sub_s16(ctx, op, activation)
-        };
+    let elem = elem(ctx)?;
+    match elem {
+        Elem::S16 if op == Arithmetic::Mul => return mul_s16(ctx, activation),
+        Elem::S16 => return add_sub_s16(ctx, op, activation),
+        Elem::S32 => return arithmetic_s32(ctx, op, activation),
+        Elem::S8 | Elem::F32 => {}
     }
-    let (num, bc, operands) = binary_operands(ctx)?;
+    let (bc, operands) = binary_layout(ctx)?;
     let Broadcast {
         shape,
         a_strides,
         b_strides,
     } = bc;
-    if num == Num::F32 {
+    if elem == Elem::F32 {
         let function = match op {
             Arithmetic::Add => "add_f32",
             Arithmetic::Sub => "sub_f32",
@@ -399,26 +415,67 @@ fn mul_s16(ctx: &OpContext, activation: Activation) -> Result<Kernel> {
     ))
 }
 
-/// MAXIMUM (`maximum` true), MINIMUM: TFLM compares the raw values (int8 and int16 quantization is
-/// not looked at: `maximum_minimum.cc` has no Prepare).
-fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
-    let (function, bc, operands) = if ctx.input(0)?.dtype == DType::I16 {
-        let (bc, operands) = binary_layout(ctx)?;
-        let function = if maximum {
-            "maximum_s16"
-        } else {
-            "minimum_s16"
-        };
-        (function, bc, operands)
+/// int32 ADD, SUB and MUL: TFLM's unquantized int32 paths (`EvalAdd`, `EvalSub` and
+/// `EvalMulQuantizedReference` on `reference_ops::Add`, `SubWithActivation` and `Mul` or their
+/// broadcast twins), which read no scale or zero point. `AddPrepare` requires both inputs to be
+/// unquantized, `SubPrepare` the output too, MUL nothing. ADD's int32 path clamps to int32's range
+/// whatever the fused activation; SUB and MUL clamp to `CalculateActivationRange<int32_t>`.
+/// Overflow wraps in the runtime's `add_s32`, `sub_s32` and `mul_s32` (TFLM's MUL wraps by
+/// definition, its ADD and SUB overflow a C++ `int32_t`, undefined, and wrap as compiled).
+fn arithmetic_s32(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Result<Kernel> {
+    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let (bc, operands) = binary_layout(ctx)?;
+    let (function, unquantized): (_, &[_]) = match op {
+        Arithmetic::Add => ("add_s32", &[("input 1", a), ("input 2", b)]),
+        Arithmetic::Sub => (
+            "sub_s32",
+            &[("input 1", a), ("input 2", b), ("the output", out)],
+        ),
+        Arithmetic::Mul => ("mul_s32", &[]),
+    };
+    if let Some((what, _)) = unquantized.iter().find(|(_, t)| t.quant.is_some()) {
+        let name = if op == Arithmetic::Add { "ADD" } else { "SUB" };
+        return Err(ctx.invalid(format!(
+            "{what} is quantized; TFLM's INT32 {name} requires unquantized {}",
+            if op == Arithmetic::Add {
+                "inputs"
+            } else {
+                "inputs and output"
+            }
+        )));
+    }
+    let (act_min, act_max) = if op == Arithmetic::Add {
+        (i32::MIN, i32::MAX)
     } else {
-        let (num, bc, operands) = binary_operands(ctx)?;
-        let function = match (maximum, num) {
-            (true, Num::I8) => "maximum_s8",
-            (true, Num::F32) => "maximum_f32",
-            (false, Num::I8) => "minimum_s8",
-            (false, Num::F32) => "minimum_f32",
-        };
-        (function, bc, operands)
+        activation_range_s32(activation)
+    };
+    Ok(kernel(
+        function,
+        operands,
+        P::BinaryS32 {
+            shape: bc.shape,
+            a_strides: bc.a_strides,
+            b_strides: bc.b_strides,
+            act_min,
+            act_max,
+        },
+    ))
+}
+
+/// MAXIMUM (`maximum` true), MINIMUM: TFLM compares the raw values (quantization is not looked at:
+/// `maximum_minimum.cc` has no Prepare).
+fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
+    let elem = elem(ctx)?;
+    let (bc, operands) = binary_layout(ctx)?;
+    let function = match (maximum, elem) {
+        (true, Elem::S8) => "maximum_s8",
+        (true, Elem::S16) => "maximum_s16",
+        (true, Elem::S32) => "maximum_s32",
+        (true, Elem::F32) => "maximum_f32",
+        (false, Elem::S8) => "minimum_s8",
+        (false, Elem::S16) => "minimum_s16",
+        (false, Elem::S32) => "minimum_s32",
+        (false, Elem::F32) => "minimum_f32",
     };
     Ok(kernel(
         function,
@@ -433,10 +490,62 @@ fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fields, graph, per_tensor, tensor};
+    use super::super::testing::{fields, graph, kernel, per_tensor, reason, tensor};
     use super::broadcast;
-    use crate::ir::{DType, OpCode, Options};
+    use crate::ir::{Activation, DType, OpCode, Options};
     use crate::lower::Value;
+
+    /// An int32 `op` of `[2, 4]` and `[4]` with `activation`; `quantized` tensors (0, 1: inputs,
+    /// 2: output) carry a scale and zero point.
+    fn int32_graph(
+        op: OpCode,
+        activation: Activation,
+        quantized: &[usize],
+    ) -> crate::ir::Graph<'static> {
+        let q = |i: usize| quantized.contains(&i).then(|| per_tensor(0.5, 3)).flatten();
+        graph(
+            op,
+            Options::Arithmetic { activation },
+            vec![
+                tensor(&[2, 4], DType::I32, q(0), None),
+                tensor(&[4], DType::I32, q(1), None),
+                tensor(&[2, 4], DType::I32, q(2), None),
+            ],
+            &[Some(0), Some(1)],
+        )
+    }
+
+    /// int32 ADD ignores the fused activation, SUB and MUL clamp to TFLM's int32 ranges (TANH:
+    /// none); ADD refuses quantized inputs, SUB a quantized output, MUL and MINIMUM neither.
+    #[test]
+    fn int32_follows_tflm_prepare() {
+        let range = |g: &crate::ir::Graph| {
+            let f = fields(g);
+            (f[3].1.clone(), f[4].1.clone())
+        };
+        let full = (Value::I32(i32::MIN), Value::I32(i32::MAX));
+        let g = int32_graph(OpCode::ADD, Activation::Relu, &[2]);
+        assert_eq!(kernel(&g).function, "add_s32");
+        assert_eq!(range(&g), full);
+        let g = int32_graph(OpCode::SUB, Activation::Relu6, &[]);
+        assert_eq!(kernel(&g).function, "sub_s32");
+        assert_eq!(range(&g), (Value::I32(0), Value::I32(6)));
+        let g = int32_graph(OpCode::MUL, Activation::ReluN1To1, &[0, 1, 2]);
+        assert_eq!(kernel(&g).function, "mul_s32");
+        assert_eq!(range(&g), (Value::I32(-1), Value::I32(1)));
+        assert_eq!(
+            range(&int32_graph(OpCode::MUL, Activation::Tanh, &[])),
+            full
+        );
+        assert_eq!(
+            kernel(&int32_graph(OpCode::MINIMUM, Activation::None, &[0, 2])).function,
+            "minimum_s32"
+        );
+        assert!(reason(&int32_graph(OpCode::ADD, Activation::None, &[1]))
+            .contains("input 2 is quantized"));
+        assert!(reason(&int32_graph(OpCode::SUB, Activation::None, &[2]))
+            .contains("the output is quantized"));
+    }
 
     #[test]
     fn broadcast_collapses_and_strides() {
