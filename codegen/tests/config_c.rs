@@ -143,3 +143,73 @@ fn plan_report_views() {
         Err(Error::Limit { .. })
     ));
 }
+
+/// What only a generator bug can cause — a lowered call the C templates cannot render — is an
+/// `Error::Internal`, not a configuration error (a bad prefix stays one).
+#[test]
+fn generator_inconsistencies_are_internal_errors() {
+    use tinyaot_codegen::emit::{c, Layout};
+    use tinyaot_codegen::lower::{Call, CallKind, KernelCall};
+
+    let bytes = std::fs::read(sine_mlp()).expect("read the fixture");
+    let graph = tinyaot_codegen::config::load_and_fold(&bytes, &tinyaot_codegen::Limits::default())
+        .expect("load");
+    let plan = tinyaot_codegen::plan::plan_graph(&graph).expect("plan");
+    let calls = tinyaot_codegen::lower::lower(&graph).expect("lower");
+    let layout = Layout::from_plan(&graph, &plan);
+    let options = COptions {
+        prefix: "net".to_string(),
+        source_name: "sine_mlp.tflite".to_string(),
+    };
+    c::generate(&graph, &layout, &calls, &options).expect("the real calls render");
+    // The first kernel call, changed by `change`.
+    let generate = |change: &dyn Fn(&mut KernelCall)| {
+        let mut calls: Vec<Call> = calls.clone();
+        let kernel = calls
+            .iter_mut()
+            .find_map(|c| match &mut c.kind {
+                CallKind::Kernel(k) => Some(k),
+                _ => None,
+            })
+            .expect("a kernel call");
+        change(kernel);
+        c::generate(&graph, &layout, &calls, &options).expect_err("refused")
+    };
+    let internal = |error: Error, what: &str| match error {
+        Error::Internal { detail } => assert!(detail.contains(what), "{detail}"),
+        other => panic!("expected Error::Internal ({what}), got {other:?}"),
+    };
+    internal(
+        generate(&|k| k.function = "no_such_kernel"),
+        "::no_such_kernel, which the C backend does not have",
+    );
+    internal(
+        generate(&|k| k.module = "no_such_family"),
+        "calls no_such_family::",
+    );
+    internal(
+        generate(&|k| {
+            if let Some(p) = &mut k.params {
+                p.type_name = "NoSuchStruct";
+            }
+        }),
+        "_NoSuchStruct",
+    );
+    internal(
+        generate(&|k| {
+            if let Some(p) = &mut k.params {
+                p.fields[0].0 = "renamed";
+            }
+        }),
+        "does not match the lowering's",
+    );
+    // A configuration error stays one.
+    let bad_prefix = COptions {
+        prefix: "2bad".to_string(),
+        ..options.clone()
+    };
+    assert!(matches!(
+        c::generate(&graph, &layout, &calls, &bad_prefix),
+        Err(Error::Config { .. })
+    ));
+}

@@ -305,14 +305,26 @@ fn reading_what_nothing_produced_is_an_error() {
 
 #[test]
 fn out_of_range_indices_do_not_panic() {
-    // The loader rejects these; the planner must still not panic on a hand-built graph.
+    // The loader rejects these; on a hand-built graph the planner must still not panic: it plans
+    // the tensors that exist and ignores indices past them (nothing to place there).
     let g = graph(
         vec![activation(8)],
         vec![op(OpCode::RELU, &[0], &[7])],
         &[0, 9],
         &[7],
     );
-    let _ = plan_graph(&g);
+    let plan = plan_graph(&g).expect("the tensors that exist are planned");
+    assert_eq!(plan.tensors.len(), 1);
+    assert_eq!(plan.tensors[0].region, Region::Arena);
+    assert_eq!(
+        (plan.tensors[0].offset, plan.tensors[0].bytes),
+        (0, 8),
+        "{plan:?}"
+    );
+    // Created as a graph input (step 0), last read by the RELU (step 1).
+    assert_eq!(steps(&plan, 0), (0, 1));
+    assert_eq!((plan.arena_bytes, plan.lower_bound_bytes), (16, 16));
+    check_plan(&g, &plan).expect("the checker accepts it");
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! process (state carries between cases, as on a device). Outputs must equal TFLM's byte for byte
 //! (float32: within 1e-5 relative). Each model's C is also cross-compiled for a Cortex-M4 with
 //! `arm-none-eabi-gcc` and must compile without a single diagnostic; when that compiler is not
-//! installed the test says so loudly and skips only that part.
+//! installed the test says so and skips only that part, or, with `CI` set, fails. Without the
+//! shared data its models are skipped the same way.
 //!
 //! Models the Rust backend refuses are skipped with the refusal printed: the Rust conformance test
 //! decides whether a refusal is expected. A model the Rust backend accepts and the C backend
@@ -23,9 +24,7 @@ use tinyaot_test_support::{self as support, compare, load_cases, Tensor};
 use tinyaot_tests::models::ENTRIES;
 use tinyaot_tests::{DynModel, Outcome as RustOutcome};
 
-use support::{
-    arm_compiler_available, ARM_CC, ARM_C_FLAGS as ARM_FLAGS, HOST_C_FLAGS as HOST_FLAGS,
-};
+use support::{arm_compiler_or_skip, ARM_CC, ARM_C_FLAGS as ARM_FLAGS, HOST_C_FLAGS as HOST_FLAGS};
 
 /// A fresh scratch directory for test `name` of this run.
 fn scratch(name: &str) -> PathBuf {
@@ -34,29 +33,17 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn every_model_matches_tflm_as_c() {
-    // Panics (fails the test) with where it looked when the reference models are missing.
-    let suites = support::suites(&support::shared_dir());
-    let arm = arm_compiler_available();
-    if !arm {
-        // Written to the stderr handle directly: libtest captures `println!`/`eprintln!` of a
-        // passing test, and this must be seen.
-        let _ = writeln!(
-            std::io::stderr(),
-            "WARNING: {ARM_CC} is not installed: the Cortex-M4 cross-compile check is SKIPPED \
-             (install with `apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi`)"
-        );
-    }
+    // Without the shared data, the repository's suites only (in CI: a failure).
+    let suites = support::available_suites("the C conformance test");
+    let arm = arm_compiler_or_skip("the C conformance test's Cortex-M4 cross-compile check");
     let scratch = scratch("conformance");
     // One job per model, run on every core (each is a host build, a cross build and a run: the
     // C compilers are most of this test's time).
     let mut jobs = Vec::new();
-    for support::Suite {
-        name: suite,
-        models,
-        golden,
-    } in &suites
-    {
-        for model in support::tflite_files(models) {
+    for of_suite in &suites {
+        let (suite, golden) = (of_suite.name, &of_suite.golden);
+        // Panics (fails the test) when the suite has no models.
+        for model in of_suite.model_files() {
             let stem = model
                 .file_stem()
                 .and_then(|s| s.to_str())
@@ -64,7 +51,7 @@ fn every_model_matches_tflm_as_c() {
                 .to_string();
             let rust = ENTRIES
                 .iter()
-                .find(|e| e.suite == *suite && e.name == stem)
+                .find(|e| e.suite == suite && e.name == stem)
                 .and_then(|e| match e.outcome {
                     RustOutcome::Compiled(make) => Some(make),
                     RustOutcome::Refused(_) => None,
@@ -125,6 +112,19 @@ fn every_model_matches_tflm_as_c() {
         failures.len(),
         failures.join("\n")
     );
+    // Every model the Rust backend compiled ran as C (a refusal by the C backend alone is a
+    // failure above), and no other: the count is the Rust backend's, over the suites found here.
+    let compiled = ENTRIES
+        .iter()
+        .filter(|e| suites.iter().any(|s| s.name == e.suite))
+        .filter(|e| matches!(e.outcome, RustOutcome::Compiled(_)))
+        .count();
+    assert_eq!(
+        ran,
+        compiled,
+        "{ran} of the {} models found ran as C; the Rust backend compiled {compiled}",
+        jobs.len()
+    );
     println!("{ran} models ran as C and matched TFLM");
 }
 
@@ -137,9 +137,11 @@ enum Outcome {
 /// with its section attribute, cross-compiled for the Cortex-M4 too, the outputs TFLM's.
 #[test]
 fn memory_regions_match_tflm_as_c() {
-    let arm = arm_compiler_available();
+    let arm = arm_compiler_or_skip("the Cortex-M4 cross-compile of the models with memory regions");
     let scratch = scratch("regions");
     let mut failures = Vec::new();
+    let mut ran = 0;
+    assert!(!support::REGION_MODELS.is_empty());
     for (stem, regions) in support::REGION_MODELS {
         let fixtures = support::fixtures_dir();
         let model = fixtures.join("models").join(format!("{stem}.tflite"));
@@ -158,6 +160,7 @@ fn memory_regions_match_tflm_as_c() {
         let golden = fixtures.join("golden").join(stem);
         match check_model(&model, &golden, &dir, arm, None, &planning) {
             Ok(Outcome::Passed(_)) => {
+                ran += 1;
                 let source = std::fs::read_to_string(dir.join("net.c")).unwrap_or_default();
                 for (name, _, section) in *regions {
                     let attribute = format!("__attribute__((section(\"{section}\")))");
@@ -176,6 +179,7 @@ fn memory_regions_match_tflm_as_c() {
         let _ = std::fs::remove_dir_all(&scratch);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(ran, support::REGION_MODELS.len(), "models run with regions");
 }
 
 fn check_model(

@@ -26,6 +26,13 @@ include!(concat!(env!("OUT_DIR"), "/regions.rs"));
 #[test]
 fn activations_move_and_outputs_match_tflm() {
     let mut failures = Vec::new();
+    // build.rs compiled every model of the list, and each runs.
+    assert!(!tinyaot_test_support::REGION_MODELS.is_empty());
+    assert_eq!(
+        REGION_ENTRIES.len(),
+        tinyaot_test_support::REGION_MODELS.len()
+    );
+    let mut ran = 0;
     for entry in REGION_ENTRIES {
         assert!(
             entry.used.iter().any(|&bytes| bytes > 0),
@@ -39,11 +46,13 @@ fn activations_move_and_outputs_match_tflm() {
             .expect("spawn")
             .join()
             .unwrap_or_else(|_| Err("panicked".to_string()));
-        if let Err(e) = result {
-            failures.push(format!("{}: {e}", entry.name));
+        match result {
+            Ok(_) => ran += 1,
+            Err(e) => failures.push(format!("{}: {e}", entry.name)),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(ran, REGION_ENTRIES.len());
     // Two regions in one model, both used.
     assert!(REGION_ENTRIES
         .iter()
@@ -52,6 +61,10 @@ fn activations_move_and_outputs_match_tflm() {
 
 #[test]
 fn each_region_static_is_taken_once() {
+    assert_eq!(
+        REGION_ENTRIES.len(),
+        tinyaot_test_support::REGION_MODELS.len()
+    );
     for entry in REGION_ENTRIES {
         let mut model = (entry.take)().unwrap_or_else(|| panic!("{}: not taken", entry.name));
         // The taken memory works like any other.

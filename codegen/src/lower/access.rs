@@ -56,6 +56,107 @@ impl Access {
             | Access::Stream { input, output, .. } => (input, output),
         }
     }
+
+    /// The kind of the contract, as [`CONTRACTS`] lists it.
+    pub fn kind(&self) -> Contract {
+        match self {
+            Access::InPlace { .. } => Contract::InPlace,
+            Access::Slice { .. } => Contract::Slice,
+            Access::Stream { stream, .. } if stream.reversible => Contract::ReversibleStream,
+            Access::Stream { .. } => Contract::Stream,
+        }
+    }
+}
+
+/// The kinds of [`Access`] contract a kernel keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Contract {
+    /// [`Access::InPlace`].
+    InPlace,
+    /// [`Access::Slice`].
+    Slice,
+    /// [`Access::Stream`], forwards only.
+    Stream,
+    /// [`Access::Stream`] that is [`reversible`](Stream::reversible): forwards, or backwards when
+    /// the output starts above the input.
+    ReversibleStream,
+}
+
+/// Every kernel that keeps an access contract, `(module, function, contract)`, one entry per
+/// kernel and kind: the one statement of which kernel code keeps which order, read on both sides.
+/// The lowering may declare a contract on a kernel only as listed here (any other is an internal
+/// error, `lower::ops::lower`), and `tests/parity` fails unless it has run each entry at its
+/// tightest overlap, in Rust and in C. A kernel whose code starts keeping a contract gets its
+/// entry here, with the corner case that overlaps it.
+pub const CONTRACTS: &[(&str, &str, Contract)] = &[
+    // Element by element, each read before it is written (runtime/src/kernels/activations.rs).
+    ("activations", "relu_f32", Contract::InPlace),
+    ("activations", "floor_f32", Contract::InPlace),
+    ("activations", "relu6_f32", Contract::InPlace),
+    ("activations", "relu_s8", Contract::InPlace),
+    ("activations", "relu_s16", Contract::InPlace),
+    ("activations", "relu6_s8", Contract::InPlace),
+    ("activations", "relu6_s16", Contract::InPlace),
+    ("activations", "leaky_relu_f32", Contract::InPlace),
+    ("activations", "leaky_relu_s8", Contract::InPlace),
+    ("activations", "leaky_relu_s16", Contract::InPlace),
+    ("activations", "hard_swish_f32", Contract::InPlace),
+    ("activations", "hard_swish_s8", Contract::InPlace),
+    // Each input a whole row of the output, copied only when it is not there already
+    // (runtime/src/kernels/concat.rs).
+    ("concat", "concat1", Contract::Slice),
+    ("concat", "concat2", Contract::Slice),
+    ("concat", "concat3", Contract::Slice),
+    ("concat", "concat4", Contract::Slice),
+    ("concat", "concat5", Contract::Slice),
+    ("concat", "concat6", Contract::Slice),
+    ("concat", "concat7", Contract::Slice),
+    ("concat", "concat8", Contract::Slice),
+    ("concat", "concat9", Contract::Slice),
+    ("concat", "concat10", Contract::Slice),
+    // Output pixels in order from windows of the input (runtime/src/kernels/conv.rs).
+    ("conv", "conv2d_1x1_s8", Contract::ReversibleStream),
+    ("conv", "conv2d_1x1_widened_s8", Contract::Stream),
+    ("conv", "conv2d_im2col_s8", Contract::Stream),
+    ("conv", "conv2d_im2col_pairs_s8", Contract::Stream),
+    ("conv", "conv2d_im2col_gather_pairs_s8", Contract::Stream),
+    (
+        "depthwise",
+        "depthwise_conv2d_s8",
+        Contract::ReversibleStream,
+    ),
+    // Chunk by chunk, each chunk of both inputs read before it is written
+    // (runtime/src/kernels/elementwise.rs).
+    ("elementwise", "add_s8", Contract::InPlace),
+    ("elementwise", "sub_s8", Contract::InPlace),
+    ("elementwise", "add_s16", Contract::InPlace),
+    ("elementwise", "sub_s16", Contract::InPlace),
+    ("elementwise", "mul_s8", Contract::InPlace),
+    ("elementwise", "mul_s16", Contract::InPlace),
+    ("elementwise", "add_f32", Contract::InPlace),
+    ("elementwise", "sub_f32", Contract::InPlace),
+    ("elementwise", "mul_f32", Contract::InPlace),
+    ("elementwise", "maximum_s8", Contract::InPlace),
+    ("elementwise", "minimum_s8", Contract::InPlace),
+    ("elementwise", "maximum_s16", Contract::InPlace),
+    ("elementwise", "minimum_s16", Contract::InPlace),
+    ("elementwise", "maximum_f32", Contract::InPlace),
+    ("elementwise", "minimum_f32", Contract::InPlace),
+    // Output elements no wider than the input's, chunk by chunk (runtime/src/kernels/quantize.rs).
+    ("quantize", "quantize_f32_s8", Contract::InPlace),
+    ("quantize", "quantize_f32_s16", Contract::InPlace),
+    ("quantize", "requantize_s8", Contract::InPlace),
+    ("quantize", "requantize_s16_s8", Contract::InPlace),
+    ("quantize", "requantize_s16", Contract::InPlace),
+    ("quantize", "requantize_s8_u8", Contract::InPlace),
+    ("quantize", "requantize_u8_s8", Contract::InPlace),
+    ("quantize", "requantize_s32_s8", Contract::InPlace),
+    ("quantize", "requantize_s32_s16", Contract::InPlace),
+];
+
+/// Whether [`CONTRACTS`] lists `contract` for kernel `module::function`.
+pub fn keeps(module: &str, function: &str, contract: Contract) -> bool {
+    CONTRACTS.contains(&(module, function, contract))
 }
 
 /// A kernel that computes its output pixel by pixel, in row-major order over (batch, y, x), each
@@ -205,5 +306,25 @@ impl Stream {
             self.input_w,
         );
         ((b * self.input_h + row) * self.input_w + col + 1) * self.input_pixel
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One kind per kernel: a kernel's code keeps one order.
+    #[test]
+    fn each_kernel_is_listed_once() {
+        for (i, (module, function, _)) in CONTRACTS.iter().enumerate() {
+            assert!(
+                !CONTRACTS[..i]
+                    .iter()
+                    .any(|(m, f, _)| m == module && f == function),
+                "{module}::{function} is listed twice"
+            );
+        }
+        assert!(keeps("conv", "conv2d_1x1_s8", Contract::ReversibleStream));
+        assert!(!keeps("conv", "conv2d_1x1_s8", Contract::Stream));
     }
 }

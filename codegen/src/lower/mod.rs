@@ -18,7 +18,7 @@ pub mod quant;
 
 use crate::error::{Error, Result};
 use crate::ir::{op_name, DType, Graph};
-pub use access::{Access, Stream};
+pub use access::{keeps, Access, Contract, Stream, CONTRACTS};
 pub(crate) use context::{Num, OpContext};
 pub(crate) use ops::is_reshape_like;
 

@@ -9,8 +9,8 @@
 //! - a [`sha256`], for tests that pin data to a recorded hash.
 //!
 //! Errors are `String`s naming the file at fault: every caller either prints them in a report or
-//! fails with them. [`shared_dir`] panics instead, for tests and build scripts, where a missing
-//! data directory must fail loudly rather than let a test pass having checked nothing.
+//! fails with them. What a test needs and this machine lacks (the shared data, a cross compiler)
+//! follows one rule, [`skip_or_fail`]: skipped with a message, or in CI ([`in_ci`]) a failure.
 #![deny(missing_docs)]
 
 use std::fmt;
@@ -46,8 +46,8 @@ pub const ARM_C_FLAGS: &[&str] = &[
     "-O2",
 ];
 
-/// Whether [`ARM_CC`] runs here (CI installs it; a machine without it skips the cross builds,
-/// saying so).
+/// Whether [`ARM_CC`] runs here (CI installs it). Tests ask [`arm_compiler_or_skip`], which
+/// applies the rule for what is missing.
 pub fn arm_compiler_available() -> bool {
     std::process::Command::new(ARM_CC)
         .arg("--version")
@@ -55,6 +55,55 @@ pub fn arm_compiler_available() -> bool {
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+
+/// The environment variable that says the tests run in CI.
+pub const CI_VAR: &str = "CI";
+
+/// Whether the tests run in CI: [`CI_VAR`] is set to anything but the empty string, `0` or
+/// `false`. There nothing a test needs may be missing: a missing tool or missing data fails the
+/// test ([`skip_or_fail`]) instead of skipping part of it.
+pub fn in_ci() -> bool {
+    ci_value(std::env::var_os(CI_VAR).as_deref())
+}
+
+/// Whether a value of [`CI_VAR`] (`None`: unset) says CI.
+fn ci_value(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| !matches!(v.to_str(), Some("" | "0" | "false")))
+}
+
+/// The rule for a test that cannot do `what` here because `why` (a tool is not installed, the
+/// shared data is missing): outside CI it says so on stderr, past libtest's capture of a passing
+/// test's output, and returns for the caller to skip that part; in CI ([`in_ci`]) it panics,
+/// failing the test: a check skipped there is a check that passed having checked nothing.
+pub fn skip_or_fail(what: &str, why: &str) {
+    use std::io::Write as _;
+    let message = skip_or_fail_in(in_ci(), what, why);
+    let _ = writeln!(std::io::stderr(), "{message}");
+}
+
+/// [`skip_or_fail`] in CI (`ci`) or not: panics in CI, else returns the message to print.
+fn skip_or_fail_in(ci: bool, what: &str, why: &str) -> String {
+    if ci {
+        panic!("{what} cannot run: {why}; {CI_VAR} is set, and in CI nothing may be skipped");
+    }
+    format!("SKIPPED: {what}: {why} (with {CI_VAR} set, this fails)")
+}
+
+/// Whether [`ARM_CC`] runs here; when it does not, [`skip_or_fail`] for `what` (in CI the test
+/// fails).
+pub fn arm_compiler_or_skip(what: &str) -> bool {
+    if arm_compiler_available() {
+        return true;
+    }
+    skip_or_fail(
+        what,
+        &format!(
+            "{ARM_CC} is not installed (install it with `apt-get install gcc-arm-none-eabi \
+             libnewlib-arm-none-eabi`)"
+        ),
+    );
+    false
 }
 
 /// A fresh, empty scratch directory `tinyaot-<kind>-<pid>-<name>` for a test of this run, under
@@ -111,6 +160,55 @@ pub fn fixtures_dir() -> PathBuf {
     workspace_root().join("tests/fixtures")
 }
 
+/// The fixture models `<fixtures>/models.json` lists (`fixtures/generate.py` writes the list with
+/// the models), as paths in `<fixtures>/models`, in the list's order: the models a test running
+/// the fixtures must find. An error when the list cannot be read.
+pub fn listed_fixture_models() -> Result<Vec<PathBuf>, String> {
+    let fixtures = fixtures_dir();
+    let list = fixtures.join("models.json");
+    let text = std::fs::read(&list).map_err(|e| format!("{}: {e}", list.display()))?;
+    let json: Value =
+        serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", list.display()))?;
+    let models = json["models"]
+        .as_array()
+        .ok_or_else(|| format!("{}: no `models` array", list.display()))?;
+    models
+        .iter()
+        .enumerate()
+        .map(|(i, model)| {
+            model["file"]
+                .as_str()
+                .map(|file| fixtures.join(file))
+                .ok_or_else(|| format!("{}: model {i} has no `file`", list.display()))
+        })
+        .collect()
+}
+
+/// Every `*.tflite` of `<fixtures>/models` ([`tflite_files`]), after checking that it holds every
+/// model [`listed_fixture_models`] lists: a missing or partly generated directory fails the test
+/// (panics) rather than letting it loop over nothing.
+pub fn fixture_models() -> Vec<PathBuf> {
+    let dir = fixtures_dir().join("models");
+    let found = tflite_files(&dir);
+    let listed = listed_fixture_models().unwrap_or_else(|e| panic!("{e}"));
+    let missing: Vec<String> = listed
+        .iter()
+        .filter(|p| !found.contains(p))
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    assert!(
+        !listed.is_empty() && missing.is_empty(),
+        "{} of the {} fixture models models.json lists are not in {} ({} .tflite files there), \
+         first {}",
+        missing.len(),
+        listed.len(),
+        dir.display(),
+        found.len(),
+        missing[..missing.len().min(5)].join(", ")
+    );
+    found
+}
+
 /// Where the shared reference data should be, unchecked: `$TINYAOT_SHARED_DIR` if set (taken as
 /// given, so a relative path is relative to the current directory), else `<workspace>/../shared`.
 pub fn shared_dir_unchecked() -> PathBuf {
@@ -134,10 +232,17 @@ pub fn find_shared_dir() -> Result<PathBuf, String> {
     }
 }
 
-/// [`find_shared_dir`] for tests and build scripts: panics with its message when the data is
-/// missing.
-pub fn shared_dir() -> PathBuf {
-    find_shared_dir().unwrap_or_else(|message| panic!("{message}"))
+/// [`find_shared_dir`] for tests and build scripts that need the shared data to do `what`: `None`
+/// when it is missing, after [`skip_or_fail`] said so (in CI the caller fails instead: a test
+/// that silently passes without its data checks nothing).
+pub fn shared_dir_or_skip(what: &str) -> Option<PathBuf> {
+    match find_shared_dir() {
+        Ok(dir) => Some(dir),
+        Err(why) => {
+            skip_or_fail(what, &why);
+            None
+        }
+    }
 }
 
 /// Every `*.tflite` directly in `dir`, sorted; empty when `dir` does not exist or cannot be read.
@@ -164,11 +269,54 @@ pub struct Suite {
     pub golden: PathBuf,
 }
 
+impl Suite {
+    /// The suite's models, sorted: every `*.tflite` of [`Suite::models`]. Panics (failing the
+    /// test or build script) when there are none, for a test looping over no models checks
+    /// nothing, and for the fixtures when one that `models.json` lists is missing
+    /// ([`fixture_models`]).
+    pub fn model_files(&self) -> Vec<PathBuf> {
+        let files = if self.name == "fixtures" {
+            fixture_models()
+        } else {
+            tflite_files(&self.models)
+        };
+        assert!(
+            !files.is_empty(),
+            "the {} suite has no models: no .tflite files in {}",
+            self.name,
+            self.models.display()
+        );
+        files
+    }
+}
+
+/// The stateful reference models (`<shared>/models`) that `tests/build.rs` also compiles through
+/// `include_model!`, besides TFLM's integration suite: SVDF and LSTM state.
+pub const MACRO_REFERENCE_MODELS: &[&str] = &["keyword_scrambled", "trained_lstm_int8"];
+
 /// The conformance suites, in the order they run: the fixtures (`tests/fixtures`), the accepted
 /// hostile models (`tests/fixtures/hostile`), the reference models of `shared` (the directory
-/// [`shared_dir`] returns) and TFLM's own integration suite beside them (`models/tflm_suite`:
+/// [`find_shared_dir`] finds) and TFLM's own integration suite beside them (`models/tflm_suite`:
 /// the SEANet 16x8 layers and the LSTM/SVDF models).
 pub fn suites(shared: &Path) -> [Suite; 4] {
+    let [fixtures, hostile] = repository_suites();
+    let [reference, tflm] = shared_suites(shared);
+    [fixtures, hostile, reference, tflm]
+}
+
+/// The conformance suites this machine has, for a test or build script that runs them to do
+/// `what`: all four [`suites`] with the shared data, else the two of the repository, after
+/// [`skip_or_fail`] said that the shared ones are skipped (in CI: failed).
+pub fn available_suites(what: &str) -> Vec<Suite> {
+    let mut suites = repository_suites().to_vec();
+    if let Some(shared) = shared_dir_or_skip(&format!("{what} on the shared reference models")) {
+        suites.extend(shared_suites(&shared));
+    }
+    suites
+}
+
+/// The suites of the repository's own fixtures: `fixtures` and `hostile`.
+fn repository_suites() -> [Suite; 2] {
     let fixtures = fixtures_dir();
     [
         Suite {
@@ -181,6 +329,12 @@ pub fn suites(shared: &Path) -> [Suite; 4] {
             models: fixtures.join("hostile/models"),
             golden: fixtures.join("hostile/golden"),
         },
+    ]
+}
+
+/// The suites of the shared data in `shared`: `shared` and `tflm_suite`.
+fn shared_suites(shared: &Path) -> [Suite; 2] {
+    [
         Suite {
             name: "shared",
             models: shared.join("models"),
@@ -215,7 +369,8 @@ pub struct Case {
 }
 
 /// Reads every case of `<golden>/manifest.json`, in the order they must run (state carries
-/// between cases, as on a device), with the bytes of every tensor.
+/// between cases, as on a device), with the bytes of every tensor. A manifest without cases is an
+/// error: a test that ran it would have compared nothing.
 pub fn load_cases(golden: &Path) -> Result<Vec<Case>, String> {
     let manifest = golden.join("manifest.json");
     let text = std::fs::read(&manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
@@ -224,6 +379,9 @@ pub fn load_cases(golden: &Path) -> Result<Vec<Case>, String> {
     let cases = json["cases"]
         .as_array()
         .ok_or_else(|| format!("{}: no `cases` array", manifest.display()))?;
+    if cases.is_empty() {
+        return Err(format!("{}: no cases", manifest.display()));
+    }
     let tensors = |k: usize, case: &Value, kind: &str| -> Result<Vec<Tensor>, String> {
         let list = case[kind]
             .as_array()
@@ -498,6 +656,43 @@ mod tests {
     }
 
     #[test]
+    fn ci_is_any_value_but_empty_zero_or_false() {
+        use std::ffi::OsStr;
+        assert!(!ci_value(None));
+        for off in ["", "0", "false"] {
+            assert!(!ci_value(Some(OsStr::new(off))), "{off:?}");
+        }
+        for on in ["true", "1", "yes"] {
+            assert!(ci_value(Some(OsStr::new(on))), "{on:?}");
+        }
+    }
+
+    /// Outside CI a missing tool or missing data skips, saying so; in CI it fails the test.
+    #[test]
+    fn a_skip_outside_ci_returns() {
+        assert_eq!(
+            skip_or_fail_in(false, "this unit test", "a tool is missing"),
+            "SKIPPED: this unit test: a tool is missing (with CI set, this fails)"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "this unit test cannot run: a tool is missing; CI is set")]
+    fn a_skip_in_ci_fails() {
+        skip_or_fail_in(true, "this unit test", "a tool is missing");
+    }
+
+    /// Every fixture models.json lists is there, and nothing else is.
+    #[test]
+    fn the_fixture_models_are_the_listed_ones() {
+        let listed = listed_fixture_models().expect("models.json");
+        assert!(!listed.is_empty());
+        let mut sorted = listed.clone();
+        sorted.sort();
+        assert_eq!(fixture_models(), sorted);
+    }
+
+    #[test]
     fn suites_pair_models_with_goldens() {
         let shared = Path::new("/data/shared");
         let [fixtures, hostile, reference, tflm] = suites(shared);
@@ -540,6 +735,7 @@ mod tests {
         };
         let at = manifest.display().to_string();
         assert_eq!(error("{}"), format!("{at}: no `cases` array"));
+        assert_eq!(error(r#"{"cases": []}"#), format!("{at}: no cases"));
         assert_eq!(
             error(r#"{"cases": [{"inputs": []}]}"#),
             format!("{at}: case 0 has no `outputs` array")

@@ -20,7 +20,7 @@ mod testing;
 use std::ops::RangeInclusive;
 
 use super::{Access, CallKind, KernelCall, OpContext, Operand, Params};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ir::OpCode;
 
 // Written by `cargo xtask kernels` from the files in this directory, runtime/src/kernels/
@@ -207,8 +207,10 @@ pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result
     match entry.lower {
         Lowering::Kernel(lower) => {
             let k = lower(ctx)?;
+            let module = k.module.unwrap_or(family.name);
+            check_contracts(ctx, module, &k)?;
             Ok(CallKind::Kernel(KernelCall {
-                module: k.module.unwrap_or(family.name),
+                module,
                 function: k.function,
                 operands: k.operands,
                 params: Some(k.params),
@@ -223,6 +225,29 @@ pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result
             check(ctx)?;
             Ok(CallKind::Nothing)
         }
+    }
+}
+
+/// Fails, as a generator bug, unless `CONTRACTS` lists every contract `k` (of kernel module
+/// `module`) declares: a contract the kernel's code does not keep would let the planner overlap
+/// bytes the kernel overwrites before it reads them.
+fn check_contracts(ctx: &OpContext, module: &str, k: &Kernel) -> Result<()> {
+    match k
+        .access
+        .iter()
+        .find(|a| !crate::lower::keeps(module, k.function, a.kind()))
+    {
+        None => Ok(()),
+        Some(access) => Err(Error::Internal {
+            detail: format!(
+                "operator #{} ({}) declares {access:?} on {module}::{}, a {:?} contract that \
+                 CONTRACTS in lower/access.rs does not list for that kernel",
+                ctx.op().source_index,
+                ctx.op().kind.name(),
+                k.function,
+                access.kind()
+            ),
+        }),
     }
 }
 
@@ -375,6 +400,69 @@ mod tests {
             ]
         );
         assert!(!is_reshape_like(OpCode::CUSTOM));
+    }
+
+    /// A contract that `CONTRACTS` does not list for its kernel (another kind, or a stream
+    /// declared reversible on a kernel that only streams forwards) is an internal error, not a
+    /// plan that overlaps what the kernel overwrites.
+    #[test]
+    fn only_the_listed_contracts_are_declared() {
+        use super::testing::{graph, per_tensor, tensor};
+        use crate::ir::{DType, Options};
+        use crate::lower::Stream;
+
+        let int8 = || tensor(&[1, 2, 2, 4], DType::I8, per_tensor(0.5, 0), None);
+        let g = graph(
+            OpCode::RELU,
+            Options::None,
+            vec![int8(), int8()],
+            &[Some(0)],
+        );
+        let ctx = OpContext::new(&g, 0);
+        let declare = |module: &'static str, function: &'static str, access: Access| {
+            let k = Kernel {
+                module: None,
+                function,
+                operands: vec![Operand::Offset(0), Operand::Offset(1)],
+                params: Params {
+                    type_name: "P",
+                    fields: Vec::new(),
+                },
+                access: vec![access],
+            };
+            check_contracts(&ctx, module, &k)
+        };
+        let in_place = Access::InPlace {
+            input: 0,
+            output: 1,
+        };
+        let stream = Stream::pointwise(4, (4, 4), 2);
+        let stream_of = |stream| Access::Stream {
+            input: 0,
+            output: 1,
+            stream,
+        };
+        assert!(declare("activations", "relu_s8", in_place).is_ok());
+        assert!(declare("conv", "conv2d_1x1_widened_s8", stream_of(stream)).is_ok());
+        assert!(declare("conv", "conv2d_1x1_s8", stream_of(stream.reversible())).is_ok());
+        for (module, function, access) in [
+            ("activations", "relu_s8", stream_of(stream)),
+            ("activations", "no_such_kernel", in_place),
+            (
+                "conv",
+                "conv2d_1x1_widened_s8",
+                stream_of(stream.reversible()),
+            ),
+            ("conv", "conv2d_s8", stream_of(stream)),
+        ] {
+            match declare(module, function, access) {
+                Err(Error::Internal { detail }) => assert!(
+                    detail.contains(&format!("on {module}::{function}, a ")),
+                    "{detail}"
+                ),
+                other => panic!("{module}::{function} {access:?}: {other:?}"),
+            }
+        }
     }
 
     #[test]
