@@ -308,8 +308,11 @@ fn detached(g: Graph<'_>) -> Graph<'_> {
 fn shared_models_load_the_same_off_their_alignment() {
     // TFLM reads with unaligned loads; so does tinyaot: zero-point vectors moved to ≡ 4 (mod 8),
     // and the whole FlatBuffer moved by 5 bytes, give the same graph.
+    let Some(models) = common::shared_models("the shared models off their alignment") else {
+        return;
+    };
     let mut moved_vectors = 0;
-    for path in common::shared_models() {
+    for path in models {
         let name = path.display().to_string();
         let bytes = common::read(&path);
         let model = tinyaot_schema::tflite::root_as_model(&bytes).expect("verifies");

@@ -142,6 +142,11 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     ("elementwise", "minimum_s16", Contract::InPlace),
     ("elementwise", "maximum_f32", Contract::InPlace),
     ("elementwise", "minimum_f32", Contract::InPlace),
+    ("elementwise", "add_s32", Contract::InPlace),
+    ("elementwise", "sub_s32", Contract::InPlace),
+    ("elementwise", "mul_s32", Contract::InPlace),
+    ("elementwise", "maximum_s32", Contract::InPlace),
+    ("elementwise", "minimum_s32", Contract::InPlace),
     // Output elements no wider than the input's, chunk by chunk (runtime/src/kernels/quantize.rs).
     ("quantize", "quantize_f32_s8", Contract::InPlace),
     ("quantize", "quantize_f32_s16", Contract::InPlace),
