@@ -61,14 +61,16 @@ pub fn activation_range_quantized(
     }
 }
 
-/// `CalculateActivationRange` for float kernels. `None` for activations not supported fused.
+/// `CalculateActivationRange` for float kernels: TANH and SIGN_BIT, which it does not name, clamp
+/// nothing there (TFLM's float CONV_2D, FULLY_CONNECTED, pooling, ADD, SUB and MUL run them so).
+/// Always `Some`; an operator whose TFLM kernel applies the activation itself (SVDF's
+/// `ApplyActivationToVector`) must refuse TANH and SIGN_BIT before asking.
 pub fn activation_range_f32(activation: Activation) -> Option<(f32, f32)> {
     match activation {
-        Activation::None => Some((f32::MIN, f32::MAX)),
+        Activation::None | Activation::Tanh | Activation::SignBit => Some((f32::MIN, f32::MAX)),
         Activation::Relu => Some((0.0, f32::MAX)),
         Activation::Relu6 => Some((0.0, 6.0)),
         Activation::ReluN1To1 => Some((-1.0, 1.0)),
-        Activation::Tanh | Activation::SignBit => None,
     }
 }
 

@@ -600,6 +600,68 @@ fn folded_and_passed_through(s: &mut Suite<'_>) {
             m
         });
     }
+    // TANH and SIGN_BIT fused into a float kernel that takes TFLM's CalculateActivationRange:
+    // it names neither, so they clamp nothing.
+    for (name, activation) in [
+        ("float_ops_fused_tanh", Activation::TANH),
+        ("float_ops_fused_sign_bit", Activation::SIGN_BIT),
+    ] {
+        s.accepted(name, {
+            let mut m = ModelSpec::new();
+            let x = m.tensor(TensorSpec::f32(&[1, 4, 4, 2]));
+            let y = m.tensor(TensorSpec::f32(&[1, 4, 4, 2]));
+            let sum = m.tensor(TensorSpec::f32(&[1, 4, 4, 2]));
+            let prod = m.tensor(TensorSpec::f32(&[1, 4, 4, 2]));
+            let filter = m.tensor(
+                TensorSpec::f32(&[3, 3, 3, 2]).constant_f32(
+                    &(0..54)
+                        .map(|i| ((i * 7) % 11) as f32 * 0.25 - 1.2)
+                        .collect::<Vec<_>>(),
+                ),
+            );
+            let conv = m.tensor(TensorSpec::f32(&[1, 4, 4, 3]));
+            let pooled = m.tensor(TensorSpec::f32(&[1, 2, 2, 3]));
+            let flat = m.tensor(TensorSpec::f32(&[1, 12]));
+            let shape = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[1, 12]));
+            let weights = m.tensor(
+                TensorSpec::f32(&[5, 12]).constant_f32(
+                    &(0..60)
+                        .map(|i| ((i * 5) % 13) as f32 * 0.3 - 1.8)
+                        .collect::<Vec<_>>(),
+                ),
+            );
+            let out = m.tensor(TensorSpec::f32(&[1, 5]));
+            m.inputs = vec![x, y];
+            m.outputs = vec![out, sum];
+            m.op(B::ADD, Options::Add { activation }, &[x, y], &[sum]);
+            m.op(B::MUL, Options::Mul { activation }, &[sum, y], &[prod]);
+            m.op(
+                B::CONV_2D,
+                Options::conv2d(Padding::SAME, (1, 1), activation),
+                &[prod, filter],
+                &[conv],
+            );
+            m.op(
+                B::AVERAGE_POOL_2D,
+                Options::pool(Padding::VALID, (2, 2), (2, 2), activation),
+                &[conv],
+                &[pooled],
+            );
+            m.op(
+                B::RESHAPE,
+                Options::default_for(B::RESHAPE),
+                &[pooled, shape],
+                &[flat],
+            );
+            m.op(
+                B::FULLY_CONNECTED,
+                Options::fully_connected(activation),
+                &[flat, weights],
+                &[out],
+            );
+            m
+        });
+    }
     // Every operator folds: the graph's outputs are constants computed at generation time.
     s.accepted("everything_folds", {
         let mut m = ModelSpec::new();

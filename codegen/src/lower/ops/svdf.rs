@@ -5,7 +5,7 @@
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{DType, OpCode, Options, Tensor};
+use crate::ir::{Activation, DType, OpCode, Options, Tensor};
 use crate::lower::params::svdf as P;
 use crate::lower::{Data, OpContext, Operand};
 
@@ -73,6 +73,15 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
             ctx.expect_dtype("time weights", weights_time, DType::F32)?;
             ctx.expect_dtype("activation state", state, DType::F32)?;
             ctx.expect_dtype("output", output, DType::F32)?;
+            // TFLM's float SVDF applies the activation itself (ApplyActivationToVector): a TANH
+            // or SIGN_BIT there is a function, not a clamp.
+            if matches!(o.activation, Activation::Tanh | Activation::SignBit) {
+                return Err(ctx.unsupported(format!(
+                    "fused activation {:?} on a float SVDF; supported: NONE, RELU, RELU6, \
+                     RELU_N1_TO_1",
+                    o.activation
+                )));
+            }
             let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
             Ok(kernel(
                 "svdf_f32",
