@@ -154,8 +154,8 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
     if !folded.is_empty() {
         let _ = writeln!(
             out,
-            "folded:       {} (all inputs constant: computed at generation time, their outputs \
-             are constants)",
+            "folded:       {} (computed at generation time from constants and static shapes: \
+             their outputs are constants)",
             folded.join(", ")
         );
     }
