@@ -375,8 +375,6 @@ pub struct Folded {
     pub source_index: usize,
     /// Its name (`RESHAPE`, `SHAPE`, …).
     pub op: String,
-    /// The tensors it wrote, now constants.
-    pub outputs: Vec<usize>,
 }
 
 /// A loaded model: one subgraph, validated.

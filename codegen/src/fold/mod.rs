@@ -45,24 +45,30 @@ pub fn fold_constants(graph: &mut Graph<'_>, limits: &Limits) -> Result<()> {
         .filter_map(|t| t.data.as_deref())
         .map(|d| d.len() as u128)
         .sum();
-    let mut index = 0;
-    while index < graph.operators.len() {
+    // Folded operators stay in place until the pass ends (a later one only reads their outputs,
+    // now constants) and leave together: removing each as it folds made the pass quadratic.
+    let mut folded = vec![false; graph.operators.len()];
+    for (index, done) in folded.iter_mut().enumerate() {
         let Some(outputs) = fold_one(graph, index)? else {
-            index += 1;
             continue;
         };
-        for (t, bytes) in &outputs {
+        for (t, bytes) in outputs {
             constant_bytes += bytes.len() as u128;
             limits.check_constant_bytes(constant_bytes)?;
-            graph.tensors[*t].data = Some(Cow::Owned(bytes.clone()));
+            graph.tensors[t].data = Some(Cow::Owned(bytes));
         }
-        let op = graph.operators.remove(index);
+        let op = &graph.operators[index];
         graph.folded.push(Folded {
             source_index: op.source_index,
             op: op.kind.name(),
-            outputs: op.outputs.clone(),
         });
+        *done = true;
     }
+    let mut index = 0;
+    graph.operators.retain(|_| {
+        index += 1;
+        !folded[index - 1]
+    });
     Ok(())
 }
 
