@@ -1049,15 +1049,8 @@ impl Emitter<'_, '_> {
                 let Some(element) = rust_element(tensor.dtype) else {
                     continue;
                 };
-                let (field, offset) = match self.layout.regions[io.index] {
-                    Some(Region::Arena(offset)) => (self.field(None), offset),
-                    Some(Region::Memory(k, offset)) => (self.field(Some(k)), offset),
-                    _ if tensor.is_constant() => (quote! {}, 0),
-                    _ => continue,
-                };
                 let element = format_ident!("{}", element);
                 let len = lit(tensor.num_elements());
-                let offset = lit(offset);
                 let doc = format!(" {kind} {i} {:?}, typed.", tensor.name);
                 if let (true, "output") = (tensor.is_constant(), kind) {
                     // A constant graph output (TFLM returns the constant's data): from flash.
@@ -1071,6 +1064,12 @@ impl Emitter<'_, '_> {
                     });
                     continue;
                 }
+                let (field, offset) = match self.layout.regions[io.index] {
+                    Some(Region::Arena(offset)) => (self.field(None), offset),
+                    Some(Region::Memory(k, offset)) => (self.field(Some(k)), offset),
+                    _ => continue,
+                };
+                let offset = lit(offset);
                 if kind == "input" {
                     let getter = format_ident!("input{}_mut", i);
                     items.push(quote! {
