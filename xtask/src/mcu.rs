@@ -17,6 +17,8 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -269,39 +271,66 @@ pub fn run(args: &[String]) -> Result<(), String> {
         });
     }
 
-    let mut failures = Vec::new();
-    for spec in &specs {
-        // Generated once, built for every core.
-        let prepared = prepare(spec, paths.overlap, &paths.regions);
-        for run in &mut runs {
-            let t = Instant::now();
-            let row = match &prepared {
-                Ok(model) => run_model(&paths, run.core, spec, model, run.harness, timeout),
-                Err(e) => Row {
-                    errors: vec![("model", e.clone())],
-                    ..empty_row(spec)
-                },
-            };
-            for (lang, error) in &row.errors {
-                failures.push(format!(
-                    "{} ({}, {lang}): {error}",
-                    spec.name, run.core.name
-                ));
-            }
-            eprintln!(
-                "{} [{}]: {} ({:.0} s)",
-                spec.name,
-                run.core.name,
-                if row.errors.is_empty() {
-                    "rust and c bit-exact with TFLM"
-                } else {
-                    "FAILED"
-                },
-                t.elapsed().as_secs_f64()
-            );
-            run.rows.push(row);
+    // Cores run side by side, one worker each up to the machine's parallelism: each core has a
+    // work directory and a Rust target directory of its own, so their builds never share a lock.
+    // A model is generated once, by the first core that reaches it.
+    let prepared: Vec<OnceLock<Result<Prepared, String>>> =
+        specs.iter().map(|_| OnceLock::new()).collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(runs.len());
+    let next_run = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    let cells: Vec<Mutex<CoreRun>> = runs.into_iter().map(Mutex::new).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(cell) = cells.get(next_run.fetch_add(1, Ordering::Relaxed)) {
+                    let mut run = cell.lock().unwrap_or_else(|e| e.into_inner());
+                    for (spec, prepared) in specs.iter().zip(&prepared) {
+                        let prepared =
+                            prepared.get_or_init(|| prepare(spec, paths.overlap, &paths.regions));
+                        let t = Instant::now();
+                        let row = match prepared {
+                            Ok(model) => {
+                                run_model(&paths, run.core, spec, model, run.harness, timeout)
+                            }
+                            Err(e) => Row {
+                                errors: vec![("model", e.clone())],
+                                ..empty_row(spec)
+                            },
+                        };
+                        for (lang, error) in &row.errors {
+                            failures
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .push(format!(
+                                    "{} ({}, {lang}): {error}",
+                                    spec.name, run.core.name
+                                ));
+                        }
+                        eprintln!(
+                            "{} [{}]: {} ({:.0} s)",
+                            spec.name,
+                            run.core.name,
+                            if row.errors.is_empty() {
+                                "rust and c bit-exact with TFLM"
+                            } else {
+                                "FAILED"
+                            },
+                            t.elapsed().as_secs_f64()
+                        );
+                        run.rows.push(row);
+                    }
+                }
+            });
         }
-    }
+    });
+    let runs: Vec<CoreRun> = cells
+        .into_iter()
+        .map(|cell| cell.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect();
+    let failures = failures.into_inner().unwrap_or_else(|e| e.into_inner());
     println!();
     if let Some(path) = &json_path {
         let per_core: Vec<Value> = runs
@@ -656,17 +685,30 @@ fn run_model(
     let origin = spec.golden.join("manifest.json");
     let cases = &model.cases;
 
-    let rust = model.rust.clone().and_then(|(source, weights)| {
-        let built = rust_side(
-            paths,
-            core,
-            &source,
-            cases,
-            &origin,
-            &dir.join("rust"),
-            timeout,
-        )?;
-        Ok((built, weights))
+    // The two languages build and run side by side: separate directories, and only the Rust
+    // side takes the core's cargo target directory.
+    let (rust, c) = std::thread::scope(|scope| {
+        let c = scope.spawn(|| {
+            model.c.clone().and_then(|files| {
+                c_side(paths, core, &files, cases, &origin, &dir.join("c"), timeout)
+            })
+        });
+        let rust = model.rust.clone().and_then(|(source, weights)| {
+            let built = rust_side(
+                paths,
+                core,
+                &source,
+                cases,
+                &origin,
+                &dir.join("rust"),
+                timeout,
+            )?;
+            Ok((built, weights))
+        });
+        let c = c
+            .join()
+            .unwrap_or_else(|_| Err("the C side's thread panicked".to_string()));
+        (rust, c)
     });
     match rust {
         Ok(((measured, ops), weights)) => {
@@ -679,10 +721,6 @@ fn run_model(
         }
         Err(e) => row.errors.push(("rust", e)),
     }
-    let c = model
-        .c
-        .clone()
-        .and_then(|files| c_side(paths, core, &files, cases, &origin, &dir.join("c"), timeout));
     match c {
         Ok((measured, ops)) => {
             row.c = Some(measured.minus_harness(harness[1]));
