@@ -5,7 +5,8 @@
 //! (float32: within 1e-5 relative). Each model's C is also cross-compiled for a Cortex-M4 with
 //! `arm-none-eabi-gcc` and must compile without a single diagnostic; when that compiler is not
 //! installed the test says so and skips only that part, or, with `CI` set, fails. Without the
-//! shared data its models are skipped the same way.
+//! shared data its models are skipped the same way. Objects are compiled once per preprocessed
+//! text and shared between models (`object_cache`).
 //!
 //! Models the Rust backend refuses are skipped with the refusal printed: the Rust conformance test
 //! decides whether a refusal is expected. A model the Rust backend accepts and the C backend
@@ -25,6 +26,23 @@ use tinyaot_tests::models::ENTRIES;
 use tinyaot_tests::{DynModel, Outcome as RustOutcome};
 
 use support::{arm_compiler_or_skip, ARM_CC, ARM_C_FLAGS as ARM_FLAGS, HOST_C_FLAGS as HOST_FLAGS};
+
+#[path = "c_conformance/object_cache.rs"]
+mod object_cache;
+use object_cache::ObjectCache;
+
+/// The host's and the Cortex-M4's objects, shared by every model of this run and kept for the
+/// next run of the same build (see [`object_cache`]).
+fn object_caches() -> &'static (ObjectCache, ObjectCache) {
+    static CACHES: std::sync::OnceLock<(ObjectCache, ObjectCache)> = std::sync::OnceLock::new();
+    CACHES.get_or_init(|| {
+        let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tinyaot-c-objects");
+        (
+            ObjectCache::new(base.join("host"), "cc", HOST_FLAGS, |_| Ok(())),
+            ObjectCache::new(base.join("arm"), ARM_CC, ARM_FLAGS, check_undefined_symbols),
+        )
+    })
+}
 
 /// A fresh scratch directory for test `name` of this run.
 fn scratch(name: &str) -> PathBuf {
@@ -234,53 +252,32 @@ fn check_model(
             sources.push(path);
         }
     }
+    let (host, cortex_m4) = object_caches();
     if arm {
-        cross_compile(dir, &sources)?;
+        for source in &sources {
+            cortex_m4.object(source, dir)?;
+        }
     }
+    let driver = support::workspace_root().join("tests/c/driver.c");
+    let objects = sources
+        .iter()
+        .chain([&driver])
+        .map(|source| host.object(source, dir))
+        .collect::<Result<Vec<_>, _>>()?;
     let exe = dir.join("driver");
     let output = Command::new("cc")
-        .args(HOST_FLAGS)
-        .arg("-I")
-        .arg(dir)
-        .args(&sources)
-        .arg(support::workspace_root().join("tests/c/driver.c"))
+        .args(&objects)
         .arg("-o")
         .arg(&exe)
         .output()
         .map_err(|e| format!("cannot run cc: {e}"))?;
     if !output.status.success() || !output.stderr.is_empty() {
         return Err(format!(
-            "cc failed or warned:\n{}",
+            "linking failed or warned:\n{}",
             String::from_utf8_lossy(&output.stderr)
         ));
     }
     run_cases(&exe, golden, dir, rust).map(Outcome::Passed)
-}
-
-/// Compiles each source for a Cortex-M4; any diagnostic fails.
-fn cross_compile(dir: &Path, sources: &[PathBuf]) -> Result<(), String> {
-    for source in sources {
-        let object = source.with_extension("arm.o");
-        let output = Command::new(ARM_CC)
-            .args(ARM_FLAGS)
-            .arg("-I")
-            .arg(dir)
-            .arg("-c")
-            .arg(source)
-            .arg("-o")
-            .arg(&object)
-            .output()
-            .map_err(|e| format!("cannot run {ARM_CC}: {e}"))?;
-        if !output.status.success() || !output.stderr.is_empty() {
-            return Err(format!(
-                "{ARM_CC} failed or warned on {}:\n{}",
-                source.display(),
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
-        check_undefined_symbols(&object)?;
-    }
-    Ok(())
 }
 
 /// The generated code needs no library: an object may only refer to the model's own functions,
