@@ -140,7 +140,7 @@ fn main() {
             .unwrap_or_else(|e| panic!("{stem} with regions: {e}"));
         let used: Vec<String> = plan
             .memory_plan()
-            .regions
+            .memory_regions
             .iter()
             .map(|u| u.bytes.to_string())
             .collect();

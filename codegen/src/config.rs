@@ -954,7 +954,7 @@ fn plan_report<'m>(
         Err(e) => (None, Some(e.to_string())),
     };
     let (graph, _, plan) = plan_in_order(graph, calls, planning)?;
-    limits.check_plan(&plan)?;
+    limits.check_memory(plan.arena_bytes, plan.state_bytes)?;
     Ok(PlanReport {
         graph,
         plan,
@@ -972,7 +972,7 @@ fn lower_and_plan<'m>(
     let graph = load_and_fold(bytes, limits)?;
     let calls = crate::lower::lower(&graph)?;
     let (graph, calls, plan) = plan_in_order(graph, Some(calls), planning)?;
-    limits.check_plan(&plan)?;
+    limits.check_memory(plan.arena_bytes, plan.state_bytes)?;
     Ok((graph, calls.unwrap_or_default(), plan))
 }
 
@@ -1016,7 +1016,7 @@ fn plan_in_order<'m>(
     let reordered_plan = plan_of(&reordered_graph, &reordered_calls)?;
     // RAM besides the state: the arena and the memory regions.
     let ram = |plan: &MemoryPlan| {
-        plan.regions
+        plan.memory_regions
             .iter()
             .fold(plan.arena_bytes, |sum, u| sum.saturating_add(u.bytes))
     };

@@ -71,4 +71,4 @@ pub use emit::c_build::CLayout;
 pub use emit::rust::RustOptions;
 pub use error::{Error, Result};
 pub use limits::Limits;
-pub use plan::{Alias, AliasKind, MemoryPlan, Region, TensorPlacement, ALIGN};
+pub use plan::{Alias, AliasKind, MemoryPlan, Storage, TensorPlacement, ALIGN};

@@ -3,7 +3,7 @@
 
 use tinyaot_codegen::ir::{DType, Graph, OpCode, OpKind, Operator, Options, Tensor};
 use tinyaot_codegen::plan::{
-    check_plan, plan_buffers, plan_graph, Alias, AliasKind, Buffer, MemoryPlan, Region,
+    check_plan, plan_buffers, plan_graph, Alias, AliasKind, Buffer, MemoryPlan, Storage,
 };
 use tinyaot_codegen::Error;
 
@@ -126,13 +126,13 @@ fn lifetimes_follow_tflm() {
         (1, 1),
         "never read: just its creation step"
     );
-    assert_eq!(plan.tensors[1].region, Region::Flash);
+    assert_eq!(plan.tensors[1].storage, Storage::Flash);
     assert_eq!(plan.offset_of(1), None, "constants have no RAM offset");
     // Step 2 holds 0, 2 and 3: 112 + 208 + 304.
     assert_eq!(plan.lower_bound_bytes, 624);
     assert_eq!(plan.arena_bytes, 624);
     for p in &plan.tensors {
-        if p.region == Region::Arena {
+        if p.storage == Storage::Arena {
             assert_eq!(plan.offset_of(p.index), Some(p.offset));
             assert_eq!(p.offset % 16, 0);
         }
@@ -152,7 +152,7 @@ fn unused_inputs_and_outputs() {
     assert_eq!(steps(&plan, 0), (0, 0));
     assert_eq!(steps(&plan, 1), (0, 1));
     assert_eq!(steps(&plan, 2), (1, 1));
-    assert_eq!(plan.tensors[3].region, Region::Unused);
+    assert_eq!(plan.tensors[3].storage, Storage::Unused);
     assert_eq!(plan.offset_of(3), None);
 }
 
@@ -205,7 +205,7 @@ fn variables_go_to_state_and_zero_bytes_take_no_space() {
         &[4],
     );
     let plan = plan_graph(&g).expect("plan");
-    assert_eq!(plan.tensors[1].region, Region::State);
+    assert_eq!(plan.tensors[1].storage, Storage::State);
     assert_eq!(plan.offset_of(1), Some(0));
     assert_eq!(plan.offset_of(2), Some(112));
     assert_eq!(plan.state_bytes, 128);
@@ -315,7 +315,7 @@ fn out_of_range_indices_do_not_panic() {
     );
     let plan = plan_graph(&g).expect("the tensors that exist are planned");
     assert_eq!(plan.tensors.len(), 1);
-    assert_eq!(plan.tensors[0].region, Region::Arena);
+    assert_eq!(plan.tensors[0].storage, Storage::Arena);
     assert_eq!(
         (plan.tensors[0].offset, plan.tensors[0].bytes),
         (0, 8),
@@ -350,7 +350,7 @@ fn checker_rejects_each_kind_of_mistake() {
     assert!(check_plan(&g, &bad).is_err(), "lifetime cut short");
 
     let mut bad = plan.clone();
-    bad.tensors[1].region = Region::Arena;
+    bad.tensors[1].storage = Storage::Arena;
     assert!(check_plan(&g, &bad).is_err(), "constant in the arena");
 
     let mut bad = plan.clone();

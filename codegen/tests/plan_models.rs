@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::Path;
-use tinyaot_codegen::plan::{check_plan, plan_graph, Region};
+use tinyaot_codegen::plan::{check_plan, plan_graph, Storage};
 
 /// Plans one model and checks the plan; returns a one-line summary.
 fn plan_model(path: &Path) -> String {
@@ -58,7 +58,7 @@ fn plan_model(path: &Path) -> String {
     let arena_tensors = plan
         .tensors
         .iter()
-        .filter(|p| p.region == Region::Arena)
+        .filter(|p| p.storage == Storage::Arena)
         .count();
     format!(
         "{:<45} tensors {:>4} arena tensors {:>4} aliases {:>2} arena {:>9} bound {:>9} state {:>6}",

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use tinyaot_codegen::ir::{DType, Graph, OpCode, OpKind, Operator, Options, Tensor};
 use tinyaot_codegen::plan::{
     check_buffers, check_plan, lower_bound, plan_buffers, plan_graph, Alias, AliasKind, Buffer,
-    Region, ALIGN,
+    Storage, ALIGN,
 };
 
 fn buffers() -> impl Strategy<Value = Vec<Buffer>> {
@@ -128,7 +128,7 @@ proptest! {
         check_plan(&graph, &plan).map_err(|e| TestCaseError::fail(e.to_string()))?;
         for p in &plan.tensors {
             let t = &graph.tensors[p.index];
-            prop_assert_eq!(p.region == Region::State, t.is_variable);
+            prop_assert_eq!(p.storage == Storage::State, t.is_variable);
         }
     }
 
@@ -138,7 +138,7 @@ proptest! {
         let plan = plan_graph(&graph).map_err(|e| TestCaseError::fail(e.to_string()))?;
 
         // Offset moved onto another arena tensor live at the same step, not in its alias group.
-        let arena: Vec<_> = plan.tensors.iter().filter(|p| p.region == Region::Arena && p.bytes > 0).collect();
+        let arena: Vec<_> = plan.tensors.iter().filter(|p| p.storage == Storage::Arena && p.bytes > 0).collect();
         let owner = |i: usize| plan.tensors[i].alias_of.unwrap_or(i);
         let pairs: Vec<(usize, usize)> = arena.iter().flat_map(|a| arena.iter().map(move |b| (a, b)))
             .filter(|(a, b)| a.index != b.index && owner(a.index) != owner(b.index)

@@ -7,7 +7,7 @@ mod common;
 use tinyaot_codegen::ir::Graph;
 use tinyaot_codegen::lower::{lower, Call, CallKind, Operand};
 use tinyaot_codegen::plan::{
-    access_contracts, check_plan_with, plan_graph_in_regions, MemoryPlan, MemoryRegion, Region,
+    access_contracts, check_plan_with, plan_graph_in_regions, MemoryPlan, MemoryRegion, Storage,
 };
 
 fn region(name: &str, capacity: usize) -> MemoryRegion {
@@ -39,7 +39,7 @@ fn plan(bytes: &[u8], calls: &[Call], regions: &[MemoryRegion]) -> (Graph<'stati
 fn in_region(plan: &MemoryPlan, k: usize) -> Vec<usize> {
     plan.tensors
         .iter()
-        .filter(|p| p.region == Region::Memory(k) && p.bytes > 0)
+        .filter(|p| p.storage == Storage::Memory(k) && p.bytes > 0)
         .map(|p| p.index)
         .collect()
 }
@@ -50,7 +50,7 @@ fn hot_activations_move_and_fit() {
     let regions = [region("dtcm", 16 << 10), region("sram2", 32 << 10)];
     let (graph, plan) = plan(&bytes, &calls, &regions);
     let (_, arena_only) = plan_without(&bytes, &calls);
-    for (k, used) in plan.regions.iter().enumerate() {
+    for (k, used) in plan.memory_regions.iter().enumerate() {
         assert!(
             used.bytes > 0 && used.bytes <= used.region.capacity,
             "{used:?}"
@@ -69,8 +69,8 @@ fn hot_activations_move_and_fit() {
             .operands
             .iter()
             .filter_map(|o| match o {
-                Operand::Offset(t) => Some(match plan.tensors[*t].region {
-                    Region::Memory(k) => Some(k),
+                Operand::Offset(t) => Some(match plan.tensors[*t].storage {
+                    Storage::Memory(k) => Some(k),
                     _ => None,
                 }),
                 Operand::Scratch(_) => Some(None),
@@ -98,14 +98,14 @@ fn everything_moves_when_the_region_holds_the_arena() {
     let (bytes, calls) = model("ds_cnn");
     let (_, plan) = plan(&bytes, &calls, &[region("dtcm", 64 << 10)]);
     assert_eq!(plan.arena_bytes, 0);
-    assert!(plan.regions[0].bytes > 0);
+    assert!(plan.memory_regions[0].bytes > 0);
 }
 
 #[test]
 fn a_region_too_small_for_any_unit_takes_nothing() {
     let (bytes, calls) = model("ds_cnn");
     let (_, plan) = plan(&bytes, &calls, &[region("dtcm", 16)]);
-    assert_eq!(plan.regions[0].bytes, 0);
+    assert_eq!(plan.memory_regions[0].bytes, 0);
     assert!(in_region(&plan, 0).is_empty());
 }
 
@@ -135,24 +135,27 @@ fn the_checker_refuses_wrong_region_plans() {
     let mut clash = good.clone();
     clash.tensors[b].offset = clash.tensors[a].offset;
     let end = clash.tensors[b].offset + clash.tensors[b].bytes;
-    clash.regions[0].bytes = clash.regions[0].bytes.max(end.div_ceil(16) * 16);
-    clash.regions[0].region.capacity = clash.regions[0].region.capacity.max(clash.regions[0].bytes);
+    clash.memory_regions[0].bytes = clash.memory_regions[0].bytes.max(end.div_ceil(16) * 16);
+    clash.memory_regions[0].region.capacity = clash.memory_regions[0]
+        .region
+        .capacity
+        .max(clash.memory_regions[0].bytes);
     let e = check_plan(&graph, &clash).expect_err("overlap in the region");
     assert!(e.to_string().contains("overlap"), "{e}");
 
     // More bytes than the region holds.
     let mut over = good.clone();
-    over.regions[0].bytes = over.regions[0].region.capacity + 16;
+    over.memory_regions[0].bytes = over.memory_regions[0].region.capacity + 16;
     assert!(check_plan(&graph, &over).is_err());
 
     // A tensor past the region's end.
     let mut outside = good.clone();
-    outside.tensors[a].offset = outside.regions[0].bytes;
+    outside.tensors[a].offset = outside.memory_regions[0].bytes;
     assert!(check_plan(&graph, &outside).is_err());
 
     // A region the plan does not have.
     let mut unknown = good.clone();
-    unknown.tensors[a].region = Region::Memory(1);
+    unknown.tensors[a].storage = Storage::Memory(1);
     assert!(check_plan(&graph, &unknown).is_err());
 
     // A constant moved into a region.
@@ -162,7 +165,7 @@ fn the_checker_refuses_wrong_region_plans() {
         .position(|t| t.is_constant())
         .expect("a weight");
     let mut weight = good.clone();
-    weight.tensors[constant].region = Region::Memory(0);
+    weight.tensors[constant].storage = Storage::Memory(0);
     assert!(check_plan(&graph, &weight).is_err());
 }
 

@@ -76,7 +76,7 @@ fuzz_target!(|data: &[u8]| {
     if let (Ok(regions), Ok(arena_only)) = (config.plan(&bytes), Config::new().plan(&bytes)) {
         let (regions, arena_only) = (regions.memory_plan(), arena_only.memory_plan());
         assert!(regions.arena_bytes <= arena_only.arena_bytes, "regions grew the arena");
-        for used in &regions.regions {
+        for used in &regions.memory_regions {
             assert!(used.bytes <= used.region.capacity, "a region past its capacity");
         }
     }

@@ -728,7 +728,7 @@ fn command_line_writes_whole_directories() {
 /// fresh arena space and checks that the model still reproduces TFLM's outputs.
 #[test]
 fn unaliased_reshapes_are_copied() {
-    use tinyaot_codegen::emit::{Layout, Region};
+    use tinyaot_codegen::emit::{Layout, Location};
     use tinyaot_codegen::lower::CallKind;
 
     let root = support::workspace_root();
@@ -745,7 +745,7 @@ fn unaliased_reshapes_are_copied() {
         for call in &calls {
             if let CallKind::Alias { output, .. } = call.kind {
                 let offset = layout.arena_bytes.next_multiple_of(16);
-                layout.regions[output] = Some(Region::Arena(offset));
+                layout.locations[output] = Some(Location::Arena(offset));
                 layout.arena_bytes = offset + graph.tensors[output].bytes;
                 moved += 1;
             }

@@ -407,7 +407,7 @@ fn base_context(
     ctx.insert("invoke_note", &layout.overwritten_inputs_note());
     ctx.insert("num_outputs", &graph.outputs.len());
     let regions: Vec<Value> = layout
-        .memory
+        .memory_regions
         .iter()
         .map(|used| {
             object(vec![
@@ -516,13 +516,18 @@ impl Emitter<'_, '_> {
     /// The C expression of tensor `t`'s bytes: in the arena (or state) or a memory region.
     fn tensor_bytes(&self, t: usize) -> Result<String> {
         let place = self.layout.place(t)?;
-        Ok(match place.memory.and_then(|k| self.layout.memory.get(k)) {
-            Some(used) => format!(
-                "{}_region_{}.bytes + {}",
-                self.prefix, used.region.name, place.offset
-            ),
-            None => self.arena(place.offset),
-        })
+        Ok(
+            match place
+                .memory_region
+                .and_then(|k| self.layout.memory_regions.get(k))
+            {
+                Some(used) => format!(
+                    "{}_region_{}.bytes + {}",
+                    self.prefix, used.region.name, place.offset
+                ),
+                None => self.arena(place.offset),
+            },
+        )
     }
 
     fn constant(&self, t: usize, member: &str, constants: &mut BTreeSet<usize>) -> String {

@@ -14,7 +14,7 @@
 //! overlaps nothing, and every access to it goes through the layout. A reshape that shared its
 //! storage now copies it instead (the emitters copy whenever an alias's two tensors sit apart).
 
-use super::{Layout, Region};
+use super::{Layout, Location};
 use crate::error::{Error, Result};
 use crate::ir::Graph;
 use crate::limits::Limits;
@@ -50,7 +50,10 @@ pub struct GroupLayout {
 pub fn layout(models: Vec<(Layout, Vec<(usize, usize)>)>, limits: &Limits) -> Result<GroupLayout> {
     // The models share one arena and run one after another; memory regions of their own would
     // be a second sharing scheme, which neither backend's group code lays out.
-    if models.iter().any(|(layout, _)| !layout.memory.is_empty()) {
+    if models
+        .iter()
+        .any(|(layout, _)| !layout.memory_regions.is_empty())
+    {
         return Err(Error::Config {
             detail: "memory regions apply to one model, not to a group of models sharing an \
                      arena"
@@ -72,11 +75,11 @@ pub fn layout(models: Vec<(Layout, Vec<(usize, usize)>)>, limits: &Limits) -> Re
         let kept_base = cursor;
         let mut kept = Vec::new();
         for (t, bytes) in keep {
-            let in_arena = matches!(layout.regions.get(t), Some(Some(Region::Arena(_))));
+            let in_arena = matches!(layout.locations.get(t), Some(Some(Location::Arena(_))));
             if !in_arena || kept.iter().any(|&(k, _)| k == t) {
                 continue;
             }
-            layout.regions[t] = Some(Region::Arena(cursor));
+            layout.locations[t] = Some(Location::Arena(cursor));
             kept.push((t, cursor));
             cursor = cursor.checked_add(align(bytes)?).ok_or_else(overflow)?;
         }

@@ -27,14 +27,14 @@ pub use source::Source;
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph, Tensor};
 
-/// Where a non-constant tensor lives at run time.
+/// Where a non-constant tensor lives at run time, and at which byte offset there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Region {
+pub enum Location {
     /// In the activation arena, at this byte offset.
     Arena(usize),
     /// In the state region of variable tensors, at this byte offset.
     State(usize),
-    /// In memory region `k` of [`Layout::memory`], at this byte offset.
+    /// In memory region `k` of [`Layout::memory_regions`], at this byte offset.
     Memory(usize, usize),
 }
 
@@ -42,8 +42,8 @@ pub enum Region {
 /// its memory regions, and the byte offset there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Place {
-    /// `None`: the model's buffer; `Some(k)`: memory region `k` of [`Layout::memory`].
-    pub memory: Option<usize>,
+    /// `None`: the model's buffer; `Some(k)`: memory region `k` of [`Layout::memory_regions`].
+    pub memory_region: Option<usize>,
     /// Byte offset in that buffer.
     pub offset: usize,
 }
@@ -63,7 +63,7 @@ pub struct Layout {
     /// for a model of a group, its own place after the shared arena ([`group`]).
     pub state_base: usize,
     /// Per tensor index: its region, or `None` for constants and tensors nothing uses.
-    pub regions: Vec<Option<Region>>,
+    pub locations: Vec<Option<Location>>,
     /// Arena offsets of kernel scratch memory, by `(operator, slot)`.
     pub scratch: std::collections::BTreeMap<(usize, usize), usize>,
     /// What the state region holds after a reset, as runs `(offset, contents)` covering it.
@@ -73,8 +73,8 @@ pub struct Layout {
     /// overlap, as they are read). The generated docs of `invoke` say so.
     pub overwritten_inputs: Vec<usize>,
     /// The memory regions besides the arena and the bytes each takes
-    /// ([`crate::plan::MemoryPlan::regions`]).
-    pub memory: Vec<crate::plan::RegionUse>,
+    /// ([`crate::plan::MemoryPlan::memory_regions`]).
+    pub memory_regions: Vec<crate::plan::MemoryRegionUse>,
 }
 
 /// What a run of the state region holds after a reset.
@@ -90,9 +90,9 @@ impl Layout {
     /// The offset of tensor `t` in the model's buffer (arena, then state), or an internal error if
     /// it is in neither.
     pub fn arena_offset(&self, t: usize) -> Result<usize> {
-        match self.regions.get(t).copied().flatten() {
-            Some(Region::Arena(offset)) => Ok(offset),
-            Some(Region::State(offset)) => Ok(self.state_base + offset),
+        match self.locations.get(t).copied().flatten() {
+            Some(Location::Arena(offset)) => Ok(offset),
+            Some(Location::State(offset)) => Ok(self.state_base + offset),
             other => Err(Error::Internal {
                 detail: format!("tensor {t} was expected in the arena but is {other:?}"),
             }),
@@ -102,13 +102,13 @@ impl Layout {
     /// Where tensor `t` lives: the model's buffer (arena, then state) or a memory region, or an
     /// internal error if it is in none.
     pub fn place(&self, t: usize) -> Result<Place> {
-        match self.regions.get(t).copied().flatten() {
-            Some(Region::Memory(k, offset)) => Ok(Place {
-                memory: Some(k),
+        match self.locations.get(t).copied().flatten() {
+            Some(Location::Memory(k, offset)) => Ok(Place {
+                memory_region: Some(k),
                 offset,
             }),
             _ => self.arena_offset(t).map(|offset| Place {
-                memory: None,
+                memory_region: None,
                 offset,
             }),
         }
@@ -202,13 +202,13 @@ pub(crate) fn rust_element(dtype: DType) -> Option<&'static str> {
 impl Layout {
     /// The layout of a memory plan of `graph`.
     pub fn from_plan(graph: &Graph, plan: &crate::plan::MemoryPlan) -> Layout {
-        let regions = plan
+        let locations = plan
             .tensors
             .iter()
-            .map(|p| match p.region {
-                crate::plan::Region::Arena => Some(Region::Arena(p.offset)),
-                crate::plan::Region::State => Some(Region::State(p.offset)),
-                crate::plan::Region::Memory(k) => Some(Region::Memory(k, p.offset)),
+            .map(|p| match p.storage {
+                crate::plan::Storage::Arena => Some(Location::Arena(p.offset)),
+                crate::plan::Storage::State => Some(Location::State(p.offset)),
+                crate::plan::Storage::Memory(k) => Some(Location::Memory(k, p.offset)),
                 _ => None,
             })
             .collect();
@@ -218,8 +218,8 @@ impl Layout {
             .map(|s| ((s.op, s.slot), s.offset))
             .collect();
         // One index per buffer a graph input may lie in: the arena, each memory region.
-        let shared: Vec<SharedBytes> = std::iter::once(crate::plan::Region::Arena)
-            .chain((0..plan.regions.len()).map(crate::plan::Region::Memory))
+        let shared: Vec<SharedBytes> = std::iter::once(crate::plan::Storage::Arena)
+            .chain((0..plan.memory_regions.len()).map(crate::plan::Storage::Memory))
             .map(|region| SharedBytes::new(plan, region))
             .collect();
         let overwritten_inputs = graph
@@ -233,11 +233,11 @@ impl Layout {
             arena_bytes: plan.arena_bytes,
             state_bytes: plan.state_bytes,
             state_base: plan.arena_bytes,
-            regions,
+            locations,
             scratch,
             state_init: state_init(graph, plan),
             overwritten_inputs,
-            memory: plan.regions.clone(),
+            memory_regions: plan.memory_regions.clone(),
         }
     }
 }
@@ -247,8 +247,8 @@ impl Layout {
 /// prefix: "does anything of another group share bytes with this range?" is then a binary
 /// search, so that many graph inputs cost O(n log n) rather than a scan of every tensor each.
 struct SharedBytes {
-    /// The buffer: [`crate::plan::Region::Arena`] or a memory region.
-    region: crate::plan::Region,
+    /// The buffer: [`crate::plan::Storage::Arena`] or a memory region.
+    region: crate::plan::Storage,
     /// Block starts, ascending.
     starts: Vec<usize>,
     /// For the blocks up to each index: the furthest end and its group, and the furthest end of
@@ -257,10 +257,10 @@ struct SharedBytes {
 }
 
 impl SharedBytes {
-    fn new(plan: &crate::plan::MemoryPlan, region: crate::plan::Region) -> SharedBytes {
+    fn new(plan: &crate::plan::MemoryPlan, region: crate::plan::Storage) -> SharedBytes {
         let n = plan.tensors.len();
         // Scratch memory is in the arena.
-        let scratch = if region == crate::plan::Region::Arena {
+        let scratch = if region == crate::plan::Storage::Arena {
             &plan.scratch[..]
         } else {
             &[]
@@ -268,7 +268,7 @@ impl SharedBytes {
         let mut blocks: Vec<(usize, usize, usize)> = plan
             .tensors
             .iter()
-            .filter(|q| q.region == region && q.bytes > 0)
+            .filter(|q| q.storage == region && q.bytes > 0)
             .map(|q| (q.offset, q.offset + q.bytes, q.alias_of.unwrap_or(q.index)))
             .chain(
                 scratch
@@ -307,7 +307,7 @@ impl SharedBytes {
         let Some(p) = plan.tensors.get(t) else {
             return false;
         };
-        if p.region != self.region || p.bytes == 0 {
+        if p.storage != self.region || p.bytes == 0 {
             return false;
         }
         let group = p.alias_of.unwrap_or(t);
@@ -329,7 +329,7 @@ fn state_init(graph: &Graph, plan: &crate::plan::MemoryPlan) -> Vec<(usize, Stat
     let mut runs: Vec<(usize, StateInit)> = plan
         .tensors
         .iter()
-        .filter(|p| p.region == crate::plan::Region::State && p.bytes > 0)
+        .filter(|p| p.storage == crate::plan::Storage::State && p.bytes > 0)
         .map(|p| {
             let tensor = &graph.tensors[p.index];
             let init = match tensor.initial.as_deref() {

@@ -12,7 +12,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use super::source::{Bytes, Encoding};
-use super::{io_tensors, rust_element, Layout, Region, Source, StateInit};
+use super::{io_tensors, rust_element, Layout, Location, Source, StateInit};
 use crate::error::{Error, Result};
 use crate::ir::{DType, Graph, Quantization};
 use crate::lower::{Call, CallKind, KernelCall, Operand, Value};
@@ -144,7 +144,7 @@ fn model_code(
         .collect();
     let bind_arena = quote! { #(#bindings)* };
     let accessors = emitter.accessors(&mut constants)?;
-    let regions = &layout.memory;
+    let regions = &layout.memory_regions;
     let ty = match member {
         None if regions.is_empty() => quote! { #name },
         _ => quote! { #name<'_> },
@@ -805,7 +805,7 @@ impl Emitter<'_, '_> {
     /// as used.
     fn binding(&self, memory: Option<usize>) -> Ident {
         self.used.borrow_mut().insert(memory);
-        match memory.and_then(|k| self.layout.memory.get(k)) {
+        match memory.and_then(|k| self.layout.memory_regions.get(k)) {
             Some(used) => format_ident!("{}", used.region.name),
             None => format_ident!("arena"),
         }
@@ -813,7 +813,7 @@ impl Emitter<'_, '_> {
 
     /// The struct field of buffer `memory`, through which accessors reach it.
     fn field(&self, memory: Option<usize>) -> TokenStream {
-        match memory.and_then(|k| self.layout.memory.get(k)) {
+        match memory.and_then(|k| self.layout.memory_regions.get(k)) {
             Some(used) => {
                 let name = format_ident!("{}", used.region.name);
                 quote! { self.#name.0 }
@@ -833,12 +833,12 @@ impl Emitter<'_, '_> {
                 let (from, to) = (self.layout.place(*input)?, self.layout.place(*output)?);
                 if from == to {
                     Ok(quote! { {} })
-                } else if from.memory != to.memory {
+                } else if from.memory_region != to.memory_region {
                     Err(Error::Internal {
                         detail: format!("operator #{}: a copy between memory regions", call.op),
                     })
                 } else {
-                    let buffer = self.binding(to.memory);
+                    let buffer = self.binding(to.memory_region);
                     let (from, to) = (lit(from.offset), lit(to.offset));
                     let bytes = lit(self.graph.tensors[*output].bytes);
                     Ok(quote! { rt::kernels::copy::copy(#buffer, #from, #to, #bytes); })
@@ -864,7 +864,7 @@ impl Emitter<'_, '_> {
         for operand in &kernel.operands {
             match *operand {
                 Operand::Offset(t) => {
-                    memories.insert(self.layout.place(t)?.memory);
+                    memories.insert(self.layout.place(t)?.memory_region);
                 }
                 Operand::Scratch(_) => {
                     memories.insert(None);
@@ -926,12 +926,12 @@ impl Emitter<'_, '_> {
             }
             Operand::Src(t) => {
                 let place = self.layout.place(t)?;
-                if place.memory == memory {
+                if place.memory_region == memory {
                     let offset = lit(place.offset);
                     Ok(quote! { rt::Src::Arena(#offset) })
                 } else {
                     // In another buffer: its bytes, read like a constant's.
-                    let buffer = self.binding(place.memory);
+                    let buffer = self.binding(place.memory_region);
                     let (start, end) = (
                         lit(place.offset),
                         lit(place.offset + self.graph.tensors[t].bytes),
@@ -1064,9 +1064,9 @@ impl Emitter<'_, '_> {
                     });
                     continue;
                 }
-                let (field, offset) = match self.layout.regions[io.index] {
-                    Some(Region::Arena(offset)) => (self.field(None), offset),
-                    Some(Region::Memory(k, offset)) => (self.field(Some(k)), offset),
+                let (field, offset) = match self.layout.locations[io.index] {
+                    Some(Location::Arena(offset)) => (self.field(None), offset),
+                    Some(Location::Memory(k, offset)) => (self.field(Some(k)), offset),
                     _ => continue,
                 };
                 let offset = lit(offset);
@@ -1102,7 +1102,7 @@ impl Emitter<'_, '_> {
         let mut input_arms = Vec::new();
         for (i, io) in inputs.iter().enumerate() {
             let place = self.layout.place(io.index)?;
-            let field = self.field(place.memory);
+            let field = self.field(place.memory_region);
             let offset = place.offset;
             let (i, end, offset) = (lit(i), lit(offset + io.tensor.bytes), lit(offset));
             input_arms.push(quote! { #i => &mut #field[#offset..#end], });
@@ -1115,7 +1115,7 @@ impl Emitter<'_, '_> {
                 output_arms.push(quote! { #i => #path.bytes(), });
             } else {
                 let place = self.layout.place(io.index)?;
-                let field = self.field(place.memory);
+                let field = self.field(place.memory_region);
                 let offset = place.offset;
                 let (end, offset) = (lit(offset + io.tensor.bytes), lit(offset));
                 output_arms.push(quote! { #i => &#field[#offset..#end], });

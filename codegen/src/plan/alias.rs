@@ -1,7 +1,7 @@
 //! Storage-sharing decisions. Each is recorded as an [`Alias`] so that the checker can verify it
 //! against the graph; nothing else in the planner assumes that two tensors may overlap.
 
-use super::{Alias, AliasKind, Region};
+use super::memory_plan::{Alias, AliasKind, Storage};
 use crate::ir::Graph;
 
 /// The reshape-like ops whose output can simply be the input's bytes.
@@ -9,7 +9,7 @@ use crate::ir::Graph;
 /// Only when both tensors are in the arena with the same non-zero size, and each tensor has at most
 /// one writer (the output exactly one: this op, and it is not also a graph input): a second writer of
 /// either would change the other's value behind its back.
-pub(super) fn reshape_aliases(graph: &Graph, regions: &[Region]) -> Vec<Alias> {
+pub(super) fn reshape_aliases(graph: &Graph, regions: &[Storage]) -> Vec<Alias> {
     let writers = writers(graph);
 
     let mut aliases = Vec::new();
@@ -24,7 +24,7 @@ pub(super) fn reshape_aliases(graph: &Graph, regions: &[Region]) -> Vec<Alias> {
             continue;
         };
         // Both in the arena, or both in one memory region.
-        let placed = |t: usize| matches!(regions.get(t), Some(Region::Arena | Region::Memory(_)));
+        let placed = |t: usize| matches!(regions.get(t), Some(Storage::Arena | Storage::Memory(_)));
         if of != tensor
             && placed(of)
             && regions[of] == regions[tensor]

@@ -1,7 +1,8 @@
-//! Offset assignment over plain lifetime intervals: the entry point that tries the greedy orders,
-//! then the exact search, and the liveness lower bound they aim at.
+//! The offset-assignment problem: buffers with lifetimes, in the planner's own coordinates
+//! ([`Problem`]), the overlaps permitted between them, and the liveness lower bound any placement
+//! without overlaps meets or exceeds. [`super::offsets`] solves it.
 
-use super::{greedy, search, ALIGN};
+use super::memory_plan::ALIGN;
 
 /// A block of memory needed during an inclusive range of steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,7 +37,7 @@ pub(super) struct Problem {
     pub items: Vec<Item>,
     pub origin: Vec<usize>,
     pub steps: usize,
-    /// Permitted overlaps ([`super::overlap::Permit`]) in units: for `(i, j)`, item `i` placed
+    /// Permitted overlaps ([`Permit`]) in units: for `(i, j)`, item `i` placed
     /// after item `j` sees `j` as busy over `[offset_j + a, offset_j + b)` instead of its whole
     /// extent (an empty range still keeps `i` from straddling that point).
     pub permits: std::collections::HashMap<(usize, usize), (u64, u64)>,
@@ -90,7 +91,7 @@ impl Problem {
     /// then forbids exactly the offsets between, so that an item may lie below the range's
     /// start or from its end up. A permit that allows nothing more than apart is dropped, and so
     /// is a forward-only one whose output is so large that it would reach past the input's end.
-    pub fn with_permits(buffers: &[Buffer], permits: &[super::overlap::Permit]) -> Problem {
+    pub fn with_permits(buffers: &[Buffer], permits: &[Permit]) -> Problem {
         let mut p = Problem::new(buffers);
         let mut item_of = vec![None; buffers.len()];
         for (i, &b) in p.origin.iter().enumerate() {
@@ -170,52 +171,24 @@ pub fn lower_bound(buffers: &[Buffer]) -> usize {
     to_bytes(Problem::new(buffers).bound())
 }
 
-/// Assigns an [`ALIGN`]-aligned byte offset to every buffer so that buffers live at a common step
-/// never share a byte; returns one offset per buffer, in order. Zero-sized buffers get offset 0.
-///
-/// Several deterministic greedy orders are tried and the best kept; when that is still above the
-/// [`lower_bound`], a branch-and-bound search with a fixed node budget looks for a better one.
-/// Deterministic: the same input always gets the same offsets. Sizes whose sum exceeds `usize::MAX`
-/// give meaningless (but never panicking) results; [`plan_graph`](super::plan_graph) rejects them.
-pub fn plan_buffers(buffers: &[Buffer]) -> Vec<usize> {
-    let problem = Problem::new(buffers);
-    let bound = problem.bound();
-    let mut best = greedy::best(&problem, bound);
-    // The search spends at least (items + steps) work units per node and needs a path of
-    // items + 1 nodes to find anything: when that is above its budget it cannot succeed, and
-    // skipping it changes nothing but the time (quadratic in the items) it would waste.
-    let path_cost =
-        (problem.items.len() as u128 + 1) * (problem.items.len() as u128 + problem.steps as u128);
-    if height(&problem.items, &best) > bound && path_cost <= u128::from(search::WORK_BUDGET) {
-        if let Some(better) = search::improve(&problem, bound, height(&problem.items, &best)) {
-            best = better;
-        }
-    }
-    let mut offsets = vec![0usize; buffers.len()];
-    for (&i, &o) in problem.origin.iter().zip(&best) {
-        offsets[i] = to_bytes(o);
-    }
-    offsets
-}
-
-/// [`plan_buffers`] where some pairs of buffers may overlap by [`Permit`](super::overlap::Permit)s: the greedy
-/// orders alone (the exact search knows nothing of permits), keeping the lowest placement.
-pub(super) fn plan_buffers_with_permits(
-    buffers: &[Buffer],
-    permits: &[super::overlap::Permit],
-) -> Vec<usize> {
-    let problem = Problem::with_permits(buffers, permits);
-    // No bound to stop at: with overlaps the liveness bound is no floor.
-    let best = greedy::best(&problem, 0);
-    let mut offsets = vec![0usize; buffers.len()];
-    for (&i, &o) in problem.origin.iter().zip(&best) {
-        offsets[i] = to_bytes(o);
-    }
-    offsets
-}
-
-fn to_bytes(units: u64) -> usize {
+pub(super) fn to_bytes(units: u64) -> usize {
     usize::try_from(units)
         .unwrap_or(usize::MAX)
         .saturating_mul(ALIGN)
+}
+
+/// A permitted overlap between two buffers (by index in the planner's buffer list): `output` may
+/// be placed at least `gap` bytes below `input`'s offset, at least `above` bytes above it when
+/// that is given (a reversible stream), or apart from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Permit {
+    /// The output's buffer.
+    pub output: usize,
+    /// The input's buffer.
+    pub input: usize,
+    /// How far below the input the output must start, in bytes (a multiple of [`ALIGN`]).
+    pub gap: usize,
+    /// How far above the input the output must start, in bytes (a multiple of [`ALIGN`]), for a
+    /// reversible stream.
+    pub above: Option<usize>,
 }

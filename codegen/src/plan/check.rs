@@ -9,7 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{AliasKind, Buffer, MemoryPlan, Overlap, Region, ALIGN};
+use super::buffer::Buffer;
+use super::memory_plan::{AliasKind, MemoryPlan, Overlap, Storage, TensorPlacement, ALIGN};
 use crate::ir::Graph;
 use crate::lower::{Access, Stream};
 use crate::{Error, Result};
@@ -154,7 +155,7 @@ pub fn check_plan(graph: &Graph, plan: &MemoryPlan) -> Result<()> {
 }
 
 /// [`check_plan`] for a plan with [`Overlap`]s, each proven from the contract its kernel declares
-/// (`access`, by operator, as [`super::access_contracts`] lists them), not from the planner's
+/// (`access`, by operator, as [`super::place::access_contracts`] lists them), not from the planner's
 /// reasoning:
 ///
 /// - the operator declares exactly that contract; the input dies at the operator's step (its last
@@ -187,7 +188,7 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
             plan.arena_bytes, plan.state_bytes
         ));
     }
-    for used in &plan.regions {
+    for used in &plan.memory_regions {
         if used.bytes % ALIGN != 0 || used.bytes > used.region.capacity {
             return fail(format!(
                 "memory region `{}`: {} bytes used of {}, or not {ALIGN}-byte aligned",
@@ -206,29 +207,29 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
         }
         let live = lives.get(t).copied().flatten();
         let region = if tensor.is_variable {
-            Region::State
+            Storage::State
         } else if tensor.data.is_some() {
-            Region::Flash
+            Storage::Flash
         } else if live.is_some() {
-            Region::Arena
+            Storage::Arena
         } else {
-            Region::Unused
+            Storage::Unused
         };
         // An activation may live in the arena or in a memory region the plan names.
-        let moved = region == Region::Arena
-            && matches!(p.region, Region::Memory(k) if k < plan.regions.len());
-        if p.region != region && !moved {
+        let moved = region == Storage::Arena
+            && matches!(p.storage, Storage::Memory(k) if k < plan.memory_regions.len());
+        if p.storage != region && !moved {
             return fail(format!(
                 "tensor #{t} placed in {} but belongs in {}",
-                p.region.name(),
+                p.storage.name(),
                 region.name()
             ));
         }
-        let (limit, expected) = match p.region {
-            Region::Arena => (plan.arena_bytes, live),
-            Region::Memory(k) => (plan.regions[k].bytes, live),
-            Region::State => (plan.state_bytes, Some((0, ops))),
-            Region::Flash | Region::Unused => continue,
+        let (limit, expected) = match p.storage {
+            Storage::Arena => (plan.arena_bytes, live),
+            Storage::Memory(k) => (plan.memory_regions[k].bytes, live),
+            Storage::State => (plan.state_bytes, Some((0, ops))),
+            Storage::Flash | Storage::Unused => continue,
         };
         if Some((p.first_step, p.last_step)) != expected {
             return fail(format!(
@@ -257,8 +258,8 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
 
     check_state_disjoint(plan)?;
     let group = alias_groups(graph, plan)?;
-    for k in 0..plan.regions.len() {
-        check_arena_disjoint(plan, &tensor_blocks(plan, &group, Region::Memory(k)))?;
+    for k in 0..plan.memory_regions.len() {
+        check_arena_disjoint(plan, &tensor_blocks(plan, &group, Storage::Memory(k)))?;
     }
     let blocks = arena_blocks(plan, &group)?;
     check_bound(plan, &blocks)?;
@@ -268,7 +269,7 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
 
 /// The tensors of `region` as blocks (the others empty), for the sweep: the arena's, or a memory
 /// region's (which has no scratch memory and no overlaps).
-fn tensor_blocks(plan: &MemoryPlan, group: &[usize], region: Region) -> Vec<Block> {
+fn tensor_blocks(plan: &MemoryPlan, group: &[usize], region: Storage) -> Vec<Block> {
     plan.tensors
         .iter()
         .map(|p| Block {
@@ -276,7 +277,7 @@ fn tensor_blocks(plan: &MemoryPlan, group: &[usize], region: Region) -> Vec<Bloc
             first: p.first_step,
             last: p.last_step,
             offset: p.offset,
-            bytes: if p.region == region { p.bytes } else { 0 },
+            bytes: if p.storage == region { p.bytes } else { 0 },
         })
         .collect()
 }
@@ -314,7 +315,7 @@ fn overlap_blocks(
         let (Some(px), Some(py)) = (plan.tensors.get(x), plan.tensors.get(y)) else {
             return fail(format!("{what}: tensor index out of range"));
         };
-        if px.region != Region::Arena || py.region != Region::Arena || x == y {
+        if px.storage != Storage::Arena || py.storage != Storage::Arena || x == y {
             return fail(format!(
                 "{what}: both tensors must be distinct arena tensors"
             ));
@@ -410,8 +411,8 @@ fn overlap_blocks(
 fn check_stream(
     what: &str,
     s: &Stream,
-    input: &super::TensorPlacement,
-    output: &super::TensorPlacement,
+    input: &TensorPlacement,
+    output: &TensorPlacement,
 ) -> Result<()> {
     let dims = [
         s.batches,
@@ -562,7 +563,7 @@ fn check_state_disjoint(plan: &MemoryPlan) -> Result<()> {
     let mut state: Vec<_> = plan
         .tensors
         .iter()
-        .filter(|p| p.region == Region::State && p.bytes > 0)
+        .filter(|p| p.storage == Storage::State && p.bytes > 0)
         .collect();
     state.sort_by_key(|p| p.offset);
     for w in state.windows(2) {
@@ -604,8 +605,8 @@ fn alias_groups(graph: &Graph, plan: &MemoryPlan) -> Result<Vec<usize>> {
                         "{what}: the operator is not a reshape-like op from one to the other"
                     ));
                 }
-                let placed = matches!(pt.region, Region::Arena | Region::Memory(_));
-                if !placed || pt.region != po.region {
+                let placed = matches!(pt.storage, Storage::Arena | Storage::Memory(_));
+                if !placed || pt.storage != po.storage {
                     return fail(format!(
                         "{what}: both tensors must be in the arena, or in one memory region"
                     ));
@@ -684,7 +685,7 @@ struct Block {
 /// memory is checked to be aligned, inside the arena and at an operator's step.
 fn arena_blocks(plan: &MemoryPlan, group: &[usize]) -> Result<Vec<Block>> {
     let n = plan.tensors.len();
-    let mut blocks = tensor_blocks(plan, group, Region::Arena);
+    let mut blocks = tensor_blocks(plan, group, Storage::Arena);
     let mut slots: BTreeMap<usize, usize> = BTreeMap::new();
     for (k, s) in plan.scratch.iter().enumerate() {
         let slot = slots.entry(s.op).or_insert(0);

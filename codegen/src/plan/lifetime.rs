@@ -1,6 +1,6 @@
 //! Tensor lifetimes and storage regions, as TFLM's `AllocationInfoBuilder` defines them.
 
-use super::Region;
+use super::memory_plan::Storage;
 use crate::ir::Graph;
 use crate::{Error, Result};
 
@@ -84,20 +84,20 @@ pub(super) fn lifetimes(graph: &Graph) -> Result<Vec<Option<Steps>>> {
 
 /// The region of every tensor: variable tensors in the state region, constants in flash, tensors
 /// with no lifetime unused, everything else in the arena.
-pub(super) fn regions(graph: &Graph, steps: &[Option<Steps>]) -> Vec<Region> {
+pub(super) fn regions(graph: &Graph, steps: &[Option<Steps>]) -> Vec<Storage> {
     graph
         .tensors
         .iter()
         .zip(steps)
         .map(|(tensor, s)| {
             if tensor.is_variable {
-                Region::State
+                Storage::State
             } else if tensor.is_constant() {
-                Region::Flash
+                Storage::Flash
             } else if s.is_none() {
-                Region::Unused
+                Storage::Unused
             } else {
-                Region::Arena
+                Storage::Arena
             }
         })
         .collect()

@@ -17,7 +17,7 @@
 
 use std::collections::BTreeSet;
 
-use super::align_up;
+use super::memory_plan::align_up;
 use crate::ir::{Graph, OpKind};
 
 /// Most (ready operator, step) pairs the greedy search examines before giving up: a chain of
@@ -367,8 +367,8 @@ mod tests {
         let sources: Vec<usize> = reordered.operators.iter().map(|o| o.source_index).collect();
         assert_eq!(sources, order);
         // The planner's own bound agrees.
-        let before = crate::plan::plan_graph(&graph).expect("plans");
-        let after = crate::plan::plan_graph(&reordered).expect("plans");
+        let before = crate::plan::place::plan_graph(&graph).expect("plans");
+        let after = crate::plan::place::plan_graph(&reordered).expect("plans");
         assert_eq!(before.lower_bound_bytes, 16 + 1024 + 1024);
         assert!(after.arena_bytes < before.arena_bytes, "{after:?}");
     }

@@ -7,7 +7,7 @@
 //!   buffer (like a reshape's alias group), so the placement needs nothing new.
 //! - [`Access::Stream`]: the output may start a *gap* below the input and overlap its early part
 //!   (or lie apart from it); a reversible stream's output may also start a gap above the input
-//!   and overlap its late part. The pair becomes a [`Permit`] the greedy placement honours.
+//!   and overlap its late part. The pair becomes a [`Permit`](super::buffer::Permit) the greedy placement honours.
 //!
 //! - [`Access::Slice`]: the input takes the output's bytes from the contract's offset on (a
 //!   CONCATENATION's input written by its producer straight into its slice of the output). The
@@ -20,25 +20,9 @@
 
 use super::alias::{roots, writers};
 use super::lifetime::Steps;
-use super::{Overlap, Region, ALIGN};
+use super::memory_plan::{align_up, Alias, Overlap, Storage, ALIGN};
 use crate::ir::Graph;
 use crate::lower::{Access, Stream};
-
-/// A permitted overlap between two buffers (by index in the planner's buffer list): `output` may
-/// be placed at least `gap` bytes below `input`'s offset, at least `above` bytes above it when
-/// that is given (a reversible stream), or apart from it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Permit {
-    /// The output's buffer.
-    pub output: usize,
-    /// The input's buffer.
-    pub input: usize,
-    /// How far below the input the output must start, in bytes (a multiple of [`ALIGN`]).
-    pub gap: usize,
-    /// How far above the input the output must start, in bytes (a multiple of [`ALIGN`]), for a
-    /// reversible stream.
-    pub above: Option<usize>,
-}
 
 /// The decisions for one graph.
 pub(super) struct Decisions {
@@ -70,8 +54,8 @@ struct Group {
 pub(super) fn decide(
     graph: &Graph,
     steps: &[Option<Steps>],
-    regions: &[Region],
-    reshape: &[super::Alias],
+    regions: &[Storage],
+    reshape: &[Alias],
     access: &[(usize, Access)],
 ) -> Decisions {
     let n = graph.tensors.len();
@@ -86,7 +70,7 @@ pub(super) fn decide(
     // Aggregates per reshape root.
     let mut group: Vec<Option<Group>> = vec![None; n];
     for t in 0..n {
-        let (Some(s), Region::Arena) = (steps[t], regions[t]) else {
+        let (Some(s), Storage::Arena) = (steps[t], regions[t]) else {
             continue;
         };
         let g = group[parent[t]].get_or_insert(Group {
@@ -113,7 +97,7 @@ pub(super) fn decide(
         streams: Vec::new(),
     };
     let tensor_ok = |t: usize| {
-        t < n && regions[t] == Region::Arena && graph.tensors[t].bytes > 0 && steps[t].is_some()
+        t < n && regions[t] == Storage::Arena && graph.tensors[t].bytes > 0 && steps[t].is_some()
     };
     // Slices first. A slice is a buffer of its own (no reshape alias), written by one operator,
     // dying at the concatenation (which gives birth to the output), at an aligned offset.
@@ -205,11 +189,11 @@ pub(super) fn decide(
                 if stream.input_len() != xb || stream.output_len() != yb {
                     continue;
                 }
-                let Some(gap) = stream_gap(&stream).and_then(super::align_up) else {
+                let Some(gap) = stream_gap(&stream).and_then(align_up) else {
                     continue;
                 };
                 let above = if stream.reversible {
-                    stream_gap_above(&stream).and_then(super::align_up)
+                    stream_gap_above(&stream).and_then(align_up)
                 } else {
                     None
                 };

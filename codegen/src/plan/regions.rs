@@ -20,7 +20,9 @@
 //! in the arena) or a state tensor keeps its unit in the arena. An overlap between a moved tensor
 //! and one left in the arena is given up (the arena is planned again without it).
 
-use super::{align_up, lifetime, plan_placed, MemoryPlan, MemoryRegion, Region, Scratch, Steps};
+use super::lifetime::{self, Steps};
+use super::memory_plan::{align_up, MemoryPlan, MemoryRegion, Scratch, Storage, ALIGN};
+use super::place::{access_contracts, place_region, plan_placed, scratch_requests};
 use crate::ir::Graph;
 use crate::lower::{Access, Call, CallKind, Operand};
 use crate::{Error, Result};
@@ -32,11 +34,11 @@ const MAX_TRIES: usize = 2_000;
 /// Plans `graph` for its lowered `calls` (their scratch memory, and their access contracts when
 /// `overlap`), with the activations that have the most accesses per byte moved into the memory
 /// `regions`, first to last, as many as each holds (module docs). Verified like every plan
-/// ([`super::check_plan_with`]); with no regions, [`super::plan_graph_with`].
+/// ([`super::check::check_plan_with`]); with no regions, [`super::place::plan_graph_with`].
 ///
 /// # Errors
 ///
-/// As [`super::plan_graph_with`]; [`Error::Config`] for a region without a valid name, size or
+/// As [`super::place::plan_graph_with`]; [`Error::Config`] for a region without a valid name, size or
 /// section.
 pub fn plan_graph_in_regions(
     graph: &Graph,
@@ -44,9 +46,9 @@ pub fn plan_graph_in_regions(
     overlap: bool,
     regions: &[MemoryRegion],
 ) -> Result<MemoryPlan> {
-    let scratch: Vec<Scratch> = super::scratch_requests(calls);
+    let scratch: Vec<Scratch> = scratch_requests(calls);
     let access: Vec<(usize, Access)> = if overlap {
-        super::access_contracts(calls)
+        access_contracts(calls)
     } else {
         Vec::new()
     };
@@ -156,11 +158,10 @@ fn validate(regions: &[MemoryRegion]) -> Result<()> {
                  without spaces, quotes or backslashes",
                 region.section
             )
-        } else if region.capacity < super::ALIGN {
+        } else if region.capacity < ALIGN {
             format!(
                 "memory region `{name}`: {} bytes is less than one {}-byte block",
-                region.capacity,
-                super::ALIGN
+                region.capacity, ALIGN
             )
         } else {
             continue;
@@ -181,7 +182,7 @@ fn choose(
     let in_arena = |t: usize| {
         plan.tensors
             .get(t)
-            .is_some_and(|p| p.region == Region::Arena && p.bytes > 0)
+            .is_some_and(|p| p.storage == Storage::Arena && p.bytes > 0)
     };
     // Units: tensors one kernel must find in one region.
     let mut parent: Vec<usize> = (0..n).collect();
@@ -204,7 +205,7 @@ fn choose(
                 let state = offsets.iter().any(|&t| {
                     plan.tensors
                         .get(t)
-                        .is_some_and(|p| p.region == Region::State)
+                        .is_some_and(|p| p.storage == Storage::State)
                 });
                 (offsets, scratch || state)
             }
@@ -268,7 +269,7 @@ fn choose(
             }
             tries += 1;
             for &t in &unit.tensors {
-                placed[t] = Region::Memory(k);
+                placed[t] = Storage::Memory(k);
             }
             if fits(graph, &steps, &placed, &roots, k, region.capacity)? {
                 for &t in &unit.tensors {
@@ -276,7 +277,7 @@ fn choose(
                 }
             } else {
                 for &t in &unit.tensors {
-                    placed[t] = Region::Arena;
+                    placed[t] = Storage::Arena;
                 }
             }
         }
@@ -288,12 +289,12 @@ fn choose(
 fn fits(
     graph: &Graph,
     steps: &[Option<Steps>],
-    placed: &[Region],
+    placed: &[Storage],
     roots: &[usize],
     k: usize,
     capacity: usize,
 ) -> Result<bool> {
-    Ok(super::place_region(graph, steps, placed, roots, k)?.0 <= capacity)
+    Ok(place_region(graph, steps, placed, roots, k)?.0 <= capacity)
 }
 
 /// Tensors that move together, their estimated accesses and their aligned bytes.

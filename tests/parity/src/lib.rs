@@ -20,7 +20,7 @@ mod generated;
 
 use tinyaot_codegen::ir::{DType, Graph};
 use tinyaot_codegen::lower::{Access, CallKind, KernelCall, Operand, Stream, Value};
-use tinyaot_codegen::plan::{MemoryPlan, Region};
+use tinyaot_codegen::plan::{MemoryPlan, Storage};
 
 pub use generated::{ffi, run_c, run_rust, KERNELS};
 
@@ -176,9 +176,9 @@ impl<'a> Call<'a> {
     /// The offset of tensor `t` in the model's buffer: the arena, then the state.
     fn arena_offset(&self, t: usize) -> Result<usize, String> {
         let placement = &self.plan.tensors[t];
-        match placement.region {
-            Region::Arena => Ok(placement.offset),
-            Region::State => Ok(self.plan.arena_bytes + placement.offset),
+        match placement.storage {
+            Storage::Arena => Ok(placement.offset),
+            Storage::State => Ok(self.plan.arena_bytes + placement.offset),
             _ => Err(format!(
                 "{}: tensor {t} is not in the arena",
                 self.describe()
@@ -309,9 +309,9 @@ fn filled_arena(graph: &Graph, plan: &MemoryPlan, seed: u64) -> Aligned {
     }
     for (t, tensor) in graph.tensors.iter().enumerate() {
         let placement = &plan.tensors[t];
-        let start = match placement.region {
-            Region::Arena => placement.offset,
-            Region::State => plan.arena_bytes + placement.offset,
+        let start = match placement.storage {
+            Storage::Arena => placement.offset,
+            Storage::State => plan.arena_bytes + placement.offset,
             _ => continue,
         };
         if tensor.dtype != DType::F32 || tensor.bytes == 0 {
@@ -549,8 +549,8 @@ pub fn check_overlaps(name: &str, model: &[u8], seed: u64) -> Result<OverlapOutc
         for (k, access) in kernel.access.iter().enumerate() {
             let (x, y) = access.tensors();
             let (px, py) = (&apart.tensors[x], &apart.tensors[y]);
-            if px.region != Region::Arena
-                || py.region != Region::Arena
+            if px.storage != Storage::Arena
+                || py.storage != Storage::Arena
                 || px.bytes == 0
                 || py.bytes == 0
             {

@@ -1,9 +1,9 @@
 //! The plan as JSON for tools. Hand-written: the structure is flat, and the only subtlety, string
 //! escaping, is a dozen lines.
 
-use super::{op_of_step, overlap_kind, rows};
+use super::facts::{op_of_step, overlap_kind, rows};
 use crate::ir::Graph;
-use crate::plan::{AliasKind, MemoryPlan, Region};
+use crate::plan::memory_plan::{AliasKind, MemoryPlan, Storage};
 use std::fmt::Write;
 
 /// The plan as one JSON object:
@@ -48,20 +48,23 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
         let _ = write!(
             out,
             "\n  \"offline_plan\": {},",
-            string(&format!("ignored: {}", super::OFFLINE_PLAN_IGNORED))
+            string(&format!("ignored: {}", super::facts::OFFLINE_PLAN_IGNORED))
         );
     }
     if !graph.folded.is_empty() {
-        let folded: Vec<String> = super::folded(graph).iter().map(|f| string(f)).collect();
+        let folded: Vec<String> = super::facts::folded(graph)
+            .iter()
+            .map(|f| string(f))
+            .collect();
         let _ = write!(out, "\n  \"folded\": [{}],", folded.join(", "));
     }
-    if let Some(order) = super::reordering(graph) {
+    if let Some(order) = super::facts::reordering(graph) {
         let order: Vec<String> = order.iter().map(usize::to_string).collect();
         let _ = write!(out, "\n  \"order\": [{}],", order.join(", "));
     }
-    if !plan.regions.is_empty() {
+    if !plan.memory_regions.is_empty() {
         let regions: Vec<String> = plan
-            .regions
+            .memory_regions
             .iter()
             .map(|u| {
                 format!(
@@ -78,8 +81,11 @@ pub fn json(graph: &Graph, plan: &MemoryPlan) -> String {
     out.push_str("\n  \"tensors\": [");
     for (i, p) in rows(plan).enumerate() {
         let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
-        let region = match p.region {
-            Region::Memory(k) => plan.regions.get(k).map_or("?", |u| u.region.name.as_str()),
+        let region = match p.storage {
+            Storage::Memory(k) => plan
+                .memory_regions
+                .get(k)
+                .map_or("?", |u| u.region.name.as_str()),
             other => other.name(),
         };
         let alias = p.alias_of.map_or("null".to_string(), |a| a.to_string());

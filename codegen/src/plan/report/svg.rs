@@ -4,9 +4,9 @@
 //! an operator's output overlaps an input it is the last to read (an [`Overlap`]), the shared
 //! bytes are hatched in that operator's column: that is how the arena goes below the line.
 
-use super::{below_bound, below_percent, excess_percent, overlap_kind, thousands};
+use super::facts::{below_bound, below_percent, excess_percent, overlap_kind, thousands};
 use crate::ir::Graph;
-use crate::plan::{MemoryPlan, Overlap, Region, ALIGN};
+use crate::plan::memory_plan::{MemoryPlan, Overlap, Storage, ALIGN};
 use std::fmt::Write;
 
 const LEFT: f64 = 96.0;
@@ -113,7 +113,7 @@ pub fn svg(graph: &Graph, plan: &MemoryPlan, title: &str) -> String {
     for p in plan
         .tensors
         .iter()
-        .filter(|p| p.region == Region::Arena && p.bytes > 0)
+        .filter(|p| p.storage == Storage::Arena && p.bytes > 0)
     {
         let (x0, x1) = (x(p.first_step), x(p.last_step + 1));
         let (y0, h) = (y(p.offset), (p.bytes as f64 * scale).max(1.0));
@@ -263,7 +263,7 @@ fn live_per_step(plan: &MemoryPlan) -> Vec<usize> {
         .tensors
         .iter()
         .filter(|p| {
-            p.region == Region::Arena && p.first_step <= p.last_step && p.first_step < steps
+            p.storage == Storage::Arena && p.first_step <= p.last_step && p.first_step < steps
         })
         .map(|p| {
             let size = p.bytes.div_ceil(ALIGN).saturating_mul(ALIGN);

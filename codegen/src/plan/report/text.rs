@@ -1,11 +1,11 @@
 //! The plan as a table for people.
 
-use super::{
+use super::facts::{
     below_bound, below_percent, excess_percent, op_of_step, overlap_kind, rows, thousands,
 };
 use crate::ir::Graph;
 use crate::lower::Access;
-use crate::plan::{MemoryPlan, Overlap, Region};
+use crate::plan::memory_plan::{MemoryPlan, Overlap, Storage};
 use std::fmt::Write;
 
 /// Names longer than this are shortened from the left (the end of a converter's name is the
@@ -38,13 +38,17 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
     for p in rows(plan) {
         let name = graph.tensors.get(p.index).map_or("", |t| t.name.as_str());
         let over = overlap_into.get(p.index).copied().flatten();
-        let region = |k: usize| plan.regions.get(k).map_or("?", |u| u.region.name.as_str());
-        let note = match (p.region, p.alias_of, over) {
-            (Region::State, ..) => "state region".to_string(),
-            (Region::Memory(k), Some(owner), _) => {
+        let region = |k: usize| {
+            plan.memory_regions
+                .get(k)
+                .map_or("?", |u| u.region.name.as_str())
+        };
+        let note = match (p.storage, p.alias_of, over) {
+            (Storage::State, ..) => "state region".to_string(),
+            (Storage::Memory(k), Some(owner), _) => {
                 format!("memory region {}, shares #{owner}", region(k))
             }
-            (Region::Memory(k), ..) => format!("memory region {}", region(k)),
+            (Storage::Memory(k), ..) => format!("memory region {}", region(k)),
             (_, Some(owner), _) => format!("shares #{owner}"),
             (
                 _,
@@ -124,7 +128,7 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
             excess_percent(plan)
         );
     }
-    for used in &plan.regions {
+    for used in &plan.memory_regions {
         let _ = writeln!(
             out,
             "region {}: {:>12} bytes of {} (section {}): the activations with the most accesses \
@@ -148,9 +152,9 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
         );
     }
     if graph.offline_offsets.is_some() {
-        let _ = writeln!(out, "offline plan: {}", super::OFFLINE_PLAN_IGNORED);
+        let _ = writeln!(out, "offline plan: {}", super::facts::OFFLINE_PLAN_IGNORED);
     }
-    let folded = super::folded(graph);
+    let folded = super::facts::folded(graph);
     if !folded.is_empty() {
         let _ = writeln!(
             out,
@@ -159,8 +163,8 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
             folded.join(", ")
         );
     }
-    if let Some(order) = super::reordering(graph) {
-        let why = if super::is_reordered(&order) {
+    if let Some(order) = super::facts::reordering(graph) {
+        let why = if super::facts::is_reordered(&order) {
             "reordered: fewer bytes alive at once"
         } else {
             "the folded ones left out"
