@@ -169,7 +169,7 @@ mod tests {
     fn matches_unpacked_reference() {
         let weights: [i8; 18] = [1, -2, 3, -4, 5, -6, 7, -8, 0, 7, -8, 6, -5, 4, -3, 2, -1, 0];
         let packed: [u8; 9] = pack_int4(&weights);
-        let image: [i8; 18] = core::array::from_fn(|k| (k as i8 * 37).wrapping_sub(90));
+        let image: [i8; 18] = core::array::from_fn(|k| (k as i8).wrapping_mul(37).wrapping_sub(90));
         let mut arena = [0u8; 48];
         for (a, &x) in arena.iter_mut().zip(&image) {
             *a = x as u8;

@@ -146,7 +146,7 @@ mod tests {
     fn matches_unpacked_reference() {
         let weights: [i8; 24] = core::array::from_fn(|k| ((k * 5) % 16) as i8 - 8);
         let packed: [u8; 12] = pack_int4(&weights);
-        let image: [i8; 18] = core::array::from_fn(|k| (k as i8 * 41).wrapping_add(7));
+        let image: [i8; 18] = core::array::from_fn(|k| (k as i8).wrapping_mul(41).wrapping_add(7));
         for dilation in [1, 2] {
             let out_hw = 3 - dilation;
             let mut arena = [0u8; 64];

@@ -113,7 +113,7 @@ mod tests {
         let weights: [i8; 21] = core::array::from_fn(|k| ((k * 7) % 16) as i8 - 8);
         let mut packed: [u8; 11] = pack_int4(&weights);
         packed[10] |= 0x50;
-        let x: [i8; 14] = core::array::from_fn(|k| (k as i8 * 29).wrapping_sub(100));
+        let x: [i8; 14] = core::array::from_fn(|k| (k as i8).wrapping_mul(29).wrapping_sub(100));
         let mut arena = [0u8; 32];
         for (a, &v) in arena.iter_mut().zip(&x) {
             *a = v as u8;
