@@ -18,6 +18,10 @@ pub enum DType {
     F16,
     /// 64-bit IEEE float.
     F64,
+    /// Signed 4-bit integer, packed two to a byte (low nibble first, `ceil(n / 2)` bytes for `n`
+    /// elements): TFLite's INT4, accepted only as the constant weights of CONV_2D,
+    /// DEPTHWISE_CONV_2D and FULLY_CONNECTED with int8 activations, as TFLM runs them.
+    I4,
     /// Signed 8-bit integer (the quantized type TFLM's int8 kernels use).
     I8,
     /// Unsigned 8-bit integer.
@@ -39,19 +43,30 @@ pub enum DType {
 }
 
 impl DType {
-    /// Bytes per element.
+    /// Bytes per element; for [`DType::I4`] 1, as TFLM's `TfLiteTypeSizeOf` has it, though its
+    /// data is packed (see [`bytes_for`](Self::bytes_for)).
     pub const fn size(self) -> usize {
         match self {
-            DType::I8 | DType::U8 | DType::Bool => 1,
+            DType::I4 | DType::I8 | DType::U8 | DType::Bool => 1,
             DType::F16 | DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
         }
     }
 
+    /// The bytes `elements` elements take: `elements * size()`, or `ceil(elements / 2)` packed
+    /// INT4 bytes; `None` on overflow.
+    pub const fn bytes_for(self, elements: usize) -> Option<usize> {
+        match self {
+            DType::I4 => Some(elements.div_ceil(2)),
+            _ => elements.checked_mul(self.size()),
+        }
+    }
+
     /// The name TFLite's schema gives this type (`INT8`, `FLOAT32`, …).
     pub const fn name(self) -> &'static str {
         match self {
+            DType::I4 => "INT4",
             DType::F32 => "FLOAT32",
             DType::F16 => "FLOAT16",
             DType::F64 => "FLOAT64",
@@ -113,7 +128,8 @@ pub struct Tensor<'m> {
     /// when the model sets them (a resource variable's value from a CALL_ONCE init subgraph).
     /// `None`: TFLM's reset value, every byte the zero point for an INT8 tensor, 0 otherwise.
     pub initial: Option<Cow<'m, [u8]>>,
-    /// `shape.product() * dtype.size()`, checked for overflow by the loader.
+    /// `shape.product() * dtype.size()` (for INT4 the packed `ceil(shape.product() / 2)`),
+    /// checked for overflow by the loader.
     pub bytes: usize,
 }
 

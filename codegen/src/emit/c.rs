@@ -733,6 +733,8 @@ fn c_element(dtype: DType) -> &'static str {
         DType::U64 => "uint64_t",
         DType::F16 => "uint16_t (float16 bits)",
         DType::F64 => "double",
+        // Never a graph input or output (refused by lowering); packed bytes if it were.
+        DType::I4 => "uint8_t (INT4 pairs)",
     }
 }
 

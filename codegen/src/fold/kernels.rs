@@ -759,6 +759,42 @@ fn conv_conv2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result
     Ok(())
 }
 
+/// `conv_int4::conv2d_s4`.
+fn conv_int4_conv2d_s4<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv_int4::Conv2dS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: &filter,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv_int4::conv2d_s4(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `depthwise::depthwise_conv2d_s8`.
 fn depthwise_depthwise_conv2d_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -876,6 +912,50 @@ fn depthwise_depthwise_conv2d_f32<C: KernelArgs + ?Sized>(
         act_max: call.scalar::<f32>("act_max")?,
     };
     tinyaot_runtime::kernels::depthwise::depthwise_conv2d_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `depthwise_int4::depthwise_conv2d_s4`.
+fn depthwise_int4_depthwise_conv2d_s4<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::depthwise_int4::DepthwiseConv2dS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: &filter,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::depthwise_int4::depthwise_conv2d_s4(
         arena,
         call.offset(0)?,
         call.offset(1)?,
@@ -1459,6 +1539,34 @@ fn fully_connected_fully_connected_acc32_s16<C: KernelArgs + ?Sized>(
         act_max: call.scalar::<i32>("act_max")?,
     };
     tinyaot_runtime::kernels::fully_connected::fully_connected_acc32_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `fully_connected_int4::fully_connected_s4`.
+fn fully_connected_int4_fully_connected_s4<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let p = tinyaot_runtime::kernels::fully_connected_int4::FullyConnectedS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: &filter,
+        folded_bias: &folded_bias,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::fully_connected_int4::fully_connected_s4(
         arena,
         call.offset(0)?,
         call.offset(1)?,
@@ -2754,9 +2862,13 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("conv", "conv2d_s16") => conv_conv2d_s16(call, arena),
         ("conv", "conv2d_im2col_s16") => conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_f32") => conv_conv2d_f32(call, arena),
+        ("conv_int4", "conv2d_s4") => conv_int4_conv2d_s4(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => depthwise_depthwise_conv2d_f32(call, arena),
+        ("depthwise_int4", "depthwise_conv2d_s4") => {
+            depthwise_int4_depthwise_conv2d_s4(call, arena)
+        }
         ("elementwise", "add_s8") => elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => elementwise_add_s16(call, arena),
@@ -2785,6 +2897,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("fully_connected", "fully_connected_acc32_s16") => {
             fully_connected_fully_connected_acc32_s16(call, arena)
+        }
+        ("fully_connected_int4", "fully_connected_s4") => {
+            fully_connected_int4_fully_connected_s4(call, arena)
         }
         ("logistic_tanh", "logistic_s8") => logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => logistic_tanh_tanh_s8(call, arena),

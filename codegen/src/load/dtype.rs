@@ -5,12 +5,13 @@ use tinyaot_schema::tflite::TensorType;
 use crate::ir::DType;
 
 /// The IR type for a TFLite type, or `None` for types tinyaot does not handle (STRING, COMPLEX*,
-/// RESOURCE, VARIANT, packed INT4/INT2/UINT4, BFLOAT16, FLOAT8_*, and unknown values).
+/// RESOURCE, VARIANT, packed INT2/UINT4, BFLOAT16, FLOAT8_*, and unknown values).
 pub(super) fn from_tflite(t: TensorType) -> Option<DType> {
     Some(match t {
         TensorType::FLOAT32 => DType::F32,
         TensorType::FLOAT16 => DType::F16,
         TensorType::FLOAT64 => DType::F64,
+        TensorType::INT4 => DType::I4,
         TensorType::INT8 => DType::I8,
         TensorType::UINT8 => DType::U8,
         TensorType::INT16 => DType::I16,
@@ -45,7 +46,8 @@ mod tests {
             }
         }
         assert_eq!(from_tflite(TensorType::STRING), None);
-        assert_eq!(from_tflite(TensorType::INT4), None);
+        assert_eq!(from_tflite(TensorType::INT4), Some(DType::I4));
+        assert_eq!(from_tflite(TensorType::INT2), None);
         assert_eq!(name(TensorType(99)), "TensorType(99)");
     }
 }

@@ -52,7 +52,7 @@ pub(super) fn tensor<'m>(
         context: format!("byte size of tensor #{index} {name:?} ({dtype} {shape:?})"),
     })?;
     let quant = quantization(index, &name, dtype, t.quantization(), &shape)?;
-    let data = data(index, &name, t.buffer(), bytes, buffers)?;
+    let data = data(index, &name, (dtype, t.buffer()), bytes, buffers)?;
     Ok(ir::Tensor {
         name,
         shape,
@@ -129,10 +129,18 @@ fn shape(
 /// `product(shape) * size(dtype)`, `None` on overflow. Multiplying in shape order from the element
 /// size makes every partial product at least the one `Tensor::num_elements` computes, so that
 /// later call cannot overflow either.
+/// For INT4 (element size 1) the product is the element count, whose packed data takes half as
+/// many bytes, rounded up (TFLM's `UnpackDenseInt4IntoInt8` reads an odd count's last element
+/// from the low nibble of one more byte).
 fn byte_size(dtype: DType, shape: &[usize]) -> Option<usize> {
-    shape
+    let bytes = shape
         .iter()
-        .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d))
+        .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d))?;
+    Some(if dtype == DType::I4 {
+        bytes.div_ceil(2)
+    } else {
+        bytes
+    })
 }
 
 /// Affine quantization parameters, present when the tensor has at least one scale.
@@ -223,7 +231,7 @@ fn per_channel_axis(shape: &[usize], qd: i32, n: usize) -> Option<usize> {
 fn data<'m>(
     index: usize,
     name: &str,
-    buffer: u32,
+    (dtype, buffer): (DType, u32),
     bytes: usize,
     buffers: &Buffers<'m>,
 ) -> Result<Option<&'m [u8]>> {
@@ -235,10 +243,17 @@ fn data<'m>(
         return Ok(None);
     }
     if contents.len() != bytes {
+        // TFLM reads INT4 constants packed; one unpacked byte per element is a converter's or a
+        // tool's mistake that TFLM would misread, not a layout it knows.
+        let packed = if dtype == DType::I4 {
+            " (INT4 data is packed two elements to a byte)"
+        } else {
+            ""
+        };
         return Err(Error::Corrupt {
             detail: format!(
-                "tensor #{index} {name:?} needs {bytes} bytes of constant data, buffer {buffer} \
-                 holds {}",
+                "tensor #{index} {name:?} needs {bytes} bytes of constant data{packed}, buffer \
+                 {buffer} holds {}",
                 contents.len()
             ),
         });

@@ -179,6 +179,20 @@ data_value!(
     i8 => I8s, I8, i16 => I16s, I16, i32 => I32s, I32, i64 => I64s, I64, f32 => F32s, F32
 );
 
+/// Bytes (the packed INT4 weights): a constant tensor's data, or bytes the lowering computed,
+/// emitted as constant data either way.
+impl From<Data<u8>> for Value {
+    fn from(data: Data<u8>) -> Value {
+        match data {
+            Data::Tensor(t) => Value::Tensor(t),
+            Data::Values(bytes) | Data::Packed(bytes) => Value::Packed(Packed {
+                dtype: DType::U8,
+                bytes: bytes.into(),
+            }),
+        }
+    }
+}
+
 /// Lowers every operator of `graph`, in execution order.
 pub fn lower(graph: &Graph) -> Result<Vec<Call>> {
     // A variable lives in the state region, where the emitters' input and output views cannot
@@ -203,6 +217,8 @@ pub fn lower(graph: &Graph) -> Result<Vec<Call>> {
             kind: lower_op(&ctx)?,
         });
     }
+    // After the operators, whose refusals name the one reading or writing an INT4 tensor.
+    ops::int4::check_graph_io(graph)?;
     Ok(calls)
 }
 
@@ -218,6 +234,7 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
         return Err(unsupported_op(ctx));
     };
     ctx.expect_arity(*entry.inputs.start(), *entry.inputs.end(), entry.outputs)?;
+    ops::int4::check_uses(ctx)?;
     ops::lower(ctx, family, entry)
 }
 

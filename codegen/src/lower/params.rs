@@ -819,6 +819,101 @@ pub(crate) mod conv {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::conv_int4`.
+pub(crate) mod conv_int4 {
+    use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::conv_int4::Conv2dS4`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Conv2dS4 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `filter_c`.
+        pub filter_c: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `filter`.
+        pub filter: Data<u8>,
+        /// `bias`.
+        pub bias: Option<Data<i32>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<Conv2dS4> for Params {
+        fn from(p: Conv2dS4) -> Params {
+            Params {
+                type_name: "Conv2dS4",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("filter_c", Value::Usize(p.filter_c)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("filter", Value::from(p.filter)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::depthwise`.
 pub(crate) mod depthwise {
     use crate::lower::{Data, Params, Value};
@@ -1075,6 +1170,101 @@ pub(crate) mod depthwise {
                     ),
                     ("act_min", Value::F32(p.act_min)),
                     ("act_max", Value::F32(p.act_max)),
+                ],
+            }
+        }
+    }
+}
+
+/// The parameter structs of `tinyaot::kernels::depthwise_int4`.
+pub(crate) mod depthwise_int4 {
+    use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::depthwise_int4::DepthwiseConv2dS4`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DepthwiseConv2dS4 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `depth_multiplier`.
+        pub depth_multiplier: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `filter`.
+        pub filter: Data<u8>,
+        /// `bias`.
+        pub bias: Option<Data<i32>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<DepthwiseConv2dS4> for Params {
+        fn from(p: DepthwiseConv2dS4) -> Params {
+            Params {
+                type_name: "DepthwiseConv2dS4",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("depth_multiplier", Value::Usize(p.depth_multiplier)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("filter", Value::from(p.filter)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
                 ],
             }
         }
@@ -1635,6 +1825,55 @@ pub(crate) mod fully_connected {
                     ),
                     ("act_min", Value::F32(p.act_min)),
                     ("act_max", Value::F32(p.act_max)),
+                ],
+            }
+        }
+    }
+}
+
+/// The parameter structs of `tinyaot::kernels::fully_connected_int4`.
+pub(crate) mod fully_connected_int4 {
+    use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::fully_connected_int4::FullyConnectedS4`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FullyConnectedS4 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_depth`.
+        pub input_depth: usize,
+        /// `output_depth`.
+        pub output_depth: usize,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `filter`.
+        pub filter: Data<u8>,
+        /// `folded_bias`.
+        pub folded_bias: Data<i32>,
+        /// `multiplier`.
+        pub multiplier: i32,
+        /// `shift`.
+        pub shift: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<FullyConnectedS4> for Params {
+        fn from(p: FullyConnectedS4) -> Params {
+            Params {
+                type_name: "FullyConnectedS4",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_depth", Value::Usize(p.input_depth)),
+                    ("output_depth", Value::Usize(p.output_depth)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("filter", Value::from(p.filter)),
+                    ("folded_bias", Value::from(p.folded_bias)),
+                    ("multiplier", Value::I32(p.multiplier)),
+                    ("shift", Value::I32(p.shift)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
                 ],
             }
         }

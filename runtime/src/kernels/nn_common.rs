@@ -39,6 +39,27 @@ pub(crate) fn check_word_aligned(filter: &[i8]) {
     }
 }
 
+/// Element `k` of INT4 data packed two to a byte, sign-extended: element `2i` is byte `i`'s low
+/// nibble and element `2i + 1` its high one (TFLM's `UnpackDenseInt4IntoInt8`; an odd count leaves
+/// the last byte's high nibble unread). Shifted up to the top of a word and back down
+/// arithmetically, which sign-extends either nibble without a branch.
+#[inline(always)]
+pub(crate) fn int4(packed: &[u8], k: usize) -> i32 {
+    let up = 28 - 4 * (k as u32 & 1);
+    ((u32::from(packed[k >> 1]) << up) as i32) >> 28
+}
+
+/// `values` packed as [`int4`] reads them (an odd count leaves the last high nibble 0), in the
+/// first `ceil(len / 2)` bytes of an array (the runtime's tests have no allocator).
+#[cfg(test)]
+pub(crate) fn pack_int4<const N: usize>(values: &[i8]) -> [u8; N] {
+    let mut bytes = [0u8; N];
+    for (k, &v) in values.iter().enumerate() {
+        bytes[k / 2] |= ((v as u8) & 0x0F) << (4 * (k % 2));
+    }
+    bytes
+}
+
 /// `ActivationFunctionWithMinMax` for floats: `min(max(x, lo), hi)`, in TFLM's order.
 #[inline(always)]
 pub(crate) fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {

@@ -348,12 +348,20 @@ impl Gen<'_, '_> {
         self.m.tensor(t)
     }
 
-    /// Constant int8/float32 weights of `shape` with random contents.
+    /// Constant int8 (now and then INT4) or float32 weights of `shape` with random contents.
     fn weights(&mut self, shape: &[i32], per_channel_axis: Option<i32>) -> TensorSpec {
         let n = elements(shape);
         if self.int8 {
             let data = self.bytes(n);
-            let t = TensorSpec::new(TensorType::INT8, shape).constant(data);
+            // Now and then INT4 (not in the overlap models, whose kernels it does not reach): the
+            // same values wrapped into -8..=7 and packed, which TFLM runs as the weights of the
+            // convolutions and FULLY_CONNECTED (and tinyaot refuses anywhere else, SVDF's).
+            let t = if !self.wide && self.chance(15) {
+                let values: Vec<i8> = data.iter().map(|&b| crate::int4::wrap(b as i8)).collect();
+                TensorSpec::new(TensorType::INT4, shape).constant(crate::int4::pack(&values))
+            } else {
+                TensorSpec::new(TensorType::INT8, shape).constant(data)
+            };
             match per_channel_axis {
                 Some(axis) => {
                     let c = shape.get(axis as usize).copied().unwrap_or(1).max(1) as usize;

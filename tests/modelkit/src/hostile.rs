@@ -10,6 +10,8 @@
 //! Each case names the defect it guards against; keep them small (a handful of tensors), so the
 //! whole suite runs in well under a second.
 
+mod int4;
+
 use crate::{
     Activation, BufferSpec, BuiltinOperator as B, ModelSpec, OpCodeSpec, Options, Padding,
     TensorSpec, TensorType,
@@ -1387,6 +1389,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         cases,
         category: Category::TypesAndParameters,
     };
+    int4::refused(&mut s);
     // TFLM's EXPAND_DIMS copies FLOAT32, INT8 and INT16 only ("Expand_Dims only currently
     // supports int8, int16 and float32").
     s.refused(
@@ -2184,6 +2187,7 @@ fn legitimate_corners(cases: &mut Vec<Case>) {
     // the output zero point (then clamped), a defined result.
     s.accepted("relu_multiplier_underflows", relu8((1e-20, 0), (1e20, 7)));
     dead_channels(&mut s);
+    int4::accepted(&mut s);
     folded_and_passed_through(&mut s);
     // A FlatBuffer that TFLM reads and the flatbuffers crate's verifier would refuse: an i64
     // zero-point vector at a position ≡ 4 (mod 8), as a vendor's post-processing leaves it; the

@@ -49,6 +49,7 @@ pub use tinyaot_schema::tflite::{
 #[cfg(feature = "arbitrary")]
 pub mod fuzz;
 pub mod hostile;
+pub mod int4;
 pub mod patch;
 
 pub use patch::misalign_zero_points;

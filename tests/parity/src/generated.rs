@@ -438,6 +438,69 @@ pub mod ffi {
             pub act_max: f32,
         }
     }
+    /// `conv_int4`'s typedefs.
+    pub mod conv_int4 {
+        /// The C `conv_int4_Conv2dS4`.
+        #[repr(C)]
+        pub struct Conv2dS4 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `filter_c`.
+            pub filter_c: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `filter`'s data.
+            pub filter: *const u8,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `bias`'s data.
+            pub bias: *const i32,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+    }
     /// `depthwise`'s typedefs.
     pub mod depthwise {
         /// The C `depthwise_DepthwiseConv2dS8`.
@@ -605,6 +668,69 @@ pub mod ffi {
             pub act_min: f32,
             /// `act_max`.
             pub act_max: f32,
+        }
+    }
+    /// `depthwise_int4`'s typedefs.
+    pub mod depthwise_int4 {
+        /// The C `depthwise_int4_DepthwiseConv2dS4`.
+        #[repr(C)]
+        pub struct DepthwiseConv2dS4 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `depth_multiplier`.
+            pub depth_multiplier: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `filter`'s data.
+            pub filter: *const u8,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `bias`'s data.
+            pub bias: *const i32,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
         }
     }
     /// `elementwise`'s typedefs.
@@ -831,6 +957,37 @@ pub mod ffi {
             pub act_min: f32,
             /// `act_max`.
             pub act_max: f32,
+        }
+    }
+    /// `fully_connected_int4`'s typedefs.
+    pub mod fully_connected_int4 {
+        /// The C `fully_connected_int4_FullyConnectedS4`.
+        #[repr(C)]
+        pub struct FullyConnectedS4 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_depth`.
+            pub input_depth: usize,
+            /// `output_depth`.
+            pub output_depth: usize,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `filter`'s data.
+            pub filter: *const u8,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `folded_bias`'s data.
+            pub folded_bias: *const i32,
+            /// `folded_bias`'s length.
+            pub folded_bias_len: usize,
+            /// `multiplier`.
+            pub multiplier: i32,
+            /// `shift`.
+            pub shift: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
         }
     }
     /// `logistic_tanh`'s typedefs.
@@ -1851,6 +2008,12 @@ pub mod ffi {
         );
         /// The C `conv::conv2d_f32`.
         pub fn parity_conv_conv2d_f32(input: *const u8, output: *mut u8, p: *const conv::Conv2dF32);
+        /// The C `conv_int4::conv2d_s4`.
+        pub fn parity_conv_int4_conv2d_s4(
+            input: *const u8,
+            output: *mut u8,
+            p: *const conv_int4::Conv2dS4,
+        );
         /// The C `copy::copy`.
         pub fn parity_copy_copy(input: *const u8, output: *mut u8, bytes: usize);
         /// The C `depthwise::depthwise_conv2d_s8`.
@@ -1870,6 +2033,12 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const depthwise::DepthwiseConv2dF32,
+        );
+        /// The C `depthwise_int4::depthwise_conv2d_s4`.
+        pub fn parity_depthwise_int4_depthwise_conv2d_s4(
+            input: *const u8,
+            output: *mut u8,
+            p: *const depthwise_int4::DepthwiseConv2dS4,
         );
         /// The C `elementwise::add_s8`.
         pub fn parity_elementwise_add_s8(
@@ -2028,6 +2197,12 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedAcc32S16,
+        );
+        /// The C `fully_connected_int4::fully_connected_s4`.
+        pub fn parity_fully_connected_int4_fully_connected_s4(
+            input: *const u8,
+            output: *mut u8,
+            p: *const fully_connected_int4::FullyConnectedS4,
         );
         /// The C `logistic_tanh::logistic_s8`.
         pub fn parity_logistic_tanh_logistic_s8(
@@ -3291,6 +3466,52 @@ fn c_conv_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `conv_int4::conv2d_s4` in C.
+fn c_conv_int4_conv2d_s4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv_int4::Conv2dS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_int4_conv2d_s4(input, output, &p) };
+    Ok(())
+}
+
 /// `depthwise::depthwise_conv2d_s8` in C.
 fn c_depthwise_depthwise_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -3417,6 +3638,52 @@ fn c_depthwise_depthwise_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_depthwise_depthwise_conv2d_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `depthwise_int4::depthwise_conv2d_s4` in C.
+fn c_depthwise_int4_depthwise_conv2d_s4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::depthwise_int4::DepthwiseConv2dS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_depthwise_int4_depthwise_conv2d_s4(input, output, &p) };
     Ok(())
 }
 
@@ -4063,6 +4330,37 @@ fn c_fully_connected_fully_connected_acc32_s16(
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_fully_connected_fully_connected_acc32_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `fully_connected_int4::fully_connected_s4` in C.
+fn c_fully_connected_int4_fully_connected_s4(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let p = ffi::fully_connected_int4::FullyConnectedS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        folded_bias: folded_bias.as_ptr(),
+        folded_bias_len: folded_bias.len(),
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_fully_connected_int4_fully_connected_s4(input, output, &p) };
     Ok(())
 }
 
@@ -5541,9 +5839,13 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("conv", "conv2d_s16") => c_conv_conv2d_s16(call, arena),
         ("conv", "conv2d_im2col_s16") => c_conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_f32") => c_conv_conv2d_f32(call, arena),
+        ("conv_int4", "conv2d_s4") => c_conv_int4_conv2d_s4(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => c_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => c_depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
+        ("depthwise_int4", "depthwise_conv2d_s4") => {
+            c_depthwise_int4_depthwise_conv2d_s4(call, arena)
+        }
         ("elementwise", "add_s8") => c_elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => c_elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => c_elementwise_add_s16(call, arena),
@@ -5572,6 +5874,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("fully_connected", "fully_connected_acc32_s16") => {
             c_fully_connected_fully_connected_acc32_s16(call, arena)
+        }
+        ("fully_connected_int4", "fully_connected_s4") => {
+            c_fully_connected_int4_fully_connected_s4(call, arena)
         }
         ("logistic_tanh", "logistic_s8") => c_logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => c_logistic_tanh_tanh_s8(call, arena),
@@ -5676,9 +5981,11 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("conv", "conv2d_s16"),
     ("conv", "conv2d_im2col_s16"),
     ("conv", "conv2d_f32"),
+    ("conv_int4", "conv2d_s4"),
     ("depthwise", "depthwise_conv2d_s8"),
     ("depthwise", "depthwise_conv2d_s16"),
     ("depthwise", "depthwise_conv2d_f32"),
+    ("depthwise_int4", "depthwise_conv2d_s4"),
     ("elementwise", "add_s8"),
     ("elementwise", "sub_s8"),
     ("elementwise", "add_s16"),
@@ -5702,6 +6009,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected", "fully_connected_f32"),
     ("fully_connected", "fully_connected_s16"),
     ("fully_connected", "fully_connected_acc32_s16"),
+    ("fully_connected_int4", "fully_connected_s4"),
     ("logistic_tanh", "logistic_s8"),
     ("logistic_tanh", "tanh_s8"),
     ("logistic_tanh", "logistic_s16"),

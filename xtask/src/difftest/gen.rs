@@ -253,6 +253,7 @@ fn pad_name(p: Padding) -> &'static str {
 
 fn type_name(t: TensorType) -> &'static str {
     match t {
+        TensorType::INT4 => "i4",
         TensorType::INT8 => "i8",
         TensorType::FLOAT32 => "f32",
         TensorType::INT32 => "i32",
@@ -450,6 +451,17 @@ impl<'a> G<'a> {
         (0..count)
             .map(|_| self.rng.int(-limit, limit) as i8)
             .collect()
+    }
+
+    /// Makes `filter`, a constant INT8 weight tensor of a CONV_2D, DEPTHWISE_CONV_2D or
+    /// FULLY_CONNECTED, INT4 one time in four: its weights wrapped into -8..=7 and packed two to a
+    /// byte, as TFLM's own INT4 tests make theirs (TFLM runs INT4 weights only there, with int8
+    /// activations; per-tensor only for FULLY_CONNECTED, whose weights here are per tensor).
+    fn maybe_int4(&mut self, filter: i32) {
+        if self.rng.chance(0.25) {
+            let m = std::mem::take(&mut self.m);
+            self.m = tinyaot_modelkit::int4::with_int4_weights(m, filter as usize);
+        }
     }
 
     /// The input of an op: `x`, or a fresh graph input made by `fresh`.
@@ -726,6 +738,7 @@ impl<'a> G<'a> {
                 (s_in, &w_scales, per_channel),
                 has_bias,
             );
+            self.maybe_int4(filter);
             let zp = self.zero_point();
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (filter, bias, out)
@@ -978,6 +991,7 @@ impl<'a> G<'a> {
             let w = self
                 .m
                 .tensor(TensorSpec::int8(&[units, depth], s_w, 0).constant_i8(&weights));
+            self.maybe_int4(w);
             let b = if has_bias {
                 let values: Vec<i32> = (0..units).map(|_| self.rng.int(-3000, 3000)).collect();
                 self.m.tensor(

@@ -170,7 +170,11 @@ pub(super) fn weights_and_range(
     let filter_index = ctx.constant_input(at.filter, "filter")?;
     match num {
         Num::I8 => {
-            ctx.expect_dtype("filter", filter, DType::I8)?;
+            // INT4 weights: for `int4`'s kernels (`int4::check_uses` keeps them to the operators
+            // whose lowering hands them there).
+            if filter.dtype != DType::I4 {
+                ctx.expect_dtype("filter", filter, DType::I8)?;
+            }
             ctx.expect_dtype("output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
@@ -818,6 +822,9 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
             }),
         ));
     };
+    if filter.dtype == DType::I4 {
+        return super::int4::conv2d(ctx, (i, f, out), &g, w.activation);
+    }
     let quant = weights_and_range(ctx, (num, CONV_INPUTS), 0, out[3], w.activation)?;
     if matches!(quant, ConvQuant::I8 { .. }) && f[3] == i[3] && out[3] > 0 {
         // A 1×1 filter with stride 1, no padding and one group is a matrix product: every tap is

@@ -99,6 +99,9 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
             },
         ));
     };
+    if filter.dtype == DType::I4 {
+        return super::int4::depthwise(ctx, (i, f, out), depth_multiplier, &g, w.activation);
+    }
     let quant = weights_and_range(ctx, (num, CONV_INPUTS), 3, out[3], w.activation)?;
     // One input channel: output channel m is the convolution of that channel with filter column
     // m, i.e. a CONV_2D whose filter is this one transposed to [m, h, w, 1]. The same integers are

@@ -1,7 +1,7 @@
 //! FULLY_CONNECTED → `conv::conv2d_1x1_s8` (int8: the same product as a 1×1 convolution's),
 //! `fully_connected::fully_connected_{s16,acc32_s16}` (int16 with int8 weights, 64-bit or 32-bit
 //! sums) and `fully_connected::fully_connected_f32`: batches from the weights' depth, per-tensor or
-//! per-channel requantization.
+//! per-channel requantization. INT4 weights go to [`super::int4`].
 
 use super::conv::{
     filter_rows, fold, folded_bias, pointwise, reduce_16x8, swizzle_quads, ConvQuant,
@@ -90,6 +90,9 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     let Some(num) = num else {
         return fully_connected_16x8(ctx, o.activation, (batches, depth, units));
     };
+    if filter.dtype == DType::I4 {
+        return super::int4::fully_connected(ctx, o.activation, (batches, depth, units));
+    }
     match num {
         Num::I8 => {
             ctx.expect_dtype("weights", filter, DType::I8)?;
@@ -147,7 +150,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
 
 /// The requantization multipliers and shifts of the `units` outputs, per tensor or per channel as
 /// the weights' scales are (TFLM's Prepare: the same for int8 and int16 inputs).
-fn requantization(
+pub(super) fn requantization(
     ctx: &OpContext,
     s_in: f32,
     units: usize,

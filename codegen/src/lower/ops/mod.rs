@@ -14,6 +14,7 @@
 //! function; a new family is a new file here (with its runtime and C twins), after which
 //! `cargo xtask kernels` rewrites the `mod` lines and [`families!`] from the files present.
 
+pub(super) mod int4;
 #[cfg(test)]
 mod testing;
 
@@ -51,8 +52,10 @@ mod transpose_conv;
 ///
 /// - `kernels`: families whose operators call the kernel module of the same name;
 /// - `aliases`: families whose operators lower to [`CallKind::Alias`] and so have no kernel module;
-/// - `support`: kernel modules no operator names, which the emitters call themselves (`copy`, for
-///   an alias whose input and output the plan keeps apart).
+/// - `support`: kernel modules without a lowering file of their own, which the emitters call
+///   themselves (`copy`, for an alias whose input and output the plan keeps apart) or another
+///   family's lowering names (the INT4-weight kernels `conv_int4`, `depthwise_int4` and
+///   `fully_connected_int4`).
 ///
 /// The registry below takes the families, the C backend its kernel modules' templates (a file
 /// path must be a literal for `include_str!`, hence a macro rather than a constant).
@@ -85,7 +88,10 @@ macro_rules! families {
                 resource,
             ],
             support: [
+                conv_int4,
                 copy,
+                depthwise_int4,
+                fully_connected_int4,
             ],
         }
     };
