@@ -218,6 +218,27 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
         return Err(unsupported_op(ctx));
     };
     ctx.expect_arity(*entry.inputs.start(), *entry.inputs.end(), entry.outputs)?;
+    let empty = |t: usize| ctx.graph().tensors[t].num_elements() == 0;
+    let op = ctx.op();
+    if !op.outputs.is_empty() && op.outputs.iter().all(|&t| empty(t)) {
+        // A zero-size dimension: TFLM's kernels loop over their output's elements, so an operator
+        // whose every output is empty computes nothing there. Its lowering still runs, so that
+        // what TFLM's Prepare refuses is refused here too.
+        ops::lower(ctx, family, entry)?;
+        return Ok(CallKind::Nothing);
+    }
+    let empty_input = op
+        .inputs
+        .iter()
+        .flatten()
+        .find(|&&t| empty(t) && !ctx.graph().tensors[t].is_constant());
+    if let Some(&t) = empty_input {
+        return Err(ctx.unsupported(format!(
+            "input tensor #{t} {:?} is empty (a zero-size dimension) but the output is not; \
+             supported: operators whose outputs are all empty when an input is",
+            ctx.graph().tensors[t].name
+        )));
+    }
     ops::lower(ctx, family, entry)
 }
 
