@@ -1318,6 +1318,21 @@ fn quantization(cases: &mut Vec<Case>) {
         Invalid,
         "alpha",
     );
+    // A float LEAKY_RELU multiplies by its alpha as it is: TFLM computes -inf or NaN, not garbage.
+    for (name, alpha) in [
+        ("leaky_relu_f32_alpha_inf", f32::INFINITY),
+        ("leaky_relu_f32_alpha_nan", f32::NAN),
+    ] {
+        s.accepted(
+            name,
+            ModelSpec::single_op(
+                B::LEAKY_RELU,
+                Options::LeakyRelu { alpha },
+                vec![TensorSpec::f32(&[2, 8])],
+                vec![TensorSpec::f32(&[2, 8])],
+            ),
+        );
+    }
     s.refused(
         "softmax_beta_nan",
         unary8(

@@ -147,6 +147,13 @@ fn leaky_relu(ctx: &OpContext) -> Result<Kernel> {
         .tflite_operator()?
         .builtin_options_as_leaky_relu_options()
         .map_or(0.0, |o| o.alpha());
+    // int16 (16x8 models): TFLM's QuantizeLeakyRelu<int16_t>, the same arithmetic.
+    let int16 = ctx.input(0)?.dtype == DType::I16;
+    if !int16 && same_type_unary(ctx)? == Num::F32 {
+        return unary(ctx, "leaky_relu_f32", |len| P::LeakyReluF32 { len, alpha });
+    }
+    // The float kernel multiplies by a NaN or infinite alpha as TFLM's does (a defined result);
+    // the quantized ones turn it into a multiplier first.
     if !alpha.is_finite() {
         return Err(ctx.invalid(
             format!("alpha {alpha} is not a finite number"),
@@ -156,11 +163,6 @@ fn leaky_relu(ctx: &OpContext) -> Result<Kernel> {
                  infinity to an integer",
             ),
         ));
-    }
-    // int16 (16x8 models): TFLM's QuantizeLeakyRelu<int16_t>, the same arithmetic.
-    let int16 = ctx.input(0)?.dtype == DType::I16;
-    if !int16 && same_type_unary(ctx)? == Num::F32 {
-        return unary(ctx, "leaky_relu_f32", |len| P::LeakyReluF32 { len, alpha });
     }
     let ((si, zi), (so, zo)) = if int16 {
         ctx.same_dtype("the output", ctx.output(0)?, ctx.input(0)?)?;
