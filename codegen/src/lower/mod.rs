@@ -227,11 +227,11 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
         ops::lower(ctx, family, entry)?;
         return Ok(CallKind::Nothing);
     }
-    let empty_input = op
-        .inputs
-        .iter()
-        .flatten()
-        .find(|&&t| empty(t) && !ctx.graph().tensors[t].is_constant());
+    // An empty constant list (shape [0]: no axes, an empty new shape) is a legitimate operand.
+    let empty_input = op.inputs.iter().flatten().find(|&&t| {
+        let tensor = &ctx.graph().tensors[t];
+        empty(t) && !(tensor.is_constant() && tensor.shape.len() == 1)
+    });
     if let Some(&t) = empty_input {
         return Err(ctx.unsupported(format!(
             "input tensor #{t} {:?} is empty (a zero-size dimension) but the output is not; \
