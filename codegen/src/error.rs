@@ -100,13 +100,16 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The model is well-formed FlatBuffer but not a valid graph or operator: TFLM's `Prepare` would
-    /// refuse it, or its result would be undefined (a tensor read before any operator writes it, an
-    /// operator reading its own output, a zero-size dimension, a scale that is not a positive finite
-    /// number, …).
+    /// The model is well-formed FlatBuffer but not one tinyaot may compile: TFLM refuses it (a
+    /// kernel's `Prepare`, the allocator, the flatbuffer reader), its result in TFLM is undefined
+    /// behaviour (a tensor read before any operator writes it, a shift of 32 bits or more, …), or
+    /// the TFLite format or quantization specification forbids it (a scale that is not a positive
+    /// finite number, an int8 zero point of 200, …). `grounds` says which, and where.
     InvalidModel {
         /// What is wrong, naming the operator or tensor.
         detail: String,
+        /// Why this is a refusal rather than a result: which of the three grounds, and where.
+        grounds: Grounds,
     },
     /// The model is larger than a configured resource limit allows (see `Limits`). Raise the limit
     /// with the setter or command-line flag the message names.
@@ -201,7 +204,9 @@ impl fmt::Display for Error {
             Error::Unsupported { detail } => write!(f, "unsupported: {detail}"),
             Error::Overflow { context } => write!(f, "size overflow: {context}"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::InvalidModel { detail } => write!(f, "invalid model: {detail}"),
+            Error::InvalidModel { detail, grounds } => {
+                write!(f, "invalid model: {detail} [{grounds}]")
+            }
             Error::Limit {
                 what,
                 value,
@@ -221,7 +226,90 @@ impl fmt::Display for Error {
     }
 }
 
+/// Why tinyaot refuses an [`Error::InvalidModel`]: the project's rule is that a model TFLM runs is
+/// compiled and matches TFLM bit for bit, so a refusal has exactly one of these three grounds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Grounds {
+    /// TFLM refuses the model itself: a kernel's `Prepare` or `Eval` returns an error, the
+    /// allocator fails, or reading the flatbuffer fails.
+    TflmRefuses {
+        /// The TFLM function and check that refuses, e.g. `"conv_common.cc CalculateOpDataConv:
+        /// TF_LITE_ENSURE_EQ(filter zero point, 0)"`.
+        function: &'static str,
+    },
+    /// TFLM would run the model, but what it computes is undefined behaviour (an out-of-bounds
+    /// read or write, a signed overflow, a division by zero, a shift of 32 bits or more, a read of
+    /// memory nothing wrote).
+    Undefined {
+        /// What is undefined, and where in TFLM.
+        why: &'static str,
+    },
+    /// The TFLite format (`schema.fbs`) or the TFLite quantization specification forbids it.
+    Specification {
+        /// The clause, e.g. `"quantization spec: int8 zero point in [-128, 127]"`.
+        clause: &'static str,
+    },
+}
+
+impl Grounds {
+    /// Shorthand for [`Grounds::TflmRefuses`].
+    pub const fn tflm(function: &'static str) -> Self {
+        Grounds::TflmRefuses { function }
+    }
+
+    /// Shorthand for [`Grounds::Undefined`].
+    pub const fn undefined(why: &'static str) -> Self {
+        Grounds::Undefined { why }
+    }
+
+    /// Shorthand for [`Grounds::Specification`].
+    pub const fn spec(clause: &'static str) -> Self {
+        Grounds::Specification { clause }
+    }
+
+    /// The ground's kind as a short, stable word: `tflm-refuses`, `undefined` or `specification`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Grounds::TflmRefuses { .. } => "tflm-refuses",
+            Grounds::Undefined { .. } => "undefined",
+            Grounds::Specification { .. } => "specification",
+        }
+    }
+
+    /// Where: the TFLM function, why it is undefined, or the clause of the specification.
+    pub fn reference(&self) -> &'static str {
+        match self {
+            Grounds::TflmRefuses { function } => function,
+            Grounds::Undefined { why } => why,
+            Grounds::Specification { clause } => clause,
+        }
+    }
+}
+
+impl fmt::Display for Grounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Grounds::TflmRefuses { function } => write!(f, "TFLM refuses it: {function}"),
+            Grounds::Undefined { why } => write!(f, "undefined in TFLM: {why}"),
+            Grounds::Specification { clause } => {
+                write!(f, "the TFLite specification forbids it: {clause}")
+            }
+        }
+    }
+}
+
 impl Error {
+    /// The grounds of an [`Error::InvalidModel`] (also inside [`Error::InModel`]), `None` for
+    /// every other error.
+    pub fn grounds(&self) -> Option<&Grounds> {
+        match self {
+            Error::InvalidModel { grounds, .. } => Some(grounds),
+            Error::InModel { error, .. } => error.grounds(),
+            _ => None,
+        }
+    }
+
     /// True for [`Error::Internal`]: a bug in tinyaot rather than a fault of the model or the
     /// configuration. Fuzzing and the hostile-model suite assert this is never returned.
     pub fn is_internal(&self) -> bool {

@@ -69,6 +69,6 @@ pub use emit::c::COptions;
 #[cfg(feature = "c")]
 pub use emit::c_build::CLayout;
 pub use emit::rust::RustOptions;
-pub use error::{Error, Result};
+pub use error::{Error, Grounds, Result};
 pub use limits::Limits;
 pub use plan::{Alias, AliasKind, MemoryPlan, Storage, TensorPlacement, ALIGN};

@@ -52,6 +52,16 @@ fn check(case: &Case, backend: &str, result: Result<(), Error>) -> Result<(), St
                 Some(_) if !message.contains(mentions) => Err(format!(
                     "{backend}'s message does not mention {mentions:?}: {message}"
                 )),
+                // Every invalid-model refusal says on which of the three grounds it refuses.
+                Some(Refusal::Invalid)
+                    if !e
+                        .grounds()
+                        .is_some_and(|g| message.ends_with(&format!("[{g}]"))) =>
+                {
+                    Err(format!(
+                        "{backend}'s message does not end with its grounds: {message}"
+                    ))
+                }
                 Some(_) => Ok(()),
             }
         }

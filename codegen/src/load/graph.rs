@@ -5,12 +5,23 @@
 //! arena holds), so a graph that breaks these rules computes garbage there. tinyaot refuses it with
 //! [`Error::InvalidModel`], naming the operator and tensor, rather than plan around it.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Grounds, Result};
 use crate::ir::{Graph, Tensor};
 
 /// The deepest tensor TFLM's kernels handle (`RuntimeShape` and the reference kernels stop at 6
 /// dimensions; several ops at 4 or 5, which their lowering checks).
 pub const MAX_RANK: usize = 6;
+
+/// Reading a tensor before anything writes it.
+pub(super) const UNINITIALIZED: Grounds =
+    Grounds::undefined("TFLM's kernel reads arena memory nothing has written (uninitialized)");
+
+/// A tensor with more than one writer (two operators, two outputs of one, a graph input).
+pub(super) const SECOND_WRITER: Grounds = Grounds::undefined(
+    "TFLM's memory planner gives each tensor one lifetime from its first writer; a second write \
+     into a tensor another operator already wrote (or two outputs in one buffer) overwrites a \
+     value the planner may have reused, an order no TFLM kernel contract defines",
+);
 
 /// Checks the graph's data flow and its tensors' basic well-formedness.
 pub(super) fn check(graph: &Graph) -> Result<()> {
@@ -40,10 +51,17 @@ pub(super) fn check(graph: &Graph) -> Result<()> {
     for &input in &graph.inputs {
         let tensor = &graph.tensors[input];
         if tensor.is_constant() {
-            return Err(invalid(format!(
-                "graph input tensor #{input} {:?} is a constant (it has data in its buffer)",
-                tensor.name
-            )));
+            return Err(invalid(
+                format!(
+                    "graph input tensor #{input} {:?} is a constant (it has data in its buffer)",
+                    tensor.name
+                ),
+                Grounds::undefined(
+                    "micro_allocator.cc InitializeTfLiteTensorFromFlatbuffer points a \
+                     tensor with data at the read-only flatbuffer, so filling this input \
+                     writes into const model data",
+                ),
+            ));
         }
         defined[input] = true;
     }
@@ -52,46 +70,85 @@ pub(super) fn check(graph: &Graph) -> Result<()> {
         let name = op.kind.name();
         for input in op.inputs.iter().flatten().copied() {
             if op.outputs.contains(&input) {
-                return Err(invalid(format!(
-                    "operator #{op_index} {name} reads its own output, tensor #{input} {:?}",
-                    graph.tensors[input].name
-                )));
+                return Err(invalid(
+                    format!(
+                        "operator #{op_index} {name} reads its own output, tensor #{input} {:?}",
+                        graph.tensors[input].name
+                    ),
+                    UNINITIALIZED,
+                ));
             }
             if !defined[input] {
-                return Err(invalid(format!(
-                    "operator #{op_index} {name} reads tensor #{input} {:?}, which is not a constant, \
-                     a graph input, a variable, nor written by an earlier operator",
-                    graph.tensors[input].name
-                )));
+                return Err(invalid(
+                    format!(
+                        "operator #{op_index} {name} reads tensor #{input} {:?}, which is not a \
+                         constant, a graph input, a variable, nor written by an earlier operator",
+                        graph.tensors[input].name
+                    ),
+                    UNINITIALIZED,
+                ));
             }
         }
         for (position, &output) in op.outputs.iter().enumerate() {
             let tensor = &graph.tensors[output];
             if op.outputs[..position].contains(&output) {
-                return Err(invalid(format!(
+                return Err(invalid(
+                    format!(
                     "operator #{op_index} {name} names tensor #{output} {:?} as two of its outputs",
                     tensor.name
-                )));
+                ),
+                    SECOND_WRITER,
+                ));
             }
             if tensor.is_constant() {
-                return Err(invalid(format!(
+                return Err(invalid(
+                    format!(
                     "operator #{op_index} {name} writes tensor #{output} {:?}, which is a constant",
                     tensor.name
-                )));
+                ),
+                    Grounds::undefined(
+                        "micro_allocator.cc InitializeTfLiteTensorFromFlatbuffer points a \
+                         tensor with data at the read-only flatbuffer: the kernel would write \
+                         into const model data",
+                    ),
+                ));
             }
             if graph.inputs.contains(&output) {
-                return Err(invalid(format!(
-                    "operator #{op_index} {name} writes tensor #{output} {:?}, which is a graph input",
+                return Err(invalid(
+                    format!(
+                    "operator #{op_index} {name} writes tensor #{output} {:?}, which is a graph \
+                     input",
                     tensor.name
-                )));
+                ),
+                    SECOND_WRITER,
+                ));
             }
             // A variable (a resource variable's tensor) may be assigned several times.
             if let (Some(earlier), false) = (writer[output], tensor.is_variable) {
-                return Err(invalid(format!(
+                return Err(invalid(
+                    format!(
                     "tensor #{output} {:?} is written by operator #{earlier} and again by operator \
                      #{op_index} {name}; each tensor must have one writer",
                     tensor.name
-                )));
+                ),
+                    SECOND_WRITER,
+                ));
+            }
+            // TFLM's PrepareSubgraphs refuses an operator output with a dimension <= 0 as a
+            // dynamic tensor, except the shape [0] (a legacy scalar shape there).
+            if tensor.shape.contains(&0) && tensor.shape != [0] {
+                return Err(invalid(
+                    format!(
+                        "operator #{op_index} {name} writes tensor #{output} {:?}, which has a \
+                         zero-size dimension {:?}",
+                        tensor.name, tensor.shape
+                    ),
+                    Grounds::tflm(
+                        "micro_interpreter_graph.cc PrepareSubgraphs: CheckDynamicTensors refuses \
+                         an operator output with a dimension <= 0 (Dynamic tensors are not \
+                         supported), the legacy shape [0] excepted",
+                    ),
+                ));
             }
             writer[output] = Some(op_index);
             defined[output] = true;
@@ -109,37 +166,39 @@ pub(super) fn check(graph: &Graph) -> Result<()> {
             } else {
                 "is not written by any operator, nor a graph input or a constant"
             };
-            return Err(invalid(format!(
-                "graph output tensor #{output} {:?} {what}: TFLM would return whatever its \
-                 arena holds (undefined)",
-                tensor.name
-            )));
+            return Err(invalid(
+                format!(
+                    "graph output tensor #{output} {:?} {what}: TFLM would return whatever its \
+                     arena holds (undefined)",
+                    tensor.name
+                ),
+                Grounds::undefined("TFLM returns arena memory no operator wrote (uninitialized)"),
+            ));
         }
     }
     Ok(())
 }
 
-/// A tensor's shape: at most [`MAX_RANK`] dimensions, none of them zero.
+/// A tensor's shape: at most [`MAX_RANK`] dimensions. A zero-size dimension is accepted: TFLM
+/// runs such a tensor as an empty one (the lowering decides per operator).
 fn check_tensor(index: usize, tensor: &Tensor) -> Result<()> {
     if tensor.shape.len() > MAX_RANK {
-        return Err(invalid(format!(
+        return Err(invalid(
+            format!(
             "tensor #{index} {:?} has rank {}; TFLM's kernels handle at most {MAX_RANK} dimensions",
             tensor.name,
             tensor.shape.len()
-        )));
-    }
-    // An empty constant list (shape [0]: no axes, an empty new shape) is a legitimate operand.
-    let empty_list = tensor.is_constant() && tensor.shape.len() == 1;
-    if tensor.shape.contains(&0) && !empty_list {
-        return Err(invalid(format!(
-            "tensor #{index} {:?} has a zero-size dimension {:?}; tensors must have at least one \
-             element",
-            tensor.name, tensor.shape
-        )));
+        ),
+            Grounds::undefined(
+                "runtime_shape.h RuntimeShape holds at most kMaxSmallSize = 6 \
+                 dimensions, guarded only by TFLITE_DCHECK: a deeper shape writes past \
+                 its array",
+            ),
+        ));
     }
     Ok(())
 }
 
-fn invalid(detail: String) -> Error {
-    Error::InvalidModel { detail }
+fn invalid(detail: String, grounds: Grounds) -> Error {
+    Error::InvalidModel { detail, grounds }
 }

@@ -21,7 +21,7 @@ mod verify;
 
 use tinyaot_schema::strings::escape_invalid_utf8;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Grounds, Result};
 use crate::ir::Graph;
 use crate::limits::Limits;
 
@@ -86,6 +86,10 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
             detail: "buffer 0 holds data; it must be empty (TFLite's sentinel for tensors \
                      without constant data)"
                 .to_string(),
+            grounds: Grounds::spec(
+                "schema.fbs, Model.buffers: the 0th entry must be an empty buffer (the sentinel \
+                 that tensors without data name)",
+            ),
         });
     }
 

@@ -28,8 +28,9 @@ use std::collections::HashMap;
 use tinyaot_schema::tflite;
 
 use super::buffer::Buffers;
+use super::graph::{SECOND_WRITER, UNINITIALIZED};
 use super::{operator, tensor, text};
-use crate::error::{Error, Result};
+use crate::error::{Error, Grounds, Result};
 use crate::ir::{OpCode, Operator, Tensor};
 use crate::limits::Limits;
 
@@ -137,43 +138,75 @@ pub(super) fn resolve<'m>(
             Some(OpCode::VAR_HANDLE) => {
                 let key = var_handle_key(source_ops, index)?;
                 if !op.inputs.is_empty() || op.outputs.len() != 1 {
-                    return Err(invalid(format!(
+                    return Err(invalid(
+                        format!(
                         "operator #{index} VAR_HANDLE has {} inputs and {} outputs; it takes none \
                          and writes one resource handle",
                         op.inputs.len(),
                         op.outputs.len()
-                    )));
+                    ),
+                        Grounds::undefined(
+                            "var_handle.cc VarHandlePrepare writes output 0 and checks \
+                             NumOutputs(node) == 1 only with TFLITE_DCHECK",
+                        ),
+                    ));
                 }
                 let out = op.outputs[0];
                 if !resource[out] {
-                    return Err(invalid(format!(
+                    return Err(invalid(
+                        format!(
                         "operator #{index} VAR_HANDLE writes tensor #{out} {:?}, which is not a \
                          RESOURCE tensor",
                         tensors[out].name
-                    )));
+                    ),
+                        Grounds::tflm(
+                            "assign_variable.cc AssignVariablePrepare: TF_LITE_ENSURE(resource id \
+                             tensor type is RESOURCE or INT32), and read_variable.cc Prepare: \
+                             TFLITE_DCHECK(type == kTfLiteResource)",
+                        ),
+                    ));
                 }
                 if handle[out].is_some() {
-                    return Err(invalid(format!(
-                        "resource handle tensor #{out} {:?} is written by two VAR_HANDLE \
-                         operators; each tensor must have one writer",
-                        tensors[out].name
-                    )));
+                    return Err(invalid(
+                        format!(
+                            "resource handle tensor #{out} {:?} is written by two VAR_HANDLE \
+                             operators; each tensor must have one writer",
+                            tensors[out].name
+                        ),
+                        SECOND_WRITER,
+                    ));
                 }
                 handle[out] = Some(variable(&mut vars, &mut by_key, key));
                 op.outputs.clear();
             }
             Some(OpCode::READ_VARIABLE) => {
                 if op.inputs.len() != 1 || op.outputs.len() != 1 {
-                    return Err(arity(index, &name, op, 1, 1));
+                    return Err(arity(
+                        index,
+                        &name,
+                        op,
+                        (1, 1),
+                        Grounds::undefined(
+                            "read_variable.cc ReadVariablePrepare checks NumInputs(node) == 1 \
+                             and NumOutputs(node) == 1 only with TFLITE_DCHECK, then reads input \
+                             0 and writes output 0",
+                        ),
+                    ));
                 }
                 let var = handle_of(index, &name, op.input(0), &handle, tensors)?;
                 first_access.get_or_insert(index);
                 let out = op.outputs[0];
                 if resource[out] {
-                    return Err(invalid(format!(
+                    return Err(invalid(
+                        format!(
                         "operator #{index} READ_VARIABLE writes resource tensor #{out}; it reads \
                          a variable's value into an ordinary tensor"
-                    )));
+                    ),
+                        Grounds::undefined(
+                            "micro_resource_variable.cc Read copies the variable's bytes into the \
+                             output, here a one-element resource handle: an out-of-bounds write",
+                        ),
+                    ));
                 }
                 let v = &mut vars[var];
                 if !v.assigned {
@@ -198,15 +231,31 @@ pub(super) fn resolve<'m>(
             }
             Some(OpCode::ASSIGN_VARIABLE) => {
                 if op.inputs.len() != 2 || !op.outputs.is_empty() {
-                    return Err(arity(index, &name, op, 2, 0));
+                    return Err(arity(
+                        index,
+                        &name,
+                        op,
+                        (2, 0),
+                        Grounds::tflm(
+                            "assign_variable.cc AssignVariablePrepare: TF_LITE_ENSURE_EQ(\
+                             NumInputs(node), 2) and TF_LITE_ENSURE_EQ(NumOutputs(node), 0)",
+                        ),
+                    ));
                 }
                 let var = handle_of(index, &name, op.input(0), &handle, tensors)?;
                 first_access.get_or_insert(index);
                 let Some(value) = op.input(1).filter(|&t| !resource[t]) else {
-                    return Err(invalid(format!(
+                    return Err(invalid(
+                        format!(
                         "operator #{index} ASSIGN_VARIABLE: its value (input 1) is absent or a \
                          resource handle"
-                    )));
+                    ),
+                        Grounds::undefined(
+                            "assign_variable.cc AssignVariableEval reads input 1 unchecked: \
+                             absent, it is a null tensor; a resource handle, its bytes are an \
+                             id, not a value",
+                        ),
+                    ));
                 };
                 let v = &mut vars[var];
                 assign(index, &name, "subgraph 0", v, &tensors[value], value)?;
@@ -257,10 +306,16 @@ fn var_handle_key<'m>(
         ))
     }) {
         Some(key) => Ok(key),
-        None => Err(invalid(format!(
-            "operator #{index} VAR_HANDLE has no shared_name; TFLM identifies a resource \
-             variable by it"
-        ))),
+        None => Err(invalid(
+            format!(
+                "operator #{index} VAR_HANDLE has no shared_name; TFLM identifies a resource \
+                 variable by it"
+            ),
+            Grounds::undefined(
+                "micro_resource_variable.cc CreateIdIfNoneFound compares shared_name \
+                 with strcmp: a missing one is a null pointer",
+            ),
+        )),
     }
 }
 
@@ -297,15 +352,21 @@ fn handle_of(
 ) -> Result<usize> {
     match input {
         Some(t) => handle[t].ok_or_else(|| {
-            invalid(format!(
+            invalid(
+                format!(
                 "operator #{index} {name} takes tensor #{t} {:?} as its resource handle, which no \
                  earlier VAR_HANDLE writes",
                 tensors[t].name
-            ))
+            ),
+                UNINITIALIZED,
+            )
         }),
-        None => Err(invalid(format!(
-            "operator #{index} {name} has no resource handle (input 0 is absent)"
-        ))),
+        None => Err(invalid(
+            format!("operator #{index} {name} has no resource handle (input 0 is absent)"),
+            Grounds::undefined(
+                "GetEvalInput of an absent input 0 is a null tensor, dereferenced unchecked",
+            ),
+        )),
     }
 }
 
@@ -389,10 +450,17 @@ fn init_subgraph<'m>(
     let sub = match (subgraphs, usize::try_from(target)) {
         (Some(s), Ok(i)) if i > 0 && i < count => s.get(i),
         (_, Ok(0)) => {
-            return Err(invalid(format!(
-                "operator #{caller} CALL_ONCE names subgraph 0, the one it is in, as its init \
-                 subgraph (a cycle)"
-            )))
+            return Err(invalid(
+                format!(
+                    "operator #{caller} CALL_ONCE names subgraph 0, the one it is in, as its init \
+                     subgraph (a cycle)"
+                ),
+                Grounds::undefined(
+                    "call_once.cc CallOnceEval sets has_run only after its init subgraph \
+                     returns, so invoking its own subgraph recurses without end (stack \
+                     overflow)",
+                ),
+            ))
         }
         _ => {
             return Err(Error::IndexOutOfRange {
@@ -425,10 +493,17 @@ fn init_subgraph<'m>(
             Some(OpCode::VAR_HANDLE) if op.inputs.is_empty() && op.outputs.len() == 1 => {
                 let out = op.outputs[0];
                 if !is_resource(out) {
-                    return Err(invalid(format!(
+                    return Err(invalid(
+                        format!(
                         "operator #{i} VAR_HANDLE of {here} writes tensor #{out}, which is not a \
                          RESOURCE tensor"
-                    )));
+                    ),
+                        Grounds::tflm(
+                            "assign_variable.cc AssignVariablePrepare: TF_LITE_ENSURE(resource id \
+                             tensor type is RESOURCE or INT32), and read_variable.cc Prepare: \
+                             TFLITE_DCHECK(type == kTfLiteResource)",
+                        ),
+                    ));
                 }
                 let key = var_handle_key(raw_ops, i)?;
                 handle.insert(out, variable(vars, by_key, key));
@@ -438,10 +513,13 @@ fn init_subgraph<'m>(
                     .input(0)
                     .and_then(|t| handle.get(&t).copied())
                     .ok_or_else(|| {
-                        invalid(format!(
-                            "operator #{i} ASSIGN_VARIABLE of {here} takes a resource handle no \
-                         earlier VAR_HANDLE of that subgraph writes"
-                        ))
+                        invalid(
+                            format!(
+                                "operator #{i} ASSIGN_VARIABLE of {here} takes a resource handle \
+                                 no earlier VAR_HANDLE of that subgraph writes"
+                            ),
+                            UNINITIALIZED,
+                        )
                     })?;
                 let constant = match op.input(1) {
                     Some(t) if !is_resource(t) => {
@@ -482,20 +560,41 @@ fn no_operands(index: usize, op: &Operator) -> Result<()> {
     if op.inputs.is_empty() && op.outputs.is_empty() {
         Ok(())
     } else {
-        Err(arity(index, "CALL_ONCE", op, 0, 0))
+        Err(arity(
+            index,
+            "CALL_ONCE",
+            op,
+            (0, 0),
+            Grounds::tflm(
+                "call_once.cc CallOncePrepare: TF_LITE_ENSURE(NumInputs(node) == 0) and \
+                 TF_LITE_ENSURE(NumOutputs(node) == 0)",
+            ),
+        ))
     }
 }
 
-fn arity(index: usize, name: &str, op: &Operator, inputs: usize, outputs: usize) -> Error {
-    invalid(format!(
-        "operator #{index} {name} has {} inputs and {} outputs; it takes {inputs} and {outputs}",
-        op.inputs.len(),
-        op.outputs.len()
-    ))
+/// The refusal of an operator with other than `inputs` inputs and `outputs` outputs; `grounds`
+/// names the TFLM check that refuses it.
+fn arity(
+    index: usize,
+    name: &str,
+    op: &Operator,
+    (inputs, outputs): (usize, usize),
+    grounds: Grounds,
+) -> Error {
+    invalid(
+        format!(
+            "operator #{index} {name} has {} inputs and {} outputs; it takes {inputs} and \
+             {outputs}",
+            op.inputs.len(),
+            op.outputs.len()
+        ),
+        grounds,
+    )
 }
 
-fn invalid(detail: String) -> Error {
-    Error::InvalidModel { detail }
+fn invalid(detail: String, grounds: Grounds) -> Error {
+    Error::InvalidModel { detail, grounds }
 }
 
 fn unsupported(detail: String) -> Error {

@@ -1,13 +1,14 @@
 //! The view one operator's lowering has of the graph, with accessors that turn every unmet
 //! expectation into an error naming the op: [`Error::UnsupportedOpUse`] for a valid use tinyaot does
-//! not support, [`Error::InvalidModel`] for a model TFLM's Prepare refuses or computes garbage on.
+//! not support, [`Error::InvalidModel`] for a model TFLM refuses, whose result in TFLM is undefined,
+//! or that the TFLite specification forbids (each with its [`Grounds`]).
 //!
 //! These are the only validation helpers the operator families use (`lower/ops/`), so that a check
 //! written once (scale ranges, shift ranges, int8 zero points, fused activation bounds) applies
 //! to every op that needs it.
 
 use super::{quant, CallKind, Data};
-use crate::error::{Error, Result};
+use crate::error::{Error, Grounds, Result};
 use crate::ir::{Activation, DType, Graph, Operator, Tensor};
 
 /// One operator and the graph around it.
@@ -113,9 +114,10 @@ impl<'g, 'm> OpContext<'g, 'm> {
         }
     }
 
-    /// An [`Error::InvalidModel`] for this operator: the model is one TFLM's `Prepare` refuses,
-    /// or one whose result in TFLM is undefined.
-    pub fn invalid(&self, reason: impl Into<String>) -> Error {
+    /// An [`Error::InvalidModel`] for this operator, on `grounds`: TFLM refuses the model (its
+    /// `Prepare` or `Eval`), TFLM's result is undefined behaviour, or the TFLite specification
+    /// forbids it.
+    pub fn invalid(&self, reason: impl Into<String>, grounds: Grounds) -> Error {
         Error::InvalidModel {
             detail: format!(
                 "operator #{} {}: {}",
@@ -123,6 +125,7 @@ impl<'g, 'm> OpContext<'g, 'm> {
                 self.op().kind.name(),
                 reason.into()
             ),
+            grounds,
         }
     }
 
@@ -139,10 +142,22 @@ impl<'g, 'm> OpContext<'g, 'm> {
             } else {
                 format!("{min} to {max}")
             };
-            return Err(self.invalid(format!("{n_in} inputs; the operator takes {expected}")));
+            return Err(self.invalid(
+                format!("{n_in} inputs; the operator takes {expected}"),
+                Grounds::tflm(
+                    "the kernel's Prepare: TF_LITE_ENSURE_EQ(NumInputs(node), n) \
+                     (kernel_util.h), or its fixed input indices",
+                ),
+            ));
         }
         if n_out != outputs && outputs != usize::MAX {
-            return Err(self.invalid(format!("{n_out} outputs; the operator has {outputs}")));
+            return Err(self.invalid(
+                format!("{n_out} outputs; the operator has {outputs}"),
+                Grounds::tflm(
+                    "the kernel's Prepare: TF_LITE_ENSURE_EQ(NumOutputs(node), n) \
+                     (kernel_util.h), or its fixed output indices",
+                ),
+            ));
         }
         Ok(())
     }
@@ -153,9 +168,13 @@ impl<'g, 'm> OpContext<'g, 'm> {
     pub fn int8_quant(&self, what: &str, tensor: &Tensor) -> Result<(f32, i32)> {
         let (scale, zero_point) = self.per_tensor_quant(what, tensor)?;
         if !(-128..=127).contains(&zero_point) {
-            return Err(self.invalid(format!(
-                "{what} zero point {zero_point} is outside the int8 range [-128, 127]"
-            )));
+            return Err(self.invalid(
+                format!("{what} zero point {zero_point} is outside the int8 range [-128, 127]"),
+                Grounds::spec(
+                    "TFLite quantization specification: an int8 tensor's zero point is in \
+                     [-128, 127]",
+                ),
+            ));
         }
         Ok((scale, zero_point))
     }
@@ -165,9 +184,15 @@ impl<'g, 'm> OpContext<'g, 'm> {
     pub fn int16_quant(&self, what: &str, tensor: &Tensor) -> Result<(f32, i32)> {
         let (scale, zero_point) = self.per_tensor_quant(what, tensor)?;
         if !(-32768..=32767).contains(&zero_point) {
-            return Err(self.invalid(format!(
-                "{what} zero point {zero_point} is outside the int16 range [-32768, 32767]"
-            )));
+            return Err(self.invalid(
+                format!(
+                    "{what} zero point {zero_point} is outside the int16 range [-32768, 32767]"
+                ),
+                Grounds::spec(
+                    "TFLite quantization specification: an int16 tensor's zero point is in \
+                     [-32768, 32767]",
+                ),
+            ));
         }
         Ok((scale, zero_point))
     }
@@ -178,9 +203,13 @@ impl<'g, 'm> OpContext<'g, 'm> {
         if scale.is_finite() && scale >= f32::MIN_POSITIVE {
             Ok(())
         } else {
-            Err(self.invalid(format!(
-                "{what} scale {scale:e} is not a positive, finite, normal number"
-            )))
+            Err(self.invalid(
+                format!("{what} scale {scale:e} is not a positive, finite, normal number"),
+                Grounds::spec(
+                    "TFLite quantization specification: scales are positive and finite (a \
+                     denormal scale's reciprocal, which TFLM's Prepare takes, overflows)",
+                ),
+            ))
         }
     }
 
@@ -193,17 +222,30 @@ impl<'g, 'm> OpContext<'g, 'm> {
     /// `what` describes the ratio, e.g. "input scale / output scale".
     pub fn multiplier(&self, what: &str, real: f64) -> Result<(i32, i32)> {
         if !real.is_finite() || real < 0.0 {
-            return Err(self.invalid(format!(
-                "the rescaling factor {what} = {real:e} is not a finite number at or above 0 \
-                 (the TFLite quantization specification: scales are positive and finite)"
-            )));
+            return Err(self.invalid(
+                format!(
+                    "the rescaling factor {what} = {real:e} is not a finite number at or above 0 \
+                     (the TFLite quantization specification: scales are positive and finite)"
+                ),
+                Grounds::spec(
+                    "TFLite quantization specification: real = scale × (q − zero point), \
+                     with a positive, finite scale",
+                ),
+            ));
         }
         let (multiplier, shift) = super::quant::quantize_multiplier(real);
         if shift > 31 {
-            return Err(self.invalid(format!(
+            return Err(self.invalid(
+                format!(
                 "the rescaling factor {what} = {real:e} is 2^31 or more: TFLM's integer kernels \
                  shift left by 32 bits or more, which overflows int32 (undefined behaviour)"
-            )));
+            ),
+                Grounds::undefined(
+                    "quantization_util.cc QuantizeMultiplier gives a shift of 32 or more, \
+                     and MultiplyByQuantizedMultiplier shifts an int32 left by it: signed \
+                     overflow",
+                ),
+            ));
         }
         Ok((multiplier, shift))
     }
@@ -220,10 +262,17 @@ impl<'g, 'm> OpContext<'g, 'm> {
         // In float, as TFLM's `TfLiteRound(f / scale)`.
         let q = f64::from((value / scale).round());
         if !(q >= f64::from(i32::MIN) && q <= f64::from(i32::MAX)) {
-            return Err(self.invalid(format!(
-                "{what}: {value} / scale {scale:e} = {q:e} does not fit in int32 (TFLM's conversion \
-                 is undefined); the scale is too small"
-            )));
+            return Err(self.invalid(
+                format!(
+                    "{what}: {value} / scale {scale:e} = {q:e} does not fit in int32 (TFLM's \
+                     conversion is undefined); the scale is too small"
+                ),
+                Grounds::undefined(
+                    "kernel_util.cc CalculateActivationRangeQuantizedImpl converts \
+                     TfLiteRound(value / scale) to int32 where it does not fit: a \
+                     float-to-int overflow",
+                ),
+            ));
         }
         Ok(zero_point.saturating_add(q as i32))
     }
@@ -234,8 +283,16 @@ impl<'g, 'm> OpContext<'g, 'm> {
     pub fn per_tensor_quant(&self, what: &str, tensor: &Tensor) -> Result<(f32, i32)> {
         match &tensor.quant {
             Some(q) if q.scales.len() == 1 && q.zero_points.len() == 1 => {
-                let zp = i32::try_from(q.zero_points[0])
-                    .map_err(|_| self.invalid(format!("{what} zero point out of range")))?;
+                let zp = i32::try_from(q.zero_points[0]).map_err(|_| {
+                    self.invalid(
+                        format!("{what} zero point out of range"),
+                        Grounds::spec(
+                            "TFLite quantization specification: a zero point lies in its \
+                             tensor type's range (TFLM's TfLiteQuantizationParams holds it as \
+                             int32)",
+                        ),
+                    )
+                })?;
                 self.check_scale(what, q.scales[0])?;
                 Ok((q.scales[0], zp))
             }
@@ -336,9 +393,14 @@ impl<'g, 'm> OpContext<'g, 'm> {
         if value <= i16::MAX as usize {
             Ok(())
         } else {
-            Err(self.invalid(format!(
-                "{what} {value} is above 32767; TFLM stores it as int16 and would wrap"
-            )))
+            Err(self.invalid(
+                format!("{what} {value} is above 32767; TFLM stores it as int16 and would wrap"),
+                Grounds::undefined(
+                    "TFLM narrows it into an int16_t field of ConvParams / PaddingValues: \
+                     the value wraps, and the kernel's window no longer matches the output \
+                     shape it was sized for",
+                ),
+            ))
         }
     }
 
@@ -390,10 +452,13 @@ impl<'g, 'm> OpContext<'g, 'm> {
     /// as int32 and compute something else.
     pub fn const_int32_tensor(&self, what: &str, tensor: &Tensor) -> Result<Vec<i64>> {
         if tensor.dtype != DType::I32 {
-            return Err(self.invalid(format!(
-                "{what} has type {}; TFLM reads it as INT32",
-                tensor.dtype
-            )));
+            return Err(self.invalid(
+                format!("{what} has type {}; TFLM reads it as INT32", tensor.dtype),
+                Grounds::undefined(
+                    "TFLM reads the tensor with GetTensorData<int32_t> whatever its type: a \
+                     narrower one is read past its end, a wider one as other values",
+                ),
+            ));
         }
         self.const_ints(what, tensor)
     }
@@ -507,10 +572,16 @@ impl<'g, 'm> OpContext<'g, 'm> {
         // channel; TFLM's requantization of it is a multiplier of 0, a defined result.
         for &scale in &q.scales {
             if !(scale.is_finite() && scale >= 0.0) {
-                return Err(self.invalid(format!(
-                    "weight scale {scale:e} is not a finite number at or above 0 (the TFLite \
-                     quantization specification)"
-                )));
+                return Err(self.invalid(
+                    format!(
+                        "weight scale {scale:e} is not a finite number at or above 0 (the TFLite \
+                         quantization specification)"
+                    ),
+                    Grounds::spec(
+                        "TFLite quantization specification: real = scale × (q − zero point), \
+                         with a positive, finite scale",
+                    ),
+                ));
             }
         }
         match q.scales.len() {
@@ -548,8 +619,16 @@ impl<'g, 'm> OpContext<'g, 'm> {
         let (multiplier, shift) =
             self.multiplier("input scale * weight scale / output scale", real)?;
         // `multiplier` keeps the shift within -31..=31.
-        let shift =
-            i8::try_from(shift).map_err(|_| self.invalid("requantization shift out of range"))?;
+        let shift = i8::try_from(shift).map_err(|_| {
+            self.invalid(
+                "requantization shift out of range",
+                Grounds::undefined(
+                    "quantization_util.cc QuantizeMultiplier gives a shift of 32 or more, \
+                     and MultiplyByQuantizedMultiplier shifts an int32 left by it: signed \
+                     overflow",
+                ),
+            )
+        })?;
         Ok((multiplier, shift))
     }
 }

@@ -235,6 +235,27 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
     };
     ctx.expect_arity(*entry.inputs.start(), *entry.inputs.end(), entry.outputs)?;
     ops::int4::check_uses(ctx)?;
+    let empty = |t: usize| ctx.graph().tensors[t].num_elements() == 0;
+    let op = ctx.op();
+    if !op.outputs.is_empty() && op.outputs.iter().all(|&t| empty(t)) {
+        // A zero-size dimension: TFLM's kernels loop over their output's elements, so an operator
+        // whose every output is empty computes nothing there. Its lowering still runs, so that
+        // what TFLM's Prepare refuses is refused here too.
+        ops::lower(ctx, family, entry)?;
+        return Ok(CallKind::Nothing);
+    }
+    // An empty constant list (shape [0]: no axes, an empty new shape) is a legitimate operand.
+    let empty_input = op.inputs.iter().flatten().find(|&&t| {
+        let tensor = &ctx.graph().tensors[t];
+        empty(t) && !(tensor.is_constant() && tensor.shape.len() == 1)
+    });
+    if let Some(&t) = empty_input {
+        return Err(ctx.unsupported(format!(
+            "input tensor #{t} {:?} is empty (a zero-size dimension) but the output is not; \
+             supported: operators whose outputs are all empty when an input is",
+            ctx.graph().tensors[t].name
+        )));
+    }
     ops::lower(ctx, family, entry)
 }
 

@@ -797,7 +797,7 @@ impl Suite<'_> {
 }
 
 fn structure(cases: &mut Vec<Case>) {
-    use Refusal::{Invalid, Load};
+    use Refusal::{Invalid, Load, Unsupported};
     let mut s = Suite {
         cases,
         category: Category::Structure,
@@ -963,6 +963,8 @@ fn structure(cases: &mut Vec<Case>) {
         Invalid,
         "rank 200000",
     );
+    // An operator output with a zero-size dimension: TFLM's PrepareSubgraphs calls it a dynamic
+    // tensor and refuses the model.
     s.refused(
         "zero_size_dimension",
         with(relu8((0.1, 0), (0.1, 0)), |m| {
@@ -970,7 +972,37 @@ fn structure(cases: &mut Vec<Case>) {
             m.tensors[1].shape = Some(vec![0, 8]);
         }),
         Invalid,
-        "zero-size",
+        "CheckDynamicTensors",
+    );
+    s.refused(
+        "zero_size_batch_conv",
+        with(conv8(Activation::RELU), |m| {
+            m.tensors[0].shape = Some(vec![0, 4, 4, 1]);
+            m.tensors[3].shape = Some(vec![0, 4, 4, 2]);
+        }),
+        Invalid,
+        "has a zero-size dimension [0, 4, 4, 2]",
+    );
+    // But the shape [0], which TFLM takes for a legacy scalar shape: it runs the operator over no
+    // elements.
+    s.accepted(
+        "zero_size_legacy_shape",
+        ModelSpec::single_op(
+            B::RELU,
+            Options::None,
+            vec![TensorSpec::f32(&[0])],
+            vec![TensorSpec::f32(&[0])],
+        ),
+    );
+    // An empty graph input feeding a non-empty output: TFLM runs it (its kernels size their loops
+    // from one of the shapes, checking the other only with TFLITE_DCHECK); not compiled.
+    s.refused(
+        "zero_size_input_full_output",
+        with(relu8((0.1, 0), (0.1, 0)), |m| {
+            m.tensors[0].shape = Some(vec![0, 8]);
+        }),
+        Unsupported,
+        "is empty (a zero-size dimension) but the output is not",
     );
     s.refused(
         "negative_dimension",
@@ -1288,6 +1320,21 @@ fn quantization(cases: &mut Vec<Case>) {
         Invalid,
         "alpha",
     );
+    // A float LEAKY_RELU multiplies by its alpha as it is: TFLM computes -inf or NaN, not garbage.
+    for (name, alpha) in [
+        ("leaky_relu_f32_alpha_inf", f32::INFINITY),
+        ("leaky_relu_f32_alpha_nan", f32::NAN),
+    ] {
+        s.accepted(
+            name,
+            ModelSpec::single_op(
+                B::LEAKY_RELU,
+                Options::LeakyRelu { alpha },
+                vec![TensorSpec::f32(&[2, 8])],
+                vec![TensorSpec::f32(&[2, 8])],
+            ),
+        );
+    }
     s.refused(
         "softmax_beta_nan",
         unary8(
@@ -1590,16 +1637,35 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "axis -3 is out of range",
     );
-    s.refused(
+    // TFLM's reference ArgMinMax reads the axis tensor's first element and ignores the rest.
+    s.accepted(
         "arg_max_two_axes",
         arg(
             B::ARG_MAX,
             TensorSpec::f32(&[2, 3]),
-            TensorSpec::int32(&[2]).constant_i32(&[0, 1]),
+            TensorSpec::int32(&[2]).constant_i32(&[1, 0]),
             TensorSpec::int32(&[2]),
         ),
-        Invalid,
-        "axis has 2 elements",
+    );
+    // TFLM's TRANSPOSE_CONV never reads its output_shape input: the output tensor's shape rules,
+    // whatever output_shape says.
+    s.accepted(
+        "transpose_conv_output_shape_ignored",
+        ModelSpec::single_op(
+            B::TRANSPOSE_CONV,
+            Options::TransposeConv {
+                padding: Padding::VALID,
+                stride_w: 1,
+                stride_h: 1,
+                activation: Activation::NONE,
+            },
+            vec![
+                TensorSpec::int32(&[4]).constant_i32(&[1, 7, 7, 1]),
+                TensorSpec::f32(&[1, 2, 2, 1]).constant_f32(&[1.0, -2.0, 0.5, 3.0]),
+                TensorSpec::f32(&[1, 3, 3, 1]),
+            ],
+            vec![TensorSpec::f32(&[1, 4, 4, 1])],
+        ),
     );
     s.refused(
         "arg_min_output_keeps_the_axis",

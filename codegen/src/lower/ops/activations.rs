@@ -2,7 +2,7 @@
 //! size.
 
 use super::{unary_in_place as unary, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::activations as P;
 use crate::lower::quant::quantize_multiplier;
@@ -45,7 +45,12 @@ pub(crate) const OPS: &[OpEntry] = &[
 /// FLOOR: float32 only (TFLM's kernel checks the input type and nothing else).
 fn floor(ctx: &OpContext) -> Result<Kernel> {
     if same_type_unary(ctx)? != Num::F32 {
-        return Err(ctx.invalid("int8 input; TFLM's FLOOR refuses all but FLOAT32"));
+        return Err(ctx.invalid(
+            "int8 input; TFLM's FLOOR refuses all but FLOAT32",
+            Grounds::tflm(
+                "floor.cc FloorPrepare: TF_LITE_ENSURE_TYPES_EQ(input type, kTfLiteFloat32)",
+            ),
+        ));
     }
     unary(ctx, "floor_f32", |len| P::UnaryF32 { len })
 }
@@ -72,10 +77,16 @@ fn relu(ctx: &OpContext) -> Result<Kernel> {
         );
         // ReluPrepare ENSUREs both for int16 (int8 takes any).
         if input.1 != 0 || output.1 != 0 {
-            return Err(ctx.invalid(format!(
-                "int16 zero points {} (input) and {} (output); TFLM requires both to be 0",
-                input.1, output.1
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "int16 zero points {} (input) and {} (output); TFLM requires both to be 0",
+                    input.1, output.1
+                ),
+                Grounds::tflm(
+                    "activations_common.cc ReluPrepare: TF_LITE_ENSURE_EQ(zero point, 0) \
+                     for int16 input and output",
+                ),
+            ));
         }
         (input, output, (-32768, 32767))
     } else {
@@ -136,13 +147,22 @@ fn leaky_relu(ctx: &OpContext) -> Result<Kernel> {
         .tflite_operator()?
         .builtin_options_as_leaky_relu_options()
         .map_or(0.0, |o| o.alpha());
-    if !alpha.is_finite() {
-        return Err(ctx.invalid(format!("alpha {alpha} is not a finite number")));
-    }
     // int16 (16x8 models): TFLM's QuantizeLeakyRelu<int16_t>, the same arithmetic.
     let int16 = ctx.input(0)?.dtype == DType::I16;
     if !int16 && same_type_unary(ctx)? == Num::F32 {
         return unary(ctx, "leaky_relu_f32", |len| P::LeakyReluF32 { len, alpha });
+    }
+    // The float kernel multiplies by a NaN or infinite alpha as TFLM's does (a defined result);
+    // the quantized ones turn it into a multiplier first.
+    if !alpha.is_finite() {
+        return Err(ctx.invalid(
+            format!("alpha {alpha} is not a finite number"),
+            Grounds::undefined(
+                "leaky_relu_common.cc LeakyReluPrepare: QuantizeMultiplier of the \
+                 non-finite ratio input scale × alpha / output scale converts NaN or \
+                 infinity to an integer",
+            ),
+        ));
     }
     let ((si, zi), (so, zo)) = if int16 {
         ctx.same_dtype("the output", ctx.output(0)?, ctx.input(0)?)?;
@@ -203,6 +223,7 @@ fn hard_swish(ctx: &OpContext) -> Result<Kernel> {
         return Err(ctx.invalid(
             "input type INT16: TFLM's HARD_SWISH has no int16 kernel (its Eval fails); \
              supported: INT8 and FLOAT32",
+            Grounds::tflm("hard_swish.cc HardSwishEval: Unsupported type for INT16 (kTfLiteError)"),
         ));
     }
     if same_type_unary(ctx)? == Num::F32 {

@@ -8,7 +8,7 @@
 //! shape other than the input's without the axis.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::arg_min_max as P;
 use crate::lower::OpContext;
@@ -36,34 +36,60 @@ fn arg_min_max(ctx: &OpContext, [int8, float]: [&'static str; 2]) -> Result<Kern
         DType::I8 => int8,
         DType::F32 => float,
         other => {
-            return Err(ctx.invalid(format!(
-                "input type {other}; TFLM's kernel supports FLOAT32 and INT8"
-            )))
+            return Err(ctx.invalid(
+                format!("input type {other}; TFLM's kernel supports FLOAT32 and INT8"),
+                Grounds::tflm(
+                    "arg_min_max.cc ArgMinMaxEval: only FLOAT32 and INT8 inputs (kTfLiteError)",
+                ),
+            ))
         }
     };
     if output.dtype != DType::I32 {
-        return Err(ctx.invalid(format!(
-            "output type {}; TFLM's kernel writes INT32 indices only",
-            output.dtype
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output type {}; TFLM's kernel writes INT32 indices only",
+                output.dtype
+            ),
+            Grounds::tflm("arg_min_max.cc ArgMinMaxEval: only INT32 output (kTfLiteError)"),
+        ));
     }
     let axes = ctx.const_int32_tensor("axis", ctx.input(1)?)?;
-    let [axis] = axes[..] else {
-        return Err(ctx.invalid(format!("axis has {} elements; TFLM reads one", axes.len())));
+    // TFLM's reference ArgMinMax reads element 0 of the axis tensor and ignores any others.
+    let Some(&axis) = axes.first() else {
+        return Err(ctx.invalid(
+            "the axis tensor is empty",
+            Grounds::undefined(
+                "reference_ops::ArgMinMax reads element 0 of the axis tensor: an empty one is \
+                 read out of bounds",
+            ),
+        ));
     };
     let rank = input.shape.len();
     let normalized = if axis < 0 { axis + rank as i64 } else { axis };
     if !(0..rank as i64).contains(&normalized) {
-        return Err(ctx.invalid(format!("axis {axis} is out of range for rank {rank}")));
+        return Err(ctx.invalid(
+            format!("axis {axis} is out of range for rank {rank}"),
+            Grounds::undefined(
+                "reference_ops::ArgMinMax indexes the input shape by the axis, checked \
+                 only by TFLITE_DCHECK: out of bounds",
+            ),
+        ));
     }
     let axis = normalized as usize;
     let mut expected = input.shape.clone();
     expected.remove(axis);
     if expected != output.shape {
-        return Err(ctx.invalid(format!(
-            "output shape {:?} is not the input shape without axis {axis}, {expected:?}",
-            output.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not the input shape without axis {axis}, {expected:?}",
+                output.shape
+            ),
+            Grounds::undefined(
+                "reference_ops::ArgMinMax sizes its loops from the input shape and \
+                 checks the output's only with TFLITE_DCHECK: another output shape is \
+                 written past its end or left partly unwritten",
+            ),
+        ));
     }
     if input.num_elements() == 0 {
         return Err(ctx.unsupported("empty input"));

@@ -5,7 +5,7 @@
 //! ([`Access::Slice`]): the planner may place an input there, and the kernel then copies nothing.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, OpCode, Options, Tensor};
 use crate::lower::params::concat as P;
 use crate::lower::{Access, OpContext, Operand};
@@ -52,25 +52,44 @@ fn pack(ctx: &OpContext) -> Result<Kernel> {
     }
     let n = ctx.op().inputs.len();
     if usize::try_from(values_count).ok() != Some(n) {
-        return Err(ctx.invalid(format!(
+        return Err(ctx.invalid(
+            format!(
             "values_count {values_count} is not the number of inputs, {n} (TFLM reads that many)"
-        )));
+        ),
+            Grounds::undefined(
+                "pack.cc PackImpl copies values_count inputs of the output's shape \
+                 without axis, checked only by TFLITE_DCHECK: other shapes or counts \
+                 read or write out of bounds, or leave the output partly unwritten",
+            ),
+        ));
     }
     let rank = output.shape.len();
     let axis_pos = if axis < 0 { axis + rank as i32 } else { axis };
     if axis_pos < 0 || axis_pos as usize >= rank {
-        return Err(ctx.invalid(format!(
-            "axis {axis} is out of range for the output's rank {rank}"
-        )));
+        return Err(ctx.invalid(
+            format!("axis {axis} is out of range for the output's rank {rank}"),
+            Grounds::undefined(
+                "concatenation.cc and pack.cc make a negative axis positive without a \
+                 range check, and the reference kernels index shapes by it \
+                 (TFLITE_DCHECK only): out of bounds",
+            ),
+        ));
     }
     let axis = axis_pos as usize;
     let mut input_shape = output.shape.clone();
     let stacked = input_shape.remove(axis);
     if stacked != n {
-        return Err(ctx.invalid(format!(
+        return Err(ctx.invalid(
+            format!(
             "the output's dimension {axis} is {stacked}, not the number of inputs {n} (TFLM's PACK \
              would write past its output or leave part of it unwritten: undefined)"
-        )));
+        ),
+            Grounds::undefined(
+                "pack.cc PackImpl copies values_count inputs of the output's shape \
+                 without axis, checked only by TFLITE_DCHECK: other shapes or counts \
+                 read or write out of bounds, or leave the output partly unwritten",
+            ),
+        ));
     }
     let elem = output.dtype.size();
     let mut operands = Vec::with_capacity(n + 1);
@@ -78,12 +97,19 @@ fn pack(ctx: &OpContext) -> Result<Kernel> {
         let input = ctx.input(i)?;
         ctx.same_dtype(&format!("input {i}"), input, output)?;
         if input.shape != input_shape {
-            return Err(ctx.invalid(format!(
+            return Err(ctx.invalid(
+                format!(
                 "input {i} has shape {:?}; PACK's inputs all have the shape {input_shape:?} (the \
                  output's without axis {axis}; TFLM's PACK would read or write out of bounds: \
                  undefined)",
                 input.shape
-            )));
+            ),
+                Grounds::undefined(
+                    "pack.cc PackImpl copies values_count inputs of the output's shape \
+                     without axis, checked only by TFLITE_DCHECK: other shapes or counts \
+                     read or write out of bounds, or leave the output partly unwritten",
+                ),
+            ));
         }
         operands.push(Operand::Src(ctx.input_index(i)?));
     }
@@ -119,10 +145,16 @@ fn int16_zero_point_is_0(ctx: &OpContext, what: &str, tensor: &Tensor) -> Result
         .as_ref()
         .map_or(&[][..], |q| &q.zero_points[..]);
     match zero_points.iter().find(|&&z| z != 0) {
-        Some(z) => Err(ctx.invalid(format!(
+        Some(z) => Err(ctx.invalid(
+            format!(
             "{what} has int16 zero point {z}; TFLM's CONCATENATION requires int16 zero points of \
              0 (it concatenates int16 values raw, whatever their scales)"
-        ))),
+        ),
+            Grounds::tflm(
+                "concatenation.cc ConcatenationPrepare: TF_LITE_ENSURE_EQ(int16 input \
+                 and output zero points, 0)",
+            ),
+        )),
         None => Ok(()),
     }
 }
@@ -144,10 +176,16 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
     match output.dtype {
         DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::Bool => {}
         other => {
-            return Err(ctx.invalid(format!(
+            return Err(ctx.invalid(
+                format!(
                 "the output has type {other}; TFLM's CONCATENATION refuses it (it takes FLOAT32, \
                  INT8, INT16, INT32, INT64 and BOOL)"
-            )))
+            ),
+                Grounds::tflm(
+                    "concatenation.cc ConcatenationPrepare: TF_LITE_ENSURE(type is FLOAT32, \
+                     INT8, INT16, INT32, INT64 or BOOL)",
+                ),
+            ))
         }
     }
     let n = ctx.op().inputs.len();

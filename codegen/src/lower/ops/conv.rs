@@ -3,7 +3,7 @@
 //! ([`super::depthwise`]), which TFLM also derives from the same `ConvParams`.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, OpCode, Options, Padding};
 use crate::lower::params::conv as P;
 use crate::lower::params::WIDE_CHANNELS;
@@ -71,7 +71,13 @@ pub(super) fn geometry(
     output: &[usize],
 ) -> Result<Geometry> {
     if w.stride.0 == 0 || w.stride.1 == 0 || w.dilation.0 == 0 || w.dilation.1 == 0 {
-        return Err(ctx.invalid("strides and dilations must be at least 1"));
+        return Err(ctx.invalid(
+            "strides and dilations must be at least 1",
+            Grounds::undefined(
+                "padding.h ComputeOutSize divides by the stride (division by zero); \
+                 TFLM's window arithmetic takes positive dilations",
+            ),
+        ));
     }
     // TFLM's ConvParams hold strides and dilations as int16_t: larger values wrap.
     for (name, value) in [
@@ -290,10 +296,16 @@ pub(super) fn quant_16x8(
     }
     if let (Bias16x8::Int64, Some(t)) = (bias, bias_type) {
         if t != DType::I64 {
-            return Err(ctx.invalid(format!(
-                "bias has type {t}: TFLM's int16 kernel reads its bias as INT64 whatever the \
-                 declared type, so it would misread this one; supported: an INT64 bias or none"
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "bias has type {t}: TFLM's int16 kernel reads its bias as INT64 whatever the \
+                     declared type, so it would misread this one; supported: an INT64 bias or none"
+                ),
+                Grounds::undefined(
+                    "TFLM's int16 convolution reads its bias as int64_t whatever its \
+                     declared type: a narrower bias is read past its end",
+                ),
+            ));
         }
     }
     let scales = ctx.weight_scales(filter, channels, filter_axis)?;

@@ -6,7 +6,7 @@ use super::conv::{
     window_stream, Bias16x8, ConvQuant, Window, CONV_INPUTS,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{depthwise as P, IM2COL_MAX};
 use crate::lower::{Access, OpContext};
@@ -31,6 +31,10 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         return Err(ctx.invalid(
             "the bias input is written as absent (-1); TFLM's depthwise convolution crashes on \
              that: leave the bias input out instead",
+            Grounds::undefined(
+                "depthwise_conv_common.cc takes has_bias from the input count, then \
+                 reads the absent input 2 as a null tensor",
+            ),
         ));
     }
     let w = Window {

@@ -2,7 +2,7 @@
 //! and TFLM's quantized parameters.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, OpCode, Options};
 use crate::lower::params::{elementwise as P, MAX_RANK};
 use crate::lower::quant::{activation_range_f32, activation_range_s32};
@@ -167,9 +167,13 @@ fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
 /// `QuantizeMultiplierSmallerThanOneExp`: TFLM aborts unless `0 < m < 1`.
 fn multiplier_below_one(ctx: &OpContext, what: &str, m: f64) -> Result<(i32, i32)> {
     if !(m > 0.0 && m < 1.0) {
-        return Err(ctx.invalid(format!(
-            "{what} multiplier {m} is not in (0, 1) (TFLM requires that of int8 ADD/SUB)"
-        )));
+        return Err(ctx.invalid(
+            format!("{what} multiplier {m} is not in (0, 1) (TFLM requires that of int8 ADD/SUB)"),
+            Grounds::tflm(
+                "quantization_util.cc QuantizeMultiplierSmallerThanOneExp, from \
+                 add_common.cc / sub_common.cc: TFLITE_CHECK(0 < multiplier < 1) aborts",
+            ),
+        ));
     }
     ctx.multiplier(&format!("the {what} rescaling"), m)
 }
@@ -388,9 +392,14 @@ fn mul_s16(ctx: &OpContext, activation: Activation) -> Result<Kernel> {
     let (s2, z2) = ctx.int16_quant("input 2", b)?;
     let (so, zo) = ctx.int16_quant("the output", out)?;
     if (z1, z2, zo) != (0, 0, 0) {
-        return Err(ctx.invalid(format!(
+        return Err(ctx.invalid(
+            format!(
             "int16 zero points {z1}, {z2} (inputs) and {zo} (output); TFLM requires all to be 0"
-        )));
+        ),
+            Grounds::tflm(
+                "mul_common.cc CalculateOpDataMul: TF_LITE_ENSURE_EQ(int16 zero points, 0)",
+            ),
+        ));
     }
     let (act_min, act_max) = ctx.activation_range_s16(activation, so, zo)?;
     let (m, shift) = ctx.multiplier(
@@ -435,14 +444,20 @@ fn arithmetic_s32(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Re
     };
     if let Some((what, _)) = unquantized.iter().find(|(_, t)| t.quant.is_some()) {
         let name = if op == Arithmetic::Add { "ADD" } else { "SUB" };
-        return Err(ctx.invalid(format!(
-            "{what} is quantized; TFLM's INT32 {name} requires unquantized {}",
-            if op == Arithmetic::Add {
-                "inputs"
-            } else {
-                "inputs and output"
-            }
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "{what} is quantized; TFLM's INT32 {name} requires unquantized {}",
+                if op == Arithmetic::Add {
+                    "inputs"
+                } else {
+                    "inputs and output"
+                }
+            ),
+            Grounds::tflm(
+                "add_common.cc AddPrepare / sub_common.cc SubPrepare: \
+                 TF_LITE_ENSURE_EQ(quantization type, kTfLiteNoQuantization) for INT32",
+            ),
+        ));
     }
     let (act_min, act_max) = if op == Arithmetic::Add {
         (i32::MIN, i32::MAX)

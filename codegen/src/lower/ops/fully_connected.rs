@@ -7,7 +7,7 @@ use super::conv::{
     filter_rows, fold, folded_bias, pointwise, reduce_16x8, swizzle_quads, ConvQuant,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::fully_connected as P;
 use crate::lower::{Data, Num, OpContext};
@@ -53,11 +53,18 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     let batches = input.num_elements() / depth;
     let expected: Vec<usize> = if o.keep_num_dims {
         if input.shape.last() != Some(&depth) {
-            return Err(ctx.invalid(format!(
+            return Err(ctx.invalid(
+                format!(
                 "keep_num_dims needs the input's last dimension to be the weights' depth {depth}; \
                  the input is {:?}",
                 input.shape
-            )));
+            ),
+                Grounds::undefined(
+                    "reference_ops::FullyConnected takes the batches from the output shape \
+                     and the depth from the weights, checked only by TFLITE_DCHECK: another \
+                     shape reads past the input or leaves the output partly unwritten",
+                ),
+            ));
         }
         let mut shape = input.shape.clone();
         if let Some(last) = shape.last_mut() {
@@ -75,17 +82,24 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
         output.num_elements() == batches * units && output.shape.last() == Some(&units)
     };
     if !fits {
-        return Err(ctx.invalid(format!(
-            "output shape {:?} is not the {expected:?} that input {:?} and weights {:?} give{}",
-            output.shape,
-            input.shape,
-            filter.shape,
-            if o.keep_num_dims {
-                " with keep_num_dims"
-            } else {
-                ""
-            }
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not the {expected:?} that input {:?} and weights {:?} give{}",
+                output.shape,
+                input.shape,
+                filter.shape,
+                if o.keep_num_dims {
+                    " with keep_num_dims"
+                } else {
+                    ""
+                }
+            ),
+            Grounds::undefined(
+                "reference_ops::FullyConnected takes the batches from the output shape \
+                 and the depth from the weights, checked only by TFLITE_DCHECK: another \
+                 shape reads past the input or leaves the output partly unwritten",
+            ),
+        ));
     }
     let Some(num) = num else {
         return fully_connected_16x8(ctx, o.activation, (batches, depth, units));
@@ -225,10 +239,16 @@ fn fully_connected_16x8(
         ));
     }
     if let Some(t) = bias_type.filter(|&t| t != DType::I64) {
-        return Err(ctx.invalid(format!(
+        return Err(ctx.invalid(
+            format!(
             "bias has type {t}: TFLM's int16 FULLY_CONNECTED reads any bias but an INT32 one as \
              INT64, so it would misread this one; supported: an INT64 or INT32 bias, or none"
-        )));
+        ),
+            Grounds::undefined(
+                "fully_connected.cc reads an int16 model's bias that is not INT32 as \
+                 int64_t: a narrower bias is read past its end",
+            ),
+        ));
     }
     let bias = ctx.bias(2, DType::I64, units)?;
     // The input zero point folds into the bias: the 64-bit sums are exact.
@@ -283,10 +303,16 @@ fn check_bias_scale(ctx: &OpContext, product: f64, s_out: f64) -> Result<()> {
     if diff <= 0.02 {
         Ok(())
     } else {
-        Err(ctx.invalid(format!(
-            "bias scale {bias_scale:e} is not input scale × weight scale ({product:e}); TFLM \
-             requires them to differ by at most 2% of the output scale"
-        )))
+        Err(ctx.invalid(
+            format!(
+                "bias scale {bias_scale:e} is not input scale × weight scale ({product:e}); TFLM \
+                 requires them to differ by at most 2% of the output scale"
+            ),
+            Grounds::tflm(
+                "kernel_util.cc GetQuantizedConvolutionMultipler: TF_LITE_ENSURE(|input \
+                 scale × weight scale − bias scale| / output scale <= 0.02)",
+            ),
+        ))
     }
 }
 

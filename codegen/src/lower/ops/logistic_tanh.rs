@@ -3,7 +3,7 @@
 //! integer kernels produce.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::logistic_tanh as P;
 use crate::lower::{quant, Num, OpContext};
@@ -87,22 +87,40 @@ fn logistic_or_tanh_s16(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
     let (s_in, zp_in) = ctx.int16_quant("the input", input)?;
     let (s_out, zp_out) = ctx.int16_quant("the output", output)?;
     if zp_in != 0 || zp_out != 0 {
-        return Err(ctx.invalid(format!(
+        return Err(ctx.invalid(
+            format!(
             "int16 zero points {zp_in} (input) and {zp_out} (output); TFLM requires both to be 0"
-        )));
+        ),
+            Grounds::tflm(
+                "logistic_common.cc / tanh_common.cc CalculateArithmeticOpData: \
+                 TF_LITE_ENSURE_EQ(int16 input and output zero points, 0)",
+            ),
+        ));
     }
     if checked_log2(s_out) != (-15, true) {
-        return Err(ctx.invalid(format!(
+        return Err(ctx.invalid(
+            format!(
             "int16 output scale {s_out:e} is not the 2^-15 TFLM requires (the kernel's output is \
              fixed: Q0.15)"
-        )));
+        ),
+            Grounds::tflm(
+                "logistic_common.cc / tanh_common.cc CalculateArithmeticOpData: \
+                 TF_LITE_ENSURE_EQ(log2 of the int16 output scale, -15)",
+            ),
+        ));
     }
     let (input_multiplier, input_right_shift) =
         input_rescaling_s16(s_in, curve).ok_or_else(|| {
-            ctx.invalid(format!(
-                "int16 input scale {s_in:e} is out of the range TFLM rescales (above 32767 / \
-                 12288, or so small that its multiplier truncates to 0)"
-            ))
+            ctx.invalid(
+                format!(
+                    "int16 input scale {s_in:e} is out of the range TFLM rescales (above 32767 / \
+                     12288, or so small that its multiplier truncates to 0)"
+                ),
+                Grounds::tflm(
+                    "logistic_common.cc / tanh_common.cc CalculateArithmeticOpData: \
+                     TF_LITE_ENSURE on the int16 input scale's multiplier range",
+                ),
+            )
         })?;
     let params = P::LogisticS16 {
         len: input.num_elements(),
@@ -137,10 +155,17 @@ fn logistic_or_tanh(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
                 Curve::Tanh => (1.0 / 128.0, 0),
             };
             if s_out != scale || zp_out != zero_point {
-                return Err(ctx.invalid(format!(
+                return Err(ctx.invalid(
+                    format!(
                     "int8 output quantization (scale {s_out:e}, zero point {zp_out}) is not the \
                      fixed (scale {scale}, zero point {zero_point}) the kernel produces"
-                )));
+                ),
+                    Grounds::tflm(
+                        "logistic_common.cc / tanh_common.cc CalculateArithmeticOpData: \
+                         TF_LITE_ENSURE_EQ(int8 output zero point, -128 or 0) and \
+                         TF_LITE_ENSURE_NEAR(output scale, 1/256 or 1/128)",
+                    ),
+                ));
             }
             // Input rescaled to Q4.27: frexp of s_in * 2^27, rounded to Q31 without the 2^31 fix-up
             // (a mantissa that rounds up to 2^31 wraps, as TFLM's static_cast does), so not

@@ -5,7 +5,7 @@
 //! two, or float32; gate products requantized to 2^-12, the sigmoid and tanh outputs at 2^-15.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::lstm as P;
 use crate::lower::{Data, OpContext, Operand};
@@ -91,9 +91,16 @@ fn lstm(ctx: &OpContext) -> Result<Kernel> {
         ("cell state (input 19)", cell),
     ] {
         if !t.is_variable || t.is_constant() {
-            return Err(ctx.invalid(format!(
-                "the {what} is not a variable tensor; TFLM's LSTM keeps its state in variables"
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "the {what} is not a variable tensor; TFLM's LSTM keeps its state in variables"
+                ),
+                Grounds::tflm(
+                    "lstm_eval_common.cc ValidateTensorSize via \
+                     LstmTensors::ValidateTensorStatus: the hidden and cell states are \
+                     variable tensors",
+                ),
+            ));
         }
     }
     if ctx.graph().tensors[ctx.input_index(0)?].is_constant() {
@@ -118,10 +125,21 @@ fn lstm(ctx: &OpContext) -> Result<Kernel> {
             ctx.invalid(
                 "no UnidirectionalSequenceLSTMOptions: TFLM's defaults have no cell gate \
                  activation, which its kernel does not implement",
+                Grounds::tflm(
+                    "lstm_eval: the cell gate activation kTfLiteActNone, the parser's \
+                     default without options, is not one the kernel's activation switch \
+                     implements",
+                ),
             )
         })?;
     if sizes.time_major != options.time_major() {
-        return Err(ctx.invalid("the layout does not match the options' time_major"));
+        return Err(ctx.invalid(
+            "the layout does not match the options' time_major",
+            Grounds::tflm(
+                "lstm_eval_common.cc ValidateTensorSize: TF_LITE_ENSURE_EQ(output dims, \
+                 the input's time and batch in time_major order)",
+            ),
+        ));
     }
     let activation = options.fused_activation_function();
     if activation != ActivationFunctionType::TANH {
@@ -169,25 +187,44 @@ fn sizes(
     for (_, iw, rw, bias) in GATES {
         let (iw, rw, b) = (ctx.input(iw)?, ctx.input(rw)?, ctx.input(bias)?);
         if iw.shape != [units, input_size] || rw.shape != [units, units] || b.shape != [units] {
-            return Err(ctx.invalid(format!(
-                "weights {:?} and {:?} and bias {:?} are not [{units}, {input_size}], \
-                 [{units}, {units}] and [{units}]",
-                iw.shape, rw.shape, b.shape
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "weights {:?} and {:?} and bias {:?} are not [{units}, {input_size}], \
+                     [{units}, {units}] and [{units}]",
+                    iw.shape, rw.shape, b.shape
+                ),
+                Grounds::tflm(
+                    "lstm_eval_common.cc ValidateWeightTensorSize and \
+                     ValidateBiasTensorSize: TF_LITE_ENSURE_EQ on each gate's weights and \
+                     bias dims",
+                ),
+            ));
         }
     }
     let state = batches * units;
     if hidden.num_elements() != state || cell.num_elements() != state {
-        return Err(ctx.invalid(format!(
-            "hidden state {:?} and cell state {:?} do not hold {batches} × {units} elements",
-            hidden.shape, cell.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "hidden state {:?} and cell state {:?} do not hold {batches} × {units} elements",
+                hidden.shape, cell.shape
+            ),
+            Grounds::tflm(
+                "lstm_eval_common.cc ValidateTensorSize: \
+                 TF_LITE_ENSURE_EQ(NumElements(hidden and cell state), batch × units)",
+            ),
+        ));
     }
     if output.shape != [input.shape[0], input.shape[1], units] {
-        return Err(ctx.invalid(format!(
-            "output shape {:?} is not [{}, {}, {units}]",
-            output.shape, input.shape[0], input.shape[1]
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not [{}, {}, {units}]",
+                output.shape, input.shape[0], input.shape[1]
+            ),
+            Grounds::tflm(
+                "lstm_eval_common.cc ValidateTensorSize: TF_LITE_ENSURE_EQ(output dims, \
+                 [.., .., units])",
+            ),
+        ));
     }
     if batches == 0 || time_steps == 0 || input_size == 0 || units == 0 {
         return Err(ctx.unsupported("an empty dimension is not supported"));
@@ -340,9 +377,14 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     // CreateInterGateMulParams: the three products, in double.
     let mul = |what: &str, a: f64, b: f64, out: f32| {
         ctx.requantization(a * b / f64::from(out)).map_err(|_| {
-            ctx.invalid(format!(
-                "the {what} product's rescaling cannot be represented"
-            ))
+            ctx.invalid(
+                format!("the {what} product's rescaling cannot be represented"),
+                Grounds::undefined(
+                    "lstm_eval_common.cc CreateInterGateMulParams: QuantizeMultiplier of \
+                     the product gives a shift of 32 or more, which the kernel's int32 left \
+                     shift overflows",
+                ),
+            )
         })
     };
     let products = [
@@ -418,11 +460,17 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     for (g, (_, _, _, b)) in GATES.iter().enumerate() {
         let t = ctx.input(*b)?;
         if t.dtype != DType::I64 {
-            return Err(ctx.invalid(format!(
-                "bias has type {}: TFLM's int16 LSTM reads its biases as INT64, so it would \
-                 misread this one; supported: INT64",
-                t.dtype
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "bias has type {}: TFLM's int16 LSTM reads its biases as INT64, so it would \
+                     misread this one; supported: INT64",
+                    t.dtype
+                ),
+                Grounds::undefined(
+                    "the 16x8 LSTM kernel reads its biases as int64_t: a narrower bias is \
+                     read past its end",
+                ),
+            ));
         }
         for (j, v) in ctx.const_ints("bias", t)?.into_iter().enumerate() {
             let row = |w: &[i8], n: usize| -> i64 {

@@ -2,7 +2,7 @@
 //! int16 and int32 (each way) and between int8 and uint8, int8, int16 and uint8 → float32.
 
 use super::{unary, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::quantize as P;
 use crate::lower::OpContext;
@@ -38,9 +38,12 @@ fn quantize_in_place(ctx: &OpContext) -> Result<Kernel> {
 fn uint8_quant(ctx: &OpContext, what: &str, tensor: &Tensor) -> Result<(f32, i32)> {
     let (scale, zero_point) = ctx.per_tensor_quant(what, tensor)?;
     if !(0..=255).contains(&zero_point) {
-        return Err(ctx.invalid(format!(
-            "{what} zero point {zero_point} is outside the uint8 range [0, 255]"
-        )));
+        return Err(ctx.invalid(
+            format!("{what} zero point {zero_point} is outside the uint8 range [0, 255]"),
+            Grounds::spec(
+                "TFLite quantization specification: a uint8 tensor's zero point is in [0, 255]",
+            ),
+        ));
     }
     Ok((scale, zero_point))
 }

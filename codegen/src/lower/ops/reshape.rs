@@ -8,7 +8,7 @@
 //! definition gives.
 
 use super::{Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::OpContext;
 
@@ -52,11 +52,17 @@ fn reshape(ctx: &OpContext) -> Result<()> {
 fn expand_dims(ctx: &OpContext) -> Result<()> {
     let input = ctx.input(0)?;
     if !matches!(input.dtype, DType::F32 | DType::I8 | DType::I16) {
-        return Err(ctx.invalid(format!(
-            "the input has type {}; TFLM's EXPAND_DIMS refuses it (it takes FLOAT32, INT8 and \
-             INT16)",
-            input.dtype
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "the input has type {}; TFLM's EXPAND_DIMS refuses it (it takes FLOAT32, INT8 and \
+                 INT16)",
+                input.dtype
+            ),
+            Grounds::tflm(
+                "expand_dims.cc ExpandDimsEval: type not supported (kTfLiteError) but \
+                 FLOAT32, INT8 and INT16",
+            ),
+        ));
     }
     reshape(ctx)
 }
@@ -84,10 +90,16 @@ fn squeeze(ctx: &OpContext) -> Result<()> {
             i64::from(d)
         };
         if axis < 0 || axis >= rank as i64 || input.shape[axis as usize] != 1 {
-            return Err(ctx.invalid(format!(
-                "squeeze_dims {dims:?}: {d} is not a dimension of size 1 of the input {:?}",
-                input.shape
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "squeeze_dims {dims:?}: {d} is not a dimension of size 1 of the input {:?}",
+                    input.shape
+                ),
+                Grounds::tflm(
+                    "squeeze.cc SqueezePrepare: TF_LITE_ENSURE(squeeze dimension in range \
+                     and of size 1)",
+                ),
+            ));
         }
         squeezed[axis as usize] = true;
     }
@@ -96,10 +108,17 @@ fn squeeze(ctx: &OpContext) -> Result<()> {
         .map(|d| input.shape[d])
         .collect();
     if output.shape != expected {
-        return Err(ctx.invalid(format!(
-            "output shape {:?} is not the squeezed input shape {expected:?}",
-            output.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not the squeezed input shape {expected:?}",
+                output.shape
+            ),
+            Grounds::tflm(
+                "squeeze.cc SqueezePrepare: TFLITE_CHECK_GE(each output dim, the \
+                 squeezed input's) aborts, and SqueezeEval: TF_LITE_ENSURE_EQ(input \
+                 bytes, output bytes)",
+            ),
+        ));
     }
     Ok(())
 }

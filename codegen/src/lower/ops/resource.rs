@@ -7,7 +7,7 @@
 //! An alias family: no kernel module of its own.
 
 use super::{Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::OpCode;
 use crate::lower::OpContext;
 
@@ -47,6 +47,10 @@ fn variable_copy(ctx: &OpContext) -> Result<()> {
         return Err(ctx.invalid(
             "exactly one of its input and output must be a resource variable's tensor (a model \
              whose resource operators the loader did not resolve)",
+            Grounds::undefined(
+                "TFLM would treat a resource handle's id as the variable's value, or \
+                 the value as an id",
+            ),
         ));
     }
     Ok(())

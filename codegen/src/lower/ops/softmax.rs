@@ -2,7 +2,7 @@
 //! input scaling TFLM's Prepare computes for int8 and int16, and int16's exp and reciprocal tables.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::softmax as P;
 use crate::lower::{quant, Data, Num, OpContext};
@@ -21,7 +21,13 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
         return Err(ctx.unsupported("missing SoftmaxOptions"));
     };
     if !beta.is_finite() {
-        return Err(ctx.invalid(format!("beta {beta} is not a finite number")));
+        return Err(ctx.invalid(
+            format!("beta {beta} is not a finite number"),
+            Grounds::undefined(
+                "softmax_common.cc CalculateSoftmaxParams: PreprocessSoftmaxScaling \
+                 converts a non-finite scaled beta to an integer",
+            ),
+        ));
     }
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     // int16 (`None` here): TFLM's `SoftmaxInt16`, int16 to int16 only.
@@ -122,10 +128,16 @@ fn softmax_s16(ctx: &OpContext, beta: f32, rows: usize, depth: usize) -> Result<
     // TF_LITE_ENSURE_NEAR(scale, 1/32768, 0.001/32768), compared in float.
     let target = 1.0f32 / 32768.0;
     if zp_in != 0 || zp_out != 0 || (s_out - target).abs() > 0.001 * target {
-        return Err(ctx.invalid(format!(
-            "int16 input zero point {zp_in}, output quantization ({s_out}, {zp_out}): TFLM \
-             requires input zero point 0, output scale 1/32768 and zero point 0"
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "int16 input zero point {zp_in}, output quantization ({s_out}, {zp_out}): TFLM \
+                 requires input zero point 0, output scale 1/32768 and zero point 0"
+            ),
+            Grounds::tflm(
+                "softmax_common.cc CalculateSoftmaxParams: TF_LITE_ENSURE_EQ(int16 zero \
+                 points, 0) and TF_LITE_ENSURE_NEAR(output scale, 1/32768)",
+            ),
+        ));
     }
     // A row's exps, each below 2^15, are summed in 32 bits.
     if depth > 65538 {

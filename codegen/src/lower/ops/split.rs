@@ -8,7 +8,7 @@
 //! has no larger dimension before it, and the planner has no alias at a byte offset yet.
 
 use super::{kernel, Kernel, Lowering, OpEntry, ANY_OUTPUTS};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::OpCode;
 use crate::lower::params::split as P;
 use crate::lower::{OpContext, Operand};
@@ -43,19 +43,33 @@ fn split(ctx: &OpContext) -> Result<Kernel> {
     let first = ctx.output(0)?;
     for i in 1..n {
         if ctx.output(i)?.shape != first.shape {
-            return Err(ctx.invalid(format!(
-                "output {i} has shape {:?}, output 0 {:?}; SPLIT's outputs are equal (TFLM \
-                 copies each with output 0's size)",
-                ctx.output(i)?.shape,
-                first.shape
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "output {i} has shape {:?}, output 0 {:?}; SPLIT's outputs are equal (TFLM \
+                     copies each with output 0's size)",
+                    ctx.output(i)?.shape,
+                    first.shape
+                ),
+                Grounds::undefined(
+                    "split.cc / split_v.cc SplitImpl copies each output with the sizes it \
+                     computes from the shapes, checked only by TFLITE_DCHECK: mismatched \
+                     outputs are written past their end, or read past the input",
+                ),
+            ));
         }
     }
     if first.shape.len() == input.shape.len() && first.shape[axis] * n != input.shape[axis] {
-        return Err(ctx.invalid(format!(
-            "{n} outputs of {} along axis {axis} do not make the input's {}",
-            first.shape[axis], input.shape[axis]
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "{n} outputs of {} along axis {axis} do not make the input's {}",
+                first.shape[axis], input.shape[axis]
+            ),
+            Grounds::undefined(
+                "split.cc / split_v.cc SplitImpl copies each output with the sizes it \
+                 computes from the shapes, checked only by TFLITE_DCHECK: mismatched \
+                 outputs are written past their end, or read past the input",
+            ),
+        ));
     }
     lower(ctx, 1, axis)
 }
@@ -79,11 +93,18 @@ fn split_v(ctx: &OpContext) -> Result<Kernel> {
             .map(|i| Ok(ctx.output(i)?.shape.get(axis).map_or(-1, |&d| d as i64)))
             .collect::<Result<_>>()?;
         if negative > 1 || sizes.iter().any(|&s| s < -1) || resolved != outputs {
-            return Err(ctx.invalid(format!(
-                "size_splits {sizes:?} (-1: the rest of {}) do not match the outputs' sizes \
-                 {outputs:?} along axis {axis}",
-                input.shape[axis]
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "size_splits {sizes:?} (-1: the rest of {}) do not match the outputs' sizes \
+                     {outputs:?} along axis {axis}",
+                    input.shape[axis]
+                ),
+                Grounds::undefined(
+                    "split.cc / split_v.cc SplitImpl copies each output with the sizes it \
+                     computes from the shapes, checked only by TFLITE_DCHECK: mismatched \
+                     outputs are written past their end, or read past the input",
+                ),
+            ));
         }
     }
     lower(ctx, 0, axis)
@@ -101,7 +122,13 @@ fn axis(ctx: &OpContext, at: usize, input: usize) -> Result<usize> {
     }
     let values = ctx.const_int32_tensor("the axis", tensor)?;
     let Some(&value) = values.first() else {
-        return Err(ctx.invalid("the axis tensor is empty"));
+        return Err(ctx.invalid(
+            "the axis tensor is empty",
+            Grounds::undefined(
+                "split.cc SplitPrepare reads element 0 of the axis tensor: an empty one \
+                 is read out of bounds",
+            ),
+        ));
     };
     let resolved = if value < 0 {
         value + rank as i64
@@ -109,9 +136,13 @@ fn axis(ctx: &OpContext, at: usize, input: usize) -> Result<usize> {
         value
     };
     if resolved < 0 || resolved >= rank as i64 {
-        return Err(ctx.invalid(format!(
-            "axis {value} is out of range for the input's rank {rank}"
-        )));
+        return Err(ctx.invalid(
+            format!("axis {value} is out of range for the input's rank {rank}"),
+            Grounds::tflm(
+                "split.cc SplitPrepare: TF_LITE_ENSURE(axis_value >= 0 && axis_value < \
+                 NumDimensions(input))",
+            ),
+        ));
     }
     Ok(resolved as usize)
 }
@@ -140,20 +171,34 @@ fn lower(ctx: &OpContext, input: usize, axis: usize) -> Result<Kernel> {
         let shape_ok = output.shape.len() == rank
             && (0..rank).all(|d| d == axis || output.shape[d] == tensor.shape[d]);
         if !shape_ok {
-            return Err(ctx.invalid(format!(
-                "{what} has shape {:?}, which is not the input's {:?} cut along axis {axis}",
-                output.shape, tensor.shape
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "{what} has shape {:?}, which is not the input's {:?} cut along axis {axis}",
+                    output.shape, tensor.shape
+                ),
+                Grounds::undefined(
+                    "split.cc / split_v.cc SplitImpl copies each output with the sizes it \
+                     computes from the shapes, checked only by TFLITE_DCHECK: mismatched \
+                     outputs are written past their end, or read past the input",
+                ),
+            ));
         }
         total += output.shape[axis];
         chunk_bytes.push(output.shape[axis..].iter().product::<usize>() * elem);
         operands.push(Operand::Offset(ctx.output_index(i)?));
     }
     if total != tensor.shape[axis] {
-        return Err(ctx.invalid(format!(
-            "the outputs add up to {total} along axis {axis}, the input has {}",
-            tensor.shape[axis]
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "the outputs add up to {total} along axis {axis}, the input has {}",
+                tensor.shape[axis]
+            ),
+            Grounds::undefined(
+                "split.cc / split_v.cc SplitImpl copies each output with the sizes it \
+                 computes from the shapes, checked only by TFLITE_DCHECK: mismatched \
+                 outputs are written past their end, or read past the input",
+            ),
+        ));
     }
     let outer = tensor.shape[..axis].iter().product::<usize>();
     Ok(kernel(

@@ -3,7 +3,7 @@
 //! collapsed gather loop.
 
 use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::strided_slice as P;
 use crate::lower::{Data, OpContext};
@@ -107,10 +107,16 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
     match input.dtype {
         DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::Bool => {}
         other => {
-            return Err(ctx.invalid(format!(
+            return Err(ctx.invalid(
+                format!(
                 "the input has type {other}; TFLM's STRIDED_SLICE refuses it (it takes FLOAT32, \
                  INT8, INT16, INT32 and BOOL)"
-            )))
+            ),
+                Grounds::tflm(
+                    "strided_slice.cc StridedSliceEval: type not supported (kTfLiteError) \
+                     but FLOAT32, INT8, INT16, INT32 and BOOL",
+                ),
+            ))
         }
     }
     ctx.same_dtype("the output", output, input)?;
@@ -123,7 +129,13 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
     let rank = input.shape.len();
     // strided_slice_common.cc's kMaxDim.
     if rank > 4 {
-        return Err(ctx.invalid(format!("rank {rank}; TFLM slices at most 4 dimensions")));
+        return Err(ctx.invalid(
+            format!("rank {rank}; TFLM slices at most 4 dimensions"),
+            Grounds::tflm(
+                "strided_slice_common.cc StridedSlicePrepare: TF_LITE_ENSURE_MSG(dims \
+                 <= kMaxDim = 4)",
+            ),
+        ));
     }
     let begin = ctx.const_ints("begin", ctx.input(1)?)?;
     let end = ctx.const_ints("end", ctx.input(2)?)?;

@@ -4,7 +4,7 @@
 //! variable tensor, which the kernels update in place.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, OpCode, Options, Tensor};
 use crate::lower::params::svdf as P;
 use crate::lower::{Data, OpContext, Operand};
@@ -104,18 +104,31 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
             ctx.expect_dtype("feature weights", weights_feature, DType::I8)?;
             ctx.expect_dtype("output", output, DType::I8)?;
             if !matches!(weights_time.dtype, DType::I16 | DType::I8) {
-                return Err(ctx.invalid(format!(
+                return Err(ctx.invalid(
+                    format!(
                     "time weights have type {}; TFLM's int8 SVDF takes INT16 or INT8 time weights",
                     weights_time.dtype
-                )));
+                ),
+                    Grounds::tflm(
+                        "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE(weights_time type is INT16 \
+                         or INT8)",
+                    ),
+                ));
             }
             if state.dtype != weights_time.dtype {
-                return Err(ctx.invalid(format!(
+                return Err(ctx.invalid(
+                    format!(
                     "the activation state is {} but the time weights are {}: TFLM reads the state \
                      as the time weights' type, so it would misread it; supported: both INT16 or \
                      both INT8",
                     state.dtype, weights_time.dtype
-                )));
+                ),
+                    Grounds::undefined(
+                        "svdf_common.cc EvalIntegerSvdfReference reads the activation state as \
+                         the time weights' type: a mismatched state is misread, and read past \
+                         its end when narrower",
+                    ),
+                ));
             }
             let q = int8_quant(ctx, state, weights_time)?;
             let bias = ctx.bias(3, DType::I32, units)?;
@@ -176,54 +189,95 @@ fn dims(ctx: &OpContext, rank: usize) -> Result<Dims> {
     let num_filters = weights_feature.shape[0];
     let memory_size = weights_time.shape[1];
     if rank == 0 || num_filters % rank != 0 {
-        return Err(ctx.invalid(format!(
+        return Err(ctx.invalid(
+            format!(
             "num_filters {num_filters} (the feature weights' first dimension) is not a multiple of \
              rank {rank}"
-        )));
+        ),
+            Grounds::tflm("svdf_common.cc PrepareSvdf: TF_LITE_ENSURE_EQ(num_filters % rank, 0)"),
+        ));
     }
     let units = num_filters / rank;
     if output.shape != [batches, units] {
-        return Err(ctx.invalid(format!(
-            "output shape {:?} is not [batches, num_units] = [{batches}, {units}]",
-            output.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not [batches, num_units] = [{batches}, {units}]",
+                output.shape
+            ),
+            Grounds::tflm(
+                "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE_EQ(output dims, \
+                 [batch_size, num_units])",
+            ),
+        ));
     }
     if weights_feature.shape[1] != input_size {
-        return Err(ctx.invalid(format!(
-            "feature weights {:?} do not take the input's {input_size} values",
-            weights_feature.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "feature weights {:?} do not take the input's {input_size} values",
+                weights_feature.shape
+            ),
+            Grounds::tflm(
+                "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE_EQ(weights_feature dims[1], \
+                 input_size)",
+            ),
+        ));
     }
     if weights_time.shape[0] != num_filters {
-        return Err(ctx.invalid(format!(
-            "time weights {:?} do not have one row per filter ({num_filters})",
-            weights_time.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "time weights {:?} do not have one row per filter ({num_filters})",
+                weights_time.shape
+            ),
+            Grounds::tflm(
+                "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE_EQ(weights_time dims[0], num_filters)",
+            ),
+        ));
     }
     if let Some(bias) = ctx.optional_input(3) {
         if bias.shape.first() != Some(&units) {
-            return Err(ctx.invalid(format!(
-                "bias shape {:?} does not start with num_units {units}",
-                bias.shape
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "bias shape {:?} does not start with num_units {units}",
+                    bias.shape
+                ),
+                Grounds::tflm(
+                    "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE_EQ(bias dims[0], num_units)",
+                ),
+            ));
         }
     }
     if state.shape != [batches, memory_size * num_filters] {
-        return Err(ctx.invalid(format!(
-            "activation state shape {:?} is not [batches, memory_size * num_filters] = \
-             [{batches}, {}]",
-            state.shape,
-            memory_size * num_filters
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "activation state shape {:?} is not [batches, memory_size * num_filters] = \
+                 [{batches}, {}]",
+                state.shape,
+                memory_size * num_filters
+            ),
+            Grounds::tflm(
+                "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE_EQ(activation_state dims, \
+                 [batch_size, memory_size × num_filters])",
+            ),
+        ));
     }
     if !state.is_variable {
         return Err(ctx.invalid(
             "the activation state (input 4) is not a variable tensor; TFLM's Prepare requires one",
+            Grounds::tflm(
+                "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE_EQ(activation_state is_variable, true)",
+            ),
         ));
     }
     if state.num_elements() == 0 {
         // TFLM's left shift of the state would run past an empty one.
-        return Err(ctx.invalid("the activation state is empty"));
+        return Err(ctx.invalid(
+            "the activation state is empty",
+            Grounds::undefined(
+                "svdf_common.cc EvalIntegerSvdfReference shifts the state by one step \
+                 of memory_size: an empty state makes that copy's range negative (out \
+                 of bounds)",
+            ),
+        ));
     }
     Ok(Dims {
         batches,
@@ -258,10 +312,16 @@ fn int8_quant(ctx: &OpContext, state: &Tensor, weights_time: &Tensor) -> Result<
     let (s_bias, _) = ctx.per_tensor_quant("bias", ctx.input(3)?)?;
     let state_time = s_state * s_wt;
     if (f64::from(s_bias) - f64::from(state_time)).abs() >= 1e-5 {
-        return Err(ctx.invalid(format!(
+        return Err(ctx.invalid(
+            format!(
             "bias scale {s_bias:e} is not within 1e-5 of activation state scale * time weights \
              scale = {state_time:e}, as TFLM's Prepare requires"
-        )));
+        ),
+            Grounds::tflm(
+                "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE(|bias scale − activation \
+                 state scale × weights_time scale| <= 1e-5)",
+            ),
+        ));
     }
     let scale_1 = ctx.multiplier(
         "input scale * feature weights scale / activation state scale",

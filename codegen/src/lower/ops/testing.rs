@@ -94,7 +94,7 @@ pub(super) fn field<'a>(k: &'a KernelCall, name: &str) -> &'a Value {
 pub(super) fn reason(graph: &Graph) -> String {
     match lower(graph) {
         Err(Error::UnsupportedOpUse { reason, .. }) => reason,
-        Err(Error::InvalidModel { detail }) => detail,
+        Err(Error::InvalidModel { detail, .. }) => detail,
         other => panic!("expected UnsupportedOpUse or InvalidModel, got {other:?}"),
     }
 }

@@ -2,7 +2,7 @@
 //! into the runtime's collapsed gather loop (TFLM: up to 5 dimensions).
 
 use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::transpose as P;
 use crate::lower::OpContext;
@@ -21,15 +21,26 @@ fn transpose(ctx: &OpContext) -> Result<Kernel> {
     // int16 (16x8 models) is permuted as the other types: bytes moved, no arithmetic. TFLM's
     // Eval refuses every other type ("Only float32, int8 and int16 are supported").
     if !matches!(input.dtype, DType::I8 | DType::I16 | DType::F32) {
-        return Err(ctx.invalid(format!(
+        return Err(ctx.invalid(
+            format!(
             "the input has type {}; TFLM's TRANSPOSE refuses it (it takes FLOAT32, INT8 and INT16)",
             input.dtype
-        )));
+        ),
+            Grounds::tflm(
+                "transpose.cc TransposeEval: type not supported (kTfLiteError) but \
+                 FLOAT32, INT8 and INT16",
+            ),
+        ));
     }
     ctx.same_dtype("the output", output, input)?;
     let rank = input.shape.len();
     if rank > 5 {
-        return Err(ctx.invalid(format!("rank {rank}; TFLM transposes up to 5 dimensions")));
+        return Err(ctx.invalid(
+            format!("rank {rank}; TFLM transposes up to 5 dimensions"),
+            Grounds::tflm(
+                "transpose.cc TransposePrepare: TF_LITE_ENSURE_MSG(NumDimensions(input) <= 5)",
+            ),
+        ));
     }
     let perm = ctx.const_int32_tensor("perm", ctx.input(1)?)?;
     let mut seen = vec![false; rank];

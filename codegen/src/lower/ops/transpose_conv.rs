@@ -5,7 +5,7 @@
 
 use super::conv::{quant_16x8, swizzled_filter, weights_and_range, Bias16x8, ConvQuant, Inputs};
 use super::{in_out_from, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Padding};
 use crate::load::{activation_from, padding_from};
 use crate::lower::params::transpose_conv as P;
@@ -53,29 +53,41 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
         .ok_or_else(|| ctx.unsupported("missing TransposeConvOptions"))?;
     // The loader's own reading of these enums; a bad value is TFLM's Prepare refusing the model.
     let pad_kind = padding_from(o.padding()).ok_or_else(|| {
-        ctx.invalid(format!(
-            "padding {} is neither SAME (0) nor VALID (1)",
-            o.padding().0
-        ))
+        ctx.invalid(
+            format!(
+                "padding {} is neither SAME (0) nor VALID (1)",
+                o.padding().0
+            ),
+            Grounds::spec("schema.fbs enum Padding: SAME = 0, VALID = 1"),
+        )
     })?;
     let mut strides = [0; 2];
     for (s, (name, v)) in strides
         .iter_mut()
         .zip([("stride_h", o.stride_h()), ("stride_w", o.stride_w())])
     {
-        *s = usize::try_from(v)
-            .ok()
-            .filter(|&v| v >= 1)
-            .ok_or_else(|| ctx.invalid(format!("{name} is {v}; it must be at least 1")))?;
+        *s = usize::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| {
+            ctx.invalid(
+                format!("{name} is {v}; it must be at least 1"),
+                Grounds::undefined(
+                    "TFLM's output-size and padding arithmetic (padding.h) takes positive \
+                     strides: a stride of 0 or less maps every input to one output position \
+                     or before the output's start",
+                ),
+            )
+        })?;
         // TFLM's ConvParams hold strides as int16_t: larger values wrap.
         ctx.fits_i16("stride", *s)?;
     }
     let [stride_h, stride_w] = strides;
     let act = activation_from(o.fused_activation_function()).ok_or_else(|| {
-        ctx.invalid(format!(
-            "fused activation {} is not an ActivationFunctionType (0..=5)",
-            o.fused_activation_function().0
-        ))
+        ctx.invalid(
+            format!(
+                "fused activation {} is not an ActivationFunctionType (0..=5)",
+                o.fused_activation_function().0
+            ),
+            Grounds::spec("schema.fbs enum ActivationFunctionType: NONE = 0 … SIGN_BIT = 5"),
+        )
     })?;
 
     let (input, filter, output) = (
@@ -93,17 +105,8 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
              (filter: [output channels, height, width, input channels])"
         )));
     }
-    // TFLM takes the output's size from the output tensor; a constant output shape that says
-    // otherwise makes the model inconsistent.
-    let shape = ctx.input(0)?;
-    if shape.is_constant() {
-        let values = ctx.const_int32_tensor("output_shape", shape)?;
-        if values.len() != 4 || values.iter().zip(out).any(|(&v, &d)| v != d as i64) {
-            return Err(ctx.invalid(format!(
-                "output_shape {values:?} disagrees with the output tensor's shape {out:?}"
-            )));
-        }
-    }
+    // TFLM's kernel never reads its output_shape input (input 0): it takes the output's size
+    // from the output tensor, whatever output_shape says, and so does tinyaot.
     let pad = |output, filter, stride| {
         padding(pad_kind, output, filter, stride)
             .ok_or_else(|| ctx.unsupported("sizes too large for TFLM's padding arithmetic"))

@@ -13,7 +13,7 @@
 
 use super::conv::{folded_bias, weights_and_range, ConvQuant, Geometry, CONV_INPUTS};
 use super::{in_out, kernel, Kernel};
-use crate::error::{Error, Result};
+use crate::error::{Error, Grounds, Result};
 use crate::ir::{Activation, DType, Graph, OpCode, Tensor};
 use crate::lower::params::{conv_int4, depthwise_int4, fully_connected_int4};
 use crate::lower::{Data, Num, OpContext};
@@ -255,6 +255,10 @@ pub(in crate::lower::ops) fn fully_connected(
             "INT4 weights with per-channel scales: TFLM's FULLY_CONNECTED refuses them (its \
              Prepare takes per-channel scales with INT8 weights only); supported: INT4 weights \
              with one scale",
+            Grounds::tflm(
+                "fully_connected.cc FullyConnectedPrepare: per-channel quantization only with INT8 \
+                 weights",
+            ),
         ));
     }
     let (multipliers, shifts) = super::fully_connected::requantization(ctx, s_in, units, s_out)?;
