@@ -360,3 +360,65 @@ fn has_zero_points(bytes: &[u8], t: usize) -> bool {
         .and_then(|q| q.zero_point())
         .is_some_and(|z| !z.is_empty())
 }
+
+/// The converter-made corners of the fixtures (`tests/fixtures/generate.py` checks that each is in
+/// its file): the loader takes them as TFLM does.
+#[test]
+fn converter_made_corners() {
+    let fixture = |name: &str| {
+        common::read(&tinyaot_test_support::fixtures_dir().join(format!("models/{name}.tflite")))
+    };
+    // An open batch: the file's signature has -1 where its shape has 1. TFLM ignores the
+    // signature and runs the shape, and so does the loader; the shape arithmetic is still there
+    // (the fold stage computes it from the static shape).
+    for name in ["dynamic_batch", "dynamic_batch_float"] {
+        let bytes = fixture(name);
+        let model = tinyaot_schema::tflite::root_as_model(&bytes).unwrap();
+        let subgraph = model.subgraphs().unwrap().get(0);
+        let input = subgraph
+            .tensors()
+            .unwrap()
+            .get(subgraph.inputs().unwrap().get(0) as usize);
+        let signature: Vec<i32> = input.shape_signature().unwrap().iter().collect();
+        assert_eq!(signature, [-1, 6, 6, 4], "{name}");
+        let g = load(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(g.tensors[g.inputs[0]].shape, [1, 6, 6, 4], "{name}");
+        let ops = op_counts(&g);
+        for op in ["SHAPE", "STRIDED_SLICE", "PACK", "RESHAPE"] {
+            assert_eq!(ops.get(op), Some(&1), "{name}: {op}");
+        }
+    }
+    // Dead channels: 8 pruned filter channels, whose weight scales the converter made tiny.
+    let bytes = fixture("mobilenet_pruned");
+    let g = load(&bytes).unwrap();
+    let tiny = g
+        .tensors
+        .iter()
+        .filter(|t| t.dtype == DType::I8 && t.data.is_some())
+        .filter_map(|t| t.quant.as_ref())
+        .flat_map(|q| q.scales.iter())
+        .filter(|&&s| s > 0.0 && s < 1e-6)
+        .count();
+    assert_eq!(tiny, 8);
+    // Zero points moved off their alignment by post-processing read as the converter wrote them.
+    let bytes = fixture("metadata_misaligned");
+    let g = load(&bytes).unwrap();
+    let zero_point = |t: usize| g.tensors[t].quant.as_ref().unwrap().zero_points.clone();
+    assert_eq!(
+        (zero_point(g.inputs[0]), zero_point(g.outputs[0])),
+        (vec![-1], vec![-20])
+    );
+    // Graph outputs that no operator writes: the graph input and a constant.
+    for name in [
+        "outputs_input_and_constant",
+        "outputs_input_and_constant_float",
+    ] {
+        let bytes = fixture(name);
+        let g = load(&bytes).unwrap();
+        assert!(g.outputs.contains(&g.inputs[0]), "{name}");
+        assert!(
+            g.outputs.iter().any(|&o| g.tensors[o].data.is_some()),
+            "{name}"
+        );
+    }
+}

@@ -159,11 +159,12 @@ fn plan(path: &Path, bytes: &[u8]) -> Result<Planned, String> {
     let failed = |e: tinyaot_codegen::Error| format!("{}: {e}", path.display());
     let (graph, plan) =
         tinyaot_codegen::config::plan_model(bytes, &Limits::default()).map_err(failed)?;
+    // Folded operators leave the graph (the others keep their file index): only a file index
+    // that comes before an earlier-run one's is another order.
     let reordered = graph
         .operators
-        .iter()
-        .enumerate()
-        .any(|(position, op)| position != op.source_index);
+        .windows(2)
+        .any(|pair| pair[0].source_index > pair[1].source_index);
     let lower_bound = if reordered {
         let mut config = Config::new();
         config.limits(Limits::default()).reorder(false);
