@@ -10,6 +10,8 @@
 //! Each case names the defect it guards against; keep them small (a handful of tensors), so the
 //! whole suite runs in well under a second.
 
+mod registry_types;
+
 use crate::{
     Activation, BufferSpec, BuiltinOperator as B, ModelSpec, OpCodeSpec, Options, Padding,
     TensorSpec, TensorType,
@@ -767,6 +769,7 @@ pub fn cases() -> Vec<Case> {
     types_and_parameters(&mut cases);
     resource_limits(&mut cases);
     legitimate_corners(&mut cases);
+    registry_types::registry_types(&mut cases);
     cases
 }
 
