@@ -4,8 +4,9 @@
 //! (`tinyaot_tests::groups`): one model's output may not be held across the other's invoke.
 //!
 //! To accept changed messages: `TRYBUILD=overwrite cargo test -p tinyaot-tests --test ui`, then
-//! review the `.stderr` diffs — each must still read as something a user can act on. Expect one
-//! whenever an operator is added: `unsupported_op.stderr` lists the supported operators.
+//! review the `.stderr` diffs — each must still read as something a user can act on.
+//! `unsupported_op.stderr` lists the supported operators: `cargo xtask ops` writes that list from
+//! the operator registry (and xtask's test fails while it is stale).
 //!
 //! `include_model!` resolves its path against `CARGO_MANIFEST_DIR`, and for the cases that is the
 //! crate trybuild generates under `<target dir>/tests/trybuild/tinyaot-tests/`, not `tests/`: no

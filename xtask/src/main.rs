@@ -16,6 +16,8 @@
 //!   reference kernels (see [`bench`]).
 //! - `kernels [--check]`: the C declarations of the kernels' parameter structs, generated from the
 //!   Rust runtime (see [`kernels`]).
+//! - `ops [--check]`: the README's operator × type table and the supported-operator list of the
+//!   trybuild case, generated from the operator registry (see [`ops`]).
 //!
 //! `--update-readme` writes a command's table into its marker block of README.md (see [`readme`]):
 //! the README's figures are never typed by hand.
@@ -30,6 +32,7 @@ mod kernels;
 mod macs;
 mod mcu;
 mod measure;
+mod ops;
 mod parity_gen;
 mod readme;
 mod table;
@@ -120,6 +123,11 @@ Commands:
       headers templates/c/kernels/<family>.h.tera, the C field table, the lowering's typed
       constructors, the parity harness's dispatch, and the family module lists. --check writes
       nothing and fails if a file is out of date.
+  ops [--check]
+      Write what derives from the operator registry (codegen/src/lower/ops/, each OpEntry with
+      the types tinyaot compiles and those TFLM registers): README.md's operator count and
+      operator x type table (between the ops markers) and the supported-operator list of
+      tests/ui/unsupported_op.stderr. --check writes nothing and fails if either is out of date.
 ";
 
 fn main() -> ExitCode {
@@ -131,6 +139,7 @@ fn main() -> ExitCode {
         Some((command, rest)) if command == "arena" => arena::run(rest),
         Some((command, rest)) if command == "bench" => bench::run(rest),
         Some((command, rest)) if command == "kernels" => kernels::run(rest),
+        Some((command, rest)) if command == "ops" => ops::run(rest),
         Some((command, _)) if command == "help" || command == "--help" || command == "-h" => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

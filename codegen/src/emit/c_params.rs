@@ -914,6 +914,19 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "pad",
+        "PadS32",
+        &[
+            ("input_shape", "const size_t *"),
+            ("input_shape_len", "size_t"),
+            ("before", "const size_t *"),
+            ("before_len", "size_t"),
+            ("after", "const size_t *"),
+            ("after_len", "size_t"),
+            ("pad_value", "int32_t"),
+        ],
+    ),
+    (
+        "pad",
         "PadF32",
         &[
             ("input_shape", "const size_t *"),

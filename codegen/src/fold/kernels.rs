@@ -1416,6 +1416,52 @@ fn elementwise_minimum_s32<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `elementwise::maximum_s64`.
+fn elementwise_maximum_s64<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::MinMax {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::maximum_s64(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::minimum_s64`.
+fn elementwise_minimum_s64<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::MinMax {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::minimum_s64(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `elementwise::maximum_f32`.
 fn elementwise_maximum_f32<C: KernelArgs + ?Sized>(
     call: &C,
@@ -1864,6 +1910,21 @@ fn pad_pad_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(),
         pad_value: call.scalar::<i32>("pad_value")?,
     };
     tinyaot_runtime::kernels::pad::pad_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `pad::pad_s32`.
+fn pad_pad_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let before: Vec<usize> = call.slice("before")?;
+    let after: Vec<usize> = call.slice("after")?;
+    let p = tinyaot_runtime::kernels::pad::PadS32 {
+        input_shape: &input_shape,
+        before: &before,
+        after: &after,
+        pad_value: call.scalar::<i32>("pad_value")?,
+    };
+    tinyaot_runtime::kernels::pad::pad_s32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2887,6 +2948,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "mul_s32") => elementwise_mul_s32(call, arena),
         ("elementwise", "maximum_s32") => elementwise_maximum_s32(call, arena),
         ("elementwise", "minimum_s32") => elementwise_minimum_s32(call, arena),
+        ("elementwise", "maximum_s64") => elementwise_maximum_s64(call, arena),
+        ("elementwise", "minimum_s64") => elementwise_minimum_s64(call, arena),
         ("elementwise", "maximum_f32") => elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => elementwise_minimum_f32(call, arena),
         ("fully_connected", "fully_connected_f32") => {
@@ -2915,6 +2978,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("mean", "mean_f32") => mean_mean_f32(call, arena),
         ("pad", "pad_s8") => pad_pad_s8(call, arena),
         ("pad", "pad_s16") => pad_pad_s16(call, arena),
+        ("pad", "pad_s32") => pad_pad_s32(call, arena),
         ("pad", "pad_f32") => pad_pad_f32(call, arena),
         ("pool", "average_pool2d_s8") => pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => pool_max_pool2d_s8(call, arena),

@@ -15,6 +15,7 @@ mod context;
 pub(crate) mod ops;
 pub(crate) mod params;
 pub mod quant;
+pub mod types;
 
 use crate::error::{Error, Result};
 use crate::ir::{op_name, DType, Graph};
@@ -224,9 +225,17 @@ pub fn lower(graph: &Graph) -> Result<Vec<Call>> {
 
 /// The operators this build compiles, by name, sorted.
 pub fn supported_ops() -> Vec<String> {
-    let mut names: Vec<String> = ops::codes().map(op_name).collect();
+    let mut names: Vec<String> = registry().into_iter().map(|(name, _)| name).collect();
     names.sort();
     names
+}
+
+/// The registry: every operator this build compiles, by name, with its tensor types (what
+/// tinyaot compiles and what TFLM registers), in registry order (family by family).
+pub fn registry() -> Vec<(String, types::Types)> {
+    ops::entries()
+        .map(|entry| (op_name(entry.code), entry.types))
+        .collect()
 }
 
 pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
@@ -256,7 +265,47 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
             ctx.graph().tensors[t].name
         )));
     }
-    ops::lower(ctx, family, entry)
+    let call = ops::lower(ctx, family, entry)?;
+    // The registry's type lists are the README's table: a lowering that accepts a signature its
+    // entry does not list is a registry bug, caught by every test that compiles a model.
+    if cfg!(debug_assertions) {
+        check_listed(ctx, &entry.types)?;
+    }
+    Ok(call)
+}
+
+/// Fails, as a generator bug, when the role types of the operator of `ctx` fit none of the
+/// signatures `types` says tinyaot compiles.
+fn check_listed(ctx: &OpContext, types: &types::Types) -> Result<()> {
+    let found = types.of_op(ctx.graph(), ctx.op());
+    if found.as_deref().is_some_and(|t| types.compiles(t)) {
+        return Ok(());
+    }
+    let names: Vec<String> = ctx
+        .op()
+        .inputs
+        .iter()
+        .map(|i| {
+            i.map_or("-".to_string(), |i| {
+                ctx.graph().tensors[i].dtype.to_string()
+            })
+        })
+        .chain(
+            ctx.op()
+                .outputs
+                .iter()
+                .map(|&o| ctx.graph().tensors[o].dtype.to_string()),
+        )
+        .collect();
+    Err(Error::Internal {
+        detail: format!(
+            "operator #{} ({}) was lowered with tensor types {names:?} (inputs, then outputs), \
+             which its registry entry does not list among the types tinyaot compiles \
+             (codegen/src/lower/ops/<family>.rs, OpEntry::types)",
+            ctx.op().source_index,
+            ctx.op().kind.name()
+        ),
+    })
 }
 
 /// The error for an operator no lowering handles.

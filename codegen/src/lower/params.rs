@@ -2367,6 +2367,33 @@ pub(crate) mod pad {
         }
     }
 
+    /// `tinyaot::kernels::pad::PadS32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct PadS32 {
+        /// `input_shape`.
+        pub input_shape: Vec<usize>,
+        /// `before`.
+        pub before: Vec<usize>,
+        /// `after`.
+        pub after: Vec<usize>,
+        /// `pad_value`.
+        pub pad_value: i32,
+    }
+
+    impl From<PadS32> for Params {
+        fn from(p: PadS32) -> Params {
+            Params {
+                type_name: "PadS32",
+                fields: vec![
+                    ("input_shape", Value::Usizes(p.input_shape)),
+                    ("before", Value::Usizes(p.before)),
+                    ("after", Value::Usizes(p.after)),
+                    ("pad_value", Value::I32(p.pad_value)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::pad::PadF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct PadF32 {

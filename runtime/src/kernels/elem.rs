@@ -68,6 +68,20 @@ impl Elem for i32 {
     }
 }
 
+impl Elem for i64 {
+    const SIZE: usize = 8;
+    #[inline(always)]
+    fn read(bytes: &[u8]) -> Self {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&bytes[..8]);
+        i64::from_le_bytes(b)
+    }
+    #[inline(always)]
+    fn write(self, bytes: &mut [u8]) {
+        bytes.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
 impl Elem for f32 {
     const SIZE: usize = 4;
     #[inline(always)]

@@ -1,5 +1,5 @@
 //! Binary element-wise ops with broadcasting: ADD, SUB, MUL, MAXIMUM and MINIMUM (int8, int16, int32
-//! and float32).
+//! and float32; MAXIMUM and MINIMUM also int64).
 //!
 //! Every kernel here takes both inputs as [`Src`] (either may be a constant) and a collapsed
 //! broadcast description computed at generation time: `shape` (the output's, with adjacent
@@ -739,6 +739,30 @@ pub fn minimum_s32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) 
         (a, b, output),
         (p.shape, p.a_strides, p.b_strides),
         |x: i32, y| x.min(y),
+    );
+}
+
+/// int64 MAXIMUM (raw values, as TFLM). See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn maximum_s64(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i64, y| x.max(y),
+    );
+}
+
+/// int64 MINIMUM (raw values, as TFLM). See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn minimum_s64(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MinMax) {
+    let p = super::opaque(p);
+    binary(
+        arena,
+        (a, b, output),
+        (p.shape, p.a_strides, p.b_strides),
+        |x: i64, y| x.min(y),
     );
 }
 

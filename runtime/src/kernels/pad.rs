@@ -1,4 +1,4 @@
-//! PAD and PADV2 (int8 and float32; TFLM supports up to 5 dimensions).
+//! PAD and PADV2 (int8, int16, int32 and float32; TFLM supports up to 5 dimensions).
 
 use super::elem::{copy_run, fill, next_index};
 use super::nn_common::views;
@@ -27,6 +27,19 @@ pub struct PadS16<'a> {
     /// Elements added after each dimension.
     pub after: &'a [usize],
     /// The value of the added elements (PAD: 0, as TFLM pads int16; PADV2: the constant value).
+    pub pad_value: i32,
+}
+
+/// Constants of int32 PAD / PADV2.
+#[derive(Clone, Copy, Debug)]
+pub struct PadS32<'a> {
+    /// Input shape.
+    pub input_shape: &'a [usize],
+    /// Elements added before each dimension.
+    pub before: &'a [usize],
+    /// Elements added after each dimension.
+    pub after: &'a [usize],
+    /// The value of the added elements (PAD: 0, as TFLM pads int32; PADV2: the constant value).
     pub pad_value: i32,
 }
 
@@ -71,6 +84,21 @@ pub fn pad_s16(arena: &mut [u8], input: usize, output: usize, p: &PadS16) {
         p.before,
         p.after,
         &(p.pad_value as i16).to_le_bytes(),
+    );
+}
+
+/// int32 PAD: as [`pad_s8`], for four-byte elements. The output must not overlap the input.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn pad_s32(arena: &mut [u8], input: usize, output: usize, p: &PadS32) {
+    let p = super::opaque(p);
+    pad_bytes(
+        arena,
+        input,
+        output,
+        p.input_shape,
+        p.before,
+        p.after,
+        &p.pad_value.to_le_bytes(),
     );
 }
 

@@ -154,8 +154,9 @@ struct Gen<'u, 'b> {
     wide: bool,
 }
 
-/// The operators tinyaot lowers, plus a few it does not (to exercise the refusal path).
-const OPS: &[B] = &[
+/// The operators of tinyaot's registry the generator draws (xtask's `ops` test checks them
+/// against the registry).
+pub const OPS: &[B] = &[
     B::CONV_2D,
     B::DEPTHWISE_CONV_2D,
     B::FULLY_CONNECTED,
@@ -194,7 +195,7 @@ const OPS: &[B] = &[
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.
-const UNSUPPORTED: &[B] = &[B::GATHER, B::CUSTOM];
+pub const UNSUPPORTED: &[B] = &[B::GATHER, B::CUSTOM];
 
 impl Gen<'_, '_> {
     // --- choices that never fail: out of bytes, the first option is taken ---

@@ -11,6 +11,7 @@
 //! whole suite runs in well under a second.
 
 mod int4;
+mod registry_types;
 
 use crate::{
     Activation, BufferSpec, BuiltinOperator as B, ModelSpec, OpCodeSpec, Options, Padding,
@@ -769,6 +770,7 @@ pub fn cases() -> Vec<Case> {
     types_and_parameters(&mut cases);
     resource_limits(&mut cases);
     legitimate_corners(&mut cases);
+    registry_types::registry_types(&mut cases);
     cases
 }
 

@@ -1273,6 +1273,24 @@ pub mod ffi {
             /// `pad_value`.
             pub pad_value: i32,
         }
+        /// The C `pad_PadS32`.
+        #[repr(C)]
+        pub struct PadS32 {
+            /// `input_shape`'s data.
+            pub input_shape: *const usize,
+            /// `input_shape`'s length.
+            pub input_shape_len: usize,
+            /// `before`'s data.
+            pub before: *const usize,
+            /// `before`'s length.
+            pub before_len: usize,
+            /// `after`'s data.
+            pub after: *const usize,
+            /// `after`'s length.
+            pub after_len: usize,
+            /// `pad_value`.
+            pub pad_value: i32,
+        }
         /// The C `pad_PadF32`.
         #[repr(C)]
         pub struct PadF32 {
@@ -2166,6 +2184,20 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::MinMax,
         );
+        /// The C `elementwise::maximum_s64`.
+        pub fn parity_elementwise_maximum_s64(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MinMax,
+        );
+        /// The C `elementwise::minimum_s64`.
+        pub fn parity_elementwise_minimum_s64(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MinMax,
+        );
         /// The C `elementwise::maximum_f32`.
         pub fn parity_elementwise_maximum_f32(
             a: *const u8,
@@ -2274,6 +2306,8 @@ pub mod ffi {
         pub fn parity_pad_pad_s8(input: *const u8, output: *mut u8, p: *const pad::PadS8);
         /// The C `pad::pad_s16`.
         pub fn parity_pad_pad_s16(input: *const u8, output: *mut u8, p: *const pad::PadS16);
+        /// The C `pad::pad_s32`.
+        pub fn parity_pad_pad_s32(input: *const u8, output: *mut u8, p: *const pad::PadS32);
         /// The C `pad::pad_f32`.
         pub fn parity_pad_pad_f32(input: *const u8, output: *mut u8, p: *const pad::PadF32);
         /// The C `pool::average_pool2d_s8`.
@@ -4193,6 +4227,54 @@ fn c_elementwise_minimum_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
+/// `elementwise::maximum_s64` in C.
+fn c_elementwise_maximum_s64(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MinMax {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_maximum_s64(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::minimum_s64` in C.
+fn c_elementwise_minimum_s64(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MinMax {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_minimum_s64(a, b, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::maximum_f32` in C.
 fn c_elementwise_maximum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4727,6 +4809,30 @@ fn c_pad_pad_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_pad_pad_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `pad::pad_s32` in C.
+fn c_pad_pad_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let before: Vec<usize> = call.slice("before")?;
+    let after: Vec<usize> = call.slice("after")?;
+    let p = ffi::pad::PadS32 {
+        input_shape: input_shape.as_ptr(),
+        input_shape_len: input_shape.len(),
+        before: before.as_ptr(),
+        before_len: before.len(),
+        after: after.as_ptr(),
+        after_len: after.len(),
+        pad_value: call.scalar::<i32>("pad_value")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pad_pad_s32(input, output, &p) };
     Ok(())
 }
 
@@ -5864,6 +5970,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "mul_s32") => c_elementwise_mul_s32(call, arena),
         ("elementwise", "maximum_s32") => c_elementwise_maximum_s32(call, arena),
         ("elementwise", "minimum_s32") => c_elementwise_minimum_s32(call, arena),
+        ("elementwise", "maximum_s64") => c_elementwise_maximum_s64(call, arena),
+        ("elementwise", "minimum_s64") => c_elementwise_minimum_s64(call, arena),
         ("elementwise", "maximum_f32") => c_elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => c_elementwise_minimum_f32(call, arena),
         ("fully_connected", "fully_connected_f32") => {
@@ -5892,6 +6000,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("mean", "mean_f32") => c_mean_mean_f32(call, arena),
         ("pad", "pad_s8") => c_pad_pad_s8(call, arena),
         ("pad", "pad_s16") => c_pad_pad_s16(call, arena),
+        ("pad", "pad_s32") => c_pad_pad_s32(call, arena),
         ("pad", "pad_f32") => c_pad_pad_f32(call, arena),
         ("pool", "average_pool2d_s8") => c_pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => c_pool_max_pool2d_s8(call, arena),
@@ -6004,6 +6113,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "mul_s32"),
     ("elementwise", "maximum_s32"),
     ("elementwise", "minimum_s32"),
+    ("elementwise", "maximum_s64"),
+    ("elementwise", "minimum_s64"),
     ("elementwise", "maximum_f32"),
     ("elementwise", "minimum_f32"),
     ("fully_connected", "fully_connected_f32"),
@@ -6024,6 +6135,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("mean", "mean_f32"),
     ("pad", "pad_s8"),
     ("pad", "pad_s16"),
+    ("pad", "pad_s32"),
     ("pad", "pad_f32"),
     ("pool", "average_pool2d_s8"),
     ("pool", "max_pool2d_s8"),

@@ -6,36 +6,54 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::activations as P;
 use crate::lower::quant::quantize_multiplier;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{Num, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::RELU,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(relu),
     },
     OpEntry {
         code: OpCode::RELU6,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(relu6),
     },
     OpEntry {
         code: OpCode::LEAKY_RELU,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(leaky_relu),
     },
     OpEntry {
         code: OpCode::HARD_SWISH,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(hard_swish),
     },
     OpEntry {
         code: OpCode::FLOOR,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(floor),

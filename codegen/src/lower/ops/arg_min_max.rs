@@ -11,18 +11,39 @@ use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::arg_min_max as P;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::OpContext;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::ARG_MAX,
+        types: Types::unary(
+            &[
+                Sig::Each(&[Ty::F32, Ty::I32]),
+                Sig::Each(&[Ty::I8, Ty::I32]),
+            ],
+            &[
+                Sig::Each(&[Ty::F32, Ty::I32]),
+                Sig::Each(&[Ty::I8, Ty::I32]),
+            ],
+        ),
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| arg_min_max(ctx, ["arg_max_s8", "arg_max_f32"])),
     },
     OpEntry {
         code: OpCode::ARG_MIN,
+        types: Types::unary(
+            &[
+                Sig::Each(&[Ty::F32, Ty::I32]),
+                Sig::Each(&[Ty::I8, Ty::I32]),
+            ],
+            &[
+                Sig::Each(&[Ty::F32, Ty::I32]),
+                Sig::Each(&[Ty::I8, Ty::I32]),
+            ],
+        ),
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| arg_min_max(ctx, ["arg_min_s8", "arg_min_f32"])),

@@ -8,6 +8,7 @@ use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, OpCode, Options, Tensor};
 use crate::lower::params::concat as P;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{Access, OpContext, Operand};
 
 /// Function names of the fixed-arity concatenation kernels; TFLM's `kMaxInputNum` is 10.
@@ -20,12 +21,46 @@ const CONCAT_FUNCTIONS: [&str; 10] = [
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::CONCATENATION,
+        types: Types::unary(
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+                Sig::Same(Ty::I64),
+                Sig::Same(Ty::Bool),
+            ],
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+                Sig::Same(Ty::I64),
+                Sig::Same(Ty::Bool),
+            ],
+        ),
         inputs: 1..=CONCAT_FUNCTIONS.len(),
         outputs: 1,
         lower: Lowering::Kernel(concatenation),
     },
     OpEntry {
         code: OpCode::PACK,
+        types: Types::unary(
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+                Sig::Same(Ty::I64),
+            ],
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+                Sig::Same(Ty::I64),
+            ],
+        ),
         // TFLM's PACK reads `values_count` inputs; the kernels here take at most 10.
         inputs: 1..=CONCAT_FUNCTIONS.len(),
         outputs: 1,

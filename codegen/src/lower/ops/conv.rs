@@ -7,11 +7,13 @@ use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, OpCode, Options, Padding};
 use crate::lower::params::conv as P;
 use crate::lower::params::WIDE_CHANNELS;
+use crate::lower::types::Types;
 use crate::lower::{quant, Access, Data, Num, OpContext, Stream};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::CONV_2D,
+    types: Types::WEIGHTED,
     inputs: 2..=3,
     outputs: 1,
     lower: Lowering::Kernel(conv2d),

@@ -9,11 +9,13 @@ use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{depthwise as P, IM2COL_MAX};
+use crate::lower::types::Types;
 use crate::lower::{Access, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::DEPTHWISE_CONV_2D,
+    types: Types::WEIGHTED,
     inputs: 2..=3,
     outputs: 1,
     lower: Lowering::Kernel(depthwise),

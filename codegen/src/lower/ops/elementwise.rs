@@ -1,44 +1,124 @@
-//! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*` (int8, int16, int32 and float32): broadcasting
-//! and TFLM's quantized parameters.
+//! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*` (int8, int16, int32 and float32; MAXIMUM and
+//! MINIMUM also int64): broadcasting and TFLM's quantized parameters.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, OpCode, Options};
 use crate::lower::params::{elementwise as P, MAX_RANK};
 use crate::lower::quant::{activation_range_f32, activation_range_s32};
+use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{Access, OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::ADD,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+            tflm: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+        },
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Add)?)),
     },
     OpEntry {
         code: OpCode::SUB,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+            tflm: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+        },
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Sub)?)),
     },
     OpEntry {
         code: OpCode::MUL,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+            tflm: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+        },
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Mul)?)),
     },
     OpEntry {
         code: OpCode::MAXIMUM,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+                Sig::Same(Ty::I64),
+            ],
+            tflm: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+                Sig::Same(Ty::I64),
+            ],
+        },
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Kernel(|ctx| in_place(ctx, min_max(ctx, true)?)),
+        lower: Lowering::Kernel(|ctx| min_max(ctx, true)),
     },
     OpEntry {
         code: OpCode::MINIMUM,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+                Sig::Same(Ty::I64),
+            ],
+            tflm: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+                Sig::Same(Ty::I64),
+            ],
+        },
         inputs: 2..=2,
         outputs: 1,
-        lower: Lowering::Kernel(|ctx| in_place(ctx, min_max(ctx, false)?)),
+        lower: Lowering::Kernel(|ctx| min_max(ctx, false)),
     },
 ];
 
@@ -124,7 +204,7 @@ fn broadcast(a: &[usize], b: &[usize], out: &[usize]) -> std::result::Result<Bro
 }
 
 /// The element types this family's kernels take (TFLM's ADD, SUB and MUL take these; MAXIMUM and
-/// MINIMUM also INT64, which tinyaot does not compile).
+/// MINIMUM also INT64, which [`min_max`] handles itself).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Elem {
     S8,
@@ -480,19 +560,25 @@ fn arithmetic_s32(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Re
 /// MAXIMUM (`maximum` true), MINIMUM: TFLM compares the raw values (quantization is not looked at:
 /// `maximum_minimum.cc` has no Prepare).
 fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
-    let elem = elem(ctx)?;
+    // INT64 (TFLM's MAXIMUM and MINIMUM take it, its ADD, SUB and MUL do not): `None`.
+    let elem = match ctx.input(0)?.dtype {
+        DType::I64 => None,
+        _ => Some(elem(ctx)?),
+    };
     let (bc, operands) = binary_layout(ctx)?;
     let function = match (maximum, elem) {
-        (true, Elem::S8) => "maximum_s8",
-        (true, Elem::S16) => "maximum_s16",
-        (true, Elem::S32) => "maximum_s32",
-        (true, Elem::F32) => "maximum_f32",
-        (false, Elem::S8) => "minimum_s8",
-        (false, Elem::S16) => "minimum_s16",
-        (false, Elem::S32) => "minimum_s32",
-        (false, Elem::F32) => "minimum_f32",
+        (true, Some(Elem::S8)) => "maximum_s8",
+        (true, Some(Elem::S16)) => "maximum_s16",
+        (true, Some(Elem::S32)) => "maximum_s32",
+        (true, Some(Elem::F32)) => "maximum_f32",
+        (true, None) => "maximum_s64",
+        (false, Some(Elem::S8)) => "minimum_s8",
+        (false, Some(Elem::S16)) => "minimum_s16",
+        (false, Some(Elem::S32)) => "minimum_s32",
+        (false, Some(Elem::F32)) => "minimum_f32",
+        (false, None) => "minimum_s64",
     };
-    Ok(kernel(
+    let k = kernel(
         function,
         operands,
         P::MinMax {
@@ -500,7 +586,13 @@ fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
             a_strides: bc.a_strides,
             b_strides: bc.b_strides,
         },
-    ))
+    );
+    // The int64 kernels declare no in-place contract (CONTRACTS lists none for them): their
+    // output keeps apart from the inputs.
+    match elem {
+        Some(_) => in_place(ctx, k),
+        None => Ok(k),
+    }
 }
 
 #[cfg(test)]

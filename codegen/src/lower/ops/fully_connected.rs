@@ -10,11 +10,13 @@ use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::fully_connected as P;
+use crate::lower::types::Types;
 use crate::lower::{Data, Num, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::FULLY_CONNECTED,
+    types: Types::WEIGHTED,
     inputs: 2..=3,
     outputs: 1,
     lower: Lowering::Kernel(fully_connected),

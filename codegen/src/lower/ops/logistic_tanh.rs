@@ -6,18 +6,27 @@ use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::logistic_tanh as P;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{quant, Num, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::LOGISTIC,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| logistic_or_tanh(ctx, Curve::Logistic)),
     },
     OpEntry {
         code: OpCode::TANH,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| logistic_or_tanh(ctx, Curve::Tanh)),

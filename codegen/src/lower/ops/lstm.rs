@@ -8,12 +8,26 @@ use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::lstm as P;
+use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{Data, OpContext, Operand};
 use tinyaot_schema::tflite::ActivationFunctionType;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM,
+    types: Types {
+        roles: &[Role::In(0), Role::In(2), Role::Out(0)],
+        tinyaot: &[
+            Sig::Same(Ty::F32),
+            Sig::Same(Ty::I8),
+            Sig::Each(&[Ty::I16, Ty::I8, Ty::I16]),
+        ],
+        tflm: &[
+            Sig::Same(Ty::F32),
+            Sig::Same(Ty::I8),
+            Sig::Each(&[Ty::I16, Ty::I8, Ty::I16]),
+        ],
+    },
     inputs: 24..=24,
     outputs: 1,
     lower: Lowering::Kernel(lstm),

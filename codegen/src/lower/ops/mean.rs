@@ -6,11 +6,16 @@ use crate::error::Result;
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{mean as P, MAX_RANK};
 use crate::lower::quant::quantize_multiplier;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{Num, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::MEAN,
+    types: Types::unary(
+        &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+    ),
     inputs: 2..=2,
     outputs: 1,
     lower: Lowering::Kernel(mean),

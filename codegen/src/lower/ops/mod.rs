@@ -20,6 +20,7 @@ mod testing;
 
 use std::ops::RangeInclusive;
 
+use super::types::Types;
 use super::{Access, CallKind, KernelCall, OpContext, Operand, Params};
 use crate::error::{Error, Result};
 use crate::ir::OpCode;
@@ -108,6 +109,9 @@ pub(crate) const ANY_OUTPUTS: usize = usize::MAX;
 pub(crate) struct OpEntry {
     /// The builtin code.
     pub code: OpCode,
+    /// The tensor types tinyaot compiles, and those TFLM registers (the README's operator × type
+    /// table is made from them).
+    pub types: Types,
     /// How many inputs the operator takes, as TFLM's Prepare checks it (`NumInputs` counts
     /// absent optional inputs).
     pub inputs: RangeInclusive<usize>,
@@ -195,8 +199,14 @@ pub(super) fn find(code: OpCode) -> Option<(&'static Family, &'static OpEntry)> 
     })
 }
 
+/// Every entry of the registry, in registry order.
+pub(super) fn entries() -> impl Iterator<Item = &'static OpEntry> {
+    FAMILIES.iter().flat_map(|family| family.ops.iter())
+}
+
 /// Every code the registry lowers, in registry order.
-pub(super) fn codes() -> impl Iterator<Item = OpCode> {
+#[cfg(test)]
+fn codes() -> impl Iterator<Item = OpCode> {
     FAMILIES
         .iter()
         .flat_map(|family| family.ops.iter().map(|entry| entry.code))

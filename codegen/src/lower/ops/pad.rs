@@ -1,22 +1,51 @@
-//! PAD and PADV2 → `pad::pad_{s8,f32}`: constant paddings read at generation time, trailing
+//! PAD and PADV2 → `pad::pad_{s8,s16,s32,f32}`: constant paddings read at generation time, trailing
 //! unpadded dimensions merged into longer rows.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::pad as P;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{Num, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::PAD,
+        types: Types::unary(
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+        ),
         inputs: 2..=3,
         outputs: 1,
         lower: Lowering::Kernel(pad),
     },
     OpEntry {
         code: OpCode::PADV2,
+        types: Types::unary(
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+        ),
         inputs: 2..=3,
         outputs: 1,
         lower: Lowering::Kernel(pad),
@@ -26,9 +55,9 @@ pub(crate) const OPS: &[OpEntry] = &[
 /// PAD, PADV2.
 fn pad(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    // int16 (16x8 models, `None` here): TFLM pads with 0 or PADV2's constant, no quantization
-    // involved.
-    let num = if input.dtype == DType::I16 {
+    // int16 (16x8 models) and int32 (`None` here): TFLM pads with 0 or PADV2's constant, no
+    // quantization involved.
+    let num = if matches!(input.dtype, DType::I16 | DType::I32) {
         None
     } else {
         Some(ctx.num("the input", input)?)
@@ -66,7 +95,7 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
         after.push(a as usize);
     }
     let pad_value = match num {
-        None => pad_value_s16(ctx)?,
+        None => raw_pad_value(ctx, input.dtype)?,
         Some(num) => padv2_value(ctx, num)?,
     };
     // Merge trailing unpadded dimensions into the one before: fewer, longer rows.
@@ -101,6 +130,16 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
                 pad_value,
             },
         ),
+        PadValue::I32(pad_value) => kernel(
+            "pad_s32",
+            in_out(ctx)?,
+            P::PadS32 {
+                input_shape: shape,
+                before,
+                after,
+                pad_value,
+            },
+        ),
         PadValue::F32(pad_value) => kernel(
             "pad_f32",
             in_out(ctx)?,
@@ -120,6 +159,8 @@ enum PadValue {
     I8(i32),
     /// An int16 value, widened.
     I16(i32),
+    /// An int32 value.
+    I32(i32),
     /// A float32 value.
     F32(f32),
 }
@@ -140,18 +181,24 @@ fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<Option<(&'g Tensor<
     Ok(Some((value, data)))
 }
 
-/// The int16 padding value as TFLM's `pad.cc` takes it: PADV2's constant input if given (its raw
-/// value: TFLM checks no quantization for int16), else 0.
-fn pad_value_s16(ctx: &OpContext) -> Result<PadValue> {
+/// The int16 or int32 padding value as TFLM's `pad.cc` takes it: PADV2's constant input if given
+/// (its raw value: TFLM checks no quantization for these types), else 0.
+fn raw_pad_value(ctx: &OpContext, dtype: DType) -> Result<PadValue> {
+    let wrap = |v: i32| match dtype {
+        DType::I16 => PadValue::I16(v),
+        _ => PadValue::I32(v),
+    };
     let Some((_, data)) = constant_value(ctx)? else {
-        return Ok(PadValue::I16(0));
+        return Ok(wrap(0));
     };
     let bytes = data
-        .get(..2)
+        .get(..dtype.size())
         .ok_or_else(|| ctx.unsupported("empty constant value"))?;
-    Ok(PadValue::I16(i32::from(i16::from_le_bytes([
-        bytes[0], bytes[1],
-    ]))))
+    // `bytes` holds the type's size: 2 bytes for int16, 4 for int32.
+    Ok(wrap(match dtype {
+        DType::I16 => i32::from(i16::from_le_bytes([bytes[0], bytes[1]])),
+        _ => i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+    }))
 }
 
 /// The padding value: PADV2's constant input if given, else the output zero point (int8) or 0.

@@ -5,18 +5,27 @@ use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::pool as P;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{quant, Num, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::AVERAGE_POOL_2D,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| pool(ctx, Kind::Average)),
     },
     OpEntry {
         code: OpCode::MAX_POOL_2D,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| pool(ctx, Kind::Max)),

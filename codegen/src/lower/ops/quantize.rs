@@ -5,18 +5,61 @@ use super::{unary, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::quantize as P;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::OpContext;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::QUANTIZE,
+        types: Types::unary(
+            &[
+                Sig::Each(&[Ty::F32, Ty::I8]),
+                Sig::Each(&[Ty::F32, Ty::I16]),
+                Sig::Each(&[Ty::I8, Ty::I8]),
+                Sig::Each(&[Ty::I8, Ty::U8]),
+                Sig::Each(&[Ty::U8, Ty::I8]),
+                Sig::Each(&[Ty::I8, Ty::I16]),
+                Sig::Each(&[Ty::I8, Ty::I32]),
+                Sig::Each(&[Ty::I16, Ty::I8]),
+                Sig::Each(&[Ty::I16, Ty::I16]),
+                Sig::Each(&[Ty::I16, Ty::I32]),
+                Sig::Each(&[Ty::I32, Ty::I8]),
+                Sig::Each(&[Ty::I32, Ty::I16]),
+            ],
+            &[
+                Sig::Each(&[Ty::F32, Ty::I8]),
+                Sig::Each(&[Ty::F32, Ty::I16]),
+                Sig::Each(&[Ty::I8, Ty::I8]),
+                Sig::Each(&[Ty::I8, Ty::U8]),
+                Sig::Each(&[Ty::U8, Ty::I8]),
+                Sig::Each(&[Ty::I8, Ty::I16]),
+                Sig::Each(&[Ty::I8, Ty::I32]),
+                Sig::Each(&[Ty::I16, Ty::I8]),
+                Sig::Each(&[Ty::I16, Ty::I16]),
+                Sig::Each(&[Ty::I16, Ty::I32]),
+                Sig::Each(&[Ty::I32, Ty::I8]),
+                Sig::Each(&[Ty::I32, Ty::I16]),
+            ],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(quantize_in_place),
     },
     OpEntry {
         code: OpCode::DEQUANTIZE,
+        types: Types::unary(
+            &[
+                Sig::Each(&[Ty::I8, Ty::F32]),
+                Sig::Each(&[Ty::I16, Ty::F32]),
+                Sig::Each(&[Ty::U8, Ty::F32]),
+            ],
+            &[
+                Sig::Each(&[Ty::I8, Ty::F32]),
+                Sig::Each(&[Ty::I16, Ty::F32]),
+                Sig::Each(&[Ty::U8, Ty::F32]),
+            ],
+        ),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(dequantize),

@@ -10,12 +10,14 @@
 use super::{Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::OpContext;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::RESHAPE,
+        types: Types::unary(&[Sig::Any], &[Sig::Any]),
         // The new shape comes from the options or from a second (shape) input.
         inputs: 1..=2,
         outputs: 1,
@@ -23,12 +25,17 @@ pub(crate) const OPS: &[OpEntry] = &[
     },
     OpEntry {
         code: OpCode::SQUEEZE,
+        types: Types::unary(&[Sig::Any], &[Sig::Any]),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Alias(squeeze),
     },
     OpEntry {
         code: OpCode::EXPAND_DIMS,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        ),
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Alias(expand_dims),

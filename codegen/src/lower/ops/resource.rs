@@ -9,30 +9,35 @@
 use super::{Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::OpCode;
+use crate::lower::types::{Sig, Types};
 use crate::lower::OpContext;
 
 /// The operators of this family. The arities are those the resource pass leaves.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::READ_VARIABLE,
+        types: Types::unary(&[Sig::Any], &[Sig::Any]),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Alias(variable_copy),
     },
     OpEntry {
         code: OpCode::ASSIGN_VARIABLE,
+        types: Types::unary(&[Sig::Any], &[Sig::Any]),
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Alias(variable_copy),
     },
     OpEntry {
         code: OpCode::VAR_HANDLE,
+        types: Types::UNTYPED,
         inputs: 0..=0,
         outputs: 0,
         lower: Lowering::Nothing(compiled_away),
     },
     OpEntry {
         code: OpCode::CALL_ONCE,
+        types: Types::UNTYPED,
         inputs: 0..=0,
         outputs: 0,
         lower: Lowering::Nothing(compiled_away),

@@ -5,11 +5,26 @@ use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::softmax as P;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{quant, Data, Num, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::SOFTMAX,
+    types: Types::unary(
+        &[
+            Sig::Same(Ty::F32),
+            Sig::Same(Ty::I8),
+            Sig::Each(&[Ty::I8, Ty::I16]),
+            Sig::Same(Ty::I16),
+        ],
+        &[
+            Sig::Same(Ty::F32),
+            Sig::Same(Ty::I8),
+            Sig::Each(&[Ty::I8, Ty::I16]),
+            Sig::Same(Ty::I16),
+        ],
+    ),
     inputs: 1..=1,
     outputs: 1,
     lower: Lowering::Kernel(softmax),

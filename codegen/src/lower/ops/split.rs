@@ -11,6 +11,7 @@ use super::{kernel, Kernel, Lowering, OpEntry, ANY_OUTPUTS};
 use crate::error::{Grounds, Result};
 use crate::ir::OpCode;
 use crate::lower::params::split as P;
+use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{OpContext, Operand};
 
 /// Function names of the fixed-arity split kernels.
@@ -23,12 +24,41 @@ const SPLIT_FUNCTIONS: [&str; 10] = [
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::SPLIT,
+        types: Types {
+            roles: &[Role::In(1), Role::Out(0)],
+            tinyaot: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+            tflm: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+        },
         inputs: 2..=2,
         outputs: ANY_OUTPUTS,
         lower: Lowering::Kernel(split),
     },
     OpEntry {
         code: OpCode::SPLIT_V,
+        types: Types::unary(
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+        ),
         inputs: 3..=3,
         outputs: ANY_OUTPUTS,
         lower: Lowering::Kernel(split_v),

@@ -6,11 +6,28 @@ use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEnt
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::strided_slice as P;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{Data, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::STRIDED_SLICE,
+    types: Types::unary(
+        &[
+            Sig::Same(Ty::F32),
+            Sig::Same(Ty::I8),
+            Sig::Same(Ty::I16),
+            Sig::Same(Ty::I32),
+            Sig::Same(Ty::Bool),
+        ],
+        &[
+            Sig::Same(Ty::F32),
+            Sig::Same(Ty::I8),
+            Sig::Same(Ty::I16),
+            Sig::Same(Ty::I32),
+            Sig::Same(Ty::Bool),
+        ],
+    ),
     inputs: 4..=4,
     outputs: 1,
     lower: Lowering::Kernel(strided_slice),

@@ -7,11 +7,25 @@ use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, OpCode, Options, Tensor};
 use crate::lower::params::svdf as P;
+use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{Data, OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::SVDF,
+    types: Types {
+        roles: &[Role::In(0), Role::In(2), Role::Out(0)],
+        tinyaot: &[
+            Sig::Same(Ty::F32),
+            Sig::Each(&[Ty::I8, Ty::I16, Ty::I8]),
+            Sig::Each(&[Ty::I8, Ty::I8, Ty::I8]),
+        ],
+        tflm: &[
+            Sig::Same(Ty::F32),
+            Sig::Each(&[Ty::I8, Ty::I16, Ty::I8]),
+            Sig::Each(&[Ty::I8, Ty::I8, Ty::I8]),
+        ],
+    },
     // TFLM's Prepare demands five inputs; the bias (input 3) may be the optional -1.
     inputs: 5..=5,
     outputs: 1,

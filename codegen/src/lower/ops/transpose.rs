@@ -5,11 +5,16 @@ use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEnt
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::transpose as P;
+use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::OpContext;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::TRANSPOSE,
+    types: Types::unary(
+        &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+    ),
     inputs: 2..=2,
     outputs: 1,
     lower: Lowering::Kernel(transpose),

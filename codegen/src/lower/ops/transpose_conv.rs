@@ -9,11 +9,25 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Padding};
 use crate::load::{activation_from, padding_from};
 use crate::lower::params::transpose_conv as P;
+use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::OpContext;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::TRANSPOSE_CONV,
+    types: Types {
+        roles: &[Role::In(2), Role::In(1), Role::Out(0)],
+        tinyaot: &[
+            Sig::Same(Ty::F32),
+            Sig::Same(Ty::I8),
+            Sig::Each(&[Ty::I16, Ty::I8, Ty::I16]),
+        ],
+        tflm: &[
+            Sig::Same(Ty::F32),
+            Sig::Same(Ty::I8),
+            Sig::Each(&[Ty::I16, Ty::I8, Ty::I16]),
+        ],
+    },
     inputs: 3..=4,
     outputs: 1,
     lower: Lowering::Kernel(transpose_conv),

@@ -1,0 +1,186 @@
+//! Accepted corners for the types the operator registry lists (the README's operator × type
+//! table) that no other model of the suite or of tests/fixtures/models uses: each runs
+//! bit-exact against TFLM in Rust and C once `tests/fixtures/hostile/generate.sh` has written its
+//! goldens. `codegen/tests/registry_types.rs` fails while a listed type has no such model.
+
+use super::{int16, Category, Suite};
+use crate::{BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType};
+
+/// An unquantized tensor of `dtype` and `shape`.
+fn raw(dtype: TensorType, shape: &[i32]) -> TensorSpec {
+    TensorSpec::new(dtype, shape)
+}
+
+/// The cases, appended to `cases` as legitimate corners.
+pub(super) fn registry_types(cases: &mut Vec<super::Case>) {
+    let mut s = Suite {
+        cases,
+        category: Category::LegitimateCorners,
+    };
+    // PAD and PADV2 of INT32 (TFLM's pad.cc): 0, or PADV2's raw constant, around the input.
+    s.accepted(
+        "pad_int32",
+        ModelSpec::single_op(
+            B::PAD,
+            Options::Pad,
+            vec![
+                raw(TensorType::INT32, &[1, 2, 3]),
+                TensorSpec::int32(&[3, 2]).constant_i32(&[0, 0, 1, 2, 0, 1]),
+            ],
+            vec![raw(TensorType::INT32, &[1, 5, 4])],
+        ),
+    );
+    s.accepted(
+        "padv2_int32_constant",
+        ModelSpec::single_op(
+            B::PADV2,
+            Options::PadV2,
+            vec![
+                raw(TensorType::INT32, &[2, 3]),
+                TensorSpec::int32(&[2, 2]).constant_i32(&[1, 0, 2, 1]),
+                TensorSpec::int32(&[1]).constant_i32(&[-70_000]),
+            ],
+            vec![raw(TensorType::INT32, &[3, 6])],
+        ),
+    );
+    // MAXIMUM and MINIMUM of INT64 (TFLM's maximum_minimum.cc), broadcasting, and with a
+    // constant operand whose values sit beyond int32.
+    s.accepted(
+        "maximum_int64_broadcast",
+        ModelSpec::single_op(
+            B::MAXIMUM,
+            Options::MaximumMinimum,
+            vec![
+                raw(TensorType::INT64, &[2, 3]),
+                raw(TensorType::INT64, &[3]),
+            ],
+            vec![raw(TensorType::INT64, &[2, 3])],
+        ),
+    );
+    s.accepted(
+        "minimum_int64_constant",
+        ModelSpec::single_op(
+            B::MINIMUM,
+            Options::MaximumMinimum,
+            vec![
+                raw(TensorType::INT64, &[2, 2]),
+                raw(TensorType::INT64, &[2, 2]).constant_i64(&[
+                    i64::MIN,
+                    -5_000_000_000,
+                    0,
+                    5_000_000_000,
+                ]),
+            ],
+            vec![raw(TensorType::INT64, &[2, 2])],
+        ),
+    );
+    // The byte-moving operators on the types no other model gives them.
+    s.accepted(
+        "concatenation_int32",
+        ModelSpec::single_op(
+            B::CONCATENATION,
+            Options::Concatenation {
+                axis: 1,
+                activation: crate::Activation::NONE,
+            },
+            vec![TensorSpec::int32(&[2, 2]), TensorSpec::int32(&[2, 3])],
+            vec![TensorSpec::int32(&[2, 5])],
+        ),
+    );
+    for (name, dtype) in [
+        ("pack_int16", TensorType::INT16),
+        ("pack_int64", TensorType::INT64),
+    ] {
+        s.accepted(
+            name,
+            ModelSpec::single_op(
+                B::PACK,
+                Options::Pack {
+                    values_count: 2,
+                    axis: 1,
+                },
+                vec![raw(dtype, &[2, 3]), raw(dtype, &[2, 3])],
+                vec![raw(dtype, &[2, 2, 3])],
+            ),
+        );
+    }
+    s.accepted(
+        "padv2_int16_constant",
+        ModelSpec::single_op(
+            B::PADV2,
+            Options::PadV2,
+            vec![
+                int16(&[2, 3], (0.5, 0)),
+                TensorSpec::int32(&[2, 2]).constant_i32(&[0, 1, 1, 0]),
+                int16(&[1], (0.5, 0)).constant((-300i16).to_le_bytes()),
+            ],
+            vec![int16(&[3, 4], (0.5, 0))],
+        ),
+    );
+    s.accepted(
+        "expand_dims_int16",
+        ModelSpec::single_op(
+            B::EXPAND_DIMS,
+            Options::ExpandDims,
+            vec![
+                int16(&[2, 3], (0.5, 0)),
+                TensorSpec::int32(&[1]).constant_i32(&[0]),
+            ],
+            vec![int16(&[1, 2, 3], (0.5, 0))],
+        ),
+    );
+    for (name, dtype) in [
+        ("split_int16", TensorType::INT16),
+        ("split_int32", TensorType::INT32),
+    ] {
+        s.accepted(
+            name,
+            ModelSpec::single_op(
+                B::SPLIT,
+                Options::Split { num_splits: 2 },
+                vec![
+                    TensorSpec::int32(&[1]).constant_i32(&[1]),
+                    raw(dtype, &[2, 4]),
+                ],
+                vec![raw(dtype, &[2, 2]), raw(dtype, &[2, 2])],
+            ),
+        );
+    }
+    for (name, dtype) in [
+        ("split_v_int16", TensorType::INT16),
+        ("split_v_int32", TensorType::INT32),
+    ] {
+        s.accepted(
+            name,
+            ModelSpec::single_op(
+                B::SPLIT_V,
+                Options::SplitV { num_splits: 2 },
+                vec![
+                    raw(dtype, &[3, 2]),
+                    TensorSpec::int32(&[2]).constant_i32(&[1, 2]),
+                    TensorSpec::int32(&[1]).constant_i32(&[0]),
+                ],
+                vec![raw(dtype, &[1, 2]), raw(dtype, &[2, 2])],
+            ),
+        );
+    }
+    // QUANTIZE between int16 and int32, each way (TFLM's requantization).
+    s.accepted(
+        "quantize_int16_int32",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![int16(&[1, 8], (0.5, 0))],
+            vec![TensorSpec::int32(&[1, 8]).quant(0.125, 0)],
+        ),
+    );
+    s.accepted(
+        "quantize_int32_int16",
+        ModelSpec::single_op(
+            B::QUANTIZE,
+            Options::Quantize,
+            vec![TensorSpec::int32(&[1, 8]).quant(0.125, 0)],
+            vec![int16(&[1, 8], (0.5, 0))],
+        ),
+    );
+}
