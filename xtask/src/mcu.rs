@@ -46,6 +46,8 @@ const DEFAULT_MODELS: &[&str] = &[
     "resnet8",
     "mobilenet_v1_025",
     "mobilenet_v2_035",
+    "mobilenet_pruned",
+    "metadata_misaligned",
     "autoencoder",
     "hello_world_int8",
     "micro_speech_quantized",
