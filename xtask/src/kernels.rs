@@ -3,8 +3,13 @@
 //!
 //! A kernel family is a file `runtime/src/kernels/<family>.rs` with a C twin
 //! `templates/c/kernels/<family>.c.tera`, and usually a lowering file
-//! `codegen/src/lower/ops/<family>.rs`. Its parameter structs and entry points are written by hand
-//! once, in the runtime file; this command reads them with `syn` and writes:
+//! `codegen/src/lower/ops/<family>.rs`. A large family is a folder in each layer instead (see
+//! [`Layout`]): `runtime/src/kernels/<family>/mod.rs` with its submodules,
+//! `codegen/src/lower/ops/<family>/mod.rs` with its, and beside the C entry
+//! `templates/c/kernels/<family>.c.tera` its parts `templates/c/kernels/<family>/*.c.tera`, which
+//! the entry includes. Its parameter structs and entry points are written by hand once, in the
+//! runtime's files (a folder's files in name order, `mod.rs` first); this command reads them with
+//! `syn` and writes:
 //! - the family's C header `templates/c/kernels/<family>.h.tera`: the runtime module's summary as
 //!   a comment, the parameter typedefs and the kernels' prototypes;
 //! - `codegen/src/emit/c_params.rs`: every struct's C fields, from which the C backend writes
@@ -15,8 +20,8 @@
 //!   declarations (see [`crate::parity_gen`]);
 //! - the module lists: the `pub mod` lines of `runtime/src/kernels/mod.rs` and, in
 //!   `codegen/src/lower/ops/mod.rs`, the `mod` lines and the `families!` list (kernel families,
-//!   alias-only families without a runtime file, and support modules without a lowering file),
-//!   each between marker lines.
+//!   alias-only families without a runtime file, support modules without a lowering file, and
+//!   the parts of the C templates of folder families), each between marker lines.
 //!
 //! `--check` writes nothing and fails when a checked-in file differs from what would be generated
 //! (CI runs it, like `schema/regen.sh --check`).
@@ -102,11 +107,15 @@ fn generate(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String> {
     let mut with_params = Vec::new();
     let mut parity = Vec::new();
     for family in &layout.kernels {
-        let source = read(&kernels.join(format!("{family}.rs")))?;
-        let decls = declarations(family, &source)?;
-        let functions = crate::parity_gen::functions(family, &source)?;
+        let sources = runtime_sources(root, family)?;
+        let mut decls = Vec::new();
+        let mut functions = Vec::new();
+        for (path, source) in &sources {
+            decls.extend(declarations(path, source)?);
+            functions.extend(crate::parity_gen::functions(path, source)?);
+        }
         let path = root.join(format!("templates/c/kernels/{family}.h.tera"));
-        outputs.push((path, c_header(family, &source, &decls, &functions)?));
+        outputs.push((path, c_header(family, &sources, &decls, &functions)?));
         parity.push((family.clone(), decls_for_parity(&decls), functions));
         if !decls.is_empty() {
             with_params.push((family.clone(), decls));
@@ -148,42 +157,63 @@ fn generate(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String> {
     Ok(outputs)
 }
 
-/// The families, found from the files that make them.
+/// The families, found from the files that make them. In each layer a family is one file, or a
+/// folder of the family's name: in the runtime and the lowering a module folder (`<family>/mod.rs`
+/// and its submodules; in the lowering only one whose `mod.rs` declares the family's `OPS`, other
+/// folders being helpers such as `int4/`), in the C templates the parts
+/// `templates/c/kernels/<family>/*.c.tera` that the entry `<family>.c.tera` includes.
 struct Layout {
     /// Runtime kernel modules with a C twin: the kernel families (sorted).
     kernels: Vec<String>,
-    /// Lowering files (`codegen/src/lower/ops/<name>.rs`, not `mod.rs` or `testing.rs`), sorted.
+    /// Lowering files (`codegen/src/lower/ops/<name>.rs`, not `mod.rs` or `testing.rs`) and
+    /// folders (`<name>/mod.rs` with an `OPS` table), sorted.
     lowering: Vec<String>,
+    /// The parts of folder families' C templates, `<family>/<part>` for
+    /// `templates/c/kernels/<family>/<part>.c.tera`, sorted.
+    c_parts: Vec<String>,
 }
 
 impl Layout {
     fn discover(root: &Path) -> Result<Layout, String> {
-        let stems = |dir: &str, suffix: &str| -> Result<Vec<String>, String> {
-            let dir = root.join(dir);
-            let mut out = Vec::new();
-            for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-                let name = entry.map_err(|e| e.to_string())?.file_name();
-                if let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(suffix)) {
-                    out.push(stem.to_string());
-                }
-            }
-            out.sort();
-            Ok(out)
-        };
-        let runtime = stems("runtime/src/kernels", ".rs")?;
-        let c = stems("templates/c/kernels", ".c.tera")?;
+        let runtime = family_names(root, "runtime/src/kernels", ".rs", |_| true)?;
+        let c = family_names(root, "templates/c/kernels", ".c.tera", |_| false)?;
         if let Some(orphan) = c.iter().find(|f| !runtime.contains(f)) {
             return Err(format!(
-                "templates/c/kernels/{orphan}.c.tera has no Rust twin runtime/src/kernels/{orphan}.rs"
+                "templates/c/kernels/{orphan}.c.tera has no Rust twin runtime/src/kernels/{orphan}.rs \
+                 or runtime/src/kernels/{orphan}/mod.rs"
             ));
         }
-        let lowering = stems("codegen/src/lower/ops", ".rs")?
-            .into_iter()
-            .filter(|f| f != "mod" && f != "testing")
-            .collect();
+        let lowering = family_names(root, "codegen/src/lower/ops", ".rs", |mod_rs| {
+            mod_rs.contains("pub(crate) const OPS")
+        })?
+        .into_iter()
+        .filter(|f| f != "mod" && f != "testing")
+        .collect();
+        let mut c_parts = Vec::new();
+        for entry in read_dir(&root.join("templates/c/kernels"))? {
+            if !entry.is_dir() {
+                continue;
+            }
+            let family = file_name(&entry)?;
+            if !c.contains(&family) {
+                return Err(format!(
+                    "templates/c/kernels/{family}/ holds the parts of a family's C template, but \
+                     there is no templates/c/kernels/{family}.c.tera to include them"
+                ));
+            }
+            for part in read_dir(&entry)? {
+                let name = file_name(&part)?;
+                let stem = name.strip_suffix(".c.tera").ok_or_else(|| {
+                    format!("templates/c/kernels/{family}/{name}: not a C template part (.c.tera)")
+                })?;
+                c_parts.push(format!("{family}/{stem}"));
+            }
+        }
+        c_parts.sort();
         Ok(Layout {
             kernels: c,
             lowering,
+            c_parts,
         })
     }
 
@@ -213,6 +243,11 @@ impl Layout {
                 .filter(|f| !self.lowering.contains(f))
                 .collect(),
         );
+        let c_parts: String = self
+            .c_parts
+            .iter()
+            .map(|p| format!("                \"{p}\",\n"))
+            .collect();
         let mut out = String::new();
         for family in &self.lowering {
             let _ = writeln!(out, "mod {family};");
@@ -227,7 +262,9 @@ impl Layout {
 /// - `support`: kernel modules without a lowering file of their own, which the emitters call
 ///   themselves (`copy`, for an alias whose input and output the plan keeps apart) or another
 ///   family's lowering names (the INT4-weight kernels `conv_int4`, `depthwise_int4` and
-///   `fully_connected_int4`).
+///   `fully_connected_int4`);
+/// - `c_parts`: the parts of the C templates of the families that are folders
+///   (`templates/c/kernels/<family>/<part>.c.tera`, which `<family>.c.tera` includes).
 ///
 /// The registry below takes the families, the C backend its kernel modules' templates (a file
 /// path must be a literal for `include_str!`, hence a macro rather than a constant).
@@ -240,6 +277,8 @@ macro_rules! families {{
 {aliases}            ],
             support: [
 {support}            ],
+            c_parts: [
+{c_parts}            ],
         }}
     }};
 }}"
@@ -303,22 +342,21 @@ fn c_comment(text: &str) -> String {
 /// A family's C header template: its summary, its parameter typedefs and its prototypes.
 fn c_header(
     family: &str,
-    source: &str,
+    sources: &[(String, String)],
     decls: &[Decl],
     functions: &[crate::parity_gen::Function],
 ) -> Result<String, String> {
-    let text = format!(
-        "{family} (runtime/src/kernels/{family}.rs): {}",
-        summary(source)
-    );
+    // A folder family is named by its folder, its summary is its `mod.rs`'s (read first).
+    let (first, source) = &sources[0];
+    let location = first.strip_suffix("mod.rs").unwrap_or(first);
+    let text = format!("{family} ({location}): {}", summary(source));
     if ["*/", "{{", "{%", "{#"].iter().any(|t| text.contains(t)) {
         return Err(format!(
-            "runtime/src/kernels/{family}.rs: the module summary may not contain `*/` or a tera tag"
+            "{first}: the module summary may not contain `*/` or a tera tag"
         ));
     }
-    let mut out = format!(
-        "{{# @generated by `cargo xtask kernels` from runtime/src/kernels/{family}.rs. Do not edit. #}}\n"
-    );
+    let mut out =
+        format!("{{# @generated by `cargo xtask kernels` from {location}. Do not edit. #}}\n");
     out.push_str(&c_comment(&text));
     out.push_str(&c_typedefs(family, decls)?);
     for function in functions {
@@ -532,6 +570,84 @@ fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// The entries of a directory, sorted.
+fn read_dir(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        out.push(entry.map_err(|e| e.to_string())?.path());
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn file_name(path: &Path) -> Result<String, String> {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_string)
+        .ok_or_else(|| format!("{}: not a UTF-8 file name", path.display()))
+}
+
+/// The families of one layer's directory `dir`: its files `<family><suffix>`, and its folders
+/// `<family>/` holding a `mod.rs` that `is_family` accepts (`suffix` `.rs`), sorted.
+fn family_names(
+    root: &Path,
+    dir: &str,
+    suffix: &str,
+    is_family: impl Fn(&str) -> bool,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for path in read_dir(&root.join(dir))? {
+        let name = file_name(&path)?;
+        if path.is_dir() {
+            let mod_rs = path.join("mod.rs");
+            if suffix == ".rs" && mod_rs.is_file() && is_family(&read(&mod_rs)?) {
+                out.push(name);
+            }
+        } else if let Some(stem) = name.strip_suffix(suffix) {
+            out.push(stem.to_string());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// A runtime family's source files, as `(path from the root, text)`: its file, or its folder's
+/// `mod.rs` and then its other files, at any depth, in name order (the order of the generated
+/// declarations).
+fn runtime_sources(root: &Path, family: &str) -> Result<Vec<(String, String)>, String> {
+    let file = format!("runtime/src/kernels/{family}.rs");
+    if root.join(&file).is_file() {
+        return Ok(vec![(file.clone(), read(&root.join(&file))?)]);
+    }
+    let folder = format!("runtime/src/kernels/{family}/");
+    let mut paths = Vec::new();
+    let mut pending = vec![root.join(&folder)];
+    while let Some(dir) = pending.pop() {
+        for path in read_dir(&dir)? {
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path
+                    .strip_prefix(root)
+                    .map_err(|e| e.to_string())?
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                paths.push(relative);
+            }
+        }
+    }
+    let mod_rs = format!("{folder}mod.rs");
+    if !paths.contains(&mod_rs) {
+        return Err(format!("{folder}: a family folder needs a mod.rs"));
+    }
+    // `mod.rs` first (its summary is the family's), then the rest by path.
+    paths.sort_by_key(|p| (*p != mod_rs, p.clone()));
+    paths
+        .into_iter()
+        .map(|p| Ok((p.clone(), read(&root.join(&p))?)))
+        .collect()
+}
+
 /// The value of `pub const <name>: usize = N;` in `runtime/src/kernels/mod.rs`.
 fn usize_const(mod_rs: &str, name: &str) -> Result<usize, String> {
     let file = syn::parse_file(mod_rs).map_err(|e| format!("runtime/src/kernels/mod.rs: {e}"))?;
@@ -614,10 +730,12 @@ enum FieldKind {
     },
 }
 
-/// The public structs and type aliases of a family's file.
-fn declarations(family: &str, source: &str) -> Result<Vec<Decl>, String> {
-    let file =
-        syn::parse_file(source).map_err(|e| format!("runtime/src/kernels/{family}.rs: {e}"))?;
+/// The public structs and type aliases of one of a family's files (`path`, for messages).
+fn declarations(path: &str, source: &str) -> Result<Vec<Decl>, String> {
+    let file = syn::parse_file(source).map_err(|e| format!("{path}: {e}"))?;
+    let family = path
+        .trim_start_matches("runtime/src/kernels/")
+        .trim_end_matches(".rs");
     let mut decls = Vec::new();
     for item in &file.items {
         match item {

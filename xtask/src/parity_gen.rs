@@ -60,10 +60,12 @@ pub struct Function {
     pub params: Option<String>,
 }
 
-/// The kernel entry points of one family's source.
-pub fn functions(family: &str, source: &str) -> Result<Vec<Function>, String> {
-    let file =
-        syn::parse_file(source).map_err(|e| format!("runtime/src/kernels/{family}.rs: {e}"))?;
+/// The kernel entry points of one of a family's source files (`path`, for messages).
+pub fn functions(path: &str, source: &str) -> Result<Vec<Function>, String> {
+    let file = syn::parse_file(source).map_err(|e| format!("{path}: {e}"))?;
+    let family = path
+        .trim_start_matches("runtime/src/kernels/")
+        .trim_end_matches(".rs");
     let mut out = Vec::new();
     for item in &file.items {
         match item {

@@ -66,12 +66,21 @@ macro_rules! c_modules {
     (
         kernels: [$($kernel:ident),* $(,)?],
         aliases: [$($alias:ident),* $(,)?],
-        support: [$($support:ident),* $(,)?] $(,)?
+        support: [$($support:ident),* $(,)?],
+        c_parts: [$($part:literal),* $(,)?] $(,)?
     ) => {
         /// The kernel modules the C backend has: name, header template, source template. The
         /// module names are the Rust runtime's (`tinyaot::kernels::<module>`), which the lowering
         /// names in each call.
         const MODULES: &[(&str, &str, &str)] = &[$(module!($kernel),)* $(module!($support),)*];
+
+        /// The parts of the source templates of the families that are folders: the name
+        /// `<family>/<part>.c` under which `<family>.c.tera` includes
+        /// `templates/c/kernels/<family>/<part>.c.tera`, and the template.
+        const PARTS: &[(&str, &str)] = &[$((
+            concat!($part, ".c"),
+            include_str!(concat!("../../../templates/c/kernels/", $part, ".c.tera")),
+        ),)*];
     };
 }
 crate::lower::ops::families!(c_modules);
@@ -333,6 +342,9 @@ fn parse_templates() -> Result<Tera> {
     for (name, header, source) in MODULES {
         all.push((format!("{name}.h"), header));
         all.push((format!("{name}.c"), source));
+    }
+    for (name, part) in PARTS {
+        all.push((name.to_string(), part));
     }
     tera.add_raw_templates(all).map_err(template_error)?;
     Ok(tera)

@@ -443,13 +443,11 @@ fn concat_concat10<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result
     Ok(())
 }
 
-/// `conv::conv2d_s8`.
-fn conv_conv2d_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot_runtime::kernels::conv::Conv2dS8 {
+/// `conv::conv2d_f32`.
+fn conv_conv2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<f32> = call.slice("filter")?;
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = tinyaot_runtime::kernels::conv::Conv2dF32 {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -466,70 +464,12 @@ fn conv_conv2d_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<
         dilation_w: call.scalar::<usize>("dilation_w")?,
         pad_top: call.scalar::<usize>("pad_top")?,
         pad_left: call.scalar::<usize>("pad_left")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
         filter: &filter,
         bias: bias.as_deref(),
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
     };
-    tinyaot_runtime::kernels::conv::conv2d_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
-/// `conv::conv2d_1x1_s8`.
-fn conv_conv2d_1x1_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot_runtime::kernels::conv::Conv1x1S8 {
-        pixels: call.scalar::<usize>("pixels")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        folded_bias: &folded_bias,
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: call.scalar::<bool>("narrow_requant")?,
-    };
-    tinyaot_runtime::kernels::conv::conv2d_1x1_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
-/// `conv::conv2d_1x1_widened_s8`.
-fn conv_conv2d_1x1_widened_s8<C: KernelArgs + ?Sized>(
-    call: &C,
-    arena: &mut [u8],
-) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = tinyaot_runtime::kernels::conv::Conv1x1S8 {
-        pixels: call.scalar::<usize>("pixels")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: &filter,
-        folded_bias: &folded_bias,
-        multipliers: &multipliers,
-        shifts: &shifts,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: call.scalar::<bool>("narrow_requant")?,
-    };
-    tinyaot_runtime::kernels::conv::conv2d_1x1_widened_s8(
-        arena,
-        call.offset(0)?,
-        call.offset(1)?,
-        &p,
-    );
+    tinyaot_runtime::kernels::conv::conv2d_f32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -657,6 +597,60 @@ fn conv_conv2d_im2col_gather_pairs_s8<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `conv::conv2d_1x1_s8`.
+fn conv_conv2d_1x1_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::Conv1x1S8 {
+        pixels: call.scalar::<usize>("pixels")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: &filter,
+        folded_bias: &folded_bias,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
+    };
+    tinyaot_runtime::kernels::conv::conv2d_1x1_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `conv::conv2d_1x1_widened_s8`.
+fn conv_conv2d_1x1_widened_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::Conv1x1S8 {
+        pixels: call.scalar::<usize>("pixels")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: &filter,
+        folded_bias: &folded_bias,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
+    };
+    tinyaot_runtime::kernels::conv::conv2d_1x1_widened_s8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `conv::conv2d_s16`.
 fn conv_conv2d_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -729,11 +723,13 @@ fn conv_conv2d_im2col_s16<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
-/// `conv::conv2d_f32`.
-fn conv_conv2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<f32> = call.slice("filter")?;
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
-    let p = tinyaot_runtime::kernels::conv::Conv2dF32 {
+/// `conv::conv2d_s8`.
+fn conv_conv2d_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::Conv2dS8 {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -750,12 +746,16 @@ fn conv_conv2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result
         dilation_w: call.scalar::<usize>("dilation_w")?,
         pad_top: call.scalar::<usize>("pad_top")?,
         pad_left: call.scalar::<usize>("pad_left")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
         filter: &filter,
         bias: bias.as_deref(),
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
     };
-    tinyaot_runtime::kernels::conv::conv2d_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    tinyaot_runtime::kernels::conv::conv2d_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2912,17 +2912,17 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("concat", "concat8") => concat_concat8(call, arena),
         ("concat", "concat9") => concat_concat9(call, arena),
         ("concat", "concat10") => concat_concat10(call, arena),
-        ("conv", "conv2d_s8") => conv_conv2d_s8(call, arena),
-        ("conv", "conv2d_1x1_s8") => conv_conv2d_1x1_s8(call, arena),
-        ("conv", "conv2d_1x1_widened_s8") => conv_conv2d_1x1_widened_s8(call, arena),
+        ("conv", "conv2d_f32") => conv_conv2d_f32(call, arena),
         ("conv", "conv2d_im2col_s8") => conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => conv_conv2d_im2col_pairs_s8(call, arena),
         ("conv", "conv2d_im2col_gather_pairs_s8") => {
             conv_conv2d_im2col_gather_pairs_s8(call, arena)
         }
+        ("conv", "conv2d_1x1_s8") => conv_conv2d_1x1_s8(call, arena),
+        ("conv", "conv2d_1x1_widened_s8") => conv_conv2d_1x1_widened_s8(call, arena),
         ("conv", "conv2d_s16") => conv_conv2d_s16(call, arena),
         ("conv", "conv2d_im2col_s16") => conv_conv2d_im2col_s16(call, arena),
-        ("conv", "conv2d_f32") => conv_conv2d_f32(call, arena),
+        ("conv", "conv2d_s8") => conv_conv2d_s8(call, arena),
         ("conv_int4", "conv2d_s4") => conv_int4_conv2d_s4(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => depthwise_depthwise_conv2d_s16(call, arena),

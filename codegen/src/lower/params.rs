@@ -340,9 +340,9 @@ pub(crate) mod concat {
 /// The parameter structs of `tinyaot::kernels::conv`.
 pub(crate) mod conv {
     use crate::lower::{Data, Params, Value};
-    /// `tinyaot::kernels::conv::Conv2dS8`.
+    /// `tinyaot::kernels::conv::Conv2dF32`.
     #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct Conv2dS8 {
+    pub(crate) struct Conv2dF32 {
         /// `batches`.
         pub batches: usize,
         /// `input_h`.
@@ -375,28 +375,20 @@ pub(crate) mod conv {
         pub pad_top: usize,
         /// `pad_left`.
         pub pad_left: usize,
-        /// `input_zero_point`.
-        pub input_zero_point: i32,
-        /// `output_zero_point`.
-        pub output_zero_point: i32,
         /// `filter`.
-        pub filter: Data<i8>,
+        pub filter: Data<f32>,
         /// `bias`.
-        pub bias: Option<Data<i32>>,
-        /// `multipliers`.
-        pub multipliers: Data<i32>,
-        /// `shifts`.
-        pub shifts: Data<i8>,
+        pub bias: Option<Data<f32>>,
         /// `act_min`.
-        pub act_min: i32,
+        pub act_min: f32,
         /// `act_max`.
-        pub act_max: i32,
+        pub act_max: f32,
     }
 
-    impl From<Conv2dS8> for Params {
-        fn from(p: Conv2dS8) -> Params {
+    impl From<Conv2dF32> for Params {
+        fn from(p: Conv2dF32) -> Params {
             Params {
-                type_name: "Conv2dS8",
+                type_name: "Conv2dF32",
                 fields: vec![
                     ("batches", Value::Usize(p.batches)),
                     ("input_h", Value::Usize(p.input_h)),
@@ -414,18 +406,149 @@ pub(crate) mod conv {
                     ("dilation_w", Value::Usize(p.dilation_w)),
                     ("pad_top", Value::Usize(p.pad_top)),
                     ("pad_left", Value::Usize(p.pad_left)),
-                    ("input_zero_point", Value::I32(p.input_zero_point)),
-                    ("output_zero_point", Value::I32(p.output_zero_point)),
                     ("filter", Value::from(p.filter)),
                     (
                         "bias",
                         p.bias
                             .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
                     ),
+                    ("act_min", Value::F32(p.act_min)),
+                    ("act_max", Value::F32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::conv::Conv2dIm2colS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Conv2dIm2colS8 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `filter`.
+        pub filter: Data<i8>,
+        /// `folded_bias`.
+        pub folded_bias: Data<i32>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+        /// `narrow_requant`.
+        pub narrow_requant: bool,
+    }
+
+    impl From<Conv2dIm2colS8> for Params {
+        fn from(p: Conv2dIm2colS8) -> Params {
+            Params {
+                type_name: "Conv2dIm2colS8",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("filter", Value::from(p.filter)),
+                    ("folded_bias", Value::from(p.folded_bias)),
                     ("multipliers", Value::from(p.multipliers)),
                     ("shifts", Value::from(p.shifts)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                    ("narrow_requant", Value::Bool(p.narrow_requant)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::conv::Conv1x1S8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Conv1x1S8 {
+        /// `pixels`.
+        pub pixels: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `filter`.
+        pub filter: Data<i8>,
+        /// `folded_bias`.
+        pub folded_bias: Data<i32>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+        /// `narrow_requant`.
+        pub narrow_requant: bool,
+    }
+
+    impl From<Conv1x1S8> for Params {
+        fn from(p: Conv1x1S8) -> Params {
+            Params {
+                type_name: "Conv1x1S8",
+                fields: vec![
+                    ("pixels", Value::Usize(p.pixels)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("filter", Value::from(p.filter)),
+                    ("folded_bias", Value::from(p.folded_bias)),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                    ("narrow_requant", Value::Bool(p.narrow_requant)),
                 ],
             }
         }
@@ -604,144 +727,9 @@ pub(crate) mod conv {
         }
     }
 
-    /// `tinyaot::kernels::conv::Conv1x1S8`.
+    /// `tinyaot::kernels::conv::Conv2dS8`.
     #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct Conv1x1S8 {
-        /// `pixels`.
-        pub pixels: usize,
-        /// `input_c`.
-        pub input_c: usize,
-        /// `output_c`.
-        pub output_c: usize,
-        /// `output_zero_point`.
-        pub output_zero_point: i32,
-        /// `filter`.
-        pub filter: Data<i8>,
-        /// `folded_bias`.
-        pub folded_bias: Data<i32>,
-        /// `multipliers`.
-        pub multipliers: Data<i32>,
-        /// `shifts`.
-        pub shifts: Data<i8>,
-        /// `act_min`.
-        pub act_min: i32,
-        /// `act_max`.
-        pub act_max: i32,
-        /// `narrow_requant`.
-        pub narrow_requant: bool,
-    }
-
-    impl From<Conv1x1S8> for Params {
-        fn from(p: Conv1x1S8) -> Params {
-            Params {
-                type_name: "Conv1x1S8",
-                fields: vec![
-                    ("pixels", Value::Usize(p.pixels)),
-                    ("input_c", Value::Usize(p.input_c)),
-                    ("output_c", Value::Usize(p.output_c)),
-                    ("output_zero_point", Value::I32(p.output_zero_point)),
-                    ("filter", Value::from(p.filter)),
-                    ("folded_bias", Value::from(p.folded_bias)),
-                    ("multipliers", Value::from(p.multipliers)),
-                    ("shifts", Value::from(p.shifts)),
-                    ("act_min", Value::I32(p.act_min)),
-                    ("act_max", Value::I32(p.act_max)),
-                    ("narrow_requant", Value::Bool(p.narrow_requant)),
-                ],
-            }
-        }
-    }
-
-    /// `tinyaot::kernels::conv::Conv2dIm2colS8`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct Conv2dIm2colS8 {
-        /// `batches`.
-        pub batches: usize,
-        /// `input_h`.
-        pub input_h: usize,
-        /// `input_w`.
-        pub input_w: usize,
-        /// `input_c`.
-        pub input_c: usize,
-        /// `output_h`.
-        pub output_h: usize,
-        /// `output_w`.
-        pub output_w: usize,
-        /// `output_c`.
-        pub output_c: usize,
-        /// `filter_h`.
-        pub filter_h: usize,
-        /// `filter_w`.
-        pub filter_w: usize,
-        /// `stride_h`.
-        pub stride_h: usize,
-        /// `stride_w`.
-        pub stride_w: usize,
-        /// `dilation_h`.
-        pub dilation_h: usize,
-        /// `dilation_w`.
-        pub dilation_w: usize,
-        /// `pad_top`.
-        pub pad_top: usize,
-        /// `pad_left`.
-        pub pad_left: usize,
-        /// `input_zero_point`.
-        pub input_zero_point: i32,
-        /// `output_zero_point`.
-        pub output_zero_point: i32,
-        /// `filter`.
-        pub filter: Data<i8>,
-        /// `folded_bias`.
-        pub folded_bias: Data<i32>,
-        /// `multipliers`.
-        pub multipliers: Data<i32>,
-        /// `shifts`.
-        pub shifts: Data<i8>,
-        /// `act_min`.
-        pub act_min: i32,
-        /// `act_max`.
-        pub act_max: i32,
-        /// `narrow_requant`.
-        pub narrow_requant: bool,
-    }
-
-    impl From<Conv2dIm2colS8> for Params {
-        fn from(p: Conv2dIm2colS8) -> Params {
-            Params {
-                type_name: "Conv2dIm2colS8",
-                fields: vec![
-                    ("batches", Value::Usize(p.batches)),
-                    ("input_h", Value::Usize(p.input_h)),
-                    ("input_w", Value::Usize(p.input_w)),
-                    ("input_c", Value::Usize(p.input_c)),
-                    ("output_h", Value::Usize(p.output_h)),
-                    ("output_w", Value::Usize(p.output_w)),
-                    ("output_c", Value::Usize(p.output_c)),
-                    ("filter_h", Value::Usize(p.filter_h)),
-                    ("filter_w", Value::Usize(p.filter_w)),
-                    ("stride_h", Value::Usize(p.stride_h)),
-                    ("stride_w", Value::Usize(p.stride_w)),
-                    ("dilation_h", Value::Usize(p.dilation_h)),
-                    ("dilation_w", Value::Usize(p.dilation_w)),
-                    ("pad_top", Value::Usize(p.pad_top)),
-                    ("pad_left", Value::Usize(p.pad_left)),
-                    ("input_zero_point", Value::I32(p.input_zero_point)),
-                    ("output_zero_point", Value::I32(p.output_zero_point)),
-                    ("filter", Value::from(p.filter)),
-                    ("folded_bias", Value::from(p.folded_bias)),
-                    ("multipliers", Value::from(p.multipliers)),
-                    ("shifts", Value::from(p.shifts)),
-                    ("act_min", Value::I32(p.act_min)),
-                    ("act_max", Value::I32(p.act_max)),
-                    ("narrow_requant", Value::Bool(p.narrow_requant)),
-                ],
-            }
-        }
-    }
-
-    /// `tinyaot::kernels::conv::Conv2dF32`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct Conv2dF32 {
+    pub(crate) struct Conv2dS8 {
         /// `batches`.
         pub batches: usize,
         /// `input_h`.
@@ -774,20 +762,28 @@ pub(crate) mod conv {
         pub pad_top: usize,
         /// `pad_left`.
         pub pad_left: usize,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
         /// `filter`.
-        pub filter: Data<f32>,
+        pub filter: Data<i8>,
         /// `bias`.
-        pub bias: Option<Data<f32>>,
+        pub bias: Option<Data<i32>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
         /// `act_min`.
-        pub act_min: f32,
+        pub act_min: i32,
         /// `act_max`.
-        pub act_max: f32,
+        pub act_max: i32,
     }
 
-    impl From<Conv2dF32> for Params {
-        fn from(p: Conv2dF32) -> Params {
+    impl From<Conv2dS8> for Params {
+        fn from(p: Conv2dS8) -> Params {
             Params {
-                type_name: "Conv2dF32",
+                type_name: "Conv2dS8",
                 fields: vec![
                     ("batches", Value::Usize(p.batches)),
                     ("input_h", Value::Usize(p.input_h)),
@@ -805,14 +801,18 @@ pub(crate) mod conv {
                     ("dilation_w", Value::Usize(p.dilation_w)),
                     ("pad_top", Value::Usize(p.pad_top)),
                     ("pad_left", Value::Usize(p.pad_left)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
                     ("filter", Value::from(p.filter)),
                     (
                         "bias",
                         p.bias
                             .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
                     ),
-                    ("act_min", Value::F32(p.act_min)),
-                    ("act_max", Value::F32(p.act_max)),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
                 ],
             }
         }

@@ -121,9 +121,9 @@ pub mod ffi {
     }
     /// `conv`'s typedefs.
     pub mod conv {
-        /// The C `conv_Conv2dS8`.
+        /// The C `conv_Conv2dF32`.
         #[repr(C)]
-        pub struct Conv2dS8 {
+        pub struct Conv2dF32 {
             /// `batches`.
             pub batches: usize,
             /// `input_h`.
@@ -156,6 +156,52 @@ pub mod ffi {
             pub pad_top: usize,
             /// `pad_left`.
             pub pad_left: usize,
+            /// `filter`'s data.
+            pub filter: *const f32,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `bias`'s data.
+            pub bias: *const f32,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `act_min`.
+            pub act_min: f32,
+            /// `act_max`.
+            pub act_max: f32,
+        }
+        /// The C `conv_Conv2dIm2colS8`.
+        #[repr(C)]
+        pub struct Conv2dIm2colS8 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
             /// `input_zero_point`.
             pub input_zero_point: i32,
             /// `output_zero_point`.
@@ -164,10 +210,10 @@ pub mod ffi {
             pub filter: *const i8,
             /// `filter`'s length.
             pub filter_len: usize,
-            /// `bias`'s data.
-            pub bias: *const i32,
-            /// `bias`'s length.
-            pub bias_len: usize,
+            /// `folded_bias`'s data.
+            pub folded_bias: *const i32,
+            /// `folded_bias`'s length.
+            pub folded_bias_len: usize,
             /// `multipliers`'s data.
             pub multipliers: *const i32,
             /// `multipliers`'s length.
@@ -180,6 +226,42 @@ pub mod ffi {
             pub act_min: i32,
             /// `act_max`.
             pub act_max: i32,
+            /// `narrow_requant`.
+            pub narrow_requant: core::ffi::c_int,
+        }
+        /// The C `conv_Conv1x1S8`.
+        #[repr(C)]
+        pub struct Conv1x1S8 {
+            /// `pixels`.
+            pub pixels: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `filter`'s data.
+            pub filter: *const i8,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `folded_bias`'s data.
+            pub folded_bias: *const i32,
+            /// `folded_bias`'s length.
+            pub folded_bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+            /// `narrow_requant`.
+            pub narrow_requant: core::ffi::c_int,
         }
         /// The C `conv_Conv2dS16`.
         #[repr(C)]
@@ -295,103 +377,9 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: i32,
         }
-        /// The C `conv_Conv1x1S8`.
+        /// The C `conv_Conv2dS8`.
         #[repr(C)]
-        pub struct Conv1x1S8 {
-            /// `pixels`.
-            pub pixels: usize,
-            /// `input_c`.
-            pub input_c: usize,
-            /// `output_c`.
-            pub output_c: usize,
-            /// `output_zero_point`.
-            pub output_zero_point: i32,
-            /// `filter`'s data.
-            pub filter: *const i8,
-            /// `filter`'s length.
-            pub filter_len: usize,
-            /// `folded_bias`'s data.
-            pub folded_bias: *const i32,
-            /// `folded_bias`'s length.
-            pub folded_bias_len: usize,
-            /// `multipliers`'s data.
-            pub multipliers: *const i32,
-            /// `multipliers`'s length.
-            pub multipliers_len: usize,
-            /// `shifts`'s data.
-            pub shifts: *const i8,
-            /// `shifts`'s length.
-            pub shifts_len: usize,
-            /// `act_min`.
-            pub act_min: i32,
-            /// `act_max`.
-            pub act_max: i32,
-            /// `narrow_requant`.
-            pub narrow_requant: core::ffi::c_int,
-        }
-        /// The C `conv_Conv2dIm2colS8`.
-        #[repr(C)]
-        pub struct Conv2dIm2colS8 {
-            /// `batches`.
-            pub batches: usize,
-            /// `input_h`.
-            pub input_h: usize,
-            /// `input_w`.
-            pub input_w: usize,
-            /// `input_c`.
-            pub input_c: usize,
-            /// `output_h`.
-            pub output_h: usize,
-            /// `output_w`.
-            pub output_w: usize,
-            /// `output_c`.
-            pub output_c: usize,
-            /// `filter_h`.
-            pub filter_h: usize,
-            /// `filter_w`.
-            pub filter_w: usize,
-            /// `stride_h`.
-            pub stride_h: usize,
-            /// `stride_w`.
-            pub stride_w: usize,
-            /// `dilation_h`.
-            pub dilation_h: usize,
-            /// `dilation_w`.
-            pub dilation_w: usize,
-            /// `pad_top`.
-            pub pad_top: usize,
-            /// `pad_left`.
-            pub pad_left: usize,
-            /// `input_zero_point`.
-            pub input_zero_point: i32,
-            /// `output_zero_point`.
-            pub output_zero_point: i32,
-            /// `filter`'s data.
-            pub filter: *const i8,
-            /// `filter`'s length.
-            pub filter_len: usize,
-            /// `folded_bias`'s data.
-            pub folded_bias: *const i32,
-            /// `folded_bias`'s length.
-            pub folded_bias_len: usize,
-            /// `multipliers`'s data.
-            pub multipliers: *const i32,
-            /// `multipliers`'s length.
-            pub multipliers_len: usize,
-            /// `shifts`'s data.
-            pub shifts: *const i8,
-            /// `shifts`'s length.
-            pub shifts_len: usize,
-            /// `act_min`.
-            pub act_min: i32,
-            /// `act_max`.
-            pub act_max: i32,
-            /// `narrow_requant`.
-            pub narrow_requant: core::ffi::c_int,
-        }
-        /// The C `conv_Conv2dF32`.
-        #[repr(C)]
-        pub struct Conv2dF32 {
+        pub struct Conv2dS8 {
             /// `batches`.
             pub batches: usize,
             /// `input_h`.
@@ -424,18 +412,30 @@ pub mod ffi {
             pub pad_top: usize,
             /// `pad_left`.
             pub pad_left: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
             /// `filter`'s data.
-            pub filter: *const f32,
+            pub filter: *const i8,
             /// `filter`'s length.
             pub filter_len: usize,
             /// `bias`'s data.
-            pub bias: *const f32,
+            pub bias: *const i32,
             /// `bias`'s length.
             pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
             /// `act_min`.
-            pub act_min: f32,
+            pub act_min: i32,
             /// `act_max`.
-            pub act_max: f32,
+            pub act_max: i32,
         }
     }
     /// `conv_int4`'s typedefs.
@@ -1984,20 +1984,8 @@ pub mod ffi {
             output: *mut u8,
             p: *const concat::Concat,
         );
-        /// The C `conv::conv2d_s8`.
-        pub fn parity_conv_conv2d_s8(input: *const u8, output: *mut u8, p: *const conv::Conv2dS8);
-        /// The C `conv::conv2d_1x1_s8`.
-        pub fn parity_conv_conv2d_1x1_s8(
-            input: *const u8,
-            output: *mut u8,
-            p: *const conv::Conv1x1S8,
-        );
-        /// The C `conv::conv2d_1x1_widened_s8`.
-        pub fn parity_conv_conv2d_1x1_widened_s8(
-            input: *const u8,
-            output: *mut u8,
-            p: *const conv::Conv1x1S8,
-        );
+        /// The C `conv::conv2d_f32`.
+        pub fn parity_conv_conv2d_f32(input: *const u8, output: *mut u8, p: *const conv::Conv2dF32);
         /// The C `conv::conv2d_im2col_s8`.
         pub fn parity_conv_conv2d_im2col_s8(
             input: *const u8,
@@ -2016,6 +2004,18 @@ pub mod ffi {
             output: *mut u8,
             p: *const conv::Conv2dIm2colS8,
         );
+        /// The C `conv::conv2d_1x1_s8`.
+        pub fn parity_conv_conv2d_1x1_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const conv::Conv1x1S8,
+        );
+        /// The C `conv::conv2d_1x1_widened_s8`.
+        pub fn parity_conv_conv2d_1x1_widened_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const conv::Conv1x1S8,
+        );
         /// The C `conv::conv2d_s16`.
         pub fn parity_conv_conv2d_s16(input: *const u8, output: *mut u8, p: *const conv::Conv2dS16);
         /// The C `conv::conv2d_im2col_s16`.
@@ -2024,8 +2024,8 @@ pub mod ffi {
             output: *mut u8,
             p: *const conv::Conv2dIm2colS16,
         );
-        /// The C `conv::conv2d_f32`.
-        pub fn parity_conv_conv2d_f32(input: *const u8, output: *mut u8, p: *const conv::Conv2dF32);
+        /// The C `conv::conv2d_s8`.
+        pub fn parity_conv_conv2d_s8(input: *const u8, output: *mut u8, p: *const conv::Conv2dS8);
         /// The C `conv_int4::conv2d_s4`.
         pub fn parity_conv_int4_conv2d_s4(
             input: *const u8,
@@ -3123,13 +3123,11 @@ fn c_concat_concat10(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `conv::conv2d_s8` in C.
-fn c_conv_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = ffi::conv::Conv2dS8 {
+/// `conv::conv2d_f32` in C.
+fn c_conv_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<f32> = call.slice("filter")?;
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = ffi::conv::Conv2dF32 {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -3146,18 +3144,12 @@ fn c_conv_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         dilation_w: call.scalar::<usize>("dilation_w")?,
         pad_top: call.scalar::<usize>("pad_top")?,
         pad_left: call.scalar::<usize>("pad_left")?,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
         filter: filter.as_ptr(),
         filter_len: filter.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
         bias_len: bias.as_ref().map_or(0, Vec::len),
-        multipliers: multipliers.as_ptr(),
-        multipliers_len: multipliers.len(),
-        shifts: shifts.as_ptr(),
-        shifts_len: shifts.len(),
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
@@ -3165,73 +3157,7 @@ fn c_conv_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_conv_conv2d_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `conv::conv2d_1x1_s8` in C.
-fn c_conv_conv2d_1x1_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = ffi::conv::Conv1x1S8 {
-        pixels: call.scalar::<usize>("pixels")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: filter.as_ptr(),
-        filter_len: filter.len(),
-        folded_bias: folded_bias.as_ptr(),
-        folded_bias_len: folded_bias.len(),
-        multipliers: multipliers.as_ptr(),
-        multipliers_len: multipliers.len(),
-        shifts: shifts.as_ptr(),
-        shifts_len: shifts.len(),
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_conv_conv2d_1x1_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `conv::conv2d_1x1_widened_s8` in C.
-fn c_conv_conv2d_1x1_widened_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<i8> = call.slice("filter")?;
-    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
-    let multipliers: Vec<i32> = call.slice("multipliers")?;
-    let shifts: Vec<i8> = call.slice("shifts")?;
-    let p = ffi::conv::Conv1x1S8 {
-        pixels: call.scalar::<usize>("pixels")?,
-        input_c: call.scalar::<usize>("input_c")?,
-        output_c: call.scalar::<usize>("output_c")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        filter: filter.as_ptr(),
-        filter_len: filter.len(),
-        folded_bias: folded_bias.as_ptr(),
-        folded_bias_len: folded_bias.len(),
-        multipliers: multipliers.as_ptr(),
-        multipliers_len: multipliers.len(),
-        shifts: shifts.as_ptr(),
-        shifts_len: shifts.len(),
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_conv_conv2d_1x1_widened_s8(input, output, &p) };
+    unsafe { ffi::parity_conv_conv2d_f32(input, output, &p) };
     Ok(())
 }
 
@@ -3373,6 +3299,72 @@ fn c_conv_conv2d_im2col_gather_pairs_s8(call: &Call<'_>, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `conv::conv2d_1x1_s8` in C.
+fn c_conv_conv2d_1x1_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv1x1S8 {
+        pixels: call.scalar::<usize>("pixels")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        folded_bias: folded_bias.as_ptr(),
+        folded_bias_len: folded_bias.len(),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_1x1_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_1x1_widened_s8` in C.
+fn c_conv_conv2d_1x1_widened_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv1x1S8 {
+        pixels: call.scalar::<usize>("pixels")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        folded_bias: folded_bias.as_ptr(),
+        folded_bias_len: folded_bias.len(),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_1x1_widened_s8(input, output, &p) };
+    Ok(())
+}
+
 /// `conv::conv2d_s16` in C.
 fn c_conv_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -3462,11 +3454,13 @@ fn c_conv_conv2d_im2col_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
-/// `conv::conv2d_f32` in C.
-fn c_conv_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let filter: Vec<f32> = call.slice("filter")?;
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
-    let p = ffi::conv::Conv2dF32 {
+/// `conv::conv2d_s8` in C.
+fn c_conv_conv2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv2dS8 {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -3483,12 +3477,18 @@ fn c_conv_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         dilation_w: call.scalar::<usize>("dilation_w")?,
         pad_top: call.scalar::<usize>("pad_top")?,
         pad_left: call.scalar::<usize>("pad_left")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
         filter: filter.as_ptr(),
         filter_len: filter.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
         bias_len: bias.as_ref().map_or(0, Vec::len),
-        act_min: call.scalar::<f32>("act_min")?,
-        act_max: call.scalar::<f32>("act_max")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
@@ -3496,7 +3496,7 @@ fn c_conv_conv2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_conv_conv2d_f32(input, output, &p) };
+    unsafe { ffi::parity_conv_conv2d_s8(input, output, &p) };
     Ok(())
 }
 
@@ -5934,17 +5934,17 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("concat", "concat8") => c_concat_concat8(call, arena),
         ("concat", "concat9") => c_concat_concat9(call, arena),
         ("concat", "concat10") => c_concat_concat10(call, arena),
-        ("conv", "conv2d_s8") => c_conv_conv2d_s8(call, arena),
-        ("conv", "conv2d_1x1_s8") => c_conv_conv2d_1x1_s8(call, arena),
-        ("conv", "conv2d_1x1_widened_s8") => c_conv_conv2d_1x1_widened_s8(call, arena),
+        ("conv", "conv2d_f32") => c_conv_conv2d_f32(call, arena),
         ("conv", "conv2d_im2col_s8") => c_conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => c_conv_conv2d_im2col_pairs_s8(call, arena),
         ("conv", "conv2d_im2col_gather_pairs_s8") => {
             c_conv_conv2d_im2col_gather_pairs_s8(call, arena)
         }
+        ("conv", "conv2d_1x1_s8") => c_conv_conv2d_1x1_s8(call, arena),
+        ("conv", "conv2d_1x1_widened_s8") => c_conv_conv2d_1x1_widened_s8(call, arena),
         ("conv", "conv2d_s16") => c_conv_conv2d_s16(call, arena),
         ("conv", "conv2d_im2col_s16") => c_conv_conv2d_im2col_s16(call, arena),
-        ("conv", "conv2d_f32") => c_conv_conv2d_f32(call, arena),
+        ("conv", "conv2d_s8") => c_conv_conv2d_s8(call, arena),
         ("conv_int4", "conv2d_s4") => c_conv_int4_conv2d_s4(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => c_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => c_depthwise_depthwise_conv2d_s16(call, arena),
@@ -6081,15 +6081,15 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("concat", "concat8"),
     ("concat", "concat9"),
     ("concat", "concat10"),
-    ("conv", "conv2d_s8"),
-    ("conv", "conv2d_1x1_s8"),
-    ("conv", "conv2d_1x1_widened_s8"),
+    ("conv", "conv2d_f32"),
     ("conv", "conv2d_im2col_s8"),
     ("conv", "conv2d_im2col_pairs_s8"),
     ("conv", "conv2d_im2col_gather_pairs_s8"),
+    ("conv", "conv2d_1x1_s8"),
+    ("conv", "conv2d_1x1_widened_s8"),
     ("conv", "conv2d_s16"),
     ("conv", "conv2d_im2col_s16"),
-    ("conv", "conv2d_f32"),
+    ("conv", "conv2d_s8"),
     ("conv_int4", "conv2d_s4"),
     ("depthwise", "depthwise_conv2d_s8"),
     ("depthwise", "depthwise_conv2d_s16"),

@@ -56,7 +56,9 @@ mod transpose_conv;
 /// - `support`: kernel modules without a lowering file of their own, which the emitters call
 ///   themselves (`copy`, for an alias whose input and output the plan keeps apart) or another
 ///   family's lowering names (the INT4-weight kernels `conv_int4`, `depthwise_int4` and
-///   `fully_connected_int4`).
+///   `fully_connected_int4`);
+/// - `c_parts`: the parts of the C templates of the families that are folders
+///   (`templates/c/kernels/<family>/<part>.c.tera`, which `<family>.c.tera` includes).
 ///
 /// The registry below takes the families, the C backend its kernel modules' templates (a file
 /// path must be a literal for `include_str!`, hence a macro rather than a constant).
@@ -93,6 +95,8 @@ macro_rules! families {
                 copy,
                 depthwise_int4,
                 fully_connected_int4,
+            ],
+            c_parts: [
             ],
         }
     };
@@ -177,7 +181,8 @@ macro_rules! registry {
     (
         kernels: [$($kernel:ident),* $(,)?],
         aliases: [$($alias:ident),* $(,)?],
-        support: [$($support:ident),* $(,)?] $(,)?
+        support: [$($support:ident),* $(,)?],
+        c_parts: [$($part:literal),* $(,)?] $(,)?
     ) => {
         /// Every family, in the order of [`families!`].
         const FAMILIES: &[Family] = &[
@@ -487,7 +492,8 @@ mod tests {
             (
                 kernels: [$($kernel:ident),* $(,)?],
                 aliases: [$($alias:ident),* $(,)?],
-                support: [$($support:ident),* $(,)?] $(,)?
+                support: [$($support:ident),* $(,)?],
+                c_parts: [$($part:literal),* $(,)?] $(,)?
             ) => {
                 let kernels = [$(stringify!($kernel)),*];
                 for family in FAMILIES {

@@ -1,0 +1,335 @@
+//! The int16 CONV_2D with int8 weights ([`conv2d_s16`], [`conv2d_im2col_s16`]): TFLM's 16x8
+//! `ConvPerChannel`, 64-bit sums and bias, [`requantize_16x8`].
+
+use super::Geometry;
+use crate::kernels::nn_common::requant::requantize_16x8;
+use crate::kernels::nn_common::window::{coord, taps};
+use crate::kernels::nn_common::{dot2_swizzled_s16, dot_s16, views};
+use crate::math::multiply_by_quantized_multiplier;
+
+/// Constant parameters of [`conv2d_s16`]: an int16 CONV_2D with int8 weights (TFLM's "16x8"
+/// `ConvPerChannel` with 64-bit sums). Its zero points are 0 (generation-time check), so there are
+/// no offsets.
+#[derive(Clone, Copy, Debug)]
+pub struct Conv2dS16<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (`groups * filter_c`).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (a multiple of the number of groups).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Input channels per filter (the filter's last dimension).
+    pub filter_c: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Filter weights, `[output_c, filter_h, filter_w, filter_c]` (zero point 0).
+    pub filter: &'a [i8],
+    /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]` (with `acc32`,
+    /// an INT32 bias widened).
+    pub bias: Option<&'a [i64]>,
+    /// Per-output-channel multipliers reduced to 16 bits as TFLM's 64-bit
+    /// `MultiplyByQuantizedMultiplier` reduces them (`0..=0x7FFF`); with `acc32`, the Q31
+    /// multipliers.
+    pub multipliers: &'a [i32],
+    /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`); with
+    /// `acc32`, TFLM's shifts (positive = left, within -31..=31).
+    pub shifts: &'a [i8],
+    /// Lowest output value (fused activation).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+    /// Whether each filter row's whole groups of four are stored as weights 0, 2, 1, 3 (the
+    /// runtime's `dot2_swizzled_s16`), for one group, no horizontal dilation, `input_c` a multiple
+    /// of 4 and `filter_w * input_c` at most 511 (generation-time checks): then every window row
+    /// is one run of whole groups whose sum fits 32 bits, taken for two output channels at a time.
+    pub swizzled: bool,
+    /// TFLM's 32-bit sums (an INT32 bias, or none where the options ask for INT32 biases): the
+    /// sum plus the bias wraps at 32 bits and takes the 32-bit `MultiplyByQuantizedMultiplier`
+    /// (as int8's), instead of the 64-bit sum and [`requantize_16x8`].
+    pub acc32: bool,
+}
+
+/// Constant parameters of [`conv2d_im2col_s16`]: an int16 CONV_2D with int8 weights and one group
+/// whose window (`filter_h * filter_w * input_c` elements) fits [`crate::kernels::IM2COL_MAX`]
+/// bytes as int16, with its filter rows laid out for the gathered windows.
+#[derive(Clone, Copy, Debug)]
+pub struct Conv2dIm2colS16<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (the filter's last dimension).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels.
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// One row of weights per output channel, `[filter_h, filter_w, input_c]` in order except that
+    /// each whole group of four is stored as its weights 0, 2, 1, 3 (the runtime's
+    /// `dot2_swizzled_s16`).
+    pub filter: &'a [i8],
+    /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]`.
+    pub bias: Option<&'a [i64]>,
+    /// Per-output-channel multipliers reduced to 16 bits (`0..=0x7FFF`).
+    pub multipliers: &'a [i32],
+    /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`).
+    pub shifts: &'a [i8],
+    /// Lowest output value (fused activation).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// int16 CONV_2D with int8 weights, bit-exact with TFLM's 16x8 `ConvPerChannel` (64-bit sums and
+/// bias, [`requantize_16x8`]). Reads `2 * batches * input_h * input_w * input_c` bytes at `input`,
+/// writes `2 * batches * output_h * output_w * output_c` bytes at `output` (see the module docs for
+/// the order).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS16) {
+    let p = crate::kernels::opaque(p);
+    let g = geometry!(p);
+    let in_len = 2 * p.batches * g.input_image;
+    let out_len = 2 * p.batches * p.output_h * p.output_w * p.output_c;
+    let (inp, out) = views::split(arena, input, in_len, output, out_len);
+    let filter = &p.filter[..p.output_c * g.filter_oc];
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    // With one group and no horizontal dilation a window row is one contiguous run.
+    let contiguous = p.filter_c == p.input_c && p.dilation_w == 1;
+    let mut out_px = out.chunks_exact_mut(2 * p.output_c);
+    for b in 0..p.batches {
+        let image = &inp[2 * b * g.input_image..][..2 * g.input_image];
+        for oy in 0..p.output_h {
+            let (ky0, ky1, y0) = taps(
+                oy,
+                p.stride_h,
+                p.pad_top,
+                p.dilation_h,
+                p.filter_h,
+                p.input_h,
+            );
+            for ox in 0..p.output_w {
+                let (kx0, kx1, x0) = taps(
+                    ox,
+                    p.stride_w,
+                    p.pad_left,
+                    p.dilation_w,
+                    p.filter_w,
+                    p.input_w,
+                );
+                let px = out_px.next().expect("output size");
+                let finish = |oc: usize, acc: i64| {
+                    let acc = acc.wrapping_add(bias.map_or(0, |b| b[oc]));
+                    if p.acc32 {
+                        // The exact sum truncated to 32 bits is TFLM's wrapping 32-bit sum.
+                        let v = multiply_by_quantized_multiplier(
+                            acc as i32,
+                            multipliers[oc],
+                            i32::from(shifts[oc]),
+                        );
+                        return (v.max(p.act_min).min(p.act_max) as i16).to_le_bytes();
+                    }
+                    requantize_16x8(acc, multipliers[oc], shifts[oc], (p.act_min, p.act_max))
+                        .to_le_bytes()
+                };
+                if p.swizzled {
+                    let x = 2 * coord(x0, kx0, 1) * p.input_c;
+                    let n = (kx1 - kx0) * p.input_c;
+                    let tap = kx0 * g.filter_tap;
+                    // Two output channels at a time (the last one twice when their count is odd).
+                    for (pair, o) in px.chunks_mut(4).enumerate() {
+                        let oc = 2 * pair;
+                        let oc1 = (oc + 1).min(p.output_c - 1);
+                        let (w0, w1) = (
+                            &filter[oc * g.filter_oc..][..g.filter_oc],
+                            &filter[oc1 * g.filter_oc..][..g.filter_oc],
+                        );
+                        let (mut acc0, mut acc1) = (0i64, 0i64);
+                        for ky in ky0..ky1 {
+                            let row = &image[2 * coord(y0, ky, p.dilation_h) * g.input_row..];
+                            let at = ky * g.filter_row + tap;
+                            let [s0, s1] = dot2_swizzled_s16(
+                                &row[x..][..2 * n],
+                                &w0[at..][..n],
+                                &w1[at..][..n],
+                            );
+                            acc0 += i64::from(s0);
+                            acc1 += i64::from(s1);
+                        }
+                        o[..2].copy_from_slice(&finish(oc, acc0));
+                        if o.len() == 4 {
+                            o[2..].copy_from_slice(&finish(oc1, acc1));
+                        }
+                    }
+                    continue;
+                }
+                for (oc, o) in px.chunks_exact_mut(2).enumerate() {
+                    let w_oc = &filter[oc * g.filter_oc..][..g.filter_oc];
+                    let group_c = (oc / g.filters_per_group) * p.filter_c;
+                    let mut acc = 0i64;
+                    for ky in ky0..ky1 {
+                        let row = &image[2 * coord(y0, ky, p.dilation_h) * g.input_row..]
+                            [..2 * g.input_row];
+                        let w_row = &w_oc[ky * g.filter_row..][..g.filter_row];
+                        if contiguous {
+                            let x = coord(x0, kx0, 1) * p.input_c;
+                            let n = (kx1 - kx0) * p.input_c;
+                            let w = &w_row[kx0 * g.filter_tap..][..n];
+                            acc += dot_s16(w, &row[2 * x..][..2 * n]);
+                        } else {
+                            for kx in kx0..kx1 {
+                                let x = coord(x0, kx, p.dilation_w) * p.input_c + group_c;
+                                let w = &w_row[kx * g.filter_tap..][..p.filter_c];
+                                acc += dot_s16(w, &row[2 * x..][..2 * p.filter_c]);
+                            }
+                        }
+                    }
+                    o.copy_from_slice(&finish(oc, acc));
+                }
+            }
+        }
+    }
+}
+
+/// A gathered window, aligned for word loads.
+#[repr(C, align(8))]
+struct WindowBuffer([u8; crate::kernels::IM2COL_MAX]);
+
+/// int16 CONV_2D with int8 weights over gathered windows ([`Conv2dIm2colS16`]), bit-exact with
+/// TFLM's 16x8 `ConvPerChannel`: each output pixel's window is copied into one stack buffer (taps
+/// outside the image as 0, which int16's zero point 0 makes "no contribution"), then multiplied
+/// with two filter rows at a time. A window of at most 288 products sums exactly in 32 bits (each
+/// is at most 2^22 in magnitude), widened to 64 for the bias. Reads and writes as [`conv2d_s16`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_im2col_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dIm2colS16) {
+    let p = crate::kernels::opaque(p);
+    let c = p.input_c;
+    let window = p.filter_h * p.filter_w * c;
+    assert!(
+        window > 0 && 2 * window <= crate::kernels::IM2COL_MAX && p.output_c > 0,
+        "int16 im2col window empty or larger than IM2COL_MAX"
+    );
+    let in_row = p.input_w * c;
+    let in_image = p.input_h * in_row;
+    let in_len = 2 * p.batches * in_image;
+    let out_len = 2 * p.batches * p.output_h * p.output_w * p.output_c;
+    let (inp, out) = views::split(arena, input, in_len, output, out_len);
+    let filter = &p.filter[..p.output_c * window];
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let act = (p.act_min, p.act_max);
+    let finish = |oc: usize, sum: i32| {
+        let sum = i64::from(sum).wrapping_add(bias.map_or(0, |b| b[oc]));
+        requantize_16x8(sum, multipliers[oc], shifts[oc], act).to_le_bytes()
+    };
+    // Word-aligned, so that the dot product's input words load as words.
+    let mut buffer = WindowBuffer([0; crate::kernels::IM2COL_MAX]);
+    let cols = &mut buffer.0[..2 * window];
+    let row_bytes = 2 * p.filter_w * c;
+    let mut out_px = out.chunks_exact_mut(2 * p.output_c);
+    for b in 0..p.batches {
+        let image = &inp[2 * b * in_image..][..2 * in_image];
+        for oy in 0..p.output_h {
+            let (ky0, ky1, y0) = taps(
+                oy,
+                p.stride_h,
+                p.pad_top,
+                p.dilation_h,
+                p.filter_h,
+                p.input_h,
+            );
+            for ox in 0..p.output_w {
+                let (kx0, kx1, x0) = taps(
+                    ox,
+                    p.stride_w,
+                    p.pad_left,
+                    p.dilation_w,
+                    p.filter_w,
+                    p.input_w,
+                );
+                for (ky, dst) in cols.chunks_exact_mut(row_bytes).enumerate() {
+                    if ky < ky0 || ky >= ky1 {
+                        dst.fill(0);
+                        continue;
+                    }
+                    let row = &image[2 * coord(y0, ky, p.dilation_h) * in_row..][..2 * in_row];
+                    if p.dilation_w == 1 {
+                        // The taps in the image are one run of the input row.
+                        let (start, end) = (2 * kx0 * c, 2 * kx1 * c);
+                        dst[..start].fill(0);
+                        let x = 2 * coord(x0, kx0, 1) * c;
+                        dst[start..end].copy_from_slice(&row[x..][..end - start]);
+                        dst[end..].fill(0);
+                    } else {
+                        for (kx, tap) in dst.chunks_exact_mut(2 * c).enumerate() {
+                            if (kx0..kx1).contains(&kx) {
+                                let x = 2 * coord(x0, kx, p.dilation_w) * c;
+                                tap.copy_from_slice(&row[x..][..2 * c]);
+                            } else {
+                                tap.fill(0);
+                            }
+                        }
+                    }
+                }
+                let px = out_px.next().expect("output size");
+                let cols = &*cols;
+                let mut pairs = px.chunks_exact_mut(4);
+                let mut rows = filter.chunks_exact(2 * window);
+                for (oc, (o, w)) in (&mut pairs).zip(&mut rows).enumerate() {
+                    let (w0, w1) = w.split_at(window);
+                    let [s0, s1] = dot2_swizzled_s16(cols, w0, w1);
+                    o[..2].copy_from_slice(&finish(2 * oc, s0));
+                    o[2..].copy_from_slice(&finish(2 * oc + 1, s1));
+                }
+                let last = pairs.into_remainder();
+                if !last.is_empty() {
+                    let w = rows.remainder();
+                    let [s, _] = dot2_swizzled_s16(cols, w, w);
+                    last.copy_from_slice(&finish(p.output_c - 1, s));
+                }
+            }
+        }
+    }
+}
