@@ -1,0 +1,184 @@
+//! The convolutions with int16 activations and int8 weights (TFLM's "16x8"): their 64-bit bias,
+//! their multipliers reduced to 16 bits, and the weights laid out for the gathering int16 kernel.
+
+use super::{filter_rows, Inputs};
+use crate::error::{Grounds, Result};
+use crate::ir::{Activation, DType};
+use crate::lower::{Data, OpContext};
+
+/// The weights, bias and requantization of a convolution with int16 activations and int8 weights
+/// (TFLM's "16x8"): see [`quant_16x8`].
+pub(in crate::lower::ops) struct Quant16x8 {
+    pub filter: Data<i8>,
+    pub bias: Option<Data<i64>>,
+    /// Multipliers reduced to 16 bits, as TFLM's 64-bit `MultiplyByQuantizedMultiplier` reduces
+    /// them at every call; with `acc32`, the Q31 multipliers.
+    pub multipliers: Data<i32>,
+    /// Right shifts of the product, `15 - shift`; with `acc32`, TFLM's shifts.
+    pub shifts: Data<i8>,
+    pub act: (i32, i32),
+    /// TFLM's 32-bit sums (CONV_2D with an INT32 bias, widened here, or none where the options
+    /// ask for INT32 biases) and its 32-bit `MultiplyByQuantizedMultiplier`.
+    pub acc32: bool,
+}
+
+/// How a 16x8 convolution's Eval in TFLM reads its bias, which differs per operator.
+#[derive(Clone, Copy)]
+pub(in crate::lower::ops) enum Bias16x8 {
+    /// CONV_2D's: an INT64 bias gives 64-bit sums, an INT32 one 32-bit sums; without a bias the
+    /// options' `quantized_bias_type` (if the model has options) decides, INT32 meaning 32-bit
+    /// sums.
+    ByType(Option<tinyaot_schema::tflite::TensorType>),
+    /// TRANSPOSE_CONV's: an INT16 bias is widened; any other is read as INT64.
+    WidenInt16,
+    /// DEPTHWISE_CONV_2D's: any bias is read as INT64, whatever its declared type.
+    Int64,
+}
+
+/// Type checks, requantization and activation range of a 16x8 convolution with inputs `at`,
+/// whose output channels lie along `filter_axis` of the filter, its bias read as `bias` says.
+///
+/// TFLM's 16x8 convolutions apply no zero points, so nonzero ones are refused (TFLM would ignore
+/// them). A 64-bit bias (or none) gives TFLM's 64-bit sums; for CONV_2D a 32-bit bias, or none
+/// where the options ask for 32-bit biases, gives its 32-bit sums and int8-style requantization
+/// (`acc32`); a bias TFLM would misread is refused.
+pub(in crate::lower::ops) fn quant_16x8(
+    ctx: &OpContext,
+    (at, filter_axis): (Inputs, usize),
+    (channels, activation): (usize, Activation),
+    bias: Bias16x8,
+) -> Result<Quant16x8> {
+    let (input, filter, output) = (ctx.input(at.input)?, ctx.input(at.filter)?, ctx.output(0)?);
+    let filter_index = ctx.constant_input(at.filter, "filter")?;
+    ctx.expect_dtype("filter", filter, DType::I8)?;
+    ctx.expect_dtype("output", output, DType::I16)?;
+    let (s_in, zp_in) = ctx.int16_quant("input", input)?;
+    let (s_out, zp_out) = ctx.int16_quant("output", output)?;
+    if zp_in != 0 || zp_out != 0 {
+        return Err(ctx.unsupported(format!(
+            "int16 input zero point {zp_in} and output zero point {zp_out}: TFLM's int16 \
+             kernels apply none; supported: both 0"
+        )));
+    }
+    let bias_type = ctx
+        .op()
+        .input(at.bias)
+        .map(|t| ctx.graph().tensors[t].dtype);
+    let narrow_sums = match (bias, bias_type) {
+        (Bias16x8::Int64, _) => false,
+        (_, Some(t)) => t == DType::I32,
+        (Bias16x8::ByType(options), None) => {
+            options == Some(tinyaot_schema::tflite::TensorType::INT32)
+        }
+        (Bias16x8::WidenInt16, None) => false,
+    };
+    if narrow_sums && !matches!(bias, Bias16x8::ByType(_)) {
+        return Err(ctx.unsupported(format!(
+            "int16 input with a 32-bit bias is not supported; supported: an INT64 bias{} or none",
+            if matches!(bias, Bias16x8::WidenInt16) {
+                ", an INT16 bias"
+            } else {
+                ""
+            }
+        )));
+    }
+    if let (Bias16x8::Int64, Some(t)) = (bias, bias_type) {
+        if t != DType::I64 {
+            return Err(ctx.invalid(
+                format!(
+                    "bias has type {t}: TFLM's int16 kernel reads its bias as INT64 whatever the \
+                     declared type, so it would misread this one; supported: an INT64 bias or none"
+                ),
+                Grounds::undefined(
+                    "TFLM's int16 convolution reads its bias as int64_t whatever its \
+                     declared type: a narrower bias is read past its end",
+                ),
+            ));
+        }
+    }
+    let scales = ctx.weight_scales(filter, channels, filter_axis)?;
+    let (multipliers, shifts) = ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
+    let (multipliers, shifts) = if narrow_sums {
+        (multipliers, shifts)
+    } else {
+        reduce_16x8(ctx, &multipliers, &shifts)?
+    };
+    Ok(Quant16x8 {
+        filter: Data::Tensor(filter_index),
+        bias: if narrow_sums && bias_type.is_some() {
+            // Widened for the kernel, which adds it to the 32-bit sum truncating it back.
+            let values = ctx.const_ints("bias", ctx.input(at.bias)?)?;
+            ctx.bias::<i32>(at.bias, DType::I32, channels)?;
+            Some(Data::Values(values))
+        } else if matches!(bias, Bias16x8::WidenInt16) && bias_type == Some(DType::I16) {
+            ctx.bias::<i64>(at.bias, DType::I16, channels)?;
+            let bytes = ctx.input(at.bias)?.data.as_deref().unwrap_or_default();
+            let widened: Vec<i64> = bytes
+                .chunks_exact(2)
+                .map(|b| i64::from(i16::from_le_bytes([b[0], b[1]])))
+                .collect();
+            if widened.len() != channels {
+                return Err(ctx.unsupported("bias has fewer bytes than its shape needs"));
+            }
+            Some(Data::Values(widened))
+        } else {
+            ctx.bias(at.bias, DType::I64, channels)?
+        },
+        multipliers: Data::Values(multipliers),
+        shifts: Data::Values(shifts),
+        act: ctx.activation_range_s16(activation, s_out, 0)?,
+        acc32: narrow_sums,
+    })
+}
+
+/// The constant int8 filter `filter` with `channels` output channels leading its layout, each
+/// channel's row laid out by [`swizzle_quads`] for the 16x8 kernels' DSP loop.
+pub(in crate::lower::ops) fn swizzled_filter(
+    ctx: &OpContext,
+    filter: &crate::ir::Tensor,
+    channels: usize,
+) -> Result<Data<i8>> {
+    let (weights, row) = filter_rows(ctx, filter, channels)?;
+    Ok(Data::Packed(swizzle_quads(&weights, row)))
+}
+
+/// Rows of `row` weights with each whole group of four stored as its weights 0, 2, 1, 3 (the rest
+/// in order): the layout of `conv2d_im2col_s16`'s filter, whose DSP loop sign-extends bytes 0 and 2
+/// of a weight word into one pair of lanes and bytes 1 and 3 into the other.
+pub(in crate::lower::ops) fn swizzle_quads(weights: &[i8], row: usize) -> Vec<i8> {
+    let mut out = weights.to_vec();
+    for r in out.chunks_exact_mut(row.max(1)) {
+        for q in r.chunks_exact_mut(4) {
+            q.swap(1, 2);
+        }
+    }
+    out
+}
+
+/// TFLM's `QuantizeMultiplier` results `(multiplier, shift)` as its 64-bit
+/// `MultiplyByQuantizedMultiplier` uses them, reduced once at generation time: the multiplier
+/// rounded to 16 bits and the shift made the right shift `15 - shift`, which must be at least 1.
+pub(in crate::lower::ops) fn reduce_16x8(
+    ctx: &OpContext,
+    multipliers: &[i32],
+    shifts: &[i8],
+) -> Result<(Vec<i32>, Vec<i8>)> {
+    multipliers
+        .iter()
+        .zip(shifts)
+        .map(|(&m, &shift)| {
+            if shift > 14 {
+                return Err(ctx.unsupported(format!(
+                    "input scale * weight scale / output scale is 2^{shift} or more: TFLM's \
+                     64-bit requantization shifts by 15 - {shift}, less than 1"
+                )));
+            }
+            let reduced = if m < 0x7FFF_0000 {
+                (m + (1 << 15)) >> 16
+            } else {
+                0x7FFF
+            };
+            Ok((reduced, 15 - shift))
+        })
+        .collect()
+}
