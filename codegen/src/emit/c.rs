@@ -767,7 +767,7 @@ pub fn kernel_library(prefix: &str) -> Result<Vec<CFile>> {
     let mut headers = String::new();
     let mut files = Vec::new();
     for (module, _, source) in MODULES {
-        let mut mctx = module_context(prefix, &guarded_functions(source));
+        let mut mctx = module_context(prefix, &guarded_functions(module, source));
         mctx.extend(ctx.clone());
         headers.push_str(&render(tera, &format!("{module}.h"), &mctx)?);
         let text = render(tera, &format!("{module}.c"), &mctx)?;
@@ -784,11 +784,20 @@ pub fn kernel_library(prefix: &str) -> Result<Vec<CFile>> {
     Ok(files)
 }
 
-/// The function names a kernel source template emits only when used (`{% if "name" in used %}`).
-fn guarded_functions(template: &str) -> BTreeSet<&str> {
-    template
-        .split("{% if \"")
-        .skip(1)
+/// The function names a kernel module's source template, with the parts it includes when the
+/// family is a folder, emits only when used (`{% if "name" in used %}`, or `{%- if …` at the start
+/// of a part).
+fn guarded_functions(module: &str, source: &'static str) -> BTreeSet<&'static str> {
+    let parts = PARTS
+        .iter()
+        .filter(|(name, _)| {
+            name.strip_prefix(module)
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .map(|(_, part)| *part);
+    std::iter::once(source)
+        .chain(parts)
+        .flat_map(|template| template.split(" if \"").skip(1))
         .filter_map(|rest| rest.split_once("\" in used %}").map(|(name, _)| name))
         .collect()
 }

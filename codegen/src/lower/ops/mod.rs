@@ -2,7 +2,8 @@
 //! family.
 //!
 //! A family is named like the runtime kernel module its operators call
-//! (`runtime/src/kernels/<family>.rs`) and its C twin (`templates/c/kernels/<family>.{h,c}.tera`).
+//! (`runtime/src/kernels/<family>.rs`) and its C twin (`templates/c/kernels/<family>.{h,c}.tera`);
+//! a large family is a folder in each layer (`conv/` here, with its `mod.rs`).
 //! Each family file declares the operators it handles in a table (`OPS`: code, arity, lowering),
 //! and [`families!`] lists the families once; everything else is derived from those: the
 //! dispatch in [`lower`](super::lower), the arity check, the supported-op list of
@@ -97,6 +98,12 @@ macro_rules! families {
                 fully_connected_int4,
             ],
             c_parts: [
+                "conv/float",
+                "conv/im2col",
+                "conv/pointwise",
+                "conv/s16",
+                "conv/s8",
+                "conv/wide",
             ],
         }
     };
