@@ -183,6 +183,118 @@ macro_rules! channel_pair {
     };
 }
 
+/// The requantization loops in assembly, written once: `$out` is the per-output macro
+/// ([`requantize_int8!`], [`requantize_clamped!`] or [`requantize_relu!`]), the rest the loop's
+/// pointers (read and advanced), its end and the per-output macro's own operands (`zp`, `pk`,
+/// `top`), in the order the hand-written loops took them so that the register allocation, and so
+/// every instruction, is theirs. Each step takes two channels (their multipliers and shifts once,
+/// [`channel_pair!`]):
+/// - `one_pixel`: their two sums, to `o` ([`Requantizer::run`]), until `o` reaches `end`;
+/// - `two_pixels`: their sums of two pixels (the paired layout), to `o0` and `o1`
+///   ([`Requantizer::run_pairs`]), until `o0` reaches `end`;
+/// - `two_pixels_end_on_stack`: the same with the end `o0 + count` kept on the stack (the
+///   clamped loop needs 13 registers), pushed and popped within the block.
+///
+/// Inside `unsafe`: the caller's `// SAFETY:` says why the pointers stay within their slices.
+#[cfg(tinyaot_dsp)]
+macro_rules! requantize_loop {
+    (one_pixel $out:ident; ($mp:ident, $shp:ident, $sp:ident, $o:ident), $end:expr; $($operands:tt)*) => {
+        requantize_loop!(
+            @end_in_register step!(one_pixel, $out), "cmp {o}, {end}";
+            ($mp, $shp, $sp, o = $o), $end; $($operands)*
+        )
+    };
+    (
+        two_pixels $out:ident;
+        ($mp:ident, $shp:ident, $sp:ident, $o0:ident, $o1:ident), $end:expr;
+        $($operands:tt)*
+    ) => {
+        requantize_loop!(
+            @end_in_register step!(two_pixels, $out), "cmp {o0}, {end}";
+            ($mp, $shp, $sp, o0 = $o0, o1 = $o1), $end; $($operands)*
+        )
+    };
+    (
+        @end_in_register $step:expr, $cmp:literal;
+        ($mp:ident, $shp:ident, $sp:ident, $($o:ident = $ov:ident),+), $end:expr;
+        $($operands:tt)*
+    ) => {
+        core::arch::asm!(
+            "2:",
+            $step,
+            $cmp,
+            "bne 2b",
+            mp = inout(reg) $mp,
+            shp = inout(reg) $shp,
+            sums = inout(reg) $sp,
+            $($o = inout(reg) $ov,)+
+            end = in(reg) $end,
+            $($operands)*
+            m0 = out(reg) _,
+            m1 = out(reg) _,
+            s0 = out(reg) _,
+            s1 = out(reg) _,
+            a = out(reg) _,
+            b = out(reg) _,
+            options(nostack),
+        )
+    };
+    (
+        two_pixels_end_on_stack $out:ident;
+        ($mp:ident, $shp:ident, $sp:ident, $o0:ident, $o1:ident), $count:expr;
+        $($operands:tt)*
+    ) => {
+        core::arch::asm!(
+            "add {a}, {o0}, {a}",
+            "push {{{a}}}",
+            "2:",
+            step!(two_pixels, $out),
+            "ldr {a}, [sp]",
+            "cmp {o0}, {a}",
+            "bne 2b",
+            "add sp, sp, #4",
+            mp = inout(reg) $mp,
+            shp = inout(reg) $shp,
+            sums = inout(reg) $sp,
+            o0 = inout(reg) $o0,
+            o1 = inout(reg) $o1,
+            $($operands)*
+            m0 = out(reg) _,
+            m1 = out(reg) _,
+            s0 = out(reg) _,
+            s1 = out(reg) _,
+            a = inout(reg) $count => _,
+            b = out(reg) _,
+        )
+    };
+}
+
+/// One step of [`requantize_loop!`]: the channel pair, then per pixel its two sums (`ldrd`)
+/// requantized by `$out` to `o` (`one_pixel`), or to `o0`, then to `o1` (`two_pixels`).
+#[cfg(tinyaot_dsp)]
+macro_rules! step {
+    (one_pixel, $out:ident) => {
+        concat!(channel_pair!(), "\n", step!(@sums $out, "o"))
+    };
+    (two_pixels, $out:ident) => {
+        concat!(
+            channel_pair!(),
+            "\n",
+            step!(@sums $out, "o0"),
+            "\n",
+            step!(@sums $out, "o1"),
+        )
+    };
+    (@sums $out:ident, $o:literal) => {
+        concat!(
+            "ldrd {a}, {b}, [{sums}], #8\n",
+            $out!("a", "m0", "s0", $o),
+            "\n",
+            $out!("b", "m1", "s1", $o),
+        )
+    };
+}
+
 impl<'a> Requantizer<'a> {
     /// Parameters for `channels` channels. `multipliers` are non-negative Q31 values (as
     /// `QuantizeMultiplier` gives), `shifts` within `-31..=31`. Panics if a slice is too short.
@@ -373,55 +485,19 @@ impl<'a> Requantizer<'a> {
             // `!shift` is the rounding division's exponent less one, 0 to 30, in the byte `asr`
             // reads.
             unsafe {
-                core::arch::asm!(
-                    "2:",
-                    channel_pair!(),
-                    "ldrd {a}, {b}, [{sums}], #8",
-                    requantize_int8!("a", "m0", "s0", "o"),
-                    requantize_int8!("b", "m1", "s1", "o"),
-                    "cmp {o}, {end}",
-                    "bne 2b",
-                    mp = inout(reg) mp,
-                    shp = inout(reg) shp,
-                    sums = inout(reg) sp,
-                    o = inout(reg) o,
-                    end = in(reg) end,
+                requantize_loop!(
+                    one_pixel requantize_int8; (mp, shp, sp, o), end;
                     zp = in(reg) 1 + 2 * self.zero_point,
-                    m0 = out(reg) _,
-                    m1 = out(reg) _,
-                    s0 = out(reg) _,
-                    s1 = out(reg) _,
-                    a = out(reg) _,
-                    b = out(reg) _,
-                    options(nostack),
                 );
             }
         } else {
             let (pk, top) = self.clamp_operands();
             // SAFETY: as above (the loop reads and writes the same, only its arithmetic differs).
             unsafe {
-                core::arch::asm!(
-                    "2:",
-                    channel_pair!(),
-                    "ldrd {a}, {b}, [{sums}], #8",
-                    requantize_clamped!("a", "m0", "s0", "o"),
-                    requantize_clamped!("b", "m1", "s1", "o"),
-                    "cmp {o}, {end}",
-                    "bne 2b",
-                    mp = inout(reg) mp,
-                    shp = inout(reg) shp,
-                    sums = inout(reg) sp,
-                    o = inout(reg) o,
-                    end = in(reg) end,
+                requantize_loop!(
+                    one_pixel requantize_clamped; (mp, shp, sp, o), end;
                     pk = in(reg) pk,
                     top = in(reg) top,
-                    m0 = out(reg) _,
-                    m1 = out(reg) _,
-                    s0 = out(reg) _,
-                    s1 = out(reg) _,
-                    a = out(reg) _,
-                    b = out(reg) _,
-                    options(nostack),
                 );
             }
         }
@@ -483,31 +559,9 @@ impl<'a> Requantizer<'a> {
                 // reads. In assembly: the compiler's loop re-masked each shift and spilled (51
                 // instructions for four outputs); this is 36.
                 unsafe {
-                    core::arch::asm!(
-                        "2:",
-                        channel_pair!(),
-                        "ldrd {a}, {b}, [{sums}], #8",
-                        requantize_int8!("a", "m0", "s0", "o0"),
-                        requantize_int8!("b", "m1", "s1", "o0"),
-                        "ldrd {a}, {b}, [{sums}], #8",
-                        requantize_int8!("a", "m0", "s0", "o1"),
-                        requantize_int8!("b", "m1", "s1", "o1"),
-                        "cmp {o0}, {end}",
-                        "bne 2b",
-                        mp = inout(reg) mp,
-                        shp = inout(reg) shp,
-                        sums = inout(reg) sp,
-                        o0 = inout(reg) o0,
-                        o1 = inout(reg) o1,
-                        end = in(reg) end,
+                    requantize_loop!(
+                        two_pixels requantize_int8; (mp, shp, sp, o0, o1), end;
                         zp = in(reg) 1 + 2 * self.zero_point,
-                        m0 = out(reg) _,
-                        m1 = out(reg) _,
-                        s0 = out(reg) _,
-                        s1 = out(reg) _,
-                        a = out(reg) _,
-                        b = out(reg) _,
-                        options(nostack),
                     );
                 }
             } else if self.narrow_relu() {
@@ -515,31 +569,9 @@ impl<'a> Requantizer<'a> {
                 // SAFETY: as above (the loop reads and writes the same, only its arithmetic
                 // differs).
                 unsafe {
-                    core::arch::asm!(
-                        "2:",
-                        channel_pair!(),
-                        "ldrd {a}, {b}, [{sums}], #8",
-                        requantize_relu!("a", "m0", "s0", "o0"),
-                        requantize_relu!("b", "m1", "s1", "o0"),
-                        "ldrd {a}, {b}, [{sums}], #8",
-                        requantize_relu!("a", "m0", "s0", "o1"),
-                        requantize_relu!("b", "m1", "s1", "o1"),
-                        "cmp {o0}, {end}",
-                        "bne 2b",
-                        mp = inout(reg) mp,
-                        shp = inout(reg) shp,
-                        sums = inout(reg) sp,
-                        o0 = inout(reg) o0,
-                        o1 = inout(reg) o1,
-                        end = in(reg) end,
+                    requantize_loop!(
+                        two_pixels requantize_relu; (mp, shp, sp, o0, o1), end;
                         pk = in(reg) pk,
-                        m0 = out(reg) _,
-                        m1 = out(reg) _,
-                        s0 = out(reg) _,
-                        s1 = out(reg) _,
-                        a = out(reg) _,
-                        b = out(reg) _,
-                        options(nostack),
                     );
                 }
             } else {
@@ -547,34 +579,10 @@ impl<'a> Requantizer<'a> {
                 // SAFETY: as above, with the output's end kept on the stack (the loop needs 13
                 // registers), pushed and popped within the block.
                 unsafe {
-                    core::arch::asm!(
-                        "add {a}, {o0}, {a}",
-                        "push {{{a}}}",
-                        "2:",
-                        channel_pair!(),
-                        "ldrd {a}, {b}, [{sums}], #8",
-                        requantize_clamped!("a", "m0", "s0", "o0"),
-                        requantize_clamped!("b", "m1", "s1", "o0"),
-                        "ldrd {a}, {b}, [{sums}], #8",
-                        requantize_clamped!("a", "m0", "s0", "o1"),
-                        requantize_clamped!("b", "m1", "s1", "o1"),
-                        "ldr {a}, [sp]",
-                        "cmp {o0}, {a}",
-                        "bne 2b",
-                        "add sp, sp, #4",
-                        mp = inout(reg) mp,
-                        shp = inout(reg) shp,
-                        sums = inout(reg) sp,
-                        o0 = inout(reg) o0,
-                        o1 = inout(reg) o1,
+                    requantize_loop!(
+                        two_pixels_end_on_stack requantize_clamped; (mp, shp, sp, o0, o1), n;
                         pk = in(reg) pk,
                         top = in(reg) top,
-                        m0 = out(reg) _,
-                        m1 = out(reg) _,
-                        s0 = out(reg) _,
-                        s1 = out(reg) _,
-                        a = inout(reg) n => _,
-                        b = out(reg) _,
                     );
                 }
             }
