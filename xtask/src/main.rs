@@ -118,8 +118,9 @@ Commands:
       tflite-micro in $TINYAOT_PYTHON or python3). Default: the README's seven models;
       --update-readme writes the output into README.md between the bench markers.
   kernels [--check]
-      Write what derives from the Rust kernels (runtime/src/kernels/<family>.rs, where kernel
-      signatures and parameter structs are written by hand once) and the file layout: the C
+      Write what derives from the Rust kernels (runtime/src/kernels/<family>.rs or the files of
+      runtime/src/kernels/<family>/, where kernel signatures and parameter structs are written
+      by hand once) and the file layout (families as files or folders): the C
       headers templates/c/kernels/<family>.h.tera, the C field table, the lowering's typed
       constructors, the parity harness's dispatch, and the family module lists. --check writes
       nothing and fails if a file is out of date.
