@@ -799,7 +799,7 @@ impl Suite<'_> {
 }
 
 fn structure(cases: &mut Vec<Case>) {
-    use Refusal::{Invalid, Load, Unsupported};
+    use Refusal::{Invalid, Load};
     let mut s = Suite {
         cases,
         category: Category::Structure,
@@ -996,15 +996,54 @@ fn structure(cases: &mut Vec<Case>) {
             vec![TensorSpec::f32(&[0])],
         ),
     );
-    // An empty graph input feeding a non-empty output: TFLM runs it (its kernels size their loops
-    // from one of the shapes, checking the other only with TFLITE_DCHECK); not compiled.
+    // An empty graph input feeding a non-empty output: TFLM runs it, but its kernels size their
+    // loops from one of the shapes, checking the other only with TFLITE_DCHECK: the output is
+    // left unwritten (or the input read out of bounds).
     s.refused(
         "zero_size_input_full_output",
         with(relu8((0.1, 0), (0.1, 0)), |m| {
             m.tensors[0].shape = Some(vec![0, 8]);
         }),
-        Unsupported,
+        Invalid,
         "is empty (a zero-size dimension) but the output is not",
+    );
+    // Where TFLM's result is defined, the empty input is compiled: a CONCATENATION copies nothing
+    // from it, a PAD writes only padding.
+    s.accepted(
+        "zero_size_input_concatenation",
+        ModelSpec::single_op(
+            B::CONCATENATION,
+            Options::Concatenation {
+                axis: 0,
+                activation: Activation::NONE,
+            },
+            vec![
+                TensorSpec::int8(&[0, 3], 0.1, 2),
+                TensorSpec::int8(&[2, 3], 0.1, 2),
+            ],
+            vec![TensorSpec::int8(&[2, 3], 0.1, 2)],
+        ),
+    );
+    s.accepted(
+        "zero_size_input_pad",
+        ModelSpec::single_op(
+            B::PAD,
+            Options::Pad,
+            vec![
+                TensorSpec::f32(&[0, 3]),
+                TensorSpec::int32(&[2, 2]).constant_i32(&[1, 2, 0, 1]),
+            ],
+            vec![TensorSpec::f32(&[3, 4])],
+        ),
+    );
+    // An output shape or type that is not what the operator computes.
+    s.refused(
+        "binary_output_larger_than_broadcast",
+        with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
+            m.tensors[2].shape = Some(vec![2, 4]);
+        }),
+        Invalid,
+        "is not the broadcast shape",
     );
     s.refused(
         "negative_dimension",
@@ -1912,7 +1951,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
             m.tensors[2] = TensorSpec::f32(&[1, 4])
         }),
-        Unsupported,
+        Invalid,
         "FLOAT32",
     );
     s.refused(
@@ -1920,7 +1959,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
             m.tensors[1].shape = Some(vec![1, 3])
         }),
-        Unsupported,
+        Invalid,
         "",
     );
     // float32 → uint8 passes TFLM's QUANTIZE Prepare and fails in its Eval.
@@ -2049,7 +2088,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         with(relu8((0.1, 0), (0.1, 0)), |m| {
             m.tensors[1].shape = Some(vec![1, 9])
         }),
-        Unsupported,
+        Invalid,
         "differ in size",
     );
     s.refused(
@@ -2063,7 +2102,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             ],
             vec![TensorSpec::f32(&[1, 2, 4])],
         ),
-        Unsupported,
+        Invalid,
         "differ in size",
     );
 }

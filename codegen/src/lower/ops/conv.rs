@@ -183,7 +183,7 @@ pub(super) fn weights_and_range(
             if filter.dtype != DType::I4 {
                 ctx.expect_dtype("filter", filter, DType::I8)?;
             }
-            ctx.expect_dtype("output", output, DType::I8)?;
+            ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
             let scales = ctx.weight_scales(filter, channels, filter_axis)?;
@@ -208,7 +208,7 @@ pub(super) fn weights_and_range(
                     filter.dtype
                 )));
             }
-            ctx.expect_dtype("output", output, DType::F32)?;
+            ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(activation)?;
             Ok(ConvQuant::F32 {
                 filter: Data::Tensor(filter_index),
@@ -265,7 +265,7 @@ pub(super) fn quant_16x8(
     let (input, filter, output) = (ctx.input(at.input)?, ctx.input(at.filter)?, ctx.output(0)?);
     let filter_index = ctx.constant_input(at.filter, "filter")?;
     ctx.expect_dtype("filter", filter, DType::I8)?;
-    ctx.expect_dtype("output", output, DType::I16)?;
+    ctx.expect_output_dtype("the output", output, DType::I16)?;
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
     let (s_out, zp_out) = ctx.int16_quant("output", output)?;
     if zp_in != 0 || zp_out != 0 {

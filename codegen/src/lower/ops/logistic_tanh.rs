@@ -215,7 +215,7 @@ fn logistic_or_tanh(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
             })
         }
         Num::F32 => {
-            ctx.expect_dtype("output", output, DType::F32)?;
+            ctx.expect_output_dtype("the output", output, DType::F32)?;
             let function = match curve {
                 Curve::Logistic => "logistic_f32",
                 Curve::Tanh => "tanh_f32",

@@ -2,7 +2,7 @@
 //! reduced runs of the input, with TFLM's integer rescaling (one path for int8 and int16).
 
 use super::{in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{mean as P, MAX_RANK};
 use crate::lower::quant::quantize_multiplier;
@@ -75,10 +75,17 @@ fn mean(ctx: &OpContext) -> Result<Kernel> {
         })
         .collect();
     if expected != output.shape && !(expected.is_empty() && output.num_elements() == 1) {
-        return Err(ctx.unsupported(format!(
-            "output shape {:?} is not the reduced shape {expected:?}",
-            output.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not the reduced shape {expected:?}",
+                output.shape
+            ),
+            Grounds::spec(
+                "a reduction's output shape is its input's reduced over the axes (TFLite's \
+                 reduce.cc ResizeOutputTensor computes it; a model that states another is one \
+                 no converter writes)",
+            ),
+        ));
     }
     if input.num_elements() == 0 {
         return Err(ctx.unsupported("empty input"));

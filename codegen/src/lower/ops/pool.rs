@@ -2,11 +2,11 @@
 //! activation range.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::pool as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{quant, Num, OpContext};
+use crate::lower::{quant, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -55,9 +55,10 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
     ctx.expect_rank("output", output, 4)?;
     let (i, out) = (&input.shape, &output.shape);
     if i[0] != out[0] || i[3] != out[3] {
-        return Err(ctx.unsupported(format!(
-            "input {i:?} and output {out:?} differ in batches or channels"
-        )));
+        return Err(ctx.invalid(
+            format!("input {i:?} and output {out:?} differ in batches or channels"),
+            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+        ));
     }
     let mut pads = [0usize; 2];
     for (axis, (name, filter, stride)) in [
@@ -90,13 +91,13 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
         Some(Num::I8) | None => {
             let int16 = num.is_none();
             let ((s_in, zp_in), (s_out, zp_out)) = if int16 {
-                ctx.expect_dtype("output", output, DType::I16)?;
+                ctx.expect_output_dtype("the output", output, DType::I16)?;
                 (
                     ctx.int16_quant("input", input)?,
                     ctx.int16_quant("output", output)?,
                 )
             } else {
-                ctx.expect_dtype("output", output, DType::I8)?;
+                ctx.expect_output_dtype("the output", output, DType::I8)?;
                 (
                     ctx.int8_quant("input", input)?,
                     ctx.int8_quant("output", output)?,
@@ -143,7 +144,7 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
             ))
         }
         Some(Num::F32) => {
-            ctx.expect_dtype("output", output, DType::F32)?;
+            ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
             Ok(kernel(
                 function,

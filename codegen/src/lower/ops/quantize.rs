@@ -166,7 +166,12 @@ fn unsupported_pair(ctx: &OpContext) -> crate::error::Error {
 /// float).
 fn dequantize(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    ctx.expect_dtype("the output", output, DType::F32)?;
+    if output.dtype != DType::F32 {
+        return Err(ctx.invalid(
+            format!("the output has type {}; DEQUANTIZE writes FLOAT32", output.dtype),
+            Grounds::tflm("dequantize_common.cc DequantizePrepare: TF_LITE_ENSURE(output->type == kTfLiteFloat32)"),
+        ));
+    }
     match input.dtype {
         DType::I16 => {
             let (si, zi) = ctx.int16_quant("the input", input)?;
