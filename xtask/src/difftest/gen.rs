@@ -168,10 +168,30 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
         u if u >= 0.85 && ops.iter().any(|&op| takes_int32(op)) => TensorType::INT32,
         _ => TensorType::FLOAT32,
     };
+    // One case in eight on a type only the byte-moving operators take (TFLM's lists for them).
+    if g.rng.chance(0.125) {
+        let others: Vec<TensorType> = MOVED_TYPES
+            .into_iter()
+            .filter(|&t| ops.iter().any(|&op| draws_type(op, t)))
+            .collect();
+        if !others.is_empty() {
+            dtype = g.rng.pick(&others);
+        }
+    }
     let mut x = None;
     let mut names = Vec::new();
     for _ in 0..length {
-        let op = g.rng.pick(ops);
+        // The first operator is one that takes the drawn type (every one takes int8 and float32).
+        let op = if x.is_none() && dtype != TensorType::INT8 && dtype != TensorType::FLOAT32 {
+            let takers: Vec<B> = ops
+                .iter()
+                .copied()
+                .filter(|&op| draws_type(op, dtype))
+                .collect();
+            g.rng.pick(&takers)
+        } else {
+            g.rng.pick(ops)
+        };
         let out = g.apply(op, x, dtype)?;
         names.push(op_name(op));
         dtype = g.m.tensors[out as usize].dtype;
@@ -188,6 +208,52 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
 /// Whether the generator draws `op` on int32 tensors (TFLM's unquantized int32 arithmetic).
 fn takes_int32(op: B) -> bool {
     matches!(op, B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM)
+}
+
+/// The types besides int8 and float32 that some byte-moving operator takes.
+const MOVED_TYPES: [TensorType; 4] = [
+    TensorType::INT16,
+    TensorType::INT32,
+    TensorType::INT64,
+    TensorType::BOOL,
+];
+
+/// Whether the generator draws `op` on `dtype`: int8 and float32 everywhere (an operator's
+/// generator declines what it does not take), int32 in the int32 arithmetic, and the types TFLM's
+/// byte-moving kernels register (concatenation.cc, pack.cc, pad.cc, transpose.cc,
+/// strided_slice.cc, reshape.cc, squeeze.cc, expand_dims.cc).
+fn draws_type(op: B, dtype: TensorType) -> bool {
+    match dtype {
+        TensorType::INT8 | TensorType::FLOAT32 => true,
+        TensorType::INT32 => {
+            takes_int32(op)
+                || matches!(
+                    op,
+                    B::CONCATENATION
+                        | B::PACK
+                        | B::PAD
+                        | B::PADV2
+                        | B::STRIDED_SLICE
+                        | B::RESHAPE
+                        | B::SQUEEZE
+                )
+        }
+        TensorType::INT16 => matches!(
+            op,
+            B::CONCATENATION
+                | B::PACK
+                | B::PAD
+                | B::PADV2
+                | B::TRANSPOSE
+                | B::STRIDED_SLICE
+                | B::RESHAPE
+                | B::SQUEEZE
+                | B::EXPAND_DIMS
+        ),
+        TensorType::INT64 => matches!(op, B::CONCATENATION | B::PACK | B::RESHAPE),
+        TensorType::BOOL => matches!(op, B::CONCATENATION | B::STRIDED_SLICE | B::RESHAPE),
+        _ => false,
+    }
 }
 
 /// `n` random int32 values, as raw little-endian bytes: full-range (sums and products overflow
@@ -256,7 +322,10 @@ fn type_name(t: TensorType) -> &'static str {
         TensorType::INT4 => "i4",
         TensorType::INT8 => "i8",
         TensorType::FLOAT32 => "f32",
+        TensorType::INT16 => "i16",
         TensorType::INT32 => "i32",
+        TensorType::INT64 => "i64",
+        TensorType::BOOL => "bool",
         _ => "other",
     }
 }
@@ -296,6 +365,11 @@ impl<'a> G<'a> {
                 TensorType::INT8 => (0..n).map(|_| rng.next_u64() as u8).collect(),
                 TensorType::FLOAT32 => (0..n).flat_map(|_| rng.sym(range).to_le_bytes()).collect(),
                 TensorType::INT32 => int32_values(rng, n),
+                TensorType::INT16 => (0..n)
+                    .flat_map(|_| (rng.next_u64() as u16).to_le_bytes())
+                    .collect(),
+                TensorType::INT64 => (0..n).flat_map(|_| rng.next_u64().to_le_bytes()).collect(),
+                TensorType::BOOL => (0..n).map(|_| (rng.next_u64() & 1) as u8).collect(),
                 _ => vec![0; n * 4],
             };
             inputs.push(bytes);
@@ -357,6 +431,10 @@ impl<'a> G<'a> {
                 None => (self.scale(), self.zero_point()),
             };
             TensorSpec::int8(shape, s, z)
+        } else if dtype == TensorType::INT16 {
+            // int16 activations are symmetric (zero point 0), as the 16x8 scheme has them.
+            let s = quant.map_or_else(|| self.scale(), |q| q.0);
+            TensorSpec::new(dtype, shape).quant(s, 0)
         } else {
             TensorSpec::new(dtype, shape)
         };
@@ -486,8 +564,9 @@ impl<'a> G<'a> {
     fn apply(&mut self, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
         let dtype = x.map(|t| self.dtype(t)).unwrap_or(dtype);
         let rank = x.map(|t| self.shape(t).len());
-        // INT32 values (ARG_MAX's and ARG_MIN's indices too) go on only into int32 arithmetic.
-        if dtype == TensorType::INT32 && !takes_int32(op) {
+        // INT32 values (ARG_MAX's and ARG_MIN's indices too) go on only into int32 arithmetic and
+        // the byte-moving operators; int16, int64 and bool only into the latter.
+        if !draws_type(op, dtype) {
             return None;
         }
         match op {
@@ -1291,6 +1370,17 @@ impl<'a> G<'a> {
                 let v = self.rng.int(-128, 127) as i8;
                 value_text = format!("value={v}");
                 TensorSpec::int8(shape, sc, zp).constant_i8(&[v])
+            } else if dtype == TensorType::INT16 {
+                let v = self.rng.int(-32768, 32767) as i16;
+                value_text = format!("value={v}");
+                let (sc, _) = self.q(x);
+                TensorSpec::new(dtype, shape)
+                    .quant(sc, 0)
+                    .constant(v.to_le_bytes().to_vec())
+            } else if dtype == TensorType::INT32 {
+                let v = self.rng.int(-100_000, 100_000);
+                value_text = format!("value={v}");
+                TensorSpec::new(dtype, shape).constant_i32(&[v])
             } else {
                 let v = self.rng.sym(2.0);
                 value_text = format!("value={v}");

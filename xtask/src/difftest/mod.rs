@@ -205,6 +205,8 @@ struct Summary {
     c_differences: u64,
     gaps: u64,
     per_op: BTreeMap<&'static str, u64>,
+    /// Cases by the element types of their graph tensors (every type a case has, once).
+    per_type: BTreeMap<String, u64>,
     lines: Vec<String>,
 }
 
@@ -213,6 +215,19 @@ impl Summary {
         self.cases += 1;
         for op in &r.case.ops {
             *self.per_op.entry(op).or_default() += 1;
+        }
+        let mut types: Vec<String> = r
+            .case
+            .spec
+            .tensors
+            .iter()
+            .filter_map(|t| t.dtype.variant_name())
+            .map(str::to_ascii_lowercase)
+            .collect();
+        types.sort();
+        types.dedup();
+        for t in types {
+            *self.per_type.entry(t).or_default() += 1;
         }
         match verdict(&r) {
             Verdict::Agreed => {
@@ -321,6 +336,12 @@ impl Summary {
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
         println!("  ops drawn: {}", ops.join(", "));
+        let types: Vec<String> = self
+            .per_type
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!("  cases with a tensor of type: {}", types.join(", "));
     }
 }
 
