@@ -2057,7 +2057,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             vec![int16(&[2, 5], (1e-3, 0))],
             vec![TensorSpec::int8(&[2, 5], 1.0 / 256.0, -128)],
         ),
-        Unsupported,
+        Invalid,
         "INT16 → INT16",
     );
     s.refused(

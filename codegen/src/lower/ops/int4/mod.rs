@@ -46,6 +46,10 @@ pub(in crate::lower) fn check_uses(ctx: &OpContext) -> Result<()> {
         }
         let input = ctx.input(0)?;
         let output = ctx.output(0)?;
+        if input.dtype == DType::I8 {
+            // An int8 convolution's output is int8 whatever its weights.
+            ctx.same_dtype("the output", output, input)?;
+        }
         if input.dtype != DType::I8 || output.dtype != DType::I8 {
             return Err(ctx.unsupported(format!(
                 "INT4 weights with {} input and {} output (TFLM runs INT4 weights with int8 \
