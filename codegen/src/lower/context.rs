@@ -314,7 +314,13 @@ impl<'g, 'm> OpContext<'g, 'm> {
             Some(_) => Err(self.unsupported(format!(
                 "{what} is quantized per channel; only per-tensor is supported here"
             ))),
-            None => Err(self.unsupported(format!("{what} has no quantization parameters"))),
+            None => Err(self.invalid(
+                format!("{what} has no quantization parameters"),
+                Grounds::spec(
+                    "TFLite quantization specification: a quantized (int8, int16) activation \
+                     carries its scale and zero point (TFLM would divide by its scale of 0)",
+                ),
+            )),
         }
     }
 

@@ -1406,7 +1406,7 @@ fn quantization(cases: &mut Vec<Case>) {
             (0.1, 0),
             (1.0 / 256.0, 0),
         ),
-        Unsupported,
+        Invalid,
         "-128",
     );
     s.refused(
@@ -1460,7 +1460,7 @@ fn quantization(cases: &mut Vec<Case>) {
         with(relu8((0.1, 0), (0.1, 0)), |m| {
             m.tensors[0].quantization = None
         }),
-        Unsupported,
+        Invalid,
         "no quantization",
     );
     s.refused(
@@ -1796,7 +1796,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             m.tensors[0] = TensorSpec::f32(&[1, 8]);
             m.tensors[3] = TensorSpec::f32(&[1, 4]);
         }),
-        Unsupported,
+        Invalid,
         "hybrid",
     );
     s.refused(
@@ -1906,7 +1906,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             vec![TensorSpec::f32(&[1, 2]), TensorSpec::f32(&[1, 2])],
             vec![TensorSpec::f32(&[1, 4])],
         ),
-        Unsupported,
+        Invalid,
         "axis",
     );
     s.refused(
@@ -1920,7 +1920,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             ],
             vec![TensorSpec::f32(&[1, 2, 2, 1])],
         ),
-        Unsupported,
+        Invalid,
         "axis",
     );
     s.refused(
@@ -1934,7 +1934,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             ],
             vec![TensorSpec::f32(&[1, 4])],
         ),
-        Unsupported,
+        Invalid,
         "negative",
     );
     // A graph without inputs: its output is folded at generation time.
@@ -1971,7 +1971,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             vec![TensorSpec::f32(&[1, 8])],
             vec![TensorSpec::new(TensorType::UINT8, &[1, 8]).quant(0.1, 128)],
         ),
-        Unsupported,
+        Invalid,
         "UINT8",
     );
     // TFLM's HARD_SWISH passes Prepare on int16 and fails in Eval.
@@ -2080,7 +2080,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             vec![int16(&[1, 257, 257, 1], (0.01, 0))],
             vec![int16(&[1, 1, 1, 1], (0.01, 0))],
         ),
-        Unsupported,
+        Invalid,
         "65536 taps",
     );
     s.refused(

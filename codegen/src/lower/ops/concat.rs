@@ -231,7 +231,13 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
     let rank = output.shape.len();
     let axis_pos = if axis < 0 { axis + rank as i32 } else { axis };
     if axis_pos < 0 || axis_pos as usize >= rank.max(1) {
-        return Err(ctx.unsupported(format!("axis {axis} is out of range for rank {rank}")));
+        return Err(ctx.invalid(
+            format!("axis {axis} is out of range for rank {rank}"),
+            Grounds::undefined(
+                "concatenation.cc reads the dimension at the axis, past the shape's rank, checked \
+                 only by TFLITE_DCHECK",
+            ),
+        ));
     }
     let axis = axis_pos as usize;
     if output.dtype == DType::I16 {

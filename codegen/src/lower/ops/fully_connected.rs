@@ -140,10 +140,17 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
         }
         Num::F32 => {
             if filter.dtype != DType::F32 {
-                return Err(ctx.unsupported(format!(
-                    "float input with {} weights (hybrid quantization) is not supported; supported: all-INT8 or all-FLOAT32",
-                    filter.dtype
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "float input with {} weights (hybrid quantization); TFLM's \
+                         FULLY_CONNECTED takes all-INT8 or all-FLOAT32",
+                        filter.dtype
+                    ),
+                    Grounds::tflm(
+                        "fully_connected.cc FullyConnectedPrepare: \"Input type: %s with filter \
+                         type: %s not supported.\"",
+                    ),
+                ));
             }
             ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;

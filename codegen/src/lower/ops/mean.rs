@@ -63,7 +63,13 @@ fn mean(ctx: &OpContext) -> Result<Kernel> {
     for &a in &axes {
         let r = if a < 0 { a + rank as i64 } else { a };
         if r < 0 || r >= rank as i64 {
-            return Err(ctx.unsupported(format!("axis {a} is out of range for rank {rank}")));
+            return Err(ctx.invalid(
+                format!("axis {a} is out of range for rank {rank}"),
+                Grounds::tflm(
+                    "reduce_common.cc EvalMean: the reference reduction's ResolveAxis fails on an \
+                     axis out of range (TF_LITE_ENSURE(result))",
+                ),
+            ));
         }
         reduced[r as usize] = true;
     }

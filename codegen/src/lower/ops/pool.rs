@@ -105,18 +105,31 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
             };
             // TFLM's pooling Prepare requires the same quantization on both sides.
             if f64::from((s_in - s_out).abs()) > 1e-6 || zp_in != zp_out {
-                return Err(ctx.unsupported(format!(
-                    "input quantization ({s_in}, {zp_in}) differs from output ({s_out}, {zp_out}); pools must keep it"
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "input quantization ({s_in}, {zp_in}) differs from output ({s_out}, \
+                         {zp_out}); pools must keep it"
+                    ),
+                    Grounds::tflm(
+                        "pooling_common.cc PoolingPrepare: TF_LITE_ENSURE(scale difference <= \
+                         1e-6), TF_LITE_ENSURE(input zero point == output zero point)",
+                    ),
+                ));
             }
             let (act_min, act_max) = if int16 {
                 // TFLM sums a window in 32 bits: more than 65,536 int16 taps can overflow it.
                 let taps = o.filter_h.min(i[1]).saturating_mul(o.filter_w.min(i[2]));
                 if pool == Kind::Average && taps > 1 << 16 {
-                    return Err(ctx.unsupported(format!(
-                        "an int16 average over windows of up to {taps} taps: TFLM's 32-bit sum \
-                         can overflow; supported: at most 65536 taps"
-                    )));
+                    return Err(ctx.invalid(
+                        format!(
+                            "an int16 average over windows of up to {taps} taps: TFLM's 32-bit \
+                             sum stays in range only up to 65536 taps"
+                        ),
+                        Grounds::undefined(
+                            "reference_integer_ops::AveragePool (int16) sums a window in int32: \
+                             more than 65536 int16 taps can overflow it (signed overflow)",
+                        ),
+                    ));
                 }
                 ctx.activation_range_s16(o.activation, s_out, zp_out)?
             } else {

@@ -93,14 +93,28 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
                 // TF_LITE_ENSURE_NEAR(scale, 1/65536, 0.001/65536), compared in float.
                 let target = 1.0f32 / 65536.0;
                 if zp_out != -32768 || (s_out - target).abs() > 0.001 * target {
-                    return Err(ctx.unsupported(format!(
-                        "int16 output quantization ({s_out}, {zp_out}) is not supported; TFLM requires scale 1/65536 and zero point -32768"
-                    )));
+                    return Err(ctx.invalid(
+                        format!(
+                            "int16 output quantization ({s_out}, {zp_out}); TFLM requires scale \
+                             1/65536 and zero point -32768"
+                        ),
+                        Grounds::tflm(
+                            "softmax_common.cc CalculateSoftmaxParams: TF_LITE_ENSURE_EQ(output \
+                             zero point, -32768), TF_LITE_ENSURE_NEAR(output scale, 1/65536)",
+                        ),
+                    ));
                 }
             } else if zp_out != -128 || s_out != 1.0 / 256.0 {
-                return Err(ctx.unsupported(format!(
-                    "int8 output quantization ({s_out}, {zp_out}) is not supported; TFLM requires scale 1/256 and zero point -128"
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "int8 output quantization ({s_out}, {zp_out}); TFLM requires scale 1/256 \
+                         and zero point -128"
+                    ),
+                    Grounds::tflm(
+                        "softmax_common.cc CalculateSoftmaxParams: TF_LITE_ENSURE_EQ(output zero \
+                         point, -128), TF_LITE_ENSURE(output scale == 1/256)",
+                    ),
+                ));
             }
             // PreprocessSoftmaxScaling with 5 integer bits (Q5.26), capped below 2^31.
             const SCALED_DIFF_INTEGER_BITS: i32 = 5;
