@@ -551,7 +551,8 @@ impl<'g, 'm> OpContext<'g, 'm> {
     }
 
     /// `CalculateActivationRangeQuantized` for an output of range `[qmin, qmax]`, refusing bounds
-    /// whose quantized value overflows `int32` (TFLM's Prepare refuses those) and TANH / SIGN_BIT.
+    /// whose quantized value overflows `int32` (TFLM's Prepare refuses those); TANH and SIGN_BIT,
+    /// which it does not name, clamp nothing.
     pub fn activation_range(
         &self,
         activation: Activation,
@@ -566,9 +567,9 @@ impl<'g, 'm> OpContext<'g, 'm> {
             Activation::Relu => (qmin.max(bound(0.0)?), qmax),
             Activation::Relu6 => (qmin.max(bound(0.0)?), qmax.min(bound(6.0)?)),
             Activation::ReluN1To1 => (qmin.max(bound(-1.0)?), qmax.min(bound(1.0)?)),
-            Activation::Tanh | Activation::SignBit => {
-                return Err(self.unsupported_activation(activation))
-            }
+            // CalculateActivationRangeQuantizedImpl names neither: its `else` leaves the
+            // type's whole range, so the kernels clamp nothing.
+            Activation::Tanh | Activation::SignBit => (qmin, qmax),
         };
         Ok((lo, hi))
     }

@@ -1807,11 +1807,16 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Unsupported,
         "output height",
     );
-    s.refused(
-        "conv_fused_tanh",
-        conv8(Activation::TANH),
-        Unsupported,
-        "activation",
+    // TANH and SIGN_BIT fused into an integer kernel: TFLM's CalculateActivationRangeQuantized
+    // names neither and leaves the output type's whole range, a clamp of nothing.
+    s.accepted("conv_fused_tanh", conv8(Activation::TANH));
+    s.accepted(
+        "add_int8_fused_sign_bit",
+        with(binary8(B::ADD, (0.1, 3), (0.05, -2), (0.2, 1)), |m| {
+            m.operators[0].options = Options::Add {
+                activation: Activation::SIGN_BIT,
+            }
+        }),
     );
     s.refused(
         "conv_zero_stride",
