@@ -9,7 +9,22 @@
 
 use super::{quant, CallKind, Data};
 use crate::error::{Error, Grounds, Result};
-use crate::ir::{Activation, DType, Graph, Operator, Tensor};
+use crate::ir::{Activation, DType, Graph, OpCode, Operator, Tensor};
+
+/// Why an output shape that does not match what the operator computes is undefined in TFLM: its
+/// reference kernels compare the shapes only with `TFLITE_DCHECK` (compiled out), size their loops
+/// from one of them and so write past the other's end or leave part of the output unwritten.
+pub(crate) const SHAPES_CHECKED_ONLY_BY_DCHECK: &str =
+    "the reference kernel checks these shapes only with TFLITE_DCHECK (MatchingFlatSize, \
+     MatchingDim, NdArrayDescsForElementwiseBroadcast): it writes past the smaller tensor's end or \
+     leaves output elements that nothing writes";
+
+/// The specification's clause for tensors of different element types where an operator's
+/// signature has one ([`OpContext::same_dtype`]).
+pub(crate) const ONE_ELEMENT_TYPE: &str =
+    "the operator's TFLite signature gives these tensors one element type (TFLite's kernels check \
+     it in Prepare with TF_LITE_ENSURE_TYPES_EQ; where TFLM's do not, they read or write one \
+     tensor's bytes as the other's element type, out of bounds or leaving bytes unwritten)";
 
 /// One operator and the graph around it.
 pub(crate) struct OpContext<'g, 'm> {
@@ -299,7 +314,13 @@ impl<'g, 'm> OpContext<'g, 'm> {
             Some(_) => Err(self.unsupported(format!(
                 "{what} is quantized per channel; only per-tensor is supported here"
             ))),
-            None => Err(self.unsupported(format!("{what} has no quantization parameters"))),
+            None => Err(self.invalid(
+                format!("{what} has no quantization parameters"),
+                Grounds::spec(
+                    "TFLite quantization specification: a quantized (int8, int16) activation \
+                     carries its scale and zero point (TFLM would divide by its scale of 0)",
+                ),
+            )),
         }
     }
 
@@ -308,11 +329,28 @@ impl<'g, 'm> OpContext<'g, 'm> {
         let input = self.input_index(0)?;
         let output = self.output_index(0)?;
         let (i, o) = (&self.graph.tensors[input], &self.graph.tensors[output]);
-        if i.bytes != o.bytes || i.dtype != o.dtype {
-            return Err(self.unsupported(format!(
-                "input and output differ in size or type ({} {} bytes vs {} {} bytes)",
-                i.dtype, i.bytes, o.dtype, o.bytes
-            )));
+        if i.dtype != o.dtype {
+            self.same_dtype("the output", o, i)?;
+        }
+        if i.bytes != o.bytes {
+            let grounds = match self.op().kind.code() {
+                Some(OpCode::RESHAPE | OpCode::SQUEEZE | OpCode::EXPAND_DIMS) => Grounds::tflm(
+                    "the output holds the input's elements: reshape_common.cc ReshapeOutput \
+                     (TF_LITE_ENSURE_EQ(num_input_elements, num_output_elements)), squeeze.cc \
+                     SqueezeEval (input and output byte sizes), expand_dims.cc VerifyTensorDim",
+                ),
+                _ => Grounds::undefined(
+                    "the variable's bytes are copied with the input's size into a tensor of \
+                     another (out of bounds, or bytes nothing writes)",
+                ),
+            };
+            return Err(self.invalid(
+                format!(
+                    "input and output differ in size ({} {} bytes vs {} {} bytes)",
+                    i.dtype, i.bytes, o.dtype, o.bytes
+                ),
+                grounds,
+            ));
         }
         Ok(CallKind::Alias { input, output })
     }
@@ -359,9 +397,26 @@ impl<'g, 'm> OpContext<'g, 'm> {
             })
     }
 
-    /// Fails unless `tensor` has the same element type as `like`.
+    /// Fails unless `tensor` has the same element type as `like`: tensors of one type `T` in the
+    /// operator's TFLite signature (an output and its input, two inputs, a padding value and its
+    /// data). A mismatch is invalid on the specification's ground ([`ONE_ELEMENT_TYPE`]).
     pub fn same_dtype(&self, what: &str, tensor: &Tensor, like: &Tensor) -> Result<()> {
-        self.expect_dtype(what, tensor, like.dtype)
+        self.expect_output_dtype(what, tensor, like.dtype)
+    }
+
+    /// Fails unless `output` (or another tensor that the operator's TFLite signature ties to its
+    /// input's type, named `what`) has type `dtype`, the one its input's type implies. A mismatch
+    /// is invalid on the specification's ground ([`ONE_ELEMENT_TYPE`]): TFLite's signatures
+    /// give these tensors one type, and where TFLM does not check it, its kernel reads or writes
+    /// one tensor's bytes as the other's element type.
+    pub fn expect_output_dtype(&self, what: &str, tensor: &Tensor, dtype: DType) -> Result<()> {
+        if tensor.dtype == dtype {
+            return Ok(());
+        }
+        Err(self.invalid(
+            format!("{what} has type {}, expected {dtype}", tensor.dtype),
+            Grounds::spec(ONE_ELEMENT_TYPE),
+        ))
     }
 
     /// Fails unless `tensor` has a type the data-movement kernels copy (TFLM's lists, less the
@@ -496,7 +551,8 @@ impl<'g, 'm> OpContext<'g, 'm> {
     }
 
     /// `CalculateActivationRangeQuantized` for an output of range `[qmin, qmax]`, refusing bounds
-    /// whose quantized value overflows `int32` (TFLM's Prepare refuses those) and TANH / SIGN_BIT.
+    /// whose quantized value overflows `int32` (TFLM's Prepare refuses those); TANH and SIGN_BIT,
+    /// which it does not name, clamp nothing.
     pub fn activation_range(
         &self,
         activation: Activation,
@@ -511,9 +567,9 @@ impl<'g, 'm> OpContext<'g, 'm> {
             Activation::Relu => (qmin.max(bound(0.0)?), qmax),
             Activation::Relu6 => (qmin.max(bound(0.0)?), qmax.min(bound(6.0)?)),
             Activation::ReluN1To1 => (qmin.max(bound(-1.0)?), qmax.min(bound(1.0)?)),
-            Activation::Tanh | Activation::SignBit => {
-                return Err(self.unsupported_activation(activation))
-            }
+            // CalculateActivationRangeQuantizedImpl names neither: its `else` leaves the
+            // type's whole range, so the kernels clamp nothing.
+            Activation::Tanh | Activation::SignBit => (qmin, qmax),
         };
         Ok((lo, hi))
     }

@@ -17,10 +17,10 @@ pub(crate) mod params;
 pub mod quant;
 pub mod types;
 
-use crate::error::{Error, Result};
-use crate::ir::{op_name, DType, Graph};
+use crate::error::{Error, Grounds, Result};
+use crate::ir::{op_name, DType, Graph, OpCode};
 pub use access::{keeps, Access, Contract, Stream, CONTRACTS};
-pub(crate) use context::{Num, OpContext};
+pub(crate) use context::{Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 pub(crate) use ops::is_reshape_like;
 
 /// One step of the generated `invoke`.
@@ -238,6 +238,10 @@ pub fn registry() -> Vec<(String, types::Types)> {
         .collect()
 }
 
+/// The operators whose TFLM kernel computes a defined output from an empty input beside others:
+/// CONCATENATION copies nothing from it, PAD and PADV2 write only padding.
+const EMPTY_INPUT_DEFINED: [OpCode; 3] = [OpCode::CONCATENATION, OpCode::PAD, OpCode::PADV2];
+
 pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
     let Some((family, entry)) = ctx.op().kind.code().and_then(ops::find) else {
         return Err(unsupported_op(ctx));
@@ -258,12 +262,41 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
         let tensor = &ctx.graph().tensors[t];
         empty(t) && !(tensor.is_constant() && tensor.shape.len() == 1)
     });
-    if let Some(&t) = empty_input {
-        return Err(ctx.unsupported(format!(
-            "input tensor #{t} {:?} is empty (a zero-size dimension) but the output is not; \
-             supported: operators whose outputs are all empty when an input is",
-            ctx.graph().tensors[t].name
-        )));
+    let code = op.kind.code();
+    if let Some(&t) =
+        empty_input.filter(|_| !code.is_some_and(|c| EMPTY_INPUT_DEFINED.contains(&c)))
+    {
+        let tensor = &ctx.graph().tensors[t];
+        let detail = format!(
+            "input tensor #{t} {:?} of shape {:?} is empty (a zero-size dimension) but the output \
+             is not",
+            tensor.name, tensor.shape
+        );
+        // An empty innermost dimension of a weighted operator's input is a dot product of no
+        // terms: TFLM computes the bias there, which tinyaot does not compile yet.
+        let empty_depth = tensor.shape.last() == Some(&0)
+            && code.is_some_and(|c| {
+                matches!(
+                    c,
+                    OpCode::CONV_2D
+                        | OpCode::DEPTHWISE_CONV_2D
+                        | OpCode::FULLY_CONNECTED
+                        | OpCode::TRANSPOSE_CONV
+                )
+            });
+        return Err(if empty_depth {
+            ctx.unsupported(format!(
+                "{detail}; supported: a non-empty innermost dimension (depth)"
+            ))
+        } else {
+            ctx.invalid(
+                detail,
+                Grounds::undefined(
+                    "TFLM's kernel sizes its loops from the empty input and leaves the output \
+                     unwritten, or from the output and reads the empty input out of bounds",
+                ),
+            )
+        });
     }
     let call = ops::lower(ctx, family, entry)?;
     // The registry's type lists are the README's table: a lowering that accepts a signature its

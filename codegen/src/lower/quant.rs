@@ -42,7 +42,8 @@ pub fn quantize_multiplier(real: f64) -> (i32, i32) {
 }
 
 /// `CalculateActivationRangeQuantized` for an output with `scale` and `zero_point` of a type with
-/// range `[qmin, qmax]`. `None` for activations TFLM does not support fused in integer kernels.
+/// range `[qmin, qmax]` (TANH and SIGN_BIT, which it does not name, clamp nothing). Always
+/// `Some`.
 pub fn activation_range_quantized(
     activation: Activation,
     scale: f32,
@@ -57,7 +58,7 @@ pub fn activation_range_quantized(
         Activation::Relu => Some((qmin.max(quantize(0.0)), qmax)),
         Activation::Relu6 => Some((qmin.max(quantize(0.0)), qmax.min(quantize(6.0)))),
         Activation::ReluN1To1 => Some((qmin.max(quantize(-1.0)), qmax.min(quantize(1.0)))),
-        Activation::Tanh | Activation::SignBit => None,
+        Activation::Tanh | Activation::SignBit => Some((qmin, qmax)),
     }
 }
 
@@ -203,7 +204,7 @@ mod tests {
         assert_eq!(r(Activation::Relu), Some((-10, 127)));
         assert_eq!(r(Activation::Relu6), Some((-10, 110)));
         assert_eq!(r(Activation::ReluN1To1), Some((-30, 10)));
-        assert_eq!(r(Activation::Tanh), None);
+        assert_eq!(r(Activation::Tanh), Some((-128, 127)));
     }
 
     #[test]

@@ -799,7 +799,7 @@ impl Suite<'_> {
 }
 
 fn structure(cases: &mut Vec<Case>) {
-    use Refusal::{Invalid, Load, Unsupported};
+    use Refusal::{Invalid, Load};
     let mut s = Suite {
         cases,
         category: Category::Structure,
@@ -996,15 +996,54 @@ fn structure(cases: &mut Vec<Case>) {
             vec![TensorSpec::f32(&[0])],
         ),
     );
-    // An empty graph input feeding a non-empty output: TFLM runs it (its kernels size their loops
-    // from one of the shapes, checking the other only with TFLITE_DCHECK); not compiled.
+    // An empty graph input feeding a non-empty output: TFLM runs it, but its kernels size their
+    // loops from one of the shapes, checking the other only with TFLITE_DCHECK: the output is
+    // left unwritten (or the input read out of bounds).
     s.refused(
         "zero_size_input_full_output",
         with(relu8((0.1, 0), (0.1, 0)), |m| {
             m.tensors[0].shape = Some(vec![0, 8]);
         }),
-        Unsupported,
+        Invalid,
         "is empty (a zero-size dimension) but the output is not",
+    );
+    // Where TFLM's result is defined, the empty input is compiled: a CONCATENATION copies nothing
+    // from it, a PAD writes only padding.
+    s.accepted(
+        "zero_size_input_concatenation",
+        ModelSpec::single_op(
+            B::CONCATENATION,
+            Options::Concatenation {
+                axis: 0,
+                activation: Activation::NONE,
+            },
+            vec![
+                TensorSpec::int8(&[0, 3], 0.1, 2),
+                TensorSpec::int8(&[2, 3], 0.1, 2),
+            ],
+            vec![TensorSpec::int8(&[2, 3], 0.1, 2)],
+        ),
+    );
+    s.accepted(
+        "zero_size_input_pad",
+        ModelSpec::single_op(
+            B::PAD,
+            Options::Pad,
+            vec![
+                TensorSpec::f32(&[0, 3]),
+                TensorSpec::int32(&[2, 2]).constant_i32(&[1, 2, 0, 1]),
+            ],
+            vec![TensorSpec::f32(&[3, 4])],
+        ),
+    );
+    // An output shape or type that is not what the operator computes.
+    s.refused(
+        "binary_output_larger_than_broadcast",
+        with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
+            m.tensors[2].shape = Some(vec![2, 4]);
+        }),
+        Invalid,
+        "is not the broadcast shape",
     );
     s.refused(
         "negative_dimension",
@@ -1367,7 +1406,7 @@ fn quantization(cases: &mut Vec<Case>) {
             (0.1, 0),
             (1.0 / 256.0, 0),
         ),
-        Unsupported,
+        Invalid,
         "-128",
     );
     s.refused(
@@ -1421,7 +1460,7 @@ fn quantization(cases: &mut Vec<Case>) {
         with(relu8((0.1, 0), (0.1, 0)), |m| {
             m.tensors[0].quantization = None
         }),
-        Unsupported,
+        Invalid,
         "no quantization",
     );
     s.refused(
@@ -1757,7 +1796,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             m.tensors[0] = TensorSpec::f32(&[1, 8]);
             m.tensors[3] = TensorSpec::f32(&[1, 4]);
         }),
-        Unsupported,
+        Invalid,
         "hybrid",
     );
     s.refused(
@@ -1768,11 +1807,16 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Unsupported,
         "output height",
     );
-    s.refused(
-        "conv_fused_tanh",
-        conv8(Activation::TANH),
-        Unsupported,
-        "activation",
+    // TANH and SIGN_BIT fused into an integer kernel: TFLM's CalculateActivationRangeQuantized
+    // names neither and leaves the output type's whole range, a clamp of nothing.
+    s.accepted("conv_fused_tanh", conv8(Activation::TANH));
+    s.accepted(
+        "add_int8_fused_sign_bit",
+        with(binary8(B::ADD, (0.1, 3), (0.05, -2), (0.2, 1)), |m| {
+            m.operators[0].options = Options::Add {
+                activation: Activation::SIGN_BIT,
+            }
+        }),
     );
     s.refused(
         "conv_zero_stride",
@@ -1867,7 +1911,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             vec![TensorSpec::f32(&[1, 2]), TensorSpec::f32(&[1, 2])],
             vec![TensorSpec::f32(&[1, 4])],
         ),
-        Unsupported,
+        Invalid,
         "axis",
     );
     s.refused(
@@ -1881,7 +1925,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             ],
             vec![TensorSpec::f32(&[1, 2, 2, 1])],
         ),
-        Unsupported,
+        Invalid,
         "axis",
     );
     s.refused(
@@ -1895,7 +1939,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             ],
             vec![TensorSpec::f32(&[1, 4])],
         ),
-        Unsupported,
+        Invalid,
         "negative",
     );
     // A graph without inputs: its output is folded at generation time.
@@ -1912,7 +1956,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
             m.tensors[2] = TensorSpec::f32(&[1, 4])
         }),
-        Unsupported,
+        Invalid,
         "FLOAT32",
     );
     s.refused(
@@ -1920,7 +1964,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         with(binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0)), |m| {
             m.tensors[1].shape = Some(vec![1, 3])
         }),
-        Unsupported,
+        Invalid,
         "",
     );
     // float32 → uint8 passes TFLM's QUANTIZE Prepare and fails in its Eval.
@@ -1932,7 +1976,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             vec![TensorSpec::f32(&[1, 8])],
             vec![TensorSpec::new(TensorType::UINT8, &[1, 8]).quant(0.1, 128)],
         ),
-        Unsupported,
+        Invalid,
         "UINT8",
     );
     // TFLM's HARD_SWISH passes Prepare on int16 and fails in Eval.
@@ -2018,7 +2062,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             vec![int16(&[2, 5], (1e-3, 0))],
             vec![TensorSpec::int8(&[2, 5], 1.0 / 256.0, -128)],
         ),
-        Unsupported,
+        Invalid,
         "INT16 → INT16",
     );
     s.refused(
@@ -2041,7 +2085,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             vec![int16(&[1, 257, 257, 1], (0.01, 0))],
             vec![int16(&[1, 1, 1, 1], (0.01, 0))],
         ),
-        Unsupported,
+        Invalid,
         "65536 taps",
     );
     s.refused(
@@ -2049,7 +2093,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         with(relu8((0.1, 0), (0.1, 0)), |m| {
             m.tensors[1].shape = Some(vec![1, 9])
         }),
-        Unsupported,
+        Invalid,
         "differ in size",
     );
     s.refused(
@@ -2063,7 +2107,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
             ],
             vec![TensorSpec::f32(&[1, 2, 4])],
         ),
-        Unsupported,
+        Invalid,
         "differ in size",
     );
 }

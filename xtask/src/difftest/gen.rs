@@ -111,6 +111,8 @@ pub const OPS: &[(&str, B)] = &[
     ("RELU6", B::RELU6),
     ("RESHAPE", B::RESHAPE),
     ("SOFTMAX", B::SOFTMAX),
+    ("SPLIT", B::SPLIT),
+    ("SPLIT_V", B::SPLIT_V),
     ("SQUEEZE", B::SQUEEZE),
     ("STRIDED_SLICE", B::STRIDED_SLICE),
     ("SUB", B::SUB),
@@ -168,10 +170,30 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
         u if u >= 0.85 && ops.iter().any(|&op| takes_int32(op)) => TensorType::INT32,
         _ => TensorType::FLOAT32,
     };
+    // One case in eight on a type only the byte-moving operators take (TFLM's lists for them).
+    if g.rng.chance(0.125) {
+        let others: Vec<TensorType> = MOVED_TYPES
+            .into_iter()
+            .filter(|&t| ops.iter().any(|&op| draws_type(op, t)))
+            .collect();
+        if !others.is_empty() {
+            dtype = g.rng.pick(&others);
+        }
+    }
     let mut x = None;
     let mut names = Vec::new();
     for _ in 0..length {
-        let op = g.rng.pick(ops);
+        // The first operator is one that takes the drawn type (every one takes int8 and float32).
+        let op = if x.is_none() && dtype != TensorType::INT8 && dtype != TensorType::FLOAT32 {
+            let takers: Vec<B> = ops
+                .iter()
+                .copied()
+                .filter(|&op| draws_type(op, dtype))
+                .collect();
+            g.rng.pick(&takers)
+        } else {
+            g.rng.pick(ops)
+        };
         let out = g.apply(op, x, dtype)?;
         names.push(op_name(op));
         dtype = g.m.tensors[out as usize].dtype;
@@ -188,6 +210,81 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
 /// Whether the generator draws `op` on int32 tensors (TFLM's unquantized int32 arithmetic).
 fn takes_int32(op: B) -> bool {
     matches!(op, B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM)
+}
+
+/// The types besides int8 and float32 that some operator the generator draws takes (int16 twice:
+/// the 16x8 arithmetic is where most of them go).
+const MOVED_TYPES: [TensorType; 5] = [
+    TensorType::INT16,
+    TensorType::INT16,
+    TensorType::INT32,
+    TensorType::INT64,
+    TensorType::BOOL,
+];
+
+/// Whether the generator draws `op` on `dtype`: int8 and float32 everywhere (an operator's
+/// generator declines what it does not take), int32 in the int32 arithmetic, int16 in the 16x8
+/// arithmetic (zero points 0), int64 in MAXIMUM and MINIMUM, and the types TFLM's byte-moving
+/// kernels register (concatenation.cc, pack.cc, pad.cc, transpose.cc,
+/// strided_slice.cc, reshape.cc, squeeze.cc, expand_dims.cc).
+fn draws_type(op: B, dtype: TensorType) -> bool {
+    match dtype {
+        TensorType::INT8 | TensorType::FLOAT32 => true,
+        TensorType::INT32 => {
+            takes_int32(op)
+                || matches!(
+                    op,
+                    B::CONCATENATION
+                        | B::PACK
+                        | B::PAD
+                        | B::PADV2
+                        | B::SPLIT
+                        | B::SPLIT_V
+                        | B::STRIDED_SLICE
+                        | B::RESHAPE
+                        | B::SQUEEZE
+                )
+        }
+        TensorType::INT16 => matches!(
+            op,
+            B::ADD
+                | B::SUB
+                | B::MUL
+                | B::MAXIMUM
+                | B::MINIMUM
+                | B::CONV_2D
+                | B::DEPTHWISE_CONV_2D
+                | B::FULLY_CONNECTED
+                | B::RELU
+                | B::RELU6
+                | B::LEAKY_RELU
+                | B::LOGISTIC
+                | B::TANH
+                | B::SOFTMAX
+                | B::AVERAGE_POOL_2D
+                | B::MAX_POOL_2D
+                | B::MEAN
+                | B::QUANTIZE
+                | B::DEQUANTIZE
+                | B::SPLIT
+                | B::SPLIT_V
+                | B::CONCATENATION
+                | B::PACK
+                | B::PAD
+                | B::PADV2
+                | B::TRANSPOSE
+                | B::STRIDED_SLICE
+                | B::RESHAPE
+                | B::SQUEEZE
+                | B::EXPAND_DIMS
+        ),
+        TensorType::INT64 => matches!(
+            op,
+            B::CONCATENATION | B::PACK | B::RESHAPE | B::MAXIMUM | B::MINIMUM
+        ),
+        TensorType::BOOL => matches!(op, B::CONCATENATION | B::STRIDED_SLICE | B::RESHAPE),
+        _ => false,
+    }
 }
 
 /// `n` random int32 values, as raw little-endian bytes: full-range (sums and products overflow
@@ -256,7 +353,10 @@ fn type_name(t: TensorType) -> &'static str {
         TensorType::INT4 => "i4",
         TensorType::INT8 => "i8",
         TensorType::FLOAT32 => "f32",
+        TensorType::INT16 => "i16",
         TensorType::INT32 => "i32",
+        TensorType::INT64 => "i64",
+        TensorType::BOOL => "bool",
         _ => "other",
     }
 }
@@ -296,6 +396,11 @@ impl<'a> G<'a> {
                 TensorType::INT8 => (0..n).map(|_| rng.next_u64() as u8).collect(),
                 TensorType::FLOAT32 => (0..n).flat_map(|_| rng.sym(range).to_le_bytes()).collect(),
                 TensorType::INT32 => int32_values(rng, n),
+                TensorType::INT16 => (0..n)
+                    .flat_map(|_| (rng.next_u64() as u16).to_le_bytes())
+                    .collect(),
+                TensorType::INT64 => (0..n).flat_map(|_| rng.next_u64().to_le_bytes()).collect(),
+                TensorType::BOOL => (0..n).map(|_| (rng.next_u64() & 1) as u8).collect(),
                 _ => vec![0; n * 4],
             };
             inputs.push(bytes);
@@ -357,6 +462,10 @@ impl<'a> G<'a> {
                 None => (self.scale(), self.zero_point()),
             };
             TensorSpec::int8(shape, s, z)
+        } else if dtype == TensorType::INT16 {
+            // int16 activations are symmetric (zero point 0), as the 16x8 scheme has them.
+            let s = quant.map_or_else(|| self.scale(), |q| q.0);
+            TensorSpec::new(dtype, shape).quant(s, 0)
         } else {
             TensorSpec::new(dtype, shape)
         };
@@ -486,8 +595,9 @@ impl<'a> G<'a> {
     fn apply(&mut self, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
         let dtype = x.map(|t| self.dtype(t)).unwrap_or(dtype);
         let rank = x.map(|t| self.shape(t).len());
-        // INT32 values (ARG_MAX's and ARG_MIN's indices too) go on only into int32 arithmetic.
-        if dtype == TensorType::INT32 && !takes_int32(op) {
+        // INT32 values (ARG_MAX's and ARG_MIN's indices too) go on only into int32 arithmetic and
+        // the byte-moving operators; int16, int64 and bool only into the latter.
+        if !draws_type(op, dtype) {
             return None;
         }
         match op {
@@ -551,10 +661,15 @@ impl<'a> G<'a> {
                 Some(self.quantize(x, out_q))
             }
             B::DEQUANTIZE => {
-                if dtype != TensorType::INT8 && x.is_some() {
+                if !matches!(dtype, TensorType::INT8 | TensorType::INT16) && x.is_some() {
                     return None;
                 }
-                let x = self.take(x, TensorType::INT8, |g| g.random_shape(1, 4, 6), 1.0);
+                let wanted = if dtype == TensorType::INT16 {
+                    dtype
+                } else {
+                    TensorType::INT8
+                };
+                let x = self.take(x, wanted, |g| g.random_shape(1, 4, 6), 1.0);
                 let out = self.act(TensorType::FLOAT32, &self.shape(x), None);
                 let text = format!("DEQUANTIZE {} -> f32", self.qtext(x));
                 self.describe(text);
@@ -620,6 +735,13 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(0, 4, 4), 1.0);
                 Some(self.pack(x))
+            }
+            B::SPLIT | B::SPLIT_V => {
+                if rank == Some(0) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 1.0);
+                Some(self.split(op, x))
             }
             B::TRANSPOSE => {
                 if rank.is_some_and(|r| r == 0 || r > 5) {
@@ -742,6 +864,26 @@ impl<'a> G<'a> {
             let zp = self.zero_point();
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (filter, bias, out)
+        } else if dtype == TensorType::INT16 {
+            // 16x8: per-channel int8 weights, an int64 bias, an int16 output (zero point 0).
+            let (s_in, _) = self.q(x);
+            let channel_axis = if depthwise { 3 } else { 0 };
+            let scales: Vec<f32> = (0..cout)
+                .map(|_| self.rng.logu(2e-3, 5e-2) as f32)
+                .collect();
+            let s_out = (f64::from(s_in)
+                * f64::from(scales[0])
+                * f64::from(depth).sqrt()
+                * 42.0
+                * self.rng.logu(0.3, 3.0)) as f32;
+            let (filter, bias) = self.int8_filter_and_bias(
+                (&filter_shape, channel_axis),
+                (s_in, &scales, true),
+                has_bias,
+            );
+            let bias = self.int64_bias(bias);
+            let out = self.act(TensorType::INT16, &out_shape, Some((s_out, 0)));
+            (filter, bias, out)
         } else {
             let (filter, bias) = self.f32_filter_and_bias(&filter_shape, cout, has_bias);
             let out = self.act(TensorType::FLOAT32, &out_shape, None);
@@ -831,6 +973,23 @@ impl<'a> G<'a> {
             b.quant(b_scales[0], 0)
         };
         (filter, self.m.tensor(b))
+    }
+
+    /// The int32 constant bias `bias` (or -1, none) as the int64 bias of the 16x8 kernels: the
+    /// same quantization, values widened and sometimes beyond int32's range.
+    fn int64_bias(&mut self, bias: i32) -> i32 {
+        if bias < 0 {
+            return bias;
+        }
+        let old = self.m.tensors[bias as usize].clone();
+        let n = elements(&old.shape.clone().unwrap_or_default()) as usize;
+        let values: Vec<i64> = (0..n)
+            .map(|_| i64::from(self.rng.int(-300_000, 300_000)))
+            .collect();
+        let mut t = TensorSpec::new(TensorType::INT64, &old.shape.unwrap_or_default())
+            .constant_i64(&values);
+        t.quantization = old.quantization;
+        self.m.tensor(t)
     }
 
     /// TRANSPOSE_CONV of `x` with TensorFlow's output size for the padding (`h * stride` for SAME,
@@ -932,7 +1091,8 @@ impl<'a> G<'a> {
         let out_shape = vec![s[0], out_dim(s[1], fh, sh), out_dim(s[2], fw, sw), s[3]];
         let activation = self.rng.pick(ACTIVATIONS);
         let dtype = self.dtype(x);
-        let quant = (dtype == TensorType::INT8).then(|| self.q(x));
+        let quantized = matches!(dtype, TensorType::INT8 | TensorType::INT16);
+        let quant = quantized.then(|| self.q(x));
         let out = self.act(dtype, &out_shape, quant);
         let text = format!(
             "{} in {} filter=({fh},{fw}) stride=({sh},{sw}) pad={} act={} -> {}",
@@ -1005,6 +1165,33 @@ impl<'a> G<'a> {
             let zp = self.zero_point();
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (w, b, out)
+        } else if dtype == TensorType::INT16 {
+            // 16x8: per-tensor int8 weights, an int64 bias, an int16 output (zero point 0).
+            let (s_in, _) = self.q(x);
+            let s_w = self.rng.logu(2e-3, 5e-2) as f32;
+            let s_out = (f64::from(s_in)
+                * f64::from(s_w)
+                * f64::from(depth).sqrt()
+                * 42.0
+                * self.rng.logu(0.3, 3.0)) as f32;
+            let weights = self.weights(count, true);
+            let w = self
+                .m
+                .tensor(TensorSpec::int8(&[units, depth], s_w, 0).constant_i8(&weights));
+            let b = if has_bias {
+                let values: Vec<i64> = (0..units)
+                    .map(|_| i64::from(self.rng.int(-300_000, 300_000)))
+                    .collect();
+                self.m.tensor(
+                    TensorSpec::new(TensorType::INT64, &[units])
+                        .quant(s_in * s_w, 0)
+                        .constant_i64(&values),
+                )
+            } else {
+                -1
+            };
+            let out = self.act(TensorType::INT16, &out_shape, Some((s_out, 0)));
+            (w, b, out)
         } else {
             let (w, b) = self.f32_filter_and_bias(&[units, depth], units, has_bias);
             let out = self.act(TensorType::FLOAT32, &out_shape, None);
@@ -1034,15 +1221,30 @@ impl<'a> G<'a> {
 
     fn quantize(&mut self, x: i32, out_q: (f32, i64)) -> i32 {
         let shape = self.shape(x);
-        let out_q = if self.dtype(x) == TensorType::INT8 {
+        let in_type = self.dtype(x);
+        // An int16 output (zero point 0) from int16 inputs half the time, else one time in four.
+        let out_type = if self.rng.chance(if in_type == TensorType::INT16 {
+            0.5
+        } else {
+            0.25
+        }) {
+            TensorType::INT16
+        } else {
+            TensorType::INT8
+        };
+        let zp = if out_type == TensorType::INT16 {
+            0
+        } else {
+            out_q.1
+        };
+        let out_q = if matches!(in_type, TensorType::INT8 | TensorType::INT16) {
             let (s_in, _) = self.q(x);
-            let zp = out_q.1;
             let s_out = self.hunt(|r| ratio_near(r, s_in), |o| score(&ratio_variants(s_in, o)));
             (s_out, zp)
         } else {
-            out_q
+            (out_q.0, zp)
         };
-        let out = self.act(TensorType::INT8, &shape, Some(out_q));
+        let out = self.act(out_type, &shape, Some(out_q));
         let text = format!("QUANTIZE {} -> {}", self.qtext(x), self.qtext(out));
         self.describe(text);
         self.m.op(B::QUANTIZE, Options::Quantize, &[x], &[out]);
@@ -1127,9 +1329,24 @@ impl<'a> G<'a> {
                 );
                 ((s_y, z_y), (s_o, z_o))
             }
+        } else if dtype == TensorType::INT16 {
+            // The 16x8 scheme: zero points 0; MAXIMUM and MINIMUM compare raw values.
+            let (s_x, _) = self.q(x);
+            if min_max {
+                ((s_x, 0), (s_x, 0))
+            } else {
+                let s_y = (f64::from(s_x) * self.rng.logu(0.2, 5.0)) as f32;
+                let s_o = if op == B::MUL {
+                    (f64::from(s_x) * f64::from(s_y) * self.rng.logu(3000.0, 60000.0)) as f32
+                } else {
+                    (f64::from(s_x.max(s_y)) * self.rng.logu(0.7, 4.0)) as f32
+                };
+                ((s_y, 0), (s_o, 0))
+            }
         } else {
             ((0.0, 0), (0.0, 0))
         };
+        let quantized = matches!(dtype, TensorType::INT8 | TensorType::INT16);
         let y = if constant {
             let n = elements(&other_shape) as usize;
             let t = if dtype == TensorType::INT8 {
@@ -1137,24 +1354,25 @@ impl<'a> G<'a> {
                 TensorSpec::int8(&other_shape, y_q.0, y_q.1).constant_i8(&v)
             } else if dtype == TensorType::INT32 {
                 TensorSpec::int32(&other_shape).constant(int32_values(self.rng, n))
+            } else if dtype == TensorType::INT16 {
+                let v: Vec<u8> = (0..n)
+                    .flat_map(|_| (self.rng.next_u64() as i16).to_le_bytes())
+                    .collect();
+                TensorSpec::new(dtype, &other_shape)
+                    .quant(y_q.0, 0)
+                    .constant(v)
+            } else if dtype == TensorType::INT64 {
+                let v: Vec<i64> = (0..n).map(|_| self.rng.next_u64() as i64).collect();
+                TensorSpec::new(dtype, &other_shape).constant_i64(&v)
             } else {
                 let v: Vec<f32> = (0..n).map(|_| self.rng.sym(2.0)).collect();
                 TensorSpec::f32(&other_shape).constant_f32(&v)
             };
             self.m.tensor(t)
         } else {
-            self.input(
-                dtype,
-                &other_shape,
-                (dtype == TensorType::INT8).then_some(y_q),
-                2.0,
-            )
+            self.input(dtype, &other_shape, quantized.then_some(y_q), 2.0)
         };
-        let out = self.act(
-            dtype,
-            &out_shape,
-            (dtype == TensorType::INT8).then_some(out_q),
-        );
+        let out = self.act(dtype, &out_shape, quantized.then_some(out_q));
         let activation = self.rng.pick(ACTIVATIONS);
         let options = match op {
             B::ADD => Options::Add { activation },
@@ -1187,11 +1405,14 @@ impl<'a> G<'a> {
     fn curve(&mut self, op: B, x: i32) -> i32 {
         let dtype = self.dtype(x);
         let shape = self.shape(x);
-        let quant = match op {
-            B::TANH => (1.0 / 128.0, 0),
+        let quant = match (op, dtype) {
+            // TFLM's int16 LOGISTIC, TANH and SOFTMAX write 1/32768 steps around 0.
+            (_, TensorType::INT16) => (1.0 / 32768.0, 0),
+            (B::TANH, _) => (1.0 / 128.0, 0),
             _ => (1.0 / 256.0, -128),
         };
-        let out = self.act(dtype, &shape, (dtype == TensorType::INT8).then_some(quant));
+        let quantized = matches!(dtype, TensorType::INT8 | TensorType::INT16);
+        let out = self.act(dtype, &shape, quantized.then_some(quant));
         let options = if op == B::SOFTMAX {
             let beta = if self.rng.chance(0.5) {
                 1.0
@@ -1243,6 +1464,14 @@ impl<'a> G<'a> {
                 );
                 Some((s_out, zp))
             }
+        } else if dtype == TensorType::INT16 {
+            let (s_in, _) = self.q(x);
+            let s_out = if self.rng.chance(0.4) {
+                s_in
+            } else {
+                self.hunt(|r| ratio_near(r, s_in), |o| score(&ratio_variants(s_in, o)))
+            };
+            Some((s_out, 0))
         } else {
             None
         };
@@ -1291,6 +1520,17 @@ impl<'a> G<'a> {
                 let v = self.rng.int(-128, 127) as i8;
                 value_text = format!("value={v}");
                 TensorSpec::int8(shape, sc, zp).constant_i8(&[v])
+            } else if dtype == TensorType::INT16 {
+                let v = self.rng.int(-32768, 32767) as i16;
+                value_text = format!("value={v}");
+                let (sc, _) = self.q(x);
+                TensorSpec::new(dtype, shape)
+                    .quant(sc, 0)
+                    .constant(v.to_le_bytes().to_vec())
+            } else if dtype == TensorType::INT32 {
+                let v = self.rng.int(-100_000, 100_000);
+                value_text = format!("value={v}");
+                TensorSpec::new(dtype, shape).constant_i32(&[v])
             } else {
                 let v = self.rng.sym(2.0);
                 value_text = format!("value={v}");
@@ -1379,6 +1619,14 @@ impl<'a> G<'a> {
                 self.hunt(|r| ratio_near(r, s_in), |o| score(&ratio_variants(s_in, o)))
             };
             Some((s_out, if same { self.q(x).1 } else { zp }))
+        } else if dtype == TensorType::INT16 {
+            let (s_in, _) = self.q(x);
+            let s_out = if self.rng.chance(0.3) {
+                s_in
+            } else {
+                self.hunt(|r| ratio_near(r, s_in), |o| score(&ratio_variants(s_in, o)))
+            };
+            Some((s_out, 0))
         } else {
             None
         };
@@ -1494,6 +1742,78 @@ impl<'a> G<'a> {
             &[out],
         );
         out
+    }
+
+    /// SPLIT (the axis a constant input before the data, equal parts) or SPLIT_V (sizes, one of
+    /// them -1 now and then, the axis after the data) of `x` into 1 to 4 outputs along a random
+    /// axis, written negative at times; the case goes on with one of the outputs, the others are
+    /// computed and left unread.
+    fn split(&mut self, op: B, x: i32) -> i32 {
+        let s = self.shape(x);
+        let rank = s.len() as i32;
+        let dtype = self.dtype(x);
+        let axis = self.rng.int(-rank, rank - 1);
+        let a = if axis < 0 { axis + rank } else { axis } as usize;
+        let d = s[a];
+        let sizes: Vec<i32> = if op == B::SPLIT {
+            let divisors: Vec<i32> = (1..=4).filter(|n| d % n == 0).collect();
+            let n = self.rng.pick(&divisors);
+            vec![d / n; n as usize]
+        } else {
+            let mut left = d;
+            let mut sizes = Vec::new();
+            while left > 0 && sizes.len() < 3 {
+                let part = self.rng.int(1, left);
+                sizes.push(part);
+                left -= part;
+            }
+            if left > 0 {
+                sizes.push(left);
+            }
+            if sizes.len() > 1 && self.rng.chance(0.3) {
+                let i = self.rng.int(0, sizes.len() as i32 - 1) as usize;
+                sizes[i] = -1;
+            }
+            sizes
+        };
+        let axis_t = self.const_i32(&[], &[axis]);
+        let num_splits = sizes.len() as i32;
+        let inputs = if op == B::SPLIT {
+            vec![axis_t, x]
+        } else {
+            let sizes_t = self.const_i32(&[num_splits], &sizes);
+            vec![x, sizes_t, axis_t]
+        };
+        let total: i32 = sizes.iter().filter(|&&size| size >= 0).sum();
+        let quantized = matches!(dtype, TensorType::INT8 | TensorType::INT16);
+        let quant = quantized.then(|| self.q(x));
+        let outputs: Vec<i32> = sizes
+            .iter()
+            .map(|&size| {
+                let mut shape = s.clone();
+                shape[a] = if size < 0 { d - total } else { size };
+                self.act(dtype, &shape, quant)
+            })
+            .collect();
+        let text = format!(
+            "{} {} axis={axis} sizes={sizes:?} -> [{}]",
+            op_name(op),
+            self.qtext(x),
+            outputs
+                .iter()
+                .map(|&t| self.qtext(t))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        self.describe(text);
+        let options = if op == B::SPLIT {
+            Options::Split { num_splits }
+        } else {
+            Options::SplitV { num_splits }
+        };
+        self.m.op(op, options, &inputs, &outputs);
+        let pick = self.rng.int(0, num_splits - 1) as usize;
+        outputs[pick]
     }
 
     fn transpose(&mut self, x: i32) -> i32 {

@@ -9,7 +9,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, OpCode, Options, Tensor};
 use crate::lower::params::concat as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{Access, OpContext, Operand};
+use crate::lower::{Access, OpContext, Operand, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// Function names of the fixed-arity concatenation kernels; TFLM's `kMaxInputNum` is 10.
 const CONCAT_FUNCTIONS: [&str; 10] = [
@@ -231,7 +231,13 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
     let rank = output.shape.len();
     let axis_pos = if axis < 0 { axis + rank as i32 } else { axis };
     if axis_pos < 0 || axis_pos as usize >= rank.max(1) {
-        return Err(ctx.unsupported(format!("axis {axis} is out of range for rank {rank}")));
+        return Err(ctx.invalid(
+            format!("axis {axis} is out of range for rank {rank}"),
+            Grounds::undefined(
+                "concatenation.cc reads the dimension at the axis, past the shape's rank, checked \
+                 only by TFLITE_DCHECK",
+            ),
+        ));
     }
     let axis = axis_pos as usize;
     if output.dtype == DType::I16 {
@@ -274,10 +280,15 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
         operands.push(Operand::Src(ctx.input_index(i)?));
     }
     if rank > 0 && axis_total != output.shape[axis] {
-        return Err(ctx.unsupported(format!(
-            "inputs sum to {axis_total} along axis {axis}, output has {}",
-            output.shape[axis]
-        )));
+        // reference_ops::Concatenation copies every input's chunk in turn, checking the sum only
+        // with TFLITE_DCHECK: past the end of a shorter output, short of a longer one's end.
+        return Err(ctx.invalid(
+            format!(
+                "inputs sum to {axis_total} along axis {axis}, output has {}",
+                output.shape[axis]
+            ),
+            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+        ));
     }
     operands.push(Operand::Offset(ctx.output_index(0)?));
     let outer = output.shape[..axis.min(rank)].iter().product::<usize>();

@@ -133,14 +133,53 @@ struct Broadcast {
     b_strides: Vec<usize>,
 }
 
+/// Why two input shapes and an output shape are not a broadcast, by the ground of the refusal.
+#[derive(Debug)]
+enum BroadcastError {
+    /// Inputs that do not broadcast, or an output larger than their broadcast: TFLM's kernels
+    /// check neither but with `TFLITE_DCHECK`, and read the inputs out of bounds or leave output
+    /// elements unwritten.
+    Undefined(String),
+    /// An output smaller than the inputs' broadcast: TFLM computes part of it; the TFLite
+    /// operator's definition gives the output the broadcast shape.
+    Specification(String),
+    /// What tinyaot does not compile (a rank above its kernels').
+    Unsupported(String),
+}
+
+impl BroadcastError {
+    /// The error of operator `ctx` for this reason.
+    fn into_error(self, ctx: &OpContext) -> crate::error::Error {
+        match self {
+            BroadcastError::Undefined(why) => ctx.invalid(
+                why,
+                Grounds::undefined(crate::lower::SHAPES_CHECKED_ONLY_BY_DCHECK),
+            ),
+            BroadcastError::Specification(why) => ctx.invalid(
+                why,
+                Grounds::spec(
+                    "a broadcasting operator's output has its inputs' broadcast shape (TFLite's \
+                     kernels compute it in Prepare; a model that states another is one no \
+                     converter writes)",
+                ),
+            ),
+            BroadcastError::Unsupported(why) => ctx.unsupported(why),
+        }
+    }
+}
+
 /// NumPy-style broadcast of `a` and `b` (aligned at their last dimensions), checked against
 /// `out`, with adjacent dimensions that broadcast alike merged. `Err` carries the reason.
-fn broadcast(a: &[usize], b: &[usize], out: &[usize]) -> std::result::Result<Broadcast, String> {
+fn broadcast(
+    a: &[usize],
+    b: &[usize],
+    out: &[usize],
+) -> std::result::Result<Broadcast, BroadcastError> {
     let rank = a.len().max(b.len());
     if rank > MAX_RANK {
-        return Err(format!(
+        return Err(BroadcastError::Unsupported(format!(
             "inputs of rank {rank}; at most {MAX_RANK} dimensions are supported"
-        ));
+        )));
     }
     let ext = |s: &[usize]| {
         let mut e = vec![1; rank - s.len()];
@@ -155,17 +194,21 @@ fn broadcast(a: &[usize], b: &[usize], out: &[usize]) -> std::result::Result<Bro
             (1, y) => y,
             (x, 1) => x,
             (x, y) => {
-                return Err(format!(
+                return Err(BroadcastError::Undefined(format!(
                     "input shapes {a:?} and {b:?} do not broadcast (dimension {d}: {x} vs {y})"
-                ))
+                )))
             }
         };
         full.push(o);
     }
     if full.as_slice() != out {
-        return Err(format!(
-            "output shape {out:?} is not the broadcast shape {full:?} of the inputs"
-        ));
+        let why = format!("output shape {out:?} is not the broadcast shape {full:?} of the inputs");
+        let (out_len, full_len) = (out.iter().product::<usize>(), full.iter().product());
+        return Err(match out_len.cmp(&full_len) {
+            std::cmp::Ordering::Greater => BroadcastError::Undefined(why),
+            std::cmp::Ordering::Less => BroadcastError::Specification(why),
+            std::cmp::Ordering::Equal => BroadcastError::Unsupported(why),
+        });
     }
     // Merge runs of dimensions in which each input is either present or broadcast throughout.
     let mut dims: Vec<(usize, bool, bool)> = Vec::new();
@@ -235,7 +278,7 @@ fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
     if a.is_constant() && b.is_constant() && !ctx.constant_in_arena_ok() {
         return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
     }
-    let bc = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| ctx.unsupported(e))?;
+    let bc = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| e.into_error(ctx))?;
     let operands = vec![
         Operand::Src(ctx.input_index(0)?),
         Operand::Src(ctx.input_index(1)?),

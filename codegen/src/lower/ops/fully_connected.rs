@@ -112,7 +112,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     match num {
         Num::I8 => {
             ctx.expect_dtype("weights", filter, DType::I8)?;
-            ctx.expect_dtype("output", output, DType::I8)?;
+            ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
             let (multipliers, shifts) = requantization(ctx, s_in, units, s_out)?;
@@ -140,12 +140,19 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
         }
         Num::F32 => {
             if filter.dtype != DType::F32 {
-                return Err(ctx.unsupported(format!(
-                    "float input with {} weights (hybrid quantization) is not supported; supported: all-INT8 or all-FLOAT32",
-                    filter.dtype
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "float input with {} weights (hybrid quantization); TFLM's \
+                         FULLY_CONNECTED takes all-INT8 or all-FLOAT32",
+                        filter.dtype
+                    ),
+                    Grounds::tflm(
+                        "fully_connected.cc FullyConnectedPrepare: \"Input type: %s with filter \
+                         type: %s not supported.\"",
+                    ),
+                ));
             }
-            ctx.expect_dtype("output", output, DType::F32)?;
+            ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
             Ok(kernel(
                 "fully_connected_f32",
@@ -198,7 +205,7 @@ fn fully_connected_16x8(
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.constant_input(1, "weights")?;
     ctx.expect_dtype("weights", filter, DType::I8)?;
-    ctx.expect_dtype("output", output, DType::I16)?;
+    ctx.expect_output_dtype("the output", output, DType::I16)?;
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
     let (s_out, zp_out) = ctx.int16_quant("output", output)?;
     let (multipliers, shifts) = requantization(ctx, s_in, units, s_out)?;

@@ -7,7 +7,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::logistic_tanh as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{quant, Num, OpContext};
+use crate::lower::{quant, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -42,11 +42,15 @@ enum Curve {
 
 /// Input and output must have the same type and element count.
 fn same_size(ctx: &OpContext, input: &Tensor, output: &Tensor) -> Result<()> {
-    if input.dtype != output.dtype || input.num_elements() != output.num_elements() {
-        return Err(ctx.unsupported(format!(
-            "output {} {:?} does not match input {} {:?}",
-            output.dtype, output.shape, input.dtype, input.shape
-        )));
+    ctx.same_dtype("the output", output, input)?;
+    if input.num_elements() != output.num_elements() {
+        return Err(ctx.invalid(
+            format!(
+                "output {} {:?} does not match input {} {:?}",
+                output.dtype, output.shape, input.dtype, input.shape
+            ),
+            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+        ));
     }
     Ok(())
 }
@@ -215,7 +219,7 @@ fn logistic_or_tanh(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
             })
         }
         Num::F32 => {
-            ctx.expect_dtype("output", output, DType::F32)?;
+            ctx.expect_output_dtype("the output", output, DType::F32)?;
             let function = match curve {
                 Curve::Logistic => "logistic_f32",
                 Curve::Tanh => "tanh_f32",

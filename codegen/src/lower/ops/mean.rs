@@ -2,7 +2,7 @@
 //! reduced runs of the input, with TFLM's integer rescaling (one path for int8 and int16).
 
 use super::{in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{mean as P, MAX_RANK};
 use crate::lower::quant::quantize_multiplier;
@@ -63,7 +63,13 @@ fn mean(ctx: &OpContext) -> Result<Kernel> {
     for &a in &axes {
         let r = if a < 0 { a + rank as i64 } else { a };
         if r < 0 || r >= rank as i64 {
-            return Err(ctx.unsupported(format!("axis {a} is out of range for rank {rank}")));
+            return Err(ctx.invalid(
+                format!("axis {a} is out of range for rank {rank}"),
+                Grounds::tflm(
+                    "reduce_common.cc EvalMean: the reference reduction's ResolveAxis fails on an \
+                     axis out of range (TF_LITE_ENSURE(result))",
+                ),
+            ));
         }
         reduced[r as usize] = true;
     }
@@ -75,10 +81,17 @@ fn mean(ctx: &OpContext) -> Result<Kernel> {
         })
         .collect();
     if expected != output.shape && !(expected.is_empty() && output.num_elements() == 1) {
-        return Err(ctx.unsupported(format!(
-            "output shape {:?} is not the reduced shape {expected:?}",
-            output.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not the reduced shape {expected:?}",
+                output.shape
+            ),
+            Grounds::spec(
+                "a reduction's output shape is its input's reduced over the axes (TFLite's \
+                 reduce.cc ResizeOutputTensor computes it; a model that states another is one \
+                 no converter writes)",
+            ),
+        ));
     }
     if input.num_elements() == 0 {
         return Err(ctx.unsupported("empty input"));

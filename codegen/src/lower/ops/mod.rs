@@ -22,8 +22,10 @@ mod testing;
 use std::ops::RangeInclusive;
 
 use super::types::Types;
-use super::{Access, CallKind, KernelCall, OpContext, Operand, Params};
-use crate::error::{Error, Result};
+use super::{
+    Access, CallKind, KernelCall, OpContext, Operand, Params, SHAPES_CHECKED_ONLY_BY_DCHECK,
+};
+use crate::error::{Error, Grounds, Result};
 use crate::ir::OpCode;
 
 // Written by `cargo xtask kernels` from the files in this directory, runtime/src/kernels/
@@ -321,10 +323,13 @@ fn unary<P: Into<Params>>(
 ) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     if input.num_elements() != output.num_elements() {
-        return Err(ctx.unsupported(format!(
-            "input shape {:?} and output shape {:?} differ in size",
-            input.shape, output.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "input shape {:?} and output shape {:?} differ in size",
+                input.shape, output.shape
+            ),
+            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+        ));
     }
     Ok(kernel(function, in_out(ctx)?, params(input.num_elements())))
 }

@@ -2,7 +2,7 @@
 //! unpadded dimensions merged into longer rows.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::pad as P;
 use crate::lower::types::{Sig, Ty, Types};
@@ -83,7 +83,13 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
     for d in 0..rank {
         let (b, a) = (paddings[2 * d], paddings[2 * d + 1]);
         if b < 0 || a < 0 {
-            return Err(ctx.unsupported(format!("negative padding {b}, {a} in dimension {d}")));
+            return Err(ctx.invalid(
+                format!("negative padding {b}, {a} in dimension {d}"),
+                Grounds::spec(
+                    "PAD's paddings are non-negative (TensorFlow's Pad and TFLite's pad.cc \
+                     refuse negative ones)",
+                ),
+            ));
         }
         if input.shape[d] + b as usize + a as usize != output.shape[d] {
             return Err(ctx.unsupported(format!(

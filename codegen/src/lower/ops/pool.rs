@@ -2,11 +2,11 @@
 //! activation range.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::pool as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{quant, Num, OpContext};
+use crate::lower::{quant, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -55,9 +55,10 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
     ctx.expect_rank("output", output, 4)?;
     let (i, out) = (&input.shape, &output.shape);
     if i[0] != out[0] || i[3] != out[3] {
-        return Err(ctx.unsupported(format!(
-            "input {i:?} and output {out:?} differ in batches or channels"
-        )));
+        return Err(ctx.invalid(
+            format!("input {i:?} and output {out:?} differ in batches or channels"),
+            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+        ));
     }
     let mut pads = [0usize; 2];
     for (axis, (name, filter, stride)) in [
@@ -90,13 +91,13 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
         Some(Num::I8) | None => {
             let int16 = num.is_none();
             let ((s_in, zp_in), (s_out, zp_out)) = if int16 {
-                ctx.expect_dtype("output", output, DType::I16)?;
+                ctx.expect_output_dtype("the output", output, DType::I16)?;
                 (
                     ctx.int16_quant("input", input)?,
                     ctx.int16_quant("output", output)?,
                 )
             } else {
-                ctx.expect_dtype("output", output, DType::I8)?;
+                ctx.expect_output_dtype("the output", output, DType::I8)?;
                 (
                     ctx.int8_quant("input", input)?,
                     ctx.int8_quant("output", output)?,
@@ -104,18 +105,31 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
             };
             // TFLM's pooling Prepare requires the same quantization on both sides.
             if f64::from((s_in - s_out).abs()) > 1e-6 || zp_in != zp_out {
-                return Err(ctx.unsupported(format!(
-                    "input quantization ({s_in}, {zp_in}) differs from output ({s_out}, {zp_out}); pools must keep it"
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "input quantization ({s_in}, {zp_in}) differs from output ({s_out}, \
+                         {zp_out}); pools must keep it"
+                    ),
+                    Grounds::tflm(
+                        "pooling_common.cc PoolingPrepare: TF_LITE_ENSURE(scale difference <= \
+                         1e-6), TF_LITE_ENSURE(input zero point == output zero point)",
+                    ),
+                ));
             }
             let (act_min, act_max) = if int16 {
                 // TFLM sums a window in 32 bits: more than 65,536 int16 taps can overflow it.
                 let taps = o.filter_h.min(i[1]).saturating_mul(o.filter_w.min(i[2]));
                 if pool == Kind::Average && taps > 1 << 16 {
-                    return Err(ctx.unsupported(format!(
-                        "an int16 average over windows of up to {taps} taps: TFLM's 32-bit sum \
-                         can overflow; supported: at most 65536 taps"
-                    )));
+                    return Err(ctx.invalid(
+                        format!(
+                            "an int16 average over windows of up to {taps} taps: TFLM's 32-bit \
+                             sum stays in range only up to 65536 taps"
+                        ),
+                        Grounds::undefined(
+                            "reference_integer_ops::AveragePool (int16) sums a window in int32: \
+                             more than 65536 int16 taps can overflow it (signed overflow)",
+                        ),
+                    ));
                 }
                 ctx.activation_range_s16(o.activation, s_out, zp_out)?
             } else {
@@ -143,7 +157,7 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
             ))
         }
         Some(Num::F32) => {
-            ctx.expect_dtype("output", output, DType::F32)?;
+            ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
             Ok(kernel(
                 function,

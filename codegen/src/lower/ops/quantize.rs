@@ -156,17 +156,29 @@ fn unsupported_pair(ctx: &OpContext) -> crate::error::Error {
         (Ok(i), Ok(o)) => (i.dtype, o.dtype),
         (Err(e), _) | (_, Err(e)) => return e,
     };
-    ctx.unsupported(format!(
-        "QUANTIZE from {i} to {o} is not supported; supported: FLOAT32, INT8 or INT16 to INT8 or \
-         INT16, INT8 or INT16 to INT32, INT32 to INT8 or INT16, INT8 to UINT8 and UINT8 to INT8"
-    ))
+    // The pairs below are exactly those TFLM's kernel converts (the registry's table shows no
+    // difference): any other is refused by its Eval.
+    ctx.invalid(
+        format!(
+            "QUANTIZE from {i} to {o}; TFLM converts FLOAT32, INT8 or INT16 to INT8 or INT16, \
+             INT8 or INT16 to INT32, INT32 to INT8 or INT16, INT8 to UINT8 and UINT8 to INT8"
+        ),
+        Grounds::tflm(
+            "quantize_common.cc EvalQuantizeReference: \"Input %s, output %s not supported.\"",
+        ),
+    )
 }
 
 /// DEQUANTIZE: int8, int16 or uint8 → float32 (`(double)scale * (x - zero_point)`, rounded to
 /// float).
 fn dequantize(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    ctx.expect_dtype("the output", output, DType::F32)?;
+    if output.dtype != DType::F32 {
+        return Err(ctx.invalid(
+            format!("the output has type {}; DEQUANTIZE writes FLOAT32", output.dtype),
+            Grounds::tflm("dequantize_common.cc DequantizePrepare: TF_LITE_ENSURE(output->type == kTfLiteFloat32)"),
+        ));
+    }
     match input.dtype {
         DType::I16 => {
             let (si, zi) = ctx.int16_quant("the input", input)?;

@@ -6,7 +6,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::softmax as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{quant, Data, Num, OpContext};
+use crate::lower::{quant, Data, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -53,17 +53,23 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
     };
     let int16_output = num == Some(Num::I8) && output.dtype == DType::I16;
     if output.dtype != input.dtype && !int16_output {
-        return Err(ctx.unsupported(format!(
-            "{} input with {} output is not supported; supported: INT8 → INT8, INT8 → INT16, \
-             INT16 → INT16 and FLOAT32 → FLOAT32",
-            input.dtype, output.dtype
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "{} input with {} output; TFLM's SOFTMAX takes INT8 → INT8, INT8 → INT16, \
+                 INT16 → INT16 and FLOAT32 → FLOAT32",
+                input.dtype, output.dtype
+            ),
+            Grounds::tflm("softmax_common.cc CalculateSoftmaxParams: the input and output types"),
+        ));
     }
     if input.num_elements() != output.num_elements() {
-        return Err(ctx.unsupported(format!(
-            "output shape {:?} does not match input shape {:?}",
-            output.shape, input.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} does not match input shape {:?}",
+                output.shape, input.shape
+            ),
+            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+        ));
     }
     let depth = match input.shape.last() {
         Some(&d) if d > 0 => d,
@@ -87,14 +93,28 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
                 // TF_LITE_ENSURE_NEAR(scale, 1/65536, 0.001/65536), compared in float.
                 let target = 1.0f32 / 65536.0;
                 if zp_out != -32768 || (s_out - target).abs() > 0.001 * target {
-                    return Err(ctx.unsupported(format!(
-                        "int16 output quantization ({s_out}, {zp_out}) is not supported; TFLM requires scale 1/65536 and zero point -32768"
-                    )));
+                    return Err(ctx.invalid(
+                        format!(
+                            "int16 output quantization ({s_out}, {zp_out}); TFLM requires scale \
+                             1/65536 and zero point -32768"
+                        ),
+                        Grounds::tflm(
+                            "softmax_common.cc CalculateSoftmaxParams: TF_LITE_ENSURE_EQ(output \
+                             zero point, -32768), TF_LITE_ENSURE_NEAR(output scale, 1/65536)",
+                        ),
+                    ));
                 }
             } else if zp_out != -128 || s_out != 1.0 / 256.0 {
-                return Err(ctx.unsupported(format!(
-                    "int8 output quantization ({s_out}, {zp_out}) is not supported; TFLM requires scale 1/256 and zero point -128"
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "int8 output quantization ({s_out}, {zp_out}); TFLM requires scale 1/256 \
+                         and zero point -128"
+                    ),
+                    Grounds::tflm(
+                        "softmax_common.cc CalculateSoftmaxParams: TF_LITE_ENSURE_EQ(output zero \
+                         point, -128), TF_LITE_ENSURE(output scale == 1/256)",
+                    ),
+                ));
             }
             // PreprocessSoftmaxScaling with 5 integer bits (Q5.26), capped below 2^31.
             const SCALED_DIFF_INTEGER_BITS: i32 = 5;

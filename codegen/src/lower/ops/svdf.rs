@@ -86,7 +86,7 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
             }
             ctx.expect_dtype("time weights", weights_time, DType::F32)?;
             ctx.expect_dtype("activation state", state, DType::F32)?;
-            ctx.expect_dtype("output", output, DType::F32)?;
+            ctx.expect_output_dtype("the output", output, DType::F32)?;
             // TFLM's float SVDF applies the activation itself (ApplyActivationToVector): a TANH
             // or SIGN_BIT there is a function, not a clamp.
             if matches!(o.activation, Activation::Tanh | Activation::SignBit) {
@@ -116,7 +116,7 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
         }
         DType::I8 => {
             ctx.expect_dtype("feature weights", weights_feature, DType::I8)?;
-            ctx.expect_dtype("output", output, DType::I8)?;
+            ctx.expect_output_dtype("the output", output, DType::I8)?;
             if !matches!(weights_time.dtype, DType::I16 | DType::I8) {
                 return Err(ctx.invalid(
                     format!(

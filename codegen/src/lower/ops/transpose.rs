@@ -6,7 +6,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::transpose as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::OpContext;
+use crate::lower::{OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -58,10 +58,19 @@ fn transpose(ctx: &OpContext) -> Result<Kernel> {
     }
     let expected: Vec<usize> = perm.iter().map(|&p| input.shape[p as usize]).collect();
     if expected != output.shape {
-        return Err(ctx.unsupported(format!(
+        let why = format!(
             "output shape {:?} is not the permuted input shape {expected:?}",
             output.shape
-        )));
+        );
+        // reference_ops::Transpose walks the output's shape, checking it against the permuted
+        // input's only with TFLITE_DCHECK: a larger output reads the input out of bounds.
+        return Err(
+            if output.num_elements() > expected.iter().product::<usize>() {
+                ctx.invalid(why, Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK))
+            } else {
+                ctx.unsupported(why)
+            },
+        );
     }
     let strides = strides_of(&input.shape);
     let dims: Vec<(usize, i64)> = perm

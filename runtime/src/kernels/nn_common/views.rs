@@ -12,6 +12,11 @@ pub(crate) fn split(
     output: usize,
     out_len: usize,
 ) -> (&[u8], &mut [u8]) {
+    if in_len == 0 {
+        // An empty input (a CONCATENATION or PAD operand with a zero-size dimension) may be placed
+        // anywhere, even inside the output: it is never read.
+        return (&[], &mut arena[output..output + out_len]);
+    }
     let in_end = input + in_len;
     let out_end = output + out_len;
     assert!(

@@ -223,7 +223,7 @@ pub(super) fn refused(s: &mut Suite<'_>) {
             vec![TensorSpec::new(TensorType::INT4, &[1, 8]).quant(0.1, 0)],
             vec![TensorSpec::int8(&[1, 8], 0.1, 0)],
         ),
-        Unsupported,
+        Invalid,
         "INT4 only as the constant weights",
     );
     // INT4 data read by another operator: a constant INT4 operand of ADD.
@@ -235,7 +235,7 @@ pub(super) fn refused(s: &mut Suite<'_>) {
             m.inputs = vec![0];
             with_int4_weights(m, 1)
         },
-        Unsupported,
+        Invalid,
         "INT4 only as the constant weights",
     );
     // INT4 weights computed at run time (a graph input).
@@ -273,7 +273,7 @@ pub(super) fn refused(s: &mut Suite<'_>) {
                 .constant_i64(&[1, 2]);
             m
         },
-        Unsupported,
+        Invalid,
         "INT4 weights with INT16 input",
     );
     // Symmetric weights only, as for int8.

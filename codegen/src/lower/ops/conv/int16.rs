@@ -51,7 +51,7 @@ pub(in crate::lower::ops) fn quant_16x8(
     let (input, filter, output) = (ctx.input(at.input)?, ctx.input(at.filter)?, ctx.output(0)?);
     let filter_index = ctx.constant_input(at.filter, "filter")?;
     ctx.expect_dtype("filter", filter, DType::I8)?;
-    ctx.expect_dtype("output", output, DType::I16)?;
+    ctx.expect_output_dtype("the output", output, DType::I16)?;
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
     let (s_out, zp_out) = ctx.int16_quant("output", output)?;
     if zp_in != 0 || zp_out != 0 {

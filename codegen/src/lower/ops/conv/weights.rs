@@ -61,7 +61,7 @@ pub(in crate::lower::ops) fn weights_and_range(
             if filter.dtype != DType::I4 {
                 ctx.expect_dtype("filter", filter, DType::I8)?;
             }
-            ctx.expect_dtype("output", output, DType::I8)?;
+            ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
             let scales = ctx.weight_scales(filter, channels, filter_axis)?;
@@ -86,7 +86,7 @@ pub(in crate::lower::ops) fn weights_and_range(
                     filter.dtype
                 )));
             }
-            ctx.expect_dtype("output", output, DType::F32)?;
+            ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(activation)?;
             Ok(ConvQuant::F32 {
                 filter: Data::Tensor(filter_index),

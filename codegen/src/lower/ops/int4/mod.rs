@@ -35,9 +35,14 @@ pub(in crate::lower) fn check_uses(ctx: &OpContext) -> Result<()> {
     for (i, t) in op.inputs.iter().enumerate() {
         let Some(t) = t.filter(is_int4) else { continue };
         if !weighted || i != 1 {
-            return Err(ctx.unsupported(format!(
-                "input {i} (tensor #{t}) has type INT4; {SUPPORTED}"
-            )));
+            return Err(ctx.invalid(
+                format!("input {i} (tensor #{t}) has type INT4; {SUPPORTED}"),
+                Grounds::undefined(
+                    "TFLM unpacks INT4 only for the weights of CONV_2D, DEPTHWISE_CONV_2D and \
+                     FULLY_CONNECTED: any other kernel reads the packed tensor as int8, past its \
+                     end",
+                ),
+            ));
         }
         if !tensors[t].is_constant() {
             return Err(ctx.unsupported(format!(
@@ -46,12 +51,22 @@ pub(in crate::lower) fn check_uses(ctx: &OpContext) -> Result<()> {
         }
         let input = ctx.input(0)?;
         let output = ctx.output(0)?;
+        if input.dtype == DType::I8 {
+            // An int8 convolution's output is int8 whatever its weights.
+            ctx.same_dtype("the output", output, input)?;
+        }
         if input.dtype != DType::I8 || output.dtype != DType::I8 {
-            return Err(ctx.unsupported(format!(
-                "INT4 weights with {} input and {} output (TFLM runs INT4 weights with int8 \
-                 activations only); {SUPPORTED}",
-                input.dtype, output.dtype
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "INT4 weights with {} input and {} output (TFLM runs INT4 weights with int8 \
+                     activations only); {SUPPORTED}",
+                    input.dtype, output.dtype
+                ),
+                Grounds::tflm(
+                    "the Prepare of conv.cc, depthwise_conv.cc and fully_connected.cc: INT4 \
+                     weights only with an INT8 input",
+                ),
+            ));
         }
     }
     for &t in op.outputs.iter().chain(&op.intermediates) {
