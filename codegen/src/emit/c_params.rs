@@ -833,6 +833,16 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("cell_clip", "float"),
         ],
     ),
+    ("math", "UnaryF32", &[("len", "size_t")]),
+    (
+        "math",
+        "LutS8",
+        &[
+            ("len", "size_t"),
+            ("table", "const int8_t *"),
+            ("table_len", "size_t"),
+        ],
+    ),
     (
         "mean",
         "MeanS8",

@@ -1824,6 +1824,26 @@ fn lstm_lstm_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
     Ok(())
 }
 
+/// `math::rsqrt_f32`.
+fn math_rsqrt_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::rsqrt_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::lut_s8`.
+fn math_lut_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let table: Vec<i8> = call.slice("table")?;
+    let p = tinyaot_runtime::kernels::math::LutS8 {
+        len: call.scalar::<usize>("len")?,
+        table: &table,
+    };
+    tinyaot_runtime::kernels::math::lut_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `mean::mean_s8`.
 fn mean_mean_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let kept_shape: Vec<usize> = call.slice("kept_shape")?;
@@ -2973,6 +2993,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("lstm", "lstm_s8") => lstm_lstm_s8(call, arena),
         ("lstm", "lstm_s16") => lstm_lstm_s16(call, arena),
         ("lstm", "lstm_f32") => lstm_lstm_f32(call, arena),
+        ("math", "rsqrt_f32") => math_rsqrt_f32(call, arena),
+        ("math", "lut_s8") => math_lut_s8(call, arena),
         ("mean", "mean_s8") => mean_mean_s8(call, arena),
         ("mean", "mean_s16") => mean_mean_s16(call, arena),
         ("mean", "mean_f32") => mean_mean_f32(call, arena),

@@ -102,6 +102,9 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     ("activations", "leaky_relu_s16", Contract::InPlace),
     ("activations", "hard_swish_f32", Contract::InPlace),
     ("activations", "hard_swish_s8", Contract::InPlace),
+    // Element by element, each read before it is written (runtime/src/kernels/math.rs).
+    ("math", "rsqrt_f32", Contract::InPlace),
+    ("math", "lut_s8", Contract::InPlace),
     // Each input a whole row of the output, copied only when it is not there already
     // (runtime/src/kernels/concat.rs).
     ("concat", "concat1", Contract::Slice),

@@ -2192,6 +2192,47 @@ pub(crate) mod lstm {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::math`.
+pub(crate) mod math {
+    use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::math::UnaryF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct UnaryF32 {
+        /// `len`.
+        pub len: usize,
+    }
+
+    impl From<UnaryF32> for Params {
+        fn from(p: UnaryF32) -> Params {
+            Params {
+                type_name: "UnaryF32",
+                fields: vec![("len", Value::Usize(p.len))],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::math::LutS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LutS8 {
+        /// `len`.
+        pub len: usize,
+        /// `table`.
+        pub table: Data<i8>,
+    }
+
+    impl From<LutS8> for Params {
+        fn from(p: LutS8) -> Params {
+            Params {
+                type_name: "LutS8",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("table", Value::from(p.table)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::mean`.
 pub(crate) mod mean {
     use crate::lower::{Params, Value};

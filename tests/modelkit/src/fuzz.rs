@@ -125,6 +125,7 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     B::LEAKY_RELU,
                     B::HARD_SWISH,
                     B::QUANTIZE,
+                    B::RSQRT,
                     if g.int8 { B::RELU } else { B::FLOOR },
                 ]);
                 g.emit(op);
@@ -184,6 +185,7 @@ pub const OPS: &[B] = &[
     B::LEAKY_RELU,
     B::HARD_SWISH,
     B::FLOOR,
+    B::RSQRT,
     B::ARG_MAX,
     B::ARG_MIN,
     B::RESHAPE,
@@ -648,7 +650,7 @@ impl Gen<'_, '_> {
                 let out_t = self.same_quant(v, &out);
                 self.push_op(op, Options::default_for(op), &[v.index, b, e, s], out_t);
             }
-            B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH | B::FLOOR => {
+            B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH | B::FLOOR | B::RSQRT => {
                 let v = self.latest();
                 let shape = self.shape_of(v);
                 let out = self.activation(&shape);

@@ -1942,6 +1942,21 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "INT16",
     );
+    // TFLM's RSQRT Prepare accepts FLOAT32 and INT8 only (IsRsqrtSupportedType), although its
+    // Eval has an int16 branch; and its int8 rescaling by shift - 20 must stay a shift of at most
+    // 31 bits: 1 / (sqrt(10^4) × 100) = 10^-4 is below 2^-12.
+    s.refused(
+        "rsqrt_int16",
+        unary16(&[1, 8], B::RSQRT, (0.1, 0), (0.1, 0)),
+        Invalid,
+        "INT16",
+    );
+    s.refused(
+        "rsqrt_int8_tiny_rescaling",
+        unary8(B::RSQRT, Options::None, (10_000.0, -128), (100.0, 0)),
+        Invalid,
+        "2^-12",
+    );
     // int16 quantization TFLM's Prepare refuses: nonzero zero points (RELU, LOGISTIC, TANH, MUL,
     // CONCATENATION), a LOGISTIC / TANH output scale other than 2^-15, an input scale LOGISTIC
     // cannot rescale (its multiplier would exceed 32767).

@@ -1178,6 +1178,25 @@ pub mod ffi {
             pub cell_clip: f32,
         }
     }
+    /// `math`'s typedefs.
+    pub mod math {
+        /// The C `math_UnaryF32`.
+        #[repr(C)]
+        pub struct UnaryF32 {
+            /// `len`.
+            pub len: usize,
+        }
+        /// The C `math_LutS8`.
+        #[repr(C)]
+        pub struct LutS8 {
+            /// `len`.
+            pub len: usize,
+            /// `table`'s data.
+            pub table: *const i8,
+            /// `table`'s length.
+            pub table_len: usize,
+        }
+    }
     /// `mean`'s typedefs.
     pub mod mean {
         /// The C `mean_MeanS8`.
@@ -2296,6 +2315,10 @@ pub mod ffi {
             output: *mut u8,
             p: *const lstm::LstmF32,
         );
+        /// The C `math::rsqrt_f32`.
+        pub fn parity_math_rsqrt_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::lut_s8`.
+        pub fn parity_math_lut_s8(input: *const u8, output: *mut u8, p: *const math::LutS8);
         /// The C `mean::mean_s8`.
         pub fn parity_mean_mean_s8(input: *const u8, output: *mut u8, p: *const mean::MeanS8);
         /// The C `mean::mean_s16`.
@@ -4675,6 +4698,39 @@ fn c_lstm_lstm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `math::rsqrt_f32` in C.
+fn c_math_rsqrt_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_rsqrt_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::lut_s8` in C.
+fn c_math_lut_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let table: Vec<i8> = call.slice("table")?;
+    let p = ffi::math::LutS8 {
+        len: call.scalar::<usize>("len")?,
+        table: table.as_ptr(),
+        table_len: table.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_lut_s8(input, output, &p) };
+    Ok(())
+}
+
 /// `mean::mean_s8` in C.
 fn c_mean_mean_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let kept_shape: Vec<usize> = call.slice("kept_shape")?;
@@ -5995,6 +6051,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("lstm", "lstm_s8") => c_lstm_lstm_s8(call, arena),
         ("lstm", "lstm_s16") => c_lstm_lstm_s16(call, arena),
         ("lstm", "lstm_f32") => c_lstm_lstm_f32(call, arena),
+        ("math", "rsqrt_f32") => c_math_rsqrt_f32(call, arena),
+        ("math", "lut_s8") => c_math_lut_s8(call, arena),
         ("mean", "mean_s8") => c_mean_mean_s8(call, arena),
         ("mean", "mean_s16") => c_mean_mean_s16(call, arena),
         ("mean", "mean_f32") => c_mean_mean_f32(call, arena),
@@ -6130,6 +6188,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("lstm", "lstm_s8"),
     ("lstm", "lstm_s16"),
     ("lstm", "lstm_f32"),
+    ("math", "rsqrt_f32"),
+    ("math", "lut_s8"),
     ("mean", "mean_s8"),
     ("mean", "mean_s16"),
     ("mean", "mean_f32"),

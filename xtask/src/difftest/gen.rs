@@ -110,6 +110,7 @@ pub const OPS: &[(&str, B)] = &[
     ("RELU", B::RELU),
     ("RELU6", B::RELU6),
     ("RESHAPE", B::RESHAPE),
+    ("RSQRT", B::RSQRT),
     ("SOFTMAX", B::SOFTMAX),
     ("SQUEEZE", B::SQUEEZE),
     ("STRIDED_SLICE", B::STRIDED_SLICE),
@@ -595,6 +596,24 @@ impl<'a> G<'a> {
                     8.0,
                 );
                 Some(self.activation(op, x))
+            }
+            B::RSQRT => {
+                // TFLM's int8 Invoke fails on an input below its zero point: a fresh int8 input
+                // has zero point -128, a produced one must have it too.
+                let x = match x {
+                    Some(t) if dtype == TensorType::INT8 && self.q(t).1 != -128 => return None,
+                    Some(t) => t,
+                    None => {
+                        let shape = if self.tricky || self.rng.chance(0.3) {
+                            vec![1, 256]
+                        } else {
+                            self.random_shape(1, 4, 6)
+                        };
+                        let quant = (dtype == TensorType::INT8).then(|| (self.scale(), -128));
+                        self.input(dtype, &shape, quant, 4.0)
+                    }
+                };
+                Some(self.math(op, x))
             }
             B::PAD | B::PADV2 => {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
@@ -1211,6 +1230,30 @@ impl<'a> G<'a> {
         );
         self.describe(text);
         self.m.op(op, options, &[x], &[out]);
+        out
+    }
+
+    /// An element-wise math operator (TFLM's elementwise.cc) of `x`; int8 outputs get a scale
+    /// that covers the function's range over the input's (`1 / sqrt` of its smallest nonzero
+    /// value for RSQRT), up to 16 times wider, and a random zero point.
+    fn math(&mut self, op: B, x: i32) -> i32 {
+        let dtype = self.dtype(x);
+        let shape = self.shape(x);
+        let out_q = (dtype == TensorType::INT8).then(|| {
+            let (s_in, _) = self.q(x);
+            let top = 1.0 / f64::from(s_in).sqrt();
+            let s_out = (top * self.rng.logu(1.0, 16.0) / 255.0) as f32;
+            let zp = if self.rng.chance(0.5) {
+                -128
+            } else {
+                self.zero_point()
+            };
+            (s_out, zp)
+        });
+        let out = self.act(dtype, &shape, out_q);
+        let text = format!("{} {} -> {}", op_name(op), self.qtext(x), self.qtext(out));
+        self.describe(text);
+        self.m.op(op, Options::None, &[x], &[out]);
         out
     }
 

@@ -36,6 +36,7 @@ mod elementwise;
 mod fully_connected;
 mod logistic_tanh;
 mod lstm;
+mod math;
 mod mean;
 mod pad;
 mod pool;
@@ -73,6 +74,7 @@ macro_rules! families {
                 fully_connected,
                 logistic_tanh,
                 lstm,
+                math,
                 mean,
                 pad,
                 pool,

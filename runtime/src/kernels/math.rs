@@ -1,0 +1,46 @@
+//! RSQRT (float32 and int8), TFLM's `elementwise.cc` math operators: element-wise unary
+//! functions, as TFLM computes them. The float32 square root is correctly rounded (what the C
+//! library's `sqrtf` returns), computed with integers so that no `libm` is needed; an int8
+//! operator is a 256-entry table computed at generation time with TFLM's integer arithmetic.
+//!
+//! Access order: element by element in order, each element read before it is written; input and
+//! output have the same size, so every kernel here may run in place (output offset == input
+//! offset). The output must not otherwise overlap the input.
+
+use super::elem::map;
+use super::nn_common::float_math::sqrt_f32;
+
+/// Constants of a float32 element-wise kernel that needs only the element count.
+#[derive(Clone, Copy, Debug)]
+pub struct UnaryF32 {
+    /// Number of elements.
+    pub len: usize,
+}
+
+/// Constants of an int8 element-wise function given as a table of its 256 results.
+#[derive(Clone, Copy, Debug)]
+pub struct LutS8<'a> {
+    /// Number of elements.
+    pub len: usize,
+    /// The output for each input `x`, at index `x + 128` (256 entries), computed by the lowering
+    /// with TFLM's integer arithmetic.
+    pub table: &'a [i8],
+}
+
+/// float32 RSQRT: `1 / sqrt(x)` in single precision (TFLM's `1.f / std::sqrt(f)`): +inf for
+/// +0, -inf for -0, NaN below 0.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn rsqrt_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, |x: f32| 1.0 / sqrt_f32(x));
+}
+
+/// int8 table lookup: `table[x + 128]`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn lut_s8(arena: &mut [u8], input: usize, output: usize, p: &LutS8) {
+    let p = super::opaque(p);
+    let table: &[i8; 256] = p.table[..256].try_into().expect("256 entries");
+    map(arena, input, output, p.len, |x: i8| {
+        table[(i32::from(x) + 128) as usize]
+    });
+}
