@@ -131,6 +131,8 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     // Chunk by chunk, each chunk of both inputs read before it is written
     // (runtime/src/kernels/elementwise.rs).
     ("elementwise", "add_s8", Contract::InPlace),
+    ("elementwise", "prelu_s8", Contract::InPlace),
+    ("elementwise", "prelu_f32", Contract::InPlace),
     ("elementwise", "sub_s8", Contract::InPlace),
     ("elementwise", "add_s16", Contract::InPlace),
     ("elementwise", "sub_s16", Contract::InPlace),

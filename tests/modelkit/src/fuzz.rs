@@ -112,7 +112,7 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
             }
             5 | 6 => g.image_op(B::DEPTHWISE_CONV_2D, false),
             7 => {
-                let op = g.pick(&[B::ADD, B::SUB, B::MUL, B::MAXIMUM, B::MINIMUM]);
+                let op = g.pick(&[B::ADD, B::SUB, B::MUL, B::MAXIMUM, B::MINIMUM, B::PRELU]);
                 g.binary(op);
             }
             // Whole rows of its output when the axis is the first (or only ones precede it).
@@ -186,6 +186,7 @@ pub const OPS: &[B] = &[
     B::HARD_SWISH,
     B::FLOOR,
     B::RSQRT,
+    B::PRELU,
     B::ARG_MAX,
     B::ARG_MIN,
     B::RESHAPE,
@@ -470,7 +471,7 @@ impl Gen<'_, '_> {
                 };
                 self.push_op(op, options, &[v.index], out);
             }
-            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM => self.binary(op),
+            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM | B::PRELU => self.binary(op),
             B::QUANTIZE | B::DEQUANTIZE => {
                 let v = self.latest();
                 // DEQUANTIZE takes int8 only; on a float value, QUANTIZE instead.
@@ -1083,6 +1084,7 @@ impl Gen<'_, '_> {
             B::ADD => Options::Add { activation },
             B::SUB => Options::Sub { activation },
             B::MUL => Options::Mul { activation },
+            B::PRELU => Options::None,
             _ => Options::MaximumMinimum,
         };
         let inputs = if self.chance(15) {

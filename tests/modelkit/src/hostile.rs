@@ -1957,6 +1957,18 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "2^-12",
     );
+    // PRELU's Eval takes FLOAT32, INT8 and INT16 inputs (the last with an int8 alpha).
+    s.refused(
+        "prelu_int32",
+        ModelSpec::single_op(
+            B::PRELU,
+            Options::None,
+            vec![TensorSpec::int32(&[1, 8]), TensorSpec::int32(&[8])],
+            vec![TensorSpec::int32(&[1, 8])],
+        ),
+        Invalid,
+        "INT32",
+    );
     // int16 quantization TFLM's Prepare refuses: nonzero zero points (RELU, LOGISTIC, TANH, MUL,
     // CONCATENATION), a LOGISTIC / TANH output scale other than 2^-15, an input scale LOGISTIC
     // cannot rescale (its multiplier would exceed 32767).

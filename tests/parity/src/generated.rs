@@ -863,6 +863,38 @@ pub mod ffi {
             /// `b_strides`'s length.
             pub b_strides_len: usize,
         }
+        /// The C `elementwise_PreluS8`.
+        #[repr(C)]
+        pub struct PreluS8 {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+            /// `input_offset`.
+            pub input_offset: i32,
+            /// `alpha_offset`.
+            pub alpha_offset: i32,
+            /// `output_offset`.
+            pub output_offset: i32,
+            /// `multiplier_1`.
+            pub multiplier_1: i32,
+            /// `shift_1`.
+            pub shift_1: i32,
+            /// `multiplier_2`.
+            pub multiplier_2: i32,
+            /// `shift_2`.
+            pub shift_2: i32,
+        }
+        /// `PreluF32` is `MinMax` in C too.
+        pub type PreluF32 = MinMax;
         /// `AddS16` is `AddS8` in C too.
         pub type AddS16 = AddS8;
         /// `SubS16` is `AddS8` in C too.
@@ -2139,6 +2171,20 @@ pub mod ffi {
             b: *const u8,
             output: *mut u8,
             p: *const elementwise::BinaryF32,
+        );
+        /// The C `elementwise::prelu_s8`.
+        pub fn parity_elementwise_prelu_s8(
+            input: *const u8,
+            alpha: *const u8,
+            output: *mut u8,
+            p: *const elementwise::PreluS8,
+        );
+        /// The C `elementwise::prelu_f32`.
+        pub fn parity_elementwise_prelu_f32(
+            input: *const u8,
+            alpha: *const u8,
+            output: *mut u8,
+            p: *const elementwise::PreluF32,
         );
         /// The C `elementwise::maximum_s8`.
         pub fn parity_elementwise_maximum_s8(
@@ -4025,6 +4071,61 @@ fn c_elementwise_mul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_mul_f32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::prelu_s8` in C.
+fn c_elementwise_prelu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::PreluS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        alpha_offset: call.scalar::<i32>("alpha_offset")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        multiplier_1: call.scalar::<i32>("multiplier_1")?,
+        shift_1: call.scalar::<i32>("shift_1")?,
+        multiplier_2: call.scalar::<i32>("multiplier_2")?,
+        shift_2: call.scalar::<i32>("shift_2")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let alpha = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_prelu_s8(input, alpha, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::prelu_f32` in C.
+fn c_elementwise_prelu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::PreluF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let alpha = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_prelu_f32(input, alpha, output, &p) };
     Ok(())
 }
 
@@ -6017,6 +6118,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "add_f32") => c_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => c_elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => c_elementwise_mul_f32(call, arena),
+        ("elementwise", "prelu_s8") => c_elementwise_prelu_s8(call, arena),
+        ("elementwise", "prelu_f32") => c_elementwise_prelu_f32(call, arena),
         ("elementwise", "maximum_s8") => c_elementwise_maximum_s8(call, arena),
         ("elementwise", "minimum_s8") => c_elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_s16") => c_elementwise_maximum_s16(call, arena),
@@ -6162,6 +6265,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "add_f32"),
     ("elementwise", "sub_f32"),
     ("elementwise", "mul_f32"),
+    ("elementwise", "prelu_s8"),
+    ("elementwise", "prelu_f32"),
     ("elementwise", "maximum_s8"),
     ("elementwise", "minimum_s8"),
     ("elementwise", "maximum_s16"),

@@ -106,6 +106,7 @@ pub const OPS: &[(&str, B)] = &[
     ("PACK", B::PACK),
     ("PAD", B::PAD),
     ("PADV2", B::PADV2),
+    ("PRELU", B::PRELU),
     ("QUANTIZE", B::QUANTIZE),
     ("RELU", B::RELU),
     ("RELU6", B::RELU6),
@@ -562,7 +563,7 @@ impl<'a> G<'a> {
                 self.m.op(B::DEQUANTIZE, Options::Dequantize, &[x], &[out]);
                 Some(out)
             }
-            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM => {
+            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM | B::PRELU => {
                 if rank.is_some_and(|r| r > 4) {
                     return None;
                 }
@@ -1105,6 +1106,21 @@ impl<'a> G<'a> {
             let (s_x, z_x) = self.q(x);
             if min_max {
                 ((s_x, z_x), (s_x, z_x))
+            } else if op == B::PRELU {
+                // alpha = (q - z) * s_alpha up to about ±1.3; the output near the input's scale.
+                let z_y = self.zero_point();
+                let z_o = self.zero_point();
+                let (s_y, s_o) = self.hunt(
+                    |r| {
+                        let s_y = r.logu(1e-3, 5e-3) as f32;
+                        (s_y, (f64::from(s_x) * r.logu(0.5, 2.0)) as f32)
+                    },
+                    |(s_y, s_o)| {
+                        score(&ratio_variants(s_x, s_o))
+                            .max(score(&product_variants(s_x, s_y, s_o)))
+                    },
+                );
+                ((s_y, z_y), (s_o, z_o))
             } else {
                 let z_y = self.zero_point();
                 let z_o = self.zero_point();
@@ -1179,9 +1195,15 @@ impl<'a> G<'a> {
             B::ADD => Options::Add { activation },
             B::SUB => Options::Sub { activation },
             B::MUL => Options::Mul { activation },
+            B::PRELU => Options::None,
             _ => Options::MaximumMinimum,
         };
-        let (a, b) = if swap { (y, x) } else { (x, y) };
+        // PRELU's alpha is its second input.
+        let (a, b) = if swap && op != B::PRELU {
+            (y, x)
+        } else {
+            (x, y)
+        };
         // Now and then a quantized int32 tensor: TFLM's ADD refuses quantized inputs, SUB a
         // quantized input or output, MUL, MAXIMUM and MINIMUM read no quantization.
         if dtype == TensorType::INT32 && self.rng.chance(0.15) {
