@@ -875,6 +875,17 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "math",
+        "AbsS16",
+        &[
+            ("len", "size_t"),
+            ("quantized", "int"),
+            ("rescale", "int"),
+            ("multiplier", "int32_t"),
+            ("shift", "int32_t"),
+        ],
+    ),
+    (
         "mean",
         "MeanS8",
         &[

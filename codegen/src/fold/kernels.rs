@@ -1891,6 +1891,55 @@ fn math_lut_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
+/// `math::abs_f32`.
+fn math_abs_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::abs_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::abs_s16`.
+fn math_abs_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::AbsS16 {
+        len: call.scalar::<usize>("len")?,
+        quantized: call.scalar::<bool>("quantized")?,
+        rescale: call.scalar::<bool>("rescale")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot_runtime::kernels::math::abs_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::neg_f32`.
+fn math_neg_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::neg_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::sqrt_f32`.
+fn math_sqrt_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::sqrt_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::square_f32`.
+fn math_square_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::square_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `mean::mean_s8`.
 fn mean_mean_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let kept_shape: Vec<usize> = call.slice("kept_shape")?;
@@ -3044,6 +3093,11 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("lstm", "lstm_f32") => lstm_lstm_f32(call, arena),
         ("math", "rsqrt_f32") => math_rsqrt_f32(call, arena),
         ("math", "lut_s8") => math_lut_s8(call, arena),
+        ("math", "abs_f32") => math_abs_f32(call, arena),
+        ("math", "abs_s16") => math_abs_s16(call, arena),
+        ("math", "neg_f32") => math_neg_f32(call, arena),
+        ("math", "sqrt_f32") => math_sqrt_f32(call, arena),
+        ("math", "square_f32") => math_square_f32(call, arena),
         ("mean", "mean_s8") => mean_mean_s8(call, arena),
         ("mean", "mean_s16") => mean_mean_s16(call, arena),
         ("mean", "mean_f32") => mean_mean_f32(call, arena),

@@ -105,6 +105,11 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     // Element by element, each read before it is written (runtime/src/kernels/math.rs).
     ("math", "rsqrt_f32", Contract::InPlace),
     ("math", "lut_s8", Contract::InPlace),
+    ("math", "abs_f32", Contract::InPlace),
+    ("math", "abs_s16", Contract::InPlace),
+    ("math", "neg_f32", Contract::InPlace),
+    ("math", "sqrt_f32", Contract::InPlace),
+    ("math", "square_f32", Contract::InPlace),
     // Each input a whole row of the output, copied only when it is not there already
     // (runtime/src/kernels/concat.rs).
     ("concat", "concat1", Contract::Slice),

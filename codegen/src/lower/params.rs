@@ -2300,6 +2300,36 @@ pub(crate) mod math {
             }
         }
     }
+
+    /// `tinyaot::kernels::math::AbsS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct AbsS16 {
+        /// `len`.
+        pub len: usize,
+        /// `quantized`.
+        pub quantized: bool,
+        /// `rescale`.
+        pub rescale: bool,
+        /// `multiplier`.
+        pub multiplier: i32,
+        /// `shift`.
+        pub shift: i32,
+    }
+
+    impl From<AbsS16> for Params {
+        fn from(p: AbsS16) -> Params {
+            Params {
+                type_name: "AbsS16",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("quantized", Value::Bool(p.quantized)),
+                    ("rescale", Value::Bool(p.rescale)),
+                    ("multiplier", Value::I32(p.multiplier)),
+                    ("shift", Value::I32(p.shift)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::mean`.

@@ -186,6 +186,10 @@ pub const OPS: &[B] = &[
     B::HARD_SWISH,
     B::FLOOR,
     B::RSQRT,
+    B::ABS,
+    B::NEG,
+    B::SQRT,
+    B::SQUARE,
     B::PRELU,
     B::ARG_MAX,
     B::ARG_MIN,
@@ -651,7 +655,16 @@ impl Gen<'_, '_> {
                 let out_t = self.same_quant(v, &out);
                 self.push_op(op, Options::default_for(op), &[v.index, b, e, s], out_t);
             }
-            B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH | B::FLOOR | B::RSQRT => {
+            B::RELU
+            | B::RELU6
+            | B::LEAKY_RELU
+            | B::HARD_SWISH
+            | B::FLOOR
+            | B::RSQRT
+            | B::ABS
+            | B::NEG
+            | B::SQRT
+            | B::SQUARE => {
                 let v = self.latest();
                 let shape = self.shape_of(v);
                 let out = self.activation(&shape);

@@ -1228,6 +1228,20 @@ pub mod ffi {
             /// `table`'s length.
             pub table_len: usize,
         }
+        /// The C `math_AbsS16`.
+        #[repr(C)]
+        pub struct AbsS16 {
+            /// `len`.
+            pub len: usize,
+            /// `quantized`.
+            pub quantized: core::ffi::c_int,
+            /// `rescale`.
+            pub rescale: core::ffi::c_int,
+            /// `multiplier`.
+            pub multiplier: i32,
+            /// `shift`.
+            pub shift: i32,
+        }
     }
     /// `mean`'s typedefs.
     pub mod mean {
@@ -2365,6 +2379,16 @@ pub mod ffi {
         pub fn parity_math_rsqrt_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
         /// The C `math::lut_s8`.
         pub fn parity_math_lut_s8(input: *const u8, output: *mut u8, p: *const math::LutS8);
+        /// The C `math::abs_f32`.
+        pub fn parity_math_abs_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::abs_s16`.
+        pub fn parity_math_abs_s16(input: *const u8, output: *mut u8, p: *const math::AbsS16);
+        /// The C `math::neg_f32`.
+        pub fn parity_math_neg_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::sqrt_f32`.
+        pub fn parity_math_sqrt_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::square_f32`.
+        pub fn parity_math_square_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
         /// The C `mean::mean_s8`.
         pub fn parity_mean_mean_s8(input: *const u8, output: *mut u8, p: *const mean::MeanS8);
         /// The C `mean::mean_s16`.
@@ -4832,6 +4856,85 @@ fn c_math_lut_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `math::abs_f32` in C.
+fn c_math_abs_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_abs_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::abs_s16` in C.
+fn c_math_abs_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::AbsS16 {
+        len: call.scalar::<usize>("len")?,
+        quantized: core::ffi::c_int::from(call.scalar::<bool>("quantized")?),
+        rescale: core::ffi::c_int::from(call.scalar::<bool>("rescale")?),
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_abs_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `math::neg_f32` in C.
+fn c_math_neg_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_neg_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::sqrt_f32` in C.
+fn c_math_sqrt_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_sqrt_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::square_f32` in C.
+fn c_math_square_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_square_f32(input, output, &p) };
+    Ok(())
+}
+
 /// `mean::mean_s8` in C.
 fn c_mean_mean_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let kept_shape: Vec<usize> = call.slice("kept_shape")?;
@@ -6156,6 +6259,11 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("lstm", "lstm_f32") => c_lstm_lstm_f32(call, arena),
         ("math", "rsqrt_f32") => c_math_rsqrt_f32(call, arena),
         ("math", "lut_s8") => c_math_lut_s8(call, arena),
+        ("math", "abs_f32") => c_math_abs_f32(call, arena),
+        ("math", "abs_s16") => c_math_abs_s16(call, arena),
+        ("math", "neg_f32") => c_math_neg_f32(call, arena),
+        ("math", "sqrt_f32") => c_math_sqrt_f32(call, arena),
+        ("math", "square_f32") => c_math_square_f32(call, arena),
         ("mean", "mean_s8") => c_mean_mean_s8(call, arena),
         ("mean", "mean_s16") => c_mean_mean_s16(call, arena),
         ("mean", "mean_f32") => c_mean_mean_f32(call, arena),
@@ -6295,6 +6403,11 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("lstm", "lstm_f32"),
     ("math", "rsqrt_f32"),
     ("math", "lut_s8"),
+    ("math", "abs_f32"),
+    ("math", "abs_s16"),
+    ("math", "neg_f32"),
+    ("math", "sqrt_f32"),
+    ("math", "square_f32"),
     ("mean", "mean_s8"),
     ("mean", "mean_s16"),
     ("mean", "mean_f32"),

@@ -84,6 +84,7 @@ impl Rng {
 
 /// The operators the generator draws, by TFLite name (what `--ops` takes).
 pub const OPS: &[(&str, B)] = &[
+    ("ABS", B::ABS),
     ("ADD", B::ADD),
     ("ARG_MAX", B::ARG_MAX),
     ("ARG_MIN", B::ARG_MIN),
@@ -103,6 +104,7 @@ pub const OPS: &[(&str, B)] = &[
     ("MEAN", B::MEAN),
     ("MINIMUM", B::MINIMUM),
     ("MUL", B::MUL),
+    ("NEG", B::NEG),
     ("PACK", B::PACK),
     ("PAD", B::PAD),
     ("PADV2", B::PADV2),
@@ -113,6 +115,8 @@ pub const OPS: &[(&str, B)] = &[
     ("RESHAPE", B::RESHAPE),
     ("RSQRT", B::RSQRT),
     ("SOFTMAX", B::SOFTMAX),
+    ("SQRT", B::SQRT),
+    ("SQUARE", B::SQUARE),
     ("SQUEEZE", B::SQUEEZE),
     ("STRIDED_SLICE", B::STRIDED_SLICE),
     ("SUB", B::SUB),
@@ -614,6 +618,25 @@ impl<'a> G<'a> {
                         self.input(dtype, &shape, quant, 4.0)
                     }
                 };
+                Some(self.math(op, x))
+            }
+            B::ABS | B::NEG | B::SQRT | B::SQUARE => {
+                // TFLM's NEG, SQRT and SQUARE are float32 only; ABS takes int8 too.
+                if op != B::ABS && dtype != TensorType::FLOAT32 {
+                    return None;
+                }
+                let x = self.take(
+                    x,
+                    dtype,
+                    |g| {
+                        if g.tricky || g.rng.chance(0.3) {
+                            vec![1, 256]
+                        } else {
+                            g.random_shape(1, 4, 6)
+                        }
+                    },
+                    4.0,
+                );
                 Some(self.math(op, x))
             }
             B::PAD | B::PADV2 => {
@@ -1262,7 +1285,21 @@ impl<'a> G<'a> {
         let dtype = self.dtype(x);
         let shape = self.shape(x);
         let out_q = (dtype == TensorType::INT8).then(|| {
-            let (s_in, _) = self.q(x);
+            let (s_in, z_in) = self.q(x);
+            if op == B::ABS {
+                // The same scale (no rescaling) now and then, else up to 4 times either way.
+                let s_out = if self.rng.chance(0.3) {
+                    s_in
+                } else {
+                    (f64::from(s_in) * self.rng.logu(0.25, 4.0)) as f32
+                };
+                let zp = if self.rng.chance(0.5) {
+                    z_in
+                } else {
+                    self.zero_point()
+                };
+                return (s_out, zp);
+            }
             let top = 1.0 / f64::from(s_in).sqrt();
             let s_out = (top * self.rng.logu(1.0, 16.0) / 255.0) as f32;
             let zp = if self.rng.chance(0.5) {

@@ -1,5 +1,5 @@
-//! RSQRT → `math::*`: TFLM's `elementwise.cc` math operators, one input and one output of its
-//! size and type. float32 kernels compute the function; an int8 operator becomes a 256-entry
+//! ABS, NEG, RSQRT, SQRT, SQUARE → `math::*`: TFLM's `elementwise.cc` (and `neg.cc`) math
+//! operators, one input and one output of its size and type. float32 kernels compute the function; an int8 operator becomes a 256-entry
 //! table (`lut_s8`) computed here with TFLM's integer arithmetic, so the device runs a lookup.
 
 use super::{unary_in_place as unary, Kernel, Lowering, OpEntry};
@@ -14,16 +14,51 @@ use tinyaot_runtime::math::{
 };
 
 /// The operators of this family.
-pub(crate) const OPS: &[OpEntry] = &[OpEntry {
-    code: OpCode::RSQRT,
-    types: Types::unary(
-        &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
-        &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
-    ),
-    inputs: 1..=1,
-    outputs: 1,
-    lower: Lowering::Kernel(rsqrt),
-}];
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::ABS,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I16)],
+        ),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(abs),
+    },
+    OpEntry {
+        code: OpCode::NEG,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        // TFLM's NEG has no Prepare: its Eval reads input 0 and writes output 0, and ignores
+        // any other input.
+        inputs: 1..=usize::MAX,
+        outputs: 1,
+        lower: Lowering::Kernel(neg),
+    },
+    OpEntry {
+        code: OpCode::RSQRT,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+        ),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(rsqrt),
+    },
+    OpEntry {
+        code: OpCode::SQRT,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(sqrt),
+    },
+    OpEntry {
+        code: OpCode::SQUARE,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(square),
+    },
+];
 
 /// The input's type, after TFLM's `TF_LITE_ENSURE_TYPES_EQ(input type, output type)` and its
 /// check against the types the operator's Prepare accepts (`supported`, named in the refusal
@@ -82,6 +117,140 @@ fn rsqrt(ctx: &OpContext) -> Result<Kernel> {
     }
     let table = table_s8(|x| rsqrt_s8(x - zi, m, shift, zo));
     unary(ctx, "lut_s8", |len| P::LutS8 { len, table })
+}
+
+/// ABS: float32 `|x|`; int8 as TFLM's `AbsEvalQuantized` (a table); int16 as
+/// `AbsEvalQuantized` (zero points 0) or, unquantized, `std::abs`.
+fn abs(ctx: &OpContext) -> Result<Kernel> {
+    let dtype = checked_type(
+        ctx,
+        &[DType::F32, DType::I8, DType::I16],
+        "elementwise.cc PrepareAbsRsqrt: IsAbsSupportedType (FLOAT32, INT8 and INT16)",
+    )?;
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    match dtype {
+        DType::F32 => unary(ctx, "abs_f32", |len| P::UnaryF32 { len }),
+        DType::I8 => {
+            let (si, zi) = ctx.int8_quant("the input", input)?;
+            let (so, zo) = ctx.int8_quant("the output", output)?;
+            // |x - input zero point| is at most 255.
+            let (m, shift) = abs_multiplier(ctx, si, so, 255)?;
+            let table = table_s8(|x| {
+                let value = (x - zi).abs();
+                match m {
+                    Some(m) => mbqm(value, m, shift) + zo,
+                    None => value + zo,
+                }
+            });
+            unary(ctx, "lut_s8", |len| P::LutS8 { len, table })
+        }
+        _ if input.quant.is_none() && output.quant.is_none() => {
+            unary(ctx, "abs_s16", |len| P::AbsS16 {
+                len,
+                quantized: false,
+                rescale: false,
+                multiplier: 0,
+                shift: 0,
+            })
+        }
+        _ => {
+            // PrepareAbsRsqrt: a quantized int16 input needs affine quantization on both
+            // tensors, and zero points 0.
+            let (si, zi) = ctx.int16_quant("the input", input)?;
+            let (so, zo) = ctx.int16_quant("the output", output)?;
+            if zi != 0 || zo != 0 {
+                return Err(ctx.invalid(
+                    format!("int16 zero points {zi} (input) and {zo} (output); TFLM requires 0"),
+                    Grounds::tflm(
+                        "elementwise.cc PrepareAbsRsqrt: TF_LITE_ENSURE_EQ(input_offset, 0) and \
+                         TF_LITE_ENSURE_EQ(output_offset, 0) for int16",
+                    ),
+                ));
+            }
+            // |x| is at most 32768.
+            let (m, shift) = abs_multiplier(ctx, si, so, 32768)?;
+            unary(ctx, "abs_s16", |len| P::AbsS16 {
+                len,
+                quantized: true,
+                rescale: m.is_some(),
+                multiplier: m.unwrap_or(0),
+                shift,
+            })
+        }
+    }
+}
+
+/// `SetAbsOutputMultiplier`: `None` when the scales are equal (`needs_rescale` false), else
+/// `QuantizeMultiplier(input scale / output scale)` with the ratio taken in float. Refused: a
+/// multiplier whose left shift overflows int32 for a value up to `max_value` (TFLM's
+/// `MultiplyByQuantizedMultiplier` computes `x * (1 << shift)` in int32).
+fn abs_multiplier(ctx: &OpContext, si: f32, so: f32, max_value: i64) -> Result<(Option<i32>, i32)> {
+    if si == so {
+        return Ok((None, 0));
+    }
+    let real = f64::from(si / so);
+    let (m, shift) = ctx.multiplier("input scale / output scale", real)?;
+    if shift > 0 && max_value << shift > i64::from(i32::MAX) {
+        return Err(ctx.invalid(
+            format!(
+                "the rescaling factor input scale / output scale = {real:e} shifts |x| up to \
+                 {max_value} left by {shift} bits: TFLM's int32 product overflows"
+            ),
+            Grounds::undefined(
+                "elementwise.cc AbsEvalQuantized: MultiplyByQuantizedMultiplier computes \
+                 x * (1 << shift) in int32, a signed overflow",
+            ),
+        ));
+    }
+    Ok((Some(m), shift))
+}
+
+/// NEG: float32 `-x` (TFLM's `neg.cc`, whose Eval takes FLOAT32 only). TFLM checks neither
+/// the output's type nor its size; it writes floats into it.
+fn neg(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    if input.dtype != DType::F32 {
+        return Err(ctx.invalid(
+            format!(
+                "input type {}; TFLM's kernel supports FLOAT32",
+                input.dtype.name()
+            ),
+            Grounds::tflm("neg.cc NegEval: FLOAT32 only (\"Type %s (%d) not supported.\")"),
+        ));
+    }
+    if output.dtype != DType::F32 {
+        return Err(ctx.invalid(
+            format!(
+                "output type {}; TFLM writes float32 values into it",
+                output.dtype.name()
+            ),
+            Grounds::undefined(
+                "neg.cc NegEval writes GetTensorData<float>(output) without checking the \
+                 output's type: a narrower output is overrun",
+            ),
+        ));
+    }
+    unary(ctx, "neg_f32", |len| P::UnaryF32 { len })
+}
+
+/// SQRT: float32 `sqrt(x)`, correctly rounded (TFLM's `std::sqrt`).
+fn sqrt(ctx: &OpContext) -> Result<Kernel> {
+    checked_type(
+        ctx,
+        &[DType::F32],
+        "elementwise.cc GenericPrepare: IsNumericSupportedType (FLOAT32)",
+    )?;
+    unary(ctx, "sqrt_f32", |len| P::UnaryF32 { len })
+}
+
+/// SQUARE: float32 `x * x`.
+fn square(ctx: &OpContext) -> Result<Kernel> {
+    checked_type(
+        ctx,
+        &[DType::F32],
+        "elementwise.cc GenericPrepare: IsNumericSupportedType (FLOAT32)",
+    )?;
+    unary(ctx, "square_f32", |len| P::UnaryF32 { len })
 }
 
 /// `RsqrtEvalQuantized` of `value = x - input zero point`, before the clamp: int8's maximum for 0
