@@ -574,6 +574,37 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "elementwise",
+        "PreluS8",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+            ("input_offset", "int32_t"),
+            ("alpha_offset", "int32_t"),
+            ("output_offset", "int32_t"),
+            ("multiplier_1", "int32_t"),
+            ("shift_1", "int32_t"),
+            ("multiplier_2", "int32_t"),
+            ("shift_2", "int32_t"),
+        ],
+    ),
+    (
+        "elementwise",
+        "PreluF32",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+        ],
+    ),
+    (
+        "elementwise",
         "AddS16",
         &[
             ("shape", "const size_t *"),
@@ -831,6 +862,27 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("biases", "const float *"),
             ("biases_len", "size_t"),
             ("cell_clip", "float"),
+        ],
+    ),
+    ("math", "UnaryF32", &[("len", "size_t")]),
+    (
+        "math",
+        "LutS8",
+        &[
+            ("len", "size_t"),
+            ("table", "const int8_t *"),
+            ("table_len", "size_t"),
+        ],
+    ),
+    (
+        "math",
+        "AbsS16",
+        &[
+            ("len", "size_t"),
+            ("quantized", "int"),
+            ("rescale", "int"),
+            ("multiplier", "int32_t"),
+            ("shift", "int32_t"),
         ],
     ),
     (

@@ -1212,6 +1212,53 @@ fn elementwise_mul_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `elementwise::prelu_s8`.
+fn elementwise_prelu_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::PreluS8 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        alpha_offset: call.scalar::<i32>("alpha_offset")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        multiplier_1: call.scalar::<i32>("multiplier_1")?,
+        shift_1: call.scalar::<i32>("shift_1")?,
+        multiplier_2: call.scalar::<i32>("multiplier_2")?,
+        shift_2: call.scalar::<i32>("shift_2")?,
+    };
+    tinyaot_runtime::kernels::elementwise::prelu_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::prelu_f32`.
+fn elementwise_prelu_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::PreluF32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::prelu_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `elementwise::maximum_s8`.
 fn elementwise_maximum_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -1821,6 +1868,75 @@ fn lstm_lstm_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
         call.offset(3)?,
         &p,
     );
+    Ok(())
+}
+
+/// `math::rsqrt_f32`.
+fn math_rsqrt_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::rsqrt_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::lut_s8`.
+fn math_lut_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let table: Vec<i8> = call.slice("table")?;
+    let p = tinyaot_runtime::kernels::math::LutS8 {
+        len: call.scalar::<usize>("len")?,
+        table: &table,
+    };
+    tinyaot_runtime::kernels::math::lut_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::abs_f32`.
+fn math_abs_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::abs_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::abs_s16`.
+fn math_abs_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::AbsS16 {
+        len: call.scalar::<usize>("len")?,
+        quantized: call.scalar::<bool>("quantized")?,
+        rescale: call.scalar::<bool>("rescale")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot_runtime::kernels::math::abs_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::neg_f32`.
+fn math_neg_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::neg_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::sqrt_f32`.
+fn math_sqrt_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::sqrt_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::square_f32`.
+fn math_square_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::square_f32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2939,6 +3055,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "add_f32") => elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => elementwise_mul_f32(call, arena),
+        ("elementwise", "prelu_s8") => elementwise_prelu_s8(call, arena),
+        ("elementwise", "prelu_f32") => elementwise_prelu_f32(call, arena),
         ("elementwise", "maximum_s8") => elementwise_maximum_s8(call, arena),
         ("elementwise", "minimum_s8") => elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_s16") => elementwise_maximum_s16(call, arena),
@@ -2973,6 +3091,13 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("lstm", "lstm_s8") => lstm_lstm_s8(call, arena),
         ("lstm", "lstm_s16") => lstm_lstm_s16(call, arena),
         ("lstm", "lstm_f32") => lstm_lstm_f32(call, arena),
+        ("math", "rsqrt_f32") => math_rsqrt_f32(call, arena),
+        ("math", "lut_s8") => math_lut_s8(call, arena),
+        ("math", "abs_f32") => math_abs_f32(call, arena),
+        ("math", "abs_s16") => math_abs_s16(call, arena),
+        ("math", "neg_f32") => math_neg_f32(call, arena),
+        ("math", "sqrt_f32") => math_sqrt_f32(call, arena),
+        ("math", "square_f32") => math_square_f32(call, arena),
         ("mean", "mean_s8") => mean_mean_s8(call, arena),
         ("mean", "mean_s16") => mean_mean_s16(call, arena),
         ("mean", "mean_f32") => mean_mean_f32(call, arena),

@@ -102,6 +102,14 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     ("activations", "leaky_relu_s16", Contract::InPlace),
     ("activations", "hard_swish_f32", Contract::InPlace),
     ("activations", "hard_swish_s8", Contract::InPlace),
+    // Element by element, each read before it is written (runtime/src/kernels/math.rs).
+    ("math", "rsqrt_f32", Contract::InPlace),
+    ("math", "lut_s8", Contract::InPlace),
+    ("math", "abs_f32", Contract::InPlace),
+    ("math", "abs_s16", Contract::InPlace),
+    ("math", "neg_f32", Contract::InPlace),
+    ("math", "sqrt_f32", Contract::InPlace),
+    ("math", "square_f32", Contract::InPlace),
     // Each input a whole row of the output, copied only when it is not there already
     // (runtime/src/kernels/concat.rs).
     ("concat", "concat1", Contract::Slice),
@@ -128,6 +136,8 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     // Chunk by chunk, each chunk of both inputs read before it is written
     // (runtime/src/kernels/elementwise.rs).
     ("elementwise", "add_s8", Contract::InPlace),
+    ("elementwise", "prelu_s8", Contract::InPlace),
+    ("elementwise", "prelu_f32", Contract::InPlace),
     ("elementwise", "sub_s8", Contract::InPlace),
     ("elementwise", "add_s16", Contract::InPlace),
     ("elementwise", "sub_s16", Contract::InPlace),

@@ -1523,6 +1523,75 @@ pub(crate) mod elementwise {
         }
     }
 
+    /// `tinyaot::kernels::elementwise::PreluS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct PreluS8 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `input_offset`.
+        pub input_offset: i32,
+        /// `alpha_offset`.
+        pub alpha_offset: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+        /// `multiplier_1`.
+        pub multiplier_1: i32,
+        /// `shift_1`.
+        pub shift_1: i32,
+        /// `multiplier_2`.
+        pub multiplier_2: i32,
+        /// `shift_2`.
+        pub shift_2: i32,
+    }
+
+    impl From<PreluS8> for Params {
+        fn from(p: PreluS8) -> Params {
+            Params {
+                type_name: "PreluS8",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("input_offset", Value::I32(p.input_offset)),
+                    ("alpha_offset", Value::I32(p.alpha_offset)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                    ("multiplier_1", Value::I32(p.multiplier_1)),
+                    ("shift_1", Value::I32(p.shift_1)),
+                    ("multiplier_2", Value::I32(p.multiplier_2)),
+                    ("shift_2", Value::I32(p.shift_2)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::PreluF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct PreluF32 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+    }
+
+    impl From<PreluF32> for Params {
+        fn from(p: PreluF32) -> Params {
+            Params {
+                type_name: "PreluF32",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::elementwise::AddS16`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct AddS16 {
@@ -2186,6 +2255,77 @@ pub(crate) mod lstm {
                     ("recurrent_weights", Value::from(p.recurrent_weights)),
                     ("biases", Value::from(p.biases)),
                     ("cell_clip", Value::F32(p.cell_clip)),
+                ],
+            }
+        }
+    }
+}
+
+/// The parameter structs of `tinyaot::kernels::math`.
+pub(crate) mod math {
+    use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::math::UnaryF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct UnaryF32 {
+        /// `len`.
+        pub len: usize,
+    }
+
+    impl From<UnaryF32> for Params {
+        fn from(p: UnaryF32) -> Params {
+            Params {
+                type_name: "UnaryF32",
+                fields: vec![("len", Value::Usize(p.len))],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::math::LutS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LutS8 {
+        /// `len`.
+        pub len: usize,
+        /// `table`.
+        pub table: Data<i8>,
+    }
+
+    impl From<LutS8> for Params {
+        fn from(p: LutS8) -> Params {
+            Params {
+                type_name: "LutS8",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("table", Value::from(p.table)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::math::AbsS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct AbsS16 {
+        /// `len`.
+        pub len: usize,
+        /// `quantized`.
+        pub quantized: bool,
+        /// `rescale`.
+        pub rescale: bool,
+        /// `multiplier`.
+        pub multiplier: i32,
+        /// `shift`.
+        pub shift: i32,
+    }
+
+    impl From<AbsS16> for Params {
+        fn from(p: AbsS16) -> Params {
+            Params {
+                type_name: "AbsS16",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("quantized", Value::Bool(p.quantized)),
+                    ("rescale", Value::Bool(p.rescale)),
+                    ("multiplier", Value::I32(p.multiplier)),
+                    ("shift", Value::I32(p.shift)),
                 ],
             }
         }

@@ -28,6 +28,7 @@ pub mod fully_connected;
 pub mod fully_connected_int4;
 pub mod logistic_tanh;
 pub mod lstm;
+pub mod math;
 pub mod mean;
 pub mod pad;
 pub mod pool;

@@ -112,7 +112,7 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
             }
             5 | 6 => g.image_op(B::DEPTHWISE_CONV_2D, false),
             7 => {
-                let op = g.pick(&[B::ADD, B::SUB, B::MUL, B::MAXIMUM, B::MINIMUM]);
+                let op = g.pick(&[B::ADD, B::SUB, B::MUL, B::MAXIMUM, B::MINIMUM, B::PRELU]);
                 g.binary(op);
             }
             // Whole rows of its output when the axis is the first (or only ones precede it).
@@ -125,6 +125,7 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     B::LEAKY_RELU,
                     B::HARD_SWISH,
                     B::QUANTIZE,
+                    B::RSQRT,
                     if g.int8 { B::RELU } else { B::FLOOR },
                 ]);
                 g.emit(op);
@@ -184,6 +185,12 @@ pub const OPS: &[B] = &[
     B::LEAKY_RELU,
     B::HARD_SWISH,
     B::FLOOR,
+    B::RSQRT,
+    B::ABS,
+    B::NEG,
+    B::SQRT,
+    B::SQUARE,
+    B::PRELU,
     B::ARG_MAX,
     B::ARG_MIN,
     B::RESHAPE,
@@ -468,7 +475,7 @@ impl Gen<'_, '_> {
                 };
                 self.push_op(op, options, &[v.index], out);
             }
-            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM => self.binary(op),
+            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM | B::PRELU => self.binary(op),
             B::QUANTIZE | B::DEQUANTIZE => {
                 let v = self.latest();
                 // DEQUANTIZE takes int8 only; on a float value, QUANTIZE instead.
@@ -648,7 +655,16 @@ impl Gen<'_, '_> {
                 let out_t = self.same_quant(v, &out);
                 self.push_op(op, Options::default_for(op), &[v.index, b, e, s], out_t);
             }
-            B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH | B::FLOOR => {
+            B::RELU
+            | B::RELU6
+            | B::LEAKY_RELU
+            | B::HARD_SWISH
+            | B::FLOOR
+            | B::RSQRT
+            | B::ABS
+            | B::NEG
+            | B::SQRT
+            | B::SQUARE => {
                 let v = self.latest();
                 let shape = self.shape_of(v);
                 let out = self.activation(&shape);
@@ -1081,6 +1097,7 @@ impl Gen<'_, '_> {
             B::ADD => Options::Add { activation },
             B::SUB => Options::Sub { activation },
             B::MUL => Options::Mul { activation },
+            B::PRELU => Options::None,
             _ => Options::MaximumMinimum,
         };
         let inputs = if self.chance(15) {

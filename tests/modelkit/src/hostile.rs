@@ -1986,6 +1986,72 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "INT16",
     );
+    // TFLM's RSQRT Prepare accepts FLOAT32 and INT8 only (IsRsqrtSupportedType), although its
+    // Eval has an int16 branch; and its int8 rescaling by shift - 20 must stay a shift of at most
+    // 31 bits: 1 / (sqrt(10^4) × 100) = 10^-4 is below 2^-12.
+    s.refused(
+        "rsqrt_int16",
+        unary16(&[1, 8], B::RSQRT, (0.1, 0), (0.1, 0)),
+        Invalid,
+        "INT16",
+    );
+    s.refused(
+        "rsqrt_int8_tiny_rescaling",
+        unary8(B::RSQRT, Options::None, (10_000.0, -128), (100.0, 0)),
+        Invalid,
+        "2^-12",
+    );
+    // ABS (PrepareAbsRsqrt): FLOAT32, INT8 and INT16 only, int16 zero points 0; its int8 /
+    // int16 rescaling computes |x| * 2^shift in int32 (undefined past 2^31: input scale / output
+    // scale = 2^24 shifts 255 left by 25 bits). NEG (neg.cc Eval), SQRT and SQUARE
+    // (GenericPrepare): FLOAT32 only.
+    s.refused(
+        "abs_int32",
+        ModelSpec::single_op(
+            B::ABS,
+            Options::None,
+            vec![TensorSpec::int32(&[1, 8])],
+            vec![TensorSpec::int32(&[1, 8])],
+        ),
+        Invalid,
+        "INT32",
+    );
+    s.refused(
+        "abs_int16_zero_point",
+        unary16(&[1, 8], B::ABS, (0.1, 3), (0.1, 0)),
+        Invalid,
+        "zero point",
+    );
+    s.refused(
+        "abs_int8_shift_overflow",
+        unary8(B::ABS, Options::None, (1.0, 0), (1.0 / 16_777_216.0, 0)),
+        Invalid,
+        "overflow",
+    );
+    for (name, op) in [
+        ("neg_int8", B::NEG),
+        ("sqrt_int8", B::SQRT),
+        ("square_int8", B::SQUARE),
+    ] {
+        s.refused(
+            name,
+            unary8(op, Options::None, (0.1, 0), (0.1, 0)),
+            Invalid,
+            "INT8",
+        );
+    }
+    // PRELU's Eval takes FLOAT32, INT8 and INT16 inputs (the last with an int8 alpha).
+    s.refused(
+        "prelu_int32",
+        ModelSpec::single_op(
+            B::PRELU,
+            Options::None,
+            vec![TensorSpec::int32(&[1, 8]), TensorSpec::int32(&[8])],
+            vec![TensorSpec::int32(&[1, 8])],
+        ),
+        Invalid,
+        "INT32",
+    );
     // int16 quantization TFLM's Prepare refuses: nonzero zero points (RELU, LOGISTIC, TANH, MUL,
     // CONCATENATION), a LOGISTIC / TANH output scale other than 2^-15, an input scale LOGISTIC
     // cannot rescale (its multiplier would exceed 32767).

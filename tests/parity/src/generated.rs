@@ -863,6 +863,38 @@ pub mod ffi {
             /// `b_strides`'s length.
             pub b_strides_len: usize,
         }
+        /// The C `elementwise_PreluS8`.
+        #[repr(C)]
+        pub struct PreluS8 {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+            /// `input_offset`.
+            pub input_offset: i32,
+            /// `alpha_offset`.
+            pub alpha_offset: i32,
+            /// `output_offset`.
+            pub output_offset: i32,
+            /// `multiplier_1`.
+            pub multiplier_1: i32,
+            /// `shift_1`.
+            pub shift_1: i32,
+            /// `multiplier_2`.
+            pub multiplier_2: i32,
+            /// `shift_2`.
+            pub shift_2: i32,
+        }
+        /// `PreluF32` is `MinMax` in C too.
+        pub type PreluF32 = MinMax;
         /// `AddS16` is `AddS8` in C too.
         pub type AddS16 = AddS8;
         /// `SubS16` is `AddS8` in C too.
@@ -1176,6 +1208,39 @@ pub mod ffi {
             pub biases_len: usize,
             /// `cell_clip`.
             pub cell_clip: f32,
+        }
+    }
+    /// `math`'s typedefs.
+    pub mod math {
+        /// The C `math_UnaryF32`.
+        #[repr(C)]
+        pub struct UnaryF32 {
+            /// `len`.
+            pub len: usize,
+        }
+        /// The C `math_LutS8`.
+        #[repr(C)]
+        pub struct LutS8 {
+            /// `len`.
+            pub len: usize,
+            /// `table`'s data.
+            pub table: *const i8,
+            /// `table`'s length.
+            pub table_len: usize,
+        }
+        /// The C `math_AbsS16`.
+        #[repr(C)]
+        pub struct AbsS16 {
+            /// `len`.
+            pub len: usize,
+            /// `quantized`.
+            pub quantized: core::ffi::c_int,
+            /// `rescale`.
+            pub rescale: core::ffi::c_int,
+            /// `multiplier`.
+            pub multiplier: i32,
+            /// `shift`.
+            pub shift: i32,
         }
     }
     /// `mean`'s typedefs.
@@ -2121,6 +2186,20 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::BinaryF32,
         );
+        /// The C `elementwise::prelu_s8`.
+        pub fn parity_elementwise_prelu_s8(
+            input: *const u8,
+            alpha: *const u8,
+            output: *mut u8,
+            p: *const elementwise::PreluS8,
+        );
+        /// The C `elementwise::prelu_f32`.
+        pub fn parity_elementwise_prelu_f32(
+            input: *const u8,
+            alpha: *const u8,
+            output: *mut u8,
+            p: *const elementwise::PreluF32,
+        );
         /// The C `elementwise::maximum_s8`.
         pub fn parity_elementwise_maximum_s8(
             a: *const u8,
@@ -2296,6 +2375,20 @@ pub mod ffi {
             output: *mut u8,
             p: *const lstm::LstmF32,
         );
+        /// The C `math::rsqrt_f32`.
+        pub fn parity_math_rsqrt_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::lut_s8`.
+        pub fn parity_math_lut_s8(input: *const u8, output: *mut u8, p: *const math::LutS8);
+        /// The C `math::abs_f32`.
+        pub fn parity_math_abs_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::abs_s16`.
+        pub fn parity_math_abs_s16(input: *const u8, output: *mut u8, p: *const math::AbsS16);
+        /// The C `math::neg_f32`.
+        pub fn parity_math_neg_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::sqrt_f32`.
+        pub fn parity_math_sqrt_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::square_f32`.
+        pub fn parity_math_square_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
         /// The C `mean::mean_s8`.
         pub fn parity_mean_mean_s8(input: *const u8, output: *mut u8, p: *const mean::MeanS8);
         /// The C `mean::mean_s16`.
@@ -4005,6 +4098,61 @@ fn c_elementwise_mul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `elementwise::prelu_s8` in C.
+fn c_elementwise_prelu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::PreluS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        alpha_offset: call.scalar::<i32>("alpha_offset")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        multiplier_1: call.scalar::<i32>("multiplier_1")?,
+        shift_1: call.scalar::<i32>("shift_1")?,
+        multiplier_2: call.scalar::<i32>("multiplier_2")?,
+        shift_2: call.scalar::<i32>("shift_2")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let alpha = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_prelu_s8(input, alpha, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::prelu_f32` in C.
+fn c_elementwise_prelu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::PreluF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let alpha = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_prelu_f32(input, alpha, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::maximum_s8` in C.
 fn c_elementwise_maximum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4672,6 +4820,118 @@ fn c_lstm_lstm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_lstm_lstm_f32(input, hidden_state, cell_state, output, &p) };
+    Ok(())
+}
+
+/// `math::rsqrt_f32` in C.
+fn c_math_rsqrt_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_rsqrt_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::lut_s8` in C.
+fn c_math_lut_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let table: Vec<i8> = call.slice("table")?;
+    let p = ffi::math::LutS8 {
+        len: call.scalar::<usize>("len")?,
+        table: table.as_ptr(),
+        table_len: table.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_lut_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `math::abs_f32` in C.
+fn c_math_abs_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_abs_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::abs_s16` in C.
+fn c_math_abs_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::AbsS16 {
+        len: call.scalar::<usize>("len")?,
+        quantized: core::ffi::c_int::from(call.scalar::<bool>("quantized")?),
+        rescale: core::ffi::c_int::from(call.scalar::<bool>("rescale")?),
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_abs_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `math::neg_f32` in C.
+fn c_math_neg_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_neg_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::sqrt_f32` in C.
+fn c_math_sqrt_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_sqrt_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::square_f32` in C.
+fn c_math_square_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_square_f32(input, output, &p) };
     Ok(())
 }
 
@@ -5961,6 +6221,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "add_f32") => c_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => c_elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => c_elementwise_mul_f32(call, arena),
+        ("elementwise", "prelu_s8") => c_elementwise_prelu_s8(call, arena),
+        ("elementwise", "prelu_f32") => c_elementwise_prelu_f32(call, arena),
         ("elementwise", "maximum_s8") => c_elementwise_maximum_s8(call, arena),
         ("elementwise", "minimum_s8") => c_elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_s16") => c_elementwise_maximum_s16(call, arena),
@@ -5995,6 +6257,13 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("lstm", "lstm_s8") => c_lstm_lstm_s8(call, arena),
         ("lstm", "lstm_s16") => c_lstm_lstm_s16(call, arena),
         ("lstm", "lstm_f32") => c_lstm_lstm_f32(call, arena),
+        ("math", "rsqrt_f32") => c_math_rsqrt_f32(call, arena),
+        ("math", "lut_s8") => c_math_lut_s8(call, arena),
+        ("math", "abs_f32") => c_math_abs_f32(call, arena),
+        ("math", "abs_s16") => c_math_abs_s16(call, arena),
+        ("math", "neg_f32") => c_math_neg_f32(call, arena),
+        ("math", "sqrt_f32") => c_math_sqrt_f32(call, arena),
+        ("math", "square_f32") => c_math_square_f32(call, arena),
         ("mean", "mean_s8") => c_mean_mean_s8(call, arena),
         ("mean", "mean_s16") => c_mean_mean_s16(call, arena),
         ("mean", "mean_f32") => c_mean_mean_f32(call, arena),
@@ -6104,6 +6373,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "add_f32"),
     ("elementwise", "sub_f32"),
     ("elementwise", "mul_f32"),
+    ("elementwise", "prelu_s8"),
+    ("elementwise", "prelu_f32"),
     ("elementwise", "maximum_s8"),
     ("elementwise", "minimum_s8"),
     ("elementwise", "maximum_s16"),
@@ -6130,6 +6401,13 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("lstm", "lstm_s8"),
     ("lstm", "lstm_s16"),
     ("lstm", "lstm_f32"),
+    ("math", "rsqrt_f32"),
+    ("math", "lut_s8"),
+    ("math", "abs_f32"),
+    ("math", "abs_s16"),
+    ("math", "neg_f32"),
+    ("math", "sqrt_f32"),
+    ("math", "square_f32"),
     ("mean", "mean_s8"),
     ("mean", "mean_s16"),
     ("mean", "mean_f32"),

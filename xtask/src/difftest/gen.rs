@@ -84,6 +84,7 @@ impl Rng {
 
 /// The operators the generator draws, by TFLite name (what `--ops` takes).
 pub const OPS: &[(&str, B)] = &[
+    ("ABS", B::ABS),
     ("ADD", B::ADD),
     ("ARG_MAX", B::ARG_MAX),
     ("ARG_MIN", B::ARG_MIN),
@@ -103,16 +104,21 @@ pub const OPS: &[(&str, B)] = &[
     ("MEAN", B::MEAN),
     ("MINIMUM", B::MINIMUM),
     ("MUL", B::MUL),
+    ("NEG", B::NEG),
     ("PACK", B::PACK),
     ("PAD", B::PAD),
     ("PADV2", B::PADV2),
+    ("PRELU", B::PRELU),
     ("QUANTIZE", B::QUANTIZE),
     ("RELU", B::RELU),
     ("RELU6", B::RELU6),
     ("RESHAPE", B::RESHAPE),
+    ("RSQRT", B::RSQRT),
     ("SOFTMAX", B::SOFTMAX),
     ("SPLIT", B::SPLIT),
     ("SPLIT_V", B::SPLIT_V),
+    ("SQRT", B::SQRT),
+    ("SQUARE", B::SQUARE),
     ("SQUEEZE", B::SQUEEZE),
     ("STRIDED_SLICE", B::STRIDED_SLICE),
     ("SUB", B::SUB),
@@ -676,7 +682,7 @@ impl<'a> G<'a> {
                 self.m.op(B::DEQUANTIZE, Options::Dequantize, &[x], &[out]);
                 Some(out)
             }
-            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM => {
+            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM | B::PRELU => {
                 if rank.is_some_and(|r| r > 4) {
                     return None;
                 }
@@ -710,6 +716,43 @@ impl<'a> G<'a> {
                     8.0,
                 );
                 Some(self.activation(op, x))
+            }
+            B::RSQRT => {
+                // TFLM's int8 Invoke fails on an input below its zero point: a fresh int8 input
+                // has zero point -128, a produced one must have it too.
+                let x = match x {
+                    Some(t) if dtype == TensorType::INT8 && self.q(t).1 != -128 => return None,
+                    Some(t) => t,
+                    None => {
+                        let shape = if self.tricky || self.rng.chance(0.3) {
+                            vec![1, 256]
+                        } else {
+                            self.random_shape(1, 4, 6)
+                        };
+                        let quant = (dtype == TensorType::INT8).then(|| (self.scale(), -128));
+                        self.input(dtype, &shape, quant, 4.0)
+                    }
+                };
+                Some(self.math(op, x))
+            }
+            B::ABS | B::NEG | B::SQRT | B::SQUARE => {
+                // TFLM's NEG, SQRT and SQUARE are float32 only; ABS takes int8 too.
+                if op != B::ABS && dtype != TensorType::FLOAT32 {
+                    return None;
+                }
+                let x = self.take(
+                    x,
+                    dtype,
+                    |g| {
+                        if g.tricky || g.rng.chance(0.3) {
+                            vec![1, 256]
+                        } else {
+                            g.random_shape(1, 4, 6)
+                        }
+                    },
+                    4.0,
+                );
+                Some(self.math(op, x))
             }
             B::PAD | B::PADV2 => {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
@@ -1288,6 +1331,21 @@ impl<'a> G<'a> {
             let (s_x, z_x) = self.q(x);
             if min_max {
                 ((s_x, z_x), (s_x, z_x))
+            } else if op == B::PRELU {
+                // alpha = (q - z) * s_alpha up to about ±1.3; the output near the input's scale.
+                let z_y = self.zero_point();
+                let z_o = self.zero_point();
+                let (s_y, s_o) = self.hunt(
+                    |r| {
+                        let s_y = r.logu(1e-3, 5e-3) as f32;
+                        (s_y, (f64::from(s_x) * r.logu(0.5, 2.0)) as f32)
+                    },
+                    |(s_y, s_o)| {
+                        score(&ratio_variants(s_x, s_o))
+                            .max(score(&product_variants(s_x, s_y, s_o)))
+                    },
+                );
+                ((s_y, z_y), (s_o, z_o))
             } else {
                 let z_y = self.zero_point();
                 let z_o = self.zero_point();
@@ -1378,9 +1436,15 @@ impl<'a> G<'a> {
             B::ADD => Options::Add { activation },
             B::SUB => Options::Sub { activation },
             B::MUL => Options::Mul { activation },
+            B::PRELU => Options::None,
             _ => Options::MaximumMinimum,
         };
-        let (a, b) = if swap { (y, x) } else { (x, y) };
+        // PRELU's alpha is its second input.
+        let (a, b) = if swap && op != B::PRELU {
+            (y, x)
+        } else {
+            (x, y)
+        };
         // Now and then a quantized int32 tensor: TFLM's ADD refuses quantized inputs, SUB a
         // quantized input or output, MUL, MAXIMUM and MINIMUM read no quantization.
         if dtype == TensorType::INT32 && self.rng.chance(0.15) {
@@ -1432,6 +1496,44 @@ impl<'a> G<'a> {
         );
         self.describe(text);
         self.m.op(op, options, &[x], &[out]);
+        out
+    }
+
+    /// An element-wise math operator (TFLM's elementwise.cc) of `x`; int8 outputs get a scale
+    /// that covers the function's range over the input's (`1 / sqrt` of its smallest nonzero
+    /// value for RSQRT), up to 16 times wider, and a random zero point.
+    fn math(&mut self, op: B, x: i32) -> i32 {
+        let dtype = self.dtype(x);
+        let shape = self.shape(x);
+        let out_q = (dtype == TensorType::INT8).then(|| {
+            let (s_in, z_in) = self.q(x);
+            if op == B::ABS {
+                // The same scale (no rescaling) now and then, else up to 4 times either way.
+                let s_out = if self.rng.chance(0.3) {
+                    s_in
+                } else {
+                    (f64::from(s_in) * self.rng.logu(0.25, 4.0)) as f32
+                };
+                let zp = if self.rng.chance(0.5) {
+                    z_in
+                } else {
+                    self.zero_point()
+                };
+                return (s_out, zp);
+            }
+            let top = 1.0 / f64::from(s_in).sqrt();
+            let s_out = (top * self.rng.logu(1.0, 16.0) / 255.0) as f32;
+            let zp = if self.rng.chance(0.5) {
+                -128
+            } else {
+                self.zero_point()
+            };
+            (s_out, zp)
+        });
+        let out = self.act(dtype, &shape, out_q);
+        let text = format!("{} {} -> {}", op_name(op), self.qtext(x), self.qtext(out));
+        self.describe(text);
+        self.m.op(op, Options::None, &[x], &[out]);
         out
     }
 

@@ -1,5 +1,6 @@
 //! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*` (int8, int16, int32 and float32; MAXIMUM and
-//! MINIMUM also int64): broadcasting and TFLM's quantized parameters.
+//! MINIMUM also int64), and PRELU (int8 and float32, alpha broadcast like a second input):
+//! broadcasting and TFLM's quantized parameters.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -11,6 +12,21 @@ use crate::lower::{Access, OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::PRELU,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+            tflm: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Each(&[Ty::I16, Ty::I8, Ty::I16]),
+            ],
+        },
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| in_place(ctx, prelu(ctx)?)),
+    },
     OpEntry {
         code: OpCode::ADD,
         types: Types {
@@ -598,6 +614,63 @@ fn arithmetic_s32(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Re
             act_max,
         },
     ))
+}
+
+/// PRELU: `x >= 0 ? x : x * alpha` with alpha (input 2) broadcast as ADD's second input is
+/// (TFLM's `BroadcastPrelu4DSlow`), float32 or int8 with `CalculatePreluParams`' two multipliers.
+fn prelu(ctx: &OpContext) -> Result<Kernel> {
+    match ctx.input(0)?.dtype {
+        DType::F32 | DType::I8 => {}
+        DType::I16 => {
+            return Err(ctx.unsupported(
+                "input type INT16 (16x8 PRELU with an int8 alpha) is not supported yet; \
+                 supported: INT8 and FLOAT32",
+            ))
+        }
+        other => {
+            return Err(ctx.invalid(
+                format!("input type {other}; TFLM's PRELU supports FLOAT32, INT8 and INT16"),
+                Grounds::tflm("prelu.cc PreluEval: Input type is not supported (kTfLiteError)"),
+            ))
+        }
+    }
+    let (bc, operands) = binary_layout(ctx)?;
+    let Broadcast {
+        shape,
+        a_strides,
+        b_strides,
+    } = bc;
+    if ctx.input(0)?.dtype == DType::F32 {
+        let params = P::PreluF32 {
+            shape,
+            a_strides,
+            b_strides,
+        };
+        return Ok(kernel("prelu_f32", operands, params));
+    }
+    let (si, zi) = ctx.int8_quant("the input", ctx.input(0)?)?;
+    let (sa, za) = ctx.int8_quant("alpha", ctx.input(1)?)?;
+    let (so, zo) = ctx.int8_quant("the output", ctx.output(0)?)?;
+    // CalculatePreluParams: both ratios in double.
+    let (multiplier_1, shift_1) =
+        ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
+    let (multiplier_2, shift_2) = ctx.multiplier(
+        "input scale × alpha scale / output scale",
+        f64::from(si) * f64::from(sa) / f64::from(so),
+    )?;
+    let params = P::PreluS8 {
+        shape,
+        a_strides,
+        b_strides,
+        input_offset: -zi,
+        alpha_offset: -za,
+        output_offset: zo,
+        multiplier_1,
+        shift_1,
+        multiplier_2,
+        shift_2,
+    };
+    Ok(kernel("prelu_s8", operands, params))
 }
 
 /// MAXIMUM (`maximum` true), MINIMUM: TFLM compares the raw values (quantization is not looked at:

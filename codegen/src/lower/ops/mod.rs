@@ -39,6 +39,7 @@ mod elementwise;
 mod fully_connected;
 mod logistic_tanh;
 mod lstm;
+mod math;
 mod mean;
 mod pad;
 mod pool;
@@ -78,6 +79,7 @@ macro_rules! families {
                 fully_connected,
                 logistic_tanh,
                 lstm,
+                math,
                 mean,
                 pad,
                 pool,

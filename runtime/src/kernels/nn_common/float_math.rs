@@ -1,6 +1,7 @@
-//! `exp` and `tanh` for `f32` without `std`: computed in `f64` (error far below half an `f32` ulp),
-//! then rounded once to `f32`, so results equal a correctly rounded `expf` / `tanhf` except in
-//! vanishingly rare near-ties — what TFLM's float kernels get from the C library.
+//! `exp`, `tanh` and `sqrt` for `f32` without `std`. `exp` and `tanh` are computed in `f64`
+//! (error far below half an `f32` ulp), then rounded once to `f32`, so results equal a correctly
+//! rounded `expf` / `tanhf` except in vanishingly rare near-ties; `sqrt` is exact, with integers.
+//! That is what TFLM's float kernels get from the C library.
 
 const LN_2: f64 = core::f64::consts::LN_2;
 const LOG2_E: f64 = core::f64::consts::LOG2_E;
@@ -60,6 +61,66 @@ pub(crate) fn tanh_f32(x: f32) -> f32 {
     (if x < 0.0 { -t } else { t }) as f32
 }
 
+/// `floor(sqrt(n))` and the remainder `n - floor(sqrt(n))^2`, digit by digit (two bits a step).
+fn isqrt_rem(n: u64) -> (u64, u64) {
+    let (mut rem, mut root) = (n, 0u64);
+    let mut bit = 1u64 << 62;
+    while bit > n {
+        bit >>= 2;
+    }
+    while bit != 0 {
+        if rem >= root + bit {
+            rem -= root + bit;
+            root = (root >> 1) + bit;
+        } else {
+            root >>= 1;
+        }
+        bit >>= 2;
+    }
+    (root, rem)
+}
+
+/// `sqrtf(x)`, correctly rounded (IEEE 754 requires it of the C library's `sqrtf`, which TFLM
+/// calls): -0.0, +0.0, +inf and NaN are their own roots, negative numbers give NaN. With
+/// `x = m * 2^e`, `m` a 24-bit integer (subnormals normalised) and `e` made even, the root of `m`
+/// scaled to [2^46, 2^48) is an exact integer square root in [2^23, 2^24) and a remainder; a root
+/// is never halfway between two floats, so it rounds up exactly when the remainder exceeds it.
+pub(crate) fn sqrt_f32(x: f32) -> f32 {
+    if x.is_nan() || x == 0.0 || x == f32::INFINITY {
+        return x;
+    }
+    if x < 0.0 {
+        return f32::NAN;
+    }
+    let bits = x.to_bits();
+    let field = (bits >> 23) as i32;
+    let (mut m, mut e) = if field == 0 {
+        (u64::from(bits & 0x7F_FFFF), -149)
+    } else {
+        (u64::from(bits & 0x7F_FFFF) | 0x80_0000, field - 150)
+    };
+    while m < 0x80_0000 {
+        m <<= 1;
+        e -= 1;
+    }
+    if e & 1 != 0 {
+        m <<= 1;
+        e -= 1;
+    }
+    // m in [2^23, 2^25): scaled by an even power of two into [2^46, 2^48).
+    let s = if m >= 1 << 24 { 22 } else { 24 };
+    let (mut root, rem) = isqrt_rem(m << s);
+    let mut k = (e - s) / 2;
+    if rem > root {
+        root += 1;
+        if root == 1 << 24 {
+            root >>= 1;
+            k += 1;
+        }
+    }
+    f32::from_bits((((k + 23 + 127) as u32) << 23) | (root as u32 & 0x7F_FFFF))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +143,41 @@ mod tests {
         assert_eq!(tanh_f32(-2.0), -0.964_027_6);
         assert_eq!(tanh_f32(1e-6), 1e-6);
         assert_eq!(tanh_f32(30.0), 1.0);
+    }
+
+    /// Every float whose bits are a multiple of 4093, the powers of two, the subnormals and the
+    /// specials against `std`'s correctly rounded square root.
+    #[test]
+    fn sqrt_is_correctly_rounded() {
+        extern crate std;
+        let check = |x: f32| {
+            let (ours, want) = (sqrt_f32(x), std::primitive::f32::sqrt(x));
+            assert!(
+                ours.to_bits() == want.to_bits() || (ours.is_nan() && want.is_nan()),
+                "sqrt({x:e}) = {ours:e}, want {want:e}"
+            );
+        };
+        for bits in (0..=u32::MAX).step_by(4093) {
+            check(f32::from_bits(bits));
+        }
+        for bits in 0..0x1_0000u32 {
+            check(f32::from_bits(bits));
+            check(f32::from_bits(0x7F7F_FFFF - bits));
+        }
+        for e in -149..128 {
+            check(2f32.powi(e));
+        }
+        for x in [
+            0.0,
+            -0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -1.0,
+            2.0,
+            0.5,
+        ] {
+            check(x);
+        }
     }
 }
