@@ -255,7 +255,7 @@ mod tests {
     fn the_ui_list_is_replaced_to_the_end_of_its_line() {
         let stderr = "error: x; supported operators: A, B\n --> here\n";
         let out = ui_stderr(stderr).unwrap();
-        assert!(out.starts_with("error: x; supported operators: ADD, "));
+        assert!(out.starts_with("error: x; supported operators: ABS, ADD, "));
         assert!(out.ends_with("VAR_HANDLE\n --> here\n"), "{out}");
         assert!(ui_stderr("nothing").is_none());
     }
