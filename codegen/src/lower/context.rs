@@ -619,9 +619,12 @@ impl<'g, 'm> OpContext<'g, 'm> {
             return Err(self.unsupported("weights have no quantization parameters"));
         };
         if q.zero_points.iter().any(|&z| z != 0) {
-            return Err(self.unsupported(
-                "weights have a non-zero zero point; only symmetric (zero point 0) int8 weights \
-                 are supported",
+            return Err(self.invalid(
+                "weights have a non-zero zero point; int8 weights are symmetric (zero point 0)",
+                Grounds::spec(
+                    "TFLite quantization specification: int8 weights are symmetric, zero point 0 \
+                     (TFLM's integer convolutions ignore any other)",
+                ),
             ));
         }
         // A weight scale of 0 (or a denormal one) is what a converter may write for an all-zero

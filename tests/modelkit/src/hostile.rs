@@ -1219,7 +1219,7 @@ fn graph(cases: &mut Vec<Case>) {
 }
 
 fn quantization(cases: &mut Vec<Case>) {
-    use Refusal::{Invalid, Unsupported};
+    use Refusal::Invalid;
     let mut s = Suite {
         cases,
         category: Category::Quantization,
@@ -1284,7 +1284,7 @@ fn quantization(cases: &mut Vec<Case>) {
                 q.zero_points = Some(vec![3, 0]);
             }
         }),
-        Unsupported,
+        Invalid,
         "zero point",
     );
     s.refused(
@@ -1874,7 +1874,7 @@ fn types_and_parameters(cases: &mut Vec<Case>) {
     s.refused(
         "depthwise_int16_zero_point",
         dw16(Some(TensorType::INT64), 5),
-        Unsupported,
+        Invalid,
         "zero point 5",
     );
     s.refused(

@@ -261,19 +261,34 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
         }
         if let Some(q) = out_q {
             if ctx.int8_quant(&what, input)? != q {
-                return Err(ctx.unsupported(format!(
-                    "{what} is quantized differently from the output; TFLM's CONCATENATION requires \
-                     identical scale and zero point (no requantization)"
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "{what} is quantized differently from the output; TFLM's CONCATENATION \
+                         requires identical scale and zero point (no requantization)"
+                    ),
+                    Grounds::tflm(
+                        "concatenation.cc ConcatenationPrepare: TF_LITE_ENSURE_EQ(input scale, \
+                         output scale), TF_LITE_ENSURE_EQ(input zero point, output zero point)",
+                    ),
+                ));
             }
         }
         let shape_ok = input.shape.len() == rank
             && (0..rank).all(|d| d == axis || input.shape[d] == output.shape[d]);
         if !shape_ok {
-            return Err(ctx.unsupported(format!(
+            let why = format!(
                 "{what} shape {:?} does not match output shape {:?} outside axis {axis}",
                 input.shape, output.shape
-            )));
+            );
+            // reference_ops::Concatenation sizes its copies from the output's dimensions,
+            // checking the inputs' only with TFLITE_DCHECK: a larger output reads past an input.
+            let larger = input.shape.len() == rank
+                && (0..rank).any(|d| d != axis && output.shape[d] > input.shape[d]);
+            return Err(if larger {
+                ctx.invalid(why, Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK))
+            } else {
+                ctx.unsupported(why)
+            });
         }
         axis_total += if rank == 0 { 1 } else { input.shape[axis] };
         chunk_bytes.push(input.shape[axis.min(rank)..].iter().product::<usize>() * elem);

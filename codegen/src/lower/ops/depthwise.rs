@@ -10,7 +10,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{depthwise as P, IM2COL_MAX};
 use crate::lower::types::Types;
-use crate::lower::{Access, OpContext};
+use crate::lower::{Access, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -55,6 +55,15 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     ctx.expect_rank("filter", filter, 4)?;
     ctx.expect_rank("output", output, 4)?;
     let (i, f, out) = (&input.shape, &filter.shape, &output.shape);
+    if i[0] != out[0] || f[3] != out[3] {
+        return Err(ctx.invalid(
+            format!(
+                "input {i:?}, filter {f:?} and output {out:?} disagree on batches or output \
+                 channels"
+            ),
+            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+        ));
+    }
     if i[0] != out[0] || f[0] != 1 || f[3] != out[3] || i[3] == 0 || out[3] % i[3] != 0 {
         return Err(ctx.unsupported(format!(
             "input {i:?}, filter {f:?} and output {out:?} do not fit a depthwise convolution (filter [1, h, w, input channels * multiplier])"

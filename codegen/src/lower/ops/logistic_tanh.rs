@@ -187,9 +187,14 @@ fn logistic_or_tanh(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
             let real = f64::from(s_in) * f64::from(1 << (31 - INPUT_INTEGER_BITS));
             let (q, shift) = quant::frexp(real);
             if !(0..=62).contains(&shift) {
-                return Err(
-                    ctx.unsupported(format!("input scale {s_in} is out of the supported range"))
-                );
+                return Err(ctx.invalid(
+                    format!("input scale {s_in} is out of the range TFLM's kernels shift by"),
+                    Grounds::undefined(
+                        "the int8 LOGISTIC and TANH input multiplier's shift (frexp of scale × \
+                         2^27) falls outside [0, 62]: a shift of 32 bits or more in TFLM's \
+                         fixed-point rescaling",
+                    ),
+                ));
             }
             let multiplier = (q * (1i64 << 31) as f64).round() as i64 as i32;
             let radius = quant::input_radius(INPUT_INTEGER_BITS, shift, 31);

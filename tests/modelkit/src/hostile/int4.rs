@@ -284,7 +284,7 @@ pub(super) fn refused(s: &mut Suite<'_>) {
             m.tensors[1] = m.tensors[1].clone().quant(0.04, 1);
             m
         },
-        Unsupported,
+        Invalid,
         "zero point",
     );
     // One byte per element: not TFLM's packed layout.

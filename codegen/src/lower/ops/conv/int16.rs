@@ -55,10 +55,16 @@ pub(in crate::lower::ops) fn quant_16x8(
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
     let (s_out, zp_out) = ctx.int16_quant("output", output)?;
     if zp_in != 0 || zp_out != 0 {
-        return Err(ctx.unsupported(format!(
-            "int16 input zero point {zp_in} and output zero point {zp_out}: TFLM's int16 \
-             kernels apply none; supported: both 0"
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "int16 input zero point {zp_in} and output zero point {zp_out}: int16 activations \
+                 are symmetric (zero point 0)"
+            ),
+            Grounds::spec(
+                "TFLite 16x8 quantization specification: int16 activations are symmetric, zero \
+                 point 0 (TFLM's int16 kernels ignore any other)",
+            ),
+        ));
     }
     let bias_type = ctx
         .op()

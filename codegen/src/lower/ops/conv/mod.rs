@@ -23,11 +23,11 @@ pub(super) use int8::{
 pub(super) use weights::{weights_and_range, ConvQuant, Inputs, CONV_INPUTS};
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::conv as P;
 use crate::lower::types::Types;
-use crate::lower::OpContext;
+use crate::lower::{OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -60,9 +60,15 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     ctx.expect_rank("output", output, 4)?;
     let (i, f, out) = (&input.shape, &filter.shape, &output.shape);
     if i[0] != out[0] || f[0] != out[3] {
-        return Err(ctx.unsupported(format!(
-            "input {i:?}, filter {f:?} and output {out:?} disagree on batches or output channels"
-        )));
+        // TFLM takes the batches from the input and the channels from the filter (MatchingDim,
+        // a TFLITE_DCHECK): the output's rows are misaddressed, written past or left unwritten.
+        return Err(ctx.invalid(
+            format!(
+                "input {i:?}, filter {f:?} and output {out:?} disagree on batches or output \
+                 channels"
+            ),
+            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+        ));
     }
     if f[3] == 0 || i[3] % f[3] != 0 || out[3] % (i[3] / f[3]).max(1) != 0 {
         return Err(ctx.unsupported(format!(
