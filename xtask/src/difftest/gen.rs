@@ -580,6 +580,17 @@ impl<'a> G<'a> {
     }
 
     /// The input of an op: `x`, or a fresh graph input made by `fresh`.
+    /// The shape of a fresh input to an element-wise operator: `[1, 256]`, every int8 value once
+    /// or more (a drifted multiplier shows on the ties), when the case hunts drift and now and
+    /// then besides; else a random one.
+    fn every_value_shape(&mut self) -> Vec<i32> {
+        if self.tricky || self.rng.chance(0.3) {
+            vec![1, 256]
+        } else {
+            self.random_shape(1, 4, 6)
+        }
+    }
+
     fn take(
         &mut self,
         x: Option<i32>,
@@ -702,19 +713,7 @@ impl<'a> G<'a> {
                 Some(self.activation(op, x))
             }
             B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH => {
-                let x = self.take(
-                    x,
-                    dtype,
-                    |g| {
-                        // Every int8 value once or more: a drifted multiplier shows on the ties.
-                        if g.tricky || g.rng.chance(0.3) {
-                            vec![1, 256]
-                        } else {
-                            g.random_shape(1, 4, 6)
-                        }
-                    },
-                    8.0,
-                );
+                let x = self.take(x, dtype, G::every_value_shape, 8.0);
                 Some(self.activation(op, x))
             }
             B::RSQRT => {
@@ -724,11 +723,7 @@ impl<'a> G<'a> {
                     Some(t) if dtype == TensorType::INT8 && self.q(t).1 != -128 => return None,
                     Some(t) => t,
                     None => {
-                        let shape = if self.tricky || self.rng.chance(0.3) {
-                            vec![1, 256]
-                        } else {
-                            self.random_shape(1, 4, 6)
-                        };
+                        let shape = self.every_value_shape();
                         let quant = (dtype == TensorType::INT8).then(|| (self.scale(), -128));
                         self.input(dtype, &shape, quant, 4.0)
                     }
@@ -740,18 +735,7 @@ impl<'a> G<'a> {
                 if op != B::ABS && dtype != TensorType::FLOAT32 {
                     return None;
                 }
-                let x = self.take(
-                    x,
-                    dtype,
-                    |g| {
-                        if g.tricky || g.rng.chance(0.3) {
-                            vec![1, 256]
-                        } else {
-                            g.random_shape(1, 4, 6)
-                        }
-                    },
-                    4.0,
-                );
+                let x = self.take(x, dtype, G::every_value_shape, 4.0);
                 Some(self.math(op, x))
             }
             B::PAD | B::PADV2 => {
