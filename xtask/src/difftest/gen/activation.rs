@@ -1,0 +1,141 @@
+//! Element-wise unary operators: curves (LOGISTIC, TANH, …), math (ABS, SQRT, …) and activations.
+
+use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorType};
+
+use super::{arithmetic::ratio_near, op_name, G};
+use crate::difftest::quant::{product_variants, ratio_variants, score};
+
+impl<'a> G<'a> {
+    pub(super) fn curve(&mut self, op: B, x: i32) -> i32 {
+        let dtype = self.dtype(x);
+        let shape = self.shape(x);
+        let quant = match (op, dtype) {
+            // TFLM's int16 LOGISTIC, TANH and SOFTMAX write 1/32768 steps around 0.
+            (_, TensorType::INT16) => (1.0 / 32768.0, 0),
+            (B::TANH, _) => (1.0 / 128.0, 0),
+            _ => (1.0 / 256.0, -128),
+        };
+        let quantized = matches!(dtype, TensorType::INT8 | TensorType::INT16);
+        let out = self.act(dtype, &shape, quantized.then_some(quant));
+        let options = if op == B::SOFTMAX {
+            let beta = if self.rng.chance(0.5) {
+                1.0
+            } else {
+                self.rng.logu(0.1, 3.0) as f32
+            };
+            Options::Softmax { beta }
+        } else {
+            Options::None
+        };
+        let text = format!(
+            "{} {} {:?} -> {}",
+            op_name(op),
+            self.qtext(x),
+            options,
+            self.qtext(out)
+        );
+        self.describe(text);
+        self.m.op(op, options, &[x], &[out]);
+        out
+    }
+
+    /// An element-wise math operator (TFLM's elementwise.cc) of `x`; int8 outputs get a scale
+    /// that covers the function's range over the input's (`1 / sqrt` of its smallest nonzero
+    /// value for RSQRT), up to 16 times wider, and a random zero point.
+    pub(super) fn math(&mut self, op: B, x: i32) -> i32 {
+        let dtype = self.dtype(x);
+        let shape = self.shape(x);
+        let out_q = (dtype == TensorType::INT8).then(|| {
+            let (s_in, z_in) = self.q(x);
+            if op == B::ABS {
+                // The same scale (no rescaling) now and then, else up to 4 times either way.
+                let s_out = if self.rng.chance(0.3) {
+                    s_in
+                } else {
+                    (f64::from(s_in) * self.rng.logu(0.25, 4.0)) as f32
+                };
+                let zp = if self.rng.chance(0.5) {
+                    z_in
+                } else {
+                    self.zero_point()
+                };
+                return (s_out, zp);
+            }
+            let top = 1.0 / f64::from(s_in).sqrt();
+            let s_out = (top * self.rng.logu(1.0, 16.0) / 255.0) as f32;
+            let zp = if self.rng.chance(0.5) {
+                -128
+            } else {
+                self.zero_point()
+            };
+            (s_out, zp)
+        });
+        let out = self.act(dtype, &shape, out_q);
+        let text = format!("{} {} -> {}", op_name(op), self.qtext(x), self.qtext(out));
+        self.describe(text);
+        self.m.op(op, Options::None, &[x], &[out]);
+        out
+    }
+
+    pub(super) fn activation(&mut self, op: B, x: i32) -> i32 {
+        let dtype = self.dtype(x);
+        let shape = self.shape(x);
+        let alpha = if self.rng.chance(0.3) {
+            self.rng.pick(&[0.1f32, 0.2, 0.25, 0.3, 0.125, 0.5, 0.01])
+        } else if self.rng.chance(0.8) {
+            self.rng.logu(0.01, 0.9) as f32
+        } else {
+            self.rng.logu(1.1, 4.0) as f32
+        };
+        let out_q = if dtype == TensorType::INT8 {
+            let (s_in, _) = self.q(x);
+            let zp = self.zero_point();
+            if op == B::RELU6 && self.rng.chance(0.7) {
+                // TFLM's int8 RELU6 clamps raw values without rescaling.
+                Some(self.q(x))
+            } else {
+                let s_out = self.hunt(
+                    |r| ratio_near(r, s_in),
+                    |o| {
+                        let mut d = score(&ratio_variants(s_in, o));
+                        if op == B::LEAKY_RELU {
+                            d = d.max(score(&product_variants(alpha, s_in, o)));
+                        }
+                        d
+                    },
+                );
+                Some((s_out, zp))
+            }
+        } else if dtype == TensorType::INT16 {
+            let (s_in, _) = self.q(x);
+            let s_out = if self.rng.chance(0.4) {
+                s_in
+            } else {
+                self.hunt(|r| ratio_near(r, s_in), |o| score(&ratio_variants(s_in, o)))
+            };
+            Some((s_out, 0))
+        } else {
+            None
+        };
+        let out = self.act(dtype, &shape, out_q);
+        let options = match op {
+            B::LEAKY_RELU => Options::LeakyRelu { alpha },
+            B::HARD_SWISH => Options::HardSwish,
+            _ => Options::None,
+        };
+        let text = format!(
+            "{} {} {} -> {}",
+            op_name(op),
+            self.qtext(x),
+            if op == B::LEAKY_RELU {
+                format!("alpha={alpha:e}")
+            } else {
+                String::new()
+            },
+            self.qtext(out)
+        );
+        self.describe(text);
+        self.m.op(op, options, &[x], &[out]);
+        out
+    }
+}
