@@ -230,7 +230,7 @@ pub(super) fn refused(s: &mut Suite<'_>) {
     s.refused(
         "add_int4_constant",
         {
-            let mut m = super::binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0));
+            let mut m = super::builders::binary8(B::ADD, (0.1, 0), (0.1, 0), (0.2, 0));
             m.tensors[1] = TensorSpec::int8(&[1, 4], 0.1, 0).constant_i8(&[1, -2, 3, -4]);
             m.inputs = vec![0];
             with_int4_weights(m, 1)

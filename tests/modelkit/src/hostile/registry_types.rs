@@ -3,7 +3,8 @@
 //! bit-exact against TFLM in Rust and C once `tests/fixtures/hostile/generate.sh` has written its
 //! goldens. `codegen/tests/registry_types.rs` fails while a listed type has no such model.
 
-use super::{int16, Category, Suite};
+use super::builders::int16;
+use super::{Category, Suite};
 use crate::{BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType};
 
 /// An unquantized tensor of `dtype` and `shape`.

@@ -1,0 +1,217 @@
+//! The shared base models of the hostile suite: small int8, int16 and float32 models of one or
+//! two operators, which the category files take as they are or edit into their cases.
+
+use crate::{
+    Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
+};
+
+/// One int8 operator `[1, 8] → [1, 8]` with the given input and output quantization.
+pub(super) fn unary8(op: B, options: Options, input: (f32, i64), output: (f32, i64)) -> ModelSpec {
+    unary8_shaped(&[1, 8], op, options, input, output)
+}
+
+/// The same over `shape` (the divergent-scale cases take 1,024 elements, so that random inputs
+/// reach the values where a 1-LSB multiplier error shows).
+pub(super) fn unary8_shaped(
+    shape: &[i32],
+    op: B,
+    options: Options,
+    input: (f32, i64),
+    output: (f32, i64),
+) -> ModelSpec {
+    ModelSpec::single_op(
+        op,
+        options,
+        vec![TensorSpec::int8(shape, input.0, input.1)],
+        vec![TensorSpec::int8(shape, output.0, output.1)],
+    )
+}
+
+/// An int16 tensor of `shape` with the given quantization.
+pub(super) fn int16(shape: &[i32], (scale, zero_point): (f32, i64)) -> TensorSpec {
+    TensorSpec::new(TensorType::INT16, shape).quant(scale, zero_point)
+}
+
+/// One int16 operator over `shape` with the given input and output quantization.
+pub(super) fn unary16(shape: &[i32], op: B, input: (f32, i64), output: (f32, i64)) -> ModelSpec {
+    ModelSpec::single_op(
+        op,
+        Options::default_for(op),
+        vec![int16(shape, input)],
+        vec![int16(shape, output)],
+    )
+}
+
+pub(super) fn relu8(input: (f32, i64), output: (f32, i64)) -> ModelSpec {
+    unary8(B::RELU, Options::None, input, output)
+}
+
+/// ADD / SUB / MUL of two int8 `[1, 4]` tensors.
+pub(super) fn binary8(op: B, a: (f32, i64), b: (f32, i64), out: (f32, i64)) -> ModelSpec {
+    binary8_shaped(&[1, 4], op, a, b, out)
+}
+
+/// The same over `shape`.
+pub(super) fn binary8_shaped(
+    shape: &[i32],
+    op: B,
+    a: (f32, i64),
+    b: (f32, i64),
+    out: (f32, i64),
+) -> ModelSpec {
+    ModelSpec::single_op(
+        op,
+        Options::default_for(op),
+        vec![
+            TensorSpec::int8(shape, a.0, a.1),
+            TensorSpec::int8(shape, b.0, b.1),
+        ],
+        vec![TensorSpec::int8(shape, out.0, out.1)],
+    )
+}
+
+/// ADD / SUB / MUL / MAXIMUM / MINIMUM of two int32 tensors of shapes `a` and `b` into one of
+/// shape `out`, none of them quantized (TFLM's unquantized int32 arithmetic), with the fused
+/// `activation` where the operator has one.
+pub(super) fn binary32(
+    op: B,
+    a: &[i32],
+    b: &[i32],
+    out: &[i32],
+    activation: Activation,
+) -> ModelSpec {
+    let options = match op {
+        B::ADD => Options::Add { activation },
+        B::SUB => Options::Sub { activation },
+        B::MUL => Options::Mul { activation },
+        _ => Options::MaximumMinimum,
+    };
+    ModelSpec::single_op(
+        op,
+        options,
+        vec![TensorSpec::int32(a), TensorSpec::int32(b)],
+        vec![TensorSpec::int32(out)],
+    )
+}
+
+/// CONV_2D: input [1,4,4,1] (0.1, -3), per-channel filter [2,3,3,1], bias [2], output
+/// [1,4,4,2] (0.2, 5). Tensors: 0 input, 1 filter, 2 bias, 3 output.
+pub(super) fn conv8(activation: Activation) -> ModelSpec {
+    ModelSpec::single_op(
+        B::CONV_2D,
+        Options::conv2d(Padding::SAME, (1, 1), activation),
+        vec![
+            TensorSpec::int8(&[1, 4, 4, 1], 0.1, -3),
+            TensorSpec::int8(&[2, 3, 3, 1], 1.0, 0)
+                .per_channel(&[0.5, 0.25], 0)
+                .constant_i8(&[1, -2, 3, -4, 5, -6, 7, -8, 9, 9, -8, 7, -6, 5, -4, 3, -2, 1]),
+            TensorSpec::int32(&[2])
+                .per_channel(&[0.05, 0.025], 0)
+                .constant_i32(&[20, -20]),
+        ],
+        vec![TensorSpec::int8(&[1, 4, 4, 2], 0.2, 5)],
+    )
+}
+
+/// FULLY_CONNECTED: input [1,8] (s_in, 1), per-tensor weights [4,8] (s_w), bias [4] with scale
+/// s_in·s_w, output [1,4] (s_out, -2). Tensors: 0 input, 1 weights, 2 bias, 3 output.
+pub(super) fn fc8(s_in: f32, s_w: f32, s_out: f32) -> ModelSpec {
+    let weights: Vec<i8> = (0..32).map(|i| ((i * 37) % 255 - 127) as i8).collect();
+    ModelSpec::single_op(
+        B::FULLY_CONNECTED,
+        Options::fully_connected(Activation::NONE),
+        vec![
+            TensorSpec::int8(&[1, 8], s_in, 1),
+            TensorSpec::int8(&[4, 8], s_w, 0).constant_i8(&weights),
+            TensorSpec::int32(&[4])
+                .quant(s_in * s_w, 0)
+                .constant_i32(&[100, -100, 7, 0]),
+        ],
+        vec![TensorSpec::int8(&[1, 4], s_out, -2)],
+    )
+}
+
+/// int16 FULLY_CONNECTED with int8 weights (16x8) and zero points: input [16,8] (0.002, 1234),
+/// per-channel weights [4,8], a bias [4] of type `bias` (TFLM sums in 32 bits for INT32, in 64
+/// otherwise), output [16,4] (0.05, -77), fused RELU. Tensors: 0 input, 1 weights, 2 bias, 3
+/// output.
+pub(super) fn fc16(bias: TensorType) -> ModelSpec {
+    let weights: Vec<i8> = (0..32).map(|i| ((i * 37) % 255 - 127) as i8).collect();
+    let values = [3000i64, -2000, 70, 0];
+    let bias = match bias {
+        TensorType::INT32 => TensorSpec::int32(&[4]).constant_i32(&values.map(|v| v as i32)),
+        TensorType::INT16 => TensorSpec::new(bias, &[4]).constant(
+            values
+                .iter()
+                .flat_map(|&v| (v as i16).to_le_bytes())
+                .collect::<Vec<u8>>(),
+        ),
+        _ => TensorSpec::new(bias, &[4]).constant_i64(&values),
+    };
+    ModelSpec::single_op(
+        B::FULLY_CONNECTED,
+        Options::fully_connected(Activation::RELU),
+        vec![
+            TensorSpec::new(TensorType::INT16, &[16, 8]).quant(0.002, 1234),
+            TensorSpec::int8(&[4, 8], 1.0, 0)
+                .per_channel(&[0.02, 0.01, 0.03, 0.015], 0)
+                .constant_i8(&weights),
+            bias,
+        ],
+        vec![TensorSpec::new(TensorType::INT16, &[16, 4]).quant(0.05, -77)],
+    )
+}
+
+/// int16 DEPTHWISE_CONV_2D with int8 weights (16x8): input [1,4,5,2] (0.001, `zero_point`),
+/// per-tensor filter [1,3,3,4] (depth multiplier 2), an optional bias [4] of type `bias`, output
+/// [1,2,3,4] (0.05, 0), VALID. Tensors: 0 input, 1 filter, 2 bias (if any), then the output.
+pub(super) fn dw16(bias: Option<TensorType>, zero_point: i64) -> ModelSpec {
+    let filter: Vec<i8> = (0..36).map(|i| ((i * 53) % 255 - 127) as i8).collect();
+    let mut inputs = vec![
+        TensorSpec::new(TensorType::INT16, &[1, 4, 5, 2]).quant(0.001, zero_point),
+        TensorSpec::int8(&[1, 3, 3, 4], 0.02, 0).constant_i8(&filter),
+    ];
+    let values = [50_000i64, -50_000, 7, 0];
+    inputs.extend(bias.map(|t| match t {
+        TensorType::INT32 => TensorSpec::int32(&[4]).constant_i32(&values.map(|v| v as i32)),
+        _ => TensorSpec::new(t, &[4]).constant_i64(&values),
+    }));
+    ModelSpec::single_op(
+        B::DEPTHWISE_CONV_2D,
+        Options::depthwise(Padding::VALID, (1, 1), 2, Activation::NONE),
+        inputs,
+        vec![TensorSpec::new(TensorType::INT16, &[1, 2, 3, 4]).quant(0.05, 0)],
+    )
+}
+
+/// A float32 unary op `[2, 3] → [2, 3]`.
+pub(super) fn unary_f32(op: B, options: Options) -> ModelSpec {
+    ModelSpec::single_op(
+        op,
+        options,
+        vec![TensorSpec::f32(&[2, 3])],
+        vec![TensorSpec::f32(&[2, 3])],
+    )
+}
+
+/// `m` changed by `f`.
+pub(super) fn with(mut m: ModelSpec, f: impl FnOnce(&mut ModelSpec)) -> ModelSpec {
+    f(&mut m);
+    m
+}
+
+/// CONCATENATION of `n` float32 `[1, 2]` graph inputs along the last axis.
+pub(super) fn concatenation_of(n: i32) -> ModelSpec {
+    with(ModelSpec::new(), |m| {
+        let ins: Vec<i32> = (0..n).map(|_| m.tensor(TensorSpec::f32(&[1, 2]))).collect();
+        let out = m.tensor(TensorSpec::f32(&[1, 2 * n]));
+        m.op(
+            B::CONCATENATION,
+            Options::default_for(B::CONCATENATION),
+            &ins,
+            &[out],
+        );
+        m.inputs = ins;
+        m.outputs = vec![out];
+    })
+}
