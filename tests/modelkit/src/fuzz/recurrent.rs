@@ -1,0 +1,75 @@
+//! SVDF, the stateful operator: its state a variable tensor.
+
+use super::{elements, Gen};
+use crate::{Activation, BuiltinOperator as B, Options, TensorSpec, TensorType};
+
+impl Gen<'_, '_> {
+    /// SVDF on a [batches, input size] value: int8 with an int16 state and time weights (bias
+    /// scale = state scale × time weight scale, as TFLM requires), or float32, with its state a
+    /// variable tensor.
+    pub(super) fn svdf(&mut self) {
+        let v = self.latest();
+        let shape = self.shape_of(v);
+        let batches = shape.first().copied().unwrap_or(1).max(1);
+        let input_size = elements(&shape) as i32 / batches;
+        let flat = vec![batches, input_size.max(1)];
+        let input = if shape.len() == 2 {
+            v
+        } else {
+            let out = self.same_quant(v, &flat);
+            let s = self.constant(TensorSpec::int32(&[2]).constant_i32(&flat));
+            self.push_op(
+                B::RESHAPE,
+                Options::Reshape { new_shape: None },
+                &[v.index, s],
+                out,
+            );
+            self.values.last().copied().unwrap_or(v)
+        };
+        let (units, rank, memory) = (self.int(1, 4), self.int(1, 2), self.int(1, 4));
+        let filters = units * rank;
+        let feature = self.weights(&[filters, flat[1]], None);
+        let feature = self.constant(feature);
+        let (time, state, bias) = if self.int8 {
+            let (state_scale, time_scale) = (self.scale() / 16.0, self.scale() / 64.0);
+            let data = self.bytes(2 * (filters * memory) as usize);
+            let time = TensorSpec::new(TensorType::INT16, &[filters, memory])
+                .constant(data)
+                .quant(time_scale, 0);
+            let state = TensorSpec::new(TensorType::INT16, &[batches, filters * memory])
+                .quant(state_scale, 0)
+                .variable();
+            let data: Vec<i32> = (0..units)
+                .map(|_| i32::from(self.byte() as i8) * 64)
+                .collect();
+            let bias = TensorSpec::int32(&[units])
+                .constant_i32(&data)
+                .quant(state_scale * time_scale, 0);
+            (time, state, bias)
+        } else {
+            let time = self.weights(&[filters, memory], None);
+            let state = TensorSpec::f32(&[batches, filters * memory]).variable();
+            let data: Vec<f32> = (0..units)
+                .map(|_| f32::from(self.byte() as i8) / 32.0)
+                .collect();
+            (time, state, TensorSpec::f32(&[units]).constant_f32(&data))
+        };
+        let (time, state, bias) = (
+            self.constant(time),
+            self.m.tensor(state),
+            self.constant(bias),
+        );
+        let out = self.activation(&[batches, units]);
+        let activation = if self.chance(50) {
+            Activation::RELU
+        } else {
+            Activation::NONE
+        };
+        self.push_op(
+            B::SVDF,
+            Options::Svdf { rank, activation },
+            &[input.index, feature, time, bias, state],
+            out,
+        );
+    }
+}
