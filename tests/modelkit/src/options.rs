@@ -1,0 +1,581 @@
+//! Builtin options: the [`Options`] enum, its constructors and defaults, and its serialisation
+//! into the options tables of the FlatBuffer.
+
+use flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
+use tinyaot_schema::tflite;
+
+use crate::{Activation, BuiltinOperator, BuiltinOptions, Padding, WeightsFormat};
+
+/// Builtin options, one variant per options table tinyaot reads (plus the empty tables of the other
+/// ops it lowers). Enum-typed fields are the schema's newtypes, so out-of-range values are
+/// expressible (`Activation(9)`, `Padding(-1)`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Options {
+    /// No options table (`builtin_options_type` NONE).
+    None,
+    /// `Conv2DOptions`.
+    Conv2D {
+        /// SAME or VALID.
+        padding: Padding,
+        /// Horizontal stride.
+        stride_w: i32,
+        /// Vertical stride.
+        stride_h: i32,
+        /// Horizontal dilation.
+        dilation_w: i32,
+        /// Vertical dilation.
+        dilation_h: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `DepthwiseConv2DOptions`.
+    DepthwiseConv2D {
+        /// SAME or VALID.
+        padding: Padding,
+        /// Horizontal stride.
+        stride_w: i32,
+        /// Vertical stride.
+        stride_h: i32,
+        /// Output channels per input channel.
+        depth_multiplier: i32,
+        /// Horizontal dilation.
+        dilation_w: i32,
+        /// Vertical dilation.
+        dilation_h: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `TransposeConvOptions`.
+    TransposeConv {
+        /// SAME or VALID.
+        padding: Padding,
+        /// Horizontal stride.
+        stride_w: i32,
+        /// Vertical stride.
+        stride_h: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `FullyConnectedOptions`.
+    FullyConnected {
+        /// Fused activation.
+        activation: Activation,
+        /// DEFAULT or a shuffled format.
+        weights_format: WeightsFormat,
+        /// Keep the input's leading dimensions in the output.
+        keep_num_dims: bool,
+    },
+    /// `Pool2DOptions` (AVERAGE_POOL_2D, MAX_POOL_2D).
+    Pool2D {
+        /// SAME or VALID.
+        padding: Padding,
+        /// Horizontal stride.
+        stride_w: i32,
+        /// Vertical stride.
+        stride_h: i32,
+        /// Window width.
+        filter_w: i32,
+        /// Window height.
+        filter_h: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `SoftmaxOptions`.
+    Softmax {
+        /// The inverse temperature.
+        beta: f32,
+    },
+    /// `AddOptions`.
+    Add {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `SubOptions`.
+    Sub {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `MulOptions`.
+    Mul {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `ConcatenationOptions`.
+    Concatenation {
+        /// The axis (negative counts from the end).
+        axis: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// `ReshapeOptions`.
+    Reshape {
+        /// `new_shape` (`None` leaves the field out).
+        new_shape: Option<Vec<i32>>,
+    },
+    /// `SqueezeOptions`.
+    Squeeze {
+        /// Axes to squeeze (empty: every size-1 axis).
+        squeeze_dims: Vec<i32>,
+    },
+    /// `PackOptions`.
+    Pack {
+        /// `values_count`: how many inputs.
+        values_count: i32,
+        /// `axis`: the new output axis.
+        axis: i32,
+    },
+    /// `StridedSliceOptions`.
+    StridedSlice {
+        /// `begin_mask`.
+        begin_mask: i32,
+        /// `end_mask`.
+        end_mask: i32,
+        /// `ellipsis_mask`.
+        ellipsis_mask: i32,
+        /// `new_axis_mask`.
+        new_axis_mask: i32,
+        /// `shrink_axis_mask`.
+        shrink_axis_mask: i32,
+        /// `offset`: end is begin + end.
+        offset: bool,
+    },
+    /// `ReducerOptions` (MEAN and the other reductions).
+    Reducer {
+        /// Keep reduced axes as size 1.
+        keep_dims: bool,
+    },
+    /// `LeakyReluOptions`.
+    LeakyRelu {
+        /// Slope below zero.
+        alpha: f32,
+    },
+    /// The empty `PadOptions`.
+    Pad,
+    /// The empty `PadV2Options`.
+    PadV2,
+    /// The empty `TransposeOptions`.
+    Transpose,
+    /// The empty `QuantizeOptions`.
+    Quantize,
+    /// The empty `DequantizeOptions`.
+    Dequantize,
+    /// The empty `HardSwishOptions`.
+    HardSwish,
+    /// The empty `MaximumMinimumOptions` (MAXIMUM, MINIMUM).
+    MaximumMinimum,
+    /// `SVDFOptions`.
+    Svdf {
+        /// Filters per output unit.
+        rank: i32,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// The empty `ExpandDimsOptions`.
+    ExpandDims,
+    /// `SplitOptions`.
+    Split {
+        /// Number of outputs.
+        num_splits: i32,
+    },
+    /// `SplitVOptions`.
+    SplitV {
+        /// Number of outputs.
+        num_splits: i32,
+    },
+    /// `table`'s options written with the union tag `tag` instead of its own: a type confusion a
+    /// hostile file can carry (the verifier then checks the table against `tag`'s layout).
+    Mislabeled {
+        /// The `builtin_options_type` written.
+        tag: BuiltinOptions,
+        /// The table written.
+        table: Box<Options>,
+    },
+}
+
+impl Options {
+    /// `Conv2DOptions` with the given padding, `(stride_w, stride_h)`, activation, dilation 1.
+    pub fn conv2d(padding: Padding, stride: (i32, i32), activation: Activation) -> Self {
+        Options::Conv2D {
+            padding,
+            stride_w: stride.0,
+            stride_h: stride.1,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation,
+        }
+    }
+
+    /// `DepthwiseConv2DOptions` with dilation 1.
+    pub fn depthwise(
+        padding: Padding,
+        stride: (i32, i32),
+        depth_multiplier: i32,
+        activation: Activation,
+    ) -> Self {
+        Options::DepthwiseConv2D {
+            padding,
+            stride_w: stride.0,
+            stride_h: stride.1,
+            depth_multiplier,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation,
+        }
+    }
+
+    /// `Pool2DOptions` with `(stride_w, stride_h)` and `(filter_w, filter_h)`.
+    pub fn pool(
+        padding: Padding,
+        stride: (i32, i32),
+        filter: (i32, i32),
+        activation: Activation,
+    ) -> Self {
+        Options::Pool2D {
+            padding,
+            stride_w: stride.0,
+            stride_h: stride.1,
+            filter_w: filter.0,
+            filter_h: filter.1,
+            activation,
+        }
+    }
+
+    /// `FullyConnectedOptions` with default weights and `keep_num_dims` false.
+    pub fn fully_connected(activation: Activation) -> Self {
+        Options::FullyConnected {
+            activation,
+            weights_format: WeightsFormat::DEFAULT,
+            keep_num_dims: false,
+        }
+    }
+
+    /// Well-formed options for `op` as the TFLite converter writes them: stride 1, SAME padding,
+    /// 2×2 pool windows, depth multiplier 1, no activation, softmax beta 1, leaky alpha 0.2, no
+    /// reshape `new_shape` (the shape input rules), concatenation on axis -1, SVDF rank 1. Ops
+    /// without an options table get [`Options::None`].
+    pub fn default_for(op: BuiltinOperator) -> Self {
+        use BuiltinOperator as B;
+        let none = Activation::NONE;
+        match op {
+            B::CONV_2D => Options::conv2d(Padding::SAME, (1, 1), none),
+            B::DEPTHWISE_CONV_2D => Options::depthwise(Padding::SAME, (1, 1), 1, none),
+            B::FULLY_CONNECTED => Options::fully_connected(none),
+            B::AVERAGE_POOL_2D | B::MAX_POOL_2D => {
+                Options::pool(Padding::SAME, (1, 1), (2, 2), none)
+            }
+            B::SOFTMAX => Options::Softmax { beta: 1.0 },
+            B::ADD => Options::Add { activation: none },
+            B::SUB => Options::Sub { activation: none },
+            B::MUL => Options::Mul { activation: none },
+            B::CONCATENATION => Options::Concatenation {
+                axis: -1,
+                activation: none,
+            },
+            B::RESHAPE => Options::Reshape { new_shape: None },
+            B::SQUEEZE => Options::Squeeze {
+                squeeze_dims: Vec::new(),
+            },
+            B::STRIDED_SLICE => Options::StridedSlice {
+                begin_mask: 0,
+                end_mask: 0,
+                ellipsis_mask: 0,
+                new_axis_mask: 0,
+                shrink_axis_mask: 0,
+                offset: false,
+            },
+            B::MEAN => Options::Reducer { keep_dims: true },
+            B::LEAKY_RELU => Options::LeakyRelu { alpha: 0.2 },
+            B::PAD => Options::Pad,
+            B::PADV2 => Options::PadV2,
+            B::TRANSPOSE => Options::Transpose,
+            B::QUANTIZE => Options::Quantize,
+            B::DEQUANTIZE => Options::Dequantize,
+            B::HARD_SWISH => Options::HardSwish,
+            B::MAXIMUM | B::MINIMUM => Options::MaximumMinimum,
+            B::EXPAND_DIMS => Options::ExpandDims,
+            B::SVDF => Options::Svdf {
+                rank: 1,
+                activation: none,
+            },
+            B::SPLIT => Options::Split { num_splits: 1 },
+            B::SPLIT_V => Options::SplitV { num_splits: 1 },
+            _ => Options::None,
+        }
+    }
+
+    /// The union tag this variant writes.
+    pub fn tag(&self) -> BuiltinOptions {
+        use BuiltinOptions as T;
+        match self {
+            Options::None => T::NONE,
+            Options::Conv2D { .. } => T::Conv2DOptions,
+            Options::DepthwiseConv2D { .. } => T::DepthwiseConv2DOptions,
+            Options::TransposeConv { .. } => T::TransposeConvOptions,
+            Options::FullyConnected { .. } => T::FullyConnectedOptions,
+            Options::Pool2D { .. } => T::Pool2DOptions,
+            Options::Softmax { .. } => T::SoftmaxOptions,
+            Options::Add { .. } => T::AddOptions,
+            Options::Sub { .. } => T::SubOptions,
+            Options::Mul { .. } => T::MulOptions,
+            Options::Concatenation { .. } => T::ConcatenationOptions,
+            Options::Reshape { .. } => T::ReshapeOptions,
+            Options::Squeeze { .. } => T::SqueezeOptions,
+            Options::StridedSlice { .. } => T::StridedSliceOptions,
+            Options::Pack { .. } => T::PackOptions,
+            Options::Reducer { .. } => T::ReducerOptions,
+            Options::LeakyRelu { .. } => T::LeakyReluOptions,
+            Options::Pad => T::PadOptions,
+            Options::PadV2 => T::PadV2Options,
+            Options::Transpose => T::TransposeOptions,
+            Options::Quantize => T::QuantizeOptions,
+            Options::Dequantize => T::DequantizeOptions,
+            Options::HardSwish => T::HardSwishOptions,
+            Options::MaximumMinimum => T::MaximumMinimumOptions,
+            Options::Svdf { .. } => T::SVDFOptions,
+            Options::Split { .. } => T::SplitOptions,
+            Options::SplitV { .. } => T::SplitVOptions,
+            Options::ExpandDims => T::ExpandDimsOptions,
+            Options::Mislabeled { tag, .. } => *tag,
+        }
+    }
+
+    /// Writes the table; returns the union tag and value for `OperatorArgs`.
+    pub(crate) fn write(
+        &self,
+        fbb: &mut FlatBufferBuilder<'_>,
+    ) -> (BuiltinOptions, Option<WIPOffset<UnionWIPOffset>>) {
+        let tag = self.tag();
+        let value = match self {
+            Options::None => return (tag, None),
+            Options::Mislabeled { table, .. } => return (tag, table.write(fbb).1),
+            Options::Conv2D {
+                padding,
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                activation,
+            } => tflite::Conv2DOptions::create(
+                fbb,
+                &tflite::Conv2DOptionsArgs {
+                    padding: *padding,
+                    stride_w: *stride_w,
+                    stride_h: *stride_h,
+                    dilation_w_factor: *dilation_w,
+                    dilation_h_factor: *dilation_h,
+                    fused_activation_function: *activation,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::TransposeConv {
+                padding,
+                stride_w,
+                stride_h,
+                activation,
+            } => tflite::TransposeConvOptions::create(
+                fbb,
+                &tflite::TransposeConvOptionsArgs {
+                    padding: *padding,
+                    stride_w: *stride_w,
+                    stride_h: *stride_h,
+                    fused_activation_function: *activation,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::DepthwiseConv2D {
+                padding,
+                stride_w,
+                stride_h,
+                depth_multiplier,
+                dilation_w,
+                dilation_h,
+                activation,
+            } => tflite::DepthwiseConv2DOptions::create(
+                fbb,
+                &tflite::DepthwiseConv2DOptionsArgs {
+                    padding: *padding,
+                    stride_w: *stride_w,
+                    stride_h: *stride_h,
+                    depth_multiplier: *depth_multiplier,
+                    dilation_w_factor: *dilation_w,
+                    dilation_h_factor: *dilation_h,
+                    fused_activation_function: *activation,
+                },
+            )
+            .as_union_value(),
+            Options::FullyConnected {
+                activation,
+                weights_format,
+                keep_num_dims,
+            } => tflite::FullyConnectedOptions::create(
+                fbb,
+                &tflite::FullyConnectedOptionsArgs {
+                    fused_activation_function: *activation,
+                    weights_format: *weights_format,
+                    keep_num_dims: *keep_num_dims,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::Pool2D {
+                padding,
+                stride_w,
+                stride_h,
+                filter_w,
+                filter_h,
+                activation,
+            } => tflite::Pool2DOptions::create(
+                fbb,
+                &tflite::Pool2DOptionsArgs {
+                    padding: *padding,
+                    stride_w: *stride_w,
+                    stride_h: *stride_h,
+                    filter_width: *filter_w,
+                    filter_height: *filter_h,
+                    fused_activation_function: *activation,
+                },
+            )
+            .as_union_value(),
+            Options::Softmax { beta } => {
+                tflite::SoftmaxOptions::create(fbb, &tflite::SoftmaxOptionsArgs { beta: *beta })
+                    .as_union_value()
+            }
+            Options::Add { activation } => tflite::AddOptions::create(
+                fbb,
+                &tflite::AddOptionsArgs {
+                    fused_activation_function: *activation,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::Sub { activation } => tflite::SubOptions::create(
+                fbb,
+                &tflite::SubOptionsArgs {
+                    fused_activation_function: *activation,
+                    ..Default::default()
+                },
+            )
+            .as_union_value(),
+            Options::Mul { activation } => tflite::MulOptions::create(
+                fbb,
+                &tflite::MulOptionsArgs {
+                    fused_activation_function: *activation,
+                },
+            )
+            .as_union_value(),
+            Options::Concatenation { axis, activation } => tflite::ConcatenationOptions::create(
+                fbb,
+                &tflite::ConcatenationOptionsArgs {
+                    axis: *axis,
+                    fused_activation_function: *activation,
+                },
+            )
+            .as_union_value(),
+            Options::Reshape { new_shape } => {
+                let new_shape = new_shape.as_ref().map(|s| fbb.create_vector(s));
+                tflite::ReshapeOptions::create(fbb, &tflite::ReshapeOptionsArgs { new_shape })
+                    .as_union_value()
+            }
+            Options::Squeeze { squeeze_dims } => {
+                let squeeze_dims = Some(fbb.create_vector(squeeze_dims));
+                tflite::SqueezeOptions::create(fbb, &tflite::SqueezeOptionsArgs { squeeze_dims })
+                    .as_union_value()
+            }
+            Options::StridedSlice {
+                begin_mask,
+                end_mask,
+                ellipsis_mask,
+                new_axis_mask,
+                shrink_axis_mask,
+                offset,
+            } => tflite::StridedSliceOptions::create(
+                fbb,
+                &tflite::StridedSliceOptionsArgs {
+                    begin_mask: *begin_mask,
+                    end_mask: *end_mask,
+                    ellipsis_mask: *ellipsis_mask,
+                    new_axis_mask: *new_axis_mask,
+                    shrink_axis_mask: *shrink_axis_mask,
+                    offset: *offset,
+                },
+            )
+            .as_union_value(),
+            Options::Pack { values_count, axis } => tflite::PackOptions::create(
+                fbb,
+                &tflite::PackOptionsArgs {
+                    values_count: *values_count,
+                    axis: *axis,
+                },
+            )
+            .as_union_value(),
+            Options::Reducer { keep_dims } => tflite::ReducerOptions::create(
+                fbb,
+                &tflite::ReducerOptionsArgs {
+                    keep_dims: *keep_dims,
+                },
+            )
+            .as_union_value(),
+            Options::LeakyRelu { alpha } => tflite::LeakyReluOptions::create(
+                fbb,
+                &tflite::LeakyReluOptionsArgs { alpha: *alpha },
+            )
+            .as_union_value(),
+            Options::Pad => {
+                tflite::PadOptions::create(fbb, &tflite::PadOptionsArgs {}).as_union_value()
+            }
+            Options::PadV2 => {
+                tflite::PadV2Options::create(fbb, &tflite::PadV2OptionsArgs {}).as_union_value()
+            }
+            Options::Transpose => {
+                tflite::TransposeOptions::create(fbb, &tflite::TransposeOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::Quantize => {
+                tflite::QuantizeOptions::create(fbb, &tflite::QuantizeOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::Dequantize => {
+                tflite::DequantizeOptions::create(fbb, &tflite::DequantizeOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::HardSwish => {
+                tflite::HardSwishOptions::create(fbb, &tflite::HardSwishOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::MaximumMinimum => {
+                tflite::MaximumMinimumOptions::create(fbb, &tflite::MaximumMinimumOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::ExpandDims => {
+                tflite::ExpandDimsOptions::create(fbb, &tflite::ExpandDimsOptionsArgs {})
+                    .as_union_value()
+            }
+            Options::Svdf { rank, activation } => tflite::SVDFOptions::create(
+                fbb,
+                &tflite::SVDFOptionsArgs {
+                    rank: *rank,
+                    fused_activation_function: *activation,
+                    asymmetric_quantize_inputs: false,
+                },
+            )
+            .as_union_value(),
+            Options::Split { num_splits } => tflite::SplitOptions::create(
+                fbb,
+                &tflite::SplitOptionsArgs {
+                    num_splits: *num_splits,
+                },
+            )
+            .as_union_value(),
+            Options::SplitV { num_splits } => tflite::SplitVOptions::create(
+                fbb,
+                &tflite::SplitVOptionsArgs {
+                    num_splits: *num_splits,
+                },
+            )
+            .as_union_value(),
+        };
+        (tag, Some(value))
+    }
+}
