@@ -1,11 +1,14 @@
-//! Random small models: one operator or a chain of two or three, int8 or float32 (or int32 for the
-//! binary element-wise operators), with random shapes, options and quantization, built with
+//! Random small models: one operator or a chain of two or three, on every type the drawn operators
+//! take ([`draws_type`]: int8 and float32 everywhere, int16 in the 16x8 arithmetic, int32, int64 and
+//! bool where TFLM's kernels take them), with random shapes, options and quantization, built with
 //! `tinyaot-modelkit`. Every case is a pure function of `(seed, index)`, so a case can be
 //! regenerated alone.
 
 use tinyaot_modelkit::{
     Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
 };
+
+use crate::difftest::quant::{ratio_variants, score};
 
 mod activation;
 mod arithmetic;
@@ -584,7 +587,6 @@ impl<'a> G<'a> {
         }
     }
 
-    /// The input of an op: `x`, or a fresh graph input made by `fresh`.
     /// The shape of a fresh input to an element-wise operator: `[1, 256]`, every int8 value once
     /// or more (a drifted multiplier shows on the ties), when the case hunts drift and now and
     /// then besides; else a random one.
@@ -596,6 +598,23 @@ impl<'a> G<'a> {
         }
     }
 
+    /// An int16 output quantization for input `x` (zero point 0, as the 16x8 scheme has it): the
+    /// input's scale with probability `same`, else one near a simple ratio of it where float and
+    /// double rescaling differ.
+    fn int16_rescaled(&mut self, x: i32, same: f64) -> (f32, i64) {
+        let (s_in, _) = self.q(x);
+        let s_out = if self.rng.chance(same) {
+            s_in
+        } else {
+            self.hunt(
+                |r| arithmetic::ratio_near(r, s_in),
+                |o| score(&ratio_variants(s_in, o)),
+            )
+        };
+        (s_out, 0)
+    }
+
+    /// The input of an op: `x`, or a fresh graph input made by `fresh`.
     fn take(
         &mut self,
         x: Option<i32>,

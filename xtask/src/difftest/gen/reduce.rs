@@ -72,13 +72,7 @@ impl<'a> G<'a> {
             };
             Some((s_out, if same { self.q(x).1 } else { zp }))
         } else if dtype == TensorType::INT16 {
-            let (s_in, _) = self.q(x);
-            let s_out = if self.rng.chance(0.3) {
-                s_in
-            } else {
-                self.hunt(|r| ratio_near(r, s_in), |o| score(&ratio_variants(s_in, o)))
-            };
-            Some((s_out, 0))
+            Some(self.int16_rescaled(x, 0.3))
         } else {
             None
         };
