@@ -28,6 +28,26 @@ pub fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
     (x >> exponent) + i32::from(remainder > threshold)
 }
 
+/// `SaturatingRoundingMultiplyByPOT<exponent>`: a saturating left shift for positive exponents, a
+/// rounding right shift for negative ones.
+#[inline(always)]
+pub fn saturating_rounding_multiply_by_pot(x: i32, exponent: i32) -> i32 {
+    if exponent > 0 {
+        let threshold = (1i32 << (31 - exponent)) - 1;
+        if x > threshold {
+            i32::MAX
+        } else if x < -threshold {
+            i32::MIN
+        } else {
+            x << exponent
+        }
+    } else if exponent < 0 {
+        rounding_divide_by_pot(x, -exponent)
+    } else {
+        x
+    }
+}
+
 /// `MultiplyByQuantizedMultiplier` (TFLM's default, double rounding): `x * multiplier * 2^shift`
 /// where `multiplier` is a Q31 value in [0.5, 1) and `shift` may be negative.
 #[inline(always)]

@@ -9,8 +9,8 @@ use crate::lower::params::math as P;
 use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{Data, OpContext};
 use tinyaot_runtime::math::{
-    multiply_by_quantized_multiplier as mbqm, rounding_divide_by_pot,
-    saturating_rounding_doubling_high_mul as mul,
+    multiply_by_quantized_multiplier as mbqm, saturating_rounding_doubling_high_mul as mul,
+    saturating_rounding_multiply_by_pot as srm_by_pot,
 };
 
 /// The operators of this family.
@@ -267,22 +267,6 @@ fn rsqrt_s8(value: i32, multiplier: i32, shift: i32, output_zero_point: i32) -> 
     let (inv_sqrt, inv_sqrt_shift) = inv_sqrt_multiplier_exp(value, -1);
     let data = mbqm(1, inv_sqrt, inv_sqrt_shift + SHIFT);
     mbqm(data, multiplier, shift - SHIFT) + output_zero_point
-}
-
-/// gemmlowp's `SaturatingRoundingMultiplyByPOT<exponent>`.
-fn srm_by_pot(x: i32, exponent: i32) -> i32 {
-    if exponent > 0 {
-        let threshold = (1i32 << (31 - exponent)) - 1;
-        if x > threshold {
-            i32::MAX
-        } else if x < -threshold {
-            i32::MIN
-        } else {
-            x << exponent
-        }
-    } else {
-        rounding_divide_by_pot(x, -exponent)
-    }
 }
 
 /// TFLM's `GetInvSqrtQuantizedMultiplierExp`: `1 / sqrt(input)` as a Q31 multiplier and a shift

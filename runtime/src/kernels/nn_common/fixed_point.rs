@@ -6,27 +6,10 @@
 //! rounding multiplication by a power of two. Functions here take and return raw values and name the
 //! formats in their documentation.
 
-use crate::math::{rounding_divide_by_pot, saturating_rounding_doubling_high_mul as mul};
-
-/// `SaturatingRoundingMultiplyByPOT<exponent>`: a saturating left shift for positive exponents, a
-/// rounding right shift for negative ones.
-#[inline(always)]
-fn saturating_rounding_multiply_by_pot(x: i32, exponent: i32) -> i32 {
-    if exponent > 0 {
-        let threshold = (1i32 << (31 - exponent)) - 1;
-        if x > threshold {
-            i32::MAX
-        } else if x < -threshold {
-            i32::MIN
-        } else {
-            x << exponent
-        }
-    } else if exponent < 0 {
-        rounding_divide_by_pot(x, -exponent)
-    } else {
-        x
-    }
-}
+use crate::math::{
+    rounding_divide_by_pot, saturating_rounding_doubling_high_mul as mul,
+    saturating_rounding_multiply_by_pot,
+};
 
 /// `Rescale<dst>` of a value with `src` integer bits.
 #[inline(always)]
