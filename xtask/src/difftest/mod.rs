@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use tinyaot_codegen::Grounds;
 use tinyaot_modelkit::BuiltinOperator;
 use tinyaot_test_support::Mismatch;
 
@@ -345,19 +346,16 @@ impl Summary {
     }
 }
 
-/// A refusal message with the numbers blanked (not those inside words, such as `INT8`), to group
-/// similar reasons.
-/// Whether a refusal names one of the rule's grounds (`Grounds` in the code generator's errors).
+/// Whether a refusal names one of the rule's grounds: its message ends with a [`Grounds`] in
+/// brackets, as the code generator writes it (`[TFLM refuses it: …]` and the two others).
 fn has_ground(reason: &str) -> bool {
-    [
-        "[TFLM refuses it:",
-        "[undefined in TFLM:",
-        "[the TFLite specification forbids it:",
-    ]
-    .iter()
-    .any(|mark| reason.contains(mark))
+    [Grounds::tflm(""), Grounds::undefined(""), Grounds::spec("")]
+        .iter()
+        .any(|grounds| reason.contains(&format!("[{grounds}")))
 }
 
+/// A refusal message with the numbers blanked (not those inside words, such as `INT8`), to group
+/// similar reasons.
 fn reason_key(reason: &str) -> String {
     let mut key = String::new();
     let mut previous = ' ';

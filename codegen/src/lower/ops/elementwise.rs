@@ -10,12 +10,46 @@ use crate::lower::quant::{activation_range_f32, activation_range_s32};
 use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{Access, OpContext, Operand};
 
+/// The typed roles of a binary operator: both inputs and the output.
+const BINARY_ROLES: &[Role] = &[Role::In(0), Role::In(1), Role::Out(0)];
+
+/// ADD, SUB and MUL: float32, int8, int16 and int32, all TFLM's kernels register.
+const ARITHMETIC_TYPES: Types = {
+    const SIGS: &[Sig] = &[
+        Sig::Same(Ty::F32),
+        Sig::Same(Ty::I8),
+        Sig::Same(Ty::I16),
+        Sig::Same(Ty::I32),
+    ];
+    Types {
+        roles: BINARY_ROLES,
+        tinyaot: SIGS,
+        tflm: SIGS,
+    }
+};
+
+/// MAXIMUM and MINIMUM: those and int64, all TFLM's kernel registers.
+const MIN_MAX_TYPES: Types = {
+    const SIGS: &[Sig] = &[
+        Sig::Same(Ty::F32),
+        Sig::Same(Ty::I8),
+        Sig::Same(Ty::I16),
+        Sig::Same(Ty::I32),
+        Sig::Same(Ty::I64),
+    ];
+    Types {
+        roles: BINARY_ROLES,
+        tinyaot: SIGS,
+        tflm: SIGS,
+    }
+};
+
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::PRELU,
         types: Types {
-            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            roles: BINARY_ROLES,
             tinyaot: &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
             tflm: &[
                 Sig::Same(Ty::F32),
@@ -29,109 +63,35 @@ pub(crate) const OPS: &[OpEntry] = &[
     },
     OpEntry {
         code: OpCode::ADD,
-        types: Types {
-            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
-            tinyaot: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-            tflm: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-        },
+        types: ARITHMETIC_TYPES,
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Add)?)),
     },
     OpEntry {
         code: OpCode::SUB,
-        types: Types {
-            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
-            tinyaot: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-            tflm: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-        },
+        types: ARITHMETIC_TYPES,
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Sub)?)),
     },
     OpEntry {
         code: OpCode::MUL,
-        types: Types {
-            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
-            tinyaot: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-            tflm: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-        },
+        types: ARITHMETIC_TYPES,
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Mul)?)),
     },
     OpEntry {
         code: OpCode::MAXIMUM,
-        types: Types {
-            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
-            tinyaot: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-                Sig::Same(Ty::I64),
-            ],
-            tflm: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-                Sig::Same(Ty::I64),
-            ],
-        },
+        types: MIN_MAX_TYPES,
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| min_max(ctx, true)),
     },
     OpEntry {
         code: OpCode::MINIMUM,
-        types: Types {
-            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
-            tinyaot: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-                Sig::Same(Ty::I64),
-            ],
-            tflm: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-                Sig::Same(Ty::I64),
-            ],
-        },
+        types: MIN_MAX_TYPES,
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| min_max(ctx, false)),
