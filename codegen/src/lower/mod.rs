@@ -242,6 +242,17 @@ pub fn registry() -> Vec<(String, types::Types)> {
 /// CONCATENATION copies nothing from it, PAD and PADV2 write only padding.
 const EMPTY_INPUT_DEFINED: [OpCode; 3] = [OpCode::CONCATENATION, OpCode::PAD, OpCode::PADV2];
 
+/// The operators whose TFLM kernel computes a defined output from an image input (`[batches,
+/// height, width, channels]`, input 0) of no rows or no columns: every tap of every window falls
+/// outside it and is skipped, so a convolution's output is its bias (requantized) and a max
+/// pool's the lowest value clamped by the activation. (An average pool divides by the count of
+/// no taps: TFLM returns there, undefined; the batches and channels must not be empty.)
+const EMPTY_IMAGE_DEFINED: [OpCode; 3] = [
+    OpCode::CONV_2D,
+    OpCode::DEPTHWISE_CONV_2D,
+    OpCode::MAX_POOL_2D,
+];
+
 pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
     let Some((family, entry)) = ctx.op().kind.code().and_then(ops::find) else {
         return Err(unsupported_op(ctx));
@@ -263,31 +274,42 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
         empty(t) && !(tensor.is_constant() && tensor.shape.len() == 1)
     });
     let code = op.kind.code();
-    if let Some(&t) =
-        empty_input.filter(|_| !code.is_some_and(|c| EMPTY_INPUT_DEFINED.contains(&c)))
-    {
+    let defined = |t: usize| {
+        let shape = &ctx.graph().tensors[t].shape;
+        code.is_some_and(|c| {
+            EMPTY_INPUT_DEFINED.contains(&c)
+                || (EMPTY_IMAGE_DEFINED.contains(&c)
+                    && op.inputs.first() == Some(&Some(t))
+                    && shape.len() == 4
+                    && shape[0] > 0
+                    && shape[3] > 0)
+        })
+    };
+    if let Some(&t) = empty_input.filter(|&&t| !defined(t)) {
         let tensor = &ctx.graph().tensors[t];
         let detail = format!(
             "input tensor #{t} {:?} of shape {:?} is empty (a zero-size dimension) but the output \
              is not",
             tensor.name, tensor.shape
         );
-        // An empty innermost dimension of a weighted operator's input is a dot product of no
-        // terms: TFLM computes the bias there, which tinyaot does not compile yet.
+        // An empty innermost dimension of FULLY_CONNECTED's or TRANSPOSE_CONV's input is a dot
+        // product of no terms: TFLM computes the bias there, which tinyaot does not compile yet.
+        // (CONV_2D divides the output channels by input depth / filter depth, 0; DEPTHWISE_CONV_2D
+        // loops over no input channel and writes nothing: both undefined, as below.)
         let empty_depth = tensor.shape.last() == Some(&0)
-            && code.is_some_and(|c| {
-                matches!(
-                    c,
-                    OpCode::CONV_2D
-                        | OpCode::DEPTHWISE_CONV_2D
-                        | OpCode::FULLY_CONNECTED
-                        | OpCode::TRANSPOSE_CONV
-                )
-            });
+            && matches!(code, Some(OpCode::FULLY_CONNECTED | OpCode::TRANSPOSE_CONV));
         return Err(if empty_depth {
             ctx.unsupported(format!(
                 "{detail}; supported: a non-empty innermost dimension (depth)"
             ))
+        } else if code == Some(OpCode::CONV_2D) && tensor.shape.last() == Some(&0) {
+            ctx.invalid(
+                detail,
+                Grounds::undefined(
+                    "reference ConvPerChannel divides the output channels by the groups, input \
+                     depth / filter depth = 0: a division by zero",
+                ),
+            )
         } else {
             ctx.invalid(
                 detail,

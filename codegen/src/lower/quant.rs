@@ -97,44 +97,49 @@ pub fn input_radius(input_integer_bits: i32, input_left_shift: i32, total_signed
     max.floor() as i32
 }
 
-/// `ComputeOutSize`: output extent of a window of `filter` taps, `dilation` apart, moved by
-/// `stride` over `input` elements. `None` for a zero stride or dilation, or a window larger than a
-/// VALID input (an empty output).
-pub fn output_size(
+/// The leading padding `(top, left)` TFLM's `ComputePaddingHeightWidth` gives a window of
+/// `filter` taps (height, width), `dilation` apart, moved by `stride` over an `input` image.
+///
+/// Per axis, `ComputeOutSizeChecked`'s output extent (in 64 bits, C's truncating division), then
+/// `ComputePaddingWithOffsetChecked`'s half of the total padding (the extra one, if the total is
+/// odd, goes after the last element). When either axis's arguments or extent are out of TFLM's
+/// range (a non-positive stride, dilation or filter; a VALID window so much wider than the input
+/// that the extent is negative; a value past `int`), TFLM leaves both paddings 0, and so does this.
+///
+/// TFLM computes that extent itself and never compares it with the output tensor's: its kernels
+/// walk the output tensor's extent, skipping the taps outside the image. So the padding depends
+/// only on the window, and an output of another extent is computed from it all the same.
+pub fn tflm_padding(
     padding: Padding,
-    input: usize,
-    filter: usize,
-    stride: usize,
-    dilation: usize,
-) -> Option<usize> {
-    if stride == 0 || dilation == 0 || filter == 0 {
-        return None;
-    }
-    let effective = (filter - 1).checked_mul(dilation)?.checked_add(1)?;
-    match padding {
-        Padding::Same => Some(input.div_ceil(stride)),
-        Padding::Valid => (input + stride)
-            .checked_sub(effective)
-            .map(|n| n / stride)
-            .filter(|&n| n > 0),
-    }
-}
-
-/// `ComputePaddingWithOffset`: padding before the first element (the extra one, if the total is
-/// odd, goes after the last element).
-pub fn padding_before(
-    stride: usize,
-    dilation: usize,
-    input: usize,
-    filter: usize,
-    output: usize,
-) -> usize {
-    let effective = (filter.saturating_sub(1)) * dilation + 1;
-    let total = (output.saturating_sub(1) * stride + effective) as i64 - input as i64;
-    if total > 0 {
-        (total / 2) as usize
-    } else {
-        0
+    stride: (usize, usize),
+    dilation: (usize, usize),
+    input: (usize, usize),
+    filter: (usize, usize),
+) -> (usize, usize) {
+    let int = |v: i128| i32::try_from(v).ok().map(i128::from);
+    let axis = |stride: usize, dilation: usize, input: usize, filter: usize| {
+        let (stride, dilation) = (int(stride as i128)?, int(dilation as i128)?);
+        let (input, filter) = (int(input as i128)?, int(filter as i128)?);
+        if stride <= 0 || dilation <= 0 || filter <= 0 {
+            return None;
+        }
+        let effective = (filter - 1) * dilation + 1;
+        // Rust's i128 division truncates towards zero, as C's does.
+        let output = int(match padding {
+            Padding::Same => (input + stride - 1) / stride,
+            Padding::Valid => (input + stride - effective) / stride,
+        })
+        .filter(|&n| n >= 0)?;
+        let total = ((output - 1) * stride + effective - input).max(0);
+        int(total / 2).map(|pad| pad as usize)
+    };
+    // Both extents are checked before either padding is computed: a failure leaves both 0.
+    match (
+        axis(stride.0, dilation.0, input.0, filter.0),
+        axis(stride.1, dilation.1, input.1, filter.1),
+    ) {
+        (Some(top), Some(left)) => (top, left),
+        _ => (0, 0),
     }
 }
 
@@ -208,16 +213,42 @@ mod tests {
     }
 
     #[test]
-    fn same_and_valid_sizes_and_padding() {
-        // 15 wide, 3 taps, stride 2: SAME gives 8, VALID gives 7.
-        assert_eq!(output_size(Padding::Same, 15, 3, 2, 1), Some(8));
-        assert_eq!(output_size(Padding::Valid, 15, 3, 2, 1), Some(7));
-        assert_eq!(padding_before(2, 1, 15, 3, 8), 1);
+    fn padding_as_tflm_computes_it() {
+        let same = |stride, dilation, input, filter| {
+            tflm_padding(
+                Padding::Same,
+                (stride, 1),
+                (dilation, 1),
+                (input, 1),
+                (filter, 1),
+            )
+            .0
+        };
+        let valid = |stride, input, filter| {
+            tflm_padding(Padding::Valid, (stride, 1), (1, 1), (input, 1), (filter, 1)).0
+        };
+        // 15 wide, 3 taps, stride 2: SAME gives 8 outputs and 1 before, VALID 7 and none.
+        assert_eq!(same(2, 1, 15, 3), 1);
+        assert_eq!(valid(2, 15, 3), 0);
         // Even total padding split evenly; odd total puts the extra one after.
-        assert_eq!(padding_before(1, 1, 10, 3, 10), 1);
-        assert_eq!(padding_before(2, 1, 16, 3, 8), 0);
-        // Dilation widens the window.
-        assert_eq!(output_size(Padding::Valid, 10, 3, 1, 2), Some(6));
-        assert_eq!(output_size(Padding::Valid, 2, 3, 1, 1), None);
+        assert_eq!(same(1, 1, 10, 3), 1);
+        assert_eq!(same(2, 1, 16, 3), 0);
+        // Dilation widens the window: SAME over 10 with 3 taps 2 apart pads 2.
+        assert_eq!(same(1, 2, 10, 3), 2);
+        // SAME with a window wider than the input: 3 outputs over 2 with 7 taps, total 4 + 7 - 2.
+        assert_eq!(same(1, 1, 2, 7), 3);
+        // A VALID window wider than the input whose extent truncates to 0: (5 + 3 - 7) / 3 = 0,
+        // total (0 - 1) * 3 + 7 - 5 = -1, none; (2 + 4 - 9) / 4 = 0, total -4 + 9 - 2 = 3: 1.
+        assert_eq!(valid(3, 5, 7), 0);
+        assert_eq!(valid(4, 2, 9), 1);
+        // A negative extent ((1 + 4 - 11) / 4 = -1) is TFLM's error: both paddings 0, even the
+        // other axis's.
+        assert_eq!(valid(4, 1, 11), 0);
+        let one_bad = tflm_padding(Padding::Valid, (4, 4), (1, 1), (2, 1), (9, 11));
+        assert_eq!(one_bad, (0, 0));
+        let both_good = tflm_padding(Padding::Valid, (4, 4), (1, 1), (2, 2), (9, 9));
+        assert_eq!(both_good, (1, 1));
+        assert_eq!(same(0, 1, 1, 1), 0);
+        assert_eq!(same(1, 1 << 31, 1, 3), 0);
     }
 }

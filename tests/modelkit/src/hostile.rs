@@ -26,6 +26,7 @@ mod registry_types;
 mod resource_limits;
 mod structure;
 mod types_and_parameters;
+mod window_extents;
 
 use crate::ModelSpec;
 

@@ -70,13 +70,23 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         )));
     }
     let depth_multiplier = out[3] / i[3];
-    if o.depth_multiplier != 0 && o.depth_multiplier != depth_multiplier {
-        return Err(ctx.unsupported(format!(
-            "depth_multiplier option {} disagrees with the shapes ({depth_multiplier})",
-            o.depth_multiplier
-        )));
+    if o.depth_multiplier != depth_multiplier {
+        // TFLM's kernels loop over the option's multiplier (0 included: nothing is written)
+        // and check it against the shapes only with TFLITE_DCHECK_EQ.
+        return Err(ctx.invalid(
+            format!(
+                "depth_multiplier option {} disagrees with the shapes ({depth_multiplier} output \
+                 channels per input channel)",
+                o.depth_multiplier
+            ),
+            Grounds::undefined(
+                "TFLM's DepthwiseConv loops over the option's multiplier, checked against the \
+                 shapes only by TFLITE_DCHECK_EQ: it writes past the output's channels or leaves \
+                 some unwritten",
+            ),
+        ));
     }
-    let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
+    let g = geometry(ctx, &w, i, (f[1], f[2]))?;
     let Some(num) = num else {
         // TFLM's 16x8 depthwise kernel always sums in 64 bits and reads any bias as int64.
         let q = quant_16x8(
@@ -254,7 +264,7 @@ mod tests {
             padding: Padding::Valid,
             stride_w: 1,
             stride_h: 1,
-            depth_multiplier: 0,
+            depth_multiplier: 2,
             dilation_w: 1,
             dilation_h: 1,
             activation: Activation::Relu6,
@@ -262,7 +272,7 @@ mod tests {
     }
 
     #[test]
-    fn depthwise_derives_the_multiplier_and_uses_axis_3() {
+    fn depthwise_takes_the_multiplier_and_uses_axis_3() {
         static W: [u8; 16] = [1; 16];
         let g = graph(
             OpCode::DEPTHWISE_CONV_2D,

@@ -29,8 +29,16 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
         return Err(ctx.unsupported("missing FullyConnectedOptions"));
     };
     if o.shuffled_weights {
-        return Err(ctx.unsupported(
-            "shuffled weights format is not supported; supported: the default weights format",
+        // TFLM ignores the format and reads the bytes in the default layout: a result, but not
+        // the one the format means, and the format means one only for types TFLM lacks.
+        return Err(ctx.invalid(
+            "the SHUFFLED4x16INT8 weights format is defined only for uint8 input and int16 \
+             output",
+            Grounds::spec(
+                "TFLite's ShuffledFullyConnected (reference/fully_connected.h) defines the \
+                 shuffled layout for uint8 input and int16 output only, types TFLM's \
+                 FULLY_CONNECTED does not have; TFLite's kernel refuses the format otherwise",
+            ),
         ));
     }
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);

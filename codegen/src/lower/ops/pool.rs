@@ -60,24 +60,41 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
             Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
         ));
     }
-    let mut pads = [0usize; 2];
-    for (axis, (name, filter, stride)) in [
-        ("height", o.filter_h, o.stride_h),
-        ("width", o.filter_w, o.stride_w),
+    // As TFLM computes it from the window alone (see quant::tflm_padding), whatever the output's
+    // extent: its kernels walk the output tensor's, skipping the taps outside the image.
+    let (pad_top, pad_left) = quant::tflm_padding(
+        o.padding,
+        (o.stride_h, o.stride_w),
+        (1, 1),
+        (i[1], i[2]),
+        (o.filter_h, o.filter_w),
+    );
+    ctx.fits_i16("padding", pad_top)?;
+    ctx.fits_i16("padding", pad_left)?;
+    // An output whose window has no tap in the image: TFLM's max pools output the lowest value
+    // (clamped by the activation), as the kernels here do, but its AveragePool returns at such a
+    // window and its caller ignores that, leaving the rest of the output unwritten.
+    let empty_window = [
+        (i[1], out[1], o.filter_h, o.stride_h, pad_top),
+        (i[2], out[2], o.filter_w, o.stride_w, pad_left),
     ]
     .into_iter()
-    .enumerate()
-    {
-        let (input, output) = (i[1 + axis], out[1 + axis]);
-        let expected = quant::output_size(o.padding, input, filter, stride, 1);
-        if expected != Some(output) {
-            return Err(ctx.unsupported(format!(
-                "output {name} is {output} but {:?} padding with input {input}, window {filter}, stride {stride} gives {expected:?}",
-                o.padding
-            )));
-        }
-        pads[axis] = quant::padding_before(stride, 1, input, filter, output);
-        ctx.fits_i16("padding", pads[axis])?;
+    .any(|(input, output, filter, stride, pad)| {
+        // The windows move right as the output index grows: the first and last are the extremes.
+        output > 0 && (filter <= pad || (output - 1).saturating_mul(stride) >= input + pad)
+    });
+    if pool == Kind::Average && empty_window && i[0] * i[3] > 0 {
+        return Err(ctx.invalid(
+            format!(
+                "output {out:?}: a window of the {}x{} average over input {i:?} has no tap in \
+                 the image",
+                o.filter_h, o.filter_w
+            ),
+            Grounds::undefined(
+                "TFLM's AveragePool returns at a window with no tap in the image (filter_count \
+                 0) and pooling's Eval ignores that: the rest of the output is left unwritten",
+            ),
+        ));
     }
     let function = match (num, pool) {
         (Some(Num::I8), Kind::Average) => "average_pool2d_s8",
@@ -149,8 +166,8 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
                     filter_w: o.filter_w,
                     stride_h: o.stride_h,
                     stride_w: o.stride_w,
-                    pad_top: pads[0],
-                    pad_left: pads[1],
+                    pad_top,
+                    pad_left,
                     act_min,
                     act_max,
                 },
@@ -173,8 +190,8 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
                     filter_w: o.filter_w,
                     stride_h: o.stride_h,
                     stride_w: o.stride_w,
-                    pad_top: pads[0],
-                    pad_left: pads[1],
+                    pad_top,
+                    pad_left,
                     act_min,
                     act_max,
                 },

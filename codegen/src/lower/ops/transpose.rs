@@ -6,7 +6,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::transpose as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
+use crate::lower::OpContext;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -48,35 +48,54 @@ fn transpose(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let perm = ctx.const_int32_tensor("perm", ctx.input(1)?)?;
-    let mut seen = vec![false; rank];
-    let valid = perm.len() == rank
-        && perm.iter().all(|&p| {
-            (0..rank as i64).contains(&p) && !std::mem::replace(&mut seen[p as usize], true)
-        });
-    if !valid {
-        return Err(ctx.unsupported(format!("perm {perm:?} is not a permutation of 0..{rank}")));
+    if perm.len() != rank || perm.iter().any(|&p| !(0..rank as i64).contains(&p)) {
+        return Err(ctx.invalid(
+            format!("perm {perm:?} does not name one of the {rank} input dimensions per dimension"),
+            Grounds::tflm(
+                "transpose.cc TransposePrepare: TF_LITE_ENSURE_EQ(perm size, dims) and \
+                 \"Transpose op permutations array is out of bounds.\"",
+            ),
+        ));
     }
-    let expected: Vec<usize> = perm.iter().map(|&p| input.shape[p as usize]).collect();
-    if expected != output.shape {
-        let why = format!(
-            "output shape {:?} is not the permuted input shape {expected:?}",
-            output.shape
-        );
-        // reference_ops::Transpose walks the output's shape, checking it against the permuted
-        // input's only with TFLITE_DCHECK: a larger output reads the input out of bounds.
-        return Err(
-            if output.num_elements() > expected.iter().product::<usize>() {
-                ctx.invalid(why, Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK))
-            } else {
-                ctx.unsupported(why)
-            },
-        );
+    if output.shape.len() != rank {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} has not the input's rank {rank}",
+                output.shape
+            ),
+            Grounds::undefined(
+                "reference_ops::Transpose reads the input's rank of dimensions from the output's \
+                 shape, past its end",
+            ),
+        ));
     }
+    // reference_ops::Transpose walks the output's shape, each dimension d stepping through the
+    // input by the input's stride of dimension perm[d]; it never compares the shapes. Whatever
+    // the perm (a repeated dimension too) and the output's extents, that is a defined gather as
+    // long as it stays inside the input.
     let strides = strides_of(&input.shape);
-    let dims: Vec<(usize, i64)> = perm
+    let dims: Vec<(usize, i64)> = output
+        .shape
         .iter()
-        .map(|&p| (input.shape[p as usize], strides[p as usize] as i64))
+        .zip(&perm)
+        .map(|(&extent, &p)| (extent, strides[p as usize] as i64))
         .collect();
+    let last_read = dims.iter().fold(0usize, |sum, &(extent, step)| {
+        sum.saturating_add(extent.saturating_sub(1).saturating_mul(step as usize))
+    });
+    if output.num_elements() > 0 && last_read >= input.num_elements() {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} with perm {perm:?} reads input element {last_read} of {}",
+                output.shape,
+                input.num_elements()
+            ),
+            Grounds::undefined(
+                "reference_ops::Transpose walks the output's shape with the input's permuted \
+                 strides, checking neither: it reads past the input",
+            ),
+        ));
+    }
     let dims = collapse_gather(&dims);
     Ok(kernel(
         "transpose",

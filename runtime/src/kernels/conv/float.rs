@@ -1,7 +1,7 @@
 //! The float32 CONV_2D ([`conv2d_f32`]), accumulating in TFLM's order.
 
 use super::Geometry;
-use crate::kernels::nn_common::window::{coord, taps};
+use crate::kernels::nn_common::window::{coord, run_start, taps};
 use crate::kernels::nn_common::{clamp_f32, views};
 
 /// Constant parameters of [`conv2d_f32`].
@@ -102,7 +102,7 @@ pub fn conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Conv2dF32) 
                             [..4 * g.input_row];
                         let w_row = &w_oc[ky * g.filter_row..][..g.filter_row];
                         if contiguous {
-                            let x = coord(x0, kx0, 1) * p.input_c;
+                            let x = run_start(x0, kx0, kx1, 1) * p.input_c;
                             let n = (kx1 - kx0) * p.input_c;
                             let w = &w_row[kx0 * g.filter_tap..][..n];
                             acc = dot_f32(acc, w, &row[4 * x..][..4 * n]);

@@ -3,7 +3,7 @@
 
 use super::Geometry;
 use crate::kernels::nn_common::requant::requantize_16x8;
-use crate::kernels::nn_common::window::{coord, taps};
+use crate::kernels::nn_common::window::{coord, run_start, taps};
 use crate::kernels::nn_common::{dot2_swizzled_s16, dot_s16, views};
 use crate::math::multiply_by_quantized_multiplier;
 
@@ -175,7 +175,7 @@ pub fn conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS16) 
                         .to_le_bytes()
                 };
                 if p.swizzled {
-                    let x = 2 * coord(x0, kx0, 1) * p.input_c;
+                    let x = 2 * run_start(x0, kx0, kx1, 1) * p.input_c;
                     let n = (kx1 - kx0) * p.input_c;
                     let tap = kx0 * g.filter_tap;
                     // Two output channels at a time (the last one twice when their count is odd).
@@ -214,7 +214,7 @@ pub fn conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS16) 
                             [..2 * g.input_row];
                         let w_row = &w_oc[ky * g.filter_row..][..g.filter_row];
                         if contiguous {
-                            let x = coord(x0, kx0, 1) * p.input_c;
+                            let x = run_start(x0, kx0, kx1, 1) * p.input_c;
                             let n = (kx1 - kx0) * p.input_c;
                             let w = &w_row[kx0 * g.filter_tap..][..n];
                             acc += dot_s16(w, &row[2 * x..][..2 * n]);
@@ -299,7 +299,7 @@ pub fn conv2d_im2col_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv
                         // The taps in the image are one run of the input row.
                         let (start, end) = (2 * kx0 * c, 2 * kx1 * c);
                         dst[..start].fill(0);
-                        let x = 2 * coord(x0, kx0, 1) * c;
+                        let x = 2 * run_start(x0, kx0, kx1, 1) * c;
                         dst[start..end].copy_from_slice(&row[x..][..end - start]);
                         dst[end..].fill(0);
                     } else {

@@ -2,7 +2,7 @@
 //! `ConvPerChannel` loop nest blocked by output channels.
 
 use super::Geometry;
-use crate::kernels::nn_common::window::{coord, taps};
+use crate::kernels::nn_common::window::{coord, run_start, taps};
 use crate::kernels::nn_common::{dot4_s8, dot_s8, views, Requantizer};
 
 /// Constant parameters of [`conv2d_s8`].
@@ -110,7 +110,7 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
                 let mut oc = 0;
                 if contiguous {
                     // Four output channels at a time: each input byte is loaded once for four filters.
-                    let x = coord(x0, kx0, 1) * p.input_c;
+                    let x = run_start(x0, kx0, kx1, 1) * p.input_c;
                     let n = (kx1 - kx0) * p.input_c;
                     while oc + 4 <= p.output_c {
                         let mut acc = [0i32; 4];

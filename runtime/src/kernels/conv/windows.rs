@@ -5,7 +5,7 @@
 use super::Conv2dIm2colS8;
 use crate::kernels::nn_common::views;
 use crate::kernels::nn_common::wide::{widen_into, Widened};
-use crate::kernels::nn_common::window::{coord, taps};
+use crate::kernels::nn_common::window::{coord, run_start, taps};
 
 /// The stream geometry ([`views::Stream`]) of a [`Conv2dIm2colS8`] convolution.
 pub(super) fn stream_of(p: &Conv2dIm2colS8) -> views::Stream {
@@ -125,7 +125,7 @@ pub(super) fn gather_window(
         // positions stepped rather than recomputed.
         let n = (kx1 - kx0) * c;
         let step = p.dilation_h * p.input_w * c;
-        let first = (coord(y0, ky0, p.dilation_h) * p.input_w + coord(x0, kx0, 1)) * c;
+        let first = (run_start(y0, ky0, ky1, p.dilation_h) * p.input_w + coord(x0, kx0, 1)) * c;
         let mut from = origin.wrapping_add(first);
         let mut to = ky0 * row + kx0 * c;
         for _ in ky0..ky1 {

@@ -31,6 +31,19 @@ pub(crate) fn taps(
     (start, end.max(start), origin)
 }
 
+/// The input coordinate of the first tap of the run `k0..k1` that [`taps`] returned, for a run
+/// read as one slice: 0 when the run is empty (a window wholly outside the image along this axis,
+/// an output past the extent the padding gives, which TFLM computes all the same: `k0` then has
+/// no coordinate in the image, and nothing is read).
+#[inline(always)]
+pub(crate) fn run_start(origin: isize, k0: usize, k1: usize, dilation: usize) -> usize {
+    if k0 < k1 {
+        coord(origin, k0, dilation)
+    } else {
+        0
+    }
+}
+
 /// The input coordinate of tap `k` (only call for taps in the range [`taps`] returned).
 #[inline(always)]
 pub(crate) fn coord(origin: isize, k: usize, dilation: usize) -> usize {

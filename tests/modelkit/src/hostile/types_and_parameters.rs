@@ -2,7 +2,7 @@
 
 use super::builders::{
     binary32, binary8, concatenation_of, conv8, dw16, fc16, fc8, int16, relu8, unary16, unary8,
-    with,
+    unary8_shaped, with,
 };
 use super::int4;
 use super::{Case, Category, Refusal, Suite};
@@ -164,19 +164,36 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "INT64",
     );
-    s.refused(
-        "transpose_perm_not_a_permutation",
+    // TFLM's TRANSPOSE walks the output's shape with the input's strides taken in perm's order,
+    // comparing neither with anything: a repeated dimension or a smaller output is a defined
+    // gather while it stays inside the input (out[i][j] = in[i + j] for perm [1, 1]).
+    let transpose = |perm: &[i32], output: &[i32]| {
         ModelSpec::single_op(
             B::TRANSPOSE,
             Options::Transpose,
             vec![
                 TensorSpec::f32(&[2, 3]),
-                TensorSpec::int32(&[2]).constant_i32(&[1, 1]),
+                TensorSpec::int32(&[perm.len() as i32]).constant_i32(perm),
             ],
-            vec![TensorSpec::f32(&[3, 2])],
-        ),
-        Unsupported,
-        "permutation",
+            vec![TensorSpec::f32(output)],
+        )
+    };
+    s.accepted(
+        "transpose_perm_repeats_a_dimension",
+        transpose(&[1, 1], &[3, 2]),
+    );
+    s.accepted("transpose_output_smaller", transpose(&[1, 0], &[2, 2]));
+    s.refused(
+        "transpose_output_reads_past_the_input",
+        transpose(&[1, 0], &[3, 3]),
+        Invalid,
+        "reads input element",
+    );
+    s.refused(
+        "transpose_perm_out_of_range",
+        transpose(&[2, 0], &[3, 2]),
+        Invalid,
+        "does not name",
     );
     // ARG_MAX / ARG_MIN: TFLM's kernel has no Prepare; at Eval it takes an INT32 axis and output
     // and FLOAT32 or INT8 input, reads the axis tensor's first element and trusts the output shape.
@@ -326,8 +343,8 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
                 keep_num_dims: false,
             }
         }),
-        Unsupported,
-        "shuffled",
+        Invalid,
+        "SHUFFLED4x16INT8",
     );
     s.refused(
         "fully_connected_hybrid",
@@ -337,14 +354,6 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         }),
         Invalid,
         "hybrid",
-    );
-    s.refused(
-        "conv_output_shape_wrong",
-        with(conv8(Activation::NONE), |m| {
-            m.tensors[3].shape = Some(vec![1, 3, 4, 2])
-        }),
-        Unsupported,
-        "output height",
     );
     // TANH and SIGN_BIT fused into an integer kernel: TFLM's CalculateActivationRangeQuantized
     // names neither and leaves the output type's whole range, a clamp of nothing.
@@ -382,6 +391,8 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Unsupported,
         "run time",
     );
+    // TFLM's kernels loop over the option's multiplier whatever the shapes say (0: nothing
+    // written), checked only by TFLITE_DCHECK_EQ.
     s.refused(
         "depthwise_multiplier_disagrees",
         ModelSpec::single_op(
@@ -393,7 +404,21 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
             ],
             vec![TensorSpec::f32(&[1, 1, 1, 4])],
         ),
-        Unsupported,
+        Invalid,
+        "depth_multiplier",
+    );
+    s.refused(
+        "depthwise_multiplier_zero",
+        ModelSpec::single_op(
+            B::DEPTHWISE_CONV_2D,
+            Options::depthwise(Padding::VALID, (1, 1), 0, Activation::NONE),
+            vec![
+                TensorSpec::f32(&[1, 3, 3, 2]),
+                TensorSpec::f32(&[1, 3, 3, 4]).constant_f32(&[0.5; 36]),
+            ],
+            vec![TensorSpec::f32(&[1, 1, 1, 4])],
+        ),
+        Invalid,
         "depth_multiplier",
     );
     // TFLM reads an int16 DEPTHWISE_CONV_2D bias as int64 whatever its type, an int16
@@ -560,6 +585,22 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         unary16(&[1, 8], B::ABS, (0.1, 3), (0.1, 0)),
         Invalid,
         "zero point",
+    );
+    // A rescaling whose float quotient is exactly 1.5 and whose double one is just below: TFLM
+    // takes the double one, so odd inputs round down (accepted, bit-exact).
+    s.accepted(
+        "abs_int16_ratio_taken_in_double",
+        unary16(&[1, 256], B::ABS, (4.924_427_7e-3, 0), (3.282_952e-3, 0)),
+    );
+    s.accepted(
+        "abs_int8_ratio_taken_in_double",
+        unary8_shaped(
+            &[1, 256],
+            B::ABS,
+            Options::None,
+            (4.924_427_7e-3, 0),
+            (3.282_952e-3, 0),
+        ),
     );
     s.refused(
         "abs_int8_shift_overflow",

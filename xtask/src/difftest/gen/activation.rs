@@ -9,14 +9,18 @@ impl<'a> G<'a> {
     pub(super) fn curve(&mut self, op: B, x: i32) -> i32 {
         let dtype = self.dtype(x);
         let shape = self.shape(x);
+        // TFLM's SOFTMAX also takes int8 to int16, with its output fixed at (1/65536, -32768).
+        let widened = op == B::SOFTMAX && dtype == TensorType::INT8 && self.rng.chance(0.25);
         let quant = match (op, dtype) {
+            _ if widened => (1.0 / 65536.0, -32768),
             // TFLM's int16 LOGISTIC, TANH and SOFTMAX write 1/32768 steps around 0.
             (_, TensorType::INT16) => (1.0 / 32768.0, 0),
             (B::TANH, _) => (1.0 / 128.0, 0),
             _ => (1.0 / 256.0, -128),
         };
         let quantized = matches!(dtype, TensorType::INT8 | TensorType::INT16);
-        let out = self.act(dtype, &shape, quantized.then_some(quant));
+        let out_type = if widened { TensorType::INT16 } else { dtype };
+        let out = self.act(out_type, &shape, quantized.then_some(quant));
         let options = if op == B::SOFTMAX {
             let beta = if self.rng.chance(0.5) {
                 1.0
@@ -45,6 +49,15 @@ impl<'a> G<'a> {
     pub(super) fn math(&mut self, op: B, x: i32) -> i32 {
         let dtype = self.dtype(x);
         let shape = self.shape(x);
+        if dtype == TensorType::INT16 {
+            // TFLM's int16 ABS rescales (16x8 models: zero points 0).
+            let out_q = self.int16_rescaled(x, 0.3);
+            let out = self.act(dtype, &shape, Some(out_q));
+            let text = format!("{} {} -> {}", op_name(op), self.qtext(x), self.qtext(out));
+            self.describe(text);
+            self.m.op(op, Options::None, &[x], &[out]);
+            return out;
+        }
         let out_q = (dtype == TensorType::INT8).then(|| {
             let (s_in, z_in) = self.q(x);
             if op == B::ABS {

@@ -222,8 +222,8 @@ impl<'a> G<'a> {
     }
 
     /// TRANSPOSE_CONV of `x` with TensorFlow's output size for the padding (`h * stride` for SAME,
-    /// `(h - 1) * stride + filter` for VALID), per-channel or per-tensor int8 weights or float ones,
-    /// and a bias or none.
+    /// `(h - 1) * stride + filter` for VALID), per-channel or per-tensor int8 weights (int16
+    /// activations: per-channel, with an int64 bias) or float ones, and a bias or none.
     pub(super) fn transpose_conv(&mut self, x: i32) -> i32 {
         let s = self.shape(x);
         let dtype = self.dtype(x);
@@ -261,6 +261,22 @@ impl<'a> G<'a> {
             );
             let zp = self.zero_point();
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
+            (filter, bias, out)
+        } else if dtype == TensorType::INT16 {
+            // 16x8: per-channel int8 weights, an int64 bias, an int16 output (zero point 0).
+            let (s_in, _) = self.q(x);
+            let scales: Vec<f32> = (0..cout)
+                .map(|_| self.rng.logu(2e-3, 5e-2) as f32)
+                .collect();
+            let s_out = (f64::from(s_in)
+                * f64::from(scales[0])
+                * depth.sqrt()
+                * 42.0
+                * self.rng.logu(0.3, 3.0)) as f32;
+            let (filter, bias) =
+                self.int8_filter_and_bias((&filter_shape, 0), (s_in, &scales, true), has_bias);
+            let bias = self.int64_bias(bias);
+            let out = self.act(TensorType::INT16, &out_shape, Some((s_out, 0)));
             (filter, bias, out)
         } else {
             let (filter, bias) = self.f32_filter_and_bias(&filter_shape, cout, has_bias);

@@ -268,7 +268,9 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                 | B::MINIMUM
                 | B::CONV_2D
                 | B::DEPTHWISE_CONV_2D
+                | B::TRANSPOSE_CONV
                 | B::FULLY_CONNECTED
+                | B::ABS
                 | B::RELU
                 | B::RELU6
                 | B::LEAKY_RELU

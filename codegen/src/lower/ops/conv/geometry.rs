@@ -1,5 +1,5 @@
 //! The window of a convolution (CONV_2D, DEPTHWISE_CONV_2D): its options, the padding TFLM
-//! computes after checking the output size, the geometry fields of the parameter structs, and the
+//! computes from the window alone (as TFLM, whatever the output size), the geometry fields of the parameter structs, and the
 //! stream contract of the kernels that compute output pixels in order from their windows.
 
 use crate::error::{Grounds, Result};
@@ -12,30 +12,6 @@ pub(in crate::lower::ops) struct Window {
     pub stride: (usize, usize),
     pub dilation: (usize, usize),
     pub activation: Activation,
-}
-
-/// One spatial axis of a convolution: sizes, stride and dilation.
-struct Axis {
-    name: &'static str,
-    input: usize,
-    filter: usize,
-    stride: usize,
-    dilation: usize,
-    output: usize,
-}
-
-/// Leading padding along one axis, after checking the model's output size against TFLM's.
-fn padding(ctx: &OpContext, padding: Padding, a: Axis) -> Result<usize> {
-    let expected = quant::output_size(padding, a.input, a.filter, a.stride, a.dilation);
-    if expected != Some(a.output) {
-        return Err(ctx.unsupported(format!(
-            "output {} is {} but {padding:?} padding with input {}, filter {}, stride {}, dilation {} gives {expected:?}",
-            a.name, a.output, a.input, a.filter, a.stride, a.dilation
-        )));
-    }
-    Ok(quant::padding_before(
-        a.stride, a.dilation, a.input, a.filter, a.output,
-    ))
 }
 
 /// What both convolutions' parameter structs hold after their channel fields: strides,
@@ -57,7 +33,6 @@ pub(in crate::lower::ops) fn geometry(
     w: &Window,
     input: &[usize],
     filter_hw: (usize, usize),
-    output: &[usize],
 ) -> Result<Geometry> {
     if w.stride.0 == 0 || w.stride.1 == 0 || w.dilation.0 == 0 || w.dilation.1 == 0 {
         return Err(ctx.invalid(
@@ -77,30 +52,15 @@ pub(in crate::lower::ops) fn geometry(
     ] {
         ctx.fits_i16(name, value)?;
     }
-    let pad_top = padding(
-        ctx,
+    // As TFLM computes it from the window alone (see quant::tflm_padding): an output extent
+    // other than the window's is computed as TFLM computes it, the taps outside the image skipped.
+    let (pad_top, pad_left) = quant::tflm_padding(
         w.padding,
-        Axis {
-            name: "height",
-            input: input[1],
-            filter: filter_hw.0,
-            stride: w.stride.0,
-            dilation: w.dilation.0,
-            output: output[1],
-        },
-    )?;
-    let pad_left = padding(
-        ctx,
-        w.padding,
-        Axis {
-            name: "width",
-            input: input[2],
-            filter: filter_hw.1,
-            stride: w.stride.1,
-            dilation: w.dilation.1,
-            output: output[2],
-        },
-    )?;
+        w.stride,
+        w.dilation,
+        (input[1], input[2]),
+        filter_hw,
+    );
     ctx.fits_i16("padding", pad_top)?;
     ctx.fits_i16("padding", pad_left)?;
     Ok(Geometry {

@@ -76,7 +76,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
             i[3], f[3], out[3]
         )));
     }
-    let g = geometry(ctx, &w, i, (f[1], f[2]), out)?;
+    let g = geometry(ctx, &w, i, (f[1], f[2]))?;
     // The fields every CONV_2D parameter struct starts with: shapes, strides, dilation, padding.
     macro_rules! conv_params {
         ($ty:ident { $($field:ident: $value:expr),* $(,)? }) => {
@@ -158,10 +158,13 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     }
     let quant = weights_and_range(ctx, (num, CONV_INPUTS), 0, out[3], w.activation)?;
     if matches!(quant, ConvQuant::I8 { .. }) && f[3] == i[3] && out[3] > 0 {
-        // A 1×1 filter with stride 1, no padding and one group is a matrix product: every tap is
-        // in the image, so the input zero point folds into the bias.
+        // A 1×1 filter with stride 1, no padding and one group, over an output of the input's
+        // extent, is a matrix product: every tap is in the image, so the input zero point folds
+        // into the bias. (TFLM computes an output of another extent from the same padding; the
+        // general kernels below skip its taps outside the image.)
         let one_by_one = f[1] == 1 && f[2] == 1 && (g.stride_h, g.stride_w) == (1, 1);
-        if one_by_one && (g.pad_top, g.pad_left) == (0, 0) && i[3] > 0 {
+        let same_extent = (out[1], out[2]) == (i[1], i[2]);
+        if one_by_one && same_extent && (g.pad_top, g.pad_left) == (0, 0) && i[3] > 0 {
             let rows = filter_rows(ctx, ctx.input(1)?, out[3])?;
             let folded = fold(ctx, &quant, rows)?;
             return pointwise(ctx, (i[0] * i[1] * i[2], i[3], out[3]), folded);
