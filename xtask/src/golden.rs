@@ -82,6 +82,10 @@ pub fn c_header(cases: &[Case], origin: &Path) -> String {
                     blob.path.display(),
                     blob.bytes.len().max(1)
                 );
+                if blob.bytes.is_empty() {
+                    // An empty tensor (a zero-size input): C has no empty initializer.
+                    out.push_str("    0x00,\n");
+                }
                 for line in blob.bytes.chunks(16) {
                     out.push_str("   ");
                     for b in line {

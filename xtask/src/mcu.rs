@@ -521,6 +521,18 @@ fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
             tflm_arena: shared_tflm_arena(&paths.shared, name),
         });
     }
+    // The hostile suite's accepted corners (their goldens by TFLM too): the kernels' corner
+    // paths on the cores' own code (the DSP paths), e.g. windows wholly outside the image.
+    let hostile = fixtures.join("hostile");
+    let corner = hostile.join("models").join(format!("{name}.tflite"));
+    if corner.is_file() {
+        return Ok(Spec {
+            name: name.to_string(),
+            tflite: corner,
+            golden: hostile.join("golden").join(name),
+            tflm_arena: None,
+        });
+    }
     let suite = paths.shared.join("models/tflm_suite");
     let suite_model = suite.join(format!("{name}.tflite"));
     if suite_model.is_file() {
@@ -532,9 +544,10 @@ fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
         });
     }
     Err(format!(
-        "no model `{name}`: none of {}, {} and {} exists",
+        "no model `{name}`: none of {}, {}, {} and {} exists",
         fixture.display(),
         shared.display(),
+        corner.display(),
         suite_model.display()
     ))
 }
