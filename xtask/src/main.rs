@@ -26,6 +26,8 @@ mod arena;
 mod bench;
 mod cores;
 mod difftest;
+#[cfg(test)]
+mod file_sizes;
 mod genbench;
 mod golden;
 mod kernels;

@@ -85,9 +85,32 @@ macro_rules! c_modules {
 }
 crate::lower::ops::families!(c_modules);
 
+/// `(name, template)` of a part of the shared header `kernels.h`, embedded.
+macro_rules! kernels_h_part {
+    ($part:literal) => {
+        (
+            concat!("kernels_h/", $part, ".h"),
+            include_str!(concat!("../../../templates/c/kernels_h/", $part, ".h.tera")),
+        )
+    };
+}
+
 const PUBLIC_HEADER: &str = include_str!("../../../templates/c/model.h.tera");
 const MODEL_SOURCE: &str = include_str!("../../../templates/c/model.c.tera");
 const KERNELS_HEADER: &str = include_str!("../../../templates/c/kernels.h.tera");
+
+/// The parts of [`KERNELS_HEADER`], which it includes in this order: the name `kernels_h/<part>.h`
+/// under which it includes `templates/c/kernels_h/<part>.h.tera`, and the template.
+const KERNELS_HEADER_PARTS: &[(&str, &str)] = &[
+    kernels_h_part!("math"),
+    kernels_h_part!("dot"),
+    kernels_h_part!("requant"),
+    kernels_h_part!("elements"),
+    kernels_h_part!("fixed_point"),
+    kernels_h_part!("float_math"),
+    kernels_h_part!("logistic_tanh"),
+    kernels_h_part!("window"),
+];
 
 /// Renders the model as C source files, the public header first and the model source second, each
 /// in one `String`; [`sources`] is the streaming form.
@@ -342,6 +365,9 @@ fn parse_templates() -> Result<Tera> {
     for (name, header, source) in MODULES {
         all.push((format!("{name}.h"), header));
         all.push((format!("{name}.c"), source));
+    }
+    for (name, part) in KERNELS_HEADER_PARTS {
+        all.push((name.to_string(), part));
     }
     for (name, part) in PARTS {
         all.push((name.to_string(), part));

@@ -1092,60 +1092,6 @@ fn elementwise_sub_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
-/// `elementwise::mul_s8`.
-fn elementwise_mul_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot_runtime::kernels::elementwise::MulS8 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        a_offset: call.scalar::<i32>("a_offset")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot_runtime::kernels::elementwise::mul_s8(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
-/// `elementwise::mul_s16`.
-fn elementwise_mul_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot_runtime::kernels::elementwise::MulS16 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        a_offset: call.scalar::<i32>("a_offset")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot_runtime::kernels::elementwise::mul_s16(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
 /// `elementwise::add_f32`.
 fn elementwise_add_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -1203,53 +1149,6 @@ fn elementwise_mul_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
         act_max: call.scalar::<f32>("act_max")?,
     };
     tinyaot_runtime::kernels::elementwise::mul_f32(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
-/// `elementwise::prelu_s8`.
-fn elementwise_prelu_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot_runtime::kernels::elementwise::PreluS8 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        input_offset: call.scalar::<i32>("input_offset")?,
-        alpha_offset: call.scalar::<i32>("alpha_offset")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        multiplier_1: call.scalar::<i32>("multiplier_1")?,
-        shift_1: call.scalar::<i32>("shift_1")?,
-        multiplier_2: call.scalar::<i32>("multiplier_2")?,
-        shift_2: call.scalar::<i32>("shift_2")?,
-    };
-    tinyaot_runtime::kernels::elementwise::prelu_s8(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
-/// `elementwise::prelu_f32`.
-fn elementwise_prelu_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot_runtime::kernels::elementwise::PreluF32 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-    };
-    tinyaot_runtime::kernels::elementwise::prelu_f32(
         arena,
         call.src(0)?,
         call.src(1)?,
@@ -1342,72 +1241,6 @@ fn elementwise_minimum_s16<C: KernelArgs + ?Sized>(
         b_strides: &b_strides,
     };
     tinyaot_runtime::kernels::elementwise::minimum_s16(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
-/// `elementwise::add_s32`.
-fn elementwise_add_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot_runtime::kernels::elementwise::add_s32(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
-/// `elementwise::sub_s32`.
-fn elementwise_sub_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot_runtime::kernels::elementwise::sub_s32(
-        arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
-        &p,
-    );
-    Ok(())
-}
-
-/// `elementwise::mul_s32`.
-fn elementwise_mul_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
-        shape: &shape,
-        a_strides: &a_strides,
-        b_strides: &b_strides,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    tinyaot_runtime::kernels::elementwise::mul_s32(
         arena,
         call.src(0)?,
         call.src(1)?,
@@ -1546,6 +1379,173 @@ fn elementwise_minimum_f32<C: KernelArgs + ?Sized>(
         b_strides: &b_strides,
     };
     tinyaot_runtime::kernels::elementwise::minimum_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::mul_s8`.
+fn elementwise_mul_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::MulS8 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::mul_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::mul_s16`.
+fn elementwise_mul_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::MulS16 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::mul_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::prelu_s8`.
+fn elementwise_prelu_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::PreluS8 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        alpha_offset: call.scalar::<i32>("alpha_offset")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        multiplier_1: call.scalar::<i32>("multiplier_1")?,
+        shift_1: call.scalar::<i32>("shift_1")?,
+        multiplier_2: call.scalar::<i32>("multiplier_2")?,
+        shift_2: call.scalar::<i32>("shift_2")?,
+    };
+    tinyaot_runtime::kernels::elementwise::prelu_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::prelu_f32`.
+fn elementwise_prelu_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::PreluF32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::prelu_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_s32`.
+fn elementwise_add_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::sub_s32`.
+fn elementwise_sub_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::sub_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::mul_s32`.
+fn elementwise_mul_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::mul_s32(
         arena,
         call.src(0)?,
         call.src(1)?,
@@ -3050,26 +3050,26 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "sub_s8") => elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => elementwise_sub_s16(call, arena),
-        ("elementwise", "mul_s8") => elementwise_mul_s8(call, arena),
-        ("elementwise", "mul_s16") => elementwise_mul_s16(call, arena),
         ("elementwise", "add_f32") => elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => elementwise_mul_f32(call, arena),
-        ("elementwise", "prelu_s8") => elementwise_prelu_s8(call, arena),
-        ("elementwise", "prelu_f32") => elementwise_prelu_f32(call, arena),
         ("elementwise", "maximum_s8") => elementwise_maximum_s8(call, arena),
         ("elementwise", "minimum_s8") => elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_s16") => elementwise_maximum_s16(call, arena),
         ("elementwise", "minimum_s16") => elementwise_minimum_s16(call, arena),
-        ("elementwise", "add_s32") => elementwise_add_s32(call, arena),
-        ("elementwise", "sub_s32") => elementwise_sub_s32(call, arena),
-        ("elementwise", "mul_s32") => elementwise_mul_s32(call, arena),
         ("elementwise", "maximum_s32") => elementwise_maximum_s32(call, arena),
         ("elementwise", "minimum_s32") => elementwise_minimum_s32(call, arena),
         ("elementwise", "maximum_s64") => elementwise_maximum_s64(call, arena),
         ("elementwise", "minimum_s64") => elementwise_minimum_s64(call, arena),
         ("elementwise", "maximum_f32") => elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => elementwise_minimum_f32(call, arena),
+        ("elementwise", "mul_s8") => elementwise_mul_s8(call, arena),
+        ("elementwise", "mul_s16") => elementwise_mul_s16(call, arena),
+        ("elementwise", "prelu_s8") => elementwise_prelu_s8(call, arena),
+        ("elementwise", "prelu_f32") => elementwise_prelu_f32(call, arena),
+        ("elementwise", "add_s32") => elementwise_add_s32(call, arena),
+        ("elementwise", "sub_s32") => elementwise_sub_s32(call, arena),
+        ("elementwise", "mul_s32") => elementwise_mul_s32(call, arena),
         ("fully_connected", "fully_connected_f32") => {
             fully_connected_fully_connected_f32(call, arena)
         }

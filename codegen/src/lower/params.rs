@@ -1394,204 +1394,6 @@ pub(crate) mod elementwise {
         }
     }
 
-    /// `tinyaot::kernels::elementwise::MulS8`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct MulS8 {
-        /// `shape`.
-        pub shape: Vec<usize>,
-        /// `a_strides`.
-        pub a_strides: Vec<usize>,
-        /// `b_strides`.
-        pub b_strides: Vec<usize>,
-        /// `a_offset`.
-        pub a_offset: i32,
-        /// `b_offset`.
-        pub b_offset: i32,
-        /// `output_multiplier`.
-        pub output_multiplier: i32,
-        /// `output_shift`.
-        pub output_shift: i32,
-        /// `output_offset`.
-        pub output_offset: i32,
-        /// `act_min`.
-        pub act_min: i32,
-        /// `act_max`.
-        pub act_max: i32,
-    }
-
-    impl From<MulS8> for Params {
-        fn from(p: MulS8) -> Params {
-            Params {
-                type_name: "MulS8",
-                fields: vec![
-                    ("shape", Value::Usizes(p.shape)),
-                    ("a_strides", Value::Usizes(p.a_strides)),
-                    ("b_strides", Value::Usizes(p.b_strides)),
-                    ("a_offset", Value::I32(p.a_offset)),
-                    ("b_offset", Value::I32(p.b_offset)),
-                    ("output_multiplier", Value::I32(p.output_multiplier)),
-                    ("output_shift", Value::I32(p.output_shift)),
-                    ("output_offset", Value::I32(p.output_offset)),
-                    ("act_min", Value::I32(p.act_min)),
-                    ("act_max", Value::I32(p.act_max)),
-                ],
-            }
-        }
-    }
-
-    /// `tinyaot::kernels::elementwise::BinaryF32`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct BinaryF32 {
-        /// `shape`.
-        pub shape: Vec<usize>,
-        /// `a_strides`.
-        pub a_strides: Vec<usize>,
-        /// `b_strides`.
-        pub b_strides: Vec<usize>,
-        /// `act_min`.
-        pub act_min: f32,
-        /// `act_max`.
-        pub act_max: f32,
-    }
-
-    impl From<BinaryF32> for Params {
-        fn from(p: BinaryF32) -> Params {
-            Params {
-                type_name: "BinaryF32",
-                fields: vec![
-                    ("shape", Value::Usizes(p.shape)),
-                    ("a_strides", Value::Usizes(p.a_strides)),
-                    ("b_strides", Value::Usizes(p.b_strides)),
-                    ("act_min", Value::F32(p.act_min)),
-                    ("act_max", Value::F32(p.act_max)),
-                ],
-            }
-        }
-    }
-
-    /// `tinyaot::kernels::elementwise::BinaryS32`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct BinaryS32 {
-        /// `shape`.
-        pub shape: Vec<usize>,
-        /// `a_strides`.
-        pub a_strides: Vec<usize>,
-        /// `b_strides`.
-        pub b_strides: Vec<usize>,
-        /// `act_min`.
-        pub act_min: i32,
-        /// `act_max`.
-        pub act_max: i32,
-    }
-
-    impl From<BinaryS32> for Params {
-        fn from(p: BinaryS32) -> Params {
-            Params {
-                type_name: "BinaryS32",
-                fields: vec![
-                    ("shape", Value::Usizes(p.shape)),
-                    ("a_strides", Value::Usizes(p.a_strides)),
-                    ("b_strides", Value::Usizes(p.b_strides)),
-                    ("act_min", Value::I32(p.act_min)),
-                    ("act_max", Value::I32(p.act_max)),
-                ],
-            }
-        }
-    }
-
-    /// `tinyaot::kernels::elementwise::MinMax`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct MinMax {
-        /// `shape`.
-        pub shape: Vec<usize>,
-        /// `a_strides`.
-        pub a_strides: Vec<usize>,
-        /// `b_strides`.
-        pub b_strides: Vec<usize>,
-    }
-
-    impl From<MinMax> for Params {
-        fn from(p: MinMax) -> Params {
-            Params {
-                type_name: "MinMax",
-                fields: vec![
-                    ("shape", Value::Usizes(p.shape)),
-                    ("a_strides", Value::Usizes(p.a_strides)),
-                    ("b_strides", Value::Usizes(p.b_strides)),
-                ],
-            }
-        }
-    }
-
-    /// `tinyaot::kernels::elementwise::PreluS8`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct PreluS8 {
-        /// `shape`.
-        pub shape: Vec<usize>,
-        /// `a_strides`.
-        pub a_strides: Vec<usize>,
-        /// `b_strides`.
-        pub b_strides: Vec<usize>,
-        /// `input_offset`.
-        pub input_offset: i32,
-        /// `alpha_offset`.
-        pub alpha_offset: i32,
-        /// `output_offset`.
-        pub output_offset: i32,
-        /// `multiplier_1`.
-        pub multiplier_1: i32,
-        /// `shift_1`.
-        pub shift_1: i32,
-        /// `multiplier_2`.
-        pub multiplier_2: i32,
-        /// `shift_2`.
-        pub shift_2: i32,
-    }
-
-    impl From<PreluS8> for Params {
-        fn from(p: PreluS8) -> Params {
-            Params {
-                type_name: "PreluS8",
-                fields: vec![
-                    ("shape", Value::Usizes(p.shape)),
-                    ("a_strides", Value::Usizes(p.a_strides)),
-                    ("b_strides", Value::Usizes(p.b_strides)),
-                    ("input_offset", Value::I32(p.input_offset)),
-                    ("alpha_offset", Value::I32(p.alpha_offset)),
-                    ("output_offset", Value::I32(p.output_offset)),
-                    ("multiplier_1", Value::I32(p.multiplier_1)),
-                    ("shift_1", Value::I32(p.shift_1)),
-                    ("multiplier_2", Value::I32(p.multiplier_2)),
-                    ("shift_2", Value::I32(p.shift_2)),
-                ],
-            }
-        }
-    }
-
-    /// `tinyaot::kernels::elementwise::PreluF32`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct PreluF32 {
-        /// `shape`.
-        pub shape: Vec<usize>,
-        /// `a_strides`.
-        pub a_strides: Vec<usize>,
-        /// `b_strides`.
-        pub b_strides: Vec<usize>,
-    }
-
-    impl From<PreluF32> for Params {
-        fn from(p: PreluF32) -> Params {
-            Params {
-                type_name: "PreluF32",
-                fields: vec![
-                    ("shape", Value::Usizes(p.shape)),
-                    ("a_strides", Value::Usizes(p.a_strides)),
-                    ("b_strides", Value::Usizes(p.b_strides)),
-                ],
-            }
-        }
-    }
-
     /// `tinyaot::kernels::elementwise::AddS16`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct AddS16 {
@@ -1712,6 +1514,105 @@ pub(crate) mod elementwise {
         }
     }
 
+    /// `tinyaot::kernels::elementwise::BinaryF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct BinaryF32 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `act_min`.
+        pub act_min: f32,
+        /// `act_max`.
+        pub act_max: f32,
+    }
+
+    impl From<BinaryF32> for Params {
+        fn from(p: BinaryF32) -> Params {
+            Params {
+                type_name: "BinaryF32",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("act_min", Value::F32(p.act_min)),
+                    ("act_max", Value::F32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::MinMax`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct MinMax {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+    }
+
+    impl From<MinMax> for Params {
+        fn from(p: MinMax) -> Params {
+            Params {
+                type_name: "MinMax",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::MulS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct MulS8 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `a_offset`.
+        pub a_offset: i32,
+        /// `b_offset`.
+        pub b_offset: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<MulS8> for Params {
+        fn from(p: MulS8) -> Params {
+            Params {
+                type_name: "MulS8",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("a_offset", Value::I32(p.a_offset)),
+                    ("b_offset", Value::I32(p.b_offset)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::elementwise::MulS16`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct MulS16 {
@@ -1750,6 +1651,105 @@ pub(crate) mod elementwise {
                     ("output_multiplier", Value::I32(p.output_multiplier)),
                     ("output_shift", Value::I32(p.output_shift)),
                     ("output_offset", Value::I32(p.output_offset)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::PreluS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct PreluS8 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `input_offset`.
+        pub input_offset: i32,
+        /// `alpha_offset`.
+        pub alpha_offset: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+        /// `multiplier_1`.
+        pub multiplier_1: i32,
+        /// `shift_1`.
+        pub shift_1: i32,
+        /// `multiplier_2`.
+        pub multiplier_2: i32,
+        /// `shift_2`.
+        pub shift_2: i32,
+    }
+
+    impl From<PreluS8> for Params {
+        fn from(p: PreluS8) -> Params {
+            Params {
+                type_name: "PreluS8",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("input_offset", Value::I32(p.input_offset)),
+                    ("alpha_offset", Value::I32(p.alpha_offset)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                    ("multiplier_1", Value::I32(p.multiplier_1)),
+                    ("shift_1", Value::I32(p.shift_1)),
+                    ("multiplier_2", Value::I32(p.multiplier_2)),
+                    ("shift_2", Value::I32(p.shift_2)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::PreluF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct PreluF32 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+    }
+
+    impl From<PreluF32> for Params {
+        fn from(p: PreluF32) -> Params {
+            Params {
+                type_name: "PreluF32",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::BinaryS32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct BinaryS32 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<BinaryS32> for Params {
+        fn from(p: BinaryS32) -> Params {
+            Params {
+                type_name: "BinaryS32",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
                 ],

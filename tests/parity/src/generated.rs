@@ -777,6 +777,46 @@ pub mod ffi {
         }
         /// `SubS8` is `AddS8` in C too.
         pub type SubS8 = AddS8;
+        /// `AddS16` is `AddS8` in C too.
+        pub type AddS16 = AddS8;
+        /// `SubS16` is `AddS8` in C too.
+        pub type SubS16 = AddS8;
+        /// The C `elementwise_BinaryF32`.
+        #[repr(C)]
+        pub struct BinaryF32 {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+            /// `act_min`.
+            pub act_min: f32,
+            /// `act_max`.
+            pub act_max: f32,
+        }
+        /// The C `elementwise_MinMax`.
+        #[repr(C)]
+        pub struct MinMax {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+        }
         /// The C `elementwise_MulS8`.
         #[repr(C)]
         pub struct MulS8 {
@@ -807,62 +847,8 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: i32,
         }
-        /// The C `elementwise_BinaryF32`.
-        #[repr(C)]
-        pub struct BinaryF32 {
-            /// `shape`'s data.
-            pub shape: *const usize,
-            /// `shape`'s length.
-            pub shape_len: usize,
-            /// `a_strides`'s data.
-            pub a_strides: *const usize,
-            /// `a_strides`'s length.
-            pub a_strides_len: usize,
-            /// `b_strides`'s data.
-            pub b_strides: *const usize,
-            /// `b_strides`'s length.
-            pub b_strides_len: usize,
-            /// `act_min`.
-            pub act_min: f32,
-            /// `act_max`.
-            pub act_max: f32,
-        }
-        /// The C `elementwise_BinaryS32`.
-        #[repr(C)]
-        pub struct BinaryS32 {
-            /// `shape`'s data.
-            pub shape: *const usize,
-            /// `shape`'s length.
-            pub shape_len: usize,
-            /// `a_strides`'s data.
-            pub a_strides: *const usize,
-            /// `a_strides`'s length.
-            pub a_strides_len: usize,
-            /// `b_strides`'s data.
-            pub b_strides: *const usize,
-            /// `b_strides`'s length.
-            pub b_strides_len: usize,
-            /// `act_min`.
-            pub act_min: i32,
-            /// `act_max`.
-            pub act_max: i32,
-        }
-        /// The C `elementwise_MinMax`.
-        #[repr(C)]
-        pub struct MinMax {
-            /// `shape`'s data.
-            pub shape: *const usize,
-            /// `shape`'s length.
-            pub shape_len: usize,
-            /// `a_strides`'s data.
-            pub a_strides: *const usize,
-            /// `a_strides`'s length.
-            pub a_strides_len: usize,
-            /// `b_strides`'s data.
-            pub b_strides: *const usize,
-            /// `b_strides`'s length.
-            pub b_strides_len: usize,
-        }
+        /// `MulS16` is `MulS8` in C too.
+        pub type MulS16 = MulS8;
         /// The C `elementwise_PreluS8`.
         #[repr(C)]
         pub struct PreluS8 {
@@ -895,12 +881,26 @@ pub mod ffi {
         }
         /// `PreluF32` is `MinMax` in C too.
         pub type PreluF32 = MinMax;
-        /// `AddS16` is `AddS8` in C too.
-        pub type AddS16 = AddS8;
-        /// `SubS16` is `AddS8` in C too.
-        pub type SubS16 = AddS8;
-        /// `MulS16` is `MulS8` in C too.
-        pub type MulS16 = MulS8;
+        /// The C `elementwise_BinaryS32`.
+        #[repr(C)]
+        pub struct BinaryS32 {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
     }
     /// `fully_connected`'s typedefs.
     pub mod fully_connected {
@@ -2151,20 +2151,6 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::SubS16,
         );
-        /// The C `elementwise::mul_s8`.
-        pub fn parity_elementwise_mul_s8(
-            a: *const u8,
-            b: *const u8,
-            output: *mut u8,
-            p: *const elementwise::MulS8,
-        );
-        /// The C `elementwise::mul_s16`.
-        pub fn parity_elementwise_mul_s16(
-            a: *const u8,
-            b: *const u8,
-            output: *mut u8,
-            p: *const elementwise::MulS16,
-        );
         /// The C `elementwise::add_f32`.
         pub fn parity_elementwise_add_f32(
             a: *const u8,
@@ -2185,20 +2171,6 @@ pub mod ffi {
             b: *const u8,
             output: *mut u8,
             p: *const elementwise::BinaryF32,
-        );
-        /// The C `elementwise::prelu_s8`.
-        pub fn parity_elementwise_prelu_s8(
-            input: *const u8,
-            alpha: *const u8,
-            output: *mut u8,
-            p: *const elementwise::PreluS8,
-        );
-        /// The C `elementwise::prelu_f32`.
-        pub fn parity_elementwise_prelu_f32(
-            input: *const u8,
-            alpha: *const u8,
-            output: *mut u8,
-            p: *const elementwise::PreluF32,
         );
         /// The C `elementwise::maximum_s8`.
         pub fn parity_elementwise_maximum_s8(
@@ -2227,27 +2199,6 @@ pub mod ffi {
             b: *const u8,
             output: *mut u8,
             p: *const elementwise::MinMax,
-        );
-        /// The C `elementwise::add_s32`.
-        pub fn parity_elementwise_add_s32(
-            a: *const u8,
-            b: *const u8,
-            output: *mut u8,
-            p: *const elementwise::BinaryS32,
-        );
-        /// The C `elementwise::sub_s32`.
-        pub fn parity_elementwise_sub_s32(
-            a: *const u8,
-            b: *const u8,
-            output: *mut u8,
-            p: *const elementwise::BinaryS32,
-        );
-        /// The C `elementwise::mul_s32`.
-        pub fn parity_elementwise_mul_s32(
-            a: *const u8,
-            b: *const u8,
-            output: *mut u8,
-            p: *const elementwise::BinaryS32,
         );
         /// The C `elementwise::maximum_s32`.
         pub fn parity_elementwise_maximum_s32(
@@ -2290,6 +2241,55 @@ pub mod ffi {
             b: *const u8,
             output: *mut u8,
             p: *const elementwise::MinMax,
+        );
+        /// The C `elementwise::mul_s8`.
+        pub fn parity_elementwise_mul_s8(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MulS8,
+        );
+        /// The C `elementwise::mul_s16`.
+        pub fn parity_elementwise_mul_s16(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MulS16,
+        );
+        /// The C `elementwise::prelu_s8`.
+        pub fn parity_elementwise_prelu_s8(
+            input: *const u8,
+            alpha: *const u8,
+            output: *mut u8,
+            p: *const elementwise::PreluS8,
+        );
+        /// The C `elementwise::prelu_f32`.
+        pub fn parity_elementwise_prelu_f32(
+            input: *const u8,
+            alpha: *const u8,
+            output: *mut u8,
+            p: *const elementwise::PreluF32,
+        );
+        /// The C `elementwise::add_s32`.
+        pub fn parity_elementwise_add_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryS32,
+        );
+        /// The C `elementwise::sub_s32`.
+        pub fn parity_elementwise_sub_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryS32,
+        );
+        /// The C `elementwise::mul_s32`.
+        pub fn parity_elementwise_mul_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryS32,
         );
         /// The C `fully_connected::fully_connected_f32`.
         pub fn parity_fully_connected_fully_connected_f32(
@@ -3958,68 +3958,6 @@ fn c_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
-/// `elementwise::mul_s8` in C.
-fn c_elementwise_mul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = ffi::elementwise::MulS8 {
-        shape: shape.as_ptr(),
-        shape_len: shape.len(),
-        a_strides: a_strides.as_ptr(),
-        a_strides_len: a_strides.len(),
-        b_strides: b_strides.as_ptr(),
-        b_strides_len: b_strides.len(),
-        a_offset: call.scalar::<i32>("a_offset")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    let base = arena.as_mut_ptr();
-    let a = call.c_input(base, arena.len(), 0)?;
-    let b = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_elementwise_mul_s8(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::mul_s16` in C.
-fn c_elementwise_mul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = ffi::elementwise::MulS16 {
-        shape: shape.as_ptr(),
-        shape_len: shape.len(),
-        a_strides: a_strides.as_ptr(),
-        a_strides_len: a_strides.len(),
-        b_strides: b_strides.as_ptr(),
-        b_strides_len: b_strides.len(),
-        a_offset: call.scalar::<i32>("a_offset")?,
-        b_offset: call.scalar::<i32>("b_offset")?,
-        output_multiplier: call.scalar::<i32>("output_multiplier")?,
-        output_shift: call.scalar::<i32>("output_shift")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    let base = arena.as_mut_ptr();
-    let a = call.c_input(base, arena.len(), 0)?;
-    let b = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_elementwise_mul_s16(a, b, output, &p) };
-    Ok(())
-}
-
 /// `elementwise::add_f32` in C.
 fn c_elementwise_add_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4095,61 +4033,6 @@ fn c_elementwise_mul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_mul_f32(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::prelu_s8` in C.
-fn c_elementwise_prelu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = ffi::elementwise::PreluS8 {
-        shape: shape.as_ptr(),
-        shape_len: shape.len(),
-        a_strides: a_strides.as_ptr(),
-        a_strides_len: a_strides.len(),
-        b_strides: b_strides.as_ptr(),
-        b_strides_len: b_strides.len(),
-        input_offset: call.scalar::<i32>("input_offset")?,
-        alpha_offset: call.scalar::<i32>("alpha_offset")?,
-        output_offset: call.scalar::<i32>("output_offset")?,
-        multiplier_1: call.scalar::<i32>("multiplier_1")?,
-        shift_1: call.scalar::<i32>("shift_1")?,
-        multiplier_2: call.scalar::<i32>("multiplier_2")?,
-        shift_2: call.scalar::<i32>("shift_2")?,
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let alpha = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_elementwise_prelu_s8(input, alpha, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::prelu_f32` in C.
-fn c_elementwise_prelu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = ffi::elementwise::PreluF32 {
-        shape: shape.as_ptr(),
-        shape_len: shape.len(),
-        a_strides: a_strides.as_ptr(),
-        a_strides_len: a_strides.len(),
-        b_strides: b_strides.as_ptr(),
-        b_strides_len: b_strides.len(),
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let alpha = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_elementwise_prelu_f32(input, alpha, output, &p) };
     Ok(())
 }
 
@@ -4246,84 +4129,6 @@ fn c_elementwise_minimum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_minimum_s16(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::add_s32` in C.
-fn c_elementwise_add_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = ffi::elementwise::BinaryS32 {
-        shape: shape.as_ptr(),
-        shape_len: shape.len(),
-        a_strides: a_strides.as_ptr(),
-        a_strides_len: a_strides.len(),
-        b_strides: b_strides.as_ptr(),
-        b_strides_len: b_strides.len(),
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    let base = arena.as_mut_ptr();
-    let a = call.c_input(base, arena.len(), 0)?;
-    let b = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_elementwise_add_s32(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::sub_s32` in C.
-fn c_elementwise_sub_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = ffi::elementwise::BinaryS32 {
-        shape: shape.as_ptr(),
-        shape_len: shape.len(),
-        a_strides: a_strides.as_ptr(),
-        a_strides_len: a_strides.len(),
-        b_strides: b_strides.as_ptr(),
-        b_strides_len: b_strides.len(),
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    let base = arena.as_mut_ptr();
-    let a = call.c_input(base, arena.len(), 0)?;
-    let b = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_elementwise_sub_s32(a, b, output, &p) };
-    Ok(())
-}
-
-/// `elementwise::mul_s32` in C.
-fn c_elementwise_mul_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let shape: Vec<usize> = call.slice("shape")?;
-    let a_strides: Vec<usize> = call.slice("a_strides")?;
-    let b_strides: Vec<usize> = call.slice("b_strides")?;
-    let p = ffi::elementwise::BinaryS32 {
-        shape: shape.as_ptr(),
-        shape_len: shape.len(),
-        a_strides: a_strides.as_ptr(),
-        a_strides_len: a_strides.len(),
-        b_strides: b_strides.as_ptr(),
-        b_strides_len: b_strides.len(),
-        act_min: call.scalar::<i32>("act_min")?,
-        act_max: call.scalar::<i32>("act_max")?,
-    };
-    let base = arena.as_mut_ptr();
-    let a = call.c_input(base, arena.len(), 0)?;
-    let b = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_elementwise_mul_s32(a, b, output, &p) };
     Ok(())
 }
 
@@ -4468,6 +4273,201 @@ fn c_elementwise_minimum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_minimum_f32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::mul_s8` in C.
+fn c_elementwise_mul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MulS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_mul_s8(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::mul_s16` in C.
+fn c_elementwise_mul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MulS16 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_mul_s16(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::prelu_s8` in C.
+fn c_elementwise_prelu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::PreluS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        alpha_offset: call.scalar::<i32>("alpha_offset")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        multiplier_1: call.scalar::<i32>("multiplier_1")?,
+        shift_1: call.scalar::<i32>("shift_1")?,
+        multiplier_2: call.scalar::<i32>("multiplier_2")?,
+        shift_2: call.scalar::<i32>("shift_2")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let alpha = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_prelu_s8(input, alpha, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::prelu_f32` in C.
+fn c_elementwise_prelu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::PreluF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let alpha = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_prelu_f32(input, alpha, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_s32` in C.
+fn c_elementwise_add_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryS32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_s32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::sub_s32` in C.
+fn c_elementwise_sub_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryS32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_sub_s32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::mul_s32` in C.
+fn c_elementwise_mul_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryS32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_mul_s32(a, b, output, &p) };
     Ok(())
 }
 
@@ -6216,26 +6216,26 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "sub_s8") => c_elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => c_elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => c_elementwise_sub_s16(call, arena),
-        ("elementwise", "mul_s8") => c_elementwise_mul_s8(call, arena),
-        ("elementwise", "mul_s16") => c_elementwise_mul_s16(call, arena),
         ("elementwise", "add_f32") => c_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => c_elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => c_elementwise_mul_f32(call, arena),
-        ("elementwise", "prelu_s8") => c_elementwise_prelu_s8(call, arena),
-        ("elementwise", "prelu_f32") => c_elementwise_prelu_f32(call, arena),
         ("elementwise", "maximum_s8") => c_elementwise_maximum_s8(call, arena),
         ("elementwise", "minimum_s8") => c_elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_s16") => c_elementwise_maximum_s16(call, arena),
         ("elementwise", "minimum_s16") => c_elementwise_minimum_s16(call, arena),
-        ("elementwise", "add_s32") => c_elementwise_add_s32(call, arena),
-        ("elementwise", "sub_s32") => c_elementwise_sub_s32(call, arena),
-        ("elementwise", "mul_s32") => c_elementwise_mul_s32(call, arena),
         ("elementwise", "maximum_s32") => c_elementwise_maximum_s32(call, arena),
         ("elementwise", "minimum_s32") => c_elementwise_minimum_s32(call, arena),
         ("elementwise", "maximum_s64") => c_elementwise_maximum_s64(call, arena),
         ("elementwise", "minimum_s64") => c_elementwise_minimum_s64(call, arena),
         ("elementwise", "maximum_f32") => c_elementwise_maximum_f32(call, arena),
         ("elementwise", "minimum_f32") => c_elementwise_minimum_f32(call, arena),
+        ("elementwise", "mul_s8") => c_elementwise_mul_s8(call, arena),
+        ("elementwise", "mul_s16") => c_elementwise_mul_s16(call, arena),
+        ("elementwise", "prelu_s8") => c_elementwise_prelu_s8(call, arena),
+        ("elementwise", "prelu_f32") => c_elementwise_prelu_f32(call, arena),
+        ("elementwise", "add_s32") => c_elementwise_add_s32(call, arena),
+        ("elementwise", "sub_s32") => c_elementwise_sub_s32(call, arena),
+        ("elementwise", "mul_s32") => c_elementwise_mul_s32(call, arena),
         ("fully_connected", "fully_connected_f32") => {
             c_fully_connected_fully_connected_f32(call, arena)
         }
@@ -6368,26 +6368,26 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "sub_s8"),
     ("elementwise", "add_s16"),
     ("elementwise", "sub_s16"),
-    ("elementwise", "mul_s8"),
-    ("elementwise", "mul_s16"),
     ("elementwise", "add_f32"),
     ("elementwise", "sub_f32"),
     ("elementwise", "mul_f32"),
-    ("elementwise", "prelu_s8"),
-    ("elementwise", "prelu_f32"),
     ("elementwise", "maximum_s8"),
     ("elementwise", "minimum_s8"),
     ("elementwise", "maximum_s16"),
     ("elementwise", "minimum_s16"),
-    ("elementwise", "add_s32"),
-    ("elementwise", "sub_s32"),
-    ("elementwise", "mul_s32"),
     ("elementwise", "maximum_s32"),
     ("elementwise", "minimum_s32"),
     ("elementwise", "maximum_s64"),
     ("elementwise", "minimum_s64"),
     ("elementwise", "maximum_f32"),
     ("elementwise", "minimum_f32"),
+    ("elementwise", "mul_s8"),
+    ("elementwise", "mul_s16"),
+    ("elementwise", "prelu_s8"),
+    ("elementwise", "prelu_f32"),
+    ("elementwise", "add_s32"),
+    ("elementwise", "sub_s32"),
+    ("elementwise", "mul_s32"),
     ("fully_connected", "fully_connected_f32"),
     ("fully_connected", "fully_connected_s16"),
     ("fully_connected", "fully_connected_acc32_s16"),

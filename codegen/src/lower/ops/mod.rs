@@ -108,6 +108,12 @@ macro_rules! families {
                 "conv/s16",
                 "conv/s8",
                 "conv/wide",
+                "elementwise/add",
+                "elementwise/float",
+                "elementwise/min_max",
+                "elementwise/mul",
+                "elementwise/prelu",
+                "elementwise/s32",
             ],
         }
     };

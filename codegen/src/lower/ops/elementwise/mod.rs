@@ -1,0 +1,211 @@
+//! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*` (int8, int16, int32 and float32; MAXIMUM and
+//! MINIMUM also int64), and PRELU (int8 and float32, alpha broadcast like a second input):
+//! broadcasting and TFLM's quantized parameters.
+//!
+//! The family's files: `broadcast.rs` the collapsed broadcast every kernel walks (and TFLM's
+//! broadcasting checks), `arithmetic.rs` ADD, SUB and MUL of every type with their
+//! requantization, `prelu.rs` PRELU. This module holds the family's `OPS`, what every lowering
+//! shares (the element type, the operands and their broadcast, the in-place contract) and
+//! MAXIMUM and MINIMUM, which compare raw values.
+
+mod arithmetic;
+mod broadcast;
+mod prelu;
+#[cfg(test)]
+mod tests;
+
+use arithmetic::{arithmetic, Arithmetic};
+use broadcast::{broadcast, Broadcast};
+use prelu::prelu;
+
+use super::{kernel, Kernel, Lowering, OpEntry};
+use crate::error::Result;
+use crate::ir::{DType, OpCode};
+use crate::lower::params::elementwise as P;
+use crate::lower::types::{Role, Sig, Ty, Types};
+use crate::lower::{Access, OpContext, Operand};
+
+/// The typed roles of a binary operator: both inputs and the output.
+const BINARY_ROLES: &[Role] = &[Role::In(0), Role::In(1), Role::Out(0)];
+
+/// ADD, SUB and MUL: float32, int8, int16 and int32, all TFLM's kernels register.
+const ARITHMETIC_TYPES: Types = {
+    const SIGS: &[Sig] = &[
+        Sig::Same(Ty::F32),
+        Sig::Same(Ty::I8),
+        Sig::Same(Ty::I16),
+        Sig::Same(Ty::I32),
+    ];
+    Types {
+        roles: BINARY_ROLES,
+        tinyaot: SIGS,
+        tflm: SIGS,
+    }
+};
+
+/// MAXIMUM and MINIMUM: those and int64, all TFLM's kernel registers.
+const MIN_MAX_TYPES: Types = {
+    const SIGS: &[Sig] = &[
+        Sig::Same(Ty::F32),
+        Sig::Same(Ty::I8),
+        Sig::Same(Ty::I16),
+        Sig::Same(Ty::I32),
+        Sig::Same(Ty::I64),
+    ];
+    Types {
+        roles: BINARY_ROLES,
+        tinyaot: SIGS,
+        tflm: SIGS,
+    }
+};
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::PRELU,
+        types: Types {
+            roles: BINARY_ROLES,
+            tinyaot: &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+            tflm: &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Each(&[Ty::I16, Ty::I8, Ty::I16]),
+            ],
+        },
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| in_place(ctx, prelu(ctx)?)),
+    },
+    OpEntry {
+        code: OpCode::ADD,
+        types: ARITHMETIC_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Add)?)),
+    },
+    OpEntry {
+        code: OpCode::SUB,
+        types: ARITHMETIC_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Sub)?)),
+    },
+    OpEntry {
+        code: OpCode::MUL,
+        types: ARITHMETIC_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| in_place(ctx, arithmetic(ctx, Arithmetic::Mul)?)),
+    },
+    OpEntry {
+        code: OpCode::MAXIMUM,
+        types: MIN_MAX_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| min_max(ctx, true)),
+    },
+    OpEntry {
+        code: OpCode::MINIMUM,
+        types: MIN_MAX_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| min_max(ctx, false)),
+    },
+];
+
+/// The element types this family's kernels take (TFLM's ADD, SUB and MUL take these; MAXIMUM and
+/// MINIMUM also INT64, which [`min_max`] handles itself).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Elem {
+    S8,
+    S16,
+    S32,
+    F32,
+}
+
+/// The element type of the op, from its first input (the others must match: [`binary_layout`]).
+fn elem(ctx: &OpContext) -> Result<Elem> {
+    match ctx.input(0)?.dtype {
+        DType::I8 => Ok(Elem::S8),
+        DType::I16 => Ok(Elem::S16),
+        DType::I32 => Ok(Elem::S32),
+        DType::F32 => Ok(Elem::F32),
+        other => Err(ctx.unsupported(format!(
+            "input 1 has type {other}; supported: INT8, INT16, INT32 and FLOAT32"
+        ))),
+    }
+}
+
+/// Checks the operands of a binary op of any element type: the inputs and the output of one type,
+/// not both inputs constant; returns their broadcast and the kernel's operands.
+fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
+    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    ctx.same_dtype("input 2", b, a)?;
+    ctx.same_dtype("the output", out, a)?;
+    if a.is_constant() && b.is_constant() && !ctx.constant_in_arena_ok() {
+        return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
+    }
+    let bc = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| e.into_error(ctx))?;
+    let operands = vec![
+        Operand::Src(ctx.input_index(0)?),
+        Operand::Src(ctx.input_index(1)?),
+        Operand::Offset(ctx.output_index(0)?),
+    ];
+    Ok((bc, operands))
+}
+
+/// `k` with an [`Access::InPlace`] contract for each arena input of the output's size (no
+/// broadcast): every kernel of this family stages an input that overlaps its output chunk by chunk,
+/// each chunk read before it is written (runtime/src/kernels/elementwise/), so the output may
+/// take such an input's bytes.
+fn in_place(ctx: &OpContext, mut k: Kernel) -> Result<Kernel> {
+    let output = ctx.output_index(0)?;
+    let out = ctx.output(0)?;
+    for i in 0..2 {
+        let input = ctx.input_index(i)?;
+        let tensor = ctx.input(i)?;
+        let same = tensor.num_elements() == out.num_elements() && tensor.bytes == out.bytes;
+        if !tensor.is_constant() && same && input != output {
+            k = k.with_access(Access::InPlace { input, output });
+        }
+    }
+    Ok(k)
+}
+
+/// MAXIMUM (`maximum` true), MINIMUM: TFLM compares the raw values (quantization is not looked at:
+/// `maximum_minimum.cc` has no Prepare).
+fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
+    // INT64 (TFLM's MAXIMUM and MINIMUM take it, its ADD, SUB and MUL do not): `None`.
+    let elem = match ctx.input(0)?.dtype {
+        DType::I64 => None,
+        _ => Some(elem(ctx)?),
+    };
+    let (bc, operands) = binary_layout(ctx)?;
+    let function = match (maximum, elem) {
+        (true, Some(Elem::S8)) => "maximum_s8",
+        (true, Some(Elem::S16)) => "maximum_s16",
+        (true, Some(Elem::S32)) => "maximum_s32",
+        (true, Some(Elem::F32)) => "maximum_f32",
+        (true, None) => "maximum_s64",
+        (false, Some(Elem::S8)) => "minimum_s8",
+        (false, Some(Elem::S16)) => "minimum_s16",
+        (false, Some(Elem::S32)) => "minimum_s32",
+        (false, Some(Elem::F32)) => "minimum_f32",
+        (false, None) => "minimum_s64",
+    };
+    let k = kernel(
+        function,
+        operands,
+        P::MinMax {
+            shape: bc.shape,
+            a_strides: bc.a_strides,
+            b_strides: bc.b_strides,
+        },
+    );
+    // The int64 kernels declare no in-place contract (CONTRACTS lists none for them): their
+    // output keeps apart from the inputs.
+    match elem {
+        Some(_) => in_place(ctx, k),
+        None => Ok(k),
+    }
+}

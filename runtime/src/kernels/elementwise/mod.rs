@@ -1,0 +1,50 @@
+//! Binary element-wise ops with broadcasting: ADD, SUB, MUL, MAXIMUM and MINIMUM (int8, int16, int32
+//! and float32; MAXIMUM and MINIMUM also int64).
+//!
+//! Every kernel here takes both inputs as [`Src`](crate::Src) (either may be a constant) and a
+//! collapsed broadcast description computed at generation time: `shape` (the output's, with adjacent
+//! dimensions that broadcast alike merged) and one element stride per dimension for each input
+//! (0 along a dimension the input broadcasts; the innermost stride is 0 or 1).
+//!
+//! Access order: the output is written in order. When no arena input overlaps the output the
+//! kernel reads the inputs directly; otherwise it stages them chunk by chunk, each chunk of both
+//! inputs read before the chunk of output is written. So the output may be the same tensor as (same
+//! offset as) an input whose strides are all non-zero (an input of the output's shape):
+//! ADD/SUB/MUL/MAXIMUM/MINIMUM can run in place. The output must not otherwise overlap an input.
+//!
+//! PRELU (int8 and float32) shares the walk: alpha is its second input, broadcast like one.
+//!
+//! The family's files, by variant: `add.rs` int8 and int16 ADD and SUB (with their short int8
+//! path, and in `add_dsp.rs` its assembly for the DSP extension), `mul.rs` int8 and int16 MUL,
+//! `s32.rs` the int32 ADD, SUB and MUL, `float.rs` the float32 ones, `min_max.rs` MAXIMUM and
+//! MINIMUM of every type and `prelu.rs` PRELU, each with its parameter struct. This module holds
+//! what several of them share: the int8 clamp. Every kernel walks its broadcast with
+//! `kernels::broadcast::binary`.
+
+mod add;
+#[cfg(tinyaot_dsp)]
+mod add_dsp;
+mod float;
+mod min_max;
+mod mul;
+mod prelu;
+mod s32;
+#[cfg(test)]
+mod tests;
+
+pub use add::{add_s16, add_s8, sub_s16, sub_s8, AddS16, AddS8, SubS16, SubS8};
+pub use float::{add_f32, mul_f32, sub_f32, BinaryF32};
+pub use min_max::{
+    maximum_f32, maximum_s16, maximum_s32, maximum_s64, maximum_s8, minimum_f32, minimum_s16,
+    minimum_s32, minimum_s64, minimum_s8, MinMax,
+};
+pub use mul::{mul_s16, mul_s8, MulS16, MulS8};
+pub use prelu::{prelu_f32, prelu_s8, PreluF32, PreluS8};
+pub use s32::{add_s32, mul_s32, sub_s32, BinaryS32};
+
+/// `std::min(hi, std::max(lo, x))` as int8, as TFLM clamps (no panic should `lo > hi`).
+#[inline(always)]
+#[allow(clippy::manual_clamp)]
+fn clamp_s8(x: i32, lo: i32, hi: i32) -> i8 {
+    x.max(lo).min(hi) as i8
+}
