@@ -10,7 +10,7 @@ use crate::ir::{DType, OpCode, Padding};
 use crate::load::{activation_from, padding_from};
 use crate::lower::params::transpose_conv as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
-use crate::lower::OpContext;
+use crate::lower::{OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -114,10 +114,15 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
     ctx.expect_rank("output", output, 4)?;
     let (i, f, out) = (&input.shape, &filter.shape, &output.shape);
     if i[0] != out[0] || f[0] != out[3] || f[3] != i[3] {
-        return Err(ctx.unsupported(format!(
-            "input {i:?}, filter {f:?} and output {out:?} disagree on batches or channels \
-             (filter: [output channels, height, width, input channels])"
-        )));
+        // reference TransposeConv takes batches and depths from MatchingDim, a TFLITE_DCHECK: the
+        // output's other batches or channels are left unwritten, or written out of bounds.
+        return Err(ctx.invalid(
+            format!(
+                "input {i:?}, filter {f:?} and output {out:?} disagree on batches or channels \
+                 (filter: [output channels, height, width, input channels])"
+            ),
+            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+        ));
     }
     // TFLM's kernel never reads its output_shape input (input 0): it takes the output's size
     // from the output tensor, whatever output_shape says, and so does tinyaot.
