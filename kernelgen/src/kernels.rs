@@ -1,4 +1,4 @@
-//! `cargo xtask kernels [--check]`: everything about the kernels that can be derived from the
+//! `cargo kernels [--check]` (or `cargo xtask kernels [--check]`): everything about the kernels that can be derived from the
 //! Rust runtime and the file layout, generated.
 //!
 //! A kernel family is a file `runtime/src/kernels/<family>.rs` with a C twin
@@ -40,7 +40,13 @@ use std::path::Path;
 
 use syn::{GenericArgument, Item, PathArguments, Type};
 
-/// Runs the command with its arguments (after `kernels`).
+/// Runs the generator with its arguments (`--check` or none): writes the generated files, or
+/// with `--check` writes nothing and fails naming those that are out of date.
+///
+/// # Errors
+///
+/// An unknown argument, a runtime source the generator cannot mirror in C, a file it cannot read
+/// or write, and with `--check` a stale file.
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut check = false;
     for arg in args {
@@ -93,7 +99,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "generated kernel declarations are out of date (run `cargo xtask kernels`): {}",
+            "generated kernel declarations are out of date (run `cargo kernels`): {}",
             stale.join(", ")
         ))
     }
@@ -294,7 +300,7 @@ const BLOCK_END: &str = "// End of the lines written by `cargo xtask kernels`.";
 
 /// `text` with the lines between its marker lines replaced by `block`.
 fn replace_block(path: &Path, text: &str, block: &str) -> Result<String, String> {
-    crate::readme::splice_lines(text, BLOCK_START, BLOCK_END, block).ok_or_else(|| {
+    crate::splice_lines(text, BLOCK_START, BLOCK_END, block).ok_or_else(|| {
         format!(
             "{}: no generated block (a comment line ending `{BLOCK_START}`, then `{BLOCK_END}`)",
             path.display()
