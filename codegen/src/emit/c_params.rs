@@ -992,7 +992,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "pool",
-        "Pool2dS8",
+        "Pool2dQuant",
         &[
             ("batches", "size_t"),
             ("input_h", "size_t"),

@@ -2064,7 +2064,7 @@ fn pool_average_pool2d_s8<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let p = tinyaot_runtime::kernels::pool::Pool2dS8 {
+    let p = tinyaot_runtime::kernels::pool::Pool2dQuant {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -2086,7 +2086,7 @@ fn pool_average_pool2d_s8<C: KernelArgs + ?Sized>(
 
 /// `pool::max_pool2d_s8`.
 fn pool_max_pool2d_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot_runtime::kernels::pool::Pool2dS8 {
+    let p = tinyaot_runtime::kernels::pool::Pool2dQuant {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -2111,7 +2111,7 @@ fn pool_average_pool2d_s16<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let p = tinyaot_runtime::kernels::pool::Pool2dS8 {
+    let p = tinyaot_runtime::kernels::pool::Pool2dQuant {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -2133,7 +2133,7 @@ fn pool_average_pool2d_s16<C: KernelArgs + ?Sized>(
 
 /// `pool::max_pool2d_s16`.
 fn pool_max_pool2d_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let p = tinyaot_runtime::kernels::pool::Pool2dS8 {
+    let p = tinyaot_runtime::kernels::pool::Pool2dQuant {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,

@@ -2565,9 +2565,9 @@ pub(crate) mod pad {
 /// The parameter structs of `tinyaot::kernels::pool`.
 pub(crate) mod pool {
     use crate::lower::{Params, Value};
-    /// `tinyaot::kernels::pool::Pool2dS8`.
+    /// `tinyaot::kernels::pool::Pool2dQuant`.
     #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct Pool2dS8 {
+    pub(crate) struct Pool2dQuant {
         /// `batches`.
         pub batches: usize,
         /// `input_h`.
@@ -2598,10 +2598,10 @@ pub(crate) mod pool {
         pub act_max: i32,
     }
 
-    impl From<Pool2dS8> for Params {
-        fn from(p: Pool2dS8) -> Params {
+    impl From<Pool2dQuant> for Params {
+        fn from(p: Pool2dQuant) -> Params {
             Params {
-                type_name: "Pool2dS8",
+                type_name: "Pool2dQuant",
                 fields: vec![
                     ("batches", Value::Usize(p.batches)),
                     ("input_h", Value::Usize(p.input_h)),

@@ -1377,9 +1377,9 @@ pub mod ffi {
     }
     /// `pool`'s typedefs.
     pub mod pool {
-        /// The C `pool_Pool2dS8`.
+        /// The C `pool_Pool2dQuant`.
         #[repr(C)]
-        pub struct Pool2dS8 {
+        pub struct Pool2dQuant {
             /// `batches`.
             pub batches: usize,
             /// `input_h`.
@@ -2407,25 +2407,25 @@ pub mod ffi {
         pub fn parity_pool_average_pool2d_s8(
             input: *const u8,
             output: *mut u8,
-            p: *const pool::Pool2dS8,
+            p: *const pool::Pool2dQuant,
         );
         /// The C `pool::max_pool2d_s8`.
         pub fn parity_pool_max_pool2d_s8(
             input: *const u8,
             output: *mut u8,
-            p: *const pool::Pool2dS8,
+            p: *const pool::Pool2dQuant,
         );
         /// The C `pool::average_pool2d_s16`.
         pub fn parity_pool_average_pool2d_s16(
             input: *const u8,
             output: *mut u8,
-            p: *const pool::Pool2dS8,
+            p: *const pool::Pool2dQuant,
         );
         /// The C `pool::max_pool2d_s16`.
         pub fn parity_pool_max_pool2d_s16(
             input: *const u8,
             output: *mut u8,
-            p: *const pool::Pool2dS8,
+            p: *const pool::Pool2dQuant,
         );
         /// The C `pool::average_pool2d_f32`.
         pub fn parity_pool_average_pool2d_f32(
@@ -5122,7 +5122,7 @@ fn c_pad_pad_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 
 /// `pool::average_pool2d_s8` in C.
 fn c_pool_average_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = ffi::pool::Pool2dS8 {
+    let p = ffi::pool::Pool2dQuant {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -5150,7 +5150,7 @@ fn c_pool_average_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
 
 /// `pool::max_pool2d_s8` in C.
 fn c_pool_max_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = ffi::pool::Pool2dS8 {
+    let p = ffi::pool::Pool2dQuant {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -5178,7 +5178,7 @@ fn c_pool_max_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
 
 /// `pool::average_pool2d_s16` in C.
 fn c_pool_average_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = ffi::pool::Pool2dS8 {
+    let p = ffi::pool::Pool2dQuant {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,
@@ -5206,7 +5206,7 @@ fn c_pool_average_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
 
 /// `pool::max_pool2d_s16` in C.
 fn c_pool_max_pool2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let p = ffi::pool::Pool2dS8 {
+    let p = ffi::pool::Pool2dQuant {
         batches: call.scalar::<usize>("batches")?,
         input_h: call.scalar::<usize>("input_h")?,
         input_w: call.scalar::<usize>("input_w")?,

@@ -134,7 +134,7 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
             Ok(kernel(
                 function,
                 in_out(ctx)?,
-                P::Pool2dS8 {
+                P::Pool2dQuant {
                     batches: i[0],
                     input_h: i[1],
                     input_w: i[2],
