@@ -13,7 +13,7 @@
 //! overlap it allows, in both languages, against the same call with the two tensors apart.
 //!
 //! The parameter structs, their C mirrors and the dispatch are generated from the runtime's
-//! sources by `cargo xtask kernels` (`src/generated.rs`), so a new kernel joins the harness with
+//! sources by `cargo kernels` (`src/generated.rs`), so a new kernel joins the harness with
 //! no hand edit here.
 
 mod generated;
