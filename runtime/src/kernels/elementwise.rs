@@ -267,7 +267,7 @@ fn add_sub_s8_dsp(
             for (src, staged) in [(a, &mut xs), (b, &mut ys)] {
                 staged[..len].copy_from_slice(match src {
                     Src::Arena(offset) => &arena[offset + start..][..len],
-                    Src::Flash(bytes) => &bytes[start..][..len],
+                    Src::Bytes(bytes) => &bytes[start..][..len],
                 });
             }
             let sums = &mut sums[..len];
@@ -1001,7 +1001,7 @@ mod tests {
     fn sub_s8_in_place_with_broadcast_scalar() {
         let mut arena = [10u8, 20, 30, (-30i8) as u8];
         let p = add_params(&[4], &[1], &[0]);
-        sub_s8(&mut arena, Src::Arena(0), Src::Flash(&[4u8]), 0, &p);
+        sub_s8(&mut arena, Src::Arena(0), Src::Bytes(&[4u8]), 0, &p);
         // (x - 4) / 2: 3, 8, 13, -17
         assert_eq!(arena, [3u8, 8, 13, (-17i8) as u8]);
     }
@@ -1011,7 +1011,7 @@ mod tests {
         // 2 rows of 2: a (flash, broadcast along rows) minus b, written over b.
         let mut arena = [4u8, 8, 12, 16];
         let p = add_params(&[2, 2], &[0, 1], &[2, 1]);
-        sub_s8(&mut arena, Src::Flash(&[20u8, 40]), Src::Arena(0), 0, &p);
+        sub_s8(&mut arena, Src::Bytes(&[20u8, 40]), Src::Arena(0), 0, &p);
         // (a - b) / 2: (20 - 4) / 2, (40 - 8) / 2, (20 - 12) / 2, (40 - 16) / 2.
         assert_eq!(arena, [8u8, 16, 4, 12]);
     }
@@ -1033,7 +1033,7 @@ mod tests {
             act_max: 127,
         };
         let b = [1u8, 2, (-1i8) as u8];
-        mul_s8(&mut arena, Src::Arena(0), Src::Flash(&b), 6, &p);
+        mul_s8(&mut arena, Src::Arena(0), Src::Bytes(&b), 6, &p);
         // (a * (b + 1)) / 2 - 1: row0: 1*2/2-1=0, 2*3/2-1=2, 3*0-1=-1; row1: 3, 6.5->7 -1=6, -1
         assert_eq!(&arena[6..], &[0u8, 2, (-1i8) as u8, 3, 7, (-1i8) as u8]);
     }
@@ -1067,7 +1067,7 @@ mod tests {
         let mut arena = [0u8; 12];
         arena[..6].copy_from_slice(&words([8192, -24576, 32767]));
         let b = (-32768i16).to_le_bytes();
-        mul_s16(&mut arena, Src::Arena(0), Src::Flash(&b), 6, &p);
+        mul_s16(&mut arena, Src::Arena(0), Src::Bytes(&b), 6, &p);
         // 8192 · -32768 / 16384 = -16384; -24576 · -32768 / 16384 = 49152 → 30000;
         // 32767 · -32768 / 16384 = -65534 → -32768.
         assert_eq!(read(&arena[6..]), [-16384, 30000, -32768]);
@@ -1145,7 +1145,7 @@ mod tests {
         add_s32(
             &mut arena,
             Src::Arena(0),
-            Src::Flash(&2i32.to_le_bytes()),
+            Src::Bytes(&2i32.to_le_bytes()),
             0,
             &scalar,
         );
@@ -1169,7 +1169,7 @@ mod tests {
             act_min: 0.0,
             act_max: f32::MAX,
         };
-        mul_f32(&mut arena, Src::Arena(0), Src::Flash(&b), 8, &p);
+        mul_f32(&mut arena, Src::Arena(0), Src::Bytes(&b), 8, &p);
         assert_eq!(crate::bytes::read_f32(&arena[8..], 0), 1.5);
         assert_eq!(crate::bytes::read_f32(&arena[8..], 1), 0.0);
         let m = MinMax {
@@ -1184,7 +1184,7 @@ mod tests {
         maximum_s8(
             &mut bytes,
             Src::Arena(0),
-            Src::Flash(&[0u8]),
+            Src::Bytes(&[0u8]),
             0,
             &MinMax {
                 shape: &[3],
@@ -1212,7 +1212,7 @@ mod tests {
             act_min: f32::MIN,
             act_max: f32::MAX,
         };
-        add_f32(&mut arena, Src::Arena(0), Src::Flash(&b), 24, &p);
+        add_f32(&mut arena, Src::Arena(0), Src::Bytes(&b), 24, &p);
         let out: [f32; 12] = core::array::from_fn(|i| crate::bytes::read_f32(&arena[24..], i));
         assert_eq!(
             out,

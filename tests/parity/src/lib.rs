@@ -218,7 +218,7 @@ impl<'a> Call<'a> {
     /// Operand `i` as a `Src` (Rust).
     pub fn src(&self, i: usize) -> Result<tinyaot::Src<'_>, String> {
         match (&self.constants[i], self.operand(i)?) {
-            (Some(data), _) => Ok(tinyaot::Src::Flash(data.bytes())),
+            (Some(data), _) => Ok(tinyaot::Src::Bytes(data.bytes())),
             (None, Operand::Offset(t) | Operand::Src(t)) => {
                 Ok(tinyaot::Src::Arena(self.arena_offset(*t)?))
             }
