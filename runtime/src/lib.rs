@@ -140,11 +140,11 @@ pub enum Src<'a> {
     Arena(usize),
     /// Bytes outside the arena (little-endian elements): a constant, typically a `static` in
     /// flash, or a tensor in another memory region.
-    Flash(&'a [u8]),
+    Bytes(&'a [u8]),
 }
 
 impl<'a> Src<'a> {
-    /// The bytes of this input: `len` bytes of `arena` at the offset, or the constant bytes.
+    /// The bytes of this input: `len` bytes of `arena` at the offset, or the bytes outside it.
     #[inline]
     pub fn bytes<'b>(&self, arena: &'b [u8], len: usize) -> &'b [u8]
     where
@@ -152,7 +152,7 @@ impl<'a> Src<'a> {
     {
         match *self {
             Src::Arena(offset) => &arena[offset..offset + len],
-            Src::Flash(bytes) => &bytes[..len],
+            Src::Bytes(bytes) => &bytes[..len],
         }
     }
 }

@@ -14,8 +14,10 @@
 //!   (see [`arena`]).
 //! - `bench [--update-readme] [MODEL…]`: microseconds per inference on the host against TFLM's
 //!   reference kernels (see [`bench`]).
-//! - `kernels [--check]`: the C declarations of the kernels' parameter structs, generated from the
-//!   Rust runtime (see [`kernels`]).
+//! - `kernels [--check]`: what derives from the Rust runtime's kernel structs and signatures
+//!   (the C headers, the lowering's constructors, the kernels' runners, the parity dispatch, the
+//!   module lists); the same as `cargo kernels [--check]`, the crate `tinyaot-kernelgen`, which
+//!   runs while the code generator does not compile.
 //! - `ops [--check]`: the README's operator × type table and the supported-operator list of the
 //!   trybuild case, generated from the operator registry (see [`ops`]).
 //!
@@ -30,12 +32,10 @@ mod difftest;
 mod file_sizes;
 mod genbench;
 mod golden;
-mod kernels;
 mod macs;
 mod mcu;
 mod measure;
 mod ops;
-mod parity_gen;
 mod readme;
 mod table;
 
@@ -125,7 +125,9 @@ Commands:
       by hand once) and the file layout (families as files or folders): the C
       headers templates/c/kernels/<family>.h.tera, the C field table, the lowering's typed
       constructors, the parity harness's dispatch, and the family module lists. --check writes
-      nothing and fails if a file is out of date.
+      nothing and fails if a file is out of date. The same as `cargo kernels [--check]`
+      (tinyaot-kernelgen, which builds without the code generator: use it when codegen does not
+      compile).
   ops [--check]
       Write what derives from the operator registry (codegen/src/lower/ops/, each OpEntry with
       the types tinyaot compiles and those TFLM registers): README.md's operator count and
@@ -141,7 +143,7 @@ fn main() -> ExitCode {
         Some((command, rest)) if command == "genbench" => genbench::run(rest),
         Some((command, rest)) if command == "arena" => arena::run(rest),
         Some((command, rest)) if command == "bench" => bench::run(rest),
-        Some((command, rest)) if command == "kernels" => kernels::run(rest),
+        Some((command, rest)) if command == "kernels" => tinyaot_kernelgen::run(rest),
         Some((command, rest)) if command == "ops" => ops::run(rest),
         Some((command, _)) if command == "help" || command == "--help" || command == "-h" => {
             print!("{USAGE}");

@@ -31,18 +31,9 @@ fn splice(text: &str, begin: &str, end: &str, body: &str) -> Option<String> {
 }
 
 /// `text` with what lies between the first `begin` and the `end` after it replaced by `body` on
-/// lines of its own: `begin`, a line break, `body`, a line break, `end`. `None` when a marker is
-/// missing or `end` comes first. Also used for the marked blocks that `cargo xtask kernels`
-/// writes into Rust files.
-pub fn splice_lines(text: &str, begin: &str, end: &str, body: &str) -> Option<String> {
-    let b = text.find(begin)?;
-    let e = text[b..].find(end)? + b;
-    Some(format!(
-        "{}{begin}\n{body}\n{end}{}",
-        &text[..b],
-        &text[e + end.len()..]
-    ))
-}
+/// lines of its own (the kernel generator's, which uses it for the marked blocks it writes into
+/// Rust files).
+pub use tinyaot_kernelgen::splice_lines;
 
 #[cfg(test)]
 mod tests {

@@ -395,7 +395,7 @@ fn template_error(e: tera::Error) -> Error {
 }
 
 /// A lowered call names a kernel the C templates lack. Every kernel of the runtime has its C twin
-/// (`cargo xtask kernels` writes the C prototypes, and the parity harness links every one), so
+/// (`cargo kernels` writes the C prototypes, and the parity harness links every one), so
 /// only a generator bug gets here, whatever the model.
 fn no_kernel(graph: &Graph, op: usize, module: &str, function: &str) -> Error {
     let operator = graph.operators.get(op);

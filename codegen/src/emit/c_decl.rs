@@ -1,4 +1,4 @@
-//! The C parameter structs, as `cargo xtask kernels` generates them from the Rust runtime's structs
+//! The C parameter structs, as `cargo kernels` generates them from the Rust runtime's structs
 //! ([`super::c_params::STRUCTS`]), and their initialisers from the lowering's fields.
 //!
 //! A kernel's parameter struct is written by hand once, in Rust (`runtime/src/kernels/<family>.rs`);

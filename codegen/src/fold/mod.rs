@@ -8,7 +8,7 @@
 //!
 //! Bit-exact by construction: an operator is lowered exactly as for the device
 //! ([`crate::lower`], with [`OpContext::for_folding`]) and its kernel is the runtime's own
-//! (`tinyaot-runtime`, through the dispatch [`kernels::run`] that `cargo xtask kernels` generates
+//! (`tinyaot-runtime`, through the dispatch [`kernels::run`] that `cargo kernels` generates
 //! from the runtime's signatures, the one the Rust↔C parity harness also runs), on an arena of
 //! the folder's that holds every operand. `SHAPE`, which has no kernel, becomes the static shape
 //! of its input. An operator that does not lower, reads or writes a variable, or has no input is

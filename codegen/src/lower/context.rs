@@ -355,7 +355,8 @@ impl<'g, 'm> OpContext<'g, 'm> {
         Ok(CallKind::Alias { input, output })
     }
 
-    /// The kernel flavour of `tensor`: int8 or float32; anything else is refused.
+    /// The kernel flavour of `tensor`: int8 or float32 (never [`Num::I16`]); anything else is
+    /// refused.
     pub fn num(&self, what: &str, tensor: &Tensor) -> Result<Num> {
         match tensor.dtype {
             DType::I8 => Ok(Num::I8),
@@ -375,6 +376,15 @@ impl<'g, 'm> OpContext<'g, 'm> {
             other => Err(self.unsupported(format!(
                 "input type {other} is not supported; supported: INT8 (quantized) and FLOAT32"
             ))),
+        }
+    }
+
+    /// The kernel flavour of an op whose kernels come in int16 too: [`Num::I16`] for an int16
+    /// input, else [`input_num`](Self::input_num)'s.
+    pub fn input_num_or_i16(&self, input: &Tensor) -> Result<Num> {
+        match input.dtype {
+            DType::I16 => Ok(Num::I16),
+            _ => self.input_num(input),
         }
     }
 
@@ -692,11 +702,14 @@ impl<'g, 'm> OpContext<'g, 'm> {
     }
 }
 
-/// The element types of the int8-or-float32 kernels, which come in one variant for each.
+/// The element types of the kernels that come in one variant for each: int8 and float32 always,
+/// int16 for the operators of 16x8 models ([`OpContext::input_num_or_i16`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Num {
     /// Quantized int8 (with int32 biases where there are any).
     I8,
+    /// Quantized int16 (the activations of 16x8 models, whose weights are int8).
+    I16,
     /// float32.
     F32,
 }

@@ -71,7 +71,7 @@ pub struct KernelCall {
 pub enum Operand {
     /// A byte offset into the arena (`usize`); the tensor must be an arena tensor.
     Offset(usize),
-    /// A `tinyaot::Src`: `Src::Arena(offset)` for an arena tensor, `Src::Flash(bytes)` for a constant.
+    /// A `tinyaot::Src`: `Src::Arena(offset)` for an arena tensor, `Src::Bytes(bytes)` for a constant.
     Src(usize),
     /// Scratch memory of this many bytes for the call alone: the kernel gets a byte offset into
     /// the arena (`usize`), 16-byte aligned, whose contents are undefined on entry. The planner

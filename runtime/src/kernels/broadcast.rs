@@ -72,7 +72,7 @@ fn in_place<T: Elem>(
             && len == out_len
             && contiguous(shape, strides)
     };
-    let nothing = (Src::Flash(&[]), 0);
+    let nothing = (Src::Bytes(&[]), 0);
     if is_output(a, a_strides, a_len) {
         let Some((y, _, out)) = disjoint(arena, (b, b_len), nothing, output, out_len) else {
             return false;
@@ -151,7 +151,7 @@ pub(crate) fn disjoint<'x>(
     let end = output + out_len;
     let outside = |src: &Src, len: usize| match *src {
         Src::Arena(offset) => offset + len <= output || offset >= end,
-        Src::Flash(_) => true,
+        Src::Bytes(_) => true,
     };
     if !outside(&a, a_len) || !outside(&b, b_len) {
         return None;
@@ -163,7 +163,7 @@ pub(crate) fn disjoint<'x>(
         match src {
             Src::Arena(offset) if offset < output => &low[offset..offset + len],
             Src::Arena(offset) => &high[offset - end..offset - end + len],
-            Src::Flash(bytes) => &bytes[..len],
+            Src::Bytes(bytes) => &bytes[..len],
         }
     };
     Some((view(a, a_len), view(b, b_len), out))

@@ -34,7 +34,7 @@ pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
             match *src {
                 Src::Arena(offset) if offset + from == out => {}
                 Src::Arena(offset) => arena.copy_within(offset + from..offset + from + n, out),
-                Src::Flash(bytes) => arena[out..out + n].copy_from_slice(&bytes[from..from + n]),
+                Src::Bytes(bytes) => arena[out..out + n].copy_from_slice(&bytes[from..from + n]),
             }
             out += n;
         }
@@ -77,7 +77,7 @@ mod tests {
             outer: 2,
             chunk_bytes: &[1, 2],
         };
-        concat2(&mut arena, Src::Arena(0), Src::Flash(&[5, 6, 7, 8]), 2, &p);
+        concat2(&mut arena, Src::Arena(0), Src::Bytes(&[5, 6, 7, 8]), 2, &p);
         assert_eq!(&arena[2..], &[1, 5, 6, 2, 7, 8]);
     }
 

@@ -100,7 +100,7 @@ pub(crate) fn load<T: Elem>(arena: &[u8], src: Src, start: usize, dst: &mut [T])
     let (from, to) = (start * T::SIZE, (start + dst.len()) * T::SIZE);
     let bytes = match src {
         Src::Arena(offset) => &arena[offset + from..offset + to],
-        Src::Flash(bytes) => &bytes[from..to],
+        Src::Bytes(bytes) => &bytes[from..to],
     };
     for (d, c) in dst.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
         *d = T::read(c);

@@ -13,7 +13,7 @@ mod elem;
 mod gather;
 mod nn_common;
 
-// Written by `cargo xtask kernels`: one module per family (a file here with a C twin
+// Written by `cargo kernels`: one module per family (a file here with a C twin
 // templates/c/kernels/<family>.c.tera). Do not edit down to the end marker.
 pub mod activations;
 pub mod arg_min_max;
@@ -39,17 +39,17 @@ pub mod strided_slice;
 pub mod svdf;
 pub mod transpose;
 pub mod transpose_conv;
-// End of the lines written by `cargo xtask kernels`.
+// End of the lines written by `cargo kernels`.
 
 /// The most dimensions a kernel's shape parameters may have, after generation time has merged
 /// the dimensions it can (TFLM's kernels take at most 6 as well). Loops that walk a shape keep their
-/// index in an array of this size. `cargo xtask kernels` copies it to the lowering
+/// index in an array of this size. `cargo kernels` copies it to the lowering
 /// (`codegen/src/lower/params.rs`), which refuses anything longer, and the C backend declares it
 /// as `<PREFIX>_MAX_RANK`.
 pub const MAX_RANK: usize = 6;
 
 /// The most bytes of one convolution window (`filter_h * filter_w * input_c`) that
-/// [`conv::conv2d_im2col_s8`] gathers into its stack buffer. `cargo xtask kernels` copies it to
+/// [`conv::conv2d_im2col_s8`] gathers into its stack buffer. `cargo kernels` copies it to
 /// the lowering, which picks that kernel only for windows this small, and the C backend declares it
 /// as `<PREFIX>_IM2COL_MAX`. 576 bytes holds a 3×3 window of 64 channels and keeps the stack under
 /// 1.5 KB.
@@ -59,7 +59,7 @@ pub const IM2COL_MAX: usize = 576;
 /// lanes at once, in a stack buffer of `4 * WIDE_CHANNELS` bytes; longer rows are taken in chunks.
 /// Half of it is the longest window whose channels are not whole words
 /// [`conv::conv2d_im2col_gather_pairs_s8`] gathers (two such windows on the stack beside the widened
-/// buffer). `cargo xtask kernels` copies it to the lowering, which picks that kernel for such
+/// buffer). `cargo kernels` copies it to the lowering, which picks that kernel for such
 /// windows only when this small, and the C backend declares it as `<PREFIX>_WIDE_CHANNELS`.
 pub const WIDE_CHANNELS: usize = 128;
 

@@ -17,7 +17,7 @@ const BLOCK: usize = 32;
 /// Constant parameters of the int8 and int16 pools (TFLM's integer pools share their arithmetic:
 /// the int16 ones are the int8 ones on wider values).
 #[derive(Clone, Copy, Debug)]
-pub struct Pool2dS8 {
+pub struct Pool2dQuant {
     /// Batch size (input and output).
     pub batches: usize,
     /// Input height.
@@ -141,7 +141,7 @@ fn lengths(
 /// (`(acc ± n/2) / n` in C integer division), clamped. Reads `batches * input_h * input_w * channels`
 /// bytes at `input`, writes `batches * output_h * output_w * channels` bytes at `output`.
 #[cfg_attr(target_os = "none", inline(never))]
-pub fn average_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8) {
+pub fn average_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool2dQuant) {
     let p = super::opaque(p);
     let (in_len, out_len) = lengths(
         p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
@@ -166,7 +166,7 @@ pub fn average_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool
 
 /// int8 MAX_POOL_2D: the largest in-image tap, clamped. Sizes as [`average_pool2d_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
-pub fn max_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8) {
+pub fn max_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool2dQuant) {
     let p = super::opaque(p);
     let (in_len, out_len) = lengths(
         p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
@@ -188,7 +188,7 @@ pub fn max_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8
 /// `2 * batches * output_h * output_w * channels` bytes at `output`. A window has at most 65,536
 /// in-image taps (generation-time check), so the sum fits in 32 bits.
 #[cfg_attr(target_os = "none", inline(never))]
-pub fn average_pool2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8) {
+pub fn average_pool2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Pool2dQuant) {
     let p = super::opaque(p);
     let (in_len, out_len) = lengths(
         p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
@@ -213,7 +213,7 @@ pub fn average_pool2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Poo
 
 /// int16 MAX_POOL_2D: the largest in-image tap, clamped. Sizes as [`average_pool2d_s16`].
 #[cfg_attr(target_os = "none", inline(never))]
-pub fn max_pool2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Pool2dS8) {
+pub fn max_pool2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Pool2dQuant) {
     let p = super::opaque(p);
     let (in_len, out_len) = lengths(
         p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
@@ -291,8 +291,8 @@ mod tests {
 
     /// 1x3x3x1, 2x2 window, stride 2, SAME padding: output 2x2, pad 0 (the extra row/column goes to
     /// the bottom/right), so the border windows have 2 and 1 in-image taps.
-    fn params() -> Pool2dS8 {
-        Pool2dS8 {
+    fn params() -> Pool2dQuant {
+        Pool2dQuant {
             batches: 1,
             input_h: 3,
             input_w: 3,

@@ -33,7 +33,7 @@ pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
                 Src::Arena(offset) => {
                     arena.copy_within(offset + from..offset + from + n, to);
                 }
-                Src::Flash(bytes) => arena[to..to + n].copy_from_slice(&bytes[from..from + n]),
+                Src::Bytes(bytes) => arena[to..to + n].copy_from_slice(&bytes[from..from + n]),
             }
             from += n;
         }
@@ -80,7 +80,7 @@ mod tests {
         };
         split2(&mut arena, Src::Arena(0), 6, 8, &p);
         assert_eq!(&arena[6..], &[1, 4, 2, 3, 5, 6]);
-        split2(&mut arena, Src::Flash(&[9, 8, 7, 6, 5, 4]), 6, 8, &p);
+        split2(&mut arena, Src::Bytes(&[9, 8, 7, 6, 5, 4]), 6, 8, &p);
         assert_eq!(&arena[6..], &[9, 6, 8, 7, 5, 4]);
     }
 

@@ -13,7 +13,7 @@
 //! overlap it allows, in both languages, against the same call with the two tensors apart.
 //!
 //! The parameter structs, their C mirrors and the dispatch are generated from the runtime's
-//! sources by `cargo xtask kernels` (`src/generated.rs`), so a new kernel joins the harness with
+//! sources by `cargo kernels` (`src/generated.rs`), so a new kernel joins the harness with
 //! no hand edit here.
 
 mod generated;
@@ -218,7 +218,7 @@ impl<'a> Call<'a> {
     /// Operand `i` as a `Src` (Rust).
     pub fn src(&self, i: usize) -> Result<tinyaot::Src<'_>, String> {
         match (&self.constants[i], self.operand(i)?) {
-            (Some(data), _) => Ok(tinyaot::Src::Flash(data.bytes())),
+            (Some(data), _) => Ok(tinyaot::Src::Bytes(data.bytes())),
             (None, Operand::Offset(t) | Operand::Src(t)) => {
                 Ok(tinyaot::Src::Arena(self.arena_offset(*t)?))
             }

@@ -27,7 +27,7 @@ use tinyaot_modelkit::{
 use tinyaot_parity::{check_model, check_overlaps, ffi, OverlapOutcome, KERNELS};
 
 /// CONCATENATION of 1 to 10 inputs (one kernel per arity), int8 and float32, the second input a
-/// constant where there is one (the `Src::Flash` path), along the last axis.
+/// constant where there is one (the `Src::Bytes` path), along the last axis.
 fn concatenations() -> Vec<(String, Vec<u8>)> {
     let mut models = Vec::new();
     for n in 1..=10i32 {

@@ -147,7 +147,7 @@ impl Emitter<'_, '_> {
             }
             Operand::Src(t) if self.graph.tensors[t].is_constant() => {
                 let path = self.constant_path(t, constants);
-                Ok(quote! { rt::Src::Flash(#path.bytes()) })
+                Ok(quote! { rt::Src::Bytes(#path.bytes()) })
             }
             Operand::Src(t) => {
                 let place = self.layout.place(t)?;
@@ -161,7 +161,7 @@ impl Emitter<'_, '_> {
                         lit(place.offset),
                         lit(place.offset + self.graph.tensors[t].bytes),
                     );
-                    Ok(quote! { rt::Src::Flash(&#buffer[#start..#end]) })
+                    Ok(quote! { rt::Src::Bytes(&#buffer[#start..#end]) })
                 }
             }
             Operand::Scratch(_) => Err(Error::Internal {

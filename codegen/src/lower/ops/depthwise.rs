@@ -10,7 +10,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{depthwise as P, IM2COL_MAX};
 use crate::lower::types::Types;
-use crate::lower::{Access, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
+use crate::lower::{Access, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -46,11 +46,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         activation: o.activation,
     };
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let num = if input.dtype == DType::I16 {
-        None
-    } else {
-        Some(ctx.input_num(input)?)
-    };
+    let num = ctx.input_num_or_i16(input)?;
     ctx.expect_rank("input", input, 4)?;
     ctx.expect_rank("filter", filter, 4)?;
     ctx.expect_rank("output", output, 4)?;
@@ -87,7 +83,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]))?;
-    let Some(num) = num else {
+    if num == Num::I16 {
         // TFLM's 16x8 depthwise kernel always sums in 64 bits and reads any bias as int64.
         let q = quant_16x8(
             ctx,
@@ -123,7 +119,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
                 act_max: q.act.1,
             },
         ));
-    };
+    }
     if filter.dtype == DType::I4 {
         return super::int4::depthwise(ctx, (i, f, out), depth_multiplier, &g, w.activation);
     }

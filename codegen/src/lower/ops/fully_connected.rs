@@ -42,11 +42,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let num = if input.dtype == DType::I16 {
-        None
-    } else {
-        Some(ctx.input_num(input)?)
-    };
+    let num = ctx.input_num_or_i16(input)?;
     ctx.expect_rank("weights", filter, 2)?;
     let filter_index = ctx.constant_input(1, "weights")?;
     let (units, depth) = (filter.shape[0], filter.shape[1]);
@@ -111,13 +107,11 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    let Some(num) = num else {
-        return fully_connected_16x8(ctx, o.activation, (batches, depth, units));
-    };
-    if filter.dtype == DType::I4 {
-        return super::int4::fully_connected(ctx, o.activation, (batches, depth, units));
-    }
     match num {
+        Num::I16 => fully_connected_16x8(ctx, o.activation, (batches, depth, units)),
+        _ if filter.dtype == DType::I4 => {
+            super::int4::fully_connected(ctx, o.activation, (batches, depth, units))
+        }
         Num::I8 => {
             ctx.expect_dtype("weights", filter, DType::I8)?;
             ctx.expect_output_dtype("the output", output, DType::I8)?;

@@ -149,14 +149,11 @@ fn logistic_or_tanh_s16(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
 /// LOGISTIC / TANH → `logistic_tanh::{logistic,tanh}_{s8,s16,f32}`.
 fn logistic_or_tanh(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    if input.dtype == DType::I16 {
-        same_size(ctx, input, output)?;
-        return logistic_or_tanh_s16(ctx, curve);
-    }
-    let num = ctx.input_num(input)?;
+    let num = ctx.input_num_or_i16(input)?;
     same_size(ctx, input, output)?;
     let len = input.num_elements();
     match num {
+        Num::I16 => logistic_or_tanh_s16(ctx, curve),
         Num::I8 => {
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;

@@ -13,7 +13,7 @@
 //!
 //! Adding an operator to an existing family is one entry in that family's `OPS` and its lowering
 //! function; a new family is a new file here (with its runtime and C twins), after which
-//! `cargo xtask kernels` rewrites the `mod` lines and [`families!`] from the files present.
+//! `cargo kernels` rewrites the `mod` lines and [`families!`] from the files present.
 
 pub(super) mod int4;
 #[cfg(test)]
@@ -28,7 +28,7 @@ use super::{
 use crate::error::{Error, Grounds, Result};
 use crate::ir::OpCode;
 
-// Written by `cargo xtask kernels` from the files in this directory, runtime/src/kernels/
+// Written by `cargo kernels` from the files in this directory, runtime/src/kernels/
 // and templates/c/kernels/. Do not edit down to the end marker.
 mod activations;
 mod arg_min_max;
@@ -118,7 +118,7 @@ macro_rules! families {
         }
     };
 }
-// End of the lines written by `cargo xtask kernels`.
+// End of the lines written by `cargo kernels`.
 // The C backend's table of kernel modules is made from it (feature `c`).
 #[cfg(feature = "c")]
 pub(crate) use families;

@@ -55,12 +55,12 @@ pub(crate) const OPS: &[OpEntry] = &[
 /// PAD, PADV2.
 fn pad(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    // int16 (16x8 models) and int32 (`None` here): TFLM pads with 0 or PADV2's constant, no
+    // int32 (`None` here) and int16 (16x8 models): TFLM pads with 0 or PADV2's constant, no
     // quantization involved.
-    let num = if matches!(input.dtype, DType::I16 | DType::I32) {
-        None
-    } else {
-        Some(ctx.num("the input", input)?)
+    let num = match input.dtype {
+        DType::I32 => None,
+        DType::I16 => Some(Num::I16),
+        _ => Some(ctx.num("the input", input)?),
     };
     ctx.same_dtype("the output", output, input)?;
     let rank = input.shape.len();
@@ -101,7 +101,7 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
         after.push(a as usize);
     }
     let pad_value = match num {
-        None => raw_pad_value(ctx, input.dtype)?,
+        None => int32_pad_value(ctx)?,
         Some(num) => padv2_value(ctx, num)?,
     };
     // Merge trailing unpadded dimensions into the one before: fewer, longer rows.
@@ -187,27 +187,20 @@ fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<Option<(&'g Tensor<
     Ok(Some((value, data)))
 }
 
-/// The int16 or int32 padding value as TFLM's `pad.cc` takes it: PADV2's constant input if given
-/// (its raw value: TFLM checks no quantization for these types), else 0.
-fn raw_pad_value(ctx: &OpContext, dtype: DType) -> Result<PadValue> {
-    let wrap = |v: i32| match dtype {
-        DType::I16 => PadValue::I16(v),
-        _ => PadValue::I32(v),
-    };
+/// The int32 padding value as TFLM's `pad.cc` takes it: PADV2's constant input if given (its raw
+/// value: TFLM checks no quantization for int32), else 0.
+fn int32_pad_value(ctx: &OpContext) -> Result<PadValue> {
     let Some((_, data)) = constant_value(ctx)? else {
-        return Ok(wrap(0));
+        return Ok(PadValue::I32(0));
     };
-    let bytes = data
-        .get(..dtype.size())
+    let b = data
+        .get(..4)
         .ok_or_else(|| ctx.unsupported("empty constant value"))?;
-    // `bytes` holds the type's size: 2 bytes for int16, 4 for int32.
-    Ok(wrap(match dtype {
-        DType::I16 => i32::from(i16::from_le_bytes([bytes[0], bytes[1]])),
-        _ => i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
-    }))
+    Ok(PadValue::I32(i32::from_le_bytes([b[0], b[1], b[2], b[3]])))
 }
 
-/// The padding value: PADV2's constant input if given, else the output zero point (int8) or 0.
+/// The padding value: PADV2's constant input if given (int16: its raw value, as TFLM's `pad.cc`
+/// takes it, checking no quantization), else the output zero point (int8) or 0.
 fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
     let output = ctx.output(0)?;
     let zo = match num {
@@ -218,11 +211,12 @@ fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
             }
             zo
         }
-        Num::F32 => 0,
+        Num::I16 | Num::F32 => 0,
     };
     let Some((value, data)) = constant_value(ctx)? else {
         return Ok(match num {
             Num::I8 => PadValue::I8(zo),
+            Num::I16 => PadValue::I16(0),
             Num::F32 => PadValue::F32(0.0),
         });
     };
@@ -241,6 +235,12 @@ fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
                 .first()
                 .ok_or_else(|| ctx.unsupported("empty constant value"))?;
             Ok(PadValue::I8(byte as i8 as i32))
+        }
+        Num::I16 => {
+            let b = data
+                .get(..2)
+                .ok_or_else(|| ctx.unsupported("empty constant value"))?;
+            Ok(PadValue::I16(i32::from(i16::from_le_bytes([b[0], b[1]]))))
         }
         Num::F32 => {
             let b = data

@@ -45,12 +45,8 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
         return Err(ctx.unsupported("missing Pool2DOptions"));
     };
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    // int16 (`None` here): TFLM's int8 pools on int16 values, with the same checks.
-    let num = if input.dtype == DType::I16 {
-        None
-    } else {
-        Some(ctx.input_num(input)?)
-    };
+    // int16: TFLM's int8 pools on int16 values, with the same checks.
+    let num = ctx.input_num_or_i16(input)?;
     ctx.expect_rank("input", input, 4)?;
     ctx.expect_rank("output", output, 4)?;
     let (i, out) = (&input.shape, &output.shape);
@@ -97,16 +93,16 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
         ));
     }
     let function = match (num, pool) {
-        (Some(Num::I8), Kind::Average) => "average_pool2d_s8",
-        (Some(Num::I8), Kind::Max) => "max_pool2d_s8",
-        (None, Kind::Average) => "average_pool2d_s16",
-        (None, Kind::Max) => "max_pool2d_s16",
-        (Some(Num::F32), Kind::Average) => "average_pool2d_f32",
-        (Some(Num::F32), Kind::Max) => "max_pool2d_f32",
+        (Num::I8, Kind::Average) => "average_pool2d_s8",
+        (Num::I8, Kind::Max) => "max_pool2d_s8",
+        (Num::I16, Kind::Average) => "average_pool2d_s16",
+        (Num::I16, Kind::Max) => "max_pool2d_s16",
+        (Num::F32, Kind::Average) => "average_pool2d_f32",
+        (Num::F32, Kind::Max) => "max_pool2d_f32",
     };
     match num {
-        Some(Num::I8) | None => {
-            let int16 = num.is_none();
+        Num::I8 | Num::I16 => {
+            let int16 = num == Num::I16;
             let ((s_in, zp_in), (s_out, zp_out)) = if int16 {
                 ctx.expect_output_dtype("the output", output, DType::I16)?;
                 (
@@ -155,7 +151,7 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
             Ok(kernel(
                 function,
                 in_out(ctx)?,
-                P::Pool2dS8 {
+                P::Pool2dQuant {
                     batches: i[0],
                     input_h: i[1],
                     input_w: i[2],
@@ -173,7 +169,7 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
                 },
             ))
         }
-        Some(Num::F32) => {
+        Num::F32 => {
             ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
             Ok(kernel(

@@ -45,13 +45,9 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
-    // int16 (`None` here): TFLM's `SoftmaxInt16`, int16 to int16 only.
-    let num = if input.dtype == DType::I16 {
-        None
-    } else {
-        Some(ctx.input_num(input)?)
-    };
-    let int16_output = num == Some(Num::I8) && output.dtype == DType::I16;
+    // int16: TFLM's `SoftmaxInt16`, int16 to int16 only.
+    let num = ctx.input_num_or_i16(input)?;
+    let int16_output = num == Num::I8 && output.dtype == DType::I16;
     if output.dtype != input.dtype && !int16_output {
         return Err(ctx.invalid(
             format!(
@@ -81,10 +77,8 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
         }
     };
     let rows = input.num_elements() / depth;
-    let Some(num) = num else {
-        return softmax_s16(ctx, beta, rows, depth);
-    };
     match num {
+        Num::I16 => softmax_s16(ctx, beta, rows, depth),
         Num::I8 => {
             let (s_in, _) = ctx.int8_quant("input", input)?;
             // An int16 output has its own zero point, checked against TFLM's exact one below.

@@ -56,7 +56,7 @@ pub(super) fn add_sub_s8_dsp(
             for (src, staged) in [(a, &mut xs), (b, &mut ys)] {
                 staged[..len].copy_from_slice(match src {
                     Src::Arena(offset) => &arena[offset + start..][..len],
-                    Src::Flash(bytes) => &bytes[start..][..len],
+                    Src::Bytes(bytes) => &bytes[start..][..len],
                 });
             }
             let sums = &mut sums[..len];

@@ -83,7 +83,7 @@ fn add_s16_and_sub_s16_round_and_saturate() {
 fn sub_s8_in_place_with_broadcast_scalar() {
     let mut arena = [10u8, 20, 30, (-30i8) as u8];
     let p = add_params(&[4], &[1], &[0]);
-    sub_s8(&mut arena, Src::Arena(0), Src::Flash(&[4u8]), 0, &p);
+    sub_s8(&mut arena, Src::Arena(0), Src::Bytes(&[4u8]), 0, &p);
     // (x - 4) / 2: 3, 8, 13, -17
     assert_eq!(arena, [3u8, 8, 13, (-17i8) as u8]);
 }
@@ -93,7 +93,7 @@ fn sub_s8_in_place_into_the_second_operand_keeps_the_order() {
     // 2 rows of 2: a (flash, broadcast along rows) minus b, written over b.
     let mut arena = [4u8, 8, 12, 16];
     let p = add_params(&[2, 2], &[0, 1], &[2, 1]);
-    sub_s8(&mut arena, Src::Flash(&[20u8, 40]), Src::Arena(0), 0, &p);
+    sub_s8(&mut arena, Src::Bytes(&[20u8, 40]), Src::Arena(0), 0, &p);
     // (a - b) / 2: (20 - 4) / 2, (40 - 8) / 2, (20 - 12) / 2, (40 - 16) / 2.
     assert_eq!(arena, [8u8, 16, 4, 12]);
 }
@@ -115,7 +115,7 @@ fn mul_s8_broadcasts_rows() {
         act_max: 127,
     };
     let b = [1u8, 2, (-1i8) as u8];
-    mul_s8(&mut arena, Src::Arena(0), Src::Flash(&b), 6, &p);
+    mul_s8(&mut arena, Src::Arena(0), Src::Bytes(&b), 6, &p);
     // (a * (b + 1)) / 2 - 1: row0: 1*2/2-1=0, 2*3/2-1=2, 3*0-1=-1; row1: 3, 6.5->7 -1=6, -1
     assert_eq!(&arena[6..], &[0u8, 2, (-1i8) as u8, 3, 7, (-1i8) as u8]);
 }
@@ -149,7 +149,7 @@ fn mul_s16_and_min_max_s16() {
     let mut arena = [0u8; 12];
     arena[..6].copy_from_slice(&words([8192, -24576, 32767]));
     let b = (-32768i16).to_le_bytes();
-    mul_s16(&mut arena, Src::Arena(0), Src::Flash(&b), 6, &p);
+    mul_s16(&mut arena, Src::Arena(0), Src::Bytes(&b), 6, &p);
     // 8192 · -32768 / 16384 = -16384; -24576 · -32768 / 16384 = 49152 → 30000;
     // 32767 · -32768 / 16384 = -65534 → -32768.
     assert_eq!(read(&arena[6..]), [-16384, 30000, -32768]);
@@ -227,7 +227,7 @@ fn s32_ops_wrap_clamp_and_broadcast() {
     add_s32(
         &mut arena,
         Src::Arena(0),
-        Src::Flash(&2i32.to_le_bytes()),
+        Src::Bytes(&2i32.to_le_bytes()),
         0,
         &scalar,
     );
@@ -251,7 +251,7 @@ fn float_ops_and_minmax() {
         act_min: 0.0,
         act_max: f32::MAX,
     };
-    mul_f32(&mut arena, Src::Arena(0), Src::Flash(&b), 8, &p);
+    mul_f32(&mut arena, Src::Arena(0), Src::Bytes(&b), 8, &p);
     assert_eq!(crate::bytes::read_f32(&arena[8..], 0), 1.5);
     assert_eq!(crate::bytes::read_f32(&arena[8..], 1), 0.0);
     let m = MinMax {
@@ -266,7 +266,7 @@ fn float_ops_and_minmax() {
     maximum_s8(
         &mut bytes,
         Src::Arena(0),
-        Src::Flash(&[0u8]),
+        Src::Bytes(&[0u8]),
         0,
         &MinMax {
             shape: &[3],
@@ -294,7 +294,7 @@ fn add_f32_broadcasts_both_inputs() {
         act_min: f32::MIN,
         act_max: f32::MAX,
     };
-    add_f32(&mut arena, Src::Arena(0), Src::Flash(&b), 24, &p);
+    add_f32(&mut arena, Src::Arena(0), Src::Bytes(&b), 24, &p);
     let out: [f32; 12] = core::array::from_fn(|i| crate::bytes::read_f32(&arena[24..], i));
     assert_eq!(
         out,

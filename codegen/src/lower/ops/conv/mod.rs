@@ -27,7 +27,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::conv as P;
 use crate::lower::types::Types;
-use crate::lower::{OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
+use crate::lower::{Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -50,11 +50,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         activation: o.activation,
     };
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let num = if input.dtype == DType::I16 {
-        None
-    } else {
-        Some(ctx.input_num(input)?)
-    };
+    let num = ctx.input_num_or_i16(input)?;
     ctx.expect_rank("input", input, 4)?;
     ctx.expect_rank("filter", filter, 4)?;
     ctx.expect_rank("output", output, 4)?;
@@ -100,7 +96,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
             }
         };
     }
-    let Some(num) = num else {
+    if num == Num::I16 {
         let options_bias_type = ctx
             .tflite_operator()
             .ok()
@@ -152,7 +148,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                 acc32: q.acc32,
             }),
         ));
-    };
+    }
     if filter.dtype == DType::I4 {
         return super::int4::conv2d(ctx, (i, f, out), &g, w.activation);
     }

@@ -2,7 +2,7 @@
 //! `Prepare` checks and computes them (shared by CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV and the
 //! INT4-weight kernels).
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ir::{Activation, DType};
 use crate::lower::{Data, Num, OpContext};
 
@@ -44,7 +44,8 @@ pub(in crate::lower::ops) const CONV_INPUTS: Inputs = Inputs {
 };
 
 /// Type checks, requantization and activation range for an int8 or float convolution with inputs
-/// `at`, whose output channels lie along `filter_axis` of the filter.
+/// `at`, whose output channels lie along `filter_axis` of the filter. An int16 (16x8) convolution
+/// is [`quant_16x8`](super::quant_16x8)'s: its lowerings take it there first.
 pub(in crate::lower::ops) fn weights_and_range(
     ctx: &OpContext,
     (num, at): (Num, Inputs),
@@ -95,5 +96,12 @@ pub(in crate::lower::ops) fn weights_and_range(
                 act_max,
             })
         }
+        Num::I16 => Err(Error::Internal {
+            detail: format!(
+                "operator #{}: an int16 convolution reached the int8 and float32 weights' checks \
+                 (its lowering takes int16 to quant_16x8)",
+                ctx.op().source_index
+            ),
+        }),
     }
 }
