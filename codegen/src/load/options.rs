@@ -260,7 +260,10 @@ impl Ctx<'_, '_> {
     fn positive(&self, field: &str, v: i32) -> Result<usize> {
         match usize::try_from(v) {
             Ok(n) if n >= 1 => Ok(n),
-            _ => Err(self.corrupt(format!("{field} is {v}; it must be at least 1"))),
+            _ => Err(self.corrupt(format!(
+                "{field} is {v}; it must be at least 1 ({})",
+                why_positive(field)
+            ))),
         }
     }
 
@@ -268,6 +271,25 @@ impl Ctx<'_, '_> {
     fn non_negative(&self, field: &str, v: i32) -> Result<usize> {
         usize::try_from(v)
             .map_err(|_| self.corrupt(format!("{field} is {v}; it must not be negative")))
+    }
+}
+
+/// What TFLM does with a value [`Ctx::positive`] refuses, for the message: no refusal of TFLM's,
+/// so these are refused as corrupt rather than on one of `Grounds`' three grounds.
+fn why_positive(field: &str) -> &'static str {
+    match field {
+        "rank" => "TFLM's PrepareSvdf takes num_filters % rank: a division by zero",
+        "filter_width" | "filter_height" => {
+            "TFLM pools over no taps: MAX_POOL_2D writes the activation minimum, AVERAGE_POOL_2D \
+             leaves its output unwritten"
+        }
+        _ => {
+            "TFLM's padding.h refuses it in ComputePaddingHeightWidthChecked, an error \
+             ComputePaddingHeightWidth ignores: all paddings become 0 and the kernel loops with \
+             it, every output along the axis reading the window at the image's origin (a stride \
+             of 0) or every tap the same pixel (a dilation of 0); older TFLM divided by the \
+             stride in ComputeOutSize"
+        }
     }
 }
 

@@ -19,6 +19,17 @@ pub(crate) const SHAPES_CHECKED_ONLY_BY_DCHECK: &str =
      MatchingDim, NdArrayDescsForElementwiseBroadcast): it writes past the smaller tensor's end or \
      leaves output elements that nothing writes";
 
+/// Why a constant whose buffer is shorter than its shape is invalid. The loader refuses such a
+/// buffer as corrupt, so this only guards graphs built in memory.
+pub(crate) const CONSTANT_SHORTER_THAN_SHAPE: &str =
+    "TFLM reads a constant's elements by its shape: a buffer shorter than the shape needs is read \
+     past its end";
+
+/// Why a tensor of more than [`crate::lower::params::MAX_RANK`] dimensions is invalid (the loader
+/// refuses them first; this guards graphs built in memory).
+pub(crate) const MORE_THAN_SIX_DIMENSIONS: &str =
+    "RuntimeShape holds at most 6 dimensions (kMaxSmallSize), guarded only by TFLITE_DCHECK";
+
 /// The specification's clause for tensors of different element types where an operator's
 /// signature has one ([`OpContext::same_dtype`]).
 pub(crate) const ONE_ELEMENT_TYPE: &str =
@@ -83,6 +94,19 @@ impl<'g, 'm> OpContext<'g, 'm> {
             op: self.op().kind.name(),
             index: self.index(),
             reason: reason.into(),
+        }
+    }
+
+    /// An [`Error::Internal`] naming this operator: a broken invariant of tinyaot's own (what the
+    /// loader or an earlier check guarantees), not a fault of the model.
+    pub fn internal(&self, detail: impl Into<String>) -> Error {
+        Error::Internal {
+            detail: format!(
+                "operator #{} {}: {}",
+                self.index(),
+                self.op().kind.name(),
+                detail.into()
+            ),
         }
     }
 

@@ -20,7 +20,10 @@ pub mod types;
 use crate::error::{Error, Grounds, Result};
 use crate::ir::{op_name, DType, Graph, OpCode};
 pub use access::{keeps, Access, Contract, Stream, CONTRACTS};
-pub(crate) use context::{Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
+pub(crate) use context::{
+    Num, OpContext, CONSTANT_SHORTER_THAN_SHAPE, MORE_THAN_SIX_DIMENSIONS,
+    SHAPES_CHECKED_ONLY_BY_DCHECK,
+};
 pub(crate) use ops::is_reshape_like;
 
 /// One step of the generated `invoke`.

@@ -256,13 +256,24 @@ fn hard_swish(ctx: &OpContext) -> Result<Kernel> {
     let reluish_scale = 3.0f32 / 32768.0;
     let (om, oexp) = quantize_multiplier((hires_input_scale / so) as f64);
     if oexp > 0 {
-        return Err(ctx.unsupported(format!(
-            "output multiplier exponent {oexp} > 0 (input scale {si} too large for output scale {so}); TFLM rejects this"
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output multiplier exponent {oexp} > 0 (input scale {si} too large for output \
+                 scale {so}); TFLM rejects this"
+            ),
+            Grounds::tflm(
+                "hard_swish_common.cc HardSwishPrepare: \
+                 TF_LITE_ENSURE(params->output_multiplier_exponent <= 0)",
+            ),
+        ));
     }
     let (rm, rexp) = quantize_multiplier((hires_input_scale / reluish_scale) as f64);
     if om < 0 || rm < 0 {
-        return Err(ctx.unsupported("negative scale"));
+        // Unreachable: both ratios are of positive scales (`int8_quant`).
+        return Err(ctx.invalid(
+            "negative scale",
+            Grounds::spec("TFLite quantization specification: scales are positive and finite"),
+        ));
     }
     unary(ctx, "hard_swish_s8", |len| P::HardSwishS8 {
         len,

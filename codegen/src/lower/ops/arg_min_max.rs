@@ -113,7 +113,14 @@ fn arg_min_max(ctx: &OpContext, [int8, float]: [&'static str; 2]) -> Result<Kern
         ));
     }
     if input.num_elements() == 0 {
-        return Err(ctx.unsupported("empty input"));
+        return Err(ctx.invalid(
+            "empty input",
+            Grounds::undefined(
+                "reference arg_min_max.h ArgMinMax reads input1_data[outer * axis_size * \
+                 inner_size + inner] before looping over the axis: an empty input is read out \
+                 of bounds",
+            ),
+        ));
     }
     Ok(kernel(
         function,

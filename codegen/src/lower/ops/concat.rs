@@ -79,10 +79,15 @@ fn pack(ctx: &OpContext) -> Result<Kernel> {
     match output.dtype {
         DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {}
         other => {
-            return Err(ctx.unsupported(format!(
-                "the output has type {other}; TFLM's PACK supports FLOAT32, INT8, INT16, INT32 and \
-                 INT64"
-            )))
+            return Err(ctx.invalid(
+                format!(
+                    "the output has type {other}; TFLM's PACK supports FLOAT32, INT8, INT16, \
+                     INT32 and INT64"
+                ),
+                Grounds::tflm(
+                    "pack.cc PackEval: \"Type '%s' is not supported by pack.\" (kTfLiteError)",
+                ),
+            ))
         }
     }
     let n = ctx.op().inputs.len();
@@ -202,9 +207,13 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
         _ => (0, Activation::None),
     };
     if activation != Activation::None {
-        return Err(ctx.unsupported(format!(
-            "fused activation {activation:?}: TFLM's CONCATENATION supports none"
-        )));
+        return Err(ctx.invalid(
+            format!("fused activation {activation:?}: TFLM's CONCATENATION supports none"),
+            Grounds::tflm(
+                "concatenation.cc ConcatenationPrepare: TF_LITE_ENSURE_EQ(params->activation, \
+                 kTfLiteActNone)",
+            ),
+        ));
     }
     let output = ctx.output(0)?;
     // TFLM's Eval: FLOAT32, INT8, INT16, INT32, INT64 and BOOL, all copied as bytes.
@@ -225,7 +234,13 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
     }
     let n = ctx.op().inputs.len();
     if n == 0 || n > CONCAT_FUNCTIONS.len() {
-        return Err(ctx.unsupported(format!("{n} inputs; 1 to 10 are supported (as TFLM)")));
+        return Err(ctx.invalid(
+            format!("{n} inputs; TFLM's CONCATENATION takes 1 to 10"),
+            Grounds::tflm(
+                "concatenation.cc ConcatenationPrepare: TF_LITE_ENSURE(input 0 != nullptr) and \
+                 TF_LITE_ENSURE(num_inputs <= kMaxInputNum = 10)",
+            ),
+        ));
     }
     // The loader refuses ranks above TFLM's 6 (`load::MAX_RANK`), and the kernel walks no shape.
     let rank = output.shape.len();

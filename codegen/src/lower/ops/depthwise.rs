@@ -25,7 +25,8 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
 /// `depthwise::depthwise_conv2d_f32`.
 fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     let Options::DepthwiseConv2D(o) = &ctx.op().options else {
-        return Err(ctx.unsupported("missing DepthwiseConv2DOptions"));
+        // The loader refuses a depthwise convolution without options (strides 0) as corrupt.
+        return Err(ctx.internal("no DepthwiseConv2D options decoded"));
     };
     // TFLM's depthwise Prepare takes a third input as a bias without checking that it is present,
     // and crashes on an absent one (-1); CONV_2D and FULLY_CONNECTED handle that case.
@@ -60,9 +61,28 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
             Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
         ));
     }
-    if i[0] != out[0] || f[0] != 1 || f[3] != out[3] || i[3] == 0 || out[3] % i[3] != 0 {
+    if i[3] == 0 || out[3] % i[3] != 0 || f[0] == 0 {
+        // TFLM's kernels loop over input channels × the multiplier, checked against the output
+        // channels only with TFLITE_DCHECK_EQ: no multiplier fits, so output channels are left
+        // unwritten or written past; an empty filter is read past its end.
+        return Err(ctx.invalid(
+            format!(
+                "input {i:?}, filter {f:?} and output {out:?} do not fit a depthwise convolution \
+                 (filter [1, h, w, input channels * multiplier])"
+            ),
+            Grounds::undefined(
+                "reference depthwise_conv: TFLITE_DCHECK_EQ(output_depth, input_depth * \
+                 depth_multiplier) only; the loops write channel m + ic * depth_multiplier \
+                 of the output and read the filter's first slice",
+            ),
+        ));
+    }
+    if f[0] != 1 {
+        // TFLM reads the filter's first slice only: a defined result, not compiled.
         return Err(ctx.unsupported(format!(
-            "input {i:?}, filter {f:?} and output {out:?} do not fit a depthwise convolution (filter [1, h, w, input channels * multiplier])"
+            "filter {f:?} has {} slices (TFLM reads only the first); supported: a filter \
+             [1, h, w, input channels * multiplier]",
+            f[0]
         )));
     }
     let depth_multiplier = out[3] / i[3];

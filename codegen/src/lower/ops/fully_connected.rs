@@ -26,7 +26,8 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
 /// `fully_connected::fully_connected_acc32_s16` / `fully_connected::fully_connected_f32`.
 fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     let Options::FullyConnected(o) = &ctx.op().options else {
-        return Err(ctx.unsupported("missing FullyConnectedOptions"));
+        // The loader gives an op without options TFLM's defaults (its zeroed params).
+        return Err(ctx.internal("no FullyConnected options decoded"));
     };
     if o.shuffled_weights {
         // TFLM ignores the format and reads the bytes in the default layout: a result, but not
@@ -46,7 +47,14 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     ctx.expect_rank("weights", filter, 2)?;
     let filter_index = ctx.constant_input(1, "weights")?;
     let (units, depth) = (filter.shape[0], filter.shape[1]);
-    if depth == 0 || units == 0 || input.num_elements() % depth != 0 {
+    if depth == 0 {
+        // TFLM computes a dot product of no terms: the bias.
+        return Err(ctx.unsupported(format!(
+            "weights {:?} have an input depth of 0; supported: a non-empty depth",
+            filter.shape
+        )));
+    }
+    if units == 0 || input.num_elements() % depth != 0 {
         return Err(ctx.unsupported(format!(
             "input {:?} is not a whole number of rows of the weights' depth {depth}",
             input.shape

@@ -9,7 +9,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::lstm as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
-use crate::lower::{Data, OpContext, Operand};
+use crate::lower::{Data, OpContext, Operand, CONSTANT_SHORTER_THAN_SHAPE};
 use tinyaot_schema::tflite::ActivationFunctionType;
 
 /// The operators of this family.
@@ -57,6 +57,18 @@ const VARIANTS: [(usize, &str); 9] = [
 
 /// The scale of the gates' pre-activations (TFLM's Q3.12) and of the sigmoid and tanh outputs
 /// (Q0.15).
+/// Why a cell gate activation other than TANH is undefined in TFLM.
+const LSTM_CELL_ACTIVATION: &str =
+    "lstm_eval.h CalculateLstmGate: an activation other than kTfLiteActSigmoid or kTfLiteActTanh \
+     reaches `default: TFLITE_ASSERT_FALSE`, a debug-only assertion (abort without NDEBUG, \
+     nothing with it, leaving the gate's raw sums)";
+
+/// Why a float LSTM with other than float weights is undefined in TFLM.
+const LSTM_FLOAT_WEIGHTS: &str =
+    "unidirectional_sequence_lstm.cc UnidirectionalSequenceLstmEval runs EvalLstm<float, float, \
+     float, float> for a FLOAT32 input whatever the weights' type (Prepare checks only that they \
+     share one): narrower weights are read as float, past their end";
+
 const GATE_SCALE: f64 = 1.0 / 4096.0;
 const ACTIVATION_SCALE: f64 = 1.0 / 32768.0;
 
@@ -73,11 +85,18 @@ struct Sizes {
 fn lstm(ctx: &OpContext) -> Result<Kernel> {
     for (i, what) in VARIANTS {
         if ctx.optional_input(i).is_some() {
-            return Err(ctx.unsupported(format!(
-                "input {i} ({what}) is present: TFLM implements the standard LSTM only (no \
-                 peephole, projection or layer normalization); supported: inputs 0-8, 12-15, 18 \
-                 and 19"
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "input {i} ({what}) is present: TFLM implements the standard LSTM only (no \
+                     peephole, projection or layer normalization); supported: inputs 0-8, \
+                     12-15, 18 and 19"
+                ),
+                Grounds::tflm(
+                    "lstm_eval.cc LstmTensors::ValidateTensorStatus: \
+                     TF_LITE_ENSURE(internal_tensors_[i] == nullptr) for the peephole (9-11), \
+                     projection (16-17) and layer-norm (20-23) inputs",
+                ),
+            ));
         }
     }
     for (gate, input_weights, recurrent_weights, bias) in GATES {
@@ -87,10 +106,17 @@ fn lstm(ctx: &OpContext) -> Result<Kernel> {
             (bias, "bias"),
         ] {
             if ctx.optional_input(i).is_none() {
-                return Err(ctx.unsupported(format!(
-                    "the {gate} gate's {what} (input {i}) are absent (CIFG, or a model TFLM \
-                     refuses); TFLM's kernel needs all four gates' weights and biases"
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "the {gate} gate's {what} (input {i}) are absent (CIFG); TFLM's kernel \
+                         needs all four gates' weights and biases"
+                    ),
+                    Grounds::tflm(
+                        "lstm_eval.cc LstmTensors::ValidateTensorStatus: \
+                         TF_LITE_ENSURE(internal_tensors_[i] != nullptr) for the weights (1-8) \
+                         and biases (12-15)",
+                    ),
+                ));
             }
         }
     }
@@ -139,11 +165,7 @@ fn lstm(ctx: &OpContext) -> Result<Kernel> {
             ctx.invalid(
                 "no UnidirectionalSequenceLSTMOptions: TFLM's defaults have no cell gate \
                  activation, which its kernel does not implement",
-                Grounds::tflm(
-                    "lstm_eval: the cell gate activation kTfLiteActNone, the parser's \
-                     default without options, is not one the kernel's activation switch \
-                     implements",
-                ),
+                Grounds::undefined(LSTM_CELL_ACTIVATION),
             )
         })?;
     if sizes.time_major != options.time_major() {
@@ -157,20 +179,28 @@ fn lstm(ctx: &OpContext) -> Result<Kernel> {
     }
     let activation = options.fused_activation_function();
     if activation != ActivationFunctionType::TANH {
-        return Err(ctx.unsupported(format!(
-            "cell gate activation {:?} is not supported; supported: TANH (TFLM's kernel \
-             implements only TANH and SIGMOID, which a model cannot name)",
-            activation.variant_name().unwrap_or("unknown")
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "cell gate activation {:?}; TFLM's kernel implements only TANH (and SIGMOID, \
+                 which a model cannot name)",
+                activation.variant_name().unwrap_or("unknown")
+            ),
+            Grounds::undefined(LSTM_CELL_ACTIVATION),
+        ));
     }
     let cell_clip = options.cell_clip();
     match input.dtype {
         DType::F32 => lstm_f32(ctx, sizes, cell, cell_clip),
         DType::I8 | DType::I16 => lstm_int(ctx, sizes, cell, cell_clip),
-        other => Err(ctx.unsupported(format!(
-            "input type {other} is not supported; supported: INT8, INT16 (with INT8 weights) and \
-             FLOAT32"
-        ))),
+        other => Err(ctx.invalid(
+            format!(
+                "input type {other}; TFLM's LSTM takes INT8, INT16 (with INT8 weights) and FLOAT32"
+            ),
+            Grounds::tflm(
+                "unidirectional_sequence_lstm.cc UnidirectionalSequenceLstmEval: \"Input type \
+                 %s (%d) not supported.\" (kTfLiteError)",
+            ),
+        )),
     }
 }
 
@@ -241,7 +271,12 @@ fn sizes(
         ));
     }
     if batches == 0 || time_steps == 0 || input_size == 0 || units == 0 {
-        return Err(ctx.unsupported("an empty dimension is not supported"));
+        // The output's empty dimensions are refused before lowering; an input size of 0 is a
+        // dot product of no terms, which TFLM computes (the biases).
+        return Err(ctx.unsupported(
+            "an empty dimension is not supported; supported: non-empty batches, time steps, \
+             input size and units",
+        ));
     }
     Ok(Sizes {
         batches,
@@ -272,7 +307,12 @@ fn interleave(ctx: &OpContext, which: usize, units: usize, size: usize) -> Resul
             .data
             .as_deref()
             .and_then(|d| d.get(..t.num_elements() * size))
-            .ok_or_else(|| ctx.unsupported("weights have fewer bytes than their shape needs"))?;
+            .ok_or_else(|| {
+                ctx.invalid(
+                    "weights have fewer bytes than their shape needs",
+                    Grounds::undefined(CONSTANT_SHORTER_THAN_SHAPE),
+                )
+            })?;
         gates.push(data);
     }
     let row = gates[0].len() / units;
@@ -289,11 +329,14 @@ fn interleave(ctx: &OpContext, which: usize, units: usize, size: usize) -> Resul
 fn lstm_f32(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<Kernel> {
     let weights = ctx.input(2)?;
     if weights.dtype != DType::F32 {
-        return Err(ctx.unsupported(format!(
-            "float input with {} weights (hybrid quantization) is not supported; supported: \
-             all-FLOAT32, or INT8 / INT16 activations with INT8 weights",
-            weights.dtype
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "float input with {} weights (hybrid quantization); TFLM's LSTM takes \
+                 all-FLOAT32, or INT8 / INT16 activations with INT8 weights",
+                weights.dtype
+            ),
+            Grounds::undefined(LSTM_FLOAT_WEIGHTS),
+        ));
     }
     ctx.expect_dtype("cell state", cell, DType::F32)?;
     let floats = |bytes: Vec<u8>| -> Vec<f32> {
@@ -310,7 +353,12 @@ fn lstm_f32(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
             .data
             .as_deref()
             .and_then(|d| d.get(..4 * s.units))
-            .ok_or_else(|| ctx.unsupported("the biases must be constant"))?;
+            .ok_or_else(|| {
+                ctx.unsupported(
+                    "a bias is computed at run time; supported: constant biases (TFLM reads a \
+                     computed one)",
+                )
+            })?;
         for (j, v) in floats(data.to_vec()).into_iter().enumerate() {
             biases[4 * j + g] = v;
         }
@@ -356,16 +404,28 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     let shift = 12 + power;
     let (cell_tanh_multiplier, cell_tanh_shift) = if shift >= 0 {
         if shift > 14 {
-            return Err(ctx.unsupported(format!(
-                "cell state scale 2^{power} is too coarse for TFLM's int16 tanh (at most 2^2)"
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "cell state scale 2^{power} is too coarse for TFLM's int16 tanh (at most 2^2)"
+                ),
+                Grounds::undefined(
+                    "lstm_eval.cc Tanh gives reference_integer_ops::Tanh the multiplier \
+                     3 << (12 + power): above 2^2 an int16 cell state times it overflows int32",
+                ),
+            ));
         }
         (3 << shift, 0)
     } else {
         if -shift > 31 {
-            return Err(ctx.unsupported(format!(
-                "cell state scale 2^{power} is too fine for TFLM's int16 tanh (at least 2^-43)"
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "cell state scale 2^{power} is too fine for TFLM's int16 tanh (at least 2^-43)"
+                ),
+                Grounds::undefined(
+                    "lstm_eval.cc Tanh gives reference_integer_ops::Tanh a right shift of \
+                     -(12 + power): below 2^-43 an int32 is shifted by 32 bits or more",
+                ),
+            ));
         }
         (3, -shift)
     };
@@ -379,7 +439,8 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
             if scales.len() != 1 {
                 return Err(ctx.unsupported(format!(
                     "the {gate} gate's weights are quantized per channel; TFLM's LSTM \
-                     requantizes with one multiplier per tensor (it would misread them)"
+                     requantizes with one multiplier per tensor (the first channel's scale, \
+                     params.scale); supported: per-tensor weights"
                 )));
             }
             let real = f64::from(s_x) * f64::from(scales[0]) / GATE_SCALE;
@@ -530,8 +591,8 @@ fn cell_scale_power(ctx: &OpContext, scale: f32) -> Result<i32> {
     let (mantissa, exponent) = crate::lower::quant::frexp(f64::from(scale));
     if mantissa != 0.5 {
         return Err(ctx.unsupported(format!(
-            "cell state scale {scale:e} is not a power of two; TFLM's int16 tanh of the cell \
-             state needs one (the converter always makes it one)"
+            "cell state scale {scale:e} is not a power of two (TFLM rounds its log2); \
+             supported: a power of two, as the converter always makes it"
         )));
     }
     Ok(exponent - 1)

@@ -98,7 +98,10 @@ fn mean(ctx: &OpContext) -> Result<Kernel> {
     }
     let (kept, red) = split_axes(&input.shape, &reduced);
     if kept.len() > MAX_RANK || red.len() > MAX_RANK {
-        return Err(ctx.unsupported("too many dimensions"));
+        return Err(ctx.invalid(
+            "too many dimensions",
+            Grounds::undefined(crate::lower::MORE_THAN_SIX_DIMENSIONS),
+        ));
     }
     let kept_shape: Vec<usize> = kept.iter().map(|r| r.0).collect();
     let kept_strides: Vec<usize> = kept.iter().map(|r| r.1).collect();
@@ -130,8 +133,15 @@ fn mean(ctx: &OpContext) -> Result<Kernel> {
     };
     let n = red.iter().map(|r| r.0 as i64).product::<i64>();
     ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
-    let (multiplier, shift) = mean_multiplier(si, so, n)
-        .ok_or_else(|| ctx.unsupported("the mean's rescaling is out of TFLM's range"))?;
+    let (multiplier, shift) = mean_multiplier(si, so, n).ok_or_else(|| {
+        ctx.invalid(
+            "the mean's rescaling is out of TFLM's range",
+            Grounds::undefined(
+                "reduce_common.cc EvalIntegerMean shifts the multiplier left by \
+                     min(log2(count), 32, 31 + shift): negative here, an undefined shift",
+            ),
+        )
+    })?;
     Ok(kernel(
         if int16 { "mean_s16" } else { "mean_s8" },
         in_out(ctx)?,

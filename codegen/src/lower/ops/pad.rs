@@ -64,19 +64,50 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
     };
     ctx.same_dtype("the output", output, input)?;
     let rank = input.shape.len();
-    if rank > 5 || output.shape.len() != rank {
-        return Err(ctx.unsupported(format!(
-            "input rank {rank}, output rank {}: TFLM pads tensors of up to 5 dimensions",
-            output.shape.len()
-        )));
+    if rank > 5 {
+        return Err(ctx.invalid(
+            format!("input rank {rank}: TFLM pads tensors of up to 5 dimensions"),
+            Grounds::tflm(
+                "pad_common.cc PadPrepare: TF_LITE_ENSURE(NumDimensions(input) <= \
+                 PadKernelMaxDimensionCount())",
+            ),
+        ));
+    }
+    if output.shape.len() != rank {
+        return Err(ctx.invalid(
+            format!(
+                "input rank {rank}, output rank {}: PAD keeps the rank",
+                output.shape.len()
+            ),
+            Grounds::undefined(
+                "pad_common.cc PadPrepare checks the paddings against the output's rank \
+                 (TF_LITE_ENSURE_EQ, refused otherwise), then reads input->dims->data[i] for \
+                 every output dimension and the paddings for every input dimension: one of \
+                 them is read past its end",
+            ),
+        ));
+    }
+    if !ctx.input(1)?.is_constant() {
+        return Err(ctx.invalid(
+            "the paddings are computed at run time",
+            Grounds::tflm(
+                "pad_common.cc PadPrepare: TF_LITE_ENSURE_MSG(IsConstantTensor(paddings))",
+            ),
+        ));
     }
     let paddings = ctx.const_i32s("paddings", ctx.input(1)?)?;
     if paddings.len() != 2 * rank {
-        return Err(ctx.unsupported(format!(
-            "paddings has {} values; expected {} (two per dimension)",
-            paddings.len(),
-            2 * rank
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "paddings has {} values; expected {} (two per dimension)",
+                paddings.len(),
+                2 * rank
+            ),
+            Grounds::tflm(
+                "pad_common.cc PadPrepare: TF_LITE_ENSURE_EQ(FlatSize(paddings), \
+                 output->dims->size * 2)",
+            ),
+        ));
     }
     let mut before = Vec::with_capacity(rank);
     let mut after = Vec::with_capacity(rank);
@@ -92,10 +123,16 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
             ));
         }
         if input.shape[d] + b as usize + a as usize != output.shape[d] {
-            return Err(ctx.unsupported(format!(
-                "output dimension {d} is {}, expected {} + {b} + {a}",
-                output.shape[d], input.shape[d]
-            )));
+            return Err(ctx.invalid(
+                format!(
+                    "output dimension {d} is {}, expected {} + {b} + {a}",
+                    output.shape[d], input.shape[d]
+                ),
+                Grounds::tflm(
+                    "pad_common.cc PadPrepare: TF_LITE_ENSURE_EQ(output_dim, input dim + \
+                     paddings)",
+                ),
+            ));
         }
         before.push(b as usize);
         after.push(a as usize);
@@ -179,10 +216,18 @@ fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<Option<(&'g Tensor<
     };
     ctx.same_dtype("the constant value", value, ctx.output(0)?)?;
     let Some(data) = value.data.as_deref() else {
-        return Err(ctx.unsupported("the constant value is not a constant tensor"));
+        // TFLM reads a computed one at Eval.
+        return Err(ctx.unsupported(
+            "the constant value is computed at run time; supported: a constant tensor",
+        ));
     };
     if value.num_elements() != 1 {
-        return Err(ctx.unsupported("the constant value must have exactly one element"));
+        return Err(ctx.invalid(
+            "the constant value must have exactly one element",
+            Grounds::tflm(
+                "pad_common.cc PadPrepare: TF_LITE_ENSURE_EQ(NumElements(constant_values), 1)",
+            ),
+        ));
     }
     Ok(Some((value, data)))
 }
@@ -193,9 +238,12 @@ fn int32_pad_value(ctx: &OpContext) -> Result<PadValue> {
     let Some((_, data)) = constant_value(ctx)? else {
         return Ok(PadValue::I32(0));
     };
-    let b = data
-        .get(..4)
-        .ok_or_else(|| ctx.unsupported("empty constant value"))?;
+    let b = data.get(..4).ok_or_else(|| {
+        ctx.invalid(
+            "empty constant value",
+            Grounds::undefined(crate::lower::CONSTANT_SHORTER_THAN_SHAPE),
+        )
+    })?;
     Ok(PadValue::I32(i32::from_le_bytes([b[0], b[1], b[2], b[3]])))
 }
 
@@ -207,7 +255,12 @@ fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
         Num::I8 => {
             let (_, zo) = ctx.int8_quant("the output", output)?;
             if !(-128..=127).contains(&zo) {
-                return Err(ctx.unsupported(format!("output zero point {zo} is outside int8")));
+                return Err(ctx.invalid(
+                    format!("output zero point {zo} is outside int8"),
+                    Grounds::tflm(
+                        "pad_common.cc PadPrepare: TF_LITE_ENSURE(output zero point within int8)",
+                    ),
+                ));
             }
             zo
         }
@@ -227,25 +280,39 @@ fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
             let (sv, zv) = ctx.per_tensor_quant("the constant value", value)?;
             let (so, _) = ctx.per_tensor_quant("the output", output)?;
             if zv != zo || sv != so {
-                return Err(ctx.unsupported(
-                    "the constant value's quantization differs from the output's (TFLM requires equal)",
+                return Err(ctx.invalid(
+                    "the constant value's quantization differs from the output's (TFLM requires \
+                     equal)",
+                    Grounds::tflm(
+                        "pad_common.cc PadPrepare: TF_LITE_ENSURE_EQ(output and constant_values \
+                         zero points, and scales)",
+                    ),
                 ));
             }
-            let byte = *data
-                .first()
-                .ok_or_else(|| ctx.unsupported("empty constant value"))?;
+            let byte = *data.first().ok_or_else(|| {
+                ctx.invalid(
+                    "empty constant value",
+                    Grounds::undefined(crate::lower::CONSTANT_SHORTER_THAN_SHAPE),
+                )
+            })?;
             Ok(PadValue::I8(byte as i8 as i32))
         }
         Num::I16 => {
-            let b = data
-                .get(..2)
-                .ok_or_else(|| ctx.unsupported("empty constant value"))?;
+            let b = data.get(..2).ok_or_else(|| {
+                ctx.invalid(
+                    "empty constant value",
+                    Grounds::undefined(crate::lower::CONSTANT_SHORTER_THAN_SHAPE),
+                )
+            })?;
             Ok(PadValue::I16(i32::from(i16::from_le_bytes([b[0], b[1]]))))
         }
         Num::F32 => {
-            let b = data
-                .get(..4)
-                .ok_or_else(|| ctx.unsupported("constant value shorter than 4 bytes"))?;
+            let b = data.get(..4).ok_or_else(|| {
+                ctx.invalid(
+                    "constant value shorter than 4 bytes",
+                    Grounds::undefined(crate::lower::CONSTANT_SHORTER_THAN_SHAPE),
+                )
+            })?;
             Ok(PadValue::F32(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
         }
     }

@@ -42,7 +42,8 @@ enum Kind {
 /// AVERAGE_POOL_2D / MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,s16,f32}`.
 fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
     let Options::Pool2D(o) = &ctx.op().options else {
-        return Err(ctx.unsupported("missing Pool2DOptions"));
+        // The loader refuses a pool without options (stride and filter 0) as corrupt.
+        return Err(ctx.internal("no Pool2D options decoded"));
     };
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     // int16: TFLM's int8 pools on int16 values, with the same checks.

@@ -33,7 +33,8 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
 /// SOFTMAX → `softmax::softmax_s8` / `softmax::softmax_f32`, over the last dimension.
 fn softmax(ctx: &OpContext) -> Result<Kernel> {
     let Options::Softmax { beta } = ctx.op().options else {
-        return Err(ctx.unsupported("missing SoftmaxOptions"));
+        // The loader gives an op without options TFLM's default (its zeroed params: beta 0).
+        return Err(ctx.internal("no Softmax options decoded"));
     };
     if !beta.is_finite() {
         return Err(ctx.invalid(
@@ -67,15 +68,23 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
             Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
         ));
     }
-    let depth = match input.shape.last() {
-        Some(&d) if d > 0 => d,
-        _ => {
-            return Err(ctx.unsupported(format!(
-                "input shape {:?} has no last dimension",
-                input.shape
-            )))
-        }
-    };
+    let depth =
+        match input.shape.last() {
+            Some(&d) if d > 0 => d,
+            None => return Err(ctx.invalid(
+                "the input is a scalar (rank 0)",
+                Grounds::tflm(
+                    "softmax_common.cc SoftmaxPrepare: TF_LITE_ENSURE(NumDimensions(input) >= 1)",
+                ),
+            )),
+            // An empty last dimension: TFLM runs over no elements.
+            Some(_) => {
+                return Err(ctx.unsupported(format!(
+                    "input shape {:?} has an empty last dimension; supported: a non-empty one",
+                    input.shape
+                )))
+            }
+        };
     let rows = input.num_elements() / depth;
     match num {
         Num::I16 => softmax_s16(ctx, beta, rows, depth),
@@ -120,9 +129,14 @@ fn softmax(ctx: &OpContext) -> Result<Kernel> {
             // within 31, so `OpContext::multiplier`'s range check is implied).
             let (multiplier, shift) = quant::quantize_multiplier(real);
             if real.is_nan() || real <= 1.0 || shift < 0 {
-                return Err(ctx.unsupported(format!(
-                    "beta * input scale * 2^26 = {real} is not above 1 (TFLM requires it)"
-                )));
+                return Err(ctx.invalid(
+                    format!("beta * input scale * 2^26 = {real} is not above 1 (TFLM requires it)"),
+                    Grounds::tflm(
+                        "softmax_common.cc CalculateSoftmaxParams → quantization_util.cc \
+                         PreprocessSoftmaxScaling → QuantizeMultiplierGreaterThanOne: \
+                         TFLITE_CHECK_GT(double_multiplier, 1.) aborts",
+                    ),
+                ));
             }
             let diff_min = -quant::input_radius(SCALED_DIFF_INTEGER_BITS, shift, 31);
             let function = if int16_output {
@@ -170,9 +184,15 @@ fn softmax_s16(ctx: &OpContext, beta: f32, rows: usize, depth: usize) -> Result<
     }
     // A row's exps, each below 2^15, are summed in 32 bits.
     if depth > 65538 {
-        return Err(ctx.unsupported(format!(
-            "rows of {depth} int16 elements: TFLM's 32-bit sum of exps overflows beyond 65538"
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "rows of {depth} int16 elements: TFLM's 32-bit sum of exps overflows beyond 65538"
+            ),
+            Grounds::undefined(
+                "reference softmax.h SoftmaxInt16 sums a row's exps (each up to 32767) in an \
+                 int32_t: beyond 65538 elements the sum can overflow (signed overflow)",
+            ),
+        ));
     }
     // Differences from the row maximum (down to -65535) in exp table units, -65535 being -10.0.
     let (input_multiplier, input_shift) = ctx.multiplier(
@@ -180,11 +200,19 @@ fn softmax_s16(ctx: &OpContext, beta: f32, rows: usize, depth: usize) -> Result<
         f64::from(s_in) * f64::from(beta) / (10.0 / 65535.0),
     )?;
     if input_shift > 15 {
-        return Err(ctx.unsupported(format!(
-            "input scale × beta = {:e} is too large: TFLM shifts differences of up to 65535 left \
-             by {input_shift} bits in 32-bit arithmetic, which overflows (supported: at most 15)",
-            f64::from(s_in) * f64::from(beta)
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "input scale × beta = {:e} is too large: TFLM shifts differences of up to 65535 \
+                 left by {input_shift} bits in 32-bit arithmetic, which overflows (supported: at \
+                 most 15)",
+                f64::from(s_in) * f64::from(beta)
+            ),
+            Grounds::undefined(
+                "reference softmax.h SoftmaxInt16: MultiplyByQuantizedMultiplier(input_diff, \
+                 input_multiplier, input_left_shift) shifts a difference of up to 65535 left by \
+                 more than 15 bits in int32 (signed overflow)",
+            ),
+        ));
     }
     let (exp_lut, recip_lut) = int16_tables();
     Ok(kernel(

@@ -141,7 +141,8 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
     // model says, and so does tinyaot: a model written for the masks then fails the output shape
     // check below, as it fails TFLM's CheckOutputSize.
     let Options::StridedSlice(o) = &ctx.op().options else {
-        return Err(ctx.unsupported("the op has no StridedSliceOptions"));
+        // The loader gives an op without options TFLM's defaults (its zeroed params).
+        return Err(ctx.internal("no StridedSlice options decoded"));
     };
     let rank = input.shape.len();
     // strided_slice_common.cc's kMaxDim.
@@ -154,12 +155,39 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
+    for (i, what) in [(1, "begin"), (2, "end"), (3, "strides")] {
+        if !ctx.input(i)?.is_constant() {
+            return Err(ctx.invalid(
+                format!("{what} is computed at run time; TFLM takes only a constant {what}"),
+                Grounds::tflm(
+                    "strided_slice_common.cc StridedSlicePrepare: \
+                     TF_LITE_ENSURE_MSG(IsConstantTensor(begin / end / strides))",
+                ),
+            ));
+        }
+    }
     let begin = ctx.const_ints("begin", ctx.input(1)?)?;
     let end = ctx.const_ints("end", ctx.input(2)?)?;
     let strides = ctx.const_ints("strides", ctx.input(3)?)?;
+    if begin.len() < rank || end.len() < rank || strides.len() < rank {
+        return Err(ctx.invalid(
+            format!(
+                "begin/end/strides have {}/{}/{} values for an input of rank {rank}",
+                begin.len(),
+                end.len(),
+                strides.len()
+            ),
+            Grounds::undefined(
+                "strided_slice_common.cc BuildStridedSliceParams reads begin, end and strides \
+                 [i] for every input dimension i: a shorter tensor is read past its end",
+            ),
+        ));
+    }
     if begin.len() != rank || end.len() != rank || strides.len() != rank {
+        // TFLM reads the first `rank` values and ignores the rest.
         return Err(ctx.unsupported(format!(
-            "begin/end/strides have {}/{}/{} values for an input of rank {rank}",
+            "begin/end/strides have {}/{}/{} values for an input of rank {rank}; supported: one \
+             per dimension",
             begin.len(),
             end.len(),
             strides.len()
@@ -172,7 +200,12 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
     let mut empty = false;
     for d in 0..rank {
         if strides[d] == 0 {
-            return Err(ctx.unsupported(format!("stride 0 in dimension {d}")));
+            return Err(ctx.invalid(
+                format!("stride 0 in dimension {d}"),
+                Grounds::tflm(
+                    "strided_slice_common.cc CheckOutputSize: TF_LITE_ENSURE_MSG(stride != 0)",
+                ),
+            ));
         }
         let bit = |mask: i32| mask & (1 << d) != 0;
         let shrink = bit(o.shrink_axis_mask);
@@ -203,10 +236,16 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
         dims.push((axis.count, strides[d] * in_strides[d] as i64));
     }
     if out_shape != output.shape {
-        return Err(ctx.unsupported(format!(
-            "output shape {:?} is not the slice's shape {out_shape:?}",
-            output.shape
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not the slice's shape {out_shape:?}",
+                output.shape
+            ),
+            Grounds::tflm(
+                "strided_slice_common.cc CheckOutputSize: TF_LITE_ENSURE_EQ(output dims, the \
+                 slice's)",
+            ),
+        ));
     }
     let dims = if empty {
         vec![(0, 1)]
@@ -215,7 +254,15 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
     };
     let mut steps = Vec::with_capacity(dims.len());
     for &(_, s) in &dims {
-        steps.push(i32::try_from(s).map_err(|_| ctx.unsupported("input too large"))?);
+        steps.push(i32::try_from(s).map_err(|_| {
+            ctx.invalid(
+                "input too large",
+                Grounds::undefined(
+                    "reference strided_slice.h computes element offsets in int: a step beyond \
+                     int32 overflows",
+                ),
+            )
+        })?);
     }
     Ok(kernel(
         "strided_slice",

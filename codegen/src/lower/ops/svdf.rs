@@ -44,7 +44,8 @@ struct Dims {
 /// SVDF → `svdf::svdf_s8` / `svdf::svdf_s8_state8` / `svdf::svdf_f32`.
 fn svdf(ctx: &OpContext) -> Result<Kernel> {
     let Options::Svdf(o) = &ctx.op().options else {
-        return Err(ctx.unsupported("missing SVDFOptions"));
+        // The loader refuses an SVDF without options (rank 0) as corrupt.
+        return Err(ctx.internal("no SVDF options decoded"));
     };
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     let (weights_feature, weights_time, state) = (ctx.input(1)?, ctx.input(2)?, ctx.input(4)?);
@@ -53,9 +54,14 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
     if ctx.optional_input(3).is_none() {
         // PrepareSvdf reads the bias's scale (int8) and EvalFloatSvdfReference its data (float)
         // without checking that there is one (TFLM's TODO #1751): TFLM crashes on such a model.
-        return Err(ctx.unsupported(
-            "SVDF without a bias is not supported: TFLM Micro dereferences the missing bias \
-             (its TODO #1751); supported: a constant bias of num_units values",
+        return Err(ctx.invalid(
+            "SVDF without a bias: TFLM Micro dereferences the missing bias (its TODO #1751); \
+             give it a constant bias of num_units values",
+            Grounds::undefined(
+                "svdf_common.cc PrepareSvdf reads bias->params.scale (int8) and \
+                 EvalFloatSvdfReference GetTensorData<float>(bias) (float) of the absent bias \
+                 without a null check (TODO #1751): a null-pointer dereference",
+            ),
         ));
     }
     if ctx
@@ -77,12 +83,18 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
     match input.dtype {
         DType::F32 => {
             if weights_feature.dtype != DType::F32 {
-                return Err(ctx.unsupported(format!(
-                    "float input with {} feature weights (hybrid SVDF) is not supported: TFLM \
-                     Micro does not run it; supported: all-INT8 (int16 or int8 time weights and \
-                     state) or all-FLOAT32",
-                    weights_feature.dtype
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "float input with {} feature weights (hybrid SVDF): TFLM Micro does not \
+                         run it; supported: all-INT8 (int16 or int8 time weights and state) or \
+                         all-FLOAT32",
+                        weights_feature.dtype
+                    ),
+                    Grounds::tflm(
+                        "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE_EQ(weights_feature->type, \
+                         kTfLiteFloat32) for a float input",
+                    ),
+                ));
             }
             ctx.expect_dtype("time weights", weights_time, DType::F32)?;
             ctx.expect_dtype("activation state", state, DType::F32)?;
@@ -180,10 +192,16 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                 int_params!("svdf_s8_state8", SvdfS8State8)
             }
         }
-        other => Err(ctx.unsupported(format!(
-            "input type {other} is not supported; supported: INT8 (int8 feature weights, int16 or \
-             int8 time weights and state, int32 bias) or FLOAT32"
-        ))),
+        other => Err(ctx.invalid(
+            format!(
+                "input type {other}; TFLM's SVDF takes INT8 (int8 feature weights, int16 or int8 \
+                 time weights and state, int32 bias) or FLOAT32"
+            ),
+            Grounds::tflm(
+                "svdf_common.cc PrepareSvdf: TF_LITE_ENSURE(input->type == kTfLiteFloat32 || \
+                 input->type == kTfLiteInt8)",
+            ),
+        )),
     }
 }
 

@@ -58,13 +58,25 @@ fn padding(padding: Padding, output: usize, filter: usize, stride: usize) -> Opt
     usize::try_from(total.max(0) / 2).ok()
 }
 
+/// What TFLM does with a TRANSPOSE_CONV stride below 1, which tinyaot does not compile.
+const TRANSPOSE_CONV_STRIDE: &str =
+    "TFLM runs a stride below 1 (padding.h's ComputePaddingHeightWidth ignores the error of its \
+     checked arithmetic and gives paddings of 0; the kernel skips output positions outside the \
+     output), which tinyaot does not compile; supported: strides of at least 1";
+
 /// TRANSPOSE_CONV (TFLM: int8, int16 with int8 weights, float32; input 0 the output shape, 1 the
 /// filter `[output_c, filter_h, filter_w, input_c]`, 2 the input, 3 an optional bias).
 fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
     let o = ctx
         .tflite_operator()?
         .builtin_options_as_transpose_conv_options()
-        .ok_or_else(|| ctx.unsupported("missing TransposeConvOptions"))?;
+        .ok_or_else(|| {
+            // TFLM parses absent options as its zeroed params: strides of 0, padding unknown
+            // (kNone), which it runs (see TRANSPOSE_CONV_STRIDE).
+            ctx.unsupported(format!(
+                "no TransposeConvOptions (TFLM's defaults: strides of 0); {TRANSPOSE_CONV_STRIDE}"
+            ))
+        })?;
     // The loader's own reading of these enums; a bad value is TFLM's Prepare refusing the model.
     let pad_kind = padding_from(o.padding()).ok_or_else(|| {
         ctx.invalid(
@@ -80,16 +92,10 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
         .iter_mut()
         .zip([("stride_h", o.stride_h()), ("stride_w", o.stride_w())])
     {
-        *s = usize::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| {
-            ctx.invalid(
-                format!("{name} is {v}; it must be at least 1"),
-                Grounds::undefined(
-                    "TFLM's output-size and padding arithmetic (padding.h) takes positive \
-                     strides: a stride of 0 or less maps every input to one output position \
-                     or before the output's start",
-                ),
-            )
-        })?;
+        *s = usize::try_from(v)
+            .ok()
+            .filter(|&v| v >= 1)
+            .ok_or_else(|| ctx.unsupported(format!("{name} is {v}; {TRANSPOSE_CONV_STRIDE}")))?;
         // TFLM's ConvParams hold strides as int16_t: larger values wrap.
         ctx.fits_i16("stride", *s)?;
     }
@@ -128,7 +134,7 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
     // from the output tensor, whatever output_shape says, and so does tinyaot.
     let pad = |output, filter, stride| {
         padding(pad_kind, output, filter, stride)
-            .ok_or_else(|| ctx.unsupported("sizes too large for TFLM's padding arithmetic"))
+            .ok_or_else(|| ctx.internal("sizes beyond i64 in the padding arithmetic"))
     };
     let (pad_top, pad_left) = (pad(out[1], f[1], stride_h)?, pad(out[2], f[2], stride_w)?);
     ctx.fits_i16("padding", pad_top)?;

@@ -382,6 +382,27 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Refusal::Load,
         "",
     );
+    // Input channels 3 with a filter depth of 1: 3 groups, which 2 output channels do not
+    // divide (TFLM checks the grouping only with TFLITE_DCHECK).
+    s.refused(
+        "conv_groups_do_not_divide_output_channels",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[0].shape = Some(vec![1, 4, 4, 3]);
+        }),
+        Invalid,
+        "not a whole number of groups",
+    );
+    // A float input with int8 weights (hybrid): TFLM's ConvPrepare refuses it.
+    s.refused(
+        "conv_float_input_int8_filter",
+        with(conv8(Activation::NONE), |m| {
+            m.tensors[0] = crate::TensorSpec::f32(&[1, 4, 4, 1]);
+            m.tensors[3] = crate::TensorSpec::f32(&[1, 4, 4, 2]);
+            m.tensors[2] = crate::TensorSpec::f32(&[2]).constant_f32(&[0.5, -0.5]);
+        }),
+        Invalid,
+        "hybrid",
+    );
     s.refused(
         "conv_non_constant_filter",
         with(conv8(Activation::NONE), |m| {

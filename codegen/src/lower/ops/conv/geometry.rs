@@ -2,7 +2,7 @@
 //! computes from the window alone (as TFLM, whatever the output size), the geometry fields of the parameter structs, and the
 //! stream contract of the kernels that compute output pixels in order from their windows.
 
-use crate::error::{Grounds, Result};
+use crate::error::Result;
 use crate::ir::{Activation, Padding};
 use crate::lower::{quant, OpContext, Stream};
 
@@ -35,12 +35,13 @@ pub(in crate::lower::ops) fn geometry(
     filter_hw: (usize, usize),
 ) -> Result<Geometry> {
     if w.stride.0 == 0 || w.stride.1 == 0 || w.dilation.0 == 0 || w.dilation.1 == 0 {
-        return Err(ctx.invalid(
-            "strides and dilations must be at least 1",
-            Grounds::undefined(
-                "padding.h ComputeOutSize divides by the stride (division by zero); \
-                 TFLM's window arithmetic takes positive dilations",
-            ),
+        // The loader refuses these as corrupt; a graph built in memory gets here. TFLM runs them
+        // (padding.h's ComputePaddingHeightWidth ignores its checked arithmetic's error and gives
+        // paddings of 0).
+        return Err(ctx.unsupported(
+            "a stride or dilation of 0, which TFLM runs with paddings of 0 (every output along \
+             the axis reading the window at the origin, or every tap the same pixel); supported: \
+             strides and dilations of at least 1",
         ));
     }
     // TFLM's ConvParams hold strides and dilations as int16_t: larger values wrap.

@@ -4,7 +4,7 @@
 use super::{filter_rows, Inputs};
 use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType};
-use crate::lower::{Data, OpContext};
+use crate::lower::{Data, OpContext, CONSTANT_SHORTER_THAN_SHAPE};
 
 /// The weights, bias and requantization of a convolution with int16 activations and int8 weights
 /// (TFLM's "16x8"): see [`quant_16x8`].
@@ -79,14 +79,23 @@ pub(in crate::lower::ops) fn quant_16x8(
         (Bias16x8::WidenInt16, None) => false,
     };
     if narrow_sums && !matches!(bias, Bias16x8::ByType(_)) {
-        return Err(ctx.unsupported(format!(
-            "int16 input with a 32-bit bias is not supported; supported: an INT64 bias{} or none",
+        // Only TRANSPOSE_CONV gets here (WidenInt16): its Eval reads any bias but an INT16 one
+        // as int64_t.
+        return Err(ctx.invalid(
+            format!(
+            "int16 input with a 32-bit bias: TFLM reads it as INT64; supported: an INT64 bias{} or none",
             if matches!(bias, Bias16x8::WidenInt16) {
                 ", an INT16 bias"
             } else {
                 ""
             }
-        )));
+        ),
+            Grounds::undefined(
+                "transpose_conv.cc TransposeConvEval reads an int16 TRANSPOSE_CONV's bias that \
+                 is not INT16 with GetOptionalTensorData<int64_t>: a 32-bit bias is read past \
+                 its end",
+            ),
+        ));
     }
     if let (Bias16x8::Int64, Some(t)) = (bias, bias_type) {
         if t != DType::I64 {
@@ -124,7 +133,10 @@ pub(in crate::lower::ops) fn quant_16x8(
                 .map(|b| i64::from(i16::from_le_bytes([b[0], b[1]])))
                 .collect();
             if widened.len() != channels {
-                return Err(ctx.unsupported("bias has fewer bytes than its shape needs"));
+                return Err(ctx.invalid(
+                    "bias has fewer bytes than its shape needs",
+                    Grounds::undefined(CONSTANT_SHORTER_THAN_SHAPE),
+                ));
             }
             Some(Data::Values(widened))
         } else {
@@ -174,10 +186,17 @@ pub(in crate::lower::ops) fn reduce_16x8(
         .zip(shifts)
         .map(|(&m, &shift)| {
             if shift > 14 {
-                return Err(ctx.unsupported(format!(
-                    "input scale * weight scale / output scale is 2^{shift} or more: TFLM's \
-                     64-bit requantization shifts by 15 - {shift}, less than 1"
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "input scale * weight scale / output scale is 2^{shift} or more: TFLM's \
+                         64-bit requantization shifts by 15 - {shift}, less than 1"
+                    ),
+                    Grounds::undefined(
+                        "common.cc MultiplyByQuantizedMultiplier(int64_t x, ..): total_shift = \
+                         15 - shift, then 1 << (total_shift - 1), a negative shift for a shift \
+                         above 14 (the shift < 8 it assumes is only a TFLITE_DCHECK)",
+                    ),
+                ));
             }
             let reduced = if m < 0x7FFF_0000 {
                 (m + (1 << 15)) >> 16

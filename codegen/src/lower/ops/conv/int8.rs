@@ -5,10 +5,10 @@
 
 use super::super::{in_out, kernel, Kernel};
 use super::{window_stream, ConvQuant, Geometry};
-use crate::error::Result;
+use crate::error::{Grounds, Result};
 use crate::lower::params::conv as P;
 use crate::lower::params::WIDE_CHANNELS;
-use crate::lower::{Access, Data, OpContext, Stream};
+use crate::lower::{Access, Data, OpContext, Stream, CONSTANT_SHORTER_THAN_SHAPE};
 
 /// The int8 weights of a constant filter whose `channels` output channels lead its layout, as
 /// `channels` rows of equal length.
@@ -22,7 +22,12 @@ pub(in crate::lower::ops) fn filter_rows<'m>(
         .data
         .as_deref()
         .and_then(|d| d.get(..channels * row))
-        .ok_or_else(|| ctx.unsupported("filter has fewer bytes than its shape needs"))?;
+        .ok_or_else(|| {
+            ctx.invalid(
+                "filter has fewer bytes than its shape needs",
+                Grounds::undefined(CONSTANT_SHORTER_THAN_SHAPE),
+            )
+        })?;
     Ok((bytes.iter().map(|&b| b as i8).collect(), row))
 }
 
@@ -132,7 +137,7 @@ pub(in crate::lower::ops) fn fold(
         ..
     } = quant
     else {
-        return Err(ctx.unsupported("a float convolution has no zero point to fold"));
+        return Err(ctx.internal("a float convolution has no zero point to fold"));
     };
     let channels = weights.len() / row.max(1);
     let folded = folded_bias(

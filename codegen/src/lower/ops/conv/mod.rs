@@ -41,7 +41,8 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
 /// CONV_2D → `conv::conv2d_s8` / `conv::conv2d_f32`.
 fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     let Options::Conv2D(o) = &ctx.op().options else {
-        return Err(ctx.unsupported("missing Conv2DOptions"));
+        // The loader refuses a convolution without options (strides 0) as corrupt.
+        return Err(ctx.internal("no Conv2D options decoded"));
     };
     let w = Window {
         padding: o.padding,
@@ -67,10 +68,20 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     if f[3] == 0 || i[3] % f[3] != 0 || out[3] % (i[3] / f[3]).max(1) != 0 {
-        return Err(ctx.unsupported(format!(
-            "input channels {} are not a whole number of groups of the filter's {} channels dividing output channels {}",
-            i[3], f[3], out[3]
-        )));
+        return Err(ctx.invalid(
+            format!(
+                "input channels {} are not a whole number of groups of the filter's {} channels \
+                 dividing output channels {}",
+                i[3], f[3], out[3]
+            ),
+            Grounds::undefined(
+                "reference Conv / ConvPerChannel: groups = input_depth / filter_input_depth and \
+                 filters_per_group = output_depth / groups, checked only by TFLITE_DCHECK: a \
+                 filter depth of 0 or above the input's divides by zero, a remainder misgroups \
+                 the channels, and output channels not a multiple of the groups read input \
+                 channels past the depth",
+            ),
+        ));
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]))?;
     // The fields every CONV_2D parameter struct starts with: shapes, strides, dilation, padding.

@@ -2,7 +2,7 @@
 //! `Prepare` checks and computes them (shared by CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV and the
 //! INT4-weight kernels).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Grounds, Result};
 use crate::ir::{Activation, DType};
 use crate::lower::{Data, Num, OpContext};
 
@@ -82,10 +82,19 @@ pub(in crate::lower::ops) fn weights_and_range(
         }
         Num::F32 => {
             if filter.dtype != DType::F32 {
-                return Err(ctx.unsupported(format!(
-                    "float input with {} filter (hybrid quantization) is not supported; supported: all-INT8 or all-FLOAT32",
-                    filter.dtype
-                )));
+                return Err(ctx.invalid(
+                    format!(
+                        "float input with {} filter (hybrid quantization): TFLM Micro does not \
+                         run it; supported: all-INT8 or all-FLOAT32",
+                        filter.dtype
+                    ),
+                    Grounds::tflm(
+                        "ConvPrepare (conv_common.cc), DepthwiseConvPrepare \
+                         (depthwise_conv_common.cc), TransposeConvPrepare (transpose_conv.cc): \
+                         TF_LITE_ENSURE_MSG(input and filter types, \"Hybrid models are not \
+                         supported on TFLite Micro.\")",
+                    ),
+                ));
             }
             ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(activation)?;

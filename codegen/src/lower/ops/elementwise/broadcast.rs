@@ -28,6 +28,8 @@ pub(super) enum BroadcastError {
     Specification(String),
     /// What tinyaot does not compile (a rank above its kernels').
     Unsupported(String),
+    /// More dimensions than TFLM's `RuntimeShape` holds (the loader refuses them first).
+    Rank(String),
 }
 
 impl BroadcastError {
@@ -47,6 +49,10 @@ impl BroadcastError {
                 ),
             ),
             BroadcastError::Unsupported(why) => ctx.unsupported(why),
+            BroadcastError::Rank(why) => ctx.invalid(
+                why,
+                Grounds::undefined(crate::lower::MORE_THAN_SIX_DIMENSIONS),
+            ),
         }
     }
 }
@@ -60,7 +66,7 @@ pub(super) fn broadcast(
 ) -> std::result::Result<Broadcast, BroadcastError> {
     let rank = a.len().max(b.len());
     if rank > MAX_RANK {
-        return Err(BroadcastError::Unsupported(format!(
+        return Err(BroadcastError::Rank(format!(
             "inputs of rank {rank}; at most {MAX_RANK} dimensions are supported"
         )));
     }

@@ -103,7 +103,12 @@ fn unpacked(ctx: &OpContext, tensor: &Tensor) -> Result<Vec<i8>> {
         .as_deref()
         .filter(|d| d.len() >= n.div_ceil(2))
         .map(|bytes| unpack(bytes, n))
-        .ok_or_else(|| ctx.unsupported("the INT4 weights have fewer bytes than their shape needs"))
+        .ok_or_else(|| {
+            ctx.invalid(
+                "the INT4 weights have fewer bytes than their shape needs",
+                Grounds::undefined(crate::lower::CONSTANT_SHORTER_THAN_SHAPE),
+            )
+        })
 }
 
 /// `n` INT4 values packed in `bytes`, as TFLM's `UnpackDenseInt4IntoInt8` reads them: element
@@ -153,10 +158,12 @@ pub(in crate::lower::ops) fn conv2d(
         act_max,
     } = conv_quant(ctx, 0, out[3], activation)?
     else {
-        return Err(ctx.unsupported(format!("INT4 weights; {SUPPORTED}")));
+        return Err(ctx.internal(format!(
+            "INT4 weights with a float requantization (the input was checked INT8); {SUPPORTED}"
+        )));
     };
     let Data::Tensor(filter) = filter else {
-        return Err(ctx.unsupported("INT4 weights that are not a constant tensor"));
+        return Err(ctx.internal("INT4 weights that are not a constant tensor"));
     };
     Ok(Kernel {
         module: Some("conv_int4"),
@@ -213,10 +220,12 @@ pub(in crate::lower::ops) fn depthwise(
         act_max,
     } = conv_quant(ctx, 3, out[3], activation)?
     else {
-        return Err(ctx.unsupported(format!("INT4 weights; {SUPPORTED}")));
+        return Err(ctx.internal(format!(
+            "INT4 weights with a float requantization (the input was checked INT8); {SUPPORTED}"
+        )));
     };
     let Data::Tensor(filter) = filter else {
-        return Err(ctx.unsupported("INT4 weights that are not a constant tensor"));
+        return Err(ctx.internal("INT4 weights that are not a constant tensor"));
     };
     Ok(Kernel {
         module: Some("depthwise_int4"),
