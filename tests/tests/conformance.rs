@@ -124,4 +124,36 @@ fn every_model_matches_tflm() {
         "each model found runs or is refused as expected"
     );
     println!("{ran} models matched TFLM, {refused} refused as expected");
+    readme_counts_are_current(&suites, models);
+}
+
+/// The README's figures of this suite (its second paragraph: how many models the conformance
+/// suite compiles; its list of them: how many fixtures and accepted hostile corners) are the
+/// suites' own counts, checked when every suite is there (with the shared data).
+fn readme_counts_are_current(suites: &[tinyaot_test_support::Suite], models: usize) {
+    if suites.len() < 4 {
+        return;
+    }
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let text = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let count = |name: &str| {
+        suites
+            .iter()
+            .find(|s| s.name == name)
+            .map_or(0, |s| s.model_files().len())
+    };
+    for phrase in [
+        format!("the conformance suite: {models} models"),
+        format!("{} fixture models", count("fixtures")),
+        format!(
+            "{} accepted corners of the hostile-model suite",
+            count("hostile")
+        ),
+    ] {
+        assert!(
+            text.contains(&phrase),
+            "README.md should say \"{phrase}\": update its figures"
+        );
+    }
 }
