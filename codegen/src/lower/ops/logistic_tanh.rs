@@ -129,9 +129,11 @@ fn logistic_or_tanh_s16(ctx: &OpContext, curve: Curve) -> Result<Kernel> {
                     "int16 input scale {s_in:e} is out of the range TFLM rescales (above 32767 / \
                      12288, or so small that its multiplier truncates to 0)"
                 ),
-                Grounds::tflm(
-                    "logistic_common.cc / tanh_common.cc CalculateArithmeticOpData: \
-                     TF_LITE_ENSURE on the int16 input scale's multiplier range",
+                Grounds::undefined(
+                    "logistic_common.cc / tanh_common.cc CalculateArithmeticOpData checks the \
+                     int16 input multiplier only with TFLITE_DCHECK_LE(multiplier, 32767): above \
+                     it the kernel's input * multiplier overflows int32; truncated to 0, the \
+                     kernel takes the power-of-two path with a shift of 31 or more",
                 ),
             )
         })?;
