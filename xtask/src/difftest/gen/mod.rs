@@ -222,8 +222,8 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
         let out = g.apply(op, x, dtype)?;
         names.push(op_name(op));
         dtype = g.m.tensors[out as usize].dtype;
-        non_finite = dtype == TensorType::FLOAT32
-            && (non_finite || matches!(op, B::SQRT | B::RSQRT));
+        non_finite =
+            dtype == TensorType::FLOAT32 && (non_finite || matches!(op, B::SQRT | B::RSQRT));
         x = Some(out);
     }
     let out = x?;
