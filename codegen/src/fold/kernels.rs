@@ -1940,65 +1940,6 @@ fn math_square_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result
     Ok(())
 }
 
-/// `mean::mean_s8`.
-fn mean_mean_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
-    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
-    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
-    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
-    let p = tinyaot_runtime::kernels::mean::MeanS8 {
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        kept_shape: &kept_shape,
-        kept_strides: &kept_strides,
-        reduced_shape: &reduced_shape,
-        reduced_strides: &reduced_strides,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot_runtime::kernels::mean::mean_s8(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
-/// `mean::mean_s16`.
-fn mean_mean_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
-    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
-    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
-    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
-    let p = tinyaot_runtime::kernels::mean::MeanS16 {
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        kept_shape: &kept_shape,
-        kept_strides: &kept_strides,
-        reduced_shape: &reduced_shape,
-        reduced_strides: &reduced_strides,
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    tinyaot_runtime::kernels::mean::mean_s16(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
-/// `mean::mean_f32`.
-fn mean_mean_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
-    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
-    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
-    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
-    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
-    let p = tinyaot_runtime::kernels::mean::MeanF32 {
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        kept_shape: &kept_shape,
-        kept_strides: &kept_strides,
-        reduced_shape: &reduced_shape,
-        reduced_strides: &reduced_strides,
-    };
-    tinyaot_runtime::kernels::mean::mean_f32(arena, call.offset(0)?, call.offset(1)?, &p);
-    Ok(())
-}
-
 /// `pad::pad_s8`.
 fn pad_pad_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let input_shape: Vec<usize> = call.slice("input_shape")?;
@@ -2492,6 +2433,153 @@ fn quantize_dequantize_u8_f32<C: KernelArgs + ?Sized>(
         call.offset(1)?,
         &p,
     );
+    Ok(())
+}
+
+/// `reduce::mean_or_sum_s8`.
+fn reduce_mean_or_sum_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot_runtime::kernels::reduce::QuantizedMeanOrSum {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot_runtime::kernels::reduce::mean_or_sum_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `reduce::mean_or_sum_s16`.
+fn reduce_mean_or_sum_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot_runtime::kernels::reduce::QuantizedMeanOrSum {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot_runtime::kernels::reduce::mean_or_sum_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `reduce::mean_f32`.
+fn reduce_mean_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot_runtime::kernels::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+    };
+    tinyaot_runtime::kernels::reduce::mean_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `reduce::sum_f32`.
+fn reduce_sum_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot_runtime::kernels::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+    };
+    tinyaot_runtime::kernels::reduce::sum_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `reduce::max_f32`.
+fn reduce_max_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot_runtime::kernels::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+    };
+    tinyaot_runtime::kernels::reduce::max_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `reduce::min_f32`.
+fn reduce_min_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot_runtime::kernels::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+    };
+    tinyaot_runtime::kernels::reduce::min_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `reduce::max_s8`.
+fn reduce_max_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot_runtime::kernels::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+    };
+    tinyaot_runtime::kernels::reduce::max_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `reduce::min_s8`.
+fn reduce_min_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot_runtime::kernels::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+    };
+    tinyaot_runtime::kernels::reduce::min_s8(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -3098,9 +3186,6 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("math", "neg_f32") => math_neg_f32(call, arena),
         ("math", "sqrt_f32") => math_sqrt_f32(call, arena),
         ("math", "square_f32") => math_square_f32(call, arena),
-        ("mean", "mean_s8") => mean_mean_s8(call, arena),
-        ("mean", "mean_s16") => mean_mean_s16(call, arena),
-        ("mean", "mean_f32") => mean_mean_f32(call, arena),
         ("pad", "pad_s8") => pad_pad_s8(call, arena),
         ("pad", "pad_s16") => pad_pad_s16(call, arena),
         ("pad", "pad_s32") => pad_pad_s32(call, arena),
@@ -3126,6 +3211,14 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("quantize", "dequantize_s8_f32") => quantize_dequantize_s8_f32(call, arena),
         ("quantize", "dequantize_s16_f32") => quantize_dequantize_s16_f32(call, arena),
         ("quantize", "dequantize_u8_f32") => quantize_dequantize_u8_f32(call, arena),
+        ("reduce", "mean_or_sum_s8") => reduce_mean_or_sum_s8(call, arena),
+        ("reduce", "mean_or_sum_s16") => reduce_mean_or_sum_s16(call, arena),
+        ("reduce", "mean_f32") => reduce_mean_f32(call, arena),
+        ("reduce", "sum_f32") => reduce_sum_f32(call, arena),
+        ("reduce", "max_f32") => reduce_max_f32(call, arena),
+        ("reduce", "min_f32") => reduce_min_f32(call, arena),
+        ("reduce", "max_s8") => reduce_max_s8(call, arena),
+        ("reduce", "min_s8") => reduce_min_s8(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

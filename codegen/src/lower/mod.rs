@@ -242,8 +242,18 @@ pub fn registry() -> Vec<(String, types::Types)> {
 }
 
 /// The operators whose TFLM kernel computes a defined output from an empty input beside others:
-/// CONCATENATION copies nothing from it, PAD and PADV2 write only padding.
-const EMPTY_INPUT_DEFINED: [OpCode; 3] = [OpCode::CONCATENATION, OpCode::PAD, OpCode::PADV2];
+/// CONCATENATION copies nothing from it, PAD and PADV2 write only padding, and SUM, REDUCE_MAX and
+/// REDUCE_MIN over an empty axis leave their initial value (reduce.h fills the output, then returns
+/// on an input with a zero-size dimension; the integer SUM leaves 0). (MEAN's float path has no
+/// such return: it reads the empty input.)
+const EMPTY_INPUT_DEFINED: [OpCode; 6] = [
+    OpCode::CONCATENATION,
+    OpCode::PAD,
+    OpCode::PADV2,
+    OpCode::SUM,
+    OpCode::REDUCE_MAX,
+    OpCode::REDUCE_MIN,
+];
 
 /// The operators whose TFLM kernel computes a defined output from an image input (`[batches,
 /// height, width, channels]`, input 0) of no rows or no columns: every tap of every window falls

@@ -2332,124 +2332,6 @@ pub(crate) mod math {
     }
 }
 
-/// The parameter structs of `tinyaot::kernels::mean`.
-pub(crate) mod mean {
-    use crate::lower::{Params, Value};
-    /// `tinyaot::kernels::mean::MeanS8`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct MeanS8 {
-        /// `input_bytes`.
-        pub input_bytes: usize,
-        /// `kept_shape`.
-        pub kept_shape: Vec<usize>,
-        /// `kept_strides`.
-        pub kept_strides: Vec<usize>,
-        /// `reduced_shape`.
-        pub reduced_shape: Vec<usize>,
-        /// `reduced_strides`.
-        pub reduced_strides: Vec<usize>,
-        /// `input_zero_point`.
-        pub input_zero_point: i32,
-        /// `output_zero_point`.
-        pub output_zero_point: i32,
-        /// `multiplier`.
-        pub multiplier: i32,
-        /// `shift`.
-        pub shift: i32,
-    }
-
-    impl From<MeanS8> for Params {
-        fn from(p: MeanS8) -> Params {
-            Params {
-                type_name: "MeanS8",
-                fields: vec![
-                    ("input_bytes", Value::Usize(p.input_bytes)),
-                    ("kept_shape", Value::Usizes(p.kept_shape)),
-                    ("kept_strides", Value::Usizes(p.kept_strides)),
-                    ("reduced_shape", Value::Usizes(p.reduced_shape)),
-                    ("reduced_strides", Value::Usizes(p.reduced_strides)),
-                    ("input_zero_point", Value::I32(p.input_zero_point)),
-                    ("output_zero_point", Value::I32(p.output_zero_point)),
-                    ("multiplier", Value::I32(p.multiplier)),
-                    ("shift", Value::I32(p.shift)),
-                ],
-            }
-        }
-    }
-
-    /// `tinyaot::kernels::mean::MeanF32`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct MeanF32 {
-        /// `input_bytes`.
-        pub input_bytes: usize,
-        /// `kept_shape`.
-        pub kept_shape: Vec<usize>,
-        /// `kept_strides`.
-        pub kept_strides: Vec<usize>,
-        /// `reduced_shape`.
-        pub reduced_shape: Vec<usize>,
-        /// `reduced_strides`.
-        pub reduced_strides: Vec<usize>,
-    }
-
-    impl From<MeanF32> for Params {
-        fn from(p: MeanF32) -> Params {
-            Params {
-                type_name: "MeanF32",
-                fields: vec![
-                    ("input_bytes", Value::Usize(p.input_bytes)),
-                    ("kept_shape", Value::Usizes(p.kept_shape)),
-                    ("kept_strides", Value::Usizes(p.kept_strides)),
-                    ("reduced_shape", Value::Usizes(p.reduced_shape)),
-                    ("reduced_strides", Value::Usizes(p.reduced_strides)),
-                ],
-            }
-        }
-    }
-
-    /// `tinyaot::kernels::mean::MeanS16`.
-    #[derive(Clone, Debug, PartialEq)]
-    pub(crate) struct MeanS16 {
-        /// `input_bytes`.
-        pub input_bytes: usize,
-        /// `kept_shape`.
-        pub kept_shape: Vec<usize>,
-        /// `kept_strides`.
-        pub kept_strides: Vec<usize>,
-        /// `reduced_shape`.
-        pub reduced_shape: Vec<usize>,
-        /// `reduced_strides`.
-        pub reduced_strides: Vec<usize>,
-        /// `input_zero_point`.
-        pub input_zero_point: i32,
-        /// `output_zero_point`.
-        pub output_zero_point: i32,
-        /// `multiplier`.
-        pub multiplier: i32,
-        /// `shift`.
-        pub shift: i32,
-    }
-
-    impl From<MeanS16> for Params {
-        fn from(p: MeanS16) -> Params {
-            Params {
-                type_name: "MeanS16",
-                fields: vec![
-                    ("input_bytes", Value::Usize(p.input_bytes)),
-                    ("kept_shape", Value::Usizes(p.kept_shape)),
-                    ("kept_strides", Value::Usizes(p.kept_strides)),
-                    ("reduced_shape", Value::Usizes(p.reduced_shape)),
-                    ("reduced_strides", Value::Usizes(p.reduced_strides)),
-                    ("input_zero_point", Value::I32(p.input_zero_point)),
-                    ("output_zero_point", Value::I32(p.output_zero_point)),
-                    ("multiplier", Value::I32(p.multiplier)),
-                    ("shift", Value::I32(p.shift)),
-                ],
-            }
-        }
-    }
-}
-
 /// The parameter structs of `tinyaot::kernels::pad`.
 pub(crate) mod pad {
     use crate::lower::{Params, Value};
@@ -2828,6 +2710,82 @@ pub(crate) mod quantize {
                     ("len", Value::Usize(p.len)),
                     ("scale", Value::F32(p.scale)),
                     ("zero_point", Value::I32(p.zero_point)),
+                ],
+            }
+        }
+    }
+}
+
+/// The parameter structs of `tinyaot::kernels::reduce`.
+pub(crate) mod reduce {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::reduce::QuantizedMeanOrSum`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct QuantizedMeanOrSum {
+        /// `input_bytes`.
+        pub input_bytes: usize,
+        /// `kept_shape`.
+        pub kept_shape: Vec<usize>,
+        /// `kept_strides`.
+        pub kept_strides: Vec<usize>,
+        /// `reduced_shape`.
+        pub reduced_shape: Vec<usize>,
+        /// `reduced_strides`.
+        pub reduced_strides: Vec<usize>,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `multiplier`.
+        pub multiplier: i32,
+        /// `shift`.
+        pub shift: i32,
+    }
+
+    impl From<QuantizedMeanOrSum> for Params {
+        fn from(p: QuantizedMeanOrSum) -> Params {
+            Params {
+                type_name: "QuantizedMeanOrSum",
+                fields: vec![
+                    ("input_bytes", Value::Usize(p.input_bytes)),
+                    ("kept_shape", Value::Usizes(p.kept_shape)),
+                    ("kept_strides", Value::Usizes(p.kept_strides)),
+                    ("reduced_shape", Value::Usizes(p.reduced_shape)),
+                    ("reduced_strides", Value::Usizes(p.reduced_strides)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("multiplier", Value::I32(p.multiplier)),
+                    ("shift", Value::I32(p.shift)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::reduce::Reduction`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Reduction {
+        /// `input_bytes`.
+        pub input_bytes: usize,
+        /// `kept_shape`.
+        pub kept_shape: Vec<usize>,
+        /// `kept_strides`.
+        pub kept_strides: Vec<usize>,
+        /// `reduced_shape`.
+        pub reduced_shape: Vec<usize>,
+        /// `reduced_strides`.
+        pub reduced_strides: Vec<usize>,
+    }
+
+    impl From<Reduction> for Params {
+        fn from(p: Reduction) -> Params {
+            Params {
+                type_name: "Reduction",
+                fields: vec![
+                    ("input_bytes", Value::Usize(p.input_bytes)),
+                    ("kept_shape", Value::Usizes(p.kept_shape)),
+                    ("kept_strides", Value::Usizes(p.kept_strides)),
+                    ("reduced_shape", Value::Usizes(p.reduced_shape)),
+                    ("reduced_strides", Value::Usizes(p.reduced_strides)),
                 ],
             }
         }

@@ -1243,63 +1243,6 @@ pub mod ffi {
             pub shift: i32,
         }
     }
-    /// `mean`'s typedefs.
-    pub mod mean {
-        /// The C `mean_MeanS8`.
-        #[repr(C)]
-        pub struct MeanS8 {
-            /// `input_bytes`.
-            pub input_bytes: usize,
-            /// `kept_shape`'s data.
-            pub kept_shape: *const usize,
-            /// `kept_shape`'s length.
-            pub kept_shape_len: usize,
-            /// `kept_strides`'s data.
-            pub kept_strides: *const usize,
-            /// `kept_strides`'s length.
-            pub kept_strides_len: usize,
-            /// `reduced_shape`'s data.
-            pub reduced_shape: *const usize,
-            /// `reduced_shape`'s length.
-            pub reduced_shape_len: usize,
-            /// `reduced_strides`'s data.
-            pub reduced_strides: *const usize,
-            /// `reduced_strides`'s length.
-            pub reduced_strides_len: usize,
-            /// `input_zero_point`.
-            pub input_zero_point: i32,
-            /// `output_zero_point`.
-            pub output_zero_point: i32,
-            /// `multiplier`.
-            pub multiplier: i32,
-            /// `shift`.
-            pub shift: i32,
-        }
-        /// The C `mean_MeanF32`.
-        #[repr(C)]
-        pub struct MeanF32 {
-            /// `input_bytes`.
-            pub input_bytes: usize,
-            /// `kept_shape`'s data.
-            pub kept_shape: *const usize,
-            /// `kept_shape`'s length.
-            pub kept_shape_len: usize,
-            /// `kept_strides`'s data.
-            pub kept_strides: *const usize,
-            /// `kept_strides`'s length.
-            pub kept_strides_len: usize,
-            /// `reduced_shape`'s data.
-            pub reduced_shape: *const usize,
-            /// `reduced_shape`'s length.
-            pub reduced_shape_len: usize,
-            /// `reduced_strides`'s data.
-            pub reduced_strides: *const usize,
-            /// `reduced_strides`'s length.
-            pub reduced_strides_len: usize,
-        }
-        /// `MeanS16` is `MeanS8` in C too.
-        pub type MeanS16 = MeanS8;
-    }
     /// `pad`'s typedefs.
     pub mod pad {
         /// The C `pad_PadS8`.
@@ -1484,6 +1427,61 @@ pub mod ffi {
         pub type DequantizeS16F32 = DequantizeS8F32;
         /// `DequantizeU8F32` is `DequantizeS8F32` in C too.
         pub type DequantizeU8F32 = DequantizeS8F32;
+    }
+    /// `reduce`'s typedefs.
+    pub mod reduce {
+        /// The C `reduce_QuantizedMeanOrSum`.
+        #[repr(C)]
+        pub struct QuantizedMeanOrSum {
+            /// `input_bytes`.
+            pub input_bytes: usize,
+            /// `kept_shape`'s data.
+            pub kept_shape: *const usize,
+            /// `kept_shape`'s length.
+            pub kept_shape_len: usize,
+            /// `kept_strides`'s data.
+            pub kept_strides: *const usize,
+            /// `kept_strides`'s length.
+            pub kept_strides_len: usize,
+            /// `reduced_shape`'s data.
+            pub reduced_shape: *const usize,
+            /// `reduced_shape`'s length.
+            pub reduced_shape_len: usize,
+            /// `reduced_strides`'s data.
+            pub reduced_strides: *const usize,
+            /// `reduced_strides`'s length.
+            pub reduced_strides_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `multiplier`.
+            pub multiplier: i32,
+            /// `shift`.
+            pub shift: i32,
+        }
+        /// The C `reduce_Reduction`.
+        #[repr(C)]
+        pub struct Reduction {
+            /// `input_bytes`.
+            pub input_bytes: usize,
+            /// `kept_shape`'s data.
+            pub kept_shape: *const usize,
+            /// `kept_shape`'s length.
+            pub kept_shape_len: usize,
+            /// `kept_strides`'s data.
+            pub kept_strides: *const usize,
+            /// `kept_strides`'s length.
+            pub kept_strides_len: usize,
+            /// `reduced_shape`'s data.
+            pub reduced_shape: *const usize,
+            /// `reduced_shape`'s length.
+            pub reduced_shape_len: usize,
+            /// `reduced_strides`'s data.
+            pub reduced_strides: *const usize,
+            /// `reduced_strides`'s length.
+            pub reduced_strides_len: usize,
+        }
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -2389,12 +2387,6 @@ pub mod ffi {
         pub fn parity_math_sqrt_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
         /// The C `math::square_f32`.
         pub fn parity_math_square_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
-        /// The C `mean::mean_s8`.
-        pub fn parity_mean_mean_s8(input: *const u8, output: *mut u8, p: *const mean::MeanS8);
-        /// The C `mean::mean_s16`.
-        pub fn parity_mean_mean_s16(input: *const u8, output: *mut u8, p: *const mean::MeanS16);
-        /// The C `mean::mean_f32`.
-        pub fn parity_mean_mean_f32(input: *const u8, output: *mut u8, p: *const mean::MeanF32);
         /// The C `pad::pad_s8`.
         pub fn parity_pad_pad_s8(input: *const u8, output: *mut u8, p: *const pad::PadS8);
         /// The C `pad::pad_s16`.
@@ -2529,6 +2521,46 @@ pub mod ffi {
             output: *mut u8,
             p: *const quantize::DequantizeU8F32,
         );
+        /// The C `reduce::mean_or_sum_s8`.
+        pub fn parity_reduce_mean_or_sum_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const reduce::QuantizedMeanOrSum,
+        );
+        /// The C `reduce::mean_or_sum_s16`.
+        pub fn parity_reduce_mean_or_sum_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const reduce::QuantizedMeanOrSum,
+        );
+        /// The C `reduce::mean_f32`.
+        pub fn parity_reduce_mean_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const reduce::Reduction,
+        );
+        /// The C `reduce::sum_f32`.
+        pub fn parity_reduce_sum_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const reduce::Reduction,
+        );
+        /// The C `reduce::max_f32`.
+        pub fn parity_reduce_max_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const reduce::Reduction,
+        );
+        /// The C `reduce::min_f32`.
+        pub fn parity_reduce_min_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const reduce::Reduction,
+        );
+        /// The C `reduce::max_s8`.
+        pub fn parity_reduce_max_s8(input: *const u8, output: *mut u8, p: *const reduce::Reduction);
+        /// The C `reduce::min_s8`.
+        pub fn parity_reduce_min_s8(input: *const u8, output: *mut u8, p: *const reduce::Reduction);
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
             input: *const u8,
@@ -4935,95 +4967,6 @@ fn c_math_square_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `mean::mean_s8` in C.
-fn c_mean_mean_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
-    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
-    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
-    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
-    let p = ffi::mean::MeanS8 {
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        kept_shape: kept_shape.as_ptr(),
-        kept_shape_len: kept_shape.len(),
-        kept_strides: kept_strides.as_ptr(),
-        kept_strides_len: kept_strides.len(),
-        reduced_shape: reduced_shape.as_ptr(),
-        reduced_shape_len: reduced_shape.len(),
-        reduced_strides: reduced_strides.as_ptr(),
-        reduced_strides_len: reduced_strides.len(),
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_mean_mean_s8(input, output, &p) };
-    Ok(())
-}
-
-/// `mean::mean_s16` in C.
-fn c_mean_mean_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
-    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
-    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
-    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
-    let p = ffi::mean::MeanS16 {
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        kept_shape: kept_shape.as_ptr(),
-        kept_shape_len: kept_shape.len(),
-        kept_strides: kept_strides.as_ptr(),
-        kept_strides_len: kept_strides.len(),
-        reduced_shape: reduced_shape.as_ptr(),
-        reduced_shape_len: reduced_shape.len(),
-        reduced_strides: reduced_strides.as_ptr(),
-        reduced_strides_len: reduced_strides.len(),
-        input_zero_point: call.scalar::<i32>("input_zero_point")?,
-        output_zero_point: call.scalar::<i32>("output_zero_point")?,
-        multiplier: call.scalar::<i32>("multiplier")?,
-        shift: call.scalar::<i32>("shift")?,
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_mean_mean_s16(input, output, &p) };
-    Ok(())
-}
-
-/// `mean::mean_f32` in C.
-fn c_mean_mean_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
-    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
-    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
-    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
-    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
-    let p = ffi::mean::MeanF32 {
-        input_bytes: call.scalar::<usize>("input_bytes")?,
-        kept_shape: kept_shape.as_ptr(),
-        kept_shape_len: kept_shape.len(),
-        kept_strides: kept_strides.as_ptr(),
-        kept_strides_len: kept_strides.len(),
-        reduced_shape: reduced_shape.as_ptr(),
-        reduced_shape_len: reduced_shape.len(),
-        reduced_strides: reduced_strides.as_ptr(),
-        reduced_strides_len: reduced_strides.len(),
-    };
-    let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let output = call.c_output(base, arena.len(), 1)?;
-    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
-    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
-    // access the parameters describe.
-    unsafe { ffi::parity_mean_mean_f32(input, output, &p) };
-    Ok(())
-}
-
 /// `pad::pad_s8` in C.
 fn c_pad_pad_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let input_shape: Vec<usize> = call.slice("input_shape")?;
@@ -5560,6 +5503,230 @@ fn c_quantize_dequantize_u8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_quantize_dequantize_u8_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `reduce::mean_or_sum_s8` in C.
+fn c_reduce_mean_or_sum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::reduce::QuantizedMeanOrSum {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_mean_or_sum_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `reduce::mean_or_sum_s16` in C.
+fn c_reduce_mean_or_sum_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::reduce::QuantizedMeanOrSum {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_mean_or_sum_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `reduce::mean_f32` in C.
+fn c_reduce_mean_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_mean_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `reduce::sum_f32` in C.
+fn c_reduce_sum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_sum_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `reduce::max_f32` in C.
+fn c_reduce_max_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_max_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `reduce::min_f32` in C.
+fn c_reduce_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_min_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `reduce::max_s8` in C.
+fn c_reduce_max_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_max_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `reduce::min_s8` in C.
+fn c_reduce_min_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_min_s8(input, output, &p) };
     Ok(())
 }
 
@@ -6264,9 +6431,6 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("math", "neg_f32") => c_math_neg_f32(call, arena),
         ("math", "sqrt_f32") => c_math_sqrt_f32(call, arena),
         ("math", "square_f32") => c_math_square_f32(call, arena),
-        ("mean", "mean_s8") => c_mean_mean_s8(call, arena),
-        ("mean", "mean_s16") => c_mean_mean_s16(call, arena),
-        ("mean", "mean_f32") => c_mean_mean_f32(call, arena),
         ("pad", "pad_s8") => c_pad_pad_s8(call, arena),
         ("pad", "pad_s16") => c_pad_pad_s16(call, arena),
         ("pad", "pad_s32") => c_pad_pad_s32(call, arena),
@@ -6292,6 +6456,14 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("quantize", "dequantize_s8_f32") => c_quantize_dequantize_s8_f32(call, arena),
         ("quantize", "dequantize_s16_f32") => c_quantize_dequantize_s16_f32(call, arena),
         ("quantize", "dequantize_u8_f32") => c_quantize_dequantize_u8_f32(call, arena),
+        ("reduce", "mean_or_sum_s8") => c_reduce_mean_or_sum_s8(call, arena),
+        ("reduce", "mean_or_sum_s16") => c_reduce_mean_or_sum_s16(call, arena),
+        ("reduce", "mean_f32") => c_reduce_mean_f32(call, arena),
+        ("reduce", "sum_f32") => c_reduce_sum_f32(call, arena),
+        ("reduce", "max_f32") => c_reduce_max_f32(call, arena),
+        ("reduce", "min_f32") => c_reduce_min_f32(call, arena),
+        ("reduce", "max_s8") => c_reduce_max_s8(call, arena),
+        ("reduce", "min_s8") => c_reduce_min_s8(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -6408,9 +6580,6 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("math", "neg_f32"),
     ("math", "sqrt_f32"),
     ("math", "square_f32"),
-    ("mean", "mean_s8"),
-    ("mean", "mean_s16"),
-    ("mean", "mean_f32"),
     ("pad", "pad_s8"),
     ("pad", "pad_s16"),
     ("pad", "pad_s32"),
@@ -6436,6 +6605,14 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("quantize", "dequantize_s8_f32"),
     ("quantize", "dequantize_s16_f32"),
     ("quantize", "dequantize_u8_f32"),
+    ("reduce", "mean_or_sum_s8"),
+    ("reduce", "mean_or_sum_s16"),
+    ("reduce", "mean_f32"),
+    ("reduce", "sum_f32"),
+    ("reduce", "max_f32"),
+    ("reduce", "min_f32"),
+    ("reduce", "max_s8"),
+    ("reduce", "min_s8"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

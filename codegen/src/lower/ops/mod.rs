@@ -40,10 +40,10 @@ mod fully_connected;
 mod logistic_tanh;
 mod lstm;
 mod math;
-mod mean;
 mod pad;
 mod pool;
 mod quantize;
+mod reduce;
 mod reshape;
 mod resource;
 mod softmax;
@@ -80,10 +80,10 @@ macro_rules! families {
                 logistic_tanh,
                 lstm,
                 math,
-                mean,
                 pad,
                 pool,
                 quantize,
+                reduce,
                 softmax,
                 split,
                 strided_slice,

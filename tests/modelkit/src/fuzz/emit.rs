@@ -101,7 +101,7 @@ impl Gen<'_, '_> {
                 }
                 self.push_op(op, Options::default_for(op), &inputs, out_t);
             }
-            B::MEAN => {
+            B::MEAN | B::SUM | B::REDUCE_MAX | B::REDUCE_MIN => {
                 let v = self.latest();
                 let shape = self.shape_of(v);
                 let keep_dims = self.chance(70);
@@ -122,7 +122,12 @@ impl Gen<'_, '_> {
                     })
                     .collect();
                 let a = self.constant(TensorSpec::int32(&[axes.len() as i32]).constant_i32(&axes));
-                let out_t = self.activation(&out);
+                // TFLM's int8 REDUCE_MAX and REDUCE_MIN take the input's quantization only.
+                let out_t = if matches!(op, B::REDUCE_MAX | B::REDUCE_MIN) {
+                    self.same_quant(v, &out)
+                } else {
+                    self.activation(&out)
+                };
                 self.push_op(op, Options::Reducer { keep_dims }, &[v.index, a], out_t);
             }
             B::CONCATENATION => {

@@ -351,6 +351,58 @@ pub(super) fn legitimate_corners(cases: &mut Vec<Case>) {
             vec![int16(&[1, 5, 6], (0.002, -15))],
         ),
     );
+    // SUM int8 over duplicate and negative axes (ResolveAxis reduces an axis once), rescaled,
+    // with zero points; and int16 with zero points (TFLM's integer path checks none).
+    s.accepted(
+        "sum_int8_duplicate_negative_axes",
+        ModelSpec::single_op(
+            B::SUM,
+            Options::Reducer { keep_dims: true },
+            vec![
+                TensorSpec::int8(&[2, 3, 4, 5], 0.02, -7),
+                TensorSpec::int32(&[4]).constant_i32(&[-1, 1, 3, -3]),
+            ],
+            vec![TensorSpec::int8(&[2, 1, 4, 1], 0.09, 11)],
+        ),
+    );
+    s.accepted(
+        "sum_int16_zero_points",
+        ModelSpec::single_op(
+            B::SUM,
+            Options::Reducer { keep_dims: false },
+            vec![
+                int16(&[3, 4, 5], (0.001, 25)),
+                TensorSpec::int32(&[2]).constant_i32(&[0, 2]),
+            ],
+            vec![int16(&[4], (0.004, -9))],
+        ),
+    );
+    // An empty reduced dimension: TFLM's ReduceGeneric fills the output with its initial value
+    // (REDUCE_MIN: the float maximum; float SUM: 0) and returns; the integer SUM leaves 0.
+    s.accepted(
+        "reduce_min_float_empty_axis",
+        ModelSpec::single_op(
+            B::REDUCE_MIN,
+            Options::Reducer { keep_dims: true },
+            vec![
+                TensorSpec::f32(&[2, 0, 3]),
+                TensorSpec::int32(&[1]).constant_i32(&[1]),
+            ],
+            vec![TensorSpec::f32(&[2, 1, 3])],
+        ),
+    );
+    s.accepted(
+        "sum_int8_empty_axis",
+        ModelSpec::single_op(
+            B::SUM,
+            Options::Reducer { keep_dims: false },
+            vec![
+                TensorSpec::int8(&[3, 0], 0.05, 4),
+                TensorSpec::int32(&[1]).constant_i32(&[1]),
+            ],
+            vec![TensorSpec::int8(&[3], 0.1, 6)],
+        ),
+    );
     // int32 ADD, SUB, MUL, MAXIMUM and MINIMUM: TFLM's unquantized int32 arithmetic, same shape
     // and broadcast. Full-range random inputs overflow often: tinyaot wraps (TFLM's MUL wraps by
     // definition, its ADD and SUB overflow a C++ int32, undefined, and wrap as compiled).

@@ -513,6 +513,66 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "axis",
     );
+    // REDUCE_MAX and REDUCE_MIN compare stored int8 values: TFLM's EvalMinMaxHelper ensures the
+    // input and output scales and zero points are equal.
+    s.refused(
+        "reduce_max_int8_scales_differ",
+        ModelSpec::single_op(
+            B::REDUCE_MAX,
+            Options::Reducer { keep_dims: false },
+            vec![
+                TensorSpec::int8(&[1, 4, 4, 3], 0.05, 3),
+                TensorSpec::int32(&[2]).constant_i32(&[1, 2]),
+            ],
+            vec![TensorSpec::int8(&[1, 3], 0.1, 3)],
+        ),
+        Invalid,
+        "differs from the output's",
+    );
+    s.refused(
+        "reduce_min_int8_zero_points_differ",
+        ModelSpec::single_op(
+            B::REDUCE_MIN,
+            Options::Reducer { keep_dims: true },
+            vec![
+                TensorSpec::int8(&[2, 5], 0.05, 3),
+                TensorSpec::int32(&[1]).constant_i32(&[-1]),
+            ],
+            vec![TensorSpec::int8(&[2, 1], 0.05, -3)],
+        ),
+        Invalid,
+        "differs from the output's",
+    );
+    // TFLM's PrepareSimple takes an INT32 axis tensor only, for every reduction.
+    s.refused(
+        "sum_axis_int64",
+        ModelSpec::single_op(
+            B::SUM,
+            Options::Reducer { keep_dims: false },
+            vec![
+                TensorSpec::f32(&[2, 3]),
+                TensorSpec::new(TensorType::INT64, &[1]).constant_i64(&[1]),
+            ],
+            vec![TensorSpec::f32(&[2])],
+        ),
+        Invalid,
+        "INT32",
+    );
+    // TFLM's REDUCE_MAX takes float32 and int8 only ("Only float32 and int8 types are supported").
+    s.refused(
+        "reduce_max_int16",
+        ModelSpec::single_op(
+            B::REDUCE_MAX,
+            Options::Reducer { keep_dims: false },
+            vec![
+                int16(&[2, 3], (0.01, 0)),
+                TensorSpec::int32(&[1]).constant_i32(&[1]),
+            ],
+            vec![int16(&[2], (0.01, 0))],
+        ),
+        Invalid,
+        "INT16",
+    );
     s.refused(
         "pad_negative",
         ModelSpec::single_op(

@@ -118,6 +118,8 @@ pub const OPS: &[(&str, B)] = &[
     ("PADV2", B::PADV2),
     ("PRELU", B::PRELU),
     ("QUANTIZE", B::QUANTIZE),
+    ("REDUCE_MAX", B::REDUCE_MAX),
+    ("REDUCE_MIN", B::REDUCE_MIN),
     ("RELU", B::RELU),
     ("RELU6", B::RELU6),
     ("RESHAPE", B::RESHAPE),
@@ -130,6 +132,7 @@ pub const OPS: &[(&str, B)] = &[
     ("SQUEEZE", B::SQUEEZE),
     ("STRIDED_SLICE", B::STRIDED_SLICE),
     ("SUB", B::SUB),
+    ("SUM", B::SUM),
     ("TANH", B::TANH),
     ("TRANSPOSE", B::TRANSPOSE),
     ("TRANSPOSE_CONV", B::TRANSPOSE_CONV),
@@ -290,6 +293,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                 | B::AVERAGE_POOL_2D
                 | B::MAX_POOL_2D
                 | B::MEAN
+                | B::SUM
                 | B::QUANTIZE
                 | B::DEQUANTIZE
                 | B::SPLIT
@@ -778,12 +782,12 @@ impl<'a> G<'a> {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
                 Some(self.pad(op, x))
             }
-            B::MEAN => {
+            B::MEAN | B::SUM | B::REDUCE_MAX | B::REDUCE_MIN => {
                 if rank == Some(0) {
                     return None;
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
-                Some(self.mean(x))
+                Some(self.reduce(op, x))
             }
             B::CONCATENATION => {
                 if rank == Some(0) {

@@ -1,4 +1,4 @@
-//! Reductions: MEAN, ARG_MAX and ARG_MIN.
+//! Reductions: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, ARG_MAX and ARG_MIN.
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
@@ -25,7 +25,12 @@ impl<'a> G<'a> {
         out
     }
 
-    pub(super) fn mean(&mut self, x: i32) -> i32 {
+    /// MEAN, SUM, REDUCE_MAX or REDUCE_MIN of `x` over random axes in random order: some
+    /// negative, sometimes a duplicate (TFLM reduces it once), with or without keep_dims. (No
+    /// empty list: a constant of no bytes is no constant, in TFLite's files as in tinyaot.) int8 MEAN and
+    /// SUM rescale (SUM towards the sum's range); REDUCE_MAX and REDUCE_MIN keep the input's
+    /// quantization, which TFLM requires.
+    pub(super) fn reduce(&mut self, op: B, x: i32) -> i32 {
         let s = self.shape(x);
         let rank = s.len();
         let dtype = self.dtype(x);
@@ -50,7 +55,12 @@ impl<'a> G<'a> {
                 }
             })
             .collect();
-        let axis_values: Vec<i32> = axes
+        let n: i32 = axes.iter().map(|&a| s[a]).product();
+        if !axes.is_empty() && self.rng.chance(0.15) {
+            let again = axes[self.rng.range(0, axes.len() as i64 - 1) as usize];
+            axes.push(again);
+        }
+        let mut axis_values: Vec<i32> = axes
             .iter()
             .map(|&a| {
                 if self.rng.chance(0.2) {
@@ -60,31 +70,46 @@ impl<'a> G<'a> {
                 }
             })
             .collect();
+        if axis_values.len() > 1 && self.rng.chance(0.3) {
+            axis_values.reverse();
+        }
         let axis = self.const_i32(&[axis_values.len() as i32], &axis_values);
+        // A sum grows with its count: its output scale is drawn near `s_in × grow`.
+        let grow = if op == B::SUM && self.rng.chance(0.7) {
+            (n.max(1) as f32).sqrt()
+        } else {
+            1.0
+        };
+        let min_max = matches!(op, B::REDUCE_MAX | B::REDUCE_MIN);
         let quant = if dtype == TensorType::INT8 {
-            let (s_in, _) = self.q(x);
+            let (s_in, z_in) = self.q(x);
             let zp = self.zero_point();
-            let same = self.rng.chance(0.3);
+            let same = min_max || self.rng.chance(0.3);
             let s_out = if same {
                 s_in
             } else {
-                self.hunt(|r| ratio_near(r, s_in), |o| score(&ratio_variants(s_in, o)))
+                self.hunt(
+                    |r| ratio_near(r, s_in * grow),
+                    |o| score(&ratio_variants(s_in, o)),
+                )
             };
-            Some((s_out, if same { self.q(x).1 } else { zp }))
+            Some((s_out, if same { z_in } else { zp }))
         } else if dtype == TensorType::INT16 {
-            Some(self.int16_rescaled(x, 0.3))
+            let (s_out, z) = self.int16_rescaled(x, 0.3);
+            Some((s_out * grow, z))
         } else {
             None
         };
         let out = self.act(dtype, &out_shape, quant);
         let text = format!(
-            "MEAN {} axes={axis_values:?} keep_dims={keep_dims} -> {}",
+            "{} {} axes={axis_values:?} keep_dims={keep_dims} -> {}",
+            op_name(op),
             self.qtext(x),
             self.qtext(out)
         );
         self.describe(text);
         self.m
-            .op(B::MEAN, Options::Reducer { keep_dims }, &[x, axis], &[out]);
+            .op(op, Options::Reducer { keep_dims }, &[x, axis], &[out]);
         out
     }
 }
