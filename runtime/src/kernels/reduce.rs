@@ -7,7 +7,7 @@
 //! gives what TFLM's reference reductions leave: the initial value (0 for the sums, the type's
 //! lowest or highest value for the maximum or minimum) and, for the integer path, 0.
 
-use super::elem::next_index;
+use super::elem::{next_index, Elem};
 use super::nn_common::views;
 use super::MAX_RANK;
 use crate::math::multiply_by_quantized_multiplier;
@@ -183,40 +183,10 @@ pub fn sum_f32(arena: &mut [u8], input: usize, output: usize, p: &Reduction) {
     sum_f32_each(arena, input, output, p, |sum, _| sum);
 }
 
-/// An element type of REDUCE_MAX and REDUCE_MIN, read and written little-endian.
-trait Element: Copy {
-    /// Its size in bytes.
-    const SIZE: usize;
-    /// The element at the start of `b`.
-    fn read(b: &[u8]) -> Self;
-    /// Writes the element at the start of `b`.
-    fn write(self, b: &mut [u8]);
-}
-
-impl Element for f32 {
-    const SIZE: usize = 4;
-    fn read(b: &[u8]) -> Self {
-        f32::from_le_bytes([b[0], b[1], b[2], b[3]])
-    }
-    fn write(self, b: &mut [u8]) {
-        b[..4].copy_from_slice(&self.to_le_bytes());
-    }
-}
-
-impl Element for i8 {
-    const SIZE: usize = 1;
-    fn read(b: &[u8]) -> Self {
-        b[0] as i8
-    }
-    fn write(self, b: &mut [u8]) {
-        b[0] = self as u8;
-    }
-}
-
 /// TFLM's `ReduceGeneric` for REDUCE_MAX and REDUCE_MIN: per output, from `init`,
 /// `acc = pick(acc, x)` over its elements in C order.
 #[inline(always)]
-fn extremum<T: Element>(
+fn extremum<T: Elem>(
     arena: &mut [u8],
     (input, output): (usize, usize),
     p: &Reduction,
@@ -233,11 +203,14 @@ fn extremum<T: Element>(
             base,
             |start, len, step| {
                 for k in 0..len {
-                    acc = pick(acc, T::read(&src[T::SIZE * (start + k * step)..]));
+                    acc = pick(
+                        acc,
+                        T::read(&src[T::SIZE * (start + k * step)..][..T::SIZE]),
+                    );
                 }
             },
         );
-        acc.write(&mut dst[T::SIZE * o..]);
+        acc.write(&mut dst[T::SIZE * o..][..T::SIZE]);
     });
 }
 
