@@ -499,56 +499,47 @@ fn check_tools(cores: &[&Core]) -> Result<(), String> {
     Ok(())
 }
 
-/// Finds `name` among the fixtures, then among ../shared's reference models, then among TFLM's
-/// integration suite (../shared/models/tflm_suite).
+/// Finds `name` among the fixtures, then among ../shared's reference models, then among the
+/// hostile suite's accepted corners (their goldens by TFLM too: the kernels' corner paths on the
+/// cores' own code, e.g. windows wholly outside the image), then among TFLM's integration suite
+/// (../shared/models/tflm_suite).
 fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
     let fixtures = paths.root.join("tests/fixtures");
-    let fixture = fixtures.join("models").join(format!("{name}.tflite"));
-    if fixture.is_file() {
-        return Ok(Spec {
-            name: name.to_string(),
-            tflite: fixture,
-            golden: fixtures.join("golden").join(name),
-            tflm_arena: fixture_tflm_arena(&fixtures, name),
-        });
-    }
-    let shared = paths.shared.join("models").join(format!("{name}.tflite"));
-    if shared.is_file() {
-        return Ok(Spec {
-            name: name.to_string(),
-            tflite: shared,
-            golden: paths.shared.join("models/golden").join(name),
-            tflm_arena: shared_tflm_arena(&paths.shared, name),
-        });
-    }
-    // The hostile suite's accepted corners (their goldens by TFLM too): the kernels' corner
-    // paths on the cores' own code (the DSP paths), e.g. windows wholly outside the image.
     let hostile = fixtures.join("hostile");
-    let corner = hostile.join("models").join(format!("{name}.tflite"));
-    if corner.is_file() {
-        return Ok(Spec {
-            name: name.to_string(),
-            tflite: corner,
-            golden: hostile.join("golden").join(name),
-            tflm_arena: None,
-        });
-    }
     let suite = paths.shared.join("models/tflm_suite");
-    let suite_model = suite.join(format!("{name}.tflite"));
-    if suite_model.is_file() {
-        return Ok(Spec {
-            name: name.to_string(),
-            tflite: suite_model,
-            golden: suite.join("golden").join(name),
-            tflm_arena: None,
-        });
+    // Each place: its models, its goldens, and where TFLM's arena size is recorded (if anywhere).
+    type Arena = fn(&Path, &str) -> Option<u64>;
+    let places = [
+        (
+            fixtures.join("models"),
+            fixtures.join("golden"),
+            Some((fixture_tflm_arena as Arena, fixtures.as_path())),
+        ),
+        (
+            paths.shared.join("models"),
+            paths.shared.join("models/golden"),
+            Some((shared_tflm_arena as Arena, paths.shared.as_path())),
+        ),
+        (hostile.join("models"), hostile.join("golden"), None),
+        (suite.clone(), suite.join("golden"), None),
+    ];
+    let mut looked = Vec::new();
+    for (models, golden, arena) in &places {
+        let tflite = models.join(format!("{name}.tflite"));
+        if tflite.is_file() {
+            return Ok(Spec {
+                name: name.to_string(),
+                tflite,
+                golden: golden.join(name),
+                tflm_arena: arena.and_then(|(arena, dir)| arena(dir, name)),
+            });
+        }
+        looked.push(tflite.display().to_string());
     }
+    let last = looked.pop().unwrap_or_default();
     Err(format!(
-        "no model `{name}`: none of {}, {}, {} and {} exists",
-        fixture.display(),
-        shared.display(),
-        corner.display(),
-        suite_model.display()
+        "no model `{name}`: none of {} and {last} exists",
+        looked.join(", ")
     ))
 }
 
