@@ -45,49 +45,49 @@ impl<'a> G<'a> {
 
     /// An element-wise math operator (TFLM's elementwise.cc) of `x`; int8 outputs get a scale
     /// that covers the function's range over the input's (`1 / sqrt` of its smallest nonzero
-    /// value for RSQRT), up to 16 times wider, and a random zero point.
+    /// value for RSQRT), up to 16 times wider, and a random zero point; int16 (ABS) outputs a
+    /// rescaling near a simple ratio.
     pub(super) fn math(&mut self, op: B, x: i32) -> i32 {
         let dtype = self.dtype(x);
         let shape = self.shape(x);
-        if dtype == TensorType::INT16 {
+        let out_q = match dtype {
             // TFLM's int16 ABS rescales (16x8 models: zero points 0).
-            let out_q = self.int16_rescaled(x, 0.3);
-            let out = self.act(dtype, &shape, Some(out_q));
-            let text = format!("{} {} -> {}", op_name(op), self.qtext(x), self.qtext(out));
-            self.describe(text);
-            self.m.op(op, Options::None, &[x], &[out]);
-            return out;
-        }
-        let out_q = (dtype == TensorType::INT8).then(|| {
-            let (s_in, z_in) = self.q(x);
-            if op == B::ABS {
-                // The same scale (no rescaling) now and then, else up to 4 times either way.
-                let s_out = if self.rng.chance(0.3) {
-                    s_in
-                } else {
-                    (f64::from(s_in) * self.rng.logu(0.25, 4.0)) as f32
-                };
-                let zp = if self.rng.chance(0.5) {
-                    z_in
-                } else {
-                    self.zero_point()
-                };
-                return (s_out, zp);
-            }
-            let top = 1.0 / f64::from(s_in).sqrt();
-            let s_out = (top * self.rng.logu(1.0, 16.0) / 255.0) as f32;
-            let zp = if self.rng.chance(0.5) {
-                -128
-            } else {
-                self.zero_point()
-            };
-            (s_out, zp)
-        });
+            TensorType::INT16 => Some(self.int16_rescaled(x, 0.3)),
+            TensorType::INT8 => Some(self.math_int8_quant(op, x)),
+            _ => None,
+        };
         let out = self.act(dtype, &shape, out_q);
         let text = format!("{} {} -> {}", op_name(op), self.qtext(x), self.qtext(out));
         self.describe(text);
         self.m.op(op, Options::None, &[x], &[out]);
         out
+    }
+
+    /// The int8 output quantization of [`Self::math`] for input `x`.
+    fn math_int8_quant(&mut self, op: B, x: i32) -> (f32, i64) {
+        let (s_in, z_in) = self.q(x);
+        if op == B::ABS {
+            // The same scale (no rescaling) now and then, else up to 4 times either way.
+            let s_out = if self.rng.chance(0.3) {
+                s_in
+            } else {
+                (f64::from(s_in) * self.rng.logu(0.25, 4.0)) as f32
+            };
+            let zp = if self.rng.chance(0.5) {
+                z_in
+            } else {
+                self.zero_point()
+            };
+            return (s_out, zp);
+        }
+        let top = 1.0 / f64::from(s_in).sqrt();
+        let s_out = (top * self.rng.logu(1.0, 16.0) / 255.0) as f32;
+        let zp = if self.rng.chance(0.5) {
+            -128
+        } else {
+            self.zero_point()
+        };
+        (s_out, zp)
     }
 
     pub(super) fn activation(&mut self, op: B, x: i32) -> i32 {

@@ -89,25 +89,14 @@ impl<'a> G<'a> {
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (filter, bias, out)
         } else if dtype == TensorType::INT16 {
-            // 16x8: per-channel int8 weights, an int64 bias, an int16 output (zero point 0).
-            let (s_in, _) = self.q(x);
             let channel_axis = if depthwise { 3 } else { 0 };
-            let scales: Vec<f32> = (0..cout)
-                .map(|_| self.rng.logu(2e-3, 5e-2) as f32)
-                .collect();
-            let s_out = (f64::from(s_in)
-                * f64::from(scales[0])
-                * f64::from(depth).sqrt()
-                * 42.0
-                * self.rng.logu(0.3, 3.0)) as f32;
-            let (filter, bias) = self.int8_filter_and_bias(
+            self.weights_16x8(
+                x,
                 (&filter_shape, channel_axis),
-                (s_in, &scales, true),
+                f64::from(depth),
                 has_bias,
-            );
-            let bias = self.int64_bias(bias);
-            let out = self.act(TensorType::INT16, &out_shape, Some((s_out, 0)));
-            (filter, bias, out)
+                &out_shape,
+            )
         } else {
             let (filter, bias) = self.f32_filter_and_bias(&filter_shape, cout, has_bias);
             let out = self.act(TensorType::FLOAT32, &out_shape, None);
@@ -204,6 +193,34 @@ impl<'a> G<'a> {
         (filter, self.m.tensor(b))
     }
 
+    /// The 16x8 operands of a convolution of the int16 tensor `x` summing about `depth` products
+    /// per output: per-channel int8 weights of `shape` (output channels along `axis`), an int64
+    /// bias if `has_bias` (else -1), and an int16 output of `out_shape` (zero point 0) whose scale
+    /// suits that depth. Returns (filter, bias, output).
+    fn weights_16x8(
+        &mut self,
+        x: i32,
+        (shape, axis): (&[i32], usize),
+        depth: f64,
+        has_bias: bool,
+        out_shape: &[i32],
+    ) -> (i32, i32, i32) {
+        let (s_in, _) = self.q(x);
+        let scales: Vec<f32> = (0..shape[axis])
+            .map(|_| self.rng.logu(2e-3, 5e-2) as f32)
+            .collect();
+        let s_out = (f64::from(s_in)
+            * f64::from(scales[0])
+            * depth.sqrt()
+            * 42.0
+            * self.rng.logu(0.3, 3.0)) as f32;
+        let (filter, bias) =
+            self.int8_filter_and_bias((shape, axis), (s_in, &scales, true), has_bias);
+        let bias = self.int64_bias(bias);
+        let out = self.act(TensorType::INT16, out_shape, Some((s_out, 0)));
+        (filter, bias, out)
+    }
+
     /// The int32 constant bias `bias` (or -1, none) as the int64 bias of the 16x8 kernels: the
     /// same quantization, values widened and sometimes beyond int32's range.
     fn int64_bias(&mut self, bias: i32) -> i32 {
@@ -263,21 +280,7 @@ impl<'a> G<'a> {
             let out = self.act(TensorType::INT8, &out_shape, Some((s_out, zp)));
             (filter, bias, out)
         } else if dtype == TensorType::INT16 {
-            // 16x8: per-channel int8 weights, an int64 bias, an int16 output (zero point 0).
-            let (s_in, _) = self.q(x);
-            let scales: Vec<f32> = (0..cout)
-                .map(|_| self.rng.logu(2e-3, 5e-2) as f32)
-                .collect();
-            let s_out = (f64::from(s_in)
-                * f64::from(scales[0])
-                * depth.sqrt()
-                * 42.0
-                * self.rng.logu(0.3, 3.0)) as f32;
-            let (filter, bias) =
-                self.int8_filter_and_bias((&filter_shape, 0), (s_in, &scales, true), has_bias);
-            let bias = self.int64_bias(bias);
-            let out = self.act(TensorType::INT16, &out_shape, Some((s_out, 0)));
-            (filter, bias, out)
+            self.weights_16x8(x, (&filter_shape, 0), depth, has_bias, &out_shape)
         } else {
             let (filter, bias) = self.f32_filter_and_bias(&filter_shape, cout, has_bias);
             let out = self.act(TensorType::FLOAT32, &out_shape, None);
