@@ -309,28 +309,26 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
         // product of no terms: TFLM computes the bias there, which tinyaot does not compile yet.
         // (CONV_2D divides the output channels by input depth / filter depth, 0; DEPTHWISE_CONV_2D
         // loops over no input channel and writes nothing: both undefined, as below.)
-        let empty_depth = tensor.shape.last() == Some(&0)
-            && matches!(code, Some(OpCode::FULLY_CONNECTED | OpCode::TRANSPOSE_CONV));
-        return Err(if empty_depth {
-            ctx.unsupported(format!(
-                "{detail}; supported: a non-empty innermost dimension (depth)"
-            ))
-        } else if code == Some(OpCode::CONV_2D) && tensor.shape.last() == Some(&0) {
-            ctx.invalid(
+        let empty_depth = tensor.shape.last() == Some(&0);
+        return Err(match code {
+            Some(OpCode::FULLY_CONNECTED | OpCode::TRANSPOSE_CONV) if empty_depth => ctx
+                .unsupported(format!(
+                    "{detail}; supported: a non-empty innermost dimension (depth)"
+                )),
+            Some(OpCode::CONV_2D) if empty_depth => ctx.invalid(
                 detail,
                 Grounds::undefined(
                     "reference ConvPerChannel divides the output channels by the groups, input \
                      depth / filter depth = 0: a division by zero",
                 ),
-            )
-        } else {
-            ctx.invalid(
+            ),
+            _ => ctx.invalid(
                 detail,
                 Grounds::undefined(
                     "TFLM's kernel sizes its loops from the empty input and leaves the output \
                      unwritten, or from the output and reads the empty input out of bounds",
                 ),
-            )
+            ),
         });
     }
     let call = ops::lower(ctx, family, entry)?;

@@ -184,6 +184,11 @@ pub(super) fn dw16(bias: Option<TensorType>, zero_point: i64) -> ModelSpec {
     )
 }
 
+/// `len` pseudo-random int8 weights (the same for the same length).
+pub(super) fn pseudo_random_weights(len: usize) -> Vec<i8> {
+    (0..len).map(|i| ((i * 53 + 11) % 255) as i8).collect()
+}
+
 /// A float32 unary op `[2, 3] → [2, 3]`.
 pub(super) fn unary_f32(op: B, options: Options) -> ModelSpec {
     ModelSpec::single_op(

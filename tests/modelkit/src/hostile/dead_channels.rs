@@ -1,6 +1,7 @@
 //! Dead channels (accepted corners): convolutions and FULLY_CONNECTED whose all-zero filters
 //! carry a tiny or zero weight scale, and the models that build them.
 
+use super::builders::pseudo_random_weights;
 use super::Suite;
 use crate::{Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec};
 
@@ -22,15 +23,13 @@ fn channel_scales(channels: usize, dead: &[usize], dead_scale: f32) -> Vec<f32> 
 /// Weights laid out with the output channel `c` at index `i` given by `channel_of(i)`, pseudo-random
 /// but all zero in the `dead` channels.
 fn weights_with_dead(len: usize, dead: &[usize], channel_of: impl Fn(usize) -> usize) -> Vec<i8> {
-    (0..len)
-        .map(|i| {
-            if dead.contains(&channel_of(i)) {
-                0
-            } else {
-                ((i * 53 + 11) % 255) as i8
-            }
-        })
-        .collect()
+    let mut weights = pseudo_random_weights(len);
+    for (i, w) in weights.iter_mut().enumerate() {
+        if dead.contains(&channel_of(i)) {
+            *w = 0;
+        }
+    }
+    weights
 }
 
 /// Biases of `channels` channels (scale `s_in * s_w[c]`), with a large value in each dead channel

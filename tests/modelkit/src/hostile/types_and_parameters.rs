@@ -414,34 +414,25 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
     );
     // TFLM's kernels loop over the option's multiplier whatever the shapes say (0: nothing
     // written), checked only by TFLITE_DCHECK_EQ.
-    s.refused(
-        "depthwise_multiplier_disagrees",
-        ModelSpec::single_op(
-            B::DEPTHWISE_CONV_2D,
-            Options::depthwise(Padding::VALID, (1, 1), 3, Activation::NONE),
-            vec![
-                TensorSpec::f32(&[1, 3, 3, 2]),
-                TensorSpec::f32(&[1, 3, 3, 4]).constant_f32(&[0.5; 36]),
-            ],
-            vec![TensorSpec::f32(&[1, 1, 1, 4])],
-        ),
-        Invalid,
-        "depth_multiplier",
-    );
-    s.refused(
-        "depthwise_multiplier_zero",
-        ModelSpec::single_op(
-            B::DEPTHWISE_CONV_2D,
-            Options::depthwise(Padding::VALID, (1, 1), 0, Activation::NONE),
-            vec![
-                TensorSpec::f32(&[1, 3, 3, 2]),
-                TensorSpec::f32(&[1, 3, 3, 4]).constant_f32(&[0.5; 36]),
-            ],
-            vec![TensorSpec::f32(&[1, 1, 1, 4])],
-        ),
-        Invalid,
-        "depth_multiplier",
-    );
+    for (name, multiplier) in [
+        ("depthwise_multiplier_disagrees", 3),
+        ("depthwise_multiplier_zero", 0),
+    ] {
+        s.refused(
+            name,
+            ModelSpec::single_op(
+                B::DEPTHWISE_CONV_2D,
+                Options::depthwise(Padding::VALID, (1, 1), multiplier, Activation::NONE),
+                vec![
+                    TensorSpec::f32(&[1, 3, 3, 2]),
+                    TensorSpec::f32(&[1, 3, 3, 4]).constant_f32(&[0.5; 36]),
+                ],
+                vec![TensorSpec::f32(&[1, 1, 1, 4])],
+            ),
+            Invalid,
+            "depth_multiplier",
+        );
+    }
     // TFLM reads an int16 DEPTHWISE_CONV_2D bias as int64 whatever its type, an int16
     // FULLY_CONNECTED one as int64 unless it is INT32; its 16x8 convolutions apply no zero points.
     s.refused(

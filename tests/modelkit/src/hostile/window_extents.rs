@@ -6,16 +6,11 @@
 //! window has no tap in the image: TFLM's `AveragePool` returns there and leaves the rest of the
 //! output unwritten (refused, undefined).
 
-use super::builders::{conv8, dw16, with};
+use super::builders::{conv8, dw16, pseudo_random_weights as weights, with};
 use super::{Refusal, Suite};
 use crate::{
     Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
 };
-
-/// Pseudo-random int8 weights.
-fn weights(len: usize) -> Vec<i8> {
-    (0..len).map(|i| ((i * 53 + 11) % 255) as i8).collect()
-}
 
 /// Pseudo-random float weights in [-1, 1).
 fn float_weights(len: usize) -> Vec<f32> {

@@ -1,6 +1,7 @@
 //! The window of a convolution (CONV_2D, DEPTHWISE_CONV_2D): its options, the padding TFLM
-//! computes from the window alone (as TFLM, whatever the output size), the geometry fields of the parameter structs, and the
-//! stream contract of the kernels that compute output pixels in order from their windows.
+//! computes from the window alone (whatever the output's size), the geometry fields of the
+//! parameter structs, and the stream contract of the kernels that compute output pixels in order
+//! from their windows.
 
 use crate::error::Result;
 use crate::ir::{Activation, Padding};
