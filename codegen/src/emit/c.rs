@@ -47,12 +47,12 @@ macro_rules! module {
         (
             stringify!($name),
             include_str!(concat!(
-                "../../../templates/c/kernels/",
+                "../../templates/c/kernels/",
                 stringify!($name),
                 ".h.tera"
             )),
             include_str!(concat!(
-                "../../../templates/c/kernels/",
+                "../../templates/c/kernels/",
                 stringify!($name),
                 ".c.tera"
             )),
@@ -79,7 +79,7 @@ macro_rules! c_modules {
         /// `templates/c/kernels/<family>/<part>.c.tera`, and the template.
         const PARTS: &[(&str, &str)] = &[$((
             concat!($part, ".c"),
-            include_str!(concat!("../../../templates/c/kernels/", $part, ".c.tera")),
+            include_str!(concat!("../../templates/c/kernels/", $part, ".c.tera")),
         ),)*];
     };
 }
@@ -90,14 +90,14 @@ macro_rules! kernels_h_part {
     ($part:literal) => {
         (
             concat!("kernels_h/", $part, ".h"),
-            include_str!(concat!("../../../templates/c/kernels_h/", $part, ".h.tera")),
+            include_str!(concat!("../../templates/c/kernels_h/", $part, ".h.tera")),
         )
     };
 }
 
-const PUBLIC_HEADER: &str = include_str!("../../../templates/c/model.h.tera");
-const MODEL_SOURCE: &str = include_str!("../../../templates/c/model.c.tera");
-const KERNELS_HEADER: &str = include_str!("../../../templates/c/kernels.h.tera");
+const PUBLIC_HEADER: &str = include_str!("../../templates/c/model.h.tera");
+const MODEL_SOURCE: &str = include_str!("../../templates/c/model.c.tera");
+const KERNELS_HEADER: &str = include_str!("../../templates/c/kernels.h.tera");
 
 /// The parts of [`KERNELS_HEADER`], which it includes in this order: the name `kernels_h/<part>.h`
 /// under which it includes `templates/c/kernels_h/<part>.h.tera`, and the template.

@@ -14,7 +14,7 @@
 //! write it ([`super::c_dir`]). A build file of the same name that lacks the marker is the user's,
 //! and one of another scope is another model's: neither is ever overwritten (an error instead).
 //!
-//! The model's file name reaches these files only through [`one_line`]: printable ASCII, with
+//! The model's file name reaches these files only through `one_line`: printable ASCII, with
 //! nothing any of the formats would read as syntax.
 
 use std::fmt::Write as _;

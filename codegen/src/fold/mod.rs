@@ -7,7 +7,7 @@
 //! them at every invoke; an ahead-of-time compiler knows their results.
 //!
 //! Bit-exact by construction: an operator is lowered exactly as for the device
-//! ([`crate::lower`], with [`OpContext::for_folding`]) and its kernel is the runtime's own
+//! ([`crate::lower`], with `OpContext::for_folding`) and its kernel is the runtime's own
 //! (`tinyaot-runtime`, through the dispatch [`kernels::run`] that `cargo kernels` generates
 //! from the runtime's signatures, the one the Rust↔C parity harness also runs), on an arena of
 //! the folder's that holds every operand. `SHAPE`, which has no kernel, becomes the static shape

@@ -47,7 +47,7 @@ const SCHEMA_VERSION: u32 = 3;
 ///   writes, a zero-size or over-deep shape; see [`graph`]);
 /// - [`Error::Subgraphs`] when the model has no subgraph;
 /// - [`Error::Unsupported`] for resource variables used otherwise than streaming models use them,
-///   and for control flow (see [`resource`]);
+///   and for control flow (see the `resource` module);
 /// - [`Error::UnsupportedDtype`], [`Error::DynamicShape`], [`Error::Overflow`] and
 ///   [`Error::IndexOutOfRange`] for the tensor and index problems they name.
 pub fn load(bytes: &[u8]) -> Result<Graph<'_>> {

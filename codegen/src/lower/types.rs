@@ -1,5 +1,5 @@
 //! The tensor types of the registry: for each operator, the type signatures tinyaot compiles and
-//! those TFLM's kernel registers ([`Types`], one per [`OpEntry`](super::OpEntry)).
+//! those TFLM's kernel registers ([`Types`], one per operator's `OpEntry`).
 //!
 //! A signature lists the types of the operator's typed roles (the tensors its kernel is chosen
 //! by: the data input, a weights input, the output), e.g. CONV_2D's `int16×int8→int16`. TFLM's

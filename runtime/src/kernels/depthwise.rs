@@ -506,7 +506,7 @@ fn start_from(sums: &mut [i32], bias: Option<&[i32]>, c0: usize) {
 }
 
 /// int16 DEPTHWISE_CONV_2D with int8 weights, bit-exact with TFLM's 16x8
-/// `DepthwiseConvPerChannel` (64-bit sums and bias, [`requantize_16x8`]). Reads
+/// `DepthwiseConvPerChannel` (64-bit sums and bias, `requantize_16x8`). Reads
 /// `2 * batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `2 * batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the
 /// order).

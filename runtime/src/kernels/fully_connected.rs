@@ -178,7 +178,7 @@ fn int16_rows(
 /// int16 FULLY_CONNECTED with int8 weights and 64-bit sums, bit-exact with TFLM's 16x8
 /// `FullyConnected` / `FullyConnectedPerChannel` for an `int64_t` bias: each output is
 /// `MultiplyByQuantizedMultiplier(Σ_d w[d] * (x[d] - input_zero_point) + bias)` (its 64-bit
-/// overload, [`scale_16x8`]) plus the output zero point, clamped. Reads
+/// overload, `scale_16x8`) plus the output zero point, clamped. Reads
 /// `2 * batches * input_depth` bytes at `input`, writes `2 * batches * output_depth` bytes at
 /// `output`.
 #[cfg_attr(target_os = "none", inline(never))]

@@ -216,7 +216,7 @@ pub(crate) fn tanh_one_s16(x: i16, p: &TanhS16) -> i16 {
     (r >> 8) as i16
 }
 
-/// int16 LOGISTIC, bit-exact with TFLM ([`logistic_one_s16`] per element). Reads and writes
+/// int16 LOGISTIC, bit-exact with TFLM (`logistic_one_s16` per element). Reads and writes
 /// `2 * len` bytes.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn logistic_s16(arena: &mut [u8], input: usize, output: usize, p: &LogisticS16) {
@@ -224,7 +224,7 @@ pub fn logistic_s16(arena: &mut [u8], input: usize, output: usize, p: &LogisticS
     map(arena, input, output, p.len, |x: i16| logistic_one_s16(x, p));
 }
 
-/// int16 TANH, bit-exact with TFLM ([`tanh_one_s16`] per element). Reads and writes `2 * len`
+/// int16 TANH, bit-exact with TFLM (`tanh_one_s16` per element). Reads and writes `2 * len`
 /// bytes.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn tanh_s16(arena: &mut [u8], input: usize, output: usize, p: &TanhS16) {
@@ -247,7 +247,7 @@ pub(crate) fn logistic_one_f32(x: f32) -> f32 {
     }
 }
 
-/// float32 LOGISTIC ([`logistic_one_f32`] per element). Reads and writes `4 * len` bytes.
+/// float32 LOGISTIC (`logistic_one_f32` per element). Reads and writes `4 * len` bytes.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn logistic_f32(arena: &mut [u8], input: usize, output: usize, p: &ElementsF32) {
     let p = super::opaque(p);

@@ -6,7 +6,7 @@
 //! `x` and the hidden state `h` of the previous step: `gate = act(FC_in(x) + FC_rec(h))`, where
 //! TFLM's integer kernels requantize each fully connected product to int16 at scale 2^-12 and add
 //! the two with int16 saturation; the forget, input and output gates take the sigmoid, the cell
-//! gate the tanh (both TFLM's int16 table functions, [`logistic_one_s16`] / [`tanh_one_s16`]).
+//! gate the tanh (both TFLM's int16 table functions, `logistic_one_s16` / `tanh_one_s16`).
 //! Then `c = clip(sat(f·c ⊕ i·g))` (two int16 multiplications requantized to the cell scale, a
 //! saturating add, the quantized cell clip) and `h = o · tanh(c)`, requantized to the hidden state.
 //! TFLM computes each stage for all units into four scratch buffers; the stages are element-wise

@@ -257,7 +257,7 @@ pub fn transpose_conv_s8(arena: &mut [u8], input: usize, output: usize, p: &Tran
 
 /// int16 TRANSPOSE_CONV with int8 weights, bit-exact with TFLM's 16x8
 /// `reference_integer_ops::TransposeConv` (64-bit sums and bias, no zero points,
-/// [`requantize_16x8`]). Reads `2 * batches * input_h * input_w * input_c` bytes at `input`, writes
+/// `requantize_16x8`). Reads `2 * batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `2 * batches * output_h * output_w * output_c` bytes at `output`.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn transpose_conv_s16(arena: &mut [u8], input: usize, output: usize, p: &TransposeConvS16) {

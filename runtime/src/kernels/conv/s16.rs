@@ -67,7 +67,7 @@ pub struct Conv2dS16<'a> {
     pub swizzled: bool,
     /// TFLM's 32-bit sums (an INT32 bias, or none where the options ask for INT32 biases): the
     /// sum plus the bias wraps at 32 bits and takes the 32-bit `MultiplyByQuantizedMultiplier`
-    /// (as int8's), instead of the 64-bit sum and [`requantize_16x8`].
+    /// (as int8's), instead of the 64-bit sum and `requantize_16x8`.
     pub acc32: bool,
 }
 
@@ -123,7 +123,7 @@ pub struct Conv2dIm2colS16<'a> {
 }
 
 /// int16 CONV_2D with int8 weights, bit-exact with TFLM's 16x8 `ConvPerChannel` (64-bit sums and
-/// bias, [`requantize_16x8`]). Reads `2 * batches * input_h * input_w * input_c` bytes at `input`,
+/// bias, `requantize_16x8`). Reads `2 * batches * input_h * input_w * input_c` bytes at `input`,
 /// writes `2 * batches * output_h * output_w * output_c` bytes at `output` (see the module docs for
 /// the order).
 #[cfg_attr(target_os = "none", inline(never))]
