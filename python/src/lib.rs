@@ -1,6 +1,6 @@
 //! `tinyaot._native`: the extension module under the `tinyaot` Python package (`tinyaot/`), which
 //! gives it its documented, typed API. Everything here is a thin shell over the Rust crates: the
-//! generators are tinyaot-codegen's, called exactly as `tinyaot-cli` calls them (default limits,
+//! generators are tinyaot-codegen's, called exactly as `tinyaot-cli` calls them (the same limits,
 //! the same file stem and source name for a model read from a path), and [`run`] is the command
 //! line itself, so a refusal reads the same from Python as on the CLI's `error:` line.
 //!
@@ -89,7 +89,7 @@ fn from_path<T>(
 /// `tinyaot c --layout LAYOUT` writes them: `<prefix>.h`, `<prefix>.c`, `<prefix>_kernels.h`, the
 /// kernel files (under `src/` for Arduino), then the layout's build files.
 #[pyfunction]
-#[pyo3(signature = (model, prefix, layout="cmake", overlap=true, reorder=true, regions=Vec::new()))]
+#[pyo3(signature = (model, prefix, layout="cmake", overlap=true, reorder=true, regions=Vec::new(), limits=Vec::new()))]
 fn generate_c(
     model: &Bound<'_, PyAny>,
     prefix: String,
@@ -97,7 +97,9 @@ fn generate_c(
     overlap: bool,
     reorder: bool,
     regions: Vec<(String, usize, String)>,
+    limits: Vec<(String, u64)>,
 ) -> PyResult<Vec<(String, String)>> {
+    let limits = limits_from(limits)?;
     let layout = CLayout::from_name(layout).ok_or_else(|| {
         Error::new_err(format!(
             "`layout={layout}`: expected one of {}",
@@ -110,7 +112,7 @@ fn generate_c(
             source_name: m.file_name.to_string(),
         };
         let planning = planning(overlap, reorder, regions);
-        let files = c_outputs_with(m.bytes, &options, &Limits::default(), &planning)?;
+        let files = c_outputs_with(m.bytes, &options, &limits, &planning)?;
         let files = lay_out(layout, &options, files)?;
         Ok(files
             .into_iter()
@@ -122,18 +124,20 @@ fn generate_c(
 /// The Rust module of `model` (what `tinyaot rust` writes), its struct named `name` or, by
 /// default, after the file stem in CamelCase.
 #[pyfunction]
-#[pyo3(signature = (model, name=None, overlap=true, reorder=true, regions=Vec::new()))]
+#[pyo3(signature = (model, name=None, overlap=true, reorder=true, regions=Vec::new(), limits=Vec::new()))]
 fn generate_rust(
     model: &Bound<'_, PyAny>,
     name: Option<String>,
     overlap: bool,
     reorder: bool,
     regions: Vec<(String, usize, String)>,
+    limits: Vec<(String, u64)>,
 ) -> PyResult<String> {
+    let limits = limits_from(limits)?;
     with_model(model, |m| {
         let mut config = Config::new();
         config
-            .limits(Limits::default())
+            .limits(limits)
             .planning(planning(overlap, reorder, regions));
         if let Some(name) = name {
             config.name(name);
@@ -142,22 +146,55 @@ fn generate_rust(
     })
 }
 
-/// The memory plan of `model` as JSON, exactly what `tinyaot plan --format json` prints.
+/// The memory plan of `model`: the JSON `tinyaot plan --format json` prints, and the drawing
+/// `tinyaot plan --svg` writes, titled with the model's file name.
 #[pyfunction]
-#[pyo3(signature = (model, overlap=true, reorder=true, regions=Vec::new()))]
-fn plan_json(
+#[pyo3(signature = (model, overlap=true, reorder=true, regions=Vec::new(), limits=Vec::new()))]
+fn plan(
     model: &Bound<'_, PyAny>,
     overlap: bool,
     reorder: bool,
     regions: Vec<(String, usize, String)>,
-) -> PyResult<String> {
+    limits: Vec<(String, u64)>,
+) -> PyResult<(String, String)> {
+    let limits = limits_from(limits)?;
     with_model(model, |m| {
         let mut config = Config::new();
         config
-            .limits(Limits::default())
+            .limits(limits)
             .planning(planning(overlap, reorder, regions));
-        Ok(config.plan(m.bytes)?.json())
+        let report = config.plan(m.bytes)?;
+        Ok((report.json(), report.svg(m.file_name)))
     })
+}
+
+/// The resource limits: the defaults, with each `(name, value)` pair set, named as
+/// [`Limits`]' fields (the command line's `--max-…` options); an unknown name or a value out of
+/// the field's range is a `ValueError`.
+fn limits_from(pairs: Vec<(String, u64)>) -> PyResult<Limits> {
+    let mut limits = Limits::default();
+    for (name, value) in pairs {
+        let out_of_range = || PyValueError::new_err(format!("`{name}={value}` is out of range"));
+        match name.as_str() {
+            "max_operators" => {
+                limits.max_operators = value.try_into().map_err(|_| out_of_range())?
+            }
+            "max_tensors" => limits.max_tensors = value.try_into().map_err(|_| out_of_range())?,
+            "max_tensor_bytes" => limits.max_tensor_bytes = value,
+            "max_constant_bytes" => limits.max_constant_bytes = value,
+            "max_arena_bytes" => limits.max_arena_bytes = value,
+            "target_pointer_width" => match value {
+                16 | 32 | 64 => limits.target_pointer_width = value as u32,
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "`target_pointer_width={value}`: expected 16, 32 or 64"
+                    )))
+                }
+            },
+            _ => return Err(PyValueError::new_err(format!("unknown limit `{name}`"))),
+        }
+    }
+    Ok(limits)
 }
 
 /// The planning options: overlaps, operator order and memory regions as `(name, bytes, section)`.
@@ -205,7 +242,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(generate_c, m)?)?;
     m.add_function(wrap_pyfunction!(generate_rust, m)?)?;
-    m.add_function(wrap_pyfunction!(plan_json, m)?)?;
+    m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(install_signal_handlers, m)?)?;
     Ok(())

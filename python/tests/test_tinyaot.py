@@ -250,6 +250,62 @@ def test_regions_are_the_commands_region() -> None:
         raise AssertionError("a bad region name was accepted")
 
 
+def test_a_plan_draws_itself_as_the_commands_svg() -> None:
+    plan = tinyaot.plan(FIXTURE)
+    with tempfile.TemporaryDirectory() as tmp:
+        svg = pathlib.Path(tmp) / "plan.svg"
+        done = cli("plan", str(FIXTURE), "--format", "json", "--svg", str(svg))
+        assert done.returncode == 0, done.stderr
+        # What a notebook shows (Jupyter calls _repr_svg_) is the command's drawing, byte for byte.
+        assert plan._repr_svg_() == plan.svg == svg.read_text()
+    assert isinstance(plan, dict) and plan == json.loads(done.stdout)
+    assert plan.svg.startswith("<svg") and "ds_cnn.tflite" in plan.svg
+    assert "net.tflite" in tinyaot.plan(FIXTURE.read_bytes()).svg
+
+
+def test_limits_are_the_commands_limits() -> None:
+    plan = tinyaot.plan(FIXTURE)
+    arena = plan["arena_bytes"]
+    calls: List[Tuple[str, Callable[..., object]]] = [
+        ("c", lambda **kw: tinyaot.generate_c(FIXTURE, **kw)),
+        ("rust", lambda **kw: tinyaot.generate_rust(FIXTURE, **kw)),
+        ("plan", lambda **kw: tinyaot.plan(FIXTURE, **kw)),
+    ]
+    for command, call in calls:
+        # At the limit the model compiles; one byte or one operator below, it is refused with the
+        # command's message.
+        call(max_arena_bytes=arena, max_operators=plan["num_ops"])
+        refused = []
+        for option, keyword, value in (
+            ("--max-arena-bytes", "max_arena_bytes", arena - 1),
+            ("--max-operators", "max_operators", plan["num_ops"] - 1),
+            ("--max-constant-bytes", "max_constant_bytes", 16),
+            ("--target-pointer-width", "target_pointer_width", 16),
+        ):
+            with tempfile.TemporaryDirectory() as tmp:
+                out = ["-o", str(pathlib.Path(tmp) / "out")] if command != "plan" else []
+                done = cli(command, str(FIXTURE), *out, option, str(value))
+            try:
+                call(**{keyword: value})
+            except tinyaot.Error as e:
+                assert done.returncode == 1, (command, option, done)
+                assert done.stderr == "error: {}\n".format(e), (done.stderr, str(e))
+                refused.append(keyword)
+            else:
+                assert done.returncode == 0, (command, option, done.stderr)
+        # ds_cnn has more than 16 bytes of weights; the other two are one under what it needs.
+        assert refused[:3] == ["max_arena_bytes", "max_operators", "max_constant_bytes"], refused
+    for bad in ({"target_pointer_width": 8}, {"max_tensors": -1}, {"max_operators": True}):
+        try:
+            tinyaot.plan(FIXTURE, **bad)  # type: ignore[arg-type]
+        except tinyaot.Error:
+            raise AssertionError("{} raised the model's error".format(bad))
+        except ValueError as e:
+            assert next(iter(bad)) in str(e), e
+        else:
+            raise AssertionError("{} was accepted".format(bad))
+
+
 def test_a_hostile_model_raises_the_commands_error() -> None:
     data = FIXTURE.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import Error
 
-__all__ = ["Error", "Model", "generate_c", "generate_rust", "plan", "run", "__version__"]
+__all__ = ["Error", "Model", "Plan", "generate_c", "generate_rust", "plan", "run", "__version__"]
 
 __version__: str = _native.__version__
 
@@ -58,6 +58,13 @@ def generate_c(
     overlap: bool = True,
     reorder: bool = True,
     regions: Sequence[Tuple[str, int, str]] = (),
+    *,
+    max_operators: Optional[int] = None,
+    max_tensors: Optional[int] = None,
+    max_tensor_bytes: Optional[int] = None,
+    max_constant_bytes: Optional[int] = None,
+    max_arena_bytes: Optional[int] = None,
+    target_pointer_width: Optional[int] = None,
 ) -> Dict[str, str]:
     """Generate the self-contained C99 sources of ``model``, what ``tinyaot c`` writes.
 
@@ -86,11 +93,27 @@ def generate_c(
         section)`` (``[("dtcm", 65536, ".dtcm")]`` is ``tinyaot c --region dtcm=64K@.dtcm``): the
         activations with the most accesses per byte move there, into one static per region in
         that linker section.
-    :raises Error: the model is refused (unsupported operator, invalid file, ...), the prefix is
-        not a C identifier, the layout is unknown, or the file cannot be read.
+    :param max_operators: the resource limits (keyword only), as ``tinyaot c --max-operators``
+        and its siblings: most operators (default 100,000) and tensors (1,000,000) a model may
+        have, largest tensor and total of constants in bytes (256 MiB each), largest arena and
+        state region (64 MiB), and the target's pointer width in bits (16, 32 or 64; default 32).
+        A model over a limit is refused naming it; ``None`` keeps the default.
+    :raises Error: the model is refused (unsupported operator, invalid file, over a limit, ...),
+        the prefix is not a C identifier, the layout is unknown, or the file cannot be read.
+    :raises ValueError: a limit is out of range (a pointer width other than 16, 32 or 64).
     """
+    limits = _limits(
+        max_operators,
+        max_tensors,
+        max_tensor_bytes,
+        max_constant_bytes,
+        max_arena_bytes,
+        target_pointer_width,
+    )
     return dict(
-        _native.generate_c(_native_model(model), prefix, layout, overlap, reorder, list(regions))
+        _native.generate_c(
+            _native_model(model), prefix, layout, overlap, reorder, list(regions), limits
+        )
     )
 
 
@@ -100,6 +123,13 @@ def generate_rust(
     overlap: bool = True,
     reorder: bool = True,
     regions: Sequence[Tuple[str, int, str]] = (),
+    *,
+    max_operators: Optional[int] = None,
+    max_tensors: Optional[int] = None,
+    max_tensor_bytes: Optional[int] = None,
+    max_constant_bytes: Optional[int] = None,
+    max_arena_bytes: Optional[int] = None,
+    target_pointer_width: Optional[int] = None,
 ) -> str:
     """Generate the Rust module of ``model``, what ``tinyaot rust`` writes.
 
@@ -113,10 +143,40 @@ def generate_rust(
     :param overlap: as for :func:`generate_c` (``False`` is ``tinyaot rust --no-overlap``).
     :param reorder: as for :func:`generate_c` (``False`` is ``tinyaot rust --keep-order``).
     :param regions: as for :func:`generate_c`.
+    :param max_operators: and the other limits: as for :func:`generate_c`.
     :raises Error: the model is refused, the name is not a Rust identifier, or the file cannot be
         read.
     """
-    return _native.generate_rust(_native_model(model), name, overlap, reorder, list(regions))
+    limits = _limits(
+        max_operators,
+        max_tensors,
+        max_tensor_bytes,
+        max_constant_bytes,
+        max_arena_bytes,
+        target_pointer_width,
+    )
+    return _native.generate_rust(
+        _native_model(model), name, overlap, reorder, list(regions), limits
+    )
+
+
+class Plan(Dict[str, Any]):
+    """A memory plan: the dict of ``tinyaot plan --format json``, which draws itself.
+
+    In a notebook, a cell ending in ``tinyaot.plan(model)`` shows the plan as the picture ``tinyaot
+    plan --svg`` writes (operator step across, arena offset down, a box per tensor): Jupyter calls
+    :meth:`_repr_svg_`. :attr:`svg` is the same drawing as text, to save as a file.
+    """
+
+    #: The plan drawn as SVG, titled with the model's file name (``net.tflite`` for bytes).
+    svg: str
+
+    def __init__(self, plan: Dict[str, Any], svg: str) -> None:
+        super().__init__(plan)
+        self.svg = svg
+
+    def _repr_svg_(self) -> str:
+        return self.svg
 
 
 def plan(
@@ -124,8 +184,16 @@ def plan(
     overlap: bool = True,
     reorder: bool = True,
     regions: Sequence[Tuple[str, int, str]] = (),
-) -> Dict[str, Any]:
-    """The memory plan of ``model``: the JSON of ``tinyaot plan --format json``, decoded.
+    *,
+    max_operators: Optional[int] = None,
+    max_tensors: Optional[int] = None,
+    max_tensor_bytes: Optional[int] = None,
+    max_constant_bytes: Optional[int] = None,
+    max_arena_bytes: Optional[int] = None,
+    target_pointer_width: Optional[int] = None,
+) -> Plan:
+    """The memory plan of ``model``: the JSON of ``tinyaot plan --format json``, decoded, as a
+    :class:`Plan` (a dict that a notebook shows as the plan's drawing).
 
     Its keys include ``arena_bytes`` (the activation arena the generated code declares),
     ``lower_bound_bytes`` (the liveness lower bound), ``state_bytes`` (variable tensors),
@@ -139,12 +207,47 @@ def plan(
     :param reorder: as for :func:`generate_c` (``False`` is ``tinyaot plan --keep-order``).
     :param regions: as for :func:`generate_c`; the plan then lists ``regions`` and each moved
         tensor's ``region`` is its region's name.
+    :param max_operators: and the other limits: as for :func:`generate_c`.
     :raises Error: the model cannot be loaded or planned, or the file cannot be read.
     """
-    result: Dict[str, Any] = json.loads(
-        _native.plan_json(_native_model(model), overlap, reorder, list(regions))
+    limits = _limits(
+        max_operators,
+        max_tensors,
+        max_tensor_bytes,
+        max_constant_bytes,
+        max_arena_bytes,
+        target_pointer_width,
     )
-    return result
+    json_text, svg = _native.plan(_native_model(model), overlap, reorder, list(regions), limits)
+    return Plan(json.loads(json_text), svg)
+
+
+def _limits(
+    max_operators: Optional[int],
+    max_tensors: Optional[int],
+    max_tensor_bytes: Optional[int],
+    max_constant_bytes: Optional[int],
+    max_arena_bytes: Optional[int],
+    target_pointer_width: Optional[int],
+) -> List[Tuple[str, int]]:
+    """The limits given, as ``(name, value)`` pairs for the extension module (the others keep
+    their defaults there)."""
+    given = {
+        "max_operators": max_operators,
+        "max_tensors": max_tensors,
+        "max_tensor_bytes": max_tensor_bytes,
+        "max_constant_bytes": max_constant_bytes,
+        "max_arena_bytes": max_arena_bytes,
+        "target_pointer_width": target_pointer_width,
+    }
+    pairs = []
+    for name, value in given.items():
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"`{name}` must be a non-negative int, not {value!r}")
+        pairs.append((name, value))
+    return pairs
 
 
 def run(args: Sequence[str]) -> int:

@@ -13,6 +13,7 @@ def generate_c(
     overlap: bool = True,
     reorder: bool = True,
     regions: List[Tuple[str, int, str]] = ...,
+    limits: List[Tuple[str, int]] = ...,
 ) -> List[Tuple[str, str]]: ...
 def generate_rust(
     model: Union[bytes, str],
@@ -20,12 +21,14 @@ def generate_rust(
     overlap: bool = True,
     reorder: bool = True,
     regions: List[Tuple[str, int, str]] = ...,
+    limits: List[Tuple[str, int]] = ...,
 ) -> str: ...
-def plan_json(
+def plan(
     model: Union[bytes, str],
     overlap: bool = True,
     reorder: bool = True,
     regions: List[Tuple[str, int, str]] = ...,
-) -> str: ...
+    limits: List[Tuple[str, int]] = ...,
+) -> Tuple[str, str]: ...
 def run(args: List[str]) -> int: ...
 def install_signal_handlers() -> None: ...
