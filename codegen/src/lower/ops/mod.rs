@@ -46,6 +46,7 @@ mod quantize;
 mod reduce;
 mod reshape;
 mod resource;
+mod shape;
 mod softmax;
 mod split;
 mod strided_slice;
@@ -94,6 +95,7 @@ macro_rules! families {
             aliases: [
                 reshape,
                 resource,
+                shape,
             ],
             support: [
                 conv_int4,
@@ -122,6 +124,7 @@ macro_rules! families {
 // The C backend's table of kernel modules is made from it (feature `c`).
 #[cfg(feature = "c")]
 pub(crate) use families;
+pub(crate) use shape::shape_bytes;
 
 /// [`OpEntry::outputs`] of an operator whose output count its lowering checks.
 pub(crate) const ANY_OUTPUTS: usize = usize::MAX;
