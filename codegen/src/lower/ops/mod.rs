@@ -364,9 +364,9 @@ fn strides_of(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
-/// Drops extent-1 dimensions of a gather walk `(count, input step)` and merges adjacent ones the
-/// input walks contiguously (TRANSPOSE and STRIDED_SLICE share the runtime's gather loop).
-fn collapse_gather(dims: &[(usize, i64)]) -> Vec<(usize, i64)> {
+/// Drops extent-1 dimensions of a strided walk `(count, input step)` and merges adjacent ones the
+/// input walks contiguously (TRANSPOSE, STRIDED_SLICE and SLICE share the runtime's strided_walk loop).
+fn collapse_walk(dims: &[(usize, i64)]) -> Vec<(usize, i64)> {
     let mut out: Vec<(usize, i64)> = Vec::new();
     for &(count, step) in dims {
         if count == 1 {

@@ -1,9 +1,9 @@
 //! STRIDED_SLICE and SLICE → `strided_slice::strided_slice`: constant begin, end and strides
 //! (SLICE: begin and size) read at generation time, resolved per axis as TFLM's Eval resolves
-//! them, and turned into the runtime's collapsed gather loop (a SLICE is a strided slice of
+//! them, and turned into the runtime's collapsed strided walk (a SLICE is a strided slice of
 //! stride 1).
 
-use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
+use super::{collapse_walk, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::strided_slice as P;
@@ -251,17 +251,17 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    gather_call(ctx, base, &dims, empty)
+    walk_call(ctx, base, &dims, empty)
 }
 
 /// The kernel call for a slice of input 0 (of a type checked by the caller) starting at element
 /// `base` and walking `dims` (count, element step) in order; `empty` when it takes nothing.
-fn gather_call(ctx: &OpContext, base: i64, dims: &[(usize, i64)], empty: bool) -> Result<Kernel> {
+fn walk_call(ctx: &OpContext, base: i64, dims: &[(usize, i64)], empty: bool) -> Result<Kernel> {
     let input = ctx.input(0)?;
     let dims = if empty {
         vec![(0, 1)]
     } else {
-        collapse_gather(dims)
+        collapse_walk(dims)
     };
     let mut steps = Vec::with_capacity(dims.len());
     for &(_, s) in &dims {
@@ -417,7 +417,7 @@ fn slice(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let empty = out_shape.contains(&0);
-    gather_call(ctx, base, &dims, empty)
+    walk_call(ctx, base, &dims, empty)
 }
 
 #[cfg(test)]
