@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::error::{Error, Result};
-use crate::ir::{DType, Folded, Graph, OpCode};
+use crate::ir::{Folded, Graph, OpCode};
 use crate::limits::Limits;
 use crate::lower::{CallKind, KernelCall, OpContext, Operand, Value};
 
@@ -81,18 +81,26 @@ fn fold_one(graph: &Graph<'_>, index: usize) -> Result<Option<Outputs>> {
     let Some(code) = op.kind.code() else {
         return Ok(None);
     };
+    let writes_input = op.outputs.iter().any(|t| graph.inputs.contains(t));
+    if writes_input || op.outputs.is_empty() {
+        return Ok(None);
+    }
+    if code == OpCode::SHAPE {
+        // Reads no value, only the input's static shape: folded whatever computes the input (a
+        // variable included). One TFLM refuses is left for lowering to refuse.
+        let ctx = OpContext::for_folding(graph, index);
+        return Ok(crate::lower::shape_bytes(&ctx)
+            .ok()
+            .map(|bytes| vec![(op.outputs[0], bytes)]));
+    }
     let touches_state = op
         .inputs
         .iter()
         .flatten()
         .chain(&op.outputs)
         .any(|&t| graph.tensors[t].is_variable);
-    let writes_input = op.outputs.iter().any(|t| graph.inputs.contains(t));
-    if touches_state || writes_input || op.outputs.is_empty() {
+    if touches_state {
         return Ok(None);
-    }
-    if code == OpCode::SHAPE {
-        return Ok(shape(graph, index));
     }
     let mut inputs = op.inputs.iter().flatten().peekable();
     if inputs.peek().is_none() || !inputs.all(|&t| graph.tensors[t].is_constant()) {
@@ -112,29 +120,6 @@ fn fold_one(graph: &Graph<'_>, index: usize) -> Result<Option<Outputs>> {
         CallKind::Kernel(call) => run(graph, index, &call).map(Some),
         CallKind::Nothing => Ok(None),
     }
-}
-
-/// `SHAPE`: the static shape of its input, as TFLM's kernel writes it (INT32 only: TFLM refuses
-/// another output type, which is then left for lowering to refuse).
-fn shape(graph: &Graph<'_>, index: usize) -> Option<Outputs> {
-    let op = &graph.operators[index];
-    let (input, &output) = (op.input(0)?, op.outputs.first()?);
-    let (of, out) = (&graph.tensors[input], &graph.tensors[output]);
-    if op.inputs.len() != 1 || op.outputs.len() != 1 || out.dtype != DType::I32 {
-        return None;
-    }
-    if out.num_elements() != of.shape.len() || out.shape.len() != 1 {
-        return None;
-    }
-    let bytes = of
-        .shape
-        .iter()
-        .map(|&d| i32::try_from(d).ok())
-        .collect::<Option<Vec<i32>>>()?
-        .iter()
-        .flat_map(|d| d.to_le_bytes())
-        .collect();
-    Some(vec![(output, bytes)])
 }
 
 /// Runs `call` on an arena of the folder's holding each of its operands once, the constant ones

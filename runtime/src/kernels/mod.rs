@@ -10,8 +10,8 @@
 // Helpers the kernels share.
 mod broadcast;
 mod elem;
-mod gather;
 mod nn_common;
+mod strided_walk;
 
 // Written by `cargo kernels`: one module per family (a file here with a C twin
 // templates/c/kernels/<family>.c.tera). Do not edit down to the end marker.

@@ -1,7 +1,8 @@
-//! STRIDED_SLICE (any element type). Begin/end/strides and all masks are resolved at generation
-//! time into a first element and one signed element step per output dimension.
+//! STRIDED_SLICE and SLICE (any element type). Begin/end/strides and all masks (SLICE: begin and
+//! size) are resolved at generation time into a first element and one signed element step per
+//! output dimension.
 
-use super::gather::gather;
+use super::strided_walk::strided_walk;
 
 /// Constants of a strided slice, computed at generation time.
 #[derive(Clone, Copy, Debug)]
@@ -24,7 +25,7 @@ pub struct StridedSlice<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn strided_slice(arena: &mut [u8], input: usize, output: usize, p: &StridedSlice) {
     let p = super::opaque(p);
-    gather(
+    strided_walk(
         arena,
         input,
         p.input_bytes,

@@ -1,6 +1,6 @@
 //! TRANSPOSE (any element type, up to 6 dimensions after collapsing; TFLM accepts up to 5).
 
-use super::gather::gather;
+use super::strided_walk::strided_walk;
 
 /// Constants of a transpose, computed at generation time.
 #[derive(Clone, Copy, Debug)]
@@ -26,7 +26,7 @@ pub fn transpose(arena: &mut [u8], input: usize, output: usize, p: &Transpose) {
     for (s, &v) in steps.iter_mut().zip(p.input_strides) {
         *s = v as i32;
     }
-    gather(
+    strided_walk(
         arena,
         input,
         p.input_bytes,

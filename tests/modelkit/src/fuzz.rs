@@ -213,6 +213,9 @@ pub const OPS: &[B] = &[
     B::SPLIT,
     B::SPLIT_V,
     B::SVDF,
+    B::SLICE,
+    B::UNPACK,
+    B::SHAPE,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.

@@ -4,7 +4,7 @@
 use flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
 use tinyaot_schema::tflite;
 
-use crate::{Activation, BuiltinOperator, BuiltinOptions, Padding, WeightsFormat};
+use crate::{Activation, BuiltinOperator, BuiltinOptions, Padding, TensorType, WeightsFormat};
 
 /// Builtin options, one variant per options table tinyaot reads (plus the empty tables of the other
 /// ops it lowers). Enum-typed fields are the schema's newtypes, so out-of-range values are
@@ -182,6 +182,27 @@ pub enum Options {
         /// Number of outputs.
         num_splits: i32,
     },
+    /// The empty `SliceOptions`.
+    Slice,
+    /// `UnpackOptions`.
+    Unpack {
+        /// Number of outputs.
+        num: i32,
+        /// The axis unpacked (negative: from the end).
+        axis: i32,
+    },
+    /// `ShapeOptions`.
+    Shape {
+        /// The output's type.
+        out_type: TensorType,
+    },
+    /// `GatherOptions`.
+    Gather {
+        /// The axis gathered along (negative: from the end).
+        axis: i32,
+        /// Leading dimensions shared by the input and the positions.
+        batch_dims: i32,
+    },
     /// `table`'s options written with the union tag `tag` instead of its own: a type confusion a
     /// hostile file can carry (the verifier then checks the table against `tag`'s layout).
     Mislabeled {
@@ -299,6 +320,15 @@ impl Options {
             },
             B::SPLIT => Options::Split { num_splits: 1 },
             B::SPLIT_V => Options::SplitV { num_splits: 1 },
+            B::SLICE => Options::Slice,
+            B::UNPACK => Options::Unpack { num: 1, axis: 0 },
+            B::SHAPE => Options::Shape {
+                out_type: TensorType::INT32,
+            },
+            B::GATHER => Options::Gather {
+                axis: 0,
+                batch_dims: 0,
+            },
             _ => Options::None,
         }
     }
@@ -335,6 +365,10 @@ impl Options {
             Options::Split { .. } => T::SplitOptions,
             Options::SplitV { .. } => T::SplitVOptions,
             Options::ExpandDims => T::ExpandDimsOptions,
+            Options::Slice => T::SliceOptions,
+            Options::Unpack { .. } => T::UnpackOptions,
+            Options::Shape { .. } => T::ShapeOptions,
+            Options::Gather { .. } => T::GatherOptions,
             Options::Mislabeled { tag, .. } => *tag,
         }
     }
@@ -572,6 +606,32 @@ impl Options {
                 fbb,
                 &tflite::SplitVOptionsArgs {
                     num_splits: *num_splits,
+                },
+            )
+            .as_union_value(),
+            Options::Slice => {
+                tflite::SliceOptions::create(fbb, &tflite::SliceOptionsArgs {}).as_union_value()
+            }
+            Options::Unpack { num, axis } => tflite::UnpackOptions::create(
+                fbb,
+                &tflite::UnpackOptionsArgs {
+                    num: *num,
+                    axis: *axis,
+                },
+            )
+            .as_union_value(),
+            Options::Shape { out_type } => tflite::ShapeOptions::create(
+                fbb,
+                &tflite::ShapeOptionsArgs {
+                    out_type: *out_type,
+                },
+            )
+            .as_union_value(),
+            Options::Gather { axis, batch_dims } => tflite::GatherOptions::create(
+                fbb,
+                &tflite::GatherOptionsArgs {
+                    axis: *axis,
+                    batch_dims: *batch_dims,
                 },
             )
             .as_union_value(),

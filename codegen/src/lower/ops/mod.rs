@@ -46,6 +46,7 @@ mod quantize;
 mod reduce;
 mod reshape;
 mod resource;
+mod shape;
 mod softmax;
 mod split;
 mod strided_slice;
@@ -94,6 +95,7 @@ macro_rules! families {
             aliases: [
                 reshape,
                 resource,
+                shape,
             ],
             support: [
                 conv_int4,
@@ -122,6 +124,7 @@ macro_rules! families {
 // The C backend's table of kernel modules is made from it (feature `c`).
 #[cfg(feature = "c")]
 pub(crate) use families;
+pub(crate) use shape::shape_bytes;
 
 /// [`OpEntry::outputs`] of an operator whose output count its lowering checks.
 pub(crate) const ANY_OUTPUTS: usize = usize::MAX;
@@ -361,9 +364,9 @@ fn strides_of(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
-/// Drops extent-1 dimensions of a gather walk `(count, input step)` and merges adjacent ones the
-/// input walks contiguously (TRANSPOSE and STRIDED_SLICE share the runtime's gather loop).
-fn collapse_gather(dims: &[(usize, i64)]) -> Vec<(usize, i64)> {
+/// Drops extent-1 dimensions of a strided walk `(count, input step)` and merges adjacent ones the
+/// input walks contiguously (TRANSPOSE, STRIDED_SLICE and SLICE share the runtime's strided_walk loop).
+fn collapse_walk(dims: &[(usize, i64)]) -> Vec<(usize, i64)> {
     let mut out: Vec<(usize, i64)> = Vec::new();
     for &(count, step) in dims {
         if count == 1 {

@@ -2,14 +2,15 @@
 //! fixed-arity kernel per output count (TFLM: a constant int32 axis, possibly negative; FLOAT32,
 //! INT8, INT16 and INT32; the outputs' shapes say where to cut, as TFLM's Eval reads them; the
 //! values are copied, never requantized). SPLIT_V's sizes (one of them may be -1, "the rest") are
-//! checked against the outputs.
+//! checked against the outputs. UNPACK is a SPLIT into one-row chunks along its axis, the axis
+//! then dropped from the outputs' shapes: the same kernels.
 //!
 //! The copies are real: an output is a contiguous byte range of the input only when the axis
 //! has no larger dimension before it, and the planner has no alias at a byte offset yet.
 
 use super::{kernel, Kernel, Lowering, OpEntry, ANY_OUTPUTS};
 use crate::error::{Grounds, Result};
-use crate::ir::OpCode;
+use crate::ir::{DType, OpCode};
 use crate::lower::params::split as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{OpContext, Operand};
@@ -63,7 +64,117 @@ pub(crate) const OPS: &[OpEntry] = &[
         outputs: ANY_OUTPUTS,
         lower: Lowering::Kernel(split_v),
     },
+    OpEntry {
+        code: OpCode::UNPACK,
+        types: Types::unary(
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Same(Ty::I16),
+                Sig::Same(Ty::I32),
+            ],
+        ),
+        inputs: 1..=1,
+        outputs: ANY_OUTPUTS,
+        lower: Lowering::Kernel(unpack),
+    },
 ];
+
+/// The grounds of an UNPACK whose options, input and outputs disagree: TFLM's kernel has no
+/// Prepare, and its Eval checks the sizes only by TFLITE_DCHECK.
+const UNPACK_UNCHECKED: &str = "unpack.cc UnpackImpl writes data->num outputs (GetEvalOutput \
+     unchecked against the node's outputs) of outer * copy sizes computed from the input, read at \
+     k * num * copy + i * copy, and checks axis and sizes only by TFLITE_DCHECK: outputs of other \
+     sizes are written past their end, an axis of another size is read past the input";
+
+/// UNPACK: input 0 cut into `num` outputs along `axis` (UnpackOptions; TFLM's zeroed defaults
+/// without them), each the input's shape without the axis.
+fn unpack(ctx: &OpContext) -> Result<Kernel> {
+    let input = ctx.input(0)?;
+    match input.dtype {
+        DType::F32 | DType::I8 | DType::I16 | DType::I32 => {}
+        other => {
+            return Err(ctx.invalid(
+                format!(
+                    "the input has type {other}; TFLM's UNPACK refuses it (it takes FLOAT32, \
+                     INT8, INT16 and INT32)"
+                ),
+                Grounds::tflm(
+                    "unpack.cc UnpackEval: type not supported (kTfLiteError) but FLOAT32, INT32, \
+                     INT16 and INT8",
+                ),
+            ))
+        }
+    }
+    let (num, axis) = ctx
+        .tflite_operator()?
+        .builtin_options_as_unpack_options()
+        .map_or((0, 0), |o| (o.num(), o.axis()));
+    let rank = input.shape.len() as i64;
+    let resolved = if axis < 0 {
+        i64::from(axis) + rank
+    } else {
+        i64::from(axis)
+    };
+    if resolved < 0 || resolved >= rank {
+        return Err(ctx.invalid(
+            format!("axis {axis} is out of range for the input's rank {rank}"),
+            Grounds::undefined(UNPACK_UNCHECKED),
+        ));
+    }
+    let axis = resolved as usize;
+    let n = ctx.op().outputs.len();
+    if i64::from(num) != n as i64 || n != input.shape[axis] {
+        return Err(ctx.invalid(
+            format!(
+                "num {num}, {n} outputs and the input's {} along axis {axis} differ",
+                input.shape[axis]
+            ),
+            Grounds::undefined(UNPACK_UNCHECKED),
+        ));
+    }
+    let mut row: Vec<usize> = input.shape.clone();
+    row.remove(axis);
+    for i in 0..n {
+        let output = ctx.output(i)?;
+        ctx.same_dtype(&format!("output {i}"), output, input)?;
+        if output.shape != row {
+            return Err(ctx.invalid(
+                format!(
+                    "output {i} has shape {:?}, not the input's {:?} without axis {axis}",
+                    output.shape, input.shape
+                ),
+                Grounds::undefined(UNPACK_UNCHECKED),
+            ));
+        }
+    }
+    if n == 0 || n > SPLIT_FUNCTIONS.len() {
+        return Err(ctx.unsupported(format!(
+            "{n} outputs; 1 to {} are supported",
+            SPLIT_FUNCTIONS.len()
+        )));
+    }
+    let elem = input.dtype.size();
+    let chunk = input.shape[axis + 1..].iter().product::<usize>() * elem;
+    let mut operands = vec![Operand::Src(ctx.input_index(0)?)];
+    for i in 0..n {
+        operands.push(Operand::Offset(ctx.output_index(i)?));
+    }
+    Ok(kernel(
+        SPLIT_FUNCTIONS[n - 1],
+        operands,
+        P::Split {
+            outer: input.shape[..axis].iter().product::<usize>(),
+            chunk_bytes: vec![chunk; n],
+        },
+    ))
+}
 
 /// SPLIT: inputs (axis, input); equal outputs.
 fn split(ctx: &OpContext) -> Result<Kernel> {

@@ -1,37 +1,41 @@
-//! STRIDED_SLICE → `strided_slice::strided_slice`: constant begin, end and strides read at
-//! generation time, resolved per axis as TFLM's Eval resolves them, and turned into the runtime's
-//! collapsed gather loop.
+//! STRIDED_SLICE and SLICE → `strided_slice::strided_slice`: constant begin, end and strides
+//! (SLICE: begin and size) read at generation time, resolved per axis as TFLM's Eval resolves
+//! them, and turned into the runtime's collapsed strided walk (a SLICE is a strided slice of
+//! stride 1).
 
-use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
+use super::{collapse_walk, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::strided_slice as P;
 use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{Data, OpContext};
 
+/// The element types both TFLM's STRIDED_SLICE and SLICE move (their Eval switches), and tinyaot.
+const SLICED: &[Sig] = &[
+    Sig::Same(Ty::F32),
+    Sig::Same(Ty::I8),
+    Sig::Same(Ty::I16),
+    Sig::Same(Ty::I32),
+    Sig::Same(Ty::Bool),
+];
+
 /// The operators of this family.
-pub(crate) const OPS: &[OpEntry] = &[OpEntry {
-    code: OpCode::STRIDED_SLICE,
-    types: Types::unary(
-        &[
-            Sig::Same(Ty::F32),
-            Sig::Same(Ty::I8),
-            Sig::Same(Ty::I16),
-            Sig::Same(Ty::I32),
-            Sig::Same(Ty::Bool),
-        ],
-        &[
-            Sig::Same(Ty::F32),
-            Sig::Same(Ty::I8),
-            Sig::Same(Ty::I16),
-            Sig::Same(Ty::I32),
-            Sig::Same(Ty::Bool),
-        ],
-    ),
-    inputs: 4..=4,
-    outputs: 1,
-    lower: Lowering::Kernel(strided_slice),
-}];
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::STRIDED_SLICE,
+        types: Types::unary(SLICED, SLICED),
+        inputs: 4..=4,
+        outputs: 1,
+        lower: Lowering::Kernel(strided_slice),
+    },
+    OpEntry {
+        code: OpCode::SLICE,
+        types: Types::unary(SLICED, SLICED),
+        inputs: 3..=3,
+        outputs: 1,
+        lower: Lowering::Kernel(slice),
+    },
+];
 
 /// One axis of a strided slice, resolved as TFLM's Eval resolves it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,10 +251,17 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
+    walk_call(ctx, base, &dims, empty)
+}
+
+/// The kernel call for a slice of input 0 (of a type checked by the caller) starting at element
+/// `base` and walking `dims` (count, element step) in order; `empty` when it takes nothing.
+fn walk_call(ctx: &OpContext, base: i64, dims: &[(usize, i64)], empty: bool) -> Result<Kernel> {
+    let input = ctx.input(0)?;
     let dims = if empty {
         vec![(0, 1)]
     } else {
-        collapse_gather(&dims)
+        collapse_walk(dims)
     };
     let mut steps = Vec::with_capacity(dims.len());
     for &(_, s) in &dims {
@@ -275,6 +286,138 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
             steps: Data::Values(steps),
         },
     ))
+}
+
+/// The grounds of a SLICE reading outside its input or writing outside its output: TFLM checks
+/// neither (reference `Slice` loops from `begin` to `begin + size` per dimension, unclamped, and
+/// writes each element it reads in turn).
+const SLICE_OUT_OF_BOUNDS: &str = "slice.cc SlicePrepare checks begin and size only by \
+     TFLITE_DCHECK, and reference Slice loops from begin to begin + size of every dimension \
+     unclamped, writing the output in turn: a range outside the input is read out of bounds, an \
+     output of another size written past its end or left partly unwritten";
+
+/// SLICE (TFLM: up to 5 dimensions; begin and size INT32 or INT64, of one type, a size of -1 is
+/// "to the end"; constant here, the output's shape being static).
+fn slice(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    match input.dtype {
+        DType::F32 | DType::I8 | DType::I16 | DType::I32 | DType::Bool => {}
+        other => {
+            return Err(ctx.invalid(
+                format!(
+                    "the input has type {other}; TFLM's SLICE refuses it (it takes FLOAT32, \
+                     INT8, INT16, INT32 and BOOL)"
+                ),
+                Grounds::tflm(
+                    "slice.cc SliceEval: input type not supported (kTfLiteError) but FLOAT32, \
+                     INT8, INT16, INT32 and BOOL",
+                ),
+            ))
+        }
+    }
+    ctx.same_dtype("the output", output, input)?;
+    let (begin, size) = (ctx.input(1)?, ctx.input(2)?);
+    for (what, t) in [("begin", begin), ("size", size)] {
+        if !matches!(t.dtype, DType::I32 | DType::I64) {
+            return Err(ctx.invalid(
+                format!("{what} has type {}; TFLM takes INT32 or INT64", t.dtype),
+                Grounds::tflm(
+                    "slice.cc SliceEval: begin type not supported (kTfLiteError) but INT32 and \
+                     INT64",
+                ),
+            ));
+        }
+    }
+    if begin.dtype != size.dtype {
+        return Err(ctx.invalid(
+            format!(
+                "begin has type {}, size {}; TFLM reads both as begin's type",
+                begin.dtype, size.dtype
+            ),
+            Grounds::undefined(
+                "slice.cc SlicePrepare checks begin->type == size->type only by TFLITE_DCHECK; \
+                 SliceEval reads size as begin's type",
+            ),
+        ));
+    }
+    let rank = input.shape.len();
+    if rank > 5 {
+        return Err(ctx.invalid(
+            format!("rank {rank}; TFLM slices at most 5 dimensions"),
+            Grounds::undefined(
+                "slice.cc SlicePrepare checks NumDimensions(input) <= kMaxDim = 5 only by \
+                 TFLITE_DCHECK; SliceEval fills 5-entry arrays from kMaxDim - rank on",
+            ),
+        ));
+    }
+    for (what, t) in [("begin", begin), ("size", size)] {
+        if !t.is_constant() {
+            return Err(ctx.unsupported(format!(
+                "{what} is computed at run time; supported: a constant {what} (the output's \
+                 shape is static)"
+            )));
+        }
+    }
+    let begin = ctx.const_ints("begin", begin)?;
+    let size = ctx.const_ints("size", size)?;
+    if begin.len() < rank || size.len() < rank {
+        return Err(ctx.invalid(
+            format!(
+                "begin/size have {}/{} values for an input of rank {rank}",
+                begin.len(),
+                size.len()
+            ),
+            Grounds::undefined(
+                "slice.cc GetBeginAndSizeVectors reads begin and size [i] for every input \
+                 dimension i: a shorter tensor is read past its end",
+            ),
+        ));
+    }
+    if begin.len() != rank || size.len() != rank {
+        return Err(ctx.unsupported(format!(
+            "begin/size have {}/{} values for an input of rank {rank}; supported: one per \
+             dimension",
+            begin.len(),
+            size.len()
+        )));
+    }
+    let in_strides = strides_of(&input.shape);
+    let (mut dims, mut out_shape, mut base) = (Vec::new(), Vec::new(), 0i64);
+    for d in 0..rank {
+        let dim = input.shape[d] as i64;
+        // TFLM narrows both to int32_t (SliceParams).
+        let (b, s) = (begin[d] as i32 as i64, size[d] as i32 as i64);
+        if (b, s) != (begin[d], size[d]) {
+            return Err(ctx.unsupported(format!(
+                "begin {} or size {} of dimension {d} is beyond int32 (TFLM narrows it)",
+                begin[d], size[d]
+            )));
+        }
+        let count = if s == -1 { dim - b } else { s };
+        if b < 0 || count < 0 || b + count > dim {
+            return Err(ctx.invalid(
+                format!(
+                    "begin {b} and size {s} of dimension {d} are not a range of its {dim} \
+                     elements"
+                ),
+                Grounds::undefined(SLICE_OUT_OF_BOUNDS),
+            ));
+        }
+        out_shape.push(count as usize);
+        base += b * in_strides[d] as i64;
+        dims.push((count as usize, in_strides[d] as i64));
+    }
+    if out_shape != output.shape {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not the slice's shape {out_shape:?}",
+                output.shape
+            ),
+            Grounds::undefined(SLICE_OUT_OF_BOUNDS),
+        ));
+    }
+    let empty = out_shape.contains(&0);
+    walk_call(ctx, base, &dims, empty)
 }
 
 #[cfg(test)]

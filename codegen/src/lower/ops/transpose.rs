@@ -1,7 +1,7 @@
 //! TRANSPOSE → `transpose::transpose`: a constant permutation read at generation time and turned
-//! into the runtime's collapsed gather loop (TFLM: up to 5 dimensions).
+//! into the runtime's collapsed strided walk (TFLM: up to 5 dimensions).
 
-use super::{collapse_gather, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
+use super::{collapse_walk, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::transpose as P;
@@ -96,7 +96,7 @@ fn transpose(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    let dims = collapse_gather(&dims);
+    let dims = collapse_walk(&dims);
     Ok(kernel(
         "transpose",
         in_out(ctx)?,

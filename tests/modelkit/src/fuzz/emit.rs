@@ -28,6 +28,7 @@ impl Gen<'_, '_> {
                 self.fully_connected(v)
             }
             B::SPLIT | B::SPLIT_V => self.split(op),
+            B::UNPACK => self.unpack(),
             B::SVDF => self.svdf(),
             B::SOFTMAX | B::LOGISTIC | B::TANH => {
                 let v = self.latest();
@@ -254,6 +255,42 @@ impl Gen<'_, '_> {
                     _ => Options::default_for(op),
                 };
                 self.push_op(op, options, &[v.index], out);
+            }
+            B::SLICE => {
+                // A size of -1 (to the end) now and then; begin and size INT32 or INT64.
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                let (mut begin, mut size, mut out) = (vec![], vec![], vec![]);
+                for &d in &shape {
+                    let b = self.int(0, (d - 1).max(0));
+                    let n = self.int(1, (d - b).max(1));
+                    begin.push(b);
+                    size.push(if n == d - b && self.chance(40) { -1 } else { n });
+                    out.push(n);
+                }
+                let r = shape.len() as i32;
+                let (b, n) = if self.chance(25) {
+                    let wide = |v: &[i32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+                    let spec = || TensorSpec::new(TensorType::INT64, &[r]);
+                    (
+                        self.constant(spec().constant_i64(&wide(&begin))),
+                        self.constant(spec().constant_i64(&wide(&size))),
+                    )
+                } else {
+                    (
+                        self.constant(TensorSpec::int32(&[r]).constant_i32(&begin)),
+                        self.constant(TensorSpec::int32(&[r]).constant_i32(&size)),
+                    )
+                };
+                let out_t = self.same_quant(v, &out);
+                self.push_op(op, Options::Slice, &[v.index, b, n], out_t);
+            }
+            B::SHAPE => {
+                // INT32 whatever the input: later operators of the chain mostly refuse it.
+                let v = self.latest();
+                let r = self.shape_of(v).len() as i32;
+                let options = Options::default_for(op);
+                self.push_op(op, options, &[v.index], TensorSpec::int32(&[r]));
             }
             B::ARG_MAX | B::ARG_MIN => {
                 let v = self.latest();

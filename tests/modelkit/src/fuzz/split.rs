@@ -1,4 +1,4 @@
-//! SPLIT and SPLIT_V: one value into several outputs.
+//! SPLIT, SPLIT_V and UNPACK: one value into several outputs.
 
 use super::{Gen, Value};
 use crate::{BuiltinOperator as B, Options, TensorSpec};
@@ -61,6 +61,35 @@ impl Gen<'_, '_> {
             Options::SplitV { num_splits }
         };
         self.m.op(op, options, &inputs, &outputs);
+        for &index in &outputs {
+            self.values.push(Value { index });
+        }
+    }
+
+    /// UNPACK along a random axis (written negative at times) into its entries.
+    pub(super) fn unpack(&mut self) {
+        let v = self.latest();
+        let shape = self.shape_of(v);
+        let rank = shape.len() as i32;
+        if rank == 0 {
+            return;
+        }
+        let axis = self.int(-rank, rank - 1);
+        let a = if axis < 0 { axis + rank } else { axis } as usize;
+        let num = shape[a].clamp(1, 10);
+        let mut row = shape.clone();
+        row.remove(a);
+        let mut outputs = Vec::new();
+        for _ in 0..num {
+            let t = self.same_quant(v, &row);
+            outputs.push(self.m.tensor(t));
+        }
+        self.m.op(
+            B::UNPACK,
+            Options::Unpack { num, axis },
+            &[v.index],
+            &outputs,
+        );
         for &index in &outputs {
             self.values.push(Value { index });
         }

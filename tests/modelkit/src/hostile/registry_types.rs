@@ -184,4 +184,45 @@ pub(super) fn registry_types(cases: &mut Vec<super::Case>) {
             vec![int16(&[1, 8], (0.5, 0))],
         ),
     );
+    // SLICE of INT32 (begin and size INT64) and of BOOL, UNPACK of INT32 (slice.cc,
+    // unpack.cc).
+    s.accepted(
+        "slice_int32_int64_begin",
+        ModelSpec::single_op(
+            B::SLICE,
+            Options::Slice,
+            vec![
+                TensorSpec::int32(&[3, 4, 2]),
+                TensorSpec::new(TensorType::INT64, &[3]).constant_i64(&[1, 0, 1]),
+                TensorSpec::new(TensorType::INT64, &[3]).constant_i64(&[2, -1, 1]),
+            ],
+            vec![TensorSpec::int32(&[2, 4, 1])],
+        ),
+    );
+    s.accepted(
+        "slice_bool",
+        ModelSpec::single_op(
+            B::SLICE,
+            Options::Slice,
+            vec![
+                raw(TensorType::BOOL, &[4, 5]),
+                TensorSpec::int32(&[2]).constant_i32(&[1, 2]),
+                TensorSpec::int32(&[2]).constant_i32(&[-1, 2]),
+            ],
+            vec![raw(TensorType::BOOL, &[3, 2])],
+        ),
+    );
+    s.accepted(
+        "unpack_int32",
+        ModelSpec::single_op(
+            B::UNPACK,
+            Options::Unpack { num: 3, axis: -2 },
+            vec![TensorSpec::int32(&[2, 3, 2])],
+            vec![
+                TensorSpec::int32(&[2, 2]),
+                TensorSpec::int32(&[2, 2]),
+                TensorSpec::int32(&[2, 2]),
+            ],
+        ),
+    );
 }

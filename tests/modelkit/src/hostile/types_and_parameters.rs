@@ -828,4 +828,90 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "differ in size",
     );
+    // SLICE: TFLM checks neither begin nor size (a range past the input is read out of
+    // bounds); UNPACK: num must be the outputs' count and the axis' size; SHAPE writes INT32
+    // only.
+    s.refused(
+        "slice_past_the_input",
+        ModelSpec::single_op(
+            B::SLICE,
+            Options::Slice,
+            vec![
+                TensorSpec::f32(&[2, 3]),
+                TensorSpec::int32(&[2]).constant_i32(&[1, 2]),
+                TensorSpec::int32(&[2]).constant_i32(&[1, 2]),
+            ],
+            vec![TensorSpec::f32(&[1, 2])],
+        ),
+        Invalid,
+        "not a range",
+    );
+    s.refused(
+        "slice_begin_and_size_types_differ",
+        ModelSpec::single_op(
+            B::SLICE,
+            Options::Slice,
+            vec![
+                TensorSpec::f32(&[2, 3]),
+                TensorSpec::int32(&[2]).constant_i32(&[0, 1]),
+                TensorSpec::new(TensorType::INT64, &[2]).constant_i64(&[1, 2]),
+            ],
+            vec![TensorSpec::f32(&[1, 2])],
+        ),
+        Invalid,
+        "reads both as begin's type",
+    );
+    s.refused(
+        "slice_runtime_size",
+        ModelSpec::single_op(
+            B::SLICE,
+            Options::Slice,
+            vec![
+                TensorSpec::f32(&[2, 3]),
+                TensorSpec::int32(&[2]).constant_i32(&[0, 1]),
+                TensorSpec::int32(&[2]),
+            ],
+            vec![TensorSpec::f32(&[1, 2])],
+        ),
+        Unsupported,
+        "computed at run time",
+    );
+    s.refused(
+        "unpack_num_differs",
+        ModelSpec::single_op(
+            B::UNPACK,
+            Options::Unpack { num: 3, axis: 0 },
+            vec![TensorSpec::f32(&[2, 3])],
+            vec![TensorSpec::f32(&[3]), TensorSpec::f32(&[3])],
+        ),
+        Invalid,
+        "num 3, 2 outputs",
+    );
+    s.refused(
+        "unpack_int64",
+        ModelSpec::single_op(
+            B::UNPACK,
+            Options::Unpack { num: 2, axis: 1 },
+            vec![TensorSpec::new(TensorType::INT64, &[3, 2])],
+            vec![
+                TensorSpec::new(TensorType::INT64, &[3]),
+                TensorSpec::new(TensorType::INT64, &[3]),
+            ],
+        ),
+        Invalid,
+        "TFLM's UNPACK refuses it",
+    );
+    s.refused(
+        "shape_int64",
+        ModelSpec::single_op(
+            B::SHAPE,
+            Options::Shape {
+                out_type: TensorType::INT64,
+            },
+            vec![TensorSpec::f32(&[2, 3])],
+            vec![TensorSpec::new(TensorType::INT64, &[2])],
+        ),
+        Invalid,
+        "TFLM's SHAPE refuses it",
+    );
 }

@@ -14,6 +14,7 @@ mod activation;
 mod arithmetic;
 mod conv;
 mod fully_connected;
+mod index;
 mod movement;
 mod reduce;
 
@@ -124,6 +125,8 @@ pub const OPS: &[(&str, B)] = &[
     ("RELU6", B::RELU6),
     ("RESHAPE", B::RESHAPE),
     ("RSQRT", B::RSQRT),
+    ("SHAPE", B::SHAPE),
+    ("SLICE", B::SLICE),
     ("SOFTMAX", B::SOFTMAX),
     ("SPLIT", B::SPLIT),
     ("SPLIT_V", B::SPLIT_V),
@@ -136,6 +139,7 @@ pub const OPS: &[(&str, B)] = &[
     ("TANH", B::TANH),
     ("TRANSPOSE", B::TRANSPOSE),
     ("TRANSPOSE_CONV", B::TRANSPOSE_CONV),
+    ("UNPACK", B::UNPACK),
 ];
 
 /// One generated case.
@@ -253,7 +257,8 @@ const MOVED_TYPES: [TensorType; 5] = [
 /// generator declines what it does not take), int32 in the int32 arithmetic, int16 in the 16x8
 /// arithmetic (zero points 0), int64 in MAXIMUM and MINIMUM, and the types TFLM's byte-moving
 /// kernels register (concatenation.cc, pack.cc, pad.cc, transpose.cc,
-/// strided_slice.cc, reshape.cc, squeeze.cc, expand_dims.cc).
+/// strided_slice.cc, slice.cc, unpack.cc, reshape.cc, squeeze.cc, expand_dims.cc), and SHAPE of
+/// any input (it reads only the shape).
 fn draws_type(op: B, dtype: TensorType) -> bool {
     match dtype {
         TensorType::INT8 | TensorType::FLOAT32 => true,
@@ -270,6 +275,9 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                         | B::STRIDED_SLICE
                         | B::RESHAPE
                         | B::SQUEEZE
+                        | B::SHAPE
+                        | B::SLICE
+                        | B::UNPACK
                 )
         }
         TensorType::INT16 => matches!(
@@ -307,12 +315,18 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                 | B::RESHAPE
                 | B::SQUEEZE
                 | B::EXPAND_DIMS
+                | B::SHAPE
+                | B::SLICE
+                | B::UNPACK
         ),
         TensorType::INT64 => matches!(
             op,
-            B::CONCATENATION | B::PACK | B::RESHAPE | B::MAXIMUM | B::MINIMUM
+            B::CONCATENATION | B::PACK | B::RESHAPE | B::MAXIMUM | B::MINIMUM | B::SHAPE
         ),
-        TensorType::BOOL => matches!(op, B::CONCATENATION | B::STRIDED_SLICE | B::RESHAPE),
+        TensorType::BOOL => matches!(
+            op,
+            B::CONCATENATION | B::STRIDED_SLICE | B::RESHAPE | B::SHAPE | B::SLICE
+        ),
         _ => false,
     }
 }
@@ -823,6 +837,24 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 1.0);
                 self.strided_slice(x, x_is_fresh(rank))
+            }
+            B::SHAPE => {
+                let x = self.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);
+                Some(self.shape_of(x))
+            }
+            B::SLICE => {
+                if rank.is_some_and(|r| r == 0 || r > 5) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 5, 6), 1.0);
+                Some(self.slice(x))
+            }
+            B::UNPACK => {
+                if rank == Some(0) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
+                self.unpack(x)
             }
             B::RESHAPE | B::SQUEEZE | B::EXPAND_DIMS => {
                 if op == B::SQUEEZE {

@@ -1,4 +1,4 @@
-//! Strided gathers: the output in C order, each element read from
+//! Strided walks: the output in C order, each element read from
 //! `input[base + Σ index[d] * steps[d]]` (in elements, steps possibly negative). TRANSPOSE and
 //! STRIDED_SLICE are both this loop with different constants.
 
@@ -9,7 +9,7 @@ use super::MAX_RANK;
 /// Copies the strided selection of the `in_len`-byte input at `input` to `output`, element size
 /// `elem` bytes. Input and output must not overlap.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gather(
+pub(crate) fn strided_walk(
     arena: &mut [u8],
     input: usize,
     in_len: usize,
