@@ -334,7 +334,7 @@ fn idf_manifest(marker: &str, options: &COptions) -> String {
            idf: \">=4.1\"\n",
         version = env!("CARGO_PKG_VERSION"),
         source = one_line(&options.source_name),
-        url = env!("CARGO_PKG_REPOSITORY"),
+        url = env!("CARGO_PKG_HOMEPAGE"),
     )
 }
 
@@ -355,7 +355,7 @@ fn arduino_properties(marker: &str, prefix: &str, options: &COptions) -> String 
          includes={prefix}.h\n",
         version = env!("CARGO_PKG_VERSION"),
         source = one_line(&options.source_name),
-        url = env!("CARGO_PKG_REPOSITORY"),
+        url = env!("CARGO_PKG_HOMEPAGE"),
     )
 }
 
