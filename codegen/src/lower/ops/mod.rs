@@ -45,6 +45,7 @@ mod pool;
 mod quantize;
 mod reduce;
 mod reshape;
+mod resize;
 mod resource;
 mod softmax;
 mod split;
@@ -84,6 +85,7 @@ macro_rules! families {
                 pool,
                 quantize,
                 reduce,
+                resize,
                 softmax,
                 split,
                 strided_slice,
