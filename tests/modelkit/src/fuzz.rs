@@ -25,6 +25,7 @@ mod conv;
 mod corrupt;
 mod emit;
 mod recurrent;
+mod resample;
 mod split;
 mod tensors;
 
@@ -213,6 +214,11 @@ pub const OPS: &[B] = &[
     B::SPLIT,
     B::SPLIT_V,
     B::SVDF,
+    B::RESIZE_NEAREST_NEIGHBOR,
+    B::RESIZE_BILINEAR,
+    B::DEPTH_TO_SPACE,
+    B::SPACE_TO_DEPTH,
+    B::MIRROR_PAD,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.
