@@ -2000,6 +2000,20 @@ fn pad_pad_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
+/// `pad::mirror_pad`.
+fn pad_mirror_pad<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let offsets: Vec<usize> = call.slice("offsets")?;
+    let p = tinyaot_runtime::kernels::pad::MirrorPad {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        shape: &shape,
+        offsets: &offsets,
+    };
+    tinyaot_runtime::kernels::pad::mirror_pad(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `pool::average_pool2d_s8`.
 fn pool_average_pool2d_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -2580,6 +2594,91 @@ fn reduce_min_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
         reduced_strides: &reduced_strides,
     };
     tinyaot_runtime::kernels::reduce::min_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `resize::resize_nearest`.
+fn resize_resize_nearest<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let rows: Vec<usize> = call.slice("rows")?;
+    let cols: Vec<usize> = call.slice("cols")?;
+    let p = tinyaot_runtime::kernels::resize::ResizeNearest {
+        batches: call.scalar::<usize>("batches")?,
+        batch_bytes: call.scalar::<usize>("batch_bytes")?,
+        pixel_bytes: call.scalar::<usize>("pixel_bytes")?,
+        rows: &rows,
+        cols: &cols,
+    };
+    tinyaot_runtime::kernels::resize::resize_nearest(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `resize::resize_bilinear_f32`.
+fn resize_resize_bilinear_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let rows0: Vec<usize> = call.slice("rows0")?;
+    let rows1: Vec<usize> = call.slice("rows1")?;
+    let row_w0: Vec<f32> = call.slice("row_w0")?;
+    let row_w1: Vec<f32> = call.slice("row_w1")?;
+    let cols0: Vec<usize> = call.slice("cols0")?;
+    let cols1: Vec<usize> = call.slice("cols1")?;
+    let col_w0: Vec<f32> = call.slice("col_w0")?;
+    let col_w1: Vec<f32> = call.slice("col_w1")?;
+    let p = tinyaot_runtime::kernels::resize::ResizeBilinearF32 {
+        batches: call.scalar::<usize>("batches")?,
+        batch_len: call.scalar::<usize>("batch_len")?,
+        depth: call.scalar::<usize>("depth")?,
+        rows0: &rows0,
+        rows1: &rows1,
+        row_w0: &row_w0,
+        row_w1: &row_w1,
+        cols0: &cols0,
+        cols1: &cols1,
+        col_w0: &col_w0,
+        col_w1: &col_w1,
+    };
+    tinyaot_runtime::kernels::resize::resize_bilinear_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `resize::resize_bilinear_s8`.
+fn resize_resize_bilinear_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let rows0: Vec<usize> = call.slice("rows0")?;
+    let rows1: Vec<usize> = call.slice("rows1")?;
+    let row_w0: Vec<i32> = call.slice("row_w0")?;
+    let row_w1: Vec<i32> = call.slice("row_w1")?;
+    let cols0: Vec<usize> = call.slice("cols0")?;
+    let cols1: Vec<usize> = call.slice("cols1")?;
+    let col_w0: Vec<i32> = call.slice("col_w0")?;
+    let col_w1: Vec<i32> = call.slice("col_w1")?;
+    let p = tinyaot_runtime::kernels::resize::ResizeBilinearS8 {
+        batches: call.scalar::<usize>("batches")?,
+        batch_len: call.scalar::<usize>("batch_len")?,
+        depth: call.scalar::<usize>("depth")?,
+        rows0: &rows0,
+        rows1: &rows1,
+        row_w0: &row_w0,
+        row_w1: &row_w1,
+        cols0: &cols0,
+        cols1: &cols1,
+        col_w0: &col_w0,
+        col_w1: &col_w1,
+    };
+    tinyaot_runtime::kernels::resize::resize_bilinear_s8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        &p,
+    );
     Ok(())
 }
 
@@ -3190,6 +3289,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("pad", "pad_s16") => pad_pad_s16(call, arena),
         ("pad", "pad_s32") => pad_pad_s32(call, arena),
         ("pad", "pad_f32") => pad_pad_f32(call, arena),
+        ("pad", "mirror_pad") => pad_mirror_pad(call, arena),
         ("pool", "average_pool2d_s8") => pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => pool_max_pool2d_s8(call, arena),
         ("pool", "average_pool2d_s16") => pool_average_pool2d_s16(call, arena),
@@ -3219,6 +3319,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("reduce", "min_f32") => reduce_min_f32(call, arena),
         ("reduce", "max_s8") => reduce_max_s8(call, arena),
         ("reduce", "min_s8") => reduce_min_s8(call, arena),
+        ("resize", "resize_nearest") => resize_resize_nearest(call, arena),
+        ("resize", "resize_bilinear_f32") => resize_resize_bilinear_f32(call, arena),
+        ("resize", "resize_bilinear_s8") => resize_resize_bilinear_s8(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

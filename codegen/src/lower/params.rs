@@ -2442,6 +2442,33 @@ pub(crate) mod pad {
             }
         }
     }
+
+    /// `tinyaot::kernels::pad::MirrorPad`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct MirrorPad {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `input_bytes`.
+        pub input_bytes: usize,
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `offsets`.
+        pub offsets: Vec<usize>,
+    }
+
+    impl From<MirrorPad> for Params {
+        fn from(p: MirrorPad) -> Params {
+            Params {
+                type_name: "MirrorPad",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("input_bytes", Value::Usize(p.input_bytes)),
+                    ("shape", Value::Usizes(p.shape)),
+                    ("offsets", Value::Usizes(p.offsets)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::pool`.
@@ -2786,6 +2813,136 @@ pub(crate) mod reduce {
                     ("kept_strides", Value::Usizes(p.kept_strides)),
                     ("reduced_shape", Value::Usizes(p.reduced_shape)),
                     ("reduced_strides", Value::Usizes(p.reduced_strides)),
+                ],
+            }
+        }
+    }
+}
+
+/// The parameter structs of `tinyaot::kernels::resize`.
+pub(crate) mod resize {
+    use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::resize::ResizeNearest`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ResizeNearest {
+        /// `batches`.
+        pub batches: usize,
+        /// `batch_bytes`.
+        pub batch_bytes: usize,
+        /// `pixel_bytes`.
+        pub pixel_bytes: usize,
+        /// `rows`.
+        pub rows: Vec<usize>,
+        /// `cols`.
+        pub cols: Vec<usize>,
+    }
+
+    impl From<ResizeNearest> for Params {
+        fn from(p: ResizeNearest) -> Params {
+            Params {
+                type_name: "ResizeNearest",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("batch_bytes", Value::Usize(p.batch_bytes)),
+                    ("pixel_bytes", Value::Usize(p.pixel_bytes)),
+                    ("rows", Value::Usizes(p.rows)),
+                    ("cols", Value::Usizes(p.cols)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::resize::ResizeBilinearF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ResizeBilinearF32 {
+        /// `batches`.
+        pub batches: usize,
+        /// `batch_len`.
+        pub batch_len: usize,
+        /// `depth`.
+        pub depth: usize,
+        /// `rows0`.
+        pub rows0: Vec<usize>,
+        /// `rows1`.
+        pub rows1: Vec<usize>,
+        /// `row_w0`.
+        pub row_w0: Data<f32>,
+        /// `row_w1`.
+        pub row_w1: Data<f32>,
+        /// `cols0`.
+        pub cols0: Vec<usize>,
+        /// `cols1`.
+        pub cols1: Vec<usize>,
+        /// `col_w0`.
+        pub col_w0: Data<f32>,
+        /// `col_w1`.
+        pub col_w1: Data<f32>,
+    }
+
+    impl From<ResizeBilinearF32> for Params {
+        fn from(p: ResizeBilinearF32) -> Params {
+            Params {
+                type_name: "ResizeBilinearF32",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("batch_len", Value::Usize(p.batch_len)),
+                    ("depth", Value::Usize(p.depth)),
+                    ("rows0", Value::Usizes(p.rows0)),
+                    ("rows1", Value::Usizes(p.rows1)),
+                    ("row_w0", Value::from(p.row_w0)),
+                    ("row_w1", Value::from(p.row_w1)),
+                    ("cols0", Value::Usizes(p.cols0)),
+                    ("cols1", Value::Usizes(p.cols1)),
+                    ("col_w0", Value::from(p.col_w0)),
+                    ("col_w1", Value::from(p.col_w1)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::resize::ResizeBilinearS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ResizeBilinearS8 {
+        /// `batches`.
+        pub batches: usize,
+        /// `batch_len`.
+        pub batch_len: usize,
+        /// `depth`.
+        pub depth: usize,
+        /// `rows0`.
+        pub rows0: Vec<usize>,
+        /// `rows1`.
+        pub rows1: Vec<usize>,
+        /// `row_w0`.
+        pub row_w0: Data<i32>,
+        /// `row_w1`.
+        pub row_w1: Data<i32>,
+        /// `cols0`.
+        pub cols0: Vec<usize>,
+        /// `cols1`.
+        pub cols1: Vec<usize>,
+        /// `col_w0`.
+        pub col_w0: Data<i32>,
+        /// `col_w1`.
+        pub col_w1: Data<i32>,
+    }
+
+    impl From<ResizeBilinearS8> for Params {
+        fn from(p: ResizeBilinearS8) -> Params {
+            Params {
+                type_name: "ResizeBilinearS8",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("batch_len", Value::Usize(p.batch_len)),
+                    ("depth", Value::Usize(p.depth)),
+                    ("rows0", Value::Usizes(p.rows0)),
+                    ("rows1", Value::Usizes(p.rows1)),
+                    ("row_w0", Value::from(p.row_w0)),
+                    ("row_w1", Value::from(p.row_w1)),
+                    ("cols0", Value::Usizes(p.cols0)),
+                    ("cols1", Value::Usizes(p.cols1)),
+                    ("col_w0", Value::from(p.col_w0)),
+                    ("col_w1", Value::from(p.col_w1)),
                 ],
             }
         }

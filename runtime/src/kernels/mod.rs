@@ -33,6 +33,7 @@ pub mod pad;
 pub mod pool;
 pub mod quantize;
 pub mod reduce;
+pub mod resize;
 pub mod softmax;
 pub mod split;
 pub mod strided_slice;

@@ -1,4 +1,5 @@
-//! PAD and PADV2 (int8, int16, int32 and float32; TFLM supports up to 5 dimensions).
+//! PAD and PADV2 (int8, int16, int32 and float32; TFLM supports up to 5 dimensions), and
+//! MIRROR_PAD (any element type: elements copied).
 
 use super::elem::{copy_run, fill, next_index};
 use super::nn_common::views;
@@ -119,6 +120,60 @@ pub fn pad_f32(arena: &mut [u8], input: usize, output: usize, p: &PadF32) {
 }
 
 /// Pads with the element `value` (its length is the element size).
+/// Constants of MIRROR_PAD: each output dimension's index reads, along that dimension, the input
+/// index TFLM's `GetInputDimension` gives (computed at generation time), so an output element
+/// reads the input element at the sum of its dimensions' offsets.
+#[derive(Clone, Copy, Debug)]
+pub struct MirrorPad<'a> {
+    /// Bytes per element.
+    pub elem_bytes: usize,
+    /// Input size in bytes.
+    pub input_bytes: usize,
+    /// Output shape.
+    pub shape: &'a [usize],
+    /// Per output dimension in turn (`shape[0]` entries, then `shape[1]`, …), for each of its
+    /// indices the input element offset it reads along that dimension (input index × input
+    /// element stride).
+    pub offsets: &'a [usize],
+}
+
+/// MIRROR_PAD: the output in C order, each element copied from the input element its indices
+/// name through the offset tables. The output must not overlap the input.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn mirror_pad(arena: &mut [u8], input: usize, output: usize, p: &MirrorPad) {
+    let p = super::opaque(p);
+    let rank = p.shape.len();
+    assert!(rank <= MAX_RANK && p.elem_bytes > 0);
+    let elem = p.elem_bytes;
+    let total: usize = p.shape.iter().product();
+    let (src, dst) = views::split(arena, input, p.input_bytes, output, total * elem);
+    if total == 0 {
+        return;
+    }
+    if rank == 0 {
+        dst.copy_from_slice(&src[..elem]);
+        return;
+    }
+    let mut starts = [0usize; MAX_RANK];
+    let mut sum = 0;
+    for (start, &extent) in starts.iter_mut().zip(p.shape) {
+        *start = sum;
+        sum += extent;
+    }
+    assert!(p.offsets.len() == sum, "one offset per output index");
+    let last = rank - 1;
+    let inner = &p.offsets[starts[last]..];
+    let mut index = [0usize; MAX_RANK];
+    for row in dst.chunks_exact_mut(p.shape[last] * elem) {
+        let base: usize = (0..last).map(|d| p.offsets[starts[d] + index[d]]).sum();
+        for (out, &offset) in row.chunks_exact_mut(elem).zip(inner) {
+            let at = (base + offset) * elem;
+            out.copy_from_slice(&src[at..at + elem]);
+        }
+        next_index(&mut index[..last], &p.shape[..last]);
+    }
+}
+
 fn pad_bytes(
     arena: &mut [u8],
     input: usize,
@@ -200,6 +255,21 @@ mod tests {
             &arena[4..],
             &[v[0], v[1], 1, 0, 0xfe, 0xff, v[0], v[1], v[0], v[1]]
         );
+    }
+
+    #[test]
+    fn mirror_pads_reflect_rows() {
+        // [[1, 2, 3]] REFLECT by 2 before, 1 after along the columns: 3 2 1 2 3 2.
+        let mut arena = [0u8; 3 + 6];
+        arena[..3].copy_from_slice(&[1, 2, 3]);
+        let p = MirrorPad {
+            elem_bytes: 1,
+            input_bytes: 3,
+            shape: &[1, 6],
+            offsets: &[0, 2, 1, 0, 1, 2, 1],
+        };
+        mirror_pad(&mut arena, 0, 3, &p);
+        assert_eq!(&arena[3..], &[3, 2, 1, 2, 3, 2]);
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod conv;
 mod corrupt;
 mod emit;
 mod recurrent;
+mod resample;
 mod split;
 mod tensors;
 
@@ -216,6 +217,11 @@ pub const OPS: &[B] = &[
     B::SLICE,
     B::UNPACK,
     B::SHAPE,
+    B::RESIZE_NEAREST_NEIGHBOR,
+    B::RESIZE_BILINEAR,
+    B::DEPTH_TO_SPACE,
+    B::SPACE_TO_DEPTH,
+    B::MIRROR_PAD,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.

@@ -23,6 +23,7 @@ mod int4;
 mod legitimate_corners;
 mod quantization;
 mod registry_types;
+mod resample;
 mod resource_limits;
 mod structure;
 mod types_and_parameters;
@@ -132,6 +133,7 @@ pub fn cases() -> Vec<Case> {
     resource_limits::resource_limits(&mut cases);
     legitimate_corners::legitimate_corners(&mut cases);
     registry_types::registry_types(&mut cases);
+    resample::resample(&mut cases);
     cases
 }
 

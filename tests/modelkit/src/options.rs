@@ -203,6 +203,27 @@ pub enum Options {
         /// Leading dimensions shared by the input and the positions.
         batch_dims: i32,
     },
+    /// `ResizeNearestNeighborOptions` or (`bilinear`) `ResizeBilinearOptions`.
+    Resize {
+        /// RESIZE_BILINEAR's table rather than RESIZE_NEAREST_NEIGHBOR's.
+        bilinear: bool,
+        /// Corner pixels aligned.
+        align_corners: bool,
+        /// Pixel centres at half-integers.
+        half_pixel_centers: bool,
+    },
+    /// `DepthToSpaceOptions` or (`to_depth`) `SpaceToDepthOptions`.
+    BlockSize {
+        /// SPACE_TO_DEPTH's table rather than DEPTH_TO_SPACE's.
+        to_depth: bool,
+        /// The block size.
+        block_size: i32,
+    },
+    /// `MirrorPadOptions`.
+    MirrorPad {
+        /// SYMMETRIC rather than REFLECT.
+        symmetric: bool,
+    },
     /// `table`'s options written with the union tag `tag` instead of its own: a type confusion a
     /// hostile file can carry (the verifier then checks the table against `tag`'s layout).
     Mislabeled {
@@ -369,6 +390,11 @@ impl Options {
             Options::Unpack { .. } => T::UnpackOptions,
             Options::Shape { .. } => T::ShapeOptions,
             Options::Gather { .. } => T::GatherOptions,
+            Options::Resize { bilinear: true, .. } => T::ResizeBilinearOptions,
+            Options::Resize { .. } => T::ResizeNearestNeighborOptions,
+            Options::BlockSize { to_depth: true, .. } => T::SpaceToDepthOptions,
+            Options::BlockSize { .. } => T::DepthToSpaceOptions,
+            Options::MirrorPad { .. } => T::MirrorPadOptions,
             Options::Mislabeled { tag, .. } => *tag,
         }
     }
@@ -632,6 +658,58 @@ impl Options {
                 &tflite::GatherOptionsArgs {
                     axis: *axis,
                     batch_dims: *batch_dims,
+                },
+            )
+            .as_union_value(),
+            Options::Resize {
+                bilinear: true,
+                align_corners,
+                half_pixel_centers,
+            } => tflite::ResizeBilinearOptions::create(
+                fbb,
+                &tflite::ResizeBilinearOptionsArgs {
+                    align_corners: *align_corners,
+                    half_pixel_centers: *half_pixel_centers,
+                },
+            )
+            .as_union_value(),
+            Options::Resize {
+                align_corners,
+                half_pixel_centers,
+                ..
+            } => tflite::ResizeNearestNeighborOptions::create(
+                fbb,
+                &tflite::ResizeNearestNeighborOptionsArgs {
+                    align_corners: *align_corners,
+                    half_pixel_centers: *half_pixel_centers,
+                },
+            )
+            .as_union_value(),
+            Options::BlockSize {
+                to_depth: true,
+                block_size,
+            } => tflite::SpaceToDepthOptions::create(
+                fbb,
+                &tflite::SpaceToDepthOptionsArgs {
+                    block_size: *block_size,
+                },
+            )
+            .as_union_value(),
+            Options::BlockSize { block_size, .. } => tflite::DepthToSpaceOptions::create(
+                fbb,
+                &tflite::DepthToSpaceOptionsArgs {
+                    block_size: *block_size,
+                },
+            )
+            .as_union_value(),
+            Options::MirrorPad { symmetric } => tflite::MirrorPadOptions::create(
+                fbb,
+                &tflite::MirrorPadOptionsArgs {
+                    mode: if *symmetric {
+                        tflite::MirrorPadMode::SYMMETRIC
+                    } else {
+                        tflite::MirrorPadMode::REFLECT
+                    },
                 },
             )
             .as_union_value(),

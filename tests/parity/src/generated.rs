@@ -1317,6 +1317,22 @@ pub mod ffi {
             /// `pad_value`.
             pub pad_value: f32,
         }
+        /// The C `pad_MirrorPad`.
+        #[repr(C)]
+        pub struct MirrorPad {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `input_bytes`.
+            pub input_bytes: usize,
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `offsets`'s data.
+            pub offsets: *const usize,
+            /// `offsets`'s length.
+            pub offsets_len: usize,
+        }
     }
     /// `pool`'s typedefs.
     pub mod pool {
@@ -1481,6 +1497,111 @@ pub mod ffi {
             pub reduced_strides: *const usize,
             /// `reduced_strides`'s length.
             pub reduced_strides_len: usize,
+        }
+    }
+    /// `resize`'s typedefs.
+    pub mod resize {
+        /// The C `resize_ResizeNearest`.
+        #[repr(C)]
+        pub struct ResizeNearest {
+            /// `batches`.
+            pub batches: usize,
+            /// `batch_bytes`.
+            pub batch_bytes: usize,
+            /// `pixel_bytes`.
+            pub pixel_bytes: usize,
+            /// `rows`'s data.
+            pub rows: *const usize,
+            /// `rows`'s length.
+            pub rows_len: usize,
+            /// `cols`'s data.
+            pub cols: *const usize,
+            /// `cols`'s length.
+            pub cols_len: usize,
+        }
+        /// The C `resize_ResizeBilinearF32`.
+        #[repr(C)]
+        pub struct ResizeBilinearF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `batch_len`.
+            pub batch_len: usize,
+            /// `depth`.
+            pub depth: usize,
+            /// `rows0`'s data.
+            pub rows0: *const usize,
+            /// `rows0`'s length.
+            pub rows0_len: usize,
+            /// `rows1`'s data.
+            pub rows1: *const usize,
+            /// `rows1`'s length.
+            pub rows1_len: usize,
+            /// `row_w0`'s data.
+            pub row_w0: *const f32,
+            /// `row_w0`'s length.
+            pub row_w0_len: usize,
+            /// `row_w1`'s data.
+            pub row_w1: *const f32,
+            /// `row_w1`'s length.
+            pub row_w1_len: usize,
+            /// `cols0`'s data.
+            pub cols0: *const usize,
+            /// `cols0`'s length.
+            pub cols0_len: usize,
+            /// `cols1`'s data.
+            pub cols1: *const usize,
+            /// `cols1`'s length.
+            pub cols1_len: usize,
+            /// `col_w0`'s data.
+            pub col_w0: *const f32,
+            /// `col_w0`'s length.
+            pub col_w0_len: usize,
+            /// `col_w1`'s data.
+            pub col_w1: *const f32,
+            /// `col_w1`'s length.
+            pub col_w1_len: usize,
+        }
+        /// The C `resize_ResizeBilinearS8`.
+        #[repr(C)]
+        pub struct ResizeBilinearS8 {
+            /// `batches`.
+            pub batches: usize,
+            /// `batch_len`.
+            pub batch_len: usize,
+            /// `depth`.
+            pub depth: usize,
+            /// `rows0`'s data.
+            pub rows0: *const usize,
+            /// `rows0`'s length.
+            pub rows0_len: usize,
+            /// `rows1`'s data.
+            pub rows1: *const usize,
+            /// `rows1`'s length.
+            pub rows1_len: usize,
+            /// `row_w0`'s data.
+            pub row_w0: *const i32,
+            /// `row_w0`'s length.
+            pub row_w0_len: usize,
+            /// `row_w1`'s data.
+            pub row_w1: *const i32,
+            /// `row_w1`'s length.
+            pub row_w1_len: usize,
+            /// `cols0`'s data.
+            pub cols0: *const usize,
+            /// `cols0`'s length.
+            pub cols0_len: usize,
+            /// `cols1`'s data.
+            pub cols1: *const usize,
+            /// `cols1`'s length.
+            pub cols1_len: usize,
+            /// `col_w0`'s data.
+            pub col_w0: *const i32,
+            /// `col_w0`'s length.
+            pub col_w0_len: usize,
+            /// `col_w1`'s data.
+            pub col_w1: *const i32,
+            /// `col_w1`'s length.
+            pub col_w1_len: usize,
         }
     }
     /// `softmax`'s typedefs.
@@ -2395,6 +2516,8 @@ pub mod ffi {
         pub fn parity_pad_pad_s32(input: *const u8, output: *mut u8, p: *const pad::PadS32);
         /// The C `pad::pad_f32`.
         pub fn parity_pad_pad_f32(input: *const u8, output: *mut u8, p: *const pad::PadF32);
+        /// The C `pad::mirror_pad`.
+        pub fn parity_pad_mirror_pad(input: *const u8, output: *mut u8, p: *const pad::MirrorPad);
         /// The C `pool::average_pool2d_s8`.
         pub fn parity_pool_average_pool2d_s8(
             input: *const u8,
@@ -2561,6 +2684,24 @@ pub mod ffi {
         pub fn parity_reduce_max_s8(input: *const u8, output: *mut u8, p: *const reduce::Reduction);
         /// The C `reduce::min_s8`.
         pub fn parity_reduce_min_s8(input: *const u8, output: *mut u8, p: *const reduce::Reduction);
+        /// The C `resize::resize_nearest`.
+        pub fn parity_resize_resize_nearest(
+            input: *const u8,
+            output: *mut u8,
+            p: *const resize::ResizeNearest,
+        );
+        /// The C `resize::resize_bilinear_f32`.
+        pub fn parity_resize_resize_bilinear_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const resize::ResizeBilinearF32,
+        );
+        /// The C `resize::resize_bilinear_s8`.
+        pub fn parity_resize_resize_bilinear_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const resize::ResizeBilinearS8,
+        );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
             input: *const u8,
@@ -5063,6 +5204,28 @@ fn c_pad_pad_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `pad::mirror_pad` in C.
+fn c_pad_mirror_pad(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let offsets: Vec<usize> = call.slice("offsets")?;
+    let p = ffi::pad::MirrorPad {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        offsets: offsets.as_ptr(),
+        offsets_len: offsets.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pad_mirror_pad(input, output, &p) };
+    Ok(())
+}
+
 /// `pool::average_pool2d_s8` in C.
 fn c_pool_average_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::pool::Pool2dQuant {
@@ -5727,6 +5890,111 @@ fn c_reduce_min_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_reduce_min_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `resize::resize_nearest` in C.
+fn c_resize_resize_nearest(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let rows: Vec<usize> = call.slice("rows")?;
+    let cols: Vec<usize> = call.slice("cols")?;
+    let p = ffi::resize::ResizeNearest {
+        batches: call.scalar::<usize>("batches")?,
+        batch_bytes: call.scalar::<usize>("batch_bytes")?,
+        pixel_bytes: call.scalar::<usize>("pixel_bytes")?,
+        rows: rows.as_ptr(),
+        rows_len: rows.len(),
+        cols: cols.as_ptr(),
+        cols_len: cols.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_resize_resize_nearest(input, output, &p) };
+    Ok(())
+}
+
+/// `resize::resize_bilinear_f32` in C.
+fn c_resize_resize_bilinear_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let rows0: Vec<usize> = call.slice("rows0")?;
+    let rows1: Vec<usize> = call.slice("rows1")?;
+    let row_w0: Vec<f32> = call.slice("row_w0")?;
+    let row_w1: Vec<f32> = call.slice("row_w1")?;
+    let cols0: Vec<usize> = call.slice("cols0")?;
+    let cols1: Vec<usize> = call.slice("cols1")?;
+    let col_w0: Vec<f32> = call.slice("col_w0")?;
+    let col_w1: Vec<f32> = call.slice("col_w1")?;
+    let p = ffi::resize::ResizeBilinearF32 {
+        batches: call.scalar::<usize>("batches")?,
+        batch_len: call.scalar::<usize>("batch_len")?,
+        depth: call.scalar::<usize>("depth")?,
+        rows0: rows0.as_ptr(),
+        rows0_len: rows0.len(),
+        rows1: rows1.as_ptr(),
+        rows1_len: rows1.len(),
+        row_w0: row_w0.as_ptr(),
+        row_w0_len: row_w0.len(),
+        row_w1: row_w1.as_ptr(),
+        row_w1_len: row_w1.len(),
+        cols0: cols0.as_ptr(),
+        cols0_len: cols0.len(),
+        cols1: cols1.as_ptr(),
+        cols1_len: cols1.len(),
+        col_w0: col_w0.as_ptr(),
+        col_w0_len: col_w0.len(),
+        col_w1: col_w1.as_ptr(),
+        col_w1_len: col_w1.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_resize_resize_bilinear_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `resize::resize_bilinear_s8` in C.
+fn c_resize_resize_bilinear_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let rows0: Vec<usize> = call.slice("rows0")?;
+    let rows1: Vec<usize> = call.slice("rows1")?;
+    let row_w0: Vec<i32> = call.slice("row_w0")?;
+    let row_w1: Vec<i32> = call.slice("row_w1")?;
+    let cols0: Vec<usize> = call.slice("cols0")?;
+    let cols1: Vec<usize> = call.slice("cols1")?;
+    let col_w0: Vec<i32> = call.slice("col_w0")?;
+    let col_w1: Vec<i32> = call.slice("col_w1")?;
+    let p = ffi::resize::ResizeBilinearS8 {
+        batches: call.scalar::<usize>("batches")?,
+        batch_len: call.scalar::<usize>("batch_len")?,
+        depth: call.scalar::<usize>("depth")?,
+        rows0: rows0.as_ptr(),
+        rows0_len: rows0.len(),
+        rows1: rows1.as_ptr(),
+        rows1_len: rows1.len(),
+        row_w0: row_w0.as_ptr(),
+        row_w0_len: row_w0.len(),
+        row_w1: row_w1.as_ptr(),
+        row_w1_len: row_w1.len(),
+        cols0: cols0.as_ptr(),
+        cols0_len: cols0.len(),
+        cols1: cols1.as_ptr(),
+        cols1_len: cols1.len(),
+        col_w0: col_w0.as_ptr(),
+        col_w0_len: col_w0.len(),
+        col_w1: col_w1.as_ptr(),
+        col_w1_len: col_w1.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_resize_resize_bilinear_s8(input, output, &p) };
     Ok(())
 }
 
@@ -6435,6 +6703,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pad", "pad_s16") => c_pad_pad_s16(call, arena),
         ("pad", "pad_s32") => c_pad_pad_s32(call, arena),
         ("pad", "pad_f32") => c_pad_pad_f32(call, arena),
+        ("pad", "mirror_pad") => c_pad_mirror_pad(call, arena),
         ("pool", "average_pool2d_s8") => c_pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => c_pool_max_pool2d_s8(call, arena),
         ("pool", "average_pool2d_s16") => c_pool_average_pool2d_s16(call, arena),
@@ -6464,6 +6733,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("reduce", "min_f32") => c_reduce_min_f32(call, arena),
         ("reduce", "max_s8") => c_reduce_max_s8(call, arena),
         ("reduce", "min_s8") => c_reduce_min_s8(call, arena),
+        ("resize", "resize_nearest") => c_resize_resize_nearest(call, arena),
+        ("resize", "resize_bilinear_f32") => c_resize_resize_bilinear_f32(call, arena),
+        ("resize", "resize_bilinear_s8") => c_resize_resize_bilinear_s8(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -6584,6 +6856,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pad", "pad_s16"),
     ("pad", "pad_s32"),
     ("pad", "pad_f32"),
+    ("pad", "mirror_pad"),
     ("pool", "average_pool2d_s8"),
     ("pool", "max_pool2d_s8"),
     ("pool", "average_pool2d_s16"),
@@ -6613,6 +6886,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("reduce", "min_f32"),
     ("reduce", "max_s8"),
     ("reduce", "min_s8"),
+    ("resize", "resize_nearest"),
+    ("resize", "resize_bilinear_f32"),
+    ("resize", "resize_bilinear_s8"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

@@ -45,6 +45,7 @@ mod pool;
 mod quantize;
 mod reduce;
 mod reshape;
+mod resize;
 mod resource;
 mod shape;
 mod softmax;
@@ -85,6 +86,7 @@ macro_rules! families {
                 pool,
                 quantize,
                 reduce,
+                resize,
                 softmax,
                 split,
                 strided_slice,

@@ -1,5 +1,7 @@
 //! PAD and PADV2 → `pad::pad_{s8,s16,s32,f32}`: constant paddings read at generation time, trailing
-//! unpadded dimensions merged into longer rows.
+//! unpadded dimensions merged into longer rows. MIRROR_PAD → `pad::mirror_pad`: the input index
+//! each output index reads along its dimension, TFLM's `GetInputDimension`, tabulated at
+//! generation time.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -50,7 +52,134 @@ pub(crate) const OPS: &[OpEntry] = &[
         outputs: 1,
         lower: Lowering::Kernel(pad),
     },
+    OpEntry {
+        code: OpCode::MIRROR_PAD,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+        ),
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(mirror_pad),
+    },
 ];
+
+/// TFLM's `GetInputDimension` (mirror_pad.cc): the input index that output index `padded` reads
+/// along a dimension of `size` elements padded by `left` and `right`, `offset` 1 for REFLECT (the
+/// edge is not repeated) and 0 otherwise.
+fn mirror_index(padded: i64, left: i64, size: i64, offset: i64) -> i64 {
+    if padded < left {
+        let original = left + offset - 1;
+        return original - padded.min(original - offset);
+    }
+    let padded = padded - left;
+    if padded >= size {
+        let original = size - (1 + offset);
+        return original - (padded - size).min(original);
+    }
+    padded
+}
+
+/// MIRROR_PAD (TFLM: float32, int8; REFLECT and SYMMETRIC).
+fn mirror_pad(ctx: &OpContext) -> Result<Kernel> {
+    let (input, paddings, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let rank = input.shape.len();
+    if paddings.shape.len() != 2 || paddings.shape[0] != rank {
+        return Err(ctx.invalid(
+            format!(
+                "paddings has shape {:?}; TFLM takes one row per input dimension ({rank})",
+                paddings.shape
+            ),
+            Grounds::tflm(
+                "mirror_pad.cc MirrorPadPrepare: TF_LITE_ENSURE_EQ(NumDimensions(padding_matrix), \
+                 2) and TF_LITE_ENSURE_EQ(SizeOfDimension(padding_matrix, 0), \
+                 NumDimensions(input))",
+            ),
+        ));
+    }
+    if !matches!(output.dtype, DType::F32 | DType::I8) {
+        return Err(ctx.invalid(
+            format!(
+                "the output has type {}; TFLM's MIRROR_PAD takes FLOAT32 and INT8",
+                output.dtype
+            ),
+            Grounds::tflm("mirror_pad.cc MirrorPadEval: any other output type is kTfLiteError"),
+        ));
+    }
+    ctx.same_dtype("the input", input, output)?;
+    if output.shape.len() != rank {
+        return Err(ctx.invalid(
+            format!("input rank {rank}, output rank {}", output.shape.len()),
+            Grounds::undefined(
+                "mirror_pad.cc MirrorPadEval walks the output with the input's number of \
+                 dimensions: past the end of the shorter shape",
+            ),
+        ));
+    }
+    if paddings.shape[1] != 2 {
+        return Err(ctx.unsupported(format!(
+            "paddings has shape {:?}; only two values (before, after) per dimension are supported",
+            paddings.shape
+        )));
+    }
+    if !matches!(paddings.dtype, DType::I32 | DType::I64) {
+        return Err(ctx.unsupported(format!(
+            "paddings has type {}; INT32 and INT64 are supported",
+            paddings.dtype
+        )));
+    }
+    let pads = ctx.const_ints("paddings", paddings)?;
+    // TFLM's parser leaves the mode 0 (kTfLiteMirrorPaddingUnknown) without options, and Prepare
+    // takes anything but REFLECT as SYMMETRIC.
+    let reflect = ctx
+        .tflite_operator()?
+        .builtin_options_as_mirror_pad_options()
+        .is_some_and(|o| o.mode() == tinyaot_schema::tflite::MirrorPadMode::REFLECT);
+    let offset = i64::from(reflect);
+    let reads = output.num_elements() > 0;
+    let mut stride = 1usize;
+    let mut tables = vec![Vec::new(); rank];
+    for d in (0..rank).rev() {
+        let (left, size) = (pads[2 * d], input.shape[d] as i64);
+        if i32::try_from(left).is_err() || i32::try_from(pads[2 * d + 1]).is_err() {
+            return Err(ctx.invalid(
+                format!("padding {left}, {} does not fit in int32", pads[2 * d + 1]),
+                Grounds::undefined(
+                    "mirror_pad.cc GetInputDimension takes the paddings as int: narrowed",
+                ),
+            ));
+        }
+        for k in 0..output.shape[d] as i64 {
+            let index = mirror_index(k, left, size, offset);
+            if reads && !(0..size).contains(&index) {
+                return Err(ctx.invalid(
+                    format!(
+                        "output index {k} of dimension {d} reads input index {index} of {size} \
+                         (paddings {left}, {})",
+                        pads[2 * d + 1]
+                    ),
+                    Grounds::undefined(
+                        "mirror_pad.cc GetFlatIndex reads the input at the index \
+                         GetInputDimension gives, unchecked: paddings wider than the input (than \
+                         its size less one, REFLECT) read out of bounds",
+                    ),
+                ));
+            }
+            tables[d].push(index.max(0) as usize * stride);
+        }
+        stride *= input.shape[d];
+    }
+    Ok(kernel(
+        "mirror_pad",
+        in_out(ctx)?,
+        P::MirrorPad {
+            elem_bytes: input.dtype.size(),
+            input_bytes: input.bytes,
+            shape: output.shape.clone(),
+            offsets: tables.concat(),
+        },
+    ))
+}
 
 /// PAD, PADV2.
 fn pad(ctx: &OpContext) -> Result<Kernel> {

@@ -30,6 +30,11 @@ impl Gen<'_, '_> {
             B::SPLIT | B::SPLIT_V => self.split(op),
             B::UNPACK => self.unpack(),
             B::SVDF => self.svdf(),
+            B::RESIZE_NEAREST_NEIGHBOR
+            | B::RESIZE_BILINEAR
+            | B::DEPTH_TO_SPACE
+            | B::SPACE_TO_DEPTH
+            | B::MIRROR_PAD => self.resample(op),
             B::SOFTMAX | B::LOGISTIC | B::TANH => {
                 let v = self.latest();
                 let shape = self.shape_of(v);

@@ -17,6 +17,7 @@ mod fully_connected;
 mod index;
 mod movement;
 mod reduce;
+mod resample;
 
 /// The rescaling ratio that keeps MUL outputs in range (products of two int8 values: thousands).
 const MUL_HINT: f64 = 0.01;
@@ -101,6 +102,7 @@ pub const OPS: &[(&str, B)] = &[
     ("CONCATENATION", B::CONCATENATION),
     ("CONV_2D", B::CONV_2D),
     ("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D),
+    ("DEPTH_TO_SPACE", B::DEPTH_TO_SPACE),
     ("DEQUANTIZE", B::DEQUANTIZE),
     ("EXPAND_DIMS", B::EXPAND_DIMS),
     ("FLOOR", B::FLOOR),
@@ -112,6 +114,7 @@ pub const OPS: &[(&str, B)] = &[
     ("MAX_POOL_2D", B::MAX_POOL_2D),
     ("MEAN", B::MEAN),
     ("MINIMUM", B::MINIMUM),
+    ("MIRROR_PAD", B::MIRROR_PAD),
     ("MUL", B::MUL),
     ("NEG", B::NEG),
     ("PACK", B::PACK),
@@ -124,10 +127,13 @@ pub const OPS: &[(&str, B)] = &[
     ("RELU", B::RELU),
     ("RELU6", B::RELU6),
     ("RESHAPE", B::RESHAPE),
+    ("RESIZE_BILINEAR", B::RESIZE_BILINEAR),
+    ("RESIZE_NEAREST_NEIGHBOR", B::RESIZE_NEAREST_NEIGHBOR),
     ("RSQRT", B::RSQRT),
     ("SHAPE", B::SHAPE),
     ("SLICE", B::SLICE),
     ("SOFTMAX", B::SOFTMAX),
+    ("SPACE_TO_DEPTH", B::SPACE_TO_DEPTH),
     ("SPLIT", B::SPLIT),
     ("SPLIT_V", B::SPLIT_V),
     ("SQRT", B::SQRT),
@@ -318,6 +324,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                 | B::SHAPE
                 | B::SLICE
                 | B::UNPACK
+                | B::RESIZE_NEAREST_NEIGHBOR
         ),
         TensorType::INT64 => matches!(
             op,
@@ -855,6 +862,35 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
                 self.unpack(x)
+            }
+            B::RESIZE_NEAREST_NEIGHBOR | B::RESIZE_BILINEAR => {
+                if rank.is_some_and(|r| r != 4) {
+                    return None;
+                }
+                let x = self.take(
+                    x,
+                    dtype,
+                    |g| {
+                        let n = if g.rng.chance(0.1) { 2 } else { 1 };
+                        vec![n, g.rng.int(1, 7), g.rng.int(1, 7), g.rng.int(1, 4)]
+                    },
+                    1.0,
+                );
+                Some(self.resize(op, x))
+            }
+            B::DEPTH_TO_SPACE | B::SPACE_TO_DEPTH => {
+                if rank.is_some_and(|r| r != 4) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.block_input_shape(op), 1.0);
+                Some(self.depth_space(op, x))
+            }
+            B::MIRROR_PAD => {
+                if rank.is_some_and(|r| r == 0 || r > 4) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
+                Some(self.mirror_pad(x))
             }
             B::RESHAPE | B::SQUEEZE | B::EXPAND_DIMS => {
                 if op == B::SQUEEZE {

@@ -1,0 +1,74 @@
+//! Resampling and layout operators: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, DEPTH_TO_SPACE,
+//! SPACE_TO_DEPTH and MIRROR_PAD, their outputs of the input's quantization (what TFLM copies or
+//! interpolates).
+
+use super::Gen;
+use crate::{BuiltinOperator as B, Options, TensorSpec};
+
+impl Gen<'_, '_> {
+    /// Appends one of this module's operators to the chain.
+    pub(super) fn resample(&mut self, op: B) {
+        match op {
+            B::RESIZE_NEAREST_NEIGHBOR | B::RESIZE_BILINEAR => {
+                let v = self.rank4();
+                let s = self.shape_of(v);
+                let (h, w) = (self.int(1, 9), self.int(1, 9));
+                let size = self.constant(TensorSpec::int32(&[2]).constant_i32(&[h, w]));
+                let align_corners = self.chance(30);
+                // TFLM's bilinear refuses both flags; its nearest neighbour takes them.
+                let half_pixel_centers =
+                    !(align_corners && op == B::RESIZE_BILINEAR) && self.chance(50);
+                let out_t = self.same_quant(v, &[s[0], h, w, s[3]]);
+                let options = Options::Resize {
+                    bilinear: op == B::RESIZE_BILINEAR,
+                    align_corners,
+                    half_pixel_centers,
+                };
+                self.push_op(op, options, &[v.index, size], out_t);
+            }
+            B::DEPTH_TO_SPACE | B::SPACE_TO_DEPTH => {
+                let v = self.rank4();
+                let s = self.shape_of(v);
+                let to_depth = op == B::SPACE_TO_DEPTH;
+                let fits: Vec<i32> = (1..=3)
+                    .filter(|&b| {
+                        if to_depth {
+                            s[1] % b == 0 && s[2] % b == 0
+                        } else {
+                            s[3] % (b * b) == 0
+                        }
+                    })
+                    .collect();
+                let b = self.pick(&fits);
+                let out = if to_depth {
+                    [s[0], s[1] / b, s[2] / b, s[3] * b * b]
+                } else {
+                    [s[0], s[1] * b, s[2] * b, s[3] / (b * b)]
+                };
+                let out_t = self.same_quant(v, &out);
+                let options = Options::BlockSize {
+                    to_depth,
+                    block_size: b,
+                };
+                self.push_op(op, options, &[v.index], out_t);
+            }
+            _ => {
+                // MIRROR_PAD, within the paddings TFLM reads in bounds.
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                let symmetric = self.chance(50);
+                let (mut pads, mut out) = (Vec::new(), Vec::new());
+                for &d in &shape {
+                    let most = (if symmetric { d } else { d - 1 }).clamp(0, 2);
+                    let (a, b) = (self.int(0, most), self.int(0, most));
+                    pads.extend([a, b]);
+                    out.push(d + a + b);
+                }
+                let rank = shape.len() as i32;
+                let p = self.constant(TensorSpec::int32(&[rank, 2]).constant_i32(&pads));
+                let out_t = self.same_quant(v, &out);
+                self.push_op(op, Options::MirrorPad { symmetric }, &[v.index, p], out_t);
+            }
+        }
+    }
+}

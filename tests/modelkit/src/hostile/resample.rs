@@ -1,0 +1,254 @@
+//! The resampling and layout operators' corners (RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR,
+//! DEPTH_TO_SPACE, SPACE_TO_DEPTH, MIRROR_PAD): what TFLM refuses or leaves undefined, in
+//! [`Category::TypesAndParameters`], and what it computes unusually, accepted in
+//! [`Category::LegitimateCorners`].
+
+use super::builders::int16;
+use super::{Case, Category, Refusal, Suite};
+use crate::{BuiltinOperator as B, ModelSpec, Options, TensorSpec};
+
+/// RESIZE_NEAREST_NEIGHBOR or (`bilinear`) RESIZE_BILINEAR of `input` to `output` by a constant
+/// size of `size`.
+fn resize(
+    bilinear: bool,
+    flags: (bool, bool),
+    input: TensorSpec,
+    size: &[i32],
+    output: TensorSpec,
+) -> ModelSpec {
+    let op = if bilinear {
+        B::RESIZE_BILINEAR
+    } else {
+        B::RESIZE_NEAREST_NEIGHBOR
+    };
+    let options = Options::Resize {
+        bilinear,
+        align_corners: flags.0,
+        half_pixel_centers: flags.1,
+    };
+    let size = TensorSpec::int32(&[size.len() as i32]).constant_i32(size);
+    ModelSpec::single_op(op, options, vec![input, size], vec![output])
+}
+
+/// MIRROR_PAD of `input` by `pads` (two per dimension) with `options`.
+fn mirror_pad(options: Options, input: TensorSpec, pads: &[i32], output: TensorSpec) -> ModelSpec {
+    let paddings = TensorSpec::int32(&[pads.len() as i32 / 2, 2]).constant_i32(pads);
+    ModelSpec::single_op(B::MIRROR_PAD, options, vec![input, paddings], vec![output])
+}
+
+pub(super) fn resample(cases: &mut Vec<Case>) {
+    use Refusal::Invalid;
+    let mut s = Suite {
+        cases,
+        category: Category::TypesAndParameters,
+    };
+    let f32s = TensorSpec::f32;
+    // TFLM's bilinear Prepare: "If half_pixel_centers is True, align_corners must be False."
+    s.refused(
+        "resize_bilinear_align_and_half_pixel",
+        resize(
+            true,
+            (true, true),
+            f32s(&[1, 2, 3, 1]),
+            &[4, 6],
+            f32s(&[1, 4, 6, 1]),
+        ),
+        Invalid,
+        "half_pixel_centers",
+    );
+    // TFLM's bilinear Eval takes float32 and int8 only.
+    s.refused(
+        "resize_bilinear_int16",
+        resize(
+            true,
+            (false, false),
+            int16(&[1, 2, 3, 1], (0.01, 0)),
+            &[4, 6],
+            int16(&[1, 4, 6, 1], (0.01, 0)),
+        ),
+        Invalid,
+        "FLOAT32 and INT8",
+    );
+    // The size must be a constant (TFLM's Prepare) of two elements (the nearest neighbour's).
+    s.refused(
+        "resize_nearest_size_not_constant",
+        ModelSpec::single_op(
+            B::RESIZE_NEAREST_NEIGHBOR,
+            Options::None,
+            vec![f32s(&[1, 2, 3, 1]), TensorSpec::int32(&[2])],
+            vec![f32s(&[1, 4, 6, 1])],
+        ),
+        Invalid,
+        "constant size",
+    );
+    s.refused(
+        "resize_nearest_size_three_values",
+        resize(
+            false,
+            (false, false),
+            f32s(&[1, 2, 3, 1]),
+            &[4, 6, 1],
+            f32s(&[1, 4, 6, 1]),
+        ),
+        Invalid,
+        "two (height, width)",
+    );
+    // The output is not what the size says: the reference kernels write size's extent.
+    s.refused(
+        "resize_nearest_output_not_size",
+        resize(
+            false,
+            (false, false),
+            f32s(&[1, 2, 3, 1]),
+            &[4, 6],
+            f32s(&[1, 4, 5, 1]),
+        ),
+        Invalid,
+        "at size",
+    );
+    // int8 bilinear to an empty size would divide by the output height in TFLM's integer scales;
+    // TFLM's interpreter refuses the empty output first (CheckDynamicTensors), as tinyaot does.
+    s.refused(
+        "resize_bilinear_int8_zero_size",
+        resize(
+            true,
+            (false, false),
+            TensorSpec::int8(&[1, 2, 3, 1], 0.1, 0),
+            &[0, 6],
+            TensorSpec::int8(&[1, 0, 6, 1], 0.1, 0),
+        ),
+        Invalid,
+        "zero-size dimension",
+    );
+    // DEPTH_TO_SPACE: a positive block size (TFLM's Prepare), float32 and int8 only;
+    // SPACE_TO_DEPTH: the height and width multiples of the block.
+    s.refused(
+        "depth_to_space_block_zero",
+        ModelSpec::single_op(
+            B::DEPTH_TO_SPACE,
+            Options::BlockSize {
+                to_depth: false,
+                block_size: 0,
+            },
+            vec![f32s(&[1, 2, 2, 4])],
+            vec![f32s(&[1, 2, 2, 4])],
+        ),
+        Invalid,
+        "positive",
+    );
+    s.refused(
+        "depth_to_space_int16",
+        ModelSpec::single_op(
+            B::DEPTH_TO_SPACE,
+            Options::BlockSize {
+                to_depth: false,
+                block_size: 2,
+            },
+            vec![int16(&[1, 2, 2, 4], (0.01, 0))],
+            vec![int16(&[1, 4, 4, 1], (0.01, 0))],
+        ),
+        Invalid,
+        "FLOAT32 or INT8",
+    );
+    s.refused(
+        "space_to_depth_indivisible",
+        ModelSpec::single_op(
+            B::SPACE_TO_DEPTH,
+            Options::BlockSize {
+                to_depth: true,
+                block_size: 2,
+            },
+            vec![f32s(&[1, 3, 4, 1])],
+            vec![f32s(&[1, 1, 2, 4])],
+        ),
+        Invalid,
+        "multiples",
+    );
+    // MIRROR_PAD: REFLECT by the whole size reads past the input in TFLM (unchecked); int16 is
+    // refused by its Eval.
+    s.refused(
+        "mirror_pad_reflect_too_wide",
+        mirror_pad(
+            Options::MirrorPad { symmetric: false },
+            f32s(&[2, 3]),
+            &[0, 0, 3, 0],
+            f32s(&[2, 6]),
+        ),
+        Invalid,
+        "reads input index",
+    );
+    s.refused(
+        "mirror_pad_int16",
+        mirror_pad(
+            Options::MirrorPad { symmetric: true },
+            int16(&[2, 3], (0.01, 0)),
+            &[1, 0, 0, 1],
+            int16(&[3, 4], (0.01, 0)),
+        ),
+        Invalid,
+        "FLOAT32 and INT8",
+    );
+
+    let mut s = Suite {
+        cases: s.cases,
+        category: Category::LegitimateCorners,
+    };
+    // The nearest neighbour takes both flags (only bilinear refuses them): rounding from
+    // half-pixel centres.
+    s.accepted(
+        "resize_nearest_align_and_half_pixel",
+        resize(
+            false,
+            (true, true),
+            TensorSpec::int8(&[2, 3, 4, 2], 0.05, -3),
+            &[7, 5],
+            TensorSpec::int8(&[2, 7, 5, 2], 0.05, -3),
+        ),
+    );
+    // int8 bilinear to a single pixel with align_corners (TFLM keeps the plain scale for a size of
+    // 1), and downsampling with half-pixel centres, of a non-square image.
+    s.accepted(
+        "resize_bilinear_int8_to_one_pixel_aligned",
+        resize(
+            true,
+            (true, false),
+            TensorSpec::int8(&[1, 3, 5, 3], 0.02, 7),
+            &[1, 1],
+            TensorSpec::int8(&[1, 1, 1, 3], 0.02, 7),
+        ),
+    );
+    s.accepted(
+        "resize_bilinear_float_half_pixel_down",
+        resize(
+            true,
+            (false, true),
+            f32s(&[2, 7, 5, 2]),
+            &[3, 2],
+            f32s(&[2, 3, 2, 2]),
+        ),
+    );
+    // MIRROR_PAD without options: TFLM's parser leaves the mode unknown, which its Prepare takes
+    // as SYMMETRIC; SYMMETRIC by the whole extent.
+    s.accepted(
+        "mirror_pad_int8_no_options",
+        mirror_pad(
+            Options::None,
+            TensorSpec::int8(&[2, 3], 0.1, 4),
+            &[2, 1, 3, 3],
+            TensorSpec::int8(&[5, 9], 0.1, 4),
+        ),
+    );
+    // DEPTH_TO_SPACE by a block of 1: the identity.
+    s.accepted(
+        "depth_to_space_block_one",
+        ModelSpec::single_op(
+            B::DEPTH_TO_SPACE,
+            Options::BlockSize {
+                to_depth: false,
+                block_size: 1,
+            },
+            vec![f32s(&[1, 2, 3, 4])],
+            vec![f32s(&[1, 2, 3, 4])],
+        ),
+    );
+}

@@ -1,0 +1,150 @@
+//! Resampling and layout: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, DEPTH_TO_SPACE, SPACE_TO_DEPTH
+//! and MIRROR_PAD.
+
+use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorType};
+
+use super::{op_name, G};
+
+impl<'a> G<'a> {
+    /// RESIZE_NEAREST_NEIGHBOR or RESIZE_BILINEAR of the 4-D `x` to a random constant size (up
+    /// or down, each axis on its own) with random align_corners and half_pixel_centers (for
+    /// bilinear both now and then: TFLM's Prepare refuses that). The output keeps the input's
+    /// quantization, as the converter writes it (TFLM copies or interpolates the integers).
+    pub(super) fn resize(&mut self, op: B, x: i32) -> i32 {
+        let s = self.shape(x);
+        let dtype = self.dtype(x);
+        let (h, w) = (self.rng.int(1, 12), self.rng.int(1, 12));
+        let size = self.const_i32(&[2], &[h, w]);
+        let bilinear = op == B::RESIZE_BILINEAR;
+        let align_corners = self.rng.chance(0.35);
+        let half_pixel_centers = if align_corners {
+            // Both: TFLM's nearest neighbour takes it, its bilinear refuses it.
+            self.rng.chance(if bilinear { 0.05 } else { 0.3 })
+        } else {
+            self.rng.chance(0.5)
+        };
+        let quant = matches!(dtype, TensorType::INT8 | TensorType::INT16).then(|| self.q(x));
+        let out = self.act(dtype, &[s[0], h, w, s[3]], quant);
+        let text = format!(
+            "{} {} size=[{h}, {w}] align_corners={align_corners} \
+             half_pixel_centers={half_pixel_centers} -> {}",
+            op_name(op),
+            self.qtext(x),
+            self.qtext(out)
+        );
+        self.describe(text);
+        let options = Options::Resize {
+            bilinear,
+            align_corners,
+            half_pixel_centers,
+        };
+        self.m.op(op, options, &[x, size], &[out]);
+        out
+    }
+}
+
+impl<'a> G<'a> {
+    /// A fresh input for DEPTH_TO_SPACE (its depth a multiple of a block size squared) or
+    /// SPACE_TO_DEPTH (its height and width multiples of one).
+    pub(super) fn block_input_shape(&mut self, op: B) -> Vec<i32> {
+        let b = self.rng.int(1, 3);
+        let n = if self.rng.chance(0.1) { 2 } else { 1 };
+        if op == B::DEPTH_TO_SPACE {
+            vec![
+                n,
+                self.rng.int(1, 4),
+                self.rng.int(1, 4),
+                b * b * self.rng.int(1, 3),
+            ]
+        } else {
+            vec![
+                n,
+                b * self.rng.int(1, 3),
+                b * self.rng.int(1, 3),
+                self.rng.int(1, 4),
+            ]
+        }
+    }
+
+    /// DEPTH_TO_SPACE or SPACE_TO_DEPTH of the 4-D `x` by a random block size that fits it (1
+    /// always does). The output keeps the input's quantization.
+    pub(super) fn depth_space(&mut self, op: B, x: i32) -> i32 {
+        let s = self.shape(x);
+        let dtype = self.dtype(x);
+        let to_depth = op == B::SPACE_TO_DEPTH;
+        let fits: Vec<i32> = (1..=3)
+            .filter(|&b| {
+                if to_depth {
+                    s[1] % b == 0 && s[2] % b == 0
+                } else {
+                    s[3] % (b * b) == 0
+                }
+            })
+            .collect();
+        let b = self.rng.pick(&fits);
+        let out_shape = if to_depth {
+            vec![s[0], s[1] / b, s[2] / b, s[3] * b * b]
+        } else {
+            vec![s[0], s[1] * b, s[2] * b, s[3] / (b * b)]
+        };
+        let quant = (dtype == TensorType::INT8).then(|| self.q(x));
+        let out = self.act(dtype, &out_shape, quant);
+        let text = format!(
+            "{} {} block_size={b} -> {}",
+            op_name(op),
+            self.qtext(x),
+            self.qtext(out)
+        );
+        self.describe(text);
+        let options = Options::BlockSize {
+            to_depth,
+            block_size: b,
+        };
+        self.m.op(op, options, &[x], &[out]);
+        out
+    }
+}
+
+impl<'a> G<'a> {
+    /// MIRROR_PAD of `x`, REFLECT or SYMMETRIC, by random paddings within what TFLM reads in
+    /// bounds (up to the size less one for REFLECT, the size for SYMMETRIC, at most 3), given as
+    /// INT32 or now and then INT64. The output keeps the input's quantization.
+    pub(super) fn mirror_pad(&mut self, x: i32) -> i32 {
+        let s = self.shape(x);
+        let dtype = self.dtype(x);
+        let symmetric = self.rng.chance(0.5);
+        let mut pads = Vec::new();
+        let mut out_shape = Vec::new();
+        for &d in &s {
+            let most = (if symmetric { d } else { d - 1 }).clamp(0, 3);
+            let (before, after) = (self.rng.int(0, most), self.rng.int(0, most));
+            pads.extend([before, after]);
+            out_shape.push(d + before + after);
+        }
+        let shape = [s.len() as i32, 2];
+        let paddings = if self.rng.chance(0.2) {
+            let wide: Vec<i64> = pads.iter().map(|&p| i64::from(p)).collect();
+            self.m.tensor(
+                tinyaot_modelkit::TensorSpec::new(TensorType::INT64, &shape).constant_i64(&wide),
+            )
+        } else {
+            self.const_i32(&shape, &pads)
+        };
+        let quant = (dtype == TensorType::INT8).then(|| self.q(x));
+        let out = self.act(dtype, &out_shape, quant);
+        let mode = if symmetric { "SYMMETRIC" } else { "REFLECT" };
+        let text = format!(
+            "MIRROR_PAD {} {mode} paddings={pads:?} -> {}",
+            self.qtext(x),
+            self.qtext(out)
+        );
+        self.describe(text);
+        self.m.op(
+            B::MIRROR_PAD,
+            Options::MirrorPad { symmetric },
+            &[x, paddings],
+            &[out],
+        );
+        out
+    }
+}
