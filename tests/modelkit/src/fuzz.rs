@@ -216,10 +216,11 @@ pub const OPS: &[B] = &[
     B::SLICE,
     B::UNPACK,
     B::SHAPE,
+    B::GATHER,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.
-pub const UNSUPPORTED: &[B] = &[B::GATHER, B::CUSTOM];
+pub const UNSUPPORTED: &[B] = &[B::GATHER_ND, B::CUSTOM];
 
 /// Elements of `shape` (negative dimensions count as 0), saturating at a bound the generator never
 /// reaches with valid shapes.
