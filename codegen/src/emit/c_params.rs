@@ -744,6 +744,17 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "gather",
+        "Gather",
+        &[
+            ("row_bytes", "size_t"),
+            ("batches", "size_t"),
+            ("outer", "size_t"),
+            ("axis_size", "size_t"),
+            ("coords", "size_t"),
+        ],
+    ),
+    (
         "logistic_tanh",
         "LogisticS8",
         &[

@@ -1668,6 +1668,25 @@ fn fully_connected_int4_fully_connected_s4<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `gather::gather`.
+fn gather_gather<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::gather::Gather {
+        row_bytes: call.scalar::<usize>("row_bytes")?,
+        batches: call.scalar::<usize>("batches")?,
+        outer: call.scalar::<usize>("outer")?,
+        axis_size: call.scalar::<usize>("axis_size")?,
+        coords: call.scalar::<usize>("coords")?,
+    };
+    tinyaot_runtime::kernels::gather::gather(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `logistic_tanh::logistic_s8`.
 fn logistic_tanh_logistic_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -3269,6 +3288,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("fully_connected_int4", "fully_connected_s4") => {
             fully_connected_int4_fully_connected_s4(call, arena)
         }
+        ("gather", "gather") => gather_gather(call, arena),
         ("logistic_tanh", "logistic_s8") => logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => logistic_tanh_tanh_s8(call, arena),
         ("logistic_tanh", "logistic_s16") => logistic_tanh_logistic_s16(call, arena),

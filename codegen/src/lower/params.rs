@@ -1949,6 +1949,40 @@ pub(crate) mod fully_connected_int4 {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::gather`.
+pub(crate) mod gather {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::gather::Gather`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Gather {
+        /// `row_bytes`.
+        pub row_bytes: usize,
+        /// `batches`.
+        pub batches: usize,
+        /// `outer`.
+        pub outer: usize,
+        /// `axis_size`.
+        pub axis_size: usize,
+        /// `coords`.
+        pub coords: usize,
+    }
+
+    impl From<Gather> for Params {
+        fn from(p: Gather) -> Params {
+            Params {
+                type_name: "Gather",
+                fields: vec![
+                    ("row_bytes", Value::Usize(p.row_bytes)),
+                    ("batches", Value::Usize(p.batches)),
+                    ("outer", Value::Usize(p.outer)),
+                    ("axis_size", Value::Usize(p.axis_size)),
+                    ("coords", Value::Usize(p.coords)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::logistic_tanh`.
 pub(crate) mod logistic_tanh {
     use crate::lower::{Params, Value};

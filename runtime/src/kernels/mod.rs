@@ -26,6 +26,7 @@ pub mod depthwise_int4;
 pub mod elementwise;
 pub mod fully_connected;
 pub mod fully_connected_int4;
+pub mod gather;
 pub mod logistic_tanh;
 pub mod lstm;
 pub mod math;

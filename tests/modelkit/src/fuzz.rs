@@ -222,10 +222,11 @@ pub const OPS: &[B] = &[
     B::DEPTH_TO_SPACE,
     B::SPACE_TO_DEPTH,
     B::MIRROR_PAD,
+    B::GATHER,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.
-pub const UNSUPPORTED: &[B] = &[B::GATHER, B::CUSTOM];
+pub const UNSUPPORTED: &[B] = &[B::GATHER_ND, B::CUSTOM];
 
 /// Elements of `shape` (negative dimensions count as 0), saturating at a bound the generator never
 /// reaches with valid shapes.

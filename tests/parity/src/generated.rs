@@ -1022,6 +1022,23 @@ pub mod ffi {
             pub act_max: i32,
         }
     }
+    /// `gather`'s typedefs.
+    pub mod gather {
+        /// The C `gather_Gather`.
+        #[repr(C)]
+        pub struct Gather {
+            /// `row_bytes`.
+            pub row_bytes: usize,
+            /// `batches`.
+            pub batches: usize,
+            /// `outer`.
+            pub outer: usize,
+            /// `axis_size`.
+            pub axis_size: usize,
+            /// `coords`.
+            pub coords: usize,
+        }
+    }
     /// `logistic_tanh`'s typedefs.
     pub mod logistic_tanh {
         /// The C `logistic_tanh_LogisticS8`.
@@ -2433,6 +2450,13 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const fully_connected_int4::FullyConnectedS4,
+        );
+        /// The C `gather::gather`.
+        pub fn parity_gather_gather(
+            input: *const u8,
+            positions: *const u8,
+            output: *mut u8,
+            p: *const gather::Gather,
         );
         /// The C `logistic_tanh::logistic_s8`.
         pub fn parity_logistic_tanh_logistic_s8(
@@ -4767,6 +4791,26 @@ fn c_fully_connected_int4_fully_connected_s4(
     Ok(())
 }
 
+/// `gather::gather` in C.
+fn c_gather_gather(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::gather::Gather {
+        row_bytes: call.scalar::<usize>("row_bytes")?,
+        batches: call.scalar::<usize>("batches")?,
+        outer: call.scalar::<usize>("outer")?,
+        axis_size: call.scalar::<usize>("axis_size")?,
+        coords: call.scalar::<usize>("coords")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let positions = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_gather_gather(input, positions, output, &p) };
+    Ok(())
+}
+
 /// `logistic_tanh::logistic_s8` in C.
 fn c_logistic_tanh_logistic_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::logistic_tanh::LogisticS8 {
@@ -6683,6 +6727,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("fully_connected_int4", "fully_connected_s4") => {
             c_fully_connected_int4_fully_connected_s4(call, arena)
         }
+        ("gather", "gather") => c_gather_gather(call, arena),
         ("logistic_tanh", "logistic_s8") => c_logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => c_logistic_tanh_tanh_s8(call, arena),
         ("logistic_tanh", "logistic_s16") => c_logistic_tanh_logistic_s16(call, arena),
@@ -6836,6 +6881,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected", "fully_connected_s16"),
     ("fully_connected", "fully_connected_acc32_s16"),
     ("fully_connected_int4", "fully_connected_s4"),
+    ("gather", "gather"),
     ("logistic_tanh", "logistic_s8"),
     ("logistic_tanh", "tanh_s8"),
     ("logistic_tanh", "logistic_s16"),

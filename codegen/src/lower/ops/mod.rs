@@ -37,6 +37,7 @@ mod conv;
 mod depthwise;
 mod elementwise;
 mod fully_connected;
+mod gather;
 mod logistic_tanh;
 mod lstm;
 mod math;
@@ -79,6 +80,7 @@ macro_rules! families {
                 depthwise,
                 elementwise,
                 fully_connected,
+                gather,
                 logistic_tanh,
                 lstm,
                 math,

@@ -290,6 +290,40 @@ impl Gen<'_, '_> {
                 let out_t = self.same_quant(v, &out);
                 self.push_op(op, Options::Slice, &[v.index, b, n], out_t);
             }
+            B::GATHER => {
+                // Constant positions along a random axis, now and then one outside it (refused).
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                let rank = shape.len() as i32;
+                let axis = self.int(-rank.max(1), (rank - 1).max(0));
+                let a = if axis < 0 { axis + rank } else { axis };
+                let size = usize::try_from(a)
+                    .ok()
+                    .and_then(|a| shape.get(a))
+                    .copied()
+                    .unwrap_or(1);
+                let n = self.int(1, 4);
+                let positions: Vec<i32> = (0..n)
+                    .map(|_| {
+                        if self.chance(5) {
+                            size
+                        } else {
+                            self.int(0, (size - 1).max(0))
+                        }
+                    })
+                    .collect();
+                let mut out = shape.clone();
+                if let Some(d) = usize::try_from(a).ok().filter(|&a| a < out.len()) {
+                    out[d] = n;
+                }
+                let p = self.constant(TensorSpec::int32(&[n]).constant_i32(&positions));
+                let out_t = self.same_quant(v, &out);
+                let options = Options::Gather {
+                    axis,
+                    batch_dims: 0,
+                };
+                self.push_op(op, options, &[v.index, p], out_t);
+            }
             B::SHAPE => {
                 // INT32 whatever the input: later operators of the chain mostly refuse it.
                 let v = self.latest();

@@ -225,4 +225,20 @@ pub(super) fn registry_types(cases: &mut Vec<super::Case>) {
             ],
         ),
     );
+    // GATHER with a negative axis and a negative batch_dims (counted from the positions' rank).
+    s.accepted(
+        "gather_negative_axis_and_batch_dims",
+        ModelSpec::single_op(
+            B::GATHER,
+            Options::Gather {
+                axis: -2,
+                batch_dims: -1,
+            },
+            vec![
+                TensorSpec::f32(&[2, 4, 3]),
+                TensorSpec::int32(&[2, 3]).constant_i32(&[3, 0, 3, 1, 2, 1]),
+            ],
+            vec![TensorSpec::f32(&[2, 3, 3])],
+        ),
+    );
 }

@@ -914,4 +914,68 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "TFLM's SHAPE refuses it",
     );
+    // GATHER: TFLM takes INT32 positions and FLOAT32 or INT8 input (GatherPrepare) and fails at
+    // Eval on a position outside the axis, which constant positions show at generation time.
+    s.refused(
+        "gather_constant_position_out_of_range",
+        ModelSpec::single_op(
+            B::GATHER,
+            Options::Gather {
+                axis: 1,
+                batch_dims: 0,
+            },
+            vec![
+                TensorSpec::f32(&[2, 3]),
+                TensorSpec::int32(&[2]).constant_i32(&[0, 3]),
+            ],
+            vec![TensorSpec::f32(&[2, 2])],
+        ),
+        Invalid,
+        "outside the axis",
+    );
+    s.refused(
+        "gather_int64_positions",
+        ModelSpec::single_op(
+            B::GATHER,
+            Options::default_for(B::GATHER),
+            vec![
+                TensorSpec::f32(&[3, 2]),
+                TensorSpec::new(TensorType::INT64, &[2]).constant_i64(&[0, 2]),
+            ],
+            vec![TensorSpec::f32(&[2, 2])],
+        ),
+        Invalid,
+        "INT32 positions",
+    );
+    s.refused(
+        "gather_int16",
+        ModelSpec::single_op(
+            B::GATHER,
+            Options::default_for(B::GATHER),
+            vec![
+                int16(&[3, 2], (0.5, 0)),
+                TensorSpec::int32(&[2]).constant_i32(&[0, 2]),
+            ],
+            vec![int16(&[2, 2], (0.5, 0))],
+        ),
+        Invalid,
+        "TFLM's GATHER refuses it",
+    );
+    s.refused(
+        "gather_batch_dims_above_axis",
+        ModelSpec::single_op(
+            B::GATHER,
+            Options::Gather {
+                axis: 0,
+                batch_dims: 1,
+            },
+            vec![
+                TensorSpec::f32(&[2, 3]),
+                TensorSpec::int32(&[2, 1]).constant_i32(&[0, 1]),
+            ],
+            vec![TensorSpec::f32(&[1, 3])],
+        ),
+        Invalid,
+        "batch_dims 1",
+    );
 }

@@ -1,4 +1,4 @@
-//! Indexing: SHAPE, SLICE and UNPACK.
+//! Indexing: SHAPE, SLICE, UNPACK and GATHER.
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
@@ -90,5 +90,81 @@ impl<'a> G<'a> {
             .op(B::UNPACK, Options::Unpack { num, axis }, &[x], &outputs);
         let pick = self.rng.int(0, num - 1) as usize;
         Some(outputs[pick])
+    }
+
+    /// GATHER of `x` (float32 or int8) along a random axis (written negative at times), with
+    /// batch_dims now and then: positions constant, or (one case in three) a graph input drawn
+    /// inside the axis. The output keeps the input's quantization (TFLM copies the values).
+    pub(super) fn gather(&mut self, x: i32) -> Option<i32> {
+        let s = self.shape(x);
+        let rank = s.len();
+        let dtype = self.dtype(x);
+        if !matches!(dtype, TensorType::INT8 | TensorType::FLOAT32) {
+            return None;
+        }
+        let a = self.rng.range(0, rank as i64 - 1) as usize;
+        let batch_dims = if a > 0 && self.rng.chance(0.3) {
+            self.rng.range(1, a as i64) as usize
+        } else {
+            0
+        };
+        let mut coords_shape: Vec<i32> = s[..batch_dims].to_vec();
+        let extra = self.rng.range(0, 2) as usize;
+        for _ in 0..extra {
+            coords_shape.push(self.rng.int(1, 4));
+        }
+        // The output's rank, rank + positions' rank - 1 - batch_dims, stays within the 5 the
+        // other generators keep to (TFLM's shapes hold at most 6).
+        if rank + coords_shape.len() - 1 - batch_dims > 5 {
+            return None;
+        }
+        let n = coords_shape.iter().map(|&d| d as usize).product::<usize>();
+        let axis_size = s[a];
+        let positions = if self.rng.chance(0.33) {
+            let t = self.m.tensor(TensorSpec::int32(&coords_shape));
+            self.m.inputs.push(t);
+            self.ranges.push(1.0);
+            self.positions.push((self.m.inputs.len() - 1, axis_size));
+            t
+        } else {
+            let values: Vec<i32> = (0..n).map(|_| self.rng.int(0, axis_size - 1)).collect();
+            self.const_i32(&coords_shape, &values)
+        };
+        let out_shape: Vec<i32> = s[..a]
+            .iter()
+            .chain(&coords_shape[batch_dims..])
+            .chain(&s[a + 1..])
+            .copied()
+            .collect();
+        let quant = (dtype == TensorType::INT8).then(|| self.q(x));
+        let out = self.act(dtype, &out_shape, quant);
+        let axis = if self.rng.chance(0.3) {
+            a as i32 - rank as i32
+        } else {
+            a as i32
+        };
+        let written_batch = if batch_dims > 0 && self.rng.chance(0.3) {
+            batch_dims as i32 - coords_shape.len() as i32
+        } else {
+            batch_dims as i32
+        };
+        let text =
+            format!(
+            "GATHER {} positions {coords_shape:?}{} axis={axis} batch_dims={written_batch} -> {}",
+            self.qtext(x),
+            if self.m.inputs.contains(&positions) { " (run time)" } else { "" },
+            self.qtext(out)
+        );
+        self.describe(text);
+        self.m.op(
+            B::GATHER,
+            Options::Gather {
+                axis,
+                batch_dims: written_batch,
+            },
+            &[x, positions],
+            &[out],
+        );
+        Some(out)
     }
 }

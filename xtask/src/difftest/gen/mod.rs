@@ -107,6 +107,7 @@ pub const OPS: &[(&str, B)] = &[
     ("EXPAND_DIMS", B::EXPAND_DIMS),
     ("FLOOR", B::FLOOR),
     ("FULLY_CONNECTED", B::FULLY_CONNECTED),
+    ("GATHER", B::GATHER),
     ("HARD_SWISH", B::HARD_SWISH),
     ("LEAKY_RELU", B::LEAKY_RELU),
     ("LOGISTIC", B::LOGISTIC),
@@ -369,6 +370,9 @@ struct G<'a> {
     desc: Vec<String>,
     /// Per graph input: the float range of its random values (ignored for int8).
     ranges: Vec<f64>,
+    /// Graph inputs of positions (GATHER's, computed at run time): `(input index, bound)`, drawn
+    /// in `0..bound` (TFLM's Invoke fails on a position outside the axis).
+    positions: Vec<(usize, i32)>,
     /// Draw scales where f32 and f64 multipliers differ most.
     tricky: bool,
 }
@@ -425,6 +429,7 @@ impl<'a> G<'a> {
             m,
             desc: Vec::new(),
             ranges: Vec::new(),
+            positions: Vec::new(),
             tricky: false,
         }
     }
@@ -435,6 +440,7 @@ impl<'a> G<'a> {
             m,
             desc,
             ranges,
+            positions,
             ..
         } = self;
         let mut inputs = Vec::new();
@@ -446,7 +452,12 @@ impl<'a> G<'a> {
             let bytes = match tensor.dtype {
                 TensorType::INT8 => (0..n).map(|_| rng.next_u64() as u8).collect(),
                 TensorType::FLOAT32 => (0..n).flat_map(|_| rng.sym(range).to_le_bytes()).collect(),
-                TensorType::INT32 => int32_values(rng, n),
+                TensorType::INT32 => match positions.iter().find(|&&(i, _)| i == k) {
+                    Some(&(_, bound)) => (0..n)
+                        .flat_map(|_| rng.int(0, bound - 1).to_le_bytes())
+                        .collect(),
+                    None => int32_values(rng, n),
+                },
                 TensorType::INT16 => (0..n)
                     .flat_map(|_| (rng.next_u64() as u16).to_le_bytes())
                     .collect(),
@@ -844,6 +855,13 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 1.0);
                 self.strided_slice(x, x_is_fresh(rank))
+            }
+            B::GATHER => {
+                if rank == Some(0) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
+                self.gather(x)
             }
             B::SHAPE => {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);

@@ -1,0 +1,110 @@
+//! GATHER (any element type: rows of the input moved unread, as TFLM's `gather.cc` moves them):
+//! for every batch and outer index, the rows of the input's axis named by the positions (INT32)
+//! copied in order.
+
+use crate::Src;
+
+/// Constants of a gather, computed at generation time from the input's and positions' shapes.
+#[derive(Clone, Copy, Debug)]
+pub struct Gather {
+    /// Bytes of one row: the dimensions after the axis times the element size.
+    pub row_bytes: usize,
+    /// Product of the first `batch_dims` dimensions (shared by the input and the positions).
+    pub batches: usize,
+    /// Product of the input's dimensions between the batch dimensions and the axis.
+    pub outer: usize,
+    /// The input's dimension along the axis: the rows a position picks from.
+    pub axis_size: usize,
+    /// Positions per batch (the positions' dimensions after the batch dimensions).
+    pub coords: usize,
+}
+
+/// Gathers the rows of `input` named by `positions` (INT32) into `output`, in output order. A
+/// position outside `[0, axis_size)` (TFLM's Invoke fails on it; constant positions were checked
+/// at generation time) writes a row of zero bytes instead of reading outside the input. The
+/// output must not overlap the input or the positions.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn gather(arena: &mut [u8], input: Src, positions: Src, output: usize, p: &Gather) {
+    let p = super::opaque(p);
+    let row = p.row_bytes;
+    let mut out = output;
+    let mut batch_rows = 0;
+    let mut batch_positions = 0;
+    for _ in 0..p.batches {
+        let mut rows = batch_rows;
+        for _ in 0..p.outer {
+            for c in 0..p.coords {
+                let at = (batch_positions + c) * 4;
+                let word = match positions {
+                    Src::Arena(offset) => &arena[offset + at..offset + at + 4],
+                    Src::Bytes(bytes) => &bytes[at..at + 4],
+                };
+                let position = i32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                match usize::try_from(position) {
+                    Ok(k) if k < p.axis_size => {
+                        let from = (rows + k) * row;
+                        match input {
+                            Src::Arena(offset) => {
+                                arena.copy_within(offset + from..offset + from + row, out)
+                            }
+                            Src::Bytes(bytes) => {
+                                arena[out..out + row].copy_from_slice(&bytes[from..from + row])
+                            }
+                        }
+                    }
+                    _ => arena[out..out + row].fill(0),
+                }
+                out += row;
+            }
+            rows += p.axis_size;
+        }
+        batch_rows = rows;
+        batch_positions += p.coords;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gathers_rows_by_batch_and_zeroes_strays() {
+        // Input 2 batches x 3 rows of 2 bytes; positions [[2, 0], [1, 7]] with batch_dims 1.
+        let input = [0u8, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15];
+        let positions: [u8; 16] = [2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0];
+        let mut arena = [9u8; 8];
+        let p = Gather {
+            row_bytes: 2,
+            batches: 2,
+            outer: 1,
+            axis_size: 3,
+            coords: 2,
+        };
+        gather(
+            &mut arena,
+            Src::Bytes(&input),
+            Src::Bytes(&positions),
+            0,
+            &p,
+        );
+        assert_eq!(arena, [4, 5, 0, 1, 12, 13, 0, 0]);
+    }
+
+    #[test]
+    fn reads_input_and_positions_from_the_arena() {
+        // Input [[1, 2, 3], [4, 5, 6]] gathered along axis 1 by [2, 2, 0] (outer 2).
+        let mut arena = [
+            1u8, 2, 3, 4, 5, 6, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0,
+        ];
+        let p = Gather {
+            row_bytes: 1,
+            batches: 1,
+            outer: 2,
+            axis_size: 3,
+            coords: 3,
+        };
+        gather(&mut arena, Src::Arena(0), Src::Arena(8), 20, &p);
+        assert_eq!(&arena[20..26], &[3, 3, 1, 6, 6, 4]);
+    }
+}
