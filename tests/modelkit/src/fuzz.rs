@@ -219,6 +219,8 @@ pub const OPS: &[B] = &[
     B::DEPTH_TO_SPACE,
     B::SPACE_TO_DEPTH,
     B::MIRROR_PAD,
+    B::SPACE_TO_BATCH_ND,
+    B::BATCH_TO_SPACE_ND,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.
