@@ -223,6 +223,8 @@ pub const OPS: &[B] = &[
     B::SPACE_TO_DEPTH,
     B::MIRROR_PAD,
     B::GATHER,
+    B::SPACE_TO_BATCH_ND,
+    B::BATCH_TO_SPACE_ND,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.

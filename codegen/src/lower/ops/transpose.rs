@@ -1,14 +1,16 @@
 //! TRANSPOSE → `transpose::transpose`: a constant permutation read at generation time and turned
 //! into the runtime's collapsed strided walk (TFLM: up to 5 dimensions). DEPTH_TO_SPACE and
 //! SPACE_TO_DEPTH are permutations too (of the input seen as six dimensions, the block split off
-//! the space or the depth), and lower to the same kernel.
+//! the space or the depth), and lower to the same kernel; so are SPACE_TO_BATCH_ND without padding
+//! and BATCH_TO_SPACE_ND (its crops, whole blocks, a start and shorter extents of STRIDED_SLICE's
+//! gather).
 
 use super::{collapse_walk, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::transpose as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::OpContext;
+use crate::lower::{Data, OpContext};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -36,9 +38,24 @@ pub(crate) const OPS: &[OpEntry] = &[
         outputs: 1,
         lower: Lowering::Kernel(space_to_depth),
     },
+    OpEntry {
+        code: OpCode::SPACE_TO_BATCH_ND,
+        types: BLOCK_TYPES,
+        inputs: 3..=3,
+        outputs: 1,
+        lower: Lowering::Kernel(space_to_batch_nd),
+    },
+    OpEntry {
+        code: OpCode::BATCH_TO_SPACE_ND,
+        types: BLOCK_TYPES,
+        inputs: 3..=3,
+        outputs: 1,
+        lower: Lowering::Kernel(batch_to_space_nd),
+    },
 ];
 
-/// float32 and int8, as TFLM's DEPTH_TO_SPACE and SPACE_TO_DEPTH take them.
+/// float32 and int8, as TFLM's DEPTH_TO_SPACE, SPACE_TO_DEPTH, SPACE_TO_BATCH_ND and
+/// BATCH_TO_SPACE_ND take them.
 const BLOCK_TYPES: Types = Types::unary(
     &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
     &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
@@ -284,4 +301,245 @@ fn space_to_depth(ctx: &OpContext) -> Result<Kernel> {
             (c, 1),
         ],
     )
+}
+
+/// The geometry of SPACE_TO_BATCH_ND or BATCH_TO_SPACE_ND, its input seen as 4-D (a 3-D `[n, h,
+/// c]` as `[n, h, 1, c]`, TFLM's `ExtendShapeSpaceToBatch`, its width's block 1 and margins 0).
+struct BatchSpace {
+    /// `[n, h, w, c]` of the input.
+    input: [usize; 4],
+    /// The blocks of the height and the width.
+    block: [usize; 2],
+    /// Before and after the height, before and after the width: the paddings of
+    /// SPACE_TO_BATCH_ND, the crops of BATCH_TO_SPACE_ND.
+    margins: [i64; 4],
+}
+
+/// Checks SPACE_TO_BATCH_ND or (`!to_batch`) BATCH_TO_SPACE_ND as TFLM's Prepare does (3-D or 4-D
+/// input and output of one type, float32 or int8) and reads its constant block shape and
+/// paddings or crops.
+fn batch_space(ctx: &OpContext, to_batch: bool) -> Result<BatchSpace> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let cite = |s2b: &'static str, b2s: &'static str| if to_batch { s2b } else { b2s };
+    let rank = input.shape.len();
+    if !(3..=4).contains(&rank) || !(3..=4).contains(&output.shape.len()) {
+        return Err(ctx.invalid(
+            format!(
+                "input shape {:?}, output shape {:?}; TFLM takes 3-D and 4-D tensors",
+                input.shape, output.shape
+            ),
+            Grounds::tflm(cite(
+                "space_to_batch_nd.cc SpaceToBatchNDPrepare: TF_LITE_ENSURE(NumDimensions(input) \
+                 >= 3 and <= 4), and the output's",
+                "batch_to_space_nd.cc BatchToSpaceNDPrepare: TF_LITE_ENSURE(NumDimensions(input) \
+                 >= 3 and <= 4), and the output's",
+            )),
+        ));
+    }
+    if !matches!(input.dtype, DType::F32 | DType::I8) || output.dtype != input.dtype {
+        return Err(ctx.invalid(
+            format!(
+                "the input has type {} and the output {}; TFLM takes FLOAT32 or INT8, both of \
+                 one type",
+                input.dtype, output.dtype
+            ),
+            Grounds::tflm(cite(
+                "space_to_batch_nd.cc: TF_LITE_ENSURE_TYPES_EQ(input, output) in Prepare, \
+                 \"Type %s (%d) not supported.\" in Eval but FLOAT32 and INT8",
+                "batch_to_space_nd.cc: TF_LITE_ENSURE_TYPES_EQ(input, output) in Prepare, \
+                 \"Type %s (%d) not supported.\" in Eval but FLOAT32 and INT8",
+            )),
+        ));
+    }
+    if output.shape.len() != rank {
+        return Err(ctx.invalid(
+            format!("input rank {rank}, output rank {}", output.shape.len()),
+            Grounds::undefined(
+                "the reference kernel extends both shapes to 4-D by the input's rank only \
+                 (TFLITE_DCHECK_EQ of the ranks): the output is walked with another layout",
+            ),
+        ));
+    }
+    let spatial = rank - 2;
+    let block = ctx.const_int32_tensor("the block shape", ctx.input(1)?)?;
+    let margins = ctx.const_int32_tensor(cite("the paddings", "the crops"), ctx.input(2)?)?;
+    if block.len() < spatial || margins.len() < 2 * spatial {
+        return Err(ctx.invalid(
+            format!(
+                "{} block values and {} paddings or crops for {spatial} spatial dimension(s)",
+                block.len(),
+                margins.len()
+            ),
+            Grounds::undefined(
+                "the reference kernel reads a block and two margins per spatial dimension \
+                 without checking the tensors' sizes: past their end",
+            ),
+        ));
+    }
+    if block.len() > spatial || margins.len() > 2 * spatial {
+        return Err(ctx.unsupported(format!(
+            "{} block values and {} paddings or crops for {spatial} spatial dimension(s); one \
+             block and two margins per spatial dimension are supported",
+            block.len(),
+            margins.len()
+        )));
+    }
+    if let Some(b) = block.iter().find(|&&b| b < 1) {
+        return Err(ctx.invalid(
+            format!("block size {b}; only positive ones give a shape"),
+            Grounds::undefined(
+                "the reference kernel divides and takes remainders by the block sizes, \
+                 unchecked: by zero, or to negative indices",
+            ),
+        ));
+    }
+    let s = &input.shape;
+    Ok(if rank == 4 {
+        BatchSpace {
+            input: [s[0], s[1], s[2], s[3]],
+            block: [block[0] as usize, block[1] as usize],
+            margins: [margins[0], margins[1], margins[2], margins[3]],
+        }
+    } else {
+        BatchSpace {
+            input: [s[0], s[1], 1, s[2]],
+            block: [block[0] as usize, 1],
+            margins: [margins[0], margins[1], 0, 0],
+        }
+    })
+}
+
+/// Fails unless the output is `shape4` (4-D, as [`BatchSpace`] sees the input; a 3-D output
+/// without its width of 1).
+fn expect_shape4(ctx: &OpContext, shape4: [usize; 4]) -> Result<()> {
+    if ctx.output(0)?.shape.len() == 3 {
+        expect_shape(ctx, &[shape4[0], shape4[1], shape4[3]])
+    } else {
+        expect_shape(ctx, &shape4)
+    }
+}
+
+/// SPACE_TO_BATCH_ND (TFLM: float32, int8) without padding: output batch `(i * bw + j) * n + b`
+/// pixel `(y, x)` being input batch `b` pixel `(y * bh + i, x * bw + j)`
+/// (reference_ops::SpaceToBatchND), a permutation of the output seen as `[bh, bw, n, h / bh,
+/// w / bw, c]`.
+fn space_to_batch_nd(ctx: &OpContext) -> Result<Kernel> {
+    let g = batch_space(ctx, true)?;
+    if g.margins.iter().any(|&m| m != 0) {
+        return Err(ctx.invalid(
+            format!(
+                "paddings {:?}: TFLM pads with a value it never sets",
+                g.margins
+            ),
+            Grounds::undefined(
+                "space_to_batch_nd.cc allocates its SpaceToBatchParams in Init and never sets \
+                 output_offset, which reference_ops::SpaceToBatchND memsets the padding with: \
+                 uninitialized memory",
+            ),
+        ));
+    }
+    let ([n, h, w, c], [bh, bw]) = (g.input, g.block);
+    if h % bh != 0 || w % bw != 0 {
+        return Err(ctx.invalid(
+            format!("input height {h} and width {w} are not multiples of the block {bh}x{bw}"),
+            Grounds::spec(
+                "SPACE_TO_BATCH_ND's padded spatial sizes are multiples of the block (TFLite's \
+                 space_to_batch_nd.cc ResizeOutputTensor refuses others)",
+            ),
+        ));
+    }
+    expect_shape4(ctx, [n * bh * bw, h / bh, w / bw, c])?;
+    let step = |v: usize| v as i64;
+    strided_walk(
+        ctx,
+        &[
+            (bh, step(w * c)),
+            (bw, step(c)),
+            (n, step(h * w * c)),
+            (h / bh, step(bh * w * c)),
+            (w / bw, step(bw * c)),
+            (c, 1),
+        ],
+    )
+}
+
+/// BATCH_TO_SPACE_ND (TFLM: float32, int8): output batch `b` pixel `(y * bh + i, x * bw + j)`
+/// (before the crops) being input batch `(i * bw + j) * n + b` pixel `(y, x)`
+/// (reference_ops::BatchToSpaceND): a permutation of the output seen as `[n, h, bh, w, bw, c]`,
+/// cropped by whole blocks (STRIDED_SLICE's gather, which starts anywhere).
+fn batch_to_space_nd(ctx: &OpContext) -> Result<Kernel> {
+    let g = batch_space(ctx, false)?;
+    let ([n, h, w, c], [bh, bw]) = (g.input, g.block);
+    if n % (bh * bw) != 0 {
+        return Err(ctx.invalid(
+            format!("input batch {n} is not a multiple of the block {bh}x{bw}"),
+            Grounds::spec(
+                "BATCH_TO_SPACE_ND's input batch is a multiple of the block's size (TFLite's \
+                 batch_to_space_nd.cc ResizeOutputTensor refuses others)",
+            ),
+        ));
+    }
+    let [top, bottom, left, right] = g.margins;
+    let (tall, wide) = ((h * bh) as i64, (w * bw) as i64);
+    if g.margins.iter().any(|&m| m < 0) || top + bottom > tall || left + right > wide {
+        return Err(ctx.invalid(
+            format!("crops {:?} of a {tall}x{wide} image", g.margins),
+            Grounds::spec(
+                "BATCH_TO_SPACE_ND's crops are non-negative and within the image (TFLite's \
+                 batch_to_space_nd.cc ResizeOutputTensor refuses others)",
+            ),
+        ));
+    }
+    let out_n = n / (bh * bw);
+    expect_shape4(
+        ctx,
+        [
+            out_n,
+            (tall - top - bottom) as usize,
+            (wide - left - right) as usize,
+            c,
+        ],
+    )?;
+    let whole = |m: i64, b: usize| m % b as i64 == 0;
+    if !(whole(top, bh) && whole(bottom, bh) && whole(left, bw) && whole(right, bw)) {
+        return Err(ctx.unsupported(format!(
+            "crops {:?} are not whole blocks of {bh}x{bw}; only crops of whole blocks are \
+             supported",
+            g.margins
+        )));
+    }
+    let (rows, cols) = (
+        h - ((top + bottom) as usize) / bh,
+        w - ((left + right) as usize) / bw,
+    );
+    let start = (top as usize / bh) * w * c + (left as usize / bw) * c;
+    let batch = h * w * c;
+    let dims = collapse_walk(&[
+        (out_n, batch as i64),
+        (rows, (w * c) as i64),
+        (bh, (bw * out_n * batch) as i64),
+        (cols, c as i64),
+        (bw, (out_n * batch) as i64),
+        (c, 1),
+    ]);
+    let input = ctx.input(0)?;
+    let steps: Option<Vec<i32>> = dims.iter().map(|d| i32::try_from(d.1).ok()).collect();
+    let Some(steps) = steps else {
+        return Err(ctx.unsupported("the input is too large for the gather's int32 steps"));
+    };
+    let k = kernel(
+        "strided_slice",
+        in_out(ctx)?,
+        crate::lower::params::strided_slice::StridedSlice {
+            elem_bytes: input.dtype.size(),
+            input_bytes: input.bytes,
+            start,
+            counts: dims.iter().map(|d| d.0).collect(),
+            steps: Data::Values(steps),
+        },
+    );
+    Ok(Kernel {
+        module: Some("strided_slice"),
+        ..k
+    })
 }

@@ -34,6 +34,8 @@ impl Gen<'_, '_> {
             | B::RESIZE_BILINEAR
             | B::DEPTH_TO_SPACE
             | B::SPACE_TO_DEPTH
+            | B::SPACE_TO_BATCH_ND
+            | B::BATCH_TO_SPACE_ND
             | B::MIRROR_PAD => self.resample(op),
             B::SOFTMAX | B::LOGISTIC | B::TANH => {
                 let v = self.latest();

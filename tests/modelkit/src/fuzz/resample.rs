@@ -1,5 +1,5 @@
 //! Resampling and layout operators: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, DEPTH_TO_SPACE,
-//! SPACE_TO_DEPTH and MIRROR_PAD, their outputs of the input's quantization (what TFLM copies or
+//! SPACE_TO_DEPTH, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND and MIRROR_PAD, their outputs of the input's quantization (what TFLM copies or
 //! interpolates).
 
 use super::Gen;
@@ -51,6 +51,32 @@ impl Gen<'_, '_> {
                     block_size: b,
                 };
                 self.push_op(op, options, &[v.index], out_t);
+            }
+            B::SPACE_TO_BATCH_ND | B::BATCH_TO_SPACE_ND => {
+                // Without padding, crops of whole blocks: what tinyaot compiles.
+                let v = self.rank4();
+                let s = self.shape_of(v);
+                let to_batch = op == B::SPACE_TO_BATCH_ND;
+                let fits: Vec<(i32, i32)> = [(1, 1), (1, 2), (2, 1), (2, 2)]
+                    .into_iter()
+                    .filter(|&(bh, bw)| {
+                        if to_batch {
+                            s[1] % bh == 0 && s[2] % bw == 0
+                        } else {
+                            s[0] % (bh * bw) == 0
+                        }
+                    })
+                    .collect();
+                let (bh, bw) = self.pick(&fits);
+                let block = self.constant(TensorSpec::int32(&[2]).constant_i32(&[bh, bw]));
+                let zeros = self.constant(TensorSpec::int32(&[2, 2]).constant_i32(&[0; 4]));
+                let out = if to_batch {
+                    [s[0] * bh * bw, s[1] / bh, s[2] / bw, s[3]]
+                } else {
+                    [s[0] / (bh * bw), s[1] * bh, s[2] * bw, s[3]]
+                };
+                let out_t = self.same_quant(v, &out);
+                self.push_op(op, Options::None, &[v.index, block, zeros], out_t);
             }
             _ => {
                 // MIRROR_PAD, within the paddings TFLM reads in bounds.

@@ -1,5 +1,5 @@
 //! The resampling and layout operators' corners (RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR,
-//! DEPTH_TO_SPACE, SPACE_TO_DEPTH, MIRROR_PAD): what TFLM refuses or leaves undefined, in
+//! DEPTH_TO_SPACE, SPACE_TO_DEPTH, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, MIRROR_PAD): what TFLM refuses or leaves undefined, in
 //! [`Category::TypesAndParameters`], and what it computes unusually, accepted in
 //! [`Category::LegitimateCorners`].
 
@@ -36,8 +36,27 @@ fn mirror_pad(options: Options, input: TensorSpec, pads: &[i32], output: TensorS
     ModelSpec::single_op(B::MIRROR_PAD, options, vec![input, paddings], vec![output])
 }
 
+/// SPACE_TO_BATCH_ND or (`!to_batch`) BATCH_TO_SPACE_ND of `input` by a constant block and
+/// paddings or crops.
+fn batch_space(
+    to_batch: bool,
+    input: TensorSpec,
+    block: &[i32],
+    margins: &[i32],
+    output: TensorSpec,
+) -> ModelSpec {
+    let op = if to_batch {
+        B::SPACE_TO_BATCH_ND
+    } else {
+        B::BATCH_TO_SPACE_ND
+    };
+    let block = TensorSpec::int32(&[block.len() as i32]).constant_i32(block);
+    let margins = TensorSpec::int32(&[margins.len() as i32 / 2, 2]).constant_i32(margins);
+    ModelSpec::single_op(op, Options::None, vec![input, block, margins], vec![output])
+}
+
 pub(super) fn resample(cases: &mut Vec<Case>) {
-    use Refusal::Invalid;
+    use Refusal::{Invalid, Unsupported};
     let mut s = Suite {
         cases,
         category: Category::TypesAndParameters,
@@ -188,11 +207,65 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
         Invalid,
         "FLOAT32 and INT8",
     );
+    // SPACE_TO_BATCH_ND pads with SpaceToBatchParams::output_offset, which TFLM never sets; a
+    // block of 0 divides by zero; BATCH_TO_SPACE_ND's crops of part of a block are not compiled.
+    s.refused(
+        "space_to_batch_padded",
+        batch_space(
+            true,
+            f32s(&[1, 2, 4, 1]),
+            &[2, 2],
+            &[1, 1, 0, 0],
+            f32s(&[4, 2, 2, 1]),
+        ),
+        Invalid,
+        "never sets",
+    );
+    s.refused(
+        "space_to_batch_block_zero",
+        batch_space(
+            true,
+            f32s(&[1, 2, 4, 1]),
+            &[0, 2],
+            &[0, 0, 0, 0],
+            f32s(&[2, 2, 2, 1]),
+        ),
+        Invalid,
+        "positive",
+    );
+    s.refused(
+        "batch_to_space_partial_block_crops",
+        batch_space(
+            false,
+            TensorSpec::int8(&[4, 2, 2, 1], 0.1, 0),
+            &[2, 2],
+            &[1, 0, 0, 0],
+            TensorSpec::int8(&[1, 3, 4, 1], 0.1, 0),
+        ),
+        Unsupported,
+        "whole blocks",
+    );
 
     let mut s = Suite {
         cases: s.cases,
         category: Category::LegitimateCorners,
     };
+    // SPACE_TO_BATCH_ND of a 3-D input (TFLM extends [n, h, c] to [n, h, 1, c]), and
+    // BATCH_TO_SPACE_ND cropping whole blocks on every side.
+    s.accepted(
+        "space_to_batch_3d",
+        batch_space(true, f32s(&[2, 6, 3]), &[3], &[0, 0], f32s(&[6, 2, 3])),
+    );
+    s.accepted(
+        "batch_to_space_int8_crops_every_side",
+        batch_space(
+            false,
+            TensorSpec::int8(&[8, 3, 4, 2], 0.05, -9),
+            &[2, 2],
+            &[2, 2, 2, 4],
+            TensorSpec::int8(&[2, 2, 2, 2], 0.05, -9),
+        ),
+    );
     // The nearest neighbour takes both flags (only bilinear refuses them): rounding from
     // half-pixel centres.
     s.accepted(

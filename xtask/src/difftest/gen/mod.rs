@@ -99,6 +99,7 @@ pub const OPS: &[(&str, B)] = &[
     ("ARG_MAX", B::ARG_MAX),
     ("ARG_MIN", B::ARG_MIN),
     ("AVERAGE_POOL_2D", B::AVERAGE_POOL_2D),
+    ("BATCH_TO_SPACE_ND", B::BATCH_TO_SPACE_ND),
     ("CONCATENATION", B::CONCATENATION),
     ("CONV_2D", B::CONV_2D),
     ("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D),
@@ -134,6 +135,7 @@ pub const OPS: &[(&str, B)] = &[
     ("SHAPE", B::SHAPE),
     ("SLICE", B::SLICE),
     ("SOFTMAX", B::SOFTMAX),
+    ("SPACE_TO_BATCH_ND", B::SPACE_TO_BATCH_ND),
     ("SPACE_TO_DEPTH", B::SPACE_TO_DEPTH),
     ("SPLIT", B::SPLIT),
     ("SPLIT_V", B::SPLIT_V),
@@ -902,6 +904,13 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.block_input_shape(op), 1.0);
                 Some(self.depth_space(op, x))
+            }
+            B::SPACE_TO_BATCH_ND | B::BATCH_TO_SPACE_ND => {
+                if rank.is_some_and(|r| r != 4) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.batch_space_input_shape(op), 1.0);
+                Some(self.batch_space(op, x))
             }
             B::MIRROR_PAD => {
                 if rank.is_some_and(|r| r == 0 || r > 4) {

@@ -1,5 +1,5 @@
-//! Resampling and layout: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, DEPTH_TO_SPACE, SPACE_TO_DEPTH
-//! and MIRROR_PAD.
+//! Resampling and layout: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
+//! SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND and MIRROR_PAD.
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorType};
 
@@ -145,6 +145,79 @@ impl<'a> G<'a> {
             &[x, paddings],
             &[out],
         );
+        out
+    }
+}
+
+impl<'a> G<'a> {
+    /// A fresh input for SPACE_TO_BATCH_ND (height and width multiples of a block) or
+    /// BATCH_TO_SPACE_ND (its batch a multiple of a block's size).
+    pub(super) fn batch_space_input_shape(&mut self, op: B) -> Vec<i32> {
+        let (bh, bw) = (self.rng.int(1, 3), self.rng.int(1, 3));
+        let c = self.rng.int(1, 3);
+        if op == B::SPACE_TO_BATCH_ND {
+            vec![
+                self.rng.int(1, 2),
+                bh * self.rng.int(1, 3),
+                bw * self.rng.int(1, 3),
+                c,
+            ]
+        } else {
+            vec![
+                bh * bw * self.rng.int(1, 2),
+                self.rng.int(1, 3),
+                self.rng.int(1, 3),
+                c,
+            ]
+        }
+    }
+
+    /// SPACE_TO_BATCH_ND without padding or BATCH_TO_SPACE_ND with crops of whole blocks (what
+    /// tinyaot compiles: TFLM pads with a value it never sets) of the 4-D `x`, by random blocks
+    /// that fit it (1x1 always does). The output keeps the input's quantization.
+    pub(super) fn batch_space(&mut self, op: B, x: i32) -> i32 {
+        let s = self.shape(x);
+        let dtype = self.dtype(x);
+        let to_batch = op == B::SPACE_TO_BATCH_ND;
+        let fits: Vec<(i32, i32)> = (1..=3)
+            .flat_map(|bh| (1..=3).map(move |bw| (bh, bw)))
+            .filter(|&(bh, bw)| {
+                if to_batch {
+                    s[1] % bh == 0 && s[2] % bw == 0
+                } else {
+                    s[0] % (bh * bw) == 0
+                }
+            })
+            .collect();
+        let (bh, bw) = self.rng.pick(&fits);
+        let block = self.const_i32(&[2], &[bh, bw]);
+        let (margins, out_shape) = if to_batch {
+            ([0; 4], vec![s[0] * bh * bw, s[1] / bh, s[2] / bw, s[3]])
+        } else {
+            // Whole blocks, leaving at least one row and column.
+            let (top, bottom) = (self.rng.int(0, s[1] - 1), 0);
+            let left = self.rng.int(0, s[2] - 1);
+            let right = self.rng.int(0, s[2] - 1 - left);
+            let m = [top * bh, bottom * bh, left * bw, right * bw];
+            let out = vec![
+                s[0] / (bh * bw),
+                (s[1] - top - bottom) * bh,
+                (s[2] - left - right) * bw,
+                s[3],
+            ];
+            (m, out)
+        };
+        let margins_t = self.const_i32(&[2, 2], &margins);
+        let quant = (dtype == TensorType::INT8).then(|| self.q(x));
+        let out = self.act(dtype, &out_shape, quant);
+        let text = format!(
+            "{} {} block=[{bh}, {bw}] margins={margins:?} -> {}",
+            op_name(op),
+            self.qtext(x),
+            self.qtext(out)
+        );
+        self.describe(text);
+        self.m.op(op, Options::None, &[x, block, margins_t], &[out]);
         out
     }
 }
