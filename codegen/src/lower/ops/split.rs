@@ -21,24 +21,22 @@ const SPLIT_FUNCTIONS: [&str; 10] = [
     "split10",
 ];
 
+/// The element types SPLIT, SPLIT_V and UNPACK move, in TFLM (their Eval switches) and here.
+const SPLIT_TYPES: &[Sig] = &[
+    Sig::Same(Ty::F32),
+    Sig::Same(Ty::I8),
+    Sig::Same(Ty::I16),
+    Sig::Same(Ty::I32),
+];
+
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::SPLIT,
         types: Types {
             roles: &[Role::In(1), Role::Out(0)],
-            tinyaot: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-            tflm: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
+            tinyaot: SPLIT_TYPES,
+            tflm: SPLIT_TYPES,
         },
         inputs: 2..=2,
         outputs: ANY_OUTPUTS,
@@ -46,40 +44,14 @@ pub(crate) const OPS: &[OpEntry] = &[
     },
     OpEntry {
         code: OpCode::SPLIT_V,
-        types: Types::unary(
-            &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-            &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-        ),
+        types: Types::unary(SPLIT_TYPES, SPLIT_TYPES),
         inputs: 3..=3,
         outputs: ANY_OUTPUTS,
         lower: Lowering::Kernel(split_v),
     },
     OpEntry {
         code: OpCode::UNPACK,
-        types: Types::unary(
-            &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-            &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Same(Ty::I16),
-                Sig::Same(Ty::I32),
-            ],
-        ),
+        types: Types::unary(SPLIT_TYPES, SPLIT_TYPES),
         inputs: 1..=1,
         outputs: ANY_OUTPUTS,
         lower: Lowering::Kernel(unpack),
