@@ -1185,6 +1185,11 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         &[("rows", "size_t"), ("depth", "size_t"), ("beta", "float")],
     ),
     (
+        "softmax",
+        "LogSoftmaxF32",
+        &[("rows", "size_t"), ("depth", "size_t")],
+    ),
+    (
         "split",
         "Split",
         &[

@@ -2849,6 +2849,19 @@ fn softmax_softmax_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `softmax::log_softmax_f32`.
+fn softmax_log_softmax_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::softmax::LogSoftmaxF32 {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+    };
+    tinyaot_runtime::kernels::softmax::log_softmax_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `split::split1`.
 fn split_split1<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -3449,6 +3462,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => softmax_softmax_f32(call, arena),
+        ("softmax", "log_softmax_f32") => softmax_log_softmax_f32(call, arena),
         ("split", "split1") => split_split1(call, arena),
         ("split", "split2") => split_split2(call, arena),
         ("split", "split3") => split_split3(call, arena),

@@ -3082,6 +3082,27 @@ pub(crate) mod softmax {
             }
         }
     }
+
+    /// `tinyaot::kernels::softmax::LogSoftmaxF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LogSoftmaxF32 {
+        /// `rows`.
+        pub rows: usize,
+        /// `depth`.
+        pub depth: usize,
+    }
+
+    impl From<LogSoftmaxF32> for Params {
+        fn from(p: LogSoftmaxF32) -> Params {
+            Params {
+                type_name: "LogSoftmaxF32",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("depth", Value::Usize(p.depth)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::split`.

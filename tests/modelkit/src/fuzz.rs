@@ -152,6 +152,7 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     // EXP and LOG take float32 only.
                     if g.int8 { B::ELU } else { B::EXP },
                     if g.int8 { B::ELU } else { B::LOG },
+                    if g.int8 { B::ELU } else { B::LOG_SOFTMAX },
                 ]);
                 g.emit(op);
             }
@@ -201,6 +202,7 @@ pub const OPS: &[B] = &[
     B::EXP,
     B::LOG,
     B::ELU,
+    B::LOG_SOFTMAX,
     B::QUANTIZE,
     B::DEQUANTIZE,
     B::PAD,

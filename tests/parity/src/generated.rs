@@ -1601,6 +1601,14 @@ pub mod ffi {
             /// `beta`.
             pub beta: f32,
         }
+        /// The C `softmax_LogSoftmaxF32`.
+        #[repr(C)]
+        pub struct LogSoftmaxF32 {
+            /// `rows`.
+            pub rows: usize,
+            /// `depth`.
+            pub depth: usize,
+        }
     }
     /// `split`'s typedefs.
     pub mod split {
@@ -2715,6 +2723,12 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const softmax::SoftmaxF32,
+        );
+        /// The C `softmax::log_softmax_f32`.
+        pub fn parity_softmax_log_softmax_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const softmax::LogSoftmaxF32,
         );
         /// The C `split::split1`.
         pub fn parity_split_split1(input: *const u8, output_a: *mut u8, p: *const split::Split);
@@ -6184,6 +6198,22 @@ fn c_softmax_softmax_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `softmax::log_softmax_f32` in C.
+fn c_softmax_log_softmax_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::softmax::LogSoftmaxF32 {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_softmax_log_softmax_f32(input, output, &p) };
+    Ok(())
+}
+
 /// `split::split1` in C.
 fn c_split_split1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -6861,6 +6891,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => c_softmax_softmax_f32(call, arena),
+        ("softmax", "log_softmax_f32") => c_softmax_log_softmax_f32(call, arena),
         ("split", "split1") => c_split_split1(call, arena),
         ("split", "split2") => c_split_split2(call, arena),
         ("split", "split3") => c_split_split3(call, arena),
@@ -7020,6 +7051,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),
     ("softmax", "softmax_f32"),
+    ("softmax", "log_softmax_f32"),
     ("split", "split1"),
     ("split", "split2"),
     ("split", "split3"),

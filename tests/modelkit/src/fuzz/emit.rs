@@ -253,6 +253,7 @@ impl Gen<'_, '_> {
             | B::SQUARE
             | B::EXP
             | B::LOG
+            | B::LOG_SOFTMAX
             | B::ELU => {
                 let v = self.latest();
                 let shape = self.shape_of(v);

@@ -1,6 +1,6 @@
-//! The corners of the math operators of issue 34 (SQUARED_DIFFERENCE, DIV, EXP, LOG, ELU): the
-//! types no converter-made fixture has (int32), what TFLM's kernels refuse, and the inputs they
-//! treat specially.
+//! The corners of the math operators of issue 34 (SQUARED_DIFFERENCE, DIV, EXP, LOG, ELU,
+//! LOG_SOFTMAX): the types no converter-made fixture has (int32), what TFLM's kernels refuse, and
+//! the inputs they treat specially.
 
 use super::builders::{binary32, binary8_shaped, int16, unary16, unary8};
 use super::{Category, Refusal, Suite};
@@ -110,6 +110,19 @@ pub(super) fn math_ops(cases: &mut Vec<super::Case>) {
         unary16(&[1, 8], B::ELU, (0.001, 0), (0.001, 0)),
         Refusal::Invalid,
         "TFLM's ELU supports FLOAT32 and INT8",
+    );
+    // LOG_SOFTMAX: TFLM's int8 is not compiled yet; int16 TFLM refuses.
+    s.refused(
+        "log_softmax_int8",
+        unary8(B::LOG_SOFTMAX, Options::None, (0.1, 0), (16.0 / 256.0, 127)),
+        Refusal::Unsupported,
+        "not supported yet",
+    );
+    s.refused(
+        "log_softmax_int16",
+        unary16(&[1, 8], B::LOG_SOFTMAX, (0.001, 0), (0.001, 0)),
+        Refusal::Invalid,
+        "TFLM's LOG_SOFTMAX supports FLOAT32 and INT8",
     );
     s.refused(
         "exp_reshaping_output",

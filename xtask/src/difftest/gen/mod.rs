@@ -111,6 +111,7 @@ pub const OPS: &[(&str, B)] = &[
     ("HARD_SWISH", B::HARD_SWISH),
     ("LEAKY_RELU", B::LEAKY_RELU),
     ("LOG", B::LOG),
+    ("LOG_SOFTMAX", B::LOG_SOFTMAX),
     ("LOGISTIC", B::LOGISTIC),
     ("MAXIMUM", B::MAXIMUM),
     ("MAX_POOL_2D", B::MAX_POOL_2D),
@@ -769,6 +770,14 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
                 Some(self.activation(op, x))
+            }
+            B::LOG_SOFTMAX => {
+                // tinyaot compiles TFLM's float32 LOG_SOFTMAX only.
+                if dtype != TensorType::FLOAT32 || rank == Some(0) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
+                Some(self.math(op, x))
             }
             B::EXP | B::LOG => {
                 // TFLM's EXP and LOG are float32 only.
