@@ -4,6 +4,15 @@
 
 use super::KernelArgs;
 
+/// `activations::elu_f32`.
+fn activations_elu_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::activations::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::activations::elu_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `activations::relu_f32`.
 fn activations_relu_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::activations::UnaryF32 {
@@ -1092,6 +1101,77 @@ fn elementwise_sub_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `elementwise::div_s8`.
+fn elementwise_div_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::DivS8 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::div_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::div_f32`.
+fn elementwise_div_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryF32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::div_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::div_s32`.
+fn elementwise_div_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryS32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::div_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `elementwise::add_f32`.
 fn elementwise_add_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -1555,6 +1635,118 @@ fn elementwise_mul_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `elementwise::squared_difference_s8`.
+fn elementwise_squared_difference_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::SquaredDifferenceS8 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::squared_difference_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::squared_difference_s16`.
+fn elementwise_squared_difference_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::SquaredDifferenceS16 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::squared_difference_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::squared_difference_f32`.
+fn elementwise_squared_difference_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::SquaredDifferenceF32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::squared_difference_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::squared_difference_s32`.
+fn elementwise_squared_difference_s32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::SquaredDifferenceS32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::squared_difference_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `fully_connected::fully_connected_f32`.
 fn fully_connected_fully_connected_f32<C: KernelArgs + ?Sized>(
     call: &C,
@@ -1956,6 +2148,24 @@ fn math_square_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result
         len: call.scalar::<usize>("len")?,
     };
     tinyaot_runtime::kernels::math::square_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::exp_f32`.
+fn math_exp_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::exp_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::log_f32`.
+fn math_log_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::log_f32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -2757,6 +2967,19 @@ fn softmax_softmax_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `softmax::log_softmax_f32`.
+fn softmax_log_softmax_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::softmax::LogSoftmaxF32 {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+    };
+    tinyaot_runtime::kernels::softmax::log_softmax_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `split::split1`.
 fn split_split1<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -3208,6 +3431,7 @@ fn transpose_conv_transpose_conv_f32<C: KernelArgs + ?Sized>(
 /// A kernel this build does not have, or a field or operand the call lacks.
 pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     match (call.module(), call.function()) {
+        ("activations", "elu_f32") => activations_elu_f32(call, arena),
         ("activations", "relu_f32") => activations_relu_f32(call, arena),
         ("activations", "floor_f32") => activations_floor_f32(call, arena),
         ("activations", "relu6_f32") => activations_relu6_f32(call, arena),
@@ -3256,6 +3480,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "sub_s8") => elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => elementwise_sub_s16(call, arena),
+        ("elementwise", "div_s8") => elementwise_div_s8(call, arena),
+        ("elementwise", "div_f32") => elementwise_div_f32(call, arena),
+        ("elementwise", "div_s32") => elementwise_div_s32(call, arena),
         ("elementwise", "add_f32") => elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => elementwise_mul_f32(call, arena),
@@ -3276,6 +3503,16 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "add_s32") => elementwise_add_s32(call, arena),
         ("elementwise", "sub_s32") => elementwise_sub_s32(call, arena),
         ("elementwise", "mul_s32") => elementwise_mul_s32(call, arena),
+        ("elementwise", "squared_difference_s8") => elementwise_squared_difference_s8(call, arena),
+        ("elementwise", "squared_difference_s16") => {
+            elementwise_squared_difference_s16(call, arena)
+        }
+        ("elementwise", "squared_difference_f32") => {
+            elementwise_squared_difference_f32(call, arena)
+        }
+        ("elementwise", "squared_difference_s32") => {
+            elementwise_squared_difference_s32(call, arena)
+        }
         ("fully_connected", "fully_connected_f32") => {
             fully_connected_fully_connected_f32(call, arena)
         }
@@ -3305,6 +3542,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("math", "neg_f32") => math_neg_f32(call, arena),
         ("math", "sqrt_f32") => math_sqrt_f32(call, arena),
         ("math", "square_f32") => math_square_f32(call, arena),
+        ("math", "exp_f32") => math_exp_f32(call, arena),
+        ("math", "log_f32") => math_log_f32(call, arena),
         ("pad", "pad_s8") => pad_pad_s8(call, arena),
         ("pad", "pad_s16") => pad_pad_s16(call, arena),
         ("pad", "pad_s32") => pad_pad_s32(call, arena),
@@ -3346,6 +3585,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => softmax_softmax_f32(call, arena),
+        ("softmax", "log_softmax_f32") => softmax_log_softmax_f32(call, arena),
         ("split", "split1") => split_split1(call, arena),
         ("split", "split2") => split_split2(call, arena),
         ("split", "split3") => split_split3(call, arena),

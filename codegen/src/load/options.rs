@@ -119,6 +119,15 @@ pub(super) fn decode(index: usize, kind: &OpKind, op: &tflite::Operator<'_>) -> 
                 false => Activation::None,
             },
         },
+        OpCode::DIV => Options::Arithmetic {
+            activation: match ctx.optional(Bo::DivOptions)? {
+                true => ctx.activation_of(
+                    op.builtin_options_as_div_options()
+                        .map(|o| o.fused_activation_function()),
+                )?,
+                false => Activation::None,
+            },
+        },
         OpCode::CONCATENATION => {
             ctx.optional(Bo::ConcatenationOptions)?;
             match op.builtin_options_as_concatenation_options() {

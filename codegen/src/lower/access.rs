@@ -92,6 +92,7 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     // Element by element, each read before it is written (runtime/src/kernels/activations.rs).
     ("activations", "relu_f32", Contract::InPlace),
     ("activations", "floor_f32", Contract::InPlace),
+    ("activations", "elu_f32", Contract::InPlace),
     ("activations", "relu6_f32", Contract::InPlace),
     ("activations", "relu_s8", Contract::InPlace),
     ("activations", "relu_s16", Contract::InPlace),
@@ -110,6 +111,8 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     ("math", "neg_f32", Contract::InPlace),
     ("math", "sqrt_f32", Contract::InPlace),
     ("math", "square_f32", Contract::InPlace),
+    ("math", "exp_f32", Contract::InPlace),
+    ("math", "log_f32", Contract::InPlace),
     // Each input a whole row of the output, copied only when it is not there already
     // (runtime/src/kernels/concat.rs).
     ("concat", "concat1", Contract::Slice),
@@ -157,6 +160,13 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     ("elementwise", "mul_s32", Contract::InPlace),
     ("elementwise", "maximum_s32", Contract::InPlace),
     ("elementwise", "minimum_s32", Contract::InPlace),
+    ("elementwise", "squared_difference_s8", Contract::InPlace),
+    ("elementwise", "squared_difference_s16", Contract::InPlace),
+    ("elementwise", "squared_difference_f32", Contract::InPlace),
+    ("elementwise", "squared_difference_s32", Contract::InPlace),
+    ("elementwise", "div_s8", Contract::InPlace),
+    ("elementwise", "div_f32", Contract::InPlace),
+    ("elementwise", "div_s32", Contract::InPlace),
     // Output elements no wider than the input's, chunk by chunk (runtime/src/kernels/quantize.rs).
     ("quantize", "quantize_f32_s8", Contract::InPlace),
     ("quantize", "quantize_f32_s16", Contract::InPlace),

@@ -1514,6 +1514,51 @@ pub(crate) mod elementwise {
         }
     }
 
+    /// `tinyaot::kernels::elementwise::DivS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DivS8 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `a_offset`.
+        pub a_offset: i32,
+        /// `b_offset`.
+        pub b_offset: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<DivS8> for Params {
+        fn from(p: DivS8) -> Params {
+            Params {
+                type_name: "DivS8",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("a_offset", Value::I32(p.a_offset)),
+                    ("b_offset", Value::I32(p.b_offset)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::elementwise::BinaryF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct BinaryF32 {
@@ -1752,6 +1797,162 @@ pub(crate) mod elementwise {
                     ("b_strides", Value::Usizes(p.b_strides)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::SquaredDifferenceF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SquaredDifferenceF32 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+    }
+
+    impl From<SquaredDifferenceF32> for Params {
+        fn from(p: SquaredDifferenceF32) -> Params {
+            Params {
+                type_name: "SquaredDifferenceF32",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::SquaredDifferenceS32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SquaredDifferenceS32 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+    }
+
+    impl From<SquaredDifferenceS32> for Params {
+        fn from(p: SquaredDifferenceS32) -> Params {
+            Params {
+                type_name: "SquaredDifferenceS32",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::SquaredDifferenceS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SquaredDifferenceS8 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `a_offset`.
+        pub a_offset: i32,
+        /// `a_multiplier`.
+        pub a_multiplier: i32,
+        /// `a_shift`.
+        pub a_shift: i32,
+        /// `b_offset`.
+        pub b_offset: i32,
+        /// `b_multiplier`.
+        pub b_multiplier: i32,
+        /// `b_shift`.
+        pub b_shift: i32,
+        /// `left_shift`.
+        pub left_shift: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+    }
+
+    impl From<SquaredDifferenceS8> for Params {
+        fn from(p: SquaredDifferenceS8) -> Params {
+            Params {
+                type_name: "SquaredDifferenceS8",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("a_offset", Value::I32(p.a_offset)),
+                    ("a_multiplier", Value::I32(p.a_multiplier)),
+                    ("a_shift", Value::I32(p.a_shift)),
+                    ("b_offset", Value::I32(p.b_offset)),
+                    ("b_multiplier", Value::I32(p.b_multiplier)),
+                    ("b_shift", Value::I32(p.b_shift)),
+                    ("left_shift", Value::I32(p.left_shift)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::SquaredDifferenceS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SquaredDifferenceS16 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `a_offset`.
+        pub a_offset: i32,
+        /// `a_multiplier`.
+        pub a_multiplier: i32,
+        /// `a_shift`.
+        pub a_shift: i32,
+        /// `b_offset`.
+        pub b_offset: i32,
+        /// `b_multiplier`.
+        pub b_multiplier: i32,
+        /// `b_shift`.
+        pub b_shift: i32,
+        /// `left_shift`.
+        pub left_shift: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+    }
+
+    impl From<SquaredDifferenceS16> for Params {
+        fn from(p: SquaredDifferenceS16) -> Params {
+            Params {
+                type_name: "SquaredDifferenceS16",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("a_offset", Value::I32(p.a_offset)),
+                    ("a_multiplier", Value::I32(p.a_multiplier)),
+                    ("a_shift", Value::I32(p.a_shift)),
+                    ("b_offset", Value::I32(p.b_offset)),
+                    ("b_multiplier", Value::I32(p.b_multiplier)),
+                    ("b_shift", Value::I32(p.b_shift)),
+                    ("left_shift", Value::I32(p.left_shift)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                    ("output_offset", Value::I32(p.output_offset)),
                 ],
             }
         }
@@ -3068,6 +3269,27 @@ pub(crate) mod softmax {
                     ("rows", Value::Usize(p.rows)),
                     ("depth", Value::Usize(p.depth)),
                     ("beta", Value::F32(p.beta)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::softmax::LogSoftmaxF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LogSoftmaxF32 {
+        /// `rows`.
+        pub rows: usize,
+        /// `depth`.
+        pub depth: usize,
+    }
+
+    impl From<LogSoftmaxF32> for Params {
+        fn from(p: LogSoftmaxF32) -> Params {
+            Params {
+                type_name: "LogSoftmaxF32",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("depth", Value::Usize(p.depth)),
                 ],
             }
         }

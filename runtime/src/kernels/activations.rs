@@ -1,5 +1,6 @@
 //! RELU, RELU6 and LEAKY_RELU (int8, int16 and float32), HARD_SWISH (int8 and float32), and FLOOR
-//! (float32): element-wise unary functions, as TFLM computes them.
+//! and ELU (float32; int8 ELU is the math family's table): element-wise unary functions, as TFLM
+//! computes them.
 //!
 //! Access order: element by element in order, in chunks, each chunk read before written; input
 //! and output have the same size, so every kernel here may run in place (output offset == input
@@ -100,6 +101,20 @@ pub struct HardSwishS8 {
     pub output_multiplier: i32,
     /// Its exponent (<= 0).
     pub output_exponent: i32,
+}
+
+/// float32 ELU: `x < 0 ? expm1(x) : x` (TFLM's `reference_ops::Elu`, `TfLiteExpm1` of a float).
+/// The int8 ELU is a table (the math family's `lut_s8`).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn elu_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, |x: f32| {
+        if x < 0.0 {
+            super::nn_common::float_math::expm1_f32(x)
+        } else {
+            x
+        }
+    });
 }
 
 /// float32 RELU: `x < 0 ? 0 : x`.

@@ -1,6 +1,6 @@
-//! ABS, NEG, RSQRT, SQRT and SQUARE, TFLM's `elementwise.cc` (and `neg.cc`) math operators:
-//! element-wise unary functions, as TFLM computes them. The float32 square root is correctly rounded (what the C
-//! library's `sqrtf` returns), computed with integers so that no `libm` is needed; an int8
+//! ABS, NEG, RSQRT, SQRT, SQUARE and LOG, TFLM's `elementwise.cc` (and `neg.cc`, and EXP's
+//! `exp.cc`) math operators: element-wise unary functions, as TFLM computes them. The float32
+//! square root is correctly rounded (what the C library's `sqrtf` returns), computed with integers so that no `libm` is needed; an int8
 //! operator is a 256-entry table computed at generation time with TFLM's integer arithmetic.
 //!
 //! Access order: element by element in order, each element read before it is written; input and
@@ -8,7 +8,7 @@
 //! offset). The output must not otherwise overlap the input.
 
 use super::elem::map;
-use super::nn_common::float_math::sqrt_f32 as root_f32;
+use super::nn_common::float_math::{exp_f32 as e_f32, log_f32 as ln_f32, sqrt_f32 as root_f32};
 use crate::math::multiply_by_quantized_multiplier;
 
 /// Constants of a float32 element-wise kernel that needs only the element count.
@@ -109,4 +109,20 @@ pub fn sqrt_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
 pub fn square_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
     let p = super::opaque(p);
     map(arena, input, output, p.len, |x: f32| x * x);
+}
+
+/// float32 EXP: `std::exp` of a float (TFLM's `reference_ops::Exp`), computed in double and
+/// rounded once: 0 below about -103.97, +inf above about 88.72, NaN for NaN.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn exp_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, e_f32);
+}
+
+/// float32 LOG: `std::log` of a float (TFLM's `LogEval`), computed in double and rounded once:
+/// -inf at ±0, NaN below 0.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn log_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, ln_f32);
 }

@@ -1,13 +1,14 @@
 //! SOFTMAX over the last dimension: int8 in, int8 or int16 out (TFLM's `reference_ops::Softmax` for
 //! quantized types, gemmlowp fixed point: exp in Q5.26, sum in Q12.19, reciprocal in Q0.31), int16
-//! (`SoftmaxInt16`: exp and reciprocal from interpolated 513-entry tables) and float32.
+//! (`SoftmaxInt16`: exp and reciprocal from interpolated 513-entry tables) and float32; and
+//! LOG_SOFTMAX, float32.
 //!
 //! Access order: row by row, each input row is read whole, then its outputs are written element by
 //! element, element k after input element k is read. The output may therefore be the input itself
 //! or start below it (int8, float32); int8 to int16 and int16 need disjoint tensors.
 
 use super::nn_common::fixed_point::{exp_on_negative_values, reciprocal, rescale};
-use super::nn_common::float_math::exp_f32;
+use super::nn_common::float_math::{exp_f32, log_f32};
 use super::nn_common::views;
 use crate::math::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_greater_than_one,
@@ -260,6 +261,36 @@ pub fn softmax_f32(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxF32
         }
         for x in row.chunks_exact_mut(4) {
             let v = f32::from_le_bytes([x[0], x[1], x[2], x[3]]) / sum;
+            x.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// Constant parameters of [`log_softmax_f32`].
+#[derive(Clone, Copy, Debug)]
+pub struct LogSoftmaxF32 {
+    /// Number of rows (all dimensions but the last).
+    pub rows: usize,
+    /// Length of a row (the last dimension).
+    pub depth: usize,
+}
+
+/// float32 LOG_SOFTMAX over the last dimension, as TFLM's `reference_ops::LogSoftmax`: per row
+/// the maximum, the float sum of `exp(x - max)` in order, its `log`, then `x - max - log_sum`.
+/// Access order as [`softmax_f32`]'s.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn log_softmax_f32(arena: &mut [u8], input: usize, output: usize, p: &LogSoftmaxF32) {
+    let p = super::opaque(p);
+    let data = views::in_place(arena, input, output, 4 * p.rows * p.depth);
+    if p.depth == 0 {
+        return;
+    }
+    for row in data.chunks_exact_mut(4 * p.depth) {
+        let max = views::f32s(row).fold(f32::MIN, |m, x| if m < x { x } else { m });
+        let sum = views::f32s(row).fold(0.0f32, |s, x| s + exp_f32(x - max));
+        let log_sum = log_f32(sum);
+        for x in row.chunks_exact_mut(4) {
+            let v = f32::from_le_bytes([x[0], x[1], x[2], x[3]]) - max - log_sum;
             x.copy_from_slice(&v.to_le_bytes());
         }
     }

@@ -5,10 +5,11 @@
 //! checks; generating the *structure* instead means most inputs load, and reach lowering, planning
 //! and emission. The generator therefore builds mostly well-typed chains of 1–6 operators over
 //! the operators tinyaot lowers (int8 with quantization, or float32, with now and then an int32
-//! ADD, SUB, MUL, MAXIMUM or MINIMUM on a side branch; small dimensions), and then
-//! applies a few corruptions drawn from the ways real-world hostile or broken models go wrong:
-//! wrong arity, mismatched shapes, degenerate scales and zero points, bad options, dangling or
-//! self-referencing indices, variable tensors, constants as outputs, a non-empty buffer 0.
+//! ADD, SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE or DIV on a side branch; small
+//! dimensions), and then applies a few corruptions drawn from the ways real-world hostile or
+//! broken models go wrong: wrong arity, mismatched shapes, degenerate scales and zero points, bad
+//! options, dangling or self-referencing indices, variable tensors, constants as outputs, a
+//! non-empty buffer 0.
 //!
 //! The mapping is deterministic, so a crash input replays as the same model:
 //! `arbitrary_model(&mut Unstructured::new(bytes))`. Running out of bytes is not an error: every
@@ -124,7 +125,16 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
             }
             5 | 6 => g.image_op(B::DEPTHWISE_CONV_2D, false),
             7 => {
-                let op = g.pick(&[B::ADD, B::SUB, B::MUL, B::MAXIMUM, B::MINIMUM, B::PRELU]);
+                let op = g.pick(&[
+                    B::ADD,
+                    B::SUB,
+                    B::MUL,
+                    B::MAXIMUM,
+                    B::MINIMUM,
+                    B::PRELU,
+                    B::SQUARED_DIFFERENCE,
+                    B::DIV,
+                ]);
                 g.binary(op);
             }
             // Whole rows of its output when the axis is the first (or only ones precede it).
@@ -139,6 +149,11 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     B::QUANTIZE,
                     B::RSQRT,
                     if g.int8 { B::RELU } else { B::FLOOR },
+                    B::ELU,
+                    // EXP and LOG take float32 only.
+                    if g.int8 { B::ELU } else { B::EXP },
+                    if g.int8 { B::ELU } else { B::LOG },
+                    if g.int8 { B::ELU } else { B::LOG_SOFTMAX },
                 ]);
                 g.emit(op);
             }
@@ -183,6 +198,12 @@ pub const OPS: &[B] = &[
     B::MUL,
     B::MAXIMUM,
     B::MINIMUM,
+    B::SQUARED_DIFFERENCE,
+    B::DIV,
+    B::EXP,
+    B::LOG,
+    B::ELU,
+    B::LOG_SOFTMAX,
     B::QUANTIZE,
     B::DEQUANTIZE,
     B::PAD,

@@ -21,6 +21,7 @@ mod folded_and_passed_through;
 mod graph;
 mod int4;
 mod legitimate_corners;
+mod math_ops;
 mod quantization;
 mod registry_types;
 mod resample;
@@ -134,6 +135,7 @@ pub fn cases() -> Vec<Case> {
     legitimate_corners::legitimate_corners(&mut cases);
     registry_types::registry_types(&mut cases);
     resample::resample(&mut cases);
+    math_ops::math_ops(&mut cases);
     cases
 }
 

@@ -100,6 +100,13 @@ pub enum Options {
         /// Fused activation.
         activation: Activation,
     },
+    /// `DivOptions`.
+    Div {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// The empty `SquaredDifferenceOptions`.
+    SquaredDifference,
     /// `ConcatenationOptions`.
     Concatenation {
         /// The axis (negative counts from the end).
@@ -309,6 +316,8 @@ impl Options {
             B::ADD => Options::Add { activation: none },
             B::SUB => Options::Sub { activation: none },
             B::MUL => Options::Mul { activation: none },
+            B::DIV => Options::Div { activation: none },
+            B::SQUARED_DIFFERENCE => Options::SquaredDifference,
             B::CONCATENATION => Options::Concatenation {
                 axis: -1,
                 activation: none,
@@ -368,6 +377,8 @@ impl Options {
             Options::Add { .. } => T::AddOptions,
             Options::Sub { .. } => T::SubOptions,
             Options::Mul { .. } => T::MulOptions,
+            Options::Div { .. } => T::DivOptions,
+            Options::SquaredDifference => T::SquaredDifferenceOptions,
             Options::Concatenation { .. } => T::ConcatenationOptions,
             Options::Reshape { .. } => T::ReshapeOptions,
             Options::Squeeze { .. } => T::SqueezeOptions,
@@ -604,6 +615,18 @@ impl Options {
                 tflite::HardSwishOptions::create(fbb, &tflite::HardSwishOptionsArgs {})
                     .as_union_value()
             }
+            Options::Div { activation } => tflite::DivOptions::create(
+                fbb,
+                &tflite::DivOptionsArgs {
+                    fused_activation_function: *activation,
+                },
+            )
+            .as_union_value(),
+            Options::SquaredDifference => tflite::SquaredDifferenceOptions::create(
+                fbb,
+                &tflite::SquaredDifferenceOptionsArgs {},
+            )
+            .as_union_value(),
             Options::MaximumMinimum => {
                 tflite::MaximumMinimumOptions::create(fbb, &tflite::MaximumMinimumOptionsArgs {})
                     .as_union_value()

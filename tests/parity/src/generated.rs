@@ -781,6 +781,36 @@ pub mod ffi {
         pub type AddS16 = AddS8;
         /// `SubS16` is `AddS8` in C too.
         pub type SubS16 = AddS8;
+        /// The C `elementwise_DivS8`.
+        #[repr(C)]
+        pub struct DivS8 {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+            /// `a_offset`.
+            pub a_offset: i32,
+            /// `b_offset`.
+            pub b_offset: i32,
+            /// `output_multiplier`.
+            pub output_multiplier: i32,
+            /// `output_shift`.
+            pub output_shift: i32,
+            /// `output_offset`.
+            pub output_offset: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
         /// The C `elementwise_BinaryF32`.
         #[repr(C)]
         pub struct BinaryF32 {
@@ -901,6 +931,48 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: i32,
         }
+        /// `SquaredDifferenceF32` is `MinMax` in C too.
+        pub type SquaredDifferenceF32 = MinMax;
+        /// `SquaredDifferenceS32` is `MinMax` in C too.
+        pub type SquaredDifferenceS32 = MinMax;
+        /// The C `elementwise_SquaredDifferenceS8`.
+        #[repr(C)]
+        pub struct SquaredDifferenceS8 {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+            /// `a_offset`.
+            pub a_offset: i32,
+            /// `a_multiplier`.
+            pub a_multiplier: i32,
+            /// `a_shift`.
+            pub a_shift: i32,
+            /// `b_offset`.
+            pub b_offset: i32,
+            /// `b_multiplier`.
+            pub b_multiplier: i32,
+            /// `b_shift`.
+            pub b_shift: i32,
+            /// `left_shift`.
+            pub left_shift: i32,
+            /// `output_multiplier`.
+            pub output_multiplier: i32,
+            /// `output_shift`.
+            pub output_shift: i32,
+            /// `output_offset`.
+            pub output_offset: i32,
+        }
+        /// `SquaredDifferenceS16` is `SquaredDifferenceS8` in C too.
+        pub type SquaredDifferenceS16 = SquaredDifferenceS8;
     }
     /// `fully_connected`'s typedefs.
     pub mod fully_connected {
@@ -1667,6 +1739,14 @@ pub mod ffi {
             /// `beta`.
             pub beta: f32,
         }
+        /// The C `softmax_LogSoftmaxF32`.
+        #[repr(C)]
+        pub struct LogSoftmaxF32 {
+            /// `rows`.
+            pub rows: usize,
+            /// `depth`.
+            pub depth: usize,
+        }
     }
     /// `split`'s typedefs.
     pub mod split {
@@ -1988,6 +2068,12 @@ pub mod ffi {
 
     #[allow(clippy::too_many_arguments)]
     extern "C" {
+        /// The C `activations::elu_f32`.
+        pub fn parity_activations_elu_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const activations::UnaryF32,
+        );
         /// The C `activations::relu_f32`.
         pub fn parity_activations_relu_f32(
             input: *const u8,
@@ -2287,6 +2373,27 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::SubS16,
         );
+        /// The C `elementwise::div_s8`.
+        pub fn parity_elementwise_div_s8(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::DivS8,
+        );
+        /// The C `elementwise::div_f32`.
+        pub fn parity_elementwise_div_f32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryF32,
+        );
+        /// The C `elementwise::div_s32`.
+        pub fn parity_elementwise_div_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryS32,
+        );
         /// The C `elementwise::add_f32`.
         pub fn parity_elementwise_add_f32(
             a: *const u8,
@@ -2427,6 +2534,34 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::BinaryS32,
         );
+        /// The C `elementwise::squared_difference_s8`.
+        pub fn parity_elementwise_squared_difference_s8(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::SquaredDifferenceS8,
+        );
+        /// The C `elementwise::squared_difference_s16`.
+        pub fn parity_elementwise_squared_difference_s16(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::SquaredDifferenceS16,
+        );
+        /// The C `elementwise::squared_difference_f32`.
+        pub fn parity_elementwise_squared_difference_f32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::SquaredDifferenceF32,
+        );
+        /// The C `elementwise::squared_difference_s32`.
+        pub fn parity_elementwise_squared_difference_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::SquaredDifferenceS32,
+        );
         /// The C `fully_connected::fully_connected_f32`.
         pub fn parity_fully_connected_fully_connected_f32(
             input: *const u8,
@@ -2532,6 +2667,10 @@ pub mod ffi {
         pub fn parity_math_sqrt_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
         /// The C `math::square_f32`.
         pub fn parity_math_square_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::exp_f32`.
+        pub fn parity_math_exp_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::log_f32`.
+        pub fn parity_math_log_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
         /// The C `pad::pad_s8`.
         pub fn parity_pad_pad_s8(input: *const u8, output: *mut u8, p: *const pad::PadS8);
         /// The C `pad::pad_s16`.
@@ -2750,6 +2889,12 @@ pub mod ffi {
             output: *mut u8,
             p: *const softmax::SoftmaxF32,
         );
+        /// The C `softmax::log_softmax_f32`.
+        pub fn parity_softmax_log_softmax_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const softmax::LogSoftmaxF32,
+        );
         /// The C `split::split1`.
         pub fn parity_split_split1(input: *const u8, output_a: *mut u8, p: *const split::Split);
         /// The C `split::split2`.
@@ -2903,6 +3048,21 @@ pub mod ffi {
             p: *const transpose_conv::TransposeConvF32,
         );
     }
+}
+
+/// `activations::elu_f32` in C.
+fn c_activations_elu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::activations::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_activations_elu_f32(input, output, &p) };
+    Ok(())
 }
 
 /// `activations::relu_f32` in C.
@@ -4155,6 +4315,89 @@ fn c_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `elementwise::div_s8` in C.
+fn c_elementwise_div_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::DivS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_div_s8(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::div_f32` in C.
+fn c_elementwise_div_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_div_f32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::div_s32` in C.
+fn c_elementwise_div_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryS32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_div_s32(a, b, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::add_f32` in C.
 fn c_elementwise_add_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4668,6 +4911,122 @@ fn c_elementwise_mul_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `elementwise::squared_difference_s8` in C.
+fn c_elementwise_squared_difference_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::SquaredDifferenceS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_squared_difference_s8(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::squared_difference_s16` in C.
+fn c_elementwise_squared_difference_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::SquaredDifferenceS16 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_squared_difference_s16(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::squared_difference_f32` in C.
+fn c_elementwise_squared_difference_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::SquaredDifferenceF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_squared_difference_f32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::squared_difference_s32` in C.
+fn c_elementwise_squared_difference_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::SquaredDifferenceS32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_squared_difference_s32(a, b, output, &p) };
+    Ok(())
+}
+
 /// `fully_connected::fully_connected_f32` in C.
 fn c_fully_connected_fully_connected_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<f32> = call.slice("filter")?;
@@ -5149,6 +5508,36 @@ fn c_math_square_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_math_square_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::exp_f32` in C.
+fn c_math_exp_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_exp_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::log_f32` in C.
+fn c_math_log_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_log_f32(input, output, &p) };
     Ok(())
 }
 
@@ -6121,6 +6510,22 @@ fn c_softmax_softmax_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `softmax::log_softmax_f32` in C.
+fn c_softmax_log_softmax_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::softmax::LogSoftmaxF32 {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_softmax_log_softmax_f32(input, output, &p) };
+    Ok(())
+}
+
 /// `split::split1` in C.
 fn c_split_split1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -6647,6 +7052,7 @@ pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 /// Runs the C kernel a call names on `arena`.
 pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     match (call.module(), call.function()) {
+        ("activations", "elu_f32") => c_activations_elu_f32(call, arena),
         ("activations", "relu_f32") => c_activations_relu_f32(call, arena),
         ("activations", "floor_f32") => c_activations_floor_f32(call, arena),
         ("activations", "relu6_f32") => c_activations_relu6_f32(call, arena),
@@ -6695,6 +7101,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "sub_s8") => c_elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => c_elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => c_elementwise_sub_s16(call, arena),
+        ("elementwise", "div_s8") => c_elementwise_div_s8(call, arena),
+        ("elementwise", "div_f32") => c_elementwise_div_f32(call, arena),
+        ("elementwise", "div_s32") => c_elementwise_div_s32(call, arena),
         ("elementwise", "add_f32") => c_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => c_elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => c_elementwise_mul_f32(call, arena),
@@ -6715,6 +7124,18 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "add_s32") => c_elementwise_add_s32(call, arena),
         ("elementwise", "sub_s32") => c_elementwise_sub_s32(call, arena),
         ("elementwise", "mul_s32") => c_elementwise_mul_s32(call, arena),
+        ("elementwise", "squared_difference_s8") => {
+            c_elementwise_squared_difference_s8(call, arena)
+        }
+        ("elementwise", "squared_difference_s16") => {
+            c_elementwise_squared_difference_s16(call, arena)
+        }
+        ("elementwise", "squared_difference_f32") => {
+            c_elementwise_squared_difference_f32(call, arena)
+        }
+        ("elementwise", "squared_difference_s32") => {
+            c_elementwise_squared_difference_s32(call, arena)
+        }
         ("fully_connected", "fully_connected_f32") => {
             c_fully_connected_fully_connected_f32(call, arena)
         }
@@ -6744,6 +7165,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("math", "neg_f32") => c_math_neg_f32(call, arena),
         ("math", "sqrt_f32") => c_math_sqrt_f32(call, arena),
         ("math", "square_f32") => c_math_square_f32(call, arena),
+        ("math", "exp_f32") => c_math_exp_f32(call, arena),
+        ("math", "log_f32") => c_math_log_f32(call, arena),
         ("pad", "pad_s8") => c_pad_pad_s8(call, arena),
         ("pad", "pad_s16") => c_pad_pad_s16(call, arena),
         ("pad", "pad_s32") => c_pad_pad_s32(call, arena),
@@ -6785,6 +7208,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => c_softmax_softmax_f32(call, arena),
+        ("softmax", "log_softmax_f32") => c_softmax_log_softmax_f32(call, arena),
         ("split", "split1") => c_split_split1(call, arena),
         ("split", "split2") => c_split_split2(call, arena),
         ("split", "split3") => c_split_split3(call, arena),
@@ -6813,6 +7237,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 
 /// Every kernel with a parameter struct, as `(module, function)`.
 pub const KERNELS: &[(&str, &str)] = &[
+    ("activations", "elu_f32"),
     ("activations", "relu_f32"),
     ("activations", "floor_f32"),
     ("activations", "relu6_f32"),
@@ -6857,6 +7282,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "sub_s8"),
     ("elementwise", "add_s16"),
     ("elementwise", "sub_s16"),
+    ("elementwise", "div_s8"),
+    ("elementwise", "div_f32"),
+    ("elementwise", "div_s32"),
     ("elementwise", "add_f32"),
     ("elementwise", "sub_f32"),
     ("elementwise", "mul_f32"),
@@ -6877,6 +7305,10 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "add_s32"),
     ("elementwise", "sub_s32"),
     ("elementwise", "mul_s32"),
+    ("elementwise", "squared_difference_s8"),
+    ("elementwise", "squared_difference_s16"),
+    ("elementwise", "squared_difference_f32"),
+    ("elementwise", "squared_difference_s32"),
     ("fully_connected", "fully_connected_f32"),
     ("fully_connected", "fully_connected_s16"),
     ("fully_connected", "fully_connected_acc32_s16"),
@@ -6898,6 +7330,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("math", "neg_f32"),
     ("math", "sqrt_f32"),
     ("math", "square_f32"),
+    ("math", "exp_f32"),
+    ("math", "log_f32"),
     ("pad", "pad_s8"),
     ("pad", "pad_s16"),
     ("pad", "pad_s32"),
@@ -6939,6 +7373,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),
     ("softmax", "softmax_f32"),
+    ("softmax", "log_softmax_f32"),
     ("split", "split1"),
     ("split", "split2"),
     ("split", "split3"),

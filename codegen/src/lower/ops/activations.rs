@@ -1,5 +1,5 @@
-//! RELU, RELU6, LEAKY_RELU, HARD_SWISH, FLOOR → `activations::*`: one input, one output of its
-//! size.
+//! RELU, RELU6, LEAKY_RELU, HARD_SWISH, FLOOR, ELU → `activations::*` (int8 ELU → the math
+//! family's `lut_s8`): one input, one output of its size.
 
 use super::{unary_in_place as unary, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -52,6 +52,16 @@ pub(crate) const OPS: &[OpEntry] = &[
         lower: Lowering::Kernel(hard_swish),
     },
     OpEntry {
+        code: OpCode::ELU,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+        ),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(elu),
+    },
+    OpEntry {
         code: OpCode::FLOOR,
         types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
         inputs: 1..=1,
@@ -59,6 +69,59 @@ pub(crate) const OPS: &[OpEntry] = &[
         lower: Lowering::Kernel(floor),
     },
 ];
+
+/// ELU: float32 `x < 0 ? expm1(x) : x`, or int8 as TFLM's `PopulateLookupTable` builds its
+/// table in Prepare (in float: `round((exp(s_in (x - zp_in)) - 1) / s_out) + zp_out` below 0),
+/// run by the math family's `lut_s8`.
+fn elu(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    if !matches!(input.dtype, DType::F32 | DType::I8) {
+        return Err(ctx.invalid(
+            format!(
+                "input type {}; TFLM's ELU supports FLOAT32 and INT8",
+                input.dtype.name()
+            ),
+            Grounds::tflm(
+                "elu.cc EluEval: \"ELU only supports float32 and int8 currently\" (kTfLiteError)",
+            ),
+        ));
+    }
+    ctx.same_dtype("the output", output, input)?;
+    if input.dtype == DType::F32 {
+        return unary(ctx, "elu_f32", |len| P::UnaryF32 { len });
+    }
+    let (si, zi) = ctx.int8_quant("the input", input)?;
+    let (so, zo) = ctx.int8_quant("the output", output)?;
+    let inverse_scale = 1.0 / so;
+    let mut table = Vec::with_capacity(256);
+    for val in -128..=127i32 {
+        let dequantized = si * (val - zi) as f32;
+        // `std::exp` of a float: the host's expf, as TFLM's build calls it.
+        let transformed = if dequantized < 0.0 {
+            dequantized.exp() - 1.0
+        } else {
+            dequantized
+        };
+        let rescaled = (transformed * inverse_scale).round() + zo as f32;
+        if !(rescaled > -2_147_483_648.0 && rescaled < 2_147_483_648.0) {
+            return Err(ctx.invalid(
+                format!(
+                    "the table entry of input {val} is {rescaled:e} output steps, beyond int32                      (input scale {si:e}, output scale {so:e})"
+                ),
+                Grounds::undefined(
+                    "elu.cc PopulateLookupTable: static_cast<int32_t> of a float beyond int32",
+                ),
+            ));
+        }
+        table.push((rescaled as i32).clamp(-128, 127) as i8);
+    }
+    let mut k = unary(ctx, "lut_s8", |len| crate::lower::params::math::LutS8 {
+        len,
+        table: crate::lower::Data::Packed(table),
+    })?;
+    k.module = Some("math");
+    Ok(k)
+}
 
 /// FLOOR: float32 only (TFLM's kernel checks the input type and nothing else).
 fn floor(ctx: &OpContext) -> Result<Kernel> {

@@ -1,6 +1,7 @@
-//! ABS, NEG, RSQRT, SQRT, SQUARE → `math::*`: TFLM's `elementwise.cc` (and `neg.cc`) math
-//! operators, one input and one output of its size and type. float32 kernels compute the function; an int8 operator becomes a 256-entry
-//! table (`lut_s8`) computed here with TFLM's integer arithmetic, so the device runs a lookup.
+//! ABS, NEG, RSQRT, SQRT, SQUARE, LOG, EXP → `math::*`: TFLM's `elementwise.cc` (and `neg.cc`,
+//! `exp.cc`) math operators, one input and one output of its size and type. float32 kernels
+//! compute the function; an int8 operator becomes a 256-entry table (`lut_s8`) computed here with
+//! TFLM's integer arithmetic, so the device runs a lookup.
 
 use super::{unary_in_place as unary, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -50,6 +51,20 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(sqrt),
+    },
+    OpEntry {
+        code: OpCode::EXP,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(exp),
+    },
+    OpEntry {
+        code: OpCode::LOG,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(log),
     },
     OpEntry {
         code: OpCode::SQUARE,
@@ -243,6 +258,37 @@ fn sqrt(ctx: &OpContext) -> Result<Kernel> {
         "elementwise.cc GenericPrepare: IsNumericSupportedType (FLOAT32)",
     )?;
     unary(ctx, "sqrt_f32", |len| P::UnaryF32 { len })
+}
+
+/// EXP: float32 `std::exp` (TFLM's `exp.cc`, whose Prepare takes FLOAT32 only and checks the
+/// output's type, bytes and shape against the input's).
+fn exp(ctx: &OpContext) -> Result<Kernel> {
+    checked_type(
+        ctx,
+        &[DType::F32],
+        "exp.cc ExpPrepare: TF_LITE_ENSURE_TYPES_EQ(input type, kTfLiteFloat32)",
+    )?;
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    if input.shape != output.shape {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} differs from the input's {:?}; TFLM requires them equal",
+                output.shape, input.shape
+            ),
+            Grounds::tflm("exp.cc ExpPrepare: TF_LITE_ENSURE_EQ(output dims, input dims)"),
+        ));
+    }
+    unary(ctx, "exp_f32", |len| P::UnaryF32 { len })
+}
+
+/// LOG: float32 `std::log` (NaN below 0, -inf at 0).
+fn log(ctx: &OpContext) -> Result<Kernel> {
+    checked_type(
+        ctx,
+        &[DType::F32],
+        "elementwise.cc GenericPrepare: IsNumericSupportedType (FLOAT32)",
+    )?;
+    unary(ctx, "log_f32", |len| P::UnaryF32 { len })
 }
 
 /// SQUARE: float32 `x * x`.

@@ -115,11 +115,13 @@ macro_rules! families {
                 "conv/s8",
                 "conv/wide",
                 "elementwise/add",
+                "elementwise/div",
                 "elementwise/float",
                 "elementwise/min_max",
                 "elementwise/mul",
                 "elementwise/prelu",
                 "elementwise/s32",
+                "elementwise/squared_difference",
             ],
         }
     };

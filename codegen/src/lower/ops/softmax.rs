@@ -1,5 +1,6 @@
 //! SOFTMAX → `softmax::softmax_{s8,s8_s16,s16,f32}`, over the last dimension: the fixed-point
 //! input scaling TFLM's Prepare computes for int8 and int16, and int16's exp and reciprocal tables.
+//! LOG_SOFTMAX → `softmax::log_softmax_f32` (float32; TFLM's int8 is not compiled yet).
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -9,26 +10,95 @@ use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{quant, Data, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
-pub(crate) const OPS: &[OpEntry] = &[OpEntry {
-    code: OpCode::SOFTMAX,
-    types: Types::unary(
-        &[
-            Sig::Same(Ty::F32),
-            Sig::Same(Ty::I8),
-            Sig::Each(&[Ty::I8, Ty::I16]),
-            Sig::Same(Ty::I16),
-        ],
-        &[
-            Sig::Same(Ty::F32),
-            Sig::Same(Ty::I8),
-            Sig::Each(&[Ty::I8, Ty::I16]),
-            Sig::Same(Ty::I16),
-        ],
-    ),
-    inputs: 1..=1,
-    outputs: 1,
-    lower: Lowering::Kernel(softmax),
-}];
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::SOFTMAX,
+        types: Types::unary(
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Each(&[Ty::I8, Ty::I16]),
+                Sig::Same(Ty::I16),
+            ],
+            &[
+                Sig::Same(Ty::F32),
+                Sig::Same(Ty::I8),
+                Sig::Each(&[Ty::I8, Ty::I16]),
+                Sig::Same(Ty::I16),
+            ],
+        ),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(softmax),
+    },
+    OpEntry {
+        code: OpCode::LOG_SOFTMAX,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+        ),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(log_softmax),
+    },
+];
+
+/// LOG_SOFTMAX over the last dimension: float32 as TFLM's `reference_ops::LogSoftmax`. TFLM's
+/// Prepare requires the input's type and shape of the output.
+fn log_softmax(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    match input.dtype {
+        DType::F32 => {}
+        DType::I8 => {
+            return Err(ctx.unsupported(
+                "input type INT8 (TFLM's fixed-point LOG_SOFTMAX) is not supported yet; \
+                 supported: FLOAT32",
+            ))
+        }
+        other => {
+            return Err(ctx.invalid(
+                format!("input type {other}; TFLM's LOG_SOFTMAX supports FLOAT32 and INT8"),
+                Grounds::tflm(
+                    "log_softmax.cc LogSoftmaxEval: \"LOG_SOFTMAX only supports float32, int8\" \
+                     (kTfLiteError)",
+                ),
+            ))
+        }
+    }
+    ctx.same_dtype("the output", output, input)?;
+    if input.shape != output.shape {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} differs from the input's {:?}; TFLM requires them equal",
+                output.shape, input.shape
+            ),
+            Grounds::tflm("log_softmax.cc CalculateOpData: TF_LITE_ENSURE(HaveSameShapes)"),
+        ));
+    }
+    let depth = match input.shape.last() {
+        Some(&d) if d > 0 => d,
+        None => {
+            return Err(ctx.invalid(
+                "the input is a scalar (rank 0)",
+                Grounds::undefined(
+                    "log_softmax.h LogSoftmax: the trailing dimension of a rank-0 shape is -1",
+                ),
+            ))
+        }
+        Some(_) => {
+            return Err(ctx.unsupported(format!(
+                "input shape {:?} has an empty last dimension; supported: a non-empty one",
+                input.shape
+            )))
+        }
+    };
+    let rows = input.num_elements() / depth;
+    Ok(kernel(
+        "log_softmax_f32",
+        in_out(ctx)?,
+        P::LogSoftmaxF32 { rows, depth },
+    ))
+}
 
 /// SOFTMAX → `softmax::softmax_s8` / `softmax::softmax_f32`, over the last dimension.
 fn softmax(ctx: &OpContext) -> Result<Kernel> {

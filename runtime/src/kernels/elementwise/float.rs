@@ -21,7 +21,7 @@ pub struct BinaryF32<'a> {
 
 /// `min(max(x, lo), hi)` with C++ `std::min`/`std::max` semantics (a NaN `x` stays NaN).
 #[inline(always)]
-fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
+pub(super) fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
     let y = if x < lo { lo } else { x };
     if hi < y {
         hi

@@ -24,15 +24,18 @@
 mod add;
 #[cfg(tinyaot_dsp)]
 mod add_dsp;
+mod div;
 mod float;
 mod min_max;
 mod mul;
 mod prelu;
 mod s32;
+mod squared_difference;
 #[cfg(test)]
 mod tests;
 
 pub use add::{add_s16, add_s8, sub_s16, sub_s8, AddS16, AddS8, SubS16, SubS8};
+pub use div::{div_f32, div_s32, div_s8, DivS8};
 pub use float::{add_f32, mul_f32, sub_f32, BinaryF32};
 pub use min_max::{
     maximum_f32, maximum_s16, maximum_s32, maximum_s64, maximum_s8, minimum_f32, minimum_s16,
@@ -41,6 +44,10 @@ pub use min_max::{
 pub use mul::{mul_s16, mul_s8, MulS16, MulS8};
 pub use prelu::{prelu_f32, prelu_s8, PreluF32, PreluS8};
 pub use s32::{add_s32, mul_s32, sub_s32, BinaryS32};
+pub use squared_difference::{
+    squared_difference_f32, squared_difference_s16, squared_difference_s32, squared_difference_s8,
+    SquaredDifferenceF32, SquaredDifferenceS16, SquaredDifferenceS32, SquaredDifferenceS8,
+};
 
 /// `std::min(hi, std::max(lo, x))` as int8, as TFLM clamps (no panic should `lo > hi`).
 #[inline(always)]

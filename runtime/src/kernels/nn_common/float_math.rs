@@ -1,6 +1,6 @@
-//! `exp`, `tanh` and `sqrt` for `f32` without `std`. `exp` and `tanh` are computed in `f64`
-//! (error far below half an `f32` ulp), then rounded once to `f32`, so results equal a correctly
-//! rounded `expf` / `tanhf` except in vanishingly rare near-ties; `sqrt` is exact, with integers.
+//! `exp`, `log`, `tanh` and `sqrt` for `f32` without `std`. `exp`, `log` and `tanh` are computed
+//! in `f64` (error far below half an `f32` ulp), then rounded once to `f32`, so results equal a
+//! correctly rounded `expf` / `logf` / `tanhf` except in vanishingly rare near-ties; `sqrt` is exact, with integers.
 //! That is what TFLM's float kernels get from the C library.
 
 const LN_2: f64 = core::f64::consts::LN_2;
@@ -41,6 +41,58 @@ fn exp_f64(x: f64) -> f64 {
 /// `expf(x)`.
 pub(crate) fn exp_f32(x: f32) -> f32 {
     exp_f64(f64::from(x)) as f32
+}
+
+/// `expm1f(x)`: in `f64`, by the Taylor series to `x^18 / 18!` for `|x| < 1/2` (where
+/// `exp(x) - 1` would cancel), else `exp(x) - 1`; rounded once.
+pub(crate) fn expm1_f32(x: f32) -> f32 {
+    let x = f64::from(x);
+    if x.is_nan() {
+        return x as f32;
+    }
+    if x.abs() < 0.5 {
+        let mut p = 1.0;
+        let mut n = 18;
+        while n > 1 {
+            p = 1.0 + p * x / f64::from(n);
+            n -= 1;
+        }
+        return (x * p) as f32;
+    }
+    (exp_f64(x) - 1.0) as f32
+}
+
+/// `logf(x)`, computed in `f64` and rounded once: NaN below 0 (and for NaN), -inf at ±0, +inf at
+/// +inf. With `x = m * 2^k`, `m` in [sqrt(1/2), sqrt(2)), `log(m) = 2 atanh(s)` for
+/// `s = (m - 1) / (m + 1)`, `|s| < 0.172`: the odd series to `s^23` (truncation below 1e-18).
+pub(crate) fn log_f32(x: f32) -> f32 {
+    if x.is_nan() || x < 0.0 {
+        return f32::NAN;
+    }
+    if x == 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    if x == f32::INFINITY {
+        return x;
+    }
+    // Every f32 (subnormals too) is a normal f64: its exponent field gives k directly.
+    let bits = f64::from(x).to_bits();
+    let mut k = ((bits >> 52) & 0x7FF) as i32 - 1023;
+    let mut m = f64::from_bits((bits & 0x000F_FFFF_FFFF_FFFF) | 0x3FF0_0000_0000_0000);
+    if m > core::f64::consts::SQRT_2 {
+        m *= 0.5;
+        k += 1;
+    }
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let mut series = 0.0;
+    let mut n = 23;
+    while n > 1 {
+        series = (series + 1.0 / f64::from(n)) * s2;
+        n -= 2;
+    }
+    let log_m = 2.0 * s * (1.0 + series);
+    (f64::from(k) * LN_2 + log_m) as f32
 }
 
 /// `tanhf(x)`.

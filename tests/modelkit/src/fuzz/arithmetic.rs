@@ -1,4 +1,5 @@
-//! The binary element-wise operators (ADD, SUB, MUL, MAXIMUM, MINIMUM, PRELU), with now and then an
+//! The binary element-wise operators (ADD, SUB, MUL, MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE,
+//! DIV), with now and then an
 //! int32 side branch.
 
 use super::{elements, Gen, Value};
@@ -62,6 +63,8 @@ impl Gen<'_, '_> {
             B::ADD => Options::Add { activation },
             B::SUB => Options::Sub { activation },
             B::MUL => Options::Mul { activation },
+            B::DIV => Options::Div { activation },
+            B::SQUARED_DIFFERENCE => Options::SquaredDifference,
             B::PRELU => Options::None,
             _ => Options::MaximumMinimum,
         };

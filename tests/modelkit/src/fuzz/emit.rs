@@ -57,7 +57,14 @@ impl Gen<'_, '_> {
                 };
                 self.push_op(op, options, &[v.index], out);
             }
-            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM | B::PRELU => self.binary(op),
+            B::ADD
+            | B::SUB
+            | B::MUL
+            | B::MAXIMUM
+            | B::MINIMUM
+            | B::PRELU
+            | B::SQUARED_DIFFERENCE
+            | B::DIV => self.binary(op),
             B::QUANTIZE | B::DEQUANTIZE => {
                 let v = self.latest();
                 // DEQUANTIZE takes int8 only; on a float value, QUANTIZE instead.
@@ -251,7 +258,11 @@ impl Gen<'_, '_> {
             | B::ABS
             | B::NEG
             | B::SQRT
-            | B::SQUARE => {
+            | B::SQUARE
+            | B::EXP
+            | B::LOG
+            | B::LOG_SOFTMAX
+            | B::ELU => {
                 let v = self.latest();
                 let shape = self.shape_of(v);
                 let out = self.activation(&shape);

@@ -70,7 +70,7 @@ pub(super) fn binary8_shaped(
     )
 }
 
-/// ADD / SUB / MUL / MAXIMUM / MINIMUM of two int32 tensors of shapes `a` and `b` into one of
+/// ADD / SUB / MUL / DIV / SQUARED_DIFFERENCE / MAXIMUM / MINIMUM of two int32 tensors of shapes `a` and `b` into one of
 /// shape `out`, none of them quantized (TFLM's unquantized int32 arithmetic), with the fused
 /// `activation` where the operator has one.
 pub(super) fn binary32(
@@ -84,6 +84,8 @@ pub(super) fn binary32(
         B::ADD => Options::Add { activation },
         B::SUB => Options::Sub { activation },
         B::MUL => Options::Mul { activation },
+        B::DIV => Options::Div { activation },
+        B::SQUARED_DIFFERENCE => Options::SquaredDifference,
         _ => Options::MaximumMinimum,
     };
     ModelSpec::single_op(

@@ -40,7 +40,7 @@ impl<'a> G<'a> {
     }
 
     /// The other operand of a binary op over `s`: `(its shape, the output shape)`.
-    fn broadcast_partner(&mut self, s: &[i32]) -> (Vec<i32>, Vec<i32>) {
+    pub(super) fn broadcast_partner(&mut self, s: &[i32]) -> (Vec<i32>, Vec<i32>) {
         let mut other = Vec::with_capacity(s.len());
         let mut out = Vec::with_capacity(s.len());
         for &d in s {

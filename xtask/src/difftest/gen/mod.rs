@@ -15,6 +15,7 @@ mod arithmetic;
 mod conv;
 mod fully_connected;
 mod index;
+mod math_ops;
 mod movement;
 mod reduce;
 mod resample;
@@ -105,12 +106,17 @@ pub const OPS: &[(&str, B)] = &[
     ("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D),
     ("DEPTH_TO_SPACE", B::DEPTH_TO_SPACE),
     ("DEQUANTIZE", B::DEQUANTIZE),
+    ("DIV", B::DIV),
+    ("ELU", B::ELU),
+    ("EXP", B::EXP),
     ("EXPAND_DIMS", B::EXPAND_DIMS),
     ("FLOOR", B::FLOOR),
     ("FULLY_CONNECTED", B::FULLY_CONNECTED),
     ("GATHER", B::GATHER),
     ("HARD_SWISH", B::HARD_SWISH),
     ("LEAKY_RELU", B::LEAKY_RELU),
+    ("LOG", B::LOG),
+    ("LOG_SOFTMAX", B::LOG_SOFTMAX),
     ("LOGISTIC", B::LOGISTIC),
     ("MAXIMUM", B::MAXIMUM),
     ("MAX_POOL_2D", B::MAX_POOL_2D),
@@ -141,6 +147,7 @@ pub const OPS: &[(&str, B)] = &[
     ("SPLIT_V", B::SPLIT_V),
     ("SQRT", B::SQRT),
     ("SQUARE", B::SQUARE),
+    ("SQUARED_DIFFERENCE", B::SQUARED_DIFFERENCE),
     ("SQUEEZE", B::SQUEEZE),
     ("STRIDED_SLICE", B::STRIDED_SLICE),
     ("SUB", B::SUB),
@@ -213,7 +220,8 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
     let mut x = None;
     let mut names = Vec::new();
     // Whether the chain's tensor may hold a NaN or an infinity (SQRT or RSQRT of a negative or of
-    // 0, carried by every float operator after them). TFLM's QUANTIZE converts such a float to
+    // 0, DIV by 0, LOG of a negative or of 0, EXP of a large value, carried by every float
+    // operator after them). TFLM's QUANTIZE converts such a float to
     // int32 (undefined in C++: x86 gives INT_MIN, Arm saturates), so the generator quantizes
     // none: such a case would compare against one platform's reading of undefined behaviour.
     let mut non_finite = false;
@@ -235,8 +243,8 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
         let out = g.apply(op, x, dtype)?;
         names.push(op_name(op));
         dtype = g.m.tensors[out as usize].dtype;
-        non_finite =
-            dtype == TensorType::FLOAT32 && (non_finite || matches!(op, B::SQRT | B::RSQRT));
+        non_finite = dtype == TensorType::FLOAT32
+            && (non_finite || matches!(op, B::SQRT | B::RSQRT | B::DIV | B::EXP | B::LOG));
         x = Some(out);
     }
     let out = x?;
@@ -249,7 +257,10 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
 
 /// Whether the generator draws `op` on int32 tensors (TFLM's unquantized int32 arithmetic).
 fn takes_int32(op: B) -> bool {
-    matches!(op, B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM)
+    matches!(
+        op,
+        B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM | B::SQUARED_DIFFERENCE | B::DIV
+    )
 }
 
 /// The types besides int8 and float32 that some operator the generator draws takes (int16 twice:
@@ -294,6 +305,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
             B::ADD
                 | B::SUB
                 | B::MUL
+                | B::SQUARED_DIFFERENCE
                 | B::MAXIMUM
                 | B::MINIMUM
                 | B::CONV_2D
@@ -774,6 +786,13 @@ impl<'a> G<'a> {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
                 Some(self.binary(op, x))
             }
+            B::SQUARED_DIFFERENCE | B::DIV => {
+                if rank.is_some_and(|r| r > 4) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
+                self.math_binary(op, x)
+            }
             B::SOFTMAX | B::LOGISTIC | B::TANH => {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 4.0);
                 Some(self.curve(op, x))
@@ -786,7 +805,23 @@ impl<'a> G<'a> {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
                 Some(self.activation(op, x))
             }
-            B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH => {
+            B::LOG_SOFTMAX => {
+                // tinyaot compiles TFLM's float32 LOG_SOFTMAX only.
+                if dtype != TensorType::FLOAT32 || rank == Some(0) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
+                Some(self.math(op, x))
+            }
+            B::EXP | B::LOG => {
+                // TFLM's EXP and LOG are float32 only.
+                if dtype != TensorType::FLOAT32 {
+                    return None;
+                }
+                let x = self.take(x, dtype, G::every_value_shape, 4.0);
+                Some(self.math(op, x))
+            }
+            B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH | B::ELU => {
                 let x = self.take(x, dtype, G::every_value_shape, 8.0);
                 Some(self.activation(op, x))
             }

@@ -1,22 +1,27 @@
-//! ADD, SUB, MUL, MAXIMUM, MINIMUM → `elementwise::*` (int8, int16, int32 and float32; MAXIMUM and
-//! MINIMUM also int64), and PRELU (int8 and float32, alpha broadcast like a second input):
-//! broadcasting and TFLM's quantized parameters.
+//! ADD, SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE → `elementwise::*` (int8, int16, int32 and
+//! float32; MAXIMUM and MINIMUM also int64), DIV (float32, int8 and int32), and PRELU (int8 and
+//! float32, alpha broadcast like a second input): broadcasting and TFLM's quantized parameters.
 //!
 //! The family's files: `broadcast.rs` the collapsed broadcast every kernel walks (and TFLM's
 //! broadcasting checks), `arithmetic.rs` ADD, SUB and MUL of every type with their
-//! requantization, `prelu.rs` PRELU. This module holds the family's `OPS`, what every lowering
-//! shares (the element type, the operands and their broadcast, the in-place contract) and
-//! MAXIMUM and MINIMUM, which compare raw values.
+//! requantization, `prelu.rs` PRELU, `squared_difference.rs` SQUARED_DIFFERENCE, `div.rs` DIV.
+//! This module holds the family's `OPS`, what every lowering shares (the element type, the
+//! operands and their broadcast, the in-place contract) and MAXIMUM and MINIMUM, which compare
+//! raw values.
 
 mod arithmetic;
 mod broadcast;
+mod div;
 mod prelu;
+mod squared_difference;
 #[cfg(test)]
 mod tests;
 
 use arithmetic::{arithmetic, Arithmetic};
 use broadcast::{broadcast, Broadcast};
+use div::div;
 use prelu::prelu;
+use squared_difference::squared_difference;
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
@@ -52,6 +57,31 @@ const MIN_MAX_TYPES: Types = {
         Sig::Same(Ty::I32),
         Sig::Same(Ty::I64),
     ];
+    Types {
+        roles: BINARY_ROLES,
+        tinyaot: SIGS,
+        tflm: SIGS,
+    }
+};
+
+/// SQUARED_DIFFERENCE: float32, int32, int8 and int16, all TFLM's kernel registers.
+const SQUARED_DIFFERENCE_TYPES: Types = {
+    const SIGS: &[Sig] = &[
+        Sig::Same(Ty::F32),
+        Sig::Same(Ty::I8),
+        Sig::Same(Ty::I16),
+        Sig::Same(Ty::I32),
+    ];
+    Types {
+        roles: BINARY_ROLES,
+        tinyaot: SIGS,
+        tflm: SIGS,
+    }
+};
+
+/// DIV: float32, int8 and int32, all TFLM's kernel registers.
+const DIV_TYPES: Types = {
+    const SIGS: &[Sig] = &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I32)];
     Types {
         roles: BINARY_ROLES,
         tinyaot: SIGS,
@@ -110,6 +140,20 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| min_max(ctx, false)),
+    },
+    OpEntry {
+        code: OpCode::SQUARED_DIFFERENCE,
+        types: SQUARED_DIFFERENCE_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| in_place(ctx, squared_difference(ctx)?)),
+    },
+    OpEntry {
+        code: OpCode::DIV,
+        types: DIV_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| in_place(ctx, div(ctx)?)),
     },
 ];
 
