@@ -71,7 +71,7 @@ mod sealed {
 /// only passes planned offsets, which are 16-byte aligned within a 16-byte aligned arena).
 pub fn array_mut<T: Element, const N: usize>(arena: &mut [u8], offset: usize) -> &mut [T; N] {
     let bytes = &mut arena[offset..offset + N * core::mem::size_of::<T>()];
-    assert!(bytes.as_ptr() as usize % core::mem::align_of::<T>() == 0);
+    assert!((bytes.as_ptr() as usize).is_multiple_of(core::mem::align_of::<T>()));
     // SAFETY: the range is in bounds and holds exactly N * size_of::<T>() bytes (sliced above), it is
     // aligned for T (asserted), T is a plain number type for which every bit pattern is valid, and
     // the exclusive borrow of `arena` is carried by the result.
@@ -81,7 +81,7 @@ pub fn array_mut<T: Element, const N: usize>(arena: &mut [u8], offset: usize) ->
 /// Shared counterpart of [`array_mut`], for the typed output accessors.
 pub fn array<T: Element, const N: usize>(arena: &[u8], offset: usize) -> &[T; N] {
     let bytes = &arena[offset..offset + N * core::mem::size_of::<T>()];
-    assert!(bytes.as_ptr() as usize % core::mem::align_of::<T>() == 0);
+    assert!((bytes.as_ptr() as usize).is_multiple_of(core::mem::align_of::<T>()));
     // SAFETY: as for `array_mut`, with a shared borrow.
     unsafe { &*(bytes.as_ptr() as *const [T; N]) }
 }

@@ -122,7 +122,7 @@ fn calibrate(insns: u64, ticks: u64, expected: (u64, u64)) -> Result<(), String>
 }
 
 fn hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())

@@ -277,7 +277,7 @@ fn declarations(
             .iter()
             .find(|c| {
                 matches!(&c.kind, CallKind::Kernel(k)
-                    if k.module == module && function.map_or(true, |f| f == k.function))
+                    if k.module == module && function.is_none_or(|f| f == k.function))
             })
             .map_or(0, |c| c.op)
     };

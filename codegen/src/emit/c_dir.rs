@@ -144,7 +144,7 @@ fn move_into(
         let generated = line.as_deref().is_some_and(|l| l.contains(MARKER))
             && scope
                 .as_deref()
-                .map_or(true, |s| line.as_deref().and_then(scope_of) == Some(s));
+                .is_none_or(|s| line.as_deref().and_then(scope_of) == Some(s));
         let ours = !files.iter().any(|(file, _)| *file == name) && generated;
         if ours {
             std::fs::remove_file(&path).map_err(|e| (path.clone(), e))?;

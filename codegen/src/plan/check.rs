@@ -182,7 +182,7 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
     if plan.num_steps != ops + 1 {
         return fail(format!("num_steps {} with {ops} operators", plan.num_steps));
     }
-    if plan.arena_bytes % ALIGN != 0 || plan.state_bytes % ALIGN != 0 {
+    if !plan.arena_bytes.is_multiple_of(ALIGN) || !plan.state_bytes.is_multiple_of(ALIGN) {
         return fail(format!(
             "arena ({}) or state ({}) size not {ALIGN}-byte aligned",
             plan.arena_bytes, plan.state_bytes
@@ -243,10 +243,7 @@ pub fn check_plan_with(graph: &Graph, plan: &MemoryPlan, access: &[(usize, Acces
                 p.offset
             ));
         }
-        if p.offset
-            .checked_add(p.bytes)
-            .map_or(true, |end| end > limit)
-        {
+        if p.offset.checked_add(p.bytes).is_none_or(|end| end > limit) {
             return fail(format!(
                 "tensor #{t}: bytes {}..+{} lie outside the {} region of {limit} bytes",
                 p.offset,
@@ -351,7 +348,7 @@ fn overlap_blocks(
                 if offset.checked_add(py.offset) != Some(px.offset)
                     || offset
                         .checked_add(px.bytes)
-                        .map_or(true, |end| end > py.bytes)
+                        .is_none_or(|end| end > py.bytes)
                 {
                     return fail(format!(
                         "{what}: a slice lies at the output's offset plus {offset}, within the \

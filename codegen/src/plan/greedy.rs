@@ -54,7 +54,7 @@ pub(super) fn best(p: &Problem, bound: u64) -> Vec<u64> {
                 break 'orders;
             };
             let h = height(items, &offsets);
-            if best.as_ref().map_or(true, |(bh, _)| h < *bh) {
+            if best.as_ref().is_none_or(|(bh, _)| h < *bh) {
                 best = Some((h, offsets));
             }
             if h <= bound {
@@ -129,7 +129,7 @@ fn place(p: &Problem, order: &[usize], fit: Fit, work: &mut usize) -> Option<Vec
                             break;
                         }
                         Fit::Best => {
-                            if chosen.map_or(true, |(g, _)| gap < g) {
+                            if chosen.is_none_or(|(g, _)| gap < g) {
                                 chosen = Some((gap, cursor));
                             }
                         }

@@ -277,7 +277,7 @@ impl Dependencies {
             let mut best: Option<(isize, usize, usize)> = None;
             for &i in candidates {
                 let s = score(i)?;
-                if best.map_or(true, |b| s < b) {
+                if best.is_none_or(|b| s < b) {
                     best = Some(s);
                 }
             }

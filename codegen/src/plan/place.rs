@@ -366,7 +366,7 @@ impl OverlapContext<'_, '_> {
             plan_buffers(&buffers),
         ] {
             let arena = arena_of(&buffers, &candidate);
-            if best.as_ref().map_or(true, |(a, _)| arena < *a) {
+            if best.as_ref().is_none_or(|(a, _)| arena < *a) {
                 best = Some((arena, candidate));
             }
         }

@@ -74,12 +74,12 @@ pub struct Conv2dS4<'a> {
 pub fn conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS4) {
     let p = super::opaque(p);
     assert!(
-        p.filter_c > 0 && p.input_c % p.filter_c == 0,
+        p.filter_c > 0 && p.input_c.is_multiple_of(p.filter_c),
         "input_c must be groups * filter_c"
     );
     let groups = p.input_c / p.filter_c;
     assert!(
-        p.output_c % groups == 0,
+        p.output_c.is_multiple_of(groups),
         "output_c must be a multiple of groups"
     );
     let filters_per_group = p.output_c / groups;

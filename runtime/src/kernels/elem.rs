@@ -166,7 +166,7 @@ pub(crate) fn copy_run(dst: &mut [u8], src: &[u8]) {
     #[cfg(tinyaot_dsp)]
     {
         let blocks = dst.len() / 32;
-        let aligned = (dst.as_ptr() as usize | src.as_ptr() as usize) % 4 == 0;
+        let aligned = (dst.as_ptr() as usize | src.as_ptr() as usize).is_multiple_of(4);
         if aligned && blocks > 0 {
             let (mut d, mut s) = (dst.as_mut_ptr(), src.as_ptr());
             // SAFETY: `blocks` >= 1 steps each read 32 bytes of `src` and write 32 bytes of `dst`,

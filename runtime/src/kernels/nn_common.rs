@@ -34,7 +34,7 @@ pub(crate) fn check_word_aligned(filter: &[i8]) {
     fn misaligned() -> ! {
         panic!("filter not word-aligned")
     }
-    if filter.as_ptr() as usize % 4 != 0 {
+    if !(filter.as_ptr() as usize).is_multiple_of(4) {
         misaligned()
     }
 }

@@ -487,11 +487,7 @@ fn s8_im2col_matches_the_general_kernel() {
         if c % 4 != 0 && m % 4 == 0 && padded <= GATHERED_MAX {
             let rows: Vec<i8> = filter
                 .chunks_exact(k)
-                .flat_map(|r| {
-                    r.iter()
-                        .copied()
-                        .chain(core::iter::repeat(0).take(padded - k))
-                })
+                .flat_map(|r| r.iter().copied().chain(core::iter::repeat_n(0, padded - k)))
                 .collect();
             let interleaved = interleave_rows4(&rows, padded);
             for narrow_requant in [false, true] {

@@ -139,9 +139,9 @@ pub(crate) fn dot4_run_s8(x: &[u8], w: &[i8], init: &[i32], sums: &mut [i32]) {
     let n = x.len();
     let count = sums.len() / 4;
     assert!(
-        n % 4 == 0
+        n.is_multiple_of(4)
             && n > 0
-            && sums.len() % 4 == 0
+            && sums.len().is_multiple_of(4)
             && init.len() >= sums.len()
             && w.len() >= 4 * n * count,
         "one-pixel run not whole words and blocks"
@@ -407,7 +407,7 @@ pub(crate) fn window_run_s8(
 ) {
     let n = sums.len();
     assert!(
-        n % 4 == 0,
+        n.is_multiple_of(4),
         "depthwise run not a whole number of four channels"
     );
     let init = &init[..n];
@@ -594,7 +594,7 @@ pub(crate) fn window3x3_run_s8(
 ) {
     let n = sums.len();
     assert!(
-        n % 4 == 0 && n > 0 && c0 + n <= c,
+        n.is_multiple_of(4) && n > 0 && c0 + n <= c,
         "depthwise run not a whole number of four channels within the pixel"
     );
     let init = &init[..n];

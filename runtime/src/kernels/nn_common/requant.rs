@@ -517,7 +517,7 @@ impl<'a> Requantizer<'a> {
             "a run's sums include the bias: its requantizer has none"
         );
         let n = out0.len();
-        assert!(n % 2 == 0, "paired run of an odd channel count");
+        assert!(n.is_multiple_of(2), "paired run of an odd channel count");
         let (sums, out1) = (&sums[..2 * n], &mut out1[..n]);
         let multipliers = &self.multipliers[c0..c0 + n];
         let shifts = &self.shifts[c0..c0 + n];

@@ -357,7 +357,7 @@ impl Gathering {
         let rows: Vec<i8> = rng
             .weights(m * k)
             .chunks_exact(k)
-            .flat_map(|r| r.iter().copied().chain(core::iter::repeat(0).take(row - k)))
+            .flat_map(|r| r.iter().copied().chain(core::iter::repeat_n(0, row - k)))
             .collect();
         let (bias, multipliers, shifts) = rng.requantization(m);
         Gathering {
@@ -494,7 +494,7 @@ impl Depthwise {
                 narrow_requant: false,
             },
             filter: rng.weights(fh * fw * m),
-            bias: (rng.next() % 4 != 0).then_some(bias),
+            bias: (!rng.next().is_multiple_of(4)).then_some(bias),
             multipliers,
             shifts,
         }

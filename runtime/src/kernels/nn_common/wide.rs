@@ -74,7 +74,7 @@ impl<const N: usize> Widened<N> {
     pub(crate) fn fill_single(&mut self, x: &[u8]) {
         let n = x.len();
         assert!(
-            n % 4 == 0 && n <= 2 * N,
+            n.is_multiple_of(4) && n <= 2 * N,
             "widened pixel not whole words or too long"
         );
         self.len = n / 2;
@@ -92,7 +92,7 @@ impl<const N: usize> Widened<N> {
     #[inline(always)]
     pub(crate) fn words_mut(&mut self, n: usize) -> &mut [u32] {
         assert!(
-            n % 4 == 0 && n <= N,
+            n.is_multiple_of(4) && n <= N,
             "widened chunk not whole words or too long"
         );
         self.len = n;
@@ -232,7 +232,7 @@ macro_rules! single_group {
 pub(crate) fn pair_run(x: &[u32], blocks: &[i8], (block, start): (usize, usize), sums: &mut [i32]) {
     let words = x.len();
     assert!(
-        sums.len() % 8 == 0 && block % 4 == 0 && start % 4 == 0 && words % 4 == 0,
+        sums.len().is_multiple_of(8) && block % 4 == 0 && start % 4 == 0 && words.is_multiple_of(4),
         "paired run not whole blocks and words"
     );
     let count = sums.len() / 8;
@@ -330,7 +330,7 @@ pub(crate) fn single_run(
 ) {
     let words = x.len();
     assert!(
-        sums.len() % 4 == 0 && block % 4 == 0 && start % 4 == 0 && words % 2 == 0,
+        sums.len().is_multiple_of(4) && block % 4 == 0 && start % 4 == 0 && words.is_multiple_of(2),
         "single run not whole blocks and words"
     );
     let count = sums.len() / 4;

@@ -271,7 +271,7 @@ pub(in crate::lower::ops) fn im2col(
             .flat_map(|r| {
                 r.iter()
                     .copied()
-                    .chain(core::iter::repeat(0).take(padded - window))
+                    .chain(std::iter::repeat_n(0, padded - window))
             })
             .collect();
         (rows, padded)
