@@ -2,6 +2,7 @@
 //! for every batch and outer index, the rows of the input's axis named by the positions (INT32)
 //! copied in order.
 
+use super::elem::load;
 use crate::Src;
 
 /// Constants of a gather, computed at generation time from the input's and positions' shapes.
@@ -34,13 +35,9 @@ pub fn gather(arena: &mut [u8], input: Src, positions: Src, output: usize, p: &G
         let mut rows = batch_rows;
         for _ in 0..p.outer {
             for c in 0..p.coords {
-                let at = (batch_positions + c) * 4;
-                let word = match positions {
-                    Src::Arena(offset) => &arena[offset + at..offset + at + 4],
-                    Src::Bytes(bytes) => &bytes[at..at + 4],
-                };
-                let position = i32::from_le_bytes([word[0], word[1], word[2], word[3]]);
-                match usize::try_from(position) {
+                let mut position = [0i32];
+                load(arena, positions, batch_positions + c, &mut position);
+                match usize::try_from(position[0]) {
                     Ok(k) if k < p.axis_size => {
                         let from = (rows + k) * row;
                         match input {
