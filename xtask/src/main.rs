@@ -132,7 +132,7 @@ Commands:
       Write what derives from the operator registry (codegen/src/lower/ops/, each OpEntry with
       the types tinyaot compiles and those TFLM registers): README.md's operator count and
       operator x type table (between the ops markers) and the supported-operator list of
-      tests/ui/unsupported_op.stderr. --check writes nothing and fails if either is out of date.
+      tests/ui/cases/unsupported_op.stderr. --check writes nothing and fails if either is out of date.
 ";
 
 fn main() -> ExitCode {

@@ -3,8 +3,8 @@
 //!
 //! - README.md, between `<!-- ops:begin -->` and `<!-- ops:end -->`: the operator count and the
 //!   operator × type table (the types tinyaot compiles, those TFLM registers, and the gap);
-//! - `tests/ui/unsupported_op.stderr`: the supported operators that `include_model!` lists when
-//!   it refuses an operator (the trybuild case `tests/ui/unsupported_op.rs`).
+//! - `tests/ui/cases/unsupported_op.stderr`: the supported operators that `include_model!` lists when
+//!   it refuses an operator (the trybuild case `tests/ui/cases/unsupported_op.rs`).
 //!
 //! `--check` writes nothing and fails when either is out of date (CI runs it, and so does this
 //! module's test, which makes `cargo test --workspace` fail on drift).
@@ -18,7 +18,7 @@ use tinyaot_codegen::lower::types::{Sig, Types};
 const BLOCK: &str = "ops";
 
 /// The trybuild case whose expected message lists the supported operators.
-const UI_STDERR: &str = "tests/ui/unsupported_op.stderr";
+const UI_STDERR: &str = "tests/ui/cases/unsupported_op.stderr";
 
 /// What precedes the list in that message.
 const UI_PREFIX: &str = "supported operators: ";

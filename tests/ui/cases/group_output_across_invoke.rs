@@ -1,6 +1,6 @@
-// Two models sharing one arena (`Config::compile_group`, tests/build.rs): a reference into one
+// Two models sharing one arena (`Config::compile_group`, build.rs): a reference into one
 // model's output may not live across the other model's invoke, which overwrites the shared arena.
-use tinyaot_tests::groups::pair::Pair;
+use tinyaot_ui_tests::groups::pair::Pair;
 
 fn main() {
     let mut models = Pair::new();

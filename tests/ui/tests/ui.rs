@@ -1,32 +1,32 @@
-//! UI tests of `include_model!` (trybuild): every `tests/ui/*.rs` must fail to compile with exactly
-//! the message in the `.stderr` beside it, and every `tests/ui/pass/*.rs` must compile and run.
-//! `group_output_across_invoke.rs` is the borrow rule of a group of models sharing one arena
-//! (`tinyaot_tests::groups`): one model's output may not be held across the other's invoke.
+//! UI tests of `include_model!` (trybuild): every `cases/*.rs` must fail to compile with exactly
+//! the message in the `.stderr` beside it, and every `cases/pass/*.rs` must compile and run.
+//! `cases/group_output_across_invoke.rs` is the borrow rule of a group of models sharing one arena
+//! (this crate's `groups`): one model's output may not be held across the other's invoke.
 //!
-//! To accept changed messages: `TRYBUILD=overwrite cargo test -p tinyaot-tests --test ui`, then
-//! review the `.stderr` diffs — each must still read as something a user can act on.
-//! `unsupported_op.stderr` lists the supported operators: `cargo xtask ops` writes that list from
-//! the operator registry (and xtask's test fails while it is stale).
+//! To accept changed messages: `TRYBUILD=overwrite cargo test -p tinyaot-ui-tests`, then review the
+//! `.stderr` diffs — each must still read as something a user can act on.
+//! `cases/unsupported_op.stderr` lists the supported operators: `cargo xtask ops` writes that list
+//! from the operator registry (and xtask's test fails while it is stale).
 //!
 //! `include_model!` resolves its path against `CARGO_MANIFEST_DIR`, and for the cases that is the
-//! crate trybuild generates under `<target dir>/tests/trybuild/tinyaot-tests/`, not `tests/`: no
-//! relative path written in a case reaches the repository from there for every target directory.
-//! So before running, [`stage`] copies the files the cases name into that crate's directory at the
-//! same relative paths they have under `tests/`, and the cases read exactly as they would in a
-//! crate whose `Cargo.toml` sits in `tests/`.
+//! crate trybuild generates under `<target dir>/tests/trybuild/tinyaot-ui-tests/`, not the
+//! repository: no relative path written in a case reaches the repository from there for every
+//! target directory. So before running, [`stage`] copies the files the cases name into that
+//! crate's directory at the same relative paths they have under the repository's `tests/`, and a
+//! case's path reads as one relative to `tests/` (`ui/data/…`, `fixtures/models/…`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Files the cases use, relative to `tests/` (directories are copied whole).
+/// Files the cases use, relative to the repository's `tests/` (directories are copied whole).
 const STAGED: &[&str] = &["ui/data", "fixtures/models/sine_mlp.tflite"];
 
 #[test]
 fn ui() {
     stage(&trybuild_crate_dir());
     let cases = trybuild::TestCases::new();
-    cases.compile_fail("ui/*.rs");
-    cases.pass("ui/pass/*.rs");
+    cases.compile_fail("cases/*.rs");
+    cases.pass("cases/pass/*.rs");
     // The cases run when `cases` is dropped.
 }
 
@@ -55,10 +55,10 @@ fn trybuild_crate_dir() -> PathBuf {
         .join(env!("CARGO_PKG_NAME"))
 }
 
-/// Copies [`STAGED`] from `tests/` into `dir`, replacing what an earlier run left there (so that a
+/// Copies [`STAGED`] from the repository's `tests/` into `dir`, replacing what an earlier run left there (so that a
 /// data file removed from the repository does not linger and keep a case passing).
 fn stage(dir: &Path) {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for relative in STAGED {
         let from = source.join(relative);
         let to = dir.join(relative);
