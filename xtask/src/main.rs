@@ -81,7 +81,9 @@ Commands:
       Default models: the fixture CNNs and MLPs (sine_mlp, micro_speech_like, ds_cnn, resnet8,
       mobilenet_v1_025, mobilenet_v2_035, autoencoder) and the int8 reference models of ../shared
       (hello_world_int8, micro_speech_quantized, person_detect, mobilenet_v2_quantized_1x3x224x224).
-      --models takes names of tests/fixtures/models/*.tflite or ../shared/models/*.tflite.
+      --models takes names of tests/fixtures/models/*.tflite or ../shared/models/*.tflite, and
+      two sets: `fixtures` (every model of tests/fixtures/models.json) and `corners` (every
+      accepted corner of the hostile suite, tests/fixtures/hostile/golden).
       --timeout bounds each QEMU run (default 600 s).
       Needs qemu-system-arm, arm-none-eabi-gcc (with newlib) and the core's Rust target; rv32
       needs qemu-system-riscv32 (qemu-system-misc) and riscv64-unknown-elf-gcc with picolibc.

@@ -32,9 +32,11 @@ use crate::golden::{self, Case};
 use crate::measure::{self, Report, Sizes};
 use crate::table::{self, CoreRun, Measured, Row};
 
-/// The models run by default: the fixture suite's CNNs and MLPs, the int8 reference models the
-/// backends accept, the stateful SVDF fixtures and keyword_scrambled, and int16 ("16x8") models:
-/// one SEANet layer of TFLM's integration suite per operator and every int16 fixture. All fit
+/// The models run by default, the README's tables: the fixture suite's CNNs and MLPs, the int8
+/// reference models the backends accept, the stateful SVDF fixtures and keyword_scrambled, and
+/// int16 ("16x8") models: one SEANet layer of TFLM's integration suite per operator and the int16
+/// fixtures of the operators tinyaot had when the tables were made (the fixtures of later
+/// operators run with `--models fixtures`, every fixture, and `corners`). All fit
 /// every board: mobilenet_v2_quantized_1x3x224x224, the largest, has 3.5 MB of weights in the
 /// 4 MiB of code SRAM (the 8 MiB QSPI flash on the M55's board, 8 MiB on RV32's) and its
 /// 2.4 MB arena in the 4 MiB of data SRAM (and takes about 40 s of emulation on the Cortex-M4 for
@@ -242,7 +244,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     paths.overlap = overlap;
     paths.regions = regions;
     check_tools(&cores)?;
-    let specs = names
+    let specs = expand_sets(&paths.root.join("tests/fixtures"), &names)?
         .iter()
         .map(|name| spec(&paths, name))
         .collect::<Result<Vec<_>, _>>()?;
@@ -497,6 +499,56 @@ fn check_tools(cores: &[&Core]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `--models` with its two sets spelled out: `fixtures`, every model of
+/// tests/fixtures/models.json in its order, and `corners`, every accepted corner of the hostile
+/// suite that has TFLM's goldens (tests/fixtures/hostile/golden). Each name once, first mention
+/// first: the lists an operator's change is checked on, without typing them.
+fn expand_sets(fixtures: &Path, names: &[String]) -> Result<Vec<String>, String> {
+    let mut expanded: Vec<String> = Vec::new();
+    for name in names {
+        let set: Vec<String> = match name.as_str() {
+            "fixtures" => {
+                let list = fixtures.join("models.json");
+                let text = std::fs::read(&list).map_err(|e| format!("{}: {e}", list.display()))?;
+                let json: Value = serde_json::from_slice(&text)
+                    .map_err(|e| format!("{}: {e}", list.display()))?;
+                json["models"]
+                    .as_array()
+                    .ok_or_else(|| format!("{}: no `models` array", list.display()))?
+                    .iter()
+                    .map(|m| {
+                        m["name"]
+                            .as_str()
+                            .map(str::to_string)
+                            .ok_or_else(|| format!("{}: a model without a name", list.display()))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "corners" => {
+                let golden = fixtures.join("hostile/golden");
+                let entries =
+                    std::fs::read_dir(&golden).map_err(|e| format!("{}: {e}", golden.display()))?;
+                let mut corners = Vec::new();
+                for entry in entries {
+                    let entry = entry.map_err(|e| format!("{}: {e}", golden.display()))?;
+                    if entry.path().is_dir() {
+                        corners.push(entry.file_name().to_string_lossy().into_owned());
+                    }
+                }
+                corners.sort();
+                corners
+            }
+            _ => vec![name.clone()],
+        };
+        for model in set {
+            if !expanded.contains(&model) {
+                expanded.push(model);
+            }
+        }
+    }
+    Ok(expanded)
 }
 
 /// Finds `name` among the fixtures, then among ../shared's reference models, then among the
@@ -1061,5 +1113,25 @@ mod tests {
                       // 3 operators; arena 32 bytes; state 0 bytes; constants 420 bytes.\n";
         assert_eq!(stated_constants(header), Ok(420));
         assert!(stated_constants("// nothing\n").is_err());
+    }
+
+    #[test]
+    fn the_model_sets_are_the_fixture_list_and_the_corners_with_goldens() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let listed = tinyaot_test_support::listed_fixture_models().expect("the fixture list");
+        let all = expand_sets(&fixtures, &names(&["fixtures"])).expect("fixtures");
+        assert_eq!(all.len(), listed.len());
+        assert_eq!(all[0], "sine_mlp");
+        // A name given twice, or also in a set, runs once, where it first came.
+        let some = expand_sets(&fixtures, &names(&["person_detect", "ds_cnn", "fixtures"]))
+            .expect("names and fixtures");
+        assert_eq!(&some[..2], ["person_detect", "ds_cnn"]);
+        assert_eq!(some.len(), 1 + listed.len());
+        let corners = expand_sets(&fixtures, &names(&["corners"])).expect("corners");
+        assert!(corners.len() > 100, "{}", corners.len());
+        assert!(corners.iter().all(|c| fixtures
+            .join(format!("hostile/models/{c}.tflite"))
+            .is_file()));
     }
 }
