@@ -78,9 +78,9 @@ Commands:
       (mps3-an547) and rv32 (qemu-system-riscv32 virt, riscv32imc-unknown-none-elf), or all.
       Each model is generated once for every core; with several cores a summary table of the
       cores follows the per-core tables.
-      Default models: the fixture CNNs and MLPs (sine_mlp, micro_speech_like, ds_cnn, resnet8,
-      mobilenet_v1_025, mobilenet_v2_035, autoencoder) and the int8 reference models of ../shared
-      (hello_world_int8, micro_speech_quantized, person_detect, mobilenet_v2_quantized_1x3x224x224).
+      Default models: those of the README's tables (DEFAULT_MODELS in xtask/src/mcu.rs): the
+      fixture CNNs and MLPs, the int8 reference models of ../shared (person_detect, …), the
+      stateful SVDF, LSTM and streaming models, and int16 models (SEANet layers, int16 fixtures).
       --models takes names of tests/fixtures/models/*.tflite or ../shared/models/*.tflite, and
       two sets: `fixtures` (every model of tests/fixtures/models.json) and `corners` (every
       accepted corner of the hostile suite, tests/fixtures/hostile/golden).
