@@ -112,6 +112,11 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "cast",
+        "Cast",
+        &[("from", "size_t"), ("to", "size_t"), ("count", "size_t")],
+    ),
+    (
         "concat",
         "Concat",
         &[
@@ -842,6 +847,18 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "gather",
+        "GatherNd",
+        &[
+            ("elem_bytes", "size_t"),
+            ("slice_elems", "size_t"),
+            ("slices", "size_t"),
+            ("strides", "const size_t *"),
+            ("strides_len", "size_t"),
+            ("input_elems", "size_t"),
+        ],
+    ),
+    (
         "logistic_tanh",
         "LogisticS8",
         &[
@@ -1238,6 +1255,21 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("col_w0_len", "size_t"),
             ("col_w1", "const int32_t *"),
             ("col_w1_len", "size_t"),
+        ],
+    ),
+    (
+        "select",
+        "Select",
+        &[
+            ("elem_bytes", "size_t"),
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("condition_strides", "const size_t *"),
+            ("condition_strides_len", "size_t"),
+            ("x_strides", "const size_t *"),
+            ("x_strides_len", "size_t"),
+            ("y_strides", "const size_t *"),
+            ("y_strides_len", "size_t"),
         ],
     ),
     (

@@ -252,6 +252,17 @@ fn arg_min_max_arg_min_f32<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `cast::cast`.
+fn cast_cast<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::cast::Cast {
+        from: call.scalar::<usize>("from")?,
+        to: call.scalar::<usize>("to")?,
+        count: call.scalar::<usize>("count")?,
+    };
+    tinyaot_runtime::kernels::cast::cast(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `concat::concat1`.
 fn concat_concat1<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -1879,6 +1890,26 @@ fn gather_gather<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
     Ok(())
 }
 
+/// `gather::gather_nd`.
+fn gather_gather_nd<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let strides: Vec<usize> = call.slice("strides")?;
+    let p = tinyaot_runtime::kernels::gather::GatherNd {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        slice_elems: call.scalar::<usize>("slice_elems")?,
+        slices: call.scalar::<usize>("slices")?,
+        strides: &strides,
+        input_elems: call.scalar::<usize>("input_elems")?,
+    };
+    tinyaot_runtime::kernels::gather::gather_nd(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `logistic_tanh::logistic_s8`.
 fn logistic_tanh_logistic_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -2911,6 +2942,30 @@ fn resize_resize_bilinear_s8<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `select::select`.
+fn select_select<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let condition_strides: Vec<usize> = call.slice("condition_strides")?;
+    let x_strides: Vec<usize> = call.slice("x_strides")?;
+    let y_strides: Vec<usize> = call.slice("y_strides")?;
+    let p = tinyaot_runtime::kernels::select::Select {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        shape: &shape,
+        condition_strides: &condition_strides,
+        x_strides: &x_strides,
+        y_strides: &y_strides,
+    };
+    tinyaot_runtime::kernels::select::select(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `softmax::softmax_s8`.
 fn softmax_softmax_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::softmax::SoftmaxS8 {
@@ -3448,6 +3503,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("arg_min_max", "arg_min_s8") => arg_min_max_arg_min_s8(call, arena),
         ("arg_min_max", "arg_max_f32") => arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => arg_min_max_arg_min_f32(call, arena),
+        ("cast", "cast") => cast_cast(call, arena),
         ("concat", "concat1") => concat_concat1(call, arena),
         ("concat", "concat2") => concat_concat2(call, arena),
         ("concat", "concat3") => concat_concat3(call, arena),
@@ -3526,6 +3582,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
             fully_connected_int4_fully_connected_s4(call, arena)
         }
         ("gather", "gather") => gather_gather(call, arena),
+        ("gather", "gather_nd") => gather_gather_nd(call, arena),
         ("logistic_tanh", "logistic_s8") => logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => logistic_tanh_tanh_s8(call, arena),
         ("logistic_tanh", "logistic_s16") => logistic_tanh_logistic_s16(call, arena),
@@ -3581,6 +3638,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("resize", "resize_nearest") => resize_resize_nearest(call, arena),
         ("resize", "resize_bilinear_f32") => resize_resize_bilinear_f32(call, arena),
         ("resize", "resize_bilinear_s8") => resize_resize_bilinear_s8(call, arena),
+        ("select", "select") => select_select(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

@@ -11,7 +11,7 @@
 //! (`tinyaot-runtime`, through the dispatch [`kernels::run`] that `cargo kernels` generates
 //! from the runtime's signatures, the one the Rust↔C parity harness also runs), on an arena of
 //! the folder's that holds every operand. `SHAPE`, which has no kernel, becomes the static shape
-//! of its input. An operator that does not lower, reads or writes a variable, or has no input is
+//! of its input, `ZEROS_LIKE` zeros of its size. An operator that does not lower, reads or writes a variable, or has no input is
 //! left for the pipeline to compile or refuse as usual. `tinyaot plan` lists what was folded
 //! ([`Graph::folded`]).
 //!
@@ -90,6 +90,13 @@ fn fold_one(graph: &Graph<'_>, index: usize) -> Result<Option<Outputs>> {
         // variable included). One TFLM refuses is left for lowering to refuse.
         let ctx = OpContext::for_folding(graph, index);
         return Ok(crate::lower::shape_bytes(&ctx)
+            .ok()
+            .map(|bytes| vec![(op.outputs[0], bytes)]));
+    }
+    if code == OpCode::ZEROS_LIKE {
+        // Zeros of the output's size, whatever computes the input, as SHAPE above.
+        let ctx = OpContext::for_folding(graph, index);
+        return Ok(crate::lower::zeros_like_bytes(&ctx)
             .ok()
             .map(|bytes| vec![(op.outputs[0], bytes)]));
     }

@@ -24,7 +24,7 @@ pub(crate) use context::{
     Num, OpContext, CONSTANT_SHORTER_THAN_SHAPE, MORE_THAN_SIX_DIMENSIONS,
     SHAPES_CHECKED_ONLY_BY_DCHECK,
 };
-pub(crate) use ops::{is_reshape_like, shape_bytes};
+pub(crate) use ops::{is_reshape_like, shape_bytes, zeros_like_bytes};
 
 /// One step of the generated `invoke`.
 #[derive(Clone, Debug, PartialEq)]

@@ -312,6 +312,34 @@ pub(crate) mod arg_min_max {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::cast`.
+pub(crate) mod cast {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::cast::Cast`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Cast {
+        /// `from`.
+        pub from: usize,
+        /// `to`.
+        pub to: usize,
+        /// `count`.
+        pub count: usize,
+    }
+
+    impl From<Cast> for Params {
+        fn from(p: Cast) -> Params {
+            Params {
+                type_name: "Cast",
+                fields: vec![
+                    ("from", Value::Usize(p.from)),
+                    ("to", Value::Usize(p.to)),
+                    ("count", Value::Usize(p.count)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::concat`.
 pub(crate) mod concat {
     use crate::lower::{Params, Value};
@@ -2182,6 +2210,36 @@ pub(crate) mod gather {
             }
         }
     }
+
+    /// `tinyaot::kernels::gather::GatherNd`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct GatherNd {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `slice_elems`.
+        pub slice_elems: usize,
+        /// `slices`.
+        pub slices: usize,
+        /// `strides`.
+        pub strides: Vec<usize>,
+        /// `input_elems`.
+        pub input_elems: usize,
+    }
+
+    impl From<GatherNd> for Params {
+        fn from(p: GatherNd) -> Params {
+            Params {
+                type_name: "GatherNd",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("slice_elems", Value::Usize(p.slice_elems)),
+                    ("slices", Value::Usize(p.slices)),
+                    ("strides", Value::Usizes(p.strides)),
+                    ("input_elems", Value::Usize(p.input_elems)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::logistic_tanh`.
@@ -3178,6 +3236,40 @@ pub(crate) mod resize {
                     ("cols1", Value::Usizes(p.cols1)),
                     ("col_w0", Value::from(p.col_w0)),
                     ("col_w1", Value::from(p.col_w1)),
+                ],
+            }
+        }
+    }
+}
+
+/// The parameter structs of `tinyaot::kernels::select`.
+pub(crate) mod select {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::select::Select`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Select {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `condition_strides`.
+        pub condition_strides: Vec<usize>,
+        /// `x_strides`.
+        pub x_strides: Vec<usize>,
+        /// `y_strides`.
+        pub y_strides: Vec<usize>,
+    }
+
+    impl From<Select> for Params {
+        fn from(p: Select) -> Params {
+            Params {
+                type_name: "Select",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("shape", Value::Usizes(p.shape)),
+                    ("condition_strides", Value::Usizes(p.condition_strides)),
+                    ("x_strides", Value::Usizes(p.x_strides)),
+                    ("y_strides", Value::Usizes(p.y_strides)),
                 ],
             }
         }

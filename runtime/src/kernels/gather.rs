@@ -1,6 +1,7 @@
 //! GATHER (any element type: rows of the input moved unread, as TFLM's `gather.cc` moves them):
 //! for every batch and outer index, the rows of the input's axis named by the positions (INT32)
-//! copied in order.
+//! copied in order. GATHER_ND (`gather_nd.cc`): for every index vector (INT32), the slice of the
+//! input it names copied in order.
 
 use super::elem::load;
 use crate::Src;
@@ -60,6 +61,60 @@ pub fn gather(arena: &mut [u8], input: Src, positions: Src, output: usize, p: &G
     }
 }
 
+/// Constants of a GATHER_ND, computed at generation time from the input's and indices' shapes.
+#[derive(Clone, Copy, Debug)]
+pub struct GatherNd<'a> {
+    /// Bytes of one element.
+    pub elem_bytes: usize,
+    /// Elements of one slice: the input's dimensions after the indexed ones.
+    pub slice_elems: usize,
+    /// Index vectors: the indices' dimensions but the last.
+    pub slices: usize,
+    /// The input's element stride of each indexed dimension (the last dimension of the indices
+    /// has one entry per indexed dimension).
+    pub strides: &'a [usize],
+    /// Elements of the input.
+    pub input_elems: usize,
+}
+
+/// Copies, for every index vector of `indices` (INT32), the slice of `input` starting at the
+/// element `Σ index[j] · strides[j]` into `output`, in order. A slice reaching outside the input
+/// (TFLM's Invoke fails on it; constant indices were checked at generation time) writes zero
+/// bytes instead. The output must not overlap the input or the indices.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn gather_nd(arena: &mut [u8], input: Src, indices: Src, output: usize, p: &GatherNd) {
+    let p = super::opaque(p);
+    let depth = p.strides.len();
+    let bytes = p.slice_elems * p.elem_bytes;
+    let mut out = output;
+    for i in 0..p.slices {
+        let mut from: i64 = 0;
+        for (j, &stride) in p.strides.iter().enumerate() {
+            let mut index = [0i32];
+            load(arena, indices, i * depth + j, &mut index);
+            from += i64::from(index[0]) * stride as i64;
+        }
+        match usize::try_from(from) {
+            Ok(k)
+                if k.checked_add(p.slice_elems)
+                    .is_some_and(|end| end <= p.input_elems) =>
+            {
+                let start = k * p.elem_bytes;
+                match input {
+                    Src::Arena(offset) => {
+                        arena.copy_within(offset + start..offset + start + bytes, out)
+                    }
+                    Src::Bytes(b) => {
+                        arena[out..out + bytes].copy_from_slice(&b[start..start + bytes])
+                    }
+                }
+            }
+            _ => arena[out..out + bytes].fill(0),
+        }
+        out += bytes;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +158,22 @@ mod tests {
         };
         gather(&mut arena, Src::Arena(0), Src::Arena(8), 20, &p);
         assert_eq!(&arena[20..26], &[3, 3, 1, 6, 6, 4]);
+    }
+
+    #[test]
+    fn gathers_nd_slices_and_zeroes_strays() {
+        // Input [3, 2] bytes 0..6, indices [[2], [0], [3]]: rows 2 and 0, then a stray row.
+        let input = [0u8, 1, 2, 3, 4, 5];
+        let indices: [u8; 12] = [2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0];
+        let mut arena = [9u8; 6];
+        let p = GatherNd {
+            elem_bytes: 1,
+            slice_elems: 2,
+            slices: 3,
+            strides: &[2],
+            input_elems: 6,
+        };
+        gather_nd(&mut arena, Src::Bytes(&input), Src::Bytes(&indices), 0, &p);
+        assert_eq!(arena, [4, 5, 0, 1, 0, 0]);
     }
 }

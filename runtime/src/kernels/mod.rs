@@ -17,6 +17,7 @@ mod strided_walk;
 // templates/c/kernels/<family>.c.tera). Do not edit down to the end marker.
 pub mod activations;
 pub mod arg_min_max;
+pub mod cast;
 pub mod concat;
 pub mod conv;
 pub mod conv_int4;
@@ -35,6 +36,7 @@ pub mod pool;
 pub mod quantize;
 pub mod reduce;
 pub mod resize;
+pub mod select;
 pub mod softmax;
 pub mod split;
 pub mod strided_slice;

@@ -25,6 +25,7 @@ mod arithmetic;
 mod conv;
 mod corrupt;
 mod emit;
+mod ops_tensor;
 mod recurrent;
 mod resample;
 mod split;
@@ -246,10 +247,16 @@ pub const OPS: &[B] = &[
     B::GATHER,
     B::SPACE_TO_BATCH_ND,
     B::BATCH_TO_SPACE_ND,
+    B::CAST,
+    B::ZEROS_LIKE,
+    B::FILL,
+    B::BROADCAST_TO,
+    B::SELECT_V2,
+    B::GATHER_ND,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.
-pub const UNSUPPORTED: &[B] = &[B::GATHER_ND, B::CUSTOM];
+pub const UNSUPPORTED: &[B] = &[B::TOPK_V2, B::CUSTOM];
 
 /// Elements of `shape` (negative dimensions count as 0), saturating at a bound the generator never
 /// reaches with valid shapes.

@@ -106,6 +106,19 @@ pub mod ffi {
             pub inner: usize,
         }
     }
+    /// `cast`'s typedefs.
+    pub mod cast {
+        /// The C `cast_Cast`.
+        #[repr(C)]
+        pub struct Cast {
+            /// `from`.
+            pub from: usize,
+            /// `to`.
+            pub to: usize,
+            /// `count`.
+            pub count: usize,
+        }
+    }
     /// `concat`'s typedefs.
     pub mod concat {
         /// The C `concat_Concat`.
@@ -1110,6 +1123,22 @@ pub mod ffi {
             /// `coords`.
             pub coords: usize,
         }
+        /// The C `gather_GatherNd`.
+        #[repr(C)]
+        pub struct GatherNd {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `slice_elems`.
+            pub slice_elems: usize,
+            /// `slices`.
+            pub slices: usize,
+            /// `strides`'s data.
+            pub strides: *const usize,
+            /// `strides`'s length.
+            pub strides_len: usize,
+            /// `input_elems`.
+            pub input_elems: usize,
+        }
     }
     /// `logistic_tanh`'s typedefs.
     pub mod logistic_tanh {
@@ -1693,6 +1722,31 @@ pub mod ffi {
             pub col_w1_len: usize,
         }
     }
+    /// `select`'s typedefs.
+    pub mod select {
+        /// The C `select_Select`.
+        #[repr(C)]
+        pub struct Select {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `condition_strides`'s data.
+            pub condition_strides: *const usize,
+            /// `condition_strides`'s length.
+            pub condition_strides_len: usize,
+            /// `x_strides`'s data.
+            pub x_strides: *const usize,
+            /// `x_strides`'s length.
+            pub x_strides_len: usize,
+            /// `y_strides`'s data.
+            pub y_strides: *const usize,
+            /// `y_strides`'s length.
+            pub y_strides_len: usize,
+        }
+    }
     /// `softmax`'s typedefs.
     pub mod softmax {
         /// The C `softmax_SoftmaxS8`.
@@ -2170,6 +2224,8 @@ pub mod ffi {
             output: *mut u8,
             p: *const arg_min_max::ArgMinMax,
         );
+        /// The C `cast::cast`.
+        pub fn parity_cast_cast(input: *const u8, output: *mut u8, p: *const cast::Cast);
         /// The C `concat::concat1`.
         pub fn parity_concat_concat1(a: *const u8, output: *mut u8, p: *const concat::Concat);
         /// The C `concat::concat2`.
@@ -2593,6 +2649,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const gather::Gather,
         );
+        /// The C `gather::gather_nd`.
+        pub fn parity_gather_gather_nd(
+            input: *const u8,
+            indices: *const u8,
+            output: *mut u8,
+            p: *const gather::GatherNd,
+        );
         /// The C `logistic_tanh::logistic_s8`.
         pub fn parity_logistic_tanh_logistic_s8(
             input: *const u8,
@@ -2864,6 +2927,14 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const resize::ResizeBilinearS8,
+        );
+        /// The C `select::select`.
+        pub fn parity_select_select(
+            condition: *const u8,
+            x: *const u8,
+            y: *const u8,
+            output: *mut u8,
+            p: *const select::Select,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -3345,6 +3416,23 @@ fn c_arg_min_max_arg_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_arg_min_max_arg_min_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `cast::cast` in C.
+fn c_cast_cast(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::cast::Cast {
+        from: call.scalar::<usize>("from")?,
+        to: call.scalar::<usize>("to")?,
+        count: call.scalar::<usize>("count")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_cast_cast(input, output, &p) };
     Ok(())
 }
 
@@ -5170,6 +5258,28 @@ fn c_gather_gather(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `gather::gather_nd` in C.
+fn c_gather_gather_nd(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let strides: Vec<usize> = call.slice("strides")?;
+    let p = ffi::gather::GatherNd {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        slice_elems: call.scalar::<usize>("slice_elems")?,
+        slices: call.scalar::<usize>("slices")?,
+        strides: strides.as_ptr(),
+        strides_len: strides.len(),
+        input_elems: call.scalar::<usize>("input_elems")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let indices = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_gather_gather_nd(input, indices, output, &p) };
+    Ok(())
+}
+
 /// `logistic_tanh::logistic_s8` in C.
 fn c_logistic_tanh_logistic_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::logistic_tanh::LogisticS8 {
@@ -6431,6 +6541,35 @@ fn c_resize_resize_bilinear_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     Ok(())
 }
 
+/// `select::select` in C.
+fn c_select_select(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let condition_strides: Vec<usize> = call.slice("condition_strides")?;
+    let x_strides: Vec<usize> = call.slice("x_strides")?;
+    let y_strides: Vec<usize> = call.slice("y_strides")?;
+    let p = ffi::select::Select {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        condition_strides: condition_strides.as_ptr(),
+        condition_strides_len: condition_strides.len(),
+        x_strides: x_strides.as_ptr(),
+        x_strides_len: x_strides.len(),
+        y_strides: y_strides.as_ptr(),
+        y_strides_len: y_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let condition = call.c_input(base, arena.len(), 0)?;
+    let x = call.c_input(base, arena.len(), 1)?;
+    let y = call.c_input(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_select_select(condition, x, y, output, &p) };
+    Ok(())
+}
+
 /// `softmax::softmax_s8` in C.
 fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -7069,6 +7208,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("arg_min_max", "arg_min_s8") => c_arg_min_max_arg_min_s8(call, arena),
         ("arg_min_max", "arg_max_f32") => c_arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => c_arg_min_max_arg_min_f32(call, arena),
+        ("cast", "cast") => c_cast_cast(call, arena),
         ("concat", "concat1") => c_concat_concat1(call, arena),
         ("concat", "concat2") => c_concat_concat2(call, arena),
         ("concat", "concat3") => c_concat_concat3(call, arena),
@@ -7149,6 +7289,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
             c_fully_connected_int4_fully_connected_s4(call, arena)
         }
         ("gather", "gather") => c_gather_gather(call, arena),
+        ("gather", "gather_nd") => c_gather_gather_nd(call, arena),
         ("logistic_tanh", "logistic_s8") => c_logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => c_logistic_tanh_tanh_s8(call, arena),
         ("logistic_tanh", "logistic_s16") => c_logistic_tanh_logistic_s16(call, arena),
@@ -7204,6 +7345,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("resize", "resize_nearest") => c_resize_resize_nearest(call, arena),
         ("resize", "resize_bilinear_f32") => c_resize_resize_bilinear_f32(call, arena),
         ("resize", "resize_bilinear_s8") => c_resize_resize_bilinear_s8(call, arena),
+        ("select", "select") => c_select_select(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -7254,6 +7396,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("arg_min_max", "arg_min_s8"),
     ("arg_min_max", "arg_max_f32"),
     ("arg_min_max", "arg_min_f32"),
+    ("cast", "cast"),
     ("concat", "concat1"),
     ("concat", "concat2"),
     ("concat", "concat3"),
@@ -7314,6 +7457,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected", "fully_connected_acc32_s16"),
     ("fully_connected_int4", "fully_connected_s4"),
     ("gather", "gather"),
+    ("gather", "gather_nd"),
     ("logistic_tanh", "logistic_s8"),
     ("logistic_tanh", "tanh_s8"),
     ("logistic_tanh", "logistic_s16"),
@@ -7369,6 +7513,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("resize", "resize_nearest"),
     ("resize", "resize_bilinear_f32"),
     ("resize", "resize_bilinear_s8"),
+    ("select", "select"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

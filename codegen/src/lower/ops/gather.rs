@@ -1,7 +1,11 @@
 //! GATHER → `gather::gather`: the rows of input 0 along `axis` named by the INT32 positions
 //! (input 1), per batch of the first `batch_dims` dimensions, as TFLM's `gather.cc` computes them
 //! (FLOAT32 and INT8, bytes moved unread). The sizes are computed here once; constant positions
-//! are checked here, as TFLM's Eval checks them.
+//! are checked here, as TFLM's Eval checks them. GATHER_ND → `gather::gather_nd`: the slices of
+//! input 0 named by the INT32 index vectors (the last dimension of input 1), as TFLM's
+//! `gather_nd.cc` computes them (FLOAT32 and INT8); constant indices checked as its Eval checks
+//! them (the flat start of each slice, not each index, inside the input), run-time ones as
+//! GATHER's (a slice outside the input writes zero bytes where TFLM's Invoke fails).
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -11,23 +15,42 @@ use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{OpContext, Operand};
 
 /// The operators of this family.
-pub(crate) const OPS: &[OpEntry] = &[OpEntry {
-    code: OpCode::GATHER,
-    types: Types {
-        roles: &[Role::In(0), Role::In(1), Role::Out(0)],
-        tinyaot: &[
-            Sig::Each(&[Ty::F32, Ty::I32, Ty::F32]),
-            Sig::Each(&[Ty::I8, Ty::I32, Ty::I8]),
-        ],
-        tflm: &[
-            Sig::Each(&[Ty::F32, Ty::I32, Ty::F32]),
-            Sig::Each(&[Ty::I8, Ty::I32, Ty::I8]),
-        ],
+pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::GATHER,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[
+                Sig::Each(&[Ty::F32, Ty::I32, Ty::F32]),
+                Sig::Each(&[Ty::I8, Ty::I32, Ty::I8]),
+            ],
+            tflm: &[
+                Sig::Each(&[Ty::F32, Ty::I32, Ty::F32]),
+                Sig::Each(&[Ty::I8, Ty::I32, Ty::I8]),
+            ],
+        },
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(gather),
     },
-    inputs: 2..=2,
-    outputs: 1,
-    lower: Lowering::Kernel(gather),
-}];
+    OpEntry {
+        code: OpCode::GATHER_ND,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[
+                Sig::Each(&[Ty::F32, Ty::I32, Ty::F32]),
+                Sig::Each(&[Ty::I8, Ty::I32, Ty::I8]),
+            ],
+            tflm: &[
+                Sig::Each(&[Ty::F32, Ty::I32, Ty::F32]),
+                Sig::Each(&[Ty::I8, Ty::I32, Ty::I8]),
+            ],
+        },
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(gather_nd),
+    },
+];
 
 /// GATHER: GatherOptions' axis and batch_dims (TFLM's zeroed defaults without them), resolved and
 /// checked as TFLM's GatherPrepare does.
@@ -144,6 +167,105 @@ fn gather(ctx: &OpContext) -> Result<Kernel> {
             outer: product(&input.shape[b..a]),
             axis_size,
             coords: product(&positions.shape[b..]),
+        },
+    ))
+}
+
+/// GATHER_ND: GatherNdPrepare's checks and output shape, then the input's element stride of each
+/// indexed dimension.
+fn gather_nd(ctx: &OpContext) -> Result<Kernel> {
+    let (input, indices, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    if !matches!(input.dtype, DType::F32 | DType::I8) {
+        return Err(ctx.invalid(
+            format!(
+                "the input has type {}; TFLM's GATHER_ND takes FLOAT32 and INT8",
+                input.dtype
+            ),
+            Grounds::tflm("gather_nd.cc GatherNdPrepare: params type not supported"),
+        ));
+    }
+    if indices.dtype != DType::I32 {
+        return Err(ctx.invalid(
+            format!(
+                "the indices have type {}; TFLM's GATHER_ND takes INT32 indices",
+                indices.dtype
+            ),
+            Grounds::tflm("gather_nd.cc GatherNdPrepare: indices type not supported"),
+        ));
+    }
+    // TFLM sets the output's type to the input's.
+    ctx.same_dtype("the output", output, input)?;
+    let (rank, indices_rank) = (input.shape.len(), indices.shape.len());
+    let depth = indices.shape.last().copied().unwrap_or(0);
+    if rank < 1 || indices_rank < 1 || depth > rank || depth > 5 {
+        return Err(ctx.invalid(
+            format!(
+                "input shape {:?} and indices shape {:?}: TFLM takes an input and indices of \
+                 rank 1 or more, index vectors of at most the input's rank and of 5",
+                input.shape, indices.shape
+            ),
+            Grounds::tflm(
+                "gather_nd.cc GatherNdPrepare: \"Params must be at least a vector.\", \"Indices \
+                 must be at least a vector.\", \"Index innermost dimension length must be <= \
+                 params rank.\", \"... must not exceed 5\"",
+            ),
+        ));
+    }
+    let expected: Vec<usize> = indices.shape[..indices_rank - 1]
+        .iter()
+        .chain(&input.shape[depth..])
+        .copied()
+        .collect();
+    if output.shape != expected {
+        return Err(ctx.unsupported(format!(
+            "the output has shape {:?}; TFLM's GATHER_ND gives it the shape {expected:?} (its \
+             Prepare rewrites the output's dimensions), which tinyaot's static plan needs as \
+             written",
+            output.shape
+        )));
+    }
+    let input_elems = input.num_elements();
+    let slice_elems: usize = input.shape[depth..].iter().product();
+    let slices: usize = indices.shape[..indices_rank - 1].iter().product();
+    // TFLM's dims_to_count: each indexed dimension's element stride.
+    let strides: Vec<usize> = (0..depth)
+        .map(|j| input.shape[j + 1..].iter().product())
+        .collect();
+    if indices.is_constant() {
+        let values = ctx.const_ints("the indices", indices)?;
+        for vector in values.chunks(depth.max(1)).take(slices) {
+            let from: i64 = vector
+                .iter()
+                .zip(&strides)
+                .map(|(&v, &s)| v * s as i64)
+                .sum();
+            if from < 0 || from + slice_elems as i64 > input_elems as i64 {
+                return Err(ctx.invalid(
+                    format!(
+                        "index {vector:?} starts a slice at element {from}, outside the input's \
+                         {input_elems}"
+                    ),
+                    Grounds::tflm(
+                        "gather_nd.cc GatherNd: kTfLiteError at Eval (\"gather_nd index out of \
+                         bounds\") on a slice outside the input",
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(kernel(
+        "gather_nd",
+        vec![
+            Operand::Src(ctx.input_index(0)?),
+            Operand::Src(ctx.input_index(1)?),
+            Operand::Offset(ctx.output_index(0)?),
+        ],
+        P::GatherNd {
+            elem_bytes: input.dtype.size(),
+            slice_elems,
+            slices,
+            strides,
+            input_elems,
         },
     ))
 }

@@ -32,6 +32,7 @@ use crate::ir::OpCode;
 // and templates/c/kernels/. Do not edit down to the end marker.
 mod activations;
 mod arg_min_max;
+mod cast;
 mod concat;
 mod conv;
 mod depthwise;
@@ -48,6 +49,7 @@ mod reduce;
 mod reshape;
 mod resize;
 mod resource;
+mod select;
 mod shape;
 mod softmax;
 mod split;
@@ -75,6 +77,7 @@ macro_rules! families {
             kernels: [
                 activations,
                 arg_min_max,
+                cast,
                 concat,
                 conv,
                 depthwise,
@@ -89,6 +92,7 @@ macro_rules! families {
                 quantize,
                 reduce,
                 resize,
+                select,
                 softmax,
                 split,
                 strided_slice,
@@ -130,7 +134,7 @@ macro_rules! families {
 // The C backend's table of kernel modules is made from it (feature `c`).
 #[cfg(feature = "c")]
 pub(crate) use families;
-pub(crate) use shape::shape_bytes;
+pub(crate) use shape::{shape_bytes, zeros_like_bytes};
 
 /// [`OpEntry::outputs`] of an operator whose output count its lowering checks.
 pub(crate) const ANY_OUTPUTS: usize = usize::MAX;

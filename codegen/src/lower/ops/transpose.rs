@@ -3,13 +3,15 @@
 //! SPACE_TO_DEPTH are permutations too (of the input seen as six dimensions, the block split off
 //! the space or the depth), and lower to the same kernel; so are SPACE_TO_BATCH_ND without padding
 //! and BATCH_TO_SPACE_ND (its crops, whole blocks, a start and shorter extents of STRIDED_SLICE's
-//! gather).
+//! gather). BROADCAST_TO is the same walk with a step of 0 along every broadcast dimension, and
+//! FILL the walk of a scalar, every step 0: no kernel of their own. A FILL of a constant value
+//! (the converter's usual output, its dims always constant) folds at generation time.
 
-use super::{collapse_walk, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
+use super::{collapse_walk, in_out, in_out_from, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::transpose as P;
-use crate::lower::types::{Sig, Ty, Types};
+use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{Data, OpContext};
 
 /// The operators of this family.
@@ -52,7 +54,29 @@ pub(crate) const OPS: &[OpEntry] = &[
         outputs: 1,
         lower: Lowering::Kernel(batch_to_space_nd),
     },
+    OpEntry {
+        code: OpCode::BROADCAST_TO,
+        // TFLM copies the bytes of any type but strings (TfLiteTypeGetSize).
+        types: Types::unary(&[Sig::Any], &[Sig::Any]),
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(broadcast_to),
+    },
+    OpEntry {
+        code: OpCode::FILL,
+        types: Types {
+            roles: &[Role::In(1), Role::Out(0)],
+            tinyaot: FILL_TYPES,
+            tflm: FILL_TYPES,
+        },
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(fill),
+    },
 ];
+
+/// FILL's value (and output) types: TFLM's FillEval switch.
+const FILL_TYPES: &[Sig] = &[Sig::Same(Ty::F32), Sig::Same(Ty::I32), Sig::Same(Ty::I8)];
 
 /// float32 and int8, as TFLM's DEPTH_TO_SPACE, SPACE_TO_DEPTH, SPACE_TO_BATCH_ND and
 /// BATCH_TO_SPACE_ND take them.
@@ -142,11 +166,16 @@ fn transpose(ctx: &OpContext) -> Result<Kernel> {
 
 /// The transpose kernel walking the output in C order over `dims` (extent, input element step).
 fn strided_walk(ctx: &OpContext, dims: &[(usize, i64)]) -> Result<Kernel> {
-    let input = ctx.input(0)?;
+    walk_from(ctx, 0, dims)
+}
+
+/// [`strided_walk`] reading input `i`.
+fn walk_from(ctx: &OpContext, i: usize, dims: &[(usize, i64)]) -> Result<Kernel> {
+    let input = ctx.input(i)?;
     let dims = collapse_walk(dims);
     Ok(kernel(
         "transpose",
-        in_out(ctx)?,
+        in_out_from(ctx, i)?,
         P::Transpose {
             elem_bytes: input.dtype.size(),
             input_bytes: input.bytes,
@@ -542,4 +571,175 @@ fn batch_to_space_nd(ctx: &OpContext) -> Result<Kernel> {
         module: Some("strided_slice"),
         ..k
     })
+}
+
+/// The values of a constant integer tensor of any width TFLM reads (FILL's dims: INT8, INT16,
+/// INT32, INT64); `None` for another type.
+fn int_values(ctx: &OpContext, what: &str, i: usize) -> Result<Option<Vec<i64>>> {
+    let tensor = ctx.input(i)?;
+    let Some(data) = tensor.data.as_deref() else {
+        return Err(ctx.invalid(
+            format!("{what} is computed at run time"),
+            Grounds::tflm("TF_LITE_ENSURE_MSG(IsConstantTensor(...), \"Non-constant ... tensor is not supported\")"),
+        ));
+    };
+    let size = tensor.dtype.size();
+    let read = |b: &[u8]| -> i64 {
+        match b.len() {
+            1 => i64::from(b[0] as i8),
+            2 => i64::from(i16::from_le_bytes([b[0], b[1]])),
+            4 => i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            _ => i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+        }
+    };
+    if !matches!(
+        tensor.dtype,
+        DType::I8 | DType::I16 | DType::I32 | DType::I64
+    ) {
+        return Ok(None);
+    }
+    let n = tensor.num_elements();
+    if data.len() < n * size {
+        return Err(ctx.unsupported(format!("{what} has fewer bytes than its shape needs")));
+    }
+    Ok(Some(
+        data[..n * size].chunks_exact(size).map(read).collect(),
+    ))
+}
+
+/// BROADCAST_TO (TFLM: up to 5 dimensions, a constant INT32 or INT64 shape the output has): the
+/// output walked in C order, each dimension stepping through the input by its stride, or by 0
+/// where the input's (right-aligned) extent is 1 or missing.
+fn broadcast_to(ctx: &OpContext) -> Result<Kernel> {
+    let (input, shape_t, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let rank = input.shape.len();
+    if rank > 5 || output.shape.len() > 5 {
+        return Err(ctx.invalid(
+            format!(
+                "input rank {rank}, output rank {}: TFLM broadcasts up to 5 dimensions",
+                output.shape.len()
+            ),
+            Grounds::tflm("broadcast_to.cc: \"BroadcastTo only supports 1-5D tensor.\""),
+        ));
+    }
+    if !matches!(shape_t.dtype, DType::I32 | DType::I64) {
+        return Err(ctx.invalid(
+            format!(
+                "the shape has type {}; TFLM takes INT32 or INT64",
+                shape_t.dtype
+            ),
+            Grounds::tflm(
+                "broadcast_to.cc BroadcastToPrepare: TF_LITE_ENSURE(shape type INT32 or INT64)",
+            ),
+        ));
+    }
+    if output.dtype != input.dtype {
+        return Err(ctx.invalid(
+            format!(
+                "the output has type {}, the input {}",
+                output.dtype, input.dtype
+            ),
+            Grounds::tflm(
+                "broadcast_to.cc BroadcastToPrepare: TF_LITE_ENSURE_EQ(input type, output type)",
+            ),
+        ));
+    }
+    if input.dtype == DType::I4 {
+        return Err(
+            ctx.unsupported("an INT4 input (packed two to a byte); supported: whole-byte types")
+        );
+    }
+    if !shape_t.is_constant() {
+        return Err(ctx.invalid(
+            "the shape is computed at run time",
+            Grounds::tflm("broadcast_to.cc: \"Non-constant >shape< tensor is not supported\""),
+        ));
+    }
+    let shape = ctx.const_ints("the shape", shape_t)?;
+    let out_rank = output.shape.len();
+    let fits = shape_t.shape.len() == 1
+        && shape.len() == out_rank
+        && rank <= out_rank
+        && input
+            .shape
+            .iter()
+            .enumerate()
+            .all(|(d, &n)| n == 1 || n as i64 == i64::from(shape[out_rank - rank + d] as i32))
+        && output
+            .shape
+            .iter()
+            .zip(&shape)
+            .all(|(&n, &s)| n as i64 == i64::from(s as i32));
+    if !fits {
+        return Err(ctx.invalid(
+            format!(
+                "input shape {:?}, shape {shape:?} and output shape {:?} do not broadcast",
+                input.shape, output.shape
+            ),
+            Grounds::tflm(
+                "broadcast_to.cc ValidateOutputTensor: \"Output shape must be broadcastable from \
+                 input shape.\" and output dims == shape",
+            ),
+        ));
+    }
+    let strides = strides_of(&input.shape);
+    let dims: Vec<(usize, i64)> = output
+        .shape
+        .iter()
+        .enumerate()
+        .map(|(d, &extent)| match (d + rank).checked_sub(out_rank) {
+            Some(k) if input.shape[k] != 1 => (extent, strides[k] as i64),
+            _ => (extent, 0),
+        })
+        .collect();
+    walk_from(ctx, 0, &dims)
+}
+
+/// FILL: the scalar value (input 1) copied to every element of the output, whose shape the
+/// constant dims (input 0) must state; checked as TFLM's FillPrepare checks, with FillEval's types.
+fn fill(ctx: &OpContext) -> Result<Kernel> {
+    let (dims_t, value, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    if !value.shape.is_empty() {
+        return Err(ctx.invalid(
+            format!("the value has shape {:?}, not a scalar", value.shape),
+            Grounds::tflm("fill.cc FillPrepare: TF_LITE_ENSURE_EQ(NumDimensions(value), 0)"),
+        ));
+    }
+    if value.dtype != output.dtype {
+        return Err(ctx.invalid(
+            format!(
+                "the value has type {}, the output {}",
+                value.dtype, output.dtype
+            ),
+            Grounds::tflm("fill.cc FillPrepare: TF_LITE_ENSURE_EQ(value type, output type)"),
+        ));
+    }
+    let Some(dims) = int_values(ctx, "the dims", 0)? else {
+        return Err(ctx.invalid(
+            format!(
+                "the dims have type {}; TFLM compares INT8, INT16, INT32 or INT64 dims",
+                dims_t.dtype
+            ),
+            Grounds::tflm("fill.cc EnsureEq: \"cannot compare int array to tensor of type\""),
+        ));
+    };
+    let same = dims_t.shape.len() == 1
+        && dims.len() == output.shape.len()
+        && dims.iter().zip(&output.shape).all(|(&d, &n)| d == n as i64);
+    if !same {
+        return Err(ctx.invalid(
+            format!("dims {dims:?} (shape {:?}) are not the output's shape {:?}", dims_t.shape, output.shape),
+            Grounds::tflm("fill.cc EnsureEq: TF_LITE_ENSURE_EQ(dims rank 1, length, each value) against the output's dims"),
+        ));
+    }
+    if !matches!(value.dtype, DType::F32 | DType::I32 | DType::I8) {
+        return Err(ctx.invalid(
+            format!(
+                "the value has type {}; TFLM's FILL takes FLOAT32, INT32 and INT8",
+                value.dtype
+            ),
+            Grounds::tflm("fill.cc FillEval: type not supported (kTfLiteError)"),
+        ));
+    }
+    walk_from(ctx, 1, &[(output.num_elements(), 0)])
 }

@@ -37,6 +37,9 @@ impl Gen<'_, '_> {
             | B::SPACE_TO_BATCH_ND
             | B::BATCH_TO_SPACE_ND
             | B::MIRROR_PAD => self.resample(op),
+            B::CAST | B::ZEROS_LIKE | B::FILL | B::BROADCAST_TO | B::SELECT_V2 | B::GATHER_ND => {
+                self.tensor_op(op)
+            }
             B::SOFTMAX | B::LOGISTIC | B::TANH => {
                 let v = self.latest();
                 let shape = self.shape_of(v);
@@ -403,7 +406,7 @@ impl Gen<'_, '_> {
                 self.push_op(op, Options::ExpandDims, &[v.index, a], out_t);
             }
             _ => {
-                // An unsupported operator: GATHER or a CUSTOM one.
+                // An unsupported operator: TOPK_V2 or a CUSTOM one.
                 let v = self.latest();
                 let shape = self.shape_of(v);
                 let out_t = self.same_quant(v, &shape);

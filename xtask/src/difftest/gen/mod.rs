@@ -17,6 +17,7 @@ mod fully_connected;
 mod index;
 mod math_ops;
 mod movement;
+mod ops_tensor;
 mod reduce;
 mod resample;
 
@@ -101,6 +102,8 @@ pub const OPS: &[(&str, B)] = &[
     ("ARG_MIN", B::ARG_MIN),
     ("AVERAGE_POOL_2D", B::AVERAGE_POOL_2D),
     ("BATCH_TO_SPACE_ND", B::BATCH_TO_SPACE_ND),
+    ("BROADCAST_TO", B::BROADCAST_TO),
+    ("CAST", B::CAST),
     ("CONCATENATION", B::CONCATENATION),
     ("CONV_2D", B::CONV_2D),
     ("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D),
@@ -110,9 +113,11 @@ pub const OPS: &[(&str, B)] = &[
     ("ELU", B::ELU),
     ("EXP", B::EXP),
     ("EXPAND_DIMS", B::EXPAND_DIMS),
+    ("FILL", B::FILL),
     ("FLOOR", B::FLOOR),
     ("FULLY_CONNECTED", B::FULLY_CONNECTED),
     ("GATHER", B::GATHER),
+    ("GATHER_ND", B::GATHER_ND),
     ("HARD_SWISH", B::HARD_SWISH),
     ("LEAKY_RELU", B::LEAKY_RELU),
     ("LOG", B::LOG),
@@ -138,6 +143,7 @@ pub const OPS: &[(&str, B)] = &[
     ("RESIZE_BILINEAR", B::RESIZE_BILINEAR),
     ("RESIZE_NEAREST_NEIGHBOR", B::RESIZE_NEAREST_NEIGHBOR),
     ("RSQRT", B::RSQRT),
+    ("SELECT_V2", B::SELECT_V2),
     ("SHAPE", B::SHAPE),
     ("SLICE", B::SLICE),
     ("SOFTMAX", B::SOFTMAX),
@@ -156,6 +162,7 @@ pub const OPS: &[(&str, B)] = &[
     ("TRANSPOSE", B::TRANSPOSE),
     ("TRANSPOSE_CONV", B::TRANSPOSE_CONV),
     ("UNPACK", B::UNPACK),
+    ("ZEROS_LIKE", B::ZEROS_LIKE),
 ];
 
 /// One generated case.
@@ -298,6 +305,10 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                         | B::SHAPE
                         | B::SLICE
                         | B::UNPACK
+                        | B::CAST
+                        | B::ZEROS_LIKE
+                        | B::FILL
+                        | B::BROADCAST_TO
                 )
         }
         TensorType::INT16 => matches!(
@@ -340,14 +351,30 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                 | B::SLICE
                 | B::UNPACK
                 | B::RESIZE_NEAREST_NEIGHBOR
+                | B::CAST
+                | B::BROADCAST_TO
+                | B::SELECT_V2
         ),
         TensorType::INT64 => matches!(
             op,
-            B::CONCATENATION | B::PACK | B::RESHAPE | B::MAXIMUM | B::MINIMUM | B::SHAPE
+            B::CONCATENATION
+                | B::PACK
+                | B::RESHAPE
+                | B::MAXIMUM
+                | B::MINIMUM
+                | B::SHAPE
+                | B::ZEROS_LIKE
+                | B::BROADCAST_TO
         ),
         TensorType::BOOL => matches!(
             op,
-            B::CONCATENATION | B::STRIDED_SLICE | B::RESHAPE | B::SHAPE | B::SLICE
+            B::CONCATENATION
+                | B::STRIDED_SLICE
+                | B::RESHAPE
+                | B::SHAPE
+                | B::SLICE
+                | B::CAST
+                | B::BROADCAST_TO
         ),
         _ => false,
     }
@@ -899,6 +926,9 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
                 self.gather(x)
+            }
+            B::CAST | B::ZEROS_LIKE | B::FILL | B::BROADCAST_TO | B::SELECT_V2 | B::GATHER_ND => {
+                self.tensor_op(op, x, dtype)
             }
             B::SHAPE => {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);

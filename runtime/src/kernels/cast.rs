@@ -1,0 +1,125 @@
+//! CAST between FLOAT32, INT8, INT16, INT32 and BOOL, element by element, as the TFLM build the
+//! goldens come from converts: an integer narrows by wrapping (two's complement, the low bits);
+//! an integer becomes the nearest float (ties to even); a float becomes an integer by truncation
+//! toward zero, saturating at the type's bounds, NaN giving 0 (TFLM's source writes a
+//! `static_cast`, undefined out of range in C++; its build saturates, which is Rust's `as`);
+//! anything becomes BOOL as "not zero" (NaN is true, -0.0 false), and BOOL reads as 0 or 1.
+
+use super::nn_common::views;
+
+/// Element type codes of [`Cast::from`] and [`Cast::to`].
+const FLOAT32: usize = 0;
+const INT8: usize = 1;
+const INT16: usize = 2;
+const INT32: usize = 3;
+const BOOL: usize = 4;
+
+/// Constants of a cast, computed at generation time.
+#[derive(Clone, Copy, Debug)]
+pub struct Cast {
+    /// The input's element type: 0 FLOAT32, 1 INT8, 2 INT16, 3 INT32, 4 BOOL.
+    pub from: usize,
+    /// The output's element type, coded as `from`.
+    pub to: usize,
+    /// Elements of the input (and of the output).
+    pub count: usize,
+}
+
+/// One element on its way: an integer (every integer input fits an `i32`) or a float.
+#[derive(Clone, Copy)]
+enum Value {
+    Int(i32),
+    Float(f32),
+}
+
+/// Bytes per element of type code `t`.
+fn size(t: usize) -> usize {
+    debug_assert!(t <= BOOL, "type code {t}");
+    match t {
+        FLOAT32 | INT32 => 4,
+        INT16 => 2,
+        _ => 1,
+    }
+}
+
+#[inline(always)]
+fn read(t: usize, b: &[u8]) -> Value {
+    match t {
+        FLOAT32 => Value::Float(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        INT8 => Value::Int(i32::from(b[0] as i8)),
+        INT16 => Value::Int(i32::from(i16::from_le_bytes([b[0], b[1]]))),
+        INT32 => Value::Int(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        _ => Value::Int(i32::from(b[0] != 0)),
+    }
+}
+
+#[inline(always)]
+fn write(t: usize, v: Value, b: &mut [u8]) {
+    match (t, v) {
+        (FLOAT32, Value::Int(i)) => b.copy_from_slice(&(i as f32).to_le_bytes()),
+        (FLOAT32, Value::Float(f)) => b.copy_from_slice(&f.to_le_bytes()),
+        (INT8, Value::Int(i)) => b[0] = i as i8 as u8,
+        (INT8, Value::Float(f)) => b[0] = f as i8 as u8,
+        (INT16, Value::Int(i)) => b.copy_from_slice(&(i as i16).to_le_bytes()),
+        (INT16, Value::Float(f)) => b.copy_from_slice(&(f as i16).to_le_bytes()),
+        (INT32, Value::Int(i)) => b.copy_from_slice(&i.to_le_bytes()),
+        (INT32, Value::Float(f)) => b.copy_from_slice(&(f as i32).to_le_bytes()),
+        (_, Value::Int(i)) => b[0] = u8::from(i != 0),
+        (_, Value::Float(f)) => b[0] = u8::from(f != 0.0),
+    }
+}
+
+/// Casts the `count` elements at `input` into `output`. The output must not overlap the input.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn cast(arena: &mut [u8], input: usize, output: usize, p: &Cast) {
+    let p = super::opaque(p);
+    let (from, to) = (size(p.from), size(p.to));
+    let (src, dst) = views::split(arena, input, p.count * from, output, p.count * to);
+    for (i, o) in src.chunks_exact(from).zip(dst.chunks_exact_mut(to)) {
+        write(p.to, read(p.from, i), o);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(from: usize, to: usize, input: &[u8]) -> [u8; 64] {
+        let mut arena = [0u8; 64];
+        arena[..input.len()].copy_from_slice(input);
+        let count = input.len() / size(from);
+        cast(&mut arena, 0, 32, &Cast { from, to, count });
+        arena
+    }
+
+    #[test]
+    fn floats_truncate_and_saturate() {
+        let xs = [200.7f32, -200.7, f32::NAN, -0.9];
+        let mut bytes = [0u8; 16];
+        for (b, x) in bytes.chunks_exact_mut(4).zip(xs) {
+            b.copy_from_slice(&x.to_le_bytes());
+        }
+        assert_eq!(&run(FLOAT32, INT8, &bytes)[32..36], &[127, 128, 0, 0]);
+        let out = run(FLOAT32, INT16, &bytes);
+        assert_eq!(i16::from_le_bytes([out[32], out[33]]), 200);
+        assert_eq!(i16::from_le_bytes([out[34], out[35]]), -200);
+        assert_eq!(&run(FLOAT32, BOOL, &bytes)[32..36], &[1, 1, 1, 1]);
+        let zero = (-0.0f32).to_le_bytes();
+        assert_eq!(run(FLOAT32, BOOL, &zero)[32], 0);
+    }
+
+    #[test]
+    fn integers_wrap_and_round_to_float() {
+        let xs = [300i32, -300, 16_777_217];
+        let mut bytes = [0u8; 12];
+        for (b, x) in bytes.chunks_exact_mut(4).zip(xs) {
+            b.copy_from_slice(&x.to_le_bytes());
+        }
+        assert_eq!(&run(INT32, INT8, &bytes)[32..35], &[44, 212, 1]);
+        let out = run(INT32, FLOAT32, &bytes);
+        let f = |k: usize| f32::from_le_bytes(out[32 + 4 * k..36 + 4 * k].try_into().unwrap());
+        assert_eq!([f(0), f(1), f(2)], [300.0, -300.0, 16_777_216.0]);
+        assert_eq!(&run(BOOL, INT16, &[1, 0])[32..36], &[1, 0, 0, 0]);
+        assert_eq!(&run(INT8, INT32, &[0xff])[32..36], &[0xff; 4]);
+    }
+}
