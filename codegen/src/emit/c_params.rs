@@ -112,6 +112,38 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "comparison",
+        "Comparison",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+            ("predicate", "int32_t"),
+        ],
+    ),
+    (
+        "comparison",
+        "ComparisonS8",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+            ("predicate", "int32_t"),
+            ("a_offset", "int32_t"),
+            ("a_multiplier", "int32_t"),
+            ("a_shift", "int32_t"),
+            ("b_offset", "int32_t"),
+            ("b_multiplier", "int32_t"),
+            ("b_shift", "int32_t"),
+        ],
+    ),
+    (
         "concat",
         "Concat",
         &[
@@ -596,6 +628,18 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "elementwise",
+        "FloorDivModF32",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+        ],
+    ),
+    (
+        "elementwise",
         "MinMax",
         &[
             ("shape", "const size_t *"),
@@ -841,6 +885,19 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("coords", "size_t"),
         ],
     ),
+    (
+        "logical",
+        "Logical",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+        ],
+    ),
+    ("logical", "LogicalNot", &[("len", "size_t")]),
     (
         "logistic_tanh",
         "LogisticS8",

@@ -32,12 +32,14 @@ use crate::ir::OpCode;
 // and templates/c/kernels/. Do not edit down to the end marker.
 mod activations;
 mod arg_min_max;
+mod comparison;
 mod concat;
 mod conv;
 mod depthwise;
 mod elementwise;
 mod fully_connected;
 mod gather;
+mod logical;
 mod logistic_tanh;
 mod lstm;
 mod math;
@@ -75,12 +77,14 @@ macro_rules! families {
             kernels: [
                 activations,
                 arg_min_max,
+                comparison,
                 concat,
                 conv,
                 depthwise,
                 elementwise,
                 fully_connected,
                 gather,
+                logical,
                 logistic_tanh,
                 lstm,
                 math,
@@ -117,6 +121,7 @@ macro_rules! families {
                 "elementwise/add",
                 "elementwise/div",
                 "elementwise/float",
+                "elementwise/floor_div_mod",
                 "elementwise/min_max",
                 "elementwise/mul",
                 "elementwise/prelu",
