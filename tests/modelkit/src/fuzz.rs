@@ -18,13 +18,15 @@
 //! The entry points, the generator's state and the operator lists are here; the generator's
 //! primitives (choices, tensors, weights) are in `fuzz/tensors.rs`, the dispatch over [`OPS`] in
 //! `fuzz/emit.rs`, the operators with builders of their own in `conv.rs` (convolutions, pools,
-//! FULLY_CONNECTED), `arithmetic.rs` (binary element-wise), `split.rs` and `recurrent.rs` (SVDF),
+//! FULLY_CONNECTED), `arithmetic.rs` (binary element-wise), `logic.rs` (comparisons and logical
+//! operators on a side branch), `split.rs` and `recurrent.rs` (SVDF),
 //! and the corruptions in `corrupt.rs`.
 
 mod arithmetic;
 mod conv;
 mod corrupt;
 mod emit;
+mod logic;
 mod recurrent;
 mod resample;
 mod split;
@@ -134,6 +136,9 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     B::PRELU,
                     B::SQUARED_DIFFERENCE,
                     B::DIV,
+                    // FLOOR_DIV and FLOOR_MOD take float32 only.
+                    if g.int8 { B::DIV } else { B::FLOOR_DIV },
+                    if g.int8 { B::DIV } else { B::FLOOR_MOD },
                 ]);
                 g.binary(op);
             }
@@ -154,6 +159,9 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     if g.int8 { B::ELU } else { B::EXP },
                     if g.int8 { B::ELU } else { B::LOG },
                     if g.int8 { B::ELU } else { B::LOG_SOFTMAX },
+                    // CEIL and ROUND take float32 only.
+                    if g.int8 { B::RELU6 } else { B::CEIL },
+                    if g.int8 { B::RELU6 } else { B::ROUND },
                 ]);
                 g.emit(op);
             }
@@ -246,6 +254,19 @@ pub const OPS: &[B] = &[
     B::GATHER,
     B::SPACE_TO_BATCH_ND,
     B::BATCH_TO_SPACE_ND,
+    B::EQUAL,
+    B::NOT_EQUAL,
+    B::GREATER,
+    B::GREATER_EQUAL,
+    B::LESS,
+    B::LESS_EQUAL,
+    B::LOGICAL_AND,
+    B::LOGICAL_OR,
+    B::LOGICAL_NOT,
+    B::FLOOR_DIV,
+    B::FLOOR_MOD,
+    B::CEIL,
+    B::ROUND,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.

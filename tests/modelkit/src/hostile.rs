@@ -21,6 +21,7 @@ mod folded_and_passed_through;
 mod graph;
 mod int4;
 mod legitimate_corners;
+mod logic;
 mod math_ops;
 mod quantization;
 mod registry_types;
@@ -136,6 +137,7 @@ pub fn cases() -> Vec<Case> {
     registry_types::registry_types(&mut cases);
     resample::resample(&mut cases);
     math_ops::math_ops(&mut cases);
+    logic::logic(&mut cases);
     cases
 }
 

@@ -137,12 +137,12 @@ pub(super) fn graph(cases: &mut Vec<Case>) {
         "CUSTOM(TFLite_Detection_PostProcess)",
     );
     s.refused(
-        "unsupported_builtin_ceil",
+        "unsupported_builtin_sin",
         with(unary_f32(B::RELU, Options::None), |m| {
-            m.opcodes[0] = OpCodeSpec::builtin(B::CEIL)
+            m.opcodes[0] = OpCodeSpec::builtin(B::SIN)
         }),
         UnsupportedOp,
-        "CEIL",
+        "SIN",
     );
     s.refused(
         "unknown_builtin_code",
