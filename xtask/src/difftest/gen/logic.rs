@@ -151,7 +151,7 @@ impl<'a> G<'a> {
 
     /// FLOOR_DIV or FLOOR_MOD of float32 `x` and a divisor (a graph input, or a constant of
     /// both signs: free of 0 for FLOOR_DIV, with a 0 now and then for FLOOR_MOD, which gives
-    /// NaN there), broadcast, maybe swapped.
+    /// NaN there), broadcast, maybe swapped when `x` is a graph input.
     pub(super) fn floor_div_mod(&mut self, op: B, x: i32) -> Option<i32> {
         if self.dtype(x) != TensorType::FLOAT32 {
             return None;
@@ -181,7 +181,10 @@ impl<'a> G<'a> {
             self.input(TensorType::FLOAT32, &other_shape, None, 3.0)
         };
         let out = self.act(TensorType::FLOAT32, &out_shape, None);
-        let swap = !constant && self.rng.chance(0.3);
+        // `x` divides only when it is a graph input (random values, never 0): an operator's
+        // output may hold zeros (FLOOR_DIV, ROUND, ...), on which TFLM's Invoke fails and the
+        // generated code computes on (an infinity or NaN).
+        let swap = !constant && self.m.inputs.contains(&x) && self.rng.chance(0.3);
         let (a, b) = if swap { (y, x) } else { (x, y) };
         let text = format!(
             "{} {} {} {}-> {}",
