@@ -117,6 +117,38 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         &[("from", "size_t"), ("to", "size_t"), ("count", "size_t")],
     ),
     (
+        "comparison",
+        "Comparison",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+            ("predicate", "int32_t"),
+        ],
+    ),
+    (
+        "comparison",
+        "ComparisonS8",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+            ("predicate", "int32_t"),
+            ("a_offset", "int32_t"),
+            ("a_multiplier", "int32_t"),
+            ("a_shift", "int32_t"),
+            ("b_offset", "int32_t"),
+            ("b_multiplier", "int32_t"),
+            ("b_shift", "int32_t"),
+        ],
+    ),
+    (
         "concat",
         "Concat",
         &[
@@ -601,6 +633,18 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "elementwise",
+        "FloorDivModF32",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+        ],
+    ),
+    (
+        "elementwise",
         "MinMax",
         &[
             ("shape", "const size_t *"),
@@ -858,6 +902,19 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("input_elems", "size_t"),
         ],
     ),
+    (
+        "logical",
+        "Logical",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+        ],
+    ),
+    ("logical", "LogicalNot", &[("len", "size_t")]),
     (
         "logistic_tanh",
         "LogisticS8",

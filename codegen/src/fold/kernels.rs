@@ -31,6 +31,24 @@ fn activations_floor_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> 
     Ok(())
 }
 
+/// `activations::ceil_f32`.
+fn activations_ceil_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::activations::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::activations::ceil_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `activations::round_f32`.
+fn activations_round_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::activations::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::activations::round_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `activations::relu6_f32`.
 fn activations_relu6_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::activations::UnaryF32 {
@@ -260,6 +278,129 @@ fn cast_cast<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), S
         count: call.scalar::<usize>("count")?,
     };
     tinyaot_runtime::kernels::cast::cast(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `comparison::compare_bool`.
+fn comparison_compare_bool<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::comparison::Comparison {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        predicate: call.scalar::<i32>("predicate")?,
+    };
+    tinyaot_runtime::kernels::comparison::compare_bool(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `comparison::compare_f32`.
+fn comparison_compare_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::comparison::Comparison {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        predicate: call.scalar::<i32>("predicate")?,
+    };
+    tinyaot_runtime::kernels::comparison::compare_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `comparison::compare_s32`.
+fn comparison_compare_s32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::comparison::Comparison {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        predicate: call.scalar::<i32>("predicate")?,
+    };
+    tinyaot_runtime::kernels::comparison::compare_s32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `comparison::compare_s64`.
+fn comparison_compare_s64<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::comparison::Comparison {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        predicate: call.scalar::<i32>("predicate")?,
+    };
+    tinyaot_runtime::kernels::comparison::compare_s64(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `comparison::compare_s8`.
+fn comparison_compare_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::comparison::ComparisonS8 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        predicate: call.scalar::<i32>("predicate")?,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+    };
+    tinyaot_runtime::kernels::comparison::compare_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
     Ok(())
 }
 
@@ -1249,6 +1390,52 @@ fn elementwise_mul_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `elementwise::floor_div_f32`.
+fn elementwise_floor_div_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::FloorDivModF32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::floor_div_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::floor_mod_f32`.
+fn elementwise_floor_mod_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::FloorDivModF32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::elementwise::floor_mod_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `elementwise::maximum_s8`.
 fn elementwise_maximum_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -1907,6 +2094,55 @@ fn gather_gather_nd<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resul
         call.offset(2)?,
         &p,
     );
+    Ok(())
+}
+
+/// `logical::logical_and`.
+fn logical_logical_and<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::logical::Logical {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::logical::logical_and(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `logical::logical_or`.
+fn logical_logical_or<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::logical::Logical {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+    };
+    tinyaot_runtime::kernels::logical::logical_or(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `logical::logical_not`.
+fn logical_logical_not<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::logical::LogicalNot {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::logical::logical_not(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -3489,6 +3725,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("activations", "elu_f32") => activations_elu_f32(call, arena),
         ("activations", "relu_f32") => activations_relu_f32(call, arena),
         ("activations", "floor_f32") => activations_floor_f32(call, arena),
+        ("activations", "ceil_f32") => activations_ceil_f32(call, arena),
+        ("activations", "round_f32") => activations_round_f32(call, arena),
         ("activations", "relu6_f32") => activations_relu6_f32(call, arena),
         ("activations", "relu_s8") => activations_relu_s8(call, arena),
         ("activations", "relu_s16") => activations_relu_s16(call, arena),
@@ -3504,6 +3742,11 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("arg_min_max", "arg_max_f32") => arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => arg_min_max_arg_min_f32(call, arena),
         ("cast", "cast") => cast_cast(call, arena),
+        ("comparison", "compare_bool") => comparison_compare_bool(call, arena),
+        ("comparison", "compare_f32") => comparison_compare_f32(call, arena),
+        ("comparison", "compare_s32") => comparison_compare_s32(call, arena),
+        ("comparison", "compare_s64") => comparison_compare_s64(call, arena),
+        ("comparison", "compare_s8") => comparison_compare_s8(call, arena),
         ("concat", "concat1") => concat_concat1(call, arena),
         ("concat", "concat2") => concat_concat2(call, arena),
         ("concat", "concat3") => concat_concat3(call, arena),
@@ -3542,6 +3785,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "add_f32") => elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => elementwise_mul_f32(call, arena),
+        ("elementwise", "floor_div_f32") => elementwise_floor_div_f32(call, arena),
+        ("elementwise", "floor_mod_f32") => elementwise_floor_mod_f32(call, arena),
         ("elementwise", "maximum_s8") => elementwise_maximum_s8(call, arena),
         ("elementwise", "minimum_s8") => elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_s16") => elementwise_maximum_s16(call, arena),
@@ -3583,6 +3828,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("gather", "gather") => gather_gather(call, arena),
         ("gather", "gather_nd") => gather_gather_nd(call, arena),
+        ("logical", "logical_and") => logical_logical_and(call, arena),
+        ("logical", "logical_or") => logical_logical_or(call, arena),
+        ("logical", "logical_not") => logical_logical_not(call, arena),
         ("logistic_tanh", "logistic_s8") => logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => logistic_tanh_tanh_s8(call, arena),
         ("logistic_tanh", "logistic_s16") => logistic_tanh_logistic_s16(call, arena),

@@ -92,6 +92,8 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     // Element by element, each read before it is written (runtime/src/kernels/activations.rs).
     ("activations", "relu_f32", Contract::InPlace),
     ("activations", "floor_f32", Contract::InPlace),
+    ("activations", "ceil_f32", Contract::InPlace),
+    ("activations", "round_f32", Contract::InPlace),
     ("activations", "elu_f32", Contract::InPlace),
     ("activations", "relu6_f32", Contract::InPlace),
     ("activations", "relu_s8", Contract::InPlace),

@@ -340,6 +340,82 @@ pub(crate) mod cast {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::comparison`.
+pub(crate) mod comparison {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::comparison::Comparison`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Comparison {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `predicate`.
+        pub predicate: i32,
+    }
+
+    impl From<Comparison> for Params {
+        fn from(p: Comparison) -> Params {
+            Params {
+                type_name: "Comparison",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("predicate", Value::I32(p.predicate)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::comparison::ComparisonS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ComparisonS8 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `predicate`.
+        pub predicate: i32,
+        /// `a_offset`.
+        pub a_offset: i32,
+        /// `a_multiplier`.
+        pub a_multiplier: i32,
+        /// `a_shift`.
+        pub a_shift: i32,
+        /// `b_offset`.
+        pub b_offset: i32,
+        /// `b_multiplier`.
+        pub b_multiplier: i32,
+        /// `b_shift`.
+        pub b_shift: i32,
+    }
+
+    impl From<ComparisonS8> for Params {
+        fn from(p: ComparisonS8) -> Params {
+            Params {
+                type_name: "ComparisonS8",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("predicate", Value::I32(p.predicate)),
+                    ("a_offset", Value::I32(p.a_offset)),
+                    ("a_multiplier", Value::I32(p.a_multiplier)),
+                    ("a_shift", Value::I32(p.a_shift)),
+                    ("b_offset", Value::I32(p.b_offset)),
+                    ("b_multiplier", Value::I32(p.b_multiplier)),
+                    ("b_shift", Value::I32(p.b_shift)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::concat`.
 pub(crate) mod concat {
     use crate::lower::{Params, Value};
@@ -1617,6 +1693,30 @@ pub(crate) mod elementwise {
         }
     }
 
+    /// `tinyaot::kernels::elementwise::FloorDivModF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FloorDivModF32 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+    }
+
+    impl From<FloorDivModF32> for Params {
+        fn from(p: FloorDivModF32) -> Params {
+            Params {
+                type_name: "FloorDivModF32",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::elementwise::MinMax`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct MinMax {
@@ -2237,6 +2337,50 @@ pub(crate) mod gather {
                     ("strides", Value::Usizes(p.strides)),
                     ("input_elems", Value::Usize(p.input_elems)),
                 ],
+            }
+        }
+    }
+}
+
+/// The parameter structs of `tinyaot::kernels::logical`.
+pub(crate) mod logical {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::logical::Logical`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Logical {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+    }
+
+    impl From<Logical> for Params {
+        fn from(p: Logical) -> Params {
+            Params {
+                type_name: "Logical",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::logical::LogicalNot`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LogicalNot {
+        /// `len`.
+        pub len: usize,
+    }
+
+    impl From<LogicalNot> for Params {
+        fn from(p: LogicalNot) -> Params {
+            Params {
+                type_name: "LogicalNot",
+                fields: vec![("len", Value::Usize(p.len))],
             }
         }
     }

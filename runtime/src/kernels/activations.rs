@@ -1,5 +1,5 @@
-//! RELU, RELU6 and LEAKY_RELU (int8, int16 and float32), HARD_SWISH (int8 and float32), and FLOOR
-//! and ELU (float32; int8 ELU is the math family's table): element-wise unary functions, as TFLM
+//! RELU, RELU6 and LEAKY_RELU (int8, int16 and float32), HARD_SWISH (int8 and float32), FLOOR,
+//! CEIL, ROUND and ELU (float32; int8 ELU is the math family's table): element-wise unary functions, as TFLM
 //! computes them.
 //!
 //! Access order: element by element in order, in chunks, each chunk read before written; input
@@ -130,22 +130,51 @@ pub fn relu_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
     );
 }
 
-/// float32 FLOOR: the largest integer not above `x`, as `std::floor` (-0.0, infinities and NaN
-/// unchanged; -0.5 → -1.0; 0.5 → +0.0). `core` has no `floor` without `std`: below 2^23 in
-/// magnitude a float converts to `i32` exactly, truncating toward zero, and one step down fixes
-/// negative fractions; from 2^23 on every float is an integer.
+/// The largest integer not above `x`, as `std::floor` (-0.0, infinities and NaN unchanged; -0.5
+/// → -1.0; 0.5 → +0.0). `core` has no `floor` without `std`: below 2^23 in magnitude a float
+/// converts to `i32` exactly, truncating toward zero, and one step down fixes negative fractions;
+/// from 2^23 on every float is an integer.
+#[inline(always)]
+fn floor_one(x: f32) -> f32 {
+    if !(x > -8_388_608.0 && x < 8_388_608.0) || x == 0.0 {
+        return x;
+    }
+    let truncated = x as i32 as f32;
+    if truncated > x {
+        truncated - 1.0
+    } else {
+        truncated
+    }
+}
+
+/// float32 FLOOR: [`floor_one`] of each element.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn floor_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
     let p = super::opaque(p);
+    map(arena, input, output, p.len, floor_one);
+}
+
+/// float32 CEIL: `std::ceil`, the floor of `-x` negated (so -0.5 → -0.0, as `std::ceil`).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn ceil_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, |x: f32| -floor_one(-x));
+}
+
+/// float32 ROUND: TFLM's `RoundToNearest`, half to even: the floor, plus one when the fraction
+/// is above one half, or exactly one half above an odd floor (so -0.5 → +0.0 and -0.2 → +0.0,
+/// as TFLM computes them: `floor + 1.0f`). The `i32` conversion happens only at a fraction of
+/// one half, below 2^23 in magnitude.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn round_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    let p = super::opaque(p);
     map(arena, input, output, p.len, |x: f32| {
-        if !(x > -8_388_608.0 && x < 8_388_608.0) || x == 0.0 {
-            return x;
-        }
-        let truncated = x as i32 as f32;
-        if truncated > x {
-            truncated - 1.0
+        let floor = floor_one(x);
+        let diff = x - floor;
+        if diff < 0.5 || (diff == 0.5 && (floor as i32) % 2 == 0) {
+            floor
         } else {
-            truncated
+            floor + 1.0
         }
     });
 }
@@ -385,6 +414,46 @@ mod tests {
             );
         }
         assert!(f32::from_le_bytes(arena[56..60].try_into().unwrap()).is_nan());
+    }
+
+    /// CEIL and ROUND at their corners, bit for bit: ties to even, and the signs of zero TFLM's
+    /// `RoundToNearest` (`floor + 1.0f`) and `std::ceil` give.
+    #[test]
+    fn ceil_and_round_at_the_corners() {
+        let cases: [(f32, f32, f32); 12] = [
+            // (x, ceil, round)
+            (0.5, 1.0, 0.0),
+            (1.5, 2.0, 2.0),
+            (2.5, 3.0, 2.0),
+            (-0.5, -0.0, 0.0),
+            (-1.5, -1.0, -2.0),
+            (-2.5, -2.0, -2.0),
+            (-0.2, -0.0, 0.0),
+            (-0.0, -0.0, -0.0),
+            (2.4999998, 3.0, 2.0),
+            (-7.3, -7.0, -7.0),
+            (8_388_607.5, 8_388_608.0, 8_388_608.0),
+            (1e30, 1e30, 1e30),
+        ];
+        let mut arena = [0u8; 4 * 12];
+        type Kernel = fn(&mut [u8], usize, usize, &UnaryF32);
+        let kernels: [(Kernel, usize); 2] = [(ceil_f32, 1), (round_f32, 2)];
+        for (kernel, column) in kernels {
+            for (i, case) in cases.iter().enumerate() {
+                arena[4 * i..4 * i + 4].copy_from_slice(&case.0.to_le_bytes());
+            }
+            kernel(&mut arena, 0, 0, &UnaryF32 { len: 12 });
+            for (i, case) in cases.iter().enumerate() {
+                let got = f32::from_le_bytes(arena[4 * i..4 * i + 4].try_into().unwrap());
+                let want = if column == 1 { case.1 } else { case.2 };
+                assert_eq!(
+                    got.to_bits(),
+                    want.to_bits(),
+                    "{column}: {} -> {got}",
+                    case.0
+                );
+            }
+        }
     }
 
     #[test]

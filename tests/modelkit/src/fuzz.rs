@@ -18,7 +18,8 @@
 //! The entry points, the generator's state and the operator lists are here; the generator's
 //! primitives (choices, tensors, weights) are in `fuzz/tensors.rs`, the dispatch over [`OPS`] in
 //! `fuzz/emit.rs`, the operators with builders of their own in `conv.rs` (convolutions, pools,
-//! FULLY_CONNECTED), `arithmetic.rs` (binary element-wise), `split.rs` and `recurrent.rs` (SVDF),
+//! FULLY_CONNECTED), `arithmetic.rs` (binary element-wise), `logic.rs` (comparisons and logical
+//! operators on a side branch), `split.rs` and `recurrent.rs` (SVDF),
 //! and the corruptions in `corrupt.rs`.
 
 mod arithmetic;
@@ -26,6 +27,7 @@ mod conv;
 mod corrupt;
 mod emit;
 mod ops_tensor;
+mod logic;
 mod recurrent;
 mod resample;
 mod split;
@@ -135,6 +137,9 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     B::PRELU,
                     B::SQUARED_DIFFERENCE,
                     B::DIV,
+                    // FLOOR_DIV and FLOOR_MOD take float32 only.
+                    if g.int8 { B::DIV } else { B::FLOOR_DIV },
+                    if g.int8 { B::DIV } else { B::FLOOR_MOD },
                 ]);
                 g.binary(op);
             }
@@ -155,6 +160,9 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     if g.int8 { B::ELU } else { B::EXP },
                     if g.int8 { B::ELU } else { B::LOG },
                     if g.int8 { B::ELU } else { B::LOG_SOFTMAX },
+                    // CEIL and ROUND take float32 only.
+                    if g.int8 { B::RELU6 } else { B::CEIL },
+                    if g.int8 { B::RELU6 } else { B::ROUND },
                 ]);
                 g.emit(op);
             }
@@ -253,6 +261,19 @@ pub const OPS: &[B] = &[
     B::BROADCAST_TO,
     B::SELECT_V2,
     B::GATHER_ND,
+    B::EQUAL,
+    B::NOT_EQUAL,
+    B::GREATER,
+    B::GREATER_EQUAL,
+    B::LESS,
+    B::LESS_EQUAL,
+    B::LOGICAL_AND,
+    B::LOGICAL_OR,
+    B::LOGICAL_NOT,
+    B::FLOOR_DIV,
+    B::FLOOR_MOD,
+    B::CEIL,
+    B::ROUND,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.

@@ -21,6 +21,7 @@ mod folded_and_passed_through;
 mod graph;
 mod int4;
 mod legitimate_corners;
+mod logic;
 mod math_ops;
 mod ops_tensor;
 mod quantization;
@@ -138,6 +139,7 @@ pub fn cases() -> Vec<Case> {
     resample::resample(&mut cases);
     math_ops::math_ops(&mut cases);
     ops_tensor::ops_tensor(&mut cases);
+    logic::logic(&mut cases);
     cases
 }
 

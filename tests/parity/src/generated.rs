@@ -119,6 +119,57 @@ pub mod ffi {
             pub count: usize,
         }
     }
+    /// `comparison`'s typedefs.
+    pub mod comparison {
+        /// The C `comparison_Comparison`.
+        #[repr(C)]
+        pub struct Comparison {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+            /// `predicate`.
+            pub predicate: i32,
+        }
+        /// The C `comparison_ComparisonS8`.
+        #[repr(C)]
+        pub struct ComparisonS8 {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+            /// `predicate`.
+            pub predicate: i32,
+            /// `a_offset`.
+            pub a_offset: i32,
+            /// `a_multiplier`.
+            pub a_multiplier: i32,
+            /// `a_shift`.
+            pub a_shift: i32,
+            /// `b_offset`.
+            pub b_offset: i32,
+            /// `b_multiplier`.
+            pub b_multiplier: i32,
+            /// `b_shift`.
+            pub b_shift: i32,
+        }
+    }
     /// `concat`'s typedefs.
     pub mod concat {
         /// The C `concat_Concat`.
@@ -844,6 +895,22 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: f32,
         }
+        /// The C `elementwise_FloorDivModF32`.
+        #[repr(C)]
+        pub struct FloorDivModF32 {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+        }
         /// The C `elementwise_MinMax`.
         #[repr(C)]
         pub struct MinMax {
@@ -1138,6 +1205,31 @@ pub mod ffi {
             pub strides_len: usize,
             /// `input_elems`.
             pub input_elems: usize,
+        }
+    }
+    /// `logical`'s typedefs.
+    pub mod logical {
+        /// The C `logical_Logical`.
+        #[repr(C)]
+        pub struct Logical {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `a_strides`'s data.
+            pub a_strides: *const usize,
+            /// `a_strides`'s length.
+            pub a_strides_len: usize,
+            /// `b_strides`'s data.
+            pub b_strides: *const usize,
+            /// `b_strides`'s length.
+            pub b_strides_len: usize,
+        }
+        /// The C `logical_LogicalNot`.
+        #[repr(C)]
+        pub struct LogicalNot {
+            /// `len`.
+            pub len: usize,
         }
     }
     /// `logistic_tanh`'s typedefs.
@@ -2140,6 +2232,18 @@ pub mod ffi {
             output: *mut u8,
             p: *const activations::UnaryF32,
         );
+        /// The C `activations::ceil_f32`.
+        pub fn parity_activations_ceil_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const activations::UnaryF32,
+        );
+        /// The C `activations::round_f32`.
+        pub fn parity_activations_round_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const activations::UnaryF32,
+        );
         /// The C `activations::relu6_f32`.
         pub fn parity_activations_relu6_f32(
             input: *const u8,
@@ -2226,6 +2330,41 @@ pub mod ffi {
         );
         /// The C `cast::cast`.
         pub fn parity_cast_cast(input: *const u8, output: *mut u8, p: *const cast::Cast);
+        /// The C `comparison::compare_bool`.
+        pub fn parity_comparison_compare_bool(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const comparison::Comparison,
+        );
+        /// The C `comparison::compare_f32`.
+        pub fn parity_comparison_compare_f32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const comparison::Comparison,
+        );
+        /// The C `comparison::compare_s32`.
+        pub fn parity_comparison_compare_s32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const comparison::Comparison,
+        );
+        /// The C `comparison::compare_s64`.
+        pub fn parity_comparison_compare_s64(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const comparison::Comparison,
+        );
+        /// The C `comparison::compare_s8`.
+        pub fn parity_comparison_compare_s8(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const comparison::ComparisonS8,
+        );
         /// The C `concat::concat1`.
         pub fn parity_concat_concat1(a: *const u8, output: *mut u8, p: *const concat::Concat);
         /// The C `concat::concat2`.
@@ -2471,6 +2610,20 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::BinaryF32,
         );
+        /// The C `elementwise::floor_div_f32`.
+        pub fn parity_elementwise_floor_div_f32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::FloorDivModF32,
+        );
+        /// The C `elementwise::floor_mod_f32`.
+        pub fn parity_elementwise_floor_mod_f32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::FloorDivModF32,
+        );
         /// The C `elementwise::maximum_s8`.
         pub fn parity_elementwise_maximum_s8(
             a: *const u8,
@@ -2655,6 +2808,26 @@ pub mod ffi {
             indices: *const u8,
             output: *mut u8,
             p: *const gather::GatherNd,
+        );
+        /// The C `logical::logical_and`.
+        pub fn parity_logical_logical_and(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const logical::Logical,
+        );
+        /// The C `logical::logical_or`.
+        pub fn parity_logical_logical_or(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const logical::Logical,
+        );
+        /// The C `logical::logical_not`.
+        pub fn parity_logical_logical_not(
+            input: *const u8,
+            output: *mut u8,
+            p: *const logical::LogicalNot,
         );
         /// The C `logistic_tanh::logistic_s8`.
         pub fn parity_logistic_tanh_logistic_s8(
@@ -3166,6 +3339,36 @@ fn c_activations_floor_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
     Ok(())
 }
 
+/// `activations::ceil_f32` in C.
+fn c_activations_ceil_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::activations::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_activations_ceil_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `activations::round_f32` in C.
+fn c_activations_round_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::activations::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_activations_round_f32(input, output, &p) };
+    Ok(())
+}
+
 /// `activations::relu6_f32` in C.
 fn c_activations_relu6_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::activations::UnaryF32 {
@@ -3433,6 +3636,137 @@ fn c_cast_cast(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_cast_cast(input, output, &p) };
+    Ok(())
+}
+
+/// `comparison::compare_bool` in C.
+fn c_comparison_compare_bool(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::comparison::Comparison {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        predicate: call.scalar::<i32>("predicate")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_comparison_compare_bool(a, b, output, &p) };
+    Ok(())
+}
+
+/// `comparison::compare_f32` in C.
+fn c_comparison_compare_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::comparison::Comparison {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        predicate: call.scalar::<i32>("predicate")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_comparison_compare_f32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `comparison::compare_s32` in C.
+fn c_comparison_compare_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::comparison::Comparison {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        predicate: call.scalar::<i32>("predicate")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_comparison_compare_s32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `comparison::compare_s64` in C.
+fn c_comparison_compare_s64(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::comparison::Comparison {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        predicate: call.scalar::<i32>("predicate")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_comparison_compare_s64(a, b, output, &p) };
+    Ok(())
+}
+
+/// `comparison::compare_s8` in C.
+fn c_comparison_compare_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::comparison::ComparisonS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        predicate: call.scalar::<i32>("predicate")?,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_comparison_compare_s8(a, b, output, &p) };
     Ok(())
 }
 
@@ -4564,6 +4898,54 @@ fn c_elementwise_mul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `elementwise::floor_div_f32` in C.
+fn c_elementwise_floor_div_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::FloorDivModF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_floor_div_f32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::floor_mod_f32` in C.
+fn c_elementwise_floor_mod_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::FloorDivModF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_floor_mod_f32(a, b, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::maximum_s8` in C.
 fn c_elementwise_maximum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -5277,6 +5659,69 @@ fn c_gather_gather_nd(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_gather_gather_nd(input, indices, output, &p) };
+    Ok(())
+}
+
+/// `logical::logical_and` in C.
+fn c_logical_logical_and(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::logical::Logical {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_logical_logical_and(a, b, output, &p) };
+    Ok(())
+}
+
+/// `logical::logical_or` in C.
+fn c_logical_logical_or(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::logical::Logical {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_logical_logical_or(a, b, output, &p) };
+    Ok(())
+}
+
+/// `logical::logical_not` in C.
+fn c_logical_logical_not(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::logical::LogicalNot {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_logical_logical_not(input, output, &p) };
     Ok(())
 }
 
@@ -7194,6 +7639,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("activations", "elu_f32") => c_activations_elu_f32(call, arena),
         ("activations", "relu_f32") => c_activations_relu_f32(call, arena),
         ("activations", "floor_f32") => c_activations_floor_f32(call, arena),
+        ("activations", "ceil_f32") => c_activations_ceil_f32(call, arena),
+        ("activations", "round_f32") => c_activations_round_f32(call, arena),
         ("activations", "relu6_f32") => c_activations_relu6_f32(call, arena),
         ("activations", "relu_s8") => c_activations_relu_s8(call, arena),
         ("activations", "relu_s16") => c_activations_relu_s16(call, arena),
@@ -7209,6 +7656,11 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("arg_min_max", "arg_max_f32") => c_arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => c_arg_min_max_arg_min_f32(call, arena),
         ("cast", "cast") => c_cast_cast(call, arena),
+        ("comparison", "compare_bool") => c_comparison_compare_bool(call, arena),
+        ("comparison", "compare_f32") => c_comparison_compare_f32(call, arena),
+        ("comparison", "compare_s32") => c_comparison_compare_s32(call, arena),
+        ("comparison", "compare_s64") => c_comparison_compare_s64(call, arena),
+        ("comparison", "compare_s8") => c_comparison_compare_s8(call, arena),
         ("concat", "concat1") => c_concat_concat1(call, arena),
         ("concat", "concat2") => c_concat_concat2(call, arena),
         ("concat", "concat3") => c_concat_concat3(call, arena),
@@ -7247,6 +7699,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "add_f32") => c_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => c_elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => c_elementwise_mul_f32(call, arena),
+        ("elementwise", "floor_div_f32") => c_elementwise_floor_div_f32(call, arena),
+        ("elementwise", "floor_mod_f32") => c_elementwise_floor_mod_f32(call, arena),
         ("elementwise", "maximum_s8") => c_elementwise_maximum_s8(call, arena),
         ("elementwise", "minimum_s8") => c_elementwise_minimum_s8(call, arena),
         ("elementwise", "maximum_s16") => c_elementwise_maximum_s16(call, arena),
@@ -7290,6 +7744,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("gather", "gather") => c_gather_gather(call, arena),
         ("gather", "gather_nd") => c_gather_gather_nd(call, arena),
+        ("logical", "logical_and") => c_logical_logical_and(call, arena),
+        ("logical", "logical_or") => c_logical_logical_or(call, arena),
+        ("logical", "logical_not") => c_logical_logical_not(call, arena),
         ("logistic_tanh", "logistic_s8") => c_logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => c_logistic_tanh_tanh_s8(call, arena),
         ("logistic_tanh", "logistic_s16") => c_logistic_tanh_logistic_s16(call, arena),
@@ -7382,6 +7839,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("activations", "elu_f32"),
     ("activations", "relu_f32"),
     ("activations", "floor_f32"),
+    ("activations", "ceil_f32"),
+    ("activations", "round_f32"),
     ("activations", "relu6_f32"),
     ("activations", "relu_s8"),
     ("activations", "relu_s16"),
@@ -7397,6 +7856,11 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("arg_min_max", "arg_max_f32"),
     ("arg_min_max", "arg_min_f32"),
     ("cast", "cast"),
+    ("comparison", "compare_bool"),
+    ("comparison", "compare_f32"),
+    ("comparison", "compare_s32"),
+    ("comparison", "compare_s64"),
+    ("comparison", "compare_s8"),
     ("concat", "concat1"),
     ("concat", "concat2"),
     ("concat", "concat3"),
@@ -7431,6 +7895,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "add_f32"),
     ("elementwise", "sub_f32"),
     ("elementwise", "mul_f32"),
+    ("elementwise", "floor_div_f32"),
+    ("elementwise", "floor_mod_f32"),
     ("elementwise", "maximum_s8"),
     ("elementwise", "minimum_s8"),
     ("elementwise", "maximum_s16"),
@@ -7458,6 +7924,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected_int4", "fully_connected_s4"),
     ("gather", "gather"),
     ("gather", "gather_nd"),
+    ("logical", "logical_and"),
+    ("logical", "logical_or"),
+    ("logical", "logical_not"),
     ("logistic_tanh", "logistic_s8"),
     ("logistic_tanh", "tanh_s8"),
     ("logistic_tanh", "logistic_s16"),

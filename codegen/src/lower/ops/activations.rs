@@ -1,5 +1,5 @@
-//! RELU, RELU6, LEAKY_RELU, HARD_SWISH, FLOOR, ELU → `activations::*` (int8 ELU → the math
-//! family's `lut_s8`): one input, one output of its size.
+//! RELU, RELU6, LEAKY_RELU, HARD_SWISH, FLOOR, CEIL, ROUND, ELU → `activations::*` (int8 ELU →
+//! the math family's `lut_s8`): one input, one output of its size.
 
 use super::{unary_in_place as unary, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -68,6 +68,22 @@ pub(crate) const OPS: &[OpEntry] = &[
         outputs: 1,
         lower: Lowering::Kernel(floor),
     },
+    OpEntry {
+        code: OpCode::CEIL,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| float_only(ctx, "CEIL", "ceil.cc CeilPrepare", "ceil_f32")),
+    },
+    OpEntry {
+        code: OpCode::ROUND,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| {
+            float_only(ctx, "ROUND", "round.cc RoundPrepare", "round_f32")
+        }),
+    },
 ];
 
 /// ELU: float32 `x < 0 ? expm1(x) : x`, or int8 as TFLM's `PopulateLookupTable` builds its
@@ -134,6 +150,34 @@ fn floor(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     unary(ctx, "floor_f32", |len| P::UnaryF32 { len })
+}
+
+/// CEIL and ROUND (`op`): float32 only, whose Prepare (`prepare`) checks the input type, the
+/// output's type and its shape.
+fn float_only(
+    ctx: &OpContext,
+    op: &str,
+    prepare: &'static str,
+    function: &'static str,
+) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    if input.dtype != DType::F32 {
+        return Err(ctx.invalid(
+            format!("input type {}; TFLM's {op} takes FLOAT32 only", input.dtype),
+            Grounds::tflm(prepare),
+        ));
+    }
+    ctx.same_dtype("the output", output, input)?;
+    if output.shape != input.shape {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not the input shape {:?}",
+                output.shape, input.shape
+            ),
+            Grounds::tflm(prepare),
+        ));
+    }
+    unary(ctx, function, |len| P::UnaryF32 { len })
 }
 
 /// The element type of a same-type unary op (input and output).

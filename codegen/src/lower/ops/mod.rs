@@ -33,12 +33,14 @@ use crate::ir::OpCode;
 mod activations;
 mod arg_min_max;
 mod cast;
+mod comparison;
 mod concat;
 mod conv;
 mod depthwise;
 mod elementwise;
 mod fully_connected;
 mod gather;
+mod logical;
 mod logistic_tanh;
 mod lstm;
 mod math;
@@ -78,12 +80,14 @@ macro_rules! families {
                 activations,
                 arg_min_max,
                 cast,
+                comparison,
                 concat,
                 conv,
                 depthwise,
                 elementwise,
                 fully_connected,
                 gather,
+                logical,
                 logistic_tanh,
                 lstm,
                 math,
@@ -121,6 +125,7 @@ macro_rules! families {
                 "elementwise/add",
                 "elementwise/div",
                 "elementwise/float",
+                "elementwise/floor_div_mod",
                 "elementwise/min_max",
                 "elementwise/mul",
                 "elementwise/prelu",

@@ -16,7 +16,8 @@
 //!
 //! The family's files, by variant: `add.rs` int8 and int16 ADD and SUB (with their short int8
 //! path, and in `add_dsp.rs` its assembly for the DSP extension), `mul.rs` int8 and int16 MUL,
-//! `s32.rs` the int32 ADD, SUB and MUL, `float.rs` the float32 ones, `min_max.rs` MAXIMUM and
+//! `s32.rs` the int32 ADD, SUB and MUL, `float.rs` the float32 ones, `floor_div_mod.rs`
+//! FLOOR_DIV and FLOOR_MOD (float32), `min_max.rs` MAXIMUM and
 //! MINIMUM of every type and `prelu.rs` PRELU, each with its parameter struct. This module holds
 //! what several of them share: the int8 clamp. Every kernel walks its broadcast with
 //! `kernels::broadcast::binary`.
@@ -26,6 +27,7 @@ mod add;
 mod add_dsp;
 mod div;
 mod float;
+mod floor_div_mod;
 mod min_max;
 mod mul;
 mod prelu;
@@ -37,6 +39,7 @@ mod tests;
 pub use add::{add_s16, add_s8, sub_s16, sub_s8, AddS16, AddS8, SubS16, SubS8};
 pub use div::{div_f32, div_s32, div_s8, DivS8};
 pub use float::{add_f32, mul_f32, sub_f32, BinaryF32};
+pub use floor_div_mod::{floor_div_f32, floor_mod_f32, FloorDivModF32};
 pub use min_max::{
     maximum_f32, maximum_s16, maximum_s32, maximum_s64, maximum_s8, minimum_f32, minimum_s16,
     minimum_s32, minimum_s64, minimum_s8, MinMax,

@@ -1,6 +1,5 @@
 //! The binary element-wise operators (ADD, SUB, MUL, MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE,
-//! DIV), with now and then an
-//! int32 side branch.
+//! DIV, FLOOR_DIV, FLOOR_MOD), with now and then an int32 side branch.
 
 use super::{elements, Gen, Value};
 use crate::{BuiltinOperator as B, Options, TensorSpec, TensorType};
@@ -65,7 +64,7 @@ impl Gen<'_, '_> {
             B::MUL => Options::Mul { activation },
             B::DIV => Options::Div { activation },
             B::SQUARED_DIFFERENCE => Options::SquaredDifference,
-            B::PRELU => Options::None,
+            B::PRELU | B::FLOOR_DIV | B::FLOOR_MOD => Options::None,
             _ => Options::MaximumMinimum,
         };
         let inputs = if self.chance(15) {

@@ -67,7 +67,18 @@ impl Gen<'_, '_> {
             | B::MINIMUM
             | B::PRELU
             | B::SQUARED_DIFFERENCE
-            | B::DIV => self.binary(op),
+            | B::DIV
+            | B::FLOOR_DIV
+            | B::FLOOR_MOD => self.binary(op),
+            B::EQUAL
+            | B::NOT_EQUAL
+            | B::GREATER
+            | B::GREATER_EQUAL
+            | B::LESS
+            | B::LESS_EQUAL
+            | B::LOGICAL_AND
+            | B::LOGICAL_OR
+            | B::LOGICAL_NOT => self.logic(op),
             B::QUANTIZE | B::DEQUANTIZE => {
                 let v = self.latest();
                 // DEQUANTIZE takes int8 only; on a float value, QUANTIZE instead.
@@ -257,6 +268,8 @@ impl Gen<'_, '_> {
             | B::LEAKY_RELU
             | B::HARD_SWISH
             | B::FLOOR
+            | B::CEIL
+            | B::ROUND
             | B::RSQRT
             | B::ABS
             | B::NEG

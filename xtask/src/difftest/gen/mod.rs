@@ -15,6 +15,7 @@ mod arithmetic;
 mod conv;
 mod fully_connected;
 mod index;
+mod logic;
 mod math_ops;
 mod movement;
 mod ops_tensor;
@@ -104,6 +105,7 @@ pub const OPS: &[(&str, B)] = &[
     ("BATCH_TO_SPACE_ND", B::BATCH_TO_SPACE_ND),
     ("BROADCAST_TO", B::BROADCAST_TO),
     ("CAST", B::CAST),
+    ("CEIL", B::CEIL),
     ("CONCATENATION", B::CONCATENATION),
     ("CONV_2D", B::CONV_2D),
     ("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D),
@@ -111,16 +113,26 @@ pub const OPS: &[(&str, B)] = &[
     ("DEQUANTIZE", B::DEQUANTIZE),
     ("DIV", B::DIV),
     ("ELU", B::ELU),
+    ("EQUAL", B::EQUAL),
     ("EXP", B::EXP),
     ("EXPAND_DIMS", B::EXPAND_DIMS),
     ("FILL", B::FILL),
     ("FLOOR", B::FLOOR),
+    ("FLOOR_DIV", B::FLOOR_DIV),
+    ("FLOOR_MOD", B::FLOOR_MOD),
     ("FULLY_CONNECTED", B::FULLY_CONNECTED),
     ("GATHER", B::GATHER),
     ("GATHER_ND", B::GATHER_ND),
+    ("GREATER", B::GREATER),
+    ("GREATER_EQUAL", B::GREATER_EQUAL),
     ("HARD_SWISH", B::HARD_SWISH),
     ("LEAKY_RELU", B::LEAKY_RELU),
+    ("LESS", B::LESS),
+    ("LESS_EQUAL", B::LESS_EQUAL),
     ("LOG", B::LOG),
+    ("LOGICAL_AND", B::LOGICAL_AND),
+    ("LOGICAL_NOT", B::LOGICAL_NOT),
+    ("LOGICAL_OR", B::LOGICAL_OR),
     ("LOG_SOFTMAX", B::LOG_SOFTMAX),
     ("LOGISTIC", B::LOGISTIC),
     ("MAXIMUM", B::MAXIMUM),
@@ -129,6 +141,7 @@ pub const OPS: &[(&str, B)] = &[
     ("MINIMUM", B::MINIMUM),
     ("MIRROR_PAD", B::MIRROR_PAD),
     ("MUL", B::MUL),
+    ("NOT_EQUAL", B::NOT_EQUAL),
     ("NEG", B::NEG),
     ("PACK", B::PACK),
     ("PAD", B::PAD),
@@ -142,6 +155,7 @@ pub const OPS: &[(&str, B)] = &[
     ("RESHAPE", B::RESHAPE),
     ("RESIZE_BILINEAR", B::RESIZE_BILINEAR),
     ("RESIZE_NEAREST_NEIGHBOR", B::RESIZE_NEAREST_NEIGHBOR),
+    ("ROUND", B::ROUND),
     ("RSQRT", B::RSQRT),
     ("SELECT_V2", B::SELECT_V2),
     ("SHAPE", B::SHAPE),
@@ -251,7 +265,11 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
         names.push(op_name(op));
         dtype = g.m.tensors[out as usize].dtype;
         non_finite = dtype == TensorType::FLOAT32
-            && (non_finite || matches!(op, B::SQRT | B::RSQRT | B::DIV | B::EXP | B::LOG));
+            && (non_finite
+                || matches!(
+                    op,
+                    B::SQRT | B::RSQRT | B::DIV | B::EXP | B::LOG | B::FLOOR_DIV | B::FLOOR_MOD
+                ));
         x = Some(out);
     }
     let out = x?;
@@ -287,6 +305,9 @@ const MOVED_TYPES: [TensorType; 5] = [
 /// strided_slice.cc, slice.cc, unpack.cc, reshape.cc, squeeze.cc, expand_dims.cc), and SHAPE of
 /// any input (it reads only the shape).
 fn draws_type(op: B, dtype: TensorType) -> bool {
+    if logic::draws_logic_type(op, dtype) {
+        return true;
+    }
     match dtype {
         TensorType::INT8 | TensorType::FLOAT32 => true,
         TensorType::INT32 => {
@@ -813,6 +834,21 @@ impl<'a> G<'a> {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
                 Some(self.binary(op, x))
             }
+            op if logic::is_logical(op) => {
+                let x = self.take(x, dtype, |g| g.random_shape(0, 4, 5), 2.0);
+                self.logical(op, x)
+            }
+            B::FLOOR_DIV | B::FLOOR_MOD => {
+                if dtype != TensorType::FLOAT32 {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(0, 4, 5), 8.0);
+                self.floor_div_mod(op, x)
+            }
+            op if logic::is_comparison(op) => {
+                let x = self.take(x, dtype, |g| g.random_shape(0, 4, 5), 2.0);
+                self.comparison(op, x)
+            }
             B::SQUARED_DIFFERENCE | B::DIV => {
                 if rank.is_some_and(|r| r > 4) {
                     return None;
@@ -824,8 +860,8 @@ impl<'a> G<'a> {
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 4.0);
                 Some(self.curve(op, x))
             }
-            B::FLOOR => {
-                // TFLM's FLOOR is float32 only.
+            B::FLOOR | B::CEIL | B::ROUND => {
+                // TFLM's FLOOR, CEIL and ROUND are float32 only.
                 if dtype != TensorType::FLOAT32 {
                     return None;
                 }

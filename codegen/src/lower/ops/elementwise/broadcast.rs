@@ -7,18 +7,18 @@ use crate::lower::OpContext;
 
 /// A broadcast reduced to a collapsed output shape and per-input element strides.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Broadcast {
+pub(in crate::lower::ops) struct Broadcast {
     /// Collapsed output shape.
-    pub(super) shape: Vec<usize>,
+    pub(in crate::lower::ops) shape: Vec<usize>,
     /// Element strides of input 1 (0 where it broadcasts).
-    pub(super) a_strides: Vec<usize>,
+    pub(in crate::lower::ops) a_strides: Vec<usize>,
     /// Element strides of input 2 (0 where it broadcasts).
-    pub(super) b_strides: Vec<usize>,
+    pub(in crate::lower::ops) b_strides: Vec<usize>,
 }
 
 /// Why two input shapes and an output shape are not a broadcast, by the ground of the refusal.
 #[derive(Debug)]
-pub(super) enum BroadcastError {
+pub(in crate::lower::ops) enum BroadcastError {
     /// Inputs that do not broadcast, or an output larger than their broadcast: TFLM's kernels
     /// check neither but with `TFLITE_DCHECK`, and read the inputs out of bounds or leave output
     /// elements unwritten.
@@ -34,7 +34,7 @@ pub(super) enum BroadcastError {
 
 impl BroadcastError {
     /// The error of operator `ctx` for this reason.
-    pub(super) fn into_error(self, ctx: &OpContext) -> crate::error::Error {
+    pub(in crate::lower::ops) fn into_error(self, ctx: &OpContext) -> crate::error::Error {
         match self {
             BroadcastError::Undefined(why) => ctx.invalid(
                 why,
@@ -59,7 +59,7 @@ impl BroadcastError {
 
 /// NumPy-style broadcast of `a` and `b` (aligned at their last dimensions), checked against
 /// `out`, with adjacent dimensions that broadcast alike merged. `Err` carries the reason.
-pub(super) fn broadcast(
+pub(in crate::lower::ops) fn broadcast(
     a: &[usize],
     b: &[usize],
     out: &[usize],

@@ -4,14 +4,16 @@
 //!
 //! The family's files: `broadcast.rs` the collapsed broadcast every kernel walks (and TFLM's
 //! broadcasting checks), `arithmetic.rs` ADD, SUB and MUL of every type with their
-//! requantization, `prelu.rs` PRELU, `squared_difference.rs` SQUARED_DIFFERENCE, `div.rs` DIV.
+//! requantization, `prelu.rs` PRELU, `squared_difference.rs` SQUARED_DIFFERENCE, `div.rs` DIV,
+//! `floor_div_mod.rs` FLOOR_DIV and FLOOR_MOD.
 //! This module holds the family's `OPS`, what every lowering shares (the element type, the
 //! operands and their broadcast, the in-place contract) and MAXIMUM and MINIMUM, which compare
 //! raw values.
 
 mod arithmetic;
-mod broadcast;
+pub(super) mod broadcast;
 mod div;
+mod floor_div_mod;
 mod prelu;
 mod squared_difference;
 #[cfg(test)]
@@ -20,6 +22,7 @@ mod tests;
 use arithmetic::{arithmetic, Arithmetic};
 use broadcast::{broadcast, Broadcast};
 use div::div;
+use floor_div_mod::floor_div_mod;
 use prelu::prelu;
 use squared_difference::squared_difference;
 
@@ -82,6 +85,16 @@ const SQUARED_DIFFERENCE_TYPES: Types = {
 /// DIV: float32, int8 and int32, all TFLM's kernel registers.
 const DIV_TYPES: Types = {
     const SIGS: &[Sig] = &[Sig::Same(Ty::F32), Sig::Same(Ty::I8), Sig::Same(Ty::I32)];
+    Types {
+        roles: BINARY_ROLES,
+        tinyaot: SIGS,
+        tflm: SIGS,
+    }
+};
+
+/// FLOOR_DIV and FLOOR_MOD: float32, all TFLM's kernels take.
+const FLOOR_TYPES: Types = {
+    const SIGS: &[Sig] = &[Sig::Same(Ty::F32)];
     Types {
         roles: BINARY_ROLES,
         tinyaot: SIGS,
@@ -154,6 +167,20 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(|ctx| in_place(ctx, div(ctx)?)),
+    },
+    OpEntry {
+        code: OpCode::FLOOR_DIV,
+        types: FLOOR_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| floor_div_mod(ctx, true)),
+    },
+    OpEntry {
+        code: OpCode::FLOOR_MOD,
+        types: FLOOR_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| floor_div_mod(ctx, false)),
     },
 ];
 
