@@ -2384,6 +2384,28 @@ fn pool_max_pool2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `pool::l2_pool2d_f32`.
+fn pool_l2_pool2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::pool::Pool2dF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        channels: call.scalar::<usize>("channels")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::pool::l2_pool2d_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `quantize::quantize_f32_s8`.
 fn quantize_quantize_f32_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -3555,6 +3577,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("pool", "max_pool2d_s16") => pool_max_pool2d_s16(call, arena),
         ("pool", "average_pool2d_f32") => pool_average_pool2d_f32(call, arena),
         ("pool", "max_pool2d_f32") => pool_max_pool2d_f32(call, arena),
+        ("pool", "l2_pool2d_f32") => pool_l2_pool2d_f32(call, arena),
         ("quantize", "quantize_f32_s8") => quantize_quantize_f32_s8(call, arena),
         ("quantize", "quantize_f32_s16") => quantize_quantize_f32_s16(call, arena),
         ("quantize", "requantize_s8") => quantize_requantize_s8(call, arena),

@@ -154,6 +154,12 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     if g.int8 { B::ELU } else { B::EXP },
                     if g.int8 { B::ELU } else { B::LOG },
                     if g.int8 { B::ELU } else { B::LOG_SOFTMAX },
+                    // L2_POOL_2D takes float32 only.
+                    if g.int8 {
+                        B::MAX_POOL_2D
+                    } else {
+                        B::L2_POOL_2D
+                    },
                 ]);
                 g.emit(op);
             }
@@ -204,6 +210,7 @@ pub const OPS: &[B] = &[
     B::LOG,
     B::ELU,
     B::LOG_SOFTMAX,
+    B::L2_POOL_2D,
     B::QUANTIZE,
     B::DEQUANTIZE,
     B::PAD,

@@ -65,7 +65,7 @@ pub enum Options {
         /// Keep the input's leading dimensions in the output.
         keep_num_dims: bool,
     },
-    /// `Pool2DOptions` (AVERAGE_POOL_2D, MAX_POOL_2D).
+    /// `Pool2DOptions` (AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D).
     Pool2D {
         /// SAME or VALID.
         padding: Padding,
@@ -309,7 +309,7 @@ impl Options {
             B::CONV_2D => Options::conv2d(Padding::SAME, (1, 1), none),
             B::DEPTHWISE_CONV_2D => Options::depthwise(Padding::SAME, (1, 1), 1, none),
             B::FULLY_CONNECTED => Options::fully_connected(none),
-            B::AVERAGE_POOL_2D | B::MAX_POOL_2D => {
+            B::AVERAGE_POOL_2D | B::MAX_POOL_2D | B::L2_POOL_2D => {
                 Options::pool(Padding::SAME, (1, 1), (2, 2), none)
             }
             B::SOFTMAX => Options::Softmax { beta: 1.0 },

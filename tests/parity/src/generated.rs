@@ -2717,6 +2717,12 @@ pub mod ffi {
             output: *mut u8,
             p: *const pool::Pool2dF32,
         );
+        /// The C `pool::l2_pool2d_f32`.
+        pub fn parity_pool_l2_pool2d_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const pool::Pool2dF32,
+        );
         /// The C `quantize::quantize_f32_s8`.
         pub fn parity_quantize_quantize_f32_s8(
             input: *const u8,
@@ -5827,6 +5833,34 @@ fn c_pool_max_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `pool::l2_pool2d_f32` in C.
+fn c_pool_l2_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::pool::Pool2dF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        channels: call.scalar::<usize>("channels")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pool_l2_pool2d_f32(input, output, &p) };
+    Ok(())
+}
+
 /// `quantize::quantize_f32_s8` in C.
 fn c_quantize_quantize_f32_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::quantize::QuantizeF32S8 {
@@ -7178,6 +7212,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pool", "max_pool2d_s16") => c_pool_max_pool2d_s16(call, arena),
         ("pool", "average_pool2d_f32") => c_pool_average_pool2d_f32(call, arena),
         ("pool", "max_pool2d_f32") => c_pool_max_pool2d_f32(call, arena),
+        ("pool", "l2_pool2d_f32") => c_pool_l2_pool2d_f32(call, arena),
         ("quantize", "quantize_f32_s8") => c_quantize_quantize_f32_s8(call, arena),
         ("quantize", "quantize_f32_s16") => c_quantize_quantize_f32_s16(call, arena),
         ("quantize", "requantize_s8") => c_quantize_requantize_s8(call, arena),
@@ -7343,6 +7378,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pool", "max_pool2d_s16"),
     ("pool", "average_pool2d_f32"),
     ("pool", "max_pool2d_f32"),
+    ("pool", "l2_pool2d_f32"),
     ("quantize", "quantize_f32_s8"),
     ("quantize", "quantize_f32_s16"),
     ("quantize", "requantize_s8"),

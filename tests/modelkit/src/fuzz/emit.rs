@@ -20,9 +20,11 @@ impl Gen<'_, '_> {
     /// Appends one `op` to the chain, its shapes and options drawn.
     pub(super) fn emit(&mut self, op: B) {
         match op {
-            B::CONV_2D | B::DEPTHWISE_CONV_2D | B::AVERAGE_POOL_2D | B::MAX_POOL_2D => {
-                self.image_op(op, false)
-            }
+            B::CONV_2D
+            | B::DEPTHWISE_CONV_2D
+            | B::AVERAGE_POOL_2D
+            | B::MAX_POOL_2D
+            | B::L2_POOL_2D => self.image_op(op, false),
             B::FULLY_CONNECTED => {
                 let v = self.latest();
                 self.fully_connected(v)

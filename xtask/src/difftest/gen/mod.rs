@@ -114,6 +114,7 @@ pub const OPS: &[(&str, B)] = &[
     ("FULLY_CONNECTED", B::FULLY_CONNECTED),
     ("GATHER", B::GATHER),
     ("HARD_SWISH", B::HARD_SWISH),
+    ("L2_POOL_2D", B::L2_POOL_2D),
     ("LEAKY_RELU", B::LEAKY_RELU),
     ("LOG", B::LOG),
     ("LOG_SOFTMAX", B::LOG_SOFTMAX),
@@ -715,8 +716,12 @@ impl<'a> G<'a> {
             | B::DEPTHWISE_CONV_2D
             | B::AVERAGE_POOL_2D
             | B::MAX_POOL_2D
+            | B::L2_POOL_2D
             | B::TRANSPOSE_CONV => {
-                if rank.is_some_and(|r| r != 4) {
+                // TFLM's L2_POOL_2D is float32 only.
+                if rank.is_some_and(|r| r != 4)
+                    || (op == B::L2_POOL_2D && dtype != TensorType::FLOAT32)
+                {
                     return None;
                 }
                 let x = self.take(
