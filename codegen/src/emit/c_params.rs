@@ -112,6 +112,37 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "batch_matmul",
+        "BatchMatmul",
+        &[
+            ("batch0", "size_t"),
+            ("batch1", "size_t"),
+            ("batch2", "size_t"),
+            ("lhs_batch0", "size_t"),
+            ("lhs_batch1", "size_t"),
+            ("lhs_batch2", "size_t"),
+            ("rhs_batch0", "size_t"),
+            ("rhs_batch1", "size_t"),
+            ("rhs_batch2", "size_t"),
+            ("rows", "size_t"),
+            ("cols", "size_t"),
+            ("depth", "size_t"),
+            ("lhs_row", "size_t"),
+            ("lhs_depth", "size_t"),
+            ("rhs_depth", "size_t"),
+            ("rhs_col", "size_t"),
+            ("lhs_len", "size_t"),
+            ("rhs_len", "size_t"),
+            ("lhs_zero_point", "int32_t"),
+            ("rhs_zero_point", "int32_t"),
+            ("output_zero_point", "int32_t"),
+            ("multiplier", "int32_t"),
+            ("shift", "int32_t"),
+            ("act_min", "int32_t"),
+            ("act_max", "int32_t"),
+        ],
+    ),
+    (
         "concat",
         "Concat",
         &[
@@ -842,6 +873,15 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "l2_norm",
+        "L2Norm",
+        &[
+            ("rows", "size_t"),
+            ("depth", "size_t"),
+            ("zero_point", "int32_t"),
+        ],
+    ),
+    (
         "logistic_tanh",
         "LogisticS8",
         &[
@@ -1274,6 +1314,19 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         "softmax",
         "LogSoftmaxF32",
         &[("rows", "size_t"), ("depth", "size_t")],
+    ),
+    (
+        "softmax",
+        "LogSoftmaxS8",
+        &[
+            ("rows", "size_t"),
+            ("depth", "size_t"),
+            ("input_multiplier", "int32_t"),
+            ("input_left_shift", "int32_t"),
+            ("reverse_scaling_divisor", "int32_t"),
+            ("reverse_scaling_shift", "int32_t"),
+            ("diff_min", "int32_t"),
+        ],
     ),
     (
         "split",

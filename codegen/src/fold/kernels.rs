@@ -252,6 +252,132 @@ fn arg_min_max_arg_min_f32<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `batch_matmul::batch_matmul_f32`.
+fn batch_matmul_batch_matmul_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::batch_matmul::batch_matmul_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `batch_matmul::batch_matmul_s8`.
+fn batch_matmul_batch_matmul_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::batch_matmul::batch_matmul_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `batch_matmul::batch_matmul_s16`.
+fn batch_matmul_batch_matmul_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::batch_matmul::batch_matmul_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `concat::concat1`.
 fn concat_concat1<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -1879,6 +2005,28 @@ fn gather_gather<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
     Ok(())
 }
 
+/// `l2_norm::l2_norm_f32`.
+fn l2_norm_l2_norm_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::l2_norm::L2Norm {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    tinyaot_runtime::kernels::l2_norm::l2_norm_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `l2_norm::l2_norm_s8`.
+fn l2_norm_l2_norm_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::l2_norm::L2Norm {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    tinyaot_runtime::kernels::l2_norm::l2_norm_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `logistic_tanh::logistic_s8`.
 fn logistic_tanh_logistic_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -3002,6 +3150,24 @@ fn softmax_log_softmax_f32<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `softmax::log_softmax_s8`.
+fn softmax_log_softmax_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::softmax::LogSoftmaxS8 {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_left_shift: call.scalar::<i32>("input_left_shift")?,
+        reverse_scaling_divisor: call.scalar::<i32>("reverse_scaling_divisor")?,
+        reverse_scaling_shift: call.scalar::<i32>("reverse_scaling_shift")?,
+        diff_min: call.scalar::<i32>("diff_min")?,
+    };
+    tinyaot_runtime::kernels::softmax::log_softmax_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `split::split1`.
 fn split_split1<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -3470,6 +3636,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("arg_min_max", "arg_min_s8") => arg_min_max_arg_min_s8(call, arena),
         ("arg_min_max", "arg_max_f32") => arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => arg_min_max_arg_min_f32(call, arena),
+        ("batch_matmul", "batch_matmul_f32") => batch_matmul_batch_matmul_f32(call, arena),
+        ("batch_matmul", "batch_matmul_s8") => batch_matmul_batch_matmul_s8(call, arena),
+        ("batch_matmul", "batch_matmul_s16") => batch_matmul_batch_matmul_s16(call, arena),
         ("concat", "concat1") => concat_concat1(call, arena),
         ("concat", "concat2") => concat_concat2(call, arena),
         ("concat", "concat3") => concat_concat3(call, arena),
@@ -3548,6 +3717,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
             fully_connected_int4_fully_connected_s4(call, arena)
         }
         ("gather", "gather") => gather_gather(call, arena),
+        ("l2_norm", "l2_norm_f32") => l2_norm_l2_norm_f32(call, arena),
+        ("l2_norm", "l2_norm_s8") => l2_norm_l2_norm_s8(call, arena),
         ("logistic_tanh", "logistic_s8") => logistic_tanh_logistic_s8(call, arena),
         ("logistic_tanh", "tanh_s8") => logistic_tanh_tanh_s8(call, arena),
         ("logistic_tanh", "logistic_s16") => logistic_tanh_logistic_s16(call, arena),
@@ -3609,6 +3780,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => softmax_softmax_f32(call, arena),
         ("softmax", "log_softmax_f32") => softmax_log_softmax_f32(call, arena),
+        ("softmax", "log_softmax_s8") => softmax_log_softmax_s8(call, arena),
         ("split", "split1") => split_split1(call, arena),
         ("split", "split2") => split_split2(call, arena),
         ("split", "split3") => split_split3(call, arena),

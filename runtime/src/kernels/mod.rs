@@ -17,6 +17,7 @@ mod strided_walk;
 // templates/c/kernels/<family>.c.tera). Do not edit down to the end marker.
 pub mod activations;
 pub mod arg_min_max;
+pub mod batch_matmul;
 pub mod concat;
 pub mod conv;
 pub mod conv_int4;
@@ -27,6 +28,7 @@ pub mod elementwise;
 pub mod fully_connected;
 pub mod fully_connected_int4;
 pub mod gather;
+pub mod l2_norm;
 pub mod logistic_tanh;
 pub mod lstm;
 pub mod math;

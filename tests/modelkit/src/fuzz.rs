@@ -153,13 +153,15 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     // EXP and LOG take float32 only.
                     if g.int8 { B::ELU } else { B::EXP },
                     if g.int8 { B::ELU } else { B::LOG },
-                    if g.int8 { B::ELU } else { B::LOG_SOFTMAX },
+                    B::LOG_SOFTMAX,
                     // L2_POOL_2D takes float32 only.
                     if g.int8 {
                         B::MAX_POOL_2D
                     } else {
                         B::L2_POOL_2D
                     },
+                    B::L2_NORMALIZATION,
+                    B::BATCH_MATMUL,
                 ]);
                 g.emit(op);
             }
@@ -211,6 +213,8 @@ pub const OPS: &[B] = &[
     B::ELU,
     B::LOG_SOFTMAX,
     B::L2_POOL_2D,
+    B::L2_NORMALIZATION,
+    B::BATCH_MATMUL,
     B::QUANTIZE,
     B::DEQUANTIZE,
     B::PAD,

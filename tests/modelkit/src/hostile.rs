@@ -22,6 +22,7 @@ mod graph;
 mod int4;
 mod legitimate_corners;
 mod math_ops;
+mod matmul;
 mod quantization;
 mod registry_types;
 mod resample;
@@ -136,6 +137,7 @@ pub fn cases() -> Vec<Case> {
     registry_types::registry_types(&mut cases);
     resample::resample(&mut cases);
     math_ops::math_ops(&mut cases);
+    matmul::matmul_corners(&mut cases);
     cases
 }
 

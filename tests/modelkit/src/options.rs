@@ -231,6 +231,13 @@ pub enum Options {
         /// SYMMETRIC rather than REFLECT.
         symmetric: bool,
     },
+    /// `BatchMatMulOptions`.
+    BatchMatMul {
+        /// The LHS is given transposed (its last two dimensions swapped).
+        adj_x: bool,
+        /// The RHS is given transposed.
+        adj_y: bool,
+    },
     /// `table`'s options written with the union tag `tag` instead of its own: a type confusion a
     /// hostile file can carry (the verifier then checks the table against `tag`'s layout).
     Mislabeled {
@@ -401,6 +408,7 @@ impl Options {
             Options::Unpack { .. } => T::UnpackOptions,
             Options::Shape { .. } => T::ShapeOptions,
             Options::Gather { .. } => T::GatherOptions,
+            Options::BatchMatMul { .. } => T::BatchMatMulOptions,
             Options::Resize { bilinear: true, .. } => T::ResizeBilinearOptions,
             Options::Resize { .. } => T::ResizeNearestNeighborOptions,
             Options::BlockSize { to_depth: true, .. } => T::SpaceToDepthOptions,
@@ -681,6 +689,15 @@ impl Options {
                 &tflite::GatherOptionsArgs {
                     axis: *axis,
                     batch_dims: *batch_dims,
+                },
+            )
+            .as_union_value(),
+            Options::BatchMatMul { adj_x, adj_y } => tflite::BatchMatMulOptions::create(
+                fbb,
+                &tflite::BatchMatMulOptionsArgs {
+                    adj_x: *adj_x,
+                    adj_y: *adj_y,
+                    asymmetric_quantize_inputs: false,
                 },
             )
             .as_union_value(),

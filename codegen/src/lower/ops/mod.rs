@@ -32,12 +32,14 @@ use crate::ir::OpCode;
 // and templates/c/kernels/. Do not edit down to the end marker.
 mod activations;
 mod arg_min_max;
+mod batch_matmul;
 mod concat;
 mod conv;
 mod depthwise;
 mod elementwise;
 mod fully_connected;
 mod gather;
+mod l2_norm;
 mod logistic_tanh;
 mod lstm;
 mod math;
@@ -75,12 +77,14 @@ macro_rules! families {
             kernels: [
                 activations,
                 arg_min_max,
+                batch_matmul,
                 concat,
                 conv,
                 depthwise,
                 elementwise,
                 fully_connected,
                 gather,
+                l2_norm,
                 logistic_tanh,
                 lstm,
                 math,

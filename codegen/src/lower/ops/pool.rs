@@ -139,16 +139,25 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
             ));
         }
     }
-    let function = match (num, pool) {
-        (Num::I8, Kind::Average) => "average_pool2d_s8",
-        (Num::I8, Kind::Max) => "max_pool2d_s8",
-        (Num::I16, Kind::Average) => "average_pool2d_s16",
-        (Num::I16, Kind::Max) => "max_pool2d_s16",
-        (Num::F32, Kind::Average) => "average_pool2d_f32",
-        (Num::F32, Kind::Max) => "max_pool2d_f32",
-        (Num::F32, Kind::L2) => "l2_pool2d_f32",
-        (_, Kind::L2) => return Err(ctx.internal("an L2_POOL_2D other than float32")),
-    };
+    let function =
+        match (num, pool) {
+            (Num::I8, Kind::Average) => "average_pool2d_s8",
+            (Num::I8, Kind::Max) => "max_pool2d_s8",
+            (Num::I16, Kind::Average) => "average_pool2d_s16",
+            (Num::I16, Kind::Max) => "max_pool2d_s16",
+            (Num::F32, Kind::Average) => "average_pool2d_f32",
+            (Num::F32, Kind::Max) => "max_pool2d_f32",
+            (Num::F32, Kind::L2) => "l2_pool2d_f32",
+            (_, Kind::L2) => return Err(ctx.invalid(
+                format!(
+                    "input type {}; TFLM's L2_POOL_2D takes FLOAT32 only",
+                    input.dtype
+                ),
+                Grounds::tflm(
+                    "l2_pool_2d.cc L2Prepare: TF_LITE_ENSURE_TYPES_EQ(input type, kTfLiteFloat32)",
+                ),
+            )),
+        };
     match num {
         Num::I8 | Num::I16 => {
             let int16 = num == Num::I16;

@@ -39,12 +39,36 @@ impl Gen<'_, '_> {
             | B::SPACE_TO_BATCH_ND
             | B::BATCH_TO_SPACE_ND
             | B::MIRROR_PAD => self.resample(op),
-            B::SOFTMAX | B::LOGISTIC | B::TANH => {
+            B::BATCH_MATMUL => {
+                // The latest value times itself transposed (adj_y): [.., M, K] x [.., M, K]^T.
                 let v = self.latest();
                 let shape = self.shape_of(v);
+                if !(2..=5).contains(&shape.len()) {
+                    return self.emit(B::RELU);
+                }
+                let mut out_shape = shape.clone();
+                let m = shape[shape.len() - 2];
+                *out_shape.last_mut().expect("rank 2 or more") = m;
+                let out = self.activation(&out_shape);
+                let options = Options::BatchMatMul {
+                    adj_x: false,
+                    adj_y: true,
+                };
+                self.push_op(op, options, &[v.index, v.index], out);
+            }
+            B::SOFTMAX | B::LOGISTIC | B::TANH | B::LOG_SOFTMAX | B::L2_NORMALIZATION => {
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                // TFLM's L2_NORMALIZATION takes rank 4 at most.
+                if op == B::L2_NORMALIZATION && shape.len() > 4 {
+                    return self.emit(B::RELU);
+                }
                 let out = if self.int8 {
+                    // The output quantization TFLM requires (LOG_SOFTMAX) or computes in
+                    // (L2_NORMALIZATION, TANH, SOFTMAX).
                     let (s, z) = match op {
-                        B::TANH => (1.0 / 128.0, 0),
+                        B::TANH | B::L2_NORMALIZATION => (1.0 / 128.0, 0),
+                        B::LOG_SOFTMAX => (16.0 / 256.0, 127),
                         _ => (1.0 / 256.0, -128),
                     };
                     TensorSpec::int8(&shape, s, z)
@@ -263,7 +287,6 @@ impl Gen<'_, '_> {
             | B::SQUARE
             | B::EXP
             | B::LOG
-            | B::LOG_SOFTMAX
             | B::ELU => {
                 let v = self.latest();
                 let shape = self.shape_of(v);

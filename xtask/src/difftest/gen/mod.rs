@@ -16,6 +16,7 @@ mod conv;
 mod fully_connected;
 mod index;
 mod math_ops;
+mod matmul;
 mod movement;
 mod reduce;
 mod resample;
@@ -100,6 +101,7 @@ pub const OPS: &[(&str, B)] = &[
     ("ARG_MAX", B::ARG_MAX),
     ("ARG_MIN", B::ARG_MIN),
     ("AVERAGE_POOL_2D", B::AVERAGE_POOL_2D),
+    ("BATCH_MATMUL", B::BATCH_MATMUL),
     ("BATCH_TO_SPACE_ND", B::BATCH_TO_SPACE_ND),
     ("CONCATENATION", B::CONCATENATION),
     ("CONV_2D", B::CONV_2D),
@@ -114,6 +116,7 @@ pub const OPS: &[(&str, B)] = &[
     ("FULLY_CONNECTED", B::FULLY_CONNECTED),
     ("GATHER", B::GATHER),
     ("HARD_SWISH", B::HARD_SWISH),
+    ("L2_NORMALIZATION", B::L2_NORMALIZATION),
     ("L2_POOL_2D", B::L2_POOL_2D),
     ("LEAKY_RELU", B::LEAKY_RELU),
     ("LOG", B::LOG),
@@ -304,6 +307,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
         TensorType::INT16 => matches!(
             op,
             B::ADD
+                | B::BATCH_MATMUL
                 | B::SUB
                 | B::MUL
                 | B::SQUARED_DIFFERENCE
@@ -811,12 +815,31 @@ impl<'a> G<'a> {
                 Some(self.activation(op, x))
             }
             B::LOG_SOFTMAX => {
-                // tinyaot compiles TFLM's float32 LOG_SOFTMAX only.
-                if dtype != TensorType::FLOAT32 || rank == Some(0) {
+                // TFLM's LOG_SOFTMAX takes float32 and int8.
+                if rank == Some(0) {
                     return None;
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
-                Some(self.math(op, x))
+                Some(if dtype == TensorType::INT8 {
+                    self.log_softmax_s8(x)
+                } else {
+                    self.math(op, x)
+                })
+            }
+            B::L2_NORMALIZATION => {
+                // TFLM's L2_NORMALIZATION: float32 and int8, rank 1 to 4.
+                if rank.is_some_and(|r| r == 0 || r > 4) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 2.0);
+                Some(self.l2_norm(x))
+            }
+            B::BATCH_MATMUL => {
+                if rank.is_some_and(|r| !(2..=4).contains(&r)) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(2, 4, 5), 1.0);
+                Some(self.batch_matmul(x))
             }
             B::EXP | B::LOG => {
                 // TFLM's EXP and LOG are float32 only.
