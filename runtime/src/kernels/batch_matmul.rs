@@ -7,7 +7,8 @@
 //! stride), so nothing is copied and the sums run in the same order (k ascending), giving the same
 //! bytes. int8: the sum of `(lhs - lhs_zero_point) * (rhs - rhs_zero_point)` in 32 bits, computed
 //! as the raw products' sum less the zero points times the row and column sums (a ring identity,
-//! exact modulo 2^32, and the true sum fits: the depth is checked at generation time), then TFLM's
+//! exact modulo 2^32, and the true sum fits: the depth is checked at generation time; the row sum
+//! once per output row, the column sum only when the LHS zero point is not 0), then TFLM's
 //! per-tensor requantization. int16: zero points 0, the sum in 64 bits, TFLM's 64-bit
 //! requantization. float32: the products summed in order, no activation.
 //!
@@ -76,10 +77,11 @@ pub struct BatchMatmul {
     pub act_max: i32,
 }
 
-/// Calls `f(lhs_start, rhs_start, out_index)` for every output element in order: the offsets of
-/// the element's LHS row and RHS column (in elements), and its index in the output.
+/// Calls `f(lhs_start, rhs_start, out_index, row_start)` for every output element in order: the
+/// offsets of the element's LHS row and RHS column (in elements), its index in the output, and
+/// whether it is the first of its output row (a new LHS row).
 #[inline(always)]
-fn walk(g: &BatchMatmul, mut f: impl FnMut(usize, usize, usize)) {
+fn walk(g: &BatchMatmul, mut f: impl FnMut(usize, usize, usize, bool)) {
     let mut o = 0;
     for b0 in 0..g.batch0 {
         for b1 in 0..g.batch1 {
@@ -88,7 +90,7 @@ fn walk(g: &BatchMatmul, mut f: impl FnMut(usize, usize, usize)) {
                 let r = b0 * g.rhs_batch0 + b1 * g.rhs_batch1 + b2 * g.rhs_batch2;
                 for m in 0..g.rows {
                     for n in 0..g.cols {
-                        f(l + m * g.lhs_row, r + n * g.rhs_col, o);
+                        f(l + m * g.lhs_row, r + n * g.rhs_col, o, n == 0);
                         o += 1;
                     }
                 }
@@ -103,7 +105,7 @@ fn walk(g: &BatchMatmul, mut f: impl FnMut(usize, usize, usize)) {
 pub fn batch_matmul_f32(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &BatchMatmul) {
     let p = super::opaque(p);
     let g = p;
-    walk(g, |l0, r0, o| {
+    walk(g, |l0, r0, o, _| {
         let (lb, rb) = (
             lhs.bytes(arena, 4 * g.lhs_len),
             rhs.bytes(arena, 4 * g.rhs_len),
@@ -128,22 +130,37 @@ pub fn batch_matmul_s8(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &
     let (zl, zr) = (p.lhs_zero_point, p.rhs_zero_point);
     // K * zl * zr, the constant term of the zero-point expansion (wrapping, as the whole sum).
     let constant = (g.depth as i32).wrapping_mul(zl).wrapping_mul(zr);
-    walk(g, |l0, r0, o| {
+    // K * zl * zr - zr * (the row's LHS sum): the part of the sum fixed for a whole output row.
+    let mut row_term = 0i32;
+    walk(g, |l0, r0, o, row_start| {
         let (lb, rb) = (lhs.bytes(arena, g.lhs_len), rhs.bytes(arena, g.rhs_len));
-        let (mut acc, mut lsum, mut rsum) = (0i32, 0i32, 0i32);
+        if row_start {
+            let lsum = (0..g.depth).fold(0i32, |s, k| {
+                s.wrapping_add(i32::from(lb[l0 + k * g.lhs_depth] as i8))
+            });
+            row_term = constant.wrapping_sub(zr.wrapping_mul(lsum));
+        }
+        let (mut acc, mut rsum) = (0i32, 0i32);
         let (mut l, mut r) = (l0, r0);
-        for _ in 0..g.depth {
-            let (x, y) = (i32::from(lb[l] as i8), i32::from(rb[r] as i8));
-            acc = acc.wrapping_add(x * y);
-            lsum = lsum.wrapping_add(x);
-            rsum = rsum.wrapping_add(y);
-            l += g.lhs_depth;
-            r += g.rhs_depth;
+        if zl == 0 {
+            // No column sum needed: one multiply-accumulate per term.
+            for _ in 0..g.depth {
+                acc = acc.wrapping_add(i32::from(lb[l] as i8) * i32::from(rb[r] as i8));
+                l += g.lhs_depth;
+                r += g.rhs_depth;
+            }
+        } else {
+            for _ in 0..g.depth {
+                let (x, y) = (i32::from(lb[l] as i8), i32::from(rb[r] as i8));
+                acc = acc.wrapping_add(x * y);
+                rsum = rsum.wrapping_add(y);
+                l += g.lhs_depth;
+                r += g.rhs_depth;
+            }
         }
         let total = acc
-            .wrapping_sub(zr.wrapping_mul(lsum))
-            .wrapping_sub(zl.wrapping_mul(rsum))
-            .wrapping_add(constant);
+            .wrapping_add(row_term)
+            .wrapping_sub(zl.wrapping_mul(rsum));
         let v = multiply_by_quantized_multiplier(total, p.multiplier, p.shift)
             .wrapping_add(p.output_zero_point);
         arena[output + o] = v.clamp(p.act_min, p.act_max) as i8 as u8;
@@ -156,7 +173,7 @@ pub fn batch_matmul_s8(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &
 pub fn batch_matmul_s16(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &BatchMatmul) {
     let p = super::opaque(p);
     let g = p;
-    walk(g, |l0, r0, o| {
+    walk(g, |l0, r0, o, _| {
         let (lb, rb) = (
             lhs.bytes(arena, 2 * g.lhs_len),
             rhs.bytes(arena, 2 * g.rhs_len),
