@@ -270,6 +270,132 @@ fn arg_min_max_arg_min_f32<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `batch_matmul::batch_matmul_f32`.
+fn batch_matmul_batch_matmul_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::batch_matmul::batch_matmul_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `batch_matmul::batch_matmul_s8`.
+fn batch_matmul_batch_matmul_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::batch_matmul::batch_matmul_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `batch_matmul::batch_matmul_s16`.
+fn batch_matmul_batch_matmul_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::batch_matmul::batch_matmul_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `cast::cast`.
 fn cast_cast<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::cast::Cast {
@@ -2097,6 +2223,28 @@ fn gather_gather_nd<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resul
     Ok(())
 }
 
+/// `l2_norm::l2_norm_f32`.
+fn l2_norm_l2_norm_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::l2_norm::L2Norm {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    tinyaot_runtime::kernels::l2_norm::l2_norm_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `l2_norm::l2_norm_s8`.
+fn l2_norm_l2_norm_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::l2_norm::L2Norm {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    tinyaot_runtime::kernels::l2_norm::l2_norm_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `logical::logical_and`.
 fn logical_logical_and<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -2648,6 +2796,28 @@ fn pool_max_pool2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
         act_max: call.scalar::<f32>("act_max")?,
     };
     tinyaot_runtime::kernels::pool::max_pool2d_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `pool::l2_pool2d_f32`.
+fn pool_l2_pool2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::pool::Pool2dF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        channels: call.scalar::<usize>("channels")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::pool::l2_pool2d_f32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -3271,6 +3441,24 @@ fn softmax_log_softmax_f32<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `softmax::log_softmax_s8`.
+fn softmax_log_softmax_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::softmax::LogSoftmaxS8 {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_left_shift: call.scalar::<i32>("input_left_shift")?,
+        reverse_scaling_divisor: call.scalar::<i32>("reverse_scaling_divisor")?,
+        reverse_scaling_shift: call.scalar::<i32>("reverse_scaling_shift")?,
+        diff_min: call.scalar::<i32>("diff_min")?,
+    };
+    tinyaot_runtime::kernels::softmax::log_softmax_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `split::split1`.
 fn split_split1<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -3741,6 +3929,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("arg_min_max", "arg_min_s8") => arg_min_max_arg_min_s8(call, arena),
         ("arg_min_max", "arg_max_f32") => arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => arg_min_max_arg_min_f32(call, arena),
+        ("batch_matmul", "batch_matmul_f32") => batch_matmul_batch_matmul_f32(call, arena),
+        ("batch_matmul", "batch_matmul_s8") => batch_matmul_batch_matmul_s8(call, arena),
+        ("batch_matmul", "batch_matmul_s16") => batch_matmul_batch_matmul_s16(call, arena),
         ("cast", "cast") => cast_cast(call, arena),
         ("comparison", "compare_bool") => comparison_compare_bool(call, arena),
         ("comparison", "compare_f32") => comparison_compare_f32(call, arena),
@@ -3828,6 +4019,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("gather", "gather") => gather_gather(call, arena),
         ("gather", "gather_nd") => gather_gather_nd(call, arena),
+        ("l2_norm", "l2_norm_f32") => l2_norm_l2_norm_f32(call, arena),
+        ("l2_norm", "l2_norm_s8") => l2_norm_l2_norm_s8(call, arena),
         ("logical", "logical_and") => logical_logical_and(call, arena),
         ("logical", "logical_or") => logical_logical_or(call, arena),
         ("logical", "logical_not") => logical_logical_not(call, arena),
@@ -3860,6 +4053,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("pool", "max_pool2d_s16") => pool_max_pool2d_s16(call, arena),
         ("pool", "average_pool2d_f32") => pool_average_pool2d_f32(call, arena),
         ("pool", "max_pool2d_f32") => pool_max_pool2d_f32(call, arena),
+        ("pool", "l2_pool2d_f32") => pool_l2_pool2d_f32(call, arena),
         ("quantize", "quantize_f32_s8") => quantize_quantize_f32_s8(call, arena),
         ("quantize", "quantize_f32_s16") => quantize_quantize_f32_s16(call, arena),
         ("quantize", "requantize_s8") => quantize_requantize_s8(call, arena),
@@ -3892,6 +4086,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => softmax_softmax_f32(call, arena),
         ("softmax", "log_softmax_f32") => softmax_log_softmax_f32(call, arena),
+        ("softmax", "log_softmax_s8") => softmax_log_softmax_s8(call, arena),
         ("split", "split1") => split_split1(call, arena),
         ("split", "split2") => split_split2(call, arena),
         ("split", "split3") => split_split3(call, arena),

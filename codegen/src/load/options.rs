@@ -48,7 +48,7 @@ pub(super) fn decode(index: usize, kind: &OpKind, op: &tflite::Operator<'_>) -> 
                 activation: ctx.activation(o.fused_activation_function())?,
             })
         }
-        OpCode::AVERAGE_POOL_2D | OpCode::MAX_POOL_2D => {
+        OpCode::AVERAGE_POOL_2D | OpCode::MAX_POOL_2D | OpCode::L2_POOL_2D => {
             ctx.require(Bo::Pool2DOptions)?;
             let o = op.builtin_options_as_pool_2_doptions().or_corrupt(&ctx)?;
             Options::Pool2D(Pool2DOptions {

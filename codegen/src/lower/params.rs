@@ -312,6 +312,100 @@ pub(crate) mod arg_min_max {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::batch_matmul`.
+pub(crate) mod batch_matmul {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::batch_matmul::BatchMatmul`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct BatchMatmul {
+        /// `batch0`.
+        pub batch0: usize,
+        /// `batch1`.
+        pub batch1: usize,
+        /// `batch2`.
+        pub batch2: usize,
+        /// `lhs_batch0`.
+        pub lhs_batch0: usize,
+        /// `lhs_batch1`.
+        pub lhs_batch1: usize,
+        /// `lhs_batch2`.
+        pub lhs_batch2: usize,
+        /// `rhs_batch0`.
+        pub rhs_batch0: usize,
+        /// `rhs_batch1`.
+        pub rhs_batch1: usize,
+        /// `rhs_batch2`.
+        pub rhs_batch2: usize,
+        /// `rows`.
+        pub rows: usize,
+        /// `cols`.
+        pub cols: usize,
+        /// `depth`.
+        pub depth: usize,
+        /// `lhs_row`.
+        pub lhs_row: usize,
+        /// `lhs_depth`.
+        pub lhs_depth: usize,
+        /// `rhs_depth`.
+        pub rhs_depth: usize,
+        /// `rhs_col`.
+        pub rhs_col: usize,
+        /// `lhs_len`.
+        pub lhs_len: usize,
+        /// `rhs_len`.
+        pub rhs_len: usize,
+        /// `lhs_zero_point`.
+        pub lhs_zero_point: i32,
+        /// `rhs_zero_point`.
+        pub rhs_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `multiplier`.
+        pub multiplier: i32,
+        /// `shift`.
+        pub shift: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<BatchMatmul> for Params {
+        fn from(p: BatchMatmul) -> Params {
+            Params {
+                type_name: "BatchMatmul",
+                fields: vec![
+                    ("batch0", Value::Usize(p.batch0)),
+                    ("batch1", Value::Usize(p.batch1)),
+                    ("batch2", Value::Usize(p.batch2)),
+                    ("lhs_batch0", Value::Usize(p.lhs_batch0)),
+                    ("lhs_batch1", Value::Usize(p.lhs_batch1)),
+                    ("lhs_batch2", Value::Usize(p.lhs_batch2)),
+                    ("rhs_batch0", Value::Usize(p.rhs_batch0)),
+                    ("rhs_batch1", Value::Usize(p.rhs_batch1)),
+                    ("rhs_batch2", Value::Usize(p.rhs_batch2)),
+                    ("rows", Value::Usize(p.rows)),
+                    ("cols", Value::Usize(p.cols)),
+                    ("depth", Value::Usize(p.depth)),
+                    ("lhs_row", Value::Usize(p.lhs_row)),
+                    ("lhs_depth", Value::Usize(p.lhs_depth)),
+                    ("rhs_depth", Value::Usize(p.rhs_depth)),
+                    ("rhs_col", Value::Usize(p.rhs_col)),
+                    ("lhs_len", Value::Usize(p.lhs_len)),
+                    ("rhs_len", Value::Usize(p.rhs_len)),
+                    ("lhs_zero_point", Value::I32(p.lhs_zero_point)),
+                    ("rhs_zero_point", Value::I32(p.rhs_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("multiplier", Value::I32(p.multiplier)),
+                    ("shift", Value::I32(p.shift)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::cast`.
 pub(crate) mod cast {
     use crate::lower::{Params, Value};
@@ -2342,6 +2436,34 @@ pub(crate) mod gather {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::l2_norm`.
+pub(crate) mod l2_norm {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::l2_norm::L2Norm`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct L2Norm {
+        /// `rows`.
+        pub rows: usize,
+        /// `depth`.
+        pub depth: usize,
+        /// `zero_point`.
+        pub zero_point: i32,
+    }
+
+    impl From<L2Norm> for Params {
+        fn from(p: L2Norm) -> Params {
+            Params {
+                type_name: "L2Norm",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("depth", Value::Usize(p.depth)),
+                    ("zero_point", Value::I32(p.zero_point)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::logical`.
 pub(crate) mod logical {
     use crate::lower::{Params, Value};
@@ -3526,6 +3648,45 @@ pub(crate) mod softmax {
                 fields: vec![
                     ("rows", Value::Usize(p.rows)),
                     ("depth", Value::Usize(p.depth)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::softmax::LogSoftmaxS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LogSoftmaxS8 {
+        /// `rows`.
+        pub rows: usize,
+        /// `depth`.
+        pub depth: usize,
+        /// `input_multiplier`.
+        pub input_multiplier: i32,
+        /// `input_left_shift`.
+        pub input_left_shift: i32,
+        /// `reverse_scaling_divisor`.
+        pub reverse_scaling_divisor: i32,
+        /// `reverse_scaling_shift`.
+        pub reverse_scaling_shift: i32,
+        /// `diff_min`.
+        pub diff_min: i32,
+    }
+
+    impl From<LogSoftmaxS8> for Params {
+        fn from(p: LogSoftmaxS8) -> Params {
+            Params {
+                type_name: "LogSoftmaxS8",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("depth", Value::Usize(p.depth)),
+                    ("input_multiplier", Value::I32(p.input_multiplier)),
+                    ("input_left_shift", Value::I32(p.input_left_shift)),
+                    (
+                        "reverse_scaling_divisor",
+                        Value::I32(p.reverse_scaling_divisor),
+                    ),
+                    ("reverse_scaling_shift", Value::I32(p.reverse_scaling_shift)),
+                    ("diff_min", Value::I32(p.diff_min)),
                 ],
             }
         }

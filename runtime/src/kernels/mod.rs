@@ -17,6 +17,7 @@ mod strided_walk;
 // templates/c/kernels/<family>.c.tera). Do not edit down to the end marker.
 pub mod activations;
 pub mod arg_min_max;
+pub mod batch_matmul;
 pub mod cast;
 pub mod comparison;
 pub mod concat;
@@ -29,6 +30,7 @@ pub mod elementwise;
 pub mod fully_connected;
 pub mod fully_connected_int4;
 pub mod gather;
+pub mod l2_norm;
 pub mod logical;
 pub mod logistic_tanh;
 pub mod lstm;

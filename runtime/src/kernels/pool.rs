@@ -1,5 +1,6 @@
 //! AVERAGE_POOL_2D and MAX_POOL_2D, int8, int16 and float32 (TFLM's
-//! `reference_integer_ops::AveragePool` / `MaxPool` and `reference_ops::AveragePool` / `MaxPool`).
+//! `reference_integer_ops::AveragePool` / `MaxPool` and `reference_ops::AveragePool` / `MaxPool`),
+//! and L2_POOL_2D, float32 (`reference_ops::L2Pool`).
 //! Windows only cover taps inside the image; an average divides by the number of those taps.
 //!
 //! Layouts: input `[batches, input_h, input_w, channels]`, output `[batches, output_h, output_w,
@@ -8,6 +9,7 @@
 //! Access order: for each output pixel in order, reads the pixel's input window, then writes the
 //! pixel's channels in order; the output must not overlap the input (checked).
 
+use super::nn_common::float_math::sqrt_f32;
 use super::nn_common::window::taps;
 use super::nn_common::{clamp_f32, views};
 
@@ -285,6 +287,30 @@ pub fn max_pool2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Pool2dF
     );
 }
 
+/// float32 L2_POOL_2D: the square root of the in-image taps' squares summed in order (row, then
+/// column) and divided by their count, clamped (a window with no tap in the image gives 0 / 0, NaN,
+/// as TFLM's). Sizes as [`average_pool2d_f32`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn l2_pool2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Pool2dF32) {
+    let p = super::opaque(p);
+    let (in_len, out_len) = lengths(
+        p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
+    );
+    let (inp, out) = views::split(arena, input, 4 * in_len, output, 4 * out_len);
+    pool!(
+        p,
+        0.0f32,
+        |acc, i| {
+            let x = read(inp, i);
+            *acc += x * x;
+        },
+        |acc, n, o| {
+            let v = clamp_f32(sqrt_f32(acc / n as f32), p.act_min, p.act_max);
+            out[4 * o..4 * o + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,5 +440,9 @@ mod tests {
         assert_eq!(out(&a), [2.75, 1.0, -7.5, 9.0]);
         max_pool2d_f32(&mut a, 0, 36, &p);
         assert_eq!(out(&a), [4.0, 5.0, -7.0, 9.0]);
+        l2_pool2d_f32(&mut a, 0, 36, &p);
+        // sqrt((1+4+16+16)/4), sqrt((25+9)/2), sqrt((49+64)/2), sqrt(81).
+        let want = [37.0f32 / 4.0, 34.0 / 2.0, 113.0 / 2.0, 81.0].map(f32::sqrt);
+        assert_eq!(out(&a), want);
     }
 }

@@ -1,13 +1,15 @@
 //! SOFTMAX over the last dimension: int8 in, int8 or int16 out (TFLM's `reference_ops::Softmax` for
 //! quantized types, gemmlowp fixed point: exp in Q5.26, sum in Q12.19, reciprocal in Q0.31), int16
 //! (`SoftmaxInt16`: exp and reciprocal from interpolated 513-entry tables) and float32; and
-//! LOG_SOFTMAX, float32.
+//! LOG_SOFTMAX, float32 and int8 (`LogSoftmaxQuantized`: exp in Q5.26, sum in Q12.19, its log in
+//! Q5.26; output scale 16/256, zero point 127).
 //!
 //! Access order: row by row, each input row is read whole, then its outputs are written element by
 //! element, element k after input element k is read. The output may therefore be the input itself
-//! or start below it (int8, float32); int8 to int16 and int16 need disjoint tensors.
+//! or start below it (int8, float32); int8 to int16, int16 and int8 LOG_SOFTMAX need disjoint
+//! tensors.
 
-use super::nn_common::fixed_point::{exp_on_negative_values, reciprocal, rescale};
+use super::nn_common::fixed_point::{exp_on_negative_values, log_q12_to_q5, reciprocal, rescale};
 use super::nn_common::float_math::{exp_f32, log_f32};
 use super::nn_common::views;
 use crate::math::{
@@ -292,6 +294,75 @@ pub fn log_softmax_f32(arena: &mut [u8], input: usize, output: usize, p: &LogSof
         for x in row.chunks_exact_mut(4) {
             let v = f32::from_le_bytes([x[0], x[1], x[2], x[3]]) - max - log_sum;
             x.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// Constant parameters of [`log_softmax_s8`], as TFLM's log_softmax.cc Prepare computes them
+/// (beta 1, 5 integer bits of the scaled differences).
+#[derive(Clone, Copy, Debug)]
+pub struct LogSoftmaxS8 {
+    /// Number of rows (all dimensions but the last).
+    pub rows: usize,
+    /// Length of a row (the last dimension, at most 4,095: the Q12.19 sum cannot overflow).
+    pub depth: usize,
+    /// Q31 multiplier of an input difference into Q5.26.
+    pub input_multiplier: i32,
+    /// Left shift applied with `input_multiplier` (at least 1).
+    pub input_left_shift: i32,
+    /// Q31 multiplier of a Q5.26 log back into input units (`reverse_scaling_divisor`).
+    pub reverse_scaling_divisor: i32,
+    /// The shift applied with it, in `MultiplyByQuantizedMultiplier`'s convention (at most 0).
+    pub reverse_scaling_shift: i32,
+    /// Differences from the row maximum below this contribute nothing to the sum.
+    pub diff_min: i32,
+}
+
+/// int8 LOG_SOFTMAX over the last dimension, as TFLM's `LogSoftmaxQuantized`: per row, the sum of
+/// the exps (Q12.19) of the differences from the maximum at or above `diff_min`, its log (Q5.26),
+/// then each difference above the adjusted minimum minus that log, in units of 1/16 from 127,
+/// clamped; the others -128. Reads `rows * depth` bytes at `input`, writes as many at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn log_softmax_s8(arena: &mut [u8], input: usize, output: usize, p: &LogSoftmaxS8) {
+    let p = super::opaque(p);
+    let len = p.rows * p.depth;
+    let (inp, out) = views::split(arena, input, len, output, len);
+    if p.depth == 0 {
+        return;
+    }
+    for (row, out_row) in inp.chunks_exact(p.depth).zip(out.chunks_exact_mut(p.depth)) {
+        let max = row
+            .iter()
+            .map(|&x| i32::from(x as i8))
+            .max()
+            .unwrap_or(-128);
+        let scaled = |diff: i32| {
+            multiply_by_quantized_multiplier(diff, p.input_multiplier, p.input_left_shift)
+        };
+        let mut sum_of_exps = 0i32;
+        for &x in row {
+            let diff = i32::from(x as i8) - max;
+            if diff >= p.diff_min {
+                let e = exp_on_negative_values(scaled(diff), SCALED_DIFF_INTEGER_BITS);
+                sum_of_exps = sum_of_exps.wrapping_add(rescale(e, 0, ACCUMULATION_INTEGER_BITS));
+            }
+        }
+        let log_sum = log_q12_to_q5(sum_of_exps);
+        let adjusted_diff_min = (p.diff_min - 1).max(multiply_by_quantized_multiplier(
+            log_sum.wrapping_add(i32::MIN),
+            p.reverse_scaling_divisor,
+            p.reverse_scaling_shift,
+        ));
+        for (&x, o) in row.iter().zip(out_row.iter_mut()) {
+            let diff = i32::from(x as i8) - max;
+            let v = if diff > adjusted_diff_min {
+                // Q5.26 to the output's 4 integer bits: a rounding shift by 31 - 5 - 4.
+                let q = rounding_divide_by_pot(scaled(diff).wrapping_sub(log_sum), 22) + 127;
+                q.clamp(-128, 127)
+            } else {
+                -128
+            };
+            *o = v as i8 as u8;
         }
     }
 }

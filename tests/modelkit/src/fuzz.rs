@@ -159,10 +159,17 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     // EXP and LOG take float32 only.
                     if g.int8 { B::ELU } else { B::EXP },
                     if g.int8 { B::ELU } else { B::LOG },
-                    if g.int8 { B::ELU } else { B::LOG_SOFTMAX },
-                    // CEIL and ROUND take float32 only.
+                    B::LOG_SOFTMAX,
+                    // CEIL, ROUND and L2_POOL_2D take float32 only.
                     if g.int8 { B::RELU6 } else { B::CEIL },
                     if g.int8 { B::RELU6 } else { B::ROUND },
+                    if g.int8 {
+                        B::MAX_POOL_2D
+                    } else {
+                        B::L2_POOL_2D
+                    },
+                    B::L2_NORMALIZATION,
+                    B::BATCH_MATMUL,
                 ]);
                 g.emit(op);
             }
@@ -213,6 +220,9 @@ pub const OPS: &[B] = &[
     B::LOG,
     B::ELU,
     B::LOG_SOFTMAX,
+    B::L2_POOL_2D,
+    B::L2_NORMALIZATION,
+    B::BATCH_MATMUL,
     B::QUANTIZE,
     B::DEQUANTIZE,
     B::PAD,

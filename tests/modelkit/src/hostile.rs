@@ -23,6 +23,7 @@ mod int4;
 mod legitimate_corners;
 mod logic;
 mod math_ops;
+mod matmul;
 mod ops_tensor;
 mod quantization;
 mod registry_types;
@@ -140,6 +141,7 @@ pub fn cases() -> Vec<Case> {
     math_ops::math_ops(&mut cases);
     ops_tensor::ops_tensor(&mut cases);
     logic::logic(&mut cases);
+    matmul::matmul_corners(&mut cases);
     cases
 }
 

@@ -65,7 +65,7 @@ pub enum Options {
         /// Keep the input's leading dimensions in the output.
         keep_num_dims: bool,
     },
-    /// `Pool2DOptions` (AVERAGE_POOL_2D, MAX_POOL_2D).
+    /// `Pool2DOptions` (AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D).
     Pool2D {
         /// SAME or VALID.
         padding: Padding,
@@ -231,6 +231,13 @@ pub enum Options {
         /// SYMMETRIC rather than REFLECT.
         symmetric: bool,
     },
+    /// `BatchMatMulOptions`.
+    BatchMatMul {
+        /// The LHS is given transposed (its last two dimensions swapped).
+        adj_x: bool,
+        /// The RHS is given transposed.
+        adj_y: bool,
+    },
     /// `table`'s options written with the union tag `tag` instead of its own: a type confusion a
     /// hostile file can carry (the verifier then checks the table against `tag`'s layout).
     Mislabeled {
@@ -309,7 +316,7 @@ impl Options {
             B::CONV_2D => Options::conv2d(Padding::SAME, (1, 1), none),
             B::DEPTHWISE_CONV_2D => Options::depthwise(Padding::SAME, (1, 1), 1, none),
             B::FULLY_CONNECTED => Options::fully_connected(none),
-            B::AVERAGE_POOL_2D | B::MAX_POOL_2D => {
+            B::AVERAGE_POOL_2D | B::MAX_POOL_2D | B::L2_POOL_2D => {
                 Options::pool(Padding::SAME, (1, 1), (2, 2), none)
             }
             B::SOFTMAX => Options::Softmax { beta: 1.0 },
@@ -401,6 +408,7 @@ impl Options {
             Options::Unpack { .. } => T::UnpackOptions,
             Options::Shape { .. } => T::ShapeOptions,
             Options::Gather { .. } => T::GatherOptions,
+            Options::BatchMatMul { .. } => T::BatchMatMulOptions,
             Options::Resize { bilinear: true, .. } => T::ResizeBilinearOptions,
             Options::Resize { .. } => T::ResizeNearestNeighborOptions,
             Options::BlockSize { to_depth: true, .. } => T::SpaceToDepthOptions,
@@ -681,6 +689,15 @@ impl Options {
                 &tflite::GatherOptionsArgs {
                     axis: *axis,
                     batch_dims: *batch_dims,
+                },
+            )
+            .as_union_value(),
+            Options::BatchMatMul { adj_x, adj_y } => tflite::BatchMatMulOptions::create(
+                fbb,
+                &tflite::BatchMatMulOptionsArgs {
+                    adj_x: *adj_x,
+                    adj_y: *adj_y,
+                    asymmetric_quantize_inputs: false,
                 },
             )
             .as_union_value(),

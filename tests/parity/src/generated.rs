@@ -106,6 +106,63 @@ pub mod ffi {
             pub inner: usize,
         }
     }
+    /// `batch_matmul`'s typedefs.
+    pub mod batch_matmul {
+        /// The C `batch_matmul_BatchMatmul`.
+        #[repr(C)]
+        pub struct BatchMatmul {
+            /// `batch0`.
+            pub batch0: usize,
+            /// `batch1`.
+            pub batch1: usize,
+            /// `batch2`.
+            pub batch2: usize,
+            /// `lhs_batch0`.
+            pub lhs_batch0: usize,
+            /// `lhs_batch1`.
+            pub lhs_batch1: usize,
+            /// `lhs_batch2`.
+            pub lhs_batch2: usize,
+            /// `rhs_batch0`.
+            pub rhs_batch0: usize,
+            /// `rhs_batch1`.
+            pub rhs_batch1: usize,
+            /// `rhs_batch2`.
+            pub rhs_batch2: usize,
+            /// `rows`.
+            pub rows: usize,
+            /// `cols`.
+            pub cols: usize,
+            /// `depth`.
+            pub depth: usize,
+            /// `lhs_row`.
+            pub lhs_row: usize,
+            /// `lhs_depth`.
+            pub lhs_depth: usize,
+            /// `rhs_depth`.
+            pub rhs_depth: usize,
+            /// `rhs_col`.
+            pub rhs_col: usize,
+            /// `lhs_len`.
+            pub lhs_len: usize,
+            /// `rhs_len`.
+            pub rhs_len: usize,
+            /// `lhs_zero_point`.
+            pub lhs_zero_point: i32,
+            /// `rhs_zero_point`.
+            pub rhs_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `multiplier`.
+            pub multiplier: i32,
+            /// `shift`.
+            pub shift: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+    }
     /// `cast`'s typedefs.
     pub mod cast {
         /// The C `cast_Cast`.
@@ -1207,6 +1264,19 @@ pub mod ffi {
             pub input_elems: usize,
         }
     }
+    /// `l2_norm`'s typedefs.
+    pub mod l2_norm {
+        /// The C `l2_norm_L2Norm`.
+        #[repr(C)]
+        pub struct L2Norm {
+            /// `rows`.
+            pub rows: usize,
+            /// `depth`.
+            pub depth: usize,
+            /// `zero_point`.
+            pub zero_point: i32,
+        }
+    }
     /// `logical`'s typedefs.
     pub mod logical {
         /// The C `logical_Logical`.
@@ -1893,6 +1963,24 @@ pub mod ffi {
             /// `depth`.
             pub depth: usize,
         }
+        /// The C `softmax_LogSoftmaxS8`.
+        #[repr(C)]
+        pub struct LogSoftmaxS8 {
+            /// `rows`.
+            pub rows: usize,
+            /// `depth`.
+            pub depth: usize,
+            /// `input_multiplier`.
+            pub input_multiplier: i32,
+            /// `input_left_shift`.
+            pub input_left_shift: i32,
+            /// `reverse_scaling_divisor`.
+            pub reverse_scaling_divisor: i32,
+            /// `reverse_scaling_shift`.
+            pub reverse_scaling_shift: i32,
+            /// `diff_min`.
+            pub diff_min: i32,
+        }
     }
     /// `split`'s typedefs.
     pub mod split {
@@ -2327,6 +2415,27 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const arg_min_max::ArgMinMax,
+        );
+        /// The C `batch_matmul::batch_matmul_f32`.
+        pub fn parity_batch_matmul_batch_matmul_f32(
+            lhs: *const u8,
+            rhs: *const u8,
+            output: *mut u8,
+            p: *const batch_matmul::BatchMatmul,
+        );
+        /// The C `batch_matmul::batch_matmul_s8`.
+        pub fn parity_batch_matmul_batch_matmul_s8(
+            lhs: *const u8,
+            rhs: *const u8,
+            output: *mut u8,
+            p: *const batch_matmul::BatchMatmul,
+        );
+        /// The C `batch_matmul::batch_matmul_s16`.
+        pub fn parity_batch_matmul_batch_matmul_s16(
+            lhs: *const u8,
+            rhs: *const u8,
+            output: *mut u8,
+            p: *const batch_matmul::BatchMatmul,
         );
         /// The C `cast::cast`.
         pub fn parity_cast_cast(input: *const u8, output: *mut u8, p: *const cast::Cast);
@@ -2809,6 +2918,18 @@ pub mod ffi {
             output: *mut u8,
             p: *const gather::GatherNd,
         );
+        /// The C `l2_norm::l2_norm_f32`.
+        pub fn parity_l2_norm_l2_norm_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const l2_norm::L2Norm,
+        );
+        /// The C `l2_norm::l2_norm_s8`.
+        pub fn parity_l2_norm_l2_norm_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const l2_norm::L2Norm,
+        );
         /// The C `logical::logical_and`.
         pub fn parity_logical_logical_and(
             a: *const u8,
@@ -2949,6 +3070,12 @@ pub mod ffi {
         );
         /// The C `pool::max_pool2d_f32`.
         pub fn parity_pool_max_pool2d_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const pool::Pool2dF32,
+        );
+        /// The C `pool::l2_pool2d_f32`.
+        pub fn parity_pool_l2_pool2d_f32(
             input: *const u8,
             output: *mut u8,
             p: *const pool::Pool2dF32,
@@ -3138,6 +3265,12 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const softmax::LogSoftmaxF32,
+        );
+        /// The C `softmax::log_softmax_s8`.
+        pub fn parity_softmax_log_softmax_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const softmax::LogSoftmaxS8,
         );
         /// The C `split::split1`.
         pub fn parity_split_split1(input: *const u8, output_a: *mut u8, p: *const split::Split);
@@ -3619,6 +3752,126 @@ fn c_arg_min_max_arg_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_arg_min_max_arg_min_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `batch_matmul::batch_matmul_f32` in C.
+fn c_batch_matmul_batch_matmul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let lhs = call.c_input(base, arena.len(), 0)?;
+    let rhs = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_batch_matmul_batch_matmul_f32(lhs, rhs, output, &p) };
+    Ok(())
+}
+
+/// `batch_matmul::batch_matmul_s8` in C.
+fn c_batch_matmul_batch_matmul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let lhs = call.c_input(base, arena.len(), 0)?;
+    let rhs = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_batch_matmul_batch_matmul_s8(lhs, rhs, output, &p) };
+    Ok(())
+}
+
+/// `batch_matmul::batch_matmul_s16` in C.
+fn c_batch_matmul_batch_matmul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let lhs = call.c_input(base, arena.len(), 0)?;
+    let rhs = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_batch_matmul_batch_matmul_s16(lhs, rhs, output, &p) };
     Ok(())
 }
 
@@ -5662,6 +5915,40 @@ fn c_gather_gather_nd(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `l2_norm::l2_norm_f32` in C.
+fn c_l2_norm_l2_norm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::l2_norm::L2Norm {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_l2_norm_l2_norm_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `l2_norm::l2_norm_s8` in C.
+fn c_l2_norm_l2_norm_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::l2_norm::L2Norm {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        zero_point: call.scalar::<i32>("zero_point")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_l2_norm_l2_norm_s8(input, output, &p) };
+    Ok(())
+}
+
 /// `logical::logical_and` in C.
 fn c_logical_logical_and(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -6379,6 +6666,34 @@ fn c_pool_max_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_pool_max_pool2d_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `pool::l2_pool2d_f32` in C.
+fn c_pool_l2_pool2d_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::pool::Pool2dF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        channels: call.scalar::<usize>("channels")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pool_l2_pool2d_f32(input, output, &p) };
     Ok(())
 }
 
@@ -7110,6 +7425,27 @@ fn c_softmax_log_softmax_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     Ok(())
 }
 
+/// `softmax::log_softmax_s8` in C.
+fn c_softmax_log_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::softmax::LogSoftmaxS8 {
+        rows: call.scalar::<usize>("rows")?,
+        depth: call.scalar::<usize>("depth")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_left_shift: call.scalar::<i32>("input_left_shift")?,
+        reverse_scaling_divisor: call.scalar::<i32>("reverse_scaling_divisor")?,
+        reverse_scaling_shift: call.scalar::<i32>("reverse_scaling_shift")?,
+        diff_min: call.scalar::<i32>("diff_min")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_softmax_log_softmax_s8(input, output, &p) };
+    Ok(())
+}
+
 /// `split::split1` in C.
 fn c_split_split1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -7655,6 +7991,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("arg_min_max", "arg_min_s8") => c_arg_min_max_arg_min_s8(call, arena),
         ("arg_min_max", "arg_max_f32") => c_arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => c_arg_min_max_arg_min_f32(call, arena),
+        ("batch_matmul", "batch_matmul_f32") => c_batch_matmul_batch_matmul_f32(call, arena),
+        ("batch_matmul", "batch_matmul_s8") => c_batch_matmul_batch_matmul_s8(call, arena),
+        ("batch_matmul", "batch_matmul_s16") => c_batch_matmul_batch_matmul_s16(call, arena),
         ("cast", "cast") => c_cast_cast(call, arena),
         ("comparison", "compare_bool") => c_comparison_compare_bool(call, arena),
         ("comparison", "compare_f32") => c_comparison_compare_f32(call, arena),
@@ -7744,6 +8083,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("gather", "gather") => c_gather_gather(call, arena),
         ("gather", "gather_nd") => c_gather_gather_nd(call, arena),
+        ("l2_norm", "l2_norm_f32") => c_l2_norm_l2_norm_f32(call, arena),
+        ("l2_norm", "l2_norm_s8") => c_l2_norm_l2_norm_s8(call, arena),
         ("logical", "logical_and") => c_logical_logical_and(call, arena),
         ("logical", "logical_or") => c_logical_logical_or(call, arena),
         ("logical", "logical_not") => c_logical_logical_not(call, arena),
@@ -7776,6 +8117,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pool", "max_pool2d_s16") => c_pool_max_pool2d_s16(call, arena),
         ("pool", "average_pool2d_f32") => c_pool_average_pool2d_f32(call, arena),
         ("pool", "max_pool2d_f32") => c_pool_max_pool2d_f32(call, arena),
+        ("pool", "l2_pool2d_f32") => c_pool_l2_pool2d_f32(call, arena),
         ("quantize", "quantize_f32_s8") => c_quantize_quantize_f32_s8(call, arena),
         ("quantize", "quantize_f32_s16") => c_quantize_quantize_f32_s16(call, arena),
         ("quantize", "requantize_s8") => c_quantize_requantize_s8(call, arena),
@@ -7808,6 +8150,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
         ("softmax", "softmax_f32") => c_softmax_softmax_f32(call, arena),
         ("softmax", "log_softmax_f32") => c_softmax_log_softmax_f32(call, arena),
+        ("softmax", "log_softmax_s8") => c_softmax_log_softmax_s8(call, arena),
         ("split", "split1") => c_split_split1(call, arena),
         ("split", "split2") => c_split_split2(call, arena),
         ("split", "split3") => c_split_split3(call, arena),
@@ -7855,6 +8198,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("arg_min_max", "arg_min_s8"),
     ("arg_min_max", "arg_max_f32"),
     ("arg_min_max", "arg_min_f32"),
+    ("batch_matmul", "batch_matmul_f32"),
+    ("batch_matmul", "batch_matmul_s8"),
+    ("batch_matmul", "batch_matmul_s16"),
     ("cast", "cast"),
     ("comparison", "compare_bool"),
     ("comparison", "compare_f32"),
@@ -7924,6 +8270,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected_int4", "fully_connected_s4"),
     ("gather", "gather"),
     ("gather", "gather_nd"),
+    ("l2_norm", "l2_norm_f32"),
+    ("l2_norm", "l2_norm_s8"),
     ("logical", "logical_and"),
     ("logical", "logical_or"),
     ("logical", "logical_not"),
@@ -7956,6 +8304,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pool", "max_pool2d_s16"),
     ("pool", "average_pool2d_f32"),
     ("pool", "max_pool2d_f32"),
+    ("pool", "l2_pool2d_f32"),
     ("quantize", "quantize_f32_s8"),
     ("quantize", "quantize_f32_s16"),
     ("quantize", "requantize_s8"),
@@ -7988,6 +8337,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("softmax", "softmax_s16"),
     ("softmax", "softmax_f32"),
     ("softmax", "log_softmax_f32"),
+    ("softmax", "log_softmax_s8"),
     ("split", "split1"),
     ("split", "split2"),
     ("split", "split3"),

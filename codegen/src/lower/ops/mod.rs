@@ -32,6 +32,7 @@ use crate::ir::OpCode;
 // and templates/c/kernels/. Do not edit down to the end marker.
 mod activations;
 mod arg_min_max;
+mod batch_matmul;
 mod cast;
 mod comparison;
 mod concat;
@@ -40,6 +41,7 @@ mod depthwise;
 mod elementwise;
 mod fully_connected;
 mod gather;
+mod l2_norm;
 mod logical;
 mod logistic_tanh;
 mod lstm;
@@ -79,6 +81,7 @@ macro_rules! families {
             kernels: [
                 activations,
                 arg_min_max,
+                batch_matmul,
                 cast,
                 comparison,
                 concat,
@@ -87,6 +90,7 @@ macro_rules! families {
                 elementwise,
                 fully_connected,
                 gather,
+                l2_norm,
                 logical,
                 logistic_tanh,
                 lstm,

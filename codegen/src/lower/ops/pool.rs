@@ -1,9 +1,9 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,s16,f32}`: shapes, padding,
-//! activation range.
+//! AVERAGE_POOL_2D and MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,s16,f32}`, L2_POOL_2D →
+//! `pool::l2_pool2d_f32`: shapes, padding, activation range.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
-use crate::ir::{DType, OpCode, Options};
+use crate::ir::{DType, OpCode, Options, Padding};
 use crate::lower::params::pool as P;
 use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{quant, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
@@ -30,6 +30,14 @@ pub(crate) const OPS: &[OpEntry] = &[
         outputs: 1,
         lower: Lowering::Kernel(|ctx| pool(ctx, Kind::Max)),
     },
+    OpEntry {
+        code: OpCode::L2_POOL_2D,
+        // l2_pool_2d.cc L2Prepare: TF_LITE_ENSURE_TYPES_EQ(input type, kTfLiteFloat32).
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(|ctx| pool(ctx, Kind::L2)),
+    },
 ];
 
 /// Which pool.
@@ -37,6 +45,8 @@ pub(crate) const OPS: &[OpEntry] = &[
 enum Kind {
     Average,
     Max,
+    /// The root of the mean of the squares (float32 only).
+    L2,
 }
 
 /// AVERAGE_POOL_2D / MAX_POOL_2D → `pool::{average,max}_pool2d_{s8,s16,f32}`.
@@ -93,14 +103,61 @@ fn pool(ctx: &OpContext, pool: Kind) -> Result<Kernel> {
             ),
         ));
     }
-    let function = match (num, pool) {
-        (Num::I8, Kind::Average) => "average_pool2d_s8",
-        (Num::I8, Kind::Max) => "max_pool2d_s8",
-        (Num::I16, Kind::Average) => "average_pool2d_s16",
-        (Num::I16, Kind::Max) => "max_pool2d_s16",
-        (Num::F32, Kind::Average) => "average_pool2d_f32",
-        (Num::F32, Kind::Max) => "max_pool2d_f32",
-    };
+    if pool == Kind::L2 {
+        // L2Prepare writes the output's dims itself, from its own output size: a model whose
+        // output tensor has other dims gets more or fewer elements written than it holds.
+        // ComputeOutSize, in C's truncating division (a slightly negative VALID extent is 0).
+        let extent = |input: usize, filter: usize, stride: usize| -> Option<usize> {
+            let (input, filter, stride) = (input as i128, filter as i128, stride as i128);
+            let n = match o.padding {
+                Padding::Same => (input + stride - 1) / stride,
+                Padding::Valid => (input + stride - filter) / stride,
+            };
+            usize::try_from(n).ok()
+        };
+        let want = [
+            Some(i[0]),
+            extent(i[1], o.filter_h, o.stride_h),
+            extent(i[2], o.filter_w, o.stride_w),
+            Some(i[3]),
+        ];
+        if want.iter().zip(out.iter()).any(|(w, &o)| *w != Some(o)) {
+            let want: Vec<String> = want
+                .iter()
+                .map(|w| w.map_or("negative".into(), |n| n.to_string()))
+                .collect();
+            return Err(ctx.invalid(
+                format!(
+                    "output {out:?}: L2Prepare sets the output's dims to [{}] (from the input \
+                     {i:?}, the window and the padding)",
+                    want.join(", ")
+                ),
+                Grounds::undefined(
+                    "l2_pool_2d.cc L2Prepare overwrites the output's dims with the computed ones: \
+                     TFLM writes that many elements into a tensor sized otherwise",
+                ),
+            ));
+        }
+    }
+    let function =
+        match (num, pool) {
+            (Num::I8, Kind::Average) => "average_pool2d_s8",
+            (Num::I8, Kind::Max) => "max_pool2d_s8",
+            (Num::I16, Kind::Average) => "average_pool2d_s16",
+            (Num::I16, Kind::Max) => "max_pool2d_s16",
+            (Num::F32, Kind::Average) => "average_pool2d_f32",
+            (Num::F32, Kind::Max) => "max_pool2d_f32",
+            (Num::F32, Kind::L2) => "l2_pool2d_f32",
+            (_, Kind::L2) => return Err(ctx.invalid(
+                format!(
+                    "input type {}; TFLM's L2_POOL_2D takes FLOAT32 only",
+                    input.dtype
+                ),
+                Grounds::tflm(
+                    "l2_pool_2d.cc L2Prepare: TF_LITE_ENSURE_TYPES_EQ(input type, kTfLiteFloat32)",
+                ),
+            )),
+        };
     match num {
         Num::I8 | Num::I16 => {
             let int16 = num == Num::I16;

@@ -1,6 +1,6 @@
 //! SOFTMAX → `softmax::softmax_{s8,s8_s16,s16,f32}`, over the last dimension: the fixed-point
 //! input scaling TFLM's Prepare computes for int8 and int16, and int16's exp and reciprocal tables.
-//! LOG_SOFTMAX → `softmax::log_softmax_f32` (float32; TFLM's int8 is not compiled yet).
+//! LOG_SOFTMAX → `softmax::log_softmax_{f32,s8}`: int8 with the multipliers TFLM's Prepare computes.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -34,7 +34,7 @@ pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::LOG_SOFTMAX,
         types: Types::unary(
-            &[Sig::Same(Ty::F32)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
             &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
         ),
         inputs: 1..=1,
@@ -43,18 +43,12 @@ pub(crate) const OPS: &[OpEntry] = &[
     },
 ];
 
-/// LOG_SOFTMAX over the last dimension: float32 as TFLM's `reference_ops::LogSoftmax`. TFLM's
-/// Prepare requires the input's type and shape of the output.
+/// LOG_SOFTMAX over the last dimension: float32 as TFLM's `reference_ops::LogSoftmax`, int8 as
+/// its `LogSoftmaxQuantized`. TFLM's Prepare requires the input's type and shape of the output.
 fn log_softmax(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     match input.dtype {
-        DType::F32 => {}
-        DType::I8 => {
-            return Err(ctx.unsupported(
-                "input type INT8 (TFLM's fixed-point LOG_SOFTMAX) is not supported yet; \
-                 supported: FLOAT32",
-            ))
-        }
+        DType::F32 | DType::I8 => {}
         other => {
             return Err(ctx.invalid(
                 format!("input type {other}; TFLM's LOG_SOFTMAX supports FLOAT32 and INT8"),
@@ -93,10 +87,85 @@ fn log_softmax(ctx: &OpContext) -> Result<Kernel> {
         }
     };
     let rows = input.num_elements() / depth;
+    if input.dtype == DType::I8 {
+        return log_softmax_s8(ctx, rows, depth);
+    }
     Ok(kernel(
         "log_softmax_f32",
         in_out(ctx)?,
         P::LogSoftmaxF32 { rows, depth },
+    ))
+}
+
+/// int8 LOG_SOFTMAX: log_softmax.cc CalculateOpData's checks and multipliers.
+fn log_softmax_s8(ctx: &OpContext, rows: usize, depth: usize) -> Result<Kernel> {
+    /// kScaledDiffIntegerBits: the scaled differences are Q5.26.
+    const SCALED_DIFF_INTEGER_BITS: i32 = 5;
+    let (s_in, _) = ctx.int8_quant("input", ctx.input(0)?)?;
+    let (s_out, zp_out) = ctx.int8_quant("output", ctx.output(0)?)?;
+    if s_out != 16.0 / 256.0 || zp_out != 127 {
+        return Err(ctx.invalid(
+            format!(
+                "int8 output quantization ({s_out}, {zp_out}); TFLM requires scale 16/256 and \
+                 zero point 127"
+            ),
+            Grounds::tflm(
+                "log_softmax.cc CalculateOpData: TF_LITE_ENSURE(output scale == 16.0 / 256), \
+                 TF_LITE_ENSURE(output zero point == 127)",
+            ),
+        ));
+    }
+    // The Q12.19 sum of up to `depth` exps of at most 1 each must stay below 2^12.
+    if depth >= 1 << 12 {
+        return Err(ctx.invalid(
+            format!("rows of {depth} elements: the sum of their exps can overflow Q12.19"),
+            Grounds::undefined(
+                "log_softmax.h LogSoftmaxQuantized: \"sum_of_exps_in_q12 is safe from \
+                 overflowing in 2^12 steps\"; beyond, the int32 sum can overflow",
+            ),
+        ));
+    }
+    // PreprocessLogSoftmaxScalingExp with beta 1: PreprocessSoftmaxScaling, capped below 2^31.
+    let real = (f64::from(s_in) * f64::from(1 << (31 - SCALED_DIFF_INTEGER_BITS)))
+        .min(f64::from(i32::MAX));
+    let (multiplier, shift) = quant::quantize_multiplier(real);
+    if real.is_nan() || real <= 1.0 || shift < 0 {
+        return Err(ctx.invalid(
+            format!("input scale * 2^26 = {real} is not above 1 (TFLM requires it)"),
+            Grounds::tflm(
+                "log_softmax.cc CalculateOpData → PreprocessLogSoftmaxScalingExp → \
+                 QuantizeMultiplierGreaterThanOne: TFLITE_CHECK_GT(double_multiplier, 1.) aborts",
+            ),
+        ));
+    }
+    // The reverse scaling: 2^(31 - shift) / multiplier, which QuantizeMultiplierSmallerThanOneExp
+    // requires below 1.
+    let reverse = f64::from(1u32 << (31 - shift)) / f64::from(multiplier);
+    let (reverse_scaling_divisor, reverse_scaling_shift) = quant::quantize_multiplier(reverse);
+    // Also TFLITE_CHECK_LE(shift, 0): a divisor just below 1 may round up to 1.
+    if reverse >= 1.0 || reverse_scaling_shift > 0 {
+        return Err(ctx.invalid(
+            format!("the reverse scaling divisor {reverse} is not below 1 (TFLM requires it)"),
+            Grounds::tflm(
+                "quantization_util.cc PreprocessLogSoftmaxScalingExp → \
+                 QuantizeMultiplierSmallerThanOneExp: TFLITE_CHECK_LT(double_multiplier, 1.) \
+                 aborts",
+            ),
+        ));
+    }
+    let diff_min = -quant::input_radius(SCALED_DIFF_INTEGER_BITS, shift, 31);
+    Ok(kernel(
+        "log_softmax_s8",
+        in_out(ctx)?,
+        P::LogSoftmaxS8 {
+            rows,
+            depth,
+            input_multiplier: multiplier,
+            input_left_shift: shift,
+            reverse_scaling_divisor,
+            reverse_scaling_shift,
+            diff_min,
+        },
     ))
 }
 

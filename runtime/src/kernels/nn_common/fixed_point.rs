@@ -19,7 +19,7 @@ pub(crate) fn rescale(x: i32, src_integer_bits: i32, dst_integer_bits: i32) -> i
 
 /// gemmlowp `RoundingHalfSum`: `(a + b) / 2` rounded half away from zero.
 #[inline(always)]
-fn rounding_half_sum(a: i32, b: i32) -> i32 {
+pub(crate) fn rounding_half_sum(a: i32, b: i32) -> i32 {
     let sum = i64::from(a) + i64::from(b);
     let sign = if sum >= 0 { 1 } else { -1 };
     ((sum + sign) / 2) as i32
@@ -143,6 +143,80 @@ pub(crate) fn tanh_q4(a: i32) -> i32 {
     }
 }
 
+/// TFLM's `SaturatingRoundingMultiplyByPOTParam` for `exponent >= 0` (a saturating left shift).
+#[inline(always)]
+fn saturating_shl(x: i32, exponent: i32) -> i32 {
+    saturating_rounding_multiply_by_pot(x, exponent)
+}
+
+/// TFLM's `log_x_for_x_greater_than_or_equal_to_1<5>` of a Q12.19 value at least 1 (int8
+/// LOG_SOFTMAX's sum of exps): `ln(x)` in Q5.26, through `z = 2^k * r` with `r` in [sqrt(1/2), 1)
+/// and a rational approximation of `ln(r)`, accumulated in Q6.25.
+pub(crate) fn log_q12_to_q5(input: i32) -> i32 {
+    const INPUT_INTEGER_BITS: i32 = 12;
+    const ACCUM_INTEGER_BITS: i32 = 6;
+    const LOG_2: i32 = 1_488_522_236;
+    const SQRT_SQRT_HALF: i32 = 1_805_811_301;
+    const SQRT_HALF: i32 = 1_518_500_250;
+    const ALPHA_N: i32 = 117_049_297;
+    const ALPHA_D: i32 = 127_690_142;
+    const ALPHA_I: i32 = 1_057_819_769;
+    const ALPHA_F: i32 = 638_450_708;
+    // Rescale<6> of a quarter in Q0.31.
+    let shifted_quarter = rescale(536_870_912, 0, ACCUM_INTEGER_BITS);
+    let z_a = input;
+    let z_a_headroom_plus_1 = (z_a as u32).leading_zeros() as i32;
+    let r_a_tmp = saturating_shl(z_a, z_a_headroom_plus_1 - 1);
+    let r_a = saturating_shl(mul(r_a_tmp, SQRT_HALF), 1);
+    let z_a_pow_2_adj = saturating_add(
+        saturating_shl(
+            INPUT_INTEGER_BITS - z_a_headroom_plus_1,
+            31 - ACCUM_INTEGER_BITS,
+        ),
+        shifted_quarter,
+    );
+    let z_b = mul(z_a, SQRT_HALF);
+    let z_b_headroom = (z_b as u32).leading_zeros() as i32 - 1;
+    let r_b = saturating_shl(z_a, z_b_headroom);
+    let z_b_pow_2_adj = saturating_sub(
+        saturating_shl(INPUT_INTEGER_BITS - z_b_headroom, 31 - ACCUM_INTEGER_BITS),
+        shifted_quarter,
+    );
+    let r = r_a.min(r_b);
+    let z_pow_2_adj = z_a_pow_2_adj.max(z_b_pow_2_adj);
+    let p = rounding_half_sum(r, SQRT_SQRT_HALF);
+    let q = r.wrapping_sub(SQRT_SQRT_HALF);
+    let q = q.wrapping_add(q);
+    let common_sq = mul(q, q);
+    let num = mul(q, r).wrapping_add(mul(mul(q, common_sq), ALPHA_N));
+    let denom_minus_one = mul(
+        p,
+        ALPHA_I
+            .wrapping_add(q)
+            .wrapping_add(mul(ALPHA_D, common_sq)),
+    )
+    .wrapping_add(mul(ALPHA_F, q));
+    let recip_denom = one_over_one_plus_x_for_x_in_0_1(denom_minus_one);
+    let num_scaled = rescale(num, 0, ACCUM_INTEGER_BITS);
+    rescale(
+        mul(z_pow_2_adj, LOG_2).wrapping_add(mul(num_scaled, recip_denom)),
+        ACCUM_INTEGER_BITS,
+        5,
+    )
+}
+
+/// `SaturatingAddNonGemmlowp` on int32.
+#[inline(always)]
+fn saturating_add(a: i32, b: i32) -> i32 {
+    a.saturating_add(b)
+}
+
+/// TFLM's `SaturatingSub` on int32.
+#[inline(always)]
+fn saturating_sub(a: i32, b: i32) -> i32 {
+    a.saturating_sub(b)
+}
+
 /// TFLM `GetReciprocal`: `1 / x` for a positive `x` with `integer_bits` integer bits, as a Q0.31
 /// value and the number of bits it must still be shifted right by (`num_bits_over_unit`).
 pub(crate) fn reciprocal(x: i32, integer_bits: i32) -> (i32, i32) {
@@ -179,6 +253,15 @@ mod tests {
             assert!((e - want.0).abs() < 1e-6, "exp({x}) = {e}, want {}", want.0);
         }
         assert_eq!(exp_on_negative_values(0, 5), i32::MAX);
+    }
+
+    #[test]
+    fn log_is_close_to_ln() {
+        for x in [1.0f64, 1.5, 2.0, 3.7, 10.0, 100.0, 4000.0] {
+            let raw = (x * f64::from(1 << 19)) as i32;
+            let got = q(log_q12_to_q5(raw), 5);
+            assert!((got - x.ln()).abs() < 1e-5, "ln({x}) = {got}");
+        }
     }
 
     #[test]

@@ -20,9 +20,11 @@ impl Gen<'_, '_> {
     /// Appends one `op` to the chain, its shapes and options drawn.
     pub(super) fn emit(&mut self, op: B) {
         match op {
-            B::CONV_2D | B::DEPTHWISE_CONV_2D | B::AVERAGE_POOL_2D | B::MAX_POOL_2D => {
-                self.image_op(op, false)
-            }
+            B::CONV_2D
+            | B::DEPTHWISE_CONV_2D
+            | B::AVERAGE_POOL_2D
+            | B::MAX_POOL_2D
+            | B::L2_POOL_2D => self.image_op(op, false),
             B::FULLY_CONNECTED => {
                 let v = self.latest();
                 self.fully_connected(v)
@@ -40,12 +42,36 @@ impl Gen<'_, '_> {
             B::CAST | B::ZEROS_LIKE | B::FILL | B::BROADCAST_TO | B::SELECT_V2 | B::GATHER_ND => {
                 self.tensor_op(op)
             }
-            B::SOFTMAX | B::LOGISTIC | B::TANH => {
+            B::BATCH_MATMUL => {
+                // The latest value times itself transposed (adj_y): [.., M, K] x [.., M, K]^T.
                 let v = self.latest();
                 let shape = self.shape_of(v);
+                if !(2..=5).contains(&shape.len()) {
+                    return self.emit(B::RELU);
+                }
+                let mut out_shape = shape.clone();
+                let m = shape[shape.len() - 2];
+                *out_shape.last_mut().expect("rank 2 or more") = m;
+                let out = self.activation(&out_shape);
+                let options = Options::BatchMatMul {
+                    adj_x: false,
+                    adj_y: true,
+                };
+                self.push_op(op, options, &[v.index, v.index], out);
+            }
+            B::SOFTMAX | B::LOGISTIC | B::TANH | B::LOG_SOFTMAX | B::L2_NORMALIZATION => {
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                // TFLM's L2_NORMALIZATION takes rank 4 at most.
+                if op == B::L2_NORMALIZATION && shape.len() > 4 {
+                    return self.emit(B::RELU);
+                }
                 let out = if self.int8 {
+                    // The output quantization TFLM requires (LOG_SOFTMAX) or computes in
+                    // (L2_NORMALIZATION, TANH, SOFTMAX).
                     let (s, z) = match op {
-                        B::TANH => (1.0 / 128.0, 0),
+                        B::TANH | B::L2_NORMALIZATION => (1.0 / 128.0, 0),
+                        B::LOG_SOFTMAX => (16.0 / 256.0, 127),
                         _ => (1.0 / 256.0, -128),
                     };
                     TensorSpec::int8(&shape, s, z)
@@ -277,7 +303,6 @@ impl Gen<'_, '_> {
             | B::SQUARE
             | B::EXP
             | B::LOG
-            | B::LOG_SOFTMAX
             | B::ELU => {
                 let v = self.latest();
                 let shape = self.shape_of(v);

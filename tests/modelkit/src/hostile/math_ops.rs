@@ -111,12 +111,10 @@ pub(super) fn math_ops(cases: &mut Vec<super::Case>) {
         Refusal::Invalid,
         "TFLM's ELU supports FLOAT32 and INT8",
     );
-    // LOG_SOFTMAX: TFLM's int8 is not compiled yet; int16 TFLM refuses.
-    s.refused(
+    // LOG_SOFTMAX: int8 in TFLM's fixed output quantization (16/256, 127); int16 TFLM refuses.
+    s.accepted(
         "log_softmax_int8",
         unary8(B::LOG_SOFTMAX, Options::None, (0.1, 0), (16.0 / 256.0, 127)),
-        Refusal::Unsupported,
-        "not supported yet",
     );
     s.refused(
         "log_softmax_int16",

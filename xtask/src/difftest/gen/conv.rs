@@ -1,5 +1,5 @@
 //! Convolutions and pooling: CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV (with their filter and
-//! bias helpers), AVERAGE_POOL_2D and MAX_POOL_2D.
+//! bias helpers), AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D.
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, Padding, TensorSpec, TensorType};
 

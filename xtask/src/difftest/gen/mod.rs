@@ -17,6 +17,7 @@ mod fully_connected;
 mod index;
 mod logic;
 mod math_ops;
+mod matmul;
 mod movement;
 mod ops_tensor;
 mod reduce;
@@ -102,6 +103,7 @@ pub const OPS: &[(&str, B)] = &[
     ("ARG_MAX", B::ARG_MAX),
     ("ARG_MIN", B::ARG_MIN),
     ("AVERAGE_POOL_2D", B::AVERAGE_POOL_2D),
+    ("BATCH_MATMUL", B::BATCH_MATMUL),
     ("BATCH_TO_SPACE_ND", B::BATCH_TO_SPACE_ND),
     ("BROADCAST_TO", B::BROADCAST_TO),
     ("CAST", B::CAST),
@@ -126,6 +128,8 @@ pub const OPS: &[(&str, B)] = &[
     ("GREATER", B::GREATER),
     ("GREATER_EQUAL", B::GREATER_EQUAL),
     ("HARD_SWISH", B::HARD_SWISH),
+    ("L2_NORMALIZATION", B::L2_NORMALIZATION),
+    ("L2_POOL_2D", B::L2_POOL_2D),
     ("LEAKY_RELU", B::LEAKY_RELU),
     ("LESS", B::LESS),
     ("LESS_EQUAL", B::LESS_EQUAL),
@@ -335,6 +339,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
         TensorType::INT16 => matches!(
             op,
             B::ADD
+                | B::BATCH_MATMUL
                 | B::SUB
                 | B::MUL
                 | B::SQUARED_DIFFERENCE
@@ -763,8 +768,12 @@ impl<'a> G<'a> {
             | B::DEPTHWISE_CONV_2D
             | B::AVERAGE_POOL_2D
             | B::MAX_POOL_2D
+            | B::L2_POOL_2D
             | B::TRANSPOSE_CONV => {
-                if rank.is_some_and(|r| r != 4) {
+                // TFLM's L2_POOL_2D is float32 only.
+                if rank.is_some_and(|r| r != 4)
+                    || (op == B::L2_POOL_2D && dtype != TensorType::FLOAT32)
+                {
                     return None;
                 }
                 let x = self.take(
@@ -869,12 +878,31 @@ impl<'a> G<'a> {
                 Some(self.activation(op, x))
             }
             B::LOG_SOFTMAX => {
-                // tinyaot compiles TFLM's float32 LOG_SOFTMAX only.
-                if dtype != TensorType::FLOAT32 || rank == Some(0) {
+                // TFLM's LOG_SOFTMAX takes float32 and int8.
+                if rank == Some(0) {
                     return None;
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
-                Some(self.math(op, x))
+                Some(if dtype == TensorType::INT8 {
+                    self.log_softmax_s8(x)
+                } else {
+                    self.math(op, x)
+                })
+            }
+            B::L2_NORMALIZATION => {
+                // TFLM's L2_NORMALIZATION: float32 and int8, rank 1 to 4.
+                if rank.is_some_and(|r| r == 0 || r > 4) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 2.0);
+                Some(self.l2_norm(x))
+            }
+            B::BATCH_MATMUL => {
+                if rank.is_some_and(|r| !(2..=4).contains(&r)) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(2, 4, 5), 1.0);
+                Some(self.batch_matmul(x))
             }
             B::EXP | B::LOG => {
                 // TFLM's EXP and LOG are float32 only.
