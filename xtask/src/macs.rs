@@ -1,6 +1,7 @@
 //! Multiply-accumulates per inference, counted from the graph: the figure instructions are divided
 //! by. Only the ops whose cost is dominated by MACs count (CONV_2D, DEPTHWISE_CONV_2D,
-//! TRANSPOSE_CONV, FULLY_CONNECTED, SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM's gate products);
+//! TRANSPOSE_CONV, FULLY_CONNECTED, BATCH_MATMUL, SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM's gate
+//! products);
 //! everything else (pooling, softmax, element-wise ops) adds instructions but no MACs, so small
 //! models with a large softmax show a high instructions-per-MAC figure.
 
@@ -42,6 +43,17 @@ pub fn macs(graph: &Graph) -> u64 {
                     let memory = time.shape.get(1).copied().unwrap_or(0) as u64;
                     batches * dim(0) * (dim(1) + memory)
                 }),
+                // LHS matrices [M, K] (or [K, M] with adj_x): each output element sums K
+                // products, K being the LHS matrix's size over the output's rows M.
+                Some(OpCode::BATCH_MATMUL) => tensor(op.input(0)).map_or(0, |lhs| {
+                    let last_two = |shape: &[usize]| match shape {
+                        [.., rows, cols] => (*rows as u64, *cols as u64),
+                        _ => (1, 1),
+                    };
+                    let (rows, cols) = last_two(&lhs.shape);
+                    let (m, _) = last_two(&output.shape);
+                    out * (rows * cols).checked_div(m).unwrap_or(0)
+                }),
                 _ => 0,
             }
         })
@@ -67,6 +79,13 @@ mod tests {
     fn counts_fully_connected_macs() {
         // 1 -> 16 -> 16 -> 1: 16 + 256 + 16.
         assert_eq!(model_macs("sine_mlp"), 288);
+    }
+
+    #[test]
+    fn counts_batch_matmul_macs() {
+        // Outputs [2, 3, 5] summing K = 4 (plain, adj_x and adj_y with a broadcast batch), then
+        // [2, 3, 3, 5] summing K = 4 (both adjoint).
+        assert_eq!(model_macs("batch_matmul"), 3 * (30 * 4) + 90 * 4);
     }
 
     #[test]
