@@ -147,7 +147,8 @@ fn floor_one(x: f32) -> f32 {
     }
 }
 
-/// float32 FLOOR: [`floor_one`] of each element.
+/// float32 FLOOR: the largest integer not above each element, as `std::floor` (-0.0,
+/// infinities and NaN unchanged).
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn floor_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
     let p = super::opaque(p);
