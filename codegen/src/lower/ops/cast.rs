@@ -12,7 +12,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::cast as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
+use crate::lower::OpContext;
 
 /// Every pair of `FLOAT32, INT8, INT16, INT32, BOOL`, the same type included (a copy): what
 /// tinyaot casts, and what TFLM's Eval casts among the registry's types.
@@ -85,15 +85,7 @@ fn cast(ctx: &OpContext) -> Result<Kernel> {
             "a UINT32 input or output; supported: FLOAT32, INT8, INT16, INT32 and BOOL",
         ));
     };
-    if input.num_elements() != output.num_elements() {
-        return Err(ctx.invalid(
-            format!(
-                "input shape {:?} and output shape {:?} differ in size",
-                input.shape, output.shape
-            ),
-            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
-        ));
-    }
+    super::same_size(ctx, input, output)?;
     Ok(kernel(
         "cast",
         in_out(ctx)?,

@@ -26,7 +26,7 @@ use super::{
     Access, CallKind, KernelCall, OpContext, Operand, Params, SHAPES_CHECKED_ONLY_BY_DCHECK,
 };
 use crate::error::{Error, Grounds, Result};
-use crate::ir::OpCode;
+use crate::ir::{OpCode, Tensor};
 
 // Written by `cargo kernels` from the files in this directory, runtime/src/kernels/
 // and templates/c/kernels/. Do not edit down to the end marker.
@@ -344,14 +344,9 @@ fn in_out_from(ctx: &OpContext, i: usize) -> Result<Vec<Operand>> {
     ])
 }
 
-/// A kernel from input 0 to an output of as many elements; `params` makes its parameter struct
-/// from the element count. A constant input is refused ([`in_out`]).
-fn unary<P: Into<Params>>(
-    ctx: &OpContext,
-    function: &'static str,
-    params: impl FnOnce(usize) -> P,
-) -> Result<Kernel> {
-    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+/// Refuses an output with another element count than its input: TFLM's element-wise kernels only
+/// DCHECK it, then read or write past the smaller one (UB).
+fn same_size(ctx: &OpContext, input: &Tensor, output: &Tensor) -> Result<()> {
     if input.num_elements() != output.num_elements() {
         return Err(ctx.invalid(
             format!(
@@ -361,6 +356,18 @@ fn unary<P: Into<Params>>(
             Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
         ));
     }
+    Ok(())
+}
+
+/// A kernel from input 0 to an output of as many elements; `params` makes its parameter struct
+/// from the element count. A constant input is refused ([`in_out`]).
+fn unary<P: Into<Params>>(
+    ctx: &OpContext,
+    function: &'static str,
+    params: impl FnOnce(usize) -> P,
+) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    same_size(ctx, input, output)?;
     Ok(kernel(function, in_out(ctx)?, params(input.num_elements())))
 }
 

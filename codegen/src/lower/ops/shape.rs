@@ -17,7 +17,7 @@ use super::{Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::types::{Role, Sig, Ty, Types};
-use crate::lower::{OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
+use crate::lower::OpContext;
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -116,15 +116,7 @@ pub(crate) fn zeros_like_bytes(ctx: &OpContext) -> Result<Vec<u8>> {
     // TFLM's Prepare sets the output's type to the input's: one declared otherwise would be
     // written as the input's.
     ctx.same_dtype("the output", output, input)?;
-    if input.num_elements() != output.num_elements() {
-        return Err(ctx.invalid(
-            format!(
-                "input shape {:?} and output shape {:?} differ in size",
-                input.shape, output.shape
-            ),
-            Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
-        ));
-    }
+    super::same_size(ctx, input, output)?;
     Ok(vec![0; output.bytes])
 }
 
