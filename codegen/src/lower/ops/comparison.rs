@@ -9,13 +9,14 @@
 //! Nothing checks input 2's type or the output's (written as `bool`): tinyaot refuses other
 //! types on the specification's ground.
 
-use super::elementwise::broadcast::{broadcast, Broadcast};
+use super::elementwise::broadcast::Broadcast;
+use super::elementwise::broadcast_operands;
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::comparison as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
-use crate::lower::{OpContext, Operand};
+use crate::lower::OpContext;
 
 /// The typed roles of a comparison: both inputs and the output.
 const ROLES: &[Role] = &[Role::In(0), Role::In(1), Role::Out(0)];
@@ -129,7 +130,7 @@ pub(crate) const OPS: &[OpEntry] = &[
 
 /// The comparison `predicate` of the operator's two inputs.
 fn lower(ctx: &OpContext, predicate: Predicate) -> Result<Kernel> {
-    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let (a, b) = (ctx.input(0)?, ctx.input(1)?);
     let equality = matches!(predicate, Predicate::Equal | Predicate::NotEqual);
     match a.dtype {
         DType::F32 | DType::I8 | DType::I32 | DType::I64 => {}
@@ -159,21 +160,16 @@ fn lower(ctx: &OpContext, predicate: Predicate) -> Result<Kernel> {
             ));
         }
     }
-    ctx.same_dtype("input 2", b, a)?;
-    ctx.expect_output_dtype("the output", out, DType::Bool)?;
-    if a.is_constant() && b.is_constant() && !ctx.constant_in_arena_ok() {
-        return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
-    }
-    let Broadcast {
-        shape,
-        a_strides,
-        b_strides,
-    } = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| e.into_error(ctx))?;
-    let operands = vec![
-        Operand::Src(ctx.input_index(0)?),
-        Operand::Src(ctx.input_index(1)?),
-        Operand::Offset(ctx.output_index(0)?),
-    ];
+    let (
+        Broadcast {
+            shape,
+            a_strides,
+            b_strides,
+        },
+        operands,
+    ) = broadcast_operands(ctx, |out, _| {
+        ctx.expect_output_dtype("the output", out, DType::Bool)
+    })?;
     let predicate = predicate as i32;
     if a.dtype == DType::I8 {
         let (s1, z1) = ctx.int8_quant("input 1", a)?;

@@ -6,13 +6,14 @@
 //! specification's ground. LOGICAL_NOT's `GenericPrepare<IsLogicalSupportedType>` refuses a
 //! non-BOOL input and an output of another type.
 
-use super::elementwise::broadcast::{broadcast, Broadcast};
+use super::elementwise::binary_layout;
+use super::elementwise::broadcast::Broadcast;
 use super::{kernel, unary, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::logical as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
-use crate::lower::{OpContext, Operand};
+use crate::lower::OpContext;
 
 /// LOGICAL_AND and LOGICAL_OR: both inputs and the output BOOL.
 const BINARY_TYPES: Types = Types {
@@ -48,7 +49,7 @@ pub(crate) const OPS: &[OpEntry] = &[
 
 /// LOGICAL_AND or LOGICAL_OR (`function`) of two BOOL inputs, broadcast.
 fn binary(ctx: &OpContext, function: &'static str) -> Result<Kernel> {
-    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let a = ctx.input(0)?;
     if a.dtype != DType::Bool {
         return Err(ctx.invalid(
             format!("input type {}; TFLM's kernel reads BOOL", a.dtype),
@@ -58,21 +59,14 @@ fn binary(ctx: &OpContext, function: &'static str) -> Result<Kernel> {
             ),
         ));
     }
-    ctx.same_dtype("input 2", b, a)?;
-    ctx.same_dtype("the output", out, a)?;
-    if a.is_constant() && b.is_constant() && !ctx.constant_in_arena_ok() {
-        return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
-    }
-    let Broadcast {
-        shape,
-        a_strides,
-        b_strides,
-    } = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| e.into_error(ctx))?;
-    let operands = vec![
-        Operand::Src(ctx.input_index(0)?),
-        Operand::Src(ctx.input_index(1)?),
-        Operand::Offset(ctx.output_index(0)?),
-    ];
+    let (
+        Broadcast {
+            shape,
+            a_strides,
+            b_strides,
+        },
+        operands,
+    ) = binary_layout(ctx)?;
     let p = P::Logical {
         shape,
         a_strides,

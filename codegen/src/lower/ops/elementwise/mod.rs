@@ -28,7 +28,7 @@ use squared_difference::squared_difference;
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::Result;
-use crate::ir::{DType, OpCode};
+use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::elementwise as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{Access, OpContext, Operand};
@@ -209,10 +209,19 @@ fn elem(ctx: &OpContext) -> Result<Elem> {
 
 /// Checks the operands of a binary op of any element type: the inputs and the output of one type,
 /// not both inputs constant; returns their broadcast and the kernel's operands.
-fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
+pub(in crate::lower::ops) fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
+    broadcast_operands(ctx, |out, a| ctx.same_dtype("the output", out, a))
+}
+
+/// [`binary_layout`] with the output's type checked by `check_output` (given the output and
+/// input 1) instead of being input 1's: the comparisons write BOOL whatever they compare.
+pub(in crate::lower::ops) fn broadcast_operands(
+    ctx: &OpContext,
+    check_output: impl FnOnce(&Tensor, &Tensor) -> Result<()>,
+) -> Result<(Broadcast, Vec<Operand>)> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.same_dtype("input 2", b, a)?;
-    ctx.same_dtype("the output", out, a)?;
+    check_output(out, a)?;
     if a.is_constant() && b.is_constant() && !ctx.constant_in_arena_ok() {
         return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
     }
