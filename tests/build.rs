@@ -4,7 +4,8 @@
 //! and the list of models that were refused with the message they were refused with. Also writes
 //! `macro_suite.rs`: every model of TFLM's integration suite (the SEANet layers and the stateful
 //! models) and the stateful reference models through `include_model!`, for
-//! `tests/macro_conformance.rs` to compare with the build.rs twins.
+//! `tests/macro_conformance.rs` to compare with the build.rs twins (outside CI, the quick
+//! selection of them: `tinyaot_test_support::full_suites`).
 //!
 //! Without the shared data the reference models are left out, with a warning, and the tests that
 //! need them skip, saying so; with `CI` set the build fails instead
@@ -70,7 +71,10 @@ fn main() {
             Ok(path) => {
                 let stateful_reference =
                     *suite == "shared" && support::MACRO_REFERENCE_MODELS.contains(&stem.as_str());
-                if *suite == "tflm_suite" || stateful_reference {
+                // Outside CI, the quick selection only (support::full_suites).
+                if (*suite == "tflm_suite" || stateful_reference)
+                    && support::heavy_check_takes(suite, &stem)
+                {
                     // include_model! takes a path relative to this crate's directory.
                     let relative = relative_path(&manifest_dir, model);
                     let _ = writeln!(

@@ -1,12 +1,17 @@
-//! C conformance: every model the Rust backend accepts (tests/fixtures/models and ../shared/models)
-//! is generated as C through the library, built with the host `cc -std=c99 -Wall -Wextra -Wpedantic
-//! -Werror -O2` together with tests/c/driver.c, and run on TFLM's golden cases in order in one
-//! process (state carries between cases, as on a device). Outputs must equal TFLM's byte for byte
+//! C conformance: every model the Rust backend accepts (the four conformance suites) is generated
+//! as C through the library, built with the host `cc -std=c99 -Wall -Wextra -Wpedantic -Werror
+//! -O2` together with tests/c/driver.c, and run on TFLM's golden cases in order in one process
+//! (state carries between cases, as on a device). Outputs must equal TFLM's byte for byte
 //! (float32: within 1e-5 relative). Each model's C is also cross-compiled for a Cortex-M4 with
 //! `arm-none-eabi-gcc` and must compile without a single diagnostic; when that compiler is not
 //! installed the test says so and skips only that part, or, with `CI` set, fails. Without the
 //! shared data its models are skipped the same way. Objects are compiled once per preprocessed
 //! text and shared between models (`object_cache`).
+//!
+//! That is CI's run (`CI` set). Outside CI, as in the README's `cargo test --workspace`, the test
+//! takes the quick selection of models (`tinyaot_test_support::in_quick_selection`: no hostile
+//! corners, one SEANet layer of each kind) and builds them for the host only: the whole run is a
+//! few minutes of a 2-core machine's compilers.
 //!
 //! Models the Rust backend refuses are skipped with the refusal printed: the Rust conformance test
 //! decides whether a refusal is expected. A model the Rust backend accepts and the C backend
@@ -53,7 +58,18 @@ fn scratch(name: &str) -> PathBuf {
 fn every_model_matches_tflm_as_c() {
     // Without the shared data, the repository's suites only (in CI: a failure).
     let suites = support::available_suites("the C conformance test");
-    let arm = arm_compiler_or_skip("the C conformance test's Cortex-M4 cross-compile check");
+    // Outside CI, the quick selection of models, built for the host only (see
+    // `support::full_suites`); in CI every model, cross-compiled for the Cortex-M4 too.
+    let full = support::full_suites();
+    let arm =
+        full && arm_compiler_or_skip("the C conformance test's Cortex-M4 cross-compile check");
+    if !full {
+        println!(
+            "quick selection: the hostile corners, most SEANet layers and the Cortex-M4 \
+             cross-compile of every model run with {} set, as in CI",
+            support::CI_VAR
+        );
+    }
     let scratch = scratch("conformance");
     // One job per model, run on every core (each is a host build, a cross build and a run: the
     // C compilers are most of this test's time).
@@ -67,6 +83,9 @@ fn every_model_matches_tflm_as_c() {
                 .and_then(|s| s.to_str())
                 .unwrap_or("model")
                 .to_string();
+            if !support::heavy_check_takes(suite, &stem) {
+                continue;
+            }
             let rust = ENTRIES
                 .iter()
                 .find(|e| e.suite == suite && e.name == stem)
@@ -135,6 +154,7 @@ fn every_model_matches_tflm_as_c() {
     let compiled = ENTRIES
         .iter()
         .filter(|e| suites.iter().any(|s| s.name == e.suite))
+        .filter(|e| support::heavy_check_takes(e.suite, e.name))
         .filter(|e| matches!(e.outcome, RustOutcome::Compiled(_)))
         .count();
     assert_eq!(

@@ -1,5 +1,5 @@
 //! `cargo xtask bench [--update-readme] [MODEL…]`: microseconds per inference on the host against
-//! TFLM's reference kernels, from the release `bench` binary of `tinyaot-tests` (which runs
+//! TFLM's reference kernels, from the release `bench` binary of `tinyaot-bench` (which runs
 //! `../shared/tools/tflm_reference.py time` in the same run). A figure, not a test. With
 //! `--update-readme` the output replaces the `bench` block of README.md, with the command that made
 //! it.
@@ -39,16 +39,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let output = Command::new(cargo)
         .current_dir(&root)
-        .args([
-            "run",
-            "--quiet",
-            "--release",
-            "-p",
-            "tinyaot-tests",
-            "--bin",
-            "bench",
-            "--",
-        ])
+        .args(["run", "--quiet", "--release", "-p", "tinyaot-bench", "--"])
         .args(&models)
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;

@@ -118,7 +118,7 @@ Commands:
       between the arena markers.
   bench [--update-readme] [MODEL...]
       Microseconds per inference of the generated Rust on the host next to TFLM's reference
-      kernels, from `cargo run --release -p tinyaot-tests --bin bench` (TFLM's column needs
+      kernels, from `cargo run --release -p tinyaot-bench` (TFLM's column needs
       tflite-micro in $TINYAOT_PYTHON or python3). Default: the README's seven models;
       --update-readme writes the output into README.md between the bench markers.
   kernels [--check]

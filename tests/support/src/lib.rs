@@ -67,6 +67,41 @@ pub fn in_ci() -> bool {
     ci_value(std::env::var_os(CI_VAR).as_deref())
 }
 
+/// Whether the heavy conformance checks take every model: in CI ([`in_ci`]) they do; outside CI,
+/// as in the README's `cargo test --workspace`, the checks that build each model once more (the C
+/// backend's on the host and the Cortex-M4, the `include_model!` macro's) take only the models
+/// [`in_quick_selection`] names, so that the README's command stays a few minutes on a 2-core
+/// machine. The Rust conformance test takes every model either way. `CI=true cargo test
+/// --workspace` runs what CI runs.
+pub fn full_suites() -> bool {
+    in_ci()
+}
+
+/// Whether model `stem` of `suite` is checked by the heavy conformance tests outside CI (see
+/// [`full_suites`]): every fixture and reference model, and of TFLM's integration suite its
+/// stateful models and the first layer of each SEANet kind (`seanet_conv0`, not `seanet_conv7`:
+/// the layers of one kind differ in shapes, not in the code paths they take). The accepted
+/// hostile corners are left to CI there.
+pub fn in_quick_selection(suite: &str, stem: &str) -> bool {
+    match suite {
+        "hostile" => false,
+        "tflm_suite" => match stem.strip_prefix("seanet_") {
+            Some(layer) => {
+                let kind = layer.trim_end_matches(|c: char| c.is_ascii_digit());
+                &layer[kind.len()..] == "0"
+            }
+            None => true,
+        },
+        _ => true,
+    }
+}
+
+/// Whether a heavy conformance test checks model `stem` of `suite` in this run: every model in CI,
+/// [`in_quick_selection`]'s outside it.
+pub fn heavy_check_takes(suite: &str, stem: &str) -> bool {
+    full_suites() || in_quick_selection(suite, stem)
+}
+
 /// Whether a value of [`CI_VAR`] (`None`: unset) says CI.
 fn ci_value(value: Option<&std::ffi::OsStr>) -> bool {
     value.is_some_and(|v| !matches!(v.to_str(), Some("" | "0" | "false")))
@@ -653,6 +688,22 @@ mod tests {
         // tests/ has no models/ directory either: only a directory holding models/ qualifies.
         assert!(fixtures.is_err());
         assert_eq!(default, workspace_root().join("../shared"));
+    }
+
+    #[test]
+    fn the_quick_selection_takes_the_first_layer_of_each_seanet_kind() {
+        for (suite, stem, taken) in [
+            ("fixtures", "ds_cnn", true),
+            ("shared", "person_detect", true),
+            ("hostile", "zero_size_input_pad", false),
+            ("tflm_suite", "seanet_conv0", true),
+            ("tflm_suite", "seanet_conv10", false),
+            ("tflm_suite", "seanet_conv7", false),
+            ("tflm_suite", "seanet_leaky_relu0", true),
+            ("tflm_suite", "micro_speech_lstm", true),
+        ] {
+            assert_eq!(in_quick_selection(suite, stem), taken, "{suite}/{stem}");
+        }
     }
 
     #[test]

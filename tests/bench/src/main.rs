@@ -2,7 +2,7 @@
 //! same run on the same machine (`../shared/tools/tflm_reference.py time`).
 //!
 //! ```text
-//! cargo run --release -p tinyaot-tests --bin bench [MODEL_NAME…]
+//! cargo run --release -p tinyaot-bench [MODEL_NAME…]
 //! ```
 //!
 //! Without names it measures person_detect and the fixture DS-CNN. TFLM's figure needs the
