@@ -218,7 +218,8 @@ impl Stream {
                             .map(|q| self.max_read(q))
                             .max()
                             .unwrap_or(0)
-                            .clamp(from, in_len)
+                            .max(from)
+                            .min(in_len)
                     };
                     (p0, p1, from, to)
                 }
