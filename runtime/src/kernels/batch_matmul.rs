@@ -163,7 +163,7 @@ pub fn batch_matmul_s8(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &
             .wrapping_sub(zl.wrapping_mul(rsum));
         let v = multiply_by_quantized_multiplier(total, p.multiplier, p.shift)
             .wrapping_add(p.output_zero_point);
-        arena[output + o] = v.clamp(p.act_min, p.act_max) as i8 as u8;
+        arena[output + o] = crate::kernels::clamp(v, p.act_min, p.act_max) as i8 as u8;
     });
 }
 
@@ -186,7 +186,7 @@ pub fn batch_matmul_s16(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: 
             acc += i64::from(i32::from(x) * i32::from(y));
         }
         let v = scale_16x8(acc, p.multiplier, p.shift as i8).wrapping_add(p.output_zero_point);
-        let v = v.clamp(p.act_min, p.act_max) as i16;
+        let v = crate::kernels::clamp(v, p.act_min, p.act_max) as i16;
         arena[output + 2 * o..output + 2 * o + 2].copy_from_slice(&v.to_le_bytes());
     });
 }

@@ -9,9 +9,9 @@
 //!
 //! Generation time reduces the broadcast to a collapsed output shape and per-input element
 //! strides (0 along a broadcast dimension), as the element-wise family does. The output (bytes)
-//! must not overlap an input: the lowering declares no in-place contract.
+//! must not overlap an input (checked): the lowering declares no in-place contract.
 
-use super::elem::{load, next_index, Elem};
+use super::elem::{next_index, Elem};
 use super::MAX_RANK;
 use crate::kernels::broadcast::disjoint;
 use crate::math::multiply_by_quantized_multiplier_smaller_than_one_exp;
@@ -186,7 +186,9 @@ pub fn compare_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &Compariso
 }
 
 /// `out[i] = f(a[ia], b[ib])` as one byte (0 or 1) over `shape` in C order, where `ia`/`ib`
-/// follow `a_strides`/`b_strides`.
+/// follow `a_strides`/`b_strides`. The output must not overlap an input (checked): the lowering
+/// declares no in-place contract, so no plan makes one, and one loop (a scalar is a row of one
+/// element) keeps the kernel at one copy of `f` per predicate, as in C.
 #[inline(always)]
 fn compare<T: Elem>(
     arena: &mut [u8],
@@ -196,15 +198,15 @@ fn compare<T: Elem>(
 ) {
     let rank = shape.len();
     assert!(rank <= MAX_RANK && a_strides.len() == rank && b_strides.len() == rank);
+    // A scalar is a row of one element.
+    let (shape, a_strides, b_strides) = if rank == 0 {
+        (&[1usize][..], &[0usize][..], &[0usize][..])
+    } else {
+        (shape, a_strides, b_strides)
+    };
+    let rank = shape.len();
     let total: usize = shape.iter().product();
     if total == 0 {
-        return;
-    }
-    if rank == 0 {
-        let (mut x, mut y) = ([T::default()], [T::default()]);
-        load(arena, a, 0, &mut x);
-        load(arena, b, 0, &mut y);
-        arena[output] = u8::from(f(x[0], y[0]));
         return;
     }
     let in_len = |strides: &[usize]| {
@@ -221,37 +223,19 @@ fn compare<T: Elem>(
     let outer = &shape[..rank - 1];
     let mut index = [0usize; MAX_RANK];
     let size = T::SIZE;
-    if let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total) {
-        for row in out.chunks_exact_mut(inner) {
-            let idx = &index[..rank - 1];
-            let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
-            let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
-            for (i, o) in row.iter_mut().enumerate() {
-                let (ia, ib) = (a_pos + i * a_step, b_pos + i * b_step);
-                let x = T::read(&xa[ia * size..]);
-                let y = T::read(&xb[ib * size..]);
-                *o = u8::from(f(x, y));
-            }
-            next_index(&mut index[..rank - 1], outer);
+    let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total) else {
+        panic!("comparison output overlaps an input");
+    };
+    for row in out.chunks_exact_mut(inner) {
+        let idx = &index[..rank - 1];
+        let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
+        let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
+        for (i, o) in row.iter_mut().enumerate() {
+            let (ia, ib) = (a_pos + i * a_step, b_pos + i * b_step);
+            let x = T::read(&xa[ia * size..]);
+            let y = T::read(&xb[ib * size..]);
+            *o = u8::from(f(x, y));
         }
-    } else {
-        // An input overlapping the output (no plan makes one: the lowering declares no in-place
-        // contract), element by element, each pair read before its byte is written.
-        let mut out_pos = output;
-        loop {
-            let idx = &index[..rank - 1];
-            let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
-            let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
-            for i in 0..inner {
-                let (mut x, mut y) = ([T::default()], [T::default()]);
-                load(arena, a, a_pos + i * a_step, &mut x);
-                load(arena, b, b_pos + i * b_step, &mut y);
-                arena[out_pos + i] = u8::from(f(x[0], y[0]));
-            }
-            out_pos += inner;
-            if !next_index(&mut index[..rank - 1], outer) {
-                break;
-            }
-        }
+        next_index(&mut index[..rank - 1], outer);
     }
 }

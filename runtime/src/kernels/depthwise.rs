@@ -21,8 +21,9 @@
 //! (exclusive) its window and every earlier pixel's read, the window's far corner clamped to the
 //! image. The kernel takes the pixels in either order, each on views that split the arena at its
 //! window's reads (`views::Stream`), so that the split's check tests the guarantee at run time;
-//! disjoint operands take the kernel's code as it was, without views per pixel. The other kernels
-//! need their output and input disjoint (checked).
+//! where the output lies far enough from the input, a run of many pixels takes one pair of views,
+//! and disjoint operands are one run of every pixel: the same code serves every case. The other
+//! kernels need their output and input disjoint (checked).
 
 use super::nn_common::requant::requantize_16x8;
 use super::nn_common::window::{coord, taps};
@@ -265,10 +266,10 @@ fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
 /// sets up what the pixels share, defines the macro `pixel!(input, from, batch, window, output)`
 /// that computes one pixel (its window in `batch`, read from `input`, which holds the input from
 /// byte `from` on, into its `output_c` bytes `output`), then runs `$walk`, which takes each pixel
-/// in order. (`$d` is `$`, for the inner macro's own metavariables.) A macro rather than a shared
-/// function or closure: each path is compiled on its own and the disjoint path's code is the
-/// one it had before the stream path shared it; a function or a closure cost it up to 3% more
-/// instructions on the Cortex-M4 (`cargo xtask mcu --profile`).
+/// in order. (`$d` is `$`, for the inner macro's own metavariables.) A macro rather than a
+/// function taking a closure, so that the pixel's code sits in the walk's loop with every value
+/// the pixels share in registers or the frame: a function or a closure cost the kernel up to 3%
+/// more instructions on the Cortex-M4 (`cargo xtask mcu --profile`).
 macro_rules! depthwise_s8 {
     ($d:tt, $p:ident, $walk:block) => {{
         let p = $p;
@@ -413,36 +414,6 @@ macro_rules! depthwise_s8 {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS8) {
     let p = super::opaque(p);
-    let in_len = p.batches * p.input_h * p.input_w * p.input_c;
-    let out_len = p.batches * p.output_h * p.output_w * p.output_c;
-    if views::overlapping(input, in_len, output, out_len) {
-        depthwise_s8_streamed(arena, (input, output), p);
-    } else {
-        depthwise_s8_disjoint(arena, input, output, p);
-    }
-}
-
-/// [`depthwise_conv2d_s8`] with its input and output disjoint (checked). A function of its own,
-/// apart from the overlap test: its code is then the kernel's as it was before the stream path.
-#[cfg_attr(target_os = "none", inline(never))]
-fn depthwise_s8_disjoint(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS8) {
-    check_shapes(p.input_c, p.depth_multiplier, p.output_c);
-    let image = p.input_h * p.input_w * p.input_c;
-    let out_len = p.batches * p.output_h * p.output_w * p.output_c;
-    let (inp, out) = views::split(arena, input, p.batches * image, output, out_len);
-    depthwise_s8!($, p, {
-        for_each_pixel!(p, |b, w, o| {
-            let out_px = &mut out[o * p.output_c..][..p.output_c];
-            pixel!(inp, 0, b, w, out_px);
-        });
-    });
-}
-
-/// [`depthwise_conv2d_s8`] when its output overlaps its input: the pixels in order (groups of
-/// one), each on its own views ([`views::Stream::groups`]: the input from the pixel's lowest read
-/// on, and its output bytes).
-#[inline(never)]
-fn depthwise_s8_streamed(arena: &mut [u8], operands: (usize, usize), p: &DepthwiseConv2dS8) {
     check_shapes(p.input_c, p.depth_multiplier, p.output_c);
     let stream = views::Stream {
         batches: p.batches,
@@ -460,39 +431,39 @@ fn depthwise_s8_streamed(arena: &mut [u8], operands: (usize, usize), p: &Depthwi
         window_w: (p.filter_w - 1) * p.dilation_w + 1,
         pointwise: false,
     };
+    // Disjoint operands are one group of every pixel; overlapping ones (the stream contract) runs
+    // of pixels or a pixel alone, each on its own views (`views::Stream::groups`). One copy of
+    // the pixel loop serves both.
     depthwise_s8!($, p, {
-        stream.groups(arena, operands, 1, |inp, from, out, pixels| {
-            let (b, oy, ox) = stream.pixel(pixels.start);
-            let w = window(p, oy, ox);
-            pixel!(inp, from, b, w, out);
+        stream.groups(arena, (input, output), 1, |inp, from, out, pixels| {
+            // The group's pixels in order from its first, `(b0, oy0, ox0)`, as for_each_pixel!
+            // walks them, until its output runs out.
+            let (b0, oy0, ox0) = stream.pixel(pixels.start);
+            let mut outs = out.chunks_exact_mut(p.output_c);
+            let mut first = true;
+            'walk: for b in b0..p.batches {
+                for oy in if first { oy0 } else { 0 }..p.output_h {
+                    let (ky0, ky1, y0) =
+                        taps(oy, p.stride_h, p.pad_top, p.dilation_h, p.filter_h, p.input_h);
+                    for ox in if first { ox0 } else { 0 }..p.output_w {
+                        first = false;
+                        let Some(out_px) = outs.next() else {
+                            break 'walk;
+                        };
+                        let (kx0, kx1, x0) =
+                            taps(ox, p.stride_w, p.pad_left, p.dilation_w, p.filter_w, p.input_w);
+                        let w = Window {
+                            ky: (ky0, ky1),
+                            kx: (kx0, kx1),
+                            y0,
+                            x0,
+                        };
+                        pixel!(inp, from, b, w, out_px);
+                    }
+                }
+            }
         });
     });
-}
-
-/// The [`Window`] of output pixel `(oy, ox)`, as [`for_each_pixel`] gives it.
-fn window(p: &DepthwiseConv2dS8, oy: usize, ox: usize) -> Window {
-    let (ky0, ky1, y0) = taps(
-        oy,
-        p.stride_h,
-        p.pad_top,
-        p.dilation_h,
-        p.filter_h,
-        p.input_h,
-    );
-    let (kx0, kx1, x0) = taps(
-        ox,
-        p.stride_w,
-        p.pad_left,
-        p.dilation_w,
-        p.filter_w,
-        p.input_w,
-    );
-    Window {
-        ky: (ky0, ky1),
-        kx: (kx0, kx1),
-        y0,
-        x0,
-    }
 }
 
 /// Sets `sums` to the biases of channels `c0..c0 + sums.len()` (zeros without a bias): the sums

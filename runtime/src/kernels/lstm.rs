@@ -199,7 +199,7 @@ fn mul_s16(
     (lo, hi): (i32, i32),
 ) -> i32 {
     let v = multiply_by_quantized_multiplier(a * b, multiplier, i32::from(shift));
-    v.wrapping_add(zero_point).clamp(lo, hi)
+    crate::kernels::clamp(v.wrapping_add(zero_point), lo, hi)
 }
 
 /// The integer cell and hidden update of one unit from its four gate pre-activations (int16 at
@@ -225,7 +225,7 @@ fn update_s16(
     let c = i32::from(i16::from_le_bytes([cell[0], cell[1]]));
     let forget = mul_s16(f, c, mul_multipliers[0], mul_shifts[0], 0, full);
     let input = mul_s16(i, g, mul_multipliers[1], mul_shifts[1], 0, full);
-    let c = sat16(forget + input).clamp(cell_min, cell_max) as i16;
+    let c = crate::kernels::clamp(sat16(forget + input), cell_min, cell_max) as i16;
     cell.copy_from_slice(&c.to_le_bytes());
     let t = i32::from(tanh_one_s16(c, cell_tanh));
     mul_s16(

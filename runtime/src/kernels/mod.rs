@@ -71,6 +71,15 @@ pub const IM2COL_MAX: usize = 576;
 /// windows only when this small, and the C backend declares it as `<PREFIX>_WIDE_CHANNELS`.
 pub const WIDE_CHANNELS: usize = 128;
 
+/// `v` limited to `lo..=hi`, for bounds known only at run time (`lo <= hi`, as every generated
+/// parameter struct has them). Not `Ord::clamp`: its check of the bounds panics with a message
+/// that formats both, which brings the integers' `Debug` formatting (half a kilobyte) into the
+/// flash of every model with such a kernel.
+#[inline(always)]
+pub(crate) fn clamp<T: Ord>(v: T, lo: T, hi: T) -> T {
+    v.max(lo).min(hi)
+}
+
 /// `p`, hidden from the optimiser on bare-metal targets (see the module documentation).
 #[inline(always)]
 fn opaque<T>(p: &T) -> &T {

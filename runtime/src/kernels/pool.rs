@@ -161,7 +161,7 @@ pub fn average_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool
             } else {
                 (acc - n / 2) / n
             };
-            out[o] = avg.clamp(p.act_min, p.act_max) as i8 as u8;
+            out[o] = crate::kernels::clamp(avg, p.act_min, p.act_max) as i8 as u8;
         }
     );
 }
@@ -179,7 +179,7 @@ pub fn max_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool2dQu
         i8::MIN,
         |acc, i| *acc = (*acc).max(inp[i] as i8),
         |acc, _n, o| {
-            out[o] = i32::from(acc).clamp(p.act_min, p.act_max) as i8 as u8;
+            out[o] = crate::kernels::clamp(i32::from(acc), p.act_min, p.act_max) as i8 as u8;
         }
     );
 }
@@ -207,7 +207,7 @@ pub fn average_pool2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Poo
             } else {
                 (acc - n / 2) / n
             };
-            let v = avg.clamp(p.act_min, p.act_max) as i16;
+            let v = crate::kernels::clamp(avg, p.act_min, p.act_max) as i16;
             out[2 * o..2 * o + 2].copy_from_slice(&v.to_le_bytes());
         }
     );
@@ -226,7 +226,7 @@ pub fn max_pool2d_s16(arena: &mut [u8], input: usize, output: usize, p: &Pool2dQ
         i16::MIN,
         |acc, i| *acc = (*acc).max(read_s16(inp, i)),
         |acc, _n, o| {
-            let v = i32::from(acc).clamp(p.act_min, p.act_max) as i16;
+            let v = crate::kernels::clamp(i32::from(acc), p.act_min, p.act_max) as i16;
             out[2 * o..2 * o + 2].copy_from_slice(&v.to_le_bytes());
         }
     );

@@ -82,7 +82,7 @@ fn mean_or_sum_integer(
         let shifted = (sum as i64 - zero_sum) as i32;
         let v =
             multiply_by_quantized_multiplier(shifted, p.multiplier, p.shift) + p.output_zero_point;
-        write(o, v.clamp(lo, hi));
+        write(o, crate::kernels::clamp(v, lo, hi));
     });
 }
 

@@ -6,9 +6,8 @@
 use super::windows::{gather_window, stream_of, widen_windows, window_of};
 use super::GATHER_ACC_RUN;
 use crate::kernels::nn_common::wide::{pair_run, start_pairs, Widened, PAIRED, WIDE_CHANNELS};
-use crate::kernels::nn_common::window::taps;
 use crate::kernels::nn_common::{
-    dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot_s8, views, Requantizer,
+    dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot_s8, Requantizer,
 };
 
 /// Constant parameters of [`conv2d_im2col_s8`]: an int8 CONV_2D with one group whose window
@@ -77,7 +76,7 @@ pub struct Conv2dIm2colS8<'a> {
 /// One output pixel of [`im2col_one_pixel`]: its window (the in-image taps `ky0..ky1`,
 /// `kx0..kx1` from `y0`, `x0`) gathered from the batch's image at `origin` in `image` (see
 /// [`gather_window`]) into `window`, then its output bytes (the next of `out_px`) in runs of
-/// `run_len` sums in `acc`, each then requantized. (A macro: see `conv1x1_pixel!`.)
+/// `run_len` sums in `acc`, each then requantized.
 macro_rules! im2col_pixel {
     (
         $image:ident, $origin:ident, $p:ident, $ky0:ident, $ky1:ident, $y0:ident, $kx0:ident,
@@ -130,28 +129,16 @@ macro_rules! im2col_pixel {
 /// gathered into `bytes` and widened from there (`gathered`), or widened straight from `inp` a
 /// tap's words at a time, in chunks of `N` bytes (once per pair when the window fits one chunk,
 /// `single`; once per run of channels otherwise); then each run of `RUN` channels' sums in `acc`,
-/// requantized. (A macro: see `conv1x1_pixel!`.)
+/// requantized.
 macro_rules! im2col_pair {
     (
-        $whole_images:tt, $image_len:ident, $gathered:ident, $windows:ident, $inp:ident, $p:ident,
+        $gathered:ident, $windows:ident, $inp:ident, $p:ident,
         $bytes:ident, $k:ident, $wide:ident, $single:ident, $blocks:ident, $bias:ident, $acc:ident,
         $twin:ident, $q:ident, $o0:ident, $o1:ident, $dropped:ident, $requantizer:ident
     ) => {{
         if $gathered {
             for (&(image, ys, xs), $bytes) in $windows.iter().zip(&mut $bytes) {
-                // The disjoint path's `inp` holds whole images: each sliced once per window. A
-                // stream path's view may start inside one.
-                if $whole_images {
-                    gather_window(
-                        &$inp[image..][..$image_len],
-                        0,
-                        $p,
-                        (ys, xs),
-                        &mut $bytes[..$k],
-                    );
-                } else {
-                    gather_window($inp, image, $p, (ys, xs), &mut $bytes[..$k]);
-                }
+                gather_window($inp, image, $p, (ys, xs), &mut $bytes[..$k]);
             }
             $wide.fill(&$bytes[0][..$k], &$bytes[1][..$k]);
         } else if $single {
@@ -203,24 +190,6 @@ fn im2col_one_pixel(
     p: &Conv2dIm2colS8,
     k: usize,
 ) {
-    let in_len = p.batches * p.input_h * p.input_w * p.input_c;
-    let out_len = p.batches * p.output_h * p.output_w * p.output_c;
-    if views::overlapping(input, in_len, output, out_len) {
-        im2col_one_pixel_streamed(arena, (input, output), p, k);
-    } else {
-        im2col_one_pixel_disjoint(arena, (input, output), p, k);
-    }
-}
-
-/// [`im2col_one_pixel`] with its input and output disjoint (checked), on its own as
-/// `conv1x1_disjoint` is.
-#[cfg_attr(target_os = "none", inline(never))]
-fn im2col_one_pixel_disjoint(
-    arena: &mut [u8],
-    (input, output): (usize, usize),
-    p: &Conv2dIm2colS8,
-    k: usize,
-) {
     let c = p.input_c;
     let m = p.output_c;
     assert!(
@@ -231,68 +200,50 @@ fn im2col_one_pixel_disjoint(
         (-128..=127).contains(&p.input_zero_point),
         "input zero point out of int8 range"
     );
-    let image_len = p.input_h * p.input_w * c;
-    let out_len = p.batches * p.output_h * p.output_w * m;
-    let (inp, out) = views::split(arena, input, p.batches * image_len, output, out_len);
     let blocked = m - m % 4;
     let (blocks, rest) = p.filter[..m * k].split_at(blocked * k);
     let bias = &p.folded_bias[..m];
-    // As in the 1×1 kernel: the word loops read the filter by aligned words.
     #[cfg(tinyaot_dsp)]
     crate::kernels::nn_common::check_word_aligned(blocks);
-    // The sums start from the biases: the requantizer adds none.
     let requantizer = biased_requantizer!(p, m);
     let mut buffer = [0u8; crate::kernels::IM2COL_MAX];
     let window = &mut buffer[..k];
-    // Half the 1×1 kernel's run: the window buffer is on the stack too.
     let mut acc = [0i32; GATHER_ACC_RUN / 2];
     let run_len = acc.len();
-    let mut out_px = out.chunks_exact_mut(m);
-    for b in 0..p.batches {
-        let image = &inp[b * image_len..][..image_len];
-        for oy in 0..p.output_h {
-            let (ky0, ky1, y0) = taps(
-                oy,
-                p.stride_h,
-                p.pad_top,
-                p.dilation_h,
-                p.filter_h,
-                p.input_h,
+    let plane = p.output_h * p.output_w;
+    // Disjoint operands are one group of every pixel, overlapping ones (the stream contract)
+    // runs of groups of two or a group alone, each on its own views (`views::Stream::groups`):
+    // one copy of the pixel loop serves both.
+    stream_of(p).groups(arena, (input, output), 2, |inp, from, out, pixels| {
+        let mut out_px = out.chunks_exact_mut(m);
+        for q in pixels {
+            let (image, (ky0, ky1, y0), (kx0, kx1, x0)) = window_of(p, plane, q);
+            // The view starts `from` bytes into the input: the batch's image starts at this
+            // offset in it (wrapping when before it).
+            let (image, origin) = (inp, image.wrapping_sub(from));
+            im2col_pixel!(
+                image,
+                origin,
+                p,
+                ky0,
+                ky1,
+                y0,
+                kx0,
+                kx1,
+                x0,
+                window,
+                out_px,
+                blocked,
+                blocks,
+                run_len,
+                k,
+                acc,
+                bias,
+                requantizer,
+                rest
             );
-            for ox in 0..p.output_w {
-                let (kx0, kx1, x0) = taps(
-                    ox,
-                    p.stride_w,
-                    p.pad_left,
-                    p.dilation_w,
-                    p.filter_w,
-                    p.input_w,
-                );
-                let origin = 0;
-                im2col_pixel!(
-                    image,
-                    origin,
-                    p,
-                    ky0,
-                    ky1,
-                    y0,
-                    kx0,
-                    kx1,
-                    x0,
-                    window,
-                    out_px,
-                    blocked,
-                    blocks,
-                    run_len,
-                    k,
-                    acc,
-                    bias,
-                    requantizer,
-                    rest
-                );
-            }
         }
-    }
+    });
 }
 
 /// [`conv2d_im2col_s8`] for input channels in whole words and output channels in blocks of four
@@ -335,14 +286,10 @@ fn im2col_pairs_kernel(
     if !PAIRED {
         return im2col_one_pixel(arena, (input, output), p, padded_window(p));
     }
-    let in_len = p.batches * p.input_h * p.input_w * p.input_c;
-    let out_len = p.batches * p.output_h * p.output_w * p.output_c;
-    if views::overlapping(input, in_len, output, out_len) {
-        im2col_pairs_streamed(arena, (input, output), p, gathered);
-    } else if gathered {
-        im2col_pairs_disjoint::<true>(arena, (input, output), p);
+    if gathered {
+        im2col_pairs::<GATHERED_MAX>(arena, (input, output), p, true);
     } else {
-        im2col_pairs_disjoint::<false>(arena, (input, output), p);
+        im2col_pairs::<WIDE_CHANNELS>(arena, (input, output), p, false);
     }
 }
 
@@ -363,30 +310,6 @@ fn check_paired(p: &Conv2dIm2colS8, k: usize, gathered: bool) {
     );
 }
 
-/// [`im2col_pairs_kernel`] with its input and output disjoint (checked), on its own as
-/// `conv1x1_disjoint` is: `GATHERED` as there.
-#[cfg_attr(target_os = "none", inline(never))]
-fn im2col_pairs_disjoint<const GATHERED: bool>(
-    arena: &mut [u8],
-    (input, output): (usize, usize),
-    p: &Conv2dIm2colS8,
-) {
-    let (c, m) = (p.input_c, p.output_c);
-    let k = padded_window(p);
-    check_paired(p, k, GATHERED);
-    let image_len = p.input_h * p.input_w * c;
-    let out_len = p.batches * p.output_h * p.output_w * m;
-    let (inp, out) = views::split(arena, input, p.batches * image_len, output, out_len);
-    // The sums start from the biases: the requantizer adds none.
-    let requantizer = biased_requantizer!(p, m);
-    let parameters = (&p.filter[..m * k], &p.folded_bias[..m]);
-    if GATHERED {
-        im2col_pairs::<GATHERED_MAX>(inp, out, p, parameters, &requantizer, true);
-    } else {
-        im2col_pairs::<WIDE_CHANNELS>(inp, out, p, parameters, &requantizer, false);
-    }
-}
-
 /// The longest window [`conv2d_im2col_gather_pairs_s8`] gathers: half of [`WIDE_CHANNELS`]
 /// (see there).
 pub(super) const GATHERED_MAX: usize = WIDE_CHANNELS / 2;
@@ -399,141 +322,13 @@ fn padded_window(p: &Conv2dIm2colS8) -> usize {
 
 /// The pixels of [`conv2d_im2col_pairs_s8`] on the paired path, two at a time (an odd last
 /// pixel paired with itself, its twin's outputs dropped): both windows widened a tap's words at a
-/// time (taps outside the image as the input zero point), in chunks of [`WIDE_CHANNELS`] bytes
-/// (once per pair when the window fits one chunk, once per run of channels otherwise). Inlined:
-/// one frame with its caller's (the stack is a budget).
-#[inline(always)]
+/// time (taps outside the image as the input zero point), in chunks of `N` bytes (once per pair
+/// when the window fits one chunk, once per run of channels otherwise). Disjoint operands are
+/// one group of every pixel, overlapping ones (the stream contract) runs of groups of two pixels
+/// or a group alone, each on its own views (`views::Stream::groups`): one copy of the loop
+/// serves both.
+#[cfg_attr(target_os = "none", inline(never))]
 fn im2col_pairs<const N: usize>(
-    inp: &[u8],
-    out: &mut [u8],
-    p: &Conv2dIm2colS8,
-    (blocks, bias): (&[i8], &[i32]),
-    requantizer: &Requantizer,
-    gathered: bool,
-) {
-    const RUN: usize = GATHER_ACC_RUN / 2;
-    let (k, m) = (padded_window(p), p.output_c);
-    let single = k <= N;
-    let plane = p.output_h * p.output_w;
-    let pixels = p.batches * plane;
-    let image_len = p.input_h * p.input_w * p.input_c;
-    let mut wide = Widened::<N>::new();
-    let mut acc = [0i32; 2 * RUN];
-    let mut dropped = [0u8; RUN];
-    // Only used when gathering (a window then fits); the padding bytes stay zero.
-    let mut bytes = [[0u8; GATHERED_MAX]; 2];
-    let mut q = 0;
-    while q < pixels {
-        let twin = (q + 1).min(pixels - 1);
-        let windows = [window_of(p, plane, q), window_of(p, plane, twin)];
-        let (o0, o1) = out[q * m..].split_at_mut(m);
-        im2col_pair!(
-            true,
-            image_len,
-            gathered,
-            windows,
-            inp,
-            p,
-            bytes,
-            k,
-            wide,
-            single,
-            blocks,
-            bias,
-            acc,
-            twin,
-            q,
-            o0,
-            o1,
-            dropped,
-            requantizer
-        );
-        q += 2;
-    }
-}
-
-/// [`im2col_one_pixel`] when the output overlaps the input: the groups of two pixels in order,
-/// each on its own views, a pixel at a time by [`im2col_pixel`]; set up as
-/// [`im2col_one_pixel_disjoint`] is.
-#[inline(never)]
-fn im2col_one_pixel_streamed(
-    arena: &mut [u8],
-    operands: (usize, usize),
-    p: &Conv2dIm2colS8,
-    k: usize,
-) {
-    let c = p.input_c;
-    let m = p.output_c;
-    assert!(
-        k > 0 && k >= p.filter_h * p.filter_w * c && k <= crate::kernels::IM2COL_MAX && m > 0,
-        "im2col window empty or larger than IM2COL_MAX"
-    );
-    assert!(
-        (-128..=127).contains(&p.input_zero_point),
-        "input zero point out of int8 range"
-    );
-    let blocked = m - m % 4;
-    let (blocks, rest) = p.filter[..m * k].split_at(blocked * k);
-    let bias = &p.folded_bias[..m];
-    #[cfg(tinyaot_dsp)]
-    crate::kernels::nn_common::check_word_aligned(blocks);
-    let requantizer = biased_requantizer!(p, m);
-    let mut buffer = [0u8; crate::kernels::IM2COL_MAX];
-    let window = &mut buffer[..k];
-    let mut acc = [0i32; GATHER_ACC_RUN / 2];
-    let run_len = acc.len();
-    let plane = p.output_h * p.output_w;
-    stream_of(p).groups(arena, operands, 2, |inp, from, out, pixels| {
-        let mut out_px = out.chunks_exact_mut(m);
-        for q in pixels {
-            let (image, (ky0, ky1, y0), (kx0, kx1, x0)) = window_of(p, plane, q);
-            // The view starts `from` bytes into the input: the batch's image starts at this
-            // offset in it (wrapping when before it).
-            let (image, origin) = (inp, image.wrapping_sub(from));
-            im2col_pixel!(
-                image,
-                origin,
-                p,
-                ky0,
-                ky1,
-                y0,
-                kx0,
-                kx1,
-                x0,
-                window,
-                out_px,
-                blocked,
-                blocks,
-                run_len,
-                k,
-                acc,
-                bias,
-                requantizer,
-                rest
-            );
-        }
-    });
-}
-
-/// [`im2col_pairs_kernel`] when the output overlaps the input: the groups of two pixels in
-/// order, each on its own views, by [`im2col_pair`] (`N` as [`im2col_pairs`]'s).
-#[inline(never)]
-fn im2col_pairs_streamed(
-    arena: &mut [u8],
-    operands: (usize, usize),
-    p: &Conv2dIm2colS8,
-    gathered: bool,
-) {
-    if gathered {
-        im2col_pairs_streamed_by::<GATHERED_MAX>(arena, operands, p, true);
-    } else {
-        im2col_pairs_streamed_by::<WIDE_CHANNELS>(arena, operands, p, false);
-    }
-}
-
-/// [`im2col_pairs_streamed`] in chunks of `N` bytes; set up as [`im2col_pairs`] is.
-#[inline(always)]
-fn im2col_pairs_streamed_by<const N: usize>(
     arena: &mut [u8],
     operands: (usize, usize),
     p: &Conv2dIm2colS8,
@@ -542,45 +337,46 @@ fn im2col_pairs_streamed_by<const N: usize>(
     const RUN: usize = GATHER_ACC_RUN / 2;
     let (k, m) = (padded_window(p), p.output_c);
     check_paired(p, k, gathered);
+    // The sums start from the biases: the requantizer adds none.
     let requantizer = biased_requantizer!(p, m);
     let (blocks, bias) = (&p.filter[..m * k], &p.folded_bias[..m]);
     let single = k <= N;
     let plane = p.output_h * p.output_w;
     let pixels = p.batches * plane;
-    // Not slicing images: a view may start inside one.
-    let image_len = 0;
     let mut wide = Widened::<N>::new();
     let mut acc = [0i32; 2 * RUN];
     let mut dropped = [0u8; RUN];
+    // Only used when gathering (a window then fits); the padding bytes stay zero.
     let mut bytes = [[0u8; GATHERED_MAX]; 2];
     stream_of(p).groups(arena, operands, 2, |inp, from, out, group| {
-        let q = group.start;
-        let twin = (q + 1).min(pixels - 1);
-        // The images' offsets in the view, which starts `from` bytes into the input (wrapping
-        // when before it).
-        let windows = [window_of(p, plane, q), window_of(p, plane, twin)]
-            .map(|(image, ys, xs)| (image.wrapping_sub(from), ys, xs));
-        let (o0, o1) = out.split_at_mut(m);
-        im2col_pair!(
-            false,
-            image_len,
-            gathered,
-            windows,
-            inp,
-            p,
-            bytes,
-            k,
-            wide,
-            single,
-            blocks,
-            bias,
-            acc,
-            twin,
-            q,
-            o0,
-            o1,
-            dropped,
-            requantizer
-        );
+        let mut q = group.start;
+        while q < group.end {
+            let twin = (q + 1).min(pixels - 1);
+            // The images' offsets in the view, which starts `from` bytes into the input
+            // (wrapping when before it).
+            let windows = [window_of(p, plane, q), window_of(p, plane, twin)]
+                .map(|(image, ys, xs)| (image.wrapping_sub(from), ys, xs));
+            let (o0, o1) = out[(q - group.start) * m..].split_at_mut(m);
+            im2col_pair!(
+                gathered,
+                windows,
+                inp,
+                p,
+                bytes,
+                k,
+                wide,
+                single,
+                blocks,
+                bias,
+                acc,
+                twin,
+                q,
+                o0,
+                o1,
+                dropped,
+                requantizer
+            );
+            q += 2;
+        }
     });
 }

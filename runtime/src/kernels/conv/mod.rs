@@ -28,9 +28,11 @@
 //! group's second pixel starts an output row whose window starts on the same input row as the
 //! first pixel's (`pad_top >= stride_h` and an odd `output_w`), its window starts further left,
 //! below `min_read(2k)`; the kernels split there, the lowest read of the group's pixels, and
-//! refuse (panic) a plan that only kept the bytes from `min_read(2k)` on. Disjoint operands take
-//! the kernels' code as it was, without views per group. The other kernels need their output and
-//! input disjoint (checked).
+//! refuse (panic) a plan that only kept the bytes from `min_read(2k)` on. Where the output lies
+//! far enough from the input, a run of many groups takes one pair of views (the groups' pixels
+//! in the same order), and disjoint operands are one group of every pixel: the same code serves
+//! every case (`views::Stream::groups`). The other kernels need their output and input disjoint
+//! (checked).
 //!
 //! The family's files, by variant: `s8.rs` the general int8 kernel, `pointwise.rs` the 1×1
 //! kernels, `im2col.rs` the gathering ones (with the windows they gather in `windows.rs`), `s16.rs`

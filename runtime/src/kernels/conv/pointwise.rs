@@ -47,134 +47,6 @@ pub struct Conv1x1S8<'a> {
     pub narrow_requant: bool,
 }
 
-/// One pixel of [`conv2d_1x1_s8`] off the paired path: its `n` input bytes `x` to its `m` output
-/// bytes `o`, in runs of up to [`ONE_PIXEL_RUN`] channels (their sums in `acc`), the `blocked`
-/// channels of the filter's `blocks` of four rows, then its `rest` of rows one at a time. A
-/// macro of the caller's names, as the other bodies the disjoint and stream paths share below:
-/// the disjoint path's code is then exactly what it was before the stream path shared it (a
-/// function or closure, however inlined, cost it up to 3% more instructions on the Cortex-M4,
-/// `cargo xtask mcu --profile`).
-macro_rules! conv1x1_pixel {
-    (
-        $x:ident, $o:ident, $acc:ident, $n:ident, $blocked:ident, $blocks:ident, $rest:ident,
-        $bias:ident, $requantizer:ident
-    ) => {{
-        // Runs of up to ONE_PIXEL_RUN channels: their sums first, then their requantization, each
-        // loop with its own values in registers.
-        for (run, ((w, $o), b)) in $blocks
-            .chunks(ONE_PIXEL_RUN * $n)
-            .zip($o[..$blocked].chunks_mut(ONE_PIXEL_RUN))
-            .zip($bias[..$blocked].chunks(ONE_PIXEL_RUN))
-            .enumerate()
-        {
-            let $acc = &mut $acc[..$o.len()];
-            if $n % 4 == 0 {
-                // The sums start from the biases.
-                crate::kernels::nn_common::dot4_run_s8($x, w, b, $acc);
-            } else {
-                for ((a, w), b) in $acc
-                    .chunks_exact_mut(4)
-                    .zip(w.chunks_exact(4 * $n))
-                    .zip(b.chunks_exact(4))
-                {
-                    a.copy_from_slice(&dot4_interleaved_s8($x, w, [b[0], b[1], b[2], b[3]]));
-                }
-            }
-            $requantizer.run(run * ONE_PIXEL_RUN, $acc, $o);
-        }
-        for (c, (w, $o)) in $rest.chunks_exact($n).zip(&mut $o[$blocked..]).enumerate() {
-            let sum = dot_s8(w, $x, 0).wrapping_add($bias[$blocked + c]);
-            *$o = $requantizer.one($blocked + c, sum);
-        }
-    }};
-}
-
-/// Two pixels of [`conv2d_1x1_s8`] on the paired path, their `2 n` input bytes `x` to their
-/// `2 m` output bytes `o`: both pixels' sums of a run of `RUN` channels (in `acc`, in the paired
-/// layout of [`pair_run`]), then their requantization. A row that fits one chunk of
-/// [`WIDE_CHANNELS`] (`single`) is widened into `wide` once per pair, a longer one chunk by chunk
-/// for each run; `whole` and `tail` split `n` at its last whole word. (A macro: see
-/// [`conv1x1_pixel`].)
-macro_rules! conv1x1_pair {
-    (
-        $x:ident, $o:ident, $acc:ident, $wide:ident, $n:ident, $m:ident, $blocked:ident,
-        $whole:ident, $tail:ident, $single:ident, $blocks:ident, $rest:ident, $bias:ident,
-        $requantizer:ident
-    ) => {{
-        let (x0, x1) = $x.split_at($n);
-        let (o0, o1) = $o.split_at_mut($m);
-        if $single {
-            $wide.fill(&x0[..$whole], &x1[..$whole]);
-        }
-        for (run, (w, b)) in $blocks
-            .chunks(RUN * $n)
-            .zip($bias[..$blocked].chunks(RUN))
-            .enumerate()
-        {
-            let (c0, len) = (run * RUN, b.len());
-            let sums = &mut $acc[..2 * len];
-            // The sums start from the biases: the $requantizer adds none.
-            start_pairs(sums, b);
-            for k0 in (0..$whole).step_by(WIDE_CHANNELS) {
-                if !$single {
-                    let k1 = $whole.min(k0 + WIDE_CHANNELS);
-                    $wide.fill(&x0[k0..k1], &x1[k0..k1]);
-                }
-                pair_run($wide.words(), w, (4 * $n, 4 * k0), sums);
-            }
-            if $tail > 0 {
-                // Each row's last `$tail` bytes follow its block's words (see `Conv1x1S8::filter`).
-                for r in 0..len {
-                    let row = &w[(r / 4) * 4 * $n + 4 * $whole + (r % 4) * $tail..][..$tail];
-                    // Row r's sums in the paired layout: pixel 0, then pixel 1 two words on.
-                    let at = (r / 2) * 4 + r % 2;
-                    for ((&w, &v0), &v1) in row.iter().zip(&x0[$whole..]).zip(&x1[$whole..]) {
-                        sums[at] = sums[at].wrapping_add(i32::from(w) * i32::from(v0 as i8));
-                        sums[at + 2] =
-                            sums[at + 2].wrapping_add(i32::from(w) * i32::from(v1 as i8));
-                    }
-                }
-            }
-            $requantizer.run_pairs(c0, sums, &mut o0[c0..c0 + len], &mut o1[c0..c0 + len]);
-        }
-        for (c, w) in $rest.chunks_exact($n).enumerate() {
-            let (c, b) = ($blocked + c, $bias[$blocked + c]);
-            o0[c] = $requantizer.one(c, dot_s8(w, x0, 0).wrapping_add(b));
-            o1[c] = $requantizer.one(c, dot_s8(w, x1, 0).wrapping_add(b));
-        }
-    }};
-}
-
-/// One pixel of [`conv2d_1x1_widened_s8`]: its `n` input bytes `x` widened into `wide` (once
-/// when `single`, else a chunk of `CHUNK` at a time for each run), its output bytes `o` in runs
-/// of up to [`ACC_RUN`] channels (their sums in `acc`). (A macro: see [`conv1x1_pixel`].)
-macro_rules! widened_pixel {
-    (
-        $x:ident, $o:ident, $acc:ident, $wide:ident, $single:ident, $n:ident, $filter:ident,
-        $bias:ident, $requantizer:ident
-    ) => {{
-        if $single {
-            $wide.fill_single($x);
-        }
-        for (run, ((w, $o), b)) in $filter
-            .chunks(ACC_RUN * $n)
-            .zip($o.chunks_mut(ACC_RUN))
-            .zip($bias.chunks(ACC_RUN))
-            .enumerate()
-        {
-            let sums = &mut $acc[..$o.len()];
-            sums.copy_from_slice(b);
-            for k0 in (0..$n).step_by(CHUNK) {
-                if !$single {
-                    $wide.fill_single(&$x[k0..$n.min(k0 + CHUNK)]);
-                }
-                single_run($wide.words(), w, (4 * $n, 4 * k0), sums);
-            }
-            $requantizer.run(run * ACC_RUN, sums, $o);
-        }
-    }};
-}
-
 /// int8 1×1 CONV_2D ([`Conv1x1S8`]), bit-exact with TFLM's `ConvPerChannel`: on ARMv7E-M two
 /// pixels by two output channels per pass over inputs widened once per pair of pixels
 /// (`runtime/src/kernels/nn_common/wide.rs`), elsewhere one pixel by four output channels per
@@ -182,47 +54,211 @@ macro_rules! widened_pixel {
 /// `output`: the pixels in order (on the paired path in pairs), each written after reading its
 /// input pixel (its pair's). The output may overlap the input as the stream contract allows
 /// (module docs; `min_read(p) = p * input_c`), else they must be disjoint (checked).
+///
+/// Disjoint operands and the groups of a stream share one copy of the loops
+/// (`stream_or_whole`).
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
     let p = crate::kernels::opaque(p);
-    let (in_len, out_len) = (p.pixels * p.input_c, p.pixels * p.output_c);
-    if views::overlapping(input, in_len, output, out_len) {
-        conv1x1_streamed(arena, (input, output), p);
-    } else {
-        conv1x1_disjoint(arena, input, output, p);
-    }
-}
-
-/// [`conv2d_1x1_s8`] with its input and output disjoint (checked). A function of its own, apart
-/// from the overlap test: its code is then the kernel's as it was before the stream path.
-#[cfg_attr(target_os = "none", inline(never))]
-fn conv1x1_disjoint(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
-    let p = crate::kernels::opaque(p);
     let (n, m) = (p.input_c, p.output_c);
     assert!(n > 0 && m > 0, "1x1 convolution with no channels");
-    let (inp, out) = views::split(arena, input, p.pixels * n, output, p.pixels * m);
     let blocked = m - m % 4;
     let (blocks, rest) = p.filter[..m * n].split_at(blocked * n);
     // The word loops read the filter by aligned words (generated filters are 16-byte aligned
     // `Flash`; a caller's own must be word-aligned).
     #[cfg(tinyaot_dsp)]
     crate::kernels::nn_common::check_word_aligned(blocks);
-    let bias = &p.folded_bias[..m];
-    // The sums start from the biases: the requantizer adds none.
-    let requantizer = biased_requantizer!(p, m);
-    // The paired path's buffers (its sums and widened inputs) are set up only where it runs:
-    // zeroing them costs a few hundred instructions a call, which one-pixel layers (FULLY_CONNECTED)
-    // would pay for nothing.
-    let paired = if PAIRED && n >= 4 && blocked > 0 && p.pixels >= 2 {
-        conv1x1_pairs(inp, out, (n, m), (blocks, rest, bias), &requantizer)
-    } else {
-        0
+    let k = Pointwise {
+        n,
+        m,
+        blocks,
+        rest,
+        bias: &p.folded_bias[..m],
+        // The sums start from the biases: the requantizer adds none.
+        requantizer: biased_requantizer!(p, m),
     };
-    let (inp, out) = (&inp[paired * n..], &mut out[paired * m..]);
+    let paired = PAIRED && n >= 4 && blocked > 0 && p.pixels >= 2;
+    // The paired path's buffers (its sums and widened inputs) are set up only where it runs:
+    // zeroing them costs a few hundred instructions a call, which one-pixel layers
+    // (FULLY_CONNECTED) would pay for nothing.
+    let mut pairs: Option<PairScratch> = None;
     let mut acc = [0i32; ONE_PIXEL_RUN];
-    for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
-        conv1x1_pixel!(x, o, acc, n, blocked, blocks, rest, bias, requantizer);
+    stream_or_whole(arena, (input, output), p.pixels, (n, m), |inp, out| {
+        let scratch = if paired {
+            Some(pairs.get_or_insert_with(PairScratch::new))
+        } else {
+            None
+        };
+        conv1x1_pixels(inp, out, &k, scratch, &mut acc);
+    });
+}
+
+/// Calls `body(input, output)` on views of the `pixels` pixels of a 1×1 kernel (`n` input and
+/// `m` output bytes each): once on the whole operands when they are disjoint (checked), else on
+/// each group of two pixels of the stream contract, in order (in reverse order when the output
+/// starts above the input), through one call site ([`views::Stream::groups`]).
+#[inline(always)]
+fn stream_or_whole(
+    arena: &mut [u8],
+    operands: (usize, usize),
+    pixels: usize,
+    (n, m): (usize, usize),
+    mut body: impl FnMut(&[u8], &mut [u8]),
+) {
+    let stream = views::Stream::one_row(pixels, n, m);
+    stream.groups(arena, operands, 2, |inp, _, out, group| {
+        body(&inp[..group.len() * n], out);
+    });
+}
+
+/// What [`conv2d_1x1_s8`] sets up once per call for [`conv1x1_pixels`].
+struct Pointwise<'a> {
+    /// Input channels.
+    n: usize,
+    /// Output channels.
+    m: usize,
+    /// The filter's blocks of four rows (see [`Conv1x1S8::filter`]).
+    blocks: &'a [i8],
+    /// The filter's `m % 4` rows after the last block.
+    rest: &'a [i8],
+    /// The folded bias of the `m` channels.
+    bias: &'a [i32],
+    /// The requantization of sums that start from the bias.
+    requantizer: Requantizer<'a>,
+}
+
+/// The paired path's buffers: a pair of pixels' sums of a run of channels and their widened
+/// inputs.
+struct PairScratch {
+    acc: [i32; ACC_RUN],
+    wide: Widened<WIDE_CHANNELS>,
+}
+
+impl PairScratch {
+    fn new() -> Self {
+        PairScratch {
+            acc: [0; ACC_RUN],
+            wide: Widened::new(),
+        }
     }
+}
+
+/// [`conv2d_1x1_s8`] on the pixels of `inp` (`n` bytes each) to those of `out` (`m` bytes
+/// each), disjoint views: in pairs when `pairs` (the paired path's buffers) is given, each odd
+/// last pixel (or every pixel without `pairs`) one at a time, in runs of up to
+/// [`ONE_PIXEL_RUN`] channels (their sums in `acc`), the filter's blocks of four rows, then its rest one row at a time.
+#[inline(always)]
+fn conv1x1_pixels(
+    inp: &[u8],
+    out: &mut [u8],
+    k: &Pointwise,
+    pairs: Option<&mut PairScratch>,
+    acc: &mut [i32; ONE_PIXEL_RUN],
+) {
+    let (n, m, blocks, rest, bias) = (k.n, k.m, k.blocks, k.rest, k.bias);
+    let requantizer = &k.requantizer;
+    let blocked = m - m % 4;
+    let paired = match pairs {
+        Some(scratch) => conv1x1_pairs(inp, out, k, scratch),
+        None => 0,
+    };
+    if paired * n == inp.len() {
+        // Every pixel was in a pair (a stream's group of two, most often).
+        return;
+    }
+    let (inp, out) = (&inp[paired * n..], &mut out[paired * m..]);
+    for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
+        // Runs of up to ONE_PIXEL_RUN channels: their sums first, then their requantization,
+        // each loop with its own values in registers.
+        for (run, ((w, o), b)) in blocks
+            .chunks(ONE_PIXEL_RUN * n)
+            .zip(o[..blocked].chunks_mut(ONE_PIXEL_RUN))
+            .zip(bias[..blocked].chunks(ONE_PIXEL_RUN))
+            .enumerate()
+        {
+            let acc = &mut acc[..o.len()];
+            if n % 4 == 0 {
+                // The sums start from the biases.
+                crate::kernels::nn_common::dot4_run_s8(x, w, b, acc);
+            } else {
+                for ((a, w), b) in acc
+                    .chunks_exact_mut(4)
+                    .zip(w.chunks_exact(4 * n))
+                    .zip(b.chunks_exact(4))
+                {
+                    a.copy_from_slice(&dot4_interleaved_s8(x, w, [b[0], b[1], b[2], b[3]]));
+                }
+            }
+            requantizer.run(run * ONE_PIXEL_RUN, acc, o);
+        }
+        for (c, (w, o)) in rest.chunks_exact(n).zip(&mut o[blocked..]).enumerate() {
+            let sum = dot_s8(w, x, 0).wrapping_add(bias[blocked + c]);
+            *o = requantizer.one(blocked + c, sum);
+        }
+    }
+}
+
+/// The pairs of pixels of [`conv1x1_pixels`] on the paired path: both pixels' sums of a run of
+/// `RUN` channels (in the paired layout of [`pair_run`]), then their requantization. A row that
+/// fits one chunk of [`WIDE_CHANNELS`] is widened once per pair, a longer one chunk by chunk for
+/// each run. Returns how many pixels it wrote: all but an odd last one, which the one-pixel loop
+/// takes.
+#[inline(always)]
+fn conv1x1_pairs(inp: &[u8], out: &mut [u8], k: &Pointwise, scratch: &mut PairScratch) -> usize {
+    const RUN: usize = ACC_RUN / 2;
+    let (n, m, blocks, rest, bias) = (k.n, k.m, k.blocks, k.rest, k.bias);
+    let requantizer = &k.requantizer;
+    let PairScratch { acc, wide } = scratch;
+    let blocked = m - m % 4;
+    let whole = n - n % 4;
+    let tail = n - whole;
+    let single = whole <= WIDE_CHANNELS;
+    let mut done = 0;
+    for (x, o) in inp.chunks_exact(2 * n).zip(out.chunks_exact_mut(2 * m)) {
+        let (x0, x1) = x.split_at(n);
+        let (o0, o1) = o.split_at_mut(m);
+        if single {
+            wide.fill(&x0[..whole], &x1[..whole]);
+        }
+        for (run, (w, b)) in blocks
+            .chunks(RUN * n)
+            .zip(bias[..blocked].chunks(RUN))
+            .enumerate()
+        {
+            let (c0, len) = (run * RUN, b.len());
+            let sums = &mut acc[..2 * len];
+            // The sums start from the biases: the requantizer adds none.
+            start_pairs(sums, b);
+            for k0 in (0..whole).step_by(WIDE_CHANNELS) {
+                if !single {
+                    let k1 = whole.min(k0 + WIDE_CHANNELS);
+                    wide.fill(&x0[k0..k1], &x1[k0..k1]);
+                }
+                pair_run(wide.words(), w, (4 * n, 4 * k0), sums);
+            }
+            if tail > 0 {
+                // Each row's last `tail` bytes follow its block's words (see `Conv1x1S8::filter`).
+                for r in 0..len {
+                    let row = &w[(r / 4) * 4 * n + 4 * whole + (r % 4) * tail..][..tail];
+                    // Row r's sums in the paired layout: pixel 0, then pixel 1 two words on.
+                    let at = (r / 2) * 4 + r % 2;
+                    for ((&w, &v0), &v1) in row.iter().zip(&x0[whole..]).zip(&x1[whole..]) {
+                        sums[at] = sums[at].wrapping_add(i32::from(w) * i32::from(v0 as i8));
+                        sums[at + 2] =
+                            sums[at + 2].wrapping_add(i32::from(w) * i32::from(v1 as i8));
+                    }
+                }
+            }
+            requantizer.run_pairs(c0, sums, &mut o0[c0..c0 + len], &mut o1[c0..c0 + len]);
+        }
+        for (c, w) in rest.chunks_exact(n).enumerate() {
+            let (c, b) = (blocked + c, bias[blocked + c]);
+            o0[c] = requantizer.one(c, dot_s8(w, x0, 0).wrapping_add(b));
+            o1[c] = requantizer.one(c, dot_s8(w, x1, 0).wrapping_add(b));
+        }
+        done += 2;
+    }
+    done
 }
 
 /// [`conv2d_1x1_s8`] for one pixel at a time (FULLY_CONNECTED; the lowering chooses it for a
@@ -232,158 +268,64 @@ fn conv1x1_disjoint(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8
 /// filter rows is summed against it by `runtime/src/kernels/nn_common/wide.rs`'s one-pixel run
 /// (where [`conv2d_1x1_s8`] unpacks the input again for every block) and each run requantized.
 /// Elsewhere it is [`conv2d_1x1_s8`]. Reads and writes as [`conv2d_1x1_s8`] (one pixel at a
-/// time), its output overlapping its input as that allows.
+/// time), its output overlapping its input as that allows (disjoint operands and the groups of
+/// a stream sharing one copy of the loops, `stream_or_whole`).
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_1x1_widened_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
     if !PAIRED {
         return conv2d_1x1_s8(arena, input, output, p);
     }
     let p = crate::kernels::opaque(p);
-    let (in_len, out_len) = (p.pixels * p.input_c, p.pixels * p.output_c);
-    if views::overlapping(input, in_len, output, out_len) {
-        widened_streamed(arena, (input, output), p);
-    } else {
-        widened_disjoint(arena, input, output, p);
-    }
-}
-
-/// [`conv2d_1x1_widened_s8`] with its input and output disjoint (checked), on its own as
-/// [`conv1x1_disjoint`] is.
-#[cfg_attr(target_os = "none", inline(never))]
-fn widened_disjoint(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S8) {
-    let p = crate::kernels::opaque(p);
     let (n, m) = (p.input_c, p.output_c);
     assert!(
         n > 0 && m > 0 && n % 4 == 0 && m % 4 == 0,
         "widened 1x1 convolution needs whole words of input channels and blocks of four outputs"
     );
-    let (inp, out) = views::split(arena, input, p.pixels * n, output, p.pixels * m);
-    let filter = &p.filter[..m * n];
-    let bias = &p.folded_bias[..m];
-    // The sums start from the biases: the requantizer adds none.
-    let requantizer = biased_requantizer!(p, m);
-    const CHUNK: usize = 2 * WIDE_CHANNELS;
-    let single = n <= CHUNK;
-    let mut wide = Widened::<WIDE_CHANNELS>::new();
-    let mut acc = [0i32; ACC_RUN];
-    for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
-        widened_pixel!(x, o, acc, wide, single, n, filter, bias, requantizer);
-    }
+    let k = Pointwise {
+        n,
+        m,
+        blocks: &p.filter[..m * n],
+        rest: &[],
+        bias: &p.folded_bias[..m],
+        // The sums start from the biases: the requantizer adds none.
+        requantizer: biased_requantizer!(p, m),
+    };
+    let mut scratch = PairScratch::new();
+    stream_or_whole(arena, (input, output), p.pixels, (n, m), |inp, out| {
+        widened_pixels(inp, out, &k, &mut scratch);
+    });
 }
 
-/// The pairs of pixels of [`conv2d_1x1_s8`] on the paired path: both pixels' sums of a run of
-/// channels (in `acc`, in the paired layout of [`pair_run`]), then their requantization. A row
-/// that fits one chunk of [`WIDE_CHANNELS`] is widened once per pair, a longer one chunk by chunk
-/// for each run. Returns how many pixels it wrote: all but an odd last one, which the one-pixel
-/// loop takes.
+/// [`conv2d_1x1_widened_s8`] on the pixels of `inp` to those of `out` (disjoint views), one at
+/// a time: the pixel's `n` input bytes widened (once when they fit the buffer, else a chunk of
+/// `2 WIDE_CHANNELS` at a time for each run), its output bytes in runs of up to [`ACC_RUN`]
+/// channels (`k.blocks` is the whole filter).
 #[inline(always)]
-fn conv1x1_pairs(
-    inp: &[u8],
-    out: &mut [u8],
-    (n, m): (usize, usize),
-    (blocks, rest, bias): (&[i8], &[i8], &[i32]),
-    requantizer: &Requantizer,
-) -> usize {
-    const RUN: usize = ACC_RUN / 2;
-    let mut acc = [0i32; ACC_RUN];
-    let blocked = m - m % 4;
-    let whole = n - n % 4;
-    let tail = n - whole;
-    let single = whole <= WIDE_CHANNELS;
-    let mut wide = Widened::<WIDE_CHANNELS>::new();
-    let mut done = 0;
-    for (x, o) in inp.chunks_exact(2 * n).zip(out.chunks_exact_mut(2 * m)) {
-        conv1x1_pair!(
-            x,
-            o,
-            acc,
-            wide,
-            n,
-            m,
-            blocked,
-            whole,
-            tail,
-            single,
-            blocks,
-            rest,
-            bias,
-            requantizer
-        );
-        done += 2;
-    }
-    done
-}
-
-/// [`conv2d_1x1_s8`] when its output overlaps its input: the groups of two pixels in order, each
-/// on its own views ([`views::Stream::groups`]), a pair by [`conv1x1_pair`] where the disjoint path
-/// pairs pixels, else a pixel at a time by [`conv1x1_pixel`]; set up as [`conv1x1_disjoint`] is.
-#[inline(never)]
-fn conv1x1_streamed(arena: &mut [u8], operands: (usize, usize), p: &Conv1x1S8) {
-    let (n, m) = (p.input_c, p.output_c);
-    assert!(n > 0 && m > 0, "1x1 convolution with no channels");
-    let blocked = m - m % 4;
-    let (blocks, rest) = p.filter[..m * n].split_at(blocked * n);
-    #[cfg(tinyaot_dsp)]
-    crate::kernels::nn_common::check_word_aligned(blocks);
-    let bias = &p.folded_bias[..m];
-    let requantizer = biased_requantizer!(p, m);
-    let paired = PAIRED && n >= 4 && blocked > 0 && p.pixels >= 2;
-    const RUN: usize = ACC_RUN / 2;
-    let whole = n - n % 4;
-    let tail = n - whole;
-    let single = whole <= WIDE_CHANNELS;
-    let mut wide = Widened::<WIDE_CHANNELS>::new();
-    let (mut pair_acc, mut pixel_acc) = ([0i32; ACC_RUN], [0i32; ONE_PIXEL_RUN]);
-    let stream = views::Stream::one_row(p.pixels, n, m);
-    stream.groups(arena, operands, 2, |inp, _, out, pixels| {
-        if paired && pixels.len() == 2 {
-            let (x, o, acc) = (&inp[..2 * n], out, &mut pair_acc);
-            conv1x1_pair!(
-                x,
-                o,
-                acc,
-                wide,
-                n,
-                m,
-                blocked,
-                whole,
-                tail,
-                single,
-                blocks,
-                rest,
-                bias,
-                requantizer
-            );
-        } else {
-            let acc = &mut pixel_acc;
-            for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
-                conv1x1_pixel!(x, o, acc, n, blocked, blocks, rest, bias, requantizer);
-            }
-        }
-    });
-}
-
-/// [`conv2d_1x1_widened_s8`] when its output overlaps its input: the groups of two pixels in
-/// order, each on its own views, a pixel at a time by [`widened_pixel`]; set up as
-/// [`widened_disjoint`] is.
-#[inline(never)]
-fn widened_streamed(arena: &mut [u8], operands: (usize, usize), p: &Conv1x1S8) {
-    let (n, m) = (p.input_c, p.output_c);
-    assert!(
-        n > 0 && m > 0 && n % 4 == 0 && m % 4 == 0,
-        "widened 1x1 convolution needs whole words of input channels and blocks of four outputs"
-    );
-    let filter = &p.filter[..m * n];
-    let bias = &p.folded_bias[..m];
-    let requantizer = biased_requantizer!(p, m);
+fn widened_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, scratch: &mut PairScratch) {
     const CHUNK: usize = 2 * WIDE_CHANNELS;
+    let (n, m, filter, bias) = (k.n, k.m, k.blocks, k.bias);
+    let requantizer = &k.requantizer;
+    let PairScratch { acc, wide } = scratch;
     let single = n <= CHUNK;
-    let mut wide = Widened::<WIDE_CHANNELS>::new();
-    let mut acc = [0i32; ACC_RUN];
-    let stream = views::Stream::one_row(p.pixels, n, m);
-    stream.groups(arena, operands, 2, |inp, _, out, _| {
-        for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
-            widened_pixel!(x, o, acc, wide, single, n, filter, bias, requantizer);
+    for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
+        if single {
+            wide.fill_single(x);
         }
-    });
+        for (run, ((w, o), b)) in filter
+            .chunks(ACC_RUN * n)
+            .zip(o.chunks_mut(ACC_RUN))
+            .zip(bias.chunks(ACC_RUN))
+            .enumerate()
+        {
+            let sums = &mut acc[..o.len()];
+            sums.copy_from_slice(b);
+            for k0 in (0..n).step_by(CHUNK) {
+                if !single {
+                    wide.fill_single(&x[k0..n.min(k0 + CHUNK)]);
+                }
+                single_run(wide.words(), w, (4 * n, 4 * k0), sums);
+            }
+            requantizer.run(run * ACC_RUN, sums, o);
+        }
+    }
 }

@@ -148,14 +148,29 @@ impl Stream {
         ((b * self.input_h + row) * self.input_w + column + 1) * self.input_c
     }
 
-    /// Calls `group(input, from, output, pixels)` for the groups of `g` consecutive output pixels
-    /// (the last one cut short): `input` the input bytes from `from` on (`from` the lowest
-    /// [`min_read`](Self::min_read) of the group's pixels: the first pixel's, except where a later
-    /// one starts an output row whose window starts on the same input row further left, see the
-    /// conv module's docs), `output` the group's output bytes. The groups go in order when the
-    /// output starts below the input; in reverse order when it starts above, `input` then ending
-    /// at the group's highest [`max_read`](Self::max_read). Panics if the views overlap (the plan
-    /// broke the contract) or lie outside `arena`.
+    /// Calls `group(input, from, output, pixels)` on views of consecutive output pixels that
+    /// together cover every pixel in order (in reverse order when the output starts above the
+    /// input): `input` the input bytes from `from` on, `output` the pixels' output bytes.
+    ///
+    /// - Disjoint operands: once, on the whole operands (`from` 0).
+    /// - The output below the input: runs of whole groups of `g` pixels (the stream contract's
+    ///   groups), each run as long as its output ends below the lowest input byte its pixels
+    ///   read, found from a bound (the start of the first pixel's input row; for a 1×1 kernel
+    ///   its pixel): far from the input that is many groups at once (a call per run rather
+    ///   than per group). Where the bound allows less than two groups, the next group alone,
+    ///   `input` from its lowest [`min_read`](Self::min_read) (the first pixel's, except where a
+    ///   later one starts an output row whose window starts on the same input row further left,
+    ///   see the conv module's docs).
+    /// - The output above the input (a reversible kernel): the same in reverse order, `input`
+    ///   from 0 and each run's output starting above the highest input byte its pixels read,
+    ///   found from a bound (the end of the last pixel's last input row; for a 1×1 kernel its
+    ///   pixel); a group alone, where the bound allows less than two, `input` ending at the
+    ///   group's highest [`max_read`](Self::max_read).
+    ///
+    /// One call site of `group` serves every case, so that a kernel has one copy of its loops
+    /// for disjoint and streaming operands (flash is the budget on the targets it runs on), its
+    /// set-up hoisted out of the calls. Panics if the views overlap (the plan broke the
+    /// contract) or lie outside `arena`.
     #[inline(always)]
     pub(crate) fn groups(
         &self,
@@ -166,38 +181,105 @@ impl Stream {
     ) {
         let in_len = self.batches * self.input_h * self.input_w * self.input_c;
         let pixels = self.pixels();
-        let groups = pixels.div_ceil(g.max(1));
-        let reverse = output > input;
-        for k in 0..groups {
-            let p0 = if reverse { groups - 1 - k } else { k } * g;
-            let p1 = (p0 + g).min(pixels);
-            let (from, to) = if self.pointwise {
-                (
-                    p0 * self.input_c,
-                    if reverse { p1 * self.input_c } else { in_len },
-                )
-            } else {
-                let from = (p0..p1)
-                    .map(|q| self.min_read(q))
-                    .min()
-                    .unwrap_or(0)
-                    .min(in_len);
-                let to = if reverse {
-                    (p0..p1)
-                        .map(|q| self.max_read(q))
-                        .max()
-                        .unwrap_or(0)
-                        .clamp(from, in_len)
+        let g = g.max(1);
+        let whole = !overlapping(input, in_len, output, pixels * self.output_c);
+        let reverse = output > input && !whole;
+        // Forward: the next group's first pixel; in reverse: one past the next group's last.
+        let mut next = if reverse { pixels } else { 0 };
+        while if reverse { next > 0 } else { next < pixels } {
+            let (p0, p1, from, to) = if whole {
+                (0, pixels, 0, in_len)
+            } else if reverse {
+                let p1 = next;
+                // The pixels whose output starts at or above the bound's input byte.
+                let bound = if self.pointwise {
+                    p1 * self.input_c
                 } else {
-                    in_len
+                    self.row_end(p1 - 1).min(in_len)
                 };
-                (from, to)
+                let m = self.output_c.max(1);
+                let floor = (input + bound).saturating_sub(output).div_ceil(m);
+                let p0 = floor.next_multiple_of(g);
+                if p0 + 2 * g <= p1 {
+                    // A 1×1 kernel's view starts at its first pixel, as forward.
+                    let from = if self.pointwise { p0 * self.input_c } else { 0 };
+                    (p0, p1, from, bound)
+                } else {
+                    let p0 = (p1 - 1) / g * g;
+                    let from = if self.pointwise {
+                        p0 * self.input_c
+                    } else {
+                        self.lowest_read(p0, p1)
+                    };
+                    let to = if self.pointwise {
+                        bound
+                    } else {
+                        (p0..p1)
+                            .map(|q| self.max_read(q))
+                            .max()
+                            .unwrap_or(0)
+                            .max(from)
+                            .min(in_len)
+                    };
+                    (p0, p1, from, to)
+                }
+            } else {
+                let p0 = next;
+                // The pixels whose output ends at or below the bound's input byte.
+                let bound = if self.pointwise {
+                    p0 * self.input_c
+                } else {
+                    self.row_start(p0).min(in_len)
+                };
+                let room = (input + bound).saturating_sub(output) / self.output_c.max(1);
+                let run = room.saturating_sub(p0) / g * g;
+                if run >= 2 * g {
+                    (p0, (p0 + run).min(pixels), bound, in_len)
+                } else {
+                    let p1 = (p0 + g).min(pixels);
+                    let from = if self.pointwise {
+                        bound
+                    } else {
+                        self.lowest_read(p0, p1)
+                    };
+                    (p0, p1, from, in_len)
+                }
             };
+            next = if reverse { p0 } else { p1 };
             let out_at = output + p0 * self.output_c;
             let out_len = (p1 - p0) * self.output_c;
             let (inp, out) = split(arena, input + from, to - from, out_at, out_len);
             group(inp, from, out, p0..p1);
         }
+    }
+
+    /// One past the end of pixel `q`'s last input row (its window's last row clamped to the
+    /// image): no pixel up to `q` reads above it, since an earlier pixel's last row is never
+    /// below.
+    fn row_end(&self, q: usize) -> usize {
+        let (b, y, _) = self.pixel(q);
+        let row = (y * self.stride_h + self.window_h.max(1) - 1)
+            .saturating_sub(self.pad_top)
+            .min(self.input_h.saturating_sub(1));
+        (b * self.input_h + row + 1) * self.input_w * self.input_c
+    }
+
+    /// The lowest [`min_read`](Self::min_read) of pixels `p0..p1`, at most the input's length.
+    fn lowest_read(&self, p0: usize, p1: usize) -> usize {
+        let in_len = self.batches * self.input_h * self.input_w * self.input_c;
+        (p0..p1)
+            .map(|q| self.min_read(q))
+            .min()
+            .unwrap_or(0)
+            .min(in_len)
+    }
+
+    /// The start of pixel `q`'s first input row (its window's first row clamped to the image):
+    /// no pixel from `q` on reads below it, since a later pixel's first row is never above.
+    fn row_start(&self, q: usize) -> usize {
+        let (b, y, _) = self.pixel(q);
+        let row = (y * self.stride_h).saturating_sub(self.pad_top);
+        (b * self.input_h + row) * self.input_w * self.input_c
     }
 }
 
