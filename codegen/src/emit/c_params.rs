@@ -143,6 +143,16 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "broadcast_args",
+        "BroadcastArgs",
+        &[
+            ("len1", "size_t"),
+            ("len2", "size_t"),
+            ("out_len", "size_t"),
+            ("elem_bytes", "size_t"),
+        ],
+    ),
+    (
         "cast",
         "Cast",
         &[("from", "size_t"), ("to", "size_t"), ("count", "size_t")],
@@ -531,6 +541,20 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shifts_len", "size_t"),
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
+        ],
+    ),
+    (
+        "dynamic_update_slice",
+        "DynamicUpdateSlice",
+        &[
+            ("elem_bytes", "size_t"),
+            ("operand_dims", "const size_t *"),
+            ("operand_dims_len", "size_t"),
+            ("update_dims", "const size_t *"),
+            ("update_dims_len", "size_t"),
+            ("output_strides", "const size_t *"),
+            ("output_strides_len", "size_t"),
+            ("index_bytes", "size_t"),
         ],
     ),
     (
@@ -931,6 +955,16 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("strides", "const size_t *"),
             ("strides_len", "size_t"),
             ("input_elems", "size_t"),
+        ],
+    ),
+    (
+        "gather",
+        "EmbeddingLookupHybrid",
+        &[
+            ("columns", "size_t"),
+            ("rows", "size_t"),
+            ("ids", "size_t"),
+            ("scale", "float"),
         ],
     ),
     (

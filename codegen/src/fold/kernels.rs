@@ -396,6 +396,27 @@ fn batch_matmul_batch_matmul_s16<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `broadcast_args::broadcast_args`.
+fn broadcast_args_broadcast_args<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::broadcast_args::BroadcastArgs {
+        len1: call.scalar::<usize>("len1")?,
+        len2: call.scalar::<usize>("len2")?,
+        out_len: call.scalar::<usize>("out_len")?,
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+    };
+    tinyaot_runtime::kernels::broadcast_args::broadcast_args(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `cast::cast`.
 fn cast_cast<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::cast::Cast {
@@ -1246,6 +1267,32 @@ fn depthwise_int4_depthwise_conv2d_s4<C: KernelArgs + ?Sized>(
         arena,
         call.offset(0)?,
         call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `dynamic_update_slice::dynamic_update_slice`.
+fn dynamic_update_slice_dynamic_update_slice<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let operand_dims: Vec<usize> = call.slice("operand_dims")?;
+    let update_dims: Vec<usize> = call.slice("update_dims")?;
+    let output_strides: Vec<usize> = call.slice("output_strides")?;
+    let p = tinyaot_runtime::kernels::dynamic_update_slice::DynamicUpdateSlice {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        operand_dims: &operand_dims,
+        update_dims: &update_dims,
+        output_strides: &output_strides,
+        index_bytes: call.scalar::<usize>("index_bytes")?,
+    };
+    tinyaot_runtime::kernels::dynamic_update_slice::dynamic_update_slice(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.offset(3)?,
         &p,
     );
     Ok(())
@@ -2214,6 +2261,27 @@ fn gather_gather_nd<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resul
         input_elems: call.scalar::<usize>("input_elems")?,
     };
     tinyaot_runtime::kernels::gather::gather_nd(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `gather::embedding_lookup_hybrid`.
+fn gather_embedding_lookup_hybrid<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::gather::EmbeddingLookupHybrid {
+        columns: call.scalar::<usize>("columns")?,
+        rows: call.scalar::<usize>("rows")?,
+        ids: call.scalar::<usize>("ids")?,
+        scale: call.scalar::<f32>("scale")?,
+    };
+    tinyaot_runtime::kernels::gather::embedding_lookup_hybrid(
         arena,
         call.src(0)?,
         call.src(1)?,
@@ -3932,6 +4000,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("batch_matmul", "batch_matmul_f32") => batch_matmul_batch_matmul_f32(call, arena),
         ("batch_matmul", "batch_matmul_s8") => batch_matmul_batch_matmul_s8(call, arena),
         ("batch_matmul", "batch_matmul_s16") => batch_matmul_batch_matmul_s16(call, arena),
+        ("broadcast_args", "broadcast_args") => broadcast_args_broadcast_args(call, arena),
         ("cast", "cast") => cast_cast(call, arena),
         ("comparison", "compare_bool") => comparison_compare_bool(call, arena),
         ("comparison", "compare_f32") => comparison_compare_f32(call, arena),
@@ -3965,6 +4034,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("depthwise", "depthwise_conv2d_f32") => depthwise_depthwise_conv2d_f32(call, arena),
         ("depthwise_int4", "depthwise_conv2d_s4") => {
             depthwise_int4_depthwise_conv2d_s4(call, arena)
+        }
+        ("dynamic_update_slice", "dynamic_update_slice") => {
+            dynamic_update_slice_dynamic_update_slice(call, arena)
         }
         ("elementwise", "add_s8") => elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => elementwise_sub_s8(call, arena),
@@ -4019,6 +4091,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("gather", "gather") => gather_gather(call, arena),
         ("gather", "gather_nd") => gather_gather_nd(call, arena),
+        ("gather", "embedding_lookup_hybrid") => gather_embedding_lookup_hybrid(call, arena),
         ("l2_norm", "l2_norm_f32") => l2_norm_l2_norm_f32(call, arena),
         ("l2_norm", "l2_norm_s8") => l2_norm_l2_norm_s8(call, arena),
         ("logical", "logical_and") => logical_logical_and(call, arena),

@@ -244,10 +244,13 @@ pub fn registry() -> Vec<(String, types::Types)> {
 /// The operators whose TFLM kernel computes a defined output from an empty input beside others:
 /// CONCATENATION copies nothing from it, PAD and PADV2 write only padding, and SUM, REDUCE_MAX and
 /// REDUCE_MIN over an empty axis leave their initial value (reduce.h fills the output, then returns
-/// on an input with a zero-size dimension; the integer SUM leaves 0). (MEAN's float path has no
-/// such return: it reads the empty input.)
-const EMPTY_INPUT_DEFINED: [OpCode; 6] = [
+/// on an input with a zero-size dimension; the integer SUM leaves 0); BROADCAST_ARGS reads every
+/// dimension of an empty shape as 1, and DYNAMIC_UPDATE_SLICE of an empty update copies the
+/// operand. (MEAN's float path has no such return: it reads the empty input.)
+const EMPTY_INPUT_DEFINED: [OpCode; 8] = [
     OpCode::CONCATENATION,
+    OpCode::BROADCAST_ARGS,
+    OpCode::DYNAMIC_UPDATE_SLICE,
     OpCode::PAD,
     OpCode::PADV2,
     OpCode::SUM,

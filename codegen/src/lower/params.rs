@@ -406,6 +406,37 @@ pub(crate) mod batch_matmul {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::broadcast_args`.
+pub(crate) mod broadcast_args {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::broadcast_args::BroadcastArgs`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct BroadcastArgs {
+        /// `len1`.
+        pub len1: usize,
+        /// `len2`.
+        pub len2: usize,
+        /// `out_len`.
+        pub out_len: usize,
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+    }
+
+    impl From<BroadcastArgs> for Params {
+        fn from(p: BroadcastArgs) -> Params {
+            Params {
+                type_name: "BroadcastArgs",
+                fields: vec![
+                    ("len1", Value::Usize(p.len1)),
+                    ("len2", Value::Usize(p.len2)),
+                    ("out_len", Value::Usize(p.out_len)),
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::cast`.
 pub(crate) mod cast {
     use crate::lower::{Params, Value};
@@ -1469,6 +1500,40 @@ pub(crate) mod depthwise_int4 {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::dynamic_update_slice`.
+pub(crate) mod dynamic_update_slice {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::dynamic_update_slice::DynamicUpdateSlice`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DynamicUpdateSlice {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `operand_dims`.
+        pub operand_dims: Vec<usize>,
+        /// `update_dims`.
+        pub update_dims: Vec<usize>,
+        /// `output_strides`.
+        pub output_strides: Vec<usize>,
+        /// `index_bytes`.
+        pub index_bytes: usize,
+    }
+
+    impl From<DynamicUpdateSlice> for Params {
+        fn from(p: DynamicUpdateSlice) -> Params {
+            Params {
+                type_name: "DynamicUpdateSlice",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("operand_dims", Value::Usizes(p.operand_dims)),
+                    ("update_dims", Value::Usizes(p.update_dims)),
+                    ("output_strides", Value::Usizes(p.output_strides)),
+                    ("index_bytes", Value::Usize(p.index_bytes)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::elementwise`.
 pub(crate) mod elementwise {
     use crate::lower::{Params, Value};
@@ -2430,6 +2495,33 @@ pub(crate) mod gather {
                     ("slices", Value::Usize(p.slices)),
                     ("strides", Value::Usizes(p.strides)),
                     ("input_elems", Value::Usize(p.input_elems)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::gather::EmbeddingLookupHybrid`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct EmbeddingLookupHybrid {
+        /// `columns`.
+        pub columns: usize,
+        /// `rows`.
+        pub rows: usize,
+        /// `ids`.
+        pub ids: usize,
+        /// `scale`.
+        pub scale: f32,
+    }
+
+    impl From<EmbeddingLookupHybrid> for Params {
+        fn from(p: EmbeddingLookupHybrid) -> Params {
+            Params {
+                type_name: "EmbeddingLookupHybrid",
+                fields: vec![
+                    ("columns", Value::Usize(p.columns)),
+                    ("rows", Value::Usize(p.rows)),
+                    ("ids", Value::Usize(p.ids)),
+                    ("scale", Value::F32(p.scale)),
                 ],
             }
         }

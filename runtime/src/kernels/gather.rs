@@ -1,7 +1,8 @@
 //! GATHER (any element type: rows of the input moved unread, as TFLM's `gather.cc` moves them):
 //! for every batch and outer index, the rows of the input's axis named by the positions (INT32)
 //! copied in order. GATHER_ND (`gather_nd.cc`): for every index vector (INT32), the slice of the
-//! input it names copied in order.
+//! input it names copied in order. EMBEDDING_LOOKUP (`embedding_lookup.cc`) runs as GATHER along
+//! axis 0, but for INT8 rows with a FLOAT32 output: those are dequantized with one scale.
 
 use super::elem::load;
 use crate::Src;
@@ -115,6 +116,58 @@ pub fn gather_nd(arena: &mut [u8], input: Src, indices: Src, output: usize, p: &
     }
 }
 
+/// Constants of an EMBEDDING_LOOKUP of INT8 rows into a FLOAT32 output (TFLM's EvalHybrid).
+#[derive(Clone, Copy, Debug)]
+pub struct EmbeddingLookupHybrid {
+    /// Elements of one row: the values' dimensions after the first.
+    pub columns: usize,
+    /// Rows of the values: the first dimension, the range of the ids.
+    pub rows: usize,
+    /// Ids, and rows of the output.
+    pub ids: usize,
+    /// The scale every row is dequantized with (the values' first scale; the zero point is 0).
+    pub scale: f32,
+}
+
+/// Writes, for every id of `ids` (INT32), the row of `values` (INT8) it names, each element `v`
+/// as the FLOAT32 `v as f32 * scale` (TFLM's `Dequantize` with zero point 0), into `output`. An
+/// id outside `[0, rows)` (TFLM's Invoke fails on it; constant ids were checked at generation
+/// time) writes a row of zeros, as GATHER does. The output must not overlap the inputs.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn embedding_lookup_hybrid(
+    arena: &mut [u8],
+    values: Src,
+    ids: Src,
+    output: usize,
+    p: &EmbeddingLookupHybrid,
+) {
+    let p = super::opaque(p);
+    let cols = p.columns;
+    let mut out = output;
+    for i in 0..p.ids {
+        let mut id = [0i32];
+        load(arena, ids, i, &mut id);
+        let row = match usize::try_from(id[0]) {
+            Ok(k) if k < p.rows => Some(k * cols),
+            _ => None,
+        };
+        for c in 0..cols {
+            let x = match row {
+                Some(from) => {
+                    let byte = match values {
+                        Src::Arena(offset) => arena[offset + from + c],
+                        Src::Bytes(b) => b[from + c],
+                    };
+                    f32::from(byte as i8) * p.scale
+                }
+                None => 0.0,
+            };
+            arena[out..out + 4].copy_from_slice(&x.to_le_bytes());
+            out += 4;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +228,24 @@ mod tests {
         };
         gather_nd(&mut arena, Src::Bytes(&input), Src::Bytes(&indices), 0, &p);
         assert_eq!(arena, [4, 5, 0, 1, 0, 0]);
+    }
+
+    #[test]
+    fn dequantizes_hybrid_rows_and_zeroes_strays() {
+        // Values [[-2, 3], [4, -128]] scale 0.5; ids [1, 0, 2].
+        let values = [(-2i8) as u8, 3, 4, 0x80];
+        let ids: [u8; 12] = [1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0];
+        let mut arena = [9u8; 24];
+        let p = EmbeddingLookupHybrid {
+            columns: 2,
+            rows: 2,
+            ids: 3,
+            scale: 0.5,
+        };
+        embedding_lookup_hybrid(&mut arena, Src::Bytes(&values), Src::Bytes(&ids), 0, &p);
+        let got: [f32; 6] = core::array::from_fn(|i| {
+            f32::from_le_bytes(arena[4 * i..4 * i + 4].try_into().unwrap())
+        });
+        assert_eq!(got, [2.0, -64.0, -1.0, 1.5, 0.0, 0.0]);
     }
 }

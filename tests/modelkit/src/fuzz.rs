@@ -27,6 +27,7 @@ mod conv;
 mod corrupt;
 mod emit;
 mod logic;
+mod ops35b;
 mod ops_tensor;
 mod recurrent;
 mod resample;
@@ -284,6 +285,9 @@ pub const OPS: &[B] = &[
     B::FLOOR_MOD,
     B::CEIL,
     B::ROUND,
+    B::EMBEDDING_LOOKUP,
+    B::DYNAMIC_UPDATE_SLICE,
+    B::BROADCAST_ARGS,
 ];
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.

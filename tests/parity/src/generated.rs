@@ -163,6 +163,21 @@ pub mod ffi {
             pub act_max: i32,
         }
     }
+    /// `broadcast_args`'s typedefs.
+    pub mod broadcast_args {
+        /// The C `broadcast_args_BroadcastArgs`.
+        #[repr(C)]
+        pub struct BroadcastArgs {
+            /// `len1`.
+            pub len1: usize,
+            /// `len2`.
+            pub len2: usize,
+            /// `out_len`.
+            pub out_len: usize,
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+        }
+    }
     /// `cast`'s typedefs.
     pub mod cast {
         /// The C `cast_Cast`.
@@ -854,6 +869,29 @@ pub mod ffi {
             pub act_max: i32,
         }
     }
+    /// `dynamic_update_slice`'s typedefs.
+    pub mod dynamic_update_slice {
+        /// The C `dynamic_update_slice_DynamicUpdateSlice`.
+        #[repr(C)]
+        pub struct DynamicUpdateSlice {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `operand_dims`'s data.
+            pub operand_dims: *const usize,
+            /// `operand_dims`'s length.
+            pub operand_dims_len: usize,
+            /// `update_dims`'s data.
+            pub update_dims: *const usize,
+            /// `update_dims`'s length.
+            pub update_dims_len: usize,
+            /// `output_strides`'s data.
+            pub output_strides: *const usize,
+            /// `output_strides`'s length.
+            pub output_strides_len: usize,
+            /// `index_bytes`.
+            pub index_bytes: usize,
+        }
+    }
     /// `elementwise`'s typedefs.
     pub mod elementwise {
         /// The C `elementwise_AddS8`.
@@ -1262,6 +1300,18 @@ pub mod ffi {
             pub strides_len: usize,
             /// `input_elems`.
             pub input_elems: usize,
+        }
+        /// The C `gather_EmbeddingLookupHybrid`.
+        #[repr(C)]
+        pub struct EmbeddingLookupHybrid {
+            /// `columns`.
+            pub columns: usize,
+            /// `rows`.
+            pub rows: usize,
+            /// `ids`.
+            pub ids: usize,
+            /// `scale`.
+            pub scale: f32,
         }
     }
     /// `l2_norm`'s typedefs.
@@ -2437,6 +2487,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const batch_matmul::BatchMatmul,
         );
+        /// The C `broadcast_args::broadcast_args`.
+        pub fn parity_broadcast_args_broadcast_args(
+            shape1: *const u8,
+            shape2: *const u8,
+            output: *mut u8,
+            p: *const broadcast_args::BroadcastArgs,
+        );
         /// The C `cast::cast`.
         pub fn parity_cast_cast(input: *const u8, output: *mut u8, p: *const cast::Cast);
         /// The C `comparison::compare_bool`.
@@ -2648,6 +2705,14 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const depthwise_int4::DepthwiseConv2dS4,
+        );
+        /// The C `dynamic_update_slice::dynamic_update_slice`.
+        pub fn parity_dynamic_update_slice_dynamic_update_slice(
+            operand: *const u8,
+            update: *const u8,
+            start: *const u8,
+            output: *mut u8,
+            p: *const dynamic_update_slice::DynamicUpdateSlice,
         );
         /// The C `elementwise::add_s8`.
         pub fn parity_elementwise_add_s8(
@@ -2917,6 +2982,13 @@ pub mod ffi {
             indices: *const u8,
             output: *mut u8,
             p: *const gather::GatherNd,
+        );
+        /// The C `gather::embedding_lookup_hybrid`.
+        pub fn parity_gather_embedding_lookup_hybrid(
+            values: *const u8,
+            ids: *const u8,
+            output: *mut u8,
+            p: *const gather::EmbeddingLookupHybrid,
         );
         /// The C `l2_norm::l2_norm_f32`.
         pub fn parity_l2_norm_l2_norm_f32(
@@ -3872,6 +3944,25 @@ fn c_batch_matmul_batch_matmul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_batch_matmul_batch_matmul_s16(lhs, rhs, output, &p) };
+    Ok(())
+}
+
+/// `broadcast_args::broadcast_args` in C.
+fn c_broadcast_args_broadcast_args(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::broadcast_args::BroadcastArgs {
+        len1: call.scalar::<usize>("len1")?,
+        len2: call.scalar::<usize>("len2")?,
+        out_len: call.scalar::<usize>("out_len")?,
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+    };
+    let base = arena.as_mut_ptr();
+    let shape1 = call.c_input(base, arena.len(), 0)?;
+    let shape2 = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_broadcast_args_broadcast_args(shape1, shape2, output, &p) };
     Ok(())
 }
 
@@ -4843,6 +4934,38 @@ fn c_depthwise_int4_depthwise_conv2d_s4(call: &Call<'_>, arena: &mut [u8]) -> Re
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_depthwise_int4_depthwise_conv2d_s4(input, output, &p) };
+    Ok(())
+}
+
+/// `dynamic_update_slice::dynamic_update_slice` in C.
+fn c_dynamic_update_slice_dynamic_update_slice(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let operand_dims: Vec<usize> = call.slice("operand_dims")?;
+    let update_dims: Vec<usize> = call.slice("update_dims")?;
+    let output_strides: Vec<usize> = call.slice("output_strides")?;
+    let p = ffi::dynamic_update_slice::DynamicUpdateSlice {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        operand_dims: operand_dims.as_ptr(),
+        operand_dims_len: operand_dims.len(),
+        update_dims: update_dims.as_ptr(),
+        update_dims_len: update_dims.len(),
+        output_strides: output_strides.as_ptr(),
+        output_strides_len: output_strides.len(),
+        index_bytes: call.scalar::<usize>("index_bytes")?,
+    };
+    let base = arena.as_mut_ptr();
+    let operand = call.c_input(base, arena.len(), 0)?;
+    let update = call.c_input(base, arena.len(), 1)?;
+    let start = call.c_input(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_dynamic_update_slice_dynamic_update_slice(operand, update, start, output, &p)
+    };
     Ok(())
 }
 
@@ -5912,6 +6035,25 @@ fn c_gather_gather_nd(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_gather_gather_nd(input, indices, output, &p) };
+    Ok(())
+}
+
+/// `gather::embedding_lookup_hybrid` in C.
+fn c_gather_embedding_lookup_hybrid(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::gather::EmbeddingLookupHybrid {
+        columns: call.scalar::<usize>("columns")?,
+        rows: call.scalar::<usize>("rows")?,
+        ids: call.scalar::<usize>("ids")?,
+        scale: call.scalar::<f32>("scale")?,
+    };
+    let base = arena.as_mut_ptr();
+    let values = call.c_input(base, arena.len(), 0)?;
+    let ids = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_gather_embedding_lookup_hybrid(values, ids, output, &p) };
     Ok(())
 }
 
@@ -7994,6 +8136,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("batch_matmul", "batch_matmul_f32") => c_batch_matmul_batch_matmul_f32(call, arena),
         ("batch_matmul", "batch_matmul_s8") => c_batch_matmul_batch_matmul_s8(call, arena),
         ("batch_matmul", "batch_matmul_s16") => c_batch_matmul_batch_matmul_s16(call, arena),
+        ("broadcast_args", "broadcast_args") => c_broadcast_args_broadcast_args(call, arena),
         ("cast", "cast") => c_cast_cast(call, arena),
         ("comparison", "compare_bool") => c_comparison_compare_bool(call, arena),
         ("comparison", "compare_f32") => c_comparison_compare_f32(call, arena),
@@ -8027,6 +8170,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
         ("depthwise_int4", "depthwise_conv2d_s4") => {
             c_depthwise_int4_depthwise_conv2d_s4(call, arena)
+        }
+        ("dynamic_update_slice", "dynamic_update_slice") => {
+            c_dynamic_update_slice_dynamic_update_slice(call, arena)
         }
         ("elementwise", "add_s8") => c_elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => c_elementwise_sub_s8(call, arena),
@@ -8083,6 +8229,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("gather", "gather") => c_gather_gather(call, arena),
         ("gather", "gather_nd") => c_gather_gather_nd(call, arena),
+        ("gather", "embedding_lookup_hybrid") => c_gather_embedding_lookup_hybrid(call, arena),
         ("l2_norm", "l2_norm_f32") => c_l2_norm_l2_norm_f32(call, arena),
         ("l2_norm", "l2_norm_s8") => c_l2_norm_l2_norm_s8(call, arena),
         ("logical", "logical_and") => c_logical_logical_and(call, arena),
@@ -8201,6 +8348,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("batch_matmul", "batch_matmul_f32"),
     ("batch_matmul", "batch_matmul_s8"),
     ("batch_matmul", "batch_matmul_s16"),
+    ("broadcast_args", "broadcast_args"),
     ("cast", "cast"),
     ("comparison", "compare_bool"),
     ("comparison", "compare_f32"),
@@ -8231,6 +8379,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("depthwise", "depthwise_conv2d_s16"),
     ("depthwise", "depthwise_conv2d_f32"),
     ("depthwise_int4", "depthwise_conv2d_s4"),
+    ("dynamic_update_slice", "dynamic_update_slice"),
     ("elementwise", "add_s8"),
     ("elementwise", "sub_s8"),
     ("elementwise", "add_s16"),
@@ -8270,6 +8419,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected_int4", "fully_connected_s4"),
     ("gather", "gather"),
     ("gather", "gather_nd"),
+    ("gather", "embedding_lookup_hybrid"),
     ("l2_norm", "l2_norm_f32"),
     ("l2_norm", "l2_norm_s8"),
     ("logical", "logical_and"),

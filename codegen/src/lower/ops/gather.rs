@@ -6,6 +6,11 @@
 //! `gather_nd.cc` computes them (FLOAT32 and INT8); constant indices checked as its Eval checks
 //! them (the flat start of each slice, not each index, inside the input), run-time ones as
 //! GATHER's (a slice outside the input writes zero bytes where TFLM's Invoke fails).
+//! EMBEDDING_LOOKUP, as TFLM's `embedding_lookup.cc`: FLOAT32 and INT8 rows copied as GATHER
+//! along axis 0 (`gather::gather`, the operands swapped), INT8 rows with a FLOAT32 output
+//! dequantized (`gather::embedding_lookup_hybrid`, the first scale of the values for every row,
+//! as TFLM's `params.scale`); ids checked as GATHER's positions (constant: at generation time;
+//! at run time one outside the rows writes a row of zeros where TFLM's Invoke fails).
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -49,6 +54,25 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(gather_nd),
+    },
+    OpEntry {
+        code: OpCode::EMBEDDING_LOOKUP,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[
+                Sig::Each(&[Ty::I32, Ty::F32, Ty::F32]),
+                Sig::Each(&[Ty::I32, Ty::I8, Ty::I8]),
+                Sig::Each(&[Ty::I32, Ty::I8, Ty::F32]),
+            ],
+            tflm: &[
+                Sig::Each(&[Ty::I32, Ty::F32, Ty::F32]),
+                Sig::Each(&[Ty::I32, Ty::I8, Ty::I8]),
+                Sig::Each(&[Ty::I32, Ty::I8, Ty::F32]),
+            ],
+        },
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(embedding_lookup),
     },
 ];
 
@@ -266,6 +290,153 @@ fn gather_nd(ctx: &OpContext) -> Result<Kernel> {
             slices,
             strides,
             input_elems,
+        },
+    ))
+}
+
+/// EMBEDDING_LOOKUP: EmbeddingLookUpPrepare's checks (rank-1 INT32 ids, values of rank 2 or more
+/// in FLOAT32 or INT8, a FLOAT32 output for FLOAT32 values, INT8 or FLOAT32 for INT8 values),
+/// its output shape, and CalculateOpData's scale for the hybrid (INT8 → FLOAT32) path.
+fn embedding_lookup(ctx: &OpContext) -> Result<Kernel> {
+    let (ids, values, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    if ids.dtype != DType::I32 || ids.shape.len() != 1 {
+        return Err(ctx.invalid(
+            format!(
+                "the ids are {} of shape {:?}; TFLM's EMBEDDING_LOOKUP takes a vector of INT32 ids",
+                ids.dtype, ids.shape
+            ),
+            Grounds::tflm(
+                "embedding_lookup.cc EmbeddingLookUpPrepare: TF_LITE_ENSURE_EQ(NumDimensions(\
+                 lookup), 1), TF_LITE_ENSURE_EQ(lookup->type, kTfLiteInt32)",
+            ),
+        ));
+    }
+    if !matches!(values.dtype, DType::F32 | DType::I8) || values.shape.len() < 2 {
+        return Err(ctx.invalid(
+            format!(
+                "the values are {} of shape {:?}; TFLM's EMBEDDING_LOOKUP takes FLOAT32 or INT8 \
+                 values of rank 2 or more",
+                values.dtype, values.shape
+            ),
+            Grounds::tflm(
+                "embedding_lookup.cc EmbeddingLookUpPrepare: TF_LITE_ENSURE(NumDimensions(value) \
+                 >= 2), value->type == kTfLiteFloat32 || value->type == kTfLiteInt8",
+            ),
+        ));
+    }
+    let hybrid = values.dtype == DType::I8 && output.dtype == DType::F32;
+    if !(output.dtype == values.dtype || hybrid) {
+        return Err(ctx.invalid(
+            format!(
+                "the output has type {} for {} values; TFLM's EMBEDDING_LOOKUP writes FLOAT32 \
+                 for FLOAT32 values, INT8 or FLOAT32 for INT8 values",
+                output.dtype, values.dtype
+            ),
+            Grounds::tflm(
+                "embedding_lookup.cc EmbeddingLookUpPrepare: TF_LITE_ENSURE(output->type == \
+                 kTfLiteFloat32 [|| output->type == kTfLiteInt8 for INT8 values])",
+            ),
+        ));
+    }
+    let rows = values.shape[0];
+    let n = ids.shape[0];
+    let expected: Vec<usize> = std::iter::once(n)
+        .chain(values.shape[1..].iter().copied())
+        .collect();
+    if output.shape.len() < values.shape.len()
+        || output.num_elements() < expected.iter().product::<usize>()
+    {
+        return Err(ctx.invalid(
+            format!(
+                "the output has shape {:?}, fewer dimensions or bytes than the rows looked up \
+                 ({expected:?})",
+                output.shape
+            ),
+            Grounds::tflm(
+                "embedding_lookup.cc EmbeddingLookUpPrepare: TF_LITE_ENSURE(output->dims->size \
+                 >= NumDimensions(value)), TF_LITE_ENSURE(new_dims_size <= output->bytes)",
+            ),
+        ));
+    }
+    if output.shape != expected {
+        return Err(ctx.unsupported(format!(
+            "the output has shape {:?}; TFLM's EMBEDDING_LOOKUP gives it the shape {expected:?} \
+             (its Prepare rewrites the output's dimensions), which tinyaot's static plan needs \
+             as written",
+            output.shape
+        )));
+    }
+    if rows == 0 {
+        return Err(ctx.unsupported(
+            "the values have no rows (TFLM's EvalSimple returns without writing the output)",
+        ));
+    }
+    if ids.is_constant() {
+        let values = ctx.const_ints("the ids", ids)?;
+        if let Some(&bad) = values.iter().find(|&&v| v < 0 || v >= rows as i64) {
+            return Err(ctx.invalid(
+                format!("id {bad} is outside the values' {rows} rows"),
+                Grounds::tflm(
+                    "embedding_lookup.cc EvalSimple/EvalHybrid: kTfLiteError at Eval \
+                     (\"EMBEDDING_LOOKUP: index out of bounds\") on an id outside [0, rows)",
+                ),
+            ));
+        }
+    }
+    let columns: usize = values.shape[1..].iter().product();
+    let operands = vec![
+        Operand::Src(ctx.input_index(1)?),
+        Operand::Src(ctx.input_index(0)?),
+        Operand::Offset(ctx.output_index(0)?),
+    ];
+    if !hybrid {
+        // EvalSimple: rows of bytes moved unread, GATHER along axis 0.
+        return Ok(kernel(
+            "gather",
+            operands,
+            P::Gather {
+                row_bytes: columns * values.dtype.size(),
+                batches: 1,
+                outer: 1,
+                axis_size: rows,
+                coords: n,
+            },
+        ));
+    }
+    // CalculateOpData: TFLM reads `params.scale` and `params.zero_point`, the first entries of
+    // the values' quantization (a per-row quantized table is dequantized with row 0's scale).
+    let (scale, zero_point) = match &values.quant {
+        Some(q) if !q.scales.is_empty() && !q.zero_points.is_empty() => {
+            (q.scales[0], q.zero_points[0])
+        }
+        _ => {
+            return Err(ctx.invalid(
+                "the INT8 values have no quantization parameters for the FLOAT32 output",
+                Grounds::spec(
+                    "TFLite quantization specification: a quantized tensor carries its scale \
+                     and zero point (TFLM would dequantize with a scale of 0)",
+                ),
+            ))
+        }
+    };
+    if zero_point != 0 {
+        return Err(ctx.invalid(
+            format!("the INT8 values have zero point {zero_point}; the hybrid path takes 0"),
+            Grounds::tflm(
+                "embedding_lookup.cc CalculateOpData: TF_LITE_ENSURE_EQ(tensor_1->params.\
+                 zero_point, 0)",
+            ),
+        ));
+    }
+    ctx.check_scale("the values'", scale)?;
+    Ok(kernel(
+        "embedding_lookup_hybrid",
+        operands,
+        P::EmbeddingLookupHybrid {
+            columns,
+            rows,
+            ids: n,
+            scale,
         },
     ))
 }

@@ -33,11 +33,13 @@ use crate::ir::{OpCode, Tensor};
 mod activations;
 mod arg_min_max;
 mod batch_matmul;
+mod broadcast_args;
 mod cast;
 mod comparison;
 mod concat;
 mod conv;
 mod depthwise;
+mod dynamic_update_slice;
 mod elementwise;
 mod fully_connected;
 mod gather;
@@ -82,11 +84,13 @@ macro_rules! families {
                 activations,
                 arg_min_max,
                 batch_matmul,
+                broadcast_args,
                 cast,
                 comparison,
                 concat,
                 conv,
                 depthwise,
+                dynamic_update_slice,
                 elementwise,
                 fully_connected,
                 gather,

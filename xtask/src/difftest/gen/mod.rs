@@ -19,6 +19,7 @@ mod logic;
 mod math_ops;
 mod matmul;
 mod movement;
+mod ops35b;
 mod ops_tensor;
 mod reduce;
 mod resample;
@@ -105,6 +106,7 @@ pub const OPS: &[(&str, B)] = &[
     ("AVERAGE_POOL_2D", B::AVERAGE_POOL_2D),
     ("BATCH_MATMUL", B::BATCH_MATMUL),
     ("BATCH_TO_SPACE_ND", B::BATCH_TO_SPACE_ND),
+    ("BROADCAST_ARGS", B::BROADCAST_ARGS),
     ("BROADCAST_TO", B::BROADCAST_TO),
     ("CAST", B::CAST),
     ("CEIL", B::CEIL),
@@ -114,7 +116,9 @@ pub const OPS: &[(&str, B)] = &[
     ("DEPTH_TO_SPACE", B::DEPTH_TO_SPACE),
     ("DEQUANTIZE", B::DEQUANTIZE),
     ("DIV", B::DIV),
+    ("DYNAMIC_UPDATE_SLICE", B::DYNAMIC_UPDATE_SLICE),
     ("ELU", B::ELU),
+    ("EMBEDDING_LOOKUP", B::EMBEDDING_LOOKUP),
     ("EQUAL", B::EQUAL),
     ("EXP", B::EXP),
     ("EXPAND_DIMS", B::EXPAND_DIMS),
@@ -309,10 +313,8 @@ const MOVED_TYPES: [TensorType; 5] = [
 /// strided_slice.cc, slice.cc, unpack.cc, reshape.cc, squeeze.cc, expand_dims.cc), and SHAPE of
 /// any input (it reads only the shape).
 fn draws_type(op: B, dtype: TensorType) -> bool {
-    if logic::draws_logic_type(op, dtype) {
-        return true;
-    }
     match dtype {
+        _ if logic::draws_logic_type(op, dtype) || ops35b::draws_type(op, dtype) => true,
         TensorType::INT8 | TensorType::FLOAT32 => true,
         TensorType::INT32 => {
             takes_int32(op)
@@ -1070,7 +1072,7 @@ impl<'a> G<'a> {
                 );
                 Some(self.reshape_like(op, x))
             }
-            _ => None,
+            _ => self.ops35b(op, x, dtype),
         }
     }
 
