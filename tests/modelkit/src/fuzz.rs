@@ -159,6 +159,9 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     // EXP and LOG take float32 only.
                     if g.int8 { B::ELU } else { B::EXP },
                     if g.int8 { B::ELU } else { B::LOG },
+                    // SIN and COS take float32 only.
+                    if g.int8 { B::ELU } else { B::SIN },
+                    if g.int8 { B::ELU } else { B::COS },
                     B::LOG_SOFTMAX,
                     // CEIL, ROUND and L2_POOL_2D take float32 only.
                     if g.int8 { B::RELU6 } else { B::CEIL },
@@ -210,6 +213,7 @@ pub const OPS: &[B] = &[
     B::LOGISTIC,
     B::TANH,
     B::ADD,
+    B::ADD_N,
     B::SUB,
     B::MUL,
     B::MAXIMUM,
@@ -218,6 +222,8 @@ pub const OPS: &[B] = &[
     B::DIV,
     B::EXP,
     B::LOG,
+    B::SIN,
+    B::COS,
     B::ELU,
     B::LOG_SOFTMAX,
     B::L2_POOL_2D,
@@ -234,6 +240,7 @@ pub const OPS: &[B] = &[
     B::CONCATENATION,
     B::PACK,
     B::TRANSPOSE,
+    B::REVERSE_V2,
     B::STRIDED_SLICE,
     B::RELU,
     B::RELU6,

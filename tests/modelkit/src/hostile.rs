@@ -24,6 +24,7 @@ mod legitimate_corners;
 mod logic;
 mod math_ops;
 mod matmul;
+mod ops35a;
 mod ops_tensor;
 mod quantization;
 mod registry_types;
@@ -142,6 +143,7 @@ pub fn cases() -> Vec<Case> {
     ops_tensor::ops_tensor(&mut cases);
     logic::logic(&mut cases);
     matmul::matmul_corners(&mut cases);
+    ops35a::ops35a(&mut cases);
     cases
 }
 
