@@ -653,6 +653,20 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("act_max", "int32_t"),
         ],
     ),
+    ("elementwise", "AddNF32", &[("len", "size_t")]),
+    (
+        "elementwise",
+        "AddNS8",
+        &[
+            ("len", "size_t"),
+            ("input_offset", "int32_t"),
+            ("input_multiplier", "int32_t"),
+            ("input_shift", "int32_t"),
+            ("output_multiplier", "int32_t"),
+            ("output_shift", "int32_t"),
+            ("output_offset", "int32_t"),
+        ],
+    ),
     (
         "elementwise",
         "DivS8",

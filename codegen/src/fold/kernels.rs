@@ -1426,6 +1426,321 @@ fn elementwise_sub_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `elementwise::add_n2_f32`.
+fn elementwise_add_n2_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n2_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n2_s8`.
+fn elementwise_add_n2_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n2_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n3_f32`.
+fn elementwise_add_n3_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n3_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n3_s8`.
+fn elementwise_add_n3_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n3_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n4_f32`.
+fn elementwise_add_n4_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n4_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.offset(4)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n4_s8`.
+fn elementwise_add_n4_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n4_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.offset(4)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n5_f32`.
+fn elementwise_add_n5_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n5_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.src(4)?,
+        call.offset(5)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n5_s8`.
+fn elementwise_add_n5_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n5_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.src(4)?,
+        call.offset(5)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n6_f32`.
+fn elementwise_add_n6_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n6_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
+        call.offset(6)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n6_s8`.
+fn elementwise_add_n6_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n6_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
+        call.offset(6)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n7_f32`.
+fn elementwise_add_n7_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n7_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
+        call.src(6)?,
+        call.offset(7)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n7_s8`.
+fn elementwise_add_n7_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n7_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
+        call.src(6)?,
+        call.offset(7)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n8_f32`.
+fn elementwise_add_n8_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n8_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
+        call.src(6)?,
+        call.src(7)?,
+        call.offset(8)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_n8_s8`.
+fn elementwise_add_n8_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n8_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
+        call.src(6)?,
+        call.src(7)?,
+        call.offset(8)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `elementwise::div_s8`.
 fn elementwise_div_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -2649,6 +2964,24 @@ fn math_log_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<()
         len: call.scalar::<usize>("len")?,
     };
     tinyaot_runtime::kernels::math::log_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::sin_f32`.
+fn math_sin_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::sin_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `math::cos_f32`.
+fn math_cos_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::math::cos_f32(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
 }
 
@@ -4042,6 +4375,20 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "sub_s8") => elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => elementwise_sub_s16(call, arena),
+        ("elementwise", "add_n2_f32") => elementwise_add_n2_f32(call, arena),
+        ("elementwise", "add_n2_s8") => elementwise_add_n2_s8(call, arena),
+        ("elementwise", "add_n3_f32") => elementwise_add_n3_f32(call, arena),
+        ("elementwise", "add_n3_s8") => elementwise_add_n3_s8(call, arena),
+        ("elementwise", "add_n4_f32") => elementwise_add_n4_f32(call, arena),
+        ("elementwise", "add_n4_s8") => elementwise_add_n4_s8(call, arena),
+        ("elementwise", "add_n5_f32") => elementwise_add_n5_f32(call, arena),
+        ("elementwise", "add_n5_s8") => elementwise_add_n5_s8(call, arena),
+        ("elementwise", "add_n6_f32") => elementwise_add_n6_f32(call, arena),
+        ("elementwise", "add_n6_s8") => elementwise_add_n6_s8(call, arena),
+        ("elementwise", "add_n7_f32") => elementwise_add_n7_f32(call, arena),
+        ("elementwise", "add_n7_s8") => elementwise_add_n7_s8(call, arena),
+        ("elementwise", "add_n8_f32") => elementwise_add_n8_f32(call, arena),
+        ("elementwise", "add_n8_s8") => elementwise_add_n8_s8(call, arena),
         ("elementwise", "div_s8") => elementwise_div_s8(call, arena),
         ("elementwise", "div_f32") => elementwise_div_f32(call, arena),
         ("elementwise", "div_s32") => elementwise_div_s32(call, arena),
@@ -4115,6 +4462,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("math", "square_f32") => math_square_f32(call, arena),
         ("math", "exp_f32") => math_exp_f32(call, arena),
         ("math", "log_f32") => math_log_f32(call, arena),
+        ("math", "sin_f32") => math_sin_f32(call, arena),
+        ("math", "cos_f32") => math_cos_f32(call, arena),
         ("pad", "pad_s8") => pad_pad_s8(call, arena),
         ("pad", "pad_s16") => pad_pad_s16(call, arena),
         ("pad", "pad_s32") => pad_pad_s32(call, arena),

@@ -115,6 +115,8 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     ("math", "square_f32", Contract::InPlace),
     ("math", "exp_f32", Contract::InPlace),
     ("math", "log_f32", Contract::InPlace),
+    ("math", "sin_f32", Contract::InPlace),
+    ("math", "cos_f32", Contract::InPlace),
     // Each input a whole row of the output, copied only when it is not there already
     // (runtime/src/kernels/concat.rs).
     ("concat", "concat1", Contract::Slice),

@@ -1777,6 +1777,58 @@ pub(crate) mod elementwise {
         }
     }
 
+    /// `tinyaot::kernels::elementwise::AddNF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct AddNF32 {
+        /// `len`.
+        pub len: usize,
+    }
+
+    impl From<AddNF32> for Params {
+        fn from(p: AddNF32) -> Params {
+            Params {
+                type_name: "AddNF32",
+                fields: vec![("len", Value::Usize(p.len))],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::elementwise::AddNS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct AddNS8 {
+        /// `len`.
+        pub len: usize,
+        /// `input_offset`.
+        pub input_offset: i32,
+        /// `input_multiplier`.
+        pub input_multiplier: i32,
+        /// `input_shift`.
+        pub input_shift: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+    }
+
+    impl From<AddNS8> for Params {
+        fn from(p: AddNS8) -> Params {
+            Params {
+                type_name: "AddNS8",
+                fields: vec![
+                    ("len", Value::Usize(p.len)),
+                    ("input_offset", Value::I32(p.input_offset)),
+                    ("input_multiplier", Value::I32(p.input_multiplier)),
+                    ("input_shift", Value::I32(p.input_shift)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::elementwise::DivS8`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct DivS8 {

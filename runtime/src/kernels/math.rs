@@ -1,4 +1,4 @@
-//! ABS, NEG, RSQRT, SQRT, SQUARE and LOG, TFLM's `elementwise.cc` (and `neg.cc`, and EXP's
+//! ABS, NEG, RSQRT, SQRT, SQUARE, LOG, SIN and COS, TFLM's `elementwise.cc` (and `neg.cc`, and EXP's
 //! `exp.cc`) math operators: element-wise unary functions, as TFLM computes them. The float32
 //! square root is correctly rounded (what the C library's `sqrtf` returns), computed with integers so that no `libm` is needed; an int8
 //! operator is a 256-entry table computed at generation time with TFLM's integer arithmetic.
@@ -8,7 +8,9 @@
 //! offset). The output must not otherwise overlap the input.
 
 use super::elem::map;
-use super::nn_common::float_math::{exp_f32 as e_f32, log_f32 as ln_f32, sqrt_f32 as root_f32};
+use super::nn_common::float_math::{
+    cos_f32 as cosine, exp_f32 as e_f32, log_f32 as ln_f32, sin_f32 as sine, sqrt_f32 as root_f32,
+};
 use crate::math::multiply_by_quantized_multiplier;
 
 /// Constants of a float32 element-wise kernel that needs only the element count.
@@ -125,4 +127,19 @@ pub fn exp_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
 pub fn log_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
     let p = super::opaque(p);
     map(arena, input, output, p.len, ln_f32);
+}
+
+/// float32 SIN: `std::sin` of a float (TFLM's `SinEval`), computed in double after an exact
+/// argument reduction and rounded once: NaN for ±inf and NaN.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn sin_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, sine);
+}
+
+/// float32 COS: `std::cos` of a float (TFLM's `CosEval`), as [`sin_f32`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn cos_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
+    let p = super::opaque(p);
+    map(arena, input, output, p.len, cosine);
 }

@@ -27,7 +27,7 @@ mod conv;
 mod corrupt;
 mod emit;
 mod logic;
-mod ops35b;
+mod lookup_update;
 mod ops_tensor;
 mod recurrent;
 mod resample;
@@ -160,6 +160,9 @@ pub fn overlap_model(u: &mut Unstructured<'_>) -> ModelSpec {
                     // EXP and LOG take float32 only.
                     if g.int8 { B::ELU } else { B::EXP },
                     if g.int8 { B::ELU } else { B::LOG },
+                    // SIN and COS take float32 only.
+                    if g.int8 { B::ELU } else { B::SIN },
+                    if g.int8 { B::ELU } else { B::COS },
                     B::LOG_SOFTMAX,
                     // CEIL, ROUND and L2_POOL_2D take float32 only.
                     if g.int8 { B::RELU6 } else { B::CEIL },
@@ -211,6 +214,7 @@ pub const OPS: &[B] = &[
     B::LOGISTIC,
     B::TANH,
     B::ADD,
+    B::ADD_N,
     B::SUB,
     B::MUL,
     B::MAXIMUM,
@@ -219,6 +223,8 @@ pub const OPS: &[B] = &[
     B::DIV,
     B::EXP,
     B::LOG,
+    B::SIN,
+    B::COS,
     B::ELU,
     B::LOG_SOFTMAX,
     B::L2_POOL_2D,
@@ -235,6 +241,7 @@ pub const OPS: &[B] = &[
     B::CONCATENATION,
     B::PACK,
     B::TRANSPOSE,
+    B::REVERSE_V2,
     B::STRIDED_SLICE,
     B::RELU,
     B::RELU6,

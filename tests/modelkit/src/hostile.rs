@@ -24,7 +24,8 @@ mod legitimate_corners;
 mod logic;
 mod math_ops;
 mod matmul;
-mod ops35b;
+mod lookup_update;
+mod trig_reverse_add_n;
 mod ops_tensor;
 mod quantization;
 mod registry_types;
@@ -143,7 +144,8 @@ pub fn cases() -> Vec<Case> {
     ops_tensor::ops_tensor(&mut cases);
     logic::logic(&mut cases);
     matmul::matmul_corners(&mut cases);
-    ops35b::ops35b(&mut cases);
+    lookup_update::lookup_update(&mut cases);
+    trig_reverse_add_n::trig_reverse_add_n(&mut cases);
     cases
 }
 

@@ -940,6 +940,30 @@ pub mod ffi {
         pub type AddS16 = AddS8;
         /// `SubS16` is `AddS8` in C too.
         pub type SubS16 = AddS8;
+        /// The C `elementwise_AddNF32`.
+        #[repr(C)]
+        pub struct AddNF32 {
+            /// `len`.
+            pub len: usize,
+        }
+        /// The C `elementwise_AddNS8`.
+        #[repr(C)]
+        pub struct AddNS8 {
+            /// `len`.
+            pub len: usize,
+            /// `input_offset`.
+            pub input_offset: i32,
+            /// `input_multiplier`.
+            pub input_multiplier: i32,
+            /// `input_shift`.
+            pub input_shift: i32,
+            /// `output_multiplier`.
+            pub output_multiplier: i32,
+            /// `output_shift`.
+            pub output_shift: i32,
+            /// `output_offset`.
+            pub output_offset: i32,
+        }
         /// The C `elementwise_DivS8`.
         #[repr(C)]
         pub struct DivS8 {
@@ -2742,6 +2766,146 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::SubS16,
         );
+        /// The C `elementwise::add_n2_f32`.
+        pub fn parity_elementwise_add_n2_f32(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNF32,
+        );
+        /// The C `elementwise::add_n2_s8`.
+        pub fn parity_elementwise_add_n2_s8(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNS8,
+        );
+        /// The C `elementwise::add_n3_f32`.
+        pub fn parity_elementwise_add_n3_f32(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNF32,
+        );
+        /// The C `elementwise::add_n3_s8`.
+        pub fn parity_elementwise_add_n3_s8(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNS8,
+        );
+        /// The C `elementwise::add_n4_f32`.
+        pub fn parity_elementwise_add_n4_f32(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNF32,
+        );
+        /// The C `elementwise::add_n4_s8`.
+        pub fn parity_elementwise_add_n4_s8(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNS8,
+        );
+        /// The C `elementwise::add_n5_f32`.
+        pub fn parity_elementwise_add_n5_f32(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            e: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNF32,
+        );
+        /// The C `elementwise::add_n5_s8`.
+        pub fn parity_elementwise_add_n5_s8(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            e: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNS8,
+        );
+        /// The C `elementwise::add_n6_f32`.
+        pub fn parity_elementwise_add_n6_f32(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            e: *const u8,
+            f: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNF32,
+        );
+        /// The C `elementwise::add_n6_s8`.
+        pub fn parity_elementwise_add_n6_s8(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            e: *const u8,
+            f: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNS8,
+        );
+        /// The C `elementwise::add_n7_f32`.
+        pub fn parity_elementwise_add_n7_f32(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            e: *const u8,
+            f: *const u8,
+            g: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNF32,
+        );
+        /// The C `elementwise::add_n7_s8`.
+        pub fn parity_elementwise_add_n7_s8(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            e: *const u8,
+            f: *const u8,
+            g: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNS8,
+        );
+        /// The C `elementwise::add_n8_f32`.
+        pub fn parity_elementwise_add_n8_f32(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            e: *const u8,
+            f: *const u8,
+            g: *const u8,
+            h: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNF32,
+        );
+        /// The C `elementwise::add_n8_s8`.
+        pub fn parity_elementwise_add_n8_s8(
+            a: *const u8,
+            b: *const u8,
+            c: *const u8,
+            d: *const u8,
+            e: *const u8,
+            f: *const u8,
+            g: *const u8,
+            h: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddNS8,
+        );
         /// The C `elementwise::div_s8`.
         pub fn parity_elementwise_div_s8(
             a: *const u8,
@@ -3100,6 +3264,10 @@ pub mod ffi {
         pub fn parity_math_exp_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
         /// The C `math::log_f32`.
         pub fn parity_math_log_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::sin_f32`.
+        pub fn parity_math_sin_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
+        /// The C `math::cos_f32`.
+        pub fn parity_math_cos_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
         /// The C `pad::pad_s8`.
         pub fn parity_pad_pad_s8(input: *const u8, output: *mut u8, p: *const pad::PadS8);
         /// The C `pad::pad_s16`.
@@ -5113,6 +5281,314 @@ fn c_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `elementwise::add_n2_f32` in C.
+fn c_elementwise_add_n2_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n2_f32(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n2_s8` in C.
+fn c_elementwise_add_n2_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n2_s8(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n3_f32` in C.
+fn c_elementwise_add_n3_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n3_f32(a, b, c, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n3_s8` in C.
+fn c_elementwise_add_n3_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n3_s8(a, b, c, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n4_f32` in C.
+fn c_elementwise_add_n4_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let output = call.c_output(base, arena.len(), 4)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n4_f32(a, b, c, d, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n4_s8` in C.
+fn c_elementwise_add_n4_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let output = call.c_output(base, arena.len(), 4)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n4_s8(a, b, c, d, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n5_f32` in C.
+fn c_elementwise_add_n5_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let e = call.c_input(base, arena.len(), 4)?;
+    let output = call.c_output(base, arena.len(), 5)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n5_f32(a, b, c, d, e, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n5_s8` in C.
+fn c_elementwise_add_n5_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let e = call.c_input(base, arena.len(), 4)?;
+    let output = call.c_output(base, arena.len(), 5)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n5_s8(a, b, c, d, e, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n6_f32` in C.
+fn c_elementwise_add_n6_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let e = call.c_input(base, arena.len(), 4)?;
+    let f = call.c_input(base, arena.len(), 5)?;
+    let output = call.c_output(base, arena.len(), 6)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n6_f32(a, b, c, d, e, f, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n6_s8` in C.
+fn c_elementwise_add_n6_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let e = call.c_input(base, arena.len(), 4)?;
+    let f = call.c_input(base, arena.len(), 5)?;
+    let output = call.c_output(base, arena.len(), 6)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n6_s8(a, b, c, d, e, f, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n7_f32` in C.
+fn c_elementwise_add_n7_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let e = call.c_input(base, arena.len(), 4)?;
+    let f = call.c_input(base, arena.len(), 5)?;
+    let g = call.c_input(base, arena.len(), 6)?;
+    let output = call.c_output(base, arena.len(), 7)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n7_f32(a, b, c, d, e, f, g, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n7_s8` in C.
+fn c_elementwise_add_n7_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let e = call.c_input(base, arena.len(), 4)?;
+    let f = call.c_input(base, arena.len(), 5)?;
+    let g = call.c_input(base, arena.len(), 6)?;
+    let output = call.c_output(base, arena.len(), 7)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n7_s8(a, b, c, d, e, f, g, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n8_f32` in C.
+fn c_elementwise_add_n8_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let e = call.c_input(base, arena.len(), 4)?;
+    let f = call.c_input(base, arena.len(), 5)?;
+    let g = call.c_input(base, arena.len(), 6)?;
+    let h = call.c_input(base, arena.len(), 7)?;
+    let output = call.c_output(base, arena.len(), 8)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n8_f32(a, b, c, d, e, f, g, h, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n8_s8` in C.
+fn c_elementwise_add_n8_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let c = call.c_input(base, arena.len(), 2)?;
+    let d = call.c_input(base, arena.len(), 3)?;
+    let e = call.c_input(base, arena.len(), 4)?;
+    let f = call.c_input(base, arena.len(), 5)?;
+    let g = call.c_input(base, arena.len(), 6)?;
+    let h = call.c_input(base, arena.len(), 7)?;
+    let output = call.c_output(base, arena.len(), 8)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n8_s8(a, b, c, d, e, f, g, h, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::div_s8` in C.
 fn c_elementwise_div_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -6522,6 +6998,36 @@ fn c_math_log_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_math_log_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::sin_f32` in C.
+fn c_math_sin_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_sin_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `math::cos_f32` in C.
+fn c_math_cos_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::math::UnaryF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_math_cos_f32(input, output, &p) };
     Ok(())
 }
 
@@ -8178,6 +8684,20 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "sub_s8") => c_elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => c_elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => c_elementwise_sub_s16(call, arena),
+        ("elementwise", "add_n2_f32") => c_elementwise_add_n2_f32(call, arena),
+        ("elementwise", "add_n2_s8") => c_elementwise_add_n2_s8(call, arena),
+        ("elementwise", "add_n3_f32") => c_elementwise_add_n3_f32(call, arena),
+        ("elementwise", "add_n3_s8") => c_elementwise_add_n3_s8(call, arena),
+        ("elementwise", "add_n4_f32") => c_elementwise_add_n4_f32(call, arena),
+        ("elementwise", "add_n4_s8") => c_elementwise_add_n4_s8(call, arena),
+        ("elementwise", "add_n5_f32") => c_elementwise_add_n5_f32(call, arena),
+        ("elementwise", "add_n5_s8") => c_elementwise_add_n5_s8(call, arena),
+        ("elementwise", "add_n6_f32") => c_elementwise_add_n6_f32(call, arena),
+        ("elementwise", "add_n6_s8") => c_elementwise_add_n6_s8(call, arena),
+        ("elementwise", "add_n7_f32") => c_elementwise_add_n7_f32(call, arena),
+        ("elementwise", "add_n7_s8") => c_elementwise_add_n7_s8(call, arena),
+        ("elementwise", "add_n8_f32") => c_elementwise_add_n8_f32(call, arena),
+        ("elementwise", "add_n8_s8") => c_elementwise_add_n8_s8(call, arena),
         ("elementwise", "div_s8") => c_elementwise_div_s8(call, arena),
         ("elementwise", "div_f32") => c_elementwise_div_f32(call, arena),
         ("elementwise", "div_s32") => c_elementwise_div_s32(call, arena),
@@ -8253,6 +8773,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("math", "square_f32") => c_math_square_f32(call, arena),
         ("math", "exp_f32") => c_math_exp_f32(call, arena),
         ("math", "log_f32") => c_math_log_f32(call, arena),
+        ("math", "sin_f32") => c_math_sin_f32(call, arena),
+        ("math", "cos_f32") => c_math_cos_f32(call, arena),
         ("pad", "pad_s8") => c_pad_pad_s8(call, arena),
         ("pad", "pad_s16") => c_pad_pad_s16(call, arena),
         ("pad", "pad_s32") => c_pad_pad_s32(call, arena),
@@ -8384,6 +8906,20 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "sub_s8"),
     ("elementwise", "add_s16"),
     ("elementwise", "sub_s16"),
+    ("elementwise", "add_n2_f32"),
+    ("elementwise", "add_n2_s8"),
+    ("elementwise", "add_n3_f32"),
+    ("elementwise", "add_n3_s8"),
+    ("elementwise", "add_n4_f32"),
+    ("elementwise", "add_n4_s8"),
+    ("elementwise", "add_n5_f32"),
+    ("elementwise", "add_n5_s8"),
+    ("elementwise", "add_n6_f32"),
+    ("elementwise", "add_n6_s8"),
+    ("elementwise", "add_n7_f32"),
+    ("elementwise", "add_n7_s8"),
+    ("elementwise", "add_n8_f32"),
+    ("elementwise", "add_n8_s8"),
     ("elementwise", "div_s8"),
     ("elementwise", "div_f32"),
     ("elementwise", "div_s32"),
@@ -8443,6 +8979,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("math", "square_f32"),
     ("math", "exp_f32"),
     ("math", "log_f32"),
+    ("math", "sin_f32"),
+    ("math", "cos_f32"),
     ("pad", "pad_s8"),
     ("pad", "pad_s16"),
     ("pad", "pad_s32"),

@@ -1,4 +1,4 @@
-//! ABS, NEG, RSQRT, SQRT, SQUARE, LOG, EXP → `math::*`: TFLM's `elementwise.cc` (and `neg.cc`,
+//! ABS, NEG, RSQRT, SQRT, SQUARE, LOG, EXP, SIN, COS → `math::*`: TFLM's `elementwise.cc` (and `neg.cc`,
 //! `exp.cc`) math operators, one input and one output of its size and type. float32 kernels
 //! compute the function; an int8 operator becomes a 256-entry table (`lut_s8`) computed here with
 //! TFLM's integer arithmetic, so the device runs a lookup.
@@ -65,6 +65,20 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Kernel(log),
+    },
+    OpEntry {
+        code: OpCode::SIN,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(sin),
+    },
+    OpEntry {
+        code: OpCode::COS,
+        types: Types::unary(&[Sig::Same(Ty::F32)], &[Sig::Same(Ty::F32)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Kernel(cos),
     },
     OpEntry {
         code: OpCode::SQUARE,
@@ -289,6 +303,26 @@ fn log(ctx: &OpContext) -> Result<Kernel> {
         "elementwise.cc GenericPrepare: IsNumericSupportedType (FLOAT32)",
     )?;
     unary(ctx, "log_f32", |len| P::UnaryF32 { len })
+}
+
+/// SIN: float32 `std::sin` (TFLM's `SinEval`; NaN for ±inf).
+fn sin(ctx: &OpContext) -> Result<Kernel> {
+    checked_type(
+        ctx,
+        &[DType::F32],
+        "elementwise.cc GenericPrepare: IsNumericSupportedType (FLOAT32)",
+    )?;
+    unary(ctx, "sin_f32", |len| P::UnaryF32 { len })
+}
+
+/// COS: float32 `std::cos` (TFLM's `CosEval`; NaN for ±inf).
+fn cos(ctx: &OpContext) -> Result<Kernel> {
+    checked_type(
+        ctx,
+        &[DType::F32],
+        "elementwise.cc GenericPrepare: IsNumericSupportedType (FLOAT32)",
+    )?;
+    unary(ctx, "cos_f32", |len| P::UnaryF32 { len })
 }
 
 /// SQUARE: float32 `x * x`.

@@ -131,6 +131,7 @@ macro_rules! families {
                 "conv/s8",
                 "conv/wide",
                 "elementwise/add",
+                "elementwise/add_n",
                 "elementwise/div",
                 "elementwise/float",
                 "elementwise/floor_div_mod",

@@ -1,7 +1,8 @@
-//! STRIDED_SLICE and SLICE → `strided_slice::strided_slice`: constant begin, end and strides
-//! (SLICE: begin and size) read at generation time, resolved per axis as TFLM's Eval resolves
-//! them, and turned into the runtime's collapsed strided walk (a SLICE is a strided slice of
-//! stride 1).
+//! STRIDED_SLICE, SLICE and REVERSE_V2 → `strided_slice::strided_slice`: constant begin, end
+//! and strides (SLICE: begin and size) read at generation time, resolved per axis as TFLM's Eval
+//! resolves them, and turned into the runtime's collapsed strided walk (a SLICE is a strided slice
+//! of stride 1). REVERSE_V2 is the walk with a step of minus one row along the reversed axes
+//! (TFLM requires them contiguous, so they merge into one).
 
 use super::{collapse_walk, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -16,6 +17,18 @@ const SLICED: &[Sig] = &[
     Sig::Same(Ty::I8),
     Sig::Same(Ty::I16),
     Sig::Same(Ty::I32),
+    Sig::Same(Ty::Bool),
+];
+
+/// The element types TFLM's REVERSE_V2 moves (reverse.cc ReverseV2Prepare; INT8 and UINT8 both as
+/// bytes).
+const REVERSED: &[Sig] = &[
+    Sig::Same(Ty::F32),
+    Sig::Same(Ty::I8),
+    Sig::Same(Ty::U8),
+    Sig::Same(Ty::I16),
+    Sig::Same(Ty::I32),
+    Sig::Same(Ty::I64),
     Sig::Same(Ty::Bool),
 ];
 
@@ -34,6 +47,13 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 3..=3,
         outputs: 1,
         lower: Lowering::Kernel(slice),
+    },
+    OpEntry {
+        code: OpCode::REVERSE_V2,
+        types: Types::unary(REVERSED, REVERSED),
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(reverse_v2),
     },
 ];
 
@@ -418,6 +438,131 @@ fn slice(ctx: &OpContext) -> Result<Kernel> {
     }
     let empty = out_shape.contains(&0);
     walk_call(ctx, base, &dims, empty)
+}
+
+/// REVERSE_V2 (TFLM's reverse.cc): the input (FLOAT32, INT8, UINT8, INT16, INT32, INT64, BOOL; at
+/// most 6 dimensions) reversed along the axes of a constant rank-1 INT32 tensor, negative axes
+/// counted from the end; TFLM's Eval refuses axes out of range and axes that are not contiguous
+/// once sorted (a duplicate included). The reversed axes merge into one of `middle` rows of
+/// `inner` elements, walked from the last row back.
+fn reverse_v2(ctx: &OpContext) -> Result<Kernel> {
+    let (input, axis, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let rank = input.shape.len();
+    match input.dtype {
+        DType::F32 | DType::I8 | DType::U8 | DType::I16 | DType::I32 | DType::I64 | DType::Bool => {
+        }
+        other => {
+            return Err(ctx.invalid(
+                format!(
+                    "the input has type {other}; TFLM's REVERSE_V2 takes FLOAT32, INT8, UINT8, \
+                     INT16, INT32, INT64 and BOOL"
+                ),
+                Grounds::tflm(
+                    "reverse.cc ReverseV2Prepare: \"Type '%s' is not supported by reverse.\"",
+                ),
+            ))
+        }
+    }
+    if axis.dtype != DType::I32 {
+        return Err(ctx.invalid(
+            format!("the axis tensor has type {}; TFLM takes INT32", axis.dtype),
+            Grounds::tflm(
+                "reverse.cc ReverseV2Prepare: \"Axis Type '%s' is not supported by reverse.\"",
+            ),
+        ));
+    }
+    ctx.same_dtype("the output", output, input)?;
+    if axis.shape.len() != 1 {
+        return Err(ctx.invalid(
+            format!(
+                "the axis tensor has rank {}; TFLM requires 1",
+                axis.shape.len()
+            ),
+            Grounds::tflm("reverse.cc ReverseV2Prepare: TF_LITE_ENSURE_EQ(NumDimensions(axis), 1)"),
+        ));
+    }
+    if rank > 6 {
+        return Err(ctx.invalid(
+            format!("rank {rank}; TFLM reverses at most 6 dimensions"),
+            Grounds::tflm(
+                "reverse.cc ReverseV2Prepare: TF_LITE_ENSURE(NumDimensions(input) <= \
+                 kMaxDimensions = 6)",
+            ),
+        ));
+    }
+    let n = axis.num_elements();
+    if n > rank {
+        return Err(ctx.invalid(
+            format!("{n} axes for an input of rank {rank}"),
+            Grounds::tflm(
+                "reverse.cc ReverseV2Prepare: TF_LITE_ENSURE(NumDimensions(input) >= \
+                 NumElements(axis))",
+            ),
+        ));
+    }
+    if n == 0 {
+        return Err(ctx.invalid(
+            "no axis to reverse",
+            Grounds::undefined(
+                "reference reverse.h Reverse reads axes[num_axes - 1], axes[-1] of a std::array \
+                 when the axis tensor is empty",
+            ),
+        ));
+    }
+    if !axis.is_constant() {
+        return Err(
+            ctx.unsupported("the axes are computed at run time; supported: a constant axis tensor")
+        );
+    }
+    let mut axes = Vec::with_capacity(n);
+    for a in ctx.const_i32s("axis", axis)? {
+        let a = if a < 0 {
+            i64::from(a) + rank as i64
+        } else {
+            i64::from(a)
+        };
+        if !(0..rank as i64).contains(&a) {
+            return Err(ctx.invalid(
+                format!("axis {a} out of range for an input of rank {rank}"),
+                Grounds::tflm(
+                    "reverse.cc ReverseV2Eval: TF_LITE_ENSURE(axes_data[i] >= 0 && axes_data[i] < \
+                     rank)",
+                ),
+            ));
+        }
+        axes.push(a as usize);
+    }
+    axes.sort_unstable();
+    if axes.windows(2).any(|w| w[0] + 1 != w[1]) {
+        return Err(ctx.invalid(
+            format!("axes {axes:?} are not contiguous once sorted"),
+            Grounds::tflm("reverse.cc ReverseV2Eval: \"Non-contiguous `axes` not supported\""),
+        ));
+    }
+    if input.shape != output.shape {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} differs from the input's {:?}",
+                output.shape, input.shape
+            ),
+            Grounds::undefined(
+                "reverse.cc checks no output shape; reference Reverse writes the input's \
+                 FlatSize elements into it",
+            ),
+        ));
+    }
+    let (first, last) = (axes[0], axes[n - 1]);
+    let outer: usize = input.shape[..first].iter().product();
+    let middle: usize = input.shape[first..=last].iter().product();
+    let inner: usize = input.shape[last + 1..].iter().product();
+    let empty = input.shape.contains(&0);
+    let base = middle.saturating_sub(1) * inner;
+    let dims = [
+        (outer, (middle * inner) as i64),
+        (middle, -(inner as i64)),
+        (inner, 1),
+    ];
+    walk_call(ctx, base as i64, &dims, empty)
 }
 
 #[cfg(test)]

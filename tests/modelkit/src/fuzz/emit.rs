@@ -42,7 +42,7 @@ impl Gen<'_, '_> {
             B::CAST | B::ZEROS_LIKE | B::FILL | B::BROADCAST_TO | B::SELECT_V2 | B::GATHER_ND => {
                 self.tensor_op(op)
             }
-            B::EMBEDDING_LOOKUP | B::DYNAMIC_UPDATE_SLICE | B::BROADCAST_ARGS => self.ops35b(op),
+            B::EMBEDDING_LOOKUP | B::DYNAMIC_UPDATE_SLICE | B::BROADCAST_ARGS => self.lookup_update(op),
             B::BATCH_MATMUL => {
                 // The latest value times itself transposed (adj_y): [.., M, K] x [.., M, K]^T.
                 let v = self.latest();
@@ -270,6 +270,30 @@ impl Gen<'_, '_> {
                 let out_t = self.same_quant(v, &out);
                 self.push_op(op, Options::Transpose, &[v.index, p], out_t);
             }
+            B::ADD_N => {
+                // The latest value 2 to 4 times (one tensor, one quantization, as TFLM's int8
+                // ADD_N requires); the output in its quantization.
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                let n = self.int(2, 4) as usize;
+                let out_t = self.same_quant(v, &shape);
+                self.push_op(op, Options::None, &vec![v.index; n], out_t);
+            }
+            B::REVERSE_V2 => {
+                // A run of contiguous axes (TFLM refuses others), negative now and then; a
+                // rank-0 value gets an axis out of range, which TFLM refuses.
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                let rank = shape.len() as i32;
+                let first = self.int(0, (rank - 1).max(0));
+                let last = self.int(first, (rank - 1).max(first));
+                let axes: Vec<i32> = (first..=last)
+                    .map(|a| if self.chance(30) { a - rank } else { a })
+                    .collect();
+                let a = self.constant(TensorSpec::int32(&[axes.len() as i32]).constant_i32(&axes));
+                let out_t = self.same_quant(v, &shape);
+                self.push_op(op, Options::None, &[v.index, a], out_t);
+            }
             B::STRIDED_SLICE => {
                 let v = self.latest();
                 let shape = self.shape_of(v);
@@ -304,6 +328,8 @@ impl Gen<'_, '_> {
             | B::SQUARE
             | B::EXP
             | B::LOG
+            | B::SIN
+            | B::COS
             | B::ELU => {
                 let v = self.latest();
                 let shape = self.shape_of(v);

@@ -137,12 +137,12 @@ pub(super) fn graph(cases: &mut Vec<Case>) {
         "CUSTOM(TFLite_Detection_PostProcess)",
     );
     s.refused(
-        "unsupported_builtin_cos",
+        "unsupported_builtin_lsh_projection",
         with(unary_f32(B::RELU, Options::None), |m| {
-            m.opcodes[0] = OpCodeSpec::builtin(B::COS)
+            m.opcodes[0] = OpCodeSpec::builtin(B::LSH_PROJECTION)
         }),
         UnsupportedOp,
-        "COS",
+        "LSH_PROJECTION",
     );
     s.refused(
         "unknown_builtin_code",

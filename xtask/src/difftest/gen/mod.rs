@@ -19,88 +19,23 @@ mod logic;
 mod math_ops;
 mod matmul;
 mod movement;
-mod ops35b;
+mod lookup_update;
+mod trig_reverse_add_n;
 mod ops_tensor;
 mod reduce;
 mod resample;
+mod rng;
+
+pub use rng::Rng;
 
 /// The rescaling ratio that keeps MUL outputs in range (products of two int8 values: thousands).
 const MUL_HINT: f64 = 0.01;
-
-/// SplitMix64: small, fast and good enough to draw test cases; no dependency.
-pub struct Rng(u64);
-
-impl Rng {
-    /// The generator for case `index` of run `seed`.
-    pub fn for_case(seed: u64, index: u64) -> Rng {
-        let mut r = Rng(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        r.next_u64();
-        r
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        if hi <= lo {
-            return lo;
-        }
-        let span = (hi - lo) as u64 + 1;
-        lo + (self.next_u64() % span) as i64
-    }
-
-    /// Uniform in `lo..=hi`, as `i32`.
-    pub fn int(&mut self, lo: i32, hi: i32) -> i32 {
-        self.range(i64::from(lo), i64::from(hi)) as i32
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-
-    /// Log-uniform in [lo, hi).
-    pub fn logu(&mut self, lo: f64, hi: f64) -> f64 {
-        (lo.ln() + self.unit() * (hi.ln() - lo.ln())).exp()
-    }
-
-    /// Uniform in [-r, r) as f32.
-    pub fn sym(&mut self, r: f64) -> f32 {
-        ((self.unit() * 2.0 - 1.0) * r) as f32
-    }
-
-    /// One of `items`.
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[(self.next_u64() % items.len() as u64) as usize]
-    }
-
-    /// A random permutation of `0..n`.
-    pub fn permutation(&mut self, n: usize) -> Vec<usize> {
-        let mut v: Vec<usize> = (0..n).collect();
-        for i in (1..n).rev() {
-            let j = (self.next_u64() % (i as u64 + 1)) as usize;
-            v.swap(i, j);
-        }
-        v
-    }
-}
 
 /// The operators the generator draws, by TFLite name (what `--ops` takes).
 pub const OPS: &[(&str, B)] = &[
     ("ABS", B::ABS),
     ("ADD", B::ADD),
+    ("ADD_N", B::ADD_N),
     ("ARG_MAX", B::ARG_MAX),
     ("ARG_MIN", B::ARG_MIN),
     ("AVERAGE_POOL_2D", B::AVERAGE_POOL_2D),
@@ -112,6 +47,7 @@ pub const OPS: &[(&str, B)] = &[
     ("CEIL", B::CEIL),
     ("CONCATENATION", B::CONCATENATION),
     ("CONV_2D", B::CONV_2D),
+    ("COS", B::COS),
     ("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D),
     ("DEPTH_TO_SPACE", B::DEPTH_TO_SPACE),
     ("DEQUANTIZE", B::DEQUANTIZE),
@@ -163,10 +99,12 @@ pub const OPS: &[(&str, B)] = &[
     ("RESHAPE", B::RESHAPE),
     ("RESIZE_BILINEAR", B::RESIZE_BILINEAR),
     ("RESIZE_NEAREST_NEIGHBOR", B::RESIZE_NEAREST_NEIGHBOR),
+    ("REVERSE_V2", B::REVERSE_V2),
     ("ROUND", B::ROUND),
     ("RSQRT", B::RSQRT),
     ("SELECT_V2", B::SELECT_V2),
     ("SHAPE", B::SHAPE),
+    ("SIN", B::SIN),
     ("SLICE", B::SLICE),
     ("SOFTMAX", B::SOFTMAX),
     ("SPACE_TO_BATCH_ND", B::SPACE_TO_BATCH_ND),
@@ -314,7 +252,7 @@ const MOVED_TYPES: [TensorType; 5] = [
 /// any input (it reads only the shape).
 fn draws_type(op: B, dtype: TensorType) -> bool {
     match dtype {
-        _ if logic::draws_logic_type(op, dtype) || ops35b::draws_type(op, dtype) => true,
+        _ if logic::draws_logic_type(op, dtype) || lookup_update::draws_type(op, dtype) => true,
         TensorType::INT8 | TensorType::FLOAT32 => true,
         TensorType::INT32 => {
             takes_int32(op)
@@ -336,6 +274,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                         | B::ZEROS_LIKE
                         | B::FILL
                         | B::BROADCAST_TO
+                        | B::REVERSE_V2
                 )
         }
         TensorType::INT16 => matches!(
@@ -382,6 +321,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                 | B::CAST
                 | B::BROADCAST_TO
                 | B::SELECT_V2
+                | B::REVERSE_V2
         ),
         TensorType::INT64 => matches!(
             op,
@@ -393,6 +333,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                 | B::SHAPE
                 | B::ZEROS_LIKE
                 | B::BROADCAST_TO
+                | B::REVERSE_V2
         ),
         TensorType::BOOL => matches!(
             op,
@@ -403,6 +344,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                 | B::SLICE
                 | B::CAST
                 | B::BROADCAST_TO
+                | B::REVERSE_V2
         ),
         _ => false,
     }
@@ -914,6 +856,16 @@ impl<'a> G<'a> {
                 let x = self.take(x, dtype, G::every_value_shape, 4.0);
                 Some(self.math(op, x))
             }
+            B::SIN | B::COS => {
+                // TFLM's SIN and COS are float32 only; fresh inputs up to 4, 1e3 or 1e6 in
+                // magnitude (the argument reduction of large floats).
+                if dtype != TensorType::FLOAT32 {
+                    return None;
+                }
+                let range = self.rng.pick(&[4.0, 1e3, 1e6]);
+                let x = self.take(x, dtype, G::every_value_shape, range);
+                Some(self.math(op, x))
+            }
             B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH | B::ELU => {
                 let x = self.take(x, dtype, G::every_value_shape, 8.0);
                 Some(self.activation(op, x))
@@ -971,6 +923,21 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 1.0);
                 Some(self.split(op, x))
+            }
+            B::ADD_N => {
+                // TFLM's ADD_N takes float32 and int8.
+                if !matches!(dtype, TensorType::FLOAT32 | TensorType::INT8) {
+                    return None;
+                }
+                let x = self.take(x, dtype, G::every_value_shape, 2.0);
+                Some(self.add_n(x))
+            }
+            B::REVERSE_V2 => {
+                if rank.is_some_and(|r| r == 0 || r > 6) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);
+                Some(self.reverse_v2(x))
             }
             B::TRANSPOSE => {
                 if rank.is_some_and(|r| r == 0 || r > 5) {
@@ -1072,7 +1039,7 @@ impl<'a> G<'a> {
                 );
                 Some(self.reshape_like(op, x))
             }
-            _ => self.ops35b(op, x, dtype),
+            _ => self.lookup_update(op, x, dtype),
         }
     }
 

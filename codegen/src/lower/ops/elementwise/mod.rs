@@ -5,11 +5,12 @@
 //! The family's files: `broadcast.rs` the collapsed broadcast every kernel walks (and TFLM's
 //! broadcasting checks), `arithmetic.rs` ADD, SUB and MUL of every type with their
 //! requantization, `prelu.rs` PRELU, `squared_difference.rs` SQUARED_DIFFERENCE, `div.rs` DIV,
-//! `floor_div_mod.rs` FLOOR_DIV and FLOOR_MOD.
+//! `floor_div_mod.rs` FLOOR_DIV and FLOOR_MOD, `add_n.rs` ADD_N (float32 and int8, 2 to 8 inputs).
 //! This module holds the family's `OPS`, what every lowering shares (the element type, the
 //! operands and their broadcast, the in-place contract) and MAXIMUM and MINIMUM, which compare
 //! raw values.
 
+mod add_n;
 mod arithmetic;
 pub(super) mod broadcast;
 mod div;
@@ -19,6 +20,7 @@ mod squared_difference;
 #[cfg(test)]
 mod tests;
 
+use add_n::add_n;
 use arithmetic::{arithmetic, Arithmetic};
 use broadcast::{broadcast, Broadcast};
 use div::div;
@@ -104,6 +106,17 @@ const FLOOR_TYPES: Types = {
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
+    OpEntry {
+        code: OpCode::ADD_N,
+        types: Types::unary(
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+            &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
+        ),
+        // TFLM's CalculateOpData: TF_LITE_ENSURE(num_inputs >= 2), one output.
+        inputs: 2..=usize::MAX,
+        outputs: 1,
+        lower: Lowering::Kernel(add_n),
+    },
     OpEntry {
         code: OpCode::PRELU,
         types: Types {

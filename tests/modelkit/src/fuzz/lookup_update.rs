@@ -8,7 +8,7 @@ use crate::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
 impl Gen<'_, '_> {
     /// Appends one of this module's operators to the chain.
-    pub(super) fn ops35b(&mut self, op: B) {
+    pub(super) fn lookup_update(&mut self, op: B) {
         let v = self.latest();
         let shape = self.shape_of(v);
         if op == B::EMBEDDING_LOOKUP {

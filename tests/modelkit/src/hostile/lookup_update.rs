@@ -49,7 +49,7 @@ fn constant_broadcast_args(a: TensorSpec, b: TensorSpec, out: TensorSpec) -> Mod
 }
 
 /// The cases, appended to `cases`.
-pub(super) fn ops35b(cases: &mut Vec<super::Case>) {
+pub(super) fn lookup_update(cases: &mut Vec<super::Case>) {
     let mut s = Suite {
         cases,
         category: Category::LegitimateCorners,

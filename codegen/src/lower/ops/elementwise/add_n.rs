@@ -1,0 +1,165 @@
+//! ADD_N (TFLM's add_n.cc): float32 and int8, 2 to 8 inputs of one shape and type (int8: one
+//! quantization) → `elementwise::add_nK_f32` / `add_nK_s8`.
+
+use super::super::{kernel, Kernel};
+use crate::error::{Grounds, Result};
+use crate::ir::DType;
+use crate::lower::params::elementwise as P;
+use crate::lower::{OpContext, Operand};
+
+/// The kernels by input count (2 to 8), float32 and int8.
+const F32_FUNCTIONS: [&str; 7] = [
+    "add_n2_f32",
+    "add_n3_f32",
+    "add_n4_f32",
+    "add_n5_f32",
+    "add_n6_f32",
+    "add_n7_f32",
+    "add_n8_f32",
+];
+const S8_FUNCTIONS: [&str; 7] = [
+    "add_n2_s8",
+    "add_n3_s8",
+    "add_n4_s8",
+    "add_n5_s8",
+    "add_n6_s8",
+    "add_n7_s8",
+    "add_n8_s8",
+];
+
+/// TFLM's `kAddNIntegerShift`.
+const LEFT_SHIFT: i32 = 20;
+
+/// `QuantizeMultiplierSmallerThanOneExp`: TFLM aborts unless `0 < m < 1` and the shift is at
+/// most 0.
+fn below_one(ctx: &OpContext, what: &str, m: f64) -> Result<(i32, i32)> {
+    let refuse = || {
+        ctx.invalid(
+            format!("the {what} multiplier {m:e} is not below 1 as int8 ADD_N requires"),
+            Grounds::tflm(
+                "add_n.cc CalculateOpData: QuantizeMultiplierSmallerThanOneExp \
+                 TFLITE_CHECK(0 < multiplier < 1) and TFLITE_CHECK_LE(shift, 0) abort",
+            ),
+        )
+    };
+    if !(m > 0.0 && m < 1.0) {
+        return Err(refuse());
+    }
+    let (multiplier, shift) = ctx.multiplier(&format!("the {what} rescaling"), m)?;
+    if shift > 0 {
+        return Err(refuse());
+    }
+    Ok((multiplier, shift))
+}
+
+/// ADD_N: TFLM's `CalculateOpData` checks (at least 2 inputs, every input of the first's shape
+/// and type, int8 inputs of one scale and zero point, the output of the inputs' type; FLOAT32
+/// and INT8 only), then the sum; int8 with TFLM's parameters. More than 8 inputs are not
+/// compiled.
+pub(super) fn add_n(ctx: &OpContext) -> Result<Kernel> {
+    let n = ctx.op().inputs.len();
+    let (first, output) = (ctx.input(0)?, ctx.output(0)?);
+    ctx.same_dtype("the output", output, first)?;
+    for i in 1..n {
+        let input = ctx.input(i)?;
+        if input.shape != first.shape {
+            return Err(ctx.invalid(
+                format!(
+                    "input {i} has shape {:?}, input 0 {:?}; TFLM requires them equal",
+                    input.shape, first.shape
+                ),
+                Grounds::tflm("add_n.cc CalculateOpData: TF_LITE_ENSURE(HaveSameShapes)"),
+            ));
+        }
+        ctx.same_dtype(&format!("input {i}"), input, first)?;
+    }
+    if !matches!(first.dtype, DType::F32 | DType::I8) {
+        return Err(ctx.invalid(
+            format!("type {}; TFLM's ADD_N takes FLOAT32 and INT8", first.dtype),
+            Grounds::tflm("add_n.cc CalculateOpData: \"ADD_N only supports FLOAT32 and INT8\""),
+        ));
+    }
+    if output.num_elements() != first.num_elements() {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} and input shape {:?} differ in size",
+                output.shape, first.shape
+            ),
+            Grounds::undefined(
+                "add_n.cc checks no output shape; reference AddN writes the output's FlatSize \
+                 elements, reading the inputs as far",
+            ),
+        ));
+    }
+    if n > 8 {
+        return Err(ctx.unsupported(format!(
+            "{n} inputs; supported: 2 to 8 (the kernels' fixed arities)"
+        )));
+    }
+    let mut operands: Vec<Operand> = (0..n)
+        .map(|i| ctx.input_index(i).map(Operand::Src))
+        .collect::<Result<_>>()?;
+    operands.push(Operand::Offset(ctx.output_index(0)?));
+    let len = output.num_elements();
+    if first.dtype == DType::F32 {
+        return Ok(kernel(F32_FUNCTIONS[n - 2], operands, P::AddNF32 { len }));
+    }
+    let (scale, zero_point) = ctx.int8_quant("input 0", first)?;
+    for i in 1..n {
+        let (s, z) = ctx.int8_quant(&format!("input {i}"), ctx.input(i)?)?;
+        if (s, z) != (scale, zero_point) {
+            return Err(ctx.invalid(
+                format!(
+                    "input {i} has scale {s:e} and zero point {z}, input 0 {scale:e} and \
+                     {zero_point}; TFLM requires int8 inputs of one quantization"
+                ),
+                Grounds::tflm(
+                    "add_n.cc CalculateOpData: TF_LITE_ENSURE of equal zero points and scales",
+                ),
+            ));
+        }
+    }
+    let (out_scale, out_zero_point) = ctx.int8_quant("the output", output)?;
+    let twice = 2.0 * f64::from(scale);
+    let (input_multiplier, input_shift) = below_one(ctx, "input", f64::from(scale) / twice)?;
+    let (output_multiplier, output_shift) = below_one(
+        ctx,
+        "output",
+        twice / (f64::from(1u32 << LEFT_SHIFT) * f64::from(out_scale)),
+    )?;
+    // TFLM sums in int32 from the input offset itself, then one rescaled term per input: refused
+    // where that sum can overflow.
+    let offset = -zero_point;
+    let scaled = |y: i32| {
+        i64::from(
+            tinyaot_runtime::math::multiply_by_quantized_multiplier_smaller_than_one_exp(
+                y << LEFT_SHIFT,
+                input_multiplier,
+                input_shift,
+            ),
+        )
+    };
+    let extreme = scaled(offset - 128).abs().max(scaled(offset + 127).abs());
+    if scaled(offset).abs() + n as i64 * extreme > i64::from(i32::MAX) {
+        return Err(ctx.invalid(
+            format!("{n} int8 inputs: TFLM's int32 sum of their rescaled values can overflow"),
+            Grounds::undefined(
+                "reference add_n.h AddN accumulates each input's value shifted left by 20 and \
+                 halved in int32: a signed overflow",
+            ),
+        ));
+    }
+    Ok(kernel(
+        S8_FUNCTIONS[n - 2],
+        operands,
+        P::AddNS8 {
+            len,
+            input_offset: offset,
+            input_multiplier,
+            input_shift,
+            output_multiplier,
+            output_shift,
+            output_offset: out_zero_point,
+        },
+    ))
+}

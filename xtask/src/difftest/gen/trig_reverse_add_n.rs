@@ -1,0 +1,83 @@
+//! Issue 35's math and structure operators drawn by the helper that added them: REVERSE_V2 (every
+//! type TFLM moves), ADD_N (float32 and int8).
+
+use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
+
+use super::G;
+
+impl<'a> G<'a> {
+    /// REVERSE_V2 of `x` along a run of contiguous axes, listed in a random order, each axis
+    /// negative now and then; the output keeps the input's quantization (TFLM moves bytes).
+    pub(super) fn reverse_v2(&mut self, x: i32) -> i32 {
+        let s = self.shape(x);
+        let dtype = self.dtype(x);
+        let rank = s.len() as i64;
+        let first = self.rng.range(0, rank - 1);
+        let last = self.rng.range(first, rank - 1);
+        let mut axes: Vec<i32> = (first..=last)
+            .map(|a| {
+                if self.rng.chance(0.3) {
+                    (a - rank) as i32
+                } else {
+                    a as i32
+                }
+            })
+            .collect();
+        let order = self.rng.permutation(axes.len());
+        axes = order.iter().map(|&i| axes[i]).collect();
+        let a = self.const_i32(&[axes.len() as i32], &axes);
+        let quant = matches!(dtype, TensorType::INT8 | TensorType::INT16).then(|| self.q(x));
+        let out = self.act(dtype, &s, quant);
+        let text = format!(
+            "REVERSE_V2 {} axes={axes:?} -> {}",
+            self.qtext(x),
+            self.qtext(out)
+        );
+        self.describe(text);
+        self.m.op(B::REVERSE_V2, Options::None, &[x, a], &[out]);
+        out
+    }
+
+    /// ADD_N of `x` and 1 to 5 more tensors of its shape (graph inputs, now and then a
+    /// constant), int8 all in `x`'s quantization (TFLM requires one), the output's scale up to a
+    /// few times the inputs'.
+    pub(super) fn add_n(&mut self, x: i32) -> i32 {
+        let s = self.shape(x);
+        let dtype = self.dtype(x);
+        let n = self.rng.range(2, 6) as usize;
+        let quant = (dtype == TensorType::INT8).then(|| self.q(x));
+        let mut inputs = vec![x];
+        for _ in 1..n {
+            let t = if self.rng.chance(0.2) {
+                let count = s.iter().product::<i32>().max(0) as usize;
+                let spec = match quant {
+                    Some((scale, zero_point)) => {
+                        let v: Vec<i8> =
+                            (0..count).map(|_| self.rng.int(-128, 127) as i8).collect();
+                        TensorSpec::int8(&s, scale, zero_point).constant_i8(&v)
+                    }
+                    None => {
+                        let v: Vec<f32> = (0..count).map(|_| self.rng.sym(2.0)).collect();
+                        TensorSpec::f32(&s).constant_f32(&v)
+                    }
+                };
+                self.m.tensor(spec)
+            } else {
+                self.input(dtype, &s, quant, 2.0)
+            };
+            inputs.push(t);
+        }
+        let order = self.rng.permutation(n);
+        let inputs: Vec<i32> = order.iter().map(|&i| inputs[i]).collect();
+        let out_q = quant.map(|(scale, _)| {
+            let grow = self.rng.logu(0.3, n as f64 * 1.5);
+            ((f64::from(scale) * grow) as f32, self.zero_point())
+        });
+        let out = self.act(dtype, &s, out_q);
+        let names: Vec<String> = inputs.iter().map(|&t| self.qtext(t)).collect();
+        let text = format!("ADD_N {} -> {}", names.join(" "), self.qtext(out));
+        self.describe(text);
+        self.m.op(B::ADD_N, Options::None, &inputs, &[out]);
+        out
+    }
+}
