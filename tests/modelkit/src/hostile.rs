@@ -22,16 +22,16 @@ mod graph;
 mod int4;
 mod legitimate_corners;
 mod logic;
+mod lookup_update;
 mod math_ops;
 mod matmul;
-mod lookup_update;
-mod trig_reverse_add_n;
 mod ops_tensor;
 mod quantization;
 mod registry_types;
 mod resample;
 mod resource_limits;
 mod structure;
+mod trig_reverse_add_n;
 mod types_and_parameters;
 mod window_extents;
 

@@ -42,7 +42,9 @@ impl Gen<'_, '_> {
             B::CAST | B::ZEROS_LIKE | B::FILL | B::BROADCAST_TO | B::SELECT_V2 | B::GATHER_ND => {
                 self.tensor_op(op)
             }
-            B::EMBEDDING_LOOKUP | B::DYNAMIC_UPDATE_SLICE | B::BROADCAST_ARGS => self.lookup_update(op),
+            B::EMBEDDING_LOOKUP | B::DYNAMIC_UPDATE_SLICE | B::BROADCAST_ARGS => {
+                self.lookup_update(op)
+            }
             B::BATCH_MATMUL => {
                 // The latest value times itself transposed (adj_y): [.., M, K] x [.., M, K]^T.
                 let v = self.latest();

@@ -16,7 +16,12 @@ pub(super) fn draws_type(op: B, dtype: TensorType) -> bool {
 impl<'a> G<'a> {
     /// Adds `op`, one of this module's operators, reading `x` (or a fresh input) of `dtype`, as
     /// [`G::apply`] does (its last arm: `None` for any other operator).
-    pub(super) fn lookup_update(&mut self, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    pub(super) fn lookup_update(
+        &mut self,
+        op: B,
+        x: Option<i32>,
+        dtype: TensorType,
+    ) -> Option<i32> {
         match op {
             B::EMBEDDING_LOOKUP => self.embedding_lookup(x, dtype),
             B::DYNAMIC_UPDATE_SLICE => {

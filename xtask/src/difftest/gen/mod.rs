@@ -16,15 +16,15 @@ mod conv;
 mod fully_connected;
 mod index;
 mod logic;
+mod lookup_update;
 mod math_ops;
 mod matmul;
 mod movement;
-mod lookup_update;
-mod trig_reverse_add_n;
 mod ops_tensor;
 mod reduce;
 mod resample;
 mod rng;
+mod trig_reverse_add_n;
 
 pub use rng::Rng;
 
