@@ -346,8 +346,12 @@ mod tests {
                 ] {
                     total += 1;
                     differ += u32::from(ours.to_bits() != want.to_bits());
-                    let ulps = (i64::from(ours.to_bits()) - i64::from(libm.to_bits())).abs();
-                    assert!(ulps <= 1, "{x:e}: {ours:e} vs {libm:e}");
+                    // Miri gives its float functions a random error of a few ulps (so that no
+                    // program relies on a libm's precision): there `f32::sin` is no reference,
+                    // and `f64::sin` rounded to f32 is, within an ulp.
+                    let reference = if cfg!(miri) { want } else { libm };
+                    let ulps = (i64::from(ours.to_bits()) - i64::from(reference.to_bits())).abs();
+                    assert!(ulps <= 1, "{x:e}: {ours:e} vs {reference:e}");
                 }
             }
         }
