@@ -163,6 +163,8 @@ fn every_model_matches_tflm_as_c() {
         "{ran} of the {} models found ran as C; the Rust backend compiled {compiled}",
         jobs.len()
     );
+    // A selection that left nothing would pass the count above having checked nothing.
+    assert!(ran > 0, "no model ran as C");
     println!("{ran} models ran as C and matched TFLM");
 }
 

@@ -156,6 +156,12 @@ fn macro_compiles_tflm_suite_like_build_rs() {
         })
         .filter(|e| tinyaot_test_support::heavy_check_takes(e.suite, e.name))
         .count();
+    // A selection that left nothing would pass the count below having checked nothing.
+    assert!(
+        expected > 0,
+        "no model of {} through include_model!",
+        tflm.name
+    );
     assert_eq!(
         suite::PAIRS.len(),
         expected,
