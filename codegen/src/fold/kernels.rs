@@ -3664,6 +3664,23 @@ fn reduce_min_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
     Ok(())
 }
 
+/// `reduce::all_b`.
+fn reduce_all_b<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = tinyaot_runtime::kernels::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: &kept_shape,
+        kept_strides: &kept_strides,
+        reduced_shape: &reduced_shape,
+        reduced_strides: &reduced_strides,
+    };
+    tinyaot_runtime::kernels::reduce::all_b(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `resize::resize_nearest`.
 fn resize_resize_nearest<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let rows: Vec<usize> = call.slice("rows")?;
@@ -4499,6 +4516,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("reduce", "min_f32") => reduce_min_f32(call, arena),
         ("reduce", "max_s8") => reduce_max_s8(call, arena),
         ("reduce", "min_s8") => reduce_min_s8(call, arena),
+        ("reduce", "all_b") => reduce_all_b(call, arena),
         ("resize", "resize_nearest") => resize_resize_nearest(call, arena),
         ("resize", "resize_bilinear_f32") => resize_resize_bilinear_f32(call, arena),
         ("resize", "resize_bilinear_s8") => resize_resize_bilinear_s8(call, arena),

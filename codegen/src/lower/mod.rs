@@ -242,12 +242,12 @@ pub fn registry() -> Vec<(String, types::Types)> {
 }
 
 /// The operators whose TFLM kernel computes a defined output from an empty input beside others:
-/// CONCATENATION copies nothing from it, PAD and PADV2 write only padding, and SUM, REDUCE_MAX and
-/// REDUCE_MIN over an empty axis leave their initial value (reduce.h fills the output, then returns
+/// CONCATENATION copies nothing from it, PAD and PADV2 write only padding, and SUM, REDUCE_MAX,
+/// REDUCE_MIN and REDUCE_ALL over an empty axis leave their initial value (reduce.h fills the output, then returns
 /// on an input with a zero-size dimension; the integer SUM leaves 0); BROADCAST_ARGS reads every
 /// dimension of an empty shape as 1, and DYNAMIC_UPDATE_SLICE of an empty update copies the
 /// operand. (MEAN's float path has no such return: it reads the empty input.)
-const EMPTY_INPUT_DEFINED: [OpCode; 8] = [
+const EMPTY_INPUT_DEFINED: [OpCode; 9] = [
     OpCode::CONCATENATION,
     OpCode::BROADCAST_ARGS,
     OpCode::DYNAMIC_UPDATE_SLICE,
@@ -256,6 +256,7 @@ const EMPTY_INPUT_DEFINED: [OpCode; 8] = [
     OpCode::SUM,
     OpCode::REDUCE_MAX,
     OpCode::REDUCE_MIN,
+    OpCode::REDUCE_ALL,
 ];
 
 /// The operators whose TFLM kernel computes a defined output from an image input (`[batches,

@@ -1,4 +1,4 @@
-//! The reductions MEAN, SUM, REDUCE_MAX and REDUCE_MIN over any set of axes (TFLM's reduce.cc).
+//! The reductions MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL over any set of axes (TFLM's reduce.cc).
 //!
 //! Generation time splits the input's dimensions into kept ones (which index the output, in order)
 //! and reduced ones, merging adjacent dimensions of the same kind. Each output element is the
@@ -246,6 +246,17 @@ pub fn max_s8(arena: &mut [u8], input: usize, output: usize, p: &Reduction) {
 pub fn min_s8(arena: &mut [u8], input: usize, output: usize, p: &Reduction) {
     let p = super::opaque(p);
     extremum(arena, (input, output), p, i8::MAX, i8::min);
+}
+
+/// REDUCE_ALL (bool, one byte per element as TFLM stores it): per output, 1 when every element
+/// is non-zero, else 0; 1 for an empty one (TFLM's `ReduceGeneric` from `true` with
+/// `in && current`). Writes the output in order; the output must not overlap the input.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn all_b(arena: &mut [u8], input: usize, output: usize, p: &Reduction) {
+    let p = super::opaque(p);
+    extremum(arena, (input, output), p, 1u8, |acc: u8, x: u8| {
+        u8::from(acc != 0 && x != 0)
+    });
 }
 
 /// Calls `f(output_index, input_base)` for each of the `outputs` output elements in order.

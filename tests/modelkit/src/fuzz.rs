@@ -288,6 +288,7 @@ pub const OPS: &[B] = &[
     B::LOGICAL_AND,
     B::LOGICAL_OR,
     B::LOGICAL_NOT,
+    B::REDUCE_ALL,
     B::FLOOR_DIV,
     B::FLOOR_MOD,
     B::CEIL,

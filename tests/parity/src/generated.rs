@@ -3450,6 +3450,8 @@ pub mod ffi {
         pub fn parity_reduce_max_s8(input: *const u8, output: *mut u8, p: *const reduce::Reduction);
         /// The C `reduce::min_s8`.
         pub fn parity_reduce_min_s8(input: *const u8, output: *mut u8, p: *const reduce::Reduction);
+        /// The C `reduce::all_b`.
+        pub fn parity_reduce_all_b(input: *const u8, output: *mut u8, p: *const reduce::Reduction);
         /// The C `resize::resize_nearest`.
         pub fn parity_resize_resize_nearest(
             input: *const u8,
@@ -7844,6 +7846,33 @@ fn c_reduce_min_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `reduce::all_b` in C.
+fn c_reduce_all_b(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let kept_shape: Vec<usize> = call.slice("kept_shape")?;
+    let kept_strides: Vec<usize> = call.slice("kept_strides")?;
+    let reduced_shape: Vec<usize> = call.slice("reduced_shape")?;
+    let reduced_strides: Vec<usize> = call.slice("reduced_strides")?;
+    let p = ffi::reduce::Reduction {
+        input_bytes: call.scalar::<usize>("input_bytes")?,
+        kept_shape: kept_shape.as_ptr(),
+        kept_shape_len: kept_shape.len(),
+        kept_strides: kept_strides.as_ptr(),
+        kept_strides_len: kept_strides.len(),
+        reduced_shape: reduced_shape.as_ptr(),
+        reduced_shape_len: reduced_shape.len(),
+        reduced_strides: reduced_strides.as_ptr(),
+        reduced_strides_len: reduced_strides.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_all_b(input, output, &p) };
+    Ok(())
+}
+
 /// `resize::resize_nearest` in C.
 fn c_resize_resize_nearest(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let rows: Vec<usize> = call.slice("rows")?;
@@ -8810,6 +8839,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("reduce", "min_f32") => c_reduce_min_f32(call, arena),
         ("reduce", "max_s8") => c_reduce_max_s8(call, arena),
         ("reduce", "min_s8") => c_reduce_min_s8(call, arena),
+        ("reduce", "all_b") => c_reduce_all_b(call, arena),
         ("resize", "resize_nearest") => c_resize_resize_nearest(call, arena),
         ("resize", "resize_bilinear_f32") => c_resize_resize_bilinear_f32(call, arena),
         ("resize", "resize_bilinear_s8") => c_resize_resize_bilinear_s8(call, arena),
@@ -9016,6 +9046,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("reduce", "min_f32"),
     ("reduce", "max_s8"),
     ("reduce", "min_s8"),
+    ("reduce", "all_b"),
     ("resize", "resize_nearest"),
     ("resize", "resize_bilinear_f32"),
     ("resize", "resize_bilinear_s8"),

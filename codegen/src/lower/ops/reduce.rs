@@ -1,6 +1,7 @@
 //! The reductions (TFLM's reduce.cc): MEAN and SUM → `reduce::mean_or_sum_{s8,s16}` (TFLM's integer
 //! `QuantizedMeanOrSum`, one path for int8 and int16), `reduce::{mean,sum}_f32`; REDUCE_MAX and
-//! REDUCE_MIN → `reduce::{max,min}_{f32,s8}` (TFLM's `ReduceGeneric`). Constant axes are read at
+//! REDUCE_MIN → `reduce::{max,min}_{f32,s8}` and REDUCE_ALL → `reduce::all_b` (TFLM's
+//! `ReduceGeneric`). Constant axes are read at
 //! generation time and turned into kept and reduced runs of the input.
 
 use super::{in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
@@ -22,6 +23,9 @@ const MIN_MAX_TYPES: Types = Types::unary(
     &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
     &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
 );
+
+/// bool only, as TFLM's REDUCE_ALL takes it (`PrepareAllHelper`).
+const ALL_TYPES: Types = Types::unary(&[Sig::Same(Ty::Bool)], &[Sig::Same(Ty::Bool)]);
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -52,6 +56,13 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 2..=2,
         outputs: 1,
         lower: Lowering::Kernel(reduce_min),
+    },
+    OpEntry {
+        code: OpCode::REDUCE_ALL,
+        types: ALL_TYPES,
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Kernel(reduce_all),
     },
 ];
 
@@ -295,6 +306,22 @@ fn reduce_max(ctx: &OpContext) -> Result<Kernel> {
 /// REDUCE_MIN.
 fn reduce_min(ctx: &OpContext) -> Result<Kernel> {
     min_max(ctx, false)
+}
+
+/// REDUCE_ALL: bool in and out (TFLM's Prepare ensures a bool input, its Eval the same type out).
+fn reduce_all(ctx: &OpContext) -> Result<Kernel> {
+    let input = ctx.input(0)?;
+    if input.dtype != DType::Bool {
+        return Err(ctx.invalid(
+            format!("input type {}; TFLM's REDUCE_ALL takes BOOL", input.dtype),
+            Grounds::tflm(
+                "reduce_common.cc PrepareAllHelper: TF_LITE_ENSURE_TYPES_EQ(input->type, \
+                 kTfLiteBool)",
+            ),
+        ));
+    }
+    let s = split(ctx)?;
+    Ok(kernel("all_b", in_out(ctx)?, reduction(ctx, s)?))
 }
 
 /// TFLM's int8 MEAN rescaling: `QuantizeMultiplier(s_in / s_out)` in Prepare, then at Eval the

@@ -107,7 +107,8 @@ impl Gen<'_, '_> {
             | B::LESS_EQUAL
             | B::LOGICAL_AND
             | B::LOGICAL_OR
-            | B::LOGICAL_NOT => self.logic(op),
+            | B::LOGICAL_NOT
+            | B::REDUCE_ALL => self.logic(op),
             B::QUANTIZE | B::DEQUANTIZE => {
                 let v = self.latest();
                 // DEQUANTIZE takes int8 only; on a float value, QUANTIZE instead.

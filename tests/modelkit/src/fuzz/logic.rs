@@ -1,7 +1,7 @@
 //! The comparison and logical operators of issue 35 (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL,
-//! LESS, LESS_EQUAL; LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT) on a side branch: a comparison of the
+//! LESS, LESS_EQUAL; LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT; REDUCE_ALL) on a side branch: a comparison of the
 //! latest value with a partner (its quantization or another, a graph input or a constant, maybe
-//! broadcast), then now and then a logical operator on its BOOL result, which becomes a graph
+//! broadcast), then now and then a logical operator or REDUCE_ALL on its BOOL result, which becomes a graph
 //! output so that the chain goes on in the model's flavour.
 
 use super::{elements, Gen};
@@ -37,7 +37,7 @@ impl Gen<'_, '_> {
             i
         };
         let compare = match op {
-            B::LOGICAL_AND | B::LOGICAL_OR | B::LOGICAL_NOT => self.pick(&[
+            B::LOGICAL_AND | B::LOGICAL_OR | B::LOGICAL_NOT | B::REDUCE_ALL => self.pick(&[
                 B::EQUAL,
                 B::NOT_EQUAL,
                 B::GREATER,
@@ -74,6 +74,28 @@ impl Gen<'_, '_> {
                     self.constant(TensorSpec::new(TensorType::BOOL, &mask_shape).constant(data));
                 let out = self.m.tensor(bool_out);
                 self.m.op(op, Options::None, &[flag.index, mask], &[out]);
+                out
+            }
+            B::REDUCE_ALL => {
+                // One axis (of a scalar: axis 0, which TFLM's ResolveAxis ignores), or all.
+                let rank = shape.len() as i32;
+                let axes: Vec<i32> = if rank > 1 && self.chance(30) {
+                    (0..rank).collect()
+                } else {
+                    vec![self.int(0, (rank - 1).max(0))]
+                };
+                let keep_dims = self.chance(50);
+                let out_shape: Vec<i32> = (0..rank)
+                    .filter_map(|d| match (axes.contains(&d), keep_dims) {
+                        (true, true) => Some(1),
+                        (true, false) => None,
+                        (false, _) => Some(shape[d as usize]),
+                    })
+                    .collect();
+                let a = self.constant(TensorSpec::int32(&[axes.len() as i32]).constant_i32(&axes));
+                let out = self.m.tensor(TensorSpec::new(TensorType::BOOL, &out_shape));
+                self.m
+                    .op(op, Options::Reducer { keep_dims }, &[flag.index, a], &[out]);
                 out
             }
             _ => flag.index,

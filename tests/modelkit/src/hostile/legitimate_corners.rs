@@ -403,6 +403,19 @@ pub(super) fn legitimate_corners(cases: &mut Vec<Case>) {
             vec![TensorSpec::int8(&[3], 0.1, 6)],
         ),
     );
+    // REDUCE_ALL over an empty dimension: ReduceGeneric fills the output with `true` and returns.
+    s.accepted(
+        "reduce_all_empty_axis",
+        ModelSpec::single_op(
+            B::REDUCE_ALL,
+            Options::Reducer { keep_dims: false },
+            vec![
+                TensorSpec::new(TensorType::BOOL, &[2, 0, 3]),
+                TensorSpec::int32(&[1]).constant_i32(&[1]),
+            ],
+            vec![TensorSpec::new(TensorType::BOOL, &[2, 3])],
+        ),
+    );
     // int32 ADD, SUB, MUL, MAXIMUM and MINIMUM: TFLM's unquantized int32 arithmetic, same shape
     // and broadcast. Full-range random inputs overflow often: tinyaot wraps (TFLM's MUL wraps by
     // definition, its ADD and SUB overflow a C++ int32, undefined, and wrap as compiled).

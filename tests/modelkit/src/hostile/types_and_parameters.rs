@@ -564,6 +564,21 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "INT16",
     );
+    // TFLM's REDUCE_ALL takes BOOL only (PrepareAllHelper's TF_LITE_ENSURE_TYPES_EQ).
+    s.refused(
+        "reduce_all_int8",
+        ModelSpec::single_op(
+            B::REDUCE_ALL,
+            Options::Reducer { keep_dims: false },
+            vec![
+                TensorSpec::int8(&[2, 3], 0.05, 0),
+                TensorSpec::int32(&[1]).constant_i32(&[1]),
+            ],
+            vec![TensorSpec::int8(&[2], 0.05, 0)],
+        ),
+        Invalid,
+        "BOOL",
+    );
     s.refused(
         "pad_negative",
         ModelSpec::single_op(

@@ -92,6 +92,7 @@ pub const OPS: &[(&str, B)] = &[
     ("PADV2", B::PADV2),
     ("PRELU", B::PRELU),
     ("QUANTIZE", B::QUANTIZE),
+    ("REDUCE_ALL", B::REDUCE_ALL),
     ("REDUCE_MAX", B::REDUCE_MAX),
     ("REDUCE_MIN", B::REDUCE_MIN),
     ("RELU", B::RELU),
@@ -253,6 +254,7 @@ const MOVED_TYPES: [TensorType; 5] = [
 fn draws_type(op: B, dtype: TensorType) -> bool {
     match dtype {
         _ if logic::draws_logic_type(op, dtype) || lookup_update::draws_type(op, dtype) => true,
+        TensorType::BOOL if op == B::REDUCE_ALL => true,
         TensorType::INT8 | TensorType::FLOAT32 => true,
         TensorType::INT32 => {
             takes_int32(op)
@@ -902,6 +904,13 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
                 Some(self.reduce(op, x))
+            }
+            B::REDUCE_ALL => {
+                if rank == Some(0) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
+                self.reduce_all(x)
             }
             B::CONCATENATION => {
                 if rank == Some(0) {

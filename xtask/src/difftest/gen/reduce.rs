@@ -1,4 +1,4 @@
-//! Reductions: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, ARG_MAX and ARG_MIN.
+//! Reductions: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL, ARG_MAX and ARG_MIN.
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
@@ -25,7 +25,22 @@ impl<'a> G<'a> {
         out
     }
 
-    /// MEAN, SUM, REDUCE_MAX or REDUCE_MIN of `x` over random axes in random order: some
+    /// REDUCE_ALL of `x`, made BOOL first by a comparison when it is not (TFLM's REDUCE_ALL takes
+    /// BOOL only), over random axes as [`G::reduce`] draws them.
+    pub(super) fn reduce_all(&mut self, x: i32) -> Option<i32> {
+        let x = if self.dtype(x) == TensorType::BOOL {
+            x
+        } else {
+            let compare = self.rng.pick(&[B::GREATER, B::LESS_EQUAL, B::NOT_EQUAL]);
+            self.comparison(compare, x)?
+        };
+        if self.shape(x).is_empty() {
+            return None;
+        }
+        Some(self.reduce(B::REDUCE_ALL, x))
+    }
+
+    /// MEAN, SUM, REDUCE_MAX, REDUCE_MIN or REDUCE_ALL of `x` over random axes in random order: some
     /// negative, sometimes a duplicate (TFLM reduces it once), with or without keep_dims. (No
     /// empty list: a constant of no bytes is no constant, in TFLite's files as in tinyaot.) int8 MEAN and
     /// SUM rescale (SUM towards the sum's range); REDUCE_MAX and REDUCE_MIN keep the input's
