@@ -60,7 +60,8 @@ pub(crate) fn pack_int4<const N: usize>(values: &[i8]) -> [u8; N] {
     bytes
 }
 
-/// `ActivationFunctionWithMinMax` for floats: `min(max(x, lo), hi)`, in TFLM's order.
+/// `ActivationFunctionWithMinMax` for floats: `min(max(x, lo), hi)`, in TFLM's order, with C++
+/// `std::min`/`std::max` semantics (a NaN `x` stays NaN).
 #[inline(always)]
 pub(crate) fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
     let x = if x < lo { lo } else { x };

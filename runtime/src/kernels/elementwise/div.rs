@@ -100,7 +100,7 @@ pub fn div_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &BinaryF32) {
         arena,
         (a, b, output),
         (p.shape, p.a_strides, p.b_strides),
-        |x: f32, y| super::float::clamp_f32(x / y, p.act_min, p.act_max),
+        |x: f32, y| crate::kernels::nn_common::clamp_f32(x / y, p.act_min, p.act_max),
     );
 }
 

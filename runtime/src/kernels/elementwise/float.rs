@@ -2,6 +2,7 @@
 //! activation's range.
 
 use crate::kernels::broadcast::binary;
+use crate::kernels::nn_common::clamp_f32;
 use crate::Src;
 
 /// Constants of float32 ADD, SUB and MUL.
@@ -17,17 +18,6 @@ pub struct BinaryF32<'a> {
     pub act_min: f32,
     /// Upper clamp (fused activation; `f32::MAX` for none).
     pub act_max: f32,
-}
-
-/// `min(max(x, lo), hi)` with C++ `std::min`/`std::max` semantics (a NaN `x` stays NaN).
-#[inline(always)]
-pub(super) fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
-    let y = if x < lo { lo } else { x };
-    if hi < y {
-        hi
-    } else {
-        y
-    }
 }
 
 /// float32 ADD with broadcasting. See the module docs for access order.
