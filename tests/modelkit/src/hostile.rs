@@ -26,6 +26,7 @@ mod lookup_update;
 mod math_ops;
 mod matmul;
 mod ops_tensor;
+mod partial_reads;
 mod quantization;
 mod registry_types;
 mod resample;
@@ -146,6 +147,7 @@ pub fn cases() -> Vec<Case> {
     matmul::matmul_corners(&mut cases);
     lookup_update::lookup_update(&mut cases);
     trig_reverse_add_n::trig_reverse_add_n(&mut cases);
+    partial_reads::partial_reads(&mut cases);
     cases
 }
 

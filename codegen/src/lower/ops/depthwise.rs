@@ -77,14 +77,10 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    if f[0] != 1 {
-        // TFLM reads the filter's first slice only: a defined result, not compiled.
-        return Err(ctx.unsupported(format!(
-            "filter {f:?} has {} slices (TFLM reads only the first); supported: a filter \
-             [1, h, w, input channels * multiplier]",
-            f[0]
-        )));
-    }
+    // A filter of more than one slice ([n, h, w, c], n > 1): TFLM's kernels index the first
+    // only (its shape is not checked), so the kernels here read the same bytes and the
+    // generation-time sums below take that slice alone.
+    let slice = f[1] * f[2] * f[3];
     let depth_multiplier = out[3] / i[3];
     if o.depth_multiplier != depth_multiplier {
         // TFLM's kernels loop over the option's multiplier (0 included: nothing is written)
@@ -151,7 +147,8 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     let window = f[1] * f[2];
     let one_channel = i[3] == 1 && window > 0 && window <= IM2COL_MAX;
     if matches!(quant, ConvQuant::I8 { .. }) && one_channel {
-        let (columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
+        let (mut columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
+        columns.truncate(slice);
         let transposed: Vec<i8> = (0..out[3])
             .flat_map(|m| columns.iter().skip(m).step_by(out[3]).copied())
             .collect();
@@ -180,7 +177,8 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
             // Inputs minus the zero point: at most this in magnitude.
             let max_input =
                 i64::from(128 + input_zero_point).max(i64::from(127 - input_zero_point));
-            let (columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
+            let (mut columns, _) = filter_rows(ctx, ctx.input(1)?, 1)?;
+            columns.truncate(slice);
             let biases = bias_values(ctx, bias.as_ref(), out[3])?;
             let rows = (0..out[3]).zip(biases).map(|(m, b)| {
                 let sum = columns

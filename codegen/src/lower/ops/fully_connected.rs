@@ -22,6 +22,11 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     lower: Lowering::Kernel(fully_connected),
 }];
 
+/// Why an output or input shape FULLY_CONNECTED's kernels cannot run is undefined in TFLM.
+const FC_SHAPES_UNCHECKED: &str = "reference_ops::FullyConnected takes the batches from the \
+    output shape and the depth from the weights, checked only by TFLITE_DCHECK: another shape \
+    reads past the input or the weights, or writes past the output";
+
 /// FULLY_CONNECTED → `conv::conv2d_1x1_s8` / `fully_connected::fully_connected_s16` /
 /// `fully_connected::fully_connected_acc32_s16` / `fully_connected::fully_connected_f32`.
 fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
@@ -54,65 +59,45 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             filter.shape
         )));
     }
-    if units == 0 || input.num_elements() % depth != 0 {
+    if units == 0 {
+        // TFLM writes nothing: an output of no units is an empty tensor.
         return Err(ctx.unsupported(format!(
-            "input {:?} is not a whole number of rows of the weights' depth {depth}",
-            input.shape
+            "weights {:?} have no units; supported: at least one",
+            filter.shape
         )));
     }
-    // keep_num_dims only changes the output's shape; the data is batches x units either way.
-    // TFLM's Prepare computes the output shape: the input's with the last dimension replaced by
-    // `units` under keep_num_dims (which needs the input's last dimension to be the depth), else
-    // [batches, units].
-    let batches = input.num_elements() / depth;
-    let expected: Vec<usize> = if o.keep_num_dims {
-        if input.shape.last() != Some(&depth) {
-            return Err(ctx.invalid(
-                format!(
-                "keep_num_dims needs the input's last dimension to be the weights' depth {depth}; \
-                 the input is {:?}",
-                input.shape
-            ),
-                Grounds::undefined(
-                    "reference_ops::FullyConnected takes the batches from the output shape \
-                     and the depth from the weights, checked only by TFLITE_DCHECK: another \
-                     shape reads past the input or leaves the output partly unwritten",
-                ),
-            ));
+    // TFLM's kernels take the batches from the output (all its dimensions but the last) and the
+    // depth from the weights; the input is not checked against either, so they read its first
+    // batches × depth values, whatever its shape. keep_num_dims is only TFLite's resizing rule
+    // for the output, which TFLM does not apply: the output's shape in the file is what runs.
+    let out_units = output.shape.last().copied().unwrap_or(0);
+    if out_units != units {
+        if num != Num::F32 && out_units < units && out_units > 0 {
+            // The integer kernels take the output's last dimension as the number of units and
+            // check it against the weights' only with TFLITE_DCHECK_LE: the first ones run.
+            return Err(ctx.unsupported(format!(
+                "output {:?} has {out_units} of the weights' {units} units (TFLM computes only \
+                 the first {out_units}); supported: an output of all {units}",
+                output.shape
+            )));
         }
-        let mut shape = input.shape.clone();
-        if let Some(last) = shape.last_mut() {
-            *last = units;
-        }
-        shape
-    } else {
-        vec![batches, units]
-    };
-    // Without keep_num_dims TFLM's kernels read the batch count off the output itself, so any
-    // output of `batches` rows of `units` runs the same way.
-    let fits = if o.keep_num_dims {
-        output.shape == expected
-    } else {
-        output.num_elements() == batches * units && output.shape.last() == Some(&units)
-    };
-    if !fits {
         return Err(ctx.invalid(
             format!(
-                "output shape {:?} is not the {expected:?} that input {:?} and weights {:?} give{}",
-                output.shape,
-                input.shape,
-                filter.shape,
-                if o.keep_num_dims {
-                    " with keep_num_dims"
-                } else {
-                    ""
-                }
+                "output {:?} does not end in the weights' {units} units (weights {:?})",
+                output.shape, filter.shape
             ),
-            Grounds::undefined(
-                "reference_ops::FullyConnected takes the batches from the output shape \
-                 and the depth from the weights, checked only by TFLITE_DCHECK: another \
-                 shape reads past the input or leaves the output partly unwritten",
+            Grounds::undefined(FC_SHAPES_UNCHECKED),
+        ));
+    }
+    let batches = output.num_elements() / units;
+    if input.num_elements() < batches * depth {
+        return Err(ctx.invalid(
+            format!(
+                "input {:?} has fewer than the {batches} rows of {depth} values that output {:?} \
+                 and weights {:?} read",
+                input.shape, output.shape, filter.shape
             ),
+            Grounds::undefined(FC_SHAPES_UNCHECKED),
         ));
     }
     match num {
@@ -395,6 +380,51 @@ mod tests {
         let message = crate::lower::lower(&g).unwrap_err().to_string();
         assert!(message.contains("FULLY_CONNECTED"), "{message}");
         assert!(message.contains("2^31 or more"), "{message}");
+    }
+
+    /// An int8 FULLY_CONNECTED of weights [2, 3] from `input` to `output`.
+    fn int8_graph(input: &[usize], output: &[usize], keep_num_dims: bool) -> Graph<'static> {
+        static W: [u8; 6] = [1; 6];
+        graph(
+            OpCode::FULLY_CONNECTED,
+            Options::FullyConnected(FullyConnectedOptions {
+                activation: Activation::None,
+                keep_num_dims,
+                shuffled_weights: false,
+            }),
+            vec![
+                tensor(input, DType::I8, quant(&[0.5], &[0], 0), None),
+                tensor(&[2, 3], DType::I8, quant(&[0.25], &[0], 0), Some(&W)),
+                tensor(output, DType::I8, quant(&[1.0], &[0], 0), None),
+            ],
+            &[Some(0), Some(1), None],
+        )
+    }
+
+    /// TFLM takes the batches from the output and reads that many rows of the input, whatever
+    /// the input's shape and keep_num_dims say; an input too short for them is read past.
+    #[test]
+    fn batches_come_from_the_output() {
+        for (input, output, keep) in [
+            (&[1, 7][..], &[2, 2][..], false),
+            (&[2, 4][..], &[1, 2, 2][..], true),
+            (&[9][..], &[3, 2][..], false),
+        ] {
+            let k = kernel(&int8_graph(input, output, keep));
+            assert_eq!(
+                field(&k, "pixels"),
+                &Value::Usize(output[..output.len() - 1].iter().product())
+            );
+        }
+        let message = reason(&int8_graph(&[1, 5], &[2, 2], false));
+        assert!(message.contains("fewer than the 2 rows of 3"), "{message}");
+        let message = reason(&int8_graph(&[2, 3], &[2, 1], false));
+        assert!(message.contains("computes only the first 1"), "{message}");
+        let message = reason(&int8_graph(&[2, 3], &[2, 3], false));
+        assert!(
+            message.contains("does not end in the weights' 2 units"),
+            "{message}"
+        );
     }
 
     /// An int16 FULLY_CONNECTED of 2 rows of 3 into 2 outputs with per-channel weights, zero

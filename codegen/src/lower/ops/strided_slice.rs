@@ -75,8 +75,6 @@ struct AxisFlags {
     end_masked: bool,
     /// `shrink_axis_mask` bit: take one element and drop the dimension.
     shrink: bool,
-    /// The `offset` option: `end` is relative to `begin`.
-    offset: bool,
 }
 
 /// `StridedSliceStartForAxis` / `StridedSliceEndForAxis` and the loop count, for one axis.
@@ -85,7 +83,6 @@ fn slice_axis(size: i64, begin: i64, end: i64, stride: i64, flags: AxisFlags) ->
         begin_masked,
         end_masked,
         shrink,
-        offset,
     } = flags;
     let clamp = |v: i64| {
         if stride > 0 {
@@ -110,9 +107,6 @@ fn slice_axis(size: i64, begin: i64, end: i64, stride: i64, flags: AxisFlags) ->
         }
     } else {
         let mut stop = end;
-        if offset {
-            stop += start;
-        }
         if stop < 0 {
             stop += size;
         }
@@ -207,16 +201,8 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    if begin.len() != rank || end.len() != rank || strides.len() != rank {
-        // TFLM reads the first `rank` values and ignores the rest.
-        return Err(ctx.unsupported(format!(
-            "begin/end/strides have {}/{}/{} values for an input of rank {rank}; supported: one \
-             per dimension",
-            begin.len(),
-            end.len(),
-            strides.len()
-        )));
-    }
+    // TFLM reads the first `rank` values of each and ignores the rest.
+    let (begin, end, strides) = (&begin[..rank], &end[..rank], &strides[..rank]);
     let in_strides = strides_of(&input.shape);
     let mut dims = Vec::new();
     let mut out_shape = Vec::new();
@@ -233,22 +219,15 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
         }
         let bit = |mask: i32| mask & (1 << d) != 0;
         let shrink = bit(o.shrink_axis_mask);
-        let resolve = |offset| {
-            let flags = AxisFlags {
-                begin_masked: bit(o.begin_mask),
-                end_masked: bit(o.end_mask),
-                shrink,
-                offset,
-            };
-            slice_axis(input.shape[d] as i64, begin[d], end[d], strides[d], flags)
+        // TFLite's `offset` option (end relative to begin) is not applied: TFLM's
+        // BuildStridedSliceParams leaves StridedSliceParams::offset false, so every model runs
+        // as if the option were off, and so it runs here.
+        let flags = AxisFlags {
+            begin_masked: bit(o.begin_mask),
+            end_masked: bit(o.end_mask),
+            shrink,
         };
-        let axis = resolve(o.offset);
-        if o.offset && axis != resolve(false) {
-            return Err(ctx.unsupported(format!(
-                "offset=true changes dimension {d}'s slice; TFLM ignores the offset flag, so its \
-                 result would differ from TFLite's"
-            )));
-        }
+        let axis = slice_axis(input.shape[d] as i64, begin[d], end[d], strides[d], flags);
         if shrink && axis.count != 1 {
             return Err(ctx.unsupported(format!("shrink axis {d} selects no element")));
         }
@@ -579,7 +558,6 @@ mod tests {
                 begin_masked,
                 end_masked,
                 shrink,
-                offset: false,
             };
             slice_axis(size, b, e, s, flags)
         };
@@ -606,19 +584,6 @@ mod tests {
         assert_eq!(
             ax(5, 10, 20, 1, false, false, false),
             SliceAxis { start: 5, count: 0 }
-        );
-        assert_eq!(
-            slice_axis(
-                5,
-                1,
-                2,
-                1,
-                AxisFlags {
-                    offset: true,
-                    ..AxisFlags::default()
-                }
-            ),
-            SliceAxis { start: 1, count: 2 }
         );
     }
 

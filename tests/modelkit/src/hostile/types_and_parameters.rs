@@ -313,26 +313,12 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         "above 32767",
     );
     s.refused(
-        "fully_connected_keep_dims_wrong_output",
-        with(fc8(0.5, 0.25, 1.0), |m| {
-            m.operators[0].options = Options::FullyConnected {
-                activation: Activation::NONE,
-                weights_format: crate::WeightsFormat::DEFAULT,
-                keep_num_dims: true,
-            };
-            m.tensors[0].shape = Some(vec![1, 1, 8]);
-            m.tensors[3].shape = Some(vec![1, 4]);
-        }),
-        Invalid,
-        "keep_num_dims",
-    );
-    s.refused(
         "fully_connected_output_shape_wrong",
         with(fc8(0.5, 0.25, 1.0), |m| {
             m.tensors[3].shape = Some(vec![1, 3])
         }),
-        Invalid,
-        "output shape",
+        Unsupported,
+        "computes only the first 3",
     );
     s.refused(
         "fully_connected_shuffled_weights",

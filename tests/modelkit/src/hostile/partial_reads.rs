@@ -1,0 +1,119 @@
+//! [`Category::LegitimateCorners`] where TFLM reads only part of an operand, because its kernels
+//! take their extents from another tensor and check the operand's shape only with
+//! `TFLITE_DCHECK` (or not at all): a longer FULLY_CONNECTED input, a DEPTHWISE_CONV_2D filter of
+//! several slices, STRIDED_SLICE begin/end/strides longer than the input's rank. TFLM runs them,
+//! so they are accepted and must match it; an operand too short for what is read stays refused.
+//! Also the STRIDED_SLICE `offset` option, which TFLM does not apply.
+
+use super::builders::with;
+use super::{Case, Category, Refusal, Suite};
+use crate::{
+    Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, WeightsFormat,
+};
+
+pub(super) fn partial_reads(cases: &mut Vec<Case>) {
+    let mut s = Suite {
+        cases,
+        category: Category::LegitimateCorners,
+    };
+    // FULLY_CONNECTED takes its batches from the output: 2 rows of 8 from an input of 19
+    // values (the last 3 unread), and with keep_num_dims an input whose last dimension is not
+    // the depth (TFLM does not apply the option's shape rule).
+    s.accepted(
+        "fully_connected_input_longer_than_its_rows",
+        fully_connected(&[1, 19], &[2, 4], false),
+    );
+    s.accepted(
+        "fully_connected_keep_num_dims_input_of_other_rows",
+        fully_connected(&[2, 2, 4], &[2, 4], true),
+    );
+    s.accepted(
+        "fully_connected_keep_num_dims_output_not_kept",
+        fully_connected(&[1, 1, 8], &[1, 4], true),
+    );
+    s.refused(
+        "fully_connected_input_shorter_than_its_rows",
+        fully_connected(&[1, 15], &[2, 4], false),
+        Refusal::Invalid,
+        "fewer than the 2 rows of 8",
+    );
+    // DEPTHWISE_CONV_2D with a filter [2, 3, 3, 4]: TFLM reads the first slice only.
+    s.accepted("depthwise_filter_of_two_slices", depthwise_two_slices());
+    // STRIDED_SLICE with one more begin/end/strides value than the input has dimensions (TFLM
+    // reads the first two of each), and with `offset` set (TFLM leaves it off: end is not
+    // relative to begin, so [0:2, 1:3] rather than [0:2, 1:4]).
+    s.accepted(
+        "strided_slice_begin_end_strides_longer_than_rank",
+        strided_slice(&[0, 1, 5], &[2, 3, 7], false),
+    );
+    s.accepted(
+        "strided_slice_offset_not_applied",
+        strided_slice(&[0, 1], &[2, 3], true),
+    );
+}
+
+/// int8 FULLY_CONNECTED with per-tensor weights [4, 8] and a bias, from `input` to `output`.
+fn fully_connected(input: &[i32], output: &[i32], keep_num_dims: bool) -> ModelSpec {
+    let weights: Vec<i8> = (0..32).map(|i| ((i * 37) % 255 - 127) as i8).collect();
+    ModelSpec::single_op(
+        B::FULLY_CONNECTED,
+        Options::FullyConnected {
+            activation: Activation::NONE,
+            weights_format: WeightsFormat::DEFAULT,
+            keep_num_dims,
+        },
+        vec![
+            TensorSpec::int8(input, 0.05, 3),
+            TensorSpec::int8(&[4, 8], 0.01, 0).constant_i8(&weights),
+            TensorSpec::int32(&[4])
+                .quant(0.0005, 0)
+                .constant_i32(&[100, -100, 7, 0]),
+        ],
+        vec![TensorSpec::int8(output, 0.1, -2)],
+    )
+}
+
+/// int8 DEPTHWISE_CONV_2D: input [1, 4, 5, 2], filter [2, 3, 3, 4] (depth multiplier 2, the
+/// second slice other values than the first), bias [4], output [1, 2, 3, 4], VALID.
+fn depthwise_two_slices() -> ModelSpec {
+    let filter: Vec<i8> = (0..72).map(|i| ((i * 53) % 255 - 127) as i8).collect();
+    ModelSpec::single_op(
+        B::DEPTHWISE_CONV_2D,
+        Options::depthwise(Padding::VALID, (1, 1), 2, Activation::NONE),
+        vec![
+            TensorSpec::int8(&[1, 4, 5, 2], 0.05, -1),
+            TensorSpec::int8(&[2, 3, 3, 4], 0.02, 0).constant_i8(&filter),
+            TensorSpec::int32(&[4])
+                .quant(0.001, 0)
+                .constant_i32(&[500, -500, 7, 0]),
+        ],
+        vec![TensorSpec::int8(&[1, 2, 3, 4], 0.2, 4)],
+    )
+}
+
+/// int8 STRIDED_SLICE of a [3, 4] input with stride 1 into [2, 2].
+fn strided_slice(begin: &[i32], end: &[i32], offset: bool) -> ModelSpec {
+    with(ModelSpec::new(), |m| {
+        let n = begin.len() as i32;
+        let x = m.tensor(TensorSpec::int8(&[3, 4], 0.5, 1));
+        let begin = m.tensor(TensorSpec::int32(&[n]).constant_i32(begin));
+        let end = m.tensor(TensorSpec::int32(&[n]).constant_i32(end));
+        let strides = m.tensor(TensorSpec::int32(&[n]).constant_i32(&vec![1; n as usize]));
+        let out = m.tensor(TensorSpec::int8(&[2, 2], 0.5, 1));
+        m.inputs = vec![x];
+        m.outputs = vec![out];
+        m.op(
+            B::STRIDED_SLICE,
+            Options::StridedSlice {
+                begin_mask: 0,
+                end_mask: 0,
+                ellipsis_mask: 0,
+                new_axis_mask: 0,
+                shrink_axis_mask: 0,
+                offset,
+            },
+            &[x, begin, end, strides],
+            &[out],
+        );
+    })
+}
