@@ -436,11 +436,26 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
         for (i, s_x) in [(iw, s_in), (rw, s_h)] {
             let w = ctx.input(i)?;
             let scales = ctx.weight_scales(w, s.units, 0)?;
+            if scales.len() != 1 && i == iw {
+                // CreateGateParams copies the per-tensor multiplier out of an
+                // OpDataFullyConnected that CalculateOpDataFullyConnected does not set for
+                // per-channel weights: for the input weights it is never set.
+                return Err(ctx.invalid(
+                    format!("the {gate} gate's input weights are quantized per channel"),
+                    Grounds::undefined(
+                        "lstm_eval_common.cc CreateGateParams: FullyConnectedParamsQuantized \
+                         reads output_multiplier of an uninitialized OpDataFullyConnected, \
+                         which CalculateOpDataFullyConnected sets only for per-tensor weights",
+                    ),
+                ));
+            }
             if scales.len() != 1 {
+                // The recurrent product then keeps the input product's multiplier, left in the
+                // same OpDataFullyConnected: a defined result, but not one a model means.
                 return Err(ctx.unsupported(format!(
-                    "the {gate} gate's weights are quantized per channel; TFLM's LSTM \
-                     requantizes with one multiplier per tensor (the first channel's scale, \
-                     params.scale); supported: per-tensor weights"
+                    "the {gate} gate's recurrent weights are quantized per channel, which TFLM's \
+                     LSTM requantizes with the input weights' multiplier; supported: per-tensor \
+                     weights"
                 )));
             }
             let real = f64::from(s_x) * f64::from(scales[0]) / GATE_SCALE;
