@@ -71,16 +71,11 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     // batches × depth values, whatever its shape. keep_num_dims is only TFLite's resizing rule
     // for the output, which TFLM does not apply: the output's shape in the file is what runs.
     let out_units = output.shape.last().copied().unwrap_or(0);
-    if out_units != units {
-        if num != Num::F32 && out_units < units && out_units > 0 {
-            // The integer kernels take the output's last dimension as the number of units and
-            // check it against the weights' only with TFLITE_DCHECK_LE: the first ones run.
-            return Err(ctx.unsupported(format!(
-                "output {:?} has {out_units} of the weights' {units} units (TFLM computes only \
-                 the first {out_units}); supported: an output of all {units}",
-                output.shape
-            )));
-        }
+    // The integer kernels take the output's last dimension as the number of units and check it
+    // against the weights' only with TFLITE_DCHECK_LE: with fewer, the first ones run (the
+    // float kernel takes the weights' count, so another output is written past or left short).
+    let first_units = num != Num::F32 && filter.dtype != DType::I4 && out_units < units;
+    if out_units != units && !(first_units && out_units > 0) {
         return Err(ctx.invalid(
             format!(
                 "output {:?} does not end in the weights' {units} units (weights {:?})",
@@ -89,7 +84,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             Grounds::undefined(FC_SHAPES_UNCHECKED),
         ));
     }
-    let batches = output.num_elements() / units;
+    let batches = output.num_elements() / out_units;
     if input.num_elements() < batches * depth {
         return Err(ctx.invalid(
             format!(
@@ -101,7 +96,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     match num {
-        Num::I16 => fully_connected_16x8(ctx, o.activation, (batches, depth, units)),
+        Num::I16 => fully_connected_16x8(ctx, o.activation, (batches, depth, units), out_units),
         _ if filter.dtype == DType::I4 => {
             super::int4::fully_connected(ctx, o.activation, (batches, depth, units))
         }
@@ -110,7 +105,9 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-            let (multipliers, shifts) = requantization(ctx, s_in, units, s_out)?;
+            let (mut multipliers, mut shifts) = requantization(ctx, s_in, units, s_out)?;
+            multipliers.truncate(out_units);
+            shifts.truncate(out_units);
             let (act_min, act_max) = ctx.activation_range_s8(o.activation, s_out, zp_out)?;
             // The int8 product is a 1×1 convolution's: `batches` pixels of `depth` channels into
             // `units`, the same sums requantized the same way per output (TFLM's per-tensor and
@@ -126,11 +123,13 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
                 act_min,
                 act_max,
             };
-            let rows = filter_rows(ctx, filter, units)?;
-            let folded = fold(ctx, &quant, rows)?;
+            let (mut weights, row) = filter_rows(ctx, filter, units)?;
+            weights.truncate(out_units * row);
+            let mut folded = fold(ctx, &quant, (weights, row))?;
+            folded.bias.truncate(out_units);
             Ok(Kernel {
                 module: Some("conv"),
-                ..pointwise(ctx, (batches, depth, units), folded)?
+                ..pointwise(ctx, (batches, depth, out_units), folded)?
             })
         }
         Num::F32 => {
@@ -188,7 +187,7 @@ pub(super) fn requantization(
 }
 
 /// FULLY_CONNECTED with int16 activations and int8 weights (TFLM's "16x8"), `batches` rows of
-/// `depth` inputs into `units` outputs. Unlike its 16x8 convolutions, TFLM's kernel subtracts the
+/// `depth` inputs into the first `out_units` of the weights' `units` outputs. Unlike its 16x8 convolutions, TFLM's kernel subtracts the
 /// input zero point and adds the output zero point. Its Eval sums in 32 bits (and requantizes as
 /// int8 does) for an INT32 bias, or for none when the options' `quantized_bias_type` is INT32;
 /// otherwise in 64 bits, reading the bias as int64 whatever its type.
@@ -196,6 +195,7 @@ fn fully_connected_16x8(
     ctx: &OpContext,
     activation: crate::ir::Activation,
     (batches, depth, units): (usize, usize, usize),
+    out_units: usize,
 ) -> Result<Kernel> {
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.constant_input(1, "weights")?;
@@ -203,7 +203,9 @@ fn fully_connected_16x8(
     ctx.expect_output_dtype("the output", output, DType::I16)?;
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
     let (s_out, zp_out) = ctx.int16_quant("output", output)?;
-    let (multipliers, shifts) = requantization(ctx, s_in, units, s_out)?;
+    let (mut multipliers, mut shifts) = requantization(ctx, s_in, units, s_out)?;
+    multipliers.truncate(out_units);
+    shifts.truncate(out_units);
     let (act_min, act_max) = ctx.activation_range_s16(activation, s_out, zp_out)?;
     let bias_type = ctx.optional_input(2).map(|t| t.dtype);
     let options_bias_type = ctx
@@ -215,14 +217,17 @@ fn fully_connected_16x8(
         Some(t) => t == DType::I32,
         None => options_bias_type == Some(tinyaot_schema::tflite::TensorType::INT32),
     };
-    let (weights, row) = filter_rows(ctx, filter, units)?;
+    let (mut weights, row) = filter_rows(ctx, filter, units)?;
+    weights.truncate(out_units * row);
     if narrow_sums {
         let bias = ctx.bias(2, DType::I32, units)?;
-        // The input zero point folds into the bias (32-bit sums wrap the same in any order).
-        let bias = if zp_in == 0 {
+        // The input zero point folds into the bias (32-bit sums wrap the same in any order); a
+        // bias of more units than run is cut to the ones that do.
+        let bias = if zp_in == 0 && out_units == units {
             bias
         } else {
-            let folded = folded_bias(ctx, (&weights, row), bias.as_ref(), zp_in, units)?;
+            let mut folded = folded_bias(ctx, (&weights, row), bias.as_ref(), zp_in, units)?;
+            folded.truncate(out_units);
             Some(Data::Values(folded))
         };
         return Ok(kernel(
@@ -231,7 +236,7 @@ fn fully_connected_16x8(
             P::FullyConnectedAcc32S16 {
                 batches,
                 input_depth: depth,
-                output_depth: units,
+                output_depth: out_units,
                 filter: Data::Packed(swizzle_quads(&weights, row)),
                 bias,
                 multipliers: Data::Values(multipliers),
@@ -256,7 +261,7 @@ fn fully_connected_16x8(
     }
     let bias = ctx.bias(2, DType::I64, units)?;
     // The input zero point folds into the bias: the 64-bit sums are exact.
-    let bias = if zp_in == 0 {
+    let bias = if zp_in == 0 && out_units == units {
         bias
     } else {
         let values = match ctx.optional_input(2) {
@@ -280,7 +285,7 @@ fn fully_connected_16x8(
         P::FullyConnectedS16 {
             batches,
             input_depth: depth,
-            output_depth: units,
+            output_depth: out_units,
             filter: Data::Packed(swizzle_quads(&weights, row)),
             bias,
             multipliers: Data::Values(multipliers),
@@ -418,8 +423,10 @@ mod tests {
         }
         let message = reason(&int8_graph(&[1, 5], &[2, 2], false));
         assert!(message.contains("fewer than the 2 rows of 3"), "{message}");
-        let message = reason(&int8_graph(&[2, 3], &[2, 1], false));
-        assert!(message.contains("computes only the first 1"), "{message}");
+        // An output of fewer units than the weights have: the first ones.
+        let k = kernel(&int8_graph(&[2, 3], &[2, 1], false));
+        assert_eq!(field(&k, "output_c"), &Value::Usize(1));
+        assert_eq!(field(&k, "folded_bias"), &Value::I32s(vec![0]));
         let message = reason(&int8_graph(&[2, 3], &[2, 3], false));
         assert!(
             message.contains("does not end in the weights' 2 units"),

@@ -5,10 +5,11 @@
 //! so they are accepted and must match it; an operand too short for what is read stays refused.
 //! Also the STRIDED_SLICE `offset` option, which TFLM does not apply.
 
-use super::builders::with;
+use super::builders::{fc16, fc8, with};
 use super::{Case, Category, Refusal, Suite};
 use crate::{
-    Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, WeightsFormat,
+    Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
+    WeightsFormat,
 };
 
 pub(super) fn partial_reads(cases: &mut Vec<Case>) {
@@ -36,6 +37,41 @@ pub(super) fn partial_reads(cases: &mut Vec<Case>) {
         fully_connected(&[1, 15], &[2, 4], false),
         Refusal::Invalid,
         "fewer than the 2 rows of 8",
+    );
+    // An int8 or int16 FULLY_CONNECTED output of fewer units than the weights have: TFLM's
+    // integer kernels take the output's count and compute the first ones (the float kernel
+    // takes the weights', so there it stays refused).
+    s.accepted(
+        "fully_connected_output_of_the_first_units",
+        with(fc8(0.5, 0.25, 1.0), |m| {
+            m.tensors[3].shape = Some(vec![1, 3])
+        }),
+    );
+    for (name, bias) in [
+        (
+            "fully_connected_int16_output_of_the_first_units",
+            TensorType::INT64,
+        ),
+        (
+            "fully_connected_int16_int32_bias_output_of_the_first_units",
+            TensorType::INT32,
+        ),
+    ] {
+        s.accepted(
+            name,
+            with(fc16(bias), |m| m.tensors[3].shape = Some(vec![16, 2])),
+        );
+    }
+    s.refused(
+        "fully_connected_float_output_of_the_first_units",
+        with(fc8(0.5, 0.25, 1.0), |m| {
+            m.tensors[0] = TensorSpec::f32(&[1, 8]);
+            m.tensors[1] = TensorSpec::f32(&[4, 8]).constant_f32(&[0.5; 32]);
+            m.tensors[2] = TensorSpec::f32(&[4]).constant_f32(&[1.0; 4]);
+            m.tensors[3] = TensorSpec::f32(&[1, 3]);
+        }),
+        Refusal::Invalid,
+        "does not end in the weights' 4 units",
     );
     // DEPTHWISE_CONV_2D with a filter [2, 3, 3, 4]: TFLM reads the first slice only.
     s.accepted("depthwise_filter_of_two_slices", depthwise_two_slices());

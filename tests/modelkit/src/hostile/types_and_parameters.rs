@@ -313,14 +313,6 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         "above 32767",
     );
     s.refused(
-        "fully_connected_output_shape_wrong",
-        with(fc8(0.5, 0.25, 1.0), |m| {
-            m.tensors[3].shape = Some(vec![1, 3])
-        }),
-        Unsupported,
-        "computes only the first 3",
-    );
-    s.refused(
         "fully_connected_shuffled_weights",
         with(fc8(0.5, 0.25, 1.0), |m| {
             m.operators[0].options = Options::FullyConnected {
