@@ -398,7 +398,7 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     // The output takes the hidden state's bytes as they are (TFLM copies them), whatever its own
     // quantization says.
     let (s_c, _) = ctx.int16_quant("cell state", cell)?;
-    let power = cell_scale_power(ctx, s_c)?;
+    let power = cell_scale_power(s_c);
     // TFLM's Tanh of the cell state: left shift 12 + power, the power-of-two case (multiplier
     // 3 << shift) when that is not negative, else multiplier 3 with a right shift.
     let shift = 12 + power;
@@ -600,23 +600,29 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     ))
 }
 
-/// The power of two of the cell state's scale. TFLM rounds `log2(scale)` (`CheckedLog2`, whose
-/// verdict it ignores); a scale that is not a power of two is refused rather than rounded.
-fn cell_scale_power(ctx: &OpContext, scale: f32) -> Result<i32> {
-    let (mantissa, exponent) = crate::lower::quant::frexp(f64::from(scale));
-    if mantissa != 0.5 {
-        return Err(ctx.unsupported(format!(
-            "cell state scale {scale:e} is not a power of two (TFLM rounds its log2); \
-             supported: a power of two, as the converter always makes it"
-        )));
-    }
-    Ok(exponent - 1)
+/// The power of two TFLM takes for the cell state's scale: `CheckedLog2`'s rounded log2, computed
+/// in float as it does (`log(x) * (1 / log(2))`, rounded half away from zero). TFLM ignores the
+/// check's verdict, so a scale that is not a power of two runs with the nearest power in the
+/// cell's tanh (and as it is everywhere else); the converter always writes a power of two.
+fn cell_scale_power(scale: f32) -> i32 {
+    let log2 = scale.ln() * (1.0f32 / 2.0f32.ln());
+    log2.round() as i32
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testing::{graph, per_tensor, reason, tensor};
     use crate::ir::*;
+
+    /// TFLM's rounded log2: exact for powers of two, the nearest power otherwise.
+    #[test]
+    fn the_cell_scale_power_is_rounded_as_tflm_rounds_it() {
+        for k in -20..4 {
+            assert_eq!(super::cell_scale_power(2f32.powi(k)), k);
+        }
+        assert_eq!(super::cell_scale_power(2f32.powi(-11) * 1.45), -10);
+        assert_eq!(super::cell_scale_power(2f32.powi(-11) * 1.4), -11);
+    }
 
     /// A float LSTM graph of 24 inputs, one unit and one input, with a peephole weight or
     /// without the input gate (CIFG) if asked.
