@@ -372,26 +372,15 @@ fn slice(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    if begin.len() != rank || size.len() != rank {
-        return Err(ctx.unsupported(format!(
-            "begin/size have {}/{} values for an input of rank {rank}; supported: one per \
-             dimension",
-            begin.len(),
-            size.len()
-        )));
-    }
+    // TFLM reads the first `rank` values of each and ignores the rest.
+    let (begin, size) = (&begin[..rank], &size[..rank]);
     let in_strides = strides_of(&input.shape);
     let (mut dims, mut out_shape, mut base) = (Vec::new(), Vec::new(), 0i64);
     for d in 0..rank {
         let dim = input.shape[d] as i64;
-        // TFLM narrows both to int32_t (SliceParams).
+        // TFLM narrows both to int32_t (SliceParams), keeping the low 32 bits of an INT64 one;
+        // the narrowed values are the slice it takes (or reads out of bounds with, refused below).
         let (b, s) = (begin[d] as i32 as i64, size[d] as i32 as i64);
-        if (b, s) != (begin[d], size[d]) {
-            return Err(ctx.unsupported(format!(
-                "begin {} or size {} of dimension {d} is beyond int32 (TFLM narrows it)",
-                begin[d], size[d]
-            )));
-        }
         let count = if s == -1 { dim - b } else { s };
         if b < 0 || count < 0 || b + count > dim {
             return Err(ctx.invalid(

@@ -1,9 +1,11 @@
 //! [`Category::LegitimateCorners`] where TFLM reads only part of an operand, because its kernels
 //! take their extents from another tensor and check the operand's shape only with
 //! `TFLITE_DCHECK` (or not at all): a longer FULLY_CONNECTED input, a DEPTHWISE_CONV_2D filter of
-//! several slices, STRIDED_SLICE begin/end/strides longer than the input's rank. TFLM runs them,
-//! so they are accepted and must match it; an operand too short for what is read stays refused.
-//! Also the STRIDED_SLICE `offset` option, which TFLM does not apply.
+//! several slices, STRIDED_SLICE and SLICE operands longer than the input's rank. TFLM runs
+//! them, so they are accepted and must match it; an operand too short for what is read stays
+//! refused.
+//! Also the STRIDED_SLICE `offset` option, which TFLM does not apply, and SLICE's INT64 begin and
+//! size, which it narrows to int32.
 
 use super::builders::{fc16, fc8, with};
 use super::{Case, Category, Refusal, Suite};
@@ -86,6 +88,32 @@ pub(super) fn partial_reads(cases: &mut Vec<Case>) {
         "strided_slice_offset_not_applied",
         strided_slice(&[0, 1], &[2, 3], true),
     );
+    // SLICE with begin/size longer than the rank (TFLM reads the first two of each), and with
+    // INT64 values that TFLM narrows to their low 32 bits (2^32 + 1 is begin 1).
+    s.accepted(
+        "slice_begin_size_longer_than_rank",
+        slice(
+            TensorSpec::int32(&[3]).constant_i32(&[1, 1, 9]),
+            TensorSpec::int32(&[3]).constant_i32(&[2, -1, 9]),
+        ),
+    );
+    s.accepted(
+        "slice_int64_begin_narrowed_as_tflm_narrows_it",
+        slice(
+            TensorSpec::new(TensorType::INT64, &[2]).constant_i64(&[1, (1 << 32) + 1]),
+            TensorSpec::new(TensorType::INT64, &[2]).constant_i64(&[2, 3]),
+        ),
+    );
+}
+
+/// float32 SLICE of a [3, 4] input into [2, 3] with the given begin and size tensors.
+fn slice(begin: TensorSpec, size: TensorSpec) -> ModelSpec {
+    ModelSpec::single_op(
+        B::SLICE,
+        Options::Slice,
+        vec![TensorSpec::f32(&[3, 4]), begin, size],
+        vec![TensorSpec::f32(&[2, 3])],
+    )
 }
 
 /// int8 FULLY_CONNECTED with per-tensor weights [4, 8] and a bias, from `input` to `output`.
