@@ -83,7 +83,7 @@ fn cumsum(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    let axis = ctx.const_int32_tensor("the axis", axis_tensor)?[0];
+    let axis = ctx.const_int32_tensor("axis", axis_tensor)?[0];
     let normalized = if axis < 0 { axis + rank as i64 } else { axis };
     if !(0..rank as i64).contains(&normalized) {
         return Err(ctx.invalid(
