@@ -415,6 +415,34 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "cumsum",
+        "CumsumF32",
+        &[
+            ("outer", "size_t"),
+            ("axis_len", "size_t"),
+            ("inner", "size_t"),
+            ("exclusive", "int"),
+            ("reverse", "int"),
+        ],
+    ),
+    (
+        "cumsum",
+        "CumsumS8",
+        &[
+            ("outer", "size_t"),
+            ("axis_len", "size_t"),
+            ("inner", "size_t"),
+            ("exclusive", "int"),
+            ("reverse", "int"),
+            ("input_offset", "int32_t"),
+            ("input_multiplier", "int32_t"),
+            ("input_shift", "int32_t"),
+            ("output_multiplier", "int32_t"),
+            ("output_shift", "int32_t"),
+            ("output_offset", "int32_t"),
+        ],
+    ),
+    (
         "depthwise",
         "DepthwiseConv2dS8",
         &[

@@ -1103,6 +1103,38 @@ fn conv_int4_conv2d_s4<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `cumsum::cumsum_f32`.
+fn cumsum_cumsum_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::cumsum::CumsumF32 {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+        exclusive: call.scalar::<bool>("exclusive")?,
+        reverse: call.scalar::<bool>("reverse")?,
+    };
+    tinyaot_runtime::kernels::cumsum::cumsum_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `cumsum::cumsum_s8`.
+fn cumsum_cumsum_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::cumsum::CumsumS8 {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+        exclusive: call.scalar::<bool>("exclusive")?,
+        reverse: call.scalar::<bool>("reverse")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::cumsum::cumsum_s8(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `depthwise::depthwise_conv2d_s8`.
 fn depthwise_depthwise_conv2d_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -4379,6 +4411,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("conv", "conv2d_im2col_s16") => conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_s8") => conv_conv2d_s8(call, arena),
         ("conv_int4", "conv2d_s4") => conv_int4_conv2d_s4(call, arena),
+        ("cumsum", "cumsum_f32") => cumsum_cumsum_f32(call, arena),
+        ("cumsum", "cumsum_s8") => cumsum_cumsum_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => depthwise_depthwise_conv2d_f32(call, arena),

@@ -1143,6 +1143,88 @@ pub(crate) mod conv_int4 {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::cumsum`.
+pub(crate) mod cumsum {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::cumsum::CumsumF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct CumsumF32 {
+        /// `outer`.
+        pub outer: usize,
+        /// `axis_len`.
+        pub axis_len: usize,
+        /// `inner`.
+        pub inner: usize,
+        /// `exclusive`.
+        pub exclusive: bool,
+        /// `reverse`.
+        pub reverse: bool,
+    }
+
+    impl From<CumsumF32> for Params {
+        fn from(p: CumsumF32) -> Params {
+            Params {
+                type_name: "CumsumF32",
+                fields: vec![
+                    ("outer", Value::Usize(p.outer)),
+                    ("axis_len", Value::Usize(p.axis_len)),
+                    ("inner", Value::Usize(p.inner)),
+                    ("exclusive", Value::Bool(p.exclusive)),
+                    ("reverse", Value::Bool(p.reverse)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::cumsum::CumsumS8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct CumsumS8 {
+        /// `outer`.
+        pub outer: usize,
+        /// `axis_len`.
+        pub axis_len: usize,
+        /// `inner`.
+        pub inner: usize,
+        /// `exclusive`.
+        pub exclusive: bool,
+        /// `reverse`.
+        pub reverse: bool,
+        /// `input_offset`.
+        pub input_offset: i32,
+        /// `input_multiplier`.
+        pub input_multiplier: i32,
+        /// `input_shift`.
+        pub input_shift: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+    }
+
+    impl From<CumsumS8> for Params {
+        fn from(p: CumsumS8) -> Params {
+            Params {
+                type_name: "CumsumS8",
+                fields: vec![
+                    ("outer", Value::Usize(p.outer)),
+                    ("axis_len", Value::Usize(p.axis_len)),
+                    ("inner", Value::Usize(p.inner)),
+                    ("exclusive", Value::Bool(p.exclusive)),
+                    ("reverse", Value::Bool(p.reverse)),
+                    ("input_offset", Value::I32(p.input_offset)),
+                    ("input_multiplier", Value::I32(p.input_multiplier)),
+                    ("input_shift", Value::I32(p.input_shift)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::depthwise`.
 pub(crate) mod depthwise {
     use crate::lower::{Data, Params, Value};

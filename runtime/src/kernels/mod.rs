@@ -25,6 +25,7 @@ pub mod concat;
 pub mod conv;
 pub mod conv_int4;
 pub mod copy;
+pub mod cumsum;
 pub mod depthwise;
 pub mod depthwise_int4;
 pub mod dynamic_update_slice;

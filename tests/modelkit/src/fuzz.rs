@@ -242,6 +242,7 @@ pub const OPS: &[B] = &[
     B::PACK,
     B::TRANSPOSE,
     B::REVERSE_V2,
+    B::CUMSUM,
     B::STRIDED_SLICE,
     B::RELU,
     B::RELU6,

@@ -16,6 +16,7 @@
 //! `hostile/builders.rs`.
 
 mod builders;
+mod cumsum;
 mod dead_channels;
 mod folded_and_passed_through;
 mod graph;
@@ -147,6 +148,7 @@ pub fn cases() -> Vec<Case> {
     matmul::matmul_corners(&mut cases);
     lookup_update::lookup_update(&mut cases);
     trig_reverse_add_n::trig_reverse_add_n(&mut cases);
+    cumsum::cumsum_corners(&mut cases);
     partial_reads::partial_reads(&mut cases);
     cases
 }

@@ -238,6 +238,13 @@ pub enum Options {
         /// The RHS is given transposed.
         adj_y: bool,
     },
+    /// `CumsumOptions`.
+    Cumsum {
+        /// Each output is the sum of the elements before it.
+        exclusive: bool,
+        /// The sum runs from the axis's last element.
+        reverse: bool,
+    },
     /// `table`'s options written with the union tag `tag` instead of its own: a type confusion a
     /// hostile file can carry (the verifier then checks the table against `tag`'s layout).
     Mislabeled {
@@ -409,6 +416,7 @@ impl Options {
             Options::Shape { .. } => T::ShapeOptions,
             Options::Gather { .. } => T::GatherOptions,
             Options::BatchMatMul { .. } => T::BatchMatMulOptions,
+            Options::Cumsum { .. } => T::CumsumOptions,
             Options::Resize { bilinear: true, .. } => T::ResizeBilinearOptions,
             Options::Resize { .. } => T::ResizeNearestNeighborOptions,
             Options::BlockSize { to_depth: true, .. } => T::SpaceToDepthOptions,
@@ -698,6 +706,14 @@ impl Options {
                     adj_x: *adj_x,
                     adj_y: *adj_y,
                     asymmetric_quantize_inputs: false,
+                },
+            )
+            .as_union_value(),
+            Options::Cumsum { exclusive, reverse } => tflite::CumsumOptions::create(
+                fbb,
+                &tflite::CumsumOptionsArgs {
+                    exclusive: *exclusive,
+                    reverse: *reverse,
                 },
             )
             .as_union_value(),

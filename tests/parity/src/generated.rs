@@ -637,6 +637,49 @@ pub mod ffi {
             pub act_max: i32,
         }
     }
+    /// `cumsum`'s typedefs.
+    pub mod cumsum {
+        /// The C `cumsum_CumsumF32`.
+        #[repr(C)]
+        pub struct CumsumF32 {
+            /// `outer`.
+            pub outer: usize,
+            /// `axis_len`.
+            pub axis_len: usize,
+            /// `inner`.
+            pub inner: usize,
+            /// `exclusive`.
+            pub exclusive: core::ffi::c_int,
+            /// `reverse`.
+            pub reverse: core::ffi::c_int,
+        }
+        /// The C `cumsum_CumsumS8`.
+        #[repr(C)]
+        pub struct CumsumS8 {
+            /// `outer`.
+            pub outer: usize,
+            /// `axis_len`.
+            pub axis_len: usize,
+            /// `inner`.
+            pub inner: usize,
+            /// `exclusive`.
+            pub exclusive: core::ffi::c_int,
+            /// `reverse`.
+            pub reverse: core::ffi::c_int,
+            /// `input_offset`.
+            pub input_offset: i32,
+            /// `input_multiplier`.
+            pub input_multiplier: i32,
+            /// `input_shift`.
+            pub input_shift: i32,
+            /// `output_multiplier`.
+            pub output_multiplier: i32,
+            /// `output_shift`.
+            pub output_shift: i32,
+            /// `output_offset`.
+            pub output_offset: i32,
+        }
+    }
     /// `depthwise`'s typedefs.
     pub mod depthwise {
         /// The C `depthwise_DepthwiseConv2dS8`.
@@ -2706,6 +2749,18 @@ pub mod ffi {
         );
         /// The C `copy::copy`.
         pub fn parity_copy_copy(input: *const u8, output: *mut u8, bytes: usize);
+        /// The C `cumsum::cumsum_f32`.
+        pub fn parity_cumsum_cumsum_f32(
+            input: *const u8,
+            output: *mut u8,
+            p: *const cumsum::CumsumF32,
+        );
+        /// The C `cumsum::cumsum_s8`.
+        pub fn parity_cumsum_cumsum_s8(
+            input: *const u8,
+            output: *mut u8,
+            p: *const cumsum::CumsumS8,
+        );
         /// The C `depthwise::depthwise_conv2d_s8`.
         pub fn parity_depthwise_depthwise_conv2d_s8(
             input: *const u8,
@@ -4929,6 +4984,50 @@ fn c_conv_int4_conv2d_s4(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_int4_conv2d_s4(input, output, &p) };
+    Ok(())
+}
+
+/// `cumsum::cumsum_f32` in C.
+fn c_cumsum_cumsum_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::cumsum::CumsumF32 {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+        exclusive: core::ffi::c_int::from(call.scalar::<bool>("exclusive")?),
+        reverse: core::ffi::c_int::from(call.scalar::<bool>("reverse")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_cumsum_cumsum_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `cumsum::cumsum_s8` in C.
+fn c_cumsum_cumsum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::cumsum::CumsumS8 {
+        outer: call.scalar::<usize>("outer")?,
+        axis_len: call.scalar::<usize>("axis_len")?,
+        inner: call.scalar::<usize>("inner")?,
+        exclusive: core::ffi::c_int::from(call.scalar::<bool>("exclusive")?),
+        reverse: core::ffi::c_int::from(call.scalar::<bool>("reverse")?),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_cumsum_cumsum_s8(input, output, &p) };
     Ok(())
 }
 
@@ -8700,6 +8799,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("conv", "conv2d_im2col_s16") => c_conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_s8") => c_conv_conv2d_s8(call, arena),
         ("conv_int4", "conv2d_s4") => c_conv_int4_conv2d_s4(call, arena),
+        ("cumsum", "cumsum_f32") => c_cumsum_cumsum_f32(call, arena),
+        ("cumsum", "cumsum_s8") => c_cumsum_cumsum_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => c_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => c_depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
@@ -8927,6 +9028,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("conv", "conv2d_im2col_s16"),
     ("conv", "conv2d_s8"),
     ("conv_int4", "conv2d_s4"),
+    ("cumsum", "cumsum_f32"),
+    ("cumsum", "cumsum_s8"),
     ("depthwise", "depthwise_conv2d_s8"),
     ("depthwise", "depthwise_conv2d_s16"),
     ("depthwise", "depthwise_conv2d_f32"),

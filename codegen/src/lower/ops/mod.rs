@@ -38,6 +38,7 @@ mod cast;
 mod comparison;
 mod concat;
 mod conv;
+mod cumsum;
 mod depthwise;
 mod dynamic_update_slice;
 mod elementwise;
@@ -89,6 +90,7 @@ macro_rules! families {
                 comparison,
                 concat,
                 conv,
+                cumsum,
                 depthwise,
                 dynamic_update_slice,
                 elementwise,

@@ -297,6 +297,23 @@ impl Gen<'_, '_> {
                 let out_t = self.same_quant(v, &shape);
                 self.push_op(op, Options::None, &[v.index, a], out_t);
             }
+            B::CUMSUM => {
+                // One axis, negative now and then (a rank-0 value's is out of range, which
+                // TFLM refuses), exclusive and reversed at random; the output in the input's
+                // quantization (a long int8 line is refused: TFLM's int32 sum could overflow).
+                let v = self.latest();
+                let shape = self.shape_of(v);
+                let rank = shape.len() as i32;
+                let a = self.int(0, (rank - 1).max(0));
+                let axis = if self.chance(30) { a - rank } else { a };
+                let a = self.constant(TensorSpec::int32(&[1]).constant_i32(&[axis]));
+                let options = Options::Cumsum {
+                    exclusive: self.chance(50),
+                    reverse: self.chance(50),
+                };
+                let out_t = self.same_quant(v, &shape);
+                self.push_op(op, options, &[v.index, a], out_t);
+            }
             B::STRIDED_SLICE => {
                 let v = self.latest();
                 let shape = self.shape_of(v);

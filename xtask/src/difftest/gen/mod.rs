@@ -13,6 +13,7 @@ use crate::difftest::quant::{ratio_variants, score};
 mod activation;
 mod arithmetic;
 mod conv;
+mod cumsum;
 mod fully_connected;
 mod index;
 mod logic;
@@ -48,6 +49,7 @@ pub const OPS: &[(&str, B)] = &[
     ("CONCATENATION", B::CONCATENATION),
     ("CONV_2D", B::CONV_2D),
     ("COS", B::COS),
+    ("CUMSUM", B::CUMSUM),
     ("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D),
     ("DEPTH_TO_SPACE", B::DEPTH_TO_SPACE),
     ("DEQUANTIZE", B::DEQUANTIZE),
@@ -940,6 +942,14 @@ impl<'a> G<'a> {
                 }
                 let x = self.take(x, dtype, G::every_value_shape, 2.0);
                 Some(self.add_n(x))
+            }
+            B::CUMSUM => {
+                // TFLM's CUMSUM takes float32 and int8 of rank 1 or more.
+                if rank == Some(0) || !matches!(dtype, TensorType::FLOAT32 | TensorType::INT8) {
+                    return None;
+                }
+                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 2.0);
+                self.cumsum(x)
             }
             B::REVERSE_V2 => {
                 if rank.is_some_and(|r| r == 0 || r > 6) {

@@ -1,0 +1,190 @@
+//! CUMSUM → `cumsum::cumsum_{f32,s8}`: a constant axis read at generation time and turned into
+//! `[outer, axis_len, inner]` around it, and TFLM's int8 parameters (cumsum.cc CalculateOpData).
+//!
+//! TFLM's `Prepare` takes 2 inputs and 1 output, a FLOAT32 or INT8 input of rank 1 or more, an
+//! INT32 axis tensor of exactly one element, and an output of the input's type and shape; its
+//! `Eval` reads the axis, adds the rank to a negative one and refuses one still out of range.
+//! tinyaot compiles a constant axis only (TFLM reads it at every `Eval`; a computed one is not
+//! compiled), and refuses int8 parameters under which TFLM's int32 running sum can overflow.
+
+use super::{in_out, kernel, Kernel, Lowering, OpEntry};
+use crate::error::{Grounds, Result};
+use crate::ir::{DType, OpCode};
+use crate::lower::params::cumsum as P;
+use crate::lower::types::{Sig, Ty, Types};
+use crate::lower::OpContext;
+use tinyaot_runtime::math::multiply_by_quantized_multiplier_smaller_than_one_exp as mbqm_small;
+
+/// The element types TFLM's CUMSUM sums (cumsum.cc CalculateOpData).
+const SUMMED: &[Sig] = &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)];
+
+/// The operators of this family.
+pub(crate) const OPS: &[OpEntry] = &[OpEntry {
+    code: OpCode::CUMSUM,
+    types: Types::unary(SUMMED, SUMMED),
+    inputs: 2..=2,
+    outputs: 1,
+    lower: Lowering::Kernel(cumsum),
+}];
+
+/// TFLM's `kCumSumIntegerShift`.
+const LEFT_SHIFT: i32 = 20;
+
+/// CUMSUM: CalculateOpData's and Eval's checks, then the shape around the axis and, for int8,
+/// TFLM's multipliers.
+fn cumsum(ctx: &OpContext) -> Result<Kernel> {
+    let (input, axis_tensor, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    if !matches!(input.dtype, DType::F32 | DType::I8) {
+        return Err(ctx.invalid(
+            format!(
+                "input type {}; TFLM's CUMSUM takes FLOAT32 and INT8",
+                input.dtype
+            ),
+            Grounds::tflm(
+                "cumsum.cc CalculateOpData: TF_LITE_ENSURE(input->type == kTfLiteFloat32 || \
+                 input->type == kTfLiteInt8)",
+            ),
+        ));
+    }
+    if axis_tensor.dtype != DType::I32 {
+        return Err(ctx.invalid(
+            format!(
+                "axis tensor of type {}; TFLM requires INT32",
+                axis_tensor.dtype
+            ),
+            Grounds::tflm("cumsum.cc CalculateOpData: TF_LITE_ENSURE_EQ(axis->type, kTfLiteInt32)"),
+        ));
+    }
+    if axis_tensor.num_elements() != 1 {
+        return Err(ctx.invalid(
+            format!(
+                "axis tensor of {} elements; TFLM requires exactly one",
+                axis_tensor.num_elements()
+            ),
+            Grounds::tflm("cumsum.cc CalculateOpData: TF_LITE_ENSURE_EQ(NumElements(axis), 1)"),
+        ));
+    }
+    let rank = input.shape.len();
+    if rank == 0 {
+        return Err(ctx.invalid(
+            "a scalar input; TFLM requires rank 1 or more",
+            Grounds::tflm("cumsum.cc CalculateOpData: TF_LITE_ENSURE(NumDimensions(input) >= 1)"),
+        ));
+    }
+    ctx.same_dtype("the output", output, input)?;
+    if output.shape != input.shape {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} differs from the input's {:?}",
+                output.shape, input.shape
+            ),
+            Grounds::tflm(
+                "cumsum.cc CalculateOpData: TF_LITE_ENSURE(HaveSameShapes(input, output))",
+            ),
+        ));
+    }
+    let axis = ctx.const_int32_tensor("axis", axis_tensor)?[0];
+    let normalized = if axis < 0 { axis + rank as i64 } else { axis };
+    if !(0..rank as i64).contains(&normalized) {
+        return Err(ctx.invalid(
+            format!("axis {axis} is out of range for rank {rank}"),
+            Grounds::tflm("cumsum.cc CumSumEval: \"CUMSUM Invalid axis\" (kTfLiteError)"),
+        ));
+    }
+    let axis = normalized as usize;
+    let (exclusive, reverse) = ctx
+        .tflite_operator()?
+        .builtin_options_as_cumsum_options()
+        .map_or((false, false), |o| (o.exclusive(), o.reverse()));
+    let (outer, axis_len, inner) = (
+        input.shape[..axis].iter().product(),
+        input.shape[axis],
+        input.shape[axis + 1..].iter().product(),
+    );
+    if input.dtype == DType::F32 {
+        return Ok(kernel(
+            "cumsum_f32",
+            in_out(ctx)?,
+            P::CumsumF32 {
+                outer,
+                axis_len,
+                inner,
+                exclusive,
+                reverse,
+            },
+        ));
+    }
+    let (scale, zero_point) = ctx.int8_quant("the input", input)?;
+    let (out_scale, out_zero_point) = ctx.int8_quant("the output", output)?;
+    let twice = 2.0 * f64::from(scale);
+    let (input_multiplier, input_shift) = below_one(ctx, "input", f64::from(scale) / twice)?;
+    let (output_multiplier, output_shift) = below_one(
+        ctx,
+        "output",
+        twice / (f64::from(1u32 << LEFT_SHIFT) * f64::from(out_scale)),
+    )?;
+    // TFLM's running sum starts at the rescaled input offset and adds one rescaled term per
+    // element of the line (the exclusive sum too adds the last one): refused where it can leave
+    // int32, which is monotone in the number of terms, so the whole line bounds it.
+    let input_offset = -zero_point;
+    let scaled = |y: i32| i64::from(mbqm_small(y << LEFT_SHIFT, input_multiplier, input_shift));
+    let (start, lowest, highest) = (
+        scaled(input_offset),
+        scaled(input_offset - 128),
+        scaled(input_offset + 127),
+    );
+    let terms = axis_len as i64;
+    if start + terms * highest.max(0) > i64::from(i32::MAX)
+        || start + terms * lowest.min(0) < i64::from(i32::MIN)
+    {
+        return Err(ctx.invalid(
+            format!(
+                "{axis_len} int8 elements along the axis (input zero point {zero_point}): TFLM's \
+                 int32 running sum of their rescaled values can overflow"
+            ),
+            Grounds::undefined(
+                "reference cumsum.h CumSum (int8) accumulates each element's offset value \
+                 shifted left by 20 and halved in int32: a signed overflow",
+            ),
+        ));
+    }
+    Ok(kernel(
+        "cumsum_s8",
+        in_out(ctx)?,
+        P::CumsumS8 {
+            outer,
+            axis_len,
+            inner,
+            exclusive,
+            reverse,
+            input_offset,
+            input_multiplier,
+            input_shift,
+            output_multiplier,
+            output_shift,
+            output_offset: out_zero_point,
+        },
+    ))
+}
+
+/// `QuantizeMultiplierSmallerThanOneExp`: TFLM aborts unless `0 < m < 1` and the shift is at
+/// most 0.
+fn below_one(ctx: &OpContext, what: &str, m: f64) -> Result<(i32, i32)> {
+    let refuse = || {
+        ctx.invalid(
+            format!("the {what} multiplier {m:e} is not below 1 as int8 CUMSUM requires"),
+            Grounds::tflm(
+                "cumsum.cc CalculateOpData: QuantizeMultiplierSmallerThanOneExp \
+                 TFLITE_CHECK(0 < multiplier < 1) and TFLITE_CHECK_LE(shift, 0) abort",
+            ),
+        )
+    };
+    if !(m > 0.0 && m < 1.0) {
+        return Err(refuse());
+    }
+    let (multiplier, shift) = ctx.multiplier(&format!("the {what} rescaling"), m)?;
+    if shift > 0 {
+        return Err(refuse());
+    }
+    Ok((multiplier, shift))
+}

@@ -1,0 +1,54 @@
+//! CUMSUM (float32 and int8, TFLM's cumsum.cc), drawn by the helper that added it.
+
+use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorType};
+
+use super::G;
+
+/// The longest int8 line drawn: TFLM's int32 running sum of elements shifted left by 19 holds at
+/// least 15 of them whatever the zero point (the lowering refuses longer lines that can overflow).
+const MAX_INT8_LINE: i32 = 15;
+
+impl<'a> G<'a> {
+    /// CUMSUM of `x` along a random axis (negative now and then), exclusive and reversed at
+    /// random; int8 along an axis of at most [`MAX_INT8_LINE`] elements (`None` when `x` has
+    /// none), the output's scale up to the line's length times the input's (TFLM's sum starts
+    /// from the input offset, so any zero point shifts it).
+    pub(super) fn cumsum(&mut self, x: i32) -> Option<i32> {
+        let s = self.shape(x);
+        let dtype = self.dtype(x);
+        let rank = s.len();
+        let axes: Vec<usize> = (0..rank)
+            .filter(|&a| dtype != TensorType::INT8 || s[a] <= MAX_INT8_LINE)
+            .collect();
+        if axes.is_empty() {
+            return None;
+        }
+        let a = axes[self.rng.range(0, axes.len() as i64 - 1) as usize];
+        let value = if self.rng.chance(0.3) {
+            a as i32 - rank as i32
+        } else {
+            a as i32
+        };
+        let axis = self.const_i32(&[1], &[value]);
+        let (exclusive, reverse) = (self.rng.chance(0.5), self.rng.chance(0.5));
+        let quant = (dtype == TensorType::INT8).then(|| {
+            let (scale, _) = self.q(x);
+            let grow = self.rng.logu(0.5, f64::from(s[a].max(1)) * 1.5);
+            ((f64::from(scale) * grow) as f32, self.zero_point())
+        });
+        let out = self.act(dtype, &s, quant);
+        let text = format!(
+            "CUMSUM {} axis={value} exclusive={exclusive} reverse={reverse} -> {}",
+            self.qtext(x),
+            self.qtext(out)
+        );
+        self.describe(text);
+        self.m.op(
+            B::CUMSUM,
+            Options::Cumsum { exclusive, reverse },
+            &[x, axis],
+            &[out],
+        );
+        Some(out)
+    }
+}
