@@ -811,6 +811,25 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "elementwise",
+        "PreluS16",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("a_strides", "const size_t *"),
+            ("a_strides_len", "size_t"),
+            ("b_strides", "const size_t *"),
+            ("b_strides_len", "size_t"),
+            ("input_offset", "int32_t"),
+            ("alpha_offset", "int32_t"),
+            ("output_offset", "int32_t"),
+            ("multiplier_1", "int32_t"),
+            ("shift_1", "int32_t"),
+            ("multiplier_2", "int32_t"),
+            ("shift_2", "int32_t"),
+        ],
+    ),
+    (
+        "elementwise",
         "PreluF32",
         &[
             ("shape", "const size_t *"),

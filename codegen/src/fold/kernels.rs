@@ -2267,6 +2267,33 @@ fn elementwise_prelu_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> R
     Ok(())
 }
 
+/// `elementwise::prelu_s16`.
+fn elementwise_prelu_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::PreluS16 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        alpha_offset: call.scalar::<i32>("alpha_offset")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        multiplier_1: call.scalar::<i32>("multiplier_1")?,
+        shift_1: call.scalar::<i32>("shift_1")?,
+        multiplier_2: call.scalar::<i32>("multiplier_2")?,
+        shift_2: call.scalar::<i32>("shift_2")?,
+    };
+    tinyaot_runtime::kernels::elementwise::prelu_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `elementwise::prelu_f32`.
 fn elementwise_prelu_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -4461,6 +4488,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "mul_s8") => elementwise_mul_s8(call, arena),
         ("elementwise", "mul_s16") => elementwise_mul_s16(call, arena),
         ("elementwise", "prelu_s8") => elementwise_prelu_s8(call, arena),
+        ("elementwise", "prelu_s16") => elementwise_prelu_s16(call, arena),
         ("elementwise", "prelu_f32") => elementwise_prelu_f32(call, arena),
         ("elementwise", "add_s32") => elementwise_add_s32(call, arena),
         ("elementwise", "sub_s32") => elementwise_sub_s32(call, arena),

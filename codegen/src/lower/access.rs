@@ -144,6 +144,7 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     // (runtime/src/kernels/elementwise.rs).
     ("elementwise", "add_s8", Contract::InPlace),
     ("elementwise", "prelu_s8", Contract::InPlace),
+    ("elementwise", "prelu_s16", Contract::InPlace),
     ("elementwise", "prelu_f32", Contract::InPlace),
     ("elementwise", "sub_s8", Contract::InPlace),
     ("elementwise", "add_s16", Contract::InPlace),

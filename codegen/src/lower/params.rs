@@ -2169,6 +2169,51 @@ pub(crate) mod elementwise {
         }
     }
 
+    /// `tinyaot::kernels::elementwise::PreluS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct PreluS16 {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `a_strides`.
+        pub a_strides: Vec<usize>,
+        /// `b_strides`.
+        pub b_strides: Vec<usize>,
+        /// `input_offset`.
+        pub input_offset: i32,
+        /// `alpha_offset`.
+        pub alpha_offset: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+        /// `multiplier_1`.
+        pub multiplier_1: i32,
+        /// `shift_1`.
+        pub shift_1: i32,
+        /// `multiplier_2`.
+        pub multiplier_2: i32,
+        /// `shift_2`.
+        pub shift_2: i32,
+    }
+
+    impl From<PreluS16> for Params {
+        fn from(p: PreluS16) -> Params {
+            Params {
+                type_name: "PreluS16",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("a_strides", Value::Usizes(p.a_strides)),
+                    ("b_strides", Value::Usizes(p.b_strides)),
+                    ("input_offset", Value::I32(p.input_offset)),
+                    ("alpha_offset", Value::I32(p.alpha_offset)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                    ("multiplier_1", Value::I32(p.multiplier_1)),
+                    ("shift_1", Value::I32(p.shift_1)),
+                    ("multiplier_2", Value::I32(p.multiplier_2)),
+                    ("shift_2", Value::I32(p.shift_2)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::elementwise::PreluF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct PreluF32 {

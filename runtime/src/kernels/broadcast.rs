@@ -19,10 +19,50 @@ pub(crate) fn binary<T: Elem>(
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
     f: impl Fn(T, T) -> T,
 ) {
+    walk(
+        arena,
+        (a, b, output),
+        (shape, a_strides, b_strides),
+        &f,
+        Some(&f),
+    );
+}
+
+/// [`binary`] with a second input of another element type `U` (int16 PRELU's int8 alpha): the
+/// output has the first input's type, so only the first input may be the output itself.
+#[inline(always)]
+pub(crate) fn binary_mixed<T: Elem, U: Elem>(
+    arena: &mut [u8],
+    (a, b, output): (Src, Src, usize),
+    (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
+    f: impl Fn(T, U) -> T,
+) {
+    // No function for the second input as the output: an input of another type is never it.
+    walk(
+        arena,
+        (a, b, output),
+        (shape, a_strides, b_strides),
+        &f,
+        None::<&fn(T, U) -> U>,
+    );
+}
+
+/// The loop of [`binary`] and [`binary_mixed`]. `f_b` is `f` again when both inputs have the
+/// output's type (`U` is `T`), for the rows when the second input is the output itself; `None`
+/// otherwise, as only a second input of the output's type can be it. (A function, not a closure
+/// that runs those rows: the closure was not inlined, and cost Cortex-M4 code 1.8 KB a kernel.)
+#[inline(always)]
+fn walk<T: Elem, U: Elem>(
+    arena: &mut [u8],
+    (a, b, output): (Src, Src, usize),
+    (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
+    f: &impl Fn(T, U) -> T,
+    f_b: Option<&impl Fn(T, U) -> U>,
+) {
     let rank = shape.len();
     assert!(rank <= MAX_RANK && a_strides.len() == rank && b_strides.len() == rank);
     if rank == 0 {
-        let (mut x, mut y) = ([T::default()], [T::default()]);
+        let (mut x, mut y) = ([T::default()], [U::default()]);
         load(arena, a, 0, &mut x);
         load(arena, b, 0, &mut y);
         store(arena, output, 0, &[f(x[0], y[0])]);
@@ -40,7 +80,7 @@ pub(crate) fn binary<T: Elem>(
             .map(|(n, s)| (n - 1) * s)
             .sum::<usize>()
     };
-    let (a_len, b_len) = (in_len(a_strides) * T::SIZE, in_len(b_strides) * T::SIZE);
+    let (a_len, b_len) = (in_len(a_strides) * T::SIZE, in_len(b_strides) * U::SIZE);
     if let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total * T::SIZE) {
         direct(xa, xb, out, shape, a_strides, b_strides, f);
     } else if !in_place(
@@ -48,7 +88,8 @@ pub(crate) fn binary<T: Elem>(
         (a, b, output),
         (shape, a_strides, b_strides),
         (a_len, b_len),
-        &f,
+        f,
+        f_b,
     ) {
         staged(arena, (a, b, output), (shape, a_strides, b_strides), f);
     }
@@ -59,12 +100,13 @@ pub(crate) fn binary<T: Elem>(
 /// written, with no staging (which cost an in-place MAXIMUM on Cortex-M4 2.7 times the
 /// instructions of the same call apart). Returns false, having done nothing, otherwise.
 #[inline(always)]
-fn in_place<T: Elem>(
+fn in_place<T: Elem, U: Elem>(
     arena: &mut [u8],
     (a, b, output): (Src, Src, usize),
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
     (a_len, b_len): (usize, usize),
-    f: &impl Fn(T, T) -> T,
+    f: &impl Fn(T, U) -> T,
+    f_b: Option<&impl Fn(T, U) -> U>,
 ) -> bool {
     let out_len = shape.iter().product::<usize>() * T::SIZE;
     let is_output = |src: Src, strides: &[usize], len: usize| {
@@ -78,11 +120,11 @@ fn in_place<T: Elem>(
             return false;
         };
         rows_in_place(out, y, shape, b_strides, f);
-    } else if is_output(b, b_strides, b_len) {
+    } else if let (Some(f_b), true) = (f_b, is_output(b, b_strides, b_len)) {
         let Some((x, _, out)) = disjoint(arena, (a, a_len), nothing, output, out_len) else {
             return false;
         };
-        rows_in_place(out, x, shape, a_strides, |o, x| f(x, o));
+        rows_in_place(out, x, shape, a_strides, |o, x| f_b(x, o));
     } else {
         return false;
     }
@@ -106,19 +148,19 @@ fn contiguous(shape: &[usize], strides: &[usize]) -> bool {
 /// [`direct`] with the output as one operand: `out[i] = g(out[i], other[...])`, `other` read with
 /// `strides` as [`direct`] reads an input.
 #[inline(always)]
-fn rows_in_place<T: Elem>(
+fn rows_in_place<T: Elem, U: Elem>(
     out: &mut [u8],
     other: &[u8],
     shape: &[usize],
     strides: &[usize],
-    g: impl Fn(T, T) -> T,
+    g: impl Fn(T, U) -> T,
 ) {
     let rank = shape.len();
     let inner = shape[rank - 1];
     let step = strides[rank - 1];
     let outer = &shape[..rank - 1];
     let mut index = [0usize; MAX_RANK];
-    let size = T::SIZE;
+    let (size, other_size) = (T::SIZE, U::SIZE);
     for row in out.chunks_exact_mut(inner * size) {
         let pos: usize = index[..rank - 1]
             .iter()
@@ -127,13 +169,13 @@ fn rows_in_place<T: Elem>(
             .sum();
         let cells = row.chunks_exact_mut(size);
         if step == 0 {
-            let y = T::read(&other[pos * size..]);
+            let y = U::read(&other[pos * other_size..]);
             cells.for_each(|o| g(T::read(o), y).write(o));
         } else {
-            let ys = other[pos * size..(pos + inner) * size].chunks_exact(size);
+            let ys = other[pos * other_size..(pos + inner) * other_size].chunks_exact(other_size);
             cells
                 .zip(ys)
-                .for_each(|(o, y)| g(T::read(o), T::read(y)).write(o));
+                .for_each(|(o, y)| g(T::read(o), U::read(y)).write(o));
         }
         next_index(&mut index[..rank - 1], outer);
     }
@@ -171,21 +213,21 @@ pub(crate) fn disjoint<'x>(
 
 /// The broadcast loop on separate input and output slices: no staging.
 #[inline(always)]
-fn direct<T: Elem>(
+fn direct<T: Elem, U: Elem>(
     a: &[u8],
     b: &[u8],
     out: &mut [u8],
     shape: &[usize],
     a_strides: &[usize],
     b_strides: &[usize],
-    f: impl Fn(T, T) -> T,
+    f: impl Fn(T, U) -> T,
 ) {
     let rank = shape.len();
     let inner = shape[rank - 1];
     let (a_step, b_step) = (a_strides[rank - 1], b_strides[rank - 1]);
     let outer = &shape[..rank - 1];
     let mut index = [0usize; MAX_RANK];
-    let size = T::SIZE;
+    let (size, b_size) = (T::SIZE, U::SIZE);
     for row in out.chunks_exact_mut(inner * size) {
         let idx = &index[..rank - 1];
         let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
@@ -193,25 +235,25 @@ fn direct<T: Elem>(
         let rows = row.chunks_exact_mut(size);
         match (a_step, b_step) {
             (0, 0) => {
-                let v = f(T::read(&a[a_pos * size..]), T::read(&b[b_pos * size..]));
+                let v = f(T::read(&a[a_pos * size..]), U::read(&b[b_pos * b_size..]));
                 rows.for_each(|o| v.write(o));
             }
             (0, _) => {
                 let x = T::read(&a[a_pos * size..]);
-                let ys = b[b_pos * size..(b_pos + inner) * size].chunks_exact(size);
-                rows.zip(ys).for_each(|(o, y)| f(x, T::read(y)).write(o));
+                let ys = b[b_pos * b_size..(b_pos + inner) * b_size].chunks_exact(b_size);
+                rows.zip(ys).for_each(|(o, y)| f(x, U::read(y)).write(o));
             }
             (_, 0) => {
-                let y = T::read(&b[b_pos * size..]);
+                let y = U::read(&b[b_pos * b_size..]);
                 let xs = a[a_pos * size..(a_pos + inner) * size].chunks_exact(size);
                 rows.zip(xs).for_each(|(o, x)| f(T::read(x), y).write(o));
             }
             _ => {
                 let xs = a[a_pos * size..(a_pos + inner) * size].chunks_exact(size);
-                let ys = b[b_pos * size..(b_pos + inner) * size].chunks_exact(size);
+                let ys = b[b_pos * b_size..(b_pos + inner) * b_size].chunks_exact(b_size);
                 rows.zip(xs)
                     .zip(ys)
-                    .for_each(|((o, x), y)| f(T::read(x), T::read(y)).write(o));
+                    .for_each(|((o, x), y)| f(T::read(x), U::read(y)).write(o));
             }
         }
         next_index(&mut index[..rank - 1], outer);
@@ -220,11 +262,11 @@ fn direct<T: Elem>(
 
 /// The broadcast loop through stack buffers, chunk by chunk: correct when the output is an input.
 #[inline(always)]
-fn staged<T: Elem>(
+fn staged<T: Elem, U: Elem>(
     arena: &mut [u8],
     (a, b, output): (Src, Src, usize),
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    f: impl Fn(T, T) -> T,
+    f: impl Fn(T, U) -> T,
 ) {
     let rank = shape.len();
     let inner = shape[rank - 1];
@@ -233,7 +275,7 @@ fn staged<T: Elem>(
     let mut index = [0usize; MAX_RANK];
     let mut out_pos = 0;
     let mut xa = [T::default(); CHUNK];
-    let mut xb = [T::default(); CHUNK];
+    let mut xb = [U::default(); CHUNK];
     let mut xo = [T::default(); CHUNK];
     loop {
         let idx = &index[..rank - 1];

@@ -1151,6 +1151,8 @@ pub mod ffi {
             /// `shift_2`.
             pub shift_2: i32,
         }
+        /// `PreluS16` is `PreluS8` in C too.
+        pub type PreluS16 = PreluS8;
         /// `PreluF32` is `MinMax` in C too.
         pub type PreluF32 = MinMax;
         /// The C `elementwise_BinaryS32`.
@@ -3107,6 +3109,13 @@ pub mod ffi {
             alpha: *const u8,
             output: *mut u8,
             p: *const elementwise::PreluS8,
+        );
+        /// The C `elementwise::prelu_s16`.
+        pub fn parity_elementwise_prelu_s16(
+            input: *const u8,
+            alpha: *const u8,
+            output: *mut u8,
+            p: *const elementwise::PreluS16,
         );
         /// The C `elementwise::prelu_f32`.
         pub fn parity_elementwise_prelu_f32(
@@ -6232,6 +6241,37 @@ fn c_elementwise_prelu_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Strin
     Ok(())
 }
 
+/// `elementwise::prelu_s16` in C.
+fn c_elementwise_prelu_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::PreluS16 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        alpha_offset: call.scalar::<i32>("alpha_offset")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        multiplier_1: call.scalar::<i32>("multiplier_1")?,
+        shift_1: call.scalar::<i32>("shift_1")?,
+        multiplier_2: call.scalar::<i32>("multiplier_2")?,
+        shift_2: call.scalar::<i32>("shift_2")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let alpha = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_prelu_s16(input, alpha, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::prelu_f32` in C.
 fn c_elementwise_prelu_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -8849,6 +8889,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "mul_s8") => c_elementwise_mul_s8(call, arena),
         ("elementwise", "mul_s16") => c_elementwise_mul_s16(call, arena),
         ("elementwise", "prelu_s8") => c_elementwise_prelu_s8(call, arena),
+        ("elementwise", "prelu_s16") => c_elementwise_prelu_s16(call, arena),
         ("elementwise", "prelu_f32") => c_elementwise_prelu_f32(call, arena),
         ("elementwise", "add_s32") => c_elementwise_add_s32(call, arena),
         ("elementwise", "sub_s32") => c_elementwise_sub_s32(call, arena),
@@ -9074,6 +9115,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "mul_s8"),
     ("elementwise", "mul_s16"),
     ("elementwise", "prelu_s8"),
+    ("elementwise", "prelu_s16"),
     ("elementwise", "prelu_f32"),
     ("elementwise", "add_s32"),
     ("elementwise", "sub_s32"),

@@ -12,7 +12,9 @@
 //! offset as) an input whose strides are all non-zero (an input of the output's shape):
 //! ADD/SUB/MUL/MAXIMUM/MINIMUM can run in place. The output must not otherwise overlap an input.
 //!
-//! PRELU (int8 and float32) shares the walk: alpha is its second input, broadcast like one.
+//! PRELU (int8, float32, and int16 with an int8 alpha) shares the walk: alpha is its second
+//! input, broadcast like one (int16's through `kernels::broadcast::binary_mixed`, whose second
+//! input has its own element type and so is never the output).
 //!
 //! The family's files, by variant: `add.rs` int8 and int16 ADD and SUB (with their short int8
 //! path, and in `add_dsp.rs` its assembly for the DSP extension), `mul.rs` int8 and int16 MUL,
@@ -21,7 +23,7 @@
 //! MINIMUM of every type, `prelu.rs` PRELU and `add_n.rs` ADD_N (2 to 8 inputs, no broadcast),
 //! each with its parameter struct. This module holds
 //! what several of them share: the int8 clamp. Every kernel walks its broadcast with
-//! `kernels::broadcast::binary`.
+//! `kernels::broadcast::binary` (int16 PRELU with `binary_mixed`).
 
 mod add;
 #[cfg(tinyaot_dsp)]
@@ -51,7 +53,7 @@ pub use min_max::{
     minimum_s32, minimum_s64, minimum_s8, MinMax,
 };
 pub use mul::{mul_s16, mul_s8, MulS16, MulS8};
-pub use prelu::{prelu_f32, prelu_s8, PreluF32, PreluS8};
+pub use prelu::{prelu_f32, prelu_s16, prelu_s8, PreluF32, PreluS16, PreluS8};
 pub use s32::{add_s32, mul_s32, sub_s32, BinaryS32};
 pub use squared_difference::{
     squared_difference_f32, squared_difference_s16, squared_difference_s32, squared_difference_s8,

@@ -301,3 +301,37 @@ fn add_f32_broadcasts_both_inputs() {
         [10.0, 11.0, 12.0, 20.0, 21.0, 22.0, 13.0, 14.0, 15.0, 23.0, 24.0, 25.0]
     );
 }
+
+/// int16 PRELU with a broadcast int8 alpha: positive inputs rescaled by m1 (here 1), negative
+/// ones times alpha by m2 (here 1/2), the output offset added and clamped to int16; apart from its
+/// input and in place over it.
+#[test]
+fn prelu_s16_broadcasts_an_int8_alpha_in_place_too() {
+    let p = PreluS16 {
+        shape: &[2, 2],
+        a_strides: &[2, 1],
+        b_strides: &[0, 1],
+        input_offset: 0,
+        alpha_offset: 0,
+        output_offset: 10,
+        multiplier_1: 1 << 30,
+        shift_1: 1,
+        multiplier_2: 1 << 30,
+        shift_2: 0,
+    };
+    let input: [i16; 4] = [100, -3, -7, 32767];
+    let alpha = [2i8 as u8, (-4i8) as u8];
+    let read = |b: &[u8]| -> [i16; 4] {
+        core::array::from_fn(|i| i16::from_le_bytes([b[2 * i], b[2 * i + 1]]))
+    };
+    let mut arena = [0u8; 16];
+    for (c, x) in arena[..8].chunks_exact_mut(2).zip(input) {
+        c.copy_from_slice(&x.to_le_bytes());
+    }
+    // 100 -> 110; -3 * -4 / 2 = 6 -> 16; -7 * 2 / 2 = -7 -> 3; 32767 + 10 saturates.
+    let expected = [110, 16, 3, 32767];
+    prelu_s16(&mut arena, Src::Arena(0), Src::Bytes(&alpha), 8, &p);
+    assert_eq!(read(&arena[8..]), expected);
+    prelu_s16(&mut arena, Src::Arena(0), Src::Bytes(&alpha), 0, &p);
+    assert_eq!(read(&arena[..8]), expected);
+}

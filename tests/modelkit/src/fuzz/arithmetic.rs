@@ -1,11 +1,16 @@
 //! The binary element-wise operators (ADD, SUB, MUL, MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE,
-//! DIV, FLOOR_DIV, FLOOR_MOD), with now and then an int32 side branch.
+//! DIV, FLOOR_DIV, FLOOR_MOD), with now and then an int32 side branch (and for PRELU an int16
+//! one with an int8 alpha).
 
 use super::{elements, Gen, Value};
 use crate::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
 impl Gen<'_, '_> {
     pub(super) fn binary(&mut self, op: B) {
+        if op == B::PRELU && self.chance(25) {
+            self.prelu_int16();
+            return;
+        }
         let v = self.latest();
         // Now and then TFLM's unquantized int32 arithmetic, on a new int32 input of the latest
         // value's shape: a side branch whose result is a graph output, so that the chain goes on
@@ -20,23 +25,7 @@ impl Gen<'_, '_> {
         };
         let int32 = self.dtype_of(v) == TensorType::INT32;
         let shape = self.shape_of(v);
-        // The other operand: same shape, or broadcast (some dimensions 1, or lower rank).
-        let other_shape: Vec<i32> = match self.int(0, 2) {
-            0 => shape.clone(),
-            1 => {
-                let mut s = shape.clone();
-                for d in s.iter_mut() {
-                    if self.chance(50) {
-                        *d = 1;
-                    }
-                }
-                s
-            }
-            _ => {
-                let keep = self.index(shape.len() + 1);
-                shape[shape.len() - keep..].to_vec()
-            }
-        };
+        let other_shape = self.partner_shape(&shape);
         let like_v = int32 || !self.int8 || op == B::MAXIMUM || op == B::MINIMUM;
         let other = if like_v {
             self.same_quant(v, &other_shape)
@@ -77,6 +66,63 @@ impl Gen<'_, '_> {
             if let Some(out) = self.values.pop() {
                 self.m.outputs.push(out.index);
             }
+        }
+    }
+
+    /// The other operand of a binary operator over `shape`: the same shape, or broadcast (some
+    /// dimensions 1, or lower rank).
+    fn partner_shape(&mut self, shape: &[i32]) -> Vec<i32> {
+        match self.int(0, 2) {
+            0 => shape.to_vec(),
+            1 => {
+                let mut s = shape.to_vec();
+                for d in s.iter_mut() {
+                    if self.chance(50) {
+                        *d = 1;
+                    }
+                }
+                s
+            }
+            _ => {
+                let keep = self.index(shape.len() + 1);
+                shape[shape.len() - keep..].to_vec()
+            }
+        }
+    }
+
+    /// int16 PRELU with an int8 alpha (TFLM's only int16 PRELU) on a new int16 input of the
+    /// latest value's shape: a side branch whose output is a graph output, as the int32 one.
+    /// Zero points 0 as the 16x8 scheme has them, now and then not (TFLM reads them).
+    fn prelu_int16(&mut self) {
+        let v = self.latest();
+        let shape = self.shape_of(v);
+        let int16 = |g: &mut Self, shape: &[i32]| {
+            let zero_point = if g.chance(80) {
+                0
+            } else {
+                i64::from(g.int(-300, 300))
+            };
+            let scale = g.scale() / 64.0;
+            TensorSpec::new(TensorType::INT16, shape).quant(scale, zero_point)
+        };
+        let x = int16(self, &shape);
+        let x = self.m.tensor(x);
+        self.m.inputs.push(x);
+        let alpha_shape = self.partner_shape(&shape);
+        let (scale, zero_point) = (self.scale() / 8.0, self.zero_point());
+        let alpha = TensorSpec::int8(&alpha_shape, scale, zero_point);
+        let alpha = if self.chance(60) {
+            let data = self.bytes(elements(&alpha_shape));
+            self.constant(alpha.constant(data))
+        } else {
+            let i = self.m.tensor(alpha);
+            self.m.inputs.push(i);
+            i
+        };
+        let out = int16(self, &shape);
+        self.push_op(B::PRELU, Options::None, &[x, alpha], out);
+        if let Some(out) = self.values.pop() {
+            self.m.outputs.push(out.index);
         }
     }
 }

@@ -69,6 +69,25 @@ pub(super) fn legitimate_corners(cases: &mut Vec<Case>) {
         fc16(TensorType::INT32),
     );
     s.accepted("depthwise_int16_no_bias", dw16(None, 0));
+    // int16 PRELU with an int8 alpha: TFLM's CalculatePreluParams reads every zero point, the
+    // int16 ones too (inputs far enough below theirs to saturate the output); alpha a constant
+    // broadcast over the rows, then a graph input of the output's shape.
+    let prelu16 = |alpha: TensorSpec| {
+        ModelSpec::single_op(
+            B::PRELU,
+            Options::None,
+            vec![int16(&[1, 4, 6], (0.001, 300)), alpha],
+            vec![int16(&[1, 4, 6], (0.0007, -150))],
+        )
+    };
+    s.accepted(
+        "prelu_int16_zero_points",
+        prelu16(TensorSpec::int8(&[6], 0.02, -5).constant_i8(&[-128, -40, -5, 20, 60, 127])),
+    );
+    s.accepted(
+        "prelu_int16_alpha_input",
+        prelu16(TensorSpec::int8(&[1, 4, 6], 0.03, 7)),
+    );
     // input scale / output scale is 0.75 exactly in f32 but just below in f64: TFLM's multiplier
     // is 1610612690, the float one 1610612736, and half the odd inputs round differently.
     let (s_in, s_out) = (0.75f32 * 0.7f32, 0.7f32);

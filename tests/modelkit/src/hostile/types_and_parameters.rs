@@ -697,6 +697,40 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "INT32",
     );
+    // int16 PRELU: PreluPrepare requires an int8 alpha of an int16 output; Eval writes an int16
+    // input's output as int16 whatever its type. Accepted (in legitimate corners): zero points,
+    // which TFLM reads as they are, an int16 one too.
+    let alpha16 = int16(&[6], (0.02, 0)).constant(
+        [1i16, -2, 3, 40, 5, 6]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    );
+    s.refused(
+        "prelu_int16_alpha_int16",
+        ModelSpec::single_op(
+            B::PRELU,
+            Options::None,
+            vec![int16(&[1, 4, 6], (0.001, 0)), alpha16],
+            vec![int16(&[1, 4, 6], (0.001, 0))],
+        ),
+        Invalid,
+        "INT8 alpha",
+    );
+    s.refused(
+        "prelu_int16_output_int8",
+        ModelSpec::single_op(
+            B::PRELU,
+            Options::None,
+            vec![
+                int16(&[1, 4, 6], (0.001, 0)),
+                TensorSpec::int8(&[6], 0.02, 0).constant_i8(&[1, -2, 3, 40, 5, 6]),
+            ],
+            vec![TensorSpec::int8(&[1, 4, 6], 0.01, 0)],
+        ),
+        Invalid,
+        "expected INT16",
+    );
     // int16 quantization TFLM's Prepare refuses: nonzero zero points (RELU, LOGISTIC, TANH, MUL,
     // CONCATENATION), a LOGISTIC / TANH output scale other than 2^-15, an input scale LOGISTIC
     // cannot rescale (its multiplier would exceed 32767).

@@ -77,20 +77,7 @@ impl<'a> G<'a> {
             if min_max {
                 ((s_x, z_x), (s_x, z_x))
             } else if op == B::PRELU {
-                // alpha = (q - z) * s_alpha up to about ±1.3; the output near the input's scale.
-                let z_y = self.zero_point();
-                let z_o = self.zero_point();
-                let (s_y, s_o) = self.hunt(
-                    |r| {
-                        let s_y = r.logu(1e-3, 5e-3) as f32;
-                        (s_y, (f64::from(s_x) * r.logu(0.5, 2.0)) as f32)
-                    },
-                    |(s_y, s_o)| {
-                        score(&ratio_variants(s_x, s_o))
-                            .max(score(&product_variants(s_x, s_y, s_o)))
-                    },
-                );
-                ((s_y, z_y), (s_o, z_o))
+                self.prelu_quant(s_x, false)
             } else {
                 let z_y = self.zero_point();
                 let z_o = self.zero_point();
@@ -137,6 +124,9 @@ impl<'a> G<'a> {
             let (s_x, _) = self.q(x);
             if min_max {
                 ((s_x, 0), (s_x, 0))
+            } else if op == B::PRELU {
+                // TFLM's int16 PRELU: an int8 alpha (any zero point), the output's zero point 0.
+                self.prelu_quant(s_x, true)
             } else {
                 let s_y = (f64::from(s_x) * self.rng.logu(0.2, 5.0)) as f32;
                 let s_o = if op == B::MUL {
@@ -150,9 +140,15 @@ impl<'a> G<'a> {
             ((0.0, 0), (0.0, 0))
         };
         let quantized = matches!(dtype, TensorType::INT8 | TensorType::INT16);
+        // The second input's type: the first's, but int16 PRELU's alpha is int8.
+        let y_type = if op == B::PRELU && dtype == TensorType::INT16 {
+            TensorType::INT8
+        } else {
+            dtype
+        };
         let y = if constant {
             let n = elements(&other_shape) as usize;
-            let t = if dtype == TensorType::INT8 {
+            let t = if y_type == TensorType::INT8 {
                 let v: Vec<i8> = (0..n).map(|_| self.rng.int(-128, 127) as i8).collect();
                 TensorSpec::int8(&other_shape, y_q.0, y_q.1).constant_i8(&v)
             } else if dtype == TensorType::INT32 {
@@ -173,7 +169,7 @@ impl<'a> G<'a> {
             };
             self.m.tensor(t)
         } else {
-            self.input(dtype, &other_shape, quantized.then_some(y_q), 2.0)
+            self.input(y_type, &other_shape, quantized.then_some(y_q), 2.0)
         };
         let out = self.act(dtype, &out_shape, quantized.then_some(out_q));
         let activation = self.rng.pick(ACTIVATIONS);
@@ -209,6 +205,27 @@ impl<'a> G<'a> {
         self.describe(text);
         self.m.op(op, options, &[a, b], &[out]);
         out
+    }
+}
+
+impl G<'_> {
+    /// PRELU's alpha and output quantization for input scale `s_x`: an int8 alpha (a random zero
+    /// point) with `(q - z) * s_alpha` up to about ±1.3, the output near the input's scale (its
+    /// zero point random, or 0 for an `int16` output), both rescalings where float and double
+    /// differ.
+    fn prelu_quant(&mut self, s_x: f32, int16: bool) -> ((f32, i64), (f32, i64)) {
+        let z_y = self.zero_point();
+        let z_o = if int16 { 0 } else { self.zero_point() };
+        let (s_y, s_o) = self.hunt(
+            |r| {
+                let s_y = r.logu(1e-3, 5e-3) as f32;
+                (s_y, (f64::from(s_x) * r.logu(0.5, 2.0)) as f32)
+            },
+            |(s_y, s_o)| {
+                score(&ratio_variants(s_x, s_o)).max(score(&product_variants(s_x, s_y, s_o)))
+            },
+        );
+        ((s_y, z_y), (s_o, z_o))
     }
 }
 

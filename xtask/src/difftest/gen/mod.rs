@@ -249,7 +249,7 @@ const MOVED_TYPES: [TensorType; 5] = [
 
 /// Whether the generator draws `op` on `dtype`: int8 and float32 everywhere (an operator's
 /// generator declines what it does not take), int32 in the int32 arithmetic, int16 in the 16x8
-/// arithmetic (zero points 0), int64 in MAXIMUM and MINIMUM, and the types TFLM's byte-moving
+/// arithmetic (zero points 0; PRELU with an int8 alpha), int64 in MAXIMUM and MINIMUM, and the types TFLM's byte-moving
 /// kernels register (concatenation.cc, pack.cc, pad.cc, transpose.cc,
 /// strided_slice.cc, slice.cc, unpack.cc, reshape.cc, squeeze.cc, expand_dims.cc), and SHAPE of
 /// any input (it reads only the shape).
@@ -290,6 +290,7 @@ fn draws_type(op: B, dtype: TensorType) -> bool {
                 | B::SQUARED_DIFFERENCE
                 | B::MAXIMUM
                 | B::MINIMUM
+                | B::PRELU
                 | B::CONV_2D
                 | B::DEPTHWISE_CONV_2D
                 | B::TRANSPOSE_CONV

@@ -1,6 +1,7 @@
 //! ADD, SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE → `elementwise::*` (int8, int16, int32 and
-//! float32; MAXIMUM and MINIMUM also int64), DIV (float32, int8 and int32), and PRELU (int8 and
-//! float32, alpha broadcast like a second input): broadcasting and TFLM's quantized parameters.
+//! float32; MAXIMUM and MINIMUM also int64), DIV (float32, int8 and int32), and PRELU (int8,
+//! float32, and int16 with an int8 alpha; alpha broadcast like a second input): broadcasting and
+//! TFLM's quantized parameters.
 //!
 //! The family's files: `broadcast.rs` the collapsed broadcast every kernel walks (and TFLM's
 //! broadcasting checks), `arithmetic.rs` ADD, SUB and MUL of every type with their
@@ -104,6 +105,13 @@ const FLOOR_TYPES: Types = {
     }
 };
 
+/// PRELU: float32, int8, and int16 with an int8 alpha, all TFLM's kernel takes.
+const PRELU_SIGS: &[Sig] = &[
+    Sig::Same(Ty::F32),
+    Sig::Same(Ty::I8),
+    Sig::Each(&[Ty::I16, Ty::I8, Ty::I16]),
+];
+
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
@@ -121,12 +129,8 @@ pub(crate) const OPS: &[OpEntry] = &[
         code: OpCode::PRELU,
         types: Types {
             roles: BINARY_ROLES,
-            tinyaot: &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)],
-            tflm: &[
-                Sig::Same(Ty::F32),
-                Sig::Same(Ty::I8),
-                Sig::Each(&[Ty::I16, Ty::I8, Ty::I16]),
-            ],
+            tinyaot: PRELU_SIGS,
+            tflm: PRELU_SIGS,
         },
         inputs: 2..=2,
         outputs: 1,
@@ -235,6 +239,14 @@ pub(in crate::lower::ops) fn broadcast_operands(
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.same_dtype("input 2", b, a)?;
     check_output(out, a)?;
+    mixed_broadcast_operands(ctx)
+}
+
+/// [`broadcast_operands`] with the types left to the caller: int16 PRELU's alpha is int8.
+pub(in crate::lower::ops) fn mixed_broadcast_operands(
+    ctx: &OpContext,
+) -> Result<(Broadcast, Vec<Operand>)> {
+    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     if a.is_constant() && b.is_constant() && !ctx.constant_in_arena_ok() {
         return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
     }
