@@ -289,6 +289,32 @@ impl<'g, 'm> OpContext<'g, 'm> {
         Ok((multiplier, shift))
     }
 
+    /// TFLM's `QuantizeMultiplierSmallerThanOneExp(real)`, which its kernels call where the
+    /// factor must be below 1 (ADD/SUB's, ADD_N's and CUMSUM's int8 rescalings): it aborts
+    /// (`TFLITE_CHECK`) unless `0 < real < 1` and the shift it gives is at most 0 (a factor
+    /// that rounds up to 1 gives a shift of 1). `ground` names where the kernel calls it.
+    pub fn multiplier_below_one(
+        &self,
+        what: &str,
+        real: f64,
+        ground: &'static str,
+    ) -> Result<(i32, i32)> {
+        let refuse = || {
+            self.invalid(
+                format!("the {what} multiplier {real:e} is not below 1, as TFLM requires"),
+                Grounds::tflm(ground),
+            )
+        };
+        if !(real > 0.0 && real < 1.0) {
+            return Err(refuse());
+        }
+        let (multiplier, shift) = self.multiplier(&format!("the {what} rescaling"), real)?;
+        if shift > 0 {
+            return Err(refuse());
+        }
+        Ok((multiplier, shift))
+    }
+
     /// `zero_point + round(value / scale)` as TFLM's activation-range and RELU6 code computes it,
     /// refusing values whose quotient does not fit in `int32` (the conversion is undefined in C++).
     pub fn quantize_bound(

@@ -15,6 +15,10 @@ use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::OpContext;
 use tinyaot_runtime::math::multiply_by_quantized_multiplier_smaller_than_one_exp as mbqm_small;
 
+/// Where TFLM takes int8 CUMSUM's rescalings, which must be below 1.
+const RESCALING_BELOW_ONE: &str = "cumsum.cc CalculateOpData: QuantizeMultiplierSmallerThanOneExp \
+    TFLITE_CHECK(0 < multiplier < 1) and TFLITE_CHECK_LE(shift, 0) abort";
+
 /// The element types TFLM's CUMSUM sums (cumsum.cc CalculateOpData).
 const SUMMED: &[Sig] = &[Sig::Same(Ty::F32), Sig::Same(Ty::I8)];
 
@@ -117,11 +121,12 @@ fn cumsum(ctx: &OpContext) -> Result<Kernel> {
     let (scale, zero_point) = ctx.int8_quant("the input", input)?;
     let (out_scale, out_zero_point) = ctx.int8_quant("the output", output)?;
     let twice = 2.0 * f64::from(scale);
-    let (input_multiplier, input_shift) = below_one(ctx, "input", f64::from(scale) / twice)?;
-    let (output_multiplier, output_shift) = below_one(
-        ctx,
+    let (input_multiplier, input_shift) =
+        ctx.multiplier_below_one("input", f64::from(scale) / twice, RESCALING_BELOW_ONE)?;
+    let (output_multiplier, output_shift) = ctx.multiplier_below_one(
         "output",
         twice / (f64::from(1u32 << LEFT_SHIFT) * f64::from(out_scale)),
+        RESCALING_BELOW_ONE,
     )?;
     // TFLM's running sum starts at the rescaled input offset and adds one rescaled term per
     // element of the line (the exclusive sum too adds the last one): refused where it can leave
@@ -165,26 +170,4 @@ fn cumsum(ctx: &OpContext) -> Result<Kernel> {
             output_offset: out_zero_point,
         },
     ))
-}
-
-/// `QuantizeMultiplierSmallerThanOneExp`: TFLM aborts unless `0 < m < 1` and the shift is at
-/// most 0.
-fn below_one(ctx: &OpContext, what: &str, m: f64) -> Result<(i32, i32)> {
-    let refuse = || {
-        ctx.invalid(
-            format!("the {what} multiplier {m:e} is not below 1 as int8 CUMSUM requires"),
-            Grounds::tflm(
-                "cumsum.cc CalculateOpData: QuantizeMultiplierSmallerThanOneExp \
-                 TFLITE_CHECK(0 < multiplier < 1) and TFLITE_CHECK_LE(shift, 0) abort",
-            ),
-        )
-    };
-    if !(m > 0.0 && m < 1.0) {
-        return Err(refuse());
-    }
-    let (multiplier, shift) = ctx.multiplier(&format!("the {what} rescaling"), m)?;
-    if shift > 0 {
-        return Err(refuse());
-    }
-    Ok((multiplier, shift))
 }

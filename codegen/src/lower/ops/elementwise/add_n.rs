@@ -7,6 +7,10 @@ use crate::ir::DType;
 use crate::lower::params::elementwise as P;
 use crate::lower::{OpContext, Operand};
 
+/// Where TFLM takes int8 ADD_N's rescalings, which must be below 1.
+const RESCALING_BELOW_ONE: &str = "add_n.cc CalculateOpData: QuantizeMultiplierSmallerThanOneExp \
+    TFLITE_CHECK(0 < multiplier < 1) and TFLITE_CHECK_LE(shift, 0) abort";
+
 /// The kernels by input count (2 to 8), float32 and int8.
 const F32_FUNCTIONS: [&str; 7] = [
     "add_n2_f32",
@@ -29,28 +33,6 @@ const S8_FUNCTIONS: [&str; 7] = [
 
 /// TFLM's `kAddNIntegerShift`.
 const LEFT_SHIFT: i32 = 20;
-
-/// `QuantizeMultiplierSmallerThanOneExp`: TFLM aborts unless `0 < m < 1` and the shift is at
-/// most 0.
-fn below_one(ctx: &OpContext, what: &str, m: f64) -> Result<(i32, i32)> {
-    let refuse = || {
-        ctx.invalid(
-            format!("the {what} multiplier {m:e} is not below 1 as int8 ADD_N requires"),
-            Grounds::tflm(
-                "add_n.cc CalculateOpData: QuantizeMultiplierSmallerThanOneExp \
-                 TFLITE_CHECK(0 < multiplier < 1) and TFLITE_CHECK_LE(shift, 0) abort",
-            ),
-        )
-    };
-    if !(m > 0.0 && m < 1.0) {
-        return Err(refuse());
-    }
-    let (multiplier, shift) = ctx.multiplier(&format!("the {what} rescaling"), m)?;
-    if shift > 0 {
-        return Err(refuse());
-    }
-    Ok((multiplier, shift))
-}
 
 /// ADD_N: TFLM's `CalculateOpData` checks (at least 2 inputs, every input of the first's shape
 /// and type, int8 inputs of one scale and zero point, the output of the inputs' type; FLOAT32
@@ -121,11 +103,12 @@ pub(super) fn add_n(ctx: &OpContext) -> Result<Kernel> {
     }
     let (out_scale, out_zero_point) = ctx.int8_quant("the output", output)?;
     let twice = 2.0 * f64::from(scale);
-    let (input_multiplier, input_shift) = below_one(ctx, "input", f64::from(scale) / twice)?;
-    let (output_multiplier, output_shift) = below_one(
-        ctx,
+    let (input_multiplier, input_shift) =
+        ctx.multiplier_below_one("input", f64::from(scale) / twice, RESCALING_BELOW_ONE)?;
+    let (output_multiplier, output_shift) = ctx.multiplier_below_one(
         "output",
         twice / (f64::from(1u32 << LEFT_SHIFT) * f64::from(out_scale)),
+        RESCALING_BELOW_ONE,
     )?;
     // TFLM sums in int32 from the input offset itself, then one rescaled term per input: refused
     // where that sum can overflow.

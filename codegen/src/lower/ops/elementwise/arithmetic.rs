@@ -9,19 +9,10 @@ use crate::lower::params::elementwise as P;
 use crate::lower::quant::{activation_range_f32, activation_range_s32};
 use crate::lower::OpContext;
 
-/// `QuantizeMultiplierSmallerThanOneExp`: TFLM aborts unless `0 < m < 1`.
-fn multiplier_below_one(ctx: &OpContext, what: &str, m: f64) -> Result<(i32, i32)> {
-    if !(m > 0.0 && m < 1.0) {
-        return Err(ctx.invalid(
-            format!("{what} multiplier {m} is not in (0, 1) (TFLM requires that of int8 ADD/SUB)"),
-            Grounds::tflm(
-                "quantization_util.cc QuantizeMultiplierSmallerThanOneExp, from \
-                 add_common.cc / sub_common.cc: TFLITE_CHECK(0 < multiplier < 1) aborts",
-            ),
-        ));
-    }
-    ctx.multiplier(&format!("the {what} rescaling"), m)
-}
+/// Where TFLM takes int8 ADD's and SUB's rescalings, which must be below 1.
+const RESCALING_BELOW_ONE: &str = "quantization_util.cc QuantizeMultiplierSmallerThanOneExp, from \
+    add_common.cc / sub_common.cc: TFLITE_CHECK(0 < multiplier < 1) and TFLITE_CHECK_LE(shift, 0) \
+    abort";
 
 /// Which arithmetic op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,13 +165,13 @@ fn add_sub_scales(
     Ok(AddSubScales {
         left_shift,
         inputs: [
-            multiplier_below_one(ctx, "input 1", f64::from(s1) / twice_max)?,
-            multiplier_below_one(ctx, "input 2", f64::from(s2) / twice_max)?,
+            ctx.multiplier_below_one("input 1", f64::from(s1) / twice_max, RESCALING_BELOW_ONE)?,
+            ctx.multiplier_below_one("input 2", f64::from(s2) / twice_max, RESCALING_BELOW_ONE)?,
         ],
-        output: multiplier_below_one(
-            ctx,
+        output: ctx.multiplier_below_one(
             "output",
             twice_max / (f64::from(1 << left_shift) * f64::from(so)),
+            RESCALING_BELOW_ONE,
         )?,
     })
 }
