@@ -68,30 +68,54 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
     // `Flash`; a caller's own must be word-aligned).
     #[cfg(tinyaot_dsp)]
     crate::kernels::nn_common::check_word_aligned(blocks);
+    // The sums start from the biases: the requantizer adds none. Its own local: its kernels
+    // take it by reference, and only it need then be in memory (not all of `Pointwise`).
+    let requantizer = biased_requantizer!(p, m);
     let k = Pointwise {
         n,
         m,
         blocks,
         rest,
         bias: &p.folded_bias[..m],
-        // The sums start from the biases: the requantizer adds none.
-        requantizer: biased_requantizer!(p, m),
+        requantizer: &requantizer,
     };
     let paired = PAIRED && n >= 4 && blocked > 0 && p.pixels >= 2;
     // The paired path's buffers (its sums and widened inputs) are set up only where it runs:
     // zeroing them costs a few hundred instructions a call, which one-pixel layers
-    // (FULLY_CONNECTED) would pay for nothing.
-    let mut pairs: Option<PairScratch> = None;
-    let mut acc = [0i32; ONE_PIXEL_RUN];
+    // (FULLY_CONNECTED) would pay for nothing. The one-pixel sums share their memory.
+    let mut scratch = Scratch::One([0; ONE_PIXEL_RUN]);
     stream_or_whole(arena, (input, output), p.pixels, (n, m), |inp, out| {
-        let scratch = if paired {
-            Some(pairs.get_or_insert_with(PairScratch::new))
-        } else {
-            None
+        if paired && matches!(scratch, Scratch::One(_)) {
+            scratch = Scratch::Pairs(PairScratch::new());
+        }
+        // One call site of each loop (flash is the budget).
+        let (done, acc) = match &mut scratch {
+            Scratch::One(acc) => (0, acc),
+            Scratch::Pairs(pairs) => {
+                let done = conv1x1_pairs(inp, out, &k, pairs);
+                let (acc, _) = pairs.acc.split_first_chunk_mut::<ONE_PIXEL_RUN>().unwrap();
+                (done, acc)
+            }
         };
-        conv1x1_pixels(inp, out, &k, scratch, &mut acc);
+        if done * n < inp.len() {
+            conv1x1_pixels(&inp[done * n..], &mut out[done * m..], &k, acc);
+        }
     });
 }
+
+/// The sums of [`conv2d_1x1_s8`]'s one-pixel loop, alone or in the paired path's buffers.
+// Large by design: the variants share one stack slot (no heap to box into), and the small one
+// is what one-pixel calls zero.
+#[allow(clippy::large_enum_variant)]
+enum Scratch {
+    /// One pixel at a time only.
+    One([i32; ONE_PIXEL_RUN]),
+    /// The paired path (its odd pixels' sums in the first [`ONE_PIXEL_RUN`] of its own).
+    Pairs(PairScratch),
+}
+
+// The paired path's sums hold the one-pixel loop's.
+const _: () = assert!(ONE_PIXEL_RUN <= ACC_RUN);
 
 /// Calls `body(input, output)` on views of the `pixels` pixels of a 1×1 kernel (`n` input and
 /// `m` output bytes each): once on the whole operands when they are disjoint (checked), else on
@@ -124,7 +148,7 @@ struct Pointwise<'a> {
     /// The folded bias of the `m` channels.
     bias: &'a [i32],
     /// The requantization of sums that start from the bias.
-    requantizer: Requantizer<'a>,
+    requantizer: &'a Requantizer<'a>,
 }
 
 /// The paired path's buffers: a pair of pixels' sums of a run of channels and their widened
@@ -144,29 +168,13 @@ impl PairScratch {
 }
 
 /// [`conv2d_1x1_s8`] on the pixels of `inp` (`n` bytes each) to those of `out` (`m` bytes
-/// each), disjoint views: in pairs when `pairs` (the paired path's buffers) is given, each odd
-/// last pixel (or every pixel without `pairs`) one at a time, in runs of up to
-/// [`ONE_PIXEL_RUN`] channels (their sums in `acc`), the filter's blocks of four rows, then its rest one row at a time.
+/// each), disjoint views, one at a time, in runs of up to [`ONE_PIXEL_RUN`] channels (their
+/// sums in `acc`): the filter's blocks of four rows, then its rest one row at a time.
 #[inline(always)]
-fn conv1x1_pixels(
-    inp: &[u8],
-    out: &mut [u8],
-    k: &Pointwise,
-    pairs: Option<&mut PairScratch>,
-    acc: &mut [i32; ONE_PIXEL_RUN],
-) {
+fn conv1x1_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, acc: &mut [i32; ONE_PIXEL_RUN]) {
     let (n, m, blocks, rest, bias) = (k.n, k.m, k.blocks, k.rest, k.bias);
-    let requantizer = &k.requantizer;
+    let requantizer = k.requantizer;
     let blocked = m - m % 4;
-    let paired = match pairs {
-        Some(scratch) => conv1x1_pairs(inp, out, k, scratch),
-        None => 0,
-    };
-    if paired * n == inp.len() {
-        // Every pixel was in a pair (a stream's group of two, most often).
-        return;
-    }
-    let (inp, out) = (&inp[paired * n..], &mut out[paired * m..]);
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
         // Runs of up to ONE_PIXEL_RUN channels: their sums first, then their requantization,
         // each loop with its own values in registers.
@@ -207,7 +215,7 @@ fn conv1x1_pixels(
 fn conv1x1_pairs(inp: &[u8], out: &mut [u8], k: &Pointwise, scratch: &mut PairScratch) -> usize {
     const RUN: usize = ACC_RUN / 2;
     let (n, m, blocks, rest, bias) = (k.n, k.m, k.blocks, k.rest, k.bias);
-    let requantizer = &k.requantizer;
+    let requantizer = k.requantizer;
     let PairScratch { acc, wide } = scratch;
     let blocked = m - m % 4;
     let whole = n - n % 4;
@@ -281,14 +289,16 @@ pub fn conv2d_1x1_widened_s8(arena: &mut [u8], input: usize, output: usize, p: &
         n > 0 && m > 0 && n % 4 == 0 && m % 4 == 0,
         "widened 1x1 convolution needs whole words of input channels and blocks of four outputs"
     );
+    // The sums start from the biases: the requantizer adds none. Its own local: its kernels
+    // take it by reference, and only it need then be in memory (not all of `Pointwise`).
+    let requantizer = biased_requantizer!(p, m);
     let k = Pointwise {
         n,
         m,
         blocks: &p.filter[..m * n],
         rest: &[],
         bias: &p.folded_bias[..m],
-        // The sums start from the biases: the requantizer adds none.
-        requantizer: biased_requantizer!(p, m),
+        requantizer: &requantizer,
     };
     let mut scratch = PairScratch::new();
     stream_or_whole(arena, (input, output), p.pixels, (n, m), |inp, out| {
@@ -304,7 +314,7 @@ pub fn conv2d_1x1_widened_s8(arena: &mut [u8], input: usize, output: usize, p: &
 fn widened_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, scratch: &mut PairScratch) {
     const CHUNK: usize = 2 * WIDE_CHANNELS;
     let (n, m, filter, bias) = (k.n, k.m, k.blocks, k.bias);
-    let requantizer = &k.requantizer;
+    let requantizer = k.requantizer;
     let PairScratch { acc, wide } = scratch;
     let single = n <= CHUNK;
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
