@@ -267,38 +267,38 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
         let out = &mut out[b * units..][..units];
         // The unit's sum so far and how many of its filters it has.
         let (mut acc, mut taken) = (0i32, 0usize);
-        let mut step = |f: usize, dot: i32| {
-            let v = multiply_by_quantized_multiplier(dot, m1, s1).clamp(W::MIN, W::MAX);
-            let s = &mut st[W::BYTES * f * memory..][..W::BYTES * memory];
-            let w = &weights_time[f * memory..][..memory];
-            let t = W::shift_dot(s, w, zp_state.wrapping_add(v), zp_state);
-            let u = f / rank;
-            if taken == 0 {
-                acc = bias.map_or(0, |b| b[u]);
-            }
-            acc = acc.wrapping_add(t);
-            taken += 1;
-            if taken == rank {
-                let v = multiply_by_quantized_multiplier(acc, m2, s2).wrapping_add(zp_out);
-                out[u] = v.clamp(-128, 127) as i8 as u8;
-                taken = 0;
-            }
-        };
         let mut f = 0;
-        while f + 4 <= filters {
-            let block = &weights_feature[f * input_size..][..4 * input_size];
-            let (w01, w23) = block.split_at(2 * input_size);
-            let (w0, w1) = w01.split_at(input_size);
-            let (w2, w3) = w23.split_at(input_size);
-            let dots = dot4_s8([w0, w1, w2, w3], x, offset);
-            for (k, dot) in dots.into_iter().enumerate() {
-                step(f + k, dot);
+        while f < filters {
+            // Four filters at a time share each input word; the last (filters % 4) one by one.
+            let (dots, count) = if f + 4 <= filters {
+                let block = &weights_feature[f * input_size..][..4 * input_size];
+                let (w01, w23) = block.split_at(2 * input_size);
+                let (w0, w1) = w01.split_at(input_size);
+                let (w2, w3) = w23.split_at(input_size);
+                (dot4_s8([w0, w1, w2, w3], x, offset), 4)
+            } else {
+                let w = &weights_feature[f * input_size..][..input_size];
+                ([dot_s8(w, x, offset), 0, 0, 0], 1)
+            };
+            for (k, &dot) in dots[..count].iter().enumerate() {
+                let f = f + k;
+                let v = multiply_by_quantized_multiplier(dot, m1, s1).clamp(W::MIN, W::MAX);
+                let s = &mut st[W::BYTES * f * memory..][..W::BYTES * memory];
+                let w = &weights_time[f * memory..][..memory];
+                let t = W::shift_dot(s, w, zp_state.wrapping_add(v), zp_state);
+                let u = f / rank;
+                if taken == 0 {
+                    acc = bias.map_or(0, |b| b[u]);
+                }
+                acc = acc.wrapping_add(t);
+                taken += 1;
+                if taken == rank {
+                    let v = multiply_by_quantized_multiplier(acc, m2, s2).wrapping_add(zp_out);
+                    out[u] = v.clamp(-128, 127) as i8 as u8;
+                    taken = 0;
+                }
             }
-            f += 4;
-        }
-        for f in f..filters {
-            let w = &weights_feature[f * input_size..][..input_size];
-            step(f, dot_s8(w, x, offset));
+            f += count;
         }
     }
 }
