@@ -11,10 +11,10 @@
 //! filter's sum to its unit's total as soon as it is known, the same additions in the same order,
 //! so they need neither scratch.
 //!
-//! Access order: reads the input, updates the state, then writes the output; the three must not
-//! overlap (checked).
+//! Access order: the input, the state and the output are read and written filter by filter; the
+//! three must not overlap (checked).
 
-use super::nn_common::{clamp_f32, views};
+use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views};
 use crate::math::multiply_by_quantized_multiplier;
 
 /// Constant parameters of [`svdf_s8`]: int8 input and output, int16 time weights and state.
@@ -114,7 +114,7 @@ pub struct SvdfF32<'a> {
 }
 
 /// A state (and time weight) element of the integer kernels: int16 or int8.
-trait Word: Copy {
+trait Word: Copy + Into<i32> {
     /// Bytes per element.
     const BYTES: usize;
     /// The type's range, to which each new feature is clamped before the zero point is added.
@@ -125,8 +125,33 @@ trait Word: Copy {
     fn load(b: &[u8]) -> i32;
     /// Stores `v` truncated to the type (TFLM's conversion of an int32 to `T`).
     fn store(v: i32, b: &mut [u8]);
-    /// The value, widened.
-    fn widen(self) -> i32;
+    /// One filter's state step: shifts its state `row` (`w.len()` elements) left by one element,
+    /// stores `new` (truncated) in the last, and returns `Σ w * (s - zero_point)` (wrapping) over
+    /// the updated row: the reference's shift, store and time product, whose products wrapping
+    /// sums may take in any order.
+    fn shift_dot(row: &mut [u8], w: &[Self], new: i32, zero_point: i32) -> i32 {
+        shift_dot_scalar(row, w, new, zero_point)
+    }
+}
+
+/// [`Word::shift_dot`] element by element.
+#[inline(always)]
+fn shift_dot_scalar<W: Word>(row: &mut [u8], w: &[W], new: i32, zero_point: i32) -> i32 {
+    let n = W::BYTES;
+    let row = &mut row[..n * w.len()];
+    let Some((&w_last, w)) = w.split_last() else {
+        return 0;
+    };
+    let mut dot = 0i32;
+    for (k, &w) in w.iter().enumerate() {
+        let v = W::load(&row[n * (k + 1)..]);
+        W::store(v, &mut row[n * k..]);
+        dot = dot.wrapping_add(w.into().wrapping_mul(v.wrapping_sub(zero_point)));
+    }
+    let at = n * w.len();
+    W::store(new, &mut row[at..]);
+    let v = W::load(&row[at..]);
+    dot.wrapping_add(w_last.into().wrapping_mul(v.wrapping_sub(zero_point)))
 }
 
 impl Word for i16 {
@@ -139,8 +164,15 @@ impl Word for i16 {
     fn store(v: i32, b: &mut [u8]) {
         b[..2].copy_from_slice(&(v as i16).to_le_bytes());
     }
-    fn widen(self) -> i32 {
-        i32::from(self)
+    #[inline(always)]
+    fn shift_dot(row: &mut [u8], w: &[i16], new: i32, zero_point: i32) -> i32 {
+        // Pairs of int16 per `smlad`; a state zero point (rare: int16 state is symmetric) could
+        // take `s - zero_point` out of 16 bits, so it takes the scalar path.
+        #[cfg(tinyaot_dsp)]
+        if zero_point == 0 && w.len() >= 2 && w.len().is_multiple_of(2) {
+            return super::nn_common::shift_dot_i16(row, w, new as u16);
+        }
+        shift_dot_scalar(row, w, new, zero_point)
     }
 }
 
@@ -154,8 +186,14 @@ impl Word for i8 {
     fn store(v: i32, b: &mut [u8]) {
         b[0] = v as u8;
     }
-    fn widen(self) -> i32 {
-        i32::from(self)
+    #[inline(always)]
+    fn shift_dot(row: &mut [u8], w: &[i8], new: i32, zero_point: i32) -> i32 {
+        // Words of four; the offset `-zero_point` lies in [-127, 128], as the lanes need.
+        #[cfg(tinyaot_dsp)]
+        if w.len() >= 4 && w.len().is_multiple_of(4) {
+            return super::nn_common::shift_dot_s8(row, w, new as u8, zero_point.wrapping_neg());
+        }
+        shift_dot_scalar(row, w, new, zero_point)
     }
 }
 
@@ -197,55 +235,70 @@ macro_rules! int_args {
     };
 }
 
-/// The integer SVDF: `Word` is the state's (and time weights') element type.
+/// The integer SVDF: `Word` is the state's (and time weights') element type. Filter by filter:
+/// the feature (four filters at a time share the input's words), the state step and time product
+/// ([`Word::shift_dot`]), added to the unit's sum, which is requantized after its last filter.
+/// The reference shifts the whole state (a filter's oldest element takes the previous filter's
+/// newest, which its new feature then overwrites): the same state as shifting each filter's row.
 #[inline(always)]
 fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, usize), p: Int<W>) {
     let [batches, input_size, filters, rank, memory] = p.dims;
     let [zp_in, zp_state, zp_out] = p.zero_points;
     let [(m1, s1), (m2, s2)] = p.scales;
-    let units = filters / rank.max(1);
+    let rank = rank.max(1);
+    let units = filters / rank;
     let row = filters * memory;
-    let state_len = W::BYTES * batches * row;
     let weights_feature = &p.weights_feature[..filters * input_size];
     let weights_time = &p.weights_time[..row];
     let bias = p.bias.map(|b| &b[..units]);
-    // Shift the state left by one element and write the new features in each last column.
-    {
-        let (inp, st) = views::split(arena, input, batches * input_size, state, state_len);
-        if state_len > 0 {
-            st.copy_within(W::BYTES.., 0);
-        }
-        for b in 0..batches {
-            let x = &inp[b * input_size..][..input_size];
-            for f in 0..filters {
-                let w = &weights_feature[f * input_size..][..input_size];
-                let mut dot = 0i32;
-                for (&w, &x) in w.iter().zip(x) {
-                    dot = dot.wrapping_add(i32::from(w) * (i32::from(x as i8) - zp_in));
-                }
-                let v = multiply_by_quantized_multiplier(dot, m1, s1).clamp(W::MIN, W::MAX);
-                let at = W::BYTES * (b * row + f * memory + memory - 1);
-                W::store(zp_state.wrapping_add(v), &mut st[at..]);
-            }
-        }
-    }
-    // Each unit: the bias plus, over its filters, the state row times the time weights.
-    let (st, out) = views::split(arena, state, state_len, output, batches * units);
+    let [inp, st, out] = views::disjoint(
+        arena,
+        [
+            (input, batches * input_size),
+            (state, W::BYTES * batches * row),
+            (output, batches * units),
+        ],
+    );
+    // The input offset `-zp_in` lies in [-127, 128], as the dot products need.
+    let offset = zp_in.wrapping_neg();
     for b in 0..batches {
-        for u in 0..units {
-            let mut acc = bias.map_or(0, |b| b[u]);
-            for f in u * rank..(u + 1) * rank {
-                let s = &st[W::BYTES * (b * row + f * memory)..][..W::BYTES * memory];
+        let x = &inp[b * input_size..][..input_size];
+        let st = &mut st[W::BYTES * b * row..][..W::BYTES * row];
+        let out = &mut out[b * units..][..units];
+        // The unit's sum so far and how many of its filters it has.
+        let (mut acc, mut taken) = (0i32, 0usize);
+        let mut f = 0;
+        while f < filters {
+            // Four filters at a time share each input word; the last (filters % 4) one by one.
+            let (dots, count) = if f + 4 <= filters {
+                let block = &weights_feature[f * input_size..][..4 * input_size];
+                let (w01, w23) = block.split_at(2 * input_size);
+                let (w0, w1) = w01.split_at(input_size);
+                let (w2, w3) = w23.split_at(input_size);
+                (dot4_s8([w0, w1, w2, w3], x, offset), 4)
+            } else {
+                let w = &weights_feature[f * input_size..][..input_size];
+                ([dot_s8(w, x, offset), 0, 0, 0], 1)
+            };
+            for (k, &dot) in dots[..count].iter().enumerate() {
+                let f = f + k;
+                let v = multiply_by_quantized_multiplier(dot, m1, s1).clamp(W::MIN, W::MAX);
+                let s = &mut st[W::BYTES * f * memory..][..W::BYTES * memory];
                 let w = &weights_time[f * memory..][..memory];
-                let mut dot = 0i32;
-                for (&w, s) in w.iter().zip(s.chunks_exact(W::BYTES)) {
-                    let d = W::load(s).wrapping_sub(zp_state);
-                    dot = dot.wrapping_add(w.widen().wrapping_mul(d));
+                let t = W::shift_dot(s, w, zp_state.wrapping_add(v), zp_state);
+                let u = f / rank;
+                if taken == 0 {
+                    acc = bias.map_or(0, |b| b[u]);
                 }
-                acc = acc.wrapping_add(dot);
+                acc = acc.wrapping_add(t);
+                taken += 1;
+                if taken == rank {
+                    let v = multiply_by_quantized_multiplier(acc, m2, s2).wrapping_add(zp_out);
+                    out[u] = v.clamp(-128, 127) as i8 as u8;
+                    taken = 0;
+                }
             }
-            let v = multiply_by_quantized_multiplier(acc, m2, s2).wrapping_add(zp_out);
-            out[b * units + u] = v.clamp(-128, 127) as i8 as u8;
+            f += count;
         }
     }
 }
