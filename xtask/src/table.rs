@@ -209,11 +209,14 @@ fn pair(row: &Row, f: &dyn Fn(&Measured) -> String) -> String {
 
 /// Instructions per inference of TFLM running ARM's CMSIS-NN kernels on the same QEMU command
 /// line, one invoke, outputs bit-exact, for the listed models whose architecture was measured
-/// that way (tflite-micro 90b983c, CMSIS-NN 4ab83cc, arm-none-eabi-gcc 12 -O2 -DNDEBUG, int8
-/// kernel registrations). Quoted, not measured by this command: building TFLM is not part of
-/// this project. mobilenet_v1_025 has person_detect's layers; ad_autoencoder is MLPerf Tiny's
+/// that way (tflite-micro 90b983c, CMSIS-NN 4ab83cc, arm-none-eabi-gcc 12 -O2 -DNDEBUG).
+/// Quoted, not measured by this command: building TFLM is not part of this project.
+/// mobilenet_v1_025 has person_detect's layers; ad_autoencoder is MLPerf Tiny's
 /// anomaly-detection autoencoder and vww_mobilenet_v1_025 its visual-wake-words network, both
-/// built by the fixture generator with those architectures.
+/// built by the fixture generator with those architectures. The int16 models take TFLM's
+/// reference FULLY_CONNECTED where CMSIS-NN refuses per-channel int16 weights (ds_cnn_int16,
+/// resnet8_int16) and its reference TRANSPOSE_CONV, as many instructions, where CMSIS-NN's
+/// ignores the fused activation (transpose_conv_int16); issue 36 quotes them.
 const TFLM_CMSIS_NN: &[(&str, u64)] = &[
     ("person_detect", 22_928_840),
     ("mobilenet_v1_025", 22_928_840),
@@ -223,6 +226,11 @@ const TFLM_CMSIS_NN: &[(&str, u64)] = &[
     ("mobilenet_v2_quantized_1x3x224x224", 797_900_000),
     ("ad_autoencoder", 583_160),
     ("vww_mobilenet_v1_025", 24_102_320),
+    ("keyword_scrambled", 136_800),
+    ("depthwise_multiplier_int16", 524_320),
+    ("ds_cnn_int16", 16_011_920),
+    ("resnet8_int16", 32_209_320),
+    ("transpose_conv_int16", 2_530_840),
 ];
 
 /// The quoted TFLM + CMSIS-NN instructions of `model`, if measured (on the Cortex-M4 only).
@@ -309,7 +317,10 @@ pub fn render(rows: &[Row], harness: [Sizes; 2], core: &Core) -> String {
          ../shared/models/README.md). TFLM + CMSIS-NN: TFLM with ARM's CMSIS-NN kernels on the \
          same QEMU command line, one invoke, bit-exact (tflite-micro 90b983c, CMSIS-NN 4ab83cc, \
          arm-none-eabi-gcc 12 -O2), quoted from a measurement outside this project for the \
-         architectures it covered (mobilenet_v1_025 has person_detect's layers); - where none.",
+         architectures it covered (mobilenet_v1_025 has person_detect's layers; ds_cnn_int16 and \
+         resnet8_int16 with TFLM's reference FULLY_CONNECTED, which CMSIS-NN refuses for \
+         per-channel int16 weights, transpose_conv_int16 with its reference TRANSPOSE_CONV, as \
+         many instructions, since CMSIS-NN's ignores the fused activation); - where none.",
         clock_note(core),
         thousands(harness[0].code),
         thousands(harness[1].code),
