@@ -120,14 +120,15 @@ fn cumsum(ctx: &OpContext) -> Result<Kernel> {
     }
     let (scale, zero_point) = ctx.int8_quant("the input", input)?;
     let (out_scale, out_zero_point) = ctx.int8_quant("the output", output)?;
-    let twice = 2.0 * f64::from(scale);
-    let (input_multiplier, input_shift) =
-        ctx.multiplier_below_one("input", f64::from(scale) / twice, RESCALING_BELOW_ONE)?;
-    let (output_multiplier, output_shift) = ctx.multiplier_below_one(
-        "output",
-        twice / (f64::from(1u32 << LEFT_SHIFT) * f64::from(out_scale)),
+    // ADD's rescaling with both input scales this one (TFLM's CalculateOpData computes the same).
+    let scales = super::elementwise::arithmetic::add_sub_scales(
+        ctx,
+        (scale, scale, out_scale),
+        LEFT_SHIFT,
         RESCALING_BELOW_ONE,
     )?;
+    let ((input_multiplier, input_shift), (output_multiplier, output_shift)) =
+        (scales.inputs[0], scales.output);
     // TFLM's running sum starts at the rescaled input offset and adds one rescaled term per
     // element of the line (the exclusive sum too adds the last one): refused where it can leave
     // int32, which is monotone in the number of terms, so the whole line bounds it.

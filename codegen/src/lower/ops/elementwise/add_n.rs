@@ -102,14 +102,15 @@ pub(super) fn add_n(ctx: &OpContext) -> Result<Kernel> {
         }
     }
     let (out_scale, out_zero_point) = ctx.int8_quant("the output", output)?;
-    let twice = 2.0 * f64::from(scale);
-    let (input_multiplier, input_shift) =
-        ctx.multiplier_below_one("input", f64::from(scale) / twice, RESCALING_BELOW_ONE)?;
-    let (output_multiplier, output_shift) = ctx.multiplier_below_one(
-        "output",
-        twice / (f64::from(1u32 << LEFT_SHIFT) * f64::from(out_scale)),
+    // ADD's rescaling with both input scales this one (TFLM's CalculateOpData computes the same).
+    let scales = super::arithmetic::add_sub_scales(
+        ctx,
+        (scale, scale, out_scale),
+        LEFT_SHIFT,
         RESCALING_BELOW_ONE,
     )?;
+    let ((input_multiplier, input_shift), (output_multiplier, output_shift)) =
+        (scales.inputs[0], scales.output);
     // TFLM sums in int32 from the input offset itself, then one rescaled term per input: refused
     // where that sum can overflow.
     let offset = -zero_point;

@@ -124,7 +124,7 @@ pub(super) fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
             },
         ));
     }
-    let scales = add_sub_scales(ctx, (s1, s2, so), 20)?;
+    let scales = add_sub_scales(ctx, (s1, s2, so), 20, RESCALING_BELOW_ONE)?;
     let bc = Broadcast {
         shape,
         a_strides,
@@ -150,28 +150,32 @@ pub(super) fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
 /// and output scale `so` under `left_shift` (20 for int8, 15 for int16): both inputs to twice the
 /// larger input scale, the sum to the output's, each a `QuantizeMultiplierSmallerThanOneExp` in
 /// double (taking SUB's in float, as older TFLM sources read, is 1 LSB off for some scale pairs).
-struct AddSubScales {
-    left_shift: i32,
-    inputs: [(i32, i32); 2],
-    output: (i32, i32),
+/// ADD_N's and CUMSUM's `CalculateOpData` take the same with both input scales the one input's.
+pub(in crate::lower::ops) struct AddSubScales {
+    pub(in crate::lower::ops) left_shift: i32,
+    pub(in crate::lower::ops) inputs: [(i32, i32); 2],
+    pub(in crate::lower::ops) output: (i32, i32),
 }
 
-fn add_sub_scales(
+/// [`AddSubScales`]; `ground` names where the operator's TFLM kernel takes them (each must be
+/// below 1, [`OpContext::multiplier_below_one`]).
+pub(in crate::lower::ops) fn add_sub_scales(
     ctx: &OpContext,
     (s1, s2, so): (f32, f32, f32),
     left_shift: i32,
+    ground: &'static str,
 ) -> Result<AddSubScales> {
     let twice_max = 2.0 * f64::from(s1.max(s2));
     Ok(AddSubScales {
         left_shift,
         inputs: [
-            ctx.multiplier_below_one("input 1", f64::from(s1) / twice_max, RESCALING_BELOW_ONE)?,
-            ctx.multiplier_below_one("input 2", f64::from(s2) / twice_max, RESCALING_BELOW_ONE)?,
+            ctx.multiplier_below_one("input 1", f64::from(s1) / twice_max, ground)?,
+            ctx.multiplier_below_one("input 2", f64::from(s2) / twice_max, ground)?,
         ],
         output: ctx.multiplier_below_one(
             "output",
             twice_max / (f64::from(1 << left_shift) * f64::from(so)),
-            RESCALING_BELOW_ONE,
+            ground,
         )?,
     })
 }
@@ -185,7 +189,7 @@ fn add_sub_s16(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Resul
     let (s2, z2) = ctx.int16_quant("input 2", b)?;
     let (so, zo) = ctx.int16_quant("the output", out)?;
     let (act_min, act_max) = ctx.activation_range_s16(activation, so, zo)?;
-    let scales = add_sub_scales(ctx, (s1, s2, so), 15)?;
+    let scales = add_sub_scales(ctx, (s1, s2, so), 15, RESCALING_BELOW_ONE)?;
     Ok(if op == Arithmetic::Sub {
         kernel(
             "sub_s16",

@@ -12,7 +12,7 @@
 //! raw values.
 
 mod add_n;
-mod arithmetic;
+pub(in crate::lower::ops) mod arithmetic;
 pub(super) mod broadcast;
 mod div;
 mod floor_div_mod;
