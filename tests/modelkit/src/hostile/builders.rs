@@ -222,3 +222,24 @@ pub(super) fn concatenation_of(n: i32) -> ModelSpec {
         m.outputs = vec![out];
     })
 }
+
+/// STRIDED_SLICE of a graph input `input` by constant INT32 `begin`, `end` and `strides` into the
+/// graph output `output`, with `options` (an [`Options::StridedSlice`]).
+pub(super) fn strided_slice_of(
+    input: TensorSpec,
+    (begin, end, strides): (&[i32], &[i32], &[i32]),
+    output: TensorSpec,
+    options: Options,
+) -> ModelSpec {
+    with(ModelSpec::new(), |m| {
+        let constant = |v: &[i32]| TensorSpec::int32(&[v.len() as i32]).constant_i32(v);
+        let x = m.tensor(input);
+        let begin = m.tensor(constant(begin));
+        let end = m.tensor(constant(end));
+        let strides = m.tensor(constant(strides));
+        let out = m.tensor(output);
+        m.inputs = vec![x];
+        m.outputs = vec![out];
+        m.op(B::STRIDED_SLICE, options, &[x, begin, end, strides], &[out]);
+    })
+}

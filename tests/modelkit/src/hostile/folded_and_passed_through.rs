@@ -1,7 +1,7 @@
 //! Accepted corners: graph outputs TFLM passes through without computing them, and operators
 //! with only constant inputs, which tinyaot folds at generation time.
 
-use super::builders::{relu8, with};
+use super::builders::{relu8, strided_slice_of, with};
 use super::Suite;
 use crate::{
     Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
@@ -209,17 +209,12 @@ pub(super) fn folded_and_passed_through(s: &mut Suite<'_>) {
         ("strided_slice_bool", 0, 0),
         ("strided_slice_masks_tflm_ignores", 1, 2),
     ] {
-        s.accepted(name, {
-            let mut m = ModelSpec::new();
-            let x = m.tensor(TensorSpec::new(TensorType::BOOL, &[3, 4]));
-            let begin = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[0, 1]));
-            let end = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[3, 4]));
-            let strides = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[2, 2]));
-            let out = m.tensor(TensorSpec::new(TensorType::BOOL, &[2, 2]));
-            m.inputs = vec![x];
-            m.outputs = vec![out];
-            m.op(
-                B::STRIDED_SLICE,
+        s.accepted(
+            name,
+            strided_slice_of(
+                TensorSpec::new(TensorType::BOOL, &[3, 4]),
+                (&[0, 1], &[3, 4], &[2, 2]),
+                TensorSpec::new(TensorType::BOOL, &[2, 2]),
                 Options::StridedSlice {
                     begin_mask: 0,
                     end_mask: 0,
@@ -228,11 +223,8 @@ pub(super) fn folded_and_passed_through(s: &mut Suite<'_>) {
                     shrink_axis_mask: 0,
                     offset: false,
                 },
-                &[x, begin, end, strides],
-                &[out],
-            );
-            m
-        });
+            ),
+        );
     }
     // TANH and SIGN_BIT fused into a float kernel that takes TFLM's CalculateActivationRange:
     // it names neither, so they clamp nothing.

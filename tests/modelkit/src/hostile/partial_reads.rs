@@ -7,7 +7,7 @@
 //! Also the STRIDED_SLICE `offset` option, which TFLM does not apply, and SLICE's INT64 begin and
 //! size, which it narrows to int32.
 
-use super::builders::{fc16, fc8, with};
+use super::builders::{fc16, fc8, strided_slice_of, with};
 use super::{Case, Category, Refusal, Suite};
 use crate::{
     Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
@@ -157,27 +157,17 @@ fn depthwise_two_slices() -> ModelSpec {
 
 /// int8 STRIDED_SLICE of a [3, 4] input with stride 1 into [2, 2].
 fn strided_slice(begin: &[i32], end: &[i32], offset: bool) -> ModelSpec {
-    with(ModelSpec::new(), |m| {
-        let n = begin.len() as i32;
-        let x = m.tensor(TensorSpec::int8(&[3, 4], 0.5, 1));
-        let begin = m.tensor(TensorSpec::int32(&[n]).constant_i32(begin));
-        let end = m.tensor(TensorSpec::int32(&[n]).constant_i32(end));
-        let strides = m.tensor(TensorSpec::int32(&[n]).constant_i32(&vec![1; n as usize]));
-        let out = m.tensor(TensorSpec::int8(&[2, 2], 0.5, 1));
-        m.inputs = vec![x];
-        m.outputs = vec![out];
-        m.op(
-            B::STRIDED_SLICE,
-            Options::StridedSlice {
-                begin_mask: 0,
-                end_mask: 0,
-                ellipsis_mask: 0,
-                new_axis_mask: 0,
-                shrink_axis_mask: 0,
-                offset,
-            },
-            &[x, begin, end, strides],
-            &[out],
-        );
-    })
+    strided_slice_of(
+        TensorSpec::int8(&[3, 4], 0.5, 1),
+        (begin, end, &vec![1; begin.len()]),
+        TensorSpec::int8(&[2, 2], 0.5, 1),
+        Options::StridedSlice {
+            begin_mask: 0,
+            end_mask: 0,
+            ellipsis_mask: 0,
+            new_axis_mask: 0,
+            shrink_axis_mask: 0,
+            offset,
+        },
+    )
 }
