@@ -127,16 +127,10 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             weights.truncate(out_units * row);
             let mut folded = fold(ctx, &quant, (weights, row))?;
             folded.bias.truncate(out_units);
-            let mut k = Kernel {
+            Ok(Kernel {
                 module: Some("conv"),
                 ..pointwise(ctx, (batches, depth, out_units), folded)?
-            };
-            if input.num_elements() != batches * depth {
-                // The stream contract describes an input of exactly the rows read; a longer one
-                // (TFLM reads its first rows) keeps the output apart from it instead.
-                k.access.clear();
-            }
-            Ok(k)
+            })
         }
         Num::F32 => {
             if filter.dtype != DType::F32 {

@@ -207,7 +207,7 @@ pub(in crate::lower::ops) fn pointwise(
     // Pairs of pixels on Cortex-M (one pixel elsewhere, which keeps a pair's contract too); the
     // one-pixel-at-a-time kernel streams either way (the widened one forwards only, in C).
     let stream = Stream::pointwise(pixels, (input_c, output_c), 2);
-    Ok(kernel(
+    let k = kernel(
         if widened {
             "conv2d_1x1_widened_s8"
         } else {
@@ -227,8 +227,13 @@ pub(in crate::lower::ops) fn pointwise(
             act_max: folded.act.1,
             narrow_requant: folded.narrow,
         },
-    )
-    .with_access(Access::Stream {
+    );
+    if ctx.input(0)?.num_elements() != pixels * input_c {
+        // The stream contract describes an input of exactly the pixels read; a longer one (a
+        // FULLY_CONNECTED reads only its first rows, as TFLM's) keeps the output apart instead.
+        return Ok(k);
+    }
+    Ok(k.with_access(Access::Stream {
         input: ctx.input_index(0)?,
         output: ctx.output_index(0)?,
         stream: if widened { stream } else { stream.reversible() },
