@@ -13,8 +13,7 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
 use tinyaot_modelkit::{BuiltinOperator, ModelSpec, Options, TensorSpec};
 
@@ -204,8 +203,9 @@ fn measure(
             .arg("-o")
             .arg(&out)
             .args(FLAGS);
-        let (elapsed, peak_kib, ok) = run_child(&mut command)?;
-        if !ok {
+        let usage = crate::child::run(&mut command, Stdio::null(), Stdio::null())?;
+        let (elapsed, peak_kib) = (usage.wall, usage.peak_kib);
+        if !usage.ok {
             return Err(format!("{command:?} failed"));
         }
         let output_bytes = du(&out);
@@ -241,32 +241,6 @@ fn du(path: &Path) -> u64 {
     } else {
         std::fs::metadata(path).map_or(0, |m| m.len())
     }
-}
-
-/// Spawns `command` (output discarded) and waits for it with `wait4`, which returns the child's own
-/// resource usage: (wall time, peak RSS in KiB, success).
-fn run_child(command: &mut Command) -> Result<(Duration, u64, bool), String> {
-    use std::process::Stdio;
-    let start = Instant::now();
-    let child = command
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("{command:?}: {e}"))?;
-    let pid = libc::pid_t::try_from(child.id()).map_err(|_| "pid out of range".to_string())?;
-    let mut status: libc::c_int = 0;
-    // SAFETY: `rusage` is plain old data for which all zeroes is a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child, writing into the two locals above. `child` is not waited for
-    // by std afterwards (dropping a `Child` does not wait).
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let elapsed = start.elapsed();
-    if rc != pid {
-        return Err(format!("wait4: {}", std::io::Error::last_os_error()));
-    }
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    // Linux reports ru_maxrss in KiB.
-    Ok((elapsed, u64::try_from(usage.ru_maxrss).unwrap_or(0), ok))
 }
 
 fn table(rows: &[Row]) -> String {

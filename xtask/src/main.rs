@@ -10,6 +10,8 @@
 //!   TFLM and both backends, compared byte for byte (see [`difftest`]).
 //! - `genbench [--update-readme]`: generation time and peak memory on large synthetic models
 //!   (see [`genbench`]).
+//! - `fresh-clone [--update-readme] [--keep]`: the README's two commands timed on a fresh clone
+//!   (see [`fresh_clone`]).
 //! - `arena [--update-readme]`: tinyaot's arena against the liveness lower bound and TFLM's arena
 //!   (see [`arena`]).
 //! - `bench [--update-readme] [MODEL…]`: microseconds per inference on the host against TFLM's
@@ -26,10 +28,12 @@
 
 mod arena;
 mod bench;
+mod child;
 mod cores;
 mod difftest;
 #[cfg(test)]
 mod file_sizes;
+mod fresh_clone;
 mod genbench;
 mod golden;
 mod macs;
@@ -110,6 +114,13 @@ Commands:
       models: chains of 10k-80k RELUs and 62-500 MB of weights (built with tinyaot-modelkit,
       run in child processes). Prints a table; --update-readme also writes it into README.md
       between the genbench markers; --quick measures the two smallest of each kind.
+  fresh-clone [--update-readme] [--keep]
+      The README's two commands timed as a newcomer runs them: the last commit cloned into
+      <target>/fresh-clone with ../shared linked beside it, then the first command and
+      `cargo test --workspace` run there with a fresh target/ and Cargo's defaults (CARGO_*
+      but CARGO_HOME, RUSTFLAGS, CI, INSTA_* and TINYAOT_* removed). Prints wall and CPU time
+      of each and the tests run; --update-readme writes them into README.md between the
+      fresh-clone markers. The clone is removed afterwards unless --keep.
   arena [--update-readme]
       tinyaot's arena (and state) against the liveness lower bound and TFLM's arena (total /
       planned tensors / bookkeeping, from ../shared/tools/tflm_reference.py arena run by
@@ -143,6 +154,7 @@ fn main() -> ExitCode {
         Some((command, rest)) if command == "mcu" => mcu::run(rest),
         Some((command, rest)) if command == "difftest" => difftest::run(rest),
         Some((command, rest)) if command == "genbench" => genbench::run(rest),
+        Some((command, rest)) if command == "fresh-clone" => fresh_clone::run(rest),
         Some((command, rest)) if command == "arena" => arena::run(rest),
         Some((command, rest)) if command == "bench" => bench::run(rest),
         Some((command, rest)) if command == "kernels" => tinyaot_kernelgen::run(rest),
