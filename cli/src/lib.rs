@@ -15,8 +15,10 @@
 
 mod args;
 mod c;
+mod cost;
 mod group;
 mod plan;
+mod report;
 mod rust;
 
 use args::Args;
@@ -29,6 +31,14 @@ Usage:
       Print the memory plan: every arena and state tensor's offset, size and lifetime, each
       kernel's scratch memory, the arena size, the liveness lower bound and the state size. --svg
       also draws the plan (op step across, offset down).
+  tinyaot report MODEL -o FILE.html [--json] [--tflm-arena BYTES]
+      Write one self-contained HTML page (no network, no script) on what the model needs: the
+      summary (operators, MACs, weight bytes, arena, its liveness lower bound, state, and TFLM's
+      arena when given with --tflm-arena), a row per operator (input and output shapes, types
+      and arena offsets, MACs, weight bytes, scratch, the kernel variant chosen), the memory plan
+      drawn as SVG, and the estimated instructions per operator and per inference on each core
+      of the built-in cost model, with its error on models it was not fitted on. --json writes
+      the same data as JSON (to -o FILE, or stdout without -o).
   tinyaot rust MODEL -o FILE.rs [--name Net] [--runtime-path PATH]
       Write the Rust source that build.rs and include_model! produce. --name sets the struct name
       (default: the file stem in CamelCase); --runtime-path the runtime crate's path (::tinyaot).
@@ -58,7 +68,7 @@ Usage:
   tinyaot help
       Print this text.
 
-Memory (plan, rust and c):
+Memory (plan, report, rust and c):
   --no-overlap              plan without overlaps: every tensor keeps its bytes until its last
                             reader has finished (the arena at the liveness lower bound). By
                             default an operator's output may overlap an input it is the last to
@@ -77,7 +87,7 @@ Memory (plan, rust and c):
                             alive at once, the operators run in that order (same outputs;
                             comments, hooks and messages keep the file's operator indices).
 
-Resource limits (plan, rust and c; sizes take a binary suffix K, M or G):
+Resource limits (plan, report, rust and c; sizes take a binary suffix K, M or G):
   --max-arena-bytes N       largest activation arena and state region (default 64M)
   --max-constant-bytes N    largest total of the constant tensors (weights; default 256M)
   --max-tensor-bytes N      largest single tensor (default 256M)
@@ -170,6 +180,7 @@ pub fn main(args: Vec<String>) -> i32 {
     };
     let result = match command.as_str() {
         "plan" => plan::run(rest),
+        "report" => report::run(rest),
         "rust" => rust::run(rest),
         "c" => c::run(rest),
         "help" | "--help" | "-h" => {
@@ -177,7 +188,7 @@ pub fn main(args: Vec<String>) -> i32 {
             return 0;
         }
         other => Err(Failure::Usage(format!(
-            "unknown command `{other}` (expected plan, rust, c or help)"
+            "unknown command `{other}` (expected plan, report, rust, c or help)"
         ))),
     };
     match result {

@@ -808,6 +808,8 @@ pub struct PlanReport<'m> {
     /// Why the model does not compile, when it does not: its plan then has no kernel scratch
     /// memory (the lowering decides it), and says so.
     refusal: Option<String>,
+    /// The lowered calls, one per operator of `graph` in its order, when the model compiles.
+    calls: Option<Vec<crate::lower::Call>>,
 }
 
 impl<'m> PlanReport<'m> {
@@ -838,6 +840,14 @@ impl<'m> PlanReport<'m> {
     /// memory, which the lowering decides).
     pub fn refusal(&self) -> Option<&str> {
         self.refusal.as_deref()
+    }
+
+    /// The kernel calls the plan was made with, one per operator of [`graph`](Self::graph) in
+    /// its order (`None` when the model does not compile): which kernel variant each operator
+    /// runs, for `tinyaot report`.
+    #[doc(hidden)] // The lowering's types are not a stable API.
+    pub fn calls(&self) -> Option<&[crate::lower::Call]> {
+        self.calls.as_deref()
     }
 
     /// The plan as JSON (`tinyaot plan --format json`): `arena_bytes`, `lower_bound_bytes`,
@@ -953,12 +963,13 @@ fn plan_report<'m>(
         Ok(calls) => (Some(calls), None),
         Err(e) => (None, Some(e.to_string())),
     };
-    let (graph, _, plan) = plan_in_order(graph, calls, planning)?;
+    let (graph, calls, plan) = plan_in_order(graph, calls, planning)?;
     limits.check_memory(plan.arena_bytes, plan.state_bytes)?;
     Ok(PlanReport {
         graph,
         plan,
         refusal,
+        calls,
     })
 }
 

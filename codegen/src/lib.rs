@@ -47,6 +47,8 @@
 #[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
+pub mod cost;
+#[doc(hidden)]
 pub mod emit;
 mod error;
 #[doc(hidden)]

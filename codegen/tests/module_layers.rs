@@ -13,6 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["ir"],
     &["load"],
     &["lower"],
+    &["cost"],
     &["plan"],
     &["fold"],
     &["emit"],

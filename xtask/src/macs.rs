@@ -5,59 +5,12 @@
 //! everything else (pooling, softmax, element-wise ops) adds instructions but no MACs, so small
 //! models with a large softmax show a high instructions-per-MAC figure.
 
-use tinyaot_codegen::ir::{Graph, OpCode};
+use tinyaot_codegen::ir::Graph;
 
-/// MACs of one inference of `graph`.
+/// MACs of one inference of `graph` (the code generator's count, [`tinyaot_codegen::cost`], which
+/// `tinyaot report` shows per operator).
 pub fn macs(graph: &Graph) -> u64 {
-    graph
-        .operators
-        .iter()
-        .map(|op| {
-            let tensor = |i: Option<usize>| i.map(|t| &graph.tensors[t]);
-            let (Some(filter), Some(output)) =
-                (tensor(op.input(1)), tensor(op.outputs.first().copied()))
-            else {
-                return 0;
-            };
-            let out = output.num_elements() as u64;
-            let dim = |i: usize| filter.shape.get(i).copied().unwrap_or(1) as u64;
-            match op.kind.code() {
-                // Filter [out_channels, kh, kw, in_channels]: each output element sums kh*kw*in.
-                Some(OpCode::CONV_2D) => out * dim(1) * dim(2) * dim(3),
-                // Filter [1, kh, kw, channels]: each output element sums one kh*kw window.
-                Some(OpCode::DEPTHWISE_CONV_2D) => out * dim(1) * dim(2),
-                // Filter [out_channels, kh, kw, in_channels]: each input element meets kh*kw*out
-                // weights (those landing outside the output included, as TFLM's loop counts them).
-                Some(OpCode::TRANSPOSE_CONV) => tensor(op.input(2)).map_or(0, |input| {
-                    input.num_elements() as u64 * dim(0) * dim(1) * dim(2)
-                }),
-                // Weights [units, depth]: each output element sums `depth` products.
-                Some(OpCode::FULLY_CONNECTED) => out * dim(filter.shape.len().saturating_sub(1)),
-                // Input weights [units, input]: each output element (a unit at a step) sums the
-                // four gates' products with the input row and the previous hidden state.
-                Some(OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM) => out * 4 * (dim(1) + dim(0)),
-                // Feature weights [filters, input_size], time weights [filters, memory]: per batch
-                // row, each filter sums its inputs and then its memory.
-                Some(OpCode::SVDF) => tensor(op.input(2)).map_or(0, |time| {
-                    let batches = output.shape.first().copied().unwrap_or(1) as u64;
-                    let memory = time.shape.get(1).copied().unwrap_or(0) as u64;
-                    batches * dim(0) * (dim(1) + memory)
-                }),
-                // LHS matrices [M, K] (or [K, M] with adj_x): each output element sums K
-                // products, K being the LHS matrix's size over the output's rows M.
-                Some(OpCode::BATCH_MATMUL) => tensor(op.input(0)).map_or(0, |lhs| {
-                    let last_two = |shape: &[usize]| match shape {
-                        [.., rows, cols] => (*rows as u64, *cols as u64),
-                        _ => (1, 1),
-                    };
-                    let (rows, cols) = last_two(&lhs.shape);
-                    let (m, _) = last_two(&output.shape);
-                    out * (rows * cols).checked_div(m).unwrap_or(0)
-                }),
-                _ => 0,
-            }
-        })
-        .sum()
+    tinyaot_codegen::cost::macs(graph)
 }
 
 #[cfg(test)]

@@ -14,6 +14,9 @@
 //!   (see [`fresh_clone`]).
 //! - `arena [--update-readme]`: tinyaot's arena against the liveness lower bound and TFLM's arena
 //!   (see [`arena`]).
+//! - `cost-model [--core CORES] [--models a,b] [--held-out a,b] [--from FILE.json]`: fits the
+//!   instruction cost model of `tinyaot report` to `mcu --profile` measurements and writes it,
+//!   with its error on held-out models, to cli/src/cost_model.tsv (see [`cost_model`]).
 //! - `bench [--update-readme] [MODEL…]`: microseconds per inference on the host against TFLM's
 //!   reference kernels (see [`bench`]).
 //! - `kernels [--check]`: what derives from the Rust runtime's kernel structs and signatures
@@ -30,6 +33,7 @@ mod arena;
 mod bench;
 mod child;
 mod cores;
+mod cost_model;
 mod difftest;
 #[cfg(test)]
 mod file_sizes;
@@ -127,6 +131,16 @@ Commands:
       $TINYAOT_PYTHON or python3) for the reference models of ../shared/models, and how many
       fixture models plan at their bound. --update-readme writes the table into README.md
       between the arena markers.
+  cost-model [--core CORES] [--models a,b,...] [--held-out a,b,...] [--from FILE.json]...
+      Fit the instruction cost model of `tinyaot report` and write it to cli/src/cost_model.tsv
+      (compiled into the command line): runs `mcu --profile` on the cores (default m4) for the
+      training models (default: the README's int8 CNNs and MLPs but the held-out ones) and the
+      held-out ones (default person_detect, ds_cnn, mobilenet_v2_quantized_1x3x224x224), fits
+      per core and kernel function instructions = a*MACs + b*elements + c (least squares, no
+      negative coefficient) to the training models' operators (generated Rust), and measures
+      the estimate per inference against the held-out models' measurement; prints that error
+      and stores it with the coefficients and in README.md (between the cost-model markers). --from reads earlier `mcu --profile --json` output
+      (one file per run, repeatable) instead of running the measurements.
   bench [--update-readme] [MODEL...]
       Microseconds per inference of the generated Rust on the host next to TFLM's reference
       kernels, from `cargo run --release -p tinyaot-bench` (TFLM's column needs
@@ -156,6 +170,7 @@ fn main() -> ExitCode {
         Some((command, rest)) if command == "genbench" => genbench::run(rest),
         Some((command, rest)) if command == "fresh-clone" => fresh_clone::run(rest),
         Some((command, rest)) if command == "arena" => arena::run(rest),
+        Some((command, rest)) if command == "cost-model" => cost_model::run(rest),
         Some((command, rest)) if command == "bench" => bench::run(rest),
         Some((command, rest)) if command == "kernels" => tinyaot_kernelgen::run(rest),
         Some((command, rest)) if command == "ops" => ops::run(rest),
