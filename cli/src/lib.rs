@@ -31,10 +31,11 @@ Usage:
       Print the memory plan: every arena and state tensor's offset, size and lifetime, each
       kernel's scratch memory, the arena size, the liveness lower bound and the state size. --svg
       also draws the plan (op step across, offset down).
-  tinyaot report MODEL -o FILE.html [--json] [--tflm-arena BYTES]
+  tinyaot report MODEL -o FILE.html [--json] [--tflm-arena BYTES|auto]
       Write one self-contained HTML page (no network, no script) on what the model needs: the
       summary (operators, MACs, weight bytes, arena, its liveness lower bound, state, and TFLM's
-      arena when given with --tflm-arena), a row per operator (input and output shapes, types
+      arena: --tflm-arena BYTES gives it, --tflm-arena auto asks TFLM, with the tflite-micro
+      package of $TINYAOT_PYTHON or python3), a row per operator (input and output shapes, types
       and arena offsets, MACs, weight bytes, scratch, the kernel variant chosen), the memory plan
       drawn as SVG, and the estimated instructions per operator and per inference on each core
       of the built-in cost model, with its error on models it was not fitted on. --json writes

@@ -1,7 +1,7 @@
-//! `tinyaot report MODEL -o report.html [--json] [--tflm-arena BYTES]`: what a model needs, on one
-//! self-contained HTML page (or the same data as JSON on stdout or in the file): the summary
-//! (operators, MACs, weights, arena and its lower bound, state, TFLM's arena when given), a row
-//! per operator (shapes, types, MACs, weight bytes, arena offsets, the kernel variant), the
+//! `tinyaot report MODEL -o report.html [--json] [--tflm-arena BYTES|auto]`: what a model needs, on
+//! one self-contained HTML page (or the same data as JSON on stdout or in the file): the summary
+//! (operators, MACs, weights, arena and its lower bound, state, TFLM's arena when given or asked of
+//! TFLM, [`tflm`]), a row per operator (shapes, types, MACs, weight bytes, arena offsets, the kernel variant), the
 //! memory plan drawn as SVG, and the estimated instructions per operator and per inference on
 //! each core the cost model was fitted for ([`crate::cost`]).
 //!
@@ -22,6 +22,26 @@ use crate::cost::Estimates;
 use crate::{Args, Failure};
 
 mod html;
+mod tflm;
+
+/// TFLM's arena, as the report knows it.
+#[derive(Clone, Copy, Debug)]
+pub enum TflmFigure {
+    /// Given with `--tflm-arena BYTES`.
+    Given(u64),
+    /// Asked of TFLM with `--tflm-arena auto`.
+    Measured(tflm::TflmArena),
+}
+
+impl TflmFigure {
+    /// The arena TFLM needs, in bytes.
+    pub fn total(self) -> u64 {
+        match self {
+            TflmFigure::Given(n) => n,
+            TflmFigure::Measured(a) => a.total,
+        }
+    }
+}
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<(), Failure> {
@@ -31,13 +51,19 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
     )?;
     let mut config = Config::new();
     config.limits(args.limits()?).planning(args.planning()?);
+    let model = Path::new(args.model()?);
     let tflm_arena = match args.get("--tflm-arena") {
         None => None,
-        Some(v) => Some(v.replace('_', "").parse::<u64>().map_err(|_| {
-            Failure::Usage(format!(
-                "`--tflm-arena {v}`: expected TFLM's arena in bytes, a whole number"
-            ))
-        })?),
+        Some("auto") => Some(TflmFigure::Measured(
+            tflm::measure(model).map_err(Failure::Refused)?,
+        )),
+        Some(v) => Some(TflmFigure::Given(
+            v.replace('_', "").parse::<u64>().map_err(|_| {
+                Failure::Usage(format!(
+                    "`--tflm-arena {v}`: expected TFLM's arena in bytes (a whole number) or auto"
+                ))
+            })?,
+        )),
     };
     let json = args.switch("--json");
     let output = args.get("--output");
@@ -46,7 +72,6 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
             "missing `-o FILE.html` (or --json for the data on stdout)".to_string(),
         ));
     }
-    let model = Path::new(args.model()?);
     let title = model.file_name().map_or_else(
         || model.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -75,8 +100,8 @@ pub struct Report<'a, 'm> {
     /// The model's file name.
     title: String,
     plan: &'a PlanReport<'m>,
-    /// TFLM's arena in bytes, as given with `--tflm-arena`.
-    tflm_arena: Option<u64>,
+    /// TFLM's arena, as given or measured with `--tflm-arena`.
+    tflm_arena: Option<TflmFigure>,
     /// One row per operator, in execution order.
     ops: Vec<OpRow>,
     /// MACs of one inference.
@@ -121,7 +146,7 @@ struct TensorInfo {
 
 impl<'a, 'm> Report<'a, 'm> {
     /// Gathers the report of `plan`, the model's file being `title`.
-    pub fn new(title: &str, plan: &'a PlanReport<'m>, tflm_arena: Option<u64>) -> Self {
+    pub fn new(title: &str, plan: &'a PlanReport<'m>, tflm_arena: Option<TflmFigure>) -> Self {
         let graph = plan.graph();
         let memory = plan.memory_plan();
         let info = |t: usize| {
@@ -192,7 +217,8 @@ impl<'a, 'm> Report<'a, 'm> {
     /// ```text
     /// { "model": "…", "summary": { "operators": N, "folded_operators": N, "macs": N,
     ///     "weight_bytes": N, "arena_bytes": N, "lower_bound_bytes": N, "state_bytes": N,
-    ///     "tflm_arena_bytes": N|null, "compiles": true|false, "refusal": "…"|null },
+    ///     "tflm_arena_bytes": N|null, "tflm_arena": TFLM|null, "compiles": true|false,
+    ///     "refusal": "…"|null },
     ///   "operators": [ { "position": N, "index": N, "op": "…", "kernel": "…"|null, "macs": N,
     ///     "weight_bytes": N, "inputs": [TENSOR…], "outputs": [TENSOR…],
     ///     "scratch": [ {"bytes": N, "offset": N}, … ] }, … ],
@@ -200,7 +226,9 @@ impl<'a, 'm> Report<'a, 'm> {
     ///   "plan": <the JSON of `tinyaot plan --format json`> }
     /// ```
     ///
-    /// with TENSOR `{"index": N, "name": "…", "shape": [N, …], "type": "INT8", "bytes": N,
+    /// with TFLM `{"source": "given"}` (`--tflm-arena BYTES`) or `{"source": "tflite-micro",
+    /// "head_bytes": N, "tail_bytes": N}` (`--tflm-arena auto`: its planned tensors and its
+    /// bookkeeping), TENSOR `{"index": N, "name": "…", "shape": [N, …], "type": "INT8", "bytes": N,
     /// "storage": "arena"|"state"|"flash"|…, "offset": N|null}` and ESTIMATES as
     /// [`Estimates::json`] describes it.
     pub fn json(&self) -> String {
@@ -211,7 +239,8 @@ impl<'a, 'm> Report<'a, 'm> {
             out,
             "{{\n  \"model\": {},\n  \"summary\": {{\"operators\": {}, \"folded_operators\": {}, \
              \"macs\": {}, \"weight_bytes\": {}, \"arena_bytes\": {}, \"lower_bound_bytes\": {}, \
-             \"state_bytes\": {}, \"tflm_arena_bytes\": {}, \"compiles\": {}, \"refusal\": {}}},\
+             \"state_bytes\": {}, \"tflm_arena_bytes\": {}, \"tflm_arena\": {}, \"compiles\": {}, \
+             \"refusal\": {}}},\
              \n  \"operators\": [",
             string(&self.title),
             graph.operators.len(),
@@ -222,7 +251,15 @@ impl<'a, 'm> Report<'a, 'm> {
             plan.lower_bound_bytes,
             plan.state_bytes,
             self.tflm_arena
-                .map_or("null".to_string(), |n| n.to_string()),
+                .map_or("null".to_string(), |t| t.total().to_string()),
+            match self.tflm_arena {
+                None => "null".to_string(),
+                Some(TflmFigure::Given(_)) => "{\"source\": \"given\"}".to_string(),
+                Some(TflmFigure::Measured(a)) => format!(
+                    "{{\"source\": \"tflite-micro\", \"head_bytes\": {}, \"tail_bytes\": {}}}",
+                    a.head, a.tail
+                ),
+            },
             self.plan.refusal().is_none(),
             self.plan.refusal().map_or("null".to_string(), string),
         );

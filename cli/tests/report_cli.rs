@@ -57,6 +57,7 @@ fn json_describes_ds_cnn() {
     let pointwise = 25 * 5 * 64 * 64;
     assert_eq!(s["macs"], conv + 4 * depthwise + 4 * pointwise + 12 * 64);
     assert_eq!(s["tflm_arena_bytes"], 24224);
+    assert_eq!(s["tflm_arena"]["source"], "given");
     assert_eq!(s["compiles"], true);
     // The same plan as `tinyaot plan`, embedded whole.
     for key in ["arena_bytes", "lower_bound_bytes", "state_bytes"] {
@@ -136,6 +137,54 @@ fn json_describes_ds_cnn() {
     let plain: Value =
         serde_json::from_str(&stdout(&tinyaot(&["report", &model, "--json"]))).unwrap();
     assert_eq!(plain["summary"]["tflm_arena_bytes"], Value::Null);
+}
+
+/// `--tflm-arena auto` asks TFLM itself (tflite-micro for Python) and gets the figure the project
+/// records for the fixture (tests/fixtures/models.json, from tflm_reference.py); without TFLM it
+/// is an error naming what is missing.
+#[test]
+fn tflm_arena_auto_asks_tflm() {
+    let python = std::env::var("TINYAOT_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let unavailable = Command::new(&python)
+        .args(["-c", "import tflite_micro"])
+        .output()
+        .map_or(true, |o| !o.status.success());
+    let bad = Command::new(env!("CARGO_BIN_EXE_tinyaot"))
+        .args(["report", &ds_cnn(), "--json", "--tflm-arena", "auto"])
+        .env("TINYAOT_PYTHON", "/nonexistent/python")
+        .output()
+        .expect("run tinyaot");
+    assert_eq!(bad.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&bad.stderr);
+    assert!(message.contains("--tflm-arena"), "{message}");
+    if unavailable {
+        tinyaot_test_support::skip_or_fail(
+            "`tinyaot report --tflm-arena auto`",
+            &format!("{python} has no tflite_micro (pip install --pre tflite-micro numpy)"),
+        );
+        return;
+    }
+    let json: Value = serde_json::from_str(&stdout(&tinyaot(&[
+        "report",
+        &ds_cnn(),
+        "--json",
+        "--tflm-arena",
+        "auto",
+    ])))
+    .unwrap();
+    let list = tinyaot_test_support::fixtures_dir().join("models.json");
+    let fixtures: Value = serde_json::from_slice(&std::fs::read(list).unwrap()).unwrap();
+    let recorded = &fixtures["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "ds_cnn")
+        .unwrap()["tflm_arena"];
+    let s = &json["summary"];
+    assert_eq!(s["tflm_arena_bytes"], recorded["total"]);
+    assert_eq!(s["tflm_arena"]["source"], "tflite-micro");
+    assert_eq!(s["tflm_arena"]["head_bytes"], recorded["head"]);
+    assert_eq!(s["tflm_arena"]["tail_bytes"], recorded["tail"]);
 }
 
 /// The cost model's recorded error on the models it was not fitted on: the bar, M4

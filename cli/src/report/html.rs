@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use tinyaot_codegen::plan::report::thousands;
 
-use super::{OpRow, Report, TensorInfo};
+use super::{OpRow, Report, TensorInfo, TflmFigure};
 
 const STYLE: &str = "\
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}\
@@ -94,24 +94,40 @@ fn summary(out: &mut String, r: &Report) {
         bytes(plan.state_bytes),
         "variables kept between inferences (SVDF, LSTM, resource variables)",
     );
+    let ours = percent(
+        plan.arena_bytes as f64 + plan.state_bytes as f64,
+        r.tflm_arena.map_or(0.0, |t| t.total() as f64),
+    );
     match r.tflm_arena {
-        Some(n) => row(
+        Some(TflmFigure::Given(n)) => row(
             out,
             "TFLM arena",
             bytes(n as usize),
             &format!(
-                "as given with <code>--tflm-arena</code> (TFLM's <code>arena_used_bytes</code>: \
-                 planned tensors and its own bookkeeping); tinyaot needs {} of it",
-                percent(plan.arena_bytes as f64 + plan.state_bytes as f64, n as f64)
+                "as given with <code>--tflm-arena</code> (what TFLM's \
+                 <code>print_allocations</code> reports: planned tensors and its own \
+                 bookkeeping); tinyaot's arena and state are {ours} of it"
+            ),
+        ),
+        Some(TflmFigure::Measured(a)) => row(
+            out,
+            "TFLM arena",
+            bytes(a.total as usize),
+            &format!(
+                "asked of TFLM (tflite-micro's interpreter, <code>print_allocations</code>): {} \
+                 of planned tensors and scratch, {} of bookkeeping; tinyaot's arena and state \
+                 are {ours} of it",
+                bytes(a.head as usize),
+                bytes(a.tail as usize)
             ),
         ),
         None => row(
             out,
             "TFLM arena",
             "not given".to_string(),
-            "TFLM's arena is what TFLM itself reports after an invoke (<code>print_allocations</code> \
-             / <code>arena_used_bytes</code>); pass it with <code>--tflm-arena BYTES</code> to \
-             compare",
+            "what TFLM itself reports for the model (<code>print_allocations</code>): \
+             <code>--tflm-arena auto</code> asks TFLM (the tflite-micro Python package), \
+             <code>--tflm-arena BYTES</code> takes the figure",
         ),
     }
     if let Some(why) = r.plan.refusal() {
