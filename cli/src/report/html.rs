@@ -12,7 +12,8 @@ body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}\
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;font-size:.85em}\
 th,td{border:1px solid #ddd;padding:.2em .5em;text-align:left;vertical-align:top}\
-th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+th{background:#f3f3f3;white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
+details.note summary{cursor:pointer}\
 tr.total td{font-weight:bold;background:#fafafa}\
 .plan{overflow:auto;border:1px solid #ddd;max-height:80vh}\
 .note{color:#555;font-size:.85em;max-width:60em}\
@@ -207,14 +208,57 @@ fn estimates(out: &mut String, r: &Report) {
         "<p class=\"note\">Instructions of one inference of the generated Rust, estimated per \
          operator by a linear model per core and kernel function (instructions = a·MACs + \
          b·elements + c, elements being those of the non-constant inputs and the outputs), \
-         fitted by least squares to per-operator instruction counts measured under QEMU \
-         (<code>{}</code>) on {}. A kernel never measured takes its family's fit, or the \
-         core's (marked ° and ″). Instruction counts, not cycles: multiply by the core's cycles \
-         per instruction (about 1 to 2 on these cores, more with flash wait states).</p>",
+         fitted by least squares to per-operator instruction counts measured under QEMU. A \
+         kernel never measured takes its family's fit, or the core's (marked ° and ″). \
+         Instruction counts, not cycles: multiply by the core's cycles per instruction (about 1 \
+         to 2 on these cores, more with flash wait states).</p>"
+    );
+    let _ = writeln!(
+        out,
+        "<details class=\"note\"><summary>Fitted on {} models by <code>{}</code></summary>\
+         <p>{}</p></details>",
+        model.fitted.len(),
         esc(&model.source),
         esc(&model.fitted.join(", "))
     );
-    out.push_str("<table>\n<tr><th></th>");
+    // How far off the model was on models it never saw: one row per model, one column per core.
+    let mut held: Vec<&str> = Vec::new();
+    for h in cores.iter().flat_map(|c| &c.held_out) {
+        if !held.contains(&h.model.as_str()) {
+            held.push(&h.model);
+        }
+    }
+    if !held.is_empty() {
+        out.push_str(
+            "<p class=\"note\">The estimate against the measurement on models left out of the \
+             fit (instructions per inference, measured by <code>cargo xtask cost-model</code>; \
+             positive: an overestimate):</p>\n<table>\n<tr><th>held-out model</th>",
+        );
+        for c in cores {
+            let _ = write!(out, "<th>{}</th>", esc(&c.title));
+        }
+        out.push_str("</tr>\n");
+        for name in &held {
+            let _ = write!(out, "<tr><td>{}</td>", esc(name));
+            for c in cores {
+                match c.held_out.iter().find(|h| h.model == *name) {
+                    Some(h) => {
+                        let _ = write!(
+                            out,
+                            "<td class=\"n\" title=\"estimated {}, measured {}\">{:+.1}%</td>",
+                            thousands(h.estimated as usize),
+                            thousands(h.measured as usize),
+                            h.error_percent()
+                        );
+                    }
+                    None => out.push_str("<td></td>"),
+                }
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</table>\n");
+    }
+    out.push_str("<p></p>\n<table>\n<tr><th>operator</th>");
     for c in cores {
         let _ = write!(out, "<th>{}</th>", esc(&c.title));
     }
@@ -222,24 +266,14 @@ fn estimates(out: &mut String, r: &Report) {
     for c in cores {
         let _ = write!(out, "<td class=\"n\">{}</td>", thousands(c.total as usize));
     }
-    out.push_str("</tr>\n<tr><td>error on models not fitted on</td>");
-    for c in cores {
-        let cell: Vec<String> = c
-            .held_out
-            .iter()
-            .map(|h| {
-                format!(
-                    "<span class=\"t\">{} {:+.1}%</span>",
-                    esc(&h.model),
-                    h.error_percent()
-                )
-            })
-            .collect();
-        let _ = write!(out, "<td>{}</td>", cell.join("<br>"));
-    }
     out.push_str("</tr>\n");
     for (i, op) in r.ops.iter().enumerate() {
-        let _ = write!(out, "<tr><td>#{} {}</td>", op.position, esc(&op.op));
+        let _ = write!(
+            out,
+            "<tr><td class=\"t\">#{} {}</td>",
+            op.position,
+            esc(&op.op)
+        );
         for c in cores {
             let (n, level) = c.ops.get(i).copied().unwrap_or((0.0, "core"));
             let mark = match level {
@@ -252,29 +286,6 @@ fn estimates(out: &mut String, r: &Report) {
         out.push_str("</tr>\n");
     }
     out.push_str("</table>\n");
-    let held: Vec<String> = cores
-        .iter()
-        .flat_map(|c| {
-            c.held_out.iter().map(move |h| {
-                format!(
-                    "{} on {}: estimated {}, measured {} ({:+.1}%)",
-                    esc(&h.model),
-                    esc(&c.title),
-                    thousands(h.estimated as usize),
-                    thousands(h.measured as usize),
-                    h.error_percent()
-                )
-            })
-        })
-        .collect();
-    if !held.is_empty() {
-        let _ = writeln!(
-            out,
-            "<p class=\"note\">How far off it was on models left out of the fit (measured by \
-             <code>cargo xtask cost-model</code>, instructions per inference): {}.</p>",
-            held.join("; ")
-        );
-    }
 }
 
 fn tensors(list: &[TensorInfo]) -> String {
