@@ -27,13 +27,25 @@ pub struct CoreEstimate {
     pub core: String,
     /// `Cortex-M4`, …
     pub title: String,
-    /// Per operator in execution order: estimated instructions, and how specific the fit was
-    /// (`function`, `module`, `core`).
-    pub ops: Vec<(f64, &'static str)>,
+    /// Per operator in execution order: estimated instructions, how specific the fit was
+    /// (`function`, `module`, `core`), and whether the operator is well past the measured ones
+    /// of its fit (an extrapolation, [`tinyaot_codegen::cost::Fit::beyond`]).
+    pub ops: Vec<(f64, &'static str, bool)>,
     /// Estimated instructions of one inference.
     pub total: f64,
     /// The model's measured error on models it was not fitted on, for this core.
     pub held_out: Vec<HeldOut>,
+}
+
+impl CoreEstimate {
+    /// The estimated instructions of the operators well past the measured ones of their fit.
+    pub fn beyond(&self) -> f64 {
+        // A fold from 0.0: `sum` of no f64 is -0.0, printed "-0".
+        self.ops
+            .iter()
+            .filter(|o| o.2)
+            .fold(0.0, |sum, o| sum + o.0)
+    }
 }
 
 /// The estimates of one model on every core of the cost model.
@@ -58,7 +70,10 @@ impl Estimates {
                 cores.push(CoreEstimate {
                     core: core.clone(),
                     title: title.clone(),
-                    ops: ops.iter().map(|(n, fit)| (*n, fit.level.name())).collect(),
+                    ops: ops
+                        .iter()
+                        .map(|o| (o.instructions, o.fit.level.name(), o.beyond))
+                        .collect(),
                     total,
                     held_out: m
                         .held_out
@@ -73,8 +88,9 @@ impl Estimates {
     }
 
     /// As JSON: `{"source": "…", "fitted_on": ["…", …], "cores": [{"core": "m4", "title":
-    /// "Cortex-M4", "instructions": N, "operators": [{"instructions": N, "fit": "function"|
-    /// "module"|"core"}, …], "held_out": [{"model": "…", "measured": N, "estimated": N,
+    /// "Cortex-M4", "instructions": N, "beyond_measured_instructions": N, "operators":
+    /// [{"instructions": N, "fit": "function"|"module"|"core", "beyond_measured": true|false},
+    /// …], "held_out": [{"model": "…", "measured": N, "estimated": N,
     /// "error_percent": X}, …]}, …]}`, operators in execution order; with `"error": "…"`
     /// instead of the cores when the compiled-in model does not parse.
     pub fn json(&self) -> String {
@@ -95,7 +111,12 @@ impl Estimates {
             let ops: Vec<String> = c
                 .ops
                 .iter()
-                .map(|(n, level)| format!("{{\"instructions\": {:.0}, \"fit\": \"{level}\"}}", n))
+                .map(|(n, level, beyond)| {
+                    format!(
+                        "{{\"instructions\": {n:.0}, \"fit\": \"{level}\", \"beyond_measured\": \
+                         {beyond}}}"
+                    )
+                })
                 .collect();
             let held: Vec<String> = c
                 .held_out
@@ -113,12 +134,13 @@ impl Estimates {
                 .collect();
             let _ = write!(
                 out,
-                "{}\n    {{\"core\": {}, \"title\": {}, \"instructions\": {:.0}, \"operators\": \
-                 [{}], \"held_out\": [{}]}}",
+                "{}\n    {{\"core\": {}, \"title\": {}, \"instructions\": {:.0}, \
+                 \"beyond_measured_instructions\": {:.0}, \"operators\": [{}], \"held_out\": [{}]}}",
                 if i == 0 { "" } else { "," },
                 string(&c.core),
                 string(&c.title),
                 c.total,
+                c.beyond(),
                 ops.join(", "),
                 held.join(", ")
             );

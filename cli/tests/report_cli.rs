@@ -133,6 +133,9 @@ fn json_describes_ds_cnn() {
             .sum();
         let total = c["instructions"].as_f64().unwrap();
         assert!(total >= sum && sum > 0.0, "{}: {total} vs {sum}", c["core"]);
+        // ds_cnn's operators are within the measured range of their kernels.
+        assert!(per_op.iter().all(|o| o["beyond_measured"] == false));
+        assert_eq!(c["beyond_measured_instructions"], 0);
     }
     // Without the TFLM figure, null.
     let plain: Value =

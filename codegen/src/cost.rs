@@ -171,7 +171,15 @@ pub struct Fit {
     pub coef: [f64; 3],
     /// The operators (measurements) it was fitted to.
     pub samples: usize,
+    /// The largest MACs and the most elements among those operators: how far the measurements
+    /// reach ([`Fit::beyond`]).
+    pub largest: Features,
 }
+
+/// How far past the largest measured operator of its fit an operator may be before its estimate
+/// counts as an extrapolation ([`Fit::beyond`]): a kernel's fixed costs (per row, per call) that
+/// small measured operators mix into the per-element coefficient inflate it at scale.
+pub const EXTRAPOLATION: u64 = 4;
 
 impl Fit {
     /// The estimated instructions of an operator with `features`, never below zero.
@@ -179,6 +187,24 @@ impl Fit {
         let row = features.row();
         (0..3).map(|i| self.coef[i] * row[i]).sum::<f64>().max(0.0)
     }
+
+    /// Whether an operator with `features` is more than [`EXTRAPOLATION`] times the largest
+    /// measured one in MACs or in elements: an estimate outside what the fit has seen.
+    pub fn beyond(&self, features: &Features) -> bool {
+        features.macs > EXTRAPOLATION * self.largest.macs
+            || features.elements > EXTRAPOLATION * self.largest.elements
+    }
+}
+
+/// One operator's estimate.
+#[derive(Clone, Copy, Debug)]
+pub struct OpEstimate<'a> {
+    /// Instructions.
+    pub instructions: f64,
+    /// The fit it came from.
+    pub fit: &'a Fit,
+    /// The operator is well past the measured ones of that fit ([`Fit::beyond`]).
+    pub beyond: bool,
 }
 
 /// How far the model's estimate was from the measurement on a model it was not fitted on.
@@ -214,6 +240,7 @@ impl HeldOut {
 /// core    <core> <title>
 /// fitted  <model>…                          (the models the fit saw)
 /// fit     <core> <level> <module> <function> <per MAC> <per element> <per call> <samples>
+///         <largest MACs> <most elements>
 /// overhead <core> <instructions per inference outside the operators>
 /// heldout <core> <model> <measured> <estimated>
 /// ```
@@ -252,14 +279,20 @@ impl CostModel {
                 ["fitted", models @ ..] => {
                     model.fitted.extend(models.iter().map(|s| s.to_string()))
                 }
-                ["fit", core, level, module, function, a, b, c, samples] => model.fits.push(Fit {
-                    core: core.to_string(),
-                    level: Level::parse(level).ok_or_else(bad)?,
-                    module: module.to_string(),
-                    function: function.to_string(),
-                    coef: [num(a)?, num(b)?, num(c)?],
-                    samples: int(samples)? as usize,
-                }),
+                ["fit", core, level, module, function, a, b, c, samples, macs, elements] => {
+                    model.fits.push(Fit {
+                        core: core.to_string(),
+                        level: Level::parse(level).ok_or_else(bad)?,
+                        module: module.to_string(),
+                        function: function.to_string(),
+                        coef: [num(a)?, num(b)?, num(c)?],
+                        samples: int(samples)? as usize,
+                        largest: Features {
+                            macs: int(macs)?,
+                            elements: int(elements)?,
+                        },
+                    })
+                }
                 ["overhead", core, v] => model.overhead.push((core.to_string(), num(v)?)),
                 ["heldout", core, name, measured, estimated] => model.held_out.push(HeldOut {
                     core: core.to_string(),
@@ -287,7 +320,7 @@ impl CostModel {
         }
         for f in &self.fits {
             out.push_str(&format!(
-                "fit\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                "fit\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
                 f.core,
                 f.level.name(),
                 f.module,
@@ -295,7 +328,9 @@ impl CostModel {
                 coefficient(f.coef[0]),
                 coefficient(f.coef[1]),
                 coefficient(f.coef[2]),
-                f.samples
+                f.samples,
+                f.largest.macs,
+                f.largest.elements
             ));
         }
         for h in &self.held_out {
@@ -328,21 +363,26 @@ impl CostModel {
             .map_or(0.0, |(_, v)| *v)
     }
 
-    /// Estimated instructions of every call of a planned graph on `core` (in the calls' order,
-    /// each with the fit used), and of one inference (their sum and the core's overhead).
+    /// Estimated instructions of every call of a planned graph on `core` (in the calls' order),
+    /// and of one inference (their sum and the core's overhead).
     pub fn estimate(
         &self,
         core: &str,
         graph: &Graph,
         calls: &[Call],
-    ) -> Option<(Vec<(f64, &Fit)>, f64)> {
+    ) -> Option<(Vec<OpEstimate<'_>>, f64)> {
         let mut ops = Vec::with_capacity(calls.len());
         for call in calls {
             let op = graph.operators.get(call.op)?;
             let fit = self.fit(core, kernel_of(call))?;
-            ops.push((fit.estimate(&Features::of(graph, op)), fit));
+            let features = Features::of(graph, op);
+            ops.push(OpEstimate {
+                instructions: fit.estimate(&features),
+                fit,
+                beyond: fit.beyond(&features),
+            });
         }
-        let total = ops.iter().map(|(n, _)| n).sum::<f64>() + self.overhead(core);
+        let total = ops.iter().map(|o| o.instructions).sum::<f64>() + self.overhead(core);
         Some((ops, total))
     }
 }
@@ -377,6 +417,10 @@ mod tests {
                     function: "conv2d_s8".into(),
                     coef: [1.25, 3.5, 120.0],
                     samples: 7,
+                    largest: Features {
+                        macs: 1000,
+                        elements: 100,
+                    },
                 },
                 Fit {
                     core: "m4".into(),
@@ -385,6 +429,10 @@ mod tests {
                     function: "*".into(),
                     coef: [2.0, 0.0, 0.0],
                     samples: 30,
+                    largest: Features {
+                        macs: 5000,
+                        elements: 900,
+                    },
                 },
             ],
             overhead: vec![("m4".into(), 42.0)],
@@ -401,6 +449,13 @@ mod tests {
         // The function's own fit, else the core's.
         let f = model.fit("m4", ("conv", "conv2d_s8")).expect("fit");
         assert_eq!(f.level, Level::Function);
+        // Past four times the largest measured operator: an extrapolation.
+        let near = Features {
+            macs: 4000,
+            elements: 400,
+        };
+        assert!(!f.beyond(&near));
+        assert!(f.beyond(&Features { macs: 4001, ..near }));
         let f = model.fit("m4", ("pooling", "avg_pool_s8")).expect("fit");
         assert_eq!(f.level, Level::Core);
         assert!(model.fit("m7", ("conv", "conv2d_s8")).is_none());

@@ -354,6 +354,10 @@ fn fit_core(core: &str, train: &[&Measured]) -> Vec<Fit> {
             // dominate the instruction counts.
             coef: least_squares(&of, level == Level::Core),
             samples: of.len(),
+            largest: Features {
+                macs: of.iter().map(|s| s.features.macs).max().unwrap_or(0),
+                elements: of.iter().map(|s| s.features.elements).max().unwrap_or(0),
+            },
         });
     };
     for &(module, function) in &keys {

@@ -209,9 +209,12 @@ fn estimates(out: &mut String, r: &Report) {
          operator by a linear model per core and kernel function (instructions = a·MACs + \
          b·elements + c, elements being those of the non-constant inputs and the outputs), \
          fitted by least squares to per-operator instruction counts measured under QEMU. A \
-         kernel never measured takes its family's fit, or the core's (marked ° and ″). \
+         kernel never measured takes its family's fit, or the core's (marked ° and ″); an \
+         operator more than {} times the largest measured one of its fit (in MACs or elements) \
+         is an extrapolation (marked !), less certain. \
          Instruction counts, not cycles: multiply by the core's cycles per instruction (about 1 \
-         to 2 on these cores, more with flash wait states).</p>"
+         to 2 on these cores, more with flash wait states).</p>",
+        tinyaot_codegen::cost::EXTRAPOLATION
     );
     let _ = writeln!(
         out,
@@ -266,6 +269,10 @@ fn estimates(out: &mut String, r: &Report) {
     for c in cores {
         let _ = write!(out, "<td class=\"n\">{}</td>", thousands(c.total as usize));
     }
+    out.push_str("</tr>\n<tr><td>of which extrapolated (!)</td>");
+    for c in cores {
+        let _ = write!(out, "<td class=\"n\">{}</td>", percent(c.beyond(), c.total));
+    }
     out.push_str("</tr>\n");
     for (i, op) in r.ops.iter().enumerate() {
         let _ = write!(
@@ -275,13 +282,18 @@ fn estimates(out: &mut String, r: &Report) {
             esc(&op.op)
         );
         for c in cores {
-            let (n, level) = c.ops.get(i).copied().unwrap_or((0.0, "core"));
+            let (n, level, beyond) = c.ops.get(i).copied().unwrap_or((0.0, "core", false));
             let mark = match level {
                 "function" => "",
                 "module" => "°",
                 _ => "″",
             };
-            let _ = write!(out, "<td class=\"n\">{}{mark}</td>", thousands(n as usize));
+            let far = if beyond { "!" } else { "" };
+            let _ = write!(
+                out,
+                "<td class=\"n\">{}{mark}{far}</td>",
+                thousands(n as usize)
+            );
         }
         out.push_str("</tr>\n");
     }
