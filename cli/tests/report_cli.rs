@@ -143,6 +143,24 @@ fn json_describes_ds_cnn() {
     assert_eq!(plain["summary"]["tflm_arena_bytes"], Value::Null);
 }
 
+/// A model that loads but does not compile is reported as `tinyaot plan` plans it: its memory, no
+/// kernels, no estimates, and why.
+#[test]
+fn a_model_that_does_not_compile_is_still_reported() {
+    let model = tinyaot_test_support::workspace_root().join("tests/ui/data/unsupported_op.tflite");
+    let json: Value = serde_json::from_str(&stdout(&tinyaot(&[
+        "report",
+        model.to_str().unwrap(),
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(json["summary"]["compiles"], false);
+    let why = json["summary"]["refusal"].as_str().unwrap();
+    assert!(why.contains("LSH_PROJECTION"), "{why}");
+    assert_eq!(json["operators"][0]["kernel"], Value::Null);
+    assert_eq!(json["estimates"]["cores"], serde_json::json!([]));
+}
+
 /// `--tflm-arena auto` asks TFLM itself (tflite-micro for Python) and gets the figure the project
 /// records for the fixture (tests/fixtures/models.json, from tflm_reference.py); without TFLM it
 /// is an error naming what is missing.
