@@ -133,14 +133,16 @@ Commands:
       between the arena markers.
   cost-model [--core CORES] [--models a,b,...] [--held-out a,b,...] [--from FILE.json]...
       Fit the instruction cost model of `tinyaot report` and write it to cli/src/cost_model.tsv
-      (compiled into the command line): runs `mcu --profile` on the cores (default m4) for the
-      training models (default: the README's int8 CNNs and MLPs but the held-out ones) and the
+      (compiled into the command line): runs `mcu --profile` on the cores (default all, as
+      --core of mcu takes them) for the training models (default: the README's int8 CNNs and
+      MLPs but the held-out ones, and small fixtures of the kernels those lack) and the
       held-out ones (default person_detect, ds_cnn, mobilenet_v2_quantized_1x3x224x224), fits
       per core and kernel function instructions = a*MACs + b*elements + c (least squares, no
       negative coefficient) to the training models' operators (generated Rust), and measures
       the estimate per inference against the held-out models' measurement; prints that error
-      and stores it with the coefficients and in README.md (between the cost-model markers). --from reads earlier `mcu --profile --json` output
-      (one file per run, repeatable) instead of running the measurements.
+      and stores it with the coefficients and in README.md (between the cost-model markers).
+      --from reads earlier `mcu --profile --json` output (one file per run, repeatable)
+      instead of running the measurements.
   bench [--update-readme] [MODEL...]
       Microseconds per inference of the generated Rust on the host next to TFLM's reference
       kernels, from `cargo run --release -p tinyaot-bench` (TFLM's column needs
