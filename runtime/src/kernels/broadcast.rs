@@ -3,8 +3,17 @@
 //! Generation time reduces both inputs to a common, collapsed output shape with per-input element
 //! strides (0 along a broadcast dimension); adjacent dimensions that broadcast the same way are
 //! merged, so the common cases (same shape; one scalar; per-channel) are one or two dimensions.
+//!
+//! Code size: every path (inputs apart from the output, in place, overlapping) computes its rows
+//! through one function per kernel, [`row_op`] (both inputs vary, or one is a repeated element:
+//! three loops), called through `&dyn Fn` once per row or chunk; the paths themselves are not
+//! generic, so one copy of each serves every kernel. The element function is thus inlined three
+//! times per kernel, where a path per case inlined it ten times (12 KB of Cortex-M4 code for int8
+//! ADD, against 2 KB for the C kernel). The paths that need a copy of the output (in place,
+//! overlapping) stage it through stack buffers of [`STAGE`] bytes, in functions of their own, so
+//! that the kernel's frame does not hold them.
 
-use super::elem::{load, next_index, store, Elem, CHUNK};
+use super::elem::{copy_run, next_index, Elem, CHUNK};
 use super::MAX_RANK;
 use crate::Src;
 
@@ -24,7 +33,7 @@ pub(crate) fn binary<T: Elem>(
         (a, b, output),
         (shape, a_strides, b_strides),
         &f,
-        Some(&f),
+        true,
     );
 }
 
@@ -37,37 +46,64 @@ pub(crate) fn binary_mixed<T: Elem, U: Elem>(
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
     f: impl Fn(T, U) -> T,
 ) {
-    // No function for the second input as the output: an input of another type is never it.
     walk(
         arena,
         (a, b, output),
         (shape, a_strides, b_strides),
         &f,
-        None::<&fn(T, U) -> U>,
+        false,
     );
 }
 
-/// The loop of [`binary`] and [`binary_mixed`]. `f_b` is `f` again when both inputs have the
-/// output's type (`U` is `T`), for the rows when the second input is the output itself; `None`
-/// otherwise, as only a second input of the output's type can be it. (A function, not a closure
-/// that runs those rows: the closure was not inlined, and cost Cortex-M4 code 1.8 KB a kernel.)
+/// Bytes of a stack buffer through which the in-place and overlapping paths stage a chunk of a
+/// row: [`CHUNK`] elements of four bytes.
+const STAGE: usize = CHUNK * 4;
+
+/// A stack buffer of [`STAGE`] bytes, word-aligned for [`copy_run`]'s block copies.
+#[repr(C, align(4))]
+struct Stage([u8; STAGE]);
+
+/// A row's computation: `op(out, (x, x repeated), (y, y repeated))`, [`row_op`] with the kernel's
+/// element function.
+type RowOp<'f> = dyn Fn(&mut [u8], (&[u8], bool), (&[u8], bool)) + 'f;
+
+/// The loop of [`binary`] and [`binary_mixed`]. `second_may_be_output`: the second input has the
+/// output's type (`U` is `T`), so it may be the output itself.
 #[inline(always)]
 fn walk<T: Elem, U: Elem>(
     arena: &mut [u8],
+    srcs: (Src, Src, usize),
+    shapes: (&[usize], &[usize], &[usize]),
+    f: &impl Fn(T, U) -> T,
+    second_may_be_output: bool,
+) {
+    walk_rows(
+        arena,
+        srcs,
+        shapes,
+        ((T::SIZE, U::SIZE), second_may_be_output),
+        &|out, x, y| row_op(out, x, y, f),
+    );
+}
+
+/// [`walk`]'s paths, with the element types' sizes (`size`: the first input's and the output's)
+/// and the element function in `op`. Not generic: one copy for every kernel.
+#[inline(never)]
+fn walk_rows(
+    arena: &mut [u8],
     (a, b, output): (Src, Src, usize),
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    f: &impl Fn(T, U) -> T,
-    f_b: Option<&impl Fn(T, U) -> U>,
+    ((size, b_size), second_may_be_output): ((usize, usize), bool),
+    op: &RowOp,
 ) {
+    // A scalar operation is one row of one element.
+    let (shape, a_strides, b_strides) = if shape.is_empty() {
+        (&[1usize][..], &[0usize][..], &[0usize][..])
+    } else {
+        (shape, a_strides, b_strides)
+    };
     let rank = shape.len();
     assert!(rank <= MAX_RANK && a_strides.len() == rank && b_strides.len() == rank);
-    if rank == 0 {
-        let (mut x, mut y) = ([T::default()], [U::default()]);
-        load(arena, a, 0, &mut x);
-        load(arena, b, 0, &mut y);
-        store(arena, output, 0, &[f(x[0], y[0])]);
-        return;
-    }
     if shape.contains(&0) {
         return;
     }
@@ -80,35 +116,37 @@ fn walk<T: Elem, U: Elem>(
             .map(|(n, s)| (n - 1) * s)
             .sum::<usize>()
     };
-    let (a_len, b_len) = (in_len(a_strides) * T::SIZE, in_len(b_strides) * U::SIZE);
-    if let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total * T::SIZE) {
-        direct(xa, xb, out, shape, a_strides, b_strides, f);
+    let (a_len, b_len) = (in_len(a_strides) * size, in_len(b_strides) * b_size);
+    let shapes = (shape, a_strides, b_strides);
+    let sizes = (size, b_size);
+    if let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total * size) {
+        direct((xa, xb, out), shapes, sizes, op);
     } else if !in_place(
         arena,
         (a, b, output),
-        (shape, a_strides, b_strides),
-        (a_len, b_len),
-        f,
-        f_b,
+        shapes,
+        (sizes, (a_len, b_len)),
+        second_may_be_output,
+        op,
     ) {
-        staged(arena, (a, b, output), (shape, a_strides, b_strides), f);
+        staged(arena, (a, b, output), shapes, sizes, op);
     }
 }
 
 /// The loop when one input is the output itself (its offset and the output's shape: the plan's
-/// in-place operation) and the other lies apart from it: each output element is read, then
-/// written, with no staging (which cost an in-place MAXIMUM on Cortex-M4 2.7 times the
-/// instructions of the same call apart). Returns false, having done nothing, otherwise.
+/// in-place operation) and the other lies apart from it: each chunk of output is copied to the
+/// stack, then computed from that copy into its place. Returns false, having done nothing,
+/// otherwise.
 #[inline(always)]
-fn in_place<T: Elem, U: Elem>(
+fn in_place(
     arena: &mut [u8],
     (a, b, output): (Src, Src, usize),
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    (a_len, b_len): (usize, usize),
-    f: &impl Fn(T, U) -> T,
-    f_b: Option<&impl Fn(T, U) -> U>,
+    ((size, b_size), (a_len, b_len)): ((usize, usize), (usize, usize)),
+    second_may_be_output: bool,
+    op: &RowOp,
 ) -> bool {
-    let out_len = shape.iter().product::<usize>() * T::SIZE;
+    let out_len = shape.iter().product::<usize>() * size;
     let is_output = |src: Src, strides: &[usize], len: usize| {
         matches!(src, Src::Arena(offset) if offset == output)
             && len == out_len
@@ -119,12 +157,12 @@ fn in_place<T: Elem, U: Elem>(
         let Some((y, _, out)) = disjoint(arena, (b, b_len), nothing, output, out_len) else {
             return false;
         };
-        rows_in_place(out, y, shape, b_strides, f);
-    } else if let (Some(f_b), true) = (f_b, is_output(b, b_strides, b_len)) {
+        rows_in_place((out, y), (shape, b_strides), (size, b_size), true, op);
+    } else if second_may_be_output && is_output(b, b_strides, b_len) {
         let Some((x, _, out)) = disjoint(arena, (a, a_len), nothing, output, out_len) else {
             return false;
         };
-        rows_in_place(out, x, shape, a_strides, |o, x| f_b(x, o));
+        rows_in_place((out, x), (shape, a_strides), (b_size, size), false, op);
     } else {
         return false;
     }
@@ -145,40 +183,84 @@ fn contiguous(shape: &[usize], strides: &[usize]) -> bool {
     true
 }
 
-/// [`direct`] with the output as one operand: `out[i] = g(out[i], other[...])`, `other` read with
-/// `strides` as [`direct`] reads an input.
-#[inline(always)]
-fn rows_in_place<T: Elem, U: Elem>(
-    out: &mut [u8],
-    other: &[u8],
-    shape: &[usize],
-    strides: &[usize],
-    g: impl Fn(T, U) -> T,
+/// The rows of [`in_place`]: `out` (elements of `out_size` bytes) is the first operand
+/// (`output_first`) or the second, `other` (elements of `other_size` bytes) the other, read with
+/// `strides` as [`direct`] reads an input. The output is staged a block at a time (as many whole
+/// rows as fit in the buffer, or a chunk of one long row), then `op` computes each row (or chunk)
+/// from the staged copy and the other operand: one copy per block, not per short row.
+#[inline(never)]
+fn rows_in_place(
+    (out, other): (&mut [u8], &[u8]),
+    (shape, strides): (&[usize], &[usize]),
+    (out_size, other_size): (usize, usize),
+    output_first: bool,
+    op: &RowOp,
 ) {
     let rank = shape.len();
     let inner = shape[rank - 1];
     let step = strides[rank - 1];
     let outer = &shape[..rank - 1];
     let mut index = [0usize; MAX_RANK];
-    let (size, other_size) = (T::SIZE, U::SIZE);
-    for row in out.chunks_exact_mut(inner * size) {
-        let pos: usize = index[..rank - 1]
-            .iter()
-            .zip(strides)
-            .map(|(i, s)| i * s)
-            .sum();
-        let cells = row.chunks_exact_mut(size);
+    let mut stage = Stage([0; STAGE]);
+    let stage = &mut stage.0;
+    let per_chunk = STAGE / out_size;
+    // The other operand's piece for `n` elements from element `in_row` of the row whose
+    // first element of `other` is `pos`.
+    let piece = |pos: usize, in_row: usize, n: usize| {
         if step == 0 {
-            let y = U::read(&other[pos * other_size..]);
-            cells.for_each(|o| g(T::read(o), y).write(o));
+            (&other[pos * other_size..(pos + 1) * other_size], true)
         } else {
-            let ys = other[pos * other_size..(pos + inner) * other_size].chunks_exact(other_size);
-            cells
-                .zip(ys)
-                .for_each(|(o, y)| g(T::read(o), U::read(y)).write(o));
+            let from = pos + in_row;
+            (&other[from * other_size..(from + n) * other_size], false)
         }
-        next_index(&mut index[..rank - 1], outer);
+    };
+    let row_bytes = inner * out_size;
+    if inner <= per_chunk {
+        // Short rows: as many whole rows as fit staged at once.
+        let rows_per_block = per_chunk / inner;
+        for block in out.chunks_mut(rows_per_block * row_bytes) {
+            let staged = &mut stage[..block.len()];
+            // Word-aligned blocks of 32 bytes by `ldm`/`stm` where the core has them: the copy
+            // is this path's cost (3 % of an int16 ADD in place through `memcpy`).
+            copy_run(staged, block);
+            for (row, staged) in block
+                .chunks_exact_mut(row_bytes)
+                .zip(staged.chunks_exact(row_bytes))
+            {
+                let pos = row_start(&index[..rank - 1], strides);
+                let other = piece(pos, 0, inner);
+                if output_first {
+                    op(row, (staged, false), other);
+                } else {
+                    op(row, other, (staged, false));
+                }
+                next_index(&mut index[..rank - 1], outer);
+            }
+        }
+    } else {
+        // Long rows: a chunk at a time.
+        for row in out.chunks_exact_mut(row_bytes) {
+            let pos = row_start(&index[..rank - 1], strides);
+            for (k, chunk) in row.chunks_mut(per_chunk * out_size).enumerate() {
+                let staged = &mut stage[..chunk.len()];
+                copy_run(staged, chunk);
+                let other = piece(pos, k * per_chunk, chunk.len() / out_size);
+                if output_first {
+                    op(chunk, (staged, false), other);
+                } else {
+                    op(chunk, other, (staged, false));
+                }
+            }
+            next_index(&mut index[..rank - 1], outer);
+        }
     }
+}
+
+/// The element of an operand read with `strides` where the row at `index` (the outer
+/// dimensions' position) starts.
+#[inline(always)]
+fn row_start(index: &[usize], strides: &[usize]) -> usize {
+    index.iter().zip(strides).map(|(i, s)| i * s).sum()
 }
 
 /// The input and output byte slices when neither arena input overlaps the output (the usual case);
@@ -211,62 +293,86 @@ pub(crate) fn disjoint<'x>(
     Some((view(a, a_len), view(b, b_len), out))
 }
 
-/// The broadcast loop on separate input and output slices: no staging.
-#[inline(always)]
-fn direct<T: Elem, U: Elem>(
-    a: &[u8],
-    b: &[u8],
-    out: &mut [u8],
-    shape: &[usize],
-    a_strides: &[usize],
-    b_strides: &[usize],
-    f: impl Fn(T, U) -> T,
+/// The broadcast loop on separate input and output slices: no staging. Elements of `size` bytes
+/// (the first input's and the output's) and `b_size` (the second input's); `op` computes each row.
+#[inline(never)]
+fn direct(
+    (a, b, out): (&[u8], &[u8], &mut [u8]),
+    (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
+    (size, b_size): (usize, usize),
+    op: &RowOp,
 ) {
     let rank = shape.len();
     let inner = shape[rank - 1];
     let (a_step, b_step) = (a_strides[rank - 1], b_strides[rank - 1]);
     let outer = &shape[..rank - 1];
     let mut index = [0usize; MAX_RANK];
-    let (size, b_size) = (T::SIZE, U::SIZE);
+    // A repeated input (step 0) is read as its one element.
+    let (a_run, b_run) = (
+        if a_step == 0 { 1 } else { inner },
+        if b_step == 0 { 1 } else { inner },
+    );
     for row in out.chunks_exact_mut(inner * size) {
         let idx = &index[..rank - 1];
         let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
         let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
-        let rows = row.chunks_exact_mut(size);
-        match (a_step, b_step) {
-            (0, 0) => {
-                let v = f(T::read(&a[a_pos * size..]), U::read(&b[b_pos * b_size..]));
-                rows.for_each(|o| v.write(o));
-            }
-            (0, _) => {
-                let x = T::read(&a[a_pos * size..]);
-                let ys = b[b_pos * b_size..(b_pos + inner) * b_size].chunks_exact(b_size);
-                rows.zip(ys).for_each(|(o, y)| f(x, U::read(y)).write(o));
-            }
-            (_, 0) => {
-                let y = U::read(&b[b_pos * b_size..]);
-                let xs = a[a_pos * size..(a_pos + inner) * size].chunks_exact(size);
-                rows.zip(xs).for_each(|(o, x)| f(T::read(x), y).write(o));
-            }
-            _ => {
-                let xs = a[a_pos * size..(a_pos + inner) * size].chunks_exact(size);
-                let ys = b[b_pos * b_size..(b_pos + inner) * b_size].chunks_exact(b_size);
-                rows.zip(xs)
-                    .zip(ys)
-                    .for_each(|((o, x), y)| f(T::read(x), U::read(y)).write(o));
-            }
-        }
+        op(
+            row,
+            (&a[a_pos * size..(a_pos + a_run) * size], a_step == 0),
+            (&b[b_pos * b_size..(b_pos + b_run) * b_size], b_step == 0),
+        );
         next_index(&mut index[..rank - 1], outer);
     }
 }
 
-/// The broadcast loop through stack buffers, chunk by chunk: correct when the output is an input.
+/// One run of output: `out[i] = f(x[i], y[i])`, an operand marked `true` being one element
+/// repeated along the run (read once, so that what depends on it alone is computed once).
 #[inline(always)]
-fn staged<T: Elem, U: Elem>(
+fn row_op<T: Elem, U: Elem, O: Elem>(
+    out: &mut [u8],
+    (xs, x_repeated): (&[u8], bool),
+    (ys, y_repeated): (&[u8], bool),
+    f: &impl Fn(T, U) -> O,
+) {
+    let cells = out.chunks_exact_mut(O::SIZE);
+    match (x_repeated, y_repeated) {
+        (false, false) => cells
+            .zip(xs.chunks_exact(T::SIZE))
+            .zip(ys.chunks_exact(U::SIZE))
+            .for_each(|((o, x), y)| f(T::read(x), U::read(y)).write(o)),
+        (false, true) => {
+            let y = U::read(ys);
+            cells
+                .zip(xs.chunks_exact(T::SIZE))
+                .for_each(|(o, x)| f(T::read(x), y).write(o));
+        }
+        (true, false) => {
+            let x = T::read(xs);
+            cells
+                .zip(ys.chunks_exact(U::SIZE))
+                .for_each(|(o, y)| f(x, U::read(y)).write(o));
+        }
+        (true, true) => {
+            // Every element the same: computed once, then copied along the run.
+            f(T::read(xs), U::read(ys)).write(&mut out[..O::SIZE]);
+            for at in (O::SIZE..out.len()).step_by(O::SIZE) {
+                out.copy_within(0..O::SIZE, at);
+            }
+        }
+    }
+}
+
+/// The broadcast loop through stack buffers, chunk by chunk, when an input overlaps the output
+/// otherwise than as the whole of it: each chunk of both inputs is read before the chunk of output
+/// is written. Elements of `size` bytes (the first input's and the output's) and `b_size` (the
+/// second input's); `op` computes each chunk.
+#[inline(never)]
+fn staged(
     arena: &mut [u8],
     (a, b, output): (Src, Src, usize),
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    f: impl Fn(T, U) -> T,
+    (size, b_size): (usize, usize),
+    op: &RowOp,
 ) {
     let rank = shape.len();
     let inner = shape[rank - 1];
@@ -274,22 +380,23 @@ fn staged<T: Elem, U: Elem>(
     let outer = &shape[..rank - 1];
     let mut index = [0usize; MAX_RANK];
     let mut out_pos = 0;
-    let mut xa = [T::default(); CHUNK];
-    let mut xb = [U::default(); CHUNK];
-    let mut xo = [T::default(); CHUNK];
+    // Three buffers of half a stage: a rare path, kept small.
+    const HALF: usize = STAGE / 2;
+    let (mut xa, mut xb, mut xo) = ([0u8; HALF], [0u8; HALF], [0u8; HALF]);
+    let per_chunk = HALF / size.max(b_size);
     loop {
         let idx = &index[..rank - 1];
         let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
         let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
         let mut done = 0;
         while done < inner {
-            let n = CHUNK.min(inner - done);
-            load_run(arena, a, a_pos, a_step, done, &mut xa[..n]);
-            load_run(arena, b, b_pos, b_step, done, &mut xb[..n]);
-            for ((o, &x), &y) in xo[..n].iter_mut().zip(&xa[..n]).zip(&xb[..n]) {
-                *o = f(x, y);
-            }
-            store(arena, output, out_pos + done, &xo[..n]);
+            let n = per_chunk.min(inner - done);
+            let xs = load_run(arena, a, (a_pos, a_step), done, n, size, &mut xa);
+            let ys = load_run(arena, b, (b_pos, b_step), done, n, b_size, &mut xb);
+            let out = &mut xo[..n * size];
+            op(out, (xs, a_step == 0), (ys, b_step == 0));
+            let at = output + (out_pos + done) * size;
+            arena[at..at + out.len()].copy_from_slice(out);
             done += n;
         }
         out_pos += inner;
@@ -299,15 +406,153 @@ fn staged<T: Elem, U: Elem>(
     }
 }
 
-/// Loads elements `done..done + dst.len()` of a run starting at `pos` with element step `step`
-/// (0: one value repeated; otherwise contiguous).
+/// Copies into `buf` the bytes of elements `done..done + n` of a run starting at element `pos`
+/// with element step `step` (0: its one element, which is all it copies; otherwise contiguous),
+/// and returns them.
 #[inline(always)]
-fn load_run<T: Elem>(arena: &[u8], src: Src, pos: usize, step: usize, done: usize, dst: &mut [T]) {
-    if step == 0 {
-        let mut one = [T::default()];
-        load(arena, src, pos, &mut one);
-        dst.fill(one[0]);
+fn load_run<'b>(
+    arena: &[u8],
+    src: Src,
+    (pos, step): (usize, usize),
+    done: usize,
+    n: usize,
+    size: usize,
+    buf: &'b mut [u8],
+) -> &'b [u8] {
+    let (start, count) = if step == 0 {
+        (pos, 1)
     } else {
-        load(arena, src, pos + done * step, dst);
+        (pos + done * step, n)
+    };
+    let (from, len) = (start * size, count * size);
+    let bytes = match src {
+        Src::Arena(offset) => &arena[offset + from..offset + from + len],
+        Src::Bytes(bytes) => &bytes[from..from + len],
+    };
+    buf[..len].copy_from_slice(bytes);
+    &buf[..len]
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::format;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// An element function whose operands do not commute, so that an operand order swapped by a
+    /// path shows.
+    fn f(x: i16, y: i16) -> i16 {
+        x.wrapping_mul(3).wrapping_sub(y)
+    }
+
+    /// `out[i] = f(a[ia], b[ib])` element by element, the reference of every path.
+    fn reference(a: &[i16], b: &[i16], shape: &[usize], strides: (&[usize], &[usize])) -> Vec<i16> {
+        let total: usize = shape.iter().product();
+        let mut index = vec![0usize; shape.len()];
+        let mut out = Vec::new();
+        for _ in 0..total {
+            let at = |s: &[usize]| index.iter().zip(s).map(|(i, s)| i * s).sum::<usize>();
+            out.push(f(a[at(strides.0)], b[at(strides.1)]));
+            next_index(&mut index, shape);
+        }
+        out
+    }
+
+    fn bytes(values: &[i16]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    fn values(bytes: &[u8]) -> Vec<i16> {
+        bytes
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect()
+    }
+
+    /// Inputs of `n` elements with distinct values.
+    fn input(n: usize, seed: i16) -> Vec<i16> {
+        (0..n as i16)
+            .map(|i| i.wrapping_mul(7).wrapping_add(seed))
+            .collect()
+    }
+
+    /// The shapes and strides each path is run on: same shape (one long row, longer than a stage
+    /// chunk), a repeated second or first operand, per-channel rows (short rows, many per staged
+    /// block, and rows longer than a block), both repeated along the row, and a scalar.
+    fn cases() -> Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> {
+        vec![
+            (vec![300], vec![1], vec![1]),
+            (vec![300], vec![1], vec![0]),
+            (vec![300], vec![0], vec![1]),
+            (vec![50, 4], vec![4, 1], vec![0, 1]),
+            (vec![3, 150], vec![150, 1], vec![0, 1]),
+            (vec![6, 5], vec![0, 1], vec![5, 1]),
+            (vec![4, 7], vec![1, 0], vec![1, 0]),
+            (vec![5, 3], vec![3, 1], vec![1, 0]),
+            (vec![], vec![], vec![]),
+        ]
+    }
+
+    fn len(shape: &[usize], strides: &[usize]) -> usize {
+        1 + shape
+            .iter()
+            .zip(strides)
+            .map(|(n, s)| (n - 1) * s)
+            .sum::<usize>()
+    }
+
+    #[test]
+    fn every_path_computes_the_reference() {
+        for (shape, sa, sb) in cases() {
+            let total: usize = shape.iter().product();
+            let (a, b) = (input(len(&shape, &sa), 3), input(len(&shape, &sb), -5));
+            let want = reference(&a, &b, &shape, (&sa, &sb));
+            let shapes = (&shape[..], &sa[..], &sb[..]);
+            let what = format!("shape {shape:?}, strides {sa:?} and {sb:?}");
+
+            // Apart: a and b in the arena before the output, and b from flash.
+            let mut arena = [bytes(&a), bytes(&b), vec![0; total * 2]].concat();
+            let output = (a.len() + b.len()) * 2;
+            let srcs = (Src::Arena(0), Src::Arena(a.len() * 2), output);
+            binary(&mut arena, srcs, shapes, f);
+            assert_eq!(values(&arena[output..]), want, "apart, {what}");
+            let b_bytes = bytes(&b);
+            let mut arena = [bytes(&a), vec![0; total * 2]].concat();
+            let srcs = (Src::Arena(0), Src::Bytes(&b_bytes), a.len() * 2);
+            binary(&mut arena, srcs, shapes, f);
+            assert_eq!(values(&arena[a.len() * 2..]), want, "b in flash, {what}");
+
+            // In place: the output is a (when a has the output's shape), or b.
+            let a_bytes = bytes(&a);
+            if a.len() == total && contiguous(&shape, &sa) {
+                let mut arena = [bytes(&a), bytes(&b)].concat();
+                let srcs = (Src::Arena(0), Src::Arena(a.len() * 2), 0);
+                binary(&mut arena, srcs, shapes, f);
+                assert_eq!(values(&arena[..total * 2]), want, "in place of a, {what}");
+            }
+            if b.len() == total && contiguous(&shape, &sb) {
+                let mut arena = bytes(&b);
+                binary(
+                    &mut arena,
+                    (Src::Bytes(&a_bytes), Src::Arena(0), 0),
+                    shapes,
+                    f,
+                );
+                assert_eq!(values(&arena), want, "in place of b, {what}");
+            }
+
+            // Overlapping otherwise: the output one element before a (each chunk of input is
+            // read before the chunk of output written over it, which is what the staged path
+            // promises; an output ahead of its input would overwrite what it has yet to read).
+            // Only an input of the output's layout: a repeated one would be overwritten.
+            if a.len() == total && contiguous(&shape, &sa) {
+                let mut arena = [vec![0; 2], bytes(&a)].concat();
+                let srcs = (Src::Arena(2), Src::Bytes(&b_bytes), 0);
+                binary(&mut arena, srcs, shapes, f);
+                assert_eq!(values(&arena[..total * 2]), want, "overlapping, {what}");
+            }
+        }
     }
 }

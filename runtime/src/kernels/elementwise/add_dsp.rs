@@ -23,7 +23,8 @@ const ADD_CHUNK: usize = 64;
 /// took about 56.
 /// Returns false, having written nothing, when the case is not the usual one.
 #[cfg(tinyaot_dsp)]
-#[inline(always)]
+// One copy for ADD and SUB (`subtract`), called once per kernel call.
+#[inline(never)]
 pub(super) fn add_sub_s8_dsp(
     arena: &mut [u8],
     (a, b, output): (Src, Src, usize),
@@ -44,6 +45,7 @@ pub(super) fn add_sub_s8_dsp(
         return false;
     }
     let n = p.shape[0];
+    // Zeroed once per call, not per chunk (64 words each time).
     let mut sums = [0i32; ADD_CHUNK];
     let Some((x, y, out)) = crate::kernels::broadcast::disjoint(arena, (a, n), (b, n), output, n)
     else {
@@ -59,9 +61,12 @@ pub(super) fn add_sub_s8_dsp(
                     Src::Bytes(bytes) => &bytes[start..][..len],
                 });
             }
-            let sums = &mut sums[..len];
-            add_s8_pass(&xs[..len], &ys[..len], sums, p, subtract);
-            add_s8_requantize(sums, &mut arena[output + start..][..len], p);
+            add_s8_chunk(
+                (&xs[..len], &ys[..len]),
+                &mut arena[output + start..][..len],
+                &mut sums,
+                (p, subtract),
+            );
             start += len;
         }
         return true;
@@ -71,11 +76,24 @@ pub(super) fn add_sub_s8_dsp(
         .zip(y[..n].chunks(ADD_CHUNK))
         .zip(out.chunks_mut(ADD_CHUNK))
     {
-        let sums = &mut sums[..o.len()];
-        add_s8_pass(x, y, sums, p, subtract);
-        add_s8_requantize(sums, o, p);
+        add_s8_chunk((x, y), o, &mut sums, (p, subtract));
     }
     true
+}
+
+/// One chunk of at most [`ADD_CHUNK`] elements: both inputs rescaled and summed into `sums`, then
+/// the sums requantized into `out`. One copy, called by both loops of [`add_sub_s8_dsp`] (the
+/// passes' assembly was inlined in each).
+#[inline(never)]
+fn add_s8_chunk(
+    (x, y): (&[u8], &[u8]),
+    out: &mut [u8],
+    sums: &mut [i32; ADD_CHUNK],
+    (p, subtract): (&AddS8, bool),
+) {
+    let sums = &mut sums[..out.len()];
+    add_s8_pass(x, y, sums, p, subtract);
+    add_s8_requantize(sums, out, p);
 }
 
 /// One input's rescaling in [`add_s8_pass`]'s assembly: register `$v` (the input plus its offset,
