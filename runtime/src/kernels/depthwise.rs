@@ -739,6 +739,52 @@ mod tests {
         assert_eq!(out, [300, 500, 100, -99, 350, -49, 200, 201]);
     }
 
+    /// A window of 600 taps of extreme products (2^22 each): the 32-bit sums are added to the
+    /// 64-bit totals before they overflow, so the sums stay exact past 2^31 as TFLM's.
+    #[test]
+    fn s16_sums_beyond_32_bits_stay_exact() {
+        extern crate std;
+        let taps = 600;
+        let mut arena = std::vec![0u8; 2 * taps + 4];
+        for a in arena[..2 * taps].chunks_exact_mut(2) {
+            a.copy_from_slice(&i16::MIN.to_le_bytes());
+        }
+        let filter: std::vec::Vec<i8> = (0..2 * taps)
+            .map(|i| if i % 2 == 0 { -128 } else { 127 })
+            .collect();
+        let p = DepthwiseConv2dS16 {
+            batches: 1,
+            input_h: 1,
+            input_w: taps,
+            input_c: 1,
+            output_h: 1,
+            output_w: 1,
+            output_c: 2,
+            filter_h: 1,
+            filter_w: taps,
+            depth_multiplier: 2,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            filter: &filter,
+            bias: None,
+            multipliers: &[1, 1],
+            shifts: &[20, 20],
+            act_min: -32768,
+            act_max: 32767,
+        };
+        depthwise_conv2d_s16(&mut arena, 0, 2 * taps, &p);
+        let out: [i16; 2] = core::array::from_fn(|i| {
+            i16::from_le_bytes([arena[2 * taps + 2 * i], arena[2 * taps + 2 * i + 1]])
+        });
+        // 600 * 2^22 = 2,516,582,400 and 600 * 127 * -32768 = -2,496,921,600, over 2^20 rounded
+        // half up.
+        assert_eq!(out, [2400, -2381]);
+    }
+
     /// The int16 kernel against TFLM's loop restated, across the 32-channel blocks, with and
     /// without a depth multiplier, with padding, strides and dilations, extreme inputs and a bias.
     #[test]
