@@ -6,10 +6,16 @@
 //! `StridedSliceStartForAxis` to `StridedSliceEndForAxis`, which for a shrink axis is `start + 1`
 //! (or `start` past the axis): past the axis, or with a negative stride (the loop runs while
 //! `index > end`), it takes nothing, and a non-empty output is left unwritten.
+//!
+//! CONCATENATION's inputs: TFLM's reference `Concatenation` takes the rows and the inner size
+//! from the output and only `Dims(axis)` from each input, checking the rest with
+//! `TFLITE_DCHECK`: an input of a higher rank, or larger outside the axis, is read in part (its
+//! first `rows × Dims(axis) × inner` elements, row by row); one of a lower rank has its shape read
+//! past its rank, and one too small for what is read is read past its end.
 
 use super::builders::strided_slice_of;
 use super::{Case, Category, Refusal, Suite};
-use crate::{Options, TensorSpec};
+use crate::{Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec};
 
 pub(super) fn shape_mismatches(cases: &mut Vec<Case>) {
     let mut s = Suite {
@@ -50,6 +56,59 @@ pub(super) fn shape_mismatches(cases: &mut Vec<Case>) {
             masks(0),
         ),
     );
+
+    // CONCATENATION along axis 1 into [2, 5], input 0 beside a [2, 2] input: of rank 3
+    // ([2, 3, 2]: TFLM reads two rows of 3 from its flat data, half of it), or larger outside
+    // the axis ([3, 3]: its first 2 rows).
+    s.accepted(
+        "concatenation_input_of_higher_rank",
+        concatenation(&[2, 3, 2], &[2, 5], 1),
+    );
+    s.accepted(
+        "concatenation_input_larger_outside_the_axis",
+        concatenation(&[3, 3], &[2, 5], 1),
+    );
+    // Along axis -1 of a rank-3 output, with input 0 of rank 4: the axis is the output's.
+    s.accepted(
+        "concatenation_negative_axis_input_of_higher_rank",
+        concatenation(&[2, 1, 3, 2], &[2, 1, 5], -1),
+    );
+    s.refused(
+        "concatenation_input_of_lower_rank",
+        concatenation(&[2, 3], &[2, 5, 1], 1),
+        Refusal::Invalid,
+        "input 0 has rank 2, below the output's 3",
+    );
+    s.refused(
+        "concatenation_input_of_too_few_rows",
+        concatenation(&[1, 3], &[2, 5], 1),
+        Refusal::Invalid,
+        "fewer than the 2 rows of 3",
+    );
+}
+
+/// int8 CONCATENATION along `axis` of a graph input of shape `first` and one of [2, 2] into
+/// `output`, all quantized alike.
+fn concatenation(first: &[i32], output: &[i32], axis: i32) -> ModelSpec {
+    let mut second = output.to_vec();
+    let last = if axis < 0 {
+        output.len() as i32 + axis
+    } else {
+        axis
+    } as usize;
+    second[last] = 2;
+    ModelSpec::single_op(
+        B::CONCATENATION,
+        Options::Concatenation {
+            axis,
+            activation: Activation::NONE,
+        },
+        vec![
+            TensorSpec::int8(first, 0.1, 2),
+            TensorSpec::int8(&second, 0.1, 2),
+        ],
+        vec![TensorSpec::int8(output, 0.1, 2)],
+    )
 }
 
 /// STRIDED_SLICE options with only `shrink_axis_mask` set.
@@ -66,7 +125,7 @@ fn masks(shrink_axis_mask: i32) -> Options {
 
 /// int8 STRIDED_SLICE of a [3, 4] input shrinking axis 0 at `begin` with `stride` (axis 1 whole)
 /// into `output`.
-fn shrink_axis_0(begin: i32, stride: i32, output: &[i32]) -> crate::ModelSpec {
+fn shrink_axis_0(begin: i32, stride: i32, output: &[i32]) -> ModelSpec {
     strided_slice_of(
         TensorSpec::int8(&[3, 4], 0.5, 1),
         (&[begin, 0], &[begin + 1, 4], &[stride, 1]),
