@@ -12,6 +12,11 @@
 //! `TFLITE_DCHECK`: an input of a higher rank, or larger outside the axis, is read in part (its
 //! first `rows × Dims(axis) × inner` elements, row by row); one of a lower rank has its shape read
 //! past its rank, and one too small for what is read is read past its end.
+//!
+//! GATHER's and GATHER_ND's output: their `Prepare` copies the declared dimensions
+//! (`CreateWritableTensorDimsWithCopy`) and overwrites them with the computed shape, which TFLM
+//! then plans and every later operator reads; a computed shape of more dimensions than declared
+//! is written past the copy's end.
 
 use super::builders::strided_slice_of;
 use super::{Case, Category, Refusal, Suite};
@@ -85,6 +90,63 @@ pub(super) fn shape_mismatches(cases: &mut Vec<Case>) {
         Refusal::Invalid,
         "fewer than the 2 rows of 3",
     );
+
+    // GATHER of rows 3 and 1 of a [4, 3] input, declared [3, 2, 1]: TFLM makes it [2, 3], and a
+    // second GATHER (column 2, declared [2, 1]) reads it so. GATHER_ND of rows 2 and 0 of a
+    // [3, 4] input, declared [4, 2]: TFLM makes it [2, 4].
+    s.accepted(
+        "gather_output_declared_of_another_shape",
+        gathers(&[3, 2, 1]),
+    );
+    s.accepted(
+        "gather_nd_output_declared_of_another_shape",
+        gather_nd(&[4, 2]),
+    );
+    s.refused(
+        "gather_output_of_fewer_dimensions",
+        gathers(&[6]),
+        Refusal::Invalid,
+        "of more dimensions than the 1 it declares",
+    );
+    s.refused(
+        "gather_nd_output_of_fewer_dimensions",
+        gather_nd(&[8]),
+        Refusal::Invalid,
+        "of more dimensions than the 1 it declares",
+    );
+}
+
+/// float32 GATHER of rows 3 and 1 of a [4, 3] graph input into `declared` (TFLM: [2, 3]), then
+/// GATHER of its column 2 into [2, 1]; both graph outputs.
+fn gathers(declared: &[i32]) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let x = m.tensor(TensorSpec::f32(&[4, 3]));
+    let rows = m.tensor(TensorSpec::int32(&[2]).constant_i32(&[3, 1]));
+    let gathered = m.tensor(TensorSpec::f32(declared));
+    let column = m.tensor(TensorSpec::int32(&[1]).constant_i32(&[2]));
+    let out = m.tensor(TensorSpec::f32(&[2, 1]));
+    let gather = |axis| Options::Gather {
+        axis,
+        batch_dims: 0,
+    };
+    m.op(B::GATHER, gather(0), &[x, rows], &[gathered]);
+    m.op(B::GATHER, gather(1), &[gathered, column], &[out]);
+    m.inputs = vec![x];
+    m.outputs = vec![gathered, out];
+    m
+}
+
+/// int8 GATHER_ND of rows 2 and 0 of a [3, 4] graph input into `declared` (TFLM: [2, 4]).
+fn gather_nd(declared: &[i32]) -> ModelSpec {
+    ModelSpec::single_op(
+        B::GATHER_ND,
+        Options::None,
+        vec![
+            TensorSpec::int8(&[3, 4], 0.5, 1),
+            TensorSpec::int32(&[2, 1]).constant_i32(&[2, 0]),
+        ],
+        vec![TensorSpec::int8(declared, 0.5, 1)],
+    )
 }
 
 /// int8 CONCATENATION along `axis` of a graph input of shape `first` and one of [2, 2] into
