@@ -17,6 +17,11 @@
 //! (`CreateWritableTensorDimsWithCopy`) and overwrites them with the computed shape, which TFLM
 //! then plans and every later operator reads; a computed shape of more dimensions than declared
 //! is written past the copy's end.
+//!
+//! ADD, SQUARED_DIFFERENCE, FLOOR_DIV and FLOOR_MOD with an output of the inputs' broadcast size
+//! but another shape: TFLM runs them flat where the inputs' shapes are equal, and otherwise with
+//! `BroadcastBinaryOpSimple`, whose loops come from the output's shape (and its fusion of them),
+//! reading an input in part, or past its end (undefined).
 
 use super::builders::strided_slice_of;
 use super::{Case, Category, Refusal, Suite};
@@ -114,6 +119,54 @@ pub(super) fn shape_mismatches(cases: &mut Vec<Case>) {
         Refusal::Invalid,
         "of more dimensions than the 1 it declares",
     );
+
+    // ADD into [3, 2] of two [2, 3] inputs (flat), int8 ADD of [2, 3] and [1, 3] into [2, 1, 3]
+    // (TFLM's loops: the first row of each, twice), SQUARED_DIFFERENCE of [4] and [4] into
+    // [2, 2] (flat), and an ADD of [2, 3] and [1, 3] into [3, 2], whose loops read input 1 past
+    // its end.
+    s.accepted(
+        "add_output_of_another_shape",
+        binary(B::ADD, TensorSpec::f32, (&[2, 3], &[2, 3]), &[3, 2]),
+    );
+    s.accepted(
+        "add_int8_output_of_another_shape_broadcast",
+        binary(
+            B::ADD,
+            |shape| TensorSpec::int8(shape, 0.5, 1),
+            (&[2, 3], &[1, 3]),
+            &[2, 1, 3],
+        ),
+    );
+    s.accepted(
+        "squared_difference_output_of_another_shape",
+        binary(
+            B::SQUARED_DIFFERENCE,
+            TensorSpec::f32,
+            (&[4], &[4]),
+            &[2, 2],
+        ),
+    );
+    s.refused(
+        "add_output_of_another_shape_read_past_an_input",
+        binary(B::ADD, TensorSpec::f32, (&[2, 3], &[1, 3]), &[3, 2]),
+        Refusal::Invalid,
+        "reads an input past its end",
+    );
+}
+
+/// `op` of two graph inputs of shapes `a` and `b` into `out`, each tensor made by `tensor`.
+fn binary(
+    op: B,
+    tensor: fn(&[i32]) -> TensorSpec,
+    (a, b): (&[i32], &[i32]),
+    out: &[i32],
+) -> ModelSpec {
+    ModelSpec::single_op(
+        op,
+        Options::default_for(op),
+        vec![tensor(a), tensor(b)],
+        vec![tensor(out)],
+    )
 }
 
 /// float32 GATHER of rows 3 and 1 of a [4, 3] graph input into `declared` (TFLM: [2, 3]), then

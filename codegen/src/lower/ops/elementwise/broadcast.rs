@@ -57,6 +57,131 @@ impl BroadcastError {
     }
 }
 
+/// How TFLM's kernel of an operator walks an output of as many elements as the inputs' broadcast
+/// but of another shape (the kernel takes its loops from the output's shape, checking it against
+/// the broadcast only with `TFLITE_DCHECK`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::lower::ops) enum OtherShape {
+    /// Not audited: refused as unsupported.
+    Unsupported,
+    /// Element by element over the flat buffers when the inputs' shapes are equal (`extended`:
+    /// once extended to one rank, as `ProcessBroadcastShapes` compares them; otherwise exactly,
+    /// `HaveSameShapes`), and otherwise `BroadcastBinaryOpSimple` (broadcast_loop.h) over the
+    /// output's shape: [`simple_walk`].
+    FlatOrSimple {
+        /// Whether the inputs' shapes are compared once extended to one rank.
+        extended: bool,
+    },
+}
+
+/// [`broadcast`], with an output of the broadcast's size but another shape walked as TFLM's
+/// kernel walks it (`other`).
+pub(in crate::lower::ops) fn broadcast_as(
+    a: &[usize],
+    b: &[usize],
+    out: &[usize],
+    other: OtherShape,
+) -> std::result::Result<Broadcast, BroadcastError> {
+    match (broadcast(a, b, out), other) {
+        (Err(BroadcastError::Unsupported(why)), OtherShape::FlatOrSimple { extended }) => {
+            let rank = a.len().max(b.len());
+            let ext = |s: &[usize]| {
+                let mut e = vec![1; rank - s.len()];
+                e.extend_from_slice(s);
+                e
+            };
+            let same = if extended { ext(a) == ext(b) } else { a == b };
+            if same {
+                let n = out.iter().product();
+                return Ok(Broadcast {
+                    shape: vec![n],
+                    a_strides: vec![1],
+                    b_strides: vec![1],
+                });
+            }
+            simple_walk(a, b, out).ok_or_else(|| {
+                BroadcastError::Undefined(format!(
+                    "{why}, and TFLM's loop over the output's shape (broadcast_loop.h \
+                     BroadcastBinaryOpSimple) reads an input past its end"
+                ))
+            })
+        }
+        (result, _) => result,
+    }
+}
+
+/// The loops of TFLM's `BroadcastBinaryOpSimple` (broadcast_loop.h) over `out`, as the runtime's
+/// walk: the shapes extended to one rank; per dimension, from the innermost, each input's stride
+/// its elements so far, 0 where it has one element and the output more; a dimension fused into
+/// the previous loop where `CanFuseLoops` lets it; `RunBinaryOp`'s innermost loop reading the
+/// second input with stride 1 when the first's is 0, whatever its own. `None` where an input is
+/// read past its end, or where an empty dimension leaves the output unwritten.
+fn simple_walk(a: &[usize], b: &[usize], out: &[usize]) -> Option<Broadcast> {
+    let rank = a.len().max(b.len()).max(out.len());
+    let ext = |s: &[usize]| {
+        let mut e = vec![1; rank - s.len()];
+        e.extend_from_slice(s);
+        e
+    };
+    let (ea, eb, eo) = (ext(a), ext(b), ext(out));
+    // TFLM's loops, innermost first: (output extent, a stride, b stride, output stride).
+    let mut loops: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let (mut acc_a, mut acc_b, mut acc_o) = (1usize, 1usize, 1usize);
+    let fuses = |out_dim: usize, stride: usize, expected: usize, next: usize| {
+        out_dim == 1
+            || if next == 0 {
+                stride == 0
+            } else {
+                stride == expected
+            }
+    };
+    for d in (0..rank).rev() {
+        let (da, db, dout) = (ea[d], eb[d], eo[d]);
+        if da == 0 || db == 0 || dout == 0 {
+            // TFLM returns: nothing is written (only an empty output survives that).
+            return (eo.iter().product::<usize>() == 0).then(|| Broadcast {
+                shape: vec![0],
+                a_strides: vec![1],
+                b_strides: vec![1],
+            });
+        }
+        let sa = if da == 1 && dout != 1 { 0 } else { acc_a };
+        let sb = if db == 1 && dout != 1 { 0 } else { acc_b };
+        match loops.last_mut() {
+            Some(last)
+                if fuses(dout, sa, acc_a, last.1)
+                    && fuses(dout, sb, acc_b, last.2)
+                    && fuses(dout, acc_o, acc_o, last.3) =>
+            {
+                last.0 *= dout;
+            }
+            _ => loops.push((dout, sa, sb, acc_o)),
+        }
+        acc_a *= da;
+        acc_b *= db;
+        acc_o *= dout;
+    }
+    if loops.is_empty() {
+        loops.push((1, 0, 0, 1));
+    }
+    if loops[0].1 == 0 {
+        // RunBinaryOp's innermost loop: with a's stride 0 it reads b[i].
+        loops[0].2 = 1;
+    }
+    let read = |stride: fn(&(usize, usize, usize, usize)) -> usize| {
+        loops.iter().map(|l| (l.0 - 1) * stride(l)).sum::<usize>()
+    };
+    let (na, nb) = (a.iter().product::<usize>(), b.iter().product::<usize>());
+    if read(|l| l.1) >= na || read(|l| l.2) >= nb {
+        return None;
+    }
+    Some(Broadcast {
+        shape: loops.iter().rev().map(|l| l.0).collect(),
+        a_strides: loops.iter().rev().map(|l| l.1).collect(),
+        b_strides: loops.iter().rev().map(|l| l.2).collect(),
+    })
+}
+
 /// NumPy-style broadcast of `a` and `b` (aligned at their last dimensions), checked against
 /// `out`, with adjacent dimensions that broadcast alike merged. `Err` carries the reason.
 pub(in crate::lower::ops) fn broadcast(
@@ -133,4 +258,53 @@ pub(in crate::lower::ops) fn broadcast(
         a_strides,
         b_strides,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{broadcast_as, Broadcast, BroadcastError, OtherShape};
+
+    const SIMPLE: OtherShape = OtherShape::FlatOrSimple { extended: false };
+
+    fn walk(shape: &[usize], a: &[usize], b: &[usize]) -> Broadcast {
+        Broadcast {
+            shape: shape.to_vec(),
+            a_strides: a.to_vec(),
+            b_strides: b.to_vec(),
+        }
+    }
+
+    #[test]
+    fn outputs_of_another_shape_walk_as_tflm_does() {
+        // Equal inputs: flat; equal once extended, flat only where TFLM extends them.
+        assert_eq!(
+            broadcast_as(&[2, 3], &[2, 3], &[3, 2], SIMPLE).unwrap(),
+            walk(&[6], &[1], &[1])
+        );
+        let extended = OtherShape::FlatOrSimple { extended: true };
+        assert_eq!(
+            broadcast_as(&[1, 2, 3], &[2, 3], &[3, 2], extended).unwrap(),
+            walk(&[6], &[1], &[1])
+        );
+        // BroadcastBinaryOpSimple over [1, 2, 3] of two [1, 2, 3]: one fused loop.
+        assert_eq!(
+            broadcast_as(&[1, 2, 3], &[2, 3], &[3, 2], SIMPLE).unwrap(),
+            walk(&[6], &[1], &[1])
+        );
+        // [2, 3] + [1, 3] into [2, 1, 3]: the first row of each, twice.
+        assert_eq!(
+            broadcast_as(&[2, 3], &[1, 3], &[2, 1, 3], SIMPLE).unwrap(),
+            walk(&[2, 3], &[0, 1], &[0, 1])
+        );
+        // Into [3, 2]: rows of 2 at 0, 3 and 6 of a 6-element input.
+        assert!(matches!(
+            broadcast_as(&[2, 3], &[1, 3], &[3, 2], SIMPLE),
+            Err(BroadcastError::Undefined(_))
+        ));
+        // Not audited: unsupported.
+        assert!(matches!(
+            broadcast_as(&[2, 3], &[2, 3], &[3, 2], OtherShape::Unsupported),
+            Err(BroadcastError::Unsupported(_))
+        ));
+    }
 }

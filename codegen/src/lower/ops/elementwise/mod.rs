@@ -23,7 +23,7 @@ mod tests;
 
 use add_n::add_n;
 use arithmetic::{arithmetic, Arithmetic};
-use broadcast::{broadcast, Broadcast};
+use broadcast::{broadcast, broadcast_as, Broadcast, OtherShape};
 use div::div;
 use floor_div_mod::floor_div_mod;
 use prelu::prelu;
@@ -227,7 +227,16 @@ fn elem(ctx: &OpContext) -> Result<Elem> {
 /// Checks the operands of a binary op of any element type: the inputs and the output of one type,
 /// not both inputs constant; returns their broadcast and the kernel's operands.
 pub(in crate::lower::ops) fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
-    broadcast_operands(ctx, |out, a| ctx.same_dtype("the output", out, a))
+    binary_layout_as(ctx, OtherShape::Unsupported)
+}
+
+/// [`binary_layout`] with an output of the broadcast's size but another shape walked as TFLM's
+/// kernel walks it (`other`).
+fn binary_layout_as(ctx: &OpContext, other: OtherShape) -> Result<(Broadcast, Vec<Operand>)> {
+    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    ctx.same_dtype("input 2", b, a)?;
+    ctx.same_dtype("the output", out, a)?;
+    operands_as(ctx, other)
 }
 
 /// [`binary_layout`] with the output's type checked by `check_output` (given the output and
@@ -246,11 +255,17 @@ pub(in crate::lower::ops) fn broadcast_operands(
 pub(in crate::lower::ops) fn mixed_broadcast_operands(
     ctx: &OpContext,
 ) -> Result<(Broadcast, Vec<Operand>)> {
+    operands_as(ctx, OtherShape::Unsupported)
+}
+
+/// The broadcast (an output of another shape walked as `other` says) and the kernel's operands,
+/// the types left to the caller.
+fn operands_as(ctx: &OpContext, other: OtherShape) -> Result<(Broadcast, Vec<Operand>)> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     if a.is_constant() && b.is_constant() && !ctx.constant_in_arena_ok() {
         return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
     }
-    let bc = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| e.into_error(ctx))?;
+    let bc = broadcast_as(&a.shape, &b.shape, &out.shape, other).map_err(|e| e.into_error(ctx))?;
     let operands = vec![
         Operand::Src(ctx.input_index(0)?),
         Operand::Src(ctx.input_index(1)?),
@@ -266,10 +281,16 @@ pub(in crate::lower::ops) fn mixed_broadcast_operands(
 fn in_place(ctx: &OpContext, mut k: Kernel) -> Result<Kernel> {
     let output = ctx.output_index(0)?;
     let out = ctx.output(0)?;
+    // An output of another shape than the broadcast is walked in order only where the inputs'
+    // shapes are equal (TFLM's flat loop); otherwise an input of its size may be read out of
+    // order ([`OtherShape`]), and must stay apart from it.
+    let (a, b) = (ctx.input(0)?, ctx.input(1)?);
+    let in_order = a.shape == b.shape || broadcast(&a.shape, &b.shape, &out.shape).is_ok();
     for i in 0..2 {
         let input = ctx.input_index(i)?;
         let tensor = ctx.input(i)?;
-        let same = tensor.num_elements() == out.num_elements() && tensor.bytes == out.bytes;
+        let same =
+            in_order && tensor.num_elements() == out.num_elements() && tensor.bytes == out.bytes;
         if !tensor.is_constant() && same && input != output {
             k = k.with_access(Access::InPlace { input, output });
         }
