@@ -18,10 +18,10 @@
 //! then plans and every later operator reads; a computed shape of more dimensions than declared
 //! is written past the copy's end.
 //!
-//! ADD, SQUARED_DIFFERENCE, FLOOR_DIV and FLOOR_MOD with an output of the inputs' broadcast size
-//! but another shape: TFLM runs them flat where the inputs' shapes are equal, and otherwise with
-//! `BroadcastBinaryOpSimple`, whose loops come from the output's shape (and its fusion of them),
-//! reading an input in part, or past its end (undefined).
+//! ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, MAXIMUM and MINIMUM with an
+//! output that is not the inputs' broadcast: TFLM runs them flat where the inputs' shapes are
+//! equal, and otherwise with `BroadcastBinaryOpSimple`, whose loops come from the output's shape
+//! (and its fusion of them), reading an input in part, or past its end (undefined).
 
 use super::builders::strided_slice_of;
 use super::{Case, Category, Refusal, Suite};
@@ -146,11 +146,27 @@ pub(super) fn shape_mismatches(cases: &mut Vec<Case>) {
             &[2, 2],
         ),
     );
+    // The same loops where the inputs do not broadcast (ADD of [3] and [2] into [2]: the first
+    // two of each) and into an output larger than the broadcast (int8 MUL of [2, 3] and [1, 3]
+    // into [2, 2, 3]: the broadcast twice).
+    s.accepted(
+        "add_inputs_not_broadcasting_read_in_part",
+        binary(B::ADD, TensorSpec::f32, (&[3], &[2]), &[2]),
+    );
+    s.accepted(
+        "mul_int8_output_larger_than_the_broadcast",
+        binary(
+            B::MUL,
+            |shape| TensorSpec::int8(shape, 0.5, 1),
+            (&[2, 3], &[1, 3]),
+            &[2, 2, 3],
+        ),
+    );
     s.refused(
         "add_output_of_another_shape_read_past_an_input",
         binary(B::ADD, TensorSpec::f32, (&[2, 3], &[1, 3]), &[3, 2]),
         Refusal::Invalid,
-        "reads an input past its end",
+        "read an input past its end",
     );
 }
 

@@ -57,56 +57,63 @@ impl BroadcastError {
     }
 }
 
-/// How TFLM's kernel of an operator walks an output of as many elements as the inputs' broadcast
-/// but of another shape (the kernel takes its loops from the output's shape, checking it against
-/// the broadcast only with `TFLITE_DCHECK`).
+/// How TFLM's kernel of an operator walks an output that is not the inputs' broadcast (the
+/// kernel takes its loops from the output's shape, checking it against the inputs' only with
+/// `TFLITE_DCHECK`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::lower::ops) enum OtherShape {
-    /// Not audited: refused as unsupported.
+    /// Not audited: an output of the broadcast's size but another shape is refused as
+    /// unsupported, any other as [`broadcast`] refuses it.
     Unsupported,
     /// Element by element over the flat buffers when the inputs' shapes are equal (`extended`:
     /// once extended to one rank, as `ProcessBroadcastShapes` compares them; otherwise exactly,
     /// `HaveSameShapes`), and otherwise `BroadcastBinaryOpSimple` (broadcast_loop.h) over the
-    /// output's shape: [`simple_walk`].
+    /// output's shape ([`simple_walk`]), whether the inputs broadcast or not.
     FlatOrSimple {
         /// Whether the inputs' shapes are compared once extended to one rank.
         extended: bool,
     },
 }
 
-/// [`broadcast`], with an output of the broadcast's size but another shape walked as TFLM's
-/// kernel walks it (`other`).
+/// [`broadcast`], with an output that is not the inputs' broadcast walked as TFLM's kernel walks
+/// it (`other`). An output smaller than the broadcast stays refused (the operator's definition
+/// forbids it), as does one of another size than inputs of equal shapes (TFLM's flat loop checks
+/// the sizes with `TFLITE_CHECK`, or runs over the first input's).
 pub(in crate::lower::ops) fn broadcast_as(
     a: &[usize],
     b: &[usize],
     out: &[usize],
     other: OtherShape,
 ) -> std::result::Result<Broadcast, BroadcastError> {
-    match (broadcast(a, b, out), other) {
-        (Err(BroadcastError::Unsupported(why)), OtherShape::FlatOrSimple { extended }) => {
-            let rank = a.len().max(b.len());
-            let ext = |s: &[usize]| {
-                let mut e = vec![1; rank - s.len()];
-                e.extend_from_slice(s);
-                e
-            };
-            let same = if extended { ext(a) == ext(b) } else { a == b };
-            if same {
-                let n = out.iter().product();
-                return Ok(Broadcast {
-                    shape: vec![n],
-                    a_strides: vec![1],
-                    b_strides: vec![1],
-                });
-            }
+    let result = broadcast(a, b, out);
+    let OtherShape::FlatOrSimple { extended } = other else {
+        return result;
+    };
+    let rank = a.len().max(b.len());
+    let ext = |s: &[usize]| {
+        let mut e = vec![1; rank - s.len()];
+        e.extend_from_slice(s);
+        e
+    };
+    let same = if extended { ext(a) == ext(b) } else { a == b };
+    match result {
+        Err(BroadcastError::Unsupported(_)) if same => {
+            let n = out.iter().product();
+            Ok(Broadcast {
+                shape: vec![n],
+                a_strides: vec![1],
+                b_strides: vec![1],
+            })
+        }
+        Err(BroadcastError::Unsupported(why) | BroadcastError::Undefined(why)) if !same => {
             simple_walk(a, b, out).ok_or_else(|| {
                 BroadcastError::Undefined(format!(
-                    "{why}, and TFLM's loop over the output's shape (broadcast_loop.h \
-                     BroadcastBinaryOpSimple) reads an input past its end"
+                    "{why}, and TFLM's loops over the output's shape (broadcast_loop.h \
+                     BroadcastBinaryOpSimple) read an input past its end"
                 ))
             })
         }
-        (result, _) => result,
+        result => result,
     }
 }
 
@@ -299,6 +306,21 @@ mod tests {
         // Into [3, 2]: rows of 2 at 0, 3 and 6 of a 6-element input.
         assert!(matches!(
             broadcast_as(&[2, 3], &[1, 3], &[3, 2], SIMPLE),
+            Err(BroadcastError::Undefined(_))
+        ));
+        // Inputs that do not broadcast, read in part; an output larger than the broadcast,
+        // which TFLM's loops fill with it twice; but inputs of equal shapes into a larger output
+        // stay refused.
+        assert_eq!(
+            broadcast_as(&[3], &[2], &[2], SIMPLE).unwrap(),
+            walk(&[2], &[1], &[1])
+        );
+        assert_eq!(
+            broadcast_as(&[2, 3], &[1, 3], &[2, 2, 3], extended).unwrap(),
+            walk(&[2, 2, 3], &[0, 3, 1], &[0, 0, 1])
+        );
+        assert!(matches!(
+            broadcast_as(&[1, 4], &[1, 4], &[2, 4], SIMPLE),
             Err(BroadcastError::Undefined(_))
         ));
         // Not audited: unsupported.

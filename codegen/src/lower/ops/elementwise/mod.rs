@@ -306,7 +306,9 @@ fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
         DType::I64 => None,
         _ => Some(elem(ctx)?),
     };
-    let (bc, operands) = binary_layout(ctx)?;
+    // An output of another shape: TFLM's MaximumMinimumBroadcastSlow runs flat when the inputs'
+    // shapes are equal (RuntimeShape ==), else BroadcastBinaryOpSimple over the output's shape.
+    let (bc, operands) = binary_layout_as(ctx, OtherShape::FlatOrSimple { extended: false })?;
     let function = match (maximum, elem) {
         (true, Some(Elem::S8)) => "maximum_s8",
         (true, Some(Elem::S16)) => "maximum_s16",
