@@ -18,14 +18,14 @@
 //! then plans and every later operator reads; a computed shape of more dimensions than declared
 //! is written past the copy's end.
 //!
-//! ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, MAXIMUM and MINIMUM with an
-//! output that is not the inputs' broadcast: TFLM runs them flat where the inputs' shapes are
+//! ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, MAXIMUM, MINIMUM, the
+//! comparisons and LOGICAL_AND / LOGICAL_OR with an output that is not the inputs' broadcast: TFLM runs them flat where the inputs' shapes are
 //! equal, and otherwise with `BroadcastBinaryOpSimple`, whose loops come from the output's shape
 //! (and its fusion of them), reading an input in part, or past its end (undefined).
 
 use super::builders::strided_slice_of;
 use super::{Case, Category, Refusal, Suite};
-use crate::{Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec};
+use crate::{Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType};
 
 pub(super) fn shape_mismatches(cases: &mut Vec<Case>) {
     let mut s = Suite {
@@ -161,6 +161,22 @@ pub(super) fn shape_mismatches(cases: &mut Vec<Case>) {
             (&[2, 3], &[1, 3]),
             &[2, 2, 3],
         ),
+    );
+    // The comparisons and the logical operators likewise: LESS of [2, 3] and [1, 3] into
+    // [2, 1, 3] (the first row of each, twice), LOGICAL_AND of two [2, 3] into [3, 2] (flat).
+    let bool_tensor = |shape: &[i32]| TensorSpec::new(TensorType::BOOL, shape);
+    s.accepted(
+        "less_output_of_another_shape_broadcast",
+        ModelSpec::single_op(
+            B::LESS,
+            Options::default_for(B::LESS),
+            vec![TensorSpec::f32(&[2, 3]), TensorSpec::f32(&[1, 3])],
+            vec![bool_tensor(&[2, 1, 3])],
+        ),
+    );
+    s.accepted(
+        "logical_and_output_of_another_shape",
+        binary(B::LOGICAL_AND, bool_tensor, (&[2, 3], &[2, 3]), &[3, 2]),
     );
     s.refused(
         "add_output_of_another_shape_read_past_an_input",

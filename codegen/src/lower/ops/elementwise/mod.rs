@@ -14,6 +14,7 @@
 mod add_n;
 pub(in crate::lower::ops) mod arithmetic;
 pub(super) mod broadcast;
+pub(super) use broadcast::OtherShape;
 mod div;
 mod floor_div_mod;
 mod prelu;
@@ -23,7 +24,7 @@ mod tests;
 
 use add_n::add_n;
 use arithmetic::{arithmetic, Arithmetic};
-use broadcast::{broadcast, broadcast_as, Broadcast, OtherShape};
+use broadcast::{broadcast, broadcast_as, Broadcast};
 use div::div;
 use floor_div_mod::floor_div_mod;
 use prelu::prelu;
@@ -230,9 +231,12 @@ pub(in crate::lower::ops) fn binary_layout(ctx: &OpContext) -> Result<(Broadcast
     binary_layout_as(ctx, OtherShape::Unsupported)
 }
 
-/// [`binary_layout`] with an output of the broadcast's size but another shape walked as TFLM's
-/// kernel walks it (`other`).
-fn binary_layout_as(ctx: &OpContext, other: OtherShape) -> Result<(Broadcast, Vec<Operand>)> {
+/// [`binary_layout`] with an output that is not the inputs' broadcast walked as TFLM's kernel
+/// walks it (`other`).
+pub(in crate::lower::ops) fn binary_layout_as(
+    ctx: &OpContext,
+    other: OtherShape,
+) -> Result<(Broadcast, Vec<Operand>)> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.same_dtype("input 2", b, a)?;
     ctx.same_dtype("the output", out, a)?;
@@ -244,11 +248,12 @@ fn binary_layout_as(ctx: &OpContext, other: OtherShape) -> Result<(Broadcast, Ve
 pub(in crate::lower::ops) fn broadcast_operands(
     ctx: &OpContext,
     check_output: impl FnOnce(&Tensor, &Tensor) -> Result<()>,
+    other: OtherShape,
 ) -> Result<(Broadcast, Vec<Operand>)> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.same_dtype("input 2", b, a)?;
     check_output(out, a)?;
-    mixed_broadcast_operands(ctx)
+    operands_as(ctx, other)
 }
 
 /// [`broadcast_operands`] with the types left to the caller: int16 PRELU's alpha is int8.
