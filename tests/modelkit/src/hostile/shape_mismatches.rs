@@ -18,10 +18,12 @@
 //! then plans and every later operator reads; a computed shape of more dimensions than declared
 //! is written past the copy's end.
 //!
-//! ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, MAXIMUM, MINIMUM, the
-//! comparisons and LOGICAL_AND / LOGICAL_OR with an output that is not the inputs' broadcast: TFLM runs them flat where the inputs' shapes are
-//! equal, and otherwise with `BroadcastBinaryOpSimple`, whose loops come from the output's shape
-//! (and its fusion of them), reading an input in part, or past its end (undefined).
+//! The binary operators with an output that is not the inputs' broadcast: TFLM runs ADD, SUB,
+//! MUL, DIV, SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, MAXIMUM, MINIMUM, the comparisons and
+//! LOGICAL_AND / LOGICAL_OR flat where the inputs' shapes are equal, and otherwise (the int8
+//! PRELU always) with `BroadcastBinaryOpSimple`, whose loops come from the output's shape (and
+//! its fusion of them); the float PRELU loops over it extended to 4 dimensions with
+//! `NdArrayDesc` strides. An input is read in part, or past its end (undefined).
 
 use super::builders::strided_slice_of;
 use super::{Case, Category, Refusal, Suite};
@@ -177,6 +179,22 @@ pub(super) fn shape_mismatches(cases: &mut Vec<Case>) {
     s.accepted(
         "logical_and_output_of_another_shape",
         binary(B::LOGICAL_AND, bool_tensor, (&[2, 3], &[2, 3]), &[3, 2]),
+    );
+    // PRELU: int8 always loops over the output's shape (two [2, 3] into [2, 1, 3]: the first
+    // row twice, where ADD runs flat); float with 4-dimensional NdArrayDesc strides ([3, 2] and
+    // an alpha [3, 1] into [2, 3]: input element 2y + c with alpha y).
+    s.accepted(
+        "prelu_int8_output_of_another_shape",
+        binary(
+            B::PRELU,
+            |shape| TensorSpec::int8(shape, 0.5, 1),
+            (&[2, 3], &[2, 3]),
+            &[2, 1, 3],
+        ),
+    );
+    s.accepted(
+        "prelu_float_output_of_another_shape",
+        binary(B::PRELU, TensorSpec::f32, (&[3, 2], &[3, 1]), &[2, 3]),
     );
     s.refused(
         "add_output_of_another_shape_read_past_an_input",

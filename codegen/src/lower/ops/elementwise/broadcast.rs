@@ -26,8 +26,9 @@ pub(in crate::lower::ops) enum BroadcastError {
     /// An output smaller than the inputs' broadcast: TFLM computes part of it; the TFLite
     /// operator's definition gives the output the broadcast shape.
     Specification(String),
-    /// What tinyaot does not compile (a rank above its kernels').
-    Unsupported(String),
+    /// An output of the broadcast's size but another shape, which [`broadcast_as`] walks as the
+    /// operator's TFLM kernel does: never a refusal of its own.
+    SameSize(String),
     /// More dimensions than TFLM's `RuntimeShape` holds (the loader refuses them first).
     Rank(String),
 }
@@ -48,7 +49,9 @@ impl BroadcastError {
                      converter writes)",
                 ),
             ),
-            BroadcastError::Unsupported(why) => ctx.unsupported(why),
+            BroadcastError::SameSize(why) => {
+                ctx.internal(format!("{why}: not walked as TFLM's kernel walks it"))
+            }
             BroadcastError::Rank(why) => ctx.invalid(
                 why,
                 Grounds::undefined(crate::lower::MORE_THAN_SIX_DIMENSIONS),
@@ -62,9 +65,6 @@ impl BroadcastError {
 /// `TFLITE_DCHECK`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::lower::ops) enum OtherShape {
-    /// Not audited: an output of the broadcast's size but another shape is refused as
-    /// unsupported, any other as [`broadcast`] refuses it.
-    Unsupported,
     /// Element by element over the flat buffers when the inputs' shapes are equal (`extended`:
     /// once extended to one rank, as `ProcessBroadcastShapes` compares them; otherwise exactly,
     /// `HaveSameShapes`), and otherwise `BroadcastBinaryOpSimple` (broadcast_loop.h) over the
@@ -73,6 +73,13 @@ pub(in crate::lower::ops) enum OtherShape {
         /// Whether the inputs' shapes are compared once extended to one rank.
         extended: bool,
     },
+    /// Always `BroadcastBinaryOpSimple` over the output's shape, whatever the inputs' shapes
+    /// (the int8 and int16 PRELU's `BroadcastPrelu4DSlow`).
+    Simple,
+    /// Always loops over the output's shape extended to 4 dimensions, each input read at
+    /// `NdArrayDescsForElementwiseBroadcast`'s strides (the float PRELU's
+    /// `BroadcastPrelu4DSlowFloat`): [`desc4_walk`].
+    Desc4,
 }
 
 /// [`broadcast`], with an output that is not the inputs' broadcast walked as TFLM's kernel walks
@@ -86,8 +93,28 @@ pub(in crate::lower::ops) fn broadcast_as(
     other: OtherShape,
 ) -> std::result::Result<Broadcast, BroadcastError> {
     let result = broadcast(a, b, out);
-    let OtherShape::FlatOrSimple { extended } = other else {
-        return result;
+    let read_past = |why: String| {
+        BroadcastError::Undefined(format!(
+            "{why}, and TFLM's loops over the output's shape read an input past its end"
+        ))
+    };
+    let extended = match other {
+        OtherShape::FlatOrSimple { extended } => extended,
+        OtherShape::Simple | OtherShape::Desc4 => {
+            return match result {
+                Err(BroadcastError::SameSize(why) | BroadcastError::Undefined(why)) => {
+                    if other == OtherShape::Simple {
+                        simple_walk(a, b, out).ok_or_else(|| read_past(why))
+                    } else if a.len().max(b.len()).max(out.len()) <= 4 {
+                        desc4_walk(a, b, out).ok_or_else(|| read_past(why))
+                    } else {
+                        // RuntimeShape::ExtendedShape(4, ...) aborts (TFLITE_CHECK) first.
+                        Err(BroadcastError::Undefined(why))
+                    }
+                }
+                result => result,
+            };
+        }
     };
     let rank = a.len().max(b.len());
     let ext = |s: &[usize]| {
@@ -97,7 +124,7 @@ pub(in crate::lower::ops) fn broadcast_as(
     };
     let same = if extended { ext(a) == ext(b) } else { a == b };
     match result {
-        Err(BroadcastError::Unsupported(_)) if same => {
+        Err(BroadcastError::SameSize(_)) if same => {
             let n = out.iter().product();
             Ok(Broadcast {
                 shape: vec![n],
@@ -105,13 +132,8 @@ pub(in crate::lower::ops) fn broadcast_as(
                 b_strides: vec![1],
             })
         }
-        Err(BroadcastError::Unsupported(why) | BroadcastError::Undefined(why)) if !same => {
-            simple_walk(a, b, out).ok_or_else(|| {
-                BroadcastError::Undefined(format!(
-                    "{why}, and TFLM's loops over the output's shape (broadcast_loop.h \
-                     BroadcastBinaryOpSimple) read an input past its end"
-                ))
-            })
+        Err(BroadcastError::SameSize(why) | BroadcastError::Undefined(why)) if !same => {
+            simple_walk(a, b, out).ok_or_else(|| read_past(why))
         }
         result => result,
     }
@@ -189,6 +211,45 @@ fn simple_walk(a: &[usize], b: &[usize], out: &[usize]) -> Option<Broadcast> {
     })
 }
 
+/// The loops of TFLM's 4-dimensional slow broadcasts (`NdArrayDescsForElementwiseBroadcast`,
+/// then `b, y, x, c` over the output's shape extended to 4 dimensions): each input read at its
+/// own strides, 0 along a dimension where its extent differs from the other's and is 1 (else
+/// the other's stride is 0, as the desc sets it whether or not that one is 1). `None` where an
+/// input is read past its end, or where an empty dimension leaves the output unwritten.
+fn desc4_walk(a: &[usize], b: &[usize], out: &[usize]) -> Option<Broadcast> {
+    let ext = |s: &[usize]| {
+        let mut e = vec![1; 4 - s.len()];
+        e.extend_from_slice(s);
+        e
+    };
+    let (ea, eb, eo) = (ext(a), ext(b), ext(out));
+    if eo.contains(&0) {
+        return None;
+    }
+    let strides =
+        |e: &[usize]| -> Vec<usize> { (0..4).map(|d| e[d + 1..].iter().product()).collect() };
+    let (mut sa, mut sb) = (strides(&ea), strides(&eb));
+    for d in 0..4 {
+        if ea[d] != eb[d] {
+            if ea[d] == 1 {
+                sa[d] = 0;
+            } else {
+                sb[d] = 0;
+            }
+        }
+    }
+    let read = |s: &[usize]| (0..4).map(|d| (eo[d] - 1) * s[d]).sum::<usize>();
+    let (na, nb) = (a.iter().product::<usize>(), b.iter().product::<usize>());
+    if read(&sa) >= na || read(&sb) >= nb {
+        return None;
+    }
+    Some(Broadcast {
+        shape: eo,
+        a_strides: sa,
+        b_strides: sb,
+    })
+}
+
 /// NumPy-style broadcast of `a` and `b` (aligned at their last dimensions), checked against
 /// `out`, with adjacent dimensions that broadcast alike merged. `Err` carries the reason.
 pub(in crate::lower::ops) fn broadcast(
@@ -228,7 +289,7 @@ pub(in crate::lower::ops) fn broadcast(
         return Err(match out_len.cmp(&full_len) {
             std::cmp::Ordering::Greater => BroadcastError::Undefined(why),
             std::cmp::Ordering::Less => BroadcastError::Specification(why),
-            std::cmp::Ordering::Equal => BroadcastError::Unsupported(why),
+            std::cmp::Ordering::Equal => BroadcastError::SameSize(why),
         });
     }
     // Merge runs of dimensions in which each input is either present or broadcast throughout.
@@ -323,10 +384,15 @@ mod tests {
             broadcast_as(&[1, 4], &[1, 4], &[2, 4], SIMPLE),
             Err(BroadcastError::Undefined(_))
         ));
-        // Not audited: unsupported.
-        assert!(matches!(
-            broadcast_as(&[2, 3], &[2, 3], &[3, 2], OtherShape::Unsupported),
-            Err(BroadcastError::Unsupported(_))
-        ));
+        // PRELU's loops: int8 over the output's shape whatever the inputs' (two [2, 3] into
+        // [2, 1, 3]: the first row twice), float with 4-dimensional NdArrayDesc strides.
+        assert_eq!(
+            broadcast_as(&[2, 3], &[2, 3], &[2, 1, 3], OtherShape::Simple).unwrap(),
+            walk(&[2, 3], &[0, 1], &[0, 1])
+        );
+        assert_eq!(
+            broadcast_as(&[3, 2], &[3, 1], &[2, 3], OtherShape::Desc4).unwrap(),
+            walk(&[1, 1, 2, 3], &[6, 6, 2, 1], &[3, 3, 1, 0])
+        );
     }
 }

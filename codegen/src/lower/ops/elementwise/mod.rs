@@ -212,7 +212,7 @@ enum Elem {
     F32,
 }
 
-/// The element type of the op, from its first input (the others must match: [`binary_layout`]).
+/// The element type of the op, from its first input (the others must match: [`binary_layout_as`]).
 fn elem(ctx: &OpContext) -> Result<Elem> {
     match ctx.input(0)?.dtype {
         DType::I8 => Ok(Elem::S8),
@@ -226,13 +226,8 @@ fn elem(ctx: &OpContext) -> Result<Elem> {
 }
 
 /// Checks the operands of a binary op of any element type: the inputs and the output of one type,
-/// not both inputs constant; returns their broadcast and the kernel's operands.
-pub(in crate::lower::ops) fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
-    binary_layout_as(ctx, OtherShape::Unsupported)
-}
-
-/// [`binary_layout`] with an output that is not the inputs' broadcast walked as TFLM's kernel
-/// walks it (`other`).
+/// not both inputs constant; returns their broadcast, an output that is not the broadcast walked
+/// as TFLM's kernel walks it (`other`), and the kernel's operands.
 pub(in crate::lower::ops) fn binary_layout_as(
     ctx: &OpContext,
     other: OtherShape,
@@ -243,7 +238,7 @@ pub(in crate::lower::ops) fn binary_layout_as(
     operands_as(ctx, other)
 }
 
-/// [`binary_layout`] with the output's type checked by `check_output` (given the output and
+/// [`binary_layout_as`] with the output's type checked by `check_output` (given the output and
 /// input 1) instead of being input 1's: the comparisons write BOOL whatever they compare.
 pub(in crate::lower::ops) fn broadcast_operands(
     ctx: &OpContext,
@@ -259,8 +254,9 @@ pub(in crate::lower::ops) fn broadcast_operands(
 /// [`broadcast_operands`] with the types left to the caller: int16 PRELU's alpha is int8.
 pub(in crate::lower::ops) fn mixed_broadcast_operands(
     ctx: &OpContext,
+    other: OtherShape,
 ) -> Result<(Broadcast, Vec<Operand>)> {
-    operands_as(ctx, OtherShape::Unsupported)
+    operands_as(ctx, other)
 }
 
 /// The broadcast (an output of another shape walked as `other` says) and the kernel's operands,
@@ -287,10 +283,12 @@ fn in_place(ctx: &OpContext, mut k: Kernel) -> Result<Kernel> {
     let output = ctx.output_index(0)?;
     let out = ctx.output(0)?;
     // An output of another shape than the broadcast is walked in order only where the inputs'
-    // shapes are equal (TFLM's flat loop); otherwise an input of its size may be read out of
-    // order ([`OtherShape`]), and must stay apart from it.
+    // shapes are equal and the operator's kernel then runs flat (not PRELU's, which always
+    // loops over the output's shape); otherwise an input of its size may be read out of order
+    // ([`OtherShape`]), and must stay apart from it.
     let (a, b) = (ctx.input(0)?, ctx.input(1)?);
-    let in_order = a.shape == b.shape || broadcast(&a.shape, &b.shape, &out.shape).is_ok();
+    let flat = a.shape == b.shape && ctx.op().kind.code() != Some(OpCode::PRELU);
+    let in_order = flat || broadcast(&a.shape, &b.shape, &out.shape).is_ok();
     for i in 0..2 {
         let input = ctx.input_index(i)?;
         let tensor = ctx.input(i)?;
