@@ -196,6 +196,18 @@ pub(super) fn shape_mismatches(cases: &mut Vec<Case>) {
         "prelu_float_output_of_another_shape",
         binary(B::PRELU, TensorSpec::f32, (&[3, 2], &[3, 1]), &[2, 3]),
     );
+    // The float kernel extends its shapes to 4 dimensions, and aborts on more.
+    s.refused(
+        "prelu_float_rank_5",
+        binary(
+            B::PRELU,
+            TensorSpec::f32,
+            (&[1, 1, 2, 2, 3], &[3]),
+            &[1, 1, 2, 2, 3],
+        ),
+        Refusal::Invalid,
+        "TFLM's float kernel takes at most 4",
+    );
     s.refused(
         "add_output_of_another_shape_read_past_an_input",
         binary(B::ADD, TensorSpec::f32, (&[2, 3], &[1, 3]), &[3, 2]),

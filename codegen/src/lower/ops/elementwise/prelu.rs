@@ -17,6 +17,22 @@ pub(super) fn prelu(ctx: &OpContext) -> Result<Kernel> {
     // BroadcastBinaryOpSimple (prelu.h BroadcastPrelu4DSlow), whatever the inputs' shapes; its
     // float PRELU with NdArrayDesc strides over its shape extended to 4 dimensions
     // (prelu_common.cc BroadcastPrelu4DSlowFloat).
+    if input.dtype == DType::F32 {
+        let rank = [input, ctx.input(1)?, ctx.output(0)?]
+            .iter()
+            .map(|t| t.shape.len())
+            .max()
+            .unwrap_or(0);
+        if rank > 4 {
+            return Err(ctx.invalid(
+                format!("a float PRELU of {rank} dimensions; TFLM's float kernel takes at most 4"),
+                Grounds::tflm(
+                    "prelu_common.cc BroadcastPrelu4DSlowFloat: RuntimeShape::ExtendedShape(4, \
+                     shape)'s TFLITE_CHECK_GE(4, rank) aborts",
+                ),
+            ));
+        }
+    }
     let (bc, operands) = match input.dtype {
         DType::F32 => binary_layout_as(ctx, OtherShape::Desc4)?,
         DType::I8 => binary_layout_as(ctx, OtherShape::Simple)?,
