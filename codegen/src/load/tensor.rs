@@ -132,7 +132,7 @@ fn shape(
 /// For INT4 (element size 1) the product is the element count, whose packed data takes half as
 /// many bytes, rounded up (TFLM's `UnpackDenseInt4IntoInt8` reads an odd count's last element
 /// from the low nibble of one more byte).
-fn byte_size(dtype: DType, shape: &[usize]) -> Option<usize> {
+pub(super) fn byte_size(dtype: DType, shape: &[usize]) -> Option<usize> {
     let bytes = shape
         .iter()
         .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d))?;

@@ -32,6 +32,7 @@ mod quantization;
 mod registry_types;
 mod resample;
 mod resource_limits;
+mod shape_mismatches;
 mod structure;
 mod trig_reverse_add_n;
 mod types_and_parameters;
@@ -150,6 +151,7 @@ pub fn cases() -> Vec<Case> {
     trig_reverse_add_n::trig_reverse_add_n(&mut cases);
     cumsum::cumsum_corners(&mut cases);
     partial_reads::partial_reads(&mut cases);
+    shape_mismatches::shape_mismatches(&mut cases);
     cases
 }
 

@@ -10,7 +10,7 @@
 //! types on the specification's ground.
 
 use super::elementwise::broadcast::Broadcast;
-use super::elementwise::broadcast_operands;
+use super::elementwise::{broadcast_operands, OtherShape};
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
@@ -167,9 +167,14 @@ fn lower(ctx: &OpContext, predicate: Predicate) -> Result<Kernel> {
             b_strides,
         },
         operands,
-    ) = broadcast_operands(ctx, |out, _| {
-        ctx.expect_output_dtype("the output", out, DType::Bool)
-    })?;
+    ) = broadcast_operands(
+        ctx,
+        |out, _| ctx.expect_output_dtype("the output", out, DType::Bool),
+        // An output of another shape: TFLM runs flat when the inputs' shapes are equal
+        // (comparisons.cc, HaveSameShapes), else Broadcast4DSlow*, which is
+        // BroadcastBinaryOpSimple over the output's shape (comparisons.h).
+        OtherShape::FlatOrSimple { extended: false },
+    )?;
     let predicate = predicate as i32;
     if a.dtype == DType::I8 {
         let (s1, z1) = ctx.int8_quant("input 1", a)?;

@@ -1,7 +1,10 @@
 //! CONCATENATION and PACK → `concat::concat<n>`: chunks copied in turn, one fixed-arity kernel
 //! per input count (TFLM: no activation, int8 inputs quantized exactly as the output, int16 zero
 //! points 0, at most 10 inputs; PACK is a concatenation along a new axis of size 1 in each input,
-//! with no quantization checks, as TFLM's). A concatenation of whole rows declares each input a slice of its output
+//! with no quantization checks, as TFLM's). As TFLM's, the rows and inner size are the output's and
+//! only each input's extent along the axis is its own, so an input of a higher rank or larger
+//! outside the axis is read in part. A concatenation of whole rows declares each input read
+//! whole a slice of its output
 //! ([`Access::Slice`]): the planner may place an input there, and the kernel then copies nothing.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
@@ -264,7 +267,15 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
         None
     };
     let elem = output.dtype.size();
+    // TFLM's rows (outer) and inner size come from the output's shape.
+    let outer = output.shape[..axis.min(rank)].iter().product::<usize>();
+    let inner = output
+        .shape
+        .get(axis + 1..)
+        .map_or(1, |d| d.iter().product());
     let mut chunk_bytes = Vec::with_capacity(n);
+    // Whether each input is exactly what is read of it (a slice of a one-row output only then).
+    let mut exact = Vec::with_capacity(n);
     let mut operands = Vec::with_capacity(n + 1);
     let mut axis_total = 0;
     for i in 0..n {
@@ -288,51 +299,68 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
                 ));
             }
         }
-        let shape_ok = input.shape.len() == rank
-            && (0..rank).all(|d| d == axis || input.shape[d] == output.shape[d]);
-        if !shape_ok {
-            let why = format!(
-                "{what} shape {:?} does not match output shape {:?} outside axis {axis}",
-                input.shape, output.shape
-            );
-            // reference_ops::Concatenation sizes its copies from the output's dimensions,
-            // checking the inputs' only with TFLITE_DCHECK: a larger output reads past an input.
-            let larger = input.shape.len() == rank
-                && (0..rank).any(|d| d != axis && output.shape[d] > input.shape[d]);
-            return Err(if larger {
-                ctx.invalid(why, Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK))
-            } else {
-                ctx.unsupported(why)
-            });
+        // reference_ops::Concatenation takes only the input's extent along the axis
+        // (`Dims(axis)`); the rest of each copy, and the rows, come from the output. It checks
+        // the input's other dimensions only with MatchingDim's TFLITE_DCHECK: an input of
+        // another rank or larger outside the axis is read in part, defined while every read
+        // stays inside the input's rank and data.
+        let in_rank = input.shape.len();
+        if in_rank < rank.max(1) {
+            return Err(ctx.invalid(
+                format!(
+                    "{what} has rank {in_rank}, below the output's {rank}: TFLM reads its \
+                     dimensions up to the output's rank (axis {axis})"
+                ),
+                Grounds::undefined(
+                    "concatenation.h Concatenation reads Dims(axis) and, in MatchingDim, Dims(j) \
+                     of every input for each output dimension j: RuntimeShape::Dims past the \
+                     input's rank (checked only by TFLITE_DCHECK) reads uninitialized dims_",
+                ),
+            ));
         }
-        axis_total += if rank == 0 { 1 } else { input.shape[axis] };
-        chunk_bytes.push(input.shape[axis.min(rank)..].iter().product::<usize>() * elem);
+        let extent = input.shape[axis];
+        let chunk = extent * inner;
+        if outer * chunk > input.num_elements() {
+            return Err(ctx.invalid(
+                format!(
+                    "{what} shape {:?} holds {} elements, fewer than the {outer} rows of {chunk} \
+                     TFLM reads from it for output shape {:?} (axis {axis})",
+                    input.shape,
+                    input.num_elements(),
+                    output.shape
+                ),
+                Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
+            ));
+        }
+        axis_total += extent;
+        chunk_bytes.push(chunk * elem);
+        exact.push(outer * chunk == input.num_elements());
         operands.push(Operand::Src(ctx.input_index(i)?));
     }
-    if rank > 0 && axis_total != output.shape[axis] {
+    // A scalar output (TFLM's axis 0 of rank 0) takes one element.
+    let out_extent = output.shape.get(axis).copied().unwrap_or(1);
+    if axis_total != out_extent {
         // reference_ops::Concatenation copies every input's chunk in turn, checking the sum only
         // with TFLITE_DCHECK: past the end of a shorter output, short of a longer one's end.
         return Err(ctx.invalid(
-            format!(
-                "inputs sum to {axis_total} along axis {axis}, output has {}",
-                output.shape[axis]
-            ),
+            format!("inputs sum to {axis_total} along axis {axis}, output has {out_extent}"),
             Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
         ));
     }
     operands.push(Operand::Offset(ctx.output_index(0)?));
-    let outer = output.shape[..axis.min(rank)].iter().product::<usize>();
-    // One row: each input is a contiguous slice of the output, which its producer may write
-    // straight into (the kernel then skips it).
+    // One row: each input read whole is a contiguous slice of the output, which its producer may
+    // write straight into (the kernel then skips it); one read in part stays apart.
     let slices = if outer == 1 {
         let mut offset = 0;
         let mut slices = Vec::with_capacity(n);
         for (i, &bytes) in chunk_bytes.iter().enumerate() {
-            slices.push(Access::Slice {
-                input: ctx.input_index(i)?,
-                output: ctx.output_index(0)?,
-                offset,
-            });
+            if exact[i] {
+                slices.push(Access::Slice {
+                    input: ctx.input_index(i)?,
+                    output: ctx.output_index(0)?,
+                    offset,
+                });
+            }
             offset += bytes;
         }
         slices

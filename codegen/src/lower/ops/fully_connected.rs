@@ -74,7 +74,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     // The integer kernels take the output's last dimension as the number of units and check it
     // against the weights' only with TFLITE_DCHECK_LE: with fewer, the first ones run (the
     // float kernel takes the weights' count, so another output is written past or left short).
-    let first_units = num != Num::F32 && filter.dtype != DType::I4 && out_units < units;
+    let first_units = num != Num::F32 && out_units < units;
     if out_units != units && !(first_units && out_units > 0) {
         return Err(ctx.invalid(
             format!(
@@ -98,7 +98,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     match num {
         Num::I16 => fully_connected_16x8(ctx, o.activation, (batches, depth, units), out_units),
         _ if filter.dtype == DType::I4 => {
-            super::int4::fully_connected(ctx, o.activation, (batches, depth, units))
+            super::int4::fully_connected(ctx, o.activation, (batches, depth, units), out_units)
         }
         Num::I8 => {
             ctx.expect_dtype("weights", filter, DType::I8)?;

@@ -11,10 +11,13 @@
 //! dequantized (`gather::embedding_lookup_hybrid`, the first scale of the values for every row,
 //! as TFLM's `params.scale`); ids checked as GATHER's positions (constant: at generation time;
 //! at run time one outside the rows writes a row of zeros where TFLM's Invoke fails).
+//! GATHER's and GATHER_ND's output has the shape their `Prepare` writes over the declared one,
+//! which the loader gave it (`load::prepared`); declared with fewer dimensions, it is refused.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
+use crate::load::prepared;
 use crate::lower::params::gather as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{OpContext, Operand};
@@ -75,6 +78,33 @@ pub(crate) const OPS: &[OpEntry] = &[
         lower: Lowering::Kernel(embedding_lookup),
     },
 ];
+
+/// Checks that the output has the shape `expected` that TFLM's `Prepare` writes over its
+/// dimensions: the loader gives it that shape ([`prepared`]) unless it has more dimensions than
+/// declared, which `Prepare` writes past the end of its copy of the declared ones (`why`).
+fn prepared_output(ctx: &OpContext, op: &str, why: &'static str, expected: &[usize]) -> Result<()> {
+    let output = ctx.output(0)?;
+    if output.shape == expected {
+        return Ok(());
+    }
+    if output.shape.len() < expected.len() {
+        return Err(ctx.invalid(
+            format!(
+                "the output has shape {:?}; TFLM's {op} gives it the shape {expected:?}, of more \
+                 dimensions than the {} it declares",
+                output.shape,
+                output.shape.len()
+            ),
+            Grounds::undefined(why),
+        ));
+    }
+    // Only a graph built in memory, which the loader did not reshape, gets here.
+    Err(ctx.unsupported(format!(
+        "the output has shape {:?}; TFLM's {op} gives it the shape {expected:?} (its Prepare \
+         rewrites the output's dimensions, as the loader does for a .tflite file)",
+        output.shape
+    )))
+}
 
 /// GATHER: GatherOptions' axis and batch_dims (TFLM's zeroed defaults without them), resolved and
 /// checked as TFLM's GatherPrepare does.
@@ -150,20 +180,18 @@ fn gather(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    let expected: Vec<usize> = input.shape[..a]
-        .iter()
-        .chain(&positions.shape[b..])
-        .chain(&input.shape[a + 1..])
-        .copied()
-        .collect();
-    if output.shape != expected {
-        return Err(ctx.unsupported(format!(
-            "the output has shape {:?}; TFLM's GATHER gives it the shape {expected:?} (its \
-             Prepare rewrites the output's dimensions), which tinyaot's static plan needs as \
-             written",
-            output.shape
-        )));
-    }
+    let Some(expected) = prepared::gather_shape(&input.shape, &positions.shape, axis, batch_dims)
+    else {
+        return Err(ctx.internal("GatherPrepare's checks passed but its shape was not computed"));
+    };
+    prepared_output(
+        ctx,
+        "GATHER",
+        "gather.cc GatherPrepare copies the output's declared dimensions into an array of their \
+         count (CreateWritableTensorDimsWithCopy) and writes the computed ones into it, past its \
+         end",
+        &expected,
+    )?;
     let axis_size = input.shape[a];
     if positions.is_constant() {
         let values = ctx.const_ints("the positions", positions)?;
@@ -235,19 +263,17 @@ fn gather_nd(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    let expected: Vec<usize> = indices.shape[..indices_rank - 1]
-        .iter()
-        .chain(&input.shape[depth..])
-        .copied()
-        .collect();
-    if output.shape != expected {
-        return Err(ctx.unsupported(format!(
-            "the output has shape {:?}; TFLM's GATHER_ND gives it the shape {expected:?} (its \
-             Prepare rewrites the output's dimensions), which tinyaot's static plan needs as \
-             written",
-            output.shape
-        )));
-    }
+    let Some(expected) = prepared::gather_nd_shape(&input.shape, &indices.shape) else {
+        return Err(ctx.internal("GatherNdPrepare's checks passed but its shape was not computed"));
+    };
+    prepared_output(
+        ctx,
+        "GATHER_ND",
+        "gather_nd.cc GatherNdPrepare copies the output's declared dimensions into an array of \
+         their count (CreateWritableTensorDimsWithCopy) and writes the computed ones into it, \
+         past its end",
+        &expected,
+    )?;
     let input_elems = input.num_elements();
     let slice_elems: usize = input.shape[depth..].iter().product();
     let slices: usize = indices.shape[..indices_rank - 1].iter().product();

@@ -6,8 +6,8 @@
 //! specification's ground. LOGICAL_NOT's `GenericPrepare<IsLogicalSupportedType>` refuses a
 //! non-BOOL input and an output of another type.
 
-use super::elementwise::binary_layout;
 use super::elementwise::broadcast::Broadcast;
+use super::elementwise::{binary_layout_as, OtherShape};
 use super::{kernel, unary, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
@@ -66,7 +66,13 @@ fn binary(ctx: &OpContext, function: &'static str) -> Result<Kernel> {
             b_strides,
         },
         operands,
-    ) = binary_layout(ctx)?;
+    ) = binary_layout_as(
+        ctx,
+        // An output of another shape: TFLM runs flat when the inputs' shapes are equal
+        // (logical_common.cc LogicalImpl, HaveSameShapes), else BroadcastBinaryFunction4DSlow,
+        // which is BroadcastBinaryOpSimple over the output's shape.
+        OtherShape::FlatOrSimple { extended: false },
+    )?;
     let p = P::Logical {
         shape,
         a_strides,

@@ -228,8 +228,25 @@ fn strided_slice(ctx: &OpContext) -> Result<Kernel> {
             shrink,
         };
         let axis = slice_axis(input.shape[d] as i64, begin[d], end[d], strides[d], flags);
-        if shrink && axis.count != 1 {
-            return Err(ctx.unsupported(format!("shrink axis {d} selects no element")));
+        // A shrink axis takes one element, or none: past the axis, or with a negative stride
+        // (TFLM's StridedSliceEndForAxis ends it at start + 1, and its loop runs while
+        // index > end). Taking none, TFLM writes nothing, which only an empty output survives.
+        if shrink && axis.count == 0 && output.num_elements() > 0 {
+            return Err(ctx.invalid(
+                format!(
+                    "shrink axis {d} selects no element (begin {}, stride {}), so TFLM writes \
+                     none of the output's {} elements",
+                    begin[d],
+                    strides[d],
+                    output.num_elements()
+                ),
+                Grounds::undefined(
+                    "reference strided_slice.h StridedSlice: a shrink axis ends at \
+                     StridedSliceEndForAxis's start + 1 (start past the axis: start), so past the \
+                     axis or with a negative stride its loop takes no index, and the output is \
+                     left unwritten (uninitialized arena memory)",
+                ),
+            ));
         }
         if !shrink {
             out_shape.push(axis.count);

@@ -156,6 +156,13 @@ pub(super) fn accepted(s: &mut Suite<'_>) {
         "fully_connected_int4_odd_count_no_bias",
         fc4((3, 7, 5), false, false, Activation::NONE),
     );
+    // An output of fewer units than the weights: TFLM's reference FullyConnected takes the
+    // output's, so the first 3 of 5 rows run (7 values each: the third ends mid-byte).
+    s.accepted("fully_connected_int4_output_of_the_first_units", {
+        let mut m = fc4((2, 7, 5), false, true, Activation::RELU);
+        m.tensors[3].shape = Some(vec![2, 3]);
+        m
+    });
     s.accepted(
         "conv_int4_3x3_per_channel",
         conv4((6, 3, 4, 3, 3), (Padding::SAME, 1), true, Activation::NONE),

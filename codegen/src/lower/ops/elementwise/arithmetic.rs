@@ -2,7 +2,7 @@
 //! the activation ranges of int32 and float32.
 
 use super::super::{kernel, Kernel};
-use super::{binary_layout, elem, Broadcast, Elem};
+use super::{binary_layout_as, elem, Broadcast, Elem, OtherShape};
 use crate::error::{Grounds, Result};
 use crate::ir::{Activation, Options};
 use crate::lower::params::elementwise as P;
@@ -56,6 +56,19 @@ macro_rules! add_sub_params {
     }};
 }
 
+/// How TFLM walks an ADD, SUB or MUL output of the broadcast's size but another shape: flat when
+/// the inputs' shapes are equal, else `BroadcastBinaryOpSimple` from the output's shape
+/// (`BroadcastAdd4DSlow`, `BroadcastSubSlow`, `BroadcastQuantSubSlow`, `BroadcastMul4DSlow`).
+/// The quantized ADD and SUB (`quantized`) and every MUL compare the shapes once extended to one
+/// rank (add.cc `EvalAddQuantized`, sub.cc `EvalSubQuantized`, mul_common.cc:
+/// `ProcessBroadcastShapes`), the float and int32 ADD and SUB exactly (add_common.cc,
+/// sub_common.cc: `HaveSameShapes`).
+fn arithmetic_other_shape(op: Arithmetic, quantized: bool) -> OtherShape {
+    OtherShape::FlatOrSimple {
+        extended: quantized || op == Arithmetic::Mul,
+    }
+}
+
 /// ADD, SUB, MUL.
 pub(super) fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
     let activation = match &ctx.op().options {
@@ -69,7 +82,7 @@ pub(super) fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
         Elem::S32 => return arithmetic_s32(ctx, op, activation),
         Elem::S8 | Elem::F32 => {}
     }
-    let (bc, operands) = binary_layout(ctx)?;
+    let (bc, operands) = binary_layout_as(ctx, arithmetic_other_shape(op, elem == Elem::S8))?;
     let Broadcast {
         shape,
         a_strides,
@@ -184,7 +197,7 @@ pub(in crate::lower::ops) fn add_sub_scales(
 /// int16 left shift of 15, on the runtime's `add_s16` / `sub_s16`.
 fn add_sub_s16(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Result<Kernel> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let (bc, operands) = binary_layout(ctx)?;
+    let (bc, operands) = binary_layout_as(ctx, arithmetic_other_shape(op, true))?;
     let (s1, z1) = ctx.int16_quant("input 1", a)?;
     let (s2, z2) = ctx.int16_quant("input 2", b)?;
     let (so, zo) = ctx.int16_quant("the output", out)?;
@@ -209,7 +222,7 @@ fn add_sub_s16(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Resul
 /// is 0, on the runtime's `mul_s16` (`MulElementwise<int16_t>`: the int8 arithmetic, int16 range).
 fn mul_s16(ctx: &OpContext, activation: Activation) -> Result<Kernel> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let (bc, operands) = binary_layout(ctx)?;
+    let (bc, operands) = binary_layout_as(ctx, arithmetic_other_shape(Arithmetic::Mul, true))?;
     let (s1, z1) = ctx.int16_quant("input 1", a)?;
     let (s2, z2) = ctx.int16_quant("input 2", b)?;
     let (so, zo) = ctx.int16_quant("the output", out)?;
@@ -255,7 +268,7 @@ fn mul_s16(ctx: &OpContext, activation: Activation) -> Result<Kernel> {
 /// definition, its ADD and SUB overflow a C++ `int32_t`, undefined, and wrap as compiled).
 fn arithmetic_s32(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Result<Kernel> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let (bc, operands) = binary_layout(ctx)?;
+    let (bc, operands) = binary_layout_as(ctx, arithmetic_other_shape(op, false))?;
     let (function, unquantized): (_, &[_]) = match op {
         Arithmetic::Add => ("add_s32", &[("input 1", a), ("input 2", b)]),
         Arithmetic::Sub => (

@@ -2,7 +2,7 @@
 //! activation's range, int8 with `CalculateOpDataDiv`'s multiplier.
 
 use super::super::{kernel, Kernel};
-use super::{binary_layout, Broadcast};
+use super::{binary_layout_as, Broadcast, OtherShape};
 use crate::error::{Grounds, Result};
 use crate::ir::{Activation, DType, Options};
 use crate::lower::params::elementwise as P;
@@ -28,7 +28,10 @@ pub(super) fn div(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    let (bc, operands) = binary_layout(ctx)?;
+    // An output of another shape: TFLM runs flat when the inputs' shapes are equal once
+    // extended (div.cc: ProcessBroadcastShapes), else BroadcastDivSlow(Quantized), which is
+    // BroadcastBinaryOpSimple over the output's shape.
+    let (bc, operands) = binary_layout_as(ctx, OtherShape::FlatOrSimple { extended: true })?;
     let Broadcast {
         shape,
         a_strides,

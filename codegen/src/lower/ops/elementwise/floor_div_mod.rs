@@ -5,7 +5,7 @@
 //! no error path) and its zeros give what `floor(x / 0.0)` gives, an infinity or NaN.
 
 use super::super::{kernel, Kernel};
-use super::{binary_layout, Broadcast};
+use super::{binary_layout_as, Broadcast, OtherShape};
 use crate::error::{Grounds, Result};
 use crate::ir::DType;
 use crate::lower::params::elementwise as P;
@@ -30,7 +30,10 @@ pub(super) fn floor_div_mod(ctx: &OpContext, div: bool) -> Result<Kernel> {
             }),
         ));
     }
-    let (bc, operands) = binary_layout(ctx)?;
+    // An output of another shape: TFLM runs flat when the inputs' shapes are equal (floor_div.cc,
+    // floor_mod.cc: HaveSameShapes), else BroadcastBinaryFunction4DSlow, which is
+    // BroadcastBinaryOpSimple over the output's shape.
+    let (bc, operands) = binary_layout_as(ctx, OtherShape::FlatOrSimple { extended: false })?;
     // TFLM's check compares each float with 0 (-0.0 is one too).
     let zero = b.data.as_deref().and_then(|data| {
         data.chunks_exact(4)

@@ -14,6 +14,7 @@
 mod add_n;
 pub(in crate::lower::ops) mod arithmetic;
 pub(super) mod broadcast;
+pub(super) use broadcast::OtherShape;
 mod div;
 mod floor_div_mod;
 mod prelu;
@@ -23,7 +24,7 @@ mod tests;
 
 use add_n::add_n;
 use arithmetic::{arithmetic, Arithmetic};
-use broadcast::{broadcast, Broadcast};
+use broadcast::{broadcast, broadcast_as, Broadcast};
 use div::div;
 use floor_div_mod::floor_div_mod;
 use prelu::prelu;
@@ -211,7 +212,7 @@ enum Elem {
     F32,
 }
 
-/// The element type of the op, from its first input (the others must match: [`binary_layout`]).
+/// The element type of the op, from its first input (the others must match: [`binary_layout_as`]).
 fn elem(ctx: &OpContext) -> Result<Elem> {
     match ctx.input(0)?.dtype {
         DType::I8 => Ok(Elem::S8),
@@ -225,32 +226,47 @@ fn elem(ctx: &OpContext) -> Result<Elem> {
 }
 
 /// Checks the operands of a binary op of any element type: the inputs and the output of one type,
-/// not both inputs constant; returns their broadcast and the kernel's operands.
-pub(in crate::lower::ops) fn binary_layout(ctx: &OpContext) -> Result<(Broadcast, Vec<Operand>)> {
-    broadcast_operands(ctx, |out, a| ctx.same_dtype("the output", out, a))
+/// not both inputs constant; returns their broadcast, an output that is not the broadcast walked
+/// as TFLM's kernel walks it (`other`), and the kernel's operands.
+pub(in crate::lower::ops) fn binary_layout_as(
+    ctx: &OpContext,
+    other: OtherShape,
+) -> Result<(Broadcast, Vec<Operand>)> {
+    let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    ctx.same_dtype("input 2", b, a)?;
+    ctx.same_dtype("the output", out, a)?;
+    operands_as(ctx, other)
 }
 
-/// [`binary_layout`] with the output's type checked by `check_output` (given the output and
+/// [`binary_layout_as`] with the output's type checked by `check_output` (given the output and
 /// input 1) instead of being input 1's: the comparisons write BOOL whatever they compare.
 pub(in crate::lower::ops) fn broadcast_operands(
     ctx: &OpContext,
     check_output: impl FnOnce(&Tensor, &Tensor) -> Result<()>,
+    other: OtherShape,
 ) -> Result<(Broadcast, Vec<Operand>)> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.same_dtype("input 2", b, a)?;
     check_output(out, a)?;
-    mixed_broadcast_operands(ctx)
+    operands_as(ctx, other)
 }
 
 /// [`broadcast_operands`] with the types left to the caller: int16 PRELU's alpha is int8.
 pub(in crate::lower::ops) fn mixed_broadcast_operands(
     ctx: &OpContext,
+    other: OtherShape,
 ) -> Result<(Broadcast, Vec<Operand>)> {
+    operands_as(ctx, other)
+}
+
+/// The broadcast (an output of another shape walked as `other` says) and the kernel's operands,
+/// the types left to the caller.
+fn operands_as(ctx: &OpContext, other: OtherShape) -> Result<(Broadcast, Vec<Operand>)> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     if a.is_constant() && b.is_constant() && !ctx.constant_in_arena_ok() {
         return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
     }
-    let bc = broadcast(&a.shape, &b.shape, &out.shape).map_err(|e| e.into_error(ctx))?;
+    let bc = broadcast_as(&a.shape, &b.shape, &out.shape, other).map_err(|e| e.into_error(ctx))?;
     let operands = vec![
         Operand::Src(ctx.input_index(0)?),
         Operand::Src(ctx.input_index(1)?),
@@ -266,10 +282,18 @@ pub(in crate::lower::ops) fn mixed_broadcast_operands(
 fn in_place(ctx: &OpContext, mut k: Kernel) -> Result<Kernel> {
     let output = ctx.output_index(0)?;
     let out = ctx.output(0)?;
+    // An output of another shape than the broadcast is walked in order only where the inputs'
+    // shapes are equal and the operator's kernel then runs flat (not PRELU's, which always
+    // loops over the output's shape); otherwise an input of its size may be read out of order
+    // ([`OtherShape`]), and must stay apart from it.
+    let (a, b) = (ctx.input(0)?, ctx.input(1)?);
+    let flat = a.shape == b.shape && ctx.op().kind.code() != Some(OpCode::PRELU);
+    let in_order = flat || broadcast(&a.shape, &b.shape, &out.shape).is_ok();
     for i in 0..2 {
         let input = ctx.input_index(i)?;
         let tensor = ctx.input(i)?;
-        let same = tensor.num_elements() == out.num_elements() && tensor.bytes == out.bytes;
+        let same =
+            in_order && tensor.num_elements() == out.num_elements() && tensor.bytes == out.bytes;
         if !tensor.is_constant() && same && input != output {
             k = k.with_access(Access::InPlace { input, output });
         }
@@ -285,7 +309,9 @@ fn min_max(ctx: &OpContext, maximum: bool) -> Result<Kernel> {
         DType::I64 => None,
         _ => Some(elem(ctx)?),
     };
-    let (bc, operands) = binary_layout(ctx)?;
+    // An output of another shape: TFLM's MaximumMinimumBroadcastSlow runs flat when the inputs'
+    // shapes are equal (RuntimeShape ==), else BroadcastBinaryOpSimple over the output's shape.
+    let (bc, operands) = binary_layout_as(ctx, OtherShape::FlatOrSimple { extended: false })?;
     let function = match (maximum, elem) {
         (true, Some(Elem::S8)) => "maximum_s8",
         (true, Some(Elem::S16)) => "maximum_s16",

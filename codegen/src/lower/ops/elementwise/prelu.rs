@@ -2,7 +2,7 @@
 //! multipliers.
 
 use super::super::{kernel, Kernel};
-use super::{binary_layout, mixed_broadcast_operands, Broadcast};
+use super::{binary_layout_as, mixed_broadcast_operands, Broadcast, OtherShape};
 use crate::error::{Grounds, Result};
 use crate::ir::DType;
 use crate::lower::params::elementwise as P;
@@ -13,8 +13,29 @@ use crate::lower::OpContext;
 /// multipliers; int16's alpha is int8 (TFLM's `PreluPrepare` requires it of an int16 output).
 pub(super) fn prelu(ctx: &OpContext) -> Result<Kernel> {
     let input = ctx.input(0)?;
+    // An output that is not the broadcast: TFLM's int8 and int16 PRELU loop over its shape with
+    // BroadcastBinaryOpSimple (prelu.h BroadcastPrelu4DSlow), whatever the inputs' shapes; its
+    // float PRELU with NdArrayDesc strides over its shape extended to 4 dimensions
+    // (prelu_common.cc BroadcastPrelu4DSlowFloat).
+    if input.dtype == DType::F32 {
+        let rank = [input, ctx.input(1)?, ctx.output(0)?]
+            .iter()
+            .map(|t| t.shape.len())
+            .max()
+            .unwrap_or(0);
+        if rank > 4 {
+            return Err(ctx.invalid(
+                format!("a float PRELU of {rank} dimensions; TFLM's float kernel takes at most 4"),
+                Grounds::tflm(
+                    "prelu_common.cc BroadcastPrelu4DSlowFloat: RuntimeShape::ExtendedShape(4, \
+                     shape)'s TFLITE_CHECK_GE(4, rank) aborts",
+                ),
+            ));
+        }
+    }
     let (bc, operands) = match input.dtype {
-        DType::F32 | DType::I8 => binary_layout(ctx)?,
+        DType::F32 => binary_layout_as(ctx, OtherShape::Desc4)?,
+        DType::I8 => binary_layout_as(ctx, OtherShape::Simple)?,
         DType::I16 => {
             // TFLM's Eval writes the output as int16 whatever its type: one type, as
             // TFLite's signature has it.
@@ -33,7 +54,7 @@ pub(super) fn prelu(ctx: &OpContext) -> Result<Kernel> {
                     ),
                 ));
             }
-            mixed_broadcast_operands(ctx)?
+            mixed_broadcast_operands(ctx, OtherShape::Simple)?
         }
         other => {
             return Err(ctx.invalid(

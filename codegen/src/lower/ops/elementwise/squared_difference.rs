@@ -2,7 +2,7 @@
 //! `(a - b)²`, int8 and int16 with its `PrepareQuantized` (`left_shift` 7 and 0).
 
 use super::super::{kernel, Kernel};
-use super::{binary_layout, Broadcast};
+use super::{binary_layout_as, Broadcast, OtherShape};
 use crate::error::{Grounds, Result};
 use crate::ir::DType;
 use crate::lower::params::elementwise as P;
@@ -25,7 +25,10 @@ pub(super) fn squared_difference(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    let (bc, operands) = binary_layout(ctx)?;
+    // An output of another shape: TFLM runs flat when the inputs' shapes are equal
+    // (squared_difference.cc SquaredDifferencePrepare, HaveSameShapes), else
+    // BroadcastBinaryFunction4DSlow, which is BroadcastBinaryOpSimple over the output's shape.
+    let (bc, operands) = binary_layout_as(ctx, OtherShape::FlatOrSimple { extended: false })?;
     let Broadcast {
         shape,
         a_strides,

@@ -263,12 +263,14 @@ pub(in crate::lower::ops) fn depthwise(
 }
 
 /// FULLY_CONNECTED with INT4 weights → `fully_connected_int4::fully_connected_s4`: `batches` rows
-/// of `depth` inputs into `units` outputs (shapes checked by its lowering), per-tensor
+/// of `depth` inputs into the first `out_units` of the weights' `units` outputs (shapes checked
+/// by its lowering), per-tensor
 /// requantization as TFLM's Prepare computes it, the input zero point folded into the bias.
 pub(in crate::lower::ops) fn fully_connected(
     ctx: &OpContext,
     activation: Activation,
     (batches, depth, units): (usize, usize, usize),
+    out_units: usize,
 ) -> Result<Kernel> {
     let (input, weights, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     let weights_index = ctx.constant_input(1, "weights")?;
@@ -289,7 +291,11 @@ pub(in crate::lower::ops) fn fully_connected(
     let (act_min, act_max) = ctx.activation_range_s8(activation, s_out, zp_out)?;
     let bias = ctx.bias(2, DType::I32, units)?;
     let values = unpacked(ctx, weights)?;
-    let folded = folded_bias(ctx, (&values, depth), bias.as_ref(), zp_in, units)?;
+    let mut folded = folded_bias(ctx, (&values, depth), bias.as_ref(), zp_in, units)?;
+    // An output of fewer units: TFLM's reference FullyConnected takes output_depth from the
+    // output (TFLITE_DCHECK_LE against the weights'), so the first rows run; the kernel reads
+    // only their packed nibbles.
+    folded.truncate(out_units);
     Ok(Kernel {
         module: Some("fully_connected_int4"),
         ..kernel(
@@ -298,7 +304,7 @@ pub(in crate::lower::ops) fn fully_connected(
             fully_connected_int4::FullyConnectedS4 {
                 batches,
                 input_depth: depth,
-                output_depth: units,
+                output_depth: out_units,
                 output_zero_point: zp_out,
                 filter: Data::Tensor(weights_index),
                 folded_bias: Data::Values(folded),
