@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds each board example (all of them, or the directories named) with `cargo build --release
 # --locked` and writes its flash and RAM use, read from the ELF's sections and symbols by
-# binutils' `readelf` and `nm`, into its README.md between the lines `<!-- sizes:begin ... -->`
+# binutils' `readelf` and `nm`, into its README.md between the lines `<!-- sizes:begin -->`
 # and `<!-- sizes:end -->`. The figures in the READMEs come from this script only; run it again
 # after changing a board, the runtime or the code generator.
 #
