@@ -53,6 +53,11 @@ fn main() -> ! {
 
     // Clocks, DC/DC and the chip's errata workarounds; nothing here uses a peripheral of the chip.
     let _peripherals = embassy_nrf::init(Default::default());
+    // The flash's instruction cache (off after reset; Zephyr turns it on by default): the code is
+    // fetched from flash, which is slower than the core without it.
+    embassy_nrf::pac::NVMC
+        .icachecnf()
+        .write(|w| w.set_cacheen(true));
     let Some(mut core) = cortex_m::Peripherals::take() else {
         defmt::panic!("core peripherals already taken");
     };
