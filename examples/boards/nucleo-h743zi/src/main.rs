@@ -73,7 +73,8 @@ fn main() -> ! {
         .sys_ck(400.MHz())
         .freeze(pwrcfg, &dp.SYSCFG);
     // The caches: the weights are read from flash, which is slow (several wait states at 400 MHz)
-    // without them. Nothing here does DMA, so the data cache needs no maintenance.
+    // without them. Nothing here does DMA, and all RAM (defmt-rtt's buffer, which the probe
+    // reads, included) is in the DTCM, which the data cache does not cover: no maintenance.
     core.SCB.enable_icache();
     core.SCB.enable_dcache(&mut core.CPUID);
     // CYCCNT counts only with the trace block on (DEMCR.TRCENA), which a debugger may not set; the
