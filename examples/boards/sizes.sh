@@ -11,6 +11,8 @@
 # riscv64-unknown-elf-readelf/-nm (binutils-riscv64-unknown-elf) for RISC-V, and python3.
 # CARGO_TARGET_DIR is honoured (default: each board's own target/).
 set -euo pipefail
+# Each board's .cargo/config.toml has its flags; RUSTFLAGS, even empty, would replace them.
+unset RUSTFLAGS
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -eq 0 ]; then
   set -- "$here"/*/
