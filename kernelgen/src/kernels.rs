@@ -32,8 +32,10 @@
 //! `pub type A = B;` → `typedef B A;`. Any other field type is an error naming the field, so a
 //! struct the C side cannot mirror is caught here rather than at a C compiler. Prototypes follow
 //! the calling convention: a `const uint8_t *` per input operand, `uint8_t *output` (or one per
-//! output, `output_a`, … for SPLIT), then the parameter struct by pointer (or `size_t bytes` for
-//! `copy`).
+//! output, `output_a`, … for SPLIT), a variadic operand (`&[usize]` of outputs, `&[Src]` of
+//! inputs) as an array and its length (`uint8_t *const *outputs, size_t outputs_len`; `const
+//! uint8_t *const *inputs, size_t inputs_len`), then the parameter struct by pointer (or `size_t
+//! bytes` for `copy`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -368,11 +370,13 @@ fn c_header(
         let mut args: Vec<String> = function
             .operands
             .iter()
-            .map(|(name, _)| {
-                if crate::parity_gen::is_written(name) {
-                    format!("uint8_t *{name}")
-                } else {
-                    format!("const uint8_t *{name}")
+            .map(|(name, kind)| {
+                use crate::parity_gen::Kind;
+                match kind {
+                    Kind::Offsets => format!("uint8_t *const *{name}, size_t {name}_len"),
+                    Kind::Srcs => format!("const uint8_t *const *{name}, size_t {name}_len"),
+                    _ if crate::parity_gen::is_written(name) => format!("uint8_t *{name}"),
+                    _ => format!("const uint8_t *{name}"),
                 }
             })
             .collect();
