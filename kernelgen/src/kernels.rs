@@ -920,6 +920,24 @@ mod tests {
     }
 
     #[test]
+    fn reads_variadic_operands_and_refuses_read_offsets() {
+        use crate::parity_gen::{functions, Kind};
+        let source = "pub fn k(arena: &mut [u8], inputs: &[Src], outputs: &[usize], p: &P) {}";
+        let f = &functions("runtime/src/kernels/demo.rs", source).unwrap()[0];
+        assert_eq!(
+            f.operands,
+            vec![
+                ("inputs".to_string(), Kind::Srcs),
+                ("outputs".to_string(), Kind::Offsets)
+            ]
+        );
+        // C would pass read offsets as `uint8_t *const *`, written sources as `const`: refused.
+        let source = "pub fn k(arena: &mut [u8], inputs: &[usize], output: usize, p: &P) {}";
+        let err = functions("runtime/src/kernels/demo.rs", source).unwrap_err();
+        assert!(err.contains("demo::k: operand `inputs`"), "{err}");
+    }
+
+    #[test]
     fn refuses_what_c_cannot_mirror() {
         let err = declarations("demo", "pub struct Bad { pub x: u64 }").unwrap_err();
         assert!(err.contains("demo::Bad::x"), "{err}");
