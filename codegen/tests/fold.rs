@@ -63,6 +63,61 @@ fn arithmetic_on_constants_runs_the_runtime_kernel_and_chains() {
 }
 
 #[test]
+fn variadic_kernels_fold() {
+    // PACK of 12 constant rows (the variadic `concat::concat`), then UNPACK of the result along
+    // its other axis into 3 (fixed-arity) and SPLIT of that [12] row into 12 (`split::split`):
+    // each output is a constant, the input's bytes moved as TFLM moves them.
+    let mut m = ModelSpec::new();
+    let x = m.tensor(TensorSpec::f32(&[1]));
+    let rows: Vec<i32> = (0..12)
+        .map(|k| {
+            let values = [k as f32, 100.0 + k as f32, 200.0 + k as f32];
+            m.tensor(TensorSpec::f32(&[3]).constant_f32(&values))
+        })
+        .collect();
+    let packed = m.tensor(TensorSpec::f32(&[12, 3]));
+    let columns: Vec<i32> = (0..3).map(|_| m.tensor(TensorSpec::f32(&[12]))).collect();
+    let axis = m.tensor(TensorSpec::int32(&[]).constant_i32(&[0]));
+    let pieces: Vec<i32> = (0..12).map(|_| m.tensor(TensorSpec::f32(&[1]))).collect();
+    m.inputs = vec![x];
+    m.outputs = pieces.clone();
+    m.op(
+        B::PACK,
+        Options::Pack {
+            values_count: 12,
+            axis: 0,
+        },
+        &rows,
+        &[packed],
+    );
+    m.op(
+        B::UNPACK,
+        Options::Unpack { num: 3, axis: 1 },
+        &[packed],
+        &columns,
+    );
+    m.op(
+        B::SPLIT,
+        Options::Split { num_splits: 12 },
+        &[axis, columns[1]],
+        &pieces,
+    );
+    let bytes = m.to_bytes();
+    let graph = load_and_fold(&bytes, &Limits::default()).expect("folds");
+    assert!(graph.operators.is_empty());
+    let names: Vec<&str> = graph.folded.iter().map(|f| f.op.as_str()).collect();
+    assert_eq!(names, ["PACK", "UNPACK", "SPLIT"]);
+    for (k, &piece) in pieces.iter().enumerate() {
+        let want = (100.0 + k as f32).to_le_bytes();
+        assert_eq!(
+            graph.tensors[piece as usize].data.as_deref(),
+            Some(&want[..]),
+            "piece {k}"
+        );
+    }
+}
+
+#[test]
 fn shape_folds_to_the_static_shape_even_of_a_computed_tensor() {
     let mut m = ModelSpec::new();
     let x = m.tensor(TensorSpec::f32(&[3, 4]));

@@ -68,13 +68,17 @@ fn hot_activations_move_and_fit() {
         let buffers: std::collections::BTreeSet<Option<usize>> = kernel
             .operands
             .iter()
-            .filter_map(|o| match o {
-                Operand::Offset(t) => Some(match plan.tensors[*t].storage {
-                    Storage::Memory(k) => Some(k),
-                    _ => None,
-                }),
-                Operand::Scratch(_) => Some(None),
-                Operand::Src(_) => None,
+            .flat_map(|o| match o {
+                Operand::Offset(_) | Operand::Offsets(_) => o
+                    .tensors()
+                    .iter()
+                    .map(|&t| match plan.tensors[t].storage {
+                        Storage::Memory(k) => Some(k),
+                        _ => None,
+                    })
+                    .collect(),
+                Operand::Scratch(_) => vec![None],
+                Operand::Src(_) | Operand::Srcs(_) => Vec::new(),
             })
             .collect();
         assert!(

@@ -32,8 +32,10 @@
 //! `pub type A = B;` → `typedef B A;`. Any other field type is an error naming the field, so a
 //! struct the C side cannot mirror is caught here rather than at a C compiler. Prototypes follow
 //! the calling convention: a `const uint8_t *` per input operand, `uint8_t *output` (or one per
-//! output, `output_a`, … for SPLIT), then the parameter struct by pointer (or `size_t bytes` for
-//! `copy`).
+//! output, `output_a`, … for SPLIT), a variadic operand (`&[usize]` of outputs, `&[Src]` of
+//! inputs) as an array and its length (`uint8_t *const *outputs, size_t outputs_len`; `const
+//! uint8_t *const *inputs, size_t inputs_len`), then the parameter struct by pointer (or `size_t
+//! bytes` for `copy`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -368,11 +370,13 @@ fn c_header(
         let mut args: Vec<String> = function
             .operands
             .iter()
-            .map(|(name, _)| {
-                if crate::parity_gen::is_written(name) {
-                    format!("uint8_t *{name}")
-                } else {
-                    format!("const uint8_t *{name}")
+            .map(|(name, kind)| {
+                use crate::parity_gen::Kind;
+                match kind {
+                    Kind::Offsets => format!("uint8_t *const *{name}, size_t {name}_len"),
+                    Kind::Srcs => format!("const uint8_t *const *{name}, size_t {name}_len"),
+                    _ if crate::parity_gen::is_written(name) => format!("uint8_t *{name}"),
+                    _ => format!("const uint8_t *{name}"),
                 }
             })
             .collect();
@@ -913,6 +917,24 @@ mod tests {
              const size_t *shape;\n    size_t shape_len;\n    const int32_t *bias; /* NULL: no bias */\n    \
              size_t bias_len;\n} {{ p }}_demo_Demo;\n\ntypedef {{ p }}_demo_Demo {{ p }}_demo_Same;\n\n"
         );
+    }
+
+    #[test]
+    fn reads_variadic_operands_and_refuses_read_offsets() {
+        use crate::parity_gen::{functions, Kind};
+        let source = "pub fn k(arena: &mut [u8], inputs: &[Src], outputs: &[usize], p: &P) {}";
+        let f = &functions("runtime/src/kernels/demo.rs", source).unwrap()[0];
+        assert_eq!(
+            f.operands,
+            vec![
+                ("inputs".to_string(), Kind::Srcs),
+                ("outputs".to_string(), Kind::Offsets)
+            ]
+        );
+        // C would pass read offsets as `uint8_t *const *`, written sources as `const`: refused.
+        let source = "pub fn k(arena: &mut [u8], inputs: &[usize], output: usize, p: &P) {}";
+        let err = functions("runtime/src/kernels/demo.rs", source).unwrap_err();
+        assert!(err.contains("demo::k: operand `inputs`"), "{err}");
     }
 
     #[test]

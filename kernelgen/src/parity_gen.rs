@@ -2,7 +2,8 @@
 //! `cargo kernels` to `tests/parity/src/generated.rs`.
 //!
 //! From each family's file in `runtime/src/kernels/` it reads the kernel entry points
-//! (`pub fn name(arena: &mut [u8], operands…, p: &Params)`, plus the fixed-arity `concat_n!`/`split_n!`
+//! (`pub fn name(arena: &mut [u8], operands…, p: &Params)`, each operand an offset `usize`, a
+//! `Src`, or a variadic `&[usize]` or `&[Src]`, plus the fixed-arity `concat_n!`/`split_n!`
 //! family) and the parameter structs, and writes, for every kernel:
 //! - `#[repr(C)]` mirrors of the C parameter typedefs and the `extern "C"` prototypes of the C
 //!   kernels, which the harness links from the C templates compiled with `cc`;
@@ -49,13 +50,28 @@ pub fn is_written(name: &str) -> bool {
     name.starts_with("output") || name.ends_with("_state")
 }
 
+/// How a kernel takes one of its operands (`codegen`'s `lower::Operand` of the same name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `usize`: an arena offset; C: a `uint8_t *` (`const` unless written).
+    Offset,
+    /// `Src`: an arena offset or constant bytes; C: a `const uint8_t *`.
+    Src,
+    /// `&[usize]`: the offsets of any number of tensors the kernel writes; C: `uint8_t *const
+    /// *name, size_t name_len`.
+    Offsets,
+    /// `&[Src]`: any number of tensors the kernel reads; C: `const uint8_t *const *name,
+    /// size_t name_len`.
+    Srcs,
+}
+
 /// A kernel entry point.
 #[derive(Debug)]
 pub struct Function {
     /// Its name in the family's module.
     pub name: String,
-    /// Operand names and whether each is a `Src` (else an arena offset).
-    pub operands: Vec<(String, bool)>,
+    /// Operand names and how each is passed.
+    pub operands: Vec<(String, Kind)>,
     /// The parameter struct it takes, if any (`copy` takes a byte count instead).
     pub params: Option<String>,
 }
@@ -82,11 +98,11 @@ pub fn functions(path: &str, source: &str) -> Result<Vec<Function>, String> {
                     let (name, inputs) = entry
                         .split_once(':')
                         .ok_or_else(|| format!("{family}: unreadable concat_n! entry `{entry}`"))?;
-                    let mut operands: Vec<(String, bool)> = inputs
+                    let mut operands: Vec<(String, Kind)> = inputs
                         .split(',')
-                        .map(|i| (i.trim().to_string(), true))
+                        .map(|i| (i.trim().to_string(), Kind::Src))
                         .collect();
-                    operands.push(("output".to_string(), false));
+                    operands.push(("output".to_string(), Kind::Offset));
                     out.push(Function {
                         name: name.trim().to_string(),
                         operands,
@@ -102,8 +118,12 @@ pub fn functions(path: &str, source: &str) -> Result<Vec<Function>, String> {
                     let (name, outputs) = entry
                         .split_once(':')
                         .ok_or_else(|| format!("{family}: unreadable split_n! entry `{entry}`"))?;
-                    let mut operands = vec![("input".to_string(), true)];
-                    operands.extend(outputs.split(',').map(|o| (o.trim().to_string(), false)));
+                    let mut operands = vec![("input".to_string(), Kind::Src)];
+                    operands.extend(
+                        outputs
+                            .split(',')
+                            .map(|o| (o.trim().to_string(), Kind::Offset)),
+                    );
                     out.push(Function {
                         name: name.trim().to_string(),
                         operands,
@@ -151,12 +171,36 @@ fn entry_point(family: &str, f: &syn::ItemFn) -> Result<Option<Function>, String
     };
     let mut ops = Vec::new();
     for (name, ty) in operands {
-        match type_name(ty).as_deref() {
-            Some("usize") => ops.push((name.clone(), false)),
-            Some("Src") => ops.push((name.clone(), true)),
-            // `concat(arena, inputs: &[Src], …)` is called through its fixed-arity wrappers.
-            _ => return Ok(None),
+        let kind = match ty {
+            Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+                Type::Slice(slice) => match type_name(&slice.elem).as_deref() {
+                    Some("usize") => Kind::Offsets,
+                    Some("Src") => Kind::Srcs,
+                    _ => return Ok(None),
+                },
+                _ => return Ok(None),
+            },
+            _ => match type_name(ty).as_deref() {
+                Some("usize") => Kind::Offset,
+                Some("Src") => Kind::Src,
+                _ => return Ok(None),
+            },
+        };
+        // C passes a variadic operand's offsets as `uint8_t *const *` and its sources as `const
+        // uint8_t *const *`: offsets stand for outputs, sources for inputs.
+        let misnamed = match kind {
+            Kind::Offsets => !is_written(name),
+            Kind::Srcs => is_written(name),
+            Kind::Offset | Kind::Src => false,
+        };
+        if misnamed {
+            return Err(format!(
+                "{family}::{}: operand `{name}`: a slice of offsets (`&[usize]`) must be the \
+                 kernel's outputs (named `output…`), a slice of sources (`&[Src]`) its inputs",
+                f.sig.ident
+            ));
         }
+        ops.push((name.clone(), kind));
     }
     Ok(Some(Function {
         name: f.sig.ident.to_string(),
@@ -262,13 +306,11 @@ pub fn source(families: &[(String, Vec<Struct>, Vec<Function>)]) -> Result<Strin
             let mut args: Vec<String> = function
                 .operands
                 .iter()
-                .map(|(name, _)| {
-                    let ptr = if is_written(name) {
-                        "*mut u8"
-                    } else {
-                        "*const u8"
-                    };
-                    format!("{name}: {ptr}")
+                .map(|(name, kind)| match kind {
+                    Kind::Offsets => format!("{name}: *const *mut u8, {name}_len: usize"),
+                    Kind::Srcs => format!("{name}: *const *const u8, {name}_len: usize"),
+                    _ if is_written(name) => format!("{name}: *mut u8"),
+                    _ => format!("{name}: *const u8"),
                 })
                 .collect();
             match &function.params {
@@ -472,19 +514,22 @@ fn runner(family: &str, function: &Function, s: &Struct, c: bool) -> String {
         }
         out.push_str("    };\n    let base = arena.as_mut_ptr();\n");
         let mut args = Vec::new();
-        for (i, (operand, _)) in function.operands.iter().enumerate() {
-            if is_written(operand) {
-                let _ = writeln!(
-                    out,
-                    "    let {operand} = call.c_output(base, arena.len(), {i})?;"
-                );
+        for (i, (operand, kind)) in function.operands.iter().enumerate() {
+            let accessor = match kind {
+                Kind::Offsets => "c_outputs",
+                Kind::Srcs => "c_inputs",
+                _ if is_written(operand) => "c_output",
+                _ => "c_input",
+            };
+            let _ = writeln!(
+                out,
+                "    let {operand} = call.{accessor}(base, arena.len(), {i})?;"
+            );
+            if matches!(kind, Kind::Offsets | Kind::Srcs) {
+                args.push(format!("{operand}.as_ptr(), {operand}.len()"));
             } else {
-                let _ = writeln!(
-                    out,
-                    "    let {operand} = call.c_input(base, arena.len(), {i})?;"
-                );
+                args.push(operand.clone());
             }
-            args.push(operand.clone());
         }
         let _ = writeln!(
             out,
@@ -513,11 +558,12 @@ fn runner(family: &str, function: &Function, s: &Struct, c: bool) -> String {
         }
         out.push_str("    };\n");
         let mut args = vec!["arena".to_string()];
-        for (i, (_, is_src)) in function.operands.iter().enumerate() {
-            args.push(if *is_src {
-                format!("call.src({i})?")
-            } else {
-                format!("call.offset({i})?")
+        for (i, (_, kind)) in function.operands.iter().enumerate() {
+            args.push(match kind {
+                Kind::Offset => format!("call.offset({i})?"),
+                Kind::Src => format!("call.src({i})?"),
+                Kind::Offsets => format!("&call.offsets({i})?"),
+                Kind::Srcs => format!("&call.srcs({i})?"),
             });
         }
         let _ = writeln!(

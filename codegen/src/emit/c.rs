@@ -513,6 +513,28 @@ fn object(items: Vec<(&str, Value)>) -> Value {
     Value::Object(map)
 }
 
+/// `items` as the lines of an initialiser list: indented by 4, comma-terminated, wrapped before
+/// 100 columns.
+fn wrapped_list(items: &[String]) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for item in items {
+        if !line.is_empty() && 4 + line.len() + 1 + item.len() + 1 > 100 {
+            let _ = writeln!(out, "    {line}");
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(item);
+        line.push(',');
+    }
+    if !line.is_empty() {
+        let _ = writeln!(out, "    {line}");
+    }
+    out
+}
+
 /// One step of `invoke`: the operator's index and name (for the operator hooks around it), a
 /// comment and a statement (empty when the step costs nothing).
 fn step_value(index: usize, name: String, comment: String, code: String) -> Value {
@@ -568,6 +590,16 @@ impl Emitter<'_, '_> {
         )
     }
 
+    /// The C expression of the bytes of tensor `t` read as a `Src`: its constant data, or its
+    /// place.
+    fn src(&self, t: usize, constants: &mut BTreeSet<usize>) -> Result<String> {
+        if self.graph.tensors[t].is_constant() {
+            Ok(self.constant(t, "u8", constants))
+        } else {
+            self.tensor_bytes(t)
+        }
+    }
+
     fn constant(&self, t: usize, member: &str, constants: &mut BTreeSet<usize>) -> String {
         constants.insert(t);
         format!("{}_t{t}.{member}", self.prefix)
@@ -621,19 +653,41 @@ impl Emitter<'_, '_> {
         constants: &mut BTreeSet<usize>,
     ) -> Result<String> {
         let p = self.prefix;
+        let label = self.graph.operators[op].source_index;
         let mut args = Vec::new();
         let mut scratch_slot = 0;
-        for operand in &kernel.operands {
+        for (i, operand) in kernel.operands.iter().enumerate() {
             args.push(match *operand {
                 Operand::Scratch(_) => {
                     scratch_slot += 1;
                     self.arena(self.layout.scratch_offset(op, scratch_slot - 1)?)
                 }
                 Operand::Offset(t) => self.tensor_bytes(t)?,
-                Operand::Src(t) if self.graph.tensors[t].is_constant() => {
-                    self.constant(t, "u8", constants)
+                Operand::Src(t) => self.src(t, constants)?,
+                Operand::Offsets(ref ts) | Operand::Srcs(ref ts) => {
+                    // A variadic operand: a static array of its tensors' addresses (address
+                    // constants: nothing is built at run time) and its length.
+                    let (element, kind) = match operand {
+                        Operand::Offsets(_) => ("uint8_t *", "outputs"),
+                        _ => ("const uint8_t *", "inputs"),
+                    };
+                    let items = ts
+                        .iter()
+                        .map(|&t| match operand {
+                            Operand::Offsets(_) => self.tensor_bytes(t),
+                            _ => self.src(t, constants),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    let (name, n) = (format!("{p}_p{label}_{kind}{i}"), ts.len());
+                    let _ = writeln!(
+                        params,
+                        "/* operator {label}: {}, its {kind} */\n\
+                         static {element}const {name}[{n}] = {{\n{}}};\n",
+                        self.graph.operators[op].kind.name(),
+                        wrapped_list(&items)
+                    );
+                    format!("{name}, {n}u")
                 }
-                Operand::Src(t) => self.tensor_bytes(t)?,
             });
         }
         if let Some(ps) = &kernel.params {
@@ -654,7 +708,6 @@ impl Emitter<'_, '_> {
                 let (_, member) = tensor_view(self.graph.tensors[t].dtype);
                 format!("{p}_t{t}.{member}")
             };
-            let label = self.graph.operators[op].source_index;
             let name = format!("{p}_p{label}");
             let packed = |field: &str, packed: &Packed| -> String {
                 // `w`: weights, like the tensors (`t`) they are derived from.

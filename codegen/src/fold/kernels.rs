@@ -551,6 +551,17 @@ fn comparison_compare_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> 
     Ok(())
 }
 
+/// `concat::concat`.
+fn concat_concat<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot_runtime::kernels::concat::Concat {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot_runtime::kernels::concat::concat(arena, &call.srcs(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `concat::concat1`.
 fn concat_concat1<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -3936,6 +3947,17 @@ fn softmax_log_softmax_s8<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `split::split`.
+fn split_split<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = tinyaot_runtime::kernels::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: &chunk_bytes,
+    };
+    tinyaot_runtime::kernels::split::split(arena, call.src(0)?, &call.offsets(1)?, &p);
+    Ok(())
+}
+
 /// `split::split1`.
 fn split_split1<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -4416,6 +4438,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("comparison", "compare_s32") => comparison_compare_s32(call, arena),
         ("comparison", "compare_s64") => comparison_compare_s64(call, arena),
         ("comparison", "compare_s8") => comparison_compare_s8(call, arena),
+        ("concat", "concat") => concat_concat(call, arena),
         ("concat", "concat1") => concat_concat1(call, arena),
         ("concat", "concat2") => concat_concat2(call, arena),
         ("concat", "concat3") => concat_concat3(call, arena),
@@ -4589,6 +4612,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("softmax", "softmax_f32") => softmax_softmax_f32(call, arena),
         ("softmax", "log_softmax_f32") => softmax_log_softmax_f32(call, arena),
         ("softmax", "log_softmax_s8") => softmax_log_softmax_s8(call, arena),
+        ("split", "split") => split_split(call, arena),
         ("split", "split1") => split_split1(call, arena),
         ("split", "split2") => split_split2(call, arena),
         ("split", "split3") => split_split3(call, arena),

@@ -152,18 +152,22 @@ fn run(graph: &Graph<'_>, index: usize, call: &KernelCall) -> Result<Outputs> {
         at
     };
     for operand in &call.operands {
-        let offset = match *operand {
-            Operand::Offset(t) | Operand::Src(t) => match placed.iter().find(|(p, _)| *p == t) {
-                Some(&(_, at)) => at,
-                None => {
-                    let at = place(graph.tensors[t].bytes, &mut size);
-                    placed.push((t, at));
-                    at
-                }
-            },
-            Operand::Scratch(bytes) => place(bytes, &mut size),
+        let at = match *operand {
+            Operand::Scratch(bytes) => vec![place(bytes, &mut size)],
+            _ => operand
+                .tensors()
+                .iter()
+                .map(|&t| match placed.iter().find(|(p, _)| *p == t) {
+                    Some(&(_, at)) => at,
+                    None => {
+                        let at = place(graph.tensors[t].bytes, &mut size);
+                        placed.push((t, at));
+                        at
+                    }
+                })
+                .collect(),
         };
-        offsets.push(offset);
+        offsets.push(at);
     }
     let mut arena = vec![0u8; size.max(ALIGN)];
     for &(t, at) in &placed {
@@ -232,6 +236,18 @@ pub trait KernelArgs {
     ///
     /// No such operand, or one with no place in the arena.
     fn src(&self, i: usize) -> std::result::Result<tinyaot_runtime::Src<'_>, String>;
+    /// Variadic operand `i` ([`Operand::Offsets`]) as the arena offsets of its tensors.
+    ///
+    /// # Errors
+    ///
+    /// No such operand, or a tensor with no place in the arena.
+    fn offsets(&self, i: usize) -> std::result::Result<Vec<usize>, String>;
+    /// Variadic operand `i` ([`Operand::Srcs`]) as a `Src` per tensor.
+    ///
+    /// # Errors
+    ///
+    /// No such operand, or a tensor with no place in the arena.
+    fn srcs(&self, i: usize) -> std::result::Result<Vec<tinyaot_runtime::Src<'_>>, String>;
 }
 
 /// A scalar parameter field's type.
@@ -317,11 +333,12 @@ pub fn elements<T: Element>(
     }
 }
 
-/// One call run by the folder: every operand at its offset in the folder's arena.
+/// One call run by the folder: every operand at its offset in the folder's arena (a variadic
+/// operand's tensors at theirs, in order).
 struct FoldCall<'a, 'm> {
     graph: &'a Graph<'m>,
     call: &'a KernelCall,
-    offsets: &'a [usize],
+    offsets: &'a [Vec<usize>],
 }
 
 impl FoldCall<'_, '_> {
@@ -363,13 +380,29 @@ impl KernelArgs for FoldCall<'_, '_> {
     }
 
     fn offset(&self, i: usize) -> std::result::Result<usize, String> {
-        self.offsets
-            .get(i)
-            .copied()
-            .ok_or_else(|| format!("no operand {i}"))
+        match self.offsets.get(i).map(Vec::as_slice) {
+            Some(&[at]) => Ok(at),
+            Some(_) => Err(format!("operand {i} is not one tensor")),
+            None => Err(format!("no operand {i}")),
+        }
     }
 
     fn src(&self, i: usize) -> std::result::Result<tinyaot_runtime::Src<'_>, String> {
         self.offset(i).map(tinyaot_runtime::Src::Arena)
+    }
+
+    fn offsets(&self, i: usize) -> std::result::Result<Vec<usize>, String> {
+        self.offsets
+            .get(i)
+            .cloned()
+            .ok_or_else(|| format!("no operand {i}"))
+    }
+
+    fn srcs(&self, i: usize) -> std::result::Result<Vec<tinyaot_runtime::Src<'_>>, String> {
+        Ok(self
+            .offsets(i)?
+            .into_iter()
+            .map(tinyaot_runtime::Src::Arena)
+            .collect())
     }
 }

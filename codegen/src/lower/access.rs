@@ -129,6 +129,7 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     ("concat", "concat8", Contract::Slice),
     ("concat", "concat9", Contract::Slice),
     ("concat", "concat10", Contract::Slice),
+    ("concat", "concat", Contract::Slice),
     // Output pixels in order from windows of the input (runtime/src/kernels/conv.rs).
     ("conv", "conv2d_1x1_s8", Contract::ReversibleStream),
     ("conv", "conv2d_1x1_widened_s8", Contract::Stream),

@@ -69,8 +69,13 @@ pub struct KernelCall {
     pub access: Vec<Access>,
 }
 
-/// How a tensor is passed to a kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a tensor, or a list of tensors, is passed to a kernel.
+///
+/// [`Operand::Offsets`] and [`Operand::Srcs`] are the variadic operands: one argument standing for
+/// any number of tensors (SPLIT's outputs, PACK's inputs), so that one kernel takes what TFLM's
+/// takes however many there are. Every tensor they name is an operand like a single one: the
+/// planner and the folder see each ([`Operand::tensors`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Operand {
     /// A byte offset into the arena (`usize`); the tensor must be an arena tensor.
     Offset(usize),
@@ -80,6 +85,26 @@ pub enum Operand {
     /// the arena (`usize`), 16-byte aligned, whose contents are undefined on entry. The planner
     /// places it like a tensor live only at the call's step ([`crate::plan::Scratch`]).
     Scratch(usize),
+    /// The arena tensors the kernel writes, in order, as one argument: `&[usize]` of their
+    /// offsets in Rust (a slice literal), in C an array of `uint8_t *` and its length (a
+    /// `static` array of address constants at the call). Each must be an arena tensor, as for
+    /// [`Operand::Offset`]. C passes it as `uint8_t *const *`, so it stands for outputs only
+    /// (the kernel generator refuses a read one).
+    Offsets(Vec<usize>),
+    /// Tensors the kernel reads, in order, as one argument: `&[Src]` in Rust (each as for
+    /// [`Operand::Src`]), in C an array of `const uint8_t *` and its length.
+    Srcs(Vec<usize>),
+}
+
+impl Operand {
+    /// The tensors this operand passes, in order: one, several, or none for scratch memory.
+    pub fn tensors(&self) -> &[usize] {
+        match self {
+            Operand::Offset(t) | Operand::Src(t) => std::slice::from_ref(t),
+            Operand::Offsets(ts) | Operand::Srcs(ts) => ts,
+            Operand::Scratch(_) => &[],
+        }
+    }
 }
 
 impl Call {

@@ -15,9 +15,10 @@
 //!
 //! What moves together: a kernel works in one region (the Rust kernels index one slice; the
 //! C ones would not mind), so the tensors one kernel call takes as byte offsets (its outputs and
-//! most inputs, [`Operand::Offset`]) form one unit with the alias groups that join them; an input
-//! taken as a [`Operand::Src`] may lie in any region. A call with kernel scratch memory (planned
-//! in the arena) or a state tensor keeps its unit in the arena. An overlap between a moved tensor
+//! most inputs, [`Operand::Offset`] and [`Operand::Offsets`]) form one unit with the alias groups
+//! that join them; an input taken as a [`Operand::Src`] (or among [`Operand::Srcs`]) may lie in
+//! any region. A call with kernel scratch memory (planned in the arena) or a state tensor keeps
+//! its unit in the arena. An overlap between a moved tensor
 //! and one left in the arena is given up (the arena is planned again without it).
 
 use super::lifetime::{self, Steps};
@@ -196,10 +197,9 @@ fn choose(
                 let offsets: Vec<usize> = k
                     .operands
                     .iter()
-                    .filter_map(|o| match o {
-                        Operand::Offset(t) => Some(*t),
-                        _ => None,
-                    })
+                    .filter(|o| matches!(o, Operand::Offset(_) | Operand::Offsets(_)))
+                    .flat_map(Operand::tensors)
+                    .copied()
                     .collect();
                 let scratch = k.operands.iter().any(|o| matches!(o, Operand::Scratch(_)));
                 let state = offsets.iter().any(|&t| {

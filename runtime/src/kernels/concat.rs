@@ -1,8 +1,11 @@
-//! CONCATENATION (any element type; TFLM requires int8 inputs to share the output's quantization,
-//! so no requantization happens here). Up to 10 inputs, TFLM's limit.
+//! CONCATENATION and PACK (any element type; TFLM requires int8 inputs to share the output's
+//! quantization, so no requantization happens here). CONCATENATION takes up to 10 inputs, TFLM's
+//! limit; PACK any number, as TFLM.
 //!
-//! `concatN(arena, in_1, …, in_N, output, p)` for N in 1..=10: a fixed arity keeps the calling
-//! convention (one operand per tensor); all call [`concat()`].
+//! [`concat()`] takes the inputs as one variadic operand, a slice of `Src`; the code generator
+//! calls it for PACK's more than 10 inputs. `concatN(arena, in_1, …, in_N, output, p)` for N in
+//! 1..=10 take one operand per tensor and call it: the generated code of the models that need no
+//! more keeps the form (and the measured size and speed) it had before the variadic form.
 
 use crate::Src;
 
@@ -16,10 +19,10 @@ pub struct Concat<'a> {
     pub chunk_bytes: &'a [usize],
 }
 
-/// Concatenates `inputs` into `output`: writes the output in order, row by row, copying each input's
-/// chunk. An input that already lies where its chunk goes (a slice of a one-row output, which the
-/// plan lets its producer write in place) is not copied; otherwise the output must not overlap
-/// any input.
+/// Concatenates `inputs`, any number of them (PACK of more than 10), into `output`: writes the
+/// output in order, row by row, copying each input's chunk. An input that already lies where its
+/// chunk goes (a slice of a one-row output, which the plan lets its producer write in place) is
+/// not copied; otherwise the output must not overlap any input.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
     let p = super::opaque(p);
@@ -91,5 +94,35 @@ mod tests {
         };
         concat2(&mut arena, Src::Arena(0), Src::Arena(5), 0, &p);
         assert_eq!(&arena[..5], &[7, 8, 1, 2, 3]);
+    }
+
+    #[test]
+    fn stacks_more_than_ten_inputs() {
+        // PACK of 12 two-byte inputs (odd ones constant) along axis 1 of 2x12.
+        let mut arena = [0u8; 12 + 24];
+        for (i, b) in arena[..12].iter_mut().enumerate() {
+            *b = 100 + i as u8;
+        }
+        let flash: [[u8; 2]; 12] = core::array::from_fn(|k| [k as u8, 50 + k as u8]);
+        let inputs: [Src; 12] = core::array::from_fn(|k| {
+            if k % 2 == 0 {
+                Src::Arena(k)
+            } else {
+                Src::Bytes(&flash[k])
+            }
+        });
+        let p = Concat {
+            outer: 2,
+            chunk_bytes: &[1; 12],
+        };
+        concat(&mut arena, &inputs, 12, &p);
+        for k in 0..12 {
+            let (first, second) = if k % 2 == 0 {
+                (100 + k as u8, 101 + k as u8)
+            } else {
+                (k as u8, 50 + k as u8)
+            };
+            assert_eq!((arena[12 + k], arena[24 + k]), (first, second), "input {k}");
+        }
     }
 }

@@ -1,8 +1,10 @@
-//! SPLIT and SPLIT_V (any element type: the outputs are byte ranges of the input, copied out, with
-//! no requantization, as TFLM copies them). Up to 10 outputs.
+//! SPLIT, SPLIT_V and UNPACK (any element type: the outputs are byte ranges of the input, copied
+//! out, with no requantization, as TFLM copies them). Any number of outputs, as TFLM.
 //!
-//! `splitN(arena, input, out_1, …, out_N, p)` for N in 1..=10: a fixed arity keeps the calling
-//! convention (one operand per tensor); all call [`split()`].
+//! [`split()`] takes the outputs as one variadic operand, a slice of their offsets; the code
+//! generator calls it for more than 10 outputs. `splitN(arena, input, out_1, …, out_N, p)` for N
+//! in 1..=10 take one operand per tensor and call it: the generated code of the models that
+//! need no more keeps the form (and the measured size and speed) it had before the variadic form.
 
 use crate::Src;
 
@@ -16,8 +18,9 @@ pub struct Split<'a> {
     pub chunk_bytes: &'a [usize],
 }
 
-/// Splits `input` into `outputs`: reads the input in order, row by row, copying each output's
-/// chunk. No output may overlap the input.
+/// Splits `input` into `outputs`, any number of them (SPLIT, SPLIT_V and UNPACK into more than 10
+/// outputs): reads the input in order, row by row, copying each output's chunk. No output may
+/// overlap the input.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
     let p = super::opaque(p);
@@ -82,6 +85,25 @@ mod tests {
         assert_eq!(&arena[6..], &[1, 4, 2, 3, 5, 6]);
         split2(&mut arena, Src::Bytes(&[9, 8, 7, 6, 5, 4]), 6, 8, &p);
         assert_eq!(&arena[6..], &[9, 6, 8, 7, 5, 4]);
+    }
+
+    #[test]
+    fn splits_into_more_than_ten_outputs() {
+        // UNPACK of a 3x12 int8 tensor along axis 1: 12 outputs of 3 bytes, each a column.
+        let mut arena = [0u8; 36 + 12 * 3];
+        for (i, b) in arena[..36].iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        let outputs: [usize; 12] = core::array::from_fn(|k| 36 + 3 * k);
+        let p = Split {
+            outer: 3,
+            chunk_bytes: &[1; 12],
+        };
+        split(&mut arena, Src::Arena(0), &outputs, &p);
+        for (k, &at) in outputs.iter().enumerate() {
+            let column = [k as u8, 12 + k as u8, 24 + k as u8];
+            assert_eq!(arena[at..at + 3], column, "output {k}");
+        }
     }
 
     #[test]

@@ -2600,6 +2600,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const comparison::ComparisonS8,
         );
+        /// The C `concat::concat`.
+        pub fn parity_concat_concat(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const concat::Concat,
+        );
         /// The C `concat::concat1`.
         pub fn parity_concat_concat1(a: *const u8, output: *mut u8, p: *const concat::Concat);
         /// The C `concat::concat2`.
@@ -3578,6 +3585,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const softmax::LogSoftmaxS8,
         );
+        /// The C `split::split`.
+        pub fn parity_split_split(
+            input: *const u8,
+            outputs: *const *mut u8,
+            outputs_len: usize,
+            p: *const split::Split,
+        );
         /// The C `split::split1`.
         pub fn parity_split_split1(input: *const u8, output_a: *mut u8, p: *const split::Split);
         /// The C `split::split2`.
@@ -4345,6 +4359,24 @@ fn c_comparison_compare_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_comparison_compare_s8(a, b, output, &p) };
+    Ok(())
+}
+
+/// `concat::concat` in C.
+fn c_concat_concat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::concat::Concat {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_concat_concat(inputs.as_ptr(), inputs.len(), output, &p) };
     Ok(())
 }
 
@@ -8262,6 +8294,24 @@ fn c_softmax_log_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
+/// `split::split` in C.
+fn c_split_split(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
+    let p = ffi::split::Split {
+        outer: call.scalar::<usize>("outer")?,
+        chunk_bytes: chunk_bytes.as_ptr(),
+        chunk_bytes_len: chunk_bytes.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let outputs = call.c_outputs(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_split_split(input, outputs.as_ptr(), outputs.len(), &p) };
+    Ok(())
+}
+
 /// `split::split1` in C.
 fn c_split_split1(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let chunk_bytes: Vec<usize> = call.slice("chunk_bytes")?;
@@ -8817,6 +8867,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("comparison", "compare_s32") => c_comparison_compare_s32(call, arena),
         ("comparison", "compare_s64") => c_comparison_compare_s64(call, arena),
         ("comparison", "compare_s8") => c_comparison_compare_s8(call, arena),
+        ("concat", "concat") => c_concat_concat(call, arena),
         ("concat", "concat1") => c_concat_concat1(call, arena),
         ("concat", "concat2") => c_concat_concat2(call, arena),
         ("concat", "concat3") => c_concat_concat3(call, arena),
@@ -8992,6 +9043,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("softmax", "softmax_f32") => c_softmax_softmax_f32(call, arena),
         ("softmax", "log_softmax_f32") => c_softmax_log_softmax_f32(call, arena),
         ("softmax", "log_softmax_s8") => c_softmax_log_softmax_s8(call, arena),
+        ("split", "split") => c_split_split(call, arena),
         ("split", "split1") => c_split_split1(call, arena),
         ("split", "split2") => c_split_split2(call, arena),
         ("split", "split3") => c_split_split3(call, arena),
@@ -9049,6 +9101,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("comparison", "compare_s32"),
     ("comparison", "compare_s64"),
     ("comparison", "compare_s8"),
+    ("concat", "concat"),
     ("concat", "concat1"),
     ("concat", "concat2"),
     ("concat", "concat3"),
@@ -9202,6 +9255,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("softmax", "softmax_f32"),
     ("softmax", "log_softmax_f32"),
     ("softmax", "log_softmax_s8"),
+    ("split", "split"),
     ("split", "split1"),
     ("split", "split2"),
     ("split", "split3"),

@@ -68,8 +68,9 @@ pub struct Call<'a> {
     /// The operator the call implements (its scratch memory is planned by operator).
     op: usize,
     kernel: &'a KernelCall,
-    /// Aligned copies of the constant operands, by operand position.
-    constants: Vec<Option<Aligned>>,
+    /// Aligned copies of the constant operands, by operand position, then by tensor (a variadic
+    /// operand has several).
+    constants: Vec<Vec<Option<Aligned>>>,
 }
 
 pub use tinyaot_codegen::fold::{Element, Scalar};
@@ -98,6 +99,12 @@ impl tinyaot_codegen::fold::KernelArgs for Call<'_> {
     fn src(&self, i: usize) -> Result<tinyaot::Src<'_>, String> {
         Call::src(self, i)
     }
+    fn offsets(&self, i: usize) -> Result<Vec<usize>, String> {
+        Call::offsets(self, i)
+    }
+    fn srcs(&self, i: usize) -> Result<Vec<tinyaot::Src<'_>>, String> {
+        Call::srcs(self, i)
+    }
 }
 
 impl<'a> Call<'a> {
@@ -111,8 +118,14 @@ impl<'a> Call<'a> {
             .operands
             .iter()
             .map(|op| match op {
-                Operand::Src(t) => graph.tensors[*t].data.as_deref().map(Aligned::from_bytes),
-                Operand::Offset(_) | Operand::Scratch(_) => None,
+                Operand::Src(_) | Operand::Srcs(_) => op
+                    .tensors()
+                    .iter()
+                    .map(|&t| graph.tensors[t].data.as_deref().map(Aligned::from_bytes))
+                    .collect(),
+                Operand::Offset(_) | Operand::Offsets(_) | Operand::Scratch(_) => {
+                    vec![None; op.tensors().len().max(1)]
+                }
             })
             .collect();
         Call {
@@ -207,37 +220,127 @@ impl<'a> Call<'a> {
             .ok_or_else(|| format!("{}: no operand {i}", self.describe()))
     }
 
-    /// Operand `i` as an arena offset (Rust).
-    pub fn offset(&self, i: usize) -> Result<usize, String> {
+    /// The arena offsets of operand `i`: of its one tensor or scratch memory, or of each
+    /// tensor of a variadic operand.
+    fn offsets_of(&self, i: usize) -> Result<Vec<usize>, String> {
         match self.operand(i)? {
-            Operand::Offset(t) | Operand::Src(t) => self.arena_offset(*t),
-            Operand::Scratch(_) => self.scratch_offset(i),
+            Operand::Scratch(_) => Ok(vec![self.scratch_offset(i)?]),
+            operand => operand
+                .tensors()
+                .iter()
+                .map(|&t| self.arena_offset(t))
+                .collect(),
         }
     }
 
-    /// Operand `i` as a `Src` (Rust).
-    pub fn src(&self, i: usize) -> Result<tinyaot::Src<'_>, String> {
-        match (&self.constants[i], self.operand(i)?) {
-            (Some(data), _) => Ok(tinyaot::Src::Bytes(data.bytes())),
-            (None, Operand::Offset(t) | Operand::Src(t)) => {
-                Ok(tinyaot::Src::Arena(self.arena_offset(*t)?))
-            }
-            (None, Operand::Scratch(_)) => Ok(tinyaot::Src::Arena(self.scratch_offset(i)?)),
+    /// Each tensor of operand `i` (scratch memory: one) as its constant's aligned copy or its
+    /// arena offset.
+    fn places(&self, i: usize) -> Result<Vec<Result<usize, &Aligned>>, String> {
+        let operand = self.operand(i)?;
+        if let Operand::Scratch(_) = operand {
+            return Ok(vec![Ok(self.scratch_offset(i)?)]);
         }
+        operand
+            .tensors()
+            .iter()
+            .zip(&self.constants[i])
+            .map(|(&t, constant)| match constant {
+                Some(data) => Ok(Err(data)),
+                None => self.arena_offset(t).map(Ok),
+            })
+            .collect()
+    }
+
+    /// The `Src` of each tensor of operand `i`: its constant's aligned copy, or its place.
+    fn srcs_of(&self, i: usize) -> Result<Vec<tinyaot::Src<'_>>, String> {
+        Ok(self
+            .places(i)?
+            .into_iter()
+            .map(|place| match place {
+                Ok(offset) => tinyaot::Src::Arena(offset),
+                Err(data) => tinyaot::Src::Bytes(data.bytes()),
+            })
+            .collect())
+    }
+
+    /// Operand `i`, one tensor or scratch memory, as an arena offset (Rust).
+    pub fn offset(&self, i: usize) -> Result<usize, String> {
+        match self.offsets_of(i)?[..] {
+            [offset] => Ok(offset),
+            _ => Err(format!(
+                "{}: operand {i} is not one tensor",
+                self.describe()
+            )),
+        }
+    }
+
+    /// Operand `i`, one tensor, as a `Src` (Rust).
+    pub fn src(&self, i: usize) -> Result<tinyaot::Src<'_>, String> {
+        let mut srcs = self.srcs_of(i)?;
+        match srcs.len() {
+            1 => Ok(srcs.remove(0)),
+            _ => Err(format!(
+                "{}: operand {i} is not one tensor",
+                self.describe()
+            )),
+        }
+    }
+
+    /// Variadic operand `i` as the arena offsets of its tensors (Rust).
+    pub fn offsets(&self, i: usize) -> Result<Vec<usize>, String> {
+        self.offsets_of(i)
+    }
+
+    /// Variadic operand `i` as a `Src` per tensor (Rust).
+    pub fn srcs(&self, i: usize) -> Result<Vec<tinyaot::Src<'_>>, String> {
+        self.srcs_of(i)
     }
 
     /// Operand `i` as a C input pointer: into the arena at `base` (`len` bytes), or at the
     /// constant's aligned copy.
     pub fn c_input(&self, base: *mut u8, len: usize, i: usize) -> Result<*const u8, String> {
-        if let Some(data) = &self.constants[i] {
-            return Ok(data.bytes().as_ptr());
+        match self.c_inputs(base, len, i)?[..] {
+            [pointer] => Ok(pointer),
+            _ => Err(format!(
+                "{}: operand {i} is not one tensor",
+                self.describe()
+            )),
         }
-        Ok(self.c_output(base, len, i)?.cast_const())
     }
 
     /// Operand `i` as a C output pointer into the arena at `base` (`len` bytes).
     pub fn c_output(&self, base: *mut u8, len: usize, i: usize) -> Result<*mut u8, String> {
-        let offset = self.offset(i)?;
+        match self.c_outputs(base, len, i)?[..] {
+            [pointer] => Ok(pointer),
+            _ => Err(format!(
+                "{}: operand {i} is not one tensor",
+                self.describe()
+            )),
+        }
+    }
+
+    /// Variadic operand `i` as C input pointers, one per tensor: into the arena at `base` (`len`
+    /// bytes), or at the constant's aligned copy.
+    pub fn c_inputs(&self, base: *mut u8, len: usize, i: usize) -> Result<Vec<*const u8>, String> {
+        self.places(i)?
+            .into_iter()
+            .map(|place| match place {
+                Ok(offset) => self
+                    .c_pointer(base, len, i, offset)
+                    .map(<*mut u8>::cast_const),
+                Err(data) => Ok(data.bytes().as_ptr()),
+            })
+            .collect()
+    }
+
+    /// The C pointer at `offset` into the arena at `base` (`len` bytes), for operand `i`.
+    fn c_pointer(
+        &self,
+        base: *mut u8,
+        len: usize,
+        i: usize,
+        offset: usize,
+    ) -> Result<*mut u8, String> {
         if offset > len {
             return Err(format!(
                 "{}: operand {i} is outside the arena",
@@ -245,6 +348,15 @@ impl<'a> Call<'a> {
             ));
         }
         Ok(base.wrapping_add(offset))
+    }
+
+    /// Variadic operand `i` as C output pointers into the arena at `base` (`len` bytes), one per
+    /// tensor.
+    pub fn c_outputs(&self, base: *mut u8, len: usize, i: usize) -> Result<Vec<*mut u8>, String> {
+        self.offsets_of(i)?
+            .into_iter()
+            .map(|offset| self.c_pointer(base, len, i, offset))
+            .collect()
     }
 
     /// `module::function` and the parameter values, for messages.

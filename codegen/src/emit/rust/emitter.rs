@@ -87,14 +87,16 @@ impl Emitter<'_, '_> {
         // the model's own), which the planner keeps together.
         let mut memories = BTreeSet::new();
         for operand in &kernel.operands {
-            match *operand {
-                Operand::Offset(t) => {
-                    memories.insert(self.layout.place(t)?.memory_region);
+            match operand {
+                Operand::Offset(_) | Operand::Offsets(_) => {
+                    for &t in operand.tensors() {
+                        memories.insert(self.layout.place(t)?.memory_region);
+                    }
                 }
                 Operand::Scratch(_) => {
                     memories.insert(None);
                 }
-                Operand::Src(_) => {}
+                Operand::Src(_) | Operand::Srcs(_) => {}
             }
         }
         if memories.len() > 1 {
@@ -112,7 +114,7 @@ impl Emitter<'_, '_> {
                 args.push(quote! { #offset });
                 continue;
             }
-            args.push(self.operand(*operand, memory, constants)?);
+            args.push(self.operand(operand, memory, constants)?);
         }
         if let Some(params) = &kernel.params {
             let ty = format_ident!("{}", params.type_name);
@@ -133,17 +135,32 @@ impl Emitter<'_, '_> {
         Ok(quote! { rt::kernels::#module::#function(#buffer, #(#args),*); })
     }
 
-    /// Operand `operand` of a kernel working in buffer `memory`.
+    /// Operand `operand` of a kernel working in buffer `memory`: a variadic one as a slice
+    /// literal of its tensors' (`&[64, 128]`, `&[rt::Src::Arena(0), …]`).
     fn operand(
         &self,
-        operand: Operand,
+        operand: &Operand,
         memory: Option<usize>,
         constants: &mut BTreeSet<usize>,
     ) -> Result<TokenStream> {
-        match operand {
+        match *operand {
             Operand::Offset(t) => {
                 let offset = lit(self.layout.place(t)?.offset);
                 Ok(quote! { #offset })
+            }
+            Operand::Offsets(ref ts) => {
+                let items = ts
+                    .iter()
+                    .map(|&t| self.operand(&Operand::Offset(t), memory, constants))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(quote! { &[#(#items),*] })
+            }
+            Operand::Srcs(ref ts) => {
+                let items = ts
+                    .iter()
+                    .map(|&t| self.operand(&Operand::Src(t), memory, constants))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(quote! { &[#(#items),*] })
             }
             Operand::Src(t) if self.graph.tensors[t].is_constant() => {
                 let path = self.constant_path(t, constants);

@@ -1,11 +1,12 @@
 //! CONCATENATION and PACK → `concat::concat<n>`: chunks copied in turn, one fixed-arity kernel
-//! per input count (TFLM: no activation, int8 inputs quantized exactly as the output, int16 zero
-//! points 0, at most 10 inputs; PACK is a concatenation along a new axis of size 1 in each input,
-//! with no quantization checks, as TFLM's). As TFLM's, the rows and inner size are the output's and
-//! only each input's extent along the axis is its own, so an input of a higher rank or larger
-//! outside the axis is read in part. A concatenation of whole rows declares each input read
-//! whole a slice of its output
-//! ([`Access::Slice`]): the planner may place an input there, and the kernel then copies nothing.
+//! per input count up to 10 (TFLM: no activation, int8 inputs quantized exactly as the output,
+//! int16 zero points 0, at most 10 inputs, `kMaxInputNum`; PACK is a concatenation along a new
+//! axis of size 1 in each input, with no quantization checks and any number of inputs, as TFLM's:
+//! beyond 10, `concat::concat`, whose inputs are one variadic operand). As TFLM's, the rows and
+//! inner size are the output's and only each input's extent along the axis is its own, so an
+//! input of a higher rank or larger outside the axis is read in part. A concatenation of whole
+//! rows declares each input read whole a slice of its output ([`Access::Slice`]): the planner may
+//! place an input there, and the kernel then copies nothing.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -19,6 +20,27 @@ const CONCAT_FUNCTIONS: [&str; 10] = [
     "concat1", "concat2", "concat3", "concat4", "concat5", "concat6", "concat7", "concat8",
     "concat9", "concat10",
 ];
+
+/// The concatenation kernel call of `ctx`'s operator's `n` inputs into its output: a fixed-arity
+/// kernel, one operand per input, for up to 10 (the form and the measured code of the models
+/// that need no more stay as they were), else `concat::concat` with the inputs as one variadic
+/// operand (PACK's more; TFLM's CONCATENATION refuses them before this).
+fn concat_kernel(ctx: &OpContext, n: usize, params: P::Concat) -> Result<Kernel> {
+    let inputs = (0..n)
+        .map(|i| ctx.input_index(i))
+        .collect::<Result<Vec<_>>>()?;
+    let output = Operand::Offset(ctx.output_index(0)?);
+    Ok(
+        match n.checked_sub(1).and_then(|i| CONCAT_FUNCTIONS.get(i)) {
+            Some(&function) => {
+                let mut operands: Vec<Operand> = inputs.into_iter().map(Operand::Src).collect();
+                operands.push(output);
+                kernel(function, operands, params)
+            }
+            None => kernel("concat", vec![Operand::Srcs(inputs), output], params),
+        },
+    )
+}
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -42,7 +64,8 @@ pub(crate) const OPS: &[OpEntry] = &[
                 Sig::Same(Ty::Bool),
             ],
         ),
-        inputs: 1..=CONCAT_FUNCTIONS.len(),
+        // TFLM refuses more than kMaxInputNum = 10 inputs: `concatenation` says so, naming it.
+        inputs: 1..=usize::MAX,
         outputs: 1,
         lower: Lowering::Kernel(concatenation),
     },
@@ -64,8 +87,8 @@ pub(crate) const OPS: &[OpEntry] = &[
                 Sig::Same(Ty::I64),
             ],
         ),
-        // TFLM's PACK reads `values_count` inputs; the kernels here take at most 10.
-        inputs: 1..=CONCAT_FUNCTIONS.len(),
+        // TFLM's PACK reads `values_count` inputs, any number of them.
+        inputs: 1..=usize::MAX,
         outputs: 1,
         lower: Lowering::Kernel(pack),
     },
@@ -135,7 +158,6 @@ fn pack(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let elem = output.dtype.size();
-    let mut operands = Vec::with_capacity(n + 1);
     for i in 0..n {
         let input = ctx.input(i)?;
         ctx.same_dtype(&format!("input {i}"), input, output)?;
@@ -154,19 +176,17 @@ fn pack(ctx: &OpContext) -> Result<Kernel> {
                 ),
             ));
         }
-        operands.push(Operand::Src(ctx.input_index(i)?));
     }
-    operands.push(Operand::Offset(ctx.output_index(0)?));
     let inner = input_shape[axis..].iter().product::<usize>() * elem;
     let outer = output.shape[..axis].iter().product::<usize>();
-    let mut lowered = kernel(
-        CONCAT_FUNCTIONS[n - 1],
-        operands,
+    let mut lowered = concat_kernel(
+        ctx,
+        n,
         P::Concat {
             outer,
             chunk_bytes: vec![inner; n],
         },
-    );
+    )?;
     // One row: each input is a contiguous slice of the output, as for CONCATENATION.
     if outer == 1 {
         for i in 0..n {
@@ -238,7 +258,7 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
     let n = ctx.op().inputs.len();
     if n == 0 || n > CONCAT_FUNCTIONS.len() {
         return Err(ctx.invalid(
-            format!("{n} inputs; TFLM's CONCATENATION takes 1 to 10"),
+            format!("{n} inputs; TFLM's CONCATENATION takes 1 to 10 (PACK takes any number)"),
             Grounds::tflm(
                 "concatenation.cc ConcatenationPrepare: TF_LITE_ENSURE(input 0 != nullptr) and \
                  TF_LITE_ENSURE(num_inputs <= kMaxInputNum = 10)",
@@ -276,7 +296,6 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
     let mut chunk_bytes = Vec::with_capacity(n);
     // Whether each input is exactly what is read of it (a slice of a one-row output only then).
     let mut exact = Vec::with_capacity(n);
-    let mut operands = Vec::with_capacity(n + 1);
     let mut axis_total = 0;
     for i in 0..n {
         let input = ctx.input(i)?;
@@ -335,7 +354,6 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
         axis_total += extent;
         chunk_bytes.push(chunk * elem);
         exact.push(outer * chunk == input.num_elements());
-        operands.push(Operand::Src(ctx.input_index(i)?));
     }
     // A scalar output (TFLM's axis 0 of rank 0) takes one element.
     let out_extent = output.shape.get(axis).copied().unwrap_or(1);
@@ -347,7 +365,6 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
             Grounds::undefined(SHAPES_CHECKED_ONLY_BY_DCHECK),
         ));
     }
-    operands.push(Operand::Offset(ctx.output_index(0)?));
     // One row: each input read whole is a contiguous slice of the output, which its producer may
     // write straight into (the kernel then skips it); one read in part stays apart.
     let slices = if outer == 1 {
@@ -367,11 +384,7 @@ fn concatenation(ctx: &OpContext) -> Result<Kernel> {
     } else {
         Vec::new()
     };
-    let mut lowered = kernel(
-        CONCAT_FUNCTIONS[n - 1],
-        operands,
-        P::Concat { outer, chunk_bytes },
-    );
+    let mut lowered = concat_kernel(ctx, n, P::Concat { outer, chunk_bytes })?;
     for slice in slices {
         lowered = lowered.with_access(slice);
     }

@@ -1,9 +1,10 @@
 //! SPLIT and SPLIT_V → `split::split<n>`: the input's rows cut into the outputs' chunks, one
-//! fixed-arity kernel per output count (TFLM: a constant int32 axis, possibly negative; FLOAT32,
-//! INT8, INT16 and INT32; the outputs' shapes say where to cut, as TFLM's Eval reads them; the
-//! values are copied, never requantized). SPLIT_V's sizes (one of them may be -1, "the rest") are
-//! checked against the outputs. UNPACK is a SPLIT into one-row chunks along its axis, the axis
-//! then dropped from the outputs' shapes: the same kernels.
+//! fixed-arity kernel per output count up to 10, and `split::split`, whose outputs are one
+//! variadic operand, for more (TFLM: any number of outputs; a constant int32 axis, possibly
+//! negative; FLOAT32, INT8, INT16 and INT32; the outputs' shapes say where to cut, as TFLM's Eval
+//! reads them; the values are copied, never requantized). SPLIT_V's sizes (one of them may be -1,
+//! "the rest") are checked against the outputs. UNPACK is a SPLIT into one-row chunks along its
+//! axis, the axis then dropped from the outputs' shapes: the same kernels.
 //!
 //! The copies are real: an output is a contiguous byte range of the input only when the axis
 //! has no larger dimension before it, and the planner has no alias at a byte offset yet.
@@ -20,6 +21,27 @@ const SPLIT_FUNCTIONS: [&str; 10] = [
     "split1", "split2", "split3", "split4", "split5", "split6", "split7", "split8", "split9",
     "split10",
 ];
+
+/// The split kernel call of `input` into the `n` outputs of `ctx`'s operator: a fixed-arity
+/// kernel, one operand per output, for up to 10 (the form and the measured code of the models
+/// that need no more stay as they were), else `split::split` with the outputs as one variadic
+/// operand (TFLM's SPLIT, SPLIT_V and UNPACK take any number of outputs).
+fn split_kernel(ctx: &OpContext, input: usize, n: usize, params: P::Split) -> Result<Kernel> {
+    let outputs = (0..n)
+        .map(|i| ctx.output_index(i))
+        .collect::<Result<Vec<_>>>()?;
+    let input = Operand::Src(ctx.input_index(input)?);
+    Ok(
+        match n.checked_sub(1).and_then(|i| SPLIT_FUNCTIONS.get(i)) {
+            Some(&function) => {
+                let mut operands = vec![input];
+                operands.extend(outputs.into_iter().map(Operand::Offset));
+                kernel(function, operands, params)
+            }
+            None => kernel("split", vec![input, Operand::Offsets(outputs)], params),
+        },
+    )
+}
 
 /// The element types SPLIT, SPLIT_V and UNPACK move, in TFLM (their Eval switches) and here.
 const SPLIT_TYPES: &[Sig] = &[
@@ -65,9 +87,26 @@ const UNPACK_UNCHECKED: &str = "unpack.cc UnpackImpl writes data->num outputs (G
      k * num * copy + i * copy, and checks axis and sizes only by TFLITE_DCHECK: outputs of other \
      sizes are written past their end, an axis of another size is read past the input";
 
+/// Refuses an operator without outputs: TFLM's kernels read output 0's shape whatever their
+/// count.
+fn some_output(ctx: &OpContext) -> Result<()> {
+    if ctx.op().outputs.is_empty() {
+        return Err(ctx.invalid(
+            "it has no outputs",
+            Grounds::undefined(
+                "split.cc / split_v.cc SplitImpl and unpack.cc UnpackImpl read the shape of \
+                 GetEvalOutput(context, node, 0) whatever the node's output count: with none, \
+                 past the end of its outputs",
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// UNPACK: input 0 cut into `num` outputs along `axis` (UnpackOptions; TFLM's zeroed defaults
 /// without them), each the input's shape without the axis.
 fn unpack(ctx: &OpContext) -> Result<Kernel> {
+    some_output(ctx)?;
     let input = ctx.input(0)?;
     match input.dtype {
         DType::F32 | DType::I8 | DType::I16 | DType::I32 => {}
@@ -126,30 +165,22 @@ fn unpack(ctx: &OpContext) -> Result<Kernel> {
             ));
         }
     }
-    if n == 0 || n > SPLIT_FUNCTIONS.len() {
-        return Err(ctx.unsupported(format!(
-            "{n} outputs; 1 to {} are supported",
-            SPLIT_FUNCTIONS.len()
-        )));
-    }
     let elem = input.dtype.size();
     let chunk = input.shape[axis + 1..].iter().product::<usize>() * elem;
-    let mut operands = vec![Operand::Src(ctx.input_index(0)?)];
-    for i in 0..n {
-        operands.push(Operand::Offset(ctx.output_index(i)?));
-    }
-    Ok(kernel(
-        SPLIT_FUNCTIONS[n - 1],
-        operands,
+    split_kernel(
+        ctx,
+        0,
+        n,
         P::Split {
             outer: input.shape[..axis].iter().product::<usize>(),
             chunk_bytes: vec![chunk; n],
         },
-    ))
+    )
 }
 
 /// SPLIT: inputs (axis, input); equal outputs.
 fn split(ctx: &OpContext) -> Result<Kernel> {
+    some_output(ctx)?;
     let axis = axis(ctx, 0, 1)?;
     let input = ctx.input(1)?;
     let n = ctx.op().outputs.len();
@@ -189,6 +220,7 @@ fn split(ctx: &OpContext) -> Result<Kernel> {
 
 /// SPLIT_V: inputs (input, size_splits, axis).
 fn split_v(ctx: &OpContext) -> Result<Kernel> {
+    some_output(ctx)?;
     let axis = axis(ctx, 2, 0)?;
     let input = ctx.input(0)?;
     let n = ctx.op().outputs.len();
@@ -266,16 +298,9 @@ fn lower(ctx: &OpContext, input: usize, axis: usize) -> Result<Kernel> {
     let tensor = ctx.input(input)?;
     ctx.movable("the input", tensor)?;
     let n = ctx.op().outputs.len();
-    if n == 0 || n > SPLIT_FUNCTIONS.len() {
-        return Err(ctx.unsupported(format!(
-            "{n} outputs; 1 to {} are supported",
-            SPLIT_FUNCTIONS.len()
-        )));
-    }
     let rank = tensor.shape.len();
     let elem = tensor.dtype.size();
     let mut chunk_bytes = Vec::with_capacity(n);
-    let mut operands = vec![Operand::Src(ctx.input_index(input)?)];
     let mut total = 0;
     for i in 0..n {
         let output = ctx.output(i)?;
@@ -298,7 +323,6 @@ fn lower(ctx: &OpContext, input: usize, axis: usize) -> Result<Kernel> {
         }
         total += output.shape[axis];
         chunk_bytes.push(output.shape[axis..].iter().product::<usize>() * elem);
-        operands.push(Operand::Offset(ctx.output_index(i)?));
     }
     if total != tensor.shape[axis] {
         return Err(ctx.invalid(
@@ -314,11 +338,7 @@ fn lower(ctx: &OpContext, input: usize, axis: usize) -> Result<Kernel> {
         ));
     }
     let outer = tensor.shape[..axis].iter().product::<usize>();
-    Ok(kernel(
-        SPLIT_FUNCTIONS[n - 1],
-        operands,
-        P::Split { outer, chunk_bytes },
-    ))
+    split_kernel(ctx, input, n, P::Split { outer, chunk_bytes })
 }
 
 #[cfg(test)]
@@ -368,6 +388,33 @@ mod tests {
         );
         assert_eq!(field(&k, "outer"), &Value::Usize(2));
         assert_eq!(field(&k, "chunk_bytes"), &Value::Usizes(vec![24, 36]));
+    }
+
+    #[test]
+    fn more_than_ten_outputs_are_one_variadic_operand() {
+        // SPLIT_V of a float32 [2, 5, 11] into 11 outputs along axis 2: past the fixed arities.
+        let (axis, sizes) = (ints(&[2]), ints(&[1; 11]));
+        let mut tensors = vec![
+            tensor(&[2, 5, 11], DType::F32, None, None),
+            tensor(&[11], DType::I32, None, Some(&sizes)),
+            tensor(&[1], DType::I32, None, Some(&axis)),
+        ];
+        tensors.extend((0..11).map(|_| tensor(&[2, 5, 1], DType::F32, None, None)));
+        let mut g = graph(
+            OpCode::SPLIT_V,
+            Options::None,
+            tensors,
+            &[Some(0), Some(1), Some(2)],
+        );
+        g.operators[0].outputs = (3..14).collect();
+        g.outputs = g.operators[0].outputs.clone();
+        let k = kernel(&g);
+        assert_eq!(k.function, "split");
+        assert_eq!(
+            k.operands,
+            vec![Operand::Src(0), Operand::Offsets((3..14).collect())]
+        );
+        assert_eq!(field(&k, "chunk_bytes"), &Value::Usizes(vec![4; 11]));
     }
 
     #[test]

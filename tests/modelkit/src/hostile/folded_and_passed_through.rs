@@ -180,6 +180,74 @@ pub(super) fn folded_and_passed_through(s: &mut Suite<'_>) {
         );
         m
     });
+    // More than 10 tensors (issue 32: TFLM's UNPACK, SPLIT_V and PACK take any number; the
+    // variadic kernels): UNPACK of int16 along a middle axis (12 outputs of 3 rows), SPLIT_V of
+    // int8 along axis 0 into 11, and PACK of 12 float32 inputs along an inner axis (2 rows, so no
+    // slices), every third a constant (an input read from flash; the others are not all constant,
+    // so it is not folded).
+    s.accepted("unpack_12_outputs_int16", {
+        let mut m = ModelSpec::new();
+        let x = m.tensor(TensorSpec::new(TensorType::INT16, &[3, 12, 2]));
+        let outputs: Vec<i32> = (0..12)
+            .map(|_| m.tensor(TensorSpec::new(TensorType::INT16, &[3, 2])))
+            .collect();
+        m.inputs = vec![x];
+        m.outputs = outputs.clone();
+        m.op(
+            B::UNPACK,
+            Options::Unpack { num: 12, axis: 1 },
+            &[x],
+            &outputs,
+        );
+        m
+    });
+    s.accepted("split_v_11_outputs_int8", {
+        let mut m = ModelSpec::new();
+        let x = m.tensor(TensorSpec::int8(&[20, 3], 0.05, -2));
+        let sizes = [1, 3, 2, 1, -1, 2, 1, 1, 2, 1, 2];
+        let size_splits = m.tensor(TensorSpec::int32(&[11]).constant_i32(&sizes));
+        let axis = m.tensor(TensorSpec::int32(&[]).constant_i32(&[0]));
+        let outputs: Vec<i32> = [1, 3, 2, 1, 4, 2, 1, 1, 2, 1, 2]
+            .iter()
+            .map(|&rows| m.tensor(TensorSpec::int8(&[rows, 3], 0.05, -2)))
+            .collect();
+        m.inputs = vec![x];
+        m.outputs = outputs.clone();
+        m.op(
+            B::SPLIT_V,
+            Options::SplitV { num_splits: 11 },
+            &[x, size_splits, axis],
+            &outputs,
+        );
+        m
+    });
+    s.accepted("pack_12_inputs_some_constant", {
+        let mut m = ModelSpec::new();
+        let mut inputs = Vec::new();
+        for k in 0..12 {
+            let spec = TensorSpec::f32(&[2, 3]);
+            if k % 3 == 2 {
+                let values: Vec<f32> = (0..6).map(|i| (k * 6 + i) as f32 * 0.125 - 4.0).collect();
+                inputs.push(m.tensor(spec.constant_f32(&values)));
+            } else {
+                let t = m.tensor(spec);
+                m.inputs.push(t);
+                inputs.push(t);
+            }
+        }
+        let out = m.tensor(TensorSpec::f32(&[2, 12, 3]));
+        m.outputs = vec![out];
+        m.op(
+            B::PACK,
+            Options::Pack {
+                values_count: 12,
+                axis: 1,
+            },
+            &inputs,
+            &[out],
+        );
+        m
+    });
     // The byte-moving operators on every type TFLM's kernel takes: CONCATENATION of INT64 and
     // BOOL, STRIDED_SLICE of BOOL (and with the ellipsis and new-axis masks TFLM sets to 0).
     for (name, dtype) in [

@@ -448,11 +448,12 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "absent",
     );
+    // TFLM's own limit, which PACK, SPLIT, SPLIT_V and UNPACK do not have: the refusal names it.
     s.refused(
         "concatenation_11_inputs",
         concatenation_of(11),
         Invalid,
-        "11 inputs",
+        "kMaxInputNum = 10",
     );
     s.refused(
         "concatenation_axis_out_of_range",
