@@ -342,25 +342,10 @@ fn indent(text: &str) -> String {
     text.replace('\n', "\n  ")
 }
 
-/// `s` as a JSON string literal (RFC 8259: quote, backslash and control characters escaped).
+/// `s` as a JSON string literal (RFC 8259: quote, backslash and control characters escaped), as
+/// serde_json writes it.
 pub(crate) fn string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    serde_json::Value::from(s).to_string()
 }
 
 #[cfg(test)]
