@@ -314,8 +314,7 @@ fn direct(
     );
     for row in out.chunks_exact_mut(inner * size) {
         let idx = &index[..rank - 1];
-        let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
-        let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
+        let (a_pos, b_pos) = (row_start(idx, a_strides), row_start(idx, b_strides));
         op(
             row,
             (&a[a_pos * size..(a_pos + a_run) * size], a_step == 0),
@@ -386,8 +385,7 @@ fn staged(
     let per_chunk = HALF / size.max(b_size);
     loop {
         let idx = &index[..rank - 1];
-        let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
-        let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
+        let (a_pos, b_pos) = (row_start(idx, a_strides), row_start(idx, b_strides));
         let mut done = 0;
         while done < inner {
             let n = per_chunk.min(inner - done);
