@@ -12,6 +12,8 @@
 //!   (see [`genbench`]).
 //! - `fresh-clone [--update-readme] [--keep]`: the README's two commands timed on a fresh clone
 //!   (see [`fresh_clone`]).
+//! - `boards [--update-readme] [BOARD...]`: the board examples' inference (examples/boards) on QEMU's machine of
+//!   each board's core, checked against TFLM's output (see [`boards`]).
 //! - `arena [--update-readme]`: tinyaot's arena against the liveness lower bound and TFLM's arena
 //!   (see [`arena`]).
 //! - `cost-model [--core CORES] [--models a,b] [--held-out a,b] [--from FILE.json]`: fits the
@@ -31,6 +33,7 @@
 
 mod arena;
 mod bench;
+mod boards;
 mod child;
 mod cores;
 mod cost_model;
@@ -125,6 +128,14 @@ Commands:
       but CARGO_HOME, RUSTFLAGS, CI, INSTA_* and TINYAOT_* removed). Prints wall and CPU time
       of each and the tests run; --update-readme writes them into README.md between the
       fresh-clone markers. The clone is removed afterwards unless --keep.
+  boards [--update-readme] [BOARD...]
+      The board examples' inference (examples/boards/<board>/src/model.rs and
+      examples/boards/inference.rs) built for QEMU's machine of each board's core
+      (examples/firmware-rust/boards: the nRF52840's on the Cortex-M4, the Raspberry Pi Pico's on
+      the Cortex-M0+, the NUCLEO-H743ZI's on the Cortex-M7, the ESP32-C3's on RV32) and run
+      there; fails unless each output is TFLM's. Prints instructions per inference;
+      --update-readme writes the table into examples/boards/README.md (between the boards
+      markers).
   arena [--update-readme]
       tinyaot's arena (and state) against the liveness lower bound and TFLM's arena (total /
       planned tensors / bookkeeping, from ../shared/tools/tflm_reference.py arena run by
@@ -172,6 +183,7 @@ fn main() -> ExitCode {
         Some((command, rest)) if command == "genbench" => genbench::run(rest),
         Some((command, rest)) if command == "fresh-clone" => fresh_clone::run(rest),
         Some((command, rest)) if command == "arena" => arena::run(rest),
+        Some((command, rest)) if command == "boards" => boards::run(rest),
         Some((command, rest)) if command == "cost-model" => cost_model::run(rest),
         Some((command, rest)) if command == "bench" => bench::run(rest),
         Some((command, rest)) if command == "kernels" => tinyaot_kernelgen::run(rest),

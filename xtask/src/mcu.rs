@@ -1049,7 +1049,7 @@ fn compare(report: &Report, cases: &[Case]) -> Result<(), String> {
 
 /// Runs `elf` under `core`'s QEMU board ([`Core::qemu_command`]), killing it after `timeout`;
 /// returns what it printed.
-fn run_qemu(elf: &Path, timeout: Duration, core: &Core) -> Result<String, String> {
+pub(crate) fn run_qemu(elf: &Path, timeout: Duration, core: &Core) -> Result<String, String> {
     let qemu = core.qemu_command();
     let mut child = Command::new(qemu[0])
         .args(&qemu[1..])

@@ -7,25 +7,19 @@
 
 use esp_println::println;
 use static_cell::StaticCell;
-use tinyaot::{Model as _, OperatorHook};
+use tinyaot::Model as _;
+
+use model::{DsCnn, GOLDEN, INPUT};
+
+#[path = "../../inference.rs"]
+mod inference;
+mod model;
 
 // The application descriptor the ESP-IDF second-stage bootloader checks before it starts the app.
 esp_bootloader_esp_idf::esp_app_desc!();
 
-// The model, compiled when this crate builds (the path is relative to Cargo.toml). Its weights
-// are `static`s in flash; its arena is a field of `DsCnn`.
-tinyaot::include_model!("../../../tests/fixtures/models/ds_cnn.tflite", name = DsCnn);
-
-/// TFLM's golden input, case 0 (an int8 MFCC spectrogram, 49 x 10).
-static INPUT: &[u8] = include_bytes!("../../../../tests/fixtures/golden/ds_cnn/case0/input0.bin");
-/// TFLM's output for it (12 int8 scores).
-static GOLDEN: &[u8] = include_bytes!("../../../../tests/fixtures/golden/ds_cnn/case0/output0.bin");
-
 /// The model instance: in .bss, so the build's RAM figure includes its arena.
 static MODEL: StaticCell<DsCnn> = StaticCell::new();
-
-/// Operators the hook has room for, by index (more than DS-CNN has; any beyond go uncounted).
-const MAX_OPERATORS: usize = 64;
 
 /// Starts the core's cycle counter. The ESP32-C3 implements no `mcycle`; its machine performance
 /// counter (custom CSRs: `mpcer` 0x7E0 selects the event, `mpcmr` 0x7E1 enables counting,
@@ -48,26 +42,6 @@ fn cycle_count() -> u32 {
     cycles
 }
 
-/// The operator hook: core cycles of each operator, by its index in the `.tflite`.
-struct Cycles {
-    start: u32,
-    per_operator: [Option<(&'static str, u32)>; MAX_OPERATORS],
-}
-
-impl OperatorHook for Cycles {
-    fn before(&mut self, _index: usize, _name: &'static str) {
-        self.start = cycle_count();
-    }
-
-    fn after(&mut self, index: usize, name: &'static str) {
-        // Wrapping: the count is 32 bits (26.8 s at 160 MHz), and an operator takes far less.
-        let cycles = cycle_count().wrapping_sub(self.start);
-        if let Some(slot) = self.per_operator.get_mut(index) {
-            *slot = Some((name, cycles));
-        }
-    }
-}
-
 #[esp_hal::main]
 fn main() -> ! {
     // The core at its maximum, 160 MHz.
@@ -82,24 +56,16 @@ fn main() -> ! {
         INPUT.len(),
         GOLDEN.len()
     );
-    model.input_bytes_mut(0).copy_from_slice(INPUT);
-    let mut cycles = Cycles {
-        start: 0,
-        per_operator: [None; MAX_OPERATORS],
-    };
-    let start = cycle_count();
-    model.invoke_with(&mut cycles);
-    let total = cycle_count().wrapping_sub(start);
-
-    for (index, entry) in cycles.per_operator.iter().enumerate() {
-        if let Some((name, cycles)) = entry {
-            println!("op {index} {name}: {cycles} cycles");
+    let run = inference::infer(model, INPUT, GOLDEN, cycle_count);
+    for (index, entry) in run.per_operator.iter().enumerate() {
+        if let Some((name, spent)) = entry {
+            println!("op {index} {name}: {spent} cycles");
         }
     }
-    println!("invoke: {total} cycles (hook included)");
+    println!("invoke: {} cycles (hook included)", run.total);
 
     let output = model.output_bytes(0);
-    if output == GOLDEN {
+    if run.bit_exact {
         println!("verdict: PASS, output bit-exact with TFLM ({output:?})");
     } else {
         println!("verdict: FAIL, output {output:?} differs from TFLM's {GOLDEN:?}");

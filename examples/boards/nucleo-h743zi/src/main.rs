@@ -12,45 +12,13 @@ use cortex_m_rt::entry;
 use defmt_rtt as _;
 use panic_probe as _;
 use stm32h7xx_hal::{pac, prelude::*};
-use tinyaot::{Model as _, OperatorHook};
+use tinyaot::Model as _;
 
-// The model, compiled when this crate builds (the path is relative to Cargo.toml). Its weights
-// are `static`s in flash; its arena is a field of `Vww`.
-tinyaot::include_model!(
-    "../../../tests/fixtures/models/vww_mobilenet_v1_025.tflite",
-    name = Vww
-);
+use model::{Vww, GOLDEN, INPUT};
 
-/// TFLM's golden input, case 0 (an int8 96 x 96 RGB image).
-static INPUT: &[u8] =
-    include_bytes!("../../../../tests/fixtures/golden/vww_mobilenet_v1_025/case0/input0.bin");
-/// TFLM's output for it (2 int8 scores: no person, person).
-static GOLDEN: &[u8] =
-    include_bytes!("../../../../tests/fixtures/golden/vww_mobilenet_v1_025/case0/output0.bin");
-
-/// Operators the hook has room for, by index (more than this MobileNet has; any beyond go
-/// uncounted).
-const MAX_OPERATORS: usize = 64;
-
-/// The operator hook: core cycles of each operator, by its index in the `.tflite`.
-struct Cycles {
-    start: u32,
-    per_operator: [Option<(&'static str, u32)>; MAX_OPERATORS],
-}
-
-impl OperatorHook for Cycles {
-    fn before(&mut self, _index: usize, _name: &'static str) {
-        self.start = DWT::cycle_count();
-    }
-
-    fn after(&mut self, index: usize, name: &'static str) {
-        // Wrapping: CYCCNT is 32 bits (10.7 s at 400 MHz), and an operator takes far less.
-        let cycles = DWT::cycle_count().wrapping_sub(self.start);
-        if let Some(slot) = self.per_operator.get_mut(index) {
-            *slot = Some((name, cycles));
-        }
-    }
-}
+#[path = "../../inference.rs"]
+mod inference;
+mod model;
 
 #[entry]
 fn main() -> ! {
@@ -90,24 +58,16 @@ fn main() -> ! {
         INPUT.len(),
         GOLDEN.len()
     );
-    model.input_bytes_mut(0).copy_from_slice(INPUT);
-    let mut cycles = Cycles {
-        start: 0,
-        per_operator: [None; MAX_OPERATORS],
-    };
-    let start = DWT::cycle_count();
-    model.invoke_with(&mut cycles);
-    let total = DWT::cycle_count().wrapping_sub(start);
-
-    for (index, entry) in cycles.per_operator.iter().enumerate() {
-        if let Some((name, cycles)) = entry {
-            defmt::println!("op {=usize} {=str}: {=u32} cycles", index, name, cycles);
+    let run = inference::infer(model, INPUT, GOLDEN, DWT::cycle_count);
+    for (index, entry) in run.per_operator.iter().enumerate() {
+        if let Some((name, spent)) = entry {
+            defmt::println!("op {=usize} {=str}: {=u32} cycles", index, name, spent);
         }
     }
-    defmt::println!("invoke: {=u32} cycles (hook included)", total);
+    defmt::println!("invoke: {=u32} cycles (hook included)", run.total);
 
     let output = model.output_bytes(0);
-    if output == GOLDEN {
+    if run.bit_exact {
         defmt::println!(
             "verdict: PASS, output bit-exact with TFLM ({=[u8]})",
             output

@@ -14,7 +14,13 @@ use cortex_m_rt::exception;
 use defmt_rtt as _;
 use panic_probe as _;
 use rp2040_hal::{self as hal, Clock as _};
-use tinyaot::{Model as _, OperatorHook};
+use tinyaot::Model as _;
+
+use model::{ResNet8, GOLDEN, INPUT};
+
+#[path = "../../inference.rs"]
+mod inference;
+mod model;
 
 /// The second-stage bootloader for the Pico's W25Q080 flash, in the first 256 bytes of flash
 /// (`.boot2` in memory.x).
@@ -24,22 +30,6 @@ pub static BOOT2: [u8; 256] = rp2040_boot2::BOOT_LOADER_W25Q080;
 
 /// The Pico's crystal.
 const XTAL_FREQ_HZ: u32 = 12_000_000;
-
-// The model, compiled when this crate builds (the path is relative to Cargo.toml). Its weights
-// are `static`s in flash; its arena is a field of `ResNet8`.
-tinyaot::include_model!(
-    "../../../tests/fixtures/models/resnet8.tflite",
-    name = ResNet8
-);
-
-/// TFLM's golden input, case 0 (an int8 32 x 32 RGB image).
-static INPUT: &[u8] = include_bytes!("../../../../tests/fixtures/golden/resnet8/case0/input0.bin");
-/// TFLM's output for it (10 int8 class scores).
-static GOLDEN: &[u8] =
-    include_bytes!("../../../../tests/fixtures/golden/resnet8/case0/output0.bin");
-
-/// Operators the hook has room for, by index (more than ResNet-8 has; any beyond go uncounted).
-const MAX_OPERATORS: usize = 64;
 
 /// SysTick's reload value: its full 24 bits (134 ms at 125 MHz), wraps counted by its handler.
 const RELOAD: u32 = 0x00FF_FFFF;
@@ -67,25 +57,6 @@ fn cycles() -> u64 {
         if WRAPS.load(Ordering::SeqCst) == wraps {
             compiler_fence(Ordering::SeqCst);
             return u64::from(wraps) * (u64::from(RELOAD) + 1) + u64::from(RELOAD - current);
-        }
-    }
-}
-
-/// The operator hook: core cycles of each operator, by its index in the `.tflite`.
-struct Cycles {
-    start: u64,
-    per_operator: [Option<(&'static str, u64)>; MAX_OPERATORS],
-}
-
-impl OperatorHook for Cycles {
-    fn before(&mut self, _index: usize, _name: &'static str) {
-        self.start = cycles();
-    }
-
-    fn after(&mut self, index: usize, name: &'static str) {
-        let spent = cycles() - self.start;
-        if let Some(slot) = self.per_operator.get_mut(index) {
-            *slot = Some((name, spent));
         }
     }
 }
@@ -129,24 +100,17 @@ fn main() -> ! {
         INPUT.len(),
         GOLDEN.len()
     );
-    model.input_bytes_mut(0).copy_from_slice(INPUT);
-    let mut hook = Cycles {
-        start: 0,
-        per_operator: [None; MAX_OPERATORS],
-    };
-    let start = cycles();
-    model.invoke_with(&mut hook);
-    let total = cycles() - start;
-
-    for (index, entry) in hook.per_operator.iter().enumerate() {
+    // The cycle count's low 32 bits (34 s at 125 MHz): an operator, and the inference, take less.
+    let run = inference::infer(model, INPUT, GOLDEN, || cycles() as u32);
+    for (index, entry) in run.per_operator.iter().enumerate() {
         if let Some((name, spent)) = entry {
-            defmt::println!("op {=usize} {=str}: {=u64} cycles", index, name, spent);
+            defmt::println!("op {=usize} {=str}: {=u32} cycles", index, name, spent);
         }
     }
-    defmt::println!("invoke: {=u64} cycles (hook included)", total);
+    defmt::println!("invoke: {=u32} cycles (hook included)", run.total);
 
     let output = model.output_bytes(0);
-    if output == GOLDEN {
+    if run.bit_exact {
         defmt::println!(
             "verdict: PASS, output bit-exact with TFLM ({=[u8]})",
             output
