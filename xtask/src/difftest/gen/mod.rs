@@ -32,7 +32,8 @@ pub use rng::Rng;
 /// The rescaling ratio that keeps MUL outputs in range (products of two int8 values: thousands).
 const MUL_HINT: f64 = 0.01;
 
-/// The operators the generator draws, by TFLite name (what `--ops` takes).
+/// The operators the generator draws, by TFLite name (what `--ops` takes), in byte order of
+/// their names (a case draws its operators by position in this list).
 pub const OPS: &[(&str, B)] = &[
     ("ABS", B::ABS),
     ("ADD", B::ADD),
@@ -79,16 +80,16 @@ pub const OPS: &[(&str, B)] = &[
     ("LOGICAL_AND", B::LOGICAL_AND),
     ("LOGICAL_NOT", B::LOGICAL_NOT),
     ("LOGICAL_OR", B::LOGICAL_OR),
-    ("LOG_SOFTMAX", B::LOG_SOFTMAX),
     ("LOGISTIC", B::LOGISTIC),
+    ("LOG_SOFTMAX", B::LOG_SOFTMAX),
     ("MAXIMUM", B::MAXIMUM),
     ("MAX_POOL_2D", B::MAX_POOL_2D),
     ("MEAN", B::MEAN),
     ("MINIMUM", B::MINIMUM),
     ("MIRROR_PAD", B::MIRROR_PAD),
     ("MUL", B::MUL),
-    ("NOT_EQUAL", B::NOT_EQUAL),
     ("NEG", B::NEG),
+    ("NOT_EQUAL", B::NOT_EQUAL),
     ("PACK", B::PACK),
     ("PAD", B::PAD),
     ("PADV2", B::PADV2),
