@@ -199,12 +199,18 @@ mod tests {
         let left_out = |drawn: &BTreeSet<String>| -> Vec<String> {
             registry.difference(drawn).cloned().collect()
         };
-        let difftest: BTreeSet<String> = crate::difftest::OPS
+        let difftest: BTreeSet<String> = crate::difftest::ops()
             .iter()
-            .map(|(n, _)| n.to_string())
+            .map(|o| o.name.to_string())
             .collect();
-        for (n, op) in crate::difftest::OPS {
-            assert_eq!(*n, name(*op), "difftest's OPS names {n} for {op:?}");
+        for o in crate::difftest::ops() {
+            assert_eq!(
+                o.name,
+                name(o.op),
+                "difftest's table names {} for {:?}",
+                o.name,
+                o.op
+            );
         }
         let fuzz: BTreeSet<String> = tinyaot_modelkit::fuzz::OPS
             .iter()
