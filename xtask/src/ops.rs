@@ -212,7 +212,7 @@ mod tests {
                 o.op
             );
         }
-        let fuzz: BTreeSet<String> = tinyaot_modelkit::fuzz::OPS
+        let fuzz: BTreeSet<String> = tinyaot_modelkit::fuzz::ops()
             .iter()
             .map(|&op| name(op))
             .collect();
