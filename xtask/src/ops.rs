@@ -184,10 +184,11 @@ mod tests {
         }
     }
 
-    /// The random generators draw operators from lists of their own (each op needs a builder):
-    /// every op they draw as supported is in the registry, the fuzzer's unsupported ones are
-    /// not, and the registry ops they leave out are the ones named here, so that an operator
-    /// added to the registry fails this test until a generator learns it or it is listed below.
+    /// The random generators draw operators from tables of their own, one per family file (each
+    /// op needs a builder): every op they draw as supported is in the registry, the fuzzer's
+    /// unsupported ones are not, and the registry ops they leave out are the ones named here, so
+    /// that an operator added to the registry fails this test until a generator learns it or it
+    /// is listed below.
     #[test]
     fn the_generators_draw_registry_operators() {
         use std::collections::BTreeSet;
