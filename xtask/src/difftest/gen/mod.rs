@@ -92,7 +92,8 @@ impl OpGen {
         OpGen { types, ..self }
     }
 
-    /// TFLM's unquantized int32 arithmetic (see [`OpGen::int32_arithmetic`]'s field).
+    /// TFLM's unquantized int32 arithmetic: drawn on int32, and int32 drawn as a chain's type in
+    /// the runs that draw it.
     const fn int32_arithmetic(self) -> Self {
         OpGen {
             int32_arithmetic: true,
