@@ -184,10 +184,11 @@ mod tests {
         }
     }
 
-    /// The random generators draw operators from lists of their own (each op needs a builder):
-    /// every op they draw as supported is in the registry, the fuzzer's unsupported ones are
-    /// not, and the registry ops they leave out are the ones named here, so that an operator
-    /// added to the registry fails this test until a generator learns it or it is listed below.
+    /// The random generators draw operators from tables of their own, one per family file (each
+    /// op needs a builder): every op they draw as supported is in the registry, the fuzzer's
+    /// unsupported ones are not, and the registry ops they leave out are the ones named here, so
+    /// that an operator added to the registry fails this test until a generator learns it or it
+    /// is listed below.
     #[test]
     fn the_generators_draw_registry_operators() {
         use std::collections::BTreeSet;
@@ -199,14 +200,20 @@ mod tests {
         let left_out = |drawn: &BTreeSet<String>| -> Vec<String> {
             registry.difference(drawn).cloned().collect()
         };
-        let difftest: BTreeSet<String> = crate::difftest::OPS
+        let difftest: BTreeSet<String> = crate::difftest::ops()
             .iter()
-            .map(|(n, _)| n.to_string())
+            .map(|o| o.name.to_string())
             .collect();
-        for (n, op) in crate::difftest::OPS {
-            assert_eq!(*n, name(*op), "difftest's OPS names {n} for {op:?}");
+        for o in crate::difftest::ops() {
+            assert_eq!(
+                o.name,
+                name(o.op),
+                "difftest's table names {} for {:?}",
+                o.name,
+                o.op
+            );
         }
-        let fuzz: BTreeSet<String> = tinyaot_modelkit::fuzz::OPS
+        let fuzz: BTreeSet<String> = tinyaot_modelkit::fuzz::ops()
             .iter()
             .map(|&op| name(op))
             .collect();

@@ -15,24 +15,46 @@
 //! `arbitrary_model(&mut Unstructured::new(bytes))`. Running out of bytes is not an error: every
 //! choice then takes its first (simplest) option.
 //!
-//! The entry points, the generator's state and the operator lists are here; the generator's
-//! primitives (choices, tensors, weights) are in `fuzz/tensors.rs`, the dispatch over [`OPS`] in
-//! `fuzz/emit.rs`, the operators with builders of their own in `conv.rs` (convolutions, pools,
-//! FULLY_CONNECTED), `arithmetic.rs` (binary element-wise), `logic.rs` (comparisons and logical
-//! operators on a side branch), `split.rs` and `recurrent.rs` (SVDF),
-//! and the corruptions in `corrupt.rs`.
+//! The entry points, the generator's state and the list of operator families are here; the
+//! generator's primitives (choices, tensors, weights) are in `fuzz/tensors.rs`, the dispatch over
+//! [`ops`] in `fuzz/emit.rs`, each operator's builder in its family's file with the family's table
+//! (`conv.rs`: convolutions, pools, FULLY_CONNECTED, BATCH_MATMUL; `arithmetic.rs`: binary
+//! element-wise and ADD_N; `logic.rs`: comparisons and logical operators on a side branch;
+//! `unary.rs`: single-input element-wise; `movement.rs`; `reduce.rs`; `resample.rs`; `split.rs`;
+//! `ops_tensor.rs`; `lookup_update.rs`; `recurrent.rs`: SVDF), and the corruptions in
+//! `corrupt.rs`.
 
-mod arithmetic;
-mod conv;
 mod corrupt;
 mod emit;
-mod logic;
-mod lookup_update;
-mod ops_tensor;
-mod recurrent;
-mod resample;
-mod split;
 mod tensors;
+
+// The family files, each with the table of the operators it draws (its `OPS`: operator and
+// generator); [`ops`] concatenates them. A new operator of a family is one entry in its family's
+// table; a new family is one more name here.
+macro_rules! families {
+    ($($family:ident),* $(,)?) => {
+        $(mod $family;)*
+
+        /// Every family's table.
+        const FAMILIES: &[&[FuzzOp]] = &[$($family::OPS),*];
+    };
+}
+
+families!(
+    arithmetic,
+    conv,
+    logic,
+    lookup_update,
+    movement,
+    ops_tensor,
+    recurrent,
+    reduce,
+    resample,
+    split,
+    unary,
+);
+
+use std::sync::LazyLock;
 
 use arbitrary::Unstructured;
 
@@ -202,102 +224,39 @@ struct Gen<'u, 'b> {
     wide: bool,
 }
 
-/// The operators of tinyaot's registry the generator draws (xtask's `ops` test checks them
-/// against the registry).
-pub const OPS: &[B] = &[
-    B::CONV_2D,
-    B::DEPTHWISE_CONV_2D,
-    B::FULLY_CONNECTED,
-    B::AVERAGE_POOL_2D,
-    B::MAX_POOL_2D,
-    B::SOFTMAX,
-    B::LOGISTIC,
-    B::TANH,
-    B::ADD,
-    B::ADD_N,
-    B::SUB,
-    B::MUL,
-    B::MAXIMUM,
-    B::MINIMUM,
-    B::SQUARED_DIFFERENCE,
-    B::DIV,
-    B::EXP,
-    B::LOG,
-    B::SIN,
-    B::COS,
-    B::ELU,
-    B::LOG_SOFTMAX,
-    B::L2_POOL_2D,
-    B::L2_NORMALIZATION,
-    B::BATCH_MATMUL,
-    B::QUANTIZE,
-    B::DEQUANTIZE,
-    B::PAD,
-    B::PADV2,
-    B::MEAN,
-    B::SUM,
-    B::REDUCE_MAX,
-    B::REDUCE_MIN,
-    B::CONCATENATION,
-    B::PACK,
-    B::TRANSPOSE,
-    B::REVERSE_V2,
-    B::CUMSUM,
-    B::STRIDED_SLICE,
-    B::RELU,
-    B::RELU6,
-    B::LEAKY_RELU,
-    B::HARD_SWISH,
-    B::FLOOR,
-    B::RSQRT,
-    B::ABS,
-    B::NEG,
-    B::SQRT,
-    B::SQUARE,
-    B::PRELU,
-    B::ARG_MAX,
-    B::ARG_MIN,
-    B::RESHAPE,
-    B::SQUEEZE,
-    B::EXPAND_DIMS,
-    B::SPLIT,
-    B::SPLIT_V,
-    B::SVDF,
-    B::SLICE,
-    B::UNPACK,
-    B::SHAPE,
-    B::RESIZE_NEAREST_NEIGHBOR,
-    B::RESIZE_BILINEAR,
-    B::DEPTH_TO_SPACE,
-    B::SPACE_TO_DEPTH,
-    B::MIRROR_PAD,
-    B::GATHER,
-    B::SPACE_TO_BATCH_ND,
-    B::BATCH_TO_SPACE_ND,
-    B::CAST,
-    B::ZEROS_LIKE,
-    B::FILL,
-    B::BROADCAST_TO,
-    B::SELECT_V2,
-    B::GATHER_ND,
-    B::EQUAL,
-    B::NOT_EQUAL,
-    B::GREATER,
-    B::GREATER_EQUAL,
-    B::LESS,
-    B::LESS_EQUAL,
-    B::LOGICAL_AND,
-    B::LOGICAL_OR,
-    B::LOGICAL_NOT,
-    B::REDUCE_ALL,
-    B::FLOOR_DIV,
-    B::FLOOR_MOD,
-    B::CEIL,
-    B::ROUND,
-    B::EMBEDDING_LOOKUP,
-    B::DYNAMIC_UPDATE_SLICE,
-    B::BROADCAST_ARGS,
-];
+/// One operator the generator draws: an entry of its family file's `OPS` table.
+#[derive(Clone, Copy)]
+struct FuzzOp {
+    /// The operator.
+    op: B,
+    /// Appends it to the chain (reading the latest value, mostly), its shapes and options drawn.
+    emit: fn(&mut Gen<'_, '_>, B),
+}
+
+impl FuzzOp {
+    /// `op`, appended by `emit`.
+    const fn new(op: B, emit: fn(&mut Gen<'_, '_>, B)) -> Self {
+        FuzzOp { op, emit }
+    }
+}
+
+/// Every family's entries, in byte order of the operators' names (a model draws its operators by
+/// position, so the order the families are listed in is no part of it).
+fn table() -> &'static [FuzzOp] {
+    static TABLE: LazyLock<Vec<FuzzOp>> = LazyLock::new(|| {
+        let mut table: Vec<FuzzOp> = FAMILIES.iter().flat_map(|f| f.iter().copied()).collect();
+        table.sort_by_key(|e| e.op.variant_name());
+        table
+    });
+    &TABLE
+}
+
+/// The operators of tinyaot's registry the generator draws, every family file's (xtask's `ops`
+/// test checks them against the registry).
+pub fn ops() -> &'static [B] {
+    static OPS: LazyLock<Vec<B>> = LazyLock::new(|| table().iter().map(|e| e.op).collect());
+    &OPS
+}
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.
 pub const UNSUPPORTED: &[B] = &[B::TOPK_V2, B::CUSTOM];

@@ -29,7 +29,7 @@ use tinyaot_codegen::Grounds;
 use tinyaot_modelkit::BuiltinOperator;
 use tinyaot_test_support::Mismatch;
 
-pub use gen::OPS;
+pub use gen::ops;
 
 const USAGE_ARGS: &str = "--cases N --seed S [--ops A,B] [--batch K] [--from I]";
 
@@ -47,7 +47,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         cases: 100,
         seed: 1,
         from: 0,
-        ops: OPS.iter().map(|(_, op)| *op).collect(),
+        ops: ops().iter().map(|o| o.op).collect(),
         batch: 150,
     };
     let mut it = args.iter();
@@ -66,23 +66,23 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--from" => parsed.from = number(value()?)?,
             "--batch" => parsed.batch = number(value()?)?.max(1) as usize,
             "--ops" => {
-                let mut ops = Vec::new();
+                let mut chosen = Vec::new();
                 for name in value()?.split(',').filter(|s| !s.is_empty()) {
-                    let op = OPS
+                    let op = ops()
                         .iter()
-                        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                        .find(|o| o.name.eq_ignore_ascii_case(name))
                         .ok_or_else(|| {
                             format!(
                                 "--ops: unknown op `{name}`; known: {}",
-                                OPS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(",")
+                                ops().iter().map(|o| o.name).collect::<Vec<_>>().join(",")
                             )
                         })?;
-                    ops.push(op.1);
+                    chosen.push(op.op);
                 }
-                if ops.is_empty() {
+                if chosen.is_empty() {
                     return Err("--ops: no op given".to_string());
                 }
-                parsed.ops = ops;
+                parsed.ops = chosen;
             }
             other => return Err(format!("unknown option `{other}` ({USAGE_ARGS})")),
         }
@@ -179,7 +179,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 /// The flags that regenerate a run's cases (besides the seed and range): `--ops` when given.
 fn rerun_flags(args: &Args) -> String {
-    if args.ops.len() == OPS.len() {
+    if args.ops.len() == ops().len() {
         return String::new();
     }
     let names: Vec<&str> = args.ops.iter().map(|&op| gen::op_name(op)).collect();

@@ -2,8 +2,23 @@
 //! DIV, FLOOR_DIV, FLOOR_MOD), with now and then an int32 side branch (and for PRELU an int16
 //! one with an int8 alpha).
 
-use super::{elements, Gen, Value};
+use super::{elements, FuzzOp, Gen, Value};
 use crate::{BuiltinOperator as B, Options, TensorSpec, TensorType};
+
+/// This family's operators (see [`FuzzOp`]).
+pub(super) const OPS: &[FuzzOp] = &[
+    FuzzOp::new(B::ADD, |g, op| g.binary(op)),
+    FuzzOp::new(B::ADD_N, add_n),
+    FuzzOp::new(B::DIV, |g, op| g.binary(op)),
+    FuzzOp::new(B::FLOOR_DIV, |g, op| g.binary(op)),
+    FuzzOp::new(B::FLOOR_MOD, |g, op| g.binary(op)),
+    FuzzOp::new(B::MAXIMUM, |g, op| g.binary(op)),
+    FuzzOp::new(B::MINIMUM, |g, op| g.binary(op)),
+    FuzzOp::new(B::MUL, |g, op| g.binary(op)),
+    FuzzOp::new(B::PRELU, |g, op| g.binary(op)),
+    FuzzOp::new(B::SQUARED_DIFFERENCE, |g, op| g.binary(op)),
+    FuzzOp::new(B::SUB, |g, op| g.binary(op)),
+];
 
 impl Gen<'_, '_> {
     pub(super) fn binary(&mut self, op: B) {
@@ -125,4 +140,15 @@ impl Gen<'_, '_> {
             self.m.outputs.push(out.index);
         }
     }
+}
+
+/// ADD_N of the latest value 2 to 4 times.
+fn add_n(g: &mut Gen<'_, '_>, op: B) {
+    // The latest value 2 to 4 times (one tensor, one quantization, as TFLM's int8
+    // ADD_N requires); the output in its quantization.
+    let v = g.latest();
+    let shape = g.shape_of(v);
+    let n = g.int(2, 4) as usize;
+    let out_t = g.same_quant(v, &shape);
+    g.push_op(op, Options::None, &vec![v.index; n], out_t);
 }

@@ -1,7 +1,21 @@
 //! Convolutions, depthwise convolutions and pools on rank-4 values, and FULLY_CONNECTED.
 
-use super::{elements, Gen, Value};
+use super::{elements, FuzzOp, Gen, Value};
 use crate::{BuiltinOperator as B, Options, Padding, WeightsFormat};
+
+/// This family's operators (see [`FuzzOp`]).
+pub(super) const OPS: &[FuzzOp] = &[
+    FuzzOp::new(B::AVERAGE_POOL_2D, |g, op| g.image_op(op, false)),
+    FuzzOp::new(B::BATCH_MATMUL, batch_matmul),
+    FuzzOp::new(B::CONV_2D, |g, op| g.image_op(op, false)),
+    FuzzOp::new(B::DEPTHWISE_CONV_2D, |g, op| g.image_op(op, false)),
+    FuzzOp::new(B::FULLY_CONNECTED, |g, _| {
+        let v = g.latest();
+        g.fully_connected(v)
+    }),
+    FuzzOp::new(B::L2_POOL_2D, |g, op| g.image_op(op, false)),
+    FuzzOp::new(B::MAX_POOL_2D, |g, op| g.image_op(op, false)),
+];
 
 impl Gen<'_, '_> {
     /// A convolution, depthwise convolution or pool on a rank-4 value; `pointwise`: a 1×1
@@ -140,4 +154,23 @@ impl Gen<'_, '_> {
         };
         self.push_op(B::FULLY_CONNECTED, options, &inputs, out);
     }
+}
+
+/// The latest value times itself transposed (adj_y).
+fn batch_matmul(g: &mut Gen<'_, '_>, op: B) {
+    // The latest value times itself transposed (adj_y): [.., M, K] x [.., M, K]^T.
+    let v = g.latest();
+    let shape = g.shape_of(v);
+    if !(2..=5).contains(&shape.len()) {
+        return g.emit(B::RELU);
+    }
+    let mut out_shape = shape.clone();
+    let m = shape[shape.len() - 2];
+    *out_shape.last_mut().expect("rank 2 or more") = m;
+    let out = g.activation(&out_shape);
+    let options = Options::BatchMatMul {
+        adj_x: false,
+        adj_y: true,
+    };
+    g.push_op(op, options, &[v.index, v.index], out);
 }

@@ -4,8 +4,22 @@
 //! broadcast), then now and then a logical operator or REDUCE_ALL on its BOOL result, which becomes a graph
 //! output so that the chain goes on in the model's flavour.
 
-use super::{elements, Gen};
+use super::{elements, FuzzOp, Gen};
 use crate::{BuiltinOperator as B, Options, TensorSpec, TensorType};
+
+/// This family's operators (see [`FuzzOp`]).
+pub(super) const OPS: &[FuzzOp] = &[
+    FuzzOp::new(B::EQUAL, |g, op| g.logic(op)),
+    FuzzOp::new(B::GREATER, |g, op| g.logic(op)),
+    FuzzOp::new(B::GREATER_EQUAL, |g, op| g.logic(op)),
+    FuzzOp::new(B::LESS, |g, op| g.logic(op)),
+    FuzzOp::new(B::LESS_EQUAL, |g, op| g.logic(op)),
+    FuzzOp::new(B::LOGICAL_AND, |g, op| g.logic(op)),
+    FuzzOp::new(B::LOGICAL_NOT, |g, op| g.logic(op)),
+    FuzzOp::new(B::LOGICAL_OR, |g, op| g.logic(op)),
+    FuzzOp::new(B::NOT_EQUAL, |g, op| g.logic(op)),
+    FuzzOp::new(B::REDUCE_ALL, |g, op| g.logic(op)),
+];
 
 impl Gen<'_, '_> {
     pub(super) fn logic(&mut self, op: B) {

@@ -3,8 +3,15 @@
 //! outside it: clamped) and BROADCAST_ARGS (of two constant shapes, which may not broadcast; its
 //! INT32 output ends the chain's use of it: the next operator reads the latest value).
 
-use super::Gen;
+use super::{FuzzOp, Gen};
 use crate::{BuiltinOperator as B, Options, TensorSpec, TensorType};
+
+/// This family's operators (see [`FuzzOp`]).
+pub(super) const OPS: &[FuzzOp] = &[
+    FuzzOp::new(B::BROADCAST_ARGS, |g, op| g.lookup_update(op)),
+    FuzzOp::new(B::DYNAMIC_UPDATE_SLICE, |g, op| g.lookup_update(op)),
+    FuzzOp::new(B::EMBEDDING_LOOKUP, |g, op| g.lookup_update(op)),
+];
 
 impl Gen<'_, '_> {
     /// Appends one of this module's operators to the chain.

@@ -4,8 +4,18 @@
 //! condition, now and then of another type, broadcast along the last dimension) and GATHER_ND
 //! (constant index vectors, now and then one outside the input).
 
-use super::Gen;
+use super::{FuzzOp, Gen};
 use crate::{BuiltinOperator as B, Options, TensorSpec, TensorType};
+
+/// This family's operators (see [`FuzzOp`]).
+pub(super) const OPS: &[FuzzOp] = &[
+    FuzzOp::new(B::BROADCAST_TO, |g, op| g.tensor_op(op)),
+    FuzzOp::new(B::CAST, |g, op| g.tensor_op(op)),
+    FuzzOp::new(B::FILL, |g, op| g.tensor_op(op)),
+    FuzzOp::new(B::GATHER_ND, |g, op| g.tensor_op(op)),
+    FuzzOp::new(B::SELECT_V2, |g, op| g.tensor_op(op)),
+    FuzzOp::new(B::ZEROS_LIKE, |g, op| g.tensor_op(op)),
+];
 
 impl Gen<'_, '_> {
     /// Appends one of this module's operators to the chain.

@@ -1,7 +1,12 @@
 //! SVDF, the stateful operator: its state a variable tensor.
 
-use super::{elements, Gen};
+use super::{elements, FuzzOp, Gen};
 use crate::{Activation, BuiltinOperator as B, Options, TensorSpec, TensorType};
+
+/// This family's operators (see [`FuzzOp`]).
+pub(super) const OPS: &[FuzzOp] = &[
+    FuzzOp::new(B::SVDF, |g, _| g.svdf()),
+];
 
 impl Gen<'_, '_> {
     /// SVDF on a [batches, input size] value: int8 with an int16 state and time weights (bias

@@ -2,8 +2,19 @@
 //! SPACE_TO_DEPTH, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND and MIRROR_PAD, their outputs of the input's quantization (what TFLM copies or
 //! interpolates).
 
-use super::Gen;
+use super::{FuzzOp, Gen};
 use crate::{BuiltinOperator as B, Options, TensorSpec};
+
+/// This family's operators (see [`FuzzOp`]).
+pub(super) const OPS: &[FuzzOp] = &[
+    FuzzOp::new(B::BATCH_TO_SPACE_ND, |g, op| g.resample(op)),
+    FuzzOp::new(B::DEPTH_TO_SPACE, |g, op| g.resample(op)),
+    FuzzOp::new(B::MIRROR_PAD, |g, op| g.resample(op)),
+    FuzzOp::new(B::RESIZE_BILINEAR, |g, op| g.resample(op)),
+    FuzzOp::new(B::RESIZE_NEAREST_NEIGHBOR, |g, op| g.resample(op)),
+    FuzzOp::new(B::SPACE_TO_BATCH_ND, |g, op| g.resample(op)),
+    FuzzOp::new(B::SPACE_TO_DEPTH, |g, op| g.resample(op)),
+];
 
 impl Gen<'_, '_> {
     /// Appends one of this module's operators to the chain.

@@ -1,7 +1,14 @@
 //! SPLIT, SPLIT_V and UNPACK: one value into several outputs.
 
-use super::{Gen, Value};
+use super::{FuzzOp, Gen, Value};
 use crate::{BuiltinOperator as B, Options, TensorSpec};
+
+/// This family's operators (see [`FuzzOp`]).
+pub(super) const OPS: &[FuzzOp] = &[
+    FuzzOp::new(B::SPLIT, |g, op| g.split(op)),
+    FuzzOp::new(B::SPLIT_V, |g, op| g.split(op)),
+    FuzzOp::new(B::UNPACK, |g, _| g.unpack()),
+];
 
 impl Gen<'_, '_> {
     /// SPLIT (axis a constant input before the data) or SPLIT_V (sizes, one of them now and then

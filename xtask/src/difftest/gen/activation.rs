@@ -2,8 +2,82 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorType};
 
-use super::{arithmetic::ratio_near, op_name, G};
+use super::{arithmetic::ratio_near, op_name, G, OpGen};
 use crate::difftest::quant::{product_variants, ratio_variants, score};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("ABS", B::ABS, unary_math).types(&[TensorType::INT16]),
+    OpGen::new("CEIL", B::CEIL, rounding),
+    OpGen::new("ELU", B::ELU, activation),
+    OpGen::new("EXP", B::EXP, exp_log).non_finite(),
+    OpGen::new("FLOOR", B::FLOOR, rounding),
+    OpGen::new("HARD_SWISH", B::HARD_SWISH, activation),
+    OpGen::new("LEAKY_RELU", B::LEAKY_RELU, activation).types(&[TensorType::INT16]),
+    OpGen::new("LOG", B::LOG, exp_log).non_finite(),
+    OpGen::new("LOGISTIC", B::LOGISTIC, curve).types(&[TensorType::INT16]),
+    OpGen::new("NEG", B::NEG, unary_math),
+    OpGen::new("RELU", B::RELU, activation).types(&[TensorType::INT16]),
+    OpGen::new("RELU6", B::RELU6, activation).types(&[TensorType::INT16]),
+    OpGen::new("ROUND", B::ROUND, rounding),
+    OpGen::new("RSQRT", B::RSQRT, rsqrt).non_finite(),
+    OpGen::new("SOFTMAX", B::SOFTMAX, curve).types(&[TensorType::INT16]),
+    OpGen::new("SQRT", B::SQRT, unary_math).non_finite(),
+    OpGen::new("SQUARE", B::SQUARE, unary_math),
+    OpGen::new("TANH", B::TANH, curve).types(&[TensorType::INT16]),
+];
+
+fn curve(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 6), 4.0);
+    Some(g.curve(op, x))
+}
+
+fn rounding(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's FLOOR, CEIL and ROUND are float32 only.
+    if dtype != TensorType::FLOAT32 {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
+    Some(g.activation(op, x))
+}
+
+fn exp_log(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's EXP and LOG are float32 only.
+    if dtype != TensorType::FLOAT32 {
+        return None;
+    }
+    let x = g.take(x, dtype, G::every_value_shape, 4.0);
+    Some(g.math(op, x))
+}
+
+fn activation(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    let x = g.take(x, dtype, G::every_value_shape, 8.0);
+    Some(g.activation(op, x))
+}
+
+fn rsqrt(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's int8 Invoke fails on an input below its zero point: a fresh int8 input has zero
+    // point -128, a produced one must have it too.
+    let x = match x {
+        Some(t) if dtype == TensorType::INT8 && g.q(t).1 != -128 => return None,
+        Some(t) => t,
+        None => {
+            let shape = g.every_value_shape();
+            let quant = (dtype == TensorType::INT8).then(|| (g.scale(), -128));
+            g.input(dtype, &shape, quant, 4.0)
+        }
+    };
+    Some(g.math(op, x))
+}
+
+fn unary_math(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's NEG, SQRT and SQUARE are float32 only; ABS takes int8 too.
+    if op != B::ABS && dtype != TensorType::FLOAT32 {
+        return None;
+    }
+    let x = g.take(x, dtype, G::every_value_shape, 4.0);
+    Some(g.math(op, x))
+}
 
 impl<'a> G<'a> {
     pub(super) fn curve(&mut self, op: B, x: i32) -> i32 {

@@ -3,8 +3,61 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::{act_name, elements, int32_values, op_name, Rng, ACTIVATIONS, G, MUL_HINT};
+use super::{act_name, elements, int32_values, op_name, Rng, ACTIVATIONS, G, MUL_HINT, OpGen};
 use crate::difftest::quant::{near, product_variants, ratio_variants, score, SIMPLE};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("ADD", B::ADD, binary).types(&[TensorType::INT16]).int32_arithmetic(),
+    OpGen::new("DEQUANTIZE", B::DEQUANTIZE, dequantize).types(&[TensorType::INT16]),
+    OpGen::new("MAXIMUM", B::MAXIMUM, binary)
+        .types(&[TensorType::INT16, TensorType::INT64])
+        .int32_arithmetic(),
+    OpGen::new("MINIMUM", B::MINIMUM, binary)
+        .types(&[TensorType::INT16, TensorType::INT64])
+        .int32_arithmetic(),
+    OpGen::new("MUL", B::MUL, binary).types(&[TensorType::INT16]).int32_arithmetic(),
+    OpGen::new("PRELU", B::PRELU, binary).types(&[TensorType::INT16]),
+    OpGen::new("QUANTIZE", B::QUANTIZE, quantize).types(&[TensorType::INT16]),
+    OpGen::new("SUB", B::SUB, binary).types(&[TensorType::INT16]).int32_arithmetic(),
+];
+
+fn binary(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r > 4) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
+    Some(g.binary(op, x))
+}
+
+fn quantize(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    let wanted = if x.is_none() && g.rng.chance(0.6) {
+        TensorType::FLOAT32
+    } else {
+        dtype
+    };
+    let out_q = (g.scale(), g.zero_point());
+    let range = f64::from(out_q.0) * 160.0;
+    let x = g.take(x, wanted, |g| g.random_shape(1, 4, 6), range);
+    Some(g.quantize(x, out_q))
+}
+
+fn dequantize(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if !matches!(dtype, TensorType::INT8 | TensorType::INT16) && x.is_some() {
+        return None;
+    }
+    let wanted = if dtype == TensorType::INT16 {
+        dtype
+    } else {
+        TensorType::INT8
+    };
+    let x = g.take(x, wanted, |g| g.random_shape(1, 4, 6), 1.0);
+    let out = g.act(TensorType::FLOAT32, &g.shape(x), None);
+    let text = format!("DEQUANTIZE {} -> f32", g.qtext(x));
+    g.describe(text);
+    g.m.op(B::DEQUANTIZE, Options::Dequantize, &[x], &[out]);
+    Some(out)
+}
 
 impl<'a> G<'a> {
     pub(super) fn quantize(&mut self, x: i32, out_q: (f32, i64)) -> i32 {

@@ -3,8 +3,32 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, Padding, TensorSpec, TensorType};
 
-use super::{act_name, arithmetic::product_pair, elements, op_name, pad_name, ACTIVATIONS, G};
+use super::{act_name, arithmetic::product_pair, elements, op_name, pad_name, ACTIVATIONS, G, OpGen};
 use crate::difftest::quant::{product_variants, score};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("AVERAGE_POOL_2D", B::AVERAGE_POOL_2D, image).types(&[TensorType::INT16]),
+    OpGen::new("CONV_2D", B::CONV_2D, image).types(&[TensorType::INT16]),
+    OpGen::new("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D, image).types(&[TensorType::INT16]),
+    OpGen::new("L2_POOL_2D", B::L2_POOL_2D, image),
+    OpGen::new("MAX_POOL_2D", B::MAX_POOL_2D, image).types(&[TensorType::INT16]),
+    OpGen::new("TRANSPOSE_CONV", B::TRANSPOSE_CONV, image).types(&[TensorType::INT16]),
+];
+
+fn image(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's L2_POOL_2D is float32 only.
+    if g.rank(x).is_some_and(|r| r != 4) || (op == B::L2_POOL_2D && dtype != TensorType::FLOAT32)
+    {
+        return None;
+    }
+    let x = g.take(x, dtype, G::image_shape, 1.0);
+    Some(match op {
+        B::CONV_2D | B::DEPTHWISE_CONV_2D => g.conv(op, x),
+        B::TRANSPOSE_CONV => g.transpose_conv(x),
+        _ => g.pool(op, x),
+    })
+}
 
 impl<'a> G<'a> {
     pub(super) fn conv(&mut self, op: B, x: i32) -> i32 {

@@ -2,7 +2,19 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorType};
 
-use super::G;
+use super::{OpGen, G};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[OpGen::new("CUMSUM", B::CUMSUM, cumsum)];
+
+fn cumsum(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's CUMSUM takes float32 and int8 of rank 1 or more.
+    if g.rank(x) == Some(0) || !matches!(dtype, TensorType::FLOAT32 | TensorType::INT8) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 6), 2.0);
+    g.cumsum(x)
+}
 
 /// The longest int8 line drawn: TFLM's int32 running sum of elements shifted left by 19 holds at
 /// least 15 of them whatever the zero point (the lowering refuses longer lines that can overflow).

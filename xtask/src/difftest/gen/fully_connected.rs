@@ -2,8 +2,35 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::{act_name, arithmetic::product_pair, elements, ACTIVATIONS, G};
+use super::{act_name, arithmetic::product_pair, elements, ACTIVATIONS, G, OpGen};
 use crate::difftest::quant::{product_variants, score};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[OpGen::new(
+    "FULLY_CONNECTED",
+    B::FULLY_CONNECTED,
+    fully_connected,
+)
+.types(&[TensorType::INT16])];
+
+fn fully_connected(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r < 2) {
+        return None;
+    }
+    let x = g.take(
+        x,
+        dtype,
+        |g| {
+            if g.rng.chance(0.2) {
+                g.random_shape(3, 4, 4)
+            } else {
+                vec![g.rng.int(1, 4), g.rng.int(1, 24)]
+            }
+        },
+        1.0,
+    );
+    Some(g.fully_connected(x))
+}
 
 impl<'a> G<'a> {
     pub(super) fn fully_connected(&mut self, x: i32) -> i32 {

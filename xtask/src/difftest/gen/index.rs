@@ -2,7 +2,53 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::G;
+use super::{OpGen, G};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("GATHER", B::GATHER, gather),
+    OpGen::new("SHAPE", B::SHAPE, shape).types(&[
+        TensorType::INT32,
+        TensorType::INT16,
+        TensorType::INT64,
+        TensorType::BOOL,
+    ]),
+    OpGen::new("SLICE", B::SLICE, slice).types(&[
+        TensorType::INT32,
+        TensorType::INT16,
+        TensorType::BOOL,
+    ]),
+    OpGen::new("UNPACK", B::UNPACK, unpack).types(&[TensorType::INT32, TensorType::INT16]),
+];
+
+fn gather(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x) == Some(0) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
+    g.gather(x)
+}
+
+fn shape(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    let x = g.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);
+    Some(g.shape_of(x))
+}
+
+fn slice(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r == 0 || r > 5) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 5, 6), 1.0);
+    Some(g.slice(x))
+}
+
+fn unpack(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x) == Some(0) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
+    g.unpack(x)
+}
 
 impl<'a> G<'a> {
     /// SHAPE of `x` (of any type): the INT32 vector of its dimensions, folded at generation time.

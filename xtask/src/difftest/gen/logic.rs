@@ -7,28 +7,49 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::{elements, int32_values, op_name, G};
+use super::{elements, int32_values, op_name, G, OpGen};
 
-/// Whether `op` is one of the six comparisons.
-pub(super) fn is_comparison(op: B) -> bool {
-    matches!(
-        op,
-        B::EQUAL | B::NOT_EQUAL | B::GREATER | B::GREATER_EQUAL | B::LESS | B::LESS_EQUAL
-    )
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("EQUAL", B::EQUAL, comparison).types(&[
+        TensorType::INT32,
+        TensorType::INT64,
+        TensorType::BOOL,
+    ]),
+    OpGen::new("FLOOR_DIV", B::FLOOR_DIV, floor_div_mod).non_finite(),
+    OpGen::new("FLOOR_MOD", B::FLOOR_MOD, floor_div_mod).non_finite(),
+    OpGen::new("GREATER", B::GREATER, comparison).types(&[TensorType::INT32, TensorType::INT64]),
+    OpGen::new("GREATER_EQUAL", B::GREATER_EQUAL, comparison)
+        .types(&[TensorType::INT32, TensorType::INT64]),
+    OpGen::new("LESS", B::LESS, comparison).types(&[TensorType::INT32, TensorType::INT64]),
+    OpGen::new("LESS_EQUAL", B::LESS_EQUAL, comparison)
+        .types(&[TensorType::INT32, TensorType::INT64]),
+    OpGen::new("LOGICAL_AND", B::LOGICAL_AND, logical).types(&[TensorType::BOOL]),
+    OpGen::new("LOGICAL_NOT", B::LOGICAL_NOT, logical).types(&[TensorType::BOOL]),
+    OpGen::new("LOGICAL_OR", B::LOGICAL_OR, logical).types(&[TensorType::BOOL]),
+    OpGen::new("NOT_EQUAL", B::NOT_EQUAL, comparison).types(&[
+        TensorType::INT32,
+        TensorType::INT64,
+        TensorType::BOOL,
+    ]),
+];
+
+fn logical(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    let x = g.take(x, dtype, |g| g.random_shape(0, 4, 5), 2.0);
+    g.logical(op, x)
 }
 
-/// Whether `op` is one of the logical operators.
-pub(super) fn is_logical(op: B) -> bool {
-    matches!(op, B::LOGICAL_AND | B::LOGICAL_OR | B::LOGICAL_NOT)
-}
-
-/// Whether the generator draws `op` (of this file) on `dtype` besides int8 and float32.
-pub(super) fn draws_logic_type(op: B, dtype: TensorType) -> bool {
-    match dtype {
-        TensorType::INT32 | TensorType::INT64 => is_comparison(op),
-        TensorType::BOOL => matches!(op, B::EQUAL | B::NOT_EQUAL) || is_logical(op),
-        _ => false,
+fn floor_div_mod(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if dtype != TensorType::FLOAT32 {
+        return None;
     }
+    let x = g.take(x, dtype, |g| g.random_shape(0, 4, 5), 8.0);
+    g.floor_div_mod(op, x)
+}
+
+fn comparison(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    let x = g.take(x, dtype, |g| g.random_shape(0, 4, 5), 2.0);
+    g.comparison(op, x)
 }
 
 impl<'a> G<'a> {

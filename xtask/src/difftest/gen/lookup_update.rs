@@ -2,20 +2,23 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::G;
+use super::{OpGen, G};
 
-/// Whether `op`, one of this module's, is drawn with `dtype` (besides int8 and float32).
-pub(super) fn draws_type(op: B, dtype: TensorType) -> bool {
-    match op {
-        B::DYNAMIC_UPDATE_SLICE => matches!(dtype, TensorType::INT16 | TensorType::INT32),
-        B::BROADCAST_ARGS => dtype == TensorType::INT32,
-        _ => false,
-    }
+/// This family's operators (see [`OpGen`]), each drawn by [`G::lookup_update`].
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("BROADCAST_ARGS", B::BROADCAST_ARGS, lookup_update).types(&[TensorType::INT32]),
+    OpGen::new("DYNAMIC_UPDATE_SLICE", B::DYNAMIC_UPDATE_SLICE, lookup_update)
+        .types(&[TensorType::INT16, TensorType::INT32]),
+    OpGen::new("EMBEDDING_LOOKUP", B::EMBEDDING_LOOKUP, lookup_update),
+];
+
+fn lookup_update(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    g.lookup_update(op, x, dtype)
 }
 
 impl<'a> G<'a> {
     /// Adds `op`, one of this module's operators, reading `x` (or a fresh input) of `dtype`, as
-    /// [`G::apply`] does (its last arm: `None` for any other operator).
+    /// [`G::apply`] does (`None` for any other operator).
     pub(super) fn lookup_update(
         &mut self,
         op: B,

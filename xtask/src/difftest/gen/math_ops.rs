@@ -3,8 +3,24 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::{act_name, elements, op_name, ACTIVATIONS, G};
+use super::{act_name, elements, op_name, ACTIVATIONS, G, OpGen};
 use crate::difftest::quant::{ratio_variants, score};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("DIV", B::DIV, math_binary).int32_arithmetic().non_finite(),
+    OpGen::new("SQUARED_DIFFERENCE", B::SQUARED_DIFFERENCE, math_binary)
+        .types(&[TensorType::INT16])
+        .int32_arithmetic(),
+];
+
+fn math_binary(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r > 4) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
+    g.math_binary(op, x)
+}
 
 impl<'a> G<'a> {
     /// SQUARED_DIFFERENCE or DIV of `x` and a second operand (a graph input or a constant) that

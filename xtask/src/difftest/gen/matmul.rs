@@ -3,7 +3,44 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::{elements, G};
+use super::{elements, G, OpGen};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("BATCH_MATMUL", B::BATCH_MATMUL, batch_matmul).types(&[TensorType::INT16]),
+    OpGen::new("L2_NORMALIZATION", B::L2_NORMALIZATION, l2_normalization),
+    OpGen::new("LOG_SOFTMAX", B::LOG_SOFTMAX, log_softmax),
+];
+
+fn log_softmax(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's LOG_SOFTMAX takes float32 and int8.
+    if g.rank(x) == Some(0) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
+    Some(if dtype == TensorType::INT8 {
+        g.log_softmax_s8(x)
+    } else {
+        g.math(op, x)
+    })
+}
+
+fn l2_normalization(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's L2_NORMALIZATION: float32 and int8, rank 1 to 4.
+    if g.rank(x).is_some_and(|r| r == 0 || r > 4) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 6), 2.0);
+    Some(g.l2_norm(x))
+}
+
+fn batch_matmul(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| !(2..=4).contains(&r)) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(2, 4, 5), 1.0);
+    Some(g.batch_matmul(x))
+}
 
 impl<'a> G<'a> {
     /// BATCH_MATMUL with `x` (rank 2 to 4) as its LHS: the RHS shares or broadcasts its batch

@@ -4,129 +4,135 @@
 //! `tinyaot-modelkit`. Every case is a pure function of `(seed, index)`, so a case can be
 //! regenerated alone.
 
+use std::sync::LazyLock;
+
 use tinyaot_modelkit::{
-    Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
+    Activation, BuiltinOperator as B, ModelSpec, Padding, TensorSpec, TensorType,
 };
 
 use crate::difftest::quant::{ratio_variants, score};
 
-mod activation;
-mod arithmetic;
-mod conv;
-mod cumsum;
-mod fully_connected;
-mod index;
-mod logic;
-mod lookup_update;
-mod math_ops;
-mod matmul;
-mod movement;
-mod ops_tensor;
-mod reduce;
-mod resample;
+// The family files, each with the table of the operators it draws (its `OPS`: name, types and
+// generator of each); [`ops`] concatenates them. A new operator of a family is one entry in its
+// family's table; a new family is one more name here.
+macro_rules! families {
+    ($($family:ident),* $(,)?) => {
+        $(mod $family;)*
+
+        /// Every family's table.
+        const FAMILIES: &[&[OpGen]] = &[$($family::OPS),*];
+    };
+}
+
+families!(
+    activation,
+    arithmetic,
+    conv,
+    cumsum,
+    fully_connected,
+    index,
+    logic,
+    lookup_update,
+    math_ops,
+    matmul,
+    movement,
+    ops_tensor,
+    reduce,
+    resample,
+    trig_reverse_add_n,
+);
+
 mod rng;
-mod trig_reverse_add_n;
 
 pub use rng::Rng;
 
 /// The rescaling ratio that keeps MUL outputs in range (products of two int8 values: thousands).
 const MUL_HINT: f64 = 0.01;
 
-/// The operators the generator draws, by TFLite name (what `--ops` takes).
-pub const OPS: &[(&str, B)] = &[
-    ("ABS", B::ABS),
-    ("ADD", B::ADD),
-    ("ADD_N", B::ADD_N),
-    ("ARG_MAX", B::ARG_MAX),
-    ("ARG_MIN", B::ARG_MIN),
-    ("AVERAGE_POOL_2D", B::AVERAGE_POOL_2D),
-    ("BATCH_MATMUL", B::BATCH_MATMUL),
-    ("BATCH_TO_SPACE_ND", B::BATCH_TO_SPACE_ND),
-    ("BROADCAST_ARGS", B::BROADCAST_ARGS),
-    ("BROADCAST_TO", B::BROADCAST_TO),
-    ("CAST", B::CAST),
-    ("CEIL", B::CEIL),
-    ("CONCATENATION", B::CONCATENATION),
-    ("CONV_2D", B::CONV_2D),
-    ("COS", B::COS),
-    ("CUMSUM", B::CUMSUM),
-    ("DEPTHWISE_CONV_2D", B::DEPTHWISE_CONV_2D),
-    ("DEPTH_TO_SPACE", B::DEPTH_TO_SPACE),
-    ("DEQUANTIZE", B::DEQUANTIZE),
-    ("DIV", B::DIV),
-    ("DYNAMIC_UPDATE_SLICE", B::DYNAMIC_UPDATE_SLICE),
-    ("ELU", B::ELU),
-    ("EMBEDDING_LOOKUP", B::EMBEDDING_LOOKUP),
-    ("EQUAL", B::EQUAL),
-    ("EXP", B::EXP),
-    ("EXPAND_DIMS", B::EXPAND_DIMS),
-    ("FILL", B::FILL),
-    ("FLOOR", B::FLOOR),
-    ("FLOOR_DIV", B::FLOOR_DIV),
-    ("FLOOR_MOD", B::FLOOR_MOD),
-    ("FULLY_CONNECTED", B::FULLY_CONNECTED),
-    ("GATHER", B::GATHER),
-    ("GATHER_ND", B::GATHER_ND),
-    ("GREATER", B::GREATER),
-    ("GREATER_EQUAL", B::GREATER_EQUAL),
-    ("HARD_SWISH", B::HARD_SWISH),
-    ("L2_NORMALIZATION", B::L2_NORMALIZATION),
-    ("L2_POOL_2D", B::L2_POOL_2D),
-    ("LEAKY_RELU", B::LEAKY_RELU),
-    ("LESS", B::LESS),
-    ("LESS_EQUAL", B::LESS_EQUAL),
-    ("LOG", B::LOG),
-    ("LOGICAL_AND", B::LOGICAL_AND),
-    ("LOGICAL_NOT", B::LOGICAL_NOT),
-    ("LOGICAL_OR", B::LOGICAL_OR),
-    ("LOG_SOFTMAX", B::LOG_SOFTMAX),
-    ("LOGISTIC", B::LOGISTIC),
-    ("MAXIMUM", B::MAXIMUM),
-    ("MAX_POOL_2D", B::MAX_POOL_2D),
-    ("MEAN", B::MEAN),
-    ("MINIMUM", B::MINIMUM),
-    ("MIRROR_PAD", B::MIRROR_PAD),
-    ("MUL", B::MUL),
-    ("NOT_EQUAL", B::NOT_EQUAL),
-    ("NEG", B::NEG),
-    ("PACK", B::PACK),
-    ("PAD", B::PAD),
-    ("PADV2", B::PADV2),
-    ("PRELU", B::PRELU),
-    ("QUANTIZE", B::QUANTIZE),
-    ("REDUCE_ALL", B::REDUCE_ALL),
-    ("REDUCE_MAX", B::REDUCE_MAX),
-    ("REDUCE_MIN", B::REDUCE_MIN),
-    ("RELU", B::RELU),
-    ("RELU6", B::RELU6),
-    ("RESHAPE", B::RESHAPE),
-    ("RESIZE_BILINEAR", B::RESIZE_BILINEAR),
-    ("RESIZE_NEAREST_NEIGHBOR", B::RESIZE_NEAREST_NEIGHBOR),
-    ("REVERSE_V2", B::REVERSE_V2),
-    ("ROUND", B::ROUND),
-    ("RSQRT", B::RSQRT),
-    ("SELECT_V2", B::SELECT_V2),
-    ("SHAPE", B::SHAPE),
-    ("SIN", B::SIN),
-    ("SLICE", B::SLICE),
-    ("SOFTMAX", B::SOFTMAX),
-    ("SPACE_TO_BATCH_ND", B::SPACE_TO_BATCH_ND),
-    ("SPACE_TO_DEPTH", B::SPACE_TO_DEPTH),
-    ("SPLIT", B::SPLIT),
-    ("SPLIT_V", B::SPLIT_V),
-    ("SQRT", B::SQRT),
-    ("SQUARE", B::SQUARE),
-    ("SQUARED_DIFFERENCE", B::SQUARED_DIFFERENCE),
-    ("SQUEEZE", B::SQUEEZE),
-    ("STRIDED_SLICE", B::STRIDED_SLICE),
-    ("SUB", B::SUB),
-    ("SUM", B::SUM),
-    ("TANH", B::TANH),
-    ("TRANSPOSE", B::TRANSPOSE),
-    ("TRANSPOSE_CONV", B::TRANSPOSE_CONV),
-    ("UNPACK", B::UNPACK),
-    ("ZEROS_LIKE", B::ZEROS_LIKE),
-];
+/// One operator the generator draws: an entry of its family file's `OPS` table.
+#[derive(Clone, Copy)]
+pub struct OpGen {
+    /// Its TFLite name (what `--ops` takes).
+    pub name: &'static str,
+    /// The operator.
+    pub op: B,
+    /// The types it is drawn on besides int8 and float32 (every operator's generator takes those,
+    /// or declines them): TFLM's lists for it.
+    types: &'static [TensorType],
+    /// Whether it is TFLM's unquantized int32 arithmetic: int32 is drawn as a chain's type only
+    /// when one of these is among the operators of the run (and it is then drawn on int32).
+    int32_arithmetic: bool,
+    /// Whether its float32 result may be a NaN or an infinity for finite inputs (SQRT of a
+    /// negative, DIV by 0, EXP of a large value), which the chain then carries.
+    non_finite: bool,
+    /// Adds the operator reading `x` (or a fresh input of the type): its output, or `None` when
+    /// `x` does not fit it (then nothing was added).
+    apply: fn(&mut G<'_>, B, Option<i32>, TensorType) -> Option<i32>,
+}
+
+impl OpGen {
+    /// `op`, named `name`, drawn by `apply` on int8 and float32.
+    const fn new(
+        name: &'static str,
+        op: B,
+        apply: fn(&mut G<'_>, B, Option<i32>, TensorType) -> Option<i32>,
+    ) -> Self {
+        OpGen {
+            name,
+            op,
+            types: &[],
+            int32_arithmetic: false,
+            non_finite: false,
+            apply,
+        }
+    }
+
+    /// Drawn on `types` too.
+    const fn types(self, types: &'static [TensorType]) -> Self {
+        OpGen { types, ..self }
+    }
+
+    /// TFLM's unquantized int32 arithmetic: drawn on int32, and int32 drawn as a chain's type in
+    /// the runs that draw it.
+    const fn int32_arithmetic(self) -> Self {
+        OpGen {
+            int32_arithmetic: true,
+            ..self
+        }
+    }
+
+    /// May make a NaN or an infinity of finite float32 values.
+    const fn non_finite(self) -> Self {
+        OpGen {
+            non_finite: true,
+            ..self
+        }
+    }
+
+    /// Whether the generator draws it on `dtype`.
+    fn draws(&self, dtype: TensorType) -> bool {
+        matches!(dtype, TensorType::INT8 | TensorType::FLOAT32)
+            || self.types.contains(&dtype)
+            || (self.int32_arithmetic && dtype == TensorType::INT32)
+    }
+}
+
+/// The operators the generator draws: every family's, in byte order of their names (a case draws
+/// its operators by position in this list, so the order the families are listed in is no part of
+/// it).
+pub fn ops() -> &'static [OpGen] {
+    static OPS: LazyLock<Vec<OpGen>> = LazyLock::new(|| {
+        let mut ops: Vec<OpGen> = FAMILIES.iter().flat_map(|f| f.iter().copied()).collect();
+        ops.sort_by_key(|o| o.name);
+        ops
+    });
+    &OPS
+}
+
+/// The generator's entry for `op`, if it draws it.
+fn entry(op: B) -> Option<&'static OpGen> {
+    ops().iter().find(|o| o.op == op)
+}
 
 /// One generated case.
 pub struct Case {
@@ -144,7 +150,7 @@ pub struct Case {
     pub ops: Vec<&'static str>,
 }
 
-/// Generates case `index` of run `seed`, drawing ops from `ops` (names of [`OPS`]).
+/// Generates case `index` of run `seed`, drawing ops from `ops` (operators of [`ops()`]).
 pub fn case(seed: u64, index: u64, ops: &[B]) -> Case {
     let mut rng = Rng::for_case(seed, index);
     // Some op sequences do not fit together (a conv after a rank-2 tensor): retry with the same
@@ -213,12 +219,8 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
         let out = g.apply(op, x, dtype)?;
         names.push(op_name(op));
         dtype = g.m.tensors[out as usize].dtype;
-        non_finite = dtype == TensorType::FLOAT32
-            && (non_finite
-                || matches!(
-                    op,
-                    B::SQRT | B::RSQRT | B::DIV | B::EXP | B::LOG | B::FLOOR_DIV | B::FLOOR_MOD
-                ));
+        non_finite =
+            dtype == TensorType::FLOAT32 && (non_finite || entry(op).is_some_and(|e| e.non_finite));
         x = Some(out);
     }
     let out = x?;
@@ -231,10 +233,7 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
 
 /// Whether the generator draws `op` on int32 tensors (TFLM's unquantized int32 arithmetic).
 fn takes_int32(op: B) -> bool {
-    matches!(
-        op,
-        B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM | B::SQUARED_DIFFERENCE | B::DIV
-    )
+    entry(op).is_some_and(|e| e.int32_arithmetic)
 }
 
 /// The types besides int8 and float32 that some operator the generator draws takes (int16 twice:
@@ -248,111 +247,9 @@ const MOVED_TYPES: [TensorType; 5] = [
 ];
 
 /// Whether the generator draws `op` on `dtype`: int8 and float32 everywhere (an operator's
-/// generator declines what it does not take), int32 in the int32 arithmetic, int16 in the 16x8
-/// arithmetic (zero points 0; PRELU with an int8 alpha), int64 in MAXIMUM and MINIMUM, and the types TFLM's byte-moving
-/// kernels register (concatenation.cc, pack.cc, pad.cc, transpose.cc,
-/// strided_slice.cc, slice.cc, unpack.cc, reshape.cc, squeeze.cc, expand_dims.cc), and SHAPE of
-/// any input (it reads only the shape).
+/// generator declines what it does not take), and the types its family's table lists.
 fn draws_type(op: B, dtype: TensorType) -> bool {
-    match dtype {
-        _ if logic::draws_logic_type(op, dtype) || lookup_update::draws_type(op, dtype) => true,
-        TensorType::BOOL if op == B::REDUCE_ALL => true,
-        TensorType::INT8 | TensorType::FLOAT32 => true,
-        TensorType::INT32 => {
-            takes_int32(op)
-                || matches!(
-                    op,
-                    B::CONCATENATION
-                        | B::PACK
-                        | B::PAD
-                        | B::PADV2
-                        | B::SPLIT
-                        | B::SPLIT_V
-                        | B::STRIDED_SLICE
-                        | B::RESHAPE
-                        | B::SQUEEZE
-                        | B::SHAPE
-                        | B::SLICE
-                        | B::UNPACK
-                        | B::CAST
-                        | B::ZEROS_LIKE
-                        | B::FILL
-                        | B::BROADCAST_TO
-                        | B::REVERSE_V2
-                )
-        }
-        TensorType::INT16 => matches!(
-            op,
-            B::ADD
-                | B::BATCH_MATMUL
-                | B::SUB
-                | B::MUL
-                | B::SQUARED_DIFFERENCE
-                | B::MAXIMUM
-                | B::MINIMUM
-                | B::PRELU
-                | B::CONV_2D
-                | B::DEPTHWISE_CONV_2D
-                | B::TRANSPOSE_CONV
-                | B::FULLY_CONNECTED
-                | B::ABS
-                | B::RELU
-                | B::RELU6
-                | B::LEAKY_RELU
-                | B::LOGISTIC
-                | B::TANH
-                | B::SOFTMAX
-                | B::AVERAGE_POOL_2D
-                | B::MAX_POOL_2D
-                | B::MEAN
-                | B::SUM
-                | B::QUANTIZE
-                | B::DEQUANTIZE
-                | B::SPLIT
-                | B::SPLIT_V
-                | B::CONCATENATION
-                | B::PACK
-                | B::PAD
-                | B::PADV2
-                | B::TRANSPOSE
-                | B::STRIDED_SLICE
-                | B::RESHAPE
-                | B::SQUEEZE
-                | B::EXPAND_DIMS
-                | B::SHAPE
-                | B::SLICE
-                | B::UNPACK
-                | B::RESIZE_NEAREST_NEIGHBOR
-                | B::CAST
-                | B::BROADCAST_TO
-                | B::SELECT_V2
-                | B::REVERSE_V2
-        ),
-        TensorType::INT64 => matches!(
-            op,
-            B::CONCATENATION
-                | B::PACK
-                | B::RESHAPE
-                | B::MAXIMUM
-                | B::MINIMUM
-                | B::SHAPE
-                | B::ZEROS_LIKE
-                | B::BROADCAST_TO
-                | B::REVERSE_V2
-        ),
-        TensorType::BOOL => matches!(
-            op,
-            B::CONCATENATION
-                | B::STRIDED_SLICE
-                | B::RESHAPE
-                | B::SHAPE
-                | B::SLICE
-                | B::CAST
-                | B::BROADCAST_TO
-                | B::REVERSE_V2
-        ),
-        _ => false,
-    }
+    entry(op).is_some_and(|e| e.draws(dtype))
 }
 
 /// `n` random int32 values, as raw little-endian bytes: full-range (sums and products overflow
@@ -373,10 +270,7 @@ fn int32_values(rng: &mut Rng, n: usize) -> Vec<u8> {
 
 /// The TFLite name of `op`.
 pub fn op_name(op: B) -> &'static str {
-    OPS.iter()
-        .find(|(_, code)| *code == op)
-        .map(|(name, _)| *name)
-        .unwrap_or("?")
+    entry(op).map_or("?", |e| e.name)
 }
 
 /// The model being built.
@@ -699,368 +593,29 @@ impl<'a> G<'a> {
     /// does not fit the op (then nothing was added).
     fn apply(&mut self, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
         let dtype = x.map(|t| self.dtype(t)).unwrap_or(dtype);
-        let rank = x.map(|t| self.shape(t).len());
+        let entry = entry(op)?;
         // INT32 values (ARG_MAX's and ARG_MIN's indices too) go on only into int32 arithmetic and
         // the byte-moving operators; int16, int64 and bool only into the latter.
-        if !draws_type(op, dtype) {
+        if !entry.draws(dtype) {
             return None;
         }
-        match op {
-            B::ARG_MAX | B::ARG_MIN => {
-                if rank == Some(0) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 4.0);
-                Some(self.arg_min_max(op, x))
-            }
-            B::CONV_2D
-            | B::DEPTHWISE_CONV_2D
-            | B::AVERAGE_POOL_2D
-            | B::MAX_POOL_2D
-            | B::L2_POOL_2D
-            | B::TRANSPOSE_CONV => {
-                // TFLM's L2_POOL_2D is float32 only.
-                if rank.is_some_and(|r| r != 4)
-                    || (op == B::L2_POOL_2D && dtype != TensorType::FLOAT32)
-                {
-                    return None;
-                }
-                let x = self.take(
-                    x,
-                    dtype,
-                    |g| {
-                        let n = if g.rng.chance(0.1) { 2 } else { 1 };
-                        vec![n, g.rng.int(1, 7), g.rng.int(1, 7), g.rng.int(1, 4)]
-                    },
-                    1.0,
-                );
-                Some(match op {
-                    B::CONV_2D | B::DEPTHWISE_CONV_2D => self.conv(op, x),
-                    B::TRANSPOSE_CONV => self.transpose_conv(x),
-                    _ => self.pool(op, x),
-                })
-            }
-            B::FULLY_CONNECTED => {
-                if rank.is_some_and(|r| r < 2) {
-                    return None;
-                }
-                let x = self.take(
-                    x,
-                    dtype,
-                    |g| {
-                        if g.rng.chance(0.2) {
-                            g.random_shape(3, 4, 4)
-                        } else {
-                            vec![g.rng.int(1, 4), g.rng.int(1, 24)]
-                        }
-                    },
-                    1.0,
-                );
-                Some(self.fully_connected(x))
-            }
-            B::QUANTIZE => {
-                let wanted = if x.is_none() && self.rng.chance(0.6) {
-                    TensorType::FLOAT32
-                } else {
-                    dtype
-                };
-                let out_q = (self.scale(), self.zero_point());
-                let range = f64::from(out_q.0) * 160.0;
-                let x = self.take(x, wanted, |g| g.random_shape(1, 4, 6), range);
-                Some(self.quantize(x, out_q))
-            }
-            B::DEQUANTIZE => {
-                if !matches!(dtype, TensorType::INT8 | TensorType::INT16) && x.is_some() {
-                    return None;
-                }
-                let wanted = if dtype == TensorType::INT16 {
-                    dtype
-                } else {
-                    TensorType::INT8
-                };
-                let x = self.take(x, wanted, |g| g.random_shape(1, 4, 6), 1.0);
-                let out = self.act(TensorType::FLOAT32, &self.shape(x), None);
-                let text = format!("DEQUANTIZE {} -> f32", self.qtext(x));
-                self.describe(text);
-                self.m.op(B::DEQUANTIZE, Options::Dequantize, &[x], &[out]);
-                Some(out)
-            }
-            B::ADD | B::SUB | B::MUL | B::MAXIMUM | B::MINIMUM | B::PRELU => {
-                if rank.is_some_and(|r| r > 4) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
-                Some(self.binary(op, x))
-            }
-            op if logic::is_logical(op) => {
-                let x = self.take(x, dtype, |g| g.random_shape(0, 4, 5), 2.0);
-                self.logical(op, x)
-            }
-            B::FLOOR_DIV | B::FLOOR_MOD => {
-                if dtype != TensorType::FLOAT32 {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(0, 4, 5), 8.0);
-                self.floor_div_mod(op, x)
-            }
-            op if logic::is_comparison(op) => {
-                let x = self.take(x, dtype, |g| g.random_shape(0, 4, 5), 2.0);
-                self.comparison(op, x)
-            }
-            B::SQUARED_DIFFERENCE | B::DIV => {
-                if rank.is_some_and(|r| r > 4) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
-                self.math_binary(op, x)
-            }
-            B::SOFTMAX | B::LOGISTIC | B::TANH => {
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 4.0);
-                Some(self.curve(op, x))
-            }
-            B::FLOOR | B::CEIL | B::ROUND => {
-                // TFLM's FLOOR, CEIL and ROUND are float32 only.
-                if dtype != TensorType::FLOAT32 {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
-                Some(self.activation(op, x))
-            }
-            B::LOG_SOFTMAX => {
-                // TFLM's LOG_SOFTMAX takes float32 and int8.
-                if rank == Some(0) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 8.0);
-                Some(if dtype == TensorType::INT8 {
-                    self.log_softmax_s8(x)
-                } else {
-                    self.math(op, x)
-                })
-            }
-            B::L2_NORMALIZATION => {
-                // TFLM's L2_NORMALIZATION: float32 and int8, rank 1 to 4.
-                if rank.is_some_and(|r| r == 0 || r > 4) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 2.0);
-                Some(self.l2_norm(x))
-            }
-            B::BATCH_MATMUL => {
-                if rank.is_some_and(|r| !(2..=4).contains(&r)) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(2, 4, 5), 1.0);
-                Some(self.batch_matmul(x))
-            }
-            B::EXP | B::LOG => {
-                // TFLM's EXP and LOG are float32 only.
-                if dtype != TensorType::FLOAT32 {
-                    return None;
-                }
-                let x = self.take(x, dtype, G::every_value_shape, 4.0);
-                Some(self.math(op, x))
-            }
-            B::SIN | B::COS => {
-                // TFLM's SIN and COS are float32 only; fresh inputs up to 4, 1e3 or 1e6 in
-                // magnitude (the argument reduction of large floats).
-                if dtype != TensorType::FLOAT32 {
-                    return None;
-                }
-                let range = self.rng.pick(&[4.0, 1e3, 1e6]);
-                let x = self.take(x, dtype, G::every_value_shape, range);
-                Some(self.math(op, x))
-            }
-            B::RELU | B::RELU6 | B::LEAKY_RELU | B::HARD_SWISH | B::ELU => {
-                let x = self.take(x, dtype, G::every_value_shape, 8.0);
-                Some(self.activation(op, x))
-            }
-            B::RSQRT => {
-                // TFLM's int8 Invoke fails on an input below its zero point: a fresh int8 input
-                // has zero point -128, a produced one must have it too.
-                let x = match x {
-                    Some(t) if dtype == TensorType::INT8 && self.q(t).1 != -128 => return None,
-                    Some(t) => t,
-                    None => {
-                        let shape = self.every_value_shape();
-                        let quant = (dtype == TensorType::INT8).then(|| (self.scale(), -128));
-                        self.input(dtype, &shape, quant, 4.0)
-                    }
-                };
-                Some(self.math(op, x))
-            }
-            B::ABS | B::NEG | B::SQRT | B::SQUARE => {
-                // TFLM's NEG, SQRT and SQUARE are float32 only; ABS takes int8 too.
-                if op != B::ABS && dtype != TensorType::FLOAT32 {
-                    return None;
-                }
-                let x = self.take(x, dtype, G::every_value_shape, 4.0);
-                Some(self.math(op, x))
-            }
-            B::PAD | B::PADV2 => {
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
-                Some(self.pad(op, x))
-            }
-            B::MEAN | B::SUM | B::REDUCE_MAX | B::REDUCE_MIN => {
-                if rank == Some(0) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
-                Some(self.reduce(op, x))
-            }
-            B::REDUCE_ALL => {
-                if rank == Some(0) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
-                self.reduce_all(x)
-            }
-            B::CONCATENATION => {
-                if rank == Some(0) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
-                Some(self.concat(x))
-            }
-            B::PACK => {
-                if rank.is_some_and(|r| r > 4) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(0, 4, 4), 1.0);
-                Some(self.pack(x))
-            }
-            B::SPLIT | B::SPLIT_V => {
-                if rank == Some(0) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 1.0);
-                Some(self.split(op, x))
-            }
-            B::ADD_N => {
-                // TFLM's ADD_N takes float32 and int8.
-                if !matches!(dtype, TensorType::FLOAT32 | TensorType::INT8) {
-                    return None;
-                }
-                let x = self.take(x, dtype, G::every_value_shape, 2.0);
-                Some(self.add_n(x))
-            }
-            B::CUMSUM => {
-                // TFLM's CUMSUM takes float32 and int8 of rank 1 or more.
-                if rank == Some(0) || !matches!(dtype, TensorType::FLOAT32 | TensorType::INT8) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 2.0);
-                self.cumsum(x)
-            }
-            B::REVERSE_V2 => {
-                if rank.is_some_and(|r| r == 0 || r > 6) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);
-                Some(self.reverse_v2(x))
-            }
-            B::TRANSPOSE => {
-                if rank.is_some_and(|r| r == 0 || r > 5) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);
-                Some(self.transpose(x))
-            }
-            B::STRIDED_SLICE => {
-                if rank.is_some_and(|r| r == 0 || r > 5) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 6), 1.0);
-                self.strided_slice(x, x_is_fresh(rank))
-            }
-            B::GATHER => {
-                if rank == Some(0) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
-                self.gather(x)
-            }
-            B::CAST | B::ZEROS_LIKE | B::FILL | B::BROADCAST_TO | B::SELECT_V2 | B::GATHER_ND => {
-                self.tensor_op(op, x, dtype)
-            }
-            B::SHAPE => {
-                let x = self.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);
-                Some(self.shape_of(x))
-            }
-            B::SLICE => {
-                if rank.is_some_and(|r| r == 0 || r > 5) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 5, 6), 1.0);
-                Some(self.slice(x))
-            }
-            B::UNPACK => {
-                if rank == Some(0) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
-                self.unpack(x)
-            }
-            B::RESIZE_NEAREST_NEIGHBOR | B::RESIZE_BILINEAR => {
-                if rank.is_some_and(|r| r != 4) {
-                    return None;
-                }
-                let x = self.take(
-                    x,
-                    dtype,
-                    |g| {
-                        let n = if g.rng.chance(0.1) { 2 } else { 1 };
-                        vec![n, g.rng.int(1, 7), g.rng.int(1, 7), g.rng.int(1, 4)]
-                    },
-                    1.0,
-                );
-                Some(self.resize(op, x))
-            }
-            B::DEPTH_TO_SPACE | B::SPACE_TO_DEPTH => {
-                if rank.is_some_and(|r| r != 4) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.block_input_shape(op), 1.0);
-                Some(self.depth_space(op, x))
-            }
-            B::SPACE_TO_BATCH_ND | B::BATCH_TO_SPACE_ND => {
-                if rank.is_some_and(|r| r != 4) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.batch_space_input_shape(op), 1.0);
-                Some(self.batch_space(op, x))
-            }
-            B::MIRROR_PAD => {
-                if rank.is_some_and(|r| r == 0 || r > 4) {
-                    return None;
-                }
-                let x = self.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
-                Some(self.mirror_pad(x))
-            }
-            B::RESHAPE | B::SQUEEZE | B::EXPAND_DIMS => {
-                if op == B::SQUEEZE {
-                    if let Some(t) = x {
-                        if !self.shape(t).contains(&1) {
-                            return None;
-                        }
-                    }
-                }
-                let x = self.take(
-                    x,
-                    dtype,
-                    |g| {
-                        let mut s = g.random_shape(1, 4, 4);
-                        if op == B::SQUEEZE && !s.contains(&1) {
-                            s.insert(0, 1);
-                        }
-                        s
-                    },
-                    1.0,
-                );
-                Some(self.reshape_like(op, x))
-            }
-            _ => self.lookup_update(op, x, dtype),
-        }
+        (entry.apply)(self, op, x, dtype)
+    }
+
+    /// The rank of `x`, `None` for a fresh input.
+    fn rank(&self, x: Option<i32>) -> Option<usize> {
+        x.map(|t| self.shape(t).len())
+    }
+
+    /// The shape of a fresh input to an operator on images (NHWC): now and then two batches.
+    fn image_shape(&mut self) -> Vec<i32> {
+        let n = if self.rng.chance(0.1) { 2 } else { 1 };
+        vec![
+            n,
+            self.rng.int(1, 7),
+            self.rng.int(1, 7),
+            self.rng.int(1, 4),
+        ]
     }
 
     /// Breaks the model in one small way (a hostile corner): what TFLM refuses, tinyaot must
@@ -1135,10 +690,6 @@ impl<'a> G<'a> {
     }
 }
 
-fn x_is_fresh(rank: Option<usize>) -> bool {
-    rank.is_none()
-}
-
 #[cfg(test)]
 mod tests {
     use super::arithmetic::product_pair;
@@ -1146,7 +697,26 @@ mod tests {
     use crate::difftest::quant::{product_variants, quantize_multiplier};
 
     fn all_ops() -> Vec<B> {
-        OPS.iter().map(|(_, op)| *op).collect()
+        ops().iter().map(|o| o.op).collect()
+    }
+
+    /// Each operator is in one family's table only (two entries would draw it twice as often)
+    /// under its own TFLite name.
+    #[test]
+    fn every_operator_has_one_entry() {
+        let names: Vec<&str> = ops().iter().map(|o| o.name).collect();
+        let mut unique = names.clone();
+        unique.dedup();
+        assert_eq!(unique, names, "an operator in two families' tables");
+        for o in ops() {
+            assert_eq!(
+                Some(o.name),
+                o.op.variant_name(),
+                "{} names {:?}",
+                o.name,
+                o.op
+            );
+        }
     }
 
     #[test]

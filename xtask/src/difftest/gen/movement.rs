@@ -3,7 +3,110 @@
 
 use tinyaot_modelkit::{Activation, BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::{act_name, elements, op_name, ACTIVATIONS, G};
+use super::{act_name, elements, op_name, ACTIVATIONS, G, OpGen};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("CONCATENATION", B::CONCATENATION, concatenation).types(&[
+        TensorType::INT32,
+        TensorType::INT16,
+        TensorType::INT64,
+        TensorType::BOOL,
+    ]),
+    OpGen::new("EXPAND_DIMS", B::EXPAND_DIMS, reshape_like).types(&[TensorType::INT16]),
+    OpGen::new("PACK", B::PACK, pack).types(&[
+        TensorType::INT32,
+        TensorType::INT16,
+        TensorType::INT64,
+    ]),
+    OpGen::new("PAD", B::PAD, pad).types(&[TensorType::INT32, TensorType::INT16]),
+    OpGen::new("PADV2", B::PADV2, pad).types(&[TensorType::INT32, TensorType::INT16]),
+    OpGen::new("RESHAPE", B::RESHAPE, reshape_like).types(&[
+        TensorType::INT32,
+        TensorType::INT16,
+        TensorType::INT64,
+        TensorType::BOOL,
+    ]),
+    OpGen::new("SPLIT", B::SPLIT, split).types(&[TensorType::INT32, TensorType::INT16]),
+    OpGen::new("SPLIT_V", B::SPLIT_V, split).types(&[TensorType::INT32, TensorType::INT16]),
+    OpGen::new("SQUEEZE", B::SQUEEZE, reshape_like)
+        .types(&[TensorType::INT32, TensorType::INT16]),
+    OpGen::new("STRIDED_SLICE", B::STRIDED_SLICE, strided_slice).types(&[
+        TensorType::INT32,
+        TensorType::INT16,
+        TensorType::BOOL,
+    ]),
+    OpGen::new("TRANSPOSE", B::TRANSPOSE, transpose).types(&[TensorType::INT16]),
+];
+
+fn pad(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
+    Some(g.pad(op, x))
+}
+
+fn concatenation(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x) == Some(0) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
+    Some(g.concat(x))
+}
+
+fn pack(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r > 4) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(0, 4, 4), 1.0);
+    Some(g.pack(x))
+}
+
+fn split(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x) == Some(0) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 6), 1.0);
+    Some(g.split(op, x))
+}
+
+fn transpose(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r == 0 || r > 5) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);
+    Some(g.transpose(x))
+}
+
+fn strided_slice(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    let rank = g.rank(x);
+    if rank.is_some_and(|r| r == 0 || r > 5) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 6), 1.0);
+    g.strided_slice(x, rank.is_none())
+}
+
+fn reshape_like(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if op == B::SQUEEZE {
+        if let Some(t) = x {
+            if !g.shape(t).contains(&1) {
+                return None;
+            }
+        }
+    }
+    let x = g.take(
+        x,
+        dtype,
+        |g| {
+            let mut s = g.random_shape(1, 4, 4);
+            if op == B::SQUEEZE && !s.contains(&1) {
+                s.insert(0, 1);
+            }
+            s
+        },
+        1.0,
+    );
+    Some(g.reshape_like(op, x))
+}
 
 impl<'a> G<'a> {
     pub(super) fn pad(&mut self, op: B, x: i32) -> i32 {

@@ -2,7 +2,31 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::G;
+use super::{OpGen, G};
+
+/// This family's operators (see [`OpGen`]), each drawn by [`G::tensor_op`].
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("BROADCAST_TO", B::BROADCAST_TO, tensor_op).types(&[
+        TensorType::INT32,
+        TensorType::INT16,
+        TensorType::INT64,
+        TensorType::BOOL,
+    ]),
+    OpGen::new("CAST", B::CAST, tensor_op).types(&[
+        TensorType::INT32,
+        TensorType::INT16,
+        TensorType::BOOL,
+    ]),
+    OpGen::new("FILL", B::FILL, tensor_op).types(&[TensorType::INT32]),
+    OpGen::new("GATHER_ND", B::GATHER_ND, tensor_op),
+    OpGen::new("SELECT_V2", B::SELECT_V2, tensor_op).types(&[TensorType::INT16]),
+    OpGen::new("ZEROS_LIKE", B::ZEROS_LIKE, tensor_op)
+        .types(&[TensorType::INT32, TensorType::INT64]),
+];
+
+fn tensor_op(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    g.tensor_op(op, x, dtype)
+}
 
 /// The types TFLM's CAST converts between that tinyaot compiles (UINT32 aside).
 pub(super) const CAST_TYPES: [TensorType; 5] = [

@@ -2,8 +2,43 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::{arithmetic::ratio_near, op_name, G};
+use super::{arithmetic::ratio_near, op_name, G, OpGen};
 use crate::difftest::quant::{ratio_variants, score};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("ARG_MAX", B::ARG_MAX, arg_min_max),
+    OpGen::new("ARG_MIN", B::ARG_MIN, arg_min_max),
+    OpGen::new("MEAN", B::MEAN, reduce).types(&[TensorType::INT16]),
+    OpGen::new("REDUCE_ALL", B::REDUCE_ALL, reduce_all).types(&[TensorType::BOOL]),
+    OpGen::new("REDUCE_MAX", B::REDUCE_MAX, reduce),
+    OpGen::new("REDUCE_MIN", B::REDUCE_MIN, reduce),
+    OpGen::new("SUM", B::SUM, reduce).types(&[TensorType::INT16]),
+];
+
+fn arg_min_max(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x) == Some(0) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 6), 4.0);
+    Some(g.arg_min_max(op, x))
+}
+
+fn reduce(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x) == Some(0) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 5), 1.0);
+    Some(g.reduce(op, x))
+}
+
+fn reduce_all(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x) == Some(0) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 5), 2.0);
+    g.reduce_all(x)
+}
 
 impl<'a> G<'a> {
     /// ARG_MAX or ARG_MIN of `x` along a random axis (sometimes given as negative).

@@ -3,7 +3,51 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorType};
 
-use super::{op_name, G};
+use super::{op_name, G, OpGen};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("BATCH_TO_SPACE_ND", B::BATCH_TO_SPACE_ND, batch_space),
+    OpGen::new("DEPTH_TO_SPACE", B::DEPTH_TO_SPACE, depth_space),
+    OpGen::new("MIRROR_PAD", B::MIRROR_PAD, mirror_pad),
+    OpGen::new("RESIZE_BILINEAR", B::RESIZE_BILINEAR, resize),
+    OpGen::new("RESIZE_NEAREST_NEIGHBOR", B::RESIZE_NEAREST_NEIGHBOR, resize)
+        .types(&[TensorType::INT16]),
+    OpGen::new("SPACE_TO_BATCH_ND", B::SPACE_TO_BATCH_ND, batch_space),
+    OpGen::new("SPACE_TO_DEPTH", B::SPACE_TO_DEPTH, depth_space),
+];
+
+fn resize(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r != 4) {
+        return None;
+    }
+    let x = g.take(x, dtype, G::image_shape, 1.0);
+    Some(g.resize(op, x))
+}
+
+fn depth_space(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r != 4) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.block_input_shape(op), 1.0);
+    Some(g.depth_space(op, x))
+}
+
+fn batch_space(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r != 4) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.batch_space_input_shape(op), 1.0);
+    Some(g.batch_space(op, x))
+}
+
+fn mirror_pad(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r == 0 || r > 4) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 4, 4), 1.0);
+    Some(g.mirror_pad(x))
+}
 
 impl<'a> G<'a> {
     /// RESIZE_NEAREST_NEIGHBOR or RESIZE_BILINEAR of the 4-D `x` to a random constant size (up

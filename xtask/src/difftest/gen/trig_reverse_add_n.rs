@@ -3,7 +3,48 @@
 
 use tinyaot_modelkit::{BuiltinOperator as B, Options, TensorSpec, TensorType};
 
-use super::G;
+use super::{OpGen, G};
+
+/// This family's operators (see [`OpGen`]).
+pub(super) const OPS: &[OpGen] = &[
+    OpGen::new("ADD_N", B::ADD_N, add_n),
+    OpGen::new("COS", B::COS, sin_cos),
+    OpGen::new("REVERSE_V2", B::REVERSE_V2, reverse_v2).types(&[
+        TensorType::INT32,
+        TensorType::INT16,
+        TensorType::INT64,
+        TensorType::BOOL,
+    ]),
+    OpGen::new("SIN", B::SIN, sin_cos),
+];
+
+fn sin_cos(g: &mut G<'_>, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's SIN and COS are float32 only; fresh inputs up to 4, 1e3 or 1e6 in magnitude (the
+    // argument reduction of large floats).
+    if dtype != TensorType::FLOAT32 {
+        return None;
+    }
+    let range = g.rng.pick(&[4.0, 1e3, 1e6]);
+    let x = g.take(x, dtype, G::every_value_shape, range);
+    Some(g.math(op, x))
+}
+
+fn add_n(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    // TFLM's ADD_N takes float32 and int8.
+    if !matches!(dtype, TensorType::FLOAT32 | TensorType::INT8) {
+        return None;
+    }
+    let x = g.take(x, dtype, G::every_value_shape, 2.0);
+    Some(g.add_n(x))
+}
+
+fn reverse_v2(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    if g.rank(x).is_some_and(|r| r == 0 || r > 6) {
+        return None;
+    }
+    let x = g.take(x, dtype, |g| g.random_shape(1, 5, 4), 1.0);
+    Some(g.reverse_v2(x))
+}
 
 impl<'a> G<'a> {
     /// REVERSE_V2 of `x` along a run of contiguous axes, listed in a random order, each axis
