@@ -42,11 +42,14 @@ pub(super) fn check(graph: &Graph) -> Result<()> {
         }
     }
     // Which tensors hold a defined value before operator `i` runs: constants, graph inputs and
-    // variables from the start, then each operator's outputs.
+    // variables from the start, then each operator's outputs. A tensor of no elements is defined
+    // too, whoever writes it: a kernel reads none of its bytes (a constant of no elements has an
+    // empty buffer, which the file cannot tell from no buffer, and TFLM plans it as an arena
+    // tensor of 0 bytes).
     let mut defined: Vec<bool> = graph
         .tensors
         .iter()
-        .map(|t| t.is_constant() || t.is_variable)
+        .map(|t| t.is_constant() || t.is_variable || t.num_elements() == 0)
         .collect();
     for &input in &graph.inputs {
         let tensor = &graph.tensors[input];

@@ -201,6 +201,30 @@ pub(super) fn lookup_update(cases: &mut Vec<super::Case>) {
             TensorSpec::int32(&[3]),
         ),
     );
+    // BROADCAST_ARGS of two empty shapes, then a DIV of its empty result by an empty constant
+    // (an empty buffer, which the file cannot tell from none): TFLM runs both over no elements.
+    s.accepted("broadcast_args_empty_then_div_by_empty_constant", {
+        let mut m = ModelSpec::new();
+        let (a, b) = (
+            m.tensor(TensorSpec::int32(&[0])),
+            m.tensor(TensorSpec::int32(&[0])),
+        );
+        let shape = m.tensor(TensorSpec::int32(&[0]));
+        m.op(B::BROADCAST_ARGS, Options::None, &[a, b], &[shape]);
+        let divisor = m.tensor(TensorSpec::int32(&[0]).constant(Vec::new()));
+        let out = m.tensor(TensorSpec::int32(&[0]));
+        m.op(
+            B::DIV,
+            Options::Div {
+                activation: crate::Activation::NONE,
+            },
+            &[shape, divisor],
+            &[out],
+        );
+        m.inputs = vec![a, b];
+        m.outputs = vec![out];
+        m
+    });
     s.refused(
         "broadcast_args_constant_mismatch",
         constant_broadcast_args(

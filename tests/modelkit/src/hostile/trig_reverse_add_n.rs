@@ -59,13 +59,14 @@ pub(super) fn trig_reverse_add_n(cases: &mut Vec<super::Case>) {
         Refusal::Invalid,
         "out of range",
     );
-    // An empty axis tensor has no data: the loader sees a tensor nothing writes (the lowering's
-    // own refusal, TFLM's read of axes[-1], is behind that one).
+    // An empty axis tensor has no data (a tensor of no elements nothing writes, which is
+    // defined): refused as an empty input of a non-empty output (the lowering's own refusal,
+    // TFLM's read of axes[-1], is behind that one).
     s.refused(
         "reverse_v2_no_axis",
         reverse(TensorType::FLOAT32, &[2, 3], &[]),
         Refusal::Invalid,
-        "uninitialized",
+        "is empty",
     );
     s.refused(
         "reverse_v2_int64_axis",
