@@ -274,11 +274,16 @@ impl Gen<'_, '_> {
                 self.push_op(op, Options::Transpose, &[v.index, p], out_t);
             }
             B::ADD_N => {
-                // The latest value 2 to 4 times (one tensor, one quantization, as TFLM's int8
-                // ADD_N requires); the output in its quantization.
+                // The latest value 2 to 4 times, now and then 9 to 12 (the variadic kernels),
+                // one tensor of one quantization, as TFLM's int8 ADD_N requires; the output in
+                // its quantization.
                 let v = self.latest();
                 let shape = self.shape_of(v);
-                let n = self.int(2, 4) as usize;
+                let n = if self.chance(20) {
+                    self.int(9, 12) as usize
+                } else {
+                    self.int(2, 4) as usize
+                };
                 let out_t = self.same_quant(v, &shape);
                 self.push_op(op, Options::None, &vec![v.index; n], out_t);
             }
