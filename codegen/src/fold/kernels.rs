@@ -1469,6 +1469,30 @@ fn elementwise_sub_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `elementwise::add_n_f32`.
+fn elementwise_add_n_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n_f32(arena, &call.srcs(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `elementwise::add_n_s8`.
+fn elementwise_add_n_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_n_s8(arena, &call.srcs(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `elementwise::add_n2_f32`.
 fn elementwise_add_n2_f32<C: KernelArgs + ?Sized>(
     call: &C,
@@ -4476,6 +4500,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "sub_s8") => elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => elementwise_sub_s16(call, arena),
+        ("elementwise", "add_n_f32") => elementwise_add_n_f32(call, arena),
+        ("elementwise", "add_n_s8") => elementwise_add_n_s8(call, arena),
         ("elementwise", "add_n2_f32") => elementwise_add_n2_f32(call, arena),
         ("elementwise", "add_n2_s8") => elementwise_add_n2_s8(call, arena),
         ("elementwise", "add_n3_f32") => elementwise_add_n3_f32(call, arena),

@@ -42,11 +42,14 @@ pub(super) fn check(graph: &Graph) -> Result<()> {
         }
     }
     // Which tensors hold a defined value before operator `i` runs: constants, graph inputs and
-    // variables from the start, then each operator's outputs.
+    // variables from the start, then each operator's outputs. A tensor of no elements is defined
+    // too, whoever writes it: a kernel reads none of its bytes (a constant of no elements has an
+    // empty buffer, which the file cannot tell from no buffer, and TFLM plans it as an arena
+    // tensor of 0 bytes).
     let mut defined: Vec<bool> = graph
         .tensors
         .iter()
-        .map(|t| t.is_constant() || t.is_variable)
+        .map(|t| t.is_constant() || t.is_variable || t.num_elements() == 0)
         .collect();
     for &input in &graph.inputs {
         let tensor = &graph.tensors[input];
@@ -155,11 +158,14 @@ pub(super) fn check(graph: &Graph) -> Result<()> {
         }
     }
     // A graph output that is a graph input (a pass-through) or a constant is what TFLM returns
-    // for it: the input's bytes, or the constant's. One that nothing defines would be whatever
-    // the arena held (TFLM's result is undefined).
+    // for it: the input's bytes, or the constant's; one of no elements (an empty constant) has
+    // none to return. One that nothing defines would be whatever the arena held (TFLM's result
+    // is undefined).
     for &output in &graph.outputs {
         let tensor = &graph.tensors[output];
-        let defined_before = graph.inputs.contains(&output) || tensor.is_constant();
+        let defined_before = graph.inputs.contains(&output)
+            || tensor.is_constant()
+            || (tensor.num_elements() == 0 && !tensor.is_variable);
         if writer[output].is_none() && !defined_before {
             let what = if tensor.is_variable {
                 "is a variable, which only its operators may expose"

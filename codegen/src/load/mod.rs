@@ -149,7 +149,8 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     for (t, bytes) in initial_values {
         tensors[t].initial = Some(bytes);
     }
-    // The shapes TFLM's Prepare writes over the declared ones (GATHER, GATHER_ND).
+    // The shapes TFLM's Prepare writes over the declared ones (GATHER, GATHER_ND,
+    // EMBEDDING_LOOKUP).
     prepared::apply(subgraph, &mut tensors, &operators, limits)?;
 
     let graph = Graph {

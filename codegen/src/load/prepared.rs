@@ -1,12 +1,13 @@
-//! The output shapes TFLM's `Prepare` writes over the file's: GATHER and GATHER_ND copy their
-//! output's dimensions into the arena (`CreateWritableTensorDimsWithCopy`, an array of the
-//! declared rank) and overwrite them with the shape they compute from the input and the
-//! positions; TFLM then plans the tensor's buffer (`CommitStaticMemoryPlan` runs after every
-//! `Prepare`) and every later operator reads it with that shape, whatever the file declares. So
-//! the loader gives such an output the computed shape, operator by operator in TFLM's `Prepare`
-//! order, where `Prepare` passes (otherwise the lowering refuses the operator with its reason).
-//! A computed shape of more dimensions than the declared one is not applied: TFLM writes it past
-//! the copy's end (undefined), which the lowering refuses.
+//! The output shapes TFLM's `Prepare` writes over the file's: GATHER, GATHER_ND and
+//! EMBEDDING_LOOKUP copy their output's dimensions into the arena
+//! (`CreateWritableTensorDimsWithCopy`, an array of the declared rank) and overwrite them with the
+//! shape they compute from their inputs; TFLM then plans the tensor's buffer
+//! (`CommitStaticMemoryPlan` runs after every `Prepare`) and every later operator reads it with
+//! that shape, whatever the file declares. So the loader gives such an output the computed shape,
+//! operator by operator in TFLM's `Prepare` order, where `Prepare` passes (otherwise the lowering
+//! refuses the operator with its reason). A computed shape of more dimensions than the declared
+//! one is not applied: GATHER and GATHER_ND write it past the copy's end (undefined), which the
+//! lowering refuses (EMBEDDING_LOOKUP's `Prepare` refuses it itself).
 
 use tinyaot_schema::tflite;
 
@@ -68,7 +69,29 @@ pub(crate) fn gather_nd_shape(params: &[usize], indices: &[usize]) -> Option<Vec
     )
 }
 
-/// Gives each GATHER and GATHER_ND output the shape TFLM's `Prepare` writes (see the module's
+/// TFLM's `EmbeddingLookUpPrepare` output shape for ids of shape `ids`, values of shape `values`
+/// and an output declared of shape `declared`, or `None` where its shape checks fail (ids of rank
+/// 1, values of rank 2 or more, an output of at least the values' rank): the number of ids, the
+/// values' dimensions after the rows, then the declared dimensions past the values' rank, which
+/// `Prepare` leaves as they are.
+pub(crate) fn embedding_lookup_shape(
+    ids: &[usize],
+    values: &[usize],
+    declared: &[usize],
+) -> Option<Vec<usize>> {
+    if ids.len() != 1 || values.len() < 2 || declared.len() < values.len() {
+        return None;
+    }
+    Some(
+        ids.iter()
+            .chain(&values[1..])
+            .chain(&declared[values.len()..])
+            .copied()
+            .collect(),
+    )
+}
+
+/// Gives each GATHER, GATHER_ND and EMBEDDING_LOOKUP output the shape TFLM's `Prepare` writes (see the module's
 /// documentation), in operator order, so that a later operator sees an earlier one's.
 pub(super) fn apply(
     subgraph: tflite::SubGraph<'_>,
@@ -79,18 +102,33 @@ pub(super) fn apply(
     let raw = subgraph.operators();
     for (i, op) in operators.iter().enumerate() {
         let code = op.kind.code();
-        if code != Some(OpCode::GATHER) && code != Some(OpCode::GATHER_ND) {
+        let Some(code) = code
+            .filter(|c| [OpCode::GATHER, OpCode::GATHER_ND, OpCode::EMBEDDING_LOOKUP].contains(c))
+        else {
             continue;
-        }
+        };
         let ([Some(input), Some(positions)], [output]) = (&op.inputs[..], &op.outputs[..]) else {
             continue;
         };
         let (input, positions) = (&tensors[*input], &tensors[*positions]);
-        // Prepare's type checks: positions INT32, input FLOAT32 or INT8.
-        if positions.dtype != DType::I32 || !matches!(input.dtype, DType::F32 | DType::I8) {
-            continue;
-        }
-        let computed = if code == Some(OpCode::GATHER) {
+        let declared = &tensors[*output];
+        let computed = if code == OpCode::EMBEDDING_LOOKUP {
+            // EMBEDDING_LOOKUP's inputs are the ids, then the values. Prepare's type checks: ids
+            // INT32, values FLOAT32 or INT8, a FLOAT32 output (or INT8 for INT8 values); and its
+            // size check, that the computed shape fits in the declared one's bytes.
+            let (ids, values) = (input, positions);
+            let types = ids.dtype == DType::I32
+                && match values.dtype {
+                    DType::F32 => declared.dtype == DType::F32,
+                    DType::I8 => matches!(declared.dtype, DType::F32 | DType::I8),
+                    _ => false,
+                };
+            embedding_lookup_shape(&ids.shape, &values.shape, &declared.shape)
+                .filter(|s| types && s.iter().product::<usize>() <= declared.num_elements())
+        } else if positions.dtype != DType::I32 || !matches!(input.dtype, DType::F32 | DType::I8) {
+            // GATHER's and GATHER_ND's type checks: positions INT32, input FLOAT32 or INT8.
+            None
+        } else if code == OpCode::GATHER {
             let (axis, batch_dims) = raw
                 .filter(|ops| i < ops.len())
                 .and_then(|ops| ops.get(i).builtin_options_as_gather_options())
@@ -124,7 +162,7 @@ pub(super) fn apply(
 
 #[cfg(test)]
 mod tests {
-    use super::{gather_nd_shape, gather_shape};
+    use super::{embedding_lookup_shape, gather_nd_shape, gather_shape};
 
     #[test]
     fn shapes_as_tflm_prepares_them() {
@@ -141,5 +179,15 @@ mod tests {
         assert_eq!(gather_nd_shape(&[4, 5, 6], &[3, 2]), Some(vec![3, 6]));
         assert_eq!(gather_nd_shape(&[4, 5], &[3, 3]), None);
         assert_eq!(gather_nd_shape(&[4, 5], &[]), None);
+        assert_eq!(
+            embedding_lookup_shape(&[1], &[2, 3, 1, 2], &[2, 3, 1, 2]),
+            Some(vec![1, 3, 1, 2])
+        );
+        assert_eq!(
+            embedding_lookup_shape(&[4], &[3, 5], &[5, 5, 1]),
+            Some(vec![4, 5, 1])
+        );
+        assert_eq!(embedding_lookup_shape(&[4], &[3, 5, 2], &[4, 10]), None);
+        assert_eq!(embedding_lookup_shape(&[4], &[3], &[4]), None);
     }
 }

@@ -543,6 +543,11 @@ fn live_steps(graph: &Graph) -> Vec<Option<(usize, usize)>> {
         if created.is_none() {
             created = mine.iter().find(|u| u.2).map(|u| u.1);
         }
+        // A tensor of no elements may be read unwritten (an empty constant has no data): it
+        // lives from its first use.
+        if created.is_none() && graph.tensors.get(t).is_some_and(|x| x.num_elements() == 0) {
+            created = mine.first().map(|u| u.1);
+        }
         if let Some(u) = mine.last() {
             last = Some(u.1);
         }

@@ -53,7 +53,10 @@ pub(super) fn lifetimes(graph: &Graph) -> Result<Vec<Option<Steps>>> {
             let Some(tensor) = graph.tensors.get(t) else {
                 continue;
             };
-            let needs_producer = tensor.data.is_none() && !tensor.is_variable;
+            // A tensor of no elements needs none: nothing reads its bytes (an empty constant
+            // has no buffer data, and lives in the arena with 0 bytes, as in TFLM).
+            let needs_producer =
+                tensor.data.is_none() && !tensor.is_variable && tensor.num_elements() > 0;
             if needs_producer && first[t].is_none() {
                 return Err(Error::Corrupt {
                     detail: format!(

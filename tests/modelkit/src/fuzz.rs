@@ -302,6 +302,29 @@ mod tests {
         assert!(!model_from_bytes(&[]).operators.is_empty());
     }
 
+    /// The generator draws the arities only the variadic kernels take: UNPACK into more than 10
+    /// outputs, ADD_N of more than 8 inputs.
+    #[test]
+    fn draws_variadic_arities() {
+        let (mut unpack, mut add_n) = (0, 0);
+        for seed in 0..500 {
+            let m = model_from_bytes(&noise(seed, 1024));
+            for op in &m.operators {
+                let code = m
+                    .opcodes
+                    .get(op.opcode_index as usize)
+                    .map(|c| c.builtin_code);
+                if code == Some(B::UNPACK) && op.outputs.len() > 10 {
+                    unpack += 1;
+                }
+                if code == Some(B::ADD_N) && op.inputs.len() > 8 {
+                    add_n += 1;
+                }
+            }
+        }
+        assert!(unpack > 0 && add_n > 0, "{unpack} UNPACK, {add_n} ADD_N");
+    }
+
     #[test]
     fn most_generated_models_load() {
         let loaded = (0..500)

@@ -2830,6 +2830,20 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::SubS16,
         );
+        /// The C `elementwise::add_n_f32`.
+        pub fn parity_elementwise_add_n_f32(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const elementwise::AddNF32,
+        );
+        /// The C `elementwise::add_n_s8`.
+        pub fn parity_elementwise_add_n_s8(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const elementwise::AddNS8,
+        );
         /// The C `elementwise::add_n2_f32`.
         pub fn parity_elementwise_add_n2_f32(
             a: *const u8,
@@ -5420,6 +5434,42 @@ fn c_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_sub_s16(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n_f32` in C.
+fn c_elementwise_add_n_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNF32 {
+        len: call.scalar::<usize>("len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n_f32(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_n_s8` in C.
+fn c_elementwise_add_n_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::elementwise::AddNS8 {
+        len: call.scalar::<usize>("len")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_n_s8(inputs.as_ptr(), inputs.len(), output, &p) };
     Ok(())
 }
 
@@ -8905,6 +8955,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "sub_s8") => c_elementwise_sub_s8(call, arena),
         ("elementwise", "add_s16") => c_elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => c_elementwise_sub_s16(call, arena),
+        ("elementwise", "add_n_f32") => c_elementwise_add_n_f32(call, arena),
+        ("elementwise", "add_n_s8") => c_elementwise_add_n_s8(call, arena),
         ("elementwise", "add_n2_f32") => c_elementwise_add_n2_f32(call, arena),
         ("elementwise", "add_n2_s8") => c_elementwise_add_n2_s8(call, arena),
         ("elementwise", "add_n3_f32") => c_elementwise_add_n3_f32(call, arena),
@@ -9133,6 +9185,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "sub_s8"),
     ("elementwise", "add_s16"),
     ("elementwise", "sub_s16"),
+    ("elementwise", "add_n_f32"),
+    ("elementwise", "add_n_s8"),
     ("elementwise", "add_n2_f32"),
     ("elementwise", "add_n2_s8"),
     ("elementwise", "add_n3_f32"),

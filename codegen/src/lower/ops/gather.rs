@@ -11,8 +11,9 @@
 //! dequantized (`gather::embedding_lookup_hybrid`, the first scale of the values for every row,
 //! as TFLM's `params.scale`); ids checked as GATHER's positions (constant: at generation time;
 //! at run time one outside the rows writes a row of zeros where TFLM's Invoke fails).
-//! GATHER's and GATHER_ND's output has the shape their `Prepare` writes over the declared one,
-//! which the loader gave it (`load::prepared`); declared with fewer dimensions, it is refused.
+//! GATHER's, GATHER_ND's and EMBEDDING_LOOKUP's output has the shape their `Prepare` writes over
+//! the declared one, which the loader gave it (`load::prepared`); declared with fewer dimensions,
+//! it is refused (undefined for GATHER and GATHER_ND, refused by EMBEDDING_LOOKUP's `Prepare`).
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -366,35 +367,68 @@ fn embedding_lookup(ctx: &OpContext) -> Result<Kernel> {
     }
     let rows = values.shape[0];
     let n = ids.shape[0];
-    let expected: Vec<usize> = std::iter::once(n)
-        .chain(values.shape[1..].iter().copied())
-        .collect();
-    if output.shape.len() < values.shape.len()
-        || output.num_elements() < expected.iter().product::<usize>()
-    {
+    if output.shape.len() < values.shape.len() {
         return Err(ctx.invalid(
             format!(
-                "the output has shape {:?}, fewer dimensions or bytes than the rows looked up \
-                 ({expected:?})",
-                output.shape
+                "the output has shape {:?}, of fewer dimensions than the values' {:?}",
+                output.shape, values.shape
             ),
             Grounds::tflm(
                 "embedding_lookup.cc EmbeddingLookUpPrepare: TF_LITE_ENSURE(output->dims->size \
-                 >= NumDimensions(value)), TF_LITE_ENSURE(new_dims_size <= output->bytes)",
+                 >= NumDimensions(value))",
             ),
         ));
     }
-    if output.shape != expected {
-        return Err(ctx.unsupported(format!(
-            "the output has shape {:?}; TFLM's EMBEDDING_LOOKUP gives it the shape {expected:?} \
-             (its Prepare rewrites the output's dimensions), which tinyaot's static plan needs \
-             as written",
-            output.shape
-        )));
+    // The shape Prepare writes over the declared one (the loader gave the output that shape,
+    // unless Prepare's size check below fails).
+    let expected = prepared::embedding_lookup_shape(&ids.shape, &values.shape, &output.shape)
+        .ok_or_else(|| ctx.internal("EMBEDDING_LOOKUP's shapes were checked"))?;
+    if output.num_elements() < expected.iter().product::<usize>() {
+        return Err(ctx.invalid(
+            format!(
+                "the output has shape {:?}, fewer elements than the shape {expected:?} TFLM's \
+                 Prepare gives it",
+                output.shape
+            ),
+            Grounds::tflm(
+                "embedding_lookup.cc EmbeddingLookUpPrepare: TF_LITE_ENSURE(new_dims_size <= \
+                 output->bytes)",
+            ),
+        ));
     }
+    prepared_output(
+        ctx,
+        "EMBEDDING_LOOKUP",
+        "embedding_lookup.cc EmbeddingLookUpPrepare: CreateWritableTensorDimsWithCopy",
+        &expected,
+    )?;
     if rows == 0 {
-        return Err(ctx.unsupported(
-            "the values have no rows (TFLM's EvalSimple returns without writing the output)",
+        return Err(ctx.invalid(
+            format!("the values {:?} have no rows", values.shape),
+            Grounds::undefined(
+                "embedding_lookup.cc CalculateOpData: num_columns = NumElements(tensor_1) / \
+                 tensor_1->dims->data[0] divides by zero",
+            ),
+        ));
+    }
+    let columns: usize = values.shape[1..].iter().product();
+    // Declared dimensions past the values' rank stay in the output's shape (Prepare writes the
+    // first ones only); Eval writes n rows of the values' columns whatever they are, so the rest
+    // of a larger output is never written.
+    let extra: usize = expected[values.shape.len()..].iter().product();
+    if extra != 1 && n * columns != 0 {
+        return Err(ctx.invalid(
+            format!(
+                "the output has shape {:?}: its dimensions past the values' rank ({:?}) make \
+                 it {extra} times the {n} rows of {columns} elements looked up",
+                output.shape,
+                &expected[values.shape.len()..]
+            ),
+            Grounds::undefined(
+                "embedding_lookup.cc EmbeddingLookUpPrepare keeps the declared dimensions past \
+                 the values' rank, and EvalSimple/EvalHybrid write only the rows looked up: the \
+                 rest of the output is never written (uninitialized arena memory)",
+            ),
         ));
     }
     if ids.is_constant() {
@@ -409,7 +443,6 @@ fn embedding_lookup(ctx: &OpContext) -> Result<Kernel> {
             ));
         }
     }
-    let columns: usize = values.shape[1..].iter().product();
     let operands = vec![
         Operand::Src(ctx.input_index(1)?),
         Operand::Src(ctx.input_index(0)?),

@@ -3,7 +3,7 @@
 //! SPACE_TO_DEPTH are permutations too (of the input seen as six dimensions, the block split off
 //! the space or the depth), and lower to the same kernel; so are SPACE_TO_BATCH_ND without padding
 //! and BATCH_TO_SPACE_ND (its crops, whole blocks, a start and shorter extents of STRIDED_SLICE's
-//! gather). BROADCAST_TO is the same walk with a step of 0 along every broadcast dimension, and
+//! gather; crops of part of a block, RESIZE_NEAREST_NEIGHBOR's table of rows and columns). BROADCAST_TO is the same walk with a step of 0 along every broadcast dimension, and
 //! FILL the walk of a scalar, every step 0: no kernel of their own. A FILL of a constant value
 //! (the converter's usual output, its dims always constant) folds at generation time.
 
@@ -495,7 +495,8 @@ fn space_to_batch_nd(ctx: &OpContext) -> Result<Kernel> {
 /// BATCH_TO_SPACE_ND (TFLM: float32, int8): output batch `b` pixel `(y * bh + i, x * bw + j)`
 /// (before the crops) being input batch `(i * bw + j) * n + b` pixel `(y, x)`
 /// (reference_ops::BatchToSpaceND): a permutation of the output seen as `[n, h, bh, w, bw, c]`,
-/// cropped by whole blocks (STRIDED_SLICE's gather, which starts anywhere).
+/// cropped by whole blocks (STRIDED_SLICE's gather, which starts anywhere); crops of part of a
+/// block, [`partial_block_crops`].
 fn batch_to_space_nd(ctx: &OpContext) -> Result<Kernel> {
     let g = batch_space(ctx, false)?;
     let ([n, h, w, c], [bh, bw]) = (g.input, g.block);
@@ -531,11 +532,7 @@ fn batch_to_space_nd(ctx: &OpContext) -> Result<Kernel> {
     )?;
     let whole = |m: i64, b: usize| m % b as i64 == 0;
     if !(whole(top, bh) && whole(bottom, bh) && whole(left, bw) && whole(right, bw)) {
-        return Err(ctx.unsupported(format!(
-            "crops {:?} are not whole blocks of {bh}x{bw}; only crops of whole blocks are \
-             supported",
-            g.margins
-        )));
+        return partial_block_crops(ctx, g, out_n);
     }
     let (rows, cols) = (
         h - ((top + bottom) as usize) / bh,
@@ -569,6 +566,46 @@ fn batch_to_space_nd(ctx: &OpContext) -> Result<Kernel> {
     );
     Ok(Kernel {
         module: Some("strided_slice"),
+        ..k
+    })
+}
+
+/// BATCH_TO_SPACE_ND whose crops cut blocks (checked and shaped by the caller, `out_n` output
+/// batches): no single strided walk reads it, but each output pixel `(b, y, x)` reads the input
+/// pixel of batch `((y + top) % bh * bw + (x + left) % bw) * out_n + b`, row `(y + top) / bh`,
+/// column `(x + left) / bw` (reference_ops::BatchToSpaceND's loop, inverted), whose byte offset is
+/// the sum of one term of `(b, y)` and one of `x`. So it is RESIZE_NEAREST_NEIGHBOR's table
+/// walk over the whole input as one batch: a row per output batch and row, a column per output
+/// column, a pixel of the channels each.
+fn partial_block_crops(ctx: &OpContext, g: BatchSpace, out_n: usize) -> Result<Kernel> {
+    let input = ctx.input(0)?;
+    let ([_, h, w, c], [bh, bw]) = (g.input, g.block);
+    let [top, bottom, left, right] = g.margins.map(|m| m as usize);
+    let (out_h, out_w) = (h * bh - top - bottom, w * bw - left - right);
+    let pixel = c * input.dtype.size();
+    let batch = h * w * pixel;
+    let rows = (0..out_n)
+        .flat_map(|b| {
+            (top..top + out_h)
+                .map(move |y| b * batch + (y % bh) * bw * out_n * batch + (y / bh) * w * pixel)
+        })
+        .collect();
+    let cols = (left..left + out_w)
+        .map(|x| (x % bw) * out_n * batch + (x / bw) * pixel)
+        .collect();
+    let k = kernel(
+        "resize_nearest",
+        in_out(ctx)?,
+        crate::lower::params::resize::ResizeNearest {
+            batches: 1,
+            batch_bytes: input.bytes,
+            pixel_bytes: pixel,
+            rows,
+            cols,
+        },
+    );
+    Ok(Kernel {
+        module: Some("resize"),
         ..k
     })
 }

@@ -1,10 +1,14 @@
-//! ADD_N (TFLM's add_n.cc): the element-wise sum of 2 to 8 inputs of one shape, float32 (summed
-//! in input order from 0, as reference `AddN`) and int8 (TFLM's quantized `AddN`, each input
-//! offset, shifted left by 20 and halved, the sum rescaled once; the sum starts from the input
-//! offset itself, as TFLM's does).
+//! ADD_N (TFLM's add_n.cc): the element-wise sum of 2 or more inputs of one shape, float32
+//! (summed in input order from 0, as reference `AddN`) and int8 (TFLM's quantized `AddN`, each
+//! input offset, shifted left by 20 and halved, the sum rescaled once; the sum starts from the
+//! input offset itself, as TFLM's does).
 //!
-//! `add_nK_f32(arena, in_1, …, in_K, output, p)` and `add_nK_s8` for K in 2..=8: one operand per
-//! tensor, as CONCATENATION's kernels. The output must not overlap an input.
+//! [`add_n_f32()`] and [`add_n_s8()`] take the inputs as one variadic operand, a slice of `Src`;
+//! the code generator calls them for more than 8 inputs. `add_nK_f32(arena, in_1, …, in_K,
+//! output, p)` and `add_nK_s8` for K in 2..=8 take one operand per tensor, as CONCATENATION's
+//! fixed-arity kernels: the generated code of the models that need no more keeps the form (and
+//! the measured size and speed) it had before the variadic form. The output must not overlap an
+//! input.
 
 use crate::math::multiply_by_quantized_multiplier_smaller_than_one_exp as mbqm_small;
 use crate::Src;
@@ -36,7 +40,7 @@ pub struct AddNS8 {
 }
 
 /// float32 ADD_N of `inputs`: `0 + in_1[i] + … + in_K[i]`, left to right.
-fn add_n_f32(arena: &mut [u8], inputs: &[Src], output: usize, p: &AddNF32) {
+fn sum_f32(arena: &mut [u8], inputs: &[Src], output: usize, p: &AddNF32) {
     for i in 0..p.len {
         let mut x = 0.0f32;
         for src in inputs {
@@ -48,7 +52,7 @@ fn add_n_f32(arena: &mut [u8], inputs: &[Src], output: usize, p: &AddNF32) {
 }
 
 /// int8 ADD_N of `inputs`, as TFLM's quantized `AddN` (no activation: the clamp is int8's range).
-fn add_n_s8(arena: &mut [u8], inputs: &[Src], output: usize, p: &AddNS8) {
+fn sum_s8(arena: &mut [u8], inputs: &[Src], output: usize, p: &AddNS8) {
     let scaled = |y: i32| mbqm_small(y.wrapping_mul(1 << 20), p.input_multiplier, p.input_shift);
     let start = scaled(p.input_offset);
     for i in 0..p.len {
@@ -62,46 +66,60 @@ fn add_n_s8(arena: &mut [u8], inputs: &[Src], output: usize, p: &AddNS8) {
     }
 }
 
+/// float32 ADD_N of `inputs`, any number of them (more than 8); see the module docs.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn add_n_f32(arena: &mut [u8], inputs: &[Src], output: usize, p: &AddNF32) {
+    let p = crate::kernels::opaque(p);
+    sum_f32(arena, inputs, output, p);
+}
+
+/// int8 ADD_N of `inputs`, any number of them (more than 8); see the module docs.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn add_n_s8(arena: &mut [u8], inputs: &[Src], output: usize, p: &AddNS8) {
+    let p = crate::kernels::opaque(p);
+    sum_s8(arena, inputs, output, p);
+}
+
 /// float32 ADD_N of 2 inputs; see the module docs.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn add_n2_f32(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddNF32) {
     let p = crate::kernels::opaque(p);
-    add_n_f32(arena, &[a, b], output, p);
+    sum_f32(arena, &[a, b], output, p);
 }
 
 /// int8 ADD_N of 2 inputs; see the module docs.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn add_n2_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddNS8) {
     let p = crate::kernels::opaque(p);
-    add_n_s8(arena, &[a, b], output, p);
+    sum_s8(arena, &[a, b], output, p);
 }
 
 /// float32 ADD_N of 3 inputs; see the module docs.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn add_n3_f32(arena: &mut [u8], a: Src, b: Src, c: Src, output: usize, p: &AddNF32) {
     let p = crate::kernels::opaque(p);
-    add_n_f32(arena, &[a, b, c], output, p);
+    sum_f32(arena, &[a, b, c], output, p);
 }
 
 /// int8 ADD_N of 3 inputs; see the module docs.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn add_n3_s8(arena: &mut [u8], a: Src, b: Src, c: Src, output: usize, p: &AddNS8) {
     let p = crate::kernels::opaque(p);
-    add_n_s8(arena, &[a, b, c], output, p);
+    sum_s8(arena, &[a, b, c], output, p);
 }
 
 /// float32 ADD_N of 4 inputs; see the module docs.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn add_n4_f32(arena: &mut [u8], a: Src, b: Src, c: Src, d: Src, output: usize, p: &AddNF32) {
     let p = crate::kernels::opaque(p);
-    add_n_f32(arena, &[a, b, c, d], output, p);
+    sum_f32(arena, &[a, b, c, d], output, p);
 }
 
 /// int8 ADD_N of 4 inputs; see the module docs.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn add_n4_s8(arena: &mut [u8], a: Src, b: Src, c: Src, d: Src, output: usize, p: &AddNS8) {
     let p = crate::kernels::opaque(p);
-    add_n_s8(arena, &[a, b, c, d], output, p);
+    sum_s8(arena, &[a, b, c, d], output, p);
 }
 
 /// float32 ADD_N of 5 inputs; see the module docs.
@@ -118,7 +136,7 @@ pub fn add_n5_f32(
     p: &AddNF32,
 ) {
     let p = crate::kernels::opaque(p);
-    add_n_f32(arena, &[a, b, c, d, e], output, p);
+    sum_f32(arena, &[a, b, c, d, e], output, p);
 }
 
 /// int8 ADD_N of 5 inputs; see the module docs.
@@ -135,7 +153,7 @@ pub fn add_n5_s8(
     p: &AddNS8,
 ) {
     let p = crate::kernels::opaque(p);
-    add_n_s8(arena, &[a, b, c, d, e], output, p);
+    sum_s8(arena, &[a, b, c, d, e], output, p);
 }
 
 /// float32 ADD_N of 6 inputs; see the module docs.
@@ -153,7 +171,7 @@ pub fn add_n6_f32(
     p: &AddNF32,
 ) {
     let p = crate::kernels::opaque(p);
-    add_n_f32(arena, &[a, b, c, d, e, f], output, p);
+    sum_f32(arena, &[a, b, c, d, e, f], output, p);
 }
 
 /// int8 ADD_N of 6 inputs; see the module docs.
@@ -171,7 +189,7 @@ pub fn add_n6_s8(
     p: &AddNS8,
 ) {
     let p = crate::kernels::opaque(p);
-    add_n_s8(arena, &[a, b, c, d, e, f], output, p);
+    sum_s8(arena, &[a, b, c, d, e, f], output, p);
 }
 
 /// float32 ADD_N of 7 inputs; see the module docs.
@@ -190,7 +208,7 @@ pub fn add_n7_f32(
     p: &AddNF32,
 ) {
     let p = crate::kernels::opaque(p);
-    add_n_f32(arena, &[a, b, c, d, e, f, g], output, p);
+    sum_f32(arena, &[a, b, c, d, e, f, g], output, p);
 }
 
 /// int8 ADD_N of 7 inputs; see the module docs.
@@ -209,7 +227,7 @@ pub fn add_n7_s8(
     p: &AddNS8,
 ) {
     let p = crate::kernels::opaque(p);
-    add_n_s8(arena, &[a, b, c, d, e, f, g], output, p);
+    sum_s8(arena, &[a, b, c, d, e, f, g], output, p);
 }
 
 /// float32 ADD_N of 8 inputs; see the module docs.
@@ -229,7 +247,7 @@ pub fn add_n8_f32(
     p: &AddNF32,
 ) {
     let p = crate::kernels::opaque(p);
-    add_n_f32(arena, &[a, b, c, d, e, f, g, h], output, p);
+    sum_f32(arena, &[a, b, c, d, e, f, g, h], output, p);
 }
 
 /// int8 ADD_N of 8 inputs; see the module docs.
@@ -249,7 +267,7 @@ pub fn add_n8_s8(
     p: &AddNS8,
 ) {
     let p = crate::kernels::opaque(p);
-    add_n_s8(arena, &[a, b, c, d, e, f, g, h], output, p);
+    sum_s8(arena, &[a, b, c, d, e, f, g, h], output, p);
 }
 
 #[cfg(test)]
@@ -279,6 +297,39 @@ mod tests {
         assert_eq!(out, [5.0, 0.0, 1.5]);
         // 0 + -0 + -0 is +0, as TFLM's sum from 0.
         assert_eq!(out[1].to_bits(), 0);
+    }
+
+    #[test]
+    fn sums_more_than_eight_inputs() {
+        // Twelve float inputs (odd ones constant), one element each: 1 + 2 + ... + 12.
+        let mut arena = [0u8; 4 * 13];
+        let flash: [[u8; 4]; 12] = core::array::from_fn(|k| (k as f32 + 1.0).to_le_bytes());
+        for k in (0..12).step_by(2) {
+            arena[4 * k..4 * k + 4].copy_from_slice(&flash[k]);
+        }
+        let inputs: [Src; 12] = core::array::from_fn(|k| {
+            if k % 2 == 0 {
+                Src::Arena(4 * k)
+            } else {
+                Src::Bytes(&flash[k])
+            }
+        });
+        add_n_f32(&mut arena, &inputs, 48, &AddNF32 { len: 1 });
+        assert_eq!(crate::bytes::read_f32(&arena[48..], 0), 78.0);
+        // Nine int8 inputs of 2 in steps of 0.5: 18, as add_n2_s8's arithmetic gives.
+        let mut arena = [2u8; 10];
+        let p = AddNS8 {
+            len: 1,
+            input_offset: 0,
+            input_multiplier: 1 << 30,
+            input_shift: 0,
+            output_multiplier: 1 << 30,
+            output_shift: -18,
+            output_offset: 0,
+        };
+        let inputs: [Src; 9] = core::array::from_fn(Src::Arena);
+        add_n_s8(&mut arena, &inputs, 9, &p);
+        assert_eq!(arena[9], 18);
     }
 
     #[test]

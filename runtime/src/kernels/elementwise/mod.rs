@@ -20,7 +20,7 @@
 //! path, and in `add_dsp.rs` its assembly for the DSP extension), `mul.rs` int8 and int16 MUL,
 //! `s32.rs` the int32 ADD, SUB and MUL, `float.rs` the float32 ones, `floor_div_mod.rs`
 //! FLOOR_DIV and FLOOR_MOD (float32), `min_max.rs` MAXIMUM and
-//! MINIMUM of every type, `prelu.rs` PRELU and `add_n.rs` ADD_N (2 to 8 inputs, no broadcast),
+//! MINIMUM of every type, `prelu.rs` PRELU and `add_n.rs` ADD_N (2 or more inputs, no broadcast),
 //! each with its parameter struct. This module holds
 //! what several of them share: the int8 clamp. Every kernel walks its broadcast with
 //! `kernels::broadcast::binary` (int16 PRELU with `binary_mixed`).
@@ -43,7 +43,8 @@ mod tests;
 pub use add::{add_s16, add_s8, sub_s16, sub_s8, AddS16, AddS8, SubS16, SubS8};
 pub use add_n::{
     add_n2_f32, add_n2_s8, add_n3_f32, add_n3_s8, add_n4_f32, add_n4_s8, add_n5_f32, add_n5_s8,
-    add_n6_f32, add_n6_s8, add_n7_f32, add_n7_s8, add_n8_f32, add_n8_s8, AddNF32, AddNS8,
+    add_n6_f32, add_n6_s8, add_n7_f32, add_n7_s8, add_n8_f32, add_n8_s8, add_n_f32, add_n_s8,
+    AddNF32, AddNS8,
 };
 pub use div::{div_f32, div_s32, div_s8, DivS8};
 pub use float::{add_f32, mul_f32, sub_f32, BinaryF32};

@@ -142,13 +142,17 @@ impl Gen<'_, '_> {
     }
 }
 
-/// ADD_N of the latest value 2 to 4 times.
+/// ADD_N of the latest value 2 to 4 times, now and then 9 to 12.
 fn add_n(g: &mut Gen<'_, '_>, op: B) {
-    // The latest value 2 to 4 times (one tensor, one quantization, as TFLM's int8
-    // ADD_N requires); the output in its quantization.
+    // The latest value 2 to 4 times, now and then 9 to 12 (the variadic kernels), one tensor
+    // of one quantization, as TFLM's int8 ADD_N requires; the output in its quantization.
     let v = g.latest();
     let shape = g.shape_of(v);
-    let n = g.int(2, 4) as usize;
+    let n = if g.chance(20) {
+        g.int(9, 12) as usize
+    } else {
+        g.int(2, 4) as usize
+    };
     let out_t = g.same_quant(v, &shape);
     g.push_op(op, Options::None, &vec![v.index; n], out_t);
 }

@@ -64,7 +64,8 @@ impl Gen<'_, '_> {
                 self.push_op(op, options, &[v.index], out_t);
             }
             B::SPACE_TO_BATCH_ND | B::BATCH_TO_SPACE_ND => {
-                // Without padding, crops of whole blocks: what tinyaot compiles.
+                // Without padding (TFLM pads with a value it never sets); crops of nothing, or
+                // now and then of the top row (part of a block when it is taller than 1).
                 let v = self.rank4();
                 let s = self.shape_of(v);
                 let to_batch = op == B::SPACE_TO_BATCH_ND;
@@ -80,14 +81,16 @@ impl Gen<'_, '_> {
                     .collect();
                 let (bh, bw) = self.pick(&fits);
                 let block = self.constant(TensorSpec::int32(&[2]).constant_i32(&[bh, bw]));
-                let zeros = self.constant(TensorSpec::int32(&[2, 2]).constant_i32(&[0; 4]));
+                let top = i32::from(!to_batch && s[1] * bh > 1 && self.chance(30));
+                let margins =
+                    self.constant(TensorSpec::int32(&[2, 2]).constant_i32(&[top, 0, 0, 0]));
                 let out = if to_batch {
                     [s[0] * bh * bw, s[1] / bh, s[2] / bw, s[3]]
                 } else {
-                    [s[0] / (bh * bw), s[1] * bh, s[2] * bw, s[3]]
+                    [s[0] / (bh * bw), s[1] * bh - top, s[2] * bw, s[3]]
                 };
                 let out_t = self.same_quant(v, &out);
-                self.push_op(op, Options::None, &[v.index, block, zeros], out_t);
+                self.push_op(op, Options::None, &[v.index, block, margins], out_t);
             }
             _ => {
                 // MIRROR_PAD, within the paddings TFLM reads in bounds.

@@ -73,17 +73,23 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// UNPACK along a random axis (written negative at times) into its entries.
+    /// UNPACK along a random axis (written negative at times) into its entries, any number of
+    /// them: now and then a new input of the latest value's shape but 11 to 16 long along the
+    /// axis (the chain's values are rarely longer than 8), which takes the variadic kernel.
     pub(super) fn unpack(&mut self) {
-        let v = self.latest();
-        let shape = self.shape_of(v);
+        let mut v = self.latest();
+        let mut shape = self.shape_of(v);
         let rank = shape.len() as i32;
         if rank == 0 {
             return;
         }
         let axis = self.int(-rank, rank - 1);
         let a = if axis < 0 { axis + rank } else { axis } as usize;
-        let num = shape[a].clamp(1, 10);
+        if self.chance(25) {
+            shape[a] = self.int(11, 16);
+            v = self.input(&shape);
+        }
+        let num = shape[a].max(1);
         let mut row = shape.clone();
         row.remove(a);
         let mut outputs = Vec::new();

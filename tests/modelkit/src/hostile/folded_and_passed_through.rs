@@ -36,6 +36,15 @@ pub(super) fn folded_and_passed_through(s: &mut Suite<'_>) {
             m.outputs.push(c);
         }),
     );
+    // An empty constant output (no data in its buffer, so no constant to the loader): TFLM
+    // returns its no elements.
+    s.accepted(
+        "graph_output_is_an_empty_constant",
+        with(relu(), |m| {
+            let c = m.tensor(TensorSpec::int8(&[0], 0.5, 1).constant(Vec::new()));
+            m.outputs.push(c);
+        }),
+    );
     // RESHAPE of a constant feeding an ADD: folded into a constant of the new shape.
     s.accepted("add_of_a_reshaped_constant", {
         let mut m = ModelSpec::new();

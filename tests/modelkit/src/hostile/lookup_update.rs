@@ -64,6 +64,63 @@ pub(super) fn lookup_update(cases: &mut Vec<super::Case>) {
             TensorSpec::int8(&[3, 4], 0.3, -7),
         ),
     );
+    // An output declared of another shape: TFLM's Prepare writes the looked-up shape over it
+    // (fewer elements than declared, or a trailing dimension of 1 kept), and plans that.
+    s.accepted(
+        "embedding_lookup_output_declared_larger",
+        lookup(
+            TensorSpec::int32(&[1]).constant_i32(&[1]),
+            TensorSpec::f32(&[2, 3, 1, 2]),
+            TensorSpec::f32(&[2, 3, 1, 2]),
+        ),
+    );
+    s.accepted(
+        "embedding_lookup_int8_output_declared_larger",
+        lookup(
+            TensorSpec::int32(&[4]).constant_i32(&[2, 0, 1, 2]),
+            TensorSpec::int8(&[3, 5], 0.1, 5),
+            TensorSpec::int8(&[5, 5], 0.1, 5),
+        ),
+    );
+    s.accepted(
+        "embedding_lookup_output_trailing_one",
+        lookup(
+            TensorSpec::int32(&[2]).constant_i32(&[2, 1]),
+            TensorSpec::f32(&[3, 2]),
+            TensorSpec::f32(&[4, 2, 1]),
+        ),
+    );
+    s.refused(
+        "embedding_lookup_output_trailing_dimension",
+        lookup(
+            TensorSpec::int32(&[2]).constant_i32(&[2, 1]),
+            TensorSpec::f32(&[3, 2]),
+            TensorSpec::f32(&[2, 2, 3]),
+        ),
+        Refusal::Invalid,
+        "never written",
+    );
+    s.refused(
+        "embedding_lookup_output_too_small",
+        lookup(
+            TensorSpec::int32(&[3]).constant_i32(&[2, 1, 0]),
+            TensorSpec::f32(&[3, 2]),
+            TensorSpec::f32(&[2, 2]),
+        ),
+        Refusal::Invalid,
+        "new_dims_size <= output->bytes",
+    );
+    s.refused(
+        "embedding_lookup_no_rows",
+        lookup(
+            TensorSpec::int32(&[1]).constant_i32(&[0]),
+            TensorSpec::f32(&[0, 2]),
+            TensorSpec::f32(&[1, 2]),
+        ),
+        Refusal::Invalid,
+        // The empty input's own refusal is first (and TFLM's CalculateOpData divides by zero).
+        "is empty",
+    );
     s.refused(
         "embedding_lookup_constant_id_out_of_range",
         lookup(
@@ -201,6 +258,30 @@ pub(super) fn lookup_update(cases: &mut Vec<super::Case>) {
             TensorSpec::int32(&[3]),
         ),
     );
+    // BROADCAST_ARGS of two empty shapes, then a DIV of its empty result by an empty constant
+    // (an empty buffer, which the file cannot tell from none): TFLM runs both over no elements.
+    s.accepted("broadcast_args_empty_then_div_by_empty_constant", {
+        let mut m = ModelSpec::new();
+        let (a, b) = (
+            m.tensor(TensorSpec::int32(&[0])),
+            m.tensor(TensorSpec::int32(&[0])),
+        );
+        let shape = m.tensor(TensorSpec::int32(&[0]));
+        m.op(B::BROADCAST_ARGS, Options::None, &[a, b], &[shape]);
+        let divisor = m.tensor(TensorSpec::int32(&[0]).constant(Vec::new()));
+        let out = m.tensor(TensorSpec::int32(&[0]));
+        m.op(
+            B::DIV,
+            Options::Div {
+                activation: crate::Activation::NONE,
+            },
+            &[shape, divisor],
+            &[out],
+        );
+        m.inputs = vec![a, b];
+        m.outputs = vec![out];
+        m
+    });
     s.refused(
         "broadcast_args_constant_mismatch",
         constant_broadcast_args(

@@ -56,7 +56,7 @@ fn batch_space(
 }
 
 pub(super) fn resample(cases: &mut Vec<Case>) {
-    use Refusal::{Invalid, Unsupported};
+    use Refusal::Invalid;
     let mut s = Suite {
         cases,
         category: Category::TypesAndParameters,
@@ -208,7 +208,7 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
         "FLOAT32 and INT8",
     );
     // SPACE_TO_BATCH_ND pads with SpaceToBatchParams::output_offset, which TFLM never sets; a
-    // block of 0 divides by zero; BATCH_TO_SPACE_ND's crops of part of a block are not compiled.
+    // block of 0 divides by zero.
     s.refused(
         "space_to_batch_padded",
         batch_space(
@@ -233,18 +233,6 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
         Invalid,
         "positive",
     );
-    s.refused(
-        "batch_to_space_partial_block_crops",
-        batch_space(
-            false,
-            TensorSpec::int8(&[4, 2, 2, 1], 0.1, 0),
-            &[2, 2],
-            &[1, 0, 0, 0],
-            TensorSpec::int8(&[1, 3, 4, 1], 0.1, 0),
-        ),
-        Unsupported,
-        "whole blocks",
-    );
 
     let mut s = Suite {
         cases: s.cases,
@@ -265,6 +253,33 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
             &[2, 2, 2, 4],
             TensorSpec::int8(&[2, 2, 2, 2], 0.05, -9),
         ),
+    );
+    // BATCH_TO_SPACE_ND cropping part of a block (TFLM's loop skips the pixels cropped, whatever
+    // the block): the top row of the blocks; parts on every side of a float image of two output
+    // batches; a 3-D input (the width's block 1).
+    s.accepted(
+        "batch_to_space_partial_block_crops",
+        batch_space(
+            false,
+            TensorSpec::int8(&[4, 2, 2, 1], 0.1, 0),
+            &[2, 2],
+            &[1, 0, 0, 0],
+            TensorSpec::int8(&[1, 3, 4, 1], 0.1, 0),
+        ),
+    );
+    s.accepted(
+        "batch_to_space_float_partial_crops_every_side",
+        batch_space(
+            false,
+            f32s(&[8, 2, 3, 2]),
+            &[2, 2],
+            &[1, 0, 1, 2],
+            f32s(&[2, 3, 3, 2]),
+        ),
+    );
+    s.accepted(
+        "batch_to_space_3d_partial_crops",
+        batch_space(false, f32s(&[6, 4, 3]), &[3], &[2, 1], f32s(&[2, 9, 3])),
     );
     // The nearest neighbour takes both flags (only bilinear refuses them): rounding from
     // half-pixel centres.

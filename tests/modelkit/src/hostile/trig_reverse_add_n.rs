@@ -59,13 +59,14 @@ pub(super) fn trig_reverse_add_n(cases: &mut Vec<super::Case>) {
         Refusal::Invalid,
         "out of range",
     );
-    // An empty axis tensor has no data: the loader sees a tensor nothing writes (the lowering's
-    // own refusal, TFLM's read of axes[-1], is behind that one).
+    // An empty axis tensor has no data (a tensor of no elements nothing writes, which is
+    // defined): refused as an empty input of a non-empty output (the lowering's own refusal,
+    // TFLM's read of axes[-1], is behind that one).
     s.refused(
         "reverse_v2_no_axis",
         reverse(TensorType::FLOAT32, &[2, 3], &[]),
         Refusal::Invalid,
-        "uninitialized",
+        "is empty",
     );
     s.refused(
         "reverse_v2_int64_axis",
@@ -134,7 +135,9 @@ pub(super) fn trig_reverse_add_n(cases: &mut Vec<super::Case>) {
         Refusal::Invalid,
         "HaveSameShapes",
     );
-    s.refused(
+    // ADD_N of more than 8 inputs (TFLM takes any number from 2): the variadic kernels, float32
+    // of 9 graph inputs, int8 of 12 with every third constant.
+    s.accepted(
         "add_n_float_nine_inputs",
         ModelSpec::single_op(
             B::ADD_N,
@@ -142,8 +145,24 @@ pub(super) fn trig_reverse_add_n(cases: &mut Vec<super::Case>) {
             vec![TensorSpec::f32(&[3]); 9],
             vec![TensorSpec::f32(&[3])],
         ),
-        Refusal::Unsupported,
-        "2 to 8",
+    );
+    s.accepted(
+        "add_n_int8_twelve_inputs_some_constant",
+        ModelSpec::single_op(
+            B::ADD_N,
+            Options::None,
+            (0..12i8)
+                .map(|k| {
+                    let t = TensorSpec::int8(&[2, 3], 0.03, -4);
+                    if k % 3 == 2 {
+                        t.constant_i8(&[-128, -60, -4, 0, 77, 127].map(|v: i8| v.wrapping_add(k)))
+                    } else {
+                        t
+                    }
+                })
+                .collect(),
+            vec![TensorSpec::int8(&[2, 3], 0.25, 3)],
+        ),
     );
     // ADD_N of 4 to 8 inputs (one input repeated; the fixtures have 2 and 3), float32 and int8:
     // every arity of the kernels.

@@ -216,9 +216,10 @@ impl<'a> G<'a> {
         }
     }
 
-    /// SPACE_TO_BATCH_ND without padding or BATCH_TO_SPACE_ND with crops of whole blocks (what
-    /// tinyaot compiles: TFLM pads with a value it never sets) of the 4-D `x`, by random blocks
-    /// that fit it (1x1 always does). The output keeps the input's quantization.
+    /// SPACE_TO_BATCH_ND without padding (TFLM pads with a value it never sets) or
+    /// BATCH_TO_SPACE_ND with crops of whole blocks or, half the time, of any rows and columns, of
+    /// the 4-D `x`, by random blocks that fit it (1x1 always does). The output keeps the input's
+    /// quantization.
     pub(super) fn batch_space(&mut self, op: B, x: i32) -> i32 {
         let s = self.shape(x);
         let dtype = self.dtype(x);
@@ -238,15 +239,25 @@ impl<'a> G<'a> {
         let (margins, out_shape) = if to_batch {
             ([0; 4], vec![s[0] * bh * bw, s[1] / bh, s[2] / bw, s[3]])
         } else {
-            // Whole blocks, leaving at least one row and column.
-            let (top, bottom) = (self.rng.int(0, s[1] - 1), 0);
-            let left = self.rng.int(0, s[2] - 1);
-            let right = self.rng.int(0, s[2] - 1 - left);
-            let m = [top * bh, bottom * bh, left * bw, right * bw];
+            // Whole blocks, or any rows and columns (part of a block too), leaving at least one
+            // row and column.
+            let (tall, wide) = (s[1] * bh, s[2] * bw);
+            let m = if self.rng.chance(0.5) {
+                let (top, bottom) = (self.rng.int(0, s[1] - 1), 0);
+                let left = self.rng.int(0, s[2] - 1);
+                let right = self.rng.int(0, s[2] - 1 - left);
+                [top * bh, bottom * bh, left * bw, right * bw]
+            } else {
+                let top = self.rng.int(0, tall - 1);
+                let bottom = self.rng.int(0, tall - 1 - top);
+                let left = self.rng.int(0, wide - 1);
+                let right = self.rng.int(0, wide - 1 - left);
+                [top, bottom, left, right]
+            };
             let out = vec![
                 s[0] / (bh * bw),
-                (s[1] - top - bottom) * bh,
-                (s[2] - left - right) * bw,
+                tall - m[0] - m[1],
+                wide - m[2] - m[3],
                 s[3],
             ];
             (m, out)

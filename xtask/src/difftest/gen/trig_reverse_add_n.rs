@@ -79,13 +79,17 @@ impl<'a> G<'a> {
         out
     }
 
-    /// ADD_N of `x` and 1 to 5 more tensors of its shape (graph inputs, now and then a
-    /// constant), int8 all in `x`'s quantization (TFLM requires one), the output's scale up to a
-    /// few times the inputs'.
+    /// ADD_N of `x` and 1 to 5 more tensors of its shape, now and then 8 to 11 more (the
+    /// variadic kernels), graph inputs, now and then a constant, int8 all in `x`'s quantization
+    /// (TFLM requires one), the output's scale up to a few times the inputs'.
     pub(super) fn add_n(&mut self, x: i32) -> i32 {
         let s = self.shape(x);
         let dtype = self.dtype(x);
-        let n = self.rng.range(2, 6) as usize;
+        let n = if self.rng.chance(0.15) {
+            self.rng.range(9, 12) as usize
+        } else {
+            self.rng.range(2, 6) as usize
+        };
         let quant = (dtype == TensorType::INT8).then(|| self.q(x));
         let mut inputs = vec![x];
         for _ in 1..n {

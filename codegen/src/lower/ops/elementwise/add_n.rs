@@ -1,5 +1,7 @@
-//! ADD_N (TFLM's add_n.cc): float32 and int8, 2 to 8 inputs of one shape and type (int8: one
-//! quantization) → `elementwise::add_nK_f32` / `add_nK_s8`.
+//! ADD_N (TFLM's add_n.cc): float32 and int8, 2 or more inputs of one shape and type (int8: one
+//! quantization) → `elementwise::add_nK_f32` / `add_nK_s8` for up to 8 inputs (one operand per
+//! tensor: the form, and the measured code, of the models that need no more stay as they were),
+//! `elementwise::add_n_f32` / `add_n_s8` with the inputs as one variadic operand for more.
 
 use super::super::{kernel, Kernel};
 use crate::error::{Grounds, Result};
@@ -11,7 +13,7 @@ use crate::lower::{OpContext, Operand};
 const RESCALING_BELOW_ONE: &str = "add_n.cc CalculateOpData: QuantizeMultiplierSmallerThanOneExp \
     TFLITE_CHECK(0 < multiplier < 1) and TFLITE_CHECK_LE(shift, 0) abort";
 
-/// The kernels by input count (2 to 8), float32 and int8.
+/// The fixed-arity kernels by input count (2 to 8), float32 and int8.
 const F32_FUNCTIONS: [&str; 7] = [
     "add_n2_f32",
     "add_n3_f32",
@@ -36,8 +38,7 @@ const LEFT_SHIFT: i32 = 20;
 
 /// ADD_N: TFLM's `CalculateOpData` checks (at least 2 inputs, every input of the first's shape
 /// and type, int8 inputs of one scale and zero point, the output of the inputs' type; FLOAT32
-/// and INT8 only), then the sum; int8 with TFLM's parameters. More than 8 inputs are not
-/// compiled.
+/// and INT8 only), then the sum; int8 with TFLM's parameters.
 pub(super) fn add_n(ctx: &OpContext) -> Result<Kernel> {
     let n = ctx.op().inputs.len();
     let (first, output) = (ctx.input(0)?, ctx.output(0)?);
@@ -73,18 +74,26 @@ pub(super) fn add_n(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    if n > 8 {
-        return Err(ctx.unsupported(format!(
-            "{n} inputs; supported: 2 to 8 (the kernels' fixed arities)"
-        )));
-    }
-    let mut operands: Vec<Operand> = (0..n)
-        .map(|i| ctx.input_index(i).map(Operand::Src))
-        .collect::<Result<_>>()?;
-    operands.push(Operand::Offset(ctx.output_index(0)?));
+    let inputs = (0..n)
+        .map(|i| ctx.input_index(i))
+        .collect::<Result<Vec<_>>>()?;
+    let out = Operand::Offset(ctx.output_index(0)?);
+    // A fixed-arity kernel (the inputs one operand each) up to 8 inputs, else the variadic one.
+    let call = |fixed: &[&'static str; 7], variadic: &'static str| match n
+        .checked_sub(2)
+        .and_then(|k| fixed.get(k))
+    {
+        Some(&function) => {
+            let mut operands: Vec<Operand> = inputs.iter().copied().map(Operand::Src).collect();
+            operands.push(out.clone());
+            (function, operands)
+        }
+        None => (variadic, vec![Operand::Srcs(inputs.clone()), out.clone()]),
+    };
     let len = output.num_elements();
     if first.dtype == DType::F32 {
-        return Ok(kernel(F32_FUNCTIONS[n - 2], operands, P::AddNF32 { len }));
+        let (function, operands) = call(&F32_FUNCTIONS, "add_n_f32");
+        return Ok(kernel(function, operands, P::AddNF32 { len }));
     }
     let (scale, zero_point) = ctx.int8_quant("input 0", first)?;
     for i in 1..n {
@@ -133,8 +142,9 @@ pub(super) fn add_n(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
+    let (function, operands) = call(&S8_FUNCTIONS, "add_n_s8");
     Ok(kernel(
-        S8_FUNCTIONS[n - 2],
+        function,
         operands,
         P::AddNS8 {
             len,

@@ -6,7 +6,7 @@
 //! The family's files: `broadcast.rs` the collapsed broadcast every kernel walks (and TFLM's
 //! broadcasting checks), `arithmetic.rs` ADD, SUB and MUL of every type with their
 //! requantization, `prelu.rs` PRELU, `squared_difference.rs` SQUARED_DIFFERENCE, `div.rs` DIV,
-//! `floor_div_mod.rs` FLOOR_DIV and FLOOR_MOD, `add_n.rs` ADD_N (float32 and int8, 2 to 8 inputs).
+//! `floor_div_mod.rs` FLOOR_DIV and FLOOR_MOD, `add_n.rs` ADD_N (float32 and int8, 2 or more inputs).
 //! This module holds the family's `OPS`, what every lowering shares (the element type, the
 //! operands and their broadcast, the in-place contract) and MAXIMUM and MINIMUM, which compare
 //! raw values.
