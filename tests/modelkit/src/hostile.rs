@@ -36,6 +36,7 @@ mod shape_mismatches;
 mod structure;
 mod trig_reverse_add_n;
 mod types_and_parameters;
+mod weights_at_run_time;
 mod window_extents;
 
 use crate::ModelSpec;
