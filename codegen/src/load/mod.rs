@@ -151,6 +151,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     }
     // The shapes TFLM's Prepare writes over the declared ones (GATHER, GATHER_ND).
     prepared::apply(subgraph, &mut tensors, &operators, limits)?;
+    empty_constants(&mut tensors, &operators, &inputs);
 
     let graph = Graph {
         tensors,
@@ -164,6 +165,32 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     };
     graph::check(&graph)?;
     Ok(graph)
+}
+
+/// Gives the empty tensors that operators read and nothing writes (not a graph input, not a
+/// variable, no operator's output) their data: none. A converter writes the weights of no input
+/// channels (FULLY_CONNECTED's `[units, 0]`) with an empty buffer, which TFLM takes for a tensor of
+/// its arena that nothing fills; with no byte to fill, it is a constant of no bytes.
+fn empty_constants(
+    tensors: &mut [crate::ir::Tensor],
+    operators: &[crate::ir::Operator],
+    inputs: &[usize],
+) {
+    let mut written = vec![false; tensors.len()];
+    for &t in operators.iter().flat_map(|op| &op.outputs).chain(inputs) {
+        written[t] = true;
+    }
+    let read: Vec<usize> = operators
+        .iter()
+        .flat_map(|op| op.inputs.iter().flatten().copied())
+        .collect();
+    for t in read {
+        let tensor = &mut tensors[t];
+        if tensor.data.is_none() && !tensor.is_variable && !written[t] && tensor.shape.contains(&0)
+        {
+            tensor.data = Some(std::borrow::Cow::Borrowed(&[]));
+        }
+    }
 }
 
 /// A string of the file (a name, the description) as text: its UTF-8 as it is, any other byte

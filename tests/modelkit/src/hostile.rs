@@ -18,6 +18,7 @@
 mod builders;
 mod cumsum;
 mod dead_channels;
+mod empty_depth;
 mod folded_and_passed_through;
 mod graph;
 mod int4;

@@ -55,17 +55,13 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     let num = ctx.input_num_or_i16(input)?;
     ctx.expect_rank("weights", filter, 2)?;
     let filter_index = ctx.input_index(1)?;
-    // Weights written at run time (an operator's output, a graph input) are read at Eval by TFLM's
-    // kernels as constant ones are; the dyn kernels read them where they are.
-    let dynamic = !filter.is_constant();
     let (units, depth) = (filter.shape[0], filter.shape[1]);
-    if depth == 0 {
-        // TFLM computes a dot product of no terms: the bias.
-        return Err(ctx.unsupported(format!(
-            "weights {:?} have an input depth of 0; supported: a non-empty depth",
-            filter.shape
-        )));
-    }
+    // Weights written at run time (an operator's output, a graph input) are read at Eval by TFLM's
+    // kernels as constant ones are; the dyn kernels read them where they are. An input depth of 0
+    // goes there too: TFLM's reference kernels sum no terms, so each output is the bias
+    // requantized (the zero point where there is none), which the dyn kernels' loops compute as
+    // written, where the constant-weight kernels walk rows of `depth` values.
+    let dynamic = !filter.is_constant() || depth == 0;
     if units == 0 {
         // TFLM writes nothing: an output of no units is an empty tensor.
         return Err(ctx.unsupported(format!(
@@ -103,7 +99,12 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     match num {
-        Num::I16 => fully_connected_16x8(ctx, o.activation, (batches, depth, units), out_units),
+        Num::I16 => fully_connected_16x8(
+            ctx,
+            o.activation,
+            (batches, depth, units, out_units),
+            dynamic,
+        ),
         _ if filter.dtype == DType::I4 => {
             super::int4::fully_connected(ctx, o.activation, (batches, depth, units), out_units)
         }
@@ -117,22 +118,12 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             shifts.truncate(out_units);
             let (act_min, act_max) = ctx.activation_range_s8(o.activation, s_out, zp_out)?;
             if dynamic {
-                return Ok(kernel(
-                    "fully_connected_dyn_s8",
-                    dyn_operands(ctx)?,
-                    P::FullyConnectedDyn {
-                        batches,
-                        input_depth: depth,
-                        output_depth: out_units,
-                        bias: ctx.bias(2, DType::I32, units)?,
-                        multipliers: Data::Values(multipliers),
-                        shifts: Data::Values(shifts),
-                        input_zero_point: zp_in,
-                        output_zero_point: zp_out,
-                        act_min,
-                        act_max,
-                    },
-                ));
+                return dyn_s8(
+                    ctx,
+                    (batches, depth, units, out_units),
+                    (multipliers, shifts),
+                    (zp_in, zp_out, act_min, act_max),
+                );
             }
             // The int8 product is a 1×1 convolution's: `batches` pixels of `depth` channels into
             // `units`, the same sums requantized the same way per output (TFLM's per-tensor and
@@ -233,8 +224,8 @@ pub(super) fn requantization(
 fn fully_connected_16x8(
     ctx: &OpContext,
     activation: crate::ir::Activation,
-    (batches, depth, units): (usize, usize, usize),
-    out_units: usize,
+    (batches, depth, units, out_units): (usize, usize, usize, usize),
+    dynamic: bool,
 ) -> Result<Kernel> {
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.expect_dtype("weights", filter, DType::I8)?;
@@ -255,7 +246,7 @@ fn fully_connected_16x8(
         Some(t) => t == DType::I32,
         None => options_bias_type == Some(tinyaot_schema::tflite::TensorType::INT32),
     };
-    if !filter.is_constant() {
+    if dynamic {
         return fully_connected_dyn_16x8(
             ctx,
             (batches, depth, units, out_units),
@@ -358,6 +349,32 @@ fn dyn_operands(ctx: &OpContext) -> Result<Vec<Operand>> {
         Operand::Src(ctx.input_index(1)?),
         Operand::Offset(ctx.output_index(0)?),
     ])
+}
+
+/// The int8 FULLY_CONNECTED of weights computed at run time (or of an input depth of 0, whatever
+/// the weights' type: no weight is read): TFLM's sums term by term, the bias as stored.
+pub(super) fn dyn_s8(
+    ctx: &OpContext,
+    (batches, depth, units, out_units): (usize, usize, usize, usize),
+    (multipliers, shifts): (Vec<i32>, Vec<i8>),
+    (zp_in, zp_out, act_min, act_max): (i32, i32, i32, i32),
+) -> Result<Kernel> {
+    Ok(kernel(
+        "fully_connected_dyn_s8",
+        dyn_operands(ctx)?,
+        P::FullyConnectedDyn {
+            batches,
+            input_depth: depth,
+            output_depth: out_units,
+            bias: ctx.bias(2, DType::I32, units)?,
+            multipliers: Data::Values(multipliers),
+            shifts: Data::Values(shifts),
+            input_zero_point: zp_in,
+            output_zero_point: zp_out,
+            act_min,
+            act_max,
+        },
+    ))
 }
 
 /// The 16x8 FULLY_CONNECTED of weights computed at run time: TFLM's sums term by term, in 32 bits
@@ -574,6 +591,31 @@ mod tests {
         let mut s16 = s16_graph(Some(DType::I16));
         s16.tensors[1].data = None;
         assert!(reason(&s16).contains("misread"));
+    }
+
+    /// Weights of no input channels: TFLM sums no terms, so each output is the bias requantized;
+    /// the dyn kernels' loops compute that, with an empty constant for the weights.
+    #[test]
+    fn an_input_depth_of_0_runs_the_dyn_kernel() {
+        static W: [u8; 0] = [];
+        let g = graph(
+            OpCode::FULLY_CONNECTED,
+            Options::FullyConnected(FullyConnectedOptions {
+                activation: Activation::None,
+                keep_num_dims: false,
+                shuffled_weights: false,
+            }),
+            vec![
+                tensor(&[2, 0], DType::F32, None, None),
+                tensor(&[3, 0], DType::F32, None, Some(&W)),
+                tensor(&[2, 3], DType::F32, None, None),
+            ],
+            &[Some(0), Some(1), None],
+        );
+        let k = kernel(&g);
+        assert_eq!(k.function, "fully_connected_dyn_f32");
+        assert_eq!(field(&k, "input_depth"), &Value::Usize(0));
+        assert_eq!(field(&k, "batches"), &Value::Usize(2));
     }
 
     /// An int16 FULLY_CONNECTED of 2 rows of 3 into 2 outputs with per-channel weights, zero
