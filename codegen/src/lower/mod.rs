@@ -317,11 +317,16 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
     });
     let code = op.kind.code();
     // FULLY_CONNECTED's and TRANSPOSE_CONV's weights with no input channels (their last
-    // dimension): TFLM's reference kernels sum no terms, and every output is the bias requantized,
+    // dimension), UNIDIRECTIONAL_SEQUENCE_LSTM's input weights (inputs 1 to 4) for an input size
+    // of 0: TFLM's reference kernels sum no terms, and every product is the bias (requantized),
     // whatever else is empty of the input; their lowerings compute that.
     let weights = op.inputs.get(1).copied().flatten();
-    let no_depth = matches!(code, Some(OpCode::FULLY_CONNECTED | OpCode::TRANSPOSE_CONV))
-        && weights.is_some_and(|w| ctx.graph().tensors[w].shape.last() == Some(&0));
+    let no_depth = matches!(
+        code,
+        Some(
+            OpCode::FULLY_CONNECTED | OpCode::TRANSPOSE_CONV | OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM
+        )
+    ) && weights.is_some_and(|w| ctx.graph().tensors[w].shape.last() == Some(&0));
     let defined = |t: usize| {
         let shape = &ctx.graph().tensors[t].shape;
         no_depth

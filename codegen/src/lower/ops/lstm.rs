@@ -270,12 +270,12 @@ fn sizes(
             ),
         ));
     }
-    if batches == 0 || time_steps == 0 || input_size == 0 || units == 0 {
-        // The output's empty dimensions are refused before lowering; an input size of 0 is a
-        // dot product of no terms, which TFLM computes (the biases).
+    // An input size of 0 is a dot product of no terms, which TFLM computes (each gate's input
+    // part is its bias) and the kernels compute as written; no batch or no time step is an empty
+    // output, which lowers to nothing (this lowering only validates it).
+    if units == 0 {
         return Err(ctx.unsupported(
-            "an empty dimension is not supported; supported: non-empty batches, time steps, \
-             input size and units",
+            "no units (an empty hidden state) is not supported; supported: at least one unit",
         ));
     }
     Ok(Sizes {

@@ -46,7 +46,8 @@ fn fc16(bias: TensorType) -> ModelSpec {
 }
 
 /// TRANSPOSE_CONV of input `[1, 2, 2, 0]` and filter `[3, 2, 2, 0]` with a bias into
-/// `[1, 3, 3, 3]` (stride 1, VALID), int8 or float32.
+/// `[1, 3, 3, 3]` (stride 1, VALID), int8 or float32. Tensors: 0 output shape, 1 filter, 2
+/// input, 3 bias, 4 output.
 fn transpose_conv(float: bool) -> ModelSpec {
     let (input, filter, bias, output) = if float {
         (
@@ -115,4 +116,11 @@ pub(super) fn empty_depth(s: &mut Suite<'_>) {
     });
     s.accepted("transpose_conv_depth_0", transpose_conv(false));
     s.accepted("transpose_conv_depth_0_float", transpose_conv(true));
+    s.accepted("transpose_conv_depth_0_int16", {
+        let mut m = transpose_conv(false);
+        m.tensors[2] = TensorSpec::new(TensorType::INT16, &[1, 2, 2, 0]).quant(0.002, 0);
+        m.tensors[3] = TensorSpec::new(TensorType::INT64, &[3]).constant_i64(&[1700, -1500, 30]);
+        m.tensors[4] = TensorSpec::new(TensorType::INT16, &[1, 3, 3, 3]).quant(0.0001, 0);
+        m
+    });
 }
