@@ -2,7 +2,7 @@
 //! input depth of 0). TFLM's reference kernels then sum no terms: every output is the bias
 //! requantized (the output zero point without one), clamped by the activation, a defined result.
 
-use super::Suite;
+use super::{Refusal, Suite};
 use crate::int4::with_int4_weights;
 use crate::{
     Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
@@ -114,6 +114,23 @@ pub(super) fn empty_depth(s: &mut Suite<'_>) {
             vec![TensorSpec::f32(&[2, 3])],
         )
     });
+    // Only such weights: an empty shape tensor with an empty buffer is no constant for TFLM
+    // (BROADCAST_TO's Prepare: "Non-constant >shape< tensor is not supported").
+    s.refused(
+        "broadcast_to_shape_empty_buffer",
+        {
+            let mut m = ModelSpec::single_op(
+                B::BROADCAST_TO,
+                Options::None,
+                vec![TensorSpec::f32(&[]), TensorSpec::int32(&[0])],
+                vec![TensorSpec::f32(&[])],
+            );
+            m.inputs = vec![0];
+            m
+        },
+        Refusal::Invalid,
+        "uninitialized",
+    );
     s.accepted("transpose_conv_depth_0", transpose_conv(false));
     s.accepted("transpose_conv_depth_0_float", transpose_conv(true));
     s.accepted("transpose_conv_depth_0_int16", {

@@ -59,13 +59,13 @@ pub(super) fn trig_reverse_add_n(cases: &mut Vec<super::Case>) {
         Refusal::Invalid,
         "out of range",
     );
-    // An empty axis tensor has no data: a constant of no bytes, whose empty axis list TFLM reads
-    // at axes[-1].
+    // An empty axis tensor has no data: the loader sees a tensor nothing writes (the lowering's
+    // own refusal, TFLM's read of axes[-1], is behind that one).
     s.refused(
         "reverse_v2_no_axis",
         reverse(TensorType::FLOAT32, &[2, 3], &[]),
         Refusal::Invalid,
-        "no axis to reverse",
+        "uninitialized",
     );
     s.refused(
         "reverse_v2_int64_axis",
