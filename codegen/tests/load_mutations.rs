@@ -102,6 +102,8 @@ fn data_ranges(bytes: &[u8]) -> Vec<Range<usize>> {
         .tensors
         .iter()
         .filter_map(|t| t.data.as_deref())
+        // An empty tensor's data (a constant of no bytes) covers none of the file.
+        .filter(|d| !d.is_empty())
         .map(|d| {
             let start = d.as_ptr() as usize - base;
             start..start + d.len()

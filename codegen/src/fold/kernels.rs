@@ -2612,6 +2612,120 @@ fn fully_connected_fully_connected_acc32_s16<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `fully_connected::fully_connected_dyn_s8`.
+fn fully_connected_fully_connected_dyn_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_s8(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_dyn_acc32_s16`.
+fn fully_connected_fully_connected_dyn_acc32_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_acc32_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_dyn_s16`.
+fn fully_connected_fully_connected_dyn_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDynS16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_dyn_f32`.
+fn fully_connected_fully_connected_dyn_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        bias: bias.as_deref(),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_f32(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `fully_connected_int4::fully_connected_s4`.
 fn fully_connected_int4_fully_connected_s4<C: KernelArgs + ?Sized>(
     call: &C,
@@ -4560,6 +4674,18 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("fully_connected", "fully_connected_acc32_s16") => {
             fully_connected_fully_connected_acc32_s16(call, arena)
+        }
+        ("fully_connected", "fully_connected_dyn_s8") => {
+            fully_connected_fully_connected_dyn_s8(call, arena)
+        }
+        ("fully_connected", "fully_connected_dyn_acc32_s16") => {
+            fully_connected_fully_connected_dyn_acc32_s16(call, arena)
+        }
+        ("fully_connected", "fully_connected_dyn_s16") => {
+            fully_connected_fully_connected_dyn_s16(call, arena)
+        }
+        ("fully_connected", "fully_connected_dyn_f32") => {
+            fully_connected_fully_connected_dyn_f32(call, arena)
         }
         ("fully_connected_int4", "fully_connected_s4") => {
             fully_connected_int4_fully_connected_s4(call, arena)

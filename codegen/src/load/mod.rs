@@ -152,6 +152,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     // The shapes TFLM's Prepare writes over the declared ones (GATHER, GATHER_ND,
     // EMBEDDING_LOOKUP).
     prepared::apply(subgraph, &mut tensors, &operators, limits)?;
+    empty_constants(&mut tensors, &operators, &inputs);
 
     let graph = Graph {
         tensors,
@@ -165,6 +166,50 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     };
     graph::check(&graph)?;
     Ok(graph)
+}
+
+/// Gives empty weights that nothing writes (not a graph input, not a variable, no operator's
+/// output) their data: none. A converter writes the weights of no input channels
+/// (FULLY_CONNECTED's and TRANSPOSE_CONV's `[.., 0]`, an LSTM's input weights for an input size of
+/// 0) with an empty buffer, which TFLM takes for a tensor of its arena that nothing fills; their
+/// kernels read no byte of it (nor ask whether it is constant), so it is a constant of no bytes.
+/// Every other empty tensor keeps no data: the operators that require a constant (TFLM's
+/// `IsConstantTensor`: a shape, an axis) refuse a tensor with an empty buffer, as TFLM does.
+fn empty_constants(
+    tensors: &mut [crate::ir::Tensor],
+    operators: &[crate::ir::Operator],
+    inputs: &[usize],
+) {
+    use crate::ir::{OpCode, OpKind};
+    let mut written = vec![false; tensors.len()];
+    for &t in operators.iter().flat_map(|op| &op.outputs).chain(inputs) {
+        written[t] = true;
+    }
+    // Whether every read of the tensor is as weights of those kernels.
+    let mut weights_only: Vec<Option<bool>> = vec![None; tensors.len()];
+    for op in operators {
+        let weights = match op.kind {
+            OpKind::Builtin(OpCode::FULLY_CONNECTED | OpCode::TRANSPOSE_CONV) => 1..2,
+            OpKind::Builtin(OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM) => 1..5,
+            _ => 0..0,
+        };
+        for (i, t) in op.inputs.iter().enumerate() {
+            if let Some(t) = *t {
+                let only = weights_only[t].unwrap_or(true);
+                weights_only[t] = Some(only && weights.contains(&i));
+            }
+        }
+    }
+    for (t, tensor) in tensors.iter_mut().enumerate() {
+        if weights_only[t] == Some(true)
+            && tensor.data.is_none()
+            && !tensor.is_variable
+            && !written[t]
+            && tensor.shape.contains(&0)
+        {
+            tensor.data = Some(std::borrow::Cow::Borrowed(&[]));
+        }
+    }
 }
 
 /// A string of the file (a name, the description) as text: its UTF-8 as it is, any other byte

@@ -316,16 +316,28 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
         empty(t) && !(tensor.is_constant() && tensor.shape.len() == 1)
     });
     let code = op.kind.code();
+    // FULLY_CONNECTED's and TRANSPOSE_CONV's weights with no input channels (their last
+    // dimension), UNIDIRECTIONAL_SEQUENCE_LSTM's input weights (inputs 1 to 4) for an input size
+    // of 0: TFLM's reference kernels sum no terms, and every product is the bias (requantized),
+    // whatever else is empty of the input; their lowerings compute that.
+    let weights = op.inputs.get(1).copied().flatten();
+    let no_depth = matches!(
+        code,
+        Some(
+            OpCode::FULLY_CONNECTED | OpCode::TRANSPOSE_CONV | OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM
+        )
+    ) && weights.is_some_and(|w| ctx.graph().tensors[w].shape.last() == Some(&0));
     let defined = |t: usize| {
         let shape = &ctx.graph().tensors[t].shape;
-        code.is_some_and(|c| {
-            EMPTY_INPUT_DEFINED.contains(&c)
-                || (EMPTY_IMAGE_DEFINED.contains(&c)
-                    && op.inputs.first() == Some(&Some(t))
-                    && shape.len() == 4
-                    && shape[0] > 0
-                    && shape[3] > 0)
-        })
+        no_depth
+            || code.is_some_and(|c| {
+                EMPTY_INPUT_DEFINED.contains(&c)
+                    || (EMPTY_IMAGE_DEFINED.contains(&c)
+                        && op.inputs.first() == Some(&Some(t))
+                        && shape.len() == 4
+                        && shape[0] > 0
+                        && shape[3] > 0)
+            })
     };
     if let Some(&t) = empty_input.filter(|&&t| !defined(t)) {
         let tensor = &ctx.graph().tensors[t];
@@ -334,16 +346,10 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
              is not",
             tensor.name, tensor.shape
         );
-        // An empty innermost dimension of FULLY_CONNECTED's or TRANSPOSE_CONV's input is a dot
-        // product of no terms: TFLM computes the bias there, which tinyaot does not compile yet.
         // (CONV_2D divides the output channels by input depth / filter depth, 0; DEPTHWISE_CONV_2D
         // loops over no input channel and writes nothing: both undefined, as below.)
         let empty_depth = tensor.shape.last() == Some(&0);
         return Err(match code {
-            Some(OpCode::FULLY_CONNECTED | OpCode::TRANSPOSE_CONV) if empty_depth => ctx
-                .unsupported(format!(
-                    "{detail}; supported: a non-empty innermost dimension (depth)"
-                )),
             Some(OpCode::CONV_2D) if empty_depth => ctx.invalid(
                 detail,
                 Grounds::undefined(

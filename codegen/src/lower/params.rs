@@ -2565,6 +2565,141 @@ pub(crate) mod fully_connected {
             }
         }
     }
+
+    /// `tinyaot::kernels::fully_connected::FullyConnectedDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FullyConnectedDyn {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_depth`.
+        pub input_depth: usize,
+        /// `output_depth`.
+        pub output_depth: usize,
+        /// `bias`.
+        pub bias: Option<Data<i32>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<FullyConnectedDyn> for Params {
+        fn from(p: FullyConnectedDyn) -> Params {
+            Params {
+                type_name: "FullyConnectedDyn",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_depth", Value::Usize(p.input_depth)),
+                    ("output_depth", Value::Usize(p.output_depth)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::fully_connected::FullyConnectedDynS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FullyConnectedDynS16 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_depth`.
+        pub input_depth: usize,
+        /// `output_depth`.
+        pub output_depth: usize,
+        /// `bias`.
+        pub bias: Option<Data<i64>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<FullyConnectedDynS16> for Params {
+        fn from(p: FullyConnectedDynS16) -> Params {
+            Params {
+                type_name: "FullyConnectedDynS16",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_depth", Value::Usize(p.input_depth)),
+                    ("output_depth", Value::Usize(p.output_depth)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::fully_connected::FullyConnectedDynF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FullyConnectedDynF32 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_depth`.
+        pub input_depth: usize,
+        /// `output_depth`.
+        pub output_depth: usize,
+        /// `bias`.
+        pub bias: Option<Data<f32>>,
+        /// `act_min`.
+        pub act_min: f32,
+        /// `act_max`.
+        pub act_max: f32,
+    }
+
+    impl From<FullyConnectedDynF32> for Params {
+        fn from(p: FullyConnectedDynF32) -> Params {
+            Params {
+                type_name: "FullyConnectedDynF32",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_depth", Value::Usize(p.input_depth)),
+                    ("output_depth", Value::Usize(p.output_depth)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("act_min", Value::F32(p.act_min)),
+                    ("act_max", Value::F32(p.act_max)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::fully_connected_int4`.

@@ -9,10 +9,17 @@
 //!
 //! Access order: for each batch row, reads the whole input row, writing that row's outputs in order;
 //! the output must not overlap the input (checked).
+//!
+//! Weights computed at run time (an operator's output, a graph input: TFLM's kernels read the
+//! filter tensor at Eval, whatever produced it) go to the `fully_connected_dyn_*` kernels, which
+//! read input and weights as [`Src`] and compute TFLM's sums term by term as its reference
+//! kernels write them, with nothing precomputed from the weights; they must not overlap the
+//! output either (checked).
 
 use super::nn_common::requant::scale_16x8;
 use super::nn_common::{clamp_f32, dot2_swizzled_s16, views};
 use crate::math::multiply_by_quantized_multiplier;
+use crate::Src;
 
 /// Constant parameters of [`fully_connected_s16`]: an int16 FULLY_CONNECTED with int8 weights and
 /// TFLM's 64-bit sums (an INT64 bias, or none unless the options ask for 32-bit biases).
@@ -232,6 +239,249 @@ pub fn fully_connected_acc32_s16(
     );
 }
 
+/// Constant parameters of [`fully_connected_dyn_s8`] and [`fully_connected_dyn_acc32_s16`]: an
+/// int8 (or int16 with 32-bit sums) FULLY_CONNECTED whose weights are read at run time.
+#[derive(Clone, Copy, Debug)]
+pub struct FullyConnectedDyn<'a> {
+    /// Rows of the input (the output's elements / `output_depth`).
+    pub batches: usize,
+    /// Elements per input row (the weights' last dimension).
+    pub input_depth: usize,
+    /// Outputs per row (the output's last dimension: the weights' first rows).
+    pub output_depth: usize,
+    /// Per-output 32-bit bias, as the model stores it (nothing folded in).
+    pub bias: Option<&'a [i32]>,
+    /// Per-output Q31 requantization multipliers (one repeated for every output under
+    /// per-tensor quantization).
+    pub multipliers: &'a [i32],
+    /// Per-output requantization shifts (positive = left, within -31..=31).
+    pub shifts: &'a [i8],
+    /// Input zero point, subtracted from every input as TFLM's `input_offset` does.
+    pub input_zero_point: i32,
+    /// Output zero point, added after the requantization.
+    pub output_zero_point: i32,
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`fully_connected_dyn_s16`]: an int16 FULLY_CONNECTED with int8 weights
+/// read at run time and TFLM's 64-bit sums.
+#[derive(Clone, Copy, Debug)]
+pub struct FullyConnectedDynS16<'a> {
+    /// Rows of the input (the output's elements / `output_depth`).
+    pub batches: usize,
+    /// Elements per input row (the weights' last dimension).
+    pub input_depth: usize,
+    /// Outputs per row (the output's last dimension: the weights' first rows).
+    pub output_depth: usize,
+    /// Per-output 64-bit bias, as the model stores it (nothing folded in).
+    pub bias: Option<&'a [i64]>,
+    /// Per-output multipliers reduced to 16 bits as TFLM's 64-bit `MultiplyByQuantizedMultiplier`
+    /// reduces them (`0..=0x7FFF`; one repeated for every output under per-tensor quantization).
+    pub multipliers: &'a [i32],
+    /// Per-output right shifts of the product, `15 - shift` (within `1..=46`).
+    pub shifts: &'a [i8],
+    /// Input zero point, subtracted from every input.
+    pub input_zero_point: i32,
+    /// Output zero point, added after the requantization.
+    pub output_zero_point: i32,
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`fully_connected_dyn_f32`]: a float32 FULLY_CONNECTED whose weights
+/// are read at run time.
+#[derive(Clone, Copy, Debug)]
+pub struct FullyConnectedDynF32<'a> {
+    /// Rows of the input (input elements / `input_depth`).
+    pub batches: usize,
+    /// Elements per input row (the weights' last dimension).
+    pub input_depth: usize,
+    /// Outputs per row (the weights' first dimension).
+    pub output_depth: usize,
+    /// Per-output bias.
+    pub bias: Option<&'a [f32]>,
+    /// Lowest output value (fused activation).
+    pub act_min: f32,
+    /// Highest output value.
+    pub act_max: f32,
+}
+
+/// Walks a FULLY_CONNECTED whose weights are read at run time: for each row `b` and output `c`,
+/// writes `value(c, input row b, weights row c)` (`IN` bytes per input element, `W` per weight,
+/// `OUT` per output element) at output element `b * outs + c`. Input and weights are borrowed
+/// again for each element, as the output is written between them; neither may overlap the
+/// output (checked).
+#[inline(always)]
+fn dyn_rows<const IN: usize, const W: usize, const OUT: usize>(
+    arena: &mut [u8],
+    (input, filter, output): (Src, Src, usize),
+    (batches, depth, outs): (usize, usize, usize),
+    value: impl Fn(usize, &[u8], &[u8]) -> [u8; OUT],
+) {
+    let (in_len, w_len, out_len) = (IN * batches * depth, W * outs * depth, OUT * batches * outs);
+    for (src, len) in [(input, in_len), (filter, w_len)] {
+        if let Src::Arena(offset) = src {
+            assert!(
+                !views::overlapping(offset, len, output, out_len),
+                "kernel input and output overlap"
+            );
+        }
+    }
+    for b in 0..batches {
+        for c in 0..outs {
+            let v = {
+                let x = &input.bytes(arena, in_len)[IN * b * depth..][..IN * depth];
+                let w = &filter.bytes(arena, w_len)[W * c * depth..][..W * depth];
+                value(c, x, w)
+            };
+            let o = output + OUT * (b * outs + c);
+            arena[o..o + OUT].copy_from_slice(&v);
+        }
+    }
+}
+
+/// int8 FULLY_CONNECTED with weights read at run time, bit-exact with TFLM's
+/// `reference_integer_ops::FullyConnected` / `FullyConnectedPerChannel`: each output is
+/// `MultiplyByQuantizedMultiplier(Σ_d w[d] * (x[d] - input_zero_point) + bias)` (the sum wrapping
+/// at 32 bits) plus the output zero point, clamped. Reads `batches * input_depth` bytes at
+/// `input` and `output_depth * input_depth` at `filter`, writes `batches * output_depth` bytes
+/// at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn fully_connected_dyn_s8(
+    arena: &mut [u8],
+    input: Src,
+    filter: Src,
+    output: usize,
+    p: &FullyConnectedDyn,
+) {
+    let p = super::opaque(p);
+    let outs = p.output_depth;
+    let bias = p.bias.map(|b| &b[..outs]);
+    let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
+    dyn_rows::<1, 1, 1>(
+        arena,
+        (input, filter, output),
+        (p.batches, p.input_depth, outs),
+        |c, x, w| {
+            let mut acc = 0i32;
+            for (&x, &w) in x.iter().zip(w) {
+                let x = i32::from(x as i8).wrapping_sub(p.input_zero_point);
+                acc = acc.wrapping_add(i32::from(w as i8).wrapping_mul(x));
+            }
+            let acc = acc.wrapping_add(bias.map_or(0, |b| b[c]));
+            let v = multiply_by_quantized_multiplier(acc, multipliers[c], i32::from(shifts[c]))
+                .wrapping_add(p.output_zero_point);
+            [v.max(p.act_min).min(p.act_max) as i8 as u8]
+        },
+    );
+}
+
+/// int16 FULLY_CONNECTED with int8 weights read at run time and 32-bit sums: as
+/// [`fully_connected_dyn_s8`], over int16 input and output (TFLM's 16x8 kernels for an `int32_t`
+/// bias). Reads `2 * batches * input_depth` bytes at `input` and `output_depth * input_depth` at
+/// `filter`, writes `2 * batches * output_depth` bytes at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn fully_connected_dyn_acc32_s16(
+    arena: &mut [u8],
+    input: Src,
+    filter: Src,
+    output: usize,
+    p: &FullyConnectedDyn,
+) {
+    let p = super::opaque(p);
+    let outs = p.output_depth;
+    let bias = p.bias.map(|b| &b[..outs]);
+    let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
+    dyn_rows::<2, 1, 2>(
+        arena,
+        (input, filter, output),
+        (p.batches, p.input_depth, outs),
+        |c, x, w| {
+            let mut acc = 0i32;
+            for (x, &w) in x.chunks_exact(2).zip(w) {
+                let x =
+                    i32::from(i16::from_le_bytes([x[0], x[1]])).wrapping_sub(p.input_zero_point);
+                acc = acc.wrapping_add(i32::from(w as i8).wrapping_mul(x));
+            }
+            let acc = acc.wrapping_add(bias.map_or(0, |b| b[c]));
+            let v = multiply_by_quantized_multiplier(acc, multipliers[c], i32::from(shifts[c]))
+                .wrapping_add(p.output_zero_point);
+            (v.max(p.act_min).min(p.act_max) as i16).to_le_bytes()
+        },
+    );
+}
+
+/// int16 FULLY_CONNECTED with int8 weights read at run time and 64-bit sums, bit-exact with
+/// TFLM's 16x8 kernels for an `int64_t` bias: each output is
+/// `MultiplyByQuantizedMultiplier(Σ_d w[d] * (x[d] - input_zero_point) + bias)` (its 64-bit
+/// overload, `scale_16x8`) plus the output zero point, clamped. Reads
+/// `2 * batches * input_depth` bytes at `input` and `output_depth * input_depth` at `filter`,
+/// writes `2 * batches * output_depth` bytes at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn fully_connected_dyn_s16(
+    arena: &mut [u8],
+    input: Src,
+    filter: Src,
+    output: usize,
+    p: &FullyConnectedDynS16,
+) {
+    let p = super::opaque(p);
+    let outs = p.output_depth;
+    let bias = p.bias.map(|b| &b[..outs]);
+    let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
+    dyn_rows::<2, 1, 2>(
+        arena,
+        (input, filter, output),
+        (p.batches, p.input_depth, outs),
+        |c, x, w| {
+            // Each term is within 2^23 in magnitude: exact in 32 bits, summed in 64 as TFLM does.
+            let mut acc = 0i64;
+            for (x, &w) in x.chunks_exact(2).zip(w) {
+                let x =
+                    i32::from(i16::from_le_bytes([x[0], x[1]])).wrapping_sub(p.input_zero_point);
+                acc = acc.wrapping_add(i64::from(i32::from(w as i8).wrapping_mul(x)));
+            }
+            let acc = acc.wrapping_add(bias.map_or(0, |b| b[c]));
+            let v = scale_16x8(acc, multipliers[c], shifts[c]).wrapping_add(p.output_zero_point);
+            (v.max(p.act_min).min(p.act_max) as i16).to_le_bytes()
+        },
+    );
+}
+
+/// float32 FULLY_CONNECTED with weights read at run time: each output is `Σ x[d] * w[d]` in order
+/// of `d`, plus the bias, clamped (as [`fully_connected_f32`]). Reads `4 * batches * input_depth`
+/// bytes at `input` and `4 * output_depth * input_depth` at `filter`, writes
+/// `4 * batches * output_depth` bytes at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn fully_connected_dyn_f32(
+    arena: &mut [u8],
+    input: Src,
+    filter: Src,
+    output: usize,
+    p: &FullyConnectedDynF32,
+) {
+    let p = super::opaque(p);
+    let outs = p.output_depth;
+    let bias = p.bias.map(|b| &b[..outs]);
+    dyn_rows::<4, 4, 4>(
+        arena,
+        (input, filter, output),
+        (p.batches, p.input_depth, outs),
+        |c, x, w| {
+            let mut total = 0.0f32;
+            for (x, w) in views::f32s(x).zip(views::f32s(w)) {
+                total += x * w;
+            }
+            clamp_f32(total + bias.map_or(0.0, |b| b[c]), p.act_min, p.act_max).to_le_bytes()
+        },
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,5 +575,83 @@ mod tests {
             f32::from_le_bytes(arena[8 + 4 * i..12 + 4 * i].try_into().unwrap())
         });
         assert_eq!(out, [-0.5, 3.0]);
+    }
+
+    /// Weights read from the arena: the int8 sums subtract the input zero point term by term and
+    /// add the bias as stored; a per-channel multiplier per output; the first `output_depth` rows.
+    #[test]
+    fn dyn_s8_reads_weights_from_the_arena() {
+        // Input [2, 3] at 0, weights [3, 3] at 8 (only the first two rows run), output at 24.
+        let mut arena = [0u8; 32];
+        for (a, v) in arena.iter_mut().zip([1i8, -2, 3, 127, -128, 0]) {
+            *a = v as u8;
+        }
+        for (a, v) in arena[8..].iter_mut().zip([1i8, 1, 1, -1, 2, 0, 9, 9, 9]) {
+            *a = v as u8;
+        }
+        let p = FullyConnectedDyn {
+            batches: 2,
+            input_depth: 3,
+            output_depth: 2,
+            bias: Some(&[10, -4]),
+            multipliers: &[1 << 30, 1 << 30],
+            shifts: &[1, 0],
+            input_zero_point: 1,
+            output_zero_point: -3,
+            act_min: -128,
+            act_max: 127,
+        };
+        fully_connected_dyn_s8(&mut arena, Src::Arena(0), Src::Arena(8), 24, &p);
+        // Row 0 (x - 1 = 0, -3, 2): 0 - 3 + 2 + 10 = 9, times 1, -3: 6; 0 - 6 + 0 - 4 = -10,
+        // times 0.5 is -5 (round half away), -3: -8.
+        // Row 1 (126, -129, -1): -4 + 10 = 6 -> 3; -126 - 258 - 4 = -388 -> -194 - 3 clamps.
+        let out: [i8; 4] = core::array::from_fn(|i| arena[24 + i] as i8);
+        assert_eq!(out, [6, -8, 3, -128]);
+    }
+
+    /// 64-bit sums of int16 inputs less their zero point, then the 64-bit requantization.
+    #[test]
+    fn dyn_s16_sums_in_64_bits() {
+        let mut arena = [0u8; 32];
+        for (a, v) in arena.chunks_exact_mut(2).zip([1000i16, -2000, 3000]) {
+            a.copy_from_slice(&v.to_le_bytes());
+        }
+        let weights = [1i8, 2, 3].map(|w| w as u8);
+        let p = FullyConnectedDynS16 {
+            batches: 1,
+            input_depth: 3,
+            output_depth: 1,
+            bias: Some(&[10]),
+            multipliers: &[0x4000],
+            shifts: &[20],
+            input_zero_point: -1,
+            output_zero_point: 7,
+            act_min: -32768,
+            act_max: 32767,
+        };
+        fully_connected_dyn_s16(&mut arena, Src::Arena(0), Src::Bytes(&weights), 16, &p);
+        // (1001 - 3998 + 9003) + 10 = 6016, / 64 = 94, + 7.
+        assert_eq!(i16::from_le_bytes([arena[16], arena[17]]), 101);
+    }
+
+    #[test]
+    fn dyn_f32_adds_the_bias_after_the_sum() {
+        let mut arena = [0u8; 32];
+        for (i, v) in [1.0f32, -2.0, 1.0, 1.0, 4.0, 0.5].iter().enumerate() {
+            arena[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let p = FullyConnectedDynF32 {
+            batches: 1,
+            input_depth: 2,
+            output_depth: 2,
+            bias: Some(&[0.25, -1.0]),
+            act_min: -0.5,
+            act_max: 6.0,
+        };
+        fully_connected_dyn_f32(&mut arena, Src::Arena(0), Src::Arena(8), 24, &p);
+        let out: [f32; 2] = core::array::from_fn(|i| {
+            f32::from_le_bytes(arena[24 + 4 * i..28 + 4 * i].try_into().unwrap())
+        });
+        assert_eq!(out, [-0.5, 2.0]);
     }
 }

@@ -52,8 +52,10 @@ families!(
 // `legitimate_corners` and `types_and_parameters` add.
 mod builders;
 mod dead_channels;
+mod empty_depth;
 mod folded_and_passed_through;
 mod int4;
+mod weights_at_run_time;
 mod window_extents;
 
 use crate::ModelSpec;

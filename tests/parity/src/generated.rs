@@ -1306,6 +1306,84 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: f32,
         }
+        /// The C `fully_connected_FullyConnectedDyn`.
+        #[repr(C)]
+        pub struct FullyConnectedDyn {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_depth`.
+            pub input_depth: usize,
+            /// `output_depth`.
+            pub output_depth: usize,
+            /// `bias`'s data.
+            pub bias: *const i32,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+        /// The C `fully_connected_FullyConnectedDynS16`.
+        #[repr(C)]
+        pub struct FullyConnectedDynS16 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_depth`.
+            pub input_depth: usize,
+            /// `output_depth`.
+            pub output_depth: usize,
+            /// `bias`'s data.
+            pub bias: *const i64,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+        /// The C `fully_connected_FullyConnectedDynF32`.
+        #[repr(C)]
+        pub struct FullyConnectedDynF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_depth`.
+            pub input_depth: usize,
+            /// `output_depth`.
+            pub output_depth: usize,
+            /// `bias`'s data.
+            pub bias: *const f32,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `act_min`.
+            pub act_min: f32,
+            /// `act_max`.
+            pub act_max: f32,
+        }
     }
     /// `fully_connected_int4`'s typedefs.
     pub mod fully_connected_int4 {
@@ -3211,6 +3289,34 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedAcc32S16,
+        );
+        /// The C `fully_connected::fully_connected_dyn_s8`.
+        pub fn parity_fully_connected_fully_connected_dyn_s8(
+            input: *const u8,
+            filter: *const u8,
+            output: *mut u8,
+            p: *const fully_connected::FullyConnectedDyn,
+        );
+        /// The C `fully_connected::fully_connected_dyn_acc32_s16`.
+        pub fn parity_fully_connected_fully_connected_dyn_acc32_s16(
+            input: *const u8,
+            filter: *const u8,
+            output: *mut u8,
+            p: *const fully_connected::FullyConnectedDyn,
+        );
+        /// The C `fully_connected::fully_connected_dyn_s16`.
+        pub fn parity_fully_connected_fully_connected_dyn_s16(
+            input: *const u8,
+            filter: *const u8,
+            output: *mut u8,
+            p: *const fully_connected::FullyConnectedDynS16,
+        );
+        /// The C `fully_connected::fully_connected_dyn_f32`.
+        pub fn parity_fully_connected_fully_connected_dyn_f32(
+            input: *const u8,
+            filter: *const u8,
+            output: *mut u8,
+            p: *const fully_connected::FullyConnectedDynF32,
         );
         /// The C `fully_connected_int4::fully_connected_s4`.
         pub fn parity_fully_connected_int4_fully_connected_s4(
@@ -6664,6 +6770,134 @@ fn c_fully_connected_fully_connected_acc32_s16(
     Ok(())
 }
 
+/// `fully_connected::fully_connected_dyn_s8` in C.
+fn c_fully_connected_fully_connected_dyn_s8(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::fully_connected::FullyConnectedDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let filter = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_fully_connected_fully_connected_dyn_s8(input, filter, output, &p) };
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_dyn_acc32_s16` in C.
+fn c_fully_connected_fully_connected_dyn_acc32_s16(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::fully_connected::FullyConnectedDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let filter = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_fully_connected_fully_connected_dyn_acc32_s16(input, filter, output, &p) };
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_dyn_s16` in C.
+fn c_fully_connected_fully_connected_dyn_s16(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::fully_connected::FullyConnectedDynS16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let filter = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_fully_connected_fully_connected_dyn_s16(input, filter, output, &p) };
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_dyn_f32` in C.
+fn c_fully_connected_fully_connected_dyn_f32(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = ffi::fully_connected::FullyConnectedDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let filter = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_fully_connected_fully_connected_dyn_f32(input, filter, output, &p) };
+    Ok(())
+}
+
 /// `fully_connected_int4::fully_connected_s4` in C.
 fn c_fully_connected_int4_fully_connected_s4(
     call: &Call<'_>,
@@ -9018,6 +9252,18 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("fully_connected", "fully_connected_acc32_s16") => {
             c_fully_connected_fully_connected_acc32_s16(call, arena)
         }
+        ("fully_connected", "fully_connected_dyn_s8") => {
+            c_fully_connected_fully_connected_dyn_s8(call, arena)
+        }
+        ("fully_connected", "fully_connected_dyn_acc32_s16") => {
+            c_fully_connected_fully_connected_dyn_acc32_s16(call, arena)
+        }
+        ("fully_connected", "fully_connected_dyn_s16") => {
+            c_fully_connected_fully_connected_dyn_s16(call, arena)
+        }
+        ("fully_connected", "fully_connected_dyn_f32") => {
+            c_fully_connected_fully_connected_dyn_f32(call, arena)
+        }
         ("fully_connected_int4", "fully_connected_s4") => {
             c_fully_connected_int4_fully_connected_s4(call, arena)
         }
@@ -9234,6 +9480,10 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected", "fully_connected_f32"),
     ("fully_connected", "fully_connected_s16"),
     ("fully_connected", "fully_connected_acc32_s16"),
+    ("fully_connected", "fully_connected_dyn_s8"),
+    ("fully_connected", "fully_connected_dyn_acc32_s16"),
+    ("fully_connected", "fully_connected_dyn_s16"),
+    ("fully_connected", "fully_connected_dyn_f32"),
     ("fully_connected_int4", "fully_connected_s4"),
     ("gather", "gather"),
     ("gather", "gather_nd"),

@@ -1,7 +1,10 @@
 //! FULLY_CONNECTED → `conv::conv2d_1x1_s8` (int8: the same product as a 1×1 convolution's),
 //! `fully_connected::fully_connected_{s16,acc32_s16}` (int16 with int8 weights, 64-bit or 32-bit
 //! sums) and `fully_connected::fully_connected_f32`: batches from the weights' depth, per-tensor or
-//! per-channel requantization. INT4 weights go to [`super::int4`].
+//! per-channel requantization. INT4 weights go to [`super::int4`]. Weights computed at run time
+//! (TFLM's kernels read the filter tensor at Eval, whatever wrote it) go to
+//! `fully_connected::fully_connected_dyn_*`, which read them from the arena and precompute nothing
+//! from them.
 
 use super::conv::{
     filter_rows, fold, folded_bias, pointwise, reduce_16x8, swizzle_quads, ConvQuant,
@@ -11,6 +14,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::fully_connected as P;
 use crate::lower::types::Types;
+use crate::lower::Operand;
 use crate::lower::{Data, Num, OpContext};
 
 /// The operators of this family.
@@ -50,15 +54,14 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     let num = ctx.input_num_or_i16(input)?;
     ctx.expect_rank("weights", filter, 2)?;
-    let filter_index = ctx.constant_input(1, "weights")?;
+    let filter_index = ctx.input_index(1)?;
     let (units, depth) = (filter.shape[0], filter.shape[1]);
-    if depth == 0 {
-        // TFLM computes a dot product of no terms: the bias.
-        return Err(ctx.unsupported(format!(
-            "weights {:?} have an input depth of 0; supported: a non-empty depth",
-            filter.shape
-        )));
-    }
+    // Weights written at run time (an operator's output, a graph input) are read at Eval by TFLM's
+    // kernels as constant ones are; the dyn kernels read them where they are. An input depth of 0
+    // goes there too: TFLM's reference kernels sum no terms, so each output is the bias
+    // requantized (the zero point where there is none), which the dyn kernels' loops compute as
+    // written, where the constant-weight kernels walk rows of `depth` values.
+    let dynamic = !filter.is_constant() || depth == 0;
     if units == 0 {
         // TFLM writes nothing: an output of no units is an empty tensor.
         return Err(ctx.unsupported(format!(
@@ -96,7 +99,12 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     match num {
-        Num::I16 => fully_connected_16x8(ctx, o.activation, (batches, depth, units), out_units),
+        Num::I16 => fully_connected_16x8(
+            ctx,
+            o.activation,
+            (batches, depth, units, out_units),
+            dynamic,
+        ),
         _ if filter.dtype == DType::I4 => {
             super::int4::fully_connected(ctx, o.activation, (batches, depth, units), out_units)
         }
@@ -109,6 +117,14 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             multipliers.truncate(out_units);
             shifts.truncate(out_units);
             let (act_min, act_max) = ctx.activation_range_s8(o.activation, s_out, zp_out)?;
+            if dynamic {
+                return dyn_s8(
+                    ctx,
+                    (batches, depth, units, out_units),
+                    (multipliers, shifts),
+                    (zp_in, zp_out, act_min, act_max),
+                );
+            }
             // The int8 product is a 1×1 convolution's: `batches` pixels of `depth` channels into
             // `units`, the same sums requantized the same way per output (TFLM's per-tensor and
             // per-channel kernels agree once the multiplier is repeated), so it runs on that kernel
@@ -148,6 +164,20 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             }
             ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
+            if dynamic {
+                return Ok(kernel(
+                    "fully_connected_dyn_f32",
+                    dyn_operands(ctx)?,
+                    P::FullyConnectedDynF32 {
+                        batches,
+                        input_depth: depth,
+                        output_depth: units,
+                        bias: ctx.bias(2, DType::F32, units)?,
+                        act_min,
+                        act_max,
+                    },
+                ));
+            }
             Ok(kernel(
                 "fully_connected_f32",
                 in_out(ctx)?,
@@ -194,11 +224,10 @@ pub(super) fn requantization(
 fn fully_connected_16x8(
     ctx: &OpContext,
     activation: crate::ir::Activation,
-    (batches, depth, units): (usize, usize, usize),
-    out_units: usize,
+    (batches, depth, units, out_units): (usize, usize, usize, usize),
+    dynamic: bool,
 ) -> Result<Kernel> {
     let (input, filter, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    ctx.constant_input(1, "weights")?;
     ctx.expect_dtype("weights", filter, DType::I8)?;
     ctx.expect_output_dtype("the output", output, DType::I16)?;
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
@@ -217,6 +246,15 @@ fn fully_connected_16x8(
         Some(t) => t == DType::I32,
         None => options_bias_type == Some(tinyaot_schema::tflite::TensorType::INT32),
     };
+    if dynamic {
+        return fully_connected_dyn_16x8(
+            ctx,
+            (batches, depth, units, out_units),
+            (multipliers, shifts),
+            (zp_in, zp_out, act_min, act_max),
+            narrow_sums,
+        );
+    }
     let (mut weights, row) = filter_rows(ctx, filter, units)?;
     weights.truncate(out_units * row);
     if narrow_sums {
@@ -248,16 +286,7 @@ fn fully_connected_16x8(
         ));
     }
     if let Some(t) = bias_type.filter(|&t| t != DType::I64) {
-        return Err(ctx.invalid(
-            format!(
-            "bias has type {t}: TFLM's int16 FULLY_CONNECTED reads any bias but an INT32 one as \
-             INT64, so it would misread this one; supported: an INT64 or INT32 bias, or none"
-        ),
-            Grounds::undefined(
-                "fully_connected.cc reads an int16 model's bias that is not INT32 as \
-                 int64_t: a narrower bias is read past its end",
-            ),
-        ));
+        return Err(wide_bias_misread(ctx, t));
     }
     let bias = ctx.bias(2, DType::I64, units)?;
     // The input zero point folds into the bias: the 64-bit sums are exact.
@@ -297,6 +326,110 @@ fn fully_connected_16x8(
     ))
 }
 
+/// The refusal of an int16 FULLY_CONNECTED's bias of type `t`, neither INT32 nor INT64, which
+/// TFLM reads as INT64.
+fn wide_bias_misread(ctx: &OpContext, t: DType) -> crate::error::Error {
+    ctx.invalid(
+        format!(
+            "bias has type {t}: TFLM's int16 FULLY_CONNECTED reads any bias but an INT32 one as \
+             INT64, so it would misread this one; supported: an INT64 or INT32 bias, or none"
+        ),
+        Grounds::undefined(
+            "fully_connected.cc reads an int16 model's bias that is not INT32 as int64_t: a \
+             narrower bias is read past its end",
+        ),
+    )
+}
+
+/// The operands of a `fully_connected_dyn_*` kernel: input and weights wherever they are (the
+/// arena, or a constant input beside weights computed at run time), then the output.
+fn dyn_operands(ctx: &OpContext) -> Result<Vec<Operand>> {
+    Ok(vec![
+        Operand::Src(ctx.input_index(0)?),
+        Operand::Src(ctx.input_index(1)?),
+        Operand::Offset(ctx.output_index(0)?),
+    ])
+}
+
+/// The int8 FULLY_CONNECTED of weights computed at run time (or of an input depth of 0, whatever
+/// the weights' type: no weight is read): TFLM's sums term by term, the bias as stored.
+pub(super) fn dyn_s8(
+    ctx: &OpContext,
+    (batches, depth, units, out_units): (usize, usize, usize, usize),
+    (multipliers, shifts): (Vec<i32>, Vec<i8>),
+    (zp_in, zp_out, act_min, act_max): (i32, i32, i32, i32),
+) -> Result<Kernel> {
+    Ok(kernel(
+        "fully_connected_dyn_s8",
+        dyn_operands(ctx)?,
+        P::FullyConnectedDyn {
+            batches,
+            input_depth: depth,
+            output_depth: out_units,
+            bias: ctx.bias(2, DType::I32, units)?,
+            multipliers: Data::Values(multipliers),
+            shifts: Data::Values(shifts),
+            input_zero_point: zp_in,
+            output_zero_point: zp_out,
+            act_min,
+            act_max,
+        },
+    ))
+}
+
+/// The 16x8 FULLY_CONNECTED of weights computed at run time: TFLM's sums term by term, in 32 bits
+/// (`narrow_sums`) or 64, with the bias as stored and the requantization of the constant case.
+fn fully_connected_dyn_16x8(
+    ctx: &OpContext,
+    (batches, depth, units, out_units): (usize, usize, usize, usize),
+    (multipliers, shifts): (Vec<i32>, Vec<i8>),
+    (zp_in, zp_out, act_min, act_max): (i32, i32, i32, i32),
+    narrow_sums: bool,
+) -> Result<Kernel> {
+    if narrow_sums {
+        return Ok(kernel(
+            "fully_connected_dyn_acc32_s16",
+            dyn_operands(ctx)?,
+            P::FullyConnectedDyn {
+                batches,
+                input_depth: depth,
+                output_depth: out_units,
+                bias: ctx.bias(2, DType::I32, units)?,
+                multipliers: Data::Values(multipliers),
+                shifts: Data::Values(shifts),
+                input_zero_point: zp_in,
+                output_zero_point: zp_out,
+                act_min,
+                act_max,
+            },
+        ));
+    }
+    if let Some(t) = ctx
+        .optional_input(2)
+        .map(|t| t.dtype)
+        .filter(|&t| t != DType::I64)
+    {
+        return Err(wide_bias_misread(ctx, t));
+    }
+    let (multipliers, shifts) = reduce_16x8(ctx, &multipliers, &shifts)?;
+    Ok(kernel(
+        "fully_connected_dyn_s16",
+        dyn_operands(ctx)?,
+        P::FullyConnectedDynS16 {
+            batches,
+            input_depth: depth,
+            output_depth: out_units,
+            bias: ctx.bias(2, DType::I64, units)?,
+            multipliers: Data::Values(multipliers),
+            shifts: Data::Values(shifts),
+            input_zero_point: zp_in,
+            output_zero_point: zp_out,
+            act_min,
+            act_max,
+        },
+    ))
+}
+
 /// TFLM's per-tensor FULLY_CONNECTED Prepare requires the bias scale to be within 2% of an output
 /// step of `input scale × weight scale` (otherwise the integer bias means something else).
 fn check_bias_scale(ctx: &OpContext, product: f64, s_out: f64) -> Result<()> {
@@ -329,7 +462,7 @@ fn check_bias_scale(ctx: &OpContext, product: f64, s_out: f64) -> Result<()> {
 mod tests {
     use super::super::testing::{field, graph, kernel, quant, reason, tensor};
     use crate::ir::*;
-    use crate::lower::Value;
+    use crate::lower::{Operand, Value};
 
     #[test]
     fn fully_connected_per_tensor_multiplies_scales_in_double() {
@@ -432,6 +565,57 @@ mod tests {
             message.contains("does not end in the weights' 2 units"),
             "{message}"
         );
+    }
+
+    /// Weights computed at run time (here with no data: a graph input) go to the kernels that
+    /// read them from the arena, with the bias as stored and no sum folded into it.
+    #[test]
+    fn weights_computed_at_run_time_are_read_where_they_are() {
+        let mut g = int8_graph(&[2, 3], &[2, 2], false);
+        g.tensors[0].quant = quant(&[0.5], &[5], 0);
+        g.tensors[1].data = None;
+        let k = kernel(&g);
+        assert_eq!(k.function, "fully_connected_dyn_s8");
+        assert_eq!(
+            k.operands,
+            vec![Operand::Src(0), Operand::Src(1), Operand::Offset(2)]
+        );
+        assert_eq!(field(&k, "input_zero_point"), &Value::I32(5));
+        assert_eq!(field(&k, "output_depth"), &Value::Usize(2));
+        let mut s16 = s16_graph(Some(DType::I64));
+        s16.tensors[1].data = None;
+        assert_eq!(kernel(&s16).function, "fully_connected_dyn_s16");
+        let mut s16 = s16_graph(Some(DType::I32));
+        s16.tensors[1].data = None;
+        assert_eq!(kernel(&s16).function, "fully_connected_dyn_acc32_s16");
+        let mut s16 = s16_graph(Some(DType::I16));
+        s16.tensors[1].data = None;
+        assert!(reason(&s16).contains("misread"));
+    }
+
+    /// Weights of no input channels: TFLM sums no terms, so each output is the bias requantized;
+    /// the dyn kernels' loops compute that, with an empty constant for the weights.
+    #[test]
+    fn an_input_depth_of_0_runs_the_dyn_kernel() {
+        static W: [u8; 0] = [];
+        let g = graph(
+            OpCode::FULLY_CONNECTED,
+            Options::FullyConnected(FullyConnectedOptions {
+                activation: Activation::None,
+                keep_num_dims: false,
+                shuffled_weights: false,
+            }),
+            vec![
+                tensor(&[2, 0], DType::F32, None, None),
+                tensor(&[3, 0], DType::F32, None, Some(&W)),
+                tensor(&[2, 3], DType::F32, None, None),
+            ],
+            &[Some(0), Some(1), None],
+        );
+        let k = kernel(&g);
+        assert_eq!(k.function, "fully_connected_dyn_f32");
+        assert_eq!(field(&k, "input_depth"), &Value::Usize(0));
+        assert_eq!(field(&k, "batches"), &Value::Usize(2));
     }
 
     /// An int16 FULLY_CONNECTED of 2 rows of 3 into 2 outputs with per-channel weights, zero

@@ -270,12 +270,12 @@ fn sizes(
             ),
         ));
     }
-    if batches == 0 || time_steps == 0 || input_size == 0 || units == 0 {
-        // The output's empty dimensions are refused before lowering; an input size of 0 is a
-        // dot product of no terms, which TFLM computes (the biases).
+    // An input size of 0 is a dot product of no terms, which TFLM computes (each gate's input
+    // part is its bias) and the kernels compute as written; no batch or no time step is an empty
+    // output, which lowers to nothing (this lowering only validates it).
+    if units == 0 {
         return Err(ctx.unsupported(
-            "an empty dimension is not supported; supported: non-empty batches, time steps, \
-             input size and units",
+            "no units (an empty hidden state) is not supported; supported: at least one unit",
         ));
     }
     Ok(Sizes {
@@ -450,13 +450,18 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
                 ));
             }
             if scales.len() != 1 {
-                // The recurrent product then keeps the input product's multiplier, left in the
-                // same OpDataFullyConnected: a defined result, but not one a model means.
-                return Err(ctx.unsupported(format!(
-                    "the {gate} gate's recurrent weights are quantized per channel, which TFLM's \
-                     LSTM requantizes with the input weights' multiplier; supported: per-tensor \
-                     weights"
-                )));
+                // CreateGateParams fills one OpDataFullyConnected for the input weights, then
+                // again for the recurrent ones; for per-channel weights CalculateOpDataFullyConnected
+                // sets only the per-channel arrays, which the LSTM's per-tensor FullyConnected
+                // never reads, so the recurrent product keeps the input product's multiplier and
+                // shift (a defined result, whatever the recurrent scales say): the same here.
+                let (m, shift) = (multipliers.last().copied(), shifts.last().copied());
+                let (Some(m), Some(shift)) = (m, shift) else {
+                    return Err(ctx.internal("no input product's multiplier before the recurrent"));
+                };
+                multipliers.push(m);
+                shifts.push(shift);
+                continue;
             }
             let real = f64::from(s_x) * f64::from(scales[0]) / GATE_SCALE;
             let (m, shift) = ctx.requantization(real)?;

@@ -6,8 +6,10 @@ use super::builders::{
     unary8, unary8_shaped, with,
 };
 use super::dead_channels::dead_channels;
+use super::empty_depth::empty_depth;
 use super::folded_and_passed_through::folded_and_passed_through;
 use super::int4;
+use super::weights_at_run_time::weights_at_run_time;
 use super::window_extents::window_extents;
 use super::{divergent_scales, Case, Category, Expect, Suite};
 use crate::{
@@ -134,6 +136,8 @@ pub(super) fn legitimate_corners(cases: &mut Vec<Case>) {
     int4::accepted(&mut s);
     folded_and_passed_through(&mut s);
     window_extents(&mut s);
+    weights_at_run_time(&mut s);
+    empty_depth(&mut s);
     // A FlatBuffer that TFLM reads and the flatbuffers crate's verifier would refuse: an i64
     // zero-point vector at a position ≡ 4 (mod 8), as a vendor's post-processing leaves it; the
     // whole model 4 bytes off its alignment; tensor names and a description that are not UTF-8.

@@ -289,6 +289,16 @@ pub(in crate::lower::ops) fn fully_connected(
     }
     let (multipliers, shifts) = super::fully_connected::requantization(ctx, s_in, units, s_out)?;
     let (act_min, act_max) = ctx.activation_range_s8(activation, s_out, zp_out)?;
+    if depth == 0 {
+        // No weight to unpack or read: TFLM's int8 kernel then sums no terms, as the int8 one of
+        // an empty depth does.
+        return super::fully_connected::dyn_s8(
+            ctx,
+            (batches, depth, units, out_units),
+            (multipliers, shifts),
+            (zp_in, zp_out, act_min, act_max),
+        );
+    }
     let bias = ctx.bias(2, DType::I32, units)?;
     let values = unpacked(ctx, weights)?;
     let mut folded = folded_bias(ctx, (&values, depth), bias.as_ref(), zp_in, units)?;
