@@ -341,6 +341,19 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
     };
     if let Some(&t) = empty_input.filter(|&&t| !defined(t)) {
         let tensor = &ctx.graph().tensors[t];
+        // An empty tensor nothing writes (no graph input, no operator's output: a constant of no
+        // elements, whose buffer holds no data) is no constant for TFLM's `IsConstantTensor`:
+        // where the operator's Prepare requires one (BROADCAST_TO's shape, PAD's paddings, …),
+        // TFLM refuses the model there, before any kernel reads the empty input. The lowering
+        // makes those checks first, so that the refusal gives TFLM's grounds.
+        let graph = ctx.graph();
+        let unwritten = !tensor.is_constant()
+            && !tensor.is_variable
+            && !graph.inputs.contains(&t)
+            && !graph.operators.iter().any(|o| o.outputs.contains(&t));
+        if unwritten {
+            ops::lower(ctx, family, entry)?;
+        }
         let detail = format!(
             "input tensor #{t} {:?} of shape {:?} is empty (a zero-size dimension) but the output \
              is not",

@@ -129,7 +129,7 @@ pub(super) fn empty_depth(s: &mut Suite<'_>) {
             m
         },
         Refusal::Invalid,
-        "uninitialized",
+        "Non-constant >shape<",
     );
     s.accepted("transpose_conv_depth_0", transpose_conv(false));
     s.accepted("transpose_conv_depth_0_float", transpose_conv(true));
