@@ -351,16 +351,28 @@ fn dyn_operands(ctx: &OpContext) -> Result<Vec<Operand>> {
     ])
 }
 
-/// The int8 FULLY_CONNECTED of weights computed at run time (or of an input depth of 0, whatever
-/// the weights' type: no weight is read): TFLM's sums term by term, the bias as stored.
+/// The int8 FULLY_CONNECTED of weights computed at run time (and of weights of no input channels,
+/// whatever the weights' type: no weight is read): TFLM's sums term by term, the bias as stored.
 pub(super) fn dyn_s8(
     ctx: &OpContext,
+    dims: (usize, usize, usize, usize),
+    rescale: (Vec<i32>, Vec<i8>),
+    offsets: (i32, i32, i32, i32),
+) -> Result<Kernel> {
+    dyn_32_bit_sums(ctx, "fully_connected_dyn_s8", dims, rescale, offsets)
+}
+
+/// `function` (`fully_connected_dyn_s8` or `_acc32_s16`, which share their parameters) over
+/// weights computed at run time, with 32-bit sums.
+fn dyn_32_bit_sums(
+    ctx: &OpContext,
+    function: &'static str,
     (batches, depth, units, out_units): (usize, usize, usize, usize),
     (multipliers, shifts): (Vec<i32>, Vec<i8>),
     (zp_in, zp_out, act_min, act_max): (i32, i32, i32, i32),
 ) -> Result<Kernel> {
     Ok(kernel(
-        "fully_connected_dyn_s8",
+        function,
         dyn_operands(ctx)?,
         P::FullyConnectedDyn {
             batches,
@@ -387,22 +399,13 @@ fn fully_connected_dyn_16x8(
     narrow_sums: bool,
 ) -> Result<Kernel> {
     if narrow_sums {
-        return Ok(kernel(
+        return dyn_32_bit_sums(
+            ctx,
             "fully_connected_dyn_acc32_s16",
-            dyn_operands(ctx)?,
-            P::FullyConnectedDyn {
-                batches,
-                input_depth: depth,
-                output_depth: out_units,
-                bias: ctx.bias(2, DType::I32, units)?,
-                multipliers: Data::Values(multipliers),
-                shifts: Data::Values(shifts),
-                input_zero_point: zp_in,
-                output_zero_point: zp_out,
-                act_min,
-                act_max,
-            },
-        ));
+            (batches, depth, units, out_units),
+            (multipliers, shifts),
+            (zp_in, zp_out, act_min, act_max),
+        );
     }
     if let Some(t) = ctx
         .optional_input(2)

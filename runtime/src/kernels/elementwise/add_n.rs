@@ -274,6 +274,20 @@ pub fn add_n8_s8(
 mod tests {
     use super::*;
 
+    /// int8 parameters of scales 0.5 in and out and zero points 0 (the real sum, in steps of
+    /// 0.5), as TFLM's ADD_N rescales them.
+    fn halves(len: usize) -> AddNS8 {
+        AddNS8 {
+            len,
+            input_offset: 0,
+            input_multiplier: 1 << 30,
+            input_shift: 0,
+            output_multiplier: 1 << 30,
+            output_shift: -18,
+            output_offset: 0,
+        }
+    }
+
     #[test]
     fn sums_floats_in_order() {
         let mut arena = [0u8; 36];
@@ -318,15 +332,7 @@ mod tests {
         assert_eq!(crate::bytes::read_f32(&arena[48..], 0), 78.0);
         // Nine int8 inputs of 2 in steps of 0.5: 18, as add_n2_s8's arithmetic gives.
         let mut arena = [2u8; 10];
-        let p = AddNS8 {
-            len: 1,
-            input_offset: 0,
-            input_multiplier: 1 << 30,
-            input_shift: 0,
-            output_multiplier: 1 << 30,
-            output_shift: -18,
-            output_offset: 0,
-        };
+        let p = halves(1);
         let inputs: [Src; 9] = core::array::from_fn(Src::Arena);
         add_n_s8(&mut arena, &inputs, 9, &p);
         assert_eq!(arena[9], 18);
@@ -336,15 +342,7 @@ mod tests {
     fn sums_int8_as_tflm() {
         // Scales 0.5 in and out, zero points 0: the real sum, in steps of 0.5.
         let mut arena = [10u8, 246, 100, 100, 0, 0];
-        let p = AddNS8 {
-            len: 2,
-            input_offset: 0,
-            input_multiplier: 1 << 30,
-            input_shift: 0,
-            output_multiplier: 1 << 30,
-            output_shift: -18,
-            output_offset: 0,
-        };
+        let p = halves(2);
         add_n2_s8(&mut arena, Src::Arena(0), Src::Arena(2), 4, &p);
         assert_eq!(&arena[4..], &[110, 90]);
     }
