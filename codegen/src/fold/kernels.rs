@@ -2617,14 +2617,12 @@ fn fully_connected_fully_connected_dyn_s8<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDyn {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_deref(),
         multipliers: &multipliers,
         shifts: &shifts,
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -2634,9 +2632,8 @@ fn fully_connected_fully_connected_dyn_s8<C: KernelArgs + ?Sized>(
     };
     tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_s8(
         arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
+        &call.srcs(0)?,
+        call.offset(1)?,
         &p,
     );
     Ok(())
@@ -2647,14 +2644,12 @@ fn fully_connected_fully_connected_dyn_acc32_s16<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDyn {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_deref(),
         multipliers: &multipliers,
         shifts: &shifts,
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -2664,9 +2659,8 @@ fn fully_connected_fully_connected_dyn_acc32_s16<C: KernelArgs + ?Sized>(
     };
     tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_acc32_s16(
         arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
+        &call.srcs(0)?,
+        call.offset(1)?,
         &p,
     );
     Ok(())
@@ -2677,14 +2671,12 @@ fn fully_connected_fully_connected_dyn_s16<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDynS16 {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_deref(),
         multipliers: &multipliers,
         shifts: &shifts,
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -2694,9 +2686,8 @@ fn fully_connected_fully_connected_dyn_s16<C: KernelArgs + ?Sized>(
     };
     tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_s16(
         arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
+        &call.srcs(0)?,
+        call.offset(1)?,
         &p,
     );
     Ok(())
@@ -2707,20 +2698,17 @@ fn fully_connected_fully_connected_dyn_f32<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDynF32 {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_deref(),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
     };
     tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_f32(
         arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
+        &call.srcs(0)?,
+        call.offset(1)?,
         &p,
     );
     Ok(())

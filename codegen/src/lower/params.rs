@@ -2575,8 +2575,6 @@ pub(crate) mod fully_connected {
         pub input_depth: usize,
         /// `output_depth`.
         pub output_depth: usize,
-        /// `bias`.
-        pub bias: Option<Data<i32>>,
         /// `multipliers`.
         pub multipliers: Data<i32>,
         /// `shifts`.
@@ -2599,11 +2597,6 @@ pub(crate) mod fully_connected {
                     ("batches", Value::Usize(p.batches)),
                     ("input_depth", Value::Usize(p.input_depth)),
                     ("output_depth", Value::Usize(p.output_depth)),
-                    (
-                        "bias",
-                        p.bias
-                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
-                    ),
                     ("multipliers", Value::from(p.multipliers)),
                     ("shifts", Value::from(p.shifts)),
                     ("input_zero_point", Value::I32(p.input_zero_point)),
@@ -2624,8 +2617,6 @@ pub(crate) mod fully_connected {
         pub input_depth: usize,
         /// `output_depth`.
         pub output_depth: usize,
-        /// `bias`.
-        pub bias: Option<Data<i64>>,
         /// `multipliers`.
         pub multipliers: Data<i32>,
         /// `shifts`.
@@ -2648,11 +2639,6 @@ pub(crate) mod fully_connected {
                     ("batches", Value::Usize(p.batches)),
                     ("input_depth", Value::Usize(p.input_depth)),
                     ("output_depth", Value::Usize(p.output_depth)),
-                    (
-                        "bias",
-                        p.bias
-                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
-                    ),
                     ("multipliers", Value::from(p.multipliers)),
                     ("shifts", Value::from(p.shifts)),
                     ("input_zero_point", Value::I32(p.input_zero_point)),
@@ -2673,8 +2659,6 @@ pub(crate) mod fully_connected {
         pub input_depth: usize,
         /// `output_depth`.
         pub output_depth: usize,
-        /// `bias`.
-        pub bias: Option<Data<f32>>,
         /// `act_min`.
         pub act_min: f32,
         /// `act_max`.
@@ -2689,11 +2673,6 @@ pub(crate) mod fully_connected {
                     ("batches", Value::Usize(p.batches)),
                     ("input_depth", Value::Usize(p.input_depth)),
                     ("output_depth", Value::Usize(p.output_depth)),
-                    (
-                        "bias",
-                        p.bias
-                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
-                    ),
                     ("act_min", Value::F32(p.act_min)),
                     ("act_max", Value::F32(p.act_max)),
                 ],

@@ -1315,10 +1315,6 @@ pub mod ffi {
             pub input_depth: usize,
             /// `output_depth`.
             pub output_depth: usize,
-            /// `bias`'s data.
-            pub bias: *const i32,
-            /// `bias`'s length.
-            pub bias_len: usize,
             /// `multipliers`'s data.
             pub multipliers: *const i32,
             /// `multipliers`'s length.
@@ -1345,10 +1341,6 @@ pub mod ffi {
             pub input_depth: usize,
             /// `output_depth`.
             pub output_depth: usize,
-            /// `bias`'s data.
-            pub bias: *const i64,
-            /// `bias`'s length.
-            pub bias_len: usize,
             /// `multipliers`'s data.
             pub multipliers: *const i32,
             /// `multipliers`'s length.
@@ -1375,10 +1367,6 @@ pub mod ffi {
             pub input_depth: usize,
             /// `output_depth`.
             pub output_depth: usize,
-            /// `bias`'s data.
-            pub bias: *const f32,
-            /// `bias`'s length.
-            pub bias_len: usize,
             /// `act_min`.
             pub act_min: f32,
             /// `act_max`.
@@ -3292,29 +3280,29 @@ pub mod ffi {
         );
         /// The C `fully_connected::fully_connected_dyn_s8`.
         pub fn parity_fully_connected_fully_connected_dyn_s8(
-            input: *const u8,
-            filter: *const u8,
+            inputs: *const *const u8,
+            inputs_len: usize,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedDyn,
         );
         /// The C `fully_connected::fully_connected_dyn_acc32_s16`.
         pub fn parity_fully_connected_fully_connected_dyn_acc32_s16(
-            input: *const u8,
-            filter: *const u8,
+            inputs: *const *const u8,
+            inputs_len: usize,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedDyn,
         );
         /// The C `fully_connected::fully_connected_dyn_s16`.
         pub fn parity_fully_connected_fully_connected_dyn_s16(
-            input: *const u8,
-            filter: *const u8,
+            inputs: *const *const u8,
+            inputs_len: usize,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedDynS16,
         );
         /// The C `fully_connected::fully_connected_dyn_f32`.
         pub fn parity_fully_connected_fully_connected_dyn_f32(
-            input: *const u8,
-            filter: *const u8,
+            inputs: *const *const u8,
+            inputs_len: usize,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedDynF32,
         );
@@ -6775,15 +6763,12 @@ fn c_fully_connected_fully_connected_dyn_s8(
     call: &Call<'_>,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = ffi::fully_connected::FullyConnectedDyn {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
-        bias_len: bias.as_ref().map_or(0, Vec::len),
         multipliers: multipliers.as_ptr(),
         multipliers_len: multipliers.len(),
         shifts: shifts.as_ptr(),
@@ -6794,13 +6779,19 @@ fn c_fully_connected_fully_connected_dyn_s8(
         act_max: call.scalar::<i32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let filter = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_fully_connected_fully_connected_dyn_s8(input, filter, output, &p) };
+    unsafe {
+        ffi::parity_fully_connected_fully_connected_dyn_s8(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -6809,15 +6800,12 @@ fn c_fully_connected_fully_connected_dyn_acc32_s16(
     call: &Call<'_>,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = ffi::fully_connected::FullyConnectedDyn {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
-        bias_len: bias.as_ref().map_or(0, Vec::len),
         multipliers: multipliers.as_ptr(),
         multipliers_len: multipliers.len(),
         shifts: shifts.as_ptr(),
@@ -6828,13 +6816,19 @@ fn c_fully_connected_fully_connected_dyn_acc32_s16(
         act_max: call.scalar::<i32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let filter = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_fully_connected_fully_connected_dyn_acc32_s16(input, filter, output, &p) };
+    unsafe {
+        ffi::parity_fully_connected_fully_connected_dyn_acc32_s16(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -6843,15 +6837,12 @@ fn c_fully_connected_fully_connected_dyn_s16(
     call: &Call<'_>,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = ffi::fully_connected::FullyConnectedDynS16 {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
-        bias_len: bias.as_ref().map_or(0, Vec::len),
         multipliers: multipliers.as_ptr(),
         multipliers_len: multipliers.len(),
         shifts: shifts.as_ptr(),
@@ -6862,13 +6853,19 @@ fn c_fully_connected_fully_connected_dyn_s16(
         act_max: call.scalar::<i32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let filter = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_fully_connected_fully_connected_dyn_s16(input, filter, output, &p) };
+    unsafe {
+        ffi::parity_fully_connected_fully_connected_dyn_s16(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -6877,24 +6874,27 @@ fn c_fully_connected_fully_connected_dyn_f32(
     call: &Call<'_>,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
     let p = ffi::fully_connected::FullyConnectedDynF32 {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
-        bias_len: bias.as_ref().map_or(0, Vec::len),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let filter = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_fully_connected_fully_connected_dyn_f32(input, filter, output, &p) };
+    unsafe {
+        ffi::parity_fully_connected_fully_connected_dyn_f32(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
     Ok(())
 }
 

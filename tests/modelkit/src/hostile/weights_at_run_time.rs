@@ -2,7 +2,8 @@
 //! of the filter's data (only its type and quantization parameters, which a graph input or an
 //! operator's output carries as a constant does) and its Eval reads the filter tensor wherever it
 //! is, so such a model runs there with a defined result: int8 (per-tensor and per-channel), int16
-//! with 32-bit and 64-bit sums, and float32, from a graph input or an earlier operator.
+//! with 32-bit and 64-bit sums, and float32, from a graph input or an earlier operator. A bias
+//! computed at run time likewise: Prepare reads its type and scale, Eval the tensor.
 
 use super::Suite;
 use crate::{Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType};
@@ -44,7 +45,114 @@ fn fc16_weights_input(bias: TensorType) -> ModelSpec {
     )
 }
 
+/// A FULLY_CONNECTED of `input`, `weights` and `output` whose bias of 4 is computed at run time:
+/// `bias` (a graph input) as it is, or, if `cast` is set, a CAST of an int16 graph input to it
+/// (biases within ±32768, as a bias of the model's scale has, where a graph input of INT32
+/// draws its whole range and saturates every output).
+fn fc_bias_at_run_time(
+    (input, weights, output): (TensorSpec, TensorSpec, TensorSpec),
+    bias: TensorSpec,
+    cast: bool,
+    activation: Activation,
+) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let x = m.tensor(input);
+    let w = if weights.is_activation() {
+        let w = m.tensor(weights);
+        m.inputs.push(w);
+        w
+    } else {
+        m.tensor(weights)
+    };
+    let b = m.tensor(bias);
+    let out = m.tensor(output);
+    m.inputs.insert(0, x);
+    if cast {
+        let raw = m.tensor(TensorSpec::new(TensorType::INT16, &[4]));
+        m.inputs.push(raw);
+        m.op(B::CAST, Options::None, &[raw], &[b]);
+    } else {
+        m.inputs.push(b);
+    }
+    m.outputs = vec![out];
+    m.op(
+        B::FULLY_CONNECTED,
+        Options::fully_connected(activation),
+        &[x, w, b],
+        &[out],
+    );
+    m
+}
+
+/// Constant int8 weights [4, 8] of scale 0.02.
+fn int8_weights() -> TensorSpec {
+    let values: Vec<i8> = (0..32).map(|i| (i * 37 % 255 - 127) as i8).collect();
+    TensorSpec::int8(&[4, 8], 0.02, 0).constant_i8(&values)
+}
+
+/// Biases computed at run time (issue 32).
+fn biases_at_run_time(s: &mut Suite<'_>) {
+    // int8, constant weights, an INT32 bias CAST from int16: the dyn kernel, not the folded one.
+    s.accepted(
+        "fully_connected_bias_computed",
+        fc_bias_at_run_time(
+            (
+                TensorSpec::int8(&[3, 8], 0.05, 3),
+                int8_weights(),
+                TensorSpec::int8(&[3, 4], 0.5, -2),
+            ),
+            TensorSpec::int32(&[4]).quant(0.001, 0),
+            true,
+            Activation::NONE,
+        ),
+    );
+    // Per-channel weights and the bias both computed at run time.
+    s.accepted(
+        "fully_connected_bias_and_weights_input_per_channel",
+        fc_bias_at_run_time(
+            (
+                TensorSpec::int8(&[3, 8], 0.05, 3),
+                TensorSpec::int8(&[4, 8], 1.0, 0).per_channel(&[0.02, 0.01, 0.04, 0.005], 0),
+                TensorSpec::int8(&[3, 4], 0.1, -2),
+            ),
+            TensorSpec::int32(&[4]).quant(0.001, 0),
+            true,
+            Activation::RELU,
+        ),
+    );
+    // 16x8 with 32-bit sums (an INT32 bias) and constant weights.
+    s.accepted(
+        "fully_connected_int16_int32_bias_computed",
+        fc_bias_at_run_time(
+            (
+                TensorSpec::new(TensorType::INT16, &[5, 8]).quant(0.002, 1234),
+                int8_weights(),
+                TensorSpec::new(TensorType::INT16, &[5, 4]).quant(0.05, -77),
+            ),
+            TensorSpec::int32(&[4]).quant(0.00004, 0),
+            true,
+            Activation::NONE,
+        ),
+    );
+    // float32, constant weights, the bias a graph input.
+    s.accepted(
+        "fully_connected_float_bias_input",
+        fc_bias_at_run_time(
+            (
+                TensorSpec::f32(&[2, 8]),
+                TensorSpec::f32(&[4, 8])
+                    .constant_f32(&(0..32).map(|i| (i as f32 - 15.5) / 8.0).collect::<Vec<_>>()),
+                TensorSpec::f32(&[2, 4]),
+            ),
+            TensorSpec::f32(&[4]),
+            false,
+            Activation::RELU6,
+        ),
+    );
+}
+
 pub(super) fn weights_at_run_time(s: &mut Suite<'_>) {
+    biases_at_run_time(s);
     s.accepted(
         "fully_connected_weights_input",
         fc8_weights_input(TensorSpec::int8(&[4, 8], 0.02, 0), 4),
