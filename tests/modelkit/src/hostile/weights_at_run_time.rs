@@ -6,7 +6,9 @@
 //! computed at run time likewise: Prepare reads its type and scale, Eval the tensor.
 
 use super::Suite;
-use crate::{Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType};
+use crate::{
+    Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
+};
 
 /// An int8 FULLY_CONNECTED of input [3, 8] (0.05, 3) and weights [4, 8] (a graph input, `weights`
 /// gives their quantization) with a constant INT32 bias, into `units` of output (1.0, -2), RELU.
@@ -50,37 +52,55 @@ fn fc16_weights_input(bias: TensorType) -> ModelSpec {
 /// (biases within ±32768, as a bias of the model's scale has, where a graph input of INT32
 /// draws its whole range and saturates every output).
 fn fc_bias_at_run_time(
-    (input, weights, output): (TensorSpec, TensorSpec, TensorSpec),
+    tensors: (TensorSpec, TensorSpec, TensorSpec),
     bias: TensorSpec,
     cast: bool,
     activation: Activation,
 ) -> ModelSpec {
+    weighted_op(
+        (B::FULLY_CONNECTED, Options::fully_connected(activation)),
+        tensors,
+        Some(bias),
+        cast,
+    )
+}
+
+/// An operator `op` of `input`, `weights` and `output`, and the optional `bias`, the weights a
+/// graph input unless constant; a bias that is not constant is a graph input, or if `cast` is
+/// set a CAST of an int16 graph input of its shape (see [`fc_bias_at_run_time`]).
+fn weighted_op(
+    (op, options): (B, Options),
+    (input, weights, output): (TensorSpec, TensorSpec, TensorSpec),
+    bias: Option<TensorSpec>,
+    cast: bool,
+) -> ModelSpec {
     let mut m = ModelSpec::new();
     let x = m.tensor(input);
-    let w = if weights.is_activation() {
-        let w = m.tensor(weights);
+    m.inputs.push(x);
+    let weights_input = weights.is_activation();
+    let w = m.tensor(weights);
+    if weights_input {
         m.inputs.push(w);
-        w
-    } else {
-        m.tensor(weights)
-    };
-    let b = m.tensor(bias);
-    let out = m.tensor(output);
-    m.inputs.insert(0, x);
-    if cast {
-        let raw = m.tensor(TensorSpec::new(TensorType::INT16, &[4]));
-        m.inputs.push(raw);
-        m.op(B::CAST, Options::None, &[raw], &[b]);
-    } else {
-        m.inputs.push(b);
     }
+    let b = match bias {
+        None => -1,
+        Some(bias) => {
+            let computed = bias.is_activation();
+            let shape = bias.shape.clone().unwrap_or_default();
+            let b = m.tensor(bias);
+            if computed && cast {
+                let raw = m.tensor(TensorSpec::new(TensorType::INT16, &shape));
+                m.inputs.push(raw);
+                m.op(B::CAST, Options::None, &[raw], &[b]);
+            } else if computed {
+                m.inputs.push(b);
+            }
+            b
+        }
+    };
+    let out = m.tensor(output);
     m.outputs = vec![out];
-    m.op(
-        B::FULLY_CONNECTED,
-        Options::fully_connected(activation),
-        &[x, w, b],
-        &[out],
-    );
+    m.op(op, options, &[x, w, b], &[out]);
     m
 }
 
@@ -151,8 +171,110 @@ fn biases_at_run_time(s: &mut Suite<'_>) {
     );
 }
 
+/// CONV_2D with weights or a bias computed at run time (issue 32): the reference sums term by
+/// term, taps outside the image skipped.
+fn convolutions_at_run_time(s: &mut Suite<'_>) {
+    let conv =
+        |padding, stride, activation| (B::CONV_2D, Options::conv2d(padding, stride, activation));
+    // int8 per-tensor weights from a graph input, SAME padding, a constant bias.
+    s.accepted(
+        "conv_weights_input",
+        weighted_op(
+            conv(Padding::SAME, (1, 1), Activation::RELU),
+            (
+                TensorSpec::int8(&[1, 5, 5, 3], 0.05, 3),
+                TensorSpec::int8(&[4, 3, 3, 3], 0.01, 0),
+                TensorSpec::int8(&[1, 5, 5, 4], 0.2, -5),
+            ),
+            Some(
+                TensorSpec::int32(&[4])
+                    .quant(0.0005, 0)
+                    .constant_i32(&[700, -1500, 30, 0]),
+            ),
+            false,
+        ),
+    );
+    // Per-channel weights and a bias both computed at run time, stride 2, VALID, two groups.
+    s.accepted(
+        "conv_weights_and_bias_input_per_channel_grouped",
+        weighted_op(
+            conv(Padding::VALID, (2, 2), Activation::NONE),
+            (
+                TensorSpec::int8(&[2, 7, 6, 4], 0.05, -7),
+                TensorSpec::int8(&[4, 3, 2, 2], 1.0, 0).per_channel(&[0.02, 0.01, 0.04, 0.005], 0),
+                TensorSpec::int8(&[2, 3, 3, 4], 0.3, 2),
+            ),
+            Some(TensorSpec::int32(&[4]).quant(0.001, 0)),
+            true,
+        ),
+    );
+    // int8 constant weights with a bias computed at run time: the dyn kernel, not the folded one.
+    s.accepted(
+        "conv_bias_computed",
+        weighted_op(
+            conv(Padding::SAME, (2, 1), Activation::RELU6),
+            (
+                TensorSpec::int8(&[1, 6, 5, 8], 0.05, 3),
+                TensorSpec::int8(&[4, 2, 2, 8], 0.02, 0).constant_i8(
+                    &(0..128)
+                        .map(|i| (i * 37 % 255 - 127) as i8)
+                        .collect::<Vec<_>>(),
+                ),
+                TensorSpec::int8(&[1, 6, 3, 4], 0.1, -20),
+            ),
+            Some(TensorSpec::int32(&[4]).quant(0.001, 0)),
+            true,
+        ),
+    );
+    // 16x8: 64-bit sums (an INT64 bias) and 32-bit sums (an INT32 bias), weights from an input.
+    for (name, bias) in [
+        (
+            "conv_int16_weights_input",
+            TensorSpec::new(TensorType::INT64, &[4]).constant_i64(&[3000, -2000, 70, 0]),
+        ),
+        (
+            "conv_int16_int32_bias_weights_input",
+            TensorSpec::int32(&[4]).constant_i32(&[3000, -2000, 70, 0]),
+        ),
+    ] {
+        s.accepted(
+            name,
+            weighted_op(
+                conv(Padding::SAME, (1, 1), Activation::NONE),
+                (
+                    TensorSpec::new(TensorType::INT16, &[1, 4, 4, 3]).quant(0.002, 0),
+                    TensorSpec::int8(&[4, 3, 3, 3], 0.01, 0),
+                    TensorSpec::new(TensorType::INT16, &[1, 4, 4, 4]).quant(0.05, 0),
+                ),
+                Some(bias.quant(0.00002, 0)),
+                false,
+            ),
+        );
+    }
+    // float32 weights computed by an earlier operator (a RELU of a graph input), a bias input.
+    s.accepted("conv_float_weights_computed", {
+        let mut m = ModelSpec::new();
+        let input = m.tensor(TensorSpec::f32(&[1, 4, 5, 2]));
+        let raw = m.tensor(TensorSpec::f32(&[3, 2, 3, 2]));
+        let weights = m.tensor(TensorSpec::f32(&[3, 2, 3, 2]));
+        let bias = m.tensor(TensorSpec::f32(&[3]));
+        let output = m.tensor(TensorSpec::f32(&[1, 4, 5, 3]));
+        m.inputs = vec![input, raw, bias];
+        m.outputs = vec![output];
+        m.op(B::RELU, Options::None, &[raw], &[weights]);
+        m.op(
+            B::CONV_2D,
+            Options::conv2d(Padding::SAME, (1, 1), Activation::RELU6),
+            &[input, weights, bias],
+            &[output],
+        );
+        m
+    });
+}
+
 pub(super) fn weights_at_run_time(s: &mut Suite<'_>) {
     biases_at_run_time(s);
+    convolutions_at_run_time(s);
     s.accepted(
         "fully_connected_weights_input",
         fc8_weights_input(TensorSpec::int8(&[4, 8], 0.02, 0), 4),
