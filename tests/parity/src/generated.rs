@@ -349,6 +349,98 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: f32,
         }
+        /// The C `conv_DepthwiseConv2dDyn`.
+        #[repr(C)]
+        pub struct DepthwiseConv2dDyn {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `depth_multiplier`.
+            pub depth_multiplier: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+        /// The C `conv_DepthwiseConv2dDynF32`.
+        #[repr(C)]
+        pub struct DepthwiseConv2dDynF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `depth_multiplier`.
+            pub depth_multiplier: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `act_min`.
+            pub act_min: f32,
+            /// `act_max`.
+            pub act_max: f32,
+        }
         /// The C `conv_Conv2dF32`.
         #[repr(C)]
         pub struct Conv2dF32 {
@@ -2894,6 +2986,27 @@ pub mod ffi {
             output: *mut u8,
             p: *const conv::Conv2dDynF32,
         );
+        /// The C `conv::depthwise_conv2d_dyn_s8`.
+        pub fn parity_conv_depthwise_conv2d_dyn_s8(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::DepthwiseConv2dDyn,
+        );
+        /// The C `conv::depthwise_conv2d_dyn_s16`.
+        pub fn parity_conv_depthwise_conv2d_dyn_s16(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::DepthwiseConv2dDyn,
+        );
+        /// The C `conv::depthwise_conv2d_dyn_f32`.
+        pub fn parity_conv_depthwise_conv2d_dyn_f32(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::DepthwiseConv2dDynF32,
+        );
         /// The C `conv::conv2d_f32`.
         pub fn parity_conv_conv2d_f32(input: *const u8, output: *mut u8, p: *const conv::Conv2dF32);
         /// The C `conv::conv2d_im2col_s8`.
@@ -4982,6 +5095,118 @@ fn c_conv_conv2d_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_conv2d_dyn_f32(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_s8` in C.
+fn c_conv_depthwise_conv2d_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::DepthwiseConv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_depthwise_conv2d_dyn_s8(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_s16` in C.
+fn c_conv_depthwise_conv2d_dyn_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::DepthwiseConv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_depthwise_conv2d_dyn_s16(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_f32` in C.
+fn c_conv_depthwise_conv2d_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::conv::DepthwiseConv2dDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_depthwise_conv2d_dyn_f32(inputs.as_ptr(), inputs.len(), output, &p) };
     Ok(())
 }
 
@@ -9438,6 +9663,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("conv", "conv2d_dyn_acc32_s16") => c_conv_conv2d_dyn_acc32_s16(call, arena),
         ("conv", "conv2d_dyn_s16") => c_conv_conv2d_dyn_s16(call, arena),
         ("conv", "conv2d_dyn_f32") => c_conv_conv2d_dyn_f32(call, arena),
+        ("conv", "depthwise_conv2d_dyn_s8") => c_conv_depthwise_conv2d_dyn_s8(call, arena),
+        ("conv", "depthwise_conv2d_dyn_s16") => c_conv_depthwise_conv2d_dyn_s16(call, arena),
+        ("conv", "depthwise_conv2d_dyn_f32") => c_conv_depthwise_conv2d_dyn_f32(call, arena),
         ("conv", "conv2d_f32") => c_conv_conv2d_f32(call, arena),
         ("conv", "conv2d_im2col_s8") => c_conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => c_conv_conv2d_im2col_pairs_s8(call, arena),
@@ -9690,6 +9918,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("conv", "conv2d_dyn_acc32_s16"),
     ("conv", "conv2d_dyn_s16"),
     ("conv", "conv2d_dyn_f32"),
+    ("conv", "depthwise_conv2d_dyn_s8"),
+    ("conv", "depthwise_conv2d_dyn_s16"),
+    ("conv", "depthwise_conv2d_dyn_f32"),
     ("conv", "conv2d_f32"),
     ("conv", "conv2d_im2col_s8"),
     ("conv", "conv2d_im2col_pairs_s8"),

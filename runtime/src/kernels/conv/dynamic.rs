@@ -1,8 +1,10 @@
-//! The CONV_2D kernels of weights or a bias computed at run time (`conv2d_dyn_*`): TFLM's Eval
-//! reads the filter and bias tensors wherever they are, so these read input, filter and the
-//! optional bias as [`Src`] (`inputs`, the bias last if there is one) and compute TFLM's
-//! reference sums term by term (`ConvPerChannel`, its 16x8 variants, `reference_ops::Conv`),
-//! nothing precomputed from the weights. None of the inputs may overlap the output (checked).
+//! The CONV_2D and DEPTHWISE_CONV_2D kernels of weights or a bias computed at run time
+//! (`conv2d_dyn_*`, `depthwise_conv2d_dyn_*`, here as the two share their walk): TFLM's Eval reads
+//! the filter and bias tensors wherever they are, so these read input, filter and the optional
+//! bias as [`Src`] (`inputs`, the bias last if there is one) and compute TFLM's reference sums
+//! term by term (`ConvPerChannel`, `DepthwiseConvPerChannel`, their 16x8 variants,
+//! `reference_ops::Conv` and `DepthwiseConv`), nothing precomputed from the weights. None of the
+//! inputs may overlap the output (checked).
 
 use crate::kernels::nn_common::requant::scale_16x8;
 use crate::kernels::nn_common::{clamp_f32, views};
@@ -103,17 +105,25 @@ pub struct Conv2dDynF32 {
 
 /// The geometry of a `conv2d_dyn_*` call: `[input_h, input_w, input_c, output_h, output_w,
 /// output_c, filter_h, filter_w, filter_c, stride_h, stride_w, dilation_h, dilation_w, pad_top,
-/// pad_left]` and the batches.
+/// pad_left]` and the batches; `depthwise`: the filter is `[1, filter_h, filter_w, output_c]`
+/// (DEPTHWISE_CONV_2D's, `filter_c` 1 and the groups the input channels) rather than
+/// `[output_c, filter_h, filter_w, filter_c]`.
 struct Shape {
     batches: usize,
     dims: [usize; 15],
+    depthwise: bool,
 }
 
 macro_rules! shape {
     ($p:expr) => {{
         let p = $p;
+        shape!(p, p.filter_c, false)
+    }};
+    ($p:expr, $filter_c:expr, $depthwise:expr) => {{
+        let p = $p;
         Shape {
             batches: p.batches,
+            depthwise: $depthwise,
             dims: [
                 p.input_h,
                 p.input_w,
@@ -123,7 +133,7 @@ macro_rules! shape {
                 p.output_c,
                 p.filter_h,
                 p.filter_w,
-                p.filter_c,
+                $filter_c,
                 p.stride_h,
                 p.stride_w,
                 p.dilation_h,
@@ -197,7 +207,11 @@ fn dyn_conv<const IN: usize, const W: usize, const B: usize, const OUT: usize, A
                                     continue;
                                 }
                                 let pixel = ((b * ih + y) * iw + xx) * ic + first_c;
-                                let tap = ((oc * fh + fy) * fw + fx) * fc;
+                                let tap = if s.depthwise {
+                                    (fy * fw + fx) * oc_n + oc
+                                } else {
+                                    ((oc * fh + fy) * fw + fx) * fc
+                                };
                                 for c in 0..fc {
                                     let xe = &x[IN * (pixel + c)..][..IN];
                                     let we = &w[W * (tap + c)..][..W];
@@ -325,6 +339,198 @@ pub fn conv2d_dyn_f32(arena: &mut [u8], inputs: &[Src], output: usize, p: &Conv2
     );
 }
 
+/// Constant parameters of [`depthwise_conv2d_dyn_s8`] and [`depthwise_conv2d_dyn_s16`]: as
+/// [`Conv2dDyn`], with the depth multiplier where CONV_2D has its filter's channels.
+#[derive(Clone, Copy, Debug)]
+pub struct DepthwiseConv2dDyn<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels.
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (`input_c * depth_multiplier`).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Output channels per input channel.
+    pub depth_multiplier: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Per-output-channel multipliers: Q31 for int8, reduced to 16 bits for int16 (as
+    /// [`Conv2dDyn::multipliers`]).
+    pub multipliers: &'a [i32],
+    /// Per-output-channel shifts (as [`Conv2dDyn::shifts`]).
+    pub shifts: &'a [i8],
+    /// Input zero point, subtracted from every input (0 for int16).
+    pub input_zero_point: i32,
+    /// Output zero point, added after the requantization (0 for int16).
+    pub output_zero_point: i32,
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`depthwise_conv2d_dyn_f32`]: the geometry of [`DepthwiseConv2dDyn`]
+/// and the clamp.
+#[derive(Clone, Copy, Debug)]
+pub struct DepthwiseConv2dDynF32 {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels.
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (`input_c * depth_multiplier`).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Output channels per input channel.
+    pub depth_multiplier: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (1 = none).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// Lowest output value (fused activation).
+    pub act_min: f32,
+    /// Highest output value.
+    pub act_max: f32,
+}
+
+/// The [`Shape`] of a depthwise convolution: one filter channel per group, the input channels'
+/// groups of `depth_multiplier` output channels.
+macro_rules! depthwise_shape {
+    ($p:expr) => {{
+        let p = $p;
+        assert!(
+            p.output_c == p.input_c * p.depth_multiplier,
+            "output_c must be input_c * depth_multiplier"
+        );
+        shape!(p, 1, true)
+    }};
+}
+
+/// int8 DEPTHWISE_CONV_2D with the filter `[1, filter_h, filter_w, output_c]` (and bias) read
+/// at run time, bit-exact with TFLM's `reference_integer_ops::DepthwiseConvPerChannel`: output
+/// channel `oc` sums input channel `oc / depth_multiplier` against filter column `oc`, then as
+/// [`conv2d_dyn_s8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn depthwise_conv2d_dyn_s8(
+    arena: &mut [u8],
+    inputs: &[Src],
+    output: usize,
+    p: &DepthwiseConv2dDyn,
+) {
+    let p = crate::kernels::opaque(p);
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    dyn_conv::<1, 1, 4, 1, i32>(
+        arena,
+        (inputs, output),
+        &depthwise_shape!(p),
+        0,
+        |acc, x, w| {
+            let x = i32::from(x[0] as i8).wrapping_sub(p.input_zero_point);
+            acc.wrapping_add(i32::from(w[0] as i8).wrapping_mul(x))
+        },
+        |c, acc, bias| {
+            let acc = acc.wrapping_add(bias_i32(bias));
+            let v = multiply_by_quantized_multiplier(acc, multipliers[c], i32::from(shifts[c]))
+                .wrapping_add(p.output_zero_point);
+            [v.max(p.act_min).min(p.act_max) as i8 as u8]
+        },
+    );
+}
+
+/// int16 DEPTHWISE_CONV_2D with int8 weights read at run time (TFLM's 16x8
+/// `DepthwiseConvPerChannel`: 64-bit sums, an INT64 bias or none), as [`conv2d_dyn_s16`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn depthwise_conv2d_dyn_s16(
+    arena: &mut [u8],
+    inputs: &[Src],
+    output: usize,
+    p: &DepthwiseConv2dDyn,
+) {
+    let p = crate::kernels::opaque(p);
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    dyn_conv::<2, 1, 8, 2, i64>(
+        arena,
+        (inputs, output),
+        &depthwise_shape!(p),
+        0,
+        |acc, x, w| {
+            acc.wrapping_add(i64::from(
+                i32::from(w[0] as i8).wrapping_mul(s16(x, p.input_zero_point)),
+            ))
+        },
+        |c, acc, bias| {
+            let bias = bias.map_or(0, |b| {
+                i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+            });
+            let v = scale_16x8(acc.wrapping_add(bias), multipliers[c], shifts[c])
+                .wrapping_add(p.output_zero_point);
+            (v.max(p.act_min).min(p.act_max) as i16).to_le_bytes()
+        },
+    );
+}
+
+/// float32 DEPTHWISE_CONV_2D with the filter (and bias) read at run time, as TFLM's
+/// `reference_ops::DepthwiseConv`: `Σ x * w` in its order, plus the bias, clamped.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn depthwise_conv2d_dyn_f32(
+    arena: &mut [u8],
+    inputs: &[Src],
+    output: usize,
+    p: &DepthwiseConv2dDynF32,
+) {
+    let p = crate::kernels::opaque(p);
+    let f32_of = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    dyn_conv::<4, 4, 4, 4, f32>(
+        arena,
+        (inputs, output),
+        &depthwise_shape!(p),
+        0.0,
+        |acc, x, w| acc + f32_of(x) * f32_of(w),
+        |_, total, bias| {
+            clamp_f32(total + bias.map_or(0.0, f32_of), p.act_min, p.act_max).to_le_bytes()
+        },
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,5 +649,46 @@ mod tests {
             f32::from_le_bytes(arena[32 + 4 * i..36 + 4 * i].try_into().unwrap())
         });
         assert_eq!(out, [-1.25, -2.0]);
+    }
+
+    /// Depthwise: output channel `oc` reads input channel `oc / depth_multiplier` and filter
+    /// column `oc`; one 2×1 window over a 2×1 image of 2 channels, multiplier 2.
+    #[test]
+    fn dyn_depthwise_s8_reads_its_input_channel_and_filter_column() {
+        let mut arena = [0u8; 32];
+        // Input [1, 2, 1, 2]: (1, 2), (3, 4); filter [1, 2, 1, 4]: rows (1, 2, 3, 4), (5, 6, 7, 8).
+        for (a, v) in arena.iter_mut().zip([1u8, 2, 3, 4]) {
+            *a = v;
+        }
+        for (a, v) in arena[8..].iter_mut().zip(1u8..=8) {
+            *a = v;
+        }
+        let p = DepthwiseConv2dDyn {
+            batches: 1,
+            input_h: 2,
+            input_w: 1,
+            input_c: 2,
+            output_h: 1,
+            output_w: 1,
+            output_c: 4,
+            filter_h: 2,
+            filter_w: 1,
+            depth_multiplier: 2,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            multipliers: &[1 << 30; 4],
+            shifts: &[1; 4],
+            input_zero_point: 0,
+            output_zero_point: 0,
+            act_min: -128,
+            act_max: 127,
+        };
+        depthwise_conv2d_dyn_s8(&mut arena, &[Src::Arena(0), Src::Arena(8)], 24, &p);
+        // Channel 0: 1*1 + 3*5 = 16; 1: 1*2 + 3*6 = 20; 2: 2*3 + 4*7 = 34; 3: 2*4 + 4*8 = 40.
+        assert_eq!(arena[24..28], [16, 20, 34, 40]);
     }
 }

@@ -272,9 +272,89 @@ fn convolutions_at_run_time(s: &mut Suite<'_>) {
     });
 }
 
+/// DEPTHWISE_CONV_2D with weights or a bias computed at run time (issue 32).
+fn depthwise_at_run_time(s: &mut Suite<'_>) {
+    let dw = |padding, stride, multiplier, activation| {
+        (
+            B::DEPTHWISE_CONV_2D,
+            Options::depthwise(padding, stride, multiplier, activation),
+        )
+    };
+    // int8 per-channel weights (along dimension 3) from a graph input, SAME, a constant bias.
+    s.accepted(
+        "depthwise_weights_input_per_channel",
+        weighted_op(
+            dw(Padding::SAME, (1, 1), 2, Activation::RELU),
+            (
+                TensorSpec::int8(&[1, 5, 4, 2], 0.05, 3),
+                TensorSpec::int8(&[1, 3, 3, 4], 1.0, 0).per_channel(&[0.02, 0.01, 0.04, 0.005], 3),
+                TensorSpec::int8(&[1, 5, 4, 4], 0.05, -5),
+            ),
+            Some(TensorSpec::int32(&[4]).constant_i32(&[700, -1500, 30, 0])),
+            false,
+        ),
+    );
+    // int8 constant weights with a bias computed at run time, stride 2, VALID.
+    s.accepted(
+        "depthwise_bias_computed",
+        weighted_op(
+            dw(Padding::VALID, (2, 2), 1, Activation::NONE),
+            (
+                TensorSpec::int8(&[2, 5, 5, 3], 0.05, -3),
+                TensorSpec::int8(&[1, 2, 2, 3], 0.02, 0).constant_i8(
+                    &(0..12)
+                        .map(|i| (i * 37 % 255 - 127) as i8)
+                        .collect::<Vec<_>>(),
+                ),
+                TensorSpec::int8(&[2, 2, 2, 3], 0.1, 4),
+            ),
+            Some(TensorSpec::int32(&[3]).quant(0.001, 0)),
+            true,
+        ),
+    );
+    // int16 with an INT64 bias, weights from a graph input.
+    s.accepted(
+        "depthwise_int16_weights_input",
+        weighted_op(
+            dw(Padding::SAME, (1, 1), 2, Activation::NONE),
+            (
+                TensorSpec::new(TensorType::INT16, &[1, 4, 4, 2]).quant(0.002, 0),
+                TensorSpec::int8(&[1, 3, 3, 4], 0.01, 0),
+                TensorSpec::new(TensorType::INT16, &[1, 4, 4, 4]).quant(0.02, 0),
+            ),
+            Some(
+                TensorSpec::new(TensorType::INT64, &[4])
+                    .constant_i64(&[3000, -2000, 70, 0])
+                    .quant(0.00002, 0),
+            ),
+            false,
+        ),
+    );
+    // float32 weights computed by an earlier operator (a RELU of a graph input), a bias input.
+    s.accepted("depthwise_float_weights_computed", {
+        let mut m = ModelSpec::new();
+        let input = m.tensor(TensorSpec::f32(&[1, 4, 5, 2]));
+        let raw = m.tensor(TensorSpec::f32(&[1, 2, 3, 6]));
+        let weights = m.tensor(TensorSpec::f32(&[1, 2, 3, 6]));
+        let bias = m.tensor(TensorSpec::f32(&[6]));
+        let output = m.tensor(TensorSpec::f32(&[1, 4, 5, 6]));
+        m.inputs = vec![input, raw, bias];
+        m.outputs = vec![output];
+        m.op(B::RELU, Options::None, &[raw], &[weights]);
+        m.op(
+            B::DEPTHWISE_CONV_2D,
+            Options::depthwise(Padding::SAME, (1, 1), 3, Activation::RELU6),
+            &[input, weights, bias],
+            &[output],
+        );
+        m
+    });
+}
+
 pub(super) fn weights_at_run_time(s: &mut Suite<'_>) {
     biases_at_run_time(s);
     convolutions_at_run_time(s);
+    depthwise_at_run_time(s);
     s.accepted(
         "fully_connected_weights_input",
         fc8_weights_input(TensorSpec::int8(&[4, 8], 0.02, 0), 4),

@@ -17,6 +17,7 @@ mod int8;
 mod tests;
 mod weights;
 
+pub(super) use dynamic::depthwise_dyn;
 pub(super) use geometry::{geometry, window_stream, Geometry, Window};
 pub(super) use int16::{quant_16x8, reduce_16x8, swizzle_quads, swizzled_filter, Bias16x8};
 pub(super) use int8::{
