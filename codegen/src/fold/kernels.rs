@@ -762,6 +762,250 @@ fn concat_concat10<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result
     Ok(())
 }
 
+/// `conv::conv2d_dyn_s8`.
+fn conv_conv2d_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::Conv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv::conv2d_dyn_s8(arena, &call.srcs(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `conv::conv2d_dyn_acc32_s16`.
+fn conv_conv2d_dyn_acc32_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::Conv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv::conv2d_dyn_acc32_s16(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `conv::conv2d_dyn_s16`.
+fn conv_conv2d_dyn_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::Conv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv::conv2d_dyn_s16(arena, &call.srcs(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `conv::conv2d_dyn_f32`.
+fn conv_conv2d_dyn_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::conv::Conv2dDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv::conv2d_dyn_f32(arena, &call.srcs(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_s8`.
+fn conv_depthwise_conv2d_dyn_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::DepthwiseConv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv::depthwise_conv2d_dyn_s8(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_s16`.
+fn conv_depthwise_conv2d_dyn_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::DepthwiseConv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv::depthwise_conv2d_dyn_s16(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_f32`.
+fn conv_depthwise_conv2d_dyn_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::conv::DepthwiseConv2dDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv::depthwise_conv2d_dyn_f32(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `conv::conv2d_f32`.
 fn conv_conv2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<f32> = call.slice("filter")?;
@@ -2617,14 +2861,12 @@ fn fully_connected_fully_connected_dyn_s8<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDyn {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_deref(),
         multipliers: &multipliers,
         shifts: &shifts,
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -2634,9 +2876,8 @@ fn fully_connected_fully_connected_dyn_s8<C: KernelArgs + ?Sized>(
     };
     tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_s8(
         arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
+        &call.srcs(0)?,
+        call.offset(1)?,
         &p,
     );
     Ok(())
@@ -2647,14 +2888,12 @@ fn fully_connected_fully_connected_dyn_acc32_s16<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDyn {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_deref(),
         multipliers: &multipliers,
         shifts: &shifts,
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -2664,9 +2903,8 @@ fn fully_connected_fully_connected_dyn_acc32_s16<C: KernelArgs + ?Sized>(
     };
     tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_acc32_s16(
         arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
+        &call.srcs(0)?,
+        call.offset(1)?,
         &p,
     );
     Ok(())
@@ -2677,14 +2915,12 @@ fn fully_connected_fully_connected_dyn_s16<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDynS16 {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_deref(),
         multipliers: &multipliers,
         shifts: &shifts,
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -2694,9 +2930,8 @@ fn fully_connected_fully_connected_dyn_s16<C: KernelArgs + ?Sized>(
     };
     tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_s16(
         arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
+        &call.srcs(0)?,
+        call.offset(1)?,
         &p,
     );
     Ok(())
@@ -2707,20 +2942,17 @@ fn fully_connected_fully_connected_dyn_f32<C: KernelArgs + ?Sized>(
     call: &C,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDynF32 {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_deref(),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
     };
     tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_f32(
         arena,
-        call.src(0)?,
-        call.src(1)?,
-        call.offset(2)?,
+        &call.srcs(0)?,
+        call.offset(1)?,
         &p,
     );
     Ok(())
@@ -4587,6 +4819,13 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("concat", "concat8") => concat_concat8(call, arena),
         ("concat", "concat9") => concat_concat9(call, arena),
         ("concat", "concat10") => concat_concat10(call, arena),
+        ("conv", "conv2d_dyn_s8") => conv_conv2d_dyn_s8(call, arena),
+        ("conv", "conv2d_dyn_acc32_s16") => conv_conv2d_dyn_acc32_s16(call, arena),
+        ("conv", "conv2d_dyn_s16") => conv_conv2d_dyn_s16(call, arena),
+        ("conv", "conv2d_dyn_f32") => conv_conv2d_dyn_f32(call, arena),
+        ("conv", "depthwise_conv2d_dyn_s8") => conv_depthwise_conv2d_dyn_s8(call, arena),
+        ("conv", "depthwise_conv2d_dyn_s16") => conv_depthwise_conv2d_dyn_s16(call, arena),
+        ("conv", "depthwise_conv2d_dyn_f32") => conv_depthwise_conv2d_dyn_f32(call, arena),
         ("conv", "conv2d_f32") => conv_conv2d_f32(call, arena),
         ("conv", "conv2d_im2col_s8") => conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => conv_conv2d_im2col_pairs_s8(call, arena),

@@ -601,13 +601,25 @@ impl<'g, 'm> OpContext<'g, 'm> {
                 self.unsupported("bias is computed at run time; only a constant bias is supported")
             );
         }
+        Ok(self.bias_index(i, dtype, len)?.map(Data::Tensor))
+    }
+
+    /// The optional bias at input `i` wherever it is, for the kernels that read it as a `Src`
+    /// (TFLM's Eval reads the bias tensor whatever wrote it): `None`, or the index of a tensor of
+    /// `dtype` with `len` elements, a constant or computed at run time.
+    pub fn bias_index(&self, i: usize, dtype: DType, len: usize) -> Result<Option<usize>> {
+        let Some(index) = self.op().input(i) else {
+            return Ok(None);
+        };
+        let tensor = &self.graph.tensors[index];
+        self.expect_dtype("bias", tensor, dtype)?;
         if tensor.num_elements() != len {
             return Err(self.unsupported(format!(
                 "bias has {} elements, expected one per output channel ({len})",
                 tensor.num_elements()
             )));
         }
-        Ok(Some(Data::Tensor(index)))
+        Ok(Some(index))
     }
 
     /// `CalculateActivationRangeQuantized` for an output of range `[qmin, qmax]`, refusing bounds

@@ -569,6 +569,306 @@ pub(crate) mod concat {
 /// The parameter structs of `tinyaot::kernels::conv`.
 pub(crate) mod conv {
     use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::conv::Conv2dDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Conv2dDyn {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `filter_c`.
+        pub filter_c: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<Conv2dDyn> for Params {
+        fn from(p: Conv2dDyn) -> Params {
+            Params {
+                type_name: "Conv2dDyn",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("filter_c", Value::Usize(p.filter_c)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::conv::Conv2dDynF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Conv2dDynF32 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `filter_c`.
+        pub filter_c: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `act_min`.
+        pub act_min: f32,
+        /// `act_max`.
+        pub act_max: f32,
+    }
+
+    impl From<Conv2dDynF32> for Params {
+        fn from(p: Conv2dDynF32) -> Params {
+            Params {
+                type_name: "Conv2dDynF32",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("filter_c", Value::Usize(p.filter_c)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("act_min", Value::F32(p.act_min)),
+                    ("act_max", Value::F32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::conv::DepthwiseConv2dDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DepthwiseConv2dDyn {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `depth_multiplier`.
+        pub depth_multiplier: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<DepthwiseConv2dDyn> for Params {
+        fn from(p: DepthwiseConv2dDyn) -> Params {
+            Params {
+                type_name: "DepthwiseConv2dDyn",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("depth_multiplier", Value::Usize(p.depth_multiplier)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::conv::DepthwiseConv2dDynF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DepthwiseConv2dDynF32 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `depth_multiplier`.
+        pub depth_multiplier: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `act_min`.
+        pub act_min: f32,
+        /// `act_max`.
+        pub act_max: f32,
+    }
+
+    impl From<DepthwiseConv2dDynF32> for Params {
+        fn from(p: DepthwiseConv2dDynF32) -> Params {
+            Params {
+                type_name: "DepthwiseConv2dDynF32",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("depth_multiplier", Value::Usize(p.depth_multiplier)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("act_min", Value::F32(p.act_min)),
+                    ("act_max", Value::F32(p.act_max)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::conv::Conv2dF32`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct Conv2dF32 {
@@ -2575,8 +2875,6 @@ pub(crate) mod fully_connected {
         pub input_depth: usize,
         /// `output_depth`.
         pub output_depth: usize,
-        /// `bias`.
-        pub bias: Option<Data<i32>>,
         /// `multipliers`.
         pub multipliers: Data<i32>,
         /// `shifts`.
@@ -2599,11 +2897,6 @@ pub(crate) mod fully_connected {
                     ("batches", Value::Usize(p.batches)),
                     ("input_depth", Value::Usize(p.input_depth)),
                     ("output_depth", Value::Usize(p.output_depth)),
-                    (
-                        "bias",
-                        p.bias
-                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
-                    ),
                     ("multipliers", Value::from(p.multipliers)),
                     ("shifts", Value::from(p.shifts)),
                     ("input_zero_point", Value::I32(p.input_zero_point)),
@@ -2624,8 +2917,6 @@ pub(crate) mod fully_connected {
         pub input_depth: usize,
         /// `output_depth`.
         pub output_depth: usize,
-        /// `bias`.
-        pub bias: Option<Data<i64>>,
         /// `multipliers`.
         pub multipliers: Data<i32>,
         /// `shifts`.
@@ -2648,11 +2939,6 @@ pub(crate) mod fully_connected {
                     ("batches", Value::Usize(p.batches)),
                     ("input_depth", Value::Usize(p.input_depth)),
                     ("output_depth", Value::Usize(p.output_depth)),
-                    (
-                        "bias",
-                        p.bias
-                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
-                    ),
                     ("multipliers", Value::from(p.multipliers)),
                     ("shifts", Value::from(p.shifts)),
                     ("input_zero_point", Value::I32(p.input_zero_point)),
@@ -2673,8 +2959,6 @@ pub(crate) mod fully_connected {
         pub input_depth: usize,
         /// `output_depth`.
         pub output_depth: usize,
-        /// `bias`.
-        pub bias: Option<Data<f32>>,
         /// `act_min`.
         pub act_min: f32,
         /// `act_max`.
@@ -2689,11 +2973,6 @@ pub(crate) mod fully_connected {
                     ("batches", Value::Usize(p.batches)),
                     ("input_depth", Value::Usize(p.input_depth)),
                     ("output_depth", Value::Usize(p.output_depth)),
-                    (
-                        "bias",
-                        p.bias
-                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
-                    ),
                     ("act_min", Value::F32(p.act_min)),
                     ("act_max", Value::F32(p.act_max)),
                 ],

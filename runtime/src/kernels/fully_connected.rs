@@ -12,9 +12,10 @@
 //!
 //! Weights computed at run time (an operator's output, a graph input: TFLM's kernels read the
 //! filter tensor at Eval, whatever produced it) go to the `fully_connected_dyn_*` kernels, which
-//! read input and weights as [`Src`] and compute TFLM's sums term by term as its reference
-//! kernels write them, with nothing precomputed from the weights; they must not overlap the
-//! output either (checked).
+//! read input, weights and bias as [`Src`] (`inputs`: the operator's inputs as TFLM reads them,
+//! the bias last if there is one) and compute TFLM's sums term by term as its reference kernels
+//! write them, with nothing precomputed from the weights; a bias computed at run time goes there
+//! too, read as TFLM's Eval reads it. None of them may overlap the output (checked).
 
 use super::nn_common::requant::scale_16x8;
 use super::nn_common::{clamp_f32, dot2_swizzled_s16, views};
@@ -249,8 +250,6 @@ pub struct FullyConnectedDyn<'a> {
     pub input_depth: usize,
     /// Outputs per row (the output's last dimension: the weights' first rows).
     pub output_depth: usize,
-    /// Per-output 32-bit bias, as the model stores it (nothing folded in).
-    pub bias: Option<&'a [i32]>,
     /// Per-output Q31 requantization multipliers (one repeated for every output under
     /// per-tensor quantization).
     pub multipliers: &'a [i32],
@@ -276,8 +275,6 @@ pub struct FullyConnectedDynS16<'a> {
     pub input_depth: usize,
     /// Outputs per row (the output's last dimension: the weights' first rows).
     pub output_depth: usize,
-    /// Per-output 64-bit bias, as the model stores it (nothing folded in).
-    pub bias: Option<&'a [i64]>,
     /// Per-output multipliers reduced to 16 bits as TFLM's 64-bit `MultiplyByQuantizedMultiplier`
     /// reduces them (`0..=0x7FFF`; one repeated for every output under per-tensor quantization).
     pub multipliers: &'a [i32],
@@ -296,15 +293,13 @@ pub struct FullyConnectedDynS16<'a> {
 /// Constant parameters of [`fully_connected_dyn_f32`]: a float32 FULLY_CONNECTED whose weights
 /// are read at run time.
 #[derive(Clone, Copy, Debug)]
-pub struct FullyConnectedDynF32<'a> {
+pub struct FullyConnectedDynF32 {
     /// Rows of the input (input elements / `input_depth`).
     pub batches: usize,
     /// Elements per input row (the weights' last dimension).
     pub input_depth: usize,
     /// Outputs per row (the weights' first dimension).
     pub output_depth: usize,
-    /// Per-output bias.
-    pub bias: Option<&'a [f32]>,
     /// Lowest output value (fused activation).
     pub act_min: f32,
     /// Highest output value.
@@ -312,20 +307,27 @@ pub struct FullyConnectedDynF32<'a> {
 }
 
 /// Walks a FULLY_CONNECTED whose weights are read at run time: for each row `b` and output `c`,
-/// writes `value(c, input row b, weights row c)` (`IN` bytes per input element, `W` per weight,
-/// `OUT` per output element) at output element `b * outs + c`. Input and weights are borrowed
-/// again for each element, as the output is written between them; neither may overlap the
-/// output (checked).
+/// writes `value(c, input row b, weights row c, bias c)` (`IN` bytes per input element, `W` per
+/// weight, `B` per bias element, `OUT` per output element) at output element `b * outs + c`.
+/// `inputs` are input, weights and, if there is one, the bias (anything else is refused by
+/// assertion: the lowering passes two or three). They are borrowed again for each element, as
+/// the output is written between them; none may overlap the output (checked).
 #[inline(always)]
-fn dyn_rows<const IN: usize, const W: usize, const OUT: usize>(
+fn dyn_rows<const IN: usize, const W: usize, const B: usize, const OUT: usize>(
     arena: &mut [u8],
-    (input, filter, output): (Src, Src, usize),
+    (inputs, output): (&[Src], usize),
     (batches, depth, outs): (usize, usize, usize),
-    value: impl Fn(usize, &[u8], &[u8]) -> [u8; OUT],
+    value: impl Fn(usize, &[u8], &[u8], Option<&[u8]>) -> [u8; OUT],
 ) {
+    assert!(
+        matches!(inputs.len(), 2 | 3),
+        "input, weights and an optional bias"
+    );
     let (in_len, w_len, out_len) = (IN * batches * depth, W * outs * depth, OUT * batches * outs);
-    for (src, len) in [(input, in_len), (filter, w_len)] {
-        if let Src::Arena(offset) = src {
+    let bias = inputs.get(2).copied();
+    let lens = [in_len, w_len, B * outs];
+    for (src, &len) in inputs.iter().zip(&lens) {
+        if let Src::Arena(offset) = *src {
             assert!(
                 !views::overlapping(offset, len, output, out_len),
                 "kernel input and output overlap"
@@ -335,9 +337,10 @@ fn dyn_rows<const IN: usize, const W: usize, const OUT: usize>(
     for b in 0..batches {
         for c in 0..outs {
             let v = {
-                let x = &input.bytes(arena, in_len)[IN * b * depth..][..IN * depth];
-                let w = &filter.bytes(arena, w_len)[W * c * depth..][..W * depth];
-                value(c, x, w)
+                let x = &inputs[0].bytes(arena, in_len)[IN * b * depth..][..IN * depth];
+                let w = &inputs[1].bytes(arena, w_len)[W * c * depth..][..W * depth];
+                let bias = bias.map(|s| &s.bytes(arena, B * outs)[B * c..][..B]);
+                value(c, x, w, bias)
             };
             let o = output + OUT * (b * outs + c);
             arena[o..o + OUT].copy_from_slice(&v);
@@ -345,35 +348,40 @@ fn dyn_rows<const IN: usize, const W: usize, const OUT: usize>(
     }
 }
 
-/// int8 FULLY_CONNECTED with weights read at run time, bit-exact with TFLM's
+/// The 32-bit bias element `b` (little-endian), or 0 where there is no bias.
+#[inline(always)]
+fn bias_i32(b: Option<&[u8]>) -> i32 {
+    b.map_or(0, |b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// int8 FULLY_CONNECTED with weights (and bias) read at run time, bit-exact with TFLM's
 /// `reference_integer_ops::FullyConnected` / `FullyConnectedPerChannel`: each output is
 /// `MultiplyByQuantizedMultiplier(Σ_d w[d] * (x[d] - input_zero_point) + bias)` (the sum wrapping
-/// at 32 bits) plus the output zero point, clamped. Reads `batches * input_depth` bytes at
-/// `input` and `output_depth * input_depth` at `filter`, writes `batches * output_depth` bytes
-/// at `output`.
+/// at 32 bits) plus the output zero point, clamped. `inputs` are input, weights and the optional
+/// INT32 bias; reads `batches * input_depth` bytes of the input, `output_depth * input_depth` of
+/// the weights and `4 * output_depth` of the bias, writes `batches * output_depth` bytes at
+/// `output`.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn fully_connected_dyn_s8(
     arena: &mut [u8],
-    input: Src,
-    filter: Src,
+    inputs: &[Src],
     output: usize,
     p: &FullyConnectedDyn,
 ) {
     let p = super::opaque(p);
     let outs = p.output_depth;
-    let bias = p.bias.map(|b| &b[..outs]);
     let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
-    dyn_rows::<1, 1, 1>(
+    dyn_rows::<1, 1, 4, 1>(
         arena,
-        (input, filter, output),
+        (inputs, output),
         (p.batches, p.input_depth, outs),
-        |c, x, w| {
+        |c, x, w, bias| {
             let mut acc = 0i32;
             for (&x, &w) in x.iter().zip(w) {
                 let x = i32::from(x as i8).wrapping_sub(p.input_zero_point);
                 acc = acc.wrapping_add(i32::from(w as i8).wrapping_mul(x));
             }
-            let acc = acc.wrapping_add(bias.map_or(0, |b| b[c]));
+            let acc = acc.wrapping_add(bias_i32(bias));
             let v = multiply_by_quantized_multiplier(acc, multipliers[c], i32::from(shifts[c]))
                 .wrapping_add(p.output_zero_point);
             [v.max(p.act_min).min(p.act_max) as i8 as u8]
@@ -383,32 +391,31 @@ pub fn fully_connected_dyn_s8(
 
 /// int16 FULLY_CONNECTED with int8 weights read at run time and 32-bit sums: as
 /// [`fully_connected_dyn_s8`], over int16 input and output (TFLM's 16x8 kernels for an `int32_t`
-/// bias). Reads `2 * batches * input_depth` bytes at `input` and `output_depth * input_depth` at
-/// `filter`, writes `2 * batches * output_depth` bytes at `output`.
+/// bias). Reads `2 * batches * input_depth` bytes of the input, `output_depth * input_depth` of
+/// the weights and `4 * output_depth` of the bias, writes `2 * batches * output_depth` bytes at
+/// `output`.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn fully_connected_dyn_acc32_s16(
     arena: &mut [u8],
-    input: Src,
-    filter: Src,
+    inputs: &[Src],
     output: usize,
     p: &FullyConnectedDyn,
 ) {
     let p = super::opaque(p);
     let outs = p.output_depth;
-    let bias = p.bias.map(|b| &b[..outs]);
     let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
-    dyn_rows::<2, 1, 2>(
+    dyn_rows::<2, 1, 4, 2>(
         arena,
-        (input, filter, output),
+        (inputs, output),
         (p.batches, p.input_depth, outs),
-        |c, x, w| {
+        |c, x, w, bias| {
             let mut acc = 0i32;
             for (x, &w) in x.chunks_exact(2).zip(w) {
                 let x =
                     i32::from(i16::from_le_bytes([x[0], x[1]])).wrapping_sub(p.input_zero_point);
                 acc = acc.wrapping_add(i32::from(w as i8).wrapping_mul(x));
             }
-            let acc = acc.wrapping_add(bias.map_or(0, |b| b[c]));
+            let acc = acc.wrapping_add(bias_i32(bias));
             let v = multiply_by_quantized_multiplier(acc, multipliers[c], i32::from(shifts[c]))
                 .wrapping_add(p.output_zero_point);
             (v.max(p.act_min).min(p.act_max) as i16).to_le_bytes()
@@ -420,25 +427,24 @@ pub fn fully_connected_dyn_acc32_s16(
 /// TFLM's 16x8 kernels for an `int64_t` bias: each output is
 /// `MultiplyByQuantizedMultiplier(Σ_d w[d] * (x[d] - input_zero_point) + bias)` (its 64-bit
 /// overload, `scale_16x8`) plus the output zero point, clamped. Reads
-/// `2 * batches * input_depth` bytes at `input` and `output_depth * input_depth` at `filter`,
-/// writes `2 * batches * output_depth` bytes at `output`.
+/// `2 * batches * input_depth` bytes of the input, `output_depth * input_depth` of the weights
+/// and `8 * output_depth` of the INT64 bias, writes `2 * batches * output_depth` bytes at
+/// `output`.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn fully_connected_dyn_s16(
     arena: &mut [u8],
-    input: Src,
-    filter: Src,
+    inputs: &[Src],
     output: usize,
     p: &FullyConnectedDynS16,
 ) {
     let p = super::opaque(p);
     let outs = p.output_depth;
-    let bias = p.bias.map(|b| &b[..outs]);
     let (multipliers, shifts) = (&p.multipliers[..outs], &p.shifts[..outs]);
-    dyn_rows::<2, 1, 2>(
+    dyn_rows::<2, 1, 8, 2>(
         arena,
-        (input, filter, output),
+        (inputs, output),
         (p.batches, p.input_depth, outs),
-        |c, x, w| {
+        |c, x, w, bias| {
             // Each term is within 2^23 in magnitude: exact in 32 bits, summed in 64 as TFLM does.
             let mut acc = 0i64;
             for (x, &w) in x.chunks_exact(2).zip(w) {
@@ -446,38 +452,40 @@ pub fn fully_connected_dyn_s16(
                     i32::from(i16::from_le_bytes([x[0], x[1]])).wrapping_sub(p.input_zero_point);
                 acc = acc.wrapping_add(i64::from(i32::from(w as i8).wrapping_mul(x)));
             }
-            let acc = acc.wrapping_add(bias.map_or(0, |b| b[c]));
+            let bias = bias.map_or(0, |b| {
+                i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+            });
+            let acc = acc.wrapping_add(bias);
             let v = scale_16x8(acc, multipliers[c], shifts[c]).wrapping_add(p.output_zero_point);
             (v.max(p.act_min).min(p.act_max) as i16).to_le_bytes()
         },
     );
 }
 
-/// float32 FULLY_CONNECTED with weights read at run time: each output is `Σ x[d] * w[d]` in order
-/// of `d`, plus the bias, clamped (as [`fully_connected_f32`]). Reads `4 * batches * input_depth`
-/// bytes at `input` and `4 * output_depth * input_depth` at `filter`, writes
-/// `4 * batches * output_depth` bytes at `output`.
+/// float32 FULLY_CONNECTED with weights (and bias) read at run time: each output is
+/// `Σ x[d] * w[d]` in order of `d`, plus the bias, clamped (as [`fully_connected_f32`]). Reads
+/// `4 * batches * input_depth` bytes of the input, `4 * output_depth * input_depth` of the
+/// weights and `4 * output_depth` of the bias, writes `4 * batches * output_depth` bytes at
+/// `output`.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn fully_connected_dyn_f32(
     arena: &mut [u8],
-    input: Src,
-    filter: Src,
+    inputs: &[Src],
     output: usize,
     p: &FullyConnectedDynF32,
 ) {
     let p = super::opaque(p);
-    let outs = p.output_depth;
-    let bias = p.bias.map(|b| &b[..outs]);
-    dyn_rows::<4, 4, 4>(
+    dyn_rows::<4, 4, 4, 4>(
         arena,
-        (input, filter, output),
-        (p.batches, p.input_depth, outs),
-        |c, x, w| {
+        (inputs, output),
+        (p.batches, p.input_depth, p.output_depth),
+        |_, x, w, bias| {
             let mut total = 0.0f32;
             for (x, w) in views::f32s(x).zip(views::f32s(w)) {
                 total += x * w;
             }
-            clamp_f32(total + bias.map_or(0.0, |b| b[c]), p.act_min, p.act_max).to_le_bytes()
+            let bias = bias.map_or(0.0, |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            clamp_f32(total + bias, p.act_min, p.act_max).to_le_bytes()
         },
     );
 }
@@ -589,11 +597,12 @@ mod tests {
         for (a, v) in arena[8..].iter_mut().zip([1i8, 1, 1, -1, 2, 0, 9, 9, 9]) {
             *a = v as u8;
         }
+        extern crate std;
+        let bias = [10i32, -4].map(i32::to_le_bytes).concat();
         let p = FullyConnectedDyn {
             batches: 2,
             input_depth: 3,
             output_depth: 2,
-            bias: Some(&[10, -4]),
             multipliers: &[1 << 30, 1 << 30],
             shifts: &[1, 0],
             input_zero_point: 1,
@@ -601,7 +610,12 @@ mod tests {
             act_min: -128,
             act_max: 127,
         };
-        fully_connected_dyn_s8(&mut arena, Src::Arena(0), Src::Arena(8), 24, &p);
+        fully_connected_dyn_s8(
+            &mut arena,
+            &[Src::Arena(0), Src::Arena(8), Src::Bytes(&bias)],
+            24,
+            &p,
+        );
         // Row 0 (x - 1 = 0, -3, 2): 0 - 3 + 2 + 10 = 9, times 1, -3: 6; 0 - 6 + 0 - 4 = -10,
         // times 0.5 is -5 (round half away), -3: -8.
         // Row 1 (126, -129, -1): -4 + 10 = 6 -> 3; -126 - 258 - 4 = -388 -> -194 - 3 clamps.
@@ -621,7 +635,6 @@ mod tests {
             batches: 1,
             input_depth: 3,
             output_depth: 1,
-            bias: Some(&[10]),
             multipliers: &[0x4000],
             shifts: &[20],
             input_zero_point: -1,
@@ -629,7 +642,10 @@ mod tests {
             act_min: -32768,
             act_max: 32767,
         };
-        fully_connected_dyn_s16(&mut arena, Src::Arena(0), Src::Bytes(&weights), 16, &p);
+        // The INT64 bias 10 computed at run time, in the arena after the output.
+        arena[24..32].copy_from_slice(&10i64.to_le_bytes());
+        let inputs = [Src::Arena(0), Src::Bytes(&weights), Src::Arena(24)];
+        fully_connected_dyn_s16(&mut arena, &inputs, 16, &p);
         // (1001 - 3998 + 9003) + 10 = 6016, / 64 = 94, + 7.
         assert_eq!(i16::from_le_bytes([arena[16], arena[17]]), 101);
     }
@@ -644,11 +660,13 @@ mod tests {
             batches: 1,
             input_depth: 2,
             output_depth: 2,
-            bias: Some(&[0.25, -1.0]),
             act_min: -0.5,
             act_max: 6.0,
         };
-        fully_connected_dyn_f32(&mut arena, Src::Arena(0), Src::Arena(8), 24, &p);
+        extern crate std;
+        let bias = [0.25f32, -1.0].map(f32::to_le_bytes).concat();
+        let inputs = [Src::Arena(0), Src::Arena(8), Src::Bytes(&bias)];
+        fully_connected_dyn_f32(&mut arena, &inputs, 24, &p);
         let out: [f32; 2] = core::array::from_fn(|i| {
             f32::from_le_bytes(arena[24 + 4 * i..28 + 4 * i].try_into().unwrap())
         });

@@ -257,6 +257,190 @@ pub mod ffi {
     }
     /// `conv`'s typedefs.
     pub mod conv {
+        /// The C `conv_Conv2dDyn`.
+        #[repr(C)]
+        pub struct Conv2dDyn {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `filter_c`.
+            pub filter_c: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+        /// The C `conv_Conv2dDynF32`.
+        #[repr(C)]
+        pub struct Conv2dDynF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `filter_c`.
+            pub filter_c: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `act_min`.
+            pub act_min: f32,
+            /// `act_max`.
+            pub act_max: f32,
+        }
+        /// The C `conv_DepthwiseConv2dDyn`.
+        #[repr(C)]
+        pub struct DepthwiseConv2dDyn {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `depth_multiplier`.
+            pub depth_multiplier: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+        /// The C `conv_DepthwiseConv2dDynF32`.
+        #[repr(C)]
+        pub struct DepthwiseConv2dDynF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `depth_multiplier`.
+            pub depth_multiplier: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `dilation_h`.
+            pub dilation_h: usize,
+            /// `dilation_w`.
+            pub dilation_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `act_min`.
+            pub act_min: f32,
+            /// `act_max`.
+            pub act_max: f32,
+        }
         /// The C `conv_Conv2dF32`.
         #[repr(C)]
         pub struct Conv2dF32 {
@@ -1315,10 +1499,6 @@ pub mod ffi {
             pub input_depth: usize,
             /// `output_depth`.
             pub output_depth: usize,
-            /// `bias`'s data.
-            pub bias: *const i32,
-            /// `bias`'s length.
-            pub bias_len: usize,
             /// `multipliers`'s data.
             pub multipliers: *const i32,
             /// `multipliers`'s length.
@@ -1345,10 +1525,6 @@ pub mod ffi {
             pub input_depth: usize,
             /// `output_depth`.
             pub output_depth: usize,
-            /// `bias`'s data.
-            pub bias: *const i64,
-            /// `bias`'s length.
-            pub bias_len: usize,
             /// `multipliers`'s data.
             pub multipliers: *const i32,
             /// `multipliers`'s length.
@@ -1375,10 +1551,6 @@ pub mod ffi {
             pub input_depth: usize,
             /// `output_depth`.
             pub output_depth: usize,
-            /// `bias`'s data.
-            pub bias: *const f32,
-            /// `bias`'s length.
-            pub bias_len: usize,
             /// `act_min`.
             pub act_min: f32,
             /// `act_max`.
@@ -2786,6 +2958,55 @@ pub mod ffi {
             output: *mut u8,
             p: *const concat::Concat,
         );
+        /// The C `conv::conv2d_dyn_s8`.
+        pub fn parity_conv_conv2d_dyn_s8(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::Conv2dDyn,
+        );
+        /// The C `conv::conv2d_dyn_acc32_s16`.
+        pub fn parity_conv_conv2d_dyn_acc32_s16(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::Conv2dDyn,
+        );
+        /// The C `conv::conv2d_dyn_s16`.
+        pub fn parity_conv_conv2d_dyn_s16(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::Conv2dDyn,
+        );
+        /// The C `conv::conv2d_dyn_f32`.
+        pub fn parity_conv_conv2d_dyn_f32(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::Conv2dDynF32,
+        );
+        /// The C `conv::depthwise_conv2d_dyn_s8`.
+        pub fn parity_conv_depthwise_conv2d_dyn_s8(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::DepthwiseConv2dDyn,
+        );
+        /// The C `conv::depthwise_conv2d_dyn_s16`.
+        pub fn parity_conv_depthwise_conv2d_dyn_s16(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::DepthwiseConv2dDyn,
+        );
+        /// The C `conv::depthwise_conv2d_dyn_f32`.
+        pub fn parity_conv_depthwise_conv2d_dyn_f32(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const conv::DepthwiseConv2dDynF32,
+        );
         /// The C `conv::conv2d_f32`.
         pub fn parity_conv_conv2d_f32(input: *const u8, output: *mut u8, p: *const conv::Conv2dF32);
         /// The C `conv::conv2d_im2col_s8`.
@@ -3292,29 +3513,29 @@ pub mod ffi {
         );
         /// The C `fully_connected::fully_connected_dyn_s8`.
         pub fn parity_fully_connected_fully_connected_dyn_s8(
-            input: *const u8,
-            filter: *const u8,
+            inputs: *const *const u8,
+            inputs_len: usize,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedDyn,
         );
         /// The C `fully_connected::fully_connected_dyn_acc32_s16`.
         pub fn parity_fully_connected_fully_connected_dyn_acc32_s16(
-            input: *const u8,
-            filter: *const u8,
+            inputs: *const *const u8,
+            inputs_len: usize,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedDyn,
         );
         /// The C `fully_connected::fully_connected_dyn_s16`.
         pub fn parity_fully_connected_fully_connected_dyn_s16(
-            input: *const u8,
-            filter: *const u8,
+            inputs: *const *const u8,
+            inputs_len: usize,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedDynS16,
         );
         /// The C `fully_connected::fully_connected_dyn_f32`.
         pub fn parity_fully_connected_fully_connected_dyn_f32(
-            input: *const u8,
-            filter: *const u8,
+            inputs: *const *const u8,
+            inputs_len: usize,
             output: *mut u8,
             p: *const fully_connected::FullyConnectedDynF32,
         );
@@ -4722,6 +4943,270 @@ fn c_concat_concat10(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_concat_concat10(a, b, c, d, e, f, g, h, i, j, output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_dyn_s8` in C.
+fn c_conv_conv2d_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_dyn_s8(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_dyn_acc32_s16` in C.
+fn c_conv_conv2d_dyn_acc32_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_dyn_acc32_s16(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_dyn_s16` in C.
+fn c_conv_conv2d_dyn_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_dyn_s16(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_dyn_f32` in C.
+fn c_conv_conv2d_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::conv::Conv2dDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_dyn_f32(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_s8` in C.
+fn c_conv_depthwise_conv2d_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::DepthwiseConv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_depthwise_conv2d_dyn_s8(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_s16` in C.
+fn c_conv_depthwise_conv2d_dyn_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::DepthwiseConv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_depthwise_conv2d_dyn_s16(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_f32` in C.
+fn c_conv_depthwise_conv2d_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::conv::DepthwiseConv2dDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_depthwise_conv2d_dyn_f32(inputs.as_ptr(), inputs.len(), output, &p) };
     Ok(())
 }
 
@@ -6775,15 +7260,12 @@ fn c_fully_connected_fully_connected_dyn_s8(
     call: &Call<'_>,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = ffi::fully_connected::FullyConnectedDyn {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
-        bias_len: bias.as_ref().map_or(0, Vec::len),
         multipliers: multipliers.as_ptr(),
         multipliers_len: multipliers.len(),
         shifts: shifts.as_ptr(),
@@ -6794,13 +7276,19 @@ fn c_fully_connected_fully_connected_dyn_s8(
         act_max: call.scalar::<i32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let filter = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_fully_connected_fully_connected_dyn_s8(input, filter, output, &p) };
+    unsafe {
+        ffi::parity_fully_connected_fully_connected_dyn_s8(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -6809,15 +7297,12 @@ fn c_fully_connected_fully_connected_dyn_acc32_s16(
     call: &Call<'_>,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = ffi::fully_connected::FullyConnectedDyn {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
-        bias_len: bias.as_ref().map_or(0, Vec::len),
         multipliers: multipliers.as_ptr(),
         multipliers_len: multipliers.len(),
         shifts: shifts.as_ptr(),
@@ -6828,13 +7313,19 @@ fn c_fully_connected_fully_connected_dyn_acc32_s16(
         act_max: call.scalar::<i32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let filter = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_fully_connected_fully_connected_dyn_acc32_s16(input, filter, output, &p) };
+    unsafe {
+        ffi::parity_fully_connected_fully_connected_dyn_acc32_s16(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -6843,15 +7334,12 @@ fn c_fully_connected_fully_connected_dyn_s16(
     call: &Call<'_>,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let p = ffi::fully_connected::FullyConnectedDynS16 {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
-        bias_len: bias.as_ref().map_or(0, Vec::len),
         multipliers: multipliers.as_ptr(),
         multipliers_len: multipliers.len(),
         shifts: shifts.as_ptr(),
@@ -6862,13 +7350,19 @@ fn c_fully_connected_fully_connected_dyn_s16(
         act_max: call.scalar::<i32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let filter = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_fully_connected_fully_connected_dyn_s16(input, filter, output, &p) };
+    unsafe {
+        ffi::parity_fully_connected_fully_connected_dyn_s16(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -6877,24 +7371,27 @@ fn c_fully_connected_fully_connected_dyn_f32(
     call: &Call<'_>,
     arena: &mut [u8],
 ) -> Result<(), String> {
-    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
     let p = ffi::fully_connected::FullyConnectedDynF32 {
         batches: call.scalar::<usize>("batches")?,
         input_depth: call.scalar::<usize>("input_depth")?,
         output_depth: call.scalar::<usize>("output_depth")?,
-        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
-        bias_len: bias.as_ref().map_or(0, Vec::len),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
     };
     let base = arena.as_mut_ptr();
-    let input = call.c_input(base, arena.len(), 0)?;
-    let filter = call.c_input(base, arena.len(), 1)?;
-    let output = call.c_output(base, arena.len(), 2)?;
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_fully_connected_fully_connected_dyn_f32(input, filter, output, &p) };
+    unsafe {
+        ffi::parity_fully_connected_fully_connected_dyn_f32(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -9162,6 +9659,13 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("concat", "concat8") => c_concat_concat8(call, arena),
         ("concat", "concat9") => c_concat_concat9(call, arena),
         ("concat", "concat10") => c_concat_concat10(call, arena),
+        ("conv", "conv2d_dyn_s8") => c_conv_conv2d_dyn_s8(call, arena),
+        ("conv", "conv2d_dyn_acc32_s16") => c_conv_conv2d_dyn_acc32_s16(call, arena),
+        ("conv", "conv2d_dyn_s16") => c_conv_conv2d_dyn_s16(call, arena),
+        ("conv", "conv2d_dyn_f32") => c_conv_conv2d_dyn_f32(call, arena),
+        ("conv", "depthwise_conv2d_dyn_s8") => c_conv_depthwise_conv2d_dyn_s8(call, arena),
+        ("conv", "depthwise_conv2d_dyn_s16") => c_conv_depthwise_conv2d_dyn_s16(call, arena),
+        ("conv", "depthwise_conv2d_dyn_f32") => c_conv_depthwise_conv2d_dyn_f32(call, arena),
         ("conv", "conv2d_f32") => c_conv_conv2d_f32(call, arena),
         ("conv", "conv2d_im2col_s8") => c_conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => c_conv_conv2d_im2col_pairs_s8(call, arena),
@@ -9410,6 +9914,13 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("concat", "concat8"),
     ("concat", "concat9"),
     ("concat", "concat10"),
+    ("conv", "conv2d_dyn_s8"),
+    ("conv", "conv2d_dyn_acc32_s16"),
+    ("conv", "conv2d_dyn_s16"),
+    ("conv", "conv2d_dyn_f32"),
+    ("conv", "depthwise_conv2d_dyn_s8"),
+    ("conv", "depthwise_conv2d_dyn_s16"),
+    ("conv", "depthwise_conv2d_dyn_f32"),
     ("conv", "conv2d_f32"),
     ("conv", "conv2d_im2col_s8"),
     ("conv", "conv2d_im2col_pairs_s8"),

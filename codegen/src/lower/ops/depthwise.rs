@@ -1,9 +1,10 @@
 //! DEPTHWISE_CONV_2D → `depthwise::depthwise_conv2d_{s8,s16,f32}`: the depth multiplier from the
-//! shapes; window geometry and requantization as CONV_2D's ([`super::conv`]).
+//! shapes; window geometry and requantization as CONV_2D's ([`super::conv`]). Weights or a bias
+//! computed at run time go to `conv::depthwise_conv2d_dyn_*` ([`super::conv`]'s `dynamic.rs`).
 
 use super::conv::{
-    bias_values, filter_rows, geometry, im2col, narrow_requant, quant_16x8, weights_and_range,
-    window_stream, Bias16x8, ConvQuant, Window, CONV_INPUTS,
+    bias_values, depthwise_dyn, filter_rows, geometry, im2col, narrow_requant, quant_16x8,
+    weights_and_range, window_stream, Bias16x8, ConvQuant, Window, CONV_INPUTS,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -99,6 +100,13 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let g = geometry(ctx, &w, i, (f[1], f[2]))?;
+    // Weights or a bias written at run time (an operator's output, a graph input): TFLM's Prepare
+    // reads only their types and scales, its Eval the tensors wherever they are. INT4 weights
+    // computed at run time stay with `int4`, which refuses them.
+    let bias_at_run_time = ctx.optional_input(2).is_some_and(|b| !b.is_constant());
+    if filter.dtype != DType::I4 && (!filter.is_constant() || bias_at_run_time) {
+        return depthwise_dyn(ctx, num, (i, f, out), depth_multiplier, &g, w.activation);
+    }
     if num == Num::I16 {
         // TFLM's 16x8 depthwise kernel always sums in 64 bits and reads any bias as int64.
         let q = quant_16x8(
@@ -271,7 +279,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
 mod tests {
     use super::super::testing::{field, graph, kernel, quant, reason, tensor};
     use crate::ir::*;
-    use crate::lower::{Packed, Value};
+    use crate::lower::{Operand, Packed, Value};
 
     fn options() -> Options {
         Options::DepthwiseConv2D(DepthwiseConv2DOptions {
@@ -367,6 +375,27 @@ mod tests {
         }
         let message = reason(&s16_graph(DType::I64, 3));
         assert!(message.contains("zero point 3"), "{message}");
+    }
+
+    /// A filter or bias computed at run time (here with no data: a graph input) goes to the
+    /// `conv` module's depthwise dyn kernel, the bias read where it is; a bias TFLM would
+    /// misread is still refused.
+    #[test]
+    fn weights_or_bias_computed_at_run_time_are_read_where_they_are() {
+        for computed in [1, 2] {
+            let mut g = s16_graph(DType::I64, 0);
+            g.tensors[computed].data = None;
+            let k = kernel(&g);
+            assert_eq!((k.module, k.function), ("conv", "depthwise_conv2d_dyn_s16"));
+            assert_eq!(
+                k.operands,
+                vec![Operand::Srcs(vec![0, 1, 2]), Operand::Offset(3)]
+            );
+            assert_eq!(field(&k, "shifts"), &Value::I8s(vec![13, 14, 13, 14]));
+        }
+        let mut g = s16_graph(DType::I32, 0);
+        g.tensors[1].data = None;
+        assert!(reason(&g).contains("INT32"));
     }
 
     /// One input channel: a CONV_2D of the transposed filter, on the gathering kernel.

@@ -61,7 +61,11 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     // goes there too: TFLM's reference kernels sum no terms, so each output is the bias
     // requantized (the zero point where there is none), which the dyn kernels' loops compute as
     // written, where the constant-weight kernels walk rows of `depth` values.
-    let dynamic = !filter.is_constant() || depth == 0;
+    // A bias computed at run time goes there as well: TFLM's Prepare reads only its type and
+    // scale, its Eval the tensor wherever it is, where the constant-weight kernels fold the bias
+    // into constants.
+    let bias_at_run_time = ctx.optional_input(2).is_some_and(|b| !b.is_constant());
+    let dynamic = !filter.is_constant() || depth == 0 || bias_at_run_time;
     if units == 0 {
         // TFLM writes nothing: an output of no units is an empty tensor.
         return Err(ctx.unsupported(format!(
@@ -167,12 +171,11 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             if dynamic {
                 return Ok(kernel(
                     "fully_connected_dyn_f32",
-                    dyn_operands(ctx)?,
+                    dyn_operands(ctx, DType::F32, units)?,
                     P::FullyConnectedDynF32 {
                         batches,
                         input_depth: depth,
                         output_depth: units,
-                        bias: ctx.bias(2, DType::F32, units)?,
                         act_min,
                         act_max,
                     },
@@ -341,12 +344,14 @@ fn wide_bias_misread(ctx: &OpContext, t: DType) -> crate::error::Error {
     )
 }
 
-/// The operands of a `fully_connected_dyn_*` kernel: input and weights wherever they are (the
-/// arena, or a constant input beside weights computed at run time), then the output.
-fn dyn_operands(ctx: &OpContext) -> Result<Vec<Operand>> {
+/// The operands of a `fully_connected_dyn_*` kernel: input, weights and the bias if any (a
+/// `bias` of `units` elements), each wherever it is (the arena, or a constant beside operands
+/// computed at run time), then the output.
+fn dyn_operands(ctx: &OpContext, bias: DType, units: usize) -> Result<Vec<Operand>> {
+    let mut inputs = vec![ctx.input_index(0)?, ctx.input_index(1)?];
+    inputs.extend(ctx.bias_index(2, bias, units)?);
     Ok(vec![
-        Operand::Src(ctx.input_index(0)?),
-        Operand::Src(ctx.input_index(1)?),
+        Operand::Srcs(inputs),
         Operand::Offset(ctx.output_index(0)?),
     ])
 }
@@ -373,12 +378,11 @@ fn dyn_32_bit_sums(
 ) -> Result<Kernel> {
     Ok(kernel(
         function,
-        dyn_operands(ctx)?,
+        dyn_operands(ctx, DType::I32, units)?,
         P::FullyConnectedDyn {
             batches,
             input_depth: depth,
             output_depth: out_units,
-            bias: ctx.bias(2, DType::I32, units)?,
             multipliers: Data::Values(multipliers),
             shifts: Data::Values(shifts),
             input_zero_point: zp_in,
@@ -417,12 +421,11 @@ fn fully_connected_dyn_16x8(
     let (multipliers, shifts) = reduce_16x8(ctx, &multipliers, &shifts)?;
     Ok(kernel(
         "fully_connected_dyn_s16",
-        dyn_operands(ctx)?,
+        dyn_operands(ctx, DType::I64, units)?,
         P::FullyConnectedDynS16 {
             batches,
             input_depth: depth,
             output_depth: out_units,
-            bias: ctx.bias(2, DType::I64, units)?,
             multipliers: Data::Values(multipliers),
             shifts: Data::Values(shifts),
             input_zero_point: zp_in,
@@ -581,7 +584,7 @@ mod tests {
         assert_eq!(k.function, "fully_connected_dyn_s8");
         assert_eq!(
             k.operands,
-            vec![Operand::Src(0), Operand::Src(1), Operand::Offset(2)]
+            vec![Operand::Srcs(vec![0, 1]), Operand::Offset(2)]
         );
         assert_eq!(field(&k, "input_zero_point"), &Value::I32(5));
         assert_eq!(field(&k, "output_depth"), &Value::Usize(2));
@@ -594,6 +597,27 @@ mod tests {
         let mut s16 = s16_graph(Some(DType::I16));
         s16.tensors[1].data = None;
         assert!(reason(&s16).contains("misread"));
+    }
+
+    /// A bias computed at run time (here a graph input) beside constant weights goes to the dyn
+    /// kernels too, read where it is as the third of their inputs; its type is checked as a
+    /// constant one's.
+    #[test]
+    fn a_bias_computed_at_run_time_is_read_where_it_is() {
+        let mut g = s16_graph(Some(DType::I64));
+        g.tensors[2].data = None;
+        let k = kernel(&g);
+        assert_eq!(k.function, "fully_connected_dyn_s16");
+        assert_eq!(
+            k.operands,
+            vec![Operand::Srcs(vec![0, 1, 2]), Operand::Offset(3)]
+        );
+        let mut g = s16_graph(Some(DType::I32));
+        g.tensors[2].data = None;
+        assert_eq!(kernel(&g).function, "fully_connected_dyn_acc32_s16");
+        let mut g = s16_graph(Some(DType::I16));
+        g.tensors[2].data = None;
+        assert!(reason(&g).contains("misread"));
     }
 
     /// Weights of no input channels: TFLM sums no terms, so each output is the bias requantized;

@@ -126,6 +126,7 @@ macro_rules! families {
                 fully_connected_int4,
             ],
             c_parts: [
+                "conv/dynamic",
                 "conv/float",
                 "conv/im2col",
                 "conv/pointwise",

@@ -36,7 +36,8 @@
 //!
 //! The family's files, by variant: `s8.rs` the general int8 kernel, `pointwise.rs` the 1×1
 //! kernels, `im2col.rs` the gathering ones (with the windows they gather in `windows.rs`), `s16.rs`
-//! the int16 ones and `float.rs` the float32 one, each with its parameter struct. This module holds
+//! the int16 ones, `float.rs` the float32 one and `dynamic.rs` those of weights or a bias computed
+//! at run time, each with its parameter struct. This module holds
 //! what several of them share: the geometry checks and the run lengths of the gathering kernels.
 
 /// The geometry both kernels share, as indexable strides.
@@ -102,6 +103,7 @@ const ONE_PIXEL_RUN: usize = 16;
 const GATHER_ACC_RUN: usize = ACC_RUN / 2;
 
 // Declared after the macros above, which are in scope in these modules only from there on.
+mod dynamic;
 mod float;
 mod im2col;
 mod pointwise;
@@ -111,6 +113,11 @@ mod s8;
 mod tests;
 mod windows;
 
+pub use dynamic::{
+    conv2d_dyn_acc32_s16, conv2d_dyn_f32, conv2d_dyn_s16, conv2d_dyn_s8, depthwise_conv2d_dyn_f32,
+    depthwise_conv2d_dyn_s16, depthwise_conv2d_dyn_s8, Conv2dDyn, Conv2dDynF32, DepthwiseConv2dDyn,
+    DepthwiseConv2dDynF32,
+};
 pub use float::{conv2d_f32, Conv2dF32};
 pub use im2col::{
     conv2d_im2col_gather_pairs_s8, conv2d_im2col_pairs_s8, conv2d_im2col_s8, Conv2dIm2colS8,

@@ -381,14 +381,14 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "hybrid",
     );
-    s.refused(
-        "conv_non_constant_filter",
-        with(conv8(Activation::NONE), |m| {
+    // Weights computed at run time are compiled as TFLM runs them (weights_at_run_time.rs): here
+    // int16 depthwise ones without a bias.
+    s.accepted(
+        "depthwise_non_constant_filter",
+        with(dw16(None, 0), |m| {
             m.tensors[1].data = crate::TensorData::Buffer(0);
             m.inputs = vec![0, 1];
         }),
-        Unsupported,
-        "run time",
     );
     // TFLM's kernels loop over the option's multiplier whatever the shapes say (0: nothing
     // written), checked only by TFLITE_DCHECK_EQ.

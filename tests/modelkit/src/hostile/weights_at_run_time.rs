@@ -2,10 +2,13 @@
 //! of the filter's data (only its type and quantization parameters, which a graph input or an
 //! operator's output carries as a constant does) and its Eval reads the filter tensor wherever it
 //! is, so such a model runs there with a defined result: int8 (per-tensor and per-channel), int16
-//! with 32-bit and 64-bit sums, and float32, from a graph input or an earlier operator.
+//! with 32-bit and 64-bit sums, and float32, from a graph input or an earlier operator. A bias
+//! computed at run time likewise: Prepare reads its type and scale, Eval the tensor.
 
 use super::Suite;
-use crate::{Activation, BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType};
+use crate::{
+    Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
+};
 
 /// An int8 FULLY_CONNECTED of input [3, 8] (0.05, 3) and weights [4, 8] (a graph input, `weights`
 /// gives their quantization) with a constant INT32 bias, into `units` of output (1.0, -2), RELU.
@@ -44,7 +47,314 @@ fn fc16_weights_input(bias: TensorType) -> ModelSpec {
     )
 }
 
+/// A FULLY_CONNECTED of `input`, `weights` and `output` whose bias of 4 is computed at run time:
+/// `bias` (a graph input) as it is, or, if `cast` is set, a CAST of an int16 graph input to it
+/// (biases within ±32768, as a bias of the model's scale has, where a graph input of INT32
+/// draws its whole range and saturates every output).
+fn fc_bias_at_run_time(
+    tensors: (TensorSpec, TensorSpec, TensorSpec),
+    bias: TensorSpec,
+    cast: bool,
+    activation: Activation,
+) -> ModelSpec {
+    weighted_op(
+        (B::FULLY_CONNECTED, Options::fully_connected(activation)),
+        tensors,
+        Some(bias),
+        cast,
+    )
+}
+
+/// An operator `op` of `input`, `weights` and `output`, and the optional `bias`, the weights a
+/// graph input unless constant; a bias that is not constant is a graph input, or if `cast` is
+/// set a CAST of an int16 graph input of its shape (see [`fc_bias_at_run_time`]).
+fn weighted_op(
+    (op, options): (B, Options),
+    (input, weights, output): (TensorSpec, TensorSpec, TensorSpec),
+    bias: Option<TensorSpec>,
+    cast: bool,
+) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let x = m.tensor(input);
+    m.inputs.push(x);
+    let weights_input = weights.is_activation();
+    let w = m.tensor(weights);
+    if weights_input {
+        m.inputs.push(w);
+    }
+    let b = match bias {
+        None => -1,
+        Some(bias) => {
+            let computed = bias.is_activation();
+            let shape = bias.shape.clone().unwrap_or_default();
+            let b = m.tensor(bias);
+            if computed && cast {
+                let raw = m.tensor(TensorSpec::new(TensorType::INT16, &shape));
+                m.inputs.push(raw);
+                m.op(B::CAST, Options::None, &[raw], &[b]);
+            } else if computed {
+                m.inputs.push(b);
+            }
+            b
+        }
+    };
+    let out = m.tensor(output);
+    m.outputs = vec![out];
+    m.op(op, options, &[x, w, b], &[out]);
+    m
+}
+
+/// Constant int8 weights [4, 8] of scale 0.02.
+fn int8_weights() -> TensorSpec {
+    let values: Vec<i8> = (0..32).map(|i| (i * 37 % 255 - 127) as i8).collect();
+    TensorSpec::int8(&[4, 8], 0.02, 0).constant_i8(&values)
+}
+
+/// Biases computed at run time (issue 32).
+fn biases_at_run_time(s: &mut Suite<'_>) {
+    // int8, constant weights, an INT32 bias CAST from int16: the dyn kernel, not the folded one.
+    s.accepted(
+        "fully_connected_bias_computed",
+        fc_bias_at_run_time(
+            (
+                TensorSpec::int8(&[3, 8], 0.05, 3),
+                int8_weights(),
+                TensorSpec::int8(&[3, 4], 0.5, -2),
+            ),
+            TensorSpec::int32(&[4]).quant(0.001, 0),
+            true,
+            Activation::NONE,
+        ),
+    );
+    // Per-channel weights and the bias both computed at run time.
+    s.accepted(
+        "fully_connected_bias_and_weights_input_per_channel",
+        fc_bias_at_run_time(
+            (
+                TensorSpec::int8(&[3, 8], 0.05, 3),
+                TensorSpec::int8(&[4, 8], 1.0, 0).per_channel(&[0.02, 0.01, 0.04, 0.005], 0),
+                TensorSpec::int8(&[3, 4], 0.1, -2),
+            ),
+            TensorSpec::int32(&[4]).quant(0.001, 0),
+            true,
+            Activation::RELU,
+        ),
+    );
+    // 16x8 with 32-bit sums (an INT32 bias) and constant weights.
+    s.accepted(
+        "fully_connected_int16_int32_bias_computed",
+        fc_bias_at_run_time(
+            (
+                TensorSpec::new(TensorType::INT16, &[5, 8]).quant(0.002, 1234),
+                int8_weights(),
+                TensorSpec::new(TensorType::INT16, &[5, 4]).quant(0.05, -77),
+            ),
+            TensorSpec::int32(&[4]).quant(0.00004, 0),
+            true,
+            Activation::NONE,
+        ),
+    );
+    // float32, constant weights, the bias a graph input.
+    s.accepted(
+        "fully_connected_float_bias_input",
+        fc_bias_at_run_time(
+            (
+                TensorSpec::f32(&[2, 8]),
+                TensorSpec::f32(&[4, 8])
+                    .constant_f32(&(0..32).map(|i| (i as f32 - 15.5) / 8.0).collect::<Vec<_>>()),
+                TensorSpec::f32(&[2, 4]),
+            ),
+            TensorSpec::f32(&[4]),
+            false,
+            Activation::RELU6,
+        ),
+    );
+}
+
+/// CONV_2D with weights or a bias computed at run time (issue 32): the reference sums term by
+/// term, taps outside the image skipped.
+fn convolutions_at_run_time(s: &mut Suite<'_>) {
+    let conv =
+        |padding, stride, activation| (B::CONV_2D, Options::conv2d(padding, stride, activation));
+    // int8 per-tensor weights from a graph input, SAME padding, a constant bias.
+    s.accepted(
+        "conv_weights_input",
+        weighted_op(
+            conv(Padding::SAME, (1, 1), Activation::RELU),
+            (
+                TensorSpec::int8(&[1, 5, 5, 3], 0.05, 3),
+                TensorSpec::int8(&[4, 3, 3, 3], 0.01, 0),
+                TensorSpec::int8(&[1, 5, 5, 4], 0.2, -5),
+            ),
+            Some(
+                TensorSpec::int32(&[4])
+                    .quant(0.0005, 0)
+                    .constant_i32(&[700, -1500, 30, 0]),
+            ),
+            false,
+        ),
+    );
+    // Per-channel weights and a bias both computed at run time, stride 2, VALID, two groups.
+    s.accepted(
+        "conv_weights_and_bias_input_per_channel_grouped",
+        weighted_op(
+            conv(Padding::VALID, (2, 2), Activation::NONE),
+            (
+                TensorSpec::int8(&[2, 7, 6, 4], 0.05, -7),
+                TensorSpec::int8(&[4, 3, 2, 2], 1.0, 0).per_channel(&[0.02, 0.01, 0.04, 0.005], 0),
+                TensorSpec::int8(&[2, 3, 3, 4], 0.3, 2),
+            ),
+            Some(TensorSpec::int32(&[4]).quant(0.001, 0)),
+            true,
+        ),
+    );
+    // int8 constant weights with a bias computed at run time: the dyn kernel, not the folded one.
+    s.accepted(
+        "conv_bias_computed",
+        weighted_op(
+            conv(Padding::SAME, (2, 1), Activation::RELU6),
+            (
+                TensorSpec::int8(&[1, 6, 5, 8], 0.05, 3),
+                TensorSpec::int8(&[4, 2, 2, 8], 0.02, 0).constant_i8(
+                    &(0..128)
+                        .map(|i| (i * 37 % 255 - 127) as i8)
+                        .collect::<Vec<_>>(),
+                ),
+                TensorSpec::int8(&[1, 6, 3, 4], 0.1, -20),
+            ),
+            Some(TensorSpec::int32(&[4]).quant(0.001, 0)),
+            true,
+        ),
+    );
+    // 16x8: 64-bit sums (an INT64 bias) and 32-bit sums (an INT32 bias), weights from an input.
+    for (name, bias) in [
+        (
+            "conv_int16_weights_input",
+            TensorSpec::new(TensorType::INT64, &[4]).constant_i64(&[3000, -2000, 70, 0]),
+        ),
+        (
+            "conv_int16_int32_bias_weights_input",
+            TensorSpec::int32(&[4]).constant_i32(&[3000, -2000, 70, 0]),
+        ),
+    ] {
+        s.accepted(
+            name,
+            weighted_op(
+                conv(Padding::SAME, (1, 1), Activation::NONE),
+                (
+                    TensorSpec::new(TensorType::INT16, &[1, 4, 4, 3]).quant(0.002, 0),
+                    TensorSpec::int8(&[4, 3, 3, 3], 0.01, 0),
+                    TensorSpec::new(TensorType::INT16, &[1, 4, 4, 4]).quant(0.05, 0),
+                ),
+                Some(bias.quant(0.00002, 0)),
+                false,
+            ),
+        );
+    }
+    // float32 weights computed by an earlier operator (a RELU of a graph input), a bias input.
+    s.accepted("conv_float_weights_computed", {
+        let mut m = ModelSpec::new();
+        let input = m.tensor(TensorSpec::f32(&[1, 4, 5, 2]));
+        let raw = m.tensor(TensorSpec::f32(&[3, 2, 3, 2]));
+        let weights = m.tensor(TensorSpec::f32(&[3, 2, 3, 2]));
+        let bias = m.tensor(TensorSpec::f32(&[3]));
+        let output = m.tensor(TensorSpec::f32(&[1, 4, 5, 3]));
+        m.inputs = vec![input, raw, bias];
+        m.outputs = vec![output];
+        m.op(B::RELU, Options::None, &[raw], &[weights]);
+        m.op(
+            B::CONV_2D,
+            Options::conv2d(Padding::SAME, (1, 1), Activation::RELU6),
+            &[input, weights, bias],
+            &[output],
+        );
+        m
+    });
+}
+
+/// DEPTHWISE_CONV_2D with weights or a bias computed at run time (issue 32).
+fn depthwise_at_run_time(s: &mut Suite<'_>) {
+    let dw = |padding, stride, multiplier, activation| {
+        (
+            B::DEPTHWISE_CONV_2D,
+            Options::depthwise(padding, stride, multiplier, activation),
+        )
+    };
+    // int8 per-channel weights (along dimension 3) from a graph input, SAME, a constant bias.
+    s.accepted(
+        "depthwise_weights_input_per_channel",
+        weighted_op(
+            dw(Padding::SAME, (1, 1), 2, Activation::RELU),
+            (
+                TensorSpec::int8(&[1, 5, 4, 2], 0.05, 3),
+                TensorSpec::int8(&[1, 3, 3, 4], 1.0, 0).per_channel(&[0.02, 0.01, 0.04, 0.005], 3),
+                TensorSpec::int8(&[1, 5, 4, 4], 0.05, -5),
+            ),
+            Some(TensorSpec::int32(&[4]).constant_i32(&[700, -1500, 30, 0])),
+            false,
+        ),
+    );
+    // int8 constant weights with a bias computed at run time, stride 2, VALID.
+    s.accepted(
+        "depthwise_bias_computed",
+        weighted_op(
+            dw(Padding::VALID, (2, 2), 1, Activation::NONE),
+            (
+                TensorSpec::int8(&[2, 5, 5, 3], 0.05, -3),
+                TensorSpec::int8(&[1, 2, 2, 3], 0.02, 0).constant_i8(
+                    &(0..12)
+                        .map(|i| (i * 37 % 255 - 127) as i8)
+                        .collect::<Vec<_>>(),
+                ),
+                TensorSpec::int8(&[2, 2, 2, 3], 0.1, 4),
+            ),
+            Some(TensorSpec::int32(&[3]).quant(0.001, 0)),
+            true,
+        ),
+    );
+    // int16 with an INT64 bias, weights from a graph input.
+    s.accepted(
+        "depthwise_int16_weights_input",
+        weighted_op(
+            dw(Padding::SAME, (1, 1), 2, Activation::NONE),
+            (
+                TensorSpec::new(TensorType::INT16, &[1, 4, 4, 2]).quant(0.002, 0),
+                TensorSpec::int8(&[1, 3, 3, 4], 0.01, 0),
+                TensorSpec::new(TensorType::INT16, &[1, 4, 4, 4]).quant(0.02, 0),
+            ),
+            Some(
+                TensorSpec::new(TensorType::INT64, &[4])
+                    .constant_i64(&[3000, -2000, 70, 0])
+                    .quant(0.00002, 0),
+            ),
+            false,
+        ),
+    );
+    // float32 weights computed by an earlier operator (a RELU of a graph input), a bias input.
+    s.accepted("depthwise_float_weights_computed", {
+        let mut m = ModelSpec::new();
+        let input = m.tensor(TensorSpec::f32(&[1, 4, 5, 2]));
+        let raw = m.tensor(TensorSpec::f32(&[1, 2, 3, 6]));
+        let weights = m.tensor(TensorSpec::f32(&[1, 2, 3, 6]));
+        let bias = m.tensor(TensorSpec::f32(&[6]));
+        let output = m.tensor(TensorSpec::f32(&[1, 4, 5, 6]));
+        m.inputs = vec![input, raw, bias];
+        m.outputs = vec![output];
+        m.op(B::RELU, Options::None, &[raw], &[weights]);
+        m.op(
+            B::DEPTHWISE_CONV_2D,
+            Options::depthwise(Padding::SAME, (1, 1), 3, Activation::RELU6),
+            &[input, weights, bias],
+            &[output],
+        );
+        m
+    });
+}
+
 pub(super) fn weights_at_run_time(s: &mut Suite<'_>) {
+    biases_at_run_time(s);
+    convolutions_at_run_time(s);
+    depthwise_at_run_time(s);
     s.accepted(
         "fully_connected_weights_input",
         fc8_weights_input(TensorSpec::int8(&[4, 8], 0.02, 0), 4),

@@ -54,18 +54,7 @@ pub(in crate::lower::ops) fn quant_16x8(
     ctx.expect_output_dtype("the output", output, DType::I16)?;
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
     let (s_out, zp_out) = ctx.int16_quant("output", output)?;
-    if zp_in != 0 || zp_out != 0 {
-        return Err(ctx.invalid(
-            format!(
-                "int16 input zero point {zp_in} and output zero point {zp_out}: int16 activations \
-                 are symmetric (zero point 0)"
-            ),
-            Grounds::spec(
-                "TFLite 16x8 quantization specification: int16 activations are symmetric, zero \
-                 point 0 (TFLM's int16 kernels ignore any other)",
-            ),
-        ));
-    }
+    symmetric_16x8(ctx, zp_in, zp_out)?;
     let bias_type = ctx
         .op()
         .input(at.bias)
@@ -206,4 +195,26 @@ pub(in crate::lower::ops) fn reduce_16x8(
             Ok((reduced, 15 - shift))
         })
         .collect()
+}
+
+/// TFLM's 16x8 convolutions apply no zero points: nonzero ones (TFLM would ignore them) are
+/// refused.
+pub(in crate::lower::ops) fn symmetric_16x8(
+    ctx: &OpContext,
+    zp_in: i32,
+    zp_out: i32,
+) -> Result<()> {
+    if zp_in != 0 || zp_out != 0 {
+        return Err(ctx.invalid(
+            format!(
+                "int16 input zero point {zp_in} and output zero point {zp_out}: int16 activations \
+                 are symmetric (zero point 0)"
+            ),
+            Grounds::spec(
+                "TFLite 16x8 quantization specification: int16 activations are symmetric, zero \
+                 point 0 (TFLM's int16 kernels ignore any other)",
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -5,9 +5,11 @@
 //! The family's files: `geometry.rs` the window (padding, strides, dilations) and its stream
 //! contract, `weights.rs` the weights and requantization of int8 and float, `int16.rs` those of
 //! int16 activations (TFLM's 16x8), `int8.rs` the int8 fast kernels (their weights and bias folded
-//! at generation time, and which of them a convolution takes). This module holds the family's
+//! at generation time, and which of them a convolution takes), `dynamic.rs` the kernels of weights
+//! or a bias computed at run time. This module holds the family's
 //! `OPS` and the CONV_2D lowering that chooses among them.
 
+mod dynamic;
 mod geometry;
 mod int16;
 mod int8;
@@ -15,6 +17,7 @@ mod int8;
 mod tests;
 mod weights;
 
+pub(super) use dynamic::depthwise_dyn;
 pub(super) use geometry::{geometry, window_stream, Geometry, Window};
 pub(super) use int16::{quant_16x8, reduce_16x8, swizzle_quads, swizzled_filter, Bias16x8};
 pub(super) use int8::{
@@ -107,12 +110,19 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
             }
         };
     }
+    let options_bias_type = ctx
+        .tflite_operator()
+        .ok()
+        .and_then(|op| op.builtin_options_as_conv_2_doptions())
+        .map(|o| o.quantized_bias_type());
+    // Weights or a bias written at run time (an operator's output, a graph input): TFLM's Prepare
+    // reads only their types and scales, its Eval the tensors wherever they are. INT4 weights
+    // computed at run time stay with `int4`, which refuses them.
+    let bias_at_run_time = ctx.optional_input(2).is_some_and(|b| !b.is_constant());
+    if filter.dtype != DType::I4 && (!filter.is_constant() || bias_at_run_time) {
+        return dynamic::conv2d_dyn(ctx, num, (i, f, out), &g, w.activation, options_bias_type);
+    }
     if num == Num::I16 {
-        let options_bias_type = ctx
-            .tflite_operator()
-            .ok()
-            .and_then(|op| op.builtin_options_as_conv_2_doptions())
-            .map(|o| o.quantized_bias_type());
         let q = quant_16x8(
             ctx,
             (CONV_INPUTS, 0),

@@ -273,10 +273,6 @@ fn conv_output_of_another_extent_is_computed_as_tflm_computes_it() {
 #[test]
 fn conv_refusals_say_why() {
     assert!(reason(&conv_graph(quant(&[0.2], &[3], 0), Activation::None)).contains("zero point"));
-    // Non-constant filter.
-    let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
-    g.tensors[1].data = None;
-    assert!(reason(&g).contains("run time"));
     // int16 activations.
     let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
     g.tensors[0].dtype = DType::I16;
@@ -349,4 +345,29 @@ fn a_constant_input_is_refused() {
     let mut g = conv_graph(quant(&[0.2], &[0], 0), Activation::None);
     g.tensors[0].data = Some((&INPUT[..]).into());
     assert!(reason(&g).contains("the input is a constant tensor"));
+}
+
+/// A filter or a bias computed at run time (here with no data: a graph input) goes to the
+/// `conv2d_dyn_*` kernels, which read input, filter and bias where they are; constant ones keep
+/// the folded kernels.
+#[test]
+fn weights_or_bias_computed_at_run_time_are_read_where_they_are() {
+    for computed in [1, 2] {
+        let mut g = conv_graph(quant(&[0.2, 0.1], &[0, 0], 0), Activation::None);
+        g.tensors[computed].data = None;
+        let k = kernel(&g);
+        assert_eq!(k.function, "conv2d_dyn_s8");
+        assert_eq!(
+            k.operands,
+            vec![Operand::Srcs(vec![0, 1, 2]), Operand::Offset(3)]
+        );
+        assert_eq!(field(&k, "input_zero_point"), &Value::I32(-1));
+        assert_eq!(field(&k, "pad_top"), &Value::Usize(1));
+    }
+    // float32: the hybrid refusal as for constant weights.
+    let mut g = conv_graph(quant(&[0.2, 0.1], &[0, 0], 0), Activation::None);
+    g.tensors[1].data = None;
+    g.tensors[0].dtype = DType::F32;
+    g.tensors[3].dtype = DType::F32;
+    assert!(reason(&g).contains("hybrid"));
 }

@@ -82,19 +82,7 @@ pub(in crate::lower::ops) fn weights_and_range(
         }
         Num::F32 => {
             if filter.dtype != DType::F32 {
-                return Err(ctx.invalid(
-                    format!(
-                        "float input with {} filter (hybrid quantization): TFLM Micro does not \
-                         run it; supported: all-INT8 or all-FLOAT32",
-                        filter.dtype
-                    ),
-                    Grounds::tflm(
-                        "ConvPrepare (conv_common.cc), DepthwiseConvPrepare \
-                         (depthwise_conv_common.cc), TransposeConvPrepare (transpose_conv.cc): \
-                         TF_LITE_ENSURE_MSG(input and filter types, \"Hybrid models are not \
-                         supported on TFLite Micro.\")",
-                    ),
-                ));
+                return Err(hybrid(ctx, filter.dtype));
             }
             ctx.expect_output_dtype("the output", output, DType::F32)?;
             let (act_min, act_max) = ctx.activation_range_f32(activation)?;
@@ -113,4 +101,20 @@ pub(in crate::lower::ops) fn weights_and_range(
             ),
         }),
     }
+}
+
+/// The refusal of a float convolution whose filter has type `t`, not FLOAT32 (hybrid
+/// quantization), which TFLM Micro's Prepare refuses.
+pub(in crate::lower::ops) fn hybrid(ctx: &OpContext, t: DType) -> Error {
+    ctx.invalid(
+        format!(
+            "float input with {t} filter (hybrid quantization): TFLM Micro does not run it; \
+             supported: all-INT8 or all-FLOAT32"
+        ),
+        Grounds::tflm(
+            "ConvPrepare (conv_common.cc), DepthwiseConvPrepare (depthwise_conv_common.cc), \
+             TransposeConvPrepare (transpose_conv.cc): TF_LITE_ENSURE_MSG(input and filter \
+             types, \"Hybrid models are not supported on TFLite Micro.\")",
+        ),
+    )
 }
