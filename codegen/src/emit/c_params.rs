@@ -1538,6 +1538,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         "Energy",
         &[("bins", "size_t"), ("start", "size_t"), ("end", "size_t")],
     ),
+    ("signal", "FftAutoScale", &[("size", "size_t")]),
     (
         "softmax",
         "SoftmaxS8",

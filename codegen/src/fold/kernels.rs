@@ -4040,6 +4040,21 @@ fn signal_energy<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
     Ok(())
 }
 
+/// `signal::fft_auto_scale`.
+fn signal_fft_auto_scale<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::FftAutoScale {
+        size: call.scalar::<usize>("size")?,
+    };
+    tinyaot_runtime::kernels::signal::fft_auto_scale(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `softmax::softmax_s8`.
 fn softmax_softmax_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::softmax::SoftmaxS8 {
@@ -4803,6 +4818,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("signal", "window_s16") => signal_window_s16(call, arena),
         ("signal", "filter_bank_log") => signal_filter_bank_log(call, arena),
         ("signal", "energy") => signal_energy(call, arena),
+        ("signal", "fft_auto_scale") => signal_fft_auto_scale(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

@@ -4022,6 +4022,22 @@ pub(crate) mod signal {
             }
         }
     }
+
+    /// `tinyaot::kernels::signal::FftAutoScale`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FftAutoScale {
+        /// `size`.
+        pub size: usize,
+    }
+
+    impl From<FftAutoScale> for Params {
+        fn from(p: FftAutoScale) -> Params {
+            Params {
+                type_name: "FftAutoScale",
+                fields: vec![("size", Value::Usize(p.size))],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::softmax`.

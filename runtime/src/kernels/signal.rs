@@ -4,7 +4,8 @@
 //! it to int16; SignalFilterBankLog takes the natural logarithm of each uint32 channel in fixed
 //! point (a base-2 logarithm from the leading bit and a 128-segment correction table, times
 //! ln 2), scaled and clamped to int16; SignalEnergy squares the int16 complex bins of a spectrum
-//! into uint32 energies.
+//! into uint32 energies; SignalFftAutoScale shifts a frame left by as many bits as its largest
+//! magnitude leaves free (found TFLM's way, quirks included).
 
 use crate::Src;
 
@@ -143,6 +144,65 @@ pub fn energy(arena: &mut [u8], input: usize, output: usize, p: &Energy) {
     }
 }
 
+/// Constant parameters of SignalFftAutoScale.
+#[derive(Clone, Copy, Debug)]
+pub struct FftAutoScale {
+    /// The elements scaled (the output's; the input has at least as many).
+    pub size: usize,
+}
+
+/// TFLM's `MaxAbs16` as its portable loop computes it: the largest magnitude so far, where the
+/// magnitude of -32768 is stored as an int16, -32768 again, after which the next element
+/// greater than that (nearly any) replaces it.
+fn max_abs_s16(values: impl Iterator<Item = i16>) -> i16 {
+    let mut max = 0i16;
+    for value in values {
+        if value > max {
+            max = value;
+        } else if -i32::from(value) > i32::from(max) {
+            max = value.wrapping_neg();
+        }
+    }
+    max
+}
+
+/// The left shift SignalFftAutoScale applies for the magnitude `max`: `15 - bit length`, at
+/// least 0; the length of 0 is 32 (GCC's `MostSignificantBit32`), and a negative `max` is a
+/// uint32 of 32 bits, so both give 0.
+fn auto_scale_bits(max: i16) -> i32 {
+    let x = max as i32 as u32;
+    let length = if x == 0 {
+        32
+    } else {
+        32 - x.leading_zeros() as i32
+    };
+    (16 - length - 1).max(0)
+}
+
+/// SignalFftAutoScale on int16: each of the first `size` elements times `2^scale_bits` (kept to
+/// int16 by its low bits), where `scale_bits` ([`auto_scale_bits`] of their largest magnitude) is
+/// written as an int32 at `output_scale_bits`. Reads `2 * size` bytes at `input`, writes as many
+/// at `output` and 4 at `output_scale_bits`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn fft_auto_scale(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    output_scale_bits: usize,
+    p: &FftAutoScale,
+) {
+    let p = super::opaque(p);
+    let read = |arena: &[u8], i: usize| {
+        i16::from_le_bytes([arena[input + 2 * i], arena[input + 2 * i + 1]])
+    };
+    let bits = auto_scale_bits(max_abs_s16((0..p.size).map(|i| read(arena, i))));
+    for i in 0..p.size {
+        let y = (i32::from(read(arena, i)) << bits) as i16;
+        arena[output + 2 * i..output + 2 * i + 2].copy_from_slice(&y.to_le_bytes());
+    }
+    arena[output_scale_bits..output_scale_bits + 4].copy_from_slice(&bits.to_le_bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +218,19 @@ mod tests {
             );
         }
         assert_eq!(LOG2_CORRECTION[129], 0);
+    }
+
+    #[test]
+    fn max_abs_keeps_tflm_quirk_after_minus_32768() {
+        assert_eq!(max_abs_s16([3i16, -7, 5].into_iter()), 7);
+        // After -32768 the "maximum" is -32768, then -5 (greater), then 9 (|-9| > -5).
+        assert_eq!(max_abs_s16([100i16, -32768, -5].into_iter()), -5);
+        assert_eq!(max_abs_s16([100i16, -32768, -5, -9].into_iter()), 9);
+        assert_eq!(auto_scale_bits(7), 12);
+        assert_eq!(auto_scale_bits(0), 0);
+        assert_eq!(auto_scale_bits(-5), 0);
+        assert_eq!(auto_scale_bits(16384), 0);
+        assert_eq!(auto_scale_bits(16383), 1);
     }
 
     #[test]

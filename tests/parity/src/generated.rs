@@ -2138,6 +2138,12 @@ pub mod ffi {
             /// `end`.
             pub end: usize,
         }
+        /// The C `signal_FftAutoScale`.
+        #[repr(C)]
+        pub struct FftAutoScale {
+            /// `size`.
+            pub size: usize,
+        }
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -3717,6 +3723,13 @@ pub mod ffi {
         );
         /// The C `signal::energy`.
         pub fn parity_signal_energy(input: *const u8, output: *mut u8, p: *const signal::Energy);
+        /// The C `signal::fft_auto_scale`.
+        pub fn parity_signal_fft_auto_scale(
+            input: *const u8,
+            output: *mut u8,
+            output_scale_bits: *mut u8,
+            p: *const signal::FftAutoScale,
+        );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
             input: *const u8,
@@ -8562,6 +8575,22 @@ fn c_signal_energy(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `signal::fft_auto_scale` in C.
+fn c_signal_fft_auto_scale(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::FftAutoScale {
+        size: call.scalar::<usize>("size")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let output_scale_bits = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_fft_auto_scale(input, output, output_scale_bits, &p) };
+    Ok(())
+}
+
 /// `softmax::softmax_s8` in C.
 fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -9438,6 +9467,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("signal", "window_s16") => c_signal_window_s16(call, arena),
         ("signal", "filter_bank_log") => c_signal_filter_bank_log(call, arena),
         ("signal", "energy") => c_signal_energy(call, arena),
+        ("signal", "fft_auto_scale") => c_signal_fft_auto_scale(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -9659,6 +9689,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("signal", "window_s16"),
     ("signal", "filter_bank_log"),
     ("signal", "energy"),
+    ("signal", "fft_auto_scale"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

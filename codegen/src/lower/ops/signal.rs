@@ -3,7 +3,7 @@
 //! way TFLM's `FlexbufferWrapper` reads them (by index: the map's keys in alphabetical order).
 //!
 //! SignalWindow → `signal::window_s16`; SignalFilterBankLog → `signal::filter_bank_log`;
-//! SignalEnergy → `signal::energy`.
+//! SignalEnergy → `signal::energy`; SignalFftAutoScale → `signal::fft_auto_scale`.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -44,6 +44,17 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Custom("SignalEnergy", energy),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types {
+            roles: &[Role::In(0), Role::Out(0), Role::Out(1)],
+            tinyaot: &[Sig::Each(&[Ty::I16, Ty::I16, Ty::I32])],
+            tflm: &[Sig::Each(&[Ty::I16, Ty::I16, Ty::I32])],
+        },
+        inputs: 1..=1,
+        outputs: 2,
+        lower: Lowering::Custom("SignalFftAutoScale", fft_auto_scale),
     },
 ];
 
@@ -267,4 +278,37 @@ fn energy(ctx: &OpContext) -> Result<Kernel> {
         in_out(ctx)?,
         P::Energy { bins, start, end },
     ))
+}
+
+/// SignalFftAutoScale (fft_auto_scale_kernel.cc): int16 → int16 scaled up, and the int32 shift
+/// as a scalar second output. It has no options.
+fn fft_auto_scale(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output, bits) = (ctx.input(0)?, ctx.output(0)?, ctx.output(1)?);
+    const PREPARE: &str =
+        "fft_auto_scale_common.cc FftAutoScalePrepare: TF_LITE_ENSURE_EQ(NumDimensions(..))";
+    expect_rank(ctx, "input", input, 1, PREPARE)?;
+    expect_rank(ctx, "output", output, 1, PREPARE)?;
+    expect_rank(ctx, "scale bits output", bits, 0, PREPARE)?;
+    const TYPES: &str = "fft_auto_scale_common.cc FftAutoScalePrepare: TF_LITE_ENSURE_TYPES_EQ \
+         (INT16 input and output, INT32 scale bits)";
+    expect_type(ctx, "input", input, DType::I16, TYPES)?;
+    expect_type(ctx, "output", output, DType::I16, TYPES)?;
+    expect_type(ctx, "scale bits output", bits, DType::I32, TYPES)?;
+    // TFLM scales as many elements as the output has, reading as many of the input.
+    let size = output.num_elements();
+    if size > input.num_elements() {
+        return Err(ctx.invalid(
+            format!(
+                "output of {size} elements, the input of {}",
+                input.num_elements()
+            ),
+            Grounds::undefined(
+                "fft_auto_scale_kernel.cc FftAutoScaleEval reads as many input elements as the \
+                 output has: past the input's end",
+            ),
+        ));
+    }
+    let mut operands = in_out(ctx)?;
+    operands.push(Operand::Offset(ctx.output_index(1)?));
+    Ok(kernel("fft_auto_scale", operands, P::FftAutoScale { size }))
 }

@@ -1,11 +1,11 @@
-//! The corners of TFLM's signal library operators (SignalWindow, SignalFilterBankLog, SignalEnergy) (custom operators whose parameters are a
+//! The corners of TFLM's signal library operators (SignalWindow, SignalFilterBankLog, SignalEnergy, SignalFftAutoScale) (custom operators whose parameters are a
 //! FlexBuffer in `custom_options`): frames and shifts TFLM computes, and the options and shapes
 //! its kernels read out of bounds (refused as invalid), and the signal operators tinyaot does not
 //! compile yet (refused naming them).
 
 use super::{Category, Refusal, Suite};
 use crate::flexbuffer::int_map;
-use crate::{ModelSpec, TensorSpec, TensorType};
+use crate::{ModelSpec, OpCodeSpec, OpSpec, Options, TensorSpec, TensorType};
 
 /// An int16 tensor of `shape`.
 fn int16(shape: &[i32]) -> TensorSpec {
@@ -48,6 +48,34 @@ fn energy(input: TensorSpec, output: TensorSpec, start: i64, end: i64) -> ModelS
         vec![input],
         vec![output],
     )
+}
+
+/// A SignalWindow of an int16 graph input of `n` samples by constant weights, all `weight`,
+/// with `shift`, then a SignalFftAutoScale of the result; both of its outputs are the graph's.
+fn window_then_auto_scale(n: i32, weight: i16, shift: i64) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let x = m.tensor(int16(&[n]));
+    let w = m.tensor(int16(&[n]).constant_i16(&vec![weight; n as usize]));
+    let y = m.tensor(int16(&[n]));
+    let z = m.tensor(int16(&[n]));
+    let bits = m.tensor(TensorSpec::int32(&[]));
+    for (name, options, inputs, outputs) in [
+        ("SignalWindow", int_map(&[("shift", shift)]), vec![x, w], vec![y]),
+        ("SignalFftAutoScale", Vec::new(), vec![y], vec![z, bits]),
+    ] {
+        let opcode_index = m.push_opcode(OpCodeSpec::custom(name));
+        m.operators.push(OpSpec {
+            opcode_index,
+            inputs,
+            outputs,
+            intermediates: Vec::new(),
+            options: Options::None,
+            custom_options: (!options.is_empty()).then_some(options),
+        });
+    }
+    m.inputs = vec![x];
+    m.outputs = vec![z, bits];
+    m
 }
 
 /// The options `{"shift": shift}`.
@@ -284,6 +312,41 @@ pub(super) fn signal(cases: &mut Vec<super::Case>) {
         ),
         Refusal::Invalid,
         "parameter 'start_index'",
+    );
+    s.category = Category::LegitimateCorners;
+    // SignalFftAutoScale after a SignalWindow that shapes its frame: small weights (small
+    // samples, a shift of several bits), doubling weights without a shift (samples saturated at
+    // -32768, after which TFLM's largest magnitude is whatever element comes next) and zero
+    // weights (no bit set: no shift).
+    for (name, weight, shift) in [
+        ("signal_fft_auto_scale_small_frame", 3, 12),
+        ("signal_fft_auto_scale_saturated_frame", 2, 0),
+        ("signal_fft_auto_scale_zero_frame", 0, 0),
+    ] {
+        s.accepted(name, window_then_auto_scale(24, weight, shift));
+    }
+    s.category = Category::TypesAndParameters;
+    s.refused(
+        "signal_fft_auto_scale_output_longer",
+        ModelSpec::single_custom_op(
+            "SignalFftAutoScale",
+            None,
+            vec![int16(&[8])],
+            vec![int16(&[9]), TensorSpec::int32(&[])],
+        ),
+        Refusal::Invalid,
+        "output of 9 elements",
+    );
+    s.refused(
+        "signal_fft_auto_scale_bits_rank_1",
+        ModelSpec::single_custom_op(
+            "SignalFftAutoScale",
+            None,
+            vec![int16(&[8])],
+            vec![int16(&[8]), TensorSpec::int32(&[1])],
+        ),
+        Refusal::Invalid,
+        "not rank 0",
     );
     // The signal operators not compiled yet are named in the refusal.
     s.refused(
