@@ -1618,6 +1618,30 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "signal",
+        "Window",
+        &[
+            ("size", "size_t"),
+            ("window", "size_t"),
+            ("shift", "int32_t"),
+        ],
+    ),
+    (
+        "signal",
+        "FilterBankLog",
+        &[
+            ("channels", "size_t"),
+            ("correction_bits", "int32_t"),
+            ("output_scale", "int32_t"),
+        ],
+    ),
+    (
+        "signal",
+        "Energy",
+        &[("bins", "size_t"), ("start", "size_t"), ("end", "size_t")],
+    ),
+    ("signal", "FftAutoScale", &[("size", "size_t")]),
+    (
         "softmax",
         "SoftmaxS8",
         &[

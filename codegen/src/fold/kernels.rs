@@ -4230,6 +4230,63 @@ fn select_select<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
     Ok(())
 }
 
+/// `signal::window_s16`.
+fn signal_window_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::Window {
+        size: call.scalar::<usize>("size")?,
+        window: call.scalar::<usize>("window")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    tinyaot_runtime::kernels::signal::window_s16(
+        arena,
+        call.offset(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::filter_bank_log`.
+fn signal_filter_bank_log<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::FilterBankLog {
+        channels: call.scalar::<usize>("channels")?,
+        correction_bits: call.scalar::<i32>("correction_bits")?,
+        output_scale: call.scalar::<i32>("output_scale")?,
+    };
+    tinyaot_runtime::kernels::signal::filter_bank_log(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `signal::energy`.
+fn signal_energy<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::Energy {
+        bins: call.scalar::<usize>("bins")?,
+        start: call.scalar::<usize>("start")?,
+        end: call.scalar::<usize>("end")?,
+    };
+    tinyaot_runtime::kernels::signal::energy(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `signal::fft_auto_scale`.
+fn signal_fft_auto_scale<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::FftAutoScale {
+        size: call.scalar::<usize>("size")?,
+    };
+    tinyaot_runtime::kernels::signal::fft_auto_scale(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `softmax::softmax_s8`.
 fn softmax_softmax_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::softmax::SoftmaxS8 {
@@ -4997,6 +5054,10 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("resize", "resize_bilinear_f32") => resize_resize_bilinear_f32(call, arena),
         ("resize", "resize_bilinear_s8") => resize_resize_bilinear_s8(call, arena),
         ("select", "select") => select_select(call, arena),
+        ("signal", "window_s16") => signal_window_s16(call, arena),
+        ("signal", "filter_bank_log") => signal_filter_bank_log(call, arena),
+        ("signal", "energy") => signal_energy(call, arena),
+        ("signal", "fft_auto_scale") => signal_fft_auto_scale(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

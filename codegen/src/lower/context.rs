@@ -7,6 +7,7 @@
 //! written once (scale ranges, shift ranges, int8 zero points, fused activation bounds) applies
 //! to every op that needs it.
 
+use super::flexbuffer::FlexVector;
 use super::{quant, CallKind, Data};
 use crate::error::{Error, Grounds, Result};
 use crate::ir::{Activation, DType, Graph, OpCode, Operator, Tensor};
@@ -36,6 +37,11 @@ pub(crate) const ONE_ELEMENT_TYPE: &str =
     "the operator's TFLite signature gives these tensors one element type (TFLite's kernels check \
      it in Prepare with TF_LITE_ENSURE_TYPES_EQ; where TFLM's do not, they read or write one \
      tensor's bytes as the other's element type, out of bounds or leaving bytes unwritten)";
+
+/// Why custom options TFLM's kernel cannot read whole are invalid.
+pub(crate) const FLEXBUFFER_UNCHECKED: &str =
+    "TFLM's FlexbufferWrapper (flatbuffer_utils.cc) reads the custom options' root, and the \
+     parameter at a fixed index of its vector, with no bounds check: out of bounds";
 
 /// One operator and the graph around it.
 pub(crate) struct OpContext<'g, 'm> {
@@ -455,6 +461,36 @@ impl<'g, 'm> OpContext<'g, 'm> {
                     self.index()
                 ),
             })
+    }
+
+    /// The root vector of this custom operator's FlexBuffer options (`custom_options`), which TFLM
+    /// hands its kernel's `Init` as they are; the parameters are read from it with
+    /// [`custom_int`](Self::custom_int). Options that are absent, or whose root or elements lie
+    /// outside the bytes, are invalid: TFLM's `FlexbufferWrapper` reads them unchecked.
+    pub fn custom_options(&self) -> Result<FlexVector<'m>> {
+        let bytes = self
+            .tflite_operator()?
+            .custom_options()
+            .map(|v| v.bytes())
+            .unwrap_or(&[]);
+        FlexVector::root(bytes).map_err(|why| {
+            self.invalid(
+                format!("{why} (its parameters are a FlexBuffer map)"),
+                Grounds::undefined(FLEXBUFFER_UNCHECKED),
+            )
+        })
+    }
+
+    /// Parameter `i` (the `i`-th in the alphabetical order of the map's keys; `key` names it in
+    /// messages) of the custom options `options`, as an integer of the options' element width, as
+    /// TFLM's `FlexbufferWrapper::ElementAsInt64` reads it.
+    pub fn custom_int(&self, options: &FlexVector, i: usize, key: &str) -> Result<i64> {
+        options.int(i).map_err(|why| {
+            self.invalid(
+                format!("parameter '{key}': {why}"),
+                Grounds::undefined(FLEXBUFFER_UNCHECKED),
+            )
+        })
     }
 
     /// Fails unless `tensor` has the same element type as `like`: tensors of one type `T` in the

@@ -12,13 +12,14 @@
 
 mod access;
 mod context;
+mod flexbuffer;
 pub(crate) mod ops;
 pub(crate) mod params;
 pub mod quant;
 pub mod types;
 
 use crate::error::{Error, Grounds, Result};
-use crate::ir::{op_name, DType, Graph, OpCode};
+use crate::ir::{DType, Graph, OpCode};
 pub use access::{keeps, Access, Contract, Stream, CONTRACTS};
 pub(crate) use context::{
     Num, OpContext, CONSTANT_SHORTER_THAN_SHAPE, MORE_THAN_SIX_DIMENSIONS,
@@ -251,7 +252,7 @@ pub fn lower(graph: &Graph) -> Result<Vec<Call>> {
     Ok(calls)
 }
 
-/// The operators this build compiles, by name, sorted.
+/// The operators this build compiles, by name (`CONV_2D`, `CUSTOM(SignalWindow)`), sorted.
 pub fn supported_ops() -> Vec<String> {
     let mut names: Vec<String> = registry().into_iter().map(|(name, _)| name).collect();
     names.sort();
@@ -262,7 +263,7 @@ pub fn supported_ops() -> Vec<String> {
 /// tinyaot compiles and what TFLM registers), in registry order (family by family).
 pub fn registry() -> Vec<(String, types::Types)> {
     ops::entries()
-        .map(|entry| (op_name(entry.code), entry.types))
+        .map(|entry| (entry.kind().name(), entry.types))
         .collect()
 }
 
@@ -296,7 +297,7 @@ const EMPTY_IMAGE_DEFINED: [OpCode; 3] = [
 ];
 
 pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
-    let Some((family, entry)) = ctx.op().kind.code().and_then(ops::find) else {
+    let Some((family, entry)) = ops::find(&ctx.op().kind) else {
         return Err(unsupported_op(ctx));
     };
     ctx.expect_arity(*entry.inputs.start(), *entry.inputs.end(), entry.outputs)?;

@@ -4227,6 +4227,98 @@ pub(crate) mod select {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::signal`.
+pub(crate) mod signal {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::signal::Window`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Window {
+        /// `size`.
+        pub size: usize,
+        /// `window`.
+        pub window: usize,
+        /// `shift`.
+        pub shift: i32,
+    }
+
+    impl From<Window> for Params {
+        fn from(p: Window) -> Params {
+            Params {
+                type_name: "Window",
+                fields: vec![
+                    ("size", Value::Usize(p.size)),
+                    ("window", Value::Usize(p.window)),
+                    ("shift", Value::I32(p.shift)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::FilterBankLog`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FilterBankLog {
+        /// `channels`.
+        pub channels: usize,
+        /// `correction_bits`.
+        pub correction_bits: i32,
+        /// `output_scale`.
+        pub output_scale: i32,
+    }
+
+    impl From<FilterBankLog> for Params {
+        fn from(p: FilterBankLog) -> Params {
+            Params {
+                type_name: "FilterBankLog",
+                fields: vec![
+                    ("channels", Value::Usize(p.channels)),
+                    ("correction_bits", Value::I32(p.correction_bits)),
+                    ("output_scale", Value::I32(p.output_scale)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::Energy`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Energy {
+        /// `bins`.
+        pub bins: usize,
+        /// `start`.
+        pub start: usize,
+        /// `end`.
+        pub end: usize,
+    }
+
+    impl From<Energy> for Params {
+        fn from(p: Energy) -> Params {
+            Params {
+                type_name: "Energy",
+                fields: vec![
+                    ("bins", Value::Usize(p.bins)),
+                    ("start", Value::Usize(p.start)),
+                    ("end", Value::Usize(p.end)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::FftAutoScale`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FftAutoScale {
+        /// `size`.
+        pub size: usize,
+    }
+
+    impl From<FftAutoScale> for Params {
+        fn from(p: FftAutoScale) -> Params {
+            Params {
+                type_name: "FftAutoScale",
+                fields: vec![("size", Value::Usize(p.size))],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::softmax`.
 pub(crate) mod softmax {
     use crate::lower::{Data, Params, Value};

@@ -26,6 +26,8 @@ pub enum Ty {
     I64,
     /// UINT8.
     U8,
+    /// UINT32 (TFLM's signal library's spectra and filter bank channels).
+    U32,
     /// BOOL.
     Bool,
     /// INT4 (packed weights).
@@ -34,13 +36,14 @@ pub enum Ty {
 
 impl Ty {
     /// Every type, in table order.
-    pub const ALL: [Ty; 8] = [
+    pub const ALL: [Ty; 9] = [
         Ty::F32,
         Ty::I8,
         Ty::I16,
         Ty::I32,
         Ty::I64,
         Ty::U8,
+        Ty::U32,
         Ty::Bool,
         Ty::I4,
     ];
@@ -54,6 +57,7 @@ impl Ty {
             Ty::I32 => "INT32",
             Ty::I64 => "INT64",
             Ty::U8 => "UINT8",
+            Ty::U32 => "UINT32",
             Ty::Bool => "BOOL",
             Ty::I4 => "INT4",
         }
@@ -68,6 +72,7 @@ impl Ty {
             Ty::I32 => "int32",
             Ty::I64 => "int64",
             Ty::U8 => "uint8",
+            Ty::U32 => "uint32",
             Ty::Bool => "bool",
             Ty::I4 => "int4",
         }

@@ -44,6 +44,7 @@ pub mod quantize;
 pub mod reduce;
 pub mod resize;
 pub mod select;
+pub mod signal;
 pub mod softmax;
 pub mod split;
 pub mod strided_slice;

@@ -46,6 +46,7 @@ families!(
     cumsum::cumsum_corners,
     partial_reads::partial_reads,
     shape_mismatches::shape_mismatches,
+    signal::signal,
 );
 
 // The base models the files edit, and the accepted corners with a theme of their own that

@@ -2278,6 +2278,45 @@ pub mod ffi {
             pub y_strides_len: usize,
         }
     }
+    /// `signal`'s typedefs.
+    pub mod signal {
+        /// The C `signal_Window`.
+        #[repr(C)]
+        pub struct Window {
+            /// `size`.
+            pub size: usize,
+            /// `window`.
+            pub window: usize,
+            /// `shift`.
+            pub shift: i32,
+        }
+        /// The C `signal_FilterBankLog`.
+        #[repr(C)]
+        pub struct FilterBankLog {
+            /// `channels`.
+            pub channels: usize,
+            /// `correction_bits`.
+            pub correction_bits: i32,
+            /// `output_scale`.
+            pub output_scale: i32,
+        }
+        /// The C `signal_Energy`.
+        #[repr(C)]
+        pub struct Energy {
+            /// `bins`.
+            pub bins: usize,
+            /// `start`.
+            pub start: usize,
+            /// `end`.
+            pub end: usize,
+        }
+        /// The C `signal_FftAutoScale`.
+        #[repr(C)]
+        pub struct FftAutoScale {
+            /// `size`.
+            pub size: usize,
+        }
+    }
     /// `softmax`'s typedefs.
     pub mod softmax {
         /// The C `softmax_SoftmaxS8`.
@@ -3889,6 +3928,28 @@ pub mod ffi {
             y: *const u8,
             output: *mut u8,
             p: *const select::Select,
+        );
+        /// The C `signal::window_s16`.
+        pub fn parity_signal_window_s16(
+            input: *const u8,
+            weights: *const u8,
+            output: *mut u8,
+            p: *const signal::Window,
+        );
+        /// The C `signal::filter_bank_log`.
+        pub fn parity_signal_filter_bank_log(
+            input: *const u8,
+            output: *mut u8,
+            p: *const signal::FilterBankLog,
+        );
+        /// The C `signal::energy`.
+        pub fn parity_signal_energy(input: *const u8, output: *mut u8, p: *const signal::Energy);
+        /// The C `signal::fft_auto_scale`.
+        pub fn parity_signal_fft_auto_scale(
+            input: *const u8,
+            output: *mut u8,
+            output_scale_bits: *mut u8,
+            p: *const signal::FftAutoScale,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -8959,6 +9020,74 @@ fn c_select_select(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `signal::window_s16` in C.
+fn c_signal_window_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::Window {
+        size: call.scalar::<usize>("size")?,
+        window: call.scalar::<usize>("window")?,
+        shift: call.scalar::<i32>("shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let weights = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_window_s16(input, weights, output, &p) };
+    Ok(())
+}
+
+/// `signal::filter_bank_log` in C.
+fn c_signal_filter_bank_log(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::FilterBankLog {
+        channels: call.scalar::<usize>("channels")?,
+        correction_bits: call.scalar::<i32>("correction_bits")?,
+        output_scale: call.scalar::<i32>("output_scale")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_filter_bank_log(input, output, &p) };
+    Ok(())
+}
+
+/// `signal::energy` in C.
+fn c_signal_energy(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::Energy {
+        bins: call.scalar::<usize>("bins")?,
+        start: call.scalar::<usize>("start")?,
+        end: call.scalar::<usize>("end")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_energy(input, output, &p) };
+    Ok(())
+}
+
+/// `signal::fft_auto_scale` in C.
+fn c_signal_fft_auto_scale(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::FftAutoScale {
+        size: call.scalar::<usize>("size")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let output_scale_bits = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_fft_auto_scale(input, output, output_scale_bits, &p) };
+    Ok(())
+}
+
 /// `softmax::softmax_s8` in C.
 fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -9839,6 +9968,10 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("resize", "resize_bilinear_f32") => c_resize_resize_bilinear_f32(call, arena),
         ("resize", "resize_bilinear_s8") => c_resize_resize_bilinear_s8(call, arena),
         ("select", "select") => c_select_select(call, arena),
+        ("signal", "window_s16") => c_signal_window_s16(call, arena),
+        ("signal", "filter_bank_log") => c_signal_filter_bank_log(call, arena),
+        ("signal", "energy") => c_signal_energy(call, arena),
+        ("signal", "fft_auto_scale") => c_signal_fft_auto_scale(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -10064,6 +10197,10 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("resize", "resize_bilinear_f32"),
     ("resize", "resize_bilinear_s8"),
     ("select", "select"),
+    ("signal", "window_s16"),
+    ("signal", "filter_bank_log"),
+    ("signal", "energy"),
+    ("signal", "fft_auto_scale"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

@@ -1,5 +1,5 @@
-//! The operator registry: every builtin operator tinyaot compiles, grouped in families, one file per
-//! family.
+//! The operator registry: every operator tinyaot compiles, builtin or custom, grouped in families,
+//! one file per family.
 //!
 //! A family is named like the runtime kernel module its operators call
 //! (`runtime/src/kernels/<family>.rs`) and its C twin (`templates/c/kernels/<family>.{h,c}.tera`);
@@ -10,6 +10,11 @@
 //! [`Error::UnsupportedOp`](crate::Error::UnsupportedOp), which ops the planner lets share storage
 //! ([`is_reshape_like`]), the kernel module each call names (the family's own name, filled in
 //! here so that it cannot differ), and the C backend's template table (emit/c.rs).
+//!
+//! A custom operator (CUSTOM with a `custom_code`, such as TFLM's signal library's `SignalWindow`)
+//! is an entry like any other, whose code is [`OpCode::CUSTOM`] and whose lowering is
+//! [`Lowering::Custom`], which names it; it reads its parameters from the operator's FlexBuffer
+//! options ([`OpContext::custom_options`]).
 //!
 //! Adding an operator to an existing family is one entry in that family's `OPS` and its lowering
 //! function; a new family is a new file here (with its runtime and C twins), after which
@@ -26,7 +31,7 @@ use super::{
     Access, CallKind, KernelCall, OpContext, Operand, Params, SHAPES_CHECKED_ONLY_BY_DCHECK,
 };
 use crate::error::{Error, Grounds, Result};
-use crate::ir::{OpCode, Tensor};
+use crate::ir::{OpCode, OpKind, Tensor};
 
 // Written by `cargo kernels` from the files in this directory, runtime/src/kernels/
 // and templates/c/kernels/. Do not edit down to the end marker.
@@ -58,6 +63,7 @@ mod resize;
 mod resource;
 mod select;
 mod shape;
+mod signal;
 mod softmax;
 mod split;
 mod strided_slice;
@@ -107,6 +113,7 @@ macro_rules! families {
                 reduce,
                 resize,
                 select,
+                signal,
                 softmax,
                 split,
                 strided_slice,
@@ -158,7 +165,8 @@ pub(crate) const ANY_OUTPUTS: usize = usize::MAX;
 
 /// One operator a family lowers.
 pub(crate) struct OpEntry {
-    /// The builtin code.
+    /// The builtin code; [`OpCode::CUSTOM`] for a custom operator, which its [`Lowering::Custom`]
+    /// names.
     pub code: OpCode,
     /// The tensor types tinyaot compiles, and those TFLM registers (the README's operator × type
     /// table is made from them).
@@ -176,6 +184,10 @@ pub(crate) struct OpEntry {
 pub(crate) enum Lowering {
     /// A call of a kernel in the family's module (the registry names the module).
     Kernel(fn(&OpContext) -> Result<Kernel>),
+    /// The same for a custom operator: the `custom_code` it is registered under (TFLM's name,
+    /// e.g. `SignalWindow`, matched byte for byte as TFLM's op resolver matches it) and its
+    /// lowering.
+    Custom(&'static str, fn(&OpContext) -> Result<Kernel>),
     /// The output is the input's bytes under another shape (RESHAPE and friends): the function only
     /// validates, the step is a [`CallKind::Alias`], and the planner lets the output share the
     /// input's storage.
@@ -240,13 +252,40 @@ macro_rules! registry {
 }
 families!(registry);
 
-/// The family and entry of `code`, if any family lowers it.
-pub(super) fn find(code: OpCode) -> Option<(&'static Family, &'static OpEntry)> {
+impl OpEntry {
+    /// The custom operator's name, `None` for a builtin.
+    pub fn custom_name(&self) -> Option<&'static str> {
+        match self.lower {
+            Lowering::Custom(name, _) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// What the entry lowers, as an operator's [`OpKind`].
+    pub fn kind(&self) -> OpKind {
+        match self.custom_name() {
+            Some(name) => OpKind::Custom(name.to_string()),
+            None => OpKind::Builtin(self.code),
+        }
+    }
+
+    /// Whether the entry lowers operators of `kind`.
+    fn lowers(&self, kind: &OpKind) -> bool {
+        match (kind, self.custom_name()) {
+            (OpKind::Builtin(code), None) => self.code == *code,
+            (OpKind::Custom(name), Some(own)) => name == own,
+            _ => false,
+        }
+    }
+}
+
+/// The family and entry of operators of `kind`, if any family lowers them.
+pub(super) fn find(kind: &OpKind) -> Option<(&'static Family, &'static OpEntry)> {
     FAMILIES.iter().find_map(|family| {
         family
             .ops
             .iter()
-            .find(|entry| entry.code == code)
+            .find(|entry| entry.lowers(kind))
             .map(|entry| (family, entry))
     })
 }
@@ -256,24 +295,24 @@ pub(super) fn entries() -> impl Iterator<Item = &'static OpEntry> {
     FAMILIES.iter().flat_map(|family| family.ops.iter())
 }
 
-/// Every code the registry lowers, in registry order.
+/// Every builtin code the registry lowers, in registry order.
 #[cfg(test)]
 fn codes() -> impl Iterator<Item = OpCode> {
-    FAMILIES
-        .iter()
-        .flat_map(|family| family.ops.iter().map(|entry| entry.code))
+    entries()
+        .filter(|entry| entry.custom_name().is_none())
+        .map(|entry| entry.code)
 }
 
 /// True for ops whose output is their input's bytes under another shape (they lower to
 /// [`CallKind::Alias`]): the planner lets the output share the input's storage.
 pub(crate) fn is_reshape_like(code: OpCode) -> bool {
-    matches!(find(code), Some((_, entry)) if matches!(entry.lower, Lowering::Alias(_)))
+    matches!(find(&OpKind::Builtin(code)), Some((_, entry)) if matches!(entry.lower, Lowering::Alias(_)))
 }
 
 /// Lowers one operator of `family` by its `entry` (the caller has checked its arity and tensors).
 pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result<CallKind> {
     match entry.lower {
-        Lowering::Kernel(lower) => {
+        Lowering::Kernel(lower) | Lowering::Custom(_, lower) => {
             let k = lower(ctx)?;
             let module = k.module.unwrap_or(family.name);
             check_contracts(ctx, module, &k)?;
@@ -431,6 +470,26 @@ mod tests {
             assert!(
                 code.variant_name().is_some(),
                 "{code:?} is not a schema code"
+            );
+        }
+    }
+
+    #[test]
+    fn custom_entries_are_custom_and_listed_once() {
+        let kinds: Vec<OpKind> = entries().map(OpEntry::kind).collect();
+        for (i, kind) in kinds.iter().enumerate() {
+            assert!(
+                !kinds[..i].contains(kind),
+                "{} is listed twice",
+                kind.name()
+            );
+        }
+        for entry in entries() {
+            assert_eq!(
+                entry.custom_name().is_some(),
+                entry.code == OpCode::CUSTOM,
+                "{}",
+                entry.kind().name()
             );
         }
     }
