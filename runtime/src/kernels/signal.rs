@@ -180,7 +180,7 @@ fn auto_scale_bits(max: i16) -> i32 {
 }
 
 /// SignalFftAutoScale on int16: each of the first `size` elements times `2^scale_bits` (kept to
-/// int16 by its low bits), where `scale_bits` ([`auto_scale_bits`] of their largest magnitude) is
+/// int16 by its low bits), where `scale_bits` (`auto_scale_bits` of their largest magnitude) is
 /// written as an int32 at `output_scale_bits`. Reads `2 * size` bytes at `input`, writes as many
 /// at `output` and 4 at `output_scale_bits`.
 #[cfg_attr(target_os = "none", inline(never))]
