@@ -9,7 +9,6 @@
 //! instructions of the inference (the operator hook's reads of the clock included).
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use crate::cores::{self, Core};
@@ -111,18 +110,11 @@ fn build(
     board: &str,
     core: &Core,
 ) -> Result<std::path::PathBuf, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     // One target directory per core: cores sharing a Rust target differ in flags and board.
     let target_dir = target.join(core.name);
-    let status = Command::new(cargo)
-        .current_dir(root.join("examples/firmware-rust/boards"))
-        .args(["build", "--release", "--locked", "--quiet", "--bin", board])
-        .args(["--target", core.rust_target])
-        .env("TINYAOT_MCU_BOARD", core.board)
-        // The core's flags, and only them: whatever RUSTFLAGS the caller has is for the host.
-        .env("CARGO_ENCODED_RUSTFLAGS", core.encoded_rustflags())
-        .env_remove("RUSTFLAGS")
-        .env("CARGO_TARGET_DIR", &target_dir)
+    let status = core
+        .cargo_build(&root.join("examples/firmware-rust/boards"), &target_dir)
+        .args(["--bin", board])
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {

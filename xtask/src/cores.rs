@@ -55,6 +55,28 @@ impl Core {
         self.rustflags.join("\x1f")
     }
 
+    /// `cargo build --release --locked --quiet` of the firmware crate in `crate_dir` for this
+    /// core: its Rust target, its QEMU board (`$TINYAOT_MCU_BOARD`, which the firmware's link.rs
+    /// reads) and its flags, and only them (whatever RUSTFLAGS the caller has is for the host),
+    /// into `target_dir`. The caller adds its own arguments and variables.
+    pub fn cargo_build(
+        &self,
+        crate_dir: &std::path::Path,
+        target_dir: &std::path::Path,
+    ) -> std::process::Command {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = std::process::Command::new(cargo);
+        command
+            .current_dir(crate_dir)
+            .args(["build", "--release", "--locked", "--quiet"])
+            .args(["--target", self.rust_target])
+            .env("TINYAOT_MCU_BOARD", self.board)
+            .env("CARGO_ENCODED_RUSTFLAGS", self.encoded_rustflags())
+            .env_remove("RUSTFLAGS")
+            .env("CARGO_TARGET_DIR", target_dir);
+        command
+    }
+
     /// QEMU's command line up to the ELF.
     pub fn qemu_command(&self) -> Vec<&'static str> {
         let mut args = vec![self.qemu, "-machine", self.machine];

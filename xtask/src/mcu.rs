@@ -887,31 +887,17 @@ fn build_rust(
     elf: &Path,
     regions: bool,
 ) -> Result<PathBuf, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let firmware = paths.root.join("examples/firmware-rust");
     let target_dir = paths.firmware_target.join(core.name);
-    let output = Command::new(cargo)
-        .current_dir(&firmware)
-        .args([
-            "build",
-            "--release",
-            "--locked",
-            "--quiet",
-            "--target",
-            core.rust_target,
-        ])
+    let output = core
+        .cargo_build(&firmware, &target_dir)
         .args(if paths.profile {
             &["--features", "profile"][..]
         } else {
             &[]
         })
         .env("TINYAOT_MCU_DIR", dir)
-        .env("TINYAOT_MCU_BOARD", core.board)
         .env("TINYAOT_MCU_REGIONS", if regions { "1" } else { "0" })
-        // The core's flags, and only them: whatever RUSTFLAGS the caller has is for the host.
-        .env("CARGO_ENCODED_RUSTFLAGS", core.encoded_rustflags())
-        .env_remove("RUSTFLAGS")
-        .env("CARGO_TARGET_DIR", &target_dir)
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !output.status.success() {
