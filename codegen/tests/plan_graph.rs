@@ -418,6 +418,68 @@ fn buffers_plan_below_tflm_where_it_breaks_ties_badly() {
 }
 
 #[test]
+fn buffers_of_a_transformer_block_plan_at_the_bound() {
+    // The buffers (bytes, first step, last step) of the transformer_kws fixture without overlaps:
+    // every fixed greedy order leaves them 16 bytes above the bound, and the exact search needs
+    // ten times its budget to close the gap; first fit over shuffled orders reaches it.
+    let buffers: Vec<Buffer> = [
+        (128, 0, 1),
+        (192, 1, 31),
+        (16, 2, 6),
+        (48, 3, 4),
+        (48, 4, 5),
+        (16, 5, 11),
+        (192, 6, 7),
+        (16, 7, 8),
+        (16, 8, 9),
+        (16, 9, 10),
+        (192, 10, 13),
+        (192, 11, 12),
+        (192, 12, 14),
+        (192, 13, 14),
+        (192, 14, 24),
+        (192, 15, 20),
+        (192, 17, 19),
+        (192, 19, 21),
+        (192, 20, 21),
+        (288, 21, 22),
+        (288, 22, 23),
+        (288, 23, 27),
+        (192, 24, 26),
+        (192, 26, 27),
+        (192, 27, 28),
+        (192, 28, 30),
+        (192, 30, 31),
+        (192, 31, 47),
+        (16, 32, 36),
+        (48, 33, 34),
+        (48, 34, 35),
+        (16, 35, 41),
+        (192, 36, 37),
+        (16, 37, 38),
+        (16, 38, 39),
+        (16, 39, 40),
+        (192, 40, 43),
+        (192, 41, 42),
+        (192, 42, 44),
+        (192, 43, 44),
+        (192, 44, 45),
+        (384, 45, 46),
+        (192, 46, 47),
+        (192, 47, 48),
+        (16, 48, 49),
+        (16, 49, 50),
+        (16, 50, 50),
+    ]
+    .map(|(bytes, first, last)| Buffer { bytes, first, last })
+    .to_vec();
+    let offsets = plan_buffers(&buffers);
+    let arena = tinyaot_codegen::plan::check_buffers(&buffers, &offsets).expect("valid");
+    assert_eq!(arena, tinyaot_codegen::plan::lower_bound(&buffers));
+    assert_eq!(arena, 1_056);
+}
+
+#[test]
 fn scratch_is_planned_at_its_step_and_counted_in_the_bound() {
     use tinyaot_codegen::plan::{plan_graph_with_scratch, Scratch};
     let g = chain();

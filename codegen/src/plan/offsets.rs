@@ -1,5 +1,5 @@
-//! Offset assignment over plain lifetime intervals: the greedy orders, then the exact search where
-//! the greedy placement stays above the liveness lower bound.
+//! Offset assignment over plain lifetime intervals: the greedy orders, then shuffled orders and the
+//! exact search where the greedy placement stays above the liveness lower bound.
 
 use super::buffer::{height, to_bytes, Buffer, Permit, Problem};
 use super::{greedy, search};
@@ -8,13 +8,19 @@ use super::{greedy, search};
 /// never share a byte; returns one offset per buffer, in order. Zero-sized buffers get offset 0.
 ///
 /// Several deterministic greedy orders are tried and the best kept; when that is still above the
-/// [`lower_bound`](super::buffer::lower_bound), a branch-and-bound search with a fixed node budget looks for a better one.
+/// [`lower_bound`](super::buffer::lower_bound), first fit over shuffled orders (a fixed seed), then
+/// a branch-and-bound search with a fixed node budget, look for a better one.
 /// Deterministic: the same input always gets the same offsets. Sizes whose sum exceeds `usize::MAX`
 /// give meaningless (but never panicking) results; [`plan_graph`](super::place::plan_graph) rejects them.
 pub fn plan_buffers(buffers: &[Buffer]) -> Vec<usize> {
     let problem = Problem::new(buffers);
     let bound = problem.bound();
     let mut best = greedy::best(&problem, bound);
+    if height(&problem.items, &best) > bound {
+        if let Some(better) = greedy::shuffled(&problem, bound, height(&problem.items, &best)) {
+            best = better;
+        }
+    }
     // The search spends at least (items + steps) work units per node and needs a path of
     // items + 1 nodes to find anything: when that is above its budget it cannot succeed, and
     // skipping it changes nothing but the time (quadratic in the items) it would waste.
