@@ -43,11 +43,11 @@ pub struct FieldSpec {
     pub optional: bool,
 }
 
-/// Whether a kernel writes its operand `name`: its outputs (`output`, `output0`, …) and the state
-/// tensors it updates in place (`hidden_state`, `cell_state`: named `*_state`). They are
-/// `uint8_t *` in C, the other operands `const uint8_t *`.
+/// Whether a kernel writes its operand `name`: its outputs (`output`, `output0`, …), the state
+/// tensors it updates in place (`hidden_state`, `cell_state`: named `*_state`) and its scratch
+/// memory (`scratch`). They are `uint8_t *` in C, the other operands `const uint8_t *`.
 pub fn is_written(name: &str) -> bool {
-    name.starts_with("output") || name.ends_with("_state")
+    name.starts_with("output") || name.ends_with("_state") || name == "scratch"
 }
 
 /// How a kernel takes one of its operands (`codegen`'s `lower::Operand` of the same name).

@@ -34,7 +34,7 @@ use crate::table::{self, CoreRun, Measured, Row};
 
 /// The models run by default, the README's tables: the fixture suite's CNNs and MLPs, the int8
 /// reference models the backends accept, the stateful SVDF fixtures and keyword_scrambled, issue
-/// 34's composite networks (a U-Net, an attention block, an unrolled GRU, a transformer), and int16 ("16x8") models: one SEANet layer of TFLM's integration suite per operator and the int16
+/// 34's composite networks (a U-Net, an attention block, an unrolled GRU, a transformer) and BATCH_MATMUL at an attention layer's size, and int16 ("16x8") models: one SEANet layer of TFLM's integration suite per operator and the int16
 /// fixtures of the operators tinyaot had when the tables were made (the fixtures of later
 /// operators run with `--models fixtures`, every fixture, and `corners`). All fit
 /// every board: mobilenet_v2_quantized_1x3x224x224, the largest, has 3.5 MB of weights in the
@@ -65,6 +65,7 @@ const DEFAULT_MODELS: &[&str] = &[
     "trained_lstm_int8",
     "tiny_unet",
     "attention_mha",
+    "batch_matmul_heads",
     "gru_gesture",
     "transformer_kws",
     "seanet_conv0",

@@ -140,6 +140,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shift", "int32_t"),
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
+            ("narrow_requant", "int"),
         ],
     ),
     (

@@ -301,6 +301,7 @@ fn batch_matmul_batch_matmul_f32<C: KernelArgs + ?Sized>(
         shift: call.scalar::<i32>("shift")?,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
     };
     tinyaot_runtime::kernels::batch_matmul::batch_matmul_f32(
         arena,
@@ -343,12 +344,57 @@ fn batch_matmul_batch_matmul_s8<C: KernelArgs + ?Sized>(
         shift: call.scalar::<i32>("shift")?,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
     };
     tinyaot_runtime::kernels::batch_matmul::batch_matmul_s8(
         arena,
         call.src(0)?,
         call.src(1)?,
         call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `batch_matmul::batch_matmul_s8_packed`.
+fn batch_matmul_batch_matmul_s8_packed<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
+    };
+    tinyaot_runtime::kernels::batch_matmul::batch_matmul_s8_packed(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
         &p,
     );
     Ok(())
@@ -385,6 +431,7 @@ fn batch_matmul_batch_matmul_s16<C: KernelArgs + ?Sized>(
         shift: call.scalar::<i32>("shift")?,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: call.scalar::<bool>("narrow_requant")?,
     };
     tinyaot_runtime::kernels::batch_matmul::batch_matmul_s16(
         arena,
@@ -4857,6 +4904,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("arg_min_max", "arg_min_f32") => arg_min_max_arg_min_f32(call, arena),
         ("batch_matmul", "batch_matmul_f32") => batch_matmul_batch_matmul_f32(call, arena),
         ("batch_matmul", "batch_matmul_s8") => batch_matmul_batch_matmul_s8(call, arena),
+        ("batch_matmul", "batch_matmul_s8_packed") => {
+            batch_matmul_batch_matmul_s8_packed(call, arena)
+        }
         ("batch_matmul", "batch_matmul_s16") => batch_matmul_batch_matmul_s16(call, arena),
         ("broadcast_args", "broadcast_args") => broadcast_args_broadcast_args(call, arena),
         ("cast", "cast") => cast_cast(call, arena),

@@ -368,6 +368,8 @@ pub(crate) mod batch_matmul {
         pub act_min: i32,
         /// `act_max`.
         pub act_max: i32,
+        /// `narrow_requant`.
+        pub narrow_requant: bool,
     }
 
     impl From<BatchMatmul> for Params {
@@ -400,6 +402,7 @@ pub(crate) mod batch_matmul {
                     ("shift", Value::I32(p.shift)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                    ("narrow_requant", Value::Bool(p.narrow_requant)),
                 ],
             }
         }

@@ -16,6 +16,8 @@
 //! either input.
 
 use super::nn_common::requant::scale_16x8;
+use super::nn_common::views::split;
+use super::nn_common::{dot4_packed_s8, pack4_columns_s8, Requantizer, PACKED4_GROUP};
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
 
@@ -75,6 +77,10 @@ pub struct BatchMatmul {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
+    /// int8 kernels with contiguous LHS rows: the short requantization may be taken (checked at
+    /// generation time: the shift is a right shift and `depth * max|lhs - zp| * max|rhs - zp|`
+    /// is below 2^30, so that no sum reaches 2^30 in magnitude).
+    pub narrow_requant: bool,
 }
 
 /// Calls `f(lhs_start, rhs_start, out_index, row_start)` for every output element in order: the
@@ -167,6 +173,108 @@ pub fn batch_matmul_s8(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &
     });
 }
 
+/// The scratch memory [`batch_matmul_s8_packed`] needs: the rows' zero-point terms (4 bytes each)
+/// and one block of four packed RHS columns ([`pack4_columns_s8`]).
+pub const fn packed_scratch_bytes(rows: usize, depth: usize) -> usize {
+    4 * rows + depth.div_ceil(4) * PACKED4_GROUP
+}
+
+/// int8 BATCH_MATMUL with contiguous LHS rows (no adj_x: `lhs_depth == 1`), the RHS plain or
+/// adjoint, using [`packed_scratch_bytes`] of scratch memory at `scratch`. Per batch: each LHS
+/// row's term for the RHS zero point, `-zr * Σ (l - zl)`, into the scratch; then per block of four
+/// output columns (the last one possibly fewer), the block's RHS columns packed into the scratch
+/// as 16-bit pairs ([`pack4_columns_s8`], once for all rows) and each LHS row against them, four
+/// sums at a time ([`dot4_packed_s8`]), then TFLM's per-tensor requantization. `Σ (l - zl) *
+/// (r - zr)` is `Σ (l - zl) * r - zr * Σ (l - zl)`, exact modulo 2^32 (the true sum fits: the
+/// depth is checked at generation time). Reads and writes as [`batch_matmul_s8`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn batch_matmul_s8_packed(
+    arena: &mut [u8],
+    lhs: Src,
+    rhs: Src,
+    output: usize,
+    scratch: usize,
+    p: &BatchMatmul,
+) {
+    let g = super::opaque(p);
+    let depth = g.depth;
+    let offset = g.lhs_zero_point.wrapping_neg();
+    let (multipliers, shifts) = ([g.multiplier; 4], [g.shift as i8; 4]);
+    let requantizer = Requantizer::new(
+        4,
+        None,
+        &multipliers,
+        &shifts,
+        g.output_zero_point,
+        (g.act_min, g.act_max),
+    )
+    .narrow(g.narrow_requant);
+    let (terms_at, packed_at) = (scratch, scratch + 4 * g.rows);
+    let packed_len = depth.div_ceil(4) * PACKED4_GROUP;
+    let mut o = output;
+    for b0 in 0..g.batch0 {
+        for b1 in 0..g.batch1 {
+            for b2 in 0..g.batch2 {
+                let l = b0 * g.lhs_batch0 + b1 * g.lhs_batch1 + b2 * g.lhs_batch2;
+                let r = b0 * g.rhs_batch0 + b1 * g.rhs_batch1 + b2 * g.rhs_batch2;
+                {
+                    let (lb, terms) = src_and_out(arena, lhs, g.lhs_len, terms_at, 4 * g.rows);
+                    for (m, term) in terms.chunks_exact_mut(4).enumerate() {
+                        let x = &lb[l + m * g.lhs_row..][..depth];
+                        let sum = x.iter().fold(0i32, |s, &v| {
+                            s.wrapping_add(i32::from(v as i8)).wrapping_add(offset)
+                        });
+                        let t = g.rhs_zero_point.wrapping_mul(sum).wrapping_neg();
+                        term.copy_from_slice(&t.to_le_bytes());
+                    }
+                }
+                for n in (0..g.cols).step_by(4) {
+                    let columns = (g.cols - n).min(4);
+                    {
+                        let (rb, packed) =
+                            src_and_out(arena, rhs, g.rhs_len, packed_at, packed_len);
+                        let first = &rb[r + n * g.rhs_col..];
+                        let strides = (g.rhs_depth, g.rhs_col);
+                        pack4_columns_s8(first, strides, (depth, columns), packed);
+                    }
+                    for m in 0..g.rows {
+                        let sums = {
+                            let x = &lhs.bytes(arena, g.lhs_len)[l + m * g.lhs_row..][..depth];
+                            let sums = dot4_packed_s8(x, &arena[packed_at..][..packed_len], offset);
+                            let t = &arena[terms_at + 4 * m..][..4];
+                            let term = i32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+                            sums.map(|s| s.wrapping_add(term))
+                        };
+                        let at = o + m * g.cols + n;
+                        let bytes = requantizer.four(0, sums);
+                        if columns == 4 {
+                            // A copy of constant length: no call to `memcpy`.
+                            arena[at..at + 4].copy_from_slice(&bytes);
+                        } else {
+                            arena[at..at + columns].copy_from_slice(&bytes[..columns]);
+                        }
+                    }
+                }
+                o += g.rows * g.cols;
+            }
+        }
+    }
+}
+
+/// `len` bytes of `src` to read and the `out_len` bytes of `arena` at `out` to write, disjoint.
+fn src_and_out<'b>(
+    arena: &'b mut [u8],
+    src: Src<'b>,
+    len: usize,
+    out: usize,
+    out_len: usize,
+) -> (&'b [u8], &'b mut [u8]) {
+    match src {
+        Src::Arena(offset) => split(arena, offset, len, out, out_len),
+        Src::Bytes(bytes) => (&bytes[..len], &mut arena[out..out + out_len]),
+    }
+}
+
 /// int16 BATCH_MATMUL (zero points 0). Reads `2 * lhs_len` bytes at `lhs` and `2 * rhs_len` at
 /// `rhs`, writes `2 * batch0 * batch1 * batch2 * rows * cols` bytes at `output`.
 #[cfg_attr(target_os = "none", inline(never))]
@@ -228,6 +336,7 @@ mod tests {
             shift: 1,
             act_min: -128,
             act_max: 127,
+            narrow_requant: false,
         };
         let mut arena = [0u8; 4];
         batch_matmul_s8(&mut arena, Src::Bytes(&lhs), Src::Bytes(&rhs), 0, &p);
@@ -241,5 +350,68 @@ mod tests {
         let mut arena = [0u8; 4];
         batch_matmul_s8(&mut arena, Src::Bytes(&lhs), Src::Bytes(&rhs_t), 0, &p);
         assert_eq!(arena.map(|x| x as i8), [-1, 0, -4, -3]);
+    }
+
+    /// The contiguous-row kernels give the bytes of the strided one, plain and adjoint RHS, with
+    /// zero points, depths that are not multiples of four, columns past the last block of four
+    /// and a broadcast batch.
+    #[test]
+    fn s8_contiguous_rows_match_the_strided_walk() {
+        let mut seed = 0x2545_f491u32;
+        let mut byte = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed >> 24) as u8
+        };
+        for (rows, cols, depth, zl, zr) in [
+            (3, 4, 8, 0, 0),
+            (2, 7, 5, -3, 7),
+            (5, 9, 13, 12, -128),
+            (1, 3, 1, 127, 1),
+            (4, 12, 16, -128, 0),
+        ] {
+            let lhs: [u8; 2 * 5 * 16] = core::array::from_fn(|_| byte());
+            let rhs: [u8; 16 * 12] = core::array::from_fn(|_| byte());
+            for adj_y in [false, true] {
+                let p = BatchMatmul {
+                    batch0: 1,
+                    batch1: 1,
+                    batch2: 2,
+                    lhs_batch0: 0,
+                    lhs_batch1: 0,
+                    lhs_batch2: rows * depth,
+                    rhs_batch0: 0,
+                    rhs_batch1: 0,
+                    rhs_batch2: 0,
+                    rows,
+                    cols,
+                    depth,
+                    lhs_row: depth,
+                    lhs_depth: 1,
+                    rhs_depth: if adj_y { 1 } else { cols },
+                    rhs_col: if adj_y { depth } else { 1 },
+                    lhs_len: 2 * rows * depth,
+                    rhs_len: depth * cols,
+                    lhs_zero_point: zl,
+                    rhs_zero_point: zr,
+                    output_zero_point: -5,
+                    multiplier: 1_518_500_250,
+                    shift: -6,
+                    act_min: -128,
+                    act_max: 127,
+                    narrow_requant: depth <= 16,
+                };
+                let (lhs, rhs) = (Src::Bytes(&lhs[..p.lhs_len]), Src::Bytes(&rhs[..p.rhs_len]));
+                let mut want = [0u8; 2 * 5 * 12];
+                batch_matmul_s8(&mut want, lhs, rhs, 0, &p);
+                // The scratch after the output.
+                let mut arena = [0u8; 2 * 5 * 12 + 4 * 5 + 4 * 32 + 32];
+                assert!(packed_scratch_bytes(rows, depth) <= 4 * 5 + 4 * 32 + 32);
+                batch_matmul_s8_packed(&mut arena, lhs, rhs, 0, 2 * 5 * 12, &p);
+                let got: [u8; 2 * 5 * 12] = arena[..2 * 5 * 12].try_into().expect("output");
+                assert_eq!(got, want, "{rows}x{depth} by {depth}x{cols}, adj_y {adj_y}");
+            }
+        }
     }
 }

@@ -16,11 +16,12 @@ pub(crate) mod views;
 pub(crate) mod wide;
 pub(crate) mod window;
 
-pub(crate) use dot::dot4_run_s8;
 pub(crate) use dot::{
-    dot2_swizzled_s16, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_s8, dot_s16, dot_s8,
-    mac_broadcast_s8, mac_lanes_s8, window3x3_run_s8, window_run_s8, TapTable,
+    dot2_swizzled_s16, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_packed_s8, dot4_s8,
+    dot_s16, dot_s8, mac_broadcast_s8, mac_lanes_s8, pack4_columns_s8, window3x3_run_s8,
+    window_run_s8, TapTable,
 };
+pub(crate) use dot::{dot4_run_s8, PACKED4_GROUP};
 #[cfg(tinyaot_dsp)]
 pub(crate) use dot::{shift_dot_i16, shift_dot_s8};
 pub(crate) use requant::Requantizer;

@@ -161,6 +161,8 @@ pub mod ffi {
             pub act_min: i32,
             /// `act_max`.
             pub act_max: i32,
+            /// `narrow_requant`.
+            pub narrow_requant: core::ffi::c_int,
         }
     }
     /// `broadcast_args`'s typedefs.
@@ -2838,6 +2840,14 @@ pub mod ffi {
             output: *mut u8,
             p: *const batch_matmul::BatchMatmul,
         );
+        /// The C `batch_matmul::batch_matmul_s8_packed`.
+        pub fn parity_batch_matmul_batch_matmul_s8_packed(
+            lhs: *const u8,
+            rhs: *const u8,
+            output: *mut u8,
+            scratch: *mut u8,
+            p: *const batch_matmul::BatchMatmul,
+        );
         /// The C `batch_matmul::batch_matmul_s16`.
         pub fn parity_batch_matmul_batch_matmul_s16(
             lhs: *const u8,
@@ -4505,6 +4515,7 @@ fn c_batch_matmul_batch_matmul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<
         shift: call.scalar::<i32>("shift")?,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
     };
     let base = arena.as_mut_ptr();
     let lhs = call.c_input(base, arena.len(), 0)?;
@@ -4545,6 +4556,7 @@ fn c_batch_matmul_batch_matmul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(
         shift: call.scalar::<i32>("shift")?,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
     };
     let base = arena.as_mut_ptr();
     let lhs = call.c_input(base, arena.len(), 0)?;
@@ -4554,6 +4566,48 @@ fn c_batch_matmul_batch_matmul_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_batch_matmul_batch_matmul_s8(lhs, rhs, output, &p) };
+    Ok(())
+}
+
+/// `batch_matmul::batch_matmul_s8_packed` in C.
+fn c_batch_matmul_batch_matmul_s8_packed(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::batch_matmul::BatchMatmul {
+        batch0: call.scalar::<usize>("batch0")?,
+        batch1: call.scalar::<usize>("batch1")?,
+        batch2: call.scalar::<usize>("batch2")?,
+        lhs_batch0: call.scalar::<usize>("lhs_batch0")?,
+        lhs_batch1: call.scalar::<usize>("lhs_batch1")?,
+        lhs_batch2: call.scalar::<usize>("lhs_batch2")?,
+        rhs_batch0: call.scalar::<usize>("rhs_batch0")?,
+        rhs_batch1: call.scalar::<usize>("rhs_batch1")?,
+        rhs_batch2: call.scalar::<usize>("rhs_batch2")?,
+        rows: call.scalar::<usize>("rows")?,
+        cols: call.scalar::<usize>("cols")?,
+        depth: call.scalar::<usize>("depth")?,
+        lhs_row: call.scalar::<usize>("lhs_row")?,
+        lhs_depth: call.scalar::<usize>("lhs_depth")?,
+        rhs_depth: call.scalar::<usize>("rhs_depth")?,
+        rhs_col: call.scalar::<usize>("rhs_col")?,
+        lhs_len: call.scalar::<usize>("lhs_len")?,
+        rhs_len: call.scalar::<usize>("rhs_len")?,
+        lhs_zero_point: call.scalar::<i32>("lhs_zero_point")?,
+        rhs_zero_point: call.scalar::<i32>("rhs_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
+    };
+    let base = arena.as_mut_ptr();
+    let lhs = call.c_input(base, arena.len(), 0)?;
+    let rhs = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    let scratch = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_batch_matmul_batch_matmul_s8_packed(lhs, rhs, output, scratch, &p) };
     Ok(())
 }
 
@@ -4585,6 +4639,7 @@ fn c_batch_matmul_batch_matmul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<
         shift: call.scalar::<i32>("shift")?,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        narrow_requant: core::ffi::c_int::from(call.scalar::<bool>("narrow_requant")?),
     };
     let base = arena.as_mut_ptr();
     let lhs = call.c_input(base, arena.len(), 0)?;
@@ -9769,6 +9824,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("arg_min_max", "arg_min_f32") => c_arg_min_max_arg_min_f32(call, arena),
         ("batch_matmul", "batch_matmul_f32") => c_batch_matmul_batch_matmul_f32(call, arena),
         ("batch_matmul", "batch_matmul_s8") => c_batch_matmul_batch_matmul_s8(call, arena),
+        ("batch_matmul", "batch_matmul_s8_packed") => {
+            c_batch_matmul_batch_matmul_s8_packed(call, arena)
+        }
         ("batch_matmul", "batch_matmul_s16") => c_batch_matmul_batch_matmul_s16(call, arena),
         ("broadcast_args", "broadcast_args") => c_broadcast_args_broadcast_args(call, arena),
         ("cast", "cast") => c_cast_cast(call, arena),
@@ -10028,6 +10086,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("arg_min_max", "arg_min_f32"),
     ("batch_matmul", "batch_matmul_f32"),
     ("batch_matmul", "batch_matmul_s8"),
+    ("batch_matmul", "batch_matmul_s8_packed"),
     ("batch_matmul", "batch_matmul_s16"),
     ("broadcast_args", "broadcast_args"),
     ("cast", "cast"),

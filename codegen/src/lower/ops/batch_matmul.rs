@@ -1,5 +1,6 @@
-//! BATCH_MATMUL → `batch_matmul::batch_matmul_{f32,s8,s16}`, as TFLM's batch_matmul.cc: ranks 2 to
-//! 5, the batch dimensions broadcast, adj_x / adj_y turned into strides (TFLM transposes into
+//! BATCH_MATMUL → `batch_matmul::batch_matmul_{f32,s8,s16}` (int8 with contiguous LHS rows:
+//! `batch_matmul_s8_packed`, with scratch memory for packed RHS columns), as TFLM's
+//! batch_matmul.cc: ranks 2 to 5, the batch dimensions broadcast, adj_x / adj_y turned into strides (TFLM transposes into
 //! scratch buffers instead; the sums are the same), int8 with TFLM's per-tensor requantization,
 //! int16 with zero points 0 and its 64-bit requantization. Either operand may be a constant.
 
@@ -31,6 +32,9 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
 /// The most terms of an int8 dot product whose sum of `(lhs - zp) * (rhs - zp)` (each at most
 /// 255^2 in magnitude) fits in int32.
 const MAX_S8_DEPTH: usize = (i32::MAX / (255 * 255)) as usize;
+
+/// The fewest output rows for which int8 BATCH_MATMUL packs its RHS columns.
+const PACKED_MIN_ROWS: usize = 8;
 
 /// BATCH_MATMUL: BatchMatMulPrepare's checks, then the strides of the plain or adjoint operands.
 fn batch_matmul(ctx: &OpContext) -> Result<Kernel> {
@@ -143,6 +147,7 @@ fn batch_matmul(ctx: &OpContext) -> Result<Kernel> {
         shift: 0,
         act_min: 0,
         act_max: 0,
+        narrow_requant: false,
     };
     let function = match lhs.dtype {
         DType::F32 => "batch_matmul_f32",
@@ -194,7 +199,20 @@ fn batch_matmul(ctx: &OpContext) -> Result<Kernel> {
                 (p.multiplier, p.shift) = (multiplier, i32::from(shift));
                 (p.lhs_zero_point, p.rhs_zero_point, p.output_zero_point) = (z_l, z_r, z_o);
                 (p.act_min, p.act_max) = (i32::from(i8::MIN), i32::from(i8::MAX));
-                "batch_matmul_s8"
+                // The short requantization: a right shift, and no sum of `depth` products
+                // `(l - zl) * (r - zr)` reaching 2^30 in magnitude.
+                let widest = |zero_point: i32| i64::from((127 - zero_point).max(zero_point + 128));
+                p.narrow_requant =
+                    shift <= -1 && (depth as i64) * widest(z_l) * widest(z_r) < 1 << 30;
+                // Contiguous LHS rows (no adj_x): the kernel that packs blocks of four RHS
+                // columns into scratch memory, for two products per `smlad`, where at least 8
+                // rows share each packed block (on fewer, its scratch memory costs more of a
+                // small arena than the time it saves is worth).
+                if p.lhs_depth == 1 && depth > 0 && rows >= PACKED_MIN_ROWS {
+                    "batch_matmul_s8_packed"
+                } else {
+                    "batch_matmul_s8"
+                }
             }
         }
         other => {
@@ -207,13 +225,15 @@ fn batch_matmul(ctx: &OpContext) -> Result<Kernel> {
             ))
         }
     };
-    Ok(kernel(
-        function,
-        vec![
-            Operand::Src(ctx.input_index(0)?),
-            Operand::Src(ctx.input_index(1)?),
-            Operand::Offset(ctx.output_index(0)?),
-        ],
-        p,
-    ))
+    let mut operands = vec![
+        Operand::Src(ctx.input_index(0)?),
+        Operand::Src(ctx.input_index(1)?),
+        Operand::Offset(ctx.output_index(0)?),
+    ];
+    if function == "batch_matmul_s8_packed" {
+        operands.push(Operand::Scratch(
+            tinyaot_runtime::kernels::batch_matmul::packed_scratch_bytes(rows, depth),
+        ));
+    }
+    Ok(kernel(function, operands, p))
 }

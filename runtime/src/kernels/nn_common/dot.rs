@@ -429,6 +429,244 @@ pub(crate) fn mac4_s8(acc: [i32; 4], w: &[i8], x: &[u8], offset: i32) -> [i32; 4
     }
 }
 
+/// Bytes of the packed form ([`pack4_columns_s8`]) of four int8 columns, per four rows.
+pub(crate) const PACKED4_GROUP: usize = 32;
+
+/// Packs `columns` (1 to 4) columns of an int8 matrix for [`dot4_packed_s8`]: element `(k, j)`
+/// (row `k < depth`, column `j < columns`) is `m[k * row_stride + j * col_stride]`. Each group of
+/// four rows `k..k + 4` becomes [`PACKED4_GROUP`] bytes: for each of four columns, two words of two
+/// 16-bit lanes, `(k, k + 2)` and `(k + 1, k + 3)` sign-extended, the lanes the input word's even
+/// and odd bytes meet in `smlad`; rows past `depth` and columns past `columns` are 0, so that a
+/// partial block computes as a whole one. Made once for every row of the other operand, so that
+/// the inner loop takes two products per `smlad` with nothing left to unpack. With the DSP
+/// extension, four columns in the plain layout (`col_stride == 1`: a word of four columns per row)
+/// or the transposed one (`row_stride == 1`: a word of four rows per column) unpack a word at a
+/// time. Not inlined on bare metal: it runs once per block of columns.
+#[cfg_attr(target_os = "none", inline(never))]
+pub(crate) fn pack4_columns_s8(
+    m: &[u8],
+    (row_stride, col_stride): (usize, usize),
+    (depth, columns): (usize, usize),
+    packed: &mut [u8],
+) {
+    let packed = &mut packed[..depth.div_ceil(4) * PACKED4_GROUP];
+    let columns = columns.min(4);
+    if depth == 0 || columns == 0 {
+        packed.fill(0);
+        return;
+    }
+    // Every element read is in `m`: one check, so that the DSP paths read words unchecked.
+    let last = (depth - 1)
+        .checked_mul(row_stride)
+        .zip((columns - 1).checked_mul(col_stride))
+        .and_then(|(a, b)| a.checked_add(b));
+    assert!(
+        last.is_some_and(|last| last < m.len()),
+        "pack4_columns_s8: the columns run past their matrix"
+    );
+    #[allow(unused_mut)]
+    let mut done = 0;
+    #[cfg(tinyaot_dsp)]
+    if columns == 4 && (col_stride == 1 || row_stride == 1) {
+        // The word at `i`: a row's four columns (plain) or a column's four rows (transposed).
+        let word_at = |i: usize| -> u32 {
+            debug_assert!(i + 4 <= m.len());
+            // SAFETY: plain (`col_stride == 1`): `i = k * row_stride` for a row `k < depth`, whose
+            // four columns end at most at `last < m.len()` (the assertion above); transposed
+            // (`row_stride == 1`): `i = k + j * col_stride` with `k + 4 <= depth` and `j < 4`, so
+            // `i + 3 <= last`. An unaligned read is allowed on ARMv7E-M and `read_unaligned` asks
+            // for no alignment.
+            u32::from_le_bytes(unsafe { m.as_ptr().add(i).cast::<[u8; 4]>().read_unaligned() })
+        };
+        let (lows, highs) = (
+            |a: u32, b: u32| (a & 0xffff) | (b << 16),
+            |a: u32, b: u32| (b & 0xffff_0000) | (a >> 16),
+        );
+        for (g, out) in packed
+            .chunks_exact_mut(PACKED4_GROUP)
+            .take(depth / 4)
+            .enumerate()
+        {
+            let words = if col_stride == 1 {
+                // Columns (0, 2) and (1, 3) of rows k..k+4, then rows k and k + 2 (and k + 1,
+                // k + 3) paired by 16-bit halves (pkhbt/pkhtb).
+                let row = |i: usize| word_at((4 * g + i) * row_stride);
+                let (w0, w1, w2, w3) = (row(0), row(1), row(2), row(3));
+                let (e0, e1, e2, e3) = (sxtb16(w0), sxtb16(w1), sxtb16(w2), sxtb16(w3));
+                let (o0, o1, o2, o3) = (
+                    sxtb16_ror8(w0),
+                    sxtb16_ror8(w1),
+                    sxtb16_ror8(w2),
+                    sxtb16_ror8(w3),
+                );
+                [
+                    lows(e0, e2),
+                    lows(e1, e3),
+                    lows(o0, o2),
+                    lows(o1, o3),
+                    highs(e0, e2),
+                    highs(e1, e3),
+                    highs(o0, o2),
+                    highs(o1, o3),
+                ]
+            } else {
+                // A column's word of rows k..k+4: its even and odd bytes are the pairs.
+                let column = |j: usize| word_at(4 * g + j * col_stride);
+                let (c0, c1, c2, c3) = (column(0), column(1), column(2), column(3));
+                [
+                    sxtb16(c0),
+                    sxtb16_ror8(c0),
+                    sxtb16(c1),
+                    sxtb16_ror8(c1),
+                    sxtb16(c2),
+                    sxtb16_ror8(c2),
+                    sxtb16(c3),
+                    sxtb16_ror8(c3),
+                ]
+            };
+            for (o, w) in out.chunks_exact_mut(4).zip(words) {
+                o.copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        done = depth / 4;
+    }
+    // The rest (everything off ARMv7E-M): element by element, 0 outside the matrix.
+    let at = |k: usize, j: usize| {
+        if k < depth && j < columns {
+            i32::from(m[k * row_stride + j * col_stride] as i8)
+        } else {
+            0
+        }
+    };
+    let lanes = |lo: i32, hi: i32| (lo as u32 & 0xffff) | ((hi as u32) << 16);
+    for (g, out) in packed
+        .chunks_exact_mut(PACKED4_GROUP)
+        .enumerate()
+        .skip(done)
+    {
+        let k = 4 * g;
+        for (j, o) in out.chunks_exact_mut(8).enumerate() {
+            o[..4].copy_from_slice(&lanes(at(k, j), at(k + 2, j)).to_le_bytes());
+            o[4..].copy_from_slice(&lanes(at(k + 1, j), at(k + 3, j)).to_le_bytes());
+        }
+    }
+}
+
+/// The four dot products `Σ_k c_j[k] * (x[k] + offset)` of the input row `x` with four columns
+/// packed by [`pack4_columns_s8`] (its `depth` is `x.len()`): per input word, two `smlad` for each
+/// column and nothing else besides the word's unpacking. The bytes past the last whole word are
+/// read into one more word, zero-padded: the packed rows there are 0.
+#[inline(always)]
+pub(crate) fn dot4_packed_s8(x: &[u8], packed: &[u8], offset: i32) -> [i32; 4] {
+    let whole = x.len() / 4;
+    let packed = &packed[..x.len().div_ceil(4) * PACKED4_GROUP];
+    #[cfg(tinyaot_dsp)]
+    let mut acc = packed_words_s8(&x[..4 * whole], packed, offset);
+    #[cfg(not(tinyaot_dsp))]
+    let mut acc = x
+        .chunks_exact(4)
+        .zip(packed.chunks_exact(PACKED4_GROUP))
+        .fold([0i32; 4], |acc, (xw, g)| {
+            mac4_packed_s8(acc, word(xw), g, offset)
+        });
+    let tail = &x[4 * whole..];
+    if !tail.is_empty() {
+        let mut padded = [0u8; 4];
+        padded[..tail.len()].copy_from_slice(tail);
+        let g = &packed[whole * PACKED4_GROUP..][..PACKED4_GROUP];
+        acc = mac4_packed_s8(acc, u32::from_le_bytes(padded), g, offset);
+    }
+    acc
+}
+
+/// The whole words of [`dot4_packed_s8`] on ARMv7E-M, in assembly: per input word one load, its
+/// two unpackings with the offset, four `ldrd` of packed pairs and eight `smlad` (17 instructions
+/// for 16 products with the loop's two), where the compilers spill a sum or the offset.
+#[cfg(tinyaot_dsp)]
+#[inline(always)]
+fn packed_words_s8(x: &[u8], packed: &[u8], offset: i32) -> [i32; 4] {
+    let words = x.len() / 4;
+    let (mut a0, mut a1, mut a2, mut a3) = (0i32, 0i32, 0i32, 0i32);
+    assert!(
+        packed.len() >= words * PACKED4_GROUP && (packed.as_ptr() as usize).is_multiple_of(4),
+        "dot4_packed_s8: packed columns short or not word-aligned"
+    );
+    if words > 0 {
+        // SAFETY: the loop runs `words >= 1` times, reading `4 * words` bytes of `x` (by `ldr`,
+        // which needs no alignment) and `32 * words` bytes of `packed` (by `ldrd`, which needs
+        // word alignment): both in bounds and `packed` aligned, asserted above. It writes only its
+        // registers, and sets the flags (`subs`), which are not declared preserved.
+        unsafe {
+            core::arch::asm!(
+                "2:",
+                "ldr {o}, [{x}], #4",
+                "sxtab16 {e}, {offsets}, {o}",
+                "sxtab16 {o}, {offsets}, {o}, ror #8",
+                "ldrd {p}, {q}, [{pk}], #8",
+                "smlad {a0}, {p}, {e}, {a0}",
+                "smlad {a0}, {q}, {o}, {a0}",
+                "ldrd {p}, {q}, [{pk}], #8",
+                "smlad {a1}, {p}, {e}, {a1}",
+                "smlad {a1}, {q}, {o}, {a1}",
+                "ldrd {p}, {q}, [{pk}], #8",
+                "smlad {a2}, {p}, {e}, {a2}",
+                "smlad {a2}, {q}, {o}, {a2}",
+                "ldrd {p}, {q}, [{pk}], #8",
+                "smlad {a3}, {p}, {e}, {a3}",
+                "smlad {a3}, {q}, {o}, {a3}",
+                "subs {n}, {n}, #1",
+                "bne 2b",
+                x = inout(reg) x.as_ptr() => _,
+                pk = inout(reg) packed.as_ptr() => _,
+                n = inout(reg) words => _,
+                offsets = in(reg) packed_offset(offset),
+                e = out(reg) _,
+                o = out(reg) _,
+                p = out(reg) _,
+                q = out(reg) _,
+                a0 = inout(reg) a0,
+                a1 = inout(reg) a1,
+                a2 = inout(reg) a2,
+                a3 = inout(reg) a3,
+                options(nostack, readonly),
+            );
+        }
+    }
+    [a0, a1, a2, a3]
+}
+
+/// `acc` plus the products of the input word `xw` (four int8 values, `offset` added to each) with
+/// one packed group of four columns ([`pack4_columns_s8`]).
+#[inline(always)]
+fn mac4_packed_s8(acc: [i32; 4], xw: u32, g: &[u8], offset: i32) -> [i32; 4] {
+    let g: &[u8; PACKED4_GROUP] = g.try_into().expect("a group");
+    let pairs = |i: usize| u32::from_le_bytes([g[4 * i], g[4 * i + 1], g[4 * i + 2], g[4 * i + 3]]);
+    #[cfg(tinyaot_dsp)]
+    {
+        let offsets = packed_offset(offset);
+        let (even, odd) = (sxtab16(offsets, xw), sxtab16_ror8(offsets, xw));
+        [
+            smlad(pairs(1), odd, smlad(pairs(0), even, acc[0])),
+            smlad(pairs(3), odd, smlad(pairs(2), even, acc[1])),
+            smlad(pairs(5), odd, smlad(pairs(4), even, acc[2])),
+            smlad(pairs(7), odd, smlad(pairs(6), even, acc[3])),
+        ]
+    }
+    #[cfg(not(tinyaot_dsp))]
+    {
+        let x: [i32; 4] = core::array::from_fn(|i| i32::from((xw >> (8 * i)) as i8) + offset);
+        let lane = |w: u32, hi: bool| i32::from((if hi { w >> 16 } else { w }) as u16 as i16);
+        core::array::from_fn(|j| {
+            let (even, odd) = (pairs(2 * j), pairs(2 * j + 1));
+            acc[j]
+                .wrapping_add(lane(even, false) * x[0])
+                .wrapping_add(lane(even, true) * x[2])
+                .wrapping_add(lane(odd, false) * x[1])
+                .wrapping_add(lane(odd, true) * x[3])
+        })
+    }
+}
+
 /// The taps of a depthwise window wholly in the image: for each, its input offset from the
 /// window's first tap and its filter offset from the first tap's, with their maxima, found once
 /// when the table is built so that [`window_run_s8`] checks its bounds with two comparisons. The
