@@ -5,7 +5,12 @@
 //! point (a base-2 logarithm from the leading bit and a 128-segment correction table, times
 //! ln 2), scaled and clamped to int16; SignalEnergy squares the int16 complex bins of a spectrum
 //! into uint32 energies; SignalFftAutoScale shifts a frame left by as many bits as its largest
-//! magnitude leaves free (found TFLM's way, quirks included).
+//! magnitude leaves free (found TFLM's way, quirks included); SignalRfft transforms int16 frames
+//! with kissfft's 16-bit fixed point (mixed-radix butterflies, each stage dividing by its radix,
+//! then the real-input split); SignalFilterBank sums weighted uint32 energies into uint64
+//! channels; SignalFilterBankSquareRoot takes their rounded square roots; the stateful
+//! SignalFilterBankSpectralSubtraction subtracts a running noise estimate; SignalPCAN applies
+//! per-channel automatic gain from a piecewise-polynomial table.
 
 use crate::Src;
 
@@ -201,6 +206,652 @@ pub fn fft_auto_scale(
         arena[output + 2 * i..output + 2 * i + 2].copy_from_slice(&y.to_le_bytes());
     }
     arena[output_scale_bits..output_scale_bits + 4].copy_from_slice(&bits.to_le_bytes());
+}
+
+/// The little-endian `u32` at byte `at`.
+fn read_u32(arena: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([arena[at], arena[at + 1], arena[at + 2], arena[at + 3]])
+}
+
+/// The little-endian `u64` at byte `at`.
+fn read_u64(arena: &[u8], at: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&arena[at..at + 8]);
+    u64::from_le_bytes(b)
+}
+
+/// Constant parameters of SignalRfft on int16.
+#[derive(Clone, Copy, Debug)]
+pub struct RfftS16<'a> {
+    /// The frames transformed: the input's elements over `input_length`.
+    pub frames: usize,
+    /// Samples per input frame (the input's last dimension), at most `fft_length`; the rest of
+    /// each transform's input is zeros.
+    pub input_length: usize,
+    /// Complex bins from one output frame to the next (half the output's last dimension).
+    pub output_length: usize,
+    /// The complex transform's length: half the real `fft_length`, at least 1.
+    pub nfft: usize,
+    /// kissfft's factorisation of `nfft`: pairs (radix `p`, remaining length `m`), outermost
+    /// stage first; every radix is 2, 3, 4 or 5.
+    pub factors: &'a [usize],
+    /// The complex transform's twiddles, `nfft` of them as (real, imaginary) pairs:
+    /// `floor(0.5 + 32767 · cos/sin(-2πi/nfft))`.
+    pub twiddles: &'a [i16],
+    /// The real split's twiddles, `nfft / 2` pairs: `-π((i + 1)/nfft + 1/2)` rounded alike.
+    pub super_twiddles: &'a [i16],
+}
+
+/// A complex int16 value of kissfft's fixed point.
+#[derive(Clone, Copy)]
+struct Cpx {
+    r: i16,
+    i: i16,
+}
+
+/// kissfft's `sround`: a Q15 product rounded back to int16 (its low bits kept).
+fn sround(x: i32) -> i16 {
+    (x.wrapping_add(1 << 14) >> 15) as i16
+}
+
+/// kissfft's `S_MUL`: the rounded Q15 product of two int16.
+fn s_mul(a: i16, b: i16) -> i16 {
+    sround(i32::from(a) * i32::from(b))
+}
+
+impl Cpx {
+    /// The element at byte `at`.
+    fn load(arena: &[u8], at: usize) -> Cpx {
+        Cpx {
+            r: i16::from_le_bytes([arena[at], arena[at + 1]]),
+            i: i16::from_le_bytes([arena[at + 2], arena[at + 3]]),
+        }
+    }
+
+    /// Writes the element at byte `at`.
+    fn store(self, arena: &mut [u8], at: usize) {
+        arena[at..at + 2].copy_from_slice(&self.r.to_le_bytes());
+        arena[at + 2..at + 4].copy_from_slice(&self.i.to_le_bytes());
+    }
+
+    /// Element `k` of interleaved (real, imaginary) pairs.
+    fn at(pairs: &[i16], k: usize) -> Cpx {
+        Cpx {
+            r: pairs[2 * k],
+            i: pairs[2 * k + 1],
+        }
+    }
+
+    /// The sum, each part kept to 16 bits as kissfft's int16 stores keep it.
+    fn add(self, b: Cpx) -> Cpx {
+        Cpx {
+            r: self.r.wrapping_add(b.r),
+            i: self.i.wrapping_add(b.i),
+        }
+    }
+
+    /// The difference, kept to 16 bits.
+    fn sub(self, b: Cpx) -> Cpx {
+        Cpx {
+            r: self.r.wrapping_sub(b.r),
+            i: self.i.wrapping_sub(b.i),
+        }
+    }
+
+    /// kissfft's `C_MUL` in Q15: both sums of products in int32, each rounded.
+    fn mul(self, b: Cpx) -> Cpx {
+        let (ar, ai, br, bi) = (
+            i32::from(self.r),
+            i32::from(self.i),
+            i32::from(b.r),
+            i32::from(b.i),
+        );
+        Cpx {
+            r: sround((ar * br).wrapping_sub(ai * bi)),
+            i: sround((ar * bi).wrapping_add(ai * br)),
+        }
+    }
+
+    /// kissfft's `C_FIXDIV`: each part times `32767 / div` in Q15 (the division that keeps a
+    /// stage's sum of `div` terms in range).
+    fn fixdiv(self, div: usize) -> Cpx {
+        let k = (32767 / div) as i32;
+        Cpx {
+            r: sround(i32::from(self.r) * k),
+            i: sround(i32::from(self.i) * k),
+        }
+    }
+
+    /// kissfft's `C_MULBYSCALAR` by `s` in Q15.
+    fn scale(self, s: i16) -> Cpx {
+        Cpx {
+            r: s_mul(self.r, s),
+            i: s_mul(self.i, s),
+        }
+    }
+}
+
+/// One complex transform of SignalRfft: where its input frame is and where its stages write.
+struct Transform<'p, 'a> {
+    p: &'p RfftS16<'a>,
+    /// Byte offset of the input frame's first sample.
+    input: usize,
+    /// Byte offset of the complex output (`nfft` elements, then the real split's one more).
+    output: usize,
+}
+
+impl Transform<'_, '_> {
+    /// Complex sample `k` of the input frame (samples `2k`, `2k + 1`), zero past its length.
+    fn sample(&self, arena: &[u8], k: usize) -> Cpx {
+        let real = |n: usize| {
+            if n < self.p.input_length {
+                let at = self.input + 2 * n;
+                i16::from_le_bytes([arena[at], arena[at + 1]])
+            } else {
+                0
+            }
+        };
+        Cpx {
+            r: real(2 * k),
+            i: real(2 * k + 1),
+        }
+    }
+
+    fn tw(&self, k: usize) -> Cpx {
+        Cpx::at(self.p.twiddles, k)
+    }
+
+    /// kissfft's `kf_work`: the transform of the samples `f, f + fstride, …` into the `p · m`
+    /// elements at element `out` of the output, by stage `stage` of the factors on.
+    fn work(&self, arena: &mut [u8], out: usize, f: usize, fstride: usize, stage: usize) {
+        let (p, m) = (self.p.factors[2 * stage], self.p.factors[2 * stage + 1]);
+        if m == 1 {
+            for j in 0..p {
+                let x = self.sample(arena, f + j * fstride);
+                x.store(arena, self.output + 4 * (out + j));
+            }
+        } else {
+            for j in 0..p {
+                self.work(arena, out + j * m, f + j * fstride, fstride * p, stage + 1);
+            }
+        }
+        match p {
+            2 => self.butterfly2(arena, out, fstride, m),
+            3 => self.butterfly3(arena, out, fstride, m),
+            4 => self.butterfly4(arena, out, fstride, m),
+            5 => self.butterfly5(arena, out, fstride, m),
+            // kissfft's generic butterfly of any other radix (a prime above 5, or 1) writes
+            // through the scratch TFLM's patched allocator leaves null: the lowering refuses it.
+            _ => {}
+        }
+    }
+
+    fn get(&self, arena: &[u8], k: usize) -> Cpx {
+        Cpx::load(arena, self.output + 4 * k)
+    }
+
+    fn put(&self, arena: &mut [u8], k: usize, x: Cpx) {
+        x.store(arena, self.output + 4 * k);
+    }
+
+    fn butterfly2(&self, arena: &mut [u8], out: usize, fstride: usize, m: usize) {
+        for k in 0..m {
+            let a = self.get(arena, out + k).fixdiv(2);
+            let b = self.get(arena, out + k + m).fixdiv(2);
+            let t = b.mul(self.tw(k * fstride));
+            self.put(arena, out + k + m, a.sub(t));
+            self.put(arena, out + k, a.add(t));
+        }
+    }
+
+    fn butterfly3(&self, arena: &mut [u8], out: usize, fstride: usize, m: usize) {
+        let epi3 = self.tw(fstride * m);
+        for k in 0..m {
+            let f0 = self.get(arena, out + k).fixdiv(3);
+            let f1 = self.get(arena, out + k + m).fixdiv(3);
+            let f2 = self.get(arena, out + k + 2 * m).fixdiv(3);
+            let s1 = f1.mul(self.tw(k * fstride));
+            let s2 = f2.mul(self.tw(2 * k * fstride));
+            let s3 = s1.add(s2);
+            let s0 = s1.sub(s2).scale(epi3.i);
+            // HALF_OF: an arithmetic shift of the 16-bit sum.
+            let g1 = Cpx {
+                r: f0.r.wrapping_sub(s3.r >> 1),
+                i: f0.i.wrapping_sub(s3.i >> 1),
+            };
+            let g0 = f0.add(s3);
+            let g2 = Cpx {
+                r: g1.r.wrapping_add(s0.i),
+                i: g1.i.wrapping_sub(s0.r),
+            };
+            let g1 = Cpx {
+                r: g1.r.wrapping_sub(s0.i),
+                i: g1.i.wrapping_add(s0.r),
+            };
+            self.put(arena, out + k, g0);
+            self.put(arena, out + k + m, g1);
+            self.put(arena, out + k + 2 * m, g2);
+        }
+    }
+
+    fn butterfly4(&self, arena: &mut [u8], out: usize, fstride: usize, m: usize) {
+        for k in 0..m {
+            let f0 = self.get(arena, out + k).fixdiv(4);
+            let f1 = self.get(arena, out + k + m).fixdiv(4);
+            let f2 = self.get(arena, out + k + 2 * m).fixdiv(4);
+            let f3 = self.get(arena, out + k + 3 * m).fixdiv(4);
+            let s0 = f1.mul(self.tw(k * fstride));
+            let s1 = f2.mul(self.tw(2 * k * fstride));
+            let s2 = f3.mul(self.tw(3 * k * fstride));
+            let s5 = f0.sub(s1);
+            let f0 = f0.add(s1);
+            let s3 = s0.add(s2);
+            let s4 = s0.sub(s2);
+            self.put(arena, out + k + 2 * m, f0.sub(s3));
+            self.put(arena, out + k, f0.add(s3));
+            // The forward transform's rotation by -i.
+            let g1 = Cpx {
+                r: s5.r.wrapping_add(s4.i),
+                i: s5.i.wrapping_sub(s4.r),
+            };
+            let g3 = Cpx {
+                r: s5.r.wrapping_sub(s4.i),
+                i: s5.i.wrapping_add(s4.r),
+            };
+            self.put(arena, out + k + m, g1);
+            self.put(arena, out + k + 3 * m, g3);
+        }
+    }
+
+    fn butterfly5(&self, arena: &mut [u8], out: usize, fstride: usize, m: usize) {
+        let ya = self.tw(fstride * m);
+        let yb = self.tw(fstride * 2 * m);
+        for u in 0..m {
+            let f = |arena: &[u8], q: usize| self.get(arena, out + u + q * m).fixdiv(5);
+            let s0 = f(arena, 0);
+            let s1 = f(arena, 1).mul(self.tw(u * fstride));
+            let s2 = f(arena, 2).mul(self.tw(2 * u * fstride));
+            let s3 = f(arena, 3).mul(self.tw(3 * u * fstride));
+            let s4 = f(arena, 4).mul(self.tw(4 * u * fstride));
+            let s7 = s1.add(s4);
+            let s10 = s1.sub(s4);
+            let s8 = s2.add(s3);
+            let s9 = s2.sub(s3);
+            let g0 = s0.add(s7).add(s8);
+            let s5 = Cpx {
+                r: s0
+                    .r
+                    .wrapping_add(s_mul(s7.r, ya.r))
+                    .wrapping_add(s_mul(s8.r, yb.r)),
+                i: s0
+                    .i
+                    .wrapping_add(s_mul(s7.i, ya.r))
+                    .wrapping_add(s_mul(s8.i, yb.r)),
+            };
+            let s6 = Cpx {
+                r: s_mul(s10.i, ya.i).wrapping_add(s_mul(s9.i, yb.i)),
+                i: s_mul(s10.r, ya.i)
+                    .wrapping_neg()
+                    .wrapping_sub(s_mul(s9.r, yb.i)),
+            };
+            let s11 = Cpx {
+                r: s0
+                    .r
+                    .wrapping_add(s_mul(s7.r, yb.r))
+                    .wrapping_add(s_mul(s8.r, ya.r)),
+                i: s0
+                    .i
+                    .wrapping_add(s_mul(s7.i, yb.r))
+                    .wrapping_add(s_mul(s8.i, ya.r)),
+            };
+            let s12 = Cpx {
+                r: s_mul(s9.i, ya.i).wrapping_sub(s_mul(s10.i, yb.i)),
+                i: s_mul(s10.r, yb.i).wrapping_sub(s_mul(s9.r, ya.i)),
+            };
+            self.put(arena, out + u, g0);
+            self.put(arena, out + u + m, s5.sub(s6));
+            self.put(arena, out + u + 4 * m, s5.add(s6));
+            self.put(arena, out + u + 2 * m, s11.add(s12));
+            self.put(arena, out + u + 3 * m, s11.sub(s12));
+        }
+    }
+
+    /// kissfft's `kiss_fftr` after its complex transform, in place: the `nfft + 1` bins of the
+    /// real input from the `nfft` complex ones (each pair `k`, `nfft - k` read before either is
+    /// written).
+    fn split(&self, arena: &mut [u8]) {
+        let n = self.p.nfft;
+        let dc = self.get(arena, 0).fixdiv(2);
+        self.put(
+            arena,
+            0,
+            Cpx {
+                r: dc.r.wrapping_add(dc.i),
+                i: 0,
+            },
+        );
+        self.put(
+            arena,
+            n,
+            Cpx {
+                r: dc.r.wrapping_sub(dc.i),
+                i: 0,
+            },
+        );
+        for k in 1..=n / 2 {
+            let fpk = self.get(arena, k).fixdiv(2);
+            let mirror = self.get(arena, n - k);
+            let fpnk = Cpx {
+                r: mirror.r,
+                i: mirror.i.wrapping_neg(),
+            }
+            .fixdiv(2);
+            let f1k = fpk.add(fpnk);
+            let f2k = fpk.sub(fpnk);
+            let tw = f2k.mul(Cpx::at(self.p.super_twiddles, k - 1));
+            // HALF_OF of the int sum: shifted before it is kept to 16 bits.
+            let half = |a: i16, b: i32| ((i32::from(a) + b) >> 1) as i16;
+            let low = Cpx {
+                r: half(f1k.r, i32::from(tw.r)),
+                i: half(f1k.i, i32::from(tw.i)),
+            };
+            let high = Cpx {
+                r: half(f1k.r, -i32::from(tw.r)),
+                i: half(tw.i, -i32::from(f1k.i)),
+            };
+            self.put(arena, k, low);
+            self.put(arena, n - k, high);
+        }
+    }
+}
+
+/// SignalRfft on int16: each frame of `input_length` samples, zero-padded to `2 · nfft`, to its
+/// `nfft + 1` complex bins (int16 real, imaginary pairs) at complex element
+/// `frame · output_length` of the output, by kissfft's fixed-point real transform. Reads
+/// `2 · frames · input_length` bytes at `input`; writes the bins at `output`, using the output
+/// as kissfft's work buffer.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn rfft_s16(arena: &mut [u8], input: usize, output: usize, p: &RfftS16) {
+    let p = super::opaque(p);
+    if p.factors.len() < 2 {
+        return;
+    }
+    for frame in 0..p.frames {
+        let t = Transform {
+            p,
+            input: input + 2 * frame * p.input_length,
+            output: output + 4 * frame * p.output_length,
+        };
+        t.work(arena, 0, 0, 1, 0);
+        t.split(arena);
+    }
+}
+
+/// Constant parameters of SignalFilterBank.
+#[derive(Clone, Copy, Debug)]
+pub struct FilterBank<'a> {
+    /// The channels accumulated (the options' `num_channels`); TFLM computes one more, channel
+    /// 0, whose weighted sum it discards.
+    pub num_channels: usize,
+    /// The output's elements, at most `num_channels`: channels 1 to `outputs` are written.
+    pub outputs: usize,
+    /// The triangular filters' weights.
+    pub weights: &'a [i16],
+    /// One minus each weight, which accumulates into the next channel.
+    pub unweights: &'a [i16],
+    /// Per channel (`num_channels + 1`): the first input bin of its band.
+    pub frequency_starts: &'a [i16],
+    /// Per channel: the index of its first weight.
+    pub weight_starts: &'a [i16],
+    /// Per channel: the bins of its band.
+    pub widths: &'a [i16],
+}
+
+/// SignalFilterBank, uint32 energies to uint64 channels: channel `i`'s sum is its bins weighted
+/// by `weights` plus the previous channel's bins weighted by `unweights` (each int16 weight
+/// taken as a uint64, as C's conversion of a negative one wraps; sums wrap at 2^64). Reads the
+/// bins at `input`, writes `8 * outputs` bytes at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn filter_bank(arena: &mut [u8], input: usize, output: usize, p: &FilterBank) {
+    let p = super::opaque(p);
+    let (mut weighted, mut unweighted) = (0u64, 0u64);
+    for i in 0..=p.num_channels {
+        let frequency = p.frequency_starts[i] as usize;
+        let weight = p.weight_starts[i] as usize;
+        for j in 0..p.widths[i].max(0) as usize {
+            let x = u64::from(read_u32(arena, input + 4 * (frequency + j)));
+            weighted = weighted.wrapping_add((p.weights[weight + j] as u64).wrapping_mul(x));
+            unweighted = unweighted.wrapping_add((p.unweights[weight + j] as u64).wrapping_mul(x));
+        }
+        if (1..=p.outputs).contains(&i) {
+            let at = output + 8 * (i - 1);
+            arena[at..at + 8].copy_from_slice(&weighted.to_le_bytes());
+        }
+        weighted = unweighted;
+        unweighted = 0;
+    }
+}
+
+/// Constant parameters of SignalFilterBankSquareRoot.
+#[derive(Clone, Copy, Debug)]
+pub struct FilterBankSquareRoot {
+    /// The channels (the input's elements).
+    pub channels: usize,
+    /// The output's elements, at least `channels`; those past them are 0.
+    pub outputs: usize,
+}
+
+/// The square root of `num` bit by bit from the highest even bit at or below its leading one,
+/// rounded up when the remainder exceeds the root (unless the root is `max`, where it would
+/// overflow its width): TFLM's `Sqrt32` (`bits` 32, `max` 0xFFFF) and `Sqrt64` (64,
+/// 0xFFFF_FFFF) in one.
+fn sqrt_rounded(mut num: u64, bits: u32, max: u64) -> u64 {
+    if num == 0 {
+        return 0;
+    }
+    // The count of leading zeros in `bits` bits, made odd.
+    let top = (bits - (64 - num.leading_zeros())) | 1;
+    let mut bit = 1u64 << (bits - 1 - top);
+    let mut res = 0u64;
+    for _ in 0..(bits - 1 - top) / 2 + 1 {
+        if num >= res + bit {
+            num -= res + bit;
+            res = (res >> 1) + bit;
+        } else {
+            res >>= 1;
+        }
+        bit >>= 2;
+    }
+    if num > res && res != max {
+        res += 1;
+    }
+    res
+}
+
+/// TFLM's `Sqrt64`: in 32 bits when the high word is clear (off by one near 2^32, as TFLM's
+/// shortcut is).
+fn sqrt64(num: u64) -> u32 {
+    if num >> 32 == 0 {
+        sqrt_rounded(num, 32, 0xFFFF) as u32
+    } else {
+        sqrt_rounded(num, 64, 0xFFFF_FFFF) as u32
+    }
+}
+
+/// SignalFilterBankSquareRoot, uint64 to uint32: each channel's rounded square root shifted
+/// right by the int32 scalar at `scale_bits` (read at run time: SignalFftAutoScale computes it;
+/// a shift outside 0..=31, undefined in TFLM, gives 0). Reads `8 * channels` bytes at `input`,
+/// writes `4 * outputs` bytes at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn filter_bank_square_root(
+    arena: &mut [u8],
+    input: usize,
+    scale_bits: Src,
+    output: usize,
+    p: &FilterBankSquareRoot,
+) {
+    let p = super::opaque(p);
+    let b = scale_bits.bytes(arena, 4);
+    let shift = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    for i in 0..p.outputs {
+        let y = if i < p.channels {
+            let root = sqrt64(read_u64(arena, input + 8 * i));
+            u32::try_from(shift)
+                .ok()
+                .and_then(|s| root.checked_shr(s))
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        arena[output + 4 * i..output + 4 * i + 4].copy_from_slice(&y.to_le_bytes());
+    }
+}
+
+/// Constant parameters of SignalFilterBankSpectralSubtraction.
+#[derive(Clone, Copy, Debug)]
+pub struct SpectralSubtraction {
+    /// The channels (the options' `num_channels`).
+    pub channels: usize,
+    /// The output's elements, at least `channels`; those past them are 0.
+    pub outputs: usize,
+    /// The noise-estimate output's elements, at most `channels`: the first of the state's.
+    pub noise_outputs: usize,
+    /// The even channels' smoothing coefficient (uint32 bits), in `2^spectral_subtraction_bits`.
+    pub smoothing: i32,
+    /// One minus it, alike.
+    pub one_minus_smoothing: i32,
+    /// The odd channels' smoothing coefficient.
+    pub alternate_smoothing: i32,
+    /// One minus it.
+    pub alternate_one_minus_smoothing: i32,
+    /// The least fraction of the signal kept, in `2^spectral_subtraction_bits`.
+    pub min_signal_remaining: i32,
+    /// The left shift of each input before smoothing, in 0..=31.
+    pub smoothing_bits: i32,
+    /// The right shift of the 64-bit products, in 0..=63.
+    pub spectral_subtraction_bits: i32,
+    /// Whether the estimate is pulled down to a signal below it.
+    pub clamping: bool,
+}
+
+/// SignalFilterBankSpectralSubtraction on uint32: each channel's noise estimate (kept at
+/// `noise_state`, `4 * channels` bytes zeroed by `reset`) smoothed towards the signal, and the
+/// signal less the estimate (at least `min_signal_remaining` of it) written at `output`; the
+/// first `noise_outputs` estimates are copied to `output_noise_estimate`. Reads `4 * channels`
+/// bytes at `input`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn filter_bank_spectral_subtraction(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    output_noise_estimate: usize,
+    noise_state: usize,
+    p: &SpectralSubtraction,
+) {
+    let p = super::opaque(p);
+    let bits = p.smoothing_bits as u32 & 31;
+    let shift = p.spectral_subtraction_bits as u32 & 63;
+    for i in 0..p.outputs {
+        let y = if i < p.channels {
+            let (smoothing, one_minus) = if i & 1 == 0 {
+                (p.smoothing as u32, p.one_minus_smoothing as u32)
+            } else {
+                (
+                    p.alternate_smoothing as u32,
+                    p.alternate_one_minus_smoothing as u32,
+                )
+            };
+            let x = read_u32(arena, input + 4 * i);
+            let scaled = x << bits;
+            let old = read_u32(arena, noise_state + 4 * i);
+            let mut estimate = ((u64::from(scaled) * u64::from(smoothing))
+                .wrapping_add(u64::from(old) * u64::from(one_minus))
+                >> shift) as u32;
+            let mut subtrahend = estimate;
+            if subtrahend > scaled {
+                subtrahend = scaled;
+                if p.clamping {
+                    estimate = scaled;
+                }
+            }
+            arena[noise_state + 4 * i..noise_state + 4 * i + 4]
+                .copy_from_slice(&estimate.to_le_bytes());
+            let floor = ((u64::from(x) * u64::from(p.min_signal_remaining as u32)) >> shift) as u32;
+            ((scaled - subtrahend) >> bits).max(floor)
+        } else {
+            0
+        };
+        arena[output + 4 * i..output + 4 * i + 4].copy_from_slice(&y.to_le_bytes());
+    }
+    arena.copy_within(
+        noise_state..noise_state + 4 * p.noise_outputs,
+        output_noise_estimate,
+    );
+}
+
+/// Constant parameters of SignalPCAN.
+#[derive(Clone, Copy, Debug)]
+pub struct Pcan {
+    /// The channels (the input's and the output's elements).
+    pub channels: usize,
+    /// The right shift of each 64-bit product of a channel and its gain, in 0..=63.
+    pub snr_shift: i32,
+}
+
+/// TFLM's `WideDynamicFunction`: the gain for noise level `x` from the table `lut` (at least
+/// 125 int16): its first three entries for `x <= 2`, else a quadratic in the 10 bits below
+/// `x`'s leading one, with the coefficients of that bit's segment.
+fn wide_dynamic(x: u32, lut: &[u8]) -> i16 {
+    let entry = |k: usize| i32::from(i16::from_le_bytes([lut[2 * k], lut[2 * k + 1]]));
+    if x <= 2 {
+        return entry(x as usize) as i16;
+    }
+    let interval = 32 - x.leading_zeros();
+    let base = 4 * interval as usize - 6;
+    let frac = (if interval < 11 {
+        x << (11 - interval)
+    } else {
+        x >> (interval - 11)
+    } & 0x3FF) as i32;
+    let mut result = (entry(base + 2) * frac) >> 5;
+    result = result.wrapping_add(((entry(base + 1) as u32) << 5) as i32);
+    result = result.wrapping_mul(frac);
+    result = result.wrapping_add(1 << 14) >> 15;
+    result = result.wrapping_add(entry(base));
+    result as i16
+}
+
+/// TFLM's `PcanShrink` (12 fractional bits in, 6 out): `x²/4` below 2, `x - 1` from 2 on.
+fn pcan_shrink(x: u32) -> u32 {
+    if x < 2 << 12 {
+        (x * x) >> 20
+    } else {
+        (x >> 6) - (1 << 6)
+    }
+}
+
+/// SignalPCAN on uint32: each channel times the gain its noise estimate (at `noise_estimate`)
+/// selects from the int16 table `lut`, shifted right by `snr_shift`, then shrunk. Reads
+/// `4 * channels` bytes at `input` and `noise_estimate`, 250 at `lut`; writes `4 * channels` at
+/// `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn pcan(
+    arena: &mut [u8],
+    input: usize,
+    noise_estimate: usize,
+    lut: Src,
+    output: usize,
+    p: &Pcan,
+) {
+    let p = super::opaque(p);
+    let shift = p.snr_shift as u32 & 63;
+    for i in 0..p.channels {
+        let noise = read_u32(arena, noise_estimate + 4 * i);
+        let gain = wide_dynamic(noise, lut.bytes(arena, 250)) as i32 as u32;
+        let x = read_u32(arena, input + 4 * i);
+        let snr = ((u64::from(x) * u64::from(gain)) >> shift) as u32;
+        arena[output + 4 * i..output + 4 * i + 4].copy_from_slice(&pcan_shrink(snr).to_le_bytes());
+    }
 }
 
 #[cfg(test)]
