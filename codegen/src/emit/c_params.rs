@@ -1659,6 +1659,38 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "signal",
+        "RfftS32",
+        &[
+            ("frames", "size_t"),
+            ("input_length", "size_t"),
+            ("output_length", "size_t"),
+            ("nfft", "size_t"),
+            ("factors", "const size_t *"),
+            ("factors_len", "size_t"),
+            ("twiddles", "const int32_t *"),
+            ("twiddles_len", "size_t"),
+            ("super_twiddles", "const int32_t *"),
+            ("super_twiddles_len", "size_t"),
+        ],
+    ),
+    (
+        "signal",
+        "RfftF32",
+        &[
+            ("frames", "size_t"),
+            ("input_length", "size_t"),
+            ("output_length", "size_t"),
+            ("nfft", "size_t"),
+            ("factors", "const size_t *"),
+            ("factors_len", "size_t"),
+            ("twiddles", "const float *"),
+            ("twiddles_len", "size_t"),
+            ("super_twiddles", "const float *"),
+            ("super_twiddles_len", "size_t"),
+        ],
+    ),
+    (
+        "signal",
         "FilterBank",
         &[
             ("num_channels", "size_t"),

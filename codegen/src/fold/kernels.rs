@@ -4305,6 +4305,42 @@ fn signal_rfft_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result
     Ok(())
 }
 
+/// `signal::rfft_s32`.
+fn signal_rfft_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<i32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<i32> = call.slice("super_twiddles")?;
+    let p = tinyaot_runtime::kernels::signal::RfftS32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: &factors,
+        twiddles: &twiddles,
+        super_twiddles: &super_twiddles,
+    };
+    tinyaot_runtime::kernels::signal::rfft_s32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `signal::rfft_f32`.
+fn signal_rfft_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<f32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<f32> = call.slice("super_twiddles")?;
+    let p = tinyaot_runtime::kernels::signal::RfftF32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: &factors,
+        twiddles: &twiddles,
+        super_twiddles: &super_twiddles,
+    };
+    tinyaot_runtime::kernels::signal::rfft_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `signal::filter_bank`.
 fn signal_filter_bank<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights: Vec<i16> = call.slice("weights")?;
@@ -5162,6 +5198,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("signal", "energy") => signal_energy(call, arena),
         ("signal", "fft_auto_scale") => signal_fft_auto_scale(call, arena),
         ("signal", "rfft_s16") => signal_rfft_s16(call, arena),
+        ("signal", "rfft_s32") => signal_rfft_s32(call, arena),
+        ("signal", "rfft_f32") => signal_rfft_f32(call, arena),
         ("signal", "filter_bank") => signal_filter_bank(call, arena),
         ("signal", "filter_bank_square_root") => signal_filter_bank_square_root(call, arena),
         ("signal", "filter_bank_spectral_subtraction") => {

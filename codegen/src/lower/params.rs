@@ -4354,6 +4354,78 @@ pub(crate) mod signal {
         }
     }
 
+    /// `tinyaot::kernels::signal::RfftS32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct RfftS32 {
+        /// `frames`.
+        pub frames: usize,
+        /// `input_length`.
+        pub input_length: usize,
+        /// `output_length`.
+        pub output_length: usize,
+        /// `nfft`.
+        pub nfft: usize,
+        /// `factors`.
+        pub factors: Vec<usize>,
+        /// `twiddles`.
+        pub twiddles: Data<i32>,
+        /// `super_twiddles`.
+        pub super_twiddles: Data<i32>,
+    }
+
+    impl From<RfftS32> for Params {
+        fn from(p: RfftS32) -> Params {
+            Params {
+                type_name: "RfftS32",
+                fields: vec![
+                    ("frames", Value::Usize(p.frames)),
+                    ("input_length", Value::Usize(p.input_length)),
+                    ("output_length", Value::Usize(p.output_length)),
+                    ("nfft", Value::Usize(p.nfft)),
+                    ("factors", Value::Usizes(p.factors)),
+                    ("twiddles", Value::from(p.twiddles)),
+                    ("super_twiddles", Value::from(p.super_twiddles)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::RfftF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct RfftF32 {
+        /// `frames`.
+        pub frames: usize,
+        /// `input_length`.
+        pub input_length: usize,
+        /// `output_length`.
+        pub output_length: usize,
+        /// `nfft`.
+        pub nfft: usize,
+        /// `factors`.
+        pub factors: Vec<usize>,
+        /// `twiddles`.
+        pub twiddles: Data<f32>,
+        /// `super_twiddles`.
+        pub super_twiddles: Data<f32>,
+    }
+
+    impl From<RfftF32> for Params {
+        fn from(p: RfftF32) -> Params {
+            Params {
+                type_name: "RfftF32",
+                fields: vec![
+                    ("frames", Value::Usize(p.frames)),
+                    ("input_length", Value::Usize(p.input_length)),
+                    ("output_length", Value::Usize(p.output_length)),
+                    ("nfft", Value::Usize(p.nfft)),
+                    ("factors", Value::Usizes(p.factors)),
+                    ("twiddles", Value::from(p.twiddles)),
+                    ("super_twiddles", Value::from(p.super_twiddles)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::signal::FilterBank`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct FilterBank {

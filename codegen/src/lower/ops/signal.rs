@@ -4,7 +4,7 @@
 //!
 //! SignalWindow → `signal::window_s16`; SignalFilterBankLog → `signal::filter_bank_log`;
 //! SignalEnergy → `signal::energy`; SignalFftAutoScale → `signal::fft_auto_scale`;
-//! SignalRfft → `signal::rfft_s16`; SignalFilterBank → `signal::filter_bank`;
+//! SignalRfft → `signal::rfft_s16`, `rfft_s32`, `rfft_f32`; SignalFilterBank → `signal::filter_bank`;
 //! SignalFilterBankSquareRoot → `signal::filter_bank_square_root`;
 //! SignalFilterBankSpectralSubtraction → `signal::filter_bank_spectral_subtraction` (its state a
 //! variable tensor the loader adds); SignalPCAN → `signal::pcan`.
@@ -63,7 +63,7 @@ pub(crate) const OPS: &[OpEntry] = &[
     OpEntry {
         code: OpCode::CUSTOM,
         types: Types::unary(
-            &[Sig::Same(Ty::I16)],
+            &[Sig::Same(Ty::I16), Sig::Same(Ty::I32), Sig::Same(Ty::F32)],
             &[Sig::Same(Ty::I16), Sig::Same(Ty::I32), Sig::Same(Ty::F32)],
         ),
         inputs: 1..=1,
@@ -417,14 +417,28 @@ fn kiss_factors(n: usize) -> Vec<usize> {
     }
 }
 
-/// kissfft's fixed-point `kf_cexp` of `phase`: `floor(0.5 + 32767 · cos)`, `… · sin`.
-fn kiss_cexp(phase: f64, out: &mut Vec<i16>) {
-    out.push((0.5 + 32767.0 * phase.cos()).floor() as i16);
-    out.push((0.5 + 32767.0 * phase.sin()).floor() as i16);
+/// kissfft's `kf_cexp` of phases for its three types: in Q15 and Q31 `floor(0.5 + SAMP_MAX ·
+/// cos)`, `… · sin`; in float the float of the double `cos` and `sin`.
+#[derive(Default)]
+struct Twiddles {
+    q15: Vec<i16>,
+    q31: Vec<i32>,
+    float: Vec<f32>,
 }
 
-/// SignalRfft (rfft.cc): frames of int16 samples → their complex spectra, by kissfft's 16-bit
-/// fixed point; parameter 0 of the options is `T` (the tensors' type), 1 `fft_length`.
+impl Twiddles {
+    fn push(&mut self, phase: f64) {
+        for x in [phase.cos(), phase.sin()] {
+            self.q15.push((0.5 + 32767.0 * x).floor() as i16);
+            self.q31.push((0.5 + 2_147_483_647.0 * x).floor() as i32);
+            self.float.push(x as f32);
+        }
+    }
+}
+
+/// SignalRfft (rfft.cc): frames of samples → their complex spectra, by kissfft in the tensors'
+/// type (int16 and int32 fixed point, float32); parameter 0 of the options is `T` (the tensors'
+/// type), 1 `fft_length`.
 fn rfft(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     let options = ctx.custom_options()?;
@@ -462,11 +476,6 @@ fn rfft(ctx: &OpContext) -> Result<Kernel> {
     const TYPES: &str = "rfft.cc RfftPrepare: TF_LITE_ENSURE_TYPES_EQ (input and output of type T)";
     expect_type(ctx, "input", input, dtype, TYPES)?;
     expect_type(ctx, "output", output, dtype, TYPES)?;
-    if dtype != DType::I16 {
-        return Err(ctx.unsupported(format!(
-            "SignalRfft on {dtype}; supported: INT16 (kissfft's 16-bit fixed point)"
-        )));
-    }
     let (Some(&input_length), Some(&output_last)) = (input.shape.last(), output.shape.last())
     else {
         return Err(ctx.invalid(
@@ -532,30 +541,56 @@ fn rfft(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let pi = std::f64::consts::PI;
-    let mut twiddles = Vec::with_capacity(2 * nfft);
+    let mut twiddles = Twiddles::default();
     for i in 0..nfft {
-        kiss_cexp(-2.0 * pi * i as f64 / nfft as f64, &mut twiddles);
+        twiddles.push(-2.0 * pi * i as f64 / nfft as f64);
     }
-    let mut super_twiddles = Vec::with_capacity(nfft);
+    let mut halves = Twiddles::default();
     for i in 0..nfft / 2 {
-        kiss_cexp(
-            -pi * ((i + 1) as f64 / nfft as f64 + 0.5),
-            &mut super_twiddles,
-        );
+        halves.push(-pi * ((i + 1) as f64 / nfft as f64 + 0.5));
     }
-    Ok(kernel(
-        "rfft_s16",
-        in_out(ctx)?,
-        P::RfftS16 {
-            frames,
-            input_length,
-            output_length,
-            nfft,
-            factors,
-            twiddles: Data::Packed(twiddles),
-            super_twiddles: Data::Packed(super_twiddles),
-        },
-    ))
+    let operands = in_out(ctx)?;
+    Ok(match dtype {
+        DType::I16 => kernel(
+            "rfft_s16",
+            operands,
+            P::RfftS16 {
+                frames,
+                input_length,
+                output_length,
+                nfft,
+                factors,
+                twiddles: Data::Packed(twiddles.q15),
+                super_twiddles: Data::Packed(halves.q15),
+            },
+        ),
+        DType::I32 => kernel(
+            "rfft_s32",
+            operands,
+            P::RfftS32 {
+                frames,
+                input_length,
+                output_length,
+                nfft,
+                factors,
+                twiddles: Data::Packed(twiddles.q31),
+                super_twiddles: Data::Packed(halves.q31),
+            },
+        ),
+        _ => kernel(
+            "rfft_f32",
+            operands,
+            P::RfftF32 {
+                frames,
+                input_length,
+                output_length,
+                nfft,
+                factors,
+                twiddles: Data::Packed(twiddles.float),
+                super_twiddles: Data::Packed(halves.float),
+            },
+        ),
+    })
 }
 
 /// SignalFilterBank (filter_bank.cc): uint32 energies and five constant int16 tables → uint64
@@ -885,4 +920,29 @@ fn pcan(ctx: &OpContext) -> Result<Kernel> {
             snr_shift,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn factors_are_kissfft_s() {
+        // Powers of 4 first, then 2, then odd factors up to the square root, then the rest.
+        assert_eq!(kiss_factors(256), [4, 64, 4, 16, 4, 4, 4, 1]);
+        assert_eq!(kiss_factors(8), [4, 2, 2, 1]);
+        assert_eq!(kiss_factors(15), [3, 5, 5, 1]);
+        assert_eq!(kiss_factors(14), [2, 7, 7, 1]);
+        assert_eq!(kiss_factors(1), [1, 1]);
+    }
+
+    #[test]
+    fn twiddles_are_rounded_as_kissfft_rounds_them() {
+        let mut t = Twiddles::default();
+        t.push(0.0);
+        t.push(-std::f64::consts::PI / 2.0);
+        assert_eq!(t.q15, [32767, 0, 0, -32767]);
+        assert_eq!(t.q31, [2_147_483_647, 0, 0, -2_147_483_647]);
+        assert_eq!(t.float[..2], [1.0, 0.0]);
+    }
 }

@@ -436,6 +436,38 @@ fn rfft_cases(s: &mut Suite) {
     ] {
         s.accepted(name, rfft(int16(&input), int16(&output), fft_length));
     }
+    // The same transforms on int32 (random full-range samples: kissfft's 32-bit fixed point,
+    // its sums wrapping) and float32 (random samples in [-1, 1]).
+    for (name, input, output, fft_length) in [
+        ("signal_rfft_int32_512_of_480", vec![480], vec![514], 512),
+        ("signal_rfft_int32_radix_3_5_two_frames", vec![2, 30], vec![2, 32], 30),
+        ("signal_rfft_int32_radix_5_three_frames", vec![3, 7], vec![3, 12], 10),
+    ] {
+        s.accepted(
+            name,
+            rfft_typed(
+                TensorSpec::int32(&input),
+                TensorSpec::int32(&output),
+                2,
+                fft_length,
+            ),
+        );
+    }
+    for (name, input, output, fft_length) in [
+        ("signal_rfft_float_512_of_480", vec![480], vec![514], 512),
+        ("signal_rfft_float_radix_3_5_two_frames", vec![2, 30], vec![2, 32], 30),
+        ("signal_rfft_float_radix_5_three_frames", vec![3, 7], vec![3, 12], 10),
+    ] {
+        s.accepted(
+            name,
+            rfft_typed(
+                TensorSpec::f32(&input),
+                TensorSpec::f32(&output),
+                0,
+                fft_length,
+            ),
+        );
+    }
     s.category = Category::TypesAndParameters;
     s.refused(
         "signal_rfft_generic_radix_7",
@@ -478,12 +510,6 @@ fn rfft_cases(s: &mut Suite) {
         rfft_typed(int16(&[16]), int16(&[18]), 2, 16),
         Refusal::Invalid,
         "the input has type",
-    );
-    s.refused(
-        "signal_rfft_int32_not_compiled",
-        rfft_typed(TensorSpec::int32(&[16]), TensorSpec::int32(&[18]), 2, 16),
-        Refusal::Unsupported,
-        "supported: INT16",
     );
     s.refused(
         "signal_rfft_rank_differs",
