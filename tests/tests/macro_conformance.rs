@@ -138,7 +138,7 @@ fn macro_compiles_tflm_suite_like_build_rs() {
     };
     // build.rs includes every model of the suite it compiled (all of them today, each found
     // here: the Rust conformance test checks both) and the stateful reference models.
-    let [.., tflm] = tinyaot_test_support::suites(&shared);
+    let [.., tflm, _] = tinyaot_test_support::suites(&shared);
     let found = tflm.model_files().len();
     assert_eq!(
         ENTRIES.iter().filter(|e| e.suite == tflm.name).count(),

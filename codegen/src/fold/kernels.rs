@@ -4334,6 +4334,145 @@ fn signal_fft_auto_scale<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> 
     Ok(())
 }
 
+/// `signal::rfft_s16`.
+fn signal_rfft_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<i16> = call.slice("twiddles")?;
+    let super_twiddles: Vec<i16> = call.slice("super_twiddles")?;
+    let p = tinyaot_runtime::kernels::signal::RfftS16 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: &factors,
+        twiddles: &twiddles,
+        super_twiddles: &super_twiddles,
+    };
+    tinyaot_runtime::kernels::signal::rfft_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `signal::rfft_s32`.
+fn signal_rfft_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<i32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<i32> = call.slice("super_twiddles")?;
+    let p = tinyaot_runtime::kernels::signal::RfftS32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: &factors,
+        twiddles: &twiddles,
+        super_twiddles: &super_twiddles,
+    };
+    tinyaot_runtime::kernels::signal::rfft_s32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `signal::rfft_f32`.
+fn signal_rfft_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<f32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<f32> = call.slice("super_twiddles")?;
+    let p = tinyaot_runtime::kernels::signal::RfftF32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: &factors,
+        twiddles: &twiddles,
+        super_twiddles: &super_twiddles,
+    };
+    tinyaot_runtime::kernels::signal::rfft_f32(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `signal::filter_bank`.
+fn signal_filter_bank<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let weights: Vec<i16> = call.slice("weights")?;
+    let unweights: Vec<i16> = call.slice("unweights")?;
+    let frequency_starts: Vec<i16> = call.slice("frequency_starts")?;
+    let weight_starts: Vec<i16> = call.slice("weight_starts")?;
+    let widths: Vec<i16> = call.slice("widths")?;
+    let p = tinyaot_runtime::kernels::signal::FilterBank {
+        num_channels: call.scalar::<usize>("num_channels")?,
+        outputs: call.scalar::<usize>("outputs")?,
+        weights: &weights,
+        unweights: &unweights,
+        frequency_starts: &frequency_starts,
+        weight_starts: &weight_starts,
+        widths: &widths,
+    };
+    tinyaot_runtime::kernels::signal::filter_bank(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `signal::filter_bank_square_root`.
+fn signal_filter_bank_square_root<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::FilterBankSquareRoot {
+        channels: call.scalar::<usize>("channels")?,
+        outputs: call.scalar::<usize>("outputs")?,
+    };
+    tinyaot_runtime::kernels::signal::filter_bank_square_root(
+        arena,
+        call.offset(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::filter_bank_spectral_subtraction`.
+fn signal_filter_bank_spectral_subtraction<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::SpectralSubtraction {
+        channels: call.scalar::<usize>("channels")?,
+        outputs: call.scalar::<usize>("outputs")?,
+        noise_outputs: call.scalar::<usize>("noise_outputs")?,
+        smoothing: call.scalar::<i32>("smoothing")?,
+        one_minus_smoothing: call.scalar::<i32>("one_minus_smoothing")?,
+        alternate_smoothing: call.scalar::<i32>("alternate_smoothing")?,
+        alternate_one_minus_smoothing: call.scalar::<i32>("alternate_one_minus_smoothing")?,
+        min_signal_remaining: call.scalar::<i32>("min_signal_remaining")?,
+        smoothing_bits: call.scalar::<i32>("smoothing_bits")?,
+        spectral_subtraction_bits: call.scalar::<i32>("spectral_subtraction_bits")?,
+        clamping: call.scalar::<bool>("clamping")?,
+    };
+    tinyaot_runtime::kernels::signal::filter_bank_spectral_subtraction(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::pcan`.
+fn signal_pcan<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::Pcan {
+        channels: call.scalar::<usize>("channels")?,
+        snr_shift: call.scalar::<i32>("snr_shift")?,
+    };
+    tinyaot_runtime::kernels::signal::pcan(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.src(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `softmax::softmax_s8`.
 fn softmax_softmax_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::softmax::SoftmaxS8 {
@@ -5108,6 +5247,15 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("signal", "filter_bank_log") => signal_filter_bank_log(call, arena),
         ("signal", "energy") => signal_energy(call, arena),
         ("signal", "fft_auto_scale") => signal_fft_auto_scale(call, arena),
+        ("signal", "rfft_s16") => signal_rfft_s16(call, arena),
+        ("signal", "rfft_s32") => signal_rfft_s32(call, arena),
+        ("signal", "rfft_f32") => signal_rfft_f32(call, arena),
+        ("signal", "filter_bank") => signal_filter_bank(call, arena),
+        ("signal", "filter_bank_square_root") => signal_filter_bank_square_root(call, arena),
+        ("signal", "filter_bank_spectral_subtraction") => {
+            signal_filter_bank_spectral_subtraction(call, arena)
+        }
+        ("signal", "pcan") => signal_pcan(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

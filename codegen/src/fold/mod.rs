@@ -105,6 +105,7 @@ fn fold_one(graph: &Graph<'_>, index: usize) -> Result<Option<Outputs>> {
         .iter()
         .flatten()
         .chain(&op.outputs)
+        .chain(&op.intermediates)
         .any(|&t| graph.tensors[t].is_variable);
     if touches_state {
         return Ok(None);

@@ -145,6 +145,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         &resource,
         (&inputs, &outputs),
     )?;
+    signal_state(&mut tensors, &mut operators);
     limits.check_tensors(tensors.len())?;
     for (t, bytes) in initial_values {
         tensors[t].initial = Some(bytes);
@@ -166,6 +167,40 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     };
     graph::check(&graph)?;
     Ok(graph)
+}
+
+/// The custom operator of TFLM's signal library that keeps state of its own between invocations.
+pub(crate) const SPECTRAL_SUBTRACTION: &str = "SignalFilterBankSpectralSubtraction";
+
+/// Gives each SignalFilterBankSpectralSubtraction a variable tensor for the noise estimate TFLM
+/// keeps between invocations (a persistent buffer its Init allocates, zeroed by its Prepare and
+/// Reset, not a tensor of the model): UINT32 of its input's elements (at least the channels its
+/// lowering accepts), appended after the model's tensors and to the operator's intermediates
+/// (the last one), so that the planner puts it in the state region and `reset` zeroes it.
+fn signal_state(tensors: &mut Vec<crate::ir::Tensor>, operators: &mut [crate::ir::Operator]) {
+    use crate::ir::{DType, OpKind};
+    for op in operators.iter_mut() {
+        if !matches!(&op.kind, OpKind::Custom(name) if name == SPECTRAL_SUBTRACTION) {
+            continue;
+        }
+        let Some(input) = op.input(0) else { continue };
+        let elements = tensors[input].num_elements();
+        // An input too large for a uint32 copy is refused by the lowering (its type or size).
+        let Some(bytes) = elements.checked_mul(DType::U32.size()) else {
+            continue;
+        };
+        tensors.push(crate::ir::Tensor {
+            name: format!("{} noise estimate (state)", tensors[input].name),
+            shape: vec![elements],
+            dtype: DType::U32,
+            quant: None,
+            data: None,
+            is_variable: true,
+            initial: None,
+            bytes,
+        });
+        op.intermediates.push(tensors.len() - 1);
+    }
 }
 
 /// Gives empty weights that nothing writes (not a graph input, not a variable, no operator's

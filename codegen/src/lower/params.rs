@@ -4232,7 +4232,7 @@ pub(crate) mod select {
 
 /// The parameter structs of `tinyaot::kernels::signal`.
 pub(crate) mod signal {
-    use crate::lower::{Params, Value};
+    use crate::lower::{Data, Params, Value};
     /// `tinyaot::kernels::signal::Window`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct Window {
@@ -4317,6 +4317,246 @@ pub(crate) mod signal {
             Params {
                 type_name: "FftAutoScale",
                 fields: vec![("size", Value::Usize(p.size))],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::RfftS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct RfftS16 {
+        /// `frames`.
+        pub frames: usize,
+        /// `input_length`.
+        pub input_length: usize,
+        /// `output_length`.
+        pub output_length: usize,
+        /// `nfft`.
+        pub nfft: usize,
+        /// `factors`.
+        pub factors: Vec<usize>,
+        /// `twiddles`.
+        pub twiddles: Data<i16>,
+        /// `super_twiddles`.
+        pub super_twiddles: Data<i16>,
+    }
+
+    impl From<RfftS16> for Params {
+        fn from(p: RfftS16) -> Params {
+            Params {
+                type_name: "RfftS16",
+                fields: vec![
+                    ("frames", Value::Usize(p.frames)),
+                    ("input_length", Value::Usize(p.input_length)),
+                    ("output_length", Value::Usize(p.output_length)),
+                    ("nfft", Value::Usize(p.nfft)),
+                    ("factors", Value::Usizes(p.factors)),
+                    ("twiddles", Value::from(p.twiddles)),
+                    ("super_twiddles", Value::from(p.super_twiddles)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::RfftS32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct RfftS32 {
+        /// `frames`.
+        pub frames: usize,
+        /// `input_length`.
+        pub input_length: usize,
+        /// `output_length`.
+        pub output_length: usize,
+        /// `nfft`.
+        pub nfft: usize,
+        /// `factors`.
+        pub factors: Vec<usize>,
+        /// `twiddles`.
+        pub twiddles: Data<i32>,
+        /// `super_twiddles`.
+        pub super_twiddles: Data<i32>,
+    }
+
+    impl From<RfftS32> for Params {
+        fn from(p: RfftS32) -> Params {
+            Params {
+                type_name: "RfftS32",
+                fields: vec![
+                    ("frames", Value::Usize(p.frames)),
+                    ("input_length", Value::Usize(p.input_length)),
+                    ("output_length", Value::Usize(p.output_length)),
+                    ("nfft", Value::Usize(p.nfft)),
+                    ("factors", Value::Usizes(p.factors)),
+                    ("twiddles", Value::from(p.twiddles)),
+                    ("super_twiddles", Value::from(p.super_twiddles)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::RfftF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct RfftF32 {
+        /// `frames`.
+        pub frames: usize,
+        /// `input_length`.
+        pub input_length: usize,
+        /// `output_length`.
+        pub output_length: usize,
+        /// `nfft`.
+        pub nfft: usize,
+        /// `factors`.
+        pub factors: Vec<usize>,
+        /// `twiddles`.
+        pub twiddles: Data<f32>,
+        /// `super_twiddles`.
+        pub super_twiddles: Data<f32>,
+    }
+
+    impl From<RfftF32> for Params {
+        fn from(p: RfftF32) -> Params {
+            Params {
+                type_name: "RfftF32",
+                fields: vec![
+                    ("frames", Value::Usize(p.frames)),
+                    ("input_length", Value::Usize(p.input_length)),
+                    ("output_length", Value::Usize(p.output_length)),
+                    ("nfft", Value::Usize(p.nfft)),
+                    ("factors", Value::Usizes(p.factors)),
+                    ("twiddles", Value::from(p.twiddles)),
+                    ("super_twiddles", Value::from(p.super_twiddles)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::FilterBank`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FilterBank {
+        /// `num_channels`.
+        pub num_channels: usize,
+        /// `outputs`.
+        pub outputs: usize,
+        /// `weights`.
+        pub weights: Data<i16>,
+        /// `unweights`.
+        pub unweights: Data<i16>,
+        /// `frequency_starts`.
+        pub frequency_starts: Data<i16>,
+        /// `weight_starts`.
+        pub weight_starts: Data<i16>,
+        /// `widths`.
+        pub widths: Data<i16>,
+    }
+
+    impl From<FilterBank> for Params {
+        fn from(p: FilterBank) -> Params {
+            Params {
+                type_name: "FilterBank",
+                fields: vec![
+                    ("num_channels", Value::Usize(p.num_channels)),
+                    ("outputs", Value::Usize(p.outputs)),
+                    ("weights", Value::from(p.weights)),
+                    ("unweights", Value::from(p.unweights)),
+                    ("frequency_starts", Value::from(p.frequency_starts)),
+                    ("weight_starts", Value::from(p.weight_starts)),
+                    ("widths", Value::from(p.widths)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::FilterBankSquareRoot`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct FilterBankSquareRoot {
+        /// `channels`.
+        pub channels: usize,
+        /// `outputs`.
+        pub outputs: usize,
+    }
+
+    impl From<FilterBankSquareRoot> for Params {
+        fn from(p: FilterBankSquareRoot) -> Params {
+            Params {
+                type_name: "FilterBankSquareRoot",
+                fields: vec![
+                    ("channels", Value::Usize(p.channels)),
+                    ("outputs", Value::Usize(p.outputs)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::SpectralSubtraction`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SpectralSubtraction {
+        /// `channels`.
+        pub channels: usize,
+        /// `outputs`.
+        pub outputs: usize,
+        /// `noise_outputs`.
+        pub noise_outputs: usize,
+        /// `smoothing`.
+        pub smoothing: i32,
+        /// `one_minus_smoothing`.
+        pub one_minus_smoothing: i32,
+        /// `alternate_smoothing`.
+        pub alternate_smoothing: i32,
+        /// `alternate_one_minus_smoothing`.
+        pub alternate_one_minus_smoothing: i32,
+        /// `min_signal_remaining`.
+        pub min_signal_remaining: i32,
+        /// `smoothing_bits`.
+        pub smoothing_bits: i32,
+        /// `spectral_subtraction_bits`.
+        pub spectral_subtraction_bits: i32,
+        /// `clamping`.
+        pub clamping: bool,
+    }
+
+    impl From<SpectralSubtraction> for Params {
+        fn from(p: SpectralSubtraction) -> Params {
+            Params {
+                type_name: "SpectralSubtraction",
+                fields: vec![
+                    ("channels", Value::Usize(p.channels)),
+                    ("outputs", Value::Usize(p.outputs)),
+                    ("noise_outputs", Value::Usize(p.noise_outputs)),
+                    ("smoothing", Value::I32(p.smoothing)),
+                    ("one_minus_smoothing", Value::I32(p.one_minus_smoothing)),
+                    ("alternate_smoothing", Value::I32(p.alternate_smoothing)),
+                    (
+                        "alternate_one_minus_smoothing",
+                        Value::I32(p.alternate_one_minus_smoothing),
+                    ),
+                    ("min_signal_remaining", Value::I32(p.min_signal_remaining)),
+                    ("smoothing_bits", Value::I32(p.smoothing_bits)),
+                    (
+                        "spectral_subtraction_bits",
+                        Value::I32(p.spectral_subtraction_bits),
+                    ),
+                    ("clamping", Value::Bool(p.clamping)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::Pcan`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Pcan {
+        /// `channels`.
+        pub channels: usize,
+        /// `snr_shift`.
+        pub snr_shift: i32,
+    }
+
+    impl From<Pcan> for Params {
+        fn from(p: Pcan) -> Params {
+            Params {
+                type_name: "Pcan",
+                fields: vec![
+                    ("channels", Value::Usize(p.channels)),
+                    ("snr_shift", Value::I32(p.snr_shift)),
+                ],
             }
         }
     }

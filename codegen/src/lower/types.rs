@@ -28,6 +28,8 @@ pub enum Ty {
     U8,
     /// UINT32 (TFLM's signal library's spectra and filter bank channels).
     U32,
+    /// UINT64 (TFLM's signal library's filter bank sums).
+    U64,
     /// BOOL.
     Bool,
     /// INT4 (packed weights).
@@ -36,7 +38,7 @@ pub enum Ty {
 
 impl Ty {
     /// Every type, in table order.
-    pub const ALL: [Ty; 9] = [
+    pub const ALL: [Ty; 10] = [
         Ty::F32,
         Ty::I8,
         Ty::I16,
@@ -44,6 +46,7 @@ impl Ty {
         Ty::I64,
         Ty::U8,
         Ty::U32,
+        Ty::U64,
         Ty::Bool,
         Ty::I4,
     ];
@@ -58,6 +61,7 @@ impl Ty {
             Ty::I64 => "INT64",
             Ty::U8 => "UINT8",
             Ty::U32 => "UINT32",
+            Ty::U64 => "UINT64",
             Ty::Bool => "BOOL",
             Ty::I4 => "INT4",
         }
@@ -73,6 +77,7 @@ impl Ty {
             Ty::I64 => "int64",
             Ty::U8 => "uint8",
             Ty::U32 => "uint32",
+            Ty::U64 => "uint64",
             Ty::Bool => "bool",
             Ty::I4 => "int4",
         }

@@ -74,11 +74,12 @@ fn time_model(make: fn() -> Box<dyn tinyaot_tests::DynModel>) -> f64 {
 
 /// The `.tflite` file of model `name` of `suite` (as build.rs found it).
 fn model_path(suite: &str, name: &str) -> PathBuf {
-    let [fixtures, hostile, shared, tflm] = suites(&shared_dir_unchecked());
+    let [fixtures, hostile, shared, tflm, audio] = suites(&shared_dir_unchecked());
     let models = match suite {
         "fixtures" => fixtures.models,
         "hostile" => hostile.models,
         "tflm_suite" => tflm.models,
+        "audio_frontend" => audio.models,
         _ => shared.models,
     };
     models.join(format!("{name}.tflite"))

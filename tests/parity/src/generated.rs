@@ -2318,6 +2318,148 @@ pub mod ffi {
             /// `size`.
             pub size: usize,
         }
+        /// The C `signal_RfftS16`.
+        #[repr(C)]
+        pub struct RfftS16 {
+            /// `frames`.
+            pub frames: usize,
+            /// `input_length`.
+            pub input_length: usize,
+            /// `output_length`.
+            pub output_length: usize,
+            /// `nfft`.
+            pub nfft: usize,
+            /// `factors`'s data.
+            pub factors: *const usize,
+            /// `factors`'s length.
+            pub factors_len: usize,
+            /// `twiddles`'s data.
+            pub twiddles: *const i16,
+            /// `twiddles`'s length.
+            pub twiddles_len: usize,
+            /// `super_twiddles`'s data.
+            pub super_twiddles: *const i16,
+            /// `super_twiddles`'s length.
+            pub super_twiddles_len: usize,
+        }
+        /// The C `signal_RfftS32`.
+        #[repr(C)]
+        pub struct RfftS32 {
+            /// `frames`.
+            pub frames: usize,
+            /// `input_length`.
+            pub input_length: usize,
+            /// `output_length`.
+            pub output_length: usize,
+            /// `nfft`.
+            pub nfft: usize,
+            /// `factors`'s data.
+            pub factors: *const usize,
+            /// `factors`'s length.
+            pub factors_len: usize,
+            /// `twiddles`'s data.
+            pub twiddles: *const i32,
+            /// `twiddles`'s length.
+            pub twiddles_len: usize,
+            /// `super_twiddles`'s data.
+            pub super_twiddles: *const i32,
+            /// `super_twiddles`'s length.
+            pub super_twiddles_len: usize,
+        }
+        /// The C `signal_RfftF32`.
+        #[repr(C)]
+        pub struct RfftF32 {
+            /// `frames`.
+            pub frames: usize,
+            /// `input_length`.
+            pub input_length: usize,
+            /// `output_length`.
+            pub output_length: usize,
+            /// `nfft`.
+            pub nfft: usize,
+            /// `factors`'s data.
+            pub factors: *const usize,
+            /// `factors`'s length.
+            pub factors_len: usize,
+            /// `twiddles`'s data.
+            pub twiddles: *const f32,
+            /// `twiddles`'s length.
+            pub twiddles_len: usize,
+            /// `super_twiddles`'s data.
+            pub super_twiddles: *const f32,
+            /// `super_twiddles`'s length.
+            pub super_twiddles_len: usize,
+        }
+        /// The C `signal_FilterBank`.
+        #[repr(C)]
+        pub struct FilterBank {
+            /// `num_channels`.
+            pub num_channels: usize,
+            /// `outputs`.
+            pub outputs: usize,
+            /// `weights`'s data.
+            pub weights: *const i16,
+            /// `weights`'s length.
+            pub weights_len: usize,
+            /// `unweights`'s data.
+            pub unweights: *const i16,
+            /// `unweights`'s length.
+            pub unweights_len: usize,
+            /// `frequency_starts`'s data.
+            pub frequency_starts: *const i16,
+            /// `frequency_starts`'s length.
+            pub frequency_starts_len: usize,
+            /// `weight_starts`'s data.
+            pub weight_starts: *const i16,
+            /// `weight_starts`'s length.
+            pub weight_starts_len: usize,
+            /// `widths`'s data.
+            pub widths: *const i16,
+            /// `widths`'s length.
+            pub widths_len: usize,
+        }
+        /// The C `signal_FilterBankSquareRoot`.
+        #[repr(C)]
+        pub struct FilterBankSquareRoot {
+            /// `channels`.
+            pub channels: usize,
+            /// `outputs`.
+            pub outputs: usize,
+        }
+        /// The C `signal_SpectralSubtraction`.
+        #[repr(C)]
+        pub struct SpectralSubtraction {
+            /// `channels`.
+            pub channels: usize,
+            /// `outputs`.
+            pub outputs: usize,
+            /// `noise_outputs`.
+            pub noise_outputs: usize,
+            /// `smoothing`.
+            pub smoothing: i32,
+            /// `one_minus_smoothing`.
+            pub one_minus_smoothing: i32,
+            /// `alternate_smoothing`.
+            pub alternate_smoothing: i32,
+            /// `alternate_one_minus_smoothing`.
+            pub alternate_one_minus_smoothing: i32,
+            /// `min_signal_remaining`.
+            pub min_signal_remaining: i32,
+            /// `smoothing_bits`.
+            pub smoothing_bits: i32,
+            /// `spectral_subtraction_bits`.
+            pub spectral_subtraction_bits: i32,
+            /// `clamping`.
+            pub clamping: core::ffi::c_int,
+        }
+        /// The C `signal_Pcan`.
+        #[repr(C)]
+        pub struct Pcan {
+            /// `channels`.
+            pub channels: usize,
+            /// `snr_shift`.
+            pub snr_shift: i32,
+        }
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -3960,6 +4102,41 @@ pub mod ffi {
             output: *mut u8,
             output_scale_bits: *mut u8,
             p: *const signal::FftAutoScale,
+        );
+        /// The C `signal::rfft_s16`.
+        pub fn parity_signal_rfft_s16(input: *const u8, output: *mut u8, p: *const signal::RfftS16);
+        /// The C `signal::rfft_s32`.
+        pub fn parity_signal_rfft_s32(input: *const u8, output: *mut u8, p: *const signal::RfftS32);
+        /// The C `signal::rfft_f32`.
+        pub fn parity_signal_rfft_f32(input: *const u8, output: *mut u8, p: *const signal::RfftF32);
+        /// The C `signal::filter_bank`.
+        pub fn parity_signal_filter_bank(
+            input: *const u8,
+            output: *mut u8,
+            p: *const signal::FilterBank,
+        );
+        /// The C `signal::filter_bank_square_root`.
+        pub fn parity_signal_filter_bank_square_root(
+            input: *const u8,
+            scale_bits: *const u8,
+            output: *mut u8,
+            p: *const signal::FilterBankSquareRoot,
+        );
+        /// The C `signal::filter_bank_spectral_subtraction`.
+        pub fn parity_signal_filter_bank_spectral_subtraction(
+            input: *const u8,
+            output: *mut u8,
+            output_noise_estimate: *mut u8,
+            noise_state: *mut u8,
+            p: *const signal::SpectralSubtraction,
+        );
+        /// The C `signal::pcan`.
+        pub fn parity_signal_pcan(
+            input: *const u8,
+            noise_estimate: *const u8,
+            lut: *const u8,
+            output: *mut u8,
+            p: *const signal::Pcan,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -9143,6 +9320,191 @@ fn c_signal_fft_auto_scale(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Stri
     Ok(())
 }
 
+/// `signal::rfft_s16` in C.
+fn c_signal_rfft_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<i16> = call.slice("twiddles")?;
+    let super_twiddles: Vec<i16> = call.slice("super_twiddles")?;
+    let p = ffi::signal::RfftS16 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: factors.as_ptr(),
+        factors_len: factors.len(),
+        twiddles: twiddles.as_ptr(),
+        twiddles_len: twiddles.len(),
+        super_twiddles: super_twiddles.as_ptr(),
+        super_twiddles_len: super_twiddles.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_rfft_s16(input, output, &p) };
+    Ok(())
+}
+
+/// `signal::rfft_s32` in C.
+fn c_signal_rfft_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<i32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<i32> = call.slice("super_twiddles")?;
+    let p = ffi::signal::RfftS32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: factors.as_ptr(),
+        factors_len: factors.len(),
+        twiddles: twiddles.as_ptr(),
+        twiddles_len: twiddles.len(),
+        super_twiddles: super_twiddles.as_ptr(),
+        super_twiddles_len: super_twiddles.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_rfft_s32(input, output, &p) };
+    Ok(())
+}
+
+/// `signal::rfft_f32` in C.
+fn c_signal_rfft_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<f32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<f32> = call.slice("super_twiddles")?;
+    let p = ffi::signal::RfftF32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: factors.as_ptr(),
+        factors_len: factors.len(),
+        twiddles: twiddles.as_ptr(),
+        twiddles_len: twiddles.len(),
+        super_twiddles: super_twiddles.as_ptr(),
+        super_twiddles_len: super_twiddles.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_rfft_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `signal::filter_bank` in C.
+fn c_signal_filter_bank(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights: Vec<i16> = call.slice("weights")?;
+    let unweights: Vec<i16> = call.slice("unweights")?;
+    let frequency_starts: Vec<i16> = call.slice("frequency_starts")?;
+    let weight_starts: Vec<i16> = call.slice("weight_starts")?;
+    let widths: Vec<i16> = call.slice("widths")?;
+    let p = ffi::signal::FilterBank {
+        num_channels: call.scalar::<usize>("num_channels")?,
+        outputs: call.scalar::<usize>("outputs")?,
+        weights: weights.as_ptr(),
+        weights_len: weights.len(),
+        unweights: unweights.as_ptr(),
+        unweights_len: unweights.len(),
+        frequency_starts: frequency_starts.as_ptr(),
+        frequency_starts_len: frequency_starts.len(),
+        weight_starts: weight_starts.as_ptr(),
+        weight_starts_len: weight_starts.len(),
+        widths: widths.as_ptr(),
+        widths_len: widths.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_filter_bank(input, output, &p) };
+    Ok(())
+}
+
+/// `signal::filter_bank_square_root` in C.
+fn c_signal_filter_bank_square_root(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::FilterBankSquareRoot {
+        channels: call.scalar::<usize>("channels")?,
+        outputs: call.scalar::<usize>("outputs")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let scale_bits = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_filter_bank_square_root(input, scale_bits, output, &p) };
+    Ok(())
+}
+
+/// `signal::filter_bank_spectral_subtraction` in C.
+fn c_signal_filter_bank_spectral_subtraction(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = ffi::signal::SpectralSubtraction {
+        channels: call.scalar::<usize>("channels")?,
+        outputs: call.scalar::<usize>("outputs")?,
+        noise_outputs: call.scalar::<usize>("noise_outputs")?,
+        smoothing: call.scalar::<i32>("smoothing")?,
+        one_minus_smoothing: call.scalar::<i32>("one_minus_smoothing")?,
+        alternate_smoothing: call.scalar::<i32>("alternate_smoothing")?,
+        alternate_one_minus_smoothing: call.scalar::<i32>("alternate_one_minus_smoothing")?,
+        min_signal_remaining: call.scalar::<i32>("min_signal_remaining")?,
+        smoothing_bits: call.scalar::<i32>("smoothing_bits")?,
+        spectral_subtraction_bits: call.scalar::<i32>("spectral_subtraction_bits")?,
+        clamping: core::ffi::c_int::from(call.scalar::<bool>("clamping")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let output_noise_estimate = call.c_output(base, arena.len(), 2)?;
+    let noise_state = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_signal_filter_bank_spectral_subtraction(
+            input,
+            output,
+            output_noise_estimate,
+            noise_state,
+            &p,
+        )
+    };
+    Ok(())
+}
+
+/// `signal::pcan` in C.
+fn c_signal_pcan(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::Pcan {
+        channels: call.scalar::<usize>("channels")?,
+        snr_shift: call.scalar::<i32>("snr_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let noise_estimate = call.c_input(base, arena.len(), 1)?;
+    let lut = call.c_input(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_pcan(input, noise_estimate, lut, output, &p) };
+    Ok(())
+}
+
 /// `softmax::softmax_s8` in C.
 fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -10030,6 +10392,15 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("signal", "filter_bank_log") => c_signal_filter_bank_log(call, arena),
         ("signal", "energy") => c_signal_energy(call, arena),
         ("signal", "fft_auto_scale") => c_signal_fft_auto_scale(call, arena),
+        ("signal", "rfft_s16") => c_signal_rfft_s16(call, arena),
+        ("signal", "rfft_s32") => c_signal_rfft_s32(call, arena),
+        ("signal", "rfft_f32") => c_signal_rfft_f32(call, arena),
+        ("signal", "filter_bank") => c_signal_filter_bank(call, arena),
+        ("signal", "filter_bank_square_root") => c_signal_filter_bank_square_root(call, arena),
+        ("signal", "filter_bank_spectral_subtraction") => {
+            c_signal_filter_bank_spectral_subtraction(call, arena)
+        }
+        ("signal", "pcan") => c_signal_pcan(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -10260,6 +10631,13 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("signal", "filter_bank_log"),
     ("signal", "energy"),
     ("signal", "fft_auto_scale"),
+    ("signal", "rfft_s16"),
+    ("signal", "rfft_s32"),
+    ("signal", "rfft_f32"),
+    ("signal", "filter_bank"),
+    ("signal", "filter_bank_square_root"),
+    ("signal", "filter_bank_spectral_subtraction"),
+    ("signal", "pcan"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

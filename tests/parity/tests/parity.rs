@@ -127,14 +127,21 @@ fn compiled(prefix: &str, files: Vec<PathBuf>) -> Vec<(String, Vec<u8>)> {
 /// The models of TFLM's integration suite (`<shared>/models/tflm_suite`) that tinyaot compiles:
 /// the int16 SEANet layers, whose kernels no fixture reaches, and the stateful models.
 fn tflm_suite_models(shared: &Path) -> Vec<(String, Vec<u8>)> {
-    let [.., tflm] = tinyaot_test_support::suites(shared);
+    let [.., tflm, _] = tinyaot_test_support::suites(shared);
     compiled("tflm_suite", tflm.model_files())
 }
 
 /// The models of `<shared>/models` (not its subdirectories) that tinyaot compiles.
 fn shared_models(shared: &Path) -> Vec<(String, Vec<u8>)> {
-    let [.., reference, _] = tinyaot_test_support::suites(shared);
+    let [.., reference, _, _] = tinyaot_test_support::suites(shared);
     compiled("shared", reference.model_files())
+}
+
+/// TFLM's audio front-end models (`<shared>/models/audio_frontend`) that tinyaot compiles: the
+/// signal library's kernels on the shapes and tables of a real front end.
+fn audio_frontend_models(shared: &Path) -> Vec<(String, Vec<u8>)> {
+    let [.., audio] = tinyaot_test_support::suites(shared);
+    compiled("audio_frontend", audio.model_files())
 }
 
 /// Every fixture model (all that `models.json` lists: a missing one fails the test).
@@ -171,7 +178,8 @@ fn every_kernel_matches_its_c_twin_on_the_corner_cases() {
         .chain(accepted)
         .chain(concatenations())
         .chain(splits())
-        .chain(shared.iter().flat_map(|dir| tflm_suite_models(dir)));
+        .chain(shared.iter().flat_map(|dir| tflm_suite_models(dir)))
+        .chain(shared.iter().flat_map(|dir| audio_frontend_models(dir)));
     for (seed, (name, model)) in all.enumerate() {
         let outcome = check_model(&name, &model, seed as u64).unwrap_or_else(|e| panic!("{e}"));
         calls += outcome.compared.len();

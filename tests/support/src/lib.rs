@@ -296,7 +296,7 @@ pub fn tflite_files(dir: &Path) -> Vec<PathBuf> {
 /// `<models>/<stem>.tflite`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Suite {
-    /// `fixtures`, `hostile`, `shared` or `tflm_suite`.
+    /// `fixtures`, `hostile`, `shared`, `tflm_suite` or `audio_frontend`.
     pub name: &'static str,
     /// The directory of the `.tflite` files.
     pub models: PathBuf,
@@ -331,16 +331,18 @@ pub const MACRO_REFERENCE_MODELS: &[&str] = &["keyword_scrambled", "trained_lstm
 
 /// The conformance suites, in the order they run: the fixtures (`tests/fixtures`), the accepted
 /// hostile models (`tests/fixtures/hostile`), the reference models of `shared` (the directory
-/// [`find_shared_dir`] finds) and TFLM's own integration suite beside them (`models/tflm_suite`:
-/// the SEANet 16x8 layers and the LSTM/SVDF models).
-pub fn suites(shared: &Path) -> [Suite; 4] {
+/// [`find_shared_dir`] finds), TFLM's own integration suite beside them (`models/tflm_suite`:
+/// the SEANet 16x8 layers and the LSTM/SVDF models) and TFLM's audio front-end models
+/// (`models/audio_frontend`: micro_speech's preprocessors, TFLM's signal library, 8 golden cases
+/// carrying state).
+pub fn suites(shared: &Path) -> [Suite; 5] {
     let [fixtures, hostile] = repository_suites();
-    let [reference, tflm] = shared_suites(shared);
-    [fixtures, hostile, reference, tflm]
+    let [reference, tflm, audio] = shared_suites(shared);
+    [fixtures, hostile, reference, tflm, audio]
 }
 
 /// The conformance suites this machine has, for a test or build script that runs them to do
-/// `what`: all four [`suites`] with the shared data, else the two of the repository, after
+/// `what`: all five [`suites`] with the shared data, else the two of the repository, after
 /// [`skip_or_fail`] said that the shared ones are skipped (in CI: failed).
 pub fn available_suites(what: &str) -> Vec<Suite> {
     let mut suites = repository_suites().to_vec();
@@ -367,8 +369,8 @@ fn repository_suites() -> [Suite; 2] {
     ]
 }
 
-/// The suites of the shared data in `shared`: `shared` and `tflm_suite`.
-fn shared_suites(shared: &Path) -> [Suite; 2] {
+/// The suites of the shared data in `shared`: `shared`, `tflm_suite` and `audio_frontend`.
+fn shared_suites(shared: &Path) -> [Suite; 3] {
     [
         Suite {
             name: "shared",
@@ -379,6 +381,11 @@ fn shared_suites(shared: &Path) -> [Suite; 2] {
             name: "tflm_suite",
             models: shared.join("models/tflm_suite"),
             golden: shared.join("models/tflm_suite/golden"),
+        },
+        Suite {
+            name: "audio_frontend",
+            models: shared.join("models/audio_frontend"),
+            golden: shared.join("models/audio_frontend/golden"),
         },
     ]
 }
@@ -746,7 +753,8 @@ mod tests {
     #[test]
     fn suites_pair_models_with_goldens() {
         let shared = Path::new("/data/shared");
-        let [fixtures, hostile, reference, tflm] = suites(shared);
+        let [fixtures, hostile, reference, tflm, audio] = suites(shared);
+        assert_eq!(audio.golden, shared.join("models/audio_frontend/golden"));
         assert_eq!(tflm.golden, shared.join("models/tflm_suite/golden"));
         assert_eq!(fixtures.models, fixtures_dir().join("models"));
         assert_eq!(hostile.golden, fixtures_dir().join("hostile/golden"));

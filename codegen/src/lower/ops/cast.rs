@@ -5,7 +5,9 @@
 //! the build defines it, and the runtime computes the same), so no input value is refused. A
 //! constant input folds at generation time through the same kernel.
 //!
-//! Not compiled: UINT32 (TFLM casts from and to it; tinyaot's type table has no UINT32 tensors).
+//! UINT32 to and from INT32 (the audio front end's casts around its filter bank) is the same
+//! bytes, copied as INT32 to INT32 (C's conversion between them is modulo 2^32 either way). Not
+//! compiled: UINT32 with the other types (TFLM casts them).
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -14,9 +16,11 @@ use crate::lower::params::cast as P;
 use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::OpContext;
 
-/// Every pair of `FLOAT32, INT8, INT16, INT32, BOOL`, the same type included (a copy): what
-/// tinyaot casts, and what TFLM's Eval casts among the registry's types.
+/// What tinyaot casts: every pair of `FLOAT32, INT8, INT16, INT32, BOOL`, the same type
+/// included (a copy), and UINT32 to and from INT32.
 const CASTS: &[Sig] = &[
+    Sig::Each(&[Ty::U32, Ty::I32]),
+    Sig::Each(&[Ty::I32, Ty::U32]),
     Sig::Each(&[Ty::F32, Ty::I8]),
     Sig::Each(&[Ty::F32, Ty::I16]),
     Sig::Each(&[Ty::F32, Ty::I32]),
@@ -44,10 +48,50 @@ const CASTS: &[Sig] = &[
     Sig::Same(Ty::Bool),
 ];
 
+/// What TFLM's Eval casts among the registry's types: [`CASTS`] and UINT32 with every type.
+const TFLM_CASTS: &[Sig] = &[
+    Sig::Each(&[Ty::U32, Ty::I32]),
+    Sig::Each(&[Ty::I32, Ty::U32]),
+    Sig::Each(&[Ty::F32, Ty::I8]),
+    Sig::Each(&[Ty::F32, Ty::I16]),
+    Sig::Each(&[Ty::F32, Ty::I32]),
+    Sig::Each(&[Ty::F32, Ty::U32]),
+    Sig::Each(&[Ty::F32, Ty::Bool]),
+    Sig::Each(&[Ty::I8, Ty::F32]),
+    Sig::Each(&[Ty::I8, Ty::I16]),
+    Sig::Each(&[Ty::I8, Ty::I32]),
+    Sig::Each(&[Ty::I8, Ty::U32]),
+    Sig::Each(&[Ty::I8, Ty::Bool]),
+    Sig::Each(&[Ty::I16, Ty::F32]),
+    Sig::Each(&[Ty::I16, Ty::I8]),
+    Sig::Each(&[Ty::I16, Ty::I32]),
+    Sig::Each(&[Ty::I16, Ty::U32]),
+    Sig::Each(&[Ty::I16, Ty::Bool]),
+    Sig::Each(&[Ty::I32, Ty::F32]),
+    Sig::Each(&[Ty::I32, Ty::I8]),
+    Sig::Each(&[Ty::I32, Ty::I16]),
+    Sig::Each(&[Ty::I32, Ty::Bool]),
+    Sig::Each(&[Ty::U32, Ty::F32]),
+    Sig::Each(&[Ty::U32, Ty::I8]),
+    Sig::Each(&[Ty::U32, Ty::I16]),
+    Sig::Each(&[Ty::U32, Ty::Bool]),
+    Sig::Each(&[Ty::Bool, Ty::F32]),
+    Sig::Each(&[Ty::Bool, Ty::I8]),
+    Sig::Each(&[Ty::Bool, Ty::I16]),
+    Sig::Each(&[Ty::Bool, Ty::I32]),
+    Sig::Each(&[Ty::Bool, Ty::U32]),
+    Sig::Same(Ty::F32),
+    Sig::Same(Ty::I8),
+    Sig::Same(Ty::I16),
+    Sig::Same(Ty::I32),
+    Sig::Same(Ty::U32),
+    Sig::Same(Ty::Bool),
+];
+
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::CAST,
-    types: Types::unary(CASTS, CASTS),
+    types: Types::unary(CASTS, TFLM_CASTS),
     inputs: 1..=1,
     outputs: 1,
     lower: Lowering::Kernel(cast),
@@ -80,9 +124,18 @@ fn cast(ctx: &OpContext) -> Result<Kernel> {
             ));
         }
     }
-    let (Some(from), Some(to)) = (code(input.dtype), code(output.dtype)) else {
+    // UINT32 and INT32 are the same bytes: the kernel's INT32 copy.
+    let int32_bits =
+        |a: DType, b: DType| matches!((a, b), (DType::U32, DType::I32) | (DType::I32, DType::U32));
+    let (from, to) = if int32_bits(input.dtype, output.dtype) {
+        (code(DType::I32), code(DType::I32))
+    } else {
+        (code(input.dtype), code(output.dtype))
+    };
+    let (Some(from), Some(to)) = (from, to) else {
         return Err(ctx.unsupported(
-            "a UINT32 input or output; supported: FLOAT32, INT8, INT16, INT32 and BOOL",
+            "a UINT32 input or output with another type than INT32; supported: FLOAT32, INT8, \
+             INT16, INT32 and BOOL with one another, UINT32 to and from INT32",
         ));
     };
     super::same_size(ctx, input, output)?;

@@ -3,14 +3,18 @@
 //! way TFLM's `FlexbufferWrapper` reads them (by index: the map's keys in alphabetical order).
 //!
 //! SignalWindow → `signal::window_s16`; SignalFilterBankLog → `signal::filter_bank_log`;
-//! SignalEnergy → `signal::energy`; SignalFftAutoScale → `signal::fft_auto_scale`.
+//! SignalEnergy → `signal::energy`; SignalFftAutoScale → `signal::fft_auto_scale`;
+//! SignalRfft → `signal::rfft_s16`, `rfft_s32`, `rfft_f32`; SignalFilterBank → `signal::filter_bank`;
+//! SignalFilterBankSquareRoot → `signal::filter_bank_square_root`;
+//! SignalFilterBankSpectralSubtraction → `signal::filter_bank_spectral_subtraction` (its state a
+//! variable tensor the loader adds); SignalPCAN → `signal::pcan`.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::signal as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
-use crate::lower::{OpContext, Operand};
+use crate::lower::{Data, OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -55,6 +59,60 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 1..=1,
         outputs: 2,
         lower: Lowering::Custom("SignalFftAutoScale", fft_auto_scale),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types::unary(
+            &[Sig::Same(Ty::I16), Sig::Same(Ty::I32), Sig::Same(Ty::F32)],
+            &[Sig::Same(Ty::I16), Sig::Same(Ty::I32), Sig::Same(Ty::F32)],
+        ),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Custom("SignalRfft", rfft),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[Sig::Each(&[Ty::U32, Ty::I16, Ty::U64])],
+            tflm: &[Sig::Each(&[Ty::U32, Ty::I16, Ty::U64])],
+        },
+        inputs: 6..=6,
+        outputs: 1,
+        lower: Lowering::Custom("SignalFilterBank", filter_bank),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::Out(0)],
+            tinyaot: &[Sig::Each(&[Ty::U64, Ty::I32, Ty::U32])],
+            tflm: &[Sig::Each(&[Ty::U64, Ty::I32, Ty::U32])],
+        },
+        inputs: 2..=2,
+        outputs: 1,
+        lower: Lowering::Custom("SignalFilterBankSquareRoot", filter_bank_square_root),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types {
+            roles: &[Role::In(0), Role::Out(0), Role::Out(1)],
+            tinyaot: &[Sig::Same(Ty::U32)],
+            tflm: &[Sig::Same(Ty::U32)],
+        },
+        inputs: 1..=1,
+        outputs: 2,
+        lower: Lowering::Custom(crate::load::SPECTRAL_SUBTRACTION, spectral_subtraction),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types {
+            roles: &[Role::In(0), Role::In(1), Role::In(2), Role::Out(0)],
+            tinyaot: &[Sig::Each(&[Ty::U32, Ty::U32, Ty::I16, Ty::U32])],
+            tflm: &[Sig::Each(&[Ty::U32, Ty::U32, Ty::I16, Ty::U32])],
+        },
+        inputs: 3..=3,
+        outputs: 1,
+        lower: Lowering::Custom("SignalPCAN", pcan),
     },
 ];
 
@@ -311,4 +369,580 @@ fn fft_auto_scale(ctx: &OpContext) -> Result<Kernel> {
     let mut operands = in_out(ctx)?;
     operands.push(Operand::Offset(ctx.output_index(1)?));
     Ok(kernel("fft_auto_scale", operands, P::FftAutoScale { size }))
+}
+
+/// The values of a constant INT16 tensor (`what` of the operator); a tensor computed at run time
+/// is unsupported: its indices are checked here, where TFLM reads them unchecked.
+fn const_i16s(ctx: &OpContext, what: &str, i: usize) -> Result<Vec<i16>> {
+    let index = ctx.constant_input(i, what)?;
+    let tensor = &ctx.graph().tensors[index];
+    let data = tensor.data.as_deref().unwrap_or(&[]);
+    let n = tensor.num_elements();
+    if data.len() < 2 * n {
+        return Err(ctx.invalid(
+            format!(
+                "{what} has {} bytes, fewer than its {n} int16 need",
+                data.len()
+            ),
+            Grounds::spec("schema.fbs, Buffer: a constant tensor's data holds its elements"),
+        ));
+    }
+    Ok(data[..2 * n]
+        .chunks_exact(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect())
+}
+
+/// kissfft's `kf_factor` of a complex transform of length `n`: (radix, remaining length) pairs,
+/// radices 4 first, then 2, then odd numbers up to `floor(sqrt(n))`, then what is left.
+fn kiss_factors(n: usize) -> Vec<usize> {
+    let floor_sqrt = (n as f64).sqrt().floor() as usize;
+    let (mut n, mut p, mut factors) = (n, 4usize, Vec::new());
+    loop {
+        while n % p != 0 {
+            p = match p {
+                4 => 2,
+                2 => 3,
+                _ => p + 2,
+            };
+            if p > floor_sqrt {
+                p = n;
+            }
+        }
+        n /= p;
+        factors.extend([p, n]);
+        if n <= 1 {
+            return factors;
+        }
+    }
+}
+
+/// kissfft's `kf_cexp` of phases for its three types: in Q15 and Q31 `floor(0.5 + SAMP_MAX ·
+/// cos)`, `… · sin`; in float the float of the double `cos` and `sin`.
+#[derive(Default)]
+struct Twiddles {
+    q15: Vec<i16>,
+    q31: Vec<i32>,
+    float: Vec<f32>,
+}
+
+impl Twiddles {
+    fn push(&mut self, phase: f64) {
+        for x in [phase.cos(), phase.sin()] {
+            self.q15.push((0.5 + 32767.0 * x).floor() as i16);
+            self.q31.push((0.5 + 2_147_483_647.0 * x).floor() as i32);
+            self.float.push(x as f32);
+        }
+    }
+}
+
+/// SignalRfft (rfft.cc): frames of samples → their complex spectra, by kissfft in the tensors'
+/// type (int16 and int32 fixed point, float32); parameter 0 of the options is `T` (the tensors'
+/// type), 1 `fft_length`.
+fn rfft(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let options = ctx.custom_options()?;
+    let t = ctx.custom_int(&options, 0, "T")? as i32;
+    let fft_length = ctx.custom_int(&options, 1, "fft_length")? as i32;
+    // TensorType codes: FLOAT32 0, INT32 2, INT16 7.
+    let dtype = match t {
+        0 => DType::F32,
+        2 => DType::I32,
+        7 => DType::I16,
+        _ => {
+            return Err(ctx.invalid(
+                format!(
+                    "parameter 'T' is TensorType {t}; SignalRfft takes INT16, INT32 or FLOAT32"
+                ),
+                Grounds::undefined(
+                    "rfft.cc RfftInitAll returns no parameters for another type, which \
+                     RfftPrepareAll then reads",
+                ),
+            ))
+        }
+    };
+    if input.shape.len() != output.shape.len() {
+        return Err(ctx.invalid(
+            format!(
+                "output of rank {}, the input of rank {}",
+                output.shape.len(),
+                input.shape.len()
+            ),
+            Grounds::tflm(
+                "rfft.cc RfftPrepare: TF_LITE_ENSURE_EQ(NumDimensions(input), NumDimensions(output))",
+            ),
+        ));
+    }
+    const TYPES: &str = "rfft.cc RfftPrepare: TF_LITE_ENSURE_TYPES_EQ (input and output of type T)";
+    expect_type(ctx, "input", input, dtype, TYPES)?;
+    expect_type(ctx, "output", output, dtype, TYPES)?;
+    let (Some(&input_length), Some(&output_last)) = (input.shape.last(), output.shape.last())
+    else {
+        return Err(ctx.invalid(
+            "the input and output are scalars (rank 0)",
+            Grounds::undefined("rfft.cc RfftPrepare reads the last dimension of a rank-0 shape"),
+        ));
+    };
+    if fft_length <= 0 || fft_length % 2 != 0 {
+        return Err(ctx.invalid(
+            format!("fft_length {fft_length}; kissfft's real transform takes an even length"),
+            Grounds::undefined(
+                "kiss_fftr_alloc returns no state for an odd or non-positive length, which \
+                 RfftEval then uses",
+            ),
+        ));
+    }
+    let fft_length = fft_length as usize;
+    let size = input.num_elements();
+    if input_length > fft_length || (input_length == 0 && size > 0) {
+        return Err(ctx.invalid(
+            format!("frames of {input_length} samples for fft_length {fft_length}"),
+            Grounds::undefined(
+                "rfft.cc RfftEval zero-pads each frame of input_length samples to fft_length: \
+                 a negative padding, or no progress through the input",
+            ),
+        ));
+    }
+    let frames = if size == 0 { 0 } else { size / input_length };
+    let nfft = fft_length / 2;
+    let output_length = output_last / 2;
+    let written = frames
+        .checked_sub(1)
+        .map(|last| last * output_length + nfft + 1);
+    let room = output.num_elements() / output_last.max(1) * output_last / 2;
+    if written.is_some_and(|w| w > room) {
+        return Err(ctx.invalid(
+            format!(
+                "{frames} frames of {} complex bins each {output_length} apart, an output of \
+                 {room} complex elements",
+                nfft + 1
+            ),
+            Grounds::undefined(
+                "kiss_fftr writes fft_length / 2 + 1 complex bins per frame: past the output's end",
+            ),
+        ));
+    }
+    let factors = kiss_factors(nfft);
+    if let Some(radix) = factors
+        .chunks_exact(2)
+        .map(|f| f[0])
+        .find(|p| !(2..=5).contains(p))
+    {
+        return Err(ctx.invalid(
+            format!(
+                "fft_length {fft_length}: kissfft factors its half, {nfft}, with radix {radix}, \
+                 which only its generic butterfly computes; supported: halves whose prime \
+                 factors are 2, 3 and 5"
+            ),
+            Grounds::undefined(
+                "kissfft's kf_bfly_generic takes its scratch from KISS_FFT_TMP_ALLOC, which \
+                 TFLM's kissfft patch makes a null pointer: TFLM writes through it (a crash)",
+            ),
+        ));
+    }
+    let pi = std::f64::consts::PI;
+    let mut twiddles = Twiddles::default();
+    for i in 0..nfft {
+        twiddles.push(-2.0 * pi * i as f64 / nfft as f64);
+    }
+    let mut halves = Twiddles::default();
+    for i in 0..nfft / 2 {
+        halves.push(-pi * ((i + 1) as f64 / nfft as f64 + 0.5));
+    }
+    let operands = in_out(ctx)?;
+    Ok(match dtype {
+        DType::I16 => kernel(
+            "rfft_s16",
+            operands,
+            P::RfftS16 {
+                frames,
+                input_length,
+                output_length,
+                nfft,
+                factors,
+                twiddles: Data::Packed(twiddles.q15),
+                super_twiddles: Data::Packed(halves.q15),
+            },
+        ),
+        DType::I32 => kernel(
+            "rfft_s32",
+            operands,
+            P::RfftS32 {
+                frames,
+                input_length,
+                output_length,
+                nfft,
+                factors,
+                twiddles: Data::Packed(twiddles.q31),
+                super_twiddles: Data::Packed(halves.q31),
+            },
+        ),
+        _ => kernel(
+            "rfft_f32",
+            operands,
+            P::RfftF32 {
+                frames,
+                input_length,
+                output_length,
+                nfft,
+                factors,
+                twiddles: Data::Packed(twiddles.float),
+                super_twiddles: Data::Packed(halves.float),
+            },
+        ),
+    })
+}
+
+/// SignalFilterBank (filter_bank.cc): uint32 energies and five constant int16 tables → uint64
+/// channels; parameter 0 of the options is `num_channels`.
+fn filter_bank(ctx: &OpContext) -> Result<Kernel> {
+    let options = ctx.custom_options()?;
+    let num_channels = ctx.custom_int(&options, 0, "num_channels")? as i32;
+    const RANK: &str = "filter_bank.cc FilterBankPrepare: TF_LITE_ENSURE_EQ(NumDimensions(..), 1)";
+    const TYPES: &str = "filter_bank.cc FilterBankPrepare: TF_LITE_ENSURE_TYPES_EQ (UINT32 \
+         input, INT16 tables, UINT64 output)";
+    let names = [
+        "input",
+        "weights",
+        "unweights",
+        "channel frequency starts",
+        "channel weight starts",
+        "channel widths",
+    ];
+    for (i, what) in names.iter().enumerate() {
+        let tensor = ctx.input(i)?;
+        expect_rank(ctx, what, tensor, 1, RANK)?;
+        let dtype = if i == 0 { DType::U32 } else { DType::I16 };
+        expect_type(ctx, what, tensor, dtype, TYPES)?;
+    }
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    expect_rank(ctx, "output", output, 1, RANK)?;
+    expect_type(ctx, "output", output, DType::U64, TYPES)?;
+    if num_channels < 0 {
+        return Err(ctx.invalid(
+            format!("num_channels {num_channels}"),
+            Grounds::undefined(
+                "filter_bank.cc FilterBankInit allocates num_channels + 1 sums, which \
+                 FilterBankEval copies the output from",
+            ),
+        ));
+    }
+    let channels = num_channels as usize;
+    let weights = const_i16s(ctx, "the weights", 1)?;
+    let unweights = const_i16s(ctx, "the unweights", 2)?;
+    let starts = const_i16s(ctx, "the channel frequency starts", 3)?;
+    let weight_starts = const_i16s(ctx, "the channel weight starts", 4)?;
+    let widths = const_i16s(ctx, "the channel widths", 5)?;
+    let unchecked = Grounds::undefined(
+        "signal/src/filter_bank.cc FilterbankAccumulateChannels reads the tables of channels 0 \
+         to num_channels and the bins and weights they name, unchecked: out of bounds",
+    );
+    let shortest = starts.len().min(weight_starts.len()).min(widths.len());
+    if shortest <= channels {
+        return Err(ctx.invalid(
+            format!(
+                "channel tables of {shortest} elements for num_channels {channels} (it reads \
+                 {} per table)",
+                channels + 1
+            ),
+            unchecked,
+        ));
+    }
+    for i in 0..=channels {
+        let width = i64::from(widths[i]);
+        if width <= 0 {
+            continue;
+        }
+        let (start, weight) = (i64::from(starts[i]), i64::from(weight_starts[i]));
+        let bins = input.num_elements() as i64;
+        let table = weights.len().min(unweights.len()) as i64;
+        if start < 0 || weight < 0 || start + width > bins || weight + width > table {
+            return Err(ctx.invalid(
+                format!(
+                    "channel {i} reads bins {start}..{} of {bins} and weights {weight}..{} of \
+                     {table}",
+                    start + width,
+                    weight + width
+                ),
+                unchecked,
+            ));
+        }
+    }
+    let outputs = output.num_elements();
+    if outputs > channels {
+        return Err(ctx.invalid(
+            format!("output of {outputs} elements for num_channels {channels}"),
+            Grounds::undefined(
+                "filter_bank.cc FilterBankEval copies the output's size from num_channels sums: \
+                 past their end",
+            ),
+        ));
+    }
+    Ok(kernel(
+        "filter_bank",
+        in_out(ctx)?,
+        P::FilterBank {
+            num_channels: channels,
+            outputs,
+            weights: Data::Tensor(ctx.input_index(1)?),
+            unweights: Data::Tensor(ctx.input_index(2)?),
+            frequency_starts: Data::Tensor(ctx.input_index(3)?),
+            weight_starts: Data::Tensor(ctx.input_index(4)?),
+            widths: Data::Tensor(ctx.input_index(5)?),
+        },
+    ))
+}
+
+/// SignalFilterBankSquareRoot (filter_bank_square_root.cc): uint64 channels → their uint32
+/// square roots, shifted right by the int32 scalar input `scale_bits` (computed at run time in
+/// the audio front end, by SignalFftAutoScale). It has no options.
+fn filter_bank_square_root(ctx: &OpContext) -> Result<Kernel> {
+    let (input, scale_bits, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    const PREPARE: &str = "filter_bank_square_root_common.cc FilterBankSquareRootPrepare: \
+         TF_LITE_ENSURE_EQ(NumDimensions(..))";
+    expect_rank(ctx, "input", input, 1, PREPARE)?;
+    expect_rank(ctx, "scale_bits input", scale_bits, 0, PREPARE)?;
+    expect_rank(ctx, "output", output, 1, PREPARE)?;
+    const TYPES: &str = "filter_bank_square_root_common.cc FilterBankSquareRootPrepare: \
+         TF_LITE_ENSURE_TYPES_EQ (UINT64 input, INT32 scale_bits, UINT32 output)";
+    expect_type(ctx, "input", input, DType::U64, TYPES)?;
+    expect_type(ctx, "scale_bits input", scale_bits, DType::I32, TYPES)?;
+    expect_type(ctx, "output", output, DType::U32, TYPES)?;
+    if let Some(bits) = scale_bits.data.as_deref().and_then(|b| b.get(..4)) {
+        let bits = i32::from_le_bytes([bits[0], bits[1], bits[2], bits[3]]);
+        if !(0..32).contains(&bits) {
+            return Err(ctx.invalid(
+                format!("scale_bits {bits}; a shift of a uint32 must be in 0..=31"),
+                Grounds::undefined(
+                    "signal/src/filter_bank_square_root.cc FilterbankSqrt: Sqrt64(..) >> \
+                     scale_down_bits",
+                ),
+            ));
+        }
+    }
+    let (channels, outputs) = (input.num_elements(), output.num_elements());
+    if outputs < channels {
+        return Err(ctx.invalid(
+            format!("output of {outputs} elements, the input of {channels}"),
+            Grounds::undefined(
+                "filter_bank_square_root.cc FilterBankSquareRootEval writes one output per input \
+                 channel: past the output's end",
+            ),
+        ));
+    }
+    if ctx.graph().tensors[ctx.input_index(0)?].is_constant() {
+        return Err(ctx.unsupported(
+            "the input is a constant tensor; constant inputs to this op are not supported",
+        ));
+    }
+    Ok(kernel(
+        "filter_bank_square_root",
+        vec![
+            Operand::Offset(ctx.input_index(0)?),
+            Operand::Src(ctx.input_index(1)?),
+            Operand::Offset(ctx.output_index(0)?),
+        ],
+        P::FilterBankSquareRoot { channels, outputs },
+    ))
+}
+
+/// SignalFilterBankSpectralSubtraction (filter_bank_spectral_subtraction.cc): uint32 channels
+/// less a noise estimate kept between invocations (the variable tensor the loader adds as the
+/// operator's last intermediate), and that estimate as a second output. The options' parameters,
+/// by index: alternate_one_minus_smoothing, alternate_smoothing, clamping, min_signal_remaining,
+/// num_channels, one_minus_smoothing, smoothing, smoothing_bits, spectral_subtraction_bits.
+fn spectral_subtraction(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output, noise) = (ctx.input(0)?, ctx.output(0)?, ctx.output(1)?);
+    let options = ctx.custom_options()?;
+    let int = |i: usize, key: &str| ctx.custom_int(&options, i, key).map(|v| v as i32);
+    let alternate_one_minus_smoothing = int(0, "alternate_one_minus_smoothing")?;
+    let alternate_smoothing = int(1, "alternate_smoothing")?;
+    let clamping = ctx.custom_int(&options, 2, "clamping")? != 0;
+    let min_signal_remaining = int(3, "min_signal_remaining")?;
+    let num_channels = int(4, "num_channels")?;
+    let one_minus_smoothing = int(5, "one_minus_smoothing")?;
+    let smoothing = int(6, "smoothing")?;
+    let smoothing_bits = int(7, "smoothing_bits")?;
+    let spectral_subtraction_bits = int(8, "spectral_subtraction_bits")?;
+    const PREPARE: &str =
+        "filter_bank_spectral_subtraction.cc FilterBankSpectralSubtractionPrepare: \
+         TF_LITE_ENSURE_EQ(NumDimensions(..), 1)";
+    expect_rank(ctx, "input", input, 1, PREPARE)?;
+    expect_rank(ctx, "output", output, 1, PREPARE)?;
+    expect_rank(ctx, "noise estimate output", noise, 1, PREPARE)?;
+    const TYPES: &str = "filter_bank_spectral_subtraction.cc \
+         FilterBankSpectralSubtractionPrepare: TF_LITE_ENSURE_TYPES_EQ (.., kTfLiteUInt32)";
+    expect_type(ctx, "input", input, DType::U32, TYPES)?;
+    expect_type(ctx, "output", output, DType::U32, TYPES)?;
+    expect_type(ctx, "noise estimate output", noise, DType::U32, TYPES)?;
+    let shifts = [
+        (
+            "smoothing_bits",
+            smoothing_bits,
+            32,
+            "input[i] << smoothing_bits (uint32)",
+        ),
+        (
+            "spectral_subtraction_bits",
+            spectral_subtraction_bits,
+            64,
+            "uint64 >> spectral_subtraction_bits",
+        ),
+    ];
+    for (name, value, width, what) in shifts {
+        if !(0..width).contains(&value) {
+            return Err(ctx.invalid(
+                format!(
+                    "{name} {value} ({what}); a shift of a {width}-bit value must be in \
+                     0..{width}"
+                ),
+                Grounds::undefined(match width {
+                    32 => {
+                        "signal/src/filter_bank_spectral_subtraction.cc: a uint32 shifted by \
+                           32 or more bits"
+                    }
+                    _ => {
+                        "signal/src/filter_bank_spectral_subtraction.cc: a uint64 shifted by \
+                          64 or more bits"
+                    }
+                }),
+            ));
+        }
+    }
+    let (elements, outputs, noise_outputs) = (
+        input.num_elements(),
+        output.num_elements(),
+        noise.num_elements(),
+    );
+    let channels = usize::try_from(num_channels).unwrap_or(usize::MAX);
+    if channels > elements || channels > outputs || noise_outputs > channels {
+        return Err(ctx.invalid(
+            format!(
+                "num_channels {num_channels} for an input of {elements} elements, an output of \
+                 {outputs} and a noise estimate of {noise_outputs}"
+            ),
+            Grounds::undefined(
+                "filter_bank_spectral_subtraction.cc reads and writes num_channels elements of \
+                 the input, the output and its state, and copies the noise estimate's size from \
+                 that state: out of bounds",
+            ),
+        ));
+    }
+    let state = match ctx.op().intermediates.last() {
+        Some(&t) if ctx.graph().tensors[t].is_variable => t,
+        _ => return Err(ctx.internal("the loader gave the operator no state tensor")),
+    };
+    let mut operands = in_out(ctx)?;
+    operands.push(Operand::Offset(ctx.output_index(1)?));
+    operands.push(Operand::Offset(state));
+    Ok(kernel(
+        "filter_bank_spectral_subtraction",
+        operands,
+        P::SpectralSubtraction {
+            channels,
+            outputs,
+            noise_outputs,
+            smoothing,
+            one_minus_smoothing,
+            alternate_smoothing,
+            alternate_one_minus_smoothing,
+            min_signal_remaining,
+            smoothing_bits,
+            spectral_subtraction_bits,
+            clamping,
+        },
+    ))
+}
+
+/// SignalPCAN (pcan.cc): uint32 channels, their uint32 noise estimates and an int16 gain table →
+/// uint32 channels with per-channel automatic gain; parameter 0 of the options is `snr_shift`.
+fn pcan(ctx: &OpContext) -> Result<Kernel> {
+    let (input, noise, lut, output) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?, ctx.output(0)?);
+    let options = ctx.custom_options()?;
+    let snr_shift = ctx.custom_int(&options, 0, "snr_shift")? as i32;
+    const PREPARE: &str = "pcan.cc PcanPrepare: TF_LITE_ENSURE_EQ(NumDimensions(..), 1)";
+    expect_rank(ctx, "input", input, 1, PREPARE)?;
+    expect_rank(ctx, "noise estimate", noise, 1, PREPARE)?;
+    expect_rank(ctx, "gain table", lut, 1, PREPARE)?;
+    expect_rank(ctx, "output", output, 1, PREPARE)?;
+    const TYPES: &str = "pcan.cc PcanPrepare: TF_LITE_ENSURE_TYPES_EQ (UINT32 input, noise \
+         estimate and output, INT16 gain table)";
+    expect_type(ctx, "input", input, DType::U32, TYPES)?;
+    expect_type(ctx, "noise estimate", noise, DType::U32, TYPES)?;
+    expect_type(ctx, "gain table", lut, DType::I16, TYPES)?;
+    expect_type(ctx, "output", output, DType::U32, TYPES)?;
+    if !(0..64).contains(&snr_shift) {
+        return Err(ctx.invalid(
+            format!("snr_shift {snr_shift}; a shift of a uint64 must be in 0..=63"),
+            Grounds::undefined("signal/src/pcan_argc_fixed.cc: (uint64_t)x * gain >> snr_shift"),
+        ));
+    }
+    let channels = input.num_elements();
+    if output.num_elements() != channels || noise.num_elements() < channels {
+        return Err(ctx.invalid(
+            format!(
+                "an input of {channels} elements, an output of {} and a noise estimate of {}",
+                output.num_elements(),
+                noise.num_elements()
+            ),
+            Grounds::undefined(
+                "pcan.cc PcanEval copies the output's size from the input, then reads the noise \
+                 estimate and writes the output for each input channel: out of bounds",
+            ),
+        ));
+    }
+    if lut.num_elements() < 125 {
+        return Err(ctx.invalid(
+            format!("a gain table of {} elements", lut.num_elements()),
+            Grounds::undefined(
+                "signal/src/pcan_argc_fixed.cc WideDynamicFunction reads up to entry 124 (4 per \
+                 bit of the noise estimate), unchecked",
+            ),
+        ));
+    }
+    for (i, what) in [(0, "input"), (1, "noise estimate")] {
+        if ctx.graph().tensors[ctx.input_index(i)?].is_constant() {
+            return Err(ctx.unsupported(format!(
+                "the {what} is a constant tensor; constant inputs to this op are not supported"
+            )));
+        }
+    }
+    Ok(kernel(
+        "pcan",
+        vec![
+            Operand::Offset(ctx.input_index(0)?),
+            Operand::Offset(ctx.input_index(1)?),
+            Operand::Src(ctx.input_index(2)?),
+            Operand::Offset(ctx.output_index(0)?),
+        ],
+        P::Pcan {
+            channels,
+            snr_shift,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn factors_are_kissfft_s() {
+        // Powers of 4 first, then 2, then odd factors up to the square root, then the rest.
+        assert_eq!(kiss_factors(256), [4, 64, 4, 16, 4, 4, 4, 1]);
+        assert_eq!(kiss_factors(8), [4, 2, 2, 1]);
+        assert_eq!(kiss_factors(15), [3, 5, 5, 1]);
+        assert_eq!(kiss_factors(14), [2, 7, 7, 1]);
+        assert_eq!(kiss_factors(1), [1, 1]);
+    }
+
+    #[test]
+    fn twiddles_are_rounded_as_kissfft_rounds_them() {
+        let mut t = Twiddles::default();
+        t.push(0.0);
+        t.push(-std::f64::consts::PI / 2.0);
+        assert_eq!(t.q15, [32767, 0, 0, -32767]);
+        assert_eq!(t.q31, [2_147_483_647, 0, 0, -2_147_483_647]);
+        assert_eq!(t.float[..2], [1.0, 0.0]);
+    }
 }
