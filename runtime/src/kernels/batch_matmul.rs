@@ -174,7 +174,7 @@ pub fn batch_matmul_s8(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &
 }
 
 /// The scratch memory [`batch_matmul_s8_packed`] needs: the rows' zero-point terms (4 bytes each)
-/// and one block of four packed RHS columns ([`pack4_columns_s8`]).
+/// and one block of four packed RHS columns (`pack4_columns_s8`).
 pub const fn packed_scratch_bytes(rows: usize, depth: usize) -> usize {
     4 * rows + depth.div_ceil(4) * PACKED4_GROUP
 }
@@ -183,8 +183,8 @@ pub const fn packed_scratch_bytes(rows: usize, depth: usize) -> usize {
 /// adjoint, using [`packed_scratch_bytes`] of scratch memory at `scratch`. Per batch: each LHS
 /// row's term for the RHS zero point, `-zr * Σ (l - zl)`, into the scratch; then per block of four
 /// output columns (the last one possibly fewer), the block's RHS columns packed into the scratch
-/// as 16-bit pairs ([`pack4_columns_s8`], once for all rows) and each LHS row against them, four
-/// sums at a time ([`dot4_packed_s8`]), then TFLM's per-tensor requantization. `Σ (l - zl) *
+/// as 16-bit pairs (`pack4_columns_s8`, once for all rows) and each LHS row against them, four
+/// sums at a time (`dot4_packed_s8`), then TFLM's per-tensor requantization. `Σ (l - zl) *
 /// (r - zr)` is `Σ (l - zl) * r - zr * Σ (l - zl)`, exact modulo 2^32 (the true sum fits: the
 /// depth is checked at generation time). Reads and writes as [`batch_matmul_s8`].
 #[cfg_attr(target_os = "none", inline(never))]
