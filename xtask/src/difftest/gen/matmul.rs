@@ -38,7 +38,22 @@ fn batch_matmul(g: &mut G<'_>, _: B, x: Option<i32>, dtype: TensorType) -> Optio
     if g.rank(x).is_some_and(|r| !(2..=4).contains(&r)) {
         return None;
     }
-    let x = g.take(x, dtype, |g| g.random_shape(2, 4, 5), 1.0);
+    let x = g.take(
+        x,
+        dtype,
+        |g| {
+            // Now and then 8 to 12 rows and a depth up to 9: int8's packed kernel (8 rows or
+            // more), its partial blocks of columns and its depth past a multiple of 4.
+            let mut shape = g.random_shape(2, 4, 5);
+            if g.rng.chance(0.4) {
+                let rank = shape.len();
+                shape[rank - 2] = g.rng.int(8, 12);
+                shape[rank - 1] = g.rng.int(1, 9);
+            }
+            shape
+        },
+        1.0,
+    );
     Some(g.batch_matmul(x))
 }
 
