@@ -2706,6 +2706,86 @@ pub mod ffi {
             /// `act_max`.
             pub act_max: f32,
         }
+        /// The C `transpose_conv_TransposeConvDyn`.
+        #[repr(C)]
+        pub struct TransposeConvDyn {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+        /// The C `transpose_conv_TransposeConvDynF32`.
+        #[repr(C)]
+        pub struct TransposeConvDynF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `act_min`.
+            pub act_min: f32,
+            /// `act_max`.
+            pub act_max: f32,
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -4145,6 +4225,34 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const transpose_conv::TransposeConvF32,
+        );
+        /// The C `transpose_conv::transpose_conv_dyn_s8`.
+        pub fn parity_transpose_conv_transpose_conv_dyn_s8(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const transpose_conv::TransposeConvDyn,
+        );
+        /// The C `transpose_conv::transpose_conv_dyn_s16`.
+        pub fn parity_transpose_conv_transpose_conv_dyn_s16(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const transpose_conv::TransposeConvDyn,
+        );
+        /// The C `transpose_conv::transpose_conv_dyn_s16_bias16`.
+        pub fn parity_transpose_conv_transpose_conv_dyn_s16_bias16(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const transpose_conv::TransposeConvDyn,
+        );
+        /// The C `transpose_conv::transpose_conv_dyn_f32`.
+        pub fn parity_transpose_conv_transpose_conv_dyn_f32(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const transpose_conv::TransposeConvDynF32,
         );
     }
 }
@@ -9740,6 +9848,168 @@ fn c_transpose_conv_transpose_conv_f32(call: &Call<'_>, arena: &mut [u8]) -> Res
     Ok(())
 }
 
+/// `transpose_conv::transpose_conv_dyn_s8` in C.
+fn c_transpose_conv_transpose_conv_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::transpose_conv::TransposeConvDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_transpose_conv_transpose_conv_dyn_s8(inputs.as_ptr(), inputs.len(), output, &p)
+    };
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_s16` in C.
+fn c_transpose_conv_transpose_conv_dyn_s16(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::transpose_conv::TransposeConvDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_transpose_conv_transpose_conv_dyn_s16(inputs.as_ptr(), inputs.len(), output, &p)
+    };
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_s16_bias16` in C.
+fn c_transpose_conv_transpose_conv_dyn_s16_bias16(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::transpose_conv::TransposeConvDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_transpose_conv_transpose_conv_dyn_s16_bias16(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_f32` in C.
+fn c_transpose_conv_transpose_conv_dyn_f32(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = ffi::transpose_conv::TransposeConvDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_transpose_conv_transpose_conv_dyn_f32(inputs.as_ptr(), inputs.len(), output, &p)
+    };
+    Ok(())
+}
+
 /// Runs the Rust kernel a call names on `arena` (the code generator's runners).
 pub fn run_rust(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     tinyaot_codegen::fold::kernels::run(call, arena)
@@ -10001,6 +10271,18 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("transpose_conv", "transpose_conv_f32") => {
             c_transpose_conv_transpose_conv_f32(call, arena)
         }
+        ("transpose_conv", "transpose_conv_dyn_s8") => {
+            c_transpose_conv_transpose_conv_dyn_s8(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_s16") => {
+            c_transpose_conv_transpose_conv_dyn_s16(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_s16_bias16") => {
+            c_transpose_conv_transpose_conv_dyn_s16_bias16(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_f32") => {
+            c_transpose_conv_transpose_conv_dyn_f32(call, arena)
+        }
         (module, function) => Err(format!("no kernel {module}::{function}")),
     }
 }
@@ -10226,4 +10508,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("transpose_conv", "transpose_conv_s8"),
     ("transpose_conv", "transpose_conv_s16"),
     ("transpose_conv", "transpose_conv_f32"),
+    ("transpose_conv", "transpose_conv_dyn_s8"),
+    ("transpose_conv", "transpose_conv_dyn_s16"),
+    ("transpose_conv", "transpose_conv_dyn_s16_bias16"),
+    ("transpose_conv", "transpose_conv_dyn_f32"),
 ];

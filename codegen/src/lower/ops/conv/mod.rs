@@ -19,11 +19,14 @@ mod weights;
 
 pub(super) use dynamic::depthwise_dyn;
 pub(super) use geometry::{geometry, window_stream, Geometry, Window};
-pub(super) use int16::{quant_16x8, reduce_16x8, swizzle_quads, swizzled_filter, Bias16x8};
+pub(super) use int16::{
+    bias32_read_as_int64, quant_16x8, reduce_16x8, swizzle_quads, swizzled_filter, symmetric_16x8,
+    Bias16x8,
+};
 pub(super) use int8::{
     bias_values, filter_rows, fold, folded_bias, im2col, narrow_requant, pointwise,
 };
-pub(super) use weights::{weights_and_range, ConvQuant, Inputs, CONV_INPUTS};
+pub(super) use weights::{hybrid, weights_and_range, ConvQuant, Inputs, CONV_INPUTS};
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
