@@ -117,9 +117,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-            let (mut multipliers, mut shifts) = requantization(ctx, s_in, units, s_out)?;
-            multipliers.truncate(out_units);
-            shifts.truncate(out_units);
+            let (multipliers, shifts) = requantization(ctx, s_in, out_units, s_out)?;
             let (act_min, act_max) = ctx.activation_range_s8(o.activation, s_out, zp_out)?;
             if dynamic {
                 return dyn_s8(
@@ -198,15 +196,17 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     }
 }
 
-/// The requantization multipliers and shifts of the `units` outputs, per tensor or per channel as
-/// the weights' scales are (TFLM's Prepare: the same for int8 and int16 inputs).
+/// The requantization multipliers and shifts of the first `units` outputs, per tensor or per
+/// channel as the weights' scales are (TFLM's Prepare: the same for int8 and int16 inputs; its
+/// kernel reads the multipliers of the output's units, the first per-channel scales whatever
+/// dimension they run along).
 pub(super) fn requantization(
     ctx: &OpContext,
     s_in: f32,
     units: usize,
     s_out: f32,
 ) -> Result<(Vec<i32>, Vec<i8>)> {
-    let scales = ctx.weight_scales(ctx.input(1)?, units, 0)?;
+    let scales = ctx.fc_weight_scales(ctx.input(1)?, units)?;
     if scales.len() == 1 {
         // GetQuantizedConvolutionMultipler, in double throughout (as TFLM computes it: taking the
         // product in float first is 1 LSB off for some scale pairs).
@@ -235,9 +235,7 @@ fn fully_connected_16x8(
     ctx.expect_output_dtype("the output", output, DType::I16)?;
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
     let (s_out, zp_out) = ctx.int16_quant("output", output)?;
-    let (mut multipliers, mut shifts) = requantization(ctx, s_in, units, s_out)?;
-    multipliers.truncate(out_units);
-    shifts.truncate(out_units);
+    let (multipliers, shifts) = requantization(ctx, s_in, out_units, s_out)?;
     let (act_min, act_max) = ctx.activation_range_s16(activation, s_out, zp_out)?;
     let bias_type = ctx.optional_input(2).map(|t| t.dtype);
     let options_bias_type = ctx

@@ -435,7 +435,9 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     for (gate, iw, rw, _) in GATES {
         for (i, s_x) in [(iw, s_in), (rw, s_h)] {
             let w = ctx.input(i)?;
-            let scales = ctx.weight_scales(w, s.units, 0)?;
+            // CalculateOpDataFullyConnected checks per-channel scales against the weights'
+            // quantized dimension only (the loader's check); the LSTM reads none of them.
+            let scales = ctx.fc_weight_scales(w, 0)?;
             if scales.len() != 1 && i == iw {
                 // CreateGateParams copies the per-tensor multiplier out of an
                 // OpDataFullyConnected that CalculateOpDataFullyConnected does not set for

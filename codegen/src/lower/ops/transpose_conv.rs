@@ -179,7 +179,7 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
     if input.dtype == DType::I16 {
         // TFLM's Eval takes the 64-bit path whatever the options' bias type, widening an INT16
         // bias.
-        let q = quant_16x8(ctx, (INPUTS, 0), (out[3], act), Bias16x8::WidenInt16)?;
+        let q = quant_16x8(ctx, INPUTS, (out[3], act), Bias16x8::WidenInt16)?;
         // Taps of whole groups of four whose 32-bit sums cannot overflow: two channels at a time
         // over weights laid out for the DSP loop.
         let swizzled = i[3] % 4 == 0 && i[3] <= 508;
@@ -203,48 +203,46 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let num = ctx.input_num(input)?;
-    Ok(
-        match weights_and_range(ctx, (num, INPUTS), 0, out[3], act)? {
-            ConvQuant::I8 {
-                input_zero_point,
-                output_zero_point,
-                filter,
-                bias,
-                multipliers,
-                shifts,
-                act_min,
-                act_max,
-            } => kernel(
-                "transpose_conv_s8",
-                operands,
-                params!(TransposeConvS8 {
-                    input_zero_point: input_zero_point,
-                    output_zero_point: output_zero_point,
-                    filter: filter,
-                    bias: bias,
-                    multipliers: multipliers,
-                    shifts: shifts,
-                    act_min: act_min,
-                    act_max: act_max,
-                }),
-            ),
-            ConvQuant::F32 {
-                filter,
-                bias,
-                act_min,
-                act_max,
-            } => kernel(
-                "transpose_conv_f32",
-                operands,
-                params!(TransposeConvF32 {
-                    filter: filter,
-                    bias: bias,
-                    act_min: act_min,
-                    act_max: act_max,
-                }),
-            ),
-        },
-    )
+    Ok(match weights_and_range(ctx, (num, INPUTS), out[3], act)? {
+        ConvQuant::I8 {
+            input_zero_point,
+            output_zero_point,
+            filter,
+            bias,
+            multipliers,
+            shifts,
+            act_min,
+            act_max,
+        } => kernel(
+            "transpose_conv_s8",
+            operands,
+            params!(TransposeConvS8 {
+                input_zero_point: input_zero_point,
+                output_zero_point: output_zero_point,
+                filter: filter,
+                bias: bias,
+                multipliers: multipliers,
+                shifts: shifts,
+                act_min: act_min,
+                act_max: act_max,
+            }),
+        ),
+        ConvQuant::F32 {
+            filter,
+            bias,
+            act_min,
+            act_max,
+        } => kernel(
+            "transpose_conv_f32",
+            operands,
+            params!(TransposeConvF32 {
+                filter: filter,
+                bias: bias,
+                act_min: act_min,
+                act_max: act_max,
+            }),
+        ),
+    })
 }
 
 /// A TRANSPOSE_CONV's strides and leading paddings, as TFLM's Prepare computes them.
@@ -317,7 +315,7 @@ fn transpose_conv_dyn(
             Some(_) => ("transpose_conv_dyn_s16", Some(DType::I64)),
             None => ("transpose_conv_dyn_s16", None),
         };
-        let scales = ctx.weight_scales(filter, channels, 0)?;
+        let scales = ctx.weight_scales(filter, channels)?;
         let (multipliers, shifts) = ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
         let (multipliers, shifts) = reduce_16x8(ctx, &multipliers, &shifts)?;
         let (act_min, act_max) = ctx.activation_range_s16(act, s_out, 0)?;
@@ -341,7 +339,7 @@ fn transpose_conv_dyn(
             ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-            let scales = ctx.weight_scales(filter, channels, 0)?;
+            let scales = ctx.weight_scales(filter, channels)?;
             let (multipliers, shifts) =
                 ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
             let (act_min, act_max) = ctx.activation_range_s8(act, s_out, zp_out)?;

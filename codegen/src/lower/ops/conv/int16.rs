@@ -36,7 +36,7 @@ pub(in crate::lower::ops) enum Bias16x8 {
 }
 
 /// Type checks, requantization and activation range of a 16x8 convolution with inputs `at`,
-/// whose output channels lie along `filter_axis` of the filter, its bias read as `bias` says.
+/// `channels` output channels, its bias read as `bias` says.
 ///
 /// TFLM's 16x8 convolutions apply no zero points, so nonzero ones are refused (TFLM would ignore
 /// them). A 64-bit bias (or none) gives TFLM's 64-bit sums; for CONV_2D a 32-bit bias, or none
@@ -44,7 +44,7 @@ pub(in crate::lower::ops) enum Bias16x8 {
 /// (`acc32`); a bias TFLM would misread is refused.
 pub(in crate::lower::ops) fn quant_16x8(
     ctx: &OpContext,
-    (at, filter_axis): (Inputs, usize),
+    at: Inputs,
     (channels, activation): (usize, Activation),
     bias: Bias16x8,
 ) -> Result<Quant16x8> {
@@ -86,7 +86,7 @@ pub(in crate::lower::ops) fn quant_16x8(
             ));
         }
     }
-    let scales = ctx.weight_scales(filter, channels, filter_axis)?;
+    let scales = ctx.weight_scales(filter, channels)?;
     let (multipliers, shifts) = ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
     let (multipliers, shifts) = if narrow_sums {
         (multipliers, shifts)

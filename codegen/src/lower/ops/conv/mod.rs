@@ -128,7 +128,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     if num == Num::I16 {
         let q = quant_16x8(
             ctx,
-            (CONV_INPUTS, 0),
+            CONV_INPUTS,
             (out[3], w.activation),
             Bias16x8::ByType(options_bias_type),
         )?;
@@ -176,7 +176,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     if filter.dtype == DType::I4 {
         return super::int4::conv2d(ctx, (i, f, out), &g, w.activation);
     }
-    let quant = weights_and_range(ctx, (num, CONV_INPUTS), 0, out[3], w.activation)?;
+    let quant = weights_and_range(ctx, (num, CONV_INPUTS), out[3], w.activation)?;
     if matches!(quant, ConvQuant::I8 { .. }) && f[3] == i[3] && out[3] > 0 {
         // A 1×1 filter with stride 1, no padding and one group, over an output of the input's
         // extent, is a matrix product: every tap is in the image, so the input zero point folds

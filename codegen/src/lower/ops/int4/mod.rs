@@ -124,19 +124,8 @@ fn unpack(bytes: &[u8], n: usize) -> Vec<i8> {
 }
 
 /// The int8 requantization of a convolution with INT4 weights (TFLM's Prepare is the int8 one).
-fn conv_quant(
-    ctx: &OpContext,
-    filter_axis: usize,
-    channels: usize,
-    activation: Activation,
-) -> Result<ConvQuant> {
-    weights_and_range(
-        ctx,
-        (Num::I8, CONV_INPUTS),
-        filter_axis,
-        channels,
-        activation,
-    )
+fn conv_quant(ctx: &OpContext, channels: usize, activation: Activation) -> Result<ConvQuant> {
+    weights_and_range(ctx, (Num::I8, CONV_INPUTS), channels, activation)
 }
 
 /// CONV_2D with INT4 weights → `conv_int4::conv2d_s4`, for the shapes `(input, filter, output)`
@@ -156,7 +145,7 @@ pub(in crate::lower::ops) fn conv2d(
         shifts,
         act_min,
         act_max,
-    } = conv_quant(ctx, 0, out[3], activation)?
+    } = conv_quant(ctx, out[3], activation)?
     else {
         return Err(ctx.internal(format!(
             "INT4 weights with a float requantization (the input was checked INT8); {SUPPORTED}"
@@ -218,7 +207,7 @@ pub(in crate::lower::ops) fn depthwise(
         shifts,
         act_min,
         act_max,
-    } = conv_quant(ctx, 3, out[3], activation)?
+    } = conv_quant(ctx, out[3], activation)?
     else {
         return Err(ctx.internal(format!(
             "INT4 weights with a float requantization (the input was checked INT8); {SUPPORTED}"
@@ -276,7 +265,7 @@ pub(in crate::lower::ops) fn fully_connected(
     let weights_index = ctx.constant_input(1, "weights")?;
     let (s_in, zp_in) = ctx.int8_quant("input", input)?;
     let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-    if ctx.weight_scales(weights, units, 0)?.len() > 1 {
+    if ctx.fc_weight_scales(weights, 0)?.len() > 1 {
         return Err(ctx.invalid(
             "INT4 weights with per-channel scales: TFLM's FULLY_CONNECTED refuses them (its \
              Prepare takes per-channel scales with INT8 weights only); supported: INT4 weights \
