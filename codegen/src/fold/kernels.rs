@@ -3320,6 +3320,100 @@ fn lstm_lstm_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
     Ok(())
 }
 
+/// `lstm::lstm_dyn_s8`.
+fn lstm_lstm_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = tinyaot_runtime::kernels::lstm::LstmDyn {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: call.scalar::<bool>("time_major")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        mul_multipliers: &mul_multipliers,
+        mul_shifts: &mul_shifts,
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    tinyaot_runtime::kernels::lstm::lstm_dyn_s8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &call.srcs(4)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_s16`.
+fn lstm_lstm_dyn_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = tinyaot_runtime::kernels::lstm::LstmDyn {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: call.scalar::<bool>("time_major")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        mul_multipliers: &mul_multipliers,
+        mul_shifts: &mul_shifts,
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    tinyaot_runtime::kernels::lstm::lstm_dyn_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &call.srcs(4)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_f32`.
+fn lstm_lstm_dyn_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::lstm::LstmDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: call.scalar::<bool>("time_major")?,
+        cell_clip: call.scalar::<f32>("cell_clip")?,
+    };
+    tinyaot_runtime::kernels::lstm::lstm_dyn_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &call.srcs(4)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `math::rsqrt_f32`.
 fn math_rsqrt_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::math::UnaryF32 {
@@ -5145,6 +5239,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("lstm", "lstm_s8") => lstm_lstm_s8(call, arena),
         ("lstm", "lstm_s16") => lstm_lstm_s16(call, arena),
         ("lstm", "lstm_f32") => lstm_lstm_f32(call, arena),
+        ("lstm", "lstm_dyn_s8") => lstm_lstm_dyn_s8(call, arena),
+        ("lstm", "lstm_dyn_s16") => lstm_lstm_dyn_s16(call, arena),
+        ("lstm", "lstm_dyn_f32") => lstm_lstm_dyn_f32(call, arena),
         ("math", "rsqrt_f32") => math_rsqrt_f32(call, arena),
         ("math", "lut_s8") => math_lut_s8(call, arena),
         ("math", "abs_f32") => math_abs_f32(call, arena),

@@ -3503,6 +3503,102 @@ pub(crate) mod lstm {
             }
         }
     }
+
+    /// `tinyaot::kernels::lstm::LstmDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LstmDyn {
+        /// `batches`.
+        pub batches: usize,
+        /// `time_steps`.
+        pub time_steps: usize,
+        /// `input_size`.
+        pub input_size: usize,
+        /// `units`.
+        pub units: usize,
+        /// `time_major`.
+        pub time_major: bool,
+        /// `input_offset`.
+        pub input_offset: i32,
+        /// `hidden_offset`.
+        pub hidden_offset: i32,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `mul_multipliers`.
+        pub mul_multipliers: Data<i32>,
+        /// `mul_shifts`.
+        pub mul_shifts: Data<i8>,
+        /// `hidden_zero_point`.
+        pub hidden_zero_point: i32,
+        /// `cell_min`.
+        pub cell_min: i32,
+        /// `cell_max`.
+        pub cell_max: i32,
+        /// `cell_tanh_multiplier`.
+        pub cell_tanh_multiplier: i32,
+        /// `cell_tanh_shift`.
+        pub cell_tanh_shift: i32,
+    }
+
+    impl From<LstmDyn> for Params {
+        fn from(p: LstmDyn) -> Params {
+            Params {
+                type_name: "LstmDyn",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("time_steps", Value::Usize(p.time_steps)),
+                    ("input_size", Value::Usize(p.input_size)),
+                    ("units", Value::Usize(p.units)),
+                    ("time_major", Value::Bool(p.time_major)),
+                    ("input_offset", Value::I32(p.input_offset)),
+                    ("hidden_offset", Value::I32(p.hidden_offset)),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("mul_multipliers", Value::from(p.mul_multipliers)),
+                    ("mul_shifts", Value::from(p.mul_shifts)),
+                    ("hidden_zero_point", Value::I32(p.hidden_zero_point)),
+                    ("cell_min", Value::I32(p.cell_min)),
+                    ("cell_max", Value::I32(p.cell_max)),
+                    ("cell_tanh_multiplier", Value::I32(p.cell_tanh_multiplier)),
+                    ("cell_tanh_shift", Value::I32(p.cell_tanh_shift)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::lstm::LstmDynF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LstmDynF32 {
+        /// `batches`.
+        pub batches: usize,
+        /// `time_steps`.
+        pub time_steps: usize,
+        /// `input_size`.
+        pub input_size: usize,
+        /// `units`.
+        pub units: usize,
+        /// `time_major`.
+        pub time_major: bool,
+        /// `cell_clip`.
+        pub cell_clip: f32,
+    }
+
+    impl From<LstmDynF32> for Params {
+        fn from(p: LstmDynF32) -> Params {
+            Params {
+                type_name: "LstmDynF32",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("time_steps", Value::Usize(p.time_steps)),
+                    ("input_size", Value::Usize(p.input_size)),
+                    ("units", Value::Usize(p.units)),
+                    ("time_major", Value::Bool(p.time_major)),
+                    ("cell_clip", Value::F32(p.cell_clip)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::math`.

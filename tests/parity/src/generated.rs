@@ -1858,6 +1858,66 @@ pub mod ffi {
             /// `cell_clip`.
             pub cell_clip: f32,
         }
+        /// The C `lstm_LstmDyn`.
+        #[repr(C)]
+        pub struct LstmDyn {
+            /// `batches`.
+            pub batches: usize,
+            /// `time_steps`.
+            pub time_steps: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `units`.
+            pub units: usize,
+            /// `time_major`.
+            pub time_major: core::ffi::c_int,
+            /// `input_offset`.
+            pub input_offset: i32,
+            /// `hidden_offset`.
+            pub hidden_offset: i32,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `mul_multipliers`'s data.
+            pub mul_multipliers: *const i32,
+            /// `mul_multipliers`'s length.
+            pub mul_multipliers_len: usize,
+            /// `mul_shifts`'s data.
+            pub mul_shifts: *const i8,
+            /// `mul_shifts`'s length.
+            pub mul_shifts_len: usize,
+            /// `hidden_zero_point`.
+            pub hidden_zero_point: i32,
+            /// `cell_min`.
+            pub cell_min: i32,
+            /// `cell_max`.
+            pub cell_max: i32,
+            /// `cell_tanh_multiplier`.
+            pub cell_tanh_multiplier: i32,
+            /// `cell_tanh_shift`.
+            pub cell_tanh_shift: i32,
+        }
+        /// The C `lstm_LstmDynF32`.
+        #[repr(C)]
+        pub struct LstmDynF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `time_steps`.
+            pub time_steps: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `units`.
+            pub units: usize,
+            /// `time_major`.
+            pub time_major: core::ffi::c_int,
+            /// `cell_clip`.
+            pub cell_clip: f32,
+        }
     }
     /// `math`'s typedefs.
     pub mod math {
@@ -3776,6 +3836,36 @@ pub mod ffi {
             cell_state: *mut u8,
             output: *mut u8,
             p: *const lstm::LstmF32,
+        );
+        /// The C `lstm::lstm_dyn_s8`.
+        pub fn parity_lstm_lstm_dyn_s8(
+            input: *const u8,
+            hidden_state: *mut u8,
+            cell_state: *mut u8,
+            output: *mut u8,
+            weights: *const *const u8,
+            weights_len: usize,
+            p: *const lstm::LstmDyn,
+        );
+        /// The C `lstm::lstm_dyn_s16`.
+        pub fn parity_lstm_lstm_dyn_s16(
+            input: *const u8,
+            hidden_state: *mut u8,
+            cell_state: *mut u8,
+            output: *mut u8,
+            weights: *const *const u8,
+            weights_len: usize,
+            p: *const lstm::LstmDyn,
+        );
+        /// The C `lstm::lstm_dyn_f32`.
+        pub fn parity_lstm_lstm_dyn_f32(
+            input: *const u8,
+            hidden_state: *mut u8,
+            cell_state: *mut u8,
+            output: *mut u8,
+            weights: *const *const u8,
+            weights_len: usize,
+            p: *const lstm::LstmDynF32,
         );
         /// The C `math::rsqrt_f32`.
         pub fn parity_math_rsqrt_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
@@ -7982,6 +8072,141 @@ fn c_lstm_lstm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `lstm::lstm_dyn_s8` in C.
+fn c_lstm_lstm_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = ffi::lstm::LstmDyn {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: core::ffi::c_int::from(call.scalar::<bool>("time_major")?),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        mul_multipliers: mul_multipliers.as_ptr(),
+        mul_multipliers_len: mul_multipliers.len(),
+        mul_shifts: mul_shifts.as_ptr(),
+        mul_shifts_len: mul_shifts.len(),
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let hidden_state = call.c_output(base, arena.len(), 1)?;
+    let cell_state = call.c_output(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    let weights = call.c_inputs(base, arena.len(), 4)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_lstm_lstm_dyn_s8(
+            input,
+            hidden_state,
+            cell_state,
+            output,
+            weights.as_ptr(),
+            weights.len(),
+            &p,
+        )
+    };
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_s16` in C.
+fn c_lstm_lstm_dyn_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = ffi::lstm::LstmDyn {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: core::ffi::c_int::from(call.scalar::<bool>("time_major")?),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        mul_multipliers: mul_multipliers.as_ptr(),
+        mul_multipliers_len: mul_multipliers.len(),
+        mul_shifts: mul_shifts.as_ptr(),
+        mul_shifts_len: mul_shifts.len(),
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let hidden_state = call.c_output(base, arena.len(), 1)?;
+    let cell_state = call.c_output(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    let weights = call.c_inputs(base, arena.len(), 4)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_lstm_lstm_dyn_s16(
+            input,
+            hidden_state,
+            cell_state,
+            output,
+            weights.as_ptr(),
+            weights.len(),
+            &p,
+        )
+    };
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_f32` in C.
+fn c_lstm_lstm_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::lstm::LstmDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: core::ffi::c_int::from(call.scalar::<bool>("time_major")?),
+        cell_clip: call.scalar::<f32>("cell_clip")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let hidden_state = call.c_output(base, arena.len(), 1)?;
+    let cell_state = call.c_output(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    let weights = call.c_inputs(base, arena.len(), 4)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_lstm_lstm_dyn_f32(
+            input,
+            hidden_state,
+            cell_state,
+            output,
+            weights.as_ptr(),
+            weights.len(),
+            &p,
+        )
+    };
+    Ok(())
+}
+
 /// `math::rsqrt_f32` in C.
 fn c_math_rsqrt_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::math::UnaryF32 {
@@ -10187,6 +10412,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("lstm", "lstm_s8") => c_lstm_lstm_s8(call, arena),
         ("lstm", "lstm_s16") => c_lstm_lstm_s16(call, arena),
         ("lstm", "lstm_f32") => c_lstm_lstm_f32(call, arena),
+        ("lstm", "lstm_dyn_s8") => c_lstm_lstm_dyn_s8(call, arena),
+        ("lstm", "lstm_dyn_s16") => c_lstm_lstm_dyn_s16(call, arena),
+        ("lstm", "lstm_dyn_f32") => c_lstm_lstm_dyn_f32(call, arena),
         ("math", "rsqrt_f32") => c_math_rsqrt_f32(call, arena),
         ("math", "lut_s8") => c_math_lut_s8(call, arena),
         ("math", "abs_f32") => c_math_abs_f32(call, arena),
@@ -10428,6 +10656,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("lstm", "lstm_s8"),
     ("lstm", "lstm_s16"),
     ("lstm", "lstm_f32"),
+    ("lstm", "lstm_dyn_s8"),
+    ("lstm", "lstm_dyn_s16"),
+    ("lstm", "lstm_dyn_f32"),
     ("math", "rsqrt_f32"),
     ("math", "lut_s8"),
     ("math", "abs_f32"),
