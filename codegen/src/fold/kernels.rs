@@ -4793,6 +4793,103 @@ fn svdf_svdf_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
     Ok(())
 }
 
+/// `svdf::svdf_dyn_s8`.
+fn svdf_svdf_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i16> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = tinyaot_runtime::kernels::svdf::SvdfS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: &weights_feature,
+        weights_time: &weights_time,
+        bias: bias.as_deref(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    tinyaot_runtime::kernels::svdf::svdf_dyn_s8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.src(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_s8_state8`.
+fn svdf_svdf_dyn_s8_state8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i8> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = tinyaot_runtime::kernels::svdf::SvdfS8State8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: &weights_feature,
+        weights_time: &weights_time,
+        bias: bias.as_deref(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    tinyaot_runtime::kernels::svdf::svdf_dyn_s8_state8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.src(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_f32`.
+fn svdf_svdf_dyn_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<f32> = call.slice("weights_feature")?;
+    let weights_time: Vec<f32> = call.slice("weights_time")?;
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = tinyaot_runtime::kernels::svdf::SvdfF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: &weights_feature,
+        weights_time: &weights_time,
+        bias: bias.as_deref(),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::svdf::svdf_dyn_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.src(3)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `transpose::transpose`.
 fn transpose_transpose<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -5318,6 +5415,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("svdf", "svdf_s8") => svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => svdf_svdf_f32(call, arena),
+        ("svdf", "svdf_dyn_s8") => svdf_svdf_dyn_s8(call, arena),
+        ("svdf", "svdf_dyn_s8_state8") => svdf_svdf_dyn_s8_state8(call, arena),
+        ("svdf", "svdf_dyn_f32") => svdf_svdf_dyn_f32(call, arena),
         ("transpose", "transpose") => transpose_transpose(call, arena),
         ("transpose_conv", "transpose_conv_s8") => transpose_conv_transpose_conv_s8(call, arena),
         ("transpose_conv", "transpose_conv_s16") => transpose_conv_transpose_conv_s16(call, arena),

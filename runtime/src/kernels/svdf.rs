@@ -197,12 +197,55 @@ impl Word for i8 {
     }
 }
 
+/// A bias as the kernels read it: the parameters' constant values, or the bytes of a tensor
+/// computed at run time (little-endian elements).
+#[derive(Clone, Copy)]
+enum BiasView<'a, T> {
+    None,
+    Values(&'a [T]),
+    Bytes(&'a [u8]),
+}
+
+impl<T: Copy + Default> BiasView<'_, T> {
+    /// Element `u`, or the default (0) without a bias.
+    #[inline(always)]
+    fn get(&self, u: usize, from_le: impl Fn([u8; 4]) -> T) -> T {
+        match *self {
+            BiasView::None => T::default(),
+            BiasView::Values(v) => v[u],
+            BiasView::Bytes(b) => from_le([b[4 * u], b[4 * u + 1], b[4 * u + 2], b[4 * u + 3]]),
+        }
+    }
+}
+
+/// The disjoint views of `regions`, and the `len` bytes of the bias computed at run time `bias`
+/// (none: no bias) read beside them: a bias in the arena is a fourth disjoint view.
+fn views_and_bias<'a>(
+    arena: &'a mut [u8],
+    regions: [(usize, usize); 3],
+    bias: Option<crate::Src<'a>>,
+    len: usize,
+) -> ([&'a mut [u8]; 3], Option<&'a [u8]>) {
+    match bias {
+        Some(crate::Src::Arena(at)) => {
+            let [a, b, c, d] =
+                views::disjoint(arena, [regions[0], regions[1], regions[2], (at, len)]);
+            ([a, b, c], Some(&*d))
+        }
+        Some(crate::Src::Bytes(bytes)) => (views::disjoint(arena, regions), Some(&bytes[..len])),
+        None => (views::disjoint(arena, regions), None),
+    }
+}
+
 /// What the two integer kernels share, their time weights aside.
 struct Int<'a, W> {
     dims: [usize; 5],
     weights_feature: &'a [i8],
     weights_time: &'a [W],
+    /// The constant bias (`None` with `bias_at_run_time`).
     bias: Option<&'a [i32]>,
+    /// The bias computed at run time, if any.
+    bias_at_run_time: Option<crate::Src<'a>>,
     zero_points: [i32; 3],
     scales: [(i32, i32); 2],
 }
@@ -211,6 +254,9 @@ struct Int<'a, W> {
 /// fields, their time weights' type aside).
 macro_rules! int_args {
     ($p:expr) => {
+        int_args!($p, None)
+    };
+    ($p:expr, $bias_at_run_time:expr) => {
         Int {
             dims: [
                 $p.batches,
@@ -222,6 +268,7 @@ macro_rules! int_args {
             weights_feature: $p.weights_feature,
             weights_time: $p.weights_time,
             bias: $p.bias,
+            bias_at_run_time: $bias_at_run_time,
             zero_points: [
                 $p.input_zero_point,
                 $p.state_zero_point,
@@ -250,15 +297,21 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
     let row = filters * memory;
     let weights_feature = &p.weights_feature[..filters * input_size];
     let weights_time = &p.weights_time[..row];
-    let bias = p.bias.map(|b| &b[..units]);
-    let [inp, st, out] = views::disjoint(
+    let ([inp, st, out], dyn_bias) = views_and_bias(
         arena,
         [
             (input, batches * input_size),
             (state, W::BYTES * batches * row),
             (output, batches * units),
         ],
+        p.bias_at_run_time,
+        4 * units,
     );
+    let bias = match (dyn_bias, p.bias) {
+        (Some(b), _) => BiasView::Bytes(b),
+        (None, Some(b)) => BiasView::Values(&b[..units]),
+        (None, None) => BiasView::None,
+    };
     // The input offset `-zp_in` lies in [-127, 128], as the dot products need.
     let offset = zp_in.wrapping_neg();
     for b in 0..batches {
@@ -288,7 +341,7 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
                 let t = W::shift_dot(s, w, zp_state.wrapping_add(v), zp_state);
                 let u = f / rank;
                 if taken == 0 {
-                    acc = bias.map_or(0, |b| b[u]);
+                    acc = bias.get(u, i32::from_le_bytes);
                 }
                 acc = acc.wrapping_add(t);
                 taken += 1;
@@ -345,6 +398,69 @@ pub fn svdf_f32(
     p: &SvdfF32,
 ) {
     let p = super::opaque(p);
+    svdf_float(arena, (input, activation_state, output), None, p);
+}
+
+/// [`svdf_s8`] with a bias computed at run time (a graph input or an operator's output), which
+/// TFLM's Eval reads wherever it is: `bias`, `num_units` INT32 values; `p.bias` is not read.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn svdf_dyn_s8(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    bias: crate::Src,
+    p: &SvdfS8,
+) {
+    let p = super::opaque(p);
+    let args = Int {
+        bias: None,
+        ..int_args!(p, Some(bias))
+    };
+    svdf_int(arena, (input, activation_state, output), args);
+}
+
+/// [`svdf_s8_state8`] with a bias computed at run time (as [`svdf_dyn_s8`]).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn svdf_dyn_s8_state8(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    bias: crate::Src,
+    p: &SvdfS8State8,
+) {
+    let p = super::opaque(p);
+    let args = Int {
+        bias: None,
+        ..int_args!(p, Some(bias))
+    };
+    svdf_int(arena, (input, activation_state, output), args);
+}
+
+/// [`svdf_f32`] with a bias computed at run time (`num_units` FLOAT32 values; `p.bias` is not
+/// read).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn svdf_dyn_f32(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    bias: crate::Src,
+    p: &SvdfF32,
+) {
+    let p = super::opaque(p);
+    svdf_float(arena, (input, activation_state, output), Some(bias), p);
+}
+
+/// The float32 SVDF of [`svdf_f32`], its bias `p.bias` or, if given, `bias_at_run_time`.
+#[inline(always)]
+fn svdf_float(
+    arena: &mut [u8],
+    (input, activation_state, output): (usize, usize, usize),
+    bias_at_run_time: Option<crate::Src>,
+    p: &SvdfF32,
+) {
     let state = activation_state;
     let (batches, input_size, filters, rank, memory) = (
         p.batches,
@@ -358,7 +474,6 @@ pub fn svdf_f32(
     let state_len = 4 * batches * row;
     let weights_feature = &p.weights_feature[..filters * input_size];
     let weights_time = &p.weights_time[..row];
-    let bias = p.bias.map(|b| &b[..units]);
     {
         let (inp, st) = views::split(arena, input, 4 * batches * input_size, state, state_len);
         if state_len > 0 {
@@ -377,10 +492,20 @@ pub fn svdf_f32(
             }
         }
     }
-    let (st, out) = views::split(arena, state, state_len, output, 4 * batches * units);
+    let ([st, out, _], dyn_bias) = views_and_bias(
+        arena,
+        [(state, state_len), (output, 4 * batches * units), (0, 0)],
+        bias_at_run_time,
+        4 * units,
+    );
+    let bias = match (dyn_bias, p.bias) {
+        (Some(b), _) => BiasView::Bytes(b),
+        (None, Some(b)) => BiasView::Values(&b[..units]),
+        (None, None) => BiasView::None,
+    };
     for b in 0..batches {
         for u in 0..units {
-            let mut acc = bias.map_or(0.0, |b| b[u]);
+            let mut acc = bias.get(u, f32::from_le_bytes);
             for f in u * rank..(u + 1) * rank {
                 let s = &st[4 * (b * row + f * memory)..][..4 * memory];
                 let w = &weights_time[f * memory..][..memory];

@@ -4292,6 +4292,30 @@ pub mod ffi {
             output: *mut u8,
             p: *const svdf::SvdfF32,
         );
+        /// The C `svdf::svdf_dyn_s8`.
+        pub fn parity_svdf_svdf_dyn_s8(
+            input: *const u8,
+            activation_state: *mut u8,
+            output: *mut u8,
+            bias: *const u8,
+            p: *const svdf::SvdfS8,
+        );
+        /// The C `svdf::svdf_dyn_s8_state8`.
+        pub fn parity_svdf_svdf_dyn_s8_state8(
+            input: *const u8,
+            activation_state: *mut u8,
+            output: *mut u8,
+            bias: *const u8,
+            p: *const svdf::SvdfS8State8,
+        );
+        /// The C `svdf::svdf_dyn_f32`.
+        pub fn parity_svdf_svdf_dyn_f32(
+            input: *const u8,
+            activation_state: *mut u8,
+            output: *mut u8,
+            bias: *const u8,
+            p: *const svdf::SvdfF32,
+        );
         /// The C `transpose::transpose`.
         pub fn parity_transpose_transpose(
             input: *const u8,
@@ -9931,6 +9955,112 @@ fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `svdf::svdf_dyn_s8` in C.
+fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i16> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = ffi::svdf::SvdfS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: weights_feature.as_ptr(),
+        weights_feature_len: weights_feature.len(),
+        weights_time: weights_time.as_ptr(),
+        weights_time_len: weights_time.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    let bias = call.c_input(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_svdf_svdf_dyn_s8(input, activation_state, output, bias, &p) };
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_s8_state8` in C.
+fn c_svdf_svdf_dyn_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i8> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = ffi::svdf::SvdfS8State8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: weights_feature.as_ptr(),
+        weights_feature_len: weights_feature.len(),
+        weights_time: weights_time.as_ptr(),
+        weights_time_len: weights_time.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    let bias = call.c_input(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_svdf_svdf_dyn_s8_state8(input, activation_state, output, bias, &p) };
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_f32` in C.
+fn c_svdf_svdf_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<f32> = call.slice("weights_feature")?;
+    let weights_time: Vec<f32> = call.slice("weights_time")?;
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = ffi::svdf::SvdfF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: weights_feature.as_ptr(),
+        weights_feature_len: weights_feature.len(),
+        weights_time: weights_time.as_ptr(),
+        weights_time_len: weights_time.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    let bias = call.c_input(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_svdf_svdf_dyn_f32(input, activation_state, output, bias, &p) };
+    Ok(())
+}
+
 /// `transpose::transpose` in C.
 fn c_transpose_transpose(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -10491,6 +10621,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("svdf", "svdf_s8") => c_svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => c_svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => c_svdf_svdf_f32(call, arena),
+        ("svdf", "svdf_dyn_s8") => c_svdf_svdf_dyn_s8(call, arena),
+        ("svdf", "svdf_dyn_s8_state8") => c_svdf_svdf_dyn_s8_state8(call, arena),
+        ("svdf", "svdf_dyn_f32") => c_svdf_svdf_dyn_f32(call, arena),
         ("transpose", "transpose") => c_transpose_transpose(call, arena),
         ("transpose_conv", "transpose_conv_s8") => c_transpose_conv_transpose_conv_s8(call, arena),
         ("transpose_conv", "transpose_conv_s16") => {
@@ -10735,6 +10868,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("svdf", "svdf_s8"),
     ("svdf", "svdf_s8_state8"),
     ("svdf", "svdf_f32"),
+    ("svdf", "svdf_dyn_s8"),
+    ("svdf", "svdf_dyn_s8_state8"),
+    ("svdf", "svdf_dyn_f32"),
     ("transpose", "transpose"),
     ("transpose_conv", "transpose_conv_s8"),
     ("transpose_conv", "transpose_conv_s16"),

@@ -521,7 +521,89 @@ fn transpose_convolutions_at_run_time(s: &mut Suite<'_>) {
     });
 }
 
+/// An SVDF of input [2, 4], four filters of rank 2 over a memory of 3 and its variable state,
+/// whose bias of two units is computed at run time: a CAST of an int16 graph input (int8, `state`
+/// the time weights' and state's type), or a float32 graph input.
+fn svdf_bias_at_run_time(state: TensorType) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let float = state == TensorType::FLOAT32;
+    let (input, feature, time, bias, st, output) = if float {
+        (
+            TensorSpec::f32(&[2, 4]),
+            TensorSpec::f32(&[4, 4])
+                .constant_f32(&(0..16).map(|i| (i as f32 - 7.5) / 8.0).collect::<Vec<_>>()),
+            TensorSpec::f32(&[4, 3])
+                .constant_f32(&(0..12).map(|i| (5.5 - i as f32) / 6.0).collect::<Vec<_>>()),
+            TensorSpec::f32(&[2]),
+            TensorSpec::f32(&[2, 12]).variable(),
+            TensorSpec::f32(&[2, 2]),
+        )
+    } else {
+        let (s_state, s_time) = (1.0 / 64.0, 1.0 / 128.0);
+        let time: Vec<u8> = (0..12i32)
+            .flat_map(|i| {
+                let v = (i * 37 % 201 - 100) as i16;
+                if state == TensorType::INT16 {
+                    v.to_le_bytes().to_vec()
+                } else {
+                    vec![v as i8 as u8]
+                }
+            })
+            .collect();
+        (
+            TensorSpec::int8(&[2, 4], 0.05, 3),
+            TensorSpec::int8(&[4, 4], 0.02, 0).constant_i8(
+                &(0..16)
+                    .map(|i| (i * 53 % 255 - 127) as i8)
+                    .collect::<Vec<_>>(),
+            ),
+            TensorSpec::new(state, &[4, 3])
+                .constant(time)
+                .quant(s_time, 0),
+            TensorSpec::int32(&[2]).quant(s_state * s_time, 0),
+            TensorSpec::new(state, &[2, 12])
+                .quant(s_state, 0)
+                .variable(),
+            TensorSpec::int8(&[2, 2], 0.1, -4),
+        )
+    };
+    let x = m.tensor(input);
+    let f = m.tensor(feature);
+    let t = m.tensor(time);
+    let b = m.tensor(bias);
+    let st = m.tensor(st);
+    let out = m.tensor(output);
+    m.inputs = vec![x];
+    if float {
+        m.inputs.push(b);
+    } else {
+        let raw = m.tensor(TensorSpec::new(TensorType::INT16, &[2]));
+        m.inputs.push(raw);
+        m.op(B::CAST, Options::None, &[raw], &[b]);
+    }
+    m.outputs = vec![out];
+    m.op(
+        B::SVDF,
+        Options::Svdf {
+            rank: 2,
+            activation: Activation::RELU,
+        },
+        &[x, f, t, b, st],
+        &[out],
+    );
+    m
+}
+
 pub(super) fn weights_at_run_time(s: &mut Suite<'_>) {
+    // SVDF with a bias computed at run time (issue 32): PrepareSvdf reads its type, shape and
+    // scale, the Eval the tensor wherever it is.
+    for (name, state) in [
+        ("svdf_bias_computed", TensorType::INT16),
+        ("svdf_state8_bias_computed", TensorType::INT8),
+        ("svdf_float_bias_input", TensorType::FLOAT32),
+    ] {
+        s.accepted(name, svdf_bias_at_run_time(state));
+    }
     biases_at_run_time(s);
     convolutions_at_run_time(s);
     depthwise_at_run_time(s);
