@@ -66,13 +66,6 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     // into constants.
     let bias_at_run_time = ctx.optional_input(2).is_some_and(|b| !b.is_constant());
     let dynamic = !filter.is_constant() || depth == 0 || bias_at_run_time;
-    if units == 0 {
-        // TFLM writes nothing: an output of no units is an empty tensor.
-        return Err(ctx.unsupported(format!(
-            "weights {:?} have no units; supported: at least one",
-            filter.shape
-        )));
-    }
     // TFLM's kernels take the batches from the output (all its dimensions but the last) and the
     // depth from the weights; the input is not checked against either, so they read its first
     // batches × depth values, whatever its shape. keep_num_dims is only TFLite's resizing rule
@@ -91,7 +84,11 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             Grounds::undefined(FC_SHAPES_UNCHECKED),
         ));
     }
-    let batches = output.num_elements() / out_units;
+    // FlatSizeSkipDim of the last dimension: 1 for an output of the legacy shape [0] (no units,
+    // which TFLM runs, writing nothing; another empty output its allocation refuses).
+    let batches: usize = output.shape[..output.shape.len().saturating_sub(1)]
+        .iter()
+        .product();
     if input.num_elements() < batches * depth {
         return Err(ctx.invalid(
             format!(
