@@ -1814,6 +1814,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("bias_len", "size_t"),
             ("act_min", "float"),
             ("act_max", "float"),
+            ("function", "int32_t"),
         ],
     ),
     (

@@ -4782,6 +4782,7 @@ fn svdf_svdf_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
         bias: bias.as_deref(),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
+        function: call.scalar::<i32>("function")?,
     };
     tinyaot_runtime::kernels::svdf::svdf_f32(
         arena,
@@ -4878,6 +4879,7 @@ fn svdf_svdf_dyn_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resu
         bias: bias.as_deref(),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
+        function: call.scalar::<i32>("function")?,
     };
     tinyaot_runtime::kernels::svdf::svdf_dyn_f32(
         arena,

@@ -4779,6 +4779,8 @@ pub(crate) mod svdf {
         pub act_min: f32,
         /// `act_max`.
         pub act_max: f32,
+        /// `function`.
+        pub function: i32,
     }
 
     impl From<SvdfF32> for Params {
@@ -4800,6 +4802,7 @@ pub(crate) mod svdf {
                     ),
                     ("act_min", Value::F32(p.act_min)),
                     ("act_max", Value::F32(p.act_max)),
+                    ("function", Value::I32(p.function)),
                 ],
             }
         }

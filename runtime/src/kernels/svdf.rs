@@ -14,6 +14,7 @@
 //! Access order: the input, the state and the output are read and written filter by filter; the
 //! three must not overlap (checked).
 
+use super::nn_common::float_math::tanh_f32;
 use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views};
 use crate::math::multiply_by_quantized_multiplier;
 
@@ -111,6 +112,10 @@ pub struct SvdfF32<'a> {
     pub act_min: f32,
     /// Highest output value.
     pub act_max: f32,
+    /// The fused activation TFLM's `ActivationValFloat` applies where it is a function rather
+    /// than a clamp: 0 none (the clamp to `act_min..=act_max` alone), 1 TANH (`tanhf`, no clamp),
+    /// 2 SIGN_BIT (1.0 where the sign bit is set, else 0.0, no clamp).
+    pub function: i32,
 }
 
 /// A state (and time weight) element of the integer kernels: int16 or int8.
@@ -515,7 +520,11 @@ fn svdf_float(
                 }
                 acc += dot;
             }
-            let v = clamp_f32(acc, p.act_min, p.act_max);
+            let v = match p.function {
+                1 => tanh_f32(acc),
+                2 => f32::from(u8::from(acc.is_sign_negative())),
+                _ => clamp_f32(acc, p.act_min, p.act_max),
+            };
             let at = 4 * (b * units + u);
             out[at..at + 4].copy_from_slice(&v.to_le_bytes());
         }
@@ -641,6 +650,7 @@ mod tests {
             bias: Some(&[0.25, 0.0]),
             act_min: 0.0,
             act_max: f32::INFINITY,
+            function: 0,
         };
         svdf_f32(&mut arena, 0, 8, 24, &p);
         let get =
@@ -649,5 +659,39 @@ mod tests {
         let state: [f32; 4] = core::array::from_fn(|i| get(&arena, 8 + 4 * i));
         assert_eq!(state, [1.5, 3.0, 4.0, -1.0]);
         assert_eq!([get(&arena, 24), get(&arena, 28)], [6.25, 3.0]);
+    }
+
+    /// TANH and SIGN_BIT are functions of the sum, not clamps (TFLM's `ActivationValFloat`); a
+    /// bias computed at run time is read from the arena.
+    #[test]
+    fn f32_functions_and_a_bias_at_run_time() {
+        // Input [1, 1] at 0, state 2 filters x 1 memory at 8, output 2 units at 16, bias at 24.
+        let mut arena = [0u8; 32];
+        arena[0..4].copy_from_slice(&1.0f32.to_le_bytes());
+        arena[24..28].copy_from_slice(&0.5f32.to_le_bytes());
+        arena[28..32].copy_from_slice(&(-0.0f32).to_le_bytes());
+        let p = |function| SvdfF32 {
+            batches: 1,
+            input_size: 1,
+            num_filters: 2,
+            rank: 1,
+            memory_size: 1,
+            weights_feature: &[1.0, -2.0],
+            weights_time: &[1.0, 0.0],
+            bias: None,
+            act_min: f32::NEG_INFINITY,
+            act_max: f32::INFINITY,
+            function,
+        };
+        let get =
+            |arena: &[u8], at: usize| f32::from_le_bytes(arena[at..at + 4].try_into().unwrap());
+        // Sums: 0.5 + 1 = 1.5 and -0.0 + 0 * -2 = 0.0 (positive zero).
+        svdf_dyn_f32(&mut arena, 0, 8, 16, crate::Src::Arena(24), &p(1));
+        assert_eq!([get(&arena, 16), get(&arena, 20)], [tanh_f32(1.5), 0.0]);
+        svdf_dyn_f32(&mut arena, 0, 8, 16, crate::Src::Arena(24), &p(2));
+        assert_eq!([get(&arena, 16), get(&arena, 20)], [0.0, 0.0]);
+        arena[24..28].copy_from_slice(&(-3.0f32).to_le_bytes());
+        svdf_dyn_f32(&mut arena, 0, 8, 16, crate::Src::Arena(24), &p(2));
+        assert_eq!([get(&arena, 16), get(&arena, 20)], [1.0, 0.0]);
     }
 }

@@ -2595,6 +2595,8 @@ pub mod ffi {
             pub act_min: f32,
             /// `act_max`.
             pub act_max: f32,
+            /// `function`.
+            pub function: i32,
         }
     }
     /// `transpose`'s typedefs.
@@ -9943,6 +9945,7 @@ fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         bias_len: bias.as_ref().map_or(0, Vec::len),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
+        function: call.scalar::<i32>("function")?,
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
@@ -10048,6 +10051,7 @@ fn c_svdf_svdf_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> 
         bias_len: bias.as_ref().map_or(0, Vec::len),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
+        function: call.scalar::<i32>("function")?,
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;

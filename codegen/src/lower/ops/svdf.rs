@@ -120,16 +120,13 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
             ctx.expect_dtype("time weights", weights_time, DType::F32)?;
             ctx.expect_dtype("activation state", state, DType::F32)?;
             ctx.expect_output_dtype("the output", output, DType::F32)?;
-            // TFLM's float SVDF applies the activation itself (ApplyActivationToVector): a TANH
-            // or SIGN_BIT there is a function, not a clamp.
-            if matches!(o.activation, Activation::Tanh | Activation::SignBit) {
-                return Err(ctx.unsupported(format!(
-                    "fused activation {:?} on a float SVDF; supported: NONE, RELU, RELU6, \
-                     RELU_N1_TO_1",
-                    o.activation
-                )));
-            }
-            let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
+            // TFLM's float SVDF applies the activation itself (ActivationValFloat): TANH
+            // (std::tanh) and SIGN_BIT (std::signbit, 1 or 0) are functions, the others clamps.
+            let (function, (act_min, act_max)) = match o.activation {
+                Activation::Tanh => (1, (f32::NEG_INFINITY, f32::INFINITY)),
+                Activation::SignBit => (2, (f32::NEG_INFINITY, f32::INFINITY)),
+                other => (0, ctx.activation_range_f32(other)?),
+            };
             Ok(kernel(
                 if bias_at_run_time {
                     "svdf_dyn_f32"
@@ -148,6 +145,7 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                     bias: constant_bias(ctx, bias_at_run_time, DType::F32, units)?,
                     act_min,
                     act_max,
+                    function,
                 },
             ))
         }

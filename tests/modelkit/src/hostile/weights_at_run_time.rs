@@ -525,6 +525,16 @@ fn transpose_convolutions_at_run_time(s: &mut Suite<'_>) {
 /// whose bias of two units is computed at run time: a CAST of an int16 graph input (int8, `state`
 /// the time weights' and state's type), or a float32 graph input.
 fn svdf_bias_at_run_time(state: TensorType) -> ModelSpec {
+    svdf_model(state, Activation::RELU, true)
+}
+
+/// The SVDF of [`svdf_bias_at_run_time`] with `activation`, its bias computed at run time or (if
+/// not `bias_at_run_time`) a constant.
+pub(super) fn svdf_model(
+    state: TensorType,
+    activation: Activation,
+    bias_at_run_time: bool,
+) -> ModelSpec {
     let mut m = ModelSpec::new();
     let float = state == TensorType::FLOAT32;
     let (input, feature, time, bias, st, output) = if float {
@@ -534,7 +544,11 @@ fn svdf_bias_at_run_time(state: TensorType) -> ModelSpec {
                 .constant_f32(&(0..16).map(|i| (i as f32 - 7.5) / 8.0).collect::<Vec<_>>()),
             TensorSpec::f32(&[4, 3])
                 .constant_f32(&(0..12).map(|i| (5.5 - i as f32) / 6.0).collect::<Vec<_>>()),
-            TensorSpec::f32(&[2]),
+            if bias_at_run_time {
+                TensorSpec::f32(&[2])
+            } else {
+                TensorSpec::f32(&[2]).constant_f32(&[0.25, -0.5])
+            },
             TensorSpec::f32(&[2, 12]).variable(),
             TensorSpec::f32(&[2, 2]),
         )
@@ -560,7 +574,13 @@ fn svdf_bias_at_run_time(state: TensorType) -> ModelSpec {
             TensorSpec::new(state, &[4, 3])
                 .constant(time)
                 .quant(s_time, 0),
-            TensorSpec::int32(&[2]).quant(s_state * s_time, 0),
+            if bias_at_run_time {
+                TensorSpec::int32(&[2]).quant(s_state * s_time, 0)
+            } else {
+                TensorSpec::int32(&[2])
+                    .quant(s_state * s_time, 0)
+                    .constant_i32(&[300, -200])
+            },
             TensorSpec::new(state, &[2, 12])
                 .quant(s_state, 0)
                 .variable(),
@@ -574,9 +594,9 @@ fn svdf_bias_at_run_time(state: TensorType) -> ModelSpec {
     let st = m.tensor(st);
     let out = m.tensor(output);
     m.inputs = vec![x];
-    if float {
+    if bias_at_run_time && float {
         m.inputs.push(b);
-    } else {
+    } else if bias_at_run_time {
         let raw = m.tensor(TensorSpec::new(TensorType::INT16, &[2]));
         m.inputs.push(raw);
         m.op(B::CAST, Options::None, &[raw], &[b]);
@@ -586,7 +606,7 @@ fn svdf_bias_at_run_time(state: TensorType) -> ModelSpec {
         B::SVDF,
         Options::Svdf {
             rank: 2,
-            activation: Activation::RELU,
+            activation,
         },
         &[x, f, t, b, st],
         &[out],
