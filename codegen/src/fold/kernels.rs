@@ -2986,6 +2986,35 @@ fn fully_connected_int4_fully_connected_s4<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `fully_connected_int4::fully_connected_dyn_s4`.
+fn fully_connected_int4_fully_connected_dyn_s4<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let p = tinyaot_runtime::kernels::fully_connected_int4::FullyConnectedS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: &filter,
+        folded_bias: &folded_bias,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::fully_connected_int4::fully_connected_dyn_s4(
+        arena,
+        call.offset(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `gather::gather`.
 fn gather_gather<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::gather::Gather {
@@ -5320,6 +5349,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("fully_connected_int4", "fully_connected_s4") => {
             fully_connected_int4_fully_connected_s4(call, arena)
+        }
+        ("fully_connected_int4", "fully_connected_dyn_s4") => {
+            fully_connected_int4_fully_connected_dyn_s4(call, arena)
         }
         ("gather", "gather") => gather_gather(call, arena),
         ("gather", "gather_nd") => gather_gather_nd(call, arena),

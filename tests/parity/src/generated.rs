@@ -3726,6 +3726,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const fully_connected_int4::FullyConnectedS4,
         );
+        /// The C `fully_connected_int4::fully_connected_dyn_s4`.
+        pub fn parity_fully_connected_int4_fully_connected_dyn_s4(
+            input: *const u8,
+            bias: *const u8,
+            output: *mut u8,
+            p: *const fully_connected_int4::FullyConnectedS4,
+        );
         /// The C `gather::gather`.
         pub fn parity_gather_gather(
             input: *const u8,
@@ -7711,6 +7718,38 @@ fn c_fully_connected_int4_fully_connected_s4(
     Ok(())
 }
 
+/// `fully_connected_int4::fully_connected_dyn_s4` in C.
+fn c_fully_connected_int4_fully_connected_dyn_s4(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let p = ffi::fully_connected_int4::FullyConnectedS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        folded_bias: folded_bias.as_ptr(),
+        folded_bias_len: folded_bias.len(),
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let bias = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_fully_connected_int4_fully_connected_dyn_s4(input, bias, output, &p) };
+    Ok(())
+}
+
 /// `gather::gather` in C.
 fn c_gather_gather(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::gather::Gather {
@@ -10529,6 +10568,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("fully_connected_int4", "fully_connected_s4") => {
             c_fully_connected_int4_fully_connected_s4(call, arena)
         }
+        ("fully_connected_int4", "fully_connected_dyn_s4") => {
+            c_fully_connected_int4_fully_connected_dyn_s4(call, arena)
+        }
         ("gather", "gather") => c_gather_gather(call, arena),
         ("gather", "gather_nd") => c_gather_gather_nd(call, arena),
         ("gather", "embedding_lookup_hybrid") => c_gather_embedding_lookup_hybrid(call, arena),
@@ -10776,6 +10818,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected", "fully_connected_dyn_s16"),
     ("fully_connected", "fully_connected_dyn_f32"),
     ("fully_connected_int4", "fully_connected_s4"),
+    ("fully_connected_int4", "fully_connected_dyn_s4"),
     ("gather", "gather"),
     ("gather", "gather_nd"),
     ("gather", "embedding_lookup_hybrid"),

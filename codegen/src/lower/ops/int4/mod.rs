@@ -16,7 +16,7 @@ use super::{in_out, kernel, Kernel};
 use crate::error::{Error, Grounds, Result};
 use crate::ir::{Activation, DType, Graph, OpCode, Tensor};
 use crate::lower::params::{conv_int4, depthwise_int4, fully_connected_int4};
-use crate::lower::{Data, Num, OpContext};
+use crate::lower::{Data, Num, OpContext, Operand};
 
 /// What INT4 tensors may be, for messages.
 const SUPPORTED: &str = "supported: INT4 only as the constant weights (input 1) of CONV_2D, \
@@ -288,7 +288,15 @@ pub(in crate::lower::ops) fn fully_connected(
             (zp_in, zp_out, act_min, act_max),
         );
     }
-    let bias = ctx.bias(2, DType::I32, units)?;
+    // A bias computed at run time (FullyConnectedPrepare reads its type and scale, the Eval the
+    // tensor wherever it is): `fully_connected_dyn_s4` adds it to the folded zero-point terms.
+    let bias_at_run_time = ctx.optional_input(2).is_some_and(|b| !b.is_constant());
+    let bias = if bias_at_run_time {
+        ctx.bias_index(2, DType::I32, units)?;
+        None
+    } else {
+        ctx.bias(2, DType::I32, units)?
+    };
     let values = unpacked(ctx, weights)?;
     let mut folded = folded_bias(ctx, (&values, depth), bias.as_ref(), zp_in, units)?;
     // An output of fewer units: TFLM's reference FullyConnected takes output_depth from the
@@ -298,8 +306,20 @@ pub(in crate::lower::ops) fn fully_connected(
     Ok(Kernel {
         module: Some("fully_connected_int4"),
         ..kernel(
-            "fully_connected_s4",
-            in_out(ctx)?,
+            if bias_at_run_time {
+                "fully_connected_dyn_s4"
+            } else {
+                "fully_connected_s4"
+            },
+            if bias_at_run_time {
+                vec![
+                    Operand::Offset(ctx.input_index(0)?),
+                    Operand::Src(ctx.input_index(2)?),
+                    Operand::Offset(ctx.output_index(0)?),
+                ]
+            } else {
+                in_out(ctx)?
+            },
             fully_connected_int4::FullyConnectedS4 {
                 batches,
                 input_depth: depth,
