@@ -3033,6 +3033,35 @@ fn fully_connected_int4_fully_connected_s4<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `fully_connected_int4::fully_connected_dyn_s4`.
+fn fully_connected_int4_fully_connected_dyn_s4<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let p = tinyaot_runtime::kernels::fully_connected_int4::FullyConnectedS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: &filter,
+        folded_bias: &folded_bias,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::fully_connected_int4::fully_connected_dyn_s4(
+        arena,
+        call.offset(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `gather::gather`.
 fn gather_gather<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::gather::Gather {
@@ -3362,6 +3391,100 @@ fn lstm_lstm_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
         call.offset(1)?,
         call.offset(2)?,
         call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_s8`.
+fn lstm_lstm_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = tinyaot_runtime::kernels::lstm::LstmDyn {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: call.scalar::<bool>("time_major")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        mul_multipliers: &mul_multipliers,
+        mul_shifts: &mul_shifts,
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    tinyaot_runtime::kernels::lstm::lstm_dyn_s8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &call.srcs(4)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_s16`.
+fn lstm_lstm_dyn_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = tinyaot_runtime::kernels::lstm::LstmDyn {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: call.scalar::<bool>("time_major")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        mul_multipliers: &mul_multipliers,
+        mul_shifts: &mul_shifts,
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    tinyaot_runtime::kernels::lstm::lstm_dyn_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &call.srcs(4)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_f32`.
+fn lstm_lstm_dyn_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::lstm::LstmDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: call.scalar::<bool>("time_major")?,
+        cell_clip: call.scalar::<f32>("cell_clip")?,
+    };
+    tinyaot_runtime::kernels::lstm::lstm_dyn_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &call.srcs(4)?,
         &p,
     );
     Ok(())
@@ -4874,12 +4997,111 @@ fn svdf_svdf_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
         bias: bias.as_deref(),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
+        function: call.scalar::<i32>("function")?,
     };
     tinyaot_runtime::kernels::svdf::svdf_f32(
         arena,
         call.offset(0)?,
         call.offset(1)?,
         call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_s8`.
+fn svdf_svdf_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i16> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = tinyaot_runtime::kernels::svdf::SvdfS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: &weights_feature,
+        weights_time: &weights_time,
+        bias: bias.as_deref(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    tinyaot_runtime::kernels::svdf::svdf_dyn_s8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.src(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_s8_state8`.
+fn svdf_svdf_dyn_s8_state8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i8> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = tinyaot_runtime::kernels::svdf::SvdfS8State8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: &weights_feature,
+        weights_time: &weights_time,
+        bias: bias.as_deref(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    tinyaot_runtime::kernels::svdf::svdf_dyn_s8_state8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.src(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_f32`.
+fn svdf_svdf_dyn_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<f32> = call.slice("weights_feature")?;
+    let weights_time: Vec<f32> = call.slice("weights_time")?;
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = tinyaot_runtime::kernels::svdf::SvdfF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: &weights_feature,
+        weights_time: &weights_time,
+        bias: bias.as_deref(),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+        function: call.scalar::<i32>("function")?,
+    };
+    tinyaot_runtime::kernels::svdf::svdf_dyn_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.src(3)?,
         &p,
     );
     Ok(())
@@ -5009,6 +5231,148 @@ fn transpose_conv_transpose_conv_f32<C: KernelArgs + ?Sized>(
     tinyaot_runtime::kernels::transpose_conv::transpose_conv_f32(
         arena,
         call.offset(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_s8`.
+fn transpose_conv_transpose_conv_dyn_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::transpose_conv::TransposeConvDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::transpose_conv::transpose_conv_dyn_s8(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_s16`.
+fn transpose_conv_transpose_conv_dyn_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::transpose_conv::TransposeConvDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::transpose_conv::transpose_conv_dyn_s16(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_s16_bias16`.
+fn transpose_conv_transpose_conv_dyn_s16_bias16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::transpose_conv::TransposeConvDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::transpose_conv::transpose_conv_dyn_s16_bias16(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_f32`.
+fn transpose_conv_transpose_conv_dyn_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::transpose_conv::TransposeConvDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::transpose_conv::transpose_conv_dyn_f32(
+        arena,
+        &call.srcs(0)?,
         call.offset(1)?,
         &p,
     );
@@ -5175,6 +5539,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("fully_connected_int4", "fully_connected_s4") => {
             fully_connected_int4_fully_connected_s4(call, arena)
         }
+        ("fully_connected_int4", "fully_connected_dyn_s4") => {
+            fully_connected_int4_fully_connected_dyn_s4(call, arena)
+        }
         ("gather", "gather") => gather_gather(call, arena),
         ("gather", "gather_nd") => gather_gather_nd(call, arena),
         ("gather", "embedding_lookup_hybrid") => gather_embedding_lookup_hybrid(call, arena),
@@ -5192,6 +5559,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("lstm", "lstm_s8") => lstm_lstm_s8(call, arena),
         ("lstm", "lstm_s16") => lstm_lstm_s16(call, arena),
         ("lstm", "lstm_f32") => lstm_lstm_f32(call, arena),
+        ("lstm", "lstm_dyn_s8") => lstm_lstm_dyn_s8(call, arena),
+        ("lstm", "lstm_dyn_s16") => lstm_lstm_dyn_s16(call, arena),
+        ("lstm", "lstm_dyn_f32") => lstm_lstm_dyn_f32(call, arena),
         ("math", "rsqrt_f32") => math_rsqrt_f32(call, arena),
         ("math", "lut_s8") => math_lut_s8(call, arena),
         ("math", "abs_f32") => math_abs_f32(call, arena),
@@ -5277,10 +5647,25 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("svdf", "svdf_s8") => svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => svdf_svdf_f32(call, arena),
+        ("svdf", "svdf_dyn_s8") => svdf_svdf_dyn_s8(call, arena),
+        ("svdf", "svdf_dyn_s8_state8") => svdf_svdf_dyn_s8_state8(call, arena),
+        ("svdf", "svdf_dyn_f32") => svdf_svdf_dyn_f32(call, arena),
         ("transpose", "transpose") => transpose_transpose(call, arena),
         ("transpose_conv", "transpose_conv_s8") => transpose_conv_transpose_conv_s8(call, arena),
         ("transpose_conv", "transpose_conv_s16") => transpose_conv_transpose_conv_s16(call, arena),
         ("transpose_conv", "transpose_conv_f32") => transpose_conv_transpose_conv_f32(call, arena),
+        ("transpose_conv", "transpose_conv_dyn_s8") => {
+            transpose_conv_transpose_conv_dyn_s8(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_s16") => {
+            transpose_conv_transpose_conv_dyn_s16(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_s16_bias16") => {
+            transpose_conv_transpose_conv_dyn_s16_bias16(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_f32") => {
+            transpose_conv_transpose_conv_dyn_f32(call, arena)
+        }
         (module, function) => Err(format!("no kernel {module}::{function}")),
     }
 }

@@ -715,14 +715,62 @@ impl<'g, 'm> OpContext<'g, 'm> {
         ))
     }
 
-    /// Scales of a symmetric int8 weight tensor: one, or one per channel of `channels` along
-    /// `axis`. Fails for other counts, another axis, or a non-zero zero point.
-    pub fn weight_scales(
-        &self,
-        weights: &Tensor,
-        channels: usize,
-        axis: usize,
-    ) -> Result<Vec<f32>> {
+    /// Scales of a symmetric int8 weight tensor of a convolution (CONV_2D, DEPTHWISE_CONV_2D,
+    /// TRANSPOSE_CONV): one, or one per output channel of `channels`. Fails for other counts or a
+    /// non-zero zero point.
+    ///
+    /// The axis the scales run along is not asked: TFLM's `PopulateConvolutionQuantizationParams`
+    /// checks their count against the output channels and against the weights' dimension
+    /// `quantized_dimension` (which the loader checked), never that this dimension is the output
+    /// channels', and takes scale `c` for output channel `c` whatever the axis.
+    pub fn weight_scales(&self, weights: &Tensor, channels: usize) -> Result<Vec<f32>> {
+        let scales = self.symmetric_weight_scales(weights)?;
+        match scales.len() {
+            1 => Ok(scales),
+            n if n == channels => Ok(scales),
+            n => Err(self.invalid(
+                format!(
+                    "weights have {n} scales (along dimension {}); TFLM's Prepare takes one, or \
+                     one per output channel ({channels})",
+                    weights.quant.as_ref().map_or(0, |q| q.axis)
+                ),
+                Grounds::tflm(
+                    "kernel_util.cc PopulateConvolutionQuantizationParams: \
+                     TF_LITE_ENSURE_EQ(scale->size, num_channels), the output channels (called \
+                     by ConvPrepare, DepthwiseConvPrepare, TransposeConvPrepare)",
+                ),
+            )),
+        }
+    }
+
+    /// Scales of a symmetric int8 weight tensor of a FULLY_CONNECTED (or an LSTM's gate, which
+    /// TFLM prepares as one) whose kernel reads the first `units` of them: one, or at least
+    /// `units` along any dimension. TFLM's `CalculateOpDataFullyConnected` checks only that
+    /// their count is the weights' dimension `quantized_dimension` (the loader checked it), and
+    /// its per-channel kernel reads multiplier `c` for each output unit `c`: fewer scales than
+    /// units are read past the arrays it allocated.
+    pub fn fc_weight_scales(&self, weights: &Tensor, units: usize) -> Result<Vec<f32>> {
+        let scales = self.symmetric_weight_scales(weights)?;
+        match scales.len() {
+            n if n == 1 || n >= units => Ok(scales),
+            n => Err(self.invalid(
+                format!(
+                    "weights have {n} scales (along dimension {}), fewer than the {units} units \
+                     the output has",
+                    weights.quant.as_ref().map_or(0, |q| q.axis)
+                ),
+                Grounds::undefined(
+                    "fully_connected_common.cc CalculateOpDataFullyConnected allocates one \
+                     multiplier per scale, and FullyConnectedPerChannel reads one per output \
+                     unit: past the array",
+                ),
+            )),
+        }
+    }
+
+    /// The scales of a weight tensor, refusing no quantization, a non-zero zero point or a
+    /// scale that is not finite and non-negative.
+    fn symmetric_weight_scales(&self, weights: &Tensor) -> Result<Vec<f32>> {
         let Some(q) = &weights.quant else {
             return Err(self.unsupported("weights have no quantization parameters"));
         };
@@ -751,15 +799,7 @@ impl<'g, 'm> OpContext<'g, 'm> {
                 ));
             }
         }
-        match q.scales.len() {
-            1 => Ok(q.scales.clone()),
-            n if n == channels && q.axis == axis => Ok(q.scales.clone()),
-            n => Err(self.unsupported(format!(
-                "weights have {n} scales along dimension {}; supported: one, or one per output \
-                 channel ({channels}) along dimension {axis}",
-                q.axis
-            ))),
-        }
+        Ok(q.scales.clone())
     }
 
     /// Per-channel `QuantizeMultiplier((double)s_in * (double)s_w[c] / (double)s_out)`, one per

@@ -3506,6 +3506,102 @@ pub(crate) mod lstm {
             }
         }
     }
+
+    /// `tinyaot::kernels::lstm::LstmDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LstmDyn {
+        /// `batches`.
+        pub batches: usize,
+        /// `time_steps`.
+        pub time_steps: usize,
+        /// `input_size`.
+        pub input_size: usize,
+        /// `units`.
+        pub units: usize,
+        /// `time_major`.
+        pub time_major: bool,
+        /// `input_offset`.
+        pub input_offset: i32,
+        /// `hidden_offset`.
+        pub hidden_offset: i32,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `mul_multipliers`.
+        pub mul_multipliers: Data<i32>,
+        /// `mul_shifts`.
+        pub mul_shifts: Data<i8>,
+        /// `hidden_zero_point`.
+        pub hidden_zero_point: i32,
+        /// `cell_min`.
+        pub cell_min: i32,
+        /// `cell_max`.
+        pub cell_max: i32,
+        /// `cell_tanh_multiplier`.
+        pub cell_tanh_multiplier: i32,
+        /// `cell_tanh_shift`.
+        pub cell_tanh_shift: i32,
+    }
+
+    impl From<LstmDyn> for Params {
+        fn from(p: LstmDyn) -> Params {
+            Params {
+                type_name: "LstmDyn",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("time_steps", Value::Usize(p.time_steps)),
+                    ("input_size", Value::Usize(p.input_size)),
+                    ("units", Value::Usize(p.units)),
+                    ("time_major", Value::Bool(p.time_major)),
+                    ("input_offset", Value::I32(p.input_offset)),
+                    ("hidden_offset", Value::I32(p.hidden_offset)),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("mul_multipliers", Value::from(p.mul_multipliers)),
+                    ("mul_shifts", Value::from(p.mul_shifts)),
+                    ("hidden_zero_point", Value::I32(p.hidden_zero_point)),
+                    ("cell_min", Value::I32(p.cell_min)),
+                    ("cell_max", Value::I32(p.cell_max)),
+                    ("cell_tanh_multiplier", Value::I32(p.cell_tanh_multiplier)),
+                    ("cell_tanh_shift", Value::I32(p.cell_tanh_shift)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::lstm::LstmDynF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct LstmDynF32 {
+        /// `batches`.
+        pub batches: usize,
+        /// `time_steps`.
+        pub time_steps: usize,
+        /// `input_size`.
+        pub input_size: usize,
+        /// `units`.
+        pub units: usize,
+        /// `time_major`.
+        pub time_major: bool,
+        /// `cell_clip`.
+        pub cell_clip: f32,
+    }
+
+    impl From<LstmDynF32> for Params {
+        fn from(p: LstmDynF32) -> Params {
+            Params {
+                type_name: "LstmDynF32",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("time_steps", Value::Usize(p.time_steps)),
+                    ("input_size", Value::Usize(p.input_size)),
+                    ("units", Value::Usize(p.units)),
+                    ("time_major", Value::Bool(p.time_major)),
+                    ("cell_clip", Value::F32(p.cell_clip)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::math`.
@@ -4926,6 +5022,8 @@ pub(crate) mod svdf {
         pub act_min: f32,
         /// `act_max`.
         pub act_max: f32,
+        /// `function`.
+        pub function: i32,
     }
 
     impl From<SvdfF32> for Params {
@@ -4947,6 +5045,7 @@ pub(crate) mod svdf {
                     ),
                     ("act_min", Value::F32(p.act_min)),
                     ("act_max", Value::F32(p.act_max)),
+                    ("function", Value::I32(p.function)),
                 ],
             }
         }
@@ -5211,6 +5310,138 @@ pub(crate) mod transpose_conv {
                         p.bias
                             .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
                     ),
+                    ("act_min", Value::F32(p.act_min)),
+                    ("act_max", Value::F32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::transpose_conv::TransposeConvDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct TransposeConvDyn {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+    }
+
+    impl From<TransposeConvDyn> for Params {
+        fn from(p: TransposeConvDyn) -> Params {
+            Params {
+                type_name: "TransposeConvDyn",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::transpose_conv::TransposeConvDynF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct TransposeConvDynF32 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `act_min`.
+        pub act_min: f32,
+        /// `act_max`.
+        pub act_max: f32,
+    }
+
+    impl From<TransposeConvDynF32> for Params {
+        fn from(p: TransposeConvDynF32) -> Params {
+            Params {
+                type_name: "TransposeConvDynF32",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
                     ("act_min", Value::F32(p.act_min)),
                     ("act_max", Value::F32(p.act_max)),
                 ],

@@ -47,10 +47,49 @@ pub struct FullyConnectedS4<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn fully_connected_s4(arena: &mut [u8], input: usize, output: usize, p: &FullyConnectedS4) {
     let p = super::opaque(p);
+    let (inp, out) = views::split(
+        arena,
+        input,
+        p.batches * p.input_depth,
+        output,
+        p.batches * p.output_depth,
+    );
+    s4_rows(inp, out, None, p);
+}
+
+/// [`fully_connected_s4`] with a bias computed at run time (a graph input or an operator's
+/// output), which TFLM's Eval reads wherever it is: `bias`, `output_depth` INT32 values, added to
+/// `p.folded_bias`, which then holds only `-input_zero_point * Σ filter[c]` (wrapping sums are
+/// TFLM's in any order).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn fully_connected_dyn_s4(
+    arena: &mut [u8],
+    input: usize,
+    bias: crate::Src,
+    output: usize,
+    p: &FullyConnectedS4,
+) {
+    let p = super::opaque(p);
+    let (in_len, out_len) = (p.batches * p.input_depth, p.batches * p.output_depth);
+    let bias_len = 4 * p.output_depth;
+    match bias {
+        crate::Src::Arena(at) => {
+            let [inp, out, b] =
+                views::disjoint(arena, [(input, in_len), (output, out_len), (at, bias_len)]);
+            s4_rows(inp, out, Some(b), p);
+        }
+        crate::Src::Bytes(b) => {
+            let (inp, out) = views::split(arena, input, in_len, output, out_len);
+            s4_rows(inp, out, Some(&b[..bias_len]), p);
+        }
+    }
+}
+
+/// The rows of [`fully_connected_s4`] from input `inp` into `out`, each output the folded bias
+/// plus, if any, the element of `bias` (little-endian INT32) plus the packed dot product.
+#[inline(always)]
+fn s4_rows(inp: &[u8], out: &mut [u8], bias: Option<&[u8]>, p: &FullyConnectedS4) {
     let depth = p.input_depth;
-    let in_len = p.batches * depth;
-    let out_len = p.batches * p.output_depth;
-    let (inp, out) = views::split(arena, input, in_len, output, out_len);
     let filter = &p.filter[..(p.output_depth * depth).div_ceil(2)];
     let multipliers = [p.multiplier];
     let shifts = [i8::try_from(p.shift).expect("shift within -31..=31")];
@@ -62,13 +101,21 @@ pub fn fully_connected_s4(arena: &mut [u8], input: usize, output: usize, p: &Ful
         p.output_zero_point,
         (p.act_min, p.act_max),
     );
-    let bias = &p.folded_bias[..p.output_depth];
+    let folded = &p.folded_bias[..p.output_depth];
+    let at_run_time = |c: usize| {
+        bias.map_or(0, |b| {
+            i32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]])
+        })
+    };
     for (row, out_row) in inp
         .chunks_exact(depth.max(1))
         .zip(out.chunks_exact_mut(p.output_depth.max(1)))
     {
-        for (c, (o, &b)) in out_row.iter_mut().zip(bias).enumerate() {
-            *o = requantizer.one(0, b.wrapping_add(dot_s4(filter, c * depth, row)));
+        for (c, (o, &b)) in out_row.iter_mut().zip(folded).enumerate() {
+            let acc = b
+                .wrapping_add(at_run_time(c))
+                .wrapping_add(dot_s4(filter, c * depth, row));
+            *o = requantizer.one(0, acc);
         }
     }
 }

@@ -463,6 +463,301 @@ pub fn lstm_f32(
     }
 }
 
+/// Constant parameters of [`lstm_dyn_s8`] and [`lstm_dyn_s16`], whose weights and biases are
+/// read at run time: [`LstmS8`]'s and [`LstmS16`]'s scalars without the weights and biases.
+#[derive(Clone, Copy, Debug)]
+pub struct LstmDyn<'a> {
+    /// Batch rows (each with its own hidden and cell state).
+    pub batches: usize,
+    /// Time steps per batch row.
+    pub time_steps: usize,
+    /// Elements of one input row.
+    pub input_size: usize,
+    /// Units: elements of the hidden state, cell state and one output row.
+    pub units: usize,
+    /// Input and output are `[time, batches, …]` rather than `[batches, time, …]`.
+    pub time_major: bool,
+    /// `-input_zero_point`.
+    pub input_offset: i32,
+    /// `-hidden_state_zero_point`.
+    pub hidden_offset: i32,
+    /// `[4, 2]` multipliers taking each gate's input product then recurrent product to the gate
+    /// scale 2^-12: Q31 for int8, reduced to 16 bits for int16 (as [`LstmS16::multipliers`]).
+    pub multipliers: &'a [i32],
+    /// Their shifts: positive = left for int8, the right shift `15 - shift` for int16.
+    pub shifts: &'a [i8],
+    /// Q31 multipliers of the three products (as [`LstmS8::mul_multipliers`]).
+    pub mul_multipliers: &'a [i32],
+    /// Their shifts (positive = left).
+    pub mul_shifts: &'a [i8],
+    /// Hidden state (and output) zero point.
+    pub hidden_zero_point: i32,
+    /// Lowest cell state value: `-quantized cell clip`, or -32768 without a clip.
+    pub cell_min: i32,
+    /// Highest cell state value: the quantized cell clip, or 32767 without one.
+    pub cell_max: i32,
+    /// The tanh of the cell state: multiplier as [`LogisticS16`]'s.
+    pub cell_tanh_multiplier: i32,
+    /// Its right shift.
+    pub cell_tanh_shift: i32,
+}
+
+/// Constant parameters of [`lstm_dyn_f32`]: [`LstmF32`]'s without the weights and biases.
+#[derive(Clone, Copy, Debug)]
+pub struct LstmDynF32 {
+    /// Batch rows (each with its own hidden and cell state).
+    pub batches: usize,
+    /// Time steps per batch row.
+    pub time_steps: usize,
+    /// Elements of one input row.
+    pub input_size: usize,
+    /// Units: elements of the hidden state, cell state and one output row.
+    pub units: usize,
+    /// Input and output are `[time, batches, …]` rather than `[batches, time, …]`.
+    pub time_major: bool,
+    /// The cell clip: the cell state is clamped to `±cell_clip` when it is positive.
+    pub cell_clip: f32,
+}
+
+/// The walk of the `lstm_dyn_*` kernels, whose twelve weight and bias tensors TFLM's Eval reads
+/// wherever they are (`weights`: the four gates' input weights `[units, input_size]`, in the order
+/// forget, input, cell, output, then their recurrent weights `[units, units]`, then their biases
+/// `[units]`). For each batch row and time step, unit `j`'s four gate pre-activations are
+/// `gate(g, wi, x, wr, h, bias)` of gate `g`'s rows `j` (`W` bytes per weight, `B` per bias
+/// element) and the input row and hidden state (`E` bytes per element), read from the arena
+/// before `update(gates, cell element)` updates the cell state (`C` bytes per element) and gives
+/// the output element; the output row is then copied into the hidden state. Input, hidden
+/// state, cell state and output must be disjoint, and no weight may overlap what is written
+/// (asserted).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn lstm_dyn<const E: usize, const W: usize, const B: usize, const C: usize, G>(
+    arena: &mut [u8],
+    (input, hidden_state, cell_state, output): (usize, usize, usize, usize),
+    weights: &[crate::Src],
+    (batches, steps, n_in, n, time_major): (usize, usize, usize, usize, bool),
+    gate: impl Fn(usize, [&[u8]; 5]) -> G,
+    update: impl Fn([G; 4], &mut [u8]) -> [u8; E],
+) {
+    assert!(
+        weights.len() == 12,
+        "four gates' input and recurrent weights and biases"
+    );
+    let lens = (
+        E * batches * steps * n_in,
+        E * batches * n,
+        C * batches * n,
+        E * batches * steps * n,
+    );
+    // Bounds and disjointness of the four views, checked once.
+    views_of(arena, (input, hidden_state, cell_state, output), lens);
+    let sizes = [W * n * n_in, W * n * n, B * n];
+    for (k, src) in weights.iter().enumerate() {
+        if let crate::Src::Arena(offset) = *src {
+            let len = sizes[k / 4];
+            for (at, written) in [
+                (hidden_state, lens.1),
+                (cell_state, lens.2),
+                (output, lens.3),
+            ] {
+                assert!(
+                    !views::overlapping(offset, len, at, written),
+                    "kernel weights and written tensors overlap"
+                );
+            }
+        }
+    }
+    for b in 0..batches {
+        let h_at = hidden_state + E * b * n;
+        for t in 0..steps {
+            let row = row_of(time_major, batches, steps, b, t);
+            let (x_at, o_at) = (input + E * row * n_in, output + E * row * n);
+            for j in 0..n {
+                let gates: [G; 4] = {
+                    let a = &*arena;
+                    let x = &a[x_at..][..E * n_in];
+                    let h = &a[h_at..][..E * n];
+                    core::array::from_fn(|g| {
+                        let wi = &weights[g].bytes(a, sizes[0])[W * j * n_in..][..W * n_in];
+                        let wr = &weights[4 + g].bytes(a, sizes[1])[W * j * n..][..W * n];
+                        let bias = &weights[8 + g].bytes(a, sizes[2])[B * j..][..B];
+                        gate(g, [wi, x, wr, h, bias])
+                    })
+                };
+                let c = &mut arena[cell_state + C * (b * n + j)..][..C];
+                let v = update(gates, c);
+                arena[o_at + E * j..][..E].copy_from_slice(&v);
+            }
+            arena.copy_within(o_at..o_at + E * n, h_at);
+        }
+    }
+}
+
+/// `Σ w[d] · (x[d] + offset)` of int8 weights and int8 inputs, wrapping at 32 bits (TFLM's
+/// reference FullyConnected sum).
+#[inline(always)]
+fn dyn_dot_s8(w: &[u8], x: &[u8], offset: i32) -> i32 {
+    w.iter().zip(x).fold(0i32, |acc, (&w, &x)| {
+        acc.wrapping_add(i32::from(w as i8).wrapping_mul(i32::from(x as i8).wrapping_add(offset)))
+    })
+}
+
+/// `Σ w[d] · (x[d] + offset)` of int8 weights and int16 inputs in 64 bits (TFLM's 16x8
+/// FullyConnected sum).
+#[inline(always)]
+fn dyn_dot_s16(w: &[u8], x: &[u8], offset: i32) -> i64 {
+    w.iter().zip(x.chunks_exact(2)).fold(0i64, |acc, (&w, x)| {
+        let x = i32::from(i16::from_le_bytes([x[0], x[1]])).wrapping_add(offset);
+        acc.wrapping_add(i64::from(i32::from(w as i8).wrapping_mul(x)))
+    })
+}
+
+/// int8 UNIDIRECTIONAL_SEQUENCE_LSTM with weights or biases read at run time, bit-exact with
+/// TFLM's `EvalLstm<int8_t, int8_t, int16_t, int32_t>`: as [`lstm_s8`], each gate's products summed
+/// from the weights as they are (`weights`: see `lstm_dyn`; INT32 biases).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn lstm_dyn_s8(
+    arena: &mut [u8],
+    input: usize,
+    hidden_state: usize,
+    cell_state: usize,
+    output: usize,
+    weights: &[crate::Src],
+    p: &LstmDyn,
+) {
+    let p = super::opaque(p);
+    let (m, s) = (&p.multipliers[..8], &p.shifts[..8]);
+    let cell_tanh = LogisticS16 {
+        len: 1,
+        input_multiplier: p.cell_tanh_multiplier,
+        input_right_shift: p.cell_tanh_shift,
+    };
+    lstm_dyn::<1, 1, 4, 2, i32>(
+        arena,
+        (input, hidden_state, cell_state, output),
+        weights,
+        (p.batches, p.time_steps, p.input_size, p.units, p.time_major),
+        |g, [wi, x, wr, h, bias]| {
+            let bias = i32::from_le_bytes([bias[0], bias[1], bias[2], bias[3]]);
+            let acc = dyn_dot_s8(wi, x, p.input_offset).wrapping_add(bias);
+            let a = multiply_by_quantized_multiplier(acc, m[2 * g], i32::from(s[2 * g]));
+            let r = multiply_by_quantized_multiplier(
+                dyn_dot_s8(wr, h, p.hidden_offset),
+                m[2 * g + 1],
+                i32::from(s[2 * g + 1]),
+            );
+            sat16(sat16(a) + sat16(r))
+        },
+        |gates, c| {
+            let v = update_s16(
+                gates,
+                c,
+                p.mul_multipliers,
+                p.mul_shifts,
+                p.hidden_zero_point,
+                (-128, 127),
+                (p.cell_min, p.cell_max),
+                &cell_tanh,
+            );
+            [v as i8 as u8]
+        },
+    );
+}
+
+/// int16 UNIDIRECTIONAL_SEQUENCE_LSTM with int8 weights or INT64 biases read at run time,
+/// bit-exact with TFLM's `EvalLstm<int16_t, int8_t, int16_t, int64_t>`: as [`lstm_s16`], each
+/// gate's products summed in 64 bits from the weights as they are, the zero points applied term
+/// by term (`weights`: see `lstm_dyn`).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn lstm_dyn_s16(
+    arena: &mut [u8],
+    input: usize,
+    hidden_state: usize,
+    cell_state: usize,
+    output: usize,
+    weights: &[crate::Src],
+    p: &LstmDyn,
+) {
+    let p = super::opaque(p);
+    let (m, s) = (&p.multipliers[..8], &p.shifts[..8]);
+    let cell_tanh = LogisticS16 {
+        len: 1,
+        input_multiplier: p.cell_tanh_multiplier,
+        input_right_shift: p.cell_tanh_shift,
+    };
+    lstm_dyn::<2, 1, 8, 2, i32>(
+        arena,
+        (input, hidden_state, cell_state, output),
+        weights,
+        (p.batches, p.time_steps, p.input_size, p.units, p.time_major),
+        |g, [wi, x, wr, h, b]| {
+            let bias = i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            let acc = dyn_dot_s16(wi, x, p.input_offset).wrapping_add(bias);
+            let a = scale_16x8(acc, m[2 * g], s[2 * g]);
+            let acc = dyn_dot_s16(wr, h, p.hidden_offset);
+            let r = scale_16x8(acc, m[2 * g + 1], s[2 * g + 1]);
+            sat16(sat16(a) + sat16(r))
+        },
+        |gates, c| {
+            let v = update_s16(
+                gates,
+                c,
+                p.mul_multipliers,
+                p.mul_shifts,
+                p.hidden_zero_point,
+                (-32768, 32767),
+                (p.cell_min, p.cell_max),
+                &cell_tanh,
+            );
+            (v as i16).to_le_bytes()
+        },
+    );
+}
+
+/// float32 UNIDIRECTIONAL_SEQUENCE_LSTM with weights or biases read at run time, as TFLM's
+/// `EvalLstm<float, …>` and [`lstm_f32`] (`weights`: see `lstm_dyn`).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn lstm_dyn_f32(
+    arena: &mut [u8],
+    input: usize,
+    hidden_state: usize,
+    cell_state: usize,
+    output: usize,
+    weights: &[crate::Src],
+    p: &LstmDynF32,
+) {
+    let p = super::opaque(p);
+    let none = |x: f32| clamp_f32(x, f32::MIN, f32::MAX);
+    let f32_of = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    let dot = |w: &[u8], x: &[u8]| {
+        w.chunks_exact(4)
+            .zip(x.chunks_exact(4))
+            .fold(0.0f32, |acc, (w, x)| acc + f32_of(x) * f32_of(w))
+    };
+    lstm_dyn::<4, 4, 4, 4, f32>(
+        arena,
+        (input, hidden_state, cell_state, output),
+        weights,
+        (p.batches, p.time_steps, p.input_size, p.units, p.time_major),
+        |_, [wi, x, wr, h, bias]| none(dot(wi, x) + f32_of(bias)) + none(dot(wr, h) + 0.0),
+        |[f, i, g, o], c| {
+            let (f, i, g, o) = (
+                logistic_one_f32(f),
+                logistic_one_f32(i),
+                tanh_f32(g),
+                logistic_one_f32(o),
+            );
+            let old = f32_of(c);
+            let mut new = none(f * old) + none(i * g);
+            if p.cell_clip > 0.0 {
+                new = new.min(p.cell_clip).max(-p.cell_clip);
+            }
+            c.copy_from_slice(&new.to_le_bytes());
+            none(tanh_f32(new) * o).to_le_bytes()
+        },
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

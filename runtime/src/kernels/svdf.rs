@@ -14,6 +14,7 @@
 //! Access order: the input, the state and the output are read and written filter by filter; the
 //! three must not overlap (checked).
 
+use super::nn_common::float_math::tanh_f32;
 use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views};
 use crate::math::multiply_by_quantized_multiplier;
 
@@ -111,6 +112,10 @@ pub struct SvdfF32<'a> {
     pub act_min: f32,
     /// Highest output value.
     pub act_max: f32,
+    /// The fused activation TFLM's `ActivationValFloat` applies where it is a function rather
+    /// than a clamp: 0 none (the clamp to `act_min..=act_max` alone), 1 TANH (`tanhf`, no clamp),
+    /// 2 SIGN_BIT (1.0 where the sign bit is set, else 0.0, no clamp).
+    pub function: i32,
 }
 
 /// A state (and time weight) element of the integer kernels: int16 or int8.
@@ -197,12 +202,55 @@ impl Word for i8 {
     }
 }
 
+/// A bias as the kernels read it: the parameters' constant values, or the bytes of a tensor
+/// computed at run time (little-endian elements).
+#[derive(Clone, Copy)]
+enum BiasView<'a, T> {
+    None,
+    Values(&'a [T]),
+    Bytes(&'a [u8]),
+}
+
+impl<T: Copy + Default> BiasView<'_, T> {
+    /// Element `u`, or the default (0) without a bias.
+    #[inline(always)]
+    fn get(&self, u: usize, from_le: impl Fn([u8; 4]) -> T) -> T {
+        match *self {
+            BiasView::None => T::default(),
+            BiasView::Values(v) => v[u],
+            BiasView::Bytes(b) => from_le([b[4 * u], b[4 * u + 1], b[4 * u + 2], b[4 * u + 3]]),
+        }
+    }
+}
+
+/// The disjoint views of `regions`, and the `len` bytes of the bias computed at run time `bias`
+/// (none: no bias) read beside them: a bias in the arena is a fourth disjoint view.
+fn views_and_bias<'a>(
+    arena: &'a mut [u8],
+    regions: [(usize, usize); 3],
+    bias: Option<crate::Src<'a>>,
+    len: usize,
+) -> ([&'a mut [u8]; 3], Option<&'a [u8]>) {
+    match bias {
+        Some(crate::Src::Arena(at)) => {
+            let [a, b, c, d] =
+                views::disjoint(arena, [regions[0], regions[1], regions[2], (at, len)]);
+            ([a, b, c], Some(&*d))
+        }
+        Some(crate::Src::Bytes(bytes)) => (views::disjoint(arena, regions), Some(&bytes[..len])),
+        None => (views::disjoint(arena, regions), None),
+    }
+}
+
 /// What the two integer kernels share, their time weights aside.
 struct Int<'a, W> {
     dims: [usize; 5],
     weights_feature: &'a [i8],
     weights_time: &'a [W],
+    /// The constant bias (`None` with `bias_at_run_time`).
     bias: Option<&'a [i32]>,
+    /// The bias computed at run time, if any.
+    bias_at_run_time: Option<crate::Src<'a>>,
     zero_points: [i32; 3],
     scales: [(i32, i32); 2],
 }
@@ -211,6 +259,9 @@ struct Int<'a, W> {
 /// fields, their time weights' type aside).
 macro_rules! int_args {
     ($p:expr) => {
+        int_args!($p, None)
+    };
+    ($p:expr, $bias_at_run_time:expr) => {
         Int {
             dims: [
                 $p.batches,
@@ -222,6 +273,7 @@ macro_rules! int_args {
             weights_feature: $p.weights_feature,
             weights_time: $p.weights_time,
             bias: $p.bias,
+            bias_at_run_time: $bias_at_run_time,
             zero_points: [
                 $p.input_zero_point,
                 $p.state_zero_point,
@@ -250,15 +302,21 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
     let row = filters * memory;
     let weights_feature = &p.weights_feature[..filters * input_size];
     let weights_time = &p.weights_time[..row];
-    let bias = p.bias.map(|b| &b[..units]);
-    let [inp, st, out] = views::disjoint(
+    let ([inp, st, out], dyn_bias) = views_and_bias(
         arena,
         [
             (input, batches * input_size),
             (state, W::BYTES * batches * row),
             (output, batches * units),
         ],
+        p.bias_at_run_time,
+        4 * units,
     );
+    let bias = match (dyn_bias, p.bias) {
+        (Some(b), _) => BiasView::Bytes(b),
+        (None, Some(b)) => BiasView::Values(&b[..units]),
+        (None, None) => BiasView::None,
+    };
     // The input offset `-zp_in` lies in [-127, 128], as the dot products need.
     let offset = zp_in.wrapping_neg();
     for b in 0..batches {
@@ -288,7 +346,7 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
                 let t = W::shift_dot(s, w, zp_state.wrapping_add(v), zp_state);
                 let u = f / rank;
                 if taken == 0 {
-                    acc = bias.map_or(0, |b| b[u]);
+                    acc = bias.get(u, i32::from_le_bytes);
                 }
                 acc = acc.wrapping_add(t);
                 taken += 1;
@@ -345,6 +403,69 @@ pub fn svdf_f32(
     p: &SvdfF32,
 ) {
     let p = super::opaque(p);
+    svdf_float(arena, (input, activation_state, output), None, p);
+}
+
+/// [`svdf_s8`] with a bias computed at run time (a graph input or an operator's output), which
+/// TFLM's Eval reads wherever it is: `bias`, `num_units` INT32 values; `p.bias` is not read.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn svdf_dyn_s8(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    bias: crate::Src,
+    p: &SvdfS8,
+) {
+    let p = super::opaque(p);
+    let args = Int {
+        bias: None,
+        ..int_args!(p, Some(bias))
+    };
+    svdf_int(arena, (input, activation_state, output), args);
+}
+
+/// [`svdf_s8_state8`] with a bias computed at run time (as [`svdf_dyn_s8`]).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn svdf_dyn_s8_state8(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    bias: crate::Src,
+    p: &SvdfS8State8,
+) {
+    let p = super::opaque(p);
+    let args = Int {
+        bias: None,
+        ..int_args!(p, Some(bias))
+    };
+    svdf_int(arena, (input, activation_state, output), args);
+}
+
+/// [`svdf_f32`] with a bias computed at run time (`num_units` FLOAT32 values; `p.bias` is not
+/// read).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn svdf_dyn_f32(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    bias: crate::Src,
+    p: &SvdfF32,
+) {
+    let p = super::opaque(p);
+    svdf_float(arena, (input, activation_state, output), Some(bias), p);
+}
+
+/// The float32 SVDF of [`svdf_f32`], its bias `p.bias` or, if given, `bias_at_run_time`.
+#[inline(always)]
+fn svdf_float(
+    arena: &mut [u8],
+    (input, activation_state, output): (usize, usize, usize),
+    bias_at_run_time: Option<crate::Src>,
+    p: &SvdfF32,
+) {
     let state = activation_state;
     let (batches, input_size, filters, rank, memory) = (
         p.batches,
@@ -358,7 +479,6 @@ pub fn svdf_f32(
     let state_len = 4 * batches * row;
     let weights_feature = &p.weights_feature[..filters * input_size];
     let weights_time = &p.weights_time[..row];
-    let bias = p.bias.map(|b| &b[..units]);
     {
         let (inp, st) = views::split(arena, input, 4 * batches * input_size, state, state_len);
         if state_len > 0 {
@@ -377,10 +497,20 @@ pub fn svdf_f32(
             }
         }
     }
-    let (st, out) = views::split(arena, state, state_len, output, 4 * batches * units);
+    let ([st, out, _], dyn_bias) = views_and_bias(
+        arena,
+        [(state, state_len), (output, 4 * batches * units), (0, 0)],
+        bias_at_run_time,
+        4 * units,
+    );
+    let bias = match (dyn_bias, p.bias) {
+        (Some(b), _) => BiasView::Bytes(b),
+        (None, Some(b)) => BiasView::Values(&b[..units]),
+        (None, None) => BiasView::None,
+    };
     for b in 0..batches {
         for u in 0..units {
-            let mut acc = bias.map_or(0.0, |b| b[u]);
+            let mut acc = bias.get(u, f32::from_le_bytes);
             for f in u * rank..(u + 1) * rank {
                 let s = &st[4 * (b * row + f * memory)..][..4 * memory];
                 let w = &weights_time[f * memory..][..memory];
@@ -390,7 +520,11 @@ pub fn svdf_f32(
                 }
                 acc += dot;
             }
-            let v = clamp_f32(acc, p.act_min, p.act_max);
+            let v = match p.function {
+                1 => tanh_f32(acc),
+                2 => f32::from(u8::from(acc.is_sign_negative())),
+                _ => clamp_f32(acc, p.act_min, p.act_max),
+            };
             let at = 4 * (b * units + u);
             out[at..at + 4].copy_from_slice(&v.to_le_bytes());
         }
@@ -516,6 +650,7 @@ mod tests {
             bias: Some(&[0.25, 0.0]),
             act_min: 0.0,
             act_max: f32::INFINITY,
+            function: 0,
         };
         svdf_f32(&mut arena, 0, 8, 24, &p);
         let get =
@@ -524,5 +659,39 @@ mod tests {
         let state: [f32; 4] = core::array::from_fn(|i| get(&arena, 8 + 4 * i));
         assert_eq!(state, [1.5, 3.0, 4.0, -1.0]);
         assert_eq!([get(&arena, 24), get(&arena, 28)], [6.25, 3.0]);
+    }
+
+    /// TANH and SIGN_BIT are functions of the sum, not clamps (TFLM's `ActivationValFloat`); a
+    /// bias computed at run time is read from the arena.
+    #[test]
+    fn f32_functions_and_a_bias_at_run_time() {
+        // Input [1, 1] at 0, state 2 filters x 1 memory at 8, output 2 units at 16, bias at 24.
+        let mut arena = [0u8; 32];
+        arena[0..4].copy_from_slice(&1.0f32.to_le_bytes());
+        arena[24..28].copy_from_slice(&0.5f32.to_le_bytes());
+        arena[28..32].copy_from_slice(&(-0.0f32).to_le_bytes());
+        let p = |function| SvdfF32 {
+            batches: 1,
+            input_size: 1,
+            num_filters: 2,
+            rank: 1,
+            memory_size: 1,
+            weights_feature: &[1.0, -2.0],
+            weights_time: &[1.0, 0.0],
+            bias: None,
+            act_min: f32::NEG_INFINITY,
+            act_max: f32::INFINITY,
+            function,
+        };
+        let get =
+            |arena: &[u8], at: usize| f32::from_le_bytes(arena[at..at + 4].try_into().unwrap());
+        // Sums: 0.5 + 1 = 1.5 and -0.0 + 0 * -2 = 0.0 (positive zero).
+        svdf_dyn_f32(&mut arena, 0, 8, 16, crate::Src::Arena(24), &p(1));
+        assert_eq!([get(&arena, 16), get(&arena, 20)], [tanh_f32(1.5), 0.0]);
+        svdf_dyn_f32(&mut arena, 0, 8, 16, crate::Src::Arena(24), &p(2));
+        assert_eq!([get(&arena, 16), get(&arena, 20)], [0.0, 0.0]);
+        arena[24..28].copy_from_slice(&(-3.0f32).to_le_bytes());
+        svdf_dyn_f32(&mut arena, 0, 8, 16, crate::Src::Arena(24), &p(2));
+        assert_eq!([get(&arena, 16), get(&arena, 20)], [1.0, 0.0]);
     }
 }

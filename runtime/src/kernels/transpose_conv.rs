@@ -15,7 +15,7 @@
 //! Access order: output pixels in order, each written after reading every input pixel that reaches
 //! it; later pixels read the input again, so the output must not overlap the input (checked).
 
-use super::nn_common::requant::requantize_16x8;
+use super::nn_common::requant::{requantize_16x8, scale_16x8};
 use super::nn_common::{clamp_f32, dot2_swizzled_s16, dot_s16, dot_s8, views, Requantizer};
 
 /// Constant parameters of [`transpose_conv_s8`].
@@ -320,6 +320,288 @@ pub fn transpose_conv_f32(arena: &mut [u8], input: usize, output: usize, p: &Tra
             let v = clamp_f32(sum + bias.map_or(0.0, |b| b[oc]), p.act_min, p.act_max);
             o.copy_from_slice(&v.to_le_bytes());
         }
+    );
+}
+
+/// Constant parameters of [`transpose_conv_dyn_s8`], [`transpose_conv_dyn_s16`] and
+/// [`transpose_conv_dyn_s16_bias16`], whose filter and bias are read at run time.
+#[derive(Clone, Copy, Debug)]
+pub struct TransposeConvDyn<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (the filter's last dimension).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (the filter's first dimension).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Vertical stride (output rows between consecutive input rows).
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Output rows cut from the top of the full (unpadded) result.
+    pub pad_top: usize,
+    /// Output columns cut from the left.
+    pub pad_left: usize,
+    /// Per-output-channel multipliers: Q31 for int8, reduced to 16 bits for int16 (as
+    /// [`TransposeConvS16::multipliers`]).
+    pub multipliers: &'a [i32],
+    /// Per-output-channel shifts: TFLM's (positive = left) for int8, the right shift
+    /// `15 - shift` for int16.
+    pub shifts: &'a [i8],
+    /// Input zero point, subtracted from every input (0 for int16, whose kernel applies none).
+    pub input_zero_point: i32,
+    /// Output zero point, added after the requantization (0 for int16).
+    pub output_zero_point: i32,
+    /// Lowest output value (fused activation, output zero point included).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+}
+
+/// Constant parameters of [`transpose_conv_dyn_f32`]: the geometry of [`TransposeConvDyn`] and
+/// the clamp.
+#[derive(Clone, Copy, Debug)]
+pub struct TransposeConvDynF32 {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (the filter's last dimension).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels (the filter's first dimension).
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Vertical stride (output rows between consecutive input rows).
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Output rows cut from the top of the full (unpadded) result.
+    pub pad_top: usize,
+    /// Output columns cut from the left.
+    pub pad_left: usize,
+    /// Lowest output value (fused activation).
+    pub act_min: f32,
+    /// Highest output value.
+    pub act_max: f32,
+}
+
+/// The geometry of a `transpose_conv_dyn_*` call: `[batches, input_h, input_w, input_c,
+/// output_h, output_w, output_c, filter_h, filter_w, stride_h, stride_w, pad_top, pad_left]`.
+macro_rules! dyn_geometry {
+    ($p:expr) => {{
+        let p = $p;
+        [
+            p.batches, p.input_h, p.input_w, p.input_c, p.output_h, p.output_w, p.output_c,
+            p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
+        ]
+    }};
+}
+
+/// The walk of the `transpose_conv_dyn_*` kernels, whose filter and bias TFLM's Eval reads
+/// wherever they are: for each output element (batch, row, column, channel `oc`),
+/// `acc = term(acc, x, w)` from `zero` over the products that reach it in TFLM's order (input row,
+/// input column, input channel; see [`sources`]), then writes `finish(oc, acc, bias element oc)`.
+/// `IN`, `W`, `B`, `OUT`: bytes per input, weight, bias and output element. `inputs` are input,
+/// filter `[output_c, filter_h, filter_w, input_c]` and the optional bias (two or three:
+/// asserted), borrowed again for each output element as the output is written between them.
+#[inline(always)]
+fn dyn_gather<const IN: usize, const W: usize, const B: usize, const OUT: usize, A: Copy>(
+    arena: &mut [u8],
+    (inputs, output): (&[crate::Src], usize),
+    dims: [usize; 13],
+    zero: A,
+    term: impl Fn(A, &[u8], &[u8]) -> A,
+    finish: impl Fn(usize, A, Option<&[u8]>) -> [u8; OUT],
+) {
+    let [batches, ih, iw, ic, oh, ow, oc_n, fh, fw, sh, sw, pt, pl] = dims;
+    assert!(
+        matches!(inputs.len(), 2 | 3),
+        "input, filter and an optional bias"
+    );
+    assert!(sh > 0 && sw > 0, "strides must be at least 1");
+    let in_len = IN * batches * ih * iw * ic;
+    let w_len = W * oc_n * fh * fw * ic;
+    let out_len = OUT * batches * oh * ow * oc_n;
+    for (src, &len) in inputs.iter().zip(&[in_len, w_len, B * oc_n]) {
+        if let crate::Src::Arena(offset) = *src {
+            assert!(
+                !views::overlapping(offset, len, output, out_len),
+                "kernel input and output overlap"
+            );
+        }
+    }
+    let bias = inputs.get(2).copied();
+    let mut o = output;
+    for b in 0..batches {
+        for oy in 0..oh {
+            let (y0, y1) = sources(oy, pt, sh, fh, ih);
+            for ox in 0..ow {
+                let (x0, x1) = sources(ox, pl, sw, fw, iw);
+                for oc in 0..oc_n {
+                    let v = {
+                        let x = inputs[0].bytes(arena, in_len);
+                        let w = inputs[1].bytes(arena, w_len);
+                        let mut acc = zero;
+                        for y in y0..y1 {
+                            let ky = oy + pt - y * sh;
+                            for xx in x0..x1 {
+                                let kx = ox + pl - xx * sw;
+                                let pixel = ((b * ih + y) * iw + xx) * ic;
+                                let tap = ((oc * fh + ky) * fw + kx) * ic;
+                                for c in 0..ic {
+                                    let xe = &x[IN * (pixel + c)..][..IN];
+                                    let we = &w[W * (tap + c)..][..W];
+                                    acc = term(acc, xe, we);
+                                }
+                            }
+                        }
+                        let bias = bias.map(|s| &s.bytes(arena, B * oc_n)[B * oc..][..B]);
+                        finish(oc, acc, bias)
+                    };
+                    arena[o..o + OUT].copy_from_slice(&v);
+                    o += OUT;
+                }
+            }
+        }
+    }
+}
+
+/// int8 TRANSPOSE_CONV with the filter (and bias) read at run time, bit-exact with TFLM's
+/// `reference_integer_ops::TransposeConv`: each output is
+/// `MultiplyByQuantizedMultiplier(Σ w * (x - input_zero_point) + bias)` (wrapping at 32 bits)
+/// plus the output zero point, clamped. `inputs`: the int8 input, the int8 filter, the optional
+/// INT32 bias.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn transpose_conv_dyn_s8(
+    arena: &mut [u8],
+    inputs: &[crate::Src],
+    output: usize,
+    p: &TransposeConvDyn,
+) {
+    let p = super::opaque(p);
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    dyn_gather::<1, 1, 4, 1, i32>(
+        arena,
+        (inputs, output),
+        dyn_geometry!(p),
+        0,
+        |acc, x, w| {
+            let x = i32::from(x[0] as i8).wrapping_sub(p.input_zero_point);
+            acc.wrapping_add(i32::from(w[0] as i8).wrapping_mul(x))
+        },
+        |c, acc, bias| {
+            let bias = bias.map_or(0, |b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            let v = crate::math::multiply_by_quantized_multiplier(
+                acc.wrapping_add(bias),
+                multipliers[c],
+                i32::from(shifts[c]),
+            )
+            .wrapping_add(p.output_zero_point);
+            [v.max(p.act_min).min(p.act_max) as i8 as u8]
+        },
+    );
+}
+
+/// The 16x8 walk of [`transpose_conv_dyn_s16`] and [`transpose_conv_dyn_s16_bias16`]: 64-bit sums
+/// of `w * x`, the bias element read by `bias` (`B` bytes), requantized by `requantize_16x8`.
+#[inline(always)]
+fn dyn_s16<const B: usize>(
+    arena: &mut [u8],
+    (inputs, output): (&[crate::Src], usize),
+    p: &TransposeConvDyn,
+    bias: impl Fn(&[u8]) -> i64,
+) {
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    dyn_gather::<2, 1, B, 2, i64>(
+        arena,
+        (inputs, output),
+        dyn_geometry!(p),
+        0,
+        // Each product is within 2^22 in magnitude: exact in 32 bits, summed in 64 as TFLM does.
+        |acc, x, w| {
+            let x = i32::from(i16::from_le_bytes([x[0], x[1]])).wrapping_sub(p.input_zero_point);
+            acc.wrapping_add(i64::from(i32::from(w[0] as i8).wrapping_mul(x)))
+        },
+        |c, acc, b| {
+            let acc = acc.wrapping_add(b.map_or(0, &bias));
+            let v = scale_16x8(acc, multipliers[c], shifts[c]).wrapping_add(p.output_zero_point);
+            (v.max(p.act_min).min(p.act_max) as i16).to_le_bytes()
+        },
+    );
+}
+
+/// int16 TRANSPOSE_CONV with int8 weights read at run time and an INT64 bias or none, bit-exact
+/// with TFLM's 16x8 `reference_integer_ops::TransposeConv` (64-bit sums of `w * x`, the bias, the
+/// 64-bit `MultiplyByQuantizedMultiplier`, clamped).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn transpose_conv_dyn_s16(
+    arena: &mut [u8],
+    inputs: &[crate::Src],
+    output: usize,
+    p: &TransposeConvDyn,
+) {
+    let p = super::opaque(p);
+    dyn_s16::<8>(arena, (inputs, output), p, |b| {
+        i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+    });
+}
+
+/// [`transpose_conv_dyn_s16`] with an INT16 bias, which TFLM's Eval widens to 64 bits at every
+/// call before the same kernel.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn transpose_conv_dyn_s16_bias16(
+    arena: &mut [u8],
+    inputs: &[crate::Src],
+    output: usize,
+    p: &TransposeConvDyn,
+) {
+    let p = super::opaque(p);
+    dyn_s16::<2>(arena, (inputs, output), p, |b| {
+        i64::from(i16::from_le_bytes([b[0], b[1]]))
+    });
+}
+
+/// float32 TRANSPOSE_CONV with the filter (and bias) read at run time, as TFLM's
+/// `reference_ops::TransposeConv`: each output element sums its products from 0 in TFLM's order,
+/// then adds the bias and clamps.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn transpose_conv_dyn_f32(
+    arena: &mut [u8],
+    inputs: &[crate::Src],
+    output: usize,
+    p: &TransposeConvDynF32,
+) {
+    let p = super::opaque(p);
+    let f32_of = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    dyn_gather::<4, 4, 4, 4, f32>(
+        arena,
+        (inputs, output),
+        dyn_geometry!(p),
+        0.0,
+        |acc, x, w| acc + f32_of(x) * f32_of(w),
+        |_, sum, bias| {
+            clamp_f32(sum + bias.map_or(0.0, f32_of), p.act_min, p.act_max).to_le_bytes()
+        },
     );
 }
 

@@ -1860,6 +1860,66 @@ pub mod ffi {
             /// `cell_clip`.
             pub cell_clip: f32,
         }
+        /// The C `lstm_LstmDyn`.
+        #[repr(C)]
+        pub struct LstmDyn {
+            /// `batches`.
+            pub batches: usize,
+            /// `time_steps`.
+            pub time_steps: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `units`.
+            pub units: usize,
+            /// `time_major`.
+            pub time_major: core::ffi::c_int,
+            /// `input_offset`.
+            pub input_offset: i32,
+            /// `hidden_offset`.
+            pub hidden_offset: i32,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `mul_multipliers`'s data.
+            pub mul_multipliers: *const i32,
+            /// `mul_multipliers`'s length.
+            pub mul_multipliers_len: usize,
+            /// `mul_shifts`'s data.
+            pub mul_shifts: *const i8,
+            /// `mul_shifts`'s length.
+            pub mul_shifts_len: usize,
+            /// `hidden_zero_point`.
+            pub hidden_zero_point: i32,
+            /// `cell_min`.
+            pub cell_min: i32,
+            /// `cell_max`.
+            pub cell_max: i32,
+            /// `cell_tanh_multiplier`.
+            pub cell_tanh_multiplier: i32,
+            /// `cell_tanh_shift`.
+            pub cell_tanh_shift: i32,
+        }
+        /// The C `lstm_LstmDynF32`.
+        #[repr(C)]
+        pub struct LstmDynF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `time_steps`.
+            pub time_steps: usize,
+            /// `input_size`.
+            pub input_size: usize,
+            /// `units`.
+            pub units: usize,
+            /// `time_major`.
+            pub time_major: core::ffi::c_int,
+            /// `cell_clip`.
+            pub cell_clip: f32,
+        }
     }
     /// `math`'s typedefs.
     pub mod math {
@@ -2679,6 +2739,8 @@ pub mod ffi {
             pub act_min: f32,
             /// `act_max`.
             pub act_max: f32,
+            /// `function`.
+            pub function: i32,
         }
     }
     /// `transpose`'s typedefs.
@@ -2845,6 +2907,86 @@ pub mod ffi {
             pub bias: *const f32,
             /// `bias`'s length.
             pub bias_len: usize,
+            /// `act_min`.
+            pub act_min: f32,
+            /// `act_max`.
+            pub act_max: f32,
+        }
+        /// The C `transpose_conv_TransposeConvDyn`.
+        #[repr(C)]
+        pub struct TransposeConvDyn {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+        }
+        /// The C `transpose_conv_TransposeConvDynF32`.
+        #[repr(C)]
+        pub struct TransposeConvDynF32 {
+            /// `batches`.
+            pub batches: usize,
+            /// `input_h`.
+            pub input_h: usize,
+            /// `input_w`.
+            pub input_w: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_h`.
+            pub output_h: usize,
+            /// `output_w`.
+            pub output_w: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter_h`.
+            pub filter_h: usize,
+            /// `filter_w`.
+            pub filter_w: usize,
+            /// `stride_h`.
+            pub stride_h: usize,
+            /// `stride_w`.
+            pub stride_w: usize,
+            /// `pad_top`.
+            pub pad_top: usize,
+            /// `pad_left`.
+            pub pad_left: usize,
             /// `act_min`.
             pub act_min: f32,
             /// `act_max`.
@@ -3736,6 +3878,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const fully_connected_int4::FullyConnectedS4,
         );
+        /// The C `fully_connected_int4::fully_connected_dyn_s4`.
+        pub fn parity_fully_connected_int4_fully_connected_dyn_s4(
+            input: *const u8,
+            bias: *const u8,
+            output: *mut u8,
+            p: *const fully_connected_int4::FullyConnectedS4,
+        );
         /// The C `gather::gather`.
         pub fn parity_gather_gather(
             input: *const u8,
@@ -3848,6 +3997,36 @@ pub mod ffi {
             cell_state: *mut u8,
             output: *mut u8,
             p: *const lstm::LstmF32,
+        );
+        /// The C `lstm::lstm_dyn_s8`.
+        pub fn parity_lstm_lstm_dyn_s8(
+            input: *const u8,
+            hidden_state: *mut u8,
+            cell_state: *mut u8,
+            output: *mut u8,
+            weights: *const *const u8,
+            weights_len: usize,
+            p: *const lstm::LstmDyn,
+        );
+        /// The C `lstm::lstm_dyn_s16`.
+        pub fn parity_lstm_lstm_dyn_s16(
+            input: *const u8,
+            hidden_state: *mut u8,
+            cell_state: *mut u8,
+            output: *mut u8,
+            weights: *const *const u8,
+            weights_len: usize,
+            p: *const lstm::LstmDyn,
+        );
+        /// The C `lstm::lstm_dyn_f32`.
+        pub fn parity_lstm_lstm_dyn_f32(
+            input: *const u8,
+            hidden_state: *mut u8,
+            cell_state: *mut u8,
+            output: *mut u8,
+            weights: *const *const u8,
+            weights_len: usize,
+            p: *const lstm::LstmDynF32,
         );
         /// The C `math::rsqrt_f32`.
         pub fn parity_math_rsqrt_f32(input: *const u8, output: *mut u8, p: *const math::UnaryF32);
@@ -4309,6 +4488,30 @@ pub mod ffi {
             output: *mut u8,
             p: *const svdf::SvdfF32,
         );
+        /// The C `svdf::svdf_dyn_s8`.
+        pub fn parity_svdf_svdf_dyn_s8(
+            input: *const u8,
+            activation_state: *mut u8,
+            output: *mut u8,
+            bias: *const u8,
+            p: *const svdf::SvdfS8,
+        );
+        /// The C `svdf::svdf_dyn_s8_state8`.
+        pub fn parity_svdf_svdf_dyn_s8_state8(
+            input: *const u8,
+            activation_state: *mut u8,
+            output: *mut u8,
+            bias: *const u8,
+            p: *const svdf::SvdfS8State8,
+        );
+        /// The C `svdf::svdf_dyn_f32`.
+        pub fn parity_svdf_svdf_dyn_f32(
+            input: *const u8,
+            activation_state: *mut u8,
+            output: *mut u8,
+            bias: *const u8,
+            p: *const svdf::SvdfF32,
+        );
         /// The C `transpose::transpose`.
         pub fn parity_transpose_transpose(
             input: *const u8,
@@ -4332,6 +4535,34 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const transpose_conv::TransposeConvF32,
+        );
+        /// The C `transpose_conv::transpose_conv_dyn_s8`.
+        pub fn parity_transpose_conv_transpose_conv_dyn_s8(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const transpose_conv::TransposeConvDyn,
+        );
+        /// The C `transpose_conv::transpose_conv_dyn_s16`.
+        pub fn parity_transpose_conv_transpose_conv_dyn_s16(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const transpose_conv::TransposeConvDyn,
+        );
+        /// The C `transpose_conv::transpose_conv_dyn_s16_bias16`.
+        pub fn parity_transpose_conv_transpose_conv_dyn_s16_bias16(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const transpose_conv::TransposeConvDyn,
+        );
+        /// The C `transpose_conv::transpose_conv_dyn_f32`.
+        pub fn parity_transpose_conv_transpose_conv_dyn_f32(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            p: *const transpose_conv::TransposeConvDynF32,
         );
     }
 }
@@ -7719,6 +7950,38 @@ fn c_fully_connected_int4_fully_connected_s4(
     Ok(())
 }
 
+/// `fully_connected_int4::fully_connected_dyn_s4` in C.
+fn c_fully_connected_int4_fully_connected_dyn_s4(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let filter: Vec<u8> = call.slice("filter")?;
+    let folded_bias: Vec<i32> = call.slice("folded_bias")?;
+    let p = ffi::fully_connected_int4::FullyConnectedS4 {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        folded_bias: folded_bias.as_ptr(),
+        folded_bias_len: folded_bias.len(),
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let bias = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_fully_connected_int4_fully_connected_dyn_s4(input, bias, output, &p) };
+    Ok(())
+}
+
 /// `gather::gather` in C.
 fn c_gather_gather(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::gather::Gather {
@@ -8103,6 +8366,141 @@ fn c_lstm_lstm_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_lstm_lstm_f32(input, hidden_state, cell_state, output, &p) };
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_s8` in C.
+fn c_lstm_lstm_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = ffi::lstm::LstmDyn {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: core::ffi::c_int::from(call.scalar::<bool>("time_major")?),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        mul_multipliers: mul_multipliers.as_ptr(),
+        mul_multipliers_len: mul_multipliers.len(),
+        mul_shifts: mul_shifts.as_ptr(),
+        mul_shifts_len: mul_shifts.len(),
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let hidden_state = call.c_output(base, arena.len(), 1)?;
+    let cell_state = call.c_output(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    let weights = call.c_inputs(base, arena.len(), 4)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_lstm_lstm_dyn_s8(
+            input,
+            hidden_state,
+            cell_state,
+            output,
+            weights.as_ptr(),
+            weights.len(),
+            &p,
+        )
+    };
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_s16` in C.
+fn c_lstm_lstm_dyn_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
+    let mul_shifts: Vec<i8> = call.slice("mul_shifts")?;
+    let p = ffi::lstm::LstmDyn {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: core::ffi::c_int::from(call.scalar::<bool>("time_major")?),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        mul_multipliers: mul_multipliers.as_ptr(),
+        mul_multipliers_len: mul_multipliers.len(),
+        mul_shifts: mul_shifts.as_ptr(),
+        mul_shifts_len: mul_shifts.len(),
+        hidden_zero_point: call.scalar::<i32>("hidden_zero_point")?,
+        cell_min: call.scalar::<i32>("cell_min")?,
+        cell_max: call.scalar::<i32>("cell_max")?,
+        cell_tanh_multiplier: call.scalar::<i32>("cell_tanh_multiplier")?,
+        cell_tanh_shift: call.scalar::<i32>("cell_tanh_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let hidden_state = call.c_output(base, arena.len(), 1)?;
+    let cell_state = call.c_output(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    let weights = call.c_inputs(base, arena.len(), 4)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_lstm_lstm_dyn_s16(
+            input,
+            hidden_state,
+            cell_state,
+            output,
+            weights.as_ptr(),
+            weights.len(),
+            &p,
+        )
+    };
+    Ok(())
+}
+
+/// `lstm::lstm_dyn_f32` in C.
+fn c_lstm_lstm_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::lstm::LstmDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        time_steps: call.scalar::<usize>("time_steps")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        units: call.scalar::<usize>("units")?,
+        time_major: core::ffi::c_int::from(call.scalar::<bool>("time_major")?),
+        cell_clip: call.scalar::<f32>("cell_clip")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let hidden_state = call.c_output(base, arena.len(), 1)?;
+    let cell_state = call.c_output(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    let weights = call.c_inputs(base, arena.len(), 4)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_lstm_lstm_dyn_f32(
+            input,
+            hidden_state,
+            cell_state,
+            output,
+            weights.as_ptr(),
+            weights.len(),
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -10003,6 +10401,7 @@ fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         bias_len: bias.as_ref().map_or(0, Vec::len),
         act_min: call.scalar::<f32>("act_min")?,
         act_max: call.scalar::<f32>("act_max")?,
+        function: call.scalar::<i32>("function")?,
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
@@ -10012,6 +10411,113 @@ fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_svdf_svdf_f32(input, activation_state, output, &p) };
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_s8` in C.
+fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i16> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = ffi::svdf::SvdfS8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: weights_feature.as_ptr(),
+        weights_feature_len: weights_feature.len(),
+        weights_time: weights_time.as_ptr(),
+        weights_time_len: weights_time.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    let bias = call.c_input(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_svdf_svdf_dyn_s8(input, activation_state, output, bias, &p) };
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_s8_state8` in C.
+fn c_svdf_svdf_dyn_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let weights_time: Vec<i8> = call.slice("weights_time")?;
+    let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
+    let p = ffi::svdf::SvdfS8State8 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: weights_feature.as_ptr(),
+        weights_feature_len: weights_feature.len(),
+        weights_time: weights_time.as_ptr(),
+        weights_time_len: weights_time.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        state_zero_point: call.scalar::<i32>("state_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        feature_multiplier: call.scalar::<i32>("feature_multiplier")?,
+        feature_shift: call.scalar::<i32>("feature_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    let bias = call.c_input(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_svdf_svdf_dyn_s8_state8(input, activation_state, output, bias, &p) };
+    Ok(())
+}
+
+/// `svdf::svdf_dyn_f32` in C.
+fn c_svdf_svdf_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let weights_feature: Vec<f32> = call.slice("weights_feature")?;
+    let weights_time: Vec<f32> = call.slice("weights_time")?;
+    let bias: Option<Vec<f32>> = call.opt_slice("bias")?;
+    let p = ffi::svdf::SvdfF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_size: call.scalar::<usize>("input_size")?,
+        num_filters: call.scalar::<usize>("num_filters")?,
+        rank: call.scalar::<usize>("rank")?,
+        memory_size: call.scalar::<usize>("memory_size")?,
+        weights_feature: weights_feature.as_ptr(),
+        weights_feature_len: weights_feature.len(),
+        weights_time: weights_time.as_ptr(),
+        weights_time_len: weights_time.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+        function: call.scalar::<i32>("function")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let activation_state = call.c_output(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    let bias = call.c_input(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_svdf_svdf_dyn_f32(input, activation_state, output, bias, &p) };
     Ok(())
 }
 
@@ -10154,6 +10660,168 @@ fn c_transpose_conv_transpose_conv_f32(call: &Call<'_>, arena: &mut [u8]) -> Res
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_transpose_conv_transpose_conv_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_s8` in C.
+fn c_transpose_conv_transpose_conv_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::transpose_conv::TransposeConvDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_transpose_conv_transpose_conv_dyn_s8(inputs.as_ptr(), inputs.len(), output, &p)
+    };
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_s16` in C.
+fn c_transpose_conv_transpose_conv_dyn_s16(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::transpose_conv::TransposeConvDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_transpose_conv_transpose_conv_dyn_s16(inputs.as_ptr(), inputs.len(), output, &p)
+    };
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_s16_bias16` in C.
+fn c_transpose_conv_transpose_conv_dyn_s16_bias16(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::transpose_conv::TransposeConvDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_transpose_conv_transpose_conv_dyn_s16_bias16(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            &p,
+        )
+    };
+    Ok(())
+}
+
+/// `transpose_conv::transpose_conv_dyn_f32` in C.
+fn c_transpose_conv_transpose_conv_dyn_f32(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = ffi::transpose_conv::TransposeConvDynF32 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_transpose_conv_transpose_conv_dyn_f32(inputs.as_ptr(), inputs.len(), output, &p)
+    };
     Ok(())
 }
 
@@ -10320,6 +10988,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("fully_connected_int4", "fully_connected_s4") => {
             c_fully_connected_int4_fully_connected_s4(call, arena)
         }
+        ("fully_connected_int4", "fully_connected_dyn_s4") => {
+            c_fully_connected_int4_fully_connected_dyn_s4(call, arena)
+        }
         ("gather", "gather") => c_gather_gather(call, arena),
         ("gather", "gather_nd") => c_gather_gather_nd(call, arena),
         ("gather", "embedding_lookup_hybrid") => c_gather_embedding_lookup_hybrid(call, arena),
@@ -10337,6 +11008,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("lstm", "lstm_s8") => c_lstm_lstm_s8(call, arena),
         ("lstm", "lstm_s16") => c_lstm_lstm_s16(call, arena),
         ("lstm", "lstm_f32") => c_lstm_lstm_f32(call, arena),
+        ("lstm", "lstm_dyn_s8") => c_lstm_lstm_dyn_s8(call, arena),
+        ("lstm", "lstm_dyn_s16") => c_lstm_lstm_dyn_s16(call, arena),
+        ("lstm", "lstm_dyn_f32") => c_lstm_lstm_dyn_f32(call, arena),
         ("math", "rsqrt_f32") => c_math_rsqrt_f32(call, arena),
         ("math", "lut_s8") => c_math_lut_s8(call, arena),
         ("math", "abs_f32") => c_math_abs_f32(call, arena),
@@ -10422,6 +11096,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("svdf", "svdf_s8") => c_svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => c_svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => c_svdf_svdf_f32(call, arena),
+        ("svdf", "svdf_dyn_s8") => c_svdf_svdf_dyn_s8(call, arena),
+        ("svdf", "svdf_dyn_s8_state8") => c_svdf_svdf_dyn_s8_state8(call, arena),
+        ("svdf", "svdf_dyn_f32") => c_svdf_svdf_dyn_f32(call, arena),
         ("transpose", "transpose") => c_transpose_transpose(call, arena),
         ("transpose_conv", "transpose_conv_s8") => c_transpose_conv_transpose_conv_s8(call, arena),
         ("transpose_conv", "transpose_conv_s16") => {
@@ -10429,6 +11106,18 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("transpose_conv", "transpose_conv_f32") => {
             c_transpose_conv_transpose_conv_f32(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_s8") => {
+            c_transpose_conv_transpose_conv_dyn_s8(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_s16") => {
+            c_transpose_conv_transpose_conv_dyn_s16(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_s16_bias16") => {
+            c_transpose_conv_transpose_conv_dyn_s16_bias16(call, arena)
+        }
+        ("transpose_conv", "transpose_conv_dyn_f32") => {
+            c_transpose_conv_transpose_conv_dyn_f32(call, arena)
         }
         (module, function) => Err(format!("no kernel {module}::{function}")),
     }
@@ -10559,6 +11248,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected", "fully_connected_dyn_s16"),
     ("fully_connected", "fully_connected_dyn_f32"),
     ("fully_connected_int4", "fully_connected_s4"),
+    ("fully_connected_int4", "fully_connected_dyn_s4"),
     ("gather", "gather"),
     ("gather", "gather_nd"),
     ("gather", "embedding_lookup_hybrid"),
@@ -10576,6 +11266,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("lstm", "lstm_s8"),
     ("lstm", "lstm_s16"),
     ("lstm", "lstm_f32"),
+    ("lstm", "lstm_dyn_s8"),
+    ("lstm", "lstm_dyn_s16"),
+    ("lstm", "lstm_dyn_f32"),
     ("math", "rsqrt_f32"),
     ("math", "lut_s8"),
     ("math", "abs_f32"),
@@ -10659,8 +11352,15 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("svdf", "svdf_s8"),
     ("svdf", "svdf_s8_state8"),
     ("svdf", "svdf_f32"),
+    ("svdf", "svdf_dyn_s8"),
+    ("svdf", "svdf_dyn_s8_state8"),
+    ("svdf", "svdf_dyn_f32"),
     ("transpose", "transpose"),
     ("transpose_conv", "transpose_conv_s8"),
     ("transpose_conv", "transpose_conv_s16"),
     ("transpose_conv", "transpose_conv_f32"),
+    ("transpose_conv", "transpose_conv_dyn_s8"),
+    ("transpose_conv", "transpose_conv_dyn_s16"),
+    ("transpose_conv", "transpose_conv_dyn_s16_bias16"),
+    ("transpose_conv", "transpose_conv_dyn_f32"),
 ];

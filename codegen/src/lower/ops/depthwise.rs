@@ -109,12 +109,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     }
     if num == Num::I16 {
         // TFLM's 16x8 depthwise kernel always sums in 64 bits and reads any bias as int64.
-        let q = quant_16x8(
-            ctx,
-            (CONV_INPUTS, 3),
-            (out[3], w.activation),
-            Bias16x8::Int64,
-        )?;
+        let q = quant_16x8(ctx, CONV_INPUTS, (out[3], w.activation), Bias16x8::Int64)?;
         return Ok(kernel(
             "depthwise_conv2d_s16",
             in_out(ctx)?,
@@ -147,7 +142,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     if filter.dtype == DType::I4 {
         return super::int4::depthwise(ctx, (i, f, out), depth_multiplier, &g, w.activation);
     }
-    let quant = weights_and_range(ctx, (num, CONV_INPUTS), 3, out[3], w.activation)?;
+    let quant = weights_and_range(ctx, (num, CONV_INPUTS), out[3], w.activation)?;
     // One input channel: output channel m is the convolution of that channel with filter column
     // m, i.e. a CONV_2D whose filter is this one transposed to [m, h, w, 1]. The same integers are
     // summed (in another order, which wrapping sums ignore) and requantized per output channel

@@ -66,13 +66,6 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     // into constants.
     let bias_at_run_time = ctx.optional_input(2).is_some_and(|b| !b.is_constant());
     let dynamic = !filter.is_constant() || depth == 0 || bias_at_run_time;
-    if units == 0 {
-        // TFLM writes nothing: an output of no units is an empty tensor.
-        return Err(ctx.unsupported(format!(
-            "weights {:?} have no units; supported: at least one",
-            filter.shape
-        )));
-    }
     // TFLM's kernels take the batches from the output (all its dimensions but the last) and the
     // depth from the weights; the input is not checked against either, so they read its first
     // batches × depth values, whatever its shape. keep_num_dims is only TFLite's resizing rule
@@ -91,7 +84,11 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             Grounds::undefined(FC_SHAPES_UNCHECKED),
         ));
     }
-    let batches = output.num_elements() / out_units;
+    // FlatSizeSkipDim of the last dimension: 1 for an output of the legacy shape [0] (no units,
+    // which TFLM runs, writing nothing; another empty output its allocation refuses).
+    let batches: usize = output.shape[..output.shape.len().saturating_sub(1)]
+        .iter()
+        .product();
     if input.num_elements() < batches * depth {
         return Err(ctx.invalid(
             format!(
@@ -117,9 +114,7 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
             ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-            let (mut multipliers, mut shifts) = requantization(ctx, s_in, units, s_out)?;
-            multipliers.truncate(out_units);
-            shifts.truncate(out_units);
+            let (multipliers, shifts) = requantization(ctx, s_in, out_units, s_out)?;
             let (act_min, act_max) = ctx.activation_range_s8(o.activation, s_out, zp_out)?;
             if dynamic {
                 return dyn_s8(
@@ -198,15 +193,17 @@ fn fully_connected(ctx: &OpContext) -> Result<Kernel> {
     }
 }
 
-/// The requantization multipliers and shifts of the `units` outputs, per tensor or per channel as
-/// the weights' scales are (TFLM's Prepare: the same for int8 and int16 inputs).
+/// The requantization multipliers and shifts of the first `units` outputs, per tensor or per
+/// channel as the weights' scales are (TFLM's Prepare: the same for int8 and int16 inputs; its
+/// kernel reads the multipliers of the output's units, the first per-channel scales whatever
+/// dimension they run along).
 pub(super) fn requantization(
     ctx: &OpContext,
     s_in: f32,
     units: usize,
     s_out: f32,
 ) -> Result<(Vec<i32>, Vec<i8>)> {
-    let scales = ctx.weight_scales(ctx.input(1)?, units, 0)?;
+    let scales = ctx.fc_weight_scales(ctx.input(1)?, units)?;
     if scales.len() == 1 {
         // GetQuantizedConvolutionMultipler, in double throughout (as TFLM computes it: taking the
         // product in float first is 1 LSB off for some scale pairs).
@@ -235,9 +232,7 @@ fn fully_connected_16x8(
     ctx.expect_output_dtype("the output", output, DType::I16)?;
     let (s_in, zp_in) = ctx.int16_quant("input", input)?;
     let (s_out, zp_out) = ctx.int16_quant("output", output)?;
-    let (mut multipliers, mut shifts) = requantization(ctx, s_in, units, s_out)?;
-    multipliers.truncate(out_units);
-    shifts.truncate(out_units);
+    let (multipliers, shifts) = requantization(ctx, s_in, out_units, s_out)?;
     let (act_min, act_max) = ctx.activation_range_s16(activation, s_out, zp_out)?;
     let bias_type = ctx.optional_input(2).map(|t| t.dtype);
     let options_bias_type = ctx

@@ -155,8 +155,16 @@ fn lstm(ctx: &OpContext) -> Result<Kernel> {
     for (_, iw, rw, _) in GATES {
         ctx.expect_dtype("weights", ctx.input(iw)?, weight_type)?;
         ctx.expect_dtype("weights", ctx.input(rw)?, weight_type)?;
-        ctx.constant_input(iw, "weights")?;
-        ctx.constant_input(rw, "weights")?;
+    }
+    // Weights or biases written at run time (an operator's output, a graph input): TFLM's
+    // Prepare reads only their types, shapes and scales (CreateGateParams hands
+    // CalculateOpDataFullyConnected the tensors for their quantization), and its Eval reads them
+    // wherever they are (lstm_eval.h CalculateLstmGate's FullyConnected calls).
+    let mut dynamic = false;
+    for (_, iw, rw, b) in GATES {
+        for i in [iw, rw, b] {
+            dynamic |= !ctx.input(i)?.is_constant();
+        }
     }
     let options = ctx
         .tflite_operator()?
@@ -190,8 +198,8 @@ fn lstm(ctx: &OpContext) -> Result<Kernel> {
     }
     let cell_clip = options.cell_clip();
     match input.dtype {
-        DType::F32 => lstm_f32(ctx, sizes, cell, cell_clip),
-        DType::I8 | DType::I16 => lstm_int(ctx, sizes, cell, cell_clip),
+        DType::F32 => lstm_f32(ctx, sizes, cell, (cell_clip, dynamic)),
+        DType::I8 | DType::I16 => lstm_int(ctx, sizes, cell, (cell_clip, dynamic)),
         other => Err(ctx.invalid(
             format!(
                 "input type {other}; TFLM's LSTM takes INT8, INT16 (with INT8 weights) and FLOAT32"
@@ -297,6 +305,21 @@ fn operands(ctx: &OpContext) -> Result<Vec<Operand>> {
     ])
 }
 
+/// The operands of the `lstm_dyn_*` kernels: [`operands`], then the twelve weight and bias
+/// tensors, the four gates' (forget, input, cell, output) input weights, recurrent weights and
+/// biases.
+fn dyn_operands(ctx: &OpContext) -> Result<Vec<Operand>> {
+    let mut weights = Vec::with_capacity(12);
+    for k in 0..3 {
+        for (_, iw, rw, b) in GATES {
+            weights.push(ctx.input_index([iw, rw, b][k])?);
+        }
+    }
+    let mut ops = operands(ctx)?;
+    ops.push(Operand::Srcs(weights));
+    Ok(ops)
+}
+
 /// The weights of the four gates for input `which` (0: the input weights, 1: the recurrent
 /// weights) as the kernel lays them out, `[units, 4, row]`, as raw bytes of `size`-byte elements.
 fn interleave(ctx: &OpContext, which: usize, units: usize, size: usize) -> Result<Vec<u8>> {
@@ -325,8 +348,13 @@ fn interleave(ctx: &OpContext, which: usize, units: usize, size: usize) -> Resul
     Ok(out)
 }
 
-/// float32 → `lstm_f32`.
-fn lstm_f32(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<Kernel> {
+/// float32 → `lstm_f32`, or `lstm_dyn_f32` for weights or biases computed at run time.
+fn lstm_f32(
+    ctx: &OpContext,
+    s: Sizes,
+    cell: &Tensor,
+    (cell_clip, dynamic): (f32, bool),
+) -> Result<Kernel> {
     let weights = ctx.input(2)?;
     if weights.dtype != DType::F32 {
         return Err(ctx.invalid(
@@ -339,6 +367,23 @@ fn lstm_f32(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
         ));
     }
     ctx.expect_dtype("cell state", cell, DType::F32)?;
+    if dynamic {
+        for (_, _, _, b) in GATES {
+            ctx.expect_dtype("bias", ctx.input(b)?, DType::F32)?;
+        }
+        return Ok(kernel(
+            "lstm_dyn_f32",
+            dyn_operands(ctx)?,
+            P::LstmDynF32 {
+                batches: s.batches,
+                time_steps: s.time_steps,
+                input_size: s.input_size,
+                units: s.units,
+                time_major: s.time_major,
+                cell_clip,
+            },
+        ));
+    }
     let floats = |bytes: Vec<u8>| -> Vec<f32> {
         bytes
             .chunks_exact(4)
@@ -380,8 +425,14 @@ fn lstm_f32(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     ))
 }
 
-/// int8 → `lstm_s8`, int16 → `lstm_s16` (int8 weights, int16 cell state).
-fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<Kernel> {
+/// int8 → `lstm_s8`, int16 → `lstm_s16` (int8 weights, int16 cell state); `lstm_dyn_s8` and
+/// `lstm_dyn_s16` for weights or biases computed at run time.
+fn lstm_int(
+    ctx: &OpContext,
+    s: Sizes,
+    cell: &Tensor,
+    (cell_clip, dynamic): (f32, bool),
+) -> Result<Kernel> {
     let (input, hidden) = (ctx.input(0)?, ctx.input(18)?);
     let wide = input.dtype == DType::I16;
     ctx.expect_dtype("weights", ctx.input(2)?, DType::I8)?;
@@ -435,7 +486,9 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     for (gate, iw, rw, _) in GATES {
         for (i, s_x) in [(iw, s_in), (rw, s_h)] {
             let w = ctx.input(i)?;
-            let scales = ctx.weight_scales(w, s.units, 0)?;
+            // CalculateOpDataFullyConnected checks per-channel scales against the weights'
+            // quantized dimension only (the loader's check); the LSTM reads none of them.
+            let scales = ctx.fc_weight_scales(w, 0)?;
             if scales.len() != 1 && i == iw {
                 // CreateGateParams copies the per-tensor multiplier out of an
                 // OpDataFullyConnected that CalculateOpDataFullyConnected does not set for
@@ -510,6 +563,15 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     } else {
         (-32768, 32767)
     };
+    if dynamic {
+        return lstm_int_dyn(
+            ctx,
+            &s,
+            (wide, zp_in, zp_h),
+            (multipliers, shifts, mul_multipliers, mul_shifts),
+            (cell_min, cell_max, cell_tanh_multiplier, cell_tanh_shift),
+        );
+    }
     let input_weights = interleave(ctx, 0, s.units, 1)?;
     let recurrent_weights = interleave(ctx, 1, s.units, 1)?;
     let signed = |v: Vec<u8>| -> Vec<i8> { v.into_iter().map(|b| b as i8).collect() };
@@ -554,19 +616,7 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
     let mut biases = vec![0i64; 8 * s.units];
     for (g, (_, _, _, b)) in GATES.iter().enumerate() {
         let t = ctx.input(*b)?;
-        if t.dtype != DType::I64 {
-            return Err(ctx.invalid(
-                format!(
-                    "bias has type {}: TFLM's int16 LSTM reads its biases as INT64, so it would \
-                     misread this one; supported: INT64",
-                    t.dtype
-                ),
-                Grounds::undefined(
-                    "the 16x8 LSTM kernel reads its biases as int64_t: a narrower bias is \
-                     read past its end",
-                ),
-            ));
-        }
+        bias_16x8(ctx, t)?;
         for (j, v) in ctx.const_ints("bias", t)?.into_iter().enumerate() {
             let row = |w: &[i8], n: usize| -> i64 {
                 w[(4 * j + g) * n..][..n]
@@ -592,6 +642,73 @@ fn lstm_int(ctx: &OpContext, s: Sizes, cell: &Tensor, cell_clip: f32) -> Result<
             input_weights: Data::Packed(input_weights),
             recurrent_weights: Data::Packed(recurrent_weights),
             biases: Data::Values(biases),
+            multipliers: Data::Values(multipliers),
+            shifts: Data::Values(shifts),
+            mul_multipliers: Data::Values(mul_multipliers),
+            mul_shifts: Data::Values(mul_shifts),
+            hidden_zero_point: zp_h,
+            cell_min,
+            cell_max,
+            cell_tanh_multiplier,
+            cell_tanh_shift,
+        },
+    ))
+}
+
+/// The refusal of a 16x8 LSTM's bias `t` that is not INT64, which TFLM reads as int64_t.
+fn bias_16x8(ctx: &OpContext, t: &Tensor) -> Result<()> {
+    if t.dtype == DType::I64 {
+        return Ok(());
+    }
+    Err(ctx.invalid(
+        format!(
+            "bias has type {}: TFLM's int16 LSTM reads its biases as INT64, so it would misread \
+             this one; supported: INT64",
+            t.dtype
+        ),
+        Grounds::undefined(
+            "the 16x8 LSTM kernel reads its biases as int64_t: a narrower bias is read past its \
+             end",
+        ),
+    ))
+}
+
+/// The integer LSTM of weights or biases computed at run time → `lstm_dyn_s8` (`wide` false) or
+/// `lstm_dyn_s16`: the requantization computed as for constant weights (from the tensors'
+/// scales), the kernels summing TFLM's terms from the weights, zero points and biases as they
+/// are at run time.
+fn lstm_int_dyn(
+    ctx: &OpContext,
+    s: &Sizes,
+    (wide, zp_in, zp_h): (bool, i32, i32),
+    (multipliers, shifts, mul_multipliers, mul_shifts): (Vec<i32>, Vec<i8>, Vec<i32>, Vec<i8>),
+    (cell_min, cell_max, cell_tanh_multiplier, cell_tanh_shift): (i32, i32, i32, i32),
+) -> Result<Kernel> {
+    for (_, _, _, b) in GATES {
+        let t = ctx.input(b)?;
+        if wide {
+            bias_16x8(ctx, t)?;
+        } else {
+            ctx.expect_dtype("bias", t, DType::I32)?;
+        }
+    }
+    let (multipliers, shifts, function) = if wide {
+        let (m, s) = super::conv::reduce_16x8(ctx, &multipliers, &shifts)?;
+        (m, s, "lstm_dyn_s16")
+    } else {
+        (multipliers, shifts, "lstm_dyn_s8")
+    };
+    Ok(kernel(
+        function,
+        dyn_operands(ctx)?,
+        P::LstmDyn {
+            batches: s.batches,
+            time_steps: s.time_steps,
+            input_size: s.input_size,
+            units: s.units,
+            time_major: s.time_major,
+            input_offset: -zp_in,
+            hidden_offset: -zp_h,
             multipliers: Data::Values(multipliers),
             shifts: Data::Values(shifts),
             mul_multipliers: Data::Values(mul_multipliers),

@@ -71,6 +71,23 @@ fn expand_dims(ctx: &OpContext) -> Result<()> {
             ),
         ));
     }
+    // Whatever wrote the input (a constant too): the copy's element type is the input's.
+    let output = ctx.output(0)?;
+    if output.dtype != input.dtype {
+        return Err(ctx.invalid(
+            format!(
+                "the output has type {}, the input {}: TFLM's EXPAND_DIMS copies the input's \
+                 elements as the input's type whatever the output's",
+                output.dtype, input.dtype
+            ),
+            Grounds::undefined(
+                "expand_dims.cc: ExpandDimsPrepare sets the output's type on a temporary tensor \
+                 only, and ExpandDimsEval copies ElementCount(input) elements of the input's type \
+                 into the output: a narrower output is written past its end, a wider one left \
+                 partly unwritten (its other bytes uninitialized)",
+            ),
+        ));
+    }
     reshape(ctx)
 }
 

@@ -75,11 +75,32 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
     }
     let feature_index = ctx.constant_input(1, "feature weights")?;
     let time_index = ctx.constant_input(2, "time weights")?;
-    let operands = vec![
+    let mut operands = vec![
         Operand::Offset(ctx.input_index(0)?),
         Operand::Offset(ctx.input_index(4)?),
         Operand::Offset(ctx.output_index(0)?),
     ];
+    // A bias written at run time (an operator's output, a graph input): PrepareSvdf reads only its
+    // type, shape and scale, and the Eval reads the tensor wherever it is, so the svdf_dyn_*
+    // kernels take it as an operand (the bias is present: its absence is refused above).
+    let bias_at_run_time = !ctx.input(3)?.is_constant();
+    // The constant bias for the parameters (none for the dyn kernels, which read the tensor).
+    fn constant_bias<T>(
+        ctx: &OpContext,
+        at_run_time: bool,
+        dtype: DType,
+        units: usize,
+    ) -> Result<Option<Data<T>>> {
+        if at_run_time {
+            ctx.bias_index(3, dtype, units)?;
+            Ok(None)
+        } else {
+            ctx.bias(3, dtype, units)
+        }
+    }
+    if bias_at_run_time {
+        operands.push(Operand::Src(ctx.input_index(3)?));
+    }
     match input.dtype {
         DType::F32 => {
             if weights_feature.dtype != DType::F32 {
@@ -99,18 +120,19 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
             ctx.expect_dtype("time weights", weights_time, DType::F32)?;
             ctx.expect_dtype("activation state", state, DType::F32)?;
             ctx.expect_output_dtype("the output", output, DType::F32)?;
-            // TFLM's float SVDF applies the activation itself (ApplyActivationToVector): a TANH
-            // or SIGN_BIT there is a function, not a clamp.
-            if matches!(o.activation, Activation::Tanh | Activation::SignBit) {
-                return Err(ctx.unsupported(format!(
-                    "fused activation {:?} on a float SVDF; supported: NONE, RELU, RELU6, \
-                     RELU_N1_TO_1",
-                    o.activation
-                )));
-            }
-            let (act_min, act_max) = ctx.activation_range_f32(o.activation)?;
+            // TFLM's float SVDF applies the activation itself (ActivationValFloat): TANH
+            // (std::tanh) and SIGN_BIT (std::signbit, 1 or 0) are functions, the others clamps.
+            let (function, (act_min, act_max)) = match o.activation {
+                Activation::Tanh => (1, (f32::NEG_INFINITY, f32::INFINITY)),
+                Activation::SignBit => (2, (f32::NEG_INFINITY, f32::INFINITY)),
+                other => (0, ctx.activation_range_f32(other)?),
+            };
             Ok(kernel(
-                "svdf_f32",
+                if bias_at_run_time {
+                    "svdf_dyn_f32"
+                } else {
+                    "svdf_f32"
+                },
                 operands,
                 P::SvdfF32 {
                     batches: dims.batches,
@@ -120,9 +142,10 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                     memory_size: dims.memory_size,
                     weights_feature: Data::Tensor(feature_index),
                     weights_time: Data::Tensor(time_index),
-                    bias: ctx.bias(3, DType::F32, units)?,
+                    bias: constant_bias(ctx, bias_at_run_time, DType::F32, units)?,
                     act_min,
                     act_max,
+                    function,
                 },
             ))
         }
@@ -157,12 +180,12 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                 ));
             }
             let q = int8_quant(ctx, state, weights_time)?;
-            let bias = ctx.bias(3, DType::I32, units)?;
+            let bias = constant_bias(ctx, bias_at_run_time, DType::I32, units)?;
             // TFLM's int8 SVDF applies no fused activation (whatever the options say): its
             // outputs are only clamped to the int8 range, so none is applied here either.
             // The two kernels' parameters have the same fields, the time weights' type aside.
             macro_rules! int_params {
-                ($function:literal, $params:ident) => {
+                ($function:expr, $params:ident) => {
                     Ok(kernel(
                         $function,
                         operands,
@@ -186,10 +209,11 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                     ))
                 };
             }
-            if weights_time.dtype == DType::I16 {
-                int_params!("svdf_s8", SvdfS8)
-            } else {
-                int_params!("svdf_s8_state8", SvdfS8State8)
+            match (weights_time.dtype == DType::I16, bias_at_run_time) {
+                (true, false) => int_params!("svdf_s8", SvdfS8),
+                (true, true) => int_params!("svdf_dyn_s8", SvdfS8),
+                (false, false) => int_params!("svdf_s8_state8", SvdfS8State8),
+                (false, true) => int_params!("svdf_dyn_s8_state8", SvdfS8State8),
             }
         }
         other => Err(ctx.invalid(

@@ -3,14 +3,17 @@
 //! with CONV_2D ([`super::conv`]). The kernels gather each output element's products, so unlike
 //! TFLM's (an int32 or int64 sum per output element) they need no scratch memory.
 
-use super::conv::{quant_16x8, swizzled_filter, weights_and_range, Bias16x8, ConvQuant, Inputs};
+use super::conv::{
+    bias32_read_as_int64, hybrid, quant_16x8, reduce_16x8, swizzled_filter, symmetric_16x8,
+    weights_and_range, Bias16x8, ConvQuant, Inputs,
+};
 use super::{in_out_from, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
-use crate::ir::{DType, OpCode, Padding};
+use crate::ir::{Activation, DType, OpCode, Padding};
 use crate::load::{activation_from, padding_from};
 use crate::lower::params::transpose_conv as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
-use crate::lower::{OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
+use crate::lower::{Data, Num, OpContext, Operand, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -140,6 +143,18 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
     ctx.fits_i16("padding", pad_top)?;
     ctx.fits_i16("padding", pad_left)?;
 
+    // Weights or a bias written at run time (an operator's output, a graph input): TFLM's Prepare
+    // reads only their types and quantization, its Eval the tensors wherever they are.
+    let bias_at_run_time = ctx
+        .optional_input(INPUTS.bias)
+        .is_some_and(|b| !b.is_constant());
+    if !filter.is_constant() || bias_at_run_time {
+        let geometry = Geometry {
+            strides: (stride_h, stride_w),
+            pads: (pad_top, pad_left),
+        };
+        return transpose_conv_dyn(ctx, (i, f, out), &geometry, act);
+    }
     let operands = in_out_from(ctx, INPUTS.input)?;
     macro_rules! params {
         ($ty:ident { $($field:ident: $value:expr),* $(,)? }) => {
@@ -164,7 +179,7 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
     if input.dtype == DType::I16 {
         // TFLM's Eval takes the 64-bit path whatever the options' bias type, widening an INT16
         // bias.
-        let q = quant_16x8(ctx, (INPUTS, 0), (out[3], act), Bias16x8::WidenInt16)?;
+        let q = quant_16x8(ctx, INPUTS, (out[3], act), Bias16x8::WidenInt16)?;
         // Taps of whole groups of four whose 32-bit sums cannot overflow: two channels at a time
         // over weights laid out for the DSP loop.
         let swizzled = i[3] % 4 == 0 && i[3] <= 508;
@@ -188,48 +203,176 @@ fn transpose_conv(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     let num = ctx.input_num(input)?;
-    Ok(
-        match weights_and_range(ctx, (num, INPUTS), 0, out[3], act)? {
-            ConvQuant::I8 {
-                input_zero_point,
-                output_zero_point,
-                filter,
-                bias,
-                multipliers,
-                shifts,
-                act_min,
-                act_max,
-            } => kernel(
-                "transpose_conv_s8",
-                operands,
-                params!(TransposeConvS8 {
-                    input_zero_point: input_zero_point,
-                    output_zero_point: output_zero_point,
-                    filter: filter,
-                    bias: bias,
-                    multipliers: multipliers,
-                    shifts: shifts,
+    Ok(match weights_and_range(ctx, (num, INPUTS), out[3], act)? {
+        ConvQuant::I8 {
+            input_zero_point,
+            output_zero_point,
+            filter,
+            bias,
+            multipliers,
+            shifts,
+            act_min,
+            act_max,
+        } => kernel(
+            "transpose_conv_s8",
+            operands,
+            params!(TransposeConvS8 {
+                input_zero_point: input_zero_point,
+                output_zero_point: output_zero_point,
+                filter: filter,
+                bias: bias,
+                multipliers: multipliers,
+                shifts: shifts,
+                act_min: act_min,
+                act_max: act_max,
+            }),
+        ),
+        ConvQuant::F32 {
+            filter,
+            bias,
+            act_min,
+            act_max,
+        } => kernel(
+            "transpose_conv_f32",
+            operands,
+            params!(TransposeConvF32 {
+                filter: filter,
+                bias: bias,
+                act_min: act_min,
+                act_max: act_max,
+            }),
+        ),
+    })
+}
+
+/// A TRANSPOSE_CONV's strides and leading paddings, as TFLM's Prepare computes them.
+struct Geometry {
+    strides: (usize, usize),
+    pads: (usize, usize),
+}
+
+/// The TRANSPOSE_CONV of input shape `i`, filter shape `f` and output shape `out` whose filter or
+/// bias is computed at run time → `transpose_conv_dyn_*`, which read input, filter and the
+/// optional bias as inputs and sum TFLM's reference terms; the requantization and clamp are
+/// computed here as for constant weights, from the tensors' quantization parameters.
+fn transpose_conv_dyn(
+    ctx: &OpContext,
+    (i, f, out): (&[usize], &[usize], &[usize]),
+    g: &Geometry,
+    act: Activation,
+) -> Result<Kernel> {
+    let (input, filter, output) = (
+        ctx.input(INPUTS.input)?,
+        ctx.input(INPUTS.filter)?,
+        ctx.output(0)?,
+    );
+    let channels = out[3];
+    let operands = |bias: Option<DType>| -> Result<Vec<Operand>> {
+        let mut inputs = vec![
+            ctx.input_index(INPUTS.input)?,
+            ctx.input_index(INPUTS.filter)?,
+        ];
+        if let Some(bias) = bias {
+            inputs.extend(ctx.bias_index(INPUTS.bias, bias, channels)?);
+        }
+        Ok(vec![
+            Operand::Srcs(inputs),
+            Operand::Offset(ctx.output_index(0)?),
+        ])
+    };
+    macro_rules! params {
+        ($ty:ident { $($field:ident: $value:expr),* $(,)? }) => {
+            P::$ty {
+                batches: i[0],
+                input_h: i[1],
+                input_w: i[2],
+                input_c: i[3],
+                output_h: out[1],
+                output_w: out[2],
+                output_c: out[3],
+                filter_h: f[1],
+                filter_w: f[2],
+                stride_h: g.strides.0,
+                stride_w: g.strides.1,
+                pad_top: g.pads.0,
+                pad_left: g.pads.1,
+                $($field: $value),*
+            }
+        };
+    }
+    let bias_type = ctx.optional_input(INPUTS.bias).map(|b| b.dtype);
+    if input.dtype == DType::I16 {
+        ctx.expect_dtype("filter", filter, DType::I8)?;
+        ctx.expect_output_dtype("the output", output, DType::I16)?;
+        let (s_in, zp_in) = ctx.int16_quant("input", input)?;
+        let (s_out, zp_out) = ctx.int16_quant("output", output)?;
+        symmetric_16x8(ctx, zp_in, zp_out)?;
+        // TFLM's Eval widens an INT16 bias at every call and reads any other as int64_t (a 32-bit
+        // one past its end, refused as the constant case refuses it).
+        let (function, bias) = match bias_type {
+            Some(DType::I16) => ("transpose_conv_dyn_s16_bias16", Some(DType::I16)),
+            Some(DType::I32) => return Err(bias32_read_as_int64(ctx)),
+            Some(_) => ("transpose_conv_dyn_s16", Some(DType::I64)),
+            None => ("transpose_conv_dyn_s16", None),
+        };
+        let scales = ctx.weight_scales(filter, channels)?;
+        let (multipliers, shifts) = ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
+        let (multipliers, shifts) = reduce_16x8(ctx, &multipliers, &shifts)?;
+        let (act_min, act_max) = ctx.activation_range_s16(act, s_out, 0)?;
+        return Ok(kernel(
+            function,
+            operands(bias)?,
+            params!(TransposeConvDyn {
+                multipliers: Data::Values(multipliers),
+                shifts: Data::Values(shifts),
+                input_zero_point: 0,
+                output_zero_point: 0,
+                act_min: act_min,
+                act_max: act_max,
+            }),
+        ));
+    }
+    let bias = |dtype| bias_type.map(|_| dtype);
+    Ok(match ctx.input_num(input)? {
+        Num::I8 => {
+            ctx.expect_dtype("filter", filter, DType::I8)?;
+            ctx.expect_output_dtype("the output", output, DType::I8)?;
+            let (s_in, zp_in) = ctx.int8_quant("input", input)?;
+            let (s_out, zp_out) = ctx.int8_quant("output", output)?;
+            let scales = ctx.weight_scales(filter, channels)?;
+            let (multipliers, shifts) =
+                ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
+            let (act_min, act_max) = ctx.activation_range_s8(act, s_out, zp_out)?;
+            kernel(
+                "transpose_conv_dyn_s8",
+                operands(bias(DType::I32))?,
+                params!(TransposeConvDyn {
+                    multipliers: Data::Values(multipliers),
+                    shifts: Data::Values(shifts),
+                    input_zero_point: zp_in,
+                    output_zero_point: zp_out,
                     act_min: act_min,
                     act_max: act_max,
                 }),
-            ),
-            ConvQuant::F32 {
-                filter,
-                bias,
-                act_min,
-                act_max,
-            } => kernel(
-                "transpose_conv_f32",
-                operands,
-                params!(TransposeConvF32 {
-                    filter: filter,
-                    bias: bias,
+            )
+        }
+        Num::I16 => return Err(ctx.internal("an int16 TRANSPOSE_CONV past its int16 branch")),
+        Num::F32 => {
+            if filter.dtype != DType::F32 {
+                return Err(hybrid(ctx, filter.dtype));
+            }
+            ctx.expect_output_dtype("the output", output, DType::F32)?;
+            let (act_min, act_max) = ctx.activation_range_f32(act)?;
+            kernel(
+                "transpose_conv_dyn_f32",
+                operands(bias(DType::F32))?,
+                params!(TransposeConvDynF32 {
                     act_min: act_min,
                     act_max: act_max,
                 }),
-            ),
-        },
-    )
+            )
+        }
+    })
 }
 
 #[cfg(test)]

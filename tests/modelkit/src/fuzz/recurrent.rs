@@ -65,7 +65,14 @@ impl Gen<'_, '_> {
             self.constant(bias),
         );
         let out = self.activation(&[batches, units]);
-        let activation = if self.chance(50) {
+        // A float SVDF applies TANH and SIGN_BIT as functions (TFLM's ActivationValFloat).
+        let activation = if !self.int8 && self.chance(20) {
+            if self.chance(50) {
+                Activation::TANH
+            } else {
+                Activation::SIGN_BIT
+            }
+        } else if self.chance(50) {
             Activation::RELU
         } else {
             Activation::NONE

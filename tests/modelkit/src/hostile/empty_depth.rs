@@ -84,7 +84,45 @@ fn transpose_conv(float: bool) -> ModelSpec {
     )
 }
 
+/// FULLY_CONNECTED of input `[2, 4]` and weights `[0, 4]` (no units) with a bias of no values
+/// into `[2, 0]`: TFLM's Prepare checks types and scales, its Eval loops over no output, and the
+/// output has no element to write (issue 32). int8 or float32.
+fn fc_no_units(float: bool) -> ModelSpec {
+    let (input, weights, bias, output) = if float {
+        (
+            TensorSpec::f32(&[2, 4]),
+            TensorSpec::f32(&[0, 4]).constant_f32(&[]),
+            TensorSpec::f32(&[0]).constant_f32(&[]),
+            TensorSpec::f32(&[0]),
+        )
+    } else {
+        (
+            TensorSpec::int8(&[2, 4], 0.05, 3),
+            TensorSpec::int8(&[0, 4], 0.02, 0).constant_i8(&[]),
+            TensorSpec::int32(&[0]).quant(0.001, 0).constant_i32(&[]),
+            TensorSpec::int8(&[0], 0.1, -2),
+        )
+    };
+    ModelSpec::single_op(
+        B::FULLY_CONNECTED,
+        Options::fully_connected(Activation::RELU),
+        vec![input, weights, bias],
+        vec![output],
+    )
+}
+
 pub(super) fn empty_depth(s: &mut Suite<'_>) {
+    s.accepted("fully_connected_no_units", fc_no_units(false));
+    s.accepted("fully_connected_float_no_units", fc_no_units(true));
+    s.accepted("fully_connected_int16_no_units", {
+        let mut m = fc_no_units(false);
+        m.tensors[0] = TensorSpec::new(TensorType::INT16, &[2, 4]).quant(0.002, 0);
+        m.tensors[2] = TensorSpec::new(TensorType::INT64, &[0])
+            .quant(0.00004, 0)
+            .constant_i64(&[]);
+        m.tensors[3] = TensorSpec::new(TensorType::INT16, &[0]).quant(0.05, 0);
+        m
+    });
     s.accepted(
         "fully_connected_depth_0",
         fc8(TensorSpec::int8(&[3, 0], 0.02, 0).constant_i8(&[])),

@@ -148,6 +148,19 @@ fn depthwise4(
 /// with weight counts odd and even (an odd count's rows start mid-byte), and a FULLY_CONNECTED
 /// of a constant input, which tinyaot folds.
 pub(super) fn accepted(s: &mut Suite<'_>) {
+    // A bias computed at run time (a CAST of an int8 graph input, biases of the weights' own
+    // magnitude) beside the packed constant weights: TFLM's Prepare reads its type and scale,
+    // its Eval the tensor wherever it is.
+    s.accepted("fully_connected_int4_bias_computed", {
+        let mut m = fc4((2, 7, 5), false, true, Activation::RELU);
+        m.tensors[2].data = crate::TensorData::Buffer(0);
+        let raw = m.tensor(TensorSpec::new(crate::TensorType::INT8, &[5]));
+        m.inputs.push(raw);
+        m.op(B::CAST, Options::None, &[raw], &[2]);
+        let cast = m.operators.pop().expect("the CAST");
+        m.operators.insert(0, cast);
+        m
+    });
     s.accepted(
         "fully_connected_int4",
         fc4((2, 16, 6), false, true, Activation::RELU),

@@ -22,6 +22,18 @@ pub(super) fn legitimate_corners(cases: &mut Vec<Case>) {
         cases,
         category: Category::LegitimateCorners,
     };
+    // A float SVDF's fused activation is TFLM's ActivationValFloat (issue 32): TANH is std::tanh
+    // and SIGN_BIT std::signbit (1 or 0), not clamps; RELU_N1_TO_1 and RELU6 clamp.
+    for (name, activation) in [
+        ("svdf_float_tanh", Activation::TANH),
+        ("svdf_float_sign_bit", Activation::SIGN_BIT),
+        ("svdf_float_relu_n1_to_1", Activation::RELU_N1_TO_1),
+    ] {
+        s.accepted(
+            name,
+            super::weights_at_run_time::svdf_model(TensorType::FLOAT32, activation, false),
+        );
+    }
     // Scale pairs where a float multiplier is 1 LSB off: RELU, LEAKY_RELU, SUB, ADD, MUL, FC,
     // CONV, QUANTIZE (requantize) and MEAN must all take TFLM's double arithmetic.
     const WIDE: &[i32] = &[4, 256];

@@ -255,4 +255,73 @@ pub(super) fn quantization(cases: &mut Vec<Case>) {
         Invalid,
         "",
     );
+    per_channel_axes(&mut s);
+}
+
+/// Per-channel weight scales along another dimension than the output channels' (issue 32): TFLM's
+/// Prepare checks their count against that dimension's size (PopulateConvolutionQuantizationParams
+/// also against the output channels) and its kernels take scale `c` for output channel `c`.
+fn per_channel_axes(s: &mut Suite<'_>) {
+    // CONV_2D filter [4, 3, 3, 4]: four scales along the input channels (dimension 3), which the
+    // output channels match.
+    s.accepted(
+        "conv_per_channel_along_input_channels",
+        ModelSpec::single_op(
+            B::CONV_2D,
+            Options::conv2d(crate::Padding::SAME, (1, 1), Activation::NONE),
+            vec![
+                TensorSpec::int8(&[1, 5, 5, 4], 0.05, 3),
+                TensorSpec::int8(&[4, 3, 3, 4], 1.0, 0)
+                    .per_channel(&[0.02, 0.005, 0.01, 0.04], 3)
+                    .constant_i8(&super::builders::pseudo_random_weights(144)),
+                TensorSpec::int32(&[4]).constant_i32(&[300, -200, 0, 50]),
+            ],
+            vec![TensorSpec::int8(&[1, 5, 5, 4], 0.5, -4)],
+        ),
+    );
+    // FULLY_CONNECTED weights [4, 8] with eight scales along the depth: the kernel reads the
+    // first four, one per unit.
+    s.accepted(
+        "fully_connected_per_channel_along_depth",
+        with(fc8(0.05, 1.0, 0.5), |m| {
+            let weights = m.tensors[1].clone();
+            m.tensors[1] = weights.per_channel(&[0.02, 0.01, 0.04, 0.005, 0.1, 0.2, 0.3, 0.4], 1);
+        }),
+    );
+    // Weights [8, 4] with four scales along the depth and eight units: TFLM's kernel reads
+    // multipliers past the four it allocated.
+    s.refused(
+        "fully_connected_per_channel_fewer_scales_than_units",
+        ModelSpec::single_op(
+            B::FULLY_CONNECTED,
+            Options::fully_connected(Activation::NONE),
+            vec![
+                TensorSpec::int8(&[2, 4], 0.05, 1),
+                TensorSpec::int8(&[8, 4], 1.0, 0)
+                    .per_channel(&[0.02, 0.01, 0.04, 0.005], 1)
+                    .constant_i8(&super::builders::pseudo_random_weights(32)),
+            ],
+            vec![TensorSpec::int8(&[2, 8], 0.5, -2)],
+        ),
+        Refusal::Invalid,
+        "fewer than the 8 units",
+    );
+    // A CONV_2D filter [2, 3, 3, 3] with three scales along the input channels: not one per
+    // output channel, which PopulateConvolutionQuantizationParams refuses.
+    s.refused(
+        "conv_per_channel_scales_not_per_output_channel",
+        ModelSpec::single_op(
+            B::CONV_2D,
+            Options::conv2d(crate::Padding::SAME, (1, 1), Activation::NONE),
+            vec![
+                TensorSpec::int8(&[1, 4, 4, 3], 0.05, 3),
+                TensorSpec::int8(&[2, 3, 3, 3], 1.0, 0)
+                    .per_channel(&[0.02, 0.005, 0.01], 3)
+                    .constant_i8(&super::builders::pseudo_random_weights(54)),
+            ],
+            vec![TensorSpec::int8(&[1, 4, 4, 2], 0.5, -4)],
+        ),
+        Refusal::Invalid,
+        "one per output channel (2)",
+    );
 }

@@ -842,6 +842,32 @@ pub(super) fn types_and_parameters(cases: &mut Vec<Case>) {
         Invalid,
         "differ in size",
     );
+    // An output of another type than the input: TFLM's Eval copies the input's elements as the
+    // input's type (difftest: a folded ZEROS_LIKE whose EXPAND_DIMS output was made int8).
+    for (name, constant) in [
+        ("expand_dims_output_type_differs", false),
+        ("expand_dims_constant_output_type_differs", true),
+    ] {
+        let input = TensorSpec::f32(&[2, 3]);
+        s.refused(
+            name,
+            ModelSpec::single_op(
+                B::EXPAND_DIMS,
+                Options::ExpandDims,
+                vec![
+                    if constant {
+                        input.constant_f32(&[0.0; 6])
+                    } else {
+                        input
+                    },
+                    TensorSpec::int32(&[1]).constant_i32(&[0]),
+                ],
+                vec![TensorSpec::int8(&[1, 2, 3], 0.1, 0)],
+            ),
+            Invalid,
+            "copies the input's elements as the input's type",
+        );
+    }
     s.refused(
         "expand_dims_output_size_differs",
         ModelSpec::single_op(

@@ -5,7 +5,7 @@
 //! with 32-bit and 64-bit sums, and float32, from a graph input or an earlier operator. A bias
 //! computed at run time likewise: Prepare reads its type and scale, Eval the tensor.
 
-use super::Suite;
+use super::{Refusal, Suite};
 use crate::{
     Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
 };
@@ -351,10 +351,283 @@ fn depthwise_at_run_time(s: &mut Suite<'_>) {
     });
 }
 
+/// A TRANSPOSE_CONV (inputs: the output shape, the filter, the input, the optional bias) of
+/// `input`, `weights` and `output`, `stride` and `padding`: the weights a graph input unless
+/// constant; a bias that is not constant a graph input, or if `cast` is set a CAST of an int16
+/// graph input of its shape.
+fn transpose_op(
+    (padding, stride, activation): (Padding, (i32, i32), Activation),
+    (input, weights, output): (TensorSpec, TensorSpec, TensorSpec),
+    bias: Option<TensorSpec>,
+    cast: bool,
+) -> ModelSpec {
+    let out_shape = output.shape.clone().unwrap_or_default();
+    let mut m = weighted_op(
+        (
+            B::TRANSPOSE_CONV,
+            Options::TransposeConv {
+                padding,
+                stride_w: stride.1,
+                stride_h: stride.0,
+                activation,
+            },
+        ),
+        (input, weights, output),
+        bias,
+        cast,
+    );
+    // weighted_op's operator reads [input, weights, bias]: TRANSPOSE_CONV's order is [output
+    // shape, weights, input, bias].
+    let shape = m.tensor(TensorSpec::int32(&[4]).constant_i32(&out_shape));
+    let op = m.operators.last_mut().expect("the operator");
+    let (x, w, b) = (op.inputs[0], op.inputs[1], op.inputs[2]);
+    op.inputs = vec![shape, w, x];
+    if b >= 0 {
+        op.inputs.push(b);
+    }
+    m
+}
+
+/// TRANSPOSE_CONV with weights or a bias computed at run time (issue 32): TFLM's Prepare reads only
+/// their types and quantization (transpose_conv.cc), its Eval the tensors wherever they are.
+fn transpose_convolutions_at_run_time(s: &mut Suite<'_>) {
+    // int8 per-tensor weights from a graph input, SAME, stride 2, a constant bias.
+    s.accepted(
+        "transpose_conv_weights_input",
+        transpose_op(
+            (Padding::SAME, (2, 2), Activation::RELU),
+            (
+                TensorSpec::int8(&[1, 3, 3, 3], 0.05, 3),
+                TensorSpec::int8(&[4, 3, 3, 3], 0.01, 0),
+                TensorSpec::int8(&[1, 6, 6, 4], 0.05, -5),
+            ),
+            Some(
+                TensorSpec::int32(&[4])
+                    .quant(0.0005, 0)
+                    .constant_i32(&[700, -1500, 30, 0]),
+            ),
+            false,
+        ),
+    );
+    // Per-channel weights and a bias both computed at run time, VALID, strides (2, 1), batches.
+    s.accepted(
+        "transpose_conv_weights_and_bias_input_per_channel",
+        transpose_op(
+            (Padding::VALID, (2, 1), Activation::NONE),
+            (
+                TensorSpec::int8(&[2, 3, 4, 2], 0.05, -7),
+                TensorSpec::int8(&[4, 3, 2, 2], 1.0, 0).per_channel(&[0.02, 0.01, 0.04, 0.005], 0),
+                TensorSpec::int8(&[2, 7, 5, 4], 0.1, 2),
+            ),
+            Some(TensorSpec::int32(&[4]).quant(0.001, 0)),
+            true,
+        ),
+    );
+    // int8 constant weights with a bias computed at run time: the dyn kernel, not the gathering
+    // one of constant weights.
+    s.accepted(
+        "transpose_conv_bias_computed",
+        transpose_op(
+            (Padding::SAME, (1, 2), Activation::RELU6),
+            (
+                TensorSpec::int8(&[1, 3, 3, 5], 0.05, 3),
+                TensorSpec::int8(&[3, 2, 3, 5], 0.02, 0).constant_i8(
+                    &(0..90)
+                        .map(|i| (i * 37 % 255 - 127) as i8)
+                        .collect::<Vec<_>>(),
+                ),
+                TensorSpec::int8(&[1, 3, 6, 3], 0.1, -20),
+            ),
+            Some(TensorSpec::int32(&[3]).quant(0.001, 0)),
+            true,
+        ),
+    );
+    // 16x8: weights from a graph input with a constant INT64 bias, and constant weights with an
+    // INT16 bias from a graph input (TFLM's Eval widens it at every call).
+    s.accepted(
+        "transpose_conv_int16_weights_input",
+        transpose_op(
+            (Padding::SAME, (2, 2), Activation::NONE),
+            (
+                TensorSpec::new(TensorType::INT16, &[1, 3, 3, 3]).quant(0.002, 0),
+                TensorSpec::int8(&[4, 3, 3, 3], 0.01, 0),
+                TensorSpec::new(TensorType::INT16, &[1, 6, 6, 4]).quant(0.01, 0),
+            ),
+            Some(
+                TensorSpec::new(TensorType::INT64, &[4])
+                    .constant_i64(&[3000, -2000, 70, 0])
+                    .quant(0.00002, 0),
+            ),
+            false,
+        ),
+    );
+    s.accepted(
+        "transpose_conv_int16_int16_bias_input",
+        transpose_op(
+            (Padding::VALID, (1, 1), Activation::RELU),
+            (
+                TensorSpec::new(TensorType::INT16, &[1, 3, 2, 4]).quant(0.002, 0),
+                TensorSpec::int8(&[3, 2, 2, 4], 0.01, 0).constant_i8(
+                    &(0..48)
+                        .map(|i| (i * 53 % 255 - 127) as i8)
+                        .collect::<Vec<_>>(),
+                ),
+                TensorSpec::new(TensorType::INT16, &[1, 4, 3, 3]).quant(0.02, 0),
+            ),
+            Some(TensorSpec::new(TensorType::INT16, &[3]).quant(0.00002, 0)),
+            false,
+        ),
+    );
+    // A 32-bit bias of an int16 TRANSPOSE_CONV is read as int64_t by TFLM's Eval: past its end.
+    s.refused(
+        "transpose_conv_int16_int32_bias_input",
+        transpose_op(
+            (Padding::VALID, (1, 1), Activation::NONE),
+            (
+                TensorSpec::new(TensorType::INT16, &[1, 3, 2, 4]).quant(0.002, 0),
+                TensorSpec::int8(&[3, 2, 2, 4], 0.01, 0),
+                TensorSpec::new(TensorType::INT16, &[1, 4, 3, 3]).quant(0.02, 0),
+            ),
+            Some(TensorSpec::int32(&[3]).quant(0.00002, 0)),
+            false,
+        ),
+        Refusal::Invalid,
+        "reads it as INT64",
+    );
+    // float32 weights computed by an earlier operator (a RELU of a graph input), a bias input.
+    s.accepted("transpose_conv_float_weights_computed", {
+        let mut m = ModelSpec::new();
+        let shape = m.tensor(TensorSpec::int32(&[4]).constant_i32(&[1, 5, 7, 3]));
+        let input = m.tensor(TensorSpec::f32(&[1, 3, 4, 2]));
+        let raw = m.tensor(TensorSpec::f32(&[3, 3, 2, 2]));
+        let weights = m.tensor(TensorSpec::f32(&[3, 3, 2, 2]));
+        let bias = m.tensor(TensorSpec::f32(&[3]));
+        let output = m.tensor(TensorSpec::f32(&[1, 5, 7, 3]));
+        m.inputs = vec![input, raw, bias];
+        m.outputs = vec![output];
+        m.op(B::RELU, Options::None, &[raw], &[weights]);
+        m.op(
+            B::TRANSPOSE_CONV,
+            Options::TransposeConv {
+                padding: Padding::SAME,
+                stride_w: 2,
+                stride_h: 2,
+                activation: Activation::RELU6,
+            },
+            &[shape, weights, input, bias],
+            &[output],
+        );
+        m
+    });
+}
+
+/// An SVDF of input [2, 4], four filters of rank 2 over a memory of 3 and its variable state,
+/// whose bias of two units is computed at run time: a CAST of an int16 graph input (int8, `state`
+/// the time weights' and state's type), or a float32 graph input.
+fn svdf_bias_at_run_time(state: TensorType) -> ModelSpec {
+    svdf_model(state, Activation::RELU, true)
+}
+
+/// The SVDF of [`svdf_bias_at_run_time`] with `activation`, its bias computed at run time or (if
+/// not `bias_at_run_time`) a constant.
+pub(super) fn svdf_model(
+    state: TensorType,
+    activation: Activation,
+    bias_at_run_time: bool,
+) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let float = state == TensorType::FLOAT32;
+    let (input, feature, time, bias, st, output) = if float {
+        (
+            TensorSpec::f32(&[2, 4]),
+            TensorSpec::f32(&[4, 4])
+                .constant_f32(&(0..16).map(|i| (i as f32 - 7.5) / 8.0).collect::<Vec<_>>()),
+            TensorSpec::f32(&[4, 3])
+                .constant_f32(&(0..12).map(|i| (5.5 - i as f32) / 6.0).collect::<Vec<_>>()),
+            if bias_at_run_time {
+                TensorSpec::f32(&[2])
+            } else {
+                TensorSpec::f32(&[2]).constant_f32(&[0.25, -0.5])
+            },
+            TensorSpec::f32(&[2, 12]).variable(),
+            TensorSpec::f32(&[2, 2]),
+        )
+    } else {
+        let (s_state, s_time) = (1.0 / 64.0, 1.0 / 128.0);
+        let time: Vec<u8> = (0..12i32)
+            .flat_map(|i| {
+                let v = (i * 37 % 201 - 100) as i16;
+                if state == TensorType::INT16 {
+                    v.to_le_bytes().to_vec()
+                } else {
+                    vec![v as i8 as u8]
+                }
+            })
+            .collect();
+        (
+            TensorSpec::int8(&[2, 4], 0.05, 3),
+            TensorSpec::int8(&[4, 4], 0.02, 0).constant_i8(
+                &(0..16)
+                    .map(|i| (i * 53 % 255 - 127) as i8)
+                    .collect::<Vec<_>>(),
+            ),
+            TensorSpec::new(state, &[4, 3])
+                .constant(time)
+                .quant(s_time, 0),
+            if bias_at_run_time {
+                TensorSpec::int32(&[2]).quant(s_state * s_time, 0)
+            } else {
+                TensorSpec::int32(&[2])
+                    .quant(s_state * s_time, 0)
+                    .constant_i32(&[300, -200])
+            },
+            TensorSpec::new(state, &[2, 12])
+                .quant(s_state, 0)
+                .variable(),
+            TensorSpec::int8(&[2, 2], 0.1, -4),
+        )
+    };
+    let x = m.tensor(input);
+    let f = m.tensor(feature);
+    let t = m.tensor(time);
+    let b = m.tensor(bias);
+    let st = m.tensor(st);
+    let out = m.tensor(output);
+    m.inputs = vec![x];
+    if bias_at_run_time && float {
+        m.inputs.push(b);
+    } else if bias_at_run_time {
+        let raw = m.tensor(TensorSpec::new(TensorType::INT16, &[2]));
+        m.inputs.push(raw);
+        m.op(B::CAST, Options::None, &[raw], &[b]);
+    }
+    m.outputs = vec![out];
+    m.op(
+        B::SVDF,
+        Options::Svdf {
+            rank: 2,
+            activation,
+        },
+        &[x, f, t, b, st],
+        &[out],
+    );
+    m
+}
+
 pub(super) fn weights_at_run_time(s: &mut Suite<'_>) {
+    // SVDF with a bias computed at run time (issue 32): PrepareSvdf reads its type, shape and
+    // scale, the Eval the tensor wherever it is.
+    for (name, state) in [
+        ("svdf_bias_computed", TensorType::INT16),
+        ("svdf_state8_bias_computed", TensorType::INT8),
+        ("svdf_float_bias_input", TensorType::FLOAT32),
+    ] {
+        s.accepted(name, svdf_bias_at_run_time(state));
+    }
     biases_at_run_time(s);
     convolutions_at_run_time(s);
     depthwise_at_run_time(s);
+    transpose_convolutions_at_run_time(s);
     s.accepted(
         "fully_connected_weights_input",
         fc8_weights_input(TensorSpec::int8(&[4, 8], 0.02, 0), 4),

@@ -157,9 +157,25 @@ impl<'a> G<'a> {
             self.qtext(out)
         );
         self.describe(text);
+        self.maybe_weights_at_run_time(filter);
         let inputs = self.operands(&[x, filter, bias]);
         self.m.op(op, options, &inputs, &[out]);
         out
+    }
+
+    /// Now and then (one convolution in eight) the constant `filter` made a graph input instead, of
+    /// random values (int8's whole range, float32's within ±1): TFLM's Prepare reads only its type
+    /// and quantization and its Eval the tensor wherever it is (issue 32), which tinyaot's
+    /// `*_dyn_*` kernels follow.
+    fn maybe_weights_at_run_time(&mut self, filter: i32) {
+        if !self.rng.chance(0.125) {
+            return;
+        }
+        let t = &mut self.m.tensors[filter as usize];
+        t.data = tinyaot_modelkit::TensorData::Buffer(0);
+        self.m.inputs.push(filter);
+        self.ranges.push(1.0);
+        self.describe("(weights at run time)".to_string());
     }
 
     /// A constant float32 filter of `shape` and, if `has_bias`, a bias of `channels` values, all
@@ -321,6 +337,7 @@ impl<'a> G<'a> {
             self.qtext(out)
         );
         self.describe(text);
+        self.maybe_weights_at_run_time(filter);
         let inputs = self.operands(&[shape, filter, x, bias]);
         let options = Options::TransposeConv {
             padding,

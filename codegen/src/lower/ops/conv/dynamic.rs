@@ -62,7 +62,7 @@ pub(super) fn conv2d_dyn(
             ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-            let scales = ctx.weight_scales(filter, channels, 0)?;
+            let scales = ctx.weight_scales(filter, channels)?;
             let (multipliers, shifts) =
                 ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
             let (act_min, act_max) = ctx.activation_range_s8(activation, s_out, zp_out)?;
@@ -92,7 +92,7 @@ pub(super) fn conv2d_dyn(
                 Some(b) => b.dtype == DType::I32,
                 None => options_bias_type == Some(tinyaot_schema::tflite::TensorType::INT32),
             };
-            let scales = ctx.weight_scales(filter, channels, 0)?;
+            let scales = ctx.weight_scales(filter, channels)?;
             let (multipliers, shifts) =
                 ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
             let (multipliers, shifts, function, bias) = if narrow {
@@ -184,7 +184,7 @@ pub(in crate::lower::ops) fn depthwise_dyn(
             ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-            let scales = ctx.weight_scales(filter, channels, 3)?;
+            let scales = ctx.weight_scales(filter, channels)?;
             let (multipliers, shifts) =
                 ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
             let (act_min, act_max) = ctx.activation_range_s8(activation, s_out, zp_out)?;
@@ -209,7 +209,7 @@ pub(in crate::lower::ops) fn depthwise_dyn(
             super::int16::symmetric_16x8(ctx, zp_in, zp_out)?;
             // TFLM's 16x8 depthwise kernel sums in 64 bits and reads any bias as INT64: another
             // type is refused (the bias' type check).
-            let scales = ctx.weight_scales(filter, channels, 3)?;
+            let scales = ctx.weight_scales(filter, channels)?;
             let (multipliers, shifts) =
                 ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
             let (multipliers, shifts) = reduce_16x8(ctx, &multipliers, &shifts)?;

@@ -36,7 +36,7 @@ pub(in crate::lower::ops) enum Bias16x8 {
 }
 
 /// Type checks, requantization and activation range of a 16x8 convolution with inputs `at`,
-/// whose output channels lie along `filter_axis` of the filter, its bias read as `bias` says.
+/// `channels` output channels, its bias read as `bias` says.
 ///
 /// TFLM's 16x8 convolutions apply no zero points, so nonzero ones are refused (TFLM would ignore
 /// them). A 64-bit bias (or none) gives TFLM's 64-bit sums; for CONV_2D a 32-bit bias, or none
@@ -44,7 +44,7 @@ pub(in crate::lower::ops) enum Bias16x8 {
 /// (`acc32`); a bias TFLM would misread is refused.
 pub(in crate::lower::ops) fn quant_16x8(
     ctx: &OpContext,
-    (at, filter_axis): (Inputs, usize),
+    at: Inputs,
     (channels, activation): (usize, Activation),
     bias: Bias16x8,
 ) -> Result<Quant16x8> {
@@ -70,21 +70,7 @@ pub(in crate::lower::ops) fn quant_16x8(
     if narrow_sums && !matches!(bias, Bias16x8::ByType(_)) {
         // Only TRANSPOSE_CONV gets here (WidenInt16): its Eval reads any bias but an INT16 one
         // as int64_t.
-        return Err(ctx.invalid(
-            format!(
-            "int16 input with a 32-bit bias: TFLM reads it as INT64; supported: an INT64 bias{} or none",
-            if matches!(bias, Bias16x8::WidenInt16) {
-                ", an INT16 bias"
-            } else {
-                ""
-            }
-        ),
-            Grounds::undefined(
-                "transpose_conv.cc TransposeConvEval reads an int16 TRANSPOSE_CONV's bias that \
-                 is not INT16 with GetOptionalTensorData<int64_t>: a 32-bit bias is read past \
-                 its end",
-            ),
-        ));
+        return Err(bias32_read_as_int64(ctx));
     }
     if let (Bias16x8::Int64, Some(t)) = (bias, bias_type) {
         if t != DType::I64 {
@@ -100,7 +86,7 @@ pub(in crate::lower::ops) fn quant_16x8(
             ));
         }
     }
-    let scales = ctx.weight_scales(filter, channels, filter_axis)?;
+    let scales = ctx.weight_scales(filter, channels)?;
     let (multipliers, shifts) = ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
     let (multipliers, shifts) = if narrow_sums {
         (multipliers, shifts)
@@ -136,6 +122,18 @@ pub(in crate::lower::ops) fn quant_16x8(
         act: ctx.activation_range_s16(activation, s_out, 0)?,
         acc32: narrow_sums,
     })
+}
+
+/// The refusal of an int16 TRANSPOSE_CONV with an INT32 bias, which TFLM's Eval reads as INT64.
+pub(in crate::lower::ops) fn bias32_read_as_int64(ctx: &OpContext) -> crate::error::Error {
+    ctx.invalid(
+        "int16 input with a 32-bit bias: TFLM reads it as INT64; supported: an INT64 bias, an \
+         INT16 bias or none",
+        Grounds::undefined(
+            "transpose_conv.cc TransposeConvEval reads an int16 TRANSPOSE_CONV's bias that is \
+             not INT16 with GetOptionalTensorData<int64_t>: a 32-bit bias is read past its end",
+        ),
+    )
 }
 
 /// The constant int8 filter `filter` with `channels` output channels leading its layout, each

@@ -19,11 +19,14 @@ mod weights;
 
 pub(super) use dynamic::depthwise_dyn;
 pub(super) use geometry::{geometry, window_stream, Geometry, Window};
-pub(super) use int16::{quant_16x8, reduce_16x8, swizzle_quads, swizzled_filter, Bias16x8};
+pub(super) use int16::{
+    bias32_read_as_int64, quant_16x8, reduce_16x8, swizzle_quads, swizzled_filter, symmetric_16x8,
+    Bias16x8,
+};
 pub(super) use int8::{
     bias_values, filter_rows, fold, folded_bias, im2col, narrow_requant, pointwise,
 };
-pub(super) use weights::{weights_and_range, ConvQuant, Inputs, CONV_INPUTS};
+pub(super) use weights::{hybrid, weights_and_range, ConvQuant, Inputs, CONV_INPUTS};
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -125,7 +128,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     if num == Num::I16 {
         let q = quant_16x8(
             ctx,
-            (CONV_INPUTS, 0),
+            CONV_INPUTS,
             (out[3], w.activation),
             Bias16x8::ByType(options_bias_type),
         )?;
@@ -173,7 +176,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
     if filter.dtype == DType::I4 {
         return super::int4::conv2d(ctx, (i, f, out), &g, w.activation);
     }
-    let quant = weights_and_range(ctx, (num, CONV_INPUTS), 0, out[3], w.activation)?;
+    let quant = weights_and_range(ctx, (num, CONV_INPUTS), out[3], w.activation)?;
     if matches!(quant, ConvQuant::I8 { .. }) && f[3] == i[3] && out[3] > 0 {
         // A 1×1 filter with stride 1, no padding and one group, over an output of the input's
         // extent, is a matrix product: every tap is in the image, so the input zero point folds

@@ -44,12 +44,12 @@ pub(in crate::lower::ops) const CONV_INPUTS: Inputs = Inputs {
 };
 
 /// Type checks, requantization and activation range for an int8 or float convolution with inputs
-/// `at`, whose output channels lie along `filter_axis` of the filter. An int16 (16x8) convolution
+/// `at` and `channels` output channels (one weight scale, or one per output channel whatever
+/// dimension the scales run along: see `OpContext::weight_scales`). An int16 (16x8) convolution
 /// is [`quant_16x8`](super::quant_16x8)'s: its lowerings take it there first.
 pub(in crate::lower::ops) fn weights_and_range(
     ctx: &OpContext,
     (num, at): (Num, Inputs),
-    filter_axis: usize,
     channels: usize,
     activation: Activation,
 ) -> Result<ConvQuant> {
@@ -65,7 +65,7 @@ pub(in crate::lower::ops) fn weights_and_range(
             ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-            let scales = ctx.weight_scales(filter, channels, filter_axis)?;
+            let scales = ctx.weight_scales(filter, channels)?;
             let (multipliers, shifts) =
                 ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
             let (act_min, act_max) = ctx.activation_range_s8(activation, s_out, zp_out)?;

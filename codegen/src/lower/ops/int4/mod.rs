@@ -16,7 +16,7 @@ use super::{in_out, kernel, Kernel};
 use crate::error::{Error, Grounds, Result};
 use crate::ir::{Activation, DType, Graph, OpCode, Tensor};
 use crate::lower::params::{conv_int4, depthwise_int4, fully_connected_int4};
-use crate::lower::{Data, Num, OpContext};
+use crate::lower::{Data, Num, OpContext, Operand};
 
 /// What INT4 tensors may be, for messages.
 const SUPPORTED: &str = "supported: INT4 only as the constant weights (input 1) of CONV_2D, \
@@ -124,19 +124,8 @@ fn unpack(bytes: &[u8], n: usize) -> Vec<i8> {
 }
 
 /// The int8 requantization of a convolution with INT4 weights (TFLM's Prepare is the int8 one).
-fn conv_quant(
-    ctx: &OpContext,
-    filter_axis: usize,
-    channels: usize,
-    activation: Activation,
-) -> Result<ConvQuant> {
-    weights_and_range(
-        ctx,
-        (Num::I8, CONV_INPUTS),
-        filter_axis,
-        channels,
-        activation,
-    )
+fn conv_quant(ctx: &OpContext, channels: usize, activation: Activation) -> Result<ConvQuant> {
+    weights_and_range(ctx, (Num::I8, CONV_INPUTS), channels, activation)
 }
 
 /// CONV_2D with INT4 weights → `conv_int4::conv2d_s4`, for the shapes `(input, filter, output)`
@@ -156,7 +145,7 @@ pub(in crate::lower::ops) fn conv2d(
         shifts,
         act_min,
         act_max,
-    } = conv_quant(ctx, 0, out[3], activation)?
+    } = conv_quant(ctx, out[3], activation)?
     else {
         return Err(ctx.internal(format!(
             "INT4 weights with a float requantization (the input was checked INT8); {SUPPORTED}"
@@ -218,7 +207,7 @@ pub(in crate::lower::ops) fn depthwise(
         shifts,
         act_min,
         act_max,
-    } = conv_quant(ctx, 3, out[3], activation)?
+    } = conv_quant(ctx, out[3], activation)?
     else {
         return Err(ctx.internal(format!(
             "INT4 weights with a float requantization (the input was checked INT8); {SUPPORTED}"
@@ -276,7 +265,7 @@ pub(in crate::lower::ops) fn fully_connected(
     let weights_index = ctx.constant_input(1, "weights")?;
     let (s_in, zp_in) = ctx.int8_quant("input", input)?;
     let (s_out, zp_out) = ctx.int8_quant("output", output)?;
-    if ctx.weight_scales(weights, units, 0)?.len() > 1 {
+    if ctx.fc_weight_scales(weights, 0)?.len() > 1 {
         return Err(ctx.invalid(
             "INT4 weights with per-channel scales: TFLM's FULLY_CONNECTED refuses them (its \
              Prepare takes per-channel scales with INT8 weights only); supported: INT4 weights \
@@ -299,7 +288,15 @@ pub(in crate::lower::ops) fn fully_connected(
             (zp_in, zp_out, act_min, act_max),
         );
     }
-    let bias = ctx.bias(2, DType::I32, units)?;
+    // A bias computed at run time (FullyConnectedPrepare reads its type and scale, the Eval the
+    // tensor wherever it is): `fully_connected_dyn_s4` adds it to the folded zero-point terms.
+    let bias_at_run_time = ctx.optional_input(2).is_some_and(|b| !b.is_constant());
+    let bias = if bias_at_run_time {
+        ctx.bias_index(2, DType::I32, units)?;
+        None
+    } else {
+        ctx.bias(2, DType::I32, units)?
+    };
     let values = unpacked(ctx, weights)?;
     let mut folded = folded_bias(ctx, (&values, depth), bias.as_ref(), zp_in, units)?;
     // An output of fewer units: TFLM's reference FullyConnected takes output_depth from the
@@ -309,8 +306,20 @@ pub(in crate::lower::ops) fn fully_connected(
     Ok(Kernel {
         module: Some("fully_connected_int4"),
         ..kernel(
-            "fully_connected_s4",
-            in_out(ctx)?,
+            if bias_at_run_time {
+                "fully_connected_dyn_s4"
+            } else {
+                "fully_connected_s4"
+            },
+            if bias_at_run_time {
+                vec![
+                    Operand::Offset(ctx.input_index(0)?),
+                    Operand::Src(ctx.input_index(2)?),
+                    Operand::Offset(ctx.output_index(0)?),
+                ]
+            } else {
+                in_out(ctx)?
+            },
             fully_connected_int4::FullyConnectedS4 {
                 batches,
                 input_depth: depth,
