@@ -260,7 +260,14 @@ fn rows_in_place(
 /// dimensions' position) starts.
 #[inline(always)]
 fn row_start(index: &[usize], strides: &[usize]) -> usize {
-    index.iter().zip(strides).map(|(i, s)| i * s).sum()
+    // `take`: at most MAX_RANK terms, which the compiler then neither vectorises nor unrolls
+    // into hundreds of bytes per call site (flash is the budget).
+    index
+        .iter()
+        .zip(strides)
+        .take(MAX_RANK)
+        .map(|(i, s)| i * s)
+        .sum()
 }
 
 /// The input and output byte slices when neither arena input overlaps the output (the usual case);
