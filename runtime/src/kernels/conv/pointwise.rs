@@ -100,6 +100,9 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
         if done * n < inp.len() {
             conv1x1_pixels(&inp[done * n..], &mut out[done * m..], &k, acc);
         }
+        if !k.rest.is_empty() {
+            rest_rows(inp, out, &k);
+        }
     });
 }
 
@@ -193,9 +196,6 @@ fn conv1x1_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, acc: &mut [i32; ONE
             }
             requantizer.run(run * ONE_PIXEL_RUN, acc, o);
         }
-        if !k.rest.is_empty() {
-            rest_rows(x, k, &mut o[blocked..]);
-        }
     }
 }
 
@@ -214,16 +214,20 @@ fn tails_run(x: &[u8], w: &[i8], b: &[i32], acc: &mut [i32]) {
     }
 }
 
-/// The filter's last `m % 4` rows (after its blocks of four) on one pixel `x`, into `out` (their
-/// `m % 4` output bytes): a dot product and a requantization per row. Out of line and shared by
-/// both paths (three call sites): a few rows per pixel, where the inlined copies cost 1.1 KB of
-/// Cortex-M4 code.
+/// The filter's last `m % 4` rows (after its blocks of four) on every pixel of `inp` (`n` bytes
+/// each), into their bytes of the pixels of `out` (`m` bytes each): a dot product and a
+/// requantization per row. Once per call on the whole views, after both paths have written the
+/// blocks' channels (the views are disjoint, so the order of their writes does not matter): one
+/// copy, where one per path and pixel cost 1.1 KB of Cortex-M4 code, and one call, where a call
+/// per pixel cost a layer of one output channel a quarter more instructions.
 #[inline(never)]
-fn rest_rows(x: &[u8], k: &Pointwise, out: &mut [u8]) {
+fn rest_rows(inp: &[u8], out: &mut [u8], k: &Pointwise) {
     let blocked = k.m - k.m % 4;
-    for (c, (w, o)) in k.rest.chunks_exact(k.n).zip(out).enumerate() {
-        let sum = dot_s8(w, x, 0).wrapping_add(k.bias[blocked + c]);
-        *o = k.requantizer.one(blocked + c, sum);
+    for (x, o) in inp.chunks_exact(k.n).zip(out.chunks_exact_mut(k.m)) {
+        for (c, (w, o)) in k.rest.chunks_exact(k.n).zip(&mut o[blocked..]).enumerate() {
+            let sum = dot_s8(w, x, 0).wrapping_add(k.bias[blocked + c]);
+            *o = k.requantizer.one(blocked + c, sum);
+        }
     }
 }
 
@@ -235,7 +239,7 @@ fn rest_rows(x: &[u8], k: &Pointwise, out: &mut [u8]) {
 #[inline(always)]
 fn conv1x1_pairs(inp: &[u8], out: &mut [u8], k: &Pointwise, scratch: &mut PairScratch) -> usize {
     const RUN: usize = ACC_RUN / 2;
-    let (n, m, blocks, rest, bias) = (k.n, k.m, k.blocks, k.rest, k.bias);
+    let (n, m, blocks, bias) = (k.n, k.m, k.blocks, k.bias);
     let requantizer = k.requantizer;
     let PairScratch { acc, wide } = scratch;
     let blocked = m - m % 4;
@@ -279,10 +283,6 @@ fn conv1x1_pairs(inp: &[u8], out: &mut [u8], k: &Pointwise, scratch: &mut PairSc
                 }
             }
             requantizer.run_pairs(c0, sums, &mut o0[c0..c0 + len], &mut o1[c0..c0 + len]);
-        }
-        if !rest.is_empty() {
-            rest_rows(x0, k, &mut o0[blocked..]);
-            rest_rows(x1, k, &mut o1[blocked..]);
         }
         done += 2;
     }
