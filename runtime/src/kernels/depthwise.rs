@@ -466,7 +466,7 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
     // of pixels or a pixel alone, each on its own views (`views::Stream::groups`). One copy of
     // the pixel loop serves both.
     depthwise_s8!($, p, {
-        stream.groups(arena, (input, output), 1, |inp, from, out, pixels| {
+        stream.groups::<1>(arena, (input, output), |inp, from, out, pixels| {
             // The group's pixels in order from its first, `(b0, oy0, ox0)`, as for_each_pixel!
             // walks them, until its output runs out.
             let (b0, oy0, ox0) = stream.pixel(pixels.start);

@@ -133,7 +133,7 @@ fn stream_or_whole(
     mut body: impl FnMut(&[u8], &mut [u8]),
 ) {
     let stream = views::Stream::one_row(pixels, n, m);
-    stream.groups(arena, operands, 2, |inp, _, out, group| {
+    stream.groups::<2>(arena, operands, |inp, _, out, group| {
         body(&inp[..group.len() * n], out);
     });
 }
