@@ -374,36 +374,67 @@ macro_rules! depthwise_s8 {
                         c0 += n;
                     }
                 }
-                while c0 < p.output_c {
-                    // A block of channels: with a depth multiplier, within the outputs of one input
-                    // channel (`shared`), so that each tap is one input byte times a row of filter
-                    // taps.
-                    let (n, shared) = if dm == 1 {
-                        (BLOCK.min(p.output_c - c0), None)
-                    } else {
-                        ((dm - c0 % dm).min(BLOCK), Some(c0 / dm))
-                    };
-                    let acc = &mut sums[..n];
-                    start_from(acc, bias, c0);
-                    for ky in $d w.ky.0..$d w.ky.1 {
-                        let y = coord($d w.y0, ky, p.dilation_h);
-                        for kx in $d w.kx.0..$d w.kx.1 {
-                            let x = coord($d w.x0, kx, p.dilation_w);
-                            let px = &pixel(y, x)[..p.input_c];
-                            let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
-                            match shared {
-                                None => mac_lanes_s8(acc, taps, &px[c0..c0 + n], offset),
-                                Some(ic) => mac_broadcast_s8(acc, taps, px[ic], offset),
-                            }
-                        }
-                    }
-                    requantizer.run(c0, acc, &mut $d out_px[c0..c0 + n]);
-                    c0 += n;
+                if c0 < p.output_c {
+                    untabled(
+                        p,
+                        ($d inp, $d from, $d b, &$d w),
+                        (&requantizer, &mut sums),
+                        $d out_px,
+                        c0,
+                    );
                 }
             }};
         }
         $walk
     }};
+}
+
+/// [`depthwise_conv2d_s8`]'s channels from `c0` on that the tap tables do not serve (with a
+/// depth multiplier, or after the last whole group of four) for one pixel: its window in batch
+/// `b` of `inp` (the input from byte `from` on), into its `output_c` bytes `out_px`, in blocks of
+/// up to [`BLOCK`] channels, each tap a multiply-accumulate of a row of filter taps. Out of line:
+/// a path the usual layers (no depth multiplier, channels in fours) never take, whose inlined
+/// copy cost every model with a depthwise convolution 1.3 KB of Cortex-M4 code.
+#[inline(never)]
+fn untabled(
+    p: &DepthwiseConv2dS8,
+    (inp, from, b, w): (&[u8], usize, usize, &Window),
+    (requantizer, sums): (&Requantizer, &mut [i32; BLOCK]),
+    out_px: &mut [u8],
+    mut c0: usize,
+) {
+    let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
+    let offset = -p.input_zero_point;
+    let dm = p.depth_multiplier;
+    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let pixel =
+        |y: usize, x: usize| &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c - from..];
+    while c0 < p.output_c {
+        // A block of channels: with a depth multiplier, within the outputs of one input
+        // channel (`shared`), so that each tap is one input byte times a row of filter
+        // taps.
+        let (n, shared) = if dm == 1 {
+            (BLOCK.min(p.output_c - c0), None)
+        } else {
+            ((dm - c0 % dm).min(BLOCK), Some(c0 / dm))
+        };
+        let acc = &mut sums[..n];
+        start_from(acc, bias, c0);
+        for ky in w.ky.0..w.ky.1 {
+            let y = coord(w.y0, ky, p.dilation_h);
+            for kx in w.kx.0..w.kx.1 {
+                let x = coord(w.x0, kx, p.dilation_w);
+                let px = &pixel(y, x)[..p.input_c];
+                let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
+                match shared {
+                    None => mac_lanes_s8(acc, taps, &px[c0..c0 + n], offset),
+                    Some(ic) => mac_broadcast_s8(acc, taps, px[ic], offset),
+                }
+            }
+        }
+        requantizer.run(c0, acc, &mut out_px[c0..c0 + n]);
+        c0 += n;
+    }
 }
 
 /// int8 DEPTHWISE_CONV_2D with per-channel requantization, bit-exact with TFLM's
@@ -435,7 +466,7 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
     // of pixels or a pixel alone, each on its own views (`views::Stream::groups`). One copy of
     // the pixel loop serves both.
     depthwise_s8!($, p, {
-        stream.groups(arena, (input, output), 1, |inp, from, out, pixels| {
+        stream.groups::<1>(arena, (input, output), |inp, from, out, pixels| {
             // The group's pixels in order from its first, `(b0, oy0, ox0)`, as for_each_pixel!
             // walks them, until its output runs out.
             let (b0, oy0, ox0) = stream.pixel(pixels.start);

@@ -228,6 +228,8 @@ pub(crate) fn fill(out: &mut [u8], pattern: &[u8]) {
 /// every index has been visited.
 #[inline(always)]
 pub(crate) fn next_index(index: &mut [usize], shape: &[usize]) -> bool {
+    // The dimensions both slices have (callers pass equal lengths): no bounds checks in the loop.
+    let shape = &shape[..shape.len().min(index.len())];
     for d in (0..shape.len()).rev() {
         index[d] += 1;
         if index[d] < shape[d] {

@@ -36,15 +36,23 @@ pub(crate) fn strided_walk(
     let mut index = [0usize; MAX_RANK];
     let run = inner * elem;
     for out_row in dst.chunks_exact_mut(run) {
-        let start = base as isize
-            + index[..rank - 1]
-                .iter()
-                .zip(steps)
-                .map(|(&i, &s)| i as isize * s as isize)
-                .sum::<isize>();
+        let start = base as isize + row_offset(&index[..rank - 1], steps);
         copy_run(src, start, step, elem, out_row);
         next_index(&mut index[..rank - 1], outer);
     }
+}
+
+/// `Σ index[d] * steps[d]`: where a row starts, from the walk's base. Not inlined on bare metal:
+/// the compiler vectorised the sum into 600 bytes of Cortex-M4 code, where the call costs a few
+/// instructions per row.
+#[cfg_attr(target_os = "none", inline(never))]
+fn row_offset(index: &[usize], steps: &[i32]) -> isize {
+    index
+        .iter()
+        .zip(steps)
+        .take(MAX_RANK)
+        .map(|(&i, &s)| i as isize * s as isize)
+        .sum()
 }
 
 /// Fills `out` with elements `start, start + step, …` of `src` (in elements of `elem` bytes).

@@ -214,7 +214,7 @@ fn im2col_one_pixel(
     // Disjoint operands are one group of every pixel, overlapping ones (the stream contract)
     // runs of groups of two or a group alone, each on its own views (`views::Stream::groups`):
     // one copy of the pixel loop serves both.
-    stream_of(p).groups(arena, (input, output), 2, |inp, from, out, pixels| {
+    stream_of(p).groups::<2>(arena, (input, output), |inp, from, out, pixels| {
         let mut out_px = out.chunks_exact_mut(m);
         for q in pixels {
             let (image, (ky0, ky1, y0), (kx0, kx1, x0)) = window_of(p, plane, q);
@@ -348,7 +348,7 @@ fn im2col_pairs<const N: usize>(
     let mut dropped = [0u8; RUN];
     // Only used when gathering (a window then fits); the padding bytes stay zero.
     let mut bytes = [[0u8; GATHERED_MAX]; 2];
-    stream_of(p).groups(arena, operands, 2, |inp, from, out, group| {
+    stream_of(p).groups::<2>(arena, operands, |inp, from, out, group| {
         let mut q = group.start;
         while q < group.end {
             let twin = (q + 1).min(pixels - 1);

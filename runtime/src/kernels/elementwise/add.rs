@@ -125,41 +125,48 @@ pub(super) fn halve_doubled_by_pot(h: i32, right: i32) -> i32 {
 /// int8 ADD: `a + b` with broadcasting, bit-exact with TFLM. See the module docs for access order.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn add_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddS8) {
-    let p = crate::kernels::opaque(p);
-    #[cfg(tinyaot_dsp)]
-    if add_sub_s8_dsp(arena, (a, b, output), p, false) {
-        return;
-    }
-    let broadcast = (p.shape, p.a_strides, p.b_strides);
-    if narrow_add(p) {
-        binary(arena, (a, b, output), broadcast, |x: i8, y| {
-            add_sub_s8_narrow(x, y, p, 1)
-        });
-    } else {
-        binary(arena, (a, b, output), broadcast, |x: i8, y| {
-            add_sub_s8(x, y, p, 1)
-        });
-    }
+    add_sub_s8_kernel(arena, (a, b, output), p, false);
 }
 
 /// int8 SUB: `a - b` with broadcasting, bit-exact with TFLM. See the module docs for access order.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn sub_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS8) {
+    add_sub_s8_kernel(arena, (a, b, output), p, true);
+}
+
+/// [`add_s8`] (`subtract` false) and [`sub_s8`] (`subtract` true): one copy of the loops for
+/// both, the sign a run-time value (a multiply-accumulate where ADD alone had an add), where a
+/// copy each (and of each element function) cost a model with both 1.3 KB of Cortex-M4 code.
+#[inline(never)]
+fn add_sub_s8_kernel(
+    arena: &mut [u8],
+    (a, b, output): (Src, Src, usize),
+    p: &AddS8,
+    subtract: bool,
+) {
     let p = crate::kernels::opaque(p);
     #[cfg(tinyaot_dsp)]
-    if add_sub_s8_dsp(arena, (a, b, output), p, true) {
+    if add_sub_s8_dsp(arena, (a, b, output), p, subtract) {
         return;
     }
+    let sign = if subtract { -1 } else { 1 };
     let broadcast = (p.shape, p.a_strides, p.b_strides);
     if narrow_add(p) {
         binary(arena, (a, b, output), broadcast, |x: i8, y| {
-            add_sub_s8_narrow(x, y, p, -1)
+            add_sub_s8_narrow(x, y, p, sign)
         });
     } else {
         binary(arena, (a, b, output), broadcast, |x: i8, y| {
-            add_sub_s8(x, y, p, -1)
+            add_sub_s8_outlined(x, y, p, sign)
         });
     }
+}
+
+/// [`add_sub_s8`], not inlined on bare metal: the path of parameters [`narrow_add`] refuses,
+/// which TFLite's int8 quantization does not produce (its loops then stay small).
+#[cfg_attr(target_os = "none", inline(never))]
+fn add_sub_s8_outlined(x: i8, y: i8, p: &AddS8, sign: i32) -> i8 {
+    add_sub_s8(x, y, p, sign)
 }
 
 /// Constants of int16 ADD and SUB (16x8 models): [`AddS8`]'s, with TFLM's int16 left shift of 15

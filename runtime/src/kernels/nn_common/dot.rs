@@ -122,7 +122,9 @@ pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8], init: [i32; 4]) -> [i32; 4
     let tail = n - whole;
     if tail > 0 {
         for (a, w) in acc.iter_mut().zip(tails.chunks_exact(tail)) {
-            for (&x, &w) in x[whole..].iter().zip(w) {
+            // At most three products (`tail = n % 4`): `take(3)` tells the compiler so, which
+            // otherwise vectorised and unrolled this loop into 1 KB of Cortex-M4 code.
+            for (&x, &w) in x[whole..].iter().zip(w).take(3) {
                 *a = a.wrapping_add(i32::from(x as i8) * i32::from(w));
             }
         }

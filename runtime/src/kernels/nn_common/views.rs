@@ -172,16 +172,14 @@ impl Stream {
     /// set-up hoisted out of the calls. Panics if the views overlap (the plan broke the
     /// contract) or lie outside `arena`.
     #[inline(always)]
-    pub(crate) fn groups(
+    pub(crate) fn groups<const G: usize>(
         &self,
         arena: &mut [u8],
         (input, output): (usize, usize),
-        g: usize,
         mut group: impl FnMut(&[u8], usize, &mut [u8], core::ops::Range<usize>),
     ) {
         let in_len = self.batches * self.input_h * self.input_w * self.input_c;
         let pixels = self.pixels();
-        let g = g.max(1);
         let whole = !overlapping(input, in_len, output, pixels * self.output_c);
         let reverse = output > input && !whole;
         // Forward: the next group's first pixel; in reverse: one past the next group's last.
@@ -189,60 +187,14 @@ impl Stream {
         while if reverse { next > 0 } else { next < pixels } {
             let (p0, p1, from, to) = if whole {
                 (0, pixels, 0, in_len)
-            } else if reverse {
-                let p1 = next;
-                // The pixels whose output starts at or above the bound's input byte.
-                let bound = if self.pointwise {
-                    p1 * self.input_c
-                } else {
-                    self.row_end(p1 - 1).min(in_len)
-                };
-                let m = self.output_c.max(1);
-                let floor = (input + bound).saturating_sub(output).div_ceil(m);
-                let p0 = floor.next_multiple_of(g);
-                if p0 + 2 * g <= p1 {
-                    // A 1×1 kernel's view starts at its first pixel, as forward.
-                    let from = if self.pointwise { p0 * self.input_c } else { 0 };
-                    (p0, p1, from, bound)
-                } else {
-                    let p0 = (p1 - 1) / g * g;
-                    let from = if self.pointwise {
-                        p0 * self.input_c
-                    } else {
-                        self.lowest_read(p0, p1)
-                    };
-                    let to = if self.pointwise {
-                        bound
-                    } else {
-                        (p0..p1)
-                            .map(|q| self.max_read(q))
-                            .max()
-                            .unwrap_or(0)
-                            .max(from)
-                            .min(in_len)
-                    };
-                    (p0, p1, from, to)
-                }
             } else {
-                let p0 = next;
-                // The pixels whose output ends at or below the bound's input byte.
-                let bound = if self.pointwise {
-                    p0 * self.input_c
+                // A 1×1 kernel's bounds and those of groups of one pixel are a few instructions
+                // inlined (a call per group cost DS-CNN's depthwise layers 1 % more); those of
+                // larger windowed groups, with their loops, are one copy out of line.
+                if self.pointwise || G == 1 {
+                    self.next_group::<G>(next, reverse, (input, output))
                 } else {
-                    self.row_start(p0).min(in_len)
-                };
-                let room = (input + bound).saturating_sub(output) / self.output_c.max(1);
-                let run = room.saturating_sub(p0) / g * g;
-                if run >= 2 * g {
-                    (p0, (p0 + run).min(pixels), bound, in_len)
-                } else {
-                    let p1 = (p0 + g).min(pixels);
-                    let from = if self.pointwise {
-                        bound
-                    } else {
-                        self.lowest_read(p0, p1)
-                    };
-                    (p0, p1, from, in_len)
+                    self.next_group_outlined::<G>(next, reverse, (input, output))
                 }
             };
             next = if reverse { p0 } else { p1 };
@@ -250,6 +202,90 @@ impl Stream {
             let out_len = (p1 - p0) * self.output_c;
             let (inp, out) = split(arena, input + from, to - from, out_at, out_len);
             group(inp, from, out, p0..p1);
+        }
+    }
+
+    /// [`next_group`](Self::next_group), out of line: one copy per group size `G` for every
+    /// windowed kernel, where inlined into each with its divisions and loops it cost up to 3 KB
+    /// of Cortex-M4 code.
+    #[cfg_attr(target_os = "none", inline(never))]
+    fn next_group_outlined<const G: usize>(
+        &self,
+        next: usize,
+        reverse: bool,
+        operands: (usize, usize),
+    ) -> (usize, usize, usize, usize) {
+        self.next_group::<G>(next, reverse, operands)
+    }
+
+    /// The group of [`groups`](Self::groups) on overlapping operands at `next` (its first pixel;
+    /// in reverse one past its last), `(p0, p1, from, to)`: its pixels `p0..p1` and the input
+    /// bytes `from..to` their view holds.
+    #[inline(always)]
+    fn next_group<const G: usize>(
+        &self,
+        next: usize,
+        reverse: bool,
+        (input, output): (usize, usize),
+    ) -> (usize, usize, usize, usize) {
+        let in_len = self.batches * self.input_h * self.input_w * self.input_c;
+        let pixels = self.pixels();
+        let g = G.max(1);
+        if reverse {
+            let p1 = next;
+            // The pixels whose output starts at or above the bound's input byte.
+            let bound = if self.pointwise {
+                p1 * self.input_c
+            } else {
+                self.row_end(p1 - 1).min(in_len)
+            };
+            let m = self.output_c.max(1);
+            let floor = (input + bound).saturating_sub(output).div_ceil(m);
+            let p0 = floor.next_multiple_of(g);
+            if p0 + 2 * g <= p1 {
+                // A 1×1 kernel's view starts at its first pixel, as forward.
+                let from = if self.pointwise { p0 * self.input_c } else { 0 };
+                (p0, p1, from, bound)
+            } else {
+                let p0 = (p1 - 1) / g * g;
+                let from = if self.pointwise {
+                    p0 * self.input_c
+                } else {
+                    self.lowest_read(p0, p1)
+                };
+                let to = if self.pointwise {
+                    bound
+                } else {
+                    (p0..p1)
+                        .map(|q| self.max_read(q))
+                        .max()
+                        .unwrap_or(0)
+                        .max(from)
+                        .min(in_len)
+                };
+                (p0, p1, from, to)
+            }
+        } else {
+            let p0 = next;
+            // The pixels whose output ends at or below the bound's input byte.
+            let bound = if self.pointwise {
+                p0 * self.input_c
+            } else {
+                self.row_start(p0).min(in_len)
+            };
+            let room = (input + bound).saturating_sub(output) / self.output_c.max(1);
+            let run = room.saturating_sub(p0) / g * g;
+            if run >= 2 * g {
+                (p0, (p0 + run).min(pixels), bound, in_len)
+            } else {
+                let p1 = (p0 + g).min(pixels);
+                let from = if self.pointwise {
+                    bound
+                } else {
+                    self.lowest_read(p0, p1)
+                };
+                (p0, p1, from, in_len)
+            }
         }
     }
 
