@@ -6,6 +6,12 @@
 //! as ARMv7E-M's. Everywhere else, ARMv6-M and Miri included, the portable kernels compile; both
 //! compute the same bits.
 //!
+//! It also turns on `cfg(tinyaot_vfp)` on Arm hard-float targets (`*-eabihf`: thumbv7em for the
+//! Cortex-M4/M7, thumbv8m.main for the M33/M55…): the hard-float ABI passes floats in FPU
+//! registers, so an FPU with single-precision `vsqrt.f32` is always there, and `sqrt_f32` uses it
+//! (correctly rounded like the integer version it replaces). Miri and every other target keep the
+//! software square root.
+//!
 //! A build script rather than `cfg(target_feature = "dsp")`: rustc does not expose that Arm
 //! feature to `cfg` on stable, so the flags are read from `CARGO_ENCODED_RUSTFLAGS`.
 
@@ -15,6 +21,7 @@ const DSP_CPUS: &[&str] = &["cortex-m33", "cortex-m35p", "cortex-m55", "cortex-m
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(tinyaot_dsp)");
+    println!("cargo:rustc-check-cfg=cfg(tinyaot_vfp)");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     let target = std::env::var("TARGET").unwrap_or_default();
@@ -25,6 +32,11 @@ fn main() {
             && (features.split(',').any(|f| f == "dsp") || flags_enable_dsp(&flags)));
     if dsp {
         println!("cargo:rustc-cfg=tinyaot_dsp");
+    }
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    let abi = std::env::var("CARGO_CFG_TARGET_ABI").unwrap_or_default();
+    if arch == "arm" && abi == "eabihf" {
+        println!("cargo:rustc-cfg=tinyaot_vfp");
     }
 }
 

@@ -1,6 +1,7 @@
 //! `exp`, `log`, `tanh`, `sin`, `cos` and `sqrt` for `f32` without `std`. `exp`, `log`, `tanh`, `sin` and `cos` are computed
 //! in `f64` (error far below half an `f32` ulp), then rounded once to `f32`, so results equal a
-//! correctly rounded `expf` / `logf` / `tanhf` except in vanishingly rare near-ties; `sqrt` is exact, with integers.
+//! correctly rounded `expf` / `logf` / `tanhf` except in vanishingly rare near-ties; `sqrt` is exact (the FPU's
+//! `vsqrt.f32` on hard-float Arm, integers elsewhere).
 //! That is what TFLM's float kernels get from the C library.
 
 const LN_2: f64 = core::f64::consts::LN_2;
@@ -236,6 +237,7 @@ pub(crate) fn cos_f32(x: f32) -> f32 {
 }
 
 /// `floor(sqrt(n))` and the remainder `n - floor(sqrt(n))^2`, digit by digit (two bits a step).
+#[cfg(not(tinyaot_vfp))]
 fn isqrt_rem(n: u64) -> (u64, u64) {
     let (mut rem, mut root) = (n, 0u64);
     let mut bit = 1u64 << 62;
@@ -254,11 +256,33 @@ fn isqrt_rem(n: u64) -> (u64, u64) {
     (root, rem)
 }
 
-/// `sqrtf(x)`, correctly rounded (IEEE 754 requires it of the C library's `sqrtf`, which TFLM
-/// calls): -0.0, +0.0, +inf and NaN are their own roots, negative numbers give NaN. With
+/// `sqrtf(x)`, correctly rounded, with the FPU's `vsqrt.f32` (`cfg(tinyaot_vfp)`: Arm hard-float
+/// targets, whose FPUs all have it). IEEE 754 requires the instruction to round correctly, so it
+/// gives the software version's bits (below) at about 15 cycles instead of about 470
+/// instructions; it is also what TFLM's `std::sqrt` compiles to on those cores.
+#[cfg(tinyaot_vfp)]
+#[inline(always)]
+pub(crate) fn sqrt_f32(x: f32) -> f32 {
+    let r: u32;
+    // Through core registers and a fixed `s15`: rustc lets `sreg` operands name only a `vfp2`
+    // target feature, which the hard-float targets' `vfp4d16sp`/`fp-armv8d16sp` do not spell;
+    // the two `vmov`s cost a cycle each.
+    // SAFETY: register-only FPU instructions on s15, declared clobbered; no memory, stack or
+    // APSR flags touched (a negative input sets FPSCR's sticky Invalid bit, as TFLM's sqrtf does).
+    unsafe {
+        core::arch::asm!("vmov s15, {x}", "vsqrt.f32 s15, s15", "vmov {r}, s15",
+                         r = lateout(reg) r, x = in(reg) x.to_bits(), out("s15") _,
+                         options(pure, nomem, nostack, preserves_flags));
+    }
+    f32::from_bits(r)
+}
+
+/// `sqrtf(x)` in software, for cores without an FPU, correctly rounded (IEEE 754 requires it of
+/// the C library's `sqrtf`, which TFLM calls): -0.0, +0.0, +inf and NaN are their own roots, negative numbers give NaN. With
 /// `x = m * 2^e`, `m` a 24-bit integer (subnormals normalised) and `e` made even, the root of `m`
 /// scaled to [2^46, 2^48) is an exact integer square root in [2^23, 2^24) and a remainder; a root
 /// is never halfway between two floats, so it rounds up exactly when the remainder exceeds it.
+#[cfg(not(tinyaot_vfp))]
 pub(crate) fn sqrt_f32(x: f32) -> f32 {
     if x.is_nan() || x == 0.0 || x == f32::INFINITY {
         return x;
