@@ -2,7 +2,6 @@
 //! `input[base + Σ index[d] * steps[d]]` (in elements, steps possibly negative). TRANSPOSE and
 //! STRIDED_SLICE are both this loop with different constants.
 
-use super::elem::next_index;
 use super::nn_common::views;
 use super::MAX_RANK;
 
@@ -32,34 +31,50 @@ pub(crate) fn strided_walk(
     }
     let inner = counts[rank - 1];
     let step = steps[rank - 1] as isize;
-    let outer = &counts[..rank - 1];
-    let mut index = [0usize; MAX_RANK];
     let run = inner * elem;
-    for out_row in dst.chunks_exact_mut(run) {
-        let start = base as isize + row_offset(&index[..rank - 1], steps);
-        copy_run(src, start, step, elem, out_row);
-        next_index(&mut index[..rank - 1], outer);
+    // The last two dimensions as a plain nested loop (rows of `inner` elements, `mid` of them
+    // `mid_step` apart), and an odometer over the others that keeps the group's first element up
+    // to date as the index steps rather than recomputing a sum of products: DEPTH_TO_SPACE and
+    // the other block permutations have many short rows, where that bookkeeping cost more than
+    // the copy.
+    let (mid, mid_step) = if rank >= 2 {
+        (counts[rank - 2], steps[rank - 2] as isize)
+    } else {
+        (1, 0)
+    };
+    let outer = &counts[..rank.saturating_sub(2)];
+    let mut index = [0usize; MAX_RANK];
+    let mut start = base as isize;
+    for group in dst.chunks_exact_mut(run * mid) {
+        let mut row_start = start;
+        for out_row in group.chunks_exact_mut(run) {
+            copy_run(src, row_start, step, elem, out_row);
+            row_start += mid_step;
+        }
+        let mut d = outer.len();
+        while d > 0 {
+            d -= 1;
+            let s = steps[d] as isize;
+            index[d] += 1;
+            start += s;
+            if index[d] < outer[d] {
+                break;
+            }
+            index[d] = 0;
+            start -= outer[d] as isize * s;
+        }
     }
 }
 
-/// `Σ index[d] * steps[d]`: where a row starts, from the walk's base. Not inlined on bare metal:
-/// the compiler vectorised the sum into 600 bytes of Cortex-M4 code, where the call costs a few
-/// instructions per row.
-#[cfg_attr(target_os = "none", inline(never))]
-fn row_offset(index: &[usize], steps: &[i32]) -> isize {
-    index
-        .iter()
-        .zip(steps)
-        .take(MAX_RANK)
-        .map(|(&i, &s)| i as isize * s as isize)
-        .sum()
-}
+/// Contiguous rows shorter than this many bytes are copied element by element: a `memcpy` call
+/// costs more.
+const SHORT_RUN: usize = 16;
 
 /// Fills `out` with elements `start, start + step, …` of `src` (in elements of `elem` bytes).
 #[inline(always)]
 fn copy_run(src: &[u8], start: isize, step: isize, elem: usize, out: &mut [u8]) {
     let start = start as usize;
-    if step == 1 {
+    if step == 1 && out.len() >= SHORT_RUN {
         out.copy_from_slice(&src[start * elem..start * elem + out.len()]);
     } else if elem == 1 {
         let mut pos = start as isize;
@@ -67,6 +82,10 @@ fn copy_run(src: &[u8], start: isize, step: isize, elem: usize, out: &mut [u8]) 
             *o = src[pos as usize];
             pos += step;
         }
+    } else if elem == 4 {
+        copy_elems::<4>(src, start, step, out);
+    } else if elem == 2 {
+        copy_elems::<2>(src, start, step, out);
     } else {
         let mut pos = start as isize;
         for o in out.chunks_exact_mut(elem) {
@@ -74,5 +93,19 @@ fn copy_run(src: &[u8], start: isize, step: isize, elem: usize, out: &mut [u8]) 
             o.copy_from_slice(&src[p..p + elem]);
             pos += step;
         }
+    }
+}
+
+/// [`copy_run`] for `E`-byte elements: a fixed-size copy each (one load and one store), not a
+/// `memcpy` call of a run-time length.
+#[inline(always)]
+fn copy_elems<const E: usize>(src: &[u8], start: usize, step: isize, out: &mut [u8]) {
+    let mut pos = start as isize;
+    for o in out.chunks_exact_mut(E) {
+        let p = pos as usize * E;
+        let mut e = [0u8; E];
+        e.copy_from_slice(&src[p..p + E]);
+        o.copy_from_slice(&e);
+        pos += step;
     }
 }
