@@ -66,16 +66,33 @@ pub(crate) fn strided_walk(
     }
 }
 
-/// Contiguous rows shorter than this many bytes are copied element by element: a `memcpy` call
-/// costs more.
-const SHORT_RUN: usize = 16;
+/// Contiguous rows shorter than this many bytes are copied a word at a time here: a `memcpy`
+/// call costs more.
+const SHORT_RUN: usize = 64;
 
 /// Fills `out` with elements `start, start + step, …` of `src` (in elements of `elem` bytes).
 #[inline(always)]
 fn copy_run(src: &[u8], start: isize, step: isize, elem: usize, out: &mut [u8]) {
     let start = start as usize;
-    if step == 1 && out.len() >= SHORT_RUN {
-        out.copy_from_slice(&src[start * elem..start * elem + out.len()]);
+    if step == 1 {
+        let from = &src[start * elem..start * elem + out.len()];
+        if out.len() >= SHORT_RUN {
+            out.copy_from_slice(from);
+        } else if out.len() < 4 {
+            for (o, &b) in out.iter_mut().zip(from) {
+                *o = b;
+            }
+        } else {
+            // Fixed-size four-byte copies (one load and one store each), then the odd bytes.
+            let mut to = out.chunks_exact_mut(4);
+            let mut words = from.chunks_exact(4);
+            for (o, w) in (&mut to).zip(&mut words) {
+                o.copy_from_slice(w);
+            }
+            for (o, &b) in to.into_remainder().iter_mut().zip(words.remainder()) {
+                *o = b;
+            }
+        }
     } else if elem == 1 {
         let mut pos = start as isize;
         for o in out.iter_mut() {
