@@ -311,7 +311,8 @@ pub fn l2_pool2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Pool2dF3
                         let y = (y0 + ky as isize) as usize;
                         for kx in kx0..kx1 {
                             let x = (x0 + kx as isize) as usize;
-                            let v = read(inp, ((b * p.input_h + y) * p.input_w + x) * p.channels + c);
+                            let v =
+                                read(inp, ((b * p.input_h + y) * p.input_w + x) * p.channels + c);
                             acc += v * v;
                         }
                     }
