@@ -101,7 +101,16 @@ fn copy_run(src: &[u8], start: isize, step: isize, elem: usize, out: &mut [u8]) 
         }
     } else if elem == 4 {
         copy_elems::<4>(src, start, step, out);
-    } else if elem == 2 {
+    } else {
+        copy_other(src, start, step, elem, out);
+    }
+}
+
+/// [`copy_run`]'s strided rows of other element sizes (int16 and the rarer 8-byte ones), out of
+/// line on bare metal: inlined in the walk, they cost more code than their rows' calls cost time.
+#[cfg_attr(target_os = "none", inline(never))]
+fn copy_other(src: &[u8], start: usize, step: isize, elem: usize, out: &mut [u8]) {
+    if elem == 2 {
         copy_elems::<2>(src, start, step, out);
     } else {
         let mut pos = start as isize;
