@@ -53,17 +53,19 @@ fn read(t: usize, b: &[u8]) -> Value {
     }
 }
 
+/// Constant-length copies (`b[..4]`): `b`'s length is only known at run time, and copying into
+/// all of it was a `memcpy` call per element.
 #[inline(always)]
 fn write(t: usize, v: Value, b: &mut [u8]) {
     match (t, v) {
-        (FLOAT32, Value::Int(i)) => b.copy_from_slice(&(i as f32).to_le_bytes()),
-        (FLOAT32, Value::Float(f)) => b.copy_from_slice(&f.to_le_bytes()),
+        (FLOAT32, Value::Int(i)) => b[..4].copy_from_slice(&(i as f32).to_le_bytes()),
+        (FLOAT32, Value::Float(f)) => b[..4].copy_from_slice(&f.to_le_bytes()),
         (INT8, Value::Int(i)) => b[0] = i as i8 as u8,
         (INT8, Value::Float(f)) => b[0] = f as i8 as u8,
-        (INT16, Value::Int(i)) => b.copy_from_slice(&(i as i16).to_le_bytes()),
-        (INT16, Value::Float(f)) => b.copy_from_slice(&(f as i16).to_le_bytes()),
-        (INT32, Value::Int(i)) => b.copy_from_slice(&i.to_le_bytes()),
-        (INT32, Value::Float(f)) => b.copy_from_slice(&(f as i32).to_le_bytes()),
+        (INT16, Value::Int(i)) => b[..2].copy_from_slice(&(i as i16).to_le_bytes()),
+        (INT16, Value::Float(f)) => b[..2].copy_from_slice(&(f as i16).to_le_bytes()),
+        (INT32, Value::Int(i)) => b[..4].copy_from_slice(&i.to_le_bytes()),
+        (INT32, Value::Float(f)) => b[..4].copy_from_slice(&(f as i32).to_le_bytes()),
         (_, Value::Int(i)) => b[0] = u8::from(i != 0),
         (_, Value::Float(f)) => b[0] = u8::from(f != 0.0),
     }
