@@ -17,7 +17,7 @@
 
 use super::nn_common::requant::scale_16x8;
 use super::nn_common::views::split;
-use super::nn_common::{dot4_packed_s8, pack4_columns_s8, Requantizer, PACKED4_GROUP};
+use super::nn_common::{dot4_packed_s8, pack4_columns_s8, packed4_bytes, Requantizer};
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
 
@@ -176,7 +176,7 @@ pub fn batch_matmul_s8(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &
 /// The scratch memory [`batch_matmul_s8_packed`] needs: the rows' zero-point terms (4 bytes each)
 /// and one block of four packed RHS columns (`pack4_columns_s8`).
 pub const fn packed_scratch_bytes(rows: usize, depth: usize) -> usize {
-    4 * rows + depth.div_ceil(4) * PACKED4_GROUP
+    4 * rows + packed4_bytes(depth)
 }
 
 /// int8 BATCH_MATMUL with contiguous LHS rows (no adj_x: `lhs_depth == 1`), the RHS plain or
@@ -210,7 +210,7 @@ pub fn batch_matmul_s8_packed(
     )
     .narrow(g.narrow_requant);
     let (terms_at, packed_at) = (scratch, scratch + 4 * g.rows);
-    let packed_len = depth.div_ceil(4) * PACKED4_GROUP;
+    let packed_len = packed4_bytes(depth);
     let mut o = output;
     for b0 in 0..g.batch0 {
         for b1 in 0..g.batch1 {

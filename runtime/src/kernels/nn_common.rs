@@ -21,7 +21,7 @@ pub(crate) use dot::{
     dot_s16, dot_s8, mac_broadcast_s8, mac_lanes_s8, pack4_columns_s8, window3x3_run_s8,
     window_run_s8, TapTable,
 };
-pub(crate) use dot::{dot4_run_s8, PACKED4_GROUP};
+pub(crate) use dot::{dot4_run_s8, packed4_bytes};
 #[cfg(tinyaot_dsp)]
 pub(crate) use dot::{shift_dot_i16, shift_dot_s8};
 pub(crate) use requant::Requantizer;

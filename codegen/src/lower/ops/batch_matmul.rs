@@ -4,13 +4,13 @@
 //! scratch buffers instead; the sums are the same), int8 with TFLM's per-tensor requantization,
 //! int16 with zero points 0 and its 64-bit requantization. Either operand may be a constant.
 
-use super::conv::reduce_16x8;
+use super::conv::{narrow_requant, reduce_16x8};
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::batch_matmul as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{OpContext, Operand};
+use crate::lower::{Data, OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -199,11 +199,16 @@ fn batch_matmul(ctx: &OpContext) -> Result<Kernel> {
                 (p.multiplier, p.shift) = (multiplier, i32::from(shift));
                 (p.lhs_zero_point, p.rhs_zero_point, p.output_zero_point) = (z_l, z_r, z_o);
                 (p.act_min, p.act_max) = (i32::from(i8::MIN), i32::from(i8::MAX));
-                // The short requantization: a right shift, and no sum of `depth` products
-                // `(l - zl) * (r - zr)` reaching 2^30 in magnitude.
+                // The short requantization (the convolutions' check): a right shift, and no sum
+                // of `depth` products `(l - zl) * (r - zr)` reaching 2^30 in magnitude, the LHS
+                // as the input and a column of the RHS as a filter row of `depth` widest terms.
                 let widest = |zero_point: i32| i64::from((127 - zero_point).max(zero_point + 128));
-                p.narrow_requant =
-                    shift <= -1 && (depth as i64) * widest(z_l) * widest(z_r) < 1 << 30;
+                p.narrow_requant = narrow_requant(
+                    &Data::Values(vec![shift]),
+                    core::iter::once((depth as i64 * widest(z_r), 0)),
+                    widest(z_l),
+                    (z_o, p.act_min, p.act_max),
+                );
                 // Contiguous LHS rows (no adj_x): the kernel that packs blocks of four RHS
                 // columns into scratch memory, for two products per `smlad`, where at least 8
                 // rows share each packed block (on fewer, its scratch memory costs more of a

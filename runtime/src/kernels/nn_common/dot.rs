@@ -434,6 +434,12 @@ pub(crate) fn mac4_s8(acc: [i32; 4], w: &[i8], x: &[u8], offset: i32) -> [i32; 4
 /// Bytes of the packed form ([`pack4_columns_s8`]) of four int8 columns, per four rows.
 pub(crate) const PACKED4_GROUP: usize = 32;
 
+/// Bytes of the packed form ([`pack4_columns_s8`]) of four columns of `depth` rows: whole groups
+/// of four rows, the last one zero-padded.
+pub(crate) const fn packed4_bytes(depth: usize) -> usize {
+    depth.div_ceil(4) * PACKED4_GROUP
+}
+
 /// Packs `columns` (1 to 4) columns of an int8 matrix for [`dot4_packed_s8`]: element `(k, j)`
 /// (row `k < depth`, column `j < columns`) is `m[k * row_stride + j * col_stride]`. Each group of
 /// four rows `k..k + 4` becomes [`PACKED4_GROUP`] bytes: for each of four columns, two words of two
@@ -451,7 +457,7 @@ pub(crate) fn pack4_columns_s8(
     (depth, columns): (usize, usize),
     packed: &mut [u8],
 ) {
-    let packed = &mut packed[..depth.div_ceil(4) * PACKED4_GROUP];
+    let packed = &mut packed[..packed4_bytes(depth)];
     let columns = columns.min(4);
     if depth == 0 || columns == 0 {
         packed.fill(0);
@@ -561,7 +567,7 @@ pub(crate) fn pack4_columns_s8(
 #[inline(always)]
 pub(crate) fn dot4_packed_s8(x: &[u8], packed: &[u8], offset: i32) -> [i32; 4] {
     let whole = x.len() / 4;
-    let packed = &packed[..x.len().div_ceil(4) * PACKED4_GROUP];
+    let packed = &packed[..packed4_bytes(x.len())];
     #[cfg(tinyaot_dsp)]
     let mut acc = packed_words_s8(&x[..4 * whole], packed, offset);
     #[cfg(not(tinyaot_dsp))]
