@@ -1,11 +1,12 @@
-//! `exp`, `log`, `tanh`, `sin`, `cos` and `sqrt` for `f32` without `std`. `exp`, `log`, `tanh`, `sin` and `cos` are computed
-//! in `f64` (error far below half an `f32` ulp), then rounded once to `f32`, so results equal a
-//! correctly rounded `expf` / `logf` / `tanhf` except in vanishingly rare near-ties; `sqrt` is exact (the FPU's
-//! `vsqrt.f32` on hard-float Arm, integers elsewhere).
-//! That is what TFLM's float kernels get from the C library.
+//! `exp`, `log`, `tanh`, `sin`, `cos` and `sqrt` for `f32` without `std`: what TFLM's float kernels
+//! get from the C library. `exp`, `log`, `sin` and `cos` are computed in `f64` (error far below
+//! half an `f32` ulp), then rounded once to `f32`, so results equal a correctly rounded `expf` /
+//! `logf` except in rare near-ties. `expm1` and `tanh` follow the single-precision algorithm of
+//! glibc's and newlib's `expm1f` / `tanhf`, which are not correctly rounded (glibc's `tanhf` differs
+//! from the correctly rounded value on about 3 % of all floats), step by step, so they equal them
+//! bit for bit. `sqrt` is exact (the FPU's `vsqrt.f32` on hard-float Arm, integers elsewhere).
 
 const LN_2: f64 = core::f64::consts::LN_2;
-const LOG2_E: f64 = core::f64::consts::LOG2_E;
 
 /// `2^k` for `k` in the normal `f64` exponent range.
 #[inline(always)]
@@ -13,54 +14,179 @@ fn pow2(k: i32) -> f64 {
     f64::from_bits(((k + 1023) as u64) << 52)
 }
 
-/// `exp(x)` in `f64` for `x` in [-745, 709]: `2^k * exp(r)` with `|r| <= ln2 / 2` and a degree-13
-/// Taylor polynomial (truncation error below 1e-17 relative).
-fn exp_f64(x: f64) -> f64 {
-    if x.is_nan() {
-        return x;
-    }
-    if x > 709.0 {
-        return f64::INFINITY;
-    }
-    if x < -745.0 {
-        return 0.0;
-    }
-    let t = x * LOG2_E;
-    let k = (if t >= 0.0 { t + 0.5 } else { t - 0.5 }) as i32;
-    let r = x - f64::from(k) * LN_2;
-    let mut p = 1.0;
-    let mut n = 13;
-    while n > 0 {
-        p = 1.0 + p * r / f64::from(n);
-        n -= 1;
-    }
-    // Split the scaling so that 2^k never leaves the normal range.
-    let half = k / 2;
-    p * pow2(half) * pow2(k - half)
-}
+/// `2^(i / 32)` rounded to the nearest `f64`, minus `i << 47` from its bits: adding `k << 47` to
+/// entry `k % 32` gives the bits of `2^(k / 32)` for any integer `k` of [`exp_f32`]'s range (the
+/// integer part of `k / 32` lands in the exponent field).
+const EXP2_FRACTION_BITS: [u64; 32] = [
+    0x3FF0_0000_0000_0000,
+    0x3FEF_D9B0_D315_8574,
+    0x3FEF_B558_6CF9_890F,
+    0x3FEF_9301_D012_5B51,
+    0x3FEF_72B8_3C7D_517B,
+    0x3FEF_5487_3168_B9AA,
+    0x3FEF_387A_6E75_6238,
+    0x3FEF_1E9D_F51F_DEE1,
+    0x3FEF_06FE_0A31_B715,
+    0x3FEE_F1A7_373A_A9CB,
+    0x3FEE_DEA6_4C12_3422,
+    0x3FEE_CE08_6061_892D,
+    0x3FEE_BFDA_D536_2A27,
+    0x3FEE_B42B_569D_4F82,
+    0x3FEE_AB07_DD48_5429,
+    0x3FEE_A47E_B03A_5585,
+    0x3FEE_A09E_667F_3BCD,
+    0x3FEE_9F75_E8EC_5F74,
+    0x3FEE_A114_73EB_0187,
+    0x3FEE_A589_994C_CE13,
+    0x3FEE_ACE5_422A_A0DB,
+    0x3FEE_B737_B0CD_C5E5,
+    0x3FEE_C491_82A3_F090,
+    0x3FEE_D503_B23E_255D,
+    0x3FEE_E89F_995A_D3AD,
+    0x3FEE_FF76_F2FB_5E47,
+    0x3FEF_199B_DD85_529C,
+    0x3FEF_3720_DCEF_9069,
+    0x3FEF_5818_DCFB_A487,
+    0x3FEF_7C97_337B_9B5F,
+    0x3FEF_A4AF_A2A4_90DA,
+    0x3FEF_D076_5B6E_4540,
+];
 
-/// `expf(x)`.
+/// `expf(x)` as glibc and newlib compute it (their shared algorithm, bit for bit: checked against
+/// glibc 2.36 on every `f32`), in `f64`: `x 32 / ln2 = k + r` with the integer `k` rounded to
+/// nearest-even and `|r| <= 1/2`; `exp(x) = 2^(k / 32) 2^(r / 32)`, the first from a table, the
+/// second by a cubic polynomial; rounded once to `f32`. The C library's `x 32 / ln2 - k` is one
+/// fused multiply-add on cores that have it: `r` here is that value rounded once too, from the
+/// product's exact error (the constant split in halves whose products by a float are exact).
 pub(crate) fn exp_f32(x: f32) -> f32 {
-    exp_f64(f64::from(x)) as f32
+    // 32 / ln2, and its high and low halves.
+    const INV_LN2_32: f64 = f64::from_bits(0x4047_1547_652B_82FE);
+    const INV_LN2_32_HI: f64 = f64::from_bits(0x4047_1547_6000_0000);
+    const INV_LN2_32_LO: f64 = f64::from_bits(0x3EA4_AE0B_F800_0000);
+    // 1.5 * 2^52: adding it rounds to an integer, kept in the low bits.
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    // The polynomial of 2^(r / 32) - 1, degree 3 to 1.
+    const C: [f64; 3] = [
+        f64::from_bits(0x3EBC_6AF8_4B91_2394),
+        f64::from_bits(0x3F2E_BFCE_50FA_C4F3),
+        f64::from_bits(0x3F96_2E42_FF0C_52D6),
+    ];
+    let bits = x.to_bits();
+    let top = (bits >> 20) & 0x7FF;
+    // |x| >= 88, or NaN: infinity, zero or NaN (what the C library returns, without its errno).
+    if top >= 0x42B {
+        if bits == 0xFF80_0000 {
+            return 0.0;
+        }
+        if top >= 0x7F8 {
+            return x + x;
+        }
+        if x > f32::from_bits(0x42B1_7217) {
+            return f32::INFINITY;
+        }
+        if x < f32::from_bits(0xC2CF_F1B4) {
+            return 0.0;
+        }
+    }
+    let xd = f64::from(x);
+    let product = INV_LN2_32 * xd;
+    let shifted = product + SHIFT;
+    let ki = shifted.to_bits();
+    let kd = shifted - SHIFT;
+    // Both halves' products are exact (26 and 27 significant bits times 24), so this is the
+    // rounding error of `product`; `product - kd` is exact (Sterbenz), and the sum rounds once.
+    let error = (INV_LN2_32_HI * xd - product) + INV_LN2_32_LO * xd;
+    let r = (product - kd) + error;
+    let scale =
+        f64::from_bits(EXP2_FRACTION_BITS[(ki % 32) as usize].wrapping_add(ki.wrapping_shl(47)));
+    let z = C[0] * r + C[1];
+    let r2 = r * r;
+    let y = C[2] * r + 1.0;
+    ((z * r2 + y) * scale) as f32
 }
 
-/// `expm1f(x)`: in `f64`, by the Taylor series to `x^18 / 18!` for `|x| < 1/2` (where
-/// `exp(x) - 1` would cancel), else `exp(x) - 1`; rounded once.
+/// `expm1f(x)` as the C libraries TFLM links compute it in single precision (glibc's and newlib's
+/// `expm1f`, the fdlibm algorithm), so that ELU and [`tanh_f32`] give TFLM's float results bit for
+/// bit (checked against glibc 2.36 on every `f32`): `x = k ln2 + r` with `ln2` split in a high part
+/// whose products by `k` are exact and a low part, `|r| <= ln2 / 2`, and `expm1(r)` by a rational
+/// form in `r^2 / 2` with a degree-5 polynomial; then `2^k (expm1(r) + 1) - 1` arranged so that
+/// nothing cancels. Every step rounds in `f32` as the C code does, in the same order.
 pub(crate) fn expm1_f32(x: f32) -> f32 {
-    let x = f64::from(x);
-    if x.is_nan() {
-        return x as f32;
-    }
-    if x.abs() < 0.5 {
-        let mut p = 1.0;
-        let mut n = 18;
-        while n > 1 {
-            p = 1.0 + p * x / f64::from(n);
-            n -= 1;
+    const LN2_HI: f32 = f32::from_bits(0x3F31_7180);
+    const LN2_LO: f32 = f32::from_bits(0x3717_F7D1);
+    const INV_LN2: f32 = f32::from_bits(0x3FB8_AA3B);
+    // The largest x whose expm1 is finite (log(2^128) rounded down to the first 16 bits).
+    const OVERFLOW: f32 = f32::from_bits(0x42B1_7180);
+    const Q: [f32; 5] = [
+        f32::from_bits(0xBD08_8889),
+        f32::from_bits(0x3AD0_0D01),
+        f32::from_bits(0xB8A6_70CD),
+        f32::from_bits(0x3686_7E54),
+        f32::from_bits(0xB457_EDBB),
+    ];
+    let bits = x.to_bits();
+    let negative = bits >> 31 != 0;
+    let magnitude = bits & 0x7FFF_FFFF;
+    // |x| >= 27 ln2: exp(x) - 1 is -1 (below) or exp(x) (above, up to overflow).
+    if magnitude >= 0x4195_B844 {
+        if magnitude >= 0x42B1_7218 {
+            if magnitude > 0x7F80_0000 {
+                return x + x;
+            }
+            if magnitude == 0x7F80_0000 {
+                return if negative { -1.0 } else { x };
+            }
+            if x > OVERFLOW {
+                return f32::INFINITY;
+            }
         }
-        return (x * p) as f32;
+        if negative {
+            return -1.0;
+        }
     }
-    (exp_f64(x) - 1.0) as f32
+    // Reduce: x = hi - lo = k ln2 + r, with c the rounding error of r.
+    let (k, r, c) = if magnitude > 0x3EB1_7218 {
+        let (k, hi, lo) = if magnitude < 0x3F85_1592 {
+            // |x| below 1.5 ln2: k is ±1.
+            if negative {
+                (-1, x + LN2_HI, -LN2_LO)
+            } else {
+                (1, x - LN2_HI, LN2_LO)
+            }
+        } else {
+            let k = (INV_LN2 * x + if negative { -0.5 } else { 0.5 }) as i32;
+            let t = k as f32;
+            (k, x - t * LN2_HI, t * LN2_LO)
+        };
+        let r = hi - lo;
+        (k, r, (hi - r) - lo)
+    } else if magnitude < 0x3300_0000 {
+        // |x| < 2^-25: expm1(x) rounds to x.
+        return x;
+    } else {
+        (0, x, 0.0)
+    };
+    let half_r = 0.5 * r;
+    let half_r2 = r * half_r;
+    let r1 = 1.0
+        + half_r2
+            * (Q[0] + half_r2 * (Q[1] + half_r2 * (Q[2] + half_r2 * (Q[3] + half_r2 * Q[4]))));
+    let t = 3.0 - r1 * half_r;
+    let e = half_r2 * ((r1 - t) / (6.0 - r * t));
+    if k == 0 {
+        return r - (r * e - half_r2);
+    }
+    let e = (r * (e - c) - c) - half_r2;
+    // y * 2^k for the y of the branches below, by adding k to y's exponent field (in range here).
+    let scale = |y: f32| f32::from_bits(y.to_bits().wrapping_add((k as u32) << 23));
+    match k {
+        -1 => 0.5 * (r - e) - 0.5,
+        1 if r < -0.25 => -2.0 * (e - (r + 0.5)),
+        1 => 1.0 + 2.0 * (r - e),
+        k if k <= -2 || k > 56 => scale(1.0 - (e - r)) - 1.0,
+        k if k < 23 => scale(f32::from_bits(0x3F80_0000 - (0x0100_0000 >> k)) - (e - r)),
+        k => scale((r - (e + f32::from_bits(((0x7F - k) as u32) << 23))) + 1.0),
+    }
 }
 
 /// `logf(x)`, computed in `f64` and rounded once: NaN below 0 (and for NaN), -inf at ±0, +inf at
@@ -96,22 +222,39 @@ pub(crate) fn log_f32(x: f32) -> f32 {
     (f64::from(k) * LN_2 + log_m) as f32
 }
 
-/// `tanhf(x)`.
+/// `tanhf(x)` as glibc's and newlib's `tanhf` compute it (the fdlibm algorithm, bit for bit:
+/// checked against glibc 2.36 on every `f32`), from [`expm1_f32`]: `1 - 2 / (expm1(2|x|) + 2)` for
+/// `|x| >= 1`, `-expm1(-2|x|) / (expm1(-2|x|) + 2)` below, 1 from 22 on, `x` itself when tiny.
 pub(crate) fn tanh_f32(x: f32) -> f32 {
-    if x.is_nan() {
-        return x;
+    let bits = x.to_bits();
+    let magnitude = bits & 0x7FFF_FFFF;
+    if magnitude >= 0x7F80_0000 {
+        // ±1 at ±infinity, NaN stays NaN.
+        return if bits >> 31 != 0 {
+            1.0 / x - 1.0
+        } else {
+            1.0 / x + 1.0
+        };
     }
-    let a = f64::from(x).abs();
-    let t = if a > 20.0 {
+    let a = f32::from_bits(magnitude);
+    let t = if magnitude >= 0x41B0_0000 {
         1.0
-    } else if a < 1e-4 {
-        // Series: the closed form below would cancel.
-        a - a * a * a / 3.0 + 2.0 * a * a * a * a * a / 15.0
+    } else if magnitude == 0 {
+        return x;
+    } else if magnitude < 0x2400_0000 {
+        // |x| < 2^-55: x (1 + x) rounds to x, as the C code returns it.
+        return x * (1.0 + x);
+    } else if magnitude >= 0x3F80_0000 {
+        1.0 - 2.0 / (expm1_f32(2.0 * a) + 2.0)
     } else {
-        let e = exp_f64(-2.0 * a);
-        (1.0 - e) / (1.0 + e)
+        let e = expm1_f32(-2.0 * a);
+        -e / (e + 2.0)
     };
-    (if x < 0.0 { -t } else { t }) as f32
+    if bits >> 31 != 0 {
+        -t
+    } else {
+        t
+    }
 }
 
 /// The first 256 bits of `2 / pi` after the binary point, most significant word first (enough
@@ -341,6 +484,28 @@ mod tests {
         assert_eq!(tanh_f32(-2.0), -0.964_027_6);
         assert_eq!(tanh_f32(1e-6), 1e-6);
         assert_eq!(tanh_f32(30.0), 1.0);
+    }
+
+    /// Inputs where glibc's `tanhf` / `expf` / `expm1f` (what TFLM's float kernels call; newlib's
+    /// are the same algorithms) are not the correctly rounded value or depend on its fused
+    /// multiply-add, and their results there (read from glibc 2.36): a correctly rounded
+    /// implementation fails this; every `f32` was checked against glibc when these were written.
+    #[test]
+    fn match_the_c_library_bit_for_bit() {
+        let cases: [(fn(f32) -> f32, u32, u32); 9] = [
+            (tanh_f32, 0x3300_0001, 0x3300_0002),
+            (tanh_f32, 0x3F00_0123, 0x3EEC_9C67),
+            (tanh_f32, 0xBF9D_70A4, 0xBF57_B348),
+            (exp_f32, 0x37FF_7F01, 0x3F80_0100),
+            (exp_f32, 0x4202_422F, 0x56FC_9F1C),
+            (exp_f32, 0xC27C_65D9, 0x11FA_2993),
+            (expm1_f32, 0x3E80_0001, 0x3E91_6BC9),
+            (expm1_f32, 0xC0A0_0000, 0xBF7E_466C),
+            (expm1_f32, 0x4202_422F, 0x56FC_9F1C),
+        ];
+        for (f, x, expected) in cases {
+            assert_eq!(f(f32::from_bits(x)).to_bits(), expected, "input {x:#010x}");
+        }
     }
 
     /// Sines and cosines over a sweep of every float's magnitude against `std`'s `f64` ones
