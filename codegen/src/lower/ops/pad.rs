@@ -189,22 +189,10 @@ fn mirror_pad(ctx: &OpContext) -> Result<Kernel> {
 /// `MirrorPadPrepare` reads only their shape (checked by [`mirror_pad`]) and `MirrorPadEval`
 /// their values, mapping the output's static shape through them, so `pad::mirror_pad_dyn` does
 /// the same per call. The input may be a constant (read where it is) since the operator is not
-/// folded.
+/// folded. (An empty input under a non-empty output, which every element would read out of
+/// bounds, is refused before any lowering.)
 fn mirror_pad_dyn(ctx: &OpContext, reflect: bool) -> Result<Kernel> {
     let (input, paddings, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    if input.num_elements() == 0 && output.num_elements() > 0 {
-        return Err(ctx.invalid(
-            format!(
-                "input shape {:?} is empty and output shape {:?} is not: every output element \
-                 reads outside the input, whatever the paddings",
-                input.shape, output.shape
-            ),
-            Grounds::undefined(
-                "mirror_pad.cc MirrorPad copies input_data[GetFlatIndex(...)] for every output \
-                 element, unchecked",
-            ),
-        ));
-    }
     let operands = vec![
         Operand::Src(ctx.input_index(0)?),
         Operand::Src(ctx.input_index(1)?),

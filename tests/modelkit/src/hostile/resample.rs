@@ -334,6 +334,20 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
         Invalid,
         "FLOAT32 and INT8",
     );
+    // MIRROR_PAD of an empty input into a non-empty output, its paddings computed at run time:
+    // every element TFLM writes reads outside the input, whatever their values (the refusal of
+    // every operator's empty input under a non-empty output).
+    s.refused(
+        "mirror_pad_paddings_computed_empty_input",
+        mirror_pad_at_run_time(
+            Options::MirrorPad { symmetric: true },
+            f32s(&[0, 3]),
+            RunTimePaddings::CastOf(&[1.0, 1.0, 1.0, 1.0]),
+            f32s(&[2, 3]),
+        ),
+        Invalid,
+        "is empty (a zero-size dimension) but the output is not",
+    );
     // SPACE_TO_BATCH_ND pads with SpaceToBatchParams::output_offset, which TFLM never sets; a
     // block of 0 divides by zero.
     s.refused(
