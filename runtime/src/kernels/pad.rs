@@ -192,11 +192,11 @@ pub struct MirrorPadDyn<'a> {
     pub paddings_i64: bool,
 }
 
-/// MIRROR_PAD with paddings computed at run time (INT32 or INT64, `[rank, 2]`): the output in C
-/// order, each element copied from the input element TFLM's `GetFlatIndex` names, dimension by
-/// dimension `mirror_index` of the output index and the dimension's left padding (element `2d`
-/// of the paddings; the right one is never used, and the output's shape is the model's whatever
-/// the values).
+/// MIRROR_PAD with paddings computed at run time (INT32 or INT64, `[rank, n]`, `n` at least 2):
+/// the output in C order, each element copied from the input element TFLM's `GetFlatIndex` names,
+/// dimension by dimension `mirror_index` of the output index and the dimension's left padding
+/// (element `2d` of the paddings whatever `n`, as TFLM's `GetPadding` reads it; the right one is
+/// never used, and the output's shape is the model's whatever the values).
 ///
 /// Where TFLM's index falls outside the input (a left padding wider than the input, than its size
 /// less one for REFLECT) its `input_data[...]` read is out of bounds, undefined: any output is

@@ -117,17 +117,17 @@ fn mirror_pad(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    if paddings.shape[1] != 2 {
-        return Err(ctx.unsupported(format!(
-            "paddings has shape {:?}; only two values (before, after) per dimension are supported",
-            paddings.shape
-        )));
-    }
-    if !matches!(paddings.dtype, DType::I32 | DType::I64) {
-        return Err(ctx.unsupported(format!(
-            "paddings has type {}; INT32 and INT64 are supported",
-            paddings.dtype
-        )));
+    if paddings.shape[1] < 2 && rank > 0 {
+        return Err(ctx.invalid(
+            format!(
+                "paddings has shape {:?}: fewer than two values per dimension",
+                paddings.shape
+            ),
+            Grounds::undefined(
+                "mirror_pad.cc GetPadding reads elements 2d and 2d + 1 of the paddings for every \
+                 dimension d: past their end",
+            ),
+        ));
     }
     // TFLM's parser leaves the mode 0 (kTfLiteMirrorPaddingUnknown) without options, and Prepare
     // takes anything but REFLECT as SYMMETRIC.
@@ -135,10 +135,17 @@ fn mirror_pad(ctx: &OpContext) -> Result<Kernel> {
         .tflite_operator()?
         .builtin_options_as_mirror_pad_options()
         .is_some_and(|o| o.mode() == tinyaot_schema::tflite::MirrorPadMode::REFLECT);
-    if !paddings.is_constant() {
+    // GetFlatIndex reads INT32 and INT64 paddings; for any other type its switch sets nothing and
+    // every padding stays the 0 it starts at, whatever the tensor holds.
+    let pads = if !matches!(paddings.dtype, DType::I32 | DType::I64) {
+        vec![0; 2 * rank]
+    } else if !paddings.is_constant() {
         return mirror_pad_dyn(ctx, reflect);
-    }
-    let pads = ctx.const_ints("paddings", paddings)?;
+    } else {
+        // Row d's values are elements 2d and 2d + 1 whatever the row length (GetPadding's
+        // `data + offset * 2`): the flat values, as they are.
+        ctx.const_ints("paddings", paddings)?
+    };
     let offset = i64::from(reflect);
     let reads = output.num_elements() > 0;
     let mut stride = 1usize;

@@ -334,6 +334,21 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
         Invalid,
         "FLOAT32 and INT8",
     );
+    // MIRROR_PAD paddings of one value per dimension: GetPadding reads two, past their end.
+    s.refused(
+        "mirror_pad_paddings_one_per_row",
+        ModelSpec::single_op(
+            B::MIRROR_PAD,
+            Options::MirrorPad { symmetric: true },
+            vec![
+                f32s(&[2, 3]),
+                TensorSpec::int32(&[2, 1]).constant_i32(&[1, 1]),
+            ],
+            vec![f32s(&[4, 5])],
+        ),
+        Invalid,
+        "fewer than two values per dimension",
+    );
     // MIRROR_PAD of an empty input into a non-empty output, its paddings computed at run time:
     // every element TFLM writes reads outside the input, whatever their values (the refusal of
     // every operator's empty input under a non-empty output).
@@ -468,6 +483,35 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
         ),
     );
     mirror_pad_paddings_at_run_time(&mut s);
+    // MIRROR_PAD paddings of three values per dimension: TFLM's GetPadding reads dimension d's
+    // as elements 2d and 2d + 1 whatever the row length (left paddings 2 and 0 here, from rows
+    // [2, 1, 0] and [9, 9, 9]).
+    s.accepted(
+        "mirror_pad_paddings_three_per_row",
+        ModelSpec::single_op(
+            B::MIRROR_PAD,
+            Options::MirrorPad { symmetric: false },
+            vec![
+                TensorSpec::int8(&[3, 4], 0.02, -5),
+                TensorSpec::int32(&[2, 3]).constant_i32(&[2, 1, 0, 9, 9, 9]),
+            ],
+            vec![TensorSpec::int8(&[5, 6], 0.02, -5)],
+        ),
+    );
+    // MIRROR_PAD paddings of FLOAT32: GetFlatIndex's switch reads INT32 and INT64 only, so every
+    // padding stays 0 whatever their values (the output past the input reflected from its end).
+    s.accepted(
+        "mirror_pad_float_paddings",
+        ModelSpec::single_op(
+            B::MIRROR_PAD,
+            Options::MirrorPad { symmetric: true },
+            vec![
+                f32s(&[2, 3]),
+                f32s(&[2, 2]).constant_f32(&[1.0, 1.0, 2.0, 2.0]),
+            ],
+            vec![f32s(&[4, 6])],
+        ),
+    );
     // DEPTH_TO_SPACE by a block of 1: the identity.
     s.accepted(
         "depth_to_space_block_one",
