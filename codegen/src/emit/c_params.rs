@@ -1449,6 +1449,19 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "pad",
+        "MirrorPadDyn",
+        &[
+            ("elem_bytes", "size_t"),
+            ("input_shape", "const size_t *"),
+            ("input_shape_len", "size_t"),
+            ("output_shape", "const size_t *"),
+            ("output_shape_len", "size_t"),
+            ("reflect", "int"),
+            ("paddings_i64", "int"),
+        ],
+    ),
+    (
         "pool",
         "Pool2dQuant",
         &[

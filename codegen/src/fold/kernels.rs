@@ -3669,6 +3669,27 @@ fn pad_mirror_pad<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<
     Ok(())
 }
 
+/// `pad::mirror_pad_dyn`.
+fn pad_mirror_pad_dyn<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let output_shape: Vec<usize> = call.slice("output_shape")?;
+    let p = tinyaot_runtime::kernels::pad::MirrorPadDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: &input_shape,
+        output_shape: &output_shape,
+        reflect: call.scalar::<bool>("reflect")?,
+        paddings_i64: call.scalar::<bool>("paddings_i64")?,
+    };
+    tinyaot_runtime::kernels::pad::mirror_pad_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `pool::average_pool2d_s8`.
 fn pool_average_pool2d_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -5578,6 +5599,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("pad", "pad_s32") => pad_pad_s32(call, arena),
         ("pad", "pad_f32") => pad_pad_f32(call, arena),
         ("pad", "mirror_pad") => pad_mirror_pad(call, arena),
+        ("pad", "mirror_pad_dyn") => pad_mirror_pad_dyn(call, arena),
         ("pool", "average_pool2d_s8") => pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => pool_max_pool2d_s8(call, arena),
         ("pool", "average_pool2d_s16") => pool_average_pool2d_s16(call, arena),

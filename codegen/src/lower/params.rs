@@ -3812,6 +3812,36 @@ pub(crate) mod pad {
             }
         }
     }
+
+    /// `tinyaot::kernels::pad::MirrorPadDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct MirrorPadDyn {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `input_shape`.
+        pub input_shape: Vec<usize>,
+        /// `output_shape`.
+        pub output_shape: Vec<usize>,
+        /// `reflect`.
+        pub reflect: bool,
+        /// `paddings_i64`.
+        pub paddings_i64: bool,
+    }
+
+    impl From<MirrorPadDyn> for Params {
+        fn from(p: MirrorPadDyn) -> Params {
+            Params {
+                type_name: "MirrorPadDyn",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("input_shape", Value::Usizes(p.input_shape)),
+                    ("output_shape", Value::Usizes(p.output_shape)),
+                    ("reflect", Value::Bool(p.reflect)),
+                    ("paddings_i64", Value::Bool(p.paddings_i64)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::pool`.

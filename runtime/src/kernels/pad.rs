@@ -1,9 +1,10 @@
 //! PAD and PADV2 (int8, int16, int32 and float32; TFLM supports up to 5 dimensions), and
-//! MIRROR_PAD (any element type: elements copied).
+//! MIRROR_PAD (any element type: elements copied), its paddings constant or computed at run time.
 
-use super::elem::{copy_run, fill, next_index};
+use super::elem::{copy_run, fill, load, next_index};
 use super::nn_common::views;
 use super::MAX_RANK;
+use crate::Src;
 
 /// Constants of int8 PAD / PADV2.
 #[derive(Clone, Copy, Debug)]
@@ -119,7 +120,6 @@ pub fn pad_f32(arena: &mut [u8], input: usize, output: usize, p: &PadF32) {
     );
 }
 
-/// Pads with the element `value` (its length is the element size).
 /// Constants of MIRROR_PAD: each output dimension's index reads, along that dimension, the input
 /// index TFLM's `GetInputDimension` gives (computed at generation time), so an output element
 /// reads the input element at the sum of its dimensions' offsets.
@@ -174,6 +174,136 @@ pub fn mirror_pad(arena: &mut [u8], input: usize, output: usize, p: &MirrorPad) 
     }
 }
 
+/// Constants of MIRROR_PAD whose paddings are computed at run time: TFLM's `MirrorPadPrepare`
+/// reads only their shape, and `MirrorPadEval` maps every output index through their values as it
+/// finds them, so the mapping of [`MirrorPad`] is computed per call from the paddings tensor.
+#[derive(Clone, Copy, Debug)]
+pub struct MirrorPadDyn<'a> {
+    /// Bytes per element.
+    pub elem_bytes: usize,
+    /// Input shape (as many dimensions as the output's).
+    pub input_shape: &'a [usize],
+    /// Output shape: the model's, whatever the paddings' values (TFLM sizes nothing from them).
+    pub output_shape: &'a [usize],
+    /// REFLECT (the edge is not repeated: TFLM's `offset` 1); otherwise SYMMETRIC, which TFLM
+    /// also takes for a model without a mode.
+    pub reflect: bool,
+    /// The paddings are INT64; otherwise INT32.
+    pub paddings_i64: bool,
+}
+
+/// MIRROR_PAD with paddings computed at run time (INT32 or INT64, `[rank, n]`, `n` at least 2):
+/// the output in C order, each element copied from the input element TFLM's `GetFlatIndex` names,
+/// dimension by dimension `mirror_index` of the output index and the dimension's left padding
+/// (element `2d` of the paddings whatever `n`, as TFLM's `GetPadding` reads it; the right one is
+/// never used, and the output's shape is the model's whatever the values).
+///
+/// Where TFLM's index falls outside the input (a left padding wider than the input, than its size
+/// less one for REFLECT) its `input_data[...]` read is out of bounds, undefined: any output is
+/// TFLM's there, and this kernel writes zero bytes for such an element (as GATHER writes a row
+/// of zeros for a stray position), never reading outside the input. The output must not overlap
+/// the input or the paddings.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn mirror_pad_dyn(
+    arena: &mut [u8],
+    input: Src,
+    paddings: Src,
+    output: usize,
+    p: &MirrorPadDyn,
+) {
+    let p = super::opaque(p);
+    let rank = p.output_shape.len();
+    assert!(rank <= MAX_RANK && p.input_shape.len() == rank && p.elem_bytes > 0);
+    let elem = p.elem_bytes;
+    // TFLM's GetPadding reads row d as elements 2d and 2d + 1 and widens them to int64; its
+    // GetInputDimension takes the left one as an int, the low 32 bits of an INT64 value (the
+    // conversion GCC and Clang define), and its right one not at all.
+    let mut left = [0i64; MAX_RANK];
+    for (d, l) in left[..rank].iter_mut().enumerate() {
+        *l = if p.paddings_i64 {
+            let mut v = [0i64];
+            load(arena, paddings, 2 * d, &mut v);
+            i64::from(v[0] as i32)
+        } else {
+            let mut v = [0i32];
+            load(arena, paddings, 2 * d, &mut v);
+            i64::from(v[0])
+        };
+    }
+    let mut strides = [0usize; MAX_RANK];
+    let mut in_elems = 1;
+    for d in (0..rank).rev() {
+        strides[d] = in_elems;
+        in_elems *= p.input_shape[d];
+    }
+    let total: usize = p.output_shape.iter().product();
+    let (src, dst) = match input {
+        Src::Arena(offset) => views::split(arena, offset, in_elems * elem, output, total * elem),
+        Src::Bytes(bytes) => (
+            &bytes[..in_elems * elem],
+            &mut arena[output..output + total * elem],
+        ),
+    };
+    if total == 0 {
+        return;
+    }
+    if rank == 0 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let offset = i64::from(p.reflect);
+    let last = rank - 1;
+    let mut index = [0usize; MAX_RANK];
+    for row in dst.chunks_exact_mut(p.output_shape[last] * elem) {
+        // The input element the row's outer indices name, `None` once one of them falls outside.
+        let mut base = Some(0usize);
+        for d in 0..last {
+            base = base
+                .zip(mirror_index(index[d], left[d], p.input_shape[d], offset))
+                .map(|(b, i)| b + i * strides[d]);
+        }
+        for (k, out) in row.chunks_exact_mut(elem).enumerate() {
+            match base.zip(mirror_index(k, left[last], p.input_shape[last], offset)) {
+                Some((b, i)) => {
+                    let at = (b + i) * elem;
+                    out.copy_from_slice(&src[at..at + elem]);
+                }
+                None => out.fill(0),
+            }
+        }
+        next_index(&mut index[..last], &p.output_shape[..last]);
+    }
+}
+
+/// TFLM's `GetInputDimension` (mirror_pad.cc): the input index output index `padded` reads along
+/// a dimension of `size` elements whose left padding is `left`, `offset` 1 for REFLECT and 0
+/// otherwise; `None` where that index is outside `0..size` (TFLM reads out of bounds there). In
+/// i64, where TFLM's int arithmetic cannot overflow for the int32 paddings it takes (`padded -
+/// left` does overflow an int for a left padding near -2^31: undefined in TFLM, an index on the
+/// right side's reflection here).
+#[inline(always)]
+fn mirror_index(padded: usize, left: i64, size: usize, offset: i64) -> Option<usize> {
+    let (padded, size) = (padded as i64, size as i64);
+    let index = if padded < left {
+        let original = left + offset - 1;
+        original - padded.min(original - offset)
+    } else {
+        let padded = padded - left;
+        if padded >= size {
+            let original = size - (1 + offset);
+            original - (padded - size).min(original)
+        } else {
+            padded
+        }
+    };
+    if (0..size).contains(&index) {
+        Some(index as usize)
+    } else {
+        None
+    }
+}
+
+/// Pads with the element `value` (its length is the element size).
 fn pad_bytes(
     arena: &mut [u8],
     input: usize,
@@ -236,7 +366,11 @@ fn pad_bytes(
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
+    use std::vec;
+    use std::vec::Vec;
 
     #[test]
     fn pads_int16_with_two_byte_elements() {
@@ -270,6 +404,206 @@ mod tests {
         };
         mirror_pad(&mut arena, 0, 3, &p);
         assert_eq!(&arena[3..], &[3, 2, 1, 2, 3, 2]);
+    }
+
+    /// The paddings `[rank, 2]` as the arena holds them: INT32, or INT64 if `wide`.
+    fn paddings_bytes(pads: &[i64], wide: bool) -> Vec<u8> {
+        pads.iter()
+            .flat_map(|&v| {
+                if wide {
+                    v.to_le_bytes().to_vec()
+                } else {
+                    (v as i32).to_le_bytes().to_vec()
+                }
+            })
+            .collect()
+    }
+
+    /// Runs `mirror_pad_dyn` of the int8 `input` of `in_shape` into `out_shape` with the
+    /// paddings `pads` in the arena (input, then paddings, then output), and returns the output.
+    fn run_dyn(
+        input: &[u8],
+        in_shape: &[usize],
+        out_shape: &[usize],
+        pads: &[i64],
+        (reflect, wide): (bool, bool),
+    ) -> Vec<u8> {
+        let paddings = paddings_bytes(pads, wide);
+        let total: usize = out_shape.iter().product();
+        let mut arena = vec![0xa5u8; input.len() + paddings.len() + total];
+        arena[..input.len()].copy_from_slice(input);
+        let at = input.len();
+        arena[at..at + paddings.len()].copy_from_slice(&paddings);
+        let out = at + paddings.len();
+        let p = MirrorPadDyn {
+            elem_bytes: 1,
+            input_shape: in_shape,
+            output_shape: out_shape,
+            reflect,
+            paddings_i64: wide,
+        };
+        mirror_pad_dyn(&mut arena, Src::Arena(0), Src::Arena(at), out, &p);
+        arena[out..].to_vec()
+    }
+
+    #[test]
+    fn mirror_pads_with_paddings_at_run_time() {
+        // [[1, 2, 3]] REFLECT by 2 before, 1 after along the columns: 3 2 1 2 3 2; the right
+        // padding is not read (TFLM's GetInputDimension ignores it), INT32 or INT64 alike.
+        for wide in [false, true] {
+            for right in [1, -7, 1 << 40] {
+                let out = run_dyn(
+                    &[1, 2, 3],
+                    &[1, 3],
+                    &[1, 6],
+                    &[0, 0, 2, right],
+                    (true, wide),
+                );
+                assert_eq!(out, [3, 2, 1, 2, 3, 2]);
+            }
+        }
+        // SYMMETRIC by 3 before: the edge repeated, then the right side reflected from its end.
+        let out = run_dyn(&[1, 2, 3], &[1, 3], &[1, 7], &[0, 0, 3, 0], (false, false));
+        assert_eq!(out, [3, 2, 1, 1, 2, 3, 3]);
+        // A negative left padding drops the first columns and reflects the rest at the end.
+        let out = run_dyn(&[1, 2, 3], &[1, 3], &[1, 4], &[0, 0, -1, 0], (true, false));
+        assert_eq!(out, [2, 3, 2, 1]);
+        // Rows and columns: the outer dimension SYMMETRIC by 1, the inner REFLECT-like walk.
+        let out = run_dyn(
+            &[1, 2, 3, 4],
+            &[2, 2],
+            &[3, 3],
+            &[1, 0, 0, 1],
+            (false, false),
+        );
+        assert_eq!(out, [1, 2, 2, 1, 2, 2, 3, 4, 4]);
+    }
+
+    /// Every left padding TFLM reads in bounds, on a 3-D input in both modes and both paddings
+    /// types: the output is what the constant kernel makes of the same mapping, tabulated here as
+    /// the lowering tabulates it.
+    #[test]
+    fn mirror_pad_dyn_matches_the_tabulated_kernel() {
+        let shape = [2usize, 1, 3];
+        let out_shape = [3usize, 2, 5];
+        let input: Vec<u8> = (1..=6).collect();
+        let lefts: &[i64] = if cfg!(miri) {
+            &[-1, 0, 1]
+        } else {
+            &[-4, -1, 0, 1, 2, 3]
+        };
+        for (reflect, wide) in [(true, false), (false, false), (true, true), (false, true)] {
+            let offset = i64::from(reflect);
+            for &a in lefts {
+                for &b in lefts {
+                    for &c in lefts {
+                        let pads = [a, 9, b, -9, c, 0];
+                        let mut offsets = Vec::new();
+                        let mut inside = true;
+                        let mut stride = 1;
+                        let mut tables = vec![Vec::new(); 3];
+                        for d in (0..3).rev() {
+                            for k in 0..out_shape[d] {
+                                match mirror_index(k, pads[2 * d], shape[d], offset) {
+                                    Some(i) => tables[d].push(i * stride),
+                                    None => inside = false,
+                                }
+                            }
+                            stride *= shape[d];
+                        }
+                        if !inside {
+                            continue;
+                        }
+                        for t in &tables {
+                            offsets.extend(t);
+                        }
+                        let mut arena = vec![0u8; 6 + 30];
+                        arena[..6].copy_from_slice(&input);
+                        let p = MirrorPad {
+                            elem_bytes: 1,
+                            input_bytes: 6,
+                            shape: &out_shape,
+                            offsets: &offsets,
+                        };
+                        mirror_pad(&mut arena, 0, 6, &p);
+                        let got = run_dyn(&input, &shape, &out_shape, &pads, (reflect, wide));
+                        assert_eq!(got, arena[6..], "pads {pads:?} reflect {reflect}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Paddings TFLM reads out of bounds with (undefined there) write zero bytes, never reading
+    /// outside the input or panicking: too wide, the extremes of both types, an INT64 whose low
+    /// 32 bits are what TFLM's int takes, and an empty input under a non-empty output.
+    #[test]
+    fn mirror_pad_dyn_out_of_bounds_writes_zeros() {
+        // REFLECT by 3 before a row of 3: output index 0 would read input index 3.
+        let out = run_dyn(&[1, 2, 3], &[1, 3], &[1, 5], &[0, 0, 3, 0], (true, false));
+        assert_eq!(out, [0, 3, 2, 1, 2]);
+        // A row's outer index outside: the whole row zeros.
+        let out = run_dyn(
+            &[1, 2, 3, 4],
+            &[2, 2],
+            &[3, 2],
+            &[3, 0, 0, 0],
+            (false, false),
+        );
+        assert_eq!(out, [0, 0, 3, 4, 1, 2]);
+        let extremes = [
+            i64::from(i32::MIN),
+            i64::from(i32::MAX),
+            i64::MIN,
+            i64::MAX,
+            (1 << 32) + 1,
+            -(1 << 32),
+        ];
+        for wide in [false, true] {
+            for reflect in [false, true] {
+                for &v in &extremes {
+                    let out = run_dyn(&[1, 2, 3], &[1, 3], &[2, 4], &[v, v, v, 0], (reflect, wide));
+                    assert_eq!(out.len(), 8);
+                }
+            }
+        }
+        // 2^32 + 1 as INT64 is left padding 1 (its low 32 bits); as INT32 it is 1 as well.
+        let out = run_dyn(
+            &[1, 2, 3],
+            &[1, 3],
+            &[1, 4],
+            &[0, 0, (1 << 32) + 1, 0],
+            (false, true),
+        );
+        assert_eq!(out, [1, 1, 2, 3]);
+        // An empty input under a non-empty output: nothing to read, zeros.
+        let out = run_dyn(&[], &[2, 0], &[2, 2], &[0, 0, 1, 1], (false, false));
+        assert_eq!(out, [0, 0, 0, 0]);
+        // Rank 0: the one element copied.
+        let out = run_dyn(&[7], &[], &[], &[], (true, false));
+        assert_eq!(out, [7]);
+    }
+
+    /// A constant input (bytes outside the arena) with the paddings in the arena, float32.
+    #[test]
+    fn mirror_pad_dyn_reads_a_constant_input() {
+        let input: Vec<u8> = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let paddings = paddings_bytes(&[1, 2], false);
+        let mut arena = vec![0u8; 8 + 16];
+        arena[..8].copy_from_slice(&paddings);
+        let p = MirrorPadDyn {
+            elem_bytes: 4,
+            input_shape: &[2],
+            output_shape: &[4],
+            reflect: false,
+            paddings_i64: false,
+        };
+        mirror_pad_dyn(&mut arena, Src::Bytes(&input), Src::Arena(0), 8, &p);
+        let out: [f32; 4] = core::array::from_fn(|i| crate::bytes::read_f32(&arena[8..], i));
+        assert_eq!(out, [1.5, 1.5, -2.0, -2.0]);
     }
 
     #[test]

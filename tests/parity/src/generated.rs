@@ -2044,6 +2044,24 @@ pub mod ffi {
             /// `offsets`'s length.
             pub offsets_len: usize,
         }
+        /// The C `pad_MirrorPadDyn`.
+        #[repr(C)]
+        pub struct MirrorPadDyn {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `input_shape`'s data.
+            pub input_shape: *const usize,
+            /// `input_shape`'s length.
+            pub input_shape_len: usize,
+            /// `output_shape`'s data.
+            pub output_shape: *const usize,
+            /// `output_shape`'s length.
+            pub output_shape_len: usize,
+            /// `reflect`.
+            pub reflect: core::ffi::c_int,
+            /// `paddings_i64`.
+            pub paddings_i64: core::ffi::c_int,
+        }
     }
     /// `pool`'s typedefs.
     pub mod pool {
@@ -4060,6 +4078,13 @@ pub mod ffi {
         pub fn parity_pad_pad_f32(input: *const u8, output: *mut u8, p: *const pad::PadF32);
         /// The C `pad::mirror_pad`.
         pub fn parity_pad_mirror_pad(input: *const u8, output: *mut u8, p: *const pad::MirrorPad);
+        /// The C `pad::mirror_pad_dyn`.
+        pub fn parity_pad_mirror_pad_dyn(
+            input: *const u8,
+            paddings: *const u8,
+            output: *mut u8,
+            p: *const pad::MirrorPadDyn,
+        );
         /// The C `pool::average_pool2d_s8`.
         pub fn parity_pool_average_pool2d_s8(
             input: *const u8,
@@ -8794,6 +8819,30 @@ fn c_pad_mirror_pad(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `pad::mirror_pad_dyn` in C.
+fn c_pad_mirror_pad_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let output_shape: Vec<usize> = call.slice("output_shape")?;
+    let p = ffi::pad::MirrorPadDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: input_shape.as_ptr(),
+        input_shape_len: input_shape.len(),
+        output_shape: output_shape.as_ptr(),
+        output_shape_len: output_shape.len(),
+        reflect: core::ffi::c_int::from(call.scalar::<bool>("reflect")?),
+        paddings_i64: core::ffi::c_int::from(call.scalar::<bool>("paddings_i64")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let paddings = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pad_mirror_pad_dyn(input, paddings, output, &p) };
+    Ok(())
+}
+
 /// `pool::average_pool2d_s8` in C.
 fn c_pool_average_pool2d_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::pool::Pool2dQuant {
@@ -11027,6 +11076,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pad", "pad_s32") => c_pad_pad_s32(call, arena),
         ("pad", "pad_f32") => c_pad_pad_f32(call, arena),
         ("pad", "mirror_pad") => c_pad_mirror_pad(call, arena),
+        ("pad", "mirror_pad_dyn") => c_pad_mirror_pad_dyn(call, arena),
         ("pool", "average_pool2d_s8") => c_pool_average_pool2d_s8(call, arena),
         ("pool", "max_pool2d_s8") => c_pool_max_pool2d_s8(call, arena),
         ("pool", "average_pool2d_s16") => c_pool_average_pool2d_s16(call, arena),
@@ -11285,6 +11335,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pad", "pad_s32"),
     ("pad", "pad_f32"),
     ("pad", "mirror_pad"),
+    ("pad", "mirror_pad_dyn"),
     ("pool", "average_pool2d_s8"),
     ("pool", "max_pool2d_s8"),
     ("pool", "average_pool2d_s16"),

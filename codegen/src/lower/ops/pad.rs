@@ -1,14 +1,15 @@
 //! PAD and PADV2 → `pad::pad_{s8,s16,s32,f32}`: constant paddings read at generation time, trailing
 //! unpadded dimensions merged into longer rows. MIRROR_PAD → `pad::mirror_pad`: the input index
 //! each output index reads along its dimension, TFLM's `GetInputDimension`, tabulated at
-//! generation time.
+//! generation time; with paddings computed at run time, `pad::mirror_pad_dyn`, which computes
+//! that index per call from the paddings' values.
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
 use crate::lower::params::pad as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{Num, OpContext};
+use crate::lower::{Num, OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -116,25 +117,35 @@ fn mirror_pad(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    if paddings.shape[1] != 2 {
-        return Err(ctx.unsupported(format!(
-            "paddings has shape {:?}; only two values (before, after) per dimension are supported",
-            paddings.shape
-        )));
+    if paddings.shape[1] < 2 && rank > 0 {
+        return Err(ctx.invalid(
+            format!(
+                "paddings has shape {:?}: fewer than two values per dimension",
+                paddings.shape
+            ),
+            Grounds::undefined(
+                "mirror_pad.cc GetPadding reads elements 2d and 2d + 1 of the paddings for every \
+                 dimension d: past their end",
+            ),
+        ));
     }
-    if !matches!(paddings.dtype, DType::I32 | DType::I64) {
-        return Err(ctx.unsupported(format!(
-            "paddings has type {}; INT32 and INT64 are supported",
-            paddings.dtype
-        )));
-    }
-    let pads = ctx.const_ints("paddings", paddings)?;
     // TFLM's parser leaves the mode 0 (kTfLiteMirrorPaddingUnknown) without options, and Prepare
     // takes anything but REFLECT as SYMMETRIC.
     let reflect = ctx
         .tflite_operator()?
         .builtin_options_as_mirror_pad_options()
         .is_some_and(|o| o.mode() == tinyaot_schema::tflite::MirrorPadMode::REFLECT);
+    // GetFlatIndex reads INT32 and INT64 paddings; for any other type its switch sets nothing and
+    // every padding stays the 0 it starts at, whatever the tensor holds.
+    let pads = if !matches!(paddings.dtype, DType::I32 | DType::I64) {
+        vec![0; 2 * rank]
+    } else if !paddings.is_constant() {
+        return mirror_pad_dyn(ctx, reflect);
+    } else {
+        // Row d's values are elements 2d and 2d + 1 whatever the row length (GetPadding's
+        // `data + offset * 2`): the flat values, as they are.
+        ctx.const_ints("paddings", paddings)?
+    };
     let offset = i64::from(reflect);
     let reads = output.num_elements() > 0;
     let mut stride = 1usize;
@@ -177,6 +188,32 @@ fn mirror_pad(ctx: &OpContext) -> Result<Kernel> {
             input_bytes: input.bytes,
             shape: output.shape.clone(),
             offsets: tables.concat(),
+        },
+    ))
+}
+
+/// MIRROR_PAD whose paddings are computed at run time (a graph input or an operator's output):
+/// `MirrorPadPrepare` reads only their shape (checked by [`mirror_pad`]) and `MirrorPadEval`
+/// their values, mapping the output's static shape through them, so `pad::mirror_pad_dyn` does
+/// the same per call. The input may be a constant (read where it is) since the operator is not
+/// folded. (An empty input under a non-empty output, which every element would read out of
+/// bounds, is refused before any lowering.)
+fn mirror_pad_dyn(ctx: &OpContext, reflect: bool) -> Result<Kernel> {
+    let (input, paddings, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let operands = vec![
+        Operand::Src(ctx.input_index(0)?),
+        Operand::Src(ctx.input_index(1)?),
+        Operand::Offset(ctx.output_index(0)?),
+    ];
+    Ok(kernel(
+        "mirror_pad_dyn",
+        operands,
+        P::MirrorPadDyn {
+            elem_bytes: input.dtype.size(),
+            input_shape: input.shape.clone(),
+            output_shape: output.shape.clone(),
+            reflect,
+            paddings_i64: paddings.dtype == DType::I64,
         },
     ))
 }

@@ -93,7 +93,7 @@ impl Gen<'_, '_> {
                 self.push_op(op, Options::None, &[v.index, block, margins], out_t);
             }
             _ => {
-                // MIRROR_PAD, within the paddings TFLM reads in bounds.
+                // MIRROR_PAD, within the paddings TFLM reads in bounds (constant ones).
                 let v = self.latest();
                 let shape = self.shape_of(v);
                 let symmetric = self.chance(50);
@@ -105,7 +105,21 @@ impl Gen<'_, '_> {
                     out.push(d + a + b);
                 }
                 let rank = shape.len() as i32;
-                let p = self.constant(TensorSpec::int32(&[rank, 2]).constant_i32(&pads));
+                // Now and then the paddings are a graph input (INT32 or INT64), computed at run
+                // time, of any values: TFLM reads them at Eval, and tinyaot's mirror_pad_dyn
+                // must stay in bounds (zeros) where TFLM would read out of them.
+                let p = if self.chance(20) {
+                    let dtype = if self.chance(30) {
+                        crate::TensorType::INT64
+                    } else {
+                        crate::TensorType::INT32
+                    };
+                    let i = self.m.tensor(TensorSpec::new(dtype, &[rank, 2]));
+                    self.m.inputs.push(i);
+                    i
+                } else {
+                    self.constant(TensorSpec::int32(&[rank, 2]).constant_i32(&pads))
+                };
                 let out_t = self.same_quant(v, &out);
                 self.push_op(op, Options::MirrorPad { symmetric }, &[v.index, p], out_t);
             }

@@ -5,7 +5,7 @@
 
 use super::builders::int16;
 use super::{Case, Category, Refusal, Suite};
-use crate::{BuiltinOperator as B, ModelSpec, Options, TensorSpec};
+use crate::{BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType};
 
 /// RESIZE_NEAREST_NEIGHBOR or (`bilinear`) RESIZE_BILINEAR of `input` to `output` by a constant
 /// size of `size`.
@@ -34,6 +34,133 @@ fn resize(
 fn mirror_pad(options: Options, input: TensorSpec, pads: &[i32], output: TensorSpec) -> ModelSpec {
     let paddings = TensorSpec::int32(&[pads.len() as i32 / 2, 2]).constant_i32(pads);
     ModelSpec::single_op(B::MIRROR_PAD, options, vec![input, paddings], vec![output])
+}
+
+/// How a MIRROR_PAD's paddings `[rank, 2]` are computed at run time, each value within a range
+/// TFLM reads in bounds (a left padding at most the size less one for REFLECT, the size for
+/// SYMMETRIC; any negative one; a right padding is never read) whatever the graph inputs are.
+enum RunTimePaddings<'a> {
+    /// INT32: the CAST (truncating) of a FLOAT32 graph input (uniform in [-1, 1) in the goldens)
+    /// times these constants.
+    CastOf(&'a [f32]),
+    /// INT64: an INT64 graph input (its whole range in the goldens) clamped to these `(low,
+    /// high)` bounds by MAXIMUM, then MINIMUM.
+    Clamped(&'a [(i64, i64)]),
+}
+
+/// MIRROR_PAD of `input` (a graph input, or a constant if it has data) with `options` into
+/// `output`, its paddings computed at run time as `paddings` says, from the model's last graph
+/// input.
+fn mirror_pad_at_run_time(
+    options: Options,
+    input: TensorSpec,
+    paddings: RunTimePaddings,
+    output: TensorSpec,
+) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let constant = !input.is_activation();
+    let rank = input.shape.as_ref().map_or(0, |s| s.len()) as i32;
+    let x = m.tensor(input);
+    if !constant {
+        m.inputs.push(x);
+    }
+    let shape = [rank, 2];
+    let pads = match paddings {
+        RunTimePaddings::CastOf(scales) => {
+            let raw = m.tensor(TensorSpec::f32(&shape));
+            m.inputs.push(raw);
+            let scales = m.tensor(TensorSpec::f32(&shape).constant_f32(scales));
+            let scaled = m.tensor(TensorSpec::f32(&shape));
+            m.op(B::MUL, Options::default_for(B::MUL), &[raw, scales], &[scaled]);
+            let pads = m.tensor(TensorSpec::int32(&shape));
+            m.op(B::CAST, Options::None, &[scaled], &[pads]);
+            pads
+        }
+        RunTimePaddings::Clamped(bounds) => {
+            let i64s = |m: &mut ModelSpec, values: Option<Vec<i64>>| {
+                let t = TensorSpec::new(TensorType::INT64, &shape);
+                m.tensor(match values {
+                    Some(v) => t.constant_i64(&v),
+                    None => t,
+                })
+            };
+            let raw = i64s(&mut m, None);
+            m.inputs.push(raw);
+            let low = i64s(&mut m, Some(bounds.iter().map(|b| b.0).collect()));
+            let high = i64s(&mut m, Some(bounds.iter().map(|b| b.1).collect()));
+            let floored = i64s(&mut m, None);
+            m.op(B::MAXIMUM, Options::None, &[raw, low], &[floored]);
+            let pads = i64s(&mut m, None);
+            m.op(B::MINIMUM, Options::None, &[floored, high], &[pads]);
+            pads
+        }
+    };
+    let out = m.tensor(output);
+    m.outputs = vec![out];
+    m.op(B::MIRROR_PAD, options, &[x, pads], &[out]);
+    m
+}
+
+/// MIRROR_PAD whose paddings are computed at run time (issue 32): TFLM's `MirrorPadPrepare` reads
+/// only their shape and `MirrorPadEval` their values, the output keeping its static shape
+/// whatever they are (the right paddings unread, the left ones here often not those the output's
+/// shape was made for, or negative), so tinyaot's `mirror_pad_dyn` computes the mapping per call.
+fn mirror_pad_paddings_at_run_time(s: &mut Suite<'_>) {
+    let (reflect, symmetric) = (
+        Options::MirrorPad { symmetric: false },
+        Options::MirrorPad { symmetric: true },
+    );
+    // float32 REFLECT, INT32 paddings: left ones in [-1, 1], [-2, 2] and [-3, 3] for sizes 2, 3
+    // and 4; right ones anywhere in ±50.
+    s.accepted(
+        "mirror_pad_reflect_paddings_computed",
+        mirror_pad_at_run_time(
+            reflect.clone(),
+            TensorSpec::f32(&[2, 3, 4]),
+            RunTimePaddings::CastOf(&[1.99, 50.0, 2.99, -7.0, 3.99, 50.0]),
+            TensorSpec::f32(&[3, 5, 7]),
+        ),
+    );
+    // int8 SYMMETRIC, INT32 paddings: left ones in [-3, 3] and [-2, 2] for sizes 3 and 2.
+    s.accepted(
+        "mirror_pad_symmetric_paddings_computed_int8",
+        mirror_pad_at_run_time(
+            symmetric.clone(),
+            TensorSpec::int8(&[3, 2], 0.05, -7),
+            RunTimePaddings::CastOf(&[3.99, 9.0, 2.99, 9.0]),
+            TensorSpec::int8(&[6, 5], 0.05, -7),
+        ),
+    );
+    // int8 REFLECT of rank 4, INT64 paddings clamped to a negative low bound and the widest high
+    // one (the right ones to bounds past int32, never read).
+    s.accepted(
+        "mirror_pad_reflect_paddings_int64_computed_int8",
+        mirror_pad_at_run_time(
+            reflect,
+            TensorSpec::int8(&[2, 1, 3, 4], 0.1, 3),
+            RunTimePaddings::Clamped(&[
+                (-1, 1),
+                (0, 9),
+                (0, 0),
+                (-(1 << 40), 1 << 40),
+                (-2, 2),
+                (0, 0),
+                (-5, 3),
+                (1, 2),
+            ]),
+            TensorSpec::int8(&[3, 2, 5, 6], 0.1, 3),
+        ),
+    );
+    // float32 SYMMETRIC of a constant input (read where it is), INT64 paddings.
+    s.accepted(
+        "mirror_pad_symmetric_paddings_int64_computed_constant_input",
+        mirror_pad_at_run_time(
+            symmetric,
+            TensorSpec::f32(&[2, 3]).constant_f32(&[0.5, -1.25, 2.0, 3.5, -0.75, 1.0]),
+            RunTimePaddings::Clamped(&[(-1, 2), (0, 0), (-4, 3), (0, 0)]),
+            TensorSpec::f32(&[4, 7]),
+        ),
+    );
 }
 
 /// SPACE_TO_BATCH_ND or (`!to_batch`) BATCH_TO_SPACE_ND of `input` by a constant block and
@@ -207,6 +334,35 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
         Invalid,
         "FLOAT32 and INT8",
     );
+    // MIRROR_PAD paddings of one value per dimension: GetPadding reads two, past their end.
+    s.refused(
+        "mirror_pad_paddings_one_per_row",
+        ModelSpec::single_op(
+            B::MIRROR_PAD,
+            Options::MirrorPad { symmetric: true },
+            vec![
+                f32s(&[2, 3]),
+                TensorSpec::int32(&[2, 1]).constant_i32(&[1, 1]),
+            ],
+            vec![f32s(&[4, 5])],
+        ),
+        Invalid,
+        "fewer than two values per dimension",
+    );
+    // MIRROR_PAD of an empty input into a non-empty output, its paddings computed at run time:
+    // every element TFLM writes reads outside the input, whatever their values (the refusal of
+    // every operator's empty input under a non-empty output).
+    s.refused(
+        "mirror_pad_paddings_computed_empty_input",
+        mirror_pad_at_run_time(
+            Options::MirrorPad { symmetric: true },
+            f32s(&[0, 3]),
+            RunTimePaddings::CastOf(&[1.0, 1.0, 1.0, 1.0]),
+            f32s(&[2, 3]),
+        ),
+        Invalid,
+        "is empty (a zero-size dimension) but the output is not",
+    );
     // SPACE_TO_BATCH_ND pads with SpaceToBatchParams::output_offset, which TFLM never sets; a
     // block of 0 divides by zero.
     s.refused(
@@ -324,6 +480,36 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
             TensorSpec::int8(&[2, 3], 0.1, 4),
             &[2, 1, 3, 3],
             TensorSpec::int8(&[5, 9], 0.1, 4),
+        ),
+    );
+    mirror_pad_paddings_at_run_time(&mut s);
+    // MIRROR_PAD paddings of three values per dimension: TFLM's GetPadding reads dimension d's
+    // as elements 2d and 2d + 1 whatever the row length (left paddings 2 and 0 here, from rows
+    // [2, 1, 0] and [9, 9, 9]).
+    s.accepted(
+        "mirror_pad_paddings_three_per_row",
+        ModelSpec::single_op(
+            B::MIRROR_PAD,
+            Options::MirrorPad { symmetric: false },
+            vec![
+                TensorSpec::int8(&[3, 4], 0.02, -5),
+                TensorSpec::int32(&[2, 3]).constant_i32(&[2, 1, 0, 9, 9, 9]),
+            ],
+            vec![TensorSpec::int8(&[5, 6], 0.02, -5)],
+        ),
+    );
+    // MIRROR_PAD paddings of FLOAT32: GetFlatIndex's switch reads INT32 and INT64 only, so every
+    // padding stays 0 whatever their values (the output past the input reflected from its end).
+    s.accepted(
+        "mirror_pad_float_paddings",
+        ModelSpec::single_op(
+            B::MIRROR_PAD,
+            Options::MirrorPad { symmetric: true },
+            vec![
+                f32s(&[2, 3]),
+                f32s(&[2, 2]).constant_f32(&[1.0, 1.0, 2.0, 2.0]),
+            ],
+            vec![f32s(&[4, 6])],
         ),
     );
     // DEPTH_TO_SPACE by a block of 1: the identity.

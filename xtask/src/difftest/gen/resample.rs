@@ -152,33 +152,40 @@ impl<'a> G<'a> {
 impl<'a> G<'a> {
     /// MIRROR_PAD of `x`, REFLECT or SYMMETRIC, by random paddings within what TFLM reads in
     /// bounds (up to the size less one for REFLECT, the size for SYMMETRIC, at most 3), given as
-    /// INT32 or now and then INT64. The output keeps the input's quantization.
+    /// INT32 or now and then INT64. The output keeps the input's quantization. One in four
+    /// computes its paddings at run time ([`G::paddings_at_run_time`]).
     pub(super) fn mirror_pad(&mut self, x: i32) -> i32 {
         let s = self.shape(x);
         let dtype = self.dtype(x);
         let symmetric = self.rng.chance(0.5);
         let mut pads = Vec::new();
+        let mut most = Vec::new();
         let mut out_shape = Vec::new();
         for &d in &s {
-            let most = (if symmetric { d } else { d - 1 }).clamp(0, 3);
-            let (before, after) = (self.rng.int(0, most), self.rng.int(0, most));
+            let m = (if symmetric { d } else { d - 1 }).clamp(0, 3);
+            let (before, after) = (self.rng.int(0, m), self.rng.int(0, m));
             pads.extend([before, after]);
+            most.push(m);
             out_shape.push(d + before + after);
         }
         let shape = [s.len() as i32, 2];
-        let paddings = if self.rng.chance(0.2) {
+        let wide = self.rng.chance(0.2);
+        let (paddings, pads_text) = if self.rng.chance(0.25) {
+            self.paddings_at_run_time(&shape, &most, wide)
+        } else if wide {
             let wide: Vec<i64> = pads.iter().map(|&p| i64::from(p)).collect();
-            self.m.tensor(
+            let t = self.m.tensor(
                 tinyaot_modelkit::TensorSpec::new(TensorType::INT64, &shape).constant_i64(&wide),
-            )
+            );
+            (t, format!("{pads:?}"))
         } else {
-            self.const_i32(&shape, &pads)
+            (self.const_i32(&shape, &pads), format!("{pads:?}"))
         };
         let quant = (dtype == TensorType::INT8).then(|| self.q(x));
         let out = self.act(dtype, &out_shape, quant);
         let mode = if symmetric { "SYMMETRIC" } else { "REFLECT" };
         let text = format!(
-            "MIRROR_PAD {} {mode} paddings={pads:?} -> {}",
+            "MIRROR_PAD {} {mode} paddings={pads_text} -> {}",
             self.qtext(x),
             self.qtext(out)
         );
@@ -190,6 +197,48 @@ impl<'a> G<'a> {
             &[out],
         );
         out
+    }
+
+    /// MIRROR_PAD paddings `[rank, 2]` computed at run time (issue 32: TFLM's Prepare reads only
+    /// their shape, its Eval their values, tinyaot's `mirror_pad_dyn` likewise): a graph input of
+    /// random INT32 (or, `wide`, INT64) values clamped by MAXIMUM and MINIMUM to constant bounds
+    /// within what TFLM reads in bounds whatever the input: a left padding of dimension `d` in
+    /// `[-3, most[d]]` (a negative one reads in bounds too), a right one (never read) in
+    /// `[-3, 3]`. The output's shape stays the one drawn for the constant paddings, which TFLM
+    /// keeps whatever the values. Returns the tensor and its text.
+    fn paddings_at_run_time(&mut self, shape: &[i32; 2], most: &[i32], wide: bool) -> (i32, String) {
+        let mut low = Vec::new();
+        let mut high = Vec::new();
+        for &m in most {
+            let left_low = -self.rng.int(0, 3);
+            low.extend([left_low, -self.rng.int(0, 3)]);
+            high.extend([self.rng.int(left_low.max(0), m), self.rng.int(0, 3)]);
+        }
+        let dtype = if wide {
+            TensorType::INT64
+        } else {
+            TensorType::INT32
+        };
+        let bound = |g: &mut G<'_>, values: &[i32]| {
+            let t = tinyaot_modelkit::TensorSpec::new(dtype, shape);
+            g.m.tensor(if wide {
+                t.constant_i64(&values.iter().map(|&v| i64::from(v)).collect::<Vec<_>>())
+            } else {
+                t.constant_i32(values)
+            })
+        };
+        let raw = self.input(dtype, shape, None, 1.0);
+        let (low_t, high_t) = (bound(self, &low), bound(self, &high));
+        let floored = self.act(dtype, shape, None);
+        self.m.op(B::MAXIMUM, Options::None, &[raw, low_t], &[floored]);
+        let pads = self.act(dtype, shape, None);
+        self.m.op(B::MINIMUM, Options::None, &[floored, high_t], &[pads]);
+        let text = format!(
+            "{}{:?} clamped to {low:?}..={high:?} at run time",
+            if wide { "i64" } else { "i32" },
+            shape
+        );
+        (pads, text)
     }
 }
 
