@@ -15,7 +15,7 @@ fn pow2(k: i32) -> f64 {
 
 /// `exp(x)` in `f64` for `x` in [-745, 709]: `2^k * exp(r)` with `|r| <= ln2 / 2` and a degree-13
 /// Taylor polynomial (truncation error below 1e-17 relative).
-fn exp_f64(x: f64) -> f64 {
+pub(crate) fn exp_f64(x: f64) -> f64 {
     if x.is_nan() {
         return x;
     }
