@@ -176,8 +176,9 @@ mod tests {
         let bytes = map(&[("b", Value::Float(0.5)), ("a", Value::Bool(true))]);
         let n = bytes.len();
         assert_eq!((bytes[n - 1], bytes[n - 2]), (4, TYPE_MAP << 2 | 2));
+        // The two type bytes, then the root: a 4-byte offset, its type and its width.
         assert_eq!(
-            &bytes[n - 4..n - 2],
+            &bytes[n - 8..n - 6],
             &[TYPE_BOOL << 2 | 2, TYPE_FLOAT << 2 | 2]
         );
         let wide = map(&[("x", Value::Int(1 << 40))]);
