@@ -128,24 +128,56 @@ fn input_f32(arena: &[u8], src: Src, i: usize) -> f32 {
     f32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 
+/// Where a sort's values are: floats of an input, or of a scratch list.
+#[derive(Clone, Copy)]
+enum Base<'a> {
+    /// An input tensor.
+    Input(Src<'a>),
+    /// A list of floats in the arena.
+    Scratch(Words),
+}
+
+/// What a sort compares (one type, as the C twin's, so that the sort is compiled once):
+/// `value(i)` is float `offset + (keep[i] or i) · step` of `base`.
+#[derive(Clone, Copy)]
+struct Values<'a> {
+    base: Base<'a>,
+    offset: usize,
+    step: usize,
+    keep: Option<Words>,
+}
+
+impl Values<'_> {
+    /// Value `i`.
+    #[inline]
+    fn get(&self, arena: &[u8], i: u32) -> f32 {
+        let at = self.keep.map_or(i, |k| k.get(arena, i as usize)) as usize;
+        let index = self.offset + at * self.step;
+        match self.base {
+            Base::Input(src) => input_f32(arena, src, index),
+            Base::Scratch(list) => list.get_f32(arena, index),
+        }
+    }
+
+    /// TFLM's order of positions `i` and `j` ([`decreasing`]).
+    #[inline]
+    fn less(&self, arena: &[u8], i: u32, j: u32) -> bool {
+        decreasing(self.get(arena, i), self.get(arena, j), i, j)
+    }
+}
+
 /// `std::partial_sort(first, first + middle, first + len, less)` on the indices in `list`, as
 /// libstdc++ runs it: a heap of the first `middle`, each later element that `less` puts before the
 /// heap's top swapped in, then the heap sorted. `less(a, b)`: `a` goes before `b`.
-fn partial_sort<F: Fn(&[u8], u32, u32) -> bool>(
-    arena: &mut [u8],
-    list: Words,
-    len: usize,
-    middle: usize,
-    less: &F,
-) {
-    make_heap(arena, list, middle, less);
+fn partial_sort(arena: &mut [u8], list: Words, len: usize, middle: usize, v: &Values) {
+    make_heap(arena, list, middle, v);
     for i in middle..len {
-        if less(arena, list.get(arena, i), list.get(arena, 0)) {
+        if v.less(arena, list.get(arena, i), list.get(arena, 0)) {
             // pop_heap(first, middle, i): the top goes to `i`, `i`'s value is sifted in.
             let value = list.get(arena, i);
             let top = list.get(arena, 0);
             list.set(arena, i, top);
-            adjust_heap(arena, list, 0, middle, value, less);
+            adjust_heap(arena, list, 0, middle, value, v);
         }
     }
     // sort_heap(first, middle).
@@ -155,19 +187,19 @@ fn partial_sort<F: Fn(&[u8], u32, u32) -> bool>(
         let value = list.get(arena, last);
         let top = list.get(arena, 0);
         list.set(arena, last, top);
-        adjust_heap(arena, list, 0, last, value, less);
+        adjust_heap(arena, list, 0, last, value, v);
     }
 }
 
 /// libstdc++'s `__make_heap` on the first `len` entries.
-fn make_heap<F: Fn(&[u8], u32, u32) -> bool>(arena: &mut [u8], list: Words, len: usize, less: &F) {
+fn make_heap(arena: &mut [u8], list: Words, len: usize, v: &Values) {
     if len < 2 {
         return;
     }
     let mut parent = (len - 2) / 2;
     loop {
         let value = list.get(arena, parent);
-        adjust_heap(arena, list, parent, len, value, less);
+        adjust_heap(arena, list, parent, len, value, v);
         if parent == 0 {
             return;
         }
@@ -178,36 +210,29 @@ fn make_heap<F: Fn(&[u8], u32, u32) -> bool>(arena: &mut [u8], list: Words, len:
 /// libstdc++'s `__adjust_heap`: the hole at `hole` moves down to a leaf by the larger child each
 /// step (the right one unless the left is larger), then `value` rises from there
 /// (`__push_heap`) no higher than `hole`'s start.
-fn adjust_heap<F: Fn(&[u8], u32, u32) -> bool>(
-    arena: &mut [u8],
-    list: Words,
-    mut hole: usize,
-    len: usize,
-    value: u32,
-    less: &F,
-) {
+fn adjust_heap(arena: &mut [u8], list: Words, mut hole: usize, len: usize, value: u32, v: &Values) {
     let top = hole;
     let mut child = hole;
     while child < len.saturating_sub(1) / 2 {
         child = 2 * (child + 1);
-        if less(arena, list.get(arena, child), list.get(arena, child - 1)) {
+        if v.less(arena, list.get(arena, child), list.get(arena, child - 1)) {
             child -= 1;
         }
-        let v = list.get(arena, child);
-        list.set(arena, hole, v);
+        let moved = list.get(arena, child);
+        list.set(arena, hole, moved);
         hole = child;
     }
     if len & 1 == 0 && len >= 2 && child == (len - 2) / 2 {
         child = 2 * (child + 1);
-        let v = list.get(arena, child - 1);
-        list.set(arena, hole, v);
+        let moved = list.get(arena, child - 1);
+        list.set(arena, hole, moved);
         hole = child - 1;
     }
     // __push_heap(first, hole, top, value).
     while hole > top {
         let parent = (hole - 1) / 2;
         let p = list.get(arena, parent);
-        if !less(arena, p, value) {
+        if !v.less(arena, p, value) {
             break;
         }
         list.set(arena, hole, p);
@@ -290,20 +315,20 @@ struct Scratch {
     rest: usize,
 }
 
-/// TFLM's single-class non-maximum suppression over the boxes' `score(arena, box)`: the boxes
-/// scoring at least the threshold, best first (ties by box index), each taken unless a box taken
-/// before overlaps it by more than the threshold, until `max_selected` are taken. Writes their
-/// indices to `s.selected` and returns how many.
-fn suppress<F: Fn(&[u8], usize) -> f32>(
+/// TFLM's single-class non-maximum suppression over the boxes' scores (`scores.get(box)`):
+/// the boxes scoring at least the threshold, best first (ties by box index), each taken unless a
+/// box taken before overlaps it by more than the threshold, until `max_selected` are taken.
+/// Writes their indices to `s.selected` and returns how many.
+fn suppress(
     arena: &mut [u8],
     s: Scratch,
     p: &DetectionPostProcess,
-    score: F,
+    scores: Values,
     max_selected: usize,
 ) -> usize {
     let mut kept = 0;
     for i in 0..p.num_boxes {
-        if score(arena, i) >= p.score_threshold {
+        if scores.get(arena, i as u32) >= p.score_threshold {
             s.keep.set(arena, kept, i as u32);
             kept += 1;
         }
@@ -311,11 +336,9 @@ fn suppress<F: Fn(&[u8], usize) -> f32>(
     for k in 0..kept {
         s.order.set(arena, k, k as u32);
     }
-    let keep = s.keep;
-    let by_score = |arena: &[u8], a: u32, b: u32| {
-        let va = score(arena, keep.get(arena, a as usize) as usize);
-        let vb = score(arena, keep.get(arena, b as usize) as usize);
-        decreasing(va, vb, a, b)
+    let by_score = Values {
+        keep: Some(s.keep),
+        ..scores
     };
     partial_sort(arena, s.order, kept, kept, &by_score);
     let wanted = kept.min(max_selected);
@@ -435,8 +458,18 @@ pub fn detection_postprocess(
     }
     let stride = p.classes_with_background;
     let offset = stride - p.num_classes;
-    let score_of = move |arena: &[u8], b: usize, c: usize| {
-        input_f32(arena, class_predictions, b * stride + offset + c)
+    // Class `c`'s score of box `b`: value `b` of `class(c)`, value `c` of `row(b)`.
+    let class = |c: usize| Values {
+        base: Base::Input(class_predictions),
+        offset: offset + c,
+        step: stride,
+        keep: None,
+    };
+    let row = |b: usize| Values {
+        base: Base::Input(class_predictions),
+        offset: b * stride + offset,
+        step: 1,
+        keep: None,
     };
     if p.regular {
         let t = candidates(n, p.max_detections, p.detections_per_class);
@@ -447,18 +480,12 @@ pub fn detection_postprocess(
         let tmp_score = Words(s.rest + 16 * t);
         let mut sorted = 0;
         for c in 0..p.num_classes {
-            let selected = suppress(
-                arena,
-                s,
-                p,
-                |arena: &[u8], b: usize| score_of(arena, b, c),
-                p.detections_per_class,
-            );
+            let selected = suppress(arena, s, p, class(c), p.detections_per_class);
             let mut count = sorted;
             for k in 0..selected {
                 let b = s.selected.get(arena, k) as usize;
                 cand_box.set(arena, count, (b * p.num_classes + c) as u32);
-                let v = score_of(arena, b, c);
+                let v = class(c).get(arena, b as u32);
                 cand_score.set_f32(arena, count, v);
                 count += 1;
             }
@@ -466,10 +493,11 @@ pub fn detection_postprocess(
             for k in 0..count {
                 perm.set(arena, k, k as u32);
             }
-            let by_score = |arena: &[u8], a: u32, b: u32| {
-                let va = cand_score.get_f32(arena, a as usize);
-                let vb = cand_score.get_f32(arena, b as usize);
-                decreasing(va, vb, a, b)
+            let by_score = Values {
+                base: Base::Scratch(cand_score),
+                offset: 0,
+                step: 1,
+                keep: None,
             };
             partial_sort(arena, perm, count, top, &by_score);
             for k in 0..top {
@@ -509,25 +537,20 @@ pub fn detection_postprocess(
             for c in 0..p.num_classes {
                 order.set(arena, c, c as u32);
             }
-            let by_score = |arena: &[u8], i: u32, j: u32| {
-                let vi = score_of(arena, b, i as usize);
-                let vj = score_of(arena, b, j as usize);
-                decreasing(vi, vj, i, j)
-            };
-            partial_sort(arena, order, p.num_classes, k, &by_score);
+            partial_sort(arena, order, p.num_classes, k, &row(b));
         };
         for b in 0..n {
             class_order(arena, b);
-            let v = score_of(arena, b, order.get(arena, 0) as usize);
+            let v = row(b).get(arena, order.get(arena, 0));
             best.set_f32(arena, b, v);
         }
-        let selected = suppress(
-            arena,
-            s,
-            p,
-            |arena: &[u8], b: usize| best.get_f32(arena, b),
-            p.max_detections,
-        );
+        let by_best = Values {
+            base: Base::Scratch(best),
+            offset: 0,
+            step: 1,
+            keep: None,
+        };
+        let selected = suppress(arena, s, p, by_best, p.max_detections);
         let mut written = 0;
         for i in 0..selected {
             let b = s.selected.get(arena, i) as usize;
@@ -536,8 +559,8 @@ pub fn detection_postprocess(
             for col in 0..k {
                 // TFLM's offset: its running count times the classes per box, plus the class.
                 let slot = k * written + col;
-                let c = order.get(arena, col) as usize;
-                let v = score_of(arena, b, c);
+                let c = order.get(arena, col);
+                let v = row(b).get(arena, c);
                 write_detection(arena, outputs, slot, bx, c as f32, v);
                 written += 1;
             }
@@ -736,14 +759,11 @@ mod tests {
             let mut arena = words.clone();
             arena.extend((0..n as u32).flat_map(|i| i.to_le_bytes()));
             let list = Words(4 * n);
-            let by = |arena: &[u8], i: u32, j: u32| {
-                let v = Words(0);
-                decreasing(
-                    v.get_f32(arena, i as usize),
-                    v.get_f32(arena, j as usize),
-                    i,
-                    j,
-                )
+            let by = Values {
+                base: Base::Scratch(Words(0)),
+                offset: 0,
+                step: 1,
+                keep: None,
             };
             partial_sort(&mut arena, list, n, middle, &by);
             let got: Vec<u32> = (0..middle).map(|k| list.get(&arena, k)).collect();
