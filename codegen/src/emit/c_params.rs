@@ -681,6 +681,27 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "detection_postprocess",
+        "DetectionPostProcess",
+        &[
+            ("num_boxes", "size_t"),
+            ("box_stride", "size_t"),
+            ("num_classes", "size_t"),
+            ("classes_with_background", "size_t"),
+            ("max_detections", "size_t"),
+            ("classes_per_detection", "size_t"),
+            ("detections_per_class", "size_t"),
+            ("regular", "int"),
+            ("score_threshold", "float"),
+            ("iou_threshold", "float"),
+            ("y_scale", "float"),
+            ("x_scale", "float"),
+            ("h_scale", "float"),
+            ("w_scale", "float"),
+            ("slots", "size_t"),
+        ],
+    ),
+    (
         "dynamic_update_slice",
         "DynamicUpdateSlice",
         &[

@@ -1606,6 +1606,43 @@ fn depthwise_int4_depthwise_conv2d_s4<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `detection_postprocess::detection_postprocess`.
+fn detection_postprocess_detection_postprocess<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::detection_postprocess::DetectionPostProcess {
+        num_boxes: call.scalar::<usize>("num_boxes")?,
+        box_stride: call.scalar::<usize>("box_stride")?,
+        num_classes: call.scalar::<usize>("num_classes")?,
+        classes_with_background: call.scalar::<usize>("classes_with_background")?,
+        max_detections: call.scalar::<usize>("max_detections")?,
+        classes_per_detection: call.scalar::<usize>("classes_per_detection")?,
+        detections_per_class: call.scalar::<usize>("detections_per_class")?,
+        regular: call.scalar::<bool>("regular")?,
+        score_threshold: call.scalar::<f32>("score_threshold")?,
+        iou_threshold: call.scalar::<f32>("iou_threshold")?,
+        y_scale: call.scalar::<f32>("y_scale")?,
+        x_scale: call.scalar::<f32>("x_scale")?,
+        h_scale: call.scalar::<f32>("h_scale")?,
+        w_scale: call.scalar::<f32>("w_scale")?,
+        slots: call.scalar::<usize>("slots")?,
+    };
+    tinyaot_runtime::kernels::detection_postprocess::detection_postprocess(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.offset(3)?,
+        call.offset(4)?,
+        call.offset(5)?,
+        call.offset(6)?,
+        call.offset(7)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `dynamic_update_slice::dynamic_update_slice`.
 fn dynamic_update_slice_dynamic_update_slice<C: KernelArgs + ?Sized>(
     call: &C,
@@ -5476,6 +5513,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("depthwise", "depthwise_conv2d_f32") => depthwise_depthwise_conv2d_f32(call, arena),
         ("depthwise_int4", "depthwise_conv2d_s4") => {
             depthwise_int4_depthwise_conv2d_s4(call, arena)
+        }
+        ("detection_postprocess", "detection_postprocess") => {
+            detection_postprocess_detection_postprocess(call, arena)
         }
         ("dynamic_update_slice", "dynamic_update_slice") => {
             dynamic_update_slice_dynamic_update_slice(call, arena)

@@ -7,7 +7,7 @@
 //! written once (scale ranges, shift ranges, int8 zero points, fused activation bounds) applies
 //! to every op that needs it.
 
-use super::flexbuffer::FlexVector;
+use super::flexbuffer::{FlexMap, FlexVector};
 use super::{quant, CallKind, Data};
 use crate::error::{Error, Grounds, Result};
 use crate::ir::{Activation, DType, Graph, OpCode, Operator, Tensor};
@@ -42,6 +42,11 @@ pub(crate) const ONE_ELEMENT_TYPE: &str =
 pub(crate) const FLEXBUFFER_UNCHECKED: &str =
     "TFLM's FlexbufferWrapper (flatbuffer_utils.cc) reads the custom options' root, and the \
      parameter at a fixed index of its vector, with no bounds check: out of bounds";
+
+/// Why custom options TFLM's map reader cannot read whole are invalid.
+pub(crate) const FLEXBUFFER_MAP_UNCHECKED: &str =
+    "TFLM's kernel reads the custom options with flexbuffers::GetRoot(..).AsMap() and looks its \
+     parameters up by key with no bounds check: out of bounds";
 
 /// One operator and the graph around it.
 pub(crate) struct OpContext<'g, 'm> {
@@ -477,6 +482,23 @@ impl<'g, 'm> OpContext<'g, 'm> {
             self.invalid(
                 format!("{why} (its parameters are a FlexBuffer map)"),
                 Grounds::undefined(FLEXBUFFER_UNCHECKED),
+            )
+        })
+    }
+
+    /// The custom options as a FlexBuffer map read by key, as kernels that call
+    /// `flexbuffers::GetRoot(..).AsMap()` read them (TFLM's detection_postprocess.cc): refuses
+    /// options TFLM would read out of bounds (absent or truncated ones among them).
+    pub fn custom_map(&self) -> Result<FlexMap<'m>> {
+        let bytes = self
+            .tflite_operator()?
+            .custom_options()
+            .map(|v| v.bytes())
+            .unwrap_or(&[]);
+        FlexMap::root(bytes).map_err(|why| {
+            self.invalid(
+                format!("{why} (its parameters are a FlexBuffer map)"),
+                Grounds::undefined(FLEXBUFFER_MAP_UNCHECKED),
             )
         })
     }

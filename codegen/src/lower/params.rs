@@ -1885,6 +1885,76 @@ pub(crate) mod depthwise_int4 {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::detection_postprocess`.
+pub(crate) mod detection_postprocess {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::detection_postprocess::DetectionPostProcess`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DetectionPostProcess {
+        /// `num_boxes`.
+        pub num_boxes: usize,
+        /// `box_stride`.
+        pub box_stride: usize,
+        /// `num_classes`.
+        pub num_classes: usize,
+        /// `classes_with_background`.
+        pub classes_with_background: usize,
+        /// `max_detections`.
+        pub max_detections: usize,
+        /// `classes_per_detection`.
+        pub classes_per_detection: usize,
+        /// `detections_per_class`.
+        pub detections_per_class: usize,
+        /// `regular`.
+        pub regular: bool,
+        /// `score_threshold`.
+        pub score_threshold: f32,
+        /// `iou_threshold`.
+        pub iou_threshold: f32,
+        /// `y_scale`.
+        pub y_scale: f32,
+        /// `x_scale`.
+        pub x_scale: f32,
+        /// `h_scale`.
+        pub h_scale: f32,
+        /// `w_scale`.
+        pub w_scale: f32,
+        /// `slots`.
+        pub slots: usize,
+    }
+
+    impl From<DetectionPostProcess> for Params {
+        fn from(p: DetectionPostProcess) -> Params {
+            Params {
+                type_name: "DetectionPostProcess",
+                fields: vec![
+                    ("num_boxes", Value::Usize(p.num_boxes)),
+                    ("box_stride", Value::Usize(p.box_stride)),
+                    ("num_classes", Value::Usize(p.num_classes)),
+                    (
+                        "classes_with_background",
+                        Value::Usize(p.classes_with_background),
+                    ),
+                    ("max_detections", Value::Usize(p.max_detections)),
+                    (
+                        "classes_per_detection",
+                        Value::Usize(p.classes_per_detection),
+                    ),
+                    ("detections_per_class", Value::Usize(p.detections_per_class)),
+                    ("regular", Value::Bool(p.regular)),
+                    ("score_threshold", Value::F32(p.score_threshold)),
+                    ("iou_threshold", Value::F32(p.iou_threshold)),
+                    ("y_scale", Value::F32(p.y_scale)),
+                    ("x_scale", Value::F32(p.x_scale)),
+                    ("h_scale", Value::F32(p.h_scale)),
+                    ("w_scale", Value::F32(p.w_scale)),
+                    ("slots", Value::Usize(p.slots)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::dynamic_update_slice`.
 pub(crate) mod dynamic_update_slice {
     use crate::lower::{Params, Value};

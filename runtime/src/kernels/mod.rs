@@ -28,6 +28,7 @@ pub mod copy;
 pub mod cumsum;
 pub mod depthwise;
 pub mod depthwise_int4;
+pub mod detection_postprocess;
 pub mod dynamic_update_slice;
 pub mod elementwise;
 pub mod fully_connected;

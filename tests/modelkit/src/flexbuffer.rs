@@ -71,6 +71,80 @@ fn int_map_of_width(entries: &[(&str, i64)], width: usize) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// FlexBuffers' type of a float (`FBT_FLOAT`).
+const TYPE_FLOAT: u8 = 3;
+/// FlexBuffers' type of a bool (`FBT_BOOL`).
+const TYPE_BOOL: u8 = 26;
+
+/// One value of a [`map`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// A signed integer (`FBT_INT`).
+    Int(i64),
+    /// A float (`FBT_FLOAT`), 4 bytes wide in a map of 4-byte fields, else 8.
+    Float(f64),
+    /// A bool (`FBT_BOOL`).
+    Bool(bool),
+}
+
+/// `entries` (any order; written sorted by key) as a FlexBuffer map of integers, floats and
+/// bools, as kernels that look their parameters up by key read it (TFLM's
+/// TFLite_Detection_PostProcess): every field 4 bytes wide (floats as float32) where every
+/// value fits, else 8.
+pub fn map(entries: &[(&str, Value)]) -> Vec<u8> {
+    let mut entries = entries.to_vec();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let fits4 = entries.iter().all(|(_, v)| match *v {
+        Value::Int(i) => i32::try_from(i).is_ok(),
+        Value::Float(f) => f64::from(f as f32) == f || f.is_nan(),
+        Value::Bool(_) => true,
+    });
+    let width = if fits4 { 4usize } else { 8 };
+    let mut out = Vec::new();
+    let push = |out: &mut Vec<u8>, v: u64| out.extend_from_slice(&v.to_le_bytes()[..width]);
+    let mut keys = Vec::new();
+    for (key, _) in &entries {
+        keys.push(out.len());
+        out.extend_from_slice(key.as_bytes());
+        out.push(0);
+    }
+    out.resize(out.len().next_multiple_of(width), 0);
+    push(&mut out, entries.len() as u64);
+    let keys_start = out.len();
+    for key in keys {
+        let offset = out.len() - key;
+        push(&mut out, offset as u64);
+    }
+    let offset = out.len() - keys_start;
+    push(&mut out, offset as u64);
+    push(&mut out, width as u64);
+    push(&mut out, entries.len() as u64);
+    let values = out.len();
+    for &(_, value) in &entries {
+        let bits = match value {
+            Value::Int(i) => i as u64,
+            Value::Float(f) if width == 4 => u64::from((f as f32).to_bits()),
+            Value::Float(f) => f.to_bits(),
+            Value::Bool(b) => u64::from(b),
+        };
+        push(&mut out, bits);
+    }
+    let log2 = width.trailing_zeros() as u8;
+    out.extend(entries.iter().map(|(_, v)| {
+        let kind = match v {
+            Value::Int(_) => TYPE_INT,
+            Value::Float(_) => TYPE_FLOAT,
+            Value::Bool(_) => TYPE_BOOL,
+        };
+        kind << 2 | log2
+    }));
+    let offset = out.len() - values;
+    push(&mut out, offset as u64);
+    out.push(TYPE_MAP << 2 | log2);
+    out.push(width as u8);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +168,20 @@ mod tests {
         assert_eq!(bytes[bytes.len() - 1], 2);
         let bytes = int_map(&[("x", i64::MIN)]);
         assert_eq!(bytes[bytes.len() - 1], 8);
+    }
+
+    /// A typed map: keys sorted, 4-byte fields, each value's type byte.
+    #[test]
+    fn writes_typed_maps() {
+        let bytes = map(&[("b", Value::Float(0.5)), ("a", Value::Bool(true))]);
+        let n = bytes.len();
+        assert_eq!((bytes[n - 1], bytes[n - 2]), (4, TYPE_MAP << 2 | 2));
+        // The two type bytes, then the root: a 4-byte offset, its type and its width.
+        assert_eq!(
+            &bytes[n - 8..n - 6],
+            &[TYPE_BOOL << 2 | 2, TYPE_FLOAT << 2 | 2]
+        );
+        let wide = map(&[("x", Value::Int(1 << 40))]);
+        assert_eq!(wide[wide.len() - 1], 8);
     }
 }

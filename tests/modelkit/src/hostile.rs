@@ -47,6 +47,7 @@ families!(
     partial_reads::partial_reads,
     shape_mismatches::shape_mismatches,
     signal::signal,
+    detection::detection,
 );
 
 // The base models the files edit, and the accepted corners with a theme of their own that

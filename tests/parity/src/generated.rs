@@ -1098,6 +1098,43 @@ pub mod ffi {
             pub act_max: i32,
         }
     }
+    /// `detection_postprocess`'s typedefs.
+    pub mod detection_postprocess {
+        /// The C `detection_postprocess_DetectionPostProcess`.
+        #[repr(C)]
+        pub struct DetectionPostProcess {
+            /// `num_boxes`.
+            pub num_boxes: usize,
+            /// `box_stride`.
+            pub box_stride: usize,
+            /// `num_classes`.
+            pub num_classes: usize,
+            /// `classes_with_background`.
+            pub classes_with_background: usize,
+            /// `max_detections`.
+            pub max_detections: usize,
+            /// `classes_per_detection`.
+            pub classes_per_detection: usize,
+            /// `detections_per_class`.
+            pub detections_per_class: usize,
+            /// `regular`.
+            pub regular: core::ffi::c_int,
+            /// `score_threshold`.
+            pub score_threshold: f32,
+            /// `iou_threshold`.
+            pub iou_threshold: f32,
+            /// `y_scale`.
+            pub y_scale: f32,
+            /// `x_scale`.
+            pub x_scale: f32,
+            /// `h_scale`.
+            pub h_scale: f32,
+            /// `w_scale`.
+            pub w_scale: f32,
+            /// `slots`.
+            pub slots: usize,
+        }
+    }
     /// `dynamic_update_slice`'s typedefs.
     pub mod dynamic_update_slice {
         /// The C `dynamic_update_slice_DynamicUpdateSlice`.
@@ -3443,6 +3480,18 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const depthwise_int4::DepthwiseConv2dS4,
+        );
+        /// The C `detection_postprocess::detection_postprocess`.
+        pub fn parity_detection_postprocess_detection_postprocess(
+            box_encodings: *const u8,
+            class_predictions: *const u8,
+            anchors: *const u8,
+            output_boxes: *mut u8,
+            output_classes: *mut u8,
+            output_scores: *mut u8,
+            output_count: *mut u8,
+            scratch: *mut u8,
+            p: *const detection_postprocess::DetectionPostProcess,
         );
         /// The C `dynamic_update_slice::dynamic_update_slice`.
         pub fn parity_dynamic_update_slice_dynamic_update_slice(
@@ -6398,6 +6447,56 @@ fn c_depthwise_int4_depthwise_conv2d_s4(call: &Call<'_>, arena: &mut [u8]) -> Re
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_depthwise_int4_depthwise_conv2d_s4(input, output, &p) };
+    Ok(())
+}
+
+/// `detection_postprocess::detection_postprocess` in C.
+fn c_detection_postprocess_detection_postprocess(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = ffi::detection_postprocess::DetectionPostProcess {
+        num_boxes: call.scalar::<usize>("num_boxes")?,
+        box_stride: call.scalar::<usize>("box_stride")?,
+        num_classes: call.scalar::<usize>("num_classes")?,
+        classes_with_background: call.scalar::<usize>("classes_with_background")?,
+        max_detections: call.scalar::<usize>("max_detections")?,
+        classes_per_detection: call.scalar::<usize>("classes_per_detection")?,
+        detections_per_class: call.scalar::<usize>("detections_per_class")?,
+        regular: core::ffi::c_int::from(call.scalar::<bool>("regular")?),
+        score_threshold: call.scalar::<f32>("score_threshold")?,
+        iou_threshold: call.scalar::<f32>("iou_threshold")?,
+        y_scale: call.scalar::<f32>("y_scale")?,
+        x_scale: call.scalar::<f32>("x_scale")?,
+        h_scale: call.scalar::<f32>("h_scale")?,
+        w_scale: call.scalar::<f32>("w_scale")?,
+        slots: call.scalar::<usize>("slots")?,
+    };
+    let base = arena.as_mut_ptr();
+    let box_encodings = call.c_input(base, arena.len(), 0)?;
+    let class_predictions = call.c_input(base, arena.len(), 1)?;
+    let anchors = call.c_input(base, arena.len(), 2)?;
+    let output_boxes = call.c_output(base, arena.len(), 3)?;
+    let output_classes = call.c_output(base, arena.len(), 4)?;
+    let output_scores = call.c_output(base, arena.len(), 5)?;
+    let output_count = call.c_output(base, arena.len(), 6)?;
+    let scratch = call.c_output(base, arena.len(), 7)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_detection_postprocess_detection_postprocess(
+            box_encodings,
+            class_predictions,
+            anchors,
+            output_boxes,
+            output_classes,
+            output_scores,
+            output_count,
+            scratch,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -10952,6 +11051,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("depthwise_int4", "depthwise_conv2d_s4") => {
             c_depthwise_int4_depthwise_conv2d_s4(call, arena)
         }
+        ("detection_postprocess", "detection_postprocess") => {
+            c_detection_postprocess_detection_postprocess(call, arena)
+        }
         ("dynamic_update_slice", "dynamic_update_slice") => {
             c_dynamic_update_slice_dynamic_update_slice(call, arena)
         }
@@ -11239,6 +11341,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("depthwise", "depthwise_conv2d_s16"),
     ("depthwise", "depthwise_conv2d_f32"),
     ("depthwise_int4", "depthwise_conv2d_s4"),
+    ("detection_postprocess", "detection_postprocess"),
     ("dynamic_update_slice", "dynamic_update_slice"),
     ("elementwise", "add_s8"),
     ("elementwise", "sub_s8"),

@@ -45,6 +45,7 @@ mod concat;
 mod conv;
 mod cumsum;
 mod depthwise;
+mod detection_postprocess;
 mod dynamic_update_slice;
 mod elementwise;
 mod fully_connected;
@@ -98,6 +99,7 @@ macro_rules! families {
                 conv,
                 cumsum,
                 depthwise,
+                detection_postprocess,
                 dynamic_update_slice,
                 elementwise,
                 fully_connected,

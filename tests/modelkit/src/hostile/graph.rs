@@ -131,10 +131,10 @@ pub(super) fn graph(cases: &mut Vec<Case>) {
     s.refused(
         "custom_operator",
         with(relu(), |m| {
-            m.opcodes[0] = OpCodeSpec::custom("TFLite_Detection_PostProcess")
+            m.opcodes[0] = OpCodeSpec::custom("Convolution2DTransposeBias")
         }),
         UnsupportedOp,
-        "CUSTOM(TFLite_Detection_PostProcess)",
+        "CUSTOM(Convolution2DTransposeBias)",
     );
     s.refused(
         "unsupported_builtin_lsh_projection",
