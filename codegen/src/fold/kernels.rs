@@ -5037,6 +5037,8 @@ fn svdf_svdf_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resul
         call.offset(1)?,
         call.offset(2)?,
         call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
         &p,
     );
     Ok(())
@@ -5073,6 +5075,8 @@ fn svdf_svdf_dyn_s8_state8<C: KernelArgs + ?Sized>(
         call.offset(1)?,
         call.offset(2)?,
         call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
         &p,
     );
     Ok(())
@@ -5102,6 +5106,8 @@ fn svdf_svdf_dyn_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resu
         call.offset(1)?,
         call.offset(2)?,
         call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
         &p,
     );
     Ok(())

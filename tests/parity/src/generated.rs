@@ -4493,6 +4493,8 @@ pub mod ffi {
             input: *const u8,
             activation_state: *mut u8,
             output: *mut u8,
+            weights_feature: *const u8,
+            weights_time: *const u8,
             bias: *const u8,
             p: *const svdf::SvdfS8,
         );
@@ -4501,6 +4503,8 @@ pub mod ffi {
             input: *const u8,
             activation_state: *mut u8,
             output: *mut u8,
+            weights_feature: *const u8,
+            weights_time: *const u8,
             bias: *const u8,
             p: *const svdf::SvdfS8State8,
         );
@@ -4509,6 +4513,8 @@ pub mod ffi {
             input: *const u8,
             activation_state: *mut u8,
             output: *mut u8,
+            weights_feature: *const u8,
+            weights_time: *const u8,
             bias: *const u8,
             p: *const svdf::SvdfF32,
         );
@@ -10443,11 +10449,23 @@ fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let input = call.c_input(base, arena.len(), 0)?;
     let activation_state = call.c_output(base, arena.len(), 1)?;
     let output = call.c_output(base, arena.len(), 2)?;
-    let bias = call.c_input(base, arena.len(), 3)?;
+    let weights_feature = call.c_input(base, arena.len(), 3)?;
+    let weights_time = call.c_input(base, arena.len(), 4)?;
+    let bias = call.c_input(base, arena.len(), 5)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_svdf_svdf_dyn_s8(input, activation_state, output, bias, &p) };
+    unsafe {
+        ffi::parity_svdf_svdf_dyn_s8(
+            input,
+            activation_state,
+            output,
+            weights_feature,
+            weights_time,
+            bias,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -10480,11 +10498,23 @@ fn c_svdf_svdf_dyn_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     let input = call.c_input(base, arena.len(), 0)?;
     let activation_state = call.c_output(base, arena.len(), 1)?;
     let output = call.c_output(base, arena.len(), 2)?;
-    let bias = call.c_input(base, arena.len(), 3)?;
+    let weights_feature = call.c_input(base, arena.len(), 3)?;
+    let weights_time = call.c_input(base, arena.len(), 4)?;
+    let bias = call.c_input(base, arena.len(), 5)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_svdf_svdf_dyn_s8_state8(input, activation_state, output, bias, &p) };
+    unsafe {
+        ffi::parity_svdf_svdf_dyn_s8_state8(
+            input,
+            activation_state,
+            output,
+            weights_feature,
+            weights_time,
+            bias,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -10513,11 +10543,23 @@ fn c_svdf_svdf_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> 
     let input = call.c_input(base, arena.len(), 0)?;
     let activation_state = call.c_output(base, arena.len(), 1)?;
     let output = call.c_output(base, arena.len(), 2)?;
-    let bias = call.c_input(base, arena.len(), 3)?;
+    let weights_feature = call.c_input(base, arena.len(), 3)?;
+    let weights_time = call.c_input(base, arena.len(), 4)?;
+    let bias = call.c_input(base, arena.len(), 5)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_svdf_svdf_dyn_f32(input, activation_state, output, bias, &p) };
+    unsafe {
+        ffi::parity_svdf_svdf_dyn_f32(
+            input,
+            activation_state,
+            output,
+            weights_feature,
+            weights_time,
+            bias,
+            &p,
+        )
+    };
     Ok(())
 }
 
