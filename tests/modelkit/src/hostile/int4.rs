@@ -248,7 +248,7 @@ pub(super) fn accepted(s: &mut Suite<'_>) {
     });
 }
 
-/// The refusals: what TFLM refuses (per-channel INT4 FULLY_CONNECTED), INT4 anywhere but constant
+/// The refusals: what TFLM refuses (per-channel INT4 FULLY_CONNECTED), INT4 anywhere but the
 /// weights with int8 activations, and INT4 data that is not packed.
 pub(super) fn refused(s: &mut Suite<'_>) {
     use Refusal::{Invalid, Load};
@@ -282,7 +282,8 @@ pub(super) fn refused(s: &mut Suite<'_>) {
         Invalid,
         "INT4 only as the weights",
     );
-    // A graph output that is the INT4 constant (a graph input or output is never INT4).
+    // A graph output that is the INT4 constant (no operator writes INT4, so no graph output is:
+    // an INT4 graph input is weights computed at run time, accepted above).
     s.refused(
         "graph_output_int4_constant",
         {
