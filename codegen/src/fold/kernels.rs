@@ -1053,6 +1053,85 @@ fn conv_depthwise_conv2d_dyn_f32<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `conv::conv2d_dyn_w4_s8`.
+fn conv_conv2d_dyn_w4_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::Conv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv::conv2d_dyn_w4_s8(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_w4_s8`.
+fn conv_depthwise_conv2d_dyn_w4_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::DepthwiseConv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::conv::depthwise_conv2d_dyn_w4_s8(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `conv::conv2d_f32`.
 fn conv_conv2d_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<f32> = call.slice("filter")?;
@@ -2962,6 +3041,34 @@ fn fully_connected_fully_connected_dyn_s8<C: KernelArgs + ?Sized>(
         arena,
         &call.srcs(0)?,
         call.offset(1)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_dyn_w4_s8`.
+fn fully_connected_fully_connected_dyn_w4_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::fully_connected::FullyConnectedDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        multipliers: &multipliers,
+        shifts: &shifts,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::fully_connected::fully_connected_dyn_w4_s8(
+        arena,
+        &call.srcs(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
         &p,
     );
     Ok(())
@@ -5095,6 +5202,8 @@ fn svdf_svdf_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resul
         call.offset(1)?,
         call.offset(2)?,
         call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
         &p,
     );
     Ok(())
@@ -5131,6 +5240,8 @@ fn svdf_svdf_dyn_s8_state8<C: KernelArgs + ?Sized>(
         call.offset(1)?,
         call.offset(2)?,
         call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
         &p,
     );
     Ok(())
@@ -5160,6 +5271,8 @@ fn svdf_svdf_dyn_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resu
         call.offset(1)?,
         call.offset(2)?,
         call.src(3)?,
+        call.src(4)?,
+        call.src(5)?,
         &p,
     );
     Ok(())
@@ -5494,6 +5607,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("conv", "depthwise_conv2d_dyn_s8") => conv_depthwise_conv2d_dyn_s8(call, arena),
         ("conv", "depthwise_conv2d_dyn_s16") => conv_depthwise_conv2d_dyn_s16(call, arena),
         ("conv", "depthwise_conv2d_dyn_f32") => conv_depthwise_conv2d_dyn_f32(call, arena),
+        ("conv", "conv2d_dyn_w4_s8") => conv_conv2d_dyn_w4_s8(call, arena),
+        ("conv", "depthwise_conv2d_dyn_w4_s8") => conv_depthwise_conv2d_dyn_w4_s8(call, arena),
         ("conv", "conv2d_f32") => conv_conv2d_f32(call, arena),
         ("conv", "conv2d_im2col_s8") => conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => conv_conv2d_im2col_pairs_s8(call, arena),
@@ -5587,6 +5702,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("fully_connected", "fully_connected_dyn_s8") => {
             fully_connected_fully_connected_dyn_s8(call, arena)
+        }
+        ("fully_connected", "fully_connected_dyn_w4_s8") => {
+            fully_connected_fully_connected_dyn_w4_s8(call, arena)
         }
         ("fully_connected", "fully_connected_dyn_acc32_s16") => {
             fully_connected_fully_connected_dyn_acc32_s16(call, arena)

@@ -389,6 +389,33 @@ pub fn fully_connected_dyn_s8(
     );
 }
 
+/// [`fully_connected_dyn_s8`] of INT4 weights computed at run time (an INT4 graph input: no
+/// TFLM operator writes INT4), packed two to a byte, low nibble first: TFLM's Eval unpacks them
+/// (`UnpackDenseInt4IntoInt8`) into a scratch buffer at every call and runs its int8 kernel on
+/// it, and so does this, the `output_depth * input_depth` weights the outputs read into the bytes
+/// at `scratch`. `inputs` are input, packed weights (`ceil(output_depth * input_depth / 2)`
+/// bytes) and the optional INT32 bias.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn fully_connected_dyn_w4_s8(
+    arena: &mut [u8],
+    inputs: &[Src],
+    output: usize,
+    scratch: usize,
+    p: &FullyConnectedDyn,
+) {
+    assert!(
+        matches!(inputs.len(), 2 | 3),
+        "input, weights and an optional bias"
+    );
+    views::unpack_int4(arena, inputs[1], p.output_depth * p.input_depth, scratch);
+    let unpacked = [
+        inputs[0],
+        Src::Arena(scratch),
+        inputs.get(2).copied().unwrap_or(Src::Bytes(&[])),
+    ];
+    fully_connected_dyn_s8(arena, &unpacked[..inputs.len()], output, p);
+}
+
 /// int16 FULLY_CONNECTED with int8 weights read at run time and 32-bit sums: as
 /// [`fully_connected_dyn_s8`], over int16 input and output (TFLM's 16x8 kernels for an `int32_t`
 /// bias). Reads `2 * batches * input_depth` bytes of the input, `output_depth * input_depth` of
@@ -493,6 +520,39 @@ pub fn fully_connected_dyn_f32(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// INT4 weights computed at run time: an odd count (3 × 3) packed over the whole tensor, the
+    /// last byte's high nibble unread; the outputs are the int8 kernel's on the unpacked values.
+    #[test]
+    fn dyn_w4_s8_matches_the_int8_kernel_on_the_unpacked_weights() {
+        let weights = [7i8, -8, 1, 0, -1, 3, -5, 2, 6];
+        let packed: [u8; 5] = crate::kernels::nn_common::pack_int4(&weights);
+        let p = FullyConnectedDyn {
+            batches: 2,
+            input_depth: 3,
+            output_depth: 3,
+            multipliers: &[1 << 30; 3],
+            shifts: &[0; 3],
+            input_zero_point: -2,
+            output_zero_point: 1,
+            act_min: -128,
+            act_max: 127,
+        };
+        // Input 6 bytes at 0, packed weights at 8 (the fifth byte's high nibble set, unread),
+        // output 6 bytes at 16, scratch 9 bytes at 24.
+        let mut a = [0u8; 40];
+        for (k, v) in [3i8, -7, 100, -128, 0, 55].iter().enumerate() {
+            a[k] = *v as u8;
+        }
+        a[8..13].copy_from_slice(&packed);
+        a[12] |= 0xF0;
+        let mut b = a;
+        fully_connected_dyn_w4_s8(&mut a, &[Src::Arena(0), Src::Arena(8)], 16, 24, &p);
+        assert_eq!(a[24..33], weights.map(|w| w as u8));
+        let unpacked = weights.map(|w| w as u8);
+        fully_connected_dyn_s8(&mut b, &[Src::Arena(0), Src::Bytes(&unpacked)], 16, &p);
+        assert_eq!(a[16..22], b[16..22]);
+    }
 
     fn s16_arena(rows: &[[i16; 3]; 2]) -> [u8; 20] {
         let mut arena = [0u8; 20];

@@ -17,6 +17,7 @@
 use super::nn_common::float_math::tanh_f32;
 use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views};
 use crate::math::multiply_by_quantized_multiplier;
+use crate::Src;
 
 /// Constant parameters of [`svdf_s8`]: int8 input and output, int16 time weights and state.
 #[derive(Clone, Copy, Debug)]
@@ -202,55 +203,12 @@ impl Word for i8 {
     }
 }
 
-/// A bias as the kernels read it: the parameters' constant values, or the bytes of a tensor
-/// computed at run time (little-endian elements).
-#[derive(Clone, Copy)]
-enum BiasView<'a, T> {
-    None,
-    Values(&'a [T]),
-    Bytes(&'a [u8]),
-}
-
-impl<T: Copy + Default> BiasView<'_, T> {
-    /// Element `u`, or the default (0) without a bias.
-    #[inline(always)]
-    fn get(&self, u: usize, from_le: impl Fn([u8; 4]) -> T) -> T {
-        match *self {
-            BiasView::None => T::default(),
-            BiasView::Values(v) => v[u],
-            BiasView::Bytes(b) => from_le([b[4 * u], b[4 * u + 1], b[4 * u + 2], b[4 * u + 3]]),
-        }
-    }
-}
-
-/// The disjoint views of `regions`, and the `len` bytes of the bias computed at run time `bias`
-/// (none: no bias) read beside them: a bias in the arena is a fourth disjoint view.
-fn views_and_bias<'a>(
-    arena: &'a mut [u8],
-    regions: [(usize, usize); 3],
-    bias: Option<crate::Src<'a>>,
-    len: usize,
-) -> ([&'a mut [u8]; 3], Option<&'a [u8]>) {
-    match bias {
-        Some(crate::Src::Arena(at)) => {
-            let [a, b, c, d] =
-                views::disjoint(arena, [regions[0], regions[1], regions[2], (at, len)]);
-            ([a, b, c], Some(&*d))
-        }
-        Some(crate::Src::Bytes(bytes)) => (views::disjoint(arena, regions), Some(&bytes[..len])),
-        None => (views::disjoint(arena, regions), None),
-    }
-}
-
 /// What the two integer kernels share, their time weights aside.
 struct Int<'a, W> {
     dims: [usize; 5],
     weights_feature: &'a [i8],
     weights_time: &'a [W],
-    /// The constant bias (`None` with `bias_at_run_time`).
     bias: Option<&'a [i32]>,
-    /// The bias computed at run time, if any.
-    bias_at_run_time: Option<crate::Src<'a>>,
     zero_points: [i32; 3],
     scales: [(i32, i32); 2],
 }
@@ -259,9 +217,6 @@ struct Int<'a, W> {
 /// fields, their time weights' type aside).
 macro_rules! int_args {
     ($p:expr) => {
-        int_args!($p, None)
-    };
-    ($p:expr, $bias_at_run_time:expr) => {
         Int {
             dims: [
                 $p.batches,
@@ -273,7 +228,6 @@ macro_rules! int_args {
             weights_feature: $p.weights_feature,
             weights_time: $p.weights_time,
             bias: $p.bias,
-            bias_at_run_time: $bias_at_run_time,
             zero_points: [
                 $p.input_zero_point,
                 $p.state_zero_point,
@@ -302,21 +256,15 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
     let row = filters * memory;
     let weights_feature = &p.weights_feature[..filters * input_size];
     let weights_time = &p.weights_time[..row];
-    let ([inp, st, out], dyn_bias) = views_and_bias(
+    let bias = p.bias.map(|b| &b[..units]);
+    let [inp, st, out] = views::disjoint(
         arena,
         [
             (input, batches * input_size),
             (state, W::BYTES * batches * row),
             (output, batches * units),
         ],
-        p.bias_at_run_time,
-        4 * units,
     );
-    let bias = match (dyn_bias, p.bias) {
-        (Some(b), _) => BiasView::Bytes(b),
-        (None, Some(b)) => BiasView::Values(&b[..units]),
-        (None, None) => BiasView::None,
-    };
     // The input offset `-zp_in` lies in [-127, 128], as the dot products need.
     let offset = zp_in.wrapping_neg();
     for b in 0..batches {
@@ -346,7 +294,7 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
                 let t = W::shift_dot(s, w, zp_state.wrapping_add(v), zp_state);
                 let u = f / rank;
                 if taken == 0 {
-                    acc = bias.get(u, i32::from_le_bytes);
+                    acc = bias.map_or(0, |b| b[u]);
                 }
                 acc = acc.wrapping_add(t);
                 taken += 1;
@@ -403,69 +351,6 @@ pub fn svdf_f32(
     p: &SvdfF32,
 ) {
     let p = super::opaque(p);
-    svdf_float(arena, (input, activation_state, output), None, p);
-}
-
-/// [`svdf_s8`] with a bias computed at run time (a graph input or an operator's output), which
-/// TFLM's Eval reads wherever it is: `bias`, `num_units` INT32 values; `p.bias` is not read.
-#[cfg_attr(target_os = "none", inline(never))]
-pub fn svdf_dyn_s8(
-    arena: &mut [u8],
-    input: usize,
-    activation_state: usize,
-    output: usize,
-    bias: crate::Src,
-    p: &SvdfS8,
-) {
-    let p = super::opaque(p);
-    let args = Int {
-        bias: None,
-        ..int_args!(p, Some(bias))
-    };
-    svdf_int(arena, (input, activation_state, output), args);
-}
-
-/// [`svdf_s8_state8`] with a bias computed at run time (as [`svdf_dyn_s8`]).
-#[cfg_attr(target_os = "none", inline(never))]
-pub fn svdf_dyn_s8_state8(
-    arena: &mut [u8],
-    input: usize,
-    activation_state: usize,
-    output: usize,
-    bias: crate::Src,
-    p: &SvdfS8State8,
-) {
-    let p = super::opaque(p);
-    let args = Int {
-        bias: None,
-        ..int_args!(p, Some(bias))
-    };
-    svdf_int(arena, (input, activation_state, output), args);
-}
-
-/// [`svdf_f32`] with a bias computed at run time (`num_units` FLOAT32 values; `p.bias` is not
-/// read).
-#[cfg_attr(target_os = "none", inline(never))]
-pub fn svdf_dyn_f32(
-    arena: &mut [u8],
-    input: usize,
-    activation_state: usize,
-    output: usize,
-    bias: crate::Src,
-    p: &SvdfF32,
-) {
-    let p = super::opaque(p);
-    svdf_float(arena, (input, activation_state, output), Some(bias), p);
-}
-
-/// The float32 SVDF of [`svdf_f32`], its bias `p.bias` or, if given, `bias_at_run_time`.
-#[inline(always)]
-fn svdf_float(
-    arena: &mut [u8],
-    (input, activation_state, output): (usize, usize, usize),
-    bias_at_run_time: Option<crate::Src>,
-    p: &SvdfF32,
-) {
     let state = activation_state;
     let (batches, input_size, filters, rank, memory) = (
         p.batches,
@@ -479,6 +364,7 @@ fn svdf_float(
     let state_len = 4 * batches * row;
     let weights_feature = &p.weights_feature[..filters * input_size];
     let weights_time = &p.weights_time[..row];
+    let bias = p.bias.map(|b| &b[..units]);
     {
         let (inp, st) = views::split(arena, input, 4 * batches * input_size, state, state_len);
         if state_len > 0 {
@@ -497,20 +383,10 @@ fn svdf_float(
             }
         }
     }
-    let ([st, out, _], dyn_bias) = views_and_bias(
-        arena,
-        [(state, state_len), (output, 4 * batches * units), (0, 0)],
-        bias_at_run_time,
-        4 * units,
-    );
-    let bias = match (dyn_bias, p.bias) {
-        (Some(b), _) => BiasView::Bytes(b),
-        (None, Some(b)) => BiasView::Values(&b[..units]),
-        (None, None) => BiasView::None,
-    };
+    let (st, out) = views::split(arena, state, state_len, output, 4 * batches * units);
     for b in 0..batches {
         for u in 0..units {
-            let mut acc = bias.get(u, f32::from_le_bytes);
+            let mut acc = bias.map_or(0.0, |b| b[u]);
             for f in u * rank..(u + 1) * rank {
                 let s = &st[4 * (b * row + f * memory)..][..4 * memory];
                 let w = &weights_time[f * memory..][..memory];
@@ -520,20 +396,245 @@ fn svdf_float(
                 }
                 acc += dot;
             }
-            let v = match p.function {
-                1 => tanh_f32(acc),
-                2 => f32::from(u8::from(acc.is_sign_negative())),
-                _ => clamp_f32(acc, p.act_min, p.act_max),
-            };
+            let v = float_activation(acc, p);
             let at = 4 * (b * units + u);
             out[at..at + 4].copy_from_slice(&v.to_le_bytes());
         }
     }
 }
 
+/// TFLM's `ActivationValFloat` of a float SVDF's sum: TANH and SIGN_BIT are functions, the
+/// others clamps (see [`SvdfF32::function`]).
+#[inline(always)]
+fn float_activation(acc: f32, p: &SvdfF32) -> f32 {
+    match p.function {
+        1 => tanh_f32(acc),
+        2 => f32::from(u8::from(acc.is_sign_negative())),
+        _ => clamp_f32(acc, p.act_min, p.act_max),
+    }
+}
+
+/// [`svdf_s8`] with feature weights, time weights or a bias computed at run time (a graph input
+/// or an operator's output), which TFLM's Eval reads wherever they are: `weights_feature`
+/// (`num_filters * input_size` INT8), `weights_time` (`num_filters * memory_size` INT16) and
+/// `bias` (`num_units` INT32), each a tensor of the arena or a constant; the parameters' weights
+/// and bias are not read. Term by term as TFLM's `EvalIntegerSvdfReference` (see
+/// `svdf_dyn_int`).
+#[cfg_attr(target_os = "none", inline(never))]
+#[allow(clippy::too_many_arguments)]
+pub fn svdf_dyn_s8(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    weights_feature: Src,
+    weights_time: Src,
+    bias: Src,
+    p: &SvdfS8,
+) {
+    let p = super::opaque(p);
+    svdf_dyn_int::<i16>(
+        arena,
+        (input, activation_state, output),
+        [weights_feature, weights_time, bias],
+        int_args!(p),
+    );
+}
+
+/// [`svdf_s8_state8`] with weights or a bias computed at run time, as [`svdf_dyn_s8`]
+/// (`weights_time` INT8).
+#[cfg_attr(target_os = "none", inline(never))]
+#[allow(clippy::too_many_arguments)]
+pub fn svdf_dyn_s8_state8(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    weights_feature: Src,
+    weights_time: Src,
+    bias: Src,
+    p: &SvdfS8State8,
+) {
+    let p = super::opaque(p);
+    svdf_dyn_int::<i8>(
+        arena,
+        (input, activation_state, output),
+        [weights_feature, weights_time, bias],
+        int_args!(p),
+    );
+}
+
+/// [`svdf_f32`] with weights or a bias computed at run time, as [`svdf_dyn_s8`] (all three
+/// FLOAT32; the parameters' weights and bias are not read), term by term as TFLM's
+/// `EvalFloatSvdfReference`.
+#[cfg_attr(target_os = "none", inline(never))]
+#[allow(clippy::too_many_arguments)]
+pub fn svdf_dyn_f32(
+    arena: &mut [u8],
+    input: usize,
+    activation_state: usize,
+    output: usize,
+    weights_feature: Src,
+    weights_time: Src,
+    bias: Src,
+    p: &SvdfF32,
+) {
+    let p = super::opaque(p);
+    let (batches, input_size, filters, rank, memory) = (
+        p.batches,
+        p.input_size,
+        p.num_filters,
+        p.rank.max(1),
+        p.memory_size,
+    );
+    let (units, row) = (filters / rank, filters * memory);
+    let lens = [
+        4 * batches * input_size,
+        4 * filters * input_size,
+        4 * row,
+        4 * units,
+    ];
+    let (state, state_len, out_len) = (activation_state, 4 * batches * row, 4 * batches * units);
+    let reads = [Src::Arena(input), weights_feature, weights_time, bias];
+    check_dyn_operands(&reads, lens, (state, state_len), (output, out_len));
+    let get = |b: &[u8], i: usize| {
+        f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    };
+    if state_len > 0 {
+        arena[state..state + state_len].copy_within(4.., 0);
+    }
+    // The feature product of each batch and filter, in input order, in the filter's last column.
+    for b in 0..batches {
+        for f in 0..if memory > 0 { filters } else { 0 } {
+            let dot = {
+                let x = &arena[input..][..lens[0]];
+                let w = weights_feature.bytes(arena, lens[1]);
+                let mut dot = 0.0f32;
+                for i in 0..input_size {
+                    dot += get(w, f * input_size + i) * get(x, b * input_size + i);
+                }
+                dot
+            };
+            let at = state + 4 * (b * row + f * memory + memory - 1);
+            arena[at..at + 4].copy_from_slice(&dot.to_le_bytes());
+        }
+    }
+    // Each unit: the bias, plus its filters' time products (each in time order), activated.
+    for b in 0..batches {
+        for u in 0..units {
+            let v = {
+                let st = &arena[state..][..state_len];
+                let w = weights_time.bytes(arena, lens[2]);
+                let mut acc = get(bias.bytes(arena, lens[3]), u);
+                for f in u * rank..(u + 1) * rank {
+                    let mut dot = 0.0f32;
+                    for m in 0..memory {
+                        dot += get(w, f * memory + m) * get(st, b * row + f * memory + m);
+                    }
+                    acc += dot;
+                }
+                float_activation(acc, p)
+            };
+            let at = output + 4 * (b * units + u);
+            arena[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// Panics unless the operands of an `svdf_dyn_*` kernel are disjoint where it needs them to be:
+/// the `reads` (input, feature weights, time weights, bias; `lens` bytes each) miss the state
+/// and the output, which it writes while reading them, and the state misses the output. The
+/// reads may overlap each other (a tensor read twice).
+fn check_dyn_operands(
+    reads: &[Src; 4],
+    lens: [usize; 4],
+    (state, state_len): (usize, usize),
+    (output, out_len): (usize, usize),
+) {
+    assert!(
+        !views::overlapping(state, state_len, output, out_len),
+        "kernel operands overlap"
+    );
+    for (src, len) in reads.iter().zip(lens) {
+        if let Src::Arena(at) = *src {
+            assert!(
+                !views::overlapping(at, len, state, state_len)
+                    && !views::overlapping(at, len, output, out_len),
+                "kernel operands overlap"
+            );
+        }
+    }
+}
+
+/// The integer SVDF of the `svdf_dyn_*` kernels, term by term as TFLM's
+/// `EvalIntegerSvdfReference` with the `[feature weights, time weights, bias]` read from `srcs`
+/// (`p`'s weights and bias unread): the whole state shifted left one element, each filter's
+/// feature product (clamped to `W`, plus the state zero point) stored in its last column, then
+/// each unit's bias plus its filters' time products requantized to int8. Sums wrap at 32 bits
+/// (in any order, so the same as the constant kernels' and TFLM's).
+#[inline(always)]
+fn svdf_dyn_int<W: Word>(
+    arena: &mut [u8],
+    (input, state, output): (usize, usize, usize),
+    [weights_feature, weights_time, bias]: [Src; 3],
+    p: Int<W>,
+) {
+    let [batches, input_size, filters, rank, memory] = p.dims;
+    let [zp_in, zp_state, zp_out] = p.zero_points;
+    let [(m1, s1), (m2, s2)] = p.scales;
+    let rank = rank.max(1);
+    let (units, row, n) = (filters / rank, filters * memory, W::BYTES);
+    let lens = [
+        batches * input_size,
+        filters * input_size,
+        n * row,
+        4 * units,
+    ];
+    let (state_len, out_len) = (n * batches * row, batches * units);
+    let reads = [Src::Arena(input), weights_feature, weights_time, bias];
+    check_dyn_operands(&reads, lens, (state, state_len), (output, out_len));
+    if state_len > 0 {
+        arena[state..state + state_len].copy_within(n.., 0);
+    }
+    for b in 0..batches {
+        for f in 0..if memory > 0 { filters } else { 0 } {
+            let v = {
+                let x = &arena[input + b * input_size..][..input_size];
+                let w = &weights_feature.bytes(arena, lens[1])[f * input_size..][..input_size];
+                let mut dot = 0i32;
+                for (&w, &x) in w.iter().zip(x) {
+                    let x = i32::from(x as i8).wrapping_sub(zp_in);
+                    dot = dot.wrapping_add(i32::from(w as i8).wrapping_mul(x));
+                }
+                multiply_by_quantized_multiplier(dot, m1, s1).clamp(W::MIN, W::MAX)
+            };
+            let at = state + n * (b * row + f * memory + memory - 1);
+            W::store(zp_state.wrapping_add(v), &mut arena[at..]);
+        }
+    }
+    for b in 0..batches {
+        for u in 0..units {
+            let v = {
+                let st = &arena[state + n * b * row..][..n * row];
+                let w = weights_time.bytes(arena, lens[2]);
+                let bias = &bias.bytes(arena, lens[3])[4 * u..];
+                let mut acc = i32::from_le_bytes([bias[0], bias[1], bias[2], bias[3]]);
+                for k in u * rank * memory..(u + 1) * rank * memory {
+                    let s = W::load(&st[n * k..]).wrapping_sub(zp_state);
+                    acc = acc.wrapping_add(W::load(&w[n * k..]).wrapping_mul(s));
+                }
+                multiply_by_quantized_multiplier(acc, m2, s2).wrapping_add(zp_out)
+            };
+            arena[output + b * units + u] = v.clamp(-128, 127) as i8 as u8;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::vec::Vec;
 
     /// One batch, two inputs, two filters of rank 2 (one unit), memory 3, int16 state. The state
     /// starts at [1, 2, 3 | 4, 5, 6]; the shift gives [2, 3, 4 | 5, 6, 6] before the new features
@@ -676,8 +777,8 @@ mod tests {
             num_filters: 2,
             rank: 1,
             memory_size: 1,
-            weights_feature: &[1.0, -2.0],
-            weights_time: &[1.0, 0.0],
+            weights_feature: &[],
+            weights_time: &[],
             bias: None,
             act_min: f32::NEG_INFINITY,
             act_max: f32::INFINITY,
@@ -685,13 +786,202 @@ mod tests {
         };
         let get =
             |arena: &[u8], at: usize| f32::from_le_bytes(arena[at..at + 4].try_into().unwrap());
+        let wf: Vec<u8> = [1.0f32, -2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let wt: Vec<u8> = [1.0f32, 0.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let run = |arena: &mut [u8], function| {
+            let (f, t) = (Src::Bytes(&wf), Src::Bytes(&wt));
+            svdf_dyn_f32(arena, 0, 8, 16, f, t, Src::Arena(24), &p(function));
+        };
         // Sums: 0.5 + 1 = 1.5 and -0.0 + 0 * -2 = 0.0 (positive zero).
-        svdf_dyn_f32(&mut arena, 0, 8, 16, crate::Src::Arena(24), &p(1));
+        run(&mut arena, 1);
         assert_eq!([get(&arena, 16), get(&arena, 20)], [tanh_f32(1.5), 0.0]);
-        svdf_dyn_f32(&mut arena, 0, 8, 16, crate::Src::Arena(24), &p(2));
+        run(&mut arena, 2);
         assert_eq!([get(&arena, 16), get(&arena, 20)], [0.0, 0.0]);
         arena[24..28].copy_from_slice(&(-3.0f32).to_le_bytes());
-        svdf_dyn_f32(&mut arena, 0, 8, 16, crate::Src::Arena(24), &p(2));
+        run(&mut arena, 2);
         assert_eq!([get(&arena, 16), get(&arena, 20)], [1.0, 0.0]);
+    }
+
+    /// Writes `bytes` at `at`.
+    fn put(arena: &mut [u8], at: usize, bytes: &[u8]) {
+        arena[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    /// The dyn integer kernels, their weights and bias in the arena (or some of them constants),
+    /// give the constant kernels' state and outputs, call after call: int16 and int8 state, two
+    /// batches, filters not a multiple of four, a nonzero state zero point for int8.
+    #[test]
+    fn dyn_s8_matches_the_constant_kernels() {
+        let (batches, input_size, filters, rank, memory) = (2, 5, 6, 2, 3);
+        let wf: Vec<i8> = (0..30).map(|i| (i * 37 % 255 - 127) as i8).collect();
+        let wt16: Vec<i16> = (0..18).map(|i| (i * 911 % 4001 - 2000) as i16).collect();
+        let wt8: Vec<i8> = (0..18).map(|i| (i * 53 % 255 - 127) as i8).collect();
+        let bias = [700i32, -1500, 90];
+        let inputs: [[i8; 10]; 2] = [
+            core::array::from_fn(|i| (i as i32 * 25 - 120) as i8),
+            core::array::from_fn(|i| (100 - i as i32 * 19) as i8),
+        ];
+        // Arena: input 10 at 0, state (up to 72) at 16, output 6 at 96, feature weights 30 at
+        // 112, time weights (up to 36) at 144, bias 12 at 192.
+        let layout = |wt: &[u8]| {
+            let mut arena = [0u8; 208];
+            put(
+                &mut arena,
+                112,
+                &wf.iter().map(|&w| w as u8).collect::<Vec<_>>(),
+            );
+            put(&mut arena, 144, wt);
+            let b: Vec<u8> = bias.iter().flat_map(|b| b.to_le_bytes()).collect();
+            put(&mut arena, 192, &b);
+            arena
+        };
+        let p16 = SvdfS8 {
+            batches,
+            input_size,
+            num_filters: filters,
+            rank,
+            memory_size: memory,
+            weights_feature: &wf,
+            weights_time: &wt16,
+            bias: Some(&bias),
+            input_zero_point: -3,
+            state_zero_point: 0,
+            output_zero_point: 5,
+            feature_multiplier: 1_300_000_000,
+            feature_shift: 2,
+            output_multiplier: 1_100_000_000,
+            output_shift: -9,
+        };
+        let wt16_bytes: Vec<u8> = wt16.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (mut a, mut b) = (layout(&wt16_bytes), layout(&wt16_bytes));
+        let empty = SvdfS8 {
+            weights_feature: &[],
+            weights_time: &[],
+            bias: None,
+            ..p16
+        };
+        for x in inputs {
+            put(&mut a, 0, &x.map(|v| v as u8));
+            put(&mut b, 0, &x.map(|v| v as u8));
+            svdf_s8(&mut a, 0, 16, 96, &p16);
+            // The time weights a constant, the others in the arena.
+            let wt = Src::Bytes(&wt16_bytes);
+            svdf_dyn_s8(
+                &mut b,
+                0,
+                16,
+                96,
+                Src::Arena(112),
+                wt,
+                Src::Arena(192),
+                &empty,
+            );
+            assert_eq!(a[16..16 + 72], b[16..16 + 72]);
+            assert_eq!(a[96..102], b[96..102]);
+        }
+        let p8 = SvdfS8State8 {
+            batches,
+            input_size,
+            num_filters: filters,
+            rank,
+            memory_size: memory,
+            weights_feature: &wf,
+            weights_time: &wt8,
+            bias: Some(&bias),
+            input_zero_point: 7,
+            state_zero_point: -20,
+            output_zero_point: -2,
+            feature_multiplier: 1_500_000_000,
+            feature_shift: -3,
+            output_multiplier: 1_200_000_000,
+            output_shift: -4,
+        };
+        let wt8_bytes: Vec<u8> = wt8.iter().map(|&w| w as u8).collect();
+        let (mut a, mut b) = (layout(&wt8_bytes), layout(&wt8_bytes));
+        // The state starts at its zero point, as TFLM's reset leaves it.
+        a[16..16 + 36].fill(-20i8 as u8);
+        b[16..16 + 36].fill(-20i8 as u8);
+        let empty = SvdfS8State8 {
+            weights_feature: &[],
+            weights_time: &[],
+            bias: None,
+            ..p8
+        };
+        for x in inputs {
+            put(&mut a, 0, &x.map(|v| v as u8));
+            put(&mut b, 0, &x.map(|v| v as u8));
+            svdf_s8_state8(&mut a, 0, 16, 96, &p8);
+            let (f, t, bias) = (Src::Arena(112), Src::Arena(144), Src::Arena(192));
+            svdf_dyn_s8_state8(&mut b, 0, 16, 96, f, t, bias, &empty);
+            assert_eq!(a[16..16 + 36], b[16..16 + 36]);
+            assert_eq!(a[96..102], b[96..102]);
+        }
+    }
+
+    /// The dyn float kernel, its weights in the arena, gives the constant kernel's bits.
+    #[test]
+    fn dyn_f32_matches_the_constant_kernel() {
+        let wf: Vec<f32> = (0..8).map(|i| (i as f32 - 3.3) / 7.0).collect();
+        let wt: Vec<f32> = (0..6).map(|i| (2.1 - i as f32) / 3.0).collect();
+        let bias = [0.125f32];
+        let p = SvdfF32 {
+            batches: 1,
+            input_size: 4,
+            num_filters: 2,
+            rank: 2,
+            memory_size: 3,
+            weights_feature: &wf,
+            weights_time: &wt,
+            bias: Some(&bias),
+            act_min: -1.0,
+            act_max: 1.0,
+            function: 0,
+        };
+        let empty = SvdfF32 {
+            weights_feature: &[],
+            weights_time: &[],
+            bias: None,
+            ..p
+        };
+        // Arena: input 16 at 0, state 24 at 16, output 4 at 48, weights 32 and 24 at 64 and 96,
+        // bias 4 at 128.
+        let mut a = [0u8; 144];
+        let bytes = |v: &[f32]| v.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+        put(&mut a, 64, &bytes(&wf));
+        put(&mut a, 96, &bytes(&wt));
+        put(&mut a, 128, &bytes(&bias));
+        let mut b = a;
+        for x in [[0.5f32, -1.25, 2.0, 0.75], [-0.3, 0.1, 0.9, -2.5]] {
+            put(&mut a, 0, &bytes(&x));
+            put(&mut b, 0, &bytes(&x));
+            svdf_f32(&mut a, 0, 16, 48, &p);
+            let (f, t, bias) = (Src::Arena(64), Src::Arena(96), Src::Arena(128));
+            svdf_dyn_f32(&mut b, 0, 16, 48, f, t, bias, &empty);
+            assert_eq!(a[..64], b[..64]);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "overlap")]
+    fn dyn_weights_over_the_state_are_refused() {
+        let mut arena = [0u8; 64];
+        let p = SvdfF32 {
+            batches: 1,
+            input_size: 1,
+            num_filters: 1,
+            rank: 1,
+            memory_size: 2,
+            weights_feature: &[],
+            weights_time: &[],
+            bias: None,
+            act_min: f32::NEG_INFINITY,
+            act_max: f32::INFINITY,
+            function: 0,
+        };
+        let (f, t, b) = (Src::Arena(8), Src::Arena(32), Src::Arena(40));
+        svdf_dyn_f32(&mut arena, 0, 4, 16, f, t, b, &p);
     }
 }

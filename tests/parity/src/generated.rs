@@ -3395,6 +3395,22 @@ pub mod ffi {
             output: *mut u8,
             p: *const conv::DepthwiseConv2dDynF32,
         );
+        /// The C `conv::conv2d_dyn_w4_s8`.
+        pub fn parity_conv_conv2d_dyn_w4_s8(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            scratch: *mut u8,
+            p: *const conv::Conv2dDyn,
+        );
+        /// The C `conv::depthwise_conv2d_dyn_w4_s8`.
+        pub fn parity_conv_depthwise_conv2d_dyn_w4_s8(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            scratch: *mut u8,
+            p: *const conv::DepthwiseConv2dDyn,
+        );
         /// The C `conv::conv2d_f32`.
         pub fn parity_conv_conv2d_f32(input: *const u8, output: *mut u8, p: *const conv::Conv2dF32);
         /// The C `conv::conv2d_im2col_s8`.
@@ -3916,6 +3932,14 @@ pub mod ffi {
             inputs: *const *const u8,
             inputs_len: usize,
             output: *mut u8,
+            p: *const fully_connected::FullyConnectedDyn,
+        );
+        /// The C `fully_connected::fully_connected_dyn_w4_s8`.
+        pub fn parity_fully_connected_fully_connected_dyn_w4_s8(
+            inputs: *const *const u8,
+            inputs_len: usize,
+            output: *mut u8,
+            scratch: *mut u8,
             p: *const fully_connected::FullyConnectedDyn,
         );
         /// The C `fully_connected::fully_connected_dyn_acc32_s16`.
@@ -4567,6 +4591,8 @@ pub mod ffi {
             input: *const u8,
             activation_state: *mut u8,
             output: *mut u8,
+            weights_feature: *const u8,
+            weights_time: *const u8,
             bias: *const u8,
             p: *const svdf::SvdfS8,
         );
@@ -4575,6 +4601,8 @@ pub mod ffi {
             input: *const u8,
             activation_state: *mut u8,
             output: *mut u8,
+            weights_feature: *const u8,
+            weights_time: *const u8,
             bias: *const u8,
             p: *const svdf::SvdfS8State8,
         );
@@ -4583,6 +4611,8 @@ pub mod ffi {
             input: *const u8,
             activation_state: *mut u8,
             output: *mut u8,
+            weights_feature: *const u8,
+            weights_time: *const u8,
             bias: *const u8,
             p: *const svdf::SvdfF32,
         );
@@ -5805,6 +5835,98 @@ fn c_conv_depthwise_conv2d_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_depthwise_conv2d_dyn_f32(inputs.as_ptr(), inputs.len(), output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_dyn_w4_s8` in C.
+fn c_conv_conv2d_dyn_w4_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        filter_c: call.scalar::<usize>("filter_c")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let scratch = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_conv_conv2d_dyn_w4_s8(inputs.as_ptr(), inputs.len(), output, scratch, &p)
+    };
+    Ok(())
+}
+
+/// `conv::depthwise_conv2d_dyn_w4_s8` in C.
+fn c_conv_depthwise_conv2d_dyn_w4_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::DepthwiseConv2dDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        depth_multiplier: call.scalar::<usize>("depth_multiplier")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let scratch = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_conv_depthwise_conv2d_dyn_w4_s8(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            scratch,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -7934,6 +8056,45 @@ fn c_fully_connected_fully_connected_dyn_s8(
             inputs.as_ptr(),
             inputs.len(),
             output,
+            &p,
+        )
+    };
+    Ok(())
+}
+
+/// `fully_connected::fully_connected_dyn_w4_s8` in C.
+fn c_fully_connected_fully_connected_dyn_w4_s8(
+    call: &Call<'_>,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::fully_connected::FullyConnectedDyn {
+        batches: call.scalar::<usize>("batches")?,
+        input_depth: call.scalar::<usize>("input_depth")?,
+        output_depth: call.scalar::<usize>("output_depth")?,
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let inputs = call.c_inputs(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let scratch = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe {
+        ffi::parity_fully_connected_fully_connected_dyn_w4_s8(
+            inputs.as_ptr(),
+            inputs.len(),
+            output,
+            scratch,
             &p,
         )
     };
@@ -10591,11 +10752,23 @@ fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let input = call.c_input(base, arena.len(), 0)?;
     let activation_state = call.c_output(base, arena.len(), 1)?;
     let output = call.c_output(base, arena.len(), 2)?;
-    let bias = call.c_input(base, arena.len(), 3)?;
+    let weights_feature = call.c_input(base, arena.len(), 3)?;
+    let weights_time = call.c_input(base, arena.len(), 4)?;
+    let bias = call.c_input(base, arena.len(), 5)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_svdf_svdf_dyn_s8(input, activation_state, output, bias, &p) };
+    unsafe {
+        ffi::parity_svdf_svdf_dyn_s8(
+            input,
+            activation_state,
+            output,
+            weights_feature,
+            weights_time,
+            bias,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -10628,11 +10801,23 @@ fn c_svdf_svdf_dyn_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     let input = call.c_input(base, arena.len(), 0)?;
     let activation_state = call.c_output(base, arena.len(), 1)?;
     let output = call.c_output(base, arena.len(), 2)?;
-    let bias = call.c_input(base, arena.len(), 3)?;
+    let weights_feature = call.c_input(base, arena.len(), 3)?;
+    let weights_time = call.c_input(base, arena.len(), 4)?;
+    let bias = call.c_input(base, arena.len(), 5)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_svdf_svdf_dyn_s8_state8(input, activation_state, output, bias, &p) };
+    unsafe {
+        ffi::parity_svdf_svdf_dyn_s8_state8(
+            input,
+            activation_state,
+            output,
+            weights_feature,
+            weights_time,
+            bias,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -10661,11 +10846,23 @@ fn c_svdf_svdf_dyn_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> 
     let input = call.c_input(base, arena.len(), 0)?;
     let activation_state = call.c_output(base, arena.len(), 1)?;
     let output = call.c_output(base, arena.len(), 2)?;
-    let bias = call.c_input(base, arena.len(), 3)?;
+    let weights_feature = call.c_input(base, arena.len(), 3)?;
+    let weights_time = call.c_input(base, arena.len(), 4)?;
+    let bias = call.c_input(base, arena.len(), 5)?;
     // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
-    unsafe { ffi::parity_svdf_svdf_dyn_f32(input, activation_state, output, bias, &p) };
+    unsafe {
+        ffi::parity_svdf_svdf_dyn_f32(
+            input,
+            activation_state,
+            output,
+            weights_feature,
+            weights_time,
+            bias,
+            &p,
+        )
+    };
     Ok(())
 }
 
@@ -11031,6 +11228,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("conv", "depthwise_conv2d_dyn_s8") => c_conv_depthwise_conv2d_dyn_s8(call, arena),
         ("conv", "depthwise_conv2d_dyn_s16") => c_conv_depthwise_conv2d_dyn_s16(call, arena),
         ("conv", "depthwise_conv2d_dyn_f32") => c_conv_depthwise_conv2d_dyn_f32(call, arena),
+        ("conv", "conv2d_dyn_w4_s8") => c_conv_conv2d_dyn_w4_s8(call, arena),
+        ("conv", "depthwise_conv2d_dyn_w4_s8") => c_conv_depthwise_conv2d_dyn_w4_s8(call, arena),
         ("conv", "conv2d_f32") => c_conv_conv2d_f32(call, arena),
         ("conv", "conv2d_im2col_s8") => c_conv_conv2d_im2col_s8(call, arena),
         ("conv", "conv2d_im2col_pairs_s8") => c_conv_conv2d_im2col_pairs_s8(call, arena),
@@ -11126,6 +11325,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("fully_connected", "fully_connected_dyn_s8") => {
             c_fully_connected_fully_connected_dyn_s8(call, arena)
+        }
+        ("fully_connected", "fully_connected_dyn_w4_s8") => {
+            c_fully_connected_fully_connected_dyn_w4_s8(call, arena)
         }
         ("fully_connected", "fully_connected_dyn_acc32_s16") => {
             c_fully_connected_fully_connected_dyn_acc32_s16(call, arena)
@@ -11325,6 +11527,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("conv", "depthwise_conv2d_dyn_s8"),
     ("conv", "depthwise_conv2d_dyn_s16"),
     ("conv", "depthwise_conv2d_dyn_f32"),
+    ("conv", "conv2d_dyn_w4_s8"),
+    ("conv", "depthwise_conv2d_dyn_w4_s8"),
     ("conv", "conv2d_f32"),
     ("conv", "conv2d_im2col_s8"),
     ("conv", "conv2d_im2col_pairs_s8"),
@@ -11397,6 +11601,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("fully_connected", "fully_connected_s16"),
     ("fully_connected", "fully_connected_acc32_s16"),
     ("fully_connected", "fully_connected_dyn_s8"),
+    ("fully_connected", "fully_connected_dyn_w4_s8"),
     ("fully_connected", "fully_connected_dyn_acc32_s16"),
     ("fully_connected", "fully_connected_dyn_s16"),
     ("fully_connected", "fully_connected_dyn_f32"),

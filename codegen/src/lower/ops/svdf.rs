@@ -1,7 +1,8 @@
 //! SVDF → `svdf::svdf_s8` (int8 input and output, int16 time weights and state),
 //! `svdf::svdf_s8_state8` (int8 time weights and state) and `svdf::svdf_f32`, validated as TFLM's
 //! `PrepareSvdf` validates and with its two multipliers. The activation state (input 4) is a
-//! variable tensor, which the kernels update in place.
+//! variable tensor, which the kernels update in place. Feature weights, time weights or a bias
+//! computed at run time → the `svdf::svdf_dyn_*` twins, which read all three as operands.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -73,17 +74,43 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
              offline)",
         ));
     }
-    let feature_index = ctx.constant_input(1, "feature weights")?;
-    let time_index = ctx.constant_input(2, "time weights")?;
     let mut operands = vec![
         Operand::Offset(ctx.input_index(0)?),
         Operand::Offset(ctx.input_index(4)?),
         Operand::Offset(ctx.output_index(0)?),
     ];
-    // A bias written at run time (an operator's output, a graph input): PrepareSvdf reads only its
-    // type, shape and scale, and the Eval reads the tensor wherever it is, so the svdf_dyn_*
-    // kernels take it as an operand (the bias is present: its absence is refused above).
-    let bias_at_run_time = !ctx.input(3)?.is_constant();
+    // Weights or a bias written at run time (an operator's output, a graph input): PrepareSvdf
+    // reads only their types, shapes and scales (the int8 multipliers come from the scales,
+    // which are the tensors' own, known here), and EvalIntegerSvdfReference /
+    // EvalFloatSvdfReference read the tensors wherever they are. Such an SVDF goes to the
+    // svdf_dyn_* kernels, which take the three as operands (a constant among them as its bytes);
+    // the constant kernels and their parameters stay as they were for every other SVDF.
+    let (feature_index, time_index, bias_index) = (
+        ctx.input_index(1)?,
+        ctx.input_index(2)?,
+        ctx.input_index(3)?,
+    );
+    let at_run_time = [feature_index, time_index, bias_index]
+        .iter()
+        .any(|&t| !ctx.graph().tensors[t].is_constant());
+    if at_run_time {
+        for (what, t) in [
+            ("feature weights", feature_index),
+            ("time weights", time_index),
+            ("bias", bias_index),
+        ] {
+            constant_long_enough(ctx, what, &ctx.graph().tensors[t])?;
+        }
+        operands.extend([feature_index, time_index, bias_index].map(Operand::Src));
+    }
+    // The parameters' weights: the constant tensors, or none for the dyn kernels (unread).
+    fn weights<T>(at_run_time: bool, index: usize) -> Data<T> {
+        if at_run_time {
+            Data::Values(Vec::new())
+        } else {
+            Data::Tensor(index)
+        }
+    }
     // The constant bias for the parameters (none for the dyn kernels, which read the tensor).
     fn constant_bias<T>(
         ctx: &OpContext,
@@ -97,9 +124,6 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
         } else {
             ctx.bias(3, dtype, units)
         }
-    }
-    if bias_at_run_time {
-        operands.push(Operand::Src(ctx.input_index(3)?));
     }
     match input.dtype {
         DType::F32 => {
@@ -128,7 +152,7 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                 other => (0, ctx.activation_range_f32(other)?),
             };
             Ok(kernel(
-                if bias_at_run_time {
+                if at_run_time {
                     "svdf_dyn_f32"
                 } else {
                     "svdf_f32"
@@ -140,9 +164,9 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                     num_filters: dims.num_filters,
                     rank: dims.rank,
                     memory_size: dims.memory_size,
-                    weights_feature: Data::Tensor(feature_index),
-                    weights_time: Data::Tensor(time_index),
-                    bias: constant_bias(ctx, bias_at_run_time, DType::F32, units)?,
+                    weights_feature: weights(at_run_time, feature_index),
+                    weights_time: weights(at_run_time, time_index),
+                    bias: constant_bias(ctx, at_run_time, DType::F32, units)?,
                     act_min,
                     act_max,
                     function,
@@ -180,7 +204,7 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                 ));
             }
             let q = int8_quant(ctx, state, weights_time)?;
-            let bias = constant_bias(ctx, bias_at_run_time, DType::I32, units)?;
+            let bias = constant_bias(ctx, at_run_time, DType::I32, units)?;
             // TFLM's int8 SVDF applies no fused activation (whatever the options say): its
             // outputs are only clamped to the int8 range, so none is applied here either.
             // The two kernels' parameters have the same fields, the time weights' type aside.
@@ -195,8 +219,8 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                             num_filters: dims.num_filters,
                             rank: dims.rank,
                             memory_size: dims.memory_size,
-                            weights_feature: Data::Tensor(feature_index),
-                            weights_time: Data::Tensor(time_index),
+                            weights_feature: weights(at_run_time, feature_index),
+                            weights_time: weights(at_run_time, time_index),
                             bias,
                             input_zero_point: q.zero_points[0],
                             state_zero_point: q.zero_points[1],
@@ -209,7 +233,7 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                     ))
                 };
             }
-            match (weights_time.dtype == DType::I16, bias_at_run_time) {
+            match (weights_time.dtype == DType::I16, at_run_time) {
                 (true, false) => int_params!("svdf_s8", SvdfS8),
                 (true, true) => int_params!("svdf_dyn_s8", SvdfS8),
                 (false, false) => int_params!("svdf_s8_state8", SvdfS8State8),
@@ -226,6 +250,18 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                  input->type == kTfLiteInt8)",
             ),
         )),
+    }
+}
+
+/// Refuses a constant `tensor` with fewer bytes than its shape needs (the dyn kernels read it
+/// whole as an operand): TFLM would read past its buffer.
+fn constant_long_enough(ctx: &OpContext, what: &str, tensor: &Tensor) -> Result<()> {
+    match tensor.data.as_deref() {
+        Some(data) if data.len() < tensor.num_elements() * tensor.dtype.size() => Err(ctx.invalid(
+            format!("the constant {what} have fewer bytes than their shape needs"),
+            Grounds::undefined(crate::lower::CONSTANT_SHORTER_THAN_SHAPE),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -395,9 +431,9 @@ fn int8_quant(ctx: &OpContext, state: &Tensor, weights_time: &Tensor) -> Result<
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fields, graph, per_tensor, reason, tensor};
+    use super::super::testing::{field, fields, graph, kernel, per_tensor, reason, tensor};
     use crate::ir::{Activation, DType, OpCode, Options, SvdfOptions, Tensor};
-    use crate::lower::Value;
+    use crate::lower::{Operand, Value};
 
     const W8: [u8; 24] = [1; 24];
     const W16: [u8; 48] = [1; 48];
@@ -453,6 +489,30 @@ mod tests {
         assert_eq!(get("output_multiplier"), Some(Value::I32(1 << 30)));
         assert_eq!(get("output_shift"), Some(Value::I32(-8)));
         assert_eq!(get("rank"), Some(Value::Usize(2)));
+    }
+
+    /// Weights computed at run time (a graph input here) take the dyn kernels, with the weights
+    /// and the bias as operands (the constant bias too) and none in the parameters; the same
+    /// SVDF with constants keeps the constant kernel.
+    #[test]
+    fn weights_at_run_time_take_the_dyn_kernels() {
+        let g = int8_svdf(2, DType::I16, DType::I8);
+        assert_eq!(kernel(&g).function, "svdf_s8");
+        for (t, state) in [(1, DType::I16), (2, DType::I16), (2, DType::I8)] {
+            let mut g = int8_svdf(2, state, DType::I8);
+            g.tensors[t].data = None;
+            g.inputs.push(t);
+            let k = kernel(&g);
+            let want = if state == DType::I16 {
+                "svdf_dyn_s8"
+            } else {
+                "svdf_dyn_s8_state8"
+            };
+            assert_eq!(k.function, want);
+            assert_eq!(&k.operands[3..], [1, 2, 3].map(Operand::Src));
+            assert_eq!(field(&k, "bias"), &Value::None);
+            assert_eq!(field(&k, "weights_feature"), &Value::I8s(Vec::new()));
+        }
     }
 
     #[test]

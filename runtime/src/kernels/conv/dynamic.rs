@@ -531,6 +531,57 @@ pub fn depthwise_conv2d_dyn_f32(
     );
 }
 
+/// The inputs of a convolution's int8 kernel once the packed INT4 filter `inputs[1]` is
+/// unpacked into the `n` bytes at `scratch` (see [`conv2d_dyn_w4_s8`]).
+fn unpacked_int4<'a>(
+    arena: &mut [u8],
+    inputs: &[Src<'a>],
+    n: usize,
+    scratch: usize,
+) -> ([Src<'a>; 3], usize) {
+    assert!(
+        matches!(inputs.len(), 2 | 3),
+        "input, filter and an optional bias"
+    );
+    views::unpack_int4(arena, inputs[1], n, scratch);
+    let bias = inputs.get(2).copied().unwrap_or(Src::Bytes(&[]));
+    ([inputs[0], Src::Arena(scratch), bias], inputs.len())
+}
+
+/// [`conv2d_dyn_s8`] of INT4 weights computed at run time (an INT4 graph input: no TFLM
+/// operator writes INT4), packed two to a byte, low nibble first: TFLM's Eval unpacks the filter
+/// (`UnpackDenseInt4IntoInt8`) into a scratch buffer at every call and runs its int8 kernel on it,
+/// and so does this, into the `output_c * filter_h * filter_w * filter_c` bytes at `scratch`.
+/// `inputs` are input, packed filter and the optional INT32 bias.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_dyn_w4_s8(
+    arena: &mut [u8],
+    inputs: &[Src],
+    output: usize,
+    scratch: usize,
+    p: &Conv2dDyn,
+) {
+    let n = p.output_c * p.filter_h * p.filter_w * p.filter_c;
+    let (inputs, len) = unpacked_int4(arena, inputs, n, scratch);
+    conv2d_dyn_s8(arena, &inputs[..len], output, p);
+}
+
+/// [`depthwise_conv2d_dyn_s8`] of INT4 weights computed at run time, unpacked into the
+/// `filter_h * filter_w * output_c` bytes at `scratch` as [`conv2d_dyn_w4_s8`] does (the
+/// filter's first slice, the one TFLM reads).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn depthwise_conv2d_dyn_w4_s8(
+    arena: &mut [u8],
+    inputs: &[Src],
+    output: usize,
+    scratch: usize,
+    p: &DepthwiseConv2dDyn,
+) {
+    let n = p.filter_h * p.filter_w * p.output_c;
+    let (inputs, len) = unpacked_int4(arena, inputs, n, scratch);
+    depthwise_conv2d_dyn_s8(arena, &inputs[..len], output, p);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,6 +631,26 @@ mod tests {
         // Inputs less the zero point are 0..=8; each window is w00 - w01 + 2 w10, plus 5, times 1:
         // (0,0): 0 - 1 + 6 = 5, + 5 = 10 -> 10 - 3 = 7; (0,1): 1 - 2 + 8 + 5 = 12 -> 9;
         // (1,0): 3 - 4 + 12 + 5 = 16 -> 13; (1,1): 4 - 5 + 14 + 5 = 18 -> 15.
+        let out: [i8; 4] = core::array::from_fn(|i| arena[24 + i] as i8);
+        assert_eq!(out, [7, 9, 13, 15]);
+    }
+
+    /// INT4 weights computed at run time: the packed filter (in the arena here) is unpacked into
+    /// the scratch bytes, low nibble first, and summed as the int8 kernel sums it.
+    #[test]
+    fn dyn_w4_s8_unpacks_the_filter_into_scratch() {
+        // Input 1..=9 at 0, packed filter [1, -1 | 2, 0] at 12, bias 5 at 16, output at 24,
+        // scratch at 28.
+        let mut arena = [0u8; 32];
+        for (a, v) in arena.iter_mut().zip(1u8..=9) {
+            *a = v;
+        }
+        arena[12] = 0xF1;
+        arena[13] = 0x02;
+        arena[16..20].copy_from_slice(&5i32.to_le_bytes());
+        let inputs = [Src::Arena(0), Src::Arena(12), Src::Arena(16)];
+        conv2d_dyn_w4_s8(&mut arena, &inputs, 24, 28, &params());
+        assert_eq!(arena[28..32], [1, -1i8 as u8, 2, 0]);
         let out: [i8; 4] = core::array::from_fn(|i| arena[24 + i] as i8);
         assert_eq!(out, [7, 9, 13, 15]);
     }

@@ -114,9 +114,9 @@ mod tests;
 mod windows;
 
 pub use dynamic::{
-    conv2d_dyn_acc32_s16, conv2d_dyn_f32, conv2d_dyn_s16, conv2d_dyn_s8, depthwise_conv2d_dyn_f32,
-    depthwise_conv2d_dyn_s16, depthwise_conv2d_dyn_s8, Conv2dDyn, Conv2dDynF32, DepthwiseConv2dDyn,
-    DepthwiseConv2dDynF32,
+    conv2d_dyn_acc32_s16, conv2d_dyn_f32, conv2d_dyn_s16, conv2d_dyn_s8, conv2d_dyn_w4_s8,
+    depthwise_conv2d_dyn_f32, depthwise_conv2d_dyn_s16, depthwise_conv2d_dyn_s8,
+    depthwise_conv2d_dyn_w4_s8, Conv2dDyn, Conv2dDynF32, DepthwiseConv2dDyn, DepthwiseConv2dDynF32,
 };
 pub use float::{conv2d_f32, Conv2dF32};
 pub use im2col::{

@@ -362,6 +362,21 @@ pub(crate) fn f32s(bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// Unpacks the `n` INT4 values packed in `packed` (`ceil(n / 2)` bytes, low nibble first, each
+/// sign-extended, as TFLM's `UnpackDenseInt4IntoInt8` reads them) into `n` int8 bytes at
+/// `scratch`: the kernels of INT4 weights computed at run time do what TFLM's Eval does, unpack
+/// them into a scratch buffer at every call and run the int8 kernel on it. Panics if packed
+/// bytes in the arena overlap `scratch`.
+pub(crate) fn unpack_int4(arena: &mut [u8], packed: crate::Src, n: usize, scratch: usize) {
+    let len = n.div_ceil(2);
+    if let crate::Src::Arena(at) = packed {
+        assert!(!overlapping(at, len, scratch, n), "kernel operands overlap");
+    }
+    for k in 0..n {
+        arena[scratch + k] = super::int4(packed.bytes(arena, len), k) as i8 as u8;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,7 +34,6 @@ impl Gen<'_, '_> {
         let (units, rank, memory) = (self.int(1, 4), self.int(1, 2), self.int(1, 4));
         let filters = units * rank;
         let feature = self.weights(&[filters, flat[1]], None);
-        let feature = self.constant(feature);
         let (time, state, bias) = if self.int8 {
             let (state_scale, time_scale) = (self.scale() / 16.0, self.scale() / 64.0);
             let data = self.bytes(2 * (filters * memory) as usize);
@@ -59,11 +58,28 @@ impl Gen<'_, '_> {
                 .collect();
             (time, state, TensorSpec::f32(&[units]).constant_f32(&data))
         };
-        let (time, state, bias) = (
-            self.constant(time),
-            self.m.tensor(state),
-            self.constant(bias),
+        // Now and then (one SVDF in eight) some of the weights and the bias graph inputs instead
+        // of constants: TFLM's Prepare reads only their types, shapes and scales and its Eval
+        // the tensors wherever they are (issue 32), which tinyaot's svdf_dyn_* kernels follow.
+        let at_run_time = self.chance(12);
+        let place = |g: &mut Self, spec: TensorSpec| {
+            if at_run_time && g.chance(60) {
+                let index = g.m.tensor(TensorSpec {
+                    data: crate::TensorData::Buffer(0),
+                    ..spec
+                });
+                g.m.inputs.push(index);
+                index
+            } else {
+                g.constant(spec)
+            }
+        };
+        let (feature, time, bias) = (
+            place(self, feature),
+            place(self, time),
+            place(self, bias),
         );
+        let state = self.m.tensor(state);
         let out = self.activation(&[batches, units]);
         // A float SVDF applies TANH and SIGN_BIT as functions (TFLM's ActivationValFloat).
         let activation = if !self.int8 && self.chance(20) {

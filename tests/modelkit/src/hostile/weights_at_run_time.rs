@@ -535,6 +535,17 @@ pub(super) fn svdf_model(
     activation: Activation,
     bias_at_run_time: bool,
 ) -> ModelSpec {
+    svdf_computed(state, activation, [false, false, bias_at_run_time])
+}
+
+/// The SVDF of [`svdf_model`] with its feature weights, time weights and bias each computed at
+/// run time where `at_run_time` says so (in that order), else constants. int8: the feature
+/// weights an INT8 graph input; the time weights an INT8 graph input (int8 state) or a CAST of
+/// one to INT16 (int16 state: the cast keeps the time products of int16 states well inside
+/// int32, where TFLM's sums would overflow, undefined in C++); the bias a CAST of an INT16 input.
+/// float32: the feature weights a RELU of a graph input, the time weights and bias graph inputs.
+fn svdf_computed(state: TensorType, activation: Activation, at_run_time: [bool; 3]) -> ModelSpec {
+    let [feature_at_run_time, time_at_run_time, bias_at_run_time] = at_run_time;
     let mut m = ModelSpec::new();
     let float = state == TensorType::FLOAT32;
     let (input, feature, time, bias, st, output) = if float {
@@ -587,13 +598,38 @@ pub(super) fn svdf_model(
             TensorSpec::int8(&[2, 2], 0.1, -4),
         )
     };
+    // A tensor computed at run time: the constant's type, shape and quantization, no data.
+    let computed = |spec: TensorSpec, at_run_time: bool| {
+        if at_run_time {
+            TensorSpec {
+                data: crate::TensorData::Buffer(0),
+                ..spec
+            }
+        } else {
+            spec
+        }
+    };
     let x = m.tensor(input);
-    let f = m.tensor(feature);
-    let t = m.tensor(time);
+    let f = m.tensor(computed(feature, feature_at_run_time));
+    let t = m.tensor(computed(time, time_at_run_time));
     let b = m.tensor(bias);
     let st = m.tensor(st);
     let out = m.tensor(output);
     m.inputs = vec![x];
+    if feature_at_run_time && float {
+        let raw = m.tensor(TensorSpec::f32(&[4, 4]));
+        m.inputs.push(raw);
+        m.op(B::RELU, Options::None, &[raw], &[f]);
+    } else if feature_at_run_time {
+        m.inputs.push(f);
+    }
+    if time_at_run_time && state == TensorType::INT16 {
+        let raw = m.tensor(TensorSpec::new(TensorType::INT8, &[4, 3]));
+        m.inputs.push(raw);
+        m.op(B::CAST, Options::None, &[raw], &[t]);
+    } else if time_at_run_time {
+        m.inputs.push(t);
+    }
     if bias_at_run_time && float {
         m.inputs.push(b);
     } else if bias_at_run_time {
@@ -623,6 +659,30 @@ pub(super) fn weights_at_run_time(s: &mut Suite<'_>) {
         ("svdf_float_bias_input", TensorType::FLOAT32),
     ] {
         s.accepted(name, svdf_bias_at_run_time(state));
+    }
+    // SVDF with feature weights, time weights or both computed at run time (issue 32): the same,
+    // PrepareSvdf reads their types, shapes and scales (int8: its two multipliers come from the
+    // scales), the Eval the tensors wherever they are.
+    let int16 = TensorType::INT16;
+    let float = TensorType::FLOAT32;
+    for (name, state, at_run_time) in [
+        ("svdf_feature_weights_input", int16, [true, false, false]),
+        ("svdf_time_weights_computed", int16, [false, true, false]),
+        ("svdf_weights_computed", int16, [true, true, false]),
+        (
+            "svdf_state8_weights_input",
+            TensorType::INT8,
+            [true, true, true],
+        ),
+        (
+            "svdf_float_feature_weights_computed",
+            float,
+            [true, false, false],
+        ),
+        ("svdf_float_time_weights_input", float, [false, true, false]),
+        ("svdf_float_weights_input", float, [true, true, true]),
+    ] {
+        s.accepted(name, svdf_computed(state, Activation::RELU, at_run_time));
     }
     biases_at_run_time(s);
     convolutions_at_run_time(s);

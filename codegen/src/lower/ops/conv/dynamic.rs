@@ -58,7 +58,10 @@ pub(super) fn conv2d_dyn(
     }
     match num {
         Num::I8 => {
-            ctx.expect_dtype("filter", filter, DType::I8)?;
+            let int4 = filter.dtype == DType::I4;
+            if !int4 {
+                ctx.expect_dtype("filter", filter, DType::I8)?;
+            }
             ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
@@ -66,8 +69,12 @@ pub(super) fn conv2d_dyn(
             let (multipliers, shifts) =
                 ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
             let (act_min, act_max) = ctx.activation_range_s8(activation, s_out, zp_out)?;
-            Ok(kernel(
-                "conv2d_dyn_s8",
+            let k = kernel(
+                if int4 {
+                    "conv2d_dyn_w4_s8"
+                } else {
+                    "conv2d_dyn_s8"
+                },
                 operands(DType::I32)?,
                 params!(Conv2dDyn {
                     multipliers: Data::Values(multipliers),
@@ -77,7 +84,8 @@ pub(super) fn conv2d_dyn(
                     act_min: act_min,
                     act_max: act_max,
                 }),
-            ))
+            );
+            Ok(unpacking_int4(k, int4, f.iter().product()))
         }
         Num::I16 => {
             ctx.expect_dtype("filter", filter, DType::I8)?;
@@ -178,9 +186,12 @@ pub(in crate::lower::ops) fn depthwise_dyn(
             }
         };
     }
+    let int4 = filter.dtype == DType::I4;
     let k = match num {
         Num::I8 => {
-            ctx.expect_dtype("filter", filter, DType::I8)?;
+            if !int4 {
+                ctx.expect_dtype("filter", filter, DType::I8)?;
+            }
             ctx.expect_output_dtype("the output", output, DType::I8)?;
             let (s_in, zp_in) = ctx.int8_quant("input", input)?;
             let (s_out, zp_out) = ctx.int8_quant("output", output)?;
@@ -189,7 +200,11 @@ pub(in crate::lower::ops) fn depthwise_dyn(
                 ctx.per_channel_multipliers(s_in, &scales, s_out, channels)?;
             let (act_min, act_max) = ctx.activation_range_s8(activation, s_out, zp_out)?;
             kernel(
-                "depthwise_conv2d_dyn_s8",
+                if int4 {
+                    "depthwise_conv2d_dyn_w4_s8"
+                } else {
+                    "depthwise_conv2d_dyn_s8"
+                },
                 operands(DType::I32)?,
                 params!(DepthwiseConv2dDyn {
                     multipliers: Data::Values(multipliers),
@@ -243,8 +258,21 @@ pub(in crate::lower::ops) fn depthwise_dyn(
             )
         }
     };
+    let n = f[1] * f[2] * out[3];
     Ok(Kernel {
         module: Some("conv"),
-        ..k
+        ..unpacking_int4(k, int4, n)
     })
+}
+
+/// `k`, an int8 `*_dyn_w4_s8` kernel when `int4`, with the scratch memory it unpacks the `n`
+/// weights it reads into: INT4 weights computed at run time can only be an INT4 graph input (no
+/// TFLM operator writes INT4), which TFLM's Eval unpacks (`UnpackDenseInt4IntoInt8`, the first
+/// `ceil(n / 2)` bytes of its one-byte-per-element buffer) into a scratch buffer at every call
+/// before its int8 kernel runs; the generated code takes such an input as its packed bytes.
+fn unpacking_int4(mut k: Kernel, int4: bool, n: usize) -> Kernel {
+    if int4 {
+        k.operands.push(Operand::Scratch(n));
+    }
+    k
 }

@@ -119,10 +119,11 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         .and_then(|op| op.builtin_options_as_conv_2_doptions())
         .map(|o| o.quantized_bias_type());
     // Weights or a bias written at run time (an operator's output, a graph input): TFLM's Prepare
-    // reads only their types and scales, its Eval the tensors wherever they are. INT4 weights
-    // computed at run time stay with `int4`, which refuses them.
+    // reads only their types and scales, its Eval the tensors wherever they are (INT4 weights
+    // computed at run time, an INT4 graph input, unpacked at every call as TFLM's Eval does).
+    // INT4 constant weights with a bias computed at run time stay with `int4`.
     let bias_at_run_time = ctx.optional_input(2).is_some_and(|b| !b.is_constant());
-    if filter.dtype != DType::I4 && (!filter.is_constant() || bias_at_run_time) {
+    if !filter.is_constant() || (filter.dtype != DType::I4 && bias_at_run_time) {
         return dynamic::conv2d_dyn(ctx, num, (i, f, out), &g, w.activation, options_bias_type);
     }
     if num == Num::I16 {

@@ -10,6 +10,12 @@
 //! per-channel INT4). [`check_uses`] and [`check_graph_io`] refuse INT4 anywhere else; the
 //! operators' own lowerings (`conv.rs`, `depthwise.rs`, `fully_connected.rs`) validate shapes and
 //! options as for int8 and hand INT4 filters to the functions here.
+//!
+//! INT4 weights computed at run time can only be an INT4 graph input (no TFLM operator writes
+//! INT4). TFLM holds one at a byte per element and its Eval unpacks the first half as packed
+//! nibbles, at every call, as it unpacks a constant: a defined result, compiled by taking the
+//! input as its packed bytes and unpacking them into scratch memory before the int8 kernels of
+//! weights computed at run time (`*_dyn_w4_s8`; the convolutions' in `conv/dynamic.rs`).
 
 use super::conv::{folded_bias, weights_and_range, ConvQuant, Geometry, CONV_INPUTS};
 use super::{in_out, kernel, Kernel};
@@ -19,8 +25,9 @@ use crate::lower::params::{conv_int4, depthwise_int4, fully_connected_int4};
 use crate::lower::{Data, Num, OpContext, Operand};
 
 /// What INT4 tensors may be, for messages.
-const SUPPORTED: &str = "supported: INT4 only as the constant weights (input 1) of CONV_2D, \
-                         DEPTHWISE_CONV_2D and FULLY_CONNECTED with INT8 input and output";
+const SUPPORTED: &str = "supported: INT4 only as the weights (input 1, a constant or a graph \
+                         input) of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with INT8 \
+                         input and output";
 
 /// Refuses every INT4 tensor of the operator but the constant weights of a CONV_2D,
 /// DEPTHWISE_CONV_2D or FULLY_CONNECTED with int8 input and output (what TFLM runs).
@@ -43,11 +50,6 @@ pub(in crate::lower) fn check_uses(ctx: &OpContext) -> Result<()> {
                      end",
                 ),
             ));
-        }
-        if !tensors[t].is_constant() {
-            return Err(ctx.unsupported(format!(
-                "the INT4 weights (tensor #{t}) are computed at run time; {SUPPORTED}"
-            )));
         }
         let input = ctx.input(0)?;
         let output = ctx.output(0)?;
@@ -79,17 +81,24 @@ pub(in crate::lower) fn check_uses(ctx: &OpContext) -> Result<()> {
     Ok(())
 }
 
-/// Refuses INT4 graph inputs and outputs (a graph output that is a constant INT4 tensor too).
+/// Refuses INT4 graph outputs (a constant INT4 tensor too): no TFLM operator writes INT4. An INT4
+/// graph input is what INT4 weights computed at run time can only be, which [`check_uses`]
+/// accepts as the weights of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED alone: TFLM holds it
+/// at one byte per element (`TfLiteTypeSizeOf`) and their Eval unpacks the first `ceil(n / 2)`
+/// bytes as packed nibbles (`UnpackDenseInt4IntoInt8`) into a scratch buffer at every call, a
+/// defined result the generated code gives by taking the input as its packed bytes.
 pub(in crate::lower) fn check_graph_io(graph: &Graph) -> Result<()> {
-    for (what, list) in [("input", &graph.inputs), ("output", &graph.outputs)] {
-        if let Some(&t) = list.iter().find(|&&t| graph.tensors[t].dtype == DType::I4) {
-            return Err(Error::Unsupported {
-                detail: format!(
-                    "graph {what} tensor #{t} {:?} has type INT4; {SUPPORTED}",
-                    graph.tensors[t].name
-                ),
-            });
-        }
+    if let Some(&t) = graph
+        .outputs
+        .iter()
+        .find(|&&t| graph.tensors[t].dtype == DType::I4)
+    {
+        return Err(Error::Unsupported {
+            detail: format!(
+                "graph output tensor #{t} {:?} has type INT4; {SUPPORTED}",
+                graph.tensors[t].name
+            ),
+        });
     }
     Ok(())
 }
@@ -262,7 +271,6 @@ pub(in crate::lower::ops) fn fully_connected(
     out_units: usize,
 ) -> Result<Kernel> {
     let (input, weights, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    let weights_index = ctx.constant_input(1, "weights")?;
     let (s_in, zp_in) = ctx.int8_quant("input", input)?;
     let (s_out, zp_out) = ctx.int8_quant("output", output)?;
     if ctx.fc_weight_scales(weights, 0)?.len() > 1 {
@@ -288,6 +296,21 @@ pub(in crate::lower::ops) fn fully_connected(
             (zp_in, zp_out, act_min, act_max),
         );
     }
+    if !weights.is_constant() {
+        // INT4 weights computed at run time, an INT4 graph input (see `check_graph_io`): TFLM's
+        // Eval unpacks them into a scratch buffer at every call and runs its int8 kernel, as
+        // `fully_connected_dyn_w4_s8` does with the rows the outputs read.
+        let mut k = super::fully_connected::dyn_s8(
+            ctx,
+            (batches, depth, units, out_units),
+            (multipliers, shifts),
+            (zp_in, zp_out, act_min, act_max),
+        )?;
+        k.function = "fully_connected_dyn_w4_s8";
+        k.operands.push(Operand::Scratch(out_units * depth));
+        return Ok(k);
+    }
+    let weights_index = ctx.constant_input(1, "weights")?;
     // A bias computed at run time (FullyConnectedPrepare reads its type and scale, the Eval the
     // tensor wherever it is): `fully_connected_dyn_s4` adds it to the folded zero-point terms.
     let bias_at_run_time = ctx.optional_input(2).is_some_and(|b| !b.is_constant());
@@ -338,7 +361,36 @@ pub(in crate::lower::ops) fn fully_connected(
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{graph, kernel, per_tensor, tensor};
     use super::unpack;
+    use crate::ir::{Activation, DType, FullyConnectedOptions, OpCode, Options};
+    use crate::lower::Operand;
+
+    /// INT4 weights that are a graph input: the int8 kernel of weights computed at run time
+    /// after an unpacking into scratch memory of one byte per weight the outputs read.
+    #[test]
+    fn weights_input_unpacks_into_scratch() {
+        let mut g = graph(
+            OpCode::FULLY_CONNECTED,
+            Options::FullyConnected(FullyConnectedOptions {
+                activation: Activation::None,
+                keep_num_dims: false,
+                shuffled_weights: false,
+            }),
+            vec![
+                tensor(&[2, 7], DType::I8, per_tensor(0.05, 3), None),
+                tensor(&[5, 7], DType::I4, per_tensor(0.03, 0), None),
+                tensor(&[2, 5], DType::I8, per_tensor(0.08, -2), None),
+            ],
+            &[Some(0), Some(1), None],
+        );
+        g.tensors[1].bytes = 18;
+        g.inputs.push(1);
+        let k = kernel(&g);
+        assert_eq!(k.function, "fully_connected_dyn_w4_s8");
+        assert_eq!(k.operands[0], Operand::Srcs(vec![0, 1]));
+        assert_eq!(k.operands[2], Operand::Scratch(35));
+    }
 
     #[test]
     fn unpacks_low_nibble_first_and_odd_counts() {
