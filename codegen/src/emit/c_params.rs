@@ -1774,6 +1774,11 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         &[("channels", "size_t"), ("snr_shift", "int32_t")],
     ),
     (
+        "signal",
+        "Delay",
+        &[("rows", "size_t"), ("frame", "size_t"), ("delay", "size_t")],
+    ),
+    (
         "softmax",
         "SoftmaxS8",
         &[

@@ -4596,6 +4596,23 @@ fn signal_pcan<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
+/// `signal::delay_s16`.
+fn signal_delay_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::Delay {
+        rows: call.scalar::<usize>("rows")?,
+        frame: call.scalar::<usize>("frame")?,
+        delay: call.scalar::<usize>("delay")?,
+    };
+    tinyaot_runtime::kernels::signal::delay_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `softmax::softmax_s8`.
 fn softmax_softmax_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::softmax::SoftmaxS8 {
@@ -5626,6 +5643,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
             signal_filter_bank_spectral_subtraction(call, arena)
         }
         ("signal", "pcan") => signal_pcan(call, arena),
+        ("signal", "delay_s16") => signal_delay_s16(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

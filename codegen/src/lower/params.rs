@@ -4656,6 +4656,30 @@ pub(crate) mod signal {
             }
         }
     }
+
+    /// `tinyaot::kernels::signal::Delay`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Delay {
+        /// `rows`.
+        pub rows: usize,
+        /// `frame`.
+        pub frame: usize,
+        /// `delay`.
+        pub delay: usize,
+    }
+
+    impl From<Delay> for Params {
+        fn from(p: Delay) -> Params {
+            Params {
+                type_name: "Delay",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("frame", Value::Usize(p.frame)),
+                    ("delay", Value::Usize(p.delay)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::softmax`.

@@ -10,7 +10,8 @@
 //! then the real-input split); SignalFilterBank sums weighted uint32 energies into uint64
 //! channels; SignalFilterBankSquareRoot takes their rounded square roots; the stateful
 //! SignalFilterBankSpectralSubtraction subtracts a running noise estimate; SignalPCAN applies
-//! per-channel automatic gain from a piecewise-polynomial table.
+//! per-channel automatic gain from a piecewise-polynomial table; the stateful SignalDelay delays
+//! rows of samples across invocations.
 
 use crate::Src;
 
@@ -1081,6 +1082,48 @@ pub fn pcan(
     }
 }
 
+/// Constant parameters of SignalDelay.
+#[derive(Clone, Copy, Debug)]
+pub struct Delay {
+    /// The rows delayed, each on its own: the input's elements over `frame`.
+    pub rows: usize,
+    /// Samples per row (the input's last dimension), at least 1.
+    pub frame: usize,
+    /// The delay in samples (the options' `delay_length`): the samples of each row kept from one
+    /// invocation to the next.
+    pub delay: usize,
+}
+
+/// SignalDelay on int16: each row of `frame` samples delayed by `delay` samples across
+/// invocations. TFLM keeps per row a circular buffer that starts with `delay` zeros, writes the
+/// row into it, reads `frame` samples out and discards them; so each output row is the first
+/// `frame` samples of (the `delay` samples kept, then the input row), and the last `delay` of
+/// those are kept, at `delay_state` (`2 * rows * delay` bytes, zeroed by `reset`). Reads
+/// `2 * rows * frame` bytes at `input`, writes as many at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn delay_s16(arena: &mut [u8], input: usize, output: usize, delay_state: usize, p: &Delay) {
+    let p = super::opaque(p);
+    let (frame, delay) = (2 * p.frame, 2 * p.delay);
+    for row in 0..p.rows {
+        let (x, y, kept) = (
+            input + frame * row,
+            output + frame * row,
+            delay_state + delay * row,
+        );
+        // The output: the kept samples first, then the row's.
+        let old = delay.min(frame);
+        arena.copy_within(kept..kept + old, y);
+        arena.copy_within(x..x + frame - old, y + old);
+        // The samples kept: the last `delay` of the kept ones and the row's.
+        if delay > frame {
+            arena.copy_within(kept + frame..kept + delay, kept);
+            arena.copy_within(x..x + frame, kept + delay - frame);
+        } else {
+            arena.copy_within(x + frame - delay..x + frame, kept);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1182,6 +1225,51 @@ mod tests {
         for x in [2u32, 3, 1000, 65535, 65536, 1 << 20, u32::MAX] {
             let got = f64::from(log_scaled(x, 256)) / 256.0;
             assert!((got - f64::from(x).ln()).abs() < 0.01, "{x}: {got}");
+        }
+    }
+    extern crate std;
+    use std::vec::Vec;
+
+    /// The int16 values at `at`, `n` of them.
+    fn s16s(arena: &[u8], at: usize, n: usize) -> Vec<i16> {
+        (0..n)
+            .map(|i| i16::from_le_bytes([arena[at + 2 * i], arena[at + 2 * i + 1]]))
+            .collect()
+    }
+
+    /// Writes `values` as int16 at `at`.
+    fn put_s16s(arena: &mut [u8], at: usize, values: &[i16]) {
+        for (i, v) in values.iter().enumerate() {
+            arena[at + 2 * i..at + 2 * i + 2].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn delay_carries_samples_across_invocations() {
+        // Two rows of 3 samples, delays shorter and longer than a row.
+        for delay in [0usize, 2, 5] {
+            let p = Delay {
+                rows: 2,
+                frame: 3,
+                delay,
+            };
+            let mut arena = [0u8; 64];
+            let mut stream: [Vec<i16>; 2] = [std::vec![0; delay], std::vec![0; delay]];
+            for call in 0..4i16 {
+                let rows = [[call, call + 1, call + 2], [-call, -2 * call, 7]];
+                put_s16s(&mut arena, 0, &[rows[0], rows[1]].concat());
+                delay_s16(&mut arena, 0, 12, 24, &p);
+                let got = s16s(&arena, 12, 6);
+                for r in 0..2 {
+                    stream[r].extend_from_slice(&rows[r]);
+                    let start = 3 * call as usize;
+                    assert_eq!(
+                        got[3 * r..3 * r + 3],
+                        stream[r][start..start + 3],
+                        "{delay}"
+                    );
+                }
+            }
         }
     }
 }

@@ -2520,6 +2520,16 @@ pub mod ffi {
             /// `snr_shift`.
             pub snr_shift: i32,
         }
+        /// The C `signal_Delay`.
+        #[repr(C)]
+        pub struct Delay {
+            /// `rows`.
+            pub rows: usize,
+            /// `frame`.
+            pub frame: usize,
+            /// `delay`.
+            pub delay: usize,
+        }
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -4316,6 +4326,13 @@ pub mod ffi {
             lut: *const u8,
             output: *mut u8,
             p: *const signal::Pcan,
+        );
+        /// The C `signal::delay_s16`.
+        pub fn parity_signal_delay_s16(
+            input: *const u8,
+            output: *mut u8,
+            delay_state: *mut u8,
+            p: *const signal::Delay,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -9903,6 +9920,24 @@ fn c_signal_pcan(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `signal::delay_s16` in C.
+fn c_signal_delay_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::Delay {
+        rows: call.scalar::<usize>("rows")?,
+        frame: call.scalar::<usize>("frame")?,
+        delay: call.scalar::<usize>("delay")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let delay_state = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_delay_s16(input, output, delay_state, &p) };
+    Ok(())
+}
+
 /// `softmax::softmax_s8` in C.
 fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -11075,6 +11110,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
             c_signal_filter_bank_spectral_subtraction(call, arena)
         }
         ("signal", "pcan") => c_signal_pcan(call, arena),
+        ("signal", "delay_s16") => c_signal_delay_s16(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -11331,6 +11367,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("signal", "filter_bank_square_root"),
     ("signal", "filter_bank_spectral_subtraction"),
     ("signal", "pcan"),
+    ("signal", "delay_s16"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

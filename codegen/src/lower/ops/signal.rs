@@ -7,7 +7,8 @@
 //! SignalRfft → `signal::rfft_s16`, `rfft_s32`, `rfft_f32`; SignalFilterBank → `signal::filter_bank`;
 //! SignalFilterBankSquareRoot → `signal::filter_bank_square_root`;
 //! SignalFilterBankSpectralSubtraction → `signal::filter_bank_spectral_subtraction` (its state a
-//! variable tensor the loader adds); SignalPCAN → `signal::pcan`.
+//! variable tensor the loader adds); SignalPCAN → `signal::pcan`; SignalDelay →
+//! `signal::delay_s16` (its kept samples a variable tensor the loader adds).
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -113,6 +114,13 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 3..=3,
         outputs: 1,
         lower: Lowering::Custom("SignalPCAN", pcan),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types::unary(&[Sig::Same(Ty::I16)], &[Sig::Same(Ty::I16)]),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Custom(crate::load::DELAY, delay),
     },
 ];
 
@@ -919,6 +927,86 @@ fn pcan(ctx: &OpContext) -> Result<Kernel> {
             channels,
             snr_shift,
         },
+    ))
+}
+
+/// The product of `factors`: the bytes of a stateful operator's state; one past `usize` is
+/// unsupported (no target holds it).
+fn state_bytes(ctx: &OpContext, factors: &[usize]) -> Result<usize> {
+    factors
+        .iter()
+        .try_fold(1usize, |acc, &f| acc.checked_mul(f))
+        .ok_or_else(|| ctx.unsupported("the operator's state is larger than the address space"))
+}
+
+/// The variable tensor the loader gave a stateful operator for its state (its last
+/// intermediate), checked to have the `bytes` its lowering computes.
+fn state_tensor(ctx: &OpContext, bytes: usize) -> Result<usize> {
+    match ctx.op().intermediates.last() {
+        Some(&t) if ctx.graph().tensors[t].is_variable && ctx.graph().tensors[t].bytes == bytes => {
+            Ok(t)
+        }
+        _ => Err(ctx.internal(format!(
+            "the loader gave the operator no state tensor of {bytes} bytes"
+        ))),
+    }
+}
+
+/// SignalDelay (delay.cc): each row of int16 samples (the input's last dimension) delayed by
+/// `delay_length` samples (parameter 0 of the options), the samples kept from one invocation to
+/// the next in a variable tensor the loader adds.
+fn delay(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let options = ctx.custom_options()?;
+    let delay_length = ctx.custom_int(&options, 0, "delay_length")? as i32;
+    const TYPES: &str = "delay.cc DelayPrepare: TF_LITE_ENSURE_TYPES_EQ(.., kTfLiteInt16)";
+    expect_type(ctx, "input", input, DType::I16, TYPES)?;
+    expect_type(ctx, "output", output, DType::I16, TYPES)?;
+    let Some(&frame) = input.shape.last() else {
+        return Err(ctx.invalid(
+            "the input is a scalar (rank 0)",
+            Grounds::undefined("delay.cc DelayPrepare reads the last dimension of a rank-0 shape"),
+        ));
+    };
+    if frame == 0 {
+        return Err(ctx.invalid(
+            format!("the input has shape {:?}, rows of 0 samples", input.shape),
+            Grounds::undefined(
+                "delay.cc DelayPrepare divides the input's size by its last dimension: a \
+                 division by zero",
+            ),
+        ));
+    }
+    let Ok(delay) = usize::try_from(delay_length) else {
+        return Err(ctx.invalid(
+            format!("delay_length {delay_length}; SignalDelay takes a delay of 0 or more samples"),
+            Grounds::undefined(
+                "delay.cc DelayPrepare sizes its circular buffers frame_size + delay_length and \
+                 writes delay_length zeros into them: a negative count",
+            ),
+        ));
+    };
+    let size = input.num_elements();
+    if output.num_elements() != size {
+        return Err(ctx.invalid(
+            format!(
+                "output of {} elements, the input of {size}",
+                output.num_elements()
+            ),
+            Grounds::undefined(
+                "delay.cc DelayEval writes as many output elements as the input has: past the \
+                 output's end, or leaving the rest of it unwritten",
+            ),
+        ));
+    }
+    let rows = size / frame;
+    let state = state_tensor(ctx, state_bytes(ctx, &[2, rows, delay])?)?;
+    let mut operands = in_out(ctx)?;
+    operands.push(Operand::Offset(state));
+    Ok(kernel(
+        "delay_s16",
+        operands,
+        P::Delay { rows, frame, delay },
     ))
 }
 

@@ -367,6 +367,7 @@ pub(super) fn signal(cases: &mut Vec<super::Case>) {
     spectral_subtraction_cases(&mut s);
     pcan_cases(&mut s);
     cast_cases(&mut s);
+    delay_cases(&mut s);
 }
 
 /// A uint64 tensor of `n` elements.
@@ -912,3 +913,69 @@ fn cast_cases(s: &mut Suite) {
         "UINT32 to and from INT32",
     );
 }
+
+/// A SignalDelay of int16 `input` into `output` by `delay_length` samples.
+fn delay(input: TensorSpec, output: TensorSpec, delay_length: i64) -> ModelSpec {
+    ModelSpec::single_custom_op(
+        "SignalDelay",
+        Some(int_map(&[("delay_length", delay_length)])),
+        vec![input],
+        vec![output],
+    )
+}
+
+/// SignalDelay: its kept samples carry from case to case (TFLM's goldens run the cases in order
+/// on one interpreter), with a delay shorter than a row, one longer than the three cases' rows
+/// together (the output all zeros until the third), no delay (no state), and rows in a rank-3
+/// shape; negative delays, rows of no samples and outputs of another size are refused.
+fn delay_cases(s: &mut Suite) {
+    s.category = Category::LegitimateCorners;
+    for (name, shape, delay_length) in [
+        ("signal_delay_two_rows_by_3", vec![2, 8], 3),
+        ("signal_delay_longer_than_three_rows", vec![4], 10),
+        ("signal_delay_0", vec![3, 5], 0),
+        ("signal_delay_rank_3_by_row", vec![2, 2, 4], 4),
+    ] {
+        s.accepted(name, delay(int16(&shape), int16(&shape), delay_length));
+    }
+    s.category = Category::TypesAndParameters;
+    for (name, input, output, delay_length, mentions) in [
+        (
+            "signal_delay_negative",
+            int16(&[8]),
+            int16(&[8]),
+            -1,
+            "delay_length -1",
+        ),
+        (
+            "signal_delay_rows_of_no_samples",
+            int16(&[0]),
+            int16(&[0]),
+            2,
+            "rows of 0 samples",
+        ),
+        (
+            "signal_delay_output_shorter",
+            int16(&[8]),
+            int16(&[6]),
+            2,
+            "output of 6 elements",
+        ),
+        (
+            "signal_delay_int32",
+            TensorSpec::int32(&[8]),
+            TensorSpec::int32(&[8]),
+            2,
+            "the input has type",
+        ),
+    ] {
+        s.refused(name, delay(input, output, delay_length), Refusal::Invalid, mentions);
+    }
+    s.refused(
+        "signal_delay_options_missing",
+        ModelSpec::single_custom_op("SignalDelay", None, vec![int16(&[8])], vec![int16(&[8])]),
+        Refusal::Invalid,
+        "too short",
+    );
+}
+
