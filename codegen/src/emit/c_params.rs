@@ -1779,6 +1779,18 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         &[("rows", "size_t"), ("frame", "size_t"), ("delay", "size_t")],
     ),
     (
+        "signal",
+        "Framer",
+        &[
+            ("rows", "size_t"),
+            ("frames", "size_t"),
+            ("frame_size", "size_t"),
+            ("frame_step", "size_t"),
+            ("capacity", "size_t"),
+            ("prefilled", "size_t"),
+        ],
+    ),
+    (
         "softmax",
         "SoftmaxS8",
         &[

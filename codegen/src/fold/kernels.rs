@@ -4613,6 +4613,27 @@ fn signal_delay_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resul
     Ok(())
 }
 
+/// `signal::framer_s16`.
+fn signal_framer_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::Framer {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+        capacity: call.scalar::<usize>("capacity")?,
+        prefilled: call.scalar::<usize>("prefilled")?,
+    };
+    tinyaot_runtime::kernels::signal::framer_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `softmax::softmax_s8`.
 fn softmax_softmax_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::softmax::SoftmaxS8 {
@@ -5644,6 +5665,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("signal", "pcan") => signal_pcan(call, arena),
         ("signal", "delay_s16") => signal_delay_s16(call, arena),
+        ("signal", "framer_s16") => signal_framer_s16(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

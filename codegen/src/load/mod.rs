@@ -175,11 +175,25 @@ pub(crate) const SPECTRAL_SUBTRACTION: &str = "SignalFilterBankSpectralSubtracti
 /// SignalDelay, which keeps the last `delay_length` samples of each row.
 pub(crate) const DELAY: &str = "SignalDelay";
 
+/// SignalFramer, which keeps the samples of each row's next frames.
+pub(crate) const FRAMER: &str = "SignalFramer";
+
+/// A SignalFramer's samples kept per row: `frame_size` rounded up to a multiple of `frame_step`
+/// (TFLM's circular buffer's capacity), for the positive sizes its lowering accepts.
+pub(crate) fn framer_capacity(frame_size: i32, frame_step: i32) -> Option<usize> {
+    let (size, step) = (
+        usize::try_from(frame_size).ok().filter(|&s| s > 0)?,
+        usize::try_from(frame_step).ok().filter(|&s| s > 0)?,
+    );
+    size.div_ceil(step).checked_mul(step)
+}
+
 /// The state a custom operator of TFLM's signal library keeps between invocations in buffers of
 /// its own (allocated by its Init or Prepare, reset by its Reset), as the type and element count
 /// of the variable tensor that stands for it: SignalFilterBankSpectralSubtraction's noise
 /// estimate (UINT32, one per input element); SignalDelay's kept samples (INT16, `delay_length`
-/// per row of the input's last dimension). `None` for an operator without state, or options or
+/// per row of the input's last dimension); SignalFramer's (INT16: two for a uint32 count, then
+/// [`framer_capacity`] per row). `None` for an operator without state, or options or
 /// shapes its lowering refuses (it reads them again and says why).
 fn signal_state_size(
     name: &str,
@@ -196,6 +210,10 @@ fn signal_state_size(
         DELAY => {
             let delay = usize::try_from(int(0)?).ok()?;
             Some((DType::I16, rows()?.checked_mul(delay)?))
+        }
+        FRAMER => {
+            let capacity = framer_capacity(int(0)?, int(1)?)?;
+            Some((DType::I16, rows()?.checked_mul(capacity)?.checked_add(2)?))
         }
         _ => None,
     }

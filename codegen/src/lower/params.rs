@@ -4680,6 +4680,39 @@ pub(crate) mod signal {
             }
         }
     }
+
+    /// `tinyaot::kernels::signal::Framer`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Framer {
+        /// `rows`.
+        pub rows: usize,
+        /// `frames`.
+        pub frames: usize,
+        /// `frame_size`.
+        pub frame_size: usize,
+        /// `frame_step`.
+        pub frame_step: usize,
+        /// `capacity`.
+        pub capacity: usize,
+        /// `prefilled`.
+        pub prefilled: usize,
+    }
+
+    impl From<Framer> for Params {
+        fn from(p: Framer) -> Params {
+            Params {
+                type_name: "Framer",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("frames", Value::Usize(p.frames)),
+                    ("frame_size", Value::Usize(p.frame_size)),
+                    ("frame_step", Value::Usize(p.frame_step)),
+                    ("capacity", Value::Usize(p.capacity)),
+                    ("prefilled", Value::Usize(p.prefilled)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::softmax`.

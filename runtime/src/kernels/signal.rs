@@ -11,7 +11,7 @@
 //! channels; SignalFilterBankSquareRoot takes their rounded square roots; the stateful
 //! SignalFilterBankSpectralSubtraction subtracts a running noise estimate; SignalPCAN applies
 //! per-channel automatic gain from a piecewise-polynomial table; the stateful SignalDelay delays
-//! rows of samples across invocations.
+//! rows of samples across invocations, and SignalFramer cuts them into overlapping frames.
 
 use crate::Src;
 
@@ -1124,6 +1124,68 @@ pub fn delay_s16(arena: &mut [u8], input: usize, output: usize, delay_state: usi
     }
 }
 
+/// Constant parameters of SignalFramer.
+#[derive(Clone, Copy, Debug)]
+pub struct Framer {
+    /// The rows framed, each on its own: the input's elements over its last dimension.
+    pub rows: usize,
+    /// Frames per row and invocation: the input's last dimension over `frame_step`.
+    pub frames: usize,
+    /// Samples per frame (the options' `frame_size`), at least 1.
+    pub frame_size: usize,
+    /// Samples from one frame to the next (`frame_step`), at least 1.
+    pub frame_step: usize,
+    /// Samples kept per row in the state: `frame_size` rounded up to a multiple of `frame_step`
+    /// (TFLM's circular buffer's capacity).
+    pub capacity: usize,
+    /// The samples a row holds after `reset`: `frame_size - frame_step` zeros with `prefill`,
+    /// else none.
+    pub prefilled: usize,
+}
+
+/// SignalFramer on int16: each row's samples, `frame_step` at a time, appended to the samples
+/// kept for that row; whenever `frame_size` are there, they are the next output frame and the
+/// first `frame_step` are dropped. A frame with too few samples (before the first `frame_size`
+/// after `reset`, without `prefill`) is 0 (TFLM leaves it as its arena held it) and makes the
+/// bool at `output_valid` false. The state at `framer_state`, zeroed by `reset`: a uint32, the samples
+/// held per row past `prefilled`, then each row's `capacity` int16 samples (the first held).
+/// Reads `2 * rows * frames * frame_step` bytes at `input`; writes up to
+/// `2 * rows * frames * frame_size` at `output`, 1 at `output_valid`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn framer_s16(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    output_valid: usize,
+    framer_state: usize,
+    p: &Framer,
+) {
+    let p = super::opaque(p);
+    let (size, step) = (2 * p.frame_size, 2 * p.frame_step);
+    let start = p.prefilled + read_u32(arena, framer_state) as usize;
+    let (mut held, mut valid) = (2 * start, true);
+    for row in 0..p.rows {
+        let kept = framer_state + 4 + 2 * p.capacity * row;
+        held = 2 * start;
+        for frame in 0..p.frames {
+            let n = row * p.frames + frame;
+            arena.copy_within(input + step * n..input + step * (n + 1), kept + held);
+            held += step;
+            if held >= size {
+                arena.copy_within(kept..kept + size, output + size * n);
+                arena.copy_within(kept + step..kept + held, kept);
+                held -= step;
+            } else {
+                arena[output + size * n..output + size * (n + 1)].fill(0);
+                valid = false;
+            }
+        }
+    }
+    let stored = (held / 2 - p.prefilled) as u32;
+    arena[framer_state..framer_state + 4].copy_from_slice(&stored.to_le_bytes());
+    arena[output_valid] = u8::from(valid);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1269,6 +1331,51 @@ mod tests {
                         "{delay}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn framer_frames_a_stream() {
+        // Frames of 5 every 2 samples, one row of 4 samples (2 frames) per call, with and without
+        // prefill: the k-th frame written is samples 2k .. 2k + 5 of the stream (after the 3
+        // zeros of prefill), written once they have all arrived.
+        for prefill in [false, true] {
+            let p = Framer {
+                rows: 1,
+                frames: 2,
+                frame_size: 5,
+                frame_step: 2,
+                capacity: 6,
+                prefilled: if prefill { 3 } else { 0 },
+            };
+            let mut arena = [0u8; 64];
+            let mut stream: Vec<i16> = std::vec![0; if prefill { 3 } else { 0 }];
+            let mut written = 0;
+            for call in 0..4i16 {
+                let row = [10 * call, 10 * call + 1, 10 * call + 2, 10 * call + 3];
+                put_s16s(&mut arena, 0, &row);
+                arena[8..28].fill(0x55);
+                let zeros = [0i16; 5];
+                framer_s16(&mut arena, 0, 8, 28, 32, &p);
+                stream.extend_from_slice(&row);
+                let mut valid = true;
+                for f in 0..2 {
+                    let end = stream.len() - 4 + 2 * (f + 1);
+                    if end < 5 {
+                        assert_eq!(s16s(&arena, 8 + 10 * f, 5), zeros, "{prefill}");
+                        valid = false;
+                        continue;
+                    }
+                    let first = 2 * written;
+                    written += 1;
+                    assert_eq!(
+                        s16s(&arena, 8 + 10 * f, 5),
+                        stream[first..first + 5],
+                        "{prefill}"
+                    );
+                }
+                assert_eq!(arena[28], u8::from(valid), "{prefill} {call}");
             }
         }
     }

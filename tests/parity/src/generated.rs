@@ -2530,6 +2530,22 @@ pub mod ffi {
             /// `delay`.
             pub delay: usize,
         }
+        /// The C `signal_Framer`.
+        #[repr(C)]
+        pub struct Framer {
+            /// `rows`.
+            pub rows: usize,
+            /// `frames`.
+            pub frames: usize,
+            /// `frame_size`.
+            pub frame_size: usize,
+            /// `frame_step`.
+            pub frame_step: usize,
+            /// `capacity`.
+            pub capacity: usize,
+            /// `prefilled`.
+            pub prefilled: usize,
+        }
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -4333,6 +4349,14 @@ pub mod ffi {
             output: *mut u8,
             delay_state: *mut u8,
             p: *const signal::Delay,
+        );
+        /// The C `signal::framer_s16`.
+        pub fn parity_signal_framer_s16(
+            input: *const u8,
+            output: *mut u8,
+            output_valid: *mut u8,
+            framer_state: *mut u8,
+            p: *const signal::Framer,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -9938,6 +9962,28 @@ fn c_signal_delay_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `signal::framer_s16` in C.
+fn c_signal_framer_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::Framer {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+        capacity: call.scalar::<usize>("capacity")?,
+        prefilled: call.scalar::<usize>("prefilled")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let output_valid = call.c_output(base, arena.len(), 2)?;
+    let framer_state = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_framer_s16(input, output, output_valid, framer_state, &p) };
+    Ok(())
+}
+
 /// `softmax::softmax_s8` in C.
 fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -11111,6 +11157,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("signal", "pcan") => c_signal_pcan(call, arena),
         ("signal", "delay_s16") => c_signal_delay_s16(call, arena),
+        ("signal", "framer_s16") => c_signal_framer_s16(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -11368,6 +11415,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("signal", "filter_bank_spectral_subtraction"),
     ("signal", "pcan"),
     ("signal", "delay_s16"),
+    ("signal", "framer_s16"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

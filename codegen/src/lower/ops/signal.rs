@@ -8,7 +8,8 @@
 //! SignalFilterBankSquareRoot → `signal::filter_bank_square_root`;
 //! SignalFilterBankSpectralSubtraction → `signal::filter_bank_spectral_subtraction` (its state a
 //! variable tensor the loader adds); SignalPCAN → `signal::pcan`; SignalDelay →
-//! `signal::delay_s16` (its kept samples a variable tensor the loader adds).
+//! `signal::delay_s16`, SignalFramer → `signal::framer_s16` (their kept samples variable tensors
+//! the loader adds).
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -121,6 +122,17 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Custom(crate::load::DELAY, delay),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types {
+            roles: &[Role::In(0), Role::Out(0), Role::Out(1)],
+            tinyaot: &[Sig::Each(&[Ty::I16, Ty::I16, Ty::Bool])],
+            tflm: &[Sig::Each(&[Ty::I16, Ty::I16, Ty::Bool])],
+        },
+        inputs: 1..=1,
+        outputs: 2,
+        lower: Lowering::Custom(crate::load::FRAMER, framer),
     },
 ];
 
@@ -1007,6 +1019,128 @@ fn delay(ctx: &OpContext) -> Result<Kernel> {
         "delay_s16",
         operands,
         P::Delay { rows, frame, delay },
+    ))
+}
+
+/// SignalFramer (framer.cc): each row of int16 samples (the input's last dimension) cut into
+/// frames of `frame_size` samples every `frame_step` (parameters 0 and 1 of the options), the
+/// samples of the next frames kept from one invocation to the next in a variable tensor the
+/// loader adds, with `frame_size - frame_step` zeros before the first sample if `prefill`
+/// (parameter 2); the second output, a bool scalar, says whether every frame was complete.
+fn framer(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output, valid) = (ctx.input(0)?, ctx.output(0)?, ctx.output(1)?);
+    let options = ctx.custom_options()?;
+    let frame_size = ctx.custom_int(&options, 0, "frame_size")? as i32;
+    let frame_step = ctx.custom_int(&options, 1, "frame_step")? as i32;
+    let prefill = ctx.custom_int(&options, 2, "prefill")? != 0;
+    if input.shape.len() + 1 != output.shape.len() {
+        return Err(ctx.invalid(
+            format!(
+                "output of rank {}, the input of rank {}",
+                output.shape.len(),
+                input.shape.len()
+            ),
+            Grounds::tflm(
+                "framer.cc FramerPrepare: TF_LITE_ENSURE_EQ(NumDimensions(input) + 1, \
+                 NumDimensions(output))",
+            ),
+        ));
+    }
+    expect_rank(
+        ctx,
+        "output_valid output",
+        valid,
+        0,
+        "framer.cc FramerPrepare: TF_LITE_ENSURE_EQ(NumDimensions(output_valid), 0)",
+    )?;
+    const TYPES: &str = "framer.cc FramerPrepare: TF_LITE_ENSURE_TYPES_EQ (INT16 input and \
+         output, BOOL output_valid)";
+    expect_type(ctx, "input", input, DType::I16, TYPES)?;
+    expect_type(ctx, "output", output, DType::I16, TYPES)?;
+    expect_type(ctx, "output_valid output", valid, DType::Bool, TYPES)?;
+    let Some(&row) = input.shape.last() else {
+        return Err(ctx.invalid(
+            "the input is a scalar (rank 0)",
+            Grounds::undefined(
+                "framer.cc FramerPrepare reads the last dimension of a rank-0 shape",
+            ),
+        ));
+    };
+    if frame_step <= 0 {
+        return Err(ctx.invalid(
+            format!("frame_step {frame_step}; SignalFramer takes a step of 1 or more samples"),
+            Grounds::undefined(
+                "framer.cc FramerPrepare takes the input's last dimension modulo frame_step (a \
+                 division by zero) and sizes its buffers from it",
+            ),
+        ));
+    }
+    let step = frame_step as usize;
+    if row < step {
+        return Err(ctx.invalid(
+            format!("rows of {row} samples, fewer than frame_step {step}"),
+            Grounds::tflm("framer.cc FramerPrepare: TF_LITE_ENSURE(innermost_dim >= frame_step)"),
+        ));
+    }
+    if row % step != 0 {
+        return Err(ctx.invalid(
+            format!("rows of {row} samples, not a multiple of frame_step {step}"),
+            Grounds::tflm(
+                "framer.cc FramerPrepare: TF_LITE_ENSURE_EQ(innermost_dim % frame_step, 0)",
+            ),
+        ));
+    }
+    if frame_size <= 0 || (prefill && frame_size < frame_step) {
+        return Err(ctx.invalid(
+            format!(
+                "frame_size {frame_size} with frame_step {frame_step}{}; SignalFramer takes \
+                 frames of 1 or more samples{}",
+                if prefill { " and prefill" } else { "" },
+                if prefill {
+                    ", at least frame_step with prefill"
+                } else {
+                    ""
+                }
+            ),
+            Grounds::undefined(
+                "framer.cc: a circular buffer of no capacity written frame_step samples, or \
+                 prefilled with frame_size - frame_step (negative) zeros",
+            ),
+        ));
+    }
+    let capacity = crate::load::framer_capacity(frame_size, frame_step)
+        .ok_or_else(|| ctx.unsupported("the operator's state is larger than the address space"))?;
+    let size = frame_size as usize;
+    let (rows, frames) = (input.num_elements() / row, row / step);
+    let written = state_bytes(ctx, &[rows, frames, size])?;
+    if output.num_elements() != written {
+        return Err(ctx.invalid(
+            format!(
+                "output of {} elements for {rows} rows of {frames} frames of {size} samples",
+                output.num_elements()
+            ),
+            Grounds::undefined(
+                "framer.cc FramerEval writes frame_size samples per frame of each row: past the \
+                 output's end, or leaving the rest of it unwritten",
+            ),
+        ));
+    }
+    let samples = state_bytes(ctx, &[rows, capacity])?;
+    let state = state_tensor(ctx, state_bytes(ctx, &[2, samples.saturating_add(2)])?)?;
+    let mut operands = in_out(ctx)?;
+    operands.push(Operand::Offset(ctx.output_index(1)?));
+    operands.push(Operand::Offset(state));
+    Ok(kernel(
+        "framer_s16",
+        operands,
+        P::Framer {
+            rows,
+            frames,
+            frame_size: size,
+            frame_step: step,
+            capacity,
+            prefilled: if prefill { size - step } else { 0 },
+        },
     ))
 }
 

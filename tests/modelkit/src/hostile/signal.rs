@@ -368,6 +368,7 @@ pub(super) fn signal(cases: &mut Vec<super::Case>) {
     pcan_cases(&mut s);
     cast_cases(&mut s);
     delay_cases(&mut s);
+    framer_cases(&mut s);
 }
 
 /// A uint64 tensor of `n` elements.
@@ -979,3 +980,130 @@ fn delay_cases(s: &mut Suite) {
     );
 }
 
+/// A SignalFramer of int16 `input` into `output` and a bool scalar, with its three options.
+fn framer(input: TensorSpec, output: TensorSpec, size: i64, step: i64, prefill: bool) -> ModelSpec {
+    framer_valid(input, output, TensorSpec::new(TensorType::BOOL, &[]), size, step, prefill)
+}
+
+/// [`framer`] with the `output_valid` tensor given.
+fn framer_valid(
+    input: TensorSpec,
+    output: TensorSpec,
+    valid: TensorSpec,
+    size: i64,
+    step: i64,
+    prefill: bool,
+) -> ModelSpec {
+    ModelSpec::single_custom_op(
+        "SignalFramer",
+        Some(int_map(&[
+            ("frame_size", size),
+            ("frame_step", step),
+            ("prefill", i64::from(prefill)),
+        ])),
+        vec![input],
+        vec![output, valid],
+    )
+}
+
+/// A SignalFramer without `prefill`, its frames passed on only when `output_valid` says every
+/// frame is complete (a SELECT_V2 of them and zeros): TFLM leaves an incomplete frame as its
+/// arena held it (other tensors' leftovers, not reproducible), tinyaot writes 0. The graph's
+/// outputs are the selected frames and `output_valid`.
+fn framer_guarded(input: &[i32], output: &[i32], size: i64, step: i64) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let x = m.tensor(int16(input));
+    let frames = m.tensor(int16(output));
+    let valid = m.tensor(TensorSpec::new(TensorType::BOOL, &[]));
+    let zeros = m.tensor(int16(&[1]).constant_i16(&[0]));
+    let y = m.tensor(int16(output));
+    let framer = m.push_opcode(OpCodeSpec::custom("SignalFramer"));
+    m.operators.push(OpSpec {
+        opcode_index: framer,
+        inputs: vec![x],
+        outputs: vec![frames, valid],
+        intermediates: Vec::new(),
+        options: Options::None,
+        custom_options: Some(int_map(&[
+            ("frame_size", size),
+            ("frame_step", step),
+            ("prefill", 0),
+        ])),
+    });
+    let select = m.push_opcode(OpCodeSpec::builtin(crate::BuiltinOperator::SELECT_V2));
+    m.operators.push(OpSpec {
+        opcode_index: select,
+        inputs: vec![valid, frames, zeros],
+        outputs: vec![y],
+        intermediates: Vec::new(),
+        options: Options::None,
+        custom_options: None,
+    });
+    m.inputs = vec![x];
+    m.outputs = vec![y, valid];
+    m
+}
+
+/// SignalFramer: its kept samples carry from case to case, with prefill (every frame complete
+/// from the first), without it (the first frames incomplete, `output_valid` false, in the first
+/// case or the first two: those models pass the frames on only when valid, see
+/// [`framer_guarded`]), frames shorter than the step (samples skipped) or equal to it, several
+/// rows in a rank-3 shape; steps, sizes and shapes TFLM refuses or reads out of bounds are
+/// refused.
+fn framer_cases(s: &mut Suite) {
+    s.category = Category::LegitimateCorners;
+    for (name, input, output, size, step, prefill) in [
+        ("signal_framer_prefill", vec![8], vec![4, 6], 6, 2, true),
+        ("signal_framer_frame_shorter_than_step", vec![8], vec![2, 3], 3, 4, false),
+        ("signal_framer_prefill_frame_equals_step", vec![2, 4], vec![2, 1, 4], 4, 4, true),
+        ("signal_framer_prefill_rank_3", vec![2, 1, 4], vec![2, 1, 2, 4], 4, 2, true),
+    ] {
+        s.accepted(
+            name,
+            framer(int16(&input), int16(&output), size, step, prefill),
+        );
+    }
+    for (name, input, output, size, step) in [
+        ("signal_framer_two_rows", vec![2, 6], vec![2, 2, 5], 5, 3),
+        ("signal_framer_warm_up_two_cases", vec![1, 2], vec![1, 1, 6], 6, 2),
+        ("signal_framer_rank_3", vec![2, 1, 4], vec![2, 1, 2, 4], 4, 2),
+    ] {
+        s.accepted(name, framer_guarded(&input, &output, size, step));
+    }
+    s.category = Category::TypesAndParameters;
+    for (name, input, output, size, step, prefill, mentions) in [
+        ("signal_framer_step_0", vec![8], vec![1, 4], 4, 0, false, "frame_step 0"),
+        ("signal_framer_step_not_dividing_row", vec![8], vec![2, 4], 4, 3, false, "not a multiple"),
+        ("signal_framer_row_shorter_than_step", vec![2], vec![1, 4], 4, 4, false, "fewer than frame_step"),
+        ("signal_framer_size_0", vec![8], vec![4, 1], 0, 2, false, "frame_size 0"),
+        ("signal_framer_prefill_size_below_step", vec![8], vec![2, 2], 2, 4, true, "at least frame_step"),
+        ("signal_framer_output_too_small", vec![8], vec![4, 5], 6, 2, true, "output of 20 elements"),
+        ("signal_framer_output_same_rank", vec![8], vec![24], 6, 2, true, "output of rank 1"),
+    ] {
+        s.refused(
+            name,
+            framer(int16(&input), int16(&output), size, step, prefill),
+            Refusal::Invalid,
+            mentions,
+        );
+    }
+    s.refused(
+        "signal_framer_valid_rank_1",
+        framer_valid(
+            int16(&[8]),
+            int16(&[4, 6]),
+            TensorSpec::new(TensorType::BOOL, &[1]),
+            6,
+            2,
+            true,
+        ),
+        Refusal::Invalid,
+        "not rank 0",
+    );
+    s.refused(
+        "signal_framer_valid_int16",
+        framer_valid(int16(&[8]), int16(&[4, 6]), int16(&[]), 6, 2, true),
+        Refusal::Invalid,
+        "output_valid output has type",
+    );
+}
