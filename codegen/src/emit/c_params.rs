@@ -1791,6 +1791,16 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "signal",
+        "Stacker",
+        &[
+            ("channels", "size_t"),
+            ("left_context", "size_t"),
+            ("buffer_size", "size_t"),
+            ("step_size", "size_t"),
+        ],
+    ),
+    (
         "softmax",
         "SoftmaxS8",
         &[

@@ -4634,6 +4634,25 @@ fn signal_framer_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resu
     Ok(())
 }
 
+/// `signal::stacker_s16`.
+fn signal_stacker_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::Stacker {
+        channels: call.scalar::<usize>("channels")?,
+        left_context: call.scalar::<usize>("left_context")?,
+        buffer_size: call.scalar::<usize>("buffer_size")?,
+        step_size: call.scalar::<usize>("step_size")?,
+    };
+    tinyaot_runtime::kernels::signal::stacker_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `softmax::softmax_s8`.
 fn softmax_softmax_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::softmax::SoftmaxS8 {
@@ -5666,6 +5685,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("signal", "pcan") => signal_pcan(call, arena),
         ("signal", "delay_s16") => signal_delay_s16(call, arena),
         ("signal", "framer_s16") => signal_framer_s16(call, arena),
+        ("signal", "stacker_s16") => signal_stacker_s16(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

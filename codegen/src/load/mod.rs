@@ -178,6 +178,20 @@ pub(crate) const DELAY: &str = "SignalDelay";
 /// SignalFramer, which keeps the samples of each row's next frames.
 pub(crate) const FRAMER: &str = "SignalFramer";
 
+/// SignalStacker, which keeps the frames of its next output.
+pub(crate) const STACKER: &str = "SignalStacker";
+
+/// A SignalStacker's samples per output, `num_channels · (stacker_left_context +
+/// stacker_right_context + 1)`, for the positive channels and non-negative contexts its lowering
+/// accepts, within TFLM's int32 arithmetic.
+pub(crate) fn stacker_buffer_size(channels: i32, left: i32, right: i32) -> Option<usize> {
+    if channels <= 0 || left < 0 || right < 0 {
+        return None;
+    }
+    let size = i64::from(channels) * (i64::from(left) + i64::from(right) + 1);
+    usize::try_from(i32::try_from(size).ok()?).ok()
+}
+
 /// A SignalFramer's samples kept per row: `frame_size` rounded up to a multiple of `frame_step`
 /// (TFLM's circular buffer's capacity), for the positive sizes its lowering accepts.
 pub(crate) fn framer_capacity(frame_size: i32, frame_step: i32) -> Option<usize> {
@@ -193,7 +207,8 @@ pub(crate) fn framer_capacity(frame_size: i32, frame_step: i32) -> Option<usize>
 /// of the variable tensor that stands for it: SignalFilterBankSpectralSubtraction's noise
 /// estimate (UINT32, one per input element); SignalDelay's kept samples (INT16, `delay_length`
 /// per row of the input's last dimension); SignalFramer's (INT16: two for a uint32 count, then
-/// [`framer_capacity`] per row). `None` for an operator without state, or options or
+/// [`framer_capacity`] per row); SignalStacker's (INT16: four for two uint32, then
+/// [`stacker_buffer_size`]). `None` for an operator without state, or options or
 /// shapes its lowering refuses (it reads them again and says why).
 fn signal_state_size(
     name: &str,
@@ -214,6 +229,10 @@ fn signal_state_size(
         FRAMER => {
             let capacity = framer_capacity(int(0)?, int(1)?)?;
             Some((DType::I16, rows()?.checked_mul(capacity)?.checked_add(2)?))
+        }
+        STACKER => {
+            let size = stacker_buffer_size(int(0)?, int(1)?, int(2)?)?;
+            Some((DType::I16, size.checked_add(4)?))
         }
         _ => None,
     }

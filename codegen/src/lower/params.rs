@@ -4713,6 +4713,33 @@ pub(crate) mod signal {
             }
         }
     }
+
+    /// `tinyaot::kernels::signal::Stacker`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Stacker {
+        /// `channels`.
+        pub channels: usize,
+        /// `left_context`.
+        pub left_context: usize,
+        /// `buffer_size`.
+        pub buffer_size: usize,
+        /// `step_size`.
+        pub step_size: usize,
+    }
+
+    impl From<Stacker> for Params {
+        fn from(p: Stacker) -> Params {
+            Params {
+                type_name: "Stacker",
+                fields: vec![
+                    ("channels", Value::Usize(p.channels)),
+                    ("left_context", Value::Usize(p.left_context)),
+                    ("buffer_size", Value::Usize(p.buffer_size)),
+                    ("step_size", Value::Usize(p.step_size)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::softmax`.

@@ -11,7 +11,8 @@
 //! channels; SignalFilterBankSquareRoot takes their rounded square roots; the stateful
 //! SignalFilterBankSpectralSubtraction subtracts a running noise estimate; SignalPCAN applies
 //! per-channel automatic gain from a piecewise-polynomial table; the stateful SignalDelay delays
-//! rows of samples across invocations, and SignalFramer cuts them into overlapping frames.
+//! rows of samples across invocations, SignalFramer cuts them into overlapping frames and SignalStacker stacks
+//! consecutive frames.
 
 use crate::Src;
 
@@ -1186,6 +1187,61 @@ pub fn framer_s16(
     arena[output_valid] = u8::from(valid);
 }
 
+/// Constant parameters of SignalStacker.
+#[derive(Clone, Copy, Debug)]
+pub struct Stacker {
+    /// Samples per input frame (the options' `num_channels`), at least 1.
+    pub channels: usize,
+    /// Copies of the first frame added before it (`stacker_left_context`).
+    pub left_context: usize,
+    /// Samples per output: `channels · (left_context + right_context + 1)`.
+    pub buffer_size: usize,
+    /// Samples dropped after each output: `channels · stacker_step`, at most `buffer_size`.
+    pub step_size: usize,
+}
+
+/// SignalStacker on int16: each invocation's frame of `channels` samples appended to the
+/// samples kept (the first frame after `reset` `left_context` more times, as context before
+/// it); once `buffer_size` are there they are the output, the first `step_size` are dropped,
+/// and the bool at `output_valid` is true; before that it is false and the output 0 (TFLM leaves
+/// it as its arena held it). The state at `stacker_state`, zeroed by `reset`: a uint32, the
+/// samples kept, a uint32, whether the first frame came, then `buffer_size` int16 samples.
+/// Reads `2 * channels` bytes at `input`; writes `2 * buffer_size` at `output`, 1 at
+/// `output_valid`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn stacker_s16(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    output_valid: usize,
+    stacker_state: usize,
+    p: &Stacker,
+) {
+    let p = super::opaque(p);
+    let kept = stacker_state + 8;
+    let (frame, size, step) = (2 * p.channels, 2 * p.buffer_size, 2 * p.step_size);
+    let mut held = 2 * read_u32(arena, stacker_state) as usize;
+    arena.copy_within(input..input + frame, kept + held);
+    held += frame;
+    if read_u32(arena, stacker_state + 4) == 0 {
+        for _ in 0..p.left_context {
+            arena.copy_within(kept + held - frame..kept + held, kept + held);
+            held += frame;
+        }
+        arena[stacker_state + 4..stacker_state + 8].copy_from_slice(&1u32.to_le_bytes());
+    }
+    let valid = held >= size;
+    if valid {
+        arena.copy_within(kept..kept + size, output);
+        arena.copy_within(kept + step..kept + held, kept);
+        held -= step;
+    } else {
+        arena[output..output + size].fill(0);
+    }
+    arena[stacker_state..stacker_state + 4].copy_from_slice(&((held / 2) as u32).to_le_bytes());
+    arena[output_valid] = u8::from(valid);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1378,5 +1434,32 @@ mod tests {
                 assert_eq!(arena[28], u8::from(valid), "{prefill} {call}");
             }
         }
+    }
+    #[test]
+    fn stacker_stacks_frames_with_context() {
+        // Frames of 2, one copy of the first before it, one frame after: outputs of 3 frames,
+        // every other invocation (step 2).
+        let p = Stacker {
+            channels: 2,
+            left_context: 1,
+            buffer_size: 6,
+            step_size: 4,
+        };
+        let mut arena = [0u8; 64];
+        let mut outputs = Vec::new();
+        for call in 0..5i16 {
+            put_s16s(&mut arena, 0, &[call, 10 + call]);
+            stacker_s16(&mut arena, 0, 4, 16, 20, &p);
+            outputs.push((arena[16], s16s(&arena, 4, 6)));
+        }
+        let f = |k: i16| [k, 10 + k];
+        let want = [
+            (0, std::vec![0; 6]),
+            (1, [f(0), f(0), f(1)].concat()),
+            (0, std::vec![0; 6]),
+            (1, [f(1), f(2), f(3)].concat()),
+            (0, std::vec![0; 6]),
+        ];
+        assert_eq!(outputs, want);
     }
 }

@@ -2546,6 +2546,18 @@ pub mod ffi {
             /// `prefilled`.
             pub prefilled: usize,
         }
+        /// The C `signal_Stacker`.
+        #[repr(C)]
+        pub struct Stacker {
+            /// `channels`.
+            pub channels: usize,
+            /// `left_context`.
+            pub left_context: usize,
+            /// `buffer_size`.
+            pub buffer_size: usize,
+            /// `step_size`.
+            pub step_size: usize,
+        }
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -4357,6 +4369,14 @@ pub mod ffi {
             output_valid: *mut u8,
             framer_state: *mut u8,
             p: *const signal::Framer,
+        );
+        /// The C `signal::stacker_s16`.
+        pub fn parity_signal_stacker_s16(
+            input: *const u8,
+            output: *mut u8,
+            output_valid: *mut u8,
+            stacker_state: *mut u8,
+            p: *const signal::Stacker,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -9984,6 +10004,26 @@ fn c_signal_framer_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> 
     Ok(())
 }
 
+/// `signal::stacker_s16` in C.
+fn c_signal_stacker_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::Stacker {
+        channels: call.scalar::<usize>("channels")?,
+        left_context: call.scalar::<usize>("left_context")?,
+        buffer_size: call.scalar::<usize>("buffer_size")?,
+        step_size: call.scalar::<usize>("step_size")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let output_valid = call.c_output(base, arena.len(), 2)?;
+    let stacker_state = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_stacker_s16(input, output, output_valid, stacker_state, &p) };
+    Ok(())
+}
+
 /// `softmax::softmax_s8` in C.
 fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -11158,6 +11198,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("signal", "pcan") => c_signal_pcan(call, arena),
         ("signal", "delay_s16") => c_signal_delay_s16(call, arena),
         ("signal", "framer_s16") => c_signal_framer_s16(call, arena),
+        ("signal", "stacker_s16") => c_signal_stacker_s16(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -11416,6 +11457,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("signal", "pcan"),
     ("signal", "delay_s16"),
     ("signal", "framer_s16"),
+    ("signal", "stacker_s16"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

@@ -8,8 +8,8 @@
 //! SignalFilterBankSquareRoot → `signal::filter_bank_square_root`;
 //! SignalFilterBankSpectralSubtraction → `signal::filter_bank_spectral_subtraction` (its state a
 //! variable tensor the loader adds); SignalPCAN → `signal::pcan`; SignalDelay →
-//! `signal::delay_s16`, SignalFramer → `signal::framer_s16` (their kept samples variable tensors
-//! the loader adds).
+//! `signal::delay_s16`, SignalFramer → `signal::framer_s16`, SignalStacker →
+//! `signal::stacker_s16` (their kept samples variable tensors the loader adds).
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -133,6 +133,17 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 1..=1,
         outputs: 2,
         lower: Lowering::Custom(crate::load::FRAMER, framer),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types {
+            roles: &[Role::In(0), Role::Out(0), Role::Out(1)],
+            tinyaot: &[Sig::Each(&[Ty::I16, Ty::I16, Ty::Bool])],
+            tflm: &[Sig::Each(&[Ty::I16, Ty::I16, Ty::Bool])],
+        },
+        inputs: 1..=1,
+        outputs: 2,
+        lower: Lowering::Custom(crate::load::STACKER, stacker),
     },
 ];
 
@@ -1140,6 +1151,94 @@ fn framer(ctx: &OpContext) -> Result<Kernel> {
             frame_step: step,
             capacity,
             prefilled: if prefill { size - step } else { 0 },
+        },
+    ))
+}
+
+/// SignalStacker (stacker.cc): each invocation's frame of `num_channels` int16 samples stacked
+/// with the frames before and after it (`stacker_left_context`, `stacker_right_context`),
+/// stepping `stacker_step` frames (parameters 0 to 3 of the options); the frames kept from one
+/// invocation to the next in a variable tensor the loader adds; the second output, a bool
+/// scalar, says whether the output is a stack.
+fn stacker(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output, valid) = (ctx.input(0)?, ctx.output(0)?, ctx.output(1)?);
+    let options = ctx.custom_options()?;
+    let int = |i: usize, key: &str| ctx.custom_int(&options, i, key).map(|v| v as i32);
+    let channels = int(0, "num_channels")?;
+    let left = int(1, "stacker_left_context")?;
+    let right = int(2, "stacker_right_context")?;
+    let step = int(3, "stacker_step")?;
+    const RANK: &str = "stacker.cc StackerPrepare: TF_LITE_ENSURE_EQ(NumDimensions(..))";
+    expect_rank(ctx, "input", input, 1, RANK)?;
+    expect_rank(ctx, "output", output, 1, RANK)?;
+    expect_rank(ctx, "output_valid output", valid, 0, RANK)?;
+    const TYPES: &str = "stacker.cc StackerPrepare: TF_LITE_ENSURE_TYPES_EQ (INT16 input and \
+         output, BOOL output_valid)";
+    expect_type(ctx, "input", input, DType::I16, TYPES)?;
+    expect_type(ctx, "output", output, DType::I16, TYPES)?;
+    expect_type(ctx, "output_valid output", valid, DType::Bool, TYPES)?;
+    let Some(size) = crate::load::stacker_buffer_size(channels, left, right) else {
+        return Err(ctx.invalid(
+            format!(
+                "num_channels {channels}, stacker_left_context {left}, stacker_right_context \
+                 {right}; SignalStacker takes 1 or more channels, contexts of 0 or more \
+                 frames, and a stack of at most 2^31 - 1 samples"
+            ),
+            Grounds::undefined(
+                "stacker.cc StackerInit sizes its circular buffer num_channels · (left + right \
+                 + 1) in int32: no room for a frame, a negative size, or an overflow",
+            ),
+        ));
+    };
+    let frames = (left + right + 1) as i64;
+    if step <= 0 || i64::from(step) > frames {
+        return Err(ctx.invalid(
+            format!(
+                "stacker_step {step}; SignalStacker steps 1 to {frames} frames (its stack's \
+                 frames)"
+            ),
+            Grounds::undefined(
+                "signal/src/circular_buffer.cc CircularBufferDiscard asserts it drops 1 or \
+                 more samples, no more than the buffer holds",
+            ),
+        ));
+    }
+    let channels = channels as usize;
+    if input.num_elements() < channels {
+        return Err(ctx.invalid(
+            format!(
+                "input of {} elements for num_channels {channels}",
+                input.num_elements()
+            ),
+            Grounds::undefined(
+                "stacker.cc StackerEval reads num_channels input samples: past the input's end",
+            ),
+        ));
+    }
+    if output.num_elements() != size {
+        return Err(ctx.invalid(
+            format!(
+                "output of {} elements for a stack of {size} samples",
+                output.num_elements()
+            ),
+            Grounds::undefined(
+                "stacker.cc StackerEval writes num_channels · (left + right + 1) samples: past \
+                 the output's end, or leaving the rest of it unwritten",
+            ),
+        ));
+    }
+    let state = state_tensor(ctx, state_bytes(ctx, &[2, size.saturating_add(4)])?)?;
+    let mut operands = in_out(ctx)?;
+    operands.push(Operand::Offset(ctx.output_index(1)?));
+    operands.push(Operand::Offset(state));
+    Ok(kernel(
+        "stacker_s16",
+        operands,
+        P::Stacker {
+            channels,
+            left_context: left as usize,
+            buffer_size: size,
+            step_size: channels * step as usize,
         },
     ))
 }

@@ -369,6 +369,7 @@ pub(super) fn signal(cases: &mut Vec<super::Case>) {
     cast_cases(&mut s);
     delay_cases(&mut s);
     framer_cases(&mut s);
+    stacker_cases(&mut s);
 }
 
 /// A uint64 tensor of `n` elements.
@@ -1105,5 +1106,120 @@ fn framer_cases(s: &mut Suite) {
         framer_valid(int16(&[8]), int16(&[4, 6]), int16(&[]), 6, 2, true),
         Refusal::Invalid,
         "output_valid output has type",
+    );
+}
+
+/// The options of a SignalStacker.
+fn stacker_options(channels: i64, left: i64, right: i64, step: i64) -> Option<Vec<u8>> {
+    Some(int_map(&[
+        ("num_channels", channels),
+        ("stacker_left_context", left),
+        ("stacker_right_context", right),
+        ("stacker_step", step),
+    ]))
+}
+
+/// A SignalStacker of int16 `input` into `output` and `valid`, with `options`.
+fn stacker(
+    input: TensorSpec,
+    output: TensorSpec,
+    valid: TensorSpec,
+    options: Option<Vec<u8>>,
+) -> ModelSpec {
+    ModelSpec::single_custom_op("SignalStacker", options, vec![input], vec![output, valid])
+}
+
+/// A SignalStacker whose output is passed on only when `output_valid` says it is a stack (a
+/// SELECT_V2 of it and zeros; TFLM leaves an invalid output as its arena held it); the graph's
+/// outputs are that and `output_valid`.
+fn stacker_guarded(input: i32, output: i32, options: Option<Vec<u8>>) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let x = m.tensor(int16(&[input]));
+    let stack = m.tensor(int16(&[output]));
+    let valid = m.tensor(TensorSpec::new(TensorType::BOOL, &[]));
+    let zeros = m.tensor(int16(&[1]).constant_i16(&[0]));
+    let y = m.tensor(int16(&[output]));
+    let op = m.push_opcode(OpCodeSpec::custom("SignalStacker"));
+    m.operators.push(OpSpec {
+        opcode_index: op,
+        inputs: vec![x],
+        outputs: vec![stack, valid],
+        intermediates: Vec::new(),
+        options: Options::None,
+        custom_options: options,
+    });
+    let select = m.push_opcode(OpCodeSpec::builtin(crate::BuiltinOperator::SELECT_V2));
+    m.operators.push(OpSpec {
+        opcode_index: select,
+        inputs: vec![valid, stack, zeros],
+        outputs: vec![y],
+        intermediates: Vec::new(),
+        options: Options::None,
+        custom_options: None,
+    });
+    m.inputs = vec![x];
+    m.outputs = vec![y, valid];
+    m
+}
+
+/// SignalStacker: its frames carry from case to case; stacks with right context (the first
+/// case or every other one not a stack: those models pass the output on only when valid, see
+/// [`stacker_guarded`]), with left context only and none (a stack from the first case), an input
+/// longer than its channels; sizes, contexts and steps TFLM reads out of bounds or asserts
+/// against, and shapes and types it refuses, are refused.
+fn stacker_cases(s: &mut Suite) {
+    let bool_scalar = || TensorSpec::new(TensorType::BOOL, &[]);
+    s.category = Category::LegitimateCorners;
+    s.accepted(
+        "signal_stacker_right_context",
+        stacker_guarded(4, 16, stacker_options(4, 2, 1, 1)),
+    );
+    s.accepted(
+        "signal_stacker_step_2",
+        stacker_guarded(3, 9, stacker_options(3, 1, 1, 2)),
+    );
+    for (name, input, output, options) in [
+        ("signal_stacker_no_context", 5, 5, stacker_options(5, 0, 0, 1)),
+        ("signal_stacker_left_context_only", 2, 8, stacker_options(2, 3, 0, 1)),
+        ("signal_stacker_input_longer", 6, 8, stacker_options(4, 1, 0, 1)),
+    ] {
+        s.accepted(
+            name,
+            stacker(int16(&[input]), int16(&[output]), bool_scalar(), options),
+        );
+    }
+    s.category = Category::TypesAndParameters;
+    for (name, input, output, options, mentions) in [
+        ("signal_stacker_no_channels", 4, 4, stacker_options(0, 1, 0, 1), "num_channels 0"),
+        ("signal_stacker_negative_context", 4, 4, stacker_options(4, -1, 1, 1), "stacker_left_context -1"),
+        ("signal_stacker_step_0", 4, 8, stacker_options(4, 1, 0, 0), "stacker_step 0"),
+        ("signal_stacker_step_past_stack", 4, 8, stacker_options(4, 1, 0, 3), "stacker_step 3"),
+        ("signal_stacker_input_shorter", 3, 8, stacker_options(4, 1, 0, 1), "input of 3 elements"),
+        ("signal_stacker_output_longer", 4, 12, stacker_options(4, 1, 0, 1), "output of 12 elements"),
+    ] {
+        s.refused(
+            name,
+            stacker(int16(&[input]), int16(&[output]), bool_scalar(), options),
+            Refusal::Invalid,
+            mentions,
+        );
+    }
+    s.refused(
+        "signal_stacker_input_rank_2",
+        stacker(int16(&[1, 4]), int16(&[8]), bool_scalar(), stacker_options(4, 1, 0, 1)),
+        Refusal::Invalid,
+        "not rank 1",
+    );
+    s.refused(
+        "signal_stacker_valid_int16",
+        stacker(int16(&[4]), int16(&[8]), int16(&[]), stacker_options(4, 1, 0, 1)),
+        Refusal::Invalid,
+        "output_valid output has type",
+    );
+    s.refused(
+        "signal_stacker_options_missing",
+        stacker(int16(&[4]), int16(&[8]), bool_scalar(), Some(int_map(&[("num_channels", 4)]))),
+        Refusal::Invalid,
+        "parameter",
     );
 }
