@@ -1801,6 +1801,16 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "signal",
+        "OverlapAdd",
+        &[
+            ("rows", "size_t"),
+            ("frames", "size_t"),
+            ("frame_size", "size_t"),
+            ("frame_step", "size_t"),
+        ],
+    ),
+    (
         "softmax",
         "SoftmaxS8",
         &[

@@ -4653,6 +4653,48 @@ fn signal_stacker_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Res
     Ok(())
 }
 
+/// `signal::overlap_add_s16`.
+fn signal_overlap_add_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::OverlapAdd {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+    };
+    tinyaot_runtime::kernels::signal::overlap_add_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::overlap_add_f32`.
+fn signal_overlap_add_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::OverlapAdd {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+    };
+    tinyaot_runtime::kernels::signal::overlap_add_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `softmax::softmax_s8`.
 fn softmax_softmax_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::softmax::SoftmaxS8 {
@@ -5686,6 +5728,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("signal", "delay_s16") => signal_delay_s16(call, arena),
         ("signal", "framer_s16") => signal_framer_s16(call, arena),
         ("signal", "stacker_s16") => signal_stacker_s16(call, arena),
+        ("signal", "overlap_add_s16") => signal_overlap_add_s16(call, arena),
+        ("signal", "overlap_add_f32") => signal_overlap_add_f32(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

@@ -192,6 +192,9 @@ pub(crate) fn stacker_buffer_size(channels: i32, left: i32, right: i32) -> Optio
     usize::try_from(i32::try_from(size).ok()?).ok()
 }
 
+/// SignalOverlapAdd, which keeps each row's running sums.
+pub(crate) const OVERLAP_ADD: &str = "SignalOverlapAdd";
+
 /// A SignalFramer's samples kept per row: `frame_size` rounded up to a multiple of `frame_step`
 /// (TFLM's circular buffer's capacity), for the positive sizes its lowering accepts.
 pub(crate) fn framer_capacity(frame_size: i32, frame_step: i32) -> Option<usize> {
@@ -208,7 +211,8 @@ pub(crate) fn framer_capacity(frame_size: i32, frame_step: i32) -> Option<usize>
 /// estimate (UINT32, one per input element); SignalDelay's kept samples (INT16, `delay_length`
 /// per row of the input's last dimension); SignalFramer's (INT16: two for a uint32 count, then
 /// [`framer_capacity`] per row); SignalStacker's (INT16: four for two uint32, then
-/// [`stacker_buffer_size`]). `None` for an operator without state, or options or
+/// [`stacker_buffer_size`]); SignalOverlapAdd's sums (INT16 or FLOAT32 as its `T`, a frame per
+/// row of the input's last two dimensions). `None` for an operator without state, or options or
 /// shapes its lowering refuses (it reads them again and says why).
 fn signal_state_size(
     name: &str,
@@ -233,6 +237,15 @@ fn signal_state_size(
         STACKER => {
             let size = stacker_buffer_size(int(0)?, int(1)?, int(2)?)?;
             Some((DType::I16, size.checked_add(4)?))
+        }
+        OVERLAP_ADD => {
+            let dtype = match int(0)? {
+                0 => DType::F32,
+                7 => DType::I16,
+                _ => return None,
+            };
+            let frames = *input.shape.get(input.shape.len().checked_sub(2)?)?;
+            Some((dtype, elements.checked_div(frames)?))
         }
         _ => None,
     }

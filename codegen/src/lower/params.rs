@@ -4740,6 +4740,33 @@ pub(crate) mod signal {
             }
         }
     }
+
+    /// `tinyaot::kernels::signal::OverlapAdd`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct OverlapAdd {
+        /// `rows`.
+        pub rows: usize,
+        /// `frames`.
+        pub frames: usize,
+        /// `frame_size`.
+        pub frame_size: usize,
+        /// `frame_step`.
+        pub frame_step: usize,
+    }
+
+    impl From<OverlapAdd> for Params {
+        fn from(p: OverlapAdd) -> Params {
+            Params {
+                type_name: "OverlapAdd",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("frames", Value::Usize(p.frames)),
+                    ("frame_size", Value::Usize(p.frame_size)),
+                    ("frame_step", Value::Usize(p.frame_step)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::softmax`.

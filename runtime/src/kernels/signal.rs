@@ -12,7 +12,7 @@
 //! SignalFilterBankSpectralSubtraction subtracts a running noise estimate; SignalPCAN applies
 //! per-channel automatic gain from a piecewise-polynomial table; the stateful SignalDelay delays
 //! rows of samples across invocations, SignalFramer cuts them into overlapping frames and SignalStacker stacks
-//! consecutive frames.
+//! consecutive frames; SignalOverlapAdd adds overlapping frames back into a signal.
 
 use crate::Src;
 
@@ -1242,6 +1242,110 @@ pub fn stacker_s16(
     arena[output_valid] = u8::from(valid);
 }
 
+/// Constant parameters of SignalOverlapAdd.
+#[derive(Clone, Copy, Debug)]
+pub struct OverlapAdd {
+    /// The rows, each overlap-added on its own: the input's elements over its last two
+    /// dimensions.
+    pub rows: usize,
+    /// Frames per row and invocation (the input's second-to-last dimension).
+    pub frames: usize,
+    /// Samples per frame (the input's last dimension), at least 1.
+    pub frame_size: usize,
+    /// Output samples per frame (the options' `frame_step`), at most `frame_size`.
+    pub frame_step: usize,
+}
+
+/// One sample type of SignalOverlapAdd: int16 (sums saturated) or float32.
+trait OverlapSample: Copy {
+    /// Bytes of one sample.
+    const BYTES: usize;
+    /// The sample at byte `at`.
+    fn get(arena: &[u8], at: usize) -> Self;
+    /// Writes the sample at byte `at`.
+    fn set(self, arena: &mut [u8], at: usize);
+    /// `self + other` as TFLM's OverlapAdd of this type adds.
+    fn plus(self, other: Self) -> Self;
+}
+
+impl OverlapSample for i16 {
+    const BYTES: usize = 2;
+    fn get(arena: &[u8], at: usize) -> Self {
+        i16::from_le_bytes([arena[at], arena[at + 1]])
+    }
+    fn set(self, arena: &mut [u8], at: usize) {
+        arena[at..at + 2].copy_from_slice(&self.to_le_bytes());
+    }
+    fn plus(self, other: Self) -> Self {
+        self.saturating_add(other)
+    }
+}
+
+impl OverlapSample for f32 {
+    const BYTES: usize = 4;
+    fn get(arena: &[u8], at: usize) -> Self {
+        f32::from_bits(read_u32(arena, at))
+    }
+    fn set(self, arena: &mut [u8], at: usize) {
+        arena[at..at + 4].copy_from_slice(&self.to_bits().to_le_bytes());
+    }
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+}
+
+/// SignalOverlapAdd of one sample type: see [`overlap_add_s16`].
+fn overlap_add<T: OverlapSample>(
+    arena: &mut [u8],
+    (input, output, state): (usize, usize, usize),
+    p: &OverlapAdd,
+) {
+    let (size, step) = (T::BYTES * p.frame_size, T::BYTES * p.frame_step);
+    for row in 0..p.rows {
+        let sums = state + size * row;
+        for frame in 0..p.frames {
+            let n = row * p.frames + frame;
+            for i in (0..size).step_by(T::BYTES) {
+                let sum = T::get(arena, sums + i).plus(T::get(arena, input + size * n + i));
+                sum.set(arena, sums + i);
+            }
+            arena.copy_within(sums..sums + step, output + step * n);
+            arena.copy_within(sums + step..sums + size, sums);
+            arena[sums + size - step..sums + size].fill(0);
+        }
+    }
+}
+
+/// SignalOverlapAdd on int16: each frame of `frame_size` samples added (saturating) into its
+/// row's running sums (at `overlap_state`, `2 * rows * frame_size` bytes zeroed by `reset`), the
+/// first `frame_step` sums written out and shifted off, zeros shifted in. Reads
+/// `2 * rows * frames * frame_size` bytes at `input`, writes `2 * rows * frames * frame_step` at
+/// `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn overlap_add_s16(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    overlap_state: usize,
+    p: &OverlapAdd,
+) {
+    let p = super::opaque(p);
+    overlap_add::<i16>(arena, (input, output, overlap_state), p);
+}
+
+/// SignalOverlapAdd on float32, as [`overlap_add_s16`] with float sums (`4 *` the bytes).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn overlap_add_f32(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    overlap_state: usize,
+    p: &OverlapAdd,
+) {
+    let p = super::opaque(p);
+    overlap_add::<f32>(arena, (input, output, overlap_state), p);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1461,5 +1565,39 @@ mod tests {
             (0, std::vec![0; 6]),
         ];
         assert_eq!(outputs, want);
+    }
+    #[test]
+    fn overlap_add_sums_overlapping_frames() {
+        // Frames of 4 every 2 samples: each output sample the sum of the two frames over it,
+        // saturated in int16.
+        let p = OverlapAdd {
+            rows: 1,
+            frames: 2,
+            frame_size: 4,
+            frame_step: 2,
+        };
+        let mut arena = [0u8; 64];
+        put_s16s(&mut arena, 0, &[1, 2, 3, 4, 10, 20, 30000, 40]);
+        overlap_add_s16(&mut arena, 0, 16, 32, &p);
+        assert_eq!(s16s(&arena, 16, 4), [1, 2, 13, 24]);
+        put_s16s(&mut arena, 0, &[5000, 5, 0, 0, 0, 0, 0, 0]);
+        overlap_add_s16(&mut arena, 0, 16, 32, &p);
+        assert_eq!(s16s(&arena, 16, 4), [32767, 45, 0, 0]);
+        let mut arena = [0u8; 96];
+        for (i, x) in [0.5f32, 0.25, 1.0, 2.0].iter().enumerate() {
+            arena[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        }
+        let p = OverlapAdd {
+            rows: 1,
+            frames: 1,
+            frame_size: 4,
+            frame_step: 1,
+        };
+        overlap_add_f32(&mut arena, 0, 16, 32, &p);
+        overlap_add_f32(&mut arena, 0, 20, 32, &p);
+        let y = |at: usize| {
+            f32::from_le_bytes([arena[at], arena[at + 1], arena[at + 2], arena[at + 3]])
+        };
+        assert_eq!([y(16), y(20)], [0.5, 0.75]);
     }
 }

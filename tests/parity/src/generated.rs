@@ -2558,6 +2558,18 @@ pub mod ffi {
             /// `step_size`.
             pub step_size: usize,
         }
+        /// The C `signal_OverlapAdd`.
+        #[repr(C)]
+        pub struct OverlapAdd {
+            /// `rows`.
+            pub rows: usize,
+            /// `frames`.
+            pub frames: usize,
+            /// `frame_size`.
+            pub frame_size: usize,
+            /// `frame_step`.
+            pub frame_step: usize,
+        }
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -4377,6 +4389,20 @@ pub mod ffi {
             output_valid: *mut u8,
             stacker_state: *mut u8,
             p: *const signal::Stacker,
+        );
+        /// The C `signal::overlap_add_s16`.
+        pub fn parity_signal_overlap_add_s16(
+            input: *const u8,
+            output: *mut u8,
+            overlap_state: *mut u8,
+            p: *const signal::OverlapAdd,
+        );
+        /// The C `signal::overlap_add_f32`.
+        pub fn parity_signal_overlap_add_f32(
+            input: *const u8,
+            output: *mut u8,
+            overlap_state: *mut u8,
+            p: *const signal::OverlapAdd,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -10024,6 +10050,44 @@ fn c_signal_stacker_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     Ok(())
 }
 
+/// `signal::overlap_add_s16` in C.
+fn c_signal_overlap_add_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::OverlapAdd {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let overlap_state = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_overlap_add_s16(input, output, overlap_state, &p) };
+    Ok(())
+}
+
+/// `signal::overlap_add_f32` in C.
+fn c_signal_overlap_add_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::OverlapAdd {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let overlap_state = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_overlap_add_f32(input, output, overlap_state, &p) };
+    Ok(())
+}
+
 /// `softmax::softmax_s8` in C.
 fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -11199,6 +11263,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("signal", "delay_s16") => c_signal_delay_s16(call, arena),
         ("signal", "framer_s16") => c_signal_framer_s16(call, arena),
         ("signal", "stacker_s16") => c_signal_stacker_s16(call, arena),
+        ("signal", "overlap_add_s16") => c_signal_overlap_add_s16(call, arena),
+        ("signal", "overlap_add_f32") => c_signal_overlap_add_f32(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -11458,6 +11524,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("signal", "delay_s16"),
     ("signal", "framer_s16"),
     ("signal", "stacker_s16"),
+    ("signal", "overlap_add_s16"),
+    ("signal", "overlap_add_f32"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),

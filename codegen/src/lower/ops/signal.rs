@@ -9,7 +9,8 @@
 //! SignalFilterBankSpectralSubtraction → `signal::filter_bank_spectral_subtraction` (its state a
 //! variable tensor the loader adds); SignalPCAN → `signal::pcan`; SignalDelay →
 //! `signal::delay_s16`, SignalFramer → `signal::framer_s16`, SignalStacker →
-//! `signal::stacker_s16` (their kept samples variable tensors the loader adds).
+//! `signal::stacker_s16`, SignalOverlapAdd → `signal::overlap_add_s16`, `overlap_add_f32` (their
+//! kept samples or sums variable tensors the loader adds).
 
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -144,6 +145,16 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 1..=1,
         outputs: 2,
         lower: Lowering::Custom(crate::load::STACKER, stacker),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types::unary(
+            &[Sig::Same(Ty::I16), Sig::Same(Ty::F32)],
+            &[Sig::Same(Ty::I16), Sig::Same(Ty::F32)],
+        ),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Custom(crate::load::OVERLAP_ADD, overlap_add),
     },
 ];
 
@@ -1241,6 +1252,105 @@ fn stacker(ctx: &OpContext) -> Result<Kernel> {
             step_size: channels * step as usize,
         },
     ))
+}
+
+/// SignalOverlapAdd (overlap_add.cc): frames of int16 or float32 samples (the input's last
+/// dimension; the one before it the frames per row) added into each row's running sums, kept
+/// from one invocation to the next in a variable tensor the loader adds, `frame_step` samples
+/// out per frame; parameter 0 of the options is `T` (the tensors' type, which TFLM reads by its
+/// key), 1 `frame_step`.
+fn overlap_add(ctx: &OpContext) -> Result<Kernel> {
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    let options = ctx.custom_options()?;
+    let t = ctx.custom_int(&options, 0, "T")? as i32;
+    let frame_step = ctx.custom_int(&options, 1, "frame_step")? as i32;
+    // TensorType codes: FLOAT32 0, INT16 7.
+    let dtype = match t {
+        0 => DType::F32,
+        7 => DType::I16,
+        _ => {
+            return Err(ctx.invalid(
+                format!("parameter 'T' is TensorType {t}; SignalOverlapAdd takes INT16 or FLOAT32"),
+                Grounds::undefined(
+                    "overlap_add.cc OverlapAddInitAll returns no parameters for another type, \
+                     which OverlapAddPrepareAll then reads",
+                ),
+            ))
+        }
+    };
+    if input.shape.len() < 2 || input.shape.len() != output.shape.len() + 1 {
+        return Err(ctx.invalid(
+            format!(
+                "input of rank {}, output of rank {}",
+                input.shape.len(),
+                output.shape.len()
+            ),
+            Grounds::tflm(
+                "overlap_add.cc OverlapAddPrepare: TF_LITE_ENSURE(DimensionsCount() >= 2) and \
+                 TF_LITE_ENSURE_EQ(NumDimensions(input), NumDimensions(output) + 1)",
+            ),
+        ));
+    }
+    const TYPES: &str =
+        "overlap_add.cc OverlapAddPrepare: TF_LITE_ENSURE_TYPES_EQ (input and output of type T)";
+    expect_type(ctx, "input", input, dtype, TYPES)?;
+    expect_type(ctx, "output", output, dtype, TYPES)?;
+    let rank = input.shape.len();
+    let (frames, size) = (input.shape[rank - 2], input.shape[rank - 1]);
+    if frames == 0 || size == 0 {
+        return Err(ctx.invalid(
+            format!(
+                "the input has shape {:?}, no frames or samples",
+                input.shape
+            ),
+            Grounds::undefined(
+                "overlap_add.cc OverlapAddPrepare divides the input's size by frame_size · \
+                 n_frames: a division by zero",
+            ),
+        ));
+    }
+    let step = match usize::try_from(frame_step) {
+        Ok(step) if step <= size => step,
+        _ => {
+            return Err(ctx.invalid(
+                format!(
+                    "frame_step {frame_step} for frames of {size} samples; SignalOverlapAdd \
+                     steps 0 to frame_size samples"
+                ),
+                Grounds::undefined(
+                    "signal/src/overlap_add.cc OverlapAdd copies frame_step samples out and \
+                     moves frame_size - frame_step: a negative count",
+                ),
+            ))
+        }
+    };
+    let rows = input.num_elements() / (frames * size);
+    let written = state_bytes(ctx, &[rows, frames, step])?;
+    if output.num_elements() != written {
+        return Err(ctx.invalid(
+            format!(
+                "output of {} elements for {rows} rows of {frames} frames of {step} samples out",
+                output.num_elements()
+            ),
+            Grounds::undefined(
+                "overlap_add.cc OverlapAddEval writes frame_step samples per frame of each row: \
+                 past the output's end, or leaving the rest of it unwritten",
+            ),
+        ));
+    }
+    let state = state_tensor(ctx, state_bytes(ctx, &[dtype.size(), rows, size])?)?;
+    let mut operands = in_out(ctx)?;
+    operands.push(Operand::Offset(state));
+    let p = P::OverlapAdd {
+        rows,
+        frames,
+        frame_size: size,
+        frame_step: step,
+    };
+    Ok(match dtype {
+        DType::I16 => kernel("overlap_add_s16", operands, p),
+        _ => kernel("overlap_add_f32", operands, p),
+    })
 }
 
 #[cfg(test)]

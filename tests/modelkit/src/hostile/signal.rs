@@ -370,6 +370,7 @@ pub(super) fn signal(cases: &mut Vec<super::Case>) {
     delay_cases(&mut s);
     framer_cases(&mut s);
     stacker_cases(&mut s);
+    overlap_add_cases(&mut s);
 }
 
 /// A uint64 tensor of `n` elements.
@@ -1222,4 +1223,53 @@ fn stacker_cases(s: &mut Suite) {
         Refusal::Invalid,
         "parameter",
     );
+}
+
+/// A SignalOverlapAdd of `input` into `output` with the options' `T` and `frame_step`.
+fn overlap_add(input: TensorSpec, output: TensorSpec, t: i64, step: i64) -> ModelSpec {
+    ModelSpec::single_custom_op(
+        "SignalOverlapAdd",
+        Some(int_map(&[("T", t), ("frame_step", step)])),
+        vec![input],
+        vec![output],
+    )
+}
+
+/// SignalOverlapAdd: its sums carry from case to case, in int16 (random frames: sums saturate)
+/// and float32, half and quarter steps, several frames and rows, a step of a whole frame (no
+/// overlap); types, ranks and steps TFLM refuses or reads out of bounds are refused.
+fn overlap_add_cases(s: &mut Suite) {
+    s.category = Category::LegitimateCorners;
+    for (name, input, output, t, step) in [
+        ("signal_overlap_add_int16_half_step", int16(&[2, 8]), int16(&[8]), 7, 4),
+        ("signal_overlap_add_int16_rows", int16(&[2, 3, 4]), int16(&[2, 3]), 7, 1),
+        ("signal_overlap_add_int16_no_overlap", int16(&[1, 6]), int16(&[6]), 7, 6),
+        (
+            "signal_overlap_add_float_quarter_step",
+            TensorSpec::f32(&[3, 8]),
+            TensorSpec::f32(&[6]),
+            0,
+            2,
+        ),
+        (
+            "signal_overlap_add_float_rows",
+            TensorSpec::f32(&[2, 2, 6]),
+            TensorSpec::f32(&[2, 6]),
+            0,
+            3,
+        ),
+    ] {
+        s.accepted(name, overlap_add(input, output, t, step));
+    }
+    s.category = Category::TypesAndParameters;
+    for (name, input, output, t, step, mentions) in [
+        ("signal_overlap_add_int32", TensorSpec::int32(&[2, 8]), TensorSpec::int32(&[8]), 2, 4, "TensorType 2"),
+        ("signal_overlap_add_type_not_t", int16(&[2, 8]), int16(&[8]), 0, 4, "the input has type"),
+        ("signal_overlap_add_step_past_frame", int16(&[2, 4]), int16(&[10]), 7, 5, "frame_step 5"),
+        ("signal_overlap_add_negative_step", int16(&[2, 4]), int16(&[2]), 7, -1, "frame_step -1"),
+        ("signal_overlap_add_rank_1", int16(&[8]), int16(&[]), 7, 4, "input of rank 1"),
+        ("signal_overlap_add_output_longer", int16(&[2, 8]), int16(&[9]), 7, 4, "output of 9 elements"),
+    ] {
+        s.refused(name, overlap_add(input, output, t, step), Refusal::Invalid, mentions);
+    }
 }
