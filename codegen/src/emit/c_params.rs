@@ -1808,6 +1808,43 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         &[("channels", "size_t"), ("snr_shift", "int32_t")],
     ),
     (
+        "signal",
+        "Delay",
+        &[("rows", "size_t"), ("frame", "size_t"), ("delay", "size_t")],
+    ),
+    (
+        "signal",
+        "Framer",
+        &[
+            ("rows", "size_t"),
+            ("frames", "size_t"),
+            ("frame_size", "size_t"),
+            ("frame_step", "size_t"),
+            ("capacity", "size_t"),
+            ("prefilled", "size_t"),
+        ],
+    ),
+    (
+        "signal",
+        "Stacker",
+        &[
+            ("channels", "size_t"),
+            ("left_context", "size_t"),
+            ("buffer_size", "size_t"),
+            ("step_size", "size_t"),
+        ],
+    ),
+    (
+        "signal",
+        "OverlapAdd",
+        &[
+            ("rows", "size_t"),
+            ("frames", "size_t"),
+            ("frame_size", "size_t"),
+            ("frame_step", "size_t"),
+        ],
+    ),
+    (
         "softmax",
         "SoftmaxS8",
         &[

@@ -4761,6 +4761,105 @@ fn signal_pcan<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
+/// `signal::delay_s16`.
+fn signal_delay_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::Delay {
+        rows: call.scalar::<usize>("rows")?,
+        frame: call.scalar::<usize>("frame")?,
+        delay: call.scalar::<usize>("delay")?,
+    };
+    tinyaot_runtime::kernels::signal::delay_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::framer_s16`.
+fn signal_framer_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::Framer {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+        capacity: call.scalar::<usize>("capacity")?,
+        prefilled: call.scalar::<usize>("prefilled")?,
+    };
+    tinyaot_runtime::kernels::signal::framer_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::stacker_s16`.
+fn signal_stacker_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::Stacker {
+        channels: call.scalar::<usize>("channels")?,
+        left_context: call.scalar::<usize>("left_context")?,
+        buffer_size: call.scalar::<usize>("buffer_size")?,
+        step_size: call.scalar::<usize>("step_size")?,
+    };
+    tinyaot_runtime::kernels::signal::stacker_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::overlap_add_s16`.
+fn signal_overlap_add_s16<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::OverlapAdd {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+    };
+    tinyaot_runtime::kernels::signal::overlap_add_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::overlap_add_f32`.
+fn signal_overlap_add_f32<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::signal::OverlapAdd {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+    };
+    tinyaot_runtime::kernels::signal::overlap_add_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `softmax::softmax_s8`.
 fn softmax_softmax_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let p = tinyaot_runtime::kernels::softmax::SoftmaxS8 {
@@ -5806,6 +5905,11 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
             signal_filter_bank_spectral_subtraction(call, arena)
         }
         ("signal", "pcan") => signal_pcan(call, arena),
+        ("signal", "delay_s16") => signal_delay_s16(call, arena),
+        ("signal", "framer_s16") => signal_framer_s16(call, arena),
+        ("signal", "stacker_s16") => signal_stacker_s16(call, arena),
+        ("signal", "overlap_add_s16") => signal_overlap_add_s16(call, arena),
+        ("signal", "overlap_add_f32") => signal_overlap_add_f32(call, arena),
         ("softmax", "softmax_s8") => softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => softmax_softmax_s16(call, arena),

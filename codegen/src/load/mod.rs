@@ -145,7 +145,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         &resource,
         (&inputs, &outputs),
     )?;
-    signal_state(&mut tensors, &mut operators);
+    signal_state(&subgraph, &mut tensors, &mut operators);
     limits.check_tensors(tensors.len())?;
     for (t, bytes) in initial_values {
         tensors[t].initial = Some(bytes);
@@ -172,27 +172,117 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
 /// The custom operator of TFLM's signal library that keeps state of its own between invocations.
 pub(crate) const SPECTRAL_SUBTRACTION: &str = "SignalFilterBankSpectralSubtraction";
 
-/// Gives each SignalFilterBankSpectralSubtraction a variable tensor for the noise estimate TFLM
-/// keeps between invocations (a persistent buffer its Init allocates, zeroed by its Prepare and
-/// Reset, not a tensor of the model): UINT32 of its input's elements (at least the channels its
-/// lowering accepts), appended after the model's tensors and to the operator's intermediates
-/// (the last one), so that the planner puts it in the state region and `reset` zeroes it.
-fn signal_state(tensors: &mut Vec<crate::ir::Tensor>, operators: &mut [crate::ir::Operator]) {
-    use crate::ir::{DType, OpKind};
-    for op in operators.iter_mut() {
-        if !matches!(&op.kind, OpKind::Custom(name) if name == SPECTRAL_SUBTRACTION) {
-            continue;
+/// SignalDelay, which keeps the last `delay_length` samples of each row.
+pub(crate) const DELAY: &str = "SignalDelay";
+
+/// SignalFramer, which keeps the samples of each row's next frames.
+pub(crate) const FRAMER: &str = "SignalFramer";
+
+/// SignalStacker, which keeps the frames of its next output.
+pub(crate) const STACKER: &str = "SignalStacker";
+
+/// A SignalStacker's samples per output, `num_channels · (stacker_left_context +
+/// stacker_right_context + 1)`, for the positive channels and non-negative contexts its lowering
+/// accepts, within TFLM's int32 arithmetic.
+pub(crate) fn stacker_buffer_size(channels: i32, left: i32, right: i32) -> Option<usize> {
+    if channels <= 0 || left < 0 || right < 0 {
+        return None;
+    }
+    let size = i64::from(channels) * (i64::from(left) + i64::from(right) + 1);
+    usize::try_from(i32::try_from(size).ok()?).ok()
+}
+
+/// SignalOverlapAdd, which keeps each row's running sums.
+pub(crate) const OVERLAP_ADD: &str = "SignalOverlapAdd";
+
+/// A SignalFramer's samples kept per row: `frame_size` rounded up to a multiple of `frame_step`
+/// (TFLM's circular buffer's capacity), for the positive sizes its lowering accepts.
+pub(crate) fn framer_capacity(frame_size: i32, frame_step: i32) -> Option<usize> {
+    let (size, step) = (
+        usize::try_from(frame_size).ok().filter(|&s| s > 0)?,
+        usize::try_from(frame_step).ok().filter(|&s| s > 0)?,
+    );
+    size.div_ceil(step).checked_mul(step)
+}
+
+/// The state a custom operator of TFLM's signal library keeps between invocations in buffers of
+/// its own (allocated by its Init or Prepare, reset by its Reset), as the type and element count
+/// of the variable tensor that stands for it: SignalFilterBankSpectralSubtraction's noise
+/// estimate (UINT32, one per input element); SignalDelay's kept samples (INT16, `delay_length`
+/// per row of the input's last dimension); SignalFramer's (INT16: two for a uint32 count, then
+/// [`framer_capacity`] per row); SignalStacker's (INT16: four for two uint32, then
+/// [`stacker_buffer_size`]); SignalOverlapAdd's sums (INT16 or FLOAT32 as its `T`, a frame per
+/// row of the input's last two dimensions). `None` for an operator without state, or options or
+/// shapes its lowering refuses (it reads them again and says why).
+fn signal_state_size(
+    name: &str,
+    input: &crate::ir::Tensor,
+    options: &[u8],
+) -> Option<(crate::ir::DType, usize)> {
+    use crate::ir::DType;
+    let options = crate::lower::flexbuffer::FlexVector::root(options);
+    let int = |i: usize| -> Option<i32> { options.as_ref().ok()?.int(i).ok().map(|v| v as i32) };
+    let elements = input.num_elements();
+    let rows = || elements.checked_div(*input.shape.last()?);
+    match name {
+        SPECTRAL_SUBTRACTION => Some((DType::U32, elements)),
+        DELAY => {
+            let delay = usize::try_from(int(0)?).ok()?;
+            Some((DType::I16, rows()?.checked_mul(delay)?))
         }
+        FRAMER => {
+            let capacity = framer_capacity(int(0)?, int(1)?)?;
+            Some((DType::I16, rows()?.checked_mul(capacity)?.checked_add(2)?))
+        }
+        STACKER => {
+            let size = stacker_buffer_size(int(0)?, int(1)?, int(2)?)?;
+            Some((DType::I16, size.checked_add(4)?))
+        }
+        OVERLAP_ADD => {
+            let dtype = match int(0)? {
+                0 => DType::F32,
+                7 => DType::I16,
+                _ => return None,
+            };
+            let frames = *input.shape.get(input.shape.len().checked_sub(2)?)?;
+            Some((dtype, elements.checked_div(frames)?))
+        }
+        _ => None,
+    }
+}
+
+/// Gives each custom operator of TFLM's signal library that keeps state of its own (see
+/// [`signal_state_size`]) a variable tensor for it (not a tensor of the model): appended after
+/// the model's tensors and to the operator's intermediates (the last one), so that the planner
+/// puts it in the state region and `reset` zeroes it, as TFLM's Reset and Prepare clear theirs.
+fn signal_state(
+    subgraph: &tinyaot_schema::tflite::SubGraph<'_>,
+    tensors: &mut Vec<crate::ir::Tensor>,
+    operators: &mut [crate::ir::Operator],
+) {
+    use crate::ir::OpKind;
+    for op in operators.iter_mut() {
+        let OpKind::Custom(name) = &op.kind else {
+            continue;
+        };
         let Some(input) = op.input(0) else { continue };
-        let elements = tensors[input].num_elements();
-        // An input too large for a uint32 copy is refused by the lowering (its type or size).
-        let Some(bytes) = elements.checked_mul(DType::U32.size()) else {
+        let options = subgraph
+            .operators()
+            .and_then(|ops| ops.iter().nth(op.source_index))
+            .and_then(|o| o.custom_options())
+            .map(|v| v.bytes())
+            .unwrap_or(&[]);
+        let Some((dtype, elements)) = signal_state_size(name, &tensors[input], options) else {
+            continue;
+        };
+        // A state too large for its bytes to be counted is refused by the lowering (its size).
+        let Some(bytes) = elements.checked_mul(dtype.size()) else {
             continue;
         };
         tensors.push(crate::ir::Tensor {
-            name: format!("{} noise estimate (state)", tensors[input].name),
+            name: format!("{} {name} state", tensors[input].name),
             shape: vec![elements],
-            dtype: DType::U32,
+            dtype,
             quant: None,
             data: None,
             is_variable: true,

@@ -12,7 +12,7 @@
 
 mod access;
 mod context;
-mod flexbuffer;
+pub(crate) mod flexbuffer;
 pub(crate) mod ops;
 pub(crate) mod params;
 pub mod quant;

@@ -4756,6 +4756,117 @@ pub(crate) mod signal {
             }
         }
     }
+
+    /// `tinyaot::kernels::signal::Delay`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Delay {
+        /// `rows`.
+        pub rows: usize,
+        /// `frame`.
+        pub frame: usize,
+        /// `delay`.
+        pub delay: usize,
+    }
+
+    impl From<Delay> for Params {
+        fn from(p: Delay) -> Params {
+            Params {
+                type_name: "Delay",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("frame", Value::Usize(p.frame)),
+                    ("delay", Value::Usize(p.delay)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::Framer`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Framer {
+        /// `rows`.
+        pub rows: usize,
+        /// `frames`.
+        pub frames: usize,
+        /// `frame_size`.
+        pub frame_size: usize,
+        /// `frame_step`.
+        pub frame_step: usize,
+        /// `capacity`.
+        pub capacity: usize,
+        /// `prefilled`.
+        pub prefilled: usize,
+    }
+
+    impl From<Framer> for Params {
+        fn from(p: Framer) -> Params {
+            Params {
+                type_name: "Framer",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("frames", Value::Usize(p.frames)),
+                    ("frame_size", Value::Usize(p.frame_size)),
+                    ("frame_step", Value::Usize(p.frame_step)),
+                    ("capacity", Value::Usize(p.capacity)),
+                    ("prefilled", Value::Usize(p.prefilled)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::Stacker`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Stacker {
+        /// `channels`.
+        pub channels: usize,
+        /// `left_context`.
+        pub left_context: usize,
+        /// `buffer_size`.
+        pub buffer_size: usize,
+        /// `step_size`.
+        pub step_size: usize,
+    }
+
+    impl From<Stacker> for Params {
+        fn from(p: Stacker) -> Params {
+            Params {
+                type_name: "Stacker",
+                fields: vec![
+                    ("channels", Value::Usize(p.channels)),
+                    ("left_context", Value::Usize(p.left_context)),
+                    ("buffer_size", Value::Usize(p.buffer_size)),
+                    ("step_size", Value::Usize(p.step_size)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::OverlapAdd`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct OverlapAdd {
+        /// `rows`.
+        pub rows: usize,
+        /// `frames`.
+        pub frames: usize,
+        /// `frame_size`.
+        pub frame_size: usize,
+        /// `frame_step`.
+        pub frame_step: usize,
+    }
+
+    impl From<OverlapAdd> for Params {
+        fn from(p: OverlapAdd) -> Params {
+            Params {
+                type_name: "OverlapAdd",
+                fields: vec![
+                    ("rows", Value::Usize(p.rows)),
+                    ("frames", Value::Usize(p.frames)),
+                    ("frame_size", Value::Usize(p.frame_size)),
+                    ("frame_step", Value::Usize(p.frame_step)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::softmax`.

@@ -10,7 +10,9 @@
 //! then the real-input split); SignalFilterBank sums weighted uint32 energies into uint64
 //! channels; SignalFilterBankSquareRoot takes their rounded square roots; the stateful
 //! SignalFilterBankSpectralSubtraction subtracts a running noise estimate; SignalPCAN applies
-//! per-channel automatic gain from a piecewise-polynomial table.
+//! per-channel automatic gain from a piecewise-polynomial table; the stateful SignalDelay delays
+//! rows of samples across invocations, SignalFramer cuts them into overlapping frames and SignalStacker stacks
+//! consecutive frames; SignalOverlapAdd adds overlapping frames back into a signal.
 
 use crate::Src;
 
@@ -1081,6 +1083,269 @@ pub fn pcan(
     }
 }
 
+/// Constant parameters of SignalDelay.
+#[derive(Clone, Copy, Debug)]
+pub struct Delay {
+    /// The rows delayed, each on its own: the input's elements over `frame`.
+    pub rows: usize,
+    /// Samples per row (the input's last dimension), at least 1.
+    pub frame: usize,
+    /// The delay in samples (the options' `delay_length`): the samples of each row kept from one
+    /// invocation to the next.
+    pub delay: usize,
+}
+
+/// SignalDelay on int16: each row of `frame` samples delayed by `delay` samples across
+/// invocations. TFLM keeps per row a circular buffer that starts with `delay` zeros, writes the
+/// row into it, reads `frame` samples out and discards them; so each output row is the first
+/// `frame` samples of (the `delay` samples kept, then the input row), and the last `delay` of
+/// those are kept, at `delay_state` (`2 * rows * delay` bytes, zeroed by `reset`). Reads
+/// `2 * rows * frame` bytes at `input`, writes as many at `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn delay_s16(arena: &mut [u8], input: usize, output: usize, delay_state: usize, p: &Delay) {
+    let p = super::opaque(p);
+    let (frame, delay) = (2 * p.frame, 2 * p.delay);
+    for row in 0..p.rows {
+        let (x, y, kept) = (
+            input + frame * row,
+            output + frame * row,
+            delay_state + delay * row,
+        );
+        // The output: the kept samples first, then the row's.
+        let old = delay.min(frame);
+        arena.copy_within(kept..kept + old, y);
+        arena.copy_within(x..x + frame - old, y + old);
+        // The samples kept: the last `delay` of the kept ones and the row's.
+        if delay > frame {
+            arena.copy_within(kept + frame..kept + delay, kept);
+            arena.copy_within(x..x + frame, kept + delay - frame);
+        } else {
+            arena.copy_within(x + frame - delay..x + frame, kept);
+        }
+    }
+}
+
+/// Constant parameters of SignalFramer.
+#[derive(Clone, Copy, Debug)]
+pub struct Framer {
+    /// The rows framed, each on its own: the input's elements over its last dimension.
+    pub rows: usize,
+    /// Frames per row and invocation: the input's last dimension over `frame_step`.
+    pub frames: usize,
+    /// Samples per frame (the options' `frame_size`), at least 1.
+    pub frame_size: usize,
+    /// Samples from one frame to the next (`frame_step`), at least 1.
+    pub frame_step: usize,
+    /// Samples kept per row in the state: `frame_size` rounded up to a multiple of `frame_step`
+    /// (TFLM's circular buffer's capacity).
+    pub capacity: usize,
+    /// The samples a row holds after `reset`: `frame_size - frame_step` zeros with `prefill`,
+    /// else none.
+    pub prefilled: usize,
+}
+
+/// SignalFramer on int16: each row's samples, `frame_step` at a time, appended to the samples
+/// kept for that row; whenever `frame_size` are there, they are the next output frame and the
+/// first `frame_step` are dropped. A frame with too few samples (before the first `frame_size`
+/// after `reset`, without `prefill`) is 0 (TFLM leaves it as its arena held it) and makes the
+/// bool at `output_valid` false. The state at `framer_state`, zeroed by `reset`: a uint32, the samples
+/// held per row past `prefilled`, then each row's `capacity` int16 samples (the first held).
+/// Reads `2 * rows * frames * frame_step` bytes at `input`; writes up to
+/// `2 * rows * frames * frame_size` at `output`, 1 at `output_valid`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn framer_s16(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    output_valid: usize,
+    framer_state: usize,
+    p: &Framer,
+) {
+    let p = super::opaque(p);
+    let (size, step) = (2 * p.frame_size, 2 * p.frame_step);
+    let start = p.prefilled + read_u32(arena, framer_state) as usize;
+    let (mut held, mut valid) = (2 * start, true);
+    for row in 0..p.rows {
+        let kept = framer_state + 4 + 2 * p.capacity * row;
+        held = 2 * start;
+        for frame in 0..p.frames {
+            let n = row * p.frames + frame;
+            arena.copy_within(input + step * n..input + step * (n + 1), kept + held);
+            held += step;
+            if held >= size {
+                arena.copy_within(kept..kept + size, output + size * n);
+                arena.copy_within(kept + step..kept + held, kept);
+                held -= step;
+            } else {
+                arena[output + size * n..output + size * (n + 1)].fill(0);
+                valid = false;
+            }
+        }
+    }
+    let stored = (held / 2 - p.prefilled) as u32;
+    arena[framer_state..framer_state + 4].copy_from_slice(&stored.to_le_bytes());
+    arena[output_valid] = u8::from(valid);
+}
+
+/// Constant parameters of SignalStacker.
+#[derive(Clone, Copy, Debug)]
+pub struct Stacker {
+    /// Samples per input frame (the options' `num_channels`), at least 1.
+    pub channels: usize,
+    /// Copies of the first frame added before it (`stacker_left_context`).
+    pub left_context: usize,
+    /// Samples per output: `channels · (left_context + right_context + 1)`.
+    pub buffer_size: usize,
+    /// Samples dropped after each output: `channels · stacker_step`, at most `buffer_size`.
+    pub step_size: usize,
+}
+
+/// SignalStacker on int16: each invocation's frame of `channels` samples appended to the
+/// samples kept (the first frame after `reset` `left_context` more times, as context before
+/// it); once `buffer_size` are there they are the output, the first `step_size` are dropped,
+/// and the bool at `output_valid` is true; before that it is false and the output 0 (TFLM leaves
+/// it as its arena held it). The state at `stacker_state`, zeroed by `reset`: a uint32, the
+/// samples kept, a uint32, whether the first frame came, then `buffer_size` int16 samples.
+/// Reads `2 * channels` bytes at `input`; writes `2 * buffer_size` at `output`, 1 at
+/// `output_valid`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn stacker_s16(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    output_valid: usize,
+    stacker_state: usize,
+    p: &Stacker,
+) {
+    let p = super::opaque(p);
+    let kept = stacker_state + 8;
+    let (frame, size, step) = (2 * p.channels, 2 * p.buffer_size, 2 * p.step_size);
+    let mut held = 2 * read_u32(arena, stacker_state) as usize;
+    arena.copy_within(input..input + frame, kept + held);
+    held += frame;
+    if read_u32(arena, stacker_state + 4) == 0 {
+        for _ in 0..p.left_context {
+            arena.copy_within(kept + held - frame..kept + held, kept + held);
+            held += frame;
+        }
+        arena[stacker_state + 4..stacker_state + 8].copy_from_slice(&1u32.to_le_bytes());
+    }
+    let valid = held >= size;
+    if valid {
+        arena.copy_within(kept..kept + size, output);
+        arena.copy_within(kept + step..kept + held, kept);
+        held -= step;
+    } else {
+        arena[output..output + size].fill(0);
+    }
+    arena[stacker_state..stacker_state + 4].copy_from_slice(&((held / 2) as u32).to_le_bytes());
+    arena[output_valid] = u8::from(valid);
+}
+
+/// Constant parameters of SignalOverlapAdd.
+#[derive(Clone, Copy, Debug)]
+pub struct OverlapAdd {
+    /// The rows, each overlap-added on its own: the input's elements over its last two
+    /// dimensions.
+    pub rows: usize,
+    /// Frames per row and invocation (the input's second-to-last dimension).
+    pub frames: usize,
+    /// Samples per frame (the input's last dimension), at least 1.
+    pub frame_size: usize,
+    /// Output samples per frame (the options' `frame_step`), at most `frame_size`.
+    pub frame_step: usize,
+}
+
+/// One sample type of SignalOverlapAdd: int16 (sums saturated) or float32.
+trait OverlapSample: Copy {
+    /// Bytes of one sample.
+    const BYTES: usize;
+    /// The sample at byte `at`.
+    fn get(arena: &[u8], at: usize) -> Self;
+    /// Writes the sample at byte `at`.
+    fn set(self, arena: &mut [u8], at: usize);
+    /// `self + other` as TFLM's OverlapAdd of this type adds.
+    fn plus(self, other: Self) -> Self;
+}
+
+impl OverlapSample for i16 {
+    const BYTES: usize = 2;
+    fn get(arena: &[u8], at: usize) -> Self {
+        i16::from_le_bytes([arena[at], arena[at + 1]])
+    }
+    fn set(self, arena: &mut [u8], at: usize) {
+        arena[at..at + 2].copy_from_slice(&self.to_le_bytes());
+    }
+    fn plus(self, other: Self) -> Self {
+        self.saturating_add(other)
+    }
+}
+
+impl OverlapSample for f32 {
+    const BYTES: usize = 4;
+    fn get(arena: &[u8], at: usize) -> Self {
+        f32::from_bits(read_u32(arena, at))
+    }
+    fn set(self, arena: &mut [u8], at: usize) {
+        arena[at..at + 4].copy_from_slice(&self.to_bits().to_le_bytes());
+    }
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+}
+
+/// SignalOverlapAdd of one sample type: see [`overlap_add_s16`].
+fn overlap_add<T: OverlapSample>(
+    arena: &mut [u8],
+    (input, output, state): (usize, usize, usize),
+    p: &OverlapAdd,
+) {
+    let (size, step) = (T::BYTES * p.frame_size, T::BYTES * p.frame_step);
+    for row in 0..p.rows {
+        let sums = state + size * row;
+        for frame in 0..p.frames {
+            let n = row * p.frames + frame;
+            for i in (0..size).step_by(T::BYTES) {
+                let sum = T::get(arena, sums + i).plus(T::get(arena, input + size * n + i));
+                sum.set(arena, sums + i);
+            }
+            arena.copy_within(sums..sums + step, output + step * n);
+            arena.copy_within(sums + step..sums + size, sums);
+            arena[sums + size - step..sums + size].fill(0);
+        }
+    }
+}
+
+/// SignalOverlapAdd on int16: each frame of `frame_size` samples added (saturating) into its
+/// row's running sums (at `overlap_state`, `2 * rows * frame_size` bytes zeroed by `reset`), the
+/// first `frame_step` sums written out and shifted off, zeros shifted in. Reads
+/// `2 * rows * frames * frame_size` bytes at `input`, writes `2 * rows * frames * frame_step` at
+/// `output`.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn overlap_add_s16(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    overlap_state: usize,
+    p: &OverlapAdd,
+) {
+    let p = super::opaque(p);
+    overlap_add::<i16>(arena, (input, output, overlap_state), p);
+}
+
+/// SignalOverlapAdd on float32, as [`overlap_add_s16`] with float sums (`4 *` the bytes).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn overlap_add_f32(
+    arena: &mut [u8],
+    input: usize,
+    output: usize,
+    overlap_state: usize,
+    p: &OverlapAdd,
+) {
+    let p = super::opaque(p);
+    overlap_add::<f32>(arena, (input, output, overlap_state), p);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1183,5 +1448,156 @@ mod tests {
             let got = f64::from(log_scaled(x, 256)) / 256.0;
             assert!((got - f64::from(x).ln()).abs() < 0.01, "{x}: {got}");
         }
+    }
+    extern crate std;
+    use std::vec::Vec;
+
+    /// The int16 values at `at`, `n` of them.
+    fn s16s(arena: &[u8], at: usize, n: usize) -> Vec<i16> {
+        (0..n)
+            .map(|i| i16::from_le_bytes([arena[at + 2 * i], arena[at + 2 * i + 1]]))
+            .collect()
+    }
+
+    /// Writes `values` as int16 at `at`.
+    fn put_s16s(arena: &mut [u8], at: usize, values: &[i16]) {
+        for (i, v) in values.iter().enumerate() {
+            arena[at + 2 * i..at + 2 * i + 2].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn delay_carries_samples_across_invocations() {
+        // Two rows of 3 samples, delays shorter and longer than a row.
+        for delay in [0usize, 2, 5] {
+            let p = Delay {
+                rows: 2,
+                frame: 3,
+                delay,
+            };
+            let mut arena = [0u8; 64];
+            let mut stream: [Vec<i16>; 2] = [std::vec![0; delay], std::vec![0; delay]];
+            for call in 0..4i16 {
+                let rows = [[call, call + 1, call + 2], [-call, -2 * call, 7]];
+                put_s16s(&mut arena, 0, &[rows[0], rows[1]].concat());
+                delay_s16(&mut arena, 0, 12, 24, &p);
+                let got = s16s(&arena, 12, 6);
+                for r in 0..2 {
+                    stream[r].extend_from_slice(&rows[r]);
+                    let start = 3 * call as usize;
+                    assert_eq!(
+                        got[3 * r..3 * r + 3],
+                        stream[r][start..start + 3],
+                        "{delay}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn framer_frames_a_stream() {
+        // Frames of 5 every 2 samples, one row of 4 samples (2 frames) per call, with and without
+        // prefill: the k-th frame written is samples 2k .. 2k + 5 of the stream (after the 3
+        // zeros of prefill), written once they have all arrived.
+        for prefill in [false, true] {
+            let p = Framer {
+                rows: 1,
+                frames: 2,
+                frame_size: 5,
+                frame_step: 2,
+                capacity: 6,
+                prefilled: if prefill { 3 } else { 0 },
+            };
+            let mut arena = [0u8; 64];
+            let mut stream: Vec<i16> = std::vec![0; if prefill { 3 } else { 0 }];
+            let mut written = 0;
+            for call in 0..4i16 {
+                let row = [10 * call, 10 * call + 1, 10 * call + 2, 10 * call + 3];
+                put_s16s(&mut arena, 0, &row);
+                arena[8..28].fill(0x55);
+                let zeros = [0i16; 5];
+                framer_s16(&mut arena, 0, 8, 28, 32, &p);
+                stream.extend_from_slice(&row);
+                let mut valid = true;
+                for f in 0..2 {
+                    let end = stream.len() - 4 + 2 * (f + 1);
+                    if end < 5 {
+                        assert_eq!(s16s(&arena, 8 + 10 * f, 5), zeros, "{prefill}");
+                        valid = false;
+                        continue;
+                    }
+                    let first = 2 * written;
+                    written += 1;
+                    assert_eq!(
+                        s16s(&arena, 8 + 10 * f, 5),
+                        stream[first..first + 5],
+                        "{prefill}"
+                    );
+                }
+                assert_eq!(arena[28], u8::from(valid), "{prefill} {call}");
+            }
+        }
+    }
+    #[test]
+    fn stacker_stacks_frames_with_context() {
+        // Frames of 2, one copy of the first before it, one frame after: outputs of 3 frames,
+        // every other invocation (step 2).
+        let p = Stacker {
+            channels: 2,
+            left_context: 1,
+            buffer_size: 6,
+            step_size: 4,
+        };
+        let mut arena = [0u8; 64];
+        let mut outputs = Vec::new();
+        for call in 0..5i16 {
+            put_s16s(&mut arena, 0, &[call, 10 + call]);
+            stacker_s16(&mut arena, 0, 4, 16, 20, &p);
+            outputs.push((arena[16], s16s(&arena, 4, 6)));
+        }
+        let f = |k: i16| [k, 10 + k];
+        let want = [
+            (0, std::vec![0; 6]),
+            (1, [f(0), f(0), f(1)].concat()),
+            (0, std::vec![0; 6]),
+            (1, [f(1), f(2), f(3)].concat()),
+            (0, std::vec![0; 6]),
+        ];
+        assert_eq!(outputs, want);
+    }
+    #[test]
+    fn overlap_add_sums_overlapping_frames() {
+        // Frames of 4 every 2 samples: each output sample the sum of the two frames over it,
+        // saturated in int16.
+        let p = OverlapAdd {
+            rows: 1,
+            frames: 2,
+            frame_size: 4,
+            frame_step: 2,
+        };
+        let mut arena = [0u8; 64];
+        put_s16s(&mut arena, 0, &[1, 2, 3, 4, 10, 20, 30000, 40]);
+        overlap_add_s16(&mut arena, 0, 16, 32, &p);
+        assert_eq!(s16s(&arena, 16, 4), [1, 2, 13, 24]);
+        put_s16s(&mut arena, 0, &[5000, 5, 0, 0, 0, 0, 0, 0]);
+        overlap_add_s16(&mut arena, 0, 16, 32, &p);
+        assert_eq!(s16s(&arena, 16, 4), [32767, 45, 0, 0]);
+        let mut arena = [0u8; 96];
+        for (i, x) in [0.5f32, 0.25, 1.0, 2.0].iter().enumerate() {
+            arena[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        }
+        let p = OverlapAdd {
+            rows: 1,
+            frames: 1,
+            frame_size: 4,
+            frame_step: 1,
+        };
+        overlap_add_f32(&mut arena, 0, 16, 32, &p);
+        overlap_add_f32(&mut arena, 0, 20, 32, &p);
+        let y = |at: usize| {
+            f32::from_le_bytes([arena[at], arena[at + 1], arena[at + 2], arena[at + 3]])
+        };
+        assert_eq!([y(16), y(20)], [0.5, 0.75]);
     }
 }

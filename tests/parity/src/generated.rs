@@ -2575,6 +2575,56 @@ pub mod ffi {
             /// `snr_shift`.
             pub snr_shift: i32,
         }
+        /// The C `signal_Delay`.
+        #[repr(C)]
+        pub struct Delay {
+            /// `rows`.
+            pub rows: usize,
+            /// `frame`.
+            pub frame: usize,
+            /// `delay`.
+            pub delay: usize,
+        }
+        /// The C `signal_Framer`.
+        #[repr(C)]
+        pub struct Framer {
+            /// `rows`.
+            pub rows: usize,
+            /// `frames`.
+            pub frames: usize,
+            /// `frame_size`.
+            pub frame_size: usize,
+            /// `frame_step`.
+            pub frame_step: usize,
+            /// `capacity`.
+            pub capacity: usize,
+            /// `prefilled`.
+            pub prefilled: usize,
+        }
+        /// The C `signal_Stacker`.
+        #[repr(C)]
+        pub struct Stacker {
+            /// `channels`.
+            pub channels: usize,
+            /// `left_context`.
+            pub left_context: usize,
+            /// `buffer_size`.
+            pub buffer_size: usize,
+            /// `step_size`.
+            pub step_size: usize,
+        }
+        /// The C `signal_OverlapAdd`.
+        #[repr(C)]
+        pub struct OverlapAdd {
+            /// `rows`.
+            pub rows: usize,
+            /// `frames`.
+            pub frames: usize,
+            /// `frame_size`.
+            pub frame_size: usize,
+            /// `frame_step`.
+            pub frame_step: usize,
+        }
     }
     /// `softmax`'s typedefs.
     pub mod softmax {
@@ -4414,6 +4464,43 @@ pub mod ffi {
             lut: *const u8,
             output: *mut u8,
             p: *const signal::Pcan,
+        );
+        /// The C `signal::delay_s16`.
+        pub fn parity_signal_delay_s16(
+            input: *const u8,
+            output: *mut u8,
+            delay_state: *mut u8,
+            p: *const signal::Delay,
+        );
+        /// The C `signal::framer_s16`.
+        pub fn parity_signal_framer_s16(
+            input: *const u8,
+            output: *mut u8,
+            output_valid: *mut u8,
+            framer_state: *mut u8,
+            p: *const signal::Framer,
+        );
+        /// The C `signal::stacker_s16`.
+        pub fn parity_signal_stacker_s16(
+            input: *const u8,
+            output: *mut u8,
+            output_valid: *mut u8,
+            stacker_state: *mut u8,
+            p: *const signal::Stacker,
+        );
+        /// The C `signal::overlap_add_s16`.
+        pub fn parity_signal_overlap_add_s16(
+            input: *const u8,
+            output: *mut u8,
+            overlap_state: *mut u8,
+            p: *const signal::OverlapAdd,
+        );
+        /// The C `signal::overlap_add_f32`.
+        pub fn parity_signal_overlap_add_f32(
+            input: *const u8,
+            output: *mut u8,
+            overlap_state: *mut u8,
+            p: *const signal::OverlapAdd,
         );
         /// The C `softmax::softmax_s8`.
         pub fn parity_softmax_softmax_s8(
@@ -10212,6 +10299,104 @@ fn c_signal_pcan(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `signal::delay_s16` in C.
+fn c_signal_delay_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::Delay {
+        rows: call.scalar::<usize>("rows")?,
+        frame: call.scalar::<usize>("frame")?,
+        delay: call.scalar::<usize>("delay")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let delay_state = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_delay_s16(input, output, delay_state, &p) };
+    Ok(())
+}
+
+/// `signal::framer_s16` in C.
+fn c_signal_framer_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::Framer {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+        capacity: call.scalar::<usize>("capacity")?,
+        prefilled: call.scalar::<usize>("prefilled")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let output_valid = call.c_output(base, arena.len(), 2)?;
+    let framer_state = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_framer_s16(input, output, output_valid, framer_state, &p) };
+    Ok(())
+}
+
+/// `signal::stacker_s16` in C.
+fn c_signal_stacker_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::Stacker {
+        channels: call.scalar::<usize>("channels")?,
+        left_context: call.scalar::<usize>("left_context")?,
+        buffer_size: call.scalar::<usize>("buffer_size")?,
+        step_size: call.scalar::<usize>("step_size")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let output_valid = call.c_output(base, arena.len(), 2)?;
+    let stacker_state = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_stacker_s16(input, output, output_valid, stacker_state, &p) };
+    Ok(())
+}
+
+/// `signal::overlap_add_s16` in C.
+fn c_signal_overlap_add_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::OverlapAdd {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let overlap_state = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_overlap_add_s16(input, output, overlap_state, &p) };
+    Ok(())
+}
+
+/// `signal::overlap_add_f32` in C.
+fn c_signal_overlap_add_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::signal::OverlapAdd {
+        rows: call.scalar::<usize>("rows")?,
+        frames: call.scalar::<usize>("frames")?,
+        frame_size: call.scalar::<usize>("frame_size")?,
+        frame_step: call.scalar::<usize>("frame_step")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let overlap_state = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_overlap_add_f32(input, output, overlap_state, &p) };
+    Ok(())
+}
+
 /// `softmax::softmax_s8` in C.
 fn c_softmax_softmax_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let p = ffi::softmax::SoftmaxS8 {
@@ -11429,6 +11614,11 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
             c_signal_filter_bank_spectral_subtraction(call, arena)
         }
         ("signal", "pcan") => c_signal_pcan(call, arena),
+        ("signal", "delay_s16") => c_signal_delay_s16(call, arena),
+        ("signal", "framer_s16") => c_signal_framer_s16(call, arena),
+        ("signal", "stacker_s16") => c_signal_stacker_s16(call, arena),
+        ("signal", "overlap_add_s16") => c_signal_overlap_add_s16(call, arena),
+        ("signal", "overlap_add_f32") => c_signal_overlap_add_f32(call, arena),
         ("softmax", "softmax_s8") => c_softmax_softmax_s8(call, arena),
         ("softmax", "softmax_s8_s16") => c_softmax_softmax_s8_s16(call, arena),
         ("softmax", "softmax_s16") => c_softmax_softmax_s16(call, arena),
@@ -11690,6 +11880,11 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("signal", "filter_bank_square_root"),
     ("signal", "filter_bank_spectral_subtraction"),
     ("signal", "pcan"),
+    ("signal", "delay_s16"),
+    ("signal", "framer_s16"),
+    ("signal", "stacker_s16"),
+    ("signal", "overlap_add_s16"),
+    ("signal", "overlap_add_f32"),
     ("softmax", "softmax_s8"),
     ("softmax", "softmax_s8_s16"),
     ("softmax", "softmax_s16"),
