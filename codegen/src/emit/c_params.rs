@@ -1438,6 +1438,19 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "pad",
+        "PadDyn",
+        &[
+            ("elem_bytes", "size_t"),
+            ("input_shape", "const size_t *"),
+            ("input_shape_len", "size_t"),
+            ("before", "const size_t *"),
+            ("before_len", "size_t"),
+            ("after", "const size_t *"),
+            ("after_len", "size_t"),
+        ],
+    ),
+    (
+        "pad",
         "MirrorPad",
         &[
             ("elem_bytes", "size_t"),

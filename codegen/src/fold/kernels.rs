@@ -3655,6 +3655,21 @@ fn pad_pad_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
+/// `pad::pad_dyn`.
+fn pad_pad_dyn<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let before: Vec<usize> = call.slice("before")?;
+    let after: Vec<usize> = call.slice("after")?;
+    let p = tinyaot_runtime::kernels::pad::PadDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: &input_shape,
+        before: &before,
+        after: &after,
+    };
+    tinyaot_runtime::kernels::pad::pad_dyn(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
+    Ok(())
+}
+
 /// `pad::mirror_pad`.
 fn pad_mirror_pad<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -5598,6 +5613,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("pad", "pad_s16") => pad_pad_s16(call, arena),
         ("pad", "pad_s32") => pad_pad_s32(call, arena),
         ("pad", "pad_f32") => pad_pad_f32(call, arena),
+        ("pad", "pad_dyn") => pad_pad_dyn(call, arena),
         ("pad", "mirror_pad") => pad_mirror_pad(call, arena),
         ("pad", "mirror_pad_dyn") => pad_mirror_pad_dyn(call, arena),
         ("pool", "average_pool2d_s8") => pool_average_pool2d_s8(call, arena),

@@ -3786,6 +3786,33 @@ pub(crate) mod pad {
         }
     }
 
+    /// `tinyaot::kernels::pad::PadDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct PadDyn {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `input_shape`.
+        pub input_shape: Vec<usize>,
+        /// `before`.
+        pub before: Vec<usize>,
+        /// `after`.
+        pub after: Vec<usize>,
+    }
+
+    impl From<PadDyn> for Params {
+        fn from(p: PadDyn) -> Params {
+            Params {
+                type_name: "PadDyn",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("input_shape", Value::Usizes(p.input_shape)),
+                    ("before", Value::Usizes(p.before)),
+                    ("after", Value::Usizes(p.after)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::pad::MirrorPad`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct MirrorPad {

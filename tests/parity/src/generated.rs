@@ -2028,6 +2028,24 @@ pub mod ffi {
             /// `pad_value`.
             pub pad_value: f32,
         }
+        /// The C `pad_PadDyn`.
+        #[repr(C)]
+        pub struct PadDyn {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `input_shape`'s data.
+            pub input_shape: *const usize,
+            /// `input_shape`'s length.
+            pub input_shape_len: usize,
+            /// `before`'s data.
+            pub before: *const usize,
+            /// `before`'s length.
+            pub before_len: usize,
+            /// `after`'s data.
+            pub after: *const usize,
+            /// `after`'s length.
+            pub after_len: usize,
+        }
         /// The C `pad_MirrorPad`.
         #[repr(C)]
         pub struct MirrorPad {
@@ -4076,6 +4094,13 @@ pub mod ffi {
         pub fn parity_pad_pad_s32(input: *const u8, output: *mut u8, p: *const pad::PadS32);
         /// The C `pad::pad_f32`.
         pub fn parity_pad_pad_f32(input: *const u8, output: *mut u8, p: *const pad::PadF32);
+        /// The C `pad::pad_dyn`.
+        pub fn parity_pad_pad_dyn(
+            input: *const u8,
+            value: *const u8,
+            output: *mut u8,
+            p: *const pad::PadDyn,
+        );
         /// The C `pad::mirror_pad`.
         pub fn parity_pad_mirror_pad(input: *const u8, output: *mut u8, p: *const pad::MirrorPad);
         /// The C `pad::mirror_pad_dyn`.
@@ -8797,6 +8822,31 @@ fn c_pad_pad_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `pad::pad_dyn` in C.
+fn c_pad_pad_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let before: Vec<usize> = call.slice("before")?;
+    let after: Vec<usize> = call.slice("after")?;
+    let p = ffi::pad::PadDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: input_shape.as_ptr(),
+        input_shape_len: input_shape.len(),
+        before: before.as_ptr(),
+        before_len: before.len(),
+        after: after.as_ptr(),
+        after_len: after.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let value = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pad_pad_dyn(input, value, output, &p) };
+    Ok(())
+}
+
 /// `pad::mirror_pad` in C.
 fn c_pad_mirror_pad(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -11075,6 +11125,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pad", "pad_s16") => c_pad_pad_s16(call, arena),
         ("pad", "pad_s32") => c_pad_pad_s32(call, arena),
         ("pad", "pad_f32") => c_pad_pad_f32(call, arena),
+        ("pad", "pad_dyn") => c_pad_pad_dyn(call, arena),
         ("pad", "mirror_pad") => c_pad_mirror_pad(call, arena),
         ("pad", "mirror_pad_dyn") => c_pad_mirror_pad_dyn(call, arena),
         ("pool", "average_pool2d_s8") => c_pool_average_pool2d_s8(call, arena),
@@ -11334,6 +11385,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pad", "pad_s16"),
     ("pad", "pad_s32"),
     ("pad", "pad_f32"),
+    ("pad", "pad_dyn"),
     ("pad", "mirror_pad"),
     ("pad", "mirror_pad_dyn"),
     ("pool", "average_pool2d_s8"),
