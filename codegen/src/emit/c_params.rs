@@ -1870,6 +1870,16 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "strided_slice",
+        "ReverseDyn",
+        &[
+            ("elem_bytes", "size_t"),
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("num_axes", "size_t"),
+        ],
+    ),
+    (
         "svdf",
         "SvdfS8",
         &[

@@ -4953,6 +4953,27 @@ fn strided_slice_strided_slice<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `strided_slice::reverse_dyn`.
+fn strided_slice_reverse_dyn<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = tinyaot_runtime::kernels::strided_slice::ReverseDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        shape: &shape,
+        num_axes: call.scalar::<usize>("num_axes")?,
+    };
+    tinyaot_runtime::kernels::strided_slice::reverse_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `svdf::svdf_s8`.
 fn svdf_svdf_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
@@ -5682,6 +5703,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("split", "split9") => split_split9(call, arena),
         ("split", "split10") => split_split10(call, arena),
         ("strided_slice", "strided_slice") => strided_slice_strided_slice(call, arena),
+        ("strided_slice", "reverse_dyn") => strided_slice_reverse_dyn(call, arena),
         ("svdf", "svdf_s8") => svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => svdf_svdf_f32(call, arena),

@@ -4923,6 +4923,30 @@ pub(crate) mod strided_slice {
             }
         }
     }
+
+    /// `tinyaot::kernels::strided_slice::ReverseDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ReverseDyn {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `num_axes`.
+        pub num_axes: usize,
+    }
+
+    impl From<ReverseDyn> for Params {
+        fn from(p: ReverseDyn) -> Params {
+            Params {
+                type_name: "ReverseDyn",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("shape", Value::Usizes(p.shape)),
+                    ("num_axes", Value::Usize(p.num_axes)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::svdf`.

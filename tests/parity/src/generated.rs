@@ -2663,6 +2663,18 @@ pub mod ffi {
             /// `steps`'s length.
             pub steps_len: usize,
         }
+        /// The C `strided_slice_ReverseDyn`.
+        #[repr(C)]
+        pub struct ReverseDyn {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `num_axes`.
+            pub num_axes: usize,
+        }
     }
     /// `svdf`'s typedefs.
     pub mod svdf {
@@ -4516,6 +4528,13 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const strided_slice::StridedSlice,
+        );
+        /// The C `strided_slice::reverse_dyn`.
+        pub fn parity_strided_slice_reverse_dyn(
+            input: *const u8,
+            axes: *const u8,
+            output: *mut u8,
+            p: *const strided_slice::ReverseDyn,
         );
         /// The C `svdf::svdf_s8`.
         pub fn parity_svdf_svdf_s8(
@@ -10409,6 +10428,26 @@ fn c_strided_slice_strided_slice(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     Ok(())
 }
 
+/// `strided_slice::reverse_dyn` in C.
+fn c_strided_slice_reverse_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = ffi::strided_slice::ReverseDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        num_axes: call.scalar::<usize>("num_axes")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let axes = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_strided_slice_reverse_dyn(input, axes, output, &p) };
+    Ok(())
+}
+
 /// `svdf::svdf_s8` in C.
 fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
@@ -11194,6 +11233,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("split", "split9") => c_split_split9(call, arena),
         ("split", "split10") => c_split_split10(call, arena),
         ("strided_slice", "strided_slice") => c_strided_slice_strided_slice(call, arena),
+        ("strided_slice", "reverse_dyn") => c_strided_slice_reverse_dyn(call, arena),
         ("svdf", "svdf_s8") => c_svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => c_svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => c_svdf_svdf_f32(call, arena),
@@ -11452,6 +11492,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("split", "split9"),
     ("split", "split10"),
     ("strided_slice", "strided_slice"),
+    ("strided_slice", "reverse_dyn"),
     ("svdf", "svdf_s8"),
     ("svdf", "svdf_s8_state8"),
     ("svdf", "svdf_f32"),
