@@ -112,6 +112,17 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "arg_min_max",
+        "ArgMinMaxDyn",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("output_len", "size_t"),
+            ("float_input", "int"),
+            ("max", "int"),
+        ],
+    ),
+    (
         "batch_matmul",
         "BatchMatmul",
         &[

@@ -270,6 +270,28 @@ fn arg_min_max_arg_min_f32<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `arg_min_max::arg_min_max_dyn`.
+fn arg_min_max_arg_min_max_dyn<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = tinyaot_runtime::kernels::arg_min_max::ArgMinMaxDyn {
+        shape: &shape,
+        output_len: call.scalar::<usize>("output_len")?,
+        float_input: call.scalar::<bool>("float_input")?,
+        max: call.scalar::<bool>("max")?,
+    };
+    tinyaot_runtime::kernels::arg_min_max::arg_min_max_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `batch_matmul::batch_matmul_f32`.
 fn batch_matmul_batch_matmul_f32<C: KernelArgs + ?Sized>(
     call: &C,
@@ -5462,6 +5484,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("arg_min_max", "arg_min_s8") => arg_min_max_arg_min_s8(call, arena),
         ("arg_min_max", "arg_max_f32") => arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => arg_min_max_arg_min_f32(call, arena),
+        ("arg_min_max", "arg_min_max_dyn") => arg_min_max_arg_min_max_dyn(call, arena),
         ("batch_matmul", "batch_matmul_f32") => batch_matmul_batch_matmul_f32(call, arena),
         ("batch_matmul", "batch_matmul_s8") => batch_matmul_batch_matmul_s8(call, arena),
         ("batch_matmul", "batch_matmul_s8_packed") => {

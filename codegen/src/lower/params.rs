@@ -310,6 +310,33 @@ pub(crate) mod arg_min_max {
             }
         }
     }
+
+    /// `tinyaot::kernels::arg_min_max::ArgMinMaxDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ArgMinMaxDyn {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `output_len`.
+        pub output_len: usize,
+        /// `float_input`.
+        pub float_input: bool,
+        /// `max`.
+        pub max: bool,
+    }
+
+    impl From<ArgMinMaxDyn> for Params {
+        fn from(p: ArgMinMaxDyn) -> Params {
+            Params {
+                type_name: "ArgMinMaxDyn",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("output_len", Value::Usize(p.output_len)),
+                    ("float_input", Value::Bool(p.float_input)),
+                    ("max", Value::Bool(p.max)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::batch_matmul`.

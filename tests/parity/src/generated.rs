@@ -105,6 +105,20 @@ pub mod ffi {
             /// `inner`.
             pub inner: usize,
         }
+        /// The C `arg_min_max_ArgMinMaxDyn`.
+        #[repr(C)]
+        pub struct ArgMinMaxDyn {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `output_len`.
+            pub output_len: usize,
+            /// `float_input`.
+            pub float_input: core::ffi::c_int,
+            /// `max`.
+            pub max: core::ffi::c_int,
+        }
     }
     /// `batch_matmul`'s typedefs.
     pub mod batch_matmul {
@@ -3158,6 +3172,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const arg_min_max::ArgMinMax,
         );
+        /// The C `arg_min_max::arg_min_max_dyn`.
+        pub fn parity_arg_min_max_arg_min_max_dyn(
+            input: *const u8,
+            axis: *const u8,
+            output: *mut u8,
+            p: *const arg_min_max::ArgMinMaxDyn,
+        );
         /// The C `batch_matmul::batch_matmul_f32`.
         pub fn parity_batch_matmul_batch_matmul_f32(
             lhs: *const u8,
@@ -4961,6 +4982,27 @@ fn c_arg_min_max_arg_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_arg_min_max_arg_min_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `arg_min_max::arg_min_max_dyn` in C.
+fn c_arg_min_max_arg_min_max_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = ffi::arg_min_max::ArgMinMaxDyn {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        output_len: call.scalar::<usize>("output_len")?,
+        float_input: core::ffi::c_int::from(call.scalar::<bool>("float_input")?),
+        max: core::ffi::c_int::from(call.scalar::<bool>("max")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let axis = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_arg_min_max_arg_min_max_dyn(input, axis, output, &p) };
     Ok(())
 }
 
@@ -10990,6 +11032,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("arg_min_max", "arg_min_s8") => c_arg_min_max_arg_min_s8(call, arena),
         ("arg_min_max", "arg_max_f32") => c_arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => c_arg_min_max_arg_min_f32(call, arena),
+        ("arg_min_max", "arg_min_max_dyn") => c_arg_min_max_arg_min_max_dyn(call, arena),
         ("batch_matmul", "batch_matmul_f32") => c_batch_matmul_batch_matmul_f32(call, arena),
         ("batch_matmul", "batch_matmul_s8") => c_batch_matmul_batch_matmul_s8(call, arena),
         ("batch_matmul", "batch_matmul_s8_packed") => {
@@ -11285,6 +11328,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("arg_min_max", "arg_min_s8"),
     ("arg_min_max", "arg_max_f32"),
     ("arg_min_max", "arg_min_f32"),
+    ("arg_min_max", "arg_min_max_dyn"),
     ("batch_matmul", "batch_matmul_f32"),
     ("batch_matmul", "batch_matmul_s8"),
     ("batch_matmul", "batch_matmul_s8_packed"),

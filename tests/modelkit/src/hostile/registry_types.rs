@@ -45,6 +45,7 @@ pub(super) fn registry_types(cases: &mut Vec<super::Case>) {
         ),
     );
     padv2_value_at_run_time(&mut s);
+    arg_min_max_axis_at_run_time(&mut s);
     // MAXIMUM and MINIMUM of INT64 (TFLM's maximum_minimum.cc), broadcasting, and with a
     // constant operand whose values sit beyond int32.
     s.accepted(
@@ -306,4 +307,47 @@ fn padv2_value_at_run_time(s: &mut Suite<'_>) {
     m.outputs = vec![out];
     m.op(B::PADV2, Options::PadV2, &[x, pads, value], &[out]);
     s.accepted("padv2_float_value_computed", m);
+}
+
+/// ARG_MAX and ARG_MIN whose axis is computed at run time (issue 32): TFLM's kernel has no
+/// `Prepare`, and its Eval reads the axis per call, so tinyaot's `arg_min_max_dyn` does. The axis
+/// is an INT32 graph input (its whole range in the goldens) clamped by MAXIMUM and MINIMUM to two
+/// axes of the same length, for both of which the output's static shape holds TFLM's indices.
+fn arg_min_max_axis_at_run_time(s: &mut Suite<'_>) {
+    let arg = |op: B, input: TensorSpec, (low, high): (i32, i32), output: TensorSpec| {
+        let mut m = ModelSpec::new();
+        let x = m.tensor(input);
+        let raw = m.tensor(TensorSpec::int32(&[1]));
+        m.inputs = vec![x, raw];
+        let low = m.tensor(TensorSpec::int32(&[1]).constant_i32(&[low]));
+        let high = m.tensor(TensorSpec::int32(&[1]).constant_i32(&[high]));
+        let floored = m.tensor(TensorSpec::int32(&[1]));
+        m.op(B::MAXIMUM, Options::None, &[raw, low], &[floored]);
+        let axis = m.tensor(TensorSpec::int32(&[1]));
+        m.op(B::MINIMUM, Options::None, &[floored, high], &[axis]);
+        let out = m.tensor(output);
+        m.outputs = vec![out];
+        m.op(op, Options::None, &[x, axis], &[out]);
+        m
+    };
+    // Axes 1 and 2 of [2, 3, 3, 2] (both of length 3): the indices fill [2, 3, 2] either way.
+    s.accepted(
+        "arg_max_axis_computed",
+        arg(
+            B::ARG_MAX,
+            TensorSpec::f32(&[2, 3, 3, 2]),
+            (1, 2),
+            TensorSpec::int32(&[2, 3, 2]),
+        ),
+    );
+    // int8 ARG_MIN, negative axes -3 and -2 of the same input.
+    s.accepted(
+        "arg_min_negative_axis_computed_int8",
+        arg(
+            B::ARG_MIN,
+            TensorSpec::int8(&[2, 3, 3, 2], 0.1, 4),
+            (-3, -2),
+            TensorSpec::int32(&[2, 3, 2]),
+        ),
+    );
 }
