@@ -112,6 +112,17 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "arg_min_max",
+        "ArgMinMaxDyn",
+        &[
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("output_len", "size_t"),
+            ("float_input", "int"),
+            ("max", "int"),
+        ],
+    ),
+    (
         "batch_matmul",
         "BatchMatmul",
         &[
@@ -1459,6 +1470,19 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "pad",
+        "PadDyn",
+        &[
+            ("elem_bytes", "size_t"),
+            ("input_shape", "const size_t *"),
+            ("input_shape_len", "size_t"),
+            ("before", "const size_t *"),
+            ("before_len", "size_t"),
+            ("after", "const size_t *"),
+            ("after_len", "size_t"),
+        ],
+    ),
+    (
+        "pad",
         "MirrorPad",
         &[
             ("elem_bytes", "size_t"),
@@ -1912,6 +1936,16 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("counts_len", "size_t"),
             ("steps", "const int32_t *"),
             ("steps_len", "size_t"),
+        ],
+    ),
+    (
+        "strided_slice",
+        "ReverseDyn",
+        &[
+            ("elem_bytes", "size_t"),
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("num_axes", "size_t"),
         ],
     ),
     (

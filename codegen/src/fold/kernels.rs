@@ -270,6 +270,28 @@ fn arg_min_max_arg_min_f32<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `arg_min_max::arg_min_max_dyn`.
+fn arg_min_max_arg_min_max_dyn<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = tinyaot_runtime::kernels::arg_min_max::ArgMinMaxDyn {
+        shape: &shape,
+        output_len: call.scalar::<usize>("output_len")?,
+        float_input: call.scalar::<bool>("float_input")?,
+        max: call.scalar::<bool>("max")?,
+    };
+    tinyaot_runtime::kernels::arg_min_max::arg_min_max_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `batch_matmul::batch_matmul_f32`.
 fn batch_matmul_batch_matmul_f32<C: KernelArgs + ?Sized>(
     call: &C,
@@ -3799,6 +3821,21 @@ fn pad_pad_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(),
     Ok(())
 }
 
+/// `pad::pad_dyn`.
+fn pad_pad_dyn<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let before: Vec<usize> = call.slice("before")?;
+    let after: Vec<usize> = call.slice("after")?;
+    let p = tinyaot_runtime::kernels::pad::PadDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: &input_shape,
+        before: &before,
+        after: &after,
+    };
+    tinyaot_runtime::kernels::pad::pad_dyn(arena, call.src(0)?, call.src(1)?, call.offset(2)?, &p);
+    Ok(())
+}
+
 /// `pad::mirror_pad`.
 fn pad_mirror_pad<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -5181,6 +5218,27 @@ fn strided_slice_strided_slice<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `strided_slice::reverse_dyn`.
+fn strided_slice_reverse_dyn<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = tinyaot_runtime::kernels::strided_slice::ReverseDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        shape: &shape,
+        num_axes: call.scalar::<usize>("num_axes")?,
+    };
+    tinyaot_runtime::kernels::strided_slice::reverse_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `svdf::svdf_s8`.
 fn svdf_svdf_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
@@ -5675,6 +5733,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("arg_min_max", "arg_min_s8") => arg_min_max_arg_min_s8(call, arena),
         ("arg_min_max", "arg_max_f32") => arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => arg_min_max_arg_min_f32(call, arena),
+        ("arg_min_max", "arg_min_max_dyn") => arg_min_max_arg_min_max_dyn(call, arena),
         ("batch_matmul", "batch_matmul_f32") => batch_matmul_batch_matmul_f32(call, arena),
         ("batch_matmul", "batch_matmul_s8") => batch_matmul_batch_matmul_s8(call, arena),
         ("batch_matmul", "batch_matmul_s8_packed") => {
@@ -5855,6 +5914,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("pad", "pad_s16") => pad_pad_s16(call, arena),
         ("pad", "pad_s32") => pad_pad_s32(call, arena),
         ("pad", "pad_f32") => pad_pad_f32(call, arena),
+        ("pad", "pad_dyn") => pad_pad_dyn(call, arena),
         ("pad", "mirror_pad") => pad_mirror_pad(call, arena),
         ("pad", "mirror_pad_dyn") => pad_mirror_pad_dyn(call, arena),
         ("pool", "average_pool2d_s8") => pool_average_pool2d_s8(call, arena),
@@ -5928,6 +5988,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("split", "split9") => split_split9(call, arena),
         ("split", "split10") => split_split10(call, arena),
         ("strided_slice", "strided_slice") => strided_slice_strided_slice(call, arena),
+        ("strided_slice", "reverse_dyn") => strided_slice_reverse_dyn(call, arena),
         ("svdf", "svdf_s8") => svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => svdf_svdf_f32(call, arena),

@@ -310,6 +310,33 @@ pub(crate) mod arg_min_max {
             }
         }
     }
+
+    /// `tinyaot::kernels::arg_min_max::ArgMinMaxDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ArgMinMaxDyn {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `output_len`.
+        pub output_len: usize,
+        /// `float_input`.
+        pub float_input: bool,
+        /// `max`.
+        pub max: bool,
+    }
+
+    impl From<ArgMinMaxDyn> for Params {
+        fn from(p: ArgMinMaxDyn) -> Params {
+            Params {
+                type_name: "ArgMinMaxDyn",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("output_len", Value::Usize(p.output_len)),
+                    ("float_input", Value::Bool(p.float_input)),
+                    ("max", Value::Bool(p.max)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::batch_matmul`.
@@ -3856,6 +3883,33 @@ pub(crate) mod pad {
         }
     }
 
+    /// `tinyaot::kernels::pad::PadDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct PadDyn {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `input_shape`.
+        pub input_shape: Vec<usize>,
+        /// `before`.
+        pub before: Vec<usize>,
+        /// `after`.
+        pub after: Vec<usize>,
+    }
+
+    impl From<PadDyn> for Params {
+        fn from(p: PadDyn) -> Params {
+            Params {
+                type_name: "PadDyn",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("input_shape", Value::Usizes(p.input_shape)),
+                    ("before", Value::Usizes(p.before)),
+                    ("after", Value::Usizes(p.after)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::pad::MirrorPad`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct MirrorPad {
@@ -5073,6 +5127,30 @@ pub(crate) mod strided_slice {
                     ("start", Value::Usize(p.start)),
                     ("counts", Value::Usizes(p.counts)),
                     ("steps", Value::from(p.steps)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::strided_slice::ReverseDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ReverseDyn {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `num_axes`.
+        pub num_axes: usize,
+    }
+
+    impl From<ReverseDyn> for Params {
+        fn from(p: ReverseDyn) -> Params {
+            Params {
+                type_name: "ReverseDyn",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("shape", Value::Usizes(p.shape)),
+                    ("num_axes", Value::Usize(p.num_axes)),
                 ],
             }
         }

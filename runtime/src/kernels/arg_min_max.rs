@@ -8,7 +8,9 @@
 //! the reference header): a NaN never replaces anything, and a NaN first element is never
 //! replaced, so its row gives 0. The output must not overlap the input.
 
+use super::elem::load;
 use super::nn_common::views;
+use crate::Src;
 
 /// Constants of an ARG_MAX or ARG_MIN, computed at generation time.
 #[derive(Clone, Copy, Debug)]
@@ -83,6 +85,19 @@ fn arg_min_max<T: Copy>(
 ) {
     let rows = p.outer * p.inner;
     let (src, dst) = views::split(arena, input, rows * p.axis_len * size, output, rows * 4);
+    arg_rows(src, dst, p, size, read, replaces);
+}
+
+/// The rows of [`arg_min_max`] from `src` into `dst` (at least `outer * inner` indices).
+#[inline(always)]
+fn arg_rows<T: Copy>(
+    src: &[u8],
+    dst: &mut [u8],
+    p: &ArgMinMax,
+    size: usize,
+    read: impl Fn(&[u8]) -> T,
+    replaces: impl Fn(T, T) -> bool,
+) {
     for outer in 0..p.outer {
         for inner in 0..p.inner {
             let at = |i: usize| {
@@ -101,6 +116,72 @@ fn arg_min_max<T: Copy>(
             let o = 4 * (outer * p.inner + inner);
             dst[o..o + 4].copy_from_slice(&index.to_le_bytes());
         }
+    }
+}
+
+/// Constants of an ARG_MAX or ARG_MIN whose axis is computed at run time: TFLM's kernel has no
+/// `Prepare`, and its Eval reads element 0 of the axis tensor per call.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgMinMaxDyn<'a> {
+    /// Input shape (not empty, no zero dimension).
+    pub shape: &'a [usize],
+    /// Elements of the (static) output.
+    pub output_len: usize,
+    /// FLOAT32 input; otherwise INT8.
+    pub float_input: bool,
+    /// ARG_MAX; otherwise ARG_MIN.
+    pub max: bool,
+}
+
+/// ARG_MAX or ARG_MIN along the axis element 0 of the INT32 tensor `axis` names (plus the rank if
+/// negative), as reference `ArgMinMax` computes it whatever the output's shape: `outer * inner`
+/// indices from the input's shape around that axis. Where TFLM is undefined the output is zeros:
+/// an axis out of range (`Dims(axis)` out of bounds, checked only by `TFLITE_DCHECK`), or one
+/// whose `outer * inner` exceeds the output (written past its end). Where it is fewer than the
+/// output holds (the axis longer than the one the output was shaped for), TFLM leaves the rest
+/// unwritten, nothing a model can rely on: zeros here. The input may be a constant (read where
+/// it is); the output must not overlap the input.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn arg_min_max_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &ArgMinMaxDyn) {
+    let p = super::opaque(p);
+    let rank = p.shape.len();
+    let mut a = [0i32];
+    load(arena, axis, 0, &mut a);
+    // In i64: no overflow for any int32 (TFLM's int sum cannot overflow either, the axis
+    // negative and the rank small).
+    let a = if a[0] < 0 {
+        i64::from(a[0]) + rank as i64
+    } else {
+        i64::from(a[0])
+    };
+    let size = if p.float_input { 4 } else { 1 };
+    let total: usize = p.shape.iter().product();
+    let (src, dst) = match input {
+        Src::Arena(offset) => views::split(arena, offset, total * size, output, p.output_len * 4),
+        Src::Bytes(bytes) => (
+            &bytes[..total * size],
+            &mut arena[output..output + p.output_len * 4],
+        ),
+    };
+    let dims = usize::try_from(a)
+        .ok()
+        .filter(|&a| a < rank)
+        .map(|a| ArgMinMax {
+            outer: p.shape[..a].iter().product(),
+            axis_len: p.shape[a],
+            inner: p.shape[a + 1..].iter().product(),
+        });
+    let Some(q) = dims.filter(|q| q.axis_len > 0 && q.outer * q.inner <= p.output_len) else {
+        dst.fill(0);
+        return;
+    };
+    let (head, rest) = dst.split_at_mut(q.outer * q.inner * 4);
+    rest.fill(0);
+    match (p.float_input, p.max) {
+        (false, true) => arg_rows(src, head, &q, 1, |i| i[0] as i8, |a, b| a > b),
+        (false, false) => arg_rows(src, head, &q, 1, |i| i[0] as i8, |a, b| a < b),
+        (true, true) => arg_rows(src, head, &q, 4, read_f32, |a: f32, b: f32| a > b),
+        (true, false) => arg_rows(src, head, &q, 4, read_f32, |a: f32, b: f32| a < b),
     }
 }
 
@@ -160,5 +241,72 @@ mod tests {
         assert_eq!(run([f32::NAN, 2.0, -1.0, 3.0], arg_min_f32), 0);
         assert_eq!(run([1.0, f32::NAN, 3.0, -2.0], arg_max_f32), 2);
         assert_eq!(run([1.0, f32::NAN, 3.0, -2.0], arg_min_f32), 3);
+    }
+
+    /// The run-time axis: as the constant kernels where it is the output's; zeros past what
+    /// TFLM writes for a longer axis; all zeros where TFLM is undefined (out of range, more
+    /// indices than the output holds); the input constant or in the arena.
+    #[test]
+    fn arg_min_max_dyn_like_tflm() {
+        extern crate std;
+        // Input [2, 3, 2] int8 (as the test above), output of 4 indices (shaped for axis 1).
+        let input: [i8; 12] = [1, -3, 5, -3, 5, -4, 7, -128, 7, 127, 7, 0];
+        let bytes: [u8; 12] = input.map(|v| v as u8);
+        let run = |axis: i32, max: bool| -> [i32; 4] {
+            let p = ArgMinMaxDyn {
+                shape: &[2, 3, 2],
+                output_len: 4,
+                float_input: false,
+                max,
+            };
+            let mut arena = [0x5au8; 12 + 4 + 16];
+            arena[..12].copy_from_slice(&bytes);
+            arena[12..16].copy_from_slice(&axis.to_le_bytes());
+            arg_min_max_dyn(&mut arena, Src::Arena(0), Src::Arena(12), 16, &p);
+            let from_arena = indices(&arena, 16, 4);
+            let mut flash = [0x5au8; 16];
+            let a = axis.to_le_bytes();
+            arg_min_max_dyn(&mut flash, Src::Bytes(&bytes), Src::Bytes(&a), 0, &p);
+            assert_eq!(indices(&flash, 0, 4), from_arena);
+            from_arena
+        };
+        // Axis 1 (and -2): rows as the constant kernels' test.
+        assert_eq!(run(1, true), [1, 0, 0, 1]);
+        assert_eq!(run(-2, false), [0, 2, 0, 0]);
+        // Axis 0: 6 indices for an output of 4: written past its end in TFLM, zeros here.
+        assert_eq!(run(0, true), [0; 4]);
+        assert_eq!(run(-3, true), [0; 4]);
+        // Out of range.
+        for axis in [3, -4, i32::MIN, i32::MAX] {
+            assert_eq!(run(axis, true), [0; 4]);
+            assert_eq!(run(axis, false), [0; 4]);
+        }
+        // Float input [1, 2], output of 3 indices: axis 1 writes one (the rest zeros, TFLM's
+        // leftovers), axis 0 two.
+        let p = ArgMinMaxDyn {
+            shape: &[1, 2],
+            output_len: 3,
+            float_input: true,
+            max: true,
+        };
+        let x: std::vec::Vec<u8> = [-1.0f32, 2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        for (axis, want) in [(1i32, [1, 0, 0, 0]), (-2, [0, 0, 0, 0])] {
+            let mut arena = [0x5au8; 12];
+            arg_min_max_dyn(
+                &mut arena,
+                Src::Bytes(&x),
+                Src::Bytes(&axis.to_le_bytes()),
+                0,
+                &p,
+            );
+            assert_eq!(indices(&arena, 0, 3), want, "axis {axis}");
+        }
+        let p = ArgMinMaxDyn { max: false, ..p };
+        let mut arena = [0x5au8; 12];
+        arg_min_max_dyn(&mut arena, Src::Bytes(&x), Src::Bytes(&[255; 4]), 0, &p);
+        assert_eq!(indices(&arena, 0, 3), [0, 0, 0, 0]);
     }
 }

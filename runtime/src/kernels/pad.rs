@@ -1,5 +1,6 @@
-//! PAD and PADV2 (int8, int16, int32 and float32; TFLM supports up to 5 dimensions), and
-//! MIRROR_PAD (any element type: elements copied), its paddings constant or computed at run time.
+//! PAD and PADV2 (int8, int16, int32 and float32; TFLM supports up to 5 dimensions; PADV2's
+//! constant value constant or computed at run time), and MIRROR_PAD (any element type: elements
+//! copied), its paddings constant or computed at run time.
 
 use super::elem::{copy_run, fill, load, next_index};
 use super::nn_common::views;
@@ -118,6 +119,67 @@ pub fn pad_f32(arena: &mut [u8], input: usize, output: usize, p: &PadF32) {
         p.after,
         &p.pad_value.to_le_bytes(),
     );
+}
+
+/// Constants of PADV2 whose constant value (input 2) is computed at run time: TFLM's
+/// `PadPrepare` checks only its type and element count (and, for int8, its quantization), and
+/// `PadEval` reads its one element per call, so the value is read from the tensor per call.
+#[derive(Clone, Copy, Debug)]
+pub struct PadDyn<'a> {
+    /// Bytes per element (1, 2 or 4).
+    pub elem_bytes: usize,
+    /// Input shape.
+    pub input_shape: &'a [usize],
+    /// Elements added before each dimension.
+    pub before: &'a [usize],
+    /// Elements added after each dimension.
+    pub after: &'a [usize],
+}
+
+/// PADV2 with a constant value computed at run time: as [`pad_s8`] and its siblings, the pad
+/// value being the first element of `value` (its bytes copied, as TFLM's `PadEval` assigns
+/// `*GetTensorData<T>(constant_values)`, so a float NaN keeps its payload). The input may be a
+/// constant (read where it is). The output must not overlap the input; the value is read before
+/// anything is written.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn pad_dyn(arena: &mut [u8], input: Src, value: Src, output: usize, p: &PadDyn) {
+    let p = super::opaque(p);
+    let elem = p.elem_bytes;
+    assert!((1..=4).contains(&elem));
+    let mut v = [0u8; 4];
+    load(arena, value, 0, &mut v[..elem]);
+    match input {
+        Src::Arena(offset) => pad_bytes(
+            arena,
+            offset,
+            output,
+            p.input_shape,
+            p.before,
+            p.after,
+            &v[..elem],
+        ),
+        Src::Bytes(bytes) => {
+            let in_len = p.input_shape.iter().product::<usize>() * elem;
+            let out_len = padded_elems(p.input_shape, p.before, p.after) * elem;
+            pad_rows(
+                &bytes[..in_len],
+                &mut arena[output..output + out_len],
+                p.input_shape,
+                p.before,
+                p.after,
+                &v[..elem],
+            );
+        }
+    }
+}
+
+/// The element count of `shape` padded by `before` and `after`.
+fn padded_elems(shape: &[usize], before: &[usize], after: &[usize]) -> usize {
+    shape
+        .iter()
+        .zip(before.iter().zip(after))
+        .map(|(s, (b, a))| b + s + a)
+        .product()
 }
 
 /// Constants of MIRROR_PAD: each output dimension's index reads, along that dimension, the input
@@ -316,14 +378,29 @@ fn pad_bytes(
     let rank = shape.len();
     assert!(rank <= MAX_RANK && before.len() == rank && after.len() == rank);
     let elem = value.len();
+    let in_len = shape.iter().product::<usize>() * elem;
+    let out_len = padded_elems(shape, before, after) * elem;
+    let (src, dst) = views::split(arena, input, in_len, output, out_len);
+    pad_rows(src, dst, shape, before, after, value);
+}
+
+/// Pads `src` (of `shape`) into `dst` with the element `value` (its length is the element size).
+fn pad_rows(
+    src: &[u8],
+    dst: &mut [u8],
+    shape: &[usize],
+    before: &[usize],
+    after: &[usize],
+    value: &[u8],
+) {
+    let rank = shape.len();
+    assert!(rank <= MAX_RANK && before.len() == rank && after.len() == rank);
+    let elem = value.len();
     let mut out_shape = [1usize; MAX_RANK];
     for d in 0..rank {
         out_shape[d] = before[d] + shape[d] + after[d];
     }
-    let out_shape = &out_shape[..rank];
-    let in_len = shape.iter().product::<usize>() * elem;
-    let out_len = out_shape.iter().product::<usize>() * elem;
-    let (src, dst) = views::split(arena, input, in_len, output, out_len);
+    let out_len = dst.len();
     if rank == 0 {
         dst.copy_from_slice(src);
         return;
@@ -636,5 +713,62 @@ mod tests {
         pad_f32(&mut arena, 0, 8, &p);
         let out: [f32; 4] = core::array::from_fn(|i| crate::bytes::read_f32(&arena[8..], i));
         assert_eq!(out, [0.0, 1.5, 2.5, 0.0]);
+    }
+
+    /// The run-time value gives the same bytes as the constant kernels for every element size
+    /// and hostile values (int extremes, a NaN with a payload, -0.0), the value and the input in
+    /// the arena or constant.
+    #[test]
+    fn pad_dyn_matches_the_constant_kernels() {
+        let shape: &[usize] = &[2, 1, 2];
+        let (before, after): (&[usize], &[usize]) = (&[1, 0, 2], &[0, 2, 1]);
+        let cases: [(usize, u32); 8] = [
+            (1, 0x80),
+            (1, 0x7f),
+            (2, 0x8000),
+            (2, 0x7fff),
+            (4, 0x8000_0000),
+            (4, 0x7fff_ffff),
+            (4, 0x7fc0_1234),
+            (4, 0x8000_0000 | 0x0040_0001),
+        ];
+        for (elem, bits) in cases {
+            let n_in = 4 * elem;
+            let n_out = padded_elems(shape, before, after) * elem;
+            let input: Vec<u8> = (0..n_in as u8).map(|b| b.wrapping_mul(37) ^ 0xa5).collect();
+            let value = &bits.to_le_bytes()[..elem];
+            // Constant kernel: value bytes by pad_bytes.
+            let mut want = vec![0u8; n_in + n_out];
+            want[..n_in].copy_from_slice(&input);
+            pad_bytes(&mut want, 0, n_in, shape, before, after, value);
+            let want = &want[n_in..];
+            let p = PadDyn {
+                elem_bytes: elem,
+                input_shape: shape,
+                before,
+                after,
+            };
+            // Input and value in the arena; the output after both, prefilled with junk.
+            let mut arena = vec![0xeeu8; n_in + 4 + n_out];
+            arena[..n_in].copy_from_slice(&input);
+            arena[n_in..n_in + elem].copy_from_slice(value);
+            pad_dyn(&mut arena, Src::Arena(0), Src::Arena(n_in), n_in + 4, &p);
+            assert_eq!(&arena[n_in + 4..], want, "elem {elem}, value {bits:#x}");
+            // Both constant.
+            let mut arena = vec![0xeeu8; n_out];
+            pad_dyn(&mut arena, Src::Bytes(&input), Src::Bytes(value), 0, &p);
+            assert_eq!(&arena[..], want, "elem {elem}, value {bits:#x}, constant");
+        }
+        // An empty input: every element is the value (-128), read from the arena.
+        let mut a = [0u8; 1 + 3];
+        a[0] = 0x80;
+        let p = PadDyn {
+            elem_bytes: 1,
+            input_shape: &[0],
+            before: &[1],
+            after: &[2],
+        };
+        pad_dyn(&mut a, Src::Bytes(&[]), Src::Arena(0), 1, &p);
+        assert_eq!(a, [0x80, 0x80, 0x80, 0x80]);
     }
 }

@@ -105,6 +105,20 @@ pub mod ffi {
             /// `inner`.
             pub inner: usize,
         }
+        /// The C `arg_min_max_ArgMinMaxDyn`.
+        #[repr(C)]
+        pub struct ArgMinMaxDyn {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `output_len`.
+            pub output_len: usize,
+            /// `float_input`.
+            pub float_input: core::ffi::c_int,
+            /// `max`.
+            pub max: core::ffi::c_int,
+        }
     }
     /// `batch_matmul`'s typedefs.
     pub mod batch_matmul {
@@ -2065,6 +2079,24 @@ pub mod ffi {
             /// `pad_value`.
             pub pad_value: f32,
         }
+        /// The C `pad_PadDyn`.
+        #[repr(C)]
+        pub struct PadDyn {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `input_shape`'s data.
+            pub input_shape: *const usize,
+            /// `input_shape`'s length.
+            pub input_shape_len: usize,
+            /// `before`'s data.
+            pub before: *const usize,
+            /// `before`'s length.
+            pub before_len: usize,
+            /// `after`'s data.
+            pub after: *const usize,
+            /// `after`'s length.
+            pub after_len: usize,
+        }
         /// The C `pad_MirrorPad`.
         #[repr(C)]
         pub struct MirrorPad {
@@ -2732,6 +2764,18 @@ pub mod ffi {
             /// `steps`'s length.
             pub steps_len: usize,
         }
+        /// The C `strided_slice_ReverseDyn`.
+        #[repr(C)]
+        pub struct ReverseDyn {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `num_axes`.
+            pub num_axes: usize,
+        }
     }
     /// `svdf`'s typedefs.
     pub mod svdf {
@@ -3214,6 +3258,13 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const arg_min_max::ArgMinMax,
+        );
+        /// The C `arg_min_max::arg_min_max_dyn`.
+        pub fn parity_arg_min_max_arg_min_max_dyn(
+            input: *const u8,
+            axis: *const u8,
+            output: *mut u8,
+            p: *const arg_min_max::ArgMinMaxDyn,
         );
         /// The C `batch_matmul::batch_matmul_f32`.
         pub fn parity_batch_matmul_batch_matmul_f32(
@@ -4199,6 +4250,13 @@ pub mod ffi {
         pub fn parity_pad_pad_s32(input: *const u8, output: *mut u8, p: *const pad::PadS32);
         /// The C `pad::pad_f32`.
         pub fn parity_pad_pad_f32(input: *const u8, output: *mut u8, p: *const pad::PadF32);
+        /// The C `pad::pad_dyn`.
+        pub fn parity_pad_pad_dyn(
+            input: *const u8,
+            value: *const u8,
+            output: *mut u8,
+            p: *const pad::PadDyn,
+        );
         /// The C `pad::mirror_pad`.
         pub fn parity_pad_mirror_pad(input: *const u8, output: *mut u8, p: *const pad::MirrorPad);
         /// The C `pad::mirror_pad_dyn`.
@@ -4652,6 +4710,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const strided_slice::StridedSlice,
         );
+        /// The C `strided_slice::reverse_dyn`.
+        pub fn parity_strided_slice_reverse_dyn(
+            input: *const u8,
+            axes: *const u8,
+            output: *mut u8,
+            p: *const strided_slice::ReverseDyn,
+        );
         /// The C `svdf::svdf_s8`.
         pub fn parity_svdf_svdf_s8(
             input: *const u8,
@@ -5083,6 +5148,27 @@ fn c_arg_min_max_arg_min_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_arg_min_max_arg_min_f32(input, output, &p) };
+    Ok(())
+}
+
+/// `arg_min_max::arg_min_max_dyn` in C.
+fn c_arg_min_max_arg_min_max_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = ffi::arg_min_max::ArgMinMaxDyn {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        output_len: call.scalar::<usize>("output_len")?,
+        float_input: core::ffi::c_int::from(call.scalar::<bool>("float_input")?),
+        max: core::ffi::c_int::from(call.scalar::<bool>("max")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let axis = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_arg_min_max_arg_min_max_dyn(input, axis, output, &p) };
     Ok(())
 }
 
@@ -9144,6 +9230,31 @@ fn c_pad_pad_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `pad::pad_dyn` in C.
+fn c_pad_pad_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let before: Vec<usize> = call.slice("before")?;
+    let after: Vec<usize> = call.slice("after")?;
+    let p = ffi::pad::PadDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: input_shape.as_ptr(),
+        input_shape_len: input_shape.len(),
+        before: before.as_ptr(),
+        before_len: before.len(),
+        after: after.as_ptr(),
+        after_len: after.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let value = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_pad_pad_dyn(input, value, output, &p) };
+    Ok(())
+}
+
 /// `pad::mirror_pad` in C.
 fn c_pad_mirror_pad(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -10804,6 +10915,26 @@ fn c_strided_slice_strided_slice(call: &Call<'_>, arena: &mut [u8]) -> Result<()
     Ok(())
 }
 
+/// `strided_slice::reverse_dyn` in C.
+fn c_strided_slice_reverse_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = ffi::strided_slice::ReverseDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        num_axes: call.scalar::<usize>("num_axes")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let axes = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_strided_slice_reverse_dyn(input, axes, output, &p) };
+    Ok(())
+}
+
 /// `svdf::svdf_s8` in C.
 fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
@@ -11382,6 +11513,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("arg_min_max", "arg_min_s8") => c_arg_min_max_arg_min_s8(call, arena),
         ("arg_min_max", "arg_max_f32") => c_arg_min_max_arg_max_f32(call, arena),
         ("arg_min_max", "arg_min_f32") => c_arg_min_max_arg_min_f32(call, arena),
+        ("arg_min_max", "arg_min_max_dyn") => c_arg_min_max_arg_min_max_dyn(call, arena),
         ("batch_matmul", "batch_matmul_f32") => c_batch_matmul_batch_matmul_f32(call, arena),
         ("batch_matmul", "batch_matmul_s8") => c_batch_matmul_batch_matmul_s8(call, arena),
         ("batch_matmul", "batch_matmul_s8_packed") => {
@@ -11564,6 +11696,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("pad", "pad_s16") => c_pad_pad_s16(call, arena),
         ("pad", "pad_s32") => c_pad_pad_s32(call, arena),
         ("pad", "pad_f32") => c_pad_pad_f32(call, arena),
+        ("pad", "pad_dyn") => c_pad_pad_dyn(call, arena),
         ("pad", "mirror_pad") => c_pad_mirror_pad(call, arena),
         ("pad", "mirror_pad_dyn") => c_pad_mirror_pad_dyn(call, arena),
         ("pool", "average_pool2d_s8") => c_pool_average_pool2d_s8(call, arena),
@@ -11637,6 +11770,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("split", "split9") => c_split_split9(call, arena),
         ("split", "split10") => c_split_split10(call, arena),
         ("strided_slice", "strided_slice") => c_strided_slice_strided_slice(call, arena),
+        ("strided_slice", "reverse_dyn") => c_strided_slice_reverse_dyn(call, arena),
         ("svdf", "svdf_s8") => c_svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => c_svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => c_svdf_svdf_f32(call, arena),
@@ -11688,6 +11822,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("arg_min_max", "arg_min_s8"),
     ("arg_min_max", "arg_max_f32"),
     ("arg_min_max", "arg_min_f32"),
+    ("arg_min_max", "arg_min_max_dyn"),
     ("batch_matmul", "batch_matmul_f32"),
     ("batch_matmul", "batch_matmul_s8"),
     ("batch_matmul", "batch_matmul_s8_packed"),
@@ -11832,6 +11967,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pad", "pad_s16"),
     ("pad", "pad_s32"),
     ("pad", "pad_f32"),
+    ("pad", "pad_dyn"),
     ("pad", "mirror_pad"),
     ("pad", "mirror_pad_dyn"),
     ("pool", "average_pool2d_s8"),
@@ -11903,6 +12039,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("split", "split9"),
     ("split", "split10"),
     ("strided_slice", "strided_slice"),
+    ("strided_slice", "reverse_dyn"),
     ("svdf", "svdf_s8"),
     ("svdf", "svdf_s8_state8"),
     ("svdf", "svdf_f32"),

@@ -1,5 +1,6 @@
 //! ARG_MAX, ARG_MIN → `arg_min_max::arg_{max,min}_{s8,f32}`: a constant axis read at generation
-//! time and turned into `[outer, axis_len, inner]` around it.
+//! time and turned into `[outer, axis_len, inner]` around it; an axis computed at run time →
+//! `arg_min_max::arg_min_max_dyn`, which reads it per call as TFLM's Eval does.
 //!
 //! TFLM's kernel has no `Prepare`: at `Eval` it takes an INT32 axis, an INT32 output and a FLOAT32
 //! or INT8 input and refuses anything else; it reads only the axis tensor's first element and
@@ -12,7 +13,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::arg_min_max as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::OpContext;
+use crate::lower::{OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -74,6 +75,9 @@ fn arg_min_max(ctx: &OpContext, [int8, float]: [&'static str; 2]) -> Result<Kern
             Grounds::tflm("arg_min_max.cc ArgMinMaxEval: only INT32 output (kTfLiteError)"),
         ));
     }
+    if !ctx.input(1)?.is_constant() {
+        return arg_min_max_dyn(ctx, int8.starts_with("arg_max"));
+    }
     let axes = ctx.const_int32_tensor("axis", ctx.input(1)?)?;
     // TFLM's reference ArgMinMax reads element 0 of the axis tensor and ignores any others.
     let Some(&axis) = axes.first() else {
@@ -129,6 +133,72 @@ fn arg_min_max(ctx: &OpContext, [int8, float]: [&'static str; 2]) -> Result<Kern
             outer: input.shape[..axis].iter().product(),
             axis_len: input.shape[axis],
             inner: input.shape[axis + 1..].iter().product(),
+        },
+    ))
+}
+
+/// ARG_MAX (`max`) or ARG_MIN whose axis is computed at run time: TFLM's kernel has no `Prepare`
+/// and its Eval reads element 0 of the INT32 axis tensor per call, so `arg_min_max_dyn` does.
+/// Refused here as for a constant axis: an axis of another type (TFLM's Eval fails), an empty
+/// one, an empty input, and an output that is not the input's shape without any axis (what
+/// reference `ArgMinMax` checks by `TFLITE_DCHECK`); what a value does at run time (out of range,
+/// an axis the output is not shaped for) is the kernel's to handle.
+fn arg_min_max_dyn(ctx: &OpContext, max: bool) -> Result<Kernel> {
+    let (input, axis, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    if axis.dtype != DType::I32 {
+        return Err(ctx.invalid(
+            format!("axis type {}; TFLM's kernel takes INT32", axis.dtype),
+            Grounds::tflm("arg_min_max.cc ArgMinMaxEval: only INT32 axis (kTfLiteError)"),
+        ));
+    }
+    if axis.num_elements() == 0 {
+        return Err(ctx.invalid(
+            "the axis tensor is empty",
+            Grounds::undefined(
+                "reference_ops::ArgMinMax reads element 0 of the axis tensor: an empty one is \
+                 read out of bounds",
+            ),
+        ));
+    }
+    if input.num_elements() == 0 {
+        return Err(ctx.invalid(
+            "empty input",
+            Grounds::undefined(
+                "reference arg_min_max.h ArgMinMax reads input1_data[outer * axis_size * \
+                 inner_size + inner] before looping over the axis: an empty input is read out \
+                 of bounds",
+            ),
+        ));
+    }
+    let fits = (0..input.shape.len()).any(|a| {
+        let mut expected = input.shape.clone();
+        expected.remove(a);
+        expected == output.shape
+    });
+    if !fits {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?} is not the input shape {:?} without one of its axes",
+                output.shape, input.shape
+            ),
+            Grounds::undefined(
+                "reference_ops::ArgMinMax checks the output's rank and dimensions against the \
+                 input's without the axis only with TFLITE_DCHECK",
+            ),
+        ));
+    }
+    Ok(kernel(
+        "arg_min_max_dyn",
+        vec![
+            Operand::Src(ctx.input_index(0)?),
+            Operand::Src(ctx.input_index(1)?),
+            Operand::Offset(ctx.output_index(0)?),
+        ],
+        P::ArgMinMaxDyn {
+            shape: input.shape.clone(),
+            output_len: output.num_elements(),
+            float_input: input.dtype == DType::F32,
+            max,
         },
     ))
 }

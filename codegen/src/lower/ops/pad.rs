@@ -359,6 +359,20 @@ fn pad(ctx: &OpContext) -> Result<Kernel> {
                 pad_value,
             },
         ),
+        PadValue::RunTime => kernel(
+            "pad_dyn",
+            vec![
+                Operand::Src(ctx.input_index(0)?),
+                Operand::Src(ctx.input_index(2)?),
+                Operand::Offset(ctx.output_index(0)?),
+            ],
+            P::PadDyn {
+                elem_bytes: input.dtype.size(),
+                input_shape: shape,
+                before,
+                after,
+            },
+        ),
     })
 }
 
@@ -372,21 +386,21 @@ enum PadValue {
     I32(i32),
     /// A float32 value.
     F32(f32),
+    /// PADV2's constant value computed at run time: read per call by `pad_dyn`.
+    RunTime,
 }
 
-/// PADV2's constant value, if the op has one: a constant tensor of one element of the output's
-/// type, and its bytes.
-fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<Option<(&'g Tensor<'m>, &'g [u8])>> {
+/// PADV2's constant value, if the op has one: a tensor of one element of the output's type, and
+/// its bytes if it is constant (`None` if computed at run time: TFLM's `PadPrepare` checks only
+/// its type, element count and int8 quantization, and `PadEval` reads it per call).
+type ConstantValue<'g, 'm> = Option<(&'g Tensor<'m>, Option<&'g [u8]>)>;
+
+/// See [`ConstantValue`].
+fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<ConstantValue<'g, 'm>> {
     let Some(value) = ctx.optional_input(2) else {
         return Ok(None);
     };
     ctx.same_dtype("the constant value", value, ctx.output(0)?)?;
-    let Some(data) = value.data.as_deref() else {
-        // TFLM reads a computed one at Eval.
-        return Err(ctx.unsupported(
-            "the constant value is computed at run time; supported: a constant tensor",
-        ));
-    };
     if value.num_elements() != 1 {
         return Err(ctx.invalid(
             "the constant value must have exactly one element",
@@ -395,7 +409,7 @@ fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<Option<(&'g Tensor<
             ),
         ));
     }
-    Ok(Some((value, data)))
+    Ok(Some((value, value.data.as_deref())))
 }
 
 /// The int32 padding value as TFLM's `pad.cc` takes it: PADV2's constant input if given (its raw
@@ -403,6 +417,9 @@ fn constant_value<'g, 'm>(ctx: &OpContext<'g, 'm>) -> Result<Option<(&'g Tensor<
 fn int32_pad_value(ctx: &OpContext) -> Result<PadValue> {
     let Some((_, data)) = constant_value(ctx)? else {
         return Ok(PadValue::I32(0));
+    };
+    let Some(data) = data else {
+        return Ok(PadValue::RunTime);
     };
     let b = data.get(..4).ok_or_else(|| {
         ctx.invalid(
@@ -455,6 +472,9 @@ fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
                     ),
                 ));
             }
+            let Some(data) = data else {
+                return Ok(PadValue::RunTime);
+            };
             let byte = *data.first().ok_or_else(|| {
                 ctx.invalid(
                     "empty constant value",
@@ -463,8 +483,9 @@ fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
             })?;
             Ok(PadValue::I8(byte as i8 as i32))
         }
+        Num::I16 | Num::F32 if data.is_none() => Ok(PadValue::RunTime),
         Num::I16 => {
-            let b = data.get(..2).ok_or_else(|| {
+            let b = data.unwrap_or_default().get(..2).ok_or_else(|| {
                 ctx.invalid(
                     "empty constant value",
                     Grounds::undefined(crate::lower::CONSTANT_SHORTER_THAN_SHAPE),
@@ -473,7 +494,7 @@ fn padv2_value(ctx: &OpContext, num: Num) -> Result<PadValue> {
             Ok(PadValue::I16(i32::from(i16::from_le_bytes([b[0], b[1]]))))
         }
         Num::F32 => {
-            let b = data.get(..4).ok_or_else(|| {
+            let b = data.unwrap_or_default().get(..4).ok_or_else(|| {
                 ctx.invalid(
                     "constant value shorter than 4 bytes",
                     Grounds::undefined(crate::lower::CONSTANT_SHORTER_THAN_SHAPE),
@@ -554,5 +575,41 @@ mod tests {
                 ("pad_value", Value::I32(0)),
             ]
         );
+    }
+
+    /// PADV2 whose constant value is computed at run time (TFLM's `PadEval` reads it per call)
+    /// goes to `pad_dyn`, the value an operand; a computed int8 value of another quantization
+    /// than the output's is still refused (`PadPrepare`).
+    #[test]
+    fn padv2_value_at_run_time() {
+        let mut g = graph(
+            OpCode::PADV2,
+            Options::None,
+            vec![
+                tensor(&[1, 2, 3, 4], DType::I8, per_tensor(0.5, -3), None),
+                tensor(&[4, 2], DType::I32, None, Some(&PADDINGS_4D)),
+                tensor(&[1], DType::I8, per_tensor(0.5, -3), None),
+                tensor(&[1, 5, 3, 4], DType::I8, per_tensor(0.5, -3), None),
+            ],
+            &[Some(0), Some(1), Some(2)],
+        );
+        let calls = lower(&g).expect("PADV2 with a run-time value lowers");
+        let crate::lower::CallKind::Kernel(k) = &calls[0].kind else {
+            panic!("a kernel call");
+        };
+        assert_eq!(k.function, "pad_dyn");
+        assert_eq!(
+            fields(&g),
+            vec![
+                ("elem_bytes", Value::Usize(1)),
+                ("input_shape", Value::Usizes(vec![1, 24])),
+                ("before", Value::Usizes(vec![0, 12])),
+                ("after", Value::Usizes(vec![0, 24])),
+            ]
+        );
+        g.tensors[2] = tensor(&[1], DType::I8, per_tensor(0.5, -2), None);
+        assert!(lower(&g).is_err());
+        g.tensors[2] = tensor(&[2], DType::I8, per_tensor(0.5, -3), None);
+        assert!(lower(&g).is_err());
     }
 }

@@ -2,14 +2,15 @@
 //! and strides (SLICE: begin and size) read at generation time, resolved per axis as TFLM's Eval
 //! resolves them, and turned into the runtime's collapsed strided walk (a SLICE is a strided slice
 //! of stride 1). REVERSE_V2 is the walk with a step of minus one row along the reversed axes
-//! (TFLM requires them contiguous, so they merge into one).
+//! (TFLM requires them contiguous, so they merge into one); with axes computed at run time it is
+//! `strided_slice::reverse_dyn`, which reads them per call.
 
 use super::{collapse_walk, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::strided_slice as P;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::{Data, OpContext};
+use crate::lower::{Data, OpContext, Operand};
 
 /// The element types both TFLM's STRIDED_SLICE and SLICE move (their Eval switches), and tinyaot.
 const SLICED: &[Sig] = &[
@@ -426,8 +427,8 @@ fn slice(ctx: &OpContext) -> Result<Kernel> {
 }
 
 /// REVERSE_V2 (TFLM's reverse.cc): the input (FLOAT32, INT8, UINT8, INT16, INT32, INT64, BOOL; at
-/// most 6 dimensions) reversed along the axes of a constant rank-1 INT32 tensor, negative axes
-/// counted from the end; TFLM's Eval refuses axes out of range and axes that are not contiguous
+/// most 6 dimensions) reversed along the axes of a rank-1 INT32 tensor (constant, or computed at
+/// run time: `reverse_dyn`), negative axes counted from the end; TFLM's Eval refuses axes out of range and axes that are not contiguous
 /// once sorted (a duplicate included). The reversed axes merge into one of `middle` rows of
 /// `inner` elements, walked from the last row back.
 fn reverse_v2(ctx: &OpContext) -> Result<Kernel> {
@@ -494,10 +495,39 @@ fn reverse_v2(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
+    let same_shape = || {
+        if input.shape != output.shape {
+            return Err(ctx.invalid(
+                format!(
+                    "output shape {:?} differs from the input's {:?}",
+                    output.shape, input.shape
+                ),
+                Grounds::undefined(
+                    "reverse.cc checks no output shape; reference Reverse writes the input's \
+                     FlatSize elements into it",
+                ),
+            ));
+        }
+        Ok(())
+    };
     if !axis.is_constant() {
-        return Err(
-            ctx.unsupported("the axes are computed at run time; supported: a constant axis tensor")
-        );
+        // ReverseV2Eval reads the axes per call (its Prepare only their type and count), so
+        // reverse_dyn does: out of range or non-contiguous axes fail TFLM's Eval (the output
+        // unwritten) and are written as zeros.
+        same_shape()?;
+        return Ok(kernel(
+            "reverse_dyn",
+            vec![
+                Operand::Src(ctx.input_index(0)?),
+                Operand::Src(ctx.input_index(1)?),
+                Operand::Offset(ctx.output_index(0)?),
+            ],
+            P::ReverseDyn {
+                elem_bytes: input.dtype.size(),
+                shape: input.shape.clone(),
+                num_axes: n,
+            },
+        ));
     }
     let mut axes = Vec::with_capacity(n);
     for a in ctx.const_i32s("axis", axis)? {
@@ -524,18 +554,7 @@ fn reverse_v2(ctx: &OpContext) -> Result<Kernel> {
             Grounds::tflm("reverse.cc ReverseV2Eval: \"Non-contiguous `axes` not supported\""),
         ));
     }
-    if input.shape != output.shape {
-        return Err(ctx.invalid(
-            format!(
-                "output shape {:?} differs from the input's {:?}",
-                output.shape, input.shape
-            ),
-            Grounds::undefined(
-                "reverse.cc checks no output shape; reference Reverse writes the input's \
-                 FlatSize elements into it",
-            ),
-        ));
-    }
+    same_shape()?;
     let (first, last) = (axes[0], axes[n - 1]);
     let outer: usize = input.shape[..first].iter().product();
     let middle: usize = input.shape[first..=last].iter().product();
@@ -634,5 +653,31 @@ mod tests {
         // A non-constant begin is refused.
         g.tensors[1].data = None;
         assert!(lower(&g).unwrap_err().to_string().contains("begin"));
+    }
+
+    /// REVERSE_V2 whose axes are computed at run time goes to `reverse_dyn` (TFLM's Eval reads
+    /// them), the output's shape still checked against the input's.
+    #[test]
+    fn reverse_v2_axes_at_run_time() {
+        let mut g = graph(
+            OpCode::REVERSE_V2,
+            Options::None,
+            vec![
+                tensor(&[2, 3, 4], DType::I16, None, None),
+                tensor(&[2], DType::I32, None, None),
+                tensor(&[2, 3, 4], DType::I16, None, None),
+            ],
+            &[Some(0), Some(1)],
+        );
+        assert_eq!(
+            fields(&g),
+            vec![
+                ("elem_bytes", Value::Usize(2)),
+                ("shape", Value::Usizes(vec![2, 3, 4])),
+                ("num_axes", Value::Usize(2)),
+            ]
+        );
+        g.tensors[2] = tensor(&[2, 4, 3], DType::I16, None, None);
+        assert!(lower(&g).is_err());
     }
 }

@@ -21,7 +21,8 @@ pub(super) const OPS: &[FuzzOp] = &[
     FuzzOp::new(B::TRANSPOSE, transpose),
 ];
 
-/// PAD or PADV2 by up to 2 on each side of every dimension.
+/// PAD or PADV2 by up to 2 on each side of every dimension; PADV2's value constant or, one in
+/// four, a graph input.
 fn pad(g: &mut Gen<'_, '_>, op: B) {
     let v = g.latest();
     let shape = g.shape_of(v);
@@ -38,9 +39,17 @@ fn pad(g: &mut Gen<'_, '_>, op: B) {
     let mut inputs = vec![v.index, p];
     if op == B::PADV2 {
         let value = g.same_quant(v, &[]);
-        let bytes = if g.int8 { 1 } else { 4 };
-        let data = g.bytes(bytes);
-        inputs.push(g.constant(value.constant(data)));
+        if g.chance(25) {
+            // Now and then computed at run time (a graph input: TFLM's PadEval reads it per
+            // call), so that parity's random models run `pad_dyn` in Rust and C.
+            let i = g.m.tensor(value);
+            g.m.inputs.push(i);
+            inputs.push(i);
+        } else {
+            let bytes = if g.int8 { 1 } else { 4 };
+            let data = g.bytes(bytes);
+            inputs.push(g.constant(value.constant(data)));
+        }
     }
     g.push_op(op, Options::default_for(op), &inputs, out_t);
 }

@@ -44,6 +44,8 @@ pub(super) fn registry_types(cases: &mut Vec<super::Case>) {
             vec![raw(TensorType::INT32, &[3, 6])],
         ),
     );
+    padv2_value_at_run_time(&mut s);
+    arg_min_max_axis_at_run_time(&mut s);
     // MAXIMUM and MINIMUM of INT64 (TFLM's maximum_minimum.cc), broadcasting, and with a
     // constant operand whose values sit beyond int32.
     s.accepted(
@@ -239,6 +241,113 @@ pub(super) fn registry_types(cases: &mut Vec<super::Case>) {
                 TensorSpec::int32(&[2, 3]).constant_i32(&[3, 0, 3, 1, 2, 1]),
             ],
             vec![TensorSpec::f32(&[2, 3, 3])],
+        ),
+    );
+}
+
+/// PADV2 whose constant value (input 2) is computed at run time (issue 32): TFLM's `PadPrepare`
+/// checks only its type, element count and (int8) quantization, and `PadEval` reads its element
+/// per call, so tinyaot's `pad_dyn` does; any value is defined, so the goldens' random graph
+/// inputs (whole ranges) vary it per case.
+fn padv2_value_at_run_time(s: &mut Suite<'_>) {
+    let padv2 = |input: TensorSpec, value: TensorSpec, output: TensorSpec, pads: &[i32]| {
+        let rank = input.shape.as_ref().map_or(0, |s| s.len()) as i32;
+        ModelSpec::single_op(
+            B::PADV2,
+            Options::PadV2,
+            vec![
+                input,
+                TensorSpec::int32(&[rank, 2]).constant_i32(pads),
+                value,
+            ],
+            vec![output],
+        )
+    };
+    // INT32 and int16 (16x8 models): the raw value, a graph input.
+    s.accepted(
+        "padv2_int32_value_at_run_time",
+        padv2(
+            raw(TensorType::INT32, &[2, 3]),
+            raw(TensorType::INT32, &[1]),
+            raw(TensorType::INT32, &[3, 6]),
+            &[1, 0, 2, 1],
+        ),
+    );
+    s.accepted(
+        "padv2_int16_value_at_run_time",
+        padv2(
+            int16(&[1, 2, 2, 3], (0.01, 0)),
+            int16(&[1], (0.01, 0)),
+            int16(&[1, 4, 3, 3], (0.01, 0)),
+            &[0, 0, 1, 1, 0, 1, 0, 0],
+        ),
+    );
+    // int8 of a constant input (read where it is), the value a graph input of the output's
+    // quantization, as PadPrepare requires.
+    s.accepted(
+        "padv2_int8_value_at_run_time_constant_input",
+        padv2(
+            TensorSpec::int8(&[2, 2], 0.1, -5).constant_i8(&[-128, 127, 0, -5]),
+            TensorSpec::int8(&[1, 1], 0.1, -5),
+            TensorSpec::int8(&[4, 5], 0.1, -5),
+            &[1, 1, 2, 1],
+        ),
+    );
+    // float32, the value an operator's output: a graph input times 3e38 (up to ±3e38, no
+    // infinity), padding every dimension of a rank-5 input.
+    let mut m = ModelSpec::new();
+    let x = m.tensor(TensorSpec::f32(&[1, 2, 1, 2, 1]));
+    let raw_value = m.tensor(TensorSpec::f32(&[]));
+    m.inputs = vec![x, raw_value];
+    let scale = m.tensor(TensorSpec::f32(&[]).constant_f32(&[3e38]));
+    let value = m.tensor(TensorSpec::f32(&[]));
+    m.op(B::MUL, Options::default_for(B::MUL), &[raw_value, scale], &[value]);
+    let pads = m.tensor(TensorSpec::int32(&[5, 2]).constant_i32(&[1, 0, 0, 1, 1, 1, 0, 0, 2, 1]));
+    let out = m.tensor(TensorSpec::f32(&[2, 3, 3, 2, 4]));
+    m.outputs = vec![out];
+    m.op(B::PADV2, Options::PadV2, &[x, pads, value], &[out]);
+    s.accepted("padv2_float_value_computed", m);
+}
+
+/// ARG_MAX and ARG_MIN whose axis is computed at run time (issue 32): TFLM's kernel has no
+/// `Prepare`, and its Eval reads the axis per call, so tinyaot's `arg_min_max_dyn` does. The axis
+/// is an INT32 graph input (its whole range in the goldens) clamped by MAXIMUM and MINIMUM to two
+/// axes of the same length, for both of which the output's static shape holds TFLM's indices.
+fn arg_min_max_axis_at_run_time(s: &mut Suite<'_>) {
+    let arg = |op: B, input: TensorSpec, (low, high): (i32, i32), output: TensorSpec| {
+        let mut m = ModelSpec::new();
+        let x = m.tensor(input);
+        let raw = m.tensor(TensorSpec::int32(&[1]));
+        m.inputs = vec![x, raw];
+        let low = m.tensor(TensorSpec::int32(&[1]).constant_i32(&[low]));
+        let high = m.tensor(TensorSpec::int32(&[1]).constant_i32(&[high]));
+        let floored = m.tensor(TensorSpec::int32(&[1]));
+        m.op(B::MAXIMUM, Options::None, &[raw, low], &[floored]);
+        let axis = m.tensor(TensorSpec::int32(&[1]));
+        m.op(B::MINIMUM, Options::None, &[floored, high], &[axis]);
+        let out = m.tensor(output);
+        m.outputs = vec![out];
+        m.op(op, Options::None, &[x, axis], &[out]);
+        m
+    };
+    // Axes 1 and 2 of [2, 3, 3, 2] (both of length 3): the indices fill [2, 3, 2] either way.
+    s.accepted(
+        "arg_max_axis_computed",
+        arg(
+            B::ARG_MAX,
+            TensorSpec::f32(&[2, 3, 3, 2]),
+            (1, 2),
+            TensorSpec::int32(&[2, 3, 2]),
+        ),
+    );
+    // int8 ARG_MIN, negative axes -3 and -2 of the same input.
+    s.accepted(
+        "arg_min_negative_axis_computed_int8",
+        arg(
+            B::ARG_MIN,
+            TensorSpec::int8(&[2, 3, 3, 2], 0.1, 4),
+            (-3, -2),
+            TensorSpec::int32(&[2, 3, 2]),
         ),
     );
 }

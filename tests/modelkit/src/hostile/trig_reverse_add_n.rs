@@ -17,6 +17,75 @@ fn reverse(dtype: TensorType, shape: &[i32], axes: &[i32]) -> ModelSpec {
     )
 }
 
+/// A REVERSE_V2 of `input` (a graph input, or a constant if it has data) into `output` along axes
+/// computed at run time: `CAST(x * scale) + offsets`, `x` a FLOAT32 graph input of one element
+/// (uniform in [-1, 1) in the goldens), so that every value TFLM's Eval reads is an axis in range
+/// and the axes contiguous, whatever `x` is, yet they vary per case.
+fn reverse_at_run_time(
+    input: TensorSpec,
+    scale: f32,
+    offsets: &[i32],
+    output: TensorSpec,
+) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let constant = !input.is_activation();
+    let x = m.tensor(input);
+    if !constant {
+        m.inputs.push(x);
+    }
+    let raw = m.tensor(TensorSpec::f32(&[1]));
+    m.inputs.push(raw);
+    let scale = m.tensor(TensorSpec::f32(&[1]).constant_f32(&[scale]));
+    let scaled = m.tensor(TensorSpec::f32(&[1]));
+    m.op(B::MUL, Options::default_for(B::MUL), &[raw, scale], &[scaled]);
+    let v = m.tensor(TensorSpec::int32(&[1]));
+    m.op(B::CAST, Options::None, &[scaled], &[v]);
+    let n = offsets.len() as i32;
+    let offsets = m.tensor(TensorSpec::int32(&[n]).constant_i32(offsets));
+    let axes = m.tensor(TensorSpec::int32(&[n]));
+    m.op(B::ADD, Options::default_for(B::ADD), &[v, offsets], &[axes]);
+    let out = m.tensor(output);
+    m.outputs = vec![out];
+    m.op(B::REVERSE_V2, Options::None, &[x, axes], &[out]);
+    m
+}
+
+/// REVERSE_V2 whose axes are computed at run time (issue 32): TFLM's `ReverseV2Prepare` checks
+/// only their type and count, `ReverseV2Eval` reads their values, so tinyaot's `reverse_dyn` does.
+fn reverse_axes_at_run_time(s: &mut Suite<'_>) {
+    // One axis of a rank-4 float32 input, anywhere in [-3, 3].
+    s.accepted(
+        "reverse_v2_axis_computed",
+        reverse_at_run_time(
+            TensorSpec::f32(&[2, 3, 2, 2]),
+            3.99,
+            &[0],
+            TensorSpec::f32(&[2, 3, 2, 2]),
+        ),
+    );
+    // Two axes of int8, v + 2 and v + 1 for v in [-1, 1] (unsorted: TFLM sorts them).
+    s.accepted(
+        "reverse_v2_two_axes_computed_int8",
+        reverse_at_run_time(
+            TensorSpec::int8(&[2, 3, 4, 2], 0.1, -3),
+            1.99,
+            &[2, 1],
+            TensorSpec::int8(&[2, 3, 4, 2], 0.1, -3),
+        ),
+    );
+    // Two negative axes, v - 3 and v - 2, of a constant int16 input (read where it is).
+    s.accepted(
+        "reverse_v2_negative_axes_computed_constant_input",
+        reverse_at_run_time(
+            TensorSpec::new(TensorType::INT16, &[2, 2, 3, 2])
+                .constant_i16(&(0..24).map(|v| v * 1000 - 12_000).collect::<Vec<_>>()),
+            1.99,
+            &[-3, -2],
+            TensorSpec::new(TensorType::INT16, &[2, 2, 3, 2]),
+        ),
+    );
+}
+
 /// The cases, appended to `cases`.
 pub(super) fn trig_reverse_add_n(cases: &mut Vec<super::Case>) {
     let mut s = Suite {
@@ -41,6 +110,7 @@ pub(super) fn trig_reverse_add_n(cases: &mut Vec<super::Case>) {
         "reverse_v2_bool_axes_neg",
         reverse(TensorType::BOOL, &[2, 3, 4], &[-2, -1]),
     );
+    reverse_axes_at_run_time(&mut s);
     s.refused(
         "reverse_v2_non_contiguous_axes",
         reverse(TensorType::FLOAT32, &[2, 3, 4], &[0, 2]),

@@ -126,7 +126,20 @@ impl<'a> G<'a> {
         let out = self.act(dtype, &out_shape, quant);
         let mut inputs = vec![x, paddings];
         let mut value_text = String::new();
-        if op == B::PADV2 {
+        if op == B::PADV2 && self.rng.chance(0.25) {
+            // One in four computes the constant value at run time (issue 32: TFLM's PadPrepare
+            // checks only its type, element count and int8 quantization, PadEval reads it per
+            // call, tinyaot's pad_dyn likewise): a graph input, any value defined; int8 of the
+            // output's quantization, as PadPrepare requires.
+            let shape: &[i32] = if self.rng.chance(0.5) { &[1] } else { &[] };
+            let q = match (quant, dtype) {
+                (Some(q), _) => Some(q),
+                (None, TensorType::INT16) => Some((self.q(x).0, 0)),
+                _ => None,
+            };
+            value_text = format!("value={shape:?} at run time");
+            inputs.push(self.input(dtype, shape, q, 2.0));
+        } else if op == B::PADV2 {
             let shape: &[i32] = if self.rng.chance(0.5) { &[1] } else { &[] };
             let t = if let Some((sc, zp)) = quant {
                 let v = self.rng.int(-128, 127) as i8;

@@ -51,11 +51,35 @@ impl<'a> G<'a> {
         } else {
             a as i32
         };
-        let axis = self.const_i32(&[1], &[value]);
+        let (axis, axis_text) = if self.rng.chance(0.25) {
+            // One in four computes the axis at run time (issue 32: TFLM's kernel has no Prepare,
+            // its Eval reads the axis per call, tinyaot's arg_min_max_dyn likewise): a random
+            // INT32 graph input clamped by MAXIMUM and MINIMUM to the run of axes around `a` of
+            // `a`'s length (negative when `value` is), for each of which TFLM writes as many
+            // indices as the output holds.
+            let (mut low, mut high) = (a, a);
+            while low > 0 && s[low - 1] == s[a] {
+                low -= 1;
+            }
+            while high + 1 < rank && s[high + 1] == s[a] {
+                high += 1;
+            }
+            let shift = if value < 0 { rank as i32 } else { 0 };
+            let (low, high) = (low as i32 - shift, high as i32 - shift);
+            let raw = self.input(TensorType::INT32, &[1], None, 1.0);
+            let (low_t, high_t) = (self.const_i32(&[1], &[low]), self.const_i32(&[1], &[high]));
+            let floored = self.act(TensorType::INT32, &[1], None);
+            self.m.op(B::MAXIMUM, Options::None, &[raw, low_t], &[floored]);
+            let axis = self.act(TensorType::INT32, &[1], None);
+            self.m.op(B::MINIMUM, Options::None, &[floored, high_t], &[axis]);
+            (axis, format!("i32 clamped to {low}..={high} at run time"))
+        } else {
+            (self.const_i32(&[1], &[value]), format!("{value}"))
+        };
         let mut out_shape = s.clone();
         out_shape.remove(a);
         let out = self.m.tensor(TensorSpec::int32(&out_shape));
-        self.describe(format!("{} axis {value} of {s:?}", op_name(op)));
+        self.describe(format!("{} axis {axis_text} of {s:?}", op_name(op)));
         self.m.op(op, Options::None, &[x, axis], &[out]);
         out
     }

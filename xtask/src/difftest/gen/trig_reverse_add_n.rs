@@ -66,17 +66,60 @@ impl<'a> G<'a> {
             .collect();
         let order = self.rng.permutation(axes.len());
         axes = order.iter().map(|&i| axes[i]).collect();
-        let a = self.const_i32(&[axes.len() as i32], &axes);
+        let (a, axes_text) = if self.rng.chance(0.25) {
+            self.reverse_axes_at_run_time(rank as i32, axes.len() as i32)
+        } else {
+            (
+                self.const_i32(&[axes.len() as i32], &axes),
+                format!("{axes:?}"),
+            )
+        };
         let quant = matches!(dtype, TensorType::INT8 | TensorType::INT16).then(|| self.q(x));
         let out = self.act(dtype, &s, quant);
         let text = format!(
-            "REVERSE_V2 {} axes={axes:?} -> {}",
+            "REVERSE_V2 {} axes={axes_text} -> {}",
             self.qtext(x),
             self.qtext(out)
         );
         self.describe(text);
         self.m.op(B::REVERSE_V2, Options::None, &[x, a], &[out]);
         out
+    }
+
+    /// REVERSE_V2 axes computed at run time (issue 32: TFLM's Prepare checks only their type
+    /// and count, its Eval reads their values, tinyaot's `reverse_dyn` likewise): `v + offsets`,
+    /// `v` a random INT32 graph input clamped by MAXIMUM and MINIMUM to `[0, rank - count]` or
+    /// `[-rank, -count]` and the offsets `0..count` in a random order, so that the `count` axes
+    /// TFLM's Eval reads are always in range and contiguous (where they are not, its Eval fails).
+    /// Returns the tensor and its text.
+    fn reverse_axes_at_run_time(&mut self, rank: i32, count: i32) -> (i32, String) {
+        let (low, high) = if self.rng.chance(0.5) {
+            (0, rank - count)
+        } else {
+            (-rank, -count)
+        };
+        let raw = self.input(TensorType::INT32, &[1], None, 1.0);
+        let (low_t, high_t) = (self.const_i32(&[1], &[low]), self.const_i32(&[1], &[high]));
+        let floored = self.act(TensorType::INT32, &[1], None);
+        self.m.op(B::MAXIMUM, Options::None, &[raw, low_t], &[floored]);
+        let v = self.act(TensorType::INT32, &[1], None);
+        self.m.op(B::MINIMUM, Options::None, &[floored, high_t], &[v]);
+        let offsets: Vec<i32> = self
+            .rng
+            .permutation(count as usize)
+            .into_iter()
+            .map(|i| i as i32)
+            .collect();
+        let offsets_t = self.const_i32(&[count], &offsets);
+        let axes = self.act(TensorType::INT32, &[count], None);
+        self.m.op(
+            B::ADD,
+            Options::default_for(B::ADD),
+            &[v, offsets_t],
+            &[axes],
+        );
+        let text = format!("i32 clamped to {low}..={high} + {offsets:?} at run time");
+        (axes, text)
     }
 
     /// ADD_N of `x` and 1 to 5 more tensors of its shape, now and then 8 to 11 more (the
