@@ -1163,7 +1163,18 @@ pub fn framer_s16(
 ) {
     let p = super::opaque(p);
     let (size, step) = (2 * p.frame_size, 2 * p.frame_step);
-    let start = p.prefilled + read_u32(arena, framer_state) as usize;
+    // A count no invocation leaves (a multiple of `frame_step`, fewer than `frame_size` held
+    // with the prefill) is taken as `reset`'s 0: the state is not zeroed yet, and every write
+    // then stays inside the row's `capacity` samples.
+    let stored = read_u32(arena, framer_state) as usize;
+    let stored = if stored.checked_rem(p.frame_step) == Some(0)
+        && stored < p.frame_size.saturating_sub(p.prefilled)
+    {
+        stored
+    } else {
+        0
+    };
+    let start = p.prefilled + stored;
     let (mut held, mut valid) = (2 * start, true);
     for row in 0..p.rows {
         let kept = framer_state + 4 + 2 * p.capacity * row;
@@ -1220,10 +1231,20 @@ pub fn stacker_s16(
     let p = super::opaque(p);
     let kept = stacker_state + 8;
     let (frame, size, step) = (2 * p.channels, 2 * p.buffer_size, 2 * p.step_size);
-    let mut held = 2 * read_u32(arena, stacker_state) as usize;
+    let first = read_u32(arena, stacker_state + 4) == 0;
+    // A count no invocation leaves (samples kept before the first frame, or too many for this
+    // frame to fit) is taken as `reset`'s 0: the state is not zeroed yet, and every write then
+    // stays inside the `buffer_size` samples.
+    let stored = read_u32(arena, stacker_state) as usize;
+    let stored = if !first && stored <= p.buffer_size.saturating_sub(p.channels) {
+        stored
+    } else {
+        0
+    };
+    let mut held = 2 * stored;
     arena.copy_within(input..input + frame, kept + held);
     held += frame;
-    if read_u32(arena, stacker_state + 4) == 0 {
+    if first {
         for _ in 0..p.left_context {
             arena.copy_within(kept + held - frame..kept + held, kept + held);
             held += frame;
@@ -1537,6 +1558,44 @@ mod tests {
                 }
                 assert_eq!(arena[28], u8::from(valid), "{prefill} {call}");
             }
+        }
+    }
+    #[test]
+    fn framer_and_stacker_take_a_count_no_invocation_leaves_as_reset() {
+        // State bytes not zeroed by `reset` (any values): the counts are taken as 0, and the
+        // kernels write inside their state.
+        let framer = Framer {
+            rows: 2,
+            frames: 1,
+            frame_size: 4,
+            frame_step: 2,
+            capacity: 4,
+            prefilled: 0,
+        };
+        for count in [1u32, 2, 3, 4, 5, 1000, u32::MAX] {
+            let mut arena = [0u8; 64];
+            put_s16s(&mut arena, 0, &[1, 2, 3, 4]);
+            arena[40..44].copy_from_slice(&count.to_le_bytes());
+            framer_s16(&mut arena, 0, 8, 24, 40, &framer);
+            // Two held after the write either way: four give a frame, two are kept.
+            assert_eq!(read_u32(&arena, 40), 2, "{count}");
+            assert_eq!(arena[24], u8::from(count == 2), "{count}");
+        }
+        let stacker = Stacker {
+            channels: 2,
+            left_context: 1,
+            buffer_size: 6,
+            step_size: 4,
+        };
+        for (count, first) in [(5u32, 1u32), (6, 1), (u32::MAX, 1), (4, 0), (u32::MAX, 0)] {
+            let mut arena = [0u8; 64];
+            put_s16s(&mut arena, 0, &[7, 8]);
+            arena[20..24].copy_from_slice(&count.to_le_bytes());
+            arena[24..28].copy_from_slice(&first.to_le_bytes());
+            stacker_s16(&mut arena, 0, 4, 16, 20, &stacker);
+            let held = if first == 0 { 4 } else { 2 };
+            assert_eq!(read_u32(&arena, 20), held, "{count} {first}");
+            assert_eq!(arena[16], 0, "{count} {first}");
         }
     }
     #[test]
