@@ -198,7 +198,7 @@ mod tests {
         let name =
             |op: tinyaot_modelkit::BuiltinOperator| op.variant_name().unwrap_or("?").to_string();
         // The generators write no custom options: custom operators (the hostile suite's
-        // signal.rs covers TFLM's signal library) are not drawn, and not listed below one by one.
+        // signal/ covers TFLM's signal library) are not drawn, and not listed below one by one.
         let left_out = |drawn: &BTreeSet<String>| -> Vec<String> {
             registry
                 .difference(drawn)

@@ -10,6 +10,8 @@
 
 mod buffer;
 mod dtype;
+// Read by the loader (the state a signal operator keeps) and by the custom operators' lowerings.
+pub(crate) mod flexbuffer;
 pub mod graph;
 mod index;
 mod metadata;
@@ -220,7 +222,7 @@ fn signal_state_size(
     options: &[u8],
 ) -> Option<(crate::ir::DType, usize)> {
     use crate::ir::DType;
-    let options = crate::lower::flexbuffer::FlexVector::root(options);
+    let options = flexbuffer::FlexVector::root(options);
     let int = |i: usize| -> Option<i32> { options.as_ref().ok()?.int(i).ok().map(|v| v as i32) };
     let elements = input.num_elements();
     let rows = || elements.checked_div(*input.shape.last()?);

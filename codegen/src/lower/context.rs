@@ -7,10 +7,10 @@
 //! written once (scale ranges, shift ranges, int8 zero points, fused activation bounds) applies
 //! to every op that needs it.
 
-use super::flexbuffer::{FlexMap, FlexVector};
 use super::{quant, CallKind, Data};
 use crate::error::{Error, Grounds, Result};
 use crate::ir::{Activation, DType, Graph, OpCode, Operator, Tensor};
+use crate::load::flexbuffer::{FlexMap, FlexVector};
 
 /// Why an output shape that does not match what the operator computes is undefined in TFLM: its
 /// reference kernels compare the shapes only with `TFLITE_DCHECK` (compiled out), size their loops

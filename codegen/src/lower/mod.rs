@@ -12,7 +12,6 @@
 
 mod access;
 mod context;
-pub(crate) mod flexbuffer;
 pub(crate) mod ops;
 pub(crate) mod params;
 pub mod quant;

@@ -616,7 +616,7 @@ mod tests {
             "CALL_ONCE",
         ];
         for name in tinyaot_codegen::lower::supported_ops() {
-            // Custom operators have no builtin options (hostile/signal.rs loads them).
+            // Custom operators have no builtin options (hostile/signal/ loads them).
             if resource.contains(&name.as_str()) || name.starts_with("CUSTOM(") {
                 continue;
             }

@@ -13,7 +13,7 @@
 use super::{kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Tensor};
-use crate::lower::flexbuffer::FlexMap;
+use crate::load::flexbuffer::FlexMap;
 use crate::lower::params::detection_postprocess as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
 use crate::lower::{OpContext, Operand};

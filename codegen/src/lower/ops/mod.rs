@@ -152,6 +152,10 @@ macro_rules! families {
                 "elementwise/prelu",
                 "elementwise/s32",
                 "elementwise/squared_difference",
+                "signal/pointwise",
+                "signal/rfft",
+                "signal/spectrum",
+                "signal/stream",
             ],
         }
     };
