@@ -1,11 +1,10 @@
 //! Compiles every fixture model (tests/fixtures/models, tests/fixtures/hostile/models) and every
-//! reference model (../shared/models)
-//! through the build.rs API users call, and writes `models.rs`: one module per model that compiled,
-//! and the list of models that were refused with the message they were refused with. Also writes
-//! `macro_suite.rs`: every model of TFLM's integration suite (the SEANet layers and the stateful
-//! models) and the stateful reference models through `include_model!`, for
-//! `tests/macro_conformance.rs` to compare with the build.rs twins (outside CI, the quick
-//! selection of them: `tinyaot_test_support::full_suites`).
+//! reference model (../shared/models) through the build.rs API users call (outside CI, the quick
+//! selection of them: `tinyaot_test_support::heavy_check_takes`), and writes `models.rs`: one
+//! module per model that compiled, and the list of models that were refused with the message they
+//! were refused with. Also writes `macro_suite.rs`: those of TFLM's integration suite (the SEANet
+//! layers and the stateful models) and the stateful reference models through `include_model!`, for
+//! `tests/macro_conformance.rs` to compare with the build.rs twins.
 //!
 //! Without the shared data the reference models are left out, with a warning, and the tests that
 //! need them skip, saying so; with `CI` set the build fails instead
@@ -53,6 +52,11 @@ fn main() {
     let mut macro_pairs = String::new();
     for (suite, model, golden) in &sources {
         let stem = model.file_stem().unwrap().to_str().unwrap().to_string();
+        // Outside CI, the quick selection only (support::full_suites): compiling the hostile
+        // corners and every SEANet layer into this crate is most of a local test run's build.
+        if !support::heavy_check_takes(suite, &stem) {
+            continue;
+        }
         let module = format!("{suite}_{}", sanitize(&stem));
         let golden = golden.join(&stem);
         let result = tinyaot_codegen::Config::new()
@@ -71,10 +75,7 @@ fn main() {
             Ok(path) => {
                 let stateful_reference =
                     *suite == "shared" && support::MACRO_REFERENCE_MODELS.contains(&stem.as_str());
-                // Outside CI, the quick selection only (support::full_suites).
-                if (*suite == "tflm_suite" || stateful_reference)
-                    && support::heavy_check_takes(suite, &stem)
-                {
+                if *suite == "tflm_suite" || stateful_reference {
                     // include_model! takes a path relative to this crate's directory.
                     let relative = relative_path(&manifest_dir, model);
                     let _ = writeln!(
