@@ -1949,6 +1949,17 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "strided_slice",
+        "SliceDyn",
+        &[
+            ("elem_bytes", "size_t"),
+            ("shape", "const size_t *"),
+            ("shape_len", "size_t"),
+            ("output_len", "size_t"),
+            ("int64", "int"),
+        ],
+    ),
+    (
         "svdf",
         "SvdfS8",
         &[
@@ -2026,6 +2037,18 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shape_len", "size_t"),
             ("input_strides", "const size_t *"),
             ("input_strides_len", "size_t"),
+        ],
+    ),
+    (
+        "transpose",
+        "BatchSpaceDyn",
+        &[
+            ("elem_bytes", "size_t"),
+            ("input_shape", "const size_t *"),
+            ("input_shape_len", "size_t"),
+            ("output_shape", "const size_t *"),
+            ("output_shape_len", "size_t"),
+            ("two_spatial", "int"),
         ],
     ),
     (

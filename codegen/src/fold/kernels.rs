@@ -5239,6 +5239,29 @@ fn strided_slice_reverse_dyn<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `strided_slice::slice_dyn`.
+fn strided_slice_slice_dyn<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = tinyaot_runtime::kernels::strided_slice::SliceDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        shape: &shape,
+        output_len: call.scalar::<usize>("output_len")?,
+        int64: call.scalar::<bool>("int64")?,
+    };
+    tinyaot_runtime::kernels::strided_slice::slice_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `svdf::svdf_s8`.
 fn svdf_svdf_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
@@ -5446,6 +5469,54 @@ fn transpose_transpose<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
         input_strides: &input_strides,
     };
     tinyaot_runtime::kernels::transpose::transpose(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
+/// `transpose::space_to_batch_dyn`.
+fn transpose_space_to_batch_dyn<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let output_shape: Vec<usize> = call.slice("output_shape")?;
+    let p = tinyaot_runtime::kernels::transpose::BatchSpaceDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: &input_shape,
+        output_shape: &output_shape,
+        two_spatial: call.scalar::<bool>("two_spatial")?,
+    };
+    tinyaot_runtime::kernels::transpose::space_to_batch_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.offset(3)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `transpose::batch_to_space_dyn`.
+fn transpose_batch_to_space_dyn<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let output_shape: Vec<usize> = call.slice("output_shape")?;
+    let p = tinyaot_runtime::kernels::transpose::BatchSpaceDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: &input_shape,
+        output_shape: &output_shape,
+        two_spatial: call.scalar::<bool>("two_spatial")?,
+    };
+    tinyaot_runtime::kernels::transpose::batch_to_space_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.src(2)?,
+        call.offset(3)?,
+        &p,
+    );
     Ok(())
 }
 
@@ -5989,6 +6060,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("split", "split10") => split_split10(call, arena),
         ("strided_slice", "strided_slice") => strided_slice_strided_slice(call, arena),
         ("strided_slice", "reverse_dyn") => strided_slice_reverse_dyn(call, arena),
+        ("strided_slice", "slice_dyn") => strided_slice_slice_dyn(call, arena),
         ("svdf", "svdf_s8") => svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => svdf_svdf_f32(call, arena),
@@ -5996,6 +6068,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("svdf", "svdf_dyn_s8_state8") => svdf_svdf_dyn_s8_state8(call, arena),
         ("svdf", "svdf_dyn_f32") => svdf_svdf_dyn_f32(call, arena),
         ("transpose", "transpose") => transpose_transpose(call, arena),
+        ("transpose", "space_to_batch_dyn") => transpose_space_to_batch_dyn(call, arena),
+        ("transpose", "batch_to_space_dyn") => transpose_batch_to_space_dyn(call, arena),
         ("transpose_conv", "transpose_conv_s8") => transpose_conv_transpose_conv_s8(call, arena),
         ("transpose_conv", "transpose_conv_s16") => transpose_conv_transpose_conv_s16(call, arena),
         ("transpose_conv", "transpose_conv_f32") => transpose_conv_transpose_conv_f32(call, arena),

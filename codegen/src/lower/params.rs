@@ -5155,6 +5155,33 @@ pub(crate) mod strided_slice {
             }
         }
     }
+
+    /// `tinyaot::kernels::strided_slice::SliceDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct SliceDyn {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `output_len`.
+        pub output_len: usize,
+        /// `int64`.
+        pub int64: bool,
+    }
+
+    impl From<SliceDyn> for Params {
+        fn from(p: SliceDyn) -> Params {
+            Params {
+                type_name: "SliceDyn",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("shape", Value::Usizes(p.shape)),
+                    ("output_len", Value::Usize(p.output_len)),
+                    ("int64", Value::Bool(p.int64)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::svdf`.
@@ -5366,6 +5393,33 @@ pub(crate) mod transpose {
                     ("input_bytes", Value::Usize(p.input_bytes)),
                     ("shape", Value::Usizes(p.shape)),
                     ("input_strides", Value::Usizes(p.input_strides)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::transpose::BatchSpaceDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct BatchSpaceDyn {
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `input_shape`.
+        pub input_shape: Vec<usize>,
+        /// `output_shape`.
+        pub output_shape: Vec<usize>,
+        /// `two_spatial`.
+        pub two_spatial: bool,
+    }
+
+    impl From<BatchSpaceDyn> for Params {
+        fn from(p: BatchSpaceDyn) -> Params {
+            Params {
+                type_name: "BatchSpaceDyn",
+                fields: vec![
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("input_shape", Value::Usizes(p.input_shape)),
+                    ("output_shape", Value::Usizes(p.output_shape)),
+                    ("two_spatial", Value::Bool(p.two_spatial)),
                 ],
             }
         }

@@ -1,9 +1,9 @@
 //! STRIDED_SLICE and SLICE (any element type). Begin/end/strides and all masks (SLICE: begin and
 //! size) are resolved at generation time into a first element and one signed element step per
 //! output dimension (so is REVERSE_V2 with constant axes); REVERSE_V2 with axes computed at run
-//! time.
+//! time, and SLICE with begin or size computed at run time, read per call.
 
-use super::elem::load;
+use super::elem::{load, next_index};
 use super::nn_common::views;
 use super::strided_walk::strided_walk;
 use super::MAX_RANK;
@@ -111,6 +111,109 @@ pub fn reverse_dyn(arena: &mut [u8], input: Src, axes: Src, output: usize, p: &R
     }
 }
 
+/// Constants of a SLICE whose begin or size is computed at run time: TFLM's `SlicePrepare` checks
+/// them only by `TFLITE_DCHECK` and `SliceEval` reads their values per call, so they are read per
+/// call here; the output's shape is the model's whatever they are (TFLM resizes nothing).
+#[derive(Clone, Copy, Debug)]
+pub struct SliceDyn<'a> {
+    /// Bytes per element.
+    pub elem_bytes: usize,
+    /// Input shape (at most 5 dimensions; begin and size hold at least as many values).
+    pub shape: &'a [usize],
+    /// Elements of the output.
+    pub output_len: usize,
+    /// Begin and size are INT64; otherwise INT32.
+    pub int64: bool,
+}
+
+/// Value `i` of the INT32 or (`int64`) INT64 tensor `t`, narrowed to int32 as TFLM's
+/// `GetBeginAndSizeVectors` stores an INT64 one into `SliceParams`' `int32_t` (its low 32 bits,
+/// the conversion GCC and Clang define).
+#[inline(always)]
+fn narrowed(arena: &[u8], t: Src, i: usize, int64: bool) -> i64 {
+    if int64 {
+        let mut v = [0i64];
+        load(arena, t, i, &mut v);
+        i64::from(v[0] as i32)
+    } else {
+        let mut v = [0i32];
+        load(arena, t, i, &mut v);
+        i64::from(v[0])
+    }
+}
+
+/// SLICE with begin and size read per call, as TFLM's `SliceEval` and reference `Slice`: along
+/// each dimension `d` the indices from `begin[d]` to `begin[d] + size[d]` (a size of -1: to the
+/// end), taken in C order and written to the output one after another.
+///
+/// Where TFLM is undefined the output is zeros: a range outside its dimension (reference `Slice`
+/// loops unclamped, checked only by `TFLITE_DCHECK`: read out of bounds) or a negative count, and
+/// a slice of more elements than the output holds (written past its end). A slice of fewer (none
+/// included) leaves TFLM's output past them unwritten, nothing a model can rely on: zeros here.
+/// The 64-bit sums cannot overflow where TFLM's int `begin + size` can (undefined, and then
+/// outside the dimension: zeros). The input may be a constant (read where it is); the output must
+/// not overlap the input.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn slice_dyn(arena: &mut [u8], input: Src, begin: Src, size: Src, output: usize, p: &SliceDyn) {
+    let p = super::opaque(p);
+    let rank = p.shape.len();
+    assert!(rank <= MAX_RANK && p.elem_bytes > 0);
+    let elem = p.elem_bytes;
+    let mut start = [0usize; MAX_RANK];
+    let mut count = [0usize; MAX_RANK];
+    let mut valid = true;
+    for d in 0..rank {
+        let b = narrowed(arena, begin, d, p.int64);
+        let s = narrowed(arena, size, d, p.int64);
+        let dim = p.shape[d] as i64;
+        let c = if s == -1 { dim - b } else { s };
+        if b < 0 || c < 0 || b + c > dim {
+            valid = false;
+            break;
+        }
+        (start[d], count[d]) = (b as usize, c as usize);
+    }
+    let mut strides = [0usize; MAX_RANK];
+    let mut in_elems = 1;
+    for d in (0..rank).rev() {
+        strides[d] = in_elems;
+        in_elems *= p.shape[d];
+    }
+    let out_bytes = p.output_len * elem;
+    let (src, dst) = match input {
+        Src::Arena(offset) => views::split(arena, offset, in_elems * elem, output, out_bytes),
+        Src::Bytes(bytes) => (
+            &bytes[..in_elems * elem],
+            &mut arena[output..output + out_bytes],
+        ),
+    };
+    let taken: usize = count[..rank].iter().product();
+    if !valid || taken > p.output_len {
+        dst.fill(0);
+        return;
+    }
+    let (head, rest) = dst.split_at_mut(taken * elem);
+    rest.fill(0);
+    if taken == 0 {
+        return;
+    }
+    if rank == 0 {
+        head.copy_from_slice(&src[..elem]);
+        return;
+    }
+    let last = rank - 1;
+    let run = count[last] * elem;
+    let mut index = [0usize; MAX_RANK];
+    for row in head.chunks_exact_mut(run) {
+        let mut at = start[last];
+        for d in 0..last {
+            at += (start[d] + index[d]) * strides[d];
+        }
+        row.copy_from_slice(&src[at * elem..at * elem + run]);
+        next_index(&mut index[..last], &count[..last]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -203,5 +306,121 @@ mod tests {
         let mut arena = [7u8; 4];
         reverse_dyn(&mut arena, Src::Bytes(&[]), Src::Arena(0), 4, &p);
         assert_eq!(arena, [7; 4]);
+    }
+
+    /// SLICE with begin and size read per call: in-range slices (INT32 and INT64, a size of -1,
+    /// an INT64 value narrowed to its low 32 bits) as a plain gather computes them; zeros where
+    /// TFLM is undefined (a range outside a dimension, a negative count, int32 extremes, more
+    /// elements than the output holds) and after fewer elements than it holds; the input in the
+    /// arena or constant.
+    #[test]
+    fn slice_dyn_like_tflm() {
+        // A [2, 3, 4] int16 input of elements 0..24, an output of 6 elements.
+        let shape: &[usize] = &[2, 3, 4];
+        let input: std::vec::Vec<u8> = (0..24i16).flat_map(|v| v.to_le_bytes()).collect();
+        let gather = |begin: [usize; 3], count: [usize; 3]| -> std::vec::Vec<u8> {
+            let mut out = std::vec::Vec::new();
+            for i in 0..count[0] {
+                for j in 0..count[1] {
+                    for k in 0..count[2] {
+                        let at = ((begin[0] + i) * 12 + (begin[1] + j) * 4 + begin[2] + k) * 2;
+                        out.extend_from_slice(&input[at..at + 2]);
+                    }
+                }
+            }
+            out.resize(12, 0);
+            out
+        };
+        let run = |begin: [i64; 3], size: [i64; 3], int64: bool| -> std::vec::Vec<u8> {
+            let p = SliceDyn {
+                elem_bytes: 2,
+                shape,
+                output_len: 6,
+                int64,
+            };
+            let bytes = |v: [i64; 3]| -> std::vec::Vec<u8> {
+                if int64 {
+                    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+                } else {
+                    v.iter().flat_map(|&x| (x as i32).to_le_bytes()).collect()
+                }
+            };
+            let (b, s) = (bytes(begin), bytes(size));
+            let mut arena = std::vec![0x5au8; 48 + 2 * b.len() + 12];
+            arena[..48].copy_from_slice(&input);
+            arena[48..48 + b.len()].copy_from_slice(&b);
+            arena[48 + b.len()..48 + 2 * b.len()].copy_from_slice(&s);
+            let out = 48 + 2 * b.len();
+            let (tb, ts) = (Src::Arena(48), Src::Arena(48 + b.len()));
+            slice_dyn(&mut arena, Src::Arena(0), tb, ts, out, &p);
+            let from_arena = arena[out..].to_vec();
+            let mut flash = std::vec![0x5au8; 12];
+            slice_dyn(
+                &mut flash,
+                Src::Bytes(&input),
+                Src::Bytes(&b),
+                Src::Bytes(&s),
+                0,
+                &p,
+            );
+            assert_eq!(flash, from_arena, "begin {begin:?} size {size:?}");
+            from_arena
+        };
+        for int64 in [false, true] {
+            assert_eq!(
+                run([1, 0, 1], [1, 2, 3], int64),
+                gather([1, 0, 1], [1, 2, 3])
+            );
+            assert_eq!(
+                run([0, 2, 1], [2, 1, 3], int64),
+                gather([0, 2, 1], [2, 1, 3])
+            );
+            assert_eq!(
+                run([1, 1, 2], [-1, -1, 1], int64),
+                gather([1, 1, 2], [1, 2, 1])
+            );
+            // Fewer elements than the output holds: zeros after them; none at all: zeros.
+            assert_eq!(
+                run([0, 0, 0], [1, 1, 4], int64),
+                gather([0, 0, 0], [1, 1, 4])
+            );
+            assert_eq!(run([1, 3, 0], [1, -1, 4], int64), [0; 12]);
+            // Undefined in TFLM: zeros.
+            for (begin, size) in [
+                ([0, 0, 3], [1, 2, 2]),
+                ([-1, 0, 0], [1, 2, 3]),
+                ([0, 0, 0], [1, 2, -2]),
+                ([0, 0, 0], [2, 3, 4]),
+                ([0, 0, 0], [2, 2, 2]),
+                ([0, 0, -5], [1, 1, -1]),
+                ([i32::MAX as i64, 0, 0], [1, 2, 3]),
+                ([0, 0, 1], [1, 2, i32::MAX as i64]),
+                ([i32::MIN as i64, 0, 0], [-1, 2, 3]),
+            ] {
+                assert_eq!(run(begin, size, int64), [0; 12], "{begin:?} {size:?}");
+            }
+        }
+        // INT64 values narrowed to their low 32 bits: (1 << 32) + 1 is 1, 0xffff_ffff is -1.
+        assert_eq!(
+            run([1 << 32 | 1, 0, 1], [1, 2, 0xffff_ffff], true),
+            gather([1, 0, 1], [1, 2, 3])
+        );
+        // A scalar input: one element, whatever begin and size (none read).
+        let p = SliceDyn {
+            elem_bytes: 4,
+            shape: &[],
+            output_len: 1,
+            int64: false,
+        };
+        let mut arena = [0u8; 4];
+        slice_dyn(
+            &mut arena,
+            Src::Bytes(&[1, 2, 3, 4]),
+            Src::Bytes(&[]),
+            Src::Bytes(&[]),
+            0,
+            &p,
+        );
+        assert_eq!(arena, [1, 2, 3, 4]);
     }
 }

@@ -2776,6 +2776,20 @@ pub mod ffi {
             /// `num_axes`.
             pub num_axes: usize,
         }
+        /// The C `strided_slice_SliceDyn`.
+        #[repr(C)]
+        pub struct SliceDyn {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `output_len`.
+            pub output_len: usize,
+            /// `int64`.
+            pub int64: core::ffi::c_int,
+        }
     }
     /// `svdf`'s typedefs.
     pub mod svdf {
@@ -2909,6 +2923,22 @@ pub mod ffi {
             pub input_strides: *const usize,
             /// `input_strides`'s length.
             pub input_strides_len: usize,
+        }
+        /// The C `transpose_BatchSpaceDyn`.
+        #[repr(C)]
+        pub struct BatchSpaceDyn {
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `input_shape`'s data.
+            pub input_shape: *const usize,
+            /// `input_shape`'s length.
+            pub input_shape_len: usize,
+            /// `output_shape`'s data.
+            pub output_shape: *const usize,
+            /// `output_shape`'s length.
+            pub output_shape_len: usize,
+            /// `two_spatial`.
+            pub two_spatial: core::ffi::c_int,
         }
     }
     /// `transpose_conv`'s typedefs.
@@ -4717,6 +4747,14 @@ pub mod ffi {
             output: *mut u8,
             p: *const strided_slice::ReverseDyn,
         );
+        /// The C `strided_slice::slice_dyn`.
+        pub fn parity_strided_slice_slice_dyn(
+            input: *const u8,
+            begin: *const u8,
+            size: *const u8,
+            output: *mut u8,
+            p: *const strided_slice::SliceDyn,
+        );
         /// The C `svdf::svdf_s8`.
         pub fn parity_svdf_svdf_s8(
             input: *const u8,
@@ -4773,6 +4811,22 @@ pub mod ffi {
             input: *const u8,
             output: *mut u8,
             p: *const transpose::Transpose,
+        );
+        /// The C `transpose::space_to_batch_dyn`.
+        pub fn parity_transpose_space_to_batch_dyn(
+            input: *const u8,
+            block: *const u8,
+            paddings: *const u8,
+            output: *mut u8,
+            p: *const transpose::BatchSpaceDyn,
+        );
+        /// The C `transpose::batch_to_space_dyn`.
+        pub fn parity_transpose_batch_to_space_dyn(
+            input: *const u8,
+            block: *const u8,
+            crops: *const u8,
+            output: *mut u8,
+            p: *const transpose::BatchSpaceDyn,
         );
         /// The C `transpose_conv::transpose_conv_s8`.
         pub fn parity_transpose_conv_transpose_conv_s8(
@@ -10935,6 +10989,28 @@ fn c_strided_slice_reverse_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), 
     Ok(())
 }
 
+/// `strided_slice::slice_dyn` in C.
+fn c_strided_slice_slice_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = ffi::strided_slice::SliceDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        output_len: call.scalar::<usize>("output_len")?,
+        int64: core::ffi::c_int::from(call.scalar::<bool>("int64")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let begin = call.c_input(base, arena.len(), 1)?;
+    let size = call.c_input(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_strided_slice_slice_dyn(input, begin, size, output, &p) };
+    Ok(())
+}
+
 /// `svdf::svdf_s8` in C.
 fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
@@ -11201,6 +11277,54 @@ fn c_transpose_transpose(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_transpose_transpose(input, output, &p) };
+    Ok(())
+}
+
+/// `transpose::space_to_batch_dyn` in C.
+fn c_transpose_space_to_batch_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let output_shape: Vec<usize> = call.slice("output_shape")?;
+    let p = ffi::transpose::BatchSpaceDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: input_shape.as_ptr(),
+        input_shape_len: input_shape.len(),
+        output_shape: output_shape.as_ptr(),
+        output_shape_len: output_shape.len(),
+        two_spatial: core::ffi::c_int::from(call.scalar::<bool>("two_spatial")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let block = call.c_input(base, arena.len(), 1)?;
+    let paddings = call.c_input(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_transpose_space_to_batch_dyn(input, block, paddings, output, &p) };
+    Ok(())
+}
+
+/// `transpose::batch_to_space_dyn` in C.
+fn c_transpose_batch_to_space_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let input_shape: Vec<usize> = call.slice("input_shape")?;
+    let output_shape: Vec<usize> = call.slice("output_shape")?;
+    let p = ffi::transpose::BatchSpaceDyn {
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_shape: input_shape.as_ptr(),
+        input_shape_len: input_shape.len(),
+        output_shape: output_shape.as_ptr(),
+        output_shape_len: output_shape.len(),
+        two_spatial: core::ffi::c_int::from(call.scalar::<bool>("two_spatial")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let block = call.c_input(base, arena.len(), 1)?;
+    let crops = call.c_input(base, arena.len(), 2)?;
+    let output = call.c_output(base, arena.len(), 3)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_transpose_batch_to_space_dyn(input, block, crops, output, &p) };
     Ok(())
 }
 
@@ -11771,6 +11895,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("split", "split10") => c_split_split10(call, arena),
         ("strided_slice", "strided_slice") => c_strided_slice_strided_slice(call, arena),
         ("strided_slice", "reverse_dyn") => c_strided_slice_reverse_dyn(call, arena),
+        ("strided_slice", "slice_dyn") => c_strided_slice_slice_dyn(call, arena),
         ("svdf", "svdf_s8") => c_svdf_svdf_s8(call, arena),
         ("svdf", "svdf_s8_state8") => c_svdf_svdf_s8_state8(call, arena),
         ("svdf", "svdf_f32") => c_svdf_svdf_f32(call, arena),
@@ -11778,6 +11903,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("svdf", "svdf_dyn_s8_state8") => c_svdf_svdf_dyn_s8_state8(call, arena),
         ("svdf", "svdf_dyn_f32") => c_svdf_svdf_dyn_f32(call, arena),
         ("transpose", "transpose") => c_transpose_transpose(call, arena),
+        ("transpose", "space_to_batch_dyn") => c_transpose_space_to_batch_dyn(call, arena),
+        ("transpose", "batch_to_space_dyn") => c_transpose_batch_to_space_dyn(call, arena),
         ("transpose_conv", "transpose_conv_s8") => c_transpose_conv_transpose_conv_s8(call, arena),
         ("transpose_conv", "transpose_conv_s16") => {
             c_transpose_conv_transpose_conv_s16(call, arena)
@@ -12040,6 +12167,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("split", "split10"),
     ("strided_slice", "strided_slice"),
     ("strided_slice", "reverse_dyn"),
+    ("strided_slice", "slice_dyn"),
     ("svdf", "svdf_s8"),
     ("svdf", "svdf_s8_state8"),
     ("svdf", "svdf_f32"),
@@ -12047,6 +12175,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("svdf", "svdf_dyn_s8_state8"),
     ("svdf", "svdf_dyn_f32"),
     ("transpose", "transpose"),
+    ("transpose", "space_to_batch_dyn"),
+    ("transpose", "batch_to_space_dyn"),
     ("transpose_conv", "transpose_conv_s8"),
     ("transpose_conv", "transpose_conv_s16"),
     ("transpose_conv", "transpose_conv_f32"),

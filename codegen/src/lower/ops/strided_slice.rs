@@ -3,7 +3,8 @@
 //! resolves them, and turned into the runtime's collapsed strided walk (a SLICE is a strided slice
 //! of stride 1). REVERSE_V2 is the walk with a step of minus one row along the reversed axes
 //! (TFLM requires them contiguous, so they merge into one); with axes computed at run time it is
-//! `strided_slice::reverse_dyn`, which reads them per call.
+//! `strided_slice::reverse_dyn`, which reads them per call, and a SLICE whose begin or size is
+//! computed at run time `strided_slice::slice_dyn`.
 
 use super::{collapse_walk, in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -314,7 +315,8 @@ const SLICE_OUT_OF_BOUNDS: &str = "slice.cc SlicePrepare checks begin and size o
      output of another size written past its end or left partly unwritten";
 
 /// SLICE (TFLM: up to 5 dimensions; begin and size INT32 or INT64, of one type, a size of -1 is
-/// "to the end"; constant here, the output's shape being static).
+/// "to the end"): constant ones resolved here into the strided walk, ones computed at run time
+/// read per call by [`slice_dyn`].
 fn slice(ctx: &OpContext) -> Result<Kernel> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     match input.dtype {
@@ -367,13 +369,8 @@ fn slice(ctx: &OpContext) -> Result<Kernel> {
             ),
         ));
     }
-    for (what, t) in [("begin", begin), ("size", size)] {
-        if !t.is_constant() {
-            return Err(ctx.unsupported(format!(
-                "{what} is computed at run time; supported: a constant {what} (the output's \
-                 shape is static)"
-            )));
-        }
+    if !(begin.is_constant() && size.is_constant()) {
+        return slice_dyn(ctx);
     }
     let begin = ctx.const_ints("begin", begin)?;
     let size = ctx.const_ints("size", size)?;
@@ -424,6 +421,46 @@ fn slice(ctx: &OpContext) -> Result<Kernel> {
     }
     let empty = out_shape.contains(&0);
     walk_call(ctx, base, &dims, empty)
+}
+
+/// SLICE whose begin or size is computed at run time (checked by the caller as for constant ones:
+/// the types, the rank): TFLM's `SlicePrepare` reads neither (its checks are `TFLITE_DCHECK`s) and
+/// `SliceEval` reads both per call over the output's static shape, so `slice_dyn` does. Refused
+/// here as for constant ones: begin or size holding fewer values than the input has dimensions
+/// (read past their end). What the values do at run time (a range outside the input, a slice of
+/// another size than the output) is the kernel's to handle.
+fn slice_dyn(ctx: &OpContext) -> Result<Kernel> {
+    let (input, begin, size, output) =
+        (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?, ctx.output(0)?);
+    let rank = input.shape.len();
+    if begin.num_elements() < rank || size.num_elements() < rank {
+        return Err(ctx.invalid(
+            format!(
+                "begin/size have {}/{} values for an input of rank {rank}",
+                begin.num_elements(),
+                size.num_elements()
+            ),
+            Grounds::undefined(
+                "slice.cc GetBeginAndSizeVectors reads begin and size [i] for every input \
+                 dimension i: a shorter tensor is read past its end",
+            ),
+        ));
+    }
+    Ok(kernel(
+        "slice_dyn",
+        vec![
+            Operand::Src(ctx.input_index(0)?),
+            Operand::Src(ctx.input_index(1)?),
+            Operand::Src(ctx.input_index(2)?),
+            Operand::Offset(ctx.output_index(0)?),
+        ],
+        P::SliceDyn {
+            elem_bytes: input.dtype.size(),
+            shape: input.shape.clone(),
+            output_len: output.num_elements(),
+            int64: begin.dtype == DType::I64,
+        },
+    ))
 }
 
 /// REVERSE_V2 (TFLM's reverse.cc): the input (FLOAT32, INT8, UINT8, INT16, INT32, INT64, BOOL; at
@@ -679,5 +716,34 @@ mod tests {
         );
         g.tensors[2] = tensor(&[2, 4, 3], DType::I16, None, None);
         assert!(lower(&g).is_err());
+    }
+
+    /// SLICE whose size is computed at run time goes to `slice_dyn` (begin constant, read where it
+    /// is); begin or size shorter than the rank stays refused.
+    #[test]
+    fn slice_begin_or_size_at_run_time() {
+        static BEGIN64: [u8; 16] = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mut g = graph(
+            OpCode::SLICE,
+            Options::None,
+            vec![
+                tensor(&[2, 3], DType::F32, None, None),
+                tensor(&[2], DType::I64, None, Some(&BEGIN64)),
+                tensor(&[2], DType::I64, None, None),
+                tensor(&[1, 2], DType::F32, None, None),
+            ],
+            &[Some(0), Some(1), Some(2)],
+        );
+        assert_eq!(
+            fields(&g),
+            vec![
+                ("elem_bytes", Value::Usize(4)),
+                ("shape", Value::Usizes(vec![2, 3])),
+                ("output_len", Value::Usize(2)),
+                ("int64", Value::Bool(true)),
+            ]
+        );
+        g.tensors[2] = tensor(&[1], DType::I64, None, None);
+        assert!(lower(&g).unwrap_err().to_string().contains("2/1 values"));
     }
 }

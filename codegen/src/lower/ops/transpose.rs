@@ -3,7 +3,9 @@
 //! SPACE_TO_DEPTH are permutations too (of the input seen as six dimensions, the block split off
 //! the space or the depth), and lower to the same kernel; so are SPACE_TO_BATCH_ND without padding
 //! and BATCH_TO_SPACE_ND (its crops, whole blocks, a start and shorter extents of STRIDED_SLICE's
-//! gather; crops of part of a block, RESIZE_NEAREST_NEIGHBOR's table of rows and columns). BROADCAST_TO is the same walk with a step of 0 along every broadcast dimension, and
+//! gather; crops of part of a block, RESIZE_NEAREST_NEIGHBOR's table of rows and columns); with a
+//! block shape, paddings or crops computed at run time they are `transpose::space_to_batch_dyn`
+//! and `transpose::batch_to_space_dyn`, which read them per call. BROADCAST_TO is the same walk with a step of 0 along every broadcast dimension, and
 //! FILL the walk of a scalar, every step 0: no kernel of their own. A FILL of a constant value
 //! (the converter's usual output, its dims always constant) folds at generation time.
 
@@ -12,7 +14,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::transpose as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
-use crate::lower::{Data, OpContext};
+use crate::lower::{Data, OpContext, Operand};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[
@@ -345,9 +347,8 @@ struct BatchSpace {
 }
 
 /// Checks SPACE_TO_BATCH_ND or (`!to_batch`) BATCH_TO_SPACE_ND as TFLM's Prepare does (3-D or 4-D
-/// input and output of one type, float32 or int8) and reads its constant block shape and
-/// paddings or crops.
-fn batch_space(ctx: &OpContext, to_batch: bool) -> Result<BatchSpace> {
+/// input and output of one type, float32 or int8, and of one rank, which its Eval assumes).
+fn check_batch_space(ctx: &OpContext, to_batch: bool) -> Result<()> {
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
     let cite = |s2b: &'static str, b2s: &'static str| if to_batch { s2b } else { b2s };
     let rank = input.shape.len();
@@ -389,30 +390,40 @@ fn batch_space(ctx: &OpContext, to_batch: bool) -> Result<BatchSpace> {
             ),
         ));
     }
-    let spatial = rank - 2;
-    let block = ctx.const_int32_tensor("the block shape", ctx.input(1)?)?;
-    let margins = ctx.const_int32_tensor(cite("the paddings", "the crops"), ctx.input(2)?)?;
-    if block.len() < spatial || margins.len() < 2 * spatial {
+    Ok(())
+}
+
+/// Fails unless a SPACE_TO_BATCH_ND or BATCH_TO_SPACE_ND of `spatial` spatial dimensions has
+/// `block` block values and `margins` paddings or crops: one and two per spatial dimension.
+fn check_counts(ctx: &OpContext, spatial: usize, block: usize, margins: usize) -> Result<()> {
+    if block < spatial || margins < 2 * spatial {
         return Err(ctx.invalid(
-            format!(
-                "{} block values and {} paddings or crops for {spatial} spatial dimension(s)",
-                block.len(),
-                margins.len()
-            ),
+            format!("{block} block values and {margins} paddings or crops for {spatial} spatial dimension(s)"),
             Grounds::undefined(
                 "the reference kernel reads a block and two margins per spatial dimension \
                  without checking the tensors' sizes: past their end",
             ),
         ));
     }
-    if block.len() > spatial || margins.len() > 2 * spatial {
+    if block > spatial || margins > 2 * spatial {
         return Err(ctx.unsupported(format!(
-            "{} block values and {} paddings or crops for {spatial} spatial dimension(s); one \
-             block and two margins per spatial dimension are supported",
-            block.len(),
-            margins.len()
+            "{block} block values and {margins} paddings or crops for {spatial} spatial \
+             dimension(s); one block and two margins per spatial dimension are supported"
         )));
     }
+    Ok(())
+}
+
+/// Checks SPACE_TO_BATCH_ND or (`!to_batch`) BATCH_TO_SPACE_ND as [`check_batch_space`] does and
+/// reads its constant block shape and paddings or crops.
+fn batch_space(ctx: &OpContext, to_batch: bool) -> Result<BatchSpace> {
+    check_batch_space(ctx, to_batch)?;
+    let (input, cite) = (ctx.input(0)?, |s2b, b2s| if to_batch { s2b } else { b2s });
+    let rank = input.shape.len();
+    let spatial = rank - 2;
+    let block = ctx.const_int32_tensor("the block shape", ctx.input(1)?)?;
+    let margins = ctx.const_int32_tensor(cite("the paddings", "the crops"), ctx.input(2)?)?;
+    check_counts(ctx, spatial, block.len(), margins.len())?;
     if let Some(b) = block.iter().find(|&&b| b < 1) {
         return Err(ctx.invalid(
             format!("block size {b}; only positive ones give a shape"),
@@ -453,6 +464,9 @@ fn expect_shape4(ctx: &OpContext, shape4: [usize; 4]) -> Result<()> {
 /// (reference_ops::SpaceToBatchND), a permutation of the output seen as `[bh, bw, n, h / bh,
 /// w / bw, c]`.
 fn space_to_batch_nd(ctx: &OpContext) -> Result<Kernel> {
+    if !(ctx.input(1)?.is_constant() && ctx.input(2)?.is_constant()) {
+        return batch_space_dyn(ctx, true);
+    }
     let g = batch_space(ctx, true)?;
     if g.margins.iter().any(|&m| m != 0) {
         return Err(ctx.invalid(
@@ -498,6 +512,9 @@ fn space_to_batch_nd(ctx: &OpContext) -> Result<Kernel> {
 /// cropped by whole blocks (STRIDED_SLICE's gather, which starts anywhere); crops of part of a
 /// block, [`partial_block_crops`].
 fn batch_to_space_nd(ctx: &OpContext) -> Result<Kernel> {
+    if !(ctx.input(1)?.is_constant() && ctx.input(2)?.is_constant()) {
+        return batch_space_dyn(ctx, false);
+    }
     let g = batch_space(ctx, false)?;
     let ([n, h, w, c], [bh, bw]) = (g.input, g.block);
     if n % (bh * bw) != 0 {
@@ -568,6 +585,79 @@ fn batch_to_space_nd(ctx: &OpContext) -> Result<Kernel> {
         module: Some("strided_slice"),
         ..k
     })
+}
+
+/// SPACE_TO_BATCH_ND or (`!to_batch`) BATCH_TO_SPACE_ND whose block shape, paddings or crops are
+/// computed at run time: TFLM's Prepare checks only the tensors' ranks and types (checked here as
+/// for constant ones) and its Eval reads the values per call over the output's static shape, so
+/// `space_to_batch_dyn` and `batch_to_space_dyn` do. Refused here as for constant ones: a block or
+/// margins tensor not INT32 (TFLM reads it as int32 whatever its type) or of another count than
+/// one block and two margins per spatial dimension; and an output depth other than the input's
+/// (TFLM copies the input's depth into each output pixel: past the output's end, or leaving part
+/// of each pixel unwritten). What the values do at run time (blocks below 1, margins the output
+/// was not shaped for) is the kernel's to handle.
+fn batch_space_dyn(ctx: &OpContext, to_batch: bool) -> Result<Kernel> {
+    check_batch_space(ctx, to_batch)?;
+    let (input, block, margins, output) =
+        (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?, ctx.output(0)?);
+    let what = if to_batch {
+        "the paddings"
+    } else {
+        "the crops"
+    };
+    for (what, t) in [("the block shape", block), (what, margins)] {
+        if t.dtype != DType::I32 {
+            return Err(ctx.invalid(
+                format!("{what} has type {}; TFLM reads it as INT32", t.dtype),
+                Grounds::undefined(
+                    "TFLM reads the tensor with GetTensorData<int32_t> whatever its type: a \
+                     narrower one is read past its end, a wider one as other values",
+                ),
+            ));
+        }
+    }
+    let rank = input.shape.len();
+    check_counts(ctx, rank - 2, block.num_elements(), margins.num_elements())?;
+    let four = |s: &[usize]| -> Vec<usize> {
+        if s.len() == 4 {
+            s.to_vec()
+        } else {
+            vec![s[0], s[1], 1, s[2]]
+        }
+    };
+    let (input_shape, output_shape) = (four(&input.shape), four(&output.shape));
+    if input_shape[3] != output_shape[3] {
+        return Err(ctx.invalid(
+            format!(
+                "output shape {:?}: its depth is not the input's {}",
+                output.shape, input_shape[3]
+            ),
+            Grounds::undefined(
+                "the reference kernel copies the input's depth into each output pixel, \
+                 addressed with the output's: a deeper input writes past the output's end, a \
+                 shallower one leaves part of each pixel unwritten",
+            ),
+        ));
+    }
+    Ok(kernel(
+        if to_batch {
+            "space_to_batch_dyn"
+        } else {
+            "batch_to_space_dyn"
+        },
+        vec![
+            Operand::Src(ctx.input_index(0)?),
+            Operand::Src(ctx.input_index(1)?),
+            Operand::Src(ctx.input_index(2)?),
+            Operand::Offset(ctx.output_index(0)?),
+        ],
+        P::BatchSpaceDyn {
+            elem_bytes: input.dtype.size(),
+            input_shape,
+            output_shape,
+            two_spatial: rank == 4,
+        },
+    ))
 }
 
 /// BATCH_TO_SPACE_ND whose crops cut blocks (checked and shaped by the caller, `out_n` output
@@ -779,4 +869,45 @@ fn fill(ctx: &OpContext) -> Result<Kernel> {
         ));
     }
     walk_from(ctx, 1, &[(output.num_elements(), 0)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{fields, graph, tensor};
+    use crate::ir::{DType, OpCode, Options};
+    use crate::lower::{lower, Value};
+
+    /// BATCH_TO_SPACE_ND whose crops are computed at run time goes to `batch_to_space_dyn` (the
+    /// block constant, read where it is; a 3-D tensor seen as 4-D); an INT64 block and an output
+    /// of another depth stay refused.
+    #[test]
+    fn batch_to_space_crops_at_run_time() {
+        static BLOCK: [u8; 4] = [2, 0, 0, 0];
+        static BLOCK64: [u8; 8] = [2, 0, 0, 0, 0, 0, 0, 0];
+        let mut g = graph(
+            OpCode::BATCH_TO_SPACE_ND,
+            Options::None,
+            vec![
+                tensor(&[4, 3, 2], DType::I8, None, None),
+                tensor(&[1], DType::I32, None, Some(&BLOCK)),
+                tensor(&[1, 2], DType::I32, None, None),
+                tensor(&[2, 5, 2], DType::I8, None, None),
+            ],
+            &[Some(0), Some(1), Some(2)],
+        );
+        assert_eq!(
+            fields(&g),
+            vec![
+                ("elem_bytes", Value::Usize(1)),
+                ("input_shape", Value::Usizes(vec![4, 3, 1, 2])),
+                ("output_shape", Value::Usizes(vec![2, 5, 1, 2])),
+                ("two_spatial", Value::Bool(false)),
+            ]
+        );
+        g.tensors[3] = tensor(&[2, 5, 1], DType::I8, None, None);
+        assert!(lower(&g).unwrap_err().to_string().contains("depth is not"));
+        g.tensors[3] = tensor(&[2, 5, 2], DType::I8, None, None);
+        g.tensors[1] = tensor(&[1], DType::I64, None, Some(&BLOCK64));
+        assert!(lower(&g).unwrap_err().to_string().contains("as INT32"));
+    }
 }

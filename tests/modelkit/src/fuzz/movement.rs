@@ -197,7 +197,8 @@ fn slice(g: &mut Gen<'_, '_>, op: B) {
         out.push(n);
     }
     let r = shape.len() as i32;
-    let (b, n) = if g.chance(25) {
+    let int64 = g.chance(25);
+    let (mut b, mut n) = if int64 {
         let wide = |v: &[i32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
         let spec = || TensorSpec::new(TensorType::INT64, &[r]);
         (
@@ -210,6 +211,23 @@ fn slice(g: &mut Gen<'_, '_>, op: B) {
             g.constant(TensorSpec::int32(&[r]).constant_i32(&size)),
         )
     };
+    // Now and then begin, size or both are graph inputs of any values (TFLM's SliceEval reads
+    // them per call), so that parity's random models run slice_dyn in Rust and C, its zeros
+    // where TFLM is undefined included.
+    if g.chance(20) {
+        let dtype = if int64 {
+            TensorType::INT64
+        } else {
+            TensorType::INT32
+        };
+        let which = g.int(0, 2);
+        for (k, t) in [&mut b, &mut n].into_iter().enumerate() {
+            if which == 2 || which == k as i32 {
+                *t = g.m.tensor(TensorSpec::new(dtype, &[r]));
+                g.m.inputs.push(*t);
+            }
+        }
+    }
     let out_t = g.same_quant(v, &out);
     g.push_op(op, Options::Slice, &[v.index, b, n], out_t);
 }

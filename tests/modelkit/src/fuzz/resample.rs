@@ -80,10 +80,26 @@ impl Gen<'_, '_> {
                     })
                     .collect();
                 let (bh, bw) = self.pick(&fits);
-                let block = self.constant(TensorSpec::int32(&[2]).constant_i32(&[bh, bw]));
+                let mut block = self.constant(TensorSpec::int32(&[2]).constant_i32(&[bh, bw]));
                 let top = i32::from(!to_batch && s[1] * bh > 1 && self.chance(30));
-                let margins =
+                let mut margins =
                     self.constant(TensorSpec::int32(&[2, 2]).constant_i32(&[top, 0, 0, 0]));
+                // Now and then the block, the margins or both are INT32 graph inputs of any
+                // values (TFLM's Eval reads them per call), so that parity's random models run
+                // space_to_batch_dyn and batch_to_space_dyn in Rust and C, their zeros where
+                // TFLM is undefined included.
+                if self.chance(20) {
+                    let which = self.int(0, 2);
+                    for (k, (t, shape)) in [(&mut block, &[2][..]), (&mut margins, &[2, 2][..])]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        if which == 2 || which == k as i32 {
+                            *t = self.m.tensor(TensorSpec::int32(shape));
+                            self.m.inputs.push(*t);
+                        }
+                    }
+                }
                 let out = if to_batch {
                     [s[0] * bh * bw, s[1] / bh, s[2] / bw, s[3]]
                 } else {

@@ -243,3 +243,82 @@ pub(super) fn strided_slice_of(
         m.op(B::STRIDED_SLICE, options, &[x, begin, end, strides], &[out]);
     })
 }
+
+/// A control tensor (an operator's begin, size, block shape, paddings, …) that TFLM's Eval alone
+/// reads (issue 32), for [`control`] to build.
+pub(super) enum Control<'a> {
+    /// A graph input of INT32 (or, `wide`, INT64) values (their whole range in the goldens)
+    /// clamped by MAXIMUM, then MINIMUM, to these per-element `(low, high)` bounds: every value
+    /// where TFLM is defined whatever the input, the bounds themselves most often.
+    Clamped {
+        /// INT64; otherwise INT32.
+        wide: bool,
+        /// Each element's bounds.
+        bounds: &'a [(i64, i64)],
+    },
+    /// INT32 `CAST(x * scale) + offsets`, `x` a FLOAT32 graph input of one element (uniform in
+    /// [-1, 1) in the goldens): each value its offset plus one truncated value of the case.
+    CastOf {
+        /// The scale of `x`.
+        scale: f32,
+        /// One offset per element.
+        offsets: &'a [i32],
+    },
+    /// A constant INT32 tensor.
+    Constant(&'a [i32]),
+    /// A constant INT64 tensor.
+    Constant64(&'a [i64]),
+}
+
+/// The tensor of `shape` (as many elements as `c` gives) that `c` describes, in `m`, its graph
+/// inputs appended to `m.inputs`.
+pub(super) fn control(m: &mut ModelSpec, c: Control<'_>, shape: &[i32]) -> i32 {
+    match c {
+        Control::Clamped { wide, bounds } => {
+            let t = |values: Option<Vec<i64>>| {
+                let (dtype, values) = if wide {
+                    (TensorType::INT64, values)
+                } else {
+                    (TensorType::INT32, values)
+                };
+                let spec = TensorSpec::new(dtype, shape);
+                match values {
+                    Some(v) if wide => spec.constant_i64(&v),
+                    Some(v) => spec.constant_i32(&v.iter().map(|&x| x as i32).collect::<Vec<_>>()),
+                    None => spec,
+                }
+            };
+            let raw = m.tensor(t(None));
+            m.inputs.push(raw);
+            let low = m.tensor(t(Some(bounds.iter().map(|b| b.0).collect())));
+            let high = m.tensor(t(Some(bounds.iter().map(|b| b.1).collect())));
+            let floored = m.tensor(t(None));
+            m.op(B::MAXIMUM, Options::None, &[raw, low], &[floored]);
+            let clamped = m.tensor(t(None));
+            m.op(B::MINIMUM, Options::None, &[floored, high], &[clamped]);
+            clamped
+        }
+        Control::CastOf { scale, offsets } => {
+            let raw = m.tensor(TensorSpec::f32(&[1]));
+            m.inputs.push(raw);
+            let scale = m.tensor(TensorSpec::f32(&[1]).constant_f32(&[scale]));
+            let scaled = m.tensor(TensorSpec::f32(&[1]));
+            m.op(
+                B::MUL,
+                Options::default_for(B::MUL),
+                &[raw, scale],
+                &[scaled],
+            );
+            let v = m.tensor(TensorSpec::int32(&[1]));
+            m.op(B::CAST, Options::None, &[scaled], &[v]);
+            let offsets = m.tensor(TensorSpec::int32(shape).constant_i32(offsets));
+            let sum = m.tensor(TensorSpec::int32(shape));
+            m.op(B::ADD, Options::default_for(B::ADD), &[v, offsets], &[sum]);
+            sum
+        }
+        Control::Constant(values) => m.tensor(TensorSpec::int32(shape).constant_i32(values)),
+        Control::Constant64(values) => {
+            m.tensor(TensorSpec::new(TensorType::INT64, shape).constant_i64(values))
+        }
+    }
+}

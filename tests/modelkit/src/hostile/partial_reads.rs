@@ -4,10 +4,10 @@
 //! several slices, STRIDED_SLICE and SLICE operands longer than the input's rank. TFLM runs
 //! them, so they are accepted and must match it; an operand too short for what is read stays
 //! refused.
-//! Also the STRIDED_SLICE `offset` option, which TFLM does not apply, and SLICE's INT64 begin and
-//! size, which it narrows to int32.
+//! Also the STRIDED_SLICE `offset` option, which TFLM does not apply, SLICE's INT64 begin and
+//! size, which it narrows to int32, and SLICE's begin and size computed at run time.
 
-use super::builders::{fc16, fc8, strided_slice_of, with};
+use super::builders::{control, fc16, fc8, strided_slice_of, with, Control};
 use super::{Case, Category, Refusal, Suite};
 use crate::{
     Activation, BuiltinOperator as B, ModelSpec, Options, Padding, TensorSpec, TensorType,
@@ -102,6 +102,94 @@ pub(super) fn partial_reads(cases: &mut Vec<Case>) {
         slice(
             TensorSpec::new(TensorType::INT64, &[2]).constant_i64(&[1, (1 << 32) + 1]),
             TensorSpec::new(TensorType::INT64, &[2]).constant_i64(&[2, 3]),
+        ),
+    );
+    slice_at_run_time(&mut s);
+}
+
+/// SLICE of `input` (a graph input, or a constant if it has data) into `output` with begin and
+/// size built by [`control`].
+fn slice_of(input: TensorSpec, begin: Control<'_>, size: Control<'_>, output: TensorSpec) -> ModelSpec {
+    let mut m = ModelSpec::new();
+    let rank = input.shape.as_ref().map_or(0, |s| s.len()) as i32;
+    let constant = !input.is_activation();
+    let x = m.tensor(input);
+    if !constant {
+        m.inputs.push(x);
+    }
+    let begin = control(&mut m, begin, &[rank]);
+    let size = control(&mut m, size, &[rank]);
+    let out = m.tensor(output);
+    m.outputs = vec![out];
+    m.op(B::SLICE, Options::Slice, &[x, begin, size], &[out]);
+    m
+}
+
+/// SLICE whose begin or size is computed at run time (issue 32): TFLM's `SlicePrepare` checks
+/// them only by `TFLITE_DCHECK` and `SliceEval` reads their values per call, so tinyaot's
+/// `slice_dyn` does. Each value stays where the slice is the output's shape and inside the input
+/// whatever the graph inputs are (a size the output was not made for leaves TFLM's output partly
+/// unwritten); the begins vary per case. One corner per type TFLM's Eval moves.
+fn slice_at_run_time(s: &mut Suite<'_>) {
+    let clamped = |bounds| Control::Clamped {
+        wide: false,
+        bounds,
+    };
+    // float32, begin and size both INT32 graph inputs: begins in [0, 1], 2 (its size -1: to
+    // the end) and [0, 2].
+    s.accepted(
+        "slice_begin_size_computed",
+        slice_of(
+            TensorSpec::f32(&[3, 4, 5]),
+            clamped(&[(0, 1), (2, 2), (0, 2)]),
+            clamped(&[(2, 2), (-1, -1), (3, 3)]),
+            TensorSpec::f32(&[2, 2, 3]),
+        ),
+    );
+    // int8, INT64 begin clamped past int32 (TFLM narrows 2^32 + 1 to 1), a constant size.
+    s.accepted(
+        "slice_int64_begin_computed_int8",
+        slice_of(
+            TensorSpec::int8(&[2, 3, 4, 2], 0.1, -5),
+            Control::Clamped {
+                wide: true,
+                bounds: &[(0, 1), (1 << 32, (1 << 32) + 1), (1, 2), (0, 0)],
+            },
+            Control::Constant64(&[1, 2, 2, -1]),
+            TensorSpec::int8(&[1, 2, 2, 2], 0.1, -5),
+        ),
+    );
+    // int16, a constant begin and a size computed at run time.
+    s.accepted(
+        "slice_size_computed_int16",
+        slice_of(
+            TensorSpec::new(TensorType::INT16, &[4, 6]),
+            Control::Constant(&[1, 2]),
+            clamped(&[(3, 3), (-1, -1)]),
+            TensorSpec::new(TensorType::INT16, &[3, 4]),
+        ),
+    );
+    // int32 of a constant input (read where it is), begin CAST(x * 1.99) + 1 in [0, 2].
+    s.accepted(
+        "slice_begin_computed_int32_constant_input",
+        slice_of(
+            TensorSpec::int32(&[5, 4]).constant_i32(&(0..20).map(|v| v * 7 - 70).collect::<Vec<_>>()),
+            Control::CastOf {
+                scale: 1.99,
+                offsets: &[1, 1],
+            },
+            Control::Constant(&[3, 2]),
+            TensorSpec::int32(&[3, 2]),
+        ),
+    );
+    // BOOL of rank 5, begins in [0, 1] and [0, 2].
+    s.accepted(
+        "slice_begin_computed_bool_rank5",
+        slice_of(
+            TensorSpec::new(TensorType::BOOL, &[2, 1, 3, 2, 4]),
+            clamped(&[(0, 1), (0, 0), (0, 1), (0, 0), (0, 2)]),
+            Control::Constant(&[1, -1, 2, 2, 2]),
+            TensorSpec::new(TensorType::BOOL, &[1, 1, 2, 2, 2]),
         ),
     );
 }

@@ -3,7 +3,7 @@
 //! [`Category::TypesAndParameters`], and what it computes unusually, accepted in
 //! [`Category::LegitimateCorners`].
 
-use super::builders::int16;
+use super::builders::{control, int16, Control};
 use super::{Case, Category, Refusal, Suite};
 use crate::{BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType};
 
@@ -180,6 +180,104 @@ fn batch_space(
     let block = TensorSpec::int32(&[block.len() as i32]).constant_i32(block);
     let margins = TensorSpec::int32(&[margins.len() as i32 / 2, 2]).constant_i32(margins);
     ModelSpec::single_op(op, Options::None, vec![input, block, margins], vec![output])
+}
+
+/// SPACE_TO_BATCH_ND or (`!to_batch`) BATCH_TO_SPACE_ND of `input` (a graph input) into `output`
+/// with a block and paddings or crops built by [`control`].
+fn batch_space_at_run_time(
+    to_batch: bool,
+    input: TensorSpec,
+    block: Control<'_>,
+    margins: Control<'_>,
+    output: TensorSpec,
+) -> ModelSpec {
+    let op = if to_batch {
+        B::SPACE_TO_BATCH_ND
+    } else {
+        B::BATCH_TO_SPACE_ND
+    };
+    let spatial = input.shape.as_ref().map_or(0, |s| s.len()) as i32 - 2;
+    let mut m = ModelSpec::new();
+    let x = m.tensor(input);
+    m.inputs.push(x);
+    let block = control(&mut m, block, &[spatial]);
+    let margins = control(&mut m, margins, &[spatial, 2]);
+    let out = m.tensor(output);
+    m.outputs = vec![out];
+    m.op(op, Options::None, &[x, block, margins], &[out]);
+    m
+}
+
+/// SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND whose block shape, paddings or crops are computed at
+/// run time (issue 32): TFLM's Prepare checks only the tensors' ranks and types, its Eval reads
+/// the values per call over the output's static shape, so tinyaot's `space_to_batch_dyn` and
+/// `batch_to_space_dyn` do. The values vary per case, often not those the output was shaped
+/// for, but stay where TFLM pads nothing (SPACE_TO_BATCH_ND: its padding value is never set) and
+/// writes every output pixel (BATCH_TO_SPACE_ND: it leaves the others unwritten) whatever the
+/// graph inputs are; the bottom and right margins, never read, anywhere.
+fn batch_space_at_run_time_cases(s: &mut Suite<'_>) {
+    let f32s = TensorSpec::f32;
+    // float32 [1, 5, 4, 1] into [4, 2, 2, 1]: block height in [1, 2], width 2, top padding in
+    // [-1, 0] (a shift the output's rows absorb).
+    s.accepted(
+        "space_to_batch_block_paddings_computed",
+        batch_space_at_run_time(
+            true,
+            f32s(&[1, 5, 4, 1]),
+            Control::Clamped {
+                wide: false,
+                bounds: &[(1, 2), (2, 2)],
+            },
+            Control::Clamped {
+                wide: false,
+                bounds: &[(-1, 0), (-9, 9), (0, 0), (-9, 9)],
+            },
+            f32s(&[4, 2, 2, 1]),
+        ),
+    );
+    // int8 3-D [2, 6, 3] into [6, 2, 3]: block CAST(x * 1.99) + 2 in [1, 3], constant paddings.
+    s.accepted(
+        "space_to_batch_3d_block_computed_int8",
+        batch_space_at_run_time(
+            true,
+            TensorSpec::int8(&[2, 6, 3], 0.2, 11),
+            Control::CastOf {
+                scale: 1.99,
+                offsets: &[2],
+            },
+            Control::Constant(&[0, 0]),
+            TensorSpec::int8(&[6, 2, 3], 0.2, 11),
+        ),
+    );
+    // float32 [4, 2, 2, 1] into [1, 3, 3, 1] by blocks of 2: top and left crops in [0, 1].
+    s.accepted(
+        "batch_to_space_crops_computed",
+        batch_space_at_run_time(
+            false,
+            f32s(&[4, 2, 2, 1]),
+            Control::Constant(&[2, 2]),
+            Control::Clamped {
+                wide: false,
+                bounds: &[(0, 1), (-9, 9), (0, 1), (-9, 9)],
+            },
+            f32s(&[1, 3, 3, 1]),
+        ),
+    );
+    // int8 3-D [6, 2, 3] into [2, 4, 3]: block CAST(x * 1.99) + 2 in [1, 3] (pixels landing on
+    // one another for 1: the later one stays), constant crops.
+    s.accepted(
+        "batch_to_space_3d_block_computed_int8",
+        batch_space_at_run_time(
+            false,
+            TensorSpec::int8(&[6, 2, 3], 0.2, 11),
+            Control::CastOf {
+                scale: 1.99,
+                offsets: &[2],
+            },
+            Control::Constant(&[0, 2]),
+            TensorSpec::int8(&[2, 4, 3], 0.2, 11),
+        ),
+    );
 }
 
 pub(super) fn resample(cases: &mut Vec<Case>) {
@@ -377,6 +475,38 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
         Invalid,
         "never sets",
     );
+    // Computed at run time, the block shape is still read as INT32 whatever its type, and the
+    // input's depth still copied into each output pixel whatever the output's.
+    s.refused(
+        "space_to_batch_block_computed_int64",
+        batch_space_at_run_time(
+            true,
+            f32s(&[1, 2, 4, 1]),
+            Control::Clamped {
+                wide: true,
+                bounds: &[(2, 2), (2, 2)],
+            },
+            Control::Constant(&[0, 0, 0, 0]),
+            f32s(&[4, 1, 2, 1]),
+        ),
+        Invalid,
+        "TFLM reads it as INT32",
+    );
+    s.refused(
+        "batch_to_space_crops_computed_output_depth_differs",
+        batch_space_at_run_time(
+            false,
+            f32s(&[4, 1, 2, 2]),
+            Control::Constant(&[2, 2]),
+            Control::Clamped {
+                wide: false,
+                bounds: &[(0, 0), (0, 0), (0, 0), (0, 0)],
+            },
+            f32s(&[1, 2, 4, 1]),
+        ),
+        Invalid,
+        "its depth is not the input's",
+    );
     s.refused(
         "space_to_batch_block_zero",
         batch_space(
@@ -437,6 +567,7 @@ pub(super) fn resample(cases: &mut Vec<Case>) {
         "batch_to_space_3d_partial_crops",
         batch_space(false, f32s(&[6, 4, 3]), &[3], &[2, 1], f32s(&[2, 9, 3])),
     );
+    batch_space_at_run_time_cases(&mut s);
     // The nearest neighbour takes both flags (only bilinear refuses them): rounding from
     // half-pixel centres.
     s.accepted(

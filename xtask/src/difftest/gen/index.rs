@@ -97,12 +97,44 @@ impl<'a> G<'a> {
                 g.const_i32(&[rank], values)
             }
         };
-        let (tb, ts) = (constant(self, &begin), constant(self, &size));
+        // One in four computes begin, size or both at run time (issue 32: TFLM's SlicePrepare
+        // reads neither, its Eval both per call, tinyaot's slice_dyn likewise): random graph
+        // inputs clamped by MAXIMUM and MINIMUM to where the slice is the output's shape and
+        // inside the input whatever they are: a begin anywhere in [0, n - count] where the size
+        // is a count, the drawn one where it is -1 (to the end), the drawn size.
+        let (tb, ts, at_run_time) = if self.rng.chance(0.25) {
+            let which = self.rng.int(0, 2);
+            let tb = if which != 1 {
+                let low: Vec<i32> = begin
+                    .iter()
+                    .zip(&size)
+                    .map(|(&b, &z)| if z == -1 { b } else { 0 })
+                    .collect();
+                let high: Vec<i32> = begin
+                    .iter()
+                    .zip(&size)
+                    .zip(&s)
+                    .map(|((&b, &z), &n)| if z == -1 { b } else { n - z })
+                    .collect();
+                self.clamped_control(wide, &[rank], &low, &high)
+            } else {
+                constant(self, &begin)
+            };
+            let ts = if which != 0 {
+                self.clamped_control(wide, &[rank], &size, &size)
+            } else {
+                constant(self, &size)
+            };
+            let what = ["begin", "size", "begin and size"][which as usize];
+            (tb, ts, format!(" ({what} at run time)"))
+        } else {
+            (constant(self, &begin), constant(self, &size), String::new())
+        };
         let quantized = matches!(dtype, TensorType::INT8 | TensorType::INT16);
         let quant = quantized.then(|| self.q(x));
         let out = self.act(dtype, &out_shape, quant);
         let text = format!(
-            "SLICE {} begin={begin:?} size={size:?}{} -> {}",
+            "SLICE {} begin={begin:?} size={size:?}{}{at_run_time} -> {}",
             self.qtext(x),
             if wide { " (i64)" } else { "" },
             self.qtext(out)
@@ -110,6 +142,38 @@ impl<'a> G<'a> {
         self.describe(text);
         self.m.op(B::SLICE, Options::Slice, &[x, tb, ts], &[out]);
         out
+    }
+
+    /// A control tensor (begin, size, block shape, crops, …) of `shape` computed at run time
+    /// (issue 32): a graph input of random INT32 (or, `wide`, INT64) values clamped by MAXIMUM and
+    /// MINIMUM to the constant bounds `low` and `high`, one per element.
+    pub(super) fn clamped_control(
+        &mut self,
+        wide: bool,
+        shape: &[i32],
+        low: &[i32],
+        high: &[i32],
+    ) -> i32 {
+        let dtype = if wide {
+            TensorType::INT64
+        } else {
+            TensorType::INT32
+        };
+        let bound = |g: &mut G<'_>, values: &[i32]| {
+            let t = TensorSpec::new(dtype, shape);
+            g.m.tensor(if wide {
+                t.constant_i64(&values.iter().map(|&v| i64::from(v)).collect::<Vec<_>>())
+            } else {
+                t.constant_i32(values)
+            })
+        };
+        let raw = self.input(dtype, shape, None, 1.0);
+        let (low_t, high_t) = (bound(self, low), bound(self, high));
+        let floored = self.act(dtype, shape, None);
+        self.m.op(B::MAXIMUM, Options::None, &[raw, low_t], &[floored]);
+        let clamped = self.act(dtype, shape, None);
+        self.m.op(B::MINIMUM, Options::None, &[floored, high_t], &[clamped]);
+        clamped
     }
 
     /// UNPACK of `x` along a random axis (written negative at times) of at most 10 entries; the

@@ -267,8 +267,8 @@ impl<'a> G<'a> {
 
     /// SPACE_TO_BATCH_ND without padding (TFLM pads with a value it never sets) or
     /// BATCH_TO_SPACE_ND with crops of whole blocks or, half the time, of any rows and columns, of
-    /// the 4-D `x`, by random blocks that fit it (1x1 always does). The output keeps the input's
-    /// quantization.
+    /// the 4-D `x`, by random blocks that fit it (1x1 always does), one in four computed at run
+    /// time. The output keeps the input's quantization.
     pub(super) fn batch_space(&mut self, op: B, x: i32) -> i32 {
         let s = self.shape(x);
         let dtype = self.dtype(x);
@@ -284,7 +284,6 @@ impl<'a> G<'a> {
             })
             .collect();
         let (bh, bw) = self.rng.pick(&fits);
-        let block = self.const_i32(&[2], &[bh, bw]);
         let (margins, out_shape) = if to_batch {
             ([0; 4], vec![s[0] * bh * bw, s[1] / bh, s[2] / bw, s[3]])
         } else {
@@ -311,11 +310,32 @@ impl<'a> G<'a> {
             ];
             (m, out)
         };
-        let margins_t = self.const_i32(&[2, 2], &margins);
+        // One in four computes the block and margins at run time (issue 32: TFLM's Prepare
+        // reads neither, its Eval both per call over the output's static shape, tinyaot's
+        // space_to_batch_dyn and batch_to_space_dyn likewise): random INT32 graph inputs clamped
+        // by MAXIMUM and MINIMUM to the drawn block and to margins where TFLM pads nothing
+        // (SPACE_TO_BATCH_ND: top and left 0) and writes every output pixel (BATCH_TO_SPACE_ND:
+        // a top crop in [0, top + bottom], a left one in [0, left + right]) whatever they are;
+        // the bottom and right ones, never read, in [-3, 3].
+        let (block, margins_t, at_run_time) = if self.rng.chance(0.25) {
+            let block = self.clamped_control(false, &[2], &[bh, bw], &[bh, bw]);
+            let (low, high) = if to_batch {
+                ([0, -3, 0, -3], [0, 3, 0, 3])
+            } else {
+                let [top, bottom, left, right] = margins;
+                ([0, -3, 0, -3], [top + bottom, 3, left + right, 3])
+            };
+            let margins_t = self.clamped_control(false, &[2, 2], &low, &high);
+            let text = format!(" (at run time, margins clamped to {low:?}..={high:?})");
+            (block, margins_t, text)
+        } else {
+            let block = self.const_i32(&[2], &[bh, bw]);
+            (block, self.const_i32(&[2, 2], &margins), String::new())
+        };
         let quant = (dtype == TensorType::INT8).then(|| self.q(x));
         let out = self.act(dtype, &out_shape, quant);
         let text = format!(
-            "{} {} block=[{bh}, {bw}] margins={margins:?} -> {}",
+            "{} {} block=[{bh}, {bw}] margins={margins:?}{at_run_time} -> {}",
             op_name(op),
             self.qtext(x),
             self.qtext(out)
