@@ -865,7 +865,9 @@ pub fn kernel_library(prefix: &str) -> Result<Vec<CFile>> {
 
 /// The function names a kernel module's source template, with the parts it includes when the
 /// family is a folder, emits only when used (`{% if "name" in used %}`, or `{%- if …` at the start
-/// of a part).
+/// of a part; each name of `{% if "a" in used or "b" in used %}`, so that a kernel whose code is
+/// shared with another's behind such a guard is found even where its own guard is a variable,
+/// as SignalIrfft's in the loop over types of `signal/rfft.c.tera`).
 fn guarded_functions(module: &str, source: &'static str) -> BTreeSet<&'static str> {
     let parts = PARTS
         .iter()
@@ -877,13 +879,30 @@ fn guarded_functions(module: &str, source: &'static str) -> BTreeSet<&'static st
     std::iter::once(source)
         .chain(parts)
         .flat_map(|template| template.split(" if \"").skip(1))
-        .filter_map(|rest| rest.split_once("\" in used %}").map(|(name, _)| name))
+        .filter_map(|rest| rest.split_once("%}").map(|(condition, _)| condition))
+        .flat_map(|condition| condition.split(" or \""))
+        .filter_map(|clause| clause.split_once("\" in used").map(|(name, _)| name))
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both names of an `or` guard are used; a condition on other variables names nothing.
+    #[test]
+    fn guards_name_each_function_of_an_or() {
+        let names = guarded_functions(
+            "none",
+            "{% if \"rfft_s16\" in used or \"irfft_s16\" in used %}",
+        );
+        assert_eq!(
+            names.into_iter().collect::<Vec<_>>(),
+            ["irfft_s16", "rfft_s16"]
+        );
+        let names = guarded_functions("none", "{% if \"a_f32\" in used or t == \"f32\" %}");
+        assert_eq!(names.into_iter().collect::<Vec<_>>(), ["a_f32"]);
+    }
 
     /// Every header renders, and declares each generated struct of its module.
     #[test]

@@ -4713,6 +4713,78 @@ fn signal_rfft_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result
     Ok(())
 }
 
+/// `signal::irfft_s16`.
+fn signal_irfft_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<i16> = call.slice("twiddles")?;
+    let super_twiddles: Vec<i16> = call.slice("super_twiddles")?;
+    let p = tinyaot_runtime::kernels::signal::IrfftS16 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: &factors,
+        twiddles: &twiddles,
+        super_twiddles: &super_twiddles,
+    };
+    tinyaot_runtime::kernels::signal::irfft_s16(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::irfft_s32`.
+fn signal_irfft_s32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<i32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<i32> = call.slice("super_twiddles")?;
+    let p = tinyaot_runtime::kernels::signal::IrfftS32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: &factors,
+        twiddles: &twiddles,
+        super_twiddles: &super_twiddles,
+    };
+    tinyaot_runtime::kernels::signal::irfft_s32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `signal::irfft_f32`.
+fn signal_irfft_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<f32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<f32> = call.slice("super_twiddles")?;
+    let p = tinyaot_runtime::kernels::signal::IrfftF32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: &factors,
+        twiddles: &twiddles,
+        super_twiddles: &super_twiddles,
+    };
+    tinyaot_runtime::kernels::signal::irfft_f32(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `signal::filter_bank`.
 fn signal_filter_bank<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights: Vec<i16> = call.slice("weights")?;
@@ -6030,6 +6102,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("signal", "rfft_s16") => signal_rfft_s16(call, arena),
         ("signal", "rfft_s32") => signal_rfft_s32(call, arena),
         ("signal", "rfft_f32") => signal_rfft_f32(call, arena),
+        ("signal", "irfft_s16") => signal_irfft_s16(call, arena),
+        ("signal", "irfft_s32") => signal_irfft_s32(call, arena),
+        ("signal", "irfft_f32") => signal_irfft_f32(call, arena),
         ("signal", "filter_bank") => signal_filter_bank(call, arena),
         ("signal", "filter_bank_square_root") => signal_filter_bank_square_root(call, arena),
         ("signal", "filter_bank_spectral_subtraction") => {

@@ -4679,6 +4679,114 @@ pub(crate) mod signal {
         }
     }
 
+    /// `tinyaot::kernels::signal::IrfftS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct IrfftS16 {
+        /// `frames`.
+        pub frames: usize,
+        /// `input_length`.
+        pub input_length: usize,
+        /// `output_length`.
+        pub output_length: usize,
+        /// `nfft`.
+        pub nfft: usize,
+        /// `factors`.
+        pub factors: Vec<usize>,
+        /// `twiddles`.
+        pub twiddles: Data<i16>,
+        /// `super_twiddles`.
+        pub super_twiddles: Data<i16>,
+    }
+
+    impl From<IrfftS16> for Params {
+        fn from(p: IrfftS16) -> Params {
+            Params {
+                type_name: "IrfftS16",
+                fields: vec![
+                    ("frames", Value::Usize(p.frames)),
+                    ("input_length", Value::Usize(p.input_length)),
+                    ("output_length", Value::Usize(p.output_length)),
+                    ("nfft", Value::Usize(p.nfft)),
+                    ("factors", Value::Usizes(p.factors)),
+                    ("twiddles", Value::from(p.twiddles)),
+                    ("super_twiddles", Value::from(p.super_twiddles)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::IrfftS32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct IrfftS32 {
+        /// `frames`.
+        pub frames: usize,
+        /// `input_length`.
+        pub input_length: usize,
+        /// `output_length`.
+        pub output_length: usize,
+        /// `nfft`.
+        pub nfft: usize,
+        /// `factors`.
+        pub factors: Vec<usize>,
+        /// `twiddles`.
+        pub twiddles: Data<i32>,
+        /// `super_twiddles`.
+        pub super_twiddles: Data<i32>,
+    }
+
+    impl From<IrfftS32> for Params {
+        fn from(p: IrfftS32) -> Params {
+            Params {
+                type_name: "IrfftS32",
+                fields: vec![
+                    ("frames", Value::Usize(p.frames)),
+                    ("input_length", Value::Usize(p.input_length)),
+                    ("output_length", Value::Usize(p.output_length)),
+                    ("nfft", Value::Usize(p.nfft)),
+                    ("factors", Value::Usizes(p.factors)),
+                    ("twiddles", Value::from(p.twiddles)),
+                    ("super_twiddles", Value::from(p.super_twiddles)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::signal::IrfftF32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct IrfftF32 {
+        /// `frames`.
+        pub frames: usize,
+        /// `input_length`.
+        pub input_length: usize,
+        /// `output_length`.
+        pub output_length: usize,
+        /// `nfft`.
+        pub nfft: usize,
+        /// `factors`.
+        pub factors: Vec<usize>,
+        /// `twiddles`.
+        pub twiddles: Data<f32>,
+        /// `super_twiddles`.
+        pub super_twiddles: Data<f32>,
+    }
+
+    impl From<IrfftF32> for Params {
+        fn from(p: IrfftF32) -> Params {
+            Params {
+                type_name: "IrfftF32",
+                fields: vec![
+                    ("frames", Value::Usize(p.frames)),
+                    ("input_length", Value::Usize(p.input_length)),
+                    ("output_length", Value::Usize(p.output_length)),
+                    ("nfft", Value::Usize(p.nfft)),
+                    ("factors", Value::Usizes(p.factors)),
+                    ("twiddles", Value::from(p.twiddles)),
+                    ("super_twiddles", Value::from(p.super_twiddles)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::signal::FilterBank`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct FilterBank {

@@ -2537,6 +2537,78 @@ pub mod ffi {
             /// `super_twiddles`'s length.
             pub super_twiddles_len: usize,
         }
+        /// The C `signal_IrfftS16`.
+        #[repr(C)]
+        pub struct IrfftS16 {
+            /// `frames`.
+            pub frames: usize,
+            /// `input_length`.
+            pub input_length: usize,
+            /// `output_length`.
+            pub output_length: usize,
+            /// `nfft`.
+            pub nfft: usize,
+            /// `factors`'s data.
+            pub factors: *const usize,
+            /// `factors`'s length.
+            pub factors_len: usize,
+            /// `twiddles`'s data.
+            pub twiddles: *const i16,
+            /// `twiddles`'s length.
+            pub twiddles_len: usize,
+            /// `super_twiddles`'s data.
+            pub super_twiddles: *const i16,
+            /// `super_twiddles`'s length.
+            pub super_twiddles_len: usize,
+        }
+        /// The C `signal_IrfftS32`.
+        #[repr(C)]
+        pub struct IrfftS32 {
+            /// `frames`.
+            pub frames: usize,
+            /// `input_length`.
+            pub input_length: usize,
+            /// `output_length`.
+            pub output_length: usize,
+            /// `nfft`.
+            pub nfft: usize,
+            /// `factors`'s data.
+            pub factors: *const usize,
+            /// `factors`'s length.
+            pub factors_len: usize,
+            /// `twiddles`'s data.
+            pub twiddles: *const i32,
+            /// `twiddles`'s length.
+            pub twiddles_len: usize,
+            /// `super_twiddles`'s data.
+            pub super_twiddles: *const i32,
+            /// `super_twiddles`'s length.
+            pub super_twiddles_len: usize,
+        }
+        /// The C `signal_IrfftF32`.
+        #[repr(C)]
+        pub struct IrfftF32 {
+            /// `frames`.
+            pub frames: usize,
+            /// `input_length`.
+            pub input_length: usize,
+            /// `output_length`.
+            pub output_length: usize,
+            /// `nfft`.
+            pub nfft: usize,
+            /// `factors`'s data.
+            pub factors: *const usize,
+            /// `factors`'s length.
+            pub factors_len: usize,
+            /// `twiddles`'s data.
+            pub twiddles: *const f32,
+            /// `twiddles`'s length.
+            pub twiddles_len: usize,
+            /// `super_twiddles`'s data.
+            pub super_twiddles: *const f32,
+            /// `super_twiddles`'s length.
+            pub super_twiddles_len: usize,
+        }
         /// The C `signal_FilterBank`.
         #[repr(C)]
         pub struct FilterBank {
@@ -4524,6 +4596,27 @@ pub mod ffi {
         pub fn parity_signal_rfft_s32(input: *const u8, output: *mut u8, p: *const signal::RfftS32);
         /// The C `signal::rfft_f32`.
         pub fn parity_signal_rfft_f32(input: *const u8, output: *mut u8, p: *const signal::RfftF32);
+        /// The C `signal::irfft_s16`.
+        pub fn parity_signal_irfft_s16(
+            input: *const u8,
+            output: *mut u8,
+            scratch: *mut u8,
+            p: *const signal::IrfftS16,
+        );
+        /// The C `signal::irfft_s32`.
+        pub fn parity_signal_irfft_s32(
+            input: *const u8,
+            output: *mut u8,
+            scratch: *mut u8,
+            p: *const signal::IrfftS32,
+        );
+        /// The C `signal::irfft_f32`.
+        pub fn parity_signal_irfft_f32(
+            input: *const u8,
+            output: *mut u8,
+            scratch: *mut u8,
+            p: *const signal::IrfftF32,
+        );
         /// The C `signal::filter_bank`.
         pub fn parity_signal_filter_bank(
             input: *const u8,
@@ -10360,6 +10453,90 @@ fn c_signal_rfft_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `signal::irfft_s16` in C.
+fn c_signal_irfft_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<i16> = call.slice("twiddles")?;
+    let super_twiddles: Vec<i16> = call.slice("super_twiddles")?;
+    let p = ffi::signal::IrfftS16 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: factors.as_ptr(),
+        factors_len: factors.len(),
+        twiddles: twiddles.as_ptr(),
+        twiddles_len: twiddles.len(),
+        super_twiddles: super_twiddles.as_ptr(),
+        super_twiddles_len: super_twiddles.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let scratch = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_irfft_s16(input, output, scratch, &p) };
+    Ok(())
+}
+
+/// `signal::irfft_s32` in C.
+fn c_signal_irfft_s32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<i32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<i32> = call.slice("super_twiddles")?;
+    let p = ffi::signal::IrfftS32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: factors.as_ptr(),
+        factors_len: factors.len(),
+        twiddles: twiddles.as_ptr(),
+        twiddles_len: twiddles.len(),
+        super_twiddles: super_twiddles.as_ptr(),
+        super_twiddles_len: super_twiddles.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let scratch = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_irfft_s32(input, output, scratch, &p) };
+    Ok(())
+}
+
+/// `signal::irfft_f32` in C.
+fn c_signal_irfft_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let factors: Vec<usize> = call.slice("factors")?;
+    let twiddles: Vec<f32> = call.slice("twiddles")?;
+    let super_twiddles: Vec<f32> = call.slice("super_twiddles")?;
+    let p = ffi::signal::IrfftF32 {
+        frames: call.scalar::<usize>("frames")?,
+        input_length: call.scalar::<usize>("input_length")?,
+        output_length: call.scalar::<usize>("output_length")?,
+        nfft: call.scalar::<usize>("nfft")?,
+        factors: factors.as_ptr(),
+        factors_len: factors.len(),
+        twiddles: twiddles.as_ptr(),
+        twiddles_len: twiddles.len(),
+        super_twiddles: super_twiddles.as_ptr(),
+        super_twiddles_len: super_twiddles.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let scratch = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_signal_irfft_f32(input, output, scratch, &p) };
+    Ok(())
+}
+
 /// `signal::filter_bank` in C.
 fn c_signal_filter_bank(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights: Vec<i16> = call.slice("weights")?;
@@ -11865,6 +12042,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("signal", "rfft_s16") => c_signal_rfft_s16(call, arena),
         ("signal", "rfft_s32") => c_signal_rfft_s32(call, arena),
         ("signal", "rfft_f32") => c_signal_rfft_f32(call, arena),
+        ("signal", "irfft_s16") => c_signal_irfft_s16(call, arena),
+        ("signal", "irfft_s32") => c_signal_irfft_s32(call, arena),
+        ("signal", "irfft_f32") => c_signal_irfft_f32(call, arena),
         ("signal", "filter_bank") => c_signal_filter_bank(call, arena),
         ("signal", "filter_bank_square_root") => c_signal_filter_bank_square_root(call, arena),
         ("signal", "filter_bank_spectral_subtraction") => {
@@ -12139,6 +12319,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("signal", "rfft_s16"),
     ("signal", "rfft_s32"),
     ("signal", "rfft_f32"),
+    ("signal", "irfft_s16"),
+    ("signal", "irfft_s32"),
+    ("signal", "irfft_f32"),
     ("signal", "filter_bank"),
     ("signal", "filter_bank_square_root"),
     ("signal", "filter_bank_spectral_subtraction"),

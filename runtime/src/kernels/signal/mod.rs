@@ -7,7 +7,8 @@
 //! into uint32 energies; SignalFftAutoScale shifts a frame left by as many bits as its largest
 //! magnitude leaves free (found TFLM's way, quirks included); SignalRfft transforms int16 frames
 //! with kissfft's 16-bit fixed point (mixed-radix butterflies, each stage dividing by its radix,
-//! then the real-input split); SignalFilterBank sums weighted uint32 energies into uint64
+//! then the real-input split) and SignalIrfft inverts spectra back into frames (the real-output
+//! packing, then the same transform inverse, in int16, int32 or float32); SignalFilterBank sums weighted uint32 energies into uint64
 //! channels; SignalFilterBankSquareRoot takes their rounded square roots; the stateful
 //! SignalFilterBankSpectralSubtraction subtracts a running noise estimate; SignalPCAN applies
 //! per-channel automatic gain from a piecewise-polynomial table; the stateful SignalDelay delays
@@ -15,7 +16,7 @@
 //! consecutive frames; SignalOverlapAdd adds overlapping frames back into a signal.
 //!
 //! The family's files, by variant: `pointwise.rs` the element-wise kernels, `rfft.rs` the
-//! transform, `spectrum.rs` those of the filter-bank channels and `stream.rs` those that keep
+//! transforms, `spectrum.rs` those of the filter-bank channels and `stream.rs` those that keep
 //! samples across invocations, each with its parameter struct. This module holds what several
 //! of them share: the little-endian reads.
 
@@ -30,7 +31,10 @@ pub use pointwise::{
     energy, fft_auto_scale, filter_bank_log, window_s16, Energy, FftAutoScale, FilterBankLog,
     Window,
 };
-pub use rfft::{rfft_f32, rfft_s16, rfft_s32, RfftF32, RfftS16, RfftS32};
+pub use rfft::{
+    irfft_f32, irfft_s16, irfft_s32, rfft_f32, rfft_s16, rfft_s32, IrfftF32, IrfftS16, IrfftS32,
+    RfftF32, RfftS16, RfftS32,
+};
 pub use spectrum::{
     filter_bank, filter_bank_spectral_subtraction, filter_bank_square_root, pcan, FilterBank,
     FilterBankSquareRoot, Pcan, SpectralSubtraction,

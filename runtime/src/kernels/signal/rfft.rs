@@ -1,5 +1,6 @@
-//! SignalRfft: kissfft's mixed-radix transform in 16-bit and 32-bit fixed point and float32,
-//! then the real-input split.
+//! SignalRfft and SignalIrfft: kissfft's mixed-radix transform in 16-bit and 32-bit fixed point
+//! and float32, after it the real-input split (`kiss_fftr`), or before its inverse the
+//! real-output packing (`kiss_fftri`).
 
 /// Constant parameters of SignalRfft on int16.
 #[derive(Clone, Copy, Debug)]
@@ -95,6 +96,9 @@ trait Scalar: Copy {
     fn half_sum(a: Self, b: Self) -> Self;
     /// `HALF_OF(a - b)`, alike.
     fn half_diff(a: Self, b: Self) -> Self;
+    /// TFLM's IrfftFloatApply divides each output by `fft_length` (kissfft's inverse is
+    /// unscaled); the fixed-point ones keep kissfft's per-stage division alone.
+    fn unscale(self, fft_length: usize) -> Self;
 }
 
 impl Scalar for i16 {
@@ -138,6 +142,9 @@ impl Scalar for i16 {
     }
     fn half_diff(a: Self, b: Self) -> Self {
         ((i32::from(a) - i32::from(b)) >> 1) as i16
+    }
+    fn unscale(self, _fft_length: usize) -> Self {
+        self
     }
 }
 
@@ -194,6 +201,9 @@ impl Scalar for i32 {
     fn half_diff(a: Self, b: Self) -> Self {
         a.wrapping_sub(b) >> 1
     }
+    fn unscale(self, _fft_length: usize) -> Self {
+        self
+    }
 }
 
 impl Scalar for f32 {
@@ -233,6 +243,10 @@ impl Scalar for f32 {
     }
     fn half_diff(a: Self, b: Self) -> Self {
         (a - b) * 0.5
+    }
+    // C's `output[i] /= fft_length`: the int converted to float, one division.
+    fn unscale(self, fft_length: usize) -> Self {
+        self / fft_length as f32
     }
 }
 
@@ -294,6 +308,14 @@ impl<T: Scalar> Cpx<T> {
         }
     }
 
+    /// The complex conjugate (kissfft negates the imaginary part, kept to the type).
+    fn conj(self) -> Self {
+        Cpx {
+            r: self.r,
+            i: self.i.neg(),
+        }
+    }
+
     /// kissfft's `C_MULBYSCALAR` by `s`.
     fn scale(self, s: T) -> Self {
         Cpx {
@@ -303,29 +325,47 @@ impl<T: Scalar> Cpx<T> {
     }
 }
 
-/// What one SignalRfft kernel's parameters give the transform, whatever the type.
+/// What a transform reads as kissfft's `fin`.
+#[derive(Clone, Copy)]
+enum Source {
+    /// Real samples read in pairs, this many of them and zeros past them (kiss_fftr's frame,
+    /// zero-padded as TFLM's RfftEval pads it).
+    Padded(usize),
+    /// Complex elements (kiss_fftri's packed spectrum, in the scratch).
+    Complex,
+}
+
+/// What one SignalRfft or SignalIrfft kernel's parameters give the transform, whatever the type.
 struct Plan<'a, T> {
-    input_length: usize,
+    source: Source,
+    /// kissfft's `inverse` flag: its radix-4 butterfly rotates by `+i` instead of `-i` (the
+    /// twiddles, conjugated, come with the parameters).
+    inverse: bool,
     nfft: usize,
     factors: &'a [usize],
     twiddles: &'a [T],
     super_twiddles: &'a [T],
 }
 
-/// One complex transform of SignalRfft: where its input frame is and where its stages write.
+/// One complex transform: where its input is and where its stages write.
 struct Transform<'p, 'a, T> {
     p: &'p Plan<'a, T>,
-    /// Byte offset of the input frame's first sample.
+    /// Byte offset of the input: the frame's first sample, or the first complex element.
     input: usize,
-    /// Byte offset of the complex output (`nfft` elements, then the real split's one more).
+    /// Byte offset of the complex output (`nfft` elements; SignalRfft's real split adds one).
     output: usize,
 }
 
 impl<T: Scalar> Transform<'_, '_, T> {
-    /// Complex sample `k` of the input frame (samples `2k`, `2k + 1`), zero past its length.
+    /// Complex element `k` of the input: for a padded frame samples `2k`, `2k + 1`, zero past
+    /// its length.
     fn sample(&self, arena: &[u8], k: usize) -> Cpx<T> {
+        let length = match self.p.source {
+            Source::Padded(length) => length,
+            Source::Complex => return Cpx::load(arena, self.input + 2 * T::BYTES * k),
+        };
         let real = |n: usize| {
-            if n < self.p.input_length {
+            if n < length {
                 T::load(arena, self.input + T::BYTES * n)
             } else {
                 T::zero()
@@ -428,14 +468,21 @@ impl<T: Scalar> Transform<'_, '_, T> {
             let s4 = s0.sub(s2);
             self.put(arena, out + k + 2 * m, f0.sub(s3));
             self.put(arena, out + k, f0.add(s3));
-            // The forward transform's rotation by -i.
-            let g1 = Cpx {
-                r: s5.r.add(s4.i),
-                i: s5.i.sub(s4.r),
-            };
-            let g3 = Cpx {
-                r: s5.r.sub(s4.i),
-                i: s5.i.add(s4.r),
+            // The forward transform rotates s4 by -i, the inverse by +i.
+            let (plus, minus) = (
+                Cpx {
+                    r: s5.r.add(s4.i),
+                    i: s5.i.sub(s4.r),
+                },
+                Cpx {
+                    r: s5.r.sub(s4.i),
+                    i: s5.i.add(s4.r),
+                },
+            );
+            let (g1, g3) = if self.p.inverse {
+                (minus, plus)
+            } else {
+                (plus, minus)
             };
             self.put(arena, out + k + m, g1);
             self.put(arena, out + k + 3 * m, g3);
@@ -502,12 +549,7 @@ impl<T: Scalar> Transform<'_, '_, T> {
         self.put(arena, n, last);
         for k in 1..=n / 2 {
             let fpk = self.get(arena, k).fixdiv(2);
-            let mirror = self.get(arena, n - k);
-            let fpnk = Cpx {
-                r: mirror.r,
-                i: mirror.i.neg(),
-            }
-            .fixdiv(2);
+            let fpnk = self.get(arena, n - k).conj().fixdiv(2);
             let f1k = fpk.add(fpnk);
             let f2k = fpk.sub(fpnk);
             let tw = f2k.mul(Cpx::at(self.p.super_twiddles, k - 1));
@@ -533,13 +575,16 @@ fn rfft<T: Scalar>(
     (frames, output_length): (usize, usize),
     plan: &Plan<T>,
 ) {
+    let Source::Padded(input_length) = plan.source else {
+        return;
+    };
     if plan.factors.len() < 2 {
         return;
     }
     for frame in 0..frames {
         let t = Transform {
             p: plan,
-            input: input + T::BYTES * frame * plan.input_length,
+            input: input + T::BYTES * frame * input_length,
             output: output + 2 * T::BYTES * frame * output_length,
         };
         t.work(arena, 0, 0, 1, 0);
@@ -556,7 +601,8 @@ fn rfft<T: Scalar>(
 pub fn rfft_s16(arena: &mut [u8], input: usize, output: usize, p: &RfftS16) {
     let p = crate::kernels::opaque(p);
     let plan = Plan {
-        input_length: p.input_length,
+        source: Source::Padded(p.input_length),
+        inverse: false,
         nfft: p.nfft,
         factors: p.factors,
         twiddles: p.twiddles,
@@ -571,7 +617,8 @@ pub fn rfft_s16(arena: &mut [u8], input: usize, output: usize, p: &RfftS16) {
 pub fn rfft_s32(arena: &mut [u8], input: usize, output: usize, p: &RfftS32) {
     let p = crate::kernels::opaque(p);
     let plan = Plan {
-        input_length: p.input_length,
+        source: Source::Padded(p.input_length),
+        inverse: false,
         nfft: p.nfft,
         factors: p.factors,
         twiddles: p.twiddles,
@@ -586,11 +633,186 @@ pub fn rfft_s32(arena: &mut [u8], input: usize, output: usize, p: &RfftS32) {
 pub fn rfft_f32(arena: &mut [u8], input: usize, output: usize, p: &RfftF32) {
     let p = crate::kernels::opaque(p);
     let plan = Plan {
-        input_length: p.input_length,
+        source: Source::Padded(p.input_length),
+        inverse: false,
         nfft: p.nfft,
         factors: p.factors,
         twiddles: p.twiddles,
         super_twiddles: p.super_twiddles,
     };
     rfft(arena, (input, output), (p.frames, p.output_length), &plan);
+}
+
+/// Constant parameters of SignalIrfft on int16.
+#[derive(Clone, Copy, Debug)]
+pub struct IrfftS16<'a> {
+    /// The frames transformed: TFLM's `input_size / input_length`, rounded up (a last frame
+    /// that starts inside the input is transformed whole).
+    pub frames: usize,
+    /// Complex bins from one input frame to the next (half the input's last dimension); each
+    /// frame reads bins `0..=nfft`.
+    pub input_length: usize,
+    /// Samples from one output frame to the next (the output's last dimension); each frame
+    /// writes `2 · nfft` samples, a later frame over an earlier one where they overlap.
+    pub output_length: usize,
+    /// The complex transform's length: half the real `fft_length`, at least 2.
+    pub nfft: usize,
+    /// kissfft's factorisation of `nfft`, as [`RfftS16::factors`].
+    pub factors: &'a [usize],
+    /// The inverse transform's twiddles, `nfft` (real, imaginary) pairs:
+    /// `floor(0.5 + 32767 · cos/sin(2πi/nfft))`.
+    pub twiddles: &'a [i16],
+    /// The real packing's twiddles, `nfft / 2` pairs: `π((i + 1)/nfft + 1/2)` rounded alike.
+    pub super_twiddles: &'a [i16],
+}
+
+/// Constant parameters of SignalIrfft on int32: [`IrfftS16`]'s, the twiddles in Q31.
+#[derive(Clone, Copy, Debug)]
+pub struct IrfftS32<'a> {
+    /// As [`IrfftS16::frames`].
+    pub frames: usize,
+    /// As [`IrfftS16::input_length`].
+    pub input_length: usize,
+    /// As [`IrfftS16::output_length`].
+    pub output_length: usize,
+    /// As [`IrfftS16::nfft`].
+    pub nfft: usize,
+    /// As [`IrfftS16::factors`].
+    pub factors: &'a [usize],
+    /// The inverse transform's twiddles in Q31, (real, imaginary) pairs.
+    pub twiddles: &'a [i32],
+    /// The real packing's twiddles in Q31.
+    pub super_twiddles: &'a [i32],
+}
+
+/// Constant parameters of SignalIrfft on float32: [`IrfftS16`]'s, the twiddles the float of the
+/// double `cos`/`sin`.
+#[derive(Clone, Copy, Debug)]
+pub struct IrfftF32<'a> {
+    /// As [`IrfftS16::frames`].
+    pub frames: usize,
+    /// As [`IrfftS16::input_length`].
+    pub input_length: usize,
+    /// As [`IrfftS16::output_length`].
+    pub output_length: usize,
+    /// As [`IrfftS16::nfft`].
+    pub nfft: usize,
+    /// As [`IrfftS16::factors`].
+    pub factors: &'a [usize],
+    /// The inverse transform's twiddles, (real, imaginary) pairs.
+    pub twiddles: &'a [f32],
+    /// The real packing's twiddles.
+    pub super_twiddles: &'a [f32],
+}
+
+/// kissfft's `kiss_fftri` before its complex transform: the `nfft` complex elements whose
+/// inverse transform is the real signal, from the spectrum's bins at byte `input` into the
+/// scratch at byte `packed`. Reads bins `1..nfft` whole and of bins 0 and `nfft` only the real
+/// parts, as kissfft does.
+fn pack<T: Scalar>(arena: &mut [u8], input: usize, packed: usize, plan: &Plan<T>) {
+    let n = plan.nfft;
+    let bin = |arena: &[u8], k: usize| Cpx::load(arena, input + 2 * T::BYTES * k);
+    let real = |arena: &[u8], k: usize| T::load(arena, input + 2 * T::BYTES * k);
+    let put = |arena: &mut [u8], k: usize, x: Cpx<T>| x.store(arena, packed + 2 * T::BYTES * k);
+    let (dc, nyquist) = (real(arena, 0), real(arena, n));
+    let first = Cpx {
+        r: dc.add(nyquist),
+        i: dc.sub(nyquist),
+    };
+    put(arena, 0, first.fixdiv(2));
+    for k in 1..=n / 2 {
+        let fk = bin(arena, k).fixdiv(2);
+        let fnkc = bin(arena, n - k).conj().fixdiv(2);
+        let fek = fk.add(fnkc);
+        let fok = fk.sub(fnkc).mul(Cpx::at(plan.super_twiddles, k - 1));
+        // At k = n/2 both land on one element: the second write is the one kept, as in C.
+        put(arena, k, fek.add(fok));
+        put(arena, n - k, fek.sub(fok).conj());
+    }
+}
+
+/// SignalIrfft of any of kissfft's types: each of `frames` spectra (`input_length` complex
+/// bins apart) packed into the scratch, inverse-transformed into its `2 · nfft` samples at the
+/// output (`output_length` samples apart), then unscaled as TFLM's Apply of the type does.
+fn irfft<T: Scalar>(
+    arena: &mut [u8],
+    (input, output, scratch): (usize, usize, usize),
+    (frames, input_length, output_length): (usize, usize, usize),
+    plan: &Plan<T>,
+) {
+    if plan.factors.len() < 2 {
+        return;
+    }
+    for frame in 0..frames {
+        pack(
+            arena,
+            input + 2 * T::BYTES * frame * input_length,
+            scratch,
+            plan,
+        );
+        let t = Transform {
+            p: plan,
+            input: scratch,
+            output: output + T::BYTES * frame * output_length,
+        };
+        t.work(arena, 0, 0, 1, 0);
+        // Each frame's samples unscaled before the next frame writes (frames may overlap).
+        for i in 0..2 * plan.nfft {
+            let at = t.output + T::BYTES * i;
+            T::load(arena, at).unscale(2 * plan.nfft).store(arena, at);
+        }
+    }
+}
+
+/// SignalIrfft on int16: each frame's `nfft + 1` complex bins (int16 real, imaginary pairs,
+/// `input_length` bins apart) to its `2 · nfft` samples (`output_length` apart), by kissfft's
+/// 16-bit fixed-point inverse real transform (each stage dividing by its radix, as the forward
+/// one). Uses `4 · nfft` bytes of scratch at `scratch` for kiss_fftri's packed spectrum.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn irfft_s16(arena: &mut [u8], input: usize, output: usize, scratch: usize, p: &IrfftS16) {
+    let p = crate::kernels::opaque(p);
+    let plan = Plan {
+        source: Source::Complex,
+        inverse: true,
+        nfft: p.nfft,
+        factors: p.factors,
+        twiddles: p.twiddles,
+        super_twiddles: p.super_twiddles,
+    };
+    let shape = (p.frames, p.input_length, p.output_length);
+    irfft(arena, (input, output, scratch), shape, &plan);
+}
+
+/// SignalIrfft on int32, as [`irfft_s16`] in kissfft's 32-bit fixed point (`8 · nfft` bytes of
+/// scratch).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn irfft_s32(arena: &mut [u8], input: usize, output: usize, scratch: usize, p: &IrfftS32) {
+    let p = crate::kernels::opaque(p);
+    let plan = Plan {
+        source: Source::Complex,
+        inverse: true,
+        nfft: p.nfft,
+        factors: p.factors,
+        twiddles: p.twiddles,
+        super_twiddles: p.super_twiddles,
+    };
+    let shape = (p.frames, p.input_length, p.output_length);
+    irfft(arena, (input, output, scratch), shape, &plan);
+}
+
+/// SignalIrfft on float32, as [`irfft_s16`] in kissfft's float arithmetic, each sample then
+/// divided by `fft_length` as TFLM's IrfftFloatApply divides it (`8 · nfft` bytes of scratch).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn irfft_f32(arena: &mut [u8], input: usize, output: usize, scratch: usize, p: &IrfftF32) {
+    let p = crate::kernels::opaque(p);
+    let plan = Plan {
+        source: Source::Complex,
+        inverse: true,
+        nfft: p.nfft,
+        factors: p.factors,
+        twiddles: p.twiddles,
+        super_twiddles: p.super_twiddles,
+    };
+    let shape = (p.frames, p.input_length, p.output_length);
+    irfft(arena, (input, output, scratch), shape, &plan);
 }

@@ -293,3 +293,106 @@ fn overlap_add_sums_overlapping_frames() {
         |at: usize| f32::from_le_bytes([arena[at], arena[at + 1], arena[at + 2], arena[at + 3]]);
     assert_eq!([y(16), y(20)], [0.5, 0.75]);
 }
+
+#[test]
+fn a_flat_spectrum_inverts_to_an_impulse() {
+    // fft_length 8: nfft 4 = one radix-4 stage; the inverse's twiddles (+2πi/4) and packing's.
+    let twiddles = [32767i16, 0, 0, 32767, -32767, 0, 0, -32767];
+    let super_twiddles = [-23170i16, 23170, -32767, 0];
+    let p = IrfftS16 {
+        frames: 1,
+        input_length: 5,
+        output_length: 8,
+        nfft: 4,
+        factors: &[4, 1],
+        twiddles: &twiddles,
+        super_twiddles: &super_twiddles,
+    };
+    let mut arena = [0u8; 64];
+    // Bins 0..=4 all 8000 + 0i.
+    for k in 0..5 {
+        put_s16s(&mut arena, 4 * k, &[8000, 0]);
+    }
+    irfft_s16(&mut arena, 0, 24, 48, &p);
+    // The unscaled inverse is 8 · 8000 at sample 0; kissfft's fixed point divides by its radix
+    // at each stage (4) and by 2 in the packing: 8000 at sample 0, the rest near 0.
+    let y = s16s(&arena, 24, 8);
+    assert!((i32::from(y[0]) - 8000).abs() <= 2, "{y:?}");
+    assert!(y[1..].iter().all(|v| v.abs() <= 2), "{y:?}");
+}
+
+#[test]
+fn float_inverse_undoes_the_forward_transform() {
+    // fft_length 12: nfft 6 = radix 2 then 3, both directions, each twiddle table as the
+    // lowering computes it (the inverse's phases negated).
+    let pi = core::f64::consts::PI;
+    let table = |n: usize, sign: f64, half: bool| -> Vec<f32> {
+        let count = if half { n / 2 } else { n };
+        (0..count)
+            .flat_map(|i| {
+                let phase = if half {
+                    -pi * ((i + 1) as f64 / n as f64 + 0.5) * sign
+                } else {
+                    -2.0 * pi * i as f64 / n as f64 * sign
+                };
+                [libm_free_cos(phase) as f32, libm_free_sin(phase) as f32]
+            })
+            .collect()
+    };
+    let (tw, stw) = (table(6, 1.0, false), table(6, 1.0, true));
+    let (itw, istw) = (table(6, -1.0, false), table(6, -1.0, true));
+    let factors = [2usize, 3, 3, 1];
+    let forward = RfftF32 {
+        frames: 1,
+        input_length: 12,
+        output_length: 7,
+        nfft: 6,
+        factors: &factors,
+        twiddles: &tw,
+        super_twiddles: &stw,
+    };
+    let inverse = IrfftF32 {
+        frames: 1,
+        input_length: 7,
+        output_length: 12,
+        nfft: 6,
+        factors: &factors,
+        twiddles: &itw,
+        super_twiddles: &istw,
+    };
+    let x: Vec<f32> = (0..12).map(|i| ((i * 7 % 5) as f32 - 2.0) / 4.0).collect();
+    let mut arena = [0u8; 256];
+    for (i, v) in x.iter().enumerate() {
+        arena[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    rfft_f32(&mut arena, 0, 48, &forward);
+    irfft_f32(&mut arena, 48, 112, 160, &inverse);
+    for (i, v) in x.iter().enumerate() {
+        let at = 112 + 4 * i;
+        let y = f32::from_le_bytes([arena[at], arena[at + 1], arena[at + 2], arena[at + 3]]);
+        assert!((y - v).abs() < 1e-5, "sample {i}: {y} for {v}");
+    }
+}
+
+/// cos of `x` by its Taylor series after reduction to [-π, π] (the runtime has no libm; the
+/// test only needs the twiddles to 1e-9).
+fn libm_free_cos(x: f64) -> f64 {
+    let two_pi = 2.0 * core::f64::consts::PI;
+    let mut x = x % two_pi;
+    if x > core::f64::consts::PI {
+        x -= two_pi;
+    } else if x < -core::f64::consts::PI {
+        x += two_pi;
+    }
+    let (mut term, mut sum) = (1.0, 1.0);
+    for k in 1..30 {
+        term *= -x * x / ((2 * k - 1) * (2 * k)) as f64;
+        sum += term;
+    }
+    sum
+}
+
+/// sin of `x`, as [`libm_free_cos`].
+fn libm_free_sin(x: f64) -> f64 {
+    libm_free_cos(x - core::f64::consts::FRAC_PI_2)
+}

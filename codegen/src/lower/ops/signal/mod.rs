@@ -4,7 +4,8 @@
 //!
 //! SignalWindow → `signal::window_s16`; SignalFilterBankLog → `signal::filter_bank_log`;
 //! SignalEnergy → `signal::energy`; SignalFftAutoScale → `signal::fft_auto_scale`;
-//! SignalRfft → `signal::rfft_s16`, `rfft_s32`, `rfft_f32`; SignalFilterBank → `signal::filter_bank`;
+//! SignalRfft → `signal::rfft_s16`, `rfft_s32`, `rfft_f32`; SignalIrfft → `signal::irfft_s16`,
+//! `irfft_s32`, `irfft_f32`; SignalFilterBank → `signal::filter_bank`;
 //! SignalFilterBankSquareRoot → `signal::filter_bank_square_root`;
 //! SignalFilterBankSpectralSubtraction → `signal::filter_bank_spectral_subtraction` (its state a
 //! variable tensor the loader adds); SignalPCAN → `signal::pcan`; SignalDelay →
@@ -29,7 +30,7 @@ mod spectrum;
 mod stream;
 
 use pointwise::{energy, fft_auto_scale, filter_bank_log, window};
-use rfft::rfft;
+use rfft::{irfft, rfft};
 use spectrum::{filter_bank, filter_bank_square_root, pcan, spectral_subtraction};
 use stream::{delay, framer, overlap_add, stacker};
 
@@ -86,6 +87,16 @@ pub(crate) const OPS: &[OpEntry] = &[
         inputs: 1..=1,
         outputs: 1,
         lower: Lowering::Custom("SignalRfft", rfft),
+    },
+    OpEntry {
+        code: OpCode::CUSTOM,
+        types: Types::unary(
+            &[Sig::Same(Ty::I16), Sig::Same(Ty::I32), Sig::Same(Ty::F32)],
+            &[Sig::Same(Ty::I16), Sig::Same(Ty::I32), Sig::Same(Ty::F32)],
+        ),
+        inputs: 1..=1,
+        outputs: 1,
+        lower: Lowering::Custom("SignalIrfft", irfft),
     },
     OpEntry {
         code: OpCode::CUSTOM,

@@ -1,9 +1,9 @@
 //! The corners of TFLM's signal library operators (SignalWindow, SignalFilterBankLog,
-//! SignalEnergy, SignalFftAutoScale, SignalRfft, SignalFilterBank, SignalFilterBankSquareRoot,
-//! SignalFilterBankSpectralSubtraction, SignalPCAN: custom operators whose parameters are a
-//! FlexBuffer in `custom_options`) and of the CASTs around them: frames, shifts and state TFLM
-//! computes, the options and shapes its kernels read out of bounds (refused as invalid), and the
-//! signal operators tinyaot does not compile yet (refused naming them).
+//! SignalEnergy, SignalFftAutoScale, SignalRfft, SignalIrfft, SignalFilterBank,
+//! SignalFilterBankSquareRoot, SignalFilterBankSpectralSubtraction, SignalPCAN: custom operators
+//! whose parameters are a FlexBuffer in `custom_options`) and of the CASTs around them: frames,
+//! shifts and state TFLM computes, and the options and shapes its kernels read out of bounds
+//! (refused as invalid).
 //!
 //! The family's files, as the runtime's: `pointwise.rs`, `rfft.rs`, `spectrum.rs` and `stream.rs`
 //! (SignalDelay, SignalFramer, SignalStacker, SignalOverlapAdd), each with its operators' cases
@@ -72,6 +72,7 @@ pub(super) fn signal(cases: &mut Vec<super::Case>) {
     };
     pointwise::cases(&mut s);
     rfft::rfft_cases(&mut s);
+    rfft::irfft_cases(&mut s);
     spectrum::filter_bank_cases(&mut s);
     spectrum::spectral_subtraction_cases(&mut s);
     spectrum::pcan_cases(&mut s);

@@ -330,16 +330,4 @@ pub(super) fn cases(s: &mut Suite) {
         Refusal::Invalid,
         "not rank 0",
     );
-    // The signal operators not compiled yet are named in the refusal.
-    s.refused(
-        "signal_irfft_not_compiled",
-        ModelSpec::single_custom_op(
-            "SignalIrfft",
-            Some(int_map(&[("T", 7), ("fft_length", 16)])),
-            vec![int16(&[18])],
-            vec![int16(&[16])],
-        ),
-        Refusal::UnsupportedOp,
-        "CUSTOM(SignalIrfft)",
-    );
 }
