@@ -1,8 +1,8 @@
 //! Compiles every fixture model (tests/fixtures/models, tests/fixtures/hostile/models) and every
 //! reference model (../shared/models) through the build.rs API users call (outside CI, the quick
-//! selection of them: `tinyaot_test_support::heavy_check_takes`), and writes `models.rs`: one
-//! module per model that compiled, and the list of models that were refused with the message they
-//! were refused with. Also writes `macro_suite.rs`: those of TFLM's integration suite (the SEANet
+//! selection of them: `tinyaot_test_support::Suite::checked_model_files`), and writes
+//! `models.rs`: one module per model that compiled, and the list of models that were refused with
+//! the message they were refused with. Also writes `macro_suite.rs`: those of TFLM's integration suite (the SEANet
 //! layers and the stateful models) and the stateful reference models through `include_model!`, for
 //! `tests/macro_conformance.rs` to compare with the build.rs twins.
 //!
@@ -35,7 +35,9 @@ fn main() {
     // and the reference models (in CI: required).
     for suite in support::available_suites("compiling the conformance models") {
         println!("cargo:rerun-if-changed={}", suite.models.display());
-        for model in suite.model_files() {
+        // Outside CI, the quick selection only (support::full_suites): compiling the hostile
+        // corners and every SEANet layer into this crate is most of a local test run's build.
+        for model in suite.checked_model_files() {
             sources.push((suite.name, model, suite.golden.clone()));
         }
     }
@@ -52,11 +54,6 @@ fn main() {
     let mut macro_pairs = String::new();
     for (suite, model, golden) in &sources {
         let stem = model.file_stem().unwrap().to_str().unwrap().to_string();
-        // Outside CI, the quick selection only (support::full_suites): compiling the hostile
-        // corners and every SEANet layer into this crate is most of a local test run's build.
-        if !support::heavy_check_takes(suite, &stem) {
-            continue;
-        }
         let module = format!("{suite}_{}", sanitize(&stem));
         let golden = golden.join(&stem);
         let result = tinyaot_codegen::Config::new()

@@ -139,14 +139,7 @@ fn macro_compiles_tflm_suite_like_build_rs() {
     // build.rs compiled this run's selection of the suite (the Rust conformance test checks
     // each) and includes each one and the stateful reference models through the macro.
     let [.., tflm, _] = tinyaot_test_support::suites(&shared);
-    let found = tflm
-        .model_files()
-        .iter()
-        .filter(|model| {
-            let stem = model.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-            tinyaot_test_support::heavy_check_takes(tflm.name, stem)
-        })
-        .count();
+    let found = tflm.checked_model_files().len();
     assert_eq!(
         ENTRIES.iter().filter(|e| e.suite == tflm.name).count(),
         found,

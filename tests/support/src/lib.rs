@@ -323,6 +323,17 @@ impl Suite {
         );
         files
     }
+
+    /// The suite's models this run checks: [`Suite::model_files`] that [`heavy_check_takes`]
+    /// (every one in CI, the quick selection outside it).
+    pub fn checked_model_files(&self) -> Vec<PathBuf> {
+        let mut files = self.model_files();
+        files.retain(|model| {
+            let stem = model.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            heavy_check_takes(self.name, stem)
+        });
+        files
+    }
 }
 
 /// The stateful reference models (`<shared>/models`) that `tests/build.rs` also compiles through
