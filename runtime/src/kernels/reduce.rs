@@ -303,8 +303,11 @@ pub const DYN_SUM: usize = 1;
 pub const DYN_MAX: usize = 2;
 /// [`ReduceDyn::kind`] of REDUCE_MIN.
 pub const DYN_MIN: usize = 3;
+/// [`ReduceDyn::kind`] of REDUCE_ALL.
+pub const DYN_ALL: usize = 4;
 
-/// Constants of a MEAN, SUM, REDUCE_MAX or REDUCE_MIN whose axes are computed at run time: TFLM's
+/// Constants of a MEAN, SUM, REDUCE_MAX, REDUCE_MIN or REDUCE_ALL whose axes are computed at run
+/// time: TFLM's
 /// Prepare reads only the axis tensor's type and element count (and sizes its scratch buffers
 /// from them, the input's rank and the output), its Eval reads the axes per call.
 #[derive(Clone, Copy, Debug)]
@@ -315,9 +318,10 @@ pub struct ReduceDyn<'a> {
     pub output_len: usize,
     /// Elements of the INT32 axis tensor.
     pub num_axes: usize,
-    /// Which reduction: 0 MEAN, 1 SUM, 2 REDUCE_MAX, 3 REDUCE_MIN (`DYN_*`).
+    /// Which reduction: 0 MEAN, 1 SUM, 2 REDUCE_MAX, 3 REDUCE_MIN, 4 REDUCE_ALL (`DYN_*`).
     pub kind: usize,
-    /// Bytes per element: 4 (float32), 1 (int8) or 2 (int16, MEAN and SUM only).
+    /// Bytes per element: 4 (float32), 1 (int8, or REDUCE_ALL's bool) or 2 (int16, MEAN and SUM
+    /// only).
     pub elem_bytes: usize,
     /// Integer MEAN and SUM: the input zero point.
     pub input_zero_point: i32,
@@ -394,12 +398,12 @@ fn runs(
     (nk, nr)
 }
 
-/// MEAN, SUM, REDUCE_MAX or REDUCE_MIN over the axes the INT32 tensor `axis` holds (each plus the
+/// MEAN, SUM, REDUCE_MAX, REDUCE_MIN or REDUCE_ALL over the axes the INT32 tensor `axis` holds (each plus the
 /// rank if negative, a repeated one reduced once), read per call as TFLM's Eval reads them, with
 /// its results bit for bit: the output elements the kept dimensions index (in C order, whatever
 /// the output's static shape) are computed as the constant-axis kernels compute them, and those
 /// past them (axes reducing more than the output was shaped for) hold what TFLM leaves there: the
-/// reduction's initial value (0, the type's lowest or highest) or, for the integer MEAN and SUM,
+/// reduction's initial value (0, the type's lowest or highest, true) or, for the integer MEAN and SUM,
 /// the rescaled sum of nothing. A float32 MEAN of [`ReduceDyn::mean_4d`] takes TFLM's 4-D path
 /// where TFLM does (axes 1 and 2 by their low 16 bits, not range-checked). Where TFLM fails or is
 /// undefined the output is zeros: an axis out of range (TFLM's Eval fails; its integer MEAN and
@@ -411,7 +415,7 @@ fn runs(
 pub fn reduce_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &ReduceDyn) {
     let p = super::opaque(p);
     let rank = p.shape.len();
-    assert!(rank <= MAX_RANK && matches!(p.elem_bytes, 1 | 2 | 4) && p.kind <= DYN_MIN);
+    assert!(rank <= MAX_RANK && matches!(p.elem_bytes, 1 | 2 | 4) && p.kind <= DYN_ALL);
     let size = p.elem_bytes;
     // The axes first (the arena is then split): the reduced dimensions, or None where TFLM's
     // ResolveAxis fails; a scalar resolves none, whatever the list says.
@@ -517,6 +521,12 @@ pub fn reduce_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Re
         (DYN_MIN, 1) => {
             extremum_into(src, head, &r, i8::MAX, i8::min);
             fill(tail, i8::MAX);
+        }
+        (DYN_ALL, 1) => {
+            extremum_into(src, head, &r, 1u8, |acc: u8, x: u8| {
+                u8::from(acc != 0 && x != 0)
+            });
+            fill(tail, 1u8);
         }
         (DYN_MEAN | DYN_SUM, 1 | 2) => {
             let (multiplier, shift) = if p.kind == DYN_MEAN && n > 0 {
@@ -931,6 +941,33 @@ mod tests {
             .map(|c| i16::from_le_bytes([c[0], c[1]]))
             .collect();
         assert_eq!(got, [1000, 5000, 9000, 13000, 17000, 21000]);
+        // REDUCE_ALL of bools [2, 3] over axis 1, an output of 3: the rest true.
+        let all = ReduceDyn {
+            kind: DYN_ALL,
+            elem_bytes: 1,
+            num_axes: 1,
+            output_len: 3,
+            shape: &[2, 3],
+            ..base
+        };
+        let mut out = [0x5au8; 3];
+        let b = [1u8, 1, 1, 1, 0, 1];
+        reduce_dyn(
+            &mut out,
+            Src::Bytes(&b),
+            Src::Bytes(&(-1i32).to_le_bytes()),
+            0,
+            &all,
+        );
+        assert_eq!(out, [1, 0, 1]);
+        reduce_dyn(
+            &mut out,
+            Src::Bytes(&b),
+            Src::Bytes(&2i32.to_le_bytes()),
+            0,
+            &all,
+        );
+        assert_eq!(out, [0; 3]);
         // A negative MEAN shift (TFLM's undefined `<<`): zeros.
         assert_eq!(mean_rescaling(1 << 30, -40, 12), None);
         assert_eq!(mean_rescaling(1 << 30, 1, 4), Some((1 << 30, -1)));

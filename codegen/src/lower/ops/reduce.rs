@@ -3,7 +3,7 @@
 //! REDUCE_MIN → `reduce::{max,min}_{f32,s8}` and REDUCE_ALL → `reduce::all_b` (TFLM's
 //! `ReduceGeneric`). Constant axes are read at
 //! generation time and turned into kept and reduced runs of the input; axes computed at run time
-//! (of MEAN, SUM, REDUCE_MAX and REDUCE_MIN) → `reduce::reduce_dyn`, which reads them per call
+//! → `reduce::reduce_dyn`, which reads them per call
 //! as TFLM's Eval does.
 
 use super::{in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
@@ -13,7 +13,7 @@ use crate::lower::params::{reduce as P, MAX_RANK};
 use crate::lower::quant::quantize_multiplier;
 use crate::lower::types::{Sig, Ty, Types};
 use crate::lower::{OpContext, Operand};
-use tinyaot_runtime::kernels::reduce::{DYN_MAX, DYN_MEAN, DYN_MIN, DYN_SUM};
+use tinyaot_runtime::kernels::reduce::{DYN_ALL, DYN_MAX, DYN_MEAN, DYN_MIN, DYN_SUM};
 
 /// float32, int8 and int16, as TFLM's MEAN and SUM take them.
 const MEAN_OR_SUM_TYPES: Types = Types::unary(
@@ -186,7 +186,7 @@ fn axes_at_run_time(ctx: &OpContext) -> Result<bool> {
     Ok(!axis.is_constant())
 }
 
-/// A MEAN, SUM, REDUCE_MAX or REDUCE_MIN (`kind`, one of the runtime's `DYN_*`) whose axes are
+/// A MEAN, SUM, REDUCE_MAX, REDUCE_MIN or REDUCE_ALL (`kind`, one of the runtime's `DYN_*`) whose axes are
 /// computed at run time: TFLM's Prepare reads only the axis tensor's type and element count
 /// (sizing scratch buffers from it, the input's rank and the output's size: `reduce_dyn` needs
 /// none), and its Eval reads the axes per call, so `reduce_dyn` does; what the values do (out of
@@ -406,6 +406,9 @@ fn reduce_all(ctx: &OpContext) -> Result<Kernel> {
                  kTfLiteBool)",
             ),
         ));
+    }
+    if axes_at_run_time(ctx)? {
+        return reduce_dyn(ctx, DYN_ALL, (0, 0, 0, 0));
     }
     let s = split(ctx)?;
     Ok(kernel("all_b", in_out(ctx)?, reduction(ctx, s)?))

@@ -398,7 +398,8 @@ fn cumsum_axis_at_run_time(s: &mut Suite<'_>) {
     );
 }
 
-/// MEAN, SUM, REDUCE_MAX and REDUCE_MIN whose axes are computed at run time (issue 32): TFLM's
+/// MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL whose axes are computed at run time (issue
+/// 32): TFLM's
 /// Prepare reads only the axis tensor's type and element count, its Eval the values per call, as
 /// tinyaot's `reduce_dyn` does. Two axes of [2, 3, 3, 2] clamped to 1..=2 reduce one axis (12
 /// outputs, what the output holds) or both (4 outputs, and the 8 after them TFLM's initial
@@ -486,6 +487,23 @@ fn reduce_axes_at_run_time(s: &mut Suite<'_>) {
             ),
         );
     }
+    // REDUCE_ALL of a comparison made in the model (TFLM's REDUCE_ALL takes BOOL only).
+    let mut m = ModelSpec::new();
+    let x = m.tensor(TensorSpec::f32(big));
+    m.inputs = vec![x];
+    let zero = m.tensor(TensorSpec::f32(&[1]).constant_f32(&[0.0]));
+    let positive = m.tensor(TensorSpec::new(TensorType::BOOL, big));
+    m.op(B::GREATER, Options::None, &[x, zero], &[positive]);
+    let axes = clamped_axes(&mut m, one_or_both.0, one_or_both.1);
+    let out = m.tensor(TensorSpec::new(TensorType::BOOL, small));
+    m.outputs = vec![out];
+    m.op(
+        B::REDUCE_ALL,
+        Options::Reducer { keep_dims: false },
+        &[positive, axes],
+        &[out],
+    );
+    s.accepted("reduce_all_axes_computed", m);
     s.accepted(
         "mean_4d_axes_computed_out_of_range",
         reduce(

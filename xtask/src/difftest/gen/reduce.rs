@@ -148,7 +148,7 @@ impl<'a> G<'a> {
             axis_values.reverse();
         }
         let n_axes = axis_values.len() as i32;
-        let (axis, at_run_time) = if op != B::REDUCE_ALL && self.rng.chance(0.25) {
+        let (axis, at_run_time) = if self.rng.chance(0.25) {
             // One in four computes the axes at run time (issue 32: TFLM's Prepare reads only
             // the axis tensor's type and size, its Eval the values per call, tinyaot's reduce_dyn
             // likewise): a random INT32 graph input clamped by MAXIMUM and MINIMUM to the drawn
