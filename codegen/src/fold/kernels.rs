@@ -1538,6 +1538,32 @@ fn cumsum_cumsum_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resul
     Ok(())
 }
 
+/// `cumsum::cumsum_dyn`.
+fn cumsum_cumsum_dyn<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = tinyaot_runtime::kernels::cumsum::CumsumDyn {
+        shape: &shape,
+        float_input: call.scalar::<bool>("float_input")?,
+        exclusive: call.scalar::<bool>("exclusive")?,
+        reverse: call.scalar::<bool>("reverse")?,
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        max_axis_len: call.scalar::<usize>("max_axis_len")?,
+    };
+    tinyaot_runtime::kernels::cumsum::cumsum_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `depthwise::depthwise_conv2d_s8`.
 fn depthwise_depthwise_conv2d_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -4493,6 +4519,33 @@ fn reduce_all_b<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<()
     Ok(())
 }
 
+/// `reduce::reduce_dyn`.
+fn reduce_reduce_dyn<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let mean_4d_output: Vec<usize> = call.slice("mean_4d_output")?;
+    let p = tinyaot_runtime::kernels::reduce::ReduceDyn {
+        shape: &shape,
+        output_len: call.scalar::<usize>("output_len")?,
+        num_axes: call.scalar::<usize>("num_axes")?,
+        kind: call.scalar::<usize>("kind")?,
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        mean_4d: call.scalar::<bool>("mean_4d")?,
+        mean_4d_output: &mean_4d_output,
+    };
+    tinyaot_runtime::kernels::reduce::reduce_dyn(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `resize::resize_nearest`.
 fn resize_resize_nearest<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let rows: Vec<usize> = call.slice("rows")?;
@@ -5924,6 +5977,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("conv_int4", "conv2d_s4") => conv_int4_conv2d_s4(call, arena),
         ("cumsum", "cumsum_f32") => cumsum_cumsum_f32(call, arena),
         ("cumsum", "cumsum_s8") => cumsum_cumsum_s8(call, arena),
+        ("cumsum", "cumsum_dyn") => cumsum_cumsum_dyn(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => depthwise_depthwise_conv2d_f32(call, arena),
@@ -6091,6 +6145,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("reduce", "max_s8") => reduce_max_s8(call, arena),
         ("reduce", "min_s8") => reduce_min_s8(call, arena),
         ("reduce", "all_b") => reduce_all_b(call, arena),
+        ("reduce", "reduce_dyn") => reduce_reduce_dyn(call, arena),
         ("resize", "resize_nearest") => resize_resize_nearest(call, arena),
         ("resize", "resize_bilinear_f32") => resize_resize_bilinear_f32(call, arena),
         ("resize", "resize_bilinear_s8") => resize_resize_bilinear_s8(call, arena),

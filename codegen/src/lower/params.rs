@@ -1553,6 +1553,54 @@ pub(crate) mod cumsum {
             }
         }
     }
+
+    /// `tinyaot::kernels::cumsum::CumsumDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct CumsumDyn {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `float_input`.
+        pub float_input: bool,
+        /// `exclusive`.
+        pub exclusive: bool,
+        /// `reverse`.
+        pub reverse: bool,
+        /// `input_offset`.
+        pub input_offset: i32,
+        /// `input_multiplier`.
+        pub input_multiplier: i32,
+        /// `input_shift`.
+        pub input_shift: i32,
+        /// `output_multiplier`.
+        pub output_multiplier: i32,
+        /// `output_shift`.
+        pub output_shift: i32,
+        /// `output_offset`.
+        pub output_offset: i32,
+        /// `max_axis_len`.
+        pub max_axis_len: usize,
+    }
+
+    impl From<CumsumDyn> for Params {
+        fn from(p: CumsumDyn) -> Params {
+            Params {
+                type_name: "CumsumDyn",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("float_input", Value::Bool(p.float_input)),
+                    ("exclusive", Value::Bool(p.exclusive)),
+                    ("reverse", Value::Bool(p.reverse)),
+                    ("input_offset", Value::I32(p.input_offset)),
+                    ("input_multiplier", Value::I32(p.input_multiplier)),
+                    ("input_shift", Value::I32(p.input_shift)),
+                    ("output_multiplier", Value::I32(p.output_multiplier)),
+                    ("output_shift", Value::I32(p.output_shift)),
+                    ("output_offset", Value::I32(p.output_offset)),
+                    ("max_axis_len", Value::Usize(p.max_axis_len)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::depthwise`.
@@ -4310,6 +4358,54 @@ pub(crate) mod reduce {
                     ("kept_strides", Value::Usizes(p.kept_strides)),
                     ("reduced_shape", Value::Usizes(p.reduced_shape)),
                     ("reduced_strides", Value::Usizes(p.reduced_strides)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::reduce::ReduceDyn`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ReduceDyn {
+        /// `shape`.
+        pub shape: Vec<usize>,
+        /// `output_len`.
+        pub output_len: usize,
+        /// `num_axes`.
+        pub num_axes: usize,
+        /// `kind`.
+        pub kind: usize,
+        /// `elem_bytes`.
+        pub elem_bytes: usize,
+        /// `input_zero_point`.
+        pub input_zero_point: i32,
+        /// `output_zero_point`.
+        pub output_zero_point: i32,
+        /// `multiplier`.
+        pub multiplier: i32,
+        /// `shift`.
+        pub shift: i32,
+        /// `mean_4d`.
+        pub mean_4d: bool,
+        /// `mean_4d_output`.
+        pub mean_4d_output: Vec<usize>,
+    }
+
+    impl From<ReduceDyn> for Params {
+        fn from(p: ReduceDyn) -> Params {
+            Params {
+                type_name: "ReduceDyn",
+                fields: vec![
+                    ("shape", Value::Usizes(p.shape)),
+                    ("output_len", Value::Usize(p.output_len)),
+                    ("num_axes", Value::Usize(p.num_axes)),
+                    ("kind", Value::Usize(p.kind)),
+                    ("elem_bytes", Value::Usize(p.elem_bytes)),
+                    ("input_zero_point", Value::I32(p.input_zero_point)),
+                    ("output_zero_point", Value::I32(p.output_zero_point)),
+                    ("multiplier", Value::I32(p.multiplier)),
+                    ("shift", Value::I32(p.shift)),
+                    ("mean_4d", Value::Bool(p.mean_4d)),
+                    ("mean_4d_output", Value::Usizes(p.mean_4d_output)),
                 ],
             }
         }

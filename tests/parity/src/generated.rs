@@ -879,6 +879,34 @@ pub mod ffi {
             /// `output_offset`.
             pub output_offset: i32,
         }
+        /// The C `cumsum_CumsumDyn`.
+        #[repr(C)]
+        pub struct CumsumDyn {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `float_input`.
+            pub float_input: core::ffi::c_int,
+            /// `exclusive`.
+            pub exclusive: core::ffi::c_int,
+            /// `reverse`.
+            pub reverse: core::ffi::c_int,
+            /// `input_offset`.
+            pub input_offset: i32,
+            /// `input_multiplier`.
+            pub input_multiplier: i32,
+            /// `input_shift`.
+            pub input_shift: i32,
+            /// `output_multiplier`.
+            pub output_multiplier: i32,
+            /// `output_shift`.
+            pub output_shift: i32,
+            /// `output_offset`.
+            pub output_offset: i32,
+            /// `max_axis_len`.
+            pub max_axis_len: usize,
+        }
     }
     /// `depthwise`'s typedefs.
     pub mod depthwise {
@@ -2296,6 +2324,36 @@ pub mod ffi {
             /// `reduced_strides`'s length.
             pub reduced_strides_len: usize,
         }
+        /// The C `reduce_ReduceDyn`.
+        #[repr(C)]
+        pub struct ReduceDyn {
+            /// `shape`'s data.
+            pub shape: *const usize,
+            /// `shape`'s length.
+            pub shape_len: usize,
+            /// `output_len`.
+            pub output_len: usize,
+            /// `num_axes`.
+            pub num_axes: usize,
+            /// `kind`.
+            pub kind: usize,
+            /// `elem_bytes`.
+            pub elem_bytes: usize,
+            /// `input_zero_point`.
+            pub input_zero_point: i32,
+            /// `output_zero_point`.
+            pub output_zero_point: i32,
+            /// `multiplier`.
+            pub multiplier: i32,
+            /// `shift`.
+            pub shift: i32,
+            /// `mean_4d`.
+            pub mean_4d: core::ffi::c_int,
+            /// `mean_4d_output`'s data.
+            pub mean_4d_output: *const usize,
+            /// `mean_4d_output`'s length.
+            pub mean_4d_output_len: usize,
+        }
     }
     /// `resize`'s typedefs.
     pub mod resize {
@@ -3676,6 +3734,13 @@ pub mod ffi {
             output: *mut u8,
             p: *const cumsum::CumsumS8,
         );
+        /// The C `cumsum::cumsum_dyn`.
+        pub fn parity_cumsum_cumsum_dyn(
+            input: *const u8,
+            axis: *const u8,
+            output: *mut u8,
+            p: *const cumsum::CumsumDyn,
+        );
         /// The C `depthwise::depthwise_conv2d_s8`.
         pub fn parity_depthwise_depthwise_conv2d_s8(
             input: *const u8,
@@ -4542,6 +4607,13 @@ pub mod ffi {
         pub fn parity_reduce_min_s8(input: *const u8, output: *mut u8, p: *const reduce::Reduction);
         /// The C `reduce::all_b`.
         pub fn parity_reduce_all_b(input: *const u8, output: *mut u8, p: *const reduce::Reduction);
+        /// The C `reduce::reduce_dyn`.
+        pub fn parity_reduce_reduce_dyn(
+            input: *const u8,
+            axis: *const u8,
+            output: *mut u8,
+            p: *const reduce::ReduceDyn,
+        );
         /// The C `resize::resize_nearest`.
         pub fn parity_resize_resize_nearest(
             input: *const u8,
@@ -6714,6 +6786,34 @@ fn c_cumsum_cumsum_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_cumsum_cumsum_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `cumsum::cumsum_dyn` in C.
+fn c_cumsum_cumsum_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let p = ffi::cumsum::CumsumDyn {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        float_input: core::ffi::c_int::from(call.scalar::<bool>("float_input")?),
+        exclusive: core::ffi::c_int::from(call.scalar::<bool>("exclusive")?),
+        reverse: core::ffi::c_int::from(call.scalar::<bool>("reverse")?),
+        input_offset: call.scalar::<i32>("input_offset")?,
+        input_multiplier: call.scalar::<i32>("input_multiplier")?,
+        input_shift: call.scalar::<i32>("input_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        max_axis_len: call.scalar::<usize>("max_axis_len")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let axis = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_cumsum_cumsum_dyn(input, axis, output, &p) };
     Ok(())
 }
 
@@ -10170,6 +10270,36 @@ fn c_reduce_all_b(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `reduce::reduce_dyn` in C.
+fn c_reduce_reduce_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let mean_4d_output: Vec<usize> = call.slice("mean_4d_output")?;
+    let p = ffi::reduce::ReduceDyn {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        output_len: call.scalar::<usize>("output_len")?,
+        num_axes: call.scalar::<usize>("num_axes")?,
+        kind: call.scalar::<usize>("kind")?,
+        elem_bytes: call.scalar::<usize>("elem_bytes")?,
+        input_zero_point: call.scalar::<i32>("input_zero_point")?,
+        output_zero_point: call.scalar::<i32>("output_zero_point")?,
+        multiplier: call.scalar::<i32>("multiplier")?,
+        shift: call.scalar::<i32>("shift")?,
+        mean_4d: core::ffi::c_int::from(call.scalar::<bool>("mean_4d")?),
+        mean_4d_output: mean_4d_output.as_ptr(),
+        mean_4d_output_len: mean_4d_output.len(),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let axis = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_reduce_reduce_dyn(input, axis, output, &p) };
+    Ok(())
+}
+
 /// `resize::resize_nearest` in C.
 fn c_resize_resize_nearest(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let rows: Vec<usize> = call.slice("rows")?;
@@ -11862,6 +11992,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("conv_int4", "conv2d_s4") => c_conv_int4_conv2d_s4(call, arena),
         ("cumsum", "cumsum_f32") => c_cumsum_cumsum_f32(call, arena),
         ("cumsum", "cumsum_s8") => c_cumsum_cumsum_s8(call, arena),
+        ("cumsum", "cumsum_dyn") => c_cumsum_cumsum_dyn(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => c_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => c_depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
@@ -12031,6 +12162,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("reduce", "max_s8") => c_reduce_max_s8(call, arena),
         ("reduce", "min_s8") => c_reduce_min_s8(call, arena),
         ("reduce", "all_b") => c_reduce_all_b(call, arena),
+        ("reduce", "reduce_dyn") => c_reduce_reduce_dyn(call, arena),
         ("resize", "resize_nearest") => c_resize_resize_nearest(call, arena),
         ("resize", "resize_bilinear_f32") => c_resize_resize_bilinear_f32(call, arena),
         ("resize", "resize_bilinear_s8") => c_resize_resize_bilinear_s8(call, arena),
@@ -12173,6 +12305,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("conv_int4", "conv2d_s4"),
     ("cumsum", "cumsum_f32"),
     ("cumsum", "cumsum_s8"),
+    ("cumsum", "cumsum_dyn"),
     ("depthwise", "depthwise_conv2d_s8"),
     ("depthwise", "depthwise_conv2d_s16"),
     ("depthwise", "depthwise_conv2d_f32"),
@@ -12308,6 +12441,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("reduce", "max_s8"),
     ("reduce", "min_s8"),
     ("reduce", "all_b"),
+    ("reduce", "reduce_dyn"),
     ("resize", "resize_nearest"),
     ("resize", "resize_bilinear_f32"),
     ("resize", "resize_bilinear_s8"),

@@ -2,7 +2,9 @@
 //! `QuantizedMeanOrSum`, one path for int8 and int16), `reduce::{mean,sum}_f32`; REDUCE_MAX and
 //! REDUCE_MIN → `reduce::{max,min}_{f32,s8}` and REDUCE_ALL → `reduce::all_b` (TFLM's
 //! `ReduceGeneric`). Constant axes are read at
-//! generation time and turned into kept and reduced runs of the input.
+//! generation time and turned into kept and reduced runs of the input; axes computed at run time
+//! → `reduce::reduce_dyn`, which reads them per call
+//! as TFLM's Eval does.
 
 use super::{in_out, kernel, strides_of, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
@@ -10,7 +12,8 @@ use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{reduce as P, MAX_RANK};
 use crate::lower::quant::quantize_multiplier;
 use crate::lower::types::{Sig, Ty, Types};
-use crate::lower::OpContext;
+use crate::lower::{OpContext, Operand};
+use tinyaot_runtime::kernels::reduce::{DYN_ALL, DYN_MAX, DYN_MEAN, DYN_MIN, DYN_SUM};
 
 /// float32, int8 and int16, as TFLM's MEAN and SUM take them.
 const MEAN_OR_SUM_TYPES: Types = Types::unary(
@@ -112,15 +115,7 @@ fn split(ctx: &OpContext) -> Result<Split> {
     };
     let rank = input.shape.len();
     let axis = ctx.input(1)?;
-    if axis.dtype != DType::I32 {
-        return Err(ctx.invalid(
-            format!("the axis tensor has type {}; TFLM takes INT32", axis.dtype),
-            Grounds::tflm(
-                "reduce_common.cc PrepareSimple: TF_LITE_ENSURE_TYPES_EQ(axis->type, \
-                 kTfLiteInt32)",
-            ),
-        ));
-    }
+    axes_at_run_time(ctx)?;
     let axes = ctx.const_ints("axis", axis)?;
     let mut reduced = vec![false; rank];
     // reduce.h ResolveAxis resolves no axis of a scalar, whatever the list says.
@@ -174,6 +169,80 @@ fn split(ctx: &OpContext) -> Result<Split> {
     })
 }
 
+/// Whether the operator's axes are computed at run time, once the output's type and theirs are
+/// checked as TFLM checks them.
+fn axes_at_run_time(ctx: &OpContext) -> Result<bool> {
+    ctx.same_dtype("the output", ctx.output(0)?, ctx.input(0)?)?;
+    let axis = ctx.input(1)?;
+    if axis.dtype != DType::I32 {
+        return Err(ctx.invalid(
+            format!("the axis tensor has type {}; TFLM takes INT32", axis.dtype),
+            Grounds::tflm(
+                "reduce_common.cc PrepareSimple: TF_LITE_ENSURE_TYPES_EQ(axis->type, \
+                 kTfLiteInt32)",
+            ),
+        ));
+    }
+    Ok(!axis.is_constant())
+}
+
+/// A MEAN, SUM, REDUCE_MAX, REDUCE_MIN or REDUCE_ALL (`kind`, one of the runtime's `DYN_*`) whose axes are
+/// computed at run time: TFLM's Prepare reads only the axis tensor's type and element count
+/// (sizing scratch buffers from it, the input's rank and the output's size: `reduce_dyn` needs
+/// none), and its Eval reads the axes per call, so `reduce_dyn` does; what the values do (out of
+/// range, an output of another shape than they reduce to) is the kernel's to meet. `quant` is the
+/// integer MEAN's and SUM's (input zero point, output zero point, Prepare's multiplier and shift).
+fn reduce_dyn(ctx: &OpContext, kind: usize, quant: (i32, i32, i32, i32)) -> Result<Kernel> {
+    let (input, axis, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let keep_dims = matches!(ctx.op().options, Options::Reducer { keep_dims: true });
+    let float_mean = kind == DYN_MEAN && input.dtype == DType::F32;
+    if float_mean && axis.num_elements() > 4 {
+        return Err(ctx.invalid(
+            format!(
+                "an axis tensor of {} elements for a float32 MEAN; TFLM's Eval handles at most 4",
+                axis.num_elements()
+            ),
+            Grounds::undefined(
+                "reduce_common.cc EvalMeanHelper: ResolveAxis copies every axis into \
+                 MeanParams::axis, an array of 4: written past its end",
+            ),
+        ));
+    }
+    // reduce_common.cc EvalMeanHelper takes reference_ops::Mean's 4-D path for these, by the
+    // axes' values: the kernel needs the output's shape extended to rank 4 (which that path
+    // CHECKs to be at most 4).
+    let mean_4d = float_mean && keep_dims && input.shape.len() == 4 && axis.num_elements() == 2;
+    let mean_4d_output = if mean_4d && output.shape.len() <= 4 {
+        let mut o = vec![1; 4 - output.shape.len()];
+        o.extend_from_slice(&output.shape);
+        o
+    } else {
+        Vec::new()
+    };
+    let (input_zero_point, output_zero_point, multiplier, shift) = quant;
+    Ok(kernel(
+        "reduce_dyn",
+        vec![
+            Operand::Src(ctx.input_index(0)?),
+            Operand::Src(ctx.input_index(1)?),
+            Operand::Offset(ctx.output_index(0)?),
+        ],
+        P::ReduceDyn {
+            shape: input.shape.clone(),
+            output_len: output.num_elements(),
+            num_axes: axis.num_elements(),
+            kind,
+            elem_bytes: input.dtype.size(),
+            input_zero_point,
+            output_zero_point,
+            multiplier,
+            shift,
+            mean_4d,
+            mean_4d_output,
+        },
+    ))
+}
+
 /// The parameters of a reduction with no rescaling.
 fn reduction(ctx: &OpContext, s: Split) -> Result<P::Reduction> {
     Ok(P::Reduction {
@@ -193,11 +262,18 @@ fn mean_or_sum(ctx: &OpContext, mean: bool) -> Result<Kernel> {
     if !int16 {
         ctx.num("the input", input)?;
     }
-    let s = split(ctx)?;
+    let kind = if mean { DYN_MEAN } else { DYN_SUM };
+    let dynamic = axes_at_run_time(ctx)?;
     if input.dtype == DType::F32 {
+        if dynamic {
+            return reduce_dyn(ctx, kind, (0, 0, 0, 0));
+        }
+        let s = split(ctx)?;
         let name = if mean { "mean_f32" } else { "sum_f32" };
         return Ok(kernel(name, in_out(ctx)?, reduction(ctx, s)?));
     }
+    // The constant axes checked first (as before run-time axes were compiled).
+    let s = if dynamic { None } else { Some(split(ctx)?) };
     let ((si, zi), (so, zo)) = if int16 {
         (
             ctx.int16_quant("the input", input)?,
@@ -211,6 +287,10 @@ fn mean_or_sum(ctx: &OpContext, mean: bool) -> Result<Kernel> {
     };
     let (multiplier, shift) =
         ctx.multiplier("input scale / output scale", f64::from(si) / f64::from(so))?;
+    let Some(s) = s else {
+        // The kernel divides the multiplier by the element count per call, as TFLM's Eval does.
+        return reduce_dyn(ctx, kind, (zi, zo, multiplier, shift));
+    };
     // An empty input leaves 0 before any rescaling (the kernel's case): the multiplier is unused.
     let (multiplier, shift) = if mean && s.count > 0 {
         mean_multiplier(si, so, s.count).ok_or_else(|| {
@@ -272,7 +352,11 @@ fn min_max(ctx: &OpContext, max: bool) -> Result<Kernel> {
             ),
         ));
     }
-    let s = split(ctx)?;
+    let s = if axes_at_run_time(ctx)? {
+        None
+    } else {
+        Some(split(ctx)?)
+    };
     if input.dtype == DType::I8 {
         let (si, zi) = ctx.int8_quant("the input", input)?;
         let (so, zo) = ctx.int8_quant("the output", output)?;
@@ -289,6 +373,9 @@ fn min_max(ctx: &OpContext, max: bool) -> Result<Kernel> {
             ));
         }
     }
+    let Some(s) = s else {
+        return reduce_dyn(ctx, if max { DYN_MAX } else { DYN_MIN }, (0, 0, 0, 0));
+    };
     let name = match (max, input.dtype == DType::I8) {
         (true, false) => "max_f32",
         (false, false) => "min_f32",
@@ -319,6 +406,9 @@ fn reduce_all(ctx: &OpContext) -> Result<Kernel> {
                  kTfLiteBool)",
             ),
         ));
+    }
+    if axes_at_run_time(ctx)? {
+        return reduce_dyn(ctx, DYN_ALL, (0, 0, 0, 0));
     }
     let s = split(ctx)?;
     Ok(kernel("all_b", in_out(ctx)?, reduction(ctx, s)?))

@@ -46,6 +46,8 @@ pub(super) fn registry_types(cases: &mut Vec<super::Case>) {
     );
     padv2_value_at_run_time(&mut s);
     arg_min_max_axis_at_run_time(&mut s);
+    cumsum_axis_at_run_time(&mut s);
+    reduce_axes_at_run_time(&mut s);
     // MAXIMUM and MINIMUM of INT64 (TFLM's maximum_minimum.cc), broadcasting, and with a
     // constant operand whose values sit beyond int32.
     s.accepted(
@@ -348,6 +350,168 @@ fn arg_min_max_axis_at_run_time(s: &mut Suite<'_>) {
             TensorSpec::int8(&[2, 3, 3, 2], 0.1, 4),
             (-3, -2),
             TensorSpec::int32(&[2, 3, 2]),
+        ),
+    );
+}
+
+/// In model `m`, an INT32 graph input of `low.len()` elements (its whole range in the goldens)
+/// clamped element-wise by MAXIMUM and MINIMUM to `low..=high`: axes computed at run time.
+fn clamped_axes(m: &mut ModelSpec, low: &[i32], high: &[i32]) -> i32 {
+    let n = low.len() as i32;
+    let raw = m.tensor(TensorSpec::int32(&[n]));
+    m.inputs.push(raw);
+    let low = m.tensor(TensorSpec::int32(&[n]).constant_i32(low));
+    let high = m.tensor(TensorSpec::int32(&[n]).constant_i32(high));
+    let floored = m.tensor(TensorSpec::int32(&[n]));
+    m.op(B::MAXIMUM, Options::None, &[raw, low], &[floored]);
+    let axes = m.tensor(TensorSpec::int32(&[n]));
+    m.op(B::MINIMUM, Options::None, &[floored, high], &[axes]);
+    axes
+}
+
+/// CUMSUM whose axis is computed at run time (issue 32): TFLM's Prepare reads only the axis
+/// tensor's type and element count, its Eval the value per call, as tinyaot's `cumsum_dyn` does.
+/// The axis is clamped to the input's whole range of valid axes, negative ones included.
+fn cumsum_axis_at_run_time(s: &mut Suite<'_>) {
+    let cumsum = |input: TensorSpec, (low, high): (i32, i32), exclusive: bool, reverse: bool| {
+        let mut m = ModelSpec::new();
+        let x = m.tensor(input.clone());
+        m.inputs = vec![x];
+        let axis = clamped_axes(&mut m, &[low], &[high]);
+        let out = m.tensor(input);
+        m.outputs = vec![out];
+        m.op(
+            B::CUMSUM,
+            Options::Cumsum { exclusive, reverse },
+            &[x, axis],
+            &[out],
+        );
+        m
+    };
+    s.accepted(
+        "cumsum_axis_computed_exclusive_reverse",
+        cumsum(TensorSpec::f32(&[2, 3, 3, 2]), (-4, 3), true, true),
+    );
+    s.accepted(
+        "cumsum_axis_computed_int8",
+        cumsum(TensorSpec::int8(&[3, 4, 5], 0.05, -3), (-3, 2), false, false),
+    );
+}
+
+/// MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL whose axes are computed at run time (issue
+/// 32): TFLM's
+/// Prepare reads only the axis tensor's type and element count, its Eval the values per call, as
+/// tinyaot's `reduce_dyn` does. Two axes of [2, 3, 3, 2] clamped to 1..=2 reduce one axis (12
+/// outputs, what the output holds) or both (4 outputs, and the 8 after them TFLM's initial
+/// values); one axis clamped to 2..=3 of a rank-3 int8 SUM is out of range at 3 (TFLM's integer
+/// SUM leaves zeros and succeeds); a float MEAN with keep_dims takes TFLM's 4-D path on axes
+/// 65537 and 2 (compared by their low 16 bits, never range-checked).
+fn reduce_axes_at_run_time(s: &mut Suite<'_>) {
+    let reduce = |op: B,
+                  keep_dims: bool,
+                  input: TensorSpec,
+                  (low, high): (&[i32], &[i32]),
+                  output: TensorSpec| {
+        let mut m = ModelSpec::new();
+        let x = m.tensor(input);
+        m.inputs = vec![x];
+        let axes = clamped_axes(&mut m, low, high);
+        let out = m.tensor(output);
+        m.outputs = vec![out];
+        m.op(op, Options::Reducer { keep_dims }, &[x, axes], &[out]);
+        m
+    };
+    let one_or_both: (&[i32], &[i32]) = (&[1, 1], &[2, 2]);
+    let (big, small) = (&[2, 3, 3, 2][..], &[2, 3, 2][..]);
+    s.accepted(
+        "sum_axes_computed",
+        reduce(B::SUM, false, TensorSpec::f32(big), one_or_both, TensorSpec::f32(small)),
+    );
+    s.accepted(
+        "mean_axes_computed",
+        reduce(B::MEAN, false, TensorSpec::f32(big), one_or_both, TensorSpec::f32(small)),
+    );
+    s.accepted(
+        "mean_axes_computed_int8",
+        reduce(
+            B::MEAN,
+            false,
+            TensorSpec::int8(big, 0.1, 3),
+            one_or_both,
+            TensorSpec::int8(small, 0.05, -2),
+        ),
+    );
+    s.accepted(
+        "mean_axes_computed_int16",
+        reduce(
+            B::MEAN,
+            true,
+            int16(big, (0.01, 0)),
+            one_or_both,
+            int16(&[2, 1, 3, 2], (0.02, 0)),
+        ),
+    );
+    s.accepted(
+        "sum_axes_computed_int16",
+        reduce(
+            B::SUM,
+            false,
+            int16(big, (0.01, 0)),
+            one_or_both,
+            int16(small, (0.5, 0)),
+        ),
+    );
+    s.accepted(
+        "sum_axis_out_of_range_computed_int8",
+        reduce(
+            B::SUM,
+            false,
+            TensorSpec::int8(&[2, 3, 2], 0.1, -5),
+            (&[2], &[3]),
+            TensorSpec::int8(&[2, 3], 0.4, 7),
+        ),
+    );
+    for (op, name) in [(B::REDUCE_MAX, "reduce_max"), (B::REDUCE_MIN, "reduce_min")] {
+        s.accepted(
+            &format!("{name}_axes_computed"),
+            reduce(op, false, TensorSpec::f32(big), one_or_both, TensorSpec::f32(small)),
+        );
+        s.accepted(
+            &format!("{name}_axes_computed_int8"),
+            reduce(
+                op,
+                false,
+                TensorSpec::int8(big, 0.1, 3),
+                one_or_both,
+                TensorSpec::int8(small, 0.1, 3),
+            ),
+        );
+    }
+    // REDUCE_ALL of a comparison made in the model (TFLM's REDUCE_ALL takes BOOL only).
+    let mut m = ModelSpec::new();
+    let x = m.tensor(TensorSpec::f32(big));
+    m.inputs = vec![x];
+    let zero = m.tensor(TensorSpec::f32(&[1]).constant_f32(&[0.0]));
+    let positive = m.tensor(TensorSpec::new(TensorType::BOOL, big));
+    m.op(B::GREATER, Options::None, &[x, zero], &[positive]);
+    let axes = clamped_axes(&mut m, one_or_both.0, one_or_both.1);
+    let out = m.tensor(TensorSpec::new(TensorType::BOOL, small));
+    m.outputs = vec![out];
+    m.op(
+        B::REDUCE_ALL,
+        Options::Reducer { keep_dims: false },
+        &[positive, axes],
+        &[out],
+    );
+    s.accepted("reduce_all_axes_computed", m);
+    s.accepted(
+        "mean_4d_axes_computed_out_of_range",
+        reduce(
+            B::MEAN,
+            true,
+            TensorSpec::f32(big),
+            (&[65537, 2], &[65537, 2]),
+            TensorSpec::f32(&[2, 1, 1, 2]),
         ),
     );
 }

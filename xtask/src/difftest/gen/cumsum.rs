@@ -41,7 +41,31 @@ impl<'a> G<'a> {
         } else {
             a as i32
         };
-        let axis = self.const_i32(&[1], &[value]);
+        let (axis, axis_text) = if self.rng.chance(0.25) {
+            // One in four computes the axis at run time (issue 32: TFLM's Prepare reads only the
+            // axis tensor's type and size, its Eval the value per call, tinyaot's cumsum_dyn
+            // likewise): a random INT32 graph input clamped by MAXIMUM and MINIMUM to the run of
+            // drawable axes around `a` (every axis for float32; for int8 those short enough for
+            // TFLM's running sum), negative when `value` is.
+            let (mut low, mut high) = (a, a);
+            while low > 0 && axes.contains(&(low - 1)) {
+                low -= 1;
+            }
+            while axes.contains(&(high + 1)) {
+                high += 1;
+            }
+            let shift = if value < 0 { rank as i32 } else { 0 };
+            let (low, high) = (low as i32 - shift, high as i32 - shift);
+            let raw = self.input(TensorType::INT32, &[1], None, 1.0);
+            let (low_t, high_t) = (self.const_i32(&[1], &[low]), self.const_i32(&[1], &[high]));
+            let floored = self.act(TensorType::INT32, &[1], None);
+            self.m.op(B::MAXIMUM, Options::None, &[raw, low_t], &[floored]);
+            let axis = self.act(TensorType::INT32, &[1], None);
+            self.m.op(B::MINIMUM, Options::None, &[floored, high_t], &[axis]);
+            (axis, format!("i32 clamped to {low}..={high} at run time"))
+        } else {
+            (self.const_i32(&[1], &[value]), format!("{value}"))
+        };
         let (exclusive, reverse) = (self.rng.chance(0.5), self.rng.chance(0.5));
         let quant = (dtype == TensorType::INT8).then(|| {
             let (scale, _) = self.q(x);
@@ -50,7 +74,7 @@ impl<'a> G<'a> {
         });
         let out = self.act(dtype, &s, quant);
         let text = format!(
-            "CUMSUM {} axis={value} exclusive={exclusive} reverse={reverse} -> {}",
+            "CUMSUM {} axis={axis_text} exclusive={exclusive} reverse={reverse} -> {}",
             self.qtext(x),
             self.qtext(out)
         );

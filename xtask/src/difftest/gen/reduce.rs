@@ -147,7 +147,23 @@ impl<'a> G<'a> {
         if axis_values.len() > 1 && self.rng.chance(0.3) {
             axis_values.reverse();
         }
-        let axis = self.const_i32(&[axis_values.len() as i32], &axis_values);
+        let n_axes = axis_values.len() as i32;
+        let (axis, at_run_time) = if self.rng.chance(0.25) {
+            // One in four computes the axes at run time (issue 32: TFLM's Prepare reads only
+            // the axis tensor's type and size, its Eval the values per call, tinyaot's reduce_dyn
+            // likewise): a random INT32 graph input clamped by MAXIMUM and MINIMUM to the drawn
+            // values, which reduce to the output's shape (other values could make TFLM write past
+            // the output's end).
+            let raw = self.input(TensorType::INT32, &[n_axes], None, 1.0);
+            let bound = self.const_i32(&[n_axes], &axis_values);
+            let floored = self.act(TensorType::INT32, &[n_axes], None);
+            self.m.op(B::MAXIMUM, Options::None, &[raw, bound], &[floored]);
+            let axis = self.act(TensorType::INT32, &[n_axes], None);
+            self.m.op(B::MINIMUM, Options::None, &[floored, bound], &[axis]);
+            (axis, " at run time")
+        } else {
+            (self.const_i32(&[n_axes], &axis_values), "")
+        };
         // A sum grows with its count: its output scale is drawn near `s_in × grow`.
         let grow = if op == B::SUM && self.rng.chance(0.7) {
             (n.max(1) as f32).sqrt()
@@ -176,7 +192,7 @@ impl<'a> G<'a> {
         };
         let out = self.act(dtype, &out_shape, quant);
         let text = format!(
-            "{} {} axes={axis_values:?} keep_dims={keep_dims} -> {}",
+            "{} {} axes={axis_values:?}{at_run_time} keep_dims={keep_dims} -> {}",
             op_name(op),
             self.qtext(x),
             self.qtext(out)
