@@ -7,6 +7,8 @@ pub(crate) mod dot;
 mod dsp;
 pub(crate) mod fixed_point;
 pub(crate) mod float_math;
+#[cfg(tinyaot_mve)]
+mod mve;
 pub(crate) mod requant;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod sse2;

@@ -80,9 +80,15 @@ pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8], init: [i32; 4]) -> [i32; 4
         let sums = super::sse2::dot4_interleaved(&x[..whole], words);
         core::array::from_fn(|r| init[r].wrapping_add(sums[r]))
     };
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    #[cfg(not(any(tinyaot_mve, all(target_arch = "x86_64", not(miri)))))]
     let mut acc = init;
-    #[cfg(tinyaot_dsp)]
+    #[cfg(tinyaot_mve)]
+    let mut acc = if whole > 0 {
+        super::mve::dot4_interleaved_words(&x[..whole], words, init)
+    } else {
+        init
+    };
+    #[cfg(all(tinyaot_dsp, not(tinyaot_mve)))]
     {
         let (mut xp, mut wp) = (x.as_ptr(), words.as_ptr());
         // SAFETY: `whole <= n = x.len()`, so the end is within (or one past) `x`.
@@ -154,7 +160,16 @@ pub(crate) fn dot4_run_s8(x: &[u8], w: &[i8], init: &[i32], sums: &mut [i32]) {
     if count == 0 {
         return;
     }
-    #[cfg(tinyaot_dsp)]
+    #[cfg(tinyaot_mve)]
+    for ((s, w), init) in sums
+        .chunks_exact_mut(4)
+        .zip(w.chunks_exact(4 * n))
+        .zip(init.chunks_exact(4))
+    {
+        let init = [init[0], init[1], init[2], init[3]];
+        s.copy_from_slice(&super::mve::dot4_interleaved_words(x, w, init));
+    }
+    #[cfg(all(tinyaot_dsp, not(tinyaot_mve)))]
     {
         let (at, xp, wp) = (sums.as_mut_ptr(), x.as_ptr(), w.as_ptr());
         let from = init.as_ptr();
@@ -686,6 +701,12 @@ pub(crate) struct TapTable<'a> {
 }
 
 impl<'a> TapTable<'a> {
+    /// The taps and their two maxima.
+    #[cfg(tinyaot_mve)]
+    pub(crate) fn parts(&self) -> (&'a [[usize; 2]], usize, usize) {
+        (self.taps, self.max_input, self.max_filter)
+    }
+
     /// The table of `taps`: `[input offset, filter offset]` each.
     pub(crate) fn new(taps: &'a [[usize; 2]]) -> Self {
         let max = |i: usize| taps.iter().map(|t| t[i]).max().unwrap_or(0);
@@ -729,6 +750,21 @@ pub(crate) fn window_run_s8(
         "depthwise window out of bounds"
     );
     let x = &x[c0..];
+    // Helium: eight channels at a time, the last four (if any) by the DSP loop.
+    #[cfg(tinyaot_mve)]
+    let (x, w, init, sums, n) = {
+        let done = super::mve::window_s8(x, w, table, offset, init, sums);
+        if done == n {
+            return;
+        }
+        (
+            &x[done..],
+            &w[done..],
+            &init[done..],
+            &mut sums[done..],
+            n - done,
+        )
+    };
     #[cfg(tinyaot_dsp)]
     {
         let taps = table.taps.as_ptr().cast::<usize>();
@@ -911,6 +947,15 @@ pub(crate) fn window3x3_run_s8(
         c0 + 2 * row + 2 * c + n <= x.len() && c0 + 8 * c + n <= w.len(),
         "3x3 depthwise window out of bounds"
     );
+    // Helium: eight channels at a time, the last four (if any) by the DSP loop.
+    #[cfg(tinyaot_mve)]
+    let (c0, init, sums, n) = {
+        let done = super::mve::window3x3_s8(x, w, (c, row, c0, offset), init, sums);
+        if done == n {
+            return;
+        }
+        (c0 + done, &init[done..], &mut sums[done..], n - done)
+    };
     #[cfg(tinyaot_dsp)]
     {
         let (mut xp, mut wp) = (x.as_ptr().wrapping_add(c0), w.as_ptr().wrapping_add(c0));
