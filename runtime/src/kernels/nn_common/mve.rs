@@ -265,3 +265,69 @@ pub(super) fn window_s8(
     }
     n
 }
+
+/// `Requantizer::run`'s narrow path (every shift at most -1, sums below 2^30: checked at
+/// generation time) on four channels per vector: per lane the same steps as
+/// `Requantizer::narrow_unclamped` (the doubled sum's rounded high product, `vrmulh` as `smmulr`;
+/// the round toward zero; the right shift by `-shift - 1`, a `vshl` by `shift + 1`; the zero point
+/// merged with the final halving), then the clamp to `min..=max` and a byte store of each lane.
+/// Tail-predicated (`dlstp.32`): the last vector stores only the channels left.
+#[inline(always)]
+pub(super) fn requantize_narrow(
+    sums: &[i32],
+    multipliers: &[i32],
+    shifts: &[i8],
+    out: &mut [u8],
+    (zero_point, min, max): (i32, i32, i32),
+) {
+    let n = sums.len();
+    assert!(
+        multipliers.len() >= n && shifts.len() >= n && out.len() >= n,
+        "requantize_narrow: short operands"
+    );
+    if n == 0 {
+        return;
+    }
+    // SAFETY: the loop runs ceil(n / 4) times (`dlstp.32` with n > 0 elements, the last pass
+    // predicated to the n % 4 lanes left, whose loads and stores touch nothing in the lanes
+    // switched off): pass i reads sums[4 i..], multipliers[4 i..] (`i32`s, word-aligned for
+    // `vldrw`) and shifts[4 i..] and writes out[4 i..], each for its active lanes only, all within
+    // the n elements of each (asserted above). It writes its registers (q0..q7 and `lr` declared
+    // clobbered) and `out`.
+    unsafe {
+        core::arch::asm!(
+            "vdup.32 q6, {min}",
+            "vdup.32 q7, {max}",
+            "dlstp.32 lr, {n}",
+            "2:",
+            "vldrw.u32 q0, [{sp}], #16",
+            "vldrw.u32 q1, [{mp}], #16",
+            "vldrb.s32 q2, [{hp}], #4",
+            "vadd.i32 q0, q0, q0",
+            "vrmulh.s32 q0, q0, q1",
+            "vshr.s32 q1, q0, #31",
+            "vadd.i32 q0, q0, q1",
+            "vadd.i32 q2, q2, {one}",
+            "vshl.s32 q0, q0, q2",
+            "vadd.i32 q0, q0, {zp}",
+            "vshr.s32 q0, q0, #1",
+            "vmax.s32 q0, q0, q6",
+            "vmin.s32 q0, q0, q7",
+            "vstrb.32 q0, [{op}], #4",
+            "letp lr, 2b",
+            min = in(reg) min,
+            max = in(reg) max,
+            n = in(reg) n,
+            one = in(reg) 1i32,
+            zp = in(reg) 1 + 2 * zero_point,
+            sp = inout(reg) sums.as_ptr() => _,
+            mp = inout(reg) multipliers.as_ptr() => _,
+            hp = inout(reg) shifts.as_ptr() => _,
+            op = inout(reg) out.as_mut_ptr() => _,
+            out("lr") _,
+            out("q0") _, out("q1") _, out("q2") _, out("q3") _,
+            out("q4") _, out("q5") _, out("q6") _, out("q7") _,
+            options(nostack),
+        );
+    }
+}
