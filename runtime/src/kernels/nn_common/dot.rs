@@ -161,14 +161,7 @@ pub(crate) fn dot4_run_s8(x: &[u8], w: &[i8], init: &[i32], sums: &mut [i32]) {
         return;
     }
     #[cfg(tinyaot_mve)]
-    for ((s, w), init) in sums
-        .chunks_exact_mut(4)
-        .zip(w.chunks_exact(4 * n))
-        .zip(init.chunks_exact(4))
-    {
-        let init = [init[0], init[1], init[2], init[3]];
-        s.copy_from_slice(&super::mve::dot4_interleaved_words(x, w, init));
-    }
+    super::mve::dot4_run(x, w, init, sums);
     #[cfg(all(tinyaot_dsp, not(tinyaot_mve)))]
     {
         let (at, xp, wp) = (sums.as_mut_ptr(), x.as_ptr(), w.as_ptr());

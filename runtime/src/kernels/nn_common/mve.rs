@@ -82,6 +82,20 @@ pub(super) fn dot4_interleaved_words(x: &[u8], words: &[i8], init: [i32; 4]) -> 
     [a0, a1, a2, a3]
 }
 
+/// `dot4_run_s8`'s blocks (`x.len()` a multiple of 4, blocks of `4 * x.len()` bytes), each by
+/// [`dot4_interleaved_words`].
+#[inline(always)]
+pub(super) fn dot4_run(x: &[u8], w: &[i8], init: &[i32], sums: &mut [i32]) {
+    for ((s, w), init) in sums
+        .chunks_exact_mut(4)
+        .zip(w.chunks_exact(4 * x.len()))
+        .zip(init.chunks_exact(4))
+    {
+        let init = [init[0], init[1], init[2], init[3]];
+        s.copy_from_slice(&dot4_interleaved_words(x, w, init));
+    }
+}
+
 /// One 3×3 row of [`window3x3_s8`]'s assembly: its three taps, gathered from `{xp}` and `{wp}`
 /// with the lane order plus 0, `c` and `2 c` (q0, q1, q2), the offset added to the inputs and the
 /// products of the even and odd lanes added to channels 0..4 (q6) and 4..8 (q7).
