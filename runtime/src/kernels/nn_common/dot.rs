@@ -688,18 +688,12 @@ fn mac4_packed_s8(acc: [i32; 4], xw: u32, g: &[u8], offset: i32) -> [i32; 4] {
 /// when the table is built so that [`window_run_s8`] checks its bounds with two comparisons. The
 /// pairs sit together so that a tap's two offsets are one load (`ldrd`).
 pub(crate) struct TapTable<'a> {
-    taps: &'a [[usize; 2]],
-    max_input: usize,
-    max_filter: usize,
+    pub(super) taps: &'a [[usize; 2]],
+    pub(super) max_input: usize,
+    pub(super) max_filter: usize,
 }
 
 impl<'a> TapTable<'a> {
-    /// The taps and their two maxima.
-    #[cfg(tinyaot_mve)]
-    pub(crate) fn parts(&self) -> (&'a [[usize; 2]], usize, usize) {
-        (self.taps, self.max_input, self.max_filter)
-    }
-
     /// The table of `taps`: `[input offset, filter offset]` each.
     pub(crate) fn new(taps: &'a [[usize; 2]]) -> Self {
         let max = |i: usize| taps.iter().map(|t| t[i]).max().unwrap_or(0);
@@ -1036,6 +1030,7 @@ pub(crate) fn window3x3_run_s8(
 
 /// Channel-wise `acc[c] += w[c] * (x[c] + offset)` over equally long rows: four channels at a
 /// time, then one at a time.
+#[cfg_attr(tinyaot_mve, allow(dead_code))] // Helium: `mve::mac_lanes_s8` instead.
 #[inline(always)]
 pub(crate) fn mac_lanes_s8(acc: &mut [i32], w: &[i8], x: &[u8], offset: i32) {
     let n = acc.len();
@@ -1057,6 +1052,7 @@ pub(crate) fn mac_lanes_s8(acc: &mut [i32], w: &[i8], x: &[u8], offset: i32) {
 
 /// `acc[c] += w[c] * (x + offset)` for one input byte `x` shared by every channel (the output
 /// channels of one input channel under a depth multiplier).
+#[cfg_attr(tinyaot_mve, allow(dead_code))] // Helium: `mve::mac_broadcast_s8` instead.
 #[inline(always)]
 pub(crate) fn mac_broadcast_s8(acc: &mut [i32], w: &[i8], x: u8, offset: i32) {
     let n = acc.len();

@@ -213,7 +213,7 @@ pub(super) fn window_s8(
     sums: &mut [i32],
 ) -> usize {
     let n = sums.len() - sums.len() % 8;
-    let (taps, max_input, max_filter) = table.parts();
+    let (taps, max_input, max_filter) = (table.taps, table.max_input, table.max_filter);
     assert!(
         !taps.is_empty()
             && max_input + n <= x.len()
@@ -341,6 +341,75 @@ pub(super) fn requantize_narrow(
             out("lr") _,
             out("q0") _, out("q1") _, out("q2") _, out("q3") _,
             out("q4") _, out("q5") _, out("q6") _, out("q7") _,
+            options(nostack),
+        );
+    }
+}
+
+/// `dot::mac_lanes_s8` with Helium: `acc[c] += w[c] * (x[c] + offset)` for `c < acc.len()`, four
+/// channels per vector, the last predicated to the channels left.
+#[inline(always)]
+pub(crate) fn mac_lanes_s8(acc: &mut [i32], w: &[i8], x: &[u8], offset: i32) {
+    let n = acc.len();
+    assert!(w.len() >= n && x.len() >= n, "mac_lanes: short rows");
+    if n == 0 {
+        return;
+    }
+    // SAFETY: the loop runs ceil(n / 4) times (`dlstp.32`, n > 0), the last pass predicated to
+    // the n % 4 lanes left: pass i reads and writes acc[4 i..] (word-aligned `i32`s) and reads
+    // w[4 i..], x[4 i..], each for its active lanes only, within their n elements (asserted).
+    unsafe {
+        core::arch::asm!(
+            "dlstp.32 lr, {n}",
+            "2:",
+            "vldrw.u32 q0, [{ap}]",
+            "vldrb.s32 q1, [{wp}], #4",
+            "vldrb.s32 q2, [{xp}], #4",
+            "vadd.i32 q2, q2, {off}",
+            "vmul.i32 q1, q1, q2",
+            "vadd.i32 q0, q0, q1",
+            "vstrw.32 q0, [{ap}], #16",
+            "letp lr, 2b",
+            n = in(reg) n,
+            off = in(reg) offset,
+            ap = inout(reg) acc.as_mut_ptr() => _,
+            wp = inout(reg) w.as_ptr() => _,
+            xp = inout(reg) x.as_ptr() => _,
+            out("lr") _,
+            out("q0") _, out("q1") _, out("q2") _,
+            options(nostack),
+        );
+    }
+}
+
+/// `dot::mac_broadcast_s8` with Helium: `acc[c] += w[c] * (x + offset)` for `c < acc.len()` and
+/// one input byte `x` shared by every channel, four channels per `vmla`, the last vector
+/// predicated to the channels left.
+#[inline(always)]
+pub(crate) fn mac_broadcast_s8(acc: &mut [i32], w: &[i8], x: u8, offset: i32) {
+    let x = i32::from(x as i8) + offset;
+    let n = acc.len();
+    assert!(w.len() >= n, "mac_broadcast: short row");
+    if n == 0 {
+        return;
+    }
+    // SAFETY: as in `mac_lanes_s8`: pass i reads and writes acc[4 i..] and reads w[4 i..] for its
+    // active lanes only, within their n elements (asserted).
+    unsafe {
+        core::arch::asm!(
+            "dlstp.32 lr, {n}",
+            "2:",
+            "vldrw.u32 q0, [{ap}]",
+            "vldrb.s32 q1, [{wp}], #4",
+            "vmla.s32 q0, q1, {x}",
+            "vstrw.32 q0, [{ap}], #16",
+            "letp lr, 2b",
+            n = in(reg) n,
+            x = in(reg) x,
+            ap = inout(reg) acc.as_mut_ptr() => _,
+            wp = inout(reg) w.as_ptr() => _,
+            out("lr") _,
+            out("q0") _, out("q1") _,
             options(nostack),
         );
     }
