@@ -80,10 +80,9 @@ fn flags_enable(encoded: &str, cpus: &[&str], names: &[&str]) -> bool {
                     if names.contains(&name) {
                         feature = Some(true);
                     }
-                } else if let Some(name) = item.strip_prefix('-') {
-                    if names.contains(&name) {
-                        feature = Some(false);
-                    }
+                } else if item.strip_prefix('-') == names.first().copied() {
+                    // Only the base feature turns it off: `-mve.fp` leaves integer MVE.
+                    feature = Some(false);
                 }
             }
         }
