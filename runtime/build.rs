@@ -12,6 +12,14 @@
 //! (correctly rounded like the integer version it replaces). Miri and every other target keep the
 //! software square root.
 //!
+//! And `cfg(tinyaot_mve)`, the Helium (M-profile Vector Extension) kernels, on ARMv8.1-M
+//! Mainline targets whose flags name a core with MVE (`-C target-cpu=cortex-m55` or
+//! `cortex-m85`) or enable it (`-C target-feature=+mve`, or `+mve.fp`, which implies it); a `-mve`
+//! after them turns it off. An M55 build without those flags (plain `thumbv8m.main-*`, whose
+//! LLVM core has no MVE) keeps the DSP or portable kernels, as every other target does. MVE cores
+//! have the DSP extension too, so `tinyaot_mve` comes with `tinyaot_dsp`: the kernels without a
+//! Helium variant keep their DSP one.
+//!
 //! A build script rather than `cfg(target_feature = "dsp")`: rustc does not expose that Arm
 //! feature to `cfg` on stable, so the flags are read from `CARGO_ENCODED_RUSTFLAGS`.
 
@@ -19,9 +27,13 @@
 /// (`-C target-cpu=` turns it on).
 const DSP_CPUS: &[&str] = &["cortex-m33", "cortex-m35p", "cortex-m55", "cortex-m85"];
 
+/// The cores whose every implementation has MVE's integer instructions in LLVM's model.
+const MVE_CPUS: &[&str] = &["cortex-m55", "cortex-m85"];
+
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(tinyaot_dsp)");
     println!("cargo:rustc-check-cfg=cfg(tinyaot_vfp)");
+    println!("cargo:rustc-check-cfg=cfg(tinyaot_mve)");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     let target = std::env::var("TARGET").unwrap_or_default();
@@ -29,9 +41,16 @@ fn main() {
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     let dsp = target.starts_with("thumbv7em")
         || (target.starts_with("thumbv8m.main")
-            && (features.split(',').any(|f| f == "dsp") || flags_enable_dsp(&flags)));
-    if dsp {
+            && (features.split(',').any(|f| f == "dsp")
+                || flags_enable(&flags, DSP_CPUS, &["dsp"])));
+    let mve = target.starts_with("thumbv8m.main")
+        && (features.split(',').any(|f| f == "mve")
+            || flags_enable(&flags, MVE_CPUS, &["mve", "mve.fp"]));
+    if dsp || mve {
         println!("cargo:rustc-cfg=tinyaot_dsp");
+    }
+    if mve {
+        println!("cargo:rustc-cfg=tinyaot_mve");
     }
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let abi = std::env::var("CARGO_CFG_TARGET_ABI").unwrap_or_default();
@@ -40,10 +59,10 @@ fn main() {
     }
 }
 
-/// Whether the rustc flags (`CARGO_ENCODED_RUSTFLAGS`: separated by 0x1f) enable the feature, or
-/// else name a core that has it: an explicit `+dsp`/`-dsp` (the last one) overrides the core's
-/// default, as in rustc.
-fn flags_enable_dsp(encoded: &str) -> bool {
+/// Whether the rustc flags (`CARGO_ENCODED_RUSTFLAGS`: separated by 0x1f) enable the feature
+/// (any of `names`), or else name a core that has it (one of `cpus`): an explicit `+name`/`-name`
+/// (the last one) overrides the core's default, as in rustc.
+fn flags_enable(encoded: &str, cpus: &[&str], names: &[&str]) -> bool {
     let flags: Vec<&str> = encoded.split('\x1f').collect();
     let (mut cpu, mut feature) = (false, None);
     let mut i = 0;
@@ -54,13 +73,16 @@ fn flags_enable_dsp(encoded: &str) -> bool {
             flag => (flag.strip_prefix("-C").unwrap_or(""), 1),
         };
         if let Some(name) = option.strip_prefix("target-cpu=") {
-            cpu = DSP_CPUS.contains(&name);
+            cpu = cpus.contains(&name);
         } else if let Some(list) = option.strip_prefix("target-feature=") {
             for item in list.split(',') {
-                match item {
-                    "+dsp" => feature = Some(true),
-                    "-dsp" => feature = Some(false),
-                    _ => {}
+                if let Some(name) = item.strip_prefix('+') {
+                    if names.contains(&name) {
+                        feature = Some(true);
+                    }
+                } else if item.strip_prefix('-') == names.first().copied() {
+                    // Only the base feature turns it off: `-mve.fp` leaves integer MVE.
+                    feature = Some(false);
                 }
             }
         }

@@ -249,8 +249,9 @@ pub const CORES: &[Core] = &[
         qemu_args: &[],
         board: "mps3_an547",
         rust_target: "thumbv8m.main-none-eabihf",
-        // The DSP extension (the DSP kernels) and MVE, which LLVM may vectorise with; the
-        // kernels have no hand-written Helium paths.
+        // The DSP extension and MVE: the runtime's build.rs turns on the Helium kernels
+        // (`cfg(tinyaot_mve)`, and `__ARM_FEATURE_MVE` in C from `-mcpu=cortex-m55`), the DSP
+        // ones where a kernel has no Helium variant.
         rustflags: &["-Ctarget-cpu=cortex-m55"],
         cc: "arm-none-eabi-gcc",
         c_arch: &["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"],

@@ -7,6 +7,8 @@ pub(crate) mod dot;
 mod dsp;
 pub(crate) mod fixed_point;
 pub(crate) mod float_math;
+#[cfg(tinyaot_mve)]
+mod mve;
 pub(crate) mod requant;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod sse2;
@@ -18,12 +20,16 @@ pub(crate) mod window;
 
 pub(crate) use dot::{
     dot2_swizzled_s16, dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot4_packed_s8, dot4_s8,
-    dot_s16, dot_s8, mac_broadcast_s8, mac_lanes_s8, pack4_columns_s8, window3x3_run_s8,
-    window_run_s8, TapTable,
+    dot_s16, dot_s8, pack4_columns_s8, window3x3_run_s8, window_run_s8, TapTable,
 };
+// The depthwise taps of the untabled path: Helium's where the core has it.
 pub(crate) use dot::{dot4_run_s8, packed4_bytes};
+#[cfg(not(tinyaot_mve))]
+pub(crate) use dot::{mac_broadcast_s8, mac_lanes_s8};
 #[cfg(tinyaot_dsp)]
 pub(crate) use dot::{shift_dot_i16, shift_dot_s8};
+#[cfg(tinyaot_mve)]
+pub(crate) use mve::{mac_broadcast_s8, mac_lanes_s8};
 pub(crate) use requant::Requantizer;
 
 /// Panics unless `filter` starts at a word boundary: the DSP kernels read filters by aligned

@@ -80,9 +80,15 @@ pub(crate) fn dot4_interleaved_s8(x: &[u8], w: &[i8], init: [i32; 4]) -> [i32; 4
         let sums = super::sse2::dot4_interleaved(&x[..whole], words);
         core::array::from_fn(|r| init[r].wrapping_add(sums[r]))
     };
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    #[cfg(not(any(tinyaot_mve, all(target_arch = "x86_64", not(miri)))))]
     let mut acc = init;
-    #[cfg(tinyaot_dsp)]
+    #[cfg(tinyaot_mve)]
+    let mut acc = if whole > 0 {
+        super::mve::dot4_interleaved_words(&x[..whole], words, init)
+    } else {
+        init
+    };
+    #[cfg(all(tinyaot_dsp, not(tinyaot_mve)))]
     {
         let (mut xp, mut wp) = (x.as_ptr(), words.as_ptr());
         // SAFETY: `whole <= n = x.len()`, so the end is within (or one past) `x`.
@@ -154,7 +160,9 @@ pub(crate) fn dot4_run_s8(x: &[u8], w: &[i8], init: &[i32], sums: &mut [i32]) {
     if count == 0 {
         return;
     }
-    #[cfg(tinyaot_dsp)]
+    #[cfg(tinyaot_mve)]
+    super::mve::dot4_run(x, w, init, sums);
+    #[cfg(all(tinyaot_dsp, not(tinyaot_mve)))]
     {
         let (at, xp, wp) = (sums.as_mut_ptr(), x.as_ptr(), w.as_ptr());
         let from = init.as_ptr();
@@ -680,9 +688,9 @@ fn mac4_packed_s8(acc: [i32; 4], xw: u32, g: &[u8], offset: i32) -> [i32; 4] {
 /// when the table is built so that [`window_run_s8`] checks its bounds with two comparisons. The
 /// pairs sit together so that a tap's two offsets are one load (`ldrd`).
 pub(crate) struct TapTable<'a> {
-    taps: &'a [[usize; 2]],
-    max_input: usize,
-    max_filter: usize,
+    pub(super) taps: &'a [[usize; 2]],
+    pub(super) max_input: usize,
+    pub(super) max_filter: usize,
 }
 
 impl<'a> TapTable<'a> {
@@ -729,6 +737,21 @@ pub(crate) fn window_run_s8(
         "depthwise window out of bounds"
     );
     let x = &x[c0..];
+    // Helium: eight channels at a time, the last four (if any) by the DSP loop.
+    #[cfg(tinyaot_mve)]
+    let (x, w, init, sums, n) = {
+        let done = super::mve::window_s8(x, w, table, offset, init, sums);
+        if done == n {
+            return;
+        }
+        (
+            &x[done..],
+            &w[done..],
+            &init[done..],
+            &mut sums[done..],
+            n - done,
+        )
+    };
     #[cfg(tinyaot_dsp)]
     {
         let taps = table.taps.as_ptr().cast::<usize>();
@@ -911,6 +934,15 @@ pub(crate) fn window3x3_run_s8(
         c0 + 2 * row + 2 * c + n <= x.len() && c0 + 8 * c + n <= w.len(),
         "3x3 depthwise window out of bounds"
     );
+    // Helium: eight channels at a time, the last four (if any) by the DSP loop.
+    #[cfg(tinyaot_mve)]
+    let (c0, init, sums, n) = {
+        let done = super::mve::window3x3_s8(x, w, (c, row, c0, offset), init, sums);
+        if done == n {
+            return;
+        }
+        (c0 + done, &init[done..], &mut sums[done..], n - done)
+    };
     #[cfg(tinyaot_dsp)]
     {
         let (mut xp, mut wp) = (x.as_ptr().wrapping_add(c0), w.as_ptr().wrapping_add(c0));
@@ -998,6 +1030,7 @@ pub(crate) fn window3x3_run_s8(
 
 /// Channel-wise `acc[c] += w[c] * (x[c] + offset)` over equally long rows: four channels at a
 /// time, then one at a time.
+#[cfg_attr(tinyaot_mve, allow(dead_code))] // Helium: `mve::mac_lanes_s8` instead.
 #[inline(always)]
 pub(crate) fn mac_lanes_s8(acc: &mut [i32], w: &[i8], x: &[u8], offset: i32) {
     let n = acc.len();
@@ -1019,6 +1052,7 @@ pub(crate) fn mac_lanes_s8(acc: &mut [i32], w: &[i8], x: &[u8], offset: i32) {
 
 /// `acc[c] += w[c] * (x + offset)` for one input byte `x` shared by every channel (the output
 /// channels of one input channel under a depth multiplier).
+#[cfg_attr(tinyaot_mve, allow(dead_code))] // Helium: `mve::mac_broadcast_s8` instead.
 #[inline(always)]
 pub(crate) fn mac_broadcast_s8(acc: &mut [i32], w: &[i8], x: u8, offset: i32) {
     let n = acc.len();

@@ -385,6 +385,12 @@ impl<'a> Requantizer<'a> {
         let shifts = &self.shifts[c0..c0 + n];
         let inputs = sums.iter().zip(multipliers).zip(shifts);
         let outputs = out.iter_mut();
+        // Helium: four channels per vector.
+        #[cfg(tinyaot_mve)]
+        if self.narrow {
+            let operands = (self.zero_point, self.min, self.max);
+            return super::mve::requantize_narrow(sums, multipliers, shifts, out, operands);
+        }
         #[cfg(tinyaot_dsp)]
         if self.narrow {
             // Pairs of channels in assembly, then an odd last one.

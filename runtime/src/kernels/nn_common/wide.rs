@@ -28,8 +28,9 @@ use super::dot::word_i8;
 use super::dsp::{sxtb16, sxtb16_ror8};
 
 /// Whether the kernels take the paired path: on ARMv7E-M, and in the runtime's own tests, which
-/// check it with the lane instructions emulated.
-pub(crate) const PAIRED: bool = cfg!(any(tinyaot_dsp, test));
+/// check it with the lane instructions emulated. Not with Helium (`tinyaot_mve`), whose one-pixel
+/// dot products take 16 products per instruction.
+pub(crate) const PAIRED: bool = cfg!(any(all(tinyaot_dsp, not(tinyaot_mve)), test));
 
 /// Input channels widened per chunk: the buffer holds two pixels of this many channels as 16-bit
 /// lanes (512 bytes of stack). Longer rows are taken in chunks, widened again for each run of

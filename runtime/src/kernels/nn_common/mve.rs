@@ -1,0 +1,416 @@
+//! The Helium (MVE, `cfg(tinyaot_mve)`: Cortex-M55 and M85) inner loops of the int8 convolutions:
+//! the word-interleaved dot products of the 1×1 and gathering CONV_2D (and FULLY_CONNECTED) and
+//! the depthwise windows. Each replaces the DSP loop of the same function in `dot.rs`, which
+//! calls it, and computes the same bits: every product is exact and the sums wrap in 32 bits, in
+//! any order.
+//!
+//! - Dot products: 16 input bytes per load and one `vmladava.s8` (16 products summed into a
+//!   scalar) per filter row. The filter keeps its generation-time layout (blocks of four rows
+//!   interleaved by words, `Conv1x1S8::filter`), the same on every target: a gather load
+//!   (`vldrb.u8 q, [w, offsets]`, one instruction) picks a row's 16 bytes from the 64 of four
+//!   words of the block. The loop is tail-predicated (`dlstp.8`/`letp`): the last, partial
+//!   vector has its lanes past the row switched off, so no scalar remainder and no read past it.
+//! - Depthwise windows: eight channels per pass in 16-bit lanes, loaded (sign-extended) in the
+//!   lane order 0, 4, 1, 5, 2, 6, 3, 7, so that `vmullb.s16` (even lanes) gives channels 0..4's
+//!   32-bit products and `vmullt.s16` channels 4..8's, which add to the sums as they lie in
+//!   memory. The input offset is added in 16 bits (`x + offset` fits, see `dot.rs`).
+//!
+//! Only q0..q7 are used; q4..q7 (d8..d15) are callee-saved, so the blocks declare them clobbered
+//! and the compiler saves them once per function.
+
+use super::dot::TapTable;
+
+/// Byte offsets, from a block's word `k` (of row 0), of row 0's 16 bytes `4 k..4 k + 16`: four
+/// words, each 16 bytes (a word of each of the four rows) after the last. Row `r`'s are these plus
+/// `4 r`.
+static ROW_GATHER: [u8; 16] = [0, 1, 2, 3, 16, 17, 18, 19, 32, 33, 34, 35, 48, 49, 50, 51];
+
+/// The lane order of the depthwise loads (16-bit offsets): even lanes channels 0..4, odd 4..8.
+static LANE_ORDER: [u16; 8] = [0, 4, 1, 5, 2, 6, 3, 7];
+
+/// `init[r] + Σ_i x[i] * w_r[i]` over the `x.len()` bytes (a multiple of 4, at least 4) of `x`
+/// and of the four rows of the word-interleaved block `words` (`4 * x.len()` bytes), no offset.
+#[inline(always)]
+pub(super) fn dot4_interleaved_words(x: &[u8], words: &[i8], init: [i32; 4]) -> [i32; 4] {
+    let n = x.len();
+    assert!(
+        n > 0 && n.is_multiple_of(4) && words.len() >= 4 * n,
+        "dot4_interleaved_words: not whole words"
+    );
+    let [mut a0, mut a1, mut a2, mut a3] = init;
+    // SAFETY: the loop runs ceil(n / 16) times (`dlstp.8` with n > 0 elements; the last pass
+    // predicated to the n % 16 lanes left, whose loads read nothing in the lanes switched off).
+    // Pass i reads x[16 i..16 i + l] (l its active lanes) and, from words + 64 i, the gathered
+    // bytes 16 j + 4 r + b for the active lanes 4 j + b < l, that is below 4 (16 i + l) <= 4 n:
+    // within `x` and `words` (asserted above); byte loads need no alignment. It writes only its
+    // registers (q0..q7 and `lr` declared clobbered) and the flags.
+    unsafe {
+        core::arch::asm!(
+            "vldrb.u8 q4, [{gather}]",
+            "vadd.i8 q5, q4, {four}",
+            "vadd.i8 q6, q5, {four}",
+            "vadd.i8 q7, q6, {four}",
+            "dlstp.8 lr, {n}",
+            "2:",
+            "vldrb.u8 q0, [{xp}], #16",
+            "vldrb.u8 q1, [{wp}, q4]",
+            "vmladava.s8 r0, q0, q1",
+            "vldrb.u8 q2, [{wp}, q5]",
+            "vmladava.s8 r2, q0, q2",
+            "vldrb.u8 q3, [{wp}, q6]",
+            "vmladava.s8 r4, q0, q3",
+            "vldrb.u8 q1, [{wp}, q7]",
+            "vmladava.s8 r12, q0, q1",
+            "add {wp}, {wp}, #64",
+            "letp lr, 2b",
+            gather = in(reg) ROW_GATHER.as_ptr(),
+            four = in(reg) 4u32,
+            n = in(reg) n,
+            xp = inout(reg) x.as_ptr() => _,
+            wp = inout(reg) words.as_ptr() => _,
+            // `vmladava` sums into even-numbered registers.
+            inout("r0") a0,
+            inout("r2") a1,
+            inout("r4") a2,
+            inout("r12") a3,
+            out("lr") _,
+            out("q0") _, out("q1") _, out("q2") _, out("q3") _,
+            out("q4") _, out("q5") _, out("q6") _, out("q7") _,
+            options(nostack, readonly),
+        );
+    }
+    [a0, a1, a2, a3]
+}
+
+/// `dot4_run_s8`'s blocks (`x.len()` a multiple of 4, blocks of `4 * x.len()` bytes), each by
+/// [`dot4_interleaved_words`].
+#[inline(always)]
+pub(super) fn dot4_run(x: &[u8], w: &[i8], init: &[i32], sums: &mut [i32]) {
+    for ((s, w), init) in sums
+        .chunks_exact_mut(4)
+        .zip(w.chunks_exact(4 * x.len()))
+        .zip(init.chunks_exact(4))
+    {
+        let init = [init[0], init[1], init[2], init[3]];
+        s.copy_from_slice(&dot4_interleaved_words(x, w, init));
+    }
+}
+
+/// One 3×3 row of [`window3x3_s8`]'s assembly: its three taps, gathered from `{xp}` and `{wp}`
+/// with the lane order plus 0, `c` and `2 c` (q0, q1, q2), the offset added to the inputs and the
+/// products of the even and odd lanes added to channels 0..4 (q6) and 4..8 (q7).
+macro_rules! mve_row3 {
+    () => {
+        concat!(mve_tap!("q0"), mve_tap!("q1"), mve_tap!("q2"),)
+    };
+}
+
+/// One tap of the depthwise assembly: input and filter gathered from `{xp}` and `{wp}` at the
+/// lane offsets `$q`.
+macro_rules! mve_tap {
+    ($q:literal) => {
+        concat!(
+            "vldrb.s16 q3, [{xp}, ",
+            $q,
+            "]\n",
+            "vldrb.s16 q4, [{wp}, ",
+            $q,
+            "]\n",
+            "vadd.i16 q3, q3, {off}\n",
+            "vmullb.s16 q5, q3, q4\n",
+            "vadd.i32 q6, q6, q5\n",
+            "vmullt.s16 q5, q3, q4\n",
+            "vadd.i32 q7, q7, q5\n",
+        )
+    };
+}
+
+/// [`super::dot::window3x3_run_s8`]'s sums for its first `sums.len() - sums.len() % 8` channels
+/// (the caller's bounds: `c0 + 2 row + 2 c + n <= x.len()`, `c0 + 8 c + n <= w.len()`,
+/// `init.len() >= n`, asserted here again), eight at a time: per tap two gathers and five vector
+/// instructions for eight channels, where the DSP loop takes twenty. Returns how many channels it
+/// summed.
+#[inline(always)]
+pub(super) fn window3x3_s8(
+    x: &[u8],
+    w: &[i8],
+    (c, row, c0, offset): (usize, usize, usize, i32),
+    init: &[i32],
+    sums: &mut [i32],
+) -> usize {
+    let n = sums.len() - sums.len() % 8;
+    assert!(
+        c0 + 2 * row + 2 * c + n <= x.len() && c0 + 8 * c + n <= w.len() && init.len() >= n,
+        "3x3 depthwise window out of bounds"
+    );
+    // The gathers' offsets (up to 2 c + 7) are 16-bit lanes: wider images take the DSP loop.
+    if n == 0 || 2 * c + 7 > usize::from(u16::MAX) {
+        return 0;
+    }
+    // SAFETY: the loop runs n / 8 >= 1 times (`dls`/`le`); pass g gathers, for ky, kx < 3, the
+    // eight bytes at x + c0 + ky row + kx c + 8 g + j and w + c0 + (3 ky + kx) c + 8 g + j
+    // (j < 8, the lane order's offsets plus kx c, which fit the 16-bit lanes since 2 c + 7 <=
+    // u16::MAX, checked): in bounds, since 8 g + 8 <= n and c0 + 2 row + 2 c + n <= x.len(),
+    // c0 + 8 c + n <= w.len() (asserted); byte loads need no alignment. The pointers step a row
+    // after each filter row, and back two rows less eight bytes after each pass. Pass g reads
+    // init[8 g..8 g + 8] and writes sums[8 g..8 g + 8] (`i32`s: `vldrw`/`vstrw` need word
+    // alignment, which they have; init.len() >= n asserted, sums.len() >= n). It writes its
+    // registers (q0..q7 and `lr` declared clobbered) and `sums`.
+    unsafe {
+        core::arch::asm!(
+            "vldrh.u16 q0, [{order}]",
+            "vadd.i16 q1, q0, {c}",
+            "vadd.i16 q2, q1, {c}",
+            "dls lr, {groups}",
+            "2:",
+            "vldrw.u32 q7, [{ip}, #16]",
+            "vldrw.u32 q6, [{ip}], #32",
+            mve_row3!(),
+            "add {xp}, {xp}, {row}",
+            "add {wp}, {wp}, {c3}",
+            mve_row3!(),
+            "add {xp}, {xp}, {row}",
+            "add {wp}, {wp}, {c3}",
+            mve_row3!(),
+            "vstrw.32 q7, [{op}, #16]",
+            "vstrw.32 q6, [{op}], #32",
+            "sub {xp}, {xp}, {row}, lsl #1",
+            "add {xp}, {xp}, #8",
+            "sub {wp}, {wp}, {c3}, lsl #1",
+            "add {wp}, {wp}, #8",
+            "le lr, 2b",
+            order = in(reg) LANE_ORDER.as_ptr(),
+            c = in(reg) c,
+            groups = in(reg) n / 8,
+            row = in(reg) row,
+            c3 = in(reg) 3 * c,
+            off = in(reg) offset,
+            xp = inout(reg) x.as_ptr().wrapping_add(c0) => _,
+            wp = inout(reg) w.as_ptr().wrapping_add(c0) => _,
+            ip = inout(reg) init.as_ptr() => _,
+            op = inout(reg) sums.as_mut_ptr() => _,
+            out("lr") _,
+            out("q0") _, out("q1") _, out("q2") _, out("q3") _,
+            out("q4") _, out("q5") _, out("q6") _, out("q7") _,
+            options(nostack),
+        );
+    }
+    n
+}
+
+/// [`super::dot::window_run_s8`]'s sums (its taps in `table`, the window's input `x` from the
+/// run's first channel, the filter `w` from it) for the first `sums.len() - sums.len() % 8`
+/// channels, eight at a time; the caller has checked `max_input + n <= x.len()`,
+/// `max_filter + n <= w.len()` and that the table has a tap (asserted here again). Returns how
+/// many channels it summed.
+#[inline(always)]
+pub(super) fn window_s8(
+    x: &[u8],
+    w: &[i8],
+    table: &TapTable,
+    offset: i32,
+    init: &[i32],
+    sums: &mut [i32],
+) -> usize {
+    let n = sums.len() - sums.len() % 8;
+    let (taps, max_input, max_filter) = (table.taps, table.max_input, table.max_filter);
+    assert!(
+        !taps.is_empty()
+            && max_input + n <= x.len()
+            && max_filter + n <= w.len()
+            && init.len() >= n,
+        "depthwise window out of bounds"
+    );
+    if n == 0 {
+        return 0;
+    }
+    let end = taps.as_ptr_range().end;
+    // SAFETY: the loop runs n / 8 >= 1 times (`dls`/`le`), each pass over the table's taps (at
+    // least one, asserted) to its end. Pass g gathers, for each tap's offsets o <= max_input and
+    // wo <= max_filter (the table's invariant), the eight bytes at x + o + 8 g + j and
+    // w + wo + 8 g + j (j < 8): in bounds, since 8 g + 8 <= n and max_input + n <= x.len(),
+    // max_filter + n <= w.len() (asserted); byte loads need no alignment, and the table's `usize`
+    // pairs are word-aligned for `ldrd`. Pass g reads init[8 g..8 g + 8] and writes
+    // sums[8 g..8 g + 8] (word-aligned `i32`s). It writes its registers (q0..q7, `lr` and the
+    // scratch registers declared) and `sums`.
+    unsafe {
+        core::arch::asm!(
+            "vldrh.u16 q0, [{tp}]",
+            "dls lr, {xo}",
+            "3:",
+            "vldrw.u32 q7, [{ip}, #16]",
+            "vldrw.u32 q6, [{ip}], #32",
+            "mov {tp}, {table}",
+            "2:",
+            "ldrd {xo}, {wo}, [{tp}], #8",
+            "add {xo}, {xo}, {xb}",
+            "add {wo}, {wo}, {wb}",
+            "vldrb.s16 q3, [{xo}, q0]",
+            "vldrb.s16 q4, [{wo}, q0]",
+            "vadd.i16 q3, q3, {off}",
+            "vmullb.s16 q5, q3, q4",
+            "vadd.i32 q6, q6, q5",
+            "vmullt.s16 q5, q3, q4",
+            "vadd.i32 q7, q7, q5",
+            "cmp {tp}, {end}",
+            "bne 2b",
+            "vstrw.32 q7, [{op}, #16]",
+            "vstrw.32 q6, [{op}], #32",
+            "add {xb}, {xb}, #8",
+            "add {wb}, {wb}, #8",
+            "le lr, 3b",
+            // The lane order's address and the pass count, spent before the loop: then the
+            // table pointer and a tap's input offset (11 registers with `lr`).
+            tp = inout(reg) LANE_ORDER.as_ptr() => _,
+            xo = inout(reg) n / 8 => _,
+            table = in(reg) taps.as_ptr(),
+            end = in(reg) end,
+            off = in(reg) offset,
+            wo = out(reg) _,
+            xb = inout(reg) x.as_ptr() => _,
+            wb = inout(reg) w.as_ptr() => _,
+            ip = inout(reg) init.as_ptr() => _,
+            op = inout(reg) sums.as_mut_ptr() => _,
+            out("lr") _,
+            out("q0") _, out("q1") _, out("q2") _, out("q3") _,
+            out("q4") _, out("q5") _, out("q6") _, out("q7") _,
+            options(nostack),
+        );
+    }
+    n
+}
+
+/// `Requantizer::run`'s narrow path (every shift at most -1, sums below 2^30: checked at
+/// generation time) on four channels per vector: per lane the same steps as
+/// `Requantizer::narrow_unclamped` (the doubled sum's rounded high product, `vrmulh` as `smmulr`;
+/// the round toward zero; the right shift by `-shift - 1`, a `vshl` by `shift + 1`; the zero point
+/// merged with the final halving), then the clamp to `min..=max` and a byte store of each lane.
+/// Tail-predicated (`dlstp.32`): the last vector stores only the channels left.
+#[inline(always)]
+pub(super) fn requantize_narrow(
+    sums: &[i32],
+    multipliers: &[i32],
+    shifts: &[i8],
+    out: &mut [u8],
+    (zero_point, min, max): (i32, i32, i32),
+) {
+    let n = sums.len();
+    assert!(
+        multipliers.len() >= n && shifts.len() >= n && out.len() >= n,
+        "requantize_narrow: short operands"
+    );
+    if n == 0 {
+        return;
+    }
+    // SAFETY: the loop runs ceil(n / 4) times (`dlstp.32` with n > 0 elements, the last pass
+    // predicated to the n % 4 lanes left, whose loads and stores touch nothing in the lanes
+    // switched off): pass i reads sums[4 i..], multipliers[4 i..] (`i32`s, word-aligned for
+    // `vldrw`) and shifts[4 i..] and writes out[4 i..], each for its active lanes only, all within
+    // the n elements of each (asserted above). It writes its registers (q0..q7 and `lr` declared
+    // clobbered) and `out`.
+    unsafe {
+        core::arch::asm!(
+            "vdup.32 q6, {min}",
+            "vdup.32 q7, {max}",
+            "dlstp.32 lr, {n}",
+            "2:",
+            "vldrw.u32 q0, [{sp}], #16",
+            "vldrw.u32 q1, [{mp}], #16",
+            "vldrb.s32 q2, [{hp}], #4",
+            "vadd.i32 q0, q0, q0",
+            "vrmulh.s32 q0, q0, q1",
+            "vshr.s32 q1, q0, #31",
+            "vadd.i32 q0, q0, q1",
+            "vadd.i32 q2, q2, {one}",
+            "vshl.s32 q0, q0, q2",
+            "vadd.i32 q0, q0, {zp}",
+            "vshr.s32 q0, q0, #1",
+            "vmax.s32 q0, q0, q6",
+            "vmin.s32 q0, q0, q7",
+            "vstrb.32 q0, [{op}], #4",
+            "letp lr, 2b",
+            min = in(reg) min,
+            max = in(reg) max,
+            n = in(reg) n,
+            one = in(reg) 1i32,
+            zp = in(reg) 1 + 2 * zero_point,
+            sp = inout(reg) sums.as_ptr() => _,
+            mp = inout(reg) multipliers.as_ptr() => _,
+            hp = inout(reg) shifts.as_ptr() => _,
+            op = inout(reg) out.as_mut_ptr() => _,
+            out("lr") _,
+            out("q0") _, out("q1") _, out("q2") _, out("q3") _,
+            out("q4") _, out("q5") _, out("q6") _, out("q7") _,
+            options(nostack),
+        );
+    }
+}
+
+/// `dot::mac_lanes_s8` with Helium: `acc[c] += w[c] * (x[c] + offset)` for `c < acc.len()`, four
+/// channels per vector, the last predicated to the channels left.
+#[inline(always)]
+pub(crate) fn mac_lanes_s8(acc: &mut [i32], w: &[i8], x: &[u8], offset: i32) {
+    let n = acc.len();
+    assert!(w.len() >= n && x.len() >= n, "mac_lanes: short rows");
+    if n == 0 {
+        return;
+    }
+    // SAFETY: the loop runs ceil(n / 4) times (`dlstp.32`, n > 0), the last pass predicated to
+    // the n % 4 lanes left: pass i reads and writes acc[4 i..] (word-aligned `i32`s) and reads
+    // w[4 i..], x[4 i..], each for its active lanes only, within their n elements (asserted).
+    unsafe {
+        core::arch::asm!(
+            "dlstp.32 lr, {n}",
+            "2:",
+            "vldrw.u32 q0, [{ap}]",
+            "vldrb.s32 q1, [{wp}], #4",
+            "vldrb.s32 q2, [{xp}], #4",
+            "vadd.i32 q2, q2, {off}",
+            "vmul.i32 q1, q1, q2",
+            "vadd.i32 q0, q0, q1",
+            "vstrw.32 q0, [{ap}], #16",
+            "letp lr, 2b",
+            n = in(reg) n,
+            off = in(reg) offset,
+            ap = inout(reg) acc.as_mut_ptr() => _,
+            wp = inout(reg) w.as_ptr() => _,
+            xp = inout(reg) x.as_ptr() => _,
+            out("lr") _,
+            out("q0") _, out("q1") _, out("q2") _,
+            options(nostack),
+        );
+    }
+}
+
+/// `dot::mac_broadcast_s8` with Helium: `acc[c] += w[c] * (x + offset)` for `c < acc.len()` and
+/// one input byte `x` shared by every channel, four channels per `vmla`, the last vector
+/// predicated to the channels left.
+#[inline(always)]
+pub(crate) fn mac_broadcast_s8(acc: &mut [i32], w: &[i8], x: u8, offset: i32) {
+    let x = i32::from(x as i8) + offset;
+    let n = acc.len();
+    assert!(w.len() >= n, "mac_broadcast: short row");
+    if n == 0 {
+        return;
+    }
+    // SAFETY: as in `mac_lanes_s8`: pass i reads and writes acc[4 i..] and reads w[4 i..] for its
+    // active lanes only, within their n elements (asserted).
+    unsafe {
+        core::arch::asm!(
+            "dlstp.32 lr, {n}",
+            "2:",
+            "vldrw.u32 q0, [{ap}]",
+            "vldrb.s32 q1, [{wp}], #4",
+            "vmla.s32 q0, q1, {x}",
+            "vstrw.32 q0, [{ap}], #16",
+            "letp lr, 2b",
+            n = in(reg) n,
+            x = in(reg) x,
+            ap = inout(reg) acc.as_mut_ptr() => _,
+            wp = inout(reg) w.as_ptr() => _,
+            out("lr") _,
+            out("q0") _, out("q1") _,
+            options(nostack),
+        );
+    }
+}
