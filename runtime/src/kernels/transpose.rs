@@ -1,5 +1,6 @@
 //! TRANSPOSE (any element type, up to 6 dimensions after collapsing; TFLM accepts up to 5).
 
+use super::nn_common::views;
 use super::strided_walk::strided_walk;
 
 /// Constants of a transpose, computed at generation time.
@@ -22,6 +23,22 @@ pub struct Transpose<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn transpose(arena: &mut [u8], input: usize, output: usize, p: &Transpose) {
     let p = super::opaque(p);
+    if let ([count], [0]) = (p.shape, p.input_strides) {
+        // One element repeated (FILL; BROADCAST_TO of one element): stored without the walk's
+        // set-up, which cost more than a FILL of a few dozen elements.
+        let elem = p.elem_bytes;
+        let (src, dst) = views::split(arena, input, elem, output, count * elem);
+        if let [a, b, c, d] = *src {
+            for o in dst.chunks_exact_mut(4) {
+                o.copy_from_slice(&[a, b, c, d]);
+            }
+        } else if elem != 0 {
+            for o in dst.chunks_exact_mut(elem) {
+                o.copy_from_slice(src);
+            }
+        }
+        return;
+    }
     let mut steps = [0i32; super::MAX_RANK];
     for (s, &v) in steps.iter_mut().zip(p.input_strides) {
         *s = v as i32;
