@@ -4,7 +4,6 @@
 //! time computes them once (TFLM recomputes them per pixel), so the kernels only walk tables.
 
 use super::nn_common::views;
-use crate::bytes::read_f32;
 
 /// Constants of RESIZE_NEAREST_NEIGHBOR.
 #[derive(Clone, Copy, Debug)]
@@ -245,7 +244,7 @@ mod tests {
             col_w1: &[0.0, 0.75, 0.0],
         };
         resize_bilinear_f32(&mut arena, 0, 8, &p);
-        let out: [f32; 3] = core::array::from_fn(|i| read_f32(&arena[8..], i));
+        let out: [f32; 3] = core::array::from_fn(|i| crate::bytes::read_f32(&arena[8..], i));
         assert_eq!(out, [1.0, 2.5, 3.0]);
     }
 }
