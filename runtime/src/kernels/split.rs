@@ -51,7 +51,11 @@ pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
                 } else {
                     &mut high[output - offset - total..][..len]
                 };
-                if n != 0 {
+                if p.outer == 1 {
+                    // One row (SPLIT along the first axis, UNPACK of a leading 1): consecutive
+                    // ranges, without the row loop's set-up.
+                    views::copy_bytes(to, &src[col..col + n]);
+                } else if n != 0 {
                     rows(&src[col..], to, n, row_bytes);
                 }
                 col += n;

@@ -60,6 +60,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn fills_one_element_repeated() {
+        // FILL's walk: shape [n], stride 0. Four-byte elements as words, others byte by byte.
+        let mut arena = [0u8; 4 + 12];
+        arena[..4].copy_from_slice(&1.5f32.to_le_bytes());
+        let p = Transpose {
+            elem_bytes: 4,
+            input_bytes: 4,
+            shape: &[3],
+            input_strides: &[0],
+        };
+        transpose(&mut arena, 0, 4, &p);
+        for k in 0..3 {
+            assert_eq!(crate::bytes::read_f32(&arena[4..], k), 1.5);
+        }
+        let mut arena = [7u8, 0, 0, 0, 0];
+        let p = Transpose {
+            elem_bytes: 1,
+            input_bytes: 1,
+            shape: &[4],
+            input_strides: &[0],
+        };
+        transpose(&mut arena, 0, 1, &p);
+        assert_eq!(arena, [7; 5]);
+    }
+
+    #[test]
     fn transposes_2x3_bytes() {
         // [[1,2,3],[4,5,6]] -> [[1,4],[2,5],[3,6]]
         let mut arena = [1u8, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0];
