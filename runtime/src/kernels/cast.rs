@@ -33,8 +33,7 @@ enum Value {
 }
 
 /// Bytes per element of type code `t`.
-fn size(t: usize) -> usize {
-    debug_assert!(t <= BOOL, "type code {t}");
+const fn size(t: usize) -> usize {
     match t {
         FLOAT32 | INT32 => 4,
         INT16 => 2,
@@ -72,13 +71,42 @@ fn write(t: usize, v: Value, b: &mut [u8]) {
 }
 
 /// Casts the `count` elements at `input` into `output`. The output must not overlap the input.
+///
+/// The pair of types is matched once per call, each pair its own loop with the reads and writes
+/// fixed: matched per element, the two switches cost more than the conversion (CAST of 24 elements
+/// took 1.5 to 3 times TFLM's reference kernel on the Cortex-M4). A cast to the same type is a copy (but
+/// BOOL's, which normalizes).
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn cast(arena: &mut [u8], input: usize, output: usize, p: &Cast) {
     let p = super::opaque(p);
     let (from, to) = (size(p.from), size(p.to));
     let (src, dst) = views::split(arena, input, p.count * from, output, p.count * to);
-    for (i, o) in src.chunks_exact(from).zip(dst.chunks_exact_mut(to)) {
-        write(p.to, read(p.from, i), o);
+    macro_rules! pairs {
+        ($($f:literal => $($t:literal)+;)+) => {
+            match (p.from, p.to) {
+                // BOOL to BOOL reads "not zero" (a byte other than 0 or 1 becomes 1).
+                (BOOL, BOOL) => each::<BOOL, BOOL>(src, dst),
+                (f, t) if f == t => dst.copy_from_slice(src),
+                $($(($f, $t) => each::<$f, $t>(src, dst),)+)+
+                _ => {}
+            }
+        };
+    }
+    pairs! {
+        0 => 1 2 3 4;
+        1 => 0 2 3 4;
+        2 => 0 1 3 4;
+        3 => 0 1 2 4;
+        4 => 0 1 2 3;
+    }
+}
+
+/// [`cast`]'s loop for one pair of type codes, `F` to `T`: after inlining, [`read`] and [`write`]
+/// are the one conversion, and the chunks have a constant length (no bounds checks).
+#[inline(always)]
+fn each<const F: usize, const T: usize>(src: &[u8], dst: &mut [u8]) {
+    for (i, o) in src.chunks_exact(size(F)).zip(dst.chunks_exact_mut(size(T))) {
+        write(T, read(F, i), o);
     }
 }
 

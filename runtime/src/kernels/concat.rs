@@ -7,6 +7,7 @@
 //! 1..=10 take one operand per tensor and call it: the generated code of the models that need no
 //! more keeps the form (and the measured size and speed) it had before the variadic form.
 
+use super::nn_common::views;
 use crate::Src;
 
 /// Constants of a concatenation: the output is `outer` rows, each the inputs' chunks in order.
@@ -19,8 +20,8 @@ pub struct Concat<'a> {
     pub chunk_bytes: &'a [usize],
 }
 
-/// Concatenates `inputs`, any number of them (PACK of more than 10), into `output`: writes the
-/// output in order, row by row, copying each input's chunk. An input that already lies where its
+/// Concatenates `inputs`, any number of them (PACK of more than 10), into `output`: each input in
+/// turn writes its chunk of every row of the output. An input that already lies where its
 /// chunk goes (a slice of a one-row output, which the plan lets its producer write in place) is
 /// not copied; otherwise the output must not overlap any input.
 #[cfg_attr(target_os = "none", inline(never))]
@@ -30,17 +31,51 @@ pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
         inputs.len() == p.chunk_bytes.len(),
         "one chunk size per input"
     );
-    let mut out = output;
-    for row in 0..p.outer {
-        for (src, &n) in inputs.iter().zip(p.chunk_bytes) {
-            let from = row * n;
-            match *src {
-                Src::Arena(offset) if offset + from == out => {}
-                Src::Arena(offset) => arena.copy_within(offset + from..offset + from + n, out),
-                Src::Bytes(bytes) => arena[out..out + n].copy_from_slice(&bytes[from..from + n]),
+    // Input by input, each input's chunks `row_bytes` apart in the output: the views are taken
+    // once per input, and each chunk is a short copy (most chunks are a few bytes: a `memmove`
+    // call each cost more than the copy).
+    let row_bytes: usize = p.chunk_bytes.iter().sum();
+    let total = p.outer * row_bytes;
+    if total == 0 {
+        return;
+    }
+    // The arena around the output: an input below it or above it is read from `low` or `high`,
+    // one split for all of them.
+    let (low, rest) = arena.split_at_mut(output);
+    let (dst, high) = rest.split_at_mut(total);
+    let mut col = 0;
+    for (src, &n) in inputs.iter().zip(p.chunk_bytes) {
+        let len = p.outer * n;
+        let from: Option<&[u8]> = match *src {
+            _ if n == 0 => None,
+            Src::Bytes(bytes) => Some(&bytes[..len]),
+            Src::Arena(offset) if offset + len <= output => Some(&low[offset..offset + len]),
+            Src::Arena(offset) if offset >= output + total => {
+                Some(&high[offset - output - total..][..len])
             }
-            out += n;
+            // Inside the output: only where its chunk goes, in a one-row output (the plan lets
+            // its producer write it in place); nothing to copy.
+            Src::Arena(offset) => {
+                assert!(
+                    p.outer == 1 && offset == output + col,
+                    "kernel input and output overlap"
+                );
+                None
+            }
+        };
+        if let Some(from) = from {
+            rows(from, &mut dst[col..], n, row_bytes);
         }
+        col += n;
+    }
+}
+
+/// Copies `from`'s chunks of `n` bytes to the starts of `to`'s rows of `row_bytes` (each at least
+/// `n` long: `to` starts at the chunk's column of the output's first row).
+#[inline(always)]
+fn rows(from: &[u8], to: &mut [u8], n: usize, row_bytes: usize) {
+    for (chunk, row) in from.chunks_exact(n).zip(to.chunks_mut(row_bytes)) {
+        views::copy_bytes(&mut row[..n], chunk);
     }
 }
 

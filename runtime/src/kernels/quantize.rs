@@ -193,13 +193,26 @@ pub fn requantize_s32_s16(arena: &mut [u8], input: usize, output: usize, p: &Req
     requantize_map::<i32, i16>(arena, (input, output), p, range, |v| v as i16);
 }
 
+/// `(double)scale * v` rounded to float32, as TFLM computes DEQUANTIZE. For `|v| <= 2^24` (every
+/// int8 and int16 input with a zero point of its type's range) the double product is exact (24
+/// bits of scale times at most 25 of `v`), so rounding it to float32 is the float32 product itself,
+/// correctly rounded: one FPU multiply, where the double one is a software routine on a
+/// single-precision FPU (DEQUANTIZE took 1.15 times TFLM's reference kernel on the Cortex-M4).
+#[inline(always)]
+fn dequantize_one(scale: f32, v: i32) -> f32 {
+    if v.unsigned_abs() <= 1 << 24 {
+        scale * v as f32
+    } else {
+        (f64::from(scale) * f64::from(v)) as f32
+    }
+}
+
 /// `(double)scale * (x - zero_point)`, rounded to float32 (as TFLM computes it, in double).
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn dequantize_s8_f32(arena: &mut [u8], input: usize, output: usize, p: &DequantizeS8F32) {
     let p = super::opaque(p);
-    let scale = p.scale as f64;
     map(arena, input, output, p.len, |x: i8| {
-        (scale * (x as i32 - p.zero_point) as f64) as f32
+        dequantize_one(p.scale, i32::from(x) - p.zero_point)
     });
 }
 
@@ -207,9 +220,8 @@ pub fn dequantize_s8_f32(arena: &mut [u8], input: usize, output: usize, p: &Dequ
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn dequantize_s16_f32(arena: &mut [u8], input: usize, output: usize, p: &DequantizeS16F32) {
     let p = super::opaque(p);
-    let scale = p.scale as f64;
     map(arena, input, output, p.len, |x: i16| {
-        (scale * (i32::from(x) - p.zero_point) as f64) as f32
+        dequantize_one(p.scale, i32::from(x) - p.zero_point)
     });
 }
 
@@ -220,9 +232,8 @@ pub type DequantizeU8F32 = DequantizeS8F32;
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn dequantize_u8_f32(arena: &mut [u8], input: usize, output: usize, p: &DequantizeU8F32) {
     let p = super::opaque(p);
-    let scale = p.scale as f64;
     map(arena, input, output, p.len, |x: u8| {
-        (scale * (i32::from(x) - p.zero_point) as f64) as f32
+        dequantize_one(p.scale, i32::from(x) - p.zero_point)
     });
 }
 
@@ -247,6 +258,48 @@ pub(crate) fn round_half_away(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The float32 product equals the double one rounded, scales from subnormal to near the
+    /// largest float, on int16's differences and the ends of the exact range.
+    #[test]
+    fn dequantize_in_single_precision_is_the_double_product_rounded() {
+        let scales = [
+            1e-40f32,
+            1.17e-38,
+            0.003_921_569,
+            0.1,
+            0.7,
+            1.0,
+            3.3,
+            1e20,
+            3.0e38,
+        ];
+        let mut vs: [i32; 12] = [
+            0, 1, -1, 127, -128, 255, 32_767, -32_768, 65_535, -65_535, 0, 0,
+        ];
+        vs[10] = 1 << 24;
+        vs[11] = -(1 << 24);
+        for &scale in &scales {
+            let mut v = -70_000;
+            while v <= 70_000 {
+                let want = (f64::from(scale) * f64::from(v)) as f32;
+                assert_eq!(
+                    dequantize_one(scale, v).to_bits(),
+                    want.to_bits(),
+                    "{scale} * {v}"
+                );
+                v += if cfg!(miri) { 997 } else { 7 };
+            }
+            for &v in &vs {
+                let want = (f64::from(scale) * f64::from(v)) as f32;
+                assert_eq!(
+                    dequantize_one(scale, v).to_bits(),
+                    want.to_bits(),
+                    "{scale} * {v}"
+                );
+            }
+        }
+    }
 
     /// int16 → int32 and int32 → int16 requantization against TFLM's `Requantize` formula, with
     /// saturation at int16's ends.

@@ -4,7 +4,6 @@
 //! time computes them once (TFLM recomputes them per pixel), so the kernels only walk tables.
 
 use super::nn_common::views;
-use crate::bytes::read_f32;
 
 /// Constants of RESIZE_NEAREST_NEIGHBOR.
 #[derive(Clone, Copy, Debug)]
@@ -110,7 +109,15 @@ pub fn resize_bilinear_f32(arena: &mut [u8], input: usize, output: usize, p: &Re
     let p = super::opaque(p);
     let out_len = p.batches * p.rows0.len() * p.cols0.len() * p.depth * 4;
     let (src, dst) = views::split(arena, input, p.batches * p.batch_len * 4, output, out_len);
-    let mut out = dst.chunks_exact_mut(4);
+    if out_len == 0 {
+        return;
+    }
+    // A pixel's `depth` elements sliced once (four slices per output pixel, not four range checks
+    // per element: those took 1.2 to 1.3 times TFLM's reference kernel on the Cortex-M4).
+    let d = p.depth * 4;
+    let pixel = |at: usize| &src[at * 4..at * 4 + d];
+    let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    let mut out = dst.chunks_exact_mut(d);
     for b in 0..p.batches {
         let base = b * p.batch_len;
         for y in 0..p.rows0.len() {
@@ -119,15 +126,17 @@ pub fn resize_bilinear_f32(arena: &mut [u8], input: usize, output: usize, p: &Re
             for x in 0..p.cols0.len() {
                 let (c0, c1) = (p.cols0[x], p.cols1[x]);
                 let (wx0, wx1) = (p.col_w0[x], p.col_w1[x]);
-                for c in 0..p.depth {
-                    let v00 = read_f32(src, r0 + c0 + c);
-                    let v10 = read_f32(src, r1 + c0 + c);
-                    let v01 = read_f32(src, r0 + c1 + c);
-                    let v11 = read_f32(src, r1 + c1 + c);
+                let Some(o) = out.next() else { return };
+                let (p00, p10) = (pixel(r0 + c0), pixel(r1 + c0));
+                let (p01, p11) = (pixel(r0 + c1), pixel(r1 + c1));
+                let four = p00
+                    .chunks_exact(4)
+                    .zip(p10.chunks_exact(4))
+                    .zip(p01.chunks_exact(4).zip(p11.chunks_exact(4)));
+                for (o, ((v00, v10), (v01, v11))) in o.chunks_exact_mut(4).zip(four) {
+                    let (v00, v10, v01, v11) = (f(v00), f(v10), f(v01), f(v11));
                     let v = v00 * wy0 * wx0 + v10 * wy1 * wx0 + v01 * wy0 * wx1 + v11 * wy1 * wx1;
-                    if let Some(o) = out.next() {
-                        o.copy_from_slice(&(v + 0.0).to_le_bytes());
-                    }
+                    o.copy_from_slice(&(v + 0.0).to_le_bytes());
                 }
             }
         }
@@ -235,7 +244,7 @@ mod tests {
             col_w1: &[0.0, 0.75, 0.0],
         };
         resize_bilinear_f32(&mut arena, 0, 8, &p);
-        let out: [f32; 3] = core::array::from_fn(|i| read_f32(&arena[8..], i));
+        let out: [f32; 3] = core::array::from_fn(|i| crate::bytes::read_f32(&arena[8..], i));
         assert_eq!(out, [1.0, 2.5, 3.0]);
     }
 }

@@ -5,7 +5,7 @@
 //! Generation time reduces the broadcast to a collapsed output shape with per-input element
 //! strides (0 along a broadcast dimension), as the binary element-wise kernels' broadcast.
 
-use super::elem::{load, next_index, store, Elem};
+use super::elem::{next_index, Elem};
 use super::MAX_RANK;
 use crate::Src;
 
@@ -37,7 +37,10 @@ pub fn select(arena: &mut [u8], condition: Src, x: Src, y: Src, output: usize, p
 }
 
 /// The select loop for elements of type `T`: rows along the last dimension, the bases of the
-/// three inputs computed once per row.
+/// three inputs computed once per row. Each input is resolved to its bytes once per call (the
+/// arena split around the output, which no input overlaps), not matched per element: three
+/// `Src` matches and their range checks per element took select_v2's SELECT_V2 to 1.3 to 1.5
+/// times TFLM's reference kernel on the Cortex-M4.
 #[inline(always)]
 fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p: &Select) {
     let rank = p.shape.len();
@@ -50,6 +53,12 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
     if p.shape.contains(&0) {
         return;
     }
+    let out_len = p.shape.iter().product::<usize>() * T::SIZE;
+    let (low, rest) = arena.split_at_mut(output);
+    let (out, high) = rest.split_at_mut(out_len);
+    let (low, high): (&[u8], &[u8]) = (low, high);
+    let bytes = |src| resolve(src, low, high, output + out_len);
+    let (cs, xs, ys) = (bytes(c), bytes(x), bytes(y));
     let (inner, step) = match rank {
         0 => (1, (0, 0, 0)),
         _ => (
@@ -63,7 +72,7 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
     };
     let outer = &p.shape[..rank.saturating_sub(1)];
     let mut index = [0usize; MAX_RANK];
-    let mut out = 0;
+    let mut rows = out.chunks_exact_mut(inner * T::SIZE);
     loop {
         let base = |strides: &[usize]| -> usize {
             index[..outer.len()]
@@ -77,17 +86,10 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
             base(p.x_strides),
             base(p.y_strides),
         );
-        for _ in 0..inner {
-            let mut flag = [0u8];
-            load(arena, c, ic, &mut flag);
-            let mut v = [T::default()];
-            if flag[0] != 0 {
-                load(arena, x, ix, &mut v);
-            } else {
-                load(arena, y, iy, &mut v);
-            }
-            store(arena, output, out, &v);
-            out += 1;
+        let Some(row) = rows.next() else { return };
+        for o in row.chunks_exact_mut(T::SIZE) {
+            let (from, at) = if cs[ic] != 0 { (xs, ix) } else { (ys, iy) };
+            T::read(&from[at * T::SIZE..(at + 1) * T::SIZE]).write(o);
             ic += step.0;
             ix += step.1;
             iy += step.2;
@@ -95,6 +97,18 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
         if !next_index(&mut index[..outer.len()], outer) {
             return;
         }
+    }
+}
+
+/// The bytes of an input from `low`, the arena below the output, or `high`, the arena from
+/// `high_start` (the output's end) on: an input below the output ends before it, one above starts
+/// after it (an overlap panics, as the views of the other kernels do).
+#[inline(always)]
+fn resolve<'a>(src: Src<'a>, low: &'a [u8], high: &'a [u8], high_start: usize) -> &'a [u8] {
+    match src {
+        Src::Bytes(b) => b,
+        Src::Arena(o) if o < low.len() => &low[o..],
+        Src::Arena(o) => &high[o - high_start..],
     }
 }
 

@@ -6,6 +6,7 @@
 //! in 1..=10 take one operand per tensor and call it: the generated code of the models that
 //! need no more keeps the form (and the measured size and speed) it had before the variadic form.
 
+use super::nn_common::views;
 use crate::Src;
 
 /// Constants of a split: the input is `outer` rows, each the outputs' chunks in order.
@@ -19,8 +20,8 @@ pub struct Split<'a> {
 }
 
 /// Splits `input` into `outputs`, any number of them (SPLIT, SPLIT_V and UNPACK into more than 10
-/// outputs): reads the input in order, row by row, copying each output's chunk. No output may
-/// overlap the input.
+/// outputs): each output in turn gets its chunk of every row of the input. No output may overlap
+/// the input.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
     let p = super::opaque(p);
@@ -28,18 +29,57 @@ pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
         outputs.len() == p.chunk_bytes.len(),
         "one chunk size per output"
     );
-    let mut from = 0;
-    for row in 0..p.outer {
-        for (&output, &n) in outputs.iter().zip(p.chunk_bytes) {
-            let to = output + row * n;
-            match input {
-                Src::Arena(offset) => {
-                    arena.copy_within(offset + from..offset + from + n, to);
+    // Output by output, each output's chunks `row_bytes` apart in the input: the views are taken
+    // once per output, and each chunk is a short copy (UNPACK's chunks are one element: a
+    // `memmove` call each cost more than the copy).
+    let row_bytes: usize = p.chunk_bytes.iter().sum();
+    let total = p.outer * row_bytes;
+    if total == 0 {
+        return;
+    }
+    let mut col = 0;
+    match input {
+        Src::Arena(offset) => {
+            // The arena around the input: every output lies wholly below it or wholly above it
+            // (slicing panics otherwise), so one split serves all of them.
+            let (low, rest) = arena.split_at_mut(offset);
+            let (src, high) = rest.split_at_mut(total);
+            for (&output, &n) in outputs.iter().zip(p.chunk_bytes) {
+                let len = p.outer * n;
+                let to = if output < offset {
+                    &mut low[output..output + len]
+                } else {
+                    &mut high[output - offset - total..][..len]
+                };
+                if p.outer == 1 {
+                    // One row (SPLIT along the first axis, UNPACK of a leading 1): consecutive
+                    // ranges, without the row loop's set-up.
+                    views::copy_bytes(to, &src[col..col + n]);
+                } else if n != 0 {
+                    rows(&src[col..], to, n, row_bytes);
                 }
-                Src::Bytes(bytes) => arena[to..to + n].copy_from_slice(&bytes[from..from + n]),
+                col += n;
             }
-            from += n;
         }
+        Src::Bytes(bytes) => {
+            for (&output, &n) in outputs.iter().zip(p.chunk_bytes) {
+                let len = p.outer * n;
+                if n != 0 {
+                    let to = &mut arena[output..output + len];
+                    rows(&bytes[col..total], to, n, row_bytes);
+                }
+                col += n;
+            }
+        }
+    }
+}
+
+/// Copies the starts, `n` bytes each, of `from`'s rows of `row_bytes` (each at least `n` long:
+/// `from` starts at the chunk's column of the input's first row) into `to`'s chunks of `n`.
+#[inline(always)]
+fn rows(from: &[u8], to: &mut [u8], n: usize, row_bytes: usize) {
+    for (row, chunk) in from.chunks(row_bytes).zip(to.chunks_exact_mut(n)) {
+        views::copy_bytes(chunk, &row[..n]);
     }
 }
 

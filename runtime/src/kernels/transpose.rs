@@ -27,6 +27,22 @@ pub struct Transpose<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn transpose(arena: &mut [u8], input: usize, output: usize, p: &Transpose) {
     let p = super::opaque(p);
+    if let ([count], [0]) = (p.shape, p.input_strides) {
+        // One element repeated (FILL; BROADCAST_TO of one element): stored without the walk's
+        // set-up, which cost more than a FILL of a few dozen elements.
+        let elem = p.elem_bytes;
+        let (src, dst) = views::split(arena, input, elem, output, count * elem);
+        if let [a, b, c, d] = *src {
+            for o in dst.chunks_exact_mut(4) {
+                o.copy_from_slice(&[a, b, c, d]);
+            }
+        } else if elem != 0 {
+            for o in dst.chunks_exact_mut(elem) {
+                o.copy_from_slice(src);
+            }
+        }
+        return;
+    }
     let mut steps = [0i32; super::MAX_RANK];
     for (s, &v) in steps.iter_mut().zip(p.input_strides) {
         *s = v as i32;
@@ -208,6 +224,32 @@ mod tests {
     extern crate std;
 
     use super::*;
+
+    #[test]
+    fn fills_one_element_repeated() {
+        // FILL's walk: shape [n], stride 0. Four-byte elements as words, others byte by byte.
+        let mut arena = [0u8; 4 + 12];
+        arena[..4].copy_from_slice(&1.5f32.to_le_bytes());
+        let p = Transpose {
+            elem_bytes: 4,
+            input_bytes: 4,
+            shape: &[3],
+            input_strides: &[0],
+        };
+        transpose(&mut arena, 0, 4, &p);
+        for k in 0..3 {
+            assert_eq!(crate::bytes::read_f32(&arena[4..], k), 1.5);
+        }
+        let mut arena = [7u8, 0, 0, 0, 0];
+        let p = Transpose {
+            elem_bytes: 1,
+            input_bytes: 1,
+            shape: &[4],
+            input_strides: &[0],
+        };
+        transpose(&mut arena, 0, 1, &p);
+        assert_eq!(arena, [7; 5]);
+    }
 
     #[test]
     fn transposes_2x3_bytes() {

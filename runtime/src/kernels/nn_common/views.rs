@@ -32,6 +32,34 @@ pub(crate) fn split(
     }
 }
 
+/// Byte runs shorter than this are copied a word at a time by [`copy_bytes`]: a `memcpy` call (or
+/// `copy_within`'s `memmove`) costs more on them.
+const SHORT_RUN: usize = 64;
+
+/// Copies `from` into `out`, of the same length: runs of [`SHORT_RUN`] bytes or more by
+/// `copy_from_slice` (a `memcpy` call), shorter ones by fixed four-byte copies (one load and one
+/// store each, unaligned ones included, which the Cortex-M3 and up and x86 allow) and then the odd
+/// bytes. The many short rows of PACK, UNPACK and CONCATENATION cost a call each otherwise.
+#[inline(always)]
+pub(crate) fn copy_bytes(out: &mut [u8], from: &[u8]) {
+    if out.len() >= SHORT_RUN {
+        out.copy_from_slice(from);
+    } else if out.len() < 4 {
+        for (o, &b) in out.iter_mut().zip(from) {
+            *o = b;
+        }
+    } else {
+        let mut to = out.chunks_exact_mut(4);
+        let mut words = from.chunks_exact(4);
+        for (o, w) in (&mut to).zip(&mut words) {
+            o.copy_from_slice(w);
+        }
+        for (o, &b) in to.into_remainder().iter_mut().zip(words.remainder()) {
+            *o = b;
+        }
+    }
+}
+
 /// Whether the `in_len` bytes at `input` and the `out_len` bytes at `output` overlap (both
 /// non-empty): a streaming kernel (see [`Stream`]) then takes its overlap-tolerant path, forwards
 /// when the output starts below the input, in reverse when above (only a reversible kernel's plan
