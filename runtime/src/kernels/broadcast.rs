@@ -104,19 +104,19 @@ fn walk_rows(
     };
     let rank = shape.len();
     assert!(rank <= MAX_RANK && a_strides.len() == rank && b_strides.len() == rank);
-    if shape.contains(&0) {
-        return;
+    // Once per call, in one rolled loop: the output's elements and one past the last element
+    // each input is read at.
+    let (mut total, mut a_last, mut b_last) = (1usize, 1usize, 1usize);
+    for ((&n, &sa), &sb) in shape.iter().zip(a_strides).zip(b_strides) {
+        super::keep_rolled();
+        if n == 0 {
+            return;
+        }
+        total *= n;
+        a_last += (n - 1) * sa;
+        b_last += (n - 1) * sb;
     }
-    let total: usize = shape.iter().product();
-    let in_len = |strides: &[usize]| {
-        // One past the last element the input is read at.
-        1 + shape
-            .iter()
-            .zip(strides)
-            .map(|(n, s)| (n - 1) * s)
-            .sum::<usize>()
-    };
-    let (a_len, b_len) = (in_len(a_strides) * size, in_len(b_strides) * b_size);
+    let (a_len, b_len) = (a_last * size, b_last * b_size);
     let shapes = (shape, a_strides, b_strides);
     let sizes = (size, b_size);
     if let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total * size) {
@@ -125,7 +125,7 @@ fn walk_rows(
         arena,
         (a, b, output),
         shapes,
-        (sizes, (a_len, b_len)),
+        (sizes, (a_len, b_len), total),
         second_may_be_output,
         op,
     ) {
@@ -142,11 +142,11 @@ fn in_place(
     arena: &mut [u8],
     (a, b, output): (Src, Src, usize),
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    ((size, b_size), (a_len, b_len)): ((usize, usize), (usize, usize)),
+    ((size, b_size), (a_len, b_len), total): ((usize, usize), (usize, usize), usize),
     second_may_be_output: bool,
     op: &RowOp,
 ) -> bool {
-    let out_len = shape.iter().product::<usize>() * size;
+    let out_len = total * size;
     let is_output = |src: Src, strides: &[usize], len: usize| {
         matches!(src, Src::Arena(offset) if offset == output)
             && len == out_len
@@ -175,6 +175,7 @@ fn in_place(
 fn contiguous(shape: &[usize], strides: &[usize]) -> bool {
     let mut expected = 1;
     for (&n, &stride) in shape.iter().zip(strides).rev() {
+        super::keep_rolled();
         if n != 1 && stride != expected {
             return false;
         }
