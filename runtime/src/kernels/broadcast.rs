@@ -265,23 +265,24 @@ fn rows_in_place(
 #[cfg_attr(target_os = "none", inline(never))]
 fn row_start(index: &[usize], strides: &[usize]) -> usize {
     // At most MAX_RANK terms (`take`).
-    index
-        .iter()
-        .zip(strides)
-        .take(MAX_RANK)
-        .map(|(i, s)| i * s)
-        .sum()
+    let mut sum = 0;
+    for (i, s) in index.iter().zip(strides).take(MAX_RANK) {
+        super::keep_rolled();
+        sum += i * s;
+    }
+    sum
 }
 
 /// [`row_start`] of both inputs in one loop, inlined: [`direct`]'s rows, where the calls cost
 /// short rows (per-channel broadcasting) measurably more instructions.
 #[inline(always)]
 fn row_starts(index: &[usize], (a, b): (&[usize], &[usize])) -> (usize, usize) {
-    index
-        .iter()
-        .zip(a.iter().zip(b))
-        .take(MAX_RANK)
-        .fold((0, 0), |(pa, pb), (i, (sa, sb))| (pa + i * sa, pb + i * sb))
+    let (mut pa, mut pb) = (0, 0);
+    for (i, (sa, sb)) in index.iter().zip(a.iter().zip(b)).take(MAX_RANK) {
+        super::keep_rolled();
+        (pa, pb) = (pa + i * sa, pb + i * sb);
+    }
+    (pa, pb)
 }
 
 /// The input and output byte slices when neither arena input overlaps the output (the usual case);
@@ -376,6 +377,7 @@ fn row_op<T: Elem, U: Elem, O: Elem>(
             // Every element the same: computed once, then copied along the run.
             f(T::read(xs), U::read(ys)).write(&mut out[..O::SIZE]);
             for at in (O::SIZE..out.len()).step_by(O::SIZE) {
+                super::keep_rolled();
                 out.copy_within(0..O::SIZE, at);
             }
         }

@@ -231,6 +231,8 @@ pub(crate) fn next_index(index: &mut [usize], shape: &[usize]) -> bool {
     // The dimensions both slices have (callers pass equal lengths): no bounds checks in the loop.
     let shape = &shape[..shape.len().min(index.len())];
     for d in (0..shape.len()).rev() {
+        // Once per row, and most rows advance the last index alone.
+        super::keep_rolled();
         index[d] += 1;
         if index[d] < shape[d] {
             return true;
