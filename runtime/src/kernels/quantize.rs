@@ -199,6 +199,8 @@ pub fn dequantize_s8_f32(arena: &mut [u8], input: usize, output: usize, p: &Dequ
     let p = super::opaque(p);
     let scale = p.scale as f64;
     map(arena, input, output, p.len, |x: i8| {
+        // Software double arithmetic (two calls) per element: unrolled, only more flash.
+        super::keep_rolled();
         (scale * (x as i32 - p.zero_point) as f64) as f32
     });
 }
@@ -209,6 +211,8 @@ pub fn dequantize_s16_f32(arena: &mut [u8], input: usize, output: usize, p: &Deq
     let p = super::opaque(p);
     let scale = p.scale as f64;
     map(arena, input, output, p.len, |x: i16| {
+        // Software double arithmetic (two calls) per element: unrolled, only more flash.
+        super::keep_rolled();
         (scale * (i32::from(x) - p.zero_point) as f64) as f32
     });
 }
@@ -222,6 +226,8 @@ pub fn dequantize_u8_f32(arena: &mut [u8], input: usize, output: usize, p: &Dequ
     let p = super::opaque(p);
     let scale = p.scale as f64;
     map(arena, input, output, p.len, |x: u8| {
+        // Software double arithmetic (two calls) per element: unrolled, only more flash.
+        super::keep_rolled();
         (scale * (i32::from(x) - p.zero_point) as f64) as f32
     });
 }
