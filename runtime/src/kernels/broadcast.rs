@@ -13,7 +13,7 @@
 //! overlapping) stage it through stack buffers of [`STAGE`] bytes, in functions of their own, so
 //! that the kernel's frame does not hold them.
 
-use super::elem::{copy_run, next_index, Elem, CHUNK};
+use super::elem::{copy_run, next_row_index, Elem, CHUNK};
 use super::MAX_RANK;
 use crate::Src;
 
@@ -235,7 +235,7 @@ fn rows_in_place(
                 } else {
                     op(row, other, (staged, false));
                 }
-                next_index(&mut index[..rank - 1], outer);
+                next_row_index(&mut index[..rank - 1], outer);
             }
         }
     } else {
@@ -252,7 +252,7 @@ fn rows_in_place(
                     op(chunk, other, (staged, false));
                 }
             }
-            next_index(&mut index[..rank - 1], outer);
+            next_row_index(&mut index[..rank - 1], outer);
         }
     }
 }
@@ -342,7 +342,7 @@ fn direct(
             (&a[a_pos * size..(a_pos + a_run) * size], a_step == 0),
             (&b[b_pos * b_size..(b_pos + b_run) * b_size], b_step == 0),
         );
-        next_index(&mut index[..rank - 1], outer);
+        next_row_index(&mut index[..rank - 1], outer);
     }
 }
 
@@ -421,7 +421,7 @@ fn staged(
             done += n;
         }
         out_pos += inner;
-        if !next_index(&mut index[..rank - 1], outer) {
+        if !next_row_index(&mut index[..rank - 1], outer) {
             break;
         }
     }
@@ -476,7 +476,7 @@ mod tests {
         for _ in 0..total {
             let at = |s: &[usize]| index.iter().zip(s).map(|(i, s)| i * s).sum::<usize>();
             out.push(f(a[at(strides.0)], b[at(strides.1)]));
-            next_index(&mut index, shape);
+            next_row_index(&mut index, shape);
         }
         out
     }
