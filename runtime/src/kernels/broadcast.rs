@@ -13,7 +13,7 @@
 //! overlapping) stage it through stack buffers of [`STAGE`] bytes, in functions of their own, so
 //! that the kernel's frame does not hold them.
 
-use super::elem::{copy_run, next_index, Elem, CHUNK};
+use super::elem::{copy_run, next_row_index, Elem, CHUNK};
 use super::MAX_RANK;
 use crate::Src;
 
@@ -104,19 +104,19 @@ fn walk_rows(
     };
     let rank = shape.len();
     assert!(rank <= MAX_RANK && a_strides.len() == rank && b_strides.len() == rank);
-    if shape.contains(&0) {
-        return;
+    // Once per call, in one rolled loop: the output's elements and one past the last element
+    // each input is read at.
+    let (mut total, mut a_last, mut b_last) = (1usize, 1usize, 1usize);
+    for ((&n, &sa), &sb) in shape.iter().zip(a_strides).zip(b_strides) {
+        super::keep_rolled();
+        if n == 0 {
+            return;
+        }
+        total *= n;
+        a_last += (n - 1) * sa;
+        b_last += (n - 1) * sb;
     }
-    let total: usize = shape.iter().product();
-    let in_len = |strides: &[usize]| {
-        // One past the last element the input is read at.
-        1 + shape
-            .iter()
-            .zip(strides)
-            .map(|(n, s)| (n - 1) * s)
-            .sum::<usize>()
-    };
-    let (a_len, b_len) = (in_len(a_strides) * size, in_len(b_strides) * b_size);
+    let (a_len, b_len) = (a_last * size, b_last * b_size);
     let shapes = (shape, a_strides, b_strides);
     let sizes = (size, b_size);
     if let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total * size) {
@@ -125,7 +125,7 @@ fn walk_rows(
         arena,
         (a, b, output),
         shapes,
-        (sizes, (a_len, b_len)),
+        (sizes, (a_len, b_len), total),
         second_may_be_output,
         op,
     ) {
@@ -142,11 +142,11 @@ fn in_place(
     arena: &mut [u8],
     (a, b, output): (Src, Src, usize),
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    ((size, b_size), (a_len, b_len)): ((usize, usize), (usize, usize)),
+    ((size, b_size), (a_len, b_len), total): ((usize, usize), (usize, usize), usize),
     second_may_be_output: bool,
     op: &RowOp,
 ) -> bool {
-    let out_len = shape.iter().product::<usize>() * size;
+    let out_len = total * size;
     let is_output = |src: Src, strides: &[usize], len: usize| {
         matches!(src, Src::Arena(offset) if offset == output)
             && len == out_len
@@ -175,6 +175,7 @@ fn in_place(
 fn contiguous(shape: &[usize], strides: &[usize]) -> bool {
     let mut expected = 1;
     for (&n, &stride) in shape.iter().zip(strides).rev() {
+        super::keep_rolled();
         if n != 1 && stride != expected {
             return false;
         }
@@ -234,7 +235,7 @@ fn rows_in_place(
                 } else {
                     op(row, other, (staged, false));
                 }
-                next_index(&mut index[..rank - 1], outer);
+                next_row_index(&mut index[..rank - 1], outer);
             }
         }
     } else {
@@ -251,7 +252,7 @@ fn rows_in_place(
                     op(chunk, other, (staged, false));
                 }
             }
-            next_index(&mut index[..rank - 1], outer);
+            next_row_index(&mut index[..rank - 1], outer);
         }
     }
 }
@@ -264,23 +265,24 @@ fn rows_in_place(
 #[cfg_attr(target_os = "none", inline(never))]
 fn row_start(index: &[usize], strides: &[usize]) -> usize {
     // At most MAX_RANK terms (`take`).
-    index
-        .iter()
-        .zip(strides)
-        .take(MAX_RANK)
-        .map(|(i, s)| i * s)
-        .sum()
+    let mut sum = 0;
+    for (i, s) in index.iter().zip(strides).take(MAX_RANK) {
+        super::keep_rolled();
+        sum += i * s;
+    }
+    sum
 }
 
 /// [`row_start`] of both inputs in one loop, inlined: [`direct`]'s rows, where the calls cost
 /// short rows (per-channel broadcasting) measurably more instructions.
 #[inline(always)]
 fn row_starts(index: &[usize], (a, b): (&[usize], &[usize])) -> (usize, usize) {
-    index
-        .iter()
-        .zip(a.iter().zip(b))
-        .take(MAX_RANK)
-        .fold((0, 0), |(pa, pb), (i, (sa, sb))| (pa + i * sa, pb + i * sb))
+    let (mut pa, mut pb) = (0, 0);
+    for (i, (sa, sb)) in index.iter().zip(a.iter().zip(b)).take(MAX_RANK) {
+        super::keep_rolled();
+        (pa, pb) = (pa + i * sa, pb + i * sb);
+    }
+    (pa, pb)
 }
 
 /// The input and output byte slices when neither arena input overlaps the output (the usual case);
@@ -340,7 +342,7 @@ fn direct(
             (&a[a_pos * size..(a_pos + a_run) * size], a_step == 0),
             (&b[b_pos * b_size..(b_pos + b_run) * b_size], b_step == 0),
         );
-        next_index(&mut index[..rank - 1], outer);
+        next_row_index(&mut index[..rank - 1], outer);
     }
 }
 
@@ -375,6 +377,7 @@ fn row_op<T: Elem, U: Elem, O: Elem>(
             // Every element the same: computed once, then copied along the run.
             f(T::read(xs), U::read(ys)).write(&mut out[..O::SIZE]);
             for at in (O::SIZE..out.len()).step_by(O::SIZE) {
+                super::keep_rolled();
                 out.copy_within(0..O::SIZE, at);
             }
         }
@@ -418,7 +421,7 @@ fn staged(
             done += n;
         }
         out_pos += inner;
-        if !next_index(&mut index[..rank - 1], outer) {
+        if !next_row_index(&mut index[..rank - 1], outer) {
             break;
         }
     }
@@ -473,7 +476,7 @@ mod tests {
         for _ in 0..total {
             let at = |s: &[usize]| index.iter().zip(s).map(|(i, s)| i * s).sum::<usize>();
             out.push(f(a[at(strides.0)], b[at(strides.1)]));
-            next_index(&mut index, shape);
+            next_row_index(&mut index, shape);
         }
         out
     }

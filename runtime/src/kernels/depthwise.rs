@@ -294,6 +294,7 @@ macro_rules! depthwise_s8 {
         let mut tap_offsets = [[0usize; 2]; MAX_TAPS];
         if tabulated {
             for (k, o) in tap_offsets[..taps].iter_mut().enumerate() {
+                super::keep_rolled();
                 let (ky, kx) = (k / p.filter_w, k % p.filter_w);
                 let input = (ky * p.dilation_h * p.input_w + kx * p.dilation_w) * p.input_c;
                 *o = [input, k * p.output_c];

@@ -239,3 +239,22 @@ pub(crate) fn next_index(index: &mut [usize], shape: &[usize]) -> bool {
     }
     false
 }
+
+/// [`next_index`] with its loop kept rolled ([`keep_rolled`](super::keep_rolled)), for loops
+/// that advance the index once per row (the broadcast paths), where the compiler's four-fold
+/// unrolling of it was only flash; the walks that advance it per element (the reductions) keep
+/// the unrolled one, measurably faster there (36 ticks of mobilenet_pruned's MEAN on the M4).
+#[inline(always)]
+pub(crate) fn next_row_index(index: &mut [usize], shape: &[usize]) -> bool {
+    let shape = &shape[..shape.len().min(index.len())];
+    for d in (0..shape.len()).rev() {
+        // Most rows advance the last index alone.
+        super::keep_rolled();
+        index[d] += 1;
+        if index[d] < shape[d] {
+            return true;
+        }
+        index[d] = 0;
+    }
+    false
+}

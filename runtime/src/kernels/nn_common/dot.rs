@@ -696,11 +696,15 @@ pub(crate) struct TapTable<'a> {
 impl<'a> TapTable<'a> {
     /// The table of `taps`: `[input offset, filter offset]` each.
     pub(crate) fn new(taps: &'a [[usize; 2]]) -> Self {
-        let max = |i: usize| taps.iter().map(|t| t[i]).max().unwrap_or(0);
+        let (mut max_input, mut max_filter) = (0, 0);
+        for &[input, filter] in taps {
+            max_input = max_input.max(input);
+            max_filter = max_filter.max(filter);
+        }
         TapTable {
             taps,
-            max_input: max(0),
-            max_filter: max(1),
+            max_input,
+            max_filter,
         }
     }
 }

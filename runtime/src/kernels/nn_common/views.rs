@@ -284,12 +284,12 @@ impl Stream {
                 let to = if self.pointwise {
                     bound
                 } else {
-                    (p0..p1)
-                        .map(|q| self.max_read(q))
-                        .max()
-                        .unwrap_or(0)
-                        .max(from)
-                        .min(in_len)
+                    let mut highest = from;
+                    for q in p0..p1 {
+                        crate::kernels::keep_rolled();
+                        highest = highest.max(self.max_read(q));
+                    }
+                    highest.min(in_len)
                 };
                 (p0, p1, from, to)
             }
@@ -331,11 +331,12 @@ impl Stream {
     /// The lowest [`min_read`](Self::min_read) of pixels `p0..p1`, at most the input's length.
     fn lowest_read(&self, p0: usize, p1: usize) -> usize {
         let in_len = self.batches * self.input_h * self.input_w * self.input_c;
-        (p0..p1)
-            .map(|q| self.min_read(q))
-            .min()
-            .unwrap_or(0)
-            .min(in_len)
+        let mut lowest = if p0 < p1 { in_len } else { 0 };
+        for q in p0..p1 {
+            crate::kernels::keep_rolled();
+            lowest = lowest.min(self.min_read(q));
+        }
+        lowest
     }
 
     /// The start of pixel `q`'s first input row (its window's first row clamped to the image):
