@@ -106,7 +106,14 @@ impl Gen<'_, '_> {
                         (false, _) => Some(shape[d as usize]),
                     })
                     .collect();
-                let a = self.constant(TensorSpec::int32(&[axes.len() as i32]).constant_i32(&axes));
+                let mut a =
+                    self.constant(TensorSpec::int32(&[axes.len() as i32]).constant_i32(&axes));
+                // Now and then the axes are a graph input of any values (TFLM's REDUCE_ALL
+                // reads them per call): reduce_dyn's all kind in Rust and C.
+                if self.chance(20) {
+                    a = self.m.tensor(TensorSpec::int32(&[axes.len() as i32]));
+                    self.m.inputs.push(a);
+                }
                 let out = self.m.tensor(TensorSpec::new(TensorType::BOOL, &out_shape));
                 self.m
                     .op(op, Options::Reducer { keep_dims }, &[flag.index, a], &[out]);

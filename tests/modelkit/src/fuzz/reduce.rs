@@ -35,7 +35,14 @@ fn reduce(g: &mut Gen<'_, '_>, op: B) {
             false => Some(d),
         })
         .collect();
-    let a = g.constant(TensorSpec::int32(&[axes.len() as i32]).constant_i32(&axes));
+    let mut a = g.constant(TensorSpec::int32(&[axes.len() as i32]).constant_i32(&axes));
+    // Now and then the axes are a graph input of any values (TFLM's reductions read them per
+    // call), so that parity's random models run reduce_dyn in Rust and C, its initial values
+    // and zeros where TFLM fails included.
+    if g.chance(20) {
+        a = g.m.tensor(TensorSpec::int32(&[axes.len() as i32]));
+        g.m.inputs.push(a);
+    }
     // TFLM's int8 REDUCE_MAX and REDUCE_MIN take the input's quantization only.
     let out_t = if matches!(op, B::REDUCE_MAX | B::REDUCE_MIN) {
         g.same_quant(v, &out)
@@ -55,7 +62,13 @@ fn cumsum(g: &mut Gen<'_, '_>, op: B) {
     let rank = shape.len() as i32;
     let a = g.int(0, (rank - 1).max(0));
     let axis = if g.chance(30) { a - rank } else { a };
-    let a = g.constant(TensorSpec::int32(&[1]).constant_i32(&[axis]));
+    let mut a = g.constant(TensorSpec::int32(&[1]).constant_i32(&[axis]));
+    // Now and then the axis is a graph input of any value (TFLM's CUMSUM reads it per call):
+    // cumsum_dyn in Rust and C, zeros where TFLM fails included.
+    if g.chance(20) {
+        a = g.m.tensor(TensorSpec::int32(&[1]));
+        g.m.inputs.push(a);
+    }
     let options = Options::Cumsum {
         exclusive: g.chance(50),
         reverse: g.chance(50),
