@@ -167,6 +167,7 @@ impl<'a> G<'a> {
                 t.constant_i32(values)
             })
         };
+        self.run_time_controls = true;
         let raw = self.input(dtype, shape, None, 1.0);
         let (low_t, high_t) = (bound(self, low), bound(self, high));
         let floored = self.act(dtype, shape, None);

@@ -285,6 +285,11 @@ struct G<'a> {
     positions: Vec<(usize, i32)>,
     /// Draw scales where f32 and f64 multipliers differ most.
     tricky: bool,
+    /// A control tensor (begin, size, block, margins, …) is computed at run time, clamped to
+    /// values for which TFLM writes every element of the drawn output shape: a mutated output
+    /// shape would leave elements TFLM never writes (arena garbage there, zeros in tinyaot), a
+    /// result no model can rely on, so the mutation changes something else.
+    run_time_controls: bool,
 }
 
 const ACTIVATIONS: &[Activation] = &[
@@ -341,6 +346,7 @@ impl<'a> G<'a> {
             ranges: Vec::new(),
             positions: Vec::new(),
             tricky: false,
+            run_time_controls: false,
         }
     }
 
@@ -646,7 +652,7 @@ impl<'a> G<'a> {
                     "MUTATED nothing".to_string()
                 }
             }
-            2 => {
+            2 if !self.run_time_controls => {
                 let Some(&out) = self.m.outputs.first() else {
                     return;
                 };
