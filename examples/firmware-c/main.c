@@ -176,7 +176,9 @@ int main(void)
         uint64_t start, end;
         size_t stack, i, j;
         int ok = 1;
-        for (i = 0; i < NET_NUM_INPUTS; ++i) {
+        /* `!=`: for a model of no inputs (outputs computed from constants) `i < 0` is a
+           type-limits warning. */
+        for (i = 0; i != NET_NUM_INPUTS; ++i) {
             uint8_t *slot = (uint8_t *)net_input((int)i);
             size_t n = net_input_bytes((int)i);
             if (slot == NULL || n != c->input_bytes[i]) {

@@ -95,7 +95,12 @@ pub fn c_header(cases: &[Case], origin: &Path) -> String {
                 }
                 out.push_str("};\n");
             }
+            // A model of no inputs (its outputs computed from constants) has empty lists: C has
+            // no empty initializer, so they hold one unused null entry.
             let list = |f: &dyn Fn(usize, &Tensor) -> String| {
+                if blobs.is_empty() {
+                    return "0".to_string();
+                }
                 blobs
                     .iter()
                     .enumerate()
