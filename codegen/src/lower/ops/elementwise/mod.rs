@@ -263,10 +263,12 @@ pub(in crate::lower::ops) fn mixed_broadcast_operands(
 /// the types left to the caller.
 fn operands_as(ctx: &OpContext, other: OtherShape) -> Result<(Broadcast, Vec<Operand>)> {
     let (a, b, out) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    // The shapes first: an output the broadcast does not give is refused on its grounds even
+    // where both inputs are constant (the folder leaves such an operator to lowering).
+    let bc = broadcast_as(&a.shape, &b.shape, &out.shape, other).map_err(|e| e.into_error(ctx))?;
     if a.is_constant() && b.is_constant() && !ctx.constant_in_arena_ok() {
         return Err(ctx.unsupported("both inputs are constant; fold the op offline"));
     }
-    let bc = broadcast_as(&a.shape, &b.shape, &out.shape, other).map_err(|e| e.into_error(ctx))?;
     let operands = vec![
         Operand::Src(ctx.input_index(0)?),
         Operand::Src(ctx.input_index(1)?),
