@@ -9,6 +9,7 @@
 //! that `tinyaot plan` works on every model TFLM can run.
 
 mod buffer;
+mod control;
 mod dtype;
 // Read by the loader (the state a signal operator keeps) and by the custom operators' lowerings.
 pub(crate) mod flexbuffer;
@@ -156,6 +157,16 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     // EMBEDDING_LOOKUP).
     prepared::apply(subgraph, &mut tensors, &operators, limits)?;
     empty_constants(&mut tensors, &operators, &inputs);
+    // After the passes that find an operator's options in subgraph 0 by its index: an IF's
+    // branches (inlined here) keep their own subgraph's indices.
+    let control = control::Model {
+        model,
+        buffers: &buffers,
+        limits,
+    };
+    control::inline(&control, &mut tensors, &mut operators, &mut constant_bytes)?;
+    limits.check_tensors(tensors.len())?;
+    limits.check_operators(operators.len())?;
 
     let graph = Graph {
         tensors,
@@ -166,6 +177,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         description: text(model.description_bytes()),
         folded: Vec::new(),
         source: Some(subgraph),
+        subgraphs: subgraphs.into_iter().flatten().collect(),
     };
     graph::check(&graph)?;
     Ok(graph)
