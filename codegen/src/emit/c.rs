@@ -689,14 +689,15 @@ impl Emitter<'_, '_> {
                 let copy = |from: usize| -> Result<String> {
                     let (from, to) = (self.tensor_bytes(from)?, self.tensor_bytes(*output)?);
                     Ok(match from == to {
-                        true => String::new(),
-                        false => format!(" {p}_copy_copy({from}, {to}, {bytes}u); "),
+                        true => "/* the branch's output is the IF's */".to_string(),
+                        false => format!("{p}_copy_copy({from}, {to}, {bytes}u);"),
                     })
                 };
+                // A selection always runs (outside any branch's block): one level of indent.
                 (
                     format!("operator {label}: {name} (the output of the branch that ran)"),
                     format!(
-                        "if ({}) {{{}}} else {{{}}}",
+                        "if ({}) {{\n        {}\n    }} else {{\n        {}\n    }}",
                         self.condition(*cond, true)?,
                         copy(*then)?,
                         copy(*otherwise)?

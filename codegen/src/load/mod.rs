@@ -51,7 +51,7 @@ const SCHEMA_VERSION: u32 = 3;
 ///   writes, a zero-size or over-deep shape; see [`graph`]);
 /// - [`Error::Subgraphs`] when the model has no subgraph;
 /// - [`Error::Unsupported`] for resource variables used otherwise than streaming models use them,
-///   and for control flow (see the `resource` module);
+///   and for control flow other than IF (see the `resource` and `control` modules);
 /// - [`Error::UnsupportedDtype`], [`Error::DynamicShape`], [`Error::Overflow`] and
 ///   [`Error::IndexOutOfRange`] for the tensor and index problems they name.
 pub fn load(bytes: &[u8]) -> Result<Graph<'_>> {
@@ -75,7 +75,8 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         });
     }
     // Subgraph 0 is the model (TFLM invokes it); others run only through its operators: the
-    // resource pass below evaluates CALL_ONCE's init subgraphs and refuses other control flow.
+    // resource pass below evaluates CALL_ONCE's init subgraphs and refuses control flow other
+    // than IF, whose branches the control pass inlines.
     let subgraphs = model.subgraphs();
     let count = subgraphs.map_or(0, |s| s.len());
     let Some(subgraph) = subgraphs.and_then(|s| s.iter().next()) else {
