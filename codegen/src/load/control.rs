@@ -15,6 +15,10 @@
 //! until the selections, after the else branch), and a step of a branch reads the condition
 //! ([`Operator::reads`]), which therefore stays live across both.
 //!
+//! A constant condition inlines the branch it selects alone, unguarded, its outputs copied into
+//! the IF's: the other branch is checked against the IF as below, but its operators are not
+//! lowered (TFLM's Prepare prepares every subgraph, so it would check them too).
+//!
 //! Refused as TFLM refuses (its Prepare, or its Eval on every invocation): no condition, a
 //! condition that is not one BOOL, a branch index past the subgraphs, a then branch whose input
 //! or output count is not the IF's, an else branch whose input count or (nonzero) output count
