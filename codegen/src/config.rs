@@ -989,7 +989,8 @@ fn lower_and_plan<'m>(
 
 /// Plans `graph` with its lowered `calls` (their scratch memory and, with overlaps, their access
 /// contracts; `None`: a graph that does not lower, planned without them) in the file's order,
-/// and, when `planning.reorder` and [`crate::plan::memory_order`] finds an order with a lower
+/// and, when `planning.reorder` (and the graph has no inlined IF) and
+/// [`crate::plan::memory_order`] finds an order with a lower
 /// liveness peak, in that order too: the reordered graph, calls and plan are returned when its
 /// RAM besides the state (the arena and the memory regions) is smaller, the file's otherwise.
 fn plan_in_order<'m>(
@@ -1004,7 +1005,12 @@ fn plan_in_order<'m>(
         None => crate::plan::plan_graph(graph),
     };
     let plan = plan_of(&graph, &calls)?;
-    let order = if planning.reorder {
+    // A model with an inlined IF keeps the file's order (branches inlined at the IF's place):
+    // each branch stays one block of `if … else …` in the generated code, and the plan report's
+    // branch spans stay whole. (Any order the reordering finds would be correct: a branch's
+    // steps read its condition, so they stay after it.)
+    let branched = graph.operators.iter().any(|op| op.branch.is_some());
+    let order = if planning.reorder && !branched {
         crate::plan::memory_order(&graph)
     } else {
         None

@@ -121,7 +121,7 @@ impl Features {
 pub fn kernel_of(call: &Call) -> (&'static str, &'static str) {
     match &call.kind {
         CallKind::Kernel(k) => (k.module, k.function),
-        CallKind::Alias { .. } => ("alias", "copy"),
+        CallKind::Alias { .. } | CallKind::Select { .. } => ("alias", "copy"),
         CallKind::Nothing => ("none", "none"),
     }
 }

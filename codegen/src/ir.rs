@@ -354,6 +354,36 @@ pub enum Options {
     },
     /// SVDF.
     Svdf(SvdfOptions),
+    /// One step of an IF the loader inlined (`load/control.rs`).
+    If(IfStep),
+}
+
+/// What an operator of kind IF does after the loader inlined its branches: it never runs a
+/// subgraph, it moves bytes between the IF's tensors and those of its branches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IfStep {
+    /// Copies an IF input (input 0) into a branch subgraph's input (output 0), as TFLM's
+    /// `CopyOpInputsToSubgraphInputs` does; runs with its branch ([`Operator::branch`]).
+    Copy,
+    /// Writes an IF output (output 0): the then branch's output (input 1) when the condition
+    /// (input 0) holds, else the else branch's (input 2), as TFLM's
+    /// `CopySubgraphOutputsToOpOutputs` copies the branch it ran.
+    Select,
+}
+
+/// The branch of an inlined IF an operator belongs to: it runs only when the IF's condition is
+/// `taken` (true for the then branch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Branch {
+    /// The IF's condition tensor (a BOOL of one element): read at each of the branch's steps.
+    pub cond: usize,
+    /// The condition's value for which the operator runs.
+    pub taken: bool,
+    /// The subgraph of the model the operator comes from (its [`Operator::source_index`] is its
+    /// index there).
+    pub subgraph: usize,
+    /// The IF operator's index in subgraph 0.
+    pub caller: usize,
 }
 
 /// One operator of the graph, in execution order.
@@ -375,12 +405,51 @@ pub struct Operator {
     /// operator hooks call it. Equal to its position in [`Graph::operators`] unless the operators
     /// run in another order than the file's ([`crate::plan::memory_order`]).
     pub source_index: usize,
+    /// The branch of an inlined IF the operator runs in; `None` for an operator that always runs.
+    pub branch: Option<Branch>,
 }
 
 impl Operator {
     /// The input at `i`, if present.
     pub fn input(&self, i: usize) -> Option<usize> {
         self.inputs.get(i).copied().flatten()
+    }
+
+    /// Every tensor the operator's step reads: its present inputs, and the condition of the
+    /// branch it runs in (tested at its step, so it must stay live until then).
+    pub fn reads(&self) -> impl Iterator<Item = usize> + '_ {
+        self.inputs
+            .iter()
+            .flatten()
+            .copied()
+            .chain(self.branch.map(|b| b.cond))
+    }
+
+    /// The operator's name as messages give it after its index: `CONV_2D`, or for an operator of
+    /// an IF's branch `ADD of subgraph 2 (the then branch of operator #3 IF)`, its index being
+    /// that subgraph's.
+    pub fn display_name(&self) -> String {
+        match self.branch {
+            Some(b) if self.kind != OpKind::Builtin(OpCode::IF) => format!(
+                "{} of subgraph {} (the {} branch of operator #{} IF)",
+                self.kind.name(),
+                b.subgraph,
+                if b.taken { "then" } else { "else" },
+                b.caller
+            ),
+            _ => self.kind.name(),
+        }
+    }
+
+    /// The operator's name in generated identifiers (parameter statics): its index, and for an
+    /// operator of a branch also its subgraph (`2_1`), so that no two collide.
+    pub fn ident(&self) -> String {
+        match self.branch {
+            Some(b) if self.kind != OpKind::Builtin(OpCode::IF) => {
+                format!("{}_{}", b.subgraph, self.source_index)
+            }
+            _ => self.source_index.to_string(),
+        }
     }
 }
 
@@ -416,4 +485,7 @@ pub struct Graph<'m> {
     /// builtin options that [`Options`] does not decode (see `OpContext::tflite_operator`).
     /// `None` for graphs built by hand in tests.
     pub source: Option<tinyaot_schema::tflite::SubGraph<'m>>,
+    /// Every subgraph of the `.tflite`, by index, from which lowering reads the options of an
+    /// inlined branch's operators ([`Branch::subgraph`]). Empty for graphs built by hand.
+    pub subgraphs: Vec<tinyaot_schema::tflite::SubGraph<'m>>,
 }

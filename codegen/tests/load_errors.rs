@@ -701,7 +701,11 @@ fn variable_tensors() {
 
 /// The graph without its link to the file it came from (which differs between two files).
 fn detached(g: Graph<'_>) -> Graph<'_> {
-    Graph { source: None, ..g }
+    Graph {
+        source: None,
+        subgraphs: Vec::new(),
+        ..g
+    }
 }
 
 #[test]

@@ -301,7 +301,11 @@ fn mobilenet_v2() {
 
 /// The graph without its link to the file it came from (which differs between two files).
 fn detached(g: Graph<'_>) -> Graph<'_> {
-    Graph { source: None, ..g }
+    Graph {
+        source: None,
+        subgraphs: Vec::new(),
+        ..g
+    }
 }
 
 #[test]

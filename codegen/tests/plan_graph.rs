@@ -47,6 +47,7 @@ fn op(code: OpCode, inputs: &[usize], outputs: &[usize]) -> Operator {
         intermediates: vec![],
         // Numbered in `graph`, from the operator's position.
         source_index: 0,
+        branch: None,
     }
 }
 
@@ -67,6 +68,7 @@ fn graph(
         inputs: inputs.to_vec(),
         outputs: outputs.to_vec(),
         offline_offsets: None,
+        subgraphs: Vec::new(),
         description: String::new(),
         folded: Vec::new(),
         source: None,

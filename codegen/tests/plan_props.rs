@@ -285,6 +285,7 @@ fn build(spec: &GraphSpec) -> Graph<'static> {
             outputs: vec![out],
             intermediates: vec![],
             source_index: operators.len(),
+            branch: None,
         });
     }
     // A tensor nothing touches.
@@ -300,6 +301,7 @@ fn build(spec: &GraphSpec) -> Graph<'static> {
         inputs: vec![0],
         outputs,
         offline_offsets: None,
+        subgraphs: Vec::new(),
         description: String::new(),
         folded: Vec::new(),
         source: None,

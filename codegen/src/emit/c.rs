@@ -170,9 +170,32 @@ pub(super) fn sources_in<'m>(
     };
     let mut constants = BTreeSet::new();
     let mut params = String::new();
-    let mut steps = Vec::new();
+    let mut each = Vec::new();
     for call in calls {
-        steps.push(emitter.step(call, &mut params, &mut constants)?);
+        each.push(emitter.step(call, &mut params, &mut constants)?);
+    }
+    // The steps of an IF's branches run under its condition, indented inside its block: a run of
+    // the then branch's steps followed by a run of the else branch's is one `if … else …`.
+    let mut steps = Vec::new();
+    for run in super::branch_runs(graph, calls) {
+        let Some((cond, taken)) = run.guard else {
+            steps.extend(each[run.steps].iter().cloned());
+            continue;
+        };
+        let mut block: Vec<Value> = each[run.steps.clone()].to_vec();
+        block[0]["open"] = format!("    if ({}) {{", emitter.condition(cond, taken)?).into();
+        if let Some(otherwise) = run.otherwise.clone() {
+            let first = block.len();
+            block.extend(each[otherwise].iter().cloned());
+            block[first]["open"] = "    } else {".into();
+        }
+        if let Some(last) = block.last_mut() {
+            last["close"] = "    }".into();
+        }
+        for step in &mut block {
+            step["pad"] = "    ".into();
+        }
+        steps.extend(block);
     }
     let (inputs, outputs) = emitter.io(&mut constants)?;
 
@@ -255,6 +278,17 @@ fn used_kernels(
             CallKind::Nothing => {}
             CallKind::Alias { input, output } => {
                 if layout.place(*input)? != layout.place(*output)? {
+                    used.entry("copy").or_default().insert("copy");
+                }
+            }
+            CallKind::Select {
+                then,
+                otherwise,
+                output,
+                ..
+            } => {
+                let to = layout.place(*output)?;
+                if layout.place(*then)? != to || layout.place(*otherwise)? != to {
                     used.entry("copy").or_default().insert("copy");
                 }
             }
@@ -543,6 +577,9 @@ fn step_value(index: usize, name: String, comment: String, code: String) -> Valu
         ("name", name.into()),
         ("comment", comment.into()),
         ("code", code.into()),
+        ("pad", "".into()),
+        ("open", "".into()),
+        ("close", "".into()),
     ])
 }
 
@@ -612,10 +649,11 @@ impl Emitter<'_, '_> {
         constants: &mut BTreeSet<usize>,
     ) -> Result<Value> {
         let op = &self.graph.operators[call.op];
-        let name = op.kind.name();
-        // Comments and hooks name the operator as the model does (its position may differ).
+        // Comments and hooks name the operator as the model does (its position may differ; an
+        // operator of an IF's branch by its index in its subgraph, which the comment names).
         let label = op.source_index;
         let p = self.prefix;
+        let name = op.display_name();
         let (comment, code) = match &call.kind {
             CallKind::Alias { input, output } => {
                 let from = self.tensor_bytes(*input)?;
@@ -641,8 +679,51 @@ impl Emitter<'_, '_> {
                 format!("operator {label}: {name} (done at generation time)"),
                 String::new(),
             ),
+            CallKind::Select {
+                cond,
+                then,
+                otherwise,
+                output,
+            } => {
+                let bytes = self.graph.tensors[*output].bytes;
+                let copy = |from: usize| -> Result<String> {
+                    let (from, to) = (self.tensor_bytes(from)?, self.tensor_bytes(*output)?);
+                    Ok(match from == to {
+                        true => "/* the branch's output is the IF's */".to_string(),
+                        false => format!("{p}_copy_copy({from}, {to}, {bytes}u);"),
+                    })
+                };
+                // A selection always runs (outside any branch's block): one level of indent.
+                (
+                    format!("operator {label}: {name} (the output of the branch that ran)"),
+                    format!(
+                        "if ({}) {{\n        {}\n    }} else {{\n        {}\n    }}",
+                        self.condition(*cond, true)?,
+                        copy(*then)?,
+                        copy(*otherwise)?
+                    ),
+                )
+            }
         };
-        Ok(step_value(label, name, comment, code))
+        Ok(step_value(label, op.kind.name(), comment, code))
+    }
+
+    /// The test that an IF's condition, the BOOL tensor `cond`, is `taken`: its byte is nonzero
+    /// for true (TFLM reads `cond->data.b[0]`).
+    fn condition(&self, cond: usize, taken: bool) -> Result<String> {
+        let place = self.layout.place(cond)?;
+        let buffer = match place
+            .memory_region
+            .and_then(|k| self.layout.memory_regions.get(k))
+        {
+            Some(used) => format!("{}_region_{}", self.prefix, used.region.name),
+            None => {
+                self.arena_used.set(true);
+                self.arena_name.to_string()
+            }
+        };
+        let test = if taken { "!=" } else { "==" };
+        Ok(format!("{buffer}.bytes[{}] {test} 0", place.offset))
     }
 
     fn kernel_step(
@@ -653,7 +734,8 @@ impl Emitter<'_, '_> {
         constants: &mut BTreeSet<usize>,
     ) -> Result<String> {
         let p = self.prefix;
-        let label = self.graph.operators[op].source_index;
+        // Names of statics: an operator of an IF's branch also by its subgraph (`2_1`).
+        let label = self.graph.operators[op].ident();
         let mut args = Vec::new();
         let mut scratch_slot = 0;
         for (i, operand) in kernel.operands.iter().enumerate() {

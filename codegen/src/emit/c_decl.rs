@@ -328,6 +328,7 @@ mod tests {
             inputs: Vec::new(),
             outputs: Vec::new(),
             offline_offsets: None,
+            subgraphs: Vec::new(),
             description: String::new(),
             folded: Vec::new(),
             source: None,

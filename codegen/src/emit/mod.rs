@@ -349,3 +349,52 @@ fn state_init(graph: &Graph, plan: &crate::plan::MemoryPlan) -> Vec<(usize, Stat
     runs.sort_by_key(|r| r.0);
     runs
 }
+
+/// A run of consecutive steps of `invoke` under one guard: the steps of one branch of an inlined
+/// IF ([`crate::ir::Operator::branch`]), or steps that always run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BranchRun {
+    /// The condition tensor and the value for which [`steps`](Self::steps) run; `None`: always.
+    pub guard: Option<(usize, bool)>,
+    /// The calls of the run (positions in the call list).
+    pub steps: std::ops::Range<usize>,
+    /// For a then branch's run followed at once by the same IF's else branch's: that run's calls,
+    /// the `else` of one `if`.
+    pub otherwise: Option<std::ops::Range<usize>>,
+}
+
+/// The calls in runs of one guard, in order: what both backends wrap in `if`/`else` blocks.
+pub(crate) fn branch_runs(graph: &Graph, calls: &[crate::lower::Call]) -> Vec<BranchRun> {
+    let guard = |i: usize| {
+        graph.operators[calls[i].op]
+            .branch
+            .map(|b| (b.cond, b.taken))
+    };
+    // The end of the run of `guard(start)` from `start`.
+    let end = |start: usize| {
+        let key = guard(start);
+        (start..calls.len())
+            .find(|&i| guard(i) != key)
+            .unwrap_or(calls.len())
+    };
+    let mut runs = Vec::new();
+    let mut start = 0;
+    while start < calls.len() {
+        let stop = end(start);
+        let mut run = BranchRun {
+            guard: guard(start),
+            steps: start..stop,
+            otherwise: None,
+        };
+        start = stop;
+        if let Some((cond, true)) = run.guard {
+            if start < calls.len() && guard(start) == Some((cond, false)) {
+                let stop = end(start);
+                run.otherwise = Some(start..stop);
+                start = stop;
+            }
+        }
+        runs.push(run);
+    }
+    runs
+}

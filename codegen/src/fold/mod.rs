@@ -126,7 +126,8 @@ fn fold_one(graph: &Graph<'_>, index: usize) -> Result<Option<Outputs>> {
             Ok(Some(vec![(output, data.to_vec())]))
         }
         CallKind::Kernel(call) => run(graph, index, &call).map(Some),
-        CallKind::Nothing => Ok(None),
+        // An IF's selection reads its branches' outputs, which the branches write at run time.
+        CallKind::Nothing | CallKind::Select { .. } => Ok(None),
     }
 }
 

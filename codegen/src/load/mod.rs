@@ -9,6 +9,7 @@
 //! that `tinyaot plan` works on every model TFLM can run.
 
 mod buffer;
+mod control;
 mod dtype;
 // Read by the loader (the state a signal operator keeps) and by the custom operators' lowerings.
 pub(crate) mod flexbuffer;
@@ -50,7 +51,7 @@ const SCHEMA_VERSION: u32 = 3;
 ///   writes, a zero-size or over-deep shape; see [`graph`]);
 /// - [`Error::Subgraphs`] when the model has no subgraph;
 /// - [`Error::Unsupported`] for resource variables used otherwise than streaming models use them,
-///   and for control flow (see the `resource` module);
+///   and for control flow other than IF (see the `resource` and `control` modules);
 /// - [`Error::UnsupportedDtype`], [`Error::DynamicShape`], [`Error::Overflow`] and
 ///   [`Error::IndexOutOfRange`] for the tensor and index problems they name.
 pub fn load(bytes: &[u8]) -> Result<Graph<'_>> {
@@ -74,7 +75,8 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         });
     }
     // Subgraph 0 is the model (TFLM invokes it); others run only through its operators: the
-    // resource pass below evaluates CALL_ONCE's init subgraphs and refuses other control flow.
+    // resource pass below evaluates CALL_ONCE's init subgraphs and refuses control flow other
+    // than IF, whose branches the control pass inlines.
     let subgraphs = model.subgraphs();
     let count = subgraphs.map_or(0, |s| s.len());
     let Some(subgraph) = subgraphs.and_then(|s| s.iter().next()) else {
@@ -156,6 +158,16 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
     // EMBEDDING_LOOKUP).
     prepared::apply(subgraph, &mut tensors, &operators, limits)?;
     empty_constants(&mut tensors, &operators, &inputs);
+    // After the passes that find an operator's options in subgraph 0 by its index: an IF's
+    // branches (inlined here) keep their own subgraph's indices.
+    let control = control::Model {
+        model,
+        buffers: &buffers,
+        limits,
+    };
+    control::inline(&control, &mut tensors, &mut operators, &mut constant_bytes)?;
+    limits.check_tensors(tensors.len())?;
+    limits.check_operators(operators.len())?;
 
     let graph = Graph {
         tensors,
@@ -166,6 +178,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         description: text(model.description_bytes()),
         folded: Vec::new(),
         source: Some(subgraph),
+        subgraphs: subgraphs.into_iter().flatten().collect(),
     };
     graph::check(&graph)?;
     Ok(graph)

@@ -54,6 +54,7 @@ pub(super) fn operator(
         outputs,
         intermediates,
         source_index: index,
+        branch: None,
     })
 }
 

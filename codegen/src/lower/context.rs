@@ -102,7 +102,7 @@ impl<'g, 'm> OpContext<'g, 'm> {
     /// An [`Error::UnsupportedOpUse`] for this operator.
     pub fn unsupported(&self, reason: impl Into<String>) -> Error {
         Error::UnsupportedOpUse {
-            op: self.op().kind.name(),
+            op: self.op().display_name(),
             index: self.index(),
             reason: reason.into(),
         }
@@ -115,7 +115,7 @@ impl<'g, 'm> OpContext<'g, 'm> {
             detail: format!(
                 "operator #{} {}: {}",
                 self.index(),
-                self.op().kind.name(),
+                self.op().display_name(),
                 detail.into()
             ),
         }
@@ -172,7 +172,7 @@ impl<'g, 'm> OpContext<'g, 'm> {
             detail: format!(
                 "operator #{} {}: {}",
                 self.index(),
-                self.op().kind.name(),
+                self.op().display_name(),
                 reason.into()
             ),
             grounds,
@@ -454,8 +454,11 @@ impl<'g, 'm> OpContext<'g, 'm> {
     /// `ctx.tflite_operator()?.builtin_options_as_svdfoptions()`, with no change to the loader.
     /// The FlatBuffer was verified when the graph was loaded, so its accessors do not panic.
     pub fn tflite_operator(&self) -> Result<tinyaot_schema::tflite::Operator<'m>> {
-        self.graph
-            .source
+        let source = match self.op().branch {
+            Some(branch) => self.graph.subgraphs.get(branch.subgraph).copied(),
+            None => self.graph.source,
+        };
+        source
             .and_then(|subgraph| subgraph.operators())
             .filter(|operators| self.index() < operators.len())
             .map(|operators| operators.get(self.index()))

@@ -51,6 +51,18 @@ pub enum CallKind {
     /// Nothing happens at run time: the operator's effect was compiled away (VAR_HANDLE, whose
     /// variable is a tensor of the IR; CALL_ONCE, whose init subgraph the loader evaluated).
     Nothing,
+    /// An inlined IF's output ([`IfStep::Select`](crate::ir::IfStep::Select)): the emitter copies
+    /// `then` to `output` when the byte of `cond` is nonzero, else `otherwise`.
+    Select {
+        /// The IF's condition tensor (BOOL, one element).
+        cond: usize,
+        /// The then branch's output tensor.
+        then: usize,
+        /// The else branch's output tensor.
+        otherwise: usize,
+        /// The IF's output tensor.
+        output: usize,
+    },
 }
 
 /// A kernel call with everything constant.
@@ -112,7 +124,7 @@ impl Call {
     pub fn scratch(&self) -> impl Iterator<Item = usize> + '_ {
         let operands = match &self.kind {
             CallKind::Kernel(k) => k.operands.as_slice(),
-            CallKind::Alias { .. } | CallKind::Nothing => &[],
+            CallKind::Alias { .. } | CallKind::Nothing | CallKind::Select { .. } => &[],
         };
         operands.iter().filter_map(|o| match o {
             Operand::Scratch(bytes) => Some(*bytes),
@@ -425,7 +437,7 @@ fn check_listed(ctx: &OpContext, types: &types::Types) -> Result<()> {
 /// The error for an operator no lowering handles.
 pub(crate) fn unsupported_op(ctx: &OpContext) -> Error {
     Error::UnsupportedOp {
-        op: ctx.op().kind.name(),
+        op: ctx.op().display_name(),
         index: ctx.index(),
         supported: supported_ops(),
     }

@@ -514,8 +514,8 @@ fn live_steps(graph: &Graph) -> Vec<Option<(usize, usize)>> {
         for &t in op.outputs.iter().chain(&op.intermediates) {
             uses.push((t, i + 1, true));
         }
-        for t in op.inputs.iter().flatten() {
-            uses.push((*t, i + 1, false));
+        for t in op.reads() {
+            uses.push((t, i + 1, false));
         }
     }
     uses.sort_unstable();

@@ -49,7 +49,7 @@ pub(super) fn lifetimes(graph: &Graph) -> Result<Vec<Option<Steps>>> {
             touch(&mut first, t, step, true);
             touch(&mut last, t, step, false);
         }
-        for t in op.inputs.iter().flatten().copied() {
+        for t in op.reads() {
             let Some(tensor) = graph.tensors.get(t) else {
                 continue;
             };

@@ -113,13 +113,7 @@ impl Dependencies {
         let mut intermediates = Vec::with_capacity(graph.operators.len());
         let is_input: BTreeSet<usize> = graph.inputs.iter().copied().collect();
         for (i, op) in graph.operators.iter().enumerate() {
-            let read: BTreeSet<usize> = op
-                .inputs
-                .iter()
-                .flatten()
-                .copied()
-                .filter(|&t| activation(t))
-                .collect();
+            let read: BTreeSet<usize> = op.reads().filter(|&t| activation(t)).collect();
             for &t in &read {
                 readers[t].push(i);
             }
@@ -329,6 +323,7 @@ mod tests {
             outputs: outputs.to_vec(),
             intermediates: vec![],
             source_index,
+            branch: None,
         }
     }
 
@@ -349,6 +344,7 @@ mod tests {
             inputs: vec![x],
             outputs: vec![y],
             offline_offsets: None,
+            subgraphs: Vec::new(),
             description: String::new(),
             folded: Vec::new(),
             source: None,
@@ -427,6 +423,7 @@ mod tests {
                 operators,
                 inputs: vec![0],
                 offline_offsets: None,
+                subgraphs: Vec::new(),
                 description: String::new(),
                 folded: Vec::new(),
                 source: None,

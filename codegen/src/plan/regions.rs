@@ -210,6 +210,13 @@ fn choose(
                 (offsets, scratch || state)
             }
             CallKind::Alias { input, output } => (vec![*input, *output], false),
+            // The condition is read through its own buffer's binding, wherever it is.
+            CallKind::Select {
+                then,
+                otherwise,
+                output,
+                ..
+            } => (vec![*then, *otherwise, *output], false),
             CallKind::Nothing => (Vec::new(), false),
         };
         for w in offsets.windows(2) {

@@ -71,7 +71,53 @@ impl Emitter<'_, '_> {
             }
             CallKind::Kernel(kernel) => self.kernel_step(call.op, kernel, statics, constants),
             CallKind::Nothing => Ok(quote! { {} }),
+            CallKind::Select {
+                cond,
+                then,
+                otherwise,
+                output,
+            } => {
+                let test = self.condition(*cond, true)?;
+                let then = self.copy(call.op, *then, *output)?;
+                let otherwise = self.copy(call.op, *otherwise, *output)?;
+                Ok(quote! {
+                    if #test {
+                        #then
+                    } else {
+                        #otherwise
+                    }
+                })
+            }
         }
+    }
+
+    /// The test that an IF's condition, the BOOL tensor `cond`, is `taken`: its byte is nonzero
+    /// for true (TFLM reads `cond->data.b[0]`).
+    pub(super) fn condition(&self, cond: usize, taken: bool) -> Result<TokenStream> {
+        let place = self.layout.place(cond)?;
+        let buffer = self.binding(place.memory_region);
+        let offset = lit(place.offset);
+        Ok(match taken {
+            true => quote! { #buffer[#offset] != 0 },
+            false => quote! { #buffer[#offset] == 0 },
+        })
+    }
+
+    /// The copy of tensor `from` to `to` (of the same size, in one buffer) for operator `op`.
+    fn copy(&self, op: usize, from: usize, to: usize) -> Result<TokenStream> {
+        let (from, to_place) = (self.layout.place(from)?, self.layout.place(to)?);
+        if from == to_place {
+            return Ok(quote! {});
+        }
+        if from.memory_region != to_place.memory_region {
+            return Err(Error::Internal {
+                detail: format!("operator #{op}: a copy between memory regions"),
+            });
+        }
+        let buffer = self.binding(to_place.memory_region);
+        let (from, target) = (lit(from.offset), lit(to_place.offset));
+        let bytes = lit(self.graph.tensors[to].bytes);
+        Ok(quote! { rt::kernels::copy::copy(#buffer, #from, #target, #bytes); })
     }
 
     fn kernel_step(
@@ -118,8 +164,9 @@ impl Emitter<'_, '_> {
         }
         if let Some(params) = &kernel.params {
             let ty = format_ident!("{}", params.type_name);
-            let label = self.graph.operators[op].source_index;
-            let name = format_ident!("P{}", label);
+            let operator = &self.graph.operators[op];
+            let label = operator.source_index;
+            let name = format_ident!("P{}", operator.ident());
             let mut fields = Vec::new();
             for (field, value) in &params.fields {
                 let value = self.value(value, constants, (label, field))?;

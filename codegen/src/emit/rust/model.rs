@@ -77,17 +77,43 @@ pub(super) fn model_code(
 
     let mut constants = BTreeSet::new();
     let mut statics = Vec::new();
-    let mut steps = Vec::new();
+    let mut each = Vec::new();
     for call in calls {
         let op = &graph.operators[call.op];
         let name = op.kind.name();
-        // Comments and hooks name the operator as the model does (its position may differ).
-        let comment = format!("{STEP_MARK}operator {}: {name}", op.source_index);
+        // Comments and hooks name the operator as the model does (its position may differ; an
+        // operator of an IF's branch by its index in its subgraph, which the comment names).
+        let comment = format!(
+            "{STEP_MARK}operator {}: {}",
+            op.source_index,
+            op.display_name()
+        );
         let index = lit(op.source_index);
-        steps.push(quote! { #[doc = #comment] });
-        steps.push(quote! { hook.before(#index, #name); });
-        steps.push(emitter.step(call, &mut statics, &mut constants)?);
-        steps.push(quote! { hook.after(#index, #name); });
+        let step = emitter.step(call, &mut statics, &mut constants)?;
+        each.push(quote! {
+            #[doc = #comment]
+            hook.before(#index, #name);
+            #step
+            hook.after(#index, #name);
+        });
+    }
+    // The steps of an IF's branches run under its condition: a run of the then branch's steps,
+    // followed by a run of the else branch's, is one `if … else …`.
+    let mut steps = Vec::new();
+    for run in crate::emit::branch_runs(graph, calls) {
+        let body = &each[run.steps.clone()];
+        let Some((cond, taken)) = run.guard else {
+            steps.extend(body.iter().cloned());
+            continue;
+        };
+        let test = emitter.condition(cond, taken)?;
+        steps.push(match run.otherwise.clone() {
+            Some(otherwise) => {
+                let otherwise = &each[otherwise];
+                quote! { if #test { #(#body)* } else { #(#otherwise)* } }
+            }
+            None => quote! { if #test { #(#body)* } },
+        });
     }
     if calls.is_empty() {
         steps.push(quote! { let _ = hook; });

@@ -42,6 +42,7 @@ mod broadcast_args;
 mod cast;
 mod comparison;
 mod concat;
+mod control;
 mod conv;
 mod cumsum;
 mod depthwise;
@@ -124,6 +125,7 @@ macro_rules! families {
                 transpose_conv,
             ],
             aliases: [
+                control,
                 reshape,
                 resource,
                 shape,
@@ -200,6 +202,9 @@ pub(crate) enum Lowering {
     Alias(fn(&OpContext) -> Result<()>),
     /// Nothing at run time ([`CallKind::Nothing`]): the function only validates.
     Nothing(fn(&OpContext) -> Result<()>),
+    /// A step the function builds itself from tensors alone (an inlined IF's copies and
+    /// selections): no kernel module, no parameters.
+    Step(fn(&OpContext) -> Result<CallKind>),
 }
 
 /// A family's kernel call, usually less the module: that is the family's name, which the registry
@@ -338,6 +343,7 @@ pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result
             check(ctx)?;
             Ok(CallKind::Nothing)
         }
+        Lowering::Step(lower) => lower(ctx),
     }
 }
 
@@ -622,7 +628,12 @@ mod tests {
                     let alias = family
                         .ops
                         .iter()
-                        .all(|e| matches!(e.lower, Lowering::Alias(_) | Lowering::Nothing(_)));
+                        .all(|e| {
+                            matches!(
+                                e.lower,
+                                Lowering::Alias(_) | Lowering::Nothing(_) | Lowering::Step(_)
+                            )
+                        });
                     assert_eq!(kernels.contains(&family.name), !alias, "{}", family.name);
                 }
             };

@@ -14,12 +14,67 @@ pub const OFFLINE_PLAN_IGNORED: &str = "the model's OfflineMemoryAllocation meta
 /// ([`crate::plan::memory_order`]): both reports list it, since their operator numbers are
 /// positions in execution order.
 pub(super) fn reordering(graph: &crate::ir::Graph) -> Option<Vec<usize>> {
-    let order: Vec<usize> = graph.operators.iter().map(|op| op.source_index).collect();
+    // An inlined IF's steps and its branches' operators all stand for the IF (its index, once:
+    // [`branches`] lists them).
+    let mut order: Vec<usize> = graph
+        .operators
+        .iter()
+        .map(|op| op.branch.map_or(op.source_index, |b| b.caller))
+        .collect();
+    order.dedup();
     order
         .iter()
         .enumerate()
         .any(|(position, &index)| position != index)
         .then_some(order)
+}
+
+/// Each inlined IF (`load/control.rs`) as `#3 IF: then subgraph 2 at operators 4..=7, else
+/// subgraph 1 at operators 9..=12, its outputs at 13`: where its branches' operators run, as
+/// positions in execution order (those the reports' operator numbers count).
+pub(super) fn branches(graph: &crate::ir::Graph) -> Vec<String> {
+    use crate::ir::{IfStep, Options};
+    use std::collections::BTreeMap;
+    // Per IF: (then subgraph and positions, else subgraph and positions, selection positions).
+    type Steps = (
+        Option<(usize, Vec<usize>)>,
+        Option<(usize, Vec<usize>)>,
+        Vec<usize>,
+    );
+    let mut ifs: BTreeMap<usize, Steps> = BTreeMap::new();
+    for (position, op) in graph.operators.iter().enumerate() {
+        if let Some(b) = op.branch {
+            let entry = ifs.entry(b.caller).or_default();
+            let side = if b.taken { &mut entry.0 } else { &mut entry.1 };
+            side.get_or_insert_with(|| (b.subgraph, Vec::new()))
+                .1
+                .push(position);
+        } else if op.options == Options::If(IfStep::Select) {
+            ifs.entry(op.source_index).or_default().2.push(position);
+        }
+    }
+    let span = |positions: &[usize]| match (positions.first(), positions.last()) {
+        (Some(first), Some(last)) if first == last => format!("{first}"),
+        (Some(first), Some(last)) => format!("{first}..={last}"),
+        _ => "-".to_string(),
+    };
+    ifs.into_iter()
+        .map(|(caller, (then, otherwise, selects))| {
+            let mut parts = Vec::new();
+            for (which, side) in [("then", then), ("else", otherwise)] {
+                if let Some((subgraph, positions)) = side {
+                    parts.push(format!(
+                        "{which} subgraph {subgraph} at operators {}",
+                        span(&positions)
+                    ));
+                }
+            }
+            if !selects.is_empty() {
+                parts.push(format!("its outputs at {}", span(&selects)));
+            }
+            format!("#{caller} IF: {}", parts.join(", "))
+        })
+        .collect()
 }
 
 /// Whether `order` ([`reordering`]) runs operators in another order than the file's, rather

@@ -163,6 +163,13 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
             folded.join(", ")
         );
     }
+    for branch in super::facts::branches(graph) {
+        let _ = writeln!(
+            out,
+            "branches:     {branch} (each branch's operators run only when the condition \
+             selects it)"
+        );
+    }
     if let Some(order) = super::facts::reordering(graph) {
         let why = if super::facts::is_reordered(&order) {
             "reordered: fewer bytes alive at once"

@@ -39,16 +39,38 @@ pub(super) fn structure(cases: &mut Vec<Case>) {
         Load,
         "0 subgraphs",
     );
-    // Several subgraphs: subgraph 0 is compiled, others only run as CALL_ONCE's init subgraph
-    // (evaluated at generation time); every other way into a subgraph is refused.
+    // Several subgraphs: subgraph 0 is compiled, others only run as an IF's branches (inlined
+    // under its condition) or as CALL_ONCE's init subgraph (evaluated at generation time); every
+    // other way into a subgraph is refused. TFLM's IfPrepare checks the condition first.
     s.refused(
         "two_subgraphs_if",
         with(conv8(Activation::NONE), |m| {
             m.subgraphs = 2;
             m.op(B::IF, Options::None, &[], &[]);
         }),
-        Load,
-        "IF runs other subgraphs",
+        Invalid,
+        "IF: it has no inputs",
+    );
+    s.refused(
+        "if_condition_not_bool",
+        with(conv8(Activation::NONE), |m| {
+            m.subgraphs = 2;
+            m.op(B::IF, Options::None, &[0], &[]);
+        }),
+        Invalid,
+        "it must be one BOOL",
+    );
+    // Without IfOptions both branch indices are 0: subgraph 0 would run itself without end.
+    s.refused(
+        "if_branch_subgraph_zero",
+        with(conv8(Activation::NONE), |m| {
+            m.subgraphs = 2;
+            let cond = m.tensor(TensorSpec::new(TensorType::BOOL, &[1]));
+            m.inputs.push(cond);
+            m.op(B::IF, Options::None, &[cond], &[]);
+        }),
+        Invalid,
+        "then_subgraph_index is 0",
     );
     s.refused(
         "while_without_subgraphs",
