@@ -67,9 +67,12 @@ pub(crate) fn binary_flat<T: Elem>(
     shape: &[usize],
     f: impl Fn(T, T) -> T,
 ) {
-    flat_runs(arena, srcs, (elements(shape), T::SIZE), &|out, xs, ys| {
-        both_vary(out, xs, ys, &f)
-    });
+    flat_runs(
+        arena,
+        srcs,
+        (super::elements(shape), T::SIZE),
+        &|out, xs, ys| both_vary(out, xs, ys, &f),
+    );
 }
 
 /// `out[i] = f(x[i], y[i])`: [`binary_flat`]'s element loop, kept rolled and not inlined on bare
@@ -92,17 +95,6 @@ fn both_vary<T: Elem, U: Elem, O: Elem, F: Fn(T, U) -> O>(
         super::keep_rolled();
         f(T::read(x), U::read(y)).write(o);
     }
-}
-
-/// The elements of `shape`, in a rolled loop.
-#[inline(always)]
-fn elements(shape: &[usize]) -> usize {
-    let mut n = 1usize;
-    for &d in shape {
-        super::keep_rolled();
-        n *= d;
-    }
-    n
 }
 
 /// A run's computation in [`binary_flat`]: `op(out, x, y)`, all three equally long.
