@@ -1860,6 +1860,76 @@ fn elementwise_sub_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Res
     Ok(())
 }
 
+/// `elementwise::add_s8_flat`.
+fn elementwise_add_s8_flat<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::AddS8 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_s8_flat(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::sub_s8_flat`.
+fn elementwise_sub_s8_flat<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::SubS8 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::sub_s8_flat(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `elementwise::add_s16`.
 fn elementwise_add_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -1915,6 +1985,76 @@ fn elementwise_sub_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
         act_max: call.scalar::<i32>("act_max")?,
     };
     tinyaot_runtime::kernels::elementwise::sub_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::add_s16_flat`.
+fn elementwise_add_s16_flat<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::AddS16 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_s16_flat(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::sub_s16_flat`.
+fn elementwise_sub_s16_flat<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::SubS16 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::sub_s16_flat(
         arena,
         call.src(0)?,
         call.src(1)?,
@@ -2400,6 +2540,81 @@ fn elementwise_mul_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `elementwise::add_f32_flat`.
+fn elementwise_add_f32_flat<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryF32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::add_f32_flat(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::sub_f32_flat`.
+fn elementwise_sub_f32_flat<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryF32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::sub_f32_flat(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::mul_f32_flat`.
+fn elementwise_mul_f32_flat<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::BinaryF32 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::mul_f32_flat(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `elementwise::floor_div_f32`.
 fn elementwise_floor_div_f32<C: KernelArgs + ?Sized>(
     call: &C,
@@ -2721,6 +2936,66 @@ fn elementwise_mul_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
         act_max: call.scalar::<i32>("act_max")?,
     };
     tinyaot_runtime::kernels::elementwise::mul_s16(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::mul_s8_flat`.
+fn elementwise_mul_s8_flat<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::MulS8 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::mul_s8_flat(
+        arena,
+        call.src(0)?,
+        call.src(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
+/// `elementwise::mul_s16_flat`.
+fn elementwise_mul_s16_flat<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = tinyaot_runtime::kernels::elementwise::MulS16 {
+        shape: &shape,
+        a_strides: &a_strides,
+        b_strides: &b_strides,
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    tinyaot_runtime::kernels::elementwise::mul_s16_flat(
         arena,
         call.src(0)?,
         call.src(1)?,
@@ -5992,8 +6267,12 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("elementwise", "add_s8") => elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => elementwise_sub_s8(call, arena),
+        ("elementwise", "add_s8_flat") => elementwise_add_s8_flat(call, arena),
+        ("elementwise", "sub_s8_flat") => elementwise_sub_s8_flat(call, arena),
         ("elementwise", "add_s16") => elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => elementwise_sub_s16(call, arena),
+        ("elementwise", "add_s16_flat") => elementwise_add_s16_flat(call, arena),
+        ("elementwise", "sub_s16_flat") => elementwise_sub_s16_flat(call, arena),
         ("elementwise", "add_n_f32") => elementwise_add_n_f32(call, arena),
         ("elementwise", "add_n_s8") => elementwise_add_n_s8(call, arena),
         ("elementwise", "add_n2_f32") => elementwise_add_n2_f32(call, arena),
@@ -6016,6 +6295,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "add_f32") => elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => elementwise_mul_f32(call, arena),
+        ("elementwise", "add_f32_flat") => elementwise_add_f32_flat(call, arena),
+        ("elementwise", "sub_f32_flat") => elementwise_sub_f32_flat(call, arena),
+        ("elementwise", "mul_f32_flat") => elementwise_mul_f32_flat(call, arena),
         ("elementwise", "floor_div_f32") => elementwise_floor_div_f32(call, arena),
         ("elementwise", "floor_mod_f32") => elementwise_floor_mod_f32(call, arena),
         ("elementwise", "maximum_s8") => elementwise_maximum_s8(call, arena),
@@ -6030,6 +6312,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("elementwise", "minimum_f32") => elementwise_minimum_f32(call, arena),
         ("elementwise", "mul_s8") => elementwise_mul_s8(call, arena),
         ("elementwise", "mul_s16") => elementwise_mul_s16(call, arena),
+        ("elementwise", "mul_s8_flat") => elementwise_mul_s8_flat(call, arena),
+        ("elementwise", "mul_s16_flat") => elementwise_mul_s16_flat(call, arena),
         ("elementwise", "prelu_s8") => elementwise_prelu_s8(call, arena),
         ("elementwise", "prelu_s16") => elementwise_prelu_s16(call, arena),
         ("elementwise", "prelu_f32") => elementwise_prelu_f32(call, arena),

@@ -173,6 +173,16 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     ("elementwise", "div_s8", Contract::InPlace),
     ("elementwise", "div_f32", Contract::InPlace),
     ("elementwise", "div_s32", Contract::InPlace),
+    // The same-shape entries: the same access order, element by element.
+    ("elementwise", "add_s8_flat", Contract::InPlace),
+    ("elementwise", "sub_s8_flat", Contract::InPlace),
+    ("elementwise", "mul_s8_flat", Contract::InPlace),
+    ("elementwise", "add_s16_flat", Contract::InPlace),
+    ("elementwise", "sub_s16_flat", Contract::InPlace),
+    ("elementwise", "mul_s16_flat", Contract::InPlace),
+    ("elementwise", "add_f32_flat", Contract::InPlace),
+    ("elementwise", "sub_f32_flat", Contract::InPlace),
+    ("elementwise", "mul_f32_flat", Contract::InPlace),
     // Output elements no wider than the input's, chunk by chunk (runtime/src/kernels/quantize.rs).
     ("quantize", "quantize_f32_s8", Contract::InPlace),
     ("quantize", "quantize_f32_s16", Contract::InPlace),

@@ -260,6 +260,7 @@ pub fn lower(graph: &Graph) -> Result<Vec<Call>> {
     }
     // After the operators, whose refusals name the one reading or writing an INT4 tensor.
     ops::int4::check_graph_io(graph)?;
+    ops::one_entry_per_kernel(&mut calls);
     Ok(calls)
 }
 

@@ -155,7 +155,7 @@ pub fn arg_min_max_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p
         i64::from(a[0])
     };
     let size = if p.float_input { 4 } else { 1 };
-    let total: usize = p.shape.iter().product();
+    let total: usize = crate::kernels::elements(p.shape);
     let (src, dst) = match input {
         Src::Arena(offset) => views::split(arena, offset, total * size, output, p.output_len * 4),
         Src::Bytes(bytes) => (
@@ -167,9 +167,9 @@ pub fn arg_min_max_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p
         .ok()
         .filter(|&a| a < rank)
         .map(|a| ArgMinMax {
-            outer: p.shape[..a].iter().product(),
+            outer: crate::kernels::elements(&p.shape[..a]),
             axis_len: p.shape[a],
-            inner: p.shape[a + 1..].iter().product(),
+            inner: crate::kernels::elements(&p.shape[a + 1..]),
         });
     let Some(q) = dims.filter(|q| q.axis_len > 0 && q.outer * q.inner <= p.output_len) else {
         dst.fill(0);

@@ -55,6 +55,117 @@ pub(crate) fn binary_mixed<T: Elem, U: Elem>(
     );
 }
 
+/// [`binary`] for inputs of the output's shape (the lowering's same-shape entries, `*_flat`):
+/// `out[i] = f(a[i], b[i])` over the `shape.iter().product()` elements, in order. Only the
+/// element-by-element loop is compiled, once, where [`binary`] also compiles its broadcast paths
+/// (about 4 KB of Cortex-M4 code) and inlines `f` three times; same access order as [`binary`],
+/// so either input may be the output itself, or the output lie before an input.
+#[inline(always)]
+pub(crate) fn binary_flat<T: Elem>(
+    arena: &mut [u8],
+    srcs: (Src, Src, usize),
+    shape: &[usize],
+    f: impl Fn(T, T) -> T,
+) {
+    flat_runs(
+        arena,
+        srcs,
+        (super::elements(shape), T::SIZE),
+        &|out, xs, ys| both_vary(out, xs, ys, &f),
+    );
+}
+
+/// `out[i] = f(x[i], y[i])`: [`binary_flat`]'s element loop, kept rolled and not inlined on bare
+/// metal (a few bytes per kernel: a model that also links the kernel's broadcast entry pays
+/// little for this one).
+#[cfg_attr(target_os = "none", inline(never))]
+fn both_vary<T: Elem, U: Elem, O: Elem, F: Fn(T, U) -> O>(
+    out: &mut [u8],
+    xs: &[u8],
+    ys: &[u8],
+    f: &F,
+) {
+    for ((o, x), y) in out
+        .chunks_exact_mut(O::SIZE)
+        .zip(xs.chunks_exact(T::SIZE))
+        .zip(ys.chunks_exact(U::SIZE))
+    {
+        // Rolled: unrolled four times with its remainder, an int8 MUL's loop was 1.5 KB of
+        // Cortex-M4 code (about 2 instructions per element fewer of 15 to 30).
+        super::keep_rolled();
+        f(T::read(x), U::read(y)).write(o);
+    }
+}
+
+/// A run's computation in [`binary_flat`]: `op(out, x, y)`, all three equally long.
+type FlatOp<'f> = dyn Fn(&mut [u8], &[u8], &[u8]) + 'f;
+
+/// [`binary_flat`]'s walk over `n` elements of `size` bytes. Not generic: one copy for every
+/// kernel. Inputs apart from the output: one run. Otherwise each input that overlaps the output is
+/// copied to the stack a chunk at a time (half a stage each when both do) before that chunk of
+/// output is computed, the other read in place.
+#[inline(never)]
+fn flat_runs(
+    arena: &mut [u8],
+    (a, b, output): (Src, Src, usize),
+    (n, size): (usize, usize),
+    op: &FlatOp,
+) {
+    let len = n * size;
+    let end = output + len;
+    let overlaps =
+        |src: &Src| matches!(*src, Src::Arena(offset) if offset < end && offset + len > output);
+    let (stage_a, stage_b) = (overlaps(&a), overlaps(&b));
+    if !(stage_a || stage_b) {
+        // The usual case: one run, and no stage to clear.
+        if let Some((x, y, out)) = disjoint(arena, (a, len), (b, len), output, len) {
+            op(out, x, y);
+        }
+        return;
+    }
+    let mut stage = Stage([0; STAGE]);
+    let (sa, sb) = stage.0.split_at_mut(match (stage_a, stage_b) {
+        (true, true) => STAGE / 2,
+        (true, false) => STAGE,
+        _ => 0,
+    });
+    // Bytes per run: whole elements that fit each staged input's buffer.
+    let step = if stage_b { sb.len() } else { sa.len() } / size * size;
+    let mut start = 0;
+    while start < len {
+        let k = step.min(len - start);
+        let x = flat_piece(arena, a, (start, k), stage_a, &mut *sa);
+        let y = flat_piece(arena, b, (start, k), stage_b, &mut *sb);
+        // Staged inputs are stack bytes, the others lie outside the whole output: apart.
+        let Some((x, y, out)) = disjoint(arena, (x, k), (y, k), output + start, k) else {
+            return;
+        };
+        op(out, x, y);
+        start += k;
+    }
+}
+
+/// Bytes `start..start + k` of input `src` as a source: copied into `buf` (`staged`), or the
+/// input's own bytes. One copy for both inputs (the copy is a call to `memcpy`: a chunk of at
+/// most a stage, once per chunk).
+#[inline(never)]
+fn flat_piece<'x>(
+    arena: &[u8],
+    src: Src<'x>,
+    (start, k): (usize, usize),
+    staged: bool,
+    buf: &'x mut [u8],
+) -> Src<'x> {
+    match src {
+        Src::Arena(offset) if staged => {
+            buf[..k].copy_from_slice(&arena[offset + start..offset + start + k]);
+            Src::Bytes(&buf[..k])
+        }
+        Src::Arena(offset) => Src::Arena(offset + start),
+        Src::Bytes(bytes) => Src::Bytes(&bytes[start..]),
+    }
+}
+
 /// Bytes of a stack buffer through which the in-place and overlapping paths stage a chunk of a
 /// row: [`CHUNK`] elements of four bytes.
 const STAGE: usize = CHUNK * 4;
@@ -355,21 +466,21 @@ fn row_op<T: Elem, U: Elem, O: Elem>(
     (ys, y_repeated): (&[u8], bool),
     f: &impl Fn(T, U) -> O,
 ) {
-    let cells = out.chunks_exact_mut(O::SIZE);
     match (x_repeated, y_repeated) {
-        (false, false) => cells
+        (false, false) => out
+            .chunks_exact_mut(O::SIZE)
             .zip(xs.chunks_exact(T::SIZE))
             .zip(ys.chunks_exact(U::SIZE))
             .for_each(|((o, x), y)| f(T::read(x), U::read(y)).write(o)),
         (false, true) => {
             let y = U::read(ys);
-            cells
+            out.chunks_exact_mut(O::SIZE)
                 .zip(xs.chunks_exact(T::SIZE))
                 .for_each(|(o, x)| f(T::read(x), y).write(o));
         }
         (true, false) => {
             let x = T::read(xs);
-            cells
+            out.chunks_exact_mut(O::SIZE)
                 .zip(ys.chunks_exact(U::SIZE))
                 .for_each(|(o, y)| f(x, U::read(y)).write(o));
         }
@@ -562,6 +673,59 @@ mod tests {
                     f,
                 );
                 assert_eq!(values(&arena), want, "in place of b, {what}");
+            }
+
+            // The same-shape walk, for inputs of the output's layout: apart, in place of each
+            // input, and the output one element before a.
+            if a.len() == total
+                && b.len() == total
+                && contiguous(&shape, &sa)
+                && contiguous(&shape, &sb)
+            {
+                let mut arena = [bytes(&a), bytes(&b), vec![0; total * 2]].concat();
+                let srcs = (Src::Arena(0), Src::Arena(total * 2), total * 4);
+                binary_flat(&mut arena, srcs, &shape, f);
+                assert_eq!(values(&arena[total * 4..]), want, "flat apart, {what}");
+                let mut arena = [bytes(&a), bytes(&b)].concat();
+                binary_flat(
+                    &mut arena,
+                    (Src::Arena(0), Src::Arena(total * 2), 0),
+                    &shape,
+                    f,
+                );
+                assert_eq!(
+                    values(&arena[..total * 2]),
+                    want,
+                    "flat in place of a, {what}"
+                );
+                let mut arena = [bytes(&a), bytes(&b)].concat();
+                let srcs = (Src::Arena(0), Src::Arena(total * 2), total * 2);
+                binary_flat(&mut arena, srcs, &shape, f);
+                assert_eq!(
+                    values(&arena[total * 2..]),
+                    want,
+                    "flat in place of b, {what}"
+                );
+                let mut arena = [bytes(&a), bytes(&a)].concat();
+                binary_flat(&mut arena, (Src::Arena(0), Src::Arena(0), 0), &shape, f);
+                let same = reference(&a, &a, &shape, (&sa, &sa));
+                assert_eq!(
+                    values(&arena[..total * 2]),
+                    same,
+                    "flat a op a in place, {what}"
+                );
+                let mut arena = [vec![0; 2], bytes(&a)].concat();
+                binary_flat(
+                    &mut arena,
+                    (Src::Arena(2), Src::Bytes(&b_bytes), 0),
+                    &shape,
+                    f,
+                );
+                assert_eq!(
+                    values(&arena[..total * 2]),
+                    want,
+                    "flat overlapping, {what}"
+                );
             }
 
             // Overlapping otherwise: the output one element before a (each chunk of input is

@@ -205,7 +205,7 @@ fn compare<T: Elem>(
         (shape, a_strides, b_strides)
     };
     let rank = shape.len();
-    let total: usize = shape.iter().product();
+    let total: usize = crate::kernels::elements(shape);
     if total == 0 {
         return;
     }

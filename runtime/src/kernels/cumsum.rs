@@ -185,9 +185,9 @@ pub fn cumsum_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Cu
         return;
     };
     let (outer, axis_len, inner) = (
-        p.shape[..a].iter().product(),
+        crate::kernels::elements(&p.shape[..a]),
         p.shape[a],
-        p.shape[a + 1..].iter().product(),
+        crate::kernels::elements(&p.shape[a + 1..]),
     );
     if p.float_input {
         let q = CumsumF32 {

@@ -37,8 +37,8 @@ pub fn dynamic_update_slice(
     let p = super::opaque(p);
     let es = p.elem_bytes;
     let rank = p.operand_dims.len();
-    let operand_elems: usize = p.operand_dims.iter().product();
-    let update_elems: usize = p.update_dims.iter().product();
+    let operand_elems: usize = crate::kernels::elements(p.operand_dims);
+    let update_elems: usize = crate::kernels::elements(p.update_dims);
     if operand_elems == update_elems {
         copy(arena, update, 0, output, update_elems * es);
         return;

@@ -102,6 +102,19 @@ pub(crate) fn keep_rolled() {
     };
 }
 
+/// The product of `dims` (a shape's element count), in a rolled loop ([`keep_rolled`]): a
+/// kernel's set-up, which the compiler otherwise unrolled four times with a remainder at each of
+/// its 30-odd sites.
+#[inline(always)]
+pub(crate) fn elements(dims: &[usize]) -> usize {
+    let mut n = 1usize;
+    for &d in dims {
+        keep_rolled();
+        n *= d;
+    }
+    n
+}
+
 /// `p`, hidden from the optimiser on bare-metal targets (see the module documentation).
 #[inline(always)]
 fn opaque<T>(p: &T) -> &T {

@@ -207,7 +207,7 @@ pub fn mirror_pad(arena: &mut [u8], input: usize, output: usize, p: &MirrorPad) 
     let rank = p.shape.len();
     assert!(rank <= MAX_RANK && p.elem_bytes > 0);
     let elem = p.elem_bytes;
-    let total: usize = p.shape.iter().product();
+    let total: usize = crate::kernels::elements(p.shape);
     let (src, dst) = views::split(arena, input, p.input_bytes, output, total * elem);
     if total == 0 {
         return;
@@ -298,7 +298,7 @@ pub fn mirror_pad_dyn(
         strides[d] = in_elems;
         in_elems *= p.input_shape[d];
     }
-    let total: usize = p.output_shape.iter().product();
+    let total: usize = crate::kernels::elements(p.output_shape);
     let (src, dst) = match input {
         Src::Arena(offset) => views::split(arena, offset, in_elems * elem, output, total * elem),
         Src::Bytes(bytes) => (

@@ -65,8 +65,8 @@ fn mean_or_sum_integer(
     run_sum: impl Fn(usize, usize, usize) -> i32,
     mut write: impl FnMut(usize, i32),
 ) {
-    let outputs: usize = p.kept_shape.iter().product();
-    let n: usize = p.reduced_shape.iter().product();
+    let outputs: usize = crate::kernels::elements(p.kept_shape);
+    let n: usize = crate::kernels::elements(p.reduced_shape);
     let zero_sum = p.input_zero_point as i64 * n as i64;
     for_each_output(p.kept_shape, p.kept_strides, outputs, |o, base| {
         if n == 0 {
@@ -92,7 +92,7 @@ fn mean_or_sum_integer(
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn mean_or_sum_s8(arena: &mut [u8], input: usize, output: usize, p: &QuantizedMeanOrSum) {
     let p = super::opaque(p);
-    let outputs: usize = p.kept_shape.iter().product();
+    let outputs: usize = crate::kernels::elements(p.kept_shape);
     let (src, dst) = views::split(arena, input, p.input_bytes, output, outputs);
     mean_or_sum_s8_into(src, dst, p);
 }
@@ -121,7 +121,7 @@ fn mean_or_sum_s8_into(src: &[u8], dst: &mut [u8], p: &QuantizedMeanOrSum) {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn mean_or_sum_s16(arena: &mut [u8], input: usize, output: usize, p: &QuantizedMeanOrSum) {
     let p = super::opaque(p);
-    let outputs: usize = p.kept_shape.iter().product();
+    let outputs: usize = crate::kernels::elements(p.kept_shape);
     let (src, dst) = views::split(arena, input, p.input_bytes, output, 2 * outputs);
     mean_or_sum_s16_into(src, dst, p);
 }
@@ -152,7 +152,7 @@ fn sum_f32_each(
     p: &Reduction,
     finish: fn(f32, usize) -> f32,
 ) {
-    let outputs: usize = p.kept_shape.iter().product();
+    let outputs: usize = crate::kernels::elements(p.kept_shape);
     let (src, dst) = views::split(arena, input, p.input_bytes, output, outputs * 4);
     sum_f32_into(src, dst, p, finish);
 }
@@ -160,8 +160,8 @@ fn sum_f32_each(
 /// [`sum_f32_each`] from `src` into `dst` (at least the kept elements).
 #[inline(always)]
 fn sum_f32_into(src: &[u8], dst: &mut [u8], p: &Reduction, finish: fn(f32, usize) -> f32) {
-    let outputs: usize = p.kept_shape.iter().product();
-    let n: usize = p.reduced_shape.iter().product();
+    let outputs: usize = crate::kernels::elements(p.kept_shape);
+    let n: usize = crate::kernels::elements(p.reduced_shape);
     let read =
         |i: usize| f32::from_le_bytes([src[4 * i], src[4 * i + 1], src[4 * i + 2], src[4 * i + 3]]);
     for_each_output(p.kept_shape, p.kept_strides, outputs, |o, base| {
@@ -216,7 +216,7 @@ fn extremum<T: Elem>(
     init: T,
     pick: impl Fn(T, T) -> T,
 ) {
-    let outputs: usize = p.kept_shape.iter().product();
+    let outputs: usize = crate::kernels::elements(p.kept_shape);
     let (src, dst) = views::split(arena, input, p.input_bytes, output, outputs * T::SIZE);
     extremum_into(src, dst, p, init, pick);
 }
@@ -230,7 +230,7 @@ fn extremum_into<T: Elem>(
     init: T,
     pick: impl Fn(T, T) -> T,
 ) {
-    let outputs: usize = p.kept_shape.iter().product();
+    let outputs: usize = crate::kernels::elements(p.kept_shape);
     for_each_output(p.kept_shape, p.kept_strides, outputs, |o, base| {
         let mut acc = init;
         for_each_run(
@@ -440,7 +440,7 @@ pub fn reduce_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Re
         }
     }
     let valid = valid || rank == 0;
-    let total: usize = p.shape.iter().product();
+    let total: usize = crate::kernels::elements(p.shape);
     let (src, dst) = match input {
         Src::Arena(offset) => {
             views::split(arena, offset, total * size, output, p.output_len * size)
@@ -481,12 +481,12 @@ pub fn reduce_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Re
     } else {
         (nk, nr) = runs(p.shape, &reduced[..rank], &mut kept, &mut red);
     }
-    let outputs: usize = kept[0][..nk].iter().product();
+    let outputs: usize = crate::kernels::elements(&kept[0][..nk]);
     if outputs > p.output_len {
         dst.fill(0);
         return;
     }
-    let n: usize = red[0][..nr].iter().product();
+    let n: usize = crate::kernels::elements(&red[0][..nr]);
     let r = Reduction {
         input_bytes: total * size,
         kept_shape: &kept[0][..nk],

@@ -98,8 +98,8 @@ pub fn reverse_dyn(arena: &mut [u8], input: Src, axes: Src, output: usize, p: &R
         return;
     }
     let (first, last) = (sorted[0] as usize, sorted[n - 1] as usize);
-    let outer: usize = p.shape[..first].iter().product();
-    let middle: usize = p.shape[first..=last].iter().product();
+    let outer: usize = crate::kernels::elements(&p.shape[..first]);
+    let middle: usize = crate::kernels::elements(&p.shape[first..=last]);
     let run = p.shape[last + 1..].iter().product::<usize>() * p.elem_bytes;
     let block = middle * run;
     for o in 0..outer {
@@ -187,7 +187,7 @@ pub fn slice_dyn(arena: &mut [u8], input: Src, begin: Src, size: Src, output: us
             &mut arena[output..output + out_bytes],
         ),
     };
-    let taken: usize = count[..rank].iter().product();
+    let taken: usize = crate::kernels::elements(&count[..rank]);
     if !valid || taken > p.output_len {
         dst.fill(0);
         return;

@@ -20,7 +20,7 @@ pub(crate) fn strided_walk(
 ) {
     let rank = counts.len();
     assert!(rank <= MAX_RANK && steps.len() == rank && elem > 0);
-    let total: usize = counts.iter().product();
+    let total: usize = crate::kernels::elements(counts);
     let (src, dst) = views::split(arena, input, in_len, output, total * elem);
     if total == 0 {
         return;

@@ -3799,6 +3799,20 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::SubS8,
         );
+        /// The C `elementwise::add_s8_flat`.
+        pub fn parity_elementwise_add_s8_flat(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddS8,
+        );
+        /// The C `elementwise::sub_s8_flat`.
+        pub fn parity_elementwise_sub_s8_flat(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::SubS8,
+        );
         /// The C `elementwise::add_s16`.
         pub fn parity_elementwise_add_s16(
             a: *const u8,
@@ -3808,6 +3822,20 @@ pub mod ffi {
         );
         /// The C `elementwise::sub_s16`.
         pub fn parity_elementwise_sub_s16(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::SubS16,
+        );
+        /// The C `elementwise::add_s16_flat`.
+        pub fn parity_elementwise_add_s16_flat(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::AddS16,
+        );
+        /// The C `elementwise::sub_s16_flat`.
+        pub fn parity_elementwise_sub_s16_flat(
             a: *const u8,
             b: *const u8,
             output: *mut u8,
@@ -4009,6 +4037,27 @@ pub mod ffi {
             output: *mut u8,
             p: *const elementwise::BinaryF32,
         );
+        /// The C `elementwise::add_f32_flat`.
+        pub fn parity_elementwise_add_f32_flat(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryF32,
+        );
+        /// The C `elementwise::sub_f32_flat`.
+        pub fn parity_elementwise_sub_f32_flat(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryF32,
+        );
+        /// The C `elementwise::mul_f32_flat`.
+        pub fn parity_elementwise_mul_f32_flat(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::BinaryF32,
+        );
         /// The C `elementwise::floor_div_f32`.
         pub fn parity_elementwise_floor_div_f32(
             a: *const u8,
@@ -4102,6 +4151,20 @@ pub mod ffi {
         );
         /// The C `elementwise::mul_s16`.
         pub fn parity_elementwise_mul_s16(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MulS16,
+        );
+        /// The C `elementwise::mul_s8_flat`.
+        pub fn parity_elementwise_mul_s8_flat(
+            a: *const u8,
+            b: *const u8,
+            output: *mut u8,
+            p: *const elementwise::MulS8,
+        );
+        /// The C `elementwise::mul_s16_flat`.
+        pub fn parity_elementwise_mul_s16_flat(
             a: *const u8,
             b: *const u8,
             output: *mut u8,
@@ -7146,6 +7209,78 @@ fn c_elementwise_sub_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String>
     Ok(())
 }
 
+/// `elementwise::add_s8_flat` in C.
+fn c_elementwise_add_s8_flat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::AddS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_s8_flat(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::sub_s8_flat` in C.
+fn c_elementwise_sub_s8_flat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::SubS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_sub_s8_flat(a, b, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::add_s16` in C.
 fn c_elementwise_add_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -7215,6 +7350,78 @@ fn c_elementwise_sub_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_sub_s16(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::add_s16_flat` in C.
+fn c_elementwise_add_s16_flat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::AddS16 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_s16_flat(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::sub_s16_flat` in C.
+fn c_elementwise_sub_s16_flat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::SubS16 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        a_multiplier: call.scalar::<i32>("a_multiplier")?,
+        a_shift: call.scalar::<i32>("a_shift")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        b_multiplier: call.scalar::<i32>("b_multiplier")?,
+        b_shift: call.scalar::<i32>("b_shift")?,
+        left_shift: call.scalar::<i32>("left_shift")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_sub_s16_flat(a, b, output, &p) };
     Ok(())
 }
 
@@ -7723,6 +7930,84 @@ fn c_elementwise_mul_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     Ok(())
 }
 
+/// `elementwise::add_f32_flat` in C.
+fn c_elementwise_add_f32_flat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_add_f32_flat(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::sub_f32_flat` in C.
+fn c_elementwise_sub_f32_flat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_sub_f32_flat(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::mul_f32_flat` in C.
+fn c_elementwise_mul_f32_flat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::BinaryF32 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        act_min: call.scalar::<f32>("act_min")?,
+        act_max: call.scalar::<f32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_mul_f32_flat(a, b, output, &p) };
+    Ok(())
+}
+
 /// `elementwise::floor_div_f32` in C.
 fn c_elementwise_floor_div_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let shape: Vec<usize> = call.slice("shape")?;
@@ -8070,6 +8355,68 @@ fn c_elementwise_mul_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_elementwise_mul_s16(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::mul_s8_flat` in C.
+fn c_elementwise_mul_s8_flat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MulS8 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_mul_s8_flat(a, b, output, &p) };
+    Ok(())
+}
+
+/// `elementwise::mul_s16_flat` in C.
+fn c_elementwise_mul_s16_flat(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let shape: Vec<usize> = call.slice("shape")?;
+    let a_strides: Vec<usize> = call.slice("a_strides")?;
+    let b_strides: Vec<usize> = call.slice("b_strides")?;
+    let p = ffi::elementwise::MulS16 {
+        shape: shape.as_ptr(),
+        shape_len: shape.len(),
+        a_strides: a_strides.as_ptr(),
+        a_strides_len: a_strides.len(),
+        b_strides: b_strides.as_ptr(),
+        b_strides_len: b_strides.len(),
+        a_offset: call.scalar::<i32>("a_offset")?,
+        b_offset: call.scalar::<i32>("b_offset")?,
+        output_multiplier: call.scalar::<i32>("output_multiplier")?,
+        output_shift: call.scalar::<i32>("output_shift")?,
+        output_offset: call.scalar::<i32>("output_offset")?,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let a = call.c_input(base, arena.len(), 0)?;
+    let b = call.c_input(base, arena.len(), 1)?;
+    let output = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_elementwise_mul_s16_flat(a, b, output, &p) };
     Ok(())
 }
 
@@ -12007,8 +12354,12 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("elementwise", "add_s8") => c_elementwise_add_s8(call, arena),
         ("elementwise", "sub_s8") => c_elementwise_sub_s8(call, arena),
+        ("elementwise", "add_s8_flat") => c_elementwise_add_s8_flat(call, arena),
+        ("elementwise", "sub_s8_flat") => c_elementwise_sub_s8_flat(call, arena),
         ("elementwise", "add_s16") => c_elementwise_add_s16(call, arena),
         ("elementwise", "sub_s16") => c_elementwise_sub_s16(call, arena),
+        ("elementwise", "add_s16_flat") => c_elementwise_add_s16_flat(call, arena),
+        ("elementwise", "sub_s16_flat") => c_elementwise_sub_s16_flat(call, arena),
         ("elementwise", "add_n_f32") => c_elementwise_add_n_f32(call, arena),
         ("elementwise", "add_n_s8") => c_elementwise_add_n_s8(call, arena),
         ("elementwise", "add_n2_f32") => c_elementwise_add_n2_f32(call, arena),
@@ -12031,6 +12382,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "add_f32") => c_elementwise_add_f32(call, arena),
         ("elementwise", "sub_f32") => c_elementwise_sub_f32(call, arena),
         ("elementwise", "mul_f32") => c_elementwise_mul_f32(call, arena),
+        ("elementwise", "add_f32_flat") => c_elementwise_add_f32_flat(call, arena),
+        ("elementwise", "sub_f32_flat") => c_elementwise_sub_f32_flat(call, arena),
+        ("elementwise", "mul_f32_flat") => c_elementwise_mul_f32_flat(call, arena),
         ("elementwise", "floor_div_f32") => c_elementwise_floor_div_f32(call, arena),
         ("elementwise", "floor_mod_f32") => c_elementwise_floor_mod_f32(call, arena),
         ("elementwise", "maximum_s8") => c_elementwise_maximum_s8(call, arena),
@@ -12045,6 +12399,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("elementwise", "minimum_f32") => c_elementwise_minimum_f32(call, arena),
         ("elementwise", "mul_s8") => c_elementwise_mul_s8(call, arena),
         ("elementwise", "mul_s16") => c_elementwise_mul_s16(call, arena),
+        ("elementwise", "mul_s8_flat") => c_elementwise_mul_s8_flat(call, arena),
+        ("elementwise", "mul_s16_flat") => c_elementwise_mul_s16_flat(call, arena),
         ("elementwise", "prelu_s8") => c_elementwise_prelu_s8(call, arena),
         ("elementwise", "prelu_s16") => c_elementwise_prelu_s16(call, arena),
         ("elementwise", "prelu_f32") => c_elementwise_prelu_f32(call, arena),
@@ -12314,8 +12670,12 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("dynamic_update_slice", "dynamic_update_slice"),
     ("elementwise", "add_s8"),
     ("elementwise", "sub_s8"),
+    ("elementwise", "add_s8_flat"),
+    ("elementwise", "sub_s8_flat"),
     ("elementwise", "add_s16"),
     ("elementwise", "sub_s16"),
+    ("elementwise", "add_s16_flat"),
+    ("elementwise", "sub_s16_flat"),
     ("elementwise", "add_n_f32"),
     ("elementwise", "add_n_s8"),
     ("elementwise", "add_n2_f32"),
@@ -12338,6 +12698,9 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "add_f32"),
     ("elementwise", "sub_f32"),
     ("elementwise", "mul_f32"),
+    ("elementwise", "add_f32_flat"),
+    ("elementwise", "sub_f32_flat"),
+    ("elementwise", "mul_f32_flat"),
     ("elementwise", "floor_div_f32"),
     ("elementwise", "floor_mod_f32"),
     ("elementwise", "maximum_s8"),
@@ -12352,6 +12715,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("elementwise", "minimum_f32"),
     ("elementwise", "mul_s8"),
     ("elementwise", "mul_s16"),
+    ("elementwise", "mul_s8_flat"),
+    ("elementwise", "mul_s16_flat"),
     ("elementwise", "prelu_s8"),
     ("elementwise", "prelu_s16"),
     ("elementwise", "prelu_f32"),

@@ -168,6 +168,13 @@ macro_rules! families {
 pub(crate) use families;
 pub(crate) use shape::{shape_bytes, zeros_like_bytes};
 
+/// The element-wise kernels' same-shape entries turned back into the broadcast ones where the
+/// graph links those anyway (`elementwise::one_entry_per_kernel`): run on the whole graph's calls,
+/// once its operators are lowered.
+pub(super) fn one_entry_per_kernel(calls: &mut [super::Call]) {
+    elementwise::one_entry_per_kernel(calls);
+}
+
 /// [`OpEntry::outputs`] of an operator whose output count its lowering checks.
 pub(crate) const ANY_OUTPUTS: usize = usize::MAX;
 

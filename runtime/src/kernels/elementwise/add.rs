@@ -5,7 +5,7 @@
 #[cfg(tinyaot_dsp)]
 use super::add_dsp::add_sub_s8_dsp;
 use super::clamp_s8;
-use crate::kernels::broadcast::binary;
+use crate::kernels::broadcast::{binary, binary_flat};
 use crate::kernels::nn_common::requant::rounding_high_mul;
 use crate::math::multiply_by_quantized_multiplier_smaller_than_one_exp;
 use crate::Src;
@@ -134,6 +134,20 @@ pub fn sub_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS8) {
     add_sub_s8_kernel(arena, (a, b, output), p, true);
 }
 
+/// int8 ADD of inputs of the output's shape (no broadcast: the lowering's choice when the shapes
+/// are equal): [`add_s8`] without the broadcast paths. See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn add_s8_flat(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddS8) {
+    add_sub_s8_flat_kernel(arena, (a, b, output), p, false);
+}
+
+/// int8 SUB of inputs of the output's shape: [`sub_s8`] without the broadcast paths, as
+/// [`add_s8_flat`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn sub_s8_flat(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS8) {
+    add_sub_s8_flat_kernel(arena, (a, b, output), p, true);
+}
+
 /// [`add_s8`] (`subtract` false) and [`sub_s8`] (`subtract` true): one copy of the loops for
 /// both, the sign a run-time value (a multiply-accumulate where ADD alone had an add), where a
 /// copy each (and of each element function) cost a model with both 1.3 KB of Cortex-M4 code.
@@ -152,13 +166,54 @@ fn add_sub_s8_kernel(
     let sign = if subtract { -1 } else { 1 };
     let broadcast = (p.shape, p.a_strides, p.b_strides);
     if narrow_add(p) {
-        binary(arena, (a, b, output), broadcast, |x: i8, y| {
-            add_sub_s8_narrow(x, y, p, sign)
-        });
+        binary(arena, (a, b, output), broadcast, narrow_fn(p, sign));
     } else {
-        binary(arena, (a, b, output), broadcast, |x: i8, y| {
-            add_sub_s8_outlined(x, y, p, sign)
-        });
+        binary(arena, (a, b, output), broadcast, outlined_fn(p, sign));
+    }
+}
+
+/// [`add_sub_s8_kernel`] for [`add_s8_flat`] and [`sub_s8_flat`]: the assembly where it applies,
+/// else the element loop alone.
+#[inline(never)]
+fn add_sub_s8_flat_kernel(
+    arena: &mut [u8],
+    (a, b, output): (Src, Src, usize),
+    p: &AddS8,
+    subtract: bool,
+) {
+    let p = crate::kernels::opaque(p);
+    #[cfg(tinyaot_dsp)]
+    if add_sub_s8_dsp(arena, (a, b, output), p, subtract) {
+        return;
+    }
+    let sign = if subtract { -1 } else { 1 };
+    if narrow_add(p) {
+        binary_flat(arena, (a, b, output), p.shape, narrow_fn(p, sign));
+    } else {
+        binary_flat(arena, (a, b, output), p.shape, outlined_fn(p, sign));
+    }
+}
+
+/// [`add_sub_s8_narrow`] as the element function of the broadcast and the same-shape entries.
+#[inline(always)]
+fn narrow_fn<'p>(p: &'p AddS8<'p>, sign: i32) -> impl Fn(i8, i8) -> i8 + 'p {
+    move |x, y| add_sub_s8_narrow(x, y, p, sign)
+}
+
+/// [`add_sub_s8_outlined`] as the element function of both int8 entries, as [`narrow_fn`].
+#[inline(always)]
+fn outlined_fn<'p>(p: &'p AddS8<'p>, sign: i32) -> impl Fn(i8, i8) -> i8 + 'p {
+    move |x, y| add_sub_s8_outlined(x, y, p, sign)
+}
+
+/// The int16 ADD (`sign` 1) and SUB (-1) element function of every int16 entry, as
+/// [`narrow_fn`].
+#[inline(always)]
+fn s16_fn<'p>(p: &'p AddS16<'p>, sign: i32) -> impl Fn(i16, i16) -> i16 + 'p {
+    move |x, y| {
+        add_sub_unclamped(x.into(), y.into(), p, sign)
+            .max(p.act_min)
+            .min(p.act_max) as i16
     }
 }
 
@@ -186,11 +241,7 @@ pub fn add_s16(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddS16) {
         arena,
         (a, b, output),
         (p.shape, p.a_strides, p.b_strides),
-        |x: i16, y: i16| {
-            add_sub_unclamped(x.into(), y.into(), p, 1)
-                .max(p.act_min)
-                .min(p.act_max) as i16
-        },
+        s16_fn(p, 1),
     );
 }
 
@@ -202,12 +253,24 @@ pub fn sub_s16(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS16) {
         arena,
         (a, b, output),
         (p.shape, p.a_strides, p.b_strides),
-        |x: i16, y: i16| {
-            add_sub_unclamped(x.into(), y.into(), p, -1)
-                .max(p.act_min)
-                .min(p.act_max) as i16
-        },
+        s16_fn(p, -1),
     );
+}
+
+/// int16 ADD of inputs of the output's shape: [`add_s16`] without the broadcast paths, as
+/// [`add_s8_flat`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn add_s16_flat(arena: &mut [u8], a: Src, b: Src, output: usize, p: &AddS16) {
+    let p = crate::kernels::opaque(p);
+    binary_flat(arena, (a, b, output), p.shape, s16_fn(p, 1));
+}
+
+/// int16 SUB of inputs of the output's shape: [`sub_s16`] without the broadcast paths, as
+/// [`add_s8_flat`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn sub_s16_flat(arena: &mut [u8], a: Src, b: Src, output: usize, p: &SubS16) {
+    let p = crate::kernels::opaque(p);
+    binary_flat(arena, (a, b, output), p.shape, s16_fn(p, -1));
 }
 
 #[cfg(test)]

@@ -24,6 +24,11 @@
 //! each with its parameter struct. This module holds
 //! what several of them share: the int8 clamp. Every kernel walks its broadcast with
 //! `kernels::broadcast::binary` (int16 PRELU with `binary_mixed`).
+//!
+//! Same-shape entries: ADD, SUB and MUL (int8, int16, float32) also have a `*_flat` kernel, with the same parameters and access order, for inputs of
+//! the output's shape (the lowering emits it when the broadcast is no broadcast): it walks the
+//! elements with `kernels::broadcast::binary_flat`, so that a model whose element-wise ops never
+//! broadcast does not link the broadcast paths (about 4 KB of Cortex-M4 code).
 
 mod add;
 #[cfg(tinyaot_dsp)]
@@ -40,20 +45,23 @@ mod squared_difference;
 #[cfg(test)]
 mod tests;
 
-pub use add::{add_s16, add_s8, sub_s16, sub_s8, AddS16, AddS8, SubS16, SubS8};
+pub use add::{
+    add_s16, add_s16_flat, add_s8, add_s8_flat, sub_s16, sub_s16_flat, sub_s8, sub_s8_flat, AddS16,
+    AddS8, SubS16, SubS8,
+};
 pub use add_n::{
     add_n2_f32, add_n2_s8, add_n3_f32, add_n3_s8, add_n4_f32, add_n4_s8, add_n5_f32, add_n5_s8,
     add_n6_f32, add_n6_s8, add_n7_f32, add_n7_s8, add_n8_f32, add_n8_s8, add_n_f32, add_n_s8,
     AddNF32, AddNS8,
 };
 pub use div::{div_f32, div_s32, div_s8, DivS8};
-pub use float::{add_f32, mul_f32, sub_f32, BinaryF32};
+pub use float::{add_f32, add_f32_flat, mul_f32, mul_f32_flat, sub_f32, sub_f32_flat, BinaryF32};
 pub use floor_div_mod::{floor_div_f32, floor_mod_f32, FloorDivModF32};
 pub use min_max::{
     maximum_f32, maximum_s16, maximum_s32, maximum_s64, maximum_s8, minimum_f32, minimum_s16,
     minimum_s32, minimum_s64, minimum_s8, MinMax,
 };
-pub use mul::{mul_s16, mul_s8, MulS16, MulS8};
+pub use mul::{mul_s16, mul_s16_flat, mul_s8, mul_s8_flat, MulS16, MulS8};
 pub use prelu::{prelu_f32, prelu_s16, prelu_s8, PreluF32, PreluS16, PreluS8};
 pub use s32::{add_s32, mul_s32, sub_s32, BinaryS32};
 pub use squared_difference::{

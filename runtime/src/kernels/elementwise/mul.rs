@@ -1,6 +1,6 @@
 //! int8 and int16 MUL ([`mul_s8`], [`mul_s16`]): TFLM's `MulElementwise`.
 
-use crate::kernels::broadcast::binary;
+use crate::kernels::broadcast::{binary, binary_flat};
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
 
@@ -37,7 +37,7 @@ pub fn mul_s8(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MulS8) {
         arena,
         (a, b, output),
         (p.shape, p.a_strides, p.b_strides),
-        |x: i8, y: i8| mul_one(x.into(), y.into(), p) as i8,
+        s8_fn(p),
     );
 }
 
@@ -55,6 +55,18 @@ fn mul_one(x: i32, y: i32, p: &MulS8) -> i32 {
     out.max(p.act_min).min(p.act_max)
 }
 
+/// The int8 MUL element function of the broadcast and the same-shape entries.
+#[inline(always)]
+fn s8_fn<'p>(p: &'p MulS8<'p>) -> impl Fn(i8, i8) -> i8 + 'p {
+    move |x, y| mul_one(x.into(), y.into(), p) as i8
+}
+
+/// The int16 MUL element function of both int16 entries, as [`s8_fn`].
+#[inline(always)]
+fn s16_fn<'p>(p: &'p MulS16<'p>) -> impl Fn(i16, i16) -> i16 + 'p {
+    move |x, y| mul_one(x.into(), y.into(), p) as i16
+}
+
 /// int16 MUL with broadcasting, bit-exact with TFLM's `MulElementwise<int16_t>` (the product of
 /// two int16 values fits in int32). See the module docs for access order.
 #[cfg_attr(target_os = "none", inline(never))]
@@ -64,6 +76,22 @@ pub fn mul_s16(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MulS16) {
         arena,
         (a, b, output),
         (p.shape, p.a_strides, p.b_strides),
-        |x: i16, y: i16| mul_one(x.into(), y.into(), p) as i16,
+        s16_fn(p),
     );
+}
+
+/// int8 MUL of inputs of the output's shape (no broadcast: the lowering's choice when the shapes
+/// are equal): [`mul_s8`] without the broadcast paths. See the module docs for access order.
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn mul_s8_flat(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MulS8) {
+    let p = crate::kernels::opaque(p);
+    binary_flat(arena, (a, b, output), p.shape, s8_fn(p));
+}
+
+/// int16 MUL of inputs of the output's shape: [`mul_s16`] without the broadcast paths, as
+/// [`mul_s8_flat`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn mul_s16_flat(arena: &mut [u8], a: Src, b: Src, output: usize, p: &MulS16) {
+    let p = crate::kernels::opaque(p);
+    binary_flat(arena, (a, b, output), p.shape, s16_fn(p));
 }

@@ -2,7 +2,7 @@
 //! the activation ranges of int32 and float32.
 
 use super::super::{kernel, Kernel};
-use super::{binary_layout_as, elem, Broadcast, Elem, OtherShape};
+use super::{binary_layout_as, elem, same_shape, Broadcast, Elem, OtherShape};
 use crate::error::{Grounds, Result};
 use crate::ir::{Activation, Options};
 use crate::lower::params::elementwise as P;
@@ -83,6 +83,12 @@ pub(super) fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
         Elem::S8 | Elem::F32 => {}
     }
     let (bc, operands) = binary_layout_as(ctx, arithmetic_other_shape(op, elem == Elem::S8))?;
+    let flat = |function| same_shape(function, &bc);
+    let (add, sub, mul) = if elem == Elem::F32 {
+        (flat("add_f32"), flat("sub_f32"), flat("mul_f32"))
+    } else {
+        (flat("add_s8"), flat("sub_s8"), flat("mul_s8"))
+    };
     let Broadcast {
         shape,
         a_strides,
@@ -90,9 +96,9 @@ pub(super) fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
     } = bc;
     if elem == Elem::F32 {
         let function = match op {
-            Arithmetic::Add => "add_f32",
-            Arithmetic::Sub => "sub_f32",
-            Arithmetic::Mul => "mul_f32",
+            Arithmetic::Add => add,
+            Arithmetic::Sub => sub,
+            Arithmetic::Mul => mul,
         };
         // Not `OpContext::activation_range_f32`: this refusal has always been worded without the
         // list of supported activations.
@@ -121,7 +127,7 @@ pub(super) fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
             f64::from(s1) * f64::from(s2) / f64::from(so),
         )?;
         return Ok(kernel(
-            "mul_s8",
+            mul,
             operands,
             P::MulS8 {
                 shape,
@@ -146,13 +152,13 @@ pub(super) fn arithmetic(ctx: &OpContext, op: Arithmetic) -> Result<Kernel> {
     // SUB's parameters are ADD's (an alias in the runtime), under its own name.
     Ok(if op == Arithmetic::Sub {
         kernel(
-            "sub_s8",
+            sub,
             operands,
             add_sub_params!(SubS8, bc, (z1, z2, zo), (act_min, act_max), scales),
         )
     } else {
         kernel(
-            "add_s8",
+            add,
             operands,
             add_sub_params!(AddS8, bc, (z1, z2, zo), (act_min, act_max), scales),
         )
@@ -203,15 +209,16 @@ fn add_sub_s16(ctx: &OpContext, op: Arithmetic, activation: Activation) -> Resul
     let (so, zo) = ctx.int16_quant("the output", out)?;
     let (act_min, act_max) = ctx.activation_range_s16(activation, so, zo)?;
     let scales = add_sub_scales(ctx, (s1, s2, so), 15, RESCALING_BELOW_ONE)?;
+    let (add, sub) = (same_shape("add_s16", &bc), same_shape("sub_s16", &bc));
     Ok(if op == Arithmetic::Sub {
         kernel(
-            "sub_s16",
+            sub,
             operands,
             add_sub_params!(SubS16, bc, (z1, z2, zo), (act_min, act_max), scales),
         )
     } else {
         kernel(
-            "add_s16",
+            add,
             operands,
             add_sub_params!(AddS16, bc, (z1, z2, zo), (act_min, act_max), scales),
         )
@@ -242,7 +249,7 @@ fn mul_s16(ctx: &OpContext, activation: Activation) -> Result<Kernel> {
         f64::from(s1) * f64::from(s2) / f64::from(so),
     )?;
     Ok(kernel(
-        "mul_s16",
+        same_shape("mul_s16", &bc),
         operands,
         P::MulS16 {
             shape: bc.shape,

@@ -118,3 +118,61 @@ fn add_s8_parameters_follow_tflm_prepare() {
         ]
     );
 }
+
+/// The same-shape entry where the broadcast reads both inputs in the output's order (equal
+/// shapes, dimensions of one element with any stride), the broadcast one otherwise and for the
+/// kernels without such an entry; and back to the broadcast entry in a graph whose other call of
+/// the kernel broadcasts, the other kernels' same-shape calls kept.
+#[test]
+fn same_shape_entries_where_nothing_broadcasts() {
+    use super::{one_entry_per_kernel, same_shape, Broadcast};
+    use crate::lower::{Call, CallKind, KernelCall};
+    let bc = |shape: &[usize], a: &[usize], b: &[usize]| Broadcast {
+        shape: shape.to_vec(),
+        a_strides: a.to_vec(),
+        b_strides: b.to_vec(),
+    };
+    assert_eq!(same_shape("add_s8", &bc(&[12], &[1], &[1])), "add_s8_flat");
+    assert_eq!(same_shape("mul_f32", &bc(&[], &[], &[])), "mul_f32_flat");
+    assert_eq!(
+        same_shape("sub_s16", &bc(&[1, 5], &[0, 1], &[7, 1])),
+        "sub_s16_flat"
+    );
+    assert_eq!(same_shape("add_s8", &bc(&[12], &[1], &[0])), "add_s8");
+    assert_eq!(
+        same_shape("mul_s8", &bc(&[3, 4], &[4, 1], &[0, 1])),
+        "mul_s8"
+    );
+    assert_eq!(
+        same_shape("maximum_s8", &bc(&[12], &[1], &[1])),
+        "maximum_s8"
+    );
+    let call = |function: &'static str| Call {
+        op: 0,
+        kind: CallKind::Kernel(KernelCall {
+            module: "elementwise",
+            function,
+            operands: Vec::new(),
+            params: None,
+            access: Vec::new(),
+        }),
+    };
+    let mut calls = vec![
+        call("add_s8_flat"),
+        call("mul_s8_flat"),
+        call("add_s8"),
+        call("sub_s16_flat"),
+    ];
+    one_entry_per_kernel(&mut calls);
+    let functions: Vec<&str> = calls
+        .iter()
+        .map(|c| match &c.kind {
+            CallKind::Kernel(k) => k.function,
+            _ => "",
+        })
+        .collect();
+    assert_eq!(
+        functions,
+        ["add_s8", "mul_s8_flat", "add_s8", "sub_s16_flat"]
+    );
+}
