@@ -348,6 +348,24 @@ macro_rules! depthwise_s8 {
                         let window = if count > 0 { pixel(y, x) } else { &$d inp[..0] };
                         (window, &border_table)
                     };
+                    // Helium: a whole pixel of the usual layer (3×3 in the image, channels in
+                    // eights, a bias, the narrow requantization) in one loop, the sums
+                    // requantized in registers.
+                    #[cfg(tinyaot_mve)]
+                    if inside && three_by_three && p.narrow_requant {
+                        if let Some(b) = bias {
+                            if super::nn_common::window3x3_requant_s8(
+                                window,
+                                filter,
+                                (p.input_c, row_bytes, offset),
+                                (b, p.multipliers, p.shifts),
+                                (p.output_zero_point, p.act_min, p.act_max),
+                                $d out_px,
+                            ) {
+                                c0 = p.output_c;
+                            }
+                        }
+                    }
                     // Runs of up to BLOCK channels: their sums, four at a time, then their
                     // requantization, each loop with its own values in registers.
                     while c0 < tabled {
