@@ -643,6 +643,127 @@ pub(crate) fn gather_pixel_s8(
     true
 }
 
+/// One pixel of the 1×1 CONV_2D (FULLY_CONNECTED too) on its narrow path, every channel: per
+/// block of four filter rows (word-interleaved, `4 n` bytes each), the sums from the folded
+/// biases by the tail-predicated loop of [`dot4_interleaved_words`], moved into a vector and
+/// requantized there as [`requantize_narrow`] does, four bytes stored to `out`: no run of sums
+/// through memory, no call per block. Returns false, having done nothing, when the operands do
+/// not fit (input channels not whole words, output channels not in fours, short operands, the
+/// clamp's bounds beyond 16 bits); the caller then takes the general path.
+#[inline(always)]
+pub(crate) fn pointwise_pixel_s8(
+    x: &[u8],
+    blocks: &[i8],
+    (bias, multipliers, shifts): (&[i32], &[i32], &[i8]),
+    (zero_point, min, max): (i32, i32, i32),
+    out: &mut [u8],
+) -> bool {
+    let (n, m) = (x.len(), out.len());
+    let fits = n > 0
+        && n.is_multiple_of(4)
+        && m > 0
+        && m.is_multiple_of(4)
+        && blocks.len() >= m * n
+        && bias.len() >= m
+        && multipliers.len() >= m
+        && shifts.len() >= m
+        && i32::from(i16::MIN) <= min
+        && max <= i32::from(i16::MAX);
+    if !fits {
+        return false;
+    }
+    let chunks = n.div_ceil(16);
+    // What the loop reloads (too few registers): the input bytes, the blocks left, the filter's
+    // and the input's step back after a block's passes, the zero point, the packed clamp.
+    let mut params: [usize; 8] = [
+        ROW_GATHER.as_ptr() as usize,
+        n,
+        m / 4,
+        64 * chunks - 4 * n,
+        16 * chunks,
+        zero_point as usize,
+        ((max as u32) << 16 | (min as u32 & 0xffff)) as usize,
+        0,
+    ];
+    // SAFETY: `fits` (checked above) bounds every access. The outer loop runs m / 4 >= 1 times
+    // (the count in params[2], decremented in memory). Block b's inner loop runs ceil(n / 16)
+    // times (`dlstp.8` with n > 0 elements; the last pass predicated to the lanes left, which
+    // load nothing): pass i reads x[16 i..16 i + l] (l its active lanes, 16 i + l <= n) and,
+    // from blocks + 4 n b + 64 i, the gathered bytes 16 j + 4 r + c for the active lanes
+    // 4 j + c < l: below 4 n (b + 1) <= m n <= blocks.len(). After the passes the pointers step
+    // back to x and to blocks + 4 n (b + 1). It reads bias[4 b..4 b + 4] and multipliers[4 b..]
+    // (word-aligned `i32`s, `ldrd`/`vldrw`) and shifts[4 b..], writes out[4 b..4 b + 4]
+    // (b < m / 4), and reads and writes `params` (word-aligned, its own). It writes its
+    // registers (q0..q7, `lr` and the registers declared) and `out`.
+    unsafe {
+        core::arch::asm!(
+            "ldr r0, [{ps}]",
+            "vldrb.u8 q4, [r0]",
+            "vadd.i8 q5, q4, r12",
+            "vadd.i8 q6, q5, r12",
+            "vadd.i8 q7, q6, r12",
+            "3:",
+            "ldr r0, [{ps}, #4]",
+            "dlstp.8 lr, r0",
+            "ldrd r0, r4, [{ib}], #8",
+            "ldrd r10, r12, [{ib}], #8",
+            "2:",
+            "vldrb.u8 q0, [{xp}], #16",
+            "vldrb.u8 q1, [{wp}, q4]",
+            "vmladava.s8 r0, q0, q1",
+            "vldrb.u8 q2, [{wp}, q5]",
+            "vmladava.s8 r4, q0, q2",
+            "vldrb.u8 q3, [{wp}, q6]",
+            "vmladava.s8 r10, q0, q3",
+            "vldrb.u8 q1, [{wp}, q7]",
+            "vmladava.s8 r12, q0, q1",
+            "add {wp}, {wp}, #64",
+            "letp lr, 2b",
+            // `vmov Qd[i], Qd[i - 2], Rt, Rt2`: lane i - 2 from Rt, lane i from Rt2.
+            "vmov q0[2], q0[0], r0, r10",
+            "vmov q0[3], q0[1], r4, r12",
+            "ldrd r0, r4, [{ps}, #12]",
+            "sub {wp}, {wp}, r0",
+            "sub {xp}, {xp}, r4",
+            "vldrw.u32 q1, [{mp}], #16",
+            "vldrb.s32 q2, [r1], #4",
+            "vqrdmulh.s32 q0, q0, q1",
+            "vshr.s32 q1, q0, #31",
+            "vadd.i32 q0, q0, q1",
+            "vrshl.s32 q0, q0, q2",
+            "ldrd r0, r4, [{ps}, #20]",
+            "vadd.i32 q0, q0, r0",
+            "vdup.32 q1, r4",
+            "vmovlb.s16 q2, q1",
+            "vmax.s32 q0, q0, q2",
+            "vmovlt.s16 q2, q1",
+            "vmin.s32 q0, q0, q2",
+            "vstrb.32 q0, [r3], #4",
+            "ldr r0, [{ps}, #8]",
+            "subs r0, r0, #1",
+            "str r0, [{ps}, #8]",
+            "bne 3b",
+            ps = in(reg) params.as_mut_ptr(),
+            xp = inout(reg) x.as_ptr() => _,
+            wp = inout(reg) blocks.as_ptr() => _,
+            ib = inout(reg) bias.as_ptr() => _,
+            mp = inout(reg) multipliers.as_ptr() => _,
+            out("r0") _,
+            // Widening loads and narrowing stores take low registers only.
+            inout("r1") shifts.as_ptr() => _,
+            inout("r3") out.as_mut_ptr() => _,
+            out("r4") _, out("r10") _,
+            // The rows' step (4) for the gather offsets; then an accumulator.
+            inout("r12") 4u32 => _,
+            out("lr") _,
+            out("q0") _, out("q1") _, out("q2") _, out("q3") _,
+            out("q4") _, out("q5") _, out("q6") _, out("q7") _,
+            options(nostack),
+        );
+    }
+    true
+}
+
 /// [`super::dot::window_run_s8`]'s sums (its taps in `table`, the window's input `x` from the
 /// run's first channel, the filter `w` from it) for the first `sums.len() - sums.len() % 8`
 /// channels, eight at a time; the caller has checked `max_input + n <= x.len()`,
