@@ -92,6 +92,18 @@ macro_rules! im2col_pixel {
             (($ky0, $ky1, $y0), ($kx0, $kx1, $x0)),
             $window,
         );
+        // Helium: the gathered window is a 1×1 pixel of k channels, summed and requantized in
+        // one loop (narrow requantization, rows in whole words, channels in fours).
+        #[cfg(tinyaot_mve)]
+        if $p.narrow_requant && $blocked == $out_px.len() {
+            let operands = ($bias, $p.multipliers, $p.shifts);
+            let clamp = ($p.output_zero_point, $p.act_min, $p.act_max);
+            if crate::kernels::nn_common::pointwise_pixel_s8(
+                $window, $blocks, operands, clamp, $out_px,
+            ) {
+                continue;
+            }
+        }
         let (px_blocks, px_rest) = $out_px.split_at_mut($blocked);
         // As in the 1×1 kernel: runs of sums, then their requantization.
         for (run, ((w, o), b)) in $blocks
