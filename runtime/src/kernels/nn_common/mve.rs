@@ -764,6 +764,36 @@ pub(crate) fn pointwise_pixel_s8(
     true
 }
 
+/// `dst.copy_from_slice(src)` (equally long) by 16-byte vectors, tail-predicated: for the rows of
+/// an im2col window, where a call of `memcpy` costs several times the copy.
+#[inline(always)]
+pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    let n = dst.len();
+    assert!(src.len() == n, "copy_bytes: lengths differ");
+    if n == 0 {
+        return;
+    }
+    // SAFETY: the loop runs ceil(n / 16) times (`dlstp.8`, n > 0), the last pass predicated to
+    // the n % 16 bytes left (its lanes switched off load and store nothing): pass i reads
+    // src[16 i..] and writes dst[16 i..] for its active lanes only, within the n bytes of each
+    // (asserted); byte accesses need no alignment. `dst` is a `&mut` distinct from `src`.
+    unsafe {
+        core::arch::asm!(
+            "dlstp.8 lr, {n}",
+            "2:",
+            "vldrb.u8 q0, [{sp}], #16",
+            "vstrb.8 q0, [{dp}], #16",
+            "letp lr, 2b",
+            n = in(reg) n,
+            sp = inout(reg) src.as_ptr() => _,
+            dp = inout(reg) dst.as_mut_ptr() => _,
+            out("lr") _,
+            out("q0") _,
+            options(nostack),
+        );
+    }
+}
+
 /// [`super::dot::window_run_s8`]'s sums (its taps in `table`, the window's input `x` from the
 /// run's first channel, the filter `w` from it) for the first `sums.len() - sums.len() % 8`
 /// channels, eight at a time; the caller has checked `max_input + n <= x.len()`,
