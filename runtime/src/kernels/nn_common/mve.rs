@@ -258,44 +258,52 @@ macro_rules! mve_requant8 {
     };
 }
 
-/// One output pixel of a 3×3 depthwise window without dilation wholly in the image and without
-/// a depth multiplier, every channel, with the narrow requantization fused in: the sums of
-/// [`window3x3_s8`] (eight channels per pass, from the biases) kept in registers and requantized
-/// there as [`requantize_narrow`] does, the bytes stored to `out`. No run of sums through memory
-/// and no call per block: for the usual layers (channels in eights, a bias, the narrow
-/// requantization) it is the whole pixel. Returns false, having done nothing, when the shape
-/// does not fit (channels not a positive multiple of eight, offsets beyond 16-bit lanes, bounds
-/// of the clamp beyond 16 bits, short operands); the caller then takes the general path.
+/// A run of output pixels along a row, each a 3×3 depthwise window without dilation wholly in
+/// the image and without a depth multiplier, every channel, with the narrow requantization fused
+/// in: the sums of [`window3x3_s8`] (eight channels per pass, from the biases) kept in registers
+/// and requantized there as [`requantize_narrow`] does, the bytes stored to `out` (`pixels`
+/// pixels of `c` bytes, one after another). No run of sums through memory and no call per block
+/// or per pixel: for the usual layers (channels in eights, a bias, the narrow requantization) it
+/// is the whole run. Returns false, having done nothing, when the shape does not fit (channels
+/// not a positive multiple of eight, offsets beyond 16-bit lanes, bounds of the clamp beyond 16
+/// bits, short operands); the caller then takes the general path.
 ///
-/// `x` is the window's first tap (channel 0), `row` an image row's bytes, `c` the channels;
-/// `w` the filter from channel 0; `bias`, `multipliers`, `shifts` from channel 0.
+/// `x` is the first pixel's window's first tap (channel 0), each next pixel's `step` bytes on
+/// (the stride times the channels); `row` an image row's bytes, `c` the channels; `w` the filter
+/// from channel 0; `bias`, `multipliers`, `shifts` from channel 0.
 #[inline(always)]
 pub(crate) fn window3x3_requant_s8(
     x: &[u8],
     w: &[i8],
-    (c, row, offset): (usize, usize, i32),
+    (c, row, step, offset): (usize, usize, usize, i32),
     (bias, multipliers, shifts): (&[i32], &[i32], &[i8]),
     (zero_point, min, max): (i32, i32, i32),
-    out: &mut [u8],
+    (pixels, out): (usize, &mut [u8]),
 ) -> bool {
     let fits = c > 0
         && c.is_multiple_of(8)
+        && pixels > 0
+        && step >= c
         && 2 * c + 7 <= usize::from(u16::MAX)
-        && 2 * row + 3 * c <= x.len()
+        && (pixels - 1)
+            .checked_mul(step)
+            .is_some_and(|last| last + 2 * row + 3 * c <= x.len())
         && 9 * c <= w.len()
         && bias.len() >= c
         && multipliers.len() >= c
         && shifts.len() >= c
-        && out.len() >= c
+        && out.len() >= pixels * c
         && i32::from(i16::MIN) <= min
         && max <= i32::from(i16::MAX);
     if !fits {
         return false;
     }
-    // What the loop reloads (too few registers to keep them all): the channels, the lane
+    // What the loops reload (too few registers to keep them all): the channels, the lane
     // order's address, the passes, the row's bytes, the filter row's, the input offset, the
-    // zero point and the clamp's bounds packed in 16-bit halves.
-    let params: [usize; 8] = [
+    // zero point and the clamp's bounds packed in 16-bit halves, the input's step to the next
+    // pixel's window from where a pixel's passes leave it, and the pixels left (counted down
+    // here).
+    let mut params: [usize; 10] = [
         c,
         LANE_ORDER.as_ptr() as usize,
         c / 8,
@@ -304,22 +312,28 @@ pub(crate) fn window3x3_requant_s8(
         offset as usize,
         zero_point as usize,
         ((max as u32) << 16 | (min as u32 & 0xffff)) as usize,
+        step - c,
+        pixels,
     ];
-    // SAFETY: `fits` (checked above) bounds every access. The loop runs c / 8 >= 1 times
-    // (`dls`/`le`); pass g gathers, for ky, kx < 3, the eight bytes at
-    // x + ky row + kx c + 8 g + j and w + (3 ky + kx) c + 8 g + j (j < 8, the lane order's
-    // offsets plus kx c, which fit the 16-bit lanes since 2 c + 7 <= u16::MAX): below
-    // 2 row + 2 c + c <= x.len() and 8 c + c <= w.len(); byte loads need no alignment. It reads
-    // bias[8 g..8 g + 8] and multipliers[8 g..8 g + 8] (word-aligned `i32`s for `vldrw`),
-    // shifts[8 g..8 g + 8], and writes out[8 g..8 g + 8], all below c (checked), and reads
-    // `params` (word-aligned `usize`s, `ldr`/`ldrd`). It writes its registers (q0..q7, `lr` and
-    // the scratch registers declared) and `out`.
+    // SAFETY: `fits` (checked above) bounds every access. The outer loop runs `pixels` >= 1
+    // times (the count in params[9], decremented in memory); for pixel p the inner loop runs
+    // c / 8 >= 1 times (`dls`/`le`), and pass g gathers, for ky, kx < 3, the eight bytes at
+    // x + p step + ky row + kx c + 8 g + j and w + (3 ky + kx) c + 8 g + j (j < 8, the lane
+    // order's offsets plus kx c, which fit the 16-bit lanes since 2 c + 7 <= u16::MAX): below
+    // (pixels - 1) step + 2 row + 2 c + c <= x.len() and 8 c + c <= w.len(); byte loads need no
+    // alignment. It reads bias[8 g..8 g + 8] and multipliers[8 g..8 g + 8] (word-aligned `i32`s
+    // for `vldrw`) and shifts[8 g..8 g + 8], all below c, and writes out[p c + 8 g..][..8],
+    // below pixels c <= out.len(); after each pixel the pointers step back by c channels (the
+    // filter, biases, multipliers and shifts) and on to the next window (the input). It reads
+    // and writes `params` (word-aligned `usize`s, its own). It writes its registers (q0..q7,
+    // `lr` and the scratch registers declared) and `out`.
     unsafe {
         core::arch::asm!(
             "ldrd {t0}, {t1}, [{ps}]",
             "vldrh.u16 q0, [{t1}]",
             "vadd.i16 q1, q0, {t0}",
             "vadd.i16 q2, q1, {t0}",
+            "4:",
             "ldr {t0}, [{ps}, #8]",
             "dls lr, {t0}",
             "2:",
@@ -341,7 +355,18 @@ pub(crate) fn window3x3_requant_s8(
             "ldrd {t0}, {t1}, [{ps}, #24]",
             mve_requant8!(),
             "le lr, 2b",
-            ps = in(reg) params.as_ptr(),
+            // The next pixel: the per-channel pointers back by c, the input on to its window.
+            "ldr {t0}, [{ps}]",
+            "sub {wp}, {wp}, {t0}",
+            "sub {ip}, {ip}, {t0}, lsl #2",
+            "sub {mp}, {mp}, {t0}, lsl #2",
+            "sub r2, r2, {t0}",
+            "ldrd {t1}, {t2}, [{ps}, #32]",
+            "add {xp}, {xp}, {t1}",
+            "subs {t2}, {t2}, #1",
+            "str {t2}, [{ps}, #36]",
+            "bne 4b",
+            ps = in(reg) params.as_mut_ptr(),
             t0 = out(reg) _,
             t1 = out(reg) _,
             t2 = out(reg) _,
