@@ -698,28 +698,29 @@ pub(crate) fn pointwise_pixel_s8(
         return false;
     }
     let chunks = n.div_ceil(16);
-    // What the loop reloads (too few registers): the input bytes, the blocks left, the filter's
-    // and the input's step back after a block's passes, the zero point, the packed clamp.
-    let mut params: [usize; 8] = [
+    // What the loop reloads (too few registers): the input bytes, the filter's and the input's
+    // step back after a block's passes, the zero point, the packed clamp (read once), the end of
+    // the output.
+    let params: [usize; 8] = [
         ROW_GATHER.as_ptr() as usize,
         n,
-        m / 4,
+        0,
         64 * chunks - 4 * n,
         16 * chunks,
         zero_point as usize,
         ((max as u32) << 16 | (min as u32 & 0xffff)) as usize,
-        0,
+        out.as_ptr().wrapping_add(m) as usize,
     ];
     // SAFETY: `fits` (checked above) bounds every access. The outer loop runs m / 4 >= 1 times
-    // (the count in params[2], decremented in memory). Block b's inner loop runs ceil(n / 16)
-    // times (`dlstp.8` with n > 0 elements; the last pass predicated to the lanes left, which
-    // load nothing): pass i reads x[16 i..16 i + l] (l its active lanes, 16 i + l <= n) and,
-    // from blocks + 4 n b + 64 i, the gathered bytes 16 j + 4 r + c for the active lanes
-    // 4 j + c < l: below 4 n (b + 1) <= m n <= blocks.len(). After the passes the pointers step
-    // back to x and to blocks + 4 n (b + 1). It reads bias[4 b..4 b + 4] and multipliers[4 b..]
-    // (word-aligned `i32`s, `ldrd`/`vldrw`) and shifts[4 b..], writes out[4 b..4 b + 4]
-    // (b < m / 4), and reads and writes `params` (word-aligned, its own). It writes its
-    // registers (q0..q7, `lr` and the registers declared) and `out`.
+    // (until the output pointer, 4 bytes on per block, reaches out + m, params[7]). Block b's
+    // inner loop runs ceil(n / 16) times (`dlstp.8` with n > 0 elements; the last pass
+    // predicated to the lanes left, which load nothing): pass i reads x[16 i..16 i + l] (l its
+    // active lanes, 16 i + l <= n) and, from blocks + 4 n b + 64 i, the gathered bytes
+    // 16 j + 4 r + c for the active lanes 4 j + c < l: below 4 n (b + 1) <= m n <= blocks.len().
+    // After the passes the pointers step back to x and to blocks + 4 n (b + 1). It reads
+    // bias[4 b..4 b + 4] and multipliers[4 b..] (word-aligned `i32`s, `ldrd`/`vldrw`) and
+    // shifts[4 b..], writes out[4 b..4 b + 4] (b < m / 4), and reads `params` (word-aligned,
+    // its own). It writes its registers (q0..q7, `lr` and the registers declared) and `out`.
     unsafe {
         core::arch::asm!(
             "ldr r0, [{ps}]",
@@ -727,6 +728,11 @@ pub(crate) fn pointwise_pixel_s8(
             "vadd.i8 q5, q4, r12",
             "vadd.i8 q6, q5, r12",
             "vadd.i8 q7, q6, r12",
+            // The clamp's bounds, min in q2 and max in q3, for every block.
+            "ldr r0, [{ps}, #24]",
+            "vdup.32 q1, r0",
+            "vmovlb.s16 q2, q1",
+            "vmovlt.s16 q3, q1",
             "3:",
             "ldr r0, [{ps}, #4]",
             "dlstp.8 lr, r0",
@@ -736,10 +742,10 @@ pub(crate) fn pointwise_pixel_s8(
             "vldrb.u8 q0, [{xp}], #16",
             "vldrb.u8 q1, [{wp}, q4]",
             "vmladava.s8 r0, q0, q1",
-            "vldrb.u8 q2, [{wp}, q5]",
-            "vmladava.s8 r4, q0, q2",
-            "vldrb.u8 q3, [{wp}, q6]",
-            "vmladava.s8 r10, q0, q3",
+            "vldrb.u8 q1, [{wp}, q5]",
+            "vmladava.s8 r4, q0, q1",
+            "vldrb.u8 q1, [{wp}, q6]",
+            "vmladava.s8 r10, q0, q1",
             "vldrb.u8 q1, [{wp}, q7]",
             "vmladava.s8 r12, q0, q1",
             "add {wp}, {wp}, #64",
@@ -751,24 +757,20 @@ pub(crate) fn pointwise_pixel_s8(
             "sub {wp}, {wp}, r0",
             "sub {xp}, {xp}, r4",
             "vldrw.u32 q1, [{mp}], #16",
-            "vldrb.s32 q2, [r1], #4",
             "vqrdmulh.s32 q0, q0, q1",
             "vshr.s32 q1, q0, #31",
             "vadd.i32 q0, q0, q1",
-            "vrshl.s32 q0, q0, q2",
-            "ldrd r0, r4, [{ps}, #20]",
+            "vldrb.s32 q1, [r1], #4",
+            "vrshl.s32 q0, q0, q1",
+            "ldr r0, [{ps}, #20]",
             "vadd.i32 q0, q0, r0",
-            "vdup.32 q1, r4",
-            "vmovlb.s16 q2, q1",
             "vmax.s32 q0, q0, q2",
-            "vmovlt.s16 q2, q1",
-            "vmin.s32 q0, q0, q2",
+            "vmin.s32 q0, q0, q3",
             "vstrb.32 q0, [r3], #4",
-            "ldr r0, [{ps}, #8]",
-            "subs r0, r0, #1",
-            "str r0, [{ps}, #8]",
+            "ldr r0, [{ps}, #28]",
+            "cmp r3, r0",
             "bne 3b",
-            ps = in(reg) params.as_mut_ptr(),
+            ps = in(reg) params.as_ptr(),
             xp = inout(reg) x.as_ptr() => _,
             wp = inout(reg) blocks.as_ptr() => _,
             ib = inout(reg) bias.as_ptr() => _,
