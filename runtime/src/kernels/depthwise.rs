@@ -466,22 +466,67 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
     // Disjoint operands are one group of every pixel; overlapping ones (the stream contract) runs
     // of pixels or a pixel alone, each on its own views (`views::Stream::groups`). One copy of
     // the pixel loop serves both.
+    // Helium's runs of pixels (`nn_common::mve::window3x3_requant_s8`) serve the usual layer:
+    // 3×3 without dilation or depth multiplier, the narrow requantization.
+    #[cfg(tinyaot_mve)]
+    let fused = p.depth_multiplier == 1
+        && (p.filter_h, p.filter_w, p.dilation_h, p.dilation_w) == (3, 3, 1, 1)
+        && p.narrow_requant;
     depthwise_s8!($, p, {
         stream.groups::<1>(arena, (input, output), |inp, from, out, pixels| {
             // The group's pixels in order from its first, `(b0, oy0, ox0)`, as for_each_pixel!
             // walks them, until its output runs out.
             let (b0, oy0, ox0) = stream.pixel(pixels.start);
-            let mut outs = out.chunks_exact_mut(p.output_c);
+            // The group's output not yet written, a pixel's `output_c` bytes (or a run's) at a
+            // time from its front.
+            let mut rest: &mut [u8] = out;
             let mut first = true;
             'walk: for b in b0..p.batches {
                 for oy in if first { oy0 } else { 0 }..p.output_h {
                     let (ky0, ky1, y0) =
                         taps(oy, p.stride_h, p.pad_top, p.dilation_h, p.filter_h, p.input_h);
-                    for ox in if first { ox0 } else { 0 }..p.output_w {
-                        first = false;
-                        let Some(out_px) = outs.next() else {
+                    let mut ox = if first { ox0 } else { 0 };
+                    first = false;
+                    while ox < p.output_w {
+                        // Helium: a run of the row's pixels whose windows lie in the image, in
+                        // one loop (the usual layer: 3×3, channels in eights, a bias, the narrow
+                        // requantization), its outputs the next chunks of the group's.
+                        #[cfg(tinyaot_mve)]
+                        if let (Some(bias), true) = (p.bias, fused && (ky0, ky1) == (0, 3)) {
+                            let x0 = (ox * p.stride_w) as isize - p.pad_left as isize;
+                            if x0 >= 0 && x0 as usize + 2 < p.input_w {
+                                // The last column whose window lies in the image.
+                                let last = (p.input_w - 3 + p.pad_left) / p.stride_w;
+                                let count = (last.min(p.output_w - 1) + 1 - ox)
+                                    .min(rest.len() / p.output_c);
+                                let at = ((b * p.input_h + y0 as usize) * p.input_w
+                                    + x0 as usize)
+                                    * p.input_c;
+                                let window = inp.get(at.wrapping_sub(from)..);
+                                if let (Some(window), true) = (window, count > 0) {
+                                    let step = p.stride_w * p.input_c;
+                                    let row = p.input_w * p.input_c;
+                                    if super::nn_common::window3x3_requant_s8(
+                                        window,
+                                        p.filter,
+                                        (p.input_c, row, step, -p.input_zero_point),
+                                        (bias, p.multipliers, p.shifts),
+                                        (p.output_zero_point, p.act_min, p.act_max),
+                                        (count, &mut *rest),
+                                    ) {
+                                        rest = &mut core::mem::take(&mut rest)
+                                            [count * p.output_c..];
+                                        ox += count;
+                                        continue;
+                                    }
+                                }
+                            }
+                        }
+                        if rest.len() < p.output_c {
                             break 'walk;
-                        };
+                        }
+                        let (out_px, tail) = core::mem::take(&mut rest).split_at_mut(p.output_c);
+                        rest = tail;
                         let (kx0, kx1, x0) =
                             taps(ox, p.stride_w, p.pad_left, p.dilation_w, p.filter_w, p.input_w);
                         let w = Window {
@@ -491,6 +536,7 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
                             x0,
                         };
                         pixel!(inp, from, b, w, out_px);
+                        ox += 1;
                     }
                 }
             }

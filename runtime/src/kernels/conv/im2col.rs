@@ -9,6 +9,8 @@ use crate::kernels::nn_common::wide::{pair_run, start_pairs, Widened, PAIRED, WI
 use crate::kernels::nn_common::{
     dot4_interleaved_s8, dot4_interleaved_s8_outlined, dot_s8, Requantizer,
 };
+#[cfg(tinyaot_mve)]
+use crate::kernels::nn_common::{gather_pixel_s8, GatherWindow};
 
 /// Constant parameters of [`conv2d_im2col_s8`]: an int8 CONV_2D with one group whose window
 /// (`filter_h * filter_w * input_c` bytes) fits [`crate::kernels::IM2COL_MAX`].
@@ -90,9 +92,19 @@ macro_rules! im2col_pixel {
             (($ky0, $ky1, $y0), ($kx0, $kx1, $x0)),
             $window,
         );
-        // One output chunk per pixel, by the output's length (views::split).
-        let Some(px) = $out_px.next() else { return };
-        let (px_blocks, px_rest) = px.split_at_mut($blocked);
+        // Helium: the gathered window is a 1×1 pixel of k channels, summed and requantized in
+        // one loop (narrow requantization, rows in whole words, channels in fours).
+        #[cfg(tinyaot_mve)]
+        if $p.narrow_requant && $blocked == $out_px.len() {
+            let operands = ($bias, $p.multipliers, $p.shifts);
+            let clamp = ($p.output_zero_point, $p.act_min, $p.act_max);
+            if crate::kernels::nn_common::pointwise_pixel_s8(
+                $window, $blocks, operands, clamp, $out_px,
+            ) {
+                continue;
+            }
+        }
+        let (px_blocks, px_rest) = $out_px.split_at_mut($blocked);
         // As in the 1×1 kernel: runs of sums, then their requantization.
         for (run, ((w, o), b)) in $blocks
             .chunks($run_len * $k)
@@ -211,6 +223,19 @@ fn im2col_one_pixel(
     let mut acc = [0i32; GATHER_ACC_RUN / 2];
     let run_len = acc.len();
     let plane = p.output_h * p.output_w;
+    // Helium: the windows wholly in the image gathered straight from it, the whole pixel in one
+    // loop (`nn_common::mve::gather_pixel_s8`), where the window's offsets fit its table.
+    #[cfg(tinyaot_mve)]
+    let gather = if p.narrow_requant && blocked == m {
+        GatherWindow::new(
+            (p.filter_h, p.filter_w, c),
+            (p.dilation_h, p.dilation_w),
+            p.input_w * c,
+            k,
+        )
+    } else {
+        None
+    };
     // Disjoint operands are one group of every pixel, overlapping ones (the stream contract)
     // runs of groups of two or a group alone, each on its own views (`views::Stream::groups`):
     // one copy of the pixel loop serves both.
@@ -221,6 +246,22 @@ fn im2col_one_pixel(
             // The view starts `from` bytes into the input: the batch's image starts at this
             // offset in it (wrapping when before it).
             let (image, origin) = (inp, image.wrapping_sub(from));
+            // One output chunk per pixel, by the output's length (views::split).
+            let Some(px) = out_px.next() else { return };
+            #[cfg(tinyaot_mve)]
+            if let Some(table) = &gather {
+                if (ky0, ky1, kx0, kx1) == (0, p.filter_h, 0, p.filter_w) {
+                    // Wholly in the image: y0, x0 >= 0.
+                    let first = origin.wrapping_add((y0 as usize * p.input_w + x0 as usize) * c);
+                    if let Some(x) = image.get(first..) {
+                        let operands = (bias, p.multipliers, p.shifts);
+                        let clamp = (p.output_zero_point, p.act_min, p.act_max);
+                        if gather_pixel_s8(x, table, blocks, operands, clamp, px) {
+                            continue;
+                        }
+                    }
+                }
+            }
             im2col_pixel!(
                 image,
                 origin,
@@ -232,7 +273,7 @@ fn im2col_one_pixel(
                 kx1,
                 x0,
                 window,
-                out_px,
+                px,
                 blocked,
                 blocks,
                 run_len,

@@ -78,6 +78,11 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
         rest,
         bias: &p.folded_bias[..m],
         requantizer: &requantizer,
+        #[cfg(tinyaot_mve)]
+        fused: (p.narrow_requant && blocked == m).then_some((
+            (&p.folded_bias[..m], p.multipliers, p.shifts),
+            (p.output_zero_point, p.act_min, p.act_max),
+        )),
     };
     let paired = PAIRED && n >= 4 && blocked > 0 && p.pixels >= 2;
     // The paired path's buffers (its sums and widened inputs) are set up only where it runs:
@@ -152,7 +157,17 @@ struct Pointwise<'a> {
     bias: &'a [i32],
     /// The requantization of sums that start from the bias.
     requantizer: &'a Requantizer<'a>,
+    /// Helium's fused pixel ([`crate::kernels::nn_common::pointwise_pixel_s8`]): its bias,
+    /// multipliers and shifts and its zero point and clamp, where the requantization is narrow
+    /// and every row in a block.
+    #[cfg(tinyaot_mve)]
+    fused: Option<FusedOperands<'a>>,
 }
+
+/// The requantization operands of the fused Helium pixel: `(bias, multipliers, shifts)` and
+/// `(zero point, min, max)`.
+#[cfg(tinyaot_mve)]
+type FusedOperands<'a> = ((&'a [i32], &'a [i32], &'a [i8]), (i32, i32, i32));
 
 /// The paired path's buffers: a pair of pixels' sums of a run of channels and their widened
 /// inputs.
@@ -179,6 +194,14 @@ fn conv1x1_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, acc: &mut [i32; ONE
     let requantizer = k.requantizer;
     let blocked = m - m % 4;
     for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
+        // Helium: the whole pixel in one loop, its sums requantized in registers, where it fits
+        // (the narrow requantization, channels in whole words and fours).
+        #[cfg(tinyaot_mve)]
+        if let Some(fused) = k.fused {
+            if crate::kernels::nn_common::pointwise_pixel_s8(x, blocks, fused.0, fused.1, o) {
+                continue;
+            }
+        }
         // Runs of up to ONE_PIXEL_RUN channels: their sums first, then their requantization,
         // each loop with its own values in registers.
         for (run, ((w, o), b)) in blocks
@@ -319,6 +342,9 @@ pub fn conv2d_1x1_widened_s8(arena: &mut [u8], input: usize, output: usize, p: &
         rest: &[],
         bias: &p.folded_bias[..m],
         requantizer: &requantizer,
+        // Helium builds have no paired path: they returned above.
+        #[cfg(tinyaot_mve)]
+        fused: None,
     };
     let mut scratch = PairScratch::new();
     stream_or_whole(arena, (input, output), p.pixels, (n, m), |inp, out| {

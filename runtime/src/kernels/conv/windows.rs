@@ -161,6 +161,10 @@ pub(super) fn copy_short(dst: &mut [u8], src: &[u8]) {
         6 => dst.copy_from_slice(&src[..6]),
         7 => dst.copy_from_slice(&src[..7]),
         8 => dst.copy_from_slice(&src[..8]),
+        // Helium: longer rows by vectors (a `memcpy` call costs several times the copy).
+        #[cfg(tinyaot_mve)]
+        _ => crate::kernels::nn_common::copy_bytes(dst, src),
+        #[cfg(not(tinyaot_mve))]
         _ => dst.copy_from_slice(src),
     }
 }

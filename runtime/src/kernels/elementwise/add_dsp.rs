@@ -45,6 +45,20 @@ pub(super) fn add_sub_s8_dsp(
         return false;
     }
     let n = p.shape[0];
+    // Helium: the whole run in one tail-predicated loop, in place too (ADD; SUB keeps the
+    // passes below).
+    #[cfg(tinyaot_mve)]
+    if !subtract {
+        let operands = crate::kernels::nn_common::AddOperands {
+            a: (p.a_offset, p.a_multiplier, p.a_shift - 1),
+            b: (p.b_offset, p.b_multiplier, p.b_shift - 1),
+            output: (p.output_multiplier, p.output_shift - 1),
+            clamp: (p.output_offset, p.act_min, p.act_max),
+        };
+        if crate::kernels::nn_common::add_s8(arena, (a, b, output), n, &operands) {
+            return true;
+        }
+    }
     // Zeroed once per call, not per chunk (64 words each time).
     let mut sums = [0i32; ADD_CHUNK];
     let Some((x, y, out)) = crate::kernels::broadcast::disjoint(arena, (a, n), (b, n), output, n)
