@@ -49,13 +49,13 @@ pub(super) fn add_sub_s8_dsp(
     // passes below).
     #[cfg(tinyaot_mve)]
     if !subtract {
-        let operands = crate::kernels::nn_common::AddOperands {
+        let operands = super::add_mve::AddOperands {
             a: (p.a_offset, p.a_multiplier, p.a_shift - 1),
             b: (p.b_offset, p.b_multiplier, p.b_shift - 1),
             output: (p.output_multiplier, p.output_shift - 1),
             clamp: (p.output_offset, p.act_min, p.act_max),
         };
-        if crate::kernels::nn_common::add_s8(arena, (a, b, output), n, &operands) {
+        if super::add_mve::add_s8(arena, (a, b, output), n, &operands) {
             return true;
         }
     }

@@ -33,6 +33,8 @@
 mod add;
 #[cfg(tinyaot_dsp)]
 mod add_dsp;
+#[cfg(tinyaot_mve)]
+mod add_mve;
 mod add_n;
 mod div;
 mod float;
