@@ -4,6 +4,8 @@
 //! Each test crate includes this with `mod common;`; not every crate uses every helper.
 #![allow(dead_code)]
 
+pub mod subgraphs;
+
 use std::path::{Path, PathBuf};
 
 use tinyaot_test_support::{shared_dir_or_skip, tflite_files};
