@@ -147,30 +147,15 @@ pub fn arg_min_max_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p
     let rank = p.shape.len();
     let mut a = [0i32];
     load(arena, axis, 0, &mut a);
-    // In i64: no overflow for any int32 (TFLM's int sum cannot overflow either, the axis
-    // negative and the rank small).
-    let a = if a[0] < 0 {
-        i64::from(a[0]) + rank as i64
-    } else {
-        i64::from(a[0])
-    };
+    let a = super::run_time_axis(a[0], rank);
     let size = if p.float_input { 4 } else { 1 };
     let total: usize = crate::kernels::elements(p.shape);
-    let (src, dst) = match input {
-        Src::Arena(offset) => views::split(arena, offset, total * size, output, p.output_len * 4),
-        Src::Bytes(bytes) => (
-            &bytes[..total * size],
-            &mut arena[output..output + p.output_len * 4],
-        ),
-    };
-    let dims = usize::try_from(a)
-        .ok()
-        .filter(|&a| a < rank)
-        .map(|a| ArgMinMax {
-            outer: crate::kernels::elements(&p.shape[..a]),
-            axis_len: p.shape[a],
-            inner: crate::kernels::elements(&p.shape[a + 1..]),
-        });
+    let (src, dst) = views::split_src(arena, input, total * size, output, p.output_len * 4);
+    let dims = a.map(|a| ArgMinMax {
+        outer: crate::kernels::elements(&p.shape[..a]),
+        axis_len: p.shape[a],
+        inner: crate::kernels::elements(&p.shape[a + 1..]),
+    });
     let Some(q) = dims.filter(|q| q.axis_len > 0 && q.outer * q.inner <= p.output_len) else {
         dst.fill(0);
         return;

@@ -16,7 +16,7 @@
 //! either input.
 
 use super::nn_common::requant::scale_16x8;
-use super::nn_common::views::split;
+use super::nn_common::views::split_src;
 use super::nn_common::{dot4_packed_s8, pack4_columns_s8, packed4_bytes, Requantizer};
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
@@ -222,7 +222,7 @@ pub fn batch_matmul_s8_packed(
                 let l = b0 * g.lhs_batch0 + b1 * g.lhs_batch1 + b2 * g.lhs_batch2;
                 let r = b0 * g.rhs_batch0 + b1 * g.rhs_batch1 + b2 * g.rhs_batch2;
                 {
-                    let (lb, terms) = src_and_out(arena, lhs, g.lhs_len, terms_at, 4 * g.rows);
+                    let (lb, terms) = split_src(arena, lhs, g.lhs_len, terms_at, 4 * g.rows);
                     for (m, term) in terms.chunks_exact_mut(4).enumerate() {
                         let x = &lb[l + m * g.lhs_row..][..depth];
                         let sum = x.iter().fold(0i32, |s, &v| {
@@ -235,8 +235,7 @@ pub fn batch_matmul_s8_packed(
                 for n in (0..g.cols).step_by(4) {
                     let columns = (g.cols - n).min(4);
                     {
-                        let (rb, packed) =
-                            src_and_out(arena, rhs, g.rhs_len, packed_at, packed_len);
+                        let (rb, packed) = split_src(arena, rhs, g.rhs_len, packed_at, packed_len);
                         let first = &rb[r + n * g.rhs_col..];
                         let strides = (g.rhs_depth, g.rhs_col);
                         pack4_columns_s8(first, strides, (depth, columns), packed);
@@ -281,20 +280,6 @@ fn views_of<'b>(
     match super::broadcast::disjoint(arena, lhs, rhs, output, out_len) {
         Some(views) => views,
         None => panic!("kernel input and output overlap"),
-    }
-}
-
-/// `len` bytes of `src` to read and the `out_len` bytes of `arena` at `out` to write, disjoint.
-fn src_and_out<'b>(
-    arena: &'b mut [u8],
-    src: Src<'b>,
-    len: usize,
-    out: usize,
-    out_len: usize,
-) -> (&'b [u8], &'b mut [u8]) {
-    match src {
-        Src::Arena(offset) => split(arena, offset, len, out, out_len),
-        Src::Bytes(bytes) => (&bytes[..len], &mut arena[out..out + out_len]),
     }
 }
 

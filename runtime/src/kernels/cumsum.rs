@@ -168,19 +168,11 @@ pub fn cumsum_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Cu
     let rank = p.shape.len();
     let mut a = [0i32];
     load(arena, axis, 0, &mut a);
-    // In i64: `axis + rank` cannot overflow (TFLM's int sum cannot either, the axis negative).
-    let a = if a[0] < 0 {
-        i64::from(a[0]) + rank as i64
-    } else {
-        i64::from(a[0])
-    };
+    let a = super::run_time_axis(a[0], rank);
     let size = if p.float_input { 4 } else { 1 };
     let len = p.shape.iter().product::<usize>() * size;
-    let (src, dst) = match input {
-        Src::Arena(offset) => views::split(arena, offset, len, output, len),
-        Src::Bytes(bytes) => (&bytes[..len], &mut arena[output..output + len]),
-    };
-    let Some(a) = usize::try_from(a).ok().filter(|&a| a < rank) else {
+    let (src, dst) = views::split_src(arena, input, len, output, len);
+    let Some(a) = a else {
         dst.fill(0);
         return;
     };

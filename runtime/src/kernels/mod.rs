@@ -115,6 +115,19 @@ pub(crate) fn elements(dims: &[usize]) -> usize {
     n
 }
 
+/// An axis read at run time from a tensor of `rank` dimensions, as TFLM's kernels resolve it (plus
+/// the rank if negative), or `None` outside `0..rank`, where TFLM fails or is undefined. In i64:
+/// `axis + rank` cannot overflow for any int32 (TFLM's int sum cannot either, the axis negative).
+#[inline(always)]
+pub(crate) fn run_time_axis(axis: i32, rank: usize) -> Option<usize> {
+    let resolved = if axis < 0 {
+        i64::from(axis) + rank as i64
+    } else {
+        i64::from(axis)
+    };
+    usize::try_from(resolved).ok().filter(|&a| a < rank)
+}
+
 /// `p`, hidden from the optimiser on bare-metal targets (see the module documentation).
 #[inline(always)]
 fn opaque<T>(p: &T) -> &T {

@@ -299,13 +299,7 @@ pub fn mirror_pad_dyn(
         in_elems *= p.input_shape[d];
     }
     let total: usize = crate::kernels::elements(p.output_shape);
-    let (src, dst) = match input {
-        Src::Arena(offset) => views::split(arena, offset, in_elems * elem, output, total * elem),
-        Src::Bytes(bytes) => (
-            &bytes[..in_elems * elem],
-            &mut arena[output..output + total * elem],
-        ),
-    };
+    let (src, dst) = views::split_src(arena, input, in_elems * elem, output, total * elem);
     if total == 0 {
         return;
     }

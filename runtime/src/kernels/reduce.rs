@@ -428,28 +428,14 @@ pub fn reduce_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Re
         if let Some(first) = first_two.get_mut(i) {
             *first = a[0];
         }
-        // In i64: `axis + rank` cannot overflow (TFLM's int sum cannot either, the axis negative).
-        let r = if a[0] < 0 {
-            i64::from(a[0]) + rank as i64
-        } else {
-            i64::from(a[0])
-        };
-        match usize::try_from(r).ok().filter(|&r| r < rank) {
+        match super::run_time_axis(a[0], rank) {
             Some(r) => reduced[r] = true,
             None => valid = false,
         }
     }
     let valid = valid || rank == 0;
     let total: usize = crate::kernels::elements(p.shape);
-    let (src, dst) = match input {
-        Src::Arena(offset) => {
-            views::split(arena, offset, total * size, output, p.output_len * size)
-        }
-        Src::Bytes(bytes) => (
-            &bytes[..total * size],
-            &mut arena[output..output + p.output_len * size],
-        ),
-    };
+    let (src, dst) = views::split_src(arena, input, total * size, output, p.output_len * size);
     let mut kept = [[0usize; MAX_RANK]; 2];
     let mut red = [[0usize; MAX_RANK]; 2];
     let (nk, nr);

@@ -71,25 +71,20 @@ pub fn reverse_dyn(arena: &mut [u8], input: Src, axes: Src, output: usize, p: &R
     assert!(rank <= MAX_RANK && (1..=rank).contains(&n) && p.elem_bytes > 0);
     let mut raw = [0i32; MAX_RANK];
     load(arena, axes, 0, &mut raw[..n]);
-    // In i64: `axis + rank` cannot overflow for any int32 (TFLM's int sum cannot either, the
-    // rank being at most 6 and the axis negative).
-    let mut sorted = [0i64; MAX_RANK];
+    // Every axis in range, then sorted and contiguous.
+    let mut sorted = [0usize; MAX_RANK];
+    let mut valid = true;
     for (s, &a) in sorted.iter_mut().zip(&raw[..n]) {
-        *s = if a < 0 {
-            i64::from(a) + rank as i64
-        } else {
-            i64::from(a)
-        };
+        match super::run_time_axis(a, rank) {
+            Some(a) => *s = a,
+            None => valid = false,
+        }
     }
     let sorted = &mut sorted[..n];
     sorted.sort_unstable();
-    let valid = sorted.iter().all(|a| (0..rank as i64).contains(a))
-        && sorted.windows(2).all(|w| w[0] + 1 == w[1]);
+    let valid = valid && sorted.windows(2).all(|w| w[0] + 1 == w[1]);
     let total = p.shape.iter().product::<usize>() * p.elem_bytes;
-    let (src, dst) = match input {
-        Src::Arena(offset) => views::split(arena, offset, total, output, total),
-        Src::Bytes(bytes) => (&bytes[..total], &mut arena[output..output + total]),
-    };
+    let (src, dst) = views::split_src(arena, input, total, output, total);
     if !valid {
         dst.fill(0);
         return;
@@ -97,7 +92,7 @@ pub fn reverse_dyn(arena: &mut [u8], input: Src, axes: Src, output: usize, p: &R
     if total == 0 {
         return;
     }
-    let (first, last) = (sorted[0] as usize, sorted[n - 1] as usize);
+    let (first, last) = (sorted[0], sorted[n - 1]);
     let outer: usize = crate::kernels::elements(&p.shape[..first]);
     let middle: usize = crate::kernels::elements(&p.shape[first..=last]);
     let run = p.shape[last + 1..].iter().product::<usize>() * p.elem_bytes;
@@ -180,13 +175,7 @@ pub fn slice_dyn(arena: &mut [u8], input: Src, begin: Src, size: Src, output: us
         in_elems *= p.shape[d];
     }
     let out_bytes = p.output_len * elem;
-    let (src, dst) = match input {
-        Src::Arena(offset) => views::split(arena, offset, in_elems * elem, output, out_bytes),
-        Src::Bytes(bytes) => (
-            &bytes[..in_elems * elem],
-            &mut arena[output..output + out_bytes],
-        ),
-    };
+    let (src, dst) = views::split_src(arena, input, in_elems * elem, output, out_bytes);
     let taken: usize = crate::kernels::elements(&count[..rank]);
     if !valid || taken > p.output_len {
         dst.fill(0);

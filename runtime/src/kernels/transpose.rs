@@ -112,10 +112,7 @@ fn batch_space_views<'b>(
     let o = [0, 1, 2, 3].map(|d| p.output_shape[d]);
     let in_bytes = i.iter().product::<usize>() * p.elem_bytes;
     let out_bytes = o.iter().product::<usize>() * p.elem_bytes;
-    let (src, dst) = match input {
-        Src::Arena(offset) => views::split(arena, offset, in_bytes, output, out_bytes),
-        Src::Bytes(bytes) => (&bytes[..in_bytes], &mut arena[output..output + out_bytes]),
-    };
+    let (src, dst) = views::split_src(arena, input, in_bytes, output, out_bytes);
     (src, dst, i, o)
 }
 

@@ -32,6 +32,23 @@ pub(crate) fn split(
     }
 }
 
+/// [`split`] for an input that may be a constant read where it is: the `in_len` bytes of
+/// `input` (at an arena offset, or the constant's own bytes) and the `out_len` bytes of `arena`
+/// at `output`. An arena input must not overlap the output.
+#[inline(always)]
+pub(crate) fn split_src<'a>(
+    arena: &'a mut [u8],
+    input: crate::Src<'a>,
+    in_len: usize,
+    output: usize,
+    out_len: usize,
+) -> (&'a [u8], &'a mut [u8]) {
+    match input {
+        crate::Src::Arena(offset) => split(arena, offset, in_len, output, out_len),
+        crate::Src::Bytes(bytes) => (&bytes[..in_len], &mut arena[output..output + out_len]),
+    }
+}
+
 /// Byte runs shorter than this are copied a word at a time by [`copy_bytes`]: a `memcpy` call (or
 /// `copy_within`'s `memmove`) costs more on them.
 const SHORT_RUN: usize = 64;
