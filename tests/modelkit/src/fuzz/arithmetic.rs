@@ -32,8 +32,7 @@ impl Gen<'_, '_> {
         // in the model's flavour.
         let side = self.chance(10);
         let v = if side {
-            let index = self.m.tensor(TensorSpec::int32(&self.shape_of(v)));
-            self.m.inputs.push(index);
+            let index = self.graph_input(TensorSpec::int32(&self.shape_of(v)));
             Value { index }
         } else {
             v
@@ -52,9 +51,7 @@ impl Gen<'_, '_> {
             let data = self.bytes(elements(&other_shape) * size);
             self.constant(other.constant(data))
         } else {
-            let i = self.m.tensor(other);
-            self.m.inputs.push(i);
-            i
+            self.graph_input(other)
         };
         let out = if int32 || op == B::MAXIMUM || op == B::MINIMUM {
             self.same_quant(v, &shape)
@@ -121,8 +118,7 @@ impl Gen<'_, '_> {
             TensorSpec::new(TensorType::INT16, shape).quant(scale, zero_point)
         };
         let x = int16(self, &shape);
-        let x = self.m.tensor(x);
-        self.m.inputs.push(x);
+        let x = self.graph_input(x);
         let alpha_shape = self.partner_shape(&shape);
         let (scale, zero_point) = (self.scale() / 8.0, self.zero_point());
         let alpha = TensorSpec::int8(&alpha_shape, scale, zero_point);
@@ -130,9 +126,7 @@ impl Gen<'_, '_> {
             let data = self.bytes(elements(&alpha_shape));
             self.constant(alpha.constant(data))
         } else {
-            let i = self.m.tensor(alpha);
-            self.m.inputs.push(i);
-            i
+            self.graph_input(alpha)
         };
         let out = int16(self, &shape);
         self.push_op(B::PRELU, Options::None, &[x, alpha], out);

@@ -46,9 +46,7 @@ impl Gen<'_, '_> {
             let data = self.bytes(elements(&other_shape) * size);
             self.constant(other.constant(data))
         } else {
-            let i = self.m.tensor(other);
-            self.m.inputs.push(i);
-            i
+            self.graph_input(other)
         };
         let compare = match op {
             B::LOGICAL_AND | B::LOGICAL_OR | B::LOGICAL_NOT | B::REDUCE_ALL => self.pick(&[
@@ -111,8 +109,7 @@ impl Gen<'_, '_> {
                 // Now and then the axes are a graph input of any values (TFLM's REDUCE_ALL
                 // reads them per call): reduce_dyn's all kind in Rust and C.
                 if self.chance(20) {
-                    a = self.m.tensor(TensorSpec::int32(&[axes.len() as i32]));
-                    self.m.inputs.push(a);
+                    a = self.graph_input(TensorSpec::int32(&[axes.len() as i32]));
                 }
                 let out = self.m.tensor(TensorSpec::new(TensorType::BOOL, &out_shape));
                 self.m

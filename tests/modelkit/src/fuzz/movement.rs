@@ -42,8 +42,7 @@ fn pad(g: &mut Gen<'_, '_>, op: B) {
         if g.chance(25) {
             // Now and then computed at run time (a graph input: TFLM's PadEval reads it per
             // call), so that parity's random models run `pad_dyn` in Rust and C.
-            let i = g.m.tensor(value);
-            g.m.inputs.push(i);
+            let i = g.graph_input(value);
             inputs.push(i);
         } else {
             let bytes = if g.int8 { 1 } else { 4 };
@@ -75,9 +74,7 @@ fn concatenation(g: &mut Gen<'_, '_>, op: B) {
         let data = g.bytes(elements(&other_shape) * if g.int8 { 1 } else { 4 });
         g.constant(other.constant(data))
     } else {
-        let i = g.m.tensor(other);
-        g.m.inputs.push(i);
-        i
+        g.graph_input(other)
     };
     let mut out = shape.clone();
     if let (Some(d), Some(e)) = (out.get_mut(a), other_shape.get(a)) {
@@ -110,9 +107,7 @@ fn pack(g: &mut Gen<'_, '_>, op: B) {
         let data = g.bytes(elements(&shape) * if g.int8 { 1 } else { 4 });
         g.constant(other.constant(data))
     } else {
-        let i = g.m.tensor(other);
-        g.m.inputs.push(i);
-        i
+        g.graph_input(other)
     };
     let mut out = shape.clone();
     out.insert(a.min(out.len()), 2);
@@ -223,8 +218,7 @@ fn slice(g: &mut Gen<'_, '_>, op: B) {
         let which = g.int(0, 2);
         for (k, t) in [&mut b, &mut n].into_iter().enumerate() {
             if which == 2 || which == k as i32 {
-                *t = g.m.tensor(TensorSpec::new(dtype, &[r]));
-                g.m.inputs.push(*t);
+                *t = g.graph_input(TensorSpec::new(dtype, &[r]));
             }
         }
     }

@@ -64,12 +64,10 @@ impl Gen<'_, '_> {
         let at_run_time = self.chance(12);
         let place = |g: &mut Self, spec: TensorSpec| {
             if at_run_time && g.chance(60) {
-                let index = g.m.tensor(TensorSpec {
+                g.graph_input(TensorSpec {
                     data: crate::TensorData::Buffer(0),
                     ..spec
-                });
-                g.m.inputs.push(index);
-                index
+                })
             } else {
                 g.constant(spec)
             }

@@ -40,8 +40,7 @@ fn reduce(g: &mut Gen<'_, '_>, op: B) {
     // call), so that parity's random models run reduce_dyn in Rust and C, its initial values
     // and zeros where TFLM fails included.
     if g.chance(20) {
-        a = g.m.tensor(TensorSpec::int32(&[axes.len() as i32]));
-        g.m.inputs.push(a);
+        a = g.graph_input(TensorSpec::int32(&[axes.len() as i32]));
     }
     // TFLM's int8 REDUCE_MAX and REDUCE_MIN take the input's quantization only.
     let out_t = if matches!(op, B::REDUCE_MAX | B::REDUCE_MIN) {
@@ -66,8 +65,7 @@ fn cumsum(g: &mut Gen<'_, '_>, op: B) {
     // Now and then the axis is a graph input of any value (TFLM's CUMSUM reads it per call):
     // cumsum_dyn in Rust and C, zeros where TFLM fails included.
     if g.chance(20) {
-        a = g.m.tensor(TensorSpec::int32(&[1]));
-        g.m.inputs.push(a);
+        a = g.graph_input(TensorSpec::int32(&[1]));
     }
     let options = Options::Cumsum {
         exclusive: g.chance(50),

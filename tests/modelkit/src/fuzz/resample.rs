@@ -95,8 +95,7 @@ impl Gen<'_, '_> {
                         .enumerate()
                     {
                         if which == 2 || which == k as i32 {
-                            *t = self.m.tensor(TensorSpec::int32(shape));
-                            self.m.inputs.push(*t);
+                            *t = self.graph_input(TensorSpec::int32(shape));
                         }
                     }
                 }
@@ -130,9 +129,7 @@ impl Gen<'_, '_> {
                     } else {
                         crate::TensorType::INT32
                     };
-                    let i = self.m.tensor(TensorSpec::new(dtype, &[rank, 2]));
-                    self.m.inputs.push(i);
-                    i
+                    self.graph_input(TensorSpec::new(dtype, &[rank, 2]))
                 } else {
                     self.constant(TensorSpec::int32(&[rank, 2]).constant_i32(&pads))
                 };

@@ -111,16 +111,14 @@ impl Gen<'_, '_> {
             shape[0] = 1;
         }
         let t = self.activation(&shape);
-        let index = self.m.tensor(t);
-        self.m.inputs.push(index);
+        let index = self.graph_input(t);
         Value { index }
     }
 
     /// A new graph input of `shape`, of the model's flavour.
     pub(super) fn input(&mut self, shape: &[i32]) -> Value {
         let t = self.activation(shape);
-        let index = self.m.tensor(t);
-        self.m.inputs.push(index);
+        let index = self.graph_input(t);
         Value { index }
     }
 
@@ -154,6 +152,13 @@ impl Gen<'_, '_> {
 
     pub(super) fn constant(&mut self, t: TensorSpec) -> i32 {
         self.m.tensor(t)
+    }
+
+    /// A new tensor `t` that is a graph input (of random contents when the model runs).
+    pub(super) fn graph_input(&mut self, t: TensorSpec) -> i32 {
+        let index = self.m.tensor(t);
+        self.m.inputs.push(index);
+        index
     }
 
     /// Constant int8 (now and then INT4) or float32 weights of `shape` with random contents.
