@@ -354,7 +354,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
-    let mut m4_table = None;
+    let (mut m4_table, mut m55_table) = (None, None);
     for run in &runs {
         let rendered = table::render(&run.rows, run.harness, run.core);
         println!(
@@ -372,8 +372,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             println!();
         }
         println!("{rendered}");
-        if run.core.name == "m4" {
-            m4_table = Some((rendered, passed(&run.rows)));
+        match run.core.name {
+            "m4" => m4_table = Some((rendered, passed(&run.rows))),
+            "m55" => m55_table = Some((rendered, passed(&run.rows))),
+            _ => {}
         }
     }
     let summary = table::render_cores(&runs);
@@ -399,6 +401,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     &format!(
                         "`cargo xtask mcu --update-readme` (`mcu: {passed} passed, 0 failed`):\
                          \n\n{table}"
+                    ),
+                )?;
+            }
+            // The Cortex-M55's table, with CMSIS-NN's Helium kernels beside it (issue 37).
+            if let Some((table, passed)) = m55_table {
+                crate::readme::replace_block(
+                    &paths.root,
+                    "mcu-m55",
+                    &format!(
+                        "`cargo xtask mcu --core {cores} --update-readme` (the Cortex-M55's \
+                         `mcu: {passed} passed, 0 failed`):\n\n{table}",
+                        cores = if all_cores {
+                            "all".to_string()
+                        } else {
+                            runs.iter()
+                                .map(|r| r.core.name)
+                                .collect::<Vec<_>>()
+                                .join(",")
+                        }
                     ),
                 )?;
             }

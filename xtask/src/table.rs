@@ -233,15 +233,51 @@ const TFLM_CMSIS_NN: &[(&str, u64)] = &[
     ("transpose_conv_int16", 2_530_840),
 ];
 
-/// The quoted TFLM + CMSIS-NN instructions of `model`, if measured (on the Cortex-M4 only).
+/// Instructions per inference of TFLM running CMSIS-NN's Helium (MVE) kernels on the
+/// Cortex-M55 (`mps3-an547`, the same QEMU command line as `--core m55`), one invoke, outputs
+/// bit-exact (tflite-micro 90b983c, CMSIS-NN 4ab83cc, arm-none-eabi-gcc 12 `-O2
+/// -mcpu=cortex-m55 -mfloat-abi=hard`). Quoted, not measured by this command; issue 37 quotes
+/// them. ds_cnn_int16 takes TFLM's reference FULLY_CONNECTED, which CMSIS-NN refuses for
+/// per-channel int16 weights.
+const TFLM_CMSIS_NN_MVE: &[(&str, u64)] = &[
+    ("person_detect", 6_508_406),
+    ("ds_cnn", 1_817_343),
+    ("resnet8", 4_913_812),
+    ("micro_speech_quantized", 1_008_281),
+    ("ds_cnn_int16", 10_826_000),
+];
+
+/// The quoted TFLM + CMSIS-NN instructions of `model` on `core`, if measured: on the Cortex-M4
+/// with CMSIS-NN's DSP kernels, on the Cortex-M55 with its Helium kernels; no other core.
 pub fn tflm_cmsis_nn(model: &str, core: &Core) -> Option<u64> {
-    if core.name != "m4" {
-        return None;
-    }
-    TFLM_CMSIS_NN
+    let quoted = match core.name {
+        "m4" => TFLM_CMSIS_NN,
+        "m55" => TFLM_CMSIS_NN_MVE,
+        _ => return None,
+    };
+    quoted
         .iter()
         .find(|(name, _)| *name == model)
         .map(|&(_, n)| n)
+}
+
+/// What the TFLM + CMSIS-NN column of `core`'s table quotes, for the table's note.
+fn tflm_cmsis_nn_note(core: &Core) -> &'static str {
+    if core.name == "m55" {
+        "TFLM + CMSIS-NN: TFLM with ARM's CMSIS-NN kernels in their Helium (MVE) variants on the \
+         same QEMU command line, one invoke, bit-exact (tflite-micro 90b983c, CMSIS-NN 4ab83cc, \
+         arm-none-eabi-gcc 12 -O2 -mcpu=cortex-m55 -mfloat-abi=hard), quoted from a measurement \
+         outside this project for the models it covered (ds_cnn_int16 with TFLM's reference \
+         FULLY_CONNECTED, which CMSIS-NN refuses for per-channel int16 weights); - where none."
+    } else {
+        "TFLM + CMSIS-NN: TFLM with ARM's CMSIS-NN kernels on the \
+         same QEMU command line, one invoke, bit-exact (tflite-micro 90b983c, CMSIS-NN 4ab83cc, \
+         arm-none-eabi-gcc 12 -O2), quoted from a measurement outside this project for the \
+         architectures it covered (mobilenet_v1_025 has person_detect's layers; ds_cnn_int16 and \
+         resnet8_int16 with TFLM's reference FULLY_CONNECTED, which CMSIS-NN refuses for \
+         per-channel int16 weights, transpose_conv_int16 with its reference TRANSPOSE_CONV, as \
+         many instructions, since CMSIS-NN's ignores the fused activation); - where none."
+    }
 }
 
 /// How the core's clock counts instructions, for the tables' notes.
@@ -314,16 +350,11 @@ pub fn render(rows: &[Row], harness: [Sizes; 2], core: &Core) -> String {
          inputs they are the last to read where the kernels' access order allows; lower bound: \
          the liveness bound, the least any plan without such overlaps needs. \
          TFLM arena: tflm_reference.py on x86-64 (tests/fixtures/models.json, \
-         ../shared/models/README.md). TFLM + CMSIS-NN: TFLM with ARM's CMSIS-NN kernels on the \
-         same QEMU command line, one invoke, bit-exact (tflite-micro 90b983c, CMSIS-NN 4ab83cc, \
-         arm-none-eabi-gcc 12 -O2), quoted from a measurement outside this project for the \
-         architectures it covered (mobilenet_v1_025 has person_detect's layers; ds_cnn_int16 and \
-         resnet8_int16 with TFLM's reference FULLY_CONNECTED, which CMSIS-NN refuses for \
-         per-channel int16 weights, transpose_conv_int16 with its reference TRANSPOSE_CONV, as \
-         many instructions, since CMSIS-NN's ignores the fused activation); - where none.",
+         ../shared/models/README.md). {}",
         clock_note(core),
         thousands(harness[0].code),
         thousands(harness[1].code),
+        tflm_cmsis_nn_note(core),
     );
     out
 }
