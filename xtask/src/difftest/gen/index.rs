@@ -254,7 +254,11 @@ impl<'a> G<'a> {
         } else {
             a as i32
         };
-        let written_batch = if batch_dims > 0 && self.rng.chance(0.3) {
+        // Negative batch_dims count from the positions' rank: written so only while that form is
+        // negative (batch_dims = rank of the positions written negative is 0, which TFLM reads
+        // as no batch dimensions and gives a larger output than the one declared here).
+        let negative = batch_dims > 0 && self.rng.chance(0.3);
+        let written_batch = if negative && batch_dims < coords_shape.len() {
             batch_dims as i32 - coords_shape.len() as i32
         } else {
             batch_dims as i32
