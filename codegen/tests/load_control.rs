@@ -197,3 +197,54 @@ fn control_flow_inside_a_branch_is_unsupported() {
         .filter(|o| o.kind == OpKind::Builtin(OpCode::IF))
         .all(|o| matches!(o.options, Options::If(_))));
 }
+
+/// An int8 tensor of 4 (the builder quantizes INT8 tensors with scale 0.5, zero point 0).
+fn i8x4() -> Tensor {
+    (T::INT8, vec![1, 4], None)
+}
+
+/// A branch of one operator `code` on int8.
+fn int8_branch(code: B) -> Subgraph {
+    (
+        vec![i8x4(), i8x4()],
+        vec![(code, vec![0], vec![1], Opt::None)],
+        vec![0],
+        vec![1],
+    )
+}
+
+#[test]
+fn branches_compile_when_folding_makes_an_output_constant_or_both_have_a_table() {
+    let int8_if = |then: Subgraph, otherwise: Subgraph| {
+        model(&[
+            (
+                vec![i8x4(), cond(), i8x4()],
+                vec![(B::IF, vec![1, 0], vec![2], Opt::If(1, 2))],
+                vec![0, 1],
+                vec![2],
+            ),
+            then,
+            otherwise,
+        ])
+    };
+    // ZEROS_LIKE needs only its input's shape: folded at generation time, the then branch's
+    // output is a constant that the IF's selection copies from flash.
+    let folded = int8_if(int8_branch(B::ZEROS_LIKE), int8_branch(B::ABS));
+    // Each int8 ELU gets a lookup table made at generation time: one per branch, named apart.
+    let tables = int8_if(int8_branch(B::ELU), int8_branch(B::ELU));
+    let config = tinyaot_codegen::Config::new();
+    let rust = config.generate(&folded, "net").expect("Rust");
+    assert!(rust.contains(".copy_from_slice(constants::T"), "{rust}");
+    config.generate_c(&folded, "net").expect("C");
+    let rust = config.generate(&tables, "net").expect("Rust");
+    assert!(
+        rust.contains("W1_0_TABLE") && rust.contains("W2_0_TABLE"),
+        "{rust}"
+    );
+    let c = config.generate_c(&tables, "net").expect("C");
+    let text: String = c.iter().map(|(_, s)| s.as_str()).collect();
+    assert!(
+        text.contains("net_w1_0_") && text.contains("net_w2_0_"),
+        "{text}"
+    );
+}

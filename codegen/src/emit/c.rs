@@ -287,8 +287,10 @@ fn used_kernels(
                 output,
                 ..
             } => {
+                // A branch output folded into a constant (no place) is copied from flash.
                 let to = layout.place(*output)?;
-                if layout.place(*then)? != to || layout.place(*otherwise)? != to {
+                let apart = |t: usize| layout.place(t).map_or(true, |p| p != to);
+                if apart(*then) || apart(*otherwise) {
                     used.entry("copy").or_default().insert("copy");
                 }
             }
@@ -686,8 +688,9 @@ impl Emitter<'_, '_> {
                 output,
             } => {
                 let bytes = self.graph.tensors[*output].bytes;
-                let copy = |from: usize| -> Result<String> {
-                    let (from, to) = (self.tensor_bytes(from)?, self.tensor_bytes(*output)?);
+                // A branch output that folding made a constant is copied from its data.
+                let mut copy = |from: usize| -> Result<String> {
+                    let (from, to) = (self.src(from, constants)?, self.tensor_bytes(*output)?);
                     Ok(match from == to {
                         true => "/* the branch's output is the IF's */".to_string(),
                         false => format!("{p}_copy_copy({from}, {to}, {bytes}u);"),

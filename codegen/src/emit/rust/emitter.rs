@@ -78,8 +78,8 @@ impl Emitter<'_, '_> {
                 output,
             } => {
                 let test = self.condition(*cond, true)?;
-                let then = self.copy(call.op, *then, *output)?;
-                let otherwise = self.copy(call.op, *otherwise, *output)?;
+                let then = self.copy(call.op, *then, *output, constants)?;
+                let otherwise = self.copy(call.op, *otherwise, *output, constants)?;
                 Ok(quote! {
                     if #test {
                         #then
@@ -103,8 +103,26 @@ impl Emitter<'_, '_> {
         })
     }
 
-    /// The copy of tensor `from` to `to` (of the same size, in one buffer) for operator `op`.
-    fn copy(&self, op: usize, from: usize, to: usize) -> Result<TokenStream> {
+    /// The copy of tensor `from` to `to` (of the same size, in one buffer) for operator `op`; a
+    /// `from` that folding made a constant (a branch output computed at generation time) is
+    /// copied from its data.
+    fn copy(
+        &self,
+        op: usize,
+        from: usize,
+        to: usize,
+        constants: &mut BTreeSet<usize>,
+    ) -> Result<TokenStream> {
+        if self.graph.tensors[from].is_constant() {
+            let place = self.layout.place(to)?;
+            let buffer = self.binding(place.memory_region);
+            let (start, end) = (
+                lit(place.offset),
+                lit(place.offset + self.graph.tensors[to].bytes),
+            );
+            let path = self.constant_path(from, constants);
+            return Ok(quote! { #buffer[#start..#end].copy_from_slice(#path.bytes()); });
+        }
         let (from, to_place) = (self.layout.place(from)?, self.layout.place(to)?);
         if from == to_place {
             return Ok(quote! {});
@@ -165,11 +183,11 @@ impl Emitter<'_, '_> {
         if let Some(params) = &kernel.params {
             let ty = format_ident!("{}", params.type_name);
             let operator = &self.graph.operators[op];
-            let label = operator.source_index;
-            let name = format_ident!("P{}", operator.ident());
+            let label = operator.ident();
+            let name = format_ident!("P{label}");
             let mut fields = Vec::new();
             for (field, value) in &params.fields {
-                let value = self.value(value, constants, (label, field))?;
+                let value = self.value(value, constants, (&label, field))?;
                 let field = format_ident!("{}", field);
                 fields.push(quote! { #field: #value });
             }
@@ -245,7 +263,7 @@ impl Emitter<'_, '_> {
         &self,
         value: &Value,
         constants: &mut BTreeSet<usize>,
-        at: (usize, &str),
+        at: (&str, &str),
     ) -> Result<TokenStream> {
         Ok(match value {
             Value::Usize(v) => unsuffixed(*v as i128),
