@@ -66,8 +66,11 @@ pub const OFFLINE_MEMORY_ALLOCATION: &str = "OfflineMemoryAllocation";
 pub struct ModelSpec {
     /// Schema version (3 for every real model).
     pub version: u32,
-    /// How many subgraphs the file holds; each is a copy of the one described here.
+    /// How many copies of the subgraph described here the file holds first.
     pub subgraphs: usize,
+    /// Subgraphs written after those copies (IF's branches), numbered from `subgraphs` on; they
+    /// share the model's operator codes and buffers.
+    pub more_subgraphs: Vec<SubgraphSpec>,
     /// The model description string (`None` leaves it out).
     pub description: Option<String>,
     /// `operator_codes`, indexed by [`OpSpec::opcode_index`].
@@ -101,6 +104,7 @@ impl ModelSpec {
         ModelSpec {
             version: 3,
             subgraphs: 1,
+            more_subgraphs: Vec::new(),
             description: Some("modelkit".to_string()),
             opcodes: Vec::new(),
             tensors: Vec::new(),
@@ -280,6 +284,20 @@ fn index_u32(i: usize) -> u32 {
 /// An index as `i32`, saturating.
 fn index_i32(i: usize) -> i32 {
     i32::try_from(i).unwrap_or(i32::MAX)
+}
+
+/// A subgraph besides the first: its own tensors, operators, inputs and outputs (raw, as
+/// [`ModelSpec`]'s), with operator codes indexing [`ModelSpec::opcodes`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubgraphSpec {
+    /// Its tensors.
+    pub tensors: Vec<TensorSpec>,
+    /// Its operators, in execution order.
+    pub operators: Vec<OpSpec>,
+    /// Its input tensor indices.
+    pub inputs: Vec<i32>,
+    /// Its output tensor indices.
+    pub outputs: Vec<i32>,
 }
 
 /// One entry of `operator_codes`.

@@ -210,6 +210,13 @@ pub enum Options {
         /// Leading dimensions shared by the input and the positions.
         batch_dims: i32,
     },
+    /// `IfOptions`: the subgraphs IF runs when its condition is true and when it is false.
+    If {
+        /// The subgraph run when the condition is true.
+        then_subgraph: i32,
+        /// The subgraph run when it is false.
+        else_subgraph: i32,
+    },
     /// `ResizeNearestNeighborOptions` or (`bilinear`) `ResizeBilinearOptions`.
     Resize {
         /// RESIZE_BILINEAR's table rather than RESIZE_NEAREST_NEIGHBOR's.
@@ -415,6 +422,7 @@ impl Options {
             Options::Unpack { .. } => T::UnpackOptions,
             Options::Shape { .. } => T::ShapeOptions,
             Options::Gather { .. } => T::GatherOptions,
+            Options::If { .. } => T::IfOptions,
             Options::BatchMatMul { .. } => T::BatchMatMulOptions,
             Options::Cumsum { .. } => T::CumsumOptions,
             Options::Resize { bilinear: true, .. } => T::ResizeBilinearOptions,
@@ -697,6 +705,17 @@ impl Options {
                 &tflite::GatherOptionsArgs {
                     axis: *axis,
                     batch_dims: *batch_dims,
+                },
+            )
+            .as_union_value(),
+            Options::If {
+                then_subgraph,
+                else_subgraph,
+            } => tflite::IfOptions::create(
+                fbb,
+                &tflite::IfOptionsArgs {
+                    then_subgraph_index: *then_subgraph,
+                    else_subgraph_index: *else_subgraph,
                 },
             )
             .as_union_value(),

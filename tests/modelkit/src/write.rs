@@ -3,7 +3,7 @@
 use flatbuffers::FlatBufferBuilder;
 use tinyaot_schema::tflite;
 
-use crate::{index_u32, BufferSpec, ModelSpec, TensorData};
+use crate::{index_u32, BufferSpec, ModelSpec, OpSpec, TensorData, TensorSpec};
 
 impl ModelSpec {
     /// Serialises the FlatBuffer, resolving [`BufferSpec::Trailing`] against `trailing_base`.
@@ -26,103 +26,31 @@ impl ModelSpec {
             })
             .collect();
 
-        // Constant tensor data goes into buffers after the explicit ones, in tensor order.
+        // Constant tensor data goes into buffers after the explicit ones, in tensor order, the
+        // first subgraph's tensors first.
         let mut buffers: Vec<BufferSpec> = self.buffers.clone();
-        let mut tensor_buffer = Vec::with_capacity(self.tensors.len());
-        for t in &self.tensors {
-            tensor_buffer.push(match &t.data {
-                TensorData::Buffer(b) => *b,
-                TensorData::Constant(bytes) => {
-                    buffers.push(BufferSpec::Data(bytes.clone()));
-                    index_u32(buffers.len() - 1)
-                }
-            });
+        let first = write_subgraph(
+            &mut fbb,
+            &mut buffers,
+            &self.tensors,
+            &self.operators,
+            &self.inputs,
+            &self.outputs,
+        );
+        let mut subgraphs: Vec<_> = (0..self.subgraphs)
+            .map(|_| tflite::SubGraph::create(&mut fbb, &first))
+            .collect();
+        for more in &self.more_subgraphs {
+            let args = write_subgraph(
+                &mut fbb,
+                &mut buffers,
+                &more.tensors,
+                &more.operators,
+                &more.inputs,
+                &more.outputs,
+            );
+            subgraphs.push(tflite::SubGraph::create(&mut fbb, &args));
         }
-
-        let tensors: Vec<_> = self
-            .tensors
-            .iter()
-            .zip(tensor_buffer)
-            .enumerate()
-            .map(|(i, (t, buffer))| {
-                let shape = t.shape.as_ref().map(|s| fbb.create_vector(s));
-                let shape_signature = t.shape_signature.as_ref().map(|s| fbb.create_vector(s));
-                let name = match &t.name {
-                    Some(n) => fbb.create_string(n),
-                    None => fbb.create_string(&format!("t{i}")),
-                };
-                let quantization = t.quantization.as_ref().map(|q| {
-                    let scale = Some(fbb.create_vector(&q.scales));
-                    let zero_point = q.zero_points.as_ref().map(|z| fbb.create_vector(z));
-                    tflite::QuantizationParameters::create(
-                        &mut fbb,
-                        &tflite::QuantizationParametersArgs {
-                            scale,
-                            zero_point,
-                            quantized_dimension: q.quantized_dimension,
-                            ..Default::default()
-                        },
-                    )
-                });
-                tflite::Tensor::create(
-                    &mut fbb,
-                    &tflite::TensorArgs {
-                        shape,
-                        type_: t.dtype,
-                        buffer,
-                        name: Some(name),
-                        quantization,
-                        is_variable: t.is_variable,
-                        shape_signature,
-                        ..Default::default()
-                    },
-                )
-            })
-            .collect();
-
-        let ops: Vec<_> = self
-            .operators
-            .iter()
-            .map(|op| {
-                let inputs = Some(fbb.create_vector(&op.inputs));
-                let outputs = Some(fbb.create_vector(&op.outputs));
-                let intermediates = Some(fbb.create_vector(&op.intermediates));
-                let custom_options = op.custom_options.as_ref().map(|c| fbb.create_vector(c));
-                let (builtin_options_type, builtin_options) = op.options.write(&mut fbb);
-                tflite::Operator::create(
-                    &mut fbb,
-                    &tflite::OperatorArgs {
-                        opcode_index: op.opcode_index,
-                        inputs,
-                        outputs,
-                        intermediates,
-                        builtin_options_type,
-                        builtin_options,
-                        custom_options,
-                        ..Default::default()
-                    },
-                )
-            })
-            .collect();
-
-        let tensors = fbb.create_vector(&tensors);
-        let ops = fbb.create_vector(&ops);
-        let inputs = fbb.create_vector(&self.inputs);
-        let outputs = fbb.create_vector(&self.outputs);
-        let subgraphs: Vec<_> = (0..self.subgraphs)
-            .map(|_| {
-                tflite::SubGraph::create(
-                    &mut fbb,
-                    &tflite::SubGraphArgs {
-                        tensors: Some(tensors),
-                        inputs: Some(inputs),
-                        outputs: Some(outputs),
-                        operators: Some(ops),
-                        ..Default::default()
-                    },
-                )
-            })
-            .collect();
 
         let buffers: Vec<_> = buffers
             .iter()
@@ -173,5 +101,102 @@ impl ModelSpec {
         let model = tflite::Model::create(&mut fbb, &model);
         tflite::finish_model_buffer(&mut fbb, model);
         fbb.finished_data().to_vec()
+    }
+}
+
+/// Writes one subgraph's tensors (their constant data appended to `buffers`) and operators, and
+/// returns the arguments of its table.
+fn write_subgraph<'a>(
+    fbb: &mut FlatBufferBuilder<'a>,
+    buffers: &mut Vec<BufferSpec>,
+    tensors: &[TensorSpec],
+    operators: &[OpSpec],
+    inputs: &[i32],
+    outputs: &[i32],
+) -> tflite::SubGraphArgs<'a> {
+    let mut tensor_buffer = Vec::with_capacity(tensors.len());
+    for t in tensors {
+        tensor_buffer.push(match &t.data {
+            TensorData::Buffer(b) => *b,
+            TensorData::Constant(bytes) => {
+                buffers.push(BufferSpec::Data(bytes.clone()));
+                index_u32(buffers.len() - 1)
+            }
+        });
+    }
+    let tensors: Vec<_> = tensors
+        .iter()
+        .zip(tensor_buffer)
+        .enumerate()
+        .map(|(i, (t, buffer))| {
+            let shape = t.shape.as_ref().map(|s| fbb.create_vector(s));
+            let shape_signature = t.shape_signature.as_ref().map(|s| fbb.create_vector(s));
+            let name = match &t.name {
+                Some(n) => fbb.create_string(n),
+                None => fbb.create_string(&format!("t{i}")),
+            };
+            let quantization = t.quantization.as_ref().map(|q| {
+                let scale = Some(fbb.create_vector(&q.scales));
+                let zero_point = q.zero_points.as_ref().map(|z| fbb.create_vector(z));
+                tflite::QuantizationParameters::create(
+                    fbb,
+                    &tflite::QuantizationParametersArgs {
+                        scale,
+                        zero_point,
+                        quantized_dimension: q.quantized_dimension,
+                        ..Default::default()
+                    },
+                )
+            });
+            tflite::Tensor::create(
+                fbb,
+                &tflite::TensorArgs {
+                    shape,
+                    type_: t.dtype,
+                    buffer,
+                    name: Some(name),
+                    quantization,
+                    is_variable: t.is_variable,
+                    shape_signature,
+                    ..Default::default()
+                },
+            )
+        })
+        .collect();
+
+    let ops: Vec<_> = operators
+        .iter()
+        .map(|op| {
+            let inputs = Some(fbb.create_vector(&op.inputs));
+            let outputs = Some(fbb.create_vector(&op.outputs));
+            let intermediates = Some(fbb.create_vector(&op.intermediates));
+            let custom_options = op.custom_options.as_ref().map(|c| fbb.create_vector(c));
+            let (builtin_options_type, builtin_options) = op.options.write(fbb);
+            tflite::Operator::create(
+                fbb,
+                &tflite::OperatorArgs {
+                    opcode_index: op.opcode_index,
+                    inputs,
+                    outputs,
+                    intermediates,
+                    builtin_options_type,
+                    builtin_options,
+                    custom_options,
+                    ..Default::default()
+                },
+            )
+        })
+        .collect();
+
+    let tensors = fbb.create_vector(&tensors);
+    let ops = fbb.create_vector(&ops);
+    let inputs = fbb.create_vector(inputs);
+    let outputs = fbb.create_vector(outputs);
+    tflite::SubGraphArgs {
+        tensors: Some(tensors),
+        inputs: Some(inputs),
+        outputs: Some(outputs),
+        operators: Some(ops),
+        ..Default::default()
     }
 }

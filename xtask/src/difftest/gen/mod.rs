@@ -27,6 +27,7 @@ macro_rules! families {
 families!(
     activation,
     arithmetic,
+    control,
     conv,
     cumsum,
     fully_connected,
