@@ -21,7 +21,8 @@
 //! (`conv.rs`: convolutions, pools, FULLY_CONNECTED, BATCH_MATMUL; `arithmetic.rs`: binary
 //! element-wise and ADD_N; `logic.rs`: comparisons and logical operators on a side branch;
 //! `unary.rs`: single-input element-wise; `movement.rs`; `reduce.rs`; `resample.rs`; `split.rs`;
-//! `ops_tensor.rs`; `lookup_update.rs`; `recurrent.rs`: SVDF), and the corruptions in
+//! `ops_tensor.rs`; `lookup_update.rs`; `recurrent.rs`: SVDF; `control.rs`: IF, its branches
+//! subgraphs drawn the same way), and the corruptions in
 //! `corrupt.rs`.
 
 mod corrupt;
@@ -42,6 +43,7 @@ macro_rules! families {
 
 families!(
     arithmetic,
+    control,
     conv,
     logic,
     lookup_update,
