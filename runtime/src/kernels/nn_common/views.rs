@@ -122,6 +122,25 @@ pub(crate) fn copy_runs(
     }
 }
 
+/// Copies `from` into `out` (as long as `out`, at most): runs of up to 32 bytes by
+/// [`copy_short`], without [`copy_bytes`]' word loop and odd bytes (GATHER's rows of an element or
+/// a few), longer ones by `copy_from_slice` (a `memcpy` call).
+#[inline(always)]
+pub(crate) fn copy_small(out: &mut [u8], from: &[u8]) {
+    let n = out.len();
+    let from = &from[..n];
+    if n == 0 {
+        return;
+    }
+    if n <= 32 {
+        // SAFETY: `out` and `from` are both `n` bytes long, and a `&mut` and a `&` borrow, so
+        // they do not overlap.
+        unsafe { copy_short(out.as_mut_ptr(), from.as_ptr(), n) };
+    } else {
+        out.copy_from_slice(from);
+    }
+}
+
 /// Copies `n` bytes (1 to 32) from `src` to `dst` by at most eight unaligned word loads and stores
 /// (which the Cortex-M3 and up and x86 allow), or two halfwords, or a byte: the first and the last
 /// words (or blocks of 16 bytes) of the run, which overlap where `n` is not a multiple of their
