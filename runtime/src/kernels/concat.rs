@@ -74,9 +74,7 @@ pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
 /// `n` long: `to` starts at the chunk's column of the output's first row).
 #[inline(always)]
 fn rows(from: &[u8], to: &mut [u8], n: usize, row_bytes: usize) {
-    for (chunk, row) in from.chunks_exact(n).zip(to.chunks_mut(row_bytes)) {
-        views::copy_bytes(&mut row[..n], chunk);
-    }
+    views::copy_runs(to, row_bytes, from, n, (n, from.len() / n));
 }
 
 macro_rules! concat_n {

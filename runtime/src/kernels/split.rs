@@ -78,9 +78,7 @@ pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
 /// `from` starts at the chunk's column of the input's first row) into `to`'s chunks of `n`.
 #[inline(always)]
 fn rows(from: &[u8], to: &mut [u8], n: usize, row_bytes: usize) {
-    for (row, chunk) in from.chunks(row_bytes).zip(to.chunks_exact_mut(n)) {
-        views::copy_bytes(chunk, &row[..n]);
-    }
+    views::copy_runs(to, n, from, row_bytes, (n, to.len() / n));
 }
 
 macro_rules! split_n {
