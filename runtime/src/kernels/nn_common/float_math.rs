@@ -1,7 +1,8 @@
 //! `exp`, `log`, `tanh`, `sin`, `cos` and `sqrt` for `f32` without `std`: what TFLM's float kernels
-//! get from the C library. `exp`, `log`, `sin` and `cos` are computed in `f64` (error far below
-//! half an `f32` ulp), then rounded once to `f32`, so results equal a correctly rounded `expf` /
-//! `logf` except in rare near-ties. `expm1` and `tanh` follow the single-precision algorithm of
+//! get from the C library. `exp` and `log` follow the `f64` algorithms of glibc's and newlib's
+//! `expf` / `logf` and equal them bit for bit (`logf` is not correctly rounded). `sin` and `cos`
+//! are computed in `f64` (error far below half an `f32` ulp), then rounded once to `f32`, so
+//! results equal a correctly rounded `sinf` / `cosf` except in rare near-ties. `expm1` and `tanh` follow the single-precision algorithm of
 //! glibc's and newlib's `expm1f` / `tanhf`, which are not correctly rounded (glibc's `tanhf` differs
 //! from the correctly rounded value on about 3 % of all floats), step by step, so they equal them
 //! bit for bit. `sqrt` is exact (the FPU's `vsqrt.f32` on hard-float Arm, integers elsewhere).
@@ -217,37 +218,100 @@ pub(crate) fn expm1_f32(x: f32) -> f32 {
     }
 }
 
-/// `logf(x)`, computed in `f64` and rounded once: NaN below 0 (and for NaN), -inf at ±0, +inf at
-/// +inf. With `x = m * 2^k`, `m` in [sqrt(1/2), sqrt(2)), `log(m) = 2 atanh(s)` for
-/// `s = (m - 1) / (m + 1)`, `|s| < 0.172`: the odd series to `s^23` (truncation below 1e-18).
+/// Where [`log_f32`]'s 16 subintervals start: `x = 2^k z` with `z` in [0.69921875, 1.3984375),
+/// the bits of `z` being those of `x` minus `k << 23` for the `k` that lands them in
+/// [`LOGF_OFFSET`, `LOGF_OFFSET + 2^23`); bits 19 to 22 of the difference pick the subinterval.
+const LOGF_OFFSET: u32 = 0x3F33_0000;
+
+/// `1 / c` for [`log_f32`]'s subinterval `i`, `c` near its centre: the midpoint of its first and
+/// last float (exact in `f64`), the quotient rounded to nearest by the division. Two exceptions,
+/// as in the C library: the subinterval holding 1 takes `c = 1` (so that `log(c) = 0` and results
+/// near 0 keep their relative precision), and the one above it a `c` the library's authors tuned
+/// (1.05342333…, not the midpoint 1.0546875), given by its bits like the polynomial's coefficients.
+const fn logf_invc(i: u32) -> f64 {
+    match i {
+        9 => 1.0,
+        10 => f64::from_bits(0x3FEE_608C_FD9A_47AC),
+        _ => {
+            let first = f32::from_bits(LOGF_OFFSET + (i << 19)) as f64;
+            let last = f32::from_bits(LOGF_OFFSET + ((i + 1) << 19) - 1) as f64;
+            1.0 / ((first + last) * 0.5)
+        }
+    }
+}
+
+/// [`logf_invc`] for the 16 subintervals.
+const LOGF_INVC: [f64; 16] = {
+    let mut t = [0.0; 16];
+    let mut i = 0;
+    while i < 16 {
+        t[i] = logf_invc(i as u32);
+        i += 1;
+    }
+    t
+};
+
+/// `log(c) = -log(invc)` rounded to the nearest `f64` for each [`LOGF_INVC`] entry (computed with
+/// 60-digit decimal arithmetic; the test `logf_table_is_derived` checks them against `std`).
+const LOGF_LOGC: [u64; 16] = [
+    0xBFD5_7BF7_808C_AADE,
+    0xBFD2_BEF0_A7C0_6DDB,
+    0xBFD0_1EAE_7F51_3A67,
+    0xBFCB_31D8_A682_24E9,
+    0xBFC6_574F_0AC0_7758,
+    0xBFC1_AA2B_C79C_8100,
+    0xBFBA_4E76_CE8C_0E5E,
+    0xBFB1_973C_5A61_1CCC,
+    0xBFA2_52F4_38E1_0C1E,
+    0x0000_0000_0000_0000,
+    0x3FAA_A5AA_5DF2_5984,
+    0x3FBC_5E53_AA36_2EB4,
+    0x3FC5_26E5_7720_DB08,
+    0x3FCB_C286_0D22_4770,
+    0x3FD1_058B_C8A0_7EE1,
+    0x3FD4_0430_57B6_EE09,
+];
+
+/// `logf(x)` as glibc and newlib compute it (their shared algorithm, bit for bit: checked against
+/// glibc 2.36 on every `f32`; it is not correctly rounded, off by up to 0.82 ulp): NaN below 0
+/// (and for NaN), -inf at ±0, +inf at +inf. Subnormals are scaled by 2^23 first. With
+/// `x = 2^k z`, `z` in the subinterval `i` of [0.699, 1.398), `log(x) = k ln2 + log(c) +
+/// log1p(r)` for `r = z / c - 1 = z invc - 1` (`|r| < 0.031`), `log1p(r)` by the degree-4
+/// polynomial `r + a2 r^2 + a1 r^3 + a0 r^4`, all in `f64`, rounded once to `f32`. Whether the C
+/// library fuses its multiply-adds changes no result (checked on every float).
 pub(crate) fn log_f32(x: f32) -> f32 {
-    if x.is_nan() || x < 0.0 {
-        return f32::NAN;
+    // The polynomial's coefficients of r^4, r^3 and r^2 (the C library's).
+    const A: [f64; 3] = [
+        f64::from_bits(0xBFD0_0EA3_48B8_8334),
+        f64::from_bits(0x3FD5_575B_0BE0_0B6A),
+        f64::from_bits(0xBFDF_FFFE_F20A_4123),
+    ];
+    let mut ix = x.to_bits();
+    // Below 2^-126 (zeros, subnormals, negatives), infinities and NaN.
+    if ix.wrapping_sub(0x0080_0000) >= 0x7F80_0000 - 0x0080_0000 {
+        if ix << 1 == 0 {
+            return f32::NEG_INFINITY;
+        }
+        if ix == 0x7F80_0000 {
+            return x;
+        }
+        if ix >> 31 != 0 || ix << 1 >= 0xFF00_0000 {
+            return f32::NAN;
+        }
+        // A subnormal: scaled into the normal range exactly.
+        // (Modulo 2^32: the smallest ones get an exponent field below 0, which `tmp` undoes.)
+        ix = (x * 8_388_608.0).to_bits().wrapping_sub(23 << 23);
     }
-    if x == 0.0 {
-        return f32::NEG_INFINITY;
-    }
-    if x == f32::INFINITY {
-        return x;
-    }
-    // Every f32 (subnormals too) is a normal f64: its exponent field gives k directly.
-    let bits = f64::from(x).to_bits();
-    let mut k = ((bits >> 52) & 0x7FF) as i32 - 1023;
-    let mut m = f64::from_bits((bits & 0x000F_FFFF_FFFF_FFFF) | 0x3FF0_0000_0000_0000);
-    if m > core::f64::consts::SQRT_2 {
-        m *= 0.5;
-        k += 1;
-    }
-    let s = (m - 1.0) / (m + 1.0);
-    let s2 = s * s;
-    let mut series = 0.0;
-    let mut n = 23;
-    while n > 1 {
-        series = (series + 1.0 / f64::from(n)) * s2;
-        n -= 2;
-    }
-    let log_m = 2.0 * s * (1.0 + series);
-    (f64::from(k) * LN_2 + log_m) as f32
+    let tmp = ix.wrapping_sub(LOGF_OFFSET);
+    let i = ((tmp >> 19) % 16) as usize;
+    let k = (tmp as i32) >> 23;
+    let z = f64::from(f32::from_bits(ix.wrapping_sub(tmp & 0xFF80_0000)));
+    let r = z * LOGF_INVC[i] - 1.0;
+    let y0 = f64::from_bits(LOGF_LOGC[i]) + f64::from(k) * LN_2;
+    let r2 = r * r;
+    let y = A[1] * r + A[2];
+    let y = A[0] * r2 + y;
+    (y * r2 + (y0 + r)) as f32
 }
 
 /// `tanhf(x)` as glibc's and newlib's `tanhf` compute it (the fdlibm algorithm, bit for bit:
@@ -505,6 +569,30 @@ mod tests {
         assert_eq!(exp_f32(f32::NEG_INFINITY), 0.0);
     }
 
+    /// The first column of [`LOGF_INVC`] as documented, and [`LOGF_LOGC`] its logarithms:
+    /// `std`'s `ln` (glibc's `log`, within 0.52 ulp) gives the same doubles.
+    #[test]
+    fn logf_table_is_derived() {
+        extern crate std;
+        assert_eq!(LOGF_INVC[0].to_bits(), 0x3FF6_61EC_79F8_F3BE);
+        assert_eq!(LOGF_INVC[15].to_bits(), 0x3FE7_67DC_F553_4862);
+        for (invc, logc) in LOGF_INVC.iter().zip(LOGF_LOGC) {
+            let want = 0.0 - std::primitive::f64::ln(*invc);
+            assert_eq!(want.to_bits(), logc, "log(1 / {invc:e})");
+        }
+    }
+
+    #[test]
+    fn log_matches_known_values() {
+        assert_eq!(log_f32(1.0).to_bits(), 0);
+        // glibc's logf(e) is 1 - 2^-24, not the correctly rounded 1.
+        assert_eq!(log_f32(core::f32::consts::E), 0.999_999_94);
+        assert_eq!(log_f32(0.0), f32::NEG_INFINITY);
+        assert_eq!(log_f32(f32::INFINITY), f32::INFINITY);
+        assert!(log_f32(-1.0).is_nan() && log_f32(f32::NAN).is_nan());
+        assert_eq!(log_f32(f32::from_bits(1)), -103.278_93);
+    }
+
     #[test]
     fn tanh_matches_known_values() {
         assert_eq!(tanh_f32(0.0), 0.0);
@@ -623,5 +711,62 @@ mod tests {
         ] {
             check(x);
         }
+    }
+}
+
+/// The exhaustive comparison of [`exp_f32`] and [`log_f32`] with the host C library's `expf` and
+/// `logf` on every `f32` (glibc on the x86-64 Linux hosts TFLM's goldens come from), too slow for
+/// the default run (about a minute each in release). Run it with
+/// `cargo test -p tinyaot-runtime --release --lib float_math::exhaustive -- --ignored`.
+#[cfg(all(test, target_os = "linux", not(miri)))]
+mod exhaustive {
+    extern crate std;
+    use std::println;
+
+    extern "C" {
+        fn expf(x: f32) -> f32;
+        fn logf(x: f32) -> f32;
+    }
+
+    /// How many of the 2^32 inputs give other bits than the C library (NaNs of either sign
+    /// count as equal), printing the first few.
+    fn differences(ours: fn(f32) -> f32, libm: fn(f32) -> f32, name: &str) -> u64 {
+        let mut differ = 0u64;
+        for bits in 0..=u32::MAX {
+            let x = f32::from_bits(bits);
+            let (a, b) = (ours(x), libm(x));
+            if a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()) {
+                if differ < 10 {
+                    println!(
+                        "{name}({bits:#010x} = {x:e}): {:#010x}, libm {:#010x}",
+                        a.to_bits(),
+                        b.to_bits()
+                    );
+                }
+                differ += 1;
+            }
+        }
+        println!("{name}: {differ} of 2^32 inputs differ from the C library");
+        differ
+    }
+
+    #[test]
+    #[ignore = "exhaustive: about a minute in release"]
+    fn exp_equals_libm_on_every_f32() {
+        // SAFETY: expf is a pure C function of one float, defined for every input.
+        assert_eq!(
+            differences(super::exp_f32, |x| unsafe { expf(x) }, "expf"),
+            0
+        );
+    }
+
+    #[test]
+    #[ignore = "exhaustive: about a minute in release"]
+    fn log_equals_libm_on_every_f32() {
+        // SAFETY: logf is a pure C function of one float, defined for every input.
+        assert_eq!(
+            differences(super::log_f32, |x| unsafe { logf(x) }, "logf"),
+            0
+        );
     }
 }
