@@ -87,7 +87,7 @@ pub(crate) fn exp_f64(x: f64) -> f64 {
 /// second by a cubic polynomial; rounded once to `f32`. The C library's `x 32 / ln2 - k` is one
 /// fused multiply-add on cores that have it: `r` here is that value rounded once too, from the
 /// product's exact error (the constant split in halves whose products by a float are exact).
-pub(crate) fn exp_f32(x: f32) -> f32 {
+fn exp_f32_exact(x: f32) -> f32 {
     // 32 / ln2, and its high and low halves.
     const INV_LN2_32: f64 = f64::from_bits(0x4047_1547_652B_82FE);
     const INV_LN2_32_HI: f64 = f64::from_bits(0x4047_1547_6000_0000);
@@ -132,6 +132,106 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
     let r2 = r * r;
     let y = C[2] * r + 1.0;
     ((z * r2 + y) * scale) as f32
+}
+
+/// `expf(x)`, bit for bit glibc's and newlib's (see [`exp_f32_exact`]). On Arm hard-float targets
+/// (`cfg(tinyaot_vfp)`: a single-precision FPU, no double one, where every `f64` operation is a
+/// software call) [`exp_f32_fast`] decides the result in `f32` for all but about 0.25 % of the
+/// inputs of magnitude below 87, which take the `f64` path; elsewhere the `f64` path alone.
+#[inline(always)]
+pub(crate) fn exp_f32(x: f32) -> f32 {
+    #[cfg(tinyaot_vfp)]
+    if let Some(y) = exp_f32_fast(x) {
+        return y;
+    }
+    exp_f32_exact(x)
+}
+
+/// Leaves the first `bits` significant bits of a normal `f64`, truncating the others.
+const fn keep_bits(x: f64, bits: u32) -> f64 {
+    f64::from_bits(x.to_bits() & !((1u64 << (53 - bits)) - 1))
+}
+
+/// `ln2 / 32` in three parts: 11 significant bits (so that its products by the `k` of
+/// [`exp_f32_fast`], at most 13 bits, are exact), 11 more, and the rest rounded to `f32`.
+const EXP_L: f64 = LN_2 / 32.0;
+const EXP_L1: f32 = keep_bits(EXP_L, 11) as f32;
+const EXP_L2: f32 = keep_bits(EXP_L - EXP_L1 as f64, 11) as f32;
+const EXP_L3: f32 = (EXP_L - EXP_L1 as f64 - EXP_L2 as f64) as f32;
+
+/// `2^(i / 32)`, the `f64` of [`EXP2_FRACTION_BITS`] (glibc's table), split into its first 16
+/// significant bits (exact products by 8-bit numbers) and the rest rounded to `f32`.
+const fn exp2_32(i: usize) -> f64 {
+    f64::from_bits(EXP2_FRACTION_BITS[i].wrapping_add((i as u64) << 47))
+}
+const EXP2_HI: [f32; 32] = {
+    let mut t = [0.0; 32];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = keep_bits(exp2_32(i), 16) as f32;
+        i += 1;
+    }
+    t
+};
+const EXP2_LO: [f32; 32] = {
+    let mut t = [0.0; 32];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = (exp2_32(i) - keep_bits(exp2_32(i), 16)) as f32;
+        i += 1;
+    }
+    t
+};
+
+/// [`exp_f32_exact`]'s result in `f32` arithmetic when it is unambiguous (Ziv's strategy), `None`
+/// when the caller must compute it in `f64` (`|x| >= 87`, NaN, or a result within the error
+/// bound of a rounding boundary). `x = k ln2 / 32 + r` by a three-part Cody-Waite reduction
+/// (`x - k L1 - k L2` exact, `r = hi + lo` from an exact two-sum with `k L3`, `|r| <= ln2 / 64`);
+/// `exp(x) = 2^(k / 32) exp(r)`, `exp(r) - 1 = r + q` with `q` the Taylor terms to `r^4 / 24`;
+/// `2^(i / 32) (1 + r + q)` as a float-float `h + l`: the leading product of 16 by 8 significant
+/// bits exact, the rest in `l`. `h + l` is within 2^-36 of `exp(x) / 2^(k div 32)` and glibc's
+/// `f64` result within 2^-33 (its polynomial's relative error, 1.69 2^-34, and roundings), so when
+/// `h + l` plus and minus 2^-31 round to the same float, glibc's result rounds to it too; the
+/// power of two goes into the exponent field (results here are normal). Every `f32` checked
+/// against glibc (`exhaustive::exp_equals_libm_on_every_f32`): no difference, 0.25 % fall back.
+#[cfg_attr(not(tinyaot_vfp), allow(dead_code))]
+#[inline(always)]
+fn exp_f32_fast(x: f32) -> Option<f32> {
+    const INV_LN2_32: f32 = (32.0 / LN_2) as f32;
+    // 1.5 * 2^23: adding it rounds to an integer, kept in the low bits.
+    const SHIFT: f32 = 12_582_912.0;
+    const DELTA: f32 = 1.0 / (1u64 << 31) as f32;
+    if x.to_bits() & 0x7FFF_FFFF >= 0x42AE_0000 {
+        return None;
+    }
+    let t = x * INV_LN2_32 + SHIFT;
+    let ki = t.to_bits().wrapping_sub(SHIFT.to_bits()) as i32;
+    let kf = t - SHIFT;
+    // x - k L1 and then - k L2 are exact (products of 13 by 11 bits, on a common grid); k L3
+    // rounds (by at most 2^-39), and r_hi + r_lo is t2 - k L3 exactly (two-sum).
+    let t2 = (x - kf * EXP_L1) - kf * EXP_L2;
+    let p3 = kf * EXP_L3;
+    let r_hi = t2 - p3;
+    let bb = r_hi - t2;
+    let r_lo = (t2 - (r_hi - bb)) - (p3 + bb);
+    let q = r_lo + r_hi * (r_lo + r_hi * (0.5 + r_hi * (1.0 / 6.0 + r_hi * (1.0 / 24.0))));
+    // r_hi's first 8 significant bits: their product by the 16-bit s_hi is exact.
+    let r_h = f32::from_bits(r_hi.to_bits() & 0xFFFF_0000);
+    let r_m = r_hi - r_h;
+    let i = (ki & 31) as usize;
+    let (s_hi, s_lo) = (EXP2_HI[i], EXP2_LO[i]);
+    let p = s_hi * r_h;
+    let h = s_hi + p;
+    let e = (s_hi - h) + p;
+    let l = e + (s_hi * (r_m + q) + s_lo * (1.0 + (r_hi + q)));
+    let above = h + (l + DELTA);
+    let below = h + (l - DELTA);
+    if above != below {
+        return None;
+    }
+    Some(f32::from_bits(
+        above.to_bits().wrapping_add(((ki >> 5) as u32) << 23),
+    ))
 }
 
 /// `expm1f(x)` as the C libraries TFLM links compute it in single precision (glibc's and newlib's
@@ -558,6 +658,22 @@ pub(crate) fn sqrt_f32(x: f32) -> f32 {
 mod tests {
     use super::*;
 
+    /// The fast path agrees with the `f64` one on a sweep of inputs (the exhaustive test checks
+    /// every float), and falls back near rounding boundaries.
+    #[test]
+    fn exp_fast_path_matches() {
+        let step = if cfg!(miri) { 7_919 * 1_021 } else { 7_919 };
+        for bits in (0..=u32::MAX).step_by(step) {
+            let x = f32::from_bits(bits);
+            if let Some(y) = exp_f32_fast(x) {
+                assert_eq!(y.to_bits(), exp_f32_exact(x).to_bits(), "{x:e}");
+            }
+        }
+        // 0.01083072554... is 2^-31.3 above a rounding boundary.
+        assert_eq!(exp_f32_fast(f32::from_bits(0x3C31_735B)), None);
+        assert_eq!(exp_f32_fast(1.0), Some(core::f32::consts::E));
+    }
+
     #[test]
     fn exp_matches_known_values() {
         assert_eq!(exp_f32(0.0), 1.0);
@@ -714,7 +830,7 @@ mod tests {
     }
 }
 
-/// The exhaustive comparison of [`exp_f32`] and [`log_f32`] with the host C library's `expf` and
+/// The exhaustive comparison of [`exp_f32`] (with and without its fast path) and [`log_f32`] with the host C library's `expf` and
 /// `logf` on every `f32` (glibc on the x86-64 Linux hosts TFLM's goldens come from), too slow for
 /// the default run (about a minute each in release). Run it with
 /// `cargo test -p tinyaot-runtime --release --lib float_math::exhaustive -- --ignored`.
@@ -754,10 +870,16 @@ mod exhaustive {
     #[ignore = "exhaustive: about a minute in release"]
     fn exp_equals_libm_on_every_f32() {
         // SAFETY: expf is a pure C function of one float, defined for every input.
-        assert_eq!(
-            differences(super::exp_f32, |x| unsafe { expf(x) }, "expf"),
-            0
-        );
+        let libm = |x| unsafe { expf(x) };
+        assert_eq!(differences(super::exp_f32_exact, libm, "expf"), 0);
+        let fast = |x| super::exp_f32_fast(x).unwrap_or_else(|| super::exp_f32_exact(x));
+        assert_eq!(differences(fast, libm, "expf (fast path)"), 0);
+        let fallbacks = (0..=u32::MAX)
+            .filter(|&b| {
+                b & 0x7FFF_FFFF < 0x42AE_0000 && super::exp_f32_fast(f32::from_bits(b)).is_none()
+            })
+            .count();
+        println!("expf: {fallbacks} inputs below 87 in magnitude fall back to f64");
     }
 
     #[test]
