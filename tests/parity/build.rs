@@ -1,6 +1,8 @@
 //! Renders every C kernel (all functions of every family, prefix `parity`) through the C
 //! backend's templates and compiles them into one static library with the host's C compiler, at
-//! the C99 the generated code promises and with every warning an error.
+//! the C99 the generated code promises and with every warning an error. With
+//! `TINYAOT_FLOAT_FAST_PATH` defined, so that the float math's single-precision fast paths (on
+//! cores with a float-only FPU) are compared with the Rust runtime too.
 
 use std::path::PathBuf;
 
@@ -12,6 +14,7 @@ fn main() {
     build
         .std("c99")
         .opt_level(2)
+        .define("TINYAOT_FLOAT_FAST_PATH", None)
         .include(&out)
         .warnings(true)
         .extra_warnings(true)

@@ -113,16 +113,17 @@ pub fn square_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
     map(arena, input, output, p.len, |x: f32| x * x);
 }
 
-/// float32 EXP: `std::exp` of a float (TFLM's `reference_ops::Exp`), computed in double and
-/// rounded once: 0 below about -103.97, +inf above about 88.72, NaN for NaN.
+/// float32 EXP: `std::exp` of a float (TFLM's `reference_ops::Exp`): glibc's `expf` bit for bit
+/// (its algorithm, single precision on FPU cores where unambiguous): 0 below about -103.97, +inf
+/// above about 88.72, NaN for NaN.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn exp_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
     let p = super::opaque(p);
     map(arena, input, output, p.len, e_f32);
 }
 
-/// float32 LOG: `std::log` of a float (TFLM's `LogEval`), computed in double and rounded once:
-/// -inf at ±0, NaN below 0.
+/// float32 LOG: `std::log` of a float (TFLM's `LogEval`): glibc's `logf` bit for bit (its
+/// algorithm, single precision on FPU cores where unambiguous): -inf at ±0, NaN below 0.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn log_f32(arena: &mut [u8], input: usize, output: usize, p: &UnaryF32) {
     let p = super::opaque(p);

@@ -281,6 +281,60 @@ fn int16_logistic_and_tanh_match_their_c_twins_on_every_input() {
     }
 }
 
+/// float32 EXP and LOG (their float math: glibc's `expf` / `logf` algorithms, the fast paths and
+/// their fallbacks) against their C twins on every float whose bits are a multiple of `step`,
+/// 2^20 at a time.
+fn exp_log_match_their_c_twins(step: usize) {
+    use tinyaot::kernels::math as k;
+    const CHUNK: usize = 1 << 20;
+    let all: Vec<u32> = (0..=u32::MAX).step_by(step).collect();
+    for inputs in all.chunks(CHUNK) {
+        let len = inputs.len();
+        let start: Vec<u8> = inputs.iter().flat_map(|b| b.to_le_bytes()).collect();
+        for log in [false, true] {
+            let mut rust = start.clone();
+            rust.resize(8 * len, 0);
+            let mut c = rust.clone();
+            if log {
+                k::log_f32(&mut rust, 0, 4 * len, &k::UnaryF32 { len });
+            } else {
+                k::exp_f32(&mut rust, 0, 4 * len, &k::UnaryF32 { len });
+            }
+            let c_p = ffi::math::UnaryF32 { len };
+            let base = c.as_mut_ptr();
+            // SAFETY: the input is the first 4 * len bytes of the 8 * len-byte buffer, the output
+            // the last 4 * len; `c_p.len` is len.
+            unsafe {
+                if log {
+                    ffi::parity_math_log_f32(base, base.add(4 * len), &c_p);
+                } else {
+                    ffi::parity_math_exp_f32(base, base.add(4 * len), &c_p);
+                }
+            }
+            assert!(
+                rust == c,
+                "{} differs between Rust and C from {:#010x}",
+                if log { "log_f32" } else { "exp_f32" },
+                inputs[0]
+            );
+        }
+    }
+}
+
+/// float32 EXP and LOG against their C twins on every 257th float.
+#[test]
+fn float_exp_and_log_match_their_c_twins() {
+    exp_log_match_their_c_twins(257);
+}
+
+/// float32 EXP and LOG against their C twins on every float (a few minutes in release):
+/// `cargo test -p tinyaot-parity --release --test parity float_exp_and_log_match_their_c_twins_on_every_float -- --ignored`.
+#[test]
+#[ignore = "exhaustive: a few minutes in release"]
+fn float_exp_and_log_match_their_c_twins_on_every_float() {
+    exp_log_match_their_c_twins(1);
+}
+
 /// The random models of the property test do reach the kernels (a generator that only made
 /// refused models would make it pass vacuously).
 #[test]

@@ -1,10 +1,14 @@
 //! `exp`, `log`, `tanh`, `sin`, `cos` and `sqrt` for `f32` without `std`: what TFLM's float kernels
-//! get from the C library. `exp`, `log`, `sin` and `cos` are computed in `f64` (error far below
-//! half an `f32` ulp), then rounded once to `f32`, so results equal a correctly rounded `expf` /
-//! `logf` except in rare near-ties. `expm1` and `tanh` follow the single-precision algorithm of
-//! glibc's and newlib's `expm1f` / `tanhf`, which are not correctly rounded (glibc's `tanhf` differs
-//! from the correctly rounded value on about 3 % of all floats), step by step, so they equal them
-//! bit for bit. `sqrt` is exact (the FPU's `vsqrt.f32` on hard-float Arm, integers elsewhere).
+//! get from the C library. `exp` and `log` follow the `f64` algorithms of glibc's and newlib's
+//! `expf` / `logf` and equal them bit for bit (`logf` is not correctly rounded); on cores with a
+//! single-precision FPU only, a float-float fast path decides the result whenever, given its
+//! error bound, glibc's `f64` result is on one side of a rounding boundary: all but about 0.3 %
+//! of inputs (checked on every float). `sin` and `cos` are computed in `f64` (error far below half
+//! an `f32` ulp), then rounded once to `f32`, so results equal a correctly rounded `sinf` / `cosf`
+//! except in rare near-ties. `expm1` and `tanh` follow the single-precision algorithm of glibc's
+//! and newlib's `expm1f` / `tanhf`, which are not correctly rounded (glibc's `tanhf` differs from
+//! the correctly rounded value on about 3 % of all floats), step by step, so they equal them bit
+//! for bit. `sqrt` is exact (the FPU's `vsqrt.f32` on hard-float Arm, integers elsewhere).
 
 const LN_2: f64 = core::f64::consts::LN_2;
 const LOG2_E: f64 = core::f64::consts::LOG2_E;
@@ -86,7 +90,7 @@ pub(crate) fn exp_f64(x: f64) -> f64 {
 /// second by a cubic polynomial; rounded once to `f32`. The C library's `x 32 / ln2 - k` is one
 /// fused multiply-add on cores that have it: `r` here is that value rounded once too, from the
 /// product's exact error (the constant split in halves whose products by a float are exact).
-pub(crate) fn exp_f32(x: f32) -> f32 {
+fn exp_f32_exact(x: f32) -> f32 {
     // 32 / ln2, and its high and low halves.
     const INV_LN2_32: f64 = f64::from_bits(0x4047_1547_652B_82FE);
     const INV_LN2_32_HI: f64 = f64::from_bits(0x4047_1547_6000_0000);
@@ -131,6 +135,106 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
     let r2 = r * r;
     let y = C[2] * r + 1.0;
     ((z * r2 + y) * scale) as f32
+}
+
+/// `expf(x)`, bit for bit glibc's and newlib's (see [`exp_f32_exact`]). On Arm hard-float targets
+/// (`cfg(tinyaot_vfp)`: a single-precision FPU, no double one, where every `f64` operation is a
+/// software call) [`exp_f32_fast`] decides the result in `f32` for all but about 0.25 % of the
+/// inputs of magnitude below 87, which take the `f64` path; elsewhere the `f64` path alone.
+#[inline(always)]
+pub(crate) fn exp_f32(x: f32) -> f32 {
+    #[cfg(tinyaot_vfp)]
+    if let Some(y) = exp_f32_fast(x) {
+        return y;
+    }
+    exp_f32_exact(x)
+}
+
+/// Leaves the first `bits` significant bits of a normal `f64`, truncating the others.
+const fn keep_bits(x: f64, bits: u32) -> f64 {
+    f64::from_bits(x.to_bits() & !((1u64 << (53 - bits)) - 1))
+}
+
+/// `ln2 / 32` in three parts: 11 significant bits (so that its products by the `k` of
+/// [`exp_f32_fast`], at most 13 bits, are exact), 11 more, and the rest rounded to `f32`.
+const EXP_L: f64 = LN_2 / 32.0;
+const EXP_L1: f32 = keep_bits(EXP_L, 11) as f32;
+const EXP_L2: f32 = keep_bits(EXP_L - EXP_L1 as f64, 11) as f32;
+const EXP_L3: f32 = (EXP_L - EXP_L1 as f64 - EXP_L2 as f64) as f32;
+
+/// `2^(i / 32)`, the `f64` of [`EXP2_FRACTION_BITS`] (glibc's table), split into its first 16
+/// significant bits (exact products by 8-bit numbers) and the rest rounded to `f32`.
+const fn exp2_32(i: usize) -> f64 {
+    f64::from_bits(EXP2_FRACTION_BITS[i].wrapping_add((i as u64) << 47))
+}
+const EXP2_HI: [f32; 32] = {
+    let mut t = [0.0; 32];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = keep_bits(exp2_32(i), 16) as f32;
+        i += 1;
+    }
+    t
+};
+const EXP2_LO: [f32; 32] = {
+    let mut t = [0.0; 32];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = (exp2_32(i) - keep_bits(exp2_32(i), 16)) as f32;
+        i += 1;
+    }
+    t
+};
+
+/// [`exp_f32_exact`]'s result in `f32` arithmetic when it is unambiguous (Ziv's strategy), `None`
+/// when the caller must compute it in `f64` (`|x| >= 87`, NaN, or a result within the error
+/// bound of a rounding boundary). `x = k ln2 / 32 + r` by a three-part Cody-Waite reduction
+/// (`x - k L1 - k L2` exact, `r = hi + lo` from an exact two-sum with `k L3`, `|r| <= ln2 / 64`);
+/// `exp(x) = 2^(k / 32) exp(r)`, `exp(r) - 1 = r + q` with `q` the Taylor terms to `r^4 / 24`;
+/// `2^(i / 32) (1 + r + q)` as a float-float `h + l`: the leading product of 16 by 8 significant
+/// bits exact, the rest in `l`. `h + l` is within 2^-36 of `exp(x) / 2^(k div 32)` and glibc's
+/// `f64` result within 2^-33 (its polynomial's relative error, 1.69 2^-34, and roundings), so when
+/// `h + l` plus and minus 2^-31 round to the same float, glibc's result rounds to it too; the
+/// power of two goes into the exponent field (results here are normal). Every `f32` checked
+/// against glibc (`exhaustive::exp_equals_libm_on_every_f32`): no difference, 0.25 % fall back.
+#[cfg_attr(not(tinyaot_vfp), allow(dead_code))]
+#[inline(always)]
+fn exp_f32_fast(x: f32) -> Option<f32> {
+    const INV_LN2_32: f32 = (32.0 / LN_2) as f32;
+    // 1.5 * 2^23: adding it rounds to an integer, kept in the low bits.
+    const SHIFT: f32 = 12_582_912.0;
+    const DELTA: f32 = 1.0 / (1u64 << 31) as f32;
+    if x.to_bits() & 0x7FFF_FFFF >= 0x42AE_0000 {
+        return None;
+    }
+    let t = x * INV_LN2_32 + SHIFT;
+    let ki = t.to_bits().wrapping_sub(SHIFT.to_bits()) as i32;
+    let kf = t - SHIFT;
+    // x - k L1 and then - k L2 are exact (products of 13 by 11 bits, on a common grid); k L3
+    // rounds (by at most 2^-39), and r_hi + r_lo is t2 - k L3 exactly (two-sum).
+    let t2 = (x - kf * EXP_L1) - kf * EXP_L2;
+    let p3 = kf * EXP_L3;
+    let r_hi = t2 - p3;
+    let bb = r_hi - t2;
+    let r_lo = (t2 - (r_hi - bb)) - (p3 + bb);
+    let q = r_lo + r_hi * (r_lo + r_hi * (0.5 + r_hi * (1.0 / 6.0 + r_hi * (1.0 / 24.0))));
+    // r_hi's first 8 significant bits: their product by the 16-bit s_hi is exact.
+    let r_h = f32::from_bits(r_hi.to_bits() & 0xFFFF_0000);
+    let r_m = r_hi - r_h;
+    let i = (ki & 31) as usize;
+    let (s_hi, s_lo) = (EXP2_HI[i], EXP2_LO[i]);
+    let p = s_hi * r_h;
+    let h = s_hi + p;
+    let e = (s_hi - h) + p;
+    let l = e + (s_hi * (r_m + q) + s_lo * (1.0 + (r_hi + q)));
+    let above = h + (l + DELTA);
+    let below = h + (l - DELTA);
+    if above != below {
+        return None;
+    }
+    Some(f32::from_bits(
+        above.to_bits().wrapping_add(((ki >> 5) as u32) << 23),
+    ))
 }
 
 /// `expm1f(x)` as the C libraries TFLM links compute it in single precision (glibc's and newlib's
@@ -217,37 +321,222 @@ pub(crate) fn expm1_f32(x: f32) -> f32 {
     }
 }
 
-/// `logf(x)`, computed in `f64` and rounded once: NaN below 0 (and for NaN), -inf at ±0, +inf at
-/// +inf. With `x = m * 2^k`, `m` in [sqrt(1/2), sqrt(2)), `log(m) = 2 atanh(s)` for
-/// `s = (m - 1) / (m + 1)`, `|s| < 0.172`: the odd series to `s^23` (truncation below 1e-18).
+/// Where [`log_f32`]'s 16 subintervals start: `x = 2^k z` with `z` in [0.69921875, 1.3984375),
+/// the bits of `z` being those of `x` minus `k << 23` for the `k` that lands them in
+/// [`LOGF_OFFSET`, `LOGF_OFFSET + 2^23`); bits 19 to 22 of the difference pick the subinterval.
+const LOGF_OFFSET: u32 = 0x3F33_0000;
+
+/// `1 / c` for [`log_f32`]'s subinterval `i`, `c` near its centre: the midpoint of its first and
+/// last float (exact in `f64`), the quotient rounded to nearest by the division. Two exceptions,
+/// as in the C library: the subinterval holding 1 takes `c = 1` (so that `log(c) = 0` and results
+/// near 0 keep their relative precision), and the one above it a `c` the library's authors tuned
+/// (1.05342333…, not the midpoint 1.0546875), given by its bits like the polynomial's coefficients.
+const fn logf_invc(i: u32) -> f64 {
+    match i {
+        9 => 1.0,
+        10 => f64::from_bits(0x3FEE_608C_FD9A_47AC),
+        _ => {
+            let first = f32::from_bits(LOGF_OFFSET + (i << 19)) as f64;
+            let last = f32::from_bits(LOGF_OFFSET + ((i + 1) << 19) - 1) as f64;
+            1.0 / ((first + last) * 0.5)
+        }
+    }
+}
+
+/// [`logf_invc`] for the 16 subintervals.
+const LOGF_INVC: [f64; 16] = {
+    let mut t = [0.0; 16];
+    let mut i = 0;
+    while i < 16 {
+        t[i] = logf_invc(i as u32);
+        i += 1;
+    }
+    t
+};
+
+/// `log(c) = -log(invc)` rounded to the nearest `f64` for each [`LOGF_INVC`] entry (computed with
+/// 60-digit decimal arithmetic; the test `logf_table_is_derived` checks them against `std`).
+const LOGF_LOGC: [u64; 16] = [
+    0xBFD5_7BF7_808C_AADE,
+    0xBFD2_BEF0_A7C0_6DDB,
+    0xBFD0_1EAE_7F51_3A67,
+    0xBFCB_31D8_A682_24E9,
+    0xBFC6_574F_0AC0_7758,
+    0xBFC1_AA2B_C79C_8100,
+    0xBFBA_4E76_CE8C_0E5E,
+    0xBFB1_973C_5A61_1CCC,
+    0xBFA2_52F4_38E1_0C1E,
+    0x0000_0000_0000_0000,
+    0x3FAA_A5AA_5DF2_5984,
+    0x3FBC_5E53_AA36_2EB4,
+    0x3FC5_26E5_7720_DB08,
+    0x3FCB_C286_0D22_4770,
+    0x3FD1_058B_C8A0_7EE1,
+    0x3FD4_0430_57B6_EE09,
+];
+
+/// [`log_f32_exact`]'s coefficients of r^4, r^3 and r^2 (the C library's).
+const LOGF_A: [u64; 3] = [
+    0xBFD0_0EA3_48B8_8334,
+    0x3FD5_575B_0BE0_0B6A,
+    0xBFDF_FFFE_F20A_4123,
+];
+
+/// `logf(x)`, bit for bit glibc's and newlib's (see [`log_f32_exact`]). On Arm hard-float targets
+/// (`cfg(tinyaot_vfp)`) [`log_f32_fast`] decides the result in `f32` for all but about 0.28 % of
+/// the positive normal inputs, which take the `f64` path; elsewhere the `f64` path alone.
+#[inline(always)]
 pub(crate) fn log_f32(x: f32) -> f32 {
-    if x.is_nan() || x < 0.0 {
-        return f32::NAN;
+    #[cfg(tinyaot_vfp)]
+    if let Some(y) = log_f32_fast(x) {
+        return y;
     }
-    if x == 0.0 {
-        return f32::NEG_INFINITY;
+    log_f32_exact(x)
+}
+
+/// [`LOGF_INVC`] and [`LOGF_LOGC`] for [`log_f32_fast`]: `1 / c` in three parts (12 significant
+/// bits, 12 more, the rest rounded to `f32`: products by 12-bit numbers exact), `log(c)` in two.
+const LOGF_SPLIT: [[f32; 5]; 16] = {
+    let mut t = [[0.0; 5]; 16];
+    let mut i = 0;
+    while i < 16 {
+        let invc = LOGF_INVC[i];
+        let i1 = keep_bits(invc, 12);
+        let rest = invc - i1;
+        let i2 = if rest == 0.0 {
+            0.0
+        } else {
+            keep_bits(rest, 12)
+        };
+        let logc = f64::from_bits(LOGF_LOGC[i]);
+        let c_hi = logc as f32;
+        t[i] = [
+            i1 as f32,
+            i2 as f32,
+            (rest - i2) as f32,
+            c_hi,
+            (logc - c_hi as f64) as f32,
+        ];
+        i += 1;
     }
-    if x == f32::INFINITY {
-        return x;
+    t
+};
+
+/// `ln2` in two parts: 16 significant bits (exact products by the exponent, at most 8 bits) and
+/// the rest rounded to `f32`.
+const LN2_1: f32 = keep_bits(LN_2, 16) as f32;
+const LN2_2: f32 = (LN_2 - LN2_1 as f64) as f32;
+
+/// [`log_f32_exact`]'s result in `f32` arithmetic when it is unambiguous (Ziv's strategy), `None`
+/// for inputs that are not positive normal floats or whose result is within the error bound of a
+/// rounding boundary. It follows glibc's own computation (whose error, up to 0.32 ulp, decides
+/// its roundings) rather than the true logarithm: the same `k`, `z` and subinterval; `r = z invc -
+/// 1` as a float-float (`z` split in two 12-bit halves, `invc` in three parts: the four leading
+/// products exact, then two exact two-sums); `y = k ln2 + log(c) + r + a2 r^2 + a1 r^3 + a0 r^4`
+/// with its three leading sums exact (fast two-sums, each term no larger than the sum before)
+/// and `r^2`'s leading part exact (`r` cut after 12 bits); the rest in `l`. `y3 + l` is within
+/// 2^-35 relative of glibc's `f64` result, so when `y3 + l` plus and minus 2^-33 of it round to
+/// the same float, glibc's result rounds to it too. Every `f32` checked against glibc
+/// (`exhaustive::log_equals_libm_on_every_f32`): no difference, 0.28 % fall back.
+#[cfg_attr(not(tinyaot_vfp), allow(dead_code))]
+#[inline(always)]
+fn log_f32_fast(x: f32) -> Option<f32> {
+    const A0: f32 = f64::from_bits(LOGF_A[0]) as f32;
+    const A1: f32 = f64::from_bits(LOGF_A[1]) as f32;
+    // a2 + 1/2 (a2 r^2 is -r^2 / 2 plus this times r^2).
+    const D2: f32 = (f64::from_bits(LOGF_A[2]) + 0.5) as f32;
+    const DELTA: f32 = 1.0 / (1u64 << 33) as f32;
+    // 1.5 * 2^12: adding it rounds a number below 2 to a multiple of 2^-11.
+    const SPLIT: f32 = 6144.0;
+    let ix = x.to_bits();
+    if ix.wrapping_sub(0x0080_0000) >= 0x7F80_0000 - 0x0080_0000 {
+        return None;
     }
-    // Every f32 (subnormals too) is a normal f64: its exponent field gives k directly.
-    let bits = f64::from(x).to_bits();
-    let mut k = ((bits >> 52) & 0x7FF) as i32 - 1023;
-    let mut m = f64::from_bits((bits & 0x000F_FFFF_FFFF_FFFF) | 0x3FF0_0000_0000_0000);
-    if m > core::f64::consts::SQRT_2 {
-        m *= 0.5;
-        k += 1;
+    let tmp = ix.wrapping_sub(LOGF_OFFSET);
+    let i = ((tmp >> 19) % 16) as usize;
+    let kf = ((tmp as i32) >> 23) as f32;
+    let z = f32::from_bits(ix.wrapping_sub(tmp & 0xFF80_0000));
+    let [i1, i2, i3, c_hi, c_lo] = LOGF_SPLIT[i];
+    // z = zh + zl, 12 significant bits each; zh i1 - 1 exact (Sterbenz), zl i1 and zh i2 exact.
+    let zh = (z + SPLIT) - SPLIT;
+    let zl = z - zh;
+    let t0 = zh * i1 - 1.0;
+    let m1 = zl * i1;
+    let m2 = zh * i2;
+    // Two exact two-sums, then r = r_hi + r_lo normalised (|r_lo| at most half an ulp of r_hi).
+    let s1 = t0 + m2;
+    let bb = s1 - t0;
+    let e1 = (t0 - (s1 - bb)) + (m2 - bb);
+    let u = s1 + m1;
+    let bb = u - s1;
+    let e2 = (s1 - (u - bb)) + (m1 - bb);
+    let v = (e1 + e2) + (zl * i2 + z * i3);
+    let r_hi = u + v;
+    let r_lo = (u - r_hi) + v;
+    // k ln2 + log(c) + r - r^2 / 2, each sum exact with its error: |k ln2| > |log(c)| unless
+    // k = 0, |log(c)| > |r| unless c = 1, and the sum so far exceeds r^2 / 2.
+    let kl = kf * LN2_1;
+    let y1 = kl + c_hi;
+    let e3 = (kl - y1) + c_hi;
+    let y2 = y1 + r_hi;
+    let e4 = (y1 - y2) + r_hi;
+    let rh = f32::from_bits(r_hi.to_bits() & 0xFFFF_F000);
+    let rm = r_hi - rh;
+    let sq = -0.5 * (rh * rh);
+    let y3 = y2 + sq;
+    let e5 = (y2 - y3) + sq;
+    let p_small = r_hi * r_hi * (D2 + r_hi * (A1 + r_hi * A0));
+    let l = ((e3 + e4 + e5) + (c_lo + kf * LN2_2))
+        + ((r_lo - r_hi * r_lo) + ((p_small - rh * rm) - 0.5 * (rm * rm)));
+    // The bound relative to the result; its sign does not matter.
+    let d = y3 * DELTA;
+    let above = y3 + (l + d);
+    let below = y3 + (l - d);
+    if above != below {
+        return None;
     }
-    let s = (m - 1.0) / (m + 1.0);
-    let s2 = s * s;
-    let mut series = 0.0;
-    let mut n = 23;
-    while n > 1 {
-        series = (series + 1.0 / f64::from(n)) * s2;
-        n -= 2;
+    Some(above)
+}
+
+/// `logf(x)` as glibc and newlib compute it (their shared algorithm, bit for bit: checked against
+/// glibc 2.36 on every `f32`; it is not correctly rounded, off by up to 0.82 ulp): NaN below 0
+/// (and for NaN), -inf at ±0, +inf at +inf. Subnormals are scaled by 2^23 first. With
+/// `x = 2^k z`, `z` in the subinterval `i` of [0.699, 1.398), `log(x) = k ln2 + log(c) +
+/// log1p(r)` for `r = z / c - 1 = z invc - 1` (`|r| < 0.031`), `log1p(r)` by the degree-4
+/// polynomial `r + a2 r^2 + a1 r^3 + a0 r^4`, all in `f64`, rounded once to `f32`. Whether the C
+/// library fuses its multiply-adds changes no result (checked on every float).
+fn log_f32_exact(x: f32) -> f32 {
+    const A: [f64; 3] = [
+        f64::from_bits(LOGF_A[0]),
+        f64::from_bits(LOGF_A[1]),
+        f64::from_bits(LOGF_A[2]),
+    ];
+    let mut ix = x.to_bits();
+    // Below 2^-126 (zeros, subnormals, negatives), infinities and NaN.
+    if ix.wrapping_sub(0x0080_0000) >= 0x7F80_0000 - 0x0080_0000 {
+        if ix << 1 == 0 {
+            return f32::NEG_INFINITY;
+        }
+        if ix == 0x7F80_0000 {
+            return x;
+        }
+        if ix >> 31 != 0 || ix << 1 >= 0xFF00_0000 {
+            return f32::NAN;
+        }
+        // A subnormal: scaled into the normal range exactly.
+        // (Modulo 2^32: the smallest ones get an exponent field below 0, which `tmp` undoes.)
+        ix = (x * 8_388_608.0).to_bits().wrapping_sub(23 << 23);
     }
-    let log_m = 2.0 * s * (1.0 + series);
-    (f64::from(k) * LN_2 + log_m) as f32
+    let tmp = ix.wrapping_sub(LOGF_OFFSET);
+    let i = ((tmp >> 19) % 16) as usize;
+    let k = (tmp as i32) >> 23;
+    let z = f64::from(f32::from_bits(ix.wrapping_sub(tmp & 0xFF80_0000)));
+    let r = z * LOGF_INVC[i] - 1.0;
+    let y0 = f64::from_bits(LOGF_LOGC[i]) + f64::from(k) * LN_2;
+    let r2 = r * r;
+    let y = A[1] * r + A[2];
+    let y = A[0] * r2 + y;
+    (y * r2 + (y0 + r)) as f32
 }
 
 /// `tanhf(x)` as glibc's and newlib's `tanhf` compute it (the fdlibm algorithm, bit for bit:
@@ -494,6 +783,36 @@ pub(crate) fn sqrt_f32(x: f32) -> f32 {
 mod tests {
     use super::*;
 
+    /// The fast path agrees with the `f64` one on a sweep of inputs (the exhaustive test checks
+    /// every float), and falls back near rounding boundaries.
+    #[test]
+    fn exp_fast_path_matches() {
+        let step = if cfg!(miri) { 7_919 * 1_021 } else { 7_919 };
+        for bits in (0..=u32::MAX).step_by(step) {
+            let x = f32::from_bits(bits);
+            if let Some(y) = exp_f32_fast(x) {
+                assert_eq!(y.to_bits(), exp_f32_exact(x).to_bits(), "{x:e}");
+            }
+        }
+        // 0.01083072554... is 2^-31.3 above a rounding boundary.
+        assert_eq!(exp_f32_fast(f32::from_bits(0x3C31_735B)), None);
+        assert_eq!(exp_f32_fast(1.0), Some(core::f32::consts::E));
+    }
+
+    /// As [`exp_fast_path_matches`], for the logarithm.
+    #[test]
+    fn log_fast_path_matches() {
+        let step = if cfg!(miri) { 7_919 * 1_021 } else { 7_919 };
+        for bits in (0..=u32::MAX).step_by(step) {
+            let x = f32::from_bits(bits);
+            if let Some(y) = log_f32_fast(x) {
+                assert_eq!(y.to_bits(), log_f32_exact(x).to_bits(), "{x:e}");
+            }
+        }
+        assert_eq!(log_f32_fast(2.0), Some(core::f32::consts::LN_2));
+        assert_eq!(log_f32_fast(-1.0), None);
+    }
+
     #[test]
     fn exp_matches_known_values() {
         assert_eq!(exp_f32(0.0), 1.0);
@@ -503,6 +822,34 @@ mod tests {
         assert_eq!(exp_f32(-80.0), 1.804_851_4e-35);
         assert_eq!(exp_f32(100.0), f32::INFINITY);
         assert_eq!(exp_f32(f32::NEG_INFINITY), 0.0);
+    }
+
+    /// The first column of [`LOGF_INVC`] as documented, and [`LOGF_LOGC`] its logarithms:
+    /// `std`'s `ln` (glibc's `log`, within 0.52 ulp) gives the same doubles.
+    #[test]
+    fn logf_table_is_derived() {
+        extern crate std;
+        // Miri gives its float functions a random error of a few ulps: no reference there.
+        if cfg!(miri) {
+            return;
+        }
+        assert_eq!(LOGF_INVC[0].to_bits(), 0x3FF6_61EC_79F8_F3BE);
+        assert_eq!(LOGF_INVC[15].to_bits(), 0x3FE7_67DC_F553_4862);
+        for (invc, logc) in LOGF_INVC.iter().zip(LOGF_LOGC) {
+            let want = 0.0 - std::primitive::f64::ln(*invc);
+            assert_eq!(want.to_bits(), logc, "log(1 / {invc:e})");
+        }
+    }
+
+    #[test]
+    fn log_matches_known_values() {
+        assert_eq!(log_f32(1.0).to_bits(), 0);
+        // glibc's logf(e) is 1 - 2^-24, not the correctly rounded 1.
+        assert_eq!(log_f32(core::f32::consts::E), 0.999_999_94);
+        assert_eq!(log_f32(0.0), f32::NEG_INFINITY);
+        assert_eq!(log_f32(f32::INFINITY), f32::INFINITY);
+        assert!(log_f32(-1.0).is_nan() && log_f32(f32::NAN).is_nan());
+        assert_eq!(log_f32(f32::from_bits(1)), -103.278_93);
     }
 
     #[test]
@@ -623,5 +970,72 @@ mod tests {
         ] {
             check(x);
         }
+    }
+}
+
+/// The exhaustive comparison of [`exp_f32`] and [`log_f32`] (with and without their fast paths) with the host C library's `expf` and
+/// `logf` on every `f32` (glibc on the x86-64 Linux hosts TFLM's goldens come from), too slow for
+/// the default run (about a minute each in release). Run it with
+/// `cargo test -p tinyaot-runtime --release --lib float_math::exhaustive -- --ignored`.
+#[cfg(all(test, target_os = "linux", not(miri)))]
+mod exhaustive {
+    extern crate std;
+    use std::println;
+
+    extern "C" {
+        fn expf(x: f32) -> f32;
+        fn logf(x: f32) -> f32;
+    }
+
+    /// How many of the 2^32 inputs give other bits than the C library (NaNs of either sign
+    /// count as equal), printing the first few.
+    fn differences(ours: fn(f32) -> f32, libm: fn(f32) -> f32, name: &str) -> u64 {
+        let mut differ = 0u64;
+        for bits in 0..=u32::MAX {
+            let x = f32::from_bits(bits);
+            let (a, b) = (ours(x), libm(x));
+            if a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()) {
+                if differ < 10 {
+                    println!(
+                        "{name}({bits:#010x} = {x:e}): {:#010x}, libm {:#010x}",
+                        a.to_bits(),
+                        b.to_bits()
+                    );
+                }
+                differ += 1;
+            }
+        }
+        println!("{name}: {differ} of 2^32 inputs differ from the C library");
+        differ
+    }
+
+    #[test]
+    #[ignore = "exhaustive: about a minute in release"]
+    fn exp_equals_libm_on_every_f32() {
+        // SAFETY: expf is a pure C function of one float, defined for every input.
+        let libm = |x| unsafe { expf(x) };
+        assert_eq!(differences(super::exp_f32_exact, libm, "expf"), 0);
+        let fast = |x| super::exp_f32_fast(x).unwrap_or_else(|| super::exp_f32_exact(x));
+        assert_eq!(differences(fast, libm, "expf (fast path)"), 0);
+        let fallbacks = (0..=u32::MAX)
+            .filter(|&b| {
+                b & 0x7FFF_FFFF < 0x42AE_0000 && super::exp_f32_fast(f32::from_bits(b)).is_none()
+            })
+            .count();
+        println!("expf: {fallbacks} inputs below 87 in magnitude fall back to f64");
+    }
+
+    #[test]
+    #[ignore = "exhaustive: about a minute in release"]
+    fn log_equals_libm_on_every_f32() {
+        // SAFETY: logf is a pure C function of one float, defined for every input.
+        let libm = |x| unsafe { logf(x) };
+        assert_eq!(differences(super::log_f32_exact, libm, "logf"), 0);
+        let fast = |x| super::log_f32_fast(x).unwrap_or_else(|| super::log_f32_exact(x));
+        assert_eq!(differences(fast, libm, "logf (fast path)"), 0);
+        let fallbacks = (0x0080_0000..0x7F80_0000u32)
+            .filter(|&b| super::log_f32_fast(f32::from_bits(b)).is_none())
+            .count();
+        println!("logf: {fallbacks} positive normal inputs fall back to f64");
     }
 }
