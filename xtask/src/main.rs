@@ -45,6 +45,7 @@ mod genbench;
 mod golden;
 mod macs;
 mod mcu;
+mod mcu_pipeline;
 mod measure;
 mod ops;
 mod readme;
