@@ -567,11 +567,13 @@ fn expand_sets(fixtures: &Path, names: &[String]) -> Result<Vec<String>, String>
 /// Finds `name` among the fixtures, then among ../shared's reference models, then among the
 /// hostile suite's accepted corners (their goldens by TFLM too: the kernels' corner paths on the
 /// cores' own code, e.g. windows wholly outside the image), then among TFLM's integration suite
-/// (../shared/models/tflm_suite).
+/// (../shared/models/tflm_suite), then among TFLM's audio front ends
+/// (../shared/models/audio_frontend); [`mcu_pipeline::NAME`] is the keyword pipeline.
 fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
     let fixtures = paths.root.join("tests/fixtures");
     let hostile = fixtures.join("hostile");
     let suite = paths.shared.join("models/tflm_suite");
+    let frontend = paths.shared.join("models/audio_frontend");
     if name == mcu_pipeline::NAME {
         let (pipeline, golden) = Pipeline::new(&paths.root, &paths.shared);
         return Ok(Spec {
@@ -597,6 +599,7 @@ fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
         ),
         (hostile.join("models"), hostile.join("golden"), None),
         (suite.clone(), suite.join("golden"), None),
+        (frontend.clone(), frontend.join("golden"), None),
     ];
     let mut looked = Vec::new();
     for (models, golden, arena) in &places {
