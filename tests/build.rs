@@ -30,6 +30,19 @@ fn main() {
         );
     }
 
+    // TFLM's micro_speech models, which examples/micro-speech (a dependency of the keyword
+    // pipeline's test) compiles when they are there: the test's Rust half exists only then.
+    println!("cargo:rustc-check-cfg=cfg(micro_speech_models)");
+    if shared_models
+        .join("audio_frontend/audio_preprocessor_int8.tflite")
+        .is_file()
+        && shared_models
+            .join("micro_speech_quantized.tflite")
+            .is_file()
+    {
+        println!("cargo:rustc-cfg=micro_speech_models");
+    }
+
     let mut sources = Vec::new();
     // The fixtures, the accepted corners of the hostile-model suite (tests/modelkit/src/hostile.rs)
     // and the reference models (in CI: required).

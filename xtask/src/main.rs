@@ -45,6 +45,7 @@ mod genbench;
 mod golden;
 mod macs;
 mod mcu;
+mod mcu_pipeline;
 mod measure;
 mod ops;
 mod readme;
@@ -91,9 +92,12 @@ Commands:
       cores follows the per-core tables.
       Default models: those of the README's tables (DEFAULT_MODELS in xtask/src/mcu.rs): the
       fixture CNNs and MLPs, the int8 reference models of ../shared (person_detect, …), the
-      stateful SVDF, LSTM and streaming models, and int16 models (SEANet layers, int16 fixtures).
-      --models takes names of tests/fixtures/models/*.tflite or ../shared/models/*.tflite, and
-      two sets: `fixtures` (every model of tests/fixtures/models.json) and `corners` (every
+      stateful SVDF, LSTM and streaming models, int16 models (SEANet layers, int16 fixtures),
+      the keyword pipeline (micro_speech_pipeline: TFLM's audio preprocessor and keyword model as
+      one group, one second of raw audio per case) and the detection post-processing corners.
+      --models takes names of tests/fixtures/models/*.tflite, ../shared/models/*.tflite (and its
+      tflm_suite and audio_frontend), the hostile suite's accepted corners, micro_speech_pipeline,
+      and two sets: `fixtures` (every model of tests/fixtures/models.json) and `corners` (every
       accepted corner of the hostile suite, tests/fixtures/hostile/golden).
       --timeout bounds each QEMU run (default 600 s).
       Needs qemu-system-arm, arm-none-eabi-gcc (with newlib) and the core's Rust target; rv32

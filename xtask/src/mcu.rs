@@ -29,6 +29,7 @@ use tinyaot_codegen::{Config, Limits, Planning};
 
 use crate::cores::{self, Core};
 use crate::golden::{self, Case};
+use crate::mcu_pipeline::{self, Pipeline};
 use crate::measure::{self, Report, Sizes};
 use crate::table::{self, CoreRun, Measured, Row};
 
@@ -40,7 +41,9 @@ use crate::table::{self, CoreRun, Measured, Row};
 /// every board: mobilenet_v2_quantized_1x3x224x224, the largest, has 3.5 MB of weights in the
 /// 4 MiB of code SRAM (the 8 MiB QSPI flash on the M55's board, 8 MiB on RV32's) and its
 /// 2.4 MB arena in the 4 MiB of data SRAM (and takes about 40 s of emulation on the Cortex-M4 for
-/// both languages and three cases).
+/// both languages and three cases). Then issue 35's: the keyword pipeline (TFLM's micro_speech
+/// audio preprocessor and keyword model as one group, raw audio in: [`mcu_pipeline`]) and the SSD
+/// post-processing of the hostile suite's detection corners, in both suppression modes.
 const DEFAULT_MODELS: &[&str] = &[
     "sine_mlp",
     "micro_speech_like",
@@ -106,6 +109,9 @@ const DEFAULT_MODELS: &[&str] = &[
     "transpose_int16",
     "streaming_kws",
     "streaming_kws_init",
+    mcu_pipeline::NAME,
+    "detection_postprocess_regular",
+    "detection_postprocess_fast",
 ];
 
 /// Flags for the C firmware besides the core's (`Core::c_arch`).
@@ -142,12 +148,14 @@ struct Paths {
     regions: Vec<MemoryRegion>,
 }
 
-/// A model to run: its file, its golden directory, and TFLM's arena for it if known.
+/// A model to run: its file, its golden directory, and TFLM's arena for it if known; or the
+/// keyword pipeline ([`mcu_pipeline`]), whose golden directory is its own.
 struct Spec {
     name: String,
     tflite: PathBuf,
     golden: PathBuf,
     tflm_arena: Option<u64>,
+    pipeline: Option<Pipeline>,
 }
 
 /// Runs the command with its arguments (after `mcu`).
@@ -580,11 +588,23 @@ fn expand_sets(fixtures: &Path, names: &[String]) -> Result<Vec<String>, String>
 /// Finds `name` among the fixtures, then among ../shared's reference models, then among the
 /// hostile suite's accepted corners (their goldens by TFLM too: the kernels' corner paths on the
 /// cores' own code, e.g. windows wholly outside the image), then among TFLM's integration suite
-/// (../shared/models/tflm_suite).
+/// (../shared/models/tflm_suite), then among TFLM's audio front ends
+/// (../shared/models/audio_frontend); [`mcu_pipeline::NAME`] is the keyword pipeline.
 fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
     let fixtures = paths.root.join("tests/fixtures");
     let hostile = fixtures.join("hostile");
     let suite = paths.shared.join("models/tflm_suite");
+    let frontend = paths.shared.join("models/audio_frontend");
+    if name == mcu_pipeline::NAME {
+        let (pipeline, golden) = Pipeline::new(&paths.root, &paths.shared);
+        return Ok(Spec {
+            name: name.to_string(),
+            tflite: pipeline.keyword.clone(),
+            golden,
+            tflm_arena: None,
+            pipeline: Some(pipeline),
+        });
+    }
     // Each place: its models, its goldens, and where TFLM's arena size is recorded (if anywhere).
     type Arena = fn(&Path, &str) -> Option<u64>;
     let places = [
@@ -600,6 +620,7 @@ fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
         ),
         (hostile.join("models"), hostile.join("golden"), None),
         (suite.clone(), suite.join("golden"), None),
+        (frontend.clone(), frontend.join("golden"), None),
     ];
     let mut looked = Vec::new();
     for (models, golden, arena) in &places {
@@ -610,6 +631,7 @@ fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
                 tflite,
                 golden: golden.join(name),
                 tflm_arena: arena.and_then(|(arena, dir)| arena(dir, name)),
+                pipeline: None,
             });
         }
         looked.push(tflite.display().to_string());
@@ -685,11 +707,29 @@ struct Prepared {
     rust: Result<(String, u64), String>,
     /// The generated C files, or why generation failed.
     c: Result<Vec<(String, String)>, String>,
+    /// The C prefixes of the models, whose constants are the weights.
+    c_prefixes: &'static [&'static str],
 }
 
 /// Loads `spec`'s model and golden cases and generates its Rust and C, planned with or without
 /// `overlap`.
 fn prepare(spec: &Spec, overlap: bool, regions: &[MemoryRegion]) -> Result<Prepared, String> {
+    let planning = Planning {
+        overlap,
+        regions: regions.to_vec(),
+        ..Planning::default()
+    };
+    if let Some(pipeline) = &spec.pipeline {
+        let (macs, bound) = pipeline.macs_and_bound()?;
+        return Ok(Prepared {
+            cases: golden::read(&spec.golden)?,
+            macs,
+            bound,
+            rust: pipeline.rust(&planning),
+            c: pipeline.c(&planning),
+            c_prefixes: mcu_pipeline::C_PREFIXES,
+        });
+    }
     let bytes =
         std::fs::read(&spec.tflite).map_err(|e| format!("{}: {e}", spec.tflite.display()))?;
     let graph = tinyaot_codegen::config::load_and_fold(&bytes, &tinyaot_codegen::Limits::default())
@@ -701,11 +741,6 @@ fn prepare(spec: &Spec, overlap: bool, regions: &[MemoryRegion]) -> Result<Prepa
         .map_err(|e| e.to_string())?
         .memory_plan()
         .lower_bound_bytes;
-    let planning = Planning {
-        overlap,
-        regions: regions.to_vec(),
-        ..Planning::default()
-    };
     let rust = Config::new()
         .name("Net")
         .planning(planning.clone())
@@ -733,6 +768,7 @@ fn prepare(spec: &Spec, overlap: bool, regions: &[MemoryRegion]) -> Result<Prepa
         bound: bound as u64,
         rust,
         c,
+        c_prefixes: &["net"],
     })
 }
 
@@ -774,7 +810,17 @@ fn run_model(
     let (rust, c) = std::thread::scope(|scope| {
         let c = scope.spawn(|| {
             model.c.clone().and_then(|files| {
-                c_side(paths, core, &files, cases, &origin, &dir.join("c"), timeout)
+                let c_dir = dir.join("c");
+                c_side(
+                    paths,
+                    core,
+                    &files,
+                    model.c_prefixes,
+                    cases,
+                    &origin,
+                    &c_dir,
+                    timeout,
+                )
             })
         });
         let rust = model.rust.clone().and_then(|(source, weights)| {
@@ -850,10 +896,12 @@ fn rust_side(
 }
 
 /// C: build for `core`, run, check.
+#[allow(clippy::too_many_arguments)]
 fn c_side(
     paths: &Paths,
     core: &Core,
     files: &[(String, String)],
+    prefixes: &[&str],
     cases: &[Case],
     origin: &Path,
     dir: &Path,
@@ -870,14 +918,19 @@ fn c_side(
     write(&dir.join("golden.h"), &golden::c_header(cases, origin))?;
     let elf = build_c(paths, core, dir, &dir.join("firmware.elf"))?;
     // Constant tensors (`net_t<index>`) and weights laid out at generation time
-    // (`net_w<op>_<field>`).
+    // (`net_w<op>_<field>`), under each model's prefix.
     let is_weight = |name: &str| {
         let digits = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
-        name.strip_prefix("net_t").is_some_and(digits)
-            || name
-                .strip_prefix("net_w")
-                .and_then(|n| n.split_once('_'))
-                .is_some_and(|(op, _)| digits(op))
+        prefixes.iter().any(|prefix| {
+            let Some(rest) = name.strip_prefix(prefix) else {
+                return false;
+            };
+            rest.strip_prefix("_t").is_some_and(digits)
+                || rest
+                    .strip_prefix("_w")
+                    .and_then(|n| n.split_once('_'))
+                    .is_some_and(|(op, _)| digits(op))
+        })
     };
     run_and_check(&elf, cases, timeout, &is_weight, core)
 }
