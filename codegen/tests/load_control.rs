@@ -261,13 +261,15 @@ fn a_while_is_inlined_as_a_loop() {
     let bytes = while_model(Opt::While(1, 2), while_cond(), while_body());
     let graph = load(&bytes).expect("loads");
     let kinds: Vec<String> = graph.operators.iter().map(|o| o.kind.name()).collect();
-    // Its inputs into its outputs; then the loop: its outputs into the condition's inputs, LESS,
-    // the exit, its outputs into the body's inputs, ADD and TANH, the body's outputs into its
-    // outputs.
-    let mut expected = vec!["WHILE"; 6];
+    // Its inputs into its outputs; then the loop: its outputs into the condition's inputs that
+    // LESS reads (i and n, not y), LESS, the exit, its outputs into the body's inputs, ADD and
+    // TANH, the body's outputs into its outputs.
+    let mut expected = vec!["WHILE"; 5];
     expected.extend(["LESS", "WHILE", "WHILE", "WHILE", "WHILE", "ADD", "TANH"]);
     expected.extend(["WHILE"; 3]);
     assert_eq!(kinds, expected);
+    let into_cond: Vec<usize> = graph.operators[3..5].iter().map(|o| o.outputs[0]).collect();
+    assert_eq!(into_cond, [6, 6 + 2], "the condition's i and n");
     let loops: Vec<Option<(usize, usize, bool)>> = graph
         .operators
         .iter()
@@ -275,19 +277,19 @@ fn a_while_is_inlined_as_a_loop() {
         .collect();
     assert!(loops[..3].iter().all(Option::is_none));
     assert!(loops[3..].iter().all(|l| l.is_some_and(|l| l.0 == 0)));
-    assert_eq!(loops[6], Some((0, 1, false)));
-    assert_eq!(loops[11], Some((0, 2, true)));
-    let exit = &graph.operators[7];
+    assert_eq!(loops[5], Some((0, 1, false)));
+    assert_eq!(loops[10], Some((0, 2, true)));
+    let exit = &graph.operators[6];
     assert_eq!(exit.options, Options::While(WhileStep::Exit));
     assert!(exit.outputs.is_empty());
     // The condition's output: its tensor #3, after subgraph 0's six.
     assert_eq!(exit.input(0), Some(6 + 3));
     // The body's outputs are copied back into the WHILE's outputs, their second writer.
-    let back: Vec<usize> = graph.operators[13..].iter().map(|o| o.outputs[0]).collect();
+    let back: Vec<usize> = graph.operators[12..].iter().map(|o| o.outputs[0]).collect();
     assert_eq!(back, [3, 4, 5]);
     assert_eq!(graph.operators[0].outputs, [3]);
     assert_eq!(graph.tensors.len(), 6 + 4 + 6);
-    assert!(graph.operators[12]
+    assert!(graph.operators[11]
         .display_name()
         .contains("TANH of subgraph 2 (the body of operator #0 WHILE)"));
 }

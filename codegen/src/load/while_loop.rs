@@ -11,7 +11,8 @@
 //! copies of the WHILE's outputs into the condition's inputs (the same bytes as TFLM's first copy
 //! of its inputs, which its outputs hold then), the condition's operators, the exit
 //! ([`WhileStep::Exit`]: leave the loop when the condition's output is false), the copies of the
-//! WHILE's outputs into the body's inputs, the body's operators and the copies of the body's
+//! WHILE's outputs into the body's inputs (of both, none into an input nothing reads: its bytes
+//! are never read), the body's operators and the copies of the body's
 //! outputs into the WHILE's outputs (their second writer). The emitters make a `loop` of it; the
 //! planner keeps every tensor that lives across the loop's back edge live over the whole loop
 //! (`plan/lifetime.rs`, and the checker on its own).
@@ -187,8 +188,19 @@ pub(super) fn inline_while<'m>(
         let base = tensors.len();
         m.limits.check_tensors(base + sub.tensors.len())?;
         tensors.extend(sub.tensors);
+        // A subgraph input that none of its operators reads and that is not its output needs no
+        // copy: nothing reads the bytes TFLM copies there (converters carry every loop variable
+        // into the condition, which reads one or two).
+        let read: std::collections::HashSet<usize> = sub
+            .operators
+            .iter()
+            .flat_map(|o| o.inputs.iter().flatten().copied())
+            .chain(sub.outputs.iter().copied())
+            .collect();
         for (&r, &input) in results.iter().zip(&sub.inputs) {
-            out.push(step(WhileStep::Copy, steps, r, Some(base + input)));
+            if read.contains(&input) {
+                out.push(step(WhileStep::Copy, steps, r, Some(base + input)));
+            }
         }
         let looped = Some(Loop {
             caller,
