@@ -370,3 +370,49 @@ fn recursion_and_nested_control_flow_are_clean_errors() {
     let bytes = while_model(Opt::While(1, 2), cond_if, while_body());
     assert!(refusal(&bytes).contains("a WHILE condition"));
 }
+
+#[test]
+fn copies_from_constants_compile_and_a_condition_of_constants_is_unsupported() {
+    // The counter starts at a constant (the converter's usual 0), and the body's output 1 is a
+    // constant: both are copied from flash, by the one-input concatenation.
+    let mut body = while_body();
+    body.0.push((T::FLOAT32, vec![1, 4], Some(vec![0; 16])));
+    body.3[1] = 6;
+    let bytes = while_model(Opt::While(1, 2), while_cond(), body);
+    let rust = tinyaot_codegen::Config::new()
+        .generate(&bytes, "looped")
+        .expect("generates Rust");
+    assert_eq!(rust.matches("concat1(").count(), 2, "{rust}");
+    assert!(rust.contains("loop {") && rust.contains("break;"), "{rust}");
+    let c = tinyaot_codegen::Config::new()
+        .generate_c(&bytes, "looped")
+        .expect("generates C");
+    let source = c
+        .iter()
+        .find(|(name, _)| name == "looped.c")
+        .map(|(_, text)| text.as_str())
+        .expect("looped.c");
+    assert!(
+        source.contains("for (;;) {") && source.contains("break;"),
+        "{source}"
+    );
+
+    // A condition that reads only constants folds to a constant: never or forever.
+    let mut constant = while_cond();
+    constant
+        .0
+        .push((T::INT32, vec![], Some(7i32.to_le_bytes().to_vec())));
+    constant
+        .0
+        .push((T::INT32, vec![], Some(9i32.to_le_bytes().to_vec())));
+    constant.1 = vec![(B::LESS, vec![4, 5], vec![3], Opt::None)];
+    let bytes = while_model(Opt::While(1, 2), constant, while_body());
+    let e = tinyaot_codegen::Config::new()
+        .generate(&bytes, "looped")
+        .expect_err("refused");
+    assert!(matches!(e, Error::Unsupported { .. }), "{e}");
+    assert!(
+        e.to_string().contains("computed from constants alone"),
+        "{e}"
+    );
+}
