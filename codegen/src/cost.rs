@@ -122,7 +122,7 @@ pub fn kernel_of(call: &Call) -> (&'static str, &'static str) {
     match &call.kind {
         CallKind::Kernel(k) => (k.module, k.function),
         CallKind::Alias { .. } | CallKind::Select { .. } => ("alias", "copy"),
-        CallKind::Nothing => ("none", "none"),
+        CallKind::Nothing | CallKind::Exit { .. } => ("none", "none"),
     }
 }
 

@@ -356,6 +356,37 @@ pub enum Options {
     Svdf(SvdfOptions),
     /// One step of an IF the loader inlined (`load/control.rs`).
     If(IfStep),
+    /// One step of a WHILE the loader inlined (`load/while_loop.rs`).
+    While(WhileStep),
+}
+
+/// What an operator of kind WHILE does after the loader inlined its subgraphs: it never runs a
+/// subgraph, it moves bytes between the WHILE's tensors and those of its condition and body, or
+/// leaves the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhileStep {
+    /// Copies input 0 into output 0: a WHILE input into its output before the loop (TFLM's
+    /// `CopyOpInputsToOpOutputs`), a WHILE output into a condition or body input at each
+    /// iteration (`CopyOpOutputsToSubgraphInputs`), or a body output back into the WHILE's
+    /// output (`CopySubgraphOutputsToOpOutputs`), the one step that writes a tensor an earlier
+    /// step wrote.
+    Copy,
+    /// Leaves the loop when the condition subgraph's output (input 0, a BOOL) is false; writes
+    /// nothing.
+    Exit,
+}
+
+/// The loop of an inlined WHILE an operator runs in: the loop's operators are consecutive, and
+/// run again and again until its [`WhileStep::Exit`] finds the condition false.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Loop {
+    /// The WHILE operator's index in subgraph 0.
+    pub caller: usize,
+    /// The subgraph of the model the operator comes from (its [`Operator::source_index`] is its
+    /// index there); 0 for the WHILE's own steps.
+    pub subgraph: usize,
+    /// True for an operator of the body subgraph, false for the condition's (or a step).
+    pub body: bool,
 }
 
 /// What an operator of kind IF does after the loader inlined its branches: it never runs a
@@ -407,6 +438,9 @@ pub struct Operator {
     pub source_index: usize,
     /// The branch of an inlined IF the operator runs in; `None` for an operator that always runs.
     pub branch: Option<Branch>,
+    /// The loop of an inlined WHILE the operator runs in; `None` for an operator that runs once
+    /// per invocation.
+    pub looped: Option<Loop>,
 }
 
 impl Operator {
@@ -426,9 +460,18 @@ impl Operator {
     }
 
     /// The operator's name as messages give it after its index: `CONV_2D`, or for an operator of
-    /// an IF's branch `ADD of subgraph 2 (the then branch of operator #3 IF)`, its index being
-    /// that subgraph's.
+    /// an IF's branch `ADD of subgraph 2 (the then branch of operator #3 IF)`, of a WHILE's
+    /// `ADD of subgraph 2 (the body of operator #3 WHILE)`, its index being that subgraph's.
     pub fn display_name(&self) -> String {
+        if let Some(l) = self.looped.filter(|l| l.subgraph != 0) {
+            return format!(
+                "{} of subgraph {} (the {} of operator #{} WHILE)",
+                self.kind.name(),
+                l.subgraph,
+                if l.body { "body" } else { "condition" },
+                l.caller
+            );
+        }
         match self.branch {
             Some(b) if self.kind != OpKind::Builtin(OpCode::IF) => format!(
                 "{} of subgraph {} (the {} branch of operator #{} IF)",
@@ -442,8 +485,20 @@ impl Operator {
     }
 
     /// The operator's name in generated identifiers (parameter statics): its index, and for an
-    /// operator of a branch also its subgraph (`2_1`), so that no two collide.
+    /// operator of a branch also its subgraph (`2_1`), of a loop its WHILE and subgraph (`3_2_1`),
+    /// a step of a WHILE the tensors it copies (`3_w1_5`), so that no two collide.
     pub fn ident(&self) -> String {
+        if let Some(l) = self.looped.filter(|l| l.subgraph != 0) {
+            // The caller too: two WHILEs may run the same subgraph.
+            return format!("{}_{}_{}", l.caller, l.subgraph, self.source_index);
+        }
+        if let Options::While(_) = self.options {
+            // A WHILE has many steps (a copy from a constant has parameters): each by the
+            // tensors it copies, which no other step of the WHILE copies both.
+            let input = self.input(0).map_or(0, |t| t + 1);
+            let output = self.outputs.first().map_or(0, |t| t + 1);
+            return format!("{}_w{input}_{output}", self.source_index);
+        }
         match self.branch {
             Some(b) if self.kind != OpKind::Builtin(OpCode::IF) => {
                 format!("{}_{}", b.subgraph, self.source_index)

@@ -135,9 +135,9 @@ fn nested_call_once_and_control_flow_are_refused() {
     let e = refusal(&streaming(main_ops(), init));
     assert!(e.contains("CALL_ONCE of subgraph 1"), "{e}");
     let mut ops = main_ops();
-    ops.insert(1, (B::WHILE, vec![], vec![], Opt::None));
+    ops.insert(1, (B::CALL, vec![], vec![], Opt::None));
     let e = refusal(&streaming(ops, init_ops()));
-    assert!(e.contains("operator #1 WHILE runs other subgraphs"), "{e}");
+    assert!(e.contains("operator #1 CALL runs other subgraphs"), "{e}");
 }
 
 #[test]

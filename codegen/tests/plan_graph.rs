@@ -1,7 +1,7 @@
 //! The planner on hand-built graphs: TFLM's lifetime rules case by case, regions, aliasing, errors,
 //! and the checker refusing plans that are wrong in one specific way.
 
-use tinyaot_codegen::ir::{DType, Graph, OpCode, OpKind, Operator, Options, Tensor};
+use tinyaot_codegen::ir::{DType, Graph, Loop, OpCode, OpKind, Operator, Options, Tensor};
 use tinyaot_codegen::plan::{
     check_plan, plan_buffers, plan_graph, Alias, AliasKind, Buffer, MemoryPlan, Storage,
 };
@@ -48,6 +48,7 @@ fn op(code: OpCode, inputs: &[usize], outputs: &[usize]) -> Operator {
         // Numbered in `graph`, from the operator's position.
         source_index: 0,
         branch: None,
+        looped: None,
     }
 }
 
@@ -528,4 +529,60 @@ fn scratch_is_planned_at_its_step_and_counted_in_the_bound() {
         plan_graph_with_scratch(&g, &[Scratch { op: 3, bytes: 1 }]).is_err(),
         "scratch of an operator the graph does not have"
     );
+}
+
+/// in(0) -> ADD -> 1, then a WHILE's loop (operators 1..=4, steps 2..=5): 1 -> 2 -> 3 -> 4 -> 5,
+/// then 5 -> ADD -> 6 (output). Tensor 1 is made before the loop and read at its first step, at
+/// every iteration; tensor 5 is made at the loop's last step and read after it (the last
+/// iteration may leave the loop before the step that makes it).
+fn looped() -> Graph<'static> {
+    let mut operators = vec![op(OpCode::ADD, &[0], &[1])];
+    for t in 1..5 {
+        let mut o = op(OpCode::ADD, &[t], &[t + 1]);
+        o.looped = Some(Loop {
+            caller: 1,
+            subgraph: 1,
+            body: true,
+        });
+        operators.push(o);
+    }
+    operators.push(op(OpCode::ADD, &[5], &[6]));
+    graph(
+        (0..7).map(|_| activation(64)).collect(),
+        operators,
+        &[0],
+        &[6],
+    )
+}
+
+#[test]
+fn a_tensor_that_crosses_a_loops_back_edge_lives_over_the_whole_loop() {
+    let g = looped();
+    let plan = plan_graph(&g).expect("plan");
+    check_plan(&g, &plan).expect("the checker accepts it");
+    assert_eq!(steps(&plan, 1), (1, 5), "read at every iteration");
+    assert_eq!(steps(&plan, 5), (2, 6), "read after the loop");
+    assert_eq!(
+        steps(&plan, 3),
+        (3, 4),
+        "made and read within one iteration"
+    );
+    // In a straight line, 1 (dead after step 2) and 4 (born at step 4) could share bytes; in
+    // the loop, 4 would overwrite 1 before the next iteration reads it.
+    let (a, b) = (&plan.tensors[1], &plan.tensors[4]);
+    assert!(a.offset + a.bytes <= b.offset || b.offset + b.bytes <= a.offset);
+
+    // The checker proves it: the straight-line lifetimes, with 4 over 1's bytes, are refused,
+    // and so are the loop's lifetimes with the same overlap.
+    let mut bad = plan.clone();
+    bad.tensors[1].last_step = 2;
+    bad.tensors[4].offset = plan.tensors[1].offset;
+    assert!(check_plan(&g, &bad).is_err(), "a straight-line lifetime");
+    let mut bad = plan.clone();
+    bad.tensors[4].offset = plan.tensors[1].offset;
+    assert!(check_plan(&g, &bad).is_err(), "an overlap in the loop");
+    let mut bad = plan.clone();
+    bad.tensors[5].first_step = 5;
+    bad.tensors[5].offset = plan.tensors[2].offset;
+    assert!(check_plan(&g, &bad).is_err(), "a value read after the loop");
 }

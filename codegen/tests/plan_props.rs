@@ -286,6 +286,7 @@ fn build(spec: &GraphSpec) -> Graph<'static> {
             intermediates: vec![],
             source_index: operators.len(),
             branch: None,
+            looped: None,
         });
     }
     // A tensor nothing touches.

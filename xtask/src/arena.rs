@@ -160,11 +160,18 @@ fn plan(path: &Path, bytes: &[u8]) -> Result<Planned, String> {
     let (graph, plan) =
         tinyaot_codegen::config::plan_model(bytes, &Limits::default()).map_err(failed)?;
     // Folded operators leave the graph (the others keep their file index): only a file index
-    // that comes before an earlier-run one's is another order.
+    // that comes before an earlier-run one's is another order. The operators of an inlined IF's
+    // branches and of a WHILE's loop (and their steps) stand for the IF or the WHILE: their
+    // indices are their subgraphs'.
+    let index = |op: &tinyaot_codegen::ir::Operator| match (op.branch, op.looped) {
+        (Some(b), _) => b.caller,
+        (None, Some(l)) => l.caller,
+        (None, None) => op.source_index,
+    };
     let reordered = graph
         .operators
         .windows(2)
-        .any(|pair| pair[0].source_index > pair[1].source_index);
+        .any(|pair| index(&pair[0]) > index(&pair[1]));
     let lower_bound = if reordered {
         let mut config = Config::new();
         config.limits(Limits::default()).reorder(false);

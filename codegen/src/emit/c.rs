@@ -177,7 +177,22 @@ pub(super) fn sources_in<'m>(
     // The steps of an IF's branches run under its condition, indented inside its block: a run of
     // the then branch's steps followed by a run of the else branch's is one `if … else …`.
     let mut steps = Vec::new();
-    for run in super::branch_runs(graph, calls) {
+    for run in super::branch_runs(graph, calls)? {
+        // A WHILE's loop: its steps indented inside `for (;;)`, which its exit leaves (a
+        // controlling expression left out is no constant one that C11 lets a compiler assume
+        // ends).
+        if run.looped.is_some() {
+            let mut block: Vec<Value> = each[run.steps].to_vec();
+            block[0]["open"] = "    for (;;) {".into();
+            if let Some(last) = block.last_mut() {
+                last["close"] = "    }".into();
+            }
+            for step in &mut block {
+                step["pad"] = "    ".into();
+            }
+            steps.extend(block);
+            continue;
+        }
         let Some((cond, taken)) = run.guard else {
             steps.extend(each[run.steps].iter().cloned());
             continue;
@@ -275,7 +290,7 @@ fn used_kernels(
             CallKind::Kernel(k) => {
                 used.entry(k.module).or_default().insert(k.function);
             }
-            CallKind::Nothing => {}
+            CallKind::Nothing | CallKind::Exit { .. } => {}
             CallKind::Alias { input, output } => {
                 if layout.place(*input)? != layout.place(*output)? {
                     used.entry("copy").or_default().insert("copy");
@@ -582,6 +597,7 @@ fn step_value(index: usize, name: String, comment: String, code: String) -> Valu
         ("pad", "".into()),
         ("open", "".into()),
         ("close", "".into()),
+        ("after", "".into()),
     ])
 }
 
@@ -706,6 +722,19 @@ impl Emitter<'_, '_> {
                         copy(*otherwise)?
                     ),
                 )
+            }
+            CallKind::Exit { cond } => {
+                // The loop's `break` follows the step's end hook.
+                let mut value = step_value(
+                    label,
+                    op.kind.name(),
+                    format!(
+                        "operator {label}: {name} (leaves the loop when its condition is false)"
+                    ),
+                    String::new(),
+                );
+                value["after"] = format!("if ({}) break;", self.condition(*cond, false)?).into();
+                return Ok(value);
             }
         };
         Ok(step_value(label, op.kind.name(), comment, code))

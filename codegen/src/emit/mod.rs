@@ -351,11 +351,15 @@ fn state_init(graph: &Graph, plan: &crate::plan::MemoryPlan) -> Vec<(usize, Stat
 }
 
 /// A run of consecutive steps of `invoke` under one guard: the steps of one branch of an inlined
-/// IF ([`crate::ir::Operator::branch`]), or steps that always run.
+/// IF ([`crate::ir::Operator::branch`]), the steps of the loop of an inlined WHILE
+/// ([`crate::ir::Operator::looped`]), or steps that always run once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct BranchRun {
     /// The condition tensor and the value for which [`steps`](Self::steps) run; `None`: always.
     pub guard: Option<(usize, bool)>,
+    /// The steps are the loop of the WHILE of this index: they run again and again until its
+    /// exit ([`crate::lower::CallKind::Exit`]) leaves the loop.
+    pub looped: Option<usize>,
     /// The calls of the run (positions in the call list).
     pub steps: std::ops::Range<usize>,
     /// For a then branch's run followed at once by the same IF's else branch's: that run's calls,
@@ -363,12 +367,16 @@ pub(crate) struct BranchRun {
     pub otherwise: Option<std::ops::Range<usize>>,
 }
 
-/// The calls in runs of one guard, in order: what both backends wrap in `if`/`else` blocks.
-pub(crate) fn branch_runs(graph: &Graph, calls: &[crate::lower::Call]) -> Vec<BranchRun> {
+/// The calls in runs of one guard, in order: what both backends wrap in `if`/`else` blocks and
+/// loops. A loop whose steps are not consecutive is an internal error (the loader makes them
+/// consecutive, and nothing reorders a graph with a loop).
+pub(crate) fn branch_runs(graph: &Graph, calls: &[crate::lower::Call]) -> Result<Vec<BranchRun>> {
     let guard = |i: usize| {
-        graph.operators[calls[i].op]
-            .branch
-            .map(|b| (b.cond, b.taken))
+        let op = &graph.operators[calls[i].op];
+        (
+            op.branch.map(|b| (b.cond, b.taken)),
+            op.looped.map(|l| l.caller),
+        )
     };
     // The end of the run of `guard(start)` from `start`.
     let end = |start: usize| {
@@ -377,18 +385,28 @@ pub(crate) fn branch_runs(graph: &Graph, calls: &[crate::lower::Call]) -> Vec<Br
             .find(|&i| guard(i) != key)
             .unwrap_or(calls.len())
     };
-    let mut runs = Vec::new();
+    let mut runs: Vec<BranchRun> = Vec::new();
     let mut start = 0;
     while start < calls.len() {
         let stop = end(start);
+        let (branch, looped) = guard(start);
+        if looped.is_some() && runs.iter().any(|r| r.looped == looped) {
+            return Err(Error::Internal {
+                detail: format!(
+                    "the loop of operator #{} WHILE is not one run of consecutive steps",
+                    looped.unwrap_or_default()
+                ),
+            });
+        }
         let mut run = BranchRun {
-            guard: guard(start),
+            guard: branch,
+            looped,
             steps: start..stop,
             otherwise: None,
         };
         start = stop;
-        if let Some((cond, true)) = run.guard {
-            if start < calls.len() && guard(start) == Some((cond, false)) {
+        if let (Some((cond, true)), None) = (run.guard, looped) {
+            if start < calls.len() && guard(start) == (Some((cond, false)), None) {
                 let stop = end(start);
                 run.otherwise = Some(start..stop);
                 start = stop;
@@ -396,5 +414,5 @@ pub(crate) fn branch_runs(graph: &Graph, calls: &[crate::lower::Call]) -> Vec<Br
         }
         runs.push(run);
     }
-    runs
+    Ok(runs)
 }

@@ -81,6 +81,11 @@ fn fold_one(graph: &Graph<'_>, index: usize) -> Result<Option<Outputs>> {
     let Some(code) = op.kind.code() else {
         return Ok(None);
     };
+    // A WHILE's steps run at every iteration and write tensors the loop writes again (its
+    // outputs), or leave the loop: never constants.
+    if matches!(op.options, crate::ir::Options::While(_)) {
+        return Ok(None);
+    }
     let writes_input = op.outputs.iter().any(|t| graph.inputs.contains(t));
     if writes_input || op.outputs.is_empty() {
         return Ok(None);
@@ -127,7 +132,7 @@ fn fold_one(graph: &Graph<'_>, index: usize) -> Result<Option<Outputs>> {
         }
         CallKind::Kernel(call) => run(graph, index, &call).map(Some),
         // An IF's selection reads its branches' outputs, which the branches write at run time.
-        CallKind::Nothing | CallKind::Select { .. } => Ok(None),
+        CallKind::Nothing | CallKind::Select { .. } | CallKind::Exit { .. } => Ok(None),
     }
 }
 

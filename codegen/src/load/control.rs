@@ -49,37 +49,44 @@ pub(super) struct Model<'a, 'm> {
     pub limits: &'a Limits,
 }
 
-/// A branch subgraph loaded on its own: its tensors and operators with the subgraph's indices,
-/// its inputs and outputs.
-struct Subgraph<'m> {
-    tensors: Vec<Tensor<'m>>,
-    operators: Vec<Operator>,
-    inputs: Vec<usize>,
-    outputs: Vec<usize>,
+/// A branch (or a WHILE's condition or body) subgraph loaded on its own: its tensors and
+/// operators with the subgraph's indices, its inputs and outputs.
+pub(super) struct Subgraph<'m> {
+    /// Its tensors.
+    pub tensors: Vec<Tensor<'m>>,
+    /// Its operators, with the subgraph's indices.
+    pub operators: Vec<Operator>,
+    /// Its input tensors.
+    pub inputs: Vec<usize>,
+    /// Its output tensors.
+    pub outputs: Vec<usize>,
 }
 
 /// Replaces each IF of `operators` (subgraph 0's) by its inlined branches, as the module
-/// documentation describes, appending the branches' tensors to `tensors`. `constant_bytes` is
-/// the running total of constant data, which the branches' constants add to.
+/// documentation describes, and each WHILE by its loop (`load/while_loop.rs`), appending the
+/// subgraphs' tensors to `tensors`. `constant_bytes` is the running total of constant data, which
+/// the subgraphs' constants add to.
 pub(super) fn inline<'m>(
     m: &Model<'_, 'm>,
     tensors: &mut Vec<Tensor<'m>>,
     operators: &mut Vec<Operator>,
     constant_bytes: &mut u128,
 ) -> Result<()> {
-    if !operators
-        .iter()
-        .any(|op| op.kind == OpKind::Builtin(OpCode::IF))
-    {
+    let control = |op: &Operator| {
+        op.kind == OpKind::Builtin(OpCode::IF) || op.kind == OpKind::Builtin(OpCode::WHILE)
+    };
+    if !operators.iter().any(control) {
         return Ok(());
     }
     let mut out = Vec::with_capacity(operators.len());
     for op in std::mem::take(operators) {
-        if op.kind != OpKind::Builtin(OpCode::IF) {
+        if op.kind == OpKind::Builtin(OpCode::WHILE) {
+            super::while_loop::inline_while(m, tensors, &op, &mut out, constant_bytes)?;
+        } else if control(&op) {
+            inline_if(m, tensors, &op, &mut out, constant_bytes)?;
+        } else {
             out.push(op);
-            continue;
         }
-        inline_if(m, tensors, &op, &mut out, constant_bytes)?;
     }
     *operators = out;
     Ok(())
@@ -181,7 +188,7 @@ fn inline_if<'m>(
                 ),
             ));
         }
-        let sub = load_subgraph(m, k, constant_bytes)?;
+        let sub = load_subgraph(m, k, "an IF branch", constant_bytes)?;
         check_branch(index, taken, k, &sub, tensors, (&args, &op.outputs))?;
         branches.push((taken, k, sub));
     }
@@ -256,15 +263,18 @@ fn step(
         intermediates: Vec::new(),
         source_index: op.source_index,
         branch,
+        looped: None,
     }
 }
 
-/// Loads subgraph `k` as a branch: its tensors and operators as subgraph 0's are loaded (with
-/// the shapes TFLM's Prepare writes and the state of the signal operators), refusing the
-/// operators that run other subgraphs or use resource variables.
-fn load_subgraph<'m>(
+/// Loads subgraph `k` as a branch, or a WHILE's condition or body (`role`, as messages say it:
+/// `an IF branch`): its tensors and operators as subgraph 0's are loaded (with the shapes TFLM's
+/// Prepare writes and the state of the signal operators), refusing the operators that run other
+/// subgraphs or use resource variables (so a subgraph never reaches itself: no recursion).
+pub(super) fn load_subgraph<'m>(
     m: &Model<'_, 'm>,
     k: usize,
+    role: &str,
     constant_bytes: &mut u128,
 ) -> Result<Subgraph<'m>> {
     let Some(subgraph) = m.model.subgraphs().map(|s| s.get(k)) else {
@@ -278,7 +288,7 @@ fn load_subgraph<'m>(
         if t.type_() == tflite::TensorType::RESOURCE {
             return Err(Error::Unsupported {
                 detail: format!(
-                    "tensor #{i} of subgraph {k} (an IF branch) is a resource variable handle; \
+                    "tensor #{i} of subgraph {k} ({role}) is a resource variable handle; \
                      tinyaot compiles resource variables in subgraph 0 only"
                 ),
             });
@@ -312,9 +322,9 @@ fn load_subgraph<'m>(
         {
             return Err(Error::Unsupported {
                 detail: format!(
-                    "operator #{} {} of subgraph {k}, an IF branch: tinyaot compiles IF \
-                     branches without control flow or resource variables in them (an IF of \
-                     subgraph 0 only; code {})",
+                    "operator #{} {} of subgraph {k}, {role}: tinyaot compiles IF branches \
+                     and WHILE conditions and bodies without control flow or resource \
+                     variables in them (an IF or WHILE of subgraph 0 only; code {})",
                     op.source_index,
                     op.kind.name(),
                     code.0

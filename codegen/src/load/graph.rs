@@ -6,7 +6,7 @@
 //! [`Error::InvalidModel`], naming the operator and tensor, rather than plan around it.
 
 use crate::error::{Error, Grounds, Result};
-use crate::ir::{Graph, Tensor};
+use crate::ir::{Graph, Options, Tensor, WhileStep};
 
 /// The deepest tensor TFLM's kernels handle (`RuntimeShape` and the reference kernels stop at 6
 /// dimensions; several ops at 4 or 5, which their lowering checks).
@@ -126,8 +126,11 @@ pub(super) fn check(graph: &Graph) -> Result<()> {
                     SECOND_WRITER,
                 ));
             }
-            // A variable (a resource variable's tensor) may be assigned several times.
-            if let (Some(earlier), false) = (writer[output], tensor.is_variable) {
+            // A variable (a resource variable's tensor) may be assigned several times, and a
+            // WHILE's output is written again by its loop (the copy of the body's output).
+            let again = tensor.is_variable
+                || (op.looped.is_some() && op.options == Options::While(WhileStep::Copy));
+            if let (Some(earlier), false) = (writer[output], again) {
                 return Err(invalid(
                     format!(
                     "tensor #{output} {:?} is written by operator #{earlier} and again by operator \

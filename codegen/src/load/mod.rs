@@ -22,6 +22,7 @@ pub(crate) mod prepared;
 mod resource;
 mod tensor;
 mod verify;
+mod while_loop;
 
 use tinyaot_schema::strings::escape_invalid_utf8;
 

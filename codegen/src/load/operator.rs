@@ -55,6 +55,7 @@ pub(super) fn operator(
         intermediates,
         source_index: index,
         branch: None,
+        looped: None,
     })
 }
 

@@ -34,8 +34,9 @@ use crate::error::{Error, Grounds, Result};
 use crate::ir::{OpCode, Operator, Tensor};
 use crate::limits::Limits;
 
-/// Operators that run another subgraph (control flow), which tinyaot does not compile (but IF,
-/// whose branches `load/control.rs` inlines, outside this module).
+/// Operators that run another subgraph (control flow), which tinyaot does not compile (but IF and
+/// WHILE, whose subgraphs `load/control.rs` and `load/while_loop.rs` inline, outside this
+/// module).
 pub(super) const CONTROL_FLOW: &[OpCode] = &[
     OpCode::CALL,
     OpCode::IF,
@@ -110,12 +111,14 @@ pub(super) fn resolve<'m>(
     for (index, op) in ops.iter_mut().enumerate() {
         let name = op.kind.name();
         let code = op.kind.code();
-        if let Some(code) = code.filter(|&c| CONTROL_FLOW.contains(&c) && c != OpCode::IF) {
+        if let Some(code) =
+            code.filter(|&c| CONTROL_FLOW.contains(&c) && c != OpCode::IF && c != OpCode::WHILE)
+        {
             return Err(unsupported(format!(
                 "operator #{index} {name} runs other subgraphs (control flow); tinyaot compiles \
                  subgraph 0 straight through and runs another subgraph only as an IF's branch \
-                 (inlined under its condition) or as CALL_ONCE's init subgraph, evaluated at \
-                 generation time (code {})",
+                 (inlined under its condition), a WHILE's condition or body (inlined as a \
+                 loop) or CALL_ONCE's init subgraph, evaluated at generation time (code {})",
                 code.0
             )));
         }

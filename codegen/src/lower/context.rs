@@ -454,9 +454,10 @@ impl<'g, 'm> OpContext<'g, 'm> {
     /// `ctx.tflite_operator()?.builtin_options_as_svdfoptions()`, with no change to the loader.
     /// The FlatBuffer was verified when the graph was loaded, so its accessors do not panic.
     pub fn tflite_operator(&self) -> Result<tinyaot_schema::tflite::Operator<'m>> {
-        let source = match self.op().branch {
-            Some(branch) => self.graph.subgraphs.get(branch.subgraph).copied(),
-            None => self.graph.source,
+        let source = match (self.op().branch, self.op().looped) {
+            (Some(branch), _) => self.graph.subgraphs.get(branch.subgraph).copied(),
+            (None, Some(l)) if l.subgraph != 0 => self.graph.subgraphs.get(l.subgraph).copied(),
+            _ => self.graph.source,
         };
         source
             .and_then(|subgraph| subgraph.operators())

@@ -63,6 +63,12 @@ pub enum CallKind {
         /// The IF's output tensor.
         output: usize,
     },
+    /// An inlined WHILE's exit ([`WhileStep::Exit`](crate::ir::WhileStep::Exit)): the emitter
+    /// leaves the loop when the byte of `cond` is zero.
+    Exit {
+        /// The condition subgraph's output 0 (BOOL).
+        cond: usize,
+    },
 }
 
 /// A kernel call with everything constant.
@@ -124,7 +130,10 @@ impl Call {
     pub fn scratch(&self) -> impl Iterator<Item = usize> + '_ {
         let operands = match &self.kind {
             CallKind::Kernel(k) => k.operands.as_slice(),
-            CallKind::Alias { .. } | CallKind::Nothing | CallKind::Select { .. } => &[],
+            CallKind::Alias { .. }
+            | CallKind::Nothing
+            | CallKind::Select { .. }
+            | CallKind::Exit { .. } => &[],
         };
         operands.iter().filter_map(|o| match o {
             Operand::Scratch(bytes) => Some(*bytes),

@@ -504,7 +504,8 @@ fn check_stream(
 
 /// The steps every tensor is live, from a list of every use of every tensor sorted by tensor: a
 /// graph input is created at 0, anything else at its first writer's step; last used at the latest
-/// step touching it, or the end for graph outputs. `None` for a tensor nothing touches.
+/// step touching it, or the end for graph outputs; over the whole of a WHILE's loop when it lives
+/// across the loop's back edge. `None` for a tensor nothing touches.
 fn live_steps(graph: &Graph) -> Vec<Option<(usize, usize)>> {
     let n = graph.tensors.len();
     let end = graph.operators.len();
@@ -519,6 +520,16 @@ fn live_steps(graph: &Graph) -> Vec<Option<(usize, usize)>> {
         }
     }
     uses.sort_unstable();
+    // The steps of each WHILE's loop, first to last, by the WHILE: they run again and again.
+    let mut by_caller: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+    for (i, op) in graph.operators.iter().enumerate() {
+        if let Some(l) = op.looped {
+            let e = by_caller.entry(l.caller).or_insert((i + 1, i + 1));
+            e.0 = e.0.min(i + 1);
+            e.1 = e.1.max(i + 1);
+        }
+    }
+    let loops: Vec<(usize, usize)> = by_caller.into_values().collect();
     let mut is_input = vec![false; n];
     let mut is_output = vec![false; n];
     for &t in &graph.inputs {
@@ -555,7 +566,26 @@ fn live_steps(graph: &Graph) -> Vec<Option<(usize, usize)>> {
             created = created.or(Some(end));
             last = Some(end);
         }
-        live.push(created.zip(last));
+        let mut steps = created.zip(last);
+        if let Some((a, b)) = steps.as_mut() {
+            for &(start, stop) in &loops {
+                // Across the back edge: live when the loop starts (created before it, or read
+                // in it before any write there) and used in it, or still needed after it (the
+                // last iteration may leave at its exit, before the step that wrote the value
+                // read after the loop). Such a tensor must survive every step of the loop.
+                let inside: Vec<&(usize, usize, bool)> = mine
+                    .iter()
+                    .filter(|u| (start..=stop).contains(&u.1))
+                    .collect();
+                let entering = inside.first().is_some_and(|first| *a < start || !first.2);
+                let leaving = (start..=stop).contains(a) && *b > stop;
+                if entering || leaving {
+                    *a = (*a).min(start);
+                    *b = (*b).max(stop);
+                }
+            }
+        }
+        live.push(steps);
     }
     live
 }

@@ -24,6 +24,9 @@ pub(super) struct Steps {
 ///
 /// A non-constant, non-variable tensor read before anything creates it would be read
 /// uninitialised (TFLM refuses such models too): that is an [`Error::Corrupt`].
+///
+/// The operators of a WHILE's loop run again and again: a tensor that lives across the loop's
+/// back edge lives over the whole loop ([`across_loop`]).
 pub(super) fn lifetimes(graph: &Graph) -> Result<Vec<Option<Steps>>> {
     let n = graph.tensors.len();
     let last_step = graph.operators.len();
@@ -75,14 +78,52 @@ pub(super) fn lifetimes(graph: &Graph) -> Result<Vec<Option<Steps>>> {
         touch(&mut last, t, last_step, false);
     }
 
-    Ok(first
+    let mut steps: Vec<Option<Steps>> = first
         .into_iter()
         .zip(last)
         .map(|(f, l)| match (f, l) {
             (Some(first), Some(last)) => Some(Steps { first, last }),
             _ => None,
         })
-        .collect())
+        .collect();
+    for (start, end) in loops(graph) {
+        for s in steps.iter_mut().flatten() {
+            across_loop(s, start, end);
+        }
+    }
+    Ok(steps)
+}
+
+/// The steps of each WHILE's loop, `(first, last)` inclusive: the loop's operators are
+/// consecutive (the loader inlines them so, and a graph with a loop keeps its order).
+fn loops(graph: &Graph) -> Vec<(usize, usize)> {
+    let mut loops: Vec<(usize, usize, usize)> = Vec::new();
+    for (i, op) in graph.operators.iter().enumerate() {
+        let Some(l) = op.looped else { continue };
+        match loops.iter_mut().find(|(caller, _, _)| *caller == l.caller) {
+            Some(found) => found.2 = i + 1,
+            None => loops.push((l.caller, i + 1, i + 1)),
+        }
+    }
+    loops.into_iter().map(|(_, a, b)| (a, b)).collect()
+}
+
+/// Widens `s` to the whole loop `start..=end` when the tensor lives across the loop's back edge,
+/// where steps in a straight line do not show it: a tensor created before the loop and used in it
+/// (read again at every iteration: its bytes must outlive every step of the loop), or created in
+/// the loop and used after it (the last iteration may leave the loop at its exit, before the
+/// step that writes the tensor: the value read after the loop is the previous iteration's, which
+/// must survive the loop's first steps). A tensor created and last used within one iteration
+/// keeps its steps: in each iteration it is written before it is read, as in a straight line.
+/// (A tensor read in the loop before it is written there is one created before the loop: a read
+/// before any write is refused.)
+fn across_loop(s: &mut Steps, start: usize, end: usize) {
+    if s.first < start && s.last >= start {
+        s.last = s.last.max(end);
+    }
+    if (start..=end).contains(&s.first) && s.last > end {
+        s.first = start;
+    }
 }
 
 /// The region of every tensor: variable tensors in the state region, constants in flash, tensors

@@ -12,7 +12,8 @@
 //! returns one only when its peak, measured as the planner's lower bound measures it, is below
 //! the file order's. Graphs whose order carries meaning beyond their data dependencies keep the
 //! file's: variable tensors (state read and written in place), custom operators (their effects
-//! are unknown), or a tensor written by more than one operator. Deterministic, and bounded: a
+//! are unknown), a WHILE's loop (its operators run again and again, consecutively), or a tensor
+//! written by more than one operator. Deterministic, and bounded: a
 //! graph whose search would exceed [`WORK_BUDGET`] steps keeps the file's order.
 
 use std::collections::BTreeSet;
@@ -95,7 +96,7 @@ impl Dependencies {
             || graph
                 .operators
                 .iter()
-                .any(|op| matches!(op.kind, OpKind::Custom(_)))
+                .any(|op| matches!(op.kind, OpKind::Custom(_)) || op.looped.is_some())
         {
             return None;
         }
@@ -324,6 +325,7 @@ mod tests {
             intermediates: vec![],
             source_index,
             branch: None,
+            looped: None,
         }
     }
 

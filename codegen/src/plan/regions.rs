@@ -217,7 +217,8 @@ fn choose(
                 output,
                 ..
             } => (vec![*then, *otherwise, *output], false),
-            CallKind::Nothing => (Vec::new(), false),
+            // The exit reads the condition through its own buffer's binding, as a selection.
+            CallKind::Nothing | CallKind::Exit { .. } => (Vec::new(), false),
         };
         for w in offsets.windows(2) {
             union(&mut parent, w[0], w[1]);

@@ -1,6 +1,6 @@
 //! A builder of models of several subgraphs (tensors, operators with the options of the
 //! multi-subgraph operators, inputs, outputs), for the loader's tests of CALL_ONCE, resource
-//! variables and IF.
+//! variables, IF and WHILE.
 
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use tinyaot_schema::tflite::{self, BuiltinOperator as B, TensorType as T};
@@ -8,14 +8,15 @@ use tinyaot_schema::tflite::{self, BuiltinOperator as B, TensorType as T};
 /// A tensor: type, shape, constant bytes.
 pub type Tensor = (T, Vec<i32>, Option<Vec<u8>>);
 
-/// An operator's options: its CALL_ONCE target, VAR_HANDLE shared name (any bytes) or IF
-/// branches (then, else).
+/// An operator's options: its CALL_ONCE target, VAR_HANDLE shared name (any bytes), IF
+/// branches (then, else) or WHILE subgraphs (cond, body).
 #[derive(Clone)]
 pub enum Opt {
     None,
     CallOnce(i32),
     VarHandle(&'static [u8]),
     If(i32, i32),
+    While(i32, i32),
 }
 pub type Op = (B, Vec<i32>, Vec<i32>, Opt);
 
@@ -113,6 +114,19 @@ pub fn model(subgraphs: &[Subgraph]) -> Vec<u8> {
                             &tflite::IfOptionsArgs {
                                 then_subgraph_index: *then,
                                 else_subgraph_index: *otherwise,
+                            },
+                        )
+                        .as_union_value(),
+                    ),
+                ),
+                Opt::While(cond, body) => (
+                    tflite::BuiltinOptions::WhileOptions,
+                    Some(
+                        tflite::WhileOptions::create(
+                            &mut fbb,
+                            &tflite::WhileOptionsArgs {
+                                cond_subgraph_index: *cond,
+                                body_subgraph_index: *body,
                             },
                         )
                         .as_union_value(),

@@ -625,15 +625,16 @@ mod tests {
 
     #[test]
     fn every_lowered_op_has_default_options_the_loader_takes() {
-        // The resource operators need handles and an init subgraph, and IF its branch subgraphs,
-        // which a one-op model lacks: codegen/tests/load_resource.rs and load_control.rs load
-        // them.
+        // The resource operators need handles and an init subgraph, IF its branch subgraphs and
+        // WHILE its condition and body, which a one-op model lacks:
+        // codegen/tests/load_resource.rs and load_control.rs load them.
         let resource = [
             "VAR_HANDLE",
             "READ_VARIABLE",
             "ASSIGN_VARIABLE",
             "CALL_ONCE",
             "IF",
+            "WHILE",
         ];
         for name in tinyaot_codegen::lower::supported_ops() {
             // Custom operators have no builtin options (hostile/signal/ loads them).

@@ -70,7 +70,8 @@ impl Emitter<'_, '_> {
                 }
             }
             CallKind::Kernel(kernel) => self.kernel_step(call.op, kernel, statics, constants),
-            CallKind::Nothing => Ok(quote! { {} }),
+            // The loop's `break` follows the step's hooks (`model.rs`).
+            CallKind::Nothing | CallKind::Exit { .. } => Ok(quote! { {} }),
             CallKind::Select {
                 cond,
                 then,

@@ -14,7 +14,7 @@ use super::RustOptions;
 use crate::emit::{Layout, Source, StateInit};
 use crate::error::{Error, Result};
 use crate::ir::Graph;
-use crate::lower::Call;
+use crate::lower::{Call, CallKind};
 
 /// One model's generated code: its module (formatted), and the constants it refers to, which go
 /// to a sibling module appended after the code ([`ModelCode::append_constants`]).
@@ -90,18 +90,32 @@ pub(super) fn model_code(
         );
         let index = lit(op.source_index);
         let step = emitter.step(call, &mut statics, &mut constants)?;
+        // A WHILE's exit leaves its loop after the hook has seen the step end.
+        let exit = match call.kind {
+            CallKind::Exit { cond } => {
+                let test = emitter.condition(cond, false)?;
+                quote! { if #test { break; } }
+            }
+            _ => quote! {},
+        };
         each.push(quote! {
             #[doc = #comment]
             hook.before(#index, #name);
             #step
             hook.after(#index, #name);
+            #exit
         });
     }
     // The steps of an IF's branches run under its condition: a run of the then branch's steps,
-    // followed by a run of the else branch's, is one `if … else …`.
+    // followed by a run of the else branch's, is one `if … else …`. The steps of a WHILE's loop
+    // are one `loop`, which its exit leaves.
     let mut steps = Vec::new();
-    for run in crate::emit::branch_runs(graph, calls) {
+    for run in crate::emit::branch_runs(graph, calls)? {
         let body = &each[run.steps.clone()];
+        if run.looped.is_some() {
+            steps.push(quote! { loop { #(#body)* } });
+            continue;
+        }
         let Some((cond, taken)) = run.guard else {
             steps.extend(body.iter().cloned());
             continue;

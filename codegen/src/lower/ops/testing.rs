@@ -57,6 +57,7 @@ pub(super) fn graph<'m>(
             intermediates: vec![],
             source_index: 0,
             branch: None,
+            looped: None,
         }],
         inputs: vec![0],
         outputs: vec![output],

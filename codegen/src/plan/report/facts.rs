@@ -15,11 +15,15 @@ pub const OFFLINE_PLAN_IGNORED: &str = "the model's OfflineMemoryAllocation meta
 /// positions in execution order.
 pub(super) fn reordering(graph: &crate::ir::Graph) -> Option<Vec<usize>> {
     // An inlined IF's steps and its branches' operators all stand for the IF (its index, once:
-    // [`branches`] lists them).
+    // [`branches`] lists them), an inlined WHILE's for the WHILE ([`loops`]).
     let mut order: Vec<usize> = graph
         .operators
         .iter()
-        .map(|op| op.branch.map_or(op.source_index, |b| b.caller))
+        .map(|op| match (op.branch, op.looped) {
+            (Some(b), _) => b.caller,
+            (None, Some(l)) => l.caller,
+            (None, None) => op.source_index,
+        })
         .collect();
     order.dedup();
     order
@@ -73,6 +77,51 @@ pub(super) fn branches(graph: &crate::ir::Graph) -> Vec<String> {
                 parts.push(format!("its outputs at {}", span(&selects)));
             }
             format!("#{caller} IF: {}", parts.join(", "))
+        })
+        .collect()
+}
+
+/// Each inlined WHILE (`load/while_loop.rs`) as `#4 WHILE: the loop at operators 9..=30,
+/// condition subgraph 1 at 10..=14, body subgraph 2 at 17..=26`: where its loop and its
+/// subgraphs' operators run, as positions in execution order.
+pub(super) fn loops(graph: &crate::ir::Graph) -> Vec<String> {
+    use std::collections::BTreeMap;
+    // Per WHILE: the loop's positions, the condition's and the body's (with their subgraphs).
+    type Steps = (
+        Vec<usize>,
+        Option<(usize, Vec<usize>)>,
+        Option<(usize, Vec<usize>)>,
+    );
+    let mut whiles: BTreeMap<usize, Steps> = BTreeMap::new();
+    for (position, op) in graph.operators.iter().enumerate() {
+        let Some(l) = op.looped else { continue };
+        let entry = whiles.entry(l.caller).or_default();
+        entry.0.push(position);
+        if l.subgraph != 0 {
+            let side = if l.body { &mut entry.2 } else { &mut entry.1 };
+            side.get_or_insert_with(|| (l.subgraph, Vec::new()))
+                .1
+                .push(position);
+        }
+    }
+    let span = |positions: &[usize]| match (positions.first(), positions.last()) {
+        (Some(first), Some(last)) if first == last => format!("{first}"),
+        (Some(first), Some(last)) => format!("{first}..={last}"),
+        _ => "-".to_string(),
+    };
+    whiles
+        .into_iter()
+        .map(|(caller, (all, cond, body))| {
+            let mut parts = vec![format!("the loop at operators {}", span(&all))];
+            for (which, side) in [("condition", cond), ("body", body)] {
+                if let Some((subgraph, positions)) = side {
+                    parts.push(format!(
+                        "{which} subgraph {subgraph} at {}",
+                        span(&positions)
+                    ));
+                }
+            }
+            format!("#{caller} WHILE: {}", parts.join(", "))
         })
         .collect()
 }

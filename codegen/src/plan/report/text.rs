@@ -170,6 +170,12 @@ pub fn text(graph: &Graph, plan: &MemoryPlan) -> String {
              selects it)"
         );
     }
+    for l in super::facts::loops(graph) {
+        let _ = writeln!(
+            out,
+            "loops:        {l} (the loop's operators run again until the condition is false)"
+        );
+    }
     if let Some(order) = super::facts::reordering(graph) {
         let why = if super::facts::is_reordered(&order) {
             "reordered: fewer bytes alive at once"

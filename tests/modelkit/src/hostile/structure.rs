@@ -40,8 +40,9 @@ pub(super) fn structure(cases: &mut Vec<Case>) {
         "0 subgraphs",
     );
     // Several subgraphs: subgraph 0 is compiled, others only run as an IF's branches (inlined
-    // under its condition) or as CALL_ONCE's init subgraph (evaluated at generation time); every
-    // other way into a subgraph is refused. TFLM's IfPrepare checks the condition first.
+    // under its condition), a WHILE's condition and body (inlined as a loop) or as CALL_ONCE's
+    // init subgraph (evaluated at generation time); every other way into a subgraph is refused.
+    // TFLM's IfPrepare checks the condition first.
     s.refused(
         "two_subgraphs_if",
         with(conv8(Activation::NONE), |m| {
@@ -72,13 +73,22 @@ pub(super) fn structure(cases: &mut Vec<Case>) {
         Invalid,
         "then_subgraph_index is 0",
     );
+    // Without WhileOptions both subgraph indices are 0: subgraph 0 would run itself.
     s.refused(
         "while_without_subgraphs",
         with(conv8(Activation::NONE), |m| {
             m.op(B::WHILE, Options::None, &[], &[]);
         }),
+        Invalid,
+        "cond_subgraph_index is 0",
+    );
+    s.refused(
+        "call_without_subgraphs",
+        with(conv8(Activation::NONE), |m| {
+            m.op(B::CALL, Options::None, &[], &[]);
+        }),
         Load,
-        "WHILE runs other subgraphs",
+        "CALL runs other subgraphs",
     );
     s.refused(
         "call_once_of_itself",
