@@ -420,14 +420,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     &format!(
                         "`cargo xtask mcu --core {cores} --update-readme` (the Cortex-M55's \
                          `mcu: {passed} passed, 0 failed`):\n\n{table}",
-                        cores = if all_cores {
-                            "all".to_string()
-                        } else {
-                            runs.iter()
-                                .map(|r| r.core.name)
-                                .collect::<Vec<_>>()
-                                .join(",")
-                        }
+                        cores = table::cores_argument(&runs, all_cores)
                     ),
                 )?;
             }

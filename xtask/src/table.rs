@@ -280,6 +280,15 @@ fn tflm_cmsis_nn_note(core: &Core) -> &'static str {
     }
 }
 
+/// The `--core` argument that ran `runs`: `all`, or their names.
+pub fn cores_argument(runs: &[CoreRun], all: bool) -> String {
+    if all {
+        return "all".to_string();
+    }
+    let names: Vec<&str> = runs.iter().map(|r| r.core.name).collect();
+    names.join(",")
+}
+
 /// How the core's clock counts instructions, for the tables' notes.
 pub fn clock_note(core: &Core) -> String {
     if core.insns_per_tick == (1, 1) {
