@@ -134,7 +134,7 @@ pub fn batch_matmul_f32(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: 
 /// `batch0 * batch1 * batch2 * rows * cols` bytes at `output`.
 ///
 /// The kernel of the small products (fewer rows than the packed kernel takes, or adj_x): every
-/// index it reads is range-checked once per call ([`last_index`]), not per product, which took a
+/// index it reads is range-checked once per call (`last_index`), not per product, which took a
 /// 3x4 by 4x5 product to 1.5 times TFLM's reference kernel on the Cortex-M4 (eight range checks
 /// and reloads for each multiply-accumulate).
 #[cfg_attr(target_os = "none", inline(never))]
