@@ -240,6 +240,50 @@ impl ModelSpec {
         self.operators.len() - 1
     }
 
+    /// Appends IF's two branch subgraphs (then, else), each with the operator codes its
+    /// operators index, and returns the index of the first. `passed` are the model's tensors IF
+    /// passes after the branches' shared input 0: the then branch's own inputs after its input 0
+    /// first, then the else branch's. Each branch takes them all (TFLM passes IF's inputs to
+    /// whichever branch runs): its own where they are, an unread placeholder of the other's spec
+    /// elsewhere; its operator codes become the model's (one list for every subgraph).
+    pub fn push_branches(
+        &mut self,
+        branches: [(SubgraphSpec, Vec<OpCodeSpec>); 2],
+        passed: &[i32],
+    ) -> i32 {
+        let first = index_i32(self.subgraphs + self.more_subgraphs.len());
+        let then_count = branches[0].0.inputs.len().saturating_sub(1);
+        for (n, (mut graph, codes)) in branches.into_iter().enumerate() {
+            let own = graph.inputs.split_off(1.min(graph.inputs.len()));
+            for (i, &main) in passed.iter().enumerate() {
+                let index = if n == 0 {
+                    i
+                } else {
+                    i.wrapping_sub(then_count)
+                };
+                match own.get(index).filter(|_| (n == 0) == (i < then_count)) {
+                    Some(&t) => graph.inputs.push(t),
+                    None => {
+                        let mut placeholder = self.tensors[main as usize].clone();
+                        placeholder.name = None;
+                        placeholder.data = TensorData::Buffer(0);
+                        graph.tensors.push(placeholder);
+                        graph.inputs.push(index_i32(graph.tensors.len() - 1));
+                    }
+                }
+            }
+            for op in &mut graph.operators {
+                let code = &codes[op.opcode_index as usize];
+                op.opcode_index = match self.opcodes.iter().position(|c| c == code) {
+                    Some(i) => index_u32(i),
+                    None => self.push_opcode(code.clone()),
+                };
+            }
+            self.more_subgraphs.push(graph);
+        }
+        first
+    }
+
     /// Adds TFLM's `OfflineMemoryAllocation` metadata: `[version 1, subgraph 0, n, offsets…]`
     /// with `n = offsets.len()` (pass one offset per tensor, -1 for "plan online").
     pub fn offline_plan(&mut self, offsets: &[i32]) -> &mut Self {

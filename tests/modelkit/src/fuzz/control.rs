@@ -32,33 +32,8 @@ fn if_op(g: &mut Gen<'_, '_>, _: B) {
             passed.push(g.graph_input(unnamed(&graph.tensors[t as usize])));
         }
     }
-    let then_count = branches[0].0.inputs.len() - 1;
     let out = unnamed(&branches[0].0.tensors[branches[0].0.outputs[0] as usize]);
-    let first = (g.m.subgraphs + g.m.more_subgraphs.len()) as i32;
-    for (n, (mut graph, codes)) in branches.into_iter().enumerate() {
-        // Every passed input: the branch's own where they are, a placeholder elsewhere.
-        let own = graph.inputs[1..].to_vec();
-        let mut inputs = vec![graph.inputs[0]];
-        for (i, &main) in passed.iter().enumerate() {
-            let mine = if n == 0 { i < then_count } else { i >= then_count };
-            if mine {
-                inputs.push(own[if n == 0 { i } else { i - then_count }]);
-            } else {
-                graph.tensors.push(unnamed(&g.m.tensors[main as usize]));
-                inputs.push(graph.tensors.len() as i32 - 1);
-            }
-        }
-        graph.inputs = inputs;
-        // One list of operator codes for every subgraph: the model's.
-        for op in &mut graph.operators {
-            let code = &codes[op.opcode_index as usize];
-            op.opcode_index = match g.m.opcodes.iter().position(|c| c == code) {
-                Some(i) => i as u32,
-                None => g.m.push_opcode(code.clone()),
-            };
-        }
-        g.m.more_subgraphs.push(graph);
-    }
+    let first = g.m.push_branches(branches, &passed);
     let mut inputs = vec![cond, v.index];
     inputs.extend(&passed);
     let options = Options::If {

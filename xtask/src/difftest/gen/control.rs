@@ -78,38 +78,13 @@ impl<'a> G<'a> {
             }
             self.run_time_controls |= branch.run_time_controls;
         }
-        // Each branch takes every passed input: its own where they are, a placeholder of the
-        // other's spec elsewhere.
-        let then_count = then_branch.graph.inputs.len() - 1;
-        let mut subgraphs = Vec::new();
-        for (n, branch) in [&then_branch, &else_branch].into_iter().enumerate() {
-            let mut graph = branch.graph.clone();
-            let own: Vec<i32> = graph.inputs[1..].to_vec();
-            let mut inputs = vec![graph.inputs[0]];
-            for (i, &main) in passed.iter().enumerate() {
-                let mine = if n == 0 { i < then_count } else { i >= then_count };
-                if mine {
-                    inputs.push(own[if n == 0 { i } else { i - then_count }]);
-                } else {
-                    let mut spec = self.m.tensors[main as usize].clone();
-                    spec.name = None;
-                    graph.tensors.push(spec);
-                    inputs.push(graph.tensors.len() as i32 - 1);
-                }
-            }
-            graph.inputs = inputs;
-            // The branch's operator codes, as the model's (one list for every subgraph).
-            for op in &mut graph.operators {
-                let code = &branch.codes[op.opcode_index as usize];
-                op.opcode_index = match self.m.opcodes.iter().position(|c| c == code) {
-                    Some(i) => i as u32,
-                    None => self.m.push_opcode(code.clone()),
-                };
-            }
-            subgraphs.push(graph);
-        }
-        let first = (self.m.subgraphs + self.m.more_subgraphs.len()) as i32;
-        self.m.more_subgraphs.extend(subgraphs);
+        let first = self.m.push_branches(
+            [
+                (then_branch.graph, then_branch.codes),
+                (else_branch.graph, else_branch.codes),
+            ],
+            &passed,
+        );
         let mut out_spec = want;
         out_spec.name = None;
         let out = self.m.tensor(out_spec);
