@@ -649,15 +649,8 @@ fn write_c_sources(dir: &Path, bytes: &[u8], prefix: &str, stem: &str) -> Vec<Pa
         prefix: prefix.to_string(),
         source_name: format!("{stem}.tflite"),
     };
-    let mut sources = Vec::new();
-    for (name, contents) in c_sources(bytes, &options).unwrap_or_else(|e| panic!("{stem}: {e}")) {
-        let path = dir.join(&name);
-        std::fs::write(&path, contents).expect("write source");
-        if name.ends_with(".c") {
-            sources.push(path);
-        }
-    }
-    sources
+    let files = c_sources(bytes, &options).unwrap_or_else(|e| panic!("{stem}: {e}"));
+    support::write_generated(dir, &files)
 }
 
 /// Compiles `sources` and `main` with the host compiler (HOST_FLAGS plus `extra`) into
@@ -670,22 +663,11 @@ fn compile_host_program(
     name: &str,
 ) -> PathBuf {
     let exe = dir.join(name);
-    let output = Command::new("cc")
-        .args(HOST_FLAGS)
-        .args(extra)
-        .arg("-I")
-        .arg(dir)
-        .args(sources)
-        .arg(main)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run cc");
-    assert!(
-        output.status.success() && output.stderr.is_empty(),
-        "cc failed or warned:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let mut args: Vec<&std::ffi::OsStr> = extra.iter().map(|f| f.as_ref()).collect();
+    args.extend(["-I".as_ref(), dir.as_os_str()]);
+    args.extend(sources.iter().map(|s| s.as_os_str()));
+    args.push(main.as_os_str());
+    support::compile_host_c(&args, &exe);
     exe
 }
 
@@ -784,30 +766,13 @@ fn unaliased_reshapes_are_copied() {
             "{stem}: no copy kernel was emitted"
         );
         let dir = scratch(&format!("copies_{stem}"));
-        let mut sources = Vec::new();
-        for (name, contents) in &files {
-            let path = dir.join(name);
-            std::fs::write(&path, contents).expect("write source");
-            if name.ends_with(".c") {
-                sources.push(path);
-            }
-        }
+        let sources = support::write_generated(&dir, &files);
         let exe = dir.join("driver");
-        let output = Command::new("cc")
-            .args(HOST_FLAGS)
-            .arg("-I")
-            .arg(&dir)
-            .args(&sources)
-            .arg(root.join("tests/c/driver.c"))
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .expect("run cc");
-        assert!(
-            output.status.success() && output.stderr.is_empty(),
-            "{stem}: cc failed or warned:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let driver = root.join("tests/c/driver.c");
+        let mut args: Vec<&std::ffi::OsStr> = vec!["-I".as_ref(), dir.as_os_str()];
+        args.extend(sources.iter().map(|s| s.as_os_str()));
+        args.push(driver.as_os_str());
+        support::compile_host_c(&args, &exe);
         let golden = root.join("tests/fixtures/golden").join(stem);
         run_cases(&exe, &golden, &dir, None).unwrap_or_else(|e| panic!("{stem}: {e}"));
         let _ = std::fs::remove_dir_all(&dir);

@@ -128,29 +128,16 @@ fn audio_in_keyword_scores_out_bit_exact_in_c() {
         example.join("micro_speech.c"),
         support::workspace_root().join("tests/c/micro_speech_driver.c"),
     ];
-    for (name, contents) in &files {
-        std::fs::write(dir.join(name), contents).expect("write source");
-        if name.ends_with(".c") {
-            sources.push(dir.join(name));
-        }
-    }
+    sources.extend(support::write_generated(&dir, &files));
     let exe = dir.join("driver");
-    let output = Command::new("cc")
-        .args(support::HOST_C_FLAGS)
-        .arg("-I")
-        .arg(&dir)
-        .arg("-I")
-        .arg(&example)
-        .args(&sources)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run cc");
-    assert!(
-        output.status.success() && output.stderr.is_empty(),
-        "cc failed or warned:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "-I".as_ref(),
+        dir.as_os_str(),
+        "-I".as_ref(),
+        example.as_os_str(),
+    ];
+    args.extend(sources.iter().map(|s| s.as_os_str()));
+    support::compile_host_c(&args, &exe);
     let cases = golden();
     let mut args = Vec::new();
     let mut outs: Vec<(PathBuf, PathBuf)> = Vec::new();

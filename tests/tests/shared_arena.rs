@@ -167,29 +167,13 @@ fn run_c(dir: &Path, keep: bool) -> Vec<Vec<Vec<u8>>> {
     let files = Config::new()
         .generate_group_c(&members(keep))
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut sources = Vec::new();
-    for (name, contents) in &files {
-        std::fs::write(dir.join(name), contents).expect("write source");
-        if name.ends_with(".c") {
-            sources.push(dir.join(name));
-        }
-    }
+    let sources = support::write_generated(dir, &files);
     let exe = dir.join("driver");
-    let output = Command::new("cc")
-        .args(support::HOST_C_FLAGS)
-        .arg("-I")
-        .arg(dir)
-        .args(&sources)
-        .arg(support::workspace_root().join("tests/c/group_driver.c"))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run cc");
-    assert!(
-        output.status.success() && output.stderr.is_empty(),
-        "cc failed or warned:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let driver = support::workspace_root().join("tests/c/group_driver.c");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["-I".as_ref(), dir.as_os_str()];
+    args.extend(sources.iter().map(|s| s.as_os_str()));
+    args.push(driver.as_os_str());
+    support::compile_host_c(&args, &exe);
     cross_compile(dir, &sources);
     let (kws, cmd) = (golden("streaming_kws"), golden("ds_cnn"));
     let mut script = String::new();

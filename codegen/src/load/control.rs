@@ -92,6 +92,79 @@ pub(super) fn inline<'m>(
     Ok(())
 }
 
+/// How a control-flow operator's refusals are worded: `invalid(index, detail, grounds)`.
+pub(super) type Invalid = fn(usize, String, Grounds) -> Error;
+
+/// Operator `index` of subgraph 0 as the file holds it, for its builtin options.
+pub(super) fn source_operator<'m>(m: &Model<'_, 'm>, index: usize) -> Option<tflite::Operator<'m>> {
+    m.model
+        .subgraphs()
+        .and_then(|s| s.iter().next())
+        .and_then(|s| s.operators())
+        .filter(|ops| index < ops.len())
+        .map(|ops| ops.get(index))
+}
+
+/// `k`, the index of the `which` subgraph (then, else, cond, body) that control-flow operator
+/// `index` names, checked: 0 or negative is refused as undefined (a negative index reads before
+/// the subgraphs, and subgraph 0 would invoke itself through the operator without end), past the
+/// model's subgraphs as TFLM's Prepare refuses it (`past_end`, its check).
+pub(super) fn subgraph_index(
+    m: &Model<'_, '_>,
+    invalid: Invalid,
+    index: usize,
+    which: &str,
+    k: i32,
+    past_end: &'static str,
+) -> Result<usize> {
+    let k = usize::try_from(k).ok().filter(|&k| k > 0).ok_or_else(|| {
+        invalid(
+            index,
+            format!("its {which}_subgraph_index is {k}"),
+            Grounds::undefined(
+                "a negative index reads before the subgraphs; subgraph 0 would invoke itself \
+                 through this operator without end",
+            ),
+        )
+    })?;
+    let count = m.model.subgraphs().map_or(0, |s| s.len());
+    if k >= count {
+        return Err(invalid(
+            index,
+            format!("its {which}_subgraph_index is {k}, but the model has {count} subgraphs"),
+            Grounds::tflm(past_end),
+        ));
+    }
+    Ok(k)
+}
+
+/// The tensors of `inputs` from `first` on (those a control-flow operator copies into its
+/// subgraph's inputs), each present: an absent one is refused as undefined.
+pub(super) fn present_inputs(
+    invalid: Invalid,
+    index: usize,
+    inputs: &[Option<usize>],
+    first: usize,
+) -> Result<Vec<usize>> {
+    inputs
+        .iter()
+        .enumerate()
+        .skip(first)
+        .map(|(i, t)| {
+            t.ok_or_else(|| {
+                invalid(
+                    index,
+                    format!("its input {i} is absent"),
+                    Grounds::undefined(
+                        "CopyOpInputsToSubgraphInputs reads the absent input's tensor (a null \
+                         pointer)",
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
 /// An [`Error::InvalidModel`] about IF operator `index`.
 fn invalid(index: usize, detail: String, grounds: Grounds) -> Error {
     Error::InvalidModel {
@@ -137,57 +210,23 @@ fn inline_if<'m>(
             ),
         ));
     }
-    let source = m
-        .model
-        .subgraphs()
-        .and_then(|s| s.iter().next())
-        .and_then(|s| s.operators())
-        .filter(|ops| index < ops.len())
-        .map(|ops| ops.get(index));
-    let options = source.and_then(|o| o.builtin_options_as_if_options());
+    let options = source_operator(m, index).and_then(|o| o.builtin_options_as_if_options());
     // Without options TFLM's parser leaves both indices 0.
     let (then_index, else_index) = options.map_or((0, 0), |o| {
         (o.then_subgraph_index(), o.else_subgraph_index())
     });
-    let count = m.model.subgraphs().map_or(0, |s| s.len());
-    let args: Vec<usize> = op.inputs[1..]
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            t.ok_or_else(|| {
-                invalid(
-                    index,
-                    format!("its input {} is absent", i + 1),
-                    Grounds::undefined(
-                        "CopyOpInputsToSubgraphInputs reads the absent input's tensor (a null \
-                         pointer)",
-                    ),
-                )
-            })
-        })
-        .collect::<Result<_>>()?;
+    let args = present_inputs(invalid, index, &op.inputs, 1)?;
     let mut branches = Vec::new();
     for (taken, which, k) in [(true, "then", then_index), (false, "else", else_index)] {
-        let k = usize::try_from(k).ok().filter(|&k| k > 0).ok_or_else(|| {
-            invalid(
-                index,
-                format!("its {which}_subgraph_index is {k}"),
-                Grounds::undefined(
-                    "a negative index reads before the subgraphs; subgraph 0 would invoke \
-                         itself through this IF without end",
-                ),
-            )
-        })?;
-        if k >= count {
-            return Err(invalid(
-                index,
-                format!("its {which}_subgraph_index is {k}, but the model has {count} subgraphs"),
-                Grounds::tflm(
-                    "if.cc IfPrepare: TF_LITE_ENSURE(then_subgraph_index < NumSubgraphs()), \
-                     and the same of else_subgraph_index",
-                ),
-            ));
-        }
+        let k = subgraph_index(
+            m,
+            invalid,
+            index,
+            which,
+            k,
+            "if.cc IfPrepare: TF_LITE_ENSURE(then_subgraph_index < NumSubgraphs()), and the \
+             same of else_subgraph_index",
+        )?;
         let sub = load_subgraph(m, k, "an IF branch", constant_bytes)?;
         check_branch(index, taken, k, &sub, tensors, (&args, &op.outputs))?;
         branches.push((taken, k, sub));

@@ -28,7 +28,9 @@
 //! compiled: a condition whose output is a constant (the loop would run never or forever), and
 //! control flow or resource operators inside the condition or the body (nested control flow).
 
-use super::control::{load_subgraph, Model, Subgraph};
+use super::control::{
+    load_subgraph, present_inputs, source_operator, subgraph_index, Model, Subgraph,
+};
 use crate::error::{Error, Grounds, Result};
 use crate::ir::{DType, Loop, Operator, Options, Tensor, WhileStep};
 
@@ -49,61 +51,16 @@ pub(super) fn inline_while<'m>(
     constant_bytes: &mut u128,
 ) -> Result<()> {
     let index = op.source_index;
-    let source = m
-        .model
-        .subgraphs()
-        .and_then(|s| s.iter().next())
-        .and_then(|s| s.operators())
-        .filter(|ops| index < ops.len())
-        .map(|ops| ops.get(index));
-    let options = source.and_then(|o| o.builtin_options_as_while_options());
+    let options = source_operator(m, index).and_then(|o| o.builtin_options_as_while_options());
     // Without options TFLM's parser leaves both indices 0.
     let (cond_index, body_index) = options.map_or((0, 0), |o| {
         (o.cond_subgraph_index(), o.body_subgraph_index())
     });
-    let count = m.model.subgraphs().map_or(0, |s| s.len());
-    let subgraph_index = |which: &str, k: i32| -> Result<usize> {
-        let k = usize::try_from(k).ok().filter(|&k| k > 0).ok_or_else(|| {
-            invalid(
-                index,
-                format!("its {which}_subgraph_index is {k}"),
-                Grounds::undefined(
-                    "a negative index reads before the subgraphs; subgraph 0 would invoke itself \
-                     through this WHILE without end",
-                ),
-            )
-        })?;
-        if k >= count {
-            return Err(invalid(
-                index,
-                format!("its {which}_subgraph_index is {k}, but the model has {count} subgraphs"),
-                Grounds::tflm(
-                    "while.cc WhilePrepare: TF_LITE_ENSURE(cond_subgraph_index < \
-                     NumSubgraphs()), and the same of body_subgraph_index",
-                ),
-            ));
-        }
-        Ok(k)
-    };
-    let kc = subgraph_index("cond", cond_index)?;
-    let kb = subgraph_index("body", body_index)?;
-    let args: Vec<usize> = op
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            t.ok_or_else(|| {
-                invalid(
-                    index,
-                    format!("its input {i} is absent"),
-                    Grounds::undefined(
-                        "CopyOpInputsToSubgraphInputs reads the absent input's tensor (a null \
-                         pointer)",
-                    ),
-                )
-            })
-        })
-        .collect::<Result<_>>()?;
+    let past_end = "while.cc WhilePrepare: TF_LITE_ENSURE(cond_subgraph_index < NumSubgraphs()), \
+                    and the same of body_subgraph_index";
+    let kc = subgraph_index(m, invalid, index, "cond", cond_index, past_end)?;
+    let kb = subgraph_index(m, invalid, index, "body", body_index, past_end)?;
+    let args = present_inputs(invalid, index, &op.inputs, 0)?;
     let results = op.outputs.clone();
     let cond = load_subgraph(m, kc, "a WHILE condition", constant_bytes)?;
     let body = load_subgraph(m, kb, "a WHILE body", constant_bytes)?;

@@ -153,6 +153,37 @@ pub fn scratch_dir(kind: &str, name: &str) -> PathBuf {
     dir
 }
 
+/// Writes generated files (`(name, contents)`, as `tinyaot_codegen`'s C generators return them)
+/// into `dir`; returns the paths of the `.c` ones, in order.
+pub fn write_generated(dir: &Path, files: &[(String, String)]) -> Vec<PathBuf> {
+    let mut sources = Vec::new();
+    for (name, contents) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, contents).expect("write source");
+        if name.ends_with(".c") {
+            sources.push(path);
+        }
+    }
+    sources
+}
+
+/// Compiles and links a host C program into `exe` with `cc`, [`HOST_C_FLAGS`] and then `args`
+/// (include directories, sources, extra flags), failing the test on any error or warning.
+pub fn compile_host_c<S: AsRef<std::ffi::OsStr>>(args: &[S], exe: &Path) {
+    let output = std::process::Command::new("cc")
+        .args(HOST_C_FLAGS)
+        .args(args)
+        .arg("-o")
+        .arg(exe)
+        .output()
+        .expect("run cc");
+    assert!(
+        output.status.success() && output.stderr.is_empty(),
+        "cc failed or warned:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// The environment variable that says where the shared reference data is.
 pub const SHARED_DIR_VAR: &str = "TINYAOT_SHARED_DIR";
 
