@@ -56,3 +56,60 @@ pub fn decode_lut(arena: &mut [u8], output: usize, p: &DecodeLut) {
         dst.copy_from_slice(&p.values[at..at + size]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::{decode_lut, DecodeLut};
+
+    /// TFLM's documentation of its compression (docs/compression.md): INT16 data
+    /// `[2, 4, 4, 10, 1, 7, 99, 10, 2, 4]`, value table `[99, 2, 10, 4, 1, 7]`, 3-bit indices
+    /// `1 3 3 2 4 5 0 2 1 3`, the bitstring `00101101 10101001 01000010 00101100`.
+    #[test]
+    fn tflm_documented_example_decodes() {
+        let values: [i16; 6] = [99, 2, 10, 4, 1, 7];
+        let table: std::vec::Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let p = DecodeLut {
+            indices: &[0b0010_1101, 0b1010_1001, 0b0100_0010, 0b0010_1100],
+            values: &table,
+            count: 10,
+            bit_width: 3,
+            element_size: 2,
+            channels: 1,
+            stride: 6,
+            last_axis: false,
+        };
+        let mut arena = [0u8; 22];
+        decode_lut(&mut arena, 2, &p);
+        let got: std::vec::Vec<i16> = arena[2..]
+            .chunks(2)
+            .map(|b| i16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        assert_eq!(got, [2, 4, 4, 10, 1, 7, 99, 10, 2, 4]);
+    }
+
+    /// The documentation's per-channel example: two channels of five, tables
+    /// `[1, 10, 2, 4, 0 | 99, 10, 2, 7, 4]` (stride 5), indices `2 3 3 1 0 3 0 1 2 4`; then the
+    /// same tables along the last axis, element `i` of channel `i % 2`.
+    #[test]
+    fn per_channel_tables_along_either_axis() {
+        let table = [1u8, 10, 2, 4, 0, 99, 10, 2, 7, 4];
+        let mut p = DecodeLut {
+            indices: &[0b0100_1101, 0b1001_0000, 0b1100_0001, 0b0101_0000],
+            values: &table,
+            count: 10,
+            bit_width: 3,
+            element_size: 1,
+            channels: 2,
+            stride: 5,
+            last_axis: false,
+        };
+        let mut arena = [0u8; 10];
+        decode_lut(&mut arena, 0, &p);
+        assert_eq!(arena, [2, 4, 4, 10, 1, 7, 99, 10, 2, 4]);
+        p.last_axis = true;
+        decode_lut(&mut arena, 0, &p);
+        assert_eq!(arena, [2, 7, 4, 10, 1, 7, 1, 10, 2, 4]);
+    }
+}

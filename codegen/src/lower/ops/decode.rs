@@ -8,7 +8,7 @@
 //! "decode common metadata" header, then the decoder's data), one pair per output. Its Prepare
 //! (checked here as it checks it) takes an even number of inputs, twice the outputs, both of a
 //! pair constant, the header's version 1 and decode type LUT (0), Huffman (1) or pruning (2).
-//! Lookup-table decoding (decode_state_lut.cc) of INT8 tensors is compiled; Huffman and pruning,
+//! Lookup-table decoding (decode_state_lut.cc) of INT8 and FLOAT32 tensors is compiled; Huffman and pruning,
 //! the other output types and a DECODE of more than one tensor (TFLM's tool writes one DECODE per
 //! consumer, of every tensor it reads compressed) are refused as not supported yet.
 
@@ -24,7 +24,10 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     code: OpCode::CUSTOM,
     types: Types {
         roles: &[Role::In(0), Role::In(1), Role::Out(0)],
-        tinyaot: &[Sig::Each(&[Ty::U8, Ty::U8, Ty::I8])],
+        tinyaot: &[
+            Sig::Each(&[Ty::U8, Ty::U8, Ty::F32]),
+            Sig::Each(&[Ty::U8, Ty::U8, Ty::I8]),
+        ],
         tflm: &[
             Sig::Each(&[Ty::U8, Ty::U8, Ty::Bool]),
             Sig::Each(&[Ty::U8, Ty::U8, Ty::F32]),
@@ -125,12 +128,12 @@ fn lut(ctx: &OpContext, indices: &[u8], meta: &[u8], output: &crate::ir::Tensor)
         ));
     }
     let size = match output.dtype {
-        DType::I8 => 1,
+        DType::I8 | DType::F32 => output.dtype.size(),
         // The kernel copies any element size; these wait for a fixture with TFLM's goldens.
-        t @ (DType::Bool | DType::F32 | DType::I16 | DType::I32 | DType::I64) => {
+        t @ (DType::Bool | DType::I16 | DType::I32 | DType::I64) => {
             return Err(ctx.unsupported(format!(
-                "the output has type {t}; tinyaot decodes INT8 tensors so far (TFLM also BOOL, \
-                 FLOAT32, INT16, INT32 and INT64)"
+                "the output has type {t}; tinyaot decodes INT8 and FLOAT32 tensors so far (TFLM \
+                 also BOOL, INT16, INT32 and INT64)"
             )))
         }
         t => {
@@ -229,4 +232,198 @@ fn lut(ctx: &OpContext, indices: &[u8], meta: &[u8], output: &crate::ir::Tensor)
             last_axis,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{field, graph, kernel, quant, reason, tensor};
+    use crate::ir::{DType, Graph, OpCode, OpKind, Options, Quantization};
+    use crate::lower::Value;
+
+    /// A 16-byte LUT header (type 0, versions 1) of `bits`-wide indices, tables `stride` apart,
+    /// then `tables`.
+    fn ancillary(bits: u8, stride: u8, tables: &[u8]) -> Vec<u8> {
+        let mut a = vec![0, 1, 0, 0, 1, bits, stride, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        a.extend_from_slice(tables);
+        a
+    }
+
+    /// TFLM_DECODE of `indices` by `meta` into an INT8 tensor of `shape` quantized by `q`.
+    fn decode<'m>(
+        indices: &'m [u8],
+        meta: &'m [u8],
+        shape: &[usize],
+        q: Option<Quantization>,
+    ) -> Graph<'m> {
+        let mut g = graph(
+            OpCode::CUSTOM,
+            Options::None,
+            vec![
+                tensor(&[indices.len()], DType::U8, None, Some(indices)),
+                tensor(&[meta.len()], DType::U8, None, Some(meta)),
+                tensor(shape, DType::I8, q, None),
+            ],
+            &[Some(0), Some(1)],
+        );
+        g.operators[0].kind = OpKind::Custom("TFLM_DECODE".into());
+        g.inputs.clear();
+        g
+    }
+
+    /// Indices 1, 0, 0, 1 of 3 bits (12 bits: 2 bytes), into tables of two values.
+    const INDICES: [u8; 2] = [0b0010_0000, 0b0001_0000];
+
+    fn two_channels() -> Option<Quantization> {
+        quant(&[0.5, 0.25], &[0, 0], 0)
+    }
+
+    #[test]
+    fn a_lookup_table_decode_lowers_with_its_tables() {
+        let meta = ancillary(3, 2, &[1, 2, 3, 4]);
+        let g = decode(&INDICES, &meta, &[2, 2], two_channels());
+        let k = kernel(&g);
+        assert_eq!(k.function, "decode_lut");
+        assert!(matches!(field(&k, "count"), Value::Usize(4)));
+        assert!(matches!(field(&k, "channels"), Value::Usize(2)));
+        assert!(matches!(field(&k, "bit_width"), Value::Usize(3)));
+        assert!(matches!(field(&k, "last_axis"), Value::Bool(false)));
+        match field(&k, "values") {
+            Value::Packed(p) => assert_eq!(&p.bytes[..], &[1, 2, 3, 4]),
+            other => panic!("values {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_last_axis_of_a_per_channel_tensor_is_its_channel() {
+        let meta = ancillary(3, 2, &[1, 2, 3, 4]);
+        let g = decode(&INDICES, &meta, &[2, 2], quant(&[0.5, 0.25], &[0, 0], 1));
+        assert!(matches!(field(&kernel(&g), "last_axis"), Value::Bool(true)));
+    }
+
+    /// The ancillary bytes, the indices, the output's shape and quantization, and a part of the
+    /// refusal's message.
+    type Case<'a> = (Vec<u8>, &'a [u8], Vec<usize>, Option<Quantization>, &'a str);
+
+    #[test]
+    fn refusals_name_what_tflm_refuses_or_leaves_undefined() {
+        let tables = [1u8, 2, 3, 4];
+        let cases: Vec<Case> = vec![
+            (
+                {
+                    let mut m = ancillary(3, 2, &tables);
+                    m[1] = 2;
+                    m
+                },
+                &INDICES,
+                vec![2, 2],
+                two_channels(),
+                "decode metadata version 2",
+            ),
+            (
+                {
+                    let mut m = ancillary(3, 2, &tables);
+                    m[0] = 1;
+                    m
+                },
+                &INDICES,
+                vec![2, 2],
+                two_channels(),
+                "decode type 1 (Huffman)",
+            ),
+            (
+                {
+                    let mut m = ancillary(3, 2, &tables);
+                    m[0] = 127;
+                    m
+                },
+                &INDICES,
+                vec![2, 2],
+                two_channels(),
+                "decode type 127",
+            ),
+            (
+                {
+                    let mut m = ancillary(3, 2, &tables);
+                    m[4] = 0;
+                    m
+                },
+                &INDICES,
+                vec![2, 2],
+                two_channels(),
+                "lookup-table version 0",
+            ),
+            (
+                ancillary(0, 2, &tables),
+                &INDICES,
+                vec![2, 2],
+                two_channels(),
+                "index width 0 bits",
+            ),
+            (
+                ancillary(3, 2, &tables),
+                &INDICES[..1],
+                vec![2, 2],
+                two_channels(),
+                "need 2 bytes; the compressed tensor has 1",
+            ),
+            (
+                // Index 5 of the first table, stride 2: beyond the 4 bytes of tables.
+                ancillary(3, 2, &tables),
+                &[0b1010_0000, 0],
+                vec![2, 2],
+                two_channels(),
+                "element 0 reads value 5 of channel 0's table",
+            ),
+            (
+                ancillary(3, 2, &tables),
+                &INDICES,
+                vec![1, 2, 2],
+                quant(&[0.5, 0.25], &[0, 0], 1),
+                "quantization axis 1",
+            ),
+            (
+                ancillary(3, 2, &tables),
+                &INDICES,
+                vec![3],
+                two_channels(),
+                "3 elements in 2 channels",
+            ),
+            (
+                ancillary(3, 2, &[]),
+                &INDICES,
+                vec![2, 2],
+                None,
+                "beyond the 0 bytes",
+            ),
+            (
+                ancillary(3, 2, &tables)[..8].to_vec(),
+                &INDICES,
+                vec![2, 2],
+                None,
+                "fewer than its 16-byte header",
+            ),
+        ];
+        for (meta, indices, shape, q, want) in &cases {
+            let g = decode(indices, meta, shape, q.clone());
+            let got = reason(&g);
+            assert!(got.contains(want), "{want:?} not in {got:?}");
+        }
+    }
+
+    #[test]
+    fn a_run_time_input_two_outputs_and_other_types_are_refused() {
+        let meta = ancillary(3, 2, &[1, 2, 3, 4]);
+        let mut g = decode(&INDICES, &meta, &[2, 2], two_channels());
+        g.tensors[0].data = None;
+        assert!(reason(&g).contains("the compressed tensor is computed at run time"));
+
+        let mut g = decode(&INDICES, &meta, &[2, 2], two_channels());
+        g.tensors[2].dtype = DType::I16;
+        g.tensors[2].quant = None;
+        assert!(reason(&g).contains("tinyaot decodes INT8 and FLOAT32 tensors so far"));
+
+        let mut g = decode(&INDICES, &meta, &[2, 2], two_channels());
+        g.operators[0].inputs.push(Some(0));
+        assert!(reason(&g).contains("3 inputs and 1 outputs"));
+    }
 }
