@@ -581,6 +581,22 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "decode",
+        "DecodeLut",
+        &[
+            ("indices", "const uint8_t *"),
+            ("indices_len", "size_t"),
+            ("values", "const uint8_t *"),
+            ("values_len", "size_t"),
+            ("count", "size_t"),
+            ("bit_width", "size_t"),
+            ("element_size", "size_t"),
+            ("channels", "size_t"),
+            ("stride", "size_t"),
+            ("last_axis", "int"),
+        ],
+    ),
+    (
         "depthwise",
         "DepthwiseConv2dS8",
         &[

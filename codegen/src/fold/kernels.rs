@@ -1564,6 +1564,24 @@ fn cumsum_cumsum_dyn<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resu
     Ok(())
 }
 
+/// `decode::decode_lut`.
+fn decode_decode_lut<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let indices: Vec<u8> = call.slice("indices")?;
+    let values: Vec<u8> = call.slice("values")?;
+    let p = tinyaot_runtime::kernels::decode::DecodeLut {
+        indices: &indices,
+        values: &values,
+        count: call.scalar::<usize>("count")?,
+        bit_width: call.scalar::<usize>("bit_width")?,
+        element_size: call.scalar::<usize>("element_size")?,
+        channels: call.scalar::<usize>("channels")?,
+        stride: call.scalar::<usize>("stride")?,
+        last_axis: call.scalar::<bool>("last_axis")?,
+    };
+    tinyaot_runtime::kernels::decode::decode_lut(arena, call.offset(0)?, &p);
+    Ok(())
+}
+
 /// `depthwise::depthwise_conv2d_s8`.
 fn depthwise_depthwise_conv2d_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -6253,6 +6271,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("cumsum", "cumsum_f32") => cumsum_cumsum_f32(call, arena),
         ("cumsum", "cumsum_s8") => cumsum_cumsum_s8(call, arena),
         ("cumsum", "cumsum_dyn") => cumsum_cumsum_dyn(call, arena),
+        ("decode", "decode_lut") => decode_decode_lut(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => depthwise_depthwise_conv2d_f32(call, arena),

@@ -1603,6 +1603,49 @@ pub(crate) mod cumsum {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::decode`.
+pub(crate) mod decode {
+    use crate::lower::{Data, Params, Value};
+    /// `tinyaot::kernels::decode::DecodeLut`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DecodeLut {
+        /// `indices`.
+        pub indices: Data<u8>,
+        /// `values`.
+        pub values: Data<u8>,
+        /// `count`.
+        pub count: usize,
+        /// `bit_width`.
+        pub bit_width: usize,
+        /// `element_size`.
+        pub element_size: usize,
+        /// `channels`.
+        pub channels: usize,
+        /// `stride`.
+        pub stride: usize,
+        /// `last_axis`.
+        pub last_axis: bool,
+    }
+
+    impl From<DecodeLut> for Params {
+        fn from(p: DecodeLut) -> Params {
+            Params {
+                type_name: "DecodeLut",
+                fields: vec![
+                    ("indices", Value::from(p.indices)),
+                    ("values", Value::from(p.values)),
+                    ("count", Value::Usize(p.count)),
+                    ("bit_width", Value::Usize(p.bit_width)),
+                    ("element_size", Value::Usize(p.element_size)),
+                    ("channels", Value::Usize(p.channels)),
+                    ("stride", Value::Usize(p.stride)),
+                    ("last_axis", Value::Bool(p.last_axis)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::depthwise`.
 pub(crate) mod depthwise {
     use crate::lower::{Data, Params, Value};

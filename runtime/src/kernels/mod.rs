@@ -26,6 +26,7 @@ pub mod conv;
 pub mod conv_int4;
 pub mod copy;
 pub mod cumsum;
+pub mod decode;
 pub mod depthwise;
 pub mod depthwise_int4;
 pub mod detection_postprocess;

@@ -908,6 +908,33 @@ pub mod ffi {
             pub max_axis_len: usize,
         }
     }
+    /// `decode`'s typedefs.
+    pub mod decode {
+        /// The C `decode_DecodeLut`.
+        #[repr(C)]
+        pub struct DecodeLut {
+            /// `indices`'s data.
+            pub indices: *const u8,
+            /// `indices`'s length.
+            pub indices_len: usize,
+            /// `values`'s data.
+            pub values: *const u8,
+            /// `values`'s length.
+            pub values_len: usize,
+            /// `count`.
+            pub count: usize,
+            /// `bit_width`.
+            pub bit_width: usize,
+            /// `element_size`.
+            pub element_size: usize,
+            /// `channels`.
+            pub channels: usize,
+            /// `stride`.
+            pub stride: usize,
+            /// `last_axis`.
+            pub last_axis: core::ffi::c_int,
+        }
+    }
     /// `depthwise`'s typedefs.
     pub mod depthwise {
         /// The C `depthwise_DepthwiseConv2dS8`.
@@ -3741,6 +3768,8 @@ pub mod ffi {
             output: *mut u8,
             p: *const cumsum::CumsumDyn,
         );
+        /// The C `decode::decode_lut`.
+        pub fn parity_decode_decode_lut(output: *mut u8, p: *const decode::DecodeLut);
         /// The C `depthwise::depthwise_conv2d_s8`.
         pub fn parity_depthwise_depthwise_conv2d_s8(
             input: *const u8,
@@ -6877,6 +6906,31 @@ fn c_cumsum_cumsum_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> 
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_cumsum_cumsum_dyn(input, axis, output, &p) };
+    Ok(())
+}
+
+/// `decode::decode_lut` in C.
+fn c_decode_decode_lut(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let indices: Vec<u8> = call.slice("indices")?;
+    let values: Vec<u8> = call.slice("values")?;
+    let p = ffi::decode::DecodeLut {
+        indices: indices.as_ptr(),
+        indices_len: indices.len(),
+        values: values.as_ptr(),
+        values_len: values.len(),
+        count: call.scalar::<usize>("count")?,
+        bit_width: call.scalar::<usize>("bit_width")?,
+        element_size: call.scalar::<usize>("element_size")?,
+        channels: call.scalar::<usize>("channels")?,
+        stride: call.scalar::<usize>("stride")?,
+        last_axis: core::ffi::c_int::from(call.scalar::<bool>("last_axis")?),
+    };
+    let base = arena.as_mut_ptr();
+    let output = call.c_output(base, arena.len(), 0)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_decode_decode_lut(output, &p) };
     Ok(())
 }
 
@@ -12340,6 +12394,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("cumsum", "cumsum_f32") => c_cumsum_cumsum_f32(call, arena),
         ("cumsum", "cumsum_s8") => c_cumsum_cumsum_s8(call, arena),
         ("cumsum", "cumsum_dyn") => c_cumsum_cumsum_dyn(call, arena),
+        ("decode", "decode_lut") => c_decode_decode_lut(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => c_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => c_depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
@@ -12662,6 +12717,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("cumsum", "cumsum_f32"),
     ("cumsum", "cumsum_s8"),
     ("cumsum", "cumsum_dyn"),
+    ("decode", "decode_lut"),
     ("depthwise", "depthwise_conv2d_s8"),
     ("depthwise", "depthwise_conv2d_s16"),
     ("depthwise", "depthwise_conv2d_f32"),

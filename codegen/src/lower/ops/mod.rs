@@ -45,6 +45,7 @@ mod concat;
 mod control;
 mod conv;
 mod cumsum;
+mod decode;
 mod depthwise;
 mod detection_postprocess;
 mod dynamic_update_slice;
@@ -99,6 +100,7 @@ macro_rules! families {
                 concat,
                 conv,
                 cumsum,
+                decode,
                 depthwise,
                 detection_postprocess,
                 dynamic_update_slice,
