@@ -85,6 +85,11 @@ pub struct KernelCall {
     /// The access contracts this kernel variant keeps ([`Access`]): which of its inputs its
     /// output may overlap, and how. Empty: the output must stay apart from every input.
     pub access: Vec<Access>,
+    /// `Some((tensor, byte))` for a kernel that may end the invoke (TFLM's CIRCULAR_BUFFER,
+    /// whose Eval returns `kTfLiteAbort` until enough frames have arrived): the emitters make
+    /// `invoke` return, saying it stopped, when that byte of that tensor (one of the call's
+    /// operands, in the state region) is nonzero after the call. `None` for every other kernel.
+    pub stop: Option<(usize, usize)>,
 }
 
 /// How a tensor, or a list of tensors, is passed to a kernel.
