@@ -572,13 +572,13 @@ fn run_cases(
     Ok(summary)
 }
 
+/// One case run by the Rust runtime: whether it ran to its end, and each output's bytes.
+type RustCase = (bool, Vec<Vec<u8>>);
+
 /// Whether the Rust runtime ran each of `cases` to its end, and its outputs, in order on one
 /// instance (on a big stack: arenas
 /// of the large models are megabytes).
-fn run_rust(
-    make: fn() -> Box<dyn DynModel>,
-    cases: &[Case],
-) -> Result<Vec<(bool, Vec<Vec<u8>>)>, String> {
+fn run_rust(make: fn() -> Box<dyn DynModel>, cases: &[Case]) -> Result<Vec<RustCase>, String> {
     let inputs: Vec<Vec<Vec<u8>>> = cases
         .iter()
         .map(|c| c.inputs.iter().map(std::fs::read).collect::<Result<_, _>>())
