@@ -35,6 +35,9 @@ struct golden_case {
     const size_t *input_bytes;
     const uint8_t *const *outputs;
     const size_t *output_bytes;
+    /* TFLM's invoke stopped early (a CIRCULAR_BUFFER waiting for frames): the model must stop too
+     * (NET_WAITING), and its outputs hold nothing to compare. */
+    int waiting;
 };
 
 #include "golden.h"
@@ -175,7 +178,7 @@ int main(void)
         const struct golden_case *c = &golden_cases[k];
         uint64_t start, end;
         size_t stack, i, j;
-        int ok = 1;
+        int ok = 1, status, waited = 0;
         /* `!=`: for a model of no inputs (outputs computed from constants) `i < 0` is a
            type-limits warning. */
         for (i = 0; i != NET_NUM_INPUTS; ++i) {
@@ -193,15 +196,25 @@ int main(void)
         profiling = k == 0;
 #endif
         start = clock_now();
-        if (net_invoke() != 0) {
-            return fail("net_invoke returned non-zero");
-        }
+        status = net_invoke();
         end = clock_now();
+#ifdef NET_WAITING
+        if (status == NET_WAITING) {
+            status = 0;
+            waited = 1;
+        }
+#endif
+        if (status != 0) {
+            return fail("net_invoke returned neither 0 nor NET_WAITING");
+        }
 #ifdef TINYAOT_MCU_PROFILE
         profiling = 0;
 #endif
         stack = stack_used();
-        for (j = 0; j < NET_NUM_OUTPUTS; ++j) {
+        if (waited != c->waiting) {
+            ok = 0;
+        }
+        for (j = 0; j < NET_NUM_OUTPUTS && !c->waiting; ++j) {
             const uint8_t *got = (const uint8_t *)net_output((int)j);
             if (got == NULL || net_output_bytes((int)j) != c->output_bytes[j] ||
                 !equal(got, c->outputs[j], c->output_bytes[j])) {

@@ -32,6 +32,20 @@ pub trait Model {
     /// Runs the model once, calling `hook` before and after each operator (to time them on a
     /// board, say). `invoke` is this with [`NoHook`], which compiles to nothing.
     fn invoke_with<H: OperatorHook>(&mut self, hook: &mut H);
+    /// Runs the model once, as `invoke`, and says whether it ran to its end: `false` when an
+    /// operator that waits for frames stopped it (TFLM's CIRCULAR_BUFFER, whose invoke returns
+    /// `kTfLiteAbort` until `cycles_max` frames have arrived), the operators after it not run and
+    /// the outputs holding nothing of this invoke. A model without such an operator always runs
+    /// to its end; one with it returns the same from its own `invoke`.
+    fn invoke_ran(&mut self) -> bool {
+        self.invoke();
+        true
+    }
+    /// `invoke_with`, saying whether the model ran to its end, as [`Model::invoke_ran`].
+    fn invoke_with_ran<H: OperatorHook>(&mut self, hook: &mut H) -> bool {
+        self.invoke_with(hook);
+        true
+    }
     /// The bytes of input `index` (little-endian, C order). Panics if `index >= INPUTS`.
     fn input_bytes_mut(&mut self, index: usize) -> &mut [u8];
     /// The bytes of output `index` (little-endian, C order). Panics if `index >= OUTPUTS`.

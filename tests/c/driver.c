@@ -3,7 +3,8 @@
  *
  * Reads commands from stdin, one per line:
  *   in INDEX PATH    read PATH into net_input(INDEX) (its size must be net_input_bytes(INDEX))
- *   invoke           call net_invoke (which must return 0)
+ *   invoke           call net_invoke, which must return 0 (then print `ran`) or, in a model with a
+ *                    CIRCULAR_BUFFER, NET_WAITING (then print `waiting`)
  *   out INDEX PATH   write net_output(INDEX) to PATH
  *   reset            call net_reset (the state of a fresh instance)
  * and checks the API's bad-index answers once at start. Exits non-zero with a message on stderr at
@@ -50,9 +51,17 @@ int main(void)
             }
             fclose(f);
         } else if (strncmp(line, "invoke", 6) == 0) {
-            if (net_invoke() != 0) {
-                return fail("net_invoke", "returned non-zero");
+            int status = net_invoke();
+#ifdef NET_WAITING
+            if (status == NET_WAITING) {
+                puts("waiting");
+                continue;
             }
+#endif
+            if (status != 0) {
+                return fail("net_invoke", "returned neither 0 nor NET_WAITING");
+            }
+            puts("ran");
         } else if (strncmp(line, "reset", 5) == 0) {
             net_reset();
         } else if (sscanf(line, "out %d %3999[^\n]", &index, path) == 2) {

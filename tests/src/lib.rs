@@ -7,6 +7,8 @@
 pub trait DynModel {
     /// Runs the model once.
     fn invoke(&mut self);
+    /// Runs the model once; false when it stopped early (a CIRCULAR_BUFFER waiting for frames).
+    fn invoke_ran(&mut self) -> bool;
     /// Runs the model once through `invoke_with`, returning what its hook saw: `(true, index,
     /// name)` before each operator and `(false, index, name)` after it.
     fn invoke_recording(&mut self) -> Vec<(bool, usize, &'static str)>;
@@ -23,6 +25,9 @@ pub trait DynModel {
 impl<M: tinyaot::Model> DynModel for M {
     fn invoke(&mut self) {
         tinyaot::Model::invoke(self)
+    }
+    fn invoke_ran(&mut self) -> bool {
+        tinyaot::Model::invoke_ran(self)
     }
     fn invoke_recording(&mut self) -> Vec<(bool, usize, &'static str)> {
         let mut recorder = Recorder(Vec::new());

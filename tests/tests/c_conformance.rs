@@ -340,6 +340,9 @@ struct Case {
     outputs: Vec<PathBuf>,
     /// TFLM's outputs, for the golden cases.
     golden: Option<Vec<Tensor>>,
+    /// TFLM's invoke stopped early on the golden case (a CIRCULAR_BUFFER waiting for frames):
+    /// the model must too, and its outputs are not compared with TFLM's.
+    waiting: bool,
 }
 
 /// A small deterministic generator (xorshift64*): reproducible random inputs without a dependency.
@@ -396,6 +399,7 @@ fn cases(golden: &Path, dir: &Path) -> Result<Vec<Case>, String> {
                 .map(|j| dir.join(format!("case{k}_output{j}.bin")))
                 .collect(),
             golden: Some(case.outputs),
+            waiting: case.waiting,
         });
     }
     let n_outputs = cases.first().map_or(0, |c| c.outputs.len());
@@ -415,6 +419,7 @@ fn cases(golden: &Path, dir: &Path) -> Result<Vec<Case>, String> {
                 .map(|j| dir.join(format!("case{k}_output{j}.bin")))
                 .collect(),
             golden: None,
+            waiting: false,
         });
     }
     Ok(cases)
@@ -481,11 +486,39 @@ fn run_cases(
         ));
     }
     let read = |path: &Path| std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()));
+    // One line per invoke: `ran`, or `waiting` where a CIRCULAR_BUFFER stopped it.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let waited: Vec<bool> = stdout.lines().map(|l| l == "waiting").collect();
+    if waited.len() != cases.len() + usize::from(!after_reset.is_empty()) {
+        return Err(format!(
+            "the driver reported {} invokes for {} cases",
+            waited.len(),
+            cases.len()
+        ));
+    }
     let mut compared = 0;
     let mut golden_cases = 0;
     for (k, case) in cases.iter().enumerate() {
         let Some(want) = &case.golden else { continue };
         golden_cases += 1;
+        if waited[k] != case.waiting {
+            return Err(format!(
+                "case {k}: net_invoke {} where TFLM's invoke {}",
+                if waited[k] {
+                    "returned NET_WAITING"
+                } else {
+                    "ran"
+                },
+                if case.waiting {
+                    "returned kTfLiteAbort"
+                } else {
+                    "ran"
+                }
+            ));
+        }
+        if case.waiting {
+            continue;
+        }
         for (j, (got, want)) in case.outputs.iter().zip(want).enumerate() {
             compare(&want.dtype, &read(got)?, &want.bytes)
                 .map_err(|e| format!("case {k} output {j}: {e}"))?;
@@ -493,7 +526,17 @@ fn run_cases(
         }
     }
     if let Some(first) = cases.first() {
-        for (j, (again, before)) in after_reset.iter().zip(&first.outputs).enumerate() {
+        // After reset the first case again: it stops or runs as it did, and what it ran
+        // gives the same outputs.
+        if waited[cases.len()] != waited[0] {
+            return Err("case 0 run again after net_reset stopped or ran otherwise".into());
+        }
+        let outputs = if waited[0] {
+            &[][..]
+        } else {
+            &first.outputs[..]
+        };
+        for (j, (again, before)) in after_reset.iter().zip(outputs).enumerate() {
             if read(again)? != read(before)? {
                 return Err(format!(
                     "output {j} of case 0 run again after net_reset differs from the first run"
@@ -504,7 +547,10 @@ fn run_cases(
     let mut summary = format!("{golden_cases} cases, {compared} output bytes as TFLM");
     if let Some(make) = rust {
         let rust_outputs = run_rust(make, &cases)?;
-        for (k, (case, outputs)) in cases.iter().zip(&rust_outputs).enumerate() {
+        for (k, (case, (ran, outputs))) in cases.iter().zip(&rust_outputs).enumerate() {
+            if *ran == waited[k] {
+                return Err(format!("case {k}: C and the Rust runtime stop differently"));
+            }
             for (j, (got, want)) in case.outputs.iter().zip(outputs).enumerate() {
                 let got = read(got)?;
                 if let Some(i) = (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i))
@@ -526,9 +572,13 @@ fn run_cases(
     Ok(summary)
 }
 
-/// The outputs of the Rust runtime on `cases`, in order on one instance (on a big stack: arenas
+/// One case run by the Rust runtime: whether it ran to its end, and each output's bytes.
+type RustCase = (bool, Vec<Vec<u8>>);
+
+/// Whether the Rust runtime ran each of `cases` to its end, and its outputs, in order on one
+/// instance (on a big stack: arenas
 /// of the large models are megabytes).
-fn run_rust(make: fn() -> Box<dyn DynModel>, cases: &[Case]) -> Result<Vec<Vec<Vec<u8>>>, String> {
+fn run_rust(make: fn() -> Box<dyn DynModel>, cases: &[Case]) -> Result<Vec<RustCase>, String> {
     let inputs: Vec<Vec<Vec<u8>>> = cases
         .iter()
         .map(|c| c.inputs.iter().map(std::fs::read).collect::<Result<_, _>>())
@@ -552,8 +602,8 @@ fn run_rust(make: fn() -> Box<dyn DynModel>, cases: &[Case]) -> Result<Vec<Vec<V
                     }
                     slot.copy_from_slice(data);
                 }
-                model.invoke();
-                all.push((0..n_out).map(|j| model.output(j).to_vec()).collect());
+                let ran = model.invoke_ran();
+                all.push((ran, (0..n_out).map(|j| model.output(j).to_vec()).collect()));
             }
             Ok(all)
         })

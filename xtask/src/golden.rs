@@ -54,9 +54,10 @@ pub fn rust_source(cases: &[Case], origin: &Path) -> String {
         let outputs = names("O", &case.outputs, &mut out);
         let _ = writeln!(
             table,
-            "    Case {{ inputs: &[{}], outputs: &[{}] }},",
+            "    Case {{ inputs: &[{}], outputs: &[{}], waiting: {} }},",
             inputs.join(", "),
-            outputs.join(", ")
+            outputs.join(", "),
+            case.waiting
         );
     }
     table.push_str("];\n");
@@ -122,7 +123,8 @@ pub fn c_header(cases: &[Case], origin: &Path) -> String {
         }
         let _ = writeln!(
             table,
-            "    {{ c{k}_inputs, c{k}_inputs_bytes, c{k}_outputs, c{k}_outputs_bytes }},"
+            "    {{ c{k}_inputs, c{k}_inputs_bytes, c{k}_outputs, c{k}_outputs_bytes, {} }},",
+            u8::from(case.waiting)
         );
     }
     let _ = write!(

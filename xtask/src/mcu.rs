@@ -1088,11 +1088,13 @@ fn compare(report: &Report, cases: &[Case]) -> Result<(), String> {
                 case.outputs.len()
             ));
         }
-        for (j, want) in case.outputs.iter().enumerate() {
+        // A case TFLM's invoke stopped early (a CIRCULAR_BUFFER waiting for frames) has no
+        // outputs to compare: the target checked that the model stopped there too (its verdict).
+        for (j, want) in case.outputs.iter().enumerate().filter(|_| !case.waiting) {
             tinyaot_test_support::compare(&want.dtype, &got[j], &want.bytes)
                 .map_err(|e| format!("case {k} output {j}: {e}"))?;
         }
-        let exact = case.outputs.iter().all(|o| o.dtype != "float32");
+        let exact = case.waiting || case.outputs.iter().all(|o| o.dtype != "float32");
         if exact && !report.cases[k].2 {
             return Err(format!(
                 "case {k}: the target says MISMATCH, the host says equal"

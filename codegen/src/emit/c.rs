@@ -221,6 +221,7 @@ pub(super) fn sources_in<'m>(
     let kernel_files: Vec<String> = used.keys().map(|m| format!("{prefix}_{m}.c")).collect();
 
     let mut ctx = base_context(prefix, options, graph, layout, weights);
+    ctx.insert("stops", &crate::emit::stops(calls));
     ctx.insert(
         "arena_used",
         &(emitter.arena_used.get() || layout.memory_bytes() > 0),
@@ -737,7 +738,39 @@ impl Emitter<'_, '_> {
                 return Ok(value);
             }
         };
-        Ok(step_value(label, op.kind.name(), comment, code))
+        let mut value = step_value(label, op.kind.name(), comment, code);
+        // A kernel that stops the invoke (a CIRCULAR_BUFFER waiting for frames) returns from it
+        // after the step's end hook, saying so.
+        if let CallKind::Kernel(KernelCall {
+            stop: Some((tensor, byte)),
+            ..
+        }) = &call.kind
+        {
+            value["after"] = format!(
+                "if ({}) return {}_WAITING;",
+                self.stop_test(*tensor, *byte)?,
+                p.to_ascii_uppercase()
+            )
+            .into();
+        }
+        Ok(value)
+    }
+
+    /// The test that byte `byte` of tensor `tensor` is nonzero: a kernel's stop byte
+    /// ([`crate::lower::KernelCall::stop`]).
+    fn stop_test(&self, tensor: usize, byte: usize) -> Result<String> {
+        let place = self.layout.place(tensor)?;
+        let buffer = match place
+            .memory_region
+            .and_then(|k| self.layout.memory_regions.get(k))
+        {
+            Some(used) => format!("{}_region_{}", self.prefix, used.region.name),
+            None => {
+                self.arena_used.set(true);
+                self.arena_name.to_string()
+            }
+        };
+        Ok(format!("{buffer}.bytes[{}] != 0", place.offset + byte))
     }
 
     /// The test that an IF's condition, the BOOL tensor `cond`, is `taken`: its byte is nonzero

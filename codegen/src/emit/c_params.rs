@@ -170,6 +170,15 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         &[("from", "size_t"), ("to", "size_t"), ("count", "size_t")],
     ),
     (
+        "circular_buffer",
+        "CircularBuffer",
+        &[
+            ("slots", "size_t"),
+            ("depth", "size_t"),
+            ("cycles_max", "size_t"),
+        ],
+    ),
+    (
         "comparison",
         "Comparison",
         &[

@@ -367,6 +367,14 @@ pub(crate) struct BranchRun {
     pub otherwise: Option<std::ops::Range<usize>>,
 }
 
+/// Whether a call of `calls` may stop the invoke early ([`crate::lower::KernelCall::stop`]): the
+/// generated `invoke` then says whether it ran to its end (Rust `bool`, C `<PREFIX>_WAITING`).
+pub(crate) fn stops(calls: &[crate::lower::Call]) -> bool {
+    calls
+        .iter()
+        .any(|c| matches!(&c.kind, crate::lower::CallKind::Kernel(k) if k.stop.is_some()))
+}
+
 /// The calls in runs of one guard, in order: what both backends wrap in `if`/`else` blocks and
 /// loops. A loop whose steps are not consecutive is an internal error (the loader makes them
 /// consecutive, and nothing reorders a graph with a loop).

@@ -497,6 +497,26 @@ fn cast_cast<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), S
     Ok(())
 }
 
+/// `circular_buffer::circular_buffer_s8`.
+fn circular_buffer_circular_buffer_s8<C: KernelArgs + ?Sized>(
+    call: &C,
+    arena: &mut [u8],
+) -> Result<(), String> {
+    let p = tinyaot_runtime::kernels::circular_buffer::CircularBuffer {
+        slots: call.scalar::<usize>("slots")?,
+        depth: call.scalar::<usize>("depth")?,
+        cycles_max: call.scalar::<usize>("cycles_max")?,
+    };
+    tinyaot_runtime::kernels::circular_buffer::circular_buffer_s8(
+        arena,
+        call.offset(0)?,
+        call.offset(1)?,
+        call.offset(2)?,
+        &p,
+    );
+    Ok(())
+}
+
 /// `comparison::compare_bool`.
 fn comparison_compare_bool<C: KernelArgs + ?Sized>(
     call: &C,
@@ -6231,6 +6251,9 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("batch_matmul", "batch_matmul_s16") => batch_matmul_batch_matmul_s16(call, arena),
         ("broadcast_args", "broadcast_args") => broadcast_args_broadcast_args(call, arena),
         ("cast", "cast") => cast_cast(call, arena),
+        ("circular_buffer", "circular_buffer_s8") => {
+            circular_buffer_circular_buffer_s8(call, arena)
+        }
         ("comparison", "compare_bool") => comparison_compare_bool(call, arena),
         ("comparison", "compare_f32") => comparison_compare_f32(call, arena),
         ("comparison", "compare_s32") => comparison_compare_s32(call, arena),

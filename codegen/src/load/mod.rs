@@ -267,8 +267,25 @@ fn signal_state_size(
     }
 }
 
+/// TFLM's custom operator CIRCULAR_BUFFER, which keeps its ring of frames in its output tensor
+/// from one invocation to the next and counts the invocations in its own data.
+pub(crate) const CIRCULAR_BUFFER: &str = "CIRCULAR_BUFFER";
+
+/// A CIRCULAR_BUFFER's state (see `runtime::kernels::circular_buffer`): the count and the stop
+/// byte in a header, then the ring, the `[1, slots, h, depth]` output's bytes from its
+/// dimension 1 on. `None` for an output of another rank (refused by its lowering).
+fn circular_buffer_state_size(output: &crate::ir::Tensor) -> Option<(crate::ir::DType, usize)> {
+    let [_, slots, h, depth] = output.shape[..] else {
+        return None;
+    };
+    let ring = slots.checked_mul(h)?.checked_mul(depth)?;
+    let bytes = ring.checked_add(tinyaot_runtime::kernels::circular_buffer::STATE_HEADER)?;
+    Some((crate::ir::DType::I8, bytes))
+}
+
 /// Gives each custom operator of TFLM's signal library that keeps state of its own (see
-/// [`signal_state_size`]) a variable tensor for it (not a tensor of the model): appended after
+/// [`signal_state_size`]), and each CIRCULAR_BUFFER ([`circular_buffer_state_size`]), a variable
+/// tensor for it (not a tensor of the model): appended after
 /// the model's tensors and to the operator's intermediates (the last one), so that the planner
 /// puts it in the state region and `reset` zeroes it, as TFLM's Reset and Prepare clear theirs.
 fn signal_state(
@@ -288,7 +305,14 @@ fn signal_state(
             .and_then(|o| o.custom_options())
             .map(|v| v.bytes())
             .unwrap_or(&[]);
-        let Some((dtype, elements)) = signal_state_size(name, &tensors[input], options) else {
+        let size = match name.as_str() {
+            CIRCULAR_BUFFER => op
+                .outputs
+                .first()
+                .and_then(|&o| circular_buffer_state_size(&tensors[o])),
+            _ => signal_state_size(name, &tensors[input], options),
+        };
+        let Some((dtype, elements)) = size else {
             continue;
         };
         // A state too large for its bytes to be counted is refused by the lowering (its size).

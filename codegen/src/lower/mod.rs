@@ -18,7 +18,7 @@ pub mod quant;
 pub mod types;
 
 use crate::error::{Error, Grounds, Result};
-use crate::ir::{DType, Graph, OpCode};
+use crate::ir::{DType, Graph, OpCode, OpKind};
 pub use access::{keeps, Access, Contract, Stream, CONTRACTS};
 pub(crate) use context::{
     Num, OpContext, CONSTANT_SHORTER_THAN_SHAPE, MORE_THAN_SIX_DIMENSIONS,
@@ -85,6 +85,11 @@ pub struct KernelCall {
     /// The access contracts this kernel variant keeps ([`Access`]): which of its inputs its
     /// output may overlap, and how. Empty: the output must stay apart from every input.
     pub access: Vec<Access>,
+    /// `Some((tensor, byte))` for a kernel that may end the invoke (TFLM's CIRCULAR_BUFFER,
+    /// whose Eval returns `kTfLiteAbort` until enough frames have arrived): the emitters make
+    /// `invoke` return, saying it stopped, when that byte of that tensor (one of the call's
+    /// operands, in the state region) is nonzero after the call. `None` for every other kernel.
+    pub stop: Option<(usize, usize)>,
 }
 
 /// How a tensor, or a list of tensors, is passed to a kernel.
@@ -317,6 +322,10 @@ const EMPTY_IMAGE_DEFINED: [OpCode; 3] = [
     OpCode::MAX_POOL_2D,
 ];
 
+/// The custom operator Vela puts in a model for an Arm Ethos-U NPU (TFLM's
+/// `GetString_ETHOSU()`): a command stream for the NPU's driver.
+const ETHOS_U: &str = "ethos-u";
+
 pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
     let Some((family, entry)) = ops::find(&ctx.op().kind) else {
         return Err(unsupported_op(ctx));
@@ -446,6 +455,13 @@ fn check_listed(ctx: &OpContext, types: &types::Types) -> Result<()> {
 
 /// The error for an operator no lowering handles.
 pub(crate) fn unsupported_op(ctx: &OpContext) -> Error {
+    if matches!(&ctx.op().kind, OpKind::Custom(name) if name == ETHOS_U) {
+        return ctx.unsupported(
+            "an Arm Ethos-U NPU's command stream (a model compiled by Vela): it runs only through \
+             the NPU's driver (TFLM's ethos-u kernel hands it to ethosu_invoke), which tinyaot, \
+             compiling for the CPU, does not call; compile the model from before Vela",
+        );
+    }
     Error::UnsupportedOp {
         op: ctx.op().display_name(),
         index: ctx.index(),

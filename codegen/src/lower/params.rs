@@ -495,6 +495,34 @@ pub(crate) mod cast {
     }
 }
 
+/// The parameter structs of `tinyaot::kernels::circular_buffer`.
+pub(crate) mod circular_buffer {
+    use crate::lower::{Params, Value};
+    /// `tinyaot::kernels::circular_buffer::CircularBuffer`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct CircularBuffer {
+        /// `slots`.
+        pub slots: usize,
+        /// `depth`.
+        pub depth: usize,
+        /// `cycles_max`.
+        pub cycles_max: usize,
+    }
+
+    impl From<CircularBuffer> for Params {
+        fn from(p: CircularBuffer) -> Params {
+            Params {
+                type_name: "CircularBuffer",
+                fields: vec![
+                    ("slots", Value::Usize(p.slots)),
+                    ("depth", Value::Usize(p.depth)),
+                    ("cycles_max", Value::Usize(p.cycles_max)),
+                ],
+            }
+        }
+    }
+}
+
 /// The parameter structs of `tinyaot::kernels::comparison`.
 pub(crate) mod comparison {
     use crate::lower::{Params, Value};

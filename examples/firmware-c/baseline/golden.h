@@ -8,5 +8,5 @@ static const size_t c0_outputs_bytes[] = {1u};
 
 #define GOLDEN_CASES 1u
 static const struct golden_case golden_cases[GOLDEN_CASES] = {
-    {c0_inputs, c0_inputs_bytes, c0_outputs, c0_outputs_bytes},
+    {c0_inputs, c0_inputs_bytes, c0_outputs, c0_outputs_bytes, 0},
 };

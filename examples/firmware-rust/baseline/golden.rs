@@ -7,4 +7,5 @@ static C0_O0: [u8; 1] = [42];
 pub static CASES: &[Case] = &[Case {
     inputs: &[&C0_I0],
     outputs: &[&C0_O0],
+    waiting: false,
 }];

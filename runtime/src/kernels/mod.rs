@@ -20,6 +20,7 @@ pub mod arg_min_max;
 pub mod batch_matmul;
 pub mod broadcast_args;
 pub mod cast;
+pub mod circular_buffer;
 pub mod comparison;
 pub mod concat;
 pub mod conv;

@@ -48,6 +48,7 @@ families!(
     shape_mismatches::shape_mismatches,
     signal::signal,
     detection::detection,
+    circular_buffer::circular_buffer_corners,
 );
 
 // The base models the files edit, and the accepted corners with a theme of their own that

@@ -207,6 +207,19 @@ pub mod ffi {
             pub count: usize,
         }
     }
+    /// `circular_buffer`'s typedefs.
+    pub mod circular_buffer {
+        /// The C `circular_buffer_CircularBuffer`.
+        #[repr(C)]
+        pub struct CircularBuffer {
+            /// `slots`.
+            pub slots: usize,
+            /// `depth`.
+            pub depth: usize,
+            /// `cycles_max`.
+            pub cycles_max: usize,
+        }
+    }
     /// `comparison`'s typedefs.
     pub mod comparison {
         /// The C `comparison_Comparison`.
@@ -3491,6 +3504,13 @@ pub mod ffi {
         );
         /// The C `cast::cast`.
         pub fn parity_cast_cast(input: *const u8, output: *mut u8, p: *const cast::Cast);
+        /// The C `circular_buffer::circular_buffer_s8`.
+        pub fn parity_circular_buffer_circular_buffer_s8(
+            input: *const u8,
+            output: *mut u8,
+            ring_state: *mut u8,
+            p: *const circular_buffer::CircularBuffer,
+        );
         /// The C `comparison::compare_bool`.
         pub fn parity_comparison_compare_bool(
             a: *const u8,
@@ -5681,6 +5701,24 @@ fn c_cast_cast(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_cast_cast(input, output, &p) };
+    Ok(())
+}
+
+/// `circular_buffer::circular_buffer_s8` in C.
+fn c_circular_buffer_circular_buffer_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let p = ffi::circular_buffer::CircularBuffer {
+        slots: call.scalar::<usize>("slots")?,
+        depth: call.scalar::<usize>("depth")?,
+        cycles_max: call.scalar::<usize>("cycles_max")?,
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    let ring_state = call.c_output(base, arena.len(), 2)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_circular_buffer_circular_buffer_s8(input, output, ring_state, &p) };
     Ok(())
 }
 
@@ -12354,6 +12392,9 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("batch_matmul", "batch_matmul_s16") => c_batch_matmul_batch_matmul_s16(call, arena),
         ("broadcast_args", "broadcast_args") => c_broadcast_args_broadcast_args(call, arena),
         ("cast", "cast") => c_cast_cast(call, arena),
+        ("circular_buffer", "circular_buffer_s8") => {
+            c_circular_buffer_circular_buffer_s8(call, arena)
+        }
         ("comparison", "compare_bool") => c_comparison_compare_bool(call, arena),
         ("comparison", "compare_f32") => c_comparison_compare_f32(call, arena),
         ("comparison", "compare_s32") => c_comparison_compare_s32(call, arena),
@@ -12679,6 +12720,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("batch_matmul", "batch_matmul_s16"),
     ("broadcast_args", "broadcast_args"),
     ("cast", "cast"),
+    ("circular_buffer", "circular_buffer_s8"),
     ("comparison", "compare_bool"),
     ("comparison", "compare_f32"),
     ("comparison", "compare_s32"),

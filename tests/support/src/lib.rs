@@ -450,7 +450,16 @@ pub struct Case {
     pub inputs: Vec<Tensor>,
     /// TFLM's output tensors.
     pub outputs: Vec<Tensor>,
+    /// TFLM's invoke returned `kTfLiteAbort` (its manifest's `"status": 15`): a CIRCULAR_BUFFER
+    /// waiting for frames ended it, the operators after it did not run, and the outputs hold
+    /// nothing of the case (TFLM leaves whatever its arena held there). The model must say it
+    /// stopped, and its outputs are not compared.
+    pub waiting: bool,
 }
+
+/// TFLM's `kTfLiteAbort` (micro_context.h), the status a golden case records for an invoke a
+/// CIRCULAR_BUFFER ended early.
+pub const TFLM_ABORT: i64 = 15;
 
 /// Reads every case of `<golden>/manifest.json`, in the order they must run (state carries
 /// between cases, as on a device), with the bytes of every tensor. A manifest without cases is an
@@ -487,9 +496,20 @@ pub fn load_cases(golden: &Path) -> Result<Vec<Case>, String> {
         .iter()
         .enumerate()
         .map(|(k, case)| {
+            let waiting = match case.get("status").map(|s| s.as_i64()) {
+                None | Some(Some(0)) => false,
+                Some(Some(TFLM_ABORT)) => true,
+                Some(status) => {
+                    return Err(format!(
+                        "{}: case {k} has status {status:?}, neither 0 nor {TFLM_ABORT}",
+                        manifest.display()
+                    ))
+                }
+            };
             Ok(Case {
                 inputs: tensors(k, case, "inputs")?,
                 outputs: tensors(k, case, "outputs")?,
+                waiting,
             })
         })
         .collect()

@@ -94,6 +94,15 @@ impl Emitter<'_, '_> {
 
     /// The test that an IF's condition, the BOOL tensor `cond`, is `taken`: its byte is nonzero
     /// for true (TFLM reads `cond->data.b[0]`).
+    /// The test that byte `byte` of tensor `tensor` is nonzero: a kernel's stop byte
+    /// ([`crate::lower::KernelCall::stop`]).
+    pub(super) fn stop_test(&self, tensor: usize, byte: usize) -> Result<TokenStream> {
+        let place = self.layout.place(tensor)?;
+        let buffer = self.binding(place.memory_region);
+        let offset = lit(place.offset + byte);
+        Ok(quote! { #buffer[#offset] != 0 })
+    }
+
     pub(super) fn condition(&self, cond: usize, taken: bool) -> Result<TokenStream> {
         let place = self.layout.place(cond)?;
         let buffer = self.binding(place.memory_region);
@@ -405,6 +414,7 @@ impl Emitter<'_, '_> {
         name: &Ident,
         ty: &TokenStream,
         constants: &mut BTreeSet<usize>,
+        stops: bool,
     ) -> Result<TokenStream> {
         let (inputs, outputs) = io_tensors(self.graph);
         let mut input_arms = Vec::new();
@@ -429,12 +439,10 @@ impl Emitter<'_, '_> {
                 output_arms.push(quote! { #i => &#field[#offset..#end], });
             }
         }
-        Ok(quote! {
-            impl rt::Model for #ty {
-                const ARENA_BYTES: usize = #name::ARENA_BYTES;
-                const INPUTS: usize = #name::INPUTS;
-                const OUTPUTS: usize = #name::OUTPUTS;
-
+        // A model that may stop early (a CIRCULAR_BUFFER waiting for frames) says so from its
+        // own `invoke`, and from the trait's `invoke_ran`.
+        let invoke_fns = match stops {
+            false => quote! {
                 fn invoke(&mut self) {
                     #name::invoke(self)
                 }
@@ -442,6 +450,32 @@ impl Emitter<'_, '_> {
                 fn invoke_with<H: rt::OperatorHook>(&mut self, hook: &mut H) {
                     #name::invoke_with(self, hook)
                 }
+            },
+            true => quote! {
+                fn invoke(&mut self) {
+                    let _ = #name::invoke(self);
+                }
+
+                fn invoke_with<H: rt::OperatorHook>(&mut self, hook: &mut H) {
+                    let _ = #name::invoke_with(self, hook);
+                }
+
+                fn invoke_ran(&mut self) -> bool {
+                    #name::invoke(self)
+                }
+
+                fn invoke_with_ran<H: rt::OperatorHook>(&mut self, hook: &mut H) -> bool {
+                    #name::invoke_with(self, hook)
+                }
+            },
+        };
+        Ok(quote! {
+            impl rt::Model for #ty {
+                const ARENA_BYTES: usize = #name::ARENA_BYTES;
+                const INPUTS: usize = #name::INPUTS;
+                const OUTPUTS: usize = #name::OUTPUTS;
+
+                #invoke_fns
 
                 fn input_bytes_mut(&mut self, index: usize) -> &mut [u8] {
                     match index {

@@ -90,12 +90,20 @@ pub(super) fn model_code(
         );
         let index = lit(op.source_index);
         let step = emitter.step(call, &mut statics, &mut constants)?;
-        // A WHILE's exit leaves its loop after the hook has seen the step end.
-        let exit = match call.kind {
+        // A WHILE's exit leaves its loop after the hook has seen the step end; a kernel that
+        // stops the invoke (a CIRCULAR_BUFFER waiting for frames) returns from it there.
+        let exit = match &call.kind {
             CallKind::Exit { cond } => {
-                let test = emitter.condition(cond, false)?;
+                let test = emitter.condition(*cond, false)?;
                 quote! { if #test { break; } }
             }
+            CallKind::Kernel(k) => match k.stop {
+                Some((tensor, byte)) => {
+                    let test = emitter.stop_test(tensor, byte)?;
+                    quote! { if #test { return false; } }
+                }
+                None => quote! {},
+            },
             _ => quote! {},
         };
         each.push(quote! {
@@ -150,7 +158,8 @@ pub(super) fn model_code(
         None if regions.is_empty() => quote! { #name },
         _ => quote! { #name<'_> },
     };
-    let model_impl = emitter.model_impl(&name, &ty, &mut constants)?;
+    let stops = crate::emit::stops(calls);
+    let model_impl = emitter.model_impl(&name, &ty, &mut constants, stops)?;
     let constants_module = format_ident!("{}_constants", module);
 
     let rt = &emitter.rt;
@@ -369,6 +378,45 @@ pub(super) fn model_code(
         },
         Some(_) => quote! {},
     };
+    let invoke_fns = if stops {
+        let doc = format!(
+            "{invoke_doc}\n\nReturns `true` when the model ran to its end, `false` when a \
+             CIRCULAR_BUFFER operator is still waiting for frames: as TFLM's invoke returning \
+             `kTfLiteAbort`, the operators after it did not run and the outputs hold nothing of \
+             this invoke."
+        );
+        let doc = doc_lines(&doc);
+        quote! {
+            #doc
+            pub fn invoke(&mut self) -> bool {
+                self.invoke_with(&mut rt::NoHook)
+            }
+
+            /// Runs the model once, calling `hook` before and after each operator (see
+            /// `OperatorHook`); with `NoHook` this is `invoke`, and returns what it returns.
+            pub fn invoke_with<H: rt::OperatorHook>(&mut self, hook: &mut H) -> bool {
+                #flag_check
+                #bind_arena
+                #(#steps)*
+                true
+            }
+        }
+    } else {
+        quote! {
+            #[doc = #invoke_doc]
+            pub fn invoke(&mut self) {
+                self.invoke_with(&mut rt::NoHook)
+            }
+
+            /// Runs the model once, calling `hook` before and after each operator (see
+            /// `OperatorHook`); with `NoHook` this is `invoke`.
+            pub fn invoke_with<H: rt::OperatorHook>(&mut self, hook: &mut H) {
+                #flag_check
+                #bind_arena
+                #(#steps)*
+            }
+        }
+    };
     let code = quote! {
         #[doc(hidden)]
         #[allow(clippy::all, clippy::pedantic, dead_code, non_upper_case_globals, unused_imports)]
@@ -398,18 +446,7 @@ pub(super) fn model_code(
 
                 #accessors
 
-                #[doc = #invoke_doc]
-                pub fn invoke(&mut self) {
-                    self.invoke_with(&mut rt::NoHook)
-                }
-
-                /// Runs the model once, calling `hook` before and after each operator (see
-                /// `OperatorHook`); with `NoHook` this is `invoke`.
-                pub fn invoke_with<H: rt::OperatorHook>(&mut self, hook: &mut H) {
-                    #flag_check
-                    #bind_arena
-                    #(#steps)*
-                }
+                #invoke_fns
             }
 
             #region_impl

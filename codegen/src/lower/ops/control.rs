@@ -79,6 +79,7 @@ fn while_step(ctx: &OpContext) -> Result<CallKind> {
                     .into(),
                 ),
                 access: Vec::new(),
+                stop: None,
             }))
         }
         (Options::While(WhileStep::Exit), 0) => {

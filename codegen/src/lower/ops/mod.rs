@@ -40,6 +40,7 @@ mod arg_min_max;
 mod batch_matmul;
 mod broadcast_args;
 mod cast;
+mod circular_buffer;
 mod comparison;
 mod concat;
 mod control;
@@ -96,6 +97,7 @@ macro_rules! families {
                 batch_matmul,
                 broadcast_args,
                 cast,
+                circular_buffer,
                 comparison,
                 concat,
                 conv,
@@ -231,6 +233,8 @@ pub(crate) struct Kernel {
     pub params: Params,
     /// The access contracts the kernel keeps ([`KernelCall::access`]).
     pub access: Vec<Access>,
+    /// The byte on which the invoke stops after the call ([`KernelCall::stop`]).
+    pub stop: Option<(usize, usize)>,
 }
 
 impl Kernel {
@@ -342,6 +346,7 @@ pub(super) fn lower(ctx: &OpContext, family: &Family, entry: &OpEntry) -> Result
                 operands: k.operands,
                 params: Some(k.params),
                 access: k.access,
+                stop: k.stop,
             }))
         }
         Lowering::Alias(check) => {
@@ -388,6 +393,7 @@ fn kernel(function: &'static str, operands: Vec<Operand>, params: impl Into<Para
         operands,
         params: params.into(),
         access: Vec::new(),
+        stop: None,
     }
 }
 
@@ -587,6 +593,7 @@ mod tests {
                     fields: Vec::new(),
                 },
                 access: vec![access],
+                stop: None,
             };
             check_contracts(&ctx, module, &k)
         };

@@ -155,6 +155,7 @@ fn same_shape_entries_where_nothing_broadcasts() {
             operands: Vec::new(),
             params: None,
             access: Vec::new(),
+            stop: None,
         }),
     };
     let mut calls = vec![
