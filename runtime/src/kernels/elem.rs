@@ -18,6 +18,26 @@ pub(crate) trait Elem: Copy + Default {
     fn read(bytes: &[u8]) -> Self;
     /// Writes one element into exactly `SIZE` bytes.
     fn write(self, bytes: &mut [u8]);
+
+    /// Reads element `i` of the elements at `p`.
+    ///
+    /// # Safety
+    /// Bytes `i * SIZE..(i + 1) * SIZE` from `p` are readable, and written by no live `&mut`.
+    #[inline(always)]
+    unsafe fn read_at(p: *const u8, i: usize) -> Self {
+        // SAFETY: the caller's promise; the slice lives for this read alone.
+        Self::read(unsafe { core::slice::from_raw_parts(p.add(i * Self::SIZE), Self::SIZE) })
+    }
+
+    /// Writes element `i` of the elements at `p`.
+    ///
+    /// # Safety
+    /// Bytes `i * SIZE..(i + 1) * SIZE` from `p` are writable, and borrowed by no live reference.
+    #[inline(always)]
+    unsafe fn write_at(self, p: *mut u8, i: usize) {
+        // SAFETY: the caller's promise; the slice lives for this write alone.
+        self.write(unsafe { core::slice::from_raw_parts_mut(p.add(i * Self::SIZE), Self::SIZE) })
+    }
 }
 
 impl Elem for i8 {
