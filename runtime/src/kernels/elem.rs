@@ -125,6 +125,23 @@ impl Elem for i64 {
 
 impl Elem for f32 {
     const SIZE: usize = 4;
+    // One word access, as int32's.
+    #[inline(always)]
+    unsafe fn read_at(p: *const u8, i: usize) -> Self {
+        // SAFETY: the caller's promise (`read_unaligned`: any alignment).
+        f32::from_bits(u32::from_le(unsafe {
+            p.add(i * 4).cast::<u32>().read_unaligned()
+        }))
+    }
+    #[inline(always)]
+    unsafe fn write_at(self, p: *mut u8, i: usize) {
+        // SAFETY: the caller's promise (`write_unaligned`: any alignment).
+        unsafe {
+            p.add(i * 4)
+                .cast::<u32>()
+                .write_unaligned(self.to_bits().to_le())
+        }
+    }
     #[inline(always)]
     fn read(bytes: &[u8]) -> Self {
         f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
