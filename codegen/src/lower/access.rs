@@ -183,7 +183,8 @@ pub const CONTRACTS: &[(&str, &str, Contract)] = &[
     ("elementwise", "add_f32_flat", Contract::InPlace),
     ("elementwise", "sub_f32_flat", Contract::InPlace),
     ("elementwise", "mul_f32_flat", Contract::InPlace),
-    // Output elements no wider than the input's, chunk by chunk (runtime/src/kernels/quantize.rs).
+    // Output elements no wider than the input's, each element (or chunk) read before it is written
+    // (runtime/src/kernels/quantize.rs).
     ("quantize", "quantize_f32_s8", Contract::InPlace),
     ("quantize", "quantize_f32_s16", Contract::InPlace),
     ("quantize", "requantize_s8", Contract::InPlace),

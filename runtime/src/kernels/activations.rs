@@ -2,7 +2,7 @@
 //! CEIL, ROUND and ELU (float32; int8 ELU is the math family's table): element-wise unary functions, as TFLM
 //! computes them.
 //!
-//! Access order: element by element in order, in chunks, each chunk read before written; input
+//! Access order: element by element in order, each element read before written; input
 //! and output have the same size, so every kernel here may run in place (output offset == input
 //! offset). The output must not otherwise overlap the input.
 

@@ -4,16 +4,18 @@
 //! strides (0 along a broadcast dimension); adjacent dimensions that broadcast the same way are
 //! merged, so the common cases (same shape; one scalar; per-channel) are one or two dimensions.
 //!
-//! Code size: every path (inputs apart from the output, in place, overlapping) computes its rows
-//! through one function per kernel, [`row_op`] (both inputs vary, or one is a repeated element:
-//! three loops), called through `&dyn Fn` once per row or chunk; the paths themselves are not
-//! generic, so one copy of each serves every kernel. The element function is thus inlined three
-//! times per kernel, where a path per case inlined it ten times (12 KB of Cortex-M4 code for int8
-//! ADD, against 2 KB for the C kernel). The paths that need a copy of the output (in place,
-//! overlapping) stage it through stack buffers of [`STAGE`] bytes, in functions of their own, so
-//! that the kernel's frame does not hold them.
+//! Code size: the broadcast walk computes its rows through one function per kernel, [`row_op`]
+//! (both inputs vary, or one is a repeated element: three loops), called through `&dyn Fn` once
+//! per row; the walk itself is not generic, so one copy serves every kernel. The element function
+//! is thus inlined three times per kernel, where a path per case inlined it ten times (12 KB of
+//! Cortex-M4 code for int8 ADD, against 2 KB for the C kernel). The walk is one path for every
+//! placement (inputs apart from the output, in place, overlapping), as the C kernel's: it reads
+//! and writes through pointers whose bounds it checks once per call, each element's operands read
+//! before it is written, where paths of slices (apart; in place and overlapping, staged through
+//! the stack chunk by chunk) took 3.5 KB more of Cortex-M4 code and a copy per chunk. The
+//! same-shape entries ([`binary_flat`]) keep slices: one loop, staged only when they overlap.
 
-use super::elem::{copy_run, next_row_index, Elem, CHUNK};
+use super::elem::{next_row_index, Elem, CHUNK};
 use super::MAX_RANK;
 use crate::Src;
 
@@ -28,13 +30,7 @@ pub(crate) fn binary<T: Elem>(
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
     f: impl Fn(T, T) -> T,
 ) {
-    walk(
-        arena,
-        (a, b, output),
-        (shape, a_strides, b_strides),
-        &f,
-        true,
-    );
+    walk(arena, (a, b, output), (shape, a_strides, b_strides), &f);
 }
 
 /// [`binary`] with a second input of another element type `U` (int16 PRELU's int8 alpha): the
@@ -46,13 +42,7 @@ pub(crate) fn binary_mixed<T: Elem, U: Elem>(
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
     f: impl Fn(T, U) -> T,
 ) {
-    walk(
-        arena,
-        (a, b, output),
-        (shape, a_strides, b_strides),
-        &f,
-        false,
-    );
+    walk(arena, (a, b, output), (shape, a_strides, b_strides), &f);
 }
 
 /// [`binary`] for inputs of the output's shape (the lowering's same-shape entries, `*_flat`):
@@ -166,45 +156,65 @@ fn flat_piece<'x>(
     }
 }
 
-/// Bytes of a stack buffer through which the in-place and overlapping paths stage a chunk of a
-/// row: [`CHUNK`] elements of four bytes.
+/// Bytes of a stack buffer through which [`flat_runs`] stages a chunk of an input that overlaps
+/// the output: [`CHUNK`] elements of four bytes.
 const STAGE: usize = CHUNK * 4;
 
-/// A stack buffer of [`STAGE`] bytes, word-aligned for [`copy_run`]'s block copies.
+/// A stack buffer of [`STAGE`] bytes, word-aligned.
 #[repr(C, align(4))]
 struct Stage([u8; STAGE]);
 
-/// A row's computation: `op(out, (x, x repeated), (y, y repeated))`, [`row_op`] with the kernel's
-/// element function.
-type RowOp<'f> = dyn Fn(&mut [u8], (&[u8], bool), (&[u8], bool)) + 'f;
+/// A row's computation: [`row_op`] with the kernel's element function, on a [`Run`] of the arena.
+type RowOp<'f> = dyn Fn(&mut [u8], Run) + 'f;
 
-/// The loop of [`binary`] and [`binary_mixed`]. `second_may_be_output`: the second input has the
-/// output's type (`U` is `T`), so it may be the output itself.
+/// Where a run's operand is: at a byte offset of the arena, or at a pointer into the input's own
+/// bytes (flash), outside the arena.
+#[derive(Clone, Copy)]
+enum Operand {
+    Arena(usize),
+    Bytes(*const u8),
+}
+
+/// One run of output and the runs of both inputs it is computed from: `n` elements of output at
+/// byte `out` of the arena, and per input its first element and whether that one element is
+/// repeated along the run (`true`) or the run has `n` consecutive elements. Only [`walk_rows`]
+/// makes one (the fields are private to this module), for the arena it passes with it, and only
+/// for runs it has checked lie within that arena or the input's bytes: that is what makes
+/// [`row_op`]'s reads and writes sound. The runs may overlap (the output is an input, in place):
+/// [`row_op`] reads each element's operands before it writes the element.
+#[derive(Clone, Copy)]
+struct Run {
+    out: usize,
+    n: usize,
+    x: (Operand, bool),
+    y: (Operand, bool),
+}
+
+/// The loop of [`binary`] and [`binary_mixed`].
 #[inline(always)]
 fn walk<T: Elem, U: Elem>(
     arena: &mut [u8],
     srcs: (Src, Src, usize),
     shapes: (&[usize], &[usize], &[usize]),
     f: &impl Fn(T, U) -> T,
-    second_may_be_output: bool,
 ) {
-    walk_rows(
-        arena,
-        srcs,
-        shapes,
-        ((T::SIZE, U::SIZE), second_may_be_output),
-        &|out, x, y| row_op(out, x, y, f),
-    );
+    walk_rows(arena, srcs, shapes, (T::SIZE, U::SIZE), &|arena, run| {
+        row_op(arena, run, f)
+    });
 }
 
-/// [`walk`]'s paths, with the element types' sizes (`size`: the first input's and the output's)
-/// and the element function in `op`. Not generic: one copy for every kernel.
+/// [`walk`]'s rows, with the element types' sizes (`size`: the first input's and the output's;
+/// `b_size`: the second input's) and the element function in `op`. Not generic: one copy for
+/// every kernel. One path for every placement, as the C kernel: row by row in output order, each
+/// element's operands read before it is written, so the output may be an input itself (the
+/// plan's in-place operation, with no copy, where staging each chunk through the stack cost a
+/// path of its own and a copy per chunk).
 #[inline(never)]
 fn walk_rows(
     arena: &mut [u8],
     (a, b, output): (Src, Src, usize),
     (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    ((size, b_size), second_may_be_output): ((usize, usize), bool),
+    (size, b_size): (usize, usize),
     op: &RowOp,
 ) {
     // A scalar operation is one row of one element.
@@ -216,176 +226,81 @@ fn walk_rows(
     let rank = shape.len();
     assert!(rank <= MAX_RANK && a_strides.len() == rank && b_strides.len() == rank);
     // Once per call, in one rolled loop: the output's elements and one past the last element
-    // each input is read at.
+    // each input is read at (checked: the bounds below must not wrap).
     let (mut total, mut a_last, mut b_last) = (1usize, 1usize, 1usize);
     for ((&n, &sa), &sb) in shape.iter().zip(a_strides).zip(b_strides) {
         super::keep_rolled();
         if n == 0 {
             return;
         }
-        total *= n;
-        a_last += (n - 1) * sa;
-        b_last += (n - 1) * sb;
+        let (ta, tb) = ((n - 1).checked_mul(sa), (n - 1).checked_mul(sb));
+        let grown = (total.checked_mul(n), ta.and_then(|t| a_last.checked_add(t)));
+        let (Some(t), Some(la), Some(lb)) =
+            (grown.0, grown.1, tb.and_then(|t| b_last.checked_add(t)))
+        else {
+            panic!("broadcast shape too large");
+        };
+        (total, a_last, b_last) = (t, la, lb);
     }
-    let (a_len, b_len) = (a_last * size, b_last * b_size);
-    let shapes = (shape, a_strides, b_strides);
-    let sizes = (size, b_size);
-    if let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total * size) {
-        direct((xa, xb, out), shapes, sizes, op);
-    } else if !in_place(
-        arena,
-        (a, b, output),
-        shapes,
-        (sizes, (a_len, b_len), total),
-        second_may_be_output,
-        op,
-    ) {
-        staged(arena, (a, b, output), shapes, sizes, op);
-    }
-}
-
-/// The loop when one input is the output itself (its offset and the output's shape: the plan's
-/// in-place operation) and the other lies apart from it: each chunk of output is copied to the
-/// stack, then computed from that copy into its place. Returns false, having done nothing,
-/// otherwise.
-#[inline(always)]
-fn in_place(
-    arena: &mut [u8],
-    (a, b, output): (Src, Src, usize),
-    (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    ((size, b_size), (a_len, b_len), total): ((usize, usize), (usize, usize), usize),
-    second_may_be_output: bool,
-    op: &RowOp,
-) -> bool {
-    let out_len = total * size;
-    let is_output = |src: Src, strides: &[usize], len: usize| {
-        matches!(src, Src::Arena(offset) if offset == output)
-            && len == out_len
-            && contiguous(shape, strides)
+    // Every byte the walk touches, checked once: the output's `total` elements from `output`, and
+    // each input's elements up to `*_last` (row `index` of an input starts at `row_starts`, at
+    // most `*_last - 1 - (inner - 1) * step`, and reads `inner` elements, or one when repeated).
+    let within = |start: usize, elements: usize, size: usize, len: usize| {
+        elements
+            .checked_mul(size)
+            .and_then(|bytes| start.checked_add(bytes))
+            .is_some_and(|end| end <= len)
     };
-    let nothing = (Src::Bytes(&[]), 0);
-    if is_output(a, a_strides, a_len) {
-        let Some((y, _, out)) = disjoint(arena, (b, b_len), nothing, output, out_len) else {
-            return false;
-        };
-        rows_in_place((out, y), (shape, b_strides), (size, b_size), true, op);
-    } else if second_may_be_output && is_output(b, b_strides, b_len) {
-        let Some((x, _, out)) = disjoint(arena, (a, a_len), nothing, output, out_len) else {
-            return false;
-        };
-        rows_in_place((out, x), (shape, a_strides), (b_size, size), false, op);
-    } else {
-        return false;
-    }
-    true
-}
-
-/// Whether `strides` (in elements) lay `shape` out contiguously, row-major (dimensions of one
-/// element may have any stride).
-#[inline(always)]
-fn contiguous(shape: &[usize], strides: &[usize]) -> bool {
-    let mut expected = 1;
-    for (&n, &stride) in shape.iter().zip(strides).rev() {
-        super::keep_rolled();
-        if n != 1 && stride != expected {
-            return false;
+    let len = arena.len();
+    assert!(
+        within(output, total, size, len),
+        "broadcast output out of the arena"
+    );
+    let input = |src: Src, last: usize, size: usize| match src {
+        Src::Arena(offset) => {
+            assert!(
+                within(offset, last, size, len),
+                "broadcast input out of the arena"
+            );
+            Operand::Arena(offset)
         }
-        expected *= n;
-    }
-    true
-}
-
-/// The rows of [`in_place`]: `out` (elements of `out_size` bytes) is the first operand
-/// (`output_first`) or the second, `other` (elements of `other_size` bytes) the other, read with
-/// `strides` as [`direct`] reads an input. The output is staged a block at a time (as many whole
-/// rows as fit in the buffer, or a chunk of one long row), then `op` computes each row (or chunk)
-/// from the staged copy and the other operand: one copy per block, not per short row.
-#[inline(never)]
-fn rows_in_place(
-    (out, other): (&mut [u8], &[u8]),
-    (shape, strides): (&[usize], &[usize]),
-    (out_size, other_size): (usize, usize),
-    output_first: bool,
-    op: &RowOp,
-) {
-    let rank = shape.len();
+        Src::Bytes(bytes) => {
+            assert!(
+                within(0, last, size, bytes.len()),
+                "broadcast input too short"
+            );
+            Operand::Bytes(bytes.as_ptr())
+        }
+    };
+    let (a, b) = (input(a, a_last, size), input(b, b_last, b_size));
+    // The operand's first element of a row `pos` elements in.
+    let at = |operand: Operand, pos: usize, size: usize| match operand {
+        Operand::Arena(offset) => Operand::Arena(offset + pos * size),
+        Operand::Bytes(p) => Operand::Bytes(p.wrapping_add(pos * size)),
+    };
     let inner = shape[rank - 1];
-    let step = strides[rank - 1];
+    let (a_repeated, b_repeated) = (a_strides[rank - 1] == 0, b_strides[rank - 1] == 0);
     let outer = &shape[..rank - 1];
     let mut index = [0usize; MAX_RANK];
-    let mut stage = Stage([0; STAGE]);
-    let stage = &mut stage.0;
-    let per_chunk = STAGE / out_size;
-    // The other operand's piece for `n` elements from element `in_row` of the row whose
-    // first element of `other` is `pos`.
-    let piece = |pos: usize, in_row: usize, n: usize| {
-        if step == 0 {
-            (&other[pos * other_size..(pos + 1) * other_size], true)
-        } else {
-            let from = pos + in_row;
-            (&other[from * other_size..(from + n) * other_size], false)
-        }
-    };
-    let row_bytes = inner * out_size;
-    if inner <= per_chunk {
-        // Short rows: as many whole rows as fit staged at once.
-        let rows_per_block = per_chunk / inner;
-        for block in out.chunks_mut(rows_per_block * row_bytes) {
-            let staged = &mut stage[..block.len()];
-            // Word-aligned blocks of 32 bytes by `ldm`/`stm` where the core has them: the copy
-            // is this path's cost (3 % of an int16 ADD in place through `memcpy`).
-            copy_run(staged, block);
-            for (row, staged) in block
-                .chunks_exact_mut(row_bytes)
-                .zip(staged.chunks_exact(row_bytes))
-            {
-                let pos = row_start(&index[..rank - 1], strides);
-                let other = piece(pos, 0, inner);
-                if output_first {
-                    op(row, (staged, false), other);
-                } else {
-                    op(row, other, (staged, false));
-                }
-                next_row_index(&mut index[..rank - 1], outer);
-            }
-        }
-    } else {
-        // Long rows: a chunk at a time.
-        for row in out.chunks_exact_mut(row_bytes) {
-            let pos = row_start(&index[..rank - 1], strides);
-            for (k, chunk) in row.chunks_mut(per_chunk * out_size).enumerate() {
-                let staged = &mut stage[..chunk.len()];
-                copy_run(staged, chunk);
-                let other = piece(pos, k * per_chunk, chunk.len() / out_size);
-                if output_first {
-                    op(chunk, (staged, false), other);
-                } else {
-                    op(chunk, other, (staged, false));
-                }
-            }
-            next_row_index(&mut index[..rank - 1], outer);
+    let mut out_pos = 0;
+    loop {
+        let (a_pos, b_pos) = row_starts(&index[..rank - 1], (a_strides, b_strides));
+        let run = Run {
+            out: output + out_pos * size,
+            n: inner,
+            x: (at(a, a_pos, size), a_repeated),
+            y: (at(b, b_pos, b_size), b_repeated),
+        };
+        op(arena, run);
+        out_pos += inner;
+        if !next_row_index(&mut index[..rank - 1], outer) {
+            break;
         }
     }
 }
 
-/// The element of an operand read with `strides` where the row at `index` (the outer
-/// dimensions' position) starts.
-/// Not inlined on bare metal: at each of its call sites the compiler vectorised the sum into
-/// about 400 bytes of Cortex-M4 code, where the call costs a few instructions per row (of the
-/// paths that stage their rows; [`direct`] takes [`row_starts`]).
-#[cfg_attr(target_os = "none", inline(never))]
-fn row_start(index: &[usize], strides: &[usize]) -> usize {
-    // At most MAX_RANK terms (`take`).
-    let mut sum = 0;
-    for (i, s) in index.iter().zip(strides).take(MAX_RANK) {
-        super::keep_rolled();
-        sum += i * s;
-    }
-    sum
-}
-
-/// [`row_start`] of both inputs in one loop, inlined: [`direct`]'s rows, where the calls cost
-/// short rows (per-channel broadcasting) measurably more instructions.
+/// Both inputs' first elements of the row at `index` (the outer dimensions' position), in one
+/// loop, inlined.
 #[inline(always)]
 fn row_starts(index: &[usize], (a, b): (&[usize], &[usize])) -> (usize, usize) {
     let (mut pa, mut pb) = (0, 0);
@@ -426,143 +341,54 @@ pub(crate) fn disjoint<'x>(
     Some((view(a, a_len), view(b, b_len), out))
 }
 
-/// The broadcast loop on separate input and output slices: no staging. Elements of `size` bytes
-/// (the first input's and the output's) and `b_size` (the second input's); `op` computes each row.
-#[inline(never)]
-fn direct(
-    (a, b, out): (&[u8], &[u8], &mut [u8]),
-    (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    (size, b_size): (usize, usize),
-    op: &RowOp,
-) {
-    let rank = shape.len();
-    let inner = shape[rank - 1];
-    let (a_step, b_step) = (a_strides[rank - 1], b_strides[rank - 1]);
-    let outer = &shape[..rank - 1];
-    let mut index = [0usize; MAX_RANK];
-    // A repeated input (step 0) is read as its one element.
-    let (a_run, b_run) = (
-        if a_step == 0 { 1 } else { inner },
-        if b_step == 0 { 1 } else { inner },
-    );
-    for row in out.chunks_exact_mut(inner * size) {
-        let idx = &index[..rank - 1];
-        let (a_pos, b_pos) = row_starts(idx, (a_strides, b_strides));
-        op(
-            row,
-            (&a[a_pos * size..(a_pos + a_run) * size], a_step == 0),
-            (&b[b_pos * b_size..(b_pos + b_run) * b_size], b_step == 0),
-        );
-        next_row_index(&mut index[..rank - 1], outer);
-    }
-}
-
-/// One run of output: `out[i] = f(x[i], y[i])`, an operand marked `true` being one element
-/// repeated along the run (read once, so that what depends on it alone is computed once).
+/// One run of output: `out[i] = f(x[i], y[i])`, an operand marked repeated being one element read
+/// once (so that what depends on it alone is computed once). Element `i`'s operands are read
+/// before it is written, and no later element's: an operand run may be the output run itself.
 #[inline(always)]
-fn row_op<T: Elem, U: Elem, O: Elem>(
-    out: &mut [u8],
-    (xs, x_repeated): (&[u8], bool),
-    (ys, y_repeated): (&[u8], bool),
-    f: &impl Fn(T, U) -> O,
-) {
-    match (x_repeated, y_repeated) {
-        (false, false) => out
-            .chunks_exact_mut(O::SIZE)
-            .zip(xs.chunks_exact(T::SIZE))
-            .zip(ys.chunks_exact(U::SIZE))
-            .for_each(|((o, x), y)| f(T::read(x), U::read(y)).write(o)),
-        (false, true) => {
-            let y = U::read(ys);
-            out.chunks_exact_mut(O::SIZE)
-                .zip(xs.chunks_exact(T::SIZE))
-                .for_each(|(o, x)| f(T::read(x), y).write(o));
-        }
-        (true, false) => {
-            let x = T::read(xs);
-            out.chunks_exact_mut(O::SIZE)
-                .zip(ys.chunks_exact(U::SIZE))
-                .for_each(|(o, y)| f(x, U::read(y)).write(o));
-        }
-        (true, true) => {
-            // Every element the same: computed once, then copied along the run.
-            f(T::read(xs), U::read(ys)).write(&mut out[..O::SIZE]);
-            for at in (O::SIZE..out.len()).step_by(O::SIZE) {
-                super::keep_rolled();
-                out.copy_within(0..O::SIZE, at);
+fn row_op<T: Elem, U: Elem, O: Elem>(arena: &mut [u8], run: Run, f: &impl Fn(T, U) -> O) {
+    let Run { out, n, x, y } = run;
+    // Every pointer into the arena derives from `arena`, a `&mut` that no other pointer reaches
+    // while this runs: so the compiler knows the stores leave the kernel's parameters alone, and
+    // keeps what it loaded from them in registers along the run.
+    let base = arena.as_mut_ptr();
+    let operand = |(o, repeated): (Operand, bool)| match o {
+        Operand::Arena(offset) => (base.wrapping_add(offset).cast_const(), repeated),
+        Operand::Bytes(p) => (p, repeated),
+    };
+    let (x, y, out) = (operand(x), operand(y), base.wrapping_add(out));
+    // SAFETY: a `Run` is made by `walk_rows` alone, with this arena, for runs it checked lie
+    // within the arena or the input's bytes (`within`): `n` elements at `out` and at each operand
+    // not repeated, one at a repeated operand.
+    unsafe {
+        match (x.1, y.1) {
+            (false, false) => {
+                for i in 0..n {
+                    let v = f(T::read_at(x.0, i), U::read_at(y.0, i));
+                    v.write_at(out, i);
+                }
+            }
+            (false, true) => {
+                let yv = U::read_at(y.0, 0);
+                for i in 0..n {
+                    f(T::read_at(x.0, i), yv).write_at(out, i);
+                }
+            }
+            (true, false) => {
+                let xv = T::read_at(x.0, 0);
+                for i in 0..n {
+                    f(xv, U::read_at(y.0, i)).write_at(out, i);
+                }
+            }
+            (true, true) => {
+                // Every element the same: computed once, then stored along the run.
+                let v = f(T::read_at(x.0, 0), U::read_at(y.0, 0));
+                for i in 0..n {
+                    super::keep_rolled();
+                    v.write_at(out, i);
+                }
             }
         }
     }
-}
-
-/// The broadcast loop through stack buffers, chunk by chunk, when an input overlaps the output
-/// otherwise than as the whole of it: each chunk of both inputs is read before the chunk of output
-/// is written. Elements of `size` bytes (the first input's and the output's) and `b_size` (the
-/// second input's); `op` computes each chunk.
-#[inline(never)]
-fn staged(
-    arena: &mut [u8],
-    (a, b, output): (Src, Src, usize),
-    (shape, a_strides, b_strides): (&[usize], &[usize], &[usize]),
-    (size, b_size): (usize, usize),
-    op: &RowOp,
-) {
-    let rank = shape.len();
-    let inner = shape[rank - 1];
-    let (a_step, b_step) = (a_strides[rank - 1], b_strides[rank - 1]);
-    let outer = &shape[..rank - 1];
-    let mut index = [0usize; MAX_RANK];
-    let mut out_pos = 0;
-    // Three buffers of half a stage: a rare path, kept small.
-    const HALF: usize = STAGE / 2;
-    let (mut xa, mut xb, mut xo) = ([0u8; HALF], [0u8; HALF], [0u8; HALF]);
-    let per_chunk = HALF / size.max(b_size);
-    loop {
-        let idx = &index[..rank - 1];
-        let (a_pos, b_pos) = (row_start(idx, a_strides), row_start(idx, b_strides));
-        let mut done = 0;
-        while done < inner {
-            let n = per_chunk.min(inner - done);
-            let xs = load_run(arena, a, (a_pos, a_step), done, n, size, &mut xa);
-            let ys = load_run(arena, b, (b_pos, b_step), done, n, b_size, &mut xb);
-            let out = &mut xo[..n * size];
-            op(out, (xs, a_step == 0), (ys, b_step == 0));
-            let at = output + (out_pos + done) * size;
-            arena[at..at + out.len()].copy_from_slice(out);
-            done += n;
-        }
-        out_pos += inner;
-        if !next_row_index(&mut index[..rank - 1], outer) {
-            break;
-        }
-    }
-}
-
-/// Copies into `buf` the bytes of elements `done..done + n` of a run starting at element `pos`
-/// with element step `step` (0: its one element, which is all it copies; otherwise contiguous),
-/// and returns them.
-#[inline(always)]
-fn load_run<'b>(
-    arena: &[u8],
-    src: Src,
-    (pos, step): (usize, usize),
-    done: usize,
-    n: usize,
-    size: usize,
-    buf: &'b mut [u8],
-) -> &'b [u8] {
-    let (start, count) = if step == 0 {
-        (pos, 1)
-    } else {
-        (pos + done * step, n)
-    };
-    let (from, len) = (start * size, count * size);
-    let bytes = match src {
-        Src::Arena(offset) => &arena[offset + from..offset + from + len],
-        Src::Bytes(bytes) => &bytes[from..from + len],
-    };
-    buf[..len].copy_from_slice(bytes);
-    &buf[..len]
 }
 
 #[cfg(test)]
@@ -625,6 +451,19 @@ mod tests {
             (vec![5, 3], vec![3, 1], vec![1, 0]),
             (vec![], vec![], vec![]),
         ]
+    }
+
+    /// Whether `strides` (in elements) lay `shape` out contiguously, row-major (dimensions of one
+    /// element may have any stride).
+    fn contiguous(shape: &[usize], strides: &[usize]) -> bool {
+        let mut expected = 1;
+        for (&n, &stride) in shape.iter().zip(strides).rev() {
+            if n != 1 && stride != expected {
+                return false;
+            }
+            expected *= n;
+        }
+        true
     }
 
     fn len(shape: &[usize], strides: &[usize]) -> usize {

@@ -1,7 +1,7 @@
 //! QUANTIZE (float32 → int8 and int16; requantization between int8, int16 and int32, and between
 //! int8 and uint8) and DEQUANTIZE (int8, int16 and uint8 → float32).
 //!
-//! Access order: element by element in order, in chunks, each chunk read before written. So the
+//! Access order: element by element in order, each element read before written. So the
 //! kernels whose output elements are no wider than their input's may run in place (output offset
 //! == input offset); the widening ones (`requantize_s8_s16`, `requantize_s16_s32`, the
 //! dequantizations) must not overlap their input.

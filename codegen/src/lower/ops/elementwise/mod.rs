@@ -278,9 +278,10 @@ fn operands_as(ctx: &OpContext, other: OtherShape) -> Result<(Broadcast, Vec<Ope
 }
 
 /// `k` with an [`Access::InPlace`] contract for each arena input of the output's size (no
-/// broadcast): every kernel of this family stages an input that overlaps its output chunk by chunk,
-/// each chunk read before it is written (runtime/src/kernels/elementwise/), so the output may
-/// take such an input's bytes.
+/// broadcast): every kernel of this family reads each element's operands before it writes the
+/// element (the broadcast walk), or stages an input that overlaps its output chunk by chunk, each
+/// chunk read before it is written (the same-shape entries; runtime/src/kernels/broadcast.rs), so
+/// the output may take such an input's bytes.
 fn in_place(ctx: &OpContext, mut k: Kernel) -> Result<Kernel> {
     let output = ctx.output_index(0)?;
     let out = ctx.output(0)?;
