@@ -5,8 +5,9 @@
 
 JOBS.json is a list of {"id": K, "model": PATH, "inputs": [PATH...], "outputs": [PATH...]}. For each job,
 in order, the models' inputs are read from the raw little-endian files tinyaot's side wrote (dtype and
-shape from TFLM's own input details), TFLM runs the model once, and each output is written raw to the
-given paths. RESULTS.jsonl gets, per job, a line {"id": K, "start": true} before anything is tried and
+shape from TFLM's own input details), TFLM runs the model, and each output is written raw to the
+given paths. An input file may hold several invocations' values one after the other (a stateful model): TFLM
+then runs them in order on one interpreter, and each output file gets every invocation's. RESULTS.jsonl gets, per job, a line {"id": K, "start": true} before anything is tried and
 {"id": K, "status": "ok"} or {"id": K, "status": "refused", "message": ...} after, flushed at once: when
 TFLM kills the process (abort, segfault), the caller sees which job was running and restarts the batch
 after it. TFLM's own messages (MicroPrintf writes to the C-level stderr) are captured per job and
@@ -36,17 +37,31 @@ def tflm_messages(f):
 
 
 def run_job(job):
+    # Each input file holds one or more invocations' values, one after the other (a stateful model
+    # runs several on one interpreter); each output file gets every invocation's.
     it = runtime.Interpreter.from_bytes(open(job["model"], "rb").read(), arena_size=ARENA)
+    inputs = []
+    steps = 1
     for i, path in enumerate(job["inputs"]):
         d = it.get_input_details(i)
         data = np.fromfile(path, dtype=np.dtype(d["dtype"]))
         shape = [int(x) for x in d["shape"]]
-        if data.size != int(np.prod(shape)):
-            raise ValueError(f"input {i}: {data.size} elements in {path}, TFLM expects shape {shape}")
-        it.set_input(data.reshape(shape), i)
-    it.invoke()
+        n = int(np.prod(shape))
+        if i == 0 and n > 0:
+            steps = max(1, data.size // n)
+        if data.size != n * steps:
+            raise ValueError(f"input {i}: {data.size} elements in {path}, TFLM expects shape {shape} ({steps} invocations)")
+        inputs.append((data, shape, n))
+    outputs = [[] for _ in job["outputs"]]
+    for step in range(steps):
+        for i, (data, shape, n) in enumerate(inputs):
+            it.set_input(data[step * n:(step + 1) * n].reshape(shape), i)
+        it.invoke()
+        for j in range(len(outputs)):
+            outputs[j].append(np.ascontiguousarray(it.get_output(j)).tobytes())
     for j, path in enumerate(job["outputs"]):
-        np.ascontiguousarray(it.get_output(j)).tofile(path)
+        with open(path, "wb") as f:
+            f.write(b"".join(outputs[j]))
 
 
 def main():

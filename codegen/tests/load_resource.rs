@@ -163,6 +163,38 @@ fn assignments_of_another_size_are_refused() {
     );
 }
 
+/// A value of another size than the variable's is undefined in TFLM (its Read and Assign check
+/// the sizes only in debug builds, then copy the variable's size); one of another type but the
+/// same size is TFLM's byte copy, which tinyaot does not compile.
+#[test]
+fn reads_of_another_size_are_invalid_and_of_another_type_unsupported() {
+    for (output, invalid) in [
+        ((T::INT8, vec![3, 2], None), true),
+        ((T::BOOL, vec![1, 4], None), false),
+    ] {
+        let bytes = model(&[
+            (vec![i8x4(), handle(), output], main_ops(), vec![0], vec![2]),
+            (
+                vec![handle(), (T::INT8, vec![1, 4], Some(vec![1, 2, 3, 4]))],
+                init_ops(),
+                vec![],
+                vec![],
+            ),
+        ]);
+        let Err(e) = load(&bytes) else {
+            panic!("loaded");
+        };
+        let text = e.to_string();
+        assert!(
+            text.contains("operator #2 READ_VARIABLE: its output, tensor #2")
+                && text.contains("differs in type or size from resource variable \"buf\""),
+            "{text}"
+        );
+        assert_eq!(matches!(e, Error::InvalidModel { .. }), invalid, "{text}");
+        assert_eq!(matches!(e, Error::Unsupported { .. }), !invalid, "{text}");
+    }
+}
+
 #[test]
 fn hostile_counts_and_errors_never_panic() {
     // Every prefix of a valid model is refused as a damaged file, never a panic (nor a graph:

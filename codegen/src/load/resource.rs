@@ -387,12 +387,17 @@ fn assign<'m>(
 ) -> Result<()> {
     match &v.template {
         Some(first) if first.dtype != value.dtype || first.bytes != value.bytes => {
-            return Err(unsupported(format!(
+            let detail = format!(
                 "operator #{index} {name} of {subgraph} assigns tensor #{t} {:?} ({} {:?}) to \
                  resource variable {:?}, which an earlier assignment made {} {:?}; every value of \
                  a variable must have the same type and size",
                 value.name, value.dtype, value.shape, v.name, first.dtype, first.shape
-            )))
+            );
+            return Err(if first.bytes != value.bytes {
+                invalid(detail, SIZE_CHECK)
+            } else {
+                unsupported(detail)
+            });
         }
         Some(_) => {}
         None => {
@@ -419,14 +424,26 @@ fn agree(
     state: &Tensor,
 ) -> Result<()> {
     if tensor.dtype != state.dtype || tensor.bytes != state.bytes {
-        return Err(unsupported(format!(
+        let detail = format!(
             "operator #{index} {name}: its {what}, tensor #{t} {:?} ({} {:?}), differs in type or \
              size from resource variable {:?} ({} {:?})",
             tensor.name, tensor.dtype, tensor.shape, v.name, state.dtype, state.shape
-        )));
+        );
+        return Err(if tensor.bytes != state.bytes {
+            invalid(detail, SIZE_CHECK)
+        } else {
+            unsupported(detail)
+        });
     }
     Ok(())
 }
+
+/// Why a variable's value of another size is refused: TFLM copies the variable's own size, and
+/// checks the sizes agree only in debug builds.
+const SIZE_CHECK: Grounds = Grounds::undefined(
+    "micro_resource_variable.cc Read and Assign check that the tensor's bytes equal the \
+     variable's only with TFLITE_DCHECK, then copy the variable's size (past the smaller buffer)",
+);
 
 /// The IR tensor of variable `v`, appended to `tensors` the first time.
 fn state_tensor<'m>(v: &mut Variable<'m>, tensors: &mut Vec<Tensor<'m>>) -> Result<usize> {

@@ -22,7 +22,8 @@
 //! element-wise and ADD_N; `logic.rs`: comparisons and logical operators on a side branch;
 //! `unary.rs`: single-input element-wise; `movement.rs`; `reduce.rs`; `resample.rs`; `split.rs`;
 //! `ops_tensor.rs`; `lookup_update.rs`; `recurrent.rs`: SVDF; `control.rs`: IF, its branches
-//! subgraphs drawn the same way), and the corruptions in
+//! subgraphs drawn the same way, and WHILE, its body too; `resource.rs`: resource variables and
+//! CALL_ONCE), and the corruptions in
 //! `corrupt.rs`.
 
 mod corrupt;
@@ -52,6 +53,7 @@ families!(
     recurrent,
     reduce,
     resample,
+    resource,
     split,
     unary,
 );
@@ -325,6 +327,35 @@ mod tests {
             }
         }
         assert!(unpack > 0 && add_n > 0, "{unpack} UNPACK, {add_n} ADD_N");
+    }
+
+    /// Some of the WHILE loops and resource variables (CALL_ONCE's init subgraph among them) the
+    /// generator draws get through the whole pipeline: what they are made of is what tinyaot
+    /// compiles.
+    #[test]
+    fn draws_loops_and_variables_that_compile() {
+        for op in [B::WHILE, B::CALL_ONCE, B::ASSIGN_VARIABLE] {
+            let (mut drawn, mut compiled) = (0, 0);
+            for seed in 0..1500 {
+                let m = model_from_bytes(&noise(seed, 1024));
+                let has = m.operators.iter().any(|o| {
+                    m.opcodes
+                        .get(o.opcode_index as usize)
+                        .is_some_and(|c| c.builtin_code == op)
+                });
+                if has {
+                    drawn += 1;
+                    let bytes = m.to_bytes();
+                    if tinyaot_codegen::Config::new().generate(&bytes, "m").is_ok() {
+                        compiled += 1;
+                    }
+                }
+            }
+            assert!(
+                drawn >= 15 && compiled >= 3,
+                "{compiled} of {drawn} models with {op:?} compile"
+            );
+        }
     }
 
     #[test]

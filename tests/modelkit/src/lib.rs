@@ -68,7 +68,8 @@ pub struct ModelSpec {
     pub version: u32,
     /// How many copies of the subgraph described here the file holds first.
     pub subgraphs: usize,
-    /// Subgraphs written after those copies (IF's branches), numbered from `subgraphs` on; they
+    /// Subgraphs written after those copies (IF's branches, WHILE's condition and body, CALL_ONCE's
+    /// init), numbered from `subgraphs` on; they
     /// share the model's operator codes and buffers.
     pub more_subgraphs: Vec<SubgraphSpec>,
     /// The model description string (`None` leaves it out).
@@ -272,16 +273,29 @@ impl ModelSpec {
                     }
                 }
             }
-            for op in &mut graph.operators {
-                let code = &codes[op.opcode_index as usize];
-                op.opcode_index = match self.opcodes.iter().position(|c| c == code) {
-                    Some(i) => index_u32(i),
-                    None => self.push_opcode(code.clone()),
-                };
-            }
-            self.more_subgraphs.push(graph);
+            self.push_subgraph(graph, &codes);
         }
         first
+    }
+
+    /// Appends `graph` as a subgraph after the others and returns its index; `codes` are the
+    /// operator codes its operators index, which become the model's (one list for every
+    /// subgraph: a code the model has already is shared; an index past `codes` stays as
+    /// written).
+    pub fn push_subgraph(&mut self, mut graph: SubgraphSpec, codes: &[OpCodeSpec]) -> i32 {
+        let index = index_i32(self.subgraphs + self.more_subgraphs.len());
+        for op in &mut graph.operators {
+            // An index past `codes` stays as written (raw, as every index of a spec).
+            let Some(code) = codes.get(op.opcode_index as usize) else {
+                continue;
+            };
+            op.opcode_index = match self.opcodes.iter().position(|c| c == code) {
+                Some(i) => index_u32(i),
+                None => self.push_opcode(code.clone()),
+            };
+        }
+        self.more_subgraphs.push(graph);
+        index
     }
 
     /// Adds TFLM's `OfflineMemoryAllocation` metadata: `[version 1, subgraph 0, n, offsets…]`

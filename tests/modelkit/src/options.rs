@@ -217,6 +217,25 @@ pub enum Options {
         /// The subgraph run when it is false.
         else_subgraph: i32,
     },
+    /// `WhileOptions`: the subgraphs of WHILE's condition and body.
+    While {
+        /// The condition subgraph.
+        cond_subgraph: i32,
+        /// The body subgraph.
+        body_subgraph: i32,
+    },
+    /// `CallOnceOptions`: the subgraph CALL_ONCE runs on the first invocation.
+    CallOnce {
+        /// The init subgraph.
+        init_subgraph: i32,
+    },
+    /// `VarHandleOptions`: the resource variable's container and shared name.
+    VarHandle {
+        /// `container` (`None` leaves it out).
+        container: Option<String>,
+        /// `shared_name` (`None` leaves it out).
+        shared_name: Option<String>,
+    },
     /// `ResizeNearestNeighborOptions` or (`bilinear`) `ResizeBilinearOptions`.
     Resize {
         /// RESIZE_BILINEAR's table rather than RESIZE_NEAREST_NEIGHBOR's.
@@ -423,6 +442,9 @@ impl Options {
             Options::Shape { .. } => T::ShapeOptions,
             Options::Gather { .. } => T::GatherOptions,
             Options::If { .. } => T::IfOptions,
+            Options::While { .. } => T::WhileOptions,
+            Options::CallOnce { .. } => T::CallOnceOptions,
+            Options::VarHandle { .. } => T::VarHandleOptions,
             Options::BatchMatMul { .. } => T::BatchMatMulOptions,
             Options::Cumsum { .. } => T::CumsumOptions,
             Options::Resize { bilinear: true, .. } => T::ResizeBilinearOptions,
@@ -719,6 +741,39 @@ impl Options {
                 },
             )
             .as_union_value(),
+            Options::While {
+                cond_subgraph,
+                body_subgraph,
+            } => tflite::WhileOptions::create(
+                fbb,
+                &tflite::WhileOptionsArgs {
+                    cond_subgraph_index: *cond_subgraph,
+                    body_subgraph_index: *body_subgraph,
+                },
+            )
+            .as_union_value(),
+            Options::CallOnce { init_subgraph } => tflite::CallOnceOptions::create(
+                fbb,
+                &tflite::CallOnceOptionsArgs {
+                    init_subgraph_index: *init_subgraph,
+                },
+            )
+            .as_union_value(),
+            Options::VarHandle {
+                container,
+                shared_name,
+            } => {
+                let container = container.as_deref().map(|s| fbb.create_string(s));
+                let shared_name = shared_name.as_deref().map(|s| fbb.create_string(s));
+                tflite::VarHandleOptions::create(
+                    fbb,
+                    &tflite::VarHandleOptionsArgs {
+                        container,
+                        shared_name,
+                    },
+                )
+                .as_union_value()
+            }
             Options::BatchMatMul { adj_x, adj_y } => tflite::BatchMatMulOptions::create(
                 fbb,
                 &tflite::BatchMatMulOptionsArgs {

@@ -491,9 +491,10 @@ fn save_failure(
         }
     }
     let text = format!(
-        "{}\nops: {}\nproblems: {}\nTFLM: {:?}\nrust: {:?}\nc: {:?}\nrerun: cargo xtask difftest --seed {seed} --from {} --cases 1{rerun}\n",
+        "{}\nops: {}\ninvocations: {} (each input and output file holds each one's values in turn)\nproblems: {}\nTFLM: {:?}\nrust: {:?}\nc: {:?}\nrerun: cargo xtask difftest --seed {seed} --from {} --cases 1{rerun}\n",
         r.case.description,
         r.case.ops.join(" -> "),
+        r.case.steps,
         problems.join("; "),
         r.tflm,
         r.rust,

@@ -1,7 +1,9 @@
 //! One batch of cases through the three sides: TFLM (`xtask/difftest.py`, one Python process), the
 //! Rust backend (one generated crate, every model a module, one `main` running them all) and the
 //! C backend (one program, every model under its own prefix). TFLM runs while the Rust crate and
-//! the C program compile.
+//! the C program compile. A case whose input files hold several invocations' values one after the
+//! other (a model with state: [`Case::steps`]) runs them in order on one instance on every side,
+//! each output file getting every invocation's values.
 //!
 //! The three runners share a crash-tolerant protocol: the program is told the cases to run, says
 //! `start ID` before each and `ok ID` / `err ID MESSAGE` after; when it dies (abort, segfault, a
@@ -535,20 +537,36 @@ fn rust_main(ids: &BTreeSet<u64>) -> String {
 use std::io::{BufRead, Write};
 use tinyaot::Model;
 
+// Each input file holds one or more invocations' values, one after the other (a stateful model
+// runs several on one instance); each output file gets every invocation's.
 fn run<M: Model>(m: &mut M, dir: &str) -> Result<(), String> {
+    let mut inputs = Vec::new();
     for i in 0..M::INPUTS {
         let path = format!("{dir}/input{i}.bin");
-        let bytes = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
-        let dst = m.input_bytes_mut(i);
-        if dst.len() != bytes.len() {
-            return Err(format!("input {i}: {} bytes, the model takes {}", bytes.len(), dst.len()));
-        }
-        dst.copy_from_slice(&bytes);
+        inputs.push(std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?);
     }
-    m.invoke();
-    for j in 0..M::OUTPUTS {
+    let steps = match inputs.first() {
+        Some(bytes) if !m.input_bytes_mut(0).is_empty() => bytes.len() / m.input_bytes_mut(0).len(),
+        _ => 1,
+    };
+    let mut outputs = vec![Vec::new(); M::OUTPUTS];
+    for step in 0..steps.max(1) {
+        for (i, bytes) in inputs.iter().enumerate() {
+            let dst = m.input_bytes_mut(i);
+            let n = dst.len();
+            if n * steps != bytes.len() {
+                return Err(format!("input {i}: {} bytes, the model takes {n} per invocation", bytes.len()));
+            }
+            dst.copy_from_slice(&bytes[step * n..(step + 1) * n]);
+        }
+        m.invoke();
+        for (j, out) in outputs.iter_mut().enumerate() {
+            out.extend_from_slice(m.output_bytes(j));
+        }
+    }
+    for (j, out) in outputs.iter().enumerate() {
         let path = format!("{dir}/rust{j}.bin");
-        std::fs::write(&path, m.output_bytes(j)).map_err(|e| format!("{path}: {e}"))?;
+        std::fs::write(&path, out).map_err(|e| format!("{path}: {e}"))?;
     }
     Ok(())
 }
@@ -752,39 +770,63 @@ static const char *run(const model_t *m, const char *dir)
 {
     static char path[4200];
     int i;
-    for (i = 0; i < m->inputs; i++) {
-        unsigned char *dst = (unsigned char *)m->input(i);
-        size_t want = m->input_bytes(i);
-        size_t got;
+    long step, steps = 1;
+    /* Each input file holds one or more invocations' values, one after the other (a stateful
+     * model runs several on one instance); each output file gets every invocation's. */
+    if (m->inputs > 0 && m->input_bytes(0) != 0) {
         FILE *f;
-        sprintf(path, "%s/input%d.bin", dir, i);
+        sprintf(path, "%s/input0.bin", dir);
         f = fopen(path, "rb");
         if (f == NULL) {
             return "cannot open an input";
         }
-        got = want == 0 ? 0 : fread(dst, 1, want, f);
-        if (got != want || fgetc(f) != EOF) {
-            fclose(f);
-            return "input size differs from input_bytes";
-        }
+        fseek(f, 0, SEEK_END);
+        steps = ftell(f) / (long)m->input_bytes(0);
         fclose(f);
-    }
-    if (m->invoke() != 0) {
-        return "invoke returned non-zero";
-    }
-    for (i = 0; i < m->outputs; i++) {
-        size_t n = m->output_bytes(i);
-        FILE *f;
-        sprintf(path, "%s/c%d.bin", dir, i);
-        f = fopen(path, "wb");
-        if (f == NULL) {
-            return "cannot create an output";
+        if (steps < 1) {
+            steps = 1;
         }
-        if (n != 0 && fwrite(m->output(i), 1, n, f) != n) {
+    }
+    for (step = 0; step < steps; step++) {
+        for (i = 0; i < m->inputs; i++) {
+            unsigned char *dst = (unsigned char *)m->input(i);
+            size_t want = m->input_bytes(i);
+            size_t got;
+            FILE *f;
+            sprintf(path, "%s/input%d.bin", dir, i);
+            f = fopen(path, "rb");
+            if (f == NULL) {
+                return "cannot open an input";
+            }
+            fseek(f, 0, SEEK_END);
+            if (ftell(f) != (long)want * steps) {
+                fclose(f);
+                return "input size differs from input_bytes";
+            }
+            fseek(f, (long)want * step, SEEK_SET);
+            got = want == 0 ? 0 : fread(dst, 1, want, f);
             fclose(f);
-            return "cannot write an output";
+            if (got != want) {
+                return "input size differs from input_bytes";
+            }
         }
-        fclose(f);
+        if (m->invoke() != 0) {
+            return "invoke returned non-zero";
+        }
+        for (i = 0; i < m->outputs; i++) {
+            size_t n = m->output_bytes(i);
+            FILE *f;
+            sprintf(path, "%s/c%d.bin", dir, i);
+            f = fopen(path, step == 0 ? "wb" : "ab");
+            if (f == NULL) {
+                return "cannot create an output";
+            }
+            if (n != 0 && fwrite(m->output(i), 1, n, f) != n) {
+                fclose(f);
+                return "cannot write an output";
+            }
+            fclose(f);
+        }
     }
     return NULL;
 }

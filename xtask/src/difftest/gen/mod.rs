@@ -40,6 +40,7 @@ families!(
     ops_tensor,
     reduce,
     resample,
+    resource,
     trig_reverse_add_n,
 );
 
@@ -143,8 +144,11 @@ pub struct Case {
     pub spec: ModelSpec,
     /// One line: the ops, dtypes, shapes, options and scales.
     pub description: String,
-    /// The inputs, raw little-endian, one per graph input.
+    /// The inputs, raw little-endian, one per graph input: `steps` invocations' values, one
+    /// after the other.
     pub inputs: Vec<Vec<u8>>,
+    /// Invocations of the model on one instance (more than one when it keeps state).
+    pub steps: usize,
     /// The element type of each graph output.
     pub output_types: Vec<TensorType>,
     /// The names of the ops, in order (for the summary).
@@ -226,6 +230,8 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
     }
     let out = x?;
     g.m.outputs = vec![out];
+    let more = std::mem::take(&mut g.more_outputs);
+    g.m.outputs.extend(more);
     if g.rng.chance(0.06) {
         g.mutate();
     }
@@ -269,6 +275,35 @@ fn int32_values(rng: &mut Rng, n: usize) -> Vec<u8> {
         .collect()
 }
 
+/// One invocation's random values of a graph input (input `k`, of `n` elements of `dtype`), as
+/// raw little-endian bytes: floats in [-range, range), positions in `0..bound`, integers over their
+/// whole range (int32 now and then small).
+fn input_values(
+    rng: &mut Rng,
+    dtype: TensorType,
+    n: usize,
+    range: f64,
+    k: usize,
+    positions: &[(usize, i32)],
+) -> Vec<u8> {
+    match dtype {
+        TensorType::INT8 => (0..n).map(|_| rng.next_u64() as u8).collect(),
+        TensorType::FLOAT32 => (0..n).flat_map(|_| rng.sym(range).to_le_bytes()).collect(),
+        TensorType::INT32 => match positions.iter().find(|&&(i, _)| i == k) {
+            Some(&(_, bound)) => (0..n)
+                .flat_map(|_| rng.int(0, bound - 1).to_le_bytes())
+                .collect(),
+            None => int32_values(rng, n),
+        },
+        TensorType::INT16 => (0..n)
+            .flat_map(|_| (rng.next_u64() as u16).to_le_bytes())
+            .collect(),
+        TensorType::INT64 => (0..n).flat_map(|_| rng.next_u64().to_le_bytes()).collect(),
+        TensorType::BOOL => (0..n).map(|_| (rng.next_u64() & 1) as u8).collect(),
+        _ => vec![0; n * 4],
+    }
+}
+
 /// The TFLite name of `op`.
 pub fn op_name(op: B) -> &'static str {
     entry(op).map_or("?", |e| e.name)
@@ -291,6 +326,15 @@ struct G<'a> {
     /// shape would leave elements TFLM never writes (arena garbage there, zeros in tinyaot), a
     /// result no model can rely on, so the mutation changes something else.
     run_time_controls: bool,
+    /// Graph outputs besides the chain's last tensor (a WHILE's counter), in order.
+    more_outputs: Vec<i32>,
+    /// Invocations of the model, one after the other on one instance: more than one when it
+    /// keeps state (resource variables) from one to the next.
+    steps: usize,
+    /// The CALL_ONCE init subgraph, once drawn: its index among [`ModelSpec::more_subgraphs`].
+    init: Option<usize>,
+    /// Resource variables drawn so far (each named after its number).
+    variables: usize,
 }
 
 const ACTIVATIONS: &[Activation] = &[
@@ -348,6 +392,10 @@ impl<'a> G<'a> {
             positions: Vec::new(),
             tricky: false,
             run_time_controls: false,
+            more_outputs: Vec::new(),
+            steps: 1,
+            init: None,
+            variables: 0,
         }
     }
 
@@ -358,6 +406,7 @@ impl<'a> G<'a> {
             desc,
             ranges,
             positions,
+            steps,
             ..
         } = self;
         let mut inputs = Vec::new();
@@ -366,22 +415,11 @@ impl<'a> G<'a> {
             let shape = tensor.shape.clone().unwrap_or_default();
             let n = elements(&shape).max(0) as usize;
             let range = ranges.get(k).copied().unwrap_or(1.0);
-            let bytes = match tensor.dtype {
-                TensorType::INT8 => (0..n).map(|_| rng.next_u64() as u8).collect(),
-                TensorType::FLOAT32 => (0..n).flat_map(|_| rng.sym(range).to_le_bytes()).collect(),
-                TensorType::INT32 => match positions.iter().find(|&&(i, _)| i == k) {
-                    Some(&(_, bound)) => (0..n)
-                        .flat_map(|_| rng.int(0, bound - 1).to_le_bytes())
-                        .collect(),
-                    None => int32_values(rng, n),
-                },
-                TensorType::INT16 => (0..n)
-                    .flat_map(|_| (rng.next_u64() as u16).to_le_bytes())
-                    .collect(),
-                TensorType::INT64 => (0..n).flat_map(|_| rng.next_u64().to_le_bytes()).collect(),
-                TensorType::BOOL => (0..n).map(|_| (rng.next_u64() & 1) as u8).collect(),
-                _ => vec![0; n * 4],
-            };
+            // One invocation's values after another: a stateful model runs `steps` of them.
+            let mut bytes = Vec::new();
+            for _ in 0..steps {
+                bytes.extend(input_values(rng, tensor.dtype, n, range, k, &positions));
+            }
             inputs.push(bytes);
         }
         let output_types = m
@@ -394,6 +432,7 @@ impl<'a> G<'a> {
             spec: m,
             description: desc.join(" ; "),
             inputs,
+            steps,
             output_types,
             ops,
         }
