@@ -41,9 +41,9 @@ use crate::table::{self, CoreRun, Measured, Row};
 /// every board: mobilenet_v2_quantized_1x3x224x224, the largest, has 3.5 MB of weights in the
 /// 4 MiB of code SRAM (the 8 MiB QSPI flash on the M55's board, 8 MiB on RV32's) and its
 /// 2.4 MB arena in the 4 MiB of data SRAM (and takes about 40 s of emulation on the Cortex-M4 for
-/// both languages and three cases). Then issue 35's: the keyword pipeline (TFLM's micro_speech
-/// audio preprocessor and keyword model as one group, raw audio in: [`mcu_pipeline`]) and the SSD
-/// post-processing of the hostile suite's detection corners, in both suppression modes.
+/// both languages and three cases). Then issue 35's: the keyword pipeline (the audio front end and
+/// keyword model as one group, raw audio in: [`mcu_pipeline`]), SSD post-processing in both
+/// suppression modes, a model with LUT-compressed weights and a CIRCULAR_BUFFER.
 const DEFAULT_MODELS: &[&str] = &[
     "sine_mlp",
     "micro_speech_like",
@@ -112,6 +112,8 @@ const DEFAULT_MODELS: &[&str] = &[
     mcu_pipeline::NAME,
     "detection_postprocess_regular",
     "detection_postprocess_fast",
+    "decode_lut",
+    "circular_buffer_int8",
 ];
 
 /// Flags for the C firmware besides the core's (`Core::c_arch`).
