@@ -756,9 +756,9 @@ impl Emitter<'_, '_> {
         Ok(value)
     }
 
-    /// The test that byte `byte` of tensor `tensor` is nonzero: a kernel's stop byte
-    /// ([`crate::lower::KernelCall::stop`]).
-    fn stop_test(&self, tensor: usize, byte: usize) -> Result<String> {
+    /// Byte `byte` of tensor `tensor` in its buffer (the arena or its memory region's), as a C
+    /// lvalue.
+    fn tensor_byte(&self, tensor: usize, byte: usize) -> Result<String> {
         let place = self.layout.place(tensor)?;
         let buffer = match place
             .memory_region
@@ -770,25 +770,20 @@ impl Emitter<'_, '_> {
                 self.arena_name.to_string()
             }
         };
-        Ok(format!("{buffer}.bytes[{}] != 0", place.offset + byte))
+        Ok(format!("{buffer}.bytes[{}]", place.offset + byte))
+    }
+
+    /// The test that byte `byte` of tensor `tensor` is nonzero: a kernel's stop byte
+    /// ([`crate::lower::KernelCall::stop`]).
+    fn stop_test(&self, tensor: usize, byte: usize) -> Result<String> {
+        Ok(format!("{} != 0", self.tensor_byte(tensor, byte)?))
     }
 
     /// The test that an IF's condition, the BOOL tensor `cond`, is `taken`: its byte is nonzero
     /// for true (TFLM reads `cond->data.b[0]`).
     fn condition(&self, cond: usize, taken: bool) -> Result<String> {
-        let place = self.layout.place(cond)?;
-        let buffer = match place
-            .memory_region
-            .and_then(|k| self.layout.memory_regions.get(k))
-        {
-            Some(used) => format!("{}_region_{}", self.prefix, used.region.name),
-            None => {
-                self.arena_used.set(true);
-                self.arena_name.to_string()
-            }
-        };
         let test = if taken { "!=" } else { "==" };
-        Ok(format!("{buffer}.bytes[{}] {test} 0", place.offset))
+        Ok(format!("{} {test} 0", self.tensor_byte(cond, 0)?))
     }
 
     fn kernel_step(
