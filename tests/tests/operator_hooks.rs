@@ -87,7 +87,17 @@ fn the_hook_wraps_every_operator_and_changes_nothing() {
         } else if branched && events != expected(true) {
             assert_eq!(events, expected(false), "{}: hook calls", entry.name);
         } else {
-            assert_eq!(events, expected(true), "{}: hook calls", entry.name);
+            let all = expected(true);
+            // A CIRCULAR_BUFFER still waiting for frames ends the invoke right after itself (its
+            // stop byte; TFLM's kTfLiteAbort): the hook saw the operators up to it, in order.
+            let stopped = events.len() < all.len()
+                && events[..] == all[..events.len()]
+                && events
+                    .last()
+                    .is_some_and(|(before, _, name)| !before && name == "CUSTOM(CIRCULAR_BUFFER)");
+            if !stopped {
+                assert_eq!(events, all, "{}: hook calls", entry.name);
+            }
         }
         for o in 0..outputs {
             assert_eq!(
