@@ -236,3 +236,39 @@ fn variables_are_keyed_by_the_bytes_of_their_names() {
     let e = refusal(&named(b"b\xffa", b"b\xffb"));
     assert!(e.contains("before any"), "{e}");
 }
+
+/// A value that folding makes a constant (here ZEROS_LIKE of the input: zeros whatever the input)
+/// is assigned by a copy from flash; it was an internal error ("expected in the arena") that the
+/// difftest found (seed 20261201, case 1046: ZEROS_LIKE, ADD of a constant, ASSIGN_VARIABLE).
+#[test]
+fn a_value_folded_to_a_constant_is_assigned_from_flash() {
+    let mut main = main_ops();
+    main.insert(3, (B::ZEROS_LIKE, vec![0], vec![3], Opt::None));
+    main[4].1 = vec![1, 3];
+    let bytes = model(&[
+        (
+            vec![i8x4(), handle(), i8x4(), i8x4()],
+            main,
+            vec![0],
+            vec![2],
+        ),
+        (
+            vec![handle(), (T::INT8, vec![1, 4], Some(vec![1, 2, 3, 4]))],
+            init_ops(),
+            vec![],
+            vec![],
+        ),
+    ]);
+    let source = tinyaot_codegen::Config::new()
+        .generate(&bytes, "m")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(source.contains("concat1"), "{source}");
+    #[cfg(feature = "c")]
+    {
+        let options = tinyaot_codegen::COptions {
+            prefix: "m".to_string(),
+            source_name: "m.tflite".to_string(),
+        };
+        tinyaot_codegen::c_sources(&bytes, &options).unwrap_or_else(|e| panic!("{e}"));
+    }
+}

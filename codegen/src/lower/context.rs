@@ -7,7 +7,7 @@
 //! written once (scale ranges, shift ranges, int8 zero points, fused activation bounds) applies
 //! to every op that needs it.
 
-use super::{quant, CallKind, Data};
+use super::{quant, CallKind, Data, KernelCall, Operand};
 use crate::error::{Error, Grounds, Result};
 use crate::ir::{Activation, DType, Graph, OpCode, Operator, Tensor};
 use crate::load::flexbuffer::{FlexMap, FlexVector};
@@ -412,6 +412,25 @@ impl<'g, 'm> OpContext<'g, 'm> {
                 ),
                 grounds,
             ));
+        }
+        if i.is_constant() {
+            // Folding made the input a constant, and the output is one it could not make (a
+            // resource variable, a WHILE's carried tensor): an alias copy reads the arena, so the
+            // bytes are copied from flash by the one-input concatenation.
+            return Ok(CallKind::Kernel(KernelCall {
+                module: "concat",
+                function: "concat1",
+                operands: vec![Operand::Src(input), Operand::Offset(output)],
+                params: Some(
+                    crate::lower::params::concat::Concat {
+                        outer: 1,
+                        chunk_bytes: vec![o.bytes],
+                    }
+                    .into(),
+                ),
+                access: Vec::new(),
+                stop: None,
+            }));
         }
         Ok(CallKind::Alias { input, output })
     }

@@ -14,9 +14,8 @@ use super::{Lowering, OpEntry};
 use crate::error::Error;
 use crate::error::Result;
 use crate::ir::{DType, IfStep, OpCode, Options, WhileStep};
-use crate::lower::params::concat::Concat;
 use crate::lower::types::{Role, Sig, Types};
-use crate::lower::{CallKind, KernelCall, OpContext, Operand};
+use crate::lower::{CallKind, OpContext};
 
 /// The operators of this family. The arities are those of the steps the loader leaves (a copy
 /// has one input, a selection three).
@@ -50,38 +49,14 @@ pub(crate) const OPS: &[OpEntry] = &[
 ];
 
 /// A WHILE's step: a copy (from a constant by the one-input concatenation), or its exit. The
-/// loader checked the types and sizes against TFLM's Prepare and Eval; they are checked again
-/// here because a wrong size would copy out of bounds.
+/// loader checked the types and sizes against TFLM's Prepare and Eval; `alias` checks them again
+/// because a wrong size would copy out of bounds.
 fn while_step(ctx: &OpContext) -> Result<CallKind> {
     let op = ctx.op();
     match (&op.options, op.outputs.len()) {
-        (Options::While(WhileStep::Copy), 1) => {
-            let (input, output) = (ctx.input_index(0)?, ctx.output_index(0)?);
-            let tensors = &ctx.graph().tensors;
-            if !tensors[input].is_constant() {
-                return ctx.alias();
-            }
-            let (i, o) = (&tensors[input], &tensors[output]);
-            if i.dtype != o.dtype || i.bytes != o.bytes {
-                return Err(ctx.internal(
-                    "the loader left a WHILE copy between tensors of different types or sizes",
-                ));
-            }
-            Ok(CallKind::Kernel(KernelCall {
-                module: "concat",
-                function: "concat1",
-                operands: vec![Operand::Src(input), Operand::Offset(output)],
-                params: Some(
-                    Concat {
-                        outer: 1,
-                        chunk_bytes: vec![o.bytes],
-                    }
-                    .into(),
-                ),
-                access: Vec::new(),
-                stop: None,
-            }))
-        }
+        // A copy from a constant (an initial value, or a body output the body never changes) is
+        // the one-input concatenation, which reads its input from flash (`OpContext::alias`).
+        (Options::While(WhileStep::Copy), 1) => ctx.alias(),
         (Options::While(WhileStep::Exit), 0) => {
             let cond = ctx.input_index(0)?;
             let c = &ctx.graph().tensors[cond];
