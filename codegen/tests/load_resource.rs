@@ -20,8 +20,14 @@ fn handle() -> Tensor {
 /// Main: CALL_ONCE(1), VAR_HANDLE "buf" -> #1, READ_VARIABLE #1 -> #2 (the output),
 /// ASSIGN_VARIABLE #1 <- #0 (the input). Init: VAR_HANDLE "buf", ASSIGN_VARIABLE of [1, 2, 3, 4].
 fn streaming(main: Vec<Op>, init: Vec<Op>) -> Vec<u8> {
+    with_init(vec![i8x4(), handle(), i8x4()], main, init)
+}
+
+/// The main subgraph `main` over `tensors` (input #0, output #2), and the init subgraph `init`
+/// over a handle and the constant [1, 2, 3, 4].
+fn with_init(tensors: Vec<Tensor>, main: Vec<Op>, init: Vec<Op>) -> Vec<u8> {
     model(&[
-        (vec![i8x4(), handle(), i8x4()], main, vec![0], vec![2]),
+        (tensors, main, vec![0], vec![2]),
         (
             vec![handle(), (T::INT8, vec![1, 4], Some(vec![1, 2, 3, 4]))],
             init,
@@ -142,20 +148,11 @@ fn nested_call_once_and_control_flow_are_refused() {
 
 #[test]
 fn assignments_of_another_size_are_refused() {
-    let bytes = model(&[
-        (
-            vec![(T::INT8, vec![1, 8], None), handle(), i8x4()],
-            main_ops(),
-            vec![0],
-            vec![2],
-        ),
-        (
-            vec![handle(), (T::INT8, vec![1, 4], Some(vec![1, 2, 3, 4]))],
-            init_ops(),
-            vec![],
-            vec![],
-        ),
-    ]);
+    let bytes = with_init(
+        vec![(T::INT8, vec![1, 8], None), handle(), i8x4()],
+        main_ops(),
+        init_ops(),
+    );
     let e = refusal(&bytes);
     assert!(
         e.contains("every value of a variable must have the same type and size"),
@@ -172,15 +169,7 @@ fn reads_of_another_size_are_invalid_and_of_another_type_unsupported() {
         ((T::INT8, vec![3, 2], None), true),
         ((T::BOOL, vec![1, 4], None), false),
     ] {
-        let bytes = model(&[
-            (vec![i8x4(), handle(), output], main_ops(), vec![0], vec![2]),
-            (
-                vec![handle(), (T::INT8, vec![1, 4], Some(vec![1, 2, 3, 4]))],
-                init_ops(),
-                vec![],
-                vec![],
-            ),
-        ]);
+        let bytes = with_init(vec![i8x4(), handle(), output], main_ops(), init_ops());
         let Err(e) = load(&bytes) else {
             panic!("loaded");
         };
@@ -245,20 +234,7 @@ fn a_value_folded_to_a_constant_is_assigned_from_flash() {
     let mut main = main_ops();
     main.insert(3, (B::ZEROS_LIKE, vec![0], vec![3], Opt::None));
     main[4].1 = vec![1, 3];
-    let bytes = model(&[
-        (
-            vec![i8x4(), handle(), i8x4(), i8x4()],
-            main,
-            vec![0],
-            vec![2],
-        ),
-        (
-            vec![handle(), (T::INT8, vec![1, 4], Some(vec![1, 2, 3, 4]))],
-            init_ops(),
-            vec![],
-            vec![],
-        ),
-    ]);
+    let bytes = with_init(vec![i8x4(), handle(), i8x4(), i8x4()], main, init_ops());
     let source = tinyaot_codegen::Config::new()
         .generate(&bytes, "m")
         .unwrap_or_else(|e| panic!("{e}"));
