@@ -38,6 +38,20 @@ fn index(indices: &[u8], i: usize, bit_width: usize) -> usize {
     (((hi << 8) | lo) >> (16 - (bit & 7) - bit_width)) & ((1 << bit_width) - 1)
 }
 
+impl DecodeLut<'_> {
+    /// The table entry of element `i`: its channel and its index into that channel's table.
+    /// The generator checks every element's entry against the tables with this too.
+    #[inline(always)]
+    pub fn entry(&self, i: usize) -> (usize, usize) {
+        let channel = if self.last_axis {
+            i % self.channels
+        } else {
+            i / (self.count / self.channels)
+        };
+        (channel, index(self.indices, i, self.bit_width))
+    }
+}
+
 /// Decodes the `count` elements of `p` into the bytes at `output`: element `i` of channel `c`
 /// is value `index(i)` of table `c`, its bytes copied as stored (the tables hold the output's
 /// little-endian elements).
@@ -45,14 +59,9 @@ fn index(indices: &[u8], i: usize, bit_width: usize) -> usize {
 pub fn decode_lut(arena: &mut [u8], output: usize, p: &DecodeLut) {
     let size = p.element_size;
     let out = &mut arena[output..output + p.count * size];
-    let per_channel = if p.last_axis { 1 } else { p.count / p.channels };
     for (i, dst) in out.chunks_exact_mut(size).enumerate() {
-        let channel = if p.last_axis {
-            i % p.channels
-        } else {
-            i / per_channel
-        };
-        let at = (channel * p.stride + index(p.indices, i, p.bit_width)) * size;
+        let (channel, index) = p.entry(i);
+        let at = (channel * p.stride + index) * size;
         dst.copy_from_slice(&p.values[at..at + size]);
     }
 }

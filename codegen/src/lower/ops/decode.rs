@@ -196,17 +196,18 @@ fn lut(ctx: &OpContext, indices: &[u8], meta: &[u8], output: &crate::ir::Tensor)
         ));
     }
     let values = &meta[HEADER..];
-    let per_channel = if last_axis { 1 } else { count / channels };
+    let lut = tinyaot_runtime::kernels::decode::DecodeLut {
+        indices: &indices[..needed],
+        values,
+        count,
+        bit_width,
+        element_size: size,
+        channels,
+        stride,
+        last_axis,
+    };
     for i in 0..count {
-        let bit = i * bit_width;
-        let word = (usize::from(indices[bit / 8]) << 8)
-            | usize::from(indices.get(bit / 8 + 1).copied().unwrap_or(0));
-        let index = (word >> (16 - bit % 8 - bit_width)) & ((1 << bit_width) - 1);
-        let channel = if last_axis {
-            i % channels
-        } else {
-            i / per_channel
-        };
+        let (channel, index) = lut.entry(i);
         if (channel * stride + index + 1) * size > values.len() {
             return Err(ctx.invalid(
                 format!(
