@@ -92,24 +92,28 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// The test that an IF's condition, the BOOL tensor `cond`, is `taken`: its byte is nonzero
-    /// for true (TFLM reads `cond->data.b[0]`).
-    /// The test that byte `byte` of tensor `tensor` is nonzero: a kernel's stop byte
-    /// ([`crate::lower::KernelCall::stop`]).
-    pub(super) fn stop_test(&self, tensor: usize, byte: usize) -> Result<TokenStream> {
+    /// Byte `byte` of tensor `tensor` in its buffer (the arena or its memory region's).
+    fn tensor_byte(&self, tensor: usize, byte: usize) -> Result<TokenStream> {
         let place = self.layout.place(tensor)?;
         let buffer = self.binding(place.memory_region);
         let offset = lit(place.offset + byte);
-        Ok(quote! { #buffer[#offset] != 0 })
+        Ok(quote! { #buffer[#offset] })
     }
 
+    /// The test that byte `byte` of tensor `tensor` is nonzero: a kernel's stop byte
+    /// ([`crate::lower::KernelCall::stop`]).
+    pub(super) fn stop_test(&self, tensor: usize, byte: usize) -> Result<TokenStream> {
+        let byte = self.tensor_byte(tensor, byte)?;
+        Ok(quote! { #byte != 0 })
+    }
+
+    /// The test that an IF's condition, the BOOL tensor `cond`, is `taken`: its byte is nonzero
+    /// for true (TFLM reads `cond->data.b[0]`).
     pub(super) fn condition(&self, cond: usize, taken: bool) -> Result<TokenStream> {
-        let place = self.layout.place(cond)?;
-        let buffer = self.binding(place.memory_region);
-        let offset = lit(place.offset);
+        let byte = self.tensor_byte(cond, 0)?;
         Ok(match taken {
-            true => quote! { #buffer[#offset] != 0 },
-            false => quote! { #buffer[#offset] == 0 },
+            true => quote! { #byte != 0 },
+            false => quote! { #byte == 0 },
         })
     }
 
