@@ -49,6 +49,14 @@ pub struct Core {
     pub insns_per_tick: (u64, u64),
 }
 
+/// Whether the firmwares carry debug information: only with `TINYAOT_MCU_DEBUG_INFO=1` (for a
+/// debugger under QEMU's `-s`). The measurements read the ELF's section headers and symbol table,
+/// never its debug information, and building it is about half of each Rust firmware's build
+/// (and a fifth of each C one's): CI builds close to a thousand firmwares.
+pub fn debug_info() -> bool {
+    std::env::var_os("TINYAOT_MCU_DEBUG_INFO").is_some_and(|v| v == "1")
+}
+
 impl Core {
     /// `rustflags` as `CARGO_ENCODED_RUSTFLAGS` (separated by 0x1f).
     pub fn encoded_rustflags(&self) -> String {
@@ -73,7 +81,11 @@ impl Core {
             .env("TINYAOT_MCU_BOARD", self.board)
             .env("CARGO_ENCODED_RUSTFLAGS", self.encoded_rustflags())
             .env_remove("RUSTFLAGS")
-            .env("CARGO_TARGET_DIR", target_dir);
+            .env("CARGO_TARGET_DIR", target_dir)
+            .env(
+                "CARGO_PROFILE_RELEASE_DEBUG",
+                if debug_info() { "true" } else { "false" },
+            );
         command
     }
 

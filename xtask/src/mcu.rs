@@ -124,7 +124,6 @@ const C_FLAGS: &[&str] = &[
     "-Wextra",
     "-Wpedantic",
     "-Werror",
-    "-g",
     "-ffunction-sections",
     "-fdata-sections",
 ];
@@ -1012,6 +1011,7 @@ fn build_c(paths: &Paths, core: &Core, dir: &Path, elf: &Path) -> Result<PathBuf
     let output = Command::new(core.cc)
         .args(core.c_arch)
         .args(C_FLAGS)
+        .args(cores::debug_info().then_some("-g"))
         .args(if paths.profile {
             &profile_flags[..]
         } else {
