@@ -33,6 +33,10 @@ use crate::mcu_pipeline::{self, Pipeline};
 use crate::measure::{self, Report, Sizes};
 use crate::table::{self, CoreRun, Measured, Row};
 
+mod firmware;
+mod kernel_cover;
+use firmware::{build_c, build_rust};
+
 /// The models run by default, the README's tables: the fixture suite's CNNs and MLPs, the int8
 /// reference models the backends accept, the stateful SVDF fixtures and keyword_scrambled, issue
 /// 34's composite networks (a U-Net, an attention block, an unrolled GRU, a transformer) and BATCH_MATMUL at an attention layer's size, and int16 ("16x8") models: one SEANet layer of TFLM's integration suite per operator and the int16
@@ -116,23 +120,6 @@ const DEFAULT_MODELS: &[&str] = &[
     "circular_buffer_int8",
 ];
 
-/// Flags for the C firmware besides the core's (`Core::c_arch`).
-const C_FLAGS: &[&str] = &[
-    "-O2",
-    "-std=c99",
-    "-Wall",
-    "-Wextra",
-    "-Wpedantic",
-    "-Werror",
-    "-ffunction-sections",
-    "-fdata-sections",
-];
-
-/// Link flags besides the C library's specs (`Core::c_specs`: newlib-nano or picolibc, only for
-/// memcpy/memset): own start-up code (cortex_m.c, rv32.c), unused sections dropped so that the ELF
-/// holds what the model needs.
-const C_LINK_FLAGS: &[&str] = &["-nostartfiles", "-Wl,--gc-sections"];
-
 /// Where things are, and how the firmwares are built.
 struct Paths {
     root: PathBuf,
@@ -170,6 +157,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut json_path: Option<PathBuf> = None;
     let mut models_named = false;
     let mut cores = vec![cores::m4()];
+    let mut cover: Vec<&Core> = Vec::new();
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let mut value = |flag: &str| {
@@ -184,6 +172,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--region" => regions.push(region(&value("--region")?)?),
             "--json" => json_path = Some(PathBuf::from(value("--json")?)),
             "--core" => cores = cores::parse(&value("--core")?)?,
+            "--cover" => cover = cores::parse(&value("--cover")?)?,
             "--models" => {
                 models_named = true;
                 names = value("--models")?
@@ -213,6 +202,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if update_readme && !overlap {
         // The README shows what users get: the default plan.
         return Err("--no-overlap and --update-readme do not go together".into());
+    }
+    if update_readme && !cover.is_empty() {
+        return Err(
+            "--cover and --update-readme do not go together: the tables are every model's".into(),
+        );
+    }
+    if let Some(core) = cover
+        .iter()
+        .find(|c| !cores.iter().any(|r| r.name == c.name))
+    {
+        return Err(format!(
+            "--cover {}: not among the cores of --core",
+            core.name
+        ));
     }
     if update_readme && !regions.is_empty() {
         return Err("--region and --update-readme do not go together".into());
@@ -294,6 +297,49 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // A model is generated once, by the first core that reaches it.
     let prepared: Vec<OnceLock<Result<Prepared, String>>> =
         specs.iter().map(|_| OnceLock::new()).collect();
+    // --cover: every model generated first (two at a time), for the kernels each one calls.
+    let in_cover = if cover.is_empty() {
+        vec![true; specs.len()]
+    } else {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let (Some(spec), Some(cell)) = (specs.get(i), prepared.get(i)) else {
+                        break;
+                    };
+                    cell.get_or_init(|| prepare(spec, paths.overlap, &paths.regions));
+                });
+            }
+        });
+        let sources: Vec<Option<&str>> = prepared
+            .iter()
+            .map(|p| match p.get() {
+                Some(Ok(Prepared {
+                    rust: Ok((source, _)),
+                    ..
+                })) => Some(source.as_str()),
+                _ => None,
+            })
+            .collect();
+        let in_cover = kernel_cover::cover(&sources);
+        let names: Vec<&str> = specs
+            .iter()
+            .zip(&in_cover)
+            .filter(|(_, &chosen)| chosen)
+            .map(|(spec, _)| spec.name.as_str())
+            .collect();
+        let core_names: Vec<&str> = cover.iter().map(|c| c.name).collect();
+        eprintln!(
+            "{}: the {} of the {} models that call every kernel the list calls: {}",
+            core_names.join(", "),
+            names.len(),
+            specs.len(),
+            names.join(", ")
+        );
+        in_cover
+    };
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(runs.len());
@@ -305,7 +351,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
             scope.spawn(|| {
                 while let Some(cell) = cells.get(next_run.fetch_add(1, Ordering::Relaxed)) {
                     let mut run = cell.lock().unwrap_or_else(|e| e.into_inner());
-                    for (spec, prepared) in specs.iter().zip(&prepared) {
+                    let covered = cover.iter().any(|c| c.name == run.core.name);
+                    for ((spec, prepared), _) in specs
+                        .iter()
+                        .zip(&prepared)
+                        .zip(&in_cover)
+                        .filter(|(_, &chosen)| chosen || !covered)
+                    {
                         let prepared =
                             prepared.get_or_init(|| prepare(spec, paths.overlap, &paths.regions));
                         let t = Instant::now();
@@ -393,10 +445,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     // One run per model, core and language; the last line has the form CI log readers count.
     let passed: usize = runs.iter().map(|r| passed(&r.rows)).sum();
-    let total = 2 * specs.len() * runs.len();
+    let total: usize = runs.iter().map(|r| 2 * r.rows.len()).sum();
+    let models = match in_cover.iter().filter(|&&chosen| chosen).count() {
+        n if n == specs.len() => specs.len().to_string(),
+        n => format!("{} (--cover: {n})", specs.len()),
+    };
     println!(
-        "{} models x {} core(s) x Rust and C in {:.0} s\nmcu: {passed} passed, {} failed",
-        specs.len(),
+        "{models} models x {} core(s) x Rust and C in {:.0} s\nmcu: {passed} passed, {} failed",
         runs.len(),
         started.elapsed().as_secs_f64(),
         total - passed
@@ -943,103 +998,6 @@ fn stated_constants(source: &str) -> Result<u64, String> {
             rest.split(' ').next()?.parse().ok()
         })
         .ok_or_else(|| "the generated Rust does not state its constant bytes".to_string())
-}
-
-/// Builds examples/firmware-rust for `core` around `$TINYAOT_MCU_DIR = dir` and copies the ELF to
-/// `elf`. Each core has a target directory of its own: cores that share a Rust target (M4 and
-/// M7, M33 and M55) differ in flags and board, and would rebuild everything in turn in one.
-/// Builds the Rust firmware for `core` around the model in `dir`, planned with memory regions
-/// when `regions` (the firmware then takes them with `Net::take`).
-fn build_rust(
-    paths: &Paths,
-    core: &Core,
-    dir: &Path,
-    elf: &Path,
-    regions: bool,
-) -> Result<PathBuf, String> {
-    let firmware = paths.root.join("examples/firmware-rust");
-    let target_dir = paths.firmware_target.join(core.name);
-    let output = core
-        .cargo_build(&firmware, &target_dir)
-        .args(if paths.profile {
-            &["--features", "profile"][..]
-        } else {
-            &[]
-        })
-        .env("TINYAOT_MCU_DIR", dir)
-        .env("TINYAOT_MCU_REGIONS", if regions { "1" } else { "0" })
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "building the Rust firmware failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let built = target_dir
-        .join(core.rust_target)
-        .join("release/tinyaot-firmware");
-    std::fs::copy(&built, elf).map_err(|e| format!("{}: {e}", built.display()))?;
-    Ok(elf.to_path_buf())
-}
-
-/// Compiles examples/firmware-c for `core` with the generated sources of `dir` (every `.c` there)
-/// into `elf`.
-fn build_c(paths: &Paths, core: &Core, dir: &Path, elf: &Path) -> Result<PathBuf, String> {
-    let firmware = paths.root.join("examples/firmware-c");
-    let mut sources: Vec<PathBuf> = ["main.c", core.c_startup, "semihosting.c"]
-        .iter()
-        .map(|f| firmware.join(f))
-        .collect();
-    let mut generated: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    generated.sort();
-    sources.extend(generated);
-    // --profile: the model's operator hooks call main.c's mcu_op_begin / mcu_op_end, declared in
-    // firmware.h, which every file then includes first.
-    let firmware_h = firmware.join("firmware.h").display().to_string();
-    let profile_flags = [
-        "-DTINYAOT_MCU_PROFILE",
-        "-DNET_OPERATOR_BEGIN(i,n)=mcu_op_begin(i,n)",
-        "-DNET_OPERATOR_END(i,n)=mcu_op_end(i,n)",
-        "-include",
-        &firmware_h,
-    ];
-    let output = Command::new(core.cc)
-        .args(core.c_arch)
-        .args(C_FLAGS)
-        .args(cores::debug_info().then_some("-g"))
-        .args(if paths.profile {
-            &profile_flags[..]
-        } else {
-            &[]
-        })
-        .arg("-I")
-        .arg(dir)
-        .arg("-I")
-        .arg(&firmware)
-        .args(&sources)
-        .args(C_LINK_FLAGS)
-        .arg(core.c_specs)
-        // The board's script INCLUDEs the architecture's sections (cortex_m.ld) from here.
-        .arg("-L")
-        .arg(&firmware)
-        .arg("-T")
-        .arg(firmware.join(format!("{}.ld", core.board)))
-        .arg("-o")
-        .arg(elf)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", core.cc))?;
-    if !output.status.success() {
-        return Err(format!(
-            "building the C firmware failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    Ok(elf.to_path_buf())
 }
 
 /// Runs `elf`, checks its outputs against `cases` and measures it.
