@@ -4,7 +4,7 @@
 //! The cores run the same kernels on different instruction sets and compilers: what a core adds
 //! to the host's conformance tests is each kernel compiled for it and run on it. CI runs every
 //! model on the Cortex-M4 and M55 (the cores of the README's tables and targets) and this cover on
-//! the others, which is about half of the firmwares of running everything everywhere;
+//! the others, which takes about half of those cores' firmwares;
 //! `--core all` without `--cover` (what `--update-readme` takes) still runs every model on every
 //! core.
 
