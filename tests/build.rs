@@ -2,9 +2,10 @@
 //! reference model (../shared/models) through the build.rs API users call (outside CI, the quick
 //! selection of them: `tinyaot_test_support::Suite::checked_model_files`), and writes
 //! `models.rs`: one module per model that compiled, and the list of models that were refused with
-//! the message they were refused with. Also writes `macro_suite.rs`: those of TFLM's integration suite (the SEANet
-//! layers and the stateful models) and the stateful reference models through `include_model!`, for
-//! `tests/macro_conformance.rs` to compare with the build.rs twins.
+//! the message they were refused with. Also writes `macro_suite.rs`: those of TFLM's integration
+//! suite in the quick selection (its stateful models and one SEANet layer of each kind, in CI too)
+//! and the stateful reference models through `include_model!`, for `tests/macro_conformance.rs` to
+//! compare with the build.rs twins.
 //!
 //! Without the shared data the reference models are left out, with a warning, and the tests that
 //! need them skip, saying so; with `CI` set the build fails instead
@@ -85,7 +86,12 @@ fn main() {
             Ok(path) => {
                 let stateful_reference =
                     *suite == "shared" && support::MACRO_REFERENCE_MODELS.contains(&stem.as_str());
-                if *suite == "tflm_suite" || stateful_reference {
+                // The macro generates through the same `Config` as this script: one SEANet
+                // layer of each kind checks the macro's path, and every layer compiled a second
+                // time was minutes of CI's build for no further check.
+                let macro_twin =
+                    *suite == "tflm_suite" && support::in_quick_selection(suite, &stem);
+                if macro_twin || stateful_reference {
                     // include_model! takes a path relative to this crate's directory.
                     let relative = relative_path(&manifest_dir, model);
                     let _ = writeln!(
