@@ -89,12 +89,16 @@ fn detection_postprocess(g: &mut G<'_>, _: B, x: Option<i32>, _: TensorType) -> 
     if x.is_some() {
         return None;
     }
-    let n = g.rng.int(1, 20);
+    let regular = g.rng.chance(0.5);
+    // The regular mode holds up to `detections_per_class + max_detections` candidates in scratch
+    // buffers of `max_detections × boxes`: both at least 2 keep them within (TFLM overflows
+    // them otherwise, which tinyaot refuses).
+    let least = if regular { 2 } else { 1 };
+    let n = g.rng.int(least, 20);
     let stride = g.rng.pick(&[4, 4, 4, 6]);
     let classes = g.rng.int(1, 4);
     let background = g.rng.chance(0.7);
-    let regular = g.rng.chance(0.5);
-    let max_detections = g.rng.int(1, 8);
+    let max_detections = g.rng.int(least, 8);
     let per_class = g.rng.int(1, 5);
     // The fast mode writes only the detections it keeps (at TFLM's offsets, `k` apart for `k`
     // classes per detection), leaving the rest of its outputs as TFLM's arena held them: it is
@@ -121,7 +125,9 @@ fn detection_postprocess(g: &mut G<'_>, _: B, x: Option<i32>, _: TensorType) -> 
             0 => iou = f64::from(g.rng.pick(&[0.0f32, 1.5, -0.5])),
             1 => num_classes += g.rng.pick(&[-2, 2]),
             2 => max_detections_option = 0,
-            _ => score = f64::NAN,
+            // A NaN threshold keeps no box: the fast mode then writes no output element.
+            _ if regular => score = f64::NAN,
+            _ => iou = 0.0,
         }
     }
     // The anchors: centres in [0, 1), sizes in [0.1, 0.6).
