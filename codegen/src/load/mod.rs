@@ -283,6 +283,25 @@ fn circular_buffer_state_size(output: &crate::ir::Tensor) -> Option<(crate::ir::
     Some((crate::ir::DType::I8, bytes))
 }
 
+/// A CIRCULAR_BUFFER's state after a reset (`bytes` of it) when its ring, the output, is a
+/// variable INT8 tensor, as TFLM's kernel expects it: the header's count 0, the ring every byte
+/// the output's zero point, which TFLM's ResetVariableTensors (run by AllocateTensors and by
+/// Reset) writes there. `None` (zeros) otherwise: an output TFLM does not reset starts with what
+/// its arena held.
+fn circular_buffer_initial<'m>(
+    ring: &crate::ir::Tensor<'_>,
+    bytes: usize,
+) -> Option<std::borrow::Cow<'m, [u8]>> {
+    let zero_point = ring.quant.as_ref()?.zero_points.first().copied()?;
+    if !ring.is_variable || ring.dtype != crate::ir::DType::I8 || zero_point == 0 {
+        return None;
+    }
+    let header = tinyaot_runtime::kernels::circular_buffer::STATE_HEADER;
+    let mut state = vec![zero_point as i8 as u8; bytes];
+    state[..header.min(bytes)].fill(0);
+    Some(std::borrow::Cow::Owned(state))
+}
+
 /// Gives each custom operator of TFLM's signal library that keeps state of its own (see
 /// [`signal_state_size`]), and each CIRCULAR_BUFFER ([`circular_buffer_state_size`]), a variable
 /// tensor for it (not a tensor of the model): appended after
@@ -305,11 +324,9 @@ fn signal_state(
             .and_then(|o| o.custom_options())
             .map(|v| v.bytes())
             .unwrap_or(&[]);
+        let ring = op.outputs.first().map(|&o| &tensors[o]);
         let size = match name.as_str() {
-            CIRCULAR_BUFFER => op
-                .outputs
-                .first()
-                .and_then(|&o| circular_buffer_state_size(&tensors[o])),
+            CIRCULAR_BUFFER => ring.and_then(circular_buffer_state_size),
             _ => signal_state_size(name, &tensors[input], options),
         };
         let Some((dtype, elements)) = size else {
@@ -319,6 +336,10 @@ fn signal_state(
         let Some(bytes) = elements.checked_mul(dtype.size()) else {
             continue;
         };
+        let initial = match ring {
+            Some(ring) if name == CIRCULAR_BUFFER => circular_buffer_initial(ring, bytes),
+            _ => None,
+        };
         tensors.push(crate::ir::Tensor {
             name: format!("{} {name} state", tensors[input].name),
             shape: vec![elements],
@@ -326,7 +347,7 @@ fn signal_state(
             quant: None,
             data: None,
             is_variable: true,
-            initial: None,
+            initial,
             bytes,
         });
         op.intermediates.push(tensors.len() - 1);

@@ -298,7 +298,8 @@ pub fn registry() -> Vec<(String, types::Types)> {
 /// REDUCE_MIN and REDUCE_ALL over an empty axis leave their initial value (reduce.h fills the output, then returns
 /// on an input with a zero-size dimension; the integer SUM leaves 0); BROADCAST_ARGS reads every
 /// dimension of an empty shape as 1, and DYNAMIC_UPDATE_SLICE of an empty update copies the
-/// operand. (MEAN's float path has no such return: it reads the empty input.)
+/// operand. The integer MEAN too (below): QuantizedMeanOrSum fills its output with 0 and returns
+/// the same way. (MEAN's float path has no such return: it reads the empty input.)
 const EMPTY_INPUT_DEFINED: [OpCode; 9] = [
     OpCode::CONCATENATION,
     OpCode::BROADCAST_ARGS,
@@ -358,9 +359,17 @@ pub(crate) fn lower_op(ctx: &OpContext) -> Result<CallKind> {
             OpCode::FULLY_CONNECTED | OpCode::TRANSPOSE_CONV | OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM
         )
     ) && weights.is_some_and(|w| ctx.graph().tensors[w].shape.last() == Some(&0));
+    let integer_mean = code == Some(OpCode::MEAN)
+        && op
+            .inputs
+            .first()
+            .copied()
+            .flatten()
+            .is_some_and(|t| matches!(ctx.graph().tensors[t].dtype, DType::I8 | DType::I16));
     let defined = |t: usize| {
         let shape = &ctx.graph().tensors[t].shape;
         no_depth
+            || integer_mean
             || code.is_some_and(|c| {
                 EMPTY_INPUT_DEFINED.contains(&c)
                     || (EMPTY_IMAGE_DEFINED.contains(&c)

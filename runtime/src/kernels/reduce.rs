@@ -409,7 +409,9 @@ fn runs(
 /// undefined the output is zeros: an axis out of range (TFLM's Eval fails; its integer MEAN and
 /// SUM leave zeros and succeed), more kept elements than the output holds (written past its end),
 /// the 4-D path on an output it does not fit (an abort, or reads past the input), a MEAN
-/// rescaling TFLM would shift by a negative amount. The input may be a constant (read where it
+/// rescaling TFLM would shift by a negative amount. An input with a zero-size dimension leaves the
+/// whole output at the initial value (0 for the integer MEAN and SUM), whatever the axes, as
+/// TFLM's reduce.h returns before it resolves them. The input may be a constant (read where it
 /// is); the output must not overlap the input.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn reduce_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &ReduceDyn) {
@@ -436,6 +438,21 @@ pub fn reduce_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Re
     let valid = valid || rank == 0;
     let total: usize = crate::kernels::elements(p.shape);
     let (src, dst) = views::split_src(arena, input, total * size, output, p.output_len * size);
+    if total == 0 {
+        // reduce.h's ReduceGeneric and QuantizedMeanOrSum fill the whole output (with the
+        // initial value, or 0 for the integer MEAN and SUM) and then return on an input with a
+        // zero-size dimension, before the axes are even resolved. (A float MEAN has no such
+        // return: the lowering refuses an empty input to it.)
+        match (p.kind, size) {
+            (DYN_MAX, 4) => fill(dst, f32::MIN),
+            (DYN_MIN, 4) => fill(dst, f32::MAX),
+            (DYN_MAX, 1) => fill(dst, i8::MIN),
+            (DYN_MIN, 1) => fill(dst, i8::MAX),
+            (DYN_ALL, 1) => fill(dst, 1u8),
+            _ => dst.fill(0),
+        }
+        return;
+    }
     let mut kept = [[0usize; MAX_RANK]; 2];
     let mut red = [[0usize; MAX_RANK]; 2];
     let (nk, nr);
@@ -957,5 +974,95 @@ mod tests {
         // A negative MEAN shift (TFLM's undefined `<<`): zeros.
         assert_eq!(mean_rescaling(1 << 30, -40, 12), None);
         assert_eq!(mean_rescaling(1 << 30, 1, 4), Some((1 << 30, -1)));
+    }
+
+    /// An input with a zero-size dimension (kept or reduced): TFLM's reduce.h fills the whole
+    /// output with the initial value (0 for the integer MEAN and SUM, not the requantized sum of
+    /// nothing) and returns before it resolves the axes, so an axis out of range changes nothing
+    /// (difftest seed 20261201 case 1121: an int8 SUM of [0, 4, 3] over axis 1 wrote the output
+    /// zero point).
+    #[test]
+    fn reduce_dyn_of_an_empty_input_leaves_the_initial_value() {
+        let base = ReduceDyn {
+            shape: &[0, 4, 3],
+            output_len: 12,
+            num_axes: 1,
+            kind: DYN_SUM,
+            elem_bytes: 1,
+            input_zero_point: 15,
+            output_zero_point: -78,
+            multiplier: 1 << 30,
+            shift: -1,
+            mean_4d: false,
+            mean_4d_output: &[],
+        };
+        let run = |p: &ReduceDyn, axis: i32| {
+            let mut out = std::vec![0x5au8; p.output_len * p.elem_bytes];
+            reduce_dyn(
+                &mut out,
+                Src::Bytes(&[]),
+                Src::Bytes(&axis.to_le_bytes()),
+                0,
+                p,
+            );
+            out
+        };
+        for axis in [1, 0, -1, 7] {
+            for kind in [DYN_SUM, DYN_MEAN] {
+                assert_eq!(
+                    run(&ReduceDyn { kind, ..base }, axis),
+                    [0; 12],
+                    "{kind} {axis}"
+                );
+                let p = ReduceDyn {
+                    kind,
+                    elem_bytes: 2,
+                    ..base
+                };
+                assert_eq!(run(&p, axis), [0; 24], "{kind} {axis}");
+            }
+            assert_eq!(
+                run(
+                    &ReduceDyn {
+                        kind: DYN_MAX,
+                        ..base
+                    },
+                    axis
+                ),
+                [0x80; 12]
+            );
+            assert_eq!(
+                run(
+                    &ReduceDyn {
+                        kind: DYN_MIN,
+                        ..base
+                    },
+                    axis
+                ),
+                [0x7f; 12]
+            );
+            assert_eq!(
+                run(
+                    &ReduceDyn {
+                        kind: DYN_ALL,
+                        ..base
+                    },
+                    axis
+                ),
+                [1; 12]
+            );
+            let f32s = |kind, v: f32| {
+                let p = ReduceDyn {
+                    kind,
+                    elem_bytes: 4,
+                    ..base
+                };
+                let want: std::vec::Vec<u8> = (0..12).flat_map(|_| v.to_le_bytes()).collect();
+                assert_eq!(run(&p, axis), want, "{kind} {axis}");
+            };
+            f32s(DYN_SUM, 0.0);
+            f32s(DYN_MAX, f32::MIN);
+            f32s(DYN_MIN, f32::MAX);
+        }
     }
 }

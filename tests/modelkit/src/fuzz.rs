@@ -18,7 +18,7 @@
 //! The entry points, the generator's state and the list of operator families are here; the
 //! generator's primitives (choices, tensors, weights) are in `fuzz/tensors.rs`, the dispatch over
 //! [`ops`] in `fuzz/emit.rs`, each operator's builder in its family's file with the family's table
-//! (`conv.rs`: convolutions, pools, FULLY_CONNECTED, BATCH_MATMUL; `arithmetic.rs`: binary
+//! (`conv.rs`: convolutions, TRANSPOSE_CONV, pools, FULLY_CONNECTED, BATCH_MATMUL; `arithmetic.rs`: binary
 //! element-wise and ADD_N; `logic.rs`: comparisons and logical operators on a side branch;
 //! `unary.rs`: single-input element-wise; `movement.rs`; `reduce.rs`; `resample.rs`; `split.rs`;
 //! `ops_tensor.rs`; `lookup_update.rs`; `recurrent.rs`: SVDF; `control.rs`: IF, its branches

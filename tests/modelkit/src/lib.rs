@@ -241,6 +241,31 @@ impl ModelSpec {
         self.operators.len() - 1
     }
 
+    /// Appends CUSTOM operator `name` (its code added as needed) with `custom_options` (a
+    /// FlexBuffer: see [`flexbuffer`]) and returns its index.
+    pub fn custom_op(
+        &mut self,
+        name: &str,
+        custom_options: Option<Vec<u8>>,
+        inputs: &[i32],
+        outputs: &[i32],
+    ) -> usize {
+        let code = OpCodeSpec::custom(name);
+        let opcode_index = match self.opcodes.iter().position(|c| *c == code) {
+            Some(i) => index_u32(i),
+            None => self.push_opcode(code),
+        };
+        self.operators.push(OpSpec {
+            opcode_index,
+            inputs: inputs.to_vec(),
+            outputs: outputs.to_vec(),
+            intermediates: Vec::new(),
+            options: Options::None,
+            custom_options,
+        });
+        self.operators.len() - 1
+    }
+
     /// Appends IF's two branch subgraphs (then, else), each with the operator codes its
     /// operators index, and returns the index of the first. `passed` are the model's tensors IF
     /// passes after the branches' shared input 0: the then branch's own inputs after its input 0

@@ -26,7 +26,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use tinyaot_codegen::Grounds;
-use tinyaot_modelkit::BuiltinOperator;
 use tinyaot_test_support::Mismatch;
 
 pub use gen::ops;
@@ -38,7 +37,7 @@ struct Args {
     cases: u64,
     seed: u64,
     from: u64,
-    ops: Vec<BuiltinOperator>,
+    ops: Vec<&'static gen::OpGen>,
     batch: usize,
 }
 
@@ -47,7 +46,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         cases: 100,
         seed: 1,
         from: 0,
-        ops: ops().iter().map(|o| o.op).collect(),
+        ops: ops().iter().collect(),
         batch: 150,
     };
     let mut it = args.iter();
@@ -77,7 +76,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                                 ops().iter().map(|o| o.name).collect::<Vec<_>>().join(",")
                             )
                         })?;
-                    chosen.push(op.op);
+                    chosen.push(op);
                 }
                 if chosen.is_empty() {
                     return Err("--ops: no op given".to_string());
@@ -182,7 +181,7 @@ fn rerun_flags(args: &Args) -> String {
     if args.ops.len() == ops().len() {
         return String::new();
     }
-    let names: Vec<&str> = args.ops.iter().map(|&op| gen::op_name(op)).collect();
+    let names: Vec<&str> = args.ops.iter().map(|op| op.name).collect();
     format!(" --ops {}", names.join(","))
 }
 

@@ -810,8 +810,10 @@ static const char *run(const model_t *m, const char *dir)
                 return "input size differs from input_bytes";
             }
         }
-        if (m->invoke() != 0) {
-            return "invoke returned non-zero";
+        /* 1: <PREFIX>_WAITING, a CIRCULAR_BUFFER still waiting for frames (TFLM's kTfLiteAbort:
+         * the operators after it did not run, the outputs as they are). */
+        if (m->invoke() > 1) {
+            return "invoke returned neither 0 nor WAITING";
         }
         for (i = 0; i < m->outputs; i++) {
             size_t n = m->output_bytes(i);

@@ -1,7 +1,8 @@
-//! Convolutions, depthwise convolutions and pools on rank-4 values, and FULLY_CONNECTED.
+//! Convolutions, depthwise and transposed convolutions and pools on rank-4 values, and
+//! FULLY_CONNECTED.
 
 use super::{elements, FuzzOp, Gen, Value};
-use crate::{BuiltinOperator as B, Options, Padding, WeightsFormat};
+use crate::{BuiltinOperator as B, Options, Padding, TensorSpec, WeightsFormat};
 
 /// This family's operators (see [`FuzzOp`]).
 pub(super) const OPS: &[FuzzOp] = &[
@@ -15,6 +16,7 @@ pub(super) const OPS: &[FuzzOp] = &[
     }),
     FuzzOp::new(B::L2_POOL_2D, |g, op| g.image_op(op, false)),
     FuzzOp::new(B::MAX_POOL_2D, |g, op| g.image_op(op, false)),
+    FuzzOp::new(B::TRANSPOSE_CONV, transpose_conv),
 ];
 
 impl Gen<'_, '_> {
@@ -154,6 +156,46 @@ impl Gen<'_, '_> {
         };
         self.push_op(B::FULLY_CONNECTED, options, &inputs, out);
     }
+}
+
+/// TRANSPOSE_CONV of a rank-4 value: windows up to 3×3, strides 1–2, SAME or VALID, weights
+/// `[outputs, kh, kw, channels]` (int8 per channel, or float32), the output shape a constant,
+/// the bias now and then absent.
+fn transpose_conv(g: &mut Gen<'_, '_>, op: B) {
+    let v = g.rank4();
+    let shape = g.shape_of(v);
+    let (n, h, w, c) = (shape[0], shape[1], shape[2], shape[3]);
+    let padding = if g.chance(50) {
+        Padding::SAME
+    } else {
+        Padding::VALID
+    };
+    let (sh, sw) = (g.int(1, 2), g.int(1, 2));
+    let (kh, kw) = (g.int(1, 3), g.int(1, 3));
+    let out_dim = |d: i32, k: i32, s: i32| match padding {
+        Padding::SAME => d * s,
+        _ => (d - 1) * s + k,
+    };
+    let o = g.outputs();
+    let f = g.weights(&[o, kh, kw, c], Some(0));
+    let b = g.bias(o, v, &f);
+    let out_shape = [n, out_dim(h, kh, sh), out_dim(w, kw, sw), o];
+    let fi = g.constant(f);
+    let si = g.constant(TensorSpec::int32(&[4]).constant_i32(&out_shape));
+    let mut inputs = vec![si, fi, v.index];
+    if g.chance(80) {
+        let bi = g.constant(b);
+        inputs.push(bi);
+    }
+    let out = g.activation(&out_shape);
+    let activation = g.act();
+    let options = Options::TransposeConv {
+        padding,
+        stride_w: sw,
+        stride_h: sh,
+        activation,
+    };
+    g.push_op(op, options, &inputs, out);
 }
 
 /// The latest value times itself transposed (adj_y).

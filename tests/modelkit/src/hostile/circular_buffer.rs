@@ -7,7 +7,7 @@
 
 use super::{Category, Refusal, Suite};
 use crate::flexbuffer::int_map;
-use crate::{ModelSpec, TensorSpec, TensorType};
+use crate::{BuiltinOperator as B, ModelSpec, Options, TensorSpec, TensorType};
 
 /// One CIRCULAR_BUFFER from `input` to `output`, with `cycles_max` if given.
 fn circular_buffer(input: TensorSpec, output: TensorSpec, cycles_max: Option<i64>) -> ModelSpec {
@@ -69,6 +69,32 @@ pub(super) fn circular_buffer_corners(cases: &mut Vec<super::Case>) {
     for (name, model, mentions) in refused {
         s.refused(name, model, Refusal::Invalid, mentions);
     }
+    // The ring a variable tensor, as TFLM's kernel expects it (read by a RESHAPE: a graph output
+    // is no variable for tinyaot): TFLM's ResetVariableTensors fills it with the zero point
+    // before the first invoke, so the older slots start at -4 (were 0 in tinyaot: difftest seed
+    // 35003, its CIRCULAR_BUFFER cases).
+    s.category = Category::LegitimateCorners;
+    let mut m = ModelSpec::new();
+    let frame = m.tensor(int8(&[1, 1, 2, 3]));
+    let ring = m.tensor(int8(&[1, 4, 2, 3]).variable());
+    let shape = m.tensor(TensorSpec::int32(&[4]).constant_i32(&[1, 4, 2, 3]));
+    let out = m.tensor(int8(&[1, 4, 2, 3]));
+    m.custom_op(
+        "CIRCULAR_BUFFER",
+        Some(int_map(&[("cycles_max", 1)])),
+        &[frame],
+        &[ring],
+    );
+    m.op(
+        B::RESHAPE,
+        Options::Reshape { new_shape: None },
+        &[ring, shape],
+        &[out],
+    );
+    m.inputs = vec![frame];
+    m.outputs = vec![out];
+    s.accepted("circular_buffer_variable_ring", m);
+    s.category = Category::TypesAndParameters;
     s.refused(
         "ethos_u_command_stream",
         ModelSpec::single_custom_op(

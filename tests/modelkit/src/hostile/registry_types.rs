@@ -514,4 +514,54 @@ fn reduce_axes_at_run_time(s: &mut Suite<'_>) {
             TensorSpec::f32(&[2, 1, 1, 2]),
         ),
     );
+    // An input with a zero-size dimension: reduce.h fills the whole output (the initial value, 0
+    // for the integer MEAN and SUM) and returns before it resolves the axes, so a kept empty
+    // dimension (the output shaped for a fuller input) and an axis out of range change nothing
+    // (difftest seed 20261201 case 1121: an int8 SUM wrote the rescaled sum of nothing).
+    s.accepted(
+        "sum_empty_input_axes_computed_int8",
+        reduce(
+            B::SUM,
+            false,
+            TensorSpec::int8(&[0, 4, 3], 0.002, 15),
+            (&[1], &[1]),
+            TensorSpec::int8(&[4, 3], 0.006, -78),
+        ),
+    );
+    s.accepted(
+        "mean_empty_input_axes_computed_int16",
+        reduce(
+            B::MEAN,
+            false,
+            int16(&[2, 0, 3], (0.01, 0)),
+            (&[0], &[2]),
+            int16(&[2, 3], (0.02, 0)),
+        ),
+    );
+    for (op, name) in [(B::REDUCE_MAX, "reduce_max"), (B::REDUCE_MIN, "reduce_min")] {
+        s.accepted(
+            &format!("{name}_empty_input_axis_out_of_range_computed_int8"),
+            reduce(
+                op,
+                false,
+                TensorSpec::int8(&[2, 0, 3], 0.1, 3),
+                (&[3], &[3]),
+                TensorSpec::int8(&[2, 3], 0.1, 3),
+            ),
+        );
+    }
+    // The integer MEAN with constant axes over an empty dimension: QuantizedMeanOrSum leaves 0
+    // (was refused as undefined, which only the float MEAN is).
+    s.accepted(
+        "mean_int8_empty_axis",
+        ModelSpec::single_op(
+            B::MEAN,
+            Options::Reducer { keep_dims: true },
+            vec![
+                TensorSpec::int8(&[2, 0, 3], 0.05, 4),
+                TensorSpec::int32(&[1]).constant_i32(&[1]),
+            ],
+            vec![TensorSpec::int8(&[2, 1, 3], 0.1, -6)],
+        ),
+    );
 }

@@ -7,7 +7,7 @@ use tinyaot_modelkit::{
     TensorType,
 };
 
-use super::{entry, ops, OpGen, G};
+use super::{ops, OpGen, G};
 
 /// This family's operators (see [`OpGen`]). IF copies bytes in and out, so it takes every type a
 /// branch can take; its float output may be non-finite when a branch's is.
@@ -148,21 +148,22 @@ impl<'a> G<'a> {
         let mut non_finite = false;
         for _ in 0..length {
             let dtype = sub.dtype(y);
-            let takers: Vec<B> = ops()
+            let takers: Vec<&OpGen> = ops()
                 .iter()
                 .filter(|o| !CONTROL.contains(&o.op) && !exclude.contains(&o.op))
                 .filter(|o| !super::resource::RESOURCE.contains(&o.op))
+                // The signal operators start a chain of their own (a fresh input of their type).
+                .filter(|o| o.op != B::CUSTOM)
                 .filter(|o| o.draws(dtype))
-                .map(|o| o.op)
                 .collect();
             let op = sub.rng.pick(&takers);
             // As in the main chain: no QUANTIZE of a float that may be a NaN or an infinity.
-            if non_finite && op == B::QUANTIZE {
+            if non_finite && op.op == B::QUANTIZE {
                 return None;
             }
             y = sub.apply(op, Some(y), dtype)?;
-            non_finite = sub.dtype(y) == TensorType::FLOAT32
-                && (non_finite || entry(op).is_some_and(|e| e.non_finite));
+            non_finite =
+                sub.dtype(y) == TensorType::FLOAT32 && (non_finite || op.non_finite);
         }
         let G {
             m,

@@ -1,5 +1,5 @@
 //! Random small models: one operator or a chain of two or three, on every type the drawn operators
-//! take ([`draws_type`]: int8 and float32 everywhere, int16 in the 16x8 arithmetic, int32, int64 and
+//! take ([`OpGen::draws`]: int8 and float32 everywhere, int16 in the 16x8 arithmetic, int32, int64 and
 //! bool where TFLM's kernels take them), with random shapes, options and quantization, built with
 //! `tinyaot-modelkit`. Every case is a pure function of `(seed, index)`, so a case can be
 //! regenerated alone.
@@ -28,6 +28,7 @@ families!(
     activation,
     arithmetic,
     control,
+    custom,
     conv,
     cumsum,
     fully_connected,
@@ -38,9 +39,12 @@ families!(
     matmul,
     movement,
     ops_tensor,
+    recurrent,
     reduce,
     resample,
     resource,
+    signal,
+    spectrum,
     trig_reverse_add_n,
 );
 
@@ -156,7 +160,7 @@ pub struct Case {
 }
 
 /// Generates case `index` of run `seed`, drawing ops from `ops` (operators of [`ops()`]).
-pub fn case(seed: u64, index: u64, ops: &[B]) -> Case {
+pub fn case(seed: u64, index: u64, ops: &[&'static OpGen]) -> Case {
     let mut rng = Rng::for_case(seed, index);
     // Some op sequences do not fit together (a conv after a rank-2 tensor): retry with the same
     // stream, which stays deterministic.
@@ -167,14 +171,16 @@ pub fn case(seed: u64, index: u64, ops: &[B]) -> Case {
     }
     // Every op accepts a fresh input, so a single op always succeeds; this is unreachable in
     // practice but keeps the function total.
-    let op = ops.first().copied().unwrap_or(B::RELU);
+    let op = ops.first().copied().or_else(|| entry(B::RELU));
     let mut g = G::new(&mut rng);
     let dtype = TensorType::FLOAT32;
-    let _ = g.apply(op, None, dtype);
+    if let Some(op) = op {
+        let _ = g.apply(op, None, dtype);
+    }
     g.finish(index, vec![])
 }
 
-fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
+fn try_case(rng: &mut Rng, index: u64, ops: &[&'static OpGen]) -> Option<Case> {
     let length = match rng.unit() {
         x if x < 0.5 => 1,
         x if x < 0.8 => 2,
@@ -185,14 +191,14 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
     // One draw, as before int32 joined: the cases of runs without an int32 operator are unchanged.
     let mut dtype = match g.rng.unit() {
         u if u < 0.6 => TensorType::INT8,
-        u if u >= 0.85 && ops.iter().any(|&op| takes_int32(op)) => TensorType::INT32,
+        u if u >= 0.85 && ops.iter().any(|op| op.int32_arithmetic) => TensorType::INT32,
         _ => TensorType::FLOAT32,
     };
     // One case in eight on a type only the byte-moving operators take (TFLM's lists for them).
     if g.rng.chance(0.125) {
         let others: Vec<TensorType> = MOVED_TYPES
             .into_iter()
-            .filter(|&t| ops.iter().any(|&op| draws_type(op, t)))
+            .filter(|&t| ops.iter().any(|op| op.draws(t)))
             .collect();
         if !others.is_empty() {
             dtype = g.rng.pick(&others);
@@ -209,24 +215,23 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
     for _ in 0..length {
         // The first operator is one that takes the drawn type (every one takes int8 and float32).
         let op = if x.is_none() && dtype != TensorType::INT8 && dtype != TensorType::FLOAT32 {
-            let takers: Vec<B> = ops
-                .iter()
-                .copied()
-                .filter(|&op| draws_type(op, dtype))
-                .collect();
+            let takers: Vec<&'static OpGen> =
+                ops.iter().copied().filter(|op| op.draws(dtype)).collect();
             g.rng.pick(&takers)
         } else {
             g.rng.pick(ops)
         };
-        if non_finite && op == B::QUANTIZE {
+        if non_finite && op.op == B::QUANTIZE {
             return None;
         }
         let out = g.apply(op, x, dtype)?;
-        names.push(op_name(op));
+        names.push(op.name);
         dtype = g.m.tensors[out as usize].dtype;
-        non_finite =
-            dtype == TensorType::FLOAT32 && (non_finite || entry(op).is_some_and(|e| e.non_finite));
+        non_finite = dtype == TensorType::FLOAT32 && (non_finite || op.non_finite);
         x = Some(out);
+        if g.ends_chain {
+            break;
+        }
     }
     let out = x?;
     g.m.outputs = vec![out];
@@ -238,11 +243,6 @@ fn try_case(rng: &mut Rng, index: u64, ops: &[B]) -> Option<Case> {
     Some(g.finish(index, names))
 }
 
-/// Whether the generator draws `op` on int32 tensors (TFLM's unquantized int32 arithmetic).
-fn takes_int32(op: B) -> bool {
-    entry(op).is_some_and(|e| e.int32_arithmetic)
-}
-
 /// The types besides int8 and float32 that some operator the generator draws takes (int16 twice:
 /// the 16x8 arithmetic is where most of them go).
 const MOVED_TYPES: [TensorType; 5] = [
@@ -252,12 +252,6 @@ const MOVED_TYPES: [TensorType; 5] = [
     TensorType::INT64,
     TensorType::BOOL,
 ];
-
-/// Whether the generator draws `op` on `dtype`: int8 and float32 everywhere (an operator's
-/// generator declines what it does not take), and the types its family's table lists.
-fn draws_type(op: B, dtype: TensorType) -> bool {
-    entry(op).is_some_and(|e| e.draws(dtype))
-}
 
 /// `n` random int32 values, as raw little-endian bytes: full-range (sums and products overflow
 /// and wrap), or small (the fused activations' clamps to [0, 6] and [-1, 1] show).
@@ -304,6 +298,24 @@ fn input_values(
     }
 }
 
+/// One invocation's values of a graph input of `n` elements of integer type `dtype`, each in
+/// `lo..=hi`, as raw little-endian bytes.
+fn span_values(rng: &mut Rng, dtype: TensorType, n: usize, lo: i64, hi: i64) -> Vec<u8> {
+    let width = match dtype {
+        TensorType::INT8 | TensorType::UINT8 | TensorType::BOOL => 1,
+        TensorType::INT16 | TensorType::UINT16 => 2,
+        TensorType::INT32 | TensorType::UINT32 | TensorType::FLOAT32 => 4,
+        _ => 8,
+    };
+    let span = (hi as i128 - lo as i128 + 1) as u128;
+    (0..n)
+        .flat_map(|_| {
+            let v = (lo as i128 + (u128::from(rng.next_u64()) % span) as i128) as i64;
+            v.to_le_bytes()[..width].to_vec()
+        })
+        .collect()
+}
+
 /// The TFLite name of `op`.
 pub fn op_name(op: B) -> &'static str {
     entry(op).map_or("?", |e| e.name)
@@ -324,10 +336,17 @@ struct G<'a> {
     /// A control tensor (begin, size, block, margins, …) is computed at run time, clamped to
     /// values for which TFLM writes every element of the drawn output shape: a mutated output
     /// shape would leave elements TFLM never writes (arena garbage there, zeros in tinyaot), a
-    /// result no model can rely on, so the mutation changes something else.
+    /// result no model can rely on, so the mutation changes something else. (Set too by the
+    /// custom operators, whose kernels write as many elements as their parameters say.)
     run_time_controls: bool,
     /// Graph outputs besides the chain's last tensor (a WHILE's counter), in order.
     more_outputs: Vec<i32>,
+    /// Graph inputs whose integer values are drawn in a span: `(input index, low, high)`,
+    /// inclusive (the signal operators' int16, uint32, uint64 and int32 inputs).
+    spans: Vec<(usize, i64, i64)>,
+    /// The last operator ends the chain (a signal operator: its unquantized outputs feed none of
+    /// the others).
+    ends_chain: bool,
     /// Invocations of the model, one after the other on one instance: more than one when it
     /// keeps state (resource variables) from one to the next.
     steps: usize,
@@ -393,6 +412,8 @@ impl<'a> G<'a> {
             tricky: false,
             run_time_controls: false,
             more_outputs: Vec::new(),
+            spans: Vec::new(),
+            ends_chain: false,
             steps: 1,
             init: None,
             variables: 0,
@@ -406,6 +427,7 @@ impl<'a> G<'a> {
             desc,
             ranges,
             positions,
+            spans,
             steps,
             ..
         } = self;
@@ -417,8 +439,12 @@ impl<'a> G<'a> {
             let range = ranges.get(k).copied().unwrap_or(1.0);
             // One invocation's values after another: a stateful model runs `steps` of them.
             let mut bytes = Vec::new();
+            let span = spans.iter().find(|s| s.0 == k).map(|&(_, lo, hi)| (lo, hi));
             for _ in 0..steps {
-                bytes.extend(input_values(rng, tensor.dtype, n, range, k, &positions));
+                match span {
+                    Some((lo, hi)) => bytes.extend(span_values(rng, tensor.dtype, n, lo, hi)),
+                    None => bytes.extend(input_values(rng, tensor.dtype, n, range, k, &positions)),
+                }
             }
             inputs.push(bytes);
         }
@@ -637,15 +663,14 @@ impl<'a> G<'a> {
 
     /// Adds `op` reading `x` (or a fresh input) of `dtype`; returns its output, or `None` when `x`
     /// does not fit the op (then nothing was added).
-    fn apply(&mut self, op: B, x: Option<i32>, dtype: TensorType) -> Option<i32> {
+    fn apply(&mut self, entry: &OpGen, x: Option<i32>, dtype: TensorType) -> Option<i32> {
         let dtype = x.map(|t| self.dtype(t)).unwrap_or(dtype);
-        let entry = entry(op)?;
         // INT32 values (ARG_MAX's and ARG_MIN's indices too) go on only into int32 arithmetic and
         // the byte-moving operators; int16, int64 and bool only into the latter.
         if !entry.draws(dtype) {
             return None;
         }
-        (entry.apply)(self, op, x, dtype)
+        (entry.apply)(self, entry.op, x, dtype)
     }
 
     /// The rank of `x`, `None` for a fresh input.
@@ -742,8 +767,8 @@ mod tests {
     use super::*;
     use crate::difftest::quant::{product_variants, quantize_multiplier};
 
-    fn all_ops() -> Vec<B> {
-        ops().iter().map(|o| o.op).collect()
+    fn all_ops() -> Vec<&'static OpGen> {
+        ops().iter().collect()
     }
 
     /// Each operator is in one family's table only (two entries would draw it twice as often)
@@ -754,7 +779,8 @@ mod tests {
         let mut unique = names.clone();
         unique.dedup();
         assert_eq!(unique, names, "an operator in two families' tables");
-        for o in ops() {
+        // (A custom operator is named by its custom code.)
+        for o in ops().iter().filter(|o| o.op != B::CUSTOM) {
             assert_eq!(
                 Some(o.name),
                 o.op.variant_name(),
