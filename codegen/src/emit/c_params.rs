@@ -473,6 +473,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shifts_len", "size_t"),
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
+            ("sums32", "int"),
         ],
     ),
     (
@@ -670,6 +671,7 @@ pub(crate) const STRUCTS: &[StructFields] = &[
             ("shifts_len", "size_t"),
             ("act_min", "int32_t"),
             ("act_max", "int32_t"),
+            ("sums32", "int"),
         ],
     ),
     (

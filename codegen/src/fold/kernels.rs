@@ -1449,6 +1449,7 @@ fn conv_conv2d_im2col_s16<C: KernelArgs + ?Sized>(
         shifts: &shifts,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        sums32: call.scalar::<bool>("sums32")?,
     };
     tinyaot_runtime::kernels::conv::conv2d_im2col_s16(arena, call.offset(0)?, call.offset(1)?, &p);
     Ok(())
@@ -1679,6 +1680,7 @@ fn depthwise_depthwise_conv2d_s16<C: KernelArgs + ?Sized>(
         shifts: &shifts,
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        sums32: call.scalar::<bool>("sums32")?,
     };
     tinyaot_runtime::kernels::depthwise::depthwise_conv2d_s16(
         arena,

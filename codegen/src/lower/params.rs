@@ -1277,6 +1277,8 @@ pub(crate) mod conv {
         pub act_min: i32,
         /// `act_max`.
         pub act_max: i32,
+        /// `sums32`.
+        pub sums32: bool,
     }
 
     impl From<Conv2dIm2colS16> for Params {
@@ -1309,6 +1311,7 @@ pub(crate) mod conv {
                     ("shifts", Value::from(p.shifts)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                    ("sums32", Value::Bool(p.sums32)),
                 ],
             }
         }
@@ -1818,6 +1821,8 @@ pub(crate) mod depthwise {
         pub act_min: i32,
         /// `act_max`.
         pub act_max: i32,
+        /// `sums32`.
+        pub sums32: bool,
     }
 
     impl From<DepthwiseConv2dS16> for Params {
@@ -1851,6 +1856,7 @@ pub(crate) mod depthwise {
                     ("shifts", Value::from(p.shifts)),
                     ("act_min", Value::I32(p.act_min)),
                     ("act_max", Value::I32(p.act_max)),
+                    ("sums32", Value::Bool(p.sums32)),
                 ],
             }
         }

@@ -25,7 +25,8 @@
 //! and disjoint operands are one run of every pixel: the same code serves every case. The other
 //! kernels need their output and input disjoint (checked).
 
-use super::nn_common::requant::requantize_16x8;
+use super::nn_common::mac16::{mac4_window_s16, mac_taps_s16};
+use super::nn_common::requant::{requantize_16x8, requantize_16x8_narrow};
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{
     clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, window3x3_run_s8, window_run_s8, Requantizer,
@@ -139,7 +140,10 @@ pub struct DepthwiseConv2dS16<'a> {
     pub pad_top: usize,
     /// Columns of padding left of the image.
     pub pad_left: usize,
-    /// Filter weights, `[1, filter_h, filter_w, output_c]` (zero point 0).
+    /// Filter weights (zero point 0) in planes, one per depth multiplier index:
+    /// `[depth_multiplier, filter_h, filter_w, input_c]`, output channel `ic * depth_multiplier + m`
+    /// at `[m, .., .., ic]` (the model's `[1, filter_h, filter_w, output_c]` when the multiplier is
+    /// 1).
     pub filter: &'a [i8],
     /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]`.
     pub bias: Option<&'a [i64]>,
@@ -152,6 +156,9 @@ pub struct DepthwiseConv2dS16<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
+    /// Whether every channel's `32768 * Σ |w|` over its window plus `|bias|` is at most
+    /// `i32::MAX` (generation-time check): then the sum of any window and the bias fits 32 bits.
+    pub sums32: bool,
 }
 
 /// Constant parameters of [`depthwise_conv2d_f32`].
@@ -559,80 +566,91 @@ fn start_from(sums: &mut [i32], bias: Option<&[i32]>, c0: usize) {
 /// `2 * batches * input_h * input_w * input_c` bytes at `input`, writes
 /// `2 * batches * output_h * output_w * output_c` bytes at `output` (see the module docs for the
 /// order).
+///
+/// Each pixel takes its channels by depth multiplier index `m`, four input channels at a time
+/// (the filter's planes, [`DepthwiseConv2dS16::filter`]), the window walked once per four with
+/// the sums in registers. Each product is at most 2^22 in magnitude, so a row of at most 511 taps
+/// sums exactly in 32 bits; the rows' sums are added in 64 bits, or, where
+/// [`DepthwiseConv2dS16::sums32`] proves the whole window and bias fit, in 32, then requantized
+/// by one rounded high multiply where the shift allows.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn depthwise_conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS16) {
     let p = super::opaque(p);
     check_shapes(p.input_c, p.depth_multiplier, p.output_c);
-    let image = p.input_h * p.input_w * p.input_c;
+    let (ic, dm) = (p.input_c, p.depth_multiplier);
+    let image = p.input_h * p.input_w * ic;
     let out_len = 2 * p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, 2 * p.batches * image, output, out_len);
-    let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
+    let plane = p.filter_h * p.filter_w * ic;
+    let filter = &p.filter[..dm * plane];
     let bias = p.bias.map(|b| &b[..p.output_c]);
     let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
-    let dm = p.depth_multiplier;
+    let act = (p.act_min, p.act_max);
+    // Bytes between a row's taps in the input.
+    let x_step = 2 * p.dilation_w * ic;
     for_each_pixel!(p, |b, w, o| {
+        let image = &inp[2 * b * image..][..2 * image];
         let out_px = &mut out[2 * o * p.output_c..][..2 * p.output_c];
-        let mut c0 = 0;
-        while c0 < p.output_c {
-            // A block of channels, the window walked once for all of them. Each product is at
-            // most 2^22 in magnitude, so 511 of them sum exactly in 32 bits: the sums are taken
-            // in 32 bits, added to 64-bit totals every 511 taps and at the end, and are exact
-            // (as TFLM's 64-bit sums). 32-bit sums cost the Cortex-M4 half the instructions.
-            let n = BLOCK.min(p.output_c - c0);
-            let mut total = [0i64; BLOCK];
-            let total = &mut total[..n];
-            let mut acc = [0i32; BLOCK];
-            let acc = &mut acc[..n];
-            let mut since_total = 0;
-            // With a multiplier, each channel's input byte offset in a pixel, set once per block
-            // (a run of channels per input channel, by counters) so that the taps' loop is one
-            // zip, as without (a closure per run cost the Cortex-M4 twice the instructions).
-            let mut input_at = [0usize; BLOCK];
-            if dm != 1 {
-                let (mut ic, mut k) = (c0 / dm, c0 % dm);
-                for at in &mut input_at[..n] {
-                    *at = 2 * ic;
-                    k += 1;
-                    if k == dm {
-                        (ic, k) = (ic + 1, 0);
+        let (rows, cols) = (w.ky.1 - w.ky.0, w.kx.1 - w.kx.0);
+        // The window in one pass where its sums are exact in 32 bits (at most 511 products of
+        // at most 2^22, or the generation-time bound); otherwise row by row, in parts of 511.
+        let one_pass = p.sums32 || rows * cols <= EXACT_S16_TAPS;
+        let part = cols.min(EXACT_S16_TAPS);
+        for (m, plane) in filter.chunks_exact(plane).enumerate() {
+            let mut c0 = 0;
+            while c0 < ic {
+                let n = 4.min(ic - c0);
+                let mut total = [0i64; 4];
+                let mut acc = [0i32; 4];
+                if one_pass && n == 4 && rows * cols > 0 {
+                    let (y, x) = (
+                        coord(w.y0, w.ky.0, p.dilation_h),
+                        coord(w.x0, w.kx.0, p.dilation_w),
+                    );
+                    let xs = &image[2 * ((y * p.input_w + x) * ic + c0)..];
+                    let ws = &plane[(w.ky.0 * p.filter_w + w.kx.0) * ic + c0..];
+                    let x_row = 2 * p.dilation_h * p.input_w * ic;
+                    mac4_window_s16(
+                        &mut acc,
+                        (xs, x_step, x_row),
+                        (ws, ic, p.filter_w * ic),
+                        (rows, cols),
+                    );
+                } else {
+                    for ky in w.ky.0..w.ky.1 {
+                        let y = coord(w.y0, ky, p.dilation_h);
+                        let mut kx = w.kx.0;
+                        while kx < w.kx.1 {
+                            let len = part.min(w.kx.1 - kx);
+                            let x = coord(w.x0, kx, p.dilation_w);
+                            let xs = &image[2 * ((y * p.input_w + x) * ic + c0)..];
+                            let ws = &plane[(ky * p.filter_w + kx) * ic + c0..];
+                            mac_taps_s16(&mut acc[..n], (xs, x_step), (ws, ic), len);
+                            if !one_pass {
+                                add_to_totals(&mut total, &mut acc);
+                            }
+                            kx += len;
+                        }
                     }
                 }
-            }
-            for ky in w.ky.0..w.ky.1 {
-                let y = coord(w.y0, ky, p.dilation_h);
-                for kx in w.kx.0..w.kx.1 {
-                    let x = coord(w.x0, kx, p.dilation_w);
-                    let px = &inp[2 * ((b * p.input_h + y) * p.input_w + x) * p.input_c..]
-                        [..2 * p.input_c];
-                    let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
-                    if dm == 1 {
-                        let xs = px[2 * c0..][..2 * n].chunks_exact(2);
-                        for ((a, &t), x) in acc.iter_mut().zip(taps).zip(xs) {
-                            let x = i32::from(i16::from_le_bytes([x[0], x[1]]));
-                            *a += i32::from(t) * x;
-                        }
+                if !p.sums32 {
+                    add_to_totals(&mut total, &mut acc);
+                }
+                for j in 0..n {
+                    let c = (c0 + j) * dm + m;
+                    let bias = bias.map_or(0, |b| b[c]);
+                    let v = if p.sums32 {
+                        // The sum and bias fit 32 bits (generation-time bound): exact.
+                        let sum = acc[j].wrapping_add(bias as i32);
+                        requantize_16x8_narrow(sum, multipliers[c], shifts[c], act)
                     } else {
-                        for ((a, &t), &at) in acc.iter_mut().zip(taps).zip(&input_at[..n]) {
-                            let x = i32::from(i16::from_le_bytes([px[at], px[at + 1]]));
-                            *a += i32::from(t) * x;
-                        }
-                    }
-                    since_total += 1;
-                    if since_total == EXACT_S16_TAPS {
-                        add_to_totals(total, acc);
-                        since_total = 0;
-                    }
+                        let sum = total[j].wrapping_add(bias);
+                        requantize_16x8(sum, multipliers[c], shifts[c], act)
+                    };
+                    out_px[2 * c..][..2].copy_from_slice(&v.to_le_bytes());
                 }
+                c0 += n;
             }
-            add_to_totals(total, acc);
-            let outs = out_px[2 * c0..2 * (c0 + n)].chunks_exact_mut(2);
-            for (j, (&a, o)) in total.iter().zip(outs).enumerate() {
-                let c = c0 + j;
-                let a = a.wrapping_add(bias.map_or(0, |b| b[c]));
-                let v = requantize_16x8(a, multipliers[c], shifts[c], (p.act_min, p.act_max));
-                o.copy_from_slice(&v.to_le_bytes());
-            }
-            c0 += n;
         }
     });
 }
@@ -784,37 +802,41 @@ mod tests {
         for (a, x) in arena.chunks_exact_mut(2).zip([100i16, -200, 300, 400]) {
             a.copy_from_slice(&x.to_le_bytes());
         }
-        let p = DepthwiseConv2dS16 {
-            batches: 1,
-            input_h: 2,
-            input_w: 2,
-            input_c: 1,
-            output_h: 2,
-            output_w: 2,
-            output_c: 2,
-            filter_h: 2,
-            filter_w: 2,
-            depth_multiplier: 2,
-            stride_h: 1,
-            stride_w: 1,
-            dilation_h: 1,
-            dilation_w: 1,
-            pad_top: 0,
-            pad_left: 0,
-            // Channel 0 all ones, channel 1 = [1, -1; 0, 2].
-            filter: &[1, 1, 1, -1, 1, 0, 1, 2],
-            bias: Some(&[0, 1]),
-            multipliers: &[0x4000, 0x4000],
-            shifts: &[15, 15],
-            act_min: -32768,
-            act_max: 500,
-        };
-        depthwise_conv2d_s16(&mut arena, 0, 8, &p);
-        let out: [i16; 8] =
-            core::array::from_fn(|i| i16::from_le_bytes([arena[8 + 2 * i], arena[9 + 2 * i]]));
-        // Sums (channel 0, channel 1 + bias 1) per pixel: (600, 1101), (200, -199), (700, -99),
-        // (400, 401); halved half up: 551 clamps to 500, -99.5 -> -99, -49.5 -> -49, 200.5 -> 201.
-        assert_eq!(out, [300, 500, 100, -99, 350, -49, 200, 201]);
+        for sums32 in [false, true] {
+            let p = DepthwiseConv2dS16 {
+                batches: 1,
+                input_h: 2,
+                input_w: 2,
+                input_c: 1,
+                output_h: 2,
+                output_w: 2,
+                output_c: 2,
+                filter_h: 2,
+                filter_w: 2,
+                depth_multiplier: 2,
+                stride_h: 1,
+                stride_w: 1,
+                dilation_h: 1,
+                dilation_w: 1,
+                pad_top: 0,
+                pad_left: 0,
+                // Plane 0 (channel 0) all ones, plane 1 (channel 1) = [1, -1; 0, 2].
+                filter: &[1, 1, 1, 1, 1, -1, 0, 2],
+                bias: Some(&[0, 1]),
+                multipliers: &[0x4000, 0x4000],
+                shifts: &[15, 15],
+                act_min: -32768,
+                act_max: 500,
+                sums32,
+            };
+            depthwise_conv2d_s16(&mut arena, 0, 8, &p);
+            let out: [i16; 8] =
+                core::array::from_fn(|i| i16::from_le_bytes([arena[8 + 2 * i], arena[9 + 2 * i]]));
+            // Sums (channel 0, channel 1 + bias 1) per pixel: (600, 1101), (200, -199), (700,
+            // -99), (400, 401); halved half up: 551 clamps to 500, -99.5 -> -99, -49.5 -> -49,
+            // 200.5 -> 201.
+            assert_eq!(out, [300, 500, 100, -99, 350, -49, 200, 201], "{sums32}");
+        }
     }
 
     /// A window of 600 taps of extreme products (2^22 each): the 32-bit sums are added to the
@@ -827,8 +849,9 @@ mod tests {
         for a in arena[..2 * taps].chunks_exact_mut(2) {
             a.copy_from_slice(&i16::MIN.to_le_bytes());
         }
+        // Plane 0 (channel 0) all -128, plane 1 (channel 1) all 127.
         let filter: std::vec::Vec<i8> = (0..2 * taps)
-            .map(|i| if i % 2 == 0 { -128 } else { 127 })
+            .map(|i| if i < taps { -128 } else { 127 })
             .collect();
         let p = DepthwiseConv2dS16 {
             batches: 1,
@@ -853,6 +876,7 @@ mod tests {
             shifts: &[20, 20],
             act_min: -32768,
             act_max: 32767,
+            sums32: false,
         };
         depthwise_conv2d_s16(&mut arena, 0, 2 * taps, &p);
         let out: [i16; 2] = core::array::from_fn(|i| {
@@ -863,8 +887,9 @@ mod tests {
         assert_eq!(out, [2400, -2381]);
     }
 
-    /// The int16 kernel against TFLM's loop restated, across the 32-channel blocks, with and
-    /// without a depth multiplier, with padding, strides and dilations, extreme inputs and a bias.
+    /// The int16 kernel against TFLM's loop restated, across blocks of four channels and a last
+    /// shorter one, with and without a depth multiplier, both sums, with padding, strides and
+    /// dilations, extreme inputs and a bias.
     #[test]
     fn s16_matches_the_reference_loop() {
         extern crate std;
@@ -885,61 +910,75 @@ mod tests {
                 .collect();
             let bias: Vec<i64> = (0..oc).map(|ch| ch as i64 * 100_003 - 1_500_000).collect();
             let multipliers: Vec<i32> = (0..oc).map(|ch| 0x4000 + 97 * ch as i32).collect();
-            let shifts: Vec<i8> = (0..oc).map(|ch| 18 + (ch % 5) as i8).collect();
+            // Right shifts within 16..=32 take the narrow requantization's high multiply, the
+            // others its 64-bit path.
+            let shifts: Vec<i8> = (0..oc).map(|ch| [18, 12, 33, 21, 16, 32][ch % 6]).collect();
+            // The kernel's planes: output channel ic * dm + m at [m, tap, ic].
+            let planes: Vec<i8> = (0..f * f * oc)
+                .map(|i| {
+                    let (m, t, ic) = (i / (f * f * c), i / c % (f * f), i % c);
+                    filter[t * oc + ic * dm + m]
+                })
+                .collect();
             let oh = (h + 2 * pad - dilation * (f - 1) - 1) / stride + 1;
             let ow = (w + 2 * pad - dilation * (f - 1) - 1) / stride + 1;
-            let p = DepthwiseConv2dS16 {
-                batches: 1,
-                input_h: h,
-                input_w: w,
-                input_c: c,
-                output_h: oh,
-                output_w: ow,
-                output_c: oc,
-                filter_h: f,
-                filter_w: f,
-                depth_multiplier: dm,
-                stride_h: stride,
-                stride_w: stride,
-                dilation_h: dilation,
-                dilation_w: dilation,
-                pad_top: pad,
-                pad_left: pad,
-                filter: &filter,
-                bias: Some(&bias),
-                multipliers: &multipliers,
-                shifts: &shifts,
-                act_min: -30000,
-                act_max: 31000,
-            };
-            let n = 2 * h * w * c;
-            let mut arena = std::vec![0u8; n + 2 * oh * ow * oc];
-            for (a, v) in arena.chunks_exact_mut(2).zip(&input) {
-                a.copy_from_slice(&v.to_le_bytes());
-            }
-            depthwise_conv2d_s16(&mut arena, 0, n, &p);
-            for oy in 0..oh {
-                for ox in 0..ow {
-                    for ch in 0..oc {
-                        let mut acc = 0i64;
-                        for ky in 0..f {
-                            for kx in 0..f {
-                                let y = (oy * stride + ky * dilation) as isize - pad as isize;
-                                let x = (ox * stride + kx * dilation) as isize - pad as isize;
-                                if y < 0 || x < 0 || y >= h as isize || x >= w as isize {
-                                    continue;
+            // 9 taps of at most 2^22 and a bias below 2^21 fit 32 bits: both sums apply.
+            for sums32 in [false, true] {
+                let p = DepthwiseConv2dS16 {
+                    batches: 1,
+                    input_h: h,
+                    input_w: w,
+                    input_c: c,
+                    output_h: oh,
+                    output_w: ow,
+                    output_c: oc,
+                    filter_h: f,
+                    filter_w: f,
+                    depth_multiplier: dm,
+                    stride_h: stride,
+                    stride_w: stride,
+                    dilation_h: dilation,
+                    dilation_w: dilation,
+                    pad_top: pad,
+                    pad_left: pad,
+                    filter: &planes,
+                    bias: Some(&bias),
+                    multipliers: &multipliers,
+                    shifts: &shifts,
+                    act_min: -30000,
+                    act_max: 31000,
+                    sums32,
+                };
+                let n = 2 * h * w * c;
+                let mut arena = std::vec![0u8; n + 2 * oh * ow * oc];
+                for (a, v) in arena.chunks_exact_mut(2).zip(&input) {
+                    a.copy_from_slice(&v.to_le_bytes());
+                }
+                depthwise_conv2d_s16(&mut arena, 0, n, &p);
+                for oy in 0..oh {
+                    for ox in 0..ow {
+                        for ch in 0..oc {
+                            let mut acc = 0i64;
+                            for ky in 0..f {
+                                for kx in 0..f {
+                                    let y = (oy * stride + ky * dilation) as isize - pad as isize;
+                                    let x = (ox * stride + kx * dilation) as isize - pad as isize;
+                                    if y < 0 || x < 0 || y >= h as isize || x >= w as isize {
+                                        continue;
+                                    }
+                                    let v = input[(y as usize * w + x as usize) * c + ch / dm];
+                                    acc +=
+                                        i64::from(filter[(ky * f + kx) * oc + ch]) * i64::from(v);
                                 }
-                                let v = input[(y as usize * w + x as usize) * c + ch / dm];
-                                acc += i64::from(filter[(ky * f + kx) * oc + ch]) * i64::from(v);
                             }
+                            acc += bias[ch];
+                            let s = u32::from(shifts[ch] as u8);
+                            let scaled = (acc * i64::from(multipliers[ch]) + (1 << (s - 1))) >> s;
+                            let want = (scaled as i32).clamp(-30000, 31000);
+                            let at = n + 2 * ((oy * ow + ox) * oc + ch);
+                            let got = i16::from_le_bytes([arena[at], arena[at + 1]]);
+                            assert_eq!(i32::from(got), want, "{c} {dm} {sums32} {oy} {ox} {ch}");
                         }
-                        acc += bias[ch];
-                        let s = u32::from(shifts[ch] as u8);
-                        let scaled = (acc * i64::from(multipliers[ch]) + (1 << (s - 1))) >> s;
-                        let want = (scaled as i32).clamp(-30000, 31000);
-                        let at = n + 2 * ((oy * ow + ox) * oc + ch);
-                        let got = i16::from_le_bytes([arena[at], arena[at + 1]]);
-                        assert_eq!(i32::from(got), want, "{c} {dm} {oy} {ox} {ch}");
                     }
                 }
             }

@@ -7,6 +7,7 @@ pub(crate) mod dot;
 mod dsp;
 pub(crate) mod fixed_point;
 pub(crate) mod float_math;
+pub(crate) mod mac16;
 #[cfg(tinyaot_mve)]
 mod mve;
 pub(crate) mod requant;

@@ -725,6 +725,8 @@ pub mod ffi {
             pub act_min: i32,
             /// `act_max`.
             pub act_max: i32,
+            /// `sums32`.
+            pub sums32: core::ffi::c_int,
         }
         /// The C `conv_Conv2dS8`.
         #[repr(C)]
@@ -1067,6 +1069,8 @@ pub mod ffi {
             pub act_min: i32,
             /// `act_max`.
             pub act_max: i32,
+            /// `sums32`.
+            pub sums32: core::ffi::c_int,
         }
         /// The C `depthwise_DepthwiseConv2dF32`.
         #[repr(C)]
@@ -6772,6 +6776,7 @@ fn c_conv_conv2d_im2col_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), Str
         shifts_len: shifts.len(),
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        sums32: core::ffi::c_int::from(call.scalar::<bool>("sums32")?),
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;
@@ -7052,6 +7057,7 @@ fn c_depthwise_depthwise_conv2d_s16(call: &Call<'_>, arena: &mut [u8]) -> Result
         shifts_len: shifts.len(),
         act_min: call.scalar::<i32>("act_min")?,
         act_max: call.scalar::<i32>("act_max")?,
+        sums32: core::ffi::c_int::from(call.scalar::<bool>("sums32")?),
     };
     let base = arena.as_mut_ptr();
     let input = call.c_input(base, arena.len(), 0)?;

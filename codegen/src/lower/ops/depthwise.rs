@@ -4,14 +4,14 @@
 
 use super::conv::{
     bias_values, depthwise_dyn, filter_rows, geometry, im2col, narrow_requant, quant_16x8,
-    weights_and_range, window_stream, Bias16x8, ConvQuant, Window, CONV_INPUTS,
+    sums_fit_32, weights_and_range, window_stream, Bias16x8, ConvQuant, Window, CONV_INPUTS,
 };
 use super::{in_out, kernel, Kernel, Lowering, OpEntry};
 use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::{depthwise as P, IM2COL_MAX};
 use crate::lower::types::Types;
-use crate::lower::{Access, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
+use crate::lower::{Access, Data, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -111,6 +111,7 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     if num == Num::I16 {
         // TFLM's 16x8 depthwise kernel always sums in 64 bits and reads any bias as int64.
         let q = quant_16x8(ctx, CONV_INPUTS, (out[3], w.activation), Bias16x8::Int64)?;
+        let (filter, sums32) = planes_16x8(ctx, filter, depth_multiplier, out[3], &q.bias)?;
         return Ok(kernel(
             "depthwise_conv2d_s16",
             in_out(ctx)?,
@@ -131,12 +132,13 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
                 dilation_w: g.dilation_w,
                 pad_top: g.pad_top,
                 pad_left: g.pad_left,
-                filter: q.filter,
+                filter,
                 bias: q.bias,
                 multipliers: q.multipliers,
                 shifts: q.shifts,
                 act_min: q.act.0,
                 act_max: q.act.1,
+                sums32,
             },
         ));
     }
@@ -271,6 +273,37 @@ fn depthwise(ctx: &OpContext) -> Result<Kernel> {
     })
 }
 
+/// The int16 kernel's filter, `[depth_multiplier, filter_h, filter_w, input_c]` (the model's
+/// `[1, filter_h, filter_w, output_c]` with its columns regrouped by multiplier index; the tensor
+/// itself when the multiplier is 1), and whether every channel's window and bias sum in 32 bits
+/// whatever the input: `32768 * Σ |w| + |bias|` at most `i32::MAX` ([`sums_fit_32`]).
+fn planes_16x8(
+    ctx: &OpContext,
+    filter: &crate::ir::Tensor,
+    dm: usize,
+    channels: usize,
+    bias: &Option<Data<i64>>,
+) -> Result<(Data<i8>, bool)> {
+    let (weights, _) = filter_rows(ctx, filter, 1)?;
+    let taps = weights.len() / channels.max(1);
+    let mut abs = vec![0i64; channels];
+    for (k, &w) in weights[..taps * channels].iter().enumerate() {
+        abs[k % channels] += i64::from(w).abs();
+    }
+    let sums32 = sums_fit_32(ctx, &abs, bias.as_ref())?;
+    if dm == 1 {
+        return Ok((Data::Tensor(ctx.constant_input(1, "filter")?), sums32));
+    }
+    let ic = channels / dm;
+    let mut planes = Vec::with_capacity(taps * channels);
+    for m in 0..dm {
+        for t in 0..taps {
+            planes.extend((0..ic).map(|c| weights[t * channels + c * dm + m]));
+        }
+    }
+    Ok((Data::Packed(planes), sums32))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{field, graph, kernel, quant, reason, tensor};
@@ -343,6 +376,46 @@ mod tests {
             ],
             &[Some(0), Some(1), Some(2)],
         )
+    }
+
+    /// The int16 kernel's filter regrouped into one plane per multiplier index, and the bound
+    /// that lets it sum in 32 bits: met by small weights and bias, not once a bias passes it.
+    #[test]
+    fn int16_depthwise_filter_in_planes_and_the_32_bit_bound() {
+        static W: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+        static SMALL: [u8; 32] = [0; 32];
+        static LARGE: [u8; 32] = {
+            // Channel 3's bias 2^31 - 1: with any weight the bound fails.
+            let mut b = [0; 32];
+            (b[24], b[25], b[26], b[27]) = (0xFF, 0xFF, 0xFF, 0x7F);
+            b
+        };
+        for (bias, sums32) in [(&SMALL, true), (&LARGE, false)] {
+            let g = graph(
+                OpCode::DEPTHWISE_CONV_2D,
+                options(),
+                vec![
+                    tensor(&[1, 2, 2, 2], DType::I16, quant(&[0.5], &[0], 0), None),
+                    tensor(
+                        &[1, 2, 2, 4],
+                        DType::I8,
+                        quant(&[0.5, 0.25, 0.5, 0.25], &[0, 0, 0, 0], 3),
+                        Some(&W),
+                    ),
+                    tensor(&[4], DType::I64, None, Some(bias)),
+                    tensor(&[1, 1, 1, 4], DType::I16, quant(&[0.125], &[0], 0), None),
+                ],
+                &[Some(0), Some(1), Some(2)],
+            );
+            let k = kernel(&g);
+            let Value::Packed(filter) = field(&k, "filter") else {
+                panic!("a packed filter");
+            };
+            // Output channel 2 ic + m at [m, tap, ic]: plane 0 the even columns, plane 1 the odd.
+            let planes = [0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15];
+            assert_eq!(&filter.bytes[..], &planes[..]);
+            assert_eq!(field(&k, "sums32"), &Value::Bool(sums32));
+        }
     }
 
     #[test]

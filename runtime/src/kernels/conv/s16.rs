@@ -2,7 +2,7 @@
 //! `ConvPerChannel`, 64-bit sums and bias, [`requantize_16x8`].
 
 use super::Geometry;
-use crate::kernels::nn_common::requant::requantize_16x8;
+use crate::kernels::nn_common::requant::{requantize_16x8, requantize_16x8_narrow};
 use crate::kernels::nn_common::window::{coord, run_start, taps};
 use crate::kernels::nn_common::{dot2_swizzled_s16, dot_s16, views};
 use crate::math::multiply_by_quantized_multiplier;
@@ -120,6 +120,10 @@ pub struct Conv2dIm2colS16<'a> {
     pub act_min: i32,
     /// Highest output value.
     pub act_max: i32,
+    /// Whether every output channel's `32768 * Σ |w|` over its row plus `|bias|` is at most
+    /// `i32::MAX` (generation-time check): then the window's sum and the bias fit 32 bits and take
+    /// `requantize_16x8_narrow`.
+    pub sums32: bool,
 }
 
 /// int16 CONV_2D with int8 weights, bit-exact with TFLM's 16x8 `ConvPerChannel` (64-bit sums and
@@ -261,7 +265,13 @@ pub fn conv2d_im2col_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv
     let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
     let act = (p.act_min, p.act_max);
     let finish = |oc: usize, sum: i32| {
-        let sum = i64::from(sum).wrapping_add(bias.map_or(0, |b| b[oc]));
+        let bias = bias.map_or(0, |b| b[oc]);
+        if p.sums32 {
+            // The sum and bias fit 32 bits (generation-time bound): exact.
+            let sum = sum.wrapping_add(bias as i32);
+            return requantize_16x8_narrow(sum, multipliers[oc], shifts[oc], act).to_le_bytes();
+        }
+        let sum = i64::from(sum).wrapping_add(bias);
         requantize_16x8(sum, multipliers[oc], shifts[oc], act).to_le_bytes()
     };
     // Word-aligned, so that the dot product's input words load as words.

@@ -608,11 +608,27 @@ fn s16_gathered_windows_match_the_general_kernel() {
             shifts: &shifts,
             act_min: -30000,
             act_max: 31000,
+            sums32: false,
         };
         conv2d_im2col_s16(&mut arena, 0, n_in + n_out, &gathered);
         let (want, got) = arena[n_in..].split_at(n_out);
         assert_eq!(want, got, "{ih}x{iw}x{c} -> {m}, {fh}x{fw}");
         assert!(want.iter().any(|&b| b != 0));
+        // The 32-bit sums and narrow requantization, which the lowering's bound allows for these
+        // windows and biases.
+        let fits = filter.chunks_exact(window).zip(&bias).all(|(row, b)| {
+            let abs: i64 = row.iter().map(|&w| i64::from(w).abs()).sum();
+            32768 * abs + b.abs() <= i64::from(i32::MAX)
+        });
+        assert!(fits, "sums32 bound");
+        let narrow = Conv2dIm2colS16 {
+            sums32: true,
+            ..gathered
+        };
+        arena[n_in + n_out..].fill(0);
+        conv2d_im2col_s16(&mut arena, 0, n_in + n_out, &narrow);
+        let (want, got) = arena[n_in..].split_at(n_out);
+        assert_eq!(want, got, "sums32 {ih}x{iw}x{c} -> {m}, {fh}x{fw}");
         // The general kernel's path for swizzled rows, where the lowering would choose it.
         if c % 4 == 0 && dilation == 1 {
             let rows = Conv2dS16 {

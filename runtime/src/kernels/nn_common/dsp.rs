@@ -1,7 +1,8 @@
 //! The ARMv7E-M DSP-extension instructions the int8 kernels use, one `asm!` each: stable Rust has
 //! no intrinsics for them. Two lanes of 16 bits per register: `sxtb16` sign-extends bytes 0 and 2
 //! (or, rotated, 1 and 3) into the lanes, `sxtab16` adds them to packed lanes, `smlad` multiplies
-//! lane by lane and adds both products to an accumulator, `smlabb`/`smlatt` multiply one lane pair.
+//! lane by lane and adds both products to an accumulator, `smlabb`/`smlabt`/`smlatb`/`smlatt`
+//! multiply one lane pair.
 //! Every product is exact (16 × 16 bits) and the sums wrap, as the portable kernels' do.
 
 use core::arch::asm;
@@ -74,6 +75,30 @@ pub(crate) fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
     // SAFETY: register-only arithmetic; no memory or stack touched (may set the sticky Q flag).
     unsafe {
         asm!("smlabb {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b,
+             acc = in(reg) acc, options(pure, nomem, nostack));
+    }
+    r
+}
+
+/// `acc + a.lo * b.hi` (lanes as i16), wrapping.
+#[inline(always)]
+pub(crate) fn smlabt(a: u32, b: u32, acc: i32) -> i32 {
+    let r;
+    // SAFETY: register-only arithmetic; no memory or stack touched (may set the sticky Q flag).
+    unsafe {
+        asm!("smlabt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b,
+             acc = in(reg) acc, options(pure, nomem, nostack));
+    }
+    r
+}
+
+/// `acc + a.hi * b.lo` (lanes as i16), wrapping.
+#[inline(always)]
+pub(crate) fn smlatb(a: u32, b: u32, acc: i32) -> i32 {
+    let r;
+    // SAFETY: register-only arithmetic; no memory or stack touched (may set the sticky Q flag).
+    unsafe {
+        asm!("smlatb {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b,
              acc = in(reg) acc, options(pure, nomem, nostack));
     }
     r

@@ -721,6 +721,28 @@ pub(crate) fn requantize_16x8(acc: i64, multiplier: i32, shift: i8, (min, max): 
     scale_16x8(acc, multiplier, shift).max(min).min(max) as i16
 }
 
+/// [`requantize_16x8`] of a sum known to fit 32 bits (a generation-time bound on the weights and
+/// bias): for a right shift `s` within `16..=32`, `(sum * m + 2^(s - 1)) >> s` equals
+/// `(sum * (m << (32 - s)) + 2^31) >> 32` (numerator and divisor scaled by `2^(32 - s)`), the
+/// rounded high word of a 32-bit product (`smmulr`); `m << (32 - s)` fits, `m` being at most
+/// `0x7FFF`, and the 64-bit product neither wraps nor leaves 32 bits once shifted. Other shifts
+/// take [`scale_16x8`].
+#[inline(always)]
+pub(crate) fn requantize_16x8_narrow(
+    sum: i32,
+    multiplier: i32,
+    shift: i8,
+    (min, max): (i32, i32),
+) -> i16 {
+    let s = i32::from(shift);
+    let v = if (16..=32).contains(&s) {
+        rounding_high_mul(sum, multiplier << (32 - s))
+    } else {
+        scale_16x8(i64::from(sum), multiplier, shift)
+    };
+    v.max(min).min(max) as i16
+}
+
 /// `floor((a * b + 2^31) / 2^32)`: the high word of the product, rounded (`smmulr`).
 #[inline(always)]
 pub(crate) fn rounding_high_mul(a: i32, b: i32) -> i32 {
@@ -755,6 +777,38 @@ pub(crate) fn divide_high_by_pot(high: i32, right: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The narrow 16x8 requantization against the 64-bit one, at the extremes of the sum, the
+    /// multiplier and every right shift (the high multiply's and the fallback's).
+    #[test]
+    fn narrow_16x8_matches_the_64_bit_requantization() {
+        let sums = [
+            i32::MIN,
+            i32::MIN + 1,
+            -(1 << 30) - 1,
+            -32769,
+            -3,
+            -1,
+            0,
+            1,
+            2,
+            1 << 22,
+            i32::MAX,
+        ];
+        for shift in 1i8..=46 {
+            for m in [0, 1, 0x1234, 0x4000, 0x7FFE, 0x7FFF] {
+                for &sum in &sums {
+                    for act in [(-32768, 32767), (-100, 3000)] {
+                        assert_eq!(
+                            requantize_16x8_narrow(sum, m, shift, act),
+                            requantize_16x8(i64::from(sum), m, shift, act),
+                            "{sum} {m} {shift}"
+                        );
+                    }
+                }
+            }
+        }
+    }
     use crate::math::multiply_by_quantized_multiplier;
 
     /// The shortcut rounding against the reference one, at the extremes of `high` and on a

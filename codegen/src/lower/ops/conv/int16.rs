@@ -124,6 +124,26 @@ pub(in crate::lower::ops) fn quant_16x8(
     })
 }
 
+/// Whether the 32-bit sums of a 16x8 kernel are exact: for every output channel `c`, the bound
+/// `32768 * abs_weights[c] + |bias[c]|` (`abs_weights[c]` the sum of `|w|` over its window; an
+/// int16 input is at most 32768 in magnitude) is at most `i32::MAX`, so that every partial sum of
+/// its products, and the whole with the bias, fits 32 bits and equals TFLM's 64-bit sum.
+pub(in crate::lower::ops) fn sums_fit_32(
+    ctx: &OpContext,
+    abs_weights: &[i64],
+    bias: Option<&Data<i64>>,
+) -> Result<bool> {
+    let bias: Vec<i64> = match bias {
+        None => Vec::new(),
+        Some(Data::Values(v) | Data::Packed(v)) => v.clone(),
+        Some(Data::Tensor(t)) => ctx.const_ints("bias", &ctx.graph().tensors[*t])?,
+    };
+    Ok(abs_weights.iter().enumerate().all(|(c, &a)| {
+        let b = bias.get(c).map_or(0, |b| i128::from(*b).abs());
+        32768 * i128::from(a) + b <= i128::from(i32::MAX)
+    }))
+}
+
 /// The refusal of an int16 TRANSPOSE_CONV with an INT32 bias, which TFLM's Eval reads as INT64.
 pub(in crate::lower::ops) fn bias32_read_as_int64(ctx: &OpContext) -> crate::error::Error {
     ctx.invalid(

@@ -20,8 +20,8 @@ mod weights;
 pub(super) use dynamic::depthwise_dyn;
 pub(super) use geometry::{geometry, window_stream, Geometry, Window};
 pub(super) use int16::{
-    bias32_read_as_int64, quant_16x8, reduce_16x8, swizzle_quads, swizzled_filter, symmetric_16x8,
-    Bias16x8,
+    bias32_read_as_int64, quant_16x8, reduce_16x8, sums_fit_32, swizzle_quads, swizzled_filter,
+    symmetric_16x8, Bias16x8,
 };
 pub(super) use int8::{
     bias_values, filter_rows, fold, folded_bias, im2col, narrow_requant, pointwise,
@@ -137,6 +137,12 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
         let window = f[1] * f[2] * f[3];
         if !q.acc32 && f[3] == i[3] && window > 0 && 2 * window <= crate::lower::params::IM2COL_MAX
         {
+            let (weights, row) = filter_rows(ctx, filter, out[3])?;
+            let abs: Vec<i64> = weights
+                .chunks(row.max(1))
+                .map(|r| r.iter().map(|&w| i64::from(w).abs()).sum())
+                .collect();
+            let sums32 = sums_fit_32(ctx, &abs, q.bias.as_ref())?;
             return Ok(kernel(
                 "conv2d_im2col_s16",
                 in_out(ctx)?,
@@ -147,6 +153,7 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                     shifts: q.shifts,
                     act_min: q.act.0,
                     act_max: q.act.1,
+                    sums32: sums32,
                 }),
             ));
         }

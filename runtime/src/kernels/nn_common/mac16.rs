@@ -1,0 +1,90 @@
+//! The int16 ("16x8") depthwise multiply-accumulate loop: four channels' int16 activations times
+//! their int8 weights, tap after tap, into four 32-bit sums.
+//!
+//! On ARMv7E-M a tap is three word loads (the four inputs, the four weights), two unpackings of
+//! the weights into 16-bit lanes (`sxtb16`: weights 0 and 2, then 1 and 3) and four
+//! single-lane multiply-accumulates (`smlabb`, `smlatb`, `smlabt`, `smlatt`), each product exact;
+//! elsewhere a plain scalar loop. Both wrap at 32 bits, which the callers keep from happening
+//! (at most 511 products per sum, or a generation-time bound on the weights).
+
+#[cfg(tinyaot_dsp)]
+use super::dsp::{smlabb, smlabt, smlatb, smlatt, sxtb16, sxtb16_ror8};
+
+/// Adds to `acc` the products of four channels over a window of `rows` rows of `cols` taps: tap
+/// `k` of row `r` has its four little-endian int16 inputs at byte `r * x_row + k * x_step` of `x`,
+/// its four int8 weights at `r * w_row + k * w_step` of `w`.
+#[inline(always)]
+pub(crate) fn mac4_window_s16(
+    acc: &mut [i32; 4],
+    (x, x_step, x_row): (&[u8], usize, usize),
+    (w, w_step, w_row): (&[i8], usize, usize),
+    (rows, cols): (usize, usize),
+) {
+    if rows == 0 || cols == 0 {
+        return;
+    }
+    // One bounds check for the window: its last tap's inputs and weights (every offset grows
+    // with the row and the tap).
+    let _ = (
+        &x[(rows - 1) * x_row + (cols - 1) * x_step..][..8],
+        &w[(rows - 1) * w_row + (cols - 1) * w_step..][..4],
+    );
+    #[cfg(tinyaot_dsp)]
+    {
+        let [mut a0, mut a1, mut a2, mut a3] = *acc;
+        let (mut xr, mut wr) = (x.as_ptr(), w.as_ptr());
+        for _ in 0..rows {
+            let (mut xp, mut wp) = (xr, wr);
+            for _ in 0..cols {
+                // SAFETY: tap k < cols of row r < rows reads x[r x_row + k x_step..][..8] and
+                // w[r w_row + k w_step..][..4], within the slices by the check above on the last
+                // tap of the last row. Unaligned word reads, which ARMv7E-M's `ldr` allows.
+                let (x01, x23, q) = unsafe {
+                    (
+                        xp.cast::<u32>().read_unaligned(),
+                        xp.add(4).cast::<u32>().read_unaligned(),
+                        wp.cast::<u32>().read_unaligned(),
+                    )
+                };
+                let (w02, w13) = (sxtb16(q), sxtb16_ror8(q));
+                a0 = smlabb(x01, w02, a0);
+                a1 = smlatb(x01, w13, a1);
+                a2 = smlabt(x23, w02, a2);
+                a3 = smlatt(x23, w13, a3);
+                (xp, wp) = (xp.wrapping_add(x_step), wp.wrapping_add(w_step));
+            }
+            (xr, wr) = (xr.wrapping_add(x_row), wr.wrapping_add(w_row));
+        }
+        *acc = [a0, a1, a2, a3];
+    }
+    #[cfg(not(tinyaot_dsp))]
+    for r in 0..rows {
+        for k in 0..cols {
+            let x = &x[r * x_row + k * x_step..][..8];
+            let w = &w[r * w_row + k * w_step..][..4];
+            for (j, a) in acc.iter_mut().enumerate() {
+                let xj = i32::from(i16::from_le_bytes([x[2 * j], x[2 * j + 1]]));
+                *a = a.wrapping_add(i32::from(w[j]) * xj);
+            }
+        }
+    }
+}
+
+/// Adds to `acc[j]` the products of channel `j` over `n` taps of one row, as
+/// [`mac4_window_s16`] for fewer than four channels (`acc.len()`).
+#[inline(always)]
+pub(crate) fn mac_taps_s16(
+    acc: &mut [i32],
+    (x, x_step): (&[u8], usize),
+    (w, w_step): (&[i8], usize),
+    n: usize,
+) {
+    let c = acc.len();
+    for k in 0..n {
+        let (x, w) = (&x[k * x_step..][..2 * c], &w[k * w_step..][..c]);
+        for (j, a) in acc.iter_mut().enumerate() {
+            let xj = i32::from(i16::from_le_bytes([x[2 * j], x[2 * j + 1]]));
+            *a = a.wrapping_add(i32::from(w[j]) * xj);
+        }
+    }
+}
