@@ -54,7 +54,15 @@ pub fn gather(arena: &mut [u8], input: Src, positions: Src, output: usize, p: &G
                 let to = &mut out[o..o + row];
                 match usize::try_from(position) {
                     Ok(k) if k < p.axis_size => {
-                        views::copy_small(to, &src[(rows + k) * row..][..row])
+                        let from = &src[(rows + k) * row..][..row];
+                        // Rows of one element of 1, 2 or 4 bytes by one load and store, before
+                        // `copy_small`'s choice of widths.
+                        match row {
+                            1 => to[0] = from[0],
+                            2 => to[..2].copy_from_slice(&from[..2]),
+                            4 => to[..4].copy_from_slice(&from[..4]),
+                            _ => views::copy_small(to, from),
+                        }
                     }
                     _ => to.fill(0),
                 }
