@@ -301,7 +301,11 @@ fn walk_rows(
             rows,
             n: inner,
             x: (at(a, a_pos, size), a_repeated, a_step.wrapping_mul(size)),
-            y: (at(b, b_pos, b_size), b_repeated, b_step.wrapping_mul(b_size)),
+            y: (
+                at(b, b_pos, b_size),
+                b_repeated,
+                b_step.wrapping_mul(b_size),
+            ),
         };
         op(arena, run);
         out_pos += rows * inner;

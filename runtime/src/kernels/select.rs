@@ -65,7 +65,10 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
         let mut last = 1usize;
         for (&n, &stride) in p.shape.iter().zip(strides) {
             super::keep_rolled();
-            let Some(l) = (n - 1).checked_mul(stride).and_then(|t| last.checked_add(t)) else {
+            let Some(l) = (n - 1)
+                .checked_mul(stride)
+                .and_then(|t| last.checked_add(t))
+            else {
                 return false;
             };
             last = l;
@@ -107,6 +110,8 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
         );
         let Some(row) = rows.next() else { return };
         for o in row.chunks_exact_mut(T::SIZE) {
+            // Rolled: unrolled, the three element types' loops were 5 KB of Cortex-M4 code.
+            super::keep_rolled();
             // SAFETY: `ic`, `ix` and `iy` are the element indices of an output position, each
             // below its input's `last` checked by `fits` above (`cs` holds `last` bytes, `xs`
             // and `ys` `last` elements of `T::SIZE`).
