@@ -175,19 +175,22 @@ enum Operand {
     Bytes(*const u8),
 }
 
-/// One run of output and the runs of both inputs it is computed from: `n` elements of output at
-/// byte `out` of the arena, and per input its first element and whether that one element is
-/// repeated along the run (`true`) or the run has `n` consecutive elements. Only [`walk_rows`]
-/// makes one (the fields are private to this module), for the arena it passes with it, and only
-/// for runs it has checked lie within that arena or the input's bytes: that is what makes
-/// [`row_op`]'s reads and writes sound. The runs may overlap (the output is an input, in place):
-/// [`row_op`] reads each element's operands before it writes the element.
+/// One run of output and the runs of both inputs it is computed from: `rows` rows of `n`
+/// elements of output, consecutive from byte `out` of the arena, and per input its first
+/// element, whether that one element is repeated along each row (`true`) or a row has `n`
+/// consecutive elements, and the bytes from one row's first element to the next's (the
+/// second-innermost dimension's stride: 0 where it broadcasts). Only [`walk_rows`] makes one (the
+/// fields are private to this module), for the arena it passes with it, and only for runs it has
+/// checked lie within that arena or the input's bytes: that is what makes [`row_op`]'s reads and
+/// writes sound. The runs may overlap (the output is an input, in place): [`row_op`] reads each
+/// element's operands before it writes the element.
 #[derive(Clone, Copy)]
 struct Run {
     out: usize,
+    rows: usize,
     n: usize,
-    x: (Operand, bool),
-    y: (Operand, bool),
+    x: (Operand, bool, usize),
+    y: (Operand, bool, usize),
 }
 
 /// The loop of [`binary`] and [`binary_mixed`].
@@ -278,22 +281,35 @@ fn walk_rows(
         Operand::Arena(offset) => Operand::Arena(offset + pos * size),
         Operand::Bytes(p) => Operand::Bytes(p.wrapping_add(pos * size)),
     };
+    // One call of `op` per block of the last two dimensions (rows of a few elements, as a
+    // per-channel operand's, would otherwise pay a call and a row start each).
     let inner = shape[rank - 1];
     let (a_repeated, b_repeated) = (a_strides[rank - 1] == 0, b_strides[rank - 1] == 0);
-    let outer = &shape[..rank - 1];
+    let blocked = rank - rank.min(2);
+    let (rows, a_step, b_step) = if rank >= 2 {
+        (shape[rank - 2], a_strides[rank - 2], b_strides[rank - 2])
+    } else {
+        (1, 0, 0)
+    };
+    let outer = &shape[..blocked];
     let mut index = [0usize; MAX_RANK];
     let mut out_pos = 0;
     loop {
-        let (a_pos, b_pos) = row_starts(&index[..rank - 1], (a_strides, b_strides));
+        let (a_pos, b_pos) = row_starts(&index[..blocked], (a_strides, b_strides));
         let run = Run {
             out: output + out_pos * size,
+            rows,
             n: inner,
-            x: (at(a, a_pos, size), a_repeated),
-            y: (at(b, b_pos, b_size), b_repeated),
+            x: (at(a, a_pos, size), a_repeated, a_step.wrapping_mul(size)),
+            y: (
+                at(b, b_pos, b_size),
+                b_repeated,
+                b_step.wrapping_mul(b_size),
+            ),
         };
         op(arena, run);
-        out_pos += inner;
-        if !next_row_index(&mut index[..rank - 1], outer) {
+        out_pos += rows * inner;
+        if !next_row_index(&mut index[..blocked], outer) {
             break;
         }
     }
@@ -341,53 +357,59 @@ pub(crate) fn disjoint<'x>(
     Some((view(a, a_len), view(b, b_len), out))
 }
 
-/// One run of output: `out[i] = f(x[i], y[i])`, an operand marked repeated being one element read
-/// once (so that what depends on it alone is computed once). Element `i`'s operands are read
-/// before it is written, and no later element's: an operand run may be the output run itself.
+/// One run of output, row by row: `out[i] = f(x[i], y[i])`, an operand marked repeated being one
+/// element per row, read once (so that what depends on it alone is computed once). Element `i`'s
+/// operands are read before it is written, and no later element's: an operand run may be the
+/// output run itself.
 #[inline(always)]
 fn row_op<T: Elem, U: Elem, O: Elem>(arena: &mut [u8], run: Run, f: &impl Fn(T, U) -> O) {
-    let Run { out, n, x, y } = run;
+    let Run { out, rows, n, x, y } = run;
     // Every pointer into the arena derives from `arena`, a `&mut` that no other pointer reaches
     // while this runs: so the compiler knows the stores leave the kernel's parameters alone, and
     // keeps what it loaded from them in registers along the run.
     let base = arena.as_mut_ptr();
-    let operand = |(o, repeated): (Operand, bool)| match o {
-        Operand::Arena(offset) => (base.wrapping_add(offset).cast_const(), repeated),
-        Operand::Bytes(p) => (p, repeated),
+    let operand = |o: Operand| match o {
+        Operand::Arena(offset) => base.wrapping_add(offset).cast_const(),
+        Operand::Bytes(p) => p,
     };
-    let (x, y, out) = (operand(x), operand(y), base.wrapping_add(out));
-    // SAFETY: a `Run` is made by `walk_rows` alone, with this arena, for runs it checked lie
-    // within the arena or the input's bytes (`within`): `n` elements at `out` and at each operand
-    // not repeated, one at a repeated operand.
-    unsafe {
-        match (x.1, y.1) {
-            (false, false) => {
-                for i in 0..n {
-                    let v = f(T::read_at(x.0, i), U::read_at(y.0, i));
-                    v.write_at(out, i);
+    let (mut xp, mut yp, mut out) = (operand(x.0), operand(y.0), base.wrapping_add(out));
+    for _ in 0..rows {
+        // SAFETY: a `Run` is made by `walk_rows` alone, with this arena, for runs it checked lie
+        // within the arena or the input's bytes (`within`: every row of the block is a row of
+        // the walk): `n` elements at `out` and at each operand not repeated, one at a repeated
+        // operand, for each of the `rows` rows.
+        unsafe {
+            match (x.1, y.1) {
+                (false, false) => {
+                    for i in 0..n {
+                        let v = f(T::read_at(xp, i), U::read_at(yp, i));
+                        v.write_at(out, i);
+                    }
                 }
-            }
-            (false, true) => {
-                let yv = U::read_at(y.0, 0);
-                for i in 0..n {
-                    f(T::read_at(x.0, i), yv).write_at(out, i);
+                (false, true) => {
+                    let yv = U::read_at(yp, 0);
+                    for i in 0..n {
+                        f(T::read_at(xp, i), yv).write_at(out, i);
+                    }
                 }
-            }
-            (true, false) => {
-                let xv = T::read_at(x.0, 0);
-                for i in 0..n {
-                    f(xv, U::read_at(y.0, i)).write_at(out, i);
+                (true, false) => {
+                    let xv = T::read_at(xp, 0);
+                    for i in 0..n {
+                        f(xv, U::read_at(yp, i)).write_at(out, i);
+                    }
                 }
-            }
-            (true, true) => {
-                // Every element the same: computed once, then stored along the run.
-                let v = f(T::read_at(x.0, 0), U::read_at(y.0, 0));
-                for i in 0..n {
-                    super::keep_rolled();
-                    v.write_at(out, i);
+                (true, true) => {
+                    // Every element the same: computed once, then stored along the row.
+                    let v = f(T::read_at(xp, 0), U::read_at(yp, 0));
+                    for i in 0..n {
+                        super::keep_rolled();
+                        v.write_at(out, i);
+                    }
                 }
             }
         }
+        (xp, yp) = (xp.wrapping_add(x.2), yp.wrapping_add(y.2));
+        out = out.wrapping_add(n * O::SIZE);
     }
 }
 
@@ -438,7 +460,9 @@ mod tests {
 
     /// The shapes and strides each path is run on: same shape (one long row, longer than a stage
     /// chunk), a repeated second or first operand, per-channel rows (short rows, many per staged
-    /// block, and rows longer than a block), both repeated along the row, and a scalar.
+    /// block, and rows longer than a block), both repeated along the row, blocks of the last two
+    /// dimensions under an outer one (an operand broadcast along rows or along the block), and a
+    /// scalar.
     fn cases() -> Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> {
         vec![
             (vec![300], vec![1], vec![1]),
@@ -449,6 +473,9 @@ mod tests {
             (vec![6, 5], vec![0, 1], vec![5, 1]),
             (vec![4, 7], vec![1, 0], vec![1, 0]),
             (vec![5, 3], vec![3, 1], vec![1, 0]),
+            (vec![3, 4, 2], vec![8, 2, 1], vec![0, 1, 0]),
+            (vec![2, 3, 4], vec![0, 4, 1], vec![12, 4, 1]),
+            (vec![2, 1, 3, 5], vec![15, 7, 5, 1], vec![0, 0, 0, 1]),
             (vec![], vec![], vec![]),
         ]
     }

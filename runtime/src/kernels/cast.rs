@@ -60,9 +60,15 @@ fn write(t: usize, v: Value, b: &mut [u8]) {
         (FLOAT32, Value::Int(i)) => b[..4].copy_from_slice(&(i as f32).to_le_bytes()),
         (FLOAT32, Value::Float(f)) => b[..4].copy_from_slice(&f.to_le_bytes()),
         (INT8, Value::Int(i)) => b[0] = i as i8 as u8,
-        (INT8, Value::Float(f)) => b[0] = f as i8 as u8,
+        // Through `i32` (one `vcvt` on a single-precision FPU, which saturates and maps NaN to
+        // 0 itself), then clamped (an `ssat`): the bits of `f as i8`, where that cast's own
+        // saturation was a compare and select per bound.
+        (INT8, Value::Float(f)) => b[0] = (f as i32).clamp(-128, 127) as i8 as u8,
         (INT16, Value::Int(i)) => b[..2].copy_from_slice(&(i as i16).to_le_bytes()),
-        (INT16, Value::Float(f)) => b[..2].copy_from_slice(&(f as i16).to_le_bytes()),
+        (INT16, Value::Float(f)) => {
+            let v = (f as i32).clamp(-32768, 32767) as i16;
+            b[..2].copy_from_slice(&v.to_le_bytes());
+        }
         (INT32, Value::Int(i)) => b[..4].copy_from_slice(&i.to_le_bytes()),
         (INT32, Value::Float(f)) => b[..4].copy_from_slice(&(f as i32).to_le_bytes()),
         (_, Value::Int(i)) => b[0] = u8::from(i != 0),

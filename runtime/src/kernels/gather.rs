@@ -54,7 +54,15 @@ pub fn gather(arena: &mut [u8], input: Src, positions: Src, output: usize, p: &G
                 let to = &mut out[o..o + row];
                 match usize::try_from(position) {
                     Ok(k) if k < p.axis_size => {
-                        views::copy_small(to, &src[(rows + k) * row..][..row])
+                        let from = &src[(rows + k) * row..][..row];
+                        // Rows of one element of 1, 2 or 4 bytes by one load and store, before
+                        // `copy_small`'s choice of widths.
+                        match row {
+                            1 => to[0] = from[0],
+                            2 => to[..2].copy_from_slice(&from[..2]),
+                            4 => to[..4].copy_from_slice(&from[..4]),
+                            _ => views::copy_small(to, from),
+                        }
                     }
                     _ => to.fill(0),
                 }
@@ -108,32 +116,36 @@ pub fn gather_nd(arena: &mut [u8], input: Src, indices: Src, output: usize, p: &
     let p = super::opaque(p);
     let depth = p.strides.len();
     let bytes = p.slice_elems * p.elem_bytes;
-    let mut out = output;
-    for i in 0..p.slices {
+    let out_len = p.slices * bytes;
+    if out_len == 0 {
+        return;
+    }
+    // The operands' bytes once per call, as GATHER's (per slice, a source match, a range check
+    // per index and a `memmove` call took GATHER_ND of one-element slices to 1.3 times TFLM's
+    // reference kernel on the Cortex-M4).
+    let (src, indices, out) = gather_views(
+        arena,
+        (input, p.input_elems * p.elem_bytes),
+        (indices, 4 * p.slices * depth),
+        output,
+        out_len,
+    );
+    for (i, to) in out.chunks_exact_mut(bytes).enumerate() {
+        let vector = &indices[i * 4 * depth..][..4 * depth];
         let mut from: i64 = 0;
-        for (j, &stride) in p.strides.iter().enumerate() {
-            let mut index = [0i32];
-            load(arena, indices, i * depth + j, &mut index);
-            from += i64::from(index[0]) * stride as i64;
+        for (w, &stride) in vector.chunks_exact(4).zip(p.strides) {
+            let index = i32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            from += i64::from(index) * stride as i64;
         }
         match usize::try_from(from) {
             Ok(k)
                 if k.checked_add(p.slice_elems)
                     .is_some_and(|end| end <= p.input_elems) =>
             {
-                let start = k * p.elem_bytes;
-                match input {
-                    Src::Arena(offset) => {
-                        arena.copy_within(offset + start..offset + start + bytes, out)
-                    }
-                    Src::Bytes(b) => {
-                        arena[out..out + bytes].copy_from_slice(&b[start..start + bytes])
-                    }
-                }
+                views::copy_small(to, &src[k * p.elem_bytes..]);
             }
-            _ => arena[out..out + bytes].fill(0),
+            _ => to.fill(0),
         }
-        out += bytes;
     }
 }
 

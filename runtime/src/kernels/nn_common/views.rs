@@ -109,6 +109,15 @@ pub(crate) fn copy_runs(
         return;
     }
     let (mut dst, mut src) = (to.as_mut_ptr(), from.as_ptr());
+    // Runs of one element (UNPACK's columns, PACK's and CONCATENATION's elements) by one load and
+    // store each, without `copy_short`'s choice of widths per run.
+    // SAFETY (the three calls): as the loop's below, with `n` the width of `W`.
+    match n {
+        1 => return unsafe { element_runs::<u8>(dst, src, count, (to_stride, from_stride)) },
+        2 => return unsafe { element_runs::<u16>(dst, src, count, (to_stride, from_stride)) },
+        4 => return unsafe { element_runs::<u32>(dst, src, count, (to_stride, from_stride)) },
+        _ => {}
+    }
     for _ in 0..count {
         // Rolled: unrolled, the four lengths' loops were 1.4 KB of Cortex-M4 code.
         super::super::keep_rolled();
@@ -138,6 +147,30 @@ pub(crate) fn copy_small(out: &mut [u8], from: &[u8]) {
         unsafe { copy_short(out.as_mut_ptr(), from.as_ptr(), n) };
     } else {
         out.copy_from_slice(from);
+    }
+}
+
+/// [`copy_runs`]' loop for runs of one `W` each (unaligned loads and stores).
+///
+/// # Safety
+/// For every `i < count`, `src + i * from_stride` must be valid for reading a `W` and
+/// `dst + i * to_stride` for writing one, the two not overlapping.
+#[inline(always)]
+unsafe fn element_runs<W: Copy>(
+    mut dst: *mut u8,
+    mut src: *const u8,
+    count: usize,
+    (to_stride, from_stride): (usize, usize),
+) {
+    for _ in 0..count {
+        super::super::keep_rolled();
+        // SAFETY: the caller's promise for run `i` (the last advance is not dereferenced).
+        unsafe {
+            dst.cast::<W>()
+                .write_unaligned(src.cast::<W>().read_unaligned())
+        };
+        dst = dst.wrapping_add(to_stride);
+        src = src.wrapping_add(from_stride);
     }
 }
 
