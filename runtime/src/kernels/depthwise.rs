@@ -2,9 +2,11 @@
 //! `reference_integer_ops::DepthwiseConvPerChannel`), int16 with int8 weights (its 16x8 variant)
 //! and float32 (`reference_ops::DepthwiseConv`).
 //!
-//! Layouts: input `[batches, input_h, input_w, input_c]`, filter `[1, filter_h, filter_w, output_c]`,
-//! output `[batches, output_h, output_w, output_c]` with `output_c = input_c * depth_multiplier`;
-//! output channel `ic * depth_multiplier + m` reads input channel `ic`.
+//! Layouts: input `[batches, input_h, input_w, input_c]`, filter `[1, filter_h, filter_w, output_c]`
+//! (the int16 kernel's in per-multiplier planes instead, laid out at generation time: see
+//! [`DepthwiseConv2dS16::filter`]), output `[batches, output_h, output_w, output_c]` with
+//! `output_c = input_c * depth_multiplier`; output channel `ic * depth_multiplier + m` reads input
+//! channel `ic`.
 //!
 //! Access order (all kernels): for each output pixel in order, reads the pixel's input window, then
 //! writes the pixel's output channels in order; the input is read again for later pixels.
