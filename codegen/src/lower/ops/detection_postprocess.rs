@@ -155,6 +155,25 @@ fn detection_postprocess(ctx: &OpContext) -> Result<Kernel> {
     }
     for j in 0..4 {
         let output = ctx.output(j)?;
+        // TFLM writes FLOAT32 values into every output whatever its type: into a narrower
+        // element that is past the output's end, into a wider one it leaves the rest unwritten.
+        if output.dtype.size() != DType::F32.size() {
+            return Err(ctx.invalid(
+                format!(
+                    "output {j} has type {}: TFLM writes a FLOAT32 value per element into it, {}",
+                    output.dtype,
+                    if output.dtype.size() < DType::F32.size() {
+                        "past the output's end"
+                    } else {
+                        "filling only the first half of its bytes"
+                    }
+                ),
+                Grounds::undefined(
+                    "detection_postprocess.cc's Eval writes its outputs as float* whatever their \
+                     type",
+                ),
+            ));
+        }
         if output.dtype != DType::F32 {
             return Err(ctx.unsupported(format!(
                 "output {j} of type {}: TFLM writes FLOAT32 values into every output whatever \

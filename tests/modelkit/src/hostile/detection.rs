@@ -368,6 +368,38 @@ pub(super) fn detection(cases: &mut Vec<super::Case>) {
         Refusal::Invalid,
         "TFLM may write 80",
     );
+    // TFLM writes a FLOAT32 value per element into every output whatever its type: into an INT8
+    // count past the output's end (undefined); into an INT32 one the float's bits (defined, not
+    // compiled).
+    for (name, dtype, refusal, message) in [
+        (
+            "detection_postprocess_int8_count",
+            TensorType::INT8,
+            Refusal::Invalid,
+            "past the output's end",
+        ),
+        (
+            "detection_postprocess_int32_count",
+            TensorType::INT32,
+            Refusal::Unsupported,
+            "tinyaot takes FLOAT32 outputs",
+        ),
+    ] {
+        let mut outs = outputs(5);
+        outs[3] = TensorSpec::new(dtype, &[1]);
+        s.refused(
+            name,
+            model(
+                Some(options(FAST)),
+                TensorSpec::f32(&[1, 16, 4]),
+                TensorSpec::f32(&[1, 16, 4]),
+                anchors(16),
+                outs,
+            ),
+            refusal,
+            message,
+        );
+    }
     s.refused(
         "detection_postprocess_rank_2_scores",
         model(
