@@ -297,13 +297,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // A model is generated once, by the first core that reaches it.
     let prepared: Vec<OnceLock<Result<Prepared, String>>> =
         specs.iter().map(|_| OnceLock::new()).collect();
-    // --cover: every model generated first (two at a time), for the kernels each one calls.
+    let parallelism = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // --cover: every model generated first (one per available CPU, as the cores run below), for
+    // the kernels each one calls.
     let in_cover = if cover.is_empty() {
         vec![true; specs.len()]
     } else {
         let next = AtomicUsize::new(0);
         std::thread::scope(|scope| {
-            for _ in 0..2 {
+            for _ in 0..parallelism.min(specs.len()) {
                 scope.spawn(|| loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let (Some(spec), Some(cell)) = (specs.get(i), prepared.get(i)) else {
@@ -340,9 +342,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
         in_cover
     };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(runs.len());
+    let workers = parallelism.min(runs.len());
     let next_run = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
     let cells: Vec<Mutex<CoreRun>> = runs.into_iter().map(Mutex::new).collect();
