@@ -20,6 +20,8 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-env-changed={}", support::SHARED_DIR_VAR);
     println!("cargo:rerun-if-env-changed={}", support::CI_VAR);
+    // The macro's rebuild probe (macro_conformance) runs in CI only: a nested Cargo build.
+    support::emit_nested_cargo_builds_cfg();
     // Rerun once the shared data appears (a path that does not exist makes Cargo rerun the
     // script on every build until it does).
     let shared_models = support::shared_dir_unchecked().join("models");

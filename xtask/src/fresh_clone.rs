@@ -1,9 +1,9 @@
 //! `cargo xtask fresh-clone [--update-readme] [--keep]`: the README's two commands timed as a
 //! newcomer runs them. Clones the last commit into `<target>/fresh-clone/tinyaot` with the shared
-//! data linked beside it as `../shared`, then runs the first command (a release build of the
-//! command line that generates the bundled DS-CNN's Rust) and the test command
-//! (`cargo test --workspace`) in the clone, one after the other, with its own `target/` and
-//! Cargo's defaults: the variables that would change what is built or tested (`CARGO_*` but
+//! data linked beside it as `../shared`, then runs the first command (examples/build-rs: its build
+//! script generates the bundled DS-CNN's Rust, which the example runs against TFLM's output) and
+//! the test command (`cargo test --workspace`) in the clone, one after the other, with its own
+//! `target/` and Cargo's defaults: the variables that would change what is built or tested (`CARGO_*` but
 //! `CARGO_HOME`, `RUSTFLAGS`, `CI`, `INSTA_*`, `TINYAOT_*`) are removed. Prints each command's wall
 //! and CPU time (`wait4`, the command and every compiler and test it ran) and how many tests ran;
 //! `--update-readme` writes that into README.md between the `fresh-clone` markers. The crates are
@@ -19,17 +19,7 @@ use std::time::Duration;
 use crate::child::Usage;
 
 /// The README's first command, as the clone runs it.
-const FIRST: &[&str] = &[
-    "run",
-    "--release",
-    "-p",
-    "tinyaot-cli",
-    "--",
-    "rust",
-    "tests/fixtures/models/ds_cnn.tflite",
-    "-o",
-    "ds_cnn.rs",
-];
+const FIRST: &[&str] = &["run", "-p", "tinyaot-example-build-rs"];
 
 /// The README's test command.
 const TEST: &[&str] = &["test", "--workspace"];
@@ -199,7 +189,7 @@ fn render(commit: &str, cores: usize, first: &Usage, test: &Usage, tally: &Tally
     let _ = writeln!(out, "| Command | Wall time | CPU time (user + system) |");
     let _ = writeln!(out, "|---|---:|---:|");
     for (name, usage) in [
-        ("the first (generate DS-CNN's Rust)", first),
+        ("the first (generate DS-CNN's Rust and run it)", first),
         ("`cargo test --workspace`", test),
     ] {
         let _ = writeln!(

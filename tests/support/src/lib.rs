@@ -77,6 +77,23 @@ pub fn full_suites() -> bool {
     in_ci()
 }
 
+/// The cfg, `nested_cargo_builds`, under which the tests that build a crate with a nested Cargo
+/// run: set in CI ([`in_ci`]); outside CI such a test is ignored (libtest lists it as ignored,
+/// with the reason; `cargo test -- --ignored` runs it). Each of them (the `include_model!` UI
+/// cases under trybuild, the macro's rebuild probe) builds the code generator and every
+/// dependency of the macro again in a target directory of its own: minutes of a fresh clone's
+/// `cargo test --workspace` on a 2-core machine, for a few checks of the macro's messages and of
+/// Cargo's rebuild tracking. `CI=true cargo test --workspace` runs them. Called by the build
+/// script of a crate with such tests, which carry
+/// `#[cfg_attr(not(nested_cargo_builds), ignore = "…")]`.
+pub fn emit_nested_cargo_builds_cfg() {
+    println!("cargo:rerun-if-env-changed={CI_VAR}");
+    println!("cargo:rustc-check-cfg=cfg(nested_cargo_builds)");
+    if in_ci() {
+        println!("cargo:rustc-cfg=nested_cargo_builds");
+    }
+}
+
 /// Whether model `stem` of `suite` is checked by the heavy conformance tests outside CI (see
 /// [`full_suites`]): every fixture and reference model, and of TFLM's integration suite its
 /// stateful models and the first layer of each SEANet kind (`seanet_conv0`, not `seanet_conv7`:
