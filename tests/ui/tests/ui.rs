@@ -3,7 +3,10 @@
 //! `cases/group_output_across_invoke.rs` is the borrow rule of a group of models sharing one arena
 //! (this crate's `groups`): one model's output may not be held across the other's invoke.
 //!
-//! To accept changed messages: `TRYBUILD=overwrite cargo test -p tinyaot-ui-tests`, then review the
+//! The test runs in CI; outside it, it is ignored (a nested build of the macro and the code
+//! generator: `tinyaot_test_support::emit_nested_cargo_builds_cfg`): `cargo test -p
+//! tinyaot-ui-tests -- --ignored` runs it. To accept changed messages: `TRYBUILD=overwrite cargo
+//! test -p tinyaot-ui-tests -- --ignored`, then review the
 //! `.stderr` diffs — each must still read as something a user can act on.
 //! `cases/unsupported_op.stderr` lists the supported operators: `cargo xtask ops` writes that list
 //! from the operator registry (and xtask's test fails while it is stale).
