@@ -183,15 +183,18 @@ pub fn conv2d_1x1_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1
     let bias = p.bias.map(|b| &b[..m]);
     let (multipliers, shifts) = (&p.multipliers[..m], &p.shifts[..m]);
     let act = (p.act_min, p.act_max);
-    let finish = |oc: usize, sum: i32| {
-        let bias = bias.map_or(0, |b| b[oc]);
-        if p.sums32 {
-            // The sum and bias fit 32 bits (generation-time bound): exact.
-            let sum = sum.wrapping_add(bias as i32);
-            return requantize_16x8_narrow(sum, multipliers[oc], shifts[oc], act).to_le_bytes();
-        }
-        let sum = i64::from(sum).wrapping_add(bias);
-        requantize_16x8(sum, multipliers[oc], shifts[oc], act).to_le_bytes()
+    // Channel `oc` of both pixels, its bias, multiplier and shift read once.
+    let finish = |oc: usize, sums: [i32; 2]| {
+        let (bias, multiplier, shift) = (bias.map_or(0, |b| b[oc]), multipliers[oc], shifts[oc]);
+        sums.map(|sum| {
+            if p.sums32 {
+                // The sum and bias fit 32 bits (generation-time bound): exact.
+                let sum = sum.wrapping_add(bias as i32);
+                return requantize_16x8_narrow(sum, multiplier, shift, act).to_le_bytes();
+            }
+            let sum = i64::from(sum).wrapping_add(bias);
+            requantize_16x8(sum, multiplier, shift, act).to_le_bytes()
+        })
     };
     let (quads, tail) = (c / 4, c % 4);
     let mut px = 0;
@@ -213,13 +216,13 @@ pub fn conv2d_1x1_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1
                 acc[3] += w1 * x1;
             }
             let oc = 2 * pair;
-            let two = oc + 1 < m;
-            for (at, s) in [(px, &acc[..2]), (px1, &acc[2..])] {
-                let o = &mut out[2 * (at * m + oc)..];
-                o[..2].copy_from_slice(&finish(oc, s[0]));
-                if two {
-                    o[2..4].copy_from_slice(&finish(oc + 1, s[1]));
-                }
+            let [a, b] = finish(oc, [acc[0], acc[2]]);
+            out[2 * (px * m + oc)..][..2].copy_from_slice(&a);
+            out[2 * (px1 * m + oc)..][..2].copy_from_slice(&b);
+            if oc + 1 < m {
+                let [a, b] = finish(oc + 1, [acc[1], acc[3]]);
+                out[2 * (px * m + oc + 1)..][..2].copy_from_slice(&a);
+                out[2 * (px1 * m + oc + 1)..][..2].copy_from_slice(&b);
             }
         }
         px += 2;

@@ -113,9 +113,10 @@ pub(crate) fn mac2x2_quads_s16(
     {
         let [mut a00, mut a01, mut a10, mut a11] = *acc;
         let (mut p0, mut p1, mut wp) = (x0.as_ptr(), x1.as_ptr(), w.as_ptr());
-        for _ in 0..quads {
-            // SAFETY: group g < quads reads bytes 8g..8g + 8 of x0, x1 and w, within the slices
-            // cut to 8 * quads bytes above. Unaligned word reads, which ARMv7E-M's `ldr` allows.
+        let end = w.as_ptr_range().end;
+        while wp != end {
+            // SAFETY: group g < quads (`wp` below `end`, 8 * quads bytes on) reads bytes
+            // 8g..8g + 8 of x0, x1 and w, within the slices cut to 8 * quads bytes above. Unaligned word reads, which ARMv7E-M's `ldr` allows.
             let (x01, x23, y01, y23, q0, q1) = unsafe {
                 let (p0, p1, wp) = (p0.cast::<u32>(), p1.cast::<u32>(), wp.cast::<u32>());
                 (
