@@ -478,6 +478,26 @@ pub(crate) const STRUCTS: &[StructFields] = &[
     ),
     (
         "conv",
+        "Conv1x1S16",
+        &[
+            ("pixels", "size_t"),
+            ("input_c", "size_t"),
+            ("output_c", "size_t"),
+            ("filter", "const int8_t *"),
+            ("filter_len", "size_t"),
+            ("bias", "const int64_t *"),
+            ("bias_len", "size_t"),
+            ("multipliers", "const int32_t *"),
+            ("multipliers_len", "size_t"),
+            ("shifts", "const int8_t *"),
+            ("shifts_len", "size_t"),
+            ("act_min", "int32_t"),
+            ("act_max", "int32_t"),
+            ("sums32", "int"),
+        ],
+    ),
+    (
+        "conv",
         "Conv2dS8",
         &[
             ("batches", "size_t"),

@@ -1382,6 +1382,28 @@ fn conv_conv2d_1x1_widened_s8<C: KernelArgs + ?Sized>(
     Ok(())
 }
 
+/// `conv::conv2d_1x1_s16`.
+fn conv_conv2d_1x1_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::Conv1x1S16 {
+        pixels: call.scalar::<usize>("pixels")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter: &filter,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        sums32: call.scalar::<bool>("sums32")?,
+    };
+    tinyaot_runtime::kernels::conv::conv2d_1x1_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `conv::conv2d_s16`.
 fn conv_conv2d_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -6289,6 +6311,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         }
         ("conv", "conv2d_1x1_s8") => conv_conv2d_1x1_s8(call, arena),
         ("conv", "conv2d_1x1_widened_s8") => conv_conv2d_1x1_widened_s8(call, arena),
+        ("conv", "conv2d_1x1_s16") => conv_conv2d_1x1_s16(call, arena),
         ("conv", "conv2d_s16") => conv_conv2d_s16(call, arena),
         ("conv", "conv2d_im2col_s16") => conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_s8") => conv_conv2d_s8(call, arena),

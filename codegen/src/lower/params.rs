@@ -1317,6 +1317,55 @@ pub(crate) mod conv {
         }
     }
 
+    /// `tinyaot::kernels::conv::Conv1x1S16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Conv1x1S16 {
+        /// `pixels`.
+        pub pixels: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter`.
+        pub filter: Data<i8>,
+        /// `bias`.
+        pub bias: Option<Data<i64>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+        /// `sums32`.
+        pub sums32: bool,
+    }
+
+    impl From<Conv1x1S16> for Params {
+        fn from(p: Conv1x1S16) -> Params {
+            Params {
+                type_name: "Conv1x1S16",
+                fields: vec![
+                    ("pixels", Value::Usize(p.pixels)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter", Value::from(p.filter)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                    ("sums32", Value::Bool(p.sums32)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::conv::Conv2dS8`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct Conv2dS8 {

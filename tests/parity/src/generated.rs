@@ -728,6 +728,38 @@ pub mod ffi {
             /// `sums32`.
             pub sums32: core::ffi::c_int,
         }
+        /// The C `conv_Conv1x1S16`.
+        #[repr(C)]
+        pub struct Conv1x1S16 {
+            /// `pixels`.
+            pub pixels: usize,
+            /// `input_c`.
+            pub input_c: usize,
+            /// `output_c`.
+            pub output_c: usize,
+            /// `filter`'s data.
+            pub filter: *const i8,
+            /// `filter`'s length.
+            pub filter_len: usize,
+            /// `bias`'s data.
+            pub bias: *const i64,
+            /// `bias`'s length.
+            pub bias_len: usize,
+            /// `multipliers`'s data.
+            pub multipliers: *const i32,
+            /// `multipliers`'s length.
+            pub multipliers_len: usize,
+            /// `shifts`'s data.
+            pub shifts: *const i8,
+            /// `shifts`'s length.
+            pub shifts_len: usize,
+            /// `act_min`.
+            pub act_min: i32,
+            /// `act_max`.
+            pub act_max: i32,
+            /// `sums32`.
+            pub sums32: core::ffi::c_int,
+        }
         /// The C `conv_Conv2dS8`.
         #[repr(C)]
         pub struct Conv2dS8 {
@@ -3755,6 +3787,12 @@ pub mod ffi {
             output: *mut u8,
             p: *const conv::Conv1x1S8,
         );
+        /// The C `conv::conv2d_1x1_s16`.
+        pub fn parity_conv_conv2d_1x1_s16(
+            input: *const u8,
+            output: *mut u8,
+            p: *const conv::Conv1x1S16,
+        );
         /// The C `conv::conv2d_s16`.
         pub fn parity_conv_conv2d_s16(input: *const u8, output: *mut u8, p: *const conv::Conv2dS16);
         /// The C `conv::conv2d_im2col_s16`.
@@ -6695,6 +6733,38 @@ fn c_conv_conv2d_1x1_widened_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(),
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_conv_conv2d_1x1_widened_s8(input, output, &p) };
+    Ok(())
+}
+
+/// `conv::conv2d_1x1_s16` in C.
+fn c_conv_conv2d_1x1_s16(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = ffi::conv::Conv1x1S16 {
+        pixels: call.scalar::<usize>("pixels")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter: filter.as_ptr(),
+        filter_len: filter.len(),
+        bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
+        bias_len: bias.as_ref().map_or(0, Vec::len),
+        multipliers: multipliers.as_ptr(),
+        multipliers_len: multipliers.len(),
+        shifts: shifts.as_ptr(),
+        shifts_len: shifts.len(),
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        sums32: core::ffi::c_int::from(call.scalar::<bool>("sums32")?),
+    };
+    let base = arena.as_mut_ptr();
+    let input = call.c_input(base, arena.len(), 0)?;
+    let output = call.c_output(base, arena.len(), 1)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_conv_conv2d_1x1_s16(input, output, &p) };
     Ok(())
 }
 
@@ -12434,6 +12504,7 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         }
         ("conv", "conv2d_1x1_s8") => c_conv_conv2d_1x1_s8(call, arena),
         ("conv", "conv2d_1x1_widened_s8") => c_conv_conv2d_1x1_widened_s8(call, arena),
+        ("conv", "conv2d_1x1_s16") => c_conv_conv2d_1x1_s16(call, arena),
         ("conv", "conv2d_s16") => c_conv_conv2d_s16(call, arena),
         ("conv", "conv2d_im2col_s16") => c_conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_s8") => c_conv_conv2d_s8(call, arena),
@@ -12758,6 +12829,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("conv", "conv2d_im2col_gather_pairs_s8"),
     ("conv", "conv2d_1x1_s8"),
     ("conv", "conv2d_1x1_widened_s8"),
+    ("conv", "conv2d_1x1_s16"),
     ("conv", "conv2d_s16"),
     ("conv", "conv2d_im2col_s16"),
     ("conv", "conv2d_s8"),

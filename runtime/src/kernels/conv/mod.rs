@@ -123,5 +123,8 @@ pub use im2col::{
     conv2d_im2col_gather_pairs_s8, conv2d_im2col_pairs_s8, conv2d_im2col_s8, Conv2dIm2colS8,
 };
 pub use pointwise::{conv2d_1x1_s8, conv2d_1x1_widened_s8, Conv1x1S8};
-pub use s16::{conv2d_im2col_s16, conv2d_s16, Conv2dIm2colS16, Conv2dS16};
+pub use s16::{
+    conv2d_1x1_s16, conv2d_im2col_s16, conv2d_s16, Conv1x1S16, Conv2dIm2colS16, Conv2dS16,
+    CONV_1X1_S16_MAX_DEPTH,
+};
 pub use s8::{conv2d_s8, Conv2dS8};

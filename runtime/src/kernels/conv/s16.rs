@@ -1,7 +1,8 @@
-//! The int16 CONV_2D with int8 weights ([`conv2d_s16`], [`conv2d_im2col_s16`]): TFLM's 16x8
-//! `ConvPerChannel`, 64-bit sums and bias, [`requantize_16x8`].
+//! The int16 CONV_2D with int8 weights ([`conv2d_s16`], [`conv2d_im2col_s16`],
+//! [`conv2d_1x1_s16`]): TFLM's 16x8 `ConvPerChannel`, 64-bit sums and bias, [`requantize_16x8`].
 
 use super::Geometry;
+use crate::kernels::nn_common::mac16::mac2x2_quads_s16;
 use crate::kernels::nn_common::requant::{requantize_16x8, requantize_16x8_narrow};
 use crate::kernels::nn_common::window::{coord, run_start, taps};
 use crate::kernels::nn_common::{dot2_swizzled_s16, dot_s16, views};
@@ -124,6 +125,108 @@ pub struct Conv2dIm2colS16<'a> {
     /// `i32::MAX` (generation-time check): then the window's sum and the bias fit 32 bits and take
     /// `requantize_16x8_narrow`.
     pub sums32: bool,
+}
+
+/// Constant parameters of [`conv2d_1x1_s16`]: an int16 CONV_2D with int8 weights, a 1×1 filter,
+/// stride 1, no padding and one group (a matrix product of the pixels with the filter).
+#[derive(Clone, Copy, Debug)]
+pub struct Conv1x1S16<'a> {
+    /// Pixels (`batches * height * width`, input and output).
+    pub pixels: usize,
+    /// Input channels.
+    pub input_c: usize,
+    /// Output channels.
+    pub output_c: usize,
+    /// The weights by pairs of output channels (the last one paired with itself when their count
+    /// is odd), `2 * input_c` per pair: each whole group of four input channels as channel 0's
+    /// four weights stored 0, 2, 1, 3 then channel 1's likewise, then channel 0's remaining
+    /// `input_c % 4` weights in order and channel 1's.
+    pub filter: &'a [i8],
+    /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]`.
+    pub bias: Option<&'a [i64]>,
+    /// Per-output-channel multipliers reduced to 16 bits (`0..=0x7FFF`).
+    pub multipliers: &'a [i32],
+    /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`).
+    pub shifts: &'a [i8],
+    /// Lowest output value (fused activation).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+    /// Whether every output channel's `32768 * Σ |w|` over its weights plus `|bias|` is at most
+    /// `i32::MAX` (generation-time check): then the sum and the bias fit 32 bits and take
+    /// `requantize_16x8_narrow`.
+    pub sums32: bool,
+}
+
+/// The most input channels [`conv2d_1x1_s16`] takes: 511 products of at most 2^22 in magnitude
+/// sum exactly in 32 bits.
+pub const CONV_1X1_S16_MAX_DEPTH: usize = 511;
+
+/// int16 CONV_2D with a 1×1 filter, stride 1, no padding, one group and at most
+/// [`CONV_1X1_S16_MAX_DEPTH`] input channels ([`Conv1x1S16`]), bit-exact with TFLM's 16x8
+/// `ConvPerChannel`: two pixels times two output channels at a time, straight from the input (the
+/// last pixel, and the last channel, taken twice when their count is odd), their sums exact in 32
+/// bits, then with the bias in 64 and [`requantize_16x8`], or with `sums32` in 32 and
+/// `requantize_16x8_narrow`. Reads `2 * pixels * input_c` bytes at `input`, writes
+/// `2 * pixels * output_c` bytes at `output` (disjoint).
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_1x1_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S16) {
+    let p = crate::kernels::opaque(p);
+    let (c, m) = (p.input_c, p.output_c);
+    assert!(
+        c > 0 && c <= CONV_1X1_S16_MAX_DEPTH,
+        "int16 1x1 depth 0 or above 511"
+    );
+    let (in_len, out_len) = (2 * p.pixels * c, 2 * p.pixels * m);
+    let (inp, out) = views::split(arena, input, in_len, output, out_len);
+    let filter = &p.filter[..2 * c * m.div_ceil(2)];
+    let bias = p.bias.map(|b| &b[..m]);
+    let (multipliers, shifts) = (&p.multipliers[..m], &p.shifts[..m]);
+    let act = (p.act_min, p.act_max);
+    // Channel `oc` of both pixels, its bias, multiplier and shift read once.
+    let finish = |oc: usize, sums: [i32; 2]| {
+        let (bias, multiplier, shift) = (bias.map_or(0, |b| b[oc]), multipliers[oc], shifts[oc]);
+        sums.map(|sum| {
+            if p.sums32 {
+                // The sum and bias fit 32 bits (generation-time bound): exact.
+                let sum = sum.wrapping_add(bias as i32);
+                return requantize_16x8_narrow(sum, multiplier, shift, act).to_le_bytes();
+            }
+            let sum = i64::from(sum).wrapping_add(bias);
+            requantize_16x8(sum, multiplier, shift, act).to_le_bytes()
+        })
+    };
+    let (quads, tail) = (c / 4, c % 4);
+    let mut px = 0;
+    while px < p.pixels {
+        let px1 = (px + 1).min(p.pixels - 1);
+        let x = (&inp[2 * c * px..][..2 * c], &inp[2 * c * px1..][..2 * c]);
+        for (pair, w) in filter.chunks_exact(2 * c).enumerate() {
+            let mut acc = [0i32; 4];
+            mac2x2_quads_s16(&mut acc, x, w, quads);
+            let (w0, w1) = w[8 * quads..].split_at(tail);
+            for k in 0..tail {
+                let at = 2 * (4 * quads + k);
+                let x0 = i32::from(i16::from_le_bytes([x.0[at], x.0[at + 1]]));
+                let x1 = i32::from(i16::from_le_bytes([x.1[at], x.1[at + 1]]));
+                let (w0, w1) = (i32::from(w0[k]), i32::from(w1[k]));
+                acc[0] += w0 * x0;
+                acc[1] += w1 * x0;
+                acc[2] += w0 * x1;
+                acc[3] += w1 * x1;
+            }
+            let oc = 2 * pair;
+            let [a, b] = finish(oc, [acc[0], acc[2]]);
+            out[2 * (px * m + oc)..][..2].copy_from_slice(&a);
+            out[2 * (px1 * m + oc)..][..2].copy_from_slice(&b);
+            if oc + 1 < m {
+                let [a, b] = finish(oc + 1, [acc[1], acc[3]]);
+                out[2 * (px * m + oc + 1)..][..2].copy_from_slice(&a);
+                out[2 * (px1 * m + oc + 1)..][..2].copy_from_slice(&b);
+            }
+        }
+        px += 2;
+    }
 }
 
 /// int16 CONV_2D with int8 weights, bit-exact with TFLM's 16x8 `ConvPerChannel` (64-bit sums and

@@ -643,3 +643,161 @@ fn s16_gathered_windows_match_the_general_kernel() {
         }
     }
 }
+
+/// `filter` (`m` rows of `c` weights) laid out by pairs of channels for [`conv2d_1x1_s16`].
+fn pair_quads(filter: &[i8], c: usize, m: usize) -> Vec<i8> {
+    let mut out = Vec::new();
+    for pair in 0..m.div_ceil(2) {
+        let rows = [2 * pair, (2 * pair + 1).min(m - 1)].map(|oc| &filter[oc * c..][..c]);
+        for q in 0..c / 4 {
+            for row in rows {
+                let g = &row[4 * q..][..4];
+                out.extend([g[0], g[2], g[1], g[3]]);
+            }
+        }
+        for row in rows {
+            out.extend(&row[c - c % 4..]);
+        }
+    }
+    out
+}
+
+/// The int16 1×1 kernel (two pixels times two channels, weights by pairs) gives a plain loop's
+/// bytes (64-bit sums, [`requantize_16x8`]) and the general kernel's, with and without its 32-bit
+/// sums: odd and even pixel and channel counts, tails of 0 to 3 input channels, inputs and weights
+/// at their extremes, and the deepest input (511 channels) with a bias that takes the sum past 32
+/// bits.
+#[test]
+fn s16_1x1_matches_a_plain_loop_and_the_general_kernel() {
+    use crate::kernels::nn_common::requant::requantize_16x8;
+    // (pixels, input channels, output channels, extremes only)
+    let cases = [
+        (5, 64, 6, false),
+        (4, 7, 3, false),
+        (3, 1, 1, false),
+        (2, 4, 2, false),
+        (7, 13, 5, false),
+        (1, 10, 4, false),
+        (3, CONV_1X1_S16_MAX_DEPTH, 3, true),
+    ];
+    for (pixels, c, m, extremes) in cases {
+        let mut seed = 0x9e37_79b9u32 ^ (c * 31 + m) as u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let (n_in, n_out) = (2 * pixels * c, 2 * pixels * m);
+        let input: Vec<i16> = (0..pixels * c)
+            .map(|i| match i % 7 {
+                _ if extremes => i16::MIN,
+                0 => i16::MIN,
+                1 => i16::MAX,
+                _ => next() as i16,
+            })
+            .collect();
+        let filter: Vec<i8> = (0..m * c)
+            .map(|i| {
+                if extremes || i % 5 == 0 {
+                    -128
+                } else {
+                    next() as i8
+                }
+            })
+            .collect();
+        let bias: Vec<i64> = (0..m)
+            .map(|k| match extremes {
+                true => (1 << 31) + k as i64,
+                false => i64::from(next() as i16) << 8 >> k,
+            })
+            .collect();
+        let multipliers: Vec<i32> = (0..m).map(|k| 0x4000 + 997 * k as i32).collect();
+        let shifts: Vec<i8> = (0..m)
+            .map(|k| if extremes { 40 } else { 20 + k as i8 })
+            .collect();
+        let act = (-30000, 31000);
+        let mut want = Vec::new();
+        for px in 0..pixels {
+            for oc in 0..m {
+                let sum: i64 = (0..c)
+                    .map(|k| i64::from(filter[oc * c + k]) * i64::from(input[px * c + k]))
+                    .sum();
+                let v = requantize_16x8(sum + bias[oc], multipliers[oc], shifts[oc], act);
+                want.extend(v.to_le_bytes());
+            }
+        }
+        assert!(want.iter().any(|&b| b != 0), "{pixels}x{c} -> {m}");
+        let mut arena = vec![0u8; n_in + 2 * n_out];
+        for (a, x) in arena.chunks_exact_mut(2).zip(&input) {
+            a.copy_from_slice(&x.to_le_bytes());
+        }
+        let general = Conv2dS16 {
+            batches: 1,
+            input_h: 1,
+            input_w: pixels,
+            input_c: c,
+            output_h: 1,
+            output_w: pixels,
+            output_c: m,
+            filter_h: 1,
+            filter_w: 1,
+            filter_c: c,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_top: 0,
+            pad_left: 0,
+            filter: &filter,
+            bias: Some(&bias),
+            multipliers: &multipliers,
+            shifts: &shifts,
+            act_min: act.0,
+            act_max: act.1,
+            swizzled: false,
+            acc32: false,
+        };
+        conv2d_s16(&mut arena, 0, n_in, &general);
+        assert_eq!(
+            &arena[n_in..][..n_out],
+            &want[..],
+            "general {pixels}x{c} -> {m}"
+        );
+        let paired = pair_quads(&filter, c, m);
+        let p = Conv1x1S16 {
+            pixels,
+            input_c: c,
+            output_c: m,
+            filter: &paired,
+            bias: Some(&bias),
+            multipliers: &multipliers,
+            shifts: &shifts,
+            act_min: act.0,
+            act_max: act.1,
+            sums32: false,
+        };
+        conv2d_1x1_s16(&mut arena, 0, n_in + n_out, &p);
+        assert_eq!(&arena[n_in + n_out..], &want[..], "1x1 {pixels}x{c} -> {m}");
+        // The 32-bit sums where the lowering's bound allows them.
+        let fits = filter.chunks_exact(c).zip(&bias).all(|(row, b)| {
+            let abs: i64 = row.iter().map(|&w| i64::from(w).abs()).sum();
+            32768 * abs + b.abs() <= i64::from(i32::MAX)
+        });
+        assert_eq!(fits, !extremes, "sums32 bound {pixels}x{c} -> {m}");
+        if fits {
+            arena[n_in + n_out..].fill(0);
+            conv2d_1x1_s16(
+                &mut arena,
+                0,
+                n_in + n_out,
+                &Conv1x1S16 { sums32: true, ..p },
+            );
+            assert_eq!(
+                &arena[n_in + n_out..],
+                &want[..],
+                "sums32 {pixels}x{c} -> {m}"
+            );
+        }
+    }
+}

@@ -1,5 +1,6 @@
-//! The int16 ("16x8") depthwise multiply-accumulate loop: four channels' int16 activations times
-//! their int8 weights, tap after tap, into four 32-bit sums.
+//! The int16 ("16x8") multiply-accumulate loops: the depthwise one, four channels' int16
+//! activations times their int8 weights, tap after tap, into four 32-bit sums; and the 1×1
+//! convolution's, two pixels times two output channels ([`mac2x2_quads_s16`]).
 //!
 //! On ARMv7E-M a tap is three word loads (the four inputs, the four weights), two unpackings of
 //! the weights into 16-bit lanes (`sxtb16`: weights 0 and 2, then 1 and 3) and four
@@ -8,7 +9,7 @@
 //! (at most 511 products per sum, or a generation-time bound on the weights).
 
 #[cfg(tinyaot_dsp)]
-use super::dsp::{smlabb, smlabt, smlatb, smlatt, sxtb16, sxtb16_ror8};
+use super::dsp::{smlabb, smlabt, smlad, smlatb, smlatt, sxtb16, sxtb16_ror8};
 
 /// Adds to `acc` the products of four channels over a window of `rows` rows of `cols` taps: tap
 /// `k` of row `r` has its four little-endian int16 inputs at byte `r * x_row + k * x_step` of `x`,
@@ -85,6 +86,74 @@ pub(crate) fn mac_taps_s16(
         for (j, a) in acc.iter_mut().enumerate() {
             let xj = i32::from(i16::from_le_bytes([x[2 * j], x[2 * j + 1]]));
             *a = a.wrapping_add(i32::from(w[j]) * xj);
+        }
+    }
+}
+
+/// Adds to `acc` (pixel 0's channels 0 and 1, then pixel 1's) the products of two pixels'
+/// `4 * quads` little-endian int16 inputs (`x0`, `x1`, 8 bytes a group of four) with two output
+/// channels' weights interleaved by groups of four in `w`: channel 0's four weights stored as
+/// weights 0, 2, 1, 3, then channel 1's likewise (8 bytes a group).
+///
+/// On ARMv7E-M a group is six word loads, four unpackings of the weights into 16-bit lanes
+/// (`sxtb16` gives weights 0 and 1 as stored, rotated 2 and 3, the lanes of the input words as
+/// loaded) and eight `smlad`s: sixteen products, each unpacked weight word serving both pixels.
+/// Elsewhere a plain loop. Both wrap at 32 bits, which the caller keeps from happening (at most 511
+/// products of at most 2^22 in magnitude per sum).
+#[inline(always)]
+pub(crate) fn mac2x2_quads_s16(
+    acc: &mut [i32; 4],
+    (x0, x1): (&[u8], &[u8]),
+    w: &[i8],
+    quads: usize,
+) {
+    // One bounds check for the run: its whole extent in each operand.
+    let (x0, x1, w) = (&x0[..8 * quads], &x1[..8 * quads], &w[..8 * quads]);
+    #[cfg(tinyaot_dsp)]
+    {
+        let [mut a00, mut a01, mut a10, mut a11] = *acc;
+        let (mut p0, mut p1, mut wp) = (x0.as_ptr(), x1.as_ptr(), w.as_ptr());
+        let end = w.as_ptr_range().end;
+        while wp != end {
+            // SAFETY: group g < quads (`wp` below `end`, 8 * quads bytes on) reads bytes
+            // 8g..8g + 8 of x0, x1 and w, within the slices cut to 8 * quads bytes above. Unaligned word reads, which ARMv7E-M's `ldr` allows.
+            let (x01, x23, y01, y23, q0, q1) = unsafe {
+                let (p0, p1, wp) = (p0.cast::<u32>(), p1.cast::<u32>(), wp.cast::<u32>());
+                (
+                    p0.read_unaligned(),
+                    p0.add(1).read_unaligned(),
+                    p1.read_unaligned(),
+                    p1.add(1).read_unaligned(),
+                    wp.read_unaligned(),
+                    wp.add(1).read_unaligned(),
+                )
+            };
+            let (lo, hi) = (sxtb16(q0), sxtb16_ror8(q0));
+            a00 = smlad(hi, x23, smlad(lo, x01, a00));
+            a10 = smlad(hi, y23, smlad(lo, y01, a10));
+            let (lo, hi) = (sxtb16(q1), sxtb16_ror8(q1));
+            a01 = smlad(hi, x23, smlad(lo, x01, a01));
+            a11 = smlad(hi, y23, smlad(lo, y01, a11));
+            (p0, p1, wp) = (p0.wrapping_add(8), p1.wrapping_add(8), wp.wrapping_add(8));
+        }
+        *acc = [a00, a01, a10, a11];
+    }
+    #[cfg(not(tinyaot_dsp))]
+    for ((x0, x1), w) in x0
+        .chunks_exact(8)
+        .zip(x1.chunks_exact(8))
+        .zip(w.chunks_exact(8))
+    {
+        let lanes = |x: &[u8]| -> [i32; 4] {
+            core::array::from_fn(|i| i32::from(i16::from_le_bytes([x[2 * i], x[2 * i + 1]])))
+        };
+        let (x0, x1) = (lanes(x0), lanes(x1));
+        for (j, q) in w.chunks_exact(4).enumerate() {
+            let [w0, w2, w1, w3] = [q[0], q[1], q[2], q[3]].map(i32::from);
+            for (k, x) in [x0, x1].iter().enumerate() {
+                let s = w0 * x[0] + w1 * x[1] + w2 * x[2] + w3 * x[3];
+                acc[2 * k + j] = acc[2 * k + j].wrapping_add(s);
+            }
         }
     }
 }

@@ -180,6 +180,36 @@ pub(in crate::lower::ops) fn swizzle_quads(weights: &[i8], row: usize) -> Vec<i8
     out
 }
 
+/// The sum of `|w|` over each row of `row` weights (the bound [`sums_fit_32`] takes).
+pub(super) fn abs_rows(weights: &[i8], row: usize) -> Vec<i64> {
+    weights
+        .chunks(row.max(1))
+        .map(|r| r.iter().map(|&w| i64::from(w).abs()).sum())
+        .collect()
+}
+
+/// Rows of `row` weights by pairs (the last row paired with itself when their count is odd), the
+/// layout of `conv2d_1x1_s16`'s filter: per pair, each whole group of four as the first row's four
+/// weights stored 0, 2, 1, 3 then the second's likewise (one word of each for its DSP loop), then
+/// the first row's remaining `row % 4` weights and the second's.
+pub(super) fn pair_quads(weights: &[i8], row: usize) -> Vec<i8> {
+    let rows: Vec<&[i8]> = weights.chunks_exact(row.max(1)).collect();
+    let mut out = Vec::with_capacity(2 * row * rows.len().div_ceil(2));
+    for pair in rows.chunks(2) {
+        let pair = [pair[0], pair[pair.len() - 1]];
+        for q in 0..row / 4 {
+            for r in pair {
+                let g = &r[4 * q..][..4];
+                out.extend([g[0], g[2], g[1], g[3]]);
+            }
+        }
+        for r in pair {
+            out.extend(&r[row - row % 4..]);
+        }
+    }
+    out
+}
+
 /// TFLM's `QuantizeMultiplier` results `(multiplier, shift)` as its 64-bit
 /// `MultiplyByQuantizedMultiplier` uses them, reduced once at generation time: the multiplier
 /// rounded to 16 bits and the shift made the right shift `15 - shift`, which must be at least 1.

@@ -19,6 +19,7 @@ mod weights;
 
 pub(super) use dynamic::depthwise_dyn;
 pub(super) use geometry::{geometry, window_stream, Geometry, Window};
+use int16::{abs_rows, pair_quads};
 pub(super) use int16::{
     bias32_read_as_int64, quant_16x8, reduce_16x8, sums_fit_32, swizzle_quads, swizzled_filter,
     symmetric_16x8, Bias16x8,
@@ -33,7 +34,7 @@ use crate::error::{Grounds, Result};
 use crate::ir::{DType, OpCode, Options};
 use crate::lower::params::conv as P;
 use crate::lower::types::Types;
-use crate::lower::{Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
+use crate::lower::{Data, Num, OpContext, SHAPES_CHECKED_ONLY_BY_DCHECK};
 
 /// The operators of this family.
 pub(crate) const OPS: &[OpEntry] = &[OpEntry {
@@ -133,16 +134,39 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
             (out[3], w.activation),
             Bias16x8::ByType(options_bias_type),
         )?;
+        // One group, a 1×1 filter, stride 1 and no padding over an output of the input's extent
+        // (as int8's 1×1 kernel): a matrix product of the pixels, taken straight from the input,
+        // whose sums over at most 511 channels are exact in 32 bits.
+        let one_by_one = (f[1], f[2], g.stride_h, g.stride_w) == (1, 1, 1, 1)
+            && (out[1], out[2]) == (i[1], i[2])
+            && (g.pad_top, g.pad_left) == (0, 0);
+        let depth = 1..=tinyaot_runtime::kernels::conv::CONV_1X1_S16_MAX_DEPTH;
+        if !q.acc32 && f[3] == i[3] && one_by_one && depth.contains(&i[3]) && out[3] > 0 {
+            let (weights, row) = filter_rows(ctx, filter, out[3])?;
+            let sums32 = sums_fit_32(ctx, &abs_rows(&weights, row), q.bias.as_ref())?;
+            return Ok(kernel(
+                "conv2d_1x1_s16",
+                in_out(ctx)?,
+                P::Conv1x1S16 {
+                    pixels: i[0] * i[1] * i[2],
+                    input_c: i[3],
+                    output_c: out[3],
+                    filter: Data::Packed(pair_quads(&weights, row)),
+                    bias: q.bias,
+                    multipliers: q.multipliers,
+                    shifts: q.shifts,
+                    act_min: q.act.0,
+                    act_max: q.act.1,
+                    sums32,
+                },
+            ));
+        }
         // One group and a window that fits the kernel's stack buffer as int16: gathered per pixel.
         let window = f[1] * f[2] * f[3];
         if !q.acc32 && f[3] == i[3] && window > 0 && 2 * window <= crate::lower::params::IM2COL_MAX
         {
             let (weights, row) = filter_rows(ctx, filter, out[3])?;
-            let abs: Vec<i64> = weights
-                .chunks(row.max(1))
-                .map(|r| r.iter().map(|&w| i64::from(w).abs()).sum())
-                .collect();
-            let sums32 = sums_fit_32(ctx, &abs, q.bias.as_ref())?;
+            let sums32 = sums_fit_32(ctx, &abs_rows(&weights, row), q.bias.as_ref())?;
             return Ok(kernel(
                 "conv2d_im2col_s16",
                 in_out(ctx)?,

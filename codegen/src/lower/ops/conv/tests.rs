@@ -288,8 +288,9 @@ fn conv_refusals_say_why() {
 }
 
 /// An int16 CONV_2D with a 64-bit bias: the 16x8 requantization (multiplier reduced to 16
-/// bits, right shift 15 - shift), the gathering kernel with its weights swizzled in fours;
-/// zero points other than 0 are refused; a 32-bit bias takes TFLM's 32-bit sums.
+/// bits, right shift 15 - shift), the 1×1 kernel with its weights by pairs of channels and its
+/// 32-bit sums, and with stride 2 the gathering kernel with its weights swizzled in fours; zero
+/// points other than 0 are refused; a 32-bit bias takes TFLM's 32-bit sums.
 #[test]
 fn conv_s16_lowering_and_refusals() {
     static W16: [u8; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
@@ -318,6 +319,21 @@ fn conv_s16_lowering_and_refusals() {
         )
     };
     let k = kernel(&g16(0, DType::I64));
+    assert_eq!(k.function, "conv2d_1x1_s16");
+    // Both channels' first (and only) group of four, each as weights 0, 2, 1, 3.
+    assert_eq!(
+        field(&k, "filter"),
+        &Value::from(Data::Packed(vec![1i8, 3, 2, 4, 5, 7, 6, 8]))
+    );
+    assert_eq!(field(&k, "pixels"), &Value::Usize(9));
+    assert_eq!(field(&k, "sums32"), &Value::Bool(true));
+    // Stride 2 (a 2x2 output): the gathering kernel, each row's group swizzled.
+    let mut strided = g16(0, DType::I64);
+    if let Options::Conv2D(o) = &mut strided.operators[0].options {
+        (o.stride_h, o.stride_w) = (2, 2);
+    }
+    strided.tensors[3].shape = vec![1, 2, 2, 2];
+    let k = kernel(&strided);
     assert_eq!(k.function, "conv2d_im2col_s16");
     assert_eq!(
         field(&k, "filter"),
@@ -370,4 +386,19 @@ fn weights_or_bias_computed_at_run_time_are_read_where_they_are() {
     g.tensors[0].dtype = DType::F32;
     g.tensors[3].dtype = DType::F32;
     assert!(reason(&g).contains("hybrid"));
+}
+
+/// The 1×1 int16 kernel's filter: rows by pairs, the last paired with itself when their count is
+/// odd; per pair each whole group of four of both rows (each as weights 0, 2, 1, 3), then both
+/// rows' remaining weights.
+#[test]
+fn pair_quads_interleaves_two_rows_by_groups_of_four() {
+    let rows: Vec<i8> = (1..=15).collect();
+    assert_eq!(
+        super::int16::pair_quads(&rows, 5),
+        vec![
+            1, 3, 2, 4, 6, 8, 7, 9, 5, 10, // rows 0 and 1
+            11, 13, 12, 14, 11, 13, 12, 14, 15, 15, // row 2 twice
+        ]
+    );
 }
