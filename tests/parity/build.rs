@@ -2,7 +2,8 @@
 //! backend's templates and compiles them into one static library with the host's C compiler, at
 //! the C99 the generated code promises and with every warning an error. With
 //! `TINYAOT_FLOAT_FAST_PATH` defined, so that the float math's single-precision fast paths (on
-//! cores with a float-only FPU) are compared with the Rust runtime too.
+//! cores with a float-only FPU) are compared with the Rust runtime too, and `TINYAOT_FLOAT_FMA`,
+//! so that they are the fused ones every Cortex-M FPU runs (through the C library's `fmaf`).
 
 use std::path::PathBuf;
 
@@ -15,6 +16,7 @@ fn main() {
         .std("c99")
         .opt_level(2)
         .define("TINYAOT_FLOAT_FAST_PATH", None)
+        .define("TINYAOT_FLOAT_FMA", None)
         .include(&out)
         .warnings(true)
         .extra_warnings(true)

@@ -130,10 +130,14 @@ pub fn gather_nd(arena: &mut [u8], input: Src, indices: Src, output: usize, p: &
         output,
         out_len,
     );
-    for (i, to) in out.chunks_exact_mut(bytes).enumerate() {
-        let vector = &indices[i * 4 * depth..][..4 * depth];
+    let mut v = 0;
+    for to in out.chunks_exact_mut(bytes) {
+        let vector = &indices[v..v + 4 * depth];
+        v += 4 * depth;
         let mut from: i64 = 0;
         for (w, &stride) in vector.chunks_exact(4).zip(p.strides) {
+            // Rolled: a vector has a few indices, and the unrolled loop spilled its registers.
+            super::keep_rolled();
             let index = i32::from_le_bytes([w[0], w[1], w[2], w[3]]);
             from += i64::from(index) * stride as i64;
         }
@@ -142,7 +146,14 @@ pub fn gather_nd(arena: &mut [u8], input: Src, indices: Src, output: usize, p: &
                 if k.checked_add(p.slice_elems)
                     .is_some_and(|end| end <= p.input_elems) =>
             {
-                views::copy_small(to, &src[k * p.elem_bytes..]);
+                let from = &src[k * p.elem_bytes..];
+                // One-element slices of 1, 2 or 4 bytes by one load and store, as GATHER's rows.
+                match bytes {
+                    1 => to[0] = from[0],
+                    2 => to[..2].copy_from_slice(&from[..2]),
+                    4 => to[..4].copy_from_slice(&from[..4]),
+                    _ => views::copy_small(to, from),
+                }
             }
             _ => to.fill(0),
         }
@@ -261,6 +272,42 @@ mod tests {
         };
         gather_nd(&mut arena, Src::Bytes(&input), Src::Bytes(&indices), 0, &p);
         assert_eq!(arena, [4, 5, 0, 1, 0, 0]);
+    }
+
+    /// One-element slices (the one-load path) of 1 and 4 bytes, by index vectors of two.
+    #[test]
+    fn gathers_nd_single_elements() {
+        // Input [2, 3], indices [[1, 2], [0, 0], [2, 0]]: elements 5 and 0, then a stray.
+        let indices: [u8; 24] = [
+            1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        let p = |elem_bytes| GatherNd {
+            elem_bytes,
+            slice_elems: 1,
+            slices: 3,
+            strides: &[3, 1],
+            input_elems: 6,
+        };
+        let input = [10u8, 11, 12, 13, 14, 15];
+        let mut arena = [9u8; 3];
+        gather_nd(
+            &mut arena,
+            Src::Bytes(&input),
+            Src::Bytes(&indices),
+            0,
+            &p(1),
+        );
+        assert_eq!(arena, [15, 10, 0]);
+        let input: [u8; 24] = core::array::from_fn(|i| i as u8);
+        let mut arena = [9u8; 12];
+        gather_nd(
+            &mut arena,
+            Src::Bytes(&input),
+            Src::Bytes(&indices),
+            0,
+            &p(4),
+        );
+        assert_eq!(arena, [20, 21, 22, 23, 0, 1, 2, 3, 0, 0, 0, 0]);
     }
 
     #[test]
