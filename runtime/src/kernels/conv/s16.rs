@@ -166,7 +166,7 @@ pub const CONV_1X1_S16_MAX_DEPTH: usize = 511;
 /// [`CONV_1X1_S16_MAX_DEPTH`] input channels ([`Conv1x1S16`]), bit-exact with TFLM's 16x8
 /// `ConvPerChannel`: two pixels times two output channels at a time, straight from the input (the
 /// last pixel, and the last channel, taken twice when their count is odd), their sums exact in 32
-/// bits, then with the bias in 64 and [`requantize_16x8`], or with `sums32` in 32 and
+/// bits, then with the bias in 64 and `requantize_16x8`, or with `sums32` in 32 and
 /// `requantize_16x8_narrow`. Reads `2 * pixels * input_c` bytes at `input`, writes
 /// `2 * pixels * output_c` bytes at `output` (disjoint).
 #[cfg_attr(target_os = "none", inline(never))]
