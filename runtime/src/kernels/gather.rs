@@ -54,15 +54,7 @@ pub fn gather(arena: &mut [u8], input: Src, positions: Src, output: usize, p: &G
                 let to = &mut out[o..o + row];
                 match usize::try_from(position) {
                     Ok(k) if k < p.axis_size => {
-                        let from = &src[(rows + k) * row..][..row];
-                        // Rows of one element of 1, 2 or 4 bytes by one load and store, before
-                        // `copy_small`'s choice of widths.
-                        match row {
-                            1 => to[0] = from[0],
-                            2 => to[..2].copy_from_slice(&from[..2]),
-                            4 => to[..4].copy_from_slice(&from[..4]),
-                            _ => views::copy_small(to, from),
-                        }
+                        copy_row(to, &src[(rows + k) * row..][..row], row);
                     }
                     _ => to.fill(0),
                 }
@@ -71,6 +63,20 @@ pub fn gather(arena: &mut [u8], input: Src, positions: Src, output: usize, p: &G
             rows += p.axis_size;
         }
         batch_rows = rows;
+    }
+}
+
+/// Copies a row of `len` bytes (`to`'s length) from `from`: of one element of 1, 2 or 4 bytes
+/// (GATHER's rows, GATHER_ND's one-element slices) by one load and store, before `copy_small`'s
+/// choice of widths, longer rows by `copy_small`. `len` is the caller's loop-invariant row size,
+/// so that the match is decided once per call, not per row.
+#[inline(always)]
+fn copy_row(to: &mut [u8], from: &[u8], len: usize) {
+    match len {
+        1 => to[0] = from[0],
+        2 => to[..2].copy_from_slice(&from[..2]),
+        4 => to[..4].copy_from_slice(&from[..4]),
+        _ => views::copy_small(to, from),
     }
 }
 
@@ -146,14 +152,7 @@ pub fn gather_nd(arena: &mut [u8], input: Src, indices: Src, output: usize, p: &
                 if k.checked_add(p.slice_elems)
                     .is_some_and(|end| end <= p.input_elems) =>
             {
-                let from = &src[k * p.elem_bytes..];
-                // One-element slices of 1, 2 or 4 bytes by one load and store, as GATHER's rows.
-                match bytes {
-                    1 => to[0] = from[0],
-                    2 => to[..2].copy_from_slice(&from[..2]),
-                    4 => to[..4].copy_from_slice(&from[..4]),
-                    _ => views::copy_small(to, from),
-                }
+                copy_row(to, &src[k * p.elem_bytes..], bytes);
             }
             _ => to.fill(0),
         }

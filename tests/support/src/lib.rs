@@ -94,6 +94,34 @@ pub fn emit_nested_cargo_builds_cfg() {
     }
 }
 
+/// Which of `items` a cover takes: greedily the item with the most elements not yet covered (the
+/// smaller size first among equals, then the earlier item), until every element of any item is
+/// covered. An item without a set (`None`: it could not be read, and its error is to be reported)
+/// is always taken. The mcu runner's `--cover` (the runtime kernels each model's Rust calls) and
+/// the C conformance test's quick selection (the C kernels each model's C calls) choose by it.
+pub fn greedy_cover<T: Ord>(items: &[Option<(std::collections::BTreeSet<T>, usize)>]) -> Vec<bool> {
+    let mut chosen: Vec<bool> = items.iter().map(Option::is_none).collect();
+    let mut covered = std::collections::BTreeSet::new();
+    loop {
+        let best = items
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !chosen[i])
+            .filter_map(|(i, item)| {
+                let (set, size) = item.as_ref()?;
+                let new = set.iter().filter(|e| !covered.contains(e)).count();
+                (new > 0).then_some((i, new, *size))
+            })
+            // Most new elements; then the smaller size; then the first in the list.
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)).then(b.0.cmp(&a.0)));
+        let Some((i, ..)) = best else {
+            return chosen;
+        };
+        chosen[i] = true;
+        covered.extend(items[i].iter().flat_map(|(set, _)| set));
+    }
+}
+
 /// Whether model `stem` of `suite` is checked by the heavy conformance tests outside CI (see
 /// [`full_suites`]): every fixture and reference model, and of TFLM's integration suite its
 /// stateful models and the first layer of each SEANet kind (`seanet_conv0`, not `seanet_conv7`:
@@ -817,6 +845,21 @@ mod tests {
     #[should_panic(expected = "this unit test cannot run: a tool is missing; CI is set")]
     fn a_skip_in_ci_fails() {
         skip_or_fail_in(true, "this unit test", "a tool is missing");
+    }
+
+    #[test]
+    fn the_cover_takes_the_fewest_items_and_keeps_unread_ones() {
+        let set = |names: &[&str]| names.iter().map(|s| s.to_string()).collect();
+        let items = vec![
+            Some((set(&["a", "b"]), 10)),
+            None,
+            Some((set(&["a", "b", "c"]), 30)),
+            Some((set(&["c"]), 5)),
+            Some((set(&["a", "b", "c"]), 20)),
+        ];
+        // The two three-element items tie on elements: the smaller (index 4) wins; the unread one
+        // stays.
+        assert_eq!(greedy_cover(&items), [false, true, false, false, true]);
     }
 
     /// Every fixture models.json lists is there, and nothing else is.

@@ -36,29 +36,11 @@ pub(super) fn kernel_calls(source: &str) -> BTreeSet<&str> {
 /// them calls is covered. A model without generated Rust is kept, so that its error is reported
 /// on every core as without `--cover`.
 pub(super) fn cover(models: &[Option<&str>]) -> Vec<bool> {
-    let calls: Vec<Option<BTreeSet<&str>>> = models
+    let calls: Vec<_> = models
         .iter()
-        .map(|source| source.map(kernel_calls))
+        .map(|source| source.map(|source| (kernel_calls(source), source.len())))
         .collect();
-    let mut chosen: Vec<bool> = models.iter().map(Option::is_none).collect();
-    let mut covered = BTreeSet::new();
-    loop {
-        let best = calls
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| !chosen[i])
-            .filter_map(|(i, calls)| {
-                let new = calls.as_ref()?.difference(&covered).count();
-                (new > 0).then(|| (i, new, models[i].map_or(0, str::len)))
-            })
-            // Most new kernels; then the shortest source; then the first in the list.
-            .max_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)).then(b.0.cmp(&a.0)));
-        let Some((i, _, _)) = best else {
-            return chosen;
-        };
-        chosen[i] = true;
-        covered.extend(calls[i].iter().flatten().copied());
-    }
+    tinyaot_test_support::greedy_cover(&calls)
 }
 
 #[cfg(test)]
