@@ -2,17 +2,17 @@
 //! as C through the library, built with the host `cc -std=c99 -Wall -Wextra -Wpedantic -Werror
 //! -O2` together with tests/c/driver.c, and run on TFLM's golden cases in order in one process
 //! (state carries between cases, as on a device). Outputs must equal TFLM's byte for byte
-//! (float32: within 1e-5 relative). Each model's C is also cross-compiled for a Cortex-M4 with
-//! `arm-none-eabi-gcc` and must compile without a single diagnostic; when that compiler is not
-//! installed the test says so and skips only that part, or, with `CI` set, fails. Without the
-//! shared data its models are skipped the same way. Objects are compiled once per preprocessed
-//! text and shared between models (`object_cache`).
+//! (float32: within 1e-5 relative). The kernel cover of the models (`kernel_cover`: the fewest
+//! that together call every C kernel function any of them calls) is also cross-compiled for a
+//! Cortex-M4 with `arm-none-eabi-gcc` and must compile without a single diagnostic, each object
+//! needing no library; when that compiler is not installed the test says so and skips only that
+//! part, or, with `CI` set, fails. Without the shared data its models are skipped the same way.
+//! Objects are compiled once per preprocessed text and shared between models (`object_cache`).
 //!
 //! That is CI's run (`CI` set). Outside CI, as in the README's `cargo test --workspace`, the test
 //! takes the quick selection of models (`tinyaot_test_support::in_quick_selection`: no hostile
-//! corners, one SEANet layer of each kind), and of those builds and runs, for the host only, the
-//! fewest that together call every C kernel function the others call (`kernel_cover`): about a
-//! minute of a 2-core machine's compilers.
+//! corners, one SEANet layer of each kind), generates the C of each, and builds and runs, for the
+//! host only, their kernel cover: about a minute of a 2-core machine's compilers.
 //!
 //! Models the Rust backend refuses are skipped with the refusal printed: the Rust conformance test
 //! decides whether a refusal is expected. A model the Rust backend accepts and the C backend
@@ -62,20 +62,20 @@ fn every_model_matches_tflm_as_c() {
     // Without the shared data, the repository's suites only (in CI: a failure).
     let suites = support::available_suites("the C conformance test");
     // Outside CI, the quick selection of models, built for the host only (see
-    // `support::full_suites`); in CI every model, cross-compiled for the Cortex-M4 too.
+    // `support::full_suites`); in CI every model, and the kernel cover cross-compiled for the
+    // Cortex-M4 too.
     let full = support::full_suites();
     let arm =
         full && arm_compiler_or_skip("the C conformance test's Cortex-M4 cross-compile check");
     if !full {
         println!(
-            "quick selection: the hostile corners, most SEANet layers and the Cortex-M4 \
-             cross-compile of every model run with {} set, as in CI",
+            "quick selection: the hostile corners, most SEANet layers, a build and run of every \
+             model (not only the kernel cover) and the Cortex-M4 cross-compile run with {} set, \
+             as in CI",
             support::CI_VAR
         );
     }
     let scratch = scratch("conformance");
-    // One job per model, run on every core (each is a host build, a cross build and a run: the
-    // C compilers are most of this test's time).
     let mut jobs = Vec::new();
     for of_suite in &suites {
         let (suite, golden) = (of_suite.name, &of_suite.golden);
@@ -98,47 +98,50 @@ fn every_model_matches_tflm_as_c() {
             jobs.push((format!("{suite}/{stem}"), model, golden, dir, rust));
         }
     }
-    if !full {
-        // Outside CI, the models that together call every kernel the selection's C calls.
-        let calls: Vec<_> = jobs
+    // Every model's C generated and written, on every core (a model only the C backend refuses
+    // fails here, whatever the selection below).
+    let generated = on_every_core(&jobs, |(_, model, _, dir, _)| {
+        generate(model, dir, &Planning::default())
+    });
+    // The fewest models that together call every C kernel function any of them calls
+    // (`kernel_cover`). Outside CI only they are built and run, for the host; in CI every model
+    // is, and they are also cross-compiled for the Cortex-M4: each kernel function's object and
+    // their models' own sources, where the others would add the same kernels compiled beside
+    // other families' declarations.
+    let cover = support::greedy_cover(
+        &generated
             .iter()
-            .map(|(_, model, ..)| kernel_cover::kernel_calls(model))
-            .collect();
-        let chosen = support::greedy_cover(&calls);
-        println!(
-            "quick selection: {} of {} models, which together call every C kernel function the {} \
-             call (tests/tests/c_conformance/kernel_cover.rs)",
-            chosen.iter().filter(|&&taken| taken).count(),
-            jobs.len(),
-            jobs.len()
-        );
-        let mut chosen = chosen.into_iter();
-        jobs.retain(|_| chosen.next() == Some(true));
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let outcomes: Vec<std::sync::Mutex<Option<Result<Outcome, String>>>> =
-        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((_, model, golden, dir, rust)) = jobs.get(i) else {
-                    break;
-                };
-                let outcome = check_model(model, golden, dir, arm, *rust, &Planning::default());
-                *outcomes[i].lock().expect("no worker panics holding it") = Some(outcome);
-            });
+            .map(kernel_cover::calls)
+            .collect::<Vec<_>>(),
+    );
+    let chosen = cover.iter().filter(|&&taken| taken).count();
+    println!(
+        "kernel cover: {chosen} of {} models together call every C kernel function the {} call \
+         (tests/tests/c_conformance/kernel_cover.rs); {}",
+        jobs.len(),
+        jobs.len(),
+        if full {
+            "every model built and run, the cover also cross-compiled for the Cortex-M4"
+        } else {
+            "they are built and run"
+        }
+    );
+    let selected: Vec<usize> = (0..jobs.len()).filter(|&i| full || cover[i]).collect();
+    let outcomes = on_every_core(&selected, |&i| {
+        let (_, _, golden, dir, rust) = &jobs[i];
+        match &generated[i] {
+            Err(e) => Err(e.clone()),
+            Ok(Generation::Skipped(why)) => Ok(Outcome::Skipped(why.clone())),
+            Ok(Generation::Written(c)) => {
+                build_and_run(c, golden, dir, arm && cover[i], *rust).map(Outcome::Passed)
+            }
         }
     });
     let mut report = Vec::new();
     let mut failures = Vec::new();
     let mut ran = 0;
-    for ((label, _, _, dir, _), outcome) in jobs.iter().zip(outcomes) {
-        let outcome = outcome
-            .into_inner()
-            .expect("no worker panics holding it")
-            .unwrap_or_else(|| Err("not run".to_string()));
+    for (&i, outcome) in selected.iter().zip(outcomes) {
+        let (label, _, _, dir, _) = &jobs[i];
         match outcome {
             Ok(Outcome::Passed(summary)) => {
                 ran += 1;
@@ -154,6 +157,16 @@ fn every_model_matches_tflm_as_c() {
                 ));
                 failures.push(format!("{label}: {e}"));
             }
+        }
+    }
+    // A model left out of the selection whose generation failed is a failure all the same.
+    for (i, (label, _, _, dir, _)) in jobs.iter().enumerate() {
+        if let (false, Err(e)) = (full || cover[i], &generated[i]) {
+            report.push(format!(
+                "FAILED   {label}: {e} (files kept in {})",
+                dir.display()
+            ));
+            failures.push(format!("{label}: {e}"));
         }
     }
     println!("{}", report.join("\n"));
@@ -176,17 +189,45 @@ fn every_model_matches_tflm_as_c() {
             .filter(|e| matches!(e.outcome, RustOutcome::Compiled(_)))
             .count()
     } else {
-        jobs.iter().filter(|(.., rust)| rust.is_some()).count()
+        selected.iter().filter(|&&i| jobs[i].4.is_some()).count()
     };
     assert_eq!(
         ran,
         compiled,
-        "{ran} of the {} models found ran as C; the Rust backend compiled {compiled}",
-        jobs.len()
+        "{ran} of the {} models selected ran as C; the Rust backend compiled {compiled}",
+        selected.len()
     );
     // A selection that left nothing would pass the count above having checked nothing.
     assert!(ran > 0, "no model ran as C");
     println!("{ran} models ran as C and matched TFLM");
+}
+
+/// `work` on each of `items`, on every core; the results in the items' order.
+fn on_every_core<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else {
+                    break;
+                };
+                let result = work(item);
+                *results[i].lock().expect("no worker panics holding it") = Some(result);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .expect("no worker panics holding it")
+                .expect("every item was taken by a worker")
+        })
+        .collect()
 }
 
 enum Outcome {
@@ -243,6 +284,8 @@ fn memory_regions_match_tflm_as_c() {
     assert_eq!(ran, support::REGION_MODELS.len(), "models run with regions");
 }
 
+/// Generates `model`'s C with `planning` into `dir`, then builds and runs it (and, with `arm`,
+/// cross-compiles it): [`generate`] then [`build_and_run`].
 fn check_model(
     model: &Path,
     golden: &Path,
@@ -251,6 +294,34 @@ fn check_model(
     rust: Option<fn() -> Box<dyn DynModel>>,
     planning: &Planning,
 ) -> Result<Outcome, String> {
+    match generate(model, dir, planning)? {
+        Generation::Skipped(why) => Ok(Outcome::Skipped(why)),
+        Generation::Written(c) => build_and_run(&c, golden, dir, arm, rust).map(Outcome::Passed),
+    }
+}
+
+/// What [`generate`] made of a model.
+enum Generation {
+    /// The C, written.
+    Written(GeneratedC),
+    /// Both backends refuse the model (the Rust conformance test decides whether that is
+    /// expected): the Rust backend's refusal.
+    Skipped(String),
+}
+
+/// A model's C as written to its directory.
+struct GeneratedC {
+    /// The `.c` files.
+    sources: Vec<PathBuf>,
+    /// The kernel functions its `net.c` calls (`kernel_cover::calls_in`).
+    calls: std::collections::BTreeSet<String>,
+    /// The bytes of every file: the kernel cover takes the smaller model among equals.
+    size: usize,
+}
+
+/// `model`'s C with `planning`, written to `dir`. A model the C backend refuses and the Rust
+/// backend accepts is an error.
+fn generate(model: &Path, dir: &Path, planning: &Planning) -> Result<Generation, String> {
     let bytes = std::fs::read(model).map_err(|e| format!("{}: {e}", model.display()))?;
     let name = model
         .file_name()
@@ -279,7 +350,7 @@ fn check_model(
                 },
             );
             return match rust {
-                Err(rust_error) => Ok(Outcome::Skipped(rust_error.to_string())),
+                Err(rust_error) => Ok(Generation::Skipped(rust_error.to_string())),
                 Ok(_) => Err(format!(
                     "the C backend refused a model the Rust backend accepts: {c_error}"
                 )),
@@ -287,22 +358,43 @@ fn check_model(
         }
     };
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut sources = Vec::new();
+    let mut generated = GeneratedC {
+        sources: Vec::new(),
+        calls: Default::default(),
+        size: 0,
+    };
     for (file, contents) in &files {
         let path = dir.join(file);
         std::fs::write(&path, contents).map_err(|e| format!("{}: {e}", path.display()))?;
+        generated.size += contents.len();
+        if file == "net.c" {
+            generated.calls.extend(kernel_cover::calls_in(contents));
+        }
         if file.ends_with(".c") {
-            sources.push(path);
+            generated.sources.push(path);
         }
     }
+    Ok(Generation::Written(generated))
+}
+
+/// Builds `c` (generated into `dir`) for the host with tests/c/driver.c and runs it on the golden
+/// cases; with `arm`, first cross-compiles its sources for the Cortex-M4. The run's summary.
+fn build_and_run(
+    c: &GeneratedC,
+    golden: &Path,
+    dir: &Path,
+    arm: bool,
+    rust: Option<fn() -> Box<dyn DynModel>>,
+) -> Result<String, String> {
     let (host, cortex_m4) = object_caches();
     if arm {
-        for source in &sources {
+        for source in &c.sources {
             cortex_m4.object(source, dir)?;
         }
     }
     let driver = support::workspace_root().join("tests/c/driver.c");
-    let objects = sources
+    let objects = c
+        .sources
         .iter()
         .chain([&driver])
         .map(|source| host.object(source, dir))
@@ -320,7 +412,7 @@ fn check_model(
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    run_cases(&exe, golden, dir, rust).map(Outcome::Passed)
+    run_cases(&exe, golden, dir, rust)
 }
 
 /// The generated code needs no library: an object may only refer to the model's own functions,

@@ -1,45 +1,32 @@
-//! The quick selection of the C conformance test outside CI: of the models it would check, the
-//! fewest that together call every C kernel function the others' generated C calls.
+//! The kernel cover of the C conformance test: of the models it checks, the fewest that together
+//! call every C kernel function the others' generated C calls.
 //!
-//! Building and running a model's C is this test's cost, and most quick-selection models call
-//! kernels that others already exercise. So outside CI the test generates every model's C (the
-//! cheap part, which also catches a model the C backend refuses and the Rust backend accepts),
-//! collects the `net_…(` calls of each model's `net.c`, and builds and runs a greedy set cover of
-//! them (`tinyaot_test_support::greedy_cover`, as the mcu runner's `--cover`): the model adding the
-//! most calls not yet covered first, the smaller C source among equals.
-//! Every kernel function is still compiled with the host's flags and run against TFLM's goldens;
-//! the other models' shapes and parameters are CI's (`CI` set: every model).
+//! Building a model's C is this test's cost, and most models call kernels that others already
+//! exercise. So the test generates every model's C first (the cheap part, which also catches a
+//! model the C backend refuses and the Rust backend accepts), collects the `net_…(` calls of each
+//! model's `net.c`, and takes a greedy set cover of them (`tinyaot_test_support::greedy_cover`, as
+//! the mcu runner's `--cover`): the model adding the most calls not yet covered first, the smaller
+//! C among equals. Outside CI only the cover is built and run, for the host; in CI every model
+//! is, and the cover is what is also cross-compiled for the Cortex-M4 (a kernel file's object
+//! differs between models only by the other families' declarations in its header). Every kernel
+//! function is still compiled with both compilers' flags and run against TFLM's goldens.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use tinyaot_codegen::config::c_outputs_with;
-use tinyaot_codegen::emit::c::COptions;
-use tinyaot_codegen::{Limits, Planning};
+use super::{GeneratedC, Generation};
 
-/// What a model's generated C calls and its C's size, or `None` when the C backend refuses it (the
-/// model stays in the selection: `check_model` then decides whether that refusal is a failure).
-pub fn kernel_calls(model: &Path) -> Option<(BTreeSet<String>, usize)> {
-    let bytes = std::fs::read(model).ok()?;
-    let options = COptions {
-        prefix: "net".to_string(),
-        source_name: "model.tflite".to_string(),
-    };
-    let files = c_outputs_with(&bytes, &options, &Limits::default(), &Planning::default()).ok()?;
-    let mut calls = BTreeSet::new();
-    let mut size = 0;
-    for (name, source) in files {
-        let source = source.into_string();
-        size += source.len();
-        if name == "net.c" {
-            calls.extend(calls_in(&source));
-        }
+/// What a generated model offers the cover: the kernel functions its C calls and its C's size;
+/// `None` for a model with nothing to build (refused, or failed: the cover takes it, and its
+/// outcome is reported as it is).
+pub fn calls(generated: &Result<Generation, String>) -> Option<(BTreeSet<String>, usize)> {
+    match generated {
+        Ok(Generation::Written(GeneratedC { calls, size, .. })) => Some((calls.clone(), *size)),
+        _ => None,
     }
-    Some((calls, size))
 }
 
 /// The identifiers `net_…` directly followed by `(` in `source`.
-fn calls_in(source: &str) -> impl Iterator<Item = String> + '_ {
+pub fn calls_in(source: &str) -> impl Iterator<Item = String> + '_ {
     let bytes = source.as_bytes();
     let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     source.match_indices("net_").filter_map(move |(start, _)| {
