@@ -21,7 +21,8 @@
 //! (`conv.rs`: convolutions, TRANSPOSE_CONV, pools, FULLY_CONNECTED, BATCH_MATMUL; `arithmetic.rs`: binary
 //! element-wise and ADD_N; `logic.rs`: comparisons and logical operators on a side branch;
 //! `unary.rs`: single-input element-wise; `movement.rs`; `reduce.rs`; `resample.rs`; `split.rs`;
-//! `ops_tensor.rs`; `lookup_update.rs`; `recurrent.rs`: SVDF; `control.rs`: IF, its branches
+//! `ops_tensor.rs`; `lookup_update.rs`; `recurrent.rs`: SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM;
+//! `control.rs`: IF, its branches
 //! subgraphs drawn the same way, and WHILE, its body too; `resource.rs`: resource variables and
 //! CALL_ONCE), and the corruptions in
 //! `corrupt.rs`.

@@ -177,6 +177,15 @@ pub enum Options {
         /// Fused activation.
         activation: Activation,
     },
+    /// `UnidirectionalSequenceLSTMOptions`.
+    UnidirectionalSequenceLstm {
+        /// The cell gate's activation (TFLM's kernel implements TANH).
+        activation: Activation,
+        /// The cell state's clip (0: none).
+        cell_clip: f32,
+        /// Whether the input is `[time, batches, features]` rather than `[batches, time, …]`.
+        time_major: bool,
+    },
     /// The empty `ExpandDimsOptions`.
     ExpandDims,
     /// `SplitOptions`.
@@ -388,6 +397,11 @@ impl Options {
                 rank: 1,
                 activation: none,
             },
+            B::UNIDIRECTIONAL_SEQUENCE_LSTM => Options::UnidirectionalSequenceLstm {
+                activation: Activation::TANH,
+                cell_clip: 0.0,
+                time_major: false,
+            },
             B::SPLIT => Options::Split { num_splits: 1 },
             B::SPLIT_V => Options::SplitV { num_splits: 1 },
             B::SLICE => Options::Slice,
@@ -434,6 +448,7 @@ impl Options {
             Options::HardSwish => T::HardSwishOptions,
             Options::MaximumMinimum => T::MaximumMinimumOptions,
             Options::Svdf { .. } => T::SVDFOptions,
+            Options::UnidirectionalSequenceLstm { .. } => T::UnidirectionalSequenceLSTMOptions,
             Options::Split { .. } => T::SplitOptions,
             Options::SplitV { .. } => T::SplitVOptions,
             Options::ExpandDims => T::ExpandDimsOptions,
@@ -687,6 +702,20 @@ impl Options {
                     rank: *rank,
                     fused_activation_function: *activation,
                     asymmetric_quantize_inputs: false,
+                },
+            )
+            .as_union_value(),
+            Options::UnidirectionalSequenceLstm {
+                activation,
+                cell_clip,
+                time_major,
+            } => tflite::UnidirectionalSequenceLSTMOptions::create(
+                fbb,
+                &tflite::UnidirectionalSequenceLSTMOptionsArgs {
+                    fused_activation_function: *activation,
+                    cell_clip: *cell_clip,
+                    time_major: *time_major,
+                    ..Default::default()
                 },
             )
             .as_union_value(),

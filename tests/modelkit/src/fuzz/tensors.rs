@@ -47,7 +47,7 @@ impl Gen<'_, '_> {
         usize::try_from(i).ok().and_then(|i| self.m.tensors.get(i))
     }
 
-    fn scale_of(&self, v: Value) -> f32 {
+    pub(super) fn scale_of(&self, v: Value) -> f32 {
         self.tensor(v.index)
             .and_then(|t| t.quantization.as_ref())
             .and_then(|q| q.scales.first().copied())
