@@ -395,29 +395,19 @@ pub(crate) fn log_f32(x: f32) -> f32 {
     log_f32_exact(x)
 }
 
-/// [`LOGF_INVC`] and [`LOGF_LOGC`] for [`log_f32_fast`]: `1 / c` in three parts (12 significant
-/// bits, 12 more, the rest rounded to `f32`: products by 12-bit numbers exact), `log(c)` in two.
-const LOGF_SPLIT: [[f32; 5]; 16] = {
-    let mut t = [[0.0; 5]; 16];
+/// [`LOGF_INVC`] and [`LOGF_LOGC`] for [`log_f32_fast`]: `1 / c` times 2^63 as an integer (exact:
+/// `1 / c` is an `f64` in [0.5, 2)), `log(c)` in two floats (its nearest and the rest).
+const LOGF_FIXED: [(u64, f32, f32); 16] = {
+    let mut t = [(0, 0.0, 0.0); 16];
     let mut i = 0;
     while i < 16 {
-        let invc = LOGF_INVC[i];
-        let i1 = keep_bits(invc, 12);
-        let rest = invc - i1;
-        let i2 = if rest == 0.0 {
-            0.0
-        } else {
-            keep_bits(rest, 12)
-        };
+        let bits = LOGF_INVC[i].to_bits();
+        let significand = (bits & ((1 << 52) - 1)) | (1 << 52);
+        // invc = significand 2^(e - 52) with e = -1 or 0: times 2^63, significand << (e + 11).
+        let e = ((bits >> 52) & 0x7FF) as i32 - 1023;
         let logc = f64::from_bits(LOGF_LOGC[i]);
         let c_hi = logc as f32;
-        t[i] = [
-            i1 as f32,
-            i2 as f32,
-            (rest - i2) as f32,
-            c_hi,
-            (logc - c_hi as f64) as f32,
-        ];
+        t[i] = (significand << (e + 11), c_hi, (logc - c_hi as f64) as f32);
         i += 1;
     }
     t
@@ -432,18 +422,21 @@ const LN2_2: f32 = (LN_2 - LN2_1 as f64) as f32;
 /// for inputs that are not positive normal floats or whose result is within the error bound of a
 /// rounding boundary. It follows glibc's own computation (whose error, up to 0.32 ulp, decides
 /// its roundings) rather than the true logarithm: the same `k`, `z` and subinterval; `r = z invc -
-/// 1` as a float-float (`z` split in two 12-bit halves, `invc` in three parts: the four leading
-/// products exact, then two exact two-sums); `y = k ln2 + log(c) + r + a2 r^2 + a1 r^3 + a0 r^4`
+/// 1` in 64-bit fixed point (`z`'s 24-bit significand times `invc` 2^63 by two 32-bit products,
+/// `umull` and `umlal` on the Cortex-M4; within 2^-54 of the exact `r`), then a float-float, its
+/// leading part the nearest multiple of 2^-29; `y = k ln2 + log(c) + r + a2 r^2 + a1 r^3 + a0 r^4`
 /// with its three leading sums exact (fast two-sums, each term no larger than the sum before)
-/// and `r^2`'s leading part exact (`r` cut after 12 bits); the rest in `l`. `y3 + l` is within
-/// 2^-35 relative of glibc's `f64` result, so when `y3 + l` plus and minus 2^-35 of it round to
-/// the same float, glibc's result rounds to it too (a wider margin, 2^-33, made four times the
-/// fallbacks, each a few hundred instructions of software `f64` on the Cortex-M4). Every `f32`
-/// checked against glibc (`exhaustive::log_equals_libm_on_every_f32`): no difference, 1,472,354
-/// of the positive normal inputs (0.07 %) fall back. The C kernels' twin fuses its multiply-adds
-/// on cores that have them (`vfma.f32`; a third fewer instructions on the Cortex-M4); here stable
-/// Rust has no fused multiply-add in `core`, and an `asm!` `vfma.f32` takes its operands through
-/// core registers (`sreg` operands need an unstable target feature): seven instructions each.
+/// and `r^2`'s leading part exact (`r` rounded to a multiple of 2^-17); the rest in `l`. When
+/// `y3 + l` plus and minus 2^-34 of it round to the same float, glibc's result rounds to it too
+/// (the margin covers the float roundings of the small terms, `a1 r^3` the largest; 2^-35 let one
+/// float through wrong). Every `f32` checked against glibc
+/// (`exhaustive::log_equals_libm_on_every_f32`): no difference; 2,942,239 of the positive normal
+/// inputs (0.14 %) fall back, each to a few hundred instructions of software `f64` on the
+/// Cortex-M4. `r` in fixed point replaced a float-float product of `z` and `invc` split in
+/// 12-bit parts with two exact two-sums (91 → 81 instructions an element in the M4 loop of
+/// `math::log_f32`). The C kernels' twin fuses its multiply-adds on cores that have them
+/// (`vfma.f32`); stable Rust has no fused multiply-add in `core`, and an `asm!` `vfma.f32` takes
+/// its operands through core registers (`sreg` operands need an unstable target feature).
 #[cfg_attr(not(tinyaot_vfp), allow(dead_code))]
 #[inline(always)]
 fn log_f32_fast(x: f32) -> Option<f32> {
@@ -451,34 +444,34 @@ fn log_f32_fast(x: f32) -> Option<f32> {
     const A1: f32 = f64::from_bits(LOGF_A[1]) as f32;
     // a2 + 1/2 (a2 r^2 is -r^2 / 2 plus this times r^2).
     const D2: f32 = (f64::from_bits(LOGF_A[2]) + 0.5) as f32;
-    const DELTA: f32 = 1.0 / (1u64 << 35) as f32;
-    // 1.5 * 2^12: adding it rounds a number below 2 to a multiple of 2^-11.
-    const SPLIT: f32 = 6144.0;
+    const DELTA: f32 = 1.0 / (1u64 << 34) as f32;
+    const TWO_M29: f32 = 1.0 / (1u64 << 29) as f32;
+    const TWO_M55: f32 = 1.0 / (1u64 << 55) as f32;
+    // 1.5 * 2^6: adding it rounds a number below 2^5 in magnitude to a multiple of 2^-17.
+    const ROUND_2M17: f32 = 96.0;
     let ix = x.to_bits();
     if ix.wrapping_sub(0x0080_0000) >= 0x7F80_0000 - 0x0080_0000 {
         return None;
     }
-    let tmp = ix.wrapping_sub(LOGF_OFFSET);
+    // glibc's `tmp = ix - 0x3F330000`, plus 2^30 (one add of an encodable immediate on Arm; the
+    // subinterval's bits 19 to 22 and bit 23 are the same; `k` below takes the 2^30 off).
+    let tmp = ix.wrapping_add(0x00CD_0000);
     let i = ((tmp >> 19) % 16) as usize;
-    let kf = ((tmp as i32) >> 23) as f32;
-    let z = f32::from_bits(ix.wrapping_sub(tmp & 0xFF80_0000));
-    let [i1, i2, i3, c_hi, c_lo] = LOGF_SPLIT[i];
-    // z = zh + zl, 12 significant bits each; zh i1 - 1 exact (Sterbenz), zl i1 and zh i2 exact.
-    let zh = (z + SPLIT) - SPLIT;
-    let zl = z - zh;
-    let t0 = zh * i1 - 1.0;
-    let m1 = zl * i1;
-    let m2 = zh * i2;
-    // Two exact two-sums, then r = r_hi + r_lo normalised (|r_lo| at most half an ulp of r_hi).
-    let s1 = t0 + m2;
-    let bb = s1 - t0;
-    let e1 = (t0 - (s1 - bb)) + (m2 - bb);
-    let u = s1 + m1;
-    let bb = u - s1;
-    let e2 = (s1 - (u - bb)) + (m1 - bb);
-    let v = (e1 + e2) + (zl * i2 + z * i3);
-    let r_hi = u + v;
-    let r_lo = (u - r_hi) + v;
+    let kf = ((tmp >> 23) as i32 - 128) as f32;
+    // z 2^24 as an integer: z's significand, doubled when z >= 1 (exponent field 127, not 126:
+    // its last bit, bit 23 of `ix - (tmp & 0xFF80_0000)`, is bit 23 of `ix ^ tmp`).
+    let z = ((ix | 0x0080_0000) & 0x00FF_FFFF) << (((ix ^ tmp) >> 23) & 1);
+    let (invc, c_hi, c_lo) = LOGF_FIXED[i];
+    // z invc 2^55, short of the exact product by less than 2^-54 of 2^55 (the low 32 bits of
+    // z (invc 2^63) dropped), then r 2^55 (|r| < 2^-5: below 2^50 in magnitude).
+    let zc = ((u64::from(z) * (invc & 0xFFFF_FFFF)) >> 32) + u64::from(z) * (invc >> 32);
+    let r = zc.wrapping_sub(1 << 55) as i64;
+    // r = r_hi + r_lo: r_hi the nearest multiple of 2^-29 (at most 24 significant bits, exact
+    // in f32), r_lo the rest (|r_lo| <= 2^-30, at most 26 bits: rounded by less than 2^-54).
+    let hi = (r.wrapping_add(1 << 25) >> 26) as i32;
+    let lo = (r as u32).wrapping_sub((hi as u32) << 26) as i32;
+    let r_hi = hi as f32 * TWO_M29;
+    let r_lo = lo as f32 * TWO_M55;
     // k ln2 + log(c) + r - r^2 / 2, each sum exact with its error: |k ln2| > |log(c)| unless
     // k = 0, |log(c)| > |r| unless c = 1, and the sum so far exceeds r^2 / 2.
     let kl = kf * LN2_1;
@@ -486,7 +479,9 @@ fn log_f32_fast(x: f32) -> Option<f32> {
     let e3 = (kl - y1) + c_hi;
     let y2 = y1 + r_hi;
     let e4 = (y1 - y2) + r_hi;
-    let rh = f32::from_bits(r_hi.to_bits() & 0xFFFF_F000);
+    // r_hi = rh + rm exactly, rh the nearest multiple of 2^-17 (at most 12 significant bits: its
+    // square exact), rm (|rm| <= 2^-18, a multiple of 2^-29) at most 11.
+    let rh = (r_hi + ROUND_2M17) - ROUND_2M17;
     let rm = r_hi - rh;
     let sq = -0.5 * (rh * rh);
     let y3 = y2 + sq;
