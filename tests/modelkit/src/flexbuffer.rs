@@ -7,9 +7,9 @@
 //! `flexbuffers.Dumps` writes the same bytes for maps of small integers.
 
 /// FlexBuffers' type of a signed integer (`FBT_INT`).
-const TYPE_INT: u8 = 1;
+pub const TYPE_INT: u8 = 1;
 /// FlexBuffers' type of a map (`FBT_MAP`).
-const TYPE_MAP: u8 = 9;
+pub const TYPE_MAP: u8 = 9;
 
 /// `entries` (any order; written sorted by key) as a FlexBuffer map of integers.
 pub fn int_map(entries: &[(&str, i64)]) -> Vec<u8> {
@@ -72,9 +72,9 @@ fn int_map_of_width(entries: &[(&str, i64)], width: usize) -> Option<Vec<u8>> {
 }
 
 /// FlexBuffers' type of a float (`FBT_FLOAT`).
-const TYPE_FLOAT: u8 = 3;
+pub const TYPE_FLOAT: u8 = 3;
 /// FlexBuffers' type of a bool (`FBT_BOOL`).
-const TYPE_BOOL: u8 = 26;
+pub const TYPE_BOOL: u8 = 26;
 
 /// One value of a [`map`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -143,45 +143,4 @@ pub fn map(entries: &[(&str, Value)]) -> Vec<u8> {
     out.push(TYPE_MAP << 2 | log2);
     out.push(width as u8);
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The bytes Python's `flexbuffers.Dumps` writes for the same maps.
-    #[test]
-    fn writes_what_flexbuffers_writes() {
-        assert_eq!(
-            int_map(&[("b", -2), ("a", 1)]),
-            [97, 0, 98, 0, 2, 5, 4, 2, 1, 2, 1, 254, 4, 4, 4, 36, 1]
-        );
-        assert_eq!(
-            int_map(&[("shift", 12)]),
-            [115, 104, 105, 102, 116, 0, 1, 7, 1, 1, 1, 12, 4, 2, 36, 1]
-        );
-    }
-
-    #[test]
-    fn widens_for_large_values() {
-        let bytes = int_map(&[("shift", 300)]);
-        assert_eq!(bytes[bytes.len() - 1], 2);
-        let bytes = int_map(&[("x", i64::MIN)]);
-        assert_eq!(bytes[bytes.len() - 1], 8);
-    }
-
-    /// A typed map: keys sorted, 4-byte fields, each value's type byte.
-    #[test]
-    fn writes_typed_maps() {
-        let bytes = map(&[("b", Value::Float(0.5)), ("a", Value::Bool(true))]);
-        let n = bytes.len();
-        assert_eq!((bytes[n - 1], bytes[n - 2]), (4, TYPE_MAP << 2 | 2));
-        // The two type bytes, then the root: a 4-byte offset, its type and its width.
-        assert_eq!(
-            &bytes[n - 8..n - 6],
-            &[TYPE_BOOL << 2 | 2, TYPE_FLOAT << 2 | 2]
-        );
-        let wide = map(&[("x", Value::Int(1 << 40))]);
-        assert_eq!(wide[wide.len() - 1], 8);
-    }
 }

@@ -41,17 +41,3 @@ pub fn with_int4_weights(mut m: ModelSpec, t: usize) -> ModelSpec {
     spec.dtype = TensorType::INT4;
     m
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn packs_low_nibble_first() {
-        assert_eq!(pack(&[2, 1, 4, 3]), vec![0x12, 0x34]);
-        assert_eq!(pack(&[-8, -1, 7]), vec![0xF8, 0x07]);
-        assert_eq!(wrap(-9), 7);
-        assert_eq!(wrap(23), 7);
-        assert_eq!(wrap(-3), -3);
-    }
-}
