@@ -436,14 +436,10 @@ pub fn batch_matmul_s16(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: 
 mod tests {
     use super::*;
 
-    /// [[1, 2, 3], [4, 5, 6]] x [[1, 0], [0, 1], [1, 1]] = [[4, 5], [10, 11]], and the same with
-    /// the RHS given transposed (adj_y) through its strides.
-    #[test]
-    fn s8_plain_and_adjoint() {
-        let lhs = [1i8, 2, 3, 4, 5, 6].map(|x| x as u8);
-        let rhs = [1i8, 0, 0, 1, 1, 1].map(|x| x as u8);
-        let rhs_t = [1i8, 0, 1, 0, 1, 1].map(|x| x as u8);
-        let mut p = BatchMatmul {
+    /// One [2, 3] × [3, 2] product in one batch, the RHS by rows (`rhs_depth` and `rhs_col` swap
+    /// for adj_y), no zero points, no requantization.
+    fn two_by_two_by_three() -> BatchMatmul {
+        BatchMatmul {
             batch0: 1,
             batch1: 1,
             batch2: 1,
@@ -465,11 +461,27 @@ mod tests {
             lhs_zero_point: 0,
             rhs_zero_point: 0,
             output_zero_point: 0,
+            multiplier: 0,
+            shift: 0,
+            act_min: 0,
+            act_max: 0,
+            narrow_requant: false,
+        }
+    }
+
+    /// [[1, 2, 3], [4, 5, 6]] x [[1, 0], [0, 1], [1, 1]] = [[4, 5], [10, 11]], and the same with
+    /// the RHS given transposed (adj_y) through its strides.
+    #[test]
+    fn s8_plain_and_adjoint() {
+        let lhs = [1i8, 2, 3, 4, 5, 6].map(|x| x as u8);
+        let rhs = [1i8, 0, 0, 1, 1, 1].map(|x| x as u8);
+        let rhs_t = [1i8, 0, 1, 0, 1, 1].map(|x| x as u8);
+        let mut p = BatchMatmul {
             multiplier: 1 << 30,
             shift: 1,
             act_min: -128,
             act_max: 127,
-            narrow_requant: false,
+            ..two_by_two_by_three()
         };
         let mut arena = [0u8; 4];
         batch_matmul_s8(&mut arena, Src::Bytes(&lhs), Src::Bytes(&rhs), 0, &p);
@@ -499,34 +511,7 @@ mod tests {
         let lhs = bytes([1.5, 2.0, 3.0, 4.0, 5.0, 6.25]);
         let rhs = bytes([1.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
         let rhs_t = bytes([1.0, 0.0, 1.0, 0.0, 1.0, 1.0]);
-        let mut p = BatchMatmul {
-            batch0: 1,
-            batch1: 1,
-            batch2: 1,
-            lhs_batch0: 0,
-            lhs_batch1: 0,
-            lhs_batch2: 0,
-            rhs_batch0: 0,
-            rhs_batch1: 0,
-            rhs_batch2: 0,
-            rows: 2,
-            cols: 2,
-            depth: 3,
-            lhs_row: 3,
-            lhs_depth: 1,
-            rhs_depth: 2,
-            rhs_col: 1,
-            lhs_len: 6,
-            rhs_len: 6,
-            lhs_zero_point: 0,
-            rhs_zero_point: 0,
-            output_zero_point: 0,
-            multiplier: 0,
-            shift: 0,
-            act_min: 0,
-            act_max: 0,
-            narrow_requant: false,
-        };
+        let mut p = two_by_two_by_three();
         let run = |p: &BatchMatmul, rhs: &[u8]| {
             let mut arena = [0u8; 24];
             batch_matmul_f32(&mut arena, Src::Bytes(&lhs), Src::Bytes(rhs), 0, p);

@@ -1,7 +1,7 @@
 //! The stateful recurrent operators, their state variable tensors: SVDF and
 //! UNIDIRECTIONAL_SEQUENCE_LSTM.
 
-use super::{elements, FuzzOp, Gen};
+use super::{elements, FuzzOp, Gen, Value};
 use crate::{Activation, BuiltinOperator as B, Options, TensorSpec, TensorType};
 
 /// This family's operators (see [`FuzzOp`]).
@@ -15,6 +15,19 @@ pub(super) const OPS: &[FuzzOp] = &[
 const LSTM_OPTIONAL: [usize; 9] = [9, 10, 11, 16, 17, 20, 21, 22, 23];
 
 impl Gen<'_, '_> {
+    /// `v` through a RESHAPE to `shape` (its shape a constant input), quantized as `v`.
+    fn reshaped(&mut self, v: Value, shape: &[i32]) -> Value {
+        let out = self.same_quant(v, shape);
+        let s = self.constant(TensorSpec::int32(&[shape.len() as i32]).constant_i32(shape));
+        self.push_op(
+            B::RESHAPE,
+            Options::Reshape { new_shape: None },
+            &[v.index, s],
+            out,
+        );
+        self.values.last().copied().unwrap_or(v)
+    }
+
     /// SVDF on a [batches, input size] value: int8 with an int16 state and time weights (bias
     /// scale = state scale × time weight scale, as TFLM requires), or float32, with its state a
     /// variable tensor.
@@ -27,15 +40,7 @@ impl Gen<'_, '_> {
         let input = if shape.len() == 2 {
             v
         } else {
-            let out = self.same_quant(v, &flat);
-            let s = self.constant(TensorSpec::int32(&[2]).constant_i32(&flat));
-            self.push_op(
-                B::RESHAPE,
-                Options::Reshape { new_shape: None },
-                &[v.index, s],
-                out,
-            );
-            self.values.last().copied().unwrap_or(v)
+            self.reshaped(v, &flat)
         };
         let (units, rank, memory) = (self.int(1, 4), self.int(1, 2), self.int(1, 4));
         let filters = units * rank;
@@ -119,16 +124,7 @@ impl Gen<'_, '_> {
         } else {
             let first = shape.first().copied().unwrap_or(1).max(1);
             let features = (elements(&shape) as i32 / first).max(1);
-            let sequence = vec![1, first, features];
-            let out = self.same_quant(v, &sequence);
-            let s = self.constant(TensorSpec::int32(&[3]).constant_i32(&sequence));
-            self.push_op(
-                B::RESHAPE,
-                Options::Reshape { new_shape: None },
-                &[v.index, s],
-                out,
-            );
-            self.values.last().copied().unwrap_or(v)
+            self.reshaped(v, &[1, first, features])
         };
         let shape = self.shape_of(input);
         let time_major = self.chance(25);
