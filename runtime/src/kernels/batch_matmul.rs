@@ -107,7 +107,7 @@ fn walk(g: &BatchMatmul, mut f: impl FnMut(usize, usize, usize, bool)) {
 
 /// float32 BATCH_MATMUL. Reads `4 * lhs_len` bytes at `lhs` and `4 * rhs_len` at `rhs`, writes
 /// `4 * batch0 * batch1 * batch2 * rows * cols` bytes at `output`. Every index it reads is
-/// range-checked once per call ([`check_geometry`]), not per product: checked per product, a
+/// range-checked once per call (`check_geometry`), not per product: checked per product, a
 /// 4x3 by 3x5 product took 65 instructions a multiply-accumulate on the Cortex-M4.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn batch_matmul_f32(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &BatchMatmul) {
