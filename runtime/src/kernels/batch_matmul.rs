@@ -535,33 +535,10 @@ mod tests {
     fn f32_geometry_past_the_lhs_is_refused() {
         let lhs = [0u8; 24];
         let rhs = [0u8; 24];
+        // A third row of the LHS, which holds two.
         let p = BatchMatmul {
-            batch0: 1,
-            batch1: 1,
-            batch2: 1,
-            lhs_batch0: 0,
-            lhs_batch1: 0,
-            lhs_batch2: 0,
-            rhs_batch0: 0,
-            rhs_batch1: 0,
-            rhs_batch2: 0,
             rows: 3,
-            cols: 2,
-            depth: 3,
-            lhs_row: 3,
-            lhs_depth: 1,
-            rhs_depth: 2,
-            rhs_col: 1,
-            lhs_len: 6,
-            rhs_len: 6,
-            lhs_zero_point: 0,
-            rhs_zero_point: 0,
-            output_zero_point: 0,
-            multiplier: 0,
-            shift: 0,
-            act_min: 0,
-            act_max: 0,
-            narrow_requant: false,
+            ..two_by_two_by_three()
         };
         let mut arena = [0u8; 24];
         batch_matmul_f32(&mut arena, Src::Bytes(&lhs), Src::Bytes(&rhs), 0, &p);
