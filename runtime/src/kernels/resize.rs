@@ -118,14 +118,22 @@ pub fn resize_bilinear_f32(arena: &mut [u8], input: usize, output: usize, p: &Re
     let pixel = |at: usize| &src[at * 4..at * 4 + d];
     let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     let mut out = dst.chunks_exact_mut(d);
+    // The tables walked by iterators: no index check per output pixel.
+    let rows = p
+        .rows0
+        .iter()
+        .zip(p.rows1)
+        .zip(p.row_w0.iter().zip(p.row_w1));
+    let cols = p
+        .cols0
+        .iter()
+        .zip(p.cols1)
+        .zip(p.col_w0.iter().zip(p.col_w1));
     for b in 0..p.batches {
         let base = b * p.batch_len;
-        for y in 0..p.rows0.len() {
-            let (r0, r1) = (base + p.rows0[y], base + p.rows1[y]);
-            let (wy0, wy1) = (p.row_w0[y], p.row_w1[y]);
-            for x in 0..p.cols0.len() {
-                let (c0, c1) = (p.cols0[x], p.cols1[x]);
-                let (wx0, wx1) = (p.col_w0[x], p.col_w1[x]);
+        for ((&r0, &r1), (&wy0, &wy1)) in rows.clone() {
+            let (r0, r1) = (base + r0, base + r1);
+            for ((&c0, &c1), (&wx0, &wx1)) in cols.clone() {
                 let Some(o) = out.next() else { return };
                 let (p00, p10) = (pixel(r0 + c0), pixel(r1 + c0));
                 let (p01, p11) = (pixel(r0 + c1), pixel(r1 + c1));
