@@ -173,7 +173,7 @@ fn check_geometry(g: &BatchMatmul, lhs_elems: usize, rhs_elems: usize) {
 /// `batch0 * batch1 * batch2 * rows * cols` bytes at `output`.
 ///
 /// The kernel of the small products (fewer rows than the packed kernel takes, or adj_x): every
-/// index it reads is range-checked once per call (`last_index`), not per product, which took a
+/// index it reads is range-checked once per call (`check_geometry`), not per product, which took a
 /// 3x4 by 4x5 product to 1.5 times TFLM's reference kernel on the Cortex-M4 (eight range checks
 /// and reloads for each multiply-accumulate).
 #[cfg_attr(target_os = "none", inline(never))]
@@ -193,33 +193,10 @@ pub fn batch_matmul_s8(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &
     )
     .narrow(g.narrow_requant);
     let (lb, rb, out) = views_of(arena, (lhs, g.lhs_len), (rhs, g.rhs_len), output, 1, &g);
-    let lhs_strides = [
-        g.lhs_batch0,
-        g.lhs_batch1,
-        g.lhs_batch2,
-        g.lhs_row,
-        g.lhs_depth,
-    ];
-    let rhs_strides = [
-        g.rhs_batch0,
-        g.rhs_batch1,
-        g.rhs_batch2,
-        g.rhs_col,
-        g.rhs_depth,
-    ];
-    let counts = [g.batch0, g.batch1, g.batch2, g.rows, g.depth];
-    let rhs_counts = [g.batch0, g.batch1, g.batch2, g.cols, g.depth];
     if out.is_empty() {
         return;
     }
-    // Every count is at least 1 (the output is not empty), but the depth: sums of no terms read
-    // nothing.
-    assert!(
-        g.depth == 0
-            || (last_index(&counts, &lhs_strides) < lb.len()
-                && last_index(&rhs_counts, &rhs_strides) < rb.len()),
-        "BATCH_MATMUL geometry past its operands"
-    );
+    check_geometry(&g, lb.len(), rb.len());
     let (ld, rd) = (g.lhs_depth, g.rhs_depth);
     let mut o = 0;
     for b0 in 0..g.batch0 {
@@ -233,8 +210,8 @@ pub fn batch_matmul_s8(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &
                     let mut l = l0;
                     for _ in 0..g.depth {
                         super::keep_rolled();
-                        // SAFETY: `l` is at most `last_index(counts, lhs_strides)`, checked
-                        // below `lb.len()` above.
+                        // SAFETY: `l` is at most the LHS's last index, which `check_geometry`
+                        // checked below `lb.len()` above.
                         lsum = lsum.wrapping_add(i32::from(unsafe { *lb.get_unchecked(l) } as i8));
                         l += ld;
                     }
@@ -249,8 +226,8 @@ pub fn batch_matmul_s8(arena: &mut [u8], lhs: Src, rhs: Src, output: usize, p: &
                                 // Rolled (also below): the depths this kernel takes are short,
                                 // and unrolled, the loops spilled their pointers.
                                 super::keep_rolled();
-                                // SAFETY: `l` and `r` are at most the last indices checked
-                                // above, below `lb.len()` and `rb.len()`.
+                                // SAFETY: `l` and `r` are at most the last indices that
+                                // `check_geometry` checked above, below `lb.len()` and `rb.len()`.
                                 let (x, y) =
                                     unsafe { (*lb.get_unchecked(l), *rb.get_unchecked(r)) };
                                 acc = acc.wrapping_add(i32::from(x as i8) * i32::from(y as i8));
