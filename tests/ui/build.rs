@@ -5,8 +5,6 @@
 use std::path::{Path, PathBuf};
 
 fn main() {
-    // The cases run in CI; outside it the test is ignored (a nested build of the macro).
-    tinyaot_test_support::emit_nested_cargo_builds_cfg();
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/models");
     let kws = fixtures.join("streaming_kws.tflite");

@@ -79,11 +79,12 @@ pub fn full_suites() -> bool {
 
 /// The cfg, `nested_cargo_builds`, under which the tests that build a crate with a nested Cargo
 /// run: set in CI ([`in_ci`]); outside CI such a test is ignored (libtest lists it as ignored,
-/// with the reason; `cargo test -- --ignored` runs it). Each of them (the `include_model!` UI
-/// cases under trybuild, the macro's rebuild probe) builds the code generator and every
-/// dependency of the macro again in a target directory of its own: minutes of a fresh clone's
-/// `cargo test --workspace` on a 2-core machine, for a few checks of the macro's messages and of
-/// Cargo's rebuild tracking. `CI=true cargo test --workspace` runs them. Called by the build
+/// with the reason; `cargo test -- --ignored` runs it). Such a test (the macro's rebuild probe)
+/// builds the code generator and every dependency of the macro again in a target directory of
+/// its own: minutes of a fresh clone's `cargo test --workspace` on a 2-core machine, for a check
+/// of Cargo's rebuild tracking. `CI=true cargo test --workspace` runs it. (The `include_model!`
+/// UI cases under trybuild, the other nested build, are a test target that needs its crate's
+/// feature `nested-builds`: not even built by `cargo test --workspace`.) Called by the build
 /// script of a crate with such tests, which carry
 /// `#[cfg_attr(not(nested_cargo_builds), ignore = "…")]`.
 pub fn emit_nested_cargo_builds_cfg() {

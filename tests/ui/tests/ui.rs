@@ -3,10 +3,11 @@
 //! `cases/group_output_across_invoke.rs` is the borrow rule of a group of models sharing one arena
 //! (this crate's `groups`): one model's output may not be held across the other's invoke.
 //!
-//! The test runs in CI; outside it, it is ignored (a nested build of the macro and the code
-//! generator: `tinyaot_test_support::emit_nested_cargo_builds_cfg`): `cargo test -p
-//! tinyaot-ui-tests -- --ignored` runs it. To accept changed messages: `TRYBUILD=overwrite cargo
-//! test -p tinyaot-ui-tests -- --ignored`, then review the
+//! The test builds the macro and the code generator again with a nested Cargo (trybuild's own
+//! target directory), so `cargo test --workspace` leaves it out: it needs the crate's feature
+//! `nested-builds`, which CI turns on (`cargo test -p tinyaot-ui-tests --features nested-builds`).
+//! To accept changed messages: `TRYBUILD=overwrite cargo test -p tinyaot-ui-tests --features
+//! nested-builds`, then review the
 //! `.stderr` diffs — each must still read as something a user can act on.
 //! `cases/unsupported_op.stderr` lists the supported operators: `cargo xtask ops` writes that list
 //! from the operator registry (and xtask's test fails while it is stale).
@@ -26,10 +27,6 @@ const STAGED: &[&str] = &["ui/data", "fixtures/models/sine_mlp.tflite"];
 
 // trybuild builds the macro and the code generator again in a target directory of its own.
 #[test]
-#[cfg_attr(
-    not(nested_cargo_builds),
-    ignore = "a nested Cargo build of the macro: runs in CI (CI=true) or with --ignored"
-)]
 fn ui() {
     stage(&trybuild_crate_dir());
     let cases = trybuild::TestCases::new();

@@ -1,4 +1,4 @@
-//! Times the verifier on a model file: `cargo run --release -p tinyaot-schema --example
+//! Times tinyaot-schema's verifier on a model file: `cargo run --release -p tinyaot-bench --bin
 //! verify_time -- MODEL.tflite [ROUNDS]`. Uses the limits tinyaot's loader derives from the length
 //! (codegen/src/load/verify.rs), and times refusals too.
 
