@@ -158,12 +158,23 @@ pub fn average_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool
         p,
         0i32,
         |acc, i| *acc += i32::from(inp[i] as i8),
-        |acc, n, o| out[o] = average_s8(acc, n, p)
+        |acc, n, o| {
+            // A window always has at least one in-image tap when the padding is TFLM's.
+            let n = n.max(1);
+            let avg = if acc > 0 {
+                (acc + n / 2) / n
+            } else {
+                (acc - n / 2) / n
+            };
+            out[o] = crate::kernels::clamp(avg, p.act_min, p.act_max) as i8 as u8;
+        }
     );
 }
 
 /// The int8 average of `n` taps summing to `acc`, rounded half away from zero, clamped: its
-/// output byte.
+/// output byte (`pool!`'s finish in [`average_pool2d_s8`], kept there as it was so that the
+/// other cores compile the same code).
+#[cfg(tinyaot_mve)]
 #[inline(always)]
 fn average_s8(acc: i32, n: i32, p: &Pool2dQuant) -> u8 {
     // A window always has at least one in-image tap when the padding is TFLM's.
