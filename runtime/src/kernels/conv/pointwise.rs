@@ -199,8 +199,14 @@ fn conv1x1_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, acc: &mut [i32; ONE
     if let Some(fused) = k.fused {
         let pixels = (inp.len() / n.max(1)).min(out.len() / m.max(1));
         let (inp, out) = (&inp[..pixels * n], &mut out[..pixels * m]);
-        if crate::kernels::nn_common::pointwise_pixels_s8(inp, (n, m), blocks, fused.0, fused.1, out)
-        {
+        if crate::kernels::nn_common::pointwise_pixels_s8(
+            inp,
+            (n, m),
+            blocks,
+            fused.0,
+            fused.1,
+            out,
+        ) {
             return;
         }
     }

@@ -8,10 +8,10 @@ use super::{TapTable, LANE_ORDER};
 /// offset from `x` and its filter offset from `w` each: a border window's in-image taps), without
 /// a depth multiplier, every one of its `c` channels, with the narrow requantization fused in:
 /// per pass of eight channels the sums from the biases, each tap gathered in the lane order (as
-/// [`window3x3_requant_s8`](super::window3x3_requant_s8)'s) in a low-overhead loop, then requantized in registers as
-/// `requantize_narrow` does and the eight bytes stored to `out`. Where the tap-table run of
-/// sums ([`super::dot::window_run_s8`]) and the requantization call took about twice the
-/// instructions. Returns false, having done nothing, when the operands do not fit (channels not
+/// [`window3x3_requant_s8`](super::window3x3_requant_s8)'s) in a low-overhead loop, then
+/// requantized in registers as `requantize_narrow` does and the eight bytes stored to `out`,
+/// where the tap-table run of sums (`dot::window_run_s8`) and the requantization call took
+/// about twice the instructions. Returns false, having done nothing, when the operands do not fit (channels not
 /// a positive multiple of eight, no tap, short operands, the clamp's bounds beyond 16 bits).
 #[inline(always)]
 pub(crate) fn window_taps_requant_s8(
