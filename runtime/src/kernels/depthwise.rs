@@ -321,6 +321,10 @@ macro_rules! depthwise_s8 {
         // 3×3 windows without dilation wholly in the image take the tableless run.
         let three_by_three = (p.filter_h, p.filter_w, p.dilation_h, p.dilation_w) == (3, 3, 1, 1);
         let row_bytes = p.input_w * p.input_c;
+        // Helium: the usual layer's windows that the 3×3 runs leave (the border's) in one loop
+        // per eight channels, requantized there (`nn_common::mve::window_taps_requant_s8`).
+        #[cfg(tinyaot_mve)]
+        let fused_taps = tabulated && p.narrow_requant && p.output_c.is_multiple_of(8);
         // One run of sums for both paths below (the stack is a budget).
         let mut sums = [0i32; BLOCK];
         macro_rules! pixel {
@@ -357,6 +361,20 @@ macro_rules! depthwise_s8 {
                         let window = if count > 0 { pixel(y, x) } else { &$d inp[..0] };
                         (window, &border_table)
                     };
+                    #[cfg(tinyaot_mve)]
+                    if let (true, Some(bias)) = (fused_taps, bias) {
+                        if super::nn_common::window_taps_requant_s8(
+                            window,
+                            filter,
+                            table,
+                            (p.output_c, offset),
+                            (bias, p.multipliers, p.shifts),
+                            (p.output_zero_point, p.act_min, p.act_max),
+                            $d out_px,
+                        ) {
+                            c0 = p.output_c;
+                        }
+                    }
                     // Runs of up to BLOCK channels: their sums, four at a time, then their
                     // requantization, each loop with its own values in registers.
                     while c0 < tabled {

@@ -32,7 +32,7 @@ pub(crate) use dot::{shift_dot_i16, shift_dot_s8};
 #[cfg(tinyaot_mve)]
 pub(crate) use mve::{
     copy_bytes, gather_pixel_s8, mac_broadcast_s8, mac_lanes_s8, pointwise_pixel_s8,
-    window3x3_requant_s8, GatherWindow,
+    pointwise_pixels_s8, pool_sum16_s8, window3x3_requant_s8, window_taps_requant_s8, GatherWindow,
 };
 pub(crate) use requant::Requantizer;
 

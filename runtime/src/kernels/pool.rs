@@ -149,6 +149,11 @@ pub fn average_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool
         p.batches, p.input_h, p.input_w, p.output_h, p.output_w, p.channels,
     );
     let (inp, out) = views::split(arena, input, in_len, output, out_len);
+    // Helium: channels in sixteens summed by vectors, window by window.
+    #[cfg(tinyaot_mve)]
+    if p.channels.is_multiple_of(16) && average_pool_mve(inp, out, p) {
+        return;
+    }
     pool!(
         p,
         0i32,
@@ -164,6 +169,58 @@ pub fn average_pool2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Pool
             out[o] = crate::kernels::clamp(avg, p.act_min, p.act_max) as i8 as u8;
         }
     );
+}
+
+/// The int8 average of `n` taps summing to `acc`, rounded half away from zero, clamped: its
+/// output byte (`pool!`'s finish in [`average_pool2d_s8`], kept there as it was so that the
+/// other cores compile the same code).
+#[cfg(tinyaot_mve)]
+#[inline(always)]
+fn average_s8(acc: i32, n: i32, p: &Pool2dQuant) -> u8 {
+    // A window always has at least one in-image tap when the padding is TFLM's.
+    let n = n.max(1);
+    let avg = if acc > 0 {
+        (acc + n / 2) / n
+    } else {
+        (acc - n / 2) / n
+    };
+    crate::kernels::clamp(avg, p.act_min, p.act_max) as i8 as u8
+}
+
+/// [`average_pool2d_s8`] with Helium, channels a multiple of 16: each pixel's window summed 16
+/// channels at a time (`nn_common::mve::pool_sum16_s8`), the same pixels and channels in the same
+/// order as `pool!`. Returns false if a window does not fit (none in the image: padding beyond
+/// TFLM's); the caller's general path then writes every output again (the operands are
+/// disjoint, so that its results are the same).
+#[cfg(tinyaot_mve)]
+#[inline(never)]
+fn average_pool_mve(inp: &[u8], out: &mut [u8], p: &Pool2dQuant) -> bool {
+    let c = p.channels;
+    let mut acc = [0i32; 16];
+    let mut o = 0usize;
+    for b in 0..p.batches {
+        for oy in 0..p.output_h {
+            let (ky0, ky1, y0) = taps(oy, p.stride_h, p.pad_top, 1, p.filter_h, p.input_h);
+            for ox in 0..p.output_w {
+                let (kx0, kx1, x0) = taps(ox, p.stride_w, p.pad_left, 1, p.filter_w, p.input_w);
+                let n = ((ky1 - ky0) * (kx1 - kx0)) as i32;
+                let (y, x) = ((y0 + ky0 as isize) as usize, (x0 + kx0 as isize) as usize);
+                let base = ((b * p.input_h + y) * p.input_w + x) * c;
+                let shape = (ky1 - ky0, kx1 - kx0, p.input_w * c, c);
+                for c0 in (0..c).step_by(16) {
+                    let window = inp.get(base + c0..).unwrap_or(&[]);
+                    if !crate::kernels::nn_common::pool_sum16_s8(window, shape, &mut acc) {
+                        return false;
+                    }
+                    for (o, &a) in out[o..o + 16].iter_mut().zip(&acc) {
+                        *o = average_s8(a, n, p);
+                    }
+                    o += 16;
+                }
+            }
+        }
+    }
+    true
 }
 
 /// int8 MAX_POOL_2D: the largest in-image tap, clamped. Sizes as [`average_pool2d_s8`].

@@ -157,7 +157,7 @@ struct Pointwise<'a> {
     bias: &'a [i32],
     /// The requantization of sums that start from the bias.
     requantizer: &'a Requantizer<'a>,
-    /// Helium's fused pixel ([`crate::kernels::nn_common::pointwise_pixel_s8`]): its bias,
+    /// Helium's fused pixels ([`crate::kernels::nn_common::pointwise_pixels_s8`]): their bias,
     /// multipliers and shifts and its zero point and clamp, where the requantization is narrow
     /// and every row in a block.
     #[cfg(tinyaot_mve)]
@@ -193,15 +193,24 @@ fn conv1x1_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, acc: &mut [i32; ONE
     let (n, m, blocks, bias) = (k.n, k.m, k.blocks, k.bias);
     let requantizer = k.requantizer;
     let blocked = m - m % 4;
-    for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
-        // Helium: the whole pixel in one loop, its sums requantized in registers, where it fits
-        // (the narrow requantization, channels in whole words and fours).
-        #[cfg(tinyaot_mve)]
-        if let Some(fused) = k.fused {
-            if crate::kernels::nn_common::pointwise_pixel_s8(x, blocks, fused.0, fused.1, o) {
-                continue;
-            }
+    // Helium: every pixel in one loop, its sums requantized in registers, where it fits (the
+    // narrow requantization, channels in whole words and fours).
+    #[cfg(tinyaot_mve)]
+    if let Some(fused) = k.fused {
+        let pixels = (inp.len() / n.max(1)).min(out.len() / m.max(1));
+        let (inp, out) = (&inp[..pixels * n], &mut out[..pixels * m]);
+        if crate::kernels::nn_common::pointwise_pixels_s8(
+            inp,
+            (n, m),
+            blocks,
+            fused.0,
+            fused.1,
+            out,
+        ) {
+            return;
         }
+    }
+    for (x, o) in inp.chunks_exact(n).zip(out.chunks_exact_mut(m)) {
         // Runs of up to ONE_PIXEL_RUN channels: their sums first, then their requantization,
         // each loop with its own values in registers.
         for (run, ((w, o), b)) in blocks

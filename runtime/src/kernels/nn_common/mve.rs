@@ -668,6 +668,91 @@ pub(crate) fn gather_pixel_s8(
     true
 }
 
+/// The block loop of [`pointwise_pixel_s8`] and [`pointwise_pixels_s8`], from the set-up to
+/// the pixel's last block: per block of four filter rows the sums from the folded biases by the
+/// tail-predicated loop of [`dot4_interleaved_words`], moved into a vector and requantized there
+/// as [`requantize_narrow`] does, four bytes stored at r3; the loop ends when `{ib}` reaches the
+/// biases' end (`params[7]`). `params`: the row gather's address, n, 0, the filter's and the
+/// input's step back after a block's passes, the zero point, the packed clamp, the biases' end.
+macro_rules! mve_pointwise_blocks {
+    () => {
+        concat!(
+            "ldr r0, [{ps}]\n",
+            "vldrb.u8 q4, [r0]\n",
+            "vadd.i8 q5, q4, r12\n",
+            "vadd.i8 q6, q5, r12\n",
+            "vadd.i8 q7, q6, r12\n",
+            // The clamp's bounds, min in q2 and max in q3, for every block.
+            "ldr r0, [{ps}, #24]\n",
+            "vdup.32 q1, r0\n",
+            "vmovlb.s16 q2, q1\n",
+            "vmovlt.s16 q3, q1\n",
+            "3:\n",
+            "ldr r0, [{ps}, #4]\n",
+            "dlstp.8 lr, r0\n",
+            "ldrd r0, r4, [{ib}], #8\n",
+            "ldrd r10, r12, [{ib}], #8\n",
+            "2:\n",
+            "vldrb.u8 q0, [{xp}], #16\n",
+            "vldrb.u8 q1, [{wp}, q4]\n",
+            "vmladava.s8 r0, q0, q1\n",
+            "vldrb.u8 q1, [{wp}, q5]\n",
+            "vmladava.s8 r4, q0, q1\n",
+            "vldrb.u8 q1, [{wp}, q6]\n",
+            "vmladava.s8 r10, q0, q1\n",
+            "vldrb.u8 q1, [{wp}, q7]\n",
+            "vmladava.s8 r12, q0, q1\n",
+            "add {wp}, {wp}, #64\n",
+            "letp lr, 2b\n",
+            // `vmov Qd[i], Qd[i - 2], Rt, Rt2`: lane i - 2 from Rt, lane i from Rt2.
+            "vmov q0[2], q0[0], r0, r10\n",
+            "vmov q0[3], q0[1], r4, r12\n",
+            "ldrd r0, r4, [{ps}, #12]\n",
+            "sub {wp}, {wp}, r0\n",
+            "sub {xp}, {xp}, r4\n",
+            "vldrw.u32 q1, [{mp}], #16\n",
+            "vqrdmulh.s32 q0, q0, q1\n",
+            "vshr.s32 q1, q0, #31\n",
+            "vadd.i32 q0, q0, q1\n",
+            "vldrb.s32 q1, [r1], #4\n",
+            "vrshl.s32 q0, q0, q1\n",
+            "ldr r0, [{ps}, #20]\n",
+            "vadd.i32 q0, q0, r0\n",
+            "vmax.s32 q0, q0, q2\n",
+            "vmin.s32 q0, q0, q3\n",
+            "vstrb.32 q0, [r3], #4\n",
+            "ldr r0, [{ps}, #28]\n",
+            "cmp {ib}, r0\n",
+            "bne 3b\n",
+        )
+    };
+}
+
+/// Whether [`pointwise_pixels_s8`] takes `pixels` pixels of `n` input and `m` output bytes:
+/// input channels in whole words, output channels in fours, the operands long enough, the
+/// clamp's bounds within 16 bits.
+#[inline(always)]
+fn pointwise_fits(
+    (n, m, pixels): (usize, usize, usize),
+    (x, blocks, out): (&[u8], &[i8], &[u8]),
+    (bias, multipliers, shifts): (&[i32], &[i32], &[i8]),
+    (min, max): (i32, i32),
+) -> bool {
+    n > 0
+        && n.is_multiple_of(4)
+        && m > 0
+        && m.is_multiple_of(4)
+        && pixels > 0
+        && x.len() == pixels * n
+        && out.len() == pixels * m
+        && blocks.len() >= m * n
+        && bias.len() >= m
+        && multipliers.len() >= m
+        && shifts.len() >= m
+        && i32::from(i16::MIN) <= min
+        && max <= i32::from(i16::MAX)
+}
+
 /// One pixel of the 1×1 CONV_2D (FULLY_CONNECTED too) on its narrow path, every channel: per
 /// block of four filter rows (word-interleaved, `4 n` bytes each), the sums from the folded
 /// biases by the tail-predicated loop of [`dot4_interleaved_words`], moved into a vector and
@@ -684,23 +769,12 @@ pub(crate) fn pointwise_pixel_s8(
     out: &mut [u8],
 ) -> bool {
     let (n, m) = (x.len(), out.len());
-    let fits = n > 0
-        && n.is_multiple_of(4)
-        && m > 0
-        && m.is_multiple_of(4)
-        && blocks.len() >= m * n
-        && bias.len() >= m
-        && multipliers.len() >= m
-        && shifts.len() >= m
-        && i32::from(i16::MIN) <= min
-        && max <= i32::from(i16::MAX);
-    if !fits {
+    let operands = (bias, multipliers, shifts);
+    if !pointwise_fits((n, m, 1), (x, blocks, out), operands, (min, max)) {
         return false;
     }
     let chunks = n.div_ceil(16);
-    // What the loop reloads (too few registers): the input bytes, the filter's and the input's
-    // step back after a block's passes, the zero point, the packed clamp (read once), the end of
-    // the output.
+    // What the loop reloads (too few registers): see `mve_pointwise_blocks!`.
     let params: [usize; 8] = [
         ROW_GATHER.as_ptr() as usize,
         n,
@@ -709,68 +783,100 @@ pub(crate) fn pointwise_pixel_s8(
         16 * chunks,
         zero_point as usize,
         ((max as u32) << 16 | (min as u32 & 0xffff)) as usize,
-        out.as_ptr().wrapping_add(m) as usize,
+        bias.as_ptr().wrapping_add(m) as usize,
     ];
-    // SAFETY: `fits` (checked above) bounds every access. The outer loop runs m / 4 >= 1 times
-    // (until the output pointer, 4 bytes on per block, reaches out + m, params[7]). Block b's
-    // inner loop runs ceil(n / 16) times (`dlstp.8` with n > 0 elements; the last pass
-    // predicated to the lanes left, which load nothing): pass i reads x[16 i..16 i + l] (l its
-    // active lanes, 16 i + l <= n) and, from blocks + 4 n b + 64 i, the gathered bytes
-    // 16 j + 4 r + c for the active lanes 4 j + c < l: below 4 n (b + 1) <= m n <= blocks.len().
-    // After the passes the pointers step back to x and to blocks + 4 n (b + 1). It reads
-    // bias[4 b..4 b + 4] and multipliers[4 b..] (word-aligned `i32`s, `ldrd`/`vldrw`) and
-    // shifts[4 b..], writes out[4 b..4 b + 4] (b < m / 4), and reads `params` (word-aligned,
-    // its own). It writes its registers (q0..q7, `lr` and the registers declared) and `out`.
+    // SAFETY: `pointwise_fits` (checked above) bounds every access. The outer loop runs
+    // m / 4 >= 1 times (until the bias pointer, 16 bytes on per block, reaches bias + m,
+    // params[7]). Block b's inner loop runs ceil(n / 16) times (`dlstp.8` with n > 0 elements;
+    // the last pass predicated to the lanes left, which load nothing): pass i reads
+    // x[16 i..16 i + l] (l its active lanes, 16 i + l <= n) and, from blocks + 4 n b + 64 i, the
+    // gathered bytes 16 j + 4 r + c for the active lanes 4 j + c < l: below 4 n (b + 1) <= m n <=
+    // blocks.len(). After the passes the pointers step back to x and to blocks + 4 n (b + 1). It
+    // reads bias[4 b..4 b + 4] and multipliers[4 b..] (word-aligned `i32`s, `ldrd`/`vldrw`) and
+    // shifts[4 b..], writes out[4 b..4 b + 4] (b < m / 4), and reads `params` (word-aligned, its
+    // own). It writes its registers (q0..q7, `lr` and the registers declared) and `out`.
     unsafe {
         core::arch::asm!(
-            "ldr r0, [{ps}]",
-            "vldrb.u8 q4, [r0]",
-            "vadd.i8 q5, q4, r12",
-            "vadd.i8 q6, q5, r12",
-            "vadd.i8 q7, q6, r12",
-            // The clamp's bounds, min in q2 and max in q3, for every block.
-            "ldr r0, [{ps}, #24]",
-            "vdup.32 q1, r0",
-            "vmovlb.s16 q2, q1",
-            "vmovlt.s16 q3, q1",
-            "3:",
-            "ldr r0, [{ps}, #4]",
-            "dlstp.8 lr, r0",
-            "ldrd r0, r4, [{ib}], #8",
-            "ldrd r10, r12, [{ib}], #8",
-            "2:",
-            "vldrb.u8 q0, [{xp}], #16",
-            "vldrb.u8 q1, [{wp}, q4]",
-            "vmladava.s8 r0, q0, q1",
-            "vldrb.u8 q1, [{wp}, q5]",
-            "vmladava.s8 r4, q0, q1",
-            "vldrb.u8 q1, [{wp}, q6]",
-            "vmladava.s8 r10, q0, q1",
-            "vldrb.u8 q1, [{wp}, q7]",
-            "vmladava.s8 r12, q0, q1",
-            "add {wp}, {wp}, #64",
-            "letp lr, 2b",
-            // `vmov Qd[i], Qd[i - 2], Rt, Rt2`: lane i - 2 from Rt, lane i from Rt2.
-            "vmov q0[2], q0[0], r0, r10",
-            "vmov q0[3], q0[1], r4, r12",
-            "ldrd r0, r4, [{ps}, #12]",
-            "sub {wp}, {wp}, r0",
-            "sub {xp}, {xp}, r4",
-            "vldrw.u32 q1, [{mp}], #16",
-            "vqrdmulh.s32 q0, q0, q1",
-            "vshr.s32 q1, q0, #31",
-            "vadd.i32 q0, q0, q1",
-            "vldrb.s32 q1, [r1], #4",
-            "vrshl.s32 q0, q0, q1",
-            "ldr r0, [{ps}, #20]",
-            "vadd.i32 q0, q0, r0",
-            "vmax.s32 q0, q0, q2",
-            "vmin.s32 q0, q0, q3",
-            "vstrb.32 q0, [r3], #4",
-            "ldr r0, [{ps}, #28]",
-            "cmp r3, r0",
-            "bne 3b",
+            mve_pointwise_blocks!(),
             ps = in(reg) params.as_ptr(),
+            xp = inout(reg) x.as_ptr() => _,
+            wp = inout(reg) blocks.as_ptr() => _,
+            ib = inout(reg) bias.as_ptr() => _,
+            mp = inout(reg) multipliers.as_ptr() => _,
+            out("r0") _,
+            // Widening loads and narrowing stores take low registers only.
+            inout("r1") shifts.as_ptr() => _,
+            inout("r3") out.as_mut_ptr() => _,
+            out("r4") _, out("r10") _,
+            // The rows' step (4) for the gather offsets; then an accumulator.
+            inout("r12") 4u32 => _,
+            out("lr") _,
+            out("q0") _, out("q1") _, out("q2") _, out("q3") _,
+            out("q4") _, out("q5") _, out("q6") _, out("q7") _,
+            options(nostack),
+        );
+    }
+    true
+}
+
+/// [`pointwise_pixel_s8`] on every pixel of `x` (`n` bytes each) into those of `out` (`m`), one
+/// after another in one loop: after a pixel's blocks the filter, biases, multipliers and shifts
+/// step back to channel 0 and the input on to the next pixel (ten instructions, where a pixel's
+/// set-up and checks cost several times that). Returns false, having done nothing, where
+/// [`pointwise_pixel_s8`] would (or `x` and `out` hold different numbers of pixels).
+#[inline(always)]
+pub(crate) fn pointwise_pixels_s8(
+    x: &[u8],
+    (n, m): (usize, usize),
+    blocks: &[i8],
+    (bias, multipliers, shifts): (&[i32], &[i32], &[i8]),
+    (zero_point, min, max): (i32, i32, i32),
+    out: &mut [u8],
+) -> bool {
+    let pixels = x.len().checked_div(n).unwrap_or(0);
+    let operands = (bias, multipliers, shifts);
+    if !pointwise_fits((n, m, pixels), (x, blocks, out), operands, (min, max)) {
+        return false;
+    }
+    let chunks = n.div_ceil(16);
+    // What the loop reloads (too few registers): see `mve_pointwise_blocks!`; then the
+    // filter's bytes and the output channels, for the step back after a pixel.
+    let params: [usize; 10] = [
+        ROW_GATHER.as_ptr() as usize,
+        n,
+        0,
+        64 * chunks - 4 * n,
+        16 * chunks,
+        zero_point as usize,
+        ((max as u32) << 16 | (min as u32 & 0xffff)) as usize,
+        bias.as_ptr().wrapping_add(m) as usize,
+        m * n,
+        m,
+    ];
+    // SAFETY: `pointwise_fits` (checked above) bounds every access: x holds `pixels` >= 1
+    // pixels of n bytes and out as many of m. Pixel p's blocks are `pointwise_pixel_s8`'s on
+    // x[p n..][..n] and out[p m..][..m] (the same bounds: see its SAFETY comment); after them
+    // the filter pointer steps back by m n to `blocks`, the bias and multiplier pointers by 4 m
+    // bytes and the shifts' by m to channel 0, the input pointer (back at the pixel's start) on
+    // by n, and the output pointer is already at pixel p + 1's; the count `{px}` ends the loop
+    // after `pixels` pixels. It reads `params` (word-aligned, its own) and writes its registers
+    // (q0..q7, `lr` and the registers declared) and `out`.
+    unsafe {
+        core::arch::asm!(
+            mve_pointwise_blocks!(),
+            "subs {px}, {px}, #1",
+            "beq 5f",
+            "ldrd r0, r4, [{ps}, #32]",
+            "sub {wp}, {wp}, r0",
+            "sub {ib}, {ib}, r4, lsl #2",
+            "sub {mp}, {mp}, r4, lsl #2",
+            "sub r1, r1, r4",
+            "ldr r0, [{ps}, #4]",
+            "add {xp}, {xp}, r0",
+            "b 3b",
+            "5:",
+            ps = in(reg) params.as_ptr(),
+            px = inout(reg) pixels => _,
             xp = inout(reg) x.as_ptr() => _,
             wp = inout(reg) blocks.as_ptr() => _,
             ib = inout(reg) bias.as_ptr() => _,
@@ -1036,3 +1142,8 @@ pub(crate) fn mac_broadcast_s8(acc: &mut [i32], w: &[i8], x: u8, offset: i32) {
         );
     }
 }
+
+mod pool;
+mod taps;
+pub(crate) use pool::pool_sum16_s8;
+pub(crate) use taps::window_taps_requant_s8;
