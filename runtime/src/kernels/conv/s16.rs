@@ -2,8 +2,10 @@
 //! [`conv2d_1x1_s16`], [`conv2d_pairs_s16`]): TFLM's 16x8 `ConvPerChannel`, 64-bit sums and bias, [`requantize_16x8`].
 
 use super::Geometry;
-use crate::kernels::nn_common::mac16::mac2x2_quads_s16;
-use crate::kernels::nn_common::requant::{requantize_16x8, requantize_16x8_narrow};
+use crate::kernels::nn_common::mac16::{mac2x2_quads_s16, mac2x2_rows_s16};
+use crate::kernels::nn_common::requant::{
+    requantize_16x8, requantize_16x8_narrow, rounding_high_mul,
+};
 use crate::kernels::nn_common::window::{coord, run_start, taps};
 use crate::kernels::nn_common::{dot2_swizzled_s16, dot_s16, views};
 use crate::math::multiply_by_quantized_multiplier;
@@ -304,6 +306,27 @@ fn finish_16x8(
     requantize_16x8(sum, multiplier, shift, act).to_le_bytes()
 }
 
+/// [`finish_16x8`] of two sums of one output channel, the narrow requantization's multiplier
+/// scaled once for both (`requantize_16x8_narrow`'s arithmetic, its usual shifts `16..=32`
+/// spelled out).
+#[inline(always)]
+fn finish_pair_16x8(
+    q: (i64, i32, i8),
+    sums32: bool,
+    act: (i32, i32),
+    sums: [i32; 2],
+) -> [[u8; 2]; 2] {
+    let s = i32::from(q.2);
+    if sums32 && (16..=32).contains(&s) {
+        let (bias, scaled) = (q.0 as i32, q.1 << (32 - s));
+        return sums.map(|sum| {
+            let v = rounding_high_mul(sum.wrapping_add(bias), scaled);
+            (v.max(act.0).min(act.1) as i16).to_le_bytes()
+        });
+    }
+    sums.map(|sum| finish_16x8(q, sums32, act, sum))
+}
+
 /// int16 CONV_2D with int8 weights, one group, input channels a multiple of 4 and no horizontal
 /// dilation ([`ConvPairsS16`]), bit-exact with TFLM's 16x8 `ConvPerChannel`: two output pixels of a
 /// row times two output channels at a time, straight from the input without a window copy (the
@@ -338,7 +361,7 @@ pub fn conv2d_pairs_s16(arena: &mut [u8], input: usize, output: usize, p: &ConvP
     // Channel `oc` of both pixels, its bias, multiplier and shift read once.
     let finish = |oc: usize, sums: [i32; 2]| {
         let q = (bias.map_or(0, |b| b[oc]), multipliers[oc], shifts[oc]);
-        sums.map(|sum| finish_16x8(q, p.sums32, act, sum))
+        finish_pair_16x8(q, p.sums32, act, sums)
     };
     // Bytes of one tap: `c` int16 inputs, or `c` weights of each of a pair's two channels.
     let (tap, quads) = (2 * c, c / 4);
@@ -397,18 +420,15 @@ pub fn conv2d_pairs_s16(arena: &mut [u8], input: usize, output: usize, p: &ConvP
                 }
                 let solo = &solo[..n_solo];
                 let image = &image[row0..];
-                if solo.is_empty() {
-                    // Both pixels' taps alike (away from a padded border): one run per row.
-                    let (xa, xb, wo, n) = both;
-                    let w_at = ky0 * tap_row + wo;
+                if solo.is_empty() && (lo, hi) == (0, p.filter_w) {
+                    // Both pixels with every tap of each row in the image (away from a padded
+                    // border): the rows' weights one run, the inputs one run per row.
+                    let (xa, xb, _, n) = both;
+                    let w_at = ky0 * tap_row;
                     for (pair, w) in filter.chunks_exact(2 * window).enumerate() {
                         let mut acc = [0i32; 4];
-                        let (mut x, mut w) = (image, &w[w_at..]);
-                        for _ in 0..rows {
-                            mac2x2_quads_s16(&mut acc, (&x[xa..], &x[xb..]), w, n);
-                            x = x.get(row_step..).unwrap_or_default();
-                            w = w.get(tap_row..).unwrap_or_default();
-                        }
+                        let x = (image, xa, xb, row_step);
+                        mac2x2_rows_s16(&mut acc, x, &w[w_at..], (rows, n));
                         let oc = 2 * pair;
                         let [o0, o1] = finish(oc, [acc[0], acc[2]]);
                         o_row[2 * (ox * m + oc)..][..2].copy_from_slice(&o0);

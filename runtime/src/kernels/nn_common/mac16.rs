@@ -181,3 +181,97 @@ pub(crate) fn mac2x2_quads_s16(
         }
     }
 }
+
+/// [`mac2x2_quads_s16`] over `rows` rows of `quads` groups each: row `r`'s inputs at byte
+/// `r * row_step + xa` (pixel 0) and `r * row_step + xb` (pixel 1) of `x`, its weights the next
+/// `8 * quads` bytes of `w` (the rows' weights one after the other).
+///
+/// On ARMv7E-M one `asm!` block for the whole window, 9 instructions a row besides the groups'
+/// 21 (the rows left, the input step and the run length wait in 16 bytes of stack).
+#[inline(always)]
+pub(crate) fn mac2x2_rows_s16(
+    acc: &mut [i32; 4],
+    (x, xa, xb, row_step): (&[u8], usize, usize, usize),
+    w: &[i8],
+    (rows, quads): (usize, usize),
+) {
+    if rows == 0 || quads == 0 {
+        return;
+    }
+    let run = 8 * quads;
+    // One bounds check for the window: the last row's runs (every offset grows with the row) and
+    // the rows' weights.
+    let _ = &x[(rows - 1) * row_step + xa.max(xb)..][..run];
+    let w = &w[..rows * run];
+    #[cfg(tinyaot_dsp)]
+    {
+        let [mut a00, mut a01, mut a10, mut a11] = *acc;
+        // SAFETY: row r < rows reads x[r row_step + xa..][..run], x[r row_step + xb..][..run] and
+        // w[r run..][..run] (the loop of mac2x2_quads_s16 on each, `end` one run past the row's
+        // first weight), all within the slices by the check above on the last row and `w` cut to
+        // rows * run bytes; after a row both input pointers, a run past its start, step by
+        // row_step - run to the next row's start. Unaligned word reads, which ARMv7E-M's `ldr`
+        // allows. It stores and reloads the rows left, the step and the run in 16 bytes of stack,
+        // released before the block ends; rows >= 1 and run > 0 (returned above otherwise).
+        unsafe {
+            core::arch::asm!(
+                "sub sp, sp, #16",
+                "str {q0}, [sp]",
+                "str {q1}, [sp, #4]",
+                "str {x}, [sp, #8]",
+                "3:",
+                "ldr {t}, [sp, #8]",
+                "add {end}, {wp}, {t}",
+                "2:",
+                "ldr {q0}, [{wp}], #4",
+                "ldr {q1}, [{wp}], #4",
+                "ldr {x}, [{p0}], #4",
+                "sxtb16 {t}, {q0}",
+                "smlad {a00}, {t}, {x}, {a00}",
+                "sxtb16 {t}, {q1}",
+                "smlad {a01}, {t}, {x}, {a01}",
+                "ldr {x}, [{p1}], #4",
+                "smlad {a11}, {t}, {x}, {a11}",
+                "sxtb16 {t}, {q0}",
+                "smlad {a10}, {t}, {x}, {a10}",
+                "sxtb16 {q0}, {q0}, ror #8",
+                "sxtb16 {q1}, {q1}, ror #8",
+                "ldr {x}, [{p1}], #4",
+                "smlad {a10}, {q0}, {x}, {a10}",
+                "smlad {a11}, {q1}, {x}, {a11}",
+                "ldr {x}, [{p0}], #4",
+                "smlad {a00}, {q0}, {x}, {a00}",
+                "smlad {a01}, {q1}, {x}, {a01}",
+                "cmp {wp}, {end}",
+                "bne 2b",
+                "ldr {t}, [sp, #4]",
+                "add {p0}, {p0}, {t}",
+                "add {p1}, {p1}, {t}",
+                "ldr {t}, [sp]",
+                "subs {t}, {t}, #1",
+                "str {t}, [sp]",
+                "bne 3b",
+                "add sp, sp, #16",
+                wp = inout(reg) w.as_ptr() => _,
+                p0 = inout(reg) x.as_ptr().wrapping_add(xa) => _,
+                p1 = inout(reg) x.as_ptr().wrapping_add(xb) => _,
+                end = out(reg) _,
+                a00 = inout(reg) a00,
+                a01 = inout(reg) a01,
+                a10 = inout(reg) a10,
+                a11 = inout(reg) a11,
+                q0 = inout(reg) rows => _,
+                q1 = inout(reg) row_step.wrapping_sub(run) => _,
+                x = inout(reg) run => _,
+                t = out(reg) _,
+                options(readonly),
+            );
+        }
+        *acc = [a00, a01, a10, a11];
+    }
+    #[cfg(not(tinyaot_dsp))]
+    for (r, w) in w.chunks_exact(run).enumerate() {
+        let x = &x[r * row_step..];
+        mac2x2_quads_s16(acc, (&x[xa..], &x[xb..]), w, quads);
+    }
+}
