@@ -330,9 +330,10 @@ fn finish_pair_16x8(
 /// int16 CONV_2D with int8 weights, one group, input channels a multiple of 4 and no horizontal
 /// dilation ([`ConvPairsS16`]), bit-exact with TFLM's 16x8 `ConvPerChannel`: two output pixels of a
 /// row times two output channels at a time, straight from the input without a window copy (the
-/// last pixel, and the last channel, taken twice when their count is odd). Per filter row the taps
-/// both pixels have in the image go through one run of [`mac2x2_quads_s16`]; a tap only one of
-/// them has (at a padded border) through a run of its own. Sums wrap at 32 bits, exact by
+/// last pixel, and the last channel, taken twice when their count is odd). Where both pixels have
+/// every tap of each filter row in the image, the whole window is one pass (`mac2x2_rows_s16`);
+/// otherwise per filter row the taps both have go through one run of `mac2x2_quads_s16` and a
+/// tap only one of them has (at a padded border) through a run of its own. Sums wrap at 32 bits, exact by
 /// `sums32` or by a window of at most [`CONV_1X1_S16_MAX_DEPTH`] weights. Reads and writes as
 /// [`conv2d_s16`].
 #[cfg_attr(target_os = "none", inline(never))]
