@@ -1404,6 +1404,40 @@ fn conv_conv2d_1x1_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
     Ok(())
 }
 
+/// `conv::conv2d_pairs_s16`.
+fn conv_conv2d_pairs_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let filter: Vec<i8> = call.slice("filter")?;
+    let bias: Option<Vec<i64>> = call.opt_slice("bias")?;
+    let multipliers: Vec<i32> = call.slice("multipliers")?;
+    let shifts: Vec<i8> = call.slice("shifts")?;
+    let p = tinyaot_runtime::kernels::conv::ConvPairsS16 {
+        batches: call.scalar::<usize>("batches")?,
+        input_h: call.scalar::<usize>("input_h")?,
+        input_w: call.scalar::<usize>("input_w")?,
+        input_c: call.scalar::<usize>("input_c")?,
+        output_h: call.scalar::<usize>("output_h")?,
+        output_w: call.scalar::<usize>("output_w")?,
+        output_c: call.scalar::<usize>("output_c")?,
+        filter_h: call.scalar::<usize>("filter_h")?,
+        filter_w: call.scalar::<usize>("filter_w")?,
+        stride_h: call.scalar::<usize>("stride_h")?,
+        stride_w: call.scalar::<usize>("stride_w")?,
+        dilation_h: call.scalar::<usize>("dilation_h")?,
+        dilation_w: call.scalar::<usize>("dilation_w")?,
+        pad_top: call.scalar::<usize>("pad_top")?,
+        pad_left: call.scalar::<usize>("pad_left")?,
+        filter: &filter,
+        bias: bias.as_deref(),
+        multipliers: &multipliers,
+        shifts: &shifts,
+        act_min: call.scalar::<i32>("act_min")?,
+        act_max: call.scalar::<i32>("act_max")?,
+        sums32: call.scalar::<bool>("sums32")?,
+    };
+    tinyaot_runtime::kernels::conv::conv2d_pairs_s16(arena, call.offset(0)?, call.offset(1)?, &p);
+    Ok(())
+}
+
 /// `conv::conv2d_s16`.
 fn conv_conv2d_s16<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let filter: Vec<i8> = call.slice("filter")?;
@@ -6312,6 +6346,7 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("conv", "conv2d_1x1_s8") => conv_conv2d_1x1_s8(call, arena),
         ("conv", "conv2d_1x1_widened_s8") => conv_conv2d_1x1_widened_s8(call, arena),
         ("conv", "conv2d_1x1_s16") => conv_conv2d_1x1_s16(call, arena),
+        ("conv", "conv2d_pairs_s16") => conv_conv2d_pairs_s16(call, arena),
         ("conv", "conv2d_s16") => conv_conv2d_s16(call, arena),
         ("conv", "conv2d_im2col_s16") => conv_conv2d_im2col_s16(call, arena),
         ("conv", "conv2d_s8") => conv_conv2d_s8(call, arena),

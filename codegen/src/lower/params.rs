@@ -1366,6 +1366,91 @@ pub(crate) mod conv {
         }
     }
 
+    /// `tinyaot::kernels::conv::ConvPairsS16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct ConvPairsS16 {
+        /// `batches`.
+        pub batches: usize,
+        /// `input_h`.
+        pub input_h: usize,
+        /// `input_w`.
+        pub input_w: usize,
+        /// `input_c`.
+        pub input_c: usize,
+        /// `output_h`.
+        pub output_h: usize,
+        /// `output_w`.
+        pub output_w: usize,
+        /// `output_c`.
+        pub output_c: usize,
+        /// `filter_h`.
+        pub filter_h: usize,
+        /// `filter_w`.
+        pub filter_w: usize,
+        /// `stride_h`.
+        pub stride_h: usize,
+        /// `stride_w`.
+        pub stride_w: usize,
+        /// `dilation_h`.
+        pub dilation_h: usize,
+        /// `dilation_w`.
+        pub dilation_w: usize,
+        /// `pad_top`.
+        pub pad_top: usize,
+        /// `pad_left`.
+        pub pad_left: usize,
+        /// `filter`.
+        pub filter: Data<i8>,
+        /// `bias`.
+        pub bias: Option<Data<i64>>,
+        /// `multipliers`.
+        pub multipliers: Data<i32>,
+        /// `shifts`.
+        pub shifts: Data<i8>,
+        /// `act_min`.
+        pub act_min: i32,
+        /// `act_max`.
+        pub act_max: i32,
+        /// `sums32`.
+        pub sums32: bool,
+    }
+
+    impl From<ConvPairsS16> for Params {
+        fn from(p: ConvPairsS16) -> Params {
+            Params {
+                type_name: "ConvPairsS16",
+                fields: vec![
+                    ("batches", Value::Usize(p.batches)),
+                    ("input_h", Value::Usize(p.input_h)),
+                    ("input_w", Value::Usize(p.input_w)),
+                    ("input_c", Value::Usize(p.input_c)),
+                    ("output_h", Value::Usize(p.output_h)),
+                    ("output_w", Value::Usize(p.output_w)),
+                    ("output_c", Value::Usize(p.output_c)),
+                    ("filter_h", Value::Usize(p.filter_h)),
+                    ("filter_w", Value::Usize(p.filter_w)),
+                    ("stride_h", Value::Usize(p.stride_h)),
+                    ("stride_w", Value::Usize(p.stride_w)),
+                    ("dilation_h", Value::Usize(p.dilation_h)),
+                    ("dilation_w", Value::Usize(p.dilation_w)),
+                    ("pad_top", Value::Usize(p.pad_top)),
+                    ("pad_left", Value::Usize(p.pad_left)),
+                    ("filter", Value::from(p.filter)),
+                    (
+                        "bias",
+                        p.bias
+                            .map_or(Value::None, |v| Value::Some(Box::new(Value::from(v)))),
+                    ),
+                    ("multipliers", Value::from(p.multipliers)),
+                    ("shifts", Value::from(p.shifts)),
+                    ("act_min", Value::I32(p.act_min)),
+                    ("act_max", Value::I32(p.act_max)),
+                    ("sums32", Value::Bool(p.sums32)),
+                ],
+            }
+        }
+    }
+
     /// `tinyaot::kernels::conv::Conv2dS8`.
     #[derive(Clone, Debug, PartialEq)]
     pub(crate) struct Conv2dS8 {

@@ -124,7 +124,7 @@ pub use im2col::{
 };
 pub use pointwise::{conv2d_1x1_s8, conv2d_1x1_widened_s8, Conv1x1S8};
 pub use s16::{
-    conv2d_1x1_s16, conv2d_im2col_s16, conv2d_s16, Conv1x1S16, Conv2dIm2colS16, Conv2dS16,
-    CONV_1X1_S16_MAX_DEPTH,
+    conv2d_1x1_s16, conv2d_im2col_s16, conv2d_pairs_s16, conv2d_s16, Conv1x1S16, Conv2dIm2colS16,
+    Conv2dS16, ConvPairsS16, CONV_1X1_S16_MAX_DEPTH,
 };
 pub use s8::{conv2d_s8, Conv2dS8};

@@ -1,9 +1,11 @@
 //! The int16 CONV_2D with int8 weights ([`conv2d_s16`], [`conv2d_im2col_s16`],
-//! [`conv2d_1x1_s16`]): TFLM's 16x8 `ConvPerChannel`, 64-bit sums and bias, [`requantize_16x8`].
+//! [`conv2d_1x1_s16`], [`conv2d_pairs_s16`]): TFLM's 16x8 `ConvPerChannel`, 64-bit sums and bias, [`requantize_16x8`].
 
 use super::Geometry;
-use crate::kernels::nn_common::mac16::mac2x2_quads_s16;
-use crate::kernels::nn_common::requant::{requantize_16x8, requantize_16x8_narrow};
+use crate::kernels::nn_common::mac16::{mac2x2_quads_s16, mac2x2_rows_s16};
+use crate::kernels::nn_common::requant::{
+    requantize_16x8, requantize_16x8_narrow, rounding_high_mul,
+};
 use crate::kernels::nn_common::window::{coord, run_start, taps};
 use crate::kernels::nn_common::{dot2_swizzled_s16, dot_s16, views};
 use crate::math::multiply_by_quantized_multiplier;
@@ -226,6 +228,256 @@ pub fn conv2d_1x1_s16(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1
             }
         }
         px += 2;
+    }
+}
+
+/// Constant parameters of [`conv2d_pairs_s16`]: an int16 CONV_2D with int8 weights, one group,
+/// input channels a multiple of 4 and no horizontal dilation, its filter by pairs of output
+/// channels.
+#[derive(Clone, Copy, Debug)]
+pub struct ConvPairsS16<'a> {
+    /// Batch size (input and output).
+    pub batches: usize,
+    /// Input height.
+    pub input_h: usize,
+    /// Input width.
+    pub input_w: usize,
+    /// Input channels (the filter's last dimension, a multiple of 4).
+    pub input_c: usize,
+    /// Output height.
+    pub output_h: usize,
+    /// Output width.
+    pub output_w: usize,
+    /// Output channels.
+    pub output_c: usize,
+    /// Filter height.
+    pub filter_h: usize,
+    /// Filter width.
+    pub filter_w: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation (1 = none).
+    pub dilation_h: usize,
+    /// Horizontal dilation (must be 1).
+    pub dilation_w: usize,
+    /// Rows of padding above the image.
+    pub pad_top: usize,
+    /// Columns of padding left of the image.
+    pub pad_left: usize,
+    /// The weights by pairs of output channels (the last one paired with itself when their count
+    /// is odd), `2 * filter_h * filter_w * input_c` per pair: each group of four consecutive
+    /// weights of a channel's `[filter_h, filter_w, input_c]` row as channel 0's four stored 0, 2,
+    /// 1, 3 then channel 1's likewise (as [`Conv1x1S16`]'s, with no remainder).
+    pub filter: &'a [i8],
+    /// Per-output-channel 64-bit bias, in units of `input_scale * filter_scale[c]`.
+    pub bias: Option<&'a [i64]>,
+    /// Per-output-channel multipliers reduced to 16 bits (`0..=0x7FFF`).
+    pub multipliers: &'a [i32],
+    /// Per-output-channel right shifts of the product, `15 - shift` (within `1..=46`).
+    pub shifts: &'a [i8],
+    /// Lowest output value (fused activation).
+    pub act_min: i32,
+    /// Highest output value.
+    pub act_max: i32,
+    /// Whether every output channel's `32768 * Σ |w|` over its window plus `|bias|` is at most
+    /// `i32::MAX` (generation-time check): then the sum and the bias fit 32 bits and take
+    /// `requantize_16x8_narrow`. Without it the window must hold at most
+    /// [`CONV_1X1_S16_MAX_DEPTH`] weights, whose sum alone is exact in 32 bits.
+    pub sums32: bool,
+}
+
+/// The end of output channel `oc` of a sum exact in 32 bits, as TFLM's 16x8 `ConvPerChannel`:
+/// with `sums32` (the sum and bias fit 32 bits by a generation-time bound) the 32-bit sum and
+/// `requantize_16x8_narrow`, otherwise the 64-bit sum and `requantize_16x8`.
+#[inline(always)]
+fn finish_16x8(
+    (bias, multiplier, shift): (i64, i32, i8),
+    sums32: bool,
+    act: (i32, i32),
+    sum: i32,
+) -> [u8; 2] {
+    if sums32 {
+        let sum = sum.wrapping_add(bias as i32);
+        return requantize_16x8_narrow(sum, multiplier, shift, act).to_le_bytes();
+    }
+    let sum = i64::from(sum).wrapping_add(bias);
+    requantize_16x8(sum, multiplier, shift, act).to_le_bytes()
+}
+
+/// [`finish_16x8`] of two sums of one output channel, the narrow requantization's multiplier
+/// scaled once for both (`requantize_16x8_narrow`'s arithmetic, its usual shifts `16..=32`
+/// spelled out).
+#[inline(always)]
+fn finish_pair_16x8(
+    q: (i64, i32, i8),
+    sums32: bool,
+    act: (i32, i32),
+    sums: [i32; 2],
+) -> [[u8; 2]; 2] {
+    let s = i32::from(q.2);
+    if sums32 && (16..=32).contains(&s) {
+        let (bias, scaled) = (q.0 as i32, q.1 << (32 - s));
+        return sums.map(|sum| {
+            let v = rounding_high_mul(sum.wrapping_add(bias), scaled);
+            (v.max(act.0).min(act.1) as i16).to_le_bytes()
+        });
+    }
+    sums.map(|sum| finish_16x8(q, sums32, act, sum))
+}
+
+/// int16 CONV_2D with int8 weights, one group, input channels a multiple of 4 and no horizontal
+/// dilation ([`ConvPairsS16`]), bit-exact with TFLM's 16x8 `ConvPerChannel`: two output pixels of a
+/// row times two output channels at a time, straight from the input without a window copy (the
+/// last pixel, and the last channel, taken twice when their count is odd). Where both pixels have
+/// every tap of each filter row in the image, the whole window is one pass (`mac2x2_rows_s16`);
+/// otherwise per filter row the taps both have go through one run of `mac2x2_quads_s16` and a
+/// tap only one of them has (at a padded border) through a run of its own. Sums wrap at 32 bits, exact by
+/// `sums32` or by a window of at most [`CONV_1X1_S16_MAX_DEPTH`] weights. Reads and writes as
+/// [`conv2d_s16`].
+#[cfg_attr(target_os = "none", inline(never))]
+pub fn conv2d_pairs_s16(arena: &mut [u8], input: usize, output: usize, p: &ConvPairsS16) {
+    let p = crate::kernels::opaque(p);
+    let (c, m) = (p.input_c, p.output_c);
+    let window = p.filter_h * p.filter_w * c;
+    assert!(
+        c > 0 && c % 4 == 0 && p.dilation_w == 1 && m > 0,
+        "int16 pairs: depth not a multiple of 4, horizontal dilation or no output channel"
+    );
+    assert!(
+        p.sums32 || window <= CONV_1X1_S16_MAX_DEPTH,
+        "int16 pairs: a window above 511 weights without sums32"
+    );
+    let in_row = p.input_w * c;
+    let in_image = p.input_h * in_row;
+    let out_row = p.output_w * m;
+    let in_len = 2 * p.batches * in_image;
+    let out_len = 2 * p.batches * p.output_h * out_row;
+    let (inp, out) = views::split(arena, input, in_len, output, out_len);
+    let filter = &p.filter[..2 * window * m.div_ceil(2)];
+    let bias = p.bias.map(|b| &b[..m]);
+    let (multipliers, shifts) = (&p.multipliers[..m], &p.shifts[..m]);
+    let act = (p.act_min, p.act_max);
+    // Channel `oc` of both pixels, its bias, multiplier and shift read once.
+    let finish = |oc: usize, sums: [i32; 2]| {
+        let q = (bias.map_or(0, |b| b[oc]), multipliers[oc], shifts[oc]);
+        finish_pair_16x8(q, p.sums32, act, sums)
+    };
+    // Bytes of one tap: `c` int16 inputs, or `c` weights of each of a pair's two channels.
+    let (tap, quads) = (2 * c, c / 4);
+    let tap_row = p.filter_w * tap;
+    let row_step = 2 * p.dilation_h * in_row;
+    let mut out_rows = out.chunks_exact_mut(2 * out_row.max(1));
+    for b in 0..p.batches {
+        let image = &inp[2 * b * in_image..][..2 * in_image];
+        for oy in 0..p.output_h {
+            let (ky0, ky1, y0) = taps(
+                oy,
+                p.stride_h,
+                p.pad_top,
+                p.dilation_h,
+                p.filter_h,
+                p.input_h,
+            );
+            // The filter rows in the image, `row_step` bytes apart in the input.
+            let rows = ky1 - ky0;
+            let row0 = if rows > 0 {
+                2 * coord(y0, ky0, p.dilation_h) * in_row
+            } else {
+                0
+            };
+            let o_row = out_rows.next().expect("output size");
+            let mut ox = 0;
+            while ox < p.output_w {
+                let ox1 = (ox + 1).min(p.output_w - 1);
+                let t = |o: usize| taps(o, p.stride_w, p.pad_left, 1, p.filter_w, p.input_w);
+                let (a, b) = (t(ox), t(ox1));
+                let at = |x0: isize, k: usize| tap * coord(x0, k, 1);
+                // The taps both pixels have: one run of both, at these input and weight offsets.
+                let (lo, hi) = (a.0.max(b.0), a.1.min(b.1));
+                let common = lo < hi;
+                let both = if common {
+                    (at(a.2, lo), at(b.2, lo), lo * tap, (hi - lo) * quads)
+                } else {
+                    (0, 0, 0, 0)
+                };
+                // Each pixel's other taps (at a padded border): runs of their own, as (pixel,
+                // input offset, weight offset, quads).
+                let mut solo = [(0usize, 0usize, 0usize, 0usize); 4];
+                let mut n_solo = 0;
+                for (s, (k0, k1, x0)) in [a, b].into_iter().enumerate() {
+                    let pieces = if common {
+                        [(k0, lo), (hi, k1)]
+                    } else {
+                        [(k0, k1), (k1, k1)]
+                    };
+                    for (r0, r1) in pieces {
+                        if r0 < r1 {
+                            solo[n_solo] = (s, at(x0, r0), r0 * tap, (r1 - r0) * quads);
+                            n_solo += 1;
+                        }
+                    }
+                }
+                let solo = &solo[..n_solo];
+                let image = &image[row0..];
+                if solo.is_empty() && (lo, hi) == (0, p.filter_w) {
+                    // Both pixels with every tap of each row in the image (away from a padded
+                    // border): the rows' weights one run, the inputs one run per row.
+                    let (xa, xb, _, n) = both;
+                    let w_at = ky0 * tap_row;
+                    for (pair, w) in filter.chunks_exact(2 * window).enumerate() {
+                        let mut acc = [0i32; 4];
+                        let x = (image, xa, xb, row_step);
+                        mac2x2_rows_s16(&mut acc, x, &w[w_at..], (rows, n));
+                        let oc = 2 * pair;
+                        let [o0, o1] = finish(oc, [acc[0], acc[2]]);
+                        o_row[2 * (ox * m + oc)..][..2].copy_from_slice(&o0);
+                        o_row[2 * (ox1 * m + oc)..][..2].copy_from_slice(&o1);
+                        if oc + 1 < m {
+                            let [o0, o1] = finish(oc + 1, [acc[1], acc[3]]);
+                            o_row[2 * (ox * m + oc + 1)..][..2].copy_from_slice(&o0);
+                            o_row[2 * (ox1 * m + oc + 1)..][..2].copy_from_slice(&o1);
+                        }
+                    }
+                    ox += 2;
+                    continue;
+                }
+                for (pair, w) in filter.chunks_exact(2 * window).enumerate() {
+                    let mut acc = [0i32; 4];
+                    let mut own = [[0i32; 4]; 2];
+                    let mut row = 0;
+                    for r in 0..rows {
+                        let (x, w) = (&image[row..], &w[(ky0 + r) * tap_row..]);
+                        if common {
+                            let (xa, xb, wo, n) = both;
+                            mac2x2_quads_s16(&mut acc, (&x[xa..], &x[xb..]), &w[wo..], n);
+                        }
+                        for &(s, xo, wo, n) in solo {
+                            let x = &x[xo..];
+                            mac2x2_quads_s16(&mut own[s], (x, x), &w[wo..], n);
+                        }
+                        row += row_step;
+                    }
+                    let oc = 2 * pair;
+                    let sums = |j: usize| {
+                        [
+                            acc[j].wrapping_add(own[0][j]),
+                            acc[2 + j].wrapping_add(own[1][j]),
+                        ]
+                    };
+                    let [o0, o1] = finish(oc, sums(0));
+                    o_row[2 * (ox * m + oc)..][..2].copy_from_slice(&o0);
+                    o_row[2 * (ox1 * m + oc)..][..2].copy_from_slice(&o1);
+                    if oc + 1 < m {
+                        let [o0, o1] = finish(oc + 1, sums(1));
+                        o_row[2 * (ox * m + oc + 1)..][..2].copy_from_slice(&o0);
+                        o_row[2 * (ox1 * m + oc + 1)..][..2].copy_from_slice(&o1);
+                    }
+                }
+                ox += 2;
+            }
+        }
     }
 }
 

@@ -4,7 +4,7 @@ extern crate std;
 use super::im2col::GATHERED_MAX;
 use super::*;
 use crate::kernels::nn_common::dot::tests::interleave_rows4;
-use std::{vec, vec::Vec};
+use std::{format, vec, vec::Vec};
 
 /// A 1x3x3x1 image, 3x3 filter of ones, SAME padding: each output is the sum of its in-image
 /// neighbourhood (zero point -1 is subtracted), times 0.5.
@@ -798,6 +798,169 @@ fn s16_1x1_matches_a_plain_loop_and_the_general_kernel() {
                 &want[..],
                 "sums32 {pixels}x{c} -> {m}"
             );
+        }
+    }
+}
+
+/// The int16 pairs kernel (two pixels of a row times two channels, straight from the input, the
+/// taps only one pixel has at a padded border in runs of their own) gives a plain loop's bytes
+/// (64-bit sums, taps outside the image skipped, [`requantize_16x8`]) and the general kernel's,
+/// with and without its 32-bit sums: 3×3 at strides 1 and 2 with and without padding, 1×1 at
+/// stride 2, odd output widths and channel counts, a vertical dilation, two batches, an output
+/// column with no tap in the image, and a 504-weight window of extremes whose sum with the bias
+/// leaves 32 bits.
+#[test]
+fn s16_pairs_matches_a_plain_loop_and_the_general_kernel() {
+    use crate::kernels::nn_common::requant::requantize_16x8;
+    // (batches, input h, w, c, output channels, filter h, w, stride h, w, dilation h, pad top,
+    // left, output columns past the padding's extent, extremes only)
+    let cases = [
+        (1, 6, 7, 16, 5, 3, 3, 1, 1, 1, 1, 1, 0, false),
+        (1, 7, 9, 8, 4, 3, 3, 2, 2, 1, 0, 0, 0, false),
+        (2, 8, 8, 4, 3, 3, 3, 2, 2, 1, 1, 1, 0, false),
+        (1, 9, 7, 12, 6, 1, 1, 2, 2, 1, 0, 0, 0, false),
+        (1, 5, 5, 4, 1, 2, 3, 1, 2, 2, 1, 1, 0, false),
+        (1, 4, 3, 4, 2, 2, 2, 1, 1, 1, 0, 1, 3, false),
+        (1, 3, 5, 56, 3, 3, 3, 1, 1, 1, 1, 1, 0, true),
+    ];
+    for (batches, ih, iw, c, m, fh, fw, sh, sw, dh, pt, pl, past, extremes) in cases {
+        let name = format!("{batches}x{ih}x{iw}x{c} -> {m}, {fh}x{fw}/{sh}{sw}, pad {pt}{pl}");
+        let mut seed = 0x2545_f491u32 ^ (c * 131 + m * 7 + fw) as u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let oh = (ih + 2 * pt - dh * (fh - 1) - 1) / sh + 1;
+        let ow = (iw + 2 * pl - (fw - 1) - 1) / sw + 1 + past;
+        let window = fh * fw * c;
+        let n_in = 2 * batches * ih * iw * c;
+        let n_out = 2 * batches * oh * ow * m;
+        let input: Vec<i16> = (0..n_in / 2)
+            .map(|i| match i % 7 {
+                _ if extremes => i16::MIN,
+                0 => i16::MIN,
+                1 => i16::MAX,
+                _ => next() as i16,
+            })
+            .collect();
+        let filter: Vec<i8> = (0..m * window)
+            .map(|i| {
+                if extremes || i % 5 == 0 {
+                    -128
+                } else {
+                    next() as i8
+                }
+            })
+            .collect();
+        let bias: Vec<i64> = (0..m)
+            .map(|k| match extremes {
+                true => (1 << 31) + k as i64,
+                false => i64::from(next() as i16) << 8 >> k,
+            })
+            .collect();
+        let multipliers: Vec<i32> = (0..m).map(|k| 0x4000 + 997 * k as i32).collect();
+        let shifts: Vec<i8> = (0..m)
+            .map(|k| if extremes { 40 } else { 20 + k as i8 })
+            .collect();
+        let act = (-30000, 31000);
+        let mut want = Vec::new();
+        for b in 0..batches {
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    for oc in 0..m {
+                        let mut sum = 0i64;
+                        for ky in 0..fh {
+                            for kx in 0..fw {
+                                let iy = (oy * sh + ky * dh) as isize - pt as isize;
+                                let ix = (ox * sw + kx) as isize - pl as isize;
+                                if iy < 0 || ix < 0 || iy >= ih as isize || ix >= iw as isize {
+                                    continue;
+                                }
+                                let at = ((b * ih + iy as usize) * iw + ix as usize) * c;
+                                let w = &filter[oc * window + (ky * fw + kx) * c..][..c];
+                                for (k, &w) in w.iter().enumerate() {
+                                    sum += i64::from(w) * i64::from(input[at + k]);
+                                }
+                            }
+                        }
+                        let v = requantize_16x8(sum + bias[oc], multipliers[oc], shifts[oc], act);
+                        want.extend(v.to_le_bytes());
+                    }
+                }
+            }
+        }
+        assert!(want.iter().any(|&b| b != 0), "{name}");
+        let mut arena = vec![0u8; n_in + 2 * n_out];
+        for (a, x) in arena.chunks_exact_mut(2).zip(&input) {
+            a.copy_from_slice(&x.to_le_bytes());
+        }
+        let general = Conv2dS16 {
+            batches,
+            input_h: ih,
+            input_w: iw,
+            input_c: c,
+            output_h: oh,
+            output_w: ow,
+            output_c: m,
+            filter_h: fh,
+            filter_w: fw,
+            filter_c: c,
+            stride_h: sh,
+            stride_w: sw,
+            dilation_h: dh,
+            dilation_w: 1,
+            pad_top: pt,
+            pad_left: pl,
+            filter: &filter,
+            bias: Some(&bias),
+            multipliers: &multipliers,
+            shifts: &shifts,
+            act_min: act.0,
+            act_max: act.1,
+            swizzled: false,
+            acc32: false,
+        };
+        conv2d_s16(&mut arena, 0, n_in, &general);
+        assert_eq!(&arena[n_in..][..n_out], &want[..], "general {name}");
+        let paired = pair_quads(&filter, window, m);
+        let p = ConvPairsS16 {
+            batches,
+            input_h: ih,
+            input_w: iw,
+            input_c: c,
+            output_h: oh,
+            output_w: ow,
+            output_c: m,
+            filter_h: fh,
+            filter_w: fw,
+            stride_h: sh,
+            stride_w: sw,
+            dilation_h: dh,
+            dilation_w: 1,
+            pad_top: pt,
+            pad_left: pl,
+            filter: &paired,
+            bias: Some(&bias),
+            multipliers: &multipliers,
+            shifts: &shifts,
+            act_min: act.0,
+            act_max: act.1,
+            sums32: false,
+        };
+        conv2d_pairs_s16(&mut arena, 0, n_in + n_out, &p);
+        assert_eq!(&arena[n_in + n_out..], &want[..], "pairs {name}");
+        let fits = filter.chunks_exact(window).zip(&bias).all(|(row, b)| {
+            let abs: i64 = row.iter().map(|&w| i64::from(w).abs()).sum();
+            32768 * abs + b.abs() <= i64::from(i32::MAX)
+        });
+        assert_eq!(fits, !extremes, "sums32 bound {name}");
+        if fits {
+            arena[n_in + n_out..].fill(0);
+            let p = ConvPairsS16 { sums32: true, ..p };
+            conv2d_pairs_s16(&mut arena, 0, n_in + n_out, &p);
+            assert_eq!(&arena[n_in + n_out..], &want[..], "pairs sums32 {name}");
         }
     }
 }

@@ -9,7 +9,7 @@
 //! (at most 511 products per sum, or a generation-time bound on the weights).
 
 #[cfg(tinyaot_dsp)]
-use super::dsp::{smlabb, smlabt, smlad, smlatb, smlatt, sxtb16, sxtb16_ror8};
+use super::dsp::{smlabb, smlabt, smlatb, smlatt, sxtb16, sxtb16_ror8};
 
 /// Adds to `acc` the products of four channels over a window of `rows` rows of `cols` taps: tap
 /// `k` of row `r` has its four little-endian int16 inputs at byte `r * x_row + k * x_step` of `x`,
@@ -95,9 +95,10 @@ pub(crate) fn mac_taps_s16(
 /// channels' weights interleaved by groups of four in `w`: channel 0's four weights stored as
 /// weights 0, 2, 1, 3, then channel 1's likewise (8 bytes a group).
 ///
-/// On ARMv7E-M a group is six word loads, four unpackings of the weights into 16-bit lanes
+/// On ARMv7E-M a group is six word loads, five unpackings of the weights into 16-bit lanes
 /// (`sxtb16` gives weights 0 and 1 as stored, rotated 2 and 3, the lanes of the input words as
-/// loaded) and eight `smlad`s: sixteen products, each unpacked weight word serving both pixels.
+/// loaded) and eight `smlad`s: sixteen products in 21 instructions with the loop's compare and
+/// branch (an `asm!` loop: LLVM's own spilled a sum and took 28).
 /// Elsewhere a plain loop. Both wrap at 32 bits, which the caller keeps from happening (at most 511
 /// products of at most 2^22 in magnitude per sum).
 #[inline(always)]
@@ -110,31 +111,54 @@ pub(crate) fn mac2x2_quads_s16(
     // One bounds check for the run: its whole extent in each operand.
     let (x0, x1, w) = (&x0[..8 * quads], &x1[..8 * quads], &w[..8 * quads]);
     #[cfg(tinyaot_dsp)]
-    {
+    if quads > 0 {
         let [mut a00, mut a01, mut a10, mut a11] = *acc;
-        let (mut p0, mut p1, mut wp) = (x0.as_ptr(), x1.as_ptr(), w.as_ptr());
         let end = w.as_ptr_range().end;
-        while wp != end {
-            // SAFETY: group g < quads (`wp` below `end`, 8 * quads bytes on) reads bytes
-            // 8g..8g + 8 of x0, x1 and w, within the slices cut to 8 * quads bytes above. Unaligned word reads, which ARMv7E-M's `ldr` allows.
-            let (x01, x23, y01, y23, q0, q1) = unsafe {
-                let (p0, p1, wp) = (p0.cast::<u32>(), p1.cast::<u32>(), wp.cast::<u32>());
-                (
-                    p0.read_unaligned(),
-                    p0.add(1).read_unaligned(),
-                    p1.read_unaligned(),
-                    p1.add(1).read_unaligned(),
-                    wp.read_unaligned(),
-                    wp.add(1).read_unaligned(),
-                )
-            };
-            let (lo, hi) = (sxtb16(q0), sxtb16_ror8(q0));
-            a00 = smlad(hi, x23, smlad(lo, x01, a00));
-            a10 = smlad(hi, y23, smlad(lo, y01, a10));
-            let (lo, hi) = (sxtb16(q1), sxtb16_ror8(q1));
-            a01 = smlad(hi, x23, smlad(lo, x01, a01));
-            a11 = smlad(hi, y23, smlad(lo, y01, a11));
-            (p0, p1, wp) = (p0.wrapping_add(8), p1.wrapping_add(8), wp.wrapping_add(8));
+        // SAFETY: group g < quads (the loop runs until `wp`, 8 bytes a group, reaches `end`, 8 *
+        // quads bytes on, and quads > 0) reads bytes 8g..8g + 8 of x0, x1 and w, within the
+        // slices cut to 8 * quads bytes above; unaligned word reads, which ARMv7E-M's `ldr`
+        // allows. Registers only besides those reads (the flags by `cmp`); 12 registers: the
+        // four sums, three pointers, the end, both weight words, an input word and a lane pair.
+        // The weight words' low lanes are unpacked twice (channel 0's for each pixel) so that
+        // no more registers are live.
+        unsafe {
+            core::arch::asm!(
+                "2:",
+                "ldr {q0}, [{wp}], #4",
+                "ldr {q1}, [{wp}], #4",
+                "ldr {x}, [{p0}], #4",
+                "sxtb16 {t}, {q0}",
+                "smlad {a00}, {t}, {x}, {a00}",
+                "sxtb16 {t}, {q1}",
+                "smlad {a01}, {t}, {x}, {a01}",
+                "ldr {x}, [{p1}], #4",
+                "smlad {a11}, {t}, {x}, {a11}",
+                "sxtb16 {t}, {q0}",
+                "smlad {a10}, {t}, {x}, {a10}",
+                "sxtb16 {q0}, {q0}, ror #8",
+                "sxtb16 {q1}, {q1}, ror #8",
+                "ldr {x}, [{p1}], #4",
+                "smlad {a10}, {q0}, {x}, {a10}",
+                "smlad {a11}, {q1}, {x}, {a11}",
+                "ldr {x}, [{p0}], #4",
+                "smlad {a00}, {q0}, {x}, {a00}",
+                "smlad {a01}, {q1}, {x}, {a01}",
+                "cmp {wp}, {end}",
+                "bne 2b",
+                wp = inout(reg) w.as_ptr() => _,
+                p0 = inout(reg) x0.as_ptr() => _,
+                p1 = inout(reg) x1.as_ptr() => _,
+                end = in(reg) end,
+                a00 = inout(reg) a00,
+                a01 = inout(reg) a01,
+                a10 = inout(reg) a10,
+                a11 = inout(reg) a11,
+                q0 = out(reg) _,
+                q1 = out(reg) _,
+                x = out(reg) _,
+                t = out(reg) _,
+                options(nostack, readonly),
+            );
         }
         *acc = [a00, a01, a10, a11];
     }
@@ -155,5 +179,99 @@ pub(crate) fn mac2x2_quads_s16(
                 acc[2 * k + j] = acc[2 * k + j].wrapping_add(s);
             }
         }
+    }
+}
+
+/// [`mac2x2_quads_s16`] over `rows` rows of `quads` groups each: row `r`'s inputs at byte
+/// `r * row_step + xa` (pixel 0) and `r * row_step + xb` (pixel 1) of `x`, its weights the next
+/// `8 * quads` bytes of `w` (the rows' weights one after the other).
+///
+/// On ARMv7E-M one `asm!` block for the whole window, 9 instructions a row besides the groups'
+/// 21 (the rows left, the input step and the run length wait in 16 bytes of stack).
+#[inline(always)]
+pub(crate) fn mac2x2_rows_s16(
+    acc: &mut [i32; 4],
+    (x, xa, xb, row_step): (&[u8], usize, usize, usize),
+    w: &[i8],
+    (rows, quads): (usize, usize),
+) {
+    if rows == 0 || quads == 0 {
+        return;
+    }
+    let run = 8 * quads;
+    // One bounds check for the window: the last row's runs (every offset grows with the row) and
+    // the rows' weights.
+    let _ = &x[(rows - 1) * row_step + xa.max(xb)..][..run];
+    let w = &w[..rows * run];
+    #[cfg(tinyaot_dsp)]
+    {
+        let [mut a00, mut a01, mut a10, mut a11] = *acc;
+        // SAFETY: row r < rows reads x[r row_step + xa..][..run], x[r row_step + xb..][..run] and
+        // w[r run..][..run] (the loop of mac2x2_quads_s16 on each, `end` one run past the row's
+        // first weight), all within the slices by the check above on the last row and `w` cut to
+        // rows * run bytes; after a row both input pointers, a run past its start, step by
+        // row_step - run to the next row's start. Unaligned word reads, which ARMv7E-M's `ldr`
+        // allows. It stores and reloads the rows left, the step and the run in 16 bytes of stack,
+        // released before the block ends; rows >= 1 and run > 0 (returned above otherwise).
+        unsafe {
+            core::arch::asm!(
+                "sub sp, sp, #16",
+                "str {q0}, [sp]",
+                "str {q1}, [sp, #4]",
+                "str {x}, [sp, #8]",
+                "3:",
+                "ldr {t}, [sp, #8]",
+                "add {end}, {wp}, {t}",
+                "2:",
+                "ldr {q0}, [{wp}], #4",
+                "ldr {q1}, [{wp}], #4",
+                "ldr {x}, [{p0}], #4",
+                "sxtb16 {t}, {q0}",
+                "smlad {a00}, {t}, {x}, {a00}",
+                "sxtb16 {t}, {q1}",
+                "smlad {a01}, {t}, {x}, {a01}",
+                "ldr {x}, [{p1}], #4",
+                "smlad {a11}, {t}, {x}, {a11}",
+                "sxtb16 {t}, {q0}",
+                "smlad {a10}, {t}, {x}, {a10}",
+                "sxtb16 {q0}, {q0}, ror #8",
+                "sxtb16 {q1}, {q1}, ror #8",
+                "ldr {x}, [{p1}], #4",
+                "smlad {a10}, {q0}, {x}, {a10}",
+                "smlad {a11}, {q1}, {x}, {a11}",
+                "ldr {x}, [{p0}], #4",
+                "smlad {a00}, {q0}, {x}, {a00}",
+                "smlad {a01}, {q1}, {x}, {a01}",
+                "cmp {wp}, {end}",
+                "bne 2b",
+                "ldr {t}, [sp, #4]",
+                "add {p0}, {p0}, {t}",
+                "add {p1}, {p1}, {t}",
+                "ldr {t}, [sp]",
+                "subs {t}, {t}, #1",
+                "str {t}, [sp]",
+                "bne 3b",
+                "add sp, sp, #16",
+                wp = inout(reg) w.as_ptr() => _,
+                p0 = inout(reg) x.as_ptr().wrapping_add(xa) => _,
+                p1 = inout(reg) x.as_ptr().wrapping_add(xb) => _,
+                end = out(reg) _,
+                a00 = inout(reg) a00,
+                a01 = inout(reg) a01,
+                a10 = inout(reg) a10,
+                a11 = inout(reg) a11,
+                q0 = inout(reg) rows => _,
+                q1 = inout(reg) row_step.wrapping_sub(run) => _,
+                x = inout(reg) run => _,
+                t = out(reg) _,
+                options(readonly),
+            );
+        }
+        *acc = [a00, a01, a10, a11];
+    }
+    #[cfg(not(tinyaot_dsp))]
+    for (r, w) in w.chunks_exact(run).enumerate() {
+        let x = &x[r * row_step..];
+        mac2x2_quads_s16(acc, (&x[xa..], &x[xb..]), w, quads);
     }
 }

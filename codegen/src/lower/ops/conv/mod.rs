@@ -161,8 +161,37 @@ fn conv2d(ctx: &OpContext) -> Result<Kernel> {
                 },
             ));
         }
-        // One group and a window that fits the kernel's stack buffer as int16: gathered per pixel.
+        // One group, whole groups of four input channels and no horizontal dilation: two pixels
+        // of a row times two output channels straight from the input, where 32-bit sums are exact
+        // (the generation-time bound, or a window of at most 511 weights).
         let window = f[1] * f[2] * f[3];
+        if !q.acc32
+            && f[3] == i[3]
+            && i[3] % 4 == 0
+            && g.dilation_w == 1
+            && window > 0
+            && out[3] > 0
+        {
+            let (weights, row) = filter_rows(ctx, filter, out[3])?;
+            let sums32 = sums_fit_32(ctx, &abs_rows(&weights, row), q.bias.as_ref())?;
+            if sums32 || depth.contains(&window) {
+                return Ok(kernel(
+                    "conv2d_pairs_s16",
+                    in_out(ctx)?,
+                    conv_params!(ConvPairsS16 {
+                        filter: Data::Packed(pair_quads(&weights, row)),
+                        bias: q.bias,
+                        multipliers: q.multipliers,
+                        shifts: q.shifts,
+                        act_min: q.act.0,
+                        act_max: q.act.1,
+                        sums32: sums32,
+                    }),
+                ));
+            }
+        }
+        // One group and a window that fits the kernel's stack buffer as int16: gathered per pixel.
+
         if !q.acc32 && f[3] == i[3] && window > 0 && 2 * window <= crate::lower::params::IM2COL_MAX
         {
             let (weights, row) = filter_rows(ctx, filter, out[3])?;

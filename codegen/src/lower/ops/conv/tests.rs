@@ -327,14 +327,17 @@ fn conv_s16_lowering_and_refusals() {
     );
     assert_eq!(field(&k, "pixels"), &Value::Usize(9));
     assert_eq!(field(&k, "sums32"), &Value::Bool(true));
-    // Stride 2 (a 2x2 output): the gathering kernel, each row's group swizzled.
+    // Stride 2 (a 2x2 output), input channels a multiple of 4: the pairs kernel, its filter by
+    // pairs of channels as the 1x1 kernel's, 32-bit sums.
     let mut strided = g16(0, DType::I64);
     if let Options::Conv2D(o) = &mut strided.operators[0].options {
         (o.stride_h, o.stride_w) = (2, 2);
     }
     strided.tensors[3].shape = vec![1, 2, 2, 2];
     let k = kernel(&strided);
-    assert_eq!(k.function, "conv2d_im2col_s16");
+    assert_eq!(k.function, "conv2d_pairs_s16");
+    assert_eq!(field(&k, "sums32"), &Value::Bool(true));
+    assert_eq!(field(&k, "stride_w"), &Value::Usize(2));
     assert_eq!(
         field(&k, "filter"),
         &Value::from(Data::Packed(vec![1i8, 3, 2, 4, 5, 7, 6, 8]))
