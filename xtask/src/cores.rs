@@ -57,6 +57,19 @@ pub fn debug_info() -> bool {
     std::env::var_os("TINYAOT_MCU_DEBUG_INFO").is_some_and(|v| v == "1")
 }
 
+/// The environment variable of [`extra_c_flags`].
+pub const EXTRA_C_FLAGS_VAR: &str = "TINYAOT_MCU_CFLAGS";
+
+/// Flags added to every C firmware's compile, from `TINYAOT_MCU_CFLAGS` (split at whitespace):
+/// for the kernels' other paths a build can choose, such as `-DTINYAOT_MVE_INTRINSICS` (the
+/// Cortex-M55's Helium kernels through ACLE intrinsics, the path of compilers without GNU inline
+/// assembly), which CI runs on the M55 this way. A table measured so is not the README's.
+pub fn extra_c_flags() -> Vec<String> {
+    std::env::var(EXTRA_C_FLAGS_VAR)
+        .map(|flags| flags.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
 impl Core {
     /// `rustflags` as `CARGO_ENCODED_RUSTFLAGS` (separated by 0x1f).
     pub fn encoded_rustflags(&self) -> String {

@@ -108,7 +108,10 @@ Commands:
       builds the firmwares with the generated code's operator hooks and prints, per model, each
       operator's instructions on case 0 (Rust and C), slowest first. --json FILE also writes
       the figures of the tables (and of the profile) as JSON, per model and language (with
-      several cores, {\"cores\": [one object per core]}).
+      several cores, {\"cores\": [one object per core]}). TINYAOT_MCU_CFLAGS adds flags to
+      every C firmware's compile, for a kernel path a build can choose (CI:
+      TINYAOT_MCU_CFLAGS=-DTINYAOT_MVE_INTRINSICS with --core m55 --cover m55); not with
+      --update-readme.
       Exit status 1 on any mismatch, failure or missing tool.
   difftest [--cases N] [--seed S] [--ops A,B,...] [--batch K] [--from I]
       Differential test: N random small models (cases I..I+N of seed S; default 100 cases of

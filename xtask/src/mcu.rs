@@ -241,6 +241,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
             ));
         }
     }
+    if update_readme && !cores::extra_c_flags().is_empty() {
+        // The README's tables are the C as users build it.
+        return Err(format!(
+            "{} and --update-readme do not go together",
+            cores::EXTRA_C_FLAGS_VAR
+        ));
+    }
     if update_readme && profile {
         // The hooks cost instructions and code: the table of a profiling run is not the README's.
         return Err("--profile and --update-readme do not go together".into());

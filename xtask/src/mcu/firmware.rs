@@ -96,6 +96,7 @@ pub(super) fn build_c(
         .args(core.c_arch)
         .args(C_FLAGS)
         .args(cores::debug_info().then_some("-g"))
+        .args(cores::extra_c_flags())
         .args(if paths.profile {
             &profile_flags[..]
         } else {
