@@ -90,6 +90,39 @@ pub(crate) fn mac_taps_s16(
     }
 }
 
+/// The loop of [`mac2x2_quads_s16`] and [`mac2x2_rows_s16`] as assembly text: from label `2`,
+/// one group of two pixels' four int16 inputs (`{p0}`, `{p1}`) times two channels' four int8
+/// weights (`{wp}`), 16 products into `{a00}`..`{a11}`, until `{wp}` reaches `{end}`.
+#[cfg(tinyaot_dsp)]
+macro_rules! mac2x2_groups_asm {
+    () => {
+        concat!(
+            "2:\n",
+            "ldr {q0}, [{wp}], #4\n",
+            "ldr {q1}, [{wp}], #4\n",
+            "ldr {x}, [{p0}], #4\n",
+            "sxtb16 {t}, {q0}\n",
+            "smlad {a00}, {t}, {x}, {a00}\n",
+            "sxtb16 {t}, {q1}\n",
+            "smlad {a01}, {t}, {x}, {a01}\n",
+            "ldr {x}, [{p1}], #4\n",
+            "smlad {a11}, {t}, {x}, {a11}\n",
+            "sxtb16 {t}, {q0}\n",
+            "smlad {a10}, {t}, {x}, {a10}\n",
+            "sxtb16 {q0}, {q0}, ror #8\n",
+            "sxtb16 {q1}, {q1}, ror #8\n",
+            "ldr {x}, [{p1}], #4\n",
+            "smlad {a10}, {q0}, {x}, {a10}\n",
+            "smlad {a11}, {q1}, {x}, {a11}\n",
+            "ldr {x}, [{p0}], #4\n",
+            "smlad {a00}, {q0}, {x}, {a00}\n",
+            "smlad {a01}, {q1}, {x}, {a01}\n",
+            "cmp {wp}, {end}\n",
+            "bne 2b\n",
+        )
+    };
+}
+
 /// Adds to `acc` (pixel 0's channels 0 and 1, then pixel 1's) the products of two pixels'
 /// `4 * quads` little-endian int16 inputs (`x0`, `x1`, 8 bytes a group of four) with two output
 /// channels' weights interleaved by groups of four in `w`: channel 0's four weights stored as
@@ -123,28 +156,7 @@ pub(crate) fn mac2x2_quads_s16(
         // no more registers are live.
         unsafe {
             core::arch::asm!(
-                "2:",
-                "ldr {q0}, [{wp}], #4",
-                "ldr {q1}, [{wp}], #4",
-                "ldr {x}, [{p0}], #4",
-                "sxtb16 {t}, {q0}",
-                "smlad {a00}, {t}, {x}, {a00}",
-                "sxtb16 {t}, {q1}",
-                "smlad {a01}, {t}, {x}, {a01}",
-                "ldr {x}, [{p1}], #4",
-                "smlad {a11}, {t}, {x}, {a11}",
-                "sxtb16 {t}, {q0}",
-                "smlad {a10}, {t}, {x}, {a10}",
-                "sxtb16 {q0}, {q0}, ror #8",
-                "sxtb16 {q1}, {q1}, ror #8",
-                "ldr {x}, [{p1}], #4",
-                "smlad {a10}, {q0}, {x}, {a10}",
-                "smlad {a11}, {q1}, {x}, {a11}",
-                "ldr {x}, [{p0}], #4",
-                "smlad {a00}, {q0}, {x}, {a00}",
-                "smlad {a01}, {q1}, {x}, {a01}",
-                "cmp {wp}, {end}",
-                "bne 2b",
+                mac2x2_groups_asm!(),
                 wp = inout(reg) w.as_ptr() => _,
                 p0 = inout(reg) x0.as_ptr() => _,
                 p1 = inout(reg) x1.as_ptr() => _,
@@ -222,28 +234,7 @@ pub(crate) fn mac2x2_rows_s16(
                 "3:",
                 "ldr {t}, [sp, #8]",
                 "add {end}, {wp}, {t}",
-                "2:",
-                "ldr {q0}, [{wp}], #4",
-                "ldr {q1}, [{wp}], #4",
-                "ldr {x}, [{p0}], #4",
-                "sxtb16 {t}, {q0}",
-                "smlad {a00}, {t}, {x}, {a00}",
-                "sxtb16 {t}, {q1}",
-                "smlad {a01}, {t}, {x}, {a01}",
-                "ldr {x}, [{p1}], #4",
-                "smlad {a11}, {t}, {x}, {a11}",
-                "sxtb16 {t}, {q0}",
-                "smlad {a10}, {t}, {x}, {a10}",
-                "sxtb16 {q0}, {q0}, ror #8",
-                "sxtb16 {q1}, {q1}, ror #8",
-                "ldr {x}, [{p1}], #4",
-                "smlad {a10}, {q0}, {x}, {a10}",
-                "smlad {a11}, {q1}, {x}, {a11}",
-                "ldr {x}, [{p0}], #4",
-                "smlad {a00}, {q0}, {x}, {a00}",
-                "smlad {a01}, {q1}, {x}, {a01}",
-                "cmp {wp}, {end}",
-                "bne 2b",
+                mac2x2_groups_asm!(),
                 "ldr {t}, [sp, #4]",
                 "add {p0}, {p0}, {t}",
                 "add {p1}, {p1}, {t}",
