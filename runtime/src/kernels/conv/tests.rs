@@ -616,10 +616,7 @@ fn s16_gathered_windows_match_the_general_kernel() {
         assert!(want.iter().any(|&b| b != 0));
         // The 32-bit sums and narrow requantization, which the lowering's bound allows for these
         // windows and biases.
-        let fits = filter.chunks_exact(window).zip(&bias).all(|(row, b)| {
-            let abs: i64 = row.iter().map(|&w| i64::from(w).abs()).sum();
-            32768 * abs + b.abs() <= i64::from(i32::MAX)
-        });
+        let fits = sums32_bound_holds(&filter, window, &bias);
         assert!(fits, "sums32 bound");
         let narrow = Conv2dIm2colS16 {
             sums32: true,
@@ -662,6 +659,77 @@ fn pair_quads(filter: &[i8], c: usize, m: usize) -> Vec<i8> {
     out
 }
 
+/// The operands of an int16 convolution test, drawn by [`s16_operands`].
+struct S16Operands {
+    input: Vec<i16>,
+    filter: Vec<i8>,
+    bias: Vec<i64>,
+    multipliers: Vec<i32>,
+    shifts: Vec<i8>,
+}
+
+/// The fused activation's range of the int16 convolution tests.
+const S16_ACT: (i32, i32) = (-30000, 31000);
+
+/// `inputs` activations (every seventh `i16::MIN`, the next `i16::MAX`, the others drawn), `m`
+/// rows of `row` weights (every fifth -128, the others drawn), and per output channel a bias,
+/// multiplier and shift; with `extremes` every input `i16::MIN`, every weight -128 and the biases
+/// past 32 bits. Drawn in that order from an xorshift seeded with `seed`.
+fn s16_operands(
+    mut seed: u32,
+    inputs: usize,
+    (m, row): (usize, usize),
+    extremes: bool,
+) -> S16Operands {
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let input = (0..inputs)
+        .map(|i| match i % 7 {
+            _ if extremes => i16::MIN,
+            0 => i16::MIN,
+            1 => i16::MAX,
+            _ => next() as i16,
+        })
+        .collect();
+    let filter = (0..m * row)
+        .map(|i| {
+            if extremes || i % 5 == 0 {
+                -128
+            } else {
+                next() as i8
+            }
+        })
+        .collect();
+    let bias = (0..m)
+        .map(|k| match extremes {
+            true => (1 << 31) + k as i64,
+            false => i64::from(next() as i16) << 8 >> k,
+        })
+        .collect();
+    S16Operands {
+        input,
+        filter,
+        bias,
+        multipliers: (0..m).map(|k| 0x4000 + 997 * k as i32).collect(),
+        shifts: (0..m)
+            .map(|k| if extremes { 40 } else { 20 + k as i8 })
+            .collect(),
+    }
+}
+
+/// The lowering's `sums32` bound: every output channel's `32768 * Σ |w|` over its `row` weights
+/// plus `|bias|` is at most `i32::MAX`.
+fn sums32_bound_holds(filter: &[i8], row: usize, bias: &[i64]) -> bool {
+    filter.chunks_exact(row).zip(bias).all(|(row, b)| {
+        let abs: i64 = row.iter().map(|&w| i64::from(w).abs()).sum();
+        32768 * abs + b.abs() <= i64::from(i32::MAX)
+    })
+}
+
 /// The int16 1×1 kernel (two pixels times two channels, weights by pairs) gives a plain loop's
 /// bytes (64-bit sums, [`requantize_16x8`]) and the general kernel's, with and without its 32-bit
 /// sums: odd and even pixel and channel counts, tails of 0 to 3 input channels, inputs and weights
@@ -681,42 +749,20 @@ fn s16_1x1_matches_a_plain_loop_and_the_general_kernel() {
         (3, CONV_1X1_S16_MAX_DEPTH, 3, true),
     ];
     for (pixels, c, m, extremes) in cases {
-        let mut seed = 0x9e37_79b9u32 ^ (c * 31 + m) as u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
         let (n_in, n_out) = (2 * pixels * c, 2 * pixels * m);
-        let input: Vec<i16> = (0..pixels * c)
-            .map(|i| match i % 7 {
-                _ if extremes => i16::MIN,
-                0 => i16::MIN,
-                1 => i16::MAX,
-                _ => next() as i16,
-            })
-            .collect();
-        let filter: Vec<i8> = (0..m * c)
-            .map(|i| {
-                if extremes || i % 5 == 0 {
-                    -128
-                } else {
-                    next() as i8
-                }
-            })
-            .collect();
-        let bias: Vec<i64> = (0..m)
-            .map(|k| match extremes {
-                true => (1 << 31) + k as i64,
-                false => i64::from(next() as i16) << 8 >> k,
-            })
-            .collect();
-        let multipliers: Vec<i32> = (0..m).map(|k| 0x4000 + 997 * k as i32).collect();
-        let shifts: Vec<i8> = (0..m)
-            .map(|k| if extremes { 40 } else { 20 + k as i8 })
-            .collect();
-        let act = (-30000, 31000);
+        let S16Operands {
+            input,
+            filter,
+            bias,
+            multipliers,
+            shifts,
+        } = s16_operands(
+            0x9e37_79b9 ^ (c * 31 + m) as u32,
+            pixels * c,
+            (m, c),
+            extremes,
+        );
+        let act = S16_ACT;
         let mut want = Vec::new();
         for px in 0..pixels {
             for oc in 0..m {
@@ -780,10 +826,7 @@ fn s16_1x1_matches_a_plain_loop_and_the_general_kernel() {
         conv2d_1x1_s16(&mut arena, 0, n_in + n_out, &p);
         assert_eq!(&arena[n_in + n_out..], &want[..], "1x1 {pixels}x{c} -> {m}");
         // The 32-bit sums where the lowering's bound allows them.
-        let fits = filter.chunks_exact(c).zip(&bias).all(|(row, b)| {
-            let abs: i64 = row.iter().map(|&w| i64::from(w).abs()).sum();
-            32768 * abs + b.abs() <= i64::from(i32::MAX)
-        });
+        let fits = sums32_bound_holds(&filter, c, &bias);
         assert_eq!(fits, !extremes, "sums32 bound {pixels}x{c} -> {m}");
         if fits {
             arena[n_in + n_out..].fill(0);
@@ -825,46 +868,24 @@ fn s16_pairs_matches_a_plain_loop_and_the_general_kernel() {
     ];
     for (batches, ih, iw, c, m, fh, fw, sh, sw, dh, pt, pl, past, extremes) in cases {
         let name = format!("{batches}x{ih}x{iw}x{c} -> {m}, {fh}x{fw}/{sh}{sw}, pad {pt}{pl}");
-        let mut seed = 0x2545_f491u32 ^ (c * 131 + m * 7 + fw) as u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
         let oh = (ih + 2 * pt - dh * (fh - 1) - 1) / sh + 1;
         let ow = (iw + 2 * pl - (fw - 1) - 1) / sw + 1 + past;
         let window = fh * fw * c;
         let n_in = 2 * batches * ih * iw * c;
         let n_out = 2 * batches * oh * ow * m;
-        let input: Vec<i16> = (0..n_in / 2)
-            .map(|i| match i % 7 {
-                _ if extremes => i16::MIN,
-                0 => i16::MIN,
-                1 => i16::MAX,
-                _ => next() as i16,
-            })
-            .collect();
-        let filter: Vec<i8> = (0..m * window)
-            .map(|i| {
-                if extremes || i % 5 == 0 {
-                    -128
-                } else {
-                    next() as i8
-                }
-            })
-            .collect();
-        let bias: Vec<i64> = (0..m)
-            .map(|k| match extremes {
-                true => (1 << 31) + k as i64,
-                false => i64::from(next() as i16) << 8 >> k,
-            })
-            .collect();
-        let multipliers: Vec<i32> = (0..m).map(|k| 0x4000 + 997 * k as i32).collect();
-        let shifts: Vec<i8> = (0..m)
-            .map(|k| if extremes { 40 } else { 20 + k as i8 })
-            .collect();
-        let act = (-30000, 31000);
+        let S16Operands {
+            input,
+            filter,
+            bias,
+            multipliers,
+            shifts,
+        } = s16_operands(
+            0x2545_f491 ^ (c * 131 + m * 7 + fw) as u32,
+            n_in / 2,
+            (m, window),
+            extremes,
+        );
+        let act = S16_ACT;
         let mut want = Vec::new();
         for b in 0..batches {
             for oy in 0..oh {
@@ -951,10 +972,7 @@ fn s16_pairs_matches_a_plain_loop_and_the_general_kernel() {
         };
         conv2d_pairs_s16(&mut arena, 0, n_in + n_out, &p);
         assert_eq!(&arena[n_in + n_out..], &want[..], "pairs {name}");
-        let fits = filter.chunks_exact(window).zip(&bias).all(|(row, b)| {
-            let abs: i64 = row.iter().map(|&w| i64::from(w).abs()).sum();
-            32768 * abs + b.abs() <= i64::from(i32::MAX)
-        });
+        let fits = sums32_bound_holds(&filter, window, &bias);
         assert_eq!(fits, !extremes, "sums32 bound {name}");
         if fits {
             arena[n_in + n_out..].fill(0);
