@@ -3857,6 +3857,7 @@ fn lstm_lstm_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<()
     let input_weights: Vec<i8> = call.slice("input_weights")?;
     let recurrent_weights: Vec<i8> = call.slice("recurrent_weights")?;
     let biases: Vec<i32> = call.slice("biases")?;
+    let recurrent_biases: Vec<i32> = call.slice("recurrent_biases")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
@@ -3870,8 +3871,7 @@ fn lstm_lstm_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<()
         input_weights: &input_weights,
         recurrent_weights: &recurrent_weights,
         biases: &biases,
-        input_offset: call.scalar::<i32>("input_offset")?,
-        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        recurrent_biases: &recurrent_biases,
         multipliers: &multipliers,
         shifts: &shifts,
         mul_multipliers: &mul_multipliers,

@@ -3702,10 +3702,8 @@ pub(crate) mod lstm {
         pub recurrent_weights: Data<i8>,
         /// `biases`.
         pub biases: Data<i32>,
-        /// `input_offset`.
-        pub input_offset: i32,
-        /// `hidden_offset`.
-        pub hidden_offset: i32,
+        /// `recurrent_biases`.
+        pub recurrent_biases: Data<i32>,
         /// `multipliers`.
         pub multipliers: Data<i32>,
         /// `shifts`.
@@ -3739,8 +3737,7 @@ pub(crate) mod lstm {
                     ("input_weights", Value::from(p.input_weights)),
                     ("recurrent_weights", Value::from(p.recurrent_weights)),
                     ("biases", Value::from(p.biases)),
-                    ("input_offset", Value::I32(p.input_offset)),
-                    ("hidden_offset", Value::I32(p.hidden_offset)),
+                    ("recurrent_biases", Value::from(p.recurrent_biases)),
                     ("multipliers", Value::from(p.multipliers)),
                     ("shifts", Value::from(p.shifts)),
                     ("mul_multipliers", Value::from(p.mul_multipliers)),

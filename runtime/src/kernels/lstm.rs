@@ -23,8 +23,9 @@
 
 use super::logistic_tanh::{logistic_one_f32, logistic_one_s16, tanh_one_s16, LogisticS16};
 use super::nn_common::float_math::tanh_f32;
+use super::nn_common::requant::divide_high_by_pot;
 use super::nn_common::requant::scale_16x8;
-use super::nn_common::{clamp_f32, dot4_s8, dot_s16, views};
+use super::nn_common::{clamp_f32, dot4_run_s8, dot_s16, views};
 use crate::math::multiply_by_quantized_multiplier;
 
 /// Constant parameters of [`lstm_s8`]: int8 activations, int8 weights, int32 biases, int16 cell
@@ -41,16 +42,19 @@ pub struct LstmS8<'a> {
     pub units: usize,
     /// Input and output are `[time, batches, …]` rather than `[batches, time, …]`.
     pub time_major: bool,
-    /// The input weights, `[units, 4, input_size]` (gates forget, input, cell, output).
+    /// The input weights in the layout of [`gate_sums`]: each unit's four gate rows (forget,
+    /// input, cell, output) interleaved by words, then every unit's rows' last bytes
+    /// (word-aligned: the DSP loop reads them by aligned words).
     pub input_weights: &'a [i8],
-    /// The recurrent weights, `[units, 4, units]`.
+    /// The recurrent weights, laid out as the input weights (rows of `units` bytes).
     pub recurrent_weights: &'a [i8],
-    /// The gates' biases, `[units, 4]`, added to the input product.
+    /// The gates' biases, `[units, 4]`, added to the input product, with `input_zero_point ·
+    /// Σ weights` subtracted (the products then take the inputs as they are; the sums wrap in
+    /// 32 bits as TFLM's, so folding gives the same sums).
     pub biases: &'a [i32],
-    /// `-input_zero_point`.
-    pub input_offset: i32,
-    /// `-hidden_state_zero_point`.
-    pub hidden_offset: i32,
+    /// The recurrent products' biases, `[units, 4]`: `-hidden_zero_point · Σ weights` (TFLM
+    /// has no recurrent bias but subtracts the zero point term by term).
+    pub recurrent_biases: &'a [i32],
     /// Q31 multipliers taking each gate's input product then recurrent product to the gate scale
     /// 2^-12: `[4, 2]`.
     pub multipliers: &'a [i32],
@@ -187,33 +191,58 @@ fn sat16(x: i32) -> i32 {
     x.clamp(-32768, 32767)
 }
 
-/// TFLM's `MulElementwise` of two int16 values with zero offsets: the requantized product plus
-/// `zero_point`, clamped to `[lo, hi]`.
-#[inline(always)]
-fn mul_s16(
-    a: i32,
-    b: i32,
+/// A Q31 multiplier and its shift as TFLM's `MultiplyByQuantizedMultiplier` applies them, the
+/// shift split once into its left and right parts. For the non-negative multipliers the lowering
+/// gives, [`Scale::apply`] has the same bits as [`crate::math::multiply_by_quantized_multiplier`]
+/// in fewer instructions (as the convolutions' requantization: the doubling high multiply's one
+/// saturating case needs a negative multiplier, and the rounding division is
+/// [`divide_high_by_pot`]).
+#[derive(Clone, Copy)]
+struct Scale {
     multiplier: i32,
-    shift: i8,
-    zero_point: i32,
-    (lo, hi): (i32, i32),
-) -> i32 {
-    let v = multiply_by_quantized_multiplier(a * b, multiplier, i32::from(shift));
-    crate::kernels::clamp(v.wrapping_add(zero_point), lo, hi)
+    left: u32,
+    right: i32,
+}
+
+impl Scale {
+    /// `multiplier` with `shift` (positive = left), both parts within `0..=31`.
+    #[inline(always)]
+    fn new(multiplier: i32, shift: i8) -> Self {
+        let shift = i32::from(shift).clamp(-31, 31);
+        Scale {
+            multiplier,
+            left: shift.max(0) as u32,
+            right: (-shift).max(0),
+        }
+    }
+
+    /// `MultiplyByQuantizedMultiplier(acc, multiplier, shift)`.
+    #[inline(always)]
+    fn apply(self, acc: i32) -> i32 {
+        let x = acc.wrapping_shl(self.left);
+        let high = ((i64::from(x) * i64::from(self.multiplier) + (1 << 30)) >> 31) as i32;
+        divide_high_by_pot(high, self.right)
+    }
+}
+
+/// The three products' scales of an integer LSTM: forget gate × cell state → cell state, input
+/// gate × cell gate → cell state, output gate × tanh(cell) → hidden state.
+#[inline(always)]
+fn product_scales(multipliers: &[i32], shifts: &[i8]) -> [Scale; 3] {
+    core::array::from_fn(|k| Scale::new(multipliers[k], shifts[k]))
 }
 
 /// The integer cell and hidden update of one unit from its four gate pre-activations (int16 at
 /// scale 2^-12, forget, input, cell, output): updates `cell` and returns the new hidden value
-/// (before narrowing to the activation type, whose range is `hidden_range`).
-#[allow(clippy::too_many_arguments)]
+/// (before narrowing to the activation type, whose range is `hidden_range`). Each product is
+/// TFLM's `MulElementwise` of two int16 values with zero offsets: the requantized product (plus
+/// the hidden zero point for the last), clamped.
 #[inline(always)]
 fn update_s16(
     gates: [i32; 4],
     cell: &mut [u8],
-    mul_multipliers: &[i32],
-    mul_shifts: &[i8],
-    hidden_zero_point: i32,
-    hidden_range: (i32, i32),
+    products: &[Scale; 3],
+    (hidden_zero_point, hidden_range): (i32, (i32, i32)),
     (cell_min, cell_max): (i32, i32),
     cell_tanh: &LogisticS16,
 ) -> i32 {
@@ -221,20 +250,17 @@ fn update_s16(
     let i = i32::from(logistic_one_s16(gates[1] as i16, &GATE_SIGMOID));
     let g = i32::from(tanh_one_s16(gates[2] as i16, &GATE_TANH));
     let o = i32::from(logistic_one_s16(gates[3] as i16, &GATE_SIGMOID));
-    let full = (-32768, 32767);
     let c = i32::from(i16::from_le_bytes([cell[0], cell[1]]));
-    let forget = mul_s16(f, c, mul_multipliers[0], mul_shifts[0], 0, full);
-    let input = mul_s16(i, g, mul_multipliers[1], mul_shifts[1], 0, full);
+    let forget = sat16(products[0].apply(f * c));
+    let input = sat16(products[1].apply(i * g));
     let c = crate::kernels::clamp(sat16(forget + input), cell_min, cell_max) as i16;
     cell.copy_from_slice(&c.to_le_bytes());
     let t = i32::from(tanh_one_s16(c, cell_tanh));
-    mul_s16(
-        t,
-        o,
-        mul_multipliers[2],
-        mul_shifts[2],
-        hidden_zero_point,
-        hidden_range,
+    let (lo, hi) = hidden_range;
+    crate::kernels::clamp(
+        products[2].apply(t * o).wrapping_add(hidden_zero_point),
+        lo,
+        hi,
     )
 }
 
@@ -247,11 +273,47 @@ fn rows4<T>(w: &[T], n: usize) -> [&[T]; 4] {
     [a, b, c, &d[..n]]
 }
 
+/// Units whose gate sums [`lstm_s8`] computes in one pass over the input row and one over the
+/// hidden state (their sums on the stack: 2 · 4 · 8 words).
+const UNITS_PER_PASS: usize = 8;
+
+/// `sums[4 u + g] = init[4 (first + u) + g] + Σ w · x` for the `sums.len() / 4` units from
+/// `first`, gate `g`'s row of unit `first + u` with the int8 row `x`, wrapping in 32 bits. `w`
+/// holds, for `units` units, each unit's four rows' whole words interleaved (word 0 of gates 0, 1,
+/// 2, 3, then word 1 of each, …: `4 · whole` bytes per unit, `whole = x.len()` rounded down to
+/// words), then every unit's four rows' last `x.len() % 4` bytes, one row after another: the
+/// words go through the DSP loop of FULLY_CONNECTED ([`dot4_run_s8`]), one load of each input
+/// word for the four gates of every unit of the pass.
+#[inline(always)]
+fn gate_sums(x: &[u8], w: &[i8], units: usize, first: usize, init: &[i32], sums: &mut [i32]) {
+    let n = x.len();
+    let whole = n - n % 4;
+    let tail = n - whole;
+    let count = sums.len() / 4;
+    let (words, tails) = w[..4 * n * units].split_at(4 * whole * units);
+    let init = &init[4 * first..][..4 * count];
+    if whole > 0 {
+        dot4_run_s8(&x[..whole], &words[4 * whole * first..], init, sums);
+    } else {
+        sums.copy_from_slice(init);
+    }
+    if tail > 0 {
+        let tails = &tails[4 * tail * first..][..4 * tail * count];
+        for (s, w) in sums.iter_mut().zip(tails.chunks_exact(tail)) {
+            // At most three products: `take(3)` keeps the compiler from unrolling for more.
+            for (&x, &w) in x[whole..].iter().zip(w).take(3) {
+                *s = s.wrapping_add(i32::from(x as i8) * i32::from(w));
+            }
+        }
+    }
+}
+
 /// int8 UNIDIRECTIONAL_SEQUENCE_LSTM with int16 cell state, bit-exact with TFLM's
 /// `EvalLstm<int8_t, int8_t, int16_t, int32_t>`. Reads the input (`batches · time_steps ·
 /// input_size` bytes), updates the hidden state (`batches · units` bytes) and the cell state
 /// (`2 · batches · units` bytes) in place, writes the output (`batches · time_steps · units`
-/// bytes).
+/// bytes). For each step, [`UNITS_PER_PASS`] units at a time: their gates' input and recurrent
+/// products ([`gate_sums`]), then unit by unit the gates and the cell and hidden update.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn lstm_s8(
     arena: &mut [u8],
@@ -277,13 +339,19 @@ pub fn lstm_s8(
         &p.input_weights[..4 * n * n_in],
         &p.recurrent_weights[..4 * n * n],
     );
-    let biases = &p.biases[..4 * n];
-    let (m, s) = (&p.multipliers[..8], &p.shifts[..8]);
+    #[cfg(tinyaot_dsp)]
+    {
+        super::nn_common::check_word_aligned(wi);
+        super::nn_common::check_word_aligned(wr);
+    }
+    let (biases, recurrent_biases) = (&p.biases[..4 * n], &p.recurrent_biases[..4 * n]);
+    let scales: [Scale; 8] = core::array::from_fn(|k| Scale::new(p.multipliers[k], p.shifts[k]));
     let cell_tanh = LogisticS16 {
         len: 1,
         input_multiplier: p.cell_tanh_multiplier,
         input_right_shift: p.cell_tanh_shift,
     };
+    let products = product_scales(p.mul_multipliers, p.mul_shifts);
     for b in 0..batches {
         let h = &mut hidden[b * n..][..n];
         let c = &mut cell[2 * b * n..][..2 * n];
@@ -291,30 +359,39 @@ pub fn lstm_s8(
             let row = row_of(p.time_major, batches, steps, b, t);
             let x = &inp[row * n_in..][..n_in];
             let o = &mut out[row * n..][..n];
-            for (j, (o, c)) in o.iter_mut().zip(c.chunks_exact_mut(2)).enumerate() {
-                let from_input = dot4_s8(rows4(&wi[4 * j * n_in..], n_in), x, p.input_offset);
-                let from_hidden = dot4_s8(rows4(&wr[4 * j * n..], n), h, p.hidden_offset);
-                let gates: [i32; 4] = core::array::from_fn(|g| {
-                    let acc = from_input[g].wrapping_add(biases[4 * j + g]);
-                    let a = multiply_by_quantized_multiplier(acc, m[2 * g], i32::from(s[2 * g]));
-                    let r = multiply_by_quantized_multiplier(
-                        from_hidden[g],
-                        m[2 * g + 1],
-                        i32::from(s[2 * g + 1]),
-                    );
-                    sat16(sat16(a) + sat16(r))
-                });
-                let v = update_s16(
-                    gates,
-                    c,
-                    p.mul_multipliers,
-                    p.mul_shifts,
-                    p.hidden_zero_point,
-                    (-128, 127),
-                    (p.cell_min, p.cell_max),
-                    &cell_tanh,
+            let passes = o
+                .chunks_mut(UNITS_PER_PASS)
+                .zip(c.chunks_mut(2 * UNITS_PER_PASS));
+            for (k, (o, c)) in passes.enumerate() {
+                let first = k * UNITS_PER_PASS;
+                let mut from_input = [0i32; 4 * UNITS_PER_PASS];
+                let mut from_hidden = [0i32; 4 * UNITS_PER_PASS];
+                let (from_input, from_hidden) = (
+                    &mut from_input[..4 * o.len()],
+                    &mut from_hidden[..4 * o.len()],
                 );
-                *o = v as i8 as u8;
+                gate_sums(x, wi, n, first, biases, from_input);
+                gate_sums(h, wr, n, first, recurrent_biases, from_hidden);
+                let units = o
+                    .iter_mut()
+                    .zip(c.chunks_exact_mut(2))
+                    .zip(from_input.chunks_exact(4).zip(from_hidden.chunks_exact(4)));
+                for ((o, c), (a, r)) in units {
+                    let gates: [i32; 4] = core::array::from_fn(|g| {
+                        let a = scales[2 * g].apply(a[g]);
+                        let r = scales[2 * g + 1].apply(r[g]);
+                        sat16(sat16(a) + sat16(r))
+                    });
+                    let v = update_s16(
+                        gates,
+                        c,
+                        &products,
+                        (p.hidden_zero_point, (-128, 127)),
+                        (p.cell_min, p.cell_max),
+                        &cell_tanh,
+                    );
+                    *o = v as i8 as u8;
+                }
             }
             h.copy_from_slice(o);
         }
@@ -357,6 +434,7 @@ pub fn lstm_s16(
         input_multiplier: p.cell_tanh_multiplier,
         input_right_shift: p.cell_tanh_shift,
     };
+    let products = product_scales(p.mul_multipliers, p.mul_shifts);
     for b in 0..batches {
         let h = &mut hidden[2 * b * n..][..2 * n];
         let c = &mut cell[2 * b * n..][..2 * n];
@@ -378,10 +456,8 @@ pub fn lstm_s16(
                 let v = update_s16(
                     gates,
                     c,
-                    p.mul_multipliers,
-                    p.mul_shifts,
-                    p.hidden_zero_point,
-                    (-32768, 32767),
+                    &products,
+                    (p.hidden_zero_point, (-32768, 32767)),
                     (p.cell_min, p.cell_max),
                     &cell_tanh,
                 );
@@ -632,6 +708,7 @@ pub fn lstm_dyn_s8(
         input_multiplier: p.cell_tanh_multiplier,
         input_right_shift: p.cell_tanh_shift,
     };
+    let products = product_scales(p.mul_multipliers, p.mul_shifts);
     lstm_dyn::<1, 1, 4, 2, i32>(
         arena,
         (input, hidden_state, cell_state, output),
@@ -652,10 +729,8 @@ pub fn lstm_dyn_s8(
             let v = update_s16(
                 gates,
                 c,
-                p.mul_multipliers,
-                p.mul_shifts,
-                p.hidden_zero_point,
-                (-128, 127),
+                &products,
+                (p.hidden_zero_point, (-128, 127)),
                 (p.cell_min, p.cell_max),
                 &cell_tanh,
             );
@@ -685,6 +760,7 @@ pub fn lstm_dyn_s16(
         input_multiplier: p.cell_tanh_multiplier,
         input_right_shift: p.cell_tanh_shift,
     };
+    let products = product_scales(p.mul_multipliers, p.mul_shifts);
     lstm_dyn::<2, 1, 8, 2, i32>(
         arena,
         (input, hidden_state, cell_state, output),
@@ -702,10 +778,8 @@ pub fn lstm_dyn_s16(
             let v = update_s16(
                 gates,
                 c,
-                p.mul_multipliers,
-                p.mul_shifts,
-                p.hidden_zero_point,
-                (-32768, 32767),
+                &products,
+                (p.hidden_zero_point, (-32768, 32767)),
                 (p.cell_min, p.cell_max),
                 &cell_tanh,
             );
@@ -775,8 +849,7 @@ mod tests {
             input_weights: &[0; 4],
             recurrent_weights: &[0; 4],
             biases: &[0; 4],
-            input_offset: 0,
-            hidden_offset: 0,
+            recurrent_biases: &[0; 4],
             multipliers: &[1 << 30; 8],
             shifts: &[0; 8],
             // 2^-15 · 2^-11 / 2^-11 = 2^-15: multiplier 2^30, shift -14.
@@ -868,6 +941,62 @@ mod tests {
         assert_eq!(v(1), v(3));
         assert!(v(3) > 0);
     }
+    /// [`gate_sums`] over ten units (two passes' worth) of rows of seven bytes (a word and three
+    /// bytes): every unit's four sums equal the plain sums of its rows, from any first unit.
+    #[test]
+    fn gate_sums_read_the_word_and_tail_layout() {
+        const UNITS: usize = 10;
+        const N: usize = 7;
+        let mut state = 0x1234_5678u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as u8
+        };
+        let mut plain = [[[0i8; N]; 4]; UNITS];
+        for w in plain.iter_mut().flatten().flatten() {
+            *w = next() as i8;
+        }
+        plain[3][2] = [-128; N];
+        let mut x = [0u8; N];
+        for v in x.iter_mut() {
+            *v = next();
+        }
+        x[0] = 0x80;
+        // The layout: each unit's word 0 of its four rows, then all the tails.
+        let mut laid = [0i8; 4 * N * UNITS];
+        let mut at = 0;
+        for unit in &plain {
+            for row in unit {
+                laid[at..at + 4].copy_from_slice(&row[..4]);
+                at += 4;
+            }
+        }
+        for unit in &plain {
+            for row in unit {
+                laid[at..at + 3].copy_from_slice(&row[4..]);
+                at += 3;
+            }
+        }
+        let init: [i32; 4 * UNITS] = core::array::from_fn(|k| k as i32 * 1000 - 7);
+        for (first, count) in [(0, 8), (8, 2), (3, 5)] {
+            let mut sums = [0i32; 32];
+            gate_sums(&x, &laid, UNITS, first, &init, &mut sums[..4 * count]);
+            for u in 0..count {
+                for g in 0..4 {
+                    let want = plain[first + u][g]
+                        .iter()
+                        .zip(&x)
+                        .fold(init[4 * (first + u) + g], |acc, (&w, &x)| {
+                            acc.wrapping_add(i32::from(w) * i32::from(x as i8))
+                        });
+                    assert_eq!(sums[4 * u + g], want, "unit {} gate {g}", first + u);
+                }
+            }
+        }
+    }
+
     /// Two batch rows of two steps, batch-major and time-major: the same values in the two layouts
     /// (each batch row has its own state).
     #[test]
@@ -881,9 +1010,9 @@ mod tests {
             time_major,
             input_weights: &weights,
             recurrent_weights: &[50, -60, 70, 80],
-            biases: &[100, -200, 300, 400],
-            input_offset: 3,
-            hidden_offset: -2,
+            // Input offset 3 and hidden offset -2 folded: 3 · Σ row, -2 · w.
+            biases: &[94, -173, 315, 421],
+            recurrent_biases: &[-100, 120, -140, -160],
             multipliers: &[0x5000_0000; 8],
             shifts: &[4; 8],
             mul_multipliers: &[1 << 30, 1 << 30, 1 << 30],

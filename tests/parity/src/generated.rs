@@ -1960,10 +1960,10 @@ pub mod ffi {
             pub biases: *const i32,
             /// `biases`'s length.
             pub biases_len: usize,
-            /// `input_offset`.
-            pub input_offset: i32,
-            /// `hidden_offset`.
-            pub hidden_offset: i32,
+            /// `recurrent_biases`'s data.
+            pub recurrent_biases: *const i32,
+            /// `recurrent_biases`'s length.
+            pub recurrent_biases_len: usize,
             /// `multipliers`'s data.
             pub multipliers: *const i32,
             /// `multipliers`'s length.
@@ -9573,6 +9573,7 @@ fn c_lstm_lstm_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let input_weights: Vec<i8> = call.slice("input_weights")?;
     let recurrent_weights: Vec<i8> = call.slice("recurrent_weights")?;
     let biases: Vec<i32> = call.slice("biases")?;
+    let recurrent_biases: Vec<i32> = call.slice("recurrent_biases")?;
     let multipliers: Vec<i32> = call.slice("multipliers")?;
     let shifts: Vec<i8> = call.slice("shifts")?;
     let mul_multipliers: Vec<i32> = call.slice("mul_multipliers")?;
@@ -9589,8 +9590,8 @@ fn c_lstm_lstm_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         recurrent_weights_len: recurrent_weights.len(),
         biases: biases.as_ptr(),
         biases_len: biases.len(),
-        input_offset: call.scalar::<i32>("input_offset")?,
-        hidden_offset: call.scalar::<i32>("hidden_offset")?,
+        recurrent_biases: recurrent_biases.as_ptr(),
+        recurrent_biases_len: recurrent_biases.len(),
         multipliers: multipliers.as_ptr(),
         multipliers_len: multipliers.len(),
         shifts: shifts.as_ptr(),

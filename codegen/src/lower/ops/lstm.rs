@@ -576,12 +576,24 @@ fn lstm_int(
     let recurrent_weights = interleave(ctx, 1, s.units, 1)?;
     let signed = |v: Vec<u8>| -> Vec<i8> { v.into_iter().map(|b| b as i8).collect() };
     if !wide {
+        // The zero points folded into the biases (sums wrap in 32 bits, as TFLM's): the input
+        // product's into the gate bias, the recurrent product's into a bias of its own.
+        let (input_weights, recurrent_weights) = (signed(input_weights), signed(recurrent_weights));
+        let row_sum = |w: &[i8], n: usize, k: usize| -> i32 {
+            w[k * n..][..n].iter().map(|&w| i32::from(w)).sum()
+        };
         let mut biases = vec![0i32; 4 * s.units];
+        let mut recurrent_biases = vec![0i32; 4 * s.units];
         for (g, (_, _, _, b)) in GATES.iter().enumerate() {
             let t = ctx.input(*b)?;
             ctx.expect_dtype("bias", t, DType::I32)?;
             for (j, v) in ctx.const_i32s("bias", t)?.into_iter().enumerate() {
-                biases[4 * j + g] = v;
+                let k = 4 * j + g;
+                biases[k] =
+                    v.wrapping_sub(zp_in.wrapping_mul(row_sum(&input_weights, s.input_size, k)));
+                recurrent_biases[k] =
+                    zp_h.wrapping_neg()
+                        .wrapping_mul(row_sum(&recurrent_weights, s.units, k));
             }
         }
         return Ok(kernel(
@@ -593,11 +605,10 @@ fn lstm_int(
                 input_size: s.input_size,
                 units: s.units,
                 time_major: s.time_major,
-                input_weights: Data::Packed(signed(input_weights)),
-                recurrent_weights: Data::Packed(signed(recurrent_weights)),
+                input_weights: Data::Packed(words_then_tails(&input_weights, s.input_size)),
+                recurrent_weights: Data::Packed(words_then_tails(&recurrent_weights, s.units)),
                 biases: Data::Values(biases),
-                input_offset: -zp_in,
-                hidden_offset: -zp_h,
+                recurrent_biases: Data::Values(recurrent_biases),
                 multipliers: Data::Values(multipliers),
                 shifts: Data::Values(shifts),
                 mul_multipliers: Data::Values(mul_multipliers),
@@ -653,6 +664,30 @@ fn lstm_int(
             cell_tanh_shift,
         },
     ))
+}
+
+/// The int8 weights `[units, 4, row]` (each unit's four gate rows) as the runtime's `lstm_s8`
+/// reads them: each unit's rows' whole words interleaved (word 0 of the four rows, then word 1 of
+/// each, …), unit after unit, then every unit's rows' last `row % 4` bytes, one row after another.
+/// One pass over an input row's words then takes the four gates of unit after unit through the
+/// FULLY_CONNECTED loop.
+fn words_then_tails(weights: &[i8], row: usize) -> Vec<i8> {
+    let whole = row - row % 4;
+    let blocks = weights.chunks_exact(4 * row.max(1));
+    let mut out = Vec::with_capacity(weights.len());
+    for block in blocks.clone() {
+        for j in (0..whole).step_by(4) {
+            for r in 0..4 {
+                out.extend_from_slice(&block[r * row + j..][..4]);
+            }
+        }
+    }
+    for block in blocks {
+        for r in 0..4 {
+            out.extend_from_slice(&block[r * row + whole..][..row - whole]);
+        }
+    }
+    out
 }
 
 /// The refusal of a 16x8 LSTM's bias `t` that is not INT64, which TFLM reads as int64_t.
