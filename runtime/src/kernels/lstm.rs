@@ -23,8 +23,8 @@
 
 use super::logistic_tanh::{logistic_one_f32, logistic_one_s16, tanh_one_s16, LogisticS16};
 use super::nn_common::float_math::tanh_f32;
-use super::nn_common::requant::divide_high_by_pot;
 use super::nn_common::requant::scale_16x8;
+use super::nn_common::requant::{divide_high_by_pot, rounding_high_mul};
 use super::nn_common::{clamp_f32, dot4_run_s8, dot_s16, views};
 use crate::math::multiply_by_quantized_multiplier;
 
@@ -55,15 +55,18 @@ pub struct LstmS8<'a> {
     /// The recurrent products' biases, `[units, 4]`: `-hidden_zero_point · Σ weights` (TFLM
     /// has no recurrent bias but subtracts the zero point term by term).
     pub recurrent_biases: &'a [i32],
-    /// Q31 multipliers taking each gate's input product then recurrent product to the gate scale
-    /// 2^-12: `[4, 2]`.
+    /// Non-negative Q31 multipliers taking each gate's input product then recurrent product to
+    /// the gate scale 2^-12: `[4, 2]`. The lowering takes this kernel only where every sum (bias
+    /// included) times `2^max(shift, 0)` stays below 2^30 in magnitude and every shift in
+    /// `mul_shifts` is a right shift, which [`requantize_gate`] and [`requantize_narrow`] need;
+    /// `lstm_dyn_s8` takes the others.
     pub multipliers: &'a [i32],
     /// Their shifts (positive = left).
     pub shifts: &'a [i8],
-    /// Q31 multipliers of the three products: forget gate × cell state → cell state, input gate ×
-    /// cell gate → cell state, output gate × tanh(cell) → hidden state.
+    /// Non-negative Q31 multipliers of the three products: forget gate × cell state → cell
+    /// state, input gate × cell gate → cell state, output gate × tanh(cell) → hidden state.
     pub mul_multipliers: &'a [i32],
-    /// Their shifts (positive = left).
+    /// Their shifts (positive = left; all at most -1).
     pub mul_shifts: &'a [i8],
     /// Hidden state (and output) zero point.
     pub hidden_zero_point: i32,
@@ -225,6 +228,31 @@ impl Scale {
     }
 }
 
+/// `MultiplyByQuantizedMultiplier(acc, multiplier, shift)` for `|acc| < 2^30`, a non-negative
+/// multiplier and a right shift (`shift <= -1`), given `not_shift = !shift`: the doubling high
+/// multiply is one rounding high multiply of `2 acc` (which fits), the rounding division
+/// [`divide_high_by_pot`]'s with its first shift known to be `right - 1 = !shift` (see the
+/// convolutions' `Requantizer::apply_narrow`). The lowering proves the bounds ([`LstmS8`]).
+#[inline(always)]
+fn requantize_narrow(acc: i32, multiplier: i32, not_shift: u32) -> i32 {
+    let high = rounding_high_mul(acc << 1, multiplier);
+    let toward_zero = high + (high >> 31);
+    (toward_zero.wrapping_shr(not_shift) + 1) >> 1
+}
+
+/// `MultiplyByQuantizedMultiplier(acc, multiplier, shift)` for a non-negative multiplier and
+/// `|acc · 2^max(shift, 0)| < 2^30`: [`requantize_narrow`] for a right shift; for a left shift
+/// the doubling high multiply alone (no rounding division), one rounding high multiply of
+/// `acc · 2^(shift + 1)` (which fits). The lowering proves the bound ([`LstmS8`]).
+#[inline(always)]
+fn requantize_gate(acc: i32, multiplier: i32, shift: i32) -> i32 {
+    if shift < 0 {
+        requantize_narrow(acc, multiplier, !shift as u32)
+    } else {
+        rounding_high_mul(acc.wrapping_shl(shift as u32 + 1), multiplier)
+    }
+}
+
 /// The three products' scales of an integer LSTM: forget gate × cell state → cell state, input
 /// gate × cell gate → cell state, output gate × tanh(cell) → hidden state.
 #[inline(always)]
@@ -236,12 +264,13 @@ fn product_scales(multipliers: &[i32], shifts: &[i8]) -> [Scale; 3] {
 /// scale 2^-12, forget, input, cell, output): updates `cell` and returns the new hidden value
 /// (before narrowing to the activation type, whose range is `hidden_range`). Each product is
 /// TFLM's `MulElementwise` of two int16 values with zero offsets: the requantized product (plus
-/// the hidden zero point for the last), clamped.
+/// the hidden zero point for the last), clamped; `products(k, x)` requantizes product `k`'s `x`
+/// (each below 2^30 in magnitude: the sigmoids lie within `1..=32767`).
 #[inline(always)]
 fn update_s16(
     gates: [i32; 4],
     cell: &mut [u8],
-    products: &[Scale; 3],
+    products: impl Fn(usize, i32) -> i32,
     (hidden_zero_point, hidden_range): (i32, (i32, i32)),
     (cell_min, cell_max): (i32, i32),
     cell_tanh: &LogisticS16,
@@ -251,17 +280,13 @@ fn update_s16(
     let g = i32::from(tanh_one_s16(gates[2] as i16, &GATE_TANH));
     let o = i32::from(logistic_one_s16(gates[3] as i16, &GATE_SIGMOID));
     let c = i32::from(i16::from_le_bytes([cell[0], cell[1]]));
-    let forget = sat16(products[0].apply(f * c));
-    let input = sat16(products[1].apply(i * g));
+    let forget = sat16(products(0, f * c));
+    let input = sat16(products(1, i * g));
     let c = crate::kernels::clamp(sat16(forget + input), cell_min, cell_max) as i16;
     cell.copy_from_slice(&c.to_le_bytes());
     let t = i32::from(tanh_one_s16(c, cell_tanh));
     let (lo, hi) = hidden_range;
-    crate::kernels::clamp(
-        products[2].apply(t * o).wrapping_add(hidden_zero_point),
-        lo,
-        hi,
-    )
+    crate::kernels::clamp(products(2, t * o).wrapping_add(hidden_zero_point), lo, hi)
 }
 
 /// The four rows `[4, n]` of `w` as separate slices.
@@ -345,13 +370,18 @@ pub fn lstm_s8(
         super::nn_common::check_word_aligned(wr);
     }
     let (biases, recurrent_biases) = (&p.biases[..4 * n], &p.recurrent_biases[..4 * n]);
-    let scales: [Scale; 8] = core::array::from_fn(|k| Scale::new(p.multipliers[k], p.shifts[k]));
+    let multipliers: &[i32; 8] = p.multipliers[..8].try_into().expect("8");
+    let shifts: [i32; 8] = core::array::from_fn(|k| i32::from(p.shifts[k]));
+    let mul_multipliers: &[i32; 3] = p.mul_multipliers[..3].try_into().expect("3");
+    let mul_not_shifts: [u32; 3] = core::array::from_fn(|k| !i32::from(p.mul_shifts[k]) as u32);
     let cell_tanh = LogisticS16 {
         len: 1,
         input_multiplier: p.cell_tanh_multiplier,
         input_right_shift: p.cell_tanh_shift,
     };
-    let products = product_scales(p.mul_multipliers, p.mul_shifts);
+    // Every pass overwrites the sums of its units: zeroed once per call.
+    let mut from_input = [0i32; 4 * UNITS_PER_PASS];
+    let mut from_hidden = [0i32; 4 * UNITS_PER_PASS];
     for b in 0..batches {
         let h = &mut hidden[b * n..][..n];
         let c = &mut cell[2 * b * n..][..2 * n];
@@ -364,8 +394,6 @@ pub fn lstm_s8(
                 .zip(c.chunks_mut(2 * UNITS_PER_PASS));
             for (k, (o, c)) in passes.enumerate() {
                 let first = k * UNITS_PER_PASS;
-                let mut from_input = [0i32; 4 * UNITS_PER_PASS];
-                let mut from_hidden = [0i32; 4 * UNITS_PER_PASS];
                 let (from_input, from_hidden) = (
                     &mut from_input[..4 * o.len()],
                     &mut from_hidden[..4 * o.len()],
@@ -378,14 +406,15 @@ pub fn lstm_s8(
                     .zip(from_input.chunks_exact(4).zip(from_hidden.chunks_exact(4)));
                 for ((o, c), (a, r)) in units {
                     let gates: [i32; 4] = core::array::from_fn(|g| {
-                        let a = scales[2 * g].apply(a[g]);
-                        let r = scales[2 * g + 1].apply(r[g]);
+                        let (i, j) = (2 * g, 2 * g + 1);
+                        let a = requantize_gate(a[g], multipliers[i], shifts[i]);
+                        let r = requantize_gate(r[g], multipliers[j], shifts[j]);
                         sat16(sat16(a) + sat16(r))
                     });
                     let v = update_s16(
                         gates,
                         c,
-                        &products,
+                        |k, x| requantize_narrow(x, mul_multipliers[k], mul_not_shifts[k]),
                         (p.hidden_zero_point, (-128, 127)),
                         (p.cell_min, p.cell_max),
                         &cell_tanh,
@@ -456,7 +485,7 @@ pub fn lstm_s16(
                 let v = update_s16(
                     gates,
                     c,
-                    &products,
+                    |k, x| products[k].apply(x),
                     (p.hidden_zero_point, (-32768, 32767)),
                     (p.cell_min, p.cell_max),
                     &cell_tanh,
@@ -729,7 +758,7 @@ pub fn lstm_dyn_s8(
             let v = update_s16(
                 gates,
                 c,
-                &products,
+                |k, x| products[k].apply(x),
                 (p.hidden_zero_point, (-128, 127)),
                 (p.cell_min, p.cell_max),
                 &cell_tanh,
@@ -778,7 +807,7 @@ pub fn lstm_dyn_s16(
             let v = update_s16(
                 gates,
                 c,
-                &products,
+                |k, x| products[k].apply(x),
                 (p.hidden_zero_point, (-32768, 32767)),
                 (p.cell_min, p.cell_max),
                 &cell_tanh,
@@ -851,7 +880,7 @@ mod tests {
             biases: &[0; 4],
             recurrent_biases: &[0; 4],
             multipliers: &[1 << 30; 8],
-            shifts: &[0; 8],
+            shifts: &[-1; 8],
             // 2^-15 · 2^-11 / 2^-11 = 2^-15: multiplier 2^30, shift -14.
             mul_multipliers: &[1 << 30, 1 << 30, 1 << 30],
             mul_shifts: &[-14, -14, -22],
@@ -1014,7 +1043,7 @@ mod tests {
             biases: &[94, -173, 315, 421],
             recurrent_biases: &[-100, 120, -140, -160],
             multipliers: &[0x5000_0000; 8],
-            shifts: &[4; 8],
+            shifts: &[-1; 8],
             mul_multipliers: &[1 << 30, 1 << 30, 1 << 30],
             mul_shifts: &[-14, -14, -20],
             hidden_zero_point: 2,

@@ -563,7 +563,42 @@ fn lstm_int(
     } else {
         (-32768, 32767)
     };
-    if dynamic {
+    let (input_weights, recurrent_weights) = if dynamic {
+        (Vec::new(), Vec::new())
+    } else {
+        (
+            interleave(ctx, 0, s.units, 1)?,
+            interleave(ctx, 1, s.units, 1)?,
+        )
+    };
+    let signed = |v: Vec<u8>| -> Vec<i8> { v.into_iter().map(|b| b as i8).collect() };
+    let int8 = if dynamic || wide {
+        None
+    } else {
+        let (input_weights, recurrent_weights) = (
+            signed(input_weights.clone()),
+            signed(recurrent_weights.clone()),
+        );
+        let biases =
+            folded_biases_s8(ctx, &s, (zp_in, zp_h), (&input_weights, &recurrent_weights))?;
+        // `lstm_s8` requantizes in fewer instructions where every sum (times its left shift, if
+        // any) stays below 2^30 in magnitude and the products' shifts are right shifts (the
+        // runtime's `requantize_gate` and `requantize_narrow`); elsewhere `lstm_dyn_s8` sums and
+        // requantizes as TFLM writes it.
+        let right_shifts = mul_shifts.iter().all(|&s| s <= -1);
+        let bounded = |biases: &[i32], w: &[i8], n: usize, product: usize| {
+            let rows = biases.iter().zip(w.chunks_exact(n.max(1)));
+            rows.enumerate().all(|(k, (&b, row))| {
+                let most = row.iter().map(|&w| i64::from(w).abs() * 128).sum::<i64>();
+                let left = shifts[2 * (k % 4) + product].max(0);
+                (i64::from(b).abs() + most) << left < 1 << 30
+            })
+        };
+        let narrow = bounded(&biases.0, &input_weights, s.input_size, 0)
+            && bounded(&biases.1, &recurrent_weights, s.units, 1);
+        (right_shifts && narrow).then_some((input_weights, recurrent_weights, biases))
+    };
+    if dynamic || (!wide && int8.is_none()) {
         return lstm_int_dyn(
             ctx,
             &s,
@@ -572,30 +607,7 @@ fn lstm_int(
             (cell_min, cell_max, cell_tanh_multiplier, cell_tanh_shift),
         );
     }
-    let input_weights = interleave(ctx, 0, s.units, 1)?;
-    let recurrent_weights = interleave(ctx, 1, s.units, 1)?;
-    let signed = |v: Vec<u8>| -> Vec<i8> { v.into_iter().map(|b| b as i8).collect() };
-    if !wide {
-        // The zero points folded into the biases (sums wrap in 32 bits, as TFLM's): the input
-        // product's into the gate bias, the recurrent product's into a bias of its own.
-        let (input_weights, recurrent_weights) = (signed(input_weights), signed(recurrent_weights));
-        let row_sum = |w: &[i8], n: usize, k: usize| -> i32 {
-            w[k * n..][..n].iter().map(|&w| i32::from(w)).sum()
-        };
-        let mut biases = vec![0i32; 4 * s.units];
-        let mut recurrent_biases = vec![0i32; 4 * s.units];
-        for (g, (_, _, _, b)) in GATES.iter().enumerate() {
-            let t = ctx.input(*b)?;
-            ctx.expect_dtype("bias", t, DType::I32)?;
-            for (j, v) in ctx.const_i32s("bias", t)?.into_iter().enumerate() {
-                let k = 4 * j + g;
-                biases[k] =
-                    v.wrapping_sub(zp_in.wrapping_mul(row_sum(&input_weights, s.input_size, k)));
-                recurrent_biases[k] =
-                    zp_h.wrapping_neg()
-                        .wrapping_mul(row_sum(&recurrent_weights, s.units, k));
-            }
-        }
+    if let Some((input_weights, recurrent_weights, (biases, recurrent_biases))) = int8 {
         return Ok(kernel(
             "lstm_s8",
             operands(ctx)?,
@@ -664,6 +676,35 @@ fn lstm_int(
             cell_tanh_shift,
         },
     ))
+}
+
+/// The int8 LSTM's biases `[units, 4]` with the zero points folded in (sums wrap in 32 bits, as
+/// TFLM's): the gate bias less `input_zero_point · Σ input weights` for the input product, and
+/// `-hidden_zero_point · Σ recurrent weights` for the recurrent one (which TFLM sums term by
+/// term). The weights are `[units, 4, row]`.
+fn folded_biases_s8(
+    ctx: &OpContext,
+    s: &Sizes,
+    (zp_in, zp_h): (i32, i32),
+    (input_weights, recurrent_weights): (&[i8], &[i8]),
+) -> Result<(Vec<i32>, Vec<i32>)> {
+    let row_sum = |w: &[i8], n: usize, k: usize| -> i32 {
+        w[k * n..][..n].iter().map(|&w| i32::from(w)).sum()
+    };
+    let mut biases = vec![0i32; 4 * s.units];
+    let mut recurrent_biases = vec![0i32; 4 * s.units];
+    for (g, (_, _, _, b)) in GATES.iter().enumerate() {
+        let t = ctx.input(*b)?;
+        ctx.expect_dtype("bias", t, DType::I32)?;
+        for (j, v) in ctx.const_i32s("bias", t)?.into_iter().enumerate() {
+            let k = 4 * j + g;
+            biases[k] = v.wrapping_sub(zp_in.wrapping_mul(row_sum(input_weights, s.input_size, k)));
+            recurrent_biases[k] =
+                zp_h.wrapping_neg()
+                    .wrapping_mul(row_sum(recurrent_weights, s.units, k));
+        }
+    }
+    Ok((biases, recurrent_biases))
 }
 
 /// The int8 weights `[units, 4, row]` (each unit's four gate rows) as the runtime's `lstm_s8`
