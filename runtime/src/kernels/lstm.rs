@@ -970,6 +970,41 @@ mod tests {
         assert_eq!(v(1), v(3));
         assert!(v(3) > 0);
     }
+    /// [`requantize_gate`] and [`requantize_narrow`] against TFLM's requantization, for every
+    /// shift, multipliers at both ends of Q31's range and sums at the ends of their bound.
+    #[test]
+    fn the_short_requantizations_match_tflm() {
+        for shift in -31i32..=8 {
+            let most = ((1i64 << 30) - 1) >> shift.max(0);
+            let sums = [
+                -most,
+                -most + 1,
+                -12_345,
+                -3,
+                -2,
+                -1,
+                0,
+                1,
+                2,
+                3,
+                4_321,
+                most - 1,
+                most,
+            ];
+            for m in [0, 1 << 30, 0x5a5a_5a5a, i32::MAX] {
+                for &acc in &sums {
+                    let acc = acc as i32;
+                    let want = multiply_by_quantized_multiplier(acc, m, shift);
+                    assert_eq!(requantize_gate(acc, m, shift), want, "{acc} {m} {shift}");
+                    if shift < 0 {
+                        let narrow = requantize_narrow(acc, m, !shift as u32);
+                        assert_eq!(narrow, want, "{acc} {m} {shift}");
+                    }
+                }
+            }
+        }
+    }
+
     /// [`gate_sums`] over ten units (two passes' worth) of rows of seven bytes (a word and three
     /// bytes): every unit's four sums equal the plain sums of its rows, from any first unit.
     #[test]
