@@ -66,6 +66,7 @@ const DEFAULT_MODELS: &[&str] = &[
     "svdf_int8",
     "svdf_float",
     "keyword_scrambled",
+    "keyword_scrambled_8bit",
     "ad_autoencoder",
     "vww_mobilenet_v1_025",
     "lstm",

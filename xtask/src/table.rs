@@ -227,6 +227,7 @@ const TFLM_CMSIS_NN: &[(&str, u64)] = &[
     ("ad_autoencoder", 583_160),
     ("vww_mobilenet_v1_025", 24_102_320),
     ("keyword_scrambled", 136_800),
+    ("keyword_scrambled_8bit", 120_600),
     ("depthwise_multiplier_int16", 524_320),
     ("ds_cnn_int16", 16_011_920),
     ("resnet8_int16", 32_209_320),

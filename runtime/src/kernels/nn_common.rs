@@ -11,6 +11,8 @@ pub(crate) mod mac16;
 #[cfg(tinyaot_mve)]
 mod mve;
 pub(crate) mod requant;
+#[cfg(tinyaot_dsp)]
+mod shift_dot;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod sse2;
 #[cfg(test)]
@@ -27,14 +29,14 @@ pub(crate) use dot::{
 pub(crate) use dot::{dot4_run_s8, packed4_bytes};
 #[cfg(not(tinyaot_mve))]
 pub(crate) use dot::{mac_broadcast_s8, mac_lanes_s8};
-#[cfg(tinyaot_dsp)]
-pub(crate) use dot::{shift_dot_i16, shift_dot_s8};
 #[cfg(tinyaot_mve)]
 pub(crate) use mve::{
     copy_bytes, gather_pixel_s8, mac_broadcast_s8, mac_lanes_s8, pointwise_pixel_s8,
     pointwise_pixels_s8, pool_sum16_s8, window3x3_requant_s8, window_taps_requant_s8, GatherWindow,
 };
 pub(crate) use requant::Requantizer;
+#[cfg(tinyaot_dsp)]
+pub(crate) use shift_dot::{shift_dot_i16, shift_dot_s8};
 
 /// Panics unless `filter` starts at a word boundary: the DSP kernels read filters by aligned
 /// words (generated code keeps them in 16-byte aligned `Flash`). One shared cold panic, so that

@@ -7,9 +7,6 @@
 //! and wrapping sums do not depend on their order.
 
 #[cfg(tinyaot_dsp)]
-use core::cell::Cell;
-
-#[cfg(tinyaot_dsp)]
 use super::dsp::{smlabb, smlad, smlatt, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
 
 /// Four dot products `Σ w[k][i] * (x[i] + offset)` sharing one input row (each input byte is loaded
@@ -351,66 +348,6 @@ pub(crate) fn dot_s8(w: &[i8], x: &[u8], offset: i32) -> i32 {
         weights = weights.wrapping_add(i32::from(w));
     }
     acc.wrapping_add(offset.wrapping_mul(weights))
-}
-
-/// SVDF's state step for one filter with int16 state and time weights, on ARMv7E-M: shifts the
-/// little-endian int16 `row` (`2 * w.len()` bytes, `w.len()` even and at least 2) left by one
-/// element, puts `new` in its last element, and returns `Σ w * row` (wrapping) over the shifted
-/// row. Word by word: each new word is the old word's high element and the next word's low one,
-/// stored in place, one `smlad` with its pair of weights.
-#[cfg(tinyaot_dsp)]
-#[inline(always)]
-pub(crate) fn shift_dot_i16(row: &mut [u8], w: &[i16], new: u16) -> i32 {
-    let m = w.len();
-    let (words, _) = row[..2 * m].as_chunks_mut::<4>();
-    let (pairs, _) = w.as_chunks::<2>();
-    let n = words.len().min(pairs.len());
-    let pair = |p: &[i16; 2]| u32::from(p[0] as u16) | u32::from(p[1] as u16) << 16;
-    let (words, pairs) = (&mut words[..n], &pairs[..n]);
-    let mut acc = 0i32;
-    let mut current = u32::from_le_bytes(words[0]);
-    // Cells, so that each word is written while the next is read, with no index to check.
-    let cells = Cell::from_mut(&mut *words).as_slice_of_cells();
-    for (two, p) in cells.windows(2).zip(pairs) {
-        let next = u32::from_le_bytes(two[1].get());
-        let x = current >> 16 | next << 16;
-        two[0].set(x.to_le_bytes());
-        acc = smlad(pair(p), x, acc);
-        current = next;
-    }
-    let x = current >> 16 | u32::from(new) << 16;
-    words[n - 1] = x.to_le_bytes();
-    smlad(pair(&pairs[n - 1]), x, acc)
-}
-
-/// [`shift_dot_i16`] for int8 state and time weights (`w.len()` a multiple of 4 and at least 4),
-/// returning `Σ w * (row + offset)` (`offset` in [-127, 128]): a word of four elements at a time.
-#[cfg(tinyaot_dsp)]
-#[inline(always)]
-pub(crate) fn shift_dot_s8(row: &mut [u8], w: &[i8], new: u8, offset: i32) -> i32 {
-    let m = w.len();
-    let (words, _) = row[..m].as_chunks_mut::<4>();
-    let (quads, _) = w.as_chunks::<4>();
-    let n = words.len().min(quads.len());
-    let offsets = packed_offset(offset);
-    let mac = |x: u32, w: &[i8; 4], acc: i32| {
-        let (even, odd) = (sxtab16(offsets, x), sxtab16_ror8(offsets, x));
-        mac_word(word_i8(w), even, odd, acc)
-    };
-    let (words, quads) = (&mut words[..n], &quads[..n]);
-    let mut acc = 0i32;
-    let mut current = u32::from_le_bytes(words[0]);
-    let cells = Cell::from_mut(&mut *words).as_slice_of_cells();
-    for (two, q) in cells.windows(2).zip(quads) {
-        let next = u32::from_le_bytes(two[1].get());
-        let x = current >> 8 | next << 24;
-        two[0].set(x.to_le_bytes());
-        acc = mac(x, q, acc);
-        current = next;
-    }
-    let x = current >> 8 | u32::from(new) << 24;
-    words[n - 1] = x.to_le_bytes();
-    mac(x, &quads[n - 1], acc)
 }
 
 /// Channel-wise `acc[c] += w[c] * (x[c] + offset)` for four channels (a depthwise tap), the
@@ -1077,14 +1014,14 @@ pub(crate) fn mac_broadcast_s8(acc: &mut [i32], w: &[i8], x: u8, offset: i32) {
 /// 0 and 2 plus the offset) and `odd` (bytes 1 and 3 plus the offset).
 #[cfg(tinyaot_dsp)]
 #[inline(always)]
-fn mac_word(ww: u32, even: u32, odd: u32, acc: i32) -> i32 {
+pub(super) fn mac_word(ww: u32, even: u32, odd: u32, acc: i32) -> i32 {
     smlad(sxtb16_ror8(ww), odd, smlad(sxtb16(ww), even, acc))
 }
 
 /// `offset` in both 16-bit lanes.
 #[cfg(tinyaot_dsp)]
 #[inline(always)]
-fn packed_offset(offset: i32) -> u32 {
+pub(super) fn packed_offset(offset: i32) -> u32 {
     let lane = u32::from(offset as i16 as u16);
     lane << 16 | lane
 }
