@@ -42,7 +42,7 @@ pub struct LstmS8<'a> {
     pub units: usize,
     /// Input and output are `[time, batches, …]` rather than `[batches, time, …]`.
     pub time_major: bool,
-    /// The input weights in the layout of [`gate_sums`]: each unit's four gate rows (forget,
+    /// The input weights in the layout of `gate_sums`: each unit's four gate rows (forget,
     /// input, cell, output) interleaved by words, then every unit's rows' last bytes
     /// (word-aligned: the DSP loop reads them by aligned words).
     pub input_weights: &'a [i8],
@@ -58,7 +58,7 @@ pub struct LstmS8<'a> {
     /// Non-negative Q31 multipliers taking each gate's input product then recurrent product to
     /// the gate scale 2^-12: `[4, 2]`. The lowering takes this kernel only where every sum (bias
     /// included) times `2^max(shift, 0)` stays below 2^30 in magnitude and every shift in
-    /// `mul_shifts` is a right shift, which [`requantize_gate`] and [`requantize_narrow`] need;
+    /// `mul_shifts` is a right shift, which `requantize_gate` and `requantize_narrow` need;
     /// `lstm_dyn_s8` takes the others.
     pub multipliers: &'a [i32],
     /// Their shifts (positive = left).
@@ -337,8 +337,8 @@ fn gate_sums(x: &[u8], w: &[i8], units: usize, first: usize, init: &[i32], sums:
 /// `EvalLstm<int8_t, int8_t, int16_t, int32_t>`. Reads the input (`batches · time_steps ·
 /// input_size` bytes), updates the hidden state (`batches · units` bytes) and the cell state
 /// (`2 · batches · units` bytes) in place, writes the output (`batches · time_steps · units`
-/// bytes). For each step, [`UNITS_PER_PASS`] units at a time: their gates' input and recurrent
-/// products ([`gate_sums`]), then unit by unit the gates and the cell and hidden update.
+/// bytes). For each step, `UNITS_PER_PASS` units at a time: their gates' input and recurrent
+/// products (`gate_sums`), then unit by unit the gates and the cell and hidden update.
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn lstm_s8(
     arena: &mut [u8],
