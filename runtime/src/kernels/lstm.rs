@@ -24,7 +24,7 @@
 use super::logistic_tanh::{logistic_one_f32, logistic_one_s16, tanh_one_s16, LogisticS16};
 use super::nn_common::float_math::tanh_f32;
 use super::nn_common::requant::scale_16x8;
-use super::nn_common::requant::{divide_high_by_pot, rounding_high_mul};
+use super::nn_common::requant::{rounding_high_mul, Scale};
 use super::nn_common::{clamp_f32, dot4_run_s8, dot_s16, views};
 use crate::math::multiply_by_quantized_multiplier;
 
@@ -194,45 +194,11 @@ fn sat16(x: i32) -> i32 {
     x.clamp(-32768, 32767)
 }
 
-/// A Q31 multiplier and its shift as TFLM's `MultiplyByQuantizedMultiplier` applies them, the
-/// shift split once into its left and right parts. For the non-negative multipliers the lowering
-/// gives, [`Scale::apply`] has the same bits as [`crate::math::multiply_by_quantized_multiplier`]
-/// in fewer instructions (as the convolutions' requantization: the doubling high multiply's one
-/// saturating case needs a negative multiplier, and the rounding division is
-/// [`divide_high_by_pot`]).
-#[derive(Clone, Copy)]
-struct Scale {
-    multiplier: i32,
-    left: u32,
-    right: i32,
-}
-
-impl Scale {
-    /// `multiplier` with `shift` (positive = left), both parts within `0..=31`.
-    #[inline(always)]
-    fn new(multiplier: i32, shift: i8) -> Self {
-        let shift = i32::from(shift).clamp(-31, 31);
-        Scale {
-            multiplier,
-            left: shift.max(0) as u32,
-            right: (-shift).max(0),
-        }
-    }
-
-    /// `MultiplyByQuantizedMultiplier(acc, multiplier, shift)`.
-    #[inline(always)]
-    fn apply(self, acc: i32) -> i32 {
-        let x = acc.wrapping_shl(self.left);
-        let high = ((i64::from(x) * i64::from(self.multiplier) + (1 << 30)) >> 31) as i32;
-        divide_high_by_pot(high, self.right)
-    }
-}
-
 /// `MultiplyByQuantizedMultiplier(acc, multiplier, shift)` for `|acc| < 2^30`, a non-negative
 /// multiplier and a right shift (`shift <= -1`), given `not_shift = !shift`: the doubling high
 /// multiply is one rounding high multiply of `2 acc` (which fits), the rounding division
-/// [`divide_high_by_pot`]'s with its first shift known to be `right - 1 = !shift` (see the
-/// convolutions' `Requantizer::apply_narrow`). The lowering proves the bounds ([`LstmS8`]).
+/// [`divide_high_by_pot`](super::nn_common::requant::divide_high_by_pot)'s with its first shift
+/// known to be `right - 1 = !shift` (see the convolutions' `Requantizer::apply_narrow`). The lowering proves the bounds ([`LstmS8`]).
 #[inline(always)]
 fn requantize_narrow(acc: i32, multiplier: i32, not_shift: u32) -> i32 {
     let high = rounding_high_mul(acc << 1, multiplier);
@@ -257,7 +223,7 @@ fn requantize_gate(acc: i32, multiplier: i32, shift: i32) -> i32 {
 /// gate × cell gate → cell state, output gate × tanh(cell) → hidden state.
 #[inline(always)]
 fn product_scales(multipliers: &[i32], shifts: &[i8]) -> [Scale; 3] {
-    core::array::from_fn(|k| Scale::new(multipliers[k], shifts[k]))
+    core::array::from_fn(|k| Scale::new(multipliers[k], i32::from(shifts[k]).clamp(-31, 31)))
 }
 
 /// The integer cell and hidden update of one unit from its four gate pre-activations (int16 at

@@ -15,7 +15,7 @@
 //! three must not overlap (checked).
 
 use super::nn_common::float_math::tanh_f32;
-use super::nn_common::requant::divide_high_by_pot;
+use super::nn_common::requant::Scale;
 use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views};
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
@@ -242,36 +242,6 @@ macro_rules! int_args {
     };
 }
 
-/// TFLM's `MultiplyByQuantizedMultiplier` with its shift split once per call: the same bits for a
-/// non-negative multiplier (the lowering's, from positive scales), which rules out the doubling
-/// high multiply's one saturating case, in fewer instructions ([`divide_high_by_pot`]).
-#[derive(Clone, Copy)]
-struct Scale {
-    multiplier: i32,
-    left: u32,
-    right: i32,
-}
-
-impl Scale {
-    /// The scale of `(multiplier, shift)` (shift positive = left).
-    fn new((multiplier, shift): (i32, i32)) -> Self {
-        let left = shift.max(0);
-        Scale {
-            multiplier,
-            left: left as u32,
-            right: left - shift,
-        }
-    }
-
-    /// `MultiplyByQuantizedMultiplier(x)`.
-    #[inline(always)]
-    fn apply(self, x: i32) -> i32 {
-        let x = i64::from(x.wrapping_shl(self.left));
-        let high = ((x * i64::from(self.multiplier) + (1 << 30)) >> 31) as i32;
-        divide_high_by_pot(high, self.right)
-    }
-}
-
 /// The integer SVDF: `Word` is the state's (and time weights') element type. Per batch, two
 /// passes. First the features, four filters at a time sharing the input's words, each clamped to
 /// `Word` plus the state zero point and stored in its filter's first state element: the oldest,
@@ -284,7 +254,9 @@ impl Scale {
 fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, usize), p: Int<W>) {
     let [batches, input_size, filters, rank, memory] = p.dims;
     let [zp_in, zp_state, zp_out] = p.zero_points;
-    let [feature, scale_out] = p.scales.map(Scale::new);
+    let [feature, scale_out] = p
+        .scales
+        .map(|(multiplier, shift)| Scale::new(multiplier, shift));
     let rank = rank.max(1);
     let units = filters / rank;
     let row = filters * memory;

@@ -774,6 +774,40 @@ pub(crate) fn divide_high_by_pot(high: i32, right: i32) -> i32 {
     ((toward_zero >> (right - 1)) + 1) >> 1
 }
 
+/// A Q31 multiplier and its shift as TFLM's `MultiplyByQuantizedMultiplier` applies them, the
+/// shift split once into its left and right parts. For the non-negative multipliers the lowering
+/// gives (from positive scales), [`Scale::apply`] has the same bits as
+/// [`crate::math::multiply_by_quantized_multiplier`] in fewer instructions: the doubling high
+/// multiply's one saturating case needs a negative multiplier, and the rounding division is
+/// [`divide_high_by_pot`]. The SVDF and LSTM kernels split their scales once per call.
+#[derive(Clone, Copy)]
+pub(crate) struct Scale {
+    multiplier: i32,
+    left: u32,
+    right: i32,
+}
+
+impl Scale {
+    /// `multiplier` with `shift` (positive = left), `shift` within `-31..=31`.
+    #[inline(always)]
+    pub(crate) fn new(multiplier: i32, shift: i32) -> Self {
+        let left = shift.max(0);
+        Scale {
+            multiplier,
+            left: left as u32,
+            right: left - shift,
+        }
+    }
+
+    /// `MultiplyByQuantizedMultiplier(acc, multiplier, shift)`.
+    #[inline(always)]
+    pub(crate) fn apply(self, acc: i32) -> i32 {
+        let x = i64::from(acc.wrapping_shl(self.left));
+        let high = ((x * i64::from(self.multiplier) + (1 << 30)) >> 31) as i32;
+        divide_high_by_pot(high, self.right)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
