@@ -198,7 +198,8 @@ fn sat16(x: i32) -> i32 {
 /// multiplier and a right shift (`shift <= -1`), given `not_shift = !shift`: the doubling high
 /// multiply is one rounding high multiply of `2 acc` (which fits), the rounding division
 /// [`divide_high_by_pot`](super::nn_common::requant::divide_high_by_pot)'s with its first shift
-/// known to be `right - 1 = !shift` (see the convolutions' `Requantizer::apply_narrow`). The lowering proves the bounds ([`LstmS8`]).
+/// known to be `right - 1 = !shift` (see the convolutions' `Requantizer::apply_narrow`). The
+/// lowering proves the bounds ([`LstmS8`]).
 #[inline(always)]
 fn requantize_narrow(acc: i32, multiplier: i32, not_shift: u32) -> i32 {
     let high = rounding_high_mul(acc << 1, multiplier);
