@@ -71,7 +71,7 @@ const DEFAULT_MODELS: &[&str] = &[
     "vww_mobilenet_v1_025",
     "lstm",
     "trained_lstm_int8",
-    "tflm_suite/micro_speech_lstm",
+    "micro_speech_lstm",
     "tiny_unet",
     "attention_mha",
     "batch_matmul_heads",
@@ -646,7 +646,7 @@ fn expand_sets(fixtures: &Path, names: &[String]) -> Result<Vec<String>, String>
 /// Finds `name` among the fixtures, then among ../shared's reference models, then among the
 /// hostile suite's accepted corners (their goldens by TFLM too: the kernels' corner paths on the
 /// cores' own code, e.g. windows wholly outside the image), then among TFLM's integration suite
-/// (../shared/models/tflm_suite; also as `tflm_suite/NAME`), then among TFLM's audio front ends
+/// (../shared/models/tflm_suite), then among TFLM's audio front ends
 /// (../shared/models/audio_frontend); [`mcu_pipeline::NAME`] is the keyword pipeline.
 fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
     let fixtures = paths.root.join("tests/fixtures");
@@ -661,16 +661,6 @@ fn spec(paths: &Paths, name: &str) -> Result<Spec, String> {
             golden,
             tflm_arena: None,
             pipeline: Some(pipeline),
-        });
-    }
-    // `tflm_suite/NAME` (as `cargo xtask arena` names them): the suite's model and its goldens.
-    if let Some(base) = name.strip_prefix("tflm_suite/") {
-        return Ok(Spec {
-            name: name.to_string(),
-            tflite: suite.join(format!("{base}.tflite")),
-            golden: suite.join("golden").join(base),
-            tflm_arena: None,
-            pipeline: None,
         });
     }
     // Each place: its models, its goldens, and where TFLM's arena size is recorded (if anywhere).

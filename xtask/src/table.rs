@@ -232,7 +232,7 @@ const TFLM_CMSIS_NN: &[(&str, u64)] = &[
     ("ds_cnn_int16", 16_011_920),
     ("resnet8_int16", 32_209_320),
     ("transpose_conv_int16", 2_530_840),
-    ("tflm_suite/micro_speech_lstm", 12_101_240),
+    ("micro_speech_lstm", 12_101_240),
 ];
 
 /// Instructions per inference of TFLM running CMSIS-NN's Helium (MVE) kernels on the
