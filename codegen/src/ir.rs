@@ -488,6 +488,16 @@ impl Operator {
     /// operator of a branch also its subgraph (`2_1`), of a loop its WHILE and subgraph (`3_2_1`),
     /// a step of a WHILE the tensors it copies (`3_w1_5`), so that no two collide.
     pub fn ident(&self) -> String {
+        let name = self.ident_by_index();
+        if crate::load::decode::is_decode(self) {
+            // One operator of a DECODE of several tensors (load::decode): by the tensor it writes.
+            return format!("{name}_d{}", self.outputs.first().map_or(0, |t| t + 1));
+        }
+        name
+    }
+
+    /// [`Self::ident`] before a split DECODE's suffix.
+    fn ident_by_index(&self) -> String {
         if let Some(l) = self.looped.filter(|l| l.subgraph != 0) {
             // The caller too: two WHILEs may run the same subgraph.
             return format!("{}_{}_{}", l.caller, l.subgraph, self.source_index);

@@ -659,6 +659,35 @@ pub(crate) const STRUCTS: &[StructFields] = &[
         ],
     ),
     (
+        "decode",
+        "DecodePrune",
+        &[
+            ("mask", "const uint8_t *"),
+            ("mask_len", "size_t"),
+            ("values", "const uint8_t *"),
+            ("values_len", "size_t"),
+            ("count", "size_t"),
+            ("element_size", "size_t"),
+            ("zero_points", "const int8_t *"),
+            ("zero_points_len", "size_t"),
+            ("last_axis", "int"),
+        ],
+    ),
+    (
+        "decode",
+        "DecodeHuffman",
+        &[
+            ("stream", "const uint8_t *"),
+            ("stream_len", "size_t"),
+            ("tables", "const uint8_t *"),
+            ("tables_len", "size_t"),
+            ("count", "size_t"),
+            ("first_bits", "size_t"),
+            ("wide", "int"),
+            ("element_size", "size_t"),
+        ],
+    ),
+    (
         "depthwise",
         "DepthwiseConv2dS8",
         &[

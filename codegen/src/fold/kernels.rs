@@ -1659,6 +1659,39 @@ fn decode_decode_lut<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resu
     Ok(())
 }
 
+/// `decode::decode_prune`.
+fn decode_decode_prune<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let mask: Vec<u8> = call.slice("mask")?;
+    let values: Vec<u8> = call.slice("values")?;
+    let zero_points: Vec<i8> = call.slice("zero_points")?;
+    let p = tinyaot_runtime::kernels::decode::DecodePrune {
+        mask: &mask,
+        values: &values,
+        count: call.scalar::<usize>("count")?,
+        element_size: call.scalar::<usize>("element_size")?,
+        zero_points: &zero_points,
+        last_axis: call.scalar::<bool>("last_axis")?,
+    };
+    tinyaot_runtime::kernels::decode::decode_prune(arena, call.offset(0)?, &p);
+    Ok(())
+}
+
+/// `decode::decode_huffman`.
+fn decode_decode_huffman<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
+    let stream: Vec<u8> = call.slice("stream")?;
+    let tables: Vec<u8> = call.slice("tables")?;
+    let p = tinyaot_runtime::kernels::decode::DecodeHuffman {
+        stream: &stream,
+        tables: &tables,
+        count: call.scalar::<usize>("count")?,
+        first_bits: call.scalar::<usize>("first_bits")?,
+        wide: call.scalar::<bool>("wide")?,
+        element_size: call.scalar::<usize>("element_size")?,
+    };
+    tinyaot_runtime::kernels::decode::decode_huffman(arena, call.offset(0)?, &p);
+    Ok(())
+}
+
 /// `depthwise::depthwise_conv2d_s8`.
 fn depthwise_depthwise_conv2d_s8<C: KernelArgs + ?Sized>(
     call: &C,
@@ -6355,6 +6388,8 @@ pub fn run<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), Str
         ("cumsum", "cumsum_s8") => cumsum_cumsum_s8(call, arena),
         ("cumsum", "cumsum_dyn") => cumsum_cumsum_dyn(call, arena),
         ("decode", "decode_lut") => decode_decode_lut(call, arena),
+        ("decode", "decode_prune") => decode_decode_prune(call, arena),
+        ("decode", "decode_huffman") => decode_decode_huffman(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => depthwise_depthwise_conv2d_f32(call, arena),

@@ -10,6 +10,7 @@
 
 mod buffer;
 mod control;
+pub(crate) mod decode;
 mod dtype;
 // Read by the loader (the state a signal operator keeps) and by the custom operators' lowerings.
 pub(crate) mod flexbuffer;
@@ -167,6 +168,7 @@ pub fn load_with_limits<'m>(bytes: &'m [u8], limits: &Limits) -> Result<Graph<'m
         limits,
     };
     control::inline(&control, &mut tensors, &mut operators, &mut constant_bytes)?;
+    decode::split(&mut operators);
     limits.check_tensors(tensors.len())?;
     limits.check_operators(operators.len())?;
 

@@ -1809,6 +1809,72 @@ pub(crate) mod decode {
             }
         }
     }
+
+    /// `tinyaot::kernels::decode::DecodePrune`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DecodePrune {
+        /// `mask`.
+        pub mask: Data<u8>,
+        /// `values`.
+        pub values: Data<u8>,
+        /// `count`.
+        pub count: usize,
+        /// `element_size`.
+        pub element_size: usize,
+        /// `zero_points`.
+        pub zero_points: Data<i8>,
+        /// `last_axis`.
+        pub last_axis: bool,
+    }
+
+    impl From<DecodePrune> for Params {
+        fn from(p: DecodePrune) -> Params {
+            Params {
+                type_name: "DecodePrune",
+                fields: vec![
+                    ("mask", Value::from(p.mask)),
+                    ("values", Value::from(p.values)),
+                    ("count", Value::Usize(p.count)),
+                    ("element_size", Value::Usize(p.element_size)),
+                    ("zero_points", Value::from(p.zero_points)),
+                    ("last_axis", Value::Bool(p.last_axis)),
+                ],
+            }
+        }
+    }
+
+    /// `tinyaot::kernels::decode::DecodeHuffman`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct DecodeHuffman {
+        /// `stream`.
+        pub stream: Data<u8>,
+        /// `tables`.
+        pub tables: Data<u8>,
+        /// `count`.
+        pub count: usize,
+        /// `first_bits`.
+        pub first_bits: usize,
+        /// `wide`.
+        pub wide: bool,
+        /// `element_size`.
+        pub element_size: usize,
+    }
+
+    impl From<DecodeHuffman> for Params {
+        fn from(p: DecodeHuffman) -> Params {
+            Params {
+                type_name: "DecodeHuffman",
+                fields: vec![
+                    ("stream", Value::from(p.stream)),
+                    ("tables", Value::from(p.tables)),
+                    ("count", Value::Usize(p.count)),
+                    ("first_bits", Value::Usize(p.first_bits)),
+                    ("wide", Value::Bool(p.wide)),
+                    ("element_size", Value::Usize(p.element_size)),
+                ],
+            }
+        }
+    }
 }
 
 /// The parameter structs of `tinyaot::kernels::depthwise`.

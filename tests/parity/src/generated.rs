@@ -1037,6 +1037,48 @@ pub mod ffi {
             /// `last_axis`.
             pub last_axis: core::ffi::c_int,
         }
+        /// The C `decode_DecodePrune`.
+        #[repr(C)]
+        pub struct DecodePrune {
+            /// `mask`'s data.
+            pub mask: *const u8,
+            /// `mask`'s length.
+            pub mask_len: usize,
+            /// `values`'s data.
+            pub values: *const u8,
+            /// `values`'s length.
+            pub values_len: usize,
+            /// `count`.
+            pub count: usize,
+            /// `element_size`.
+            pub element_size: usize,
+            /// `zero_points`'s data.
+            pub zero_points: *const i8,
+            /// `zero_points`'s length.
+            pub zero_points_len: usize,
+            /// `last_axis`.
+            pub last_axis: core::ffi::c_int,
+        }
+        /// The C `decode_DecodeHuffman`.
+        #[repr(C)]
+        pub struct DecodeHuffman {
+            /// `stream`'s data.
+            pub stream: *const u8,
+            /// `stream`'s length.
+            pub stream_len: usize,
+            /// `tables`'s data.
+            pub tables: *const u8,
+            /// `tables`'s length.
+            pub tables_len: usize,
+            /// `count`.
+            pub count: usize,
+            /// `first_bits`.
+            pub first_bits: usize,
+            /// `wide`.
+            pub wide: core::ffi::c_int,
+            /// `element_size`.
+            pub element_size: usize,
+        }
     }
     /// `depthwise`'s typedefs.
     pub mod depthwise {
@@ -3894,6 +3936,10 @@ pub mod ffi {
         );
         /// The C `decode::decode_lut`.
         pub fn parity_decode_decode_lut(output: *mut u8, p: *const decode::DecodeLut);
+        /// The C `decode::decode_prune`.
+        pub fn parity_decode_decode_prune(output: *mut u8, p: *const decode::DecodePrune);
+        /// The C `decode::decode_huffman`.
+        pub fn parity_decode_decode_huffman(output: *mut u8, p: *const decode::DecodeHuffman);
         /// The C `depthwise::depthwise_conv2d_s8`.
         pub fn parity_depthwise_depthwise_conv2d_s8(
             input: *const u8,
@@ -7150,6 +7196,54 @@ fn c_decode_decode_lut(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> 
     // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
     // access the parameters describe.
     unsafe { ffi::parity_decode_decode_lut(output, &p) };
+    Ok(())
+}
+
+/// `decode::decode_prune` in C.
+fn c_decode_decode_prune(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let mask: Vec<u8> = call.slice("mask")?;
+    let values: Vec<u8> = call.slice("values")?;
+    let zero_points: Vec<i8> = call.slice("zero_points")?;
+    let p = ffi::decode::DecodePrune {
+        mask: mask.as_ptr(),
+        mask_len: mask.len(),
+        values: values.as_ptr(),
+        values_len: values.len(),
+        count: call.scalar::<usize>("count")?,
+        element_size: call.scalar::<usize>("element_size")?,
+        zero_points: zero_points.as_ptr(),
+        zero_points_len: zero_points.len(),
+        last_axis: core::ffi::c_int::from(call.scalar::<bool>("last_axis")?),
+    };
+    let base = arena.as_mut_ptr();
+    let output = call.c_output(base, arena.len(), 0)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_decode_decode_prune(output, &p) };
+    Ok(())
+}
+
+/// `decode::decode_huffman` in C.
+fn c_decode_decode_huffman(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
+    let stream: Vec<u8> = call.slice("stream")?;
+    let tables: Vec<u8> = call.slice("tables")?;
+    let p = ffi::decode::DecodeHuffman {
+        stream: stream.as_ptr(),
+        stream_len: stream.len(),
+        tables: tables.as_ptr(),
+        tables_len: tables.len(),
+        count: call.scalar::<usize>("count")?,
+        first_bits: call.scalar::<usize>("first_bits")?,
+        wide: core::ffi::c_int::from(call.scalar::<bool>("wide")?),
+        element_size: call.scalar::<usize>("element_size")?,
+    };
+    let base = arena.as_mut_ptr();
+    let output = call.c_output(base, arena.len(), 0)?;
+    // SAFETY: the pointers are into `arena` (or the call's constant copies) at the offsets the
+    // memory plan gives, and the Rust kernel, run first on the same call, bounds-checked every
+    // access the parameters describe.
+    unsafe { ffi::parity_decode_decode_huffman(output, &p) };
     Ok(())
 }
 
@@ -12621,6 +12715,8 @@ pub fn run_c(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         ("cumsum", "cumsum_s8") => c_cumsum_cumsum_s8(call, arena),
         ("cumsum", "cumsum_dyn") => c_cumsum_cumsum_dyn(call, arena),
         ("decode", "decode_lut") => c_decode_decode_lut(call, arena),
+        ("decode", "decode_prune") => c_decode_decode_prune(call, arena),
+        ("decode", "decode_huffman") => c_decode_decode_huffman(call, arena),
         ("depthwise", "depthwise_conv2d_s8") => c_depthwise_depthwise_conv2d_s8(call, arena),
         ("depthwise", "depthwise_conv2d_s16") => c_depthwise_depthwise_conv2d_s16(call, arena),
         ("depthwise", "depthwise_conv2d_f32") => c_depthwise_depthwise_conv2d_f32(call, arena),
@@ -12947,6 +13043,8 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("cumsum", "cumsum_s8"),
     ("cumsum", "cumsum_dyn"),
     ("decode", "decode_lut"),
+    ("decode", "decode_prune"),
+    ("decode", "decode_huffman"),
     ("depthwise", "depthwise_conv2d_s8"),
     ("depthwise", "depthwise_conv2d_s16"),
     ("depthwise", "depthwise_conv2d_f32"),

@@ -1,19 +1,22 @@
-//! CUSTOM(TFLM_DECODE) → `decode::decode_lut`: weights compressed by TFLM's compression tool,
-//! kept compressed in flash and decoded into the arena before their consumer, as TFLM's DECODE
-//! operator (kernels/decode.cc) decodes them into its output tensor; the planner gives that
-//! tensor a lifetime from the decode to its last consumer. Never folded: a folded decode would
-//! store the uncompressed weights, which is what compression saves.
+//! CUSTOM(TFLM_DECODE) → `decode::decode_lut`, `decode_prune`, `decode_huffman`: weights
+//! compressed by TFLM's compression tool (or any encoder of its formats), kept compressed in flash
+//! and decoded into the arena before their consumer, as TFLM's DECODE operator (kernels/decode.cc)
+//! decodes them into its output tensor; the planner gives that tensor a lifetime from the decode
+//! to its last consumer. Never folded: a folded decode would store the uncompressed weights, which
+//! is what compression saves.
 //!
 //! The operator's inputs are pairs (the compressed tensor, its ancillary tensor: a 16-byte
-//! "decode common metadata" header, then the decoder's data), one pair per output. Its Prepare
-//! (checked here as it checks it) takes an even number of inputs, twice the outputs, both of a
-//! pair constant, the header's version 1 and decode type LUT (0), Huffman (1) or pruning (2).
-//! Lookup-table decoding (decode_state_lut.cc) of INT8 and FLOAT32 tensors is compiled; Huffman and pruning,
-//! the other output types and a DECODE of more than one tensor (TFLM's tool writes one DECODE per
-//! consumer, of every tensor it reads compressed) are refused as not supported yet.
+//! "decode common metadata" header, then the decoder's data), one pair per output; the loader
+//! splits a DECODE of several tensors into one per pair (`load::decode`), which is what TFLM's
+//! Eval does in turn. Its Prepare (checked here as it checks it) takes an even number of inputs,
+//! twice the outputs, both of a pair constant, the header's version 1 and decode type LUT (0),
+//! Huffman (1) or pruning (2), each decoder's own version 1. Lookup tables and pruning decode
+//! every type TFLM's decoders write but BOOL (FLOAT32, INT8, INT16, INT32, INT64; BOOL waits
+//! for a fixture), Huffman INT8 and INT16 (its 16-bit tables INT8 only). Everything a decoder reads is constant, so each decode is walked here once: a model
+//! whose decoder would read beyond its tensors (which TFLM does without a check) is refused.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
-use crate::error::{Grounds, Result};
+use crate::error::{Error, Grounds, Result};
 use crate::ir::{DType, OpCode};
 use crate::lower::params::decode as P;
 use crate::lower::types::{Role, Sig, Ty, Types};
@@ -27,6 +30,9 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
         tinyaot: &[
             Sig::Each(&[Ty::U8, Ty::U8, Ty::F32]),
             Sig::Each(&[Ty::U8, Ty::U8, Ty::I8]),
+            Sig::Each(&[Ty::U8, Ty::U8, Ty::I16]),
+            Sig::Each(&[Ty::U8, Ty::U8, Ty::I32]),
+            Sig::Each(&[Ty::U8, Ty::U8, Ty::I64]),
         ],
         tflm: &[
             Sig::Each(&[Ty::U8, Ty::U8, Ty::Bool]),
@@ -88,64 +94,246 @@ fn decode(ctx: &OpContext) -> Result<Kernel> {
             Grounds::tflm("decode.cc Prepare: DecodeState::Version(*ancillary) != 1"),
         ));
     }
-    match meta[0] {
-        LUT => {}
-        HUFFMAN | PRUNE => {
-            return Err(ctx.unsupported(format!(
-                "decode type {} ({}); tinyaot decodes lookup tables (type 0) only so far",
-                meta[0],
-                if meta[0] == HUFFMAN {
-                    "Huffman"
-                } else {
-                    "pruning"
-                }
-            )))
-        }
-        t => {
-            return Err(ctx.invalid(
-                format!("decode type {t}; TFLM's DECODE takes 0 (LUT), 1 (Huffman), 2 (pruning)"),
-                Grounds::tflm("decode.cc Prepare: unsupported decode type"),
-            ))
-        }
+    if meta[0] != LUT && meta[0] != HUFFMAN && meta[0] != PRUNE {
+        return Err(ctx.invalid(
+            format!(
+                "decode type {}; TFLM's DECODE takes 0 (LUT), 1 (Huffman), 2 (pruning)",
+                meta[0]
+            ),
+            Grounds::tflm("decode.cc Prepare: unsupported decode type"),
+        ));
     }
     if n_out > 1 {
-        return Err(ctx.unsupported(format!(
-            "{n_out} tensors decoded by one operator; tinyaot decodes one per TFLM_DECODE so far"
-        )));
+        // The loader splits these (load::decode); a graph built otherwise is a bug.
+        return Err(Error::Internal {
+            detail: format!("a TFLM_DECODE of {n_out} tensors reached the lowering unsplit"),
+        });
     }
     let output = ctx.output(0)?;
-    lut(ctx, indices, meta, output)
+    if meta[4] != 1 {
+        let decoder = ["lookup-table", "Huffman", "pruning"][usize::from(meta[0])];
+        return Err(ctx.invalid(
+            format!(
+                "{decoder} decoder version {}; TFLM's DECODE takes 1",
+                meta[4]
+            ),
+            Grounds::tflm("decode_state_*.cc Setup: unsupported version"),
+        ));
+    }
+    match meta[0] {
+        LUT => lut(ctx, indices, meta, output),
+        PRUNE => prune(ctx, indices, meta, output),
+        _ => huffman(ctx, indices, meta, output),
+    }
+}
+
+/// The element size of a tensor TFLM's lookup-table and pruning decoders write (`grounds`: where
+/// TFLM refuses the others).
+fn element_size(
+    ctx: &OpContext,
+    output: &crate::ir::Tensor,
+    decoder: &str,
+    grounds: &'static str,
+) -> Result<usize> {
+    match output.dtype {
+        DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::F32 => Ok(output.dtype.size()),
+        // The kernels copy any element size; BOOL waits for a fixture with TFLM's goldens (a
+        // constant BOOL tensor that a converter keeps).
+        DType::Bool => Err(ctx.unsupported(format!(
+            "the output has type BOOL; tinyaot's {decoder} DECODE writes FLOAT32, INT8, INT16, \
+             INT32 and INT64 so far (TFLM also BOOL)"
+        ))),
+        t => Err(ctx.invalid(
+            format!(
+                "the output has type {t}; TFLM's {decoder} DECODE writes BOOL, FLOAT32, INT8, \
+                 INT16, INT32 or INT64"
+            ),
+            Grounds::tflm(grounds),
+        )),
+    }
+}
+
+/// The pruning decode of `mask` and the values of `meta` into `output`, checked as
+/// `DecodeStatePrune::Setup` checks it, and the mask and values long enough for every element
+/// (TFLM reads whatever follows them otherwise).
+fn prune(ctx: &OpContext, mask: &[u8], meta: &[u8], output: &crate::ir::Tensor) -> Result<Kernel> {
+    let size = element_size(
+        ctx,
+        output,
+        "pruning",
+        "decode_state_prune.cc Decode: unsupported tensor type",
+    )?;
+    let count = output.num_elements();
+    let rank = output.shape.len();
+    // TFLM's Setup: the channels and zero points only with quantization; one zero point unless
+    // an INT8 tensor has several channels and a non-zero one among them.
+    let (zero_points, last_axis) = match &output.quant {
+        Some(q) => {
+            let channels = q.scales.len();
+            let last_axis = rank > 0 && q.axis == rank - 1 && channels > 1;
+            if !last_axis && q.axis != 0 {
+                return Err(ctx.invalid(
+                    format!(
+                        "quantization axis {}; TFLM decodes along axis 0 or the last",
+                        q.axis
+                    ),
+                    Grounds::tflm("decode_state_prune.cc Setup: unsupported quantization axis"),
+                ));
+            }
+            let non_zero = q.zero_points.iter().any(|&z| z != 0);
+            if non_zero && output.dtype != DType::I8 {
+                return Err(ctx.invalid(
+                    format!("a {} tensor with a non-zero zero point", output.dtype),
+                    Grounds::tflm(
+                        "decode_state_prune.cc Setup: All zero-points must be zero (but INT8's)",
+                    ),
+                ));
+            }
+            if channels > 1 && non_zero {
+                if channels == 0 || !count.is_multiple_of(channels) {
+                    return Err(ctx.invalid(
+                        format!(
+                            "{count} elements in {channels} channels: not a whole number per \
+                             channel"
+                        ),
+                        Grounds::undefined(
+                            "decode_state_prune.cc leaves the remainder unwritten (axis 0) or \
+                             counts past it (the last axis)",
+                        ),
+                    ));
+                }
+                // TFLM keeps them as int8_t.
+                (q.zero_points.iter().map(|&z| z as i8).collect(), last_axis)
+            } else {
+                (vec![q.zero_points.first().map_or(0, |&z| z as i8)], false)
+            }
+        }
+        None => (vec![0], false),
+    };
+    let needed = count.div_ceil(8);
+    if mask.len() < needed {
+        return Err(ctx.invalid(
+            format!(
+                "{count} elements need a {needed}-byte mask; the compressed tensor has {}",
+                mask.len()
+            ),
+            Grounds::undefined("decode_state_prune.cc reads the mask beyond the tensor"),
+        ));
+    }
+    let mask = &mask[..needed];
+    let full = count / 8;
+    let kept = mask[..full]
+        .iter()
+        .map(|b| b.count_ones() as usize)
+        .sum::<usize>()
+        + (mask[full..]
+            .iter()
+            .map(|&b| (b >> (8 - count % 8)).count_ones() as usize))
+        .sum::<usize>();
+    let values = &meta[HEADER..];
+    if kept * size > values.len() {
+        return Err(ctx.invalid(
+            format!(
+                "the mask keeps {kept} elements of {size} bytes; the ancillary tensor holds {} \
+                 bytes of values",
+                values.len()
+            ),
+            Grounds::undefined("decode_state_prune.cc reads values beyond the ancillary tensor"),
+        ));
+    }
+    Ok(kernel(
+        "decode_prune",
+        vec![Operand::Offset(ctx.output_index(0)?)],
+        P::DecodePrune {
+            mask: Data::Packed(mask.to_vec()),
+            values: Data::Packed(values[..kept * size].to_vec()),
+            count,
+            element_size: size,
+            zero_points: Data::Values(zero_points),
+            last_axis,
+        },
+    ))
+}
+
+/// The Huffman decode of `stream` by the tables of `meta` into `output`, checked as
+/// `DecodeStateHuffman::Setup` and `Decode` check it, and walked here to its end: a code that
+/// reads beyond the stream's words or the tables is refused.
+fn huffman(
+    ctx: &OpContext,
+    stream: &[u8],
+    meta: &[u8],
+    output: &crate::ir::Tensor,
+) -> Result<Kernel> {
+    use tinyaot_runtime::kernels::decode::{huffman_walk, DecodeHuffman, HuffmanFault};
+    let wide = meta[5] & 0x01 != 0;
+    let first_bits = usize::from((meta[5] & 0xf0) >> 4) + 1;
+    let element_size = match (output.dtype, wide) {
+        (DType::I8, _) => 1,
+        (DType::I16, true) => 2,
+        (t, false) => {
+            return Err(ctx.invalid(
+                format!("the output has type {t}; TFLM's 16-bit Huffman tables decode INT8 only"),
+                Grounds::tflm(
+                    "decode_state_huffman.cc Setup: TF_LITE_ENSURE_TYPES_EQ(output, INT8)",
+                ),
+            ))
+        }
+        (t, true) => {
+            return Err(ctx.invalid(
+                format!("the output has type {t}; TFLM's Huffman DECODE writes INT8 or INT16"),
+                Grounds::tflm("decode_state_huffman.cc Decode: unsupported tensor type"),
+            ))
+        }
+    };
+    let p = DecodeHuffman {
+        stream,
+        tables: &meta[HEADER..],
+        count: output.num_elements(),
+        first_bits,
+        wide,
+        element_size,
+    };
+    if let Err(fault) = huffman_walk(&p, |_, _| {}) {
+        let detail = match fault {
+            HuffmanFault::Stream { element, word } => format!(
+                "element {element}'s code reads 32-bit word {word} of a {}-byte stream",
+                stream.len()
+            ),
+            HuffmanFault::Table { element, entry } => format!(
+                "element {element}'s code reads table entry {entry}, beyond the {} bytes of \
+                 tables",
+                p.tables.len()
+            ),
+        };
+        return Err(ctx.invalid(
+            detail,
+            Grounds::undefined("decode_state_huffman.cc reads beyond the tensor"),
+        ));
+    }
+    Ok(kernel(
+        "decode_huffman",
+        vec![Operand::Offset(ctx.output_index(0)?)],
+        P::DecodeHuffman {
+            stream: Data::Packed(stream.to_vec()),
+            tables: Data::Packed(p.tables.to_vec()),
+            count: p.count,
+            first_bits,
+            wide,
+            element_size,
+        },
+    ))
 }
 
 /// The lookup-table decode of `indices` by the tables of `meta` into `output`, checked as
 /// `DecodeStateLut::Setup` checks it, and every index's table entry within the tables (TFLM reads
 /// whatever follows them otherwise).
 fn lut(ctx: &OpContext, indices: &[u8], meta: &[u8], output: &crate::ir::Tensor) -> Result<Kernel> {
-    if meta[4] != 1 {
-        return Err(ctx.invalid(
-            format!("lookup-table version {}; TFLM's DECODE takes 1", meta[4]),
-            Grounds::tflm("decode_state_lut.cc Setup: unsupported version"),
-        ));
-    }
-    let size = match output.dtype {
-        DType::I8 | DType::F32 => output.dtype.size(),
-        // The kernel copies any element size; these wait for a fixture with TFLM's goldens.
-        t @ (DType::Bool | DType::I16 | DType::I32 | DType::I64) => {
-            return Err(ctx.unsupported(format!(
-                "the output has type {t}; tinyaot decodes INT8 and FLOAT32 tensors so far (TFLM \
-                 also BOOL, INT16, INT32 and INT64)"
-            )))
-        }
-        t => {
-            return Err(ctx.invalid(
-                format!(
-                    "the output has type {t}; TFLM's lookup-table DECODE writes BOOL, FLOAT32, \
-                     INT8, INT16, INT32 or INT64"
-                ),
-                Grounds::tflm("decode_state_lut.cc Decode: unsupported tensor type"),
-            ))
-        }
-    };
+    let size = element_size(
+        ctx,
+        output,
+        "lookup-table",
+        "decode_state_lut.cc Decode: unsupported tensor type",
+    )?;
     let rank = output.shape.len();
     let (channels, last_axis) = match &output.quant {
         Some(q) => {
@@ -329,7 +517,36 @@ mod tests {
                 &INDICES,
                 vec![2, 2],
                 two_channels(),
-                "decode type 1 (Huffman)",
+                "element 0's code reads 32-bit word 0 of a 2-byte stream",
+            ),
+            (
+                // Pruning: a mask keeping 4 elements, 2 bytes of values.
+                prune_meta(&[1, 2]),
+                &[0b1111_0000],
+                vec![2, 2],
+                two_channels(),
+                "the mask keeps 4 elements of 1 bytes; the ancillary tensor holds 2 bytes",
+            ),
+            (
+                prune_meta(&[1, 2]),
+                &[],
+                vec![2, 2],
+                two_channels(),
+                "4 elements need a 1-byte mask; the compressed tensor has 0",
+            ),
+            (
+                prune_meta(&[1, 2]),
+                &[0b1000_0000],
+                vec![1, 2, 2],
+                quant(&[0.5, 0.25], &[0, 0], 1),
+                "quantization axis 1",
+            ),
+            (
+                prune_meta(&[1, 2]),
+                &[0b1000_0000],
+                vec![3],
+                quant(&[0.5, 0.25], &[0, 3], 0),
+                "3 elements in 2 channels",
             ),
             (
                 {
@@ -351,7 +568,7 @@ mod tests {
                 &INDICES,
                 vec![2, 2],
                 two_channels(),
-                "lookup-table version 0",
+                "lookup-table decoder version 0",
             ),
             (
                 ancillary(0, 2, &tables),
@@ -419,12 +636,121 @@ mod tests {
         assert!(reason(&g).contains("the compressed tensor is computed at run time"));
 
         let mut g = decode(&INDICES, &meta, &[2, 2], two_channels());
-        g.tensors[2].dtype = DType::I16;
+        g.tensors[2].dtype = DType::Bool;
         g.tensors[2].quant = None;
-        assert!(reason(&g).contains("tinyaot decodes INT8 and FLOAT32 tensors so far"));
+        assert!(reason(&g).contains(
+            "tinyaot's lookup-table DECODE writes FLOAT32, INT8, INT16, INT32 and INT64 so far"
+        ));
+
+        let tables = huffman_tables();
+        let meta = huffman_meta(false, &tables);
+        let mut g = decode(&HUFFMAN_STREAM, &meta, &[5], None);
+        g.tensors[2].dtype = DType::I16;
+        assert!(reason(&g).contains("TFLM's 16-bit Huffman tables decode INT8 only"));
+
+        let meta = prune_meta(&[1]);
+        let mut g = decode(&INDICES, &meta, &[2, 2], None);
+        g.tensors[2].dtype = DType::F32;
+        g.tensors[2].quant = quant(&[0.5], &[1], 0);
+        assert!(reason(&g).contains("a FLOAT32 tensor with a non-zero zero point"));
 
         let mut g = decode(&INDICES, &meta, &[2, 2], two_channels());
         g.operators[0].inputs.push(Some(0));
         assert!(reason(&g).contains("3 inputs and 1 outputs"));
+    }
+
+    /// A pruning header (type 2, versions 1), then `values`.
+    fn prune_meta(values: &[u8]) -> Vec<u8> {
+        let mut a = vec![2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        a.extend_from_slice(values);
+        a
+    }
+
+    /// A Huffman header (type 1, versions 1, a 2-bit first table), then `tables`.
+    fn huffman_meta(wide: bool, tables: &[u8]) -> Vec<u8> {
+        let mut a = vec![
+            1,
+            1,
+            0,
+            0,
+            1,
+            (1 << 4) | u8::from(wide),
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ];
+        a.extend_from_slice(tables);
+        a
+    }
+
+    /// The runtime's test code (`kernels::decode`): a = 0, b = 10, c = 110, d = 111 for 1, 2,
+    /// 3, 4, 16-bit entries, "a b c d a" in one word.
+    fn huffman_tables() -> Vec<u8> {
+        let found = 0x8000u16;
+        [
+            found | (1 << 11) | 1,
+            found | (1 << 11) | 1,
+            found | (2 << 11) | 2,
+            1,
+        ]
+        .into_iter()
+        .chain([found | (1 << 11) | 3, found | (1 << 11) | 4])
+        .flat_map(u16::to_le_bytes)
+        .collect()
+    }
+
+    const HUFFMAN_STREAM: [u8; 4] = [0b0101_1011, 0b1000_0000, 0, 0];
+
+    #[test]
+    fn a_pruning_decode_lowers_with_its_kept_values_and_zero_points() {
+        // Elements 0 and 3 kept; per-channel zero points 0 and -3 along the first axis.
+        let meta = prune_meta(&[7, 8, 9]);
+        let g = decode(
+            &[0b1001_0000],
+            &meta,
+            &[2, 2],
+            quant(&[0.5, 0.25], &[0, -3], 0),
+        );
+        let k = kernel(&g);
+        assert_eq!(k.function, "decode_prune");
+        assert!(matches!(field(&k, "count"), Value::Usize(4)));
+        assert!(matches!(field(&k, "last_axis"), Value::Bool(false)));
+        match field(&k, "values") {
+            Value::Packed(p) => assert_eq!(&p.bytes[..], &[7, 8]),
+            other => panic!("values {other:?}"),
+        }
+        match field(&k, "zero_points") {
+            Value::I8s(z) => assert_eq!(&z[..], &[0, -3]),
+            other => panic!("zero points {other:?}"),
+        }
+        // All zero points 0: one, as TFLM's single-zero-point path.
+        let g = decode(&[0b1001_0000], &meta, &[2, 2], two_channels());
+        match field(&kernel(&g), "zero_points") {
+            Value::I8s(z) => assert_eq!(&z[..], &[0]),
+            other => panic!("zero points {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_huffman_decode_lowers_after_walking_every_code() {
+        let tables = huffman_tables();
+        let meta = huffman_meta(false, &tables);
+        let g = decode(&HUFFMAN_STREAM, &meta, &[5], None);
+        let k = kernel(&g);
+        assert_eq!(k.function, "decode_huffman");
+        assert!(matches!(field(&k, "first_bits"), Value::Usize(2)));
+        assert!(matches!(field(&k, "wide"), Value::Bool(false)));
+        assert!(matches!(field(&k, "element_size"), Value::Usize(1)));
+        // A sub-table pointer past the tables: refused, naming the element.
+        let meta = huffman_meta(false, &tables[..8]);
+        let g = decode(&HUFFMAN_STREAM, &meta, &[5], None);
+        assert!(reason(&g).contains("element 2's code reads table entry 4, beyond the 8 bytes"));
     }
 }

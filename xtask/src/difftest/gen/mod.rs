@@ -29,6 +29,7 @@ families!(
     arithmetic,
     control,
     custom,
+    decode,
     conv,
     cumsum,
     fully_connected,

@@ -500,19 +500,22 @@ impl<'a> G<'a> {
         let quant = (dtype == TensorType::INT8).then(|| self.q(x));
         let (out_shape, inputs, options, text) = match op {
             B::RESHAPE => {
-                // Factor the element count into up to 4 dimensions.
-                let mut left = elements(&s) as i32;
+                // Factor the element count into up to 4 dimensions (an empty tensor, which a
+                // branch can make, into ones and a last 0).
+                let count = elements(&s) as i32;
+                let mut left = count;
                 let rank = self.rng.int(1, 4);
                 let mut shape = Vec::new();
                 for _ in 1..rank {
-                    let divisors: Vec<i32> = (1..=left).filter(|d| left % d == 0).collect();
+                    let divisors: Vec<i32> = (1..=left.max(1)).filter(|d| left % d == 0).collect();
                     let d = self.rng.pick(&divisors);
                     shape.push(d);
                     left /= d;
                 }
                 shape.push(left);
                 let mut written = shape.clone();
-                if self.rng.chance(0.3) {
+                // No -1 for an empty tensor: its size would be 0 / 0.
+                if count > 0 && self.rng.chance(0.3) {
                     let i = self.rng.int(0, rank - 1) as usize;
                     written[i] = -1;
                 }
