@@ -24,8 +24,8 @@
 //! `ops_tensor.rs`; `lookup_update.rs`; `recurrent.rs`: SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM;
 //! `control.rs`: IF, its branches
 //! subgraphs drawn the same way, and WHILE, its body too; `resource.rs`: resource variables and
-//! CALL_ONCE), and the corruptions in
-//! `corrupt.rs`.
+//! CALL_ONCE; `decode.rs`: the custom TFLM_DECODE with hostile compressed data), and the
+//! corruptions in `corrupt.rs`.
 
 mod corrupt;
 mod emit;
@@ -47,6 +47,7 @@ families!(
     arithmetic,
     control,
     conv,
+    decode,
     logic,
     lookup_update,
     movement,
@@ -232,8 +233,10 @@ struct Gen<'u, 'b> {
 /// One operator the generator draws: an entry of its family file's `OPS` table.
 #[derive(Clone, Copy)]
 struct FuzzOp {
-    /// The operator.
+    /// The operator (`CUSTOM` for a custom one).
     op: B,
+    /// A custom operator's code, as TFLM's resolver matches it.
+    custom: Option<&'static str>,
     /// Appends it to the chain (reading the latest value, mostly), its shapes and options drawn.
     emit: fn(&mut Gen<'_, '_>, B),
 }
@@ -241,7 +244,20 @@ struct FuzzOp {
 impl FuzzOp {
     /// `op`, appended by `emit`.
     const fn new(op: B, emit: fn(&mut Gen<'_, '_>, B)) -> Self {
-        FuzzOp { op, emit }
+        FuzzOp {
+            op,
+            custom: None,
+            emit,
+        }
+    }
+
+    /// The custom operator `code`, appended by `emit`.
+    const fn custom(code: &'static str, emit: fn(&mut Gen<'_, '_>, B)) -> Self {
+        FuzzOp {
+            op: B::CUSTOM,
+            custom: Some(code),
+            emit,
+        }
     }
 }
 
@@ -250,17 +266,28 @@ impl FuzzOp {
 fn table() -> &'static [FuzzOp] {
     static TABLE: LazyLock<Vec<FuzzOp>> = LazyLock::new(|| {
         let mut table: Vec<FuzzOp> = FAMILIES.iter().flat_map(|f| f.iter().copied()).collect();
-        table.sort_by_key(|e| e.op.variant_name());
+        table.sort_by_key(|e| (e.op.variant_name(), e.custom));
         table
     });
     &TABLE
 }
 
-/// The operators of tinyaot's registry the generator draws, every family file's (xtask's `ops`
-/// test checks them against the registry).
+/// The builtin operators of tinyaot's registry the generator draws, every family file's (xtask's
+/// `ops` test checks them against the registry).
 pub fn ops() -> &'static [B] {
-    static OPS: LazyLock<Vec<B>> = LazyLock::new(|| table().iter().map(|e| e.op).collect());
+    static OPS: LazyLock<Vec<B>> = LazyLock::new(|| {
+        table()
+            .iter()
+            .filter(|e| e.custom.is_none())
+            .map(|e| e.op)
+            .collect()
+    });
     &OPS
+}
+
+/// The custom operators of tinyaot's registry the generator draws, by their codes.
+pub fn custom_ops() -> Vec<&'static str> {
+    table().iter().filter_map(|e| e.custom).collect()
 }
 
 /// Operators tinyaot does not lower (refused with UnsupportedOp), drawn now and then.

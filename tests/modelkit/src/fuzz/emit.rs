@@ -6,17 +6,19 @@ use crate::{BuiltinOperator as B, OpCodeSpec, Options};
 
 impl Gen<'_, '_> {
     pub(super) fn one_op(&mut self) {
-        let op = if self.chance(2) {
-            self.pick(UNSUPPORTED)
+        if self.chance(2) {
+            let op = self.pick(UNSUPPORTED);
+            unsupported(self, op);
         } else {
-            self.pick(super::ops())
-        };
-        self.emit(op);
+            let entry = self.pick(table());
+            (entry.emit)(self, entry.op);
+        }
     }
 
-    /// Appends one `op` to the chain, its shapes and options drawn by its family's generator.
+    /// Appends one builtin `op` to the chain, its shapes and options drawn by its family's
+    /// generator.
     pub(super) fn emit(&mut self, op: B) {
-        match table().iter().find(|e| e.op == op) {
+        match table().iter().find(|e| e.op == op && e.custom.is_none()) {
             Some(entry) => (entry.emit)(self, op),
             None => unsupported(self, op),
         }
