@@ -5761,6 +5761,7 @@ fn strided_slice_slice_dyn<C: KernelArgs + ?Sized>(
 /// `svdf::svdf_s8`.
 fn svdf_svdf_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i16> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::svdf::SvdfS8 {
@@ -5770,6 +5771,7 @@ fn svdf_svdf_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<()
         rank: call.scalar::<usize>("rank")?,
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: &weights_feature,
+        feature_bias: &feature_bias,
         weights_time: &weights_time,
         bias: bias.as_deref(),
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -5793,6 +5795,7 @@ fn svdf_svdf_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<()
 /// `svdf::svdf_s8_state8`.
 fn svdf_svdf_s8_state8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i8> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::svdf::SvdfS8State8 {
@@ -5802,6 +5805,7 @@ fn svdf_svdf_s8_state8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
         rank: call.scalar::<usize>("rank")?,
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: &weights_feature,
+        feature_bias: &feature_bias,
         weights_time: &weights_time,
         bias: bias.as_deref(),
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -5853,6 +5857,7 @@ fn svdf_svdf_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
 /// `svdf::svdf_dyn_s8`.
 fn svdf_svdf_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i16> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::svdf::SvdfS8 {
@@ -5862,6 +5867,7 @@ fn svdf_svdf_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resul
         rank: call.scalar::<usize>("rank")?,
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: &weights_feature,
+        feature_bias: &feature_bias,
         weights_time: &weights_time,
         bias: bias.as_deref(),
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -5891,6 +5897,7 @@ fn svdf_svdf_dyn_s8_state8<C: KernelArgs + ?Sized>(
     arena: &mut [u8],
 ) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i8> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::svdf::SvdfS8State8 {
@@ -5900,6 +5907,7 @@ fn svdf_svdf_dyn_s8_state8<C: KernelArgs + ?Sized>(
         rank: call.scalar::<usize>("rank")?,
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: &weights_feature,
+        feature_bias: &feature_bias,
         weights_time: &weights_time,
         bias: bias.as_deref(),
         input_zero_point: call.scalar::<i32>("input_zero_point")?,

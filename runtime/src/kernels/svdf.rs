@@ -16,7 +16,7 @@
 
 use super::nn_common::float_math::tanh_f32;
 use super::nn_common::requant::Scale;
-use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views};
+use super::nn_common::{clamp_f32, dot4_interleaved_s8_outlined, dot4_run_s8, dot_s8, views};
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
 
@@ -33,8 +33,16 @@ pub struct SvdfS8<'a> {
     pub rank: usize,
     /// State values kept per filter (the time weights' second dimension).
     pub memory_size: usize,
-    /// Feature weights, `[num_filters, input_size]` (TFLM ignores their zero point).
+    /// Feature weights (TFLM ignores their zero point), `[num_filters, input_size]` re-laid out
+    /// for the feature pass: each block of four filters' rows interleaved by words (word 0 of
+    /// the four rows, then word 1 of each, …), then the block's rows' last `input_size % 4`
+    /// bytes, one row after another; the last `num_filters % 4` rows as they are. Word-aligned:
+    /// the DSP loop reads the blocks by aligned words.
     pub weights_feature: &'a [i8],
+    /// Per filter, `-input_zero_point · Σ` its feature weights (wrapping): the sums the feature
+    /// products start from, so that they take the inputs as they are (sums wrap in 32 bits, so
+    /// folding gives TFLM's sums).
+    pub feature_bias: &'a [i32],
     /// Time weights, `[num_filters, memory_size]` (TFLM ignores their zero point).
     pub weights_time: &'a [i16],
     /// Per-unit bias (`num_units` values), or none (sums start at 0).
@@ -69,8 +77,16 @@ pub struct SvdfS8State8<'a> {
     pub rank: usize,
     /// State values kept per filter (the time weights' second dimension).
     pub memory_size: usize,
-    /// Feature weights, `[num_filters, input_size]` (TFLM ignores their zero point).
+    /// Feature weights (TFLM ignores their zero point), `[num_filters, input_size]` re-laid out
+    /// for the feature pass: each block of four filters' rows interleaved by words (word 0 of
+    /// the four rows, then word 1 of each, …), then the block's rows' last `input_size % 4`
+    /// bytes, one row after another; the last `num_filters % 4` rows as they are. Word-aligned:
+    /// the DSP loop reads the blocks by aligned words.
     pub weights_feature: &'a [i8],
+    /// Per filter, `-input_zero_point · Σ` its feature weights (wrapping): the sums the feature
+    /// products start from, so that they take the inputs as they are (sums wrap in 32 bits, so
+    /// folding gives TFLM's sums).
+    pub feature_bias: &'a [i32],
     /// Time weights, `[num_filters, memory_size]` (TFLM ignores their zero point).
     pub weights_time: &'a [i8],
     /// Per-unit bias (`num_units` values), or none (sums start at 0).
@@ -208,6 +224,7 @@ impl Word for i8 {
 struct Int<'a, W> {
     dims: [usize; 5],
     weights_feature: &'a [i8],
+    feature_bias: &'a [i32],
     weights_time: &'a [W],
     bias: Option<&'a [i32]>,
     zero_points: [i32; 3],
@@ -227,6 +244,7 @@ macro_rules! int_args {
                 $p.memory_size,
             ],
             weights_feature: $p.weights_feature,
+            feature_bias: $p.feature_bias,
             weights_time: $p.weights_time,
             bias: $p.bias,
             zero_points: [
@@ -243,7 +261,8 @@ macro_rules! int_args {
 }
 
 /// The integer SVDF: `Word` is the state's (and time weights') element type. Per batch, two
-/// passes. First the features, four filters at a time sharing the input's words, each clamped to
+/// passes. First the features ([`features`]: the re-laid-out weights, four filters per pass over
+/// the input's words, the input zero point folded into per-filter sums), each clamped to
 /// `Word` plus the state zero point and stored in its filter's first state element: the oldest,
 /// which the shift drops. Then unit by unit, each filter's state step ([`Word::shift_dot`], which
 /// rotates that new value into the last element) and time product, added to the unit's bias and
@@ -253,7 +272,8 @@ macro_rules! int_args {
 #[inline(always)]
 fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, usize), p: Int<W>) {
     let [batches, input_size, filters, rank, memory] = p.dims;
-    let [zp_in, zp_state, zp_out] = p.zero_points;
+    // The input zero point is folded into the feature bias.
+    let [_, zp_state, zp_out] = p.zero_points;
     let [feature, scale_out] = p
         .scales
         .map(|(multiplier, shift)| Scale::new(multiplier, shift));
@@ -261,6 +281,11 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
     let units = filters / rank;
     let row = filters * memory;
     let weights_feature = &p.weights_feature[..filters * input_size];
+    let feature_bias = &p.feature_bias[..filters];
+    #[cfg(tinyaot_dsp)]
+    if filters >= 4 {
+        super::nn_common::check_word_aligned(weights_feature);
+    }
     let weights_time = &p.weights_time[..row];
     let bias = p.bias.map_or(&[][..], |b| &b[..units]);
     let [inp, st, out] = views::disjoint(
@@ -271,15 +296,13 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
             (output, batches * units),
         ],
     );
-    // The input offset `-zp_in` lies in [-127, 128], as the dot products need.
-    let offset = zp_in.wrapping_neg();
     // With no state (which the lowering refuses) no features are kept and every time product is
     // 0: the passes below then take no filter.
     let kept = if memory > 0 { filters } else { 0 };
     let pass = Pass {
         feature,
         scale_out,
-        zero_points: [offset, zp_state, zp_out],
+        zero_points: [zp_state, zp_out],
         rank,
         memory,
         kept,
@@ -288,51 +311,68 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
         let x = &inp[b * input_size..][..input_size];
         let st = &mut st[W::BYTES * b * row..][..W::BYTES * row];
         let out = &mut out[b * units..][..units];
-        features::<W>(st, weights_feature, x, &pass);
+        features::<W>(st, (weights_feature, feature_bias), x, &pass);
         time_products(st, weights_time, bias, out, &pass);
     }
 }
 
-/// What the two passes of [`svdf_int`] share: the scales, the zero points (the input offset
-/// `-input_zero_point`, the state's, the output's), the rank, the memory and the filters kept.
+/// What the two passes of [`svdf_int`] share: the scales, the zero points (the state's, the
+/// output's), the rank, the memory and the filters kept.
 struct Pass {
     feature: Scale,
     scale_out: Scale,
-    zero_points: [i32; 3],
+    zero_points: [i32; 2],
     rank: usize,
     memory: usize,
     kept: usize,
 }
 
-/// [`svdf_int`]'s first pass over one batch: the features of its input row `x`, four filters at a
-/// time, each clamped to `W` plus the state zero point and stored in its filter's first state
-/// element of `st`. Not inlined on bare metal: a function of its own keeps its loop's values in
-/// registers (keyword_scrambled: 102,240 instructions against 108,000 in one function).
+/// Filters whose feature sums [`features`] takes per call of the DSP loop ([`dot4_run_s8`]): a
+/// multiple of four; their sums wait in as many words of stack.
+const FEATURE_RUN: usize = 16;
+
+/// [`svdf_int`]'s first pass over one batch: the features of its input row `x`, each clamped to
+/// `W` plus the state zero point and stored in its filter's first state element of `st`. The
+/// weights are laid out as [`SvdfS8::weights_feature`] says and the sums start at the filters'
+/// `bias` (the input zero point folded in): rows of whole words go through FULLY_CONNECTED's DSP
+/// loop [`FEATURE_RUN`] filters at a time, other rows block by block
+/// ([`dot4_interleaved_s8_outlined`]), the last `filters % 4` filters one by one. Not inlined on
+/// bare metal: a function of its own keeps its loop's values in registers.
 #[cfg_attr(target_os = "none", inline(never))]
-fn features<W: Word>(st: &mut [u8], weights_feature: &[i8], x: &[u8], p: &Pass) {
-    let input_size = x.len();
-    let [offset, zp_state, _] = p.zero_points;
+fn features<W: Word>(st: &mut [u8], (weights, bias): (&[i8], &[i32]), x: &[u8], p: &Pass) {
+    let n = x.len();
+    let zp_state = p.zero_points[0];
     let (stride, kept, feature) = (W::BYTES * p.memory, p.kept, p.feature);
     let mut store = |f: usize, dot: i32| {
         let v = feature.apply(dot).clamp(W::MIN, W::MAX);
         W::store(zp_state.wrapping_add(v), &mut st[f * stride..]);
     };
-    let mut f = 0;
-    for block in weights_feature
-        .chunks_exact(4 * input_size.max(1))
-        .take(kept / 4)
-    {
-        let (w01, w23) = block.split_at(2 * input_size);
-        let (w0, w1) = w01.split_at(input_size);
-        let (w2, w3) = w23.split_at(input_size);
-        for (k, dot) in dot4_s8([w0, w1, w2, w3], x, offset).into_iter().enumerate() {
-            store(f + k, dot);
+    let blocks = kept / 4;
+    let (words, rows) = weights.split_at(4 * n * blocks);
+    let (block_bias, row_bias) = bias[..kept].split_at(4 * blocks);
+    let mut sums = [0i32; FEATURE_RUN];
+    for (k, init) in block_bias.chunks(FEATURE_RUN).enumerate() {
+        let sums = &mut sums[..init.len()];
+        let w = &words[k * n * FEATURE_RUN..];
+        if n.is_multiple_of(4) && n > 0 {
+            dot4_run_s8(x, w, init, sums);
+        } else {
+            for (j, (s, init)) in sums
+                .chunks_exact_mut(4)
+                .zip(init.chunks_exact(4))
+                .enumerate()
+            {
+                let init = [init[0], init[1], init[2], init[3]];
+                s.copy_from_slice(&dot4_interleaved_s8_outlined(x, &w[4 * n * j..], init));
+            }
         }
-        f += 4;
+        for (j, &dot) in sums.iter().enumerate() {
+            store(k * FEATURE_RUN + j, dot);
+        }
     }
-    while f < kept {
-        store(f, dot_s8(&weights_feature[f * input_size..], x, offset));
-        f += 1;
+    for (j, &b) in row_bias.iter().enumerate() {
+        let dot = b.wrapping_add(dot_s8(&rows[n * j..][..n], x, 0));
+        store(4 * blocks + j, dot);
     }
 }
 
@@ -349,7 +389,7 @@ fn time_products<W: Word>(
     out: &mut [u8],
     p: &Pass,
 ) {
-    let [_, zp_state, _] = p.zero_points;
+    let zp_state = p.zero_points[0];
     let (memory, rank) = (p.memory, p.rank);
     let rows = st.chunks_exact_mut(W::BYTES * memory.max(1));
     let rows = rows
@@ -380,7 +420,7 @@ fn time_products<W: Word>(
 /// A unit's output: its sum requantized, plus the output zero point, clamped to int8.
 #[inline(always)]
 fn requantize_out(acc: i32, p: &Pass) -> u8 {
-    (p.scale_out.apply(acc).wrapping_add(p.zero_points[2])).clamp(-128, 127) as i8 as u8
+    (p.scale_out.apply(acc).wrapping_add(p.zero_points[1])).clamp(-128, 127) as i8 as u8
 }
 
 /// [`requantize_out`] not inlined on bare metal, for the cold loop of units of no filter (inline,
@@ -715,8 +755,21 @@ fn svdf_dyn_int<W: Word>(
 #[cfg(test)]
 mod tests {
     extern crate std;
+    use super::super::nn_common::dot::tests::interleave_rows4;
     use super::*;
+    use std::vec;
     use std::vec::Vec;
+
+    /// Feature weights `[filters, n]` as the constant kernels read them
+    /// ([`SvdfS8::weights_feature`]), and their [`SvdfS8::feature_bias`] for input zero point
+    /// `zp_in`.
+    fn feature_layout(w: &[i8], n: usize, zp_in: i32) -> (Vec<i8>, Vec<i32>) {
+        let bias = w
+            .chunks_exact(n)
+            .map(|row| -zp_in * row.iter().map(|&w| i32::from(w)).sum::<i32>())
+            .collect();
+        (interleave_rows4(w, n), bias)
+    }
 
     /// One batch, two inputs, two filters of rank 2 (one unit), memory 3, int16 state. The state
     /// starts at [1, 2, 3 | 4, 5, 6]; the shift gives [2, 3, 4 | 5, 6, 6] before the new features
@@ -730,6 +783,7 @@ mod tests {
         for (i, v) in [1i16, 2, 3, 4, 5, 6].iter().enumerate() {
             arena[2 + 2 * i..4 + 2 * i].copy_from_slice(&v.to_le_bytes());
         }
+        let (wf, feature_bias) = feature_layout(&[3, 1, -2, 5], 2, 3);
         let p = SvdfS8 {
             batches: 1,
             input_size: 2,
@@ -737,7 +791,8 @@ mod tests {
             rank: 2,
             memory_size: 3,
             // Features: 10 * 3 - 10 * 1 = 20, and 10 * -2 - 10 * 5 = -70.
-            weights_feature: &[3, 1, -2, 5],
+            weights_feature: &wf,
+            feature_bias: &feature_bias,
             weights_time: &[1, 1, 1, 100, -1, 2],
             bias: Some(&[1000]),
             input_zero_point: 3,
@@ -787,6 +842,7 @@ mod tests {
             rank: 1,
             memory_size: 2,
             weights_feature: &[127],
+            feature_bias: &[0],
             weights_time: &[1, 2],
             bias: Some(&[0]),
             input_zero_point: 0,
@@ -894,39 +950,65 @@ mod tests {
 
     /// The dyn integer kernels, their weights and bias in the arena (or some of them constants),
     /// give the constant kernels' state and outputs, call after call: int16 and int8 state, two
-    /// batches, filters not a multiple of four, a nonzero state zero point for int8.
+    /// batches, filters not a multiple of four, a nonzero state zero point for int8; rows of
+    /// whole words (the DSP loop, more filters than one run of it) and not.
     #[test]
     fn dyn_s8_matches_the_constant_kernels() {
-        let (batches, input_size, filters, rank, memory) = (2, 5, 6, 2, 3);
-        let wf: Vec<i8> = (0..30).map(|i| (i * 37 % 255 - 127) as i8).collect();
-        let wt16: Vec<i16> = (0..18).map(|i| (i * 911 % 4001 - 2000) as i16).collect();
-        let wt8: Vec<i8> = (0..18).map(|i| (i * 53 % 255 - 127) as i8).collect();
-        let bias = [700i32, -1500, 90];
-        let inputs: [[i8; 10]; 2] = [
-            core::array::from_fn(|i| (i as i32 * 25 - 120) as i8),
-            core::array::from_fn(|i| (100 - i as i32 * 19) as i8),
+        dyn_s8_matches_the_constant_kernels_for(5, 6);
+        dyn_s8_matches_the_constant_kernels_for(8, 22);
+    }
+
+    fn dyn_s8_matches_the_constant_kernels_for(input_size: usize, filters: usize) {
+        let (batches, rank, memory) = (2, 2, 3);
+        let units = filters / rank;
+        let wf: Vec<i8> = (0..filters * input_size)
+            .map(|i| (i as i32 * 37 % 255 - 127) as i8)
+            .collect();
+        let wt16: Vec<i16> = (0..filters * memory)
+            .map(|i| (i as i32 * 911 % 4001 - 2000) as i16)
+            .collect();
+        let wt8: Vec<i8> = (0..filters * memory)
+            .map(|i| (i as i32 * 53 % 255 - 127) as i8)
+            .collect();
+        let bias: Vec<i32> = (0..units).map(|u| [700, -1500, 90][u % 3]).collect();
+        let inputs: [Vec<u8>; 2] = [
+            (0..batches * input_size)
+                .map(|i| (i as i32 * 25 - 120) as i8 as u8)
+                .collect(),
+            (0..batches * input_size)
+                .map(|i| (100 - i as i32 * 19) as i8 as u8)
+                .collect(),
         ];
-        // Arena: input 10 at 0, state (up to 72) at 16, output 6 at 96, feature weights 30 at
-        // 112, time weights (up to 36) at 144, bias 12 at 192.
+        // Arena: input at 0, state (int16) after it, then the output, the feature weights, the
+        // time weights (int16) and the bias, each 4-byte aligned.
+        let input_len = batches * input_size;
+        let state = input_len.next_multiple_of(4);
+        let state_len = 2 * batches * filters * memory;
+        let output = state + state_len;
+        let weights = (output + batches * units).next_multiple_of(4);
+        let time = (weights + filters * input_size).next_multiple_of(4);
+        let bias_at = time + 2 * filters * memory;
         let layout = |wt: &[u8]| {
-            let mut arena = [0u8; 208];
+            let mut arena = vec![0u8; bias_at + 4 * units];
             put(
                 &mut arena,
-                112,
+                weights,
                 &wf.iter().map(|&w| w as u8).collect::<Vec<_>>(),
             );
-            put(&mut arena, 144, wt);
+            put(&mut arena, time, wt);
             let b: Vec<u8> = bias.iter().flat_map(|b| b.to_le_bytes()).collect();
-            put(&mut arena, 192, &b);
+            put(&mut arena, bias_at, &b);
             arena
         };
+        let (wf16, fb16) = feature_layout(&wf, input_size, -3);
         let p16 = SvdfS8 {
             batches,
             input_size,
             num_filters: filters,
             rank,
             memory_size: memory,
-            weights_feature: &wf,
+            weights_feature: &wf16,
+            feature_bias: &fb16,
             weights_time: &wt16,
             bias: Some(&bias),
             input_zero_point: -3,
@@ -941,36 +1023,32 @@ mod tests {
         let (mut a, mut b) = (layout(&wt16_bytes), layout(&wt16_bytes));
         let empty = SvdfS8 {
             weights_feature: &[],
+            feature_bias: &[],
             weights_time: &[],
             bias: None,
             ..p16
         };
-        for x in inputs {
-            put(&mut a, 0, &x.map(|v| v as u8));
-            put(&mut b, 0, &x.map(|v| v as u8));
-            svdf_s8(&mut a, 0, 16, 96, &p16);
+        let outputs = output..output + batches * units;
+        for x in &inputs {
+            put(&mut a, 0, x);
+            put(&mut b, 0, x);
+            svdf_s8(&mut a, 0, state, output, &p16);
             // The time weights a constant, the others in the arena.
             let wt = Src::Bytes(&wt16_bytes);
-            svdf_dyn_s8(
-                &mut b,
-                0,
-                16,
-                96,
-                Src::Arena(112),
-                wt,
-                Src::Arena(192),
-                &empty,
-            );
-            assert_eq!(a[16..16 + 72], b[16..16 + 72]);
-            assert_eq!(a[96..102], b[96..102]);
+            let (f, bias) = (Src::Arena(weights), Src::Arena(bias_at));
+            svdf_dyn_s8(&mut b, 0, state, output, f, wt, bias, &empty);
+            assert_eq!(a[state..output], b[state..output]);
+            assert_eq!(a[outputs.clone()], b[outputs.clone()]);
         }
+        let (wf8, fb8) = feature_layout(&wf, input_size, 7);
         let p8 = SvdfS8State8 {
             batches,
             input_size,
             num_filters: filters,
             rank,
             memory_size: memory,
-            weights_feature: &wf,
+            weights_feature: &wf8,
+            feature_bias: &fb8,
             weights_time: &wt8,
             bias: Some(&bias),
             input_zero_point: 7,
@@ -983,23 +1061,25 @@ mod tests {
         };
         let wt8_bytes: Vec<u8> = wt8.iter().map(|&w| w as u8).collect();
         let (mut a, mut b) = (layout(&wt8_bytes), layout(&wt8_bytes));
-        // The state starts at its zero point, as TFLM's reset leaves it.
-        a[16..16 + 36].fill(-20i8 as u8);
-        b[16..16 + 36].fill(-20i8 as u8);
+        // The state (int8: half the room) starts at its zero point, as TFLM's reset leaves it.
+        let state8 = state..state + state_len / 2;
+        a[state8.clone()].fill(-20i8 as u8);
+        b[state8.clone()].fill(-20i8 as u8);
         let empty = SvdfS8State8 {
             weights_feature: &[],
+            feature_bias: &[],
             weights_time: &[],
             bias: None,
             ..p8
         };
-        for x in inputs {
-            put(&mut a, 0, &x.map(|v| v as u8));
-            put(&mut b, 0, &x.map(|v| v as u8));
-            svdf_s8_state8(&mut a, 0, 16, 96, &p8);
-            let (f, t, bias) = (Src::Arena(112), Src::Arena(144), Src::Arena(192));
-            svdf_dyn_s8_state8(&mut b, 0, 16, 96, f, t, bias, &empty);
-            assert_eq!(a[16..16 + 36], b[16..16 + 36]);
-            assert_eq!(a[96..102], b[96..102]);
+        for x in &inputs {
+            put(&mut a, 0, x);
+            put(&mut b, 0, x);
+            svdf_s8_state8(&mut a, 0, state, output, &p8);
+            let (f, t, bias) = (Src::Arena(weights), Src::Arena(time), Src::Arena(bias_at));
+            svdf_dyn_s8_state8(&mut b, 0, state, output, f, t, bias, &empty);
+            assert_eq!(a[state8.clone()], b[state8.clone()]);
+            assert_eq!(a[outputs.clone()], b[outputs.clone()]);
         }
     }
 

@@ -3072,6 +3072,10 @@ pub mod ffi {
             pub weights_feature: *const i8,
             /// `weights_feature`'s length.
             pub weights_feature_len: usize,
+            /// `feature_bias`'s data.
+            pub feature_bias: *const i32,
+            /// `feature_bias`'s length.
+            pub feature_bias_len: usize,
             /// `weights_time`'s data.
             pub weights_time: *const i16,
             /// `weights_time`'s length.
@@ -3112,6 +3116,10 @@ pub mod ffi {
             pub weights_feature: *const i8,
             /// `weights_feature`'s length.
             pub weights_feature_len: usize,
+            /// `feature_bias`'s data.
+            pub feature_bias: *const i32,
+            /// `feature_bias`'s length.
+            pub feature_bias_len: usize,
             /// `weights_time`'s data.
             pub weights_time: *const i8,
             /// `weights_time`'s length.
@@ -11943,6 +11951,7 @@ fn c_strided_slice_slice_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
 /// `svdf::svdf_s8` in C.
 fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i16> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = ffi::svdf::SvdfS8 {
@@ -11953,6 +11962,8 @@ fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: weights_feature.as_ptr(),
         weights_feature_len: weights_feature.len(),
+        feature_bias: feature_bias.as_ptr(),
+        feature_bias_len: feature_bias.len(),
         weights_time: weights_time.as_ptr(),
         weights_time_len: weights_time.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
@@ -11979,6 +11990,7 @@ fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 /// `svdf::svdf_s8_state8` in C.
 fn c_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i8> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = ffi::svdf::SvdfS8State8 {
@@ -11989,6 +12001,8 @@ fn c_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: weights_feature.as_ptr(),
         weights_feature_len: weights_feature.len(),
+        feature_bias: feature_bias.as_ptr(),
+        feature_bias_len: feature_bias.len(),
         weights_time: weights_time.as_ptr(),
         weights_time_len: weights_time.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
@@ -12047,6 +12061,7 @@ fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 /// `svdf::svdf_dyn_s8` in C.
 fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i16> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = ffi::svdf::SvdfS8 {
@@ -12057,6 +12072,8 @@ fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: weights_feature.as_ptr(),
         weights_feature_len: weights_feature.len(),
+        feature_bias: feature_bias.as_ptr(),
+        feature_bias_len: feature_bias.len(),
         weights_time: weights_time.as_ptr(),
         weights_time_len: weights_time.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
@@ -12096,6 +12113,7 @@ fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 /// `svdf::svdf_dyn_s8_state8` in C.
 fn c_svdf_svdf_dyn_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i8> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = ffi::svdf::SvdfS8State8 {
@@ -12106,6 +12124,8 @@ fn c_svdf_svdf_dyn_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: weights_feature.as_ptr(),
         weights_feature_len: weights_feature.len(),
+        feature_bias: feature_bias.as_ptr(),
+        feature_bias_len: feature_bias.len(),
         weights_time: weights_time.as_ptr(),
         weights_time_len: weights_time.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
