@@ -155,6 +155,21 @@ trait Word: Copy + Into<i32> {
     fn shift_dot(row: &mut [u8], w: &[Self], new: i32, zero_point: i32) -> i32 {
         shift_dot_scalar(row, w, new, zero_point)
     }
+    /// The state steps of `rows` filters at once, where a faster loop takes them (ARMv7E-M, rows
+    /// of whole words): each filter's row of `st` (`memory` elements, its first the new value)
+    /// stepped as [`Word::shift_dot`] and its time product passed to `each`, filter after
+    /// filter. Returns false, having done nothing, elsewhere.
+    #[inline(always)]
+    fn shift_dot_rows(
+        st: &mut [u8],
+        w: &[Self],
+        (memory, rows): (usize, usize),
+        zero_point: i32,
+        each: impl FnMut(i32),
+    ) -> bool {
+        let _ = (st, w, memory, rows, zero_point, each);
+        false
+    }
 }
 
 /// [`Word::shift_dot`] element by element.
@@ -197,6 +212,21 @@ impl Word for i16 {
         }
         shift_dot_scalar(row, w, new, zero_point)
     }
+    #[cfg(tinyaot_dsp)]
+    #[inline(always)]
+    fn shift_dot_rows(
+        st: &mut [u8],
+        w: &[i16],
+        (memory, rows): (usize, usize),
+        zero_point: i32,
+        each: impl FnMut(i32),
+    ) -> bool {
+        let fast = zero_point == 0 && memory >= 2 && memory.is_multiple_of(2);
+        if fast {
+            super::nn_common::shift_dot_rows_i16(st, w, (memory, rows), each);
+        }
+        fast
+    }
 }
 
 impl Word for i8 {
@@ -217,6 +247,22 @@ impl Word for i8 {
             return super::nn_common::shift_dot_s8(row, w, new as u8, zero_point.wrapping_neg());
         }
         shift_dot_scalar(row, w, new, zero_point)
+    }
+    #[cfg(tinyaot_dsp)]
+    #[inline(always)]
+    fn shift_dot_rows(
+        st: &mut [u8],
+        w: &[i8],
+        (memory, rows): (usize, usize),
+        zero_point: i32,
+        each: impl FnMut(i32),
+    ) -> bool {
+        let fast = memory >= 4 && memory.is_multiple_of(4);
+        if fast {
+            let offset = zero_point.wrapping_neg();
+            super::nn_common::shift_dot_rows_s8(st, w, (memory, rows), offset, each);
+        }
+        fast
     }
 }
 
@@ -376,8 +422,9 @@ fn features<W: Word>(st: &mut [u8], (weights, bias): (&[i8], &[i32]), x: &[u8], 
     }
 }
 
-/// [`svdf_int`]'s second pass over one batch, filter by filter (one copy of the state step): each
-/// filter's state row of `st` rotated and its time product ([`Word::shift_dot`]) added to its
+/// [`svdf_int`]'s second pass over one batch, filter by filter: each filter's state row of `st`
+/// rotated and its time product ([`Word::shift_dot_rows`] where rows of whole words take the
+/// DSP loop through every filter, else [`Word::shift_dot`] filter by filter) added to its
 /// unit's sum, which starts at the unit's bias and is requantized into `out` after its `rank`-th
 /// filter; filters past the last whole unit (`num_filters % rank`) still step their state. Not
 /// inlined on bare metal, as [`features`].
@@ -391,16 +438,11 @@ fn time_products<W: Word>(
 ) {
     let zp_state = p.zero_points[0];
     let (memory, rank) = (p.memory, p.rank);
-    let rows = st.chunks_exact_mut(W::BYTES * memory.max(1));
-    let rows = rows
-        .zip(weights_time.chunks_exact(memory.max(1)))
-        .take(p.kept);
     let mut outs = out.iter_mut();
     let (mut u, mut left) = (0, rank);
     let mut acc = bias.first().copied().unwrap_or(0);
-    for (s, w) in rows {
-        let new = W::load(s);
-        acc = acc.wrapping_add(W::shift_dot(s, w, new, zp_state));
+    let mut each = |dot: i32| {
+        acc = acc.wrapping_add(dot);
         left -= 1;
         if left == 0 {
             if let Some(o) = outs.next() {
@@ -409,6 +451,16 @@ fn time_products<W: Word>(
             u += 1;
             left = rank;
             acc = bias.get(u).copied().unwrap_or(0);
+        }
+    };
+    if !W::shift_dot_rows(st, weights_time, (memory, p.kept), zp_state, &mut each) {
+        let rows = st.chunks_exact_mut(W::BYTES * memory.max(1));
+        let rows = rows
+            .zip(weights_time.chunks_exact(memory.max(1)))
+            .take(p.kept);
+        for (s, w) in rows {
+            let new = W::load(s);
+            each(W::shift_dot(s, w, new, zp_state));
         }
     }
     // Units of no filter (no state, which the lowering refuses): the bias alone.
