@@ -155,8 +155,15 @@ trait Word: Copy + Into<i32> {
     fn shift_dot(row: &mut [u8], w: &[Self], new: i32, zero_point: i32) -> i32 {
         shift_dot_scalar(row, w, new, zero_point)
     }
+    /// Whether [`Word::shift_dot_rows`] takes rows of `memory` elements with this state zero
+    /// point.
+    #[inline(always)]
+    fn whole_rows(memory: usize, zero_point: i32) -> bool {
+        let _ = (memory, zero_point);
+        false
+    }
     /// The state steps of `rows` filters at once, where a faster loop takes them (ARMv7E-M, rows
-    /// of whole words): each filter's row of `st` (`memory` elements, its first the new value)
+    /// of whole words: [`Word::whole_rows`]): each filter's row of `st` (`memory` elements, its first the new value)
     /// stepped as [`Word::shift_dot`] and its time product passed to `each`, filter after
     /// filter. Returns false, having done nothing, elsewhere.
     #[inline(always)]
@@ -214,6 +221,11 @@ impl Word for i16 {
     }
     #[cfg(tinyaot_dsp)]
     #[inline(always)]
+    fn whole_rows(memory: usize, zero_point: i32) -> bool {
+        zero_point == 0 && memory >= 2 && memory.is_multiple_of(2)
+    }
+    #[cfg(tinyaot_dsp)]
+    #[inline(always)]
     fn shift_dot_rows(
         st: &mut [u8],
         w: &[i16],
@@ -221,7 +233,7 @@ impl Word for i16 {
         zero_point: i32,
         each: impl FnMut(i32),
     ) -> bool {
-        let fast = zero_point == 0 && memory >= 2 && memory.is_multiple_of(2);
+        let fast = Self::whole_rows(memory, zero_point);
         if fast {
             super::nn_common::shift_dot_rows_i16(st, w, (memory, rows), each);
         }
@@ -250,6 +262,11 @@ impl Word for i8 {
     }
     #[cfg(tinyaot_dsp)]
     #[inline(always)]
+    fn whole_rows(memory: usize, _zero_point: i32) -> bool {
+        memory >= 4 && memory.is_multiple_of(4)
+    }
+    #[cfg(tinyaot_dsp)]
+    #[inline(always)]
     fn shift_dot_rows(
         st: &mut [u8],
         w: &[i8],
@@ -257,7 +274,7 @@ impl Word for i8 {
         zero_point: i32,
         each: impl FnMut(i32),
     ) -> bool {
-        let fast = memory >= 4 && memory.is_multiple_of(4);
+        let fast = Self::whole_rows(memory, zero_point);
         if fast {
             let offset = zero_point.wrapping_neg();
             super::nn_common::shift_dot_rows_s8(st, w, (memory, rows), offset, each);
@@ -438,6 +455,19 @@ fn time_products<W: Word>(
 ) {
     let zp_state = p.zero_points[0];
     let (memory, rank) = (p.memory, p.rank);
+    // Rank 1 with a bias for every filter: each filter is a unit, its output its bias plus its
+    // time product requantized, with no unit to track.
+    if rank == 1 && W::whole_rows(memory, zp_state) && bias.len() >= p.kept && out.len() >= p.kept {
+        let mut units = out.iter_mut().zip(bias);
+        let each = |dot: i32| {
+            if let Some((o, &b)) = units.next() {
+                *o = requantize_out(b.wrapping_add(dot), p);
+            }
+        };
+        if W::shift_dot_rows(st, weights_time, (memory, p.kept), zp_state, each) {
+            return;
+        }
+    }
     let mut outs = out.iter_mut();
     let (mut u, mut left) = (0, rank);
     let mut acc = bias.first().copied().unwrap_or(0);
