@@ -5794,6 +5794,7 @@ fn strided_slice_slice_dyn<C: KernelArgs + ?Sized>(
 /// `svdf::svdf_s8`.
 fn svdf_svdf_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i16> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::svdf::SvdfS8 {
@@ -5803,6 +5804,7 @@ fn svdf_svdf_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<()
         rank: call.scalar::<usize>("rank")?,
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: &weights_feature,
+        feature_bias: &feature_bias,
         weights_time: &weights_time,
         bias: bias.as_deref(),
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -5826,6 +5828,7 @@ fn svdf_svdf_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<()
 /// `svdf::svdf_s8_state8`.
 fn svdf_svdf_s8_state8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i8> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::svdf::SvdfS8State8 {
@@ -5835,6 +5838,7 @@ fn svdf_svdf_s8_state8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Re
         rank: call.scalar::<usize>("rank")?,
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: &weights_feature,
+        feature_bias: &feature_bias,
         weights_time: &weights_time,
         bias: bias.as_deref(),
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -5886,6 +5890,7 @@ fn svdf_svdf_f32<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(
 /// `svdf::svdf_dyn_s8`.
 fn svdf_svdf_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i16> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::svdf::SvdfS8 {
@@ -5895,6 +5900,7 @@ fn svdf_svdf_dyn_s8<C: KernelArgs + ?Sized>(call: &C, arena: &mut [u8]) -> Resul
         rank: call.scalar::<usize>("rank")?,
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: &weights_feature,
+        feature_bias: &feature_bias,
         weights_time: &weights_time,
         bias: bias.as_deref(),
         input_zero_point: call.scalar::<i32>("input_zero_point")?,
@@ -5924,6 +5930,7 @@ fn svdf_svdf_dyn_s8_state8<C: KernelArgs + ?Sized>(
     arena: &mut [u8],
 ) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i8> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = tinyaot_runtime::kernels::svdf::SvdfS8State8 {
@@ -5933,6 +5940,7 @@ fn svdf_svdf_dyn_s8_state8<C: KernelArgs + ?Sized>(
         rank: call.scalar::<usize>("rank")?,
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: &weights_feature,
+        feature_bias: &feature_bias,
         weights_time: &weights_time,
         bias: bias.as_deref(),
         input_zero_point: call.scalar::<i32>("input_zero_point")?,

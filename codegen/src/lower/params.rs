@@ -5680,6 +5680,8 @@ pub(crate) mod svdf {
         pub memory_size: usize,
         /// `weights_feature`.
         pub weights_feature: Data<i8>,
+        /// `feature_bias`.
+        pub feature_bias: Data<i32>,
         /// `weights_time`.
         pub weights_time: Data<i16>,
         /// `bias`.
@@ -5711,6 +5713,7 @@ pub(crate) mod svdf {
                     ("rank", Value::Usize(p.rank)),
                     ("memory_size", Value::Usize(p.memory_size)),
                     ("weights_feature", Value::from(p.weights_feature)),
+                    ("feature_bias", Value::from(p.feature_bias)),
                     ("weights_time", Value::from(p.weights_time)),
                     (
                         "bias",
@@ -5744,6 +5747,8 @@ pub(crate) mod svdf {
         pub memory_size: usize,
         /// `weights_feature`.
         pub weights_feature: Data<i8>,
+        /// `feature_bias`.
+        pub feature_bias: Data<i32>,
         /// `weights_time`.
         pub weights_time: Data<i8>,
         /// `bias`.
@@ -5775,6 +5780,7 @@ pub(crate) mod svdf {
                     ("rank", Value::Usize(p.rank)),
                     ("memory_size", Value::Usize(p.memory_size)),
                     ("weights_feature", Value::from(p.weights_feature)),
+                    ("feature_bias", Value::from(p.feature_bias)),
                     ("weights_time", Value::from(p.weights_time)),
                     (
                         "bias",

@@ -36,7 +36,7 @@ pub(crate) use mve::{
 };
 pub(crate) use requant::Requantizer;
 #[cfg(tinyaot_dsp)]
-pub(crate) use shift_dot::{shift_dot_i16, shift_dot_s8};
+pub(crate) use shift_dot::{shift_dot_i16, shift_dot_rows_i16, shift_dot_rows_s8, shift_dot_s8};
 
 /// Panics unless `filter` starts at a word boundary: the DSP kernels read filters by aligned
 /// words (generated code keeps them in 16-byte aligned `Flash`). One shared cold panic, so that

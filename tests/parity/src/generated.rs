@@ -3114,6 +3114,10 @@ pub mod ffi {
             pub weights_feature: *const i8,
             /// `weights_feature`'s length.
             pub weights_feature_len: usize,
+            /// `feature_bias`'s data.
+            pub feature_bias: *const i32,
+            /// `feature_bias`'s length.
+            pub feature_bias_len: usize,
             /// `weights_time`'s data.
             pub weights_time: *const i16,
             /// `weights_time`'s length.
@@ -3154,6 +3158,10 @@ pub mod ffi {
             pub weights_feature: *const i8,
             /// `weights_feature`'s length.
             pub weights_feature_len: usize,
+            /// `feature_bias`'s data.
+            pub feature_bias: *const i32,
+            /// `feature_bias`'s length.
+            pub feature_bias_len: usize,
             /// `weights_time`'s data.
             pub weights_time: *const i8,
             /// `weights_time`'s length.
@@ -12037,6 +12045,7 @@ fn c_strided_slice_slice_dyn(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
 /// `svdf::svdf_s8` in C.
 fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i16> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = ffi::svdf::SvdfS8 {
@@ -12047,6 +12056,8 @@ fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: weights_feature.as_ptr(),
         weights_feature_len: weights_feature.len(),
+        feature_bias: feature_bias.as_ptr(),
+        feature_bias_len: feature_bias.len(),
         weights_time: weights_time.as_ptr(),
         weights_time_len: weights_time.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
@@ -12073,6 +12084,7 @@ fn c_svdf_svdf_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 /// `svdf::svdf_s8_state8` in C.
 fn c_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i8> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = ffi::svdf::SvdfS8State8 {
@@ -12083,6 +12095,8 @@ fn c_svdf_svdf_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: weights_feature.as_ptr(),
         weights_feature_len: weights_feature.len(),
+        feature_bias: feature_bias.as_ptr(),
+        feature_bias_len: feature_bias.len(),
         weights_time: weights_time.as_ptr(),
         weights_time_len: weights_time.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
@@ -12141,6 +12155,7 @@ fn c_svdf_svdf_f32(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 /// `svdf::svdf_dyn_s8` in C.
 fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i16> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = ffi::svdf::SvdfS8 {
@@ -12151,6 +12166,8 @@ fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: weights_feature.as_ptr(),
         weights_feature_len: weights_feature.len(),
+        feature_bias: feature_bias.as_ptr(),
+        feature_bias_len: feature_bias.len(),
         weights_time: weights_time.as_ptr(),
         weights_time_len: weights_time.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),
@@ -12190,6 +12207,7 @@ fn c_svdf_svdf_dyn_s8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
 /// `svdf::svdf_dyn_s8_state8` in C.
 fn c_svdf_svdf_dyn_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), String> {
     let weights_feature: Vec<i8> = call.slice("weights_feature")?;
+    let feature_bias: Vec<i32> = call.slice("feature_bias")?;
     let weights_time: Vec<i8> = call.slice("weights_time")?;
     let bias: Option<Vec<i32>> = call.opt_slice("bias")?;
     let p = ffi::svdf::SvdfS8State8 {
@@ -12200,6 +12218,8 @@ fn c_svdf_svdf_dyn_s8_state8(call: &Call<'_>, arena: &mut [u8]) -> Result<(), St
         memory_size: call.scalar::<usize>("memory_size")?,
         weights_feature: weights_feature.as_ptr(),
         weights_feature_len: weights_feature.len(),
+        feature_bias: feature_bias.as_ptr(),
+        feature_bias_len: feature_bias.len(),
         weights_time: weights_time.as_ptr(),
         weights_time_len: weights_time.len(),
         bias: bias.as_ref().map_or(core::ptr::null(), |v| v.as_ptr()),

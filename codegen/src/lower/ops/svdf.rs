@@ -205,6 +205,14 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
             }
             let q = int8_quant(ctx, state, weights_time)?;
             let bias = constant_bias(ctx, at_run_time, DType::I32, units)?;
+            // The constant kernels' feature weights re-laid out and the input zero point folded
+            // into per-filter sums (none for the dyn kernels, which read the tensor as it is).
+            let (features, feature_bias) = if at_run_time {
+                (Data::Values(Vec::new()), Data::Values(Vec::new()))
+            } else {
+                let (w, b) = feature_layout(ctx, &dims, q.zero_points[0])?;
+                (Data::Packed(w), Data::Values(b))
+            };
             // TFLM's int8 SVDF applies no fused activation (whatever the options say): its
             // outputs are only clamped to the int8 range, so none is applied here either.
             // The two kernels' parameters have the same fields, the time weights' type aside.
@@ -219,7 +227,8 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
                             num_filters: dims.num_filters,
                             rank: dims.rank,
                             memory_size: dims.memory_size,
-                            weights_feature: weights(at_run_time, feature_index),
+                            weights_feature: features,
+                            feature_bias,
                             weights_time: weights(at_run_time, time_index),
                             bias,
                             input_zero_point: q.zero_points[0],
@@ -251,6 +260,53 @@ fn svdf(ctx: &OpContext) -> Result<Kernel> {
             ),
         )),
     }
+}
+
+/// The int8 feature weights `[num_filters, input_size]` as the constant kernels read them (the
+/// runtime's `SvdfS8::weights_feature`): each block of four filters' rows interleaved by words
+/// (word 0 of the four rows, then word 1 of each, …), then the block's rows' last
+/// `input_size % 4` bytes, one row after another; the last `num_filters % 4` rows as they are.
+/// With them each filter's `-input_zero_point · Σ weights` (wrapping, as TFLM's sums): the feature
+/// products then take the inputs as they are, four filters per pass over the input's words.
+fn feature_layout(ctx: &OpContext, dims: &Dims, zp_in: i32) -> Result<(Vec<i8>, Vec<i32>)> {
+    let (n, filters) = (dims.input_size, dims.num_filters);
+    let t = ctx.input(1)?;
+    let data = t
+        .data
+        .as_deref()
+        .and_then(|d| d.get(..filters * n))
+        .ok_or_else(|| {
+            ctx.invalid(
+                "the constant feature weights have fewer bytes than their shape needs",
+                Grounds::undefined(crate::lower::CONSTANT_SHORTER_THAN_SHAPE),
+            )
+        })?;
+    let w: Vec<i8> = data.iter().map(|&b| b as i8).collect();
+    let bias = w
+        .chunks_exact(n.max(1))
+        .take(filters)
+        .map(|row| {
+            let sum = row.iter().map(|&w| i32::from(w)).sum::<i32>();
+            zp_in.wrapping_neg().wrapping_mul(sum)
+        })
+        .collect::<Vec<_>>();
+    // A feature of no input: every filter's sum is 0.
+    let bias = if n == 0 { vec![0; filters] } else { bias };
+    let whole = n - n % 4;
+    let blocked = 4 * n * (filters / 4);
+    let mut out = Vec::with_capacity(w.len());
+    for block in w[..blocked].chunks_exact(4 * n.max(1)) {
+        for j in (0..whole).step_by(4) {
+            for r in 0..4 {
+                out.extend_from_slice(&block[r * n + j..][..4]);
+            }
+        }
+        for r in 0..4 {
+            out.extend_from_slice(&block[r * n + whole..][..n - whole]);
+        }
+    }
+    out.extend_from_slice(&w[blocked..]);
+    Ok((out, bias))
 }
 
 /// Refuses a constant `tensor` with fewer bytes than its shape needs (the dyn kernels read it
@@ -489,6 +545,37 @@ mod tests {
         assert_eq!(get("output_multiplier"), Some(Value::I32(1 << 30)));
         assert_eq!(get("output_shift"), Some(Value::I32(-8)));
         assert_eq!(get("rank"), Some(Value::Usize(2)));
+    }
+
+    /// Feature weights whose bytes run 0, 37, 74, … (wrapping to int8).
+    const WF: [u8; 24] = {
+        let mut w = [0u8; 24];
+        let mut i = 0;
+        while i < 24 {
+            w[i] = (i as u8).wrapping_mul(37);
+            i += 1;
+        }
+        w
+    };
+
+    /// The constant kernels take the feature weights re-laid out (four rows of whole words: the
+    /// same bytes; the last two rows as they are) and each filter's `-input_zero_point · Σ
+    /// weights` as its starting sum.
+    #[test]
+    fn the_input_zero_point_is_folded_into_the_feature_sums() {
+        let mut g = int8_svdf(2, DType::I16, DType::I8);
+        g.tensors[0].quant = per_tensor(0.5, -5);
+        g.tensors[1].data = Some(WF[..].into());
+        let k = kernel(&g);
+        let sums: Vec<i32> = WF
+            .chunks_exact(4)
+            .map(|row| 5 * row.iter().map(|&w| i32::from(w as i8)).sum::<i32>())
+            .collect();
+        assert_eq!(field(&k, "feature_bias"), &Value::I32s(sums));
+        let Value::Packed(w) = field(&k, "weights_feature") else {
+            panic!("feature weights not laid out for the kernel")
+        };
+        assert_eq!(&w.bytes[..], &WF[..]);
     }
 
     /// Weights computed at run time (a graph input here) take the dyn kernels, with the weights

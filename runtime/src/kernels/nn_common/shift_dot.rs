@@ -103,3 +103,103 @@ fn shift_dot_words(
     tail.copy_from_slice(&x.to_le_bytes());
     acc
 }
+
+/// [`shift_dot_i16`] over `rows` filters, each with its state row's first element as the new
+/// one (the SVDF's features put it there, in the element the shift drops): the filters' state
+/// rows (`memory` int16 each, `memory` even and at least 2) lie one after another in `st`, their
+/// time weights likewise in `w`; each row's time product goes to `each`, filter after filter.
+/// One pointer walks the state and one the weights through every row, so that a filter costs its
+/// words and a few instructions more.
+#[cfg(tinyaot_dsp)]
+#[inline(always)]
+pub(crate) fn shift_dot_rows_i16(
+    st: &mut [u8],
+    w: &[i16],
+    (memory, rows): (usize, usize),
+    mut each: impl FnMut(i32),
+) {
+    assert!(
+        memory >= 2
+            && memory.is_multiple_of(2)
+            && st.len() / 2 / memory >= rows
+            && w.len() / memory >= rows,
+        "SVDF state rows not whole words"
+    );
+    let n = memory / 2;
+    let (mut p, mut q) = (st.as_mut_ptr(), w.as_ptr().cast::<u8>());
+    for _ in 0..rows {
+        // SAFETY: p and q point at the start of the current row's state and weights, the rows'
+        // `4 n` bytes each lying within `st` and `w` (asserted: `rows` rows of `2 memory = 4 n`
+        // bytes fit in each). Each access is a word (unaligned: `ldr`/`str` allow it) or the
+        // first element of the row: word k < n - 1 is written with the word 2 bytes further on,
+        // whose bytes past 4 k + 4 belong to words not yet written; the last word merges the
+        // row's last element with the first, read before word 0 was written. Both pointers end
+        // the row at the next row's start, at most one past their slices.
+        unsafe {
+            let new = u32::from(p.cast::<u16>().read_unaligned());
+            let end = p.add(4 * (n - 1));
+            let mut acc = 0i32;
+            while p != end {
+                let x = p.add(2).cast::<u32>().read_unaligned();
+                p.cast::<u32>().write_unaligned(x);
+                acc = smlad(q.cast::<u32>().read_unaligned(), x, acc);
+                p = p.add(4);
+                q = q.add(4);
+            }
+            let x = p.cast::<u32>().read_unaligned() >> 16 | new << 16;
+            p.cast::<u32>().write_unaligned(x);
+            acc = smlad(q.cast::<u32>().read_unaligned(), x, acc);
+            p = p.add(4);
+            q = q.add(4);
+            each(acc);
+        }
+    }
+}
+
+/// [`shift_dot_rows_i16`] for int8 state and time weights (`memory` a multiple of 4, at least
+/// 4), each product `w * (s + offset)` (`offset` in [-127, 128]), as [`shift_dot_s8`].
+#[cfg(tinyaot_dsp)]
+#[inline(always)]
+pub(crate) fn shift_dot_rows_s8(
+    st: &mut [u8],
+    w: &[i8],
+    (memory, rows): (usize, usize),
+    offset: i32,
+    mut each: impl FnMut(i32),
+) {
+    assert!(
+        memory >= 4
+            && memory.is_multiple_of(4)
+            && st.len() / memory >= rows
+            && w.len() / memory >= rows,
+        "SVDF state rows not whole words"
+    );
+    let n = memory / 4;
+    let offsets = packed_offset(offset);
+    let mac = |x: u32, ww: u32, acc: i32| {
+        mac_word(ww, sxtab16(offsets, x), sxtab16_ror8(offsets, x), acc)
+    };
+    let (mut p, mut q) = (st.as_mut_ptr(), w.as_ptr().cast::<u8>());
+    for _ in 0..rows {
+        // SAFETY: as shift_dot_rows_i16's, with rows of `memory = 4 n` bytes and the word
+        // 1 byte further on.
+        unsafe {
+            let new = u32::from(*p);
+            let end = p.add(4 * (n - 1));
+            let mut acc = 0i32;
+            while p != end {
+                let x = p.add(1).cast::<u32>().read_unaligned();
+                p.cast::<u32>().write_unaligned(x);
+                acc = mac(x, q.cast::<u32>().read_unaligned(), acc);
+                p = p.add(4);
+                q = q.add(4);
+            }
+            let x = p.cast::<u32>().read_unaligned() >> 8 | new << 24;
+            p.cast::<u32>().write_unaligned(x);
+            acc = mac(x, q.cast::<u32>().read_unaligned(), acc);
+            p = p.add(4);
+            q = q.add(4);
+            each(acc);
+        }
+    }
+}

@@ -16,7 +16,7 @@
 
 use super::nn_common::float_math::tanh_f32;
 use super::nn_common::requant::Scale;
-use super::nn_common::{clamp_f32, dot4_s8, dot_s8, views};
+use super::nn_common::{clamp_f32, dot4_interleaved_s8_outlined, dot4_run_s8, dot_s8, views};
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
 
@@ -33,8 +33,16 @@ pub struct SvdfS8<'a> {
     pub rank: usize,
     /// State values kept per filter (the time weights' second dimension).
     pub memory_size: usize,
-    /// Feature weights, `[num_filters, input_size]` (TFLM ignores their zero point).
+    /// Feature weights (TFLM ignores their zero point), `[num_filters, input_size]` re-laid out
+    /// for the feature pass: each block of four filters' rows interleaved by words (word 0 of
+    /// the four rows, then word 1 of each, …), then the block's rows' last `input_size % 4`
+    /// bytes, one row after another; the last `num_filters % 4` rows as they are. Word-aligned:
+    /// the DSP loop reads the blocks by aligned words.
     pub weights_feature: &'a [i8],
+    /// Per filter, `-input_zero_point · Σ` its feature weights (wrapping): the sums the feature
+    /// products start from, so that they take the inputs as they are (sums wrap in 32 bits, so
+    /// folding gives TFLM's sums).
+    pub feature_bias: &'a [i32],
     /// Time weights, `[num_filters, memory_size]` (TFLM ignores their zero point).
     pub weights_time: &'a [i16],
     /// Per-unit bias (`num_units` values), or none (sums start at 0).
@@ -69,8 +77,16 @@ pub struct SvdfS8State8<'a> {
     pub rank: usize,
     /// State values kept per filter (the time weights' second dimension).
     pub memory_size: usize,
-    /// Feature weights, `[num_filters, input_size]` (TFLM ignores their zero point).
+    /// Feature weights (TFLM ignores their zero point), `[num_filters, input_size]` re-laid out
+    /// for the feature pass: each block of four filters' rows interleaved by words (word 0 of
+    /// the four rows, then word 1 of each, …), then the block's rows' last `input_size % 4`
+    /// bytes, one row after another; the last `num_filters % 4` rows as they are. Word-aligned:
+    /// the DSP loop reads the blocks by aligned words.
     pub weights_feature: &'a [i8],
+    /// Per filter, `-input_zero_point · Σ` its feature weights (wrapping): the sums the feature
+    /// products start from, so that they take the inputs as they are (sums wrap in 32 bits, so
+    /// folding gives TFLM's sums).
+    pub feature_bias: &'a [i32],
     /// Time weights, `[num_filters, memory_size]` (TFLM ignores their zero point).
     pub weights_time: &'a [i8],
     /// Per-unit bias (`num_units` values), or none (sums start at 0).
@@ -139,6 +155,28 @@ trait Word: Copy + Into<i32> {
     fn shift_dot(row: &mut [u8], w: &[Self], new: i32, zero_point: i32) -> i32 {
         shift_dot_scalar(row, w, new, zero_point)
     }
+    /// Whether [`Word::shift_dot_rows`] takes rows of `memory` elements with this state zero
+    /// point.
+    #[inline(always)]
+    fn whole_rows(memory: usize, zero_point: i32) -> bool {
+        let _ = (memory, zero_point);
+        false
+    }
+    /// The state steps of `rows` filters at once, where a faster loop takes them (ARMv7E-M, rows
+    /// of whole words: [`Word::whole_rows`]): each filter's row of `st` (`memory` elements, its first the new value)
+    /// stepped as [`Word::shift_dot`] and its time product passed to `each`, filter after
+    /// filter. Returns false, having done nothing, elsewhere.
+    #[inline(always)]
+    fn shift_dot_rows(
+        st: &mut [u8],
+        w: &[Self],
+        (memory, rows): (usize, usize),
+        zero_point: i32,
+        each: impl FnMut(i32),
+    ) -> bool {
+        let _ = (st, w, memory, rows, zero_point, each);
+        false
+    }
 }
 
 /// [`Word::shift_dot`] element by element.
@@ -181,6 +219,26 @@ impl Word for i16 {
         }
         shift_dot_scalar(row, w, new, zero_point)
     }
+    #[cfg(tinyaot_dsp)]
+    #[inline(always)]
+    fn whole_rows(memory: usize, zero_point: i32) -> bool {
+        zero_point == 0 && memory >= 2 && memory.is_multiple_of(2)
+    }
+    #[cfg(tinyaot_dsp)]
+    #[inline(always)]
+    fn shift_dot_rows(
+        st: &mut [u8],
+        w: &[i16],
+        (memory, rows): (usize, usize),
+        zero_point: i32,
+        each: impl FnMut(i32),
+    ) -> bool {
+        let fast = Self::whole_rows(memory, zero_point);
+        if fast {
+            super::nn_common::shift_dot_rows_i16(st, w, (memory, rows), each);
+        }
+        fast
+    }
 }
 
 impl Word for i8 {
@@ -202,12 +260,34 @@ impl Word for i8 {
         }
         shift_dot_scalar(row, w, new, zero_point)
     }
+    #[cfg(tinyaot_dsp)]
+    #[inline(always)]
+    fn whole_rows(memory: usize, _zero_point: i32) -> bool {
+        memory >= 4 && memory.is_multiple_of(4)
+    }
+    #[cfg(tinyaot_dsp)]
+    #[inline(always)]
+    fn shift_dot_rows(
+        st: &mut [u8],
+        w: &[i8],
+        (memory, rows): (usize, usize),
+        zero_point: i32,
+        each: impl FnMut(i32),
+    ) -> bool {
+        let fast = Self::whole_rows(memory, zero_point);
+        if fast {
+            let offset = zero_point.wrapping_neg();
+            super::nn_common::shift_dot_rows_s8(st, w, (memory, rows), offset, each);
+        }
+        fast
+    }
 }
 
 /// What the two integer kernels share, their time weights aside.
 struct Int<'a, W> {
     dims: [usize; 5],
     weights_feature: &'a [i8],
+    feature_bias: &'a [i32],
     weights_time: &'a [W],
     bias: Option<&'a [i32]>,
     zero_points: [i32; 3],
@@ -227,6 +307,7 @@ macro_rules! int_args {
                 $p.memory_size,
             ],
             weights_feature: $p.weights_feature,
+            feature_bias: $p.feature_bias,
             weights_time: $p.weights_time,
             bias: $p.bias,
             zero_points: [
@@ -243,7 +324,8 @@ macro_rules! int_args {
 }
 
 /// The integer SVDF: `Word` is the state's (and time weights') element type. Per batch, two
-/// passes. First the features, four filters at a time sharing the input's words, each clamped to
+/// passes. First the features ([`features`]: the re-laid-out weights, four filters per pass over
+/// the input's words, the input zero point folded into per-filter sums), each clamped to
 /// `Word` plus the state zero point and stored in its filter's first state element: the oldest,
 /// which the shift drops. Then unit by unit, each filter's state step ([`Word::shift_dot`], which
 /// rotates that new value into the last element) and time product, added to the unit's bias and
@@ -253,7 +335,8 @@ macro_rules! int_args {
 #[inline(always)]
 fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, usize), p: Int<W>) {
     let [batches, input_size, filters, rank, memory] = p.dims;
-    let [zp_in, zp_state, zp_out] = p.zero_points;
+    // The input zero point is folded into the feature bias.
+    let [_, zp_state, zp_out] = p.zero_points;
     let [feature, scale_out] = p
         .scales
         .map(|(multiplier, shift)| Scale::new(multiplier, shift));
@@ -261,6 +344,11 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
     let units = filters / rank;
     let row = filters * memory;
     let weights_feature = &p.weights_feature[..filters * input_size];
+    let feature_bias = &p.feature_bias[..filters];
+    #[cfg(tinyaot_dsp)]
+    if filters >= 4 {
+        super::nn_common::check_word_aligned(weights_feature);
+    }
     let weights_time = &p.weights_time[..row];
     let bias = p.bias.map_or(&[][..], |b| &b[..units]);
     let [inp, st, out] = views::disjoint(
@@ -271,15 +359,13 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
             (output, batches * units),
         ],
     );
-    // The input offset `-zp_in` lies in [-127, 128], as the dot products need.
-    let offset = zp_in.wrapping_neg();
     // With no state (which the lowering refuses) no features are kept and every time product is
     // 0: the passes below then take no filter.
     let kept = if memory > 0 { filters } else { 0 };
     let pass = Pass {
         feature,
         scale_out,
-        zero_points: [offset, zp_state, zp_out],
+        zero_points: [zp_state, zp_out],
         rank,
         memory,
         kept,
@@ -288,56 +374,74 @@ fn svdf_int<W: Word>(arena: &mut [u8], (input, state, output): (usize, usize, us
         let x = &inp[b * input_size..][..input_size];
         let st = &mut st[W::BYTES * b * row..][..W::BYTES * row];
         let out = &mut out[b * units..][..units];
-        features::<W>(st, weights_feature, x, &pass);
+        features::<W>(st, (weights_feature, feature_bias), x, &pass);
         time_products(st, weights_time, bias, out, &pass);
     }
 }
 
-/// What the two passes of [`svdf_int`] share: the scales, the zero points (the input offset
-/// `-input_zero_point`, the state's, the output's), the rank, the memory and the filters kept.
+/// What the two passes of [`svdf_int`] share: the scales, the zero points (the state's, the
+/// output's), the rank, the memory and the filters kept.
 struct Pass {
     feature: Scale,
     scale_out: Scale,
-    zero_points: [i32; 3],
+    zero_points: [i32; 2],
     rank: usize,
     memory: usize,
     kept: usize,
 }
 
-/// [`svdf_int`]'s first pass over one batch: the features of its input row `x`, four filters at a
-/// time, each clamped to `W` plus the state zero point and stored in its filter's first state
-/// element of `st`. Not inlined on bare metal: a function of its own keeps its loop's values in
-/// registers (keyword_scrambled: 102,240 instructions against 108,000 in one function).
+/// Filters whose feature sums [`features`] takes per call of the DSP loop ([`dot4_run_s8`]): a
+/// multiple of four; their sums wait in as many words of stack.
+const FEATURE_RUN: usize = 16;
+
+/// [`svdf_int`]'s first pass over one batch: the features of its input row `x`, each clamped to
+/// `W` plus the state zero point and stored in its filter's first state element of `st`. The
+/// weights are laid out as [`SvdfS8::weights_feature`] says and the sums start at the filters'
+/// `bias` (the input zero point folded in): rows of whole words go through FULLY_CONNECTED's DSP
+/// loop [`FEATURE_RUN`] filters at a time, other rows block by block
+/// ([`dot4_interleaved_s8_outlined`]), the last `filters % 4` filters one by one. Not inlined on
+/// bare metal: a function of its own keeps its loop's values in registers.
 #[cfg_attr(target_os = "none", inline(never))]
-fn features<W: Word>(st: &mut [u8], weights_feature: &[i8], x: &[u8], p: &Pass) {
-    let input_size = x.len();
-    let [offset, zp_state, _] = p.zero_points;
+fn features<W: Word>(st: &mut [u8], (weights, bias): (&[i8], &[i32]), x: &[u8], p: &Pass) {
+    let n = x.len();
+    let zp_state = p.zero_points[0];
     let (stride, kept, feature) = (W::BYTES * p.memory, p.kept, p.feature);
     let mut store = |f: usize, dot: i32| {
         let v = feature.apply(dot).clamp(W::MIN, W::MAX);
         W::store(zp_state.wrapping_add(v), &mut st[f * stride..]);
     };
-    let mut f = 0;
-    for block in weights_feature
-        .chunks_exact(4 * input_size.max(1))
-        .take(kept / 4)
-    {
-        let (w01, w23) = block.split_at(2 * input_size);
-        let (w0, w1) = w01.split_at(input_size);
-        let (w2, w3) = w23.split_at(input_size);
-        for (k, dot) in dot4_s8([w0, w1, w2, w3], x, offset).into_iter().enumerate() {
-            store(f + k, dot);
+    let blocks = kept / 4;
+    let (words, rows) = weights.split_at(4 * n * blocks);
+    let (block_bias, row_bias) = bias[..kept].split_at(4 * blocks);
+    let mut sums = [0i32; FEATURE_RUN];
+    for (k, init) in block_bias.chunks(FEATURE_RUN).enumerate() {
+        let sums = &mut sums[..init.len()];
+        let w = &words[k * n * FEATURE_RUN..];
+        if n.is_multiple_of(4) && n > 0 {
+            dot4_run_s8(x, w, init, sums);
+        } else {
+            for (j, (s, init)) in sums
+                .chunks_exact_mut(4)
+                .zip(init.chunks_exact(4))
+                .enumerate()
+            {
+                let init = [init[0], init[1], init[2], init[3]];
+                s.copy_from_slice(&dot4_interleaved_s8_outlined(x, &w[4 * n * j..], init));
+            }
         }
-        f += 4;
+        for (j, &dot) in sums.iter().enumerate() {
+            store(k * FEATURE_RUN + j, dot);
+        }
     }
-    while f < kept {
-        store(f, dot_s8(&weights_feature[f * input_size..], x, offset));
-        f += 1;
+    for (j, &b) in row_bias.iter().enumerate() {
+        let dot = b.wrapping_add(dot_s8(&rows[n * j..][..n], x, 0));
+        store(4 * blocks + j, dot);
     }
 }
 
-/// [`svdf_int`]'s second pass over one batch, filter by filter (one copy of the state step): each
-/// filter's state row of `st` rotated and its time product ([`Word::shift_dot`]) added to its
+/// [`svdf_int`]'s second pass over one batch, filter by filter: each filter's state row of `st`
+/// rotated and its time product ([`Word::shift_dot_rows`] where rows of whole words take the
+/// DSP loop through every filter, else [`Word::shift_dot`] filter by filter) added to its
 /// unit's sum, which starts at the unit's bias and is requantized into `out` after its `rank`-th
 /// filter; filters past the last whole unit (`num_filters % rank`) still step their state. Not
 /// inlined on bare metal, as [`features`].
@@ -349,18 +453,26 @@ fn time_products<W: Word>(
     out: &mut [u8],
     p: &Pass,
 ) {
-    let [_, zp_state, _] = p.zero_points;
+    let zp_state = p.zero_points[0];
     let (memory, rank) = (p.memory, p.rank);
-    let rows = st.chunks_exact_mut(W::BYTES * memory.max(1));
-    let rows = rows
-        .zip(weights_time.chunks_exact(memory.max(1)))
-        .take(p.kept);
+    // Rank 1 with a bias for every filter: each filter is a unit, its output its bias plus its
+    // time product requantized, with no unit to track.
+    if rank == 1 && W::whole_rows(memory, zp_state) && bias.len() >= p.kept && out.len() >= p.kept {
+        let mut units = out.iter_mut().zip(bias);
+        let each = |dot: i32| {
+            if let Some((o, &b)) = units.next() {
+                *o = requantize_out(b.wrapping_add(dot), p);
+            }
+        };
+        if W::shift_dot_rows(st, weights_time, (memory, p.kept), zp_state, each) {
+            return;
+        }
+    }
     let mut outs = out.iter_mut();
     let (mut u, mut left) = (0, rank);
     let mut acc = bias.first().copied().unwrap_or(0);
-    for (s, w) in rows {
-        let new = W::load(s);
-        acc = acc.wrapping_add(W::shift_dot(s, w, new, zp_state));
+    let mut each = |dot: i32| {
+        acc = acc.wrapping_add(dot);
         left -= 1;
         if left == 0 {
             if let Some(o) = outs.next() {
@@ -369,6 +481,16 @@ fn time_products<W: Word>(
             u += 1;
             left = rank;
             acc = bias.get(u).copied().unwrap_or(0);
+        }
+    };
+    if !W::shift_dot_rows(st, weights_time, (memory, p.kept), zp_state, &mut each) {
+        let rows = st.chunks_exact_mut(W::BYTES * memory.max(1));
+        let rows = rows
+            .zip(weights_time.chunks_exact(memory.max(1)))
+            .take(p.kept);
+        for (s, w) in rows {
+            let new = W::load(s);
+            each(W::shift_dot(s, w, new, zp_state));
         }
     }
     // Units of no filter (no state, which the lowering refuses): the bias alone.
@@ -380,7 +502,7 @@ fn time_products<W: Word>(
 /// A unit's output: its sum requantized, plus the output zero point, clamped to int8.
 #[inline(always)]
 fn requantize_out(acc: i32, p: &Pass) -> u8 {
-    (p.scale_out.apply(acc).wrapping_add(p.zero_points[2])).clamp(-128, 127) as i8 as u8
+    (p.scale_out.apply(acc).wrapping_add(p.zero_points[1])).clamp(-128, 127) as i8 as u8
 }
 
 /// [`requantize_out`] not inlined on bare metal, for the cold loop of units of no filter (inline,
@@ -713,357 +835,4 @@ fn svdf_dyn_int<W: Word>(
 }
 
 #[cfg(test)]
-mod tests {
-    extern crate std;
-    use super::*;
-    use std::vec::Vec;
-
-    /// One batch, two inputs, two filters of rank 2 (one unit), memory 3, int16 state. The state
-    /// starts at [1, 2, 3 | 4, 5, 6]; the shift gives [2, 3, 4 | 5, 6, 6] before the new features
-    /// land in the last columns.
-    #[test]
-    fn s8_shifts_the_state_and_sums_over_the_rank() {
-        // Arena: input (2 bytes) at 0, state (12 bytes) at 2, output (1 byte) at 14.
-        let mut arena = [0u8; 16];
-        arena[0] = 13u8; // 13 - zp 3 = 10
-        arena[1] = (-7i8) as u8; // -7 - 3 = -10
-        for (i, v) in [1i16, 2, 3, 4, 5, 6].iter().enumerate() {
-            arena[2 + 2 * i..4 + 2 * i].copy_from_slice(&v.to_le_bytes());
-        }
-        let p = SvdfS8 {
-            batches: 1,
-            input_size: 2,
-            num_filters: 2,
-            rank: 2,
-            memory_size: 3,
-            // Features: 10 * 3 - 10 * 1 = 20, and 10 * -2 - 10 * 5 = -70.
-            weights_feature: &[3, 1, -2, 5],
-            weights_time: &[1, 1, 1, 100, -1, 2],
-            bias: Some(&[1000]),
-            input_zero_point: 3,
-            state_zero_point: 1,
-            output_zero_point: -5,
-            // x * 0.5 rounded: 20 -> 10, -70 -> -35; plus the state zero point 1.
-            feature_multiplier: 1 << 30,
-            feature_shift: 0,
-            // x / 8, rounded half away from zero.
-            output_multiplier: 1 << 30,
-            output_shift: -2,
-        };
-        svdf_s8(&mut arena, 0, 2, 14, &p);
-        let state: [i16; 6] =
-            core::array::from_fn(|i| i16::from_le_bytes([arena[2 + 2 * i], arena[3 + 2 * i]]));
-        assert_eq!(state, [2, 3, 11, 5, 6, -34]);
-        // Filter 0: (2-1) + (3-1) + (11-1) = 13; filter 1: 100*4 - 5 + 2*-35 = 325.
-        // 1000 + 13 + 325 = 1338, / 8 = 167.25 -> 167, - 5 = 162 -> clamped to 127.
-        assert_eq!(arena[14] as i8, 127);
-        // A second call: the bias now -1000 + ... with the same state carried.
-        let p2 = SvdfS8 {
-            bias: Some(&[-2000]),
-            ..p
-        };
-        svdf_s8(&mut arena, 0, 2, 14, &p2);
-        let state: [i16; 6] =
-            core::array::from_fn(|i| i16::from_le_bytes([arena[2 + 2 * i], arena[3 + 2 * i]]));
-        assert_eq!(state, [3, 11, 11, 6, -34, -34]);
-        // Filter 0: 2 + 10 + 10 = 22; filter 1: 100*5 + 35 - 70 = 465; -2000 + 487 = -1513,
-        // / 8 = -189.125 -> -189, - 5 = -194 -> clamped to -128.
-        assert_eq!(arena[14] as i8, -128);
-    }
-
-    /// int8 state: a new feature clamps to int8 before the zero point is added, and the sum
-    /// wraps to int8 as TFLM's conversion does.
-    #[test]
-    fn s8_state8_clamps_then_adds_the_zero_point() {
-        let mut arena = [0u8; 8];
-        arena[0] = 100u8;
-        // State [zp, zp] = [-50, -50].
-        arena[1] = (-50i8) as u8;
-        arena[2] = (-50i8) as u8;
-        let p = SvdfS8State8 {
-            batches: 1,
-            input_size: 1,
-            num_filters: 1,
-            rank: 1,
-            memory_size: 2,
-            weights_feature: &[127],
-            weights_time: &[1, 2],
-            bias: Some(&[0]),
-            input_zero_point: 0,
-            state_zero_point: -50,
-            output_zero_point: 0,
-            // 12700 clamps to 127; 127 - 50 = 77.
-            feature_multiplier: 1 << 30,
-            feature_shift: 1,
-            output_multiplier: 1 << 30,
-            output_shift: 1,
-        };
-        svdf_s8_state8(&mut arena, 0, 1, 3, &p);
-        assert_eq!([arena[1] as i8, arena[2] as i8], [-50, 77]);
-        // 1 * 0 + 2 * 127 = 254, times 1 = 254 -> 127.
-        assert_eq!(arena[3] as i8, 127);
-        // With state zero point 100, 127 + 100 = 227 wraps to -29.
-        let p2 = SvdfS8State8 {
-            state_zero_point: 100,
-            ..p
-        };
-        svdf_s8_state8(&mut arena, 0, 1, 3, &p2);
-        assert_eq!([arena[1] as i8, arena[2] as i8], [77, -29]);
-    }
-
-    #[test]
-    fn f32_rank1_with_relu() {
-        // Input [1, 2] at 0, state 2 filters x 2 memory at 8, output 2 units at 24.
-        let mut arena = [0u8; 32];
-        let put = |arena: &mut [u8], at: usize, vs: &[f32]| {
-            for (i, v) in vs.iter().enumerate() {
-                arena[at + 4 * i..at + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
-            }
-        };
-        put(&mut arena, 0, &[1.0, 2.0]);
-        put(&mut arena, 8, &[0.5, 1.5, -1.0, 4.0]);
-        let p = SvdfF32 {
-            batches: 1,
-            input_size: 2,
-            num_filters: 2,
-            rank: 1,
-            memory_size: 2,
-            weights_feature: &[1.0, 1.0, -1.0, 0.0],
-            weights_time: &[2.0, 1.0, 1.0, 1.0],
-            bias: Some(&[0.25, 0.0]),
-            act_min: 0.0,
-            act_max: f32::INFINITY,
-            function: 0,
-        };
-        svdf_f32(&mut arena, 0, 8, 24, &p);
-        let get =
-            |arena: &[u8], at: usize| f32::from_le_bytes(arena[at..at + 4].try_into().unwrap());
-        // State: [1.5, 3 | 4, -1]; outputs 0.25 + 3 + 3 and max(0, 4 - 1) = 3.
-        let state: [f32; 4] = core::array::from_fn(|i| get(&arena, 8 + 4 * i));
-        assert_eq!(state, [1.5, 3.0, 4.0, -1.0]);
-        assert_eq!([get(&arena, 24), get(&arena, 28)], [6.25, 3.0]);
-    }
-
-    /// TANH and SIGN_BIT are functions of the sum, not clamps (TFLM's `ActivationValFloat`); a
-    /// bias computed at run time is read from the arena.
-    #[test]
-    fn f32_functions_and_a_bias_at_run_time() {
-        // Input [1, 1] at 0, state 2 filters x 1 memory at 8, output 2 units at 16, bias at 24.
-        let mut arena = [0u8; 32];
-        arena[0..4].copy_from_slice(&1.0f32.to_le_bytes());
-        arena[24..28].copy_from_slice(&0.5f32.to_le_bytes());
-        arena[28..32].copy_from_slice(&(-0.0f32).to_le_bytes());
-        let p = |function| SvdfF32 {
-            batches: 1,
-            input_size: 1,
-            num_filters: 2,
-            rank: 1,
-            memory_size: 1,
-            weights_feature: &[],
-            weights_time: &[],
-            bias: None,
-            act_min: f32::NEG_INFINITY,
-            act_max: f32::INFINITY,
-            function,
-        };
-        let get =
-            |arena: &[u8], at: usize| f32::from_le_bytes(arena[at..at + 4].try_into().unwrap());
-        let wf: Vec<u8> = [1.0f32, -2.0]
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
-        let wt: Vec<u8> = [1.0f32, 0.0].iter().flat_map(|v| v.to_le_bytes()).collect();
-        let run = |arena: &mut [u8], function| {
-            let (f, t) = (Src::Bytes(&wf), Src::Bytes(&wt));
-            svdf_dyn_f32(arena, 0, 8, 16, f, t, Src::Arena(24), &p(function));
-        };
-        // Sums: 0.5 + 1 = 1.5 and -0.0 + 0 * -2 = 0.0 (positive zero).
-        run(&mut arena, 1);
-        assert_eq!([get(&arena, 16), get(&arena, 20)], [tanh_f32(1.5), 0.0]);
-        run(&mut arena, 2);
-        assert_eq!([get(&arena, 16), get(&arena, 20)], [0.0, 0.0]);
-        arena[24..28].copy_from_slice(&(-3.0f32).to_le_bytes());
-        run(&mut arena, 2);
-        assert_eq!([get(&arena, 16), get(&arena, 20)], [1.0, 0.0]);
-    }
-
-    /// Writes `bytes` at `at`.
-    fn put(arena: &mut [u8], at: usize, bytes: &[u8]) {
-        arena[at..at + bytes.len()].copy_from_slice(bytes);
-    }
-
-    /// The dyn integer kernels, their weights and bias in the arena (or some of them constants),
-    /// give the constant kernels' state and outputs, call after call: int16 and int8 state, two
-    /// batches, filters not a multiple of four, a nonzero state zero point for int8.
-    #[test]
-    fn dyn_s8_matches_the_constant_kernels() {
-        let (batches, input_size, filters, rank, memory) = (2, 5, 6, 2, 3);
-        let wf: Vec<i8> = (0..30).map(|i| (i * 37 % 255 - 127) as i8).collect();
-        let wt16: Vec<i16> = (0..18).map(|i| (i * 911 % 4001 - 2000) as i16).collect();
-        let wt8: Vec<i8> = (0..18).map(|i| (i * 53 % 255 - 127) as i8).collect();
-        let bias = [700i32, -1500, 90];
-        let inputs: [[i8; 10]; 2] = [
-            core::array::from_fn(|i| (i as i32 * 25 - 120) as i8),
-            core::array::from_fn(|i| (100 - i as i32 * 19) as i8),
-        ];
-        // Arena: input 10 at 0, state (up to 72) at 16, output 6 at 96, feature weights 30 at
-        // 112, time weights (up to 36) at 144, bias 12 at 192.
-        let layout = |wt: &[u8]| {
-            let mut arena = [0u8; 208];
-            put(
-                &mut arena,
-                112,
-                &wf.iter().map(|&w| w as u8).collect::<Vec<_>>(),
-            );
-            put(&mut arena, 144, wt);
-            let b: Vec<u8> = bias.iter().flat_map(|b| b.to_le_bytes()).collect();
-            put(&mut arena, 192, &b);
-            arena
-        };
-        let p16 = SvdfS8 {
-            batches,
-            input_size,
-            num_filters: filters,
-            rank,
-            memory_size: memory,
-            weights_feature: &wf,
-            weights_time: &wt16,
-            bias: Some(&bias),
-            input_zero_point: -3,
-            state_zero_point: 0,
-            output_zero_point: 5,
-            feature_multiplier: 1_300_000_000,
-            feature_shift: 2,
-            output_multiplier: 1_100_000_000,
-            output_shift: -9,
-        };
-        let wt16_bytes: Vec<u8> = wt16.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let (mut a, mut b) = (layout(&wt16_bytes), layout(&wt16_bytes));
-        let empty = SvdfS8 {
-            weights_feature: &[],
-            weights_time: &[],
-            bias: None,
-            ..p16
-        };
-        for x in inputs {
-            put(&mut a, 0, &x.map(|v| v as u8));
-            put(&mut b, 0, &x.map(|v| v as u8));
-            svdf_s8(&mut a, 0, 16, 96, &p16);
-            // The time weights a constant, the others in the arena.
-            let wt = Src::Bytes(&wt16_bytes);
-            svdf_dyn_s8(
-                &mut b,
-                0,
-                16,
-                96,
-                Src::Arena(112),
-                wt,
-                Src::Arena(192),
-                &empty,
-            );
-            assert_eq!(a[16..16 + 72], b[16..16 + 72]);
-            assert_eq!(a[96..102], b[96..102]);
-        }
-        let p8 = SvdfS8State8 {
-            batches,
-            input_size,
-            num_filters: filters,
-            rank,
-            memory_size: memory,
-            weights_feature: &wf,
-            weights_time: &wt8,
-            bias: Some(&bias),
-            input_zero_point: 7,
-            state_zero_point: -20,
-            output_zero_point: -2,
-            feature_multiplier: 1_500_000_000,
-            feature_shift: -3,
-            output_multiplier: 1_200_000_000,
-            output_shift: -4,
-        };
-        let wt8_bytes: Vec<u8> = wt8.iter().map(|&w| w as u8).collect();
-        let (mut a, mut b) = (layout(&wt8_bytes), layout(&wt8_bytes));
-        // The state starts at its zero point, as TFLM's reset leaves it.
-        a[16..16 + 36].fill(-20i8 as u8);
-        b[16..16 + 36].fill(-20i8 as u8);
-        let empty = SvdfS8State8 {
-            weights_feature: &[],
-            weights_time: &[],
-            bias: None,
-            ..p8
-        };
-        for x in inputs {
-            put(&mut a, 0, &x.map(|v| v as u8));
-            put(&mut b, 0, &x.map(|v| v as u8));
-            svdf_s8_state8(&mut a, 0, 16, 96, &p8);
-            let (f, t, bias) = (Src::Arena(112), Src::Arena(144), Src::Arena(192));
-            svdf_dyn_s8_state8(&mut b, 0, 16, 96, f, t, bias, &empty);
-            assert_eq!(a[16..16 + 36], b[16..16 + 36]);
-            assert_eq!(a[96..102], b[96..102]);
-        }
-    }
-
-    /// The dyn float kernel, its weights in the arena, gives the constant kernel's bits.
-    #[test]
-    fn dyn_f32_matches_the_constant_kernel() {
-        let wf: Vec<f32> = (0..8).map(|i| (i as f32 - 3.3) / 7.0).collect();
-        let wt: Vec<f32> = (0..6).map(|i| (2.1 - i as f32) / 3.0).collect();
-        let bias = [0.125f32];
-        let p = SvdfF32 {
-            batches: 1,
-            input_size: 4,
-            num_filters: 2,
-            rank: 2,
-            memory_size: 3,
-            weights_feature: &wf,
-            weights_time: &wt,
-            bias: Some(&bias),
-            act_min: -1.0,
-            act_max: 1.0,
-            function: 0,
-        };
-        let empty = SvdfF32 {
-            weights_feature: &[],
-            weights_time: &[],
-            bias: None,
-            ..p
-        };
-        // Arena: input 16 at 0, state 24 at 16, output 4 at 48, weights 32 and 24 at 64 and 96,
-        // bias 4 at 128.
-        let mut a = [0u8; 144];
-        let bytes = |v: &[f32]| v.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
-        put(&mut a, 64, &bytes(&wf));
-        put(&mut a, 96, &bytes(&wt));
-        put(&mut a, 128, &bytes(&bias));
-        let mut b = a;
-        for x in [[0.5f32, -1.25, 2.0, 0.75], [-0.3, 0.1, 0.9, -2.5]] {
-            put(&mut a, 0, &bytes(&x));
-            put(&mut b, 0, &bytes(&x));
-            svdf_f32(&mut a, 0, 16, 48, &p);
-            let (f, t, bias) = (Src::Arena(64), Src::Arena(96), Src::Arena(128));
-            svdf_dyn_f32(&mut b, 0, 16, 48, f, t, bias, &empty);
-            assert_eq!(a[..64], b[..64]);
-        }
-    }
-
-    #[test]
-    #[should_panic(expected = "overlap")]
-    fn dyn_weights_over_the_state_are_refused() {
-        let mut arena = [0u8; 64];
-        let p = SvdfF32 {
-            batches: 1,
-            input_size: 1,
-            num_filters: 1,
-            rank: 1,
-            memory_size: 2,
-            weights_feature: &[],
-            weights_time: &[],
-            bias: None,
-            act_min: f32::NEG_INFINITY,
-            act_max: f32::INFINITY,
-            function: 0,
-        };
-        let (f, t, b) = (Src::Arena(8), Src::Arena(32), Src::Arena(40));
-        svdf_dyn_f32(&mut arena, 0, 4, 16, f, t, b, &p);
-    }
-}
+mod tests;
