@@ -8,6 +8,7 @@
 
 use crate::kernels::nn_common::requant::scale_16x8;
 use crate::kernels::nn_common::{clamp_f32, views};
+use crate::kernels::Within;
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
 
@@ -213,8 +214,8 @@ fn dyn_conv<const IN: usize, const W: usize, const B: usize, const OUT: usize, A
                                     ((oc * fh + fy) * fw + fx) * fc
                                 };
                                 for c in 0..fc {
-                                    let xe = &x[IN * (pixel + c)..][..IN];
-                                    let we = &w[W * (tap + c)..][..W];
+                                    let xe = x.at(IN * (pixel + c)..).at(..IN);
+                                    let we = w.at(W * (tap + c)..).at(..W);
                                     acc = term(acc, xe, we);
                                 }
                             }
@@ -250,7 +251,7 @@ fn s16(x: &[u8], zero_point: i32) -> i32 {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_dyn_s8(arena: &mut [u8], inputs: &[Src], output: usize, p: &Conv2dDyn) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
     dyn_conv::<1, 1, 4, 1, i32>(
         arena,
         (inputs, output),
@@ -274,7 +275,7 @@ pub fn conv2d_dyn_s8(arena: &mut [u8], inputs: &[Src], output: usize, p: &Conv2d
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_dyn_acc32_s16(arena: &mut [u8], inputs: &[Src], output: usize, p: &Conv2dDyn) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
     dyn_conv::<2, 1, 4, 2, i32>(
         arena,
         (inputs, output),
@@ -298,7 +299,7 @@ pub fn conv2d_dyn_acc32_s16(arena: &mut [u8], inputs: &[Src], output: usize, p: 
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_dyn_s16(arena: &mut [u8], inputs: &[Src], output: usize, p: &Conv2dDyn) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
     dyn_conv::<2, 1, 8, 2, i64>(
         arena,
         (inputs, output),
@@ -457,7 +458,7 @@ pub fn depthwise_conv2d_dyn_s8(
     p: &DepthwiseConv2dDyn,
 ) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
     dyn_conv::<1, 1, 4, 1, i32>(
         arena,
         (inputs, output),
@@ -486,7 +487,7 @@ pub fn depthwise_conv2d_dyn_s16(
     p: &DepthwiseConv2dDyn,
 ) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
     dyn_conv::<2, 1, 8, 2, i64>(
         arena,
         (inputs, output),
@@ -563,7 +564,7 @@ pub fn conv2d_dyn_w4_s8(
 ) {
     let n = p.output_c * p.filter_h * p.filter_w * p.filter_c;
     let (inputs, len) = unpacked_int4(arena, inputs, n, scratch);
-    conv2d_dyn_s8(arena, &inputs[..len], output, p);
+    conv2d_dyn_s8(arena, inputs.at(..len), output, p);
 }
 
 /// [`depthwise_conv2d_dyn_s8`] of INT4 weights computed at run time, unpacked into the
@@ -579,7 +580,7 @@ pub fn depthwise_conv2d_dyn_w4_s8(
 ) {
     let n = p.filter_h * p.filter_w * p.output_c;
     let (inputs, len) = unpacked_int4(arena, inputs, n, scratch);
-    depthwise_conv2d_dyn_s8(arena, &inputs[..len], output, p);
+    depthwise_conv2d_dyn_s8(arena, inputs.at(..len), output, p);
 }
 
 #[cfg(test)]

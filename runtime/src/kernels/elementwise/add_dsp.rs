@@ -7,6 +7,7 @@ use super::add::{narrow_add, AddS8};
 use crate::kernels::nn_common::requant::clamp_operand;
 #[cfg(doc)]
 use crate::kernels::nn_common::requant::rounding_high_mul;
+use crate::kernels::Within;
 use crate::Src;
 
 /// The elements [`add_s8_pass`] sums before [`add_s8_requantize`] requantizes them: 256 bytes of
@@ -71,13 +72,13 @@ pub(super) fn add_sub_s8_dsp(
             let len = ADD_CHUNK.min(n - start);
             for (src, staged) in [(a, &mut xs), (b, &mut ys)] {
                 staged[..len].copy_from_slice(match src {
-                    Src::Arena(offset) => &arena[offset + start..][..len],
-                    Src::Bytes(bytes) => &bytes[start..][..len],
+                    Src::Arena(offset) => arena.at(offset + start..).at(..len),
+                    Src::Bytes(bytes) => bytes.at(start..).at(..len),
                 });
             }
             add_s8_chunk(
-                (&xs[..len], &ys[..len]),
-                &mut arena[output + start..][..len],
+                (xs.at(..len), ys.at(..len)),
+                arena.at_mut(output + start..).at_mut(..len),
                 &mut sums,
                 (p, subtract),
             );
@@ -105,7 +106,7 @@ fn add_s8_chunk(
     sums: &mut [i32; ADD_CHUNK],
     (p, subtract): (&AddS8, bool),
 ) {
-    let sums = &mut sums[..out.len()];
+    let sums = sums.at_mut(..out.len());
     add_s8_pass(x, y, sums, p, subtract);
     add_s8_requantize(sums, out, p);
 }

@@ -17,7 +17,7 @@ pub(crate) fn split(
     if in_len == 0 {
         // An empty input (a CONCATENATION or PAD operand with a zero-size dimension) may be placed
         // anywhere, even inside the output: it is never read.
-        return (&[], arena.at_mut(output..output + out_len));
+        return (&[], &mut arena[output..output + out_len]);
     }
     let in_end = input + in_len;
     let out_end = output + out_len;
@@ -26,11 +26,11 @@ pub(crate) fn split(
         "kernel input and output overlap"
     );
     if input < output {
-        let (low, high) = arena.cut_mut(output);
-        (low.at(input..in_end), high.at_mut(..out_len))
+        let (low, high) = arena.split_at_mut(output);
+        (&low[input..in_end], &mut high[..out_len])
     } else {
-        let (low, high) = arena.cut_mut(input);
-        (high.at(..in_len), low.at_mut(output..out_end))
+        let (low, high) = arena.split_at_mut(input);
+        (&high[..in_len], &mut low[output..out_end])
     }
 }
 
