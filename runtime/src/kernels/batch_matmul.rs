@@ -163,7 +163,7 @@ fn check_geometry(g: &BatchMatmul, lhs_elems: usize, rhs_elems: usize) {
         g.rhs_depth,
     ];
     let rhs_counts = [g.batch0, g.batch1, g.batch2, g.cols, g.depth];
-    assert!(
+    ensure!(
         last_index(&counts, &lhs_strides) < lhs_elems
             && last_index(&rhs_counts, &rhs_strides) < rhs_elems,
         "BATCH_MATMUL geometry past its operands"

@@ -256,20 +256,20 @@ fn walk_rows(
             .is_some_and(|end| end <= len)
     };
     let len = arena.len();
-    assert!(
+    ensure!(
         within(output, total, size, len),
         "broadcast output out of the arena"
     );
     let input = |src: Src, last: usize, size: usize| match src {
         Src::Arena(offset) => {
-            assert!(
+            ensure!(
                 within(offset, last, size, len),
                 "broadcast input out of the arena"
             );
             Operand::Arena(offset)
         }
         Src::Bytes(bytes) => {
-            assert!(
+            ensure!(
                 within(0, last, size, bytes.len()),
                 "broadcast input too short"
             );

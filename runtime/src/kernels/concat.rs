@@ -28,7 +28,7 @@ pub struct Concat<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
     let p = super::opaque(p);
-    assert!(
+    ensure!(
         inputs.len() == p.chunk_bytes.len(),
         "one chunk size per input"
     );
@@ -57,7 +57,7 @@ pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
             // Inside the output: only where its chunk goes, in a one-row output (the plan lets
             // its producer write it in place); nothing to copy.
             Src::Arena(offset) => {
-                assert!(
+                ensure!(
                     p.outer == 1 && offset == output + col,
                     "kernel input and output overlap"
                 );

@@ -74,12 +74,12 @@ pub struct Conv2dS4<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS4) {
     let p = super::opaque(p);
-    assert!(
+    ensure!(
         p.filter_c > 0 && p.input_c.is_multiple_of(p.filter_c),
         "input_c must be groups * filter_c"
     );
     let groups = p.input_c / p.filter_c;
-    assert!(
+    ensure!(
         p.output_c.is_multiple_of(groups),
         "output_c must be a multiple of groups"
     );

@@ -266,7 +266,7 @@ fn for_each_run(
 
 fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
     // `assert!`, not `assert_eq!`: the message needs no integer formatting code in flash.
-    assert!(
+    ensure!(
         input_c * depth_multiplier == output_c,
         "output_c must be input_c * depth_multiplier"
     );

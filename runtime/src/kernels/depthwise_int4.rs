@@ -76,7 +76,7 @@ pub struct DepthwiseConv2dS4<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn depthwise_conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS4) {
     let p = super::opaque(p);
-    assert!(
+    ensure!(
         p.output_c == p.input_c * p.depth_multiplier,
         "output_c must be input_c * depth_multiplier"
     );

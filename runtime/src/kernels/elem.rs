@@ -187,7 +187,7 @@ pub(crate) fn map<I: Elem, O: Elem>(
             .and_then(|bytes| start.checked_add(bytes))
             .is_some_and(|end| end <= arena_len)
     };
-    assert!(
+    ensure!(
         within(input, I::SIZE) && within(output, O::SIZE),
         "element-wise tensor out of the arena"
     );
@@ -209,7 +209,7 @@ pub(crate) fn map<I: Elem, O: Elem>(
 /// `memcpy` moves one word per step); the rest, and unaligned runs, by `copy_from_slice`.
 #[inline(always)]
 pub(crate) fn copy_run(dst: &mut [u8], src: &[u8]) {
-    assert!(dst.len() == src.len(), "copied runs not equally long");
+    ensure!(dst.len() == src.len(), "copied runs not equally long");
     #[cfg(tinyaot_dsp)]
     {
         let blocks = dst.len() / 32;

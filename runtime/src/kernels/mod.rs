@@ -7,6 +7,22 @@
 //! holds one copy of each kernel a model uses, at a cost of a few percent in speed on the
 //! Cortex-M4 (`cargo xtask mcu`). Elsewhere the optimiser is left free to specialise.
 
+/// `assert!(cond, "message")` for a kernel's check of its operands and parameters: with debug
+/// assertions (the tests) it panics with the message; without them (a release build, the
+/// firmware) through [`out_of_contract`], one shared call without arguments, where `assert!`
+/// passes the message and a source location at each check (22 bytes of Cortex-M4 code).
+macro_rules! ensure {
+    ($cond:expr, $msg:literal $(,)?) => {
+        if !$cond {
+            if cfg!(debug_assertions) {
+                panic!($msg)
+            } else {
+                $crate::kernels::out_of_contract()
+            }
+        }
+    };
+}
+
 // Helpers the kernels share.
 mod broadcast;
 mod elem;

@@ -223,7 +223,7 @@ pub fn mirror_pad(arena: &mut [u8], input: usize, output: usize, p: &MirrorPad) 
         *start = sum;
         sum += extent;
     }
-    assert!(p.offsets.len() == sum, "one offset per output index");
+    ensure!(p.offsets.len() == sum, "one offset per output index");
     let last = rank - 1;
     let inner = p.offsets.at(starts[last]..);
     let mut index = [0usize; MAX_RANK];

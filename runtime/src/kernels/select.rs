@@ -76,7 +76,7 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
         }
         last.checked_mul(size).is_some_and(|end| end <= bytes.len())
     };
-    assert!(
+    ensure!(
         fits(p.condition_strides, cs, 1)
             && fits(p.x_strides, xs, T::SIZE)
             && fits(p.y_strides, ys, T::SIZE),

@@ -82,7 +82,7 @@ pub fn softmax_s8(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS8) 
     let low = input.min(output);
     let data = arena.at_mut(low..input.max(output) + len);
     let (src, dst) = (input - low, output - low);
-    assert!(
+    ensure!(
         dst <= src || dst >= src + len,
         "softmax: the output may not start inside the input"
     );
@@ -293,7 +293,7 @@ pub fn log_softmax_f32(arena: &mut [u8], input: usize, output: usize, p: &LogSof
             .and_then(|bytes| start.checked_add(bytes))
             .is_some_and(|end| end <= arena.len())
     };
-    assert!(
+    ensure!(
         within(input) && within(output),
         "LOG_SOFTMAX tensor out of the arena"
     );

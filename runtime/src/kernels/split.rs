@@ -26,7 +26,7 @@ pub struct Split<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
     let p = super::opaque(p);
-    assert!(
+    ensure!(
         outputs.len() == p.chunk_bytes.len(),
         "one chunk size per output"
     );

@@ -162,20 +162,20 @@ fn dyn_conv<const IN: usize, const W: usize, const B: usize, const OUT: usize, A
     finish: impl Fn(usize, A, Option<&[u8]>) -> [u8; OUT],
 ) {
     let [ih, iw, ic, oh, ow, oc_n, fh, fw, fc, sh, sw, dh, dw, pt, pl] = s.dims;
-    assert!(
+    ensure!(
         matches!(inputs.len(), 2 | 3),
         "input, filter and an optional bias"
     );
-    assert!(fc > 0 && ic % fc == 0, "input_c must be groups * filter_c");
+    ensure!(fc > 0 && ic % fc == 0, "input_c must be groups * filter_c");
     let groups = ic / fc;
-    assert!(oc_n % groups == 0, "output_c must be a multiple of groups");
+    ensure!(oc_n % groups == 0, "output_c must be a multiple of groups");
     let per_group = oc_n / groups;
     let in_len = IN * s.batches * ih * iw * ic;
     let w_len = W * oc_n * fh * fw * fc;
     let out_len = OUT * s.batches * oh * ow * oc_n;
     for (src, &len) in inputs.iter().zip(&[in_len, w_len, B * oc_n]) {
         if let Src::Arena(offset) = *src {
-            assert!(
+            ensure!(
                 !views::overlapping(offset, len, output, out_len),
                 "kernel input and output overlap"
             );
@@ -438,7 +438,7 @@ pub struct DepthwiseConv2dDynF32 {
 macro_rules! depthwise_shape {
     ($p:expr) => {{
         let p = $p;
-        assert!(
+        ensure!(
             p.output_c == p.input_c * p.depth_multiplier,
             "output_c must be input_c * depth_multiplier"
         );
@@ -540,7 +540,7 @@ fn unpacked_int4<'a>(
     n: usize,
     scratch: usize,
 ) -> ([Src<'a>; 3], usize) {
-    assert!(
+    ensure!(
         matches!(inputs.len(), 2 | 3),
         "input, filter and an optional bias"
     );

@@ -79,7 +79,7 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
         (p.act_min, p.act_max),
     );
     // int8 zero points keep `x - zero_point` within i16 (see `dot4_s8`).
-    assert!(
+    ensure!(
         (-128..=127).contains(&p.input_zero_point),
         "input zero point out of int8 range"
     );

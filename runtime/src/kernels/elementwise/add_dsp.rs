@@ -152,7 +152,7 @@ macro_rules! add_rescale {
 #[inline(always)]
 fn add_s8_pass(x: &[u8], y: &[u8], sums: &mut [i32], p: &AddS8, subtract: bool) {
     let n = sums.len();
-    assert!(
+    ensure!(
         n > 0 && x.len() >= n && y.len() >= n,
         "add chunk shorter than its sums"
     );
@@ -212,7 +212,7 @@ fn add_s8_pass(x: &[u8], y: &[u8], sums: &mut [i32], p: &AddS8, subtract: bool) 
 #[inline(always)]
 fn add_s8_requantize(sums: &[i32], out: &mut [u8], p: &AddS8) {
     let n = out.len();
-    assert!(
+    ensure!(
         n > 0 && sums.len() >= n,
         "add sums shorter than their outputs"
     );
