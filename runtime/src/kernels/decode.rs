@@ -4,8 +4,6 @@
 //! bits, most significant bit first, packed from the first byte on) into value tables, one per
 //! channel, `stride` values apart; each decoded element is its channel's value at its index.
 
-use crate::kernels::Within;
-
 /// Constants of a lookup-table decode, computed at generation time.
 #[derive(Clone, Copy, Debug)]
 pub struct DecodeLut<'a> {
@@ -60,11 +58,11 @@ impl DecodeLut<'_> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn decode_lut(arena: &mut [u8], output: usize, p: &DecodeLut) {
     let size = p.element_size;
-    let out = arena.at_mut(output..output + p.count * size);
+    let out = &mut arena[output..output + p.count * size];
     for (i, dst) in out.chunks_exact_mut(size).enumerate() {
         let (channel, index) = p.entry(i);
         let at = (channel * p.stride + index) * size;
-        dst.copy_from_slice(p.values.at(at..at + size));
+        dst.copy_from_slice(&p.values[at..at + size]);
     }
 }
 

@@ -4,7 +4,6 @@
 //! unary element-wise kernel may run in place (output offset == input offset); some kernels stage
 //! their data through small stack buffers of [`CHUNK`] elements instead.
 
-use crate::kernels::Within;
 use crate::Src;
 
 /// Elements per staged chunk: small enough for any stack, large enough to amortise the copies.
@@ -115,7 +114,7 @@ impl Elem for i64 {
     #[inline(always)]
     fn read(bytes: &[u8]) -> Self {
         let mut b = [0u8; 8];
-        b.copy_from_slice(bytes.at(..8));
+        b.copy_from_slice(&bytes[..8]);
         i64::from_le_bytes(b)
     }
     #[inline(always)]
@@ -158,8 +157,8 @@ impl Elem for f32 {
 pub(crate) fn load<T: Elem>(arena: &[u8], src: Src, start: usize, dst: &mut [T]) {
     let (from, to) = (start * T::SIZE, (start + dst.len()) * T::SIZE);
     let bytes = match src {
-        Src::Arena(offset) => arena.at(offset + from..offset + to),
-        Src::Bytes(bytes) => bytes.at(from..to),
+        Src::Arena(offset) => &arena[offset + from..offset + to],
+        Src::Bytes(bytes) => &bytes[from..to],
     };
     for (d, c) in dst.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
         *d = T::read(c);
@@ -187,7 +186,7 @@ pub(crate) fn map<I: Elem, O: Elem>(
             .and_then(|bytes| start.checked_add(bytes))
             .is_some_and(|end| end <= arena_len)
     };
-    ensure!(
+    assert!(
         within(input, I::SIZE) && within(output, O::SIZE),
         "element-wise tensor out of the arena"
     );
@@ -209,7 +208,7 @@ pub(crate) fn map<I: Elem, O: Elem>(
 /// `memcpy` moves one word per step); the rest, and unaligned runs, by `copy_from_slice`.
 #[inline(always)]
 pub(crate) fn copy_run(dst: &mut [u8], src: &[u8]) {
-    ensure!(dst.len() == src.len(), "copied runs not equally long");
+    assert!(dst.len() == src.len(), "copied runs not equally long");
     #[cfg(tinyaot_dsp)]
     {
         let blocks = dst.len() / 32;
@@ -242,7 +241,7 @@ pub(crate) fn copy_run(dst: &mut [u8], src: &[u8]) {
             // The pointers are spent.
             let _ = (d, s);
             let done = blocks * 32;
-            dst[done..].copy_from_slice(src.at(done..));
+            dst[done..].copy_from_slice(&src[done..]);
             return;
         }
     }
@@ -264,11 +263,11 @@ pub(crate) fn fill(out: &mut [u8], pattern: &[u8]) {
     }
     let mut blocks = out.chunks_exact_mut(per_block);
     for b in &mut blocks {
-        b.copy_from_slice(block.at(..per_block));
+        b.copy_from_slice(&block[..per_block]);
     }
     let rest = blocks.into_remainder();
     let n = rest.len();
-    rest.copy_from_slice(block.at(..n));
+    rest.copy_from_slice(&block[..n]);
 }
 
 /// Advances the multi-index `index` over `shape` in C order (last dimension fastest); false once
@@ -276,7 +275,7 @@ pub(crate) fn fill(out: &mut [u8], pattern: &[u8]) {
 #[inline(always)]
 pub(crate) fn next_index(index: &mut [usize], shape: &[usize]) -> bool {
     // The dimensions both slices have (callers pass equal lengths): no bounds checks in the loop.
-    let shape = shape.at(..shape.len().min(index.len()));
+    let shape = &shape[..shape.len().min(index.len())];
     for d in (0..shape.len()).rev() {
         index[d] += 1;
         if index[d] < shape[d] {
@@ -293,7 +292,7 @@ pub(crate) fn next_index(index: &mut [usize], shape: &[usize]) -> bool {
 /// the unrolled one, measurably faster there (36 ticks of mobilenet_pruned's MEAN on the M4).
 #[inline(always)]
 pub(crate) fn next_row_index(index: &mut [usize], shape: &[usize]) -> bool {
-    let shape = shape.at(..shape.len().min(index.len()));
+    let shape = &shape[..shape.len().min(index.len())];
     for d in (0..shape.len()).rev() {
         // Most rows advance the last index alone.
         super::keep_rolled();

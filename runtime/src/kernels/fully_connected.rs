@@ -319,7 +319,7 @@ fn dyn_rows<const IN: usize, const W: usize, const B: usize, const OUT: usize>(
     (batches, depth, outs): (usize, usize, usize),
     value: impl Fn(usize, &[u8], &[u8], Option<&[u8]>) -> [u8; OUT],
 ) {
-    ensure!(
+    assert!(
         matches!(inputs.len(), 2 | 3),
         "input, weights and an optional bias"
     );
@@ -328,7 +328,7 @@ fn dyn_rows<const IN: usize, const W: usize, const B: usize, const OUT: usize>(
     let lens = [in_len, w_len, B * outs];
     for (src, &len) in inputs.iter().zip(&lens) {
         if let Src::Arena(offset) = *src {
-            ensure!(
+            assert!(
                 !views::overlapping(offset, len, output, out_len),
                 "kernel input and output overlap"
             );
@@ -403,7 +403,7 @@ pub fn fully_connected_dyn_w4_s8(
     scratch: usize,
     p: &FullyConnectedDyn,
 ) {
-    ensure!(
+    assert!(
         matches!(inputs.len(), 2 | 3),
         "input, weights and an optional bias"
     );

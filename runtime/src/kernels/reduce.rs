@@ -10,7 +10,6 @@
 use super::elem::{load, next_index, Elem};
 use super::nn_common::views;
 use super::MAX_RANK;
-use crate::kernels::Within;
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
 
@@ -104,7 +103,7 @@ fn mean_or_sum_s8_into(src: &[u8], dst: &mut [u8], p: &QuantizedMeanOrSum) {
     let run_sum = |start: usize, len: usize, step: usize| {
         let mut sum = 0i32;
         if step == 1 {
-            for &x in src.at(start..start + len) {
+            for &x in &src[start..start + len] {
                 sum = sum.wrapping_add(x as i8 as i32);
             }
         } else {
@@ -242,12 +241,12 @@ fn extremum_into<T: Elem>(
                 for k in 0..len {
                     acc = pick(
                         acc,
-                        T::read(src.at(T::SIZE * (start + k * step)..).at(..T::SIZE)),
+                        T::read(&src[T::SIZE * (start + k * step)..][..T::SIZE]),
                     );
                 }
             },
         );
-        acc.write(dst.at_mut(T::SIZE * o..).at_mut(..T::SIZE));
+        acc.write(&mut dst[T::SIZE * o..][..T::SIZE]);
     });
 }
 
@@ -483,7 +482,7 @@ pub fn reduce_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Re
         dst.fill(0);
         return;
     } else {
-        (nk, nr) = runs(p.shape, reduced.at(..rank), &mut kept, &mut red);
+        (nk, nr) = runs(p.shape, &reduced[..rank], &mut kept, &mut red);
     }
     let outputs: usize = crate::kernels::elements(&kept[0][..nk]);
     if outputs > p.output_len {
@@ -498,7 +497,7 @@ pub fn reduce_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Re
         reduced_shape: &red[0][..nr],
         reduced_strides: &red[1][..nr],
     };
-    let (head, tail) = dst.cut_mut(outputs * size);
+    let (head, tail) = dst.split_at_mut(outputs * size);
     match (p.kind, size) {
         (DYN_MEAN, 4) => {
             sum_f32_into(src, head, &r, mean_finish);
@@ -596,7 +595,7 @@ fn for_each_output(
     for o in 0..outputs {
         let base = index.iter().zip(strides).map(|(i, s)| i * s).sum();
         f(o, base);
-        next_index(index.at_mut(..shape.len()), shape);
+        next_index(&mut index[..shape.len()], shape);
     }
 }
 
@@ -626,7 +625,7 @@ fn for_each_run(
                 .map(|(i, s)| i * s)
                 .sum::<usize>();
         f(start, shape[rank - 1], strides[rank - 1]);
-        if !next_index(index.at_mut(..rank - 1), shape.at(..rank - 1)) {
+        if !next_index(&mut index[..rank - 1], &shape[..rank - 1]) {
             break;
         }
     }

@@ -8,7 +8,6 @@
 
 use crate::kernels::nn_common::requant::scale_16x8;
 use crate::kernels::nn_common::{clamp_f32, views};
-use crate::kernels::Within;
 use crate::math::multiply_by_quantized_multiplier;
 use crate::Src;
 
@@ -162,20 +161,20 @@ fn dyn_conv<const IN: usize, const W: usize, const B: usize, const OUT: usize, A
     finish: impl Fn(usize, A, Option<&[u8]>) -> [u8; OUT],
 ) {
     let [ih, iw, ic, oh, ow, oc_n, fh, fw, fc, sh, sw, dh, dw, pt, pl] = s.dims;
-    ensure!(
+    assert!(
         matches!(inputs.len(), 2 | 3),
         "input, filter and an optional bias"
     );
-    ensure!(fc > 0 && ic % fc == 0, "input_c must be groups * filter_c");
+    assert!(fc > 0 && ic % fc == 0, "input_c must be groups * filter_c");
     let groups = ic / fc;
-    ensure!(oc_n % groups == 0, "output_c must be a multiple of groups");
+    assert!(oc_n % groups == 0, "output_c must be a multiple of groups");
     let per_group = oc_n / groups;
     let in_len = IN * s.batches * ih * iw * ic;
     let w_len = W * oc_n * fh * fw * fc;
     let out_len = OUT * s.batches * oh * ow * oc_n;
     for (src, &len) in inputs.iter().zip(&[in_len, w_len, B * oc_n]) {
         if let Src::Arena(offset) = *src {
-            ensure!(
+            assert!(
                 !views::overlapping(offset, len, output, out_len),
                 "kernel input and output overlap"
             );
@@ -214,8 +213,8 @@ fn dyn_conv<const IN: usize, const W: usize, const B: usize, const OUT: usize, A
                                     ((oc * fh + fy) * fw + fx) * fc
                                 };
                                 for c in 0..fc {
-                                    let xe = x.at(IN * (pixel + c)..).at(..IN);
-                                    let we = w.at(W * (tap + c)..).at(..W);
+                                    let xe = &x[IN * (pixel + c)..][..IN];
+                                    let we = &w[W * (tap + c)..][..W];
                                     acc = term(acc, xe, we);
                                 }
                             }
@@ -251,7 +250,7 @@ fn s16(x: &[u8], zero_point: i32) -> i32 {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_dyn_s8(arena: &mut [u8], inputs: &[Src], output: usize, p: &Conv2dDyn) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
     dyn_conv::<1, 1, 4, 1, i32>(
         arena,
         (inputs, output),
@@ -275,7 +274,7 @@ pub fn conv2d_dyn_s8(arena: &mut [u8], inputs: &[Src], output: usize, p: &Conv2d
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_dyn_acc32_s16(arena: &mut [u8], inputs: &[Src], output: usize, p: &Conv2dDyn) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
     dyn_conv::<2, 1, 4, 2, i32>(
         arena,
         (inputs, output),
@@ -299,7 +298,7 @@ pub fn conv2d_dyn_acc32_s16(arena: &mut [u8], inputs: &[Src], output: usize, p: 
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_dyn_s16(arena: &mut [u8], inputs: &[Src], output: usize, p: &Conv2dDyn) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
     dyn_conv::<2, 1, 8, 2, i64>(
         arena,
         (inputs, output),
@@ -438,7 +437,7 @@ pub struct DepthwiseConv2dDynF32 {
 macro_rules! depthwise_shape {
     ($p:expr) => {{
         let p = $p;
-        ensure!(
+        assert!(
             p.output_c == p.input_c * p.depth_multiplier,
             "output_c must be input_c * depth_multiplier"
         );
@@ -458,7 +457,7 @@ pub fn depthwise_conv2d_dyn_s8(
     p: &DepthwiseConv2dDyn,
 ) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
     dyn_conv::<1, 1, 4, 1, i32>(
         arena,
         (inputs, output),
@@ -487,7 +486,7 @@ pub fn depthwise_conv2d_dyn_s16(
     p: &DepthwiseConv2dDyn,
 ) {
     let p = crate::kernels::opaque(p);
-    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
+    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
     dyn_conv::<2, 1, 8, 2, i64>(
         arena,
         (inputs, output),
@@ -540,7 +539,7 @@ fn unpacked_int4<'a>(
     n: usize,
     scratch: usize,
 ) -> ([Src<'a>; 3], usize) {
-    ensure!(
+    assert!(
         matches!(inputs.len(), 2 | 3),
         "input, filter and an optional bias"
     );
@@ -564,7 +563,7 @@ pub fn conv2d_dyn_w4_s8(
 ) {
     let n = p.output_c * p.filter_h * p.filter_w * p.filter_c;
     let (inputs, len) = unpacked_int4(arena, inputs, n, scratch);
-    conv2d_dyn_s8(arena, inputs.at(..len), output, p);
+    conv2d_dyn_s8(arena, &inputs[..len], output, p);
 }
 
 /// [`depthwise_conv2d_dyn_s8`] of INT4 weights computed at run time, unpacked into the
@@ -580,7 +579,7 @@ pub fn depthwise_conv2d_dyn_w4_s8(
 ) {
     let n = p.filter_h * p.filter_w * p.output_c;
     let (inputs, len) = unpacked_int4(arena, inputs, n, scratch);
-    depthwise_conv2d_dyn_s8(arena, inputs.at(..len), output, p);
+    depthwise_conv2d_dyn_s8(arena, &inputs[..len], output, p);
 }
 
 #[cfg(test)]

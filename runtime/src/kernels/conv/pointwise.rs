@@ -7,7 +7,6 @@ use crate::kernels::nn_common::wide::{
     pair_run, single_run, start_pairs, Widened, PAIRED, WIDE_CHANNELS,
 };
 use crate::kernels::nn_common::{dot4_interleaved_s8, dot_s8, views, Requantizer};
-use crate::kernels::Within;
 
 /// Constant parameters of [`conv2d_1x1_s8`]: an int8 CONV_2D with a 1×1 filter, stride 1, no
 /// padding and one group, which is a matrix product of the `pixels × input_c` input and the
@@ -64,7 +63,7 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
     let (n, m) = (p.input_c, p.output_c);
     assert!(n > 0 && m > 0, "1x1 convolution with no channels");
     let blocked = m - m % 4;
-    let (blocks, rest) = p.filter[..m * n].cut(blocked * n);
+    let (blocks, rest) = p.filter[..m * n].split_at(blocked * n);
     // The word loops read the filter by aligned words (generated filters are 16-byte aligned
     // `Flash`; a caller's own must be word-aligned).
     #[cfg(tinyaot_dsp)]
@@ -77,11 +76,11 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
         m,
         blocks,
         rest,
-        bias: p.folded_bias.at(..m),
+        bias: &p.folded_bias[..m],
         requantizer: &requantizer,
         #[cfg(tinyaot_mve)]
         fused: (p.narrow_requant && blocked == m).then_some((
-            (p.folded_bias.at(..m), p.multipliers, p.shifts),
+            (&p.folded_bias[..m], p.multipliers, p.shifts),
             (p.output_zero_point, p.act_min, p.act_max),
         )),
     };
@@ -104,7 +103,7 @@ pub fn conv2d_1x1_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv1x1S
             }
         };
         if done * n < inp.len() {
-            conv1x1_pixels(inp.at(done * n..), out.at_mut(done * m..), &k, acc);
+            conv1x1_pixels(&inp[done * n..], &mut out[done * m..], &k, acc);
         }
         if !k.rest.is_empty() {
             rest_rows(inp, out, &k);
@@ -140,7 +139,7 @@ fn stream_or_whole(
 ) {
     let stream = views::Stream::one_row(pixels, n, m);
     stream.groups::<2>(arena, operands, |inp, _, out, group| {
-        body(inp.at(..group.len() * n), out);
+        body(&inp[..group.len() * n], out);
     });
 }
 
@@ -199,7 +198,7 @@ fn conv1x1_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, acc: &mut [i32; ONE
     #[cfg(tinyaot_mve)]
     if let Some(fused) = k.fused {
         let pixels = (inp.len() / n.max(1)).min(out.len() / m.max(1));
-        let (inp, out) = (inp.at(..pixels * n), out.at_mut(..pixels * m));
+        let (inp, out) = (&inp[..pixels * n], &mut out[..pixels * m]);
         if crate::kernels::nn_common::pointwise_pixels_s8(
             inp,
             (n, m),
@@ -220,7 +219,7 @@ fn conv1x1_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, acc: &mut [i32; ONE
             .zip(bias[..blocked].chunks(ONE_PIXEL_RUN))
             .enumerate()
         {
-            let acc = acc.at_mut(..o.len());
+            let acc = &mut acc[..o.len()];
             if n % 4 == 0 {
                 // The sums start from the biases.
                 crate::kernels::nn_common::dot4_run_s8(x, w, b, acc);
@@ -257,12 +256,7 @@ fn tails_run(x: &[u8], w: &[i8], b: &[i32], acc: &mut [i32]) {
 fn rest_rows(inp: &[u8], out: &mut [u8], k: &Pointwise) {
     let blocked = k.m - k.m % 4;
     for (x, o) in inp.chunks_exact(k.n).zip(out.chunks_exact_mut(k.m)) {
-        for (c, (w, o)) in k
-            .rest
-            .chunks_exact(k.n)
-            .zip(o.at_mut(blocked..))
-            .enumerate()
-        {
+        for (c, (w, o)) in k.rest.chunks_exact(k.n).zip(&mut o[blocked..]).enumerate() {
             let sum = dot_s8(w, x, 0).wrapping_add(k.bias[blocked + c]);
             *o = k.requantizer.one(blocked + c, sum);
         }
@@ -286,10 +280,10 @@ fn conv1x1_pairs(inp: &[u8], out: &mut [u8], k: &Pointwise, scratch: &mut PairSc
     let single = whole <= WIDE_CHANNELS;
     let mut done = 0;
     for (x, o) in inp.chunks_exact(2 * n).zip(out.chunks_exact_mut(2 * m)) {
-        let (x0, x1) = x.cut(n);
-        let (o0, o1) = o.cut_mut(m);
+        let (x0, x1) = x.split_at(n);
+        let (o0, o1) = o.split_at_mut(m);
         if single {
-            wide.fill(x0.at(..whole), x1.at(..whole));
+            wide.fill(&x0[..whole], &x1[..whole]);
         }
         for (run, (w, b)) in blocks
             .chunks(RUN * n)
@@ -297,32 +291,30 @@ fn conv1x1_pairs(inp: &[u8], out: &mut [u8], k: &Pointwise, scratch: &mut PairSc
             .enumerate()
         {
             let (c0, len) = (run * RUN, b.len());
-            let sums = acc.at_mut(..2 * len);
+            let sums = &mut acc[..2 * len];
             // The sums start from the biases: the requantizer adds none.
             start_pairs(sums, b);
             for k0 in (0..whole).step_by(WIDE_CHANNELS) {
                 if !single {
                     let k1 = whole.min(k0 + WIDE_CHANNELS);
-                    wide.fill(x0.at(k0..k1), x1.at(k0..k1));
+                    wide.fill(&x0[k0..k1], &x1[k0..k1]);
                 }
                 pair_run(wide.words(), w, (4 * n, 4 * k0), sums);
             }
             if tail > 0 {
                 // Each row's last `tail` bytes follow its block's words (see `Conv1x1S8::filter`).
                 for r in 0..len {
-                    let row = w
-                        .at((r / 4) * 4 * n + 4 * whole + (r % 4) * tail..)
-                        .at(..tail);
+                    let row = &w[(r / 4) * 4 * n + 4 * whole + (r % 4) * tail..][..tail];
                     // Row r's sums in the paired layout: pixel 0, then pixel 1 two words on.
                     let at = (r / 2) * 4 + r % 2;
-                    for ((&w, &v0), &v1) in row.iter().zip(x0.at(whole..)).zip(x1.at(whole..)) {
+                    for ((&w, &v0), &v1) in row.iter().zip(&x0[whole..]).zip(&x1[whole..]) {
                         sums[at] = sums[at].wrapping_add(i32::from(w) * i32::from(v0 as i8));
                         sums[at + 2] =
                             sums[at + 2].wrapping_add(i32::from(w) * i32::from(v1 as i8));
                     }
                 }
             }
-            requantizer.run_pairs(c0, sums, o0.at_mut(c0..c0 + len), o1.at_mut(c0..c0 + len));
+            requantizer.run_pairs(c0, sums, &mut o0[c0..c0 + len], &mut o1[c0..c0 + len]);
         }
         done += 2;
     }
@@ -355,9 +347,9 @@ pub fn conv2d_1x1_widened_s8(arena: &mut [u8], input: usize, output: usize, p: &
     let k = Pointwise {
         n,
         m,
-        blocks: p.filter.at(..m * n),
+        blocks: &p.filter[..m * n],
         rest: &[],
-        bias: p.folded_bias.at(..m),
+        bias: &p.folded_bias[..m],
         requantizer: &requantizer,
         // Helium builds have no paired path: they returned above.
         #[cfg(tinyaot_mve)]
@@ -390,11 +382,11 @@ fn widened_pixels(inp: &[u8], out: &mut [u8], k: &Pointwise, scratch: &mut PairS
             .zip(bias.chunks(ACC_RUN))
             .enumerate()
         {
-            let sums = acc.at_mut(..o.len());
+            let sums = &mut acc[..o.len()];
             sums.copy_from_slice(b);
             for k0 in (0..n).step_by(CHUNK) {
                 if !single {
-                    wide.fill_single(x.at(k0..n.min(k0 + CHUNK)));
+                    wide.fill_single(&x[k0..n.min(k0 + CHUNK)]);
                 }
                 single_run(wide.words(), w, (4 * n, 4 * k0), sums);
             }

@@ -4,7 +4,6 @@
 use super::Geometry;
 use crate::kernels::nn_common::window::{coord, run_start, taps};
 use crate::kernels::nn_common::{dot4_s8, dot_s8, views, Requantizer};
-use crate::kernels::Within;
 
 /// Constant parameters of [`conv2d_s8`].
 #[derive(Clone, Copy, Debug)]
@@ -69,7 +68,7 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
     let in_len = p.batches * g.input_image;
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, in_len, output, out_len);
-    let filter = p.filter.at(..p.output_c * g.filter_oc);
+    let filter = &p.filter[..p.output_c * g.filter_oc];
     let requantizer = Requantizer::new(
         p.output_c,
         p.bias,
@@ -79,7 +78,7 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
         (p.act_min, p.act_max),
     );
     // int8 zero points keep `x - zero_point` within i16 (see `dot4_s8`).
-    ensure!(
+    assert!(
         (-128..=127).contains(&p.input_zero_point),
         "input zero point out of int8 range"
     );
@@ -88,7 +87,7 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
     let contiguous = p.filter_c == p.input_c && p.dilation_w == 1;
     let mut out_px = out.chunks_exact_mut(p.output_c);
     for b in 0..p.batches {
-        let image = inp.at(b * g.input_image..).at(..g.input_image);
+        let image = &inp[b * g.input_image..][..g.input_image];
         for oy in 0..p.output_h {
             let (ky0, ky1, y0) = taps(
                 oy,
@@ -116,13 +115,10 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
                     while oc + 4 <= p.output_c {
                         let mut acc = [0i32; 4];
                         for ky in ky0..ky1 {
-                            let row = image
-                                .at(coord(y0, ky, p.dilation_h) * g.input_row..)
-                                .at(x..)
-                                .at(..n);
+                            let row = &image[coord(y0, ky, p.dilation_h) * g.input_row..][x..][..n];
                             let tap = ky * g.filter_row + kx0 * g.filter_tap;
                             let w: [&[i8]; 4] = core::array::from_fn(|k| {
-                                filter.at((oc + k) * g.filter_oc + tap..).at(..n)
+                                &filter[(oc + k) * g.filter_oc + tap..][..n]
                             });
                             let d = dot4_s8(w, row, offset);
                             for (a, d) in acc.iter_mut().zip(d) {
@@ -134,20 +130,19 @@ pub fn conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS8) {
                     }
                 }
                 for (oc, o) in px.iter_mut().enumerate().skip(oc) {
-                    let w_oc = filter.at(oc * g.filter_oc..).at(..g.filter_oc);
+                    let w_oc = &filter[oc * g.filter_oc..][..g.filter_oc];
                     let group_c = (oc / g.filters_per_group) * p.filter_c;
                     let mut acc = 0i32;
                     // The channels left over from the blocks of four (or all of them when grouped
                     // or dilated): one tap at a time, which fits every layout.
                     for ky in ky0..ky1 {
-                        let row = image
-                            .at(coord(y0, ky, p.dilation_h) * g.input_row..)
-                            .at(..g.input_row);
-                        let w_row = w_oc.at(ky * g.filter_row..).at(..g.filter_row);
+                        let row =
+                            &image[coord(y0, ky, p.dilation_h) * g.input_row..][..g.input_row];
+                        let w_row = &w_oc[ky * g.filter_row..][..g.filter_row];
                         for kx in kx0..kx1 {
                             let x = coord(x0, kx, p.dilation_w) * p.input_c + group_c;
-                            let w = w_row.at(kx * g.filter_tap..).at(..p.filter_c);
-                            acc = acc.wrapping_add(dot_s8(w, row.at(x..).at(..p.filter_c), offset));
+                            let w = &w_row[kx * g.filter_tap..][..p.filter_c];
+                            acc = acc.wrapping_add(dot_s8(w, &row[x..][..p.filter_c], offset));
                         }
                     }
                     *o = requantizer.one(oc, acc);

@@ -7,7 +7,6 @@ use super::add::{narrow_add, AddS8};
 use crate::kernels::nn_common::requant::clamp_operand;
 #[cfg(doc)]
 use crate::kernels::nn_common::requant::rounding_high_mul;
-use crate::kernels::Within;
 use crate::Src;
 
 /// The elements [`add_s8_pass`] sums before [`add_s8_requantize`] requantizes them: 256 bytes of
@@ -72,13 +71,13 @@ pub(super) fn add_sub_s8_dsp(
             let len = ADD_CHUNK.min(n - start);
             for (src, staged) in [(a, &mut xs), (b, &mut ys)] {
                 staged[..len].copy_from_slice(match src {
-                    Src::Arena(offset) => arena.at(offset + start..).at(..len),
-                    Src::Bytes(bytes) => bytes.at(start..).at(..len),
+                    Src::Arena(offset) => &arena[offset + start..][..len],
+                    Src::Bytes(bytes) => &bytes[start..][..len],
                 });
             }
             add_s8_chunk(
-                (xs.at(..len), ys.at(..len)),
-                arena.at_mut(output + start..).at_mut(..len),
+                (&xs[..len], &ys[..len]),
+                &mut arena[output + start..][..len],
                 &mut sums,
                 (p, subtract),
             );
@@ -106,7 +105,7 @@ fn add_s8_chunk(
     sums: &mut [i32; ADD_CHUNK],
     (p, subtract): (&AddS8, bool),
 ) {
-    let sums = sums.at_mut(..out.len());
+    let sums = &mut sums[..out.len()];
     add_s8_pass(x, y, sums, p, subtract);
     add_s8_requantize(sums, out, p);
 }
@@ -152,7 +151,7 @@ macro_rules! add_rescale {
 #[inline(always)]
 fn add_s8_pass(x: &[u8], y: &[u8], sums: &mut [i32], p: &AddS8, subtract: bool) {
     let n = sums.len();
-    ensure!(
+    assert!(
         n > 0 && x.len() >= n && y.len() >= n,
         "add chunk shorter than its sums"
     );
@@ -212,7 +211,7 @@ fn add_s8_pass(x: &[u8], y: &[u8], sums: &mut [i32], p: &AddS8, subtract: bool) 
 #[inline(always)]
 fn add_s8_requantize(sums: &[i32], out: &mut [u8], p: &AddS8) {
     let n = out.len();
-    ensure!(
+    assert!(
         n > 0 && sums.len() >= n,
         "add sums shorter than their outputs"
     );
