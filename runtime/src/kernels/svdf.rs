@@ -633,13 +633,13 @@ fn check_dyn_operands(
     (state, state_len): (usize, usize),
     (output, out_len): (usize, usize),
 ) {
-    ensure!(
+    assert!(
         !views::overlapping(state, state_len, output, out_len),
         "kernel operands overlap"
     );
     for (src, len) in reads.iter().zip(lens) {
         if let Src::Arena(at) = *src {
-            ensure!(
+            assert!(
                 !views::overlapping(at, len, state, state_len)
                     && !views::overlapping(at, len, output, out_len),
                 "kernel operands overlap"
