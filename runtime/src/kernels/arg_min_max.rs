@@ -10,6 +10,7 @@
 
 use super::elem::load;
 use super::nn_common::views;
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constants of an ARG_MAX or ARG_MIN, computed at generation time.
@@ -102,7 +103,7 @@ fn arg_rows<T: Copy>(
         for inner in 0..p.inner {
             let at = |i: usize| {
                 let e = (outer * p.axis_len + i) * p.inner + inner;
-                read(&src[e * size..e * size + size])
+                read(src.at(e * size..e * size + size))
             };
             let mut best = at(0);
             let mut index = 0i32;
@@ -152,15 +153,15 @@ pub fn arg_min_max_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p
     let total: usize = crate::kernels::elements(p.shape);
     let (src, dst) = views::split_src(arena, input, total * size, output, p.output_len * 4);
     let dims = a.map(|a| ArgMinMax {
-        outer: crate::kernels::elements(&p.shape[..a]),
+        outer: crate::kernels::elements(p.shape.at(..a)),
         axis_len: p.shape[a],
-        inner: crate::kernels::elements(&p.shape[a + 1..]),
+        inner: crate::kernels::elements(p.shape.at(a + 1..)),
     });
     let Some(q) = dims.filter(|q| q.axis_len > 0 && q.outer * q.inner <= p.output_len) else {
         dst.fill(0);
         return;
     };
-    let (head, rest) = dst.split_at_mut(q.outer * q.inner * 4);
+    let (head, rest) = dst.cut_mut(q.outer * q.inner * 4);
     rest.fill(0);
     match (p.float_input, p.max) {
         (false, true) => arg_rows(src, head, &q, 1, |i| i[0] as i8, |a, b| a > b),

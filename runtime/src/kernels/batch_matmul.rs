@@ -19,6 +19,7 @@ use super::elem::Elem;
 use super::nn_common::requant::scale_16x8;
 use super::nn_common::views::split_src;
 use super::nn_common::{dot4_packed_s8, pack4_columns_s8, packed4_bytes, Requantizer};
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constant parameters of the BATCH_MATMUL kernels: the geometry they walk, in elements, and the
@@ -162,7 +163,7 @@ fn check_geometry(g: &BatchMatmul, lhs_elems: usize, rhs_elems: usize) {
         g.rhs_depth,
     ];
     let rhs_counts = [g.batch0, g.batch1, g.batch2, g.cols, g.depth];
-    assert!(
+    ensure!(
         last_index(&counts, &lhs_strides) < lhs_elems
             && last_index(&rhs_counts, &rhs_strides) < rhs_elems,
         "BATCH_MATMUL geometry past its operands"
@@ -316,7 +317,7 @@ pub fn batch_matmul_s8_packed(
                 {
                     let (lb, terms) = split_src(arena, lhs, g.lhs_len, terms_at, 4 * g.rows);
                     for (m, term) in terms.chunks_exact_mut(4).enumerate() {
-                        let x = &lb[l + m * g.lhs_row..][..depth];
+                        let x = lb.at(l + m * g.lhs_row..).at(..depth);
                         let sum = x.iter().fold(0i32, |s, &v| {
                             s.wrapping_add(i32::from(v as i8)).wrapping_add(offset)
                         });
@@ -328,15 +329,16 @@ pub fn batch_matmul_s8_packed(
                     let columns = (g.cols - n).min(4);
                     {
                         let (rb, packed) = split_src(arena, rhs, g.rhs_len, packed_at, packed_len);
-                        let first = &rb[r + n * g.rhs_col..];
+                        let first = rb.at(r + n * g.rhs_col..);
                         let strides = (g.rhs_depth, g.rhs_col);
                         pack4_columns_s8(first, strides, (depth, columns), packed);
                     }
                     for m in 0..g.rows {
                         let sums = {
                             let x = &lhs.bytes(arena, g.lhs_len)[l + m * g.lhs_row..][..depth];
-                            let sums = dot4_packed_s8(x, &arena[packed_at..][..packed_len], offset);
-                            let t = &arena[terms_at + 4 * m..][..4];
+                            let sums =
+                                dot4_packed_s8(x, arena.at(packed_at..).at(..packed_len), offset);
+                            let t = arena.at(terms_at + 4 * m..).at(..4);
                             let term = i32::from_le_bytes([t[0], t[1], t[2], t[3]]);
                             sums.map(|s| s.wrapping_add(term))
                         };
@@ -346,7 +348,7 @@ pub fn batch_matmul_s8_packed(
                             // A copy of constant length: no call to `memcpy`.
                             arena[at..at + 4].copy_from_slice(&bytes);
                         } else {
-                            arena[at..at + columns].copy_from_slice(&bytes[..columns]);
+                            arena[at..at + columns].copy_from_slice(bytes.at(..columns));
                         }
                     }
                 }

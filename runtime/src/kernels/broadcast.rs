@@ -17,6 +17,7 @@
 
 use super::elem::{next_row_index, Elem, CHUNK};
 use super::MAX_RANK;
+use crate::kernels::Within;
 use crate::Src;
 
 /// `out[i] = f(a[ia], b[ib])` over `shape` in C order, where `ia`/`ib` follow `a_strides`/`b_strides`.
@@ -114,7 +115,7 @@ fn flat_runs(
         return;
     }
     let mut stage = Stage([0; STAGE]);
-    let (sa, sb) = stage.0.split_at_mut(match (stage_a, stage_b) {
+    let (sa, sb) = stage.0.cut_mut(match (stage_a, stage_b) {
         (true, true) => STAGE / 2,
         (true, false) => STAGE,
         _ => 0,
@@ -148,11 +149,11 @@ fn flat_piece<'x>(
 ) -> Src<'x> {
     match src {
         Src::Arena(offset) if staged => {
-            buf[..k].copy_from_slice(&arena[offset + start..offset + start + k]);
-            Src::Bytes(&buf[..k])
+            buf[..k].copy_from_slice(arena.at(offset + start..offset + start + k));
+            Src::Bytes(buf.at(..k))
         }
         Src::Arena(offset) => Src::Arena(offset + start),
-        Src::Bytes(bytes) => Src::Bytes(&bytes[start..]),
+        Src::Bytes(bytes) => Src::Bytes(bytes.at(start..)),
     }
 }
 
@@ -255,20 +256,20 @@ fn walk_rows(
             .is_some_and(|end| end <= len)
     };
     let len = arena.len();
-    assert!(
+    ensure!(
         within(output, total, size, len),
         "broadcast output out of the arena"
     );
     let input = |src: Src, last: usize, size: usize| match src {
         Src::Arena(offset) => {
-            assert!(
+            ensure!(
                 within(offset, last, size, len),
                 "broadcast input out of the arena"
             );
             Operand::Arena(offset)
         }
         Src::Bytes(bytes) => {
-            assert!(
+            ensure!(
                 within(0, last, size, bytes.len()),
                 "broadcast input too short"
             );
@@ -291,11 +292,11 @@ fn walk_rows(
     } else {
         (1, 0, 0)
     };
-    let outer = &shape[..blocked];
+    let outer = shape.at(..blocked);
     let mut index = [0usize; MAX_RANK];
     let mut out_pos = 0;
     loop {
-        let (a_pos, b_pos) = row_starts(&index[..blocked], (a_strides, b_strides));
+        let (a_pos, b_pos) = row_starts(index.at(..blocked), (a_strides, b_strides));
         let run = Run {
             out: output + out_pos * size,
             rows,
@@ -309,7 +310,7 @@ fn walk_rows(
         };
         op(arena, run);
         out_pos += rows * inner;
-        if !next_row_index(&mut index[..blocked], outer) {
+        if !next_row_index(index.at_mut(..blocked), outer) {
             break;
         }
     }
@@ -344,14 +345,14 @@ pub(crate) fn disjoint<'x>(
     if !outside(&a, a_len) || !outside(&b, b_len) {
         return None;
     }
-    let (low, rest) = arena.split_at_mut(output);
-    let (out, high) = rest.split_at_mut(out_len);
+    let (low, rest) = arena.cut_mut(output);
+    let (out, high) = rest.cut_mut(out_len);
     let (low, high): (&'x [u8], &'x [u8]) = (low, high);
     let view = |src: Src<'x>, len: usize| -> &'x [u8] {
         match src {
-            Src::Arena(offset) if offset < output => &low[offset..offset + len],
-            Src::Arena(offset) => &high[offset - end..offset - end + len],
-            Src::Bytes(bytes) => &bytes[..len],
+            Src::Arena(offset) if offset < output => low.at(offset..offset + len),
+            Src::Arena(offset) => high.at(offset - end..offset - end + len),
+            Src::Bytes(bytes) => bytes.at(..len),
         }
     };
     Some((view(a, a_len), view(b, b_len), out))

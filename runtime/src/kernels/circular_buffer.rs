@@ -10,6 +10,8 @@
 //! `cycles_max - cycles_until_run`), the byte the model tests after the call (byte 4: 1 when the
 //! invoke stops), three bytes of padding, then the ring (`slots × depth` bytes from byte 8).
 
+use crate::kernels::Within;
+
 /// The state's bytes before the ring: the count, the stop byte and padding.
 pub const STATE_HEADER: usize = 8;
 
@@ -47,7 +49,7 @@ pub fn circular_buffer_s8(
     arena.copy_within(input..input + depth, ring + ring_bytes - depth);
     arena.copy_within(ring..ring + ring_bytes, output);
     let mut count = [0u8; 4];
-    count.copy_from_slice(&arena[state..state + 4]);
+    count.copy_from_slice(arena.at(state..state + 4));
     let counted = u32::from_le_bytes(count).wrapping_add(1);
     let (count, stop) = if counted as usize >= p.cycles_max {
         (0, 0)

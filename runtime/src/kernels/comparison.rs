@@ -14,6 +14,7 @@
 use super::elem::{next_index, Elem};
 use super::MAX_RANK;
 use crate::kernels::broadcast::disjoint;
+use crate::kernels::Within;
 use crate::math::multiply_by_quantized_multiplier_smaller_than_one_exp;
 use crate::Src;
 
@@ -220,22 +221,22 @@ fn compare<T: Elem>(
     let (a_len, b_len) = (in_len(a_strides) * T::SIZE, in_len(b_strides) * T::SIZE);
     let inner = shape[rank - 1];
     let (a_step, b_step) = (a_strides[rank - 1], b_strides[rank - 1]);
-    let outer = &shape[..rank - 1];
+    let outer = shape.at(..rank - 1);
     let mut index = [0usize; MAX_RANK];
     let size = T::SIZE;
     let Some((xa, xb, out)) = disjoint(arena, (a, a_len), (b, b_len), output, total) else {
         panic!("comparison output overlaps an input");
     };
     for row in out.chunks_exact_mut(inner) {
-        let idx = &index[..rank - 1];
+        let idx = index.at(..rank - 1);
         let a_pos: usize = idx.iter().zip(a_strides).map(|(i, s)| i * s).sum();
         let b_pos: usize = idx.iter().zip(b_strides).map(|(i, s)| i * s).sum();
         for (i, o) in row.iter_mut().enumerate() {
             let (ia, ib) = (a_pos + i * a_step, b_pos + i * b_step);
-            let x = T::read(&xa[ia * size..]);
-            let y = T::read(&xb[ib * size..]);
+            let x = T::read(xa.at(ia * size..));
+            let y = T::read(xb.at(ib * size..));
             *o = u8::from(f(x, y));
         }
-        next_index(&mut index[..rank - 1], outer);
+        next_index(index.at_mut(..rank - 1), outer);
     }
 }

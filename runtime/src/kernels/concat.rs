@@ -8,6 +8,7 @@
 //! more keeps the form (and the measured size and speed) it had before the variadic form.
 
 use super::nn_common::views;
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constants of a concatenation: the output is `outer` rows, each the inputs' chunks in order.
@@ -27,7 +28,7 @@ pub struct Concat<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
     let p = super::opaque(p);
-    assert!(
+    ensure!(
         inputs.len() == p.chunk_bytes.len(),
         "one chunk size per input"
     );
@@ -41,22 +42,22 @@ pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
     }
     // The arena around the output: an input below it or above it is read from `low` or `high`,
     // one split for all of them.
-    let (low, rest) = arena.split_at_mut(output);
-    let (dst, high) = rest.split_at_mut(total);
+    let (low, rest) = arena.cut_mut(output);
+    let (dst, high) = rest.cut_mut(total);
     let mut col = 0;
     for (src, &n) in inputs.iter().zip(p.chunk_bytes) {
         let len = p.outer * n;
         let from: Option<&[u8]> = match *src {
             _ if n == 0 => None,
-            Src::Bytes(bytes) => Some(&bytes[..len]),
-            Src::Arena(offset) if offset + len <= output => Some(&low[offset..offset + len]),
+            Src::Bytes(bytes) => Some(bytes.at(..len)),
+            Src::Arena(offset) if offset + len <= output => Some(low.at(offset..offset + len)),
             Src::Arena(offset) if offset >= output + total => {
-                Some(&high[offset - output - total..][..len])
+                Some(high.at(offset - output - total..).at(..len))
             }
             // Inside the output: only where its chunk goes, in a one-row output (the plan lets
             // its producer write it in place); nothing to copy.
             Src::Arena(offset) => {
-                assert!(
+                ensure!(
                     p.outer == 1 && offset == output + col,
                     "kernel input and output overlap"
                 );
@@ -64,7 +65,7 @@ pub fn concat(arena: &mut [u8], inputs: &[Src], output: usize, p: &Concat) {
             }
         };
         if let Some(from) = from {
-            rows(from, &mut dst[col..], n, row_bytes);
+            rows(from, dst.at_mut(col..), n, row_bytes);
         }
         col += n;
     }

@@ -12,6 +12,7 @@
 
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{int4, views, Requantizer};
+use crate::kernels::Within;
 
 /// Constant parameters of [`conv2d_s4`]: [`super::conv::Conv2dS8`]'s, with the filter packed.
 #[derive(Clone, Copy, Debug)]
@@ -73,12 +74,12 @@ pub struct Conv2dS4<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS4) {
     let p = super::opaque(p);
-    assert!(
+    ensure!(
         p.filter_c > 0 && p.input_c.is_multiple_of(p.filter_c),
         "input_c must be groups * filter_c"
     );
     let groups = p.input_c / p.filter_c;
-    assert!(
+    ensure!(
         p.output_c.is_multiple_of(groups),
         "output_c must be a multiple of groups"
     );
@@ -89,7 +90,7 @@ pub fn conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS4) {
     let in_len = p.batches * input_image;
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, in_len, output, out_len);
-    let filter = &p.filter[..(p.output_c * filter_oc).div_ceil(2)];
+    let filter = p.filter.at(..(p.output_c * filter_oc).div_ceil(2));
     let requantizer = Requantizer::new(
         p.output_c,
         p.bias,
@@ -101,7 +102,7 @@ pub fn conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS4) {
     let offset = -p.input_zero_point;
     let mut out_px = out.chunks_exact_mut(p.output_c.max(1));
     for b in 0..p.batches {
-        let image = &inp[b * input_image..][..input_image];
+        let image = inp.at(b * input_image..).at(..input_image);
         for oy in 0..p.output_h {
             let (ky0, ky1, y0) = taps(
                 oy,
@@ -125,10 +126,13 @@ pub fn conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &Conv2dS4) {
                     let group_c = (oc / filters_per_group) * p.filter_c;
                     let mut acc = 0i32;
                     for ky in ky0..ky1 {
-                        let row = &image[coord(y0, ky, p.dilation_h) * input_row..][..input_row];
+                        let row = image
+                            .at(coord(y0, ky, p.dilation_h) * input_row..)
+                            .at(..input_row);
                         for kx in kx0..kx1 {
-                            let x = &row[coord(x0, kx, p.dilation_w) * p.input_c + group_c..]
-                                [..p.filter_c];
+                            let x = row
+                                .at(coord(x0, kx, p.dilation_w) * p.input_c + group_c..)
+                                .at(..p.filter_c);
                             let w0 = oc * filter_oc + (ky * p.filter_w + kx) * p.filter_c;
                             for (i, &x) in x.iter().enumerate() {
                                 let w = int4(filter, w0 + i);

@@ -13,6 +13,7 @@
 
 use super::elem::load;
 use super::nn_common::views;
+use crate::kernels::Within;
 use crate::math::multiply_by_quantized_multiplier_smaller_than_one_exp as mbqm_small;
 use crate::Src;
 
@@ -74,7 +75,7 @@ fn cumsum_f32_into(src: &[u8], dst: &mut [u8], p: &CumsumF32) {
         let mut acc = 0.0f32;
         let mut e = first;
         for _ in 0..p.axis_len {
-            let b = &src[4 * e..4 * e + 4];
+            let b = src.at(4 * e..4 * e + 4);
             let x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             let out = if p.exclusive {
                 let before = acc;
@@ -177,9 +178,9 @@ pub fn cumsum_dyn(arena: &mut [u8], input: Src, axis: Src, output: usize, p: &Cu
         return;
     };
     let (outer, axis_len, inner) = (
-        crate::kernels::elements(&p.shape[..a]),
+        crate::kernels::elements(p.shape.at(..a)),
         p.shape[a],
-        crate::kernels::elements(&p.shape[a + 1..]),
+        crate::kernels::elements(p.shape.at(a + 1..)),
     );
     if p.float_input {
         let q = CumsumF32 {

@@ -34,6 +34,7 @@ use super::nn_common::{
     clamp_f32, mac_broadcast_s8, mac_lanes_s8, views, window3x3_run_s8, window_run_s8, Requantizer,
     TapTable,
 };
+use crate::kernels::Within;
 
 /// Output channels accumulated together: the window is walked once per block of this many channels,
 /// with the accumulators on the stack.
@@ -265,7 +266,7 @@ fn for_each_run(
 
 fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
     // `assert!`, not `assert_eq!`: the message needs no integer formatting code in flash.
-    assert!(
+    ensure!(
         input_c * depth_multiplier == output_c,
         "output_c must be input_c * depth_multiplier"
     );
@@ -282,10 +283,10 @@ fn check_shapes(input_c: usize, depth_multiplier: usize, output_c: usize) {
 macro_rules! depthwise_s8 {
     ($d:tt, $p:ident, $walk:block) => {{
         let p = $p;
-        let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
+        let filter = p.filter.at(..p.filter_h * p.filter_w * p.output_c);
         let offset = -p.input_zero_point;
         let dm = p.depth_multiplier;
-        let bias = p.bias.map(|b| &b[..p.output_c]);
+        let bias = p.bias.map(|b| b.at(..p.output_c));
         // The sums start from the biases: the requantizer adds none.
         let requantizer = Requantizer::for_biased_sums(
             p.output_c,
@@ -309,7 +310,7 @@ macro_rules! depthwise_s8 {
                 *o = [input, k * p.output_c];
             }
         }
-        let full_table = TapTable::new(&tap_offsets[..taps.min(MAX_TAPS)]);
+        let full_table = TapTable::new(tap_offsets.at(..taps.min(MAX_TAPS)));
         let mut border_offsets = [[0usize; 2]; MAX_TAPS];
         // The channels the tables serve: whole groups of four.
         let tabled = if tabulated {
@@ -431,12 +432,12 @@ fn untabled(
     out_px: &mut [u8],
     mut c0: usize,
 ) {
-    let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
+    let filter = p.filter.at(..p.filter_h * p.filter_w * p.output_c);
     let offset = -p.input_zero_point;
     let dm = p.depth_multiplier;
-    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let bias = p.bias.map(|b| b.at(..p.output_c));
     let pixel =
-        |y: usize, x: usize| &inp[((b * p.input_h + y) * p.input_w + x) * p.input_c - from..];
+        |y: usize, x: usize| inp.at(((b * p.input_h + y) * p.input_w + x) * p.input_c - from..);
     while c0 < p.output_c {
         // A block of channels: with a depth multiplier, within the outputs of one input
         // channel (`shared`), so that each tap is one input byte times a row of filter
@@ -446,21 +447,23 @@ fn untabled(
         } else {
             ((dm - c0 % dm).min(BLOCK), Some(c0 / dm))
         };
-        let acc = &mut sums[..n];
+        let acc = sums.at_mut(..n);
         start_from(acc, bias, c0);
         for ky in w.ky.0..w.ky.1 {
             let y = coord(w.y0, ky, p.dilation_h);
             for kx in w.kx.0..w.kx.1 {
                 let x = coord(w.x0, kx, p.dilation_w);
                 let px = &pixel(y, x)[..p.input_c];
-                let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
+                let taps = filter
+                    .at((ky * p.filter_w + kx) * p.output_c + c0..)
+                    .at(..n);
                 match shared {
-                    None => mac_lanes_s8(acc, taps, &px[c0..c0 + n], offset),
+                    None => mac_lanes_s8(acc, taps, px.at(c0..c0 + n), offset),
                     Some(ic) => mac_broadcast_s8(acc, taps, px[ic], offset),
                 }
             }
         }
-        requantizer.run(c0, acc, &mut out_px[c0..c0 + n]);
+        requantizer.run(c0, acc, out_px.at_mut(c0..c0 + n));
         c0 += n;
     }
 }
@@ -552,7 +555,7 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
                         if rest.len() < p.output_c {
                             break 'walk;
                         }
-                        let (out_px, tail) = core::mem::take(&mut rest).split_at_mut(p.output_c);
+                        let (out_px, tail) = core::mem::take(&mut rest).cut_mut(p.output_c);
                         rest = tail;
                         let (kx0, kx1, x0) =
                             taps(ox, p.stride_w, p.pad_left, p.dilation_w, p.filter_w, p.input_w);
@@ -576,7 +579,7 @@ pub fn depthwise_conv2d_s8(arena: &mut [u8], input: usize, output: usize, p: &De
 #[inline(always)]
 fn start_from(sums: &mut [i32], bias: Option<&[i32]>, c0: usize) {
     match bias {
-        Some(b) => sums.copy_from_slice(&b[c0..c0 + sums.len()]),
+        Some(b) => sums.copy_from_slice(b.at(c0..c0 + sums.len())),
         None => sums.fill(0),
     }
 }
@@ -602,15 +605,15 @@ pub fn depthwise_conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &D
     let out_len = 2 * p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, 2 * p.batches * image, output, out_len);
     let plane = p.filter_h * p.filter_w * ic;
-    let filter = &p.filter[..dm * plane];
-    let bias = p.bias.map(|b| &b[..p.output_c]);
-    let (multipliers, shifts) = (&p.multipliers[..p.output_c], &p.shifts[..p.output_c]);
+    let filter = p.filter.at(..dm * plane);
+    let bias = p.bias.map(|b| b.at(..p.output_c));
+    let (multipliers, shifts) = (p.multipliers.at(..p.output_c), p.shifts.at(..p.output_c));
     let act = (p.act_min, p.act_max);
     // Bytes between a row's taps in the input.
     let x_step = 2 * p.dilation_w * ic;
     for_each_pixel!(p, |b, w, o| {
-        let image = &inp[2 * b * image..][..2 * image];
-        let out_px = &mut out[2 * o * p.output_c..][..2 * p.output_c];
+        let image = inp.at(2 * b * image..).at(..2 * image);
+        let out_px = out.at_mut(2 * o * p.output_c..).at_mut(..2 * p.output_c);
         let (rows, cols) = (w.ky.1 - w.ky.0, w.kx.1 - w.kx.0);
         // The window in one pass where its sums are exact in 32 bits (at most 511 products of
         // at most 2^22, or the generation-time bound); otherwise row by row, in parts of 511.
@@ -627,8 +630,8 @@ pub fn depthwise_conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &D
                         coord(w.y0, w.ky.0, p.dilation_h),
                         coord(w.x0, w.kx.0, p.dilation_w),
                     );
-                    let xs = &image[2 * ((y * p.input_w + x) * ic + c0)..];
-                    let ws = &plane[(w.ky.0 * p.filter_w + w.kx.0) * ic + c0..];
+                    let xs = image.at(2 * ((y * p.input_w + x) * ic + c0)..);
+                    let ws = plane.at((w.ky.0 * p.filter_w + w.kx.0) * ic + c0..);
                     let x_row = 2 * p.dilation_h * p.input_w * ic;
                     mac4_window_s16(
                         &mut acc,
@@ -643,9 +646,9 @@ pub fn depthwise_conv2d_s16(arena: &mut [u8], input: usize, output: usize, p: &D
                         while kx < w.kx.1 {
                             let len = part.min(w.kx.1 - kx);
                             let x = coord(w.x0, kx, p.dilation_w);
-                            let xs = &image[2 * ((y * p.input_w + x) * ic + c0)..];
-                            let ws = &plane[(ky * p.filter_w + kx) * ic + c0..];
-                            mac_taps_s16(&mut acc[..n], (xs, x_step), (ws, ic), len);
+                            let xs = image.at(2 * ((y * p.input_w + x) * ic + c0)..);
+                            let ws = plane.at((ky * p.filter_w + kx) * ic + c0..);
+                            mac_taps_s16(acc.at_mut(..n), (xs, x_step), (ws, ic), len);
                             if !one_pass {
                                 add_to_totals(&mut total, &mut acc);
                             }
@@ -697,23 +700,26 @@ pub fn depthwise_conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &D
     let image = p.input_h * p.input_w * p.input_c;
     let out_len = 4 * p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, 4 * p.batches * image, output, out_len);
-    let filter = &p.filter[..p.filter_h * p.filter_w * p.output_c];
-    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let filter = p.filter.at(..p.filter_h * p.filter_w * p.output_c);
+    let bias = p.bias.map(|b| b.at(..p.output_c));
     let dm = p.depth_multiplier;
     for_each_pixel!(p, |b, w, o| {
-        let out_px = &mut out[4 * o * p.output_c..][..4 * p.output_c];
+        let out_px = out.at_mut(4 * o * p.output_c..).at_mut(..4 * p.output_c);
         let mut c0 = 0;
         while c0 < p.output_c {
             let n = BLOCK.min(p.output_c - c0);
             let mut acc = [0f32; BLOCK];
-            let acc = &mut acc[..n];
+            let acc = acc.at_mut(..n);
             for ky in w.ky.0..w.ky.1 {
                 let y = coord(w.y0, ky, p.dilation_h);
                 for kx in w.kx.0..w.kx.1 {
                     let x = coord(w.x0, kx, p.dilation_w);
-                    let px = &inp[4 * ((b * p.input_h + y) * p.input_w + x) * p.input_c..]
-                        [..4 * p.input_c];
-                    let taps = &filter[(ky * p.filter_w + kx) * p.output_c + c0..][..n];
+                    let px = inp
+                        .at(4 * ((b * p.input_h + y) * p.input_w + x) * p.input_c..)
+                        .at(..4 * p.input_c);
+                    let taps = filter
+                        .at((ky * p.filter_w + kx) * p.output_c + c0..)
+                        .at(..n);
                     for_each_run(c0, n, dm, |i, range| {
                         let x = f32::from_le_bytes([
                             px[4 * i],

@@ -13,6 +13,7 @@
 
 use super::nn_common::window::{coord, taps};
 use super::nn_common::{int4, views, Requantizer};
+use crate::kernels::Within;
 
 /// Constant parameters of [`depthwise_conv2d_s4`]: [`super::depthwise::DepthwiseConv2dS8`]'s,
 /// with the filter packed.
@@ -75,7 +76,7 @@ pub struct DepthwiseConv2dS4<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn depthwise_conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &DepthwiseConv2dS4) {
     let p = super::opaque(p);
-    assert!(
+    ensure!(
         p.output_c == p.input_c * p.depth_multiplier,
         "output_c must be input_c * depth_multiplier"
     );
@@ -84,7 +85,9 @@ pub fn depthwise_conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &De
     let in_len = p.batches * input_image;
     let out_len = p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, in_len, output, out_len);
-    let filter = &p.filter[..(p.filter_h * p.filter_w * p.output_c).div_ceil(2)];
+    let filter = p
+        .filter
+        .at(..(p.filter_h * p.filter_w * p.output_c).div_ceil(2));
     let requantizer = Requantizer::new(
         p.output_c,
         p.bias,
@@ -96,7 +99,7 @@ pub fn depthwise_conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &De
     let offset = -p.input_zero_point;
     let mut out_px = out.chunks_exact_mut(p.output_c.max(1));
     for b in 0..p.batches {
-        let image = &inp[b * input_image..][..input_image];
+        let image = inp.at(b * input_image..).at(..input_image);
         for oy in 0..p.output_h {
             let (ky0, ky1, y0) = taps(
                 oy,
@@ -120,7 +123,9 @@ pub fn depthwise_conv2d_s4(arena: &mut [u8], input: usize, output: usize, p: &De
                     let ic = oc / p.depth_multiplier;
                     let mut acc = 0i32;
                     for ky in ky0..ky1 {
-                        let row = &image[coord(y0, ky, p.dilation_h) * input_row..][..input_row];
+                        let row = image
+                            .at(coord(y0, ky, p.dilation_h) * input_row..)
+                            .at(..input_row);
                         for kx in kx0..kx1 {
                             let x = row[coord(x0, kx, p.dilation_w) * p.input_c + ic] as i8;
                             let w = int4(filter, (ky * p.filter_w + kx) * p.output_c + oc);

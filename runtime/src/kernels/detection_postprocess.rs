@@ -13,6 +13,7 @@
 //! scores at or above the threshold are kept), and on those both sorts agree with the same
 //! partial sort run to the end, which is what this module uses for both.
 
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constant parameters of [`detection_postprocess`]. Box `i` is anchor `i`; the class scores of
@@ -122,8 +123,8 @@ impl Words {
 #[inline]
 fn input_f32(arena: &[u8], src: Src, i: usize) -> f32 {
     let b = match src {
-        Src::Arena(at) => &arena[at + 4 * i..at + 4 * i + 4],
-        Src::Bytes(bytes) => &bytes[4 * i..4 * i + 4],
+        Src::Arena(at) => arena.at(at + 4 * i..at + 4 * i + 4),
+        Src::Bytes(bytes) => bytes.at(4 * i..4 * i + 4),
     };
     f32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }

@@ -4,6 +4,7 @@
 
 use super::elem::{load, next_index};
 use super::MAX_RANK;
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constants of a DYNAMIC_UPDATE_SLICE, computed at generation time from the shapes.
@@ -62,7 +63,7 @@ pub fn dynamic_update_slice(
         let room = (p.operand_dims[d] - p.update_dims[d]) as i64;
         base += raw.clamp(0, room) as usize * p.output_strides[d];
     }
-    let row_dims = &p.update_dims[..rank - 1];
+    let row_dims = p.update_dims.at(..rank - 1);
     let row = p.update_dims[rank - 1] * es;
     let mut index = [0usize; MAX_RANK];
     let mut from = 0;
@@ -74,7 +75,7 @@ pub fn dynamic_update_slice(
             .sum();
         copy(arena, update, from, output + (base + at) * es, row);
         from += row;
-        if !next_index(&mut index[..rank - 1], row_dims) {
+        if !next_index(index.at_mut(..rank - 1), row_dims) {
             break;
         }
     }
@@ -85,7 +86,7 @@ pub fn dynamic_update_slice(
 fn copy(arena: &mut [u8], src: Src, from: usize, to: usize, len: usize) {
     match src {
         Src::Arena(offset) => arena.copy_within(offset + from..offset + from + len, to),
-        Src::Bytes(bytes) => arena[to..to + len].copy_from_slice(&bytes[from..from + len]),
+        Src::Bytes(bytes) => arena[to..to + len].copy_from_slice(bytes.at(from..from + len)),
     }
 }
 

@@ -12,6 +12,7 @@
 //! order; the output must not overlap the input (checked).
 
 use super::nn_common::{int4, views, Requantizer};
+use crate::kernels::Within;
 
 /// Constant parameters of [`fully_connected_s4`].
 #[derive(Clone, Copy, Debug)]
@@ -80,7 +81,7 @@ pub fn fully_connected_dyn_s4(
         }
         crate::Src::Bytes(b) => {
             let (inp, out) = views::split(arena, input, in_len, output, out_len);
-            s4_rows(inp, out, Some(&b[..bias_len]), p);
+            s4_rows(inp, out, Some(b.at(..bias_len)), p);
         }
     }
 }
@@ -90,7 +91,7 @@ pub fn fully_connected_dyn_s4(
 #[inline(always)]
 fn s4_rows(inp: &[u8], out: &mut [u8], bias: Option<&[u8]>, p: &FullyConnectedS4) {
     let depth = p.input_depth;
-    let filter = &p.filter[..(p.output_depth * depth).div_ceil(2)];
+    let filter = p.filter.at(..(p.output_depth * depth).div_ceil(2));
     let multipliers = [p.multiplier];
     let shifts = [i8::try_from(p.shift).expect("shift within -31..=31")];
     let requantizer = Requantizer::new(
@@ -101,7 +102,7 @@ fn s4_rows(inp: &[u8], out: &mut [u8], bias: Option<&[u8]>, p: &FullyConnectedS4
         p.output_zero_point,
         (p.act_min, p.act_max),
     );
-    let folded = &p.folded_bias[..p.output_depth];
+    let folded = p.folded_bias.at(..p.output_depth);
     let at_run_time = |c: usize| {
         bias.map_or(0, |b| {
             i32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]])
@@ -132,7 +133,7 @@ fn dot_s4(filter: &[u8], start: usize, x: &[u8]) -> i32 {
         i = 1;
     }
     let pairs = (x.len() - i) / 2;
-    let bytes = &filter[(start + i) / 2..][..pairs];
+    let bytes = filter.at((start + i) / 2..).at(..pairs);
     for (&byte, xs) in bytes.iter().zip(x[i..].chunks_exact(2)) {
         let low = i32::from(((byte << 4) as i8) >> 4);
         let high = i32::from((byte as i8) >> 4);

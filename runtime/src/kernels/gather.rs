@@ -6,6 +6,7 @@
 
 use super::elem::load;
 use super::nn_common::views;
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constants of a gather, computed at generation time from the input's and positions' shapes.
@@ -51,10 +52,10 @@ pub fn gather(arena: &mut [u8], input: Src, positions: Src, output: usize, p: &G
         for _ in 0..p.outer {
             for w in positions.chunks_exact(4) {
                 let position = i32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-                let to = &mut out[o..o + row];
+                let to = out.at_mut(o..o + row);
                 match usize::try_from(position) {
                     Ok(k) if k < p.axis_size => {
-                        copy_row(to, &src[(rows + k) * row..][..row], row);
+                        copy_row(to, src.at((rows + k) * row..).at(..row), row);
                     }
                     _ => to.fill(0),
                 }
@@ -74,8 +75,8 @@ pub fn gather(arena: &mut [u8], input: Src, positions: Src, output: usize, p: &G
 fn copy_row(to: &mut [u8], from: &[u8], len: usize) {
     match len {
         1 => to[0] = from[0],
-        2 => to[..2].copy_from_slice(&from[..2]),
-        4 => to[..4].copy_from_slice(&from[..4]),
+        2 => to[..2].copy_from_slice(from.at(..2)),
+        4 => to[..4].copy_from_slice(from.at(..4)),
         _ => views::copy_small(to, from),
     }
 }
@@ -138,7 +139,7 @@ pub fn gather_nd(arena: &mut [u8], input: Src, indices: Src, output: usize, p: &
     );
     let mut v = 0;
     for to in out.chunks_exact_mut(bytes) {
-        let vector = &indices[v..v + 4 * depth];
+        let vector = indices.at(v..v + 4 * depth);
         v += 4 * depth;
         let mut from: i64 = 0;
         for (w, &stride) in vector.chunks_exact(4).zip(p.strides) {
@@ -152,7 +153,7 @@ pub fn gather_nd(arena: &mut [u8], input: Src, indices: Src, output: usize, p: &
                 if k.checked_add(p.slice_elems)
                     .is_some_and(|end| end <= p.input_elems) =>
             {
-                copy_row(to, &src[k * p.elem_bytes..], bytes);
+                copy_row(to, src.at(k * p.elem_bytes..), bytes);
             }
             _ => to.fill(0),
         }

@@ -611,7 +611,7 @@ fn lstm_dyn<const E: usize, const W: usize, const B: usize, const C: usize, G>(
     gate: impl Fn(usize, [&[u8]; 5]) -> G,
     update: impl Fn([G; 4], &mut [u8]) -> [u8; E],
 ) {
-    assert!(
+    ensure!(
         weights.len() == 12,
         "four gates' input and recurrent weights and biases"
     );
@@ -632,7 +632,7 @@ fn lstm_dyn<const E: usize, const W: usize, const B: usize, const C: usize, G>(
                 (cell_state, lens.2),
                 (output, lens.3),
             ] {
-                assert!(
+                ensure!(
                     !views::overlapping(offset, len, at, written),
                     "kernel weights and written tensors overlap"
                 );

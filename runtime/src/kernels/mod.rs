@@ -7,6 +7,22 @@
 //! holds one copy of each kernel a model uses, at a cost of a few percent in speed on the
 //! Cortex-M4 (`cargo xtask mcu`). Elsewhere the optimiser is left free to specialise.
 
+/// `assert!(cond, "message")` for a kernel's check of its operands and parameters: with debug
+/// assertions (the tests) it panics with the message; without them (a release build, the
+/// firmware) through [`out_of_contract`], one shared call without arguments, where `assert!`
+/// passes the message and a source location at each check (22 bytes of Cortex-M4 code).
+macro_rules! ensure {
+    ($cond:expr, $msg:literal $(,)?) => {
+        if !$cond {
+            if cfg!(debug_assertions) {
+                panic!($msg)
+            } else {
+                $crate::kernels::out_of_contract()
+            }
+        }
+    };
+}
+
 // Helpers the kernels share.
 mod broadcast;
 mod elem;
@@ -128,6 +144,65 @@ pub(crate) fn run_time_axis(axis: i32, rank: usize) -> Option<usize> {
         i64::from(axis)
     };
     usize::try_from(resolved).ok().filter(|&a| a < rank)
+}
+
+/// Where a kernel's check of its operands or parameters fails: a range past an operand's end, a
+/// split past a slice's. Generated code never gets here (its parameter structs and offsets are
+/// checked at generation time); the checks keep a wrong hand-written call from reading out of
+/// bounds. One call without arguments, shared by every check: each costs its compare and branch,
+/// where std's slice indexing passes the range, the length and a source location (12 to 22 bytes
+/// of Cortex-M4 code per check; 2.3 KB of ds_cnn's Rust code went to them).
+#[cold]
+#[inline(never)]
+pub(crate) fn out_of_contract() -> ! {
+    panic!("tinyaot kernel: an operand or parameter outside its contract (a range past its end)")
+}
+
+/// Indexing and splitting of the kernels' slices that fails through [`out_of_contract`] (the
+/// same checks as `[]` and `split_at`, at the cost of a compare and branch each).
+pub(crate) trait Within<T> {
+    /// `&self[index]`.
+    fn at<I: core::slice::SliceIndex<[T]>>(&self, index: I) -> &I::Output;
+    /// `&mut self[index]`.
+    fn at_mut<I: core::slice::SliceIndex<[T]>>(&mut self, index: I) -> &mut I::Output;
+    /// `self.split_at(mid)`.
+    fn cut(&self, mid: usize) -> (&[T], &[T]);
+    /// `self.split_at_mut(mid)`.
+    fn cut_mut(&mut self, mid: usize) -> (&mut [T], &mut [T]);
+}
+
+impl<T> Within<T> for [T] {
+    #[inline(always)]
+    fn at<I: core::slice::SliceIndex<[T]>>(&self, index: I) -> &I::Output {
+        match self.get(index) {
+            Some(part) => part,
+            None => out_of_contract(),
+        }
+    }
+
+    #[inline(always)]
+    fn at_mut<I: core::slice::SliceIndex<[T]>>(&mut self, index: I) -> &mut I::Output {
+        match self.get_mut(index) {
+            Some(part) => part,
+            None => out_of_contract(),
+        }
+    }
+
+    #[inline(always)]
+    fn cut(&self, mid: usize) -> (&[T], &[T]) {
+        match self.split_at_checked(mid) {
+            Some(parts) => parts,
+            None => out_of_contract(),
+        }
+    }
+
+    #[inline(always)]
+    fn cut_mut(&mut self, mid: usize) -> (&mut [T], &mut [T]) {
+        match self.split_at_mut_checked(mid) {
+            Some(parts) => parts,
+            None => out_of_contract(),
+        }
+    }
 }
 
 /// `p`, hidden from the optimiser on bare-metal targets (see the module documentation).

@@ -5,6 +5,7 @@
 use super::elem::{copy_run, fill, load, next_index};
 use super::nn_common::views;
 use super::MAX_RANK;
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constants of int8 PAD / PADV2.
@@ -147,7 +148,7 @@ pub fn pad_dyn(arena: &mut [u8], input: Src, value: Src, output: usize, p: &PadD
     let elem = p.elem_bytes;
     assert!((1..=4).contains(&elem));
     let mut v = [0u8; 4];
-    load(arena, value, 0, &mut v[..elem]);
+    load(arena, value, 0, v.at_mut(..elem));
     match input {
         Src::Arena(offset) => pad_bytes(
             arena,
@@ -156,18 +157,18 @@ pub fn pad_dyn(arena: &mut [u8], input: Src, value: Src, output: usize, p: &PadD
             p.input_shape,
             p.before,
             p.after,
-            &v[..elem],
+            v.at(..elem),
         ),
         Src::Bytes(bytes) => {
             let in_len = p.input_shape.iter().product::<usize>() * elem;
             let out_len = padded_elems(p.input_shape, p.before, p.after) * elem;
             pad_rows(
-                &bytes[..in_len],
-                &mut arena[output..output + out_len],
+                bytes.at(..in_len),
+                arena.at_mut(output..output + out_len),
                 p.input_shape,
                 p.before,
                 p.after,
-                &v[..elem],
+                v.at(..elem),
             );
         }
     }
@@ -213,7 +214,7 @@ pub fn mirror_pad(arena: &mut [u8], input: usize, output: usize, p: &MirrorPad) 
         return;
     }
     if rank == 0 {
-        dst.copy_from_slice(&src[..elem]);
+        dst.copy_from_slice(src.at(..elem));
         return;
     }
     let mut starts = [0usize; MAX_RANK];
@@ -222,17 +223,17 @@ pub fn mirror_pad(arena: &mut [u8], input: usize, output: usize, p: &MirrorPad) 
         *start = sum;
         sum += extent;
     }
-    assert!(p.offsets.len() == sum, "one offset per output index");
+    ensure!(p.offsets.len() == sum, "one offset per output index");
     let last = rank - 1;
-    let inner = &p.offsets[starts[last]..];
+    let inner = p.offsets.at(starts[last]..);
     let mut index = [0usize; MAX_RANK];
     for row in dst.chunks_exact_mut(p.shape[last] * elem) {
         let base: usize = (0..last).map(|d| p.offsets[starts[d] + index[d]]).sum();
         for (out, &offset) in row.chunks_exact_mut(elem).zip(inner) {
             let at = (base + offset) * elem;
-            out.copy_from_slice(&src[at..at + elem]);
+            out.copy_from_slice(src.at(at..at + elem));
         }
-        next_index(&mut index[..last], &p.shape[..last]);
+        next_index(index.at_mut(..last), p.shape.at(..last));
     }
 }
 
@@ -322,12 +323,12 @@ pub fn mirror_pad_dyn(
             match base.zip(mirror_index(k, left[last], p.input_shape[last], offset)) {
                 Some((b, i)) => {
                     let at = (b + i) * elem;
-                    out.copy_from_slice(&src[at..at + elem]);
+                    out.copy_from_slice(src.at(at..at + elem));
                 }
                 None => out.fill(0),
             }
         }
-        next_index(&mut index[..last], &p.output_shape[..last]);
+        next_index(index.at_mut(..last), p.output_shape.at(..last));
     }
 }
 
@@ -424,15 +425,15 @@ fn pad_rows(
         let at = lead
             + index[..last]
                 .iter()
-                .zip(&out_strides[..last])
+                .zip(out_strides.at(..last))
                 .map(|(i, s)| i * s)
                 .sum::<usize>();
-        fill(&mut dst[filled..at], value);
-        copy_run(&mut dst[at..at + row], src_row);
+        fill(dst.at_mut(filled..at), value);
+        copy_run(dst.at_mut(at..at + row), src_row);
         filled = at + row;
-        next_index(&mut index[..last], &shape[..last]);
+        next_index(index.at_mut(..last), shape.at(..last));
     }
-    fill(&mut dst[filled..], value);
+    fill(dst.at_mut(filled..), value);
 }
 
 #[cfg(test)]

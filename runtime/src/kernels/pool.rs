@@ -12,6 +12,7 @@
 use super::nn_common::float_math::sqrt_f32;
 use super::nn_common::window::taps;
 use super::nn_common::{clamp_f32, views};
+use crate::kernels::Within;
 
 /// Channels pooled together: the window is walked once per block of this many channels.
 const BLOCK: usize = 32;
@@ -299,7 +300,7 @@ fn read_s16(bytes: &[u8], i: usize) -> i16 {
 #[inline(always)]
 fn read(bytes: &[u8], i: usize) -> f32 {
     let mut word = [0u8; 4];
-    word.copy_from_slice(&bytes[4 * i..4 * i + 4]);
+    word.copy_from_slice(bytes.at(4 * i..4 * i + 4));
     f32::from_le_bytes(word)
 }
 

@@ -4,6 +4,7 @@
 //! time computes them once (TFLM recomputes them per pixel), so the kernels only walk tables.
 
 use super::nn_common::views;
+use crate::kernels::Within;
 
 /// Constants of RESIZE_NEAREST_NEIGHBOR.
 #[derive(Clone, Copy, Debug)]
@@ -36,7 +37,7 @@ pub fn resize_nearest(arena: &mut [u8], input: usize, output: usize, p: &ResizeN
             for &col in p.cols {
                 let at = row + col;
                 if let Some(out) = pixels.next() {
-                    out.copy_from_slice(&batch[at..at + p.pixel_bytes]);
+                    out.copy_from_slice(batch.at(at..at + p.pixel_bytes));
                 }
             }
         }
@@ -115,7 +116,7 @@ pub fn resize_bilinear_f32(arena: &mut [u8], input: usize, output: usize, p: &Re
     // A pixel's `depth` elements sliced once (four slices per output pixel, not four range checks
     // per element: those took 1.2 to 1.3 times TFLM's reference kernel on the Cortex-M4).
     let d = p.depth * 4;
-    let pixel = |at: usize| &src[at * 4..at * 4 + d];
+    let pixel = |at: usize| src.at(at * 4..at * 4 + d);
     let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     let mut out = dst.chunks_exact_mut(d);
     // The tables walked by iterators: no index check per output pixel.

@@ -7,6 +7,7 @@
 
 use super::elem::{next_index, Elem};
 use super::MAX_RANK;
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constants of a select, computed at generation time.
@@ -55,8 +56,8 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
         return;
     }
     let out_len = p.shape.iter().product::<usize>() * T::SIZE;
-    let (low, rest) = arena.split_at_mut(output);
-    let (out, high) = rest.split_at_mut(out_len);
+    let (low, rest) = arena.cut_mut(output);
+    let (out, high) = rest.cut_mut(out_len);
     let (low, high): (&[u8], &[u8]) = (low, high);
     let bytes = |src| resolve(src, low, high, output + out_len);
     let (cs, xs, ys) = (bytes(c), bytes(x), bytes(y));
@@ -75,7 +76,7 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
         }
         last.checked_mul(size).is_some_and(|end| end <= bytes.len())
     };
-    assert!(
+    ensure!(
         fits(p.condition_strides, cs, 1)
             && fits(p.x_strides, xs, T::SIZE)
             && fits(p.y_strides, ys, T::SIZE),
@@ -92,7 +93,7 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
             ),
         ),
     };
-    let outer = &p.shape[..rank.saturating_sub(1)];
+    let outer = p.shape.at(..rank.saturating_sub(1));
     let mut index = [0usize; MAX_RANK];
     let mut rows = out.chunks_exact_mut(inner * T::SIZE);
     loop {
@@ -127,7 +128,7 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
             ix += step.1;
             iy += step.2;
         }
-        if !next_index(&mut index[..outer.len()], outer) {
+        if !next_index(index.at_mut(..outer.len()), outer) {
             return;
         }
     }
@@ -140,8 +141,8 @@ fn walk<T: Elem>(arena: &mut [u8], (c, x, y, output): (Src, Src, Src, usize), p:
 fn resolve<'a>(src: Src<'a>, low: &'a [u8], high: &'a [u8], high_start: usize) -> &'a [u8] {
     match src {
         Src::Bytes(b) => b,
-        Src::Arena(o) if o < low.len() => &low[o..],
-        Src::Arena(o) => &high[o - high_start..],
+        Src::Arena(o) if o < low.len() => low.at(o..),
+        Src::Arena(o) => high.at(o - high_start..),
     }
 }
 

@@ -13,6 +13,7 @@ use super::elem::Elem;
 use super::nn_common::fixed_point::{exp_on_negative_values, log_q12_to_q5, reciprocal, rescale};
 use super::nn_common::float_math::{exp_f32, log_f32};
 use super::nn_common::views;
+use crate::kernels::Within;
 use crate::math::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_greater_than_one,
     rounding_divide_by_pot, saturating_rounding_doubling_high_mul,
@@ -79,9 +80,9 @@ pub fn softmax_s8(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS8) 
     // One slice over both tensors, indexed from each: no copy first (that would link `memmove`,
     // 1.5 KB of flash on a Cortex-M, for an operator that can work in place).
     let low = input.min(output);
-    let data = &mut arena[low..input.max(output) + len];
+    let data = arena.at_mut(low..input.max(output) + len);
     let (src, dst) = (input - low, output - low);
-    assert!(
+    ensure!(
         dst <= src || dst >= src + len,
         "softmax: the output may not start inside the input"
     );
@@ -90,7 +91,7 @@ pub fn softmax_s8(arena: &mut [u8], input: usize, output: usize, p: &SoftmaxS8) 
     }
     for r in 0..p.rows {
         let (src, dst) = (src + r * p.depth, dst + r * p.depth);
-        let stats = row_stats(&data[src..src + p.depth], p);
+        let stats = row_stats(data.at(src..src + p.depth), p);
         // Element k is read before output k is written, and output k lands at or below input k
         // (or clear of the input), so nothing unread is overwritten.
         for k in 0..p.depth {
@@ -292,7 +293,7 @@ pub fn log_softmax_f32(arena: &mut [u8], input: usize, output: usize, p: &LogSof
             .and_then(|bytes| start.checked_add(bytes))
             .is_some_and(|end| end <= arena.len())
     };
-    assert!(
+    ensure!(
         within(input) && within(output),
         "LOG_SOFTMAX tensor out of the arena"
     );

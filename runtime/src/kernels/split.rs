@@ -7,6 +7,7 @@
 //! need no more keeps the form (and the measured size and speed) it had before the variadic form.
 
 use super::nn_common::views;
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constants of a split: the input is `outer` rows, each the outputs' chunks in order.
@@ -25,7 +26,7 @@ pub struct Split<'a> {
 #[cfg_attr(target_os = "none", inline(never))]
 pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
     let p = super::opaque(p);
-    assert!(
+    ensure!(
         outputs.len() == p.chunk_bytes.len(),
         "one chunk size per output"
     );
@@ -42,21 +43,21 @@ pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
         Src::Arena(offset) => {
             // The arena around the input: every output lies wholly below it or wholly above it
             // (slicing panics otherwise), so one split serves all of them.
-            let (low, rest) = arena.split_at_mut(offset);
-            let (src, high) = rest.split_at_mut(total);
+            let (low, rest) = arena.cut_mut(offset);
+            let (src, high) = rest.cut_mut(total);
             for (&output, &n) in outputs.iter().zip(p.chunk_bytes) {
                 let len = p.outer * n;
                 let to = if output < offset {
-                    &mut low[output..output + len]
+                    low.at_mut(output..output + len)
                 } else {
-                    &mut high[output - offset - total..][..len]
+                    high.at_mut(output - offset - total..).at_mut(..len)
                 };
                 if p.outer == 1 {
                     // One row (SPLIT along the first axis, UNPACK of a leading 1): consecutive
                     // ranges, without the row loop's set-up.
-                    views::copy_bytes(to, &src[col..col + n]);
+                    views::copy_bytes(to, src.at(col..col + n));
                 } else if n != 0 {
-                    rows(&src[col..], to, n, row_bytes);
+                    rows(src.at(col..), to, n, row_bytes);
                 }
                 col += n;
             }
@@ -65,8 +66,8 @@ pub fn split(arena: &mut [u8], input: Src, outputs: &[usize], p: &Split) {
             for (&output, &n) in outputs.iter().zip(p.chunk_bytes) {
                 let len = p.outer * n;
                 if n != 0 {
-                    let to = &mut arena[output..output + len];
-                    rows(&bytes[col..total], to, n, row_bytes);
+                    let to = arena.at_mut(output..output + len);
+                    rows(bytes.at(col..total), to, n, row_bytes);
                 }
                 col += n;
             }

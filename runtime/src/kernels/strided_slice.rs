@@ -7,6 +7,7 @@ use super::elem::{load, next_index};
 use super::nn_common::views;
 use super::strided_walk::strided_walk;
 use super::MAX_RANK;
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constants of a strided slice, computed at generation time.
@@ -70,17 +71,17 @@ pub fn reverse_dyn(arena: &mut [u8], input: Src, axes: Src, output: usize, p: &R
     let n = p.num_axes;
     assert!(rank <= MAX_RANK && (1..=rank).contains(&n) && p.elem_bytes > 0);
     let mut raw = [0i32; MAX_RANK];
-    load(arena, axes, 0, &mut raw[..n]);
+    load(arena, axes, 0, raw.at_mut(..n));
     // Every axis in range, then sorted and contiguous.
     let mut sorted = [0usize; MAX_RANK];
     let mut valid = true;
-    for (s, &a) in sorted.iter_mut().zip(&raw[..n]) {
+    for (s, &a) in sorted.iter_mut().zip(raw.at(..n)) {
         match super::run_time_axis(a, rank) {
             Some(a) => *s = a,
             None => valid = false,
         }
     }
-    let sorted = &mut sorted[..n];
+    let sorted = sorted.at_mut(..n);
     sorted.sort_unstable();
     let valid = valid && sorted.windows(2).all(|w| w[0] + 1 == w[1]);
     let total = p.shape.iter().product::<usize>() * p.elem_bytes;
@@ -93,12 +94,15 @@ pub fn reverse_dyn(arena: &mut [u8], input: Src, axes: Src, output: usize, p: &R
         return;
     }
     let (first, last) = (sorted[0], sorted[n - 1]);
-    let outer: usize = crate::kernels::elements(&p.shape[..first]);
-    let middle: usize = crate::kernels::elements(&p.shape[first..=last]);
+    let outer: usize = crate::kernels::elements(p.shape.at(..first));
+    let middle: usize = crate::kernels::elements(p.shape.at(first..=last));
     let run = p.shape[last + 1..].iter().product::<usize>() * p.elem_bytes;
     let block = middle * run;
     for o in 0..outer {
-        let (s, d) = (&src[o * block..][..block], &mut dst[o * block..][..block]);
+        let (s, d) = (
+            src.at(o * block..).at(..block),
+            dst.at_mut(o * block..).at_mut(..block),
+        );
         for (j, from) in s.chunks_exact(run).enumerate() {
             let at = (middle - 1 - j) * run;
             d[at..at + run].copy_from_slice(from);
@@ -176,18 +180,18 @@ pub fn slice_dyn(arena: &mut [u8], input: Src, begin: Src, size: Src, output: us
     }
     let out_bytes = p.output_len * elem;
     let (src, dst) = views::split_src(arena, input, in_elems * elem, output, out_bytes);
-    let taken: usize = crate::kernels::elements(&count[..rank]);
+    let taken: usize = crate::kernels::elements(count.at(..rank));
     if !valid || taken > p.output_len {
         dst.fill(0);
         return;
     }
-    let (head, rest) = dst.split_at_mut(taken * elem);
+    let (head, rest) = dst.cut_mut(taken * elem);
     rest.fill(0);
     if taken == 0 {
         return;
     }
     if rank == 0 {
-        head.copy_from_slice(&src[..elem]);
+        head.copy_from_slice(src.at(..elem));
         return;
     }
     let last = rank - 1;
@@ -198,8 +202,8 @@ pub fn slice_dyn(arena: &mut [u8], input: Src, begin: Src, size: Src, output: us
         for d in 0..last {
             at += (start[d] + index[d]) * strides[d];
         }
-        row.copy_from_slice(&src[at * elem..at * elem + run]);
-        next_index(&mut index[..last], &count[..last]);
+        row.copy_from_slice(src.at(at * elem..at * elem + run));
+        next_index(index.at_mut(..last), count.at(..last));
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::nn_common::views;
 use super::MAX_RANK;
+use crate::kernels::Within;
 
 /// Copies the strided selection of the `in_len`-byte input at `input` to `output`, element size
 /// `elem` bytes. Input and output must not overlap.
@@ -26,7 +27,7 @@ pub(crate) fn strided_walk(
         return;
     }
     if rank == 0 {
-        dst.copy_from_slice(&src[base * elem..base * elem + elem]);
+        dst.copy_from_slice(src.at(base * elem..base * elem + elem));
         return;
     }
     let inner = counts[rank - 1];
@@ -42,7 +43,7 @@ pub(crate) fn strided_walk(
     } else {
         (1, 0)
     };
-    let outer = &counts[..rank.saturating_sub(2)];
+    let outer = counts.at(..rank.saturating_sub(2));
     let mut index = [0usize; MAX_RANK];
     let mut start = base as isize;
     for group in dst.chunks_exact_mut(run * mid) {
@@ -75,7 +76,7 @@ const SHORT_RUN: usize = 64;
 fn copy_run(src: &[u8], start: isize, step: isize, elem: usize, out: &mut [u8]) {
     let start = start as usize;
     if step == 1 {
-        let from = &src[start * elem..start * elem + out.len()];
+        let from = src.at(start * elem..start * elem + out.len());
         if out.len() >= SHORT_RUN {
             out.copy_from_slice(from);
         } else if out.len() < 4 {
@@ -116,7 +117,7 @@ fn copy_other(src: &[u8], start: usize, step: isize, elem: usize, out: &mut [u8]
         let mut pos = start as isize;
         for o in out.chunks_exact_mut(elem) {
             let p = pos as usize * elem;
-            o.copy_from_slice(&src[p..p + elem]);
+            o.copy_from_slice(src.at(p..p + elem));
             pos += step;
         }
     }
@@ -130,7 +131,7 @@ fn copy_elems<const E: usize>(src: &[u8], start: usize, step: isize, out: &mut [
     for o in out.chunks_exact_mut(E) {
         let p = pos as usize * E;
         let mut e = [0u8; E];
-        e.copy_from_slice(&src[p..p + E]);
+        e.copy_from_slice(src.at(p..p + E));
         o.copy_from_slice(&e);
         pos += step;
     }

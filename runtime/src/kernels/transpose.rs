@@ -5,6 +5,7 @@
 use super::elem::load;
 use super::nn_common::views;
 use super::strided_walk::strided_walk;
+use crate::kernels::Within;
 use crate::Src;
 
 /// Constants of a transpose, computed at generation time.
@@ -55,7 +56,7 @@ pub fn transpose(arena: &mut [u8], input: usize, output: usize, p: &Transpose) {
         p.elem_bytes,
         0,
         p.shape,
-        &steps[..p.input_strides.len()],
+        steps.at(..p.input_strides.len()),
     );
 }
 
@@ -160,7 +161,7 @@ pub fn space_to_batch_dyn(
                 let Some(out) = pixels.next() else { return };
                 if (0..h as i64).contains(&iy) && (0..w as i64).contains(&ix) {
                     let at = ((batch * h + iy as usize) * w + ix as usize) * pixel;
-                    out.copy_from_slice(&src[at..at + pixel]);
+                    out.copy_from_slice(src.at(at..at + pixel));
                 } else {
                     out.fill(0);
                 }

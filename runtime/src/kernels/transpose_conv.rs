@@ -175,7 +175,7 @@ macro_rules! gather {
      |$acc:ident, $w:ident, $x:ident| $mac:expr,
      |$oc:ident, $sum:ident, $o:ident| $finish:expr) => {{
         let p = $p;
-        assert!(
+        ensure!(
             p.stride_h > 0 && p.stride_w > 0,
             "strides must be at least 1"
         );
@@ -232,7 +232,7 @@ macro_rules! gather {
 pub fn transpose_conv_s8(arena: &mut [u8], input: usize, output: usize, p: &TransposeConvS8) {
     let p = super::opaque(p);
     // int8 zero points keep `x - zero_point` within i16 (see `dot_s8`).
-    assert!(
+    ensure!(
         (-128..=127).contains(&p.input_zero_point),
         "input zero point out of int8 range"
     );
@@ -434,17 +434,17 @@ fn dyn_gather<const IN: usize, const W: usize, const B: usize, const OUT: usize,
     finish: impl Fn(usize, A, Option<&[u8]>) -> [u8; OUT],
 ) {
     let [batches, ih, iw, ic, oh, ow, oc_n, fh, fw, sh, sw, pt, pl] = dims;
-    assert!(
+    ensure!(
         matches!(inputs.len(), 2 | 3),
         "input, filter and an optional bias"
     );
-    assert!(sh > 0 && sw > 0, "strides must be at least 1");
+    ensure!(sh > 0 && sw > 0, "strides must be at least 1");
     let in_len = IN * batches * ih * iw * ic;
     let w_len = W * oc_n * fh * fw * ic;
     let out_len = OUT * batches * oh * ow * oc_n;
     for (src, &len) in inputs.iter().zip(&[in_len, w_len, B * oc_n]) {
         if let crate::Src::Arena(offset) = *src {
-            assert!(
+            ensure!(
                 !views::overlapping(offset, len, output, out_len),
                 "kernel input and output overlap"
             );

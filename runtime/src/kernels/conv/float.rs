@@ -3,6 +3,7 @@
 use super::Geometry;
 use crate::kernels::nn_common::window::{coord, run_start, taps};
 use crate::kernels::nn_common::{clamp_f32, views};
+use crate::kernels::Within;
 
 /// Constant parameters of [`conv2d_f32`].
 #[derive(Clone, Copy, Debug)]
@@ -68,12 +69,12 @@ pub fn conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Conv2dF32) 
     let in_len = 4 * p.batches * g.input_image;
     let out_len = 4 * p.batches * p.output_h * p.output_w * p.output_c;
     let (inp, out) = views::split(arena, input, in_len, output, out_len);
-    let filter = &p.filter[..p.output_c * g.filter_oc];
-    let bias = p.bias.map(|b| &b[..p.output_c]);
+    let filter = p.filter.at(..p.output_c * g.filter_oc);
+    let bias = p.bias.map(|b| b.at(..p.output_c));
     let contiguous = p.filter_c == p.input_c && p.dilation_w == 1;
     let mut out_px = out.chunks_exact_mut(4 * p.output_c);
     for b in 0..p.batches {
-        let image = &inp[4 * b * g.input_image..][..4 * g.input_image];
+        let image = inp.at(4 * b * g.input_image..).at(..4 * g.input_image);
         for oy in 0..p.output_h {
             let (ky0, ky1, y0) = taps(
                 oy,
@@ -94,23 +95,24 @@ pub fn conv2d_f32(arena: &mut [u8], input: usize, output: usize, p: &Conv2dF32) 
                 );
                 let px = out_px.next().expect("output size");
                 for (oc, o) in px.chunks_exact_mut(4).enumerate() {
-                    let w_oc = &filter[oc * g.filter_oc..][..g.filter_oc];
+                    let w_oc = filter.at(oc * g.filter_oc..).at(..g.filter_oc);
                     let group_c = (oc / g.filters_per_group) * p.filter_c;
                     let mut acc = 0.0f32;
                     for ky in ky0..ky1 {
-                        let row = &image[4 * coord(y0, ky, p.dilation_h) * g.input_row..]
-                            [..4 * g.input_row];
-                        let w_row = &w_oc[ky * g.filter_row..][..g.filter_row];
+                        let row = image
+                            .at(4 * coord(y0, ky, p.dilation_h) * g.input_row..)
+                            .at(..4 * g.input_row);
+                        let w_row = w_oc.at(ky * g.filter_row..).at(..g.filter_row);
                         if contiguous {
                             let x = run_start(x0, kx0, kx1, 1) * p.input_c;
                             let n = (kx1 - kx0) * p.input_c;
-                            let w = &w_row[kx0 * g.filter_tap..][..n];
-                            acc = dot_f32(acc, w, &row[4 * x..][..4 * n]);
+                            let w = w_row.at(kx0 * g.filter_tap..).at(..n);
+                            acc = dot_f32(acc, w, row.at(4 * x..).at(..4 * n));
                         } else {
                             for kx in kx0..kx1 {
                                 let x = coord(x0, kx, p.dilation_w) * p.input_c + group_c;
-                                let w = &w_row[kx * g.filter_tap..][..p.filter_c];
-                                acc = dot_f32(acc, w, &row[4 * x..][..4 * p.filter_c]);
+                                let w = w_row.at(kx * g.filter_tap..).at(..p.filter_c);
+                                acc = dot_f32(acc, w, row.at(4 * x..).at(..4 * p.filter_c));
                             }
                         }
                     }

@@ -11,6 +11,7 @@ use crate::kernels::nn_common::{
 };
 #[cfg(tinyaot_mve)]
 use crate::kernels::nn_common::{gather_pixel_s8, GatherWindow};
+use crate::kernels::Within;
 
 /// Constant parameters of [`conv2d_im2col_s8`]: an int8 CONV_2D with one group whose window
 /// (`filter_h * filter_w * input_c` bytes) fits [`crate::kernels::IM2COL_MAX`].
@@ -104,7 +105,7 @@ macro_rules! im2col_pixel {
                 continue;
             }
         }
-        let (px_blocks, px_rest) = $out_px.split_at_mut($blocked);
+        let (px_blocks, px_rest) = $out_px.cut_mut($blocked);
         // As in the 1×1 kernel: runs of sums, then their requantization.
         for (run, ((w, o), b)) in $blocks
             .chunks($run_len * $k)
@@ -213,13 +214,13 @@ fn im2col_one_pixel(
         "input zero point out of int8 range"
     );
     let blocked = m - m % 4;
-    let (blocks, rest) = p.filter[..m * k].split_at(blocked * k);
-    let bias = &p.folded_bias[..m];
+    let (blocks, rest) = p.filter[..m * k].cut(blocked * k);
+    let bias = p.folded_bias.at(..m);
     #[cfg(tinyaot_dsp)]
     crate::kernels::nn_common::check_word_aligned(blocks);
     let requantizer = biased_requantizer!(p, m);
     let mut buffer = [0u8; crate::kernels::IM2COL_MAX];
-    let window = &mut buffer[..k];
+    let window = buffer.at_mut(..k);
     let mut acc = [0i32; GATHER_ACC_RUN / 2];
     let run_len = acc.len();
     let plane = p.output_h * p.output_w;
@@ -380,7 +381,7 @@ fn im2col_pairs<const N: usize>(
     check_paired(p, k, gathered);
     // The sums start from the biases: the requantizer adds none.
     let requantizer = biased_requantizer!(p, m);
-    let (blocks, bias) = (&p.filter[..m * k], &p.folded_bias[..m]);
+    let (blocks, bias) = (p.filter.at(..m * k), p.folded_bias.at(..m));
     let single = k <= N;
     let plane = p.output_h * p.output_w;
     let pixels = p.batches * plane;
@@ -397,7 +398,7 @@ fn im2col_pairs<const N: usize>(
             // (wrapping when before it).
             let windows = [window_of(p, plane, q), window_of(p, plane, twin)]
                 .map(|(image, ys, xs)| (image.wrapping_sub(from), ys, xs));
-            let (o0, o1) = out[(q - group.start) * m..].split_at_mut(m);
+            let (o0, o1) = out[(q - group.start) * m..].cut_mut(m);
             im2col_pair!(
                 gathered,
                 windows,

@@ -2,6 +2,8 @@
 //! TFLM's `MultiplyByQuantizedMultiplier` (double rounding), output zero point, activation clamp;
 //! and its 64-bit variant for int16 activations ([`requantize_16x8`]).
 
+use crate::kernels::Within;
+
 /// One kernel call's requantization parameters, sliced to its channels once so that the per-output
 /// work has no bounds checks to repeat.
 pub(crate) struct Requantizer<'a> {
@@ -308,9 +310,9 @@ impl<'a> Requantizer<'a> {
         (min, max): (i32, i32),
     ) -> Self {
         Requantizer {
-            bias: bias.map(|b| &b[..channels]),
-            multipliers: &multipliers[..channels],
-            shifts: &shifts[..channels],
+            bias: bias.map(|b| b.at(..channels)),
+            multipliers: multipliers.at(..channels),
+            shifts: shifts.at(..channels),
             zero_point,
             min,
             max,
@@ -380,9 +382,9 @@ impl<'a> Requantizer<'a> {
             "a run's sums include the bias: its requantizer has none"
         );
         let n = sums.len();
-        let out = &mut out[..n];
-        let multipliers = &self.multipliers[c0..c0 + n];
-        let shifts = &self.shifts[c0..c0 + n];
+        let out = out.at_mut(..n);
+        let multipliers = self.multipliers.at(c0..c0 + n);
+        let shifts = self.shifts.at(c0..c0 + n);
         let inputs = sums.iter().zip(multipliers).zip(shifts);
         let outputs = out.iter_mut();
         // Helium: four channels per vector.
@@ -524,9 +526,9 @@ impl<'a> Requantizer<'a> {
         );
         let n = out0.len();
         assert!(n.is_multiple_of(2), "paired run of an odd channel count");
-        let (sums, out1) = (&sums[..2 * n], &mut out1[..n]);
-        let multipliers = &self.multipliers[c0..c0 + n];
-        let shifts = &self.shifts[c0..c0 + n];
+        let (sums, out1) = (sums.at(..2 * n), out1.at_mut(..n));
+        let multipliers = self.multipliers.at(c0..c0 + n);
+        let shifts = self.shifts.at(c0..c0 + n);
         // The paths below: the assembly's (every narrow requantizer) on ARMv7E-M, the int8
         // range's elsewhere.
         let fast = if cfg!(tinyaot_dsp) {

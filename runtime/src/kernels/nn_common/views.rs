@@ -1,6 +1,8 @@
 //! Byte views of a kernel's input and output in the arena, taken once per call so that the inner loops
 //! index plain slices.
 
+use crate::kernels::Within;
+
 /// Splits `arena` into the `in_len` bytes at `input` (read) and the `out_len` bytes at `output`
 /// (written). Panics if a range is outside the arena or the two ranges overlap: kernels that use this
 /// read input after writing output, so their operands must be disjoint (a streaming kernel's
@@ -45,7 +47,7 @@ pub(crate) fn split_src<'a>(
 ) -> (&'a [u8], &'a mut [u8]) {
     match input {
         crate::Src::Arena(offset) => split(arena, offset, in_len, output, out_len),
-        crate::Src::Bytes(bytes) => (&bytes[..in_len], &mut arena[output..output + out_len]),
+        crate::Src::Bytes(bytes) => (bytes.at(..in_len), arena.at_mut(output..output + out_len)),
     }
 }
 
@@ -104,7 +106,7 @@ pub(crate) fn copy_runs(
     if n > 32 {
         for i in 0..count {
             super::super::keep_rolled();
-            to[i * to_stride..][..n].copy_from_slice(&from[i * from_stride..][..n]);
+            to[i * to_stride..][..n].copy_from_slice(from.at(i * from_stride..).at(..n));
         }
         return;
     }
@@ -139,7 +141,7 @@ pub(crate) fn copy_runs(
 #[inline(always)]
 pub(crate) fn copy_small(out: &mut [u8], from: &[u8]) {
     let n = out.len();
-    let from = &from[..n];
+    let from = from.at(..n);
     if n == 0 {
         return;
     }
@@ -554,8 +556,8 @@ pub(crate) fn disjoint<const N: usize>(
             continue;
         }
         assert!(offset >= base, "kernel operands overlap");
-        let (_, tail) = core::mem::take(&mut rest).split_at_mut(offset - base);
-        let (view, tail) = tail.split_at_mut(len);
+        let (_, tail) = core::mem::take(&mut rest).cut_mut(offset - base);
+        let (view, tail) = tail.cut_mut(len);
         views[i] = view;
         rest = tail;
         base = offset + len;
@@ -569,7 +571,7 @@ pub(crate) fn in_place(arena: &mut [u8], input: usize, output: usize, len: usize
     if input != output {
         arena.copy_within(input..input + len, output);
     }
-    &mut arena[output..output + len]
+    arena.at_mut(output..output + len)
 }
 
 /// The little-endian `f32`s of `bytes` (whose length is a multiple of 4).

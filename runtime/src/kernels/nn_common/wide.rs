@@ -26,6 +26,7 @@ use super::dot::word;
 use super::dot::word_i8;
 #[cfg(tinyaot_dsp)]
 use super::dsp::{sxtb16, sxtb16_ror8};
+use crate::kernels::Within;
 
 /// Whether the kernels take the paired path: on ARMv7E-M, and in the runtime's own tests, which
 /// check it with the lane instructions emulated. Not with Helium (`tinyaot_mve`), whose one-pixel
@@ -58,7 +59,7 @@ impl<const N: usize> Widened<N> {
     /// The widened chunk: four words per four channels.
     #[inline(always)]
     pub(crate) fn words(&self) -> &[u32] {
-        &self.words[..self.len]
+        self.words.at(..self.len)
     }
 
     /// Widens `x0` and `x1` (two pixels' channels, equally long, a multiple of four and at most
@@ -97,7 +98,7 @@ impl<const N: usize> Widened<N> {
             "widened chunk not whole words or too long"
         );
         self.len = n;
-        &mut self.words[..n]
+        self.words.at_mut(..n)
     }
 }
 
@@ -120,8 +121,8 @@ pub(crate) fn widen_into(dst: &mut [u32], x0: Option<&[u8]>, x1: Option<&[u8]>, 
         }
         (a, b) => {
             for (g, w) in dst.chunks_exact_mut(4).enumerate() {
-                let a = a.map_or(zero, |a| word(&a[4 * g..]));
-                let b = b.map_or(zero, |b| word(&b[4 * g..]));
+                let a = a.map_or(zero, |a| word(a.at(4 * g..)));
+                let b = b.map_or(zero, |b| word(b.at(4 * g..)));
                 w.copy_from_slice(&[sxtb16(a), sxtb16_ror8(a), sxtb16(b), sxtb16_ror8(b)]);
             }
         }
@@ -241,7 +242,7 @@ pub(crate) fn pair_run(x: &[u32], blocks: &[i8], (block, start): (usize, usize),
         return;
     }
     // One bounds check for the run: the chunk's words of the last block's four rows.
-    let _ = &blocks[(count - 1) * block + start..][..4 * words];
+    let _ = blocks.at((count - 1) * block + start..).at(..4 * words);
     #[cfg(tinyaot_dsp)]
     {
         // The assembly's `ldrd` needs word-aligned weights (generated code keeps them in 16-byte
@@ -308,8 +309,8 @@ pub(crate) fn pair_run(x: &[u32], blocks: &[i8], (block, start): (usize, usize),
     }
     #[cfg(not(tinyaot_dsp))]
     for (b, sums) in sums.chunks_exact_mut(8).enumerate() {
-        let w = &blocks[b * block + start..][..4 * words];
-        let (lo, hi) = sums.split_at_mut(4);
+        let w = blocks.at(b * block + start..).at(..4 * words);
+        let (lo, hi) = sums.cut_mut(4);
         pass(x, w, 0, lo);
         pass(x, w, 8, hi);
     }
@@ -340,7 +341,7 @@ pub(crate) fn single_run(
     }
     // One bounds check for the run: the chunk's words of the last block's four rows (two words
     // of `x` per four channels, 16 bytes of the block).
-    let _ = &blocks[(count - 1) * block + start..][..8 * words];
+    let _ = blocks.at((count - 1) * block + start..).at(..8 * words);
     #[cfg(tinyaot_dsp)]
     {
         super::check_word_aligned(blocks);
@@ -414,10 +415,10 @@ pub(crate) fn single_run(
     }
     #[cfg(not(tinyaot_dsp))]
     for (b, sums) in sums.chunks_exact_mut(4).enumerate() {
-        let w = &blocks[b * block + start..][..8 * words];
+        let w = blocks.at(b * block + start..).at(..8 * words);
         for (xs, w) in x.chunks_exact(2).zip(w.chunks_exact(16)) {
             for (r, s) in sums.iter_mut().enumerate() {
-                let ww = word_i8(&w[4 * r..4 * r + 4]);
+                let ww = word_i8(w.at(4 * r..4 * r + 4));
                 *s = smlad(sxtb16_ror8(ww), xs[1], smlad(sxtb16(ww), xs[0], *s));
             }
         }
@@ -439,7 +440,7 @@ pub(crate) fn start_pairs(sums: &mut [i32], bias: &[i32]) {
 #[inline(always)]
 fn pass(x: &[u32], w: &[i8], offset: usize, sums: &mut [i32]) {
     for (xs, w) in x.chunks_exact(4).zip(w[offset..].chunks(16)) {
-        let (wa, wb) = (word_i8(&w[..4]), word_i8(&w[4..8]));
+        let (wa, wb) = (word_i8(w.at(..4)), word_i8(w.at(4..8)));
         let (a02, a13) = (sxtb16(wa), sxtb16_ror8(wa));
         let (b02, b13) = (sxtb16(wb), sxtb16_ror8(wb));
         sums[0] = smlad(a13, xs[1], smlad(a02, xs[0], sums[0]));
