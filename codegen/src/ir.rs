@@ -489,11 +489,16 @@ impl Operator {
     /// a step of a WHILE the tensors it copies (`3_w1_5`), so that no two collide.
     pub fn ident(&self) -> String {
         let name = self.ident_by_index();
-        if crate::load::decode::is_decode(self) {
+        if self.is_decode() {
             // One operator of a DECODE of several tensors (load::decode): by the tensor it writes.
             return format!("{name}_d{}", self.outputs.first().map_or(0, |t| t + 1));
         }
         name
+    }
+
+    /// Whether this is TFLM's DECODE custom operator (`TFLM_DECODE`: compressed tensors).
+    pub fn is_decode(&self) -> bool {
+        matches!(&self.kind, OpKind::Custom(code) if code == "TFLM_DECODE")
     }
 
     /// [`Self::ident`] before a split DECODE's suffix.

@@ -6,27 +6,19 @@
 //! DECODE whose inputs are not pairs of its outputs stays whole for the lowering to refuse with
 //! TFLM's reason.
 
-use crate::ir::{OpKind, Operator};
-
-/// TFLM's DECODE custom operator's name.
-pub(crate) const DECODE: &str = "TFLM_DECODE";
-
-/// Whether `op` is a TFLM_DECODE.
-pub(crate) fn is_decode(op: &Operator) -> bool {
-    matches!(&op.kind, OpKind::Custom(code) if code == DECODE)
-}
+use crate::ir::Operator;
 
 /// Replaces each DECODE of several tensors by one DECODE per tensor, in place.
 pub(super) fn split(operators: &mut Vec<Operator>) {
     if !operators
         .iter()
-        .any(|op| is_decode(op) && op.outputs.len() > 1 && op.inputs.len() == 2 * op.outputs.len())
+        .any(|op| op.is_decode() && op.outputs.len() > 1 && op.inputs.len() == 2 * op.outputs.len())
     {
         return;
     }
     let ops = std::mem::take(operators);
     for op in ops {
-        if !is_decode(&op) || op.outputs.len() < 2 || op.inputs.len() != 2 * op.outputs.len() {
+        if !op.is_decode() || op.outputs.len() < 2 || op.inputs.len() != 2 * op.outputs.len() {
             operators.push(op);
             continue;
         }

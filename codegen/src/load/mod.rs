@@ -10,7 +10,7 @@
 
 mod buffer;
 mod control;
-pub(crate) mod decode;
+mod decode;
 mod dtype;
 // Read by the loader (the state a signal operator keeps) and by the custom operators' lowerings.
 pub(crate) mod flexbuffer;
