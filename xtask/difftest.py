@@ -41,17 +41,19 @@ def run_job(job):
     # runs several on one interpreter); each output file gets every invocation's.
     it = runtime.Interpreter.from_bytes(open(job["model"], "rb").read(), arena_size=ARENA)
     inputs = []
-    steps = 1
+    steps = None
     for i, path in enumerate(job["inputs"]):
         d = it.get_input_details(i)
         data = np.fromfile(path, dtype=np.dtype(d["dtype"]))
         shape = [int(x) for x in d["shape"]]
         n = int(np.prod(shape))
-        if i == 0 and n > 0:
+        # The invocations: the first non-empty input's count (an empty one holds none).
+        if steps is None and n > 0:
             steps = max(1, data.size // n)
-        if data.size != n * steps:
+        if data.size != n * (steps or 1):
             raise ValueError(f"input {i}: {data.size} elements in {path}, TFLM expects shape {shape} ({steps} invocations)")
         inputs.append((data, shape, n))
+    steps = steps or 1
     outputs = [[] for _ in job["outputs"]]
     for step in range(steps):
         for i, (data, shape, n) in enumerate(inputs):

@@ -545,10 +545,10 @@ fn run<M: Model>(m: &mut M, dir: &str) -> Result<(), String> {
         let path = format!("{dir}/input{i}.bin");
         inputs.push(std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?);
     }
-    let steps = match inputs.first() {
-        Some(bytes) if !m.input_bytes_mut(0).is_empty() => bytes.len() / m.input_bytes_mut(0).len(),
-        _ => 1,
-    };
+    // The invocations: the first non-empty input's count (an empty one holds none).
+    let steps = (0..M::INPUTS)
+        .find(|&i| !m.input_bytes_mut(i).is_empty())
+        .map_or(1, |i| inputs[i].len() / m.input_bytes_mut(i).len());
     let mut outputs = vec![Vec::new(); M::OUTPUTS];
     for step in 0..steps.max(1) {
         for (i, bytes) in inputs.iter().enumerate() {
@@ -773,15 +773,19 @@ static const char *run(const model_t *m, const char *dir)
     long step, steps = 1;
     /* Each input file holds one or more invocations' values, one after the other (a stateful
      * model runs several on one instance); each output file gets every invocation's. */
-    if (m->inputs > 0 && m->input_bytes(0) != 0) {
+    /* The invocations: the first non-empty input's count (an empty one holds none). */
+    for (i = 0; i < m->inputs && m->input_bytes(i) == 0; i++) {
+    }
+    if (i < m->inputs) {
         FILE *f;
-        sprintf(path, "%s/input0.bin", dir);
+        long first = i;
+        sprintf(path, "%s/input%ld.bin", dir, first);
         f = fopen(path, "rb");
         if (f == NULL) {
             return "cannot open an input";
         }
         fseek(f, 0, SEEK_END);
-        steps = ftell(f) / (long)m->input_bytes(0);
+        steps = ftell(f) / (long)m->input_bytes(i);
         fclose(f);
         if (steps < 1) {
             steps = 1;
