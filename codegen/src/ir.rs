@@ -491,7 +491,7 @@ impl Operator {
         let name = self.ident_by_index();
         if self.is_decode() {
             // One operator of a DECODE of several tensors (load::decode): by the tensor it writes.
-            return format!("{name}_d{}", self.outputs.first().map_or(0, |t| t + 1));
+            return format!("{name}_D{}", self.outputs.first().map_or(0, |t| t + 1));
         }
         name
     }
