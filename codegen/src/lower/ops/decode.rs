@@ -11,8 +11,8 @@
 //! Eval does in turn. Its Prepare (checked here as it checks it) takes an even number of inputs,
 //! twice the outputs, both of a pair constant, the header's version 1 and decode type LUT (0),
 //! Huffman (1) or pruning (2), each decoder's own version 1. Lookup tables and pruning decode
-//! every type TFLM's decoders write but BOOL (FLOAT32, INT8, INT16, INT32, INT64; BOOL waits
-//! for a fixture), Huffman INT8 and INT16 (its 16-bit tables INT8 only). Everything a decoder reads is constant, so each decode is walked here once: a model
+//! every type TFLM's decoders write (BOOL, FLOAT32, INT8, INT16, INT32, INT64), Huffman INT8
+//! and INT16 (its 16-bit tables INT8 only). Everything a decoder reads is constant, so each decode is walked here once: a model
 //! whose decoder would read beyond its tensors (which TFLM does without a check) is refused.
 
 use super::{kernel, Kernel, Lowering, OpEntry};
@@ -28,6 +28,7 @@ pub(crate) const OPS: &[OpEntry] = &[OpEntry {
     types: Types {
         roles: &[Role::In(0), Role::In(1), Role::Out(0)],
         tinyaot: &[
+            Sig::Each(&[Ty::U8, Ty::U8, Ty::Bool]),
             Sig::Each(&[Ty::U8, Ty::U8, Ty::F32]),
             Sig::Each(&[Ty::U8, Ty::U8, Ty::I8]),
             Sig::Each(&[Ty::U8, Ty::U8, Ty::I16]),
@@ -136,13 +137,9 @@ fn element_size(
     grounds: &'static str,
 ) -> Result<usize> {
     match output.dtype {
-        DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::F32 => Ok(output.dtype.size()),
-        // The kernels copy any element size; BOOL waits for a fixture with TFLM's goldens (a
-        // constant BOOL tensor that a converter keeps).
-        DType::Bool => Err(ctx.unsupported(format!(
-            "the output has type BOOL; tinyaot's {decoder} DECODE writes FLOAT32, INT8, INT16, \
-             INT32 and INT64 so far (TFLM also BOOL)"
-        ))),
+        DType::Bool | DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::F32 => {
+            Ok(output.dtype.size())
+        }
         t => Err(ctx.invalid(
             format!(
                 "the output has type {t}; TFLM's {decoder} DECODE writes BOOL, FLOAT32, INT8, \
@@ -636,10 +633,10 @@ mod tests {
         assert!(reason(&g).contains("the compressed tensor is computed at run time"));
 
         let mut g = decode(&INDICES, &meta, &[2, 2], two_channels());
-        g.tensors[2].dtype = DType::Bool;
+        g.tensors[2].dtype = DType::U8;
         g.tensors[2].quant = None;
         assert!(reason(&g).contains(
-            "tinyaot's lookup-table DECODE writes FLOAT32, INT8, INT16, INT32 and INT64 so far"
+            "the output has type UINT8; TFLM's lookup-table DECODE writes BOOL, FLOAT32, INT8"
         ));
 
         let tables = huffman_tables();
