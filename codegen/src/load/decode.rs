@@ -8,17 +8,19 @@
 
 use crate::ir::Operator;
 
+/// Whether `op` is a DECODE of several tensors, its inputs their pairs.
+fn splits(op: &Operator) -> bool {
+    op.is_decode() && op.outputs.len() > 1 && op.inputs.len() == 2 * op.outputs.len()
+}
+
 /// Replaces each DECODE of several tensors by one DECODE per tensor, in place.
 pub(super) fn split(operators: &mut Vec<Operator>) {
-    if !operators
-        .iter()
-        .any(|op| op.is_decode() && op.outputs.len() > 1 && op.inputs.len() == 2 * op.outputs.len())
-    {
+    if !operators.iter().any(splits) {
         return;
     }
     let ops = std::mem::take(operators);
     for op in ops {
-        if !op.is_decode() || op.outputs.len() < 2 || op.inputs.len() != 2 * op.outputs.len() {
+        if !splits(&op) {
             operators.push(op);
             continue;
         }

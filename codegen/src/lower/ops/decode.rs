@@ -150,6 +150,52 @@ fn element_size(
     }
 }
 
+/// The channels of `output` as TFLM's lookup-table and pruning decoders' Setup reads them: its
+/// quantization's scales (1 without quantization), along its last axis when there are several
+/// and that is their axis, otherwise along its first; any other axis is refused (`grounds`: the
+/// decoder's refusal).
+fn channel_axis(
+    ctx: &OpContext,
+    output: &crate::ir::Tensor,
+    grounds: &'static str,
+) -> Result<(usize, bool)> {
+    let Some(q) = &output.quant else {
+        return Ok((1, false));
+    };
+    let channels = q.scales.len();
+    let rank = output.shape.len();
+    if channels > 1 && rank > 0 && q.axis == rank - 1 {
+        Ok((channels, true))
+    } else if q.axis != 0 {
+        Err(ctx.invalid(
+            format!(
+                "quantization axis {}; TFLM decodes along axis 0 or the last",
+                q.axis
+            ),
+            Grounds::tflm(grounds),
+        ))
+    } else {
+        Ok((channels, false))
+    }
+}
+
+/// Refuses `count` elements that are not a whole number per channel, which the decoders'
+/// per-channel loops leave partly unwritten or overrun (`grounds`).
+fn whole_channels(
+    ctx: &OpContext,
+    count: usize,
+    channels: usize,
+    grounds: &'static str,
+) -> Result<()> {
+    if channels == 0 || !count.is_multiple_of(channels) {
+        return Err(ctx.invalid(
+            format!("{count} elements in {channels} channels: not a whole number per channel"),
+            Grounds::undefined(grounds),
+        ));
+    }
+    Ok(())
+}
+
 /// The pruning decode of `mask` and the values of `meta` into `output`, checked as
 /// `DecodeStatePrune::Setup` checks it, and the mask and values long enough for every element
 /// (TFLM reads whatever follows them otherwise).
@@ -161,22 +207,15 @@ fn prune(ctx: &OpContext, mask: &[u8], meta: &[u8], output: &crate::ir::Tensor) 
         "decode_state_prune.cc Decode: unsupported tensor type",
     )?;
     let count = output.num_elements();
-    let rank = output.shape.len();
-    // TFLM's Setup: the channels and zero points only with quantization; one zero point unless
-    // an INT8 tensor has several channels and a non-zero one among them.
+    let (channels, channels_last) = channel_axis(
+        ctx,
+        output,
+        "decode_state_prune.cc Setup: unsupported quantization axis",
+    )?;
+    // TFLM's Setup: the zero points only with quantization; one zero point unless an INT8 tensor
+    // has several channels and a non-zero one among them.
     let (zero_points, last_axis) = match &output.quant {
         Some(q) => {
-            let channels = q.scales.len();
-            let last_axis = rank > 0 && q.axis == rank - 1 && channels > 1;
-            if !last_axis && q.axis != 0 {
-                return Err(ctx.invalid(
-                    format!(
-                        "quantization axis {}; TFLM decodes along axis 0 or the last",
-                        q.axis
-                    ),
-                    Grounds::tflm("decode_state_prune.cc Setup: unsupported quantization axis"),
-                ));
-            }
             let non_zero = q.zero_points.iter().any(|&z| z != 0);
             if non_zero && output.dtype != DType::I8 {
                 return Err(ctx.invalid(
@@ -187,20 +226,18 @@ fn prune(ctx: &OpContext, mask: &[u8], meta: &[u8], output: &crate::ir::Tensor) 
                 ));
             }
             if channels > 1 && non_zero {
-                if channels == 0 || !count.is_multiple_of(channels) {
-                    return Err(ctx.invalid(
-                        format!(
-                            "{count} elements in {channels} channels: not a whole number per \
-                             channel"
-                        ),
-                        Grounds::undefined(
-                            "decode_state_prune.cc leaves the remainder unwritten (axis 0) or \
-                             counts past it (the last axis)",
-                        ),
-                    ));
-                }
+                whole_channels(
+                    ctx,
+                    count,
+                    channels,
+                    "decode_state_prune.cc leaves the remainder unwritten (axis 0) or counts \
+                     past it (the last axis)",
+                )?;
                 // TFLM keeps them as int8_t.
-                (q.zero_points.iter().map(|&z| z as i8).collect(), last_axis)
+                (
+                    q.zero_points.iter().map(|&z| z as i8).collect(),
+                    channels_last,
+                )
             } else {
                 (vec![q.zero_points.first().map_or(0, |&z| z as i8)], false)
             }
@@ -331,26 +368,11 @@ fn lut(ctx: &OpContext, indices: &[u8], meta: &[u8], output: &crate::ir::Tensor)
         "lookup-table",
         "decode_state_lut.cc Decode: unsupported tensor type",
     )?;
-    let rank = output.shape.len();
-    let (channels, last_axis) = match &output.quant {
-        Some(q) => {
-            let n = q.scales.len();
-            if n > 1 && rank > 0 && q.axis == rank - 1 {
-                (n, true)
-            } else if q.axis != 0 {
-                return Err(ctx.invalid(
-                    format!(
-                        "quantization axis {}; TFLM decodes along axis 0 or the last",
-                        q.axis
-                    ),
-                    Grounds::tflm("decode_state_lut.cc Setup: unsupported quantization axis"),
-                ));
-            } else {
-                (n, false)
-            }
-        }
-        None => (1, false),
-    };
+    let (channels, last_axis) = channel_axis(
+        ctx,
+        output,
+        "decode_state_lut.cc Setup: unsupported quantization axis",
+    )?;
     let bit_width = usize::from(meta[5] & 0x07);
     if bit_width == 0 {
         return Err(ctx.invalid(
@@ -360,15 +382,13 @@ fn lut(ctx: &OpContext, indices: &[u8], meta: &[u8], output: &crate::ir::Tensor)
     }
     let stride = usize::from(meta[6]);
     let count = output.num_elements();
-    if channels == 0 || !count.is_multiple_of(channels) {
-        return Err(ctx.invalid(
-            format!("{count} elements in {channels} channels: not a whole number per channel"),
-            Grounds::undefined(
-                "decode_state_lut.cc leaves the remainder unwritten (axis 0) or counts past it \
-                 (the last axis)",
-            ),
-        ));
-    }
+    whole_channels(
+        ctx,
+        count,
+        channels,
+        "decode_state_lut.cc leaves the remainder unwritten (axis 0) or counts past it (the last \
+         axis)",
+    )?;
     let needed = (count * bit_width).div_ceil(8);
     if indices.len() < needed {
         return Err(ctx.invalid(
